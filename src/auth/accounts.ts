@@ -1,0 +1,83 @@
+import { AppError, invalidRequest } from '../core/errors.js';
+import { randomUrlToken, sha256Hex } from '../core/secrets.js';
+import type { LoginAttemptStore, ThrottlePolicy } from '../store/sqlite/login-attempts.js';
+import type { ProjectStore } from '../store/sqlite/projects.js';
+import type { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
+import type { User, UserStore } from '../store/sqlite/users.js';
+import { checkPasswordStrength, dummyPasswordHash, hashPassword, verifyPassword } from './password.js';
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+
+export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
+
+export type LoginResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled'; retryAfterMs?: number };
+
+/** Accounts: creation (setup page, operator command), login with throttling, the first-run setup token. */
+export class AccountService {
+  constructor(
+    private readonly users: UserStore,
+    private readonly projects: ProjectStore,
+    private readonly setupTokens: SetupTokenStore,
+    private readonly attempts: LoginAttemptStore,
+  ) {}
+
+  hasUsers(): Promise<boolean> {
+    return this.users.count().then((n) => n > 0);
+  }
+
+  async createUser(emailInput: string, password: string): Promise<User> {
+    const email = emailInput.trim();
+    if (!EMAIL_PATTERN.test(email) || email.length > 254) throw invalidRequest(`"${email}" is not an email address`);
+    const weak = checkPasswordStrength(password);
+    if (weak) throw invalidRequest(weak);
+    const user = await this.users.create(email, await hashPassword(password));
+    if (!user) throw new AppError('conflict', `a user with email ${email} already exists`);
+    await this.projects.ensureDefault(user.id);
+    return user;
+  }
+
+  /**
+   * Checks a password. Failures count per email and per client address; after 5 in 15 minutes
+   * that key is locked for 15 minutes. Unknown emails cost the same time as known ones.
+   */
+  async login(email: string, password: string, clientIp: string): Promise<LoginResult> {
+    const keys = [`email:${email.trim().toLowerCase()}`, `ip:${clientIp}`];
+    for (const key of keys) {
+      const wait = await this.attempts.lockedFor(key);
+      if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };
+    }
+    const user = await this.users.findByEmail(email.trim());
+    const valid = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), password);
+    if (!user || !valid) {
+      for (const key of keys) await this.attempts.recordFailure(key, LOGIN_THROTTLE);
+      return { ok: false, reason: 'invalid' };
+    }
+    await this.attempts.clear(keys[0]!);
+    return { ok: true, user: { id: user.id, email: user.email, createdAt: user.createdAt } };
+  }
+
+  findUser(id: string): Promise<User | null> {
+    return this.users.findById(id);
+  }
+
+  /** A fresh one-time setup token, only while no account exists. */
+  async newSetupToken(): Promise<string | null> {
+    if (await this.hasUsers()) return null;
+    const token = randomUrlToken(24);
+    await this.setupTokens.replace(sha256Hex(token));
+    return token;
+  }
+
+  async setupTokenValid(token: string): Promise<boolean> {
+    return !(await this.hasUsers()) && (await this.setupTokens.isValid(sha256Hex(token)));
+  }
+
+  /** Consumes the setup token and creates the first account; the token works once only. */
+  async completeSetup(token: string, email: string, password: string): Promise<User> {
+    if (!(await this.setupTokenValid(token))) throw invalidRequest('this setup link has already been used or is not valid');
+    const weak = checkPasswordStrength(password);
+    if (weak) throw invalidRequest(weak);
+    if (!(await this.setupTokens.consume(sha256Hex(token)))) throw invalidRequest('this setup link has already been used');
+    return this.createUser(email, password);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Clock } from '../core/clock.js';
+import { randomBase62, sha256Hex } from '../core/secrets.js';
+import type { ApiKeyRecord, ApiKeyStore } from '../store/sqlite/api-keys.js';
+import type { Principal } from './principal.js';
+import { DEFAULT_SCOPES, type Scope } from './scopes.js';
+
+export const API_KEY_PREFIX = 'dsk_';
+const KEY_BODY_LENGTH = 43;
+const API_KEY_PATTERN = /^dsk_[0-9A-Za-z]{43}$/;
+
+export interface IssuedApiKey {
+  /** The full key. Returned once, never stored. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+export function looksLikeApiKey(value: string): boolean {
+  return API_KEY_PATTERN.test(value);
+}
+
+/** API keys: `dsk_` + 43 base62 chars (≈ 256 bits). Only the SHA-256 is stored; prefix and last 4 identify it in lists. */
+export class ApiKeyService {
+  constructor(
+    private readonly store: ApiKeyStore,
+    private readonly now: Clock,
+  ) {}
+
+  async issue(userId: string, name: string | null, scopes: readonly Scope[] = DEFAULT_SCOPES): Promise<IssuedApiKey> {
+    const key = API_KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
+    const record = await this.store.create({
+      userId,
+      name,
+      prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+      last4: key.slice(-4),
+      keyHash: sha256Hex(key),
+      scopes: [...scopes],
+    });
+    return { key, record };
+  }
+
+  list(userId: string): Promise<ApiKeyRecord[]> {
+    return this.store.listActive(userId);
+  }
+
+  revoke(userId: string, id: string): Promise<boolean> {
+    return this.store.revoke(userId, id);
+  }
+
+  /**
+   * Bearer resolver for API keys. The lookup is by SHA-256 of the presented value, so timing
+   * reveals nothing about stored keys; a revoked key stops matching at once.
+   */
+  async resolve(credential: string): Promise<Principal | null> {
+    if (!looksLikeApiKey(credential)) return null;
+    const record = await this.store.findActiveByHash(sha256Hex(credential));
+    if (!record) return null;
+    await this.store.touch(record.id);
+    return { userId: record.userId, scopes: record.scopes as Scope[], kind: 'api_key', credentialId: record.id };
+  }
+}

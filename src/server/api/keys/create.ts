@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { AppError } from '../../../core/errors.js';
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ApiKey, ErrorBody, ScopeSchema } from '../schemas.js';
+import { keyToWire } from './wire.js';
+
+export const createKey = (s: Services) =>
+  defineRoute({
+    name: 'keys.create',
+    method: 'POST',
+    path: '/keys',
+    scope: 'write:documents',
+    tag: 'keys',
+    summary: 'Create an API key. The response is the only time the key is shown. A key cannot hold scopes its creator lacks.',
+    body: z.strictObject({
+      name: z.string().trim().min(1).max(100).optional(),
+      scopes: z.array(ScopeSchema).min(1).optional().describe('default: both scopes'),
+    }),
+    responses: {
+      201: { description: 'Created', schema: ApiKey.extend({ key: z.string().describe('the API key; shown once') }) },
+      400: { description: 'Invalid body', schema: ErrorBody },
+      403: { description: 'Scope not held by the caller', schema: ErrorBody },
+    },
+    async handler({ body, principal }) {
+      const scopes = body.scopes ?? principal.scopes;
+      const missing = scopes.filter((sc) => !principal.scopes.includes(sc));
+      if (missing.length > 0) throw new AppError('insufficient_scope', `cannot grant scopes the caller lacks: ${missing.join(', ')}`);
+      const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, [...new Set(scopes)]);
+      return { status: 201, body: { ...keyToWire(issued.record), key: issued.key } };
+    },
+  });

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ApiKey } from '../schemas.js';
+import { keyToWire } from './wire.js';
+
+export const listKeys = (s: Services) =>
+  defineRoute({
+    name: 'keys.list',
+    method: 'GET',
+    path: '/keys',
+    scope: 'read:documents',
+    tag: 'keys',
+    summary: "The caller's active API keys. The key itself is never returned after creation.",
+    responses: { 200: { description: 'Active keys, newest first', schema: z.object({ keys: z.array(ApiKey) }) } },
+    async handler({ principal }) {
+      const keys = await s.apiKeys.list(principal.userId);
+      return { status: 200, body: { keys: keys.map(keyToWire) } };
+    },
+  });

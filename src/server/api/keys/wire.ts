@@ -1,0 +1,12 @@
+import { toIso } from '../../../core/clock.js';
+import type { ApiKeyRecord } from '../../../store/sqlite/api-keys.js';
+
+export const keyToWire = (k: ApiKeyRecord) => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  last4: k.last4,
+  scopes: k.scopes,
+  created_at: toIso(k.createdAt),
+  last_used_at: k.lastUsedAt === null ? null : toIso(k.lastUsedAt),
+});

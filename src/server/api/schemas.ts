@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { SCOPES } from '../../auth/scopes.js';
+
+/** Shared wire schemas of /api/v1. Each is also a named component of the OpenAPI document. */
+
+export const Timestamp = z.string().describe('RFC 3339 UTC time');
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.unknown().optional(),
+      request_id: z.string(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const Pagination = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+export const Metadata = z.record(z.string(), z.unknown());
+
+export const Project = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    metadata: Metadata,
+    is_default: z.boolean(),
+    document_count: z.number().int(),
+    chunk_count: z.number().int(),
+    size_bytes: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Project' });
+
+export const ScopeSchema = z.enum(SCOPES);
+
+export const ApiKey = z
+  .object({
+    id: z.string(),
+    name: z.string().nullable(),
+    prefix: z.string().describe('first characters of the key, for recognising it'),
+    last4: z.string(),
+    scopes: z.array(ScopeSchema),
+    created_at: Timestamp,
+    last_used_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+
+export const IdParams = z.strictObject({ id: z.string().min(1).max(100) });

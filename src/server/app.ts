@@ -1,0 +1,47 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { apiRouter } from './api/router.js';
+import type { ApiRoute } from './api/route.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { requestId } from './middleware/request-id.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import type { Services } from './services.js';
+import type { AppState } from './state.js';
+import { loginRoutes } from './web/login.js';
+import { webSession } from './web/session.js';
+import { settingsKeysRoutes } from './web/settings-keys.js';
+import { setupRoutes } from './web/setup.js';
+import { staticRoutes } from './web/static.js';
+
+export interface AppOptions {
+  /** /api/v1 routes (see routes.ts). */
+  routes: ApiRoute[];
+  /** Extra page/endpoint routers mounted beside the built-in pages (OAuth, settings pages of later capabilities). */
+  extraRouters?: ((router: Router<AppState>, s: Services) => void)[];
+}
+
+/** Builds the Koa application without listening; daemon.ts owns the socket and the lifecycle. */
+export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: s.config.trustProxy });
+  app.silent = true; // errors are logged by errorHandler, not printed by koa
+
+  const api = apiRouter(s, opts.routes);
+  const pages = new Router<AppState>();
+  pages.get('home', '/', (ctx) => ctx.redirect(ctx.state.session?.userId ? '/settings/keys' : '/login'));
+  staticRoutes(pages);
+  loginRoutes(pages, s);
+  setupRoutes(pages, s);
+  settingsKeysRoutes(pages, s);
+  for (const mount of opts.extraRouters ?? []) mount(pages, s);
+
+  const sessions = webSession(s);
+  app.use(requestId(s.log));
+  app.use(securityHeaders({ hsts: s.publicUrl().startsWith('https:') }));
+  app.use(errorHandler());
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: true }));
+  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? next() : sessions(ctx, next)));
+  app.use(pages.routes());
+  app.use(pages.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,176 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
+ * the DOCSEARCH_* environment variables, config-file keys, validation (errors name the exact
+ * option and where its value came from) and docs/configuration.md.
+ * Precedence: flag, then environment, then config file, then default.
+ */
+type Kind = 'int' | 'string' | 'bool' | 'path' | 'enum';
+
+interface OptionDef<K extends Kind = Kind> {
+  /** Flag name without dashes; also the config-file key. */
+  name: string;
+  kind: K;
+  description: string;
+  /** Shown in help and docs; `undefined` means derived (see description). */
+  default?: string | number | boolean;
+  choices?: readonly string[];
+  min?: number;
+  max?: number;
+  secret?: boolean;
+  valueName?: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const DEFAULT_PORT = 7411;
+
+export const OPTIONS = [
+  { name: 'port', kind: 'int', default: DEFAULT_PORT, min: 0, max: 65535, valueName: 'n', description: 'TCP port to listen on; 0 picks any free port (the bound address is printed)' },
+  { name: 'host', kind: 'string', default: '127.0.0.1', valueName: 'addr', description: 'interface to bind; use 0.0.0.0 only behind a TLS-terminating proxy' },
+  { name: 'data-dir', kind: 'path', valueName: 'dir', description: 'where the database, index and uploaded files live (default: $XDG_DATA_HOME/docsearch, else ~/.local/share/docsearch)' },
+  { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>)' },
+  { name: 'log-level', kind: 'enum', default: 'info', choices: LOG_LEVELS, valueName: 'level', description: 'log verbosity; logs are JSON lines on stdout' },
+  { name: 'trust-proxy', kind: 'bool', default: false, description: 'trust X-Forwarded-* headers from a reverse proxy (client address, https)' },
+  { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', description: 'embedding model: builtin | ollama:<model> | openai:<model>' },
+  { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
+  { name: 'model-cache-dir', kind: 'path', valueName: 'dir', description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
+  { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', description: 'Ollama server for ollama:<model> embedders and rerankers' },
+  { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },
+  { name: 'openai-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key for the OpenAI-compatible server (prefer the environment variable)' },
+  { name: 'reranker-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key sent to an http:<url> reranker (prefer the environment variable)' },
+  { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },
+  { name: 'max-files', kind: 'int', default: 20, min: 1, max: 1000, valueName: 'n', description: 'most files in one upload request' },
+  { name: 'parse-timeout', kind: 'int', default: 60, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file' },
+  { name: 'ingest-workers', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'documents processed at once' },
+] as const satisfies readonly OptionDef[];
+
+type Def = (typeof OPTIONS)[number];
+type ValueOf<D extends Def> = D['kind'] extends 'int' ? number : D['kind'] extends 'bool' ? boolean : string;
+type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
+
+export type ServeConfig = {
+  [D in Def as CamelCase<D['name']>]: D extends { default: unknown } ? ValueOf<D> : ValueOf<D> | undefined;
+} & { dataDir: string; modelCacheDir: string };
+
+export const envName = (name: string): string => `DOCSEARCH_${name.toUpperCase().replaceAll('-', '_')}`;
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(base, 'docsearch');
+}
+
+export function defaultConfigFile(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'docsearch', 'config.json');
+}
+
+function coerce(def: OptionDef, raw: unknown, source: string): string | number | boolean {
+  const where = `option "${def.name}" (from ${source})`;
+  switch (def.kind) {
+    case 'int': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (!Number.isInteger(n)) throw new ConfigError(`${where} must be an integer, got ${JSON.stringify(raw)}`);
+      if ((def.min !== undefined && n < def.min) || (def.max !== undefined && n > def.max))
+        throw new ConfigError(`${where} must be between ${def.min} and ${def.max}, got ${n}`);
+      return n;
+    }
+    case 'bool': {
+      if (typeof raw === 'boolean') return raw;
+      const s = String(raw).toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+      if (['0', 'false', 'no', 'off'].includes(s)) return false;
+      throw new ConfigError(`${where} must be true or false, got ${JSON.stringify(raw)}`);
+    }
+    case 'enum': {
+      const s = String(raw);
+      if (!def.choices?.includes(s)) throw new ConfigError(`${where} must be one of ${def.choices?.join(', ')}, got ${JSON.stringify(raw)}`);
+      return s;
+    }
+    case 'path':
+      if (typeof raw !== 'string' || raw === '') throw new ConfigError(`${where} must be a path`);
+      return resolve(raw);
+    case 'string':
+      if (typeof raw !== 'string') throw new ConfigError(`${where} must be a string`);
+      return raw;
+  }
+}
+
+function readConfigFile(path: string, explicit: boolean): Record<string, unknown> {
+  if (!existsSync(path)) {
+    if (explicit) throw new ConfigError(`config file ${path} does not exist`);
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${path} must hold a JSON object`);
+  const known = new Set<string>(OPTIONS.map((o) => o.name));
+  for (const key of Object.keys(parsed)) {
+    if (!known.has(key)) throw new ConfigError(`config file ${path}: unknown option "${key}" (known: ${[...known].join(', ')})`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * Resolves the daemon configuration. `flags` holds values given on the command line, keyed by
+ * option name (commander's camelCase keys are accepted too); `configFile` is --config.
+ */
+export function resolveConfig(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configFile?: string): ServeConfig {
+  const filePath = configFile ?? env.DOCSEARCH_CONFIG;
+  const file = readConfigFile(filePath ? resolve(filePath) : defaultConfigFile(env), filePath !== undefined);
+  const out: Record<string, unknown> = {};
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    const flag = flags[def.name] ?? flags[camel(def.name)];
+    const fromEnv = env[envName(def.name)];
+    let value: unknown;
+    if (flag !== undefined) value = coerce(def, flag, `--${def.name}`);
+    else if (fromEnv !== undefined && fromEnv !== '') value = coerce(def, fromEnv, envName(def.name));
+    else if (file[def.name] !== undefined) value = coerce(def, file[def.name], 'config file');
+    else value = def.default;
+    out[camel(def.name)] = value;
+  }
+  out.dataDir ??= defaultDataDir(env);
+  out.modelCacheDir ??= join(out.dataDir as string, 'models');
+  return out as ServeConfig;
+}
+
+/** The configuration with secrets masked, for logs and `--print-config`. */
+export function redactConfig(config: ServeConfig): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    const key = camel(def.name);
+    if (def.secret && out[key] !== undefined) out[key] = '[redacted]';
+  }
+  return out;
+}
+
+export interface OptionHelp {
+  flag: string;
+  env: string;
+  description: string;
+  defaultText: string | undefined;
+  kind: Kind;
+}
+
+/** Help rows for commander and docs/configuration.md. */
+export function optionHelp(): OptionHelp[] {
+  return (OPTIONS as readonly OptionDef[]).map((def) => ({
+    flag: def.kind === 'bool' ? `--${def.name} [bool]` : `--${def.name} <${def.valueName ?? 'value'}>`,
+    env: envName(def.name),
+    description: def.description,
+    defaultText: def.default === undefined ? undefined : String(def.default),
+    kind: def.kind,
+  }));
+}

@@ -1,0 +1,151 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { AccountService } from '../auth/accounts.js';
+import { ApiKeyService } from '../auth/api-keys.js';
+import { WebSessionService } from '../auth/web-sessions.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { VERSION } from '../core/version.js';
+import { VectorStore } from '../store/lancedb/connection.js';
+import { ApiKeyStore } from '../store/sqlite/api-keys.js';
+import { openSqlite } from '../store/sqlite/database.js';
+import { LoginAttemptStore } from '../store/sqlite/login-attempts.js';
+import { ProjectStore } from '../store/sqlite/projects.js';
+import { SessionStore } from '../store/sqlite/sessions.js';
+import { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
+import { UserStore } from '../store/sqlite/users.js';
+import { createApp } from './app.js';
+import { redactConfig, type ServeConfig } from './config.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { createLogger, type Logger } from './logger.js';
+import { apiRoutes } from './routes.js';
+import type { Services } from './services.js';
+
+export interface DaemonOptions {
+  config: ServeConfig;
+  /** Where operator notices go (the bound address, the setup link). */
+  notices: NodeJS.WritableStream;
+  logger?: Logger;
+  now?: Clock;
+}
+
+export interface RunningDaemon {
+  url: string;
+  services: Services;
+  /** Stops accepting, lets in-flight requests finish (up to graceMs), stops workers, closes stores. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const HOUR = 3600_000;
+
+export const sqlitePath = (dataDir: string) => join(dataDir, 'docsearch.db');
+
+export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
+  const { config } = opts;
+  const now = opts.now ?? systemClock;
+  const log = opts.logger ?? createLogger(config.logLevel);
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const unlock = lockDataDir(config.dataDir);
+  const cleanups: (() => Promise<void> | void)[] = [unlock];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  };
+
+  try {
+    const sqlite = await openSqlite(sqlitePath(config.dataDir));
+    cleanups.push(() => sqlite.close());
+    const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
+    cleanups.push(() => vectors.close());
+
+    const projects = new ProjectStore(sqlite.db, now);
+    const accounts = new AccountService(
+      new UserStore(sqlite.db, now),
+      projects,
+      new SetupTokenStore(sqlite.db, now),
+      new LoginAttemptStore(sqlite.db, now),
+    );
+    const apiKeys = new ApiKeyService(new ApiKeyStore(sqlite.db, now), now);
+    const webSessions = new WebSessionService(new SessionStore(sqlite.db, now));
+    let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
+
+    const services: Services = {
+      config,
+      version: VERSION,
+      log,
+      now,
+      publicUrl: () => publicUrl,
+      accounts,
+      apiKeys,
+      projects,
+      projectRemoval: { remove: async (userId, projectId) => void (await projects.delete(userId, projectId)) },
+      webSessions,
+      bearerResolvers: [(credential) => apiKeys.resolve(credential)],
+      healthProbes: {
+        database: async () => {
+          sqlite.raw.prepare('SELECT 1').get();
+          return { status: 'up' };
+        },
+        vector_store: async () => {
+          const probe = await vectors.probe();
+          return probe.up ? { status: 'up' } : { status: 'down' };
+        },
+      },
+    };
+
+    const app = createApp(services, { routes: apiRoutes(services) });
+    const server: Server = createServer(app.callback());
+    server.keepAliveTimeout = 5000;
+    server.requestTimeout = 15 * 60_000; // uploads of large files over slow links
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    const boundUrl = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
+    publicUrl ||= boundUrl;
+
+    const maintenance = setInterval(() => {
+      webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
+    }, HOUR);
+    maintenance.unref();
+    cleanups.push(() => clearInterval(maintenance));
+
+    log.info({ url: boundUrl, dataDir: config.dataDir, version: VERSION, config: redactConfig(config) }, 'listening');
+    opts.notices.write(`docsearch ${VERSION} listening on ${boundUrl}\n`);
+    const setupToken = await accounts.newSetupToken();
+    if (setupToken) {
+      opts.notices.write(
+        `No account exists yet. Open this one-time link to create the first one:\n  ${publicUrl}/setup?token=${setupToken}\n` +
+          `(or run: docsearch users add <email> --data-dir ${config.dataDir})\n`,
+      );
+    }
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: boundUrl,
+      services,
+      close(graceMs = 10_000) {
+        closing ??= (async () => {
+          log.info('shutting down');
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          const force = setTimeout(() => server.closeAllConnections(), graceMs);
+          await closed;
+          clearTimeout(force);
+          await cleanup();
+          log.info('stopped');
+          log.flush?.();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

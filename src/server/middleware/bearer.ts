@@ -1,0 +1,44 @@
+import type { Middleware } from 'koa';
+import type { BearerResolver } from '../../auth/principal.js';
+import type { Scope } from '../../auth/scopes.js';
+import { AppError } from '../../core/errors.js';
+import type { AppState } from '../state.js';
+
+const REALM = 'docsearch';
+
+function unauthorized(message: string, withError: boolean): AppError {
+  // RFC 6750 §3.1: a request without credentials gets the challenge but no error code.
+  const challenge = withError
+    ? `Bearer realm="${REALM}", error="invalid_token", error_description="${message}"`
+    : `Bearer realm="${REALM}"`;
+  return new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/**
+ * Authenticates `Authorization: Bearer <api key | access token>` by asking each resolver in
+ * turn, then enforces the route's scope. A failing credential is a 401 with WWW-Authenticate;
+ * a valid one without the scope is a 403 insufficient_scope.
+ */
+export function bearer(resolvers: readonly BearerResolver[], scope: Scope): Middleware<AppState> {
+  return async (ctx, next) => {
+    const header = ctx.get('authorization');
+    if (!header) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>', false);
+    const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('malformed Authorization header: expected "Bearer <token>"', true);
+    const credential = match[1]!;
+    let principal = null;
+    for (const resolve of resolvers) {
+      principal = await resolve(credential);
+      if (principal) break;
+    }
+    if (!principal) throw unauthorized('the credential is not valid, has expired or was revoked', true);
+    if (!principal.scopes.includes(scope)) {
+      throw new AppError('insufficient_scope', `this credential lacks the ${scope} scope`, {
+        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${scope}"` },
+        details: { required_scope: scope, granted_scopes: principal.scopes },
+      });
+    }
+    ctx.state.principal = principal;
+    await next();
+  };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { ApiRoute } from './api/route.js';
+
+const toOpenApiPath = (path: string) => '/api/v1' + path.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output') {
+  return z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
+}
+
+function parameters(route: ApiRoute) {
+  const out: unknown[] = [];
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
+    if (!schema) continue;
+    const js = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    for (const [name, prop] of Object.entries(js.properties ?? {})) {
+      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
+    }
+  }
+  return out;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that
+ * validate requests: the document cannot drift from the code.
+ */
+export function buildOpenApi(routes: readonly ApiRoute[], info: { version: string; serverUrl: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const op: Record<string, unknown> = {
+      operationId: route.name,
+      summary: route.summary,
+      tags: [route.tag],
+      security: route.scope ? [{ bearer: [route.scope] }] : [],
+      parameters: parameters(route),
+      responses: Object.fromEntries(
+        Object.entries(route.responses).map(([status, spec]) => [
+          status,
+          spec.schema
+            ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }
+            : { description: spec.description },
+        ]),
+      ),
+    };
+    if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+    if (route.rawBody && route.body === undefined) op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } };
+    const path = toOpenApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'docsearch API', version: info.version, description: 'Semantic search over your document library.' },
+    servers: [{ url: info.serverUrl }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (dsk_…) or an OAuth 2.0 access token' },
+      },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,29 @@
+import { healthCheck } from './api/health.js';
+import { createKey } from './api/keys/create.js';
+import { deleteKey } from './api/keys/delete.js';
+import { listKeys } from './api/keys/list.js';
+import { createProject } from './api/projects/create.js';
+import { deleteProject } from './api/projects/delete.js';
+import { getProject } from './api/projects/get.js';
+import { listProjects } from './api/projects/list.js';
+import { updateProject } from './api/projects/update.js';
+import type { ApiRoute } from './api/route.js';
+import type { Services } from './services.js';
+
+/**
+ * The whole /api/v1 surface in one table: each entry declares its name, method, path, scope,
+ * schemas and handler (see api/route.ts). The OpenAPI document is generated from this list.
+ */
+export function apiRoutes(s: Services): ApiRoute[] {
+  return [
+    healthCheck(s),
+    listProjects(s),
+    createProject(s),
+    getProject(s),
+    updateProject(s),
+    deleteProject(s),
+    listKeys(s),
+    createKey(s),
+    deleteKey(s),
+  ];
+}

@@ -1,0 +1,35 @@
+import type { AccountService } from '../auth/accounts.js';
+import type { ApiKeyService } from '../auth/api-keys.js';
+import type { BearerResolver } from '../auth/principal.js';
+import type { WebSessionService } from '../auth/web-sessions.js';
+import type { Clock } from '../core/clock.js';
+import type { ProjectStore } from '../store/sqlite/projects.js';
+import type { ServeConfig } from './config.js';
+import type { HealthProbe } from './health.js';
+import type { Logger } from './logger.js';
+
+/** Removes a project and everything in it (documents, their chunks and files). */
+export interface ProjectRemoval {
+  remove(userId: string, projectId: string): Promise<void>;
+}
+
+/**
+ * Everything route handlers and pages may use, built once by the daemon (src/server/daemon.ts).
+ * Handlers get capabilities from here and never open stores themselves.
+ */
+export interface Services {
+  config: ServeConfig;
+  version: string;
+  log: Logger;
+  now: Clock;
+  /** The externally reachable base URL, without a trailing slash. */
+  publicUrl: () => string;
+  accounts: AccountService;
+  apiKeys: ApiKeyService;
+  projects: ProjectStore;
+  projectRemoval: ProjectRemoval;
+  webSessions: WebSessionService;
+  /** Asked in order by the bearer middleware: API keys first, then OAuth access tokens. */
+  bearerResolvers: BearerResolver[];
+  healthProbes: Record<string, HealthProbe>;
+}

@@ -1,0 +1,13 @@
+import type { Principal } from '../auth/principal.js';
+import type { WebSession } from '../auth/web-sessions.js';
+import type { Logger } from './logger.js';
+
+/** What middleware leaves on ctx.state for later steps. */
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  /** Set by the bearer middleware on /api/v1 routes. */
+  principal?: Principal;
+  /** Set by the web-session middleware on pages. */
+  session?: WebSession | null;
+}

@@ -1,0 +1,106 @@
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import type { WebSession } from '../../auth/web-sessions.js';
+import { AppError } from '../../core/errors.js';
+import type { Html } from '../../web/html.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+
+export const SESSION_COOKIE = 'ds_session';
+
+export type WebContext = Context & { state: AppState };
+
+/** Loads the web session named by the cookie (if any) for pages; /api routes never see cookies. */
+export function webSession(s: Services): Middleware<AppState> {
+  return async (ctx, next) => {
+    ctx.state.session = await s.webSessions.load(ctx.cookies.get(SESSION_COOKIE));
+    await next();
+  };
+}
+
+function setCookie(ctx: WebContext, session: WebSession): void {
+  ctx.cookies.set(SESSION_COOKIE, session.id, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    path: '/',
+    overwrite: true,
+    ...(session.userId ? { maxAge: 7 * 24 * 3600_000 } : {}),
+  });
+}
+
+/** The current session, starting an anonymous one when a form needs a CSRF token. */
+export async function ensureSession(ctx: WebContext, s: Services): Promise<WebSession> {
+  if (ctx.state.session) return ctx.state.session;
+  const session = await s.webSessions.start(null);
+  setCookie(ctx, session);
+  ctx.state.session = session;
+  return session;
+}
+
+/** Replaces the session with a fresh authenticated one (no session fixation). */
+export async function startUserSession(ctx: WebContext, s: Services, userId: string): Promise<WebSession> {
+  if (ctx.state.session) await s.webSessions.end(ctx.state.session.id);
+  const session = await s.webSessions.start(userId);
+  setCookie(ctx, session);
+  ctx.state.session = session;
+  return session;
+}
+
+export async function endSession(ctx: WebContext, s: Services): Promise<void> {
+  if (ctx.state.session) await s.webSessions.end(ctx.state.session.id);
+  ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, overwrite: true });
+  ctx.state.session = null;
+}
+
+/** Parses an urlencoded form (small, no files). */
+export function formBody(): Middleware {
+  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb' });
+  return parse as unknown as Middleware;
+}
+
+export function formField(ctx: WebContext, name: string): string {
+  const value = (ctx.request as { body?: Record<string, unknown> }).body?.[name];
+  if (Array.isArray(value)) return String(value[0] ?? '');
+  return typeof value === 'string' ? value : '';
+}
+
+export function formFields(ctx: WebContext, name: string): string[] {
+  const value = (ctx.request as { body?: Record<string, unknown> }).body?.[name];
+  if (Array.isArray(value)) return value.map(String);
+  return typeof value === 'string' ? [value] : [];
+}
+
+/** Every state-changing form carries the session's CSRF token; anything else is refused. */
+export function checkCsrf(ctx: WebContext, s: Services): WebSession {
+  const session = ctx.state.session;
+  if (!session || !s.webSessions.checkCsrf(session, formField(ctx, '_csrf'))) {
+    throw new AppError('invalid_request', 'the form expired or did not come from this site — reload the page and try again', {
+      details: { reason: 'csrf' },
+    });
+  }
+  return session;
+}
+
+/** Only same-site paths may be returned to after login (no open redirects). */
+export function safeReturnTo(value: string | undefined): string | undefined {
+  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
+  return value;
+}
+
+export function render(ctx: WebContext, page: Html, status = 200): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = page.value;
+}
+
+/** The signed-in user for a settings page, or a redirect to the login page and back. */
+export async function requireUser(ctx: WebContext, s: Services): Promise<{ id: string; email: string } | null> {
+  const userId = ctx.state.session?.userId;
+  const user = userId ? await s.accounts.findUser(userId) : null;
+  if (!user) {
+    ctx.redirect(`/login?return_to=${encodeURIComponent(ctx.originalUrl)}`);
+    return null;
+  }
+  return { id: user.id, email: user.email };
+}

@@ -1,0 +1,35 @@
+import type Router from '@koa/router';
+import { MIN_PASSWORD_LENGTH } from '../../auth/password.js';
+import { isAppError } from '../../core/errors.js';
+import { messagePage } from '../../web/pages/message.js';
+import { setupPage } from '../../web/pages/setup.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { checkCsrf, ensureSession, formBody, formField, render, startUserSession } from './session.js';
+
+const USED = { title: 'Setup link not valid', message: 'This setup link has already been used or is not valid. Log in instead, or ask the operator to run `docsearch users add <email>`.' };
+
+export function setupRoutes(router: Router<AppState>, s: Services): void {
+  router.get('setup', '/setup', async (ctx) => {
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    if (!(await s.accounts.setupTokenValid(token))) return render(ctx, messagePage(USED), 404);
+    const session = await ensureSession(ctx, s);
+    render(ctx, setupPage({ csrfToken: session.csrfToken, token, minPasswordLength: MIN_PASSWORD_LENGTH }));
+  });
+
+  router.post('setup.submit', '/setup', formBody(), async (ctx) => {
+    const session = checkCsrf(ctx, s);
+    const token = formField(ctx, 'token');
+    const email = formField(ctx, 'email');
+    if (!(await s.accounts.setupTokenValid(token))) return render(ctx, messagePage(USED), 404);
+    try {
+      const user = await s.accounts.completeSetup(token, email, formField(ctx, 'password'));
+      s.log.info({ user: user.id }, 'first account created through the setup link');
+      await startUserSession(ctx, s, user.id);
+      ctx.redirect('/settings/keys');
+    } catch (err) {
+      if (!isAppError(err) || err.status >= 500) throw err;
+      render(ctx, setupPage({ csrfToken: session.csrfToken, token, email, error: err.message, minPasswordLength: MIN_PASSWORD_LENGTH }), 400);
+    }
+  });
+}

@@ -1,0 +1,119 @@
+import type { Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from './database.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string | null;
+  prefix: string;
+  last4: string;
+  scopes: string[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface NewApiKey {
+  userId: string;
+  name: string | null;
+  prefix: string;
+  last4: string;
+  keyHash: string;
+  scopes: string[];
+}
+
+type Row = {
+  id: string;
+  user_id: string;
+  name: string | null;
+  prefix: string;
+  last4: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+};
+
+const toRecord = (r: Row): ApiKeyRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  name: r.name,
+  prefix: r.prefix,
+  last4: r.last4,
+  scopes: r.scopes.split(' ').filter(Boolean),
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+const COLUMNS = ['id', 'user_id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at', 'revoked_at'] as const;
+
+export class ApiKeyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: Clock,
+  ) {}
+
+  async create(key: NewApiKey): Promise<ApiKeyRecord> {
+    const now = this.now();
+    const row: Row = {
+      id: newId('key', now),
+      user_id: key.userId,
+      name: key.name,
+      prefix: key.prefix,
+      last4: key.last4,
+      scopes: key.scopes.join(' '),
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.db.insertInto('api_keys').values({ ...row, key_hash: key.keyHash }).execute();
+    return toRecord(row);
+  }
+
+  /** Active (not revoked) keys of a user, newest first. */
+  async listActive(userId: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(COLUMNS)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  async findActiveByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(COLUMNS)
+      .where('key_hash', '=', keyHash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  /** Revokes one of the user's keys; false when it is not theirs or already revoked. */
+  async revoke(userId: string, id: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: this.now() })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Records use at minute granularity, so a busy CI key doesn't write on every request. */
+  async touch(id: string): Promise<void> {
+    const now = this.now();
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+      .execute();
+  }
+}

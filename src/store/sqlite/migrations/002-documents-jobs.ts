@@ -1,0 +1,44 @@
+import { type Kysely, sql } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('documents')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+    .addColumn('filename', 'text', (c) => c.notNull())
+    .addColumn('content_type', 'text', (c) => c.notNull())
+    .addColumn('size_bytes', 'integer', (c) => c.notNull())
+    .addColumn('sha256', 'text', (c) => c.notNull())
+    .addColumn('metadata', 'text', (c) => c.notNull().defaultTo('{}'))
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('progress', 'real', (c) => c.notNull().defaultTo(0))
+    .addColumn('chunk_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('pages', 'integer')
+    .addColumn('warnings', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('error', 'text')
+    .addColumn('embedder_id', 'text')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .execute();
+  await sql`CREATE UNIQUE INDEX documents_project_sha ON documents (project_id, sha256)`.execute(db);
+  await db.schema.createIndex('documents_user_status').on('documents').columns(['user_id', 'status']).execute();
+  await db.schema.createIndex('documents_sha').on('documents').column('sha256').execute();
+
+  await db.schema
+    .createTable('jobs')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('document_id', 'text', (c) => c.notNull().references('documents.id').onDelete('cascade'))
+    .addColumn('user_id', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('run_after', 'integer', (c) => c.notNull())
+    .addColumn('lease_owner', 'text')
+    .addColumn('lease_expires_at', 'integer')
+    .addColumn('last_error', 'text')
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('jobs_claim').on('jobs').columns(['state', 'run_after']).execute();
+}

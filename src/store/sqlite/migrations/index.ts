@@ -1,0 +1,16 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m001 from './001-accounts-projects.js';
+import * as m002 from './002-documents-jobs.js';
+
+/**
+ * Migrations are listed here explicitly (not read from disk) so the built package needs no
+ * file-system discovery. Append only: a released migration is never edited.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-accounts-projects': m001,
+  '002-documents-jobs': m002,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

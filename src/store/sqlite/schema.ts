@@ -1,0 +1,111 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of every SQLite table. Times are integer milliseconds since the epoch; JSON columns
+ * are TEXT. Each table is written by exactly one module in this folder.
+ */
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  /** sha256 of the cookie value: the session id itself is never stored. */
+  id_hash: string;
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+}
+
+export interface SetupTokensTable {
+  token_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface LoginAttemptsTable {
+  key: string;
+  failures: number;
+  window_start: number;
+  locked_until: number | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string | null;
+  prefix: string;
+  last4: string;
+  key_hash: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string;
+  metadata: string;
+  is_default: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DocumentsTable {
+  id: string;
+  user_id: string;
+  project_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  metadata: string;
+  status: 'queued' | 'processing' | 'ready' | 'failed';
+  progress: number;
+  chunk_count: number;
+  pages: number | null;
+  warnings: string;
+  error: string | null;
+  embedder_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  document_id: string;
+  user_id: string;
+  kind: string;
+  state: 'pending' | 'running' | 'done' | 'failed';
+  attempts: number;
+  run_after: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  setup_tokens: SetupTokensTable;
+  login_attempts: LoginAttemptsTable;
+  api_keys: ApiKeysTable;
+  projects: ProjectsTable;
+  documents: DocumentsTable;
+  jobs: JobsTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,54 @@
+import type { Clock } from '../../core/clock.js';
+import type { Db } from './database.js';
+
+export interface SessionRow {
+  idHash: string;
+  userId: string | null;
+  expiresAt: number;
+}
+
+/** Server-side web sessions, keyed by the SHA-256 of the cookie value. */
+export class SessionStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: Clock,
+  ) {}
+
+  async create(idHash: string, userId: string | null, ttlMs: number): Promise<void> {
+    const now = this.now();
+    await this.db
+      .insertInto('sessions')
+      .values({ id_hash: idHash, user_id: userId, created_at: now, expires_at: now + ttlMs, last_seen_at: now })
+      .execute();
+  }
+
+  async find(idHash: string): Promise<SessionRow | null> {
+    const row = await this.db
+      .selectFrom('sessions')
+      .select(['id_hash', 'user_id', 'expires_at'])
+      .where('id_hash', '=', idHash)
+      .where('expires_at', '>', this.now())
+      .executeTakeFirst();
+    return row ? { idHash: row.id_hash, userId: row.user_id, expiresAt: row.expires_at } : null;
+  }
+
+  /** Sliding expiry, written at most once a minute per session to spare the disk. */
+  async touch(idHash: string, ttlMs: number): Promise<void> {
+    const now = this.now();
+    await this.db
+      .updateTable('sessions')
+      .set({ last_seen_at: now, expires_at: now + ttlMs })
+      .where('id_hash', '=', idHash)
+      .where('last_seen_at', '<', now - 60_000)
+      .execute();
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+  }
+
+  async deleteExpired(): Promise<number> {
+    const res = await this.db.deleteFrom('sessions').where('expires_at', '<=', this.now()).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+}

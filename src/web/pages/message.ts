@@ -1,0 +1,10 @@
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+/** A plain page with a heading and a sentence: errors, "link already used", and the like. */
+export function messagePage(d: { title: string; message: string; user?: { email: string } | null; csrfToken?: string }) {
+  return layout(
+    { title: d.title, user: d.user ?? null, csrfToken: d.csrfToken },
+    html`<section class="card narrow"><h1>${d.title}</h1><p>${d.message}</p></section>`,
+  );
+}
