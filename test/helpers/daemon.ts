@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const BIN = join(REPO, 'bin/docsearch');
+/** Shared across tests so the built-in model graph is built once per machine, not per daemon. */
+export const TEST_MODEL_CACHE = join(tmpdir(), 'docsearch-test-models');
+
+export interface Daemon {
+  url: string;
+  dataDir: string;
+  /** The one-time setup link printed at first start (null once an account exists). */
+  setupUrl: string | null;
+  proc: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** SIGTERM and wait; resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Milliseconds to wait for the "listening" line. */
+  timeoutMs?: number;
+}
+
+/** Starts the built daemon (`bin/docsearch serve --port 0`) in a temp data dir and waits until it listens. */
+export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'docsearch-test-'));
+  const proc = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
+    { env: { ...process.env, ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`daemon did not start in time.\nstderr:\n${err}\nstdout:\n${out}`)), opts.timeoutMs ?? 30_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        proc.stderr!.off('data', check);
+        res(m[1]!);
+      }
+    };
+    proc.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`daemon exited with ${code} before listening.\nstderr:\n${err}`));
+    });
+  });
+  // The setup notice is written right after the listening line.
+  await new Promise((r) => setTimeout(r, 100));
+  const setup = /(http:\/\/\S+\/setup\?token=\S+)/.exec(err);
+  return {
+    url,
+    dataDir,
+    setupUrl: setup ? setup[1]! : null,
+    proc,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs `bin/docsearch <args>` to completion. */
+export function runCli(
+  args: string[],
+  opts: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res, rej) => {
+    const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      rej(new Error(`docsearch ${args.join(' ')} timed out\nstderr:\n${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr });
+    });
+    proc.stdin.end(opts.input ?? '');
+  });
+}
+
+export interface TestUser {
+  email: string;
+  password: string;
+  apiKey: string;
+}
+
+let userCounter = 0;
+
+/** Creates an account with an API key through the operator command (`docsearch users add --api-key`). */
+export async function addUser(daemon: Daemon, opts: { scopes?: string; email?: string } = {}): Promise<TestUser> {
+  const email = opts.email ?? `user${++userCounter}-${process.pid}@example.com`;
+  const password = 'correct horse battery staple';
+  const args = ['users', 'add', email, '--data-dir', daemon.dataDir, '--api-key'];
+  if (opts.scopes) args.push('--scopes', opts.scopes);
+  const res = await runCli(args, { input: `${password}\n` });
+  if (res.code !== 0) throw new Error(`users add failed (${res.code}): ${res.stderr}`);
+  return { email, password, apiKey: res.stdout.trim() };
+}
+
+/** fetch against the daemon with an optional bearer credential and JSON body. */
+export async function api(
+  daemon: Daemon,
+  path: string,
+  opts: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  }
+  const res = await fetch(daemon.url + path, { method: opts.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+export const SHARED = resolve(REPO, '../shared');
