@@ -1,0 +1,177 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { WebClient } from './web-client.js';
+
+const PASSWORD = 'first-account-password';
+const EMAIL = 'owner@example.com';
+
+describe('first-run setup link, login and logout', () => {
+  let d: Daemon;
+  beforeAll(async () => {
+    d = await startDaemon();
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  it('prints a one-time setup link on the first start', () => {
+    expect(d.setupUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/setup\?token=[A-Za-z0-9_-]{20,}$/);
+  });
+
+  it('refuses a wrong setup token', async () => {
+    const web = new WebClient(d);
+    const res = await web.get('/setup?token=not-the-token');
+    expect(res.status).toBe(404);
+    expect(res.text).toContain('This setup link has already been used or is not valid');
+    expect(res.text).not.toContain('name="password"');
+  });
+
+  it('refuses the setup form without a valid CSRF token', async () => {
+    const web = new WebClient(d);
+    const token = new URL(d.setupUrl!).searchParams.get('token')!;
+    await web.get(`/setup?token=${token}`);
+    for (const csrf of [undefined, 'forged']) {
+      const form: Record<string, string> = { token, email: EMAIL, password: PASSWORD };
+      if (csrf) form._csrf = csrf;
+      const res = await web.post('/setup', form);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('the form expired or did not come from this site');
+    }
+  });
+
+  it('creates the first account through the link exactly once and logs it in', async () => {
+    const web = new WebClient(d);
+    const page = await web.get(new URL(d.setupUrl!).pathname + new URL(d.setupUrl!).search);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Create the first account');
+    expect(page.text).toContain('name="password"');
+    const anonymous = web.sessionCookie;
+    expect(anonymous).toBeTruthy();
+
+    const token = new URL(d.setupUrl!).searchParams.get('token')!;
+    const res = await web.post('/setup', { _csrf: web.csrf, token, email: EMAIL, password: PASSWORD });
+    expect(res.status).toBe(302);
+    expect(res.location).toBe('/settings/keys');
+    // Logging in rotates the session id (no fixation).
+    expect(web.sessionCookie).toBeTruthy();
+    expect(web.sessionCookie).not.toBe(anonymous);
+    const settings = await web.get('/settings/keys');
+    expect(settings.status).toBe(200);
+    expect(settings.text).toContain(EMAIL);
+
+    // Second use: the link page and the form are both refused.
+    const again = new WebClient(d);
+    const second = await again.get(new URL(d.setupUrl!).pathname + new URL(d.setupUrl!).search);
+    expect(second.status).toBe(404);
+    expect(second.text).toContain('This setup link has already been used or is not valid');
+    await again.get('/login');
+    const replay = await again.post('/setup', { _csrf: again.csrf, token, email: 'intruder@example.com', password: 'intruder-password' });
+    expect(replay.status).toBe(404);
+    expect(replay.text).toContain('already been used');
+    const intruder = await new WebClient(d).login('intruder@example.com', 'intruder-password');
+    expect(intruder.status).toBe(401);
+  });
+
+  it('rejects a wrong password with a generic error and no session', async () => {
+    const web = new WebClient(d);
+    const res = await web.login(EMAIL, 'not-the-password');
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('Wrong email or password.');
+    expect((await web.get('/settings/keys')).location).toBe('/login?return_to=%2Fsettings%2Fkeys');
+    // An unknown email gets the very same answer (no account enumeration).
+    const unknown = await new WebClient(d).login('nobody@example.com', 'not-the-password');
+    expect(unknown.status).toBe(401);
+    expect(unknown.text).toContain('Wrong email or password.');
+  });
+
+  it('logs in, goes back to return_to, and logout ends the session only with the CSRF token', async () => {
+    const web = new WebClient(d);
+    expect((await web.get('/settings/keys')).location).toBe('/login?return_to=%2Fsettings%2Fkeys');
+    await web.get('/login?return_to=%2Fsettings%2Fkeys');
+    expect(web.lastPage).toContain('name="return_to" value="/settings/keys"');
+    const res = await web.post('/login', { _csrf: web.csrf, email: EMAIL, password: PASSWORD, return_to: '/settings/keys' });
+    expect(res.status).toBe(302);
+    expect(res.location).toBe('/settings/keys');
+    const cookie = web.sessionCookie!;
+    const settings = await web.get('/settings/keys');
+    expect(settings.status).toBe(200);
+    const csrf = web.csrf;
+
+    for (const bad of [{}, { _csrf: 'wrong' }]) {
+      const refused = await web.post('/logout', bad);
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('the form expired or did not come from this site');
+      expect((await web.get('/settings/keys')).status).toBe(200);
+    }
+
+    const out = await web.post('/logout', { _csrf: csrf });
+    expect(out.status).toBe(302);
+    expect(out.location).toBe('/login');
+    expect(web.sessionCookie).toBeUndefined();
+    // The old cookie no longer works: the session ended on the server, not only in the browser.
+    const replay = new WebClient(d);
+    replay.cookies.set('ds_session', cookie);
+    const after = await replay.get('/settings/keys');
+    expect(after.status).toBe(302);
+    expect(after.location).toBe('/login?return_to=%2Fsettings%2Fkeys');
+  });
+
+  it('does not follow a return_to that leaves the site', async () => {
+    const web = new WebClient(d);
+    await web.get('/login');
+    const res = await web.post('/login', { _csrf: web.csrf, email: EMAIL, password: PASSWORD, return_to: '//evil.example/' });
+    expect(res.status).toBe(302);
+    expect(res.location).toBe('/settings/keys');
+  });
+
+  it('prints no setup link once an account exists', async () => {
+    const second = await startDaemon({ dataDir: copyDataDir(d) });
+    try {
+      expect(second.setupUrl).toBeNull();
+      expect(second.stderr()).not.toContain('/setup?token=');
+    } finally {
+      expect(await second.stop()).toBe(0);
+      removeDir(second.dataDir);
+    }
+  });
+});
+
+/** A second daemon can't share the live data dir, so restart checks use a copy of it. */
+function copyDataDir(d: Daemon): string {
+  const copy = mkdtempSync(join(tmpdir(), 'docsearch-test-copy-'));
+  cpSync(d.dataDir, copy, { recursive: true });
+  rmSync(join(copy, 'daemon.pid'), { force: true });
+  return copy;
+}
+
+describe('login throttling', () => {
+  let d: Daemon;
+  beforeAll(async () => {
+    d = await startDaemon();
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  it('locks the account after 5 failures with 429 and Retry-After, even for the right password', async () => {
+    const user = await addUser(d);
+    const web = new WebClient(d);
+    for (let i = 0; i < 5; i++) {
+      const res = await web.login(user.email, `wrong-password-${i}`);
+      expect(res.status).toBe(401);
+      expect(res.text).toContain('Wrong email or password.');
+    }
+    const locked = await web.login(user.email, user.password);
+    expect(locked.status).toBe(429);
+    expect(locked.text).toContain('Too many failed attempts. Try again in 15 minute(s).');
+    const retryAfter = Number(locked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(14 * 60);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    expect((await web.get('/settings/keys')).status).toBe(302);
+  });
+});

@@ -1,0 +1,71 @@
+import type { Daemon } from '../helpers/daemon.js';
+
+export interface PageResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The Location header of a redirect, if any. */
+  location: string | null;
+}
+
+/**
+ * A minimal form-posting browser for the server-rendered pages: keeps cookies, never follows
+ * redirects (tests assert them), and reads the CSRF token out of the last page it saw.
+ */
+export class WebClient {
+  readonly cookies = new Map<string, string>();
+  lastPage = '';
+
+  constructor(private readonly daemon: Daemon) {}
+
+  get sessionCookie(): string | undefined {
+    return this.cookies.get('ds_session');
+  }
+
+  /** The `_csrf` value of the first form on the last page. */
+  get csrf(): string {
+    const m = /name="_csrf" value="([^"]*)"/.exec(this.lastPage);
+    if (!m) throw new Error(`no _csrf field on the last page:\n${this.lastPage.slice(0, 500)}`);
+    return m[1]!;
+  }
+
+  get(path: string): Promise<PageResponse> {
+    return this.request('GET', path);
+  }
+
+  post(path: string, form: Record<string, string | string[]>): Promise<PageResponse> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const item of Array.isArray(v) ? v : [v]) body.append(k, item);
+    return this.request('POST', path, body);
+  }
+
+  private async request(method: string, path: string, body?: URLSearchParams): Promise<PageResponse> {
+    const headers: Record<string, string> = { accept: 'text/html' };
+    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const url = path.startsWith('http') ? path : this.daemon.url + path;
+    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const text = await res.text();
+    if (res.headers.get('content-type')?.includes('text/html')) this.lastPage = text;
+    return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
+  }
+
+  /** Logs in through the login form; returns the final response of the POST. */
+  async login(email: string, password: string): Promise<PageResponse> {
+    await this.get('/login');
+    return this.post('/login', { _csrf: this.csrf, email, password, return_to: '' });
+  }
+}
+
+/** The key shown once after generating one on Settings → API Keys. */
+export function newKeyOnPage(html: string): string | null {
+  return /id="new-key" readonly value="(dsk_[0-9A-Za-z]+)"/.exec(html)?.[1] ?? null;
+}
