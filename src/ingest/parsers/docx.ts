@@ -14,6 +14,8 @@ export interface DocxOptions extends ParseOptions {
   zipLimits?: Partial<ZipLimits>;
 }
 
+export const NO_TEXT = 'no text found (empty document?)';
+
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<ParsedDocument> {
@@ -44,6 +46,7 @@ export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<
   if (doc.blocks.length === 0) doc.blocks.push(...rawXmlBlocks(parts.get('word/document.xml')));
   // altChunk parts (imported HTML) are invisible to mammoth.
   for (const [name, content] of parts) if (/\.x?html?$/i.test(name)) doc.blocks.push(...htmlBlocks(content));
+  if (doc.blocks.length === 0) doc.warnings.push(NO_TEXT);
   return doc;
 }
 

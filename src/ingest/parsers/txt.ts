@@ -46,7 +46,7 @@ export function fromText(text: string): ParsedDocument {
   }
   flush();
 
-  const doc: ParsedDocument = { blocks, warnings: [] };
+  const doc: ParsedDocument = { blocks, warnings: blocks.length ? [] : ['no text found (empty file?)'] };
   if (title !== undefined) doc.title = title;
   return doc;
 }
