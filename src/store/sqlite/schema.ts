@@ -98,6 +98,54 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface OAuthClientsTable {
+  id: string;
+  user_id: string | null;
+  name: string;
+  secret_hash: string | null;
+  is_public: number;
+  /** JSON array of exact-match redirect URIs. */
+  redirect_uris: string;
+  loopback_any_port: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OAuthGrantsTable {
+  id: string;
+  user_id: string;
+  client_id: string;
+  scopes: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  grant_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  kind: 'access' | 'refresh';
+  grant_id: string;
+  client_id: string;
+  user_id: string;
+  scopes: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -108,4 +156,8 @@ export interface Database {
   documents: DocumentsTable;
   jobs: JobsTable;
   settings: SettingsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001-accounts-projects.js';
 import * as m002 from './002-documents-jobs.js';
+import * as m003 from './003-oauth.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -9,6 +10,7 @@ import * as m002 from './002-documents-jobs.js';
 const MIGRATIONS: Record<string, Migration> = {
   '001-accounts-projects': m001,
   '002-documents-jobs': m002,
+  '003-oauth': m003,
 };
 
 export const migrationProvider: MigrationProvider = {

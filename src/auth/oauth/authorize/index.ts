@@ -1,0 +1,39 @@
+import type { ClientService } from '../clients.js';
+import { type OAuthError, toOAuthError } from '../errors.js';
+import { readParams } from '../params.js';
+import { checkClient } from './check-client.js';
+import { checkPkce } from './check-pkce.js';
+import { checkRedirectUri } from './check-redirect-uri.js';
+import { checkResponseType } from './check-response-type.js';
+import { checkScope } from './check-scope.js';
+import type { AuthorizationRequest, AuthorizeCheck, AuthorizeContext } from './request.js';
+
+/**
+ * The authorize endpoint's checks, in order. Client and redirect URI come first: until both
+ * are known good there is nowhere safe to send an error, so those failures render a page.
+ */
+const CHECKS: readonly AuthorizeCheck[] = [checkClient, checkRedirectUri, checkResponseType, checkScope, checkPkce];
+
+export const AUTHORIZE_PARAMETERS = new Set(['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method']);
+
+export type AuthorizeOutcome =
+  | { ok: true; request: AuthorizationRequest }
+  /** redirectUri null: show the error to the user, never redirect. */
+  | { ok: false; error: OAuthError; redirectUri: string | null; state: string | undefined };
+
+export async function validateAuthorizeRequest(clients: ClientService, input: unknown): Promise<AuthorizeOutcome> {
+  const raw = (input ?? {}) as Record<string, unknown>;
+  // state is echoed exactly as received (a repeated state is a parameter error, shown as a page).
+  const state = typeof raw.state === 'string' && raw.state !== '' ? raw.state : undefined;
+  const ctx: AuthorizeContext = { params: {}, clients };
+  try {
+    ctx.params = readParams(input, AUTHORIZE_PARAMETERS);
+    for (const check of CHECKS) await check(ctx);
+  } catch (err) {
+    return { ok: false, error: toOAuthError(err), redirectUri: ctx.errorRedirectUri ?? null, state };
+  }
+  return {
+    ok: true,
+    request: { client: ctx.client!, redirectUri: ctx.redirectUri!, scopes: ctx.scopes!, codeChallenge: ctx.codeChallenge ?? null, state: ctx.params.state },
+  };
+}

@@ -1,0 +1,27 @@
+import type { Scope } from '../../scopes.js';
+import type { OAuthClientRecord } from '../../../store/sqlite/oauth-clients.js';
+import type { ClientService } from '../clients.js';
+import type { OAuthParams } from '../params.js';
+
+/** What the authorize checks read and fill in, step by step (see ./index.ts for the order). */
+export interface AuthorizeContext {
+  params: OAuthParams;
+  clients: ClientService;
+  client?: OAuthClientRecord;
+  /** Where errors may be sent: set once the redirect target is known to be registered. */
+  errorRedirectUri?: string;
+  redirectUri?: string;
+  scopes?: Scope[];
+  codeChallenge?: string | null;
+}
+
+export type AuthorizeCheck = (ctx: AuthorizeContext) => void | Promise<void>;
+
+/** A request that passed every check: what the consent screen shows and the code is bound to. */
+export interface AuthorizationRequest {
+  client: OAuthClientRecord;
+  redirectUri: string;
+  scopes: Scope[];
+  codeChallenge: string | null;
+  state: string | undefined;
+}

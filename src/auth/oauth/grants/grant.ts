@@ -1,0 +1,26 @@
+import type { Clock } from '../../../core/clock.js';
+import type { OAuthClientRecord } from '../../../store/sqlite/oauth-clients.js';
+import type { OAuthStoreSet } from '../../../store/sqlite/oauth-transaction.js';
+import type { OAuthError } from '../errors.js';
+import type { OAuthParams } from '../params.js';
+import type { TokenResponse } from '../tokens.js';
+
+export interface GrantContext {
+  /** Only the parameters the grant declares (plus nothing else). */
+  params: OAuthParams;
+  /** The authenticated client. */
+  client: OAuthClientRecord;
+  stores: OAuthStoreSet;
+  now: Clock;
+}
+
+/**
+ * A grant type, oidc-provider style: its name, the parameters it reads, and a handler. Handlers
+ * return protocol failures instead of throwing them, so that a revocation decided inside the
+ * transaction (code or refresh-token reuse) is committed before the error is sent.
+ */
+export interface Grant {
+  grantType: string;
+  parameters: ReadonlySet<string>;
+  handler(ctx: GrantContext): Promise<TokenResponse | OAuthError>;
+}

@@ -1,0 +1,29 @@
+import type { Clock } from '../../core/clock.js';
+import type { OAuthStoreSet } from '../../store/sqlite/oauth-transaction.js';
+import { authenticateClient } from './client-auth.js';
+import type { ClientService } from './clients.js';
+import { isOAuthError, UnsupportedGrantType } from './errors.js';
+import { GRANTS } from './grants/index.js';
+import { readParams, requireParam } from './params.js';
+import type { TokenResponse } from './tokens.js';
+
+/**
+ * POST /api/oauth/token, protocol part: grant_type is present and supported, the client
+ * authenticates, then the grant's handler runs with only the parameters it declares
+ * (oidc-provider's actions/token.js). Throws OAuthError; the HTTP layer renders it.
+ */
+export async function handleTokenRequest(
+  deps: { clients: ClientService; stores: OAuthStoreSet; now: Clock },
+  body: unknown,
+  authorization: string | undefined,
+): Promise<TokenResponse> {
+  const params = readParams(body);
+  const grantType = requireParam(params, 'grant_type');
+  const grant = GRANTS.get(grantType);
+  if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported (supported: ${[...GRANTS.keys()].join(', ')})`);
+  const client = await authenticateClient(deps.clients, authorization, params);
+  const own = Object.fromEntries(Object.entries(params).filter(([k]) => grant.parameters.has(k)));
+  const result = await grant.handler({ params: own, client, stores: deps.stores, now: deps.now });
+  if (isOAuthError(result)) throw result;
+  return result;
+}

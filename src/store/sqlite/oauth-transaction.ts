@@ -1,0 +1,28 @@
+import type { Clock } from '../../core/clock.js';
+import type { Db } from './database.js';
+import { OAuthClientStore } from './oauth-clients.js';
+import { OAuthCodeStore } from './oauth-codes.js';
+import { OAuthTokenStore } from './oauth-tokens.js';
+
+export interface OAuthStores {
+  clients: OAuthClientStore;
+  codes: OAuthCodeStore;
+  tokens: OAuthTokenStore;
+}
+
+/**
+ * The OAuth stores, plus a way to run several steps as one SQLite transaction. Kysely's SQLite
+ * driver holds its single connection for the whole transaction, so a code or refresh token
+ * checked and consumed inside `transaction` cannot be consumed twice by concurrent requests.
+ */
+export interface OAuthStoreSet extends OAuthStores {
+  transaction<T>(fn: (stores: OAuthStores) => Promise<T>): Promise<T>;
+}
+
+export function openOAuthStores(db: Db, now: Clock): OAuthStoreSet {
+  const bind = (d: Db): OAuthStores => ({ clients: new OAuthClientStore(d, now), codes: new OAuthCodeStore(d), tokens: new OAuthTokenStore(d) });
+  return {
+    ...bind(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(bind(trx))),
+  };
+}
