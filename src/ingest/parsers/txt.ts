@@ -27,9 +27,10 @@ export function fromText(text: string): ParsedDocument {
     paragraph = [];
   };
 
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.replace(/[ \t]+$/, '');
-    const heading = HEADING.exec(line);
+  const lines = text.split('\n').map((l) => l.replace(/[ \t]+$/, ''));
+  const commentBlock = commentLines(lines);
+  lines.forEach((line, i) => {
+    const heading = commentBlock.has(i) ? null : HEADING.exec(line);
     if (heading) {
       flush();
       const level = heading[1]!.length;
@@ -43,10 +44,25 @@ export function fromText(text: string): ParsedDocument {
     } else {
       paragraph.push(line);
     }
-  }
+  });
   flush();
 
   const doc: ParsedDocument = { blocks, warnings: blocks.length ? [] : ['no text found (empty file?)'] };
   if (title !== undefined) doc.title = title;
   return doc;
+}
+
+/** Three or more consecutive "# …" lines are a comment block (scripts, licence headers), not Markdown headings. */
+function commentLines(lines: string[]): Set<number> {
+  const out = new Set<number>();
+  let runStart = -1;
+  for (let i = 0; i <= lines.length; i++) {
+    const hashed = i < lines.length && lines[i]!.startsWith('#');
+    if (hashed && runStart < 0) runStart = i;
+    if (!hashed && runStart >= 0) {
+      if (i - runStart >= 3) for (let j = runStart; j < i; j++) out.add(j);
+      runStart = -1;
+    }
+  }
+  return out;
 }

@@ -1,0 +1,256 @@
+/**
+ * Chunk stage: turns parsed blocks into passages sized in the embedder's own tokens.
+ *
+ * - A chunk never spans two sections (a section is a run of blocks with the same heading path).
+ * - Inside a section, blocks are packed greedily; a block too big for one chunk is split at sentence
+ *   boundaries, a sentence too big at word boundaries, a word too big (minified code, base64) at token boundaries.
+ * - Consecutive chunks of a section overlap by up to `overlapTokens` of whole trailing pieces.
+ * - `embedText` is a short header (document title, heading path) followed by the text; the header's tokens and
+ *   the model's special tokens come out of `maxTokens`, so what gets embedded is never truncated.
+ */
+import { splitSentences } from './sentences.js';
+import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
+
+export interface ChunkOptions {
+  tokenizer: TokenCounter;
+  /** Most tokens the embedder sees for one chunk, header and special tokens included (e.g. 256). */
+  maxTokens: number;
+  /** Tokens of trailing context repeated at the start of the next chunk in the same section. */
+  overlapTokens: number;
+  /** Document title for the contextual header (the caller's choice: parsed title or file name). */
+  title: string;
+  /** Tokens the model adds around every input ([CLS], [SEP]); default 2. */
+  specialTokens?: number;
+}
+
+interface Piece {
+  block: number;
+  start: number;
+  end: number;
+  tokens: number;
+  page: number | undefined;
+}
+
+/** The header may take at most this share of the budget; longer titles and heading paths are cut. */
+const MAX_HEADER_SHARE = 1 / 3;
+
+export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] {
+  const { tokenizer, maxTokens, overlapTokens } = opts;
+  if (!Number.isInteger(maxTokens) || maxTokens < 16) throw new TypeError('"maxTokens" must be an integer ≥ 16');
+  if (!Number.isInteger(overlapTokens) || overlapTokens < 0) throw new TypeError('"overlapTokens" must be an integer ≥ 0');
+  const special = opts.specialTokens ?? 2;
+  const chunks: Chunk[] = [];
+
+  for (const section of sections(doc.blocks)) {
+    const headings = section[0]!.headings;
+    const body = section.filter((b) => b.kind !== 'heading');
+    // A heading with nothing under it is still worth finding: its own text becomes the body (and leaves the header).
+    const blocks = body.length ? body : section;
+    const context = body.length ? headings : headings.slice(0, -1);
+    const header = makeHeader(opts.title, context, tokenizer, Math.floor(maxTokens * MAX_HEADER_SHARE));
+    const budget = maxTokens - special - tokenizer.count(header);
+
+    const pieces: Piece[] = [];
+    blocks.forEach((block, i) => {
+      for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) {
+        pieces.push({ block: i, start, end, tokens, page: block.page });
+      }
+    });
+    for (const group of pack(pieces, budget, Math.min(overlapTokens, Math.floor(budget / 2)))) {
+      emit(group, blocks, header, headings, budget, tokenizer, chunks);
+    }
+  }
+  return chunks;
+}
+
+function sections(blocks: Block[]): Block[][] {
+  const out: Block[][] = [];
+  let key = '';
+  for (const block of blocks) {
+    if (!block.text.trim()) continue;
+    const k = JSON.stringify(block.headings);
+    const current = out[out.length - 1];
+    // A heading always opens a section, even when it repeats the previous heading's text.
+    if (!current || k !== key || block.kind === 'heading') out.push([block]);
+    else current.push(block);
+    key = k;
+  }
+  return out;
+}
+
+function makeHeader(title: string, headings: string[], tokenizer: TokenCounter, limit: number): string {
+  const path = headings.filter((h) => h && h !== title).join(' > ');
+  const header = [title.trim(), path].filter((s) => s).join('\n');
+  if (!header) return '';
+  const full = `${header}\n\n`;
+  if (tokenizer.count(full) <= limit) return full;
+  return `${cutToTokens(header, limit - 1, tokenizer)}…\n\n`;
+}
+
+/** Greedy packing with overlap; each group is one chunk's pieces. */
+function pack(pieces: Piece[], budget: number, overlap: number): Piece[][] {
+  const groups: Piece[][] = [];
+  let current: Piece[] = [];
+  let tokens = 0;
+  let fresh = 0; // pieces in `current` not carried over from the previous chunk
+  for (const piece of pieces) {
+    if (current.length && tokens + piece.tokens > budget) {
+      if (fresh > 0) groups.push(current);
+      const carried: Piece[] = [];
+      let carriedTokens = 0;
+      for (let i = current.length - 1; i >= 0; i--) {
+        const p = current[i]!;
+        if (carriedTokens + p.tokens > overlap || carriedTokens + p.tokens + piece.tokens > budget) break;
+        carried.unshift(p);
+        carriedTokens += p.tokens;
+      }
+      current = carried;
+      tokens = carriedTokens;
+      fresh = 0;
+    }
+    current.push(piece);
+    tokens += piece.tokens;
+    fresh++;
+  }
+  if (fresh > 0) groups.push(current);
+  return groups;
+}
+
+function emit(
+  group: Piece[],
+  blocks: Block[],
+  header: string,
+  headings: string[],
+  budget: number,
+  tokenizer: TokenCounter,
+  out: Chunk[],
+): void {
+  // Token counts of pieces add up almost exactly (splits fall on whitespace); the real count has the last word.
+  const limit = budget + tokenizer.count(header);
+  let pieces = group;
+  const overflow: Piece[] = [];
+  for (;;) {
+    const text = render(pieces, blocks);
+    const embedText = header + text;
+    const tokenCount = tokenizer.count(embedText);
+    if (tokenCount > limit && pieces.length > 1) {
+      overflow.unshift(pieces[pieces.length - 1]!);
+      pieces = pieces.slice(0, -1);
+      continue;
+    }
+    if (text.trim()) {
+      const pages = pieces.map((p) => p.page).filter((p): p is number => p !== undefined);
+      const chunk: Chunk = { index: out.length, text, embedText, headings: [...headings], tokenCount };
+      if (pages.length) {
+        chunk.pageStart = Math.min(...pages);
+        chunk.pageEnd = Math.max(...pages);
+      }
+      out.push(chunk);
+    }
+    break;
+  }
+  if (overflow.length) emit(overflow, blocks, header, headings, budget, tokenizer, out);
+}
+
+/** The original text each piece covers, contiguous pieces of one block rejoined, blocks separated by a blank line. */
+function render(pieces: Piece[], blocks: Block[]): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < pieces.length) {
+    const first = pieces[i]!;
+    let last = first;
+    while (i + 1 < pieces.length && pieces[i + 1]!.block === first.block && pieces[i + 1]!.start >= last.end) {
+      last = pieces[++i]!;
+    }
+    parts.push(blocks[first.block]!.text.slice(first.start, last.end).trim());
+    i++;
+  }
+  return parts.filter((p) => p).join('\n\n');
+}
+
+/** Splits `text` into [start, end, tokens] ranges of at most `budget` tokens each. */
+function splitToFit(text: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
+  const trimmedStart = text.search(/\S/);
+  if (trimmedStart < 0) return [];
+  // Counting a block far longer than any chunk is wasted work; its sentences are counted anyway, and packing
+  // rejoins them when they fit together after all.
+  if (text.length <= budget * 6) {
+    const whole = tokenizer.count(text);
+    if (whole <= budget) return [[0, text.length, whole]];
+  }
+  const out: [number, number, number][] = [];
+  for (const [s, e] of splitSentences(text)) {
+    const sentence = text.slice(s, e);
+    const n = tokenizer.count(sentence);
+    if (n <= budget) out.push([s, e, n]);
+    else for (const [ws, we, wn] of splitWords(sentence, budget, tokenizer)) out.push([s + ws, s + we, wn]);
+  }
+  return out;
+}
+
+/** Word-boundary pieces for one overlong sentence; single words beyond the budget are cut at token boundaries. */
+function splitWords(text: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
+  const out: [number, number, number][] = [];
+  let start = -1;
+  let end = 0;
+  let tokens = 0;
+  for (const m of text.matchAll(/\S+/g)) {
+    const ws = m.index;
+    const we = ws + m[0].length;
+    const n = tokenizer.count(m[0]);
+    if (n > budget) {
+      if (start >= 0) out.push([start, end, tokens]);
+      start = -1;
+      tokens = 0;
+      for (const [cs, ce, cn] of cutWord(m[0], budget, tokenizer)) out.push([ws + cs, ws + ce, cn]);
+      continue;
+    }
+    if (start >= 0 && tokens + n > budget) {
+      out.push([start, end, tokens]);
+      start = -1;
+      tokens = 0;
+    }
+    if (start < 0) start = ws;
+    end = we;
+    tokens += n;
+  }
+  if (start >= 0) out.push([start, end, tokens]);
+  return out;
+}
+
+/** Cuts one long word at token offsets; a piece the tokenizer still counts too long is halved until it fits. */
+function cutWord(word: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
+  const offsets = tokenizer.encode(word).offsets.filter(([s, e]) => e > s);
+  const cuts: number[] = [0];
+  for (let i = budget; i < offsets.length; i += budget) cuts.push(offsets[i]![0]);
+  cuts.push(word.length);
+  const out: [number, number, number][] = [];
+  for (let i = 0; i + 1 < cuts.length; i++) fitRange(word, cuts[i]!, cuts[i + 1]!, budget, tokenizer, out);
+  return out;
+}
+
+function fitRange(text: string, start: number, end: number, budget: number, tokenizer: TokenCounter, out: [number, number, number][]): void {
+  if (end <= start) return;
+  const n = tokenizer.count(text.slice(start, end));
+  if (n <= budget || end - start <= 1) {
+    out.push([start, end, n]);
+    return;
+  }
+  let mid = start + Math.floor((end - start) / 2);
+  // Never cut a surrogate pair in half.
+  if (isLowSurrogate(text.charCodeAt(mid))) mid++;
+  fitRange(text, start, mid, budget, tokenizer, out);
+  fitRange(text, mid, end, budget, tokenizer, out);
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/** The longest prefix of `text` (cut at a token boundary) that counts at most `limit` tokens. */
+function cutToTokens(text: string, limit: number, tokenizer: TokenCounter): string {
+  const offsets = tokenizer.encode(text).offsets.filter(([s, e]) => e > s);
+  let end = offsets[Math.max(0, limit - 1)]?.[1] ?? text.length;
+  while (end > 0 && tokenizer.count(text.slice(0, end)) > limit) end = offsets.findLast(([, e]) => e < end)?.[1] ?? 0;
+  return text.slice(0, end).trimEnd();
+}
