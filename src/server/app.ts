@@ -39,8 +39,9 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.use(securityHeaders({ hsts: s.publicUrl().startsWith('https:') }));
   app.use(errorHandler());
   app.use(api.routes());
-  app.use(api.allowedMethods({ throw: true }));
-  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? next() : sessions(ctx, next)));
+  app.use(api.allowedMethods()); // not `throw`: koa-router 13 then omits the Allow header (errorHandler adds the body)
+  // /api/v1 ends at the API router: the pages' allowedMethods must not answer for it (it would drop Allow).
+  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : sessions(ctx, next)));
   app.use(pages.routes());
   app.use(pages.allowedMethods({ throw: true }));
   return app;

@@ -22,12 +22,17 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
  */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
-  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string };
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; name?: string };
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = CODE_FOR_STATUS[status] ?? 'invalid_request';
     const message =
-      e.type === 'entity.parse.failed' ? 'request body is not valid JSON' : e.expose !== false && e.message ? e.message : 'bad request';
+      // co-body (under koa-body) throws a SyntaxError with status 400 for unparsable or non-object JSON.
+      e.type === 'entity.parse.failed' || (status === 400 && e.name === 'SyntaxError')
+        ? 'request body is not valid JSON'
+        : e.expose !== false && e.message
+          ? e.message
+          : 'bad request';
     return new AppError(code, message, { cause: err });
   }
   return new AppError('internal_error', 'internal error', { cause: err, expose: false });
@@ -51,6 +56,8 @@ export function errorHandler(): Middleware<AppState> {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+      // allowedMethods() answers 405 with an Allow header and no body; give it the error body too.
+      if (ctx.status === 405 && ctx.body === undefined) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
     } catch (thrown) {
       const err = toAppError(thrown);
       if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
