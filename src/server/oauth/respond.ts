@@ -1,0 +1,52 @@
+import type { Context, Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { InvalidRequest, type OAuthError, toOAuthError, toOAuthWire } from '../../auth/oauth/errors.js';
+import type { AppState } from '../state.js';
+
+type Ctx = Context & { state: AppState };
+
+/** RFC 6749 §5.1: token responses (and errors) must not be cached. */
+export function noStore(ctx: Ctx): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+}
+
+/**
+ * Renders an RFC 6749 §5.2 error body here, inside the endpoint, so the global /api/v1 error
+ * handler never rewrites it into its own format. 5xx are logged and sent as server_error.
+ */
+export function sendOAuthError(ctx: Ctx, thrown: unknown): void {
+  const err: OAuthError = toOAuthError(thrown);
+  if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'oauth endpoint failed');
+  else ctx.state.log?.debug({ error: err.error, msg: err.description }, 'oauth request rejected');
+  noStore(ctx);
+  for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
+  ctx.status = err.status;
+  ctx.body = toOAuthWire(err);
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+
+/**
+ * Parses the body of the token and revocation endpoints: JSON (the spec) or form-encoded
+ * (RFC 6749, what standard client libraries send). Anything else, or a body that does not parse,
+ * is invalid_request in the RFC error format.
+ */
+export function oauthBody(): Middleware<AppState> {
+  const parse = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonStrict: true, jsonLimit: '64kb', formLimit: '64kb' }) as unknown as Middleware<AppState>;
+  return async (ctx, next) => {
+    const type = ctx.request.type;
+    if (type !== FORM && type !== JSON_TYPE) {
+      return sendOAuthError(ctx, new InvalidRequest(`the request body must be ${JSON_TYPE} or ${FORM}`));
+    }
+    try {
+      await parse(ctx, async () => undefined);
+    } catch {
+      return sendOAuthError(ctx, new InvalidRequest(type === JSON_TYPE ? 'the request body is not valid JSON' : 'the request body could not be parsed'));
+    }
+    await next();
+  };
+}
+
+export const requestBody = (ctx: Ctx): unknown => (ctx.request as { body?: unknown }).body;

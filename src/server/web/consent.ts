@@ -1,0 +1,63 @@
+import type Router from '@koa/router';
+import { AUTHORIZE_PARAMETERS } from '../../auth/oauth/authorize/index.js';
+import type { AuthorizationRequest } from '../../auth/oauth/authorize/request.js';
+import type { OAuthProvider } from '../../auth/oauth/provider.js';
+import { consentPage } from '../../web/pages/consent.js';
+import { respondAuthorizeError } from '../oauth/authorize.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { checkCsrf, formBody, formField, render, requireUser, type WebContext } from './session.js';
+
+function redirectHost(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.host || url.protocol;
+  } catch {
+    return uri;
+  }
+}
+
+/** Renders the consent screen for a checked authorization request. */
+export function showConsent(ctx: WebContext, user: { email: string }, req: AuthorizationRequest): void {
+  const params: Record<string, string> = {
+    client_id: req.client.id,
+    redirect_uri: req.redirectUri,
+    response_type: 'code',
+    scope: req.scopes.join(' '),
+  };
+  if (req.state !== undefined) params.state = req.state;
+  if (req.codeChallenge) Object.assign(params, { code_challenge: req.codeChallenge, code_challenge_method: 'S256' });
+  render(
+    ctx,
+    consentPage({
+      user,
+      csrfToken: ctx.state.session!.csrfToken,
+      app: { name: req.client.name, clientId: req.client.id },
+      redirectHost: redirectHost(req.redirectUri),
+      scopes: req.scopes,
+      params,
+    }),
+  );
+}
+
+/**
+ * POST /oauth/consent: the user's decision. The form carries the authorization request's
+ * parameters, which are checked again in full (nothing from the form is trusted), plus the
+ * session's CSRF token, so another site can't approve on the user's behalf.
+ */
+export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
+  router.post('oauth.consent', '/oauth/consent', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    checkCsrf(ctx, s);
+    const params = Object.fromEntries([...AUTHORIZE_PARAMETERS].map((k) => [k, formField(ctx, k)]).filter(([, v]) => v !== ''));
+    const outcome = await oauth.validateAuthorize(params);
+    if (!outcome.ok) {
+      if (outcome.redirectUri !== null) ctx.status = 303;
+      return respondAuthorizeError(ctx, oauth, outcome);
+    }
+    const decision = formField(ctx, 'decision');
+    ctx.status = 303; // RFC 9700 §4.11: a redirect after POST must not re-post the form
+    ctx.redirect(decision === 'approve' ? await oauth.approve(outcome.request, user.id) : oauth.deny(outcome.request));
+  });
+}

@@ -1,0 +1,52 @@
+import { isScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+export interface ConnectedRow {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  grantedAt: string;
+  lastIssuedAt: string;
+}
+
+export interface SettingsConnectedData {
+  user: { email: string };
+  csrfToken: string;
+  apps: ConnectedRow[];
+  notice?: string;
+}
+
+const day = (iso: string) => html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
+
+/** Applications the user granted access to, what each may do, and a revoke button. */
+export function settingsConnectedPage(d: SettingsConnectedData) {
+  const rows = d.apps.map(
+    (a) => html`<tr data-client-id="${a.clientId}">
+  <td>${a.name}</td>
+  <td><ul class="scopes">${a.scopes.map((s) => html`<li>${isScope(s) ? SCOPE_DESCRIPTIONS[s] : s} <code class="muted">${s}</code></li>`)}</ul></td>
+  <td>${day(a.grantedAt)}</td>
+  <td>${day(a.lastIssuedAt)}</td>
+  <td><form method="post" action="/settings/connected/${a.clientId}/revoke" class="inline">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <button type="submit" class="danger">Revoke access</button>
+  </form></td>
+</tr>`,
+  );
+  return layout(
+    { title: 'Connected apps', user: d.user, csrfToken: d.csrfToken, active: 'connected' },
+    html`<section class="card">
+  <h1>Connected apps</h1>
+  <p>Applications you allowed to use your docsearch account. Revoking access ends their tokens at once.</p>
+  ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
+  ${
+    d.apps.length === 0
+      ? html`<p class="muted">No application has access to your account.</p>`
+      : html`<table class="connected">
+  <thead><tr><th>Application</th><th>May</th><th>Allowed</th><th>Last token</th><th></th></tr></thead>
+  <tbody>${rows}</tbody>
+</table>`
+  }
+</section>`,
+  );
+}
