@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, EXIT } from './cli/errors.js';
 import { type IO, processIO } from './cli/io.js';
 import { VERSION } from './core/version.js';
+import { clientsCommand } from './server/commands/clients.js';
 import { serveCommand } from './server/commands/serve.js';
 import { usersCommand } from './server/commands/users.js';
 
@@ -29,6 +30,7 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     .addHelpText('after', EXIT_CODES_HELP);
   program.addCommand(serveCommand(io, (p) => (pending = p)));
   program.addCommand(usersCommand(io));
+  program.addCommand(clientsCommand(io));
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
   try {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AccountService } from '../auth/accounts.js';
 import { ApiKeyService } from '../auth/api-keys.js';
+import { OAuthProvider } from '../auth/oauth/provider.js';
 import { WebSessionService } from '../auth/web-sessions.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { VERSION } from '../core/version.js';
@@ -11,6 +12,7 @@ import { VectorStore } from '../store/lancedb/connection.js';
 import { ApiKeyStore } from '../store/sqlite/api-keys.js';
 import { openSqlite } from '../store/sqlite/database.js';
 import { LoginAttemptStore } from '../store/sqlite/login-attempts.js';
+import { openOAuthStores } from '../store/sqlite/oauth-transaction.js';
 import { ProjectStore } from '../store/sqlite/projects.js';
 import { SessionStore } from '../store/sqlite/sessions.js';
 import { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
@@ -19,6 +21,7 @@ import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { createLogger, type Logger } from './logger.js';
+import { oauthRouters } from './oauth/index.js';
 import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
 
@@ -67,6 +70,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     );
     const apiKeys = new ApiKeyService(new ApiKeyStore(sqlite.db, now), now);
     const webSessions = new WebSessionService(new SessionStore(sqlite.db, now));
+    const oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
 
     const services: Services = {
@@ -80,7 +84,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       projects,
       projectRemoval: { remove: async (userId, projectId) => void (await projects.delete(userId, projectId)) },
       webSessions,
-      bearerResolvers: [(credential) => apiKeys.resolve(credential)],
+      bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
       healthProbes: {
         database: async () => {
           sqlite.raw.prepare('SELECT 1').get();
@@ -93,7 +97,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       },
     };
 
-    const app = createApp(services, { routes: apiRoutes(services) });
+    const app = createApp(services, { routes: apiRoutes(services), extraRouters: [oauthRouters(oauth)] });
     const server: Server = createServer(app.callback());
     server.keepAliveTimeout = 5000;
     server.requestTimeout = 15 * 60_000; // uploads of large files over slow links
@@ -111,6 +115,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
 
     const maintenance = setInterval(() => {
       webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
+      oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed'));
     }, HOUR);
     maintenance.unref();
     cleanups.push(() => clearInterval(maintenance));

@@ -12,6 +12,8 @@ export function layout(data: LayoutData, body: Html): Html {
   const nav = data.user
     ? html`<nav class="top">
         <a href="/settings/keys" class="${data.active === 'keys' ? 'active' : ''}">API Keys</a>
+        <a href="/settings/applications" class="${data.active === 'applications' ? 'active' : ''}">Applications</a>
+        <a href="/settings/connected" class="${data.active === 'connected' ? 'active' : ''}">Connected apps</a>
         <span class="spacer"></span>
         <span class="who">${data.user.email}</span>
         <form method="post" action="/logout" class="inline">
