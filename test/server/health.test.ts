@@ -1,0 +1,65 @@
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+
+describe('GET|HEAD /api/v1/health', () => {
+  let d: Daemon;
+  beforeAll(async () => {
+    d = await startDaemon();
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  it('needs no credential and lists every component as up', async () => {
+    const res = await api(d, '/api/v1/health');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(res.body.components).toMatchObject({ database: { status: 'up' }, vector_store: { status: 'up' } });
+    for (const c of Object.values(res.body.components) as { status: string }[]) expect(c.status).toBe('up');
+  });
+
+  it('ignores a credential, even a bad one', async () => {
+    expect((await api(d, '/api/v1/health', { token: 'dsk_not-a-key' })).status).toBe(200);
+  });
+
+  it('answers HEAD with the status and no body', async () => {
+    const res = await fetch(`${d.url}/api/v1/health`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('reveals no counts, paths or secrets to anonymous callers', async () => {
+    const u = await addUser(d);
+    await api(d, '/api/v1/projects', { token: u.apiKey, body: { name: 'secret project' } });
+    const text = JSON.stringify((await api(d, '/api/v1/health')).body);
+    expect(text).not.toContain(d.dataDir);
+    expect(text).not.toContain(u.email);
+    expect(text).not.toContain('secret project');
+    expect(text).not.toMatch(/count/i);
+  });
+
+  it('turns 503 degraded while the vector store is unavailable, and recovers', async () => {
+    const dir = join(d.dataDir, 'lancedb');
+    const away = join(d.dataDir, 'lancedb.away');
+    renameSync(dir, away);
+    try {
+      const res = await api(d, '/api/v1/health');
+      expect(res.status).toBe(503);
+      expect(res.body.status).toBe('degraded');
+      expect(res.body.components.vector_store.status).toBe('down');
+      expect(res.body.components.database.status).toBe('up');
+      const head = await fetch(`${d.url}/api/v1/health`, { method: 'HEAD' });
+      expect(head.status).toBe(503);
+    } finally {
+      renameSync(away, dir);
+    }
+    const back = await api(d, '/api/v1/health');
+    expect(back.status).toBe(200);
+    expect(back.body.status).toBe('ok');
+  });
+});
