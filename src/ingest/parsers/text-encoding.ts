@@ -81,7 +81,7 @@ function fromBom(bytes: Uint8Array): DecodedText | null {
 function detect(bytes: Uint8Array, partial: boolean): DecodedText | null {
   const sample = bytes.subarray(0, SAMPLE_BYTES);
 
-  const utf16 = utf16Parity(sample);
+  const utf16 = utf16Parity(sample) ?? utf16HighBytes(sample);
   if (utf16 !== null) {
     const even = bytes.length % 2 === 0 ? bytes : bytes.subarray(0, bytes.length - 1);
     return { text: new TextDecoder(utf16).decode(even), encoding: utf16 };
@@ -149,6 +149,30 @@ function utf16Parity(sample: Uint8Array): 'utf-16le' | 'utf-16be' | null {
   }
   if (oddZero / pairs > 0.3 && evenZero / pairs < 0.02) return 'utf-16le';
   if (evenZero / pairs > 0.3 && oddZero / pairs < 0.02) return 'utf-16be';
+  return null;
+}
+
+/**
+ * UTF-16 without a BOM in a non-Latin script has no zero bytes (Cyrillic is 04xx), but its high bytes take only a
+ * handful of values while the low bytes vary. Accepted only when the decoded text is clean.
+ */
+function utf16HighBytes(sample: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (sample.length < 16) return null;
+  for (const [parity, encoding] of [[1, 'utf-16le'], [0, 'utf-16be']] as const) {
+    const high = new Map<number, number>();
+    const low = new Set<number>();
+    let n = 0;
+    for (let i = 0; i + 1 < sample.length; i += 2) {
+      const h = sample[i + parity]!;
+      high.set(h, (high.get(h) ?? 0) + 1);
+      low.add(sample[i + 1 - parity]!);
+      n++;
+    }
+    const top = [...high.values()].sort((a, b) => b - a).slice(0, 3).reduce((a, b) => a + b, 0);
+    if (top / n < 0.9 || low.size < 8) continue;
+    const text = new TextDecoder(encoding).decode(sample.subarray(0, sample.length - (sample.length % 2)));
+    if (!text.includes('\uFFFD') && !isBinary(text)) return encoding;
+  }
   return null;
 }
 

@@ -1,0 +1,145 @@
+/**
+ * Small documents built in code for the ingest tests: a hand-written PDF (correct xref offsets), a zip writer
+ * for DOCX packages, and a minimal WordprocessingML body. Nothing here is copied from third-party files.
+ */
+import { crc32, deflateRawSync } from 'node:zlib';
+
+/** A PDF with one page per entry; each line is drawn with Helvetica at `size`, 16 pt apart, from the top. */
+export function makePdf(pages: { lines: string[]; size?: number; x?: number }[][], opts: { title?: string } = {}): Buffer {
+  const objects: string[] = [];
+  const add = (body: string): number => {
+    objects.push(body);
+    return objects.length;
+  };
+  const catalog = add(''); // filled below
+  const pagesObj = add('');
+  const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const kids: number[] = [];
+  for (const columns of pages) {
+    let stream = '';
+    for (const col of columns) {
+      const size = col.size ?? 11;
+      let y = 740;
+      for (const line of col.lines) {
+        stream += `BT /F1 ${size} Tf ${col.x ?? 72} ${y} Td (${escapePdf(line)}) Tj ET\n`;
+        y -= size * 1.45;
+      }
+    }
+    const content = add(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}endstream`);
+    kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >> /Contents ${content} 0 R >>`));
+  }
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
+  objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
+  const info = opts.title ? add(`<< /Title (${escapePdf(opts.title)}) >>`) : 0;
+
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${info ? ` /Info ${info} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+function escapePdf(s: string): string {
+  return s.replace(/[\\()]/g, (c) => `\\${c}`);
+}
+
+/** A zip archive (deflated entries) from name → content. */
+export function makeZip(files: Record<string, string | Buffer>): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, content] of Object.entries(files)) {
+    const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+    const packed = deflateRawSync(data);
+    const nameBuf = Buffer.from(name, 'utf8');
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBuf.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBuf.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBuf, packed);
+    centrals.push(central, nameBuf);
+    offset += local.length + nameBuf.length + packed.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(centrals.length / 2, 8);
+  end.writeUInt16LE(centrals.length / 2, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+}
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+
+/** Paragraph XML: `style` is a built-in style id such as Heading1; `list` makes it a numbered item. */
+export function para(text: string, opts: { style?: string; list?: boolean; footnote?: number } = {}): string {
+  const pPr = opts.style || opts.list
+    ? `<w:pPr>${opts.style ? `<w:pStyle w:val="${opts.style}"/>` : ''}${opts.list ? '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>' : ''}</w:pPr>`
+    : '';
+  const ref = opts.footnote ? `<w:r><w:footnoteReference w:id="${opts.footnote}"/></w:r>` : '';
+  return `<w:p>${pPr}<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r>${ref}</w:p>`;
+}
+
+export function table(rows: string[][]): string {
+  return `<w:tbl>${rows.map((r) => `<w:tr>${r.map((c) => `<w:tc>${para(c)}</w:tc>`).join('')}</w:tr>`).join('')}</w:tbl>`;
+}
+
+/** A complete .docx: body XML plus optional footnotes, with the styles and numbering the helpers refer to. */
+export function makeDocx(body: string, footnotes: Record<number, string> = {}): Buffer {
+  const headingStyles = [1, 2, 3]
+    .map((n) => `<w:style w:type="paragraph" w:styleId="Heading${n}"><w:name w:val="heading ${n}"/></w:style>`)
+    .join('');
+  const files: Record<string, string> = {
+    '[Content_Types].xml':
+      '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+      '<Default Extension="xml" ContentType="application/xml"/>' +
+      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    '_rels/.rels':
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    'word/_rels/document.xml.rels':
+      '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>' +
+      '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering" Target="numbering.xml"/>' +
+      '<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes" Target="footnotes.xml"/></Relationships>',
+    'word/styles.xml': `<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="${W}">${headingStyles}</w:styles>`,
+    'word/numbering.xml':
+      `<?xml version="1.0" encoding="UTF-8"?><w:numbering xmlns:w="${W}"><w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum>` +
+      '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>',
+    'word/footnotes.xml':
+      `<?xml version="1.0" encoding="UTF-8"?><w:footnotes xmlns:w="${W}">` +
+      Object.entries(footnotes).map(([id, text]) => `<w:footnote w:id="${id}">${para(text)}</w:footnote>`).join('') +
+      '</w:footnotes>',
+    'word/document.xml': `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>`,
+  };
+  return makeZip(files);
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+}

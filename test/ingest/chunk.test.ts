@@ -1,0 +1,119 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chunkDocument } from '../../src/ingest/chunk.js';
+import { splitSentences } from '../../src/ingest/sentences.js';
+import type { Block, ParsedDocument, TokenCounter } from '../../src/ingest/types.js';
+import { loadMiniLmTokenizer } from './minilm-tokenizer.js';
+
+let tokenizer: TokenCounter;
+beforeAll(() => {
+  tokenizer = loadMiniLmTokenizer();
+});
+
+const sentence = (i: number): string => `Sentence number ${i} explains one more detail about hybrid search engines.`;
+const paragraph = (from: number, n: number): string => Array.from({ length: n }, (_, i) => sentence(from + i)).join(' ');
+
+function doc(blocks: Block[]): ParsedDocument {
+  return { blocks, warnings: [] };
+}
+
+describe('chunkDocument', () => {
+  it('fits every chunk, header and special tokens included, into maxTokens', () => {
+    const d = doc([{ text: paragraph(0, 80), headings: ['Guide', 'Search'], kind: 'paragraph', page: 3 }]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 128, overlapTokens: 20, title: 'Manual' });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks) {
+      expect(tokenizer.count(c.embedText) + 2).toBeLessThanOrEqual(128);
+      expect(c.tokenCount).toBe(tokenizer.count(c.embedText));
+      expect(c.embedText).toBe(`Manual\nGuide > Search\n\n${c.text}`);
+      expect(c.pageStart).toBe(3);
+      expect(c.pageEnd).toBe(3);
+      expect(c.headings).toEqual(['Guide', 'Search']);
+    }
+    expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
+  });
+
+  it('splits at sentence boundaries and overlaps consecutive chunks', () => {
+    const d = doc([{ text: paragraph(0, 40), headings: [], kind: 'paragraph' }]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 100, overlapTokens: 20, title: '' });
+    for (const c of chunks) {
+      expect(c.text).toMatch(/^Sentence number \d+/);
+      expect(c.text).toMatch(/engines\.$/);
+    }
+    for (let i = 1; i < chunks.length; i++) {
+      const lastOfPrevious = chunks[i - 1]!.text.split(/(?<=\.) /).pop()!;
+      expect(chunks[i]!.text.startsWith(lastOfPrevious)).toBe(true);
+    }
+    const all = new Set(chunks.flatMap((c) => c.text.match(/number \d+/g)!));
+    expect(all.size).toBe(40);
+  });
+
+  it('never puts two sections in one chunk and keeps page spans', () => {
+    const d = doc([
+      { text: 'Alpha', headings: ['Alpha'], kind: 'heading', page: 1 },
+      { text: 'Alpha body on page one.', headings: ['Alpha'], kind: 'paragraph', page: 1 },
+      { text: 'Alpha body on page two.', headings: ['Alpha'], kind: 'paragraph', page: 2 },
+      { text: 'Beta', headings: ['Beta'], kind: 'heading', page: 2 },
+      { text: 'Beta body.', headings: ['Beta'], kind: 'paragraph', page: 2 },
+    ]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 256, overlapTokens: 32, title: 'Doc' });
+    expect(chunks.map((c) => [c.text, c.headings, c.pageStart, c.pageEnd])).toEqual([
+      ['Alpha body on page one.\n\nAlpha body on page two.', ['Alpha'], 1, 2],
+      ['Beta body.', ['Beta'], 2, 2],
+    ]);
+    expect(chunks[0]!.embedText).toBe('Doc\nAlpha\n\nAlpha body on page one.\n\nAlpha body on page two.');
+  });
+
+  it('keeps a heading with nothing under it as its own chunk', () => {
+    const d = doc([
+      { text: 'Appendix', headings: ['Appendix'], kind: 'heading' },
+      { text: 'Appendix A', headings: ['Appendix', 'Appendix A'], kind: 'heading' },
+      { text: 'Details.', headings: ['Appendix', 'Appendix A'], kind: 'paragraph' },
+    ]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 64, overlapTokens: 8, title: 'T' });
+    expect(chunks.map((c) => c.embedText)).toEqual(['T\n\nAppendix', 'T\nAppendix > Appendix A\n\nDetails.']);
+  });
+
+  it('cuts a 144k-character line without spaces into fitting chunks that cover it all', () => {
+    const line = Array.from({ length: 9000 }, (_, i) => `.c${i}{color:#${(i * 2654435761 % 0xffffff).toString(16)}}`).join('');
+    const d = doc([{ text: line, headings: [], kind: 'paragraph' }]);
+    const started = performance.now();
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 256, overlapTokens: 0, title: 'style.css' });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    for (const c of chunks) expect(c.tokenCount + 2).toBeLessThanOrEqual(256);
+    expect(chunks.map((c) => c.text).join('')).toBe(line);
+  });
+
+  it('shortens an overlong header instead of starving the text', () => {
+    const title = 'A very long title '.repeat(40);
+    const d = doc([{ text: paragraph(0, 10), headings: [], kind: 'paragraph' }]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 96, overlapTokens: 0, title });
+    for (const c of chunks) {
+      expect(c.tokenCount + 2).toBeLessThanOrEqual(96);
+      expect(tokenizer.count(c.text)).toBeGreaterThan(30);
+    }
+  });
+
+  it('returns no chunks for a document without text', () => {
+    expect(chunkDocument(doc([]), { tokenizer, maxTokens: 256, overlapTokens: 32, title: 'x' })).toEqual([]);
+  });
+
+  it('rejects nonsensical sizes', () => {
+    expect(() => chunkDocument(doc([]), { tokenizer, maxTokens: 4, overlapTokens: 0, title: '' })).toThrow(/maxTokens/);
+    expect(() => chunkDocument(doc([]), { tokenizer, maxTokens: 64, overlapTokens: -1, title: '' })).toThrow(/overlapTokens/);
+  });
+});
+
+describe('splitSentences', () => {
+  it('returns trimmed sentence ranges', () => {
+    const text = 'First one. Second one?  Third!\nFourth';
+    expect(splitSentences(text).map(([s, e]) => text.slice(s, e))).toEqual(['First one.', 'Second one?', 'Third!', 'Fourth']);
+  });
+
+  it('handles long text quickly and covers all of it', () => {
+    const text = paragraph(0, 3000);
+    const started = performance.now();
+    const ranges = splitSentences(text);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(ranges.length).toBe(3000);
+  });
+});
