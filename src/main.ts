@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerClientCommands } from './cli/commands/index.js';
 import { CliError, EXIT } from './cli/errors.js';
 import { type IO, processIO } from './cli/io.js';
 import { VERSION } from './core/version.js';
@@ -28,6 +29,7 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .exitOverride()
     .addHelpText('after', EXIT_CODES_HELP);
+  registerClientCommands(program, io);
   program.addCommand(serveCommand(io, (p) => (pending = p)));
   program.addCommand(usersCommand(io));
   program.addCommand(clientsCommand(io));

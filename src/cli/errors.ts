@@ -4,6 +4,14 @@
  */
 export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
 
+/** The exit-code table as shown in `--help`, README and docs/cli.md. */
+export const EXIT_CODE_TABLE: ReadonlyArray<readonly [number, string]> = [
+  [EXIT.ok, 'success'],
+  [EXIT.error, 'error (a request failed, a file failed to ingest, the server is unreachable)'],
+  [EXIT.usage, 'usage error (bad flags or arguments, or a confirmation needed `--yes`)'],
+  [EXIT.auth, 'authentication needed (run `docsearch login`, or set DOCSEARCH_TOKEN)'],
+];
+
 export class CliError extends Error {
   override name = 'CliError';
   constructor(
@@ -22,9 +30,33 @@ export class UsageError extends CliError {
   }
 }
 
+export const LOGIN_HINT = 'run `docsearch login` (or set DOCSEARCH_TOKEN to an API key)';
+
 export class AuthRequiredError extends CliError {
   override name = 'AuthRequiredError';
-  constructor(message = 'not logged in', hint = 'run `docsearch login` (or set DOCSEARCH_TOKEN to an API key)') {
+  constructor(message = 'not logged in', hint = LOGIN_HINT) {
     super(message, EXIT.auth, hint);
+  }
+}
+
+/** The user answered "no" to a confirmation or pressed Ctrl-C at a prompt. */
+export class CancelledError extends CliError {
+  override name = 'CancelledError';
+  constructor(message = 'cancelled') {
+    super(message, EXIT.error);
+  }
+}
+
+/** A non-2xx answer from the API, carrying the server's code and request id for bug reports. */
+export class ApiError extends CliError {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    readonly requestId: string | undefined,
+    hint?: string,
+  ) {
+    super(message, EXIT.error, hint);
   }
 }

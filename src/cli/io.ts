@@ -13,9 +13,69 @@ export const processIO = (): IO => ({ stdin: process.stdin, stdout: process.stdo
 /** Prompts only where a person can answer: stdin and stderr are terminals and this is not CI. */
 export const canPrompt = (io: IO): boolean => Boolean(io.stdin.isTTY && io.stderr.isTTY) && !io.env.CI;
 
+/** Whether stdout is a terminal: decides aligned tables, relative times and bold highlights. */
+export const isStdoutTTY = (io: IO): boolean => Boolean(io.stdout.isTTY);
+
+/** Progress bars only where they can be redrawn: stderr is a terminal. */
+export const isStderrTTY = (io: IO): boolean => Boolean(io.stderr.isTTY);
+
+/** ANSI styling, only on a terminal and never with NO_COLOR (https://no-color.org). */
+export function styles(io: IO, stream: 'stdout' | 'stderr' = 'stdout') {
+  const on = Boolean(io[stream].isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
+  const wrap = (open: string, close: string) => (s: string) => (on ? `\x1b[${open}m${s}\x1b[${close}m` : s);
+  return { enabled: on, bold: wrap('1', '22'), dim: wrap('2', '22'), red: wrap('31', '39'), green: wrap('32', '39'), yellow: wrap('33', '39') };
+}
+
+/** Data for scripts: one JSON document on stdout and nothing else (`--json`). */
+export function writeJson(io: IO, data: unknown): void {
+  io.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+}
+
+export function writeOut(io: IO, line: string): void {
+  io.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
+}
+
+/** Notices and progress lines go to stderr so stdout stays clean for data. */
+export function notice(io: IO, line: string): void {
+  io.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+}
+
 /** Reads all of stdin as text (passwords and tokens piped in by scripts). */
 export async function readStdin(io: IO): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Resolves with the first non-empty line typed or piped on stdin, or null at end of input.
+ * Used where a pasted value races another event (the login callback), so it can be abandoned.
+ */
+export function readLine(io: IO, signal?: AbortSignal): Promise<string | null> {
+  return new Promise((resolve) => {
+    let buf = '';
+    const finish = (value: string | null) => {
+      io.stdin.off('data', onData);
+      io.stdin.off('end', onEnd);
+      signal?.removeEventListener('abort', onAbort);
+      io.stdin.pause();
+      resolve(value);
+    };
+    const onData = (chunk: Buffer | string) => {
+      buf += chunk.toString();
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) return finish(line);
+      }
+    };
+    const onEnd = () => finish(buf.trim() || null);
+    const onAbort = () => finish(null);
+    if (signal?.aborted) return resolve(null);
+    signal?.addEventListener('abort', onAbort);
+    io.stdin.on('data', onData);
+    io.stdin.on('end', onEnd);
+    io.stdin.resume();
+  });
 }

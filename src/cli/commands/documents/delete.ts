@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import type { DocumentRecord } from '../../api-types.js';
+import type { Context } from '../../context.js';
+import { notice, writeJson } from '../../io.js';
+import { defineCommand } from '../shared/command.js';
+import { confirmDestructive } from '../shared/confirm.js';
+
+export interface DeleteOptions {
+  ids: string[];
+  yes: boolean;
+  json: boolean;
+}
+
+export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
+  const http = ctx.http();
+  // Look each one up first: a typo fails before anything is deleted, and the prompt can name the files.
+  const docs = await Promise.all(opts.ids.map((id) => http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(id)}`)));
+  const names = docs.map((d) => d.filename).join(', ');
+  await confirmDestructive(ctx.io, `Delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}?`, opts.yes, 'delete');
+  for (const d of docs) {
+    await http.delete(`/api/v1/documents/${encodeURIComponent(d.id)}`);
+    if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id})`);
+  }
+  if (opts.json) writeJson(ctx.io, { deleted: docs.map((d) => d.id) });
+}
+
+export function build(ctx: Context, runF: typeof run = run): Command {
+  return defineCommand('delete', {
+    summary: 'delete documents (their chunks leave the index at once)',
+    description: 'Delete documents; their chunks leave the search index at once. Asks first on a terminal; elsewhere --yes is required.',
+    examples: ['docsearch documents delete doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents delete doc_a doc_b --yes'],
+  })
+    .argument('<ids...>', 'document ids')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((ids: string[], flags: { yes?: boolean }) => runF({ ids, yes: Boolean(flags.yes), json: Boolean(ctx.globals().json) }, ctx));
+}

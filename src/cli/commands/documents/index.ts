@@ -1,0 +1,16 @@
+import type { Context } from '../../context.js';
+import { defineCommand } from '../shared/command.js';
+import * as del from './delete.js';
+import * as list from './list.js';
+import * as show from './show.js';
+
+/** `docsearch documents`: wiring only; `list` runs when no verb is given. */
+export function documentsCommand(ctx: Context) {
+  const group = defineCommand('documents', {
+    summary: 'list, show and delete uploaded documents',
+    examples: ['docsearch documents', 'docsearch documents list --status failed', 'docsearch documents delete doc_0m1abc2de3FgHiJkLmNoPq --yes'],
+  });
+  group.addCommand(list.build(ctx), { isDefault: true });
+  for (const c of [show, del]) group.addCommand(c.build(ctx));
+  return group;
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { DocumentRecord } from '../../api-types.js';
+import type { Context } from '../../context.js';
+import { writeJson } from '../../io.js';
+import { printFields } from '../../output/table.js';
+import { defineCommand } from '../shared/command.js';
+
+export interface ShowOptions {
+  id: string;
+  json: boolean;
+}
+
+export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
+  const d = await ctx.http().get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(opts.id)}`);
+  if (opts.json) return writeJson(ctx.io, d);
+  printFields(
+    ctx.io,
+    [
+      ['id', d.id],
+      ['filename', d.filename],
+      ['project', d.project_id],
+      ['status', d.status],
+      ['progress', d.progress === undefined ? undefined : `${Math.round(d.progress * 100)}%`],
+      ['type', d.content_type],
+      ['size', { bytes: d.size_bytes }],
+      ['pages', d.pages],
+      ['chunks', d.chunk_count],
+      ['sha256', d.sha256],
+      ['warnings', d.warnings?.length ? d.warnings.join('; ') : undefined],
+      ['error', d.error],
+      ['created', { time: d.created_at ?? null }],
+      ['updated', { time: d.updated_at ?? null }],
+    ],
+    ctx.now(),
+  );
+}
+
+export function build(ctx: Context, runF: typeof run = run): Command {
+  return defineCommand('show', {
+    summary: 'show one document, its status, warnings and error',
+    examples: ['docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq --json'],
+  })
+    .argument('<id>', 'document id')
+    .action((id: string) => runF({ id, json: Boolean(ctx.globals().json) }, ctx));
+}

@@ -1,0 +1,36 @@
+import { type Command, Option } from 'commander';
+import { type Context, createContext, DEFAULT_SERVER } from '../context.js';
+import type { IO } from '../io.js';
+import * as login from './auth/login.js';
+import * as logout from './auth/logout.js';
+import * as whoami from './auth/whoami.js';
+import * as completion from './completion.js';
+import { documentsCommand } from './documents/index.js';
+import { keysCommand } from './keys/index.js';
+import { projectsCommand } from './projects/index.js';
+import * as search from './search.js';
+import * as upload from './upload.js';
+
+/** Applies the program's output and exit handling to a command and everything below it. */
+function inheritOutput(cmd: Command, io: IO): void {
+  cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  for (const c of cmd.commands) inheritOutput(c, io);
+}
+
+/**
+ * Adds the global client options and the client commands (login … completion) to the program.
+ * The Context is lazy: nothing here reads config, credentials or the network until a command runs.
+ */
+export function registerClientCommands(program: Command, io: IO, overrides: Partial<Context> = {}): Context {
+  program
+    .addOption(new Option('--server <url>', `server URL (env DOCSEARCH_URL; default: the server you logged in to, else ${DEFAULT_SERVER})`))
+    .addOption(new Option('--token <token>', 'API key or access token to use instead of the stored login (env DOCSEARCH_TOKEN)'))
+    .option('--json', 'machine-readable JSON on stdout, nothing else');
+  const ctx = createContext(io, program, overrides);
+  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), completion.build(ctx)];
+  for (const c of commands) {
+    inheritOutput(c, io);
+    program.addCommand(c);
+  }
+  return ctx;
+}

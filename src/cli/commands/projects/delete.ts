@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { notice, writeJson } from '../../io.js';
+import { defineCommand } from '../shared/command.js';
+import { confirmDestructive } from '../shared/confirm.js';
+import { resolveProject } from '../shared/resolve-project.js';
+
+export interface DeleteOptions {
+  project: string;
+  yes: boolean;
+  json: boolean;
+}
+
+export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
+  const p = await resolveProject(ctx, opts.project);
+  await confirmDestructive(ctx.io, `Delete project "${p.name}" and its ${p.document_count} document(s)?`, opts.yes, 'delete');
+  await ctx.http().delete(`/api/v1/projects/${encodeURIComponent(p.id)}`);
+  if (opts.json) return writeJson(ctx.io, { deleted: p.id });
+  notice(ctx.io, `deleted project ${p.name} (${p.id})`);
+}
+
+export function build(ctx: Context, runF: typeof run = run): Command {
+  return defineCommand('delete', {
+    summary: 'delete a project and every document in it',
+    description: 'Delete a project and every document in it. Asks first on a terminal; elsewhere --yes is required. The default project cannot be deleted.',
+    examples: ['docsearch projects delete old-handbook', 'docsearch projects delete prj_0m1abc2de3FgHiJkLmNoPq --yes'],
+  })
+    .argument('<project>', 'project name or id')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action((project: string, flags: { yes?: boolean }) => runF({ project, yes: Boolean(flags.yes), json: Boolean(ctx.globals().json) }, ctx));
+}

@@ -1,0 +1,54 @@
+import type { Project } from '../../api-types.js';
+import type { Context } from '../../context.js';
+import { CancelledError, CliError } from '../../errors.js';
+import type { ApiClient } from '../../http.js';
+import { canPrompt, notice } from '../../io.js';
+
+/** Every project of the caller, following next_cursor. */
+export async function listAllProjects(http: ApiClient): Promise<Project[]> {
+  const all: Project[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await http.get<{ projects: Project[]; next_cursor: string | null }>('/api/v1/projects', { query: { limit: 100, cursor } });
+    all.push(...page.projects);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+/** A project by exact id, else by name (case-insensitive, as the server keeps names unique). */
+export function findProject(projects: Project[], ref: string): Project | undefined {
+  return projects.find((p) => p.id === ref) ?? projects.find((p) => p.name.toLowerCase() === ref.toLowerCase());
+}
+
+export interface ResolveOptions {
+  /** `--create-project`: create a missing name without asking. */
+  create?: boolean;
+  /** May offer to create it on a terminal (upload); commands that act on an existing project pass false. */
+  offerCreate?: boolean;
+}
+
+export async function resolveProject(ctx: Context, ref: string, opts: ResolveOptions = {}): Promise<Project> {
+  const http = ctx.http();
+  const found = findProject(await listAllProjects(http), ref);
+  if (found) return found;
+  if (opts.offerCreate) {
+    let create = opts.create ?? false;
+    if (!create && canPrompt(ctx.io)) {
+      const { confirm } = await import('@inquirer/prompts');
+      try {
+        create = await confirm({ message: `Project "${ref}" does not exist on ${http.baseUrl}. Create it?`, default: true }, { input: ctx.io.stdin, output: ctx.io.stderr });
+      } catch {
+        throw new CancelledError();
+      }
+      if (!create) throw new CancelledError();
+    }
+    if (create) {
+      const project = await http.post<Project>('/api/v1/projects', { name: ref });
+      notice(ctx.io, `created project ${project.name} (${project.id})`);
+      return project;
+    }
+    throw new CliError(`project "${ref}" not found on ${http.baseUrl}`, undefined, `create it with \`docsearch projects create ${JSON.stringify(ref)}\`, or pass --create-project`);
+  }
+  throw new CliError(`project "${ref}" not found on ${http.baseUrl}`, undefined, 'see your projects with `docsearch projects list`');
+}

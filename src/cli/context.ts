@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import { VERSION } from '../core/version.js';
+import { bearerToken, type SessionDeps } from './auth/session.js';
+import { type Browser, systemBrowser } from './browser.js';
+import { CliConfig } from './config.js';
+import { type CredentialStore, createCredentialStore } from './credentials.js';
+import { UsageError } from './errors.js';
+import { ApiClient } from './http.js';
+import type { IO } from './io.js';
+
+/**
+ * The address `docsearch serve` listens on by default. Duplicated from DEFAULT_PORT in
+ * src/server/config.ts on purpose: cli/ talks HTTP only and imports nothing from server/.
+ */
+export const DEFAULT_SERVER = 'http://127.0.0.1:7411';
+
+/** Options every client command accepts (declared on the root program). */
+export interface GlobalOptions {
+  server?: string;
+  json?: boolean;
+  token?: string;
+  debug?: boolean;
+}
+
+export type ServerSource = '--server' | 'DOCSEARCH_URL' | 'saved default' | 'built-in default';
+
+/**
+ * What commands receive (gh's Factory): every field that touches disk, keychain or network is a
+ * lazy provider, so `--help` and `completion` never read credentials. Tests replace any field.
+ */
+export interface Context {
+  io: IO;
+  now: () => number;
+  browser: Browser;
+  fetch: typeof fetch;
+  globals: () => GlobalOptions;
+  config: () => CliConfig;
+  credentials: () => CredentialStore;
+  /** The server URL and where it came from. */
+  server: () => { url: string; source: ServerSource };
+  session: () => SessionDeps;
+  /** The authenticated API client for the resolved server. */
+  http: () => ApiClient;
+}
+
+/** Accepts `host:port` or a full http(s) URL; returns the origin plus path without a trailing slash. */
+export function normalizeServerUrl(raw: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new UsageError(`invalid server URL "${raw}"`, 'use e.g. --server https://docs.example.com or --server 127.0.0.1:7411');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`invalid server URL "${raw}": only http and https are supported`);
+  if (u.search || u.hash || u.username) throw new UsageError(`invalid server URL "${raw}": no query, fragment or credentials allowed`);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}
+
+export function createContext(io: IO, program: Command, overrides: Partial<Context> = {}): Context {
+  const globals = () => program.opts<GlobalOptions>();
+  const config = once(() => new CliConfig(io.env));
+  const credentials = once(() => createCredentialStore(io));
+  const server = once((): { url: string; source: ServerSource } => {
+    const g = globals();
+    if (g.server) return { url: normalizeServerUrl(g.server), source: '--server' };
+    if (io.env.DOCSEARCH_URL) return { url: normalizeServerUrl(io.env.DOCSEARCH_URL), source: 'DOCSEARCH_URL' };
+    const saved = config().read().default_server;
+    if (saved) return { url: normalizeServerUrl(saved), source: 'saved default' };
+    return { url: DEFAULT_SERVER, source: 'built-in default' };
+  });
+  const ctx: Context = {
+    io,
+    now: Date.now,
+    browser: systemBrowser,
+    fetch: globalThis.fetch,
+    globals,
+    config,
+    credentials,
+    server,
+    session: () => ({
+      server: ctx.server().url,
+      flagToken: ctx.globals().token,
+      envToken: io.env.DOCSEARCH_TOKEN || undefined,
+      credentials: ctx.credentials,
+      fetch: ctx.fetch,
+      now: ctx.now,
+    }),
+    http: once(() => new ApiClient({ baseUrl: ctx.server().url, token: () => bearerToken(ctx.session()), fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}` })),
+    ...overrides,
+  };
+  return ctx;
+}

@@ -1,0 +1,206 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliError, UsageError } from './errors.js';
+import { type IO, notice } from './io.js';
+import { configDir } from './paths.js';
+
+/** What `docsearch login` keeps per server. Never printed; `whoami --show-token` is the one way out. */
+export interface StoredCredential {
+  /** `oauth`: from the browser login (refreshable); `token`: an API key or access token given with --with-token. */
+  type: 'oauth' | 'token';
+  access_token: string;
+  refresh_token?: string;
+  /** Epoch milliseconds when the access token expires (oauth only). */
+  expires_at?: number;
+  scope?: string;
+}
+
+/**
+ * Secrets per server URL. Implementations: the OS keychain (preferred) and a mode-0600 JSON file
+ * where no keychain exists. Like a storage adapter, callers never know which one they hold.
+ */
+export interface CredentialStore {
+  /** `keychain` or `file`, for `whoami` and notices. */
+  readonly kind: 'keychain' | 'file';
+  /** Where it lives, in words (the file path, or the keychain service name). */
+  readonly location: string;
+  get(server: string): Promise<StoredCredential | null>;
+  set(server: string, credential: StoredCredential): Promise<void>;
+  /** Forgets the server's credential; false when there was none. */
+  delete(server: string): Promise<boolean>;
+}
+
+const SERVICE = 'docsearch';
+/** A keychain that hangs (a locked D-Bus secret service) must not hang the CLI (gh's keyring timeout). */
+const KEYCHAIN_TIMEOUT_MS = 5_000;
+
+function parseCredential(text: string | undefined | null): StoredCredential | null {
+  if (!text) return null;
+  try {
+    const c = JSON.parse(text) as StoredCredential;
+    return c && typeof c.access_token === 'string' && (c.type === 'oauth' || c.type === 'token') ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+/** First line of a native error: keyring errors carry a Rust backtrace after it. */
+const firstLine = (err: unknown): string => String((err as Error)?.message ?? err).split('\n')[0]!.trim();
+
+/** The OS keychain through @napi-rs/keyring (the keytar API's maintained successor), one entry per server. */
+export class KeychainStore implements CredentialStore {
+  readonly kind = 'keychain' as const;
+  readonly location = `the OS keychain (service "${SERVICE}")`;
+
+  private async entry(server: string) {
+    const { AsyncEntry } = await import('@napi-rs/keyring');
+    return new AsyncEntry(SERVICE, server);
+  }
+
+  private async withTimeout<T>(what: string, op: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const signal = AbortSignal.timeout(KEYCHAIN_TIMEOUT_MS);
+    try {
+      return await op(signal);
+    } catch (err) {
+      throw new KeychainUnavailable(`${what}: ${signal.aborted ? 'timed out' : firstLine(err)}`);
+    }
+  }
+
+  async get(server: string) {
+    const e = await this.entry(server);
+    return parseCredential(await this.withTimeout('reading the keychain', (signal) => e.getPassword(signal)));
+  }
+
+  async set(server: string, credential: StoredCredential) {
+    const e = await this.entry(server);
+    await this.withTimeout('writing the keychain', (signal) => e.setPassword(JSON.stringify(credential), signal));
+  }
+
+  async delete(server: string) {
+    const e = await this.entry(server);
+    return this.withTimeout('deleting from the keychain', (signal) => e.deleteCredential(signal));
+  }
+}
+
+export class KeychainUnavailable extends Error {
+  override name = 'KeychainUnavailable';
+}
+
+/** A JSON file, mode 0600 in a 0700 directory: the fallback where no keychain exists. */
+export class FileStore implements CredentialStore {
+  readonly kind = 'file' as const;
+  readonly location: string;
+
+  constructor(readonly path: string) {
+    this.location = path;
+  }
+
+  private readAll(): Record<string, StoredCredential> {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      return {};
+    }
+    try {
+      const parsed = JSON.parse(text) as { servers?: Record<string, StoredCredential> };
+      return parsed.servers ?? {};
+    } catch {
+      throw new CliError(`cannot read ${this.path}: not valid JSON`, undefined, 'delete the file and run `docsearch login` again');
+    }
+  }
+
+  private writeAll(servers: Record<string, StoredCredential>): void {
+    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
+    // Written under a temporary name with 0600 from the start, then renamed: never briefly world-readable.
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ servers }, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.path);
+  }
+
+  async get(server: string) {
+    return parseCredential(JSON.stringify(this.readAll()[server] ?? null));
+  }
+
+  async set(server: string, credential: StoredCredential) {
+    this.writeAll({ ...this.readAll(), [server]: credential });
+  }
+
+  async delete(server: string) {
+    const all = this.readAll();
+    if (!(server in all)) return false;
+    delete all[server];
+    this.writeAll(all);
+    return true;
+  }
+}
+
+/**
+ * The keychain first, the file where none is available. `DOCSEARCH_CREDENTIALS` chooses explicitly:
+ * `keychain` (fail if missing), `file` (never touch the keychain: tests, containers) or `auto` (default).
+ * Writing to the file prints a one-line warning, once per process.
+ */
+export class FallbackStore implements CredentialStore {
+  private active: CredentialStore;
+  private warned = false;
+
+  constructor(
+    private readonly io: IO,
+    private readonly keychain: CredentialStore,
+    private readonly file: FileStore,
+    private readonly mode: 'auto' | 'keychain' | 'file',
+  ) {
+    this.active = mode === 'file' ? file : keychain;
+  }
+
+  get kind() {
+    return this.active.kind;
+  }
+
+  get location() {
+    return this.active.location;
+  }
+
+  private async run<T>(op: (store: CredentialStore) => Promise<T>): Promise<T> {
+    try {
+      return await op(this.active);
+    } catch (err) {
+      if (!(err instanceof KeychainUnavailable)) throw err;
+      if (this.mode === 'keychain') throw new CliError(`no OS keychain available: ${err.message}`, undefined, 'set DOCSEARCH_CREDENTIALS=file to keep credentials in a 0600 file instead');
+      this.fallbackReason = err.message;
+      this.active = this.file;
+      return op(this.active);
+    }
+  }
+
+  private fallbackReason: string | undefined;
+
+  private warnFile(): void {
+    if (this.warned || this.active !== this.file) return;
+    this.warned = true;
+    const why = this.mode === 'file' ? 'DOCSEARCH_CREDENTIALS=file' : `no OS keychain available (${this.fallbackReason ?? 'unknown error'})`;
+    notice(this.io, `warning: ${why}: storing credentials in plain text in ${this.file.path} (mode 0600)`);
+  }
+
+  get(server: string) {
+    return this.run((s) => s.get(server));
+  }
+
+  async set(server: string, credential: StoredCredential) {
+    await this.run((s) => s.set(server, credential));
+    this.warnFile();
+  }
+
+  delete(server: string) {
+    return this.run((s) => s.delete(server));
+  }
+}
+
+export function createCredentialStore(io: IO): CredentialStore {
+  const raw = (io.env.DOCSEARCH_CREDENTIALS ?? 'auto').toLowerCase();
+  if (raw !== 'auto' && raw !== 'keychain' && raw !== 'file') {
+    throw new UsageError(`DOCSEARCH_CREDENTIALS must be auto, keychain or file (got "${raw}")`);
+  }
+  return new FallbackStore(io, new KeychainStore(), new FileStore(join(configDir(io.env), 'credentials.json')), raw);
+}

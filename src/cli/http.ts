@@ -1,0 +1,130 @@
+import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from './errors.js';
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  /** A JSON body. */
+  json?: unknown;
+  /** A raw body (multipart upload stream) with its own headers. */
+  body?: RequestInit['body'] | AsyncIterable<Uint8Array>;
+  headers?: Record<string, string>;
+  /** Send without the bearer credential (health). */
+  anonymous?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  /** Resolves the bearer credential lazily (refreshing an OAuth token first when it is about to expire). */
+  token?: () => Promise<string>;
+  fetch?: typeof fetch;
+  userAgent: string;
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string; request_id?: string } | string;
+  error_description?: string;
+}
+
+/** Describes a fetch failure ("fetch failed" says nothing) by its network cause. */
+export function networkError(baseUrl: string, err: unknown): CliError {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const why = cause?.code ?? cause?.message ?? (err as Error).message;
+  return new CliError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, undefined, 'check --server or DOCSEARCH_URL');
+}
+
+/**
+ * The one HTTP client of the CLI: base URL, bearer credential, JSON in and out, and API errors
+ * turned into CliErrors carrying the server's message and request id. 401 → exit 4 with the login hint.
+ */
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly opts: ApiClientOptions) {
+    this.baseUrl = opts.baseUrl;
+    this.fetchImpl = opts.fetch ?? fetch;
+  }
+
+  url(path: string, query?: RequestOptions['query']): string {
+    const u = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  /** Sends the request and returns the raw Response on 2xx; throws a CliError otherwise. */
+  async send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...opts.headers };
+    if (!opts.anonymous) {
+      if (!this.opts.token) throw new AuthRequiredError();
+      headers.authorization = `Bearer ${await this.opts.token()}`;
+    }
+    let body: RequestInit['body'];
+    if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(opts.json);
+    } else if (opts.body !== undefined) body = opts.body as RequestInit['body'];
+    let res: Response;
+    try {
+      res = await this.fetchImpl(this.url(path, opts.query), {
+        method,
+        headers,
+        body,
+        signal: opts.signal,
+        // Streaming request bodies need half-duplex in Node's fetch.
+        ...(body && typeof body === 'object' && Symbol.asyncIterator in body ? { duplex: 'half' } : {}),
+      } as RequestInit);
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw networkError(this.baseUrl, err);
+    }
+    if (res.ok) return res;
+    throw await apiErrorFrom(res, `${method} ${path}`);
+  }
+
+  async json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.send(method, path, opts);
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new CliError(`${method} ${path}: the server answered with something that is not JSON`, undefined, `is ${this.baseUrl} a docsearch server?`);
+    }
+  }
+
+  get<T>(path: string, opts?: RequestOptions) {
+    return this.json<T>('GET', path, opts);
+  }
+  post<T>(path: string, json?: unknown, opts?: RequestOptions) {
+    return this.json<T>('POST', path, { ...opts, json });
+  }
+  patch<T>(path: string, json?: unknown, opts?: RequestOptions) {
+    return this.json<T>('PATCH', path, { ...opts, json });
+  }
+  delete(path: string, opts?: RequestOptions) {
+    return this.json<void>('DELETE', path, opts);
+  }
+}
+
+/** Builds the CliError for a non-2xx response from its `{error:{code,message,request_id}}` body. */
+export async function apiErrorFrom(res: Response, what: string): Promise<CliError> {
+  const text = await res.text().catch(() => '');
+  let body: ErrorBody = {};
+  try {
+    body = JSON.parse(text) as ErrorBody;
+  } catch {
+    /* not JSON: a proxy's page, reported by status below */
+  }
+  const e = typeof body.error === 'object' ? body.error : { code: body.error, message: body.error_description };
+  const message = e?.message || `${res.status} ${res.statusText}`.trim();
+  const requestId = e?.request_id ?? res.headers.get('x-request-id') ?? undefined;
+  const suffix = requestId ? ` (request ${requestId})` : '';
+  if (res.status === 401) return new AuthRequiredError(`${what}: ${message}`, LOGIN_HINT);
+  const hint =
+    res.status === 403 ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need'
+    : res.status === 429 ? `slow down and retry${res.headers.get('retry-after') ? ` in ${res.headers.get('retry-after')} s` : ''}`
+    : res.status >= 500 ? 'the server failed; its log has details under the request id'
+    : undefined;
+  return new ApiError(`${what}: ${message}${suffix}`, res.status, e?.code ?? `http_${res.status}`, requestId, hint);
+}

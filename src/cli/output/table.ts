@@ -1,0 +1,47 @@
+import { type IO, isStdoutTTY } from '../io.js';
+import { humanBytes, relativeTime } from './time.js';
+
+/** A cell: plain text, a timestamp (relative on a TTY, RFC 3339 piped) or a byte count. */
+export type Cell = string | number | null | undefined | { time: string | null } | { bytes: number };
+
+export interface TableOptions {
+  headers: string[];
+  rows: Cell[][];
+  now: number;
+}
+
+function render(cell: Cell, tty: boolean, now: number): string {
+  if (cell === null || cell === undefined) return tty ? '-' : '';
+  if (typeof cell === 'object') {
+    if ('time' in cell) return cell.time === null ? (tty ? 'never' : '') : tty ? relativeTime(cell.time, now) : cell.time;
+    return tty ? humanBytes(cell.bytes) : String(cell.bytes);
+  }
+  // Tabs and newlines inside a value would break the tab-separated form.
+  return String(cell).replace(/[\t\r\n]+/g, ' ');
+}
+
+/**
+ * Prints rows the way gh's tableprinter does: on a terminal, a header and aligned columns with
+ * relative times; through a pipe, no header and tab-separated values with exact values.
+ */
+export function printTable(io: IO, { headers, rows, now }: TableOptions): void {
+  const tty = isStdoutTTY(io);
+  const cells = rows.map((r) => r.map((c) => render(c, tty, now)));
+  if (!tty) {
+    for (const r of cells) io.stdout.write(`${r.join('\t')}\n`);
+    return;
+  }
+  const all = [headers, ...cells];
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+}
+
+/** Key/value pairs for `show` commands: aligned on a TTY, tab-separated piped. */
+export function printFields(io: IO, fields: Array<[string, Cell]>, now: number): void {
+  const tty = isStdoutTTY(io);
+  const width = Math.max(...fields.map(([k]) => k.length));
+  for (const [k, v] of fields) {
+    const value = render(v, tty, now);
+    io.stdout.write(tty ? `${`${k}:`.padEnd(width + 2)}${value}\n` : `${k}\t${value}\n`);
+  }
+}
