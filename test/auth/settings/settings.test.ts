@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { WebClient } from '../../server/web-client.js';
+import { getCode, loggedIn, post } from '../oauth-flow.js';
+
+const REDIRECT = 'http://127.0.0.1:9/settings-cb';
+
+const issued = (page: string) => ({
+  clientId: /id="new-client-id" readonly value="([^"]+)"/.exec(page)?.[1],
+  secret: /id="new-client-secret" readonly value="([^"]+)"/.exec(page)?.[1],
+});
+
+describe('Settings → Applications and Connected apps', () => {
+  let d: Daemon;
+  let alice: TestUser;
+  let bob: TestUser;
+  let web: WebClient;
+
+  beforeAll(async () => {
+    d = await startDaemon();
+    [alice, bob] = [await addUser(d), await addUser(d)];
+    web = await loggedIn(d, alice);
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  async function register(name: string, uris = REDIRECT) {
+    await web.get('/settings/applications');
+    const res = await web.post('/settings/applications', { _csrf: web.csrf, name, redirect_uris: uris });
+    expect(res.status).toBe(200);
+    const { clientId, secret } = issued(res.text);
+    return { clientId: clientId!, secret: secret!, page: res.text };
+  }
+  const exchange = async (clientId: string, secret: string) =>
+    post(d, '/api/oauth/token', { grant_type: 'authorization_code', code: await getCode(web, { client_id: clientId, redirect_uri: REDIRECT }), client_id: clientId, client_secret: secret, redirect_uri: REDIRECT });
+
+  it('registers an application and shows its secret once', async () => {
+    const { clientId, secret, page } = await register('Page App', `${REDIRECT}\r\nhttps://page.example.com/cb`);
+    expect(clientId).toMatch(/^app_/);
+    expect(secret).toMatch(/^dscs_[0-9A-Za-z]{43}$/);
+    expect(page).toContain('Copy the client secret now: it will not be shown again.');
+    expect(page).toContain('data-copy-target="new-client-secret"');
+    const again = await web.get('/settings/applications');
+    expect(again.text).toContain(clientId);
+    expect(again.text).toContain('https://page.example.com/cb');
+    expect(again.text).not.toContain(secret);
+    expect((await exchange(clientId, secret)).status).toBe(200);
+    // Bob does not see Alice's applications.
+    const bobWeb = await loggedIn(d, bob);
+    expect((await bobWeb.get('/settings/applications')).text).not.toContain(clientId);
+  });
+
+  it('refuses unsafe redirect URIs and forms without the CSRF token', async () => {
+    await web.get('/settings/applications');
+    const http = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'http://app.example.com/cb' });
+    expect(http.status).toBe(400);
+    expect(http.text).toContain('redirect URI http://app.example.com/cb must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
+    const fragment = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'https://app.example.com/cb#x' });
+    expect(fragment.text).toContain('must not contain a fragment (#)');
+    const noCsrf = await web.post('/settings/applications', { name: 'Bad', redirect_uris: REDIRECT });
+    expect(noCsrf.status).toBe(400);
+    expect(noCsrf.text).toContain('the form expired or did not come from this site');
+  });
+
+  it('rotates the secret: the old one stops working at once', async () => {
+    const { clientId, secret } = await register('Rotating App');
+    const rotated = await web.post(`/settings/applications/${clientId}/rotate`, { _csrf: web.csrf });
+    const fresh = issued(rotated.text).secret!;
+    expect(fresh).toMatch(/^dscs_/);
+    expect(fresh).not.toBe(secret);
+    const old = await exchange(clientId, secret);
+    expect(old.status).toBe(401);
+    expect(old.body.error).toBe('invalid_client');
+    expect((await exchange(clientId, fresh)).status).toBe(200);
+  });
+
+  it('lists connected apps with their scopes, and revoking ends their tokens', async () => {
+    const { clientId, secret } = await register('Connected App');
+    const tokens = await exchange(clientId, secret);
+    const page = await web.get('/settings/connected');
+    expect(page.text).toContain(`data-client-id="${clientId}"`);
+    expect(page.text).toContain('Connected App');
+    expect(page.text).toContain('Upload, change and delete your documents and projects');
+    const res = await web.post(`/settings/connected/${clientId}/revoke`, { _csrf: web.csrf });
+    expect(res.status).toBe(302);
+    expect((await api(d, '/api/v1/projects', { token: tokens.body.access_token })).status).toBe(401);
+    const refresh = await post(d, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId, client_secret: secret });
+    expect(refresh.body).toEqual({ error: 'invalid_grant', error_description: 'refresh token has been revoked' });
+    expect((await web.get('/settings/connected')).text).not.toContain(`data-client-id="${clientId}"`);
+  });
+
+  it('deleting an application revokes all its tokens', async () => {
+    const { clientId, secret } = await register('Doomed App');
+    const tokens = await exchange(clientId, secret);
+    expect((await api(d, '/api/v1/projects', { token: tokens.body.access_token })).status).toBe(200);
+    await web.get('/settings/applications');
+    const res = await web.post(`/settings/applications/${clientId}/delete`, { _csrf: web.csrf });
+    expect(res.status).toBe(302);
+    expect((await api(d, '/api/v1/projects', { token: tokens.body.access_token })).status).toBe(401);
+    const token = await post(d, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: clientId, client_secret: secret });
+    expect(token.status).toBe(401);
+    expect(token.body).toEqual({ error: 'invalid_client', error_description: 'client authentication failed: unknown client_id' });
+    // Another user cannot delete or rotate someone else's application.
+    const { clientId: kept } = await register('Kept App');
+    const bobWeb = await loggedIn(d, bob);
+    await bobWeb.get('/settings/applications');
+    expect((await bobWeb.post(`/settings/applications/${kept}/delete`, { _csrf: bobWeb.csrf })).status).toBe(404);
+    await bobWeb.get('/settings/applications');
+    expect((await bobWeb.post(`/settings/applications/${kept}/rotate`, { _csrf: bobWeb.csrf })).status).toBe(404);
+    expect((await web.get('/settings/applications')).text).toContain(kept);
+  });
+
+  it('shows the Applications and Connected apps links in the navigation', async () => {
+    const page = await web.get('/settings/keys');
+    expect(page.text).toContain('href="/settings/applications"');
+    expect(page.text).toContain('href="/settings/connected"');
+    const anon = new WebClient(d);
+    expect((await anon.get('/settings/applications')).location).toBe('/login?return_to=%2Fsettings%2Fapplications');
+  });
+});
