@@ -24,11 +24,9 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   // No font anywhere (and no compressed object streams that could hide one) means nothing is drawn as text:
   // a scan or text converted to outlines. pdf2json is slow on, and sometimes stalls in, such image data.
   const raw = latin1(bytes);
-  if (!/\/Font\b/.test(raw) && !/\/ObjStm\b/.test(raw) && raw.lastIndexOf('%%EOF') > raw.length - 2048) {
-    const pages = raw.match(/\/Type\s*\/Page(?!s)\b/g)?.length ?? 0;
-    const doc: ParsedDocument = { blocks: [], warnings: [NO_TEXT_LAYER] };
-    if (pages > 0) doc.pages = pages;
-    return doc;
+  const pageObjects = raw.match(/\/Type\s*\/Page(?!s)\b/g)?.length ?? 0;
+  if (pageObjects > 0 && !/\/Font\b/.test(raw) && !/\/ObjStm\b/.test(raw) && raw.lastIndexOf('%%EOF') > raw.length - 2048) {
+    return { pages: pageObjects, blocks: [], warnings: [NO_TEXT_LAYER] };
   }
 
   let data: Pdf2jsonOutput;
