@@ -6,7 +6,8 @@ import { consentPage } from '../../web/pages/consent.js';
 import { respondAuthorizeError } from '../oauth/authorize.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, formBody, formField, render, requireUser, type WebContext } from './session.js';
+import { AppError } from '../../core/errors.js';
+import { checkCsrf, formBody, formField, render, type WebContext } from './session.js';
 
 function redirectHost(uri: string): string {
   try {
@@ -47,8 +48,10 @@ export function showConsent(ctx: WebContext, user: { email: string }, req: Autho
  */
 export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
   router.post('oauth.consent', '/oauth/consent', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
-    if (!user) return;
+    const userId = ctx.state.session?.userId;
+    const user = userId ? await s.accounts.findUser(userId) : null;
+    // Signed out while the consent screen was open: nothing to return to here, so say so.
+    if (!user) throw new AppError('unauthorized', 'your session ended before you decided — start again from the application');
     checkCsrf(ctx, s);
     const params = Object.fromEntries([...AUTHORIZE_PARAMETERS].map((k) => [k, formField(ctx, k)]).filter(([, v]) => v !== ''));
     const outcome = await oauth.validateAuthorize(params);

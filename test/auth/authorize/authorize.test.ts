@@ -126,6 +126,16 @@ describe('authorize endpoint', () => {
     expect(res.text).toContain('the form expired or did not come from this site');
   });
 
+  it('refuses a consent post from a signed-out browser without redirecting', async () => {
+    const consent = await web.get(authorizePath(base()));
+    const anon = new WebClient(d);
+    await anon.get('/login');
+    const res = await anon.post('/oauth/consent', { ...consentFields(consent.text), _csrf: anon.csrf, decision: 'approve' });
+    expect(res.status).toBe(401);
+    expect(res.location).toBeNull();
+    expect(res.text).toContain('your session ended before you decided — start again from the application');
+  });
+
   it('redirects request errors with error, error_description and state', async () => {
     expect(await errorRedirect({ ...base(), response_type: undefined })).toEqual({ error: 'invalid_request', error_description: 'missing required parameter: response_type', state: 'xyz' });
     expect(await errorRedirect({ ...base(), response_type: 'token' })).toEqual({ error: 'unsupported_response_type', error_description: 'response_type must be code', state: 'xyz' });
