@@ -1,0 +1,99 @@
+/**
+ * POST /api/v1/search behind a capability: retrieval (retrieve.ts), then hydration of each chunk's
+ * document and project through the SQLite stores, then highlights. Results whose document vanished
+ * between the two reads are dropped, never returned half-filled.
+ */
+import { AppError } from '../core/errors.js';
+import { highlights, type Range } from './highlights.js';
+import type { SearchQuery } from './query.js';
+import type { CandidateReranker } from './rerank/stage.js';
+import type { Retriever } from './retrieve.js';
+import { sentenceWindows } from './sentence-windows.js';
+import { queryTerms } from './terms.js';
+
+export interface SearchResult {
+  chunk_id: string;
+  score: number;
+  text: string;
+  highlights: Range[];
+  page_start?: number;
+  page_end?: number;
+  heading?: string;
+  document: { id: string; filename: string; content_type: string };
+  project: { id: string; name: string };
+}
+
+export interface SearchResponse {
+  query: string;
+  took_ms: number;
+  results: SearchResult[];
+  warnings?: string[];
+}
+
+export interface SearchServiceDeps {
+  retriever: Retriever;
+  /** The configured reranker, or null for `none` (fusion order). */
+  reranker: CandidateReranker | null;
+  documents: { getMany(userId: string, ids: string[]): Promise<{ id: string; filename: string; contentType: string }[]> };
+  projects: { get(userId: string, id: string): Promise<{ id: string; name: string } | null> };
+  /** True while the stored vectors come from another embedder (search answers 409). */
+  reindexRequired: () => boolean;
+  now?: () => number;
+}
+
+export class SearchService {
+  constructor(private readonly deps: SearchServiceDeps) {}
+
+  async search(q: SearchQuery): Promise<SearchResponse> {
+    const now = this.deps.now ?? (() => performance.now());
+    const started = now();
+    if (this.deps.reindexRequired()) {
+      throw new AppError('conflict', 'the index is being rebuilt for a new embedding model; search is available again when re-indexing finishes (see `docsearch reindex`)');
+    }
+    const input = {
+      userId: q.userId,
+      query: q.query,
+      mode: q.mode,
+      limit: q.limit,
+      reranker: q.rerank ? this.deps.reranker : null,
+      ...(q.projectIds ? { projectIds: q.projectIds } : {}),
+      ...(q.documentIds ? { documentIds: q.documentIds } : {}),
+    };
+    const { ranked, warnings } = await this.deps.retriever.retrieve(input);
+
+    // Hydrate a little more than asked, so chunks of a just-deleted document can be skipped.
+    const head = ranked.slice(0, q.limit + 10);
+    const docs = new Map(
+      (await this.deps.documents.getMany(q.userId, [...new Set(head.map((r) => r.chunk.document_id))])).map((d) => [d.id, d]),
+    );
+    const projectIds = [...new Set(head.map((r) => r.chunk.project_id))];
+    const projects = new Map(
+      (await Promise.all(projectIds.map((id) => this.deps.projects.get(q.userId, id)))).flatMap((p) => (p ? [[p.id, p] as const] : [])),
+    );
+
+    const terms = queryTerms(q.query);
+    const results: SearchResult[] = [];
+    for (const r of head) {
+      if (results.length >= q.limit) break;
+      const doc = docs.get(r.chunk.document_id);
+      const project = projects.get(r.chunk.project_id);
+      if (!doc || !project) continue;
+      const windows = r.windows ?? sentenceWindows(r.chunk.text);
+      const result: SearchResult = {
+        chunk_id: r.chunk.id,
+        score: r.score,
+        text: r.chunk.text,
+        highlights: highlights(r.chunk.text, windows, terms, r.windows?.map((w) => w.score)),
+        document: { id: doc.id, filename: doc.filename, content_type: doc.contentType },
+        project: { id: project.id, name: project.name },
+      };
+      if (r.chunk.page_start !== null) result.page_start = r.chunk.page_start;
+      if (r.chunk.page_end !== null) result.page_end = r.chunk.page_end;
+      if (r.chunk.heading !== null) result.heading = r.chunk.heading;
+      results.push(result);
+    }
+    const response: SearchResponse = { query: q.query, took_ms: Math.round(now() - started), results };
+    if (warnings.length) response.warnings = warnings;
+    return response;
+  }
+}

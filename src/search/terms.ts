@@ -1,0 +1,64 @@
+/**
+ * Query terms: what keyword search is asked for and what highlights mark. The user's text is reduced
+ * to word tokens (letters and digits of any script), so no character of it ever reaches a query
+ * language — LanceDB's full-text search sees plain space-separated words.
+ */
+
+/** Common English function words: they match everywhere, so they neither retrieve nor highlight. */
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its ' +
+    'me my no not of on or our she so than that the their them then there these they this those to too us was we were ' +
+    'what when where which while who whom why will with would you your'
+  ).split(' '),
+);
+
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+/** Scripts written without spaces: a run of them is one "word" to the regex but not to a reader. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+
+export interface Term {
+  /** Lowercased surface form. */
+  text: string;
+  /** Light stem for matching word variants (plural, -ed, -ing). */
+  stem: string;
+}
+
+/** Strips the commonest English inflections; good enough to match "cells" to "cell", not a real stemmer. */
+export function stem(word: string): string {
+  const w = word.toLowerCase();
+  if (w.length <= 4) return w;
+  for (const suffix of ['ies', 'ing', 'ed', 'es', 's']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) return suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);
+  }
+  return w;
+}
+
+/** The word tokens of `text` with their [start, end) offsets. */
+export function wordSpans(text: string): { word: string; start: number; end: number }[] {
+  const out: { word: string; start: number; end: number }[] = [];
+  for (const m of text.matchAll(WORD)) out.push({ word: m[0], start: m.index, end: m.index + m[0].length });
+  return out;
+}
+
+/** Distinct content terms of a query, in first-seen order, stop words dropped. */
+export function queryTerms(query: string): Term[] {
+  const seen = new Set<string>();
+  const out: Term[] = [];
+  for (const { word } of wordSpans(query)) {
+    const text = word.toLowerCase();
+    if (STOP_WORDS.has(text) || seen.has(text)) continue;
+    if (text.length < 2 && !UNSPACED.test(text) && !/\p{N}/u.test(text)) continue;
+    seen.add(text);
+    out.push({ text, stem: stem(text) });
+  }
+  return out;
+}
+
+/** The keyword-search input for a query: its terms joined by spaces (empty when it has none). */
+export function keywordQuery(query: string, maxTerms = 64): string {
+  return queryTerms(query)
+    .slice(0, maxTerms)
+    .map((t) => t.text)
+    .join(' ');
+}

@@ -1,0 +1,124 @@
+/**
+ * The chunk_windows table: one row per sentence window of a chunk (see search/sentence-windows.ts) with
+ * its vector from the builtin model, computed at ingest so the builtin reranker never re-encodes text at
+ * query time. Keyed by chunk id; rows carry user and document ids so lookups stay tenant-scoped and a
+ * document's windows can be replaced or removed with it.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import type { VectorStore } from './connection.js';
+
+export interface WindowRow {
+  chunk_id: string;
+  user_id: string;
+  document_id: string;
+  window_index: number;
+  /** [start, end) UTF-16 offsets into the chunk's text. */
+  start: number;
+  end: number;
+  vector: Float32Array;
+}
+
+export interface StoredWindow {
+  start: number;
+  end: number;
+  vector: Float32Array;
+}
+
+const TABLE = 'chunk_windows';
+const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+function schema(dimension: number): Schema {
+  return new Schema([
+    new Field('chunk_id', new Utf8(), false),
+    new Field('user_id', new Utf8(), false),
+    new Field('document_id', new Utf8(), false),
+    new Field('window_index', new Int32(), false),
+    new Field('start', new Int32(), false),
+    new Field('end', new Int32(), false),
+    new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
+  ]);
+}
+
+export class ChunkWindowIndex {
+  private table: lancedb.Table | undefined;
+  private writing: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly store: VectorStore,
+    private readonly dimension: number,
+  ) {}
+
+  static async open(store: VectorStore, dimension: number): Promise<ChunkWindowIndex> {
+    const index = new ChunkWindowIndex(store, dimension);
+    if ((await store.connection.tableNames()).includes(TABLE)) index.table = await store.connection.openTable(TABLE);
+    return index;
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writing.then(fn, fn);
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async ensureTable(): Promise<lancedb.Table> {
+    if (!this.table) {
+      this.table = await this.store.connection.createEmptyTable(TABLE, schema(this.dimension), { mode: 'overwrite' });
+      await this.table.createIndex('chunk_id', { config: lancedb.Index.btree(), replace: true });
+    }
+    return this.table;
+  }
+
+  /** Replaces a document's windows with `rows` (idempotent per document, like the chunks write). */
+  replaceDocument(documentId: string, rows: WindowRow[]): Promise<void> {
+    return this.serial(async () => {
+      const table = await this.ensureTable();
+      await table.delete(`document_id = ${lit(documentId)}`);
+      for (let i = 0; i < rows.length; i += 5000) await table.add(rows.slice(i, i + 5000) as unknown as Record<string, unknown>[]);
+    });
+  }
+
+  /** Appends rows without deleting first (bulk loads of fresh tables). */
+  add(rows: WindowRow[]): Promise<void> {
+    return this.serial(async () => {
+      if (rows.length) await (await this.ensureTable()).add(rows as unknown as Record<string, unknown>[]);
+    });
+  }
+
+  deleteDocument(documentId: string): Promise<void> {
+    return this.serial(async () => {
+      if (this.table) await this.table.delete(`document_id = ${lit(documentId)}`);
+    });
+  }
+
+  /** Folds new rows into the chunk_id index and compacts. */
+  optimize(): Promise<void> {
+    return this.serial(async () => {
+      if (this.table) await this.table.optimize();
+    });
+  }
+
+  async count(): Promise<number> {
+    return this.table ? this.table.countRows() : 0;
+  }
+
+  /** The windows of `chunkIds` (of `userId` only), each chunk's in window order. Chunks without windows are absent. */
+  async windowsFor(userId: string, chunkIds: string[]): Promise<Map<string, StoredWindow[]>> {
+    const out = new Map<string, StoredWindow[]>();
+    if (!this.table || chunkIds.length === 0) return out;
+    const rows = (await this.table
+      .query()
+      .where(`user_id = ${lit(userId)} AND chunk_id IN (${chunkIds.map(lit).join(', ')})`)
+      .select(['chunk_id', 'window_index', 'start', 'end', 'vector'])
+      .limit(chunkIds.length * 64)
+      .toArray()) as { chunk_id: string; window_index: number; start: number; end: number; vector: { toArray(): Float32Array } | Float32Array }[];
+    rows.sort((a, b) => (a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : a.window_index - b.window_index));
+    for (const r of rows) {
+      const vector = r.vector instanceof Float32Array ? r.vector : Float32Array.from(r.vector.toArray());
+      let list = out.get(r.chunk_id);
+      if (!list) out.set(r.chunk_id, (list = []));
+      list.push({ start: Number(r.start), end: Number(r.end), vector });
+    }
+    return out;
+  }
+}

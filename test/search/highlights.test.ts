@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { bestWindow, highlights, mergeRanges, termRanges } from '../../src/search/highlights.js';
+import { sentenceWindows } from '../../src/search/sentence-windows.js';
+import { keywordQuery, queryTerms } from '../../src/search/terms.js';
+
+const mark = (text: string, ranges: [number, number][]) => ranges.map(([s, e]) => text.slice(s, e));
+
+describe('query terms', () => {
+  it('drops stop words, duplicates and punctuation, and lowercases', () => {
+    expect(queryTerms('What is the role of T-cells in the Immune response? Cells!').map((t) => t.text)).toEqual([
+      'role',
+      't',
+      'cells',
+      'immune',
+      'response',
+    ].filter((t) => t !== 't'));
+  });
+
+  it('never passes query syntax through to keyword search', () => {
+    expect(keywordQuery('title:"drop table" OR (a AND b)* ~2 ^3 \\ --')).toBe('title drop table 2 3');
+    expect(keywordQuery('the of and')).toBe('');
+    expect(keywordQuery('🧬🔬')).toBe('');
+  });
+
+  it('keeps CJK runs and numbers', () => {
+    expect(queryTerms('蛋白质 折叠 42').map((t) => t.text)).toEqual(['蛋白质', '折叠', '42']);
+  });
+});
+
+describe('sentence windows', () => {
+  it('joins fragments shorter than five words to the next sentence', () => {
+    const text = 'Results. The drug reduced mortality by half in adults. It was safe. No adverse events were reported in children.';
+    expect(mark(text, sentenceWindows(text).map((w) => [w.start, w.end]))).toEqual([
+      'Results. The drug reduced mortality by half in adults.',
+      'It was safe. No adverse events were reported in children.',
+    ]);
+  });
+
+  it('returns nothing for empty text', () => {
+    expect(sentenceWindows('')).toEqual([]);
+  });
+});
+
+describe('highlights', () => {
+  const text = 'Aspirin lowers fever within an hour. Statins reduce cholesterol in most adults. Regular exercise helps the heart too.';
+  const windows = sentenceWindows(text);
+
+  it('marks query terms, matching simple inflections', () => {
+    expect(mark(text, termRanges(text, queryTerms('statin reducing cholesterol')))).toEqual(['Statins', 'cholesterol']);
+  });
+
+  it('picks the window with the most query terms when no window scores are given', () => {
+    const w = bestWindow(text, windows, queryTerms('statin cholesterol'));
+    expect(text.slice(w!.start, w!.end)).toBe('Statins reduce cholesterol in most adults.');
+  });
+
+  it('prefers the reranker window scores when present', () => {
+    const w = bestWindow(text, windows, queryTerms('statin cholesterol'), windows.map((_, i) => (i === 0 ? 0.9 : 0.1)));
+    expect(text.slice(w!.start, w!.end)).toBe('Aspirin lowers fever within an hour.');
+  });
+
+  it('merges the sentence and term ranges into sorted, non-overlapping ranges', () => {
+    const ranges = highlights(text, windows, queryTerms('cholesterol exercise'));
+    expect(mark(text, ranges)).toEqual(['Statins reduce cholesterol in most adults.', 'exercise']);
+    expect(mergeRanges([[5, 8], [0, 2], [1, 3], [8, 9], [10, 10]])).toEqual([[0, 3], [5, 9]]);
+  });
+
+  it('returns no ranges when nothing matches', () => {
+    expect(highlights(text, windows, queryTerms('🧬'))).toEqual([]);
+  });
+});
