@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ApiRoute } from './api/route.js';
+import type { ApiRoute, ResponseSpec } from './api/route.js';
+import { ErrorBody } from './api/schemas.js';
 
 const toOpenApiPath = (path: string) => '/api/v1' + path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
@@ -23,6 +24,26 @@ function parameters(route: ApiRoute) {
 }
 
 /**
+ * Errors the shared middleware answers on a route before or around its handler (bearer, body
+ * parsing, validation). Declared here so clients and the contract test see every real status;
+ * a route's own declaration of the same status wins.
+ */
+function sharedErrors(route: ApiRoute): Record<number, ResponseSpec> {
+  const out: Record<number, ResponseSpec> = {};
+  const hasBody = route.rawBody || ['POST', 'PATCH', 'PUT'].includes(route.method);
+  if (hasBody || route.query || route.params) out[400] = { description: 'Invalid request (the message names the field)', schema: ErrorBody };
+  if (route.scope) {
+    out[401] = { description: 'Missing, malformed, unknown, expired or revoked credential (see WWW-Authenticate)', schema: ErrorBody };
+    out[403] = { description: `The credential lacks the ${route.scope} scope (insufficient_scope)`, schema: ErrorBody };
+  }
+  if (hasBody) {
+    out[413] = { description: 'Request body too large', schema: ErrorBody };
+    out[415] = { description: route.rawBody ? 'Unsupported content type' : 'Request body is not application/json', schema: ErrorBody };
+  }
+  return out;
+}
+
+/**
  * The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that
  * validate requests: the document cannot drift from the code.
  */
@@ -36,7 +57,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { version: strin
       security: route.scope ? [{ bearer: [route.scope] }] : [],
       parameters: parameters(route),
       responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, spec]) => [
+        Object.entries({ ...sharedErrors(route), ...route.responses }).map(([status, spec]) => [
           status,
           spec.schema
             ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }

@@ -14,7 +14,8 @@ function describe(where: string, issue: z.core.$ZodIssue): string {
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query' | 'params'): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues;
+  // An unknown field is usually a misspelt one: name it first, before the "required" issue it causes.
+  const issues = [...result.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
   throw invalidRequest(
     describe(where, issues[0]!),
     issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: describe(where, i) })),

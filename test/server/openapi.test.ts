@@ -1,0 +1,302 @@
+import Ajv2020 from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+
+/**
+ * The contract test: every operation in /api/v1/openapi.json is called against a real daemon,
+ * and every real response (successes and errors) is validated with ajv against the schema the
+ * document declares for that operation and status. Routes come from the document itself, so a
+ * new route is picked up automatically: the generic checks below run on it, and the coverage
+ * check fails until it has answered 2xx at least once — through the generic GET call, or an
+ * entry in EXERCISES for routes that need fixtures or a body.
+ */
+
+interface Operation {
+  operationId: string;
+  security?: { bearer?: string[] }[];
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: object }> }>;
+}
+type Doc = { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, Operation>> };
+
+interface Recorded {
+  key: string; // "METHOD /api/v1/template"
+  status: number;
+  contentType: string | null;
+  text: string;
+  body: unknown;
+}
+
+interface Ctx {
+  d: Daemon;
+  /** A key with both scopes, and one with read:documents only, of the same user. */
+  full: TestUser;
+  readOnly: string;
+  writeOnly: string;
+  other: TestUser;
+  call: (path: string, opts?: Parameters<typeof api>[2]) => Promise<{ status: number; headers: Headers; body: any }>;
+  callRaw: (path: string, init: RequestInit) => Promise<{ status: number; body: any }>;
+}
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Routes that need fixtures or a body to answer 2xx, keyed "METHOD /api/v1/path". Each also exercises its own errors. */
+const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
+  'GET /api/v1/projects': async ({ call, full }) => {
+    expect((await call('/api/v1/projects?limit=1', { token: full.apiKey })).status).toBe(200);
+    expect((await call('/api/v1/projects?cursor=nope', { token: full.apiKey })).status).toBe(400);
+  },
+  'POST /api/v1/projects': async ({ call, full }) => {
+    expect((await call('/api/v1/projects', { token: full.apiKey, body: { name: 'contract', metadata: { a: 1 } } })).status).toBe(201);
+    expect((await call('/api/v1/projects', { token: full.apiKey, body: { name: 'Contract' } })).status).toBe(409);
+  },
+  'GET /api/v1/projects/{id}': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to get' } });
+    expect((await call(`/api/v1/projects/${p.body.id}`, { token: full.apiKey })).status).toBe(200);
+    expect((await call('/api/v1/projects/prj_missing', { token: full.apiKey })).status).toBe(404);
+  },
+  'PATCH /api/v1/projects/{id}': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to patch' } });
+    expect((await call(`/api/v1/projects/${p.body.id}`, { method: 'PATCH', token: full.apiKey, body: { description: 'patched' } })).status).toBe(200);
+    expect((await call(`/api/v1/projects/${p.body.id}`, { method: 'PATCH', token: full.apiKey, body: { name: 'default' } })).status).toBe(409);
+    expect((await call('/api/v1/projects/prj_missing', { method: 'PATCH', token: full.apiKey, body: { name: 'x' } })).status).toBe(404);
+  },
+  'DELETE /api/v1/projects/{id}': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to delete' } });
+    expect((await call(`/api/v1/projects/${p.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
+    expect((await call(`/api/v1/projects/${p.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+    const list = await call('/api/v1/projects', { token: full.apiKey });
+    const def = list.body.projects.find((x: { is_default: boolean }) => x.is_default);
+    expect((await call(`/api/v1/projects/${def.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(409);
+  },
+  'POST /api/v1/keys': async ({ call, full, writeOnly }) => {
+    expect((await call('/api/v1/keys', { token: full.apiKey, body: { name: 'contract', scopes: ['read:documents'] } })).status).toBe(201);
+    expect((await call('/api/v1/keys', { token: writeOnly, body: { scopes: ['read:documents'] } })).status).toBe(403);
+  },
+  'DELETE /api/v1/keys/{id}': async ({ call, full }) => {
+    const k = await call('/api/v1/keys', { token: full.apiKey, body: { name: 'to revoke' } });
+    expect((await call(`/api/v1/keys/${k.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
+    expect((await call(`/api/v1/keys/${k.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+  },
+  // Routes of the ingestion and search capabilities (ARCHITECTURE §3); they run once those routes are in the document.
+  'POST /api/v1/upload': async ({ callRaw, full }) => {
+    const form = new FormData();
+    form.append('file', new Blob(['The contract test uploads this small text file.\n'], { type: 'text/plain' }), 'contract.txt');
+    const up = await callRaw('/api/v1/upload?wait=true', { method: 'POST', headers: { authorization: `Bearer ${full.apiKey}` }, body: form });
+    expect(up.status).toBeLessThan(300);
+    const bad = new FormData();
+    bad.append('file', new Blob([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0])]), 'program.bin');
+    expect((await callRaw('/api/v1/upload', { method: 'POST', headers: { authorization: `Bearer ${full.apiKey}` }, body: bad })).status).toBe(415);
+  },
+  'GET /api/v1/documents/{id}': async ({ call, full }) => {
+    const id = await someDocument(call, full);
+    expect((await call(`/api/v1/documents/${id}`, { token: full.apiKey })).status).toBe(200);
+    expect((await call('/api/v1/documents/doc_missing', { token: full.apiKey })).status).toBe(404);
+  },
+  'DELETE /api/v1/documents/{id}': async ({ call, full }) => {
+    const id = await someDocument(call, full);
+    expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: full.apiKey })).status).toBeLessThan(300);
+    expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+  },
+  'POST /api/v1/reindex': async ({ call, full }) => {
+    expect((await call('/api/v1/reindex', { method: 'POST', token: full.apiKey })).status).toBeLessThan(300);
+  },
+  'POST /api/v1/search': async ({ call, full }) => {
+    expect((await call('/api/v1/search', { token: full.apiKey, body: { query: 'contract test', limit: 5 } })).status).toBe(200);
+    expect((await call('/api/v1/search', { token: full.apiKey, body: { query: '', limit: 5 } })).status).toBe(400);
+  },
+};
+
+/** Uploads a small TXT and returns its document id (for document routes). */
+async function someDocument(call: Ctx['call'], full: TestUser): Promise<string> {
+  const list = await call('/api/v1/documents', { token: full.apiKey });
+  const first = (list.body?.documents ?? [])[0];
+  if (first) return first.id;
+  throw new Error('no document to exercise: POST /api/v1/upload must run first');
+}
+
+function matcherFor(template: string): RegExp {
+  return new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+}
+
+describe('OpenAPI document and real responses', () => {
+  let d: Daemon;
+  let doc: Doc;
+  let ctx: Ctx;
+  const recorded: Recorded[] = [];
+  const matchers: { template: string; re: RegExp }[] = [];
+
+  function record(method: string, path: string, status: number, headers: Headers, text: string, body: unknown) {
+    const pathname = path.split('?')[0]!;
+    const m = matchers.find((x) => x.re.test(pathname));
+    recorded.push({ key: `${method.toUpperCase()} ${m ? m.template : pathname}`, status, contentType: headers.get('content-type'), text, body });
+  }
+
+  beforeAll(async () => {
+    d = await startDaemon();
+    const full = await addUser(d);
+    const readOnly = await api(d, '/api/v1/keys', { token: full.apiKey, body: { name: 'read only', scopes: ['read:documents'] } });
+    const writeOnly = await api(d, '/api/v1/keys', { token: full.apiKey, body: { name: 'write only', scopes: ['write:documents'] } });
+    const res = await api(d, '/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+    for (const template of Object.keys(doc.paths ?? {})) matchers.push({ template, re: matcherFor(template) });
+    // Literal paths win over templated ones (/documents/search before /documents/{id}).
+    matchers.sort((a, b) => Number(a.template.includes('{')) - Number(b.template.includes('{')));
+    ctx = {
+      d,
+      full,
+      readOnly: readOnly.body.key,
+      writeOnly: writeOnly.body.key,
+      other: await addUser(d),
+      async call(path, opts = {}) {
+        const method = opts.method ?? (opts.body !== undefined ? 'POST' : 'GET');
+        const r = await api(d, path, opts);
+        record(method, path, r.status, r.headers, typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? ''), r.body);
+        return r;
+      },
+      async callRaw(path, init) {
+        const r = await fetch(d.url + path, init);
+        const text = await r.text();
+        let body: unknown = text;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          /* keep text */
+        }
+        record(init.method ?? 'GET', path, r.status, r.headers, text, body);
+        return { status: r.status, body };
+      },
+    };
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([template, item]) =>
+      HTTP_METHODS.filter((m) => item[m]).map((m) => ({ template, method: m.toUpperCase(), op: item[m]!, key: `${m.toUpperCase()} ${template}` })),
+    );
+  const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'zzz_placeholder');
+
+  it('is an OpenAPI 3.1 document', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
+    const ids = new Set<string>();
+    for (const { key, op, template } of operations()) {
+      expect(template, key).toMatch(/^\/api\/v1\//);
+      expect(op.operationId, key).toBeTruthy();
+      expect(ids.has(op.operationId), `duplicate operationId ${op.operationId}`).toBe(false);
+      ids.add(op.operationId);
+      expect(Object.keys(op.responses).length, key).toBeGreaterThan(0);
+      for (const status of Object.keys(op.responses)) expect(status, key).toMatch(/^([1-5]\d\d|default)$/);
+      for (const p of op.parameters ?? []) if (p.in === 'path') expect(template, key).toContain(`{${p.name}}`);
+      for (const r of Object.values(op.responses)) for (const media of Object.values(r.content ?? {})) expect(media.schema, key).toBeTypeOf('object');
+    }
+    expect(ids).toContain('health');
+  });
+
+  it('generic checks on every route: credentials, scopes, body parsing', async () => {
+    const { call, callRaw, full, readOnly } = ctx;
+    for (const { template, method, op, key } of operations()) {
+      const path = concrete(template);
+      const scopes = op.security?.flatMap((s) => s.bearer ?? []) ?? [];
+      const json = op.requestBody?.content['application/json'] !== undefined;
+      const body = method === 'GET' || method === 'DELETE' ? undefined : {};
+      if (scopes.length > 0) {
+        const anon = await call(path, { method, body });
+        expect(anon.status, `${key} without a credential`).toBe(401);
+        expect(anon.headers.get('www-authenticate'), key).toMatch(/^Bearer /);
+        const garbled = await call(path, { method, body, token: 'dsk_garbled' });
+        expect(garbled.status, `${key} with a garbled credential`).toBe(401);
+        if (scopes.includes('write:documents')) {
+          const ro = await call(path, { method, body, token: readOnly });
+          expect(ro.status, `${key} with a read-only key`).toBe(403);
+          expect(ro.body.error.code).toBe('insufficient_scope');
+        }
+      } else {
+        expect(method, `${key} is public: only reads may be`).toBe('GET');
+      }
+      if (json) {
+        const unknown = await call(path, { method, token: full.apiKey, body: { zz_unknown_field: 1 } });
+        expect(unknown.status, `${key} with an unknown field`).toBe(400);
+        expect(unknown.body.error.message, key).toContain('"zz_unknown_field"');
+        const garbage = await call(path, { method, token: full.apiKey, body: '{"oops":' });
+        expect(garbage.status, `${key} with invalid JSON`).toBe(400);
+        const form = await callRaw(path, { method, headers: { authorization: `Bearer ${full.apiKey}`, 'content-type': 'text/plain' }, body: 'x' });
+        expect(form.status, `${key} with text/plain`).toBe(415);
+      }
+      // Parameterless reads need no fixture: they must succeed as they are.
+      if (method === 'GET' && !template.includes('{') && !(op.parameters ?? []).some((p) => p.required)) {
+        const ok = await call(template, { token: full.apiKey });
+        expect(ok.status, `${key} with a full key`).toBeLessThan(300);
+      }
+    }
+  });
+
+  it('route-specific exercises (fixtures, bodies, their errors)', async () => {
+    const declared = new Set(operations().map((o) => o.key));
+    // Upload before the document routes, which use what it created.
+    const rank = (key: string) => (key.includes('/upload') ? 1 : key.includes('/documents') ? 2 : 0);
+    const order = Object.keys(EXERCISES).sort((a, b) => rank(a) - rank(b));
+    for (const key of order) {
+      if (!declared.has(key)) continue; // a capability not built yet
+      await EXERCISES[key]!(ctx);
+    }
+  }, 300_000); // the first upload may build the built-in model's graph
+
+  // Compiling schemas blocks the event loop for seconds: it runs only after every request is made,
+  // so the client never reuses a keep-alive socket the daemon has meanwhile closed.
+  it('every response schema in the document compiles as JSON Schema 2020-12', () => {
+    for (const { key, op } of operations()) {
+      for (const [status, r] of Object.entries(op.responses)) {
+        for (const media of Object.values(r.content ?? {})) expect(() => new Ajv2020({ strict: false }).compile(media.schema), `${key} ${status}`).not.toThrow();
+      }
+    }
+  });
+
+  it('every real response matches the schema the document declares for its route and status', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const failures: string[] = [];
+    const declared = new Map(operations().map((o) => [o.key, o.op]));
+    for (const r of recorded) {
+      const op = declared.get(r.key);
+      if (!op) {
+        failures.push(`${r.key} answered ${r.status} but is not in the document`);
+        continue;
+      }
+      const spec = op.responses[String(r.status)] ?? op.responses.default;
+      if (!spec) {
+        failures.push(`${r.key} answered ${r.status}, which the document does not declare (declared: ${Object.keys(op.responses).join(', ')})`);
+        continue;
+      }
+      const media = spec.content?.['application/json'];
+      if (!media) {
+        if (r.text !== '' && r.text !== '""') failures.push(`${r.key} ${r.status}: declared without a body but answered ${r.text.slice(0, 100)}`);
+        continue;
+      }
+      if (!r.contentType?.startsWith('application/json')) {
+        failures.push(`${r.key} ${r.status}: content type ${r.contentType}, expected application/json`);
+        continue;
+      }
+      const validate = ajv.compile(media.schema);
+      if (!validate(r.body)) failures.push(`${r.key} ${r.status}: ${ajv.errorsText(validate.errors)}\n  body: ${r.text.slice(0, 300)}`);
+    }
+    expect(failures).toEqual([]);
+    expect(recorded.length).toBeGreaterThan(20);
+  });
+
+  it('every declared route was exercised and answered 2xx at least once', () => {
+    const missing: string[] = [];
+    for (const { key } of operations()) {
+      if (!recorded.some((r) => r.key === key && r.status < 300)) {
+        missing.push(`${key}: never answered 2xx — add an entry to EXERCISES in test/server/openapi.test.ts`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
