@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, CHROMIUM, CHROMIUM_ARGS, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const TITLE = HAVE_CHROMIUM
+  ? 'browser: Settings → API Keys, generate, copy, use'
+  : `browser: Settings → API Keys (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
+
+describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
+  let d: Daemon;
+  let user: TestUser;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    d = await startDaemon();
+    user = await addUser(d);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  it('logs in, generates a key, copies it with the Copy button, and the key works against /api/v1/projects', async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.url });
+    const page = await context.newPage();
+    try {
+      // Log in.
+      await page.goto(d.url + '/');
+      await page.waitForURL(/\/login/);
+      await page.fill('input[name=email]', user.email);
+      await page.fill('input[name=password]', user.password);
+      await page.click('button[type=submit]');
+      await page.waitForURL(/\/settings\/keys$/);
+
+      // Settings → API Keys through the navigation.
+      await page.click('nav.top >> text=API Keys');
+      await expect.poll(() => page.locator('h1').textContent()).toBe('API Keys');
+      expect(await page.locator('#new-key').count()).toBe(0);
+
+      // Generate.
+      await page.fill('input[name=name]', 'browser key');
+      await page.click('button:has-text("Generate new API key")');
+      await page.waitForSelector('#new-key');
+      expect(await page.locator('.notice').textContent()).toContain('It will not be shown again.');
+      const shown = await page.inputValue('#new-key');
+      expect(shown).toMatch(/^dsk_[0-9A-Za-z]{43}$/);
+
+      // Copy: the button writes the key to the clipboard and says so.
+      await page.evaluate(() => navigator.clipboard.writeText('clipboard before copy'));
+      const button = page.locator('button.copy[data-copy-target="new-key"]');
+      await button.click();
+      await expect.poll(() => button.textContent()).toBe('Copied');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      expect(copied).toBe(shown);
+      // The input is selected too, so Ctrl+C works where the clipboard API is unavailable.
+      const selected = await page.evaluate(() => {
+        const el = document.getElementById('new-key') as HTMLInputElement;
+        return el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0);
+      });
+      expect(selected).toBe(shown);
+
+      // The copied key works against the API.
+      const res = await api(d, '/api/v1/projects', { token: copied });
+      expect(res.status).toBe(200);
+      expect(res.body.projects.map((p: { name: string }) => p.name)).toEqual(['default']);
+
+      // Shown once: after a reload only prefix…last4 remains, and the row shows its use.
+      await page.goto(d.url + '/settings/keys');
+      expect(await page.locator('#new-key').count()).toBe(0);
+      const html = await page.content();
+      expect(html).not.toContain(shown);
+      const row = page.locator('tr', { hasText: 'browser key' });
+      expect(await row.locator('code').textContent()).toBe(`${shown.slice(0, 8)}…${shown.slice(-4)}`);
+      expect(await row.textContent()).not.toContain('never');
+
+      // Revoke from the page: the key stops working at once.
+      await row.locator('button:has-text("Revoke")').click();
+      await page.waitForURL(/\/settings\/keys$/);
+      expect(await page.locator('tr', { hasText: 'browser key' }).count()).toBe(0);
+      expect((await api(d, '/api/v1/projects', { token: copied })).status).toBe(401);
+    } finally {
+      await context.close();
+    }
+  });
+});
