@@ -8,8 +8,17 @@ import { OAuthProvider } from '../auth/oauth/provider.js';
 import { WebSessionService } from '../auth/web-sessions.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { VERSION } from '../core/version.js';
+import { DocumentService } from '../ingest/documents.js';
+import { createExtractor } from '../ingest/extract.js';
+import { FileStore } from '../ingest/file-store.js';
+import { Reindexer } from '../ingest/reindex.js';
+import { IngestWorker } from '../ingest/worker.js';
+import { BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
+import { ChunkIndex } from '../store/lancedb/chunks.js';
 import { VectorStore } from '../store/lancedb/connection.js';
 import { ApiKeyStore } from '../store/sqlite/api-keys.js';
+import { DocumentStore } from '../store/sqlite/documents.js';
+import { JobStore } from '../store/sqlite/jobs.js';
 import { openSqlite } from '../store/sqlite/database.js';
 import { LoginAttemptStore } from '../store/sqlite/login-attempts.js';
 import { openOAuthStores } from '../store/sqlite/oauth-transaction.js';
@@ -60,6 +69,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => sqlite.close());
     const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
     cleanups.push(() => vectors.close());
+    // TODO(models registry): createEmbedder(config) once src/models/registry.ts lands.
+    const embedder = new BuiltinEmbedder({ modelCacheDir: config.modelCacheDir });
+    cleanups.push(() => embedder.close());
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id });
+    const jobs = new JobStore(sqlite.db, now);
+    const documents = new DocumentStore(sqlite.db, jobs, now);
+    const files = new FileStore(join(config.dataDir, 'files'));
+    await files.init();
+    const swept = await files.sweep(await documents.allShas());
+    if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
+    const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
+    cleanups.push(() => extractor.close());
 
     const projects = new ProjectStore(sqlite.db, now);
     const accounts = new AccountService(
@@ -72,6 +93,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const webSessions = new WebSessionService(new SessionStore(sqlite.db, now));
     const oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
+    const reindex = new Reindexer({ chunks, embedder, documents, log, now });
+    const worker = new IngestWorker(
+      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks, overlapTokens: 32 }, onSettled: (id) => ingest.settled(id) },
+      { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking },
+    );
+    const ingest = new DocumentService({ documents, projects, files, chunks, now, notify: () => worker.notify() });
 
     const services: Services = {
       config,
@@ -82,9 +109,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       accounts,
       apiKeys,
       projects,
-      projectRemoval: { remove: async (userId, projectId) => void (await projects.delete(userId, projectId)) },
+      projectRemoval: { remove: (userId, projectId) => ingest.removeProject(userId, projectId) },
       webSessions,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
+      embedder,
+      chunks,
+      documents,
+      ingest,
+      files,
+      reindex,
       healthProbes: {
         database: async () => {
           sqlite.raw.prepare('SELECT 1').get();
@@ -94,8 +127,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
           const probe = await vectors.probe();
           return probe.up ? { status: 'up' } : { status: 'down' };
         },
+        embedder: async () => {
+          const st = embedder.status();
+          return { status: st.error && !st.loaded ? 'down' : 'up', loaded: st.loaded, id: st.id, dimension: st.dimension };
+        },
+        queue: async () => ({ status: worker.alive() ? 'up' : 'down' }),
       },
     };
+
+    // Load the model in the background: health reports it, and the first job waits for it.
+    embedder.init().catch((err: unknown) => log.error({ err }, 'embedder failed to load'));
+    await worker.start();
+    // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
+    cleanups.push(() => worker.stop());
 
     const app = createApp(services, { routes: apiRoutes(services), extraRouters: [oauthRouters(oauth)] });
     const server: Server = createServer(app.callback());

@@ -1,3 +1,6 @@
+import { deleteDocument } from './api/documents/delete.js';
+import { getDocument } from './api/documents/get.js';
+import { listDocuments } from './api/documents/list.js';
 import { healthCheck } from './api/health.js';
 import { createKey } from './api/keys/create.js';
 import { deleteKey } from './api/keys/delete.js';
@@ -7,7 +10,9 @@ import { deleteProject } from './api/projects/delete.js';
 import { getProject } from './api/projects/get.js';
 import { listProjects } from './api/projects/list.js';
 import { updateProject } from './api/projects/update.js';
+import { reindexStatus, startReindex } from './api/reindex.js';
 import type { ApiRoute } from './api/route.js';
+import { upload } from './api/upload.js';
 import type { Services } from './services.js';
 
 /**
@@ -25,5 +30,11 @@ export function apiRoutes(s: Services): ApiRoute[] {
     listKeys(s),
     createKey(s),
     deleteKey(s),
+    upload(s),
+    listDocuments(s),
+    getDocument(s),
+    deleteDocument(s),
+    startReindex(s),
+    reindexStatus(s),
   ];
 }

@@ -3,6 +3,12 @@ import type { ApiKeyService } from '../auth/api-keys.js';
 import type { BearerResolver } from '../auth/principal.js';
 import type { WebSessionService } from '../auth/web-sessions.js';
 import type { Clock } from '../core/clock.js';
+import type { DocumentService } from '../ingest/documents.js';
+import type { FileStore } from '../ingest/file-store.js';
+import type { Reindexer } from '../ingest/reindex.js';
+import type { Embedder } from '../models/embedder.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import type { DocumentStore } from '../store/sqlite/documents.js';
 import type { ProjectStore } from '../store/sqlite/projects.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
@@ -32,4 +38,13 @@ export interface Services {
   /** Asked in order by the bearer middleware: API keys first, then OAuth access tokens. */
   bearerResolvers: BearerResolver[];
   healthProbes: Record<string, HealthProbe>;
+  /** The configured embedder (passages at ingest, queries at search). */
+  embedder: Embedder;
+  /** The chunks table: vectorSearch / keywordSearch for search; reindexRequired() → 409 while true. */
+  chunks: ChunkIndex;
+  documents: DocumentStore;
+  /** Accepting uploads, deleting documents, waiting for them to settle. */
+  ingest: DocumentService;
+  files: FileStore;
+  reindex: Reindexer;
 }

@@ -1,0 +1,84 @@
+/**
+ * One document through the stages, in order:
+ *
+ *   load original (file store) → extract (worker thread, time + memory limit) → chunk (model tokens)
+ *   → embed (batched) → write (LanceDB, idempotent per document)
+ *
+ * Progress: parse 0.1, chunk 0.2, embed 0.2 → 0.9 by batches, write 1.0 (set by the worker with the ready
+ * status). The pipeline owns no state: the worker passes everything in and decides what a failure means.
+ */
+import type { Embedder } from '../models/embedder.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import type { DocumentRecord } from '../store/sqlite/documents.js';
+import { chunkDocument } from './chunk.js';
+import { embedChunks } from './embed.js';
+import type { Extractor } from './extract.js';
+import type { FileStore } from './file-store.js';
+import { ParseError } from './parsers/errors.js';
+import type { DocumentType } from './types.js';
+import { writeChunks } from './write.js';
+
+export interface PipelineDeps {
+  files: FileStore;
+  extractor: Pick<Extractor, 'extract'>;
+  embedder: Embedder;
+  chunks: ChunkIndex;
+  /** Overlap between consecutive chunks, in model tokens. */
+  overlapTokens: number;
+}
+
+export interface PipelineHooks {
+  /** Called between stages and batches. Returns false when the document is gone (deleted): the run stops. */
+  progress(value: number): Promise<boolean>;
+}
+
+export interface PipelineResult {
+  chunkCount: number;
+  pages: number | null;
+  warnings: string[];
+}
+
+/** Thrown when the document was deleted while it was being processed: nothing to report. */
+export class DocumentGone extends Error {
+  override name = 'DocumentGone';
+}
+
+export const PROGRESS = { parsed: 0.1, chunked: 0.2, embedEnd: 0.9 } as const;
+
+export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks: PipelineHooks): Promise<PipelineResult> {
+  const step = async (value: number) => {
+    if (!(await hooks.progress(value))) throw new DocumentGone(doc.id);
+  };
+
+  let bytes: Buffer;
+  try {
+    bytes = await deps.files.read(doc.sha256);
+  } catch (err) {
+    throw new ParseError('the uploaded file is missing from the file store', { cause: err });
+  }
+  const parsed = await deps.extractor.extract(bytes, doc.contentType as DocumentType, { filename: doc.filename });
+  await step(PROGRESS.parsed);
+
+  const chunks = await chunkDocument(parsed, {
+    tokenizer: deps.embedder.tokenizer,
+    maxTokens: deps.embedder.maxTokens,
+    overlapTokens: deps.overlapTokens,
+    title: parsed.title ?? doc.filename,
+  });
+  await step(PROGRESS.chunked);
+
+  await deps.embedder.init();
+  const vectors = await embedChunks(deps.embedder, chunks, (done, total) =>
+    step(PROGRESS.chunked + ((PROGRESS.embedEnd - PROGRESS.chunked) * done) / total),
+  );
+
+  await step(PROGRESS.embedEnd);
+  await writeChunks(
+    deps.chunks,
+    { id: deps.embedder.id, dimension: deps.embedder.dimension },
+    { documentId: doc.id, userId: doc.userId, projectId: doc.projectId },
+    chunks,
+    vectors,
+  );
+  return { chunkCount: chunks.length, pages: parsed.pages ?? null, warnings: parsed.warnings };
+}

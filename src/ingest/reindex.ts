@@ -1,0 +1,91 @@
+/**
+ * Re-index: when the configured embedder is not the one the stored vectors came from, every chunk is
+ * re-embedded from its stored `search_text` into a fresh table (ChunkIndex.rebuild) — the originals are not
+ * parsed again. Ingestion waits meanwhile, and search answers 409 until the switch (reindexRequired()).
+ */
+import type { Clock } from '../core/clock.js';
+import type { Embedder } from '../models/embedder.js';
+import type { Logger } from '../server/logger.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import type { DocumentStore } from '../store/sqlite/documents.js';
+
+export interface ReindexStatus {
+  required: boolean;
+  running: boolean;
+  /** Embedder the stored vectors come from (null: nothing indexed yet). */
+  from: string | null;
+  /** The configured embedder. */
+  to: string;
+  done: number;
+  total: number;
+  started_at: number | null;
+  finished_at: number | null;
+  error: string | null;
+}
+
+export class Reindexer {
+  private state: Omit<ReindexStatus, 'required' | 'from' | 'to'> = {
+    running: false,
+    done: 0,
+    total: 0,
+    started_at: null,
+    finished_at: null,
+    error: null,
+  };
+  private current: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: { chunks: ChunkIndex; embedder: Embedder; documents: DocumentStore; log: Logger; now: Clock },
+  ) {}
+
+  /** True while ingestion and search must wait. */
+  get blocking(): boolean {
+    return this.state.running || this.deps.chunks.reindexRequired();
+  }
+
+  status(): ReindexStatus {
+    return {
+      required: this.deps.chunks.reindexRequired(),
+      from: this.deps.chunks.indexInfo()?.embedderId ?? null,
+      to: this.deps.embedder.id,
+      ...this.state,
+    };
+  }
+
+  /** Starts a re-index in the background when one is needed and none runs; returns the status right after. */
+  start(): ReindexStatus {
+    if (!this.state.running && this.deps.chunks.reindexRequired()) {
+      this.current = this.run().catch(() => undefined);
+    }
+    return this.status();
+  }
+
+  /** Runs a re-index to completion (the CLI's direct mode awaits this). `onProgress` sees (done, total). */
+  async run(onProgress?: (done: number, total: number) => void): Promise<void> {
+    if (this.state.running) return this.current;
+    const { chunks, embedder, documents, log, now } = this.deps;
+    const from = chunks.indexInfo()?.embedderId ?? null;
+    this.state = { running: true, done: 0, total: 0, started_at: now(), finished_at: null, error: null };
+    log.info({ event: 'reindex.started', from, to: embedder.id }, 're-index started');
+    try {
+      await embedder.init();
+      const result = await chunks.rebuild(
+        { id: embedder.id, dimension: embedder.dimension, embed: (texts) => embedder.embed(texts, { kind: 'passage' }) },
+        (done, total) => {
+          this.state.done = done;
+          this.state.total = total;
+          onProgress?.(done, total);
+        },
+      );
+      await documents.setEmbedderForAll(embedder.id);
+      log.info({ event: 'reindex.finished', from, to: embedder.id, chunks: result.chunks, ms: now() - this.state.started_at! }, 're-index finished');
+    } catch (err) {
+      this.state.error = (err as Error).message;
+      log.error({ event: 'reindex.failed', from, to: embedder.id, err }, 're-index failed');
+      throw err;
+    } finally {
+      this.state.running = false;
+      this.state.finished_at = now();
+    }
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The ingest worker: claims jobs from the durable queue (jobs table) under a lease, renews the lease with a
+ * heartbeat while the pipeline runs, and records the outcome on the document:
+ *
+ * - ready: chunks written, counts and warnings stored, event `document.ingested`;
+ * - transient failure (a model server that is down, a write that failed): the job is retried with exponential
+ *   backoff, at most `maxAttempts` times, event `ingest.failed` with `retry_at`;
+ * - permanent failure (the file cannot be parsed, the model rejects the input): the document is failed with
+ *   a message for the person who uploaded it, event `ingest.failed`.
+ *
+ * Stopping leaves an unfinished job leased: the next start recovers it (see JobStore.recoverForeignLeases).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import { isModelError } from '../models/errors.js';
+import type { Logger } from '../server/logger.js';
+import type { DocumentStore } from '../store/sqlite/documents.js';
+import type { Job, JobStore } from '../store/sqlite/jobs.js';
+import { isParseError } from './parsers/errors.js';
+import { DocumentGone, type PipelineDeps, type PipelineResult, runPipeline } from './pipeline.js';
+
+export interface IngestWorkerOptions {
+  /** Documents processed at once. */
+  concurrency: number;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  /** Claims of one job before it fails for good (a crash mid-job counts as an attempt). */
+  maxAttempts?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Longest sleep when the queue looks empty (uploads also wake the worker at once). */
+  idlePollMs?: number;
+  /** False while ingestion must wait (a re-index is needed or running). */
+  canClaim?: () => boolean;
+}
+
+export interface IngestWorkerDeps {
+  jobs: JobStore;
+  documents: DocumentStore;
+  pipeline: PipelineDeps;
+  log: Logger;
+  now: Clock;
+  /** Called when a document reaches ready or failed (wakes `?wait=true` uploads). */
+  onSettled?: (documentId: string) => void;
+}
+
+export class IngestWorker {
+  readonly owner = `w_${randomBytes(6).toString('hex')}`;
+  private readonly opts: Required<IngestWorkerOptions>;
+  private loops: Promise<void>[] = [];
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private wakeSignal: Promise<void> = Promise.resolve();
+  private crashed: Error | undefined;
+  private lastReclaim = 0;
+  /** Jobs running now, by job id. */
+  readonly running = new Map<number, string>();
+
+  constructor(
+    private readonly deps: IngestWorkerDeps,
+    options: IngestWorkerOptions,
+  ) {
+    this.opts = {
+      concurrency: options.concurrency,
+      leaseMs: options.leaseMs ?? 120_000,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      maxAttempts: options.maxAttempts ?? 5,
+      backoffBaseMs: options.backoffBaseMs ?? 5_000,
+      backoffMaxMs: options.backoffMaxMs ?? 10 * 60_000,
+      idlePollMs: options.idlePollMs ?? 2_000,
+      canClaim: options.canClaim ?? (() => true),
+    };
+    this.resetWake();
+  }
+
+  /** Recovers jobs left by a previous (killed) process, then starts the claim loops. */
+  async start(): Promise<void> {
+    const recovered = await this.deps.jobs.recoverForeignLeases(this.owner);
+    if (recovered > 0) this.deps.log.info({ event: 'ingest.recovered', jobs: recovered }, 'recovered interrupted ingest jobs');
+    for (let i = 0; i < this.opts.concurrency; i++) {
+      this.loops.push(
+        this.loop().catch((err: unknown) => {
+          this.crashed = err as Error;
+          this.deps.log.error({ err }, 'ingest worker stopped unexpectedly');
+        }),
+      );
+    }
+  }
+
+  /** Wakes idle loops: a job was just queued. */
+  notify(): void {
+    this.wake?.();
+  }
+
+  /** Up while every loop runs (health probe `queue`). */
+  alive(): boolean {
+    return this.loops.length > 0 && !this.stopping && this.crashed === undefined;
+  }
+
+  /** Stops claiming. Waits up to `graceMs` for running jobs; what is still running is recovered at next start. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.stopping = true;
+    this.notify();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.loops), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  private resetWake(): void {
+    this.wakeSignal = new Promise<void>((resolve) => {
+      this.wake = () => {
+        resolve();
+        this.resetWake();
+      };
+    });
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.wakeSignal, new Promise((r) => (timer = setTimeout(r, Math.max(10, ms))))]);
+    clearTimeout(timer);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      if (!this.opts.canClaim()) {
+        await this.sleep(this.opts.idlePollMs);
+        continue;
+      }
+      const now = this.deps.now();
+      if (now - this.lastReclaim > this.opts.leaseMs / 2) {
+        this.lastReclaim = now;
+        await this.deps.jobs.reclaimExpired();
+      }
+      const job = await this.deps.jobs.claim(this.owner, this.opts.leaseMs);
+      if (!job) {
+        const next = await this.deps.jobs.nextRunAt();
+        await this.sleep(next === null ? this.opts.idlePollMs : Math.min(this.opts.idlePollMs, next - this.deps.now()));
+        continue;
+      }
+      await this.runJob(job);
+    }
+  }
+
+  private async runJob(job: Job): Promise<void> {
+    const { documents, jobs, log } = this.deps;
+    const doc = await documents.getById(job.documentId);
+    if (!doc) return; // deleted; its job row went with it
+    if (job.attempts > this.opts.maxAttempts) {
+      await this.fail(job, doc.id, `processing was interrupted ${job.attempts - 1} times — gave up`);
+      return;
+    }
+    this.running.set(job.id, doc.id);
+    const started = this.deps.now();
+    const heartbeat = setInterval(() => {
+      jobs.heartbeat(job.id, this.owner, this.opts.leaseMs).catch((err: unknown) => log.warn({ err }, 'lease heartbeat failed'));
+    }, this.opts.heartbeatMs);
+    try {
+      await documents.markProcessing(doc.id);
+      let result: PipelineResult;
+      try {
+        result = await runPipeline(this.deps.pipeline, doc, { progress: (p) => documents.setProgress(doc.id, p) });
+      } catch (err) {
+        if (this.stopping) return; // shutting down: leave the lease, the next start retries
+        await this.handleFailure(job, doc.id, err, started);
+        return;
+      }
+      const kept = await documents.markReady(doc.id, job.id, { ...result, embedderId: this.deps.pipeline.embedder.id });
+      if (!kept) {
+        // Deleted while being written: take its chunks back out.
+        await this.deps.pipeline.chunks.deleteDocument(doc.id);
+        return;
+      }
+      log.info(
+        {
+          event: 'document.ingested',
+          document_id: doc.id,
+          user_id: doc.userId,
+          project_id: doc.projectId,
+          chunks: result.chunkCount,
+          pages: result.pages,
+          warnings: result.warnings.length,
+          attempts: job.attempts,
+          ms: this.deps.now() - started,
+        },
+        'document ingested',
+      );
+      this.deps.onSettled?.(doc.id);
+    } finally {
+      clearInterval(heartbeat);
+      this.running.delete(job.id);
+    }
+  }
+
+  private async handleFailure(job: Job, documentId: string, err: unknown, started: number): Promise<void> {
+    const { log } = this.deps;
+    if (err instanceof DocumentGone) {
+      await this.deps.pipeline.chunks.deleteDocument(documentId);
+      return;
+    }
+    const base = { event: 'ingest.failed', document_id: documentId, user_id: job.userId, attempts: job.attempts, ms: this.deps.now() - started };
+    let message: string;
+    let transient: boolean;
+    if (isParseError(err)) {
+      message = err.message;
+      transient = false;
+    } else if (isModelError(err)) {
+      message = `embedding failed: ${err.message}`;
+      transient = err.transient;
+    } else {
+      // Unknown (a write that failed, a full disk): retrying may help, and attempts are bounded.
+      message = `indexing failed: ${(err as Error)?.message ?? String(err)}`;
+      transient = true;
+    }
+    if (transient && job.attempts < this.opts.maxAttempts) {
+      const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** (job.attempts - 1));
+      const retryAt = this.deps.now() + delay;
+      await this.deps.documents.requeue(documentId, job.id, message, retryAt);
+      log.warn({ ...base, error: message, retry_at: new Date(retryAt).toISOString(), err }, 'ingest failed, will retry');
+      return;
+    }
+    const final = transient ? `${message} (gave up after ${job.attempts} attempts)` : message;
+    await this.fail(job, documentId, final, err);
+  }
+
+  private async fail(job: Job, documentId: string, message: string, err?: unknown): Promise<void> {
+    await this.deps.pipeline.chunks.deleteDocument(documentId).catch(() => undefined);
+    await this.deps.documents.markFailed(documentId, job.id, message);
+    this.deps.log.warn(
+      { event: 'ingest.failed', document_id: documentId, user_id: job.userId, attempts: job.attempts, error: message, err },
+      'ingest failed',
+    );
+    this.deps.onSettled?.(documentId);
+  }
+}

@@ -1,0 +1,20 @@
+import { notFound } from '../../../core/errors.js';
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ErrorBody, IdParams } from '../schemas.js';
+
+export const deleteDocument = (s: Services) =>
+  defineRoute({
+    name: 'documents.delete',
+    method: 'DELETE',
+    path: '/documents/:id',
+    scope: 'write:documents',
+    tag: 'documents',
+    summary: 'Delete a document. Its chunks leave the index before the answer; the original file goes when no document references it.',
+    params: IdParams,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found', schema: ErrorBody } },
+    async handler({ params, principal }) {
+      if (!(await s.ingest.delete(principal.userId, params.id))) throw notFound('document');
+      return { status: 204 };
+    },
+  });

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { toIso } from '../../../core/clock.js';
+import { DOCUMENT_STATUSES, type DocumentRecord } from '../../../store/sqlite/documents.js';
+import { Metadata, Timestamp } from '../schemas.js';
+
+export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
+
+export const DocumentSchema = z
+  .object({
+    id: z.string(),
+    project_id: z.string(),
+    filename: z.string(),
+    content_type: z.string().describe('decided from the bytes: application/pdf, the DOCX type or text/plain'),
+    size_bytes: z.number().int(),
+    sha256: z.string(),
+    status: DocumentStatus,
+    progress: z.number().min(0).max(1).describe('parse 0.1, chunk 0.2, embed 0.2–0.9, written 1'),
+    chunk_count: z.number().int(),
+    pages: z.number().int().nullable(),
+    warnings: z.array(z.string()),
+    error: z.string().nullable().describe('why the document failed, for people'),
+    metadata: Metadata,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Document' });
+
+export const UploadedDocument = DocumentSchema.extend({
+  duplicate: z.boolean().optional().describe('true when the project already held these bytes: that document is returned'),
+}).meta({ id: 'UploadedDocument' });
+
+export const documentToWire = (d: DocumentRecord) => ({
+  id: d.id,
+  project_id: d.projectId,
+  filename: d.filename,
+  content_type: d.contentType,
+  size_bytes: d.sizeBytes,
+  sha256: d.sha256,
+  status: d.status,
+  progress: d.progress,
+  chunk_count: d.chunkCount,
+  pages: d.pages,
+  warnings: d.warnings,
+  error: d.error,
+  metadata: d.metadata,
+  created_at: toIso(d.createdAt),
+  updated_at: toIso(d.updatedAt),
+});

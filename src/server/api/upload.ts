@@ -1,0 +1,79 @@
+import { rm } from 'node:fs/promises';
+import { z } from 'zod';
+import { invalidRequest, notFound } from '../../core/errors.js';
+import type { Services } from '../services.js';
+import { receiveMultipart } from './documents/multipart.js';
+import { documentToWire, UploadedDocument } from './documents/wire.js';
+import { defineRoute } from './route.js';
+import { ErrorBody } from './schemas.js';
+
+const MAX_WAIT_S = 600;
+
+const UploadQuery = z.strictObject({
+  wait: z.enum(['true', 'false', '1', '0']).optional().describe('block until every document is ready or failed'),
+  wait_timeout: z.coerce.number().int().min(1).max(MAX_WAIT_S).optional().describe(`seconds to wait at most (default ${MAX_WAIT_S})`),
+});
+
+function parseMetadata(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined || raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw invalidRequest('metadata: must be a JSON object (could not parse it as JSON)');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('metadata: must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+export const upload = (s: Services) =>
+  defineRoute({
+    name: 'upload',
+    method: 'POST',
+    path: '/upload',
+    scope: 'write:documents',
+    tag: 'documents',
+    summary:
+      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`). The type comes from the bytes; ' +
+      'the same bytes already in the project return that document with `duplicate: true`. With `?wait=true` the answer ' +
+      'comes when each document is ready or failed.',
+    query: UploadQuery,
+    rawBody: true,
+    responses: {
+      200: { description: 'With ?wait=true: every document settled (ready or failed)', schema: z.object({ documents: z.array(UploadedDocument) }) },
+      202: { description: 'Accepted and queued (or, with ?wait=true, still processing when the wait ran out)', schema: z.object({ documents: z.array(UploadedDocument) }) },
+      400: { description: 'Malformed form, unknown field, bad metadata, too many files', schema: ErrorBody },
+      404: { description: 'Project not found', schema: ErrorBody },
+      413: { description: 'A file is larger than the limit', schema: ErrorBody },
+      415: { description: 'Not multipart, or a file that is not PDF, DOCX or TXT', schema: ErrorBody },
+    },
+    async handler({ query, principal, ctx }) {
+      const received = await receiveMultipart(ctx.req, s.files, {
+        maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
+        maxFiles: s.config.maxFiles,
+        fields: ['project_id', 'metadata'],
+      });
+      const temps = received.files.map((f) => f.tempPath);
+      try {
+        const metadata = parseMetadata(received.fields.metadata);
+        const projectId = received.fields.project_id;
+        const project = projectId ? await s.projects.get(principal.userId, projectId) : await s.projects.ensureDefault(principal.userId);
+        if (!project) throw notFound('project');
+        const accepted = await s.ingest.accept(principal.userId, project.id, received.files, metadata);
+        temps.length = 0;
+        const dup = new Map(accepted.map((a) => [a.document.id, a.duplicate]));
+        const wire = (d: Parameters<typeof documentToWire>[0]) => ({ ...documentToWire(d), ...(dup.get(d.id) ? { duplicate: true } : {}) });
+        if (query.wait === 'true' || query.wait === '1') {
+          const ids = [...new Set(accepted.map((a) => a.document.id))];
+          const { documents, settled } = await s.ingest.waitSettled(principal.userId, ids, (query.wait_timeout ?? MAX_WAIT_S) * 1000);
+          const byId = new Map(documents.map((d) => [d.id, d]));
+          const out = accepted.map((a) => byId.get(a.document.id) ?? a.document).map(wire);
+          return { status: settled ? 200 : 202, body: { documents: out } };
+        }
+        return { status: 202, body: { documents: accepted.map((a) => wire(a.document)) } };
+      } finally {
+        // Temp files not handed to the file store (a 404 project, bad metadata) are not kept.
+        await Promise.all(temps.map((p) => rm(p, { force: true })));
+      }
+    },
+  });
