@@ -1,0 +1,100 @@
+/**
+ * A reranker behind the Cohere/Jina `/v1/rerank` wire format (also served by TEI, llama.cpp, vLLM):
+ * POST {model?, query, documents, top_n} → {results: [{index, relevance_score}]}. `top_n` asks for every
+ * document so each passage gets a score; any the server leaves out score -Infinity (last).
+ */
+import type { ModelStatus } from './embedder.js';
+import { ModelError } from './errors.js';
+import { callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
+import type { RerankOptions, Reranker } from './reranker.js';
+
+export interface HttpRerankerOptions {
+  /** The full endpoint (…/v1/rerank or …/rerank), or a base URL to which /v1/rerank is appended. */
+  url: string;
+  /** Sent as `model` when set (Cohere and Jina require it; TEI ignores it). */
+  model?: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  retries?: number;
+  retryBaseDelayMs?: number;
+  fetch?: typeof fetch;
+}
+
+interface RerankAnswer {
+  results?: { index?: unknown; relevance_score?: unknown }[];
+}
+
+export function rerankUrl(url: string): string {
+  const u = url.replace(/\/+$/, '');
+  return /\/rerank$/.test(u) ? u : `${u}/v1/rerank`;
+}
+
+export class HttpReranker implements Reranker {
+  readonly id: string;
+  private readonly url: string;
+  private ready = false;
+  private lastError: string | undefined;
+
+  constructor(private readonly opts: HttpRerankerOptions) {
+    this.url = rerankUrl(opts.url);
+    this.id = `http:${this.url}${opts.model ? `#${opts.model}` : ''}`;
+  }
+
+  /** A one-document request, so a wrong URL or key shows in health at startup. */
+  async init(): Promise<void> {
+    await this.rerank('probe', ['probe']);
+  }
+
+  async rerank(query: string, passages: string[], opts: RerankOptions = {}): Promise<number[]> {
+    if (passages.length === 0) return [];
+    const call: RemoteCallOptions = {
+      service: 'Rerank endpoint',
+      provider: 'http',
+      location: this.url,
+      timeoutMs: this.opts.timeoutMs ?? 30_000,
+      retries: this.opts.retries ?? 1,
+      retryBaseDelayMs: this.opts.retryBaseDelayMs ?? 300,
+      fetch: this.opts.fetch ?? fetch,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    };
+    const headers: Record<string, string> = this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {};
+    const body = {
+      ...(this.opts.model ? { model: this.opts.model } : {}),
+      query,
+      documents: passages,
+      top_n: passages.length,
+    };
+    try {
+      const scores = await callWithRetries(call, async (fetchFn) => {
+        const answer = (await postJson(fetchFn, this.url, body, headers)) as RerankAnswer;
+        if (!Array.isArray(answer.results)) throw this.malformed('no `results` array');
+        const out = new Array<number>(passages.length).fill(Number.NEGATIVE_INFINITY);
+        for (const r of answer.results) {
+          if (typeof r.index !== 'number' || typeof r.relevance_score !== 'number' || r.index < 0 || r.index >= passages.length) {
+            throw this.malformed('a result lacks a valid `index` or `relevance_score`');
+          }
+          out[r.index] = r.relevance_score;
+        }
+        return out;
+      });
+      this.ready = true;
+      this.lastError = undefined;
+      return scores;
+    } catch (err) {
+      if (!opts.signal?.aborted) this.lastError = err instanceof Error ? err.message : String(err);
+      throw err;
+    }
+  }
+
+  private malformed(why: string): ModelError {
+    return new ModelError('http', `${this.url} returned a malformed rerank answer: ${why}`, { transient: false });
+  }
+
+  status(): ModelStatus {
+    const s: ModelStatus = { loaded: this.ready, id: this.id, dimension: 0 };
+    if (this.lastError) s.error = this.lastError;
+    return s;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,56 @@
+/**
+ * Embeddings from an Ollama server through the `ollama` client: `/api/embed` with a batched `input`
+ * (one request per batch, not one per text), `truncate: true` so an over-long chunk is cut by the
+ * server rather than failing the whole batch.
+ */
+import { Ollama } from 'ollama';
+import type { ModelError } from './errors.js';
+import { callWithRetries, type RemoteCallOptions } from './remote-call.js';
+import { RemoteEmbedder } from './remote-embedder.js';
+import { classifyOllamaError } from './ollama-errors.js';
+
+export interface OllamaEmbedderOptions {
+  model: string;
+  /** e.g. http://127.0.0.1:11434 */
+  host: string;
+  timeoutMs?: number;
+  retries?: number;
+  retryBaseDelayMs?: number;
+  batchSize?: number;
+  maxTokens?: number;
+  maxQueuedTexts?: number;
+  fetch?: typeof fetch;
+}
+
+export class OllamaEmbedder extends RemoteEmbedder {
+  private readonly call: RemoteCallOptions;
+
+  constructor(private readonly opts: OllamaEmbedderOptions) {
+    super(`ollama:${opts.model}`, 'ollama', {
+      batchSize: opts.batchSize ?? 32,
+      maxTokens: opts.maxTokens ?? 512,
+      maxQueuedTexts: opts.maxQueuedTexts ?? 50_000,
+    });
+    this.call = {
+      service: 'Ollama',
+      provider: 'ollama',
+      location: opts.host,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      retries: opts.retries ?? 2,
+      retryBaseDelayMs: opts.retryBaseDelayMs ?? 500,
+      fetch: opts.fetch ?? fetch,
+    };
+  }
+
+  protected request(texts: string[]): Promise<number[][]> {
+    return callWithRetries(
+      this.call,
+      async (fetchFn) => {
+        const client = new Ollama({ host: this.opts.host, fetch: fetchFn });
+        const res = await client.embed({ model: this.opts.model, input: texts, truncate: true });
+        return res.embeddings;
+      },
+      (err): ModelError | undefined => classifyOllamaError(this.call, this.opts.model, err),
+    );
+  }
+}

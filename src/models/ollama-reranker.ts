@@ -1,0 +1,162 @@
+/**
+ * Reranking with an Ollama chat/generate model. Ollama has no rerank endpoint, so each passage is
+ * judged by the model through /api/generate:
+ *
+ * 1. Ask for a one-token yes/no answer with `logprobs` and read P(yes) / (P(yes) + P(no)) from the first
+ *    token's top log-probabilities — a smooth score, not a coin flip. (Ollama ≥ 0.12.11 returns them.)
+ * 2. A server that returns no log-probabilities is asked instead for a JSON `{"score": 0-10}` constrained
+ *    by `format` (a JSON schema), scaled to 0-1. The answer is remembered, so later calls skip step 1.
+ *
+ * Temperature 0 for repeatable scores; a few passages at a time to bound load on the Ollama server.
+ */
+import { Ollama, type GenerateResponse, type Logprob } from 'ollama';
+import type { ModelStatus } from './embedder.js';
+import { ModelError } from './errors.js';
+import { classifyOllamaError } from './ollama-errors.js';
+import { callWithRetries, type RemoteCallOptions } from './remote-call.js';
+import type { RerankOptions, Reranker } from './reranker.js';
+
+export interface OllamaRerankerOptions {
+  model: string;
+  host: string;
+  timeoutMs?: number;
+  retries?: number;
+  retryBaseDelayMs?: number;
+  /** Passages judged in parallel. */
+  concurrency?: number;
+  /** Characters of each passage shown to the model. */
+  maxPassageChars?: number;
+  fetch?: typeof fetch;
+}
+
+const SCORE_SCHEMA = {
+  type: 'object',
+  properties: { score: { type: 'integer', minimum: 0, maximum: 10 } },
+  required: ['score'],
+};
+
+export class OllamaReranker implements Reranker {
+  readonly id: string;
+  private logprobs: boolean | undefined;
+  private ready = false;
+  private lastError: string | undefined;
+
+  constructor(private readonly opts: OllamaRerankerOptions) {
+    this.id = `ollama:${opts.model}`;
+  }
+
+  async init(): Promise<void> {
+    await this.rerank('probe', ['probe']);
+  }
+
+  async rerank(query: string, passages: string[], opts: RerankOptions = {}): Promise<number[]> {
+    const call: RemoteCallOptions = {
+      service: 'Ollama',
+      provider: 'ollama',
+      location: this.opts.host,
+      timeoutMs: this.opts.timeoutMs ?? 60_000,
+      retries: this.opts.retries ?? 1,
+      retryBaseDelayMs: this.opts.retryBaseDelayMs ?? 300,
+      fetch: this.opts.fetch ?? fetch,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    };
+    const scores = new Array<number>(passages.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < passages.length) {
+        const i = next++;
+        scores[i] = await this.score(call, query, passages[i]!);
+      }
+    };
+    try {
+      const lanes = Math.min(this.opts.concurrency ?? 4, passages.length);
+      await Promise.all(Array.from({ length: lanes }, worker));
+      this.ready = true;
+      this.lastError = undefined;
+      return scores;
+    } catch (err) {
+      if (!opts.signal?.aborted) this.lastError = err instanceof Error ? err.message : String(err);
+      throw err;
+    }
+  }
+
+  private async score(call: RemoteCallOptions, query: string, passage: string): Promise<number> {
+    const doc = passage.slice(0, this.opts.maxPassageChars ?? 4000);
+    if (this.logprobs !== false) {
+      const res = await this.generate(call, {
+        prompt:
+          `Query: ${query}\n\nDocument: ${doc}\n\n` +
+          'Does the document answer or directly relate to the query? Answer with one word: yes or no.',
+        logprobs: true,
+        top_logprobs: 10,
+        options: { temperature: 0, num_predict: 1 },
+      });
+      const first = res.logprobs?.[0];
+      if (first) {
+        this.logprobs = true;
+        return yesProbability(first);
+      }
+      this.logprobs = false;
+    }
+    const res = await this.generate(call, {
+      prompt:
+        `Query: ${query}\n\nDocument: ${doc}\n\n` +
+        'Rate how relevant the document is to the query from 0 (unrelated) to 10 (answers it exactly). ' +
+        'Reply as JSON: {"score": <integer>}.',
+      format: SCORE_SCHEMA,
+      options: { temperature: 0, num_predict: 16 },
+    });
+    return parseScore(res.response ?? '', this.opts.model);
+  }
+
+  private generate(
+    call: RemoteCallOptions,
+    req: { prompt: string; logprobs?: boolean; top_logprobs?: number; format?: object; options: Record<string, number> },
+  ): Promise<GenerateResponse> {
+    return callWithRetries(
+      call,
+      (fetchFn) =>
+        new Ollama({ host: this.opts.host, fetch: fetchFn }).generate({ model: this.opts.model, stream: false, ...req }),
+      (err) => classifyOllamaError(call, this.opts.model, err),
+    );
+  }
+
+  status(): ModelStatus {
+    const s: ModelStatus = { loaded: this.ready, id: this.id, dimension: 0 };
+    if (this.lastError) s.error = this.lastError;
+    return s;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** P(yes) among the yes/no candidates of the first generated token; 0.5 when neither appears. */
+export function yesProbability(first: Logprob): number {
+  const candidates = [first, ...(first.top_logprobs ?? [])];
+  let yes = 0;
+  let no = 0;
+  const seen = new Set<string>();
+  for (const c of candidates) {
+    if (seen.has(c.token)) continue;
+    seen.add(c.token);
+    const word = c.token.trim().toLowerCase();
+    if (word === 'yes') yes += Math.exp(c.logprob);
+    else if (word === 'no') no += Math.exp(c.logprob);
+  }
+  return yes + no > 0 ? yes / (yes + no) : 0.5;
+}
+
+function parseScore(text: string, model: string): number {
+  let score: unknown;
+  try {
+    score = (JSON.parse(text) as { score?: unknown }).score;
+  } catch {
+    score = Number(/\d+/.exec(text)?.[0]);
+  }
+  if (typeof score !== 'number' || !Number.isFinite(score)) {
+    throw new ModelError('ollama', `model ${model} gave no relevance score (answer: ${JSON.stringify(text.slice(0, 80))})`, {
+      transient: false,
+    });
+  }
+  return Math.min(10, Math.max(0, score)) / 10;
+}

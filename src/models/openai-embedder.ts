@@ -1,0 +1,78 @@
+/**
+ * Embeddings from any OpenAI-compatible server (OpenAI, vLLM, TEI, LM Studio, llama.cpp):
+ * POST <base>/v1/embeddings {model, input: string[]} → {data: [{index, embedding}]}. The key is
+ * optional because local servers usually run without one.
+ */
+import { ModelError } from './errors.js';
+import { callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
+import { RemoteEmbedder } from './remote-embedder.js';
+
+export interface OpenAIEmbedderOptions {
+  model: string;
+  /** e.g. https://api.openai.com or http://127.0.0.1:8000 (a trailing /v1 is accepted). */
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  retries?: number;
+  retryBaseDelayMs?: number;
+  batchSize?: number;
+  maxTokens?: number;
+  maxQueuedTexts?: number;
+  fetch?: typeof fetch;
+}
+
+interface EmbeddingsAnswer {
+  data?: { index?: unknown; embedding?: unknown }[];
+}
+
+/** `<base>/v1/embeddings`, whether or not the operator already wrote the /v1. */
+export function embeddingsUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  return /\/v1$/.test(base) ? `${base}/embeddings` : `${base}/v1/embeddings`;
+}
+
+export class OpenAIEmbedder extends RemoteEmbedder {
+  private readonly call: RemoteCallOptions;
+  private readonly url: string;
+
+  constructor(private readonly opts: OpenAIEmbedderOptions) {
+    super(`openai:${opts.model}`, 'openai', {
+      batchSize: opts.batchSize ?? 64,
+      maxTokens: opts.maxTokens ?? 512,
+      maxQueuedTexts: opts.maxQueuedTexts ?? 50_000,
+    });
+    this.url = embeddingsUrl(opts.baseUrl);
+    this.call = {
+      service: 'OpenAI-compatible embeddings endpoint',
+      provider: 'openai',
+      location: this.url,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      retries: opts.retries ?? 2,
+      retryBaseDelayMs: opts.retryBaseDelayMs ?? 500,
+      fetch: opts.fetch ?? fetch,
+    };
+  }
+
+  protected request(texts: string[]): Promise<number[][]> {
+    const headers: Record<string, string> = this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {};
+    return callWithRetries(this.call, async (fetchFn) => {
+      const answer = (await postJson(fetchFn, this.url, { model: this.opts.model, input: texts }, headers)) as EmbeddingsAnswer;
+      if (!Array.isArray(answer.data)) throw this.malformed('no `data` array');
+      const out = new Array<number[]>(texts.length);
+      answer.data.forEach((item, pos) => {
+        // `index` is optional in some servers' answers; fall back to the position.
+        const index = typeof item.index === 'number' ? item.index : pos;
+        if (!Array.isArray(item.embedding) || index < 0 || index >= texts.length) throw this.malformed(`bad item ${pos}`);
+        out[index] = item.embedding as number[];
+      });
+      if (out.some((v) => v === undefined) || answer.data.length !== texts.length) {
+        throw this.malformed(`${answer.data.length} embeddings for ${texts.length} inputs`);
+      }
+      return out;
+    });
+  }
+
+  private malformed(why: string): ModelError {
+    return new ModelError('openai', `${this.url} returned a malformed embeddings answer: ${why}`, { transient: false });
+  }
+}

