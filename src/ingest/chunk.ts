@@ -1,7 +1,7 @@
 /**
  * Chunk stage: turns parsed blocks into passages sized in the embedder's own tokens.
  *
- * - A chunk never spans two sections (a section is a run of blocks with the same heading path).
+ * - A chunk never spans two sections (a section is a heading and the blocks under it, up to the next heading).
  * - Inside a section, blocks are packed greedily; a block too big for one chunk is split at sentence
  *   boundaries, a sentence too big at word boundaries, a word too big (minified code, base64) at token boundaries.
  * - Consecutive chunks of a section overlap by up to `overlapTokens` of whole trailing pieces.
@@ -43,13 +43,14 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] 
 
   for (const section of sections(doc.blocks)) {
     const headings = section[0]!.headings;
-    const body = section.filter((b) => b.kind !== 'heading');
-    // A heading with nothing under it is still worth finding: its own text becomes the body (and leaves the header).
-    const blocks = body.length ? body : section;
-    const context = body.length ? headings : headings.slice(0, -1);
-    const header = makeHeader(opts.title, context, tokenizer, Math.floor(maxTokens * MAX_HEADER_SHARE));
+    // The heading's own text opens the section's first chunk (so it is stored and keyword-searchable); that
+    // chunk's header then stops at the parent heading instead of repeating it.
+    const opensWithHeading = section[0]!.kind === 'heading';
+    const limit = Math.floor(maxTokens * MAX_HEADER_SHARE);
+    const header = makeHeader(opts.title, headings, tokenizer, limit);
+    const firstHeader = opensWithHeading ? makeHeader(opts.title, headings.slice(0, -1), tokenizer, limit) : header;
     const budget = maxTokens - special - tokenizer.count(header);
-
+    const blocks = section;
     const pieces: Piece[] = [];
     blocks.forEach((block, i) => {
       for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) {
@@ -57,7 +58,8 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] 
       }
     });
     for (const group of pack(pieces, budget, Math.min(overlapTokens, Math.floor(budget / 2)))) {
-      emit(group, blocks, header, headings, budget, tokenizer, chunks);
+      const first = group[0]!.block === 0 && group[0]!.start === 0;
+      emit(group, blocks, first ? firstHeader : header, headings, budget, tokenizer, chunks);
     }
   }
   return chunks;

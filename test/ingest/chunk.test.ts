@@ -57,10 +57,21 @@ describe('chunkDocument', () => {
     ]);
     const chunks = chunkDocument(d, { tokenizer, maxTokens: 256, overlapTokens: 32, title: 'Doc' });
     expect(chunks.map((c) => [c.text, c.headings, c.pageStart, c.pageEnd])).toEqual([
-      ['Alpha body on page one.\n\nAlpha body on page two.', ['Alpha'], 1, 2],
-      ['Beta body.', ['Beta'], 2, 2],
+      ['Alpha\n\nAlpha body on page one.\n\nAlpha body on page two.', ['Alpha'], 1, 2],
+      ['Beta\n\nBeta body.', ['Beta'], 2, 2],
     ]);
-    expect(chunks[0]!.embedText).toBe('Doc\nAlpha\n\nAlpha body on page one.\n\nAlpha body on page two.');
+    // The chunk opens with its heading, so the header stops at the parent (here: just the title).
+    expect(chunks[0]!.embedText).toBe('Doc\n\nAlpha\n\nAlpha body on page one.\n\nAlpha body on page two.');
+  });
+
+  it('repeats the full heading path on continuation chunks', () => {
+    const d = doc([
+      { text: 'Search', headings: ['Guide', 'Search'], kind: 'heading' },
+      { text: paragraph(0, 30), headings: ['Guide', 'Search'], kind: 'paragraph' },
+    ]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 96, overlapTokens: 0, title: 'Manual' });
+    expect(chunks[0]!.embedText.startsWith('Manual\nGuide\n\nSearch\n\nSentence number 0')).toBe(true);
+    for (const c of chunks.slice(1)) expect(c.embedText.startsWith('Manual\nGuide > Search\n\nSentence number')).toBe(true);
   });
 
   it('keeps a heading with nothing under it as its own chunk', () => {
@@ -70,7 +81,7 @@ describe('chunkDocument', () => {
       { text: 'Details.', headings: ['Appendix', 'Appendix A'], kind: 'paragraph' },
     ]);
     const chunks = chunkDocument(d, { tokenizer, maxTokens: 64, overlapTokens: 8, title: 'T' });
-    expect(chunks.map((c) => c.embedText)).toEqual(['T\n\nAppendix', 'T\nAppendix > Appendix A\n\nDetails.']);
+    expect(chunks.map((c) => c.embedText)).toEqual(['T\n\nAppendix', 'T\nAppendix\n\nAppendix A\n\nDetails.']);
   });
 
   it('cuts a 144k-character line without spaces into fitting chunks that cover it all', () => {

@@ -127,7 +127,8 @@ describe.skipIf(!present || !built)('hard real-world files', () => {
 
     expect(results.length).toBe(files.length);
     for (const r of results) {
-      expect(r.seconds, `${r.file} took ${r.seconds.toFixed(1)} s`).toBeLessThanOrEqual(62);
+      // The extractor gives up at 60 s; the rest is chunking and the worker's teardown.
+      expect(r.seconds, `${r.file} took ${r.seconds.toFixed(1)} s`).toBeLessThanOrEqual(65);
       if (r.outcome === 'failed') expect(r.message, r.file).toMatch(CLEAR_FAILURE);
       else if (r.chunks === 0) expect(r.message, r.file).toMatch(/no text layer \(scanned\?\)|no text found/);
       if (r.outcome === 'ready') expect(r.text, `${r.file} has replacement-character runs`).not.toMatch(/\uFFFD{2,}/);

@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseDocx } from '../../src/ingest/parsers/docx.js';
 import { ParseError } from '../../src/ingest/parsers/errors.js';
 import { parse as parsePdf } from '../../src/ingest/parsers/pdf.js';
@@ -73,6 +73,14 @@ describe('TXT parser', () => {
 });
 
 describe('PDF parser', () => {
+  // pdf2json prints pdf.js errors to the console; in production the extractor's worker swallows them.
+  beforeAll(() => {
+    for (const m of ['log', 'warn', 'error', 'info'] as const) vi.spyOn(console, m).mockImplementation(() => {});
+  });
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+
   it('keeps page numbers, joins lines into paragraphs and undoes hyphenation', async () => {
     const pdf = makePdf(
       [
