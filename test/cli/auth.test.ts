@@ -1,0 +1,186 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, BIN, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { cliEnv } from './cli-env.js';
+import { webLogin } from './web-session.js';
+
+describe('docsearch login / whoami / logout', () => {
+  let d: Daemon;
+  let user: TestUser;
+  beforeAll(async () => {
+    d = await startDaemon();
+    user = await addUser(d);
+  });
+  afterAll(async () => {
+    await d.stop();
+    removeDir(d.dataDir);
+  });
+
+  it('without a credential exits 4 with the hint to run `docsearch login`', async () => {
+    const res = await runCli(['projects', 'list'], { env: cliEnv(d) });
+    expect(res.code).toBe(4);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toBe(`error: not logged in to ${d.url}\nhint: run \`docsearch login\` (or set DOCSEARCH_TOKEN to an API key)\n`);
+  });
+
+  it('a rejected token exits 4 with the server message and the login hint', async () => {
+    const res = await runCli(['projects'], { env: cliEnv(d, { DOCSEARCH_TOKEN: `dsk_${'x'.repeat(43)}` }) });
+    expect(res.code).toBe(4);
+    expect(res.stderr).toBe(
+      'error: GET /api/v1/projects: the credential is not valid, has expired or was revoked\nhint: run `docsearch login` (or set DOCSEARCH_TOKEN to an API key)\n',
+    );
+  });
+
+  it('an unreachable server is one line naming the URL', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((r) => probe.close(r));
+    const res = await runCli(['projects'], { env: cliEnv(null, { DOCSEARCH_URL: `127.0.0.1:${port}`, DOCSEARCH_TOKEN: user.apiKey }) });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(`error: could not reach http://127.0.0.1:${port} (ECONNREFUSED) — is \`docsearch serve\` running?\nhint: check --server or DOCSEARCH_URL\n`);
+  });
+
+  it('--with-token verifies the key, stores it in a 0600 file with one warning, and whoami reports it', async () => {
+    const env = cliEnv(null);
+    const login = await runCli(['login', '--server', d.url, '--with-token'], { env, input: `${user.apiKey}\n` });
+    expect(login.code).toBe(0);
+    const file = join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json');
+    const warnings = login.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(warnings).toEqual([`warning: DOCSEARCH_CREDENTIALS=file: storing credentials in plain text in ${file} (mode 0600)`]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(file, '..')).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(file, 'utf8')).servers[d.url]).toEqual({ type: 'token', access_token: user.apiKey });
+
+    // The server became the default: no --server, no DOCSEARCH_URL.
+    const who = await runCli(['whoami', '--json'], { env });
+    expect(who.code).toBe(0);
+    const info = JSON.parse(who.stdout);
+    expect(info).toEqual({
+      server: d.url,
+      server_source: 'saved default',
+      method: 'API key',
+      credential_source: 'file',
+      scopes: ['read:documents', 'write:documents'],
+      expires_at: null,
+    });
+    expect(who.stdout).not.toContain(user.apiKey);
+    expect(who.stderr).toBe('');
+
+    const plain = await runCli(['whoami'], { env });
+    expect(plain.stdout).toBe(`server\t${d.url} (saved default)\nauthenticated by\tAPI key from file\nscopes\tread:documents write:documents\n`);
+    expect((await runCli(['whoami', '--show-token'], { env })).stdout).toBe(`${user.apiKey}\n`);
+
+    const out = await runCli(['logout'], { env });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain(`Logged out of ${d.url}. The API key itself still works`);
+    expect((await runCli(['whoami'], { env })).code).toBe(4);
+    // Forgetting locally did not revoke the key.
+    expect((await api(d, '/api/v1/projects', { token: user.apiKey })).status).toBe(200);
+  });
+
+  it('--with-token refuses a key the server rejects and stores nothing', async () => {
+    const env = cliEnv(null);
+    const res = await runCli(['login', '--server', d.url, '--with-token'], { env, input: `dsk_${'y'.repeat(43)}\n` });
+    expect(res.code).toBe(4);
+    expect(res.stderr).toBe(`error: ${d.url} rejected the token\nhint: check that you pasted the whole key (dsk_…) and that it was not revoked\n`);
+    expect(() => statSync(join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json'))).toThrow();
+  });
+
+  it('--with-token with empty stdin is a usage error', async () => {
+    const res = await runCli(['login', '--server', d.url, '--with-token'], { env: cliEnv(null), input: '' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('error: --with-token reads the token from stdin, and stdin was empty');
+  });
+
+  it('browser login: loopback redirect with PKCE and state, driven by a logged-in HTTP session; then logout revokes', async (t) => {
+    const meta = await api(d, '/.well-known/oauth-authorization-server');
+    if (meta.status !== 200) t.skip('the OAuth endpoints are not served by this build');
+    const env = cliEnv(null);
+    const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    const exited = new Promise<number | null>((res) => proc.once('exit', (c) => res(c)));
+    const authorizeUrl = await new Promise<string>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no URL printed:\n${stderr}`)), 20_000);
+      proc.stderr.on('data', (b: Buffer) => {
+        stderr += b.toString();
+        const m = /^ {2}(http:\/\/\S+\/api\/oauth\/authorize\?\S+)$/m.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          res(m[1]!);
+        }
+      });
+    });
+    const q = new URL(authorizeUrl).searchParams;
+    expect(q.get('client_id')).toBe('docsearch-cli');
+    expect(q.get('response_type')).toBe('code');
+    expect(q.get('code_challenge_method')).toBe('S256');
+    expect(q.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(q.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+
+    const web = await webLogin(d, user.email, user.password);
+    let res = await web.get(authorizeUrl);
+    if (res.status === 200) {
+      const consent = await res.text();
+      expect(consent).toContain('docsearch');
+      res = await web.submit(consent, '/oauth/consent', { decision: 'approve' });
+    }
+    expect([302, 303]).toContain(res.status);
+    const callback = res.headers.get('location')!;
+    expect(callback.startsWith(`${q.get('redirect_uri')}?`)).toBe(true);
+    // The "browser" lands on the CLI's loopback listener.
+    const landing = await fetch(callback);
+    expect(landing.status).toBe(200);
+    expect(await landing.text()).toContain('Logged in');
+    expect(await exited).toBe(0);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`Logged in to ${d.url} (browser login; scopes: read:documents write:documents)`);
+
+    const file = join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json');
+    const stored = JSON.parse(readFileSync(file, 'utf8')).servers[d.url];
+    expect(stored.type).toBe('oauth');
+    expect(stored.access_token).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.refresh_token).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const projects = await runCli(['projects', '--json'], { env });
+    expect(projects.code).toBe(0);
+    expect(JSON.parse(projects.stdout).projects.map((p: { name: string }) => p.name)).toContain('default');
+
+    // An access token about to expire is renewed with the refresh token before use (and the rotated pair saved).
+    const creds = JSON.parse(readFileSync(file, 'utf8'));
+    creds.servers[d.url].expires_at = Date.now() + 10_000;
+    writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
+    const again = await runCli(['whoami', '--json'], { env });
+    expect(again.code).toBe(0);
+    const renewed = JSON.parse(readFileSync(file, 'utf8')).servers[d.url];
+    expect(renewed.access_token).not.toBe(stored.access_token);
+    expect(renewed.refresh_token).not.toBe(stored.refresh_token);
+    expect(renewed.expires_at).toBeGreaterThan(Date.now() + 3_000_000);
+
+    const out = await runCli(['logout'], { env });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe(`Logged out of ${d.url} (revoked on the server).\n`);
+    expect((await api(d, '/api/v1/projects', { token: renewed.access_token })).status).toBe(401);
+    expect((await runCli(['projects'], { env })).code).toBe(4);
+  });
+
+  it('a stored login whose refresh fails exits 4 with the login hint', async () => {
+    const env = cliEnv(null);
+    await runCli(['login', '--server', d.url, '--with-token'], { env, input: user.apiKey });
+    const file = join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json');
+    const creds = { servers: { [d.url]: { type: 'oauth', access_token: 'a'.repeat(64), refresh_token: 'b'.repeat(64), expires_at: Date.now() - 1000 } } };
+    writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
+    const res = await runCli(['projects'], { env });
+    expect(res.code).toBe(4);
+    expect(res.stderr).toMatch(new RegExp(`^error: your login to ${d.url.replace(/[.]/g, '\\.')} expired and could not be renewed \\(token request failed: invalid_grant.*\\)\\nhint: run \`docsearch login\``));
+  });
+});
