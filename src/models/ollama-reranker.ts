@@ -132,13 +132,11 @@ export class OllamaReranker implements Reranker {
 
 /** P(yes) among the yes/no candidates of the first generated token; 0.5 when neither appears. */
 export function yesProbability(first: Logprob): number {
-  const candidates = [first, ...(first.top_logprobs ?? [])];
+  // The top alternatives include the sampled token itself; without them only the sampled one is known.
+  const candidates = first.top_logprobs?.length ? first.top_logprobs : [first];
   let yes = 0;
   let no = 0;
-  const seen = new Set<string>();
   for (const c of candidates) {
-    if (seen.has(c.token)) continue;
-    seen.add(c.token);
     const word = c.token.trim().toLowerCase();
     if (word === 'yes') yes += Math.exp(c.logprob);
     else if (word === 'no') no += Math.exp(c.logprob);

@@ -135,6 +135,7 @@ function errorMessage(text: string): string {
     if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
     if (typeof parsed.message === 'string') return parsed.message;
     if (typeof parsed.detail === 'string') return parsed.detail;
+    return '';
   } catch {
     // not JSON: fall through to the raw text
   }

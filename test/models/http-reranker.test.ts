@@ -1,0 +1,95 @@
+/**
+ * HttpReranker against a local node:http server speaking the Cohere/Jina rerank wire format
+ * (POST /v1/rerank {model, query, documents, top_n} → {results: [{index, relevance_score}]}, results
+ * sorted by relevance, not by index).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/models/errors.js';
+import { HttpReranker } from '../../src/models/http-reranker.js';
+import { closedPortUrl, json, never, startWireServer, type WireServer } from './wire-server.js';
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+
+const make = (url: string, extra: Partial<ConstructorParameters<typeof HttpReranker>[0]> = {}) =>
+  new HttpReranker({ url, model: 'jina-reranker-v2-base-multilingual', retries: 1, retryBaseDelayMs: 1, timeoutMs: 2_000, ...extra });
+
+describe('http (Cohere/Jina) reranker', () => {
+  it('posts {model, query, documents, top_n} and maps results back to input order', async () => {
+    server.handle((_req, res) =>
+      json(res, 200, {
+        model: 'jina-reranker-v2-base-multilingual',
+        results: [
+          { index: 2, relevance_score: 0.91, document: { text: 'c' } },
+          { index: 0, relevance_score: 0.42 },
+          { index: 1, relevance_score: 0.03 },
+        ],
+      }),
+    );
+    const r = make(server.url, { apiKey: 'jina_key' });
+    const scores = await r.rerank('q', ['a', 'b', 'c']);
+    expect(scores).toEqual([0.42, 0.03, 0.91]);
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/rerank',
+      body: { model: 'jina-reranker-v2-base-multilingual', query: 'q', documents: ['a', 'b', 'c'], top_n: 3 },
+    });
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer jina_key');
+    expect(r.status()).toMatchObject({ loaded: true });
+  });
+
+  it('scores documents the server left out last', async () => {
+    server.handle((_req, res) => json(res, 200, { results: [{ index: 1, relevance_score: 0.5 }] }));
+    expect(await make(`${server.url}/rerank`).rerank('q', ['a', 'b'])).toEqual([Number.NEGATIVE_INFINITY, 0.5]);
+    expect(server.requests[0]!.path).toBe('/rerank');
+  });
+
+  it('reports an unreachable endpoint (transient)', async () => {
+    const base = await closedPortUrl();
+    const err = await make(base, { retries: 0 }).rerank('q', ['a']).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Rerank endpoint not reachable at ${base}/v1/rerank`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('reports a 4xx without retrying', async () => {
+    server.handle((_req, res) => json(res, 422, { detail: 'documents must not be empty strings' }));
+    const err = await make(server.url).rerank('q', ['']).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Rerank endpoint at ${server.url}/v1/rerank answered HTTP 422: documents must not be empty strings`);
+    expect((err as ModelError).transient).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a 5xx once, then fails transiently', async () => {
+    server.handle((_req, res) => json(res, 503, { message: 'overloaded' }));
+    const err = await make(server.url).rerank('q', ['a']).catch((x: unknown) => x);
+    expect(server.requests).toHaveLength(2);
+    expect((err as ModelError).message).toBe(`Rerank endpoint at ${server.url}/v1/rerank answered HTTP 503: overloaded`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('times out (transient)', async () => {
+    server.handle(never);
+    const err = await make(server.url, { timeoutMs: 150, retries: 0 }).rerank('q', ['a']).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Rerank endpoint at ${server.url}/v1/rerank did not answer within 150 ms`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('stops at once when the caller aborts', async () => {
+    server.handle(never);
+    const ac = new AbortController();
+    const pending = make(server.url, { timeoutMs: 5_000 }).rerank('q', ['a'], { signal: ac.signal });
+    setTimeout(() => ac.abort(new Error('client went away')), 50);
+    await expect(pending).rejects.toThrow('client went away');
+  });
+
+  it('rejects a malformed answer', async () => {
+    server.handle((_req, res) => json(res, 200, { results: [{ index: 7, relevance_score: 1 }] }));
+    const err = await make(server.url).rerank('q', ['a']).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(
+      `${server.url}/v1/rerank returned a malformed rerank answer: a result lacks a valid \`index\` or \`relevance_score\``,
+    );
+  });
+});

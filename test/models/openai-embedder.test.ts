@@ -1,0 +1,98 @@
+/**
+ * OpenAIEmbedder against a local node:http server speaking the OpenAI embeddings wire format
+ * (POST /v1/embeddings {model, input: string[]} → {object: "list", data: [{object, index, embedding}]};
+ * errors are {error: {message, type}} with the HTTP status).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/models/errors.js';
+import { OpenAIEmbedder, embeddingsUrl } from '../../src/models/openai-embedder.js';
+import { closedPortUrl, json, never, startWireServer, type WireServer } from './wire-server.js';
+
+let server: WireServer;
+beforeAll(async () => {
+  server = await startWireServer();
+});
+afterAll(() => server.close());
+
+const make = (baseUrl: string, extra: Partial<ConstructorParameters<typeof OpenAIEmbedder>[0]> = {}) =>
+  new OpenAIEmbedder({ model: 'text-embedding-3-small', baseUrl, retries: 2, retryBaseDelayMs: 1, timeoutMs: 2_000, ...extra });
+
+describe('openai-compatible embedder', () => {
+  it('posts {model, input} with the bearer key and orders results by index', async () => {
+    server.handle((req, res) => {
+      const input = (req.body as { input: string[] }).input;
+      // Out of order on purpose: clients must use `index`.
+      const data = input.map((t, index) => ({ object: 'embedding', index, embedding: [0, t.length] })).reverse();
+      json(res, 200, { object: 'list', data, model: 'text-embedding-3-small', usage: { prompt_tokens: 3, total_tokens: 3 } });
+    });
+    const e = make(`${server.url}/v1/`, { apiKey: 'sk-test' });
+    const out = await e.embed(['a', 'bb'], { kind: 'passage' });
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/embeddings',
+      body: { model: 'text-embedding-3-small', input: ['a', 'bb'] },
+    });
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-test');
+    expect(out.map((v) => Array.from(v))).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(e.status()).toEqual({ loaded: true, id: 'openai:text-embedding-3-small', dimension: 2 });
+  });
+
+  it('sends no authorization header without a key, and appends /v1 to a bare base URL', async () => {
+    server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [3, 4] }] }));
+    const [v] = await make(server.url).embed(['x'], { kind: 'query' });
+    expect(Array.from(v!)).toEqual([Math.fround(0.6), Math.fround(0.8)]);
+    expect(server.requests[0]!.path).toBe('/v1/embeddings');
+    expect(server.requests[0]!.headers.authorization).toBeUndefined();
+    expect(embeddingsUrl('https://api.openai.com/v1')).toBe('https://api.openai.com/v1/embeddings');
+  });
+
+  it('reports an unreachable server (transient)', async () => {
+    const base = await closedPortUrl();
+    const err = await make(base, { retries: 0 }).init().catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`OpenAI-compatible embeddings endpoint not reachable at ${base}/v1/embeddings`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('reports a rejected key without retrying (401)', async () => {
+    server.handle((_req, res) =>
+      json(res, 401, { error: { message: 'Incorrect API key provided: sk-bad.', type: 'invalid_request_error' } }),
+    );
+    const err = await make(server.url, { apiKey: 'sk-bad' }).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(
+      `OpenAI-compatible embeddings endpoint at ${server.url}/v1/embeddings rejected the credentials (HTTP 401): Incorrect API key provided: sk-bad.`,
+    );
+    expect((err as ModelError).transient).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports an unknown model (404, not transient)', async () => {
+    server.handle((_req, res) => json(res, 404, { error: { message: 'The model `nope` does not exist', type: 'invalid_request_error' } }));
+    const err = await make(server.url).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toMatch(/answered HTTP 404: The model `nope` does not exist$/);
+    expect((err as ModelError).transient).toBe(false);
+  });
+
+  it('retries 5xx and 429, then fails transiently', async () => {
+    server.handle((req, res) => (server.requests.length === 1 ? json(res, 429, { error: { message: 'slow down' } }) : json(res, 502, {})));
+    const err = await make(server.url).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect(server.requests).toHaveLength(3);
+    expect((err as ModelError).message).toMatch(/answered HTTP 502$/);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('times out (transient)', async () => {
+    server.handle(never);
+    const err = await make(server.url, { timeoutMs: 150, retries: 0 }).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`OpenAI-compatible embeddings endpoint at ${server.url}/v1/embeddings did not answer within 150 ms`);
+    expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('rejects a malformed answer', async () => {
+    server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [1] }] }));
+    const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`${server.url}/v1/embeddings returned a malformed embeddings answer: 1 embeddings for 2 inputs`);
+  });
+});

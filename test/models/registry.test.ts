@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/core/errors.js';
+import { BuiltinEmbedder } from '../../src/models/builtin/minilm-embedder.js';
+import { HttpReranker } from '../../src/models/http-reranker.js';
+import { OllamaEmbedder } from '../../src/models/ollama-embedder.js';
+import { OllamaReranker } from '../../src/models/ollama-reranker.js';
+import { OnnxReranker } from '../../src/models/onnx-reranker.js';
+import { OpenAIEmbedder } from '../../src/models/openai-embedder.js';
+import { createEmbedder, createReranker, type ModelConfig } from '../../src/models/registry.js';
+import type { Reranker } from '../../src/models/reranker.js';
+import { TEST_MODEL_CACHE_DIR } from './model-cache-dir.js';
+
+const base: ModelConfig = {
+  embedder: 'builtin',
+  reranker: 'none',
+  modelCacheDir: TEST_MODEL_CACHE_DIR,
+  ollamaHost: 'http://127.0.0.1:11434',
+  openaiBaseUrl: 'https://api.openai.com',
+};
+
+const invalid = (fn: () => unknown): AppError => {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('invalid_request');
+    return err as AppError;
+  }
+  throw new Error('expected an invalid_request AppError');
+};
+
+describe('model registry', () => {
+  it('builds each embedder kind', () => {
+    expect(createEmbedder(base)).toBeInstanceOf(BuiltinEmbedder);
+    const o = createEmbedder({ ...base, embedder: 'ollama:nomic-embed-text' });
+    expect(o).toBeInstanceOf(OllamaEmbedder);
+    expect(o.id).toBe('ollama:nomic-embed-text');
+    const a = createEmbedder({ ...base, embedder: 'openai:text-embedding-3-small', openaiApiKey: 'sk-x' });
+    expect(a).toBeInstanceOf(OpenAIEmbedder);
+    expect(a.id).toBe('openai:text-embedding-3-small');
+  });
+
+  it('keeps colons inside model names (ollama tags)', () => {
+    expect(createReranker({ ...base, reranker: 'ollama:qwen2.5:1.5b' })!.id).toBe('ollama:qwen2.5:1.5b');
+  });
+
+  it('builds each reranker kind, null for none', () => {
+    expect(createReranker(base)).toBeNull();
+    expect(createReranker({ ...base, reranker: 'ollama:llama3.2' })).toBeInstanceOf(OllamaReranker);
+    const http = createReranker({ ...base, reranker: 'http:https://api.jina.ai/v1/rerank#jina-reranker-v2-base-multilingual' });
+    expect(http).toBeInstanceOf(HttpReranker);
+    expect(http!.id).toBe('http:https://api.jina.ai/v1/rerank#jina-reranker-v2-base-multilingual');
+    expect(createReranker({ ...base, reranker: 'onnx:/srv/models/ms-marco' })).toBeInstanceOf(OnnxReranker);
+  });
+
+  it('uses registered factories for rerankers owned elsewhere (builtin)', () => {
+    const fake = { id: 'builtin' } as Reranker;
+    expect(createReranker({ ...base, reranker: 'builtin' }, { extraRerankers: { builtin: () => fake } })).toBe(fake);
+    expect(invalid(() => createReranker({ ...base, reranker: 'builtin' })).message).toBe(
+      '"reranker" is builtin, but no builtin reranker was registered with the model registry',
+    );
+  });
+
+  it('rejects bad strings with the option name and the accepted forms', () => {
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'bert' })).message).toBe(
+      '"embedder" must be builtin, ollama:<model> or openai:<model> (got "bert")',
+    );
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'ollama:' })).message).toBe(
+      '"embedder" needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text',
+    );
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'openai:m', openaiBaseUrl: 'ftp://x' })).message).toBe(
+      '"openaiBaseUrl" must be an http(s) URL (got "ftp://x")',
+    );
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'ollama:m', ollamaHost: 'localhost:11434' })).details).toEqual({
+      option: 'ollamaHost',
+    });
+    expect(invalid(() => createReranker({ ...base, reranker: 'cohere' })).message).toBe(
+      '"reranker" must be builtin, ollama:<model>, http:<url>, onnx:<dir> or none (got "cohere")',
+    );
+    expect(invalid(() => createReranker({ ...base, reranker: 'http:not a url' })).message).toBe(
+      '"reranker" must be an http(s) URL (got "not a url")',
+    );
+    expect(invalid(() => createReranker({ ...base, reranker: 'onnx:' })).message).toMatch(/^"reranker" needs a folder/);
+    expect(invalid(() => createEmbedder({ ...base, timeoutMs: 0 })).message).toBe(
+      '"timeoutMs" must be a positive number of milliseconds (got 0)',
+    );
+  });
+});
