@@ -101,7 +101,7 @@ describe('first-run setup link, login and logout', () => {
     expect(settings.status).toBe(200);
     const csrf = web.csrf;
 
-    for (const bad of [{}, { _csrf: 'wrong' }]) {
+    for (const bad of [{}, { _csrf: 'wrong' }] as Record<string, string>[]) {
       const refused = await web.post('/logout', bad);
       expect(refused.status).toBe(400);
       expect(refused.text).toContain('the form expired or did not come from this site');

@@ -51,17 +51,14 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       expect(shown).toMatch(/^dsk_[0-9A-Za-z]{43}$/);
 
       // Copy: the button writes the key to the clipboard and says so.
-      await page.evaluate(() => navigator.clipboard.writeText('clipboard before copy'));
+      await page.evaluate("navigator.clipboard.writeText('clipboard before copy')");
       const button = page.locator('button.copy[data-copy-target="new-key"]');
       await button.click();
       await expect.poll(() => button.textContent()).toBe('Copied');
-      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      const copied = await page.evaluate<string>('navigator.clipboard.readText()');
       expect(copied).toBe(shown);
       // The input is selected too, so Ctrl+C works where the clipboard API is unavailable.
-      const selected = await page.evaluate(() => {
-        const el = document.getElementById('new-key') as HTMLInputElement;
-        return el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0);
-      });
+      const selected = await page.evaluate<string>("(() => { const el = document.getElementById('new-key'); return el.value.slice(el.selectionStart, el.selectionEnd); })()");
       expect(selected).toBe(shown);
 
       // The copied key works against the API.
