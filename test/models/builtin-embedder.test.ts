@@ -129,3 +129,43 @@ describe('builtin embedder', () => {
     expect(e.status().loaded).toBe(false);
   });
 });
+
+describe('builtin embedder scheduling', () => {
+  it('keeps the event loop responsive while a large batch runs (inference is off the main thread)', async () => {
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    try {
+      await e.init();
+      const passages = Array.from({ length: 32 }, (_, i) => `passage ${i} ${'vectors and ranking in search engines '.repeat(40)}`);
+      let last = performance.now();
+      let maxGap = 0;
+      const timer = setInterval(() => {
+        const now = performance.now();
+        maxGap = Math.max(maxGap, now - last);
+        last = now;
+      }, 5);
+      const start = performance.now();
+      await e.embed(passages, { kind: 'passage' });
+      const total = performance.now() - start;
+      clearInterval(timer);
+      // Two 16×256 forward passes take seconds; the loop is only ever busy tokenising one batch.
+      expect(maxGap).toBeLessThan(total / 3);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('lets a query overtake queued passages', async () => {
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 4 });
+    try {
+      await e.init();
+      const order: string[] = [];
+      const passages = Array.from({ length: 16 }, (_, i) => `passage ${i} ${'text '.repeat(100)}`);
+      const p = e.embed(passages, { kind: 'passage' }).then(() => order.push('passages'));
+      const q = e.embed(['a query'], { kind: 'query' }).then(() => order.push('query'));
+      await Promise.all([p, q]);
+      expect(order).toEqual(['query', 'passages']);
+    } finally {
+      await e.close();
+    }
+  });
+});
