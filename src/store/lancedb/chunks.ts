@@ -212,6 +212,13 @@ export class ChunkIndex {
     return this.table.countRows(documentId === undefined ? undefined : `document_id = ${lit(documentId)}`);
   }
 
+  /** A document's chunks in order, without vectors (inspection, hydration). */
+  async documentChunks(documentId: string): Promise<ChunkFields[]> {
+    if (!this.table) return [];
+    const rows = await this.table.query().where(`document_id = ${lit(documentId)}`).select([...FIELDS]).toArray();
+    return rows.map((r: Record<string, unknown>) => toFields(r)).sort((a, b) => a.chunk_index - b.chunk_index);
+  }
+
   /** Nearest chunks to `vector` by cosine distance, within the user's (and optional projects'/documents') chunks. */
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     if (!this.table || q.limit <= 0) return [];

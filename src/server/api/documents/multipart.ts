@@ -107,14 +107,17 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
           truncated = true;
           fail(new AppError('payload_too_large', `"${filename}" is larger than the ${mib(limits.maxFileBytes)} limit per file`));
           stream.unpipe(out);
-          out.destroy();
-          void rm(path, { force: true });
+          out.destroy(); // the temp file is removed once the stream has closed (below)
           stream.resume(); // drain the rest without keeping it
         });
         writes.push(
           new Promise<void>((done, error) => {
-            out.on('error', error);
-            out.on('close', () => done());
+            // Writes still queued when a part is cut off fail with ERR_STREAM_DESTROYED: expected, not an error.
+            out.on('error', (err) => (truncated ? undefined : error(err)));
+            out.on('close', () => {
+              if (truncated) rm(path, { force: true }).then(() => done(), error);
+              else done();
+            });
             stream.on('end', () => {
               if (truncated) return;
               out.end(() => {
