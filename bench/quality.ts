@@ -92,7 +92,7 @@ async function buildIndex(embedder: BuiltinEmbedder, vectors: VectorCache): Prom
       rows.push(...made);
       made.forEach((row, ci) => {
         windowSpans[k + ci]!.forEach((span, wi) => {
-          wrows.push({ chunk_id: row.id, user_id: USER, document_id: d.id, window_index: wi, start: span.start, end: span.end, vector: windowVecs[w++]! });
+          wrows.push({ chunk_id: row.id, user_id: USER, project_id: PROJECT, document_id: d.id, window_index: wi, start: span.start, end: span.end, vector: windowVecs[w++]! });
         });
       });
       k += cs.length;

@@ -11,6 +11,7 @@ import type { VectorStore } from './connection.js';
 export interface WindowRow {
   chunk_id: string;
   user_id: string;
+  project_id: string;
   document_id: string;
   window_index: number;
   /** [start, end) UTF-16 offsets into the chunk's text. */
@@ -32,6 +33,7 @@ function schema(dimension: number): Schema {
   return new Schema([
     new Field('chunk_id', new Utf8(), false),
     new Field('user_id', new Utf8(), false),
+    new Field('project_id', new Utf8(), false),
     new Field('document_id', new Utf8(), false),
     new Field('window_index', new Int32(), false),
     new Field('start', new Int32(), false),
@@ -86,8 +88,16 @@ export class ChunkWindowIndex {
   }
 
   deleteDocument(documentId: string): Promise<void> {
+    return this.deleteWhere(`document_id = ${lit(documentId)}`);
+  }
+
+  deleteProject(projectId: string): Promise<void> {
+    return this.deleteWhere(`project_id = ${lit(projectId)}`);
+  }
+
+  private deleteWhere(predicate: string): Promise<void> {
     return this.serial(async () => {
-      if (this.table) await this.table.delete(`document_id = ${lit(documentId)}`);
+      if (this.table) await this.table.delete(predicate);
     });
   }
 

@@ -1,0 +1,77 @@
+/**
+ * Assembles the search capability for the daemon: the configured reranker (the `builtin` one registered
+ * into the models registry from here, since it needs the window store), the window store and its ingest
+ * writes, the retriever with its query-vector cache, and the service. One call from the composition root.
+ */
+import { BUILTIN_EMBEDDER_ID, BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
+import type { Embedder } from '../models/embedder.js';
+import { createReranker, type ModelConfig } from '../models/registry.js';
+import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import type { VectorStore } from '../store/lancedb/connection.js';
+import { QueryVectorCache } from './query-cache.js';
+import { BuiltinReranker } from './rerank/builtin.js';
+import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
+import { withWindowWrites } from './rerank/window-writes.js';
+import { Retriever } from './retrieve.js';
+import { SearchService, type SearchServiceDeps } from './service.js';
+
+export interface SearchStack {
+  service: SearchService;
+  /** The chunk index the ingest pipeline and removals should write through (adds window writes when needed). */
+  chunkWrites: ChunkIndex;
+  /** Health of the reranker: `none` counts as up. */
+  probe: () => Promise<{ status: 'up' | 'down'; id: string; [k: string]: unknown }>;
+  close(): Promise<void>;
+}
+
+export async function openSearch(deps: {
+  models: ModelConfig;
+  embedder: Embedder;
+  vectors: VectorStore;
+  chunks: ChunkIndex;
+  documents: SearchServiceDeps['documents'];
+  projects: SearchServiceDeps['projects'];
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}): Promise<SearchStack> {
+  let builtin: BuiltinReranker | undefined;
+  let windowEmbedder: Embedder | undefined;
+  const windows = await ChunkWindowIndex.open(deps.vectors, 384);
+  const ownEmbedders: Embedder[] = [];
+  const model = createReranker(deps.models, {
+    extraRerankers: {
+      builtin: (cfg) => {
+        // Windows and queries must be embedded by the built-in model, whatever embedder retrieval uses.
+        windowEmbedder =
+          deps.embedder.id === BUILTIN_EMBEDDER_ID ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir });
+        if (windowEmbedder !== deps.embedder) ownEmbedders.push(windowEmbedder);
+        builtin = new BuiltinReranker(windowEmbedder, windows);
+        return builtin;
+      },
+    },
+  });
+  model?.init().catch((err: unknown) => deps.log.error({ err, reranker: model.id }, 'reranker failed to initialise'));
+  const reranker: CandidateReranker | null = builtin ?? (model ? fromModelReranker(model) : null);
+
+  const retriever = new Retriever({ chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log });
+  const service = new SearchService({
+    retriever,
+    reranker,
+    documents: deps.documents,
+    projects: deps.projects,
+    reindexRequired: () => deps.chunks.reindexRequired(),
+  });
+  return {
+    service,
+    chunkWrites: builtin && windowEmbedder ? withWindowWrites(deps.chunks, windowEmbedder, windows) : deps.chunks,
+    async probe() {
+      if (!model) return { status: 'up', id: 'none' };
+      const st = model.status();
+      return { status: st.error && !st.loaded ? 'down' : 'up', id: model.id, loaded: st.loaded };
+    },
+    async close() {
+      await model?.close();
+      for (const e of ownEmbedders) await e.close();
+    },
+  };
+}
