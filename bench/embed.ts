@@ -8,7 +8,8 @@
  *   and peak = cores × GHz × 32 FLOP/cycle (AVX2: two 8-wide FMA units × 2 FLOP). On CPUs with AVX-512
  *   the hardware peak may be up to 2× higher; the ratio stays against the AVX2 figure the targets use.
  *
- * `--write` replaces the "## Embedding" section of docs/BENCHMARKS.md with the results.
+ * `--write` replaces the "## Embedding" section of docs/BENCHMARKS.md with the results; `--spin` turns on
+ * onnxruntime's busy-waiting (off in the daemon).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -68,7 +69,8 @@ const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.leng
 
 const machine = cpu();
 const load = loadavg()[0]!;
-const embedder = new BuiltinEmbedder({ modelCacheDir: join(import.meta.dirname, '.cache', 'models') });
+const spinWait = process.argv.includes('--spin');
+const embedder = new BuiltinEmbedder({ modelCacheDir: join(import.meta.dirname, '.cache', 'models'), spinWait });
 const t0 = performance.now();
 await embedder.init();
 const initMs = performance.now() - t0;
@@ -115,7 +117,7 @@ const rows: [string, string, string][] = [
 const machineLine =
   `${machine.model}, ${machine.cores} cores @ ${machine.ghz.toFixed(2)} GHz ` +
   `(${machine.avx512 ? 'AVX-512' : machine.avx2 ? 'AVX2' : 'no AVX2'}), Node ${process.versions.node}, ` +
-  `onnxruntime-node 1.22.0; 1-min load average at start ${load.toFixed(1)}`;
+  `onnxruntime-node 1.22.0, spin-wait ${spinWait ? 'on' : 'off'}; 1-min load average at start ${load.toFixed(1)}`;
 
 const width = Math.max(...rows.map((r) => r[0].length));
 process.stdout.write(`\n${machineLine}\n\n`);

@@ -37,7 +37,9 @@ export class HttpReranker implements Reranker {
 
   constructor(private readonly opts: HttpRerankerOptions) {
     this.url = rerankUrl(opts.url);
-    this.id = `http:${this.url}${opts.model ? `#${opts.model}` : ''}`;
+    // The id shows in health and logs: leave out any query string (some services put keys there).
+    const shown = new URL(this.url);
+    this.id = `http:${shown.origin}${shown.pathname}${opts.model ? `#${opts.model}` : ''}`;
   }
 
   /** A one-document request, so a wrong URL or key shows in health at startup. */

@@ -25,6 +25,8 @@ export interface BuiltinEmbedderOptions {
   intraOpThreads?: number;
   /** Texts that may wait in the queue before embed() fails with a transient error. */
   maxQueuedTexts?: number;
+  /** onnxruntime busy-waiting between parallel sections (see OnnxSessionOptions.spinWait). */
+  spinWait?: boolean;
 }
 
 export interface TokenVectors {
@@ -73,6 +75,7 @@ export class BuiltinEmbedder implements Embedder {
     this.graphPath = graph.path;
     this.session = await OnnxSession.open(graph.path, {
       intraOpThreads: this.options.intraOpThreads ?? availableParallelism(),
+      ...(this.options.spinWait !== undefined ? { spinWait: this.options.spinWait } : {}),
     });
     this.lastError = undefined;
   }
