@@ -33,7 +33,7 @@ _docsearch() {
     [[ "$subs" == *" $w "* ]] && path="\${path:+$path }$w"
   done
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_docsearch_options "$path") $(_docsearch_options "")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_docsearch_options "$path")\${path:+ $(_docsearch_options "")}" -- "$cur"))
   else
     subs="$(_docsearch_subcommands "$path")"
     if [[ -n "$subs" ]]; then
