@@ -1,0 +1,139 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import {
+  OAuthClientError,
+  processDiscoveryResponse,
+  processTokenResponse,
+  validateAuthorizationResponse,
+} from '../../src/cli/auth/oauth-client.js';
+import { applyHighlights } from '../../src/cli/commands/search.js';
+import type { IO } from '../../src/cli/io.js';
+import { ProgressBoard } from '../../src/cli/output/progress.js';
+import { printTable } from '../../src/cli/output/table.js';
+import { relativeTime } from '../../src/cli/output/time.js';
+
+/** Buffers standing in for the process streams, as a TTY or a pipe (gh's iostreams.Test()). */
+function testIO(tty: boolean): IO & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const stdout = Object.assign(new PassThrough(), { isTTY: tty, columns: 120 });
+  const stderr = Object.assign(new PassThrough(), { isTTY: tty, columns: 120 });
+  stdout.on('data', (b: Buffer) => (out += b.toString()));
+  stderr.on('data', (b: Buffer) => (err += b.toString()));
+  return { stdin: new PassThrough(), stdout, stderr, env: {}, out: () => out, err: () => err };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+const NOW = Date.parse('2025-06-01T12:00:00Z');
+
+describe('tables', () => {
+  const rows = [
+    ['prj_1', 'handbook', 3, { bytes: 2_500_000 }, { time: '2025-06-01T11:57:00Z' }],
+    ['prj_2', 'a\tb', 0, { bytes: 12 }, { time: null }],
+  ] as const;
+
+  it('on a TTY: header, aligned columns, relative times, human sizes', async () => {
+    const io = testIO(true);
+    printTable(io, { headers: ['ID', 'NAME', 'DOCS', 'SIZE', 'CREATED'], rows: rows.map((r) => [...r]), now: NOW });
+    await flush();
+    expect(io.out()).toBe('ID     NAME      DOCS  SIZE     CREATED\nprj_1  handbook  3     2.4 MiB  3 minutes ago\nprj_2  a b       0     12 B     never\n');
+  });
+
+  it('piped: no header, tab-separated, RFC 3339 and exact bytes', async () => {
+    const io = testIO(false);
+    printTable(io, { headers: ['ID', 'NAME', 'DOCS', 'SIZE', 'CREATED'], rows: rows.map((r) => [...r]), now: NOW });
+    await flush();
+    expect(io.out()).toBe('prj_1\thandbook\t3\t2500000\t2025-06-01T11:57:00Z\nprj_2\ta b\t0\t12\t\n');
+  });
+
+  it('relative times', () => {
+    expect(relativeTime('2025-06-01T11:59:50Z', NOW)).toBe('just now');
+    expect(relativeTime('2025-06-01T11:00:00Z', NOW)).toBe('1 hour ago');
+    expect(relativeTime('2025-05-30T12:00:00Z', NOW)).toBe('2 days ago');
+    expect(relativeTime('2025-06-01T13:00:00Z', NOW)).toBe('in 1 hour');
+  });
+});
+
+describe('search highlights', () => {
+  it('marks [start,end) ranges, merging overlaps and clamping out-of-range ones', () => {
+    const mark = (s: string) => `<${s}>`;
+    expect(applyHighlights('paid vacation days', [[5, 13]], mark)).toBe('paid <vacation> days');
+    expect(applyHighlights('paid vacation days', [[14, 18], [0, 4]], mark)).toBe('<paid> vacation <days>');
+    expect(applyHighlights('abcdef', [[1, 4], [2, 5]], mark)).toBe('a<bcd><e>f');
+    expect(applyHighlights('abc', [[2, 99], [5, 7]], mark)).toBe('ab<c>');
+  });
+});
+
+describe('progress board', () => {
+  it('redraws the rows in place on stderr', () => {
+    const io = testIO(true);
+    const board = new ProgressBoard(io, ['a.txt', 'b.pdf']);
+    board.update(0, 0.5, 'uploading');
+    board.stop();
+    board.update(1, 1, 'ready');
+    board.stop();
+    return flush().then(() => {
+      const frames = io.err().split('\x1b[2A');
+      expect(frames).toHaveLength(2);
+      expect(frames[1]).toBe(
+        `\x1b[2Ka.txt     [############------------]  50%  uploading\n\x1b[2Kb.pdf     [########################] 100%  ready\n`,
+      );
+    });
+  });
+});
+
+describe('oauth-client process* (every rejection, then success)', () => {
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const reject = async (p: Promise<unknown>) => {
+    const e = await p.then(() => null, (err: unknown) => err);
+    expect(e).toBeInstanceOf(OAuthClientError);
+    return e as OAuthClientError;
+  };
+
+  it('processTokenResponse', async () => {
+    expect((await reject(processTokenResponse(json(400, { error: 'invalid_grant', error_description: 'code already used' })))).message).toBe(
+      'token request failed: invalid_grant: code already used',
+    );
+    expect((await reject(processTokenResponse(new Response('<html>', { status: 200 })))).message).toBe('"response" body of token request must be a JSON object (HTTP 200)');
+    expect((await reject(processTokenResponse(json(200, { token_type: 'Bearer', expires_in: 3600 })))).message).toBe(
+      '"response" body "access_token" property must be a non-empty string',
+    );
+    expect((await reject(processTokenResponse(json(200, { access_token: 'a', token_type: 'mac', expires_in: 3600 })))).message).toBe(
+      '"response" body "token_type" property must be "Bearer"',
+    );
+    expect((await reject(processTokenResponse(json(200, { access_token: 'a', token_type: 'Bearer' })))).message).toBe(
+      '"response" body "expires_in" property must be a positive number',
+    );
+    expect(await processTokenResponse(json(200, { access_token: 'a', token_type: 'bearer', expires_in: 3600, refresh_token: 'r', scope: 'read:documents' }))).toEqual({
+      access_token: 'a',
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: 'r',
+      scope: 'read:documents',
+    });
+  });
+
+  it('processDiscoveryResponse keeps every endpoint on the issuer origin', async () => {
+    const issuer = 'http://127.0.0.1:7411';
+    expect((await reject(processDiscoveryResponse(issuer, json(200, { authorization_endpoint: `${issuer}/a`, token_endpoint: 'https://evil.example/t' })))).message).toBe(
+      '"response" body "token_endpoint" property must be a URL on http://127.0.0.1:7411',
+    );
+    expect((await reject(processDiscoveryResponse(issuer, json(200, { token_endpoint: `${issuer}/t` })))).message).toBe(
+      '"response" body "authorization_endpoint" property must be a non-empty string',
+    );
+    expect(await processDiscoveryResponse(issuer, json(200, { authorization_endpoint: '/api/oauth/authorize', token_endpoint: `${issuer}/api/oauth/token` }))).toEqual({
+      issuer,
+      authorization_endpoint: `${issuer}/api/oauth/authorize`,
+      token_endpoint: `${issuer}/api/oauth/token`,
+    });
+  });
+
+  it('validateAuthorizationResponse checks state before anything else', () => {
+    const v = (q: string) => () => validateAuthorizationResponse(new URLSearchParams(q), 'S1');
+    expect(v('code=c&state=S2')).toThrow('the redirect\'s "state" does not match this login attempt');
+    expect(v('code=c')).toThrow('the redirect\'s "state" does not match this login attempt');
+    expect(v('error=access_denied&error_description=the+user+said+no&state=S1')).toThrow('authorization failed: access_denied: the user said no');
+    expect(v('state=S1')).toThrow('"redirect" query "code" parameter must be a non-empty string');
+    expect(v('code=c0de&state=S1')()).toBe('c0de');
+  });
+});
