@@ -4,6 +4,7 @@ import { CliError, EXIT } from './cli/errors.js';
 import { type IO, processIO } from './cli/io.js';
 import { VERSION } from './core/version.js';
 import { clientsCommand } from './server/commands/clients.js';
+import { reindexCommand } from './server/commands/reindex.js';
 import { serveCommand } from './server/commands/serve.js';
 import { usersCommand } from './server/commands/users.js';
 
@@ -32,6 +33,7 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
   registerClientCommands(program, io);
   program.addCommand(serveCommand(io, (p) => (pending = p)));
   program.addCommand(usersCommand(io));
+  program.addCommand(reindexCommand(io));
   program.addCommand(clientsCommand(io));
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 

@@ -13,7 +13,8 @@ import { createExtractor } from '../ingest/extract.js';
 import { FileStore } from '../ingest/file-store.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
-import { BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
+import { openSearch } from '../search/open.js';
+import { createEmbedder } from '../models/registry.js';
 import { ChunkIndex } from '../store/lancedb/chunks.js';
 import { VectorStore } from '../store/lancedb/connection.js';
 import { ApiKeyStore } from '../store/sqlite/api-keys.js';
@@ -69,8 +70,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => sqlite.close());
     const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
     cleanups.push(() => vectors.close());
-    // TODO(models registry): createEmbedder(config) once src/models/registry.ts lands.
-    const embedder = new BuiltinEmbedder({ modelCacheDir: config.modelCacheDir });
+    const embedder = createEmbedder(config);
     cleanups.push(() => embedder.close());
     const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id });
     const jobs = new JobStore(sqlite.db, now);
@@ -94,11 +94,28 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
     const reindex = new Reindexer({ chunks, embedder, documents, log, now });
+    const search = await openSearch({
+      models: {
+        embedder: config.embedder,
+        reranker: config.reranker,
+        modelCacheDir: config.modelCacheDir,
+        ollamaHost: config.ollamaHost,
+        openaiBaseUrl: config.openaiBaseUrl,
+        ...(config.rerankerApiKey ? { rerankerApiKey: config.rerankerApiKey } : {}),
+      },
+      embedder,
+      vectors,
+      chunks,
+      documents,
+      projects,
+      log,
+    });
+    cleanups.push(() => search.close());
     const worker = new IngestWorker(
-      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks, overlapTokens: 32 }, onSettled: (id) => ingest.settled(id) },
+      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32 }, onSettled: (id) => ingest.settled(id) },
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking },
     );
-    const ingest = new DocumentService({ documents, projects, files, chunks, now, notify: () => worker.notify() });
+    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, now, notify: () => worker.notify() });
 
     const services: Services = {
       config,
@@ -118,6 +135,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ingest,
       files,
       reindex,
+      search: search.service,
       healthProbes: {
         database: async () => {
           sqlite.raw.prepare('SELECT 1').get();
@@ -132,6 +150,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
           return { status: st.error && !st.loaded ? 'down' : 'up', loaded: st.loaded, id: st.id, dimension: st.dimension };
         },
         queue: async () => ({ status: worker.alive() ? 'up' : 'down' }),
+        reranker: search.probe,
       },
     };
 
