@@ -183,8 +183,13 @@ export class FallbackStore implements CredentialStore {
     notice(this.io, `warning: ${why}: storing credentials in plain text in ${this.file.path} (mode 0600)`);
   }
 
-  get(server: string) {
-    return this.run((s) => s.get(server));
+  async get(server: string) {
+    const found = await this.run((s) => s.get(server));
+    // Some keychains read fine (empty) yet refuse writes, so an earlier login may sit in the file.
+    if (found || this.mode !== 'auto' || this.active === this.file) return found;
+    const inFile = await this.file.get(server);
+    if (inFile) this.active = this.file;
+    return inFile;
   }
 
   async set(server: string, credential: StoredCredential) {
@@ -192,8 +197,11 @@ export class FallbackStore implements CredentialStore {
     this.warnFile();
   }
 
-  delete(server: string) {
-    return this.run((s) => s.delete(server));
+  async delete(server: string) {
+    const deleted = await this.run((s) => s.delete(server));
+    // Forget a file copy too (left by an earlier fallback), so logout leaves nothing behind.
+    const fromFile = this.mode === 'auto' && this.active !== this.file ? await this.file.delete(server) : false;
+    return deleted || fromFile;
   }
 }
 
