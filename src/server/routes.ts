@@ -12,6 +12,7 @@ import { listProjects } from './api/projects/list.js';
 import { updateProject } from './api/projects/update.js';
 import { reindexStatus, startReindex } from './api/reindex.js';
 import type { ApiRoute } from './api/route.js';
+import { search } from './api/search.js';
 import { upload } from './api/upload.js';
 import type { Services } from './services.js';
 
@@ -36,5 +37,6 @@ export function apiRoutes(s: Services): ApiRoute[] {
     deleteDocument(s),
     startReindex(s),
     reindexStatus(s),
+    search(s),
   ];
 }

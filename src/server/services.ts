@@ -7,6 +7,7 @@ import type { DocumentService } from '../ingest/documents.js';
 import type { FileStore } from '../ingest/file-store.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
+import type { SearchService } from '../search/service.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sqlite/documents.js';
 import type { ProjectStore } from '../store/sqlite/projects.js';
@@ -47,4 +48,6 @@ export interface Services {
   ingest: DocumentService;
   files: FileStore;
   reindex: Reindexer;
+  /** POST /api/v1/search: retrieval, reranking, hydration, highlights. */
+  search: SearchService;
 }
