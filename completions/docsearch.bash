@@ -3,7 +3,7 @@
 
 _docsearch_subcommands() {
   case "$1" in
-    '') echo 'login logout whoami upload search projects documents keys completion serve users clients' ;;
+    '') echo 'login logout whoami upload search projects documents keys completion serve users reindex clients' ;;
     'projects') echo 'list create show rename delete' ;;
     'documents') echo 'list show delete' ;;
     'keys') echo 'list create revoke' ;;
@@ -38,6 +38,7 @@ _docsearch_options() {
     'serve') echo '--config --port --host --data-dir --public-url --log-level --trust-proxy --embedder --reranker --model-cache-dir --ollama-host --openai-base-url --openai-api-key --reranker-api-key --max-upload-mb --max-files --parse-timeout --ingest-workers --help -h' ;;
     'users') echo '--help -h' ;;
     'users add') echo '--data-dir --api-key --scopes --key-name --help -h' ;;
+    'reindex') echo '--data-dir --embedder --model-cache-dir --config --help -h' ;;
     'clients') echo '--help -h' ;;
     'clients add') echo '--name --redirect-uri --public --data-dir --help -h' ;;
   esac
