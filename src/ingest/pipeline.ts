@@ -36,6 +36,8 @@ export interface PipelineResult {
   chunkCount: number;
   pages: number | null;
   warnings: string[];
+  /** Milliseconds per stage, for the `document.ingested` event and the ingest bench. */
+  timings: { parseMs: number; chunkMs: number; embedMs: number; writeMs: number };
 }
 
 /** Thrown when the document was deleted while it was being processed: nothing to report. */
@@ -50,6 +52,13 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     if (!(await hooks.progress(value))) throw new DocumentGone(doc.id);
   };
 
+  let t = performance.now();
+  const lap = () => {
+    const now = performance.now();
+    const ms = Math.round(now - t);
+    t = now;
+    return ms;
+  };
   let bytes: Buffer;
   try {
     bytes = await deps.files.read(doc.sha256);
@@ -57,6 +66,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     throw new ParseError('the uploaded file is missing from the file store', { cause: err });
   }
   const parsed = await deps.extractor.extract(bytes, doc.contentType as DocumentType, { filename: doc.filename });
+  const parseMs = lap();
   await step(PROGRESS.parsed);
 
   const chunks = await chunkDocument(parsed, {
@@ -65,6 +75,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     overlapTokens: deps.overlapTokens,
     title: parsed.title ?? doc.filename,
   });
+  const chunkMs = lap();
   await step(PROGRESS.chunked);
 
   await deps.embedder.init();
@@ -72,6 +83,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     step(PROGRESS.chunked + ((PROGRESS.embedEnd - PROGRESS.chunked) * done) / total),
   );
 
+  const embedMs = lap();
   await step(PROGRESS.embedEnd);
   await writeChunks(
     deps.chunks,
@@ -80,5 +92,6 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     chunks,
     vectors,
   );
-  return { chunkCount: chunks.length, pages: parsed.pages ?? null, warnings: parsed.warnings };
+  const writeMs = lap();
+  return { chunkCount: chunks.length, pages: parsed.pages ?? null, warnings: parsed.warnings, timings: { parseMs, chunkMs, embedMs, writeMs } };
 }

@@ -165,7 +165,12 @@ export class IngestWorker {
         await this.handleFailure(job, doc.id, err, started);
         return;
       }
-      const kept = await documents.markReady(doc.id, job.id, { ...result, embedderId: this.deps.pipeline.embedder.id });
+      const kept = await documents.markReady(doc.id, job.id, {
+        chunkCount: result.chunkCount,
+        pages: result.pages,
+        warnings: result.warnings,
+        embedderId: this.deps.pipeline.embedder.id,
+      });
       if (!kept) {
         // Deleted while being written: take its chunks back out.
         await this.deps.pipeline.chunks.deleteDocument(doc.id);
@@ -180,6 +185,10 @@ export class IngestWorker {
           chunks: result.chunkCount,
           pages: result.pages,
           warnings: result.warnings.length,
+          parse_ms: result.timings.parseMs,
+          chunk_ms: result.timings.chunkMs,
+          embed_ms: result.timings.embedMs,
+          write_ms: result.timings.writeMs,
           attempts: job.attempts,
           ms: this.deps.now() - started,
         },

@@ -31,7 +31,7 @@ type ConnectionModule = typeof import('../../../src/store/lancedb/connection.js'
  * The chunk rows of a document as stored in the daemon's LanceDB (opened read-side from the test process,
  * through the built store module: the same code the daemon runs).
  */
-export async function storedChunks(dataDir: string, documentId: string): Promise<{ count: number; rows: { id: string; chunk_index: number; heading: string | null; page_start: number | null; page_end: number | null; text: string }[] }> {
+export async function storedChunks(dataDir: string, documentId: string): Promise<{ count: number; rows: { id: string; user_id: string; chunk_index: number; heading: string | null; page_start: number | null; page_end: number | null; text: string }[] }> {
   const { ChunkIndex } = (await import(join(REPO, 'dist/store/lancedb/chunks.js'))) as ChunkIndexModule;
   const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
