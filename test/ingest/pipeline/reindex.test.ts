@@ -1,0 +1,92 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, runCli, startDaemon, TEST_MODEL_CACHE } from '../../helpers/daemon.js';
+import { prose } from './fixtures.js';
+import { storedChunks, uploadFiles, waitFor } from './helpers.js';
+
+/**
+ * Only the built-in embedder is reachable offline, so "the index was built with another embedder" is made by
+ * rewriting the index record (chunks-index.json) to name another model, as an index from an earlier
+ * configuration would.
+ */
+function pretendBuiltWith(dataDir: string, embedderId: string): void {
+  const path = join(dataDir, 'lancedb', 'chunks-index.json');
+  const info = JSON.parse(readFileSync(path, 'utf8')) as { embedderId: string };
+  writeFileSync(path, JSON.stringify({ ...info, embedderId }));
+}
+
+describe('re-index after an embedder change', () => {
+  let d: Daemon | undefined;
+  let dataDir = '';
+  afterAll(async () => {
+    if (d) await d.stop();
+    if (dataDir) removeDir(dataDir);
+  });
+
+  it('holds ingestion until POST /reindex re-embeds every chunk, then resumes', async () => {
+    d = await startDaemon();
+    dataDir = d.dataDir;
+    const user = await addUser(d);
+    const first = await uploadFiles(d, user.apiKey, [{ name: 'a.txt', bytes: Buffer.from(`${prose('ri-a', 40)}\n\n${prose('ri-b', 40)}`) }], { query: '?wait=true' });
+    const doc = first.body.documents[0];
+    expect(doc.status).toBe('ready');
+    expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: false, running: false, from: 'builtin:all-MiniLM-L6-v2', to: 'builtin:all-MiniLM-L6-v2' });
+    const nothing = await api(d, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
+    expect(nothing.status).toBe(200);
+    expect(nothing.body.required).toBe(false);
+    await d.stop();
+
+    pretendBuiltWith(dataDir, 'ollama:old-model');
+    d = await startDaemon({ dataDir });
+    expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: true, running: false, from: 'ollama:old-model', to: 'builtin:all-MiniLM-L6-v2' });
+    // Uploads are accepted but wait: vectors of two models must not share an index.
+    const held = await uploadFiles(d, user.apiKey, [{ name: 'b.txt', bytes: Buffer.from(prose('ri-held', 20)) }], { query: '?wait=true&wait_timeout=2' });
+    expect(held.status).toBe(202);
+    expect(held.body.documents[0].status).toBe('queued');
+
+    const started = await api(d, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
+    expect([200, 202]).toContain(started.status);
+    const final = await waitFor(
+      async () => {
+        const st = (await api(d!, '/api/v1/reindex', { token: user.apiKey })).body;
+        return !st.required && !st.running ? st : undefined;
+      },
+      120_000,
+      're-index to finish',
+    );
+    expect(final).toMatchObject({ from: 'builtin:all-MiniLM-L6-v2', done: doc.chunk_count, total: doc.chunk_count, progress: 1, error: null });
+    expect((await storedChunks(dataDir, doc.id)).count).toBe(doc.chunk_count);
+    const resumed = await waitFor(
+      async () => {
+        const got = await api(d!, `/api/v1/documents/${held.body.documents[0].id}`, { token: user.apiKey });
+        return got.body.status === 'ready' ? got.body : undefined;
+      },
+      60_000,
+      'the held document to be ingested',
+    );
+    expect(resumed.chunk_count).toBeGreaterThan(0);
+    expect(d.stdout()).toContain('"event":"reindex.finished"');
+  }, 300_000);
+
+  it('docsearch reindex re-embeds a stopped data dir and refuses to run beside a daemon', async () => {
+    const beside = await runCli(['reindex', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE]);
+    expect(beside.code).toBe(1);
+    expect(beside.stderr).toMatch(/another docsearch daemon \(pid \d+\) is using/);
+    expect(beside.stderr).toContain('hint: a running daemon re-indexes through POST /api/v1/reindex');
+    await d!.stop();
+    d = undefined;
+
+    const same = await runCli(['reindex', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE]);
+    expect(same.code).toBe(0);
+    expect(same.stderr).toBe('the index is already built with builtin:all-MiniLM-L6-v2: nothing to do\n');
+
+    pretendBuiltWith(dataDir, 'openai:text-embedding-3-small');
+    const res = await runCli(['reindex', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE], { timeoutMs: 120_000 });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('re-embedding the index: openai:text-embedding-3-small → builtin:all-MiniLM-L6-v2');
+    expect(res.stderr).toMatch(/done: \d+ chunks re-embedded with builtin:all-MiniLM-L6-v2\n$/);
+    const info = JSON.parse(readFileSync(join(dataDir, 'lancedb', 'chunks-index.json'), 'utf8'));
+    expect(info.embedderId).toBe('builtin:all-MiniLM-L6-v2');
+  }, 180_000);
+});
