@@ -143,7 +143,11 @@ if (process.argv.includes('--write')) {
     '|---|---:|---|',
     ...rows.map(([n, v, t]) => `| ${n} | ${v} | ${t} |`),
     '',
-    `Peak = cores × GHz × ${FLOP_PER_CYCLE} FLOP/cycle (AVX2 FMA: 2 units × 8 fp32 lanes × 2); ${PASSAGES} passages, ${QUERIES} queries of 6–13 words.`,
+    `Peak = cores × GHz × ${FLOP_PER_CYCLE} FLOP/cycle (AVX2 FMA: 2 units × 8 fp32 lanes × 2); with AVX-512 the`,
+    `hardware peak can be up to twice that. ${PASSAGES} passages, ${QUERIES} queries of 6–13 words, after a warm-up batch.`,
+    'Wall-clock figures depend on what else runs: with a 1-minute load average above the core count the model',
+    'gets only part of the CPU, and the CPU-time row (passages per CPU-second of all threads × cores) is the',
+    'better estimate of what the same cores give when the daemon has them to itself.',
     '',
   ].join('\n');
   let doc = readFileSync(file, 'utf8');
@@ -151,7 +155,7 @@ if (process.argv.includes('--write')) {
   if (start < 0) doc = `${doc.trimEnd()}\n\n${section}`;
   else {
     const next = doc.indexOf('\n## ', start + 1);
-    doc = doc.slice(0, start) + section + (next < 0 ? '' : doc.slice(next + 1));
+    doc = doc.slice(0, start) + section + (next < 0 ? '' : `\n${doc.slice(next + 1)}`);
   }
   writeFileSync(file, doc);
   process.stdout.write(`\nwrote the Embedding section of ${file}\n`);

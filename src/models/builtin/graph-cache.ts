@@ -6,6 +6,7 @@
  * (rename is atomic within a directory; the loser's rename just replaces identical bytes).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildBertGraph, type BertConfig } from './bert-graph.js';
@@ -22,13 +23,13 @@ export interface CachedGraph {
 }
 
 export async function ensureBertGraph(weightsPath: string, configPath: string, cacheDir: string): Promise<CachedGraph> {
-  const weights = await readFile(weightsPath);
-  const sha256 = createHash('sha256').update(weights).digest('hex');
+  const sha256 = await hashFile(weightsPath);
   const path = join(cacheDir, `${sha256}.g${GRAPH_REVISION}.onnx`);
   if (await isFile(path)) return { path, sha256, built: false };
 
+  // Once per machine: ~1 s of synchronous work (fp16 widening, transposes, protobuf encoding).
   const config = JSON.parse(await readFile(configPath, 'utf8')) as BertConfig;
-  const bytes = buildBertGraph(readSafetensors(weights), config);
+  const bytes = buildBertGraph(readSafetensors(await readFile(weightsPath)), config);
   await mkdir(cacheDir, { recursive: true });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
@@ -39,6 +40,13 @@ export async function ensureBertGraph(weightsPath: string, configPath: string, c
     throw err;
   }
   return { path, sha256, built: true };
+}
+
+/** Streamed, so hashing 45 MB at every start never holds the event loop for long. */
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function isFile(path: string): Promise<boolean> {

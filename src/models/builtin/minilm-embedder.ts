@@ -158,8 +158,14 @@ export class BuiltinEmbedder implements Embedder {
   }
 
   status(): ModelStatus {
-    const s: ModelStatus = { loaded: this.session !== undefined && !this.closed, id: this.id, dimension: this.dimension };
-    if (this.lastError) s.error = this.lastError;
+    const crashed = this.session?.error;
+    const s: ModelStatus = {
+      loaded: this.session !== undefined && !this.closed && !crashed,
+      id: this.id,
+      dimension: this.dimension,
+    };
+    const error = this.lastError ?? crashed?.message;
+    if (error) s.error = error;
     return s;
   }
 

@@ -119,6 +119,11 @@ export class OnnxSession {
     return new OnnxSession(worker, ready.inputNames, ready.outputNames);
   }
 
+  /** Why the worker stopped unexpectedly, if it did; every later run() fails with it. */
+  get error(): Error | undefined {
+    return this.failure;
+  }
+
   /**
    * Runs the model. Input buffers are transferred to the worker (the caller must not reuse them);
    * `fetches` limits which outputs come back.
