@@ -60,10 +60,13 @@ export class OnnxSession {
     readonly inputNames: readonly string[],
     readonly outputNames: readonly string[],
   ) {
+    // An idle session does not keep the process alive; one with work in flight does.
+    worker.unref();
     worker.on('message', (msg: Reply) => {
       const p = this.pending.get(msg.id);
       if (!p) return;
       this.pending.delete(msg.id);
+      if (this.pending.size === 0) worker.unref();
       if ('error' in msg) p.reject(new Error(`onnxruntime: ${msg.error}`));
       else p.resolve(msg.outputs);
     });
@@ -135,6 +138,7 @@ export class OnnxSession {
     const transfer: TransferListItem[] = Object.values(feeds).map((t) => t.data.buffer as ArrayBuffer);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      this.worker.ref();
       const req: Request = { id, feeds, fetches };
       this.worker.postMessage(req, transfer);
     });
