@@ -102,6 +102,8 @@ async function main(): Promise<void> {
     const id = up.body.documents[0].id as string;
     while (!(await keywordFound(dataDir, userId, 'Zanzibarquux'))) await new Promise((r) => setTimeout(r, 200));
     const tts = (performance.now() - t0) / 1000;
+    // The event is logged right after the document turns ready; give the log line a moment to arrive.
+    for (let i = 0; i < 50 && !events(d).has(id); i++) await new Promise((r) => setTimeout(r, 100));
     const e = events(d).get(id);
     const ttsLine =
       `Time-to-searchable, generated 100-page text PDF (${(pdf.length / 1024).toFixed(0)} KiB, ${e?.chunks ?? '?'} chunks): **${tts.toFixed(1)} s** ` +
