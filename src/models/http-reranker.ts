@@ -5,7 +5,7 @@
  */
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
-import { callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
+import { callOptions, callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
 import type { RerankOptions, Reranker } from './reranker.js';
 
 export interface HttpRerankerOptions {
@@ -49,16 +49,12 @@ export class HttpReranker implements Reranker {
 
   async rerank(query: string, passages: string[], opts: RerankOptions = {}): Promise<number[]> {
     if (passages.length === 0) return [];
-    const call: RemoteCallOptions = {
-      service: 'Rerank endpoint',
-      provider: 'http',
-      location: this.url,
-      timeoutMs: this.opts.timeoutMs ?? 30_000,
-      retries: this.opts.retries ?? 1,
-      retryBaseDelayMs: this.opts.retryBaseDelayMs ?? 300,
-      fetch: this.opts.fetch ?? fetch,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    };
+    const call: RemoteCallOptions = callOptions(
+      { service: 'Rerank endpoint', provider: 'http', location: this.url },
+      this.opts,
+      { timeoutMs: 30_000, retries: 1, retryBaseDelayMs: 300 },
+      opts.signal,
+    );
     const headers: Record<string, string> = this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {};
     const body = {
       ...(this.opts.model ? { model: this.opts.model } : {}),

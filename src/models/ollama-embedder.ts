@@ -5,7 +5,7 @@
  */
 import { Ollama } from 'ollama';
 import type { ModelError } from './errors.js';
-import { callWithRetries, type RemoteCallOptions } from './remote-call.js';
+import { callOptions, callWithRetries, type RemoteCallOptions } from './remote-call.js';
 import { RemoteEmbedder } from './remote-embedder.js';
 import { classifyOllamaError } from './ollama-errors.js';
 
@@ -31,15 +31,11 @@ export class OllamaEmbedder extends RemoteEmbedder {
       maxTokens: opts.maxTokens ?? 512,
       maxQueuedTexts: opts.maxQueuedTexts ?? 50_000,
     });
-    this.call = {
-      service: 'Ollama',
-      provider: 'ollama',
-      location: opts.host,
-      timeoutMs: opts.timeoutMs ?? 60_000,
-      retries: opts.retries ?? 2,
-      retryBaseDelayMs: opts.retryBaseDelayMs ?? 500,
-      fetch: opts.fetch ?? fetch,
-    };
+    this.call = callOptions(
+      { service: 'Ollama', provider: 'ollama', location: opts.host },
+      opts,
+      { timeoutMs: 60_000, retries: 2, retryBaseDelayMs: 500 },
+    );
   }
 
   protected request(texts: string[]): Promise<number[][]> {

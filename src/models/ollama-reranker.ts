@@ -13,7 +13,7 @@ import { Ollama, type GenerateResponse, type Logprob } from 'ollama';
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
 import { classifyOllamaError } from './ollama-errors.js';
-import { callWithRetries, type RemoteCallOptions } from './remote-call.js';
+import { callOptions, callWithRetries, type RemoteCallOptions } from './remote-call.js';
 import type { RerankOptions, Reranker } from './reranker.js';
 
 export interface OllamaRerankerOptions {
@@ -50,16 +50,11 @@ export class OllamaReranker implements Reranker {
   }
 
   async rerank(query: string, passages: string[], opts: RerankOptions = {}): Promise<number[]> {
-    const call: RemoteCallOptions = {
-      service: 'Ollama',
-      provider: 'ollama',
-      location: this.opts.host,
-      timeoutMs: this.opts.timeoutMs ?? 60_000,
-      retries: this.opts.retries ?? 1,
-      retryBaseDelayMs: this.opts.retryBaseDelayMs ?? 300,
-      fetch: this.opts.fetch ?? fetch,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    };
+    const call: RemoteCallOptions = callOptions(
+      { service: 'Ollama', provider: 'ollama', location: this.opts.host },
+      this.opts,
+      { timeoutMs: 60_000, retries: 1, retryBaseDelayMs: 300 }, opts.signal,
+    );
     const scores = new Array<number>(passages.length);
     let next = 0;
     const worker = async (): Promise<void> => {

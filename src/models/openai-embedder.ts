@@ -4,7 +4,7 @@
  * optional because local servers usually run without one.
  */
 import { ModelError } from './errors.js';
-import { callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
+import { callOptions, callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
 import { RemoteEmbedder } from './remote-embedder.js';
 
 export interface OpenAIEmbedderOptions {
@@ -42,15 +42,11 @@ export class OpenAIEmbedder extends RemoteEmbedder {
       maxQueuedTexts: opts.maxQueuedTexts ?? 50_000,
     });
     this.url = embeddingsUrl(opts.baseUrl);
-    this.call = {
-      service: 'OpenAI-compatible embeddings endpoint',
-      provider: 'openai',
-      location: this.url,
-      timeoutMs: opts.timeoutMs ?? 60_000,
-      retries: opts.retries ?? 2,
-      retryBaseDelayMs: opts.retryBaseDelayMs ?? 500,
-      fetch: opts.fetch ?? fetch,
-    };
+    this.call = callOptions(
+      { service: 'OpenAI-compatible embeddings endpoint', provider: 'openai', location: this.url },
+      opts,
+      { timeoutMs: 60_000, retries: 2, retryBaseDelayMs: 500 },
+    );
   }
 
   protected request(texts: string[]): Promise<number[][]> {

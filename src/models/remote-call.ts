@@ -23,6 +23,31 @@ export interface RemoteCallOptions {
   signal?: AbortSignal;
 }
 
+/** Per-provider tuning knobs, each optional (the provider supplies its own defaults). */
+export interface RemoteTuning {
+  timeoutMs?: number;
+  retries?: number;
+  retryBaseDelayMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** Call options from a provider's identity, the operator's tuning and the provider's defaults. */
+export function callOptions(
+  where: Pick<RemoteCallOptions, 'service' | 'provider' | 'location'>,
+  tuning: RemoteTuning,
+  defaults: Pick<RemoteCallOptions, 'timeoutMs' | 'retries' | 'retryBaseDelayMs'>,
+  signal?: AbortSignal,
+): RemoteCallOptions {
+  return {
+    ...where,
+    timeoutMs: tuning.timeoutMs ?? defaults.timeoutMs,
+    retries: tuning.retries ?? defaults.retries,
+    retryBaseDelayMs: tuning.retryBaseDelayMs ?? defaults.retryBaseDelayMs,
+    fetch: tuning.fetch ?? fetch,
+    ...(signal ? { signal } : {}),
+  };
+}
+
 /** An HTTP error answer from the service, before classification. */
 export class HttpStatusError extends Error {
   constructor(

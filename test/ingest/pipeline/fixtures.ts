@@ -1,8 +1,8 @@
 /**
- * Test documents made from scratch: a multi-page text PDF written as PDF syntax, a DOCX zipped with node:zlib,
+ * Test documents made from scratch: a multi-page text PDF written as PDF syntax, a DOCX zipped with the shared zip builder,
  * plain text, and non-documents (PNG, ELF). Nothing is copied from ../shared.
  */
-import { crc32, deflateRawSync } from 'node:zlib';
+import { makeZip } from '../build-fixtures.js';
 
 /** A PDF with one text line set per page (Helvetica), with a correct xref table. */
 export function makePdf(pages: string[][]): Buffer {
@@ -36,49 +36,6 @@ export function makePdf(pages: string[][]): Buffer {
   return Buffer.from(out, 'latin1');
 }
 
-/** A ZIP archive (deflated entries) from name → content. */
-export function makeZip(entries: Record<string, string | Buffer>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
-    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
-    const packed = deflateRawSync(data);
-    const nameBuf = Buffer.from(name, 'utf8');
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBuf.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBuf.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBuf, packed);
-    centrals.push(central, nameBuf);
-    offset += local.length + nameBuf.length + packed.length;
-  }
-  const centralSize = centrals.reduce((n, b) => n + b.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(entries).length, 8);
-  end.writeUInt16LE(Object.keys(entries).length, 10);
-  end.writeUInt32LE(centralSize, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, ...centrals, end]);
-}
 
 const xmlEsc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
 
