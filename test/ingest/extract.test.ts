@@ -39,7 +39,7 @@ describe.skipIf(!built)('extract (worker thread)', () => {
     const { createExtractor } = await load();
     const extractor = createExtractor({ timeoutMs: 1000, workerUrl: fixture('hang-worker.mjs') });
     const started = Date.now();
-    const err = await extractor.extract(Buffer.from('x'), 'text/plain').catch((e: unknown) => e as Error);
+    const err = (await extractor.extract(Buffer.from('x'), 'text/plain').catch((e: unknown) => e)) as Error;
     expect(err.message).toBe('parsing took longer than 1 s — gave up');
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -54,7 +54,7 @@ describe.skipIf(!built)('extract (worker thread)', () => {
   it('contains an exception thrown from a parser’s timer', async () => {
     const { createExtractor } = await load();
     const extractor = createExtractor({ workerUrl: fixture('async-throw-worker.mjs') });
-    const err = await extractor.extract(Buffer.from('x'), 'text/plain').catch((e: unknown) => e as Error);
+    const err = (await extractor.extract(Buffer.from('x'), 'text/plain').catch((e: unknown) => e)) as Error;
     expect(err).toMatchObject({ name: 'ParseError' });
     expect(err.message).toMatch(/^the file could not be parsed \(/);
   });

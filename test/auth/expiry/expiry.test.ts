@@ -98,7 +98,7 @@ describe('code and token lifetimes (injected clock)', () => {
     const expired = await call(tokens.access_token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    expect((await expired.json()).error).toMatchObject({ code: 'unauthorized', message: 'the credential is not valid, has expired or was revoked' });
+    expect(((await expired.json()) as { error: unknown }).error).toMatchObject({ code: 'unauthorized', message: 'the credential is not valid, has expired or was revoked' });
     // The refresh token outlives it and yields a working access token.
     const renewed = await refresh(tokens.refresh_token);
     expect((await call(renewed.access_token)).status).toBe(200);
