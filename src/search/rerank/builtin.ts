@@ -21,7 +21,7 @@ export interface BuiltinRerankParams {
   lambda: number;
 }
 
-export const DEFAULT_BUILTIN_PARAMS: BuiltinRerankParams = { lambda: 1 };
+export const DEFAULT_BUILTIN_PARAMS: BuiltinRerankParams = { lambda: 0.5 };
 
 export interface WindowSource {
   windowsFor(userId: string, chunkIds: string[]): Promise<Map<string, StoredWindow[]>>;
