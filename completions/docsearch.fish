@@ -92,7 +92,7 @@ complete -c docsearch -n '__fish_seen_subcommand_from serve' -l openai-api-key -
 complete -c docsearch -n '__fish_seen_subcommand_from serve' -l reranker-api-key -r -d 'API key sent to an http:<url> reranker (prefer the environment variable) [env DOCSEARCH_RERANKER_API_KEY]'
 complete -c docsearch -n '__fish_seen_subcommand_from serve' -l max-upload-mb -r -d 'largest file accepted by /api/v1/upload, in MiB [env DOCSEARCH_MAX_UPLOAD_MB]'
 complete -c docsearch -n '__fish_seen_subcommand_from serve' -l max-files -r -d 'most files in one upload request [env DOCSEARCH_MAX_FILES]'
-complete -c docsearch -n '__fish_seen_subcommand_from serve' -l parse-timeout -r -d 'time limit for parsing one file [env DOCSEARCH_PARSE_TIMEOUT]'
+complete -c docsearch -n '__fish_seen_subcommand_from serve' -l parse-timeout -r -d 'time limit for parsing one file (50 s leaves room to fail a hung file within a minute of its upload) [env DOCSEARCH_PARSE_TIMEOUT]'
 complete -c docsearch -n '__fish_seen_subcommand_from serve' -l ingest-workers -r -d 'documents processed at once [env DOCSEARCH_INGEST_WORKERS]'
 complete -c docsearch -n '__fish_seen_subcommand_from serve' -l help -s h -d 'display help'
 complete -c docsearch -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from add' -a 'add' -d 'create an account'

@@ -44,7 +44,7 @@ export const OPTIONS = [
   { name: 'reranker-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key sent to an http:<url> reranker (prefer the environment variable)' },
   { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },
   { name: 'max-files', kind: 'int', default: 20, min: 1, max: 1000, valueName: 'n', description: 'most files in one upload request' },
-  { name: 'parse-timeout', kind: 'int', default: 60, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file' },
+  { name: 'parse-timeout', kind: 'int', default: 50, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file (50 s leaves room to fail a hung file within a minute of its upload)' },
   { name: 'ingest-workers', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'documents processed at once' },
 ] as const satisfies readonly OptionDef[];
 
