@@ -7,6 +7,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
+import { lit, OwnedRowsTable } from './owned-table.js';
 
 export interface WindowRow {
   chunk_id: string;
@@ -27,7 +28,6 @@ export interface StoredWindow {
 }
 
 const TABLE = 'chunk_windows';
-const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
 function schema(dimension: number): Schema {
   return new Schema([
@@ -42,25 +42,18 @@ function schema(dimension: number): Schema {
   ]);
 }
 
-export class ChunkWindowIndex {
-  private table: lancedb.Table | undefined;
-  private writing: Promise<unknown> = Promise.resolve();
-
+export class ChunkWindowIndex extends OwnedRowsTable {
   private constructor(
     private readonly store: VectorStore,
     private readonly dimension: number,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(store: VectorStore, dimension: number): Promise<ChunkWindowIndex> {
     const index = new ChunkWindowIndex(store, dimension);
     if ((await store.connection.tableNames()).includes(TABLE)) index.table = await store.connection.openTable(TABLE);
     return index;
-  }
-
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writing.then(fn, fn);
-    this.writing = run.catch(() => undefined);
-    return run;
   }
 
   private async ensureTable(): Promise<lancedb.Table> {
@@ -84,27 +77,6 @@ export class ChunkWindowIndex {
   add(rows: WindowRow[]): Promise<void> {
     return this.serial(async () => {
       if (rows.length) await (await this.ensureTable()).add(rows as unknown as Record<string, unknown>[]);
-    });
-  }
-
-  deleteDocument(documentId: string): Promise<void> {
-    return this.deleteWhere(`document_id = ${lit(documentId)}`);
-  }
-
-  deleteProject(projectId: string): Promise<void> {
-    return this.deleteWhere(`project_id = ${lit(projectId)}`);
-  }
-
-  private deleteWhere(predicate: string): Promise<void> {
-    return this.serial(async () => {
-      if (this.table) await this.table.delete(predicate);
-    });
-  }
-
-  /** Folds new rows into the chunk_id index and compacts. */
-  optimize(): Promise<void> {
-    return this.serial(async () => {
-      if (this.table) await this.table.optimize();
     });
   }
 

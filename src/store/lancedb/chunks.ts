@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
+import { lit, OwnedRowsTable } from './owned-table.js';
 
 export interface ChunkRow {
   /** Deterministic: `<document id>:<chunk index>`, so a retried write is recognisable. */
@@ -77,8 +78,6 @@ function schema(dimension: number): Schema {
   ]);
 }
 
-/** SQL string literal for a LanceDB filter: ids may come from request bodies, so quotes are doubled. */
-const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 const inList = (column: string, values: string[]): string => (values.length === 0 ? 'false' : `${column} IN (${values.map(lit).join(', ')})`);
 
 function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
@@ -103,16 +102,14 @@ function toFields(r: Record<string, unknown>): ChunkFields {
   };
 }
 
-export class ChunkIndex {
-  private table: lancedb.Table | undefined;
-  /** Serialises writes (add/delete/optimize/rebuild): LanceDB commits are optimistic and we are its only writer. */
-  private writing: Promise<unknown> = Promise.resolve();
-
+export class ChunkIndex extends OwnedRowsTable {
   private constructor(
     private readonly store: VectorStore,
     private info: IndexInfo | null,
     private readonly configured: { embedderId: string },
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Opens the chunks table recorded in the index info. `embedderId` is the configured embedder; a table
@@ -153,12 +150,6 @@ export class ChunkIndex {
     this.info = info;
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.writing.then(fn, fn);
-    this.writing = run.catch(() => undefined);
-    return run;
-  }
-
   private async createTable(name: string, dimension: number): Promise<lancedb.Table> {
     const table = await this.store.connection.createEmptyTable(name, schema(dimension), { mode: 'overwrite' });
     await table.createIndex('search_text', { config: lancedb.Index.fts(), replace: true });
@@ -179,30 +170,6 @@ export class ChunkIndex {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
       }
       await this.table.add(rows as unknown as Record<string, unknown>[]);
-    });
-  }
-
-  /**
-   * Folds new rows into the FTS index and compacts. Rows added since are still found by keyword search (LanceDB
-   * scans unindexed fragments), so this is about keeping queries fast, not about correctness.
-   */
-  optimize(): Promise<void> {
-    return this.serial(async () => {
-      if (this.table) await this.table.optimize();
-    });
-  }
-
-  deleteDocument(documentId: string): Promise<void> {
-    return this.deleteWhere(`document_id = ${lit(documentId)}`);
-  }
-
-  deleteProject(projectId: string): Promise<void> {
-    return this.deleteWhere(`project_id = ${lit(projectId)}`);
-  }
-
-  private deleteWhere(predicate: string): Promise<void> {
-    return this.serial(async () => {
-      if (this.table) await this.table.delete(predicate);
     });
   }
 
