@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
+import type { ApiKeysTable } from './schema.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -23,17 +24,7 @@ export interface NewApiKey {
   scopes: string[];
 }
 
-type Row = {
-  id: string;
-  user_id: string;
-  name: string | null;
-  prefix: string;
-  last4: string;
-  scopes: string;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-};
+type Row = Omit<ApiKeysTable, 'key_hash'>;
 
 const toRecord = (r: Row): ApiKeyRecord => ({
   id: r.id,

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
+import type { OAuthClientsTable } from './schema.js';
 
 export interface OAuthClientRecord {
   id: string;
@@ -25,17 +26,7 @@ export interface NewOAuthClient {
   redirectUris: string[];
 }
 
-type Row = {
-  id: string;
-  user_id: string | null;
-  name: string;
-  secret_hash: string | null;
-  is_public: number;
-  redirect_uris: string;
-  loopback_any_port: number;
-  created_at: number;
-  updated_at: number;
-};
+type Row = OAuthClientsTable;
 
 const toRecord = (r: Row): OAuthClientRecord => ({
   id: r.id,

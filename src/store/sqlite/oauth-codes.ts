@@ -1,4 +1,5 @@
 import type { Db } from './database.js';
+import type { OAuthCodesTable } from './schema.js';
 
 export interface AuthorizationCodeRecord {
   codeHash: string;
@@ -14,18 +15,7 @@ export interface AuthorizationCodeRecord {
   grantId: string | null;
 }
 
-type Row = {
-  code_hash: string;
-  client_id: string;
-  user_id: string;
-  redirect_uri: string;
-  scopes: string;
-  code_challenge: string | null;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  grant_id: string | null;
-};
+type Row = OAuthCodesTable;
 
 const toRecord = (r: Row): AuthorizationCodeRecord => ({
   codeHash: r.code_hash,
