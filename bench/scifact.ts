@@ -74,3 +74,30 @@ export function docRanking(chunkDocIds: string[]): string[] {
   for (const d of chunkDocIds) if (!seen.has(d)) (seen.add(d), out.push(d));
   return out;
 }
+
+/** Deterministic PRNG (mulberry32), so benches that sample build and test the same way every run. */
+export function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Two-sided paired randomization test on per-query scores (Smucker et al., CIKM 2007): how often
+ * randomly swapping each query's pair gives a mean difference at least as large as the observed one.
+ */
+export function pairedPermutationP(a: number[], b: number[], rounds = 10_000): number {
+  const diffs = a.map((x, i) => x - b[i]!);
+  const observed = Math.abs(diffs.reduce((s, d) => s + d, 0));
+  const rand = rng(1);
+  let atLeast = 0;
+  for (let r = 0; r < rounds; r++) {
+    let sum = 0;
+    for (const d of diffs) sum += rand() < 0.5 ? d : -d;
+    if (Math.abs(sum) >= observed - 1e-12) atLeast++;
+  }
+  return (atLeast + 1) / (rounds + 1);
+}

@@ -43,5 +43,5 @@ export async function writeChunks(
   await index.deleteDocument(target.documentId);
   const rows = toRows(target, chunks, vectors);
   for (let i = 0; i < rows.length; i += WRITE_BATCH) await index.add(rows.slice(i, i + WRITE_BATCH), embedder);
-  if (rows.length > 0) await index.optimize();
+  if (rows.length > 0) index.optimizeSoon();
 }

@@ -36,7 +36,7 @@ export async function openSearch(deps: {
 }): Promise<SearchStack> {
   let builtin: BuiltinReranker | undefined;
   let windowEmbedder: Embedder | undefined;
-  const windows = await ChunkWindowIndex.open(deps.vectors, 384);
+  const windows = await ChunkWindowIndex.open(deps.vectors, 384, deps.log);
   const ownEmbedders: Embedder[] = [];
   const model = createReranker(deps.models, {
     extraRerankers: {
@@ -70,6 +70,7 @@ export async function openSearch(deps: {
       return { status: st.error && !st.loaded ? 'down' : 'up', id: model.id, loaded: st.loaded };
     },
     async close() {
+      await windows.close();
       await model?.close();
       for (const e of ownEmbedders) await e.close();
     },

@@ -1,11 +1,12 @@
 /**
- * First stage and second stage, without hydration: embed the query (LRU-cached) → vector top-K and
- * keyword top-K from the chunk index (tenant- and filter-scoped inside LanceDB) → reciprocal rank
- * fusion → reranker on the top N with a deadline. Returns ranked chunk hits; the search service adds
- * documents, projects and highlights. The quality bench calls this directly.
+ * First stage and second stage: embed the query (LRU-cached) → vector top-K and keyword top-K from the
+ * chunk index (tenant- and filter-scoped inside LanceDB; ids only) → reciprocal rank fusion → reranker
+ * on the top N with a deadline. Returns the ranking by chunk id; full rows are read by id only for what
+ * is shown or reranked (`hydrate`), since reading text for 2×K candidates costs more than the search.
+ * The search service adds documents, projects and highlights. The quality bench calls this directly.
  */
 import type { Embedder } from '../models/embedder.js';
-import type { ChunkFields, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunks.js';
+import type { ChunkFields, ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunks.js';
 import { byScoreThenId, reciprocalRankFusion } from './fusion.js';
 import type { QueryVectorCache } from './query-cache.js';
 import type { SearchMode } from './query.js';
@@ -15,6 +16,7 @@ import { keywordQuery } from './terms.js';
 export interface ChunkSearcher {
   vectorSearch(q: ChunkSearchScope & { vector: Float32Array }): Promise<VectorHit[]>;
   keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]>;
+  getMany(userId: string, refs: ChunkRef[]): Promise<ChunkFields[]>;
 }
 
 export interface RetrieveOptions {
@@ -28,7 +30,7 @@ export interface RetrieveOptions {
 export const DEFAULT_RETRIEVE: RetrieveOptions = { candidates: 100, rerankDepth: 50, rerankTimeoutMs: 2000 };
 
 export interface RankedChunk {
-  chunk: ChunkFields;
+  chunk: ChunkRef;
   score: number;
   /** Window scores from the builtin reranker, for highlighting. */
   windows?: { start: number; end: number; score: number }[];
@@ -36,6 +38,8 @@ export interface RankedChunk {
 
 export interface Retrieval {
   ranked: RankedChunk[];
+  /** Full rows read so far (the reranked head), by chunk id: `hydrate` reuses them. */
+  loaded: Map<string, ChunkFields>;
   warnings: string[];
   /** The reranker that ordered the top, when one ran and succeeded. */
   reranked?: string;
@@ -87,13 +91,14 @@ export class Retriever {
     ]);
     const vectorHits = input.mode === 'keyword' ? [] : await this.deps.chunks.vectorSearch({ ...scope, vector: vector! });
 
-    const lists: ChunkFields[][] = [];
+    const lists: ChunkRef[][] = [];
     if (input.mode !== 'keyword') lists.push(vectorHits);
     if (input.mode !== 'vector') lists.push(keywordHits);
     const fused = reciprocalRankFusion(lists);
-    let ranked: RankedChunk[] = fused.map((c) => ({ chunk: stripScores(c.item), score: c.score }));
+    let ranked: RankedChunk[] = fused.map((c) => ({ chunk: c.item, score: c.score }));
 
     const warnings: string[] = [];
+    let loaded = new Map<string, ChunkFields>();
     let reranked: string | undefined;
     if (input.reranker && ranked.length > 0) {
       const depth = Math.max(this.opts.rerankDepth, input.limit);
@@ -101,13 +106,14 @@ export class Retriever {
       const top = head[0]!.score || 1;
       const reranker = input.reranker;
       try {
+        loaded = await this.hydrate(input.userId, head);
         const outcome = await withDeadline(this.opts.rerankTimeoutMs, (signal) =>
           reranker.score(
             {
               userId: input.userId,
               query: input.query,
               queryVector: vector,
-              candidates: head.map((r) => ({ id: r.chunk.id, text: r.chunk.text, firstStage: r.score / top })),
+              candidates: head.map((r) => ({ id: r.chunk.id, text: loaded.get(r.chunk.id)?.text ?? '', firstStage: r.score / top })),
             },
             signal,
           ),
@@ -128,13 +134,16 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, warnings };
+    const out: Retrieval = { ranked, loaded, warnings };
     if (reranked) out.reranked = reranked;
     return out;
   }
-}
 
-function stripScores(hit: ChunkFields & { _distance?: number; _score?: number }): ChunkFields {
-  const { _distance: _d, _score: _s, ...fields } = hit;
-  return fields;
+  /** Full rows of `ranked` by chunk id, reading only those not in `loaded`. A chunk deleted meanwhile is absent. */
+  async hydrate(userId: string, ranked: RankedChunk[], loaded: Map<string, ChunkFields> = new Map()): Promise<Map<string, ChunkFields>> {
+    const missing = ranked.map((r) => r.chunk).filter((c) => !loaded.has(c.id));
+    const out = new Map(loaded);
+    for (const c of await this.deps.chunks.getMany(userId, missing)) out.set(c.id, c);
+    return out;
+  }
 }

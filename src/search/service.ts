@@ -35,7 +35,7 @@ export interface SearchServiceDeps {
   /** The configured reranker, or null for `none` (fusion order). */
   reranker: CandidateReranker | null;
   documents: { getMany(userId: string, ids: string[]): Promise<{ id: string; filename: string; contentType: string }[]> };
-  projects: { get(userId: string, id: string): Promise<{ id: string; name: string } | null> };
+  projects: { names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> };
   /** True while the stored vectors come from another embedder (search answers 409). */
   reindexRequired: () => boolean;
   now?: () => number;
@@ -59,37 +59,38 @@ export class SearchService {
       ...(q.projectIds ? { projectIds: q.projectIds } : {}),
       ...(q.documentIds ? { documentIds: q.documentIds } : {}),
     };
-    const { ranked, warnings } = await this.deps.retriever.retrieve(input);
+    const { ranked, loaded, warnings } = await this.deps.retriever.retrieve(input);
 
     // Hydrate a little more than asked, so chunks of a just-deleted document can be skipped.
     const head = ranked.slice(0, q.limit + 10);
-    const docs = new Map(
-      (await this.deps.documents.getMany(q.userId, [...new Set(head.map((r) => r.chunk.document_id))])).map((d) => [d.id, d]),
-    );
-    const projectIds = [...new Set(head.map((r) => r.chunk.project_id))];
-    const projects = new Map(
-      (await Promise.all(projectIds.map((id) => this.deps.projects.get(q.userId, id)))).flatMap((p) => (p ? [[p.id, p] as const] : [])),
-    );
+    const [rows, docList] = await Promise.all([
+      this.deps.retriever.hydrate(q.userId, head, loaded),
+      this.deps.documents.getMany(q.userId, [...new Set(head.map((r) => r.chunk.document_id))]),
+    ]);
+    const docs = new Map(docList.map((d) => [d.id, d]));
+    const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
+    const projects = new Map((await this.deps.projects.names(q.userId, projectIds)).map((p) => [p.id, p]));
 
     const terms = queryTerms(q.query);
     const results: SearchResult[] = [];
     for (const r of head) {
       if (results.length >= q.limit) break;
+      const chunk = rows.get(r.chunk.id);
       const doc = docs.get(r.chunk.document_id);
-      const project = projects.get(r.chunk.project_id);
-      if (!doc || !project) continue;
-      const windows = r.windows ?? sentenceWindows(r.chunk.text);
+      const project = chunk && projects.get(chunk.project_id);
+      if (!chunk || !doc || !project) continue;
+      const windows = r.windows ?? sentenceWindows(chunk.text);
       const result: SearchResult = {
-        chunk_id: r.chunk.id,
+        chunk_id: chunk.id,
         score: r.score,
-        text: r.chunk.text,
-        highlights: highlights(r.chunk.text, windows, terms, r.windows?.map((w) => w.score)),
+        text: chunk.text,
+        highlights: highlights(chunk.text, windows, terms, r.windows?.map((w) => w.score)),
         document: { id: doc.id, filename: doc.filename, content_type: doc.contentType },
         project: { id: project.id, name: project.name },
       };
-      if (r.chunk.page_start !== null) result.page_start = r.chunk.page_start;
-      if (r.chunk.page_end !== null) result.page_end = r.chunk.page_end;
-      if (r.chunk.heading !== null) result.heading = r.chunk.heading;
+      if (chunk.page_start !== null) result.page_start = chunk.page_start;
+      if (chunk.page_end !== null) result.page_end = chunk.page_end;
+      if (chunk.heading !== null) result.heading = chunk.heading;
       results.push(result);
     }
     const response: SearchResponse = { query: q.query, took_ms: Math.round(now() - started), results };

@@ -72,7 +72,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => vectors.close());
     const embedder = createEmbedder(config);
     cleanups.push(() => embedder.close());
-    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id });
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log });
+    cleanups.push(() => chunks.close());
     const jobs = new JobStore(sqlite.db, now);
     const documents = new DocumentStore(sqlite.db, jobs, now);
     const files = new FileStore(join(config.dataDir, 'files'));

@@ -22,17 +22,21 @@ const chunk = (id: string) => ({
 });
 
 function setup(vector: string[], keyword: string[]) {
-  const calls = { vector: 0, keyword: [] as string[], embed: 0 };
+  const calls = { vector: 0, keyword: [] as string[], embed: 0, hydrated: [] as string[][] };
   const retriever = new Retriever(
     {
       chunks: {
         async vectorSearch() {
           calls.vector++;
-          return vector.map((id, i) => ({ ...chunk(id), _distance: i / 10 }));
+          return vector.map((id, i) => ({ id, document_id: `d-${id}`, _distance: i / 10 }));
         },
         async keywordSearch(q) {
           calls.keyword.push(q.query);
-          return keyword.map((id, i) => ({ ...chunk(id), _score: 10 - i }));
+          return keyword.map((id, i) => ({ id, document_id: `d-${id}`, _score: 10 - i }));
+        },
+        async getMany(_userId, refs) {
+          calls.hydrated.push(refs.map((r) => r.id));
+          return refs.map((r) => chunk(r.id));
         },
       },
       embedder: {
@@ -58,6 +62,7 @@ describe('retriever', () => {
     expect(out.ranked.map((r) => r.chunk.id)).toEqual(['a', 'c', 'b', 'x']);
     expect(calls.keyword).toEqual(['cells']);
     expect(out.warnings).toEqual([]);
+    expect(calls.hydrated).toEqual([]); // ranking needs ids only
   });
 
   it('runs one list per single mode and skips keyword search for stop-word-only queries', async () => {
@@ -71,11 +76,12 @@ describe('retriever', () => {
   });
 
   it('reorders the top N by the reranker and keeps the rest in fused order', async () => {
-    const { retriever } = setup(['a', 'b', 'c', 'd'], []);
+    const { retriever, calls } = setup(['a', 'b', 'c', 'd'], []);
     const reverse: CandidateReranker = {
       id: 'reverse',
       async score({ candidates }) {
         expect(candidates.map((c) => c.id)).toEqual(['a', 'b', 'c']);
+        expect(candidates.map((c) => c.text)).toEqual(['text a', 'text b', 'text c']);
         expect(candidates[0]!.firstStage).toBe(1);
         return { scores: candidates.map((_, i) => i) };
       },
@@ -83,6 +89,10 @@ describe('retriever', () => {
     const out = await retriever.retrieve({ ...base, limit: 2, query: 'q', mode: 'vector', reranker: reverse });
     expect(out.ranked.map((r) => r.chunk.id)).toEqual(['c', 'b', 'a', 'd']);
     expect(out.reranked).toBe('reverse');
+    // Hydrating the shown head reads only what the reranker did not already load.
+    const rows = await retriever.hydrate('u', out.ranked, out.loaded);
+    expect([...rows.keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
+    expect(calls.hydrated).toEqual([['a', 'b', 'c'], ['d']]);
   });
 
   it('falls back to fused order with a warning when the reranker times out or fails', async () => {

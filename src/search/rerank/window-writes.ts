@@ -44,6 +44,10 @@ export function withWindowWrites(chunks: ChunkIndex, embedder: Pick<Embedder, 'e
       await chunks.optimize();
       await windows.optimize();
     },
+    optimizeSoon() {
+      chunks.optimizeSoon();
+      windows.optimizeSoon();
+    },
     async deleteDocument(documentId: string) {
       await chunks.deleteDocument(documentId);
       await windows.deleteDocument(documentId);

@@ -7,7 +7,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
-import { lit, OwnedRowsTable } from './owned-table.js';
+import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
 
 export interface WindowRow {
   chunk_id: string;
@@ -46,12 +46,13 @@ export class ChunkWindowIndex extends OwnedRowsTable {
   private constructor(
     private readonly store: VectorStore,
     private readonly dimension: number,
+    log?: TableLog,
   ) {
-    super();
+    super(log);
   }
 
-  static async open(store: VectorStore, dimension: number): Promise<ChunkWindowIndex> {
-    const index = new ChunkWindowIndex(store, dimension);
+  static async open(store: VectorStore, dimension: number, log?: TableLog): Promise<ChunkWindowIndex> {
+    const index = new ChunkWindowIndex(store, dimension, log);
     if ((await store.connection.tableNames()).includes(TABLE)) index.table = await store.connection.openTable(TABLE);
     return index;
   }

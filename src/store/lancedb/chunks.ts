@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
-import { lit, OwnedRowsTable } from './owned-table.js';
+import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
 
 export interface ChunkRow {
   /** Deterministic: `<document id>:<chunk index>`, so a retried write is recognisable. */
@@ -42,12 +42,20 @@ export interface ChunkSearchScope {
   documentIds?: string[];
 }
 
-export interface VectorHit extends ChunkFields {
+/** What the first stage returns per chunk: enough to fuse and rank documents; the rest is hydrated by id. */
+export interface ChunkRef {
+  id: string;
+  document_id: string;
+  /** LanceDB's row address when read: a direct take. Compaction moves rows, so it is checked, never trusted. */
+  _rowid?: bigint;
+}
+
+export interface VectorHit extends ChunkRef {
   /** Cosine distance (0 = same direction, 2 = opposite). */
   _distance: number;
 }
 
-export interface KeywordHit extends ChunkFields {
+export interface KeywordHit extends ChunkRef {
   /** BM25 score, higher is better. */
   _score: number;
 }
@@ -60,6 +68,29 @@ export interface IndexInfo {
 }
 
 const INFO_FILE = 'chunks-index.json';
+const VECTOR_INDEX = 'vector_idx';
+/** Scalar indexes: every search filters on user_id; hydration looks rows up by id. */
+const SCALAR_INDEXED = ['user_id', 'id'] as const;
+
+export interface AnnOptions {
+  /**
+   * Rows from which an HNSW vector index is kept. Below it a flat scan is as fast (LanceDB scans
+   * ~2k vectors/ms here; 100k rows flat take ~50 ms, the index ~6 ms). Default 10,000.
+   */
+  minRows: number;
+  /**
+   * Each optimize folds new rows into a small delta index, and every search visits each one (~0.25 ms
+   * apiece); past this many the index is rebuilt whole (~0.23 ms per row on 2 cores). Default 16.
+   */
+  maxSegments: number;
+  /**
+   * HNSW candidate list size. Against exact search on 100k SciFact chunks, recall@100 is 0.97 at 200,
+   * 0.98 at 400, 0.98 at 800, at about the same cost (~6–9 ms with the tenant filter). Default 400.
+   */
+  ef: number;
+}
+
+export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
 const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end'] as const;
 
 function schema(dimension: number): Schema {
@@ -87,6 +118,15 @@ function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
   return parts.join(' AND ');
 }
 
+async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
+  const have = new Set((await table.listIndices()).flatMap((i) => i.columns));
+  for (const column of SCALAR_INDEXED) {
+    if (!have.has(column)) await table.createIndex(column, { config: lancedb.Index.btree() });
+  }
+}
+
+const toRef = (r: Record<string, unknown>): ChunkRef => ({ id: r.id as string, document_id: r.document_id as string, _rowid: r._rowid as bigint });
+
 function toFields(r: Record<string, unknown>): ChunkFields {
   return {
     id: r.id as string,
@@ -103,26 +143,38 @@ function toFields(r: Record<string, unknown>): ChunkFields {
 }
 
 export class ChunkIndex extends OwnedRowsTable {
+  /** Row count at the last optimize: sets the background optimize interval. */
+  private rows = 0;
+
   private constructor(
     private readonly store: VectorStore,
     private info: IndexInfo | null,
     private readonly configured: { embedderId: string },
+    private readonly ann: AnnOptions,
+    log?: TableLog,
   ) {
-    super();
+    super(log);
   }
 
   /**
    * Opens the chunks table recorded in the index info. `embedderId` is the configured embedder; a table
    * built by another one is kept (search answers 409 until re-indexed) unless it is empty.
    */
-  static async open(store: VectorStore, configured: { embedderId: string }): Promise<ChunkIndex> {
+  static async open(
+    store: VectorStore,
+    configured: { embedderId: string },
+    opts: { ann?: Partial<AnnOptions>; log?: TableLog } = {},
+  ): Promise<ChunkIndex> {
     const path = join(store.dir, INFO_FILE);
     const info = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as IndexInfo) : null;
-    const index = new ChunkIndex(store, info, configured);
+    const index = new ChunkIndex(store, info, configured, { ...DEFAULT_ANN, ...opts.ann }, opts.log);
     if (info) {
       const names = await store.connection.tableNames();
-      if (names.includes(info.table)) index.table = await store.connection.openTable(info.table);
-      else index.info = null; // the table was removed by hand: start over
+      if (names.includes(info.table)) {
+        index.table = await store.connection.openTable(info.table);
+        await ensureScalarIndexes(index.table); // tables made before these indexes existed
+        index.rows = await index.table.countRows();
+      } else index.info = null; // the table was removed by hand: start over
     }
     if (index.info && index.info.embedderId !== configured.embedderId && (await index.count()) === 0) {
       await index.store.connection.dropTable(index.info.table);
@@ -153,7 +205,32 @@ export class ChunkIndex extends OwnedRowsTable {
   private async createTable(name: string, dimension: number): Promise<lancedb.Table> {
     const table = await this.store.connection.createEmptyTable(name, schema(dimension), { mode: 'overwrite' });
     await table.createIndex('search_text', { config: lancedb.Index.fts(), replace: true });
+    await ensureScalarIndexes(table);
     return table;
+  }
+
+  /** 1 s per 20k rows (1–30 s): at 100k rows, 16 segments span ≥ 80 s against a ~23 s rebuild. */
+  protected override optimizeGapMs(): number {
+    return Math.min(30_000, Math.max(1000, this.rows / 20));
+  }
+
+  protected override async afterOptimize(table: lancedb.Table): Promise<void> {
+    this.rows = await table.countRows();
+    await this.maintainVectorIndex(table, this.rows);
+  }
+
+  /** The HNSW index's state (null when there is none yet: the table is small or not optimized since). */
+  async vectorIndex(): Promise<{ segments: number; indexedRows: number } | null> {
+    const stats = this.table ? await this.table.indexStats(VECTOR_INDEX) : undefined;
+    return stats ? { segments: stats.numIndices ?? 1, indexedRows: stats.numIndexedRows } : null;
+  }
+
+  /** Builds the HNSW index once the table is big enough, and rebuilds it when delta segments pile up. */
+  private async maintainVectorIndex(table: lancedb.Table, rows: number): Promise<void> {
+    const stats = await table.indexStats(VECTOR_INDEX);
+    if (stats ? (stats.numIndices ?? 1) <= this.ann.maxSegments : rows < this.ann.minRows) return;
+    // One partition: at this scale IVF adds nothing but recall loss, and SQ keeps the graph's vectors at 1 byte/dim.
+    await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1 }), replace: true });
   }
 
   /** Adds rows (vectors of the configured embedder's dimension); creates the table on first use. */
@@ -186,17 +263,52 @@ export class ChunkIndex extends OwnedRowsTable {
     return rows.map((r: Record<string, unknown>) => toFields(r)).sort((a, b) => a.chunk_index - b.chunk_index);
   }
 
-  /** Nearest chunks to `vector` by cosine distance, within the user's (and optional projects'/documents') chunks. */
+  /**
+   * The user's chunks among `refs` (any order; other users' and deleted chunks are absent). Rows are
+   * taken by address (2.3 ms for 20 at 100k rows, against 5 ms for an `id IN` lookup); a row that moved
+   * since (compaction) is looked up by id.
+   */
+  async getMany(userId: string, refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ChunkFields[]> {
+    if (!this.table || refs.length === 0) return [];
+    const wanted = new Set(refs.map((r) => r.id));
+    const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
+    const found = new Map<string, ChunkFields>();
+    if (addressed.length > 0) {
+      for (const r of await this.table.takeRowIds(addressed).select([...FIELDS]).toArray()) {
+        const row = toFields(r as Record<string, unknown>);
+        if (row.user_id === userId && wanted.has(row.id)) found.set(row.id, row);
+      }
+    }
+    const rest = [...wanted].filter((id) => !found.has(id));
+    if (rest.length > 0) {
+      const rows = await this.table
+        .query()
+        .where(`user_id = ${lit(userId)} AND id IN (${rest.map(lit).join(', ')})`)
+        .select([...FIELDS])
+        .limit(rest.length)
+        .toArray();
+      for (const r of rows) found.set(r.id as string, toFields(r as Record<string, unknown>));
+    }
+    return [...found.values()];
+  }
+
+  /**
+   * Nearest chunks to `vector` by cosine distance, within the user's (and optional projects'/documents')
+   * chunks. Uses the HNSW index when there is one (the filter is applied before the graph search, so a
+   * narrow scope still gets its nearest rows); rows written since the last optimize are scanned exactly.
+   */
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     if (!this.table || q.limit <= 0) return [];
     const rows = await this.table
       .vectorSearch(q.vector)
       .distanceType('cosine')
       .where(scopeFilter(q))
-      .select([...FIELDS, '_distance'])
+      .ef(Math.max(this.ann.ef, q.limit))
+      .select(['id', 'document_id', '_distance'])
+      .withRowId()
       .limit(q.limit)
       .toArray();
-    return rows.map((r: Record<string, unknown>) => ({ ...toFields(r), _distance: Number(r._distance) }));
+    return rows.map((r: Record<string, unknown>) => ({ ...toRef(r), _distance: Number(r._distance) }));
   }
 
   /** BM25 matches of `query` on search_text, within the user's (and optional projects'/documents') chunks. */
@@ -206,10 +318,11 @@ export class ChunkIndex extends OwnedRowsTable {
       .query()
       .fullTextSearch(q.query, { columns: 'search_text' })
       .where(scopeFilter(q))
-      .select([...FIELDS, '_score'])
+      .select(['id', 'document_id', '_score'])
+      .withRowId()
       .limit(q.limit)
       .toArray();
-    return rows.map((r: Record<string, unknown>) => ({ ...toFields(r), _score: Number(r._score) }));
+    return rows.map((r: Record<string, unknown>) => ({ ...toRef(r), _score: Number(r._score) }));
   }
 
   /**
@@ -250,6 +363,8 @@ export class ChunkIndex extends OwnedRowsTable {
         await flush();
       }
       await fresh.optimize();
+      this.rows = await fresh.countRows();
+      await this.maintainVectorIndex(fresh, this.rows);
       this.table = fresh;
       this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
       if (oldName && oldName !== name) await this.store.connection.dropTable(oldName).catch(() => undefined);

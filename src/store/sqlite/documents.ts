@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
@@ -120,7 +121,9 @@ export class DocumentStore {
 
   async getMany(userId: string, ids: string[]): Promise<DocumentRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('documents').selectAll().where('user_id', '=', userId).where('id', 'in', ids).execute();
+    // `+user_id` keeps the tenant check but stops SQLite choosing the (user_id, status) index, which
+    // scans every document of the user (10k at 100k chunks: 1.3 ms) instead of ids.length key lookups.
+    const rows = await this.db.selectFrom('documents').selectAll().where(sql<string>`+user_id`, '=', userId).where('id', 'in', ids).execute();
     return rows.map(toRecord);
   }
 

@@ -107,6 +107,12 @@ export class ProjectStore {
     return row ? ProjectStore.toProject(row) : null;
   }
 
+  /** Ids and names only (no counts): what search results carry, without aggregating documents. */
+  async names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('projects').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+  }
+
   async findByName(userId: string, name: string): Promise<Project | null> {
     const row = await this.query(userId)
       .where((eb) => eb(eb.fn('lower', ['p.name']), '=', name.toLowerCase()))

@@ -51,9 +51,16 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     const hits = await index.keywordSearch({ userId: 'u1', query: 'zebras', limit: 5 });
     expect(hits.map((h) => h.id)).toEqual(['d2:0']);
     expect(hits[0]!._score).toBeGreaterThan(0);
-    expect(hits[0]).toMatchObject({ text: 'zebras graze on the savanna', heading: 'Intro', page_start: 1, project_id: 'p1' });
+    expect(hits[0]).toEqual({ id: 'd2:0', document_id: 'd2', _score: hits[0]!._score, _rowid: expect.any(BigInt) });
+    const { vector: _v, ...d2 } = row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0));
+    expect(await index.getMany('u1', hits)).toEqual([d2]); // by row address
+    expect(await index.getMany('u1', [{ id: 'd2:0' }, { id: 'missing' }])).toEqual([d2]); // by id
+    expect(await index.getMany('u2', hits)).toEqual([]); // another user's chunk reads nothing, either way
+    expect(await index.getMany('u2', [{ id: 'd2:0' }])).toEqual([]);
     await index.optimize();
     expect((await index.keywordSearch({ userId: 'u1', query: 'zebras', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
+    // Compaction moved the rows: the old addresses find nothing, and the lookup falls back to ids.
+    expect(await index.getMany('u1', hits)).toEqual([d2]);
   });
 
   it('scopes every search to the user, and to projects and documents when asked', async () => {
@@ -109,5 +116,74 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(seen.at(-1)).toBe(1);
     expect((await other.keywordSearch({ userId: 'u1', query: 'alpha', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
     await expect(other.add([row('u1', 'p1', 'd3', 0, 'x', unit(1, 0, 0, 0))], { id: 'ollama:nomic-embed-text', dimension: 3 })).rejects.toThrow('vector of length 4, index expects 3');
+  });
+});
+
+describe('ChunkIndex with its HNSW vector index', () => {
+  // A small threshold so the ANN path runs on a few hundred rows; 16-dim random vectors stand in for a model's.
+  const DIM = 16;
+  const model = { id: EMBEDDER.id, dimension: DIM };
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  const randomUnit = () => unit(...Array.from({ length: DIM }, rand));
+  const rows = (user: string, doc: string, n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => row(user, 'p1', doc, from + i, `chunk ${from + i} of ${doc}`, randomUnit()));
+
+  let dir: string;
+  let store: VectorStore;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docsearch-ann-'));
+    store = await VectorStore.open(dir);
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds the index past minRows, keeps tenant and document filters exact, and rebuilds when delta segments pile up', async () => {
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 300, maxSegments: 2 } });
+    const mine = rows('u1', 'd1', 200);
+    const theirs = rows('u2', 'd2', 150);
+    await index.add([...mine, ...theirs], model);
+    expect(await index.vectorIndex()).toBeNull(); // not before an optimize
+    await index.optimize();
+    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 350 });
+
+    // The query is u2's row, but u1 must only ever get u1's rows; its own row comes first for u2.
+    const probe = theirs[5]!;
+    const forU1 = await index.vectorSearch({ userId: 'u1', vector: probe.vector, limit: 50 });
+    expect(forU1).toHaveLength(50);
+    expect(forU1.every((h) => h.document_id === 'd1')).toBe(true);
+    const forU2 = await index.vectorSearch({ userId: 'u2', vector: probe.vector, limit: 5 });
+    expect(forU2[0]).toMatchObject({ id: probe.id });
+    expect(forU2[0]!._distance).toBeCloseTo(0, 2);
+
+    // A narrow filter still gets all of its rows back, nearest first.
+    const few = rows('u1', 'd3', 3);
+    await index.add(few, model);
+    const scoped = await index.vectorSearch({ userId: 'u1', vector: few[1]!.vector, limit: 10, documentIds: ['d3'] });
+    expect(scoped.map((h) => h.id).sort()).toEqual(few.map((r) => r.id).sort());
+    expect(scoped[0]!.id).toBe(few[1]!.id);
+
+    // Each optimize folds new rows into a delta segment; past maxSegments the index is rebuilt whole.
+    await index.optimize();
+    expect(await index.vectorIndex()).toEqual({ segments: 2, indexedRows: 353 });
+    await index.add(rows('u1', 'd4', 5), model);
+    await index.optimize();
+    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 358 });
+    await index.close();
+  });
+
+  it('coalesces background optimizations and stops them on close', async () => {
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 } });
+    await index.add(rows('u1', 'd1', 120), model);
+    index.optimizeSoon();
+    index.optimizeSoon(); // coalesced into the one already scheduled
+    await expect.poll(() => index.vectorIndex(), { timeout: 10_000 }).toEqual({ segments: 1, indexedRows: 120 });
+    await index.add(rows('u1', 'd2', 10), model);
+    index.optimizeSoon(); // within the gap after the last run: scheduled, then cancelled by close
+    await index.close();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 120 });
   });
 });
