@@ -74,6 +74,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => embedder.close());
     const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log });
     cleanups.push(() => chunks.close());
+    chunks.prewarm().catch((err: unknown) => log.warn({ err }, 'could not preload the chunk indexes; the first searches will load them'));
     const jobs = new JobStore(sqlite.db, now);
     const documents = new DocumentStore(sqlite.db, jobs, now);
     const files = new FileStore(join(config.dataDir, 'files'));

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import { Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
 
@@ -69,8 +69,15 @@ export interface IndexInfo {
 
 const INFO_FILE = 'chunks-index.json';
 const VECTOR_INDEX = 'vector_idx';
-/** Scalar indexes: every search filters on user_id; hydration looks rows up by id. */
-const SCALAR_INDEXED = ['user_id', 'id'] as const;
+/**
+ * Scalar indexes. Every search filters on user_id, many on project_id: few distinct values, so bitmaps
+ * (at 100k rows the tenant filter costs ~1 ms against ~2.5 ms with a btree). Hydration looks rows up by id.
+ */
+const SCALAR_INDEXES = [
+  ['user_id', () => lancedb.Index.bitmap()],
+  ['project_id', () => lancedb.Index.bitmap()],
+  ['id', () => lancedb.Index.btree()],
+] as const;
 
 export interface AnnOptions {
   /**
@@ -120,12 +127,27 @@ function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
 
 async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
   const have = new Set((await table.listIndices()).flatMap((i) => i.columns));
-  for (const column of SCALAR_INDEXED) {
-    if (!have.has(column)) await table.createIndex(column, { config: lancedb.Index.btree() });
+  for (const [column, config] of SCALAR_INDEXES) {
+    if (!have.has(column)) await table.createIndex(column, { config: config() });
   }
 }
 
-const toRef = (r: Record<string, unknown>): ChunkRef => ({ id: r.id as string, document_id: r.document_id as string, _rowid: r._rowid as bigint });
+/**
+ * First-stage hits read column-wise from the Arrow result: per-row proxies (`toArray()`) cost ~1.5 ms
+ * per 100 rows, as much as the search itself.
+ */
+function refs(result: ArrowTable, score: '_distance' | '_score'): (ChunkRef & { score: number })[] {
+  const ids = result.getChild('id')!;
+  const docs = result.getChild('document_id')!;
+  const rowids = result.getChild('_rowid')!;
+  const scores = result.getChild(score)!;
+  return Array.from({ length: result.numRows }, (_, i) => ({
+    id: ids.get(i) as string,
+    document_id: docs.get(i) as string,
+    _rowid: rowids.get(i) as bigint,
+    score: Number(scores.get(i)),
+  }));
+}
 
 function toFields(r: Record<string, unknown>): ChunkFields {
   return {
@@ -219,6 +241,15 @@ export class ChunkIndex extends OwnedRowsTable {
     await this.maintainVectorIndex(table, this.rows);
   }
 
+  /**
+   * Loads the table's indexes into memory, so the first search after a start does not pay for it
+   * (~120 ms at 100k chunks). The daemon runs it in the background at startup.
+   */
+  async prewarm(): Promise<void> {
+    if (!this.table) return;
+    for (const index of await this.table.listIndices()) await this.table.prewarmIndex(index.name);
+  }
+
   /** The HNSW index's state (null when there is none yet: the table is small or not optimized since). */
   async vectorIndex(): Promise<{ segments: number; indexedRows: number } | null> {
     const stats = this.table ? await this.table.indexStats(VECTOR_INDEX) : undefined;
@@ -307,8 +338,8 @@ export class ChunkIndex extends OwnedRowsTable {
       .select(['id', 'document_id', '_distance'])
       .withRowId()
       .limit(q.limit)
-      .toArray();
-    return rows.map((r: Record<string, unknown>) => ({ ...toRef(r), _distance: Number(r._distance) }));
+      .toArrow();
+    return refs(rows, '_distance').map(({ score, ...ref }) => ({ ...ref, _distance: score }));
   }
 
   /** BM25 matches of `query` on search_text, within the user's (and optional projects'/documents') chunks. */
@@ -321,8 +352,8 @@ export class ChunkIndex extends OwnedRowsTable {
       .select(['id', 'document_id', '_score'])
       .withRowId()
       .limit(q.limit)
-      .toArray();
-    return rows.map((r: Record<string, unknown>) => ({ ...toRef(r), _score: Number(r._score) }));
+      .toArrow();
+    return refs(rows, '_score').map(({ score, ...ref }) => ({ ...ref, _score: score }));
   }
 
   /**

@@ -148,6 +148,7 @@ describe('ChunkIndex with its HNSW vector index', () => {
     expect(await index.vectorIndex()).toBeNull(); // not before an optimize
     await index.optimize();
     expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 350 });
+    await index.prewarm(); // every index kind the table has (FTS, bitmap, btree, HNSW) can be preloaded
 
     // The query is u2's row, but u1 must only ever get u1's rows; its own row comes first for u2.
     const probe = theirs[5]!;
