@@ -196,6 +196,7 @@ export class ChunkIndex extends OwnedRowsTable {
         index.table = await store.connection.openTable(info.table);
         await ensureScalarIndexes(index.table); // tables made before these indexes existed
         index.rows = await index.table.countRows();
+        if (await index.behindOnIndexes(index.table)) index.optimizeSoon();
       } else index.info = null; // the table was removed by hand: start over
     }
     if (index.info && index.info.embedderId !== configured.embedderId && (await index.count()) === 0) {
@@ -229,6 +230,13 @@ export class ChunkIndex extends OwnedRowsTable {
     await table.createIndex('search_text', { config: lancedb.Index.fts(), replace: true });
     await ensureScalarIndexes(table);
     return table;
+  }
+
+  /** Work a previous run left: rows written after its last optimize, or a table past the HNSW threshold without one. */
+  private async behindOnIndexes(table: lancedb.Table): Promise<boolean> {
+    const fts = await table.indexStats('search_text_idx');
+    const vector = await table.indexStats(VECTOR_INDEX);
+    return (fts?.numUnindexedRows ?? 0) > 0 || (vector ? vector.numUnindexedRows > 0 : this.rows >= this.ann.minRows);
   }
 
   /** 1 s per 20k rows (1–30 s): at 100k rows, 16 segments span ≥ 80 s against a ~23 s rebuild. */

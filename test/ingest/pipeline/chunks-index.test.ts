@@ -175,6 +175,15 @@ describe('ChunkIndex with its HNSW vector index', () => {
     await index.close();
   });
 
+  it('catches up at open on rows a previous run left out of the indexes', async () => {
+    const before = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 } });
+    await before.add(rows('u1', 'd1', 120), model); // then stopped before any optimize
+    await before.close();
+    const after = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 } });
+    await expect.poll(() => after.vectorIndex(), { timeout: 10_000 }).toEqual({ segments: 1, indexedRows: 120 });
+    await after.close();
+  });
+
   it('coalesces background optimizations and stops them on close', async () => {
     const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 } });
     await index.add(rows('u1', 'd1', 120), model);
