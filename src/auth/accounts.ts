@@ -4,7 +4,7 @@ import type { LoginAttemptStore, ThrottlePolicy } from '../store/sqlite/login-at
 import type { ProjectStore } from '../store/sqlite/projects.js';
 import type { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
 import type { User, UserStore } from '../store/sqlite/users.js';
-import { checkPasswordStrength, dummyPasswordHash, hashPassword, verifyPassword } from './password.js';
+import { checkPasswordStrength, unknownUserHash, hashPassword, verifyPassword } from './password.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 
@@ -47,7 +47,7 @@ export class AccountService {
       if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };
     }
     const user = await this.users.findByEmail(email.trim());
-    const valid = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), password);
+    const valid = await verifyPassword(user?.passwordHash ?? (await unknownUserHash()), password);
     if (!user || !valid) {
       for (const key of keys) await this.attempts.recordFailure(key, LOGIN_THROTTLE);
       return { ok: false, reason: 'invalid' };

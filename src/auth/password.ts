@@ -21,10 +21,10 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 }
 
 /** A hash to verify against when the account does not exist, so timing does not reveal which emails exist. */
-let dummyHash: Promise<string> | undefined;
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword('not-a-real-password-only-for-timing');
-  return dummyHash;
+let unknownUserHashValue: Promise<string> | undefined;
+export function unknownUserHash(): Promise<string> {
+  unknownUserHashValue ??= hashPassword('not-a-real-password-only-for-timing');
+  return unknownUserHashValue;
 }
 
 export function checkPasswordStrength(password: string): string | null {
