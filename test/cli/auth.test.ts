@@ -3,22 +3,19 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, BIN, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, BIN, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { cliEnv } from './cli-env.js';
 import { webLogin } from './web-session.js';
 
 describe('docsearch login / whoami / logout', () => {
   let d: Daemon;
   let user: TestUser;
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     user = await addUser(d);
-  });
-  afterAll(async () => {
-    await d.stop();
-    removeDir(d.dataDir);
-  });
+  }, { cleanExit: false });
 
   it('without a credential exits 4 with the hint to run `docsearch login`', async () => {
     const res = await runCli(['projects', 'list'], { env: cliEnv(d) });

@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { cliEnv } from './cli-env.js';
 
 describe('docsearch projects / keys against a daemon', () => {
   let d: Daemon;
   let user: TestUser;
   let env: Record<string, string>;
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     user = await addUser(d);
     env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
-  });
-  afterAll(async () => {
-    await d.stop();
-    removeDir(d.dataDir);
-  });
+  }, { cleanExit: false });
 
   const cli = (args: string[], input?: string) => runCli(args, { env, input });
 

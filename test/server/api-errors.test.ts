@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('API error model, credentials and request ids', () => {
   let d: Daemon;
   let user: TestUser;
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     user = await addUser(d);
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
   });
 
   /** The error body shape of the brief, with the request id of the response header. */

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { newKeyOnPage, WebClient } from './web-client.js';
 
 const KEY_PATTERN = /^dsk_[0-9A-Za-z]{43}$/;
@@ -7,13 +8,9 @@ const KEY_PATTERN = /^dsk_[0-9A-Za-z]{43}$/;
 describe('API keys', () => {
   let d: Daemon;
   let user: TestUser;
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     user = await addUser(d);
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
   });
 
   it('POST /api/v1/keys shows the key once; the list shows only prefix and last 4', async () => {

@@ -1,16 +1,13 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 describe('GET|HEAD /api/v1/health', () => {
   let d: Daemon;
-  beforeAll(async () => {
-    d = await startDaemon();
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
+  daemonForSuite((started) => {
+    d = started;
   });
 
   it('needs no credential and lists every component as up', async () => {

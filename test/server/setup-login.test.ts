@@ -1,8 +1,9 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addUser, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { WebClient } from './web-client.js';
 
 const PASSWORD = 'first-account-password';
@@ -10,12 +11,8 @@ const EMAIL = 'owner@example.com';
 
 describe('first-run setup link, login and logout', () => {
   let d: Daemon;
-  beforeAll(async () => {
-    d = await startDaemon();
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
+  daemonForSuite((started) => {
+    d = started;
   });
 
   it('prints a one-time setup link on the first start', () => {
@@ -150,12 +147,8 @@ function copyDataDir(d: Daemon): string {
 
 describe('login throttling', () => {
   let d: Daemon;
-  beforeAll(async () => {
-    d = await startDaemon();
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
+  daemonForSuite((started) => {
+    d = started;
   });
 
   it('locks the account after 5 failures with 429 and Retry-After, even for the right password', async () => {

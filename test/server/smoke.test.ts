@@ -1,14 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 describe('daemon smoke', () => {
   let d: Daemon;
-  beforeAll(async () => {
-    d = await startDaemon();
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
+  daemonForSuite((started) => {
+    d = started;
   });
 
   it('serves health without a credential and projects with an API key', async () => {

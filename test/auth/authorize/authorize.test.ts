@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { WebClient } from '../../server/web-client.js';
 import { addClient, authorizePath, consentFields, decide, loggedIn, pkce, type RegisteredClient } from '../oauth-flow.js';
 
@@ -12,15 +13,11 @@ describe('authorize endpoint', () => {
   let web: WebClient;
   let app: RegisteredClient;
 
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     alice = await addUser(d);
     app = await addClient(d, { name: 'Notes <App>', redirectUris: [REDIRECT, 'https://notes.example.com/cb?x=1'] });
     web = await loggedIn(d, alice);
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
   });
 
   const base = () => ({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', state: 'xyz' });

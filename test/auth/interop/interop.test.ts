@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
 import { addClient, authorizePath, consentFields, loggedIn } from '../oauth-flow.js';
 
@@ -17,16 +18,12 @@ describe('interop with oauth4webapi', () => {
   let web: WebClient;
   let as: oauth.AuthorizationServer;
 
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     alice = await addUser(d);
     web = await loggedIn(d, alice);
     const issuer = new URL(d.url);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...HTTP }));
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
   });
 
   /** What a browser does between the client's redirect and its callback: consent as alice. */

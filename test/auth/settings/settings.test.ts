@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { WebClient } from '../../server/web-client.js';
 import { getCode, loggedIn, post } from '../oauth-flow.js';
 
@@ -16,14 +17,10 @@ describe('Settings → Applications and Connected apps', () => {
   let bob: TestUser;
   let web: WebClient;
 
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     [alice, bob] = [await addUser(d), await addUser(d)];
     web = await loggedIn(d, alice);
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
   });
 
   async function register(name: string, uris = REDIRECT) {

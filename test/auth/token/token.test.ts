@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
 import { addClient, getCode, HEX64, loggedIn, pkce, post, type RegisteredClient } from '../oauth-flow.js';
 
@@ -14,16 +15,12 @@ describe('token endpoint', () => {
   let app: RegisteredClient;
   let other: RegisteredClient;
 
-  beforeAll(async () => {
-    d = await startDaemon();
+  daemonForSuite(async (started) => {
+    d = started;
     [alice, bob] = [await addUser(d), await addUser(d)];
     app = await addClient(d, { name: 'Confidential App', redirectUris: [REDIRECT, 'https://app.example.com/cb'] });
     other = await addClient(d, { name: 'Other App', redirectUris: [REDIRECT] });
     web = await loggedIn(d, alice);
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
   });
 
   const codeFor = (client: RegisteredClient, extra: Record<string, string> = {}) => getCode(web, { client_id: client.clientId, redirect_uri: REDIRECT, ...extra });

@@ -9,8 +9,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, REPO, removeDir, SHARED, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, REPO, SHARED, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { storedChunks, uploadFiles } from './helpers.js';
 
 const DOCS = join(SHARED, 'eval/docs');
@@ -36,14 +37,10 @@ const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 describe.skipIf(skipReason !== '')(`eval docs robustness${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   let d: Daemon;
   let user: TestUser;
-  beforeAll(async () => {
-    d = await startDaemon({ args: ['--max-upload-mb', '50'] });
+  daemonForSuite(async (started) => {
+    d = started;
     user = await addUser(d);
-  }, 60_000);
-  afterAll(async () => {
-    await d?.stop();
-    if (d) removeDir(d.dataDir);
-  });
+  }, { args: ['--max-upload-mb', '50'], cleanExit: false });
 
   /** Rewrites docs/INGEST-ROBUSTNESS.md with the rows so far (a long run leaves a useful partial table). */
   function writeTable(rows: Row[], total: number, healthChecks: number, healthFailures: number): number {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, REPO, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { ELF, makeDocx, makePdf, PNG, prose } from './fixtures.js';
 import { storedChunks, storedFiles, uploadFiles } from './helpers.js';
 
@@ -26,15 +27,11 @@ describe('upload → parse → chunk → embed → index', () => {
   let alice: TestUser;
   let bob: TestUser;
 
-  beforeAll(async () => {
-    d = await startDaemon({ args: ['--max-upload-mb', '1', '--max-files', '3'] });
+  daemonForSuite(async (started) => {
+    d = started;
     alice = await addUser(d);
     bob = await addUser(d);
-  }, 60_000);
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
-  });
+  }, { args: ['--max-upload-mb', '1', '--max-files', '3'] });
 
   it('indexes a multi-page text PDF with its pages', async () => {
     const pages = [
