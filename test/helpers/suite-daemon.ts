@@ -4,15 +4,15 @@ import { type Daemon, removeDir, type StartOptions, startDaemon } from './daemon
 /**
  * One daemon for the enclosing describe block: started before its tests, then `ready` runs (users,
  * fixtures); stopped after them, expecting exit code 0 unless `cleanExit` is false, and its data dir
- * removed. Lives apart from daemon.ts because the benches import that file outside vitest.
+ * removed. `setupTimeoutMs` raises the hook's time limit for a long `ready`. Lives apart from daemon.ts because the benches import that file outside vitest.
  */
-export function daemonForSuite(ready: (d: Daemon) => Promise<void> | void, opts: StartOptions & { cleanExit?: boolean } = {}): void {
-  const { cleanExit = true, ...start } = opts;
+export function daemonForSuite(ready: (d: Daemon) => Promise<void> | void, opts: StartOptions & { cleanExit?: boolean; setupTimeoutMs?: number } = {}): void {
+  const { cleanExit = true, setupTimeoutMs, ...start } = opts;
   let d: Daemon | undefined;
   beforeAll(async () => {
     d = await startDaemon(start);
     await ready(d);
-  });
+  }, setupTimeoutMs);
   afterAll(async () => {
     if (!d) return;
     const code = await d.stop();

@@ -5,6 +5,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
@@ -44,8 +45,8 @@ describe('search API (builtin reranker)', () => {
   let aliceProject2: string;
   let bobProject: string;
 
-  beforeAll(async () => {
-    d = await startDaemon({ args: ['--reranker', 'builtin'], timeoutMs: 60_000 });
+  daemonForSuite(async (started) => {
+    d = started;
     [alice, bob, carol] = [await addUser(d), await addUser(d), await addUser(d)];
     // Empty-library search happens before anything is uploaded (carol never uploads).
     const p2 = await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'astronomy' } });
@@ -68,12 +69,7 @@ describe('search API (builtin reranker)', () => {
       { title: 'Lighthouse report' },
     );
     docs.alicePdf = await upload(d, alice, 'lighthouse.pdf', pdf);
-  }, 240_000);
-
-  afterAll(async () => {
-    await d?.stop();
-    if (d) removeDir(d.dataDir);
-  });
+  }, { args: ['--reranker', 'builtin'], timeoutMs: 60_000, setupTimeoutMs: 240_000, cleanExit: false });
 
   it('returns ranked, hydrated results with highlights inside the text', async () => {
     const res = await search(d, alice.apiKey, { query: 'how much sunlight do tomato plants need' });
