@@ -5,19 +5,15 @@
  */
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
-import { callOptions, callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
+import { callOptions, callWithRetries, postJson, type RemoteCallOptions, type RemoteTuning } from './remote-call.js';
 import type { RerankOptions, Reranker } from './reranker.js';
 
-export interface HttpRerankerOptions {
+export interface HttpRerankerOptions extends RemoteTuning {
   /** The full endpoint (…/v1/rerank or …/rerank), or a base URL to which /v1/rerank is appended. */
   url: string;
   /** Sent as `model` when set (Cohere and Jina require it; TEI ignores it). */
   model?: string;
   apiKey?: string;
-  timeoutMs?: number;
-  retries?: number;
-  retryBaseDelayMs?: number;
-  fetch?: typeof fetch;
 }
 
 interface RerankAnswer {

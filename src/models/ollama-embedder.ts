@@ -6,31 +6,20 @@
 import { Ollama } from 'ollama';
 import type { ModelError } from './errors.js';
 import { callOptions, callWithRetries, type RemoteCallOptions } from './remote-call.js';
-import { RemoteEmbedder } from './remote-embedder.js';
+import { RemoteEmbedder, type RemoteEmbedderTuning } from './remote-embedder.js';
 import { classifyOllamaError } from './ollama-errors.js';
 
-export interface OllamaEmbedderOptions {
+export interface OllamaEmbedderOptions extends RemoteEmbedderTuning {
   model: string;
   /** e.g. http://127.0.0.1:11434 */
   host: string;
-  timeoutMs?: number;
-  retries?: number;
-  retryBaseDelayMs?: number;
-  batchSize?: number;
-  maxTokens?: number;
-  maxQueuedTexts?: number;
-  fetch?: typeof fetch;
 }
 
 export class OllamaEmbedder extends RemoteEmbedder {
   private readonly call: RemoteCallOptions;
 
   constructor(private readonly opts: OllamaEmbedderOptions) {
-    super(`ollama:${opts.model}`, 'ollama', {
-      batchSize: opts.batchSize ?? 32,
-      maxTokens: opts.maxTokens ?? 512,
-      maxQueuedTexts: opts.maxQueuedTexts ?? 50_000,
-    });
+    super(`ollama:${opts.model}`, 'ollama', opts, 32);
     this.call = callOptions(
       { service: 'Ollama', provider: 'ollama', location: opts.host },
       opts,

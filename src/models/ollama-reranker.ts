@@ -13,20 +13,16 @@ import { Ollama, type GenerateResponse, type Logprob } from 'ollama';
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
 import { classifyOllamaError } from './ollama-errors.js';
-import { callOptions, callWithRetries, type RemoteCallOptions } from './remote-call.js';
+import { callOptions, callWithRetries, type RemoteCallOptions, type RemoteTuning } from './remote-call.js';
 import type { RerankOptions, Reranker } from './reranker.js';
 
-export interface OllamaRerankerOptions {
+export interface OllamaRerankerOptions extends RemoteTuning {
   model: string;
   host: string;
-  timeoutMs?: number;
-  retries?: number;
-  retryBaseDelayMs?: number;
   /** Passages judged in parallel. */
   concurrency?: number;
   /** Characters of each passage shown to the model. */
   maxPassageChars?: number;
-  fetch?: typeof fetch;
 }
 
 const SCORE_SCHEMA = {

@@ -5,20 +5,13 @@
  */
 import { ModelError } from './errors.js';
 import { callOptions, callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
-import { RemoteEmbedder } from './remote-embedder.js';
+import { RemoteEmbedder, type RemoteEmbedderTuning } from './remote-embedder.js';
 
-export interface OpenAIEmbedderOptions {
+export interface OpenAIEmbedderOptions extends RemoteEmbedderTuning {
   model: string;
   /** e.g. https://api.openai.com or http://127.0.0.1:8000 (a trailing /v1 is accepted). */
   baseUrl: string;
   apiKey?: string;
-  timeoutMs?: number;
-  retries?: number;
-  retryBaseDelayMs?: number;
-  batchSize?: number;
-  maxTokens?: number;
-  maxQueuedTexts?: number;
-  fetch?: typeof fetch;
 }
 
 interface EmbeddingsAnswer {
@@ -36,11 +29,7 @@ export class OpenAIEmbedder extends RemoteEmbedder {
   private readonly url: string;
 
   constructor(private readonly opts: OpenAIEmbedderOptions) {
-    super(`openai:${opts.model}`, 'openai', {
-      batchSize: opts.batchSize ?? 64,
-      maxTokens: opts.maxTokens ?? 512,
-      maxQueuedTexts: opts.maxQueuedTexts ?? 50_000,
-    });
+    super(`openai:${opts.model}`, 'openai', opts, 64);
     this.url = embeddingsUrl(opts.baseUrl);
     this.call = callOptions(
       { service: 'OpenAI-compatible embeddings endpoint', provider: 'openai', location: this.url },

@@ -11,15 +11,17 @@ import { BatchQueue } from './batch-queue.js';
 import { WordPieceTokenizer } from './builtin/wordpiece-tokenizer.js';
 import type { EmbedOptions, Embedder, ModelStatus, TokenCounter } from './embedder.js';
 import { ModelError } from './errors.js';
+import type { RemoteTuning } from './remote-call.js';
 import { toUnitVector } from './vector-math.js';
 
-export interface RemoteEmbedderBase {
+/** Batching knobs every remote embedder takes (beside the call tuning of remote-call.ts). */
+export interface RemoteEmbedderTuning extends RemoteTuning {
   /** Texts per request. */
-  batchSize: number;
-  /** Chunk size bound reported to the chunker. */
-  maxTokens: number;
-  /** Texts that may wait before embed() fails with a transient error. */
-  maxQueuedTexts: number;
+  batchSize?: number;
+  /** Chunk size bound reported to the chunker; default 512. */
+  maxTokens?: number;
+  /** Texts that may wait before embed() fails with a transient error; default 50,000. */
+  maxQueuedTexts?: number;
 }
 
 export abstract class RemoteEmbedder implements Embedder {
@@ -30,15 +32,18 @@ export abstract class RemoteEmbedder implements Embedder {
   private lastError: string | undefined;
   private closed = false;
   private readonly queue: BatchQueue;
+  private readonly batchSize: number;
 
   protected constructor(
     readonly id: string,
     protected readonly provider: string,
-    private readonly base: RemoteEmbedderBase,
+    tuning: RemoteEmbedderTuning,
+    defaultBatchSize: number,
   ) {
-    this.maxTokens = base.maxTokens;
-    this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, base.maxTokens);
-    this.queue = new BatchQueue(provider, base.maxQueuedTexts);
+    this.batchSize = tuning.batchSize ?? defaultBatchSize;
+    this.maxTokens = tuning.maxTokens ?? 512;
+    this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, this.maxTokens);
+    this.queue = new BatchQueue(provider, tuning.maxQueuedTexts ?? 50_000);
   }
 
   /** One request to the service: raw vectors, one per text, in order. */
@@ -57,8 +62,8 @@ export abstract class RemoteEmbedder implements Embedder {
     if (this.closed) throw new ModelError(this.provider, 'embedder is closed', { transient: false });
     const out: Float32Array[] = [];
     const batches: Promise<Float32Array[]>[] = [];
-    for (let i = 0; i < texts.length; i += this.base.batchSize) {
-      const batch = texts.slice(i, i + this.base.batchSize);
+    for (let i = 0; i < texts.length; i += this.batchSize) {
+      const batch = texts.slice(i, i + this.batchSize);
       batches.push(this.queue.push(opts.kind === 'query' ? 'high' : 'low', batch.length, () => this.embedBatch(batch)));
     }
     for (const vectors of await Promise.all(batches)) out.push(...vectors);
