@@ -3,6 +3,7 @@
  * POST {model?, query, documents, top_n} → {results: [{index, relevance_score}]}. `top_n` asks for every
  * document so each passage gets a score; any the server leaves out score -Infinity (last).
  */
+import { CallHealth } from './call-health.js';
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
 import { callOptions, callWithRetries, postJson, type RemoteCallOptions, type RemoteTuning } from './remote-call.js';
@@ -28,8 +29,7 @@ export function rerankUrl(url: string): string {
 export class HttpReranker implements Reranker {
   readonly id: string;
   private readonly url: string;
-  private ready = false;
-  private lastError: string | undefined;
+  private readonly health = new CallHealth();
 
   constructor(private readonly opts: HttpRerankerOptions) {
     this.url = rerankUrl(opts.url);
@@ -58,26 +58,22 @@ export class HttpReranker implements Reranker {
       documents: passages,
       top_n: passages.length,
     };
-    try {
-      const scores = await callWithRetries(call, async (fetchFn) => {
-        const answer = (await postJson(fetchFn, this.url, body, headers)) as RerankAnswer;
-        if (!Array.isArray(answer.results)) throw this.malformed('no `results` array');
-        const out = new Array<number>(passages.length).fill(Number.NEGATIVE_INFINITY);
-        for (const r of answer.results) {
-          if (typeof r.index !== 'number' || typeof r.relevance_score !== 'number' || r.index < 0 || r.index >= passages.length) {
-            throw this.malformed('a result lacks a valid `index` or `relevance_score`');
+    return this.health.track(
+      () =>
+        callWithRetries(call, async (fetchFn) => {
+          const answer = (await postJson(fetchFn, this.url, body, headers)) as RerankAnswer;
+          if (!Array.isArray(answer.results)) throw this.malformed('no `results` array');
+          const out = new Array<number>(passages.length).fill(Number.NEGATIVE_INFINITY);
+          for (const r of answer.results) {
+            if (typeof r.index !== 'number' || typeof r.relevance_score !== 'number' || r.index < 0 || r.index >= passages.length) {
+              throw this.malformed('a result lacks a valid `index` or `relevance_score`');
+            }
+            out[r.index] = r.relevance_score;
           }
-          out[r.index] = r.relevance_score;
-        }
-        return out;
-      });
-      this.ready = true;
-      this.lastError = undefined;
-      return scores;
-    } catch (err) {
-      if (!opts.signal?.aborted) this.lastError = err instanceof Error ? err.message : String(err);
-      throw err;
-    }
+          return out;
+        }),
+      opts.signal,
+    );
   }
 
   private malformed(why: string): ModelError {
@@ -85,9 +81,7 @@ export class HttpReranker implements Reranker {
   }
 
   status(): ModelStatus {
-    const s: ModelStatus = { loaded: this.ready, id: this.id, dimension: 0 };
-    if (this.lastError) s.error = this.lastError;
-    return s;
+    return this.health.status(this.id);
   }
 
   async close(): Promise<void> {}

