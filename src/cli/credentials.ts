@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, UsageError } from './errors.js';
 import { type IO, notice } from './io.js';
 import { configDir } from './paths.js';
+import { readJsonFile, writePrivateJson } from './private-json-file.js';
 
 /** What `docsearch login` keeps per server. Never printed; `whoami --show-token` is the one way out. */
 export interface StoredCredential {
@@ -96,27 +96,12 @@ export class FileStore implements CredentialStore {
   }
 
   private readAll(): Record<string, StoredCredential> {
-    let text: string;
-    try {
-      text = readFileSync(this.path, 'utf8');
-    } catch {
-      return {};
-    }
-    try {
-      const parsed = JSON.parse(text) as { servers?: Record<string, StoredCredential> };
-      return parsed.servers ?? {};
-    } catch {
-      throw new CliError(`cannot read ${this.path}: not valid JSON`, undefined, 'delete the file and run `docsearch login` again');
-    }
+    const parsed = readJsonFile(this.path, 'delete the file and run `docsearch login` again') as { servers?: Record<string, StoredCredential> } | undefined;
+    return parsed?.servers ?? {};
   }
 
   private writeAll(servers: Record<string, StoredCredential>): void {
-    mkdirSync(join(this.path, '..'), { recursive: true, mode: 0o700 });
-    // Written under a temporary name with 0600 from the start, then renamed: never briefly world-readable.
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ servers }, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    writePrivateJson(this.path, { servers });
   }
 
   async get(server: string) {
