@@ -30,15 +30,7 @@ export interface DocumentRecord {
   updatedAt: number;
 }
 
-export interface NewDocument {
-  userId: string;
-  projectId: string;
-  filename: string;
-  contentType: string;
-  sizeBytes: number;
-  sha256: string;
-  metadata: Record<string, unknown>;
-}
+export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'>;
 
 type Row = Database['documents'];
 

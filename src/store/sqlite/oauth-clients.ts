@@ -17,14 +17,7 @@ export interface OAuthClientRecord {
   updatedAt: number;
 }
 
-export interface NewOAuthClient {
-  id: string;
-  userId: string | null;
-  name: string;
-  secretHash: string | null;
-  isPublic: boolean;
-  redirectUris: string[];
-}
+export type NewOAuthClient = Pick<OAuthClientRecord, 'id' | 'userId' | 'name' | 'secretHash' | 'isPublic' | 'redirectUris'>;
 
 type Row = OAuthClientsTable;
 
