@@ -14,7 +14,7 @@ function snap(text: string, i: number, dir: -1 | 1): number {
   for (let k = 0; k < 30; k++) {
     const j = i + dir * k;
     if (j <= 0 || j >= text.length) return Math.max(0, Math.min(text.length, j));
-    if (/\s/.test(text[j]!)) return dir === -1 ? j + 1 : j;
+    if (/\s/.test(text[j]!)) return dir === 1 ? j + 1 : j;
   }
   return i;
 }

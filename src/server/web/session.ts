@@ -78,7 +78,7 @@ export function formFields(ctx: WebContext, name: string): string[] {
 export function checkCsrf(ctx: WebContext, s: Services, token = formField(ctx, '_csrf') || ctx.get('x-csrf-token')): WebSession {
   const session = ctx.state.session;
   if (!session || !s.webSessions.checkCsrf(session, token)) {
-    throw new AppError('invalid_request', 'the form expired or did not come from this site — reload the page and try again', {
+    throw new AppError('forbidden', 'the form expired or did not come from this site — reload the page and try again', {
       details: { reason: 'csrf' },
     });
   }

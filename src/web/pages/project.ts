@@ -95,7 +95,7 @@ export function projectPage(d: ProjectPageData) {
   </form>
   ${
     p.isDefault
-      ? html`<p class="muted">The default project can't be deleted.</p>`
+      ? html`<p class="muted">The default project can’t be deleted.</p>`
       : html`<p><a href="/projects/${p.id}/delete" class="danger-link">Delete this project…</a></p>`
   }
 </section>`,
