@@ -29,11 +29,9 @@ const FILES = {
 /** axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only. */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-    const res = await axe.run(document, { resultTypes: ['violations'] });
-    return res.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
+  const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  );
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }
 
@@ -102,22 +100,22 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
         { name: 'glacier-notes.txt', mimeType: 'text/plain', buffer: FILES.txt },
       ]);
       // One dropped on the drop zone.
-      const dropped = await page.evaluateHandle((bytes: number[]) => {
-        const dt = new DataTransfer();
-        dt.items.add(new File([new Uint8Array(bytes)], 'botany-log.docx', { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }));
-        return dt;
-      }, [...FILES.docx]);
+      const dropped = await page.evaluateHandle(
+        `(() => { const dt = new DataTransfer(); dt.items.add(new File([new Uint8Array(${JSON.stringify([...FILES.docx])})], 'botany-log.docx', ` +
+          `{ type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })); return dt; })()`,
+      );
       await page.dispatchEvent('#dropzone', 'drop', { dataTransfer: dropped });
       // An unsupported file gets the API's error in words, next to its name.
       await page.setInputFiles('input[type=file]', [{ name: 'program.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]) }]);
       await expect.poll(() => page.locator('#upload-list li.error').textContent(), { timeout: 30_000 }).toContain('"program.bin" is not a PDF, DOCX or text file');
       expect(await page.locator('#upload-list li.ok').count()).toBe(3);
-      expect(await page.locator('#upload-list li.ok progress').evaluateAll((bars) => bars.map((b) => (b as HTMLProgressElement).value))).toEqual([100, 100, 100]);
+      expect(await page.locator('#upload-list li.ok progress').evaluateAll((bars) => bars.map((b) => (b as unknown as { value: number }).value))).toEqual([100, 100, 100]);
 
       // Watch them become ready without reloading: the rows appear and their status changes live.
       await expect.poll(() => page.locator('#documents tbody tr').count(), { timeout: 30_000 }).toBe(3);
       await expect.poll(() => page.locator('#documents tbody tr[data-status=ready]').count(), { timeout: 150_000, interval: 500 }).toBe(3);
       expect(await page.locator('#documents .status-ready').allTextContents()).toEqual(['ready', 'ready', 'ready']);
+      await expect.poll(() => page.locator('#project-summary').textContent()).toMatch(/^3 documents · \d+ chunks · /);
       await capture(page, '03-project');
       await page.click('nav.top >> text=Projects');
       await expect.poll(() => page.locator('tr', { hasText: 'Field notes' }).locator('td.num').first().textContent()).toBe('3');
@@ -165,19 +163,19 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       // Readable on a phone: nothing wider than the screen.
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${d.url}/search?q=${encodeURIComponent('glacier crevasses')}`);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
       await capture(page, '06-search-phone');
       await page.goto(projectUrl);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
       // Keyboard: the skip link comes first and focus is visible.
       await page.setViewportSize({ width: 1200, height: 900 });
       await page.goto(d.url + '/');
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
-      const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+      const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
       expect(outline).toBe('solid');
       await page.goto(`${projectUrl}/delete`);
       await capture(page, '07-project-delete');

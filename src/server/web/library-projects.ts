@@ -1,13 +1,12 @@
 import type Router from '@koa/router';
 import type { z } from 'zod';
 import { ProjectDescription, ProjectName } from '../api/projects/fields.js';
-import { projectDeletePage, projectPage, type DocumentRow } from '../../web/pages/project.js';
+import { type DocumentRow, documentRow, projectDeletePage, projectPage, projectSummary } from '../../web/pages/project.js';
 import { projectsPage } from '../../web/pages/projects.js';
 import type { DocumentRecord } from '../../store/sqlite/documents.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { projectRow, renderNotFound, userProjects } from './library-common.js';
-import { documentRow } from '../../web/pages/project.js';
 import { checkCsrf, formBody, formField, render, requireUser, type WebContext } from './session.js';
 
 /** Most documents the project page lists. */
@@ -132,6 +131,7 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     const { documents } = await s.documents.list(user.id, { projectId: project.id }, DOCUMENTS_SHOWN);
     const csrf = ctx.state.session!.csrfToken;
     ctx.body = {
+      summary: projectSummary(project),
       documents: documents.map((d) => ({ id: d.id, status: d.status, progress: d.progress, row: documentRow(documentView(d), csrf).value })),
     };
   });

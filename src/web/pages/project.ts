@@ -27,6 +27,10 @@ export interface ProjectPageData {
   notice?: string;
 }
 
+/** "3 documents · 9 chunks · 13 KB": on the page, and in the feed project.js polls. */
+export const projectSummary = (p: Pick<ProjectRow, 'documentCount' | 'chunkCount' | 'sizeBytes'>): string =>
+  `${p.documentCount} document${p.documentCount === 1 ? '' : 's'} · ${p.chunkCount} chunks · ${formatBytes(p.sizeBytes)}`;
+
 /** A document's status cell; project.js renders the same markup when it polls. */
 export function statusCell(doc: Pick<DocumentRow, 'status' | 'progress' | 'error'>) {
   const label = html`<span class="status status-${doc.status}">${doc.status}</span>`;
@@ -61,8 +65,7 @@ export function projectPage(d: ProjectPageData) {
   <p class="crumbs"><a href="/projects">Projects</a> ›</p>
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
-  <p class="muted">${p.documentCount} documents · ${p.chunkCount} chunks · ${formatBytes(p.sizeBytes)} ·
-    <a href="/search?project=${p.id}">Search this project</a></p>
+  <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
 

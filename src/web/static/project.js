@@ -54,7 +54,7 @@
         }
         if (xhr.status < 300 && body) {
           e.bar.value = 100;
-          say(e, body.documents[0] && body.documents[0].duplicate ? 'Already in this project' : 'Uploaded — processing', 'ok');
+          say(e, body.documents[0] && body.documents[0].duplicate ? 'Already in this project' : 'Uploaded', 'ok');
           poll();
         } else {
           say(e, (body && body.error && body.error.message) || `Upload failed (HTTP ${xhr.status})`, 'error');
@@ -84,7 +84,8 @@
   async function refresh() {
     const res = await fetch(table.dataset.pollUrl, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
     if (!res.ok) return false;
-    const { documents } = await res.json();
+    const { summary, documents } = await res.json();
+    document.getElementById('project-summary').textContent = summary;
     const tbody = table.tBodies[0];
     for (const d of documents) {
       const fresh = rowFrom(d.row);
