@@ -1,5 +1,7 @@
+import type { DocumentRecord } from '../../store/sqlite/documents.js';
 import type { Project } from '../../store/sqlite/projects.js';
 import { messagePage } from '../../web/pages/message.js';
+import type { DocumentRow } from '../../web/pages/project.js';
 import type { ProjectRow } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import { render, type WebContext } from './session.js';
@@ -26,6 +28,18 @@ export const projectRow = (p: Project): ProjectRow => ({
   documentCount: p.documentCount,
   chunkCount: p.chunkCount,
   sizeBytes: p.sizeBytes,
+});
+
+export const documentView = (d: DocumentRecord): DocumentRow => ({
+  id: d.id,
+  filename: d.filename,
+  contentType: d.contentType,
+  sizeBytes: d.sizeBytes,
+  status: d.status,
+  progress: d.progress,
+  chunkCount: d.chunkCount,
+  error: d.error,
+  createdAt: d.createdAt,
 });
 
 /** Another user's project or document is not found, exactly like one that never existed. */

@@ -6,8 +6,7 @@ import { sendOriginal } from '../api/documents/file.js';
 import { receiveMultipart } from '../api/documents/multipart.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { renderNotFound } from './library-common.js';
-import { documentView } from './library-projects.js';
+import { documentView, renderNotFound } from './library-common.js';
 import { checkCsrf, formBody, render, requireUser } from './session.js';
 
 /**

@@ -1,30 +1,17 @@
 import type Router from '@koa/router';
 import type { z } from 'zod';
 import { ProjectDescription, ProjectName } from '../api/projects/fields.js';
-import { type DocumentRow, documentRow, projectDeletePage, projectPage, projectSummary } from '../../web/pages/project.js';
+import { documentRow, projectDeletePage, projectPage, projectSummary } from '../../web/pages/project.js';
 import { projectsPage } from '../../web/pages/projects.js';
-import type { DocumentRecord } from '../../store/sqlite/documents.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { projectRow, renderNotFound, userProjects } from './library-common.js';
+import { documentView, projectRow, renderNotFound, userProjects } from './library-common.js';
 import { checkCsrf, formBody, formField, render, requireUser, type WebContext } from './session.js';
 
 /** Most documents the project page lists. */
 const DOCUMENTS_SHOWN = 500;
 
 type User = { id: string; email: string };
-
-export const documentView = (d: DocumentRecord): DocumentRow => ({
-  id: d.id,
-  filename: d.filename,
-  contentType: d.contentType,
-  sizeBytes: d.sizeBytes,
-  status: d.status,
-  progress: d.progress,
-  chunkCount: d.chunkCount,
-  error: d.error,
-  createdAt: d.createdAt,
-});
 
 /** The project form's fields, checked with the API's own schemas; an error sentence when they don't pass. */
 function readProjectForm(ctx: WebContext): { name: string; description: string; error?: string } {
