@@ -122,7 +122,7 @@ describe('first-run setup link, login and logout', () => {
     await web.get('/login');
     const res = await web.post('/login', { _csrf: web.csrf, email: EMAIL, password: PASSWORD, return_to: '//evil.example/' });
     expect(res.status).toBe(302);
-    expect(res.location).toBe('/settings/keys');
+    expect(res.location).toBe('/');
   });
 
   it('prints no setup link once an account exists', async () => {

@@ -168,9 +168,9 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       await page.goto(projectUrl);
       expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
-      // Keyboard: the skip link comes first and focus is visible.
+      // Keyboard: the skip link comes first and focus is visible (the search page focuses its box instead).
       await page.setViewportSize({ width: 1200, height: 900 });
-      await page.goto(d.url + '/');
+      await page.goto(d.url + '/projects');
       await page.keyboard.press('Tab');
       expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
       await page.keyboard.press('Tab');
