@@ -83,7 +83,7 @@
 
   async function refresh() {
     const res = await fetch(table.dataset.pollUrl, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
-    if (!res.ok) return false;
+    if (!res.ok || res.redirected) return false; // signed out meanwhile: the next navigation shows the login page
     const { summary, documents } = await res.json();
     document.getElementById('project-summary').textContent = summary;
     const tbody = table.tBodies[0];
