@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
   | 'insufficient_scope'
+  | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -20,6 +21,7 @@ const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

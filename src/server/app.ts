@@ -7,6 +7,9 @@ import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import type { Services } from './services.js';
 import type { AppState } from './state.js';
+import { documentRoutes } from './web/library-documents.js';
+import { projectRoutes } from './web/library-projects.js';
+import { searchRoutes } from './web/library-search.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
@@ -27,8 +30,11 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
 
   const api = apiRouter(s, opts.routes);
   const pages = new Router<AppState>();
-  pages.get('home', '/', (ctx) => ctx.redirect(ctx.state.session?.userId ? '/settings/keys' : '/login'));
   staticRoutes(pages);
+  searchRoutes(pages, s);
+  projectRoutes(pages, s);
+  documentRoutes(pages, s);
+  pages.get('settings', '/settings', (ctx) => ctx.redirect('/settings/keys'));
   loginRoutes(pages, s);
   setupRoutes(pages, s);
   settingsKeysRoutes(pages, s);

@@ -61,7 +61,9 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { version: strin
           status,
           spec.schema
             ? { description: spec.description, content: { 'application/json': { schema: jsonSchema(spec.schema, 'output') } } }
-            : { description: spec.description },
+            : spec.media
+              ? { description: spec.description, content: Object.fromEntries(spec.media.map((m) => [m, { schema: { type: 'string', contentMediaType: m } }])) }
+              : { description: spec.description },
         ]),
       ),
     };

@@ -1,4 +1,5 @@
 import { deleteDocument } from './api/documents/delete.js';
+import { getDocumentFile } from './api/documents/file.js';
 import { getDocument } from './api/documents/get.js';
 import { listDocuments } from './api/documents/list.js';
 import { healthCheck } from './api/health.js';
@@ -34,6 +35,7 @@ export function apiRoutes(s: Services): ApiRoute[] {
     upload(s),
     listDocuments(s),
     getDocument(s),
+    getDocumentFile(s),
     deleteDocument(s),
     startReindex(s),
     reindexStatus(s),

@@ -137,7 +137,7 @@ describe('API keys', () => {
     expect(noScope.text).toContain('Choose at least one scope.');
 
     const noCsrf = await web.post('/settings/keys', { name: 'forged', scopes: 'read:documents' });
-    expect(noCsrf.status).toBe(400);
+    expect(noCsrf.status).toBe(403);
     expect(noCsrf.text).toContain('the form expired or did not come from this site');
 
     const id = listed.body.keys.find((k: { name: string }) => k.name === 'from the page').id;

@@ -94,6 +94,16 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`/api/v1/documents/${id}`, { token: full.apiKey })).status).toBe(200);
     expect((await call('/api/v1/documents/doc_missing', { token: full.apiKey })).status).toBe(404);
   },
+  'GET /api/v1/documents/{id}/file': async ({ call, full, other }) => {
+    const id = await someDocument(call, full);
+    const res = await call(`/api/v1/documents/${id}/file`, { token: full.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`inline; filename="contract.txt"; filename*=UTF-8''contract.txt`);
+    expect(res.body).toBe('The contract test uploads this small text file.\n');
+    expect((await call(`/api/v1/documents/${id}/file`, { token: other.apiKey })).status).toBe(404);
+    expect((await call('/api/v1/documents/doc_missing/file', { token: full.apiKey })).status).toBe(404);
+  },
   'DELETE /api/v1/documents/{id}': async ({ call, full }) => {
     const id = await someDocument(call, full);
     expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: full.apiKey })).status).toBeLessThan(300);
@@ -276,7 +286,11 @@ describe('OpenAPI document and real responses', () => {
       }
       const media = spec.content?.['application/json'];
       if (!media) {
-        if (r.text !== '' && r.text !== '""') failures.push(`${r.key} ${r.status}: declared without a body but answered ${r.text.slice(0, 100)}`);
+        // A raw body (an original file) must carry one of the media types declared for it.
+        const raw = Object.keys(spec.content ?? {});
+        if (raw.length > 0) {
+          if (!raw.some((m) => r.contentType?.startsWith(m))) failures.push(`${r.key} ${r.status}: content type ${r.contentType}, declared ${raw.join(', ')}`);
+        } else if (r.text !== '' && r.text !== '""') failures.push(`${r.key} ${r.status}: declared without a body but answered ${r.text.slice(0, 100)}`);
         continue;
       }
       if (!r.contentType?.startsWith('application/json')) {

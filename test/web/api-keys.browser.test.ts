@@ -35,10 +35,12 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       await page.fill('input[name=email]', user.email);
       await page.fill('input[name=password]', user.password);
       await page.click('button[type=submit]');
-      await page.waitForURL(/\/settings\/keys$/);
+      await page.waitForURL(`${d.url}/`);
 
       // Settings → API Keys through the navigation.
-      await page.click('nav.top >> text=API Keys');
+      await page.click('nav.top >> text=Settings');
+      await page.waitForURL(/\/settings\/keys$/);
+      await page.click('nav.sub >> text=API Keys');
       await expect.poll(() => page.locator('h1').textContent()).toBe('API Keys');
       expect(await page.locator('#new-key').count()).toBe(0);
 

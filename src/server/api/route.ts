@@ -24,6 +24,8 @@ export interface RouteResult {
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** Media types of a raw (non-JSON) body the handler sends itself, such as an original file. */
+  media?: readonly string[];
 }
 
 /**

@@ -7,7 +7,7 @@ import { checkCsrf, endSession, ensureSession, formBody, formField, render, safe
 export function loginRoutes(router: Router<AppState>, s: Services): void {
   router.get('login', '/login', async (ctx) => {
     const returnTo = safeReturnTo(ctx.query.return_to as string | undefined);
-    if (ctx.state.session?.userId) return ctx.redirect(returnTo ?? '/settings/keys');
+    if (ctx.state.session?.userId) return ctx.redirect(returnTo ?? '/');
     if (!(await s.accounts.hasUsers())) {
       return render(ctx, loginPage({ csrfToken: (await ensureSession(ctx, s)).csrfToken, error: 'No account exists yet: open the setup link that `docsearch serve` printed, or run `docsearch users add <email>`.' }));
     }
@@ -29,7 +29,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo }), result.reason === 'throttled' ? 429 : 401);
     }
     await startUserSession(ctx, s, result.user.id);
-    ctx.redirect(returnTo ?? '/settings/keys');
+    ctx.redirect(returnTo ?? '/');
   });
 
   router.post('logout', '/logout', formBody(), async (ctx) => {

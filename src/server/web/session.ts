@@ -71,11 +71,14 @@ export function formFields(ctx: WebContext, name: string): string[] {
   return typeof value === 'string' ? [value] : [];
 }
 
-/** Every state-changing form carries the session's CSRF token; anything else is refused. */
-export function checkCsrf(ctx: WebContext, s: Services): WebSession {
+/**
+ * Every state-changing form carries the session's CSRF token; anything else is refused. Script calls
+ * (uploads) send it in X-CSRF-Token instead, which another site can't set without a CORS preflight.
+ */
+export function checkCsrf(ctx: WebContext, s: Services, token = formField(ctx, '_csrf') || ctx.get('x-csrf-token')): WebSession {
   const session = ctx.state.session;
-  if (!session || !s.webSessions.checkCsrf(session, formField(ctx, '_csrf'))) {
-    throw new AppError('invalid_request', 'the form expired or did not come from this site — reload the page and try again', {
+  if (!session || !s.webSessions.checkCsrf(session, token)) {
+    throw new AppError('forbidden', 'the form expired or did not come from this site — reload the page and try again', {
       details: { reason: 'csrf' },
     });
   }

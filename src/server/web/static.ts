@@ -2,9 +2,13 @@ import type Router from '@koa/router';
 import { readFile } from 'node:fs/promises';
 import type { AppState } from '../state.js';
 
-const ASSETS: Record<string, string> = { 'app.js': 'application/javascript; charset=utf-8', 'app.css': 'text/css; charset=utf-8' };
+const ASSETS: Record<string, string> = {
+  'app.js': 'application/javascript; charset=utf-8',
+  'project.js': 'application/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
 
-/** The two static assets the pages use, read once from the built package. */
+/** The static assets the pages use, read once from the built package. */
 export function staticRoutes(router: Router<AppState>): void {
   const cache = new Map<string, Buffer>();
   router.get('static', '/static/:file', async (ctx, next) => {

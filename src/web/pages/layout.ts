@@ -1,19 +1,30 @@
 import { type Html, html } from '../html.js';
 
+type Section = 'search' | 'projects' | 'keys' | 'applications' | 'connected';
+
 export interface LayoutData {
   title: string;
-  /** The signed-in user's email, when there is one: shows the settings menu and logout. */
+  /** The signed-in user's email, when there is one: shows the navigation and logout. */
   user?: { email: string } | null;
   csrfToken?: string;
-  active?: 'keys' | 'applications' | 'connected';
+  active?: Section;
+  /** A page's own script from /static (besides app.js), loaded deferred. */
+  script?: 'project.js';
 }
 
+const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected'];
+
+/** A navigation link, marked as the current page for assistive technology too. */
+const link = (href: string, label: string, current: boolean) =>
+  html`<a href="${href}"${current ? html` class="active" aria-current="page"` : null}>${label}</a>`;
+
 export function layout(data: LayoutData, body: Html): Html {
+  const inSettings = data.active !== undefined && SETTINGS.includes(data.active);
   const nav = data.user
-    ? html`<nav class="top">
-        <a href="/settings/keys" class="${data.active === 'keys' ? 'active' : ''}">API Keys</a>
-        <a href="/settings/applications" class="${data.active === 'applications' ? 'active' : ''}">Applications</a>
-        <a href="/settings/connected" class="${data.active === 'connected' ? 'active' : ''}">Connected apps</a>
+    ? html`<nav class="top" aria-label="Main">
+        ${link('/', 'Search', data.active === 'search')}
+        ${link('/projects', 'Projects', data.active === 'projects')}
+        ${link('/settings', 'Settings', inSettings)}
         <span class="spacer"></span>
         <span class="who">${data.user.email}</span>
         <form method="post" action="/logout" class="inline">
@@ -22,6 +33,14 @@ export function layout(data: LayoutData, body: Html): Html {
         </form>
       </nav>`
     : null;
+  const subnav =
+    data.user && inSettings
+      ? html`<nav class="sub" aria-label="Settings">
+  ${link('/settings/keys', 'API Keys', data.active === 'keys')}
+  ${link('/settings/applications', 'Applications', data.active === 'applications')}
+  ${link('/settings/connected', 'Connected apps', data.active === 'connected')}
+</nav>`
+      : null;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -30,10 +49,12 @@ export function layout(data: LayoutData, body: Html): Html {
 <title>${data.title} · docsearch</title>
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script>
+${data.script ? html`<script src="/static/${data.script}" defer></script>` : null}
 </head>
 <body>
+<a class="skip" href="#main">Skip to content</a>
 <header><a href="/" class="brand">docsearch</a>${nav}</header>
-<main>${body}</main>
+<main id="main">${subnav}${body}</main>
 </body>
 </html>`;
 }

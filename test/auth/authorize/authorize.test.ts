@@ -118,7 +118,7 @@ describe('authorize endpoint', () => {
     const consent = await web.get(authorizePath(base()));
     const { _csrf, ...fields } = consentFields(consent.text);
     const res = await web.post('/oauth/consent', { ...fields, decision: 'approve' });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(403);
     expect(res.location).toBeNull();
     expect(res.text).toContain('the form expired or did not come from this site');
   });

@@ -57,7 +57,7 @@ describe('Settings → Applications and Connected apps', () => {
     const fragment = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'https://app.example.com/cb#x' });
     expect(fragment.text).toContain('must not contain a fragment (#)');
     const noCsrf = await web.post('/settings/applications', { name: 'Bad', redirect_uris: REDIRECT });
-    expect(noCsrf.status).toBe(400);
+    expect(noCsrf.status).toBe(403);
     expect(noCsrf.text).toContain('the form expired or did not come from this site');
   });
 

@@ -1,0 +1,56 @@
+import { createReadStream } from 'node:fs';
+import type { Context } from 'koa';
+import { notFound } from '../../../core/errors.js';
+import { DOCX, PDF, TXT } from '../../../ingest/types.js';
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ErrorBody, IdParams } from '../schemas.js';
+
+/** Originals browsers can show themselves open inline (a PDF at `#page=N`); anything else downloads. */
+const INLINE = new Set<string>([PDF, TXT]);
+
+/** An RFC 6266 header: an ASCII fallback for old clients, and the exact name as RFC 5987 `filename*`. */
+export function contentDisposition(kind: 'inline' | 'attachment', filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * Answers with a user's original file, or 404 when the document is not theirs (or gone). Shared by the API
+ * route and the web page route, so both apply the same tenancy and headers.
+ */
+export async function sendOriginal(ctx: Context, s: Services, userId: string, documentId: string): Promise<void> {
+  const doc = await s.documents.get(userId, documentId);
+  if (!doc || !(await s.files.has(doc.sha256))) throw notFound('document');
+  ctx.status = 200;
+  ctx.set('Content-Type', doc.contentType === TXT ? 'text/plain; charset=utf-8' : doc.contentType);
+  ctx.set('Content-Disposition', contentDisposition(INLINE.has(doc.contentType) ? 'inline' : 'attachment', doc.filename));
+  ctx.set('Content-Length', String(doc.sizeBytes));
+  ctx.set('Cache-Control', 'private, no-store');
+  // The bytes are the user's, not ours: no script, no styles, no framing. object-src stays open because
+  // Chromium's built-in PDF viewer is an embedded plugin that `object-src 'none'` would refuse.
+  ctx.set('Content-Security-Policy', "default-src 'none'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.body = createReadStream(s.files.pathOf(doc.sha256));
+}
+
+export const getDocumentFile = (s: Services) =>
+  defineRoute({
+    name: 'documents.file',
+    method: 'GET',
+    path: '/documents/:id/file',
+    scope: 'read:documents',
+    tag: 'documents',
+    summary:
+      'The original uploaded file, byte for byte, with its detected Content-Type. PDF and text are served inline ' +
+      "(a browser opens a PDF at `#page=N`), DOCX as an attachment; the name is in Content-Disposition's `filename*`.",
+    params: IdParams,
+    responses: {
+      200: { description: 'The original bytes', media: [PDF, DOCX, TXT] },
+      404: { description: 'Not found (or another user’s document)', schema: ErrorBody },
+    },
+    async handler({ params, principal, ctx }) {
+      await sendOriginal(ctx, s, principal.userId, params.id);
+      return { status: 200 };
+    },
+  });

@@ -1,0 +1,32 @@
+/** How pages write sizes, times and statuses for people. */
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+/** `2026-11-22 12:30 UTC` from epoch milliseconds. */
+export function formatTime(ms: number): string {
+  return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  'application/pdf': 'PDF',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'DOCX',
+  'text/plain': 'Text',
+};
+
+export const typeName = (contentType: string): string => TYPE_NAMES[contentType] ?? contentType;
+
+/** "p. 3" or "pp. 3–4" for a result's page span. */
+export function pageSpan(start?: number, end?: number): string | null {
+  if (start === undefined) return null;
+  return end !== undefined && end !== start ? `pp. ${start}–${end}` : `p. ${start}`;
+}

@@ -1,0 +1,126 @@
+import { formatBytes, formatTime, typeName } from '../format.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+import type { ProjectRow } from './projects.js';
+
+export interface DocumentRow {
+  id: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  status: 'queued' | 'processing' | 'ready' | 'failed';
+  progress: number;
+  chunkCount: number;
+  error: string | null;
+  createdAt: number;
+}
+
+export interface ProjectPageData {
+  user: { email: string };
+  csrfToken: string;
+  project: ProjectRow;
+  documents: DocumentRow[];
+  /** True when the project has more documents than the page lists. */
+  more: boolean;
+  limits: { maxFileMb: number; maxFiles: number };
+  error?: string;
+  notice?: string;
+}
+
+/** "3 documents · 9 chunks · 13 KB": on the page, and in the feed project.js polls. */
+export const projectSummary = (p: Pick<ProjectRow, 'documentCount' | 'chunkCount' | 'sizeBytes'>): string =>
+  `${p.documentCount} document${p.documentCount === 1 ? '' : 's'} · ${p.chunkCount} chunks · ${formatBytes(p.sizeBytes)}`;
+
+/** A document's status cell; project.js renders the same markup when it polls. */
+export function statusCell(doc: Pick<DocumentRow, 'status' | 'progress' | 'error'>) {
+  const label = html`<span class="status status-${doc.status}">${doc.status}</span>`;
+  if (doc.status === 'processing' || doc.status === 'queued') {
+    const pct = Math.round(doc.progress * 100);
+    return html`${label} <progress max="100" value="${pct}" aria-label="Processing progress">${pct}%</progress>`;
+  }
+  if (doc.status === 'failed') return html`${label} <span class="error">${doc.error ?? 'failed'}</span>`;
+  return label;
+}
+
+export function documentRow(doc: DocumentRow, csrfToken: string) {
+  return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
+  <td><a href="/documents/${doc.id}" class="filename">${doc.filename}</a></td>
+  <td>${typeName(doc.contentType)}</td>
+  <td class="num">${formatBytes(doc.sizeBytes)}</td>
+  <td class="status-cell" aria-live="polite">${statusCell(doc)}</td>
+  <td class="num chunks">${doc.chunkCount}</td>
+  <td>${formatTime(doc.createdAt)}</td>
+  <td><form method="post" action="/documents/${doc.id}/delete" class="inline">
+    <input type="hidden" name="_csrf" value="${csrfToken}">
+    <button type="submit" class="danger" aria-label="Delete ${doc.filename}">Delete</button>
+  </form></td>
+</tr>`;
+}
+
+export function projectPage(d: ProjectPageData) {
+  const p = d.project;
+  return layout(
+    { title: p.name, user: d.user, csrfToken: d.csrfToken, active: 'projects', script: 'project.js' },
+    html`<section class="card">
+  <p class="crumbs"><a href="/projects">Projects</a> ›</p>
+  <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
+  ${p.description ? html`<p>${p.description}</p>` : null}
+  <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
+
+  <h2 id="upload-heading">Upload</h2>
+  <form method="post" action="/projects/${p.id}/upload" enctype="multipart/form-data" id="upload" class="upload" aria-labelledby="upload-heading"
+    data-max-files="${d.limits.maxFiles}" data-max-bytes="${d.limits.maxFileMb * 1024 * 1024}">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <div class="dropzone" id="dropzone">
+      <label>Choose files <input type="file" name="file" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
+      <p class="muted">or drop them here. PDF, DOCX or TXT, up to ${d.limits.maxFileMb} MB each, ${d.limits.maxFiles} at a time.</p>
+    </div>
+    <button type="submit">Upload</button>
+    <ul id="upload-list" class="upload-list" aria-live="polite"></ul>
+  </form>
+
+  <h2>Documents</h2>
+  ${d.documents.length === 0 ? html`<p class="muted" id="no-documents">No documents yet: upload some above.</p>` : null}
+  <div class="scroll"><table class="documents" id="documents" data-poll-url="/projects/${p.id}/documents.json"${d.documents.length === 0 ? html` hidden` : null}>
+    <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Status</th><th scope="col" class="num">Chunks</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${d.documents.map((doc) => documentRow(doc, d.csrfToken))}</tbody>
+  </table></div>
+  ${d.more ? html`<p class="muted">Showing the first ${d.documents.length} documents.</p>` : null}
+
+  <h2>Project settings</h2>
+  <form method="post" action="/projects/${p.id}/edit" class="stack">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label>Name <input type="text" name="name" maxlength="100" required value="${p.name}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="2000">${p.description}</textarea></label>
+    <button type="submit" class="secondary">Save</button>
+  </form>
+  ${
+    p.isDefault
+      ? html`<p class="muted">The default project can’t be deleted.</p>`
+      : html`<p><a href="/projects/${p.id}/delete" class="danger-link">Delete this project…</a></p>`
+  }
+</section>`,
+  );
+}
+
+export function projectDeletePage(d: { user: { email: string }; csrfToken: string; project: ProjectRow }) {
+  const p = d.project;
+  return layout(
+    { title: `Delete ${p.name}`, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    html`<section class="card narrow">
+  <h1>Delete “${p.name}”?</h1>
+  <p>This deletes the project and everything in it: <strong>${p.documentCount} document${p.documentCount === 1 ? '' : 's'}</strong>
+    (${p.chunkCount} chunks, ${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
+    and this can't be undone.</p>
+  <form method="post" action="/projects/${p.id}/delete">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <div class="actions">
+      <button type="submit" class="danger" id="confirm-delete">Delete project and its documents</button>
+      <a href="/projects/${p.id}">Cancel</a>
+    </div>
+  </form>
+</section>`,
+  );
+}

@@ -1,0 +1,53 @@
+import { formatBytes } from '../format.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  description: string;
+  isDefault: boolean;
+  documentCount: number;
+  chunkCount: number;
+  sizeBytes: number;
+}
+
+export interface ProjectsPageData {
+  user: { email: string };
+  csrfToken: string;
+  projects: ProjectRow[];
+  error?: string;
+  /** Form values to keep after an error. */
+  form?: { name: string; description: string };
+}
+
+export function projectsPage(d: ProjectsPageData) {
+  const rows = d.projects.map(
+    (p) => html`<tr data-project-id="${p.id}">
+  <td><a href="/projects/${p.id}" class="project-name">${p.name}</a>${p.isDefault ? html` <span class="badge">default</span>` : null}
+    ${p.description ? html`<br><span class="muted">${p.description}</span>` : null}</td>
+  <td class="num">${p.documentCount}</td>
+  <td class="num">${p.chunkCount}</td>
+  <td class="num">${formatBytes(p.sizeBytes)}</td>
+</tr>`,
+  );
+  return layout(
+    { title: 'Projects', user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    html`<section class="card">
+  <h1>Projects</h1>
+  <p>Projects group documents: search all of them or one at a time.</p>
+  <div class="scroll"><table class="projects">
+    <thead><tr><th scope="col">Project</th><th scope="col" class="num">Documents</th><th scope="col" class="num">Chunks</th><th scope="col" class="num">Size</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>
+  <h2>New project</h2>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <form method="post" action="/projects" class="stack">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label>Name <input type="text" name="name" maxlength="100" required value="${d.form?.name ?? ''}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="2000">${d.form?.description ?? ''}</textarea></label>
+    <button type="submit">Create project</button>
+  </form>
+</section>`,
+  );
+}

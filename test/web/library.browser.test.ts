@@ -1,0 +1,251 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, CHROMIUM, CHROMIUM_ARGS, type Daemon, REPO, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { makeDocx, makePdf, para } from '../ingest/build-fixtures.js';
+
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const TITLE = HAVE_CHROMIUM
+  ? 'browser: the library as a person uses it'
+  : `browser: the library (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
+const ARTIFACTS = join(REPO, 'test-artifacts/web');
+const AXE = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const XSS = '<img src=x onerror=alert(1)>';
+const EMAIL = 'ada@example.com';
+const PASSWORD = 'correct horse battery staple';
+
+const FILLER = Array.from({ length: 40 }, (_, i) => `Section ${i + 1} records rainfall, soil depth and the grasses sampled on transect ${i + 1}.`);
+const FILES = {
+  pdf: makePdf([
+    [{ lines: ['Alpine meadow survey, summer field season.', ...FILLER] }],
+    [{ lines: FILLER.map((l) => l.replace('Section', 'Appendix')) }],
+    [{ lines: ['The marmot colonies hibernate under the scree slopes from October to April.', 'Marmots whistle a warning when golden eagles circle overhead.'] }],
+  ]),
+  txt: Buffer.from('Glacier notes. The ice tongue retreated forty metres since the last survey; crevasses opened along the eastern margin.\n'),
+  docx: makeDocx(para('Botany log', { style: 'Heading1' }) + para('Edelweiss grows on limestone ledges above two thousand metres, sheltered from grazing ibex.')),
+};
+
+/** axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  );
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+}
+
+describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
+  let d: Daemon;
+  let bob: TestUser;
+  let browser: Browser;
+  const audited: Record<string, string[]> = {};
+  const cspErrors: string[] = [];
+  const dialogs: string[] = [];
+
+  beforeAll(async () => {
+    d = await startDaemon();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  async function open(context: BrowserContext): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
+    });
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    return page;
+  }
+
+  /** Screenshot (a test artifact) and accessibility audit of the page as it is now. */
+  async function capture(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    audited[name] = await axeViolations(page);
+  }
+
+  it('set up an account → project → upload (picker ×2, drag-and-drop ×1) → ready → search → open at the page → delete → gone', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const page = await open(context);
+    try {
+      // Set up the first account through the one-time link the daemon printed.
+      await page.goto(d.setupUrl!);
+      await capture(page, '01-setup');
+      await page.fill('input[name=email]', EMAIL);
+      await page.fill('input[name=password]', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForURL(/\/settings\/keys$/);
+
+      // Projects, through the navigation; create one.
+      await page.click('nav.top >> text=Projects');
+      await page.waitForURL(/\/projects$/);
+      await page.fill('input[name=name]', 'Field notes');
+      await page.fill('textarea[name=description]', 'Alpine survey 2026');
+      await page.click('button:has-text("Create project")');
+      await page.waitForURL(/\/projects\/prj_[^/]+$/);
+      const projectUrl = page.url();
+      expect(await page.locator('h1').textContent()).toBe('Field notes');
+
+      // Two files through the picker (the page's script uploads on change, one request per file).
+      await page.setInputFiles('input[type=file]', [
+        { name: 'meadow-survey.pdf', mimeType: 'application/pdf', buffer: FILES.pdf },
+        { name: 'glacier-notes.txt', mimeType: 'text/plain', buffer: FILES.txt },
+      ]);
+      // One dropped on the drop zone.
+      const dropped = await page.evaluateHandle(
+        `(() => { const dt = new DataTransfer(); dt.items.add(new File([new Uint8Array(${JSON.stringify([...FILES.docx])})], 'botany-log.docx', ` +
+          `{ type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' })); return dt; })()`,
+      );
+      await page.dispatchEvent('#dropzone', 'drop', { dataTransfer: dropped });
+      // An unsupported file gets the API's error in words, next to its name.
+      await page.setInputFiles('input[type=file]', [{ name: 'program.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]) }]);
+      await expect.poll(() => page.locator('#upload-list li.error').textContent(), { timeout: 30_000 }).toContain('"program.bin" is not a PDF, DOCX or text file');
+      expect(await page.locator('#upload-list li.ok').count()).toBe(3);
+      expect(await page.locator('#upload-list li.ok progress').evaluateAll((bars) => bars.map((b) => (b as unknown as { value: number }).value))).toEqual([100, 100, 100]);
+
+      // Watch them become ready without reloading: the rows appear and their status changes live.
+      await expect.poll(() => page.locator('#documents tbody tr').count(), { timeout: 30_000 }).toBe(3);
+      await expect.poll(() => page.locator('#documents tbody tr[data-status=ready]').count(), { timeout: 150_000, interval: 500 }).toBe(3);
+      expect(await page.locator('#documents .status-ready').allTextContents()).toEqual(['ready', 'ready', 'ready']);
+      await expect.poll(() => page.locator('#project-summary').textContent()).toMatch(/^3 documents · \d+ chunks · /);
+      await capture(page, '03-project');
+      await page.click('nav.top >> text=Projects');
+      await expect.poll(() => page.locator('tr', { hasText: 'Field notes' }).locator('td.num').first().textContent()).toBe('3');
+      await capture(page, '02-projects');
+
+      // Search from the home page.
+      await page.click('nav.top >> text=Search');
+      await page.waitForURL(`${d.url}/`);
+      await page.fill('input[name=q]', 'where do marmots hibernate');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/search\?q=/);
+      const first = page.locator('li.result').first();
+      expect(await first.locator('a.filename').textContent()).toBe('meadow-survey.pdf');
+      expect(await first.locator('.project').textContent()).toBe('Field notes');
+      expect(await first.locator('mark').allTextContents()).toEqual(expect.arrayContaining(['marmot', 'hibernate']));
+      await capture(page, '04-search');
+
+      // Open the result at its page: the link carries #page=N and the browser (with its session) gets the PDF.
+      const href = (await first.locator('a.original').getAttribute('href'))!;
+      const page0 = /#page=(\d+)$/.exec(href)?.[1];
+      expect(page0).toBeDefined();
+      expect(await first.locator('.page').textContent()).toMatch(new RegExp(`^pp?\\. ${page0}`));
+      const original = await page.request.get(d.url + href);
+      expect(original.status()).toBe(200);
+      expect(original.headers()['content-type']).toBe('application/pdf');
+      expect(original.headers()['content-disposition']).toContain(`filename*=UTF-8''meadow-survey.pdf`);
+      expect((await original.body()).equals(FILES.pdf)).toBe(true);
+
+      // The document page, then delete the document from it.
+      await first.locator('a.filename').click();
+      await page.waitForURL(/\/documents\/doc_/);
+      expect(await page.locator('h1').textContent()).toBe('meadow-survey.pdf');
+      expect(await page.locator('dl.facts').textContent()).toContain('Pages3');
+      const docUrl = page.url();
+      await capture(page, '05-document');
+      await page.click('button:has-text("Delete this document")');
+      await page.waitForURL(projectUrl);
+      expect(await page.locator('#documents tbody tr').count()).toBe(2);
+
+      // It leaves the results.
+      await page.goto(`${d.url}/search?q=${encodeURIComponent('where do marmots hibernate')}`);
+      expect(await page.locator('a.filename', { hasText: 'meadow-survey.pdf' }).count()).toBe(0);
+      expect((await page.goto(docUrl))!.status()).toBe(404);
+
+      // Readable on a phone: nothing wider than the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${d.url}/search?q=${encodeURIComponent('glacier crevasses')}`);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      await capture(page, '06-search-phone');
+      await page.goto(projectUrl);
+      expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+
+      // Keyboard: the skip link comes first and focus is visible (the search page focuses its box instead).
+      await page.setViewportSize({ width: 1200, height: 900 });
+      await page.goto(d.url + '/projects');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
+      expect(outline).toBe('solid');
+      await page.goto(`${projectUrl}/delete`);
+      await capture(page, '07-project-delete');
+      await page.goto(d.url + '/settings/keys');
+      await capture(page, '08-settings-keys');
+    } finally {
+      await context.close();
+    }
+  }, 300_000);
+
+  it('a second user sees none of it, and markup in names and text renders as text', async () => {
+    bob = await addUser(d, { email: 'bob@example.com' });
+    const context = await browser.newContext();
+    const page = await open(context);
+    try {
+      await page.goto(d.url + '/projects');
+      await page.waitForURL(/\/login\?return_to=%2Fprojects$/);
+      await capture(page, '09-login');
+      await page.fill('input[name=email]', bob.email);
+      await page.fill('input[name=password]', bob.password);
+      await page.click('button[type=submit]');
+      await page.waitForURL(/\/projects$/);
+      expect(await page.locator('a.project-name').allTextContents()).toEqual(['default']);
+      await page.goto(`${d.url}/search?q=${encodeURIComponent('glacier crevasses')}`);
+      expect(await page.locator('li.result').count()).toBe(0);
+
+      // Ada's project and a document of hers: 404 pages for Bob.
+      const ada = await browser.newContext();
+      const adaPage = await ada.newPage();
+      await adaPage.goto(d.url + '/login');
+      await adaPage.fill('input[name=email]', EMAIL);
+      await adaPage.fill('input[name=password]', PASSWORD);
+      await adaPage.click('button[type=submit]');
+      await adaPage.goto(d.url + '/projects');
+      const projectHref = (await adaPage.locator('a.project-name', { hasText: 'Field notes' }).getAttribute('href'))!;
+      await adaPage.goto(d.url + projectHref);
+      const docHref = (await adaPage.locator('#documents a.filename').first().getAttribute('href'))!;
+      await ada.close();
+      for (const path of [projectHref, docHref, `${docHref}/file`]) {
+        const res = await page.goto(d.url + path);
+        expect(res!.status(), path).toBe(404);
+        expect(await page.locator('h1').textContent()).toBe('Not found');
+      }
+      await capture(page, '10-not-found');
+
+      // Markup in a project name, a filename and the text.
+      await page.goto(d.url + '/projects');
+      await page.fill('input[name=name]', `Notes ${XSS}`);
+      await page.click('button:has-text("Create project")');
+      await page.waitForURL(/\/projects\/prj_/);
+      await page.setInputFiles('input[type=file]', [{ name: `${XSS}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`Moraine ridges hold ${XSS} boulders.\n`) }]);
+      await expect.poll(() => page.locator('#documents tbody tr[data-status=ready]').count(), { timeout: 120_000, interval: 500 }).toBe(1);
+      await page.goto(`${d.url}/search?q=moraine+boulders`);
+      expect(await page.locator('a.filename').first().textContent()).toBe(`${XSS}.txt`);
+      expect(await page.locator('.snippet').first().textContent()).toContain(XSS);
+      expect(await page.locator('.project').first().textContent()).toBe(`Notes ${XSS}`);
+      await page.click('a.filename');
+      await page.waitForURL(/\/documents\//);
+      expect(await page.locator('main img').count()).toBe(0);
+      await page.goto(d.url + '/projects');
+      expect(await page.locator('main img').count()).toBe(0);
+      expect(dialogs).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 240_000);
+
+  it('no serious or critical accessibility violation on any page, and no CSP violation', () => {
+    expect(Object.keys(audited).length).toBeGreaterThanOrEqual(10);
+    expect(Object.entries(audited).filter(([, v]) => v.length > 0)).toEqual([]);
+    expect(cspErrors).toEqual([]);
+  });
+});
