@@ -4,6 +4,7 @@ import { invalidRequest, notFound } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import { receiveMultipart } from './documents/multipart.js';
 import { documentToWire, UploadedDocument } from './documents/wire.js';
+import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
 
@@ -23,6 +24,7 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
     throw invalidRequest('metadata: must be a JSON object (could not parse it as JSON)');
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('metadata: must be a JSON object');
+  if (tooDeep(value)) throw invalidRequest(`metadata: nested deeper than ${MAX_JSON_DEPTH} levels`);
   return value as Record<string, unknown>;
 }
 
