@@ -10,6 +10,9 @@ import { ErrorBody } from './schemas.js';
 
 const MAX_WAIT_S = 600;
 
+/** Form fields besides `file`. */
+export const UPLOAD_FIELDS = ['project_id', 'metadata'] as const;
+
 const UploadQuery = z.strictObject({
   wait: z.enum(['true', 'false', '1', '0']).optional().describe('block until every document is ready or failed'),
   wait_timeout: z.coerce.number().int().min(1).max(MAX_WAIT_S).optional().describe(`seconds to wait at most (default ${MAX_WAIT_S})`),
@@ -43,7 +46,7 @@ export const upload = (s: Services) =>
     rawBody: true,
     responses: {
       200: { description: 'With ?wait=true: every document settled (ready or failed)', schema: z.object({ documents: z.array(UploadedDocument) }) },
-      202: { description: 'Accepted and queued (or, with ?wait=true, still processing when the wait ran out)', schema: z.object({ documents: z.array(UploadedDocument) }) },
+      202: { description: 'Accepted and queued (or, with ?wait=true, still processing when the wait ran out or the server began shutting down)', schema: z.object({ documents: z.array(UploadedDocument) }) },
       400: { description: 'Malformed form, unknown field, bad metadata, too many files', schema: ErrorBody },
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
@@ -53,7 +56,7 @@ export const upload = (s: Services) =>
       const received = await receiveMultipart(ctx.req, s.files, {
         maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
         maxFiles: s.config.maxFiles,
-        fields: ['project_id', 'metadata'],
+        fields: UPLOAD_FIELDS,
       });
       const temps = received.files.map((f) => f.tempPath);
       try {
