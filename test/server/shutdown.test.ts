@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -94,6 +95,39 @@ describe('graceful shutdown', () => {
       removeDir(d.dataDir);
     }
   });
+
+  it('a request pipelined behind a waiting upload is not served after the signal; the upload answers 202 at once', async () => {
+    const d = await startDaemon();
+    try {
+      const u = await addUser(d);
+      const url = new URL(d.url);
+      const text = prose(60_000);
+      const body = `--B\r\nContent-Disposition: form-data; name="file"; filename="w.txt"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--B--\r\n`;
+      const sock = connect(Number(url.port), url.hostname);
+      let received = '';
+      sock.on('data', (c: Buffer) => (received += c.toString()));
+      const closed = new Promise<void>((r) => sock.on('close', () => r()));
+      sock.write(
+        `POST /api/v1/upload?wait=true HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${u.apiKey}\r\n` +
+          `Content-Type: multipart/form-data; boundary=B\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}` +
+          `GET /api/v1/projects HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${u.apiKey}\r\n\r\n`,
+      );
+      await expect
+        .poll(async () => (await api(d, '/api/v1/documents', { token: u.apiKey })).body.documents?.[0]?.status, { timeout: 30_000, interval: 100 })
+        .toBe('processing');
+      const t0 = Date.now();
+      d.proc.kill('SIGTERM');
+      await closed;
+      expect(await exitOf(d.proc)).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(5000);
+      const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+      expect(statuses).toEqual([202]);
+      expect(received).toMatch(/\r\nconnection: close\r\n/i);
+    } finally {
+      await d.stop();
+      removeDir(d.dataDir);
+    }
+  }, 120_000);
 
   it(
     'SIGTERM while a large document is embedded: a waiting upload gets 202, exit 0, the document resumes after restart without a counted attempt',
