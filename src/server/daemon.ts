@@ -163,7 +163,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await worker.start();
     // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
     // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
-    cleanups.push(() => Promise.all([worker.stop(), extractor.close()]).then(() => undefined));
+    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), extractor.close()]).then(() => undefined));
 
     const app = createApp(services, { routes: apiRoutes(services), extraRouters: [oauthRouters(oauth)] });
     const http = serveHttp(app.callback(), { maxBodyBytes: maxRequestBytes({ maxFileBytes: config.maxUploadMb * 1024 * 1024, maxFiles: config.maxFiles, fields: UPLOAD_FIELDS }) });
