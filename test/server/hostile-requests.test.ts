@@ -143,6 +143,53 @@ describe('hostile requests', () => {
     await expect.poll(tempFiles, { timeout: 5000 }).toBe(0);
   });
 
+  it('Expect: 100-continue: no go-ahead for a body no upload can fit, a go-ahead for one that can', async () => {
+    const url = new URL(d.url);
+    const exchange = (length: number) =>
+      new Promise<string>((resolve, reject) => {
+        const sock = connect(Number(url.port), url.hostname, () => {
+          sock.write(
+            `POST /api/v1/upload HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${user.apiKey}\r\n` +
+              `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+          );
+        });
+        let got = '';
+        sock.on('data', (c: Buffer) => {
+          got += c.toString();
+          if (/^HTTP\/1\.1 \d{3} /.test(got)) {
+            sock.destroy();
+            resolve(got);
+          }
+        });
+        sock.setTimeout(5000, () => reject(new Error(`no answer; got: ${got}`)));
+        sock.on('error', reject);
+      });
+    expect(await exchange(2 ** 40)).toMatch(/^HTTP\/1\.1 413 /);
+    expect(await exchange(1000)).toMatch(/^HTTP\/1\.1 100 Continue/);
+    await alive();
+  });
+
+  it('an upload that stalls is ended with a 400 instead of holding the socket for the request timeout', async () => {
+    const url = new URL(d.url);
+    const started = Date.now();
+    const head = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(url.port), url.hostname, () => {
+        sock.write(
+          `POST /api/v1/upload HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${user.apiKey}\r\n` +
+            `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: 100000\r\n\r\n--${BOUNDARY}\r\n${fileHeaders('slow.txt')}\r\n\r\nstarted`,
+        );
+      });
+      let got = '';
+      sock.on('data', (c: Buffer) => (got += c.toString()));
+      sock.on('close', () => resolve(got));
+      sock.on('error', reject);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toContain('the upload stalled: no data arrived for 30 s');
+    expect(Date.now() - started).toBeLessThan(40_000);
+    await expect.poll(tempFiles, { timeout: 5000 }).toBe(0);
+  }, 60_000);
+
   it('5,000-deep metadata JSON is a 400, not a stack overflow', async () => {
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     const body = Buffer.concat([part('Content-Disposition: form-data; name="metadata"', `{"a":${deep}}`), part(fileHeaders('t.txt'), 'hello there'), closing]);

@@ -38,6 +38,8 @@ export interface ReceiveLimits {
 const MAX_FIELD_BYTES = 64 * 1024;
 
 const MAX_FILENAME = 255;
+/** An upload that sends nothing for this long is ended: a stalled client must not hold a socket for the whole request timeout. */
+export const BODY_IDLE_MS = 30_000;
 /** Room for part headers and the boundaries around the parts a request may carry. */
 const PART_OVERHEAD_BYTES = 16 * 1024;
 
@@ -183,10 +185,12 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
           }
         });
       });
+      req.setTimeout(BODY_IDLE_MS, () => abort(invalidRequest(`the upload stalled: no data arrived for ${BODY_IDLE_MS / 1000} s`)));
       req.on('error', () => abort(invalidRequest('the upload was interrupted')));
       req.on('aborted', () => abort(invalidRequest('the upload was interrupted')));
       req.pipe(bb);
     });
+    req.setTimeout(0); // the body is in: a ?wait=true answer may take minutes
     if (failure) throw failure;
     const received = slots.filter((r) => r !== undefined);
     if (received.length === 0) throw invalidRequest('no file: send one or more files in multipart field "file"');
@@ -205,6 +209,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
     }
     return { files: out, fields };
   } catch (err) {
+    req.setTimeout(0);
     // A stream still opening would recreate its file after the rm: close every one first.
     await Promise.all(outs.map((o) => (o.closed ? undefined : new Promise<void>((r) => o.once('close', () => r()).destroy()))));
     await Promise.all(temps.map((p) => rm(p, { force: true })));
