@@ -128,6 +128,10 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         // busboy ends a part cut off by the end of the body with an error on its stream ("Unexpected end of file").
         stream.on('error', (err: Error) => abort(malformed(err)));
         const filename = cleanFilename(info.filename, index);
+        if (ended) {
+          stream.resume(); // parts busboy had buffered when the read ended: no temp file for them
+          return;
+        }
         if (name !== 'file') {
           fail(invalidRequest(`unknown form field "${name}": files go in "file"`));
           stream.resume();
