@@ -37,22 +37,19 @@ export class AccountService {
   }
 
   /**
-   * Checks a password. Failures count per email and per client address; after 5 in 15 minutes
-   * that key is locked for 15 minutes. Unknown emails cost the same time as known ones.
+   * Checks a password. Attempts count per email and per client address, before the password is verified
+   * (so concurrent guesses are counted too); after 5 failures in 15 minutes that key is locked for 15
+   * minutes. A success gives its attempt back. Unknown emails cost the same time as known ones.
    */
   async login(email: string, password: string, clientIp: string): Promise<LoginResult> {
-    const keys = [`email:${email.trim().toLowerCase()}`, `ip:${clientIp}`];
-    for (const key of keys) {
-      const wait = await this.attempts.lockedFor(key);
-      if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };
-    }
+    const [byEmail, byAddress] = [`email:${email.trim().toLowerCase()}`, `ip:${clientIp}`];
+    const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE);
+    if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };
     const user = await this.users.findByEmail(email.trim());
     const valid = await verifyPassword(user?.passwordHash ?? (await unknownUserHash()), password);
-    if (!user || !valid) {
-      for (const key of keys) await this.attempts.recordFailure(key, LOGIN_THROTTLE);
-      return { ok: false, reason: 'invalid' };
-    }
-    await this.attempts.clear(keys[0]!);
+    if (!user || !valid) return { ok: false, reason: 'invalid' };
+    await this.attempts.clear(byEmail);
+    await this.attempts.refund(byAddress, LOGIN_THROTTLE);
     return { ok: true, user: { id: user.id, email: user.email, createdAt: user.createdAt } };
   }
 

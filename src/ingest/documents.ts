@@ -38,6 +38,7 @@ const TERMINAL = new Set(['ready', 'failed']);
 
 export class DocumentService {
   private readonly waiters = new Set<() => void>();
+  private stopped = false;
 
   constructor(private readonly deps: DocumentServiceDeps) {}
 
@@ -99,6 +100,12 @@ export class DocumentService {
     });
   }
 
+  /** Shutdown: every wait returns now with the current state, and later waits do not start. */
+  stopWaiting(): void {
+    this.stopped = true;
+    for (const wake of this.waiters) wake();
+  }
+
   /** The worker calls this when a document reached ready or failed. */
   settled(_documentId: string): void {
     for (const wake of this.waiters) wake();
@@ -114,7 +121,7 @@ export class DocumentService {
       const docs = await this.deps.documents.getMany(userId, ids);
       const done = docs.every((d) => TERMINAL.has(d.status));
       const left = deadline - this.deps.now();
-      if (done || left <= 0) return { documents: ids.map((id) => docs.find((d) => d.id === id)).filter((d) => d !== undefined), settled: done };
+      if (done || left <= 0 || this.stopped) return { documents: ids.map((id) => docs.find((d) => d.id === id)).filter((d) => d !== undefined), settled: done };
       // Woken by the worker; the poll is a safety net for progress made elsewhere.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, Math.min(left, 1000));

@@ -4,7 +4,7 @@
  * into place (atomic on one file system), so a crash never leaves a half-written original under its hash.
  */
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -29,7 +29,7 @@ export class FileStore {
   }
 
   /** A fresh temp path and its write stream, for an upload being received. */
-  tempFile(): { path: string; stream: NodeJS.WritableStream & { close(cb?: () => void): void; destroy(): void } } {
+  tempFile(): { path: string; stream: WriteStream } {
     const path = join(this.tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
     return { path, stream: createWriteStream(path, { mode: 0o600 }) };
   }

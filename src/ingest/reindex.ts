@@ -33,6 +33,7 @@ export class Reindexer {
     error: null,
   };
   private current: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(
     private readonly deps: { chunks: ChunkIndex; embedder: Embedder; documents: DocumentStore; log: Logger; now: Clock },
@@ -60,6 +61,12 @@ export class Reindexer {
     return this.status();
   }
 
+  /** Shutdown: a running re-index ends at its next batch (the old index stays in use) and this waits for it. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.current;
+  }
+
   /** Runs a re-index to completion (the CLI's direct mode awaits this). `onProgress` sees (done, total). */
   async run(onProgress?: (done: number, total: number) => void): Promise<void> {
     if (this.state.running) return this.current;
@@ -70,7 +77,11 @@ export class Reindexer {
     try {
       await embedder.init();
       const result = await chunks.rebuild(
-        { id: embedder.id, dimension: embedder.dimension, embed: (texts) => embedder.embed(texts, { kind: 'passage' }) },
+        {
+          id: embedder.id,
+          dimension: embedder.dimension,
+          embed: (texts) => (this.stopping ? Promise.reject(new Error('the daemon is shutting down')) : embedder.embed(texts, { kind: 'passage' })),
+        },
         (done, total) => {
           this.state.done = done;
           this.state.total = total;
@@ -81,7 +92,8 @@ export class Reindexer {
       log.info({ event: 'reindex.finished', from, to: embedder.id, chunks: result.chunks, ms: now() - this.state.started_at! }, 're-index finished');
     } catch (err) {
       this.state.error = (err as Error).message;
-      log.error({ event: 'reindex.failed', from, to: embedder.id, err }, 're-index failed');
+      if (this.stopping) log.info({ event: 'reindex.interrupted', from, to: embedder.id }, 're-index interrupted by shutdown');
+      else log.error({ event: 'reindex.failed', from, to: embedder.id, err }, 're-index failed');
       throw err;
     } finally {
       this.state.running = false;

@@ -8,7 +8,9 @@
  * - permanent failure (the file cannot be parsed, the model rejects the input): the document is failed with
  *   a message for the person who uploaded it, event `ingest.failed`.
  *
- * Stopping leaves an unfinished job leased: the next start recovers it (see JobStore.recoverForeignLeases).
+ * Stopping ends a running job at its next progress step and hands it back to the queue without counting the
+ * attempt (a graceful restart is not a failure); a job cut off by a crash is recovered at the next start (see
+ * JobStore.recoverForeignLeases) and that claim does count.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
@@ -97,8 +99,11 @@ export class IngestWorker {
     return this.loops.length > 0 && !this.stopping && this.crashed === undefined;
   }
 
-  /** Stops claiming. Waits up to `graceMs` for running jobs; what is still running is recovered at next start. */
-  async stop(graceMs = 5_000): Promise<void> {
+  /**
+   * Stops claiming, ends running jobs at their next progress step and waits (up to `graceMs`) until they have
+   * been handed back: no embedding or index write of this worker is still running once this resolves.
+   */
+  async stop(graceMs = 60_000): Promise<void> {
     this.stopping = true;
     this.notify();
     let timer: NodeJS.Timeout | undefined;
@@ -159,9 +164,15 @@ export class IngestWorker {
       await documents.markProcessing(doc.id);
       let result: PipelineResult;
       try {
-        result = await runPipeline(this.deps.pipeline, doc, { progress: (p) => documents.setProgress(doc.id, p) });
+        result = await runPipeline(this.deps.pipeline, doc, {
+          progress: (p) => (this.stopping ? Promise.reject(new Error('the ingest worker is stopping')) : documents.setProgress(doc.id, p)),
+        });
       } catch (err) {
-        if (this.stopping) return; // shutting down: leave the lease, the next start retries
+        if (this.stopping) {
+          await documents.release(doc.id, job.id);
+          log.info({ event: 'ingest.released', document_id: doc.id, job_id: job.id }, 'shutting down: document handed back to the queue');
+          return;
+        }
         await this.handleFailure(job, doc.id, err, started);
         return;
       }

@@ -25,7 +25,8 @@ export interface AppOptions {
 
 /** Builds the Koa application without listening; daemon.ts owns the socket and the lifecycle. */
 export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: s.config.trustProxy });
+  // Only the entries our own proxies appended can be trusted: the leftmost ones are whatever the client sent.
+  const app = new Koa<AppState>({ proxy: s.config.trustProxy, maxIpsCount: s.config.proxyHops });
   app.silent = true; // errors are logged by errorHandler, not printed by koa
 
   const api = apiRouter(s, opts.routes);

@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AccountService } from '../auth/accounts.js';
@@ -27,9 +26,12 @@ import { ProjectStore } from '../store/sqlite/projects.js';
 import { SessionStore } from '../store/sqlite/sessions.js';
 import { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
 import { UserStore } from '../store/sqlite/users.js';
+import { maxRequestBytes } from './api/documents/multipart.js';
+import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { serveHttp } from './http-server.js';
 import { createLogger, type Logger } from './logger.js';
 import { oauthRouters } from './oauth/index.js';
 import { apiRoutes } from './routes.js';
@@ -160,12 +162,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     embedder.init().catch((err: unknown) => log.error({ err }, 'embedder failed to load'));
     await worker.start();
     // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
-    cleanups.push(() => worker.stop());
+    // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
+    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), extractor.close()]).then(() => undefined));
 
     const app = createApp(services, { routes: apiRoutes(services), extraRouters: [oauthRouters(oauth)] });
-    const server: Server = createServer(app.callback());
-    server.keepAliveTimeout = 5000;
-    server.requestTimeout = 15 * 60_000; // uploads of large files over slow links
+    const http = serveHttp(app.callback(), { maxBodyBytes: maxRequestBytes({ maxFileBytes: config.maxUploadMb * 1024 * 1024, maxFiles: config.maxFiles, fields: UPLOAD_FIELDS }) });
+    const server = http.server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -202,11 +204,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       close(graceMs = 10_000) {
         closing ??= (async () => {
           log.info('shutting down');
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeIdleConnections();
-          const force = setTimeout(() => server.closeAllConnections(), graceMs);
-          await closed;
-          clearTimeout(force);
+          // Waiting uploads answer now with what they have; then the requests in flight finish.
+          ingest.stopWaiting();
+          await http.drain(graceMs, log);
+          // Only then the workers (their native calls finish first), then the stores, in reverse order of opening.
           await cleanup();
           log.info('stopped');
           log.flush?.();

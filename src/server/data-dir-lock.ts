@@ -1,35 +1,41 @@
-import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 
-function alive(pid: number): boolean {
+const LOCK_FILE = 'daemon.lock';
+const PID_FILE = 'daemon.pid';
+
+function pidOfHolder(dataDir: string): number | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    const pid = Number(readFileSync(join(dataDir, PID_FILE), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
   }
 }
 
 /**
- * One daemon per data directory: LanceDB must have a single writer. A lock left by a killed
- * daemon (kill -9) is taken over when its pid is gone.
+ * One daemon per data directory: LanceDB must have a single writer. The lock is an OS lock, not a pid
+ * check: SQLite's exclusive locking mode holds an fcntl write lock on `daemon.lock` for as long as this
+ * connection is open, and the kernel drops it when the process dies (kill -9 included), so a stale file
+ * never blocks a start and a live holder always does. better-sqlite3 is already a dependency; Node has
+ * no flock. `daemon.pid` only names the holder in the refusal message.
  */
 export function lockDataDir(dataDir: string): () => void {
-  const path = join(dataDir, 'daemon.pid');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new Error(`another docsearch daemon (pid ${pid}) is using ${dataDir}; stop it or pick another --data-dir`);
-      }
-      rmSync(path, { force: true });
-    }
+  const db = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE'); // never committed: the lock lasts until close
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    const pid = pidOfHolder(dataDir);
+    throw new Error(`another docsearch daemon${pid ? ` (pid ${pid})` : ''} is using ${dataDir}; stop it or pick another --data-dir`);
   }
-  throw new Error(`could not lock ${dataDir}`);
+  writeFileSync(join(dataDir, PID_FILE), String(process.pid), { mode: 0o600 });
+  return () => {
+    // The pid file goes first: once the lock is released it may already belong to the next daemon.
+    rmSync(join(dataDir, PID_FILE), { force: true });
+    db.close();
+  };
 }

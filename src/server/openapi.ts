@@ -34,7 +34,8 @@ function sharedErrors(route: ApiRoute): Record<number, ResponseSpec> {
   if (hasBody || route.query || route.params) out[400] = { description: 'Invalid request (the message names the field)', schema: ErrorBody };
   if (route.scope) {
     out[401] = { description: 'Missing, malformed, unknown, expired or revoked credential (see WWW-Authenticate)', schema: ErrorBody };
-    out[403] = { description: `The credential lacks the ${route.scope} scope (insufficient_scope)`, schema: ErrorBody };
+    const kinds = route.credentials ? `, or is not ${route.credentials.map((k) => (k === 'api_key' ? 'an API key' : 'an OAuth access token')).join(' or ')}` : '';
+    out[403] = { description: `The credential lacks the ${route.scope} scope${kinds} (insufficient_scope)`, schema: ErrorBody };
   }
   if (hasBody) {
     out[413] = { description: 'Request body too large', schema: ErrorBody };

@@ -39,6 +39,8 @@ export interface ApiRoute<B = unknown, Q = unknown, P = unknown> {
   path: string;
   /** Required scope, or null for a public route (health, OpenAPI). */
   scope: Scope | null;
+  /** Credential kinds that may call the route (default: any). Key management refuses applications' tokens. */
+  credentials?: readonly Principal['kind'][];
   summary: string;
   tag: string;
   body?: z.ZodType<B>;

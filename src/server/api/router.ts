@@ -7,6 +7,7 @@ import { bearer } from '../middleware/bearer.js';
 import { buildOpenApi } from '../openapi.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import type { ApiRoute } from './route.js';
 import { parseInput } from './validate.js';
 
@@ -22,7 +23,9 @@ function jsonBody(): Middleware {
     }
     if (type !== 'application/json') throw new AppError('unsupported_media_type', 'request body must be application/json');
     // koa-body bundles its own copy of the koa types; the runtime objects are the same.
-    return (parse as unknown as Middleware)(ctx, next);
+    await (parse as unknown as Middleware)(ctx, async () => undefined);
+    if (tooDeep((ctx.request as { body?: unknown }).body)) throw new AppError('invalid_request', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    return next();
   };
 }
 
@@ -43,7 +46,7 @@ export function apiRouter(s: Services, routes: ApiRoute[]): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/v1' });
   for (const route of routes) {
     const stack: Middleware<AppState>[] = [];
-    if (route.scope) stack.push(bearer(s.bearerResolvers, route.scope));
+    if (route.scope) stack.push(bearer(s.bearerResolvers, route.scope, route.credentials));
     if (!route.rawBody && ['POST', 'PATCH', 'PUT'].includes(route.method)) stack.push(jsonBody() as Middleware<AppState>);
     stack.push(handle(route));
     router.register(route.path, [route.method], stack, { name: route.name });

@@ -4,10 +4,14 @@ import { invalidRequest, notFound } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import { receiveMultipart } from './documents/multipart.js';
 import { documentToWire, UploadedDocument } from './documents/wire.js';
+import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
 
 const MAX_WAIT_S = 600;
+
+/** Form fields besides `file`. */
+export const UPLOAD_FIELDS = ['project_id', 'metadata'] as const;
 
 const UploadQuery = z.strictObject({
   wait: z.enum(['true', 'false', '1', '0']).optional().describe('block until every document is ready or failed'),
@@ -23,6 +27,7 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
     throw invalidRequest('metadata: must be a JSON object (could not parse it as JSON)');
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('metadata: must be a JSON object');
+  if (tooDeep(value)) throw invalidRequest(`metadata: nested deeper than ${MAX_JSON_DEPTH} levels`);
   return value as Record<string, unknown>;
 }
 
@@ -41,7 +46,7 @@ export const upload = (s: Services) =>
     rawBody: true,
     responses: {
       200: { description: 'With ?wait=true: every document settled (ready or failed)', schema: z.object({ documents: z.array(UploadedDocument) }) },
-      202: { description: 'Accepted and queued (or, with ?wait=true, still processing when the wait ran out)', schema: z.object({ documents: z.array(UploadedDocument) }) },
+      202: { description: 'Accepted and queued (or, with ?wait=true, still processing when the wait ran out or the server began shutting down)', schema: z.object({ documents: z.array(UploadedDocument) }) },
       400: { description: 'Malformed form, unknown field, bad metadata, too many files', schema: ErrorBody },
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
@@ -51,7 +56,7 @@ export const upload = (s: Services) =>
       const received = await receiveMultipart(ctx.req, s.files, {
         maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
         maxFiles: s.config.maxFiles,
-        fields: ['project_id', 'metadata'],
+        fields: UPLOAD_FIELDS,
       });
       const temps = received.files.map((f) => f.tempPath);
       try {

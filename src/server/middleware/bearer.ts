@@ -1,10 +1,17 @@
 import type { Middleware } from 'koa';
-import type { BearerResolver } from '../../auth/principal.js';
+import type { BearerResolver, Principal } from '../../auth/principal.js';
 import type { Scope } from '../../auth/scopes.js';
 import { AppError } from '../../core/errors.js';
 import type { AppState } from '../state.js';
 
 const REALM = 'docsearch';
+
+/** Why a credential of this kind may not call a route limited to other kinds. */
+const KIND_REFUSED: Record<Principal['kind'], string> = {
+  // Keys are the user's own never-expiring credentials: an app must not mint one that outlives its revocation.
+  oauth: 'API keys are managed with an API key or in Settings → API keys, not with an application’s access token',
+  api_key: 'this route does not accept API keys',
+};
 
 function unauthorized(message: string, withError: boolean): AppError {
   // RFC 6750 §3.1: a request without credentials gets the challenge but no error code.
@@ -16,10 +23,10 @@ function unauthorized(message: string, withError: boolean): AppError {
 
 /**
  * Authenticates `Authorization: Bearer <api key | access token>` by asking each resolver in
- * turn, then enforces the route's scope. A failing credential is a 401 with WWW-Authenticate;
+ * turn, then enforces the route's credential kinds and scope. A failing credential is a 401 with WWW-Authenticate;
  * a valid one without the scope is a 403 insufficient_scope.
  */
-export function bearer(resolvers: readonly BearerResolver[], scope: Scope): Middleware<AppState> {
+export function bearer(resolvers: readonly BearerResolver[], scope: Scope, kinds?: readonly Principal['kind'][]): Middleware<AppState> {
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (!header) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>', false);
@@ -32,6 +39,9 @@ export function bearer(resolvers: readonly BearerResolver[], scope: Scope): Midd
       if (principal) break;
     }
     if (!principal) throw unauthorized('the credential is not valid, has expired or was revoked', true);
+    if (kinds && !kinds.includes(principal.kind)) {
+      throw new AppError('insufficient_scope', KIND_REFUSED[principal.kind], { details: { credential_kind: principal.kind, accepted: kinds } });
+    }
     if (!principal.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', `this credential lacks the ${scope} scope`, {
         headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${scope}"` },

@@ -20,10 +20,16 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
  * Normalises anything thrown below into an AppError. Errors from libraries that carry an HTTP
  * status (koa-body's 400/413/415) keep it; everything else is an unexposed 500.
  */
-export function toAppError(err: unknown): AppError {
+export function toAppError(err: unknown, contentEncoding = ''): AppError {
   if (isAppError(err)) return err;
-  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; name?: string };
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; name?: string; code?: string };
+  // zlib under the body parsers: a body whose bytes do not match its Content-Encoding.
+  if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
+    return new AppError('invalid_request', `the request body could not be decoded as ${contentEncoding || 'its Content-Encoding'}`, { cause: err });
+  }
   const status = e?.status ?? e?.statusCode;
+  // The routers answer a method they do not implement at all (TRACE, PROPFIND) with 501.
+  if (status === 501) return new AppError('method_not_allowed', 'this method is not supported', { cause: err });
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = CODE_FOR_STATUS[status] ?? 'invalid_request';
     const message =
@@ -57,9 +63,11 @@ export function errorHandler(): Middleware<AppState> {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `no route for ${ctx.method} ${ctx.path}`);
       // allowedMethods() answers 405 with an Allow header and no body; give it the error body too.
-      if (ctx.status === 405 && ctx.body === undefined) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
     } catch (thrown) {
-      const err = toAppError(thrown);
+      const err = toAppError(thrown, ctx.get('content-encoding'));
+      // A body left unread (refused early, or the read failed) is not drained: the connection ends with the answer.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
       else ctx.state.log?.debug({ code: err.code, msg: err.message }, 'request rejected');
       ctx.status = err.status;

@@ -9,25 +9,33 @@ import { showConsent } from '../web/consent.js';
 import { render, requireUser, type WebContext } from '../web/session.js';
 
 /**
- * Sends an authorize error where it may go: a redirect to a registered redirect URI with error,
- * error_description and state — or, when there is no trusted target (unknown client, no
- * registered URI to fall back to), an error page for the user. Never to an unregistered URI.
+ * Sends an authorize error where it may go. RFC 9700 §4.11.2: the server redirects automatically only to a
+ * URI it trusts. Any user can register an application with any https redirect URI, so a registered URI is
+ * trusted only when the client was registered by the operator (or is built in) or by the signed-in user
+ * themself; and never for a signed-out browser, which anyone can send here with any link. Otherwise — and
+ * when there is no registered target at all (unknown client) — the user gets an error page.
  */
-export function respondAuthorizeError(ctx: WebContext, oauth: OAuthProvider, outcome: Extract<AuthorizeOutcome, { ok: false }>): void {
-  if (outcome.redirectUri !== null) return ctx.redirect(oauth.errorRedirect(outcome.error, outcome.redirectUri, outcome.state));
+export function respondAuthorizeError(ctx: WebContext, oauth: OAuthProvider, outcome: Extract<AuthorizeOutcome, { ok: false }>, userId: string | null): void {
+  const owner = outcome.client?.userId;
+  const trusted = userId !== null && owner !== undefined && (owner === null || owner === userId);
+  if (outcome.redirectUri !== null && trusted) return ctx.redirect(oauth.errorRedirect(outcome.error, outcome.redirectUri, outcome.state));
   ctx.state.log?.debug({ error: outcome.error.error, msg: outcome.error.description }, 'authorize request refused');
   render(ctx, oauthErrorPage({ error: outcome.error.error, description: outcome.error.description }), outcome.error.status >= 500 ? 500 : 400);
 }
 
 /**
  * GET /api/oauth/authorize (RFC 6749 §4.1.1): checks the request first (so a bad request never
- * reaches the login page), then sends a signed-out user to /login and back here, and shows the
+ * reaches the login page, and a signed-out browser gets an error page), then sends a signed-out user to /login and back here, and shows the
  * consent screen to a signed-in one. The decision is posted to /oauth/consent (web/consent.ts).
  */
 export function authorizeRoute(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
   router.get('oauth.authorize', AUTHORIZE_PATH, async (ctx) => {
     const outcome = await oauth.validateAuthorize(ctx.query);
-    if (!outcome.ok) return respondAuthorizeError(ctx, oauth, outcome);
+    if (!outcome.ok) {
+      const userId = ctx.state.session?.userId;
+      const signedIn = userId ? await s.accounts.findUser(userId) : null;
+      return respondAuthorizeError(ctx, oauth, outcome, signedIn?.id ?? null);
+    }
     const user = await requireUser(ctx, s);
     if (!user) return;
     showConsent(ctx, user, outcome.request);

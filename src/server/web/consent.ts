@@ -56,8 +56,8 @@ export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAut
     const params = Object.fromEntries([...AUTHORIZE_PARAMETERS].map((k) => [k, formField(ctx, k)]).filter(([, v]) => v !== ''));
     const outcome = await oauth.validateAuthorize(params);
     if (!outcome.ok) {
-      if (outcome.redirectUri !== null) ctx.status = 303;
-      return respondAuthorizeError(ctx, oauth, outcome);
+      ctx.status = 303; // used only when the error is redirected
+      return respondAuthorizeError(ctx, oauth, outcome, user.id);
     }
     const decision = formField(ctx, 'decision');
     ctx.status = 303; // RFC 9700 §4.11: a redirect after POST must not re-post the form

@@ -216,6 +216,14 @@ export class DocumentStore {
     });
   }
 
+  /** Puts a document being processed back in the queue, as if it had not been claimed (see JobStore.release). */
+  async release(id: string, jobId: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('documents').set({ status: 'queued', progress: 0, updated_at: this.now() }).where('id', '=', id).where('status', '=', 'processing').execute();
+      await this.jobs.release(jobId, trx);
+    });
+  }
+
   /** Records the embedder that produced a document's vectors (after a re-index). */
   async setEmbedderForAll(embedderId: string): Promise<void> {
     await this.db.updateTable('documents').set({ embedder_id: embedderId }).where('status', '=', 'ready').execute();

@@ -168,6 +168,17 @@ export class JobStore {
       .execute();
   }
 
+  /** A claimed job handed back unfinished (a graceful shutdown): pending again, and the claim does not count as an attempt. */
+  async release(id: number, trx: Transaction<Database> | Db = this.db): Promise<void> {
+    await trx
+      .updateTable('jobs')
+      .set((eb) => ({ state: 'pending', lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: this.now() }))
+      .where('id', '=', id)
+      .where('state', '=', 'running')
+      .where('attempts', '>', 0)
+      .execute();
+  }
+
   /** Earliest time a pending job becomes runnable, for the worker's sleep; null when none is pending. */
   async nextRunAt(): Promise<number | null> {
     const row = await this.db

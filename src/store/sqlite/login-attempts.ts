@@ -14,26 +14,43 @@ export class LoginAttemptStore {
     private readonly now: Clock,
   ) {}
 
-  /** Milliseconds until the key may try again, or 0. */
-  async lockedFor(key: string): Promise<number> {
-    const row = await this.db.selectFrom('login_attempts').select('locked_until').where('key', '=', key).executeTakeFirst();
-    const until = row?.locked_until ?? 0;
-    return Math.max(0, until - this.now());
+  /**
+   * Counts an attempt on every key before the password is checked, in one transaction: when any key is
+   * locked nothing is counted and the wait is returned; otherwise each key's count goes up (locking it at
+   * the limit) and 0 is returned. Concurrent guesses therefore cannot all pass the check before the first
+   * failure is recorded. A successful login gives its attempt back with `refund`.
+   */
+  async take(keys: readonly string[], policy: ThrottlePolicy): Promise<number> {
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await trx.selectFrom('login_attempts').selectAll().where('key', 'in', [...keys]).execute();
+      const wait = Math.max(0, ...rows.map((r) => (r.locked_until ?? 0) - now));
+      if (wait > 0) return wait;
+      for (const key of keys) {
+        const row = rows.find((r) => r.key === key);
+        const fresh = !row || now - row.window_start > policy.windowMs;
+        const failures = fresh ? 1 : row.failures + 1;
+        const values = { failures, window_start: fresh ? now : row.window_start, locked_until: failures >= policy.maxFailures ? now + policy.lockMs : null };
+        await trx
+          .insertInto('login_attempts')
+          .values({ key, ...values })
+          .onConflict((oc) => oc.column('key').doUpdateSet(values))
+          .execute();
+      }
+      return 0;
+    });
   }
 
-  async recordFailure(key: string, policy: ThrottlePolicy): Promise<void> {
-    const now = this.now();
+  /** Gives back an attempt counted by `take` that turned out to be a success. */
+  async refund(key: string, policy: ThrottlePolicy): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('login_attempts').selectAll().where('key', '=', key).executeTakeFirst();
-      const fresh = !row || now - row.window_start > policy.windowMs;
-      const failures = fresh ? 1 : row.failures + 1;
-      const lockedUntil = failures >= policy.maxFailures ? now + policy.lockMs : null;
+      if (!row) return;
+      const failures = Math.max(0, row.failures - 1);
       await trx
-        .insertInto('login_attempts')
-        .values({ key, failures, window_start: fresh ? now : row.window_start, locked_until: lockedUntil })
-        .onConflict((oc) =>
-          oc.column('key').doUpdateSet({ failures, window_start: fresh ? now : row.window_start, locked_until: lockedUntil }),
-        )
+        .updateTable('login_attempts')
+        .set({ failures, locked_until: failures >= policy.maxFailures ? row.locked_until : null })
+        .where('key', '=', key)
         .execute();
     });
   }

@@ -1,3 +1,4 @@
+import type { OAuthClientRecord } from '../../../store/sqlite/oauth-clients.js';
 import type { ClientService } from '../clients.js';
 import { type OAuthError, toOAuthError } from '../errors.js';
 import { readParams } from '../params.js';
@@ -18,8 +19,8 @@ export const AUTHORIZE_PARAMETERS = new Set(['client_id', 'redirect_uri', 'respo
 
 export type AuthorizeOutcome =
   | { ok: true; request: AuthorizationRequest }
-  /** redirectUri null: show the error to the user, never redirect. */
-  | { ok: false; error: OAuthError; redirectUri: string | null; state: string | undefined };
+  /** redirectUri null: show the error to the user, never redirect. `client` is set once client_id named a registered one. */
+  | { ok: false; error: OAuthError; redirectUri: string | null; state: string | undefined; client: OAuthClientRecord | null };
 
 export async function validateAuthorizeRequest(clients: ClientService, input: unknown): Promise<AuthorizeOutcome> {
   const raw = (input ?? {}) as Record<string, unknown>;
@@ -30,7 +31,7 @@ export async function validateAuthorizeRequest(clients: ClientService, input: un
     ctx.params = readParams(input, AUTHORIZE_PARAMETERS);
     for (const check of CHECKS) await check(ctx);
   } catch (err) {
-    return { ok: false, error: toOAuthError(err), redirectUri: ctx.errorRedirectUri ?? null, state };
+    return { ok: false, error: toOAuthError(err), redirectUri: ctx.errorRedirectUri ?? null, state, client: ctx.client ?? null };
   }
   return {
     ok: true,

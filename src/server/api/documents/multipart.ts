@@ -1,13 +1,14 @@
 /**
  * Streams a multipart/form-data upload to the file store's temp folder: each `file` part is hashed (sha256),
  * counted and its head kept for type sniffing while it is written, so nothing is buffered in memory. The
- * per-file cap is enforced as the bytes arrive: the part's temp file is deleted at once and the request
- * answers 413. On any error every temp file of the request is removed.
+ * per-file cap is enforced as the bytes arrive, and a declared Content-Length no upload could fit is refused
+ * before any byte is read (413). On any error every temp file of the request is removed.
  */
 import { createHash } from 'node:crypto';
+import type { WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { basename } from 'node:path';
+import { basename, extname } from 'node:path';
 import busboy from 'busboy';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import type { FileStore } from '../../../ingest/file-store.js';
@@ -36,24 +37,62 @@ export interface ReceiveLimits {
 
 const MAX_FIELD_BYTES = 64 * 1024;
 
-/** A name safe to show and store: no path, no control characters, bounded length. */
+const MAX_FILENAME = 255;
+/** An upload that sends nothing for this long is ended: a stalled client must not hold a socket for the whole request timeout. */
+export const BODY_IDLE_MS = 30_000;
+/** Room for part headers and the boundaries around the parts a request may carry. */
+const PART_OVERHEAD_BYTES = 16 * 1024;
+
+/** The most bytes an acceptable upload request can hold: larger declared bodies are refused before reading. */
+export const maxRequestBytes = (limits: ReceiveLimits): number =>
+  limits.maxFiles * (limits.maxFileBytes + PART_OVERHEAD_BYTES) + limits.fields.length * (MAX_FIELD_BYTES + PART_OVERHEAD_BYTES);
+
+/** Cuts to at most `max` UTF-16 units without splitting a surrogate pair. */
+function cutAt(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** A name safe to show and store: no path, no control characters, bounded length (keeping a short extension). */
 export function cleanFilename(raw: string | undefined, index: number): string {
   // eslint-disable-next-line no-control-regex
   const name = basename((raw ?? '').replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return (name || `upload-${index + 1}`).slice(0, 255);
+  if (!name) return `upload-${index + 1}`;
+  const ext = extname(name);
+  if (name.length <= MAX_FILENAME || ext.length > 16) return cutAt(name, MAX_FILENAME);
+  return cutAt(name.slice(0, -ext.length), MAX_FILENAME - ext.length) + ext;
 }
 
 const mib = (bytes: number): string => `${Math.round((bytes / 1048576) * 10) / 10} MiB`;
 
+const malformed = (err: Error) => invalidRequest(`malformed multipart body: ${err.message}`);
+
+/**
+ * Reads the form. The first fatal problem (a malformed body, a file over the limit, a client that went away, a
+ * failed write) ends the read at once: the rest of the body is not read, and the error answer closes the
+ * connection (see the error handler). Temp files of the request are removed once their streams have closed.
+ */
 export async function receiveMultipart(req: IncomingMessage, files: FileStore, limits: ReceiveLimits): Promise<Received> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type)) {
     throw new AppError('unsupported_media_type', 'request body must be multipart/form-data with one or more "file" parts');
   }
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') throw new AppError('unsupported_media_type', `uploads must not be sent with a Content-Encoding (got ${encoding})`);
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  const most = maxRequestBytes(limits);
+  if (declared > most) {
+    throw new AppError(
+      'payload_too_large',
+      `the request body (${mib(declared)}) is larger than an upload can be (at most ${limits.maxFiles} files of ${mib(limits.maxFileBytes)} each)`,
+    );
+  }
   await files.init();
   // One slot per file part in arrival order; a slot stays empty when its part was refused.
   const slots: ((ReceivedPart & { head: Buffer }) | undefined)[] = [];
   const temps: string[] = [];
+  const outs: WriteStream[] = [];
   const fields: Record<string, string> = {};
   let failure: AppError | undefined;
   const fail = (err: AppError) => {
@@ -70,15 +109,29 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
           limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.fields.length * 2, fieldSize: MAX_FIELD_BYTES },
         });
       } catch (err) {
-        reject(invalidRequest(`malformed multipart body: ${(err as Error).message}`));
+        reject(malformed(err as Error));
         return;
       }
+      let ended = false;
+      const abort = (err: unknown) => {
+        if (ended) return;
+        ended = true;
+        req.unpipe(bb);
+        req.resume(); // discard what still arrives until the connection closes
+        reject(err);
+      };
       const writes: Promise<void>[] = [];
 
       bb.on('file', (name, stream, info) => {
         const index = slots.length;
         slots.push(undefined);
+        // busboy ends a part cut off by the end of the body with an error on its stream ("Unexpected end of file").
+        stream.on('error', (err: Error) => abort(malformed(err)));
         const filename = cleanFilename(info.filename, index);
+        if (ended) {
+          stream.resume(); // parts busboy had buffered when the read ended: no temp file for them
+          return;
+        }
         if (name !== 'file') {
           fail(invalidRequest(`unknown form field "${name}": files go in "file"`));
           stream.resume();
@@ -90,11 +143,12 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         }
         const { path, stream: out } = files.tempFile();
         temps.push(path);
+        outs.push(out);
+        out.on('error', abort);
         const hash = createHash('sha256');
         const headParts: Buffer[] = [];
         let headBytes = 0;
         let size = 0;
-        let truncated = false;
         stream.on('data', (chunk: Buffer) => {
           size += chunk.length;
           hash.update(chunk);
@@ -103,53 +157,44 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
             headBytes += Math.min(chunk.length, SNIFF_BYTES - headBytes);
           }
         });
-        stream.on('limit', () => {
-          truncated = true;
-          fail(new AppError('payload_too_large', `"${filename}" is larger than the ${mib(limits.maxFileBytes)} limit per file`));
-          stream.unpipe(out);
-          out.destroy(); // the temp file is removed once the stream has closed (below)
-          stream.resume(); // drain the rest without keeping it
-        });
+        stream.on('limit', () => abort(new AppError('payload_too_large', `"${filename}" is larger than the ${mib(limits.maxFileBytes)} limit per file`)));
         writes.push(
-          new Promise<void>((done, error) => {
-            // Writes still queued when a part is cut off fail with ERR_STREAM_DESTROYED: expected, not an error.
-            out.on('error', (err) => (truncated ? undefined : error(err)));
-            out.on('close', () => {
-              if (truncated) rm(path, { force: true }).then(() => done(), error);
-              else done();
-            });
+          new Promise<void>((done) => {
             stream.on('end', () => {
-              if (truncated) return;
+              if (ended) return;
               out.end(() => {
-                slots[index] = {
-                  tempPath: path,
-                  filename,
-                  contentType: 'text/plain',
-                  sizeBytes: size,
-                  sha256: hash.digest('hex'),
-                  head: Buffer.concat(headParts),
-                };
+                slots[index] = { tempPath: path, filename, contentType: 'text/plain', sizeBytes: size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
+                done();
               });
             });
-            stream.pipe(out, { end: false });
           }),
         );
+        stream.pipe(out, { end: false });
       });
       bb.on('field', (name, value, info) => {
-        if (!limits.fields.includes(name)) fail(invalidRequest(`unknown form field "${name}" (expected: file, ${limits.fields.join(', ')})`));
+        if (name === 'file') fail(invalidRequest('a "file" part has an empty or missing filename: send filename="<name>" in its Content-Disposition'));
+        else if (!limits.fields.includes(name)) fail(invalidRequest(`unknown form field "${name}" (expected: file, ${limits.fields.join(', ')})`));
         else if (info.valueTruncated) fail(invalidRequest(`form field "${name}" is longer than ${MAX_FIELD_BYTES} bytes`));
         else if (name in fields) fail(invalidRequest(`form field "${name}" is given more than once`));
         else fields[name] = value;
       });
       bb.on('filesLimit', () => fail(invalidRequest(`at most ${limits.maxFiles} files per upload`)));
       bb.on('fieldsLimit', () => fail(invalidRequest('too many form fields')));
-      bb.on('error', (err: Error) => reject(invalidRequest(`malformed multipart body: ${err.message}`)));
+      bb.on('error', (err: Error) => abort(malformed(err)));
       bb.on('close', () => {
-        Promise.all(writes).then(() => resolve(), reject);
+        void Promise.all(writes).then(() => {
+          if (!ended) {
+            ended = true;
+            resolve();
+          }
+        });
       });
-      req.on('aborted', () => reject(invalidRequest('the upload was interrupted')));
+      req.setTimeout(BODY_IDLE_MS, () => abort(invalidRequest(`the upload stalled: no data arrived for ${BODY_IDLE_MS / 1000} s`)));
+      req.on('error', () => abort(invalidRequest('the upload was interrupted')));
+      req.on('aborted', () => abort(invalidRequest('the upload was interrupted')));
       req.pipe(bb);
     });
+    req.setTimeout(0); // the body is in: a ?wait=true answer may take minutes
     if (failure) throw failure;
     const received = slots.filter((r) => r !== undefined);
     if (received.length === 0) throw invalidRequest('no file: send one or more files in multipart field "file"');
@@ -168,6 +213,9 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
     }
     return { files: out, fields };
   } catch (err) {
+    req.setTimeout(0);
+    // A stream still opening would recreate its file after the rm: close every one first.
+    await Promise.all(outs.map((o) => (o.closed ? undefined : new Promise<void>((r) => o.once('close', () => r()).destroy()))));
     await Promise.all(temps.map((p) => rm(p, { force: true })));
     throw err;
   }

@@ -11,6 +11,7 @@ export const createKey = (s: Services) =>
     method: 'POST',
     path: '/keys',
     scope: 'write:documents',
+    credentials: ['api_key'],
     tag: 'keys',
     summary: 'Create an API key. The response is the only time the key is shown. A key cannot hold scopes its creator lacks.',
     body: z.strictObject({

@@ -9,6 +9,7 @@ export const deleteKey = (s: Services) =>
     method: 'DELETE',
     path: '/keys/:id',
     scope: 'write:documents',
+    credentials: ['api_key'],
     tag: 'keys',
     summary: 'Revoke an API key; it stops working at once.',
     params: IdParams,

@@ -10,6 +10,7 @@ export const listKeys = (s: Services) =>
     method: 'GET',
     path: '/keys',
     scope: 'read:documents',
+    credentials: ['api_key'],
     tag: 'keys',
     summary: "The caller's active API keys. The key itself is never returned after creation.",
     responses: { 200: { description: 'Active keys, newest first', schema: z.object({ keys: z.array(ApiKey) }) } },

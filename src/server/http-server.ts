@@ -1,0 +1,74 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from './logger.js';
+
+export interface HttpServer {
+  server: Server;
+  /**
+   * Graceful stop: no new connection and no new request is served from now on (idle keep-alive sockets
+   * close at once, a request that arrives on a busy one closes it unanswered), responses in flight carry
+   * `Connection: close`, and the requests in flight may finish for up to `graceMs`; after that their
+   * sockets are cut. Resolves once every request handler has returned, so nothing still uses the stores.
+   */
+  drain(graceMs: number, log: Logger): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** A handler still running this long after its socket was cut is logged and no longer waited for. */
+const HANDLER_WAIT_MS = 60_000;
+
+const declaredLength = (req: IncomingMessage): number => Number(req.headers['content-length'] ?? NaN);
+
+/**
+ * The daemon's HTTP server around the Koa handler: timeouts, `Expect: 100-continue` and the shutdown drain.
+ * `maxBodyBytes` is the largest body any route accepts: a client that asks before sending a larger one is
+ * not told to continue, so it never sends it (the route answers 413 from the declared length).
+ */
+export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): HttpServer {
+  const handlers = new Set<Promise<void>>();
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse, continueFirst = false) => {
+    if (draining) {
+      req.socket.destroy();
+      return;
+    }
+    if (continueFirst && !(declaredLength(req) > opts.maxBodyBytes)) res.writeContinue();
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      // The socket of a finished keep-alive response is idle now: close it while draining.
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
+    const running = handle(req, res).finally(() => handlers.delete(running));
+    handlers.add(running);
+  };
+  const server = createServer((req, res) => onRequest(req, res));
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, true));
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = 60_000;
+  server.requestTimeout = 15 * 60_000; // uploads of large files over slow links
+
+  return {
+    server,
+    async drain(graceMs, log) {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'grace'>((resolve) => (timer = setTimeout(() => resolve('grace'), graceMs)));
+      if ((await Promise.race([closed.then(() => 'closed' as const), graceOver])) === 'grace') {
+        log.warn({ requests: inFlight.size }, 'shutdown grace ran out: closing the connections of requests still in flight');
+        server.closeAllConnections();
+      }
+      clearTimeout(timer);
+      const waited = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), HANDLER_WAIT_MS)));
+      if ((await Promise.race([Promise.allSettled([...handlers]).then(() => 'done' as const), waited])) === 'late') {
+        log.error({ handlers: handlers.size }, 'request handlers still running after the shutdown grace; stopping anyway');
+      }
+      clearTimeout(timer);
+    },
+  };
+}
