@@ -1,0 +1,279 @@
+/**
+ * OCR of PDF pages in worker threads (ocr-worker.ts), shared by every document being ingested:
+ *
+ * - at most `concurrency` threads (default: one per core minus one), each with a heap limit, each keeping its
+ *   Tesseract instance loaded between pages and going away after `idleMs` without work;
+ * - a page gets `pageTimeoutMs`; a page that takes longer ends its thread (a fresh one takes the next page),
+ *   so one hung page cannot hold a thread;
+ * - a document gets `budgetMs(pages)`: a base plus a share per page, so a 40-page scan finishes while a
+ *   document of hung pages still ends.
+ *
+ * A page that fails is reported with a reason; the document's other pages go on.
+ */
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { OcrLanguages } from './languages.js';
+import type { OcrPageReply, OcrPageRequest, OcrWorkerData } from './ocr-worker.js';
+import { DEFAULT_DPI } from './render.js';
+
+export interface OcrEngineOptions {
+  languages: Pick<OcrLanguages, 'code' | 'langPath'>;
+  /** Threads recognising at once (default: one per core minus one, at least 1). */
+  concurrency?: number;
+  /** Longest time for one page, render and recognition (default 50 000 ms). */
+  pageTimeoutMs?: number;
+  /** A document's whole budget is `baseBudgetMs + pages × pageBudgetMs` (defaults 60 000 and 20 000 ms). */
+  baseBudgetMs?: number;
+  pageBudgetMs?: number;
+  /** V8 old-generation heap limit per thread in MB (default 512); Tesseract's wasm memory is its own. */
+  maxOldGenerationSizeMb?: number;
+  /** An idle thread is ended after this long (default 30 000 ms), releasing Tesseract's memory. */
+  idleMs?: number;
+  dpi?: number;
+  /** Worker script; the default is ocr-worker.js beside this module (in dist/). */
+  workerUrl?: URL;
+}
+
+export interface OcrPage {
+  page: number;
+  text: string;
+  /** Tesseract's mean word confidence, 0–100. */
+  confidence: number;
+  renderMs: number;
+  recognizeMs: number;
+}
+
+export interface OcrFailure {
+  page: number;
+  reason: string;
+}
+
+export interface OcrRun {
+  pages: OcrPage[];
+  failed: OcrFailure[];
+}
+
+export interface RecognizeOptions {
+  /** Called after each page (done of total). A rejection stops the run: pages not started are dropped. */
+  onPage?: (done: number, total: number) => Promise<void> | void;
+}
+
+export const DEFAULT_PAGE_TIMEOUT_MS = 50_000;
+export const DEFAULT_BASE_BUDGET_MS = 60_000;
+export const DEFAULT_PAGE_BUDGET_MS = 20_000;
+
+interface Pending {
+  resolve(reply: OcrPageReply): void;
+  reject(err: Error): void;
+}
+
+/** One worker thread and the page it is working on. */
+class OcrThread {
+  readonly worker: Worker;
+  private pending: Pending | undefined;
+  private nextId = 0;
+  dead = false;
+  idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(url: URL, data: OcrWorkerData, heapMb: number, onGone: (t: OcrThread) => void) {
+    this.worker = new Worker(url, {
+      workerData: data,
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: 64 },
+      stdout: true,
+      stderr: true,
+    });
+    this.worker.stdout.resume();
+    this.worker.stderr.resume();
+    this.worker.unref();
+    const gone = (err: Error) => {
+      if (this.dead) return;
+      this.dead = true;
+      this.pending?.reject(err);
+      this.pending = undefined;
+      onGone(this);
+    };
+    this.worker.on('message', (reply: OcrPageReply) => {
+      const p = this.pending;
+      this.pending = undefined;
+      p?.resolve(reply);
+    });
+    this.worker.on('error', (err: Error & { code?: string }) =>
+      gone(new Error(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory' : err.message)),
+    );
+    this.worker.on('exit', () => gone(new Error('the OCR thread stopped')));
+  }
+
+  run(request: Omit<OcrPageRequest, 'id'>, timeoutMs: number): Promise<OcrPageReply> {
+    return new Promise<OcrPageReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending = undefined;
+        reject(new Error(`took longer than ${Math.round(timeoutMs / 1000)} s`));
+        this.end();
+      }, timeoutMs);
+      this.pending = {
+        resolve: (r) => (clearTimeout(timer), resolve(r)),
+        reject: (e) => (clearTimeout(timer), reject(e)),
+      };
+      this.worker.postMessage({ ...request, id: this.nextId++ } satisfies OcrPageRequest);
+    });
+  }
+
+  end(): void {
+    clearTimeout(this.idleTimer);
+    this.dead = true;
+    void this.worker.terminate();
+  }
+}
+
+export class OcrEngine {
+  readonly languages: string;
+  readonly concurrency: number;
+  readonly pageTimeoutMs: number;
+  private readonly data: OcrWorkerData;
+  private readonly baseBudgetMs: number;
+  private readonly pageBudgetMs: number;
+  private readonly heapMb: number;
+  private readonly idleMs: number;
+  private readonly workerUrl: URL;
+  private readonly idle: OcrThread[] = [];
+  private readonly all = new Set<OcrThread>();
+  private readonly waiting: ((t: OcrThread) => void)[] = [];
+  private closed = false;
+
+  constructor(options: OcrEngineOptions) {
+    this.languages = options.languages.code;
+    this.concurrency = positive(options.concurrency ?? Math.max(1, availableParallelism() - 1), 'concurrency');
+    this.pageTimeoutMs = positive(options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS, 'pageTimeoutMs');
+    this.baseBudgetMs = positive(options.baseBudgetMs ?? DEFAULT_BASE_BUDGET_MS, 'baseBudgetMs');
+    this.pageBudgetMs = positive(options.pageBudgetMs ?? DEFAULT_PAGE_BUDGET_MS, 'pageBudgetMs');
+    this.heapMb = positive(options.maxOldGenerationSizeMb ?? 512, 'maxOldGenerationSizeMb');
+    this.idleMs = positive(options.idleMs ?? 30_000, 'idleMs');
+    this.workerUrl = options.workerUrl ?? new URL('./ocr-worker.js', import.meta.url);
+    this.data = { languages: options.languages.code, langPath: options.languages.langPath, dpi: options.dpi ?? DEFAULT_DPI };
+  }
+
+  /** The most time a document of `pages` OCR'd pages may take. */
+  budgetMs(pages: number): number {
+    return this.baseBudgetMs + pages * this.pageBudgetMs;
+  }
+
+  /** Recognises `pages` (1-based) of the PDF in `bytes`; pages come back in page order. */
+  async recognize(bytes: Uint8Array, pages: number[], options: RecognizeOptions = {}): Promise<OcrRun> {
+    if (this.closed) throw new Error('the OCR engine is closed');
+    const order = [...new Set(pages)].sort((a, b) => a - b);
+    const data = new SharedArrayBuffer(bytes.byteLength);
+    new Uint8Array(data).set(bytes);
+    const key = randomBytes(8).toString('hex');
+    const deadline = performance.now() + this.budgetMs(order.length);
+    const done: OcrPage[] = [];
+    const failed: OcrFailure[] = [];
+    let next = 0;
+    let finished = 0;
+    let stop: unknown;
+
+    const lane = async (): Promise<void> => {
+      while (next < order.length && stop === undefined) {
+        const page = order[next++]!;
+        const left = deadline - performance.now();
+        if (left <= 0) {
+          failed.push({ page, reason: `the document's OCR time budget (${Math.round(this.budgetMs(order.length) / 1000)} s) ran out` });
+        } else {
+          const outcome = await this.page({ key, data, page }, Math.min(this.pageTimeoutMs, left));
+          if ('reason' in outcome) failed.push(outcome);
+          else done.push(outcome);
+        }
+        finished++;
+        try {
+          await options.onPage?.(finished, order.length);
+        } catch (err) {
+          stop ??= err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, order.length) }, lane));
+    if (stop !== undefined) throw stop;
+    done.sort((a, b) => a.page - b.page);
+    failed.sort((a, b) => a.page - b.page);
+    return { pages: done, failed };
+  }
+
+  /** Threads alive now (busy or idle). */
+  get threads(): number {
+    return this.all.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = [...this.all];
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.all(threads.map((t) => (clearTimeout(t.idleTimer), t.worker.terminate())));
+  }
+
+  private async page(request: Omit<OcrPageRequest, 'id'>, timeoutMs: number): Promise<OcrPage | OcrFailure> {
+    const thread = await this.acquire();
+    try {
+      const reply = await thread.run(request, timeoutMs);
+      if (!reply.ok) return { page: request.page, reason: short(reply.message) };
+      const { text, confidence, renderMs, recognizeMs } = reply;
+      return { page: request.page, text, confidence, renderMs, recognizeMs };
+    } catch (err) {
+      return { page: request.page, reason: short((err as Error).message) };
+    } finally {
+      this.release(thread);
+    }
+  }
+
+  private acquire(): Promise<OcrThread> {
+    const ready = this.idle.pop();
+    if (ready) {
+      clearTimeout(ready.idleTimer);
+      return Promise.resolve(ready);
+    }
+    if (this.all.size < this.concurrency) return Promise.resolve(this.spawn());
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private spawn(): OcrThread {
+    const thread = new OcrThread(this.workerUrl, this.data, this.heapMb, (t) => this.forget(t));
+    this.all.add(thread);
+    return thread;
+  }
+
+  private release(thread: OcrThread): void {
+    if (this.closed) return;
+    const waiter = this.waiting.shift();
+    if (thread.dead) {
+      // It timed out or crashed and was ended: whoever waits gets a fresh one.
+      this.forget(thread);
+      waiter?.(this.spawn());
+      return;
+    }
+    if (waiter) {
+      waiter(thread);
+      return;
+    }
+    thread.idleTimer = setTimeout(() => {
+      this.forget(thread);
+      thread.end();
+    }, this.idleMs);
+    thread.idleTimer.unref();
+    this.idle.push(thread);
+  }
+
+  private forget(thread: OcrThread): void {
+    this.all.delete(thread);
+    const i = this.idle.indexOf(thread);
+    if (i >= 0) this.idle.splice(i, 1);
+  }
+}
+
+function short(message: string): string {
+  return message.replace(/^(Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'unknown error';
+}
+
+function positive(value: number, label: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`"${label}" must be a positive number`);
+  return value;
+}
