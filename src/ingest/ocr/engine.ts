@@ -18,7 +18,8 @@ import type { OcrPageReply, OcrPageRequest, OcrWorkerData } from './ocr-worker.j
 import { DEFAULT_DPI } from './render.js';
 
 export interface OcrEngineOptions {
-  languages: Pick<OcrLanguages, 'code' | 'langPath'>;
+  /** Disposed by close(). */
+  languages: OcrLanguages;
   /** Threads recognising at once (default: one per core minus one, at least 1). */
   concurrency?: number;
   /** Longest time for one page, render and recognition (default 50 000 ms). */
@@ -108,7 +109,7 @@ class OcrThread {
     return new Promise<OcrPageReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending = undefined;
-        reject(new Error(`took longer than ${Math.round(timeoutMs / 1000)} s`));
+        reject(new Error(`took longer than ${seconds(timeoutMs)}`));
         this.end();
       }, timeoutMs);
       this.pending = {
@@ -131,6 +132,7 @@ export class OcrEngine {
   readonly concurrency: number;
   readonly pageTimeoutMs: number;
   private readonly data: OcrWorkerData;
+  private readonly disposeLanguages: () => void;
   private readonly baseBudgetMs: number;
   private readonly pageBudgetMs: number;
   private readonly heapMb: number;
@@ -150,6 +152,7 @@ export class OcrEngine {
     this.heapMb = positive(options.maxOldGenerationSizeMb ?? 512, 'maxOldGenerationSizeMb');
     this.idleMs = positive(options.idleMs ?? 30_000, 'idleMs');
     this.workerUrl = options.workerUrl ?? new URL('./ocr-worker.js', import.meta.url);
+    this.disposeLanguages = () => options.languages.dispose();
     this.data = { languages: options.languages.code, langPath: options.languages.langPath, dpi: options.dpi ?? DEFAULT_DPI };
   }
 
@@ -177,7 +180,7 @@ export class OcrEngine {
         const page = order[next++]!;
         const left = deadline - performance.now();
         if (left <= 0) {
-          failed.push({ page, reason: `the document's OCR time budget (${Math.round(this.budgetMs(order.length) / 1000)} s) ran out` });
+          failed.push({ page, reason: `the document's OCR time budget (${seconds(this.budgetMs(order.length))}) ran out` });
         } else {
           const outcome = await this.page({ key, data, page }, Math.min(this.pageTimeoutMs, left));
           if ('reason' in outcome) failed.push(outcome);
@@ -209,6 +212,7 @@ export class OcrEngine {
     this.all.clear();
     this.idle.length = 0;
     await Promise.all(threads.map((t) => (clearTimeout(t.idleTimer), t.worker.terminate())));
+    this.disposeLanguages();
   }
 
   private async page(request: Omit<OcrPageRequest, 'id'>, timeoutMs: number): Promise<OcrPage | OcrFailure> {
@@ -268,6 +272,8 @@ export class OcrEngine {
     if (i >= 0) this.idle.splice(i, 1);
   }
 }
+
+const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`;
 
 function short(message: string): string {
   return message.replace(/^(Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'unknown error';

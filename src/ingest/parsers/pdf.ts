@@ -26,7 +26,7 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   const raw = latin1(bytes);
   const pageObjects = raw.match(/\/Type\s*\/Page(?!s)\b/g)?.length ?? 0;
   if (pageObjects > 0 && !/\/Font\b/.test(raw) && !/\/ObjStm\b/.test(raw) && raw.lastIndexOf('%%EOF') > raw.length - 2048) {
-    return { pages: pageObjects, blocks: [], warnings: [NO_TEXT_LAYER] };
+    return { pages: pageObjects, blocks: [], ocrPages: allPages(pageObjects), warnings: [NO_TEXT_LAYER] };
   }
 
   let data: Pdf2jsonOutput;
@@ -42,18 +42,21 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   const laidOut = layoutPages(pages);
   const { blocks, firstHeading } = toBlocks(laidOut);
   const warnings: string[] = [];
+  const doc: ParsedDocument = { pages: pages.length, blocks, warnings };
   if (blocks.length === 0) {
     warnings.push(NO_TEXT_LAYER);
+    doc.ocrPages = allPages(pages.length);
   } else {
     const empty = laidOut.filter((p) => p.paragraphs.length === 0).length;
     if (empty > 0 && empty >= pages.length / 2) warnings.push(`${empty} of ${pages.length} pages have no text layer (scanned?)`);
   }
 
-  const doc: ParsedDocument = { pages: pages.length, blocks, warnings };
   const title = metaTitle(data.Meta) ?? firstHeading;
   if (title) doc.title = title;
   return doc;
 }
+
+const allPages = (count: number): number[] => Array.from({ length: count }, (_, i) => i + 1);
 
 function runPdf2json(bytes: Uint8Array): Promise<Pdf2jsonOutput> {
   // pdf2json re-wraps a Buffer whose ArrayBuffer is larger than the view from offset 0, which reads the wrong
