@@ -7,7 +7,7 @@
 import type { OcrEngine, OcrPage } from './ocr/engine.js';
 import { PDF, type Block, type DocumentType, type ParsedDocument } from './types.js';
 
-const NO_TEXT_LAYER = /\bno text layer\b/;
+const NO_TEXT_LAYER = /\bno (usable )?text layer\b/;
 
 /** The OCR engine as this stage uses it; absent when OCR is off. */
 export type OcrStage = Pick<OcrEngine, 'recognize' | 'languages'>;

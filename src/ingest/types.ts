@@ -25,7 +25,7 @@ export interface Block {
    */
   headings: string[];
   kind: BlockKind;
-  /** Text recognised by OCR from the page image, not read from a text layer. */
+  /** The text was recognised by OCR from the page image, not read from a text layer. */
   ocr?: boolean;
 }
 
@@ -33,7 +33,10 @@ export interface ParsedDocument {
   title?: string;
   pages?: number;
   blocks: Block[];
-  /** 1-based pages whose text layer is missing or garbage: candidates for OCR. */
+  /**
+   * 1-based pages whose text layer is missing or garbage (mostly U+FFFD / private-use glyphs, or almost no
+   * text): the parser gives no blocks for them, and OCR may read them.
+   */
   ocrPages?: number[];
   /** Human-readable notes shown on the document (e.g. "no text layer (scanned?)"). */
   warnings: string[];
