@@ -57,20 +57,25 @@ function merge(blocks: Block[], pages: OcrPage[]): Block[] {
 }
 
 /**
- * Tesseract's text: paragraphs separated by blank lines, lines by newlines. Lines are joined with a space, and
- * a word hyphenated across a line end is rejoined when the next line goes on in lower case.
+ * Tesseract's text: paragraphs separated by blank lines, lines by newlines. Lines are joined with a space; a
+ * word hyphenated at a line end is rejoined, without the hyphen when the next line goes on in lower case
+ * (a typesetter's break) and with it otherwise ("Well-Known").
  */
 export function paragraphs(text: string): string[] {
   return text
     .split(/\n\s*\n/)
-    .map((para) =>
-      para
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '')
-        .reduce((acc, line) => (acc === '' ? line : /\p{Ll}-$/u.test(acc) && /^\p{Ll}/u.test(line) ? acc.slice(0, -1) + line : `${acc} ${line}`), ''),
-    )
+    .map((para) => joinLines(para.split('\n').map((line) => line.trim()).filter((line) => line !== '')))
     .filter((para) => para !== '');
+}
+
+function joinLines(lines: string[]): string {
+  let out = '';
+  for (const line of lines) {
+    if (out === '') out = line;
+    else if (!/\p{L}-$/u.test(out)) out += ` ${line}`;
+    else out = /^\p{Ll}/u.test(line) ? out.slice(0, -1) + line : out + line;
+  }
+  return out;
 }
 
 /** "pages 1–3, 5" / "page 2". */

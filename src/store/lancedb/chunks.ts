@@ -170,7 +170,7 @@ function toFields(r: Record<string, unknown>): ChunkFields {
     heading: (r.heading as string | null) ?? null,
     page_start: r.page_start == null ? null : Number(r.page_start),
     page_end: r.page_end == null ? null : Number(r.page_end),
-    ocr: r.ocr === true,
+    ...(r.ocr === true ? { ocr: true } : {}),
   };
 }
 

@@ -69,7 +69,7 @@ describe('OCR stage', () => {
   });
 
   it('joins lines into paragraphs and rejoins words hyphenated at a line end', () => {
-    expect(paragraphs('The millen-\nnium bug\nwas real.\n\n\nWell-\nKnown fact.\n')).toEqual(['The millennium bug was real.', 'Well- Known fact.']);
+    expect(paragraphs('The millen-\nnium bug\nwas real.\n\n\nWell-\nKnown fact.\n')).toEqual(['The millennium bug was real.', 'Well-Known fact.']);
     expect(pageList([3, 1, 2, 7, 9, 8])).toBe('pages 1–3, 7–9');
     expect(pageList([4])).toBe('page 4');
   });
