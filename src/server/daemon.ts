@@ -85,7 +85,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
     const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
     cleanups.push(() => extractor.close());
-    const ocr = config.ocr === 'off' ? undefined : new OcrEngine({ languages: resolveOcrLanguages(config.ocrLanguages), pageTimeoutMs: config.parseTimeout * 1000 });
+    const ocr = config.ocr === 'off' ? undefined : new OcrEngine({ languages: resolveOcrLanguages(config.ocrLanguages) });
     if (ocr) cleanups.push(() => ocr.close());
 
     const projects = new ProjectStore(sqlite.db, now);

@@ -4,9 +4,13 @@
  * - at most `concurrency` threads (default: one per core minus one), each with a heap limit, each keeping its
  *   Tesseract instance loaded between pages and going away after `idleMs` without work;
  * - a page gets `pageTimeoutMs`; a page that takes longer ends its thread (a fresh one takes the next page),
- *   so one hung page cannot hold a thread;
+ *   so one hung page cannot hold a thread; after `maxTimeouts` pages in a row time out, the document's other
+ *   pages are given up (a file whose every page hangs);
  * - a document gets `budgetMs(pages)`: a base plus a share per page, so a 40-page scan finishes while a
- *   document of hung pages still ends.
+ *   document of slow pages still ends.
+ *
+ * Limits are wall-clock and generous: a page costs ~2–4 s of CPU, and a shared machine can stretch that
+ * several times over.
  *
  * A page that fails is reported with a reason; the document's other pages go on.
  */
@@ -22,9 +26,11 @@ export interface OcrEngineOptions {
   languages: OcrLanguages;
   /** Threads recognising at once (default: one per core minus one, at least 1). */
   concurrency?: number;
-  /** Longest time for one page, render and recognition (default 50 000 ms). */
+  /** Longest time for one page, render and recognition (default 120 000 ms). */
   pageTimeoutMs?: number;
-  /** A document's whole budget is `baseBudgetMs + pages × pageBudgetMs` (defaults 60 000 and 20 000 ms). */
+  /** Pages in a row that may time out before the rest of the document is given up (default 3). */
+  maxTimeouts?: number;
+  /** A document's whole budget is `baseBudgetMs + pages × pageBudgetMs` (defaults 120 000 and 30 000 ms). */
   baseBudgetMs?: number;
   pageBudgetMs?: number;
   /** V8 old-generation heap limit per thread in MB (default 512); Tesseract's wasm memory is its own. */
@@ -48,6 +54,8 @@ export interface OcrPage {
 export interface OcrFailure {
   page: number;
   reason: string;
+  /** The page ran out of time (rather than failing). */
+  timedOut?: boolean;
 }
 
 export interface OcrRun {
@@ -60,9 +68,14 @@ export interface RecognizeOptions {
   onPage?: (done: number, total: number) => Promise<void> | void;
 }
 
-export const DEFAULT_PAGE_TIMEOUT_MS = 50_000;
-export const DEFAULT_BASE_BUDGET_MS = 60_000;
-export const DEFAULT_PAGE_BUDGET_MS = 20_000;
+export const DEFAULT_PAGE_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_TIMEOUTS = 3;
+export const DEFAULT_BASE_BUDGET_MS = 120_000;
+export const DEFAULT_PAGE_BUDGET_MS = 30_000;
+
+class PageTimeout extends Error {
+  override name = 'PageTimeout';
+}
 
 interface Pending {
   resolve(reply: OcrPageReply): void;
@@ -109,7 +122,7 @@ class OcrThread {
     return new Promise<OcrPageReply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending = undefined;
-        reject(new Error(`took longer than ${seconds(timeoutMs)}`));
+        reject(new PageTimeout(`took longer than ${seconds(timeoutMs)}`));
         this.end();
       }, timeoutMs);
       this.pending = {
@@ -131,6 +144,7 @@ export class OcrEngine {
   readonly languages: string;
   readonly concurrency: number;
   readonly pageTimeoutMs: number;
+  private readonly maxTimeouts: number;
   private readonly data: OcrWorkerData;
   private readonly disposeLanguages: () => void;
   private readonly baseBudgetMs: number;
@@ -147,6 +161,7 @@ export class OcrEngine {
     this.languages = options.languages.code;
     this.concurrency = positive(options.concurrency ?? Math.max(1, availableParallelism() - 1), 'concurrency');
     this.pageTimeoutMs = positive(options.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS, 'pageTimeoutMs');
+    this.maxTimeouts = positive(options.maxTimeouts ?? DEFAULT_MAX_TIMEOUTS, 'maxTimeouts');
     this.baseBudgetMs = positive(options.baseBudgetMs ?? DEFAULT_BASE_BUDGET_MS, 'baseBudgetMs');
     this.pageBudgetMs = positive(options.pageBudgetMs ?? DEFAULT_PAGE_BUDGET_MS, 'pageBudgetMs');
     this.heapMb = positive(options.maxOldGenerationSizeMb ?? 512, 'maxOldGenerationSizeMb');
@@ -174,6 +189,7 @@ export class OcrEngine {
     let next = 0;
     let finished = 0;
     let stop: unknown;
+    let timeoutsInRow = 0;
 
     const lane = async (): Promise<void> => {
       while (next < order.length && stop === undefined) {
@@ -181,10 +197,13 @@ export class OcrEngine {
         const left = deadline - performance.now();
         if (left <= 0) {
           failed.push({ page, reason: `the document's OCR time budget (${seconds(this.budgetMs(order.length))}) ran out` });
+        } else if (timeoutsInRow >= this.maxTimeouts) {
+          failed.push({ page, reason: `skipped after ${timeoutsInRow} pages in a row took too long` });
         } else {
           const outcome = await this.page({ key, data, page }, Math.min(this.pageTimeoutMs, left));
           if ('reason' in outcome) failed.push(outcome);
           else done.push(outcome);
+          timeoutsInRow = 'reason' in outcome && outcome.timedOut ? timeoutsInRow + 1 : 0;
         }
         finished++;
         try {
@@ -223,7 +242,7 @@ export class OcrEngine {
       const { text, confidence, renderMs, recognizeMs } = reply;
       return { page: request.page, text, confidence, renderMs, recognizeMs };
     } catch (err) {
-      return { page: request.page, reason: short((err as Error).message) };
+      return { page: request.page, reason: short((err as Error).message), ...(err instanceof PageTimeout ? { timedOut: true } : {}) };
     } finally {
       this.release(thread);
     }

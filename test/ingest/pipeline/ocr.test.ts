@@ -32,7 +32,7 @@ describe('scanned PDF with OCR (default auto)', () => {
       const r = await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey });
       seen.add(r.body.progress);
       return ['ready', 'failed'].includes(r.body.status) && r.body;
-    }, 110_000, 'the scan to be processed');
+    }, 280_000, 'the scan to be processed');
 
     expect(doc).toMatchObject({ status: 'ready', pages: 2, error: null });
     expect(doc.chunk_count).toBeGreaterThan(0);
@@ -58,7 +58,7 @@ describe('scanned PDF with OCR (default auto)', () => {
       expect(top.page_start).toBeLessThanOrEqual(page);
       expect(top.page_end).toBeGreaterThanOrEqual(page);
     }
-  }, 150_000);
+  }, 300_000);
 });
 
 describe('scanned PDF with --ocr off', () => {
