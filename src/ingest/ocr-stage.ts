@@ -7,6 +7,7 @@
 import type { OcrEngine, OcrPage } from './ocr/engine.js';
 import { PDF, type Block, type DocumentType, type ParsedDocument } from './types.js';
 
+const LOW_CONFIDENCE = 50;
 const NO_TEXT_LAYER = /\bno (usable )?text layer\b/;
 
 /** The OCR engine as this stage uses it; absent when OCR is off. */
@@ -32,7 +33,9 @@ export async function applyOcr(
   const warnings = parsed.warnings.filter((w) => read.length === 0 || !NO_TEXT_LAYER.test(w));
   if (read.length > 0) {
     const confidence = Math.round(read.reduce((sum, p) => sum + p.confidence, 0) / read.length);
-    warnings.push(`OCR: ${pageList(read.map((p) => p.page))} (${ocr.languages}), mean confidence ${confidence} %`);
+    // Low confidence over whole pages usually means text in a language OCR was not told about.
+    const hint = confidence < LOW_CONFIDENCE ? ' — low: is the text in a language missing from --ocr-languages?' : '';
+    warnings.push(`OCR: ${pageList(read.map((p) => p.page))} (${ocr.languages}), mean confidence ${confidence} %${hint}`);
   }
   const blank = run.pages.filter((p) => p.text.trim() === '').map((p) => p.page);
   if (blank.length > 0) warnings.push(`OCR found no text on ${pageList(blank)}`);

@@ -46,12 +46,18 @@ let recognizer: Promise<Tesseract.Worker> | undefined;
 let current: { key: string; doc: Promise<PDFDocumentProxy> } | undefined;
 
 function getRecognizer(): Promise<Tesseract.Worker> {
-  recognizer ??= tesseract.createWorker(config.languages, tesseract.OEM.LSTM_ONLY, {
-    langPath: config.langPath,
-    gzip: true,
-    cacheMethod: 'none',
-    errorHandler: silent,
-  });
+  recognizer ??= (async () => {
+    const worker = await tesseract.createWorker(config.languages, tesseract.OEM.LSTM_ONLY, {
+      langPath: config.langPath,
+      gzip: true,
+      cacheMethod: 'none',
+      errorHandler: silent,
+    });
+    // Tesseract's API defaults to one uniform block of text, which reads two columns line by line across
+    // both; automatic segmentation (the tesseract CLI's default) finds the columns.
+    await worker.setParameters({ tessedit_pageseg_mode: tesseract.PSM.AUTO });
+    return worker;
+  })();
   return recognizer;
 }
 
@@ -70,6 +76,8 @@ async function recognize(request: OcrPageRequest): Promise<OcrPageReply> {
   const [doc, worker] = await Promise.all([getDocument(request), getRecognizer()]);
   const image = await renderPage(doc, request.page, config.dpi);
   const rendered = performance.now();
+  // PGM carries no resolution; without it Tesseract assumes 70 dpi and misjudges text sizes.
+  await worker.setParameters({ user_defined_dpi: String(image.dpi) });
   const result = await worker.recognize(image.pgm, {}, { text: true });
   const text = result.data.text ?? '';
   return {

@@ -50,6 +50,20 @@ describe.runIf(built)('OCR engine', () => {
     expect(engine.threads).toBe(0);
   }, 300_000);
 
+  it('reads a two-column page column by column', async () => {
+    const { OcrEngine, resolveOcrLanguages, paragraphs } = await load();
+    const engine = new OcrEngine({ languages: resolveOcrLanguages('eng') });
+    try {
+      const run = await engine.recognize(readFileSync(join(fixtures, 'extract-latex-2col.image.pdf')), [1]);
+      const text = paragraphs(run.pages[0]!.text).join('\n');
+      // Both sentences cross line ends (and one a hyphenated word) within the left column.
+      expect(text).toContain('The licenses for most software and other practical works are designed to take away your freedom to share and change the works.');
+      expect(text).toContain('When we speak of free software, we are referring to freedom, not price.');
+    } finally {
+      await engine.close();
+    }
+  }, 300_000);
+
   it('never touches the network: every thread is trapped, none tries, and the text is still read', () => {
     const trap = join(temp, 'net.log');
     const child = (mode: string) => {
