@@ -6,10 +6,9 @@
  * Offline by construction: the trained data is read from `langPath` on disk (never the CDN tesseract.js falls
  * back to), nothing is cached back (`cacheMethod: 'none'`), and the core wasm is required from node_modules.
  */
-import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type Tesseract from 'tesseract.js';
+import tesseract from 'tesseract.js';
 import { openPdf, renderPage } from './render.js';
 
 export interface OcrWorkerData {
@@ -37,15 +36,13 @@ console.info = silent;
 console.warn = silent;
 console.debug = silent;
 
-// tesseract.js is CommonJS; its ESM named exports are not reliable across bundlers, so load it as CommonJS.
-const tesseract = createRequire(import.meta.url)('tesseract.js') as typeof Tesseract;
 const config = workerData as OcrWorkerData;
 const port = parentPort!;
 
-let recognizer: Promise<Tesseract.Worker> | undefined;
+let recognizer: Promise<tesseract.Worker> | undefined;
 let current: { key: string; doc: Promise<PDFDocumentProxy> } | undefined;
 
-function getRecognizer(): Promise<Tesseract.Worker> {
+function getRecognizer(): Promise<tesseract.Worker> {
   recognizer ??= (async () => {
     const worker = await tesseract.createWorker(config.languages, tesseract.OEM.LSTM_ONLY, {
       langPath: config.langPath,
