@@ -154,7 +154,8 @@ export class OcrEngine {
   private readonly workerUrl: URL;
   private readonly idle: OcrThread[] = [];
   private readonly all = new Set<OcrThread>();
-  private readonly waiting: ((t: OcrThread) => void)[] = [];
+  /** Pages waiting for a thread; called with none when the engine closes. */
+  private readonly waiting: ((t: OcrThread | undefined) => void)[] = [];
   private closed = false;
 
   constructor(options: OcrEngineOptions) {
@@ -192,7 +193,7 @@ export class OcrEngine {
     let timeoutsInRow = 0;
 
     const lane = async (): Promise<void> => {
-      while (next < order.length && stop === undefined) {
+      while (next < order.length && stop === undefined && !this.closed) {
         const page = order[next++]!;
         const left = deadline - performance.now();
         if (left <= 0) {
@@ -215,6 +216,8 @@ export class OcrEngine {
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, order.length) }, lane));
     if (stop !== undefined) throw stop;
+    // Pages cut short by a shutdown are not failures of the document: its job is retried at the next start.
+    if (this.closed) throw new Error('OCR was stopped (the service is shutting down)');
     done.sort((a, b) => a.page - b.page);
     failed.sort((a, b) => a.page - b.page);
     return { pages: done, failed };
@@ -227,6 +230,7 @@ export class OcrEngine {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter(undefined);
     const threads = [...this.all];
     this.all.clear();
     this.idle.length = 0;
@@ -235,7 +239,12 @@ export class OcrEngine {
   }
 
   private async page(request: Omit<OcrPageRequest, 'id'>, timeoutMs: number): Promise<OcrPage | OcrFailure> {
-    const thread = await this.acquire();
+    let thread: OcrThread;
+    try {
+      thread = await this.acquire();
+    } catch (err) {
+      return { page: request.page, reason: short((err as Error).message) };
+    }
     try {
       const reply = await thread.run(request, timeoutMs);
       if (!reply.ok) return { page: request.page, reason: short(reply.message) };
@@ -249,13 +258,14 @@ export class OcrEngine {
   }
 
   private acquire(): Promise<OcrThread> {
+    if (this.closed) return Promise.reject(new Error('the OCR engine is closed'));
     const ready = this.idle.pop();
     if (ready) {
       clearTimeout(ready.idleTimer);
       return Promise.resolve(ready);
     }
     if (this.all.size < this.concurrency) return Promise.resolve(this.spawn());
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => this.waiting.push((t) => (t ? resolve(t) : reject(new Error('the OCR engine is closed')))));
   }
 
   private spawn(): OcrThread {

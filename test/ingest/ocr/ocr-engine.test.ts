@@ -146,6 +146,26 @@ describe.runIf(built)('OCR engine', () => {
     }
   });
 
+  it('stops at close: a document being read fails as stopped (to be retried), not as read', async () => {
+    const { OcrEngine } = await load();
+    const engine = new OcrEngine({
+      languages: { code: 'eng', langPath: temp, dispose: () => {} },
+      concurrency: 1,
+      workerUrl: new URL(`file://${join(fixtures, 'hang-page-worker.mjs')}`),
+    });
+    const reading = engine.recognize(Buffer.from('%PDF-1.4'), [1, 2]);
+    const waiting = engine.recognize(Buffer.from('%PDF-1.4'), [3]);
+    const outcomes = Promise.allSettled([reading, waiting]);
+    await new Promise((r) => setTimeout(r, 200));
+    await engine.close();
+    expect((await outcomes).map((o) => o.status === 'rejected' && (o.reason as Error).message)).toEqual([
+      'OCR was stopped (the service is shutting down)',
+      'OCR was stopped (the service is shutting down)',
+    ]);
+    expect(engine.threads).toBe(0);
+    await expect(engine.recognize(Buffer.from('%PDF-1.4'), [2])).rejects.toThrow('the OCR engine is closed');
+  });
+
   it('resolves languages from installed packages or a folder, and says what to install when one is missing', async () => {
     const { resolveOcrLanguages } = await load();
     const eng = resolveOcrLanguages('eng');
