@@ -52,6 +52,8 @@ export interface SearchResult {
   page_start?: number | null;
   page_end?: number | null;
   heading?: string | null;
+  /** True when the text was recognised by OCR from a scanned page. */
+  ocr?: boolean;
   document: { id: string; filename: string; content_type: string };
   project: { id: string; name: string };
 }

@@ -147,6 +147,7 @@ function emit(
         chunk.pageStart = Math.min(...pages);
         chunk.pageEnd = Math.max(...pages);
       }
+      if (pieces.some((p) => blocks[p.block]!.ocr)) chunk.ocr = true;
       out.push(chunk);
     }
     break;

@@ -1,10 +1,10 @@
 /**
  * One document through the stages, in order:
  *
- *   load original (file store) → extract (worker thread, time + memory limit) → chunk (model tokens)
- *   → embed (batched) → write (LanceDB, idempotent per document)
+ *   load original (file store) → extract (worker thread, time + memory limit) → OCR of pages without a
+ *   text layer (ocr-stage.ts) → chunk (model tokens) → embed (batched) → write (LanceDB, idempotent per document)
  *
- * Progress: parse 0.1, chunk 0.2, embed 0.2 → 0.9 by batches, write 1.0 (set by the worker with the ready
+ * Progress: parse 0.1, OCR by pages 0.1 → 0.2, chunk 0.2, embed 0.2 → 0.9 by batches, write 1.0 (set by the worker with the ready
  * status). The pipeline owns no state: the worker passes everything in and decides what a failure means.
  */
 import type { Embedder } from '../models/embedder.js';
@@ -14,6 +14,7 @@ import { chunkDocument } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
 import type { FileStore } from './file-store.js';
+import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
 import type { DocumentType } from './types.js';
 import { writeChunks } from './write.js';
@@ -25,6 +26,8 @@ export interface PipelineDeps {
   chunks: ChunkIndex;
   /** Overlap between consecutive chunks, in model tokens. */
   overlapTokens: number;
+  /** OCR of scanned pages; absent means none. */
+  ocr?: OcrStage;
 }
 
 export interface PipelineHooks {
@@ -37,7 +40,7 @@ export interface PipelineResult {
   pages: number | null;
   warnings: string[];
   /** Milliseconds per stage, for the `document.ingested` event and the ingest bench. */
-  timings: { parseMs: number; chunkMs: number; embedMs: number; writeMs: number };
+  timings: { parseMs: number; ocrMs: number; chunkMs: number; embedMs: number; writeMs: number };
 }
 
 /** Thrown when the document was deleted while it was being processed: nothing to report. */
@@ -65,9 +68,12 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
   } catch (err) {
     throw new ParseError('the uploaded file is missing from the file store', { cause: err });
   }
-  const parsed = await deps.extractor.extract(bytes, doc.contentType as DocumentType, { filename: doc.filename });
+  const type = doc.contentType as DocumentType;
+  const extracted = await deps.extractor.extract(bytes, type, { filename: doc.filename });
   const parseMs = lap();
   await step(PROGRESS.parsed);
+  const parsed = await applyOcr(deps.ocr, extracted, bytes, type, (share) => step(PROGRESS.parsed + (PROGRESS.chunked - PROGRESS.parsed) * share));
+  const ocrMs = lap();
 
   const chunks = await chunkDocument(parsed, {
     tokenizer: deps.embedder.tokenizer,
@@ -93,5 +99,5 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     vectors,
   );
   const writeMs = lap();
-  return { chunkCount: chunks.length, pages: parsed.pages ?? null, warnings: parsed.warnings, timings: { parseMs, chunkMs, embedMs, writeMs } };
+  return { chunkCount: chunks.length, pages: parsed.pages ?? null, warnings: parsed.warnings, timings: { parseMs, ocrMs, chunkMs, embedMs, writeMs } };
 }

@@ -25,12 +25,19 @@ export interface Block {
    */
   headings: string[];
   kind: BlockKind;
+  /** The text was recognised by OCR from the page image, not read from a text layer. */
+  ocr?: boolean;
 }
 
 export interface ParsedDocument {
   title?: string;
   pages?: number;
   blocks: Block[];
+  /**
+   * 1-based pages whose text layer is missing or garbage (mostly U+FFFD / private-use glyphs, or almost no
+   * text): the parser gives no blocks for them, and OCR may read them.
+   */
+  ocrPages?: number[];
   /** Human-readable notes shown on the document (e.g. "no text layer (scanned?)"). */
   warnings: string[];
 }
@@ -64,4 +71,6 @@ export interface Chunk {
   headings: string[];
   /** Tokens of `embedText` as counted by the tokenizer (what the embedder sees). */
   tokenCount: number;
+  /** Some of the text came from OCR. */
+  ocr?: boolean;
 }

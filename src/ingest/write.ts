@@ -29,6 +29,7 @@ export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Arr
     heading: c.headings.length > 0 ? c.headings.join(' > ') : null,
     page_start: c.pageStart ?? null,
     page_end: c.pageEnd ?? null,
+    ocr: c.ocr === true,
     vector: vectors[i]!,
   }));
 }

@@ -19,6 +19,8 @@ export interface SearchResult {
   page_start?: number;
   page_end?: number;
   heading?: string;
+  /** Present (true) when the chunk's text was recognised by OCR from a page image. */
+  ocr?: true;
   document: { id: string; filename: string; content_type: string };
   project: { id: string; name: string };
 }
@@ -91,6 +93,7 @@ export class SearchService {
       if (chunk.page_start !== null) result.page_start = chunk.page_start;
       if (chunk.page_end !== null) result.page_end = chunk.page_end;
       if (chunk.heading !== null) result.heading = chunk.heading;
+      if (chunk.ocr) result.ocr = true;
       results.push(result);
     }
     const response: SearchResponse = { query: q.query, took_ms: Math.round(now() - started), results };

@@ -10,6 +10,8 @@ import { VERSION } from '../core/version.js';
 import { DocumentService } from '../ingest/documents.js';
 import { createExtractor } from '../ingest/extract.js';
 import { FileStore } from '../ingest/file-store.js';
+import { OcrEngine } from '../ingest/ocr/engine.js';
+import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
@@ -85,6 +87,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
     const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
     cleanups.push(() => extractor.close());
+    const ocr = config.ocr === 'off' ? undefined : new OcrEngine({ languages: resolveOcrLanguages(config.ocrLanguages) });
+    if (ocr) cleanups.push(() => ocr.close());
 
     const projects = new ProjectStore(sqlite.db, now);
     const accounts = new AccountService(
@@ -116,7 +120,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     });
     cleanups.push(() => search.close());
     const worker = new IngestWorker(
-      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32 }, onSettled: (id) => ingest.settled(id) },
+      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr } : {}) }, onSettled: (id) => ingest.settled(id) },
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking },
     );
     const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, now, notify: () => worker.notify() });

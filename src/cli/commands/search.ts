@@ -58,7 +58,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     return;
   }
   res.results.forEach((r, i) => {
-    const where = [pages(r), r.heading].filter(Boolean).join(' · ');
+    const where = [pages(r), r.heading, r.ocr ? 'OCR' : null].filter(Boolean).join(' · ');
     ctx.io.stdout.write(`${st.bold(`${i + 1}. ${r.document.filename}`)}${where ? `  ${where}` : ''}  ${st.dim(`[${r.project.name}] score ${r.score.toFixed(3)}`)}\n`);
     const snippet = applyHighlights(r.text, r.highlights ?? [], st.enabled ? st.bold : (s) => s).replace(/\s+/g, ' ').trim();
     ctx.io.stdout.write(`   ${snippet}\n\n`);

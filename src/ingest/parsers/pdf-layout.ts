@@ -1,127 +1,165 @@
 /**
- * Reading order for pdf2json output. pdf2json gives positioned text runs, often split mid-word (kerning) or
- * holding whole lines; this turns them into paragraphs in reading order:
- *   runs → lines (same baseline) → segments (split at column-sized gaps) → paragraphs (vertical proximity,
- *   same column, same font size) → XY-cut ordering (columns before rows) → text with hyphenation undone.
- * Coordinates are pdf2json "form units" (1/16 pt at its 1.5 scale); run widths (`w`) come in an unknown scale
- * per document, so that scale is measured from runs that touch on the same line.
+ * Reading order for one PDF page from pdf.js text items. pdf.js already turns glyph advances (Tc, Tw, TJ
+ * offsets) into runs with their spaces; this file finds the page's structure:
+ *   runs → regions by recursive XY-cut (column gutters first, then the widest horizontal gap) → lines
+ *   (same baseline) → paragraphs (line advance, indent, size).
+ * Coordinates are points in the page's viewport space (y grows downwards) after rotating each run into its
+ * own writing direction, so rotated pages and text at an angle lay out like upright text.
  */
-import type { Block } from '../types.js';
 
-export interface PdfText {
-  x: number;
-  y: number;
-  w: number;
-  R: { T: string; TS?: number[]; RA?: number }[];
-}
-
-export interface PdfPage {
-  Width: number;
-  Height: number;
-  Texts: PdfText[];
-}
-
-interface Run {
+export interface TextRun {
   text: string;
-  x: number;
+  /** Baseline start and end along the writing direction, in points. */
+  x0: number;
+  x1: number;
+  /** Baseline position across the writing direction (grows downwards), in points. */
   y: number;
-  width: number;
+  /** Font size in points. */
   size: number;
+  /** pdf.js marks runs of right-to-left scripts; their order on a line is right to left. */
+  rtl: boolean;
 }
 
-interface Segment {
+export interface Line {
+  text: string;
   x0: number;
   x1: number;
   y: number;
   size: number;
-  text: string;
 }
 
-interface Paragraph {
-  x0: number;
-  x1: number;
+export interface Paragraph {
+  lines: string[];
+  size: number;
+  /** Top and bottom of the paragraph on its page, for telling running headers and footers. */
   y0: number;
   y1: number;
-  size: number;
-  lines: Segment[];
-  /** Line advance measured between the paragraph's first two lines. */
-  advance: number;
 }
 
-export interface LaidOutPage {
-  page: number;
-  paragraphs: { text: string; size: number; lines: number }[];
-}
+/** Share of the font size above and below the baseline that a run's box takes for the XY-cut. */
+const ASCENT = 0.75;
+const DESCENT = 0.2;
 
-/** Font sizes arrive in points; heights in form units are points / 16. */
-const UNITS_PER_POINT = 1 / 16;
-
-export function layoutPages(pages: PdfPage[]): LaidOutPage[] {
-  const scale = widthScale(pages);
-  return pages.map((page, i) => ({ page: i + 1, paragraphs: layoutPage(page, scale) }));
-}
-
-function layoutPage(page: PdfPage, scale: number): LaidOutPage['paragraphs'] {
-  const upright: Run[] = [];
-  const rotated: Run[] = [];
-  for (const t of page.Texts) {
-    const text = cleanText(t.R.map((r) => safeDecode(r.T)).join(''));
-    if (!text.trim()) continue;
-    const size = t.R[0]?.TS?.[1] ?? 10;
-    const run = { text, x: t.x, y: t.y, width: t.w * scale, size: Math.max(1, size) * UNITS_PER_POINT };
-    if (t.R.some((r) => r.RA !== undefined && r.RA !== 0)) rotated.push(run);
-    else upright.push(run);
-  }
-  const segments = toSegments(toLines(upright));
-  const paragraphs = readingOrder(toParagraphs(segments)).map((p) => ({
-    text: joinLines(p.lines.map((l) => l.text)),
-    size: p.size / UNITS_PER_POINT,
-    lines: p.lines.length,
-  }));
-  if (rotated.length) {
-    // Text at an angle (stamps, axis labels) has no dependable line structure; keep it as one paragraph.
-    rotated.sort((a, b) => a.y - b.y || a.x - b.x);
-    paragraphs.push({ text: rotated.map((r) => r.text.trim()).join(' '), size: rotated[0]!.size / UNITS_PER_POINT, lines: 1 });
-  }
-  return paragraphs.filter((p) => p.text.trim());
+/** Paragraphs of one group of runs written in the same direction, in reading order. */
+export function layoutRuns(input: TextRun[]): Paragraph[] {
+  const runs = dropOverprints(input.filter((r) => r.text.trim() && r.size > 0 && Number.isFinite(r.x0 + r.y)));
+  if (!runs.length) return [];
+  const lines = readingOrder(runs).flatMap(toLines);
+  return toParagraphs(lines);
 }
 
 /**
- * Measures how `w` maps to form units. Usually it is points (1/16 of a form unit); when a generator scales text
- * through the text matrix it is not, which shows as same-line neighbours all far apart or all overlapping.
- * Then the scale is the low decile of advance/width: the runs that touch their neighbour.
+ * Some producers fake bold by drawing the same text twice, a fraction of a point apart; pdf.js reports both.
  */
-function widthScale(pages: PdfPage[]): number {
-  const ratios: number[] = [];
-  const gapsEm: number[] = [];
-  for (const page of pages) {
-    const ts = page.Texts;
-    for (let i = 1; i < ts.length && ratios.length < 20000; i++) {
-      const a = ts[i - 1]!;
-      const b = ts[i]!;
-      if (Math.abs(a.y - b.y) > 0.05 || b.x <= a.x || a.w <= 0) continue;
-      const len = a.R.reduce((n, r) => n + safeDecode(r.T).length, 0);
-      if (len < 3) continue;
-      ratios.push((b.x - a.x) / a.w);
-      const em = Math.max(1, a.R[0]?.TS?.[1] ?? 10) * UNITS_PER_POINT;
-      gapsEm.push((b.x - a.x - a.w * UNITS_PER_POINT) / em);
-    }
+function dropOverprints(runs: TextRun[]): TextRun[] {
+  const seen = new Map<string, TextRun[]>();
+  const out: TextRun[] = [];
+  for (const r of runs) {
+    const key = r.text;
+    const near = seen.get(key);
+    const tol = 0.3 * r.size;
+    if (near?.some((o) => Math.abs(o.x0 - r.x0) < tol && Math.abs(o.y - r.y) < tol)) continue;
+    if (near) near.push(r);
+    else seen.set(key, [r]);
+    out.push(r);
   }
-  if (ratios.length < 20) return UNITS_PER_POINT;
-  const typicalGap = median(gapsEm);
-  if (typicalGap > -0.5 && typicalGap < 1.5) return UNITS_PER_POINT;
-  ratios.sort((p, q) => p - q);
-  const q = ratios[Math.floor(ratios.length * 0.1)]!;
-  return q > 0 && Number.isFinite(q) ? q : UNITS_PER_POINT;
+  return out;
 }
 
-function toLines(runs: Run[]): Run[][] {
-  runs.sort((a, b) => a.y - b.y || a.x - b.x);
-  const lines: Run[][] = [];
-  let current: Run[] = [];
+/** Recursive XY-cut, iterative so a page of thousands of lines cannot overflow the stack. */
+function readingOrder(runs: TextRun[]): TextRun[][] {
+  const leaves: TextRun[][] = [];
+  const stack: TextRun[][] = [runs];
+  while (stack.length) {
+    const region = stack.pop()!;
+    const parts = columnCut(region) ?? rowCut(region);
+    if (!parts) {
+      leaves.push(region);
+      continue;
+    }
+    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]!);
+  }
+  return leaves;
+}
+
+/**
+ * Splits a region at vertical gutters, left to right. A gutter is an x-range no run crosses, at least 0.8 em
+ * wide and bordered by three or more lines on each side (a column edge), or at least 3 em wide (a table or
+ * form field). Word spaces, even stretched ones in justified text, never line up over several lines.
+ */
+function columnCut(region: TextRun[]): TextRun[][] | undefined {
+  if (region.length < 2) return undefined;
+  const em = median(region.map((r) => r.size));
+  const sorted = [...region].sort((a, b) => a.x0 - b.x0);
+  const cuts: number[] = [];
+  let end = sorted[0]!.x1;
+  for (let i = 1; i < sorted.length; i++) {
+    const r = sorted[i]!;
+    const gap = r.x0 - end;
+    if (gap >= 0.8 * em && (gap >= 3 * em || bordered(region, end, r.x0, em))) cuts.push(i);
+    end = Math.max(end, r.x1);
+  }
+  if (!cuts.length) return undefined;
+  const parts: TextRun[][] = [];
+  let start = 0;
+  for (const c of [...cuts, sorted.length]) {
+    parts.push(sorted.slice(start, c));
+    start = c;
+  }
+  return parts;
+}
+
+function bordered(region: TextRun[], left: number, right: number, em: number): boolean {
+  const leftLines = new Set<number>();
+  const rightLines = new Set<number>();
+  for (const r of region) {
+    if (r.x1 <= left && r.x1 >= left - 2 * em) leftLines.add(Math.round(r.y / (0.5 * em)));
+    if (r.x0 >= right && r.x0 <= right + 2 * em) rightLines.add(Math.round(r.y / (0.5 * em)));
+  }
+  return leftLines.size >= 3 && rightLines.size >= 3;
+}
+
+/**
+ * Splits a region top to bottom at its widest horizontal gaps (those within 90 % of the widest). Cutting only
+ * at the widest keeps a two-column body whole under a full-width title or header, so the next column cut can
+ * separate its columns instead of reading them band by band.
+ */
+function rowCut(region: TextRun[]): TextRun[][] | undefined {
+  if (region.length < 2) return undefined;
+  const sorted = [...region].sort((a, b) => top(a) - top(b));
+  const gaps: { index: number; size: number }[] = [];
+  let bottom = bottomOf(sorted[0]!);
+  for (let i = 1; i < sorted.length; i++) {
+    const r = sorted[i]!;
+    if (top(r) > bottom) gaps.push({ index: i, size: top(r) - bottom });
+    bottom = Math.max(bottom, bottomOf(r));
+  }
+  if (!gaps.length) return undefined;
+  const widest = Math.max(...gaps.map((g) => g.size));
+  const parts: TextRun[][] = [];
+  let start = 0;
+  for (const g of gaps) {
+    if (g.size < 0.9 * widest) continue;
+    parts.push(sorted.slice(start, g.index));
+    start = g.index;
+  }
+  parts.push(sorted.slice(start));
+  return parts;
+}
+
+const top = (r: TextRun): number => r.y - ASCENT * r.size;
+const bottomOf = (r: TextRun): number => r.y + DESCENT * r.size;
+
+const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3134f}]/u;
+
+/** A leaf region holds one line, or several whose boxes overlap (tight leading, superscripts). */
+function toLines(region: TextRun[]): Line[] {
+  const sorted = [...region].sort((a, b) => a.y - b.y || a.x0 - b.x0);
+  const groups: TextRun[][] = [];
+  let current: TextRun[] = [];
   let lineY = 0;
   let lineSize = 0;
-  for (const run of runs) {
+  for (const run of sorted) {
     // Superscripts and subscripts sit a fraction of a line off the baseline and still belong to it.
     if (current.length && Math.abs(run.y - lineY) <= 0.5 * Math.min(lineSize, run.size)) {
       current.push(run);
@@ -130,248 +168,90 @@ function toLines(runs: Run[]): Run[][] {
         lineY = run.y;
       }
     } else {
-      if (current.length) lines.push(current);
+      if (current.length) groups.push(current);
       current = [run];
       lineY = run.y;
       lineSize = run.size;
     }
   }
-  if (current.length) lines.push(current);
-  return lines;
+  if (current.length) groups.push(current);
+  return groups.map(assembleLine);
 }
 
-const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/;
+function assembleLine(runs: TextRun[]): Line {
+  const rtl = runs.filter((r) => r.rtl).length > runs.length / 2;
+  runs.sort((a, b) => (rtl ? b.x1 - a.x1 : a.x0 - b.x0));
+  let text = '';
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i]!;
+    if (i > 0) {
+      const prev = runs[i - 1]!;
+      const gap = rtl ? prev.x0 - r.x1 : r.x0 - prev.x1;
+      // pdf.js puts spaces inside a run itself; between runs the gap decides (0.12 em, its own threshold ~0.1).
+      const needsSpace =
+        gap > 0.12 * Math.min(prev.size, r.size) &&
+        !/\s$/.test(text) &&
+        !/^\s/.test(r.text) &&
+        !(CJK.test(text.slice(-1)) && CJK.test(r.text.charAt(0)));
+      if (needsSpace) text += ' ';
+    }
+    text += r.text;
+  }
+  return {
+    text: text.replace(/\s+/g, ' ').trim(),
+    x0: Math.min(...runs.map((r) => r.x0)),
+    x1: Math.max(...runs.map((r) => r.x1)),
+    y: Math.max(...runs.map((r) => r.y)),
+    size: Math.max(...runs.map((r) => r.size)),
+  };
+}
 
 /**
- * pdf2json hands Hebrew/Arabic lines over in visual (left-to-right) order; reverse to logical order, then turn
- * embedded left-to-right runs (numbers, Latin words) back around and swap mirrored brackets.
+ * Consecutive lines (in reading order) form a paragraph while they keep the size, the line advance and the
+ * horizontal extent; a first-line indent after a line that ends a sentence starts a new one.
  */
-function visualToLogical(text: string): string {
-  const reversed = [...text].reverse().join('');
-  return reversed
-    .replace(/[0-9A-Za-z][0-9A-Za-z.,:%/+-]*[0-9A-Za-z%]|[0-9A-Za-z]/g, (m) => [...m].reverse().join(''))
-    .replace(/[()[\]{}<>]/g, (c) => ({ '(': ')', ')': '(', '[': ']', ']': '[', '{': '}', '}': '{', '<': '>', '>': '<' })[c]!);
-}
-
-const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
-
-function toSegments(lines: Run[][]): Segment[] {
-  const segments: Segment[] = [];
+function toParagraphs(lines: Line[]): Paragraph[] {
+  const out: Paragraph[] = [];
+  let para: (Paragraph & { x0: number; x1: number; last: Line; advance: number }) | undefined;
   for (const line of lines) {
-    const sample = line.map((r) => r.text).join('');
-    const rtl = (sample.match(RTL)?.length ?? 0) > sample.replace(/\s/g, '').length / 2;
-    line.sort((a, b) => a.x - b.x);
-    let seg: Run[] = [];
-    const flush = (): void => {
-      if (!seg.length) return;
-      let text = '';
-      for (let i = 0; i < seg.length; i++) {
-        const r = seg[i]!;
-        if (i > 0) {
-          const prev = seg[i - 1]!;
-          const gap = r.x - (prev.x + prev.width);
-          const needsSpace =
-            gap > 0.12 * Math.max(prev.size, r.size) &&
-            !/\s$/.test(text) &&
-            !/^\s/.test(r.text) &&
-            !(CJK.test(text.slice(-1)) && CJK.test(r.text.charAt(0)));
-          if (needsSpace) text += ' ';
-        }
-        text += r.text;
+    if (!line.text) continue;
+    if (para && continues(para, line)) {
+      const dy = line.y - para.last.y;
+      if (Math.abs(dy) < 0.3 * line.size) {
+        para.lines[para.lines.length - 1] += ' ' + line.text;
+      } else {
+        if (para.lines.length === 1) para.advance = dy;
+        para.lines.push(line.text);
       }
-      if (rtl) text = visualToLogical(text);
-      const last = seg[seg.length - 1]!;
-      segments.push({
-        x0: seg[0]!.x,
-        x1: Math.max(...seg.map((r) => r.x + r.width), last.x),
-        y: Math.min(...seg.map((r) => r.y)),
-        size: median(seg.map((r) => r.size)),
-        text: text.replace(/\s+/g, ' ').trim(),
-      });
-      seg = [];
-    };
-    for (const run of line) {
-      const prev = seg[seg.length - 1];
-      // A gap wider than ~1.5 em is a column gutter or a table cell border, not a word space.
-      if (prev && run.x - (prev.x + prev.width) > 1.5 * Math.max(prev.size, run.size)) flush();
-      seg.push(run);
-    }
-    flush();
-  }
-  return segments.filter((s) => s.text);
-}
-
-function toParagraphs(segments: Segment[]): Paragraph[] {
-  segments.sort((a, b) => a.y - b.y || a.x0 - b.x0);
-  const paragraphs: Paragraph[] = [];
-  for (const seg of segments) {
-    let best: Paragraph | undefined;
-    let bestDy = Infinity;
-    for (let i = paragraphs.length - 1; i >= 0 && i >= paragraphs.length - 60; i--) {
-      const p = paragraphs[i]!;
-      const last = p.lines[p.lines.length - 1]!;
-      const dy = seg.y - last.y;
-      if (dy <= 0.3 * seg.size || dy >= bestDy) continue;
-      const sizeRatio = seg.size / p.size;
-      if (sizeRatio < 0.85 || sizeRatio > 1.18) continue;
-      const limit = p.lines.length >= 2 ? p.advance * 1.3 : 1.75 * Math.max(seg.size, p.size);
-      if (dy > limit) continue;
-      const overlap = Math.min(seg.x1, p.x1) - Math.max(seg.x0, p.x0);
-      if (overlap <= 0) continue;
-      // A first-line indent after a line that ended a sentence starts a new paragraph.
-      const indent = seg.x0 - p.x0;
-      if (indent > 1.0 * seg.size && indent < 8 * seg.size && /[.!?:]["')\]]?$/.test(last.text)) continue;
-      best = p;
-      bestDy = dy;
-    }
-    if (best) {
-      if (best.lines.length === 1) best.advance = seg.y - best.lines[0]!.y;
-      best.lines.push(seg);
-      best.x0 = Math.min(best.x0, seg.x0);
-      best.x1 = Math.max(best.x1, seg.x1);
-      best.y1 = Math.max(best.y1, seg.y + seg.size);
-    } else {
-      paragraphs.push({ x0: seg.x0, x1: seg.x1, y0: seg.y, y1: seg.y + seg.size, size: seg.size, lines: [seg], advance: 0 });
-    }
-  }
-  return paragraphs;
-}
-
-/**
- * Recursive XY-cut: split at a vertical gutter that no paragraph crosses (columns are read left to right),
- * otherwise at a horizontal gap (top to bottom); a full-width title or caption blocks the vertical cut and so
- * is read in its place between the column groups.
- */
-function readingOrder(paragraphs: Paragraph[], depth = 0): Paragraph[] {
-  if (paragraphs.length <= 1 || depth > 50) return paragraphs;
-  const em = median(paragraphs.map((p) => p.size));
-  const columns = cut(paragraphs, (p) => [p.x0, p.x1], em);
-  if (columns.length > 1) return columns.flatMap((group) => readingOrder(group, depth + 1));
-  const rows = cut(paragraphs, (p) => [p.y0, p.y1], 0);
-  if (rows.length > 1) return rows.flatMap((group) => readingOrder(group, depth + 1));
-  return [...paragraphs].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
-}
-
-function cut(items: Paragraph[], span: (p: Paragraph) => [number, number], minGap: number): Paragraph[][] {
-  const sorted = [...items].sort((a, b) => span(a)[0] - span(b)[0]);
-  const groups: Paragraph[][] = [];
-  let group: Paragraph[] = [];
-  let end = -Infinity;
-  for (const item of sorted) {
-    const [start, stop] = span(item);
-    if (group.length && start - end > minGap) {
-      groups.push(group);
-      group = [];
-    }
-    group.push(item);
-    end = Math.max(end, stop);
-  }
-  if (group.length) groups.push(group);
-  return groups;
-}
-
-
-/** Joins a paragraph's lines, undoing end-of-line hyphenation ("reada-" + "ble" → "readable"). */
-export function joinLines(lines: string[]): string {
-  let out = '';
-  for (const line of lines) {
-    if (!out) {
-      out = line;
+      para.x0 = Math.min(para.x0, line.x0);
+      para.x1 = Math.max(para.x1, line.x1);
+      para.y1 = Math.max(para.y1, line.y + DESCENT * line.size);
+      para.last = line;
       continue;
     }
-    if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(line)) out = out.slice(0, -1) + line;
-    else if (CJK.test(out.slice(-1)) && CJK.test(line.charAt(0))) out += line;
-    else out += ' ' + line;
+    para = { lines: [line.text], size: line.size, y0: line.y - ASCENT * line.size, y1: line.y + DESCENT * line.size, x0: line.x0, x1: line.x1, last: line, advance: 0 };
+    out.push(para);
   }
-  return out;
+  return out.map(({ lines, size, y0, y1 }) => ({ lines, size, y0, y1 }));
 }
 
-/** NFKC folds ligatures (ﬁ) and full-width Latin so text is searchable; private-use glyphs carry no text. */
-function cleanText(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(/[\p{Co}\u0000-\u0008\u000b\u000e-\u001f\u007f\ufffd]/gu, '')
-    .replace(/[\u00ad]/g, '');
+function continues(p: { size: number; x0: number; x1: number; last: Line; advance: number; lines: string[] }, line: Line): boolean {
+  const ratio = line.size / p.size;
+  if (ratio < 0.85 || ratio > 1.18) return false;
+  const dy = line.y - p.last.y;
+  // The same baseline further right: a piece of the same line that a gutter-sized gap had split off.
+  if (Math.abs(dy) < 0.3 * line.size) return line.x0 >= p.last.x1 - 0.5 * line.size;
+  if (dy <= 0) return false;
+  const limit = p.lines.length >= 2 && p.advance > 0 ? p.advance * 1.3 : 1.75 * Math.max(line.size, p.size);
+  if (dy > limit) return false;
+  if (Math.min(line.x1, p.x1) - Math.max(line.x0, p.x0) <= 0) return false;
+  const indent = line.x0 - p.x0;
+  if (indent > 0.8 * line.size && indent < 8 * line.size && /[.!?:]["'’”)\]]?$/.test(p.last.text)) return false;
+  return true;
 }
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    // pdf2json escapes with encodeURIComponent, but lone surrogates from broken fonts make that throw.
-    return s.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-  }
-}
-
-function median(values: number[]): number {
+export function median(values: number[]): number {
   if (!values.length) return 0;
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
-}
-
-/**
- * Blocks for the whole document: repeated running headers/footers and bare page numbers dropped, larger-than-body
- * short paragraphs promoted to headings (levels by size), heading path carried across pages.
- */
-export function toBlocks(pages: LaidOutPage[]): { blocks: Block[]; firstHeading?: string } {
-  const repeated = repeatedMargins(pages);
-  const weights = new Map<number, number>();
-  for (const p of pages) for (const para of p.paragraphs) {
-    const k = Math.round(para.size * 2) / 2;
-    weights.set(k, (weights.get(k) ?? 0) + para.text.length);
-  }
-  let body = 10;
-  let most = -1;
-  for (const [size, w] of weights) if (w > most) {
-    most = w;
-    body = size;
-  }
-  const headingSizes = [...weights.keys()].filter((s) => s >= body * 1.2).sort((a, b) => b - a).slice(0, 4);
-
-  const blocks: Block[] = [];
-  const path: string[] = [];
-  const pathSizes: number[] = [];
-  let firstHeading: string | undefined;
-  for (const p of pages) {
-    p.paragraphs.forEach((para, i) => {
-      const edge = i < 2 || i >= p.paragraphs.length - 2;
-      if (edge && (repeated.has(marginKey(para.text)) || PAGE_NUMBER.test(para.text))) return;
-      const size = Math.round(para.size * 2) / 2;
-      const isHeading =
-        headingSizes.includes(size) && para.lines <= 3 && para.text.length <= 200 && /\p{L}/u.test(para.text);
-      if (isHeading) {
-        while (pathSizes.length && pathSizes[pathSizes.length - 1]! <= size) {
-          pathSizes.pop();
-          path.pop();
-        }
-        path.push(para.text);
-        pathSizes.push(size);
-        firstHeading ??= para.text;
-        blocks.push({ text: para.text, page: p.page, headings: [...path], kind: 'heading' });
-      } else {
-        blocks.push({ text: para.text, page: p.page, headings: [...path], kind: 'paragraph' });
-      }
-    });
-  }
-  return firstHeading === undefined ? { blocks } : { blocks, firstHeading };
-}
-
-const PAGE_NUMBER = /^(page\s+)?([0-9]{1,4}|[ivxlc]{1,6})(\s*(of|\/)\s*[0-9]{1,4})?$/i;
-
-function marginKey(text: string): string {
-  return text.toLowerCase().replace(/[0-9]+|\b[ivxlc]+\b/g, '#').replace(/\s+/g, ' ').trim();
-}
-
-/** First/last paragraphs that recur on many pages are running headers and footers. */
-function repeatedMargins(pages: LaidOutPage[]): Set<string> {
-  if (pages.length < 4) return new Set();
-  const counts = new Map<string, number>();
-  for (const p of pages) {
-    const n = p.paragraphs.length;
-    const edges = new Set([...p.paragraphs.slice(0, 2), ...p.paragraphs.slice(Math.max(2, n - 2))].map((x) => marginKey(x.text)));
-    for (const k of edges) if (k.length <= 120) counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  const out = new Set<string>();
-  for (const [k, n] of counts) if (n >= 3 && n >= pages.length * 0.3) out.add(k);
-  return out;
 }

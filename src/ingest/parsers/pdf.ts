@@ -1,113 +1,201 @@
 /**
- * PDF with pdf2json. pdf2json has habits this file contains: it may report twice (settled once here), it reports
- * most failures as bare pdf.js messages ("Invalid XRef stream header"), and it logs to the console and can throw
- * from its own timers — run it through extract.ts, whose worker silences the console and turns a stray throw
- * into this document's failure instead of the daemon's.
+ * PDF text with pdf.js (pdfjs-dist, legacy build for Node). In Node pdf.js runs its "worker" code on this
+ * thread, which is right here: extract.ts already gives every parse its own worker thread with a time and
+ * memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
+ * rest of the document is kept. Pages without a usable text layer are listed in `ocrPages` and give no
+ * blocks (the OCR stage reads them).
  */
-import PDFParser from 'pdf2json';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { getDocument, Util, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
-import { layoutPages, toBlocks, type PdfPage } from './pdf-layout.js';
+import { toBlocks, type LaidOutPage } from './pdf-blocks.js';
+import { layoutRuns, type Paragraph, type TextRun } from './pdf-layout.js';
+import { checkStreams } from './pdf-stream-guard.js';
 
 export const ENCRYPTED = 'encrypted PDF — not supported';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
 
-interface Pdf2jsonOutput {
-  Meta?: Record<string, unknown>;
-  Pages: PdfPage[];
-}
+const PDFJS_ROOT = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
   const head = latin1(bytes.subarray(0, 1024));
   if (!head.includes('%PDF-')) throw new ParseError('not a PDF file (no %PDF header)');
+  // pdf.js inflates streams into ArrayBuffers, which the worker's heap limit does not cover.
+  checkStreams(bytes);
 
-  // No font anywhere (and no compressed object streams that could hide one) means nothing is drawn as text:
-  // a scan or text converted to outlines. pdf2json is slow on, and sometimes stalls in, such image data.
-  const raw = latin1(bytes);
-  const pageObjects = raw.match(/\/Type\s*\/Page(?!s)\b/g)?.length ?? 0;
-  if (pageObjects > 0 && !/\/Font\b/.test(raw) && !/\/ObjStm\b/.test(raw) && raw.lastIndexOf('%%EOF') > raw.length - 2048) {
-    return { pages: pageObjects, blocks: [], warnings: [NO_TEXT_LAYER] };
-  }
-
-  let data: Pdf2jsonOutput;
+  let pdf: PDFDocumentProxy;
+  const task = getDocument({
+    // pdf.js may transfer or detach what it is given; it gets its own copy.
+    data: new Uint8Array(bytes),
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    stopAtErrors: false,
+    cMapUrl: join(PDFJS_ROOT, 'cmaps/'),
+    cMapPacked: true,
+    standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts/'),
+  });
   try {
-    data = await runPdf2json(bytes);
+    pdf = await task.promise;
   } catch (err) {
+    await task.destroy().catch(() => {});
     const message = errorMessage(err);
-    if (/password|encrypt/i.test(message) || hasEncryptDictionary(bytes)) throw new ParseError(ENCRYPTED, { cause: err });
+    if (/password|encrypt/i.test(message)) throw new ParseError(ENCRYPTED, { cause: err });
     throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, message)}`, { cause: err });
   }
 
-  const pages = Array.isArray(data.Pages) ? data.Pages : [];
-  const laidOut = layoutPages(pages);
-  const { blocks, firstHeading } = toBlocks(laidOut);
+  try {
+    return await read(pdf, bytes);
+  } finally {
+    await pdf.destroy().catch(() => {});
+  }
+}
+
+async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDocument> {
   const warnings: string[] = [];
-  if (blocks.length === 0) {
-    warnings.push(NO_TEXT_LAYER);
-  } else {
-    const empty = laidOut.filter((p) => p.paragraphs.length === 0).length;
-    if (empty > 0 && empty >= pages.length / 2) warnings.push(`${empty} of ${pages.length} pages have no text layer (scanned?)`);
+  const laidOut: LaidOutPage[] = [];
+  const ocrPages: number[] = [];
+  const badPages: number[] = [];
+  let firstError = '';
+  for (let n = 1; n <= pdf.numPages; n++) {
+    let runs: TextRun[][];
+    try {
+      runs = await pageRuns(pdf, n);
+    } catch (err) {
+      badPages.push(n);
+      firstError ||= errorMessage(err);
+      continue;
+    }
+    if (!hasTextLayer(runs.flat())) {
+      ocrPages.push(n);
+      continue;
+    }
+    laidOut.push({ page: n, paragraphs: runs.flatMap((group): Paragraph[] => layoutRuns(group)) });
+  }
+  if (badPages.length === pdf.numPages) {
+    throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, firstError)}`);
+  }
+  if (badPages.length) {
+    const reason = damageReason(bytes, firstError);
+    warnings.push(`${plural(badPages.length, 'page')} could not be read and ${badPages.length === 1 ? 'was' : 'were'} skipped (${pageList(badPages)}): ${reason}`);
+  } else if (!latin1(bytes.subarray(Math.max(0, bytes.length - 2048))).includes('%%EOF')) {
+    warnings.push('the file ends early (an interrupted upload or download?); the text is from the part that could be read');
   }
 
-  const doc: ParsedDocument = { pages: pages.length, blocks, warnings };
-  const title = metaTitle(data.Meta) ?? firstHeading;
+  const { blocks, firstHeading } = toBlocks(laidOut);
+  if (blocks.length === 0) {
+    warnings.push(NO_TEXT_LAYER);
+  } else if (ocrPages.length) {
+    warnings.push(`${ocrPages.length} of ${pdf.numPages} pages have no usable text layer (scanned?): ${pageList(ocrPages)}`);
+  }
+
+  const doc: ParsedDocument = { pages: pdf.numPages, blocks, warnings };
+  if (ocrPages.length) doc.ocrPages = ocrPages;
+  const title = (await metaTitle(pdf)) ?? firstHeading;
   if (title) doc.title = title;
   return doc;
 }
 
-function runPdf2json(bytes: Uint8Array): Promise<Pdf2jsonOutput> {
-  // pdf2json re-wraps a Buffer whose ArrayBuffer is larger than the view from offset 0, which reads the wrong
-  // bytes for pooled or sliced buffers; give it a Buffer that owns exactly its own ArrayBuffer.
-  const owned = new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(owned).set(bytes);
-  const buffer = Buffer.from(owned);
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const parser = new PDFParser(null, false);
-    parser.on('pdfParser_dataReady', (data) => {
-      if (settled) return;
-      settled = true;
-      resolve(data as unknown as Pdf2jsonOutput);
-    });
-    parser.on('pdfParser_dataError', (err) => {
-      if (settled) return;
-      settled = true;
-      reject((err as { parserError?: unknown } | undefined)?.parserError ?? err);
-    });
-    try {
-      parser.parseBuffer(buffer, 0);
-    } catch (err) {
-      if (!settled) {
-        settled = true;
-        reject(err);
-      }
+/** A page's text runs, grouped by writing direction (upright first), in points of its rotated viewport. */
+async function pageRuns(pdf: PDFDocumentProxy, n: number): Promise<TextRun[][]> {
+  const page = await pdf.getPage(n);
+  try {
+    const viewport = page.getViewport({ scale: 1 });
+    const content = await page.getTextContent();
+    const groups = new Map<number, TextRun[]>();
+    for (const item of content.items) {
+      if (!('str' in item) || !item.str) continue;
+      const text = cleanText(item.str);
+      if (!text.trim()) continue;
+      const tx = Util.transform(viewport.transform, item.transform) as number[];
+      let angle = Math.atan2(tx[1]!, tx[0]!);
+      if (content.styles[item.fontName]?.vertical) angle += Math.PI / 2;
+      const degrees = ((Math.round((angle * 180) / Math.PI) % 360) + 360) % 360;
+      const run = toRun(item, text, tx, degrees);
+      if (!run) continue;
+      const group = groups.get(degrees);
+      if (group) group.push(run);
+      else groups.set(degrees, [run]);
     }
-  });
+    return [...groups.entries()].sort(([a], [b]) => (a === 0 ? -1 : b === 0 ? 1 : a - b)).map(([, runs]) => runs);
+  } finally {
+    page.cleanup();
+  }
 }
 
-function hasEncryptDictionary(bytes: Uint8Array): boolean {
-  return /\/Encrypt\s*(\d+\s+\d+\s+R|<<)/.test(latin1(bytes));
+/** Rotates the run's baseline origin into its own writing direction, so every group lays out as upright text. */
+function toRun(item: TextItem, text: string, tx: number[], degrees: number): TextRun | undefined {
+  const size = Math.hypot(tx[2]!, tx[3]!);
+  if (!(size > 0)) return undefined;
+  const a = (degrees * Math.PI) / 180;
+  const cos = Math.cos(a);
+  const sin = Math.sin(a);
+  const x = tx[4]! * cos + tx[5]! * sin;
+  const y = -tx[4]! * sin + tx[5]! * cos;
+  // item.width is in the page's user space along the text direction; scale 1 keeps it in points.
+  const width = Math.abs(item.width) || size * 0.5 * text.length;
+  return { text, x0: x, x1: x + width, y, size, rtl: item.dir === 'rtl' };
+}
+
+/**
+ * Garbage text layers come from fonts without a Unicode map: U+FFFD, private-use glyphs and control codes.
+ * A page needs OCR when such characters are most of it, or when it has almost no text at all.
+ */
+function hasTextLayer(runs: TextRun[]): boolean {
+  let good = 0;
+  let bad = 0;
+  for (const r of runs) {
+    for (const ch of r.text) {
+      if (/[\p{L}\p{N}]/u.test(ch)) good++;
+      else if (/[\p{Co}\p{Cc}\ufffd]/u.test(ch) && ch !== '\n' && ch !== '\t') bad++;
+    }
+  }
+  return good >= 3 && bad <= good;
+}
+
+/**
+ * pdf.js has already folded ligatures; this only folds full-width Latin (for search) and drops control codes
+ * and private-use glyphs, which carry no text. Characters outside the BMP (math letters) stay as they are.
+ */
+function cleanText(text: string): string {
+  return text
+    .replace(/[\uff01-\uff5e]/g, (c) => c.normalize('NFKC'))
+    .replace(/[\p{Co}\u0000-\u0008\u000b\u000e-\u001f\u007f\ufffd]/gu, '');
 }
 
 /** pdf.js messages mean little to a person; say what is wrong with the file instead where we can tell. */
 function damageReason(bytes: Uint8Array, message: string): string {
   const tail = latin1(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes('%%EOF')) return 'the file ends early (an interrupted upload or download?)';
-  if (/xref/i.test(message)) return 'its cross-reference table is broken';
-  if (/stream|compression|flate|filter/i.test(message)) return 'a content stream cannot be decoded';
+  if (/xref|Invalid PDF structure/i.test(message)) return 'its cross-reference table is broken';
+  if (/stream|compression|flate|filter|decode/i.test(message)) return 'a content stream cannot be decoded';
   if (/TypeError|RangeError|undefined|null|is not a function|Cannot read/i.test(message)) {
     return 'its internal structure cannot be read';
   }
-  return message.replace(/^(Error:\s*)+/, '').split('\n')[0]!.slice(0, 120);
+  return message.replace(/^(\w*Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'its internal structure cannot be read';
 }
 
-function metaTitle(meta: Record<string, unknown> | undefined): string | undefined {
-  const raw = meta?.['Title'];
+async function metaTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {
+  const meta = await pdf.getMetadata().catch(() => undefined);
+  const raw = (meta?.info as Record<string, unknown> | undefined)?.['Title'];
   if (typeof raw !== 'string') return undefined;
   const title = raw.replace(/^Microsoft (Word|PowerPoint) - /, '').replace(/\s+/g, ' ').trim();
   // Generator defaults ("Untitled", a file name) say nothing about the content.
   if (!title || /^untitled|\.(docx?|pdf|pptx?|tex|dvi)$/i.test(title)) return undefined;
   return title;
+}
+
+function pageList(pages: number[]): string {
+  const shown = pages.slice(0, 10).join(', ');
+  return `page${pages.length === 1 ? '' : 's'} ${shown}${pages.length > 10 ? `, … (${pages.length})` : ''}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function errorMessage(err: unknown): string {

@@ -15,6 +15,7 @@ const SearchResult = z
     page_start: z.number().int().optional(),
     page_end: z.number().int().optional(),
     heading: z.string().optional(),
+    ocr: z.literal(true).optional().describe('present when the text was recognised by OCR from a scanned page (it may contain recognition errors)'),
     document: z.object({ id: z.string(), filename: z.string(), content_type: z.string() }),
     project: z.object({ id: z.string(), name: z.string() }),
   })

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
+import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
 
@@ -29,6 +29,8 @@ export interface ChunkRow {
   heading: string | null;
   page_start: number | null;
   page_end: number | null;
+  /** The text came (partly) from OCR of a page image. Optional when writing: absent means false. */
+  ocr?: boolean;
   vector: Float32Array;
 }
 
@@ -98,7 +100,7 @@ export interface AnnOptions {
 }
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
-const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end'] as const;
+const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
 
 function schema(dimension: number): Schema {
   return new Schema([
@@ -112,6 +114,7 @@ function schema(dimension: number): Schema {
     new Field('heading', new Utf8(), true),
     new Field('page_start', new Int32(), true),
     new Field('page_end', new Int32(), true),
+    new Field('ocr', new Bool(), true),
     new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
   ]);
 }
@@ -123,6 +126,12 @@ function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
   if (scope.projectIds) parts.push(inList('project_id', scope.projectIds));
   if (scope.documentIds) parts.push(inList('document_id', scope.documentIds));
   return parts.join(' AND ');
+}
+
+/** Tables written before OCR existed lack the `ocr` column: their chunks were all read from text layers. */
+async function ensureOcrColumn(table: lancedb.Table): Promise<void> {
+  const schema = await table.schema();
+  if (!schema.fields.some((f) => f.name === 'ocr')) await table.addColumns([{ name: 'ocr', valueSql: 'false' }]);
 }
 
 async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
@@ -161,6 +170,7 @@ function toFields(r: Record<string, unknown>): ChunkFields {
     heading: (r.heading as string | null) ?? null,
     page_start: r.page_start == null ? null : Number(r.page_start),
     page_end: r.page_end == null ? null : Number(r.page_end),
+    ...(r.ocr === true ? { ocr: true } : {}),
   };
 }
 
@@ -194,6 +204,7 @@ export class ChunkIndex extends OwnedRowsTable {
       const names = await store.connection.tableNames();
       if (names.includes(info.table)) {
         index.table = await store.connection.openTable(info.table);
+        await ensureOcrColumn(index.table);
         await ensureScalarIndexes(index.table); // tables made before these indexes existed
         index.rows = await index.table.countRows();
         if (await index.behindOnIndexes(index.table)) index.optimizeSoon();
@@ -285,7 +296,7 @@ export class ChunkIndex extends OwnedRowsTable {
       for (const r of rows) {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
       }
-      await this.table.add(rows as unknown as Record<string, unknown>[]);
+      await this.table.add(rows.map((r) => ({ ...r, ocr: r.ocr ?? false })) as unknown as Record<string, unknown>[]);
     });
   }
 

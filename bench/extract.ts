@@ -1,0 +1,148 @@
+/**
+ * PDF text quality (npm run bench:extract):
+ *
+ * 1. generated: the PDFs of test/fixtures/extract (one known text typeset by pdfLaTeX 1 and 2 columns,
+ *    Ghostscript, groff, pandoc, LibreOffice, ReportLab; see scripts/make-extract-fixtures.sh) scored against
+ *    that text (truth.txt);
+ * 2. corpus: the PDFs of ../shared/eval/docs scored against poppler's `pdftotext` (skipped, with a note, when
+ *    the folder or pdftotext is absent; files pdftotext cannot read either are not scored).
+ *
+ * Per file and pooled: word recall and precision, split and glued words, word-bigram order, the share of
+ * chunks (the real chunker, built-in model's tokenizer, 256 tokens) holding a broken word, unparsed files.
+ * Definitions in bench/extract-score.ts.
+ *
+ * Options: --parser <module> (a module exporting `parse(bytes)`, default src/ingest/parsers/pdf.ts; used to
+ * measure an older parser from a checkout of an earlier commit), --corpus <dir>, --only generated|corpus,
+ * --json <file>.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chunkDocument } from '../src/ingest/chunk.js';
+import type { ParsedDocument } from '../src/ingest/types.js';
+import { loadMiniLmTokenizer } from '../test/ingest/minilm-tokenizer.js';
+import { add, bigramOrder, hasBrokenWord, precision, recall, score, type Score, tokens, vocabulary, ZERO } from './extract-score.js';
+
+const REPO = resolve(import.meta.dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    parser: { type: 'string' },
+    corpus: { type: 'string' },
+    only: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+
+type Parse = (bytes: Uint8Array) => Promise<ParsedDocument>;
+const parserPath = resolve(args.parser ?? join(REPO, 'src/ingest/parsers/pdf.ts'));
+const { parse } = (await import(pathToFileURL(parserPath).href)) as { parse: Parse };
+const tokenizer = loadMiniLmTokenizer();
+
+interface Row {
+  set: 'generated' | 'corpus';
+  file: string;
+  score?: Score;
+  chunks: number;
+  brokenChunks: number;
+  error?: string;
+  cpuMs: number;
+}
+
+async function run(set: Row['set'], file: string, bytes: Uint8Array, reference: string): Promise<Row> {
+  const cpu = process.cpuUsage();
+  let doc: ParsedDocument;
+  try {
+    doc = await parse(bytes);
+  } catch (err) {
+    return { set, file, chunks: 0, brokenChunks: 0, error: (err as Error).message, cpuMs: cpuMs(cpu) };
+  }
+  const took = cpuMs(cpu);
+  const text = doc.blocks.map((b) => b.text).join('\n');
+  const vocab = vocabulary(tokens(reference));
+  const chunks = doc.blocks.length
+    ? chunkDocument(doc, { tokenizer, maxTokens: 256, overlapTokens: 32, title: doc.title ?? file })
+    : [];
+  const brokenChunks = chunks.filter((c) => hasBrokenWord(c.text, vocab)).length;
+  const row: Row = { set, file, score: score(text, reference), chunks: chunks.length, brokenChunks, cpuMs: took };
+  if (!doc.blocks.length) row.error = doc.warnings.join('; ') || 'no text';
+  return row;
+}
+
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+}
+
+const rows: Row[] = [];
+const notes: string[] = [];
+
+if (args.only !== 'corpus') {
+  const dir = join(REPO, 'test/fixtures/extract');
+  const truth = readFileSync(join(dir, 'truth.txt'), 'utf8');
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.pdf')).sort()) {
+    rows.push(await run('generated', name, readFileSync(join(dir, name)), truth));
+  }
+}
+
+if (args.only !== 'generated') {
+  const corpus = resolve(args.corpus ?? process.env.DOCSEARCH_EVAL_DOCS_DIR ?? join(REPO, '../shared/eval/docs'));
+  const pdftotext = (file: string): string | undefined => {
+    try {
+      return execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 << 20 });
+    } catch {
+      return undefined;
+    }
+  };
+  if (!existsSync(join(corpus, 'manifest.tsv'))) {
+    notes.push(`corpus skipped: ${corpus} not found (pass --corpus or set DOCSEARCH_EVAL_DOCS_DIR)`);
+  } else if (pdftotext(join(REPO, 'test/fixtures/extract/pandoc.pdf')) === undefined) {
+    notes.push('corpus skipped: pdftotext (poppler-utils) is not installed');
+  } else {
+    for (const name of readdirSync(join(corpus, 'pdf')).filter((f) => f.endsWith('.pdf')).sort()) {
+      const file = join(corpus, 'pdf', name);
+      const reference = pdftotext(file);
+      if (reference === undefined || tokens(reference).length < 20) {
+        notes.push(`${name}: not scored (pdftotext reads no text from it either)`);
+        continue;
+      }
+      rows.push(await run('corpus', `pdf/${name}`, readFileSync(file), reference));
+    }
+  }
+}
+
+const pct = (x: number): string => (100 * x).toFixed(1);
+const f3 = (x: number): string => x.toFixed(3);
+
+console.log(`parser: ${parserPath.replace(REPO + '/', '')}; machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+for (const set of ['generated', 'corpus'] as const) {
+  const mine = rows.filter((r) => r.set === set);
+  if (!mine.length) continue;
+  console.log(`\n## ${set}\n`);
+  console.log('| file | words | recall | precision | split | glued | bigram order | chunks with a broken word | cpu ms | note |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  let pooled = ZERO;
+  let chunks = 0;
+  let broken = 0;
+  let unparsed = 0;
+  for (const r of mine) {
+    if (r.error && !r.score) unparsed++;
+    if (r.score) pooled = add(pooled, r.score);
+    chunks += r.chunks;
+    broken += r.brokenChunks;
+    const s = r.score;
+    console.log(
+      s
+        ? `| ${r.file} | ${s.refWords} | ${f3(recall(s))} | ${f3(precision(s))} | ${s.split} | ${s.glued} | ${f3(bigramOrder(s))} | ${r.brokenChunks}/${r.chunks} | ${r.cpuMs.toFixed(0)} | ${r.error ?? ''} |`
+        : `| ${r.file} | – | – | – | – | – | – | – | ${r.cpuMs.toFixed(0)} | failed: ${r.error} |`,
+    );
+  }
+  const per2000 = pooled.refWords ? ((pooled.split + pooled.glued) * 2000) / pooled.refWords : 0;
+  console.log(
+    `| **pooled (${mine.length} files)** | ${pooled.refWords} | ${f3(recall(pooled))} | ${f3(precision(pooled))} | ${pooled.split} | ${pooled.glued} | ${f3(bigramOrder(pooled))} | ${broken}/${chunks} (${pct(chunks ? broken / chunks : 0)} %) | ${mine.reduce((n, r) => n + r.cpuMs, 0).toFixed(0)} | unparsed: ${unparsed}; split+glued per 2,000 words: ${per2000.toFixed(2)} |`,
+  );
+}
+for (const n of notes) console.log(`- ${n}`);
+if (args.json) writeFileSync(args.json, JSON.stringify({ parser: parserPath, rows, notes }, null, 2));
