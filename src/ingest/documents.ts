@@ -17,6 +17,8 @@ export interface ReceivedFile {
   contentType: DocumentType;
   sizeBytes: number;
   sha256: string;
+  /** The relative path it was uploaded from: a ready upload replaces the older document at the same path. */
+  path?: string | null;
 }
 
 export interface AcceptedDocument {
@@ -60,6 +62,7 @@ export class DocumentService {
               sizeBytes: f.sizeBytes,
               sha256: f.sha256,
               metadata,
+              path: f.path ?? null,
             });
           } catch (err) {
             if ((await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
@@ -102,6 +105,13 @@ export class DocumentService {
   /** The worker calls this when a document reached ready or failed. */
   settled(_documentId: string): void {
     for (const wake of this.waiters) wake();
+    // Already hidden from search; a failed removal is retried at the next settle, so nothing is lost.
+    this.removeReplaced().catch(() => undefined);
+  }
+
+  /** Deletes documents a newer version at their path replaced (their chunks, rows and unshared files). */
+  private async removeReplaced(): Promise<void> {
+    for (const d of await this.deps.documents.listReplaced()) await this.delete(d.userId, d.id);
   }
 
   /**

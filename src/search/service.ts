@@ -7,13 +7,14 @@ import { AppError } from '../core/errors.js';
 import { highlights, type Range } from './highlights.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
-import type { Retriever } from './retrieve.js';
+import type { Retriever, ScoreSources } from './retrieve.js';
 import { sentenceWindows } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
 
 export interface SearchResult {
   chunk_id: string;
   score: number;
+  scores: ScoreSources;
   text: string;
   highlights: Range[];
   page_start?: number;
@@ -34,7 +35,9 @@ export interface SearchServiceDeps {
   retriever: Retriever;
   /** The configured reranker, or null for `none` (fusion order). */
   reranker: CandidateReranker | null;
-  documents: { getMany(userId: string, ids: string[]): Promise<{ id: string; filename: string; contentType: string }[]> };
+  documents: {
+    getMany(userId: string, ids: string[]): Promise<{ id: string; filename: string; contentType: string; status: string; replacedBy: string | null }[]>;
+  };
   projects: { names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> };
   /** True while the stored vectors come from another embedder (search answers 409). */
   reindexRequired: () => boolean;
@@ -67,7 +70,9 @@ export class SearchService {
       this.deps.retriever.hydrate(q.userId, head, loaded),
       this.deps.documents.getMany(q.userId, [...new Set(head.map((r) => r.chunk.document_id))]),
     ]);
-    const docs = new Map(docList.map((d) => [d.id, d]));
+    // Only ready documents not replaced by a newer version at their path: chunks of one still being written,
+    // or of an old version whose successor just became ready, are never shown.
+    const docs = new Map(docList.filter((d) => d.status === 'ready' && d.replacedBy === null).map((d) => [d.id, d]));
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
     const projects = new Map((await this.deps.projects.names(q.userId, projectIds)).map((p) => [p.id, p]));
 
@@ -83,6 +88,7 @@ export class SearchService {
       const result: SearchResult = {
         chunk_id: chunk.id,
         score: r.score,
+        scores: r.scores,
         text: chunk.text,
         highlights: highlights(chunk.text, windows, terms, r.windows?.map((w) => w.score)),
         document: { id: doc.id, filename: doc.filename, content_type: doc.contentType },

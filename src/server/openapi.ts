@@ -34,7 +34,7 @@ function sharedErrors(route: ApiRoute): Record<number, ResponseSpec> {
   if (hasBody || route.query || route.params) out[400] = { description: 'Invalid request (the message names the field)', schema: ErrorBody };
   if (route.scope) {
     out[401] = { description: 'Missing, malformed, unknown, expired or revoked credential (see WWW-Authenticate)', schema: ErrorBody };
-    out[403] = { description: `The credential lacks the ${route.scope} scope (insufficient_scope)`, schema: ErrorBody };
+    if (route.scope !== 'authenticated') out[403] = { description: `The credential lacks the ${route.scope} scope (insufficient_scope)`, schema: ErrorBody };
   }
   if (hasBody) {
     out[413] = { description: 'Request body too large', schema: ErrorBody };
@@ -54,7 +54,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { version: strin
       operationId: route.name,
       summary: route.summary,
       tags: [route.tag],
-      security: route.scope ? [{ bearer: [route.scope] }] : [],
+      security: route.scope ? [{ bearer: route.scope === 'authenticated' ? [] : [route.scope] }] : [],
       parameters: parameters(route),
       responses: Object.fromEntries(
         Object.entries({ ...sharedErrors(route), ...route.responses }).map(([status, spec]) => [

@@ -74,6 +74,10 @@ export interface DocumentsTable {
   warnings: string;
   error: string | null;
   embedder_id: string | null;
+  /** Relative path it was uploaded from (upload --sync), or null. */
+  path: string | null;
+  /** The document that replaced it at the same path; set when that one became ready. */
+  replaced_by: string | null;
   created_at: number;
   updated_at: number;
 }

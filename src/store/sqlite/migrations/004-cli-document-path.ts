@@ -1,0 +1,13 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * The relative path a document was uploaded from (`upload --sync`), and the newer document that replaced it.
+ * A replaced row is hidden from search and lists in the same transaction that marks its successor ready,
+ * then deleted with its chunks and file.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('documents').addColumn('path', 'text').execute();
+  await db.schema.alterTable('documents').addColumn('replaced_by', 'text').execute();
+  await sql`CREATE INDEX documents_project_path ON documents (project_id, path) WHERE path IS NOT NULL`.execute(db);
+  await sql`CREATE INDEX documents_replaced ON documents (replaced_by) WHERE replaced_by IS NOT NULL`.execute(db);
+}
