@@ -27,7 +27,9 @@ interface ErrorBody {
 
 /** Describes a fetch failure ("fetch failed" says nothing) by its network cause. */
 export function networkError(baseUrl: string, err: unknown): CliError {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const cause = (err as { cause?: { code?: string; message?: string; path?: string; syscall?: string } }).cause;
+  // A file of a streamed upload that could not be read: not the server's fault.
+  if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
   return new CliError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, undefined, 'check --server or DOCSEARCH_URL');
 }

@@ -14,10 +14,11 @@ import {
 } from '../../auth/oauth-client.js';
 import { toStored } from '../../auth/session.js';
 import type { Context } from '../../context.js';
+import { emitJson } from '../../output/json.js';
 import type { StoredCredential } from '../../credentials.js';
 import { AuthRequiredError, CliError, EXIT, UsageError } from '../../errors.js';
 import { ApiClient, networkError } from '../../http.js';
-import { isStderrTTY, notice, readLine, readStdin, writeJson } from '../../io.js';
+import { isStderrTTY, notice, readLine, readStdin } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 
 /** How long the browser flow waits for the redirect: the server's authorization codes live 10 minutes. */
@@ -109,7 +110,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   await store.set(opts.server, credential);
   ctx.config().update({ default_server: opts.server });
   const how = credential.type === 'oauth' ? 'browser login' : 'token';
-  if (opts.json) return writeJson(ctx.io, { server: opts.server, method: how, scope: credential.scope ?? null, storage: store.kind });
+  if (opts.json) return emitJson(ctx, { server: opts.server, method: how, scope: credential.scope ?? null, storage: store.kind });
   notice(ctx.io, `Logged in to ${opts.server} (${how}${credential.scope ? `; scopes: ${credential.scope}` : ''}). Credentials are in ${store.location}.`);
 }
 

@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import type { ApiKey } from '../../api-types.js';
 import { resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
+import { emitJson } from '../../output/json.js';
 import { AuthRequiredError, CliError } from '../../errors.js';
-import { writeJson, writeOut } from '../../io.js';
+import { writeOut } from '../../io.js';
 import { type Cell, printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 
@@ -42,7 +43,7 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
     expires_at: after.expires_at ? new Date(after.expires_at).toISOString() : null,
     ...(opts.showToken ? { token: after.access_token } : {}),
   };
-  if (opts.json) return writeJson(ctx.io, info);
+  if (opts.json) return emitJson(ctx, info);
   if (opts.showToken) return writeOut(ctx.io, after.access_token);
   printFields(
     ctx.io,

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { notice, writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
 
@@ -21,7 +22,7 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
     await http.delete(`/api/v1/documents/${encodeURIComponent(d.id)}`);
     if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id})`);
   }
-  if (opts.json) writeJson(ctx.io, { deleted: docs.map((d) => d.id) });
+  if (opts.json) return emitJson(ctx, { deleted: docs.map((d) => d.id) });
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

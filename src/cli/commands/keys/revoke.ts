@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { ApiKey } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { emitJson } from '../../output/json.js';
 import { CliError } from '../../errors.js';
-import { notice, writeJson } from '../../io.js';
+import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
 import { maskedKey } from './list.js';
@@ -20,7 +21,7 @@ export async function run(opts: RevokeOptions, ctx: Context): Promise<void> {
   if (!key) throw new CliError(`API key "${opts.id}" not found`, undefined, 'see your keys with `docsearch keys list`');
   await confirmDestructive(ctx.io, `Revoke API key ${key.name ?? key.id} (${maskedKey(key)})? Anything using it stops working.`, opts.yes, 'revoke');
   await http.delete(`/api/v1/keys/${encodeURIComponent(key.id)}`);
-  if (opts.json) return writeJson(ctx.io, { revoked: key.id });
+  if (opts.json) return emitJson(ctx, { revoked: key.id });
   notice(ctx.io, `revoked API key ${key.id} (${maskedKey(key)})`);
 }
 

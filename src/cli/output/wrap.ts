@@ -1,0 +1,28 @@
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** Visible length: ANSI styling takes no columns. */
+export const visibleLength = (s: string): number => s.replace(ANSI, '').length;
+
+/**
+ * Word-wraps `text` to `width` columns, every line starting with `indent` (so wrapped lines never fall back to
+ * column 0). Styling sequences are carried along and not counted. A word longer than a line gets a line alone.
+ */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const room = Math.max(20, width - indent.length);
+  const lines: string[] = [];
+  let line = '';
+  let len = 0;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const w = visibleLength(word);
+    if (len > 0 && len + 1 + w > room) {
+      lines.push(indent + line);
+      line = '';
+      len = 0;
+    }
+    line += (len > 0 ? ' ' : '') + word;
+    len += (len > 0 ? 1 : 0) + w;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
