@@ -100,9 +100,6 @@ async function postBatch(http: ApiClient, files: LocalFile[], fields: Record<str
 /** A rejection that belongs to one file (type, size, content), not to the request as a whole. */
 const isPerFileRejection = (err: unknown): err is ApiError => err instanceof ApiError && [400, 413, 415, 422].includes(err.status);
 
-/** The server's own message without our "POST /api/v1/upload: " prefix. */
-const serverMessage = (err: ApiError): string => err.message.replace(/^POST \/api\/v1\/upload: /, '');
-
 async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<string, string>, withPaths: boolean, report: Reporter): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (let start = 0; start < files.length; start += BATCH_SIZE) {
@@ -117,7 +114,7 @@ async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<str
     } catch (err) {
       if (!isPerFileRejection(err)) throw err;
       if (batch.length === 1) {
-        outcomes.push({ file: batch[0]!, error: serverMessage(err) });
+        outcomes.push({ file: batch[0]!, error: err.message });
         report.uploaded(start, outcomes.at(-1)!);
         continue;
       }
@@ -129,7 +126,7 @@ async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<str
           outcome = { file: batch[i]!, document: document! };
         } catch (single) {
           if (!isPerFileRejection(single)) throw single;
-          outcome = { file: batch[i]!, error: serverMessage(single) };
+          outcome = { file: batch[i]!, error: single.message };
         }
         outcomes.push(outcome);
         report.uploaded(start + i, outcome);

@@ -14,7 +14,7 @@ export interface DeleteOptions {
 
 export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  await confirmDestructive(ctx.io, `Delete project "${p.name}" and its ${p.document_count} document(s)?`, opts.yes, 'delete');
+  await confirmDestructive(ctx.io, { action: `delete project "${p.name}" and its ${p.document_count} document(s)`, consequence: 'This cannot be undone.' }, opts.yes);
   await ctx.http().delete(`/api/v1/projects/${encodeURIComponent(p.id)}`);
   if (opts.json) return emitJson(ctx, { deleted: p.id });
   notice(ctx.io, `deleted project ${p.name} (${p.id})`);

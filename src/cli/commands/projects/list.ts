@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { isStdoutTTY } from '../../io.js';
 import { emitJson } from '../../output/json.js';
 
 import { printTable } from '../../output/table.js';
@@ -16,7 +17,8 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   if (opts.json) return emitJson(ctx, { projects }, 'projects');
   printTable(ctx.io, {
     headers: ['ID', 'NAME', 'DOCUMENTS', 'CHUNKS', 'SIZE', 'CREATED'],
-    rows: projects.map((p: Project) => [p.id, p.is_default ? `${p.name} (default)` : p.name, p.document_count, p.chunk_count, { bytes: p.size_bytes }, { time: p.created_at }]),
+    // "(default)" is for people; piped, the column holds the name alone (the is_default field says it in --json).
+    rows: projects.map((p: Project) => [p.id, p.is_default && isStdoutTTY(ctx.io) ? `${p.name} (default)` : p.name, p.document_count, p.chunk_count, { bytes: p.size_bytes }, { time: p.created_at }]),
     now: ctx.now(),
   });
 }

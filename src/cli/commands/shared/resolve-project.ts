@@ -16,6 +16,11 @@ export async function listAllProjects(http: ApiClient, signal?: AbortSignal): Pr
   return all;
 }
 
+/** The one error for a project that does not exist, whichever command asked: exit 1 (like gh's "not found"). */
+export function projectNotFound(ref: string, baseUrl: string, hint = 'see your projects with `docsearch projects list`'): CliError {
+  return new CliError(`project "${ref}" not found on ${baseUrl}`, undefined, hint);
+}
+
 /** A project by exact id, else by name (case-insensitive, as the server keeps names unique). */
 export function findProject(projects: Project[], ref: string): Project | undefined {
   return projects.find((p) => p.id === ref) ?? projects.find((p) => p.name.toLowerCase() === ref.toLowerCase());
@@ -55,7 +60,7 @@ export async function resolveProject(ctx: Context, ref: string, opts: ResolveOpt
       notice(ctx.io, `created project ${project.name} (${project.id})`);
       return project;
     }
-    throw new CliError(`project "${ref}" not found on ${http.baseUrl}`, undefined, `create it with \`docsearch projects create ${JSON.stringify(ref)}\`, or pass --create-project`);
+    throw projectNotFound(ref, http.baseUrl, `create it with \`docsearch projects create ${JSON.stringify(ref)}\`, or pass --create-project`);
   }
-  throw new CliError(`project "${ref}" not found on ${http.baseUrl}`, undefined, 'see your projects with `docsearch projects list`');
+  throw projectNotFound(ref, http.baseUrl);
 }
