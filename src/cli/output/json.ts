@@ -3,10 +3,16 @@ import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { writeJson } from '../io.js';
 
+/** Known field names, or several comma-separated words that look like them (so a misspelt one gets its own error). */
+const isFieldList = (word: string): boolean => {
+  const parts = word.split(',').map((f) => f.trim());
+  return parts.every((f) => ALL_JSON_FIELDS.has(f)) || (parts.length > 1 && parts.every((f) => /^[a-z][a-z0-9_]*$/.test(f)));
+};
+
 /**
  * `--json a,b` (gh's `--json fields`) becomes `--json --json-fields a,b` before commander parses argv, so `--json`
- * stays a plain flag: the word after it is taken as fields only when every comma-separated part is a known field
- * (`search --json "vpn setup"` still searches for "vpn setup").
+ * stays a plain flag: the word after it is taken as fields only when it is a field list (see isFieldList), so
+ * `search --json "vpn setup"` still searches for "vpn setup".
  */
 export function splitJsonFields(argv: string[]): string[] {
   const out: string[] = [];
@@ -14,7 +20,7 @@ export function splitJsonFields(argv: string[]): string[] {
     const a = argv[i]!;
     const next = argv[i + 1];
     if (a.startsWith('--json=')) out.push('--json', '--json-fields', a.slice('--json='.length));
-    else if (a === '--json' && next !== undefined && next.split(',').every((f) => ALL_JSON_FIELDS.has(f.trim()))) {
+    else if (a === '--json' && next !== undefined && isFieldList(next)) {
       out.push('--json', '--json-fields', next);
       i++;
     } else out.push(a);
