@@ -169,9 +169,9 @@ function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadab
   const width = terminalWidth(ctx.io);
   const lines: string[] = [];
   if (failed.length > 0) lines.push(`${failed.length} of ${total} file(s) failed:`);
-  for (const o of failed) lines.push(...wrap(`${o.file.path}: ${o.error ?? o.document?.error ?? 'failed'}${o.document ? ` (document ${o.document.id})` : ''}`, width, '  '));
+  for (const o of failed) lines.push(...wrap(`${o.file.path}: ${o.error ?? o.document?.error ?? 'failed'}${o.document ? ` (document ${o.document.id})` : ''}`, width, '  ', '    '));
   if (unreadable.length > 0) lines.push(`${unreadable.length} file(s) or folder(s) could not be read:`);
-  for (const u of unreadable) lines.push(...wrap(u, width, '  '));
+  for (const u of unreadable) lines.push(...wrap(u, width, '  ', '    '));
   return lines.join('\n');
 }
 
