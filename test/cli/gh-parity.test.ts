@@ -149,4 +149,11 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     const clicolor = await runCli(['search', 'high water harbour', '--limit', '1'], { env: { ...env, NO_COLOR: '', CLICOLOR_FORCE: '1' } });
     expect(clicolor.stdout).toContain('\x1b[4m');
   });
+
+  it('11: serve, loaded lazily by the CLI, exits 0 on SIGTERM with nothing from the native layer', async () => {
+    const code = await d.stop();
+    expect(code).toBe(0);
+    expect(d.stderr()).not.toContain('terminate called');
+    expect(d.stderr()).not.toContain('Napi::Error');
+  });
 });
