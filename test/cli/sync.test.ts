@@ -138,4 +138,20 @@ describe('upload --sync: the project mirrors a folder', () => {
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toBe('paths[0]: must be a relative path like "guides/setup.md" (got "../etc/passwd")');
   });
+
+  it('--prune deletes nothing while part of the folder cannot be read', { timeout: 300_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-sync-unreadable-'));
+    writeFileSync(join(dir, 'keep.txt'), 'The keep file talks about lantern oil.\n');
+    writeFileSync(join(dir, 'gone.txt'), 'The gone file talks about anchor chains.\n');
+    const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
+    const args = ['upload', dir, '--sync', '--prune', '--project', 'partial', '--create-project', '--wait'];
+    expect((await runCli(args, { env, timeoutMs: 240_000 })).code).toBe(0);
+    rmSync(join(dir, 'gone.txt'));
+    symlinkSync('loop.txt', join(dir, 'loop.txt')); // unreadable even for root
+    const res = await runCli(args, { env, timeoutMs: 240_000 });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('warning: not pruning: some files or folders could not be read');
+    const list = await runCli(['documents', 'list', '--project', 'partial', '--json', 'path'], { env });
+    expect(JSON.parse(list.stdout).documents.map((x: { path: string }) => x.path).sort()).toEqual(['gone.txt', 'keep.txt']);
+  });
 });

@@ -3,7 +3,7 @@ import type { DocumentRecord } from '../api-types.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http.js';
-import { isStderrTTY, notice, terminalWidth } from '../io.js';
+import { isStderrTTY, notice, terminalWidth, warn } from '../io.js';
 import { emitJson } from '../output/json.js';
 import { ProgressBoard } from '../output/progress.js';
 import { printTable } from '../output/table.js';
@@ -196,7 +196,10 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   let toSend = files;
   if (opts.sync) {
     const projectId = project?.id ?? (await defaultProject(ctx)).id;
-    plan = await syncPlan(ctx, files, projectId, opts.prune);
+    // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
+    const prune = opts.prune && unreadable.length === 0;
+    if (opts.prune && !prune) warn(ctx.io, 'not pruning: some files or folders could not be read (listed above)');
+    plan = await syncPlan(ctx, files, projectId, prune);
     toSend = [...plan.add, ...plan.replace];
     if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged, ${plan.remove.length} to delete`);
   }

@@ -19,6 +19,7 @@ export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
     [
       ['id', d.id],
       ['filename', d.filename],
+      ['path', d.path ?? undefined],
       ['project', d.project_id],
       ['status', d.status],
       ['progress', d.progress === undefined ? undefined : `${Math.round(d.progress * 100)}%`],
