@@ -70,7 +70,7 @@ export class ProgressBoard {
   }
 
   render(): void {
-    const cols = this.io.stderr.columns ?? 100;
+    const cols = this.io.stderr.columns || 100; // a pseudo-terminal without a size reports 0
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     const lines = this.lines();
     for (const l of lines) out += `\x1b[2K${l.slice(0, cols - 1)}\n`;
