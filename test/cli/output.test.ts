@@ -82,6 +82,16 @@ describe('progress board', () => {
     });
   });
 
+  it('a terminal that reports no width (columns 0) gets whole lines', async () => {
+    const io = testIO(true);
+    io.stderr.columns = 0;
+    const board = new ProgressBoard(io, ['a.txt']);
+    board.update(0, 'done', 1, 'ready (1 chunks)');
+    board.stop();
+    await flush();
+    expect(io.err()).toBe('\x1b[2Ka.txt     ready (1 chunks)\n');
+  });
+
   it('never goes backwards: upload and processing are separate phases, a lower fraction or an earlier phase is ignored', async () => {
     const io = testIO(true);
     const board = new ProgressBoard(io, ['a.txt']);
