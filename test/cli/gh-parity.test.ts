@@ -151,6 +151,16 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     expect(clicolor.stdout).toContain('\x1b[4m');
   });
 
+  it('9: completion offers the project names of the logged-in server', async () => {
+    const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
+    expect((await runCli(['projects', 'create', 'field notes'], { env })).code).toBe(0);
+    for (const words of [['search', 'x', '--project', ''], ['projects', 'show', ''], ['upload', 'a.txt', '-p', 'fi']]) {
+      const res = await runCli(['__complete', ...words], { env });
+      expect(res.code, words.join(' ')).toBe(0);
+      expect(res.stdout, words.join(' ')).toContain('field notes\tproject\n');
+    }
+  });
+
   it('11: serve, loaded lazily by the CLI, exits 0 on SIGTERM with nothing from the native layer', async () => {
     const code = await d.stop();
     expect(code).toBe(0);
