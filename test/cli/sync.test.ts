@@ -105,8 +105,8 @@ describe('upload --sync: the project mirrors a folder', () => {
     const untouched = [...before.keys()].filter((p) => p !== 'f05.txt' && p !== 'f10.txt');
     expect(untouched).toHaveLength(17);
     for (const p of untouched) expect(byPath.get(p), p).toBe(before.get(p));
-    // The old version leaves for good (its chunks, row and file), shortly after the new one is ready.
-    await expect.poll(async () => (await api(d, `/api/v1/documents/${before.get('f05.txt')}`, { token: user.apiKey })).status, { timeout: 10_000 }).toBe(404);
+    // The old version leaves for good (its chunks, row and file) once the grace period for searches begun before the swap is over.
+    await expect.poll(async () => (await api(d, `/api/v1/documents/${before.get("f05.txt")}`, { token: user.apiKey })).status, { timeout: 40_000, interval: 1000 }).toBe(404);
     const byPathFilter = await api(d, `/api/v1/documents?project_id=${projectId}&path=f05.txt`, { token: user.apiKey });
     expect(byPathFilter.body.documents.map((x: { id: string }) => x.id)).toEqual([newF05]);
   });

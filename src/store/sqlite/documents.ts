@@ -28,8 +28,11 @@ export interface DocumentRecord {
   embedderId: string | null;
   /** The relative path it was uploaded from (`upload --sync`), or null. */
   path: string | null;
-  /** The newer document at the same path that replaced it (hidden from search and lists until removed). */
+  /** The newer document at the same path that replaced it (hidden from search and lists until removed), and when. */
   replacedBy: string | null;
+  replacedAt: number | null;
+  /** When it last became ready; null if never (or before this was recorded). */
+  readyAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -56,6 +59,8 @@ const toRecord = (r: Row): DocumentRecord => ({
   embedderId: r.embedder_id,
   path: r.path,
   replacedBy: r.replaced_by,
+  replacedAt: r.replaced_at,
+  readyAt: r.ready_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -65,12 +70,12 @@ const toRecord = (r: Row): DocumentRecord => ({
  * (project, path) are marked replaced, which hides them from search and lists at once. Search never sees both
  * versions (a document is searchable only when ready and not replaced) nor neither (the old one stays until then).
  */
-async function hideReplaced(trx: Transaction<Database>, id: string): Promise<void> {
+async function hideReplaced(trx: Transaction<Database>, id: string, now: number): Promise<void> {
   const doc = await trx.selectFrom('documents').select(['project_id', 'path']).where('id', '=', id).executeTakeFirst();
   if (!doc?.path) return;
   await trx
     .updateTable('documents')
-    .set({ replaced_by: id })
+    .set({ replaced_by: id, replaced_at: now })
     .where('project_id', '=', doc.project_id)
     .where('path', '=', doc.path)
     .where('id', '<', id)
@@ -117,6 +122,8 @@ export class DocumentStore {
         embedder_id: null,
         path: input.path ?? null,
         replaced_by: null,
+        replaced_at: null,
+        ready_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -212,22 +219,24 @@ export class DocumentStore {
     result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string },
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      const now = this.now();
       const res = await trx
         .updateTable('documents')
         .set({
           status: 'ready',
+          ready_at: now,
           progress: 1,
           chunk_count: result.chunkCount,
           pages: result.pages,
           warnings: JSON.stringify(result.warnings),
           error: null,
           embedder_id: result.embedderId,
-          updated_at: this.now(),
+          updated_at: now,
         })
         .where('id', '=', id)
         .executeTakeFirst();
       await this.jobs.complete(jobId, trx);
-      await hideReplaced(trx, id);
+      await hideReplaced(trx, id, now);
       return Number(res.numUpdatedRows) === 1;
     });
   }
@@ -255,9 +264,9 @@ export class DocumentStore {
     await this.db.updateTable('documents').set({ embedder_id: embedderId }).where('status', '=', 'ready').execute();
   }
 
-  /** Documents hidden by a newer version at their path, waiting to be removed with their chunks and file. */
-  async listReplaced(): Promise<{ id: string; userId: string }[]> {
-    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('replaced_by', 'is not', null).execute();
+  /** Documents hidden by a newer version at their path before `before`, waiting to be removed with their chunks and file. */
+  async listReplaced(before: number): Promise<{ id: string; userId: string }[]> {
+    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('replaced_by', 'is not', null).where('replaced_at', '<', before).execute();
     return rows.map((r) => ({ id: r.id, userId: r.user_id }));
   }
 

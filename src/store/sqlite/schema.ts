@@ -76,8 +76,11 @@ export interface DocumentsTable {
   embedder_id: string | null;
   /** Relative path it was uploaded from (upload --sync), or null. */
   path: string | null;
-  /** The document that replaced it at the same path; set when that one became ready. */
+  /** The document that replaced it at the same path, and when: set when that one became ready. */
   replaced_by: string | null;
+  replaced_at: number | null;
+  /** When it last became ready (null: never, or before this column existed). */
+  ready_at: number | null;
   created_at: number;
   updated_at: number;
 }
