@@ -1,20 +1,42 @@
 import { Command, CommanderError } from 'commander';
 import { registerClientCommands } from './cli/commands/index.js';
-import { CliError, EXIT } from './cli/errors.js';
+import { runComplete } from './cli/commands/complete.js';
+import { applyProgramSettings } from './cli/commands/shared/command.js';
+import { CliError, EXIT, EXIT_CODE_TABLE } from './cli/errors.js';
 import { type IO, processIO } from './cli/io.js';
+import { splitJsonFields } from './cli/output/json.js';
 import { VERSION } from './core/version.js';
-import { clientsCommand } from './server/commands/clients.js';
-import { reindexCommand } from './server/commands/reindex.js';
-import { serveCommand } from './server/commands/serve.js';
-import { usersCommand } from './server/commands/users.js';
 
-const EXIT_CODES_HELP = `
-Exit codes:
-  0  success
-  1  error
-  2  usage error (bad flags or arguments)
-  4  authentication needed (run \`docsearch login\`)
-`;
+const EXIT_CODES_HELP = `\nExit codes:\n${EXIT_CODE_TABLE.map(([code, what]) => `  ${code}  ${what}`).join('\n')}\n`;
+
+type SetPending = (p: Promise<number>) => void;
+
+/**
+ * Operator commands run on the server machine and load the server (SQLite, LanceDB, ONNX): seconds of start-up.
+ * They are imported only when one of them runs, so client commands start as fast as node itself. Until then
+ * each is listed by name and summary; test/cli/startup.test.ts checks these summaries match the real commands.
+ */
+export const OPERATOR_COMMANDS: ReadonlyArray<{ name: string; summary: string; load: (io: IO, setPending: SetPending) => Promise<Command> }> = [
+  { name: 'serve', summary: 'run the docsearch daemon (API, OAuth server, web pages, ingestion)', load: async (io, set) => (await import('./server/commands/serve.js')).serveCommand(io, set) },
+  { name: 'users', summary: 'manage accounts on this machine (operators)', load: async (io) => (await import('./server/commands/users.js')).usersCommand(io) },
+  { name: 'reindex', summary: 're-embed the index with the configured embedder (daemon stopped)', load: async (io) => (await import('./server/commands/reindex.js')).reindexCommand(io) },
+  { name: 'clients', summary: 'manage OAuth clients on this machine (operators)', load: async (io) => (await import('./server/commands/clients.js')).clientsCommand(io) },
+];
+
+/** Global options that take a value: their value is not the command word. */
+const GLOBAL_VALUE_OPTIONS = new Set(['--server', '--token', '--jq']);
+
+/** The command word of argv (`help serve` → serve; `__complete serve --p` → serve). */
+export function commandWord(argv: string[]): string | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (GLOBAL_VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith('-')) words.push(a);
+    if (words.length === 2) break;
+  }
+  return words[0] === 'help' || words[0] === '__complete' ? words[1] : words[0];
+}
 
 /**
  * The composition root: client commands from cli/ and operator commands from server/commands/.
@@ -27,18 +49,25 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     .version(VERSION, '-v, --version')
     .option('--debug', 'print stack traces on errors')
     .showSuggestionAfterError(true)
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .exitOverride()
     .addHelpText('after', EXIT_CODES_HELP);
-  registerClientCommands(program, io);
-  program.addCommand(serveCommand(io, (p) => (pending = p)));
-  program.addCommand(usersCommand(io));
-  program.addCommand(reindexCommand(io));
-  program.addCommand(clientsCommand(io));
-  for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const ctx = registerClientCommands(program, io);
+  const word = commandWord(argv);
+  for (const op of OPERATOR_COMMANDS) {
+    if (op.name === word) {
+      program.addCommand(await op.load(io, (p) => (pending = p)));
+    } else {
+      // Listed in help and completion; never run (the real command is loaded when its name is the command word).
+      program.addCommand(new Command(op.name).summary(op.summary).description(op.summary).helpOption(false).allowUnknownOption().allowExcessArguments());
+    }
+  }
+  applyProgramSettings(program, io);
 
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    if (argv[0] === '__complete') {
+      await runComplete(program, argv.slice(1), ctx);
+      return EXIT.ok;
+    }
+    await program.parseAsync(splitJsonFields(argv), { from: 'user' });
     return pending ? await pending : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -40,6 +40,8 @@ export interface DocumentRecord {
   warnings?: string[];
   error?: string | null;
   metadata?: Record<string, unknown>;
+  /** The relative path it was uploaded from (`upload --sync`), or null. */
+  path?: string | null;
   created_at?: string;
   updated_at?: string;
 }
@@ -47,6 +49,8 @@ export interface DocumentRecord {
 export interface SearchResult {
   chunk_id: string;
   score: number;
+  /** What `score` came from: the rank in each first-stage list and the reranker's score. */
+  scores?: { vector?: { rank: number; similarity: number }; keyword?: { rank: number; bm25: number }; rerank?: number };
   text: string;
   highlights: Array<[number, number]>;
   page_start?: number | null;
@@ -62,4 +66,29 @@ export interface SearchResponse {
   query: string;
   took_ms: number;
   results: SearchResult[];
+  warnings?: string[];
 }
+
+/** GET /api/v1/me. */
+export interface Me {
+  id: string;
+  email: string;
+  kind: 'api_key' | 'oauth' | 'session';
+  scopes: string[];
+}
+
+/**
+ * The fields `--json f1,f2` may select on each list command's items (gh's `--json fields`). They are the
+ * wire fields above; docs/cli.md lists them from here.
+ */
+export const JSON_FIELDS = {
+  projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at'],
+  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'created_at', 'updated_at'],
+  keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at'],
+  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'document', 'project'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type JsonList = keyof typeof JSON_FIELDS;
+
+/** Every field name any list command knows: decides whether the word after `--json` is a field list. */
+export const ALL_JSON_FIELDS: ReadonlySet<string> = new Set(Object.values(JSON_FIELDS).flat());

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { VERSION } from '../core/version.js';
-import { bearerToken, type SessionDeps } from './auth/session.js';
+import { bearerToken, REFRESH_MARGIN_MS, resolveCredential, type SessionDeps } from './auth/session.js';
 import { type Browser, systemBrowser } from './browser.js';
 import { CliConfig } from './config.js';
 import { type CredentialStore, createCredentialStore } from './credentials.js';
@@ -18,6 +18,10 @@ export const DEFAULT_SERVER = 'http://127.0.0.1:7411';
 export interface GlobalOptions {
   server?: string;
   json?: boolean;
+  /** `--json a,b`: the fields to keep (see output/json.ts). */
+  jsonFields?: string;
+  /** `--jq EXPR`: a jq filter over the JSON output (implies --json). */
+  jq?: string;
   token?: string;
   debug?: boolean;
 }
@@ -69,6 +73,26 @@ function once<T>(make: () => T): () => T {
   };
 }
 
+/**
+ * One credential lookup for all of a command's requests, concurrent ones included (`documents delete A B`
+ * looks both up at once): looked up again only when a browser login is about to expire.
+ */
+function sharedBearer(ctx: Context): () => Promise<string> {
+  let current: Promise<{ token: string; expiresAt: number | undefined }> | undefined;
+  const lookup = async () => {
+    const token = await bearerToken(ctx.session());
+    const resolved = await resolveCredential(ctx.session());
+    return { token, expiresAt: resolved?.credential.expires_at };
+  };
+  return async () => {
+    const cached = current && (await current.catch(() => undefined));
+    if (cached && (cached.expiresAt === undefined || cached.expiresAt - ctx.now() > REFRESH_MARGIN_MS)) return cached.token;
+    // Set before awaiting, so calls arriving meanwhile share this lookup.
+    if (!current || cached) current = lookup();
+    return (await current).token;
+  };
+}
+
 export function createContext(io: IO, program: Command, overrides: Partial<Context> = {}): Context {
   const globals = () => program.opts<GlobalOptions>();
   const config = once(() => new CliConfig(io.env));
@@ -98,7 +122,7 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
       fetch: ctx.fetch,
       now: ctx.now,
     }),
-    http: once(() => new ApiClient({ baseUrl: ctx.server().url, token: () => bearerToken(ctx.session()), fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}` })),
+    http: once(() => new ApiClient({ baseUrl: ctx.server().url, token: sharedBearer(ctx), fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}` })),
     ...overrides,
   };
   return ctx;

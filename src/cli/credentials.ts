@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { CliError, UsageError } from './errors.js';
-import { type IO, notice } from './io.js';
+import { type IO, warn } from './io.js';
 import { configDir } from './paths.js';
 import { readJsonFile, writePrivateJson } from './private-json-file.js';
 
@@ -165,13 +165,18 @@ export class FallbackStore implements CredentialStore {
     if (this.warned || this.active !== this.file) return;
     this.warned = true;
     const why = this.mode === 'file' ? 'DOCSEARCH_CREDENTIALS=file' : `no OS keychain available (${this.fallbackReason ?? 'unknown error'})`;
-    notice(this.io, `warning: ${why}: storing credentials in plain text in ${this.file.path} (mode 0600)`);
+    warn(this.io, `${why}: storing credentials in plain text in ${this.file.path} (mode 0600)`);
   }
 
   async get(server: string) {
-    const found = await this.run((s) => s.get(server));
-    // Some keychains read fine (empty) yet refuse writes, so an earlier login may sit in the file.
-    if (found || this.mode !== 'auto' || this.active === this.file) return found;
+    let askedFile = false;
+    const found = await this.run((s) => {
+      askedFile = s === this.file;
+      return s.get(server);
+    });
+    // Some keychains read fine (empty) yet refuse writes, so an earlier login may sit in the file. Decided by
+    // the store this call asked, not `active`: a concurrent call may have switched it meanwhile.
+    if (found || this.mode !== 'auto' || askedFile) return found;
     const inFile = await this.file.get(server);
     if (inFile) this.active = this.file;
     return inFile;
@@ -191,7 +196,7 @@ export class FallbackStore implements CredentialStore {
 }
 
 export function createCredentialStore(io: IO): CredentialStore {
-  const raw = (io.env.DOCSEARCH_CREDENTIALS ?? 'auto').toLowerCase();
+  const raw = (io.env.DOCSEARCH_CREDENTIALS || 'auto').toLowerCase(); // set but empty means the default
   if (raw !== 'auto' && raw !== 'keychain' && raw !== 'file') {
     throw new UsageError(`DOCSEARCH_CREDENTIALS must be auto, keychain or file (got "${raw}")`);
   }

@@ -7,7 +7,7 @@ export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
 /** The exit-code table as shown in `--help`, README and docs/cli.md. */
 export const EXIT_CODE_TABLE: ReadonlyArray<readonly [number, string]> = [
   [EXIT.ok, 'success'],
-  [EXIT.error, 'error (a request failed, a file failed to ingest, the server is unreachable)'],
+  [EXIT.error, 'error (a request failed, a file failed to ingest, a project or document not found, the server is unreachable)'],
   [EXIT.usage, 'usage error (bad flags or arguments, or a confirmation needed `--yes`)'],
   [EXIT.auth, 'authentication needed (run `docsearch login`, or set DOCSEARCH_TOKEN)'],
 ];

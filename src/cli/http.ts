@@ -27,7 +27,9 @@ interface ErrorBody {
 
 /** Describes a fetch failure ("fetch failed" says nothing) by its network cause. */
 export function networkError(baseUrl: string, err: unknown): CliError {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const cause = (err as { cause?: { code?: string; message?: string; path?: string; syscall?: string } }).cause;
+  // A file of a streamed upload that could not be read: not the server's fault.
+  if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
   return new CliError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, undefined, 'check --server or DOCSEARCH_URL');
 }
@@ -121,6 +123,13 @@ export async function apiErrorFrom(res: Response, what: string): Promise<CliErro
   const requestId = e?.request_id ?? res.headers.get('x-request-id') ?? undefined;
   const suffix = requestId ? ` (request ${requestId})` : '';
   if (res.status === 401) return new AuthRequiredError(`${what}: ${message}`, LOGIN_HINT);
+  if (res.status < 500 && res.status !== 429) {
+    // A refusal of what the person asked for: the server's words, without the request line or `body.` field
+    // prefixes (`name: must not be empty`); the request id only helps with server failures.
+    const plain = message.replace(/^(body|query|params)\./, '').replace(/ in (body|query|params)$/, '');
+    const hint403 = res.status === 403 ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need' : undefined;
+    return new ApiError(plain, res.status, e?.code ?? `http_${res.status}`, requestId, hint403);
+  }
   const hint =
     res.status === 403 ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need'
     : res.status === 429 ? `slow down and retry${res.headers.get('retry-after') ? ` in ${res.headers.get('retry-after')} s` : ''}`

@@ -6,6 +6,8 @@ export interface IO {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
+  /** Set for `--json`: notices are left out so stderr holds only warnings and errors. */
+  quiet?: boolean;
 }
 
 export const processIO = (): IO => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -19,11 +21,26 @@ export const isStdoutTTY = (io: IO): boolean => Boolean(io.stdout.isTTY);
 /** Progress bars only where they can be redrawn: stderr is a terminal. */
 export const isStderrTTY = (io: IO): boolean => Boolean(io.stderr.isTTY);
 
-/** ANSI styling, only on a terminal and never with NO_COLOR (https://no-color.org). */
+/**
+ * Whether to style a stream: FORCE_COLOR / CLICOLOR_FORCE (non-empty, not "0") force it on even through a pipe;
+ * otherwise only on a terminal, and never with NO_COLOR (https://no-color.org) or TERM=dumb.
+ */
+export function colorEnabled(io: IO, stream: 'stdout' | 'stderr' = 'stdout'): boolean {
+  const forced = (v: string | undefined) => v !== undefined && v !== '' && v !== '0' && v !== 'false';
+  if (forced(io.env.FORCE_COLOR) || forced(io.env.CLICOLOR_FORCE)) return true;
+  return Boolean(io[stream].isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
+}
+
+/** The width to wrap text to: the terminal's, else COLUMNS, else 80. */
+export function terminalWidth(io: IO): number {
+  return io.stdout.columns || Number(io.env.COLUMNS) || 80;
+}
+
+/** ANSI styling where colorEnabled says so. */
 export function styles(io: IO, stream: 'stdout' | 'stderr' = 'stdout') {
-  const on = Boolean(io[stream].isTTY) && !io.env.NO_COLOR && io.env.TERM !== 'dumb';
+  const on = colorEnabled(io, stream);
   const wrap = (open: string, close: string) => (s: string) => (on ? `\x1b[${open}m${s}\x1b[${close}m` : s);
-  return { enabled: on, bold: wrap('1', '22'), dim: wrap('2', '22'), red: wrap('31', '39'), green: wrap('32', '39'), yellow: wrap('33', '39') };
+  return { enabled: on, bold: wrap('1', '22'), underline: wrap('4', '24'), dim: wrap('2', '22'), red: wrap('31', '39'), green: wrap('32', '39'), yellow: wrap('33', '39') };
 }
 
 /** Data for scripts: one JSON document on stdout and nothing else (`--json`). */
@@ -35,9 +52,15 @@ export function writeOut(io: IO, line: string): void {
   io.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
 }
 
-/** Notices and progress lines go to stderr so stdout stays clean for data. */
+/** Notices and progress lines go to stderr so stdout stays clean for data; none under `--json`. */
 export function notice(io: IO, line: string): void {
+  if (io.quiet) return;
   io.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+}
+
+/** Warnings go to stderr even under `--json`: something the person must know (credentials in plain text). */
+export function warn(io: IO, line: string): void {
+  io.stderr.write(`warning: ${line}\n`);
 }
 
 /** Reads all of stdin as text (passwords and tokens piped in by scripts). */

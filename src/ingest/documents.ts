@@ -17,6 +17,8 @@ export interface ReceivedFile {
   contentType: DocumentType;
   sizeBytes: number;
   sha256: string;
+  /** The relative path it was uploaded from: a ready upload replaces the older document at the same path. */
+  path?: string | null;
 }
 
 export interface AcceptedDocument {
@@ -35,6 +37,12 @@ export interface DocumentServiceDeps {
 }
 
 const TERMINAL = new Set(['ready', 'failed']);
+
+/**
+ * A replaced document's chunks stay this long after the swap: a search that started before it still reads them
+ * (retrieval, then hydration). Searches take a few seconds at most (the reranker's deadline is 2 s).
+ */
+export const REPLACED_GRACE_MS = 15_000;
 
 export class DocumentService {
   private readonly waiters = new Set<() => void>();
@@ -61,6 +69,7 @@ export class DocumentService {
               sizeBytes: f.sizeBytes,
               sha256: f.sha256,
               metadata,
+              path: f.path ?? null,
             });
           } catch (err) {
             if ((await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
@@ -109,6 +118,16 @@ export class DocumentService {
   /** The worker calls this when a document reached ready or failed. */
   settled(_documentId: string): void {
     for (const wake of this.waiters) wake();
+    // Already hidden from search; removed once searches that began before the swap are done. A failed removal
+    // is retried at the next settle, so nothing is lost.
+    const remove = () => this.removeReplaced().catch(() => undefined);
+    void remove();
+    setTimeout(remove, REPLACED_GRACE_MS + 100).unref();
+  }
+
+  /** Deletes documents a newer version at their path replaced more than the grace period ago (chunks, rows, unshared files). */
+  private async removeReplaced(): Promise<void> {
+    for (const d of await this.deps.documents.listReplaced(this.deps.now() - REPLACED_GRACE_MS)) await this.delete(d.userId, d.id);
   }
 
   /**

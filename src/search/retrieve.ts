@@ -29,9 +29,19 @@ export interface RetrieveOptions {
 
 export const DEFAULT_RETRIEVE: RetrieveOptions = { candidates: 100, rerankDepth: 50, rerankTimeoutMs: 2000 };
 
+/** What a result's score came from: its rank (1-based) in each first-stage list, and the reranker's score. */
+export interface ScoreSources {
+  /** Cosine similarity to the query (1 = same direction). */
+  vector?: { rank: number; similarity: number };
+  /** BM25 score of the keyword match. */
+  keyword?: { rank: number; bm25: number };
+  rerank?: number;
+}
+
 export interface RankedChunk {
   chunk: ChunkRef;
   score: number;
+  scores: ScoreSources;
   /** Window scores from the builtin reranker, for highlighting. */
   windows?: { start: number; end: number; score: number }[];
 }
@@ -95,7 +105,18 @@ export class Retriever {
     if (input.mode !== 'keyword') lists.push(vectorHits);
     if (input.mode !== 'vector') lists.push(keywordHits);
     const fused = reciprocalRankFusion(lists);
-    let ranked: RankedChunk[] = fused.map((c) => ({ chunk: c.item, score: c.score }));
+    const vectorById = new Map(vectorHits.map((h) => [h.id, h]));
+    const keywordById = new Map(keywordHits.map((h) => [h.id, h]));
+    const sources = (id: string, ranks: (number | undefined)[]): ScoreSources => {
+      const [vRank, kRank] = input.mode === 'keyword' ? [undefined, ranks[0]] : ranks;
+      const v = vectorById.get(id);
+      const k = keywordById.get(id);
+      return {
+        ...(vRank && v ? { vector: { rank: vRank, similarity: 1 - v._distance } } : {}),
+        ...(kRank && k ? { keyword: { rank: kRank, bm25: k._score } } : {}),
+      };
+    };
+    let ranked: RankedChunk[] = fused.map((c) => ({ chunk: c.item, score: c.score, scores: sources(c.id, c.ranks) }));
 
     const warnings: string[] = [];
     let loaded = new Map<string, ChunkFields>();
@@ -122,6 +143,7 @@ export class Retriever {
           ...r,
           id: r.chunk.id,
           score: outcome.scores[i]!,
+          scores: { ...r.scores, rerank: outcome.scores[i]! },
           ...(outcome.windowScores?.get(r.chunk.id) ? { windows: outcome.windowScores.get(r.chunk.id)! } : {}),
         }));
         if (rescored.some((r) => !Number.isFinite(r.score))) throw new Error('reranker returned a non-finite score');

@@ -7,13 +7,14 @@ import { AppError } from '../core/errors.js';
 import { highlights, type Range } from './highlights.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
-import type { Retriever } from './retrieve.js';
+import type { Retriever, ScoreSources } from './retrieve.js';
 import { sentenceWindows } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
 
 export interface SearchResult {
   chunk_id: string;
   score: number;
+  scores: ScoreSources;
   text: string;
   highlights: Range[];
   page_start?: number;
@@ -36,11 +37,30 @@ export interface SearchServiceDeps {
   retriever: Retriever;
   /** The configured reranker, or null for `none` (fusion order). */
   reranker: CandidateReranker | null;
-  documents: { getMany(userId: string, ids: string[]): Promise<{ id: string; filename: string; contentType: string }[]> };
+  documents: {
+    getMany(
+      userId: string,
+      ids: string[],
+    ): Promise<{ id: string; filename: string; contentType: string; status: string; readyAt: number | null; replacedAt: number | null }[]>;
+  };
   projects: { names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> };
   /** True while the stored vectors come from another embedder (search answers 409). */
   reindexRequired: () => boolean;
   now?: () => number;
+  /** Wall clock (ms), the one the document store stamps ready_at / replaced_at with. */
+  clock?: () => number;
+}
+
+/**
+ * Whether a search that began at `asOf` shows a document: it was ready before then, and not yet replaced by a
+ * newer version at its path. Chunks of a document still being written never show. When a new version becomes
+ * ready, the old one is replaced in the same transaction at the same instant, so each search sees exactly one of
+ * them: a search begun before the swap keeps the old one (its chunks are kept for a grace period), one begun after
+ * sees the new one (its chunks were durable before it became ready). Strict `<`: a swap in the search's own
+ * millisecond counts as after it.
+ */
+export function visibleAt(d: { status: string; readyAt: number | null; replacedAt: number | null }, asOf: number): boolean {
+  return d.status === 'ready' && (d.readyAt ?? 0) < asOf && (d.replacedAt === null || d.replacedAt >= asOf);
 }
 
 export class SearchService {
@@ -49,6 +69,8 @@ export class SearchService {
   async search(q: SearchQuery): Promise<SearchResponse> {
     const now = this.deps.now ?? (() => performance.now());
     const started = now();
+    // The moment this search looks at: documents as they were then (see `visibleAt`).
+    const asOf = (this.deps.clock ?? Date.now)();
     if (this.deps.reindexRequired()) {
       throw new AppError('conflict', 'the index is being rebuilt for a new embedding model; search is available again when re-indexing finishes (see `docsearch reindex`)');
     }
@@ -69,7 +91,7 @@ export class SearchService {
       this.deps.retriever.hydrate(q.userId, head, loaded),
       this.deps.documents.getMany(q.userId, [...new Set(head.map((r) => r.chunk.document_id))]),
     ]);
-    const docs = new Map(docList.map((d) => [d.id, d]));
+    const docs = new Map(docList.filter((d) => visibleAt(d, asOf)).map((d) => [d.id, d]));
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
     const projects = new Map((await this.deps.projects.names(q.userId, projectIds)).map((p) => [p.id, p]));
 
@@ -85,6 +107,7 @@ export class SearchService {
       const result: SearchResult = {
         chunk_id: chunk.id,
         score: r.score,
+        scores: r.scores,
         text: chunk.text,
         highlights: highlights(chunk.text, windows, terms, r.windows?.map((w) => w.score)),
         document: { id: doc.id, filename: doc.filename, content_type: doc.contentType },

@@ -107,6 +107,8 @@ function coerce(def: OptionDef, raw: unknown, source: string): string | number |
   }
 }
 
+const LEGACY_CLIENT_KEYS = new Set(['default_server']);
+
 function readConfigFile(path: string, explicit: boolean): Record<string, unknown> {
   if (!existsSync(path)) {
     if (explicit) throw new ConfigError(`config file ${path} does not exist`);
@@ -120,10 +122,14 @@ function readConfigFile(path: string, explicit: boolean): Record<string, unknown
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${path} must hold a JSON object`);
   const known = new Set<string>(OPTIONS.map((o) => o.name));
-  for (const key of Object.keys(parsed)) {
+  const options: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    // Written here by CLIs up to 0.1 (`docsearch login`); the CLI now keeps it in client.json and moves it there.
+    if (LEGACY_CLIENT_KEYS.has(key)) continue;
     if (!known.has(key)) throw new ConfigError(`config file ${path}: unknown option "${key}" (known: ${[...known].join(', ')})`);
+    options[key] = value;
   }
-  return parsed as Record<string, unknown>;
+  return options;
 }
 
 /**

@@ -34,8 +34,12 @@ function sharedErrors(route: ApiRoute): Record<number, ResponseSpec> {
   if (hasBody || route.query || route.params) out[400] = { description: 'Invalid request (the message names the field)', schema: ErrorBody };
   if (route.scope) {
     out[401] = { description: 'Missing, malformed, unknown, expired or revoked credential (see WWW-Authenticate)', schema: ErrorBody };
-    const kinds = route.credentials ? `, or is not ${route.credentials.map((k) => (k === 'api_key' ? 'an API key' : 'an OAuth access token')).join(' or ')}` : '';
-    out[403] = { description: `The credential lacks the ${route.scope} scope${kinds} (insufficient_scope)`, schema: ErrorBody };
+    const kinds = route.credentials ? `${route.credentials.map((k) => (k === 'api_key' ? 'an API key' : 'an OAuth access token')).join(' or ')}` : '';
+    if (route.scope !== 'authenticated') {
+      out[403] = { description: `The credential lacks the ${route.scope} scope${kinds ? `, or is not ${kinds}` : ''} (insufficient_scope)`, schema: ErrorBody };
+    } else if (kinds) {
+      out[403] = { description: `The credential is not ${kinds} (insufficient_scope)`, schema: ErrorBody };
+    }
   }
   if (hasBody) {
     out[413] = { description: 'Request body too large', schema: ErrorBody };
@@ -55,7 +59,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { version: strin
       operationId: route.name,
       summary: route.summary,
       tags: [route.tag],
-      security: route.scope ? [{ bearer: [route.scope] }] : [],
+      security: route.scope ? [{ bearer: route.scope === 'authenticated' ? [] : [route.scope] }] : [],
       parameters: parameters(route),
       responses: Object.fromEntries(
         Object.entries({ ...sharedErrors(route), ...route.responses }).map(([status, spec]) => [

@@ -6,6 +6,7 @@ import { healthCheck } from './api/health.js';
 import { createKey } from './api/keys/create.js';
 import { deleteKey } from './api/keys/delete.js';
 import { listKeys } from './api/keys/list.js';
+import { me } from './api/me.js';
 import { createProject } from './api/projects/create.js';
 import { deleteProject } from './api/projects/delete.js';
 import { getProject } from './api/projects/get.js';
@@ -24,6 +25,7 @@ import type { Services } from './services.js';
 export function apiRoutes(s: Services): ApiRoute[] {
   return [
     healthCheck(s),
+    me(s),
     listProjects(s),
     createProject(s),
     getProject(s),

@@ -59,8 +59,8 @@ describe('every client command (npm load-all-commands)', () => {
     const env = cliEnv(null);
     const rootHelp = await runCli(['--help'], { env });
     expect(rootHelp.code).toBe(0);
-    expect(rootHelp.stdout).toContain('Exit codes:\n  0  success\n  1  error\n  2  usage error');
-    expect(rootHelp.stdout).toContain('4  authentication needed (run `docsearch login`)');
+    expect(rootHelp.stdout).toContain('Exit codes:\n  0  success\n  1  error (a request failed, a file failed to ingest, a project or document not found, the server is unreachable)\n  2  usage error');
+    expect(rootHelp.stdout).toContain('4  authentication needed (run `docsearch login`');
     for (const name of ['login', 'upload', 'search', 'projects', 'keys', 'documents', 'whoami', 'logout', 'completion']) {
       expect(rootHelp.stdout).toMatch(new RegExp(`\\n  ${name}\\b`));
     }
@@ -70,6 +70,9 @@ describe('every client command (npm load-all-commands)', () => {
       expect(r.code, p).toBe(0);
       expect(r.stdout, p).toContain('Examples:');
       expect(r.stderr, p).toBe('');
+      // gh shows the inherited flags under every command.
+      expect(r.stdout, p).toContain('Global Options:');
+      expect(r.stdout, p).toContain('--server <url>');
     }
   });
 });

@@ -61,6 +61,8 @@ describe('docsearch login / whoami / logout', () => {
     expect(info).toEqual({
       server: d.url,
       server_source: 'saved default',
+      verified: true,
+      account: { id: expect.stringMatching(/^usr_/), email: user.email },
       method: 'API key',
       credential_source: 'file',
       scopes: ['read:documents', 'write:documents'],
@@ -70,7 +72,7 @@ describe('docsearch login / whoami / logout', () => {
     expect(who.stderr).toBe('');
 
     const plain = await runCli(['whoami'], { env });
-    expect(plain.stdout).toBe(`server\t${d.url} (saved default)\nauthenticated by\tAPI key from file\nscopes\tread:documents write:documents\n`);
+    expect(plain.stdout).toBe(`server\t${d.url} (saved default)\naccount\t${user.email}\nauthenticated by\tAPI key from file\nscopes\tread:documents write:documents\n`);
     expect((await runCli(['whoami', '--show-token'], { env })).stdout).toBe(`${user.apiKey}\n`);
 
     const out = await runCli(['logout'], { env });

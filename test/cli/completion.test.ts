@@ -1,11 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO, runCli } from '../helpers/daemon.js';
+import { BIN, REPO, runCli } from '../helpers/daemon.js';
 import { cliEnv } from './cli-env.js';
 
 const FILES = { bash: 'completions/docsearch.bash', zsh: 'completions/_docsearch', fish: 'completions/docsearch.fish' } as const;
+
+/** The bash script as installed: `docsearch` on PATH is the built binary. */
+function bashComplete(words: string[], env: Record<string, string> = cliEnv(null)): string {
+  const bin = mkdtempSync(join(tmpdir(), 'docsearch-path-'));
+  symlinkSync(BIN, join(bin, 'docsearch'));
+  const script = `source ${join(REPO, FILES.bash)}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _docsearch; echo "\${COMPREPLY[*]}"`;
+  return execFileSync('bash', ['-c', script], { encoding: 'utf8', env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}` } }).trim();
+}
 
 describe('docsearch completion', () => {
   it.each(Object.entries(FILES))('%s: the committed script matches `docsearch completion` (regenerate with `npm run completions`)', async (shell, file) => {
@@ -15,16 +24,34 @@ describe('docsearch completion', () => {
     expect(res.stdout).toBe(readFileSync(join(REPO, file), 'utf8'));
   });
 
-  it('bash: completes commands, subcommands and per-command options', () => {
-    const complete = (words: string[]) =>
-      execFileSync('bash', ['-c', `source ${join(REPO, FILES.bash)}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _docsearch; echo "\${COMPREPLY[*]}"`], {
-        encoding: 'utf8',
-      }).trim();
-    expect(complete(['docsearch', 'pro'])).toBe('projects');
-    expect(complete(['docsearch', 'projects', ''])).toBe('list create show rename delete');
-    expect(complete(['docsearch', 'upload', '--w'])).toBe('--wait');
-    expect(complete(['docsearch', 'keys', 'revoke', '--y'])).toBe('--yes');
-    expect(complete(['docsearch', '--ser'])).toBe('--server');
+  it('bash: completes commands, subcommands, per-command and global options', { timeout: 60_000 }, () => {
+    expect(bashComplete(['docsearch', 'pro'])).toBe('projects');
+    expect(bashComplete(['docsearch', 'projects', ''])).toBe('list create show rename delete');
+    expect(bashComplete(['docsearch', 'upload', '--w'])).toBe('--wait');
+    expect(bashComplete(['docsearch', 'keys', 'revoke', '--y'])).toBe('--yes');
+    expect(bashComplete(['docsearch', '--ser'])).toBe('--server');
+    // Global flags complete under a subcommand too.
+    expect(bashComplete(['docsearch', 'search', '--jq'])).toBe('--jq');
+  });
+
+  it('bash: enum values of a flag, not file names (search --mode <TAB>)', { timeout: 60_000 }, () => {
+    expect(bashComplete(['docsearch', 'search', '--mode', ''])).toBe('hybrid vector keyword');
+    expect(bashComplete(['docsearch', 'search', 'x', '--mode', 'v'])).toBe('vector');
+    expect(bashComplete(['docsearch', 'documents', 'list', '--status', ''])).toBe('queued processing ready failed');
+    expect(bashComplete(['docsearch', 'completion', ''])).toBe('bash zsh fish');
+  });
+
+  it('operator commands complete their own flags (loaded only for them)', async () => {
+    const res = await runCli(['__complete', 'serve', '--por'], { env: cliEnv(null) });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^--port\t/);
+  });
+
+  it('project names: silent and quick when no server answers', async () => {
+    const started = Date.now();
+    const res = await runCli(['__complete', 'search', '--project', ''], { env: cliEnv(null, { DOCSEARCH_URL: 'http://127.0.0.1:9', DOCSEARCH_TOKEN: 'dsk_x' }) });
+    expect(res).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('an unknown shell is a usage error', async () => {

@@ -48,6 +48,9 @@ describe('tables', () => {
 
   it('relative times', () => {
     expect(relativeTime('2025-06-01T11:59:50Z', NOW)).toBe('just now');
+    // 50 s and 90 s ago read alike: "1 minute ago", never "a minute ago" beside "1 minute ago".
+    expect(relativeTime('2025-06-01T11:59:10Z', NOW)).toBe('1 minute ago');
+    expect(relativeTime('2025-06-01T11:58:30Z', NOW)).toBe('1 minute ago');
     expect(relativeTime('2025-06-01T11:00:00Z', NOW)).toBe('1 hour ago');
     expect(relativeTime('2025-05-30T12:00:00Z', NOW)).toBe('2 days ago');
     expect(relativeTime('2025-06-01T13:00:00Z', NOW)).toBe('in 1 hour');
@@ -65,20 +68,45 @@ describe('search highlights', () => {
 });
 
 describe('progress board', () => {
-  it('redraws the rows in place on stderr', () => {
+  it('redraws the rows in place on stderr, each with its phase', () => {
     const io = testIO(true);
     const board = new ProgressBoard(io, ['a.txt', 'b.pdf']);
-    board.update(0, 0.5, 'uploading');
+    board.update(0, 'uploading', 0.5);
     board.stop();
-    board.update(1, 1, 'ready');
+    board.update(1, 'done', 1, 'ready (3 chunks)');
     board.stop();
     return flush().then(() => {
       const frames = io.err().split('\x1b[2A');
       expect(frames).toHaveLength(2);
-      expect(frames[1]).toBe(
-        `\x1b[2Ka.txt     [############------------]  50%  uploading\n\x1b[2Kb.pdf     [########################] 100%  ready\n`,
-      );
+      expect(frames[1]).toBe(`\x1b[2Ka.txt     uploading   [##########----------]  50%\n\x1b[2Kb.pdf     ready (3 chunks)\n`);
     });
+  });
+
+  it('a terminal that reports no width (columns 0) gets whole lines', async () => {
+    const io = testIO(true);
+    io.stderr.columns = 0;
+    const board = new ProgressBoard(io, ['a.txt']);
+    board.update(0, 'done', 1, 'ready (1 chunks)');
+    board.stop();
+    await flush();
+    expect(io.err()).toBe('\x1b[2Ka.txt     ready (1 chunks)\n');
+  });
+
+  it('never goes backwards: upload and processing are separate phases, a lower fraction or an earlier phase is ignored', async () => {
+    const io = testIO(true);
+    const board = new ProgressBoard(io, ['a.txt']);
+    const frame = () => {
+      board.stop();
+      return io.err().split('\x1b[2K').at(-1)!.trim();
+    };
+    board.update(0, 'uploading', 0.79);
+    expect(frame()).toBe('a.txt     uploading   [################----]  79%');
+    board.update(0, 'uploading', 0.13); // a late progress event of an earlier chunk
+    expect(frame()).toBe('a.txt     uploading   [################----]  79%');
+    board.update(0, 'processing', 0.13, 'processing');
+    expect(frame()).toBe('a.txt     processing  [###-----------------]  13%  processing');
+    board.update(0, 'uploading', 1);
+    expect(frame()).toBe('a.txt     processing  [###-----------------]  13%  processing');
   });
 });
 

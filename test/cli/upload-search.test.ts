@@ -87,7 +87,8 @@ describe('docsearch upload / search / documents', () => {
 
     const plain = await run(['search', 'expense receipts', '--limit', '1']);
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toMatch(/^1\. expenses\.txt {2}.*\[handbook\] score \d\.\d{3}\n {3}Expense reports/);
+    // Where the score came from (its rank in each list), not a rank-fusion value like 0.016.
+    expect(plain.stdout).toMatch(/^1\. expenses\.txt {2}\[handbook\] vector #1 · keyword #1\n {3}Expense reports/);
     expect(plain.stdout).not.toContain('\x1b[');
 
     const docs = await run(['documents', 'list', '--project', 'handbook', '--status', 'ready']);
@@ -103,12 +104,42 @@ describe('docsearch upload / search / documents', () => {
     const res = await run(['upload', dir, '--project', 'handbook', '--wait']);
     expect(res.code).toBe(1);
     const last = res.stderr.trimEnd().split('\n');
-    const error = last.find((l) => l.startsWith('error: '))!;
-    expect(error).toMatch(/^error: 2 of 3 file\(s\) failed: /);
-    expect(error).toContain(`${join(dir, 'garbage.pdf')} ("garbage.pdf" is not a PDF, DOCX or text file`);
-    expect(error).toContain(`${join(dir, 'broken.pdf')} (`);
+    // One line per failed file; the rejected one (no document) is not pointed at `documents show`.
+    const at = last.indexOf('error: 2 of 3 file(s) failed:');
+    expect(at).toBeGreaterThanOrEqual(0);
+    // Entries start two spaces in; a long one wraps onto lines indented further.
+    const entries = last.slice(at + 1, last.findIndex((l) => l.startsWith('hint: '))).reduce<string[]>((out, l) => (/^ {2}\S/.test(l) ? [...out, l] : [...out.slice(0, -1), `${out.at(-1)} ${l.trim()}`]), []);
+    expect(entries).toHaveLength(2);
+    const failures = entries.sort();
+    expect(failures[0]).toMatch(new RegExp(`^  ${join(dir, 'broken.pdf').replace(/[.]/g, '\\.')}: .+ \\(document doc_\\w+\\)$`));
+    expect(failures[1]).toBe(`  ${join(dir, 'garbage.pdf')}: "garbage.pdf" is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT)`);
+    expect(last.at(-1)).toMatch(/^hint: fix those files and upload them again; `docsearch documents show doc_\w+` has details$/);
     expect(res.stdout).toContain(`${join(dir, 'fine.txt')}\t`);
     expect(res.stdout).toMatch(/garbage\.pdf\t\trejected/);
+  });
+
+  it('search shows a short passage around the match, wrapped and indented to the terminal, and the API says where scores came from', async () => {
+    const dir = join(work, 'long');
+    mkdirSync(dir);
+    const filler = (topic: string) => Array.from({ length: 12 }, (_, i) => `Paragraph ${i} keeps talking about ${topic} at some length without saying much.`).join(' ');
+    writeFileSync(join(dir, 'manual.txt'), `${filler('office plants')} The fire assembly point is the north parking lot beside the bicycle shed. ${filler('printer toner')}\n`);
+    expect((await run(['upload', dir, '--project', 'handbook', '--wait'])).code).toBe(0);
+    const res = await run(['search', 'where is the fire assembly point', '--project', 'handbook', '--limit', '1', '--mode', 'keyword'], { COLUMNS: '60' });
+    expect(res.code).toBe(0);
+    const [title, ...body] = res.stdout.trimEnd().split('\n');
+    expect(title).toMatch(/^1\. manual\.txt {2}\[handbook\] keyword #1$/);
+    expect(body.map((l) => l.trim()).join(' ')).toContain('fire assembly point is the north parking lot');
+    for (const line of body) {
+      expect(line.length).toBeLessThanOrEqual(60);
+      expect(line.startsWith('   ')).toBe(true);
+    }
+    // A passage, not the whole chunk.
+    expect(body.join(' ').length).toBeLessThan(400);
+    const api1 = await run(['search', 'where is the fire assembly point', '--project', 'handbook', '--limit', '1', '--json']);
+    const top = JSON.parse(api1.stdout).results[0];
+    expect(top.scores.vector).toMatchObject({ rank: expect.any(Number), similarity: expect.any(Number) });
+    expect(top.scores.keyword).toMatchObject({ rank: expect.any(Number), bm25: expect.any(Number) });
+    expect(top.score).toBeGreaterThan(0);
   });
 
   it('deletes a document only with --yes when not on a terminal', async () => {

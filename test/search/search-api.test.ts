@@ -137,9 +137,9 @@ describe('search API (builtin reranker)', () => {
   });
 
   it.each([
-    [0, 'body.limit: Too small: expected number to be >=1'],
-    [101, 'body.limit: Too big: expected number to be <=100'],
-    ['ten', 'body.limit: Invalid input: expected number, received string'],
+    [0, 'body.limit: must be at least 1'],
+    [101, 'body.limit: must be at most 100'],
+    ['ten', 'body.limit: must be a number'],
   ])('rejects limit %j with 400 naming the field', async (limit, message) => {
     const res = await search(d, alice.apiKey, { query: 'tomatoes', limit });
     expect(res.status).toBe(400);

@@ -11,12 +11,6 @@ import { projectsCommand } from './projects/index.js';
 import * as search from './search.js';
 import * as upload from './upload.js';
 
-/** Applies the program's output and exit handling to a command and everything below it. */
-function inheritOutput(cmd: Command, io: IO): void {
-  cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  for (const c of cmd.commands) inheritOutput(c, io);
-}
-
 /**
  * Adds the global client options and the client commands (login … completion) to the program.
  * The Context is lazy: nothing here reads config, credentials or the network until a command runs.
@@ -25,12 +19,16 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
   program
     .addOption(new Option('--server <url>', `server URL (env DOCSEARCH_URL; default: the server you logged in to, else ${DEFAULT_SERVER})`))
     .addOption(new Option('--token <token>', 'API key or access token to use instead of the stored login (env DOCSEARCH_TOKEN)'))
-    .option('--json', 'machine-readable JSON on stdout, nothing else');
+    .option('--json', 'JSON on stdout and no notices on stderr; `--json f1,f2` keeps those fields of each listed item')
+    .addOption(new Option('--json-fields <fields>', 'the fields of `--json f1,f2`').hideHelp())
+    .option('--jq <expr>', 'filter the JSON output with a jq expression (implies --json; strings print raw)')
+    .hook('preAction', () => {
+      const g = program.opts<{ json?: boolean; jq?: string }>();
+      if (g.jq !== undefined) program.setOptionValue('json', true);
+      if (g.json || g.jq !== undefined) io.quiet = true;
+    });
   const ctx = createContext(io, program, overrides);
   const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), completion.build(ctx)];
-  for (const c of commands) {
-    inheritOutput(c, io);
-    program.addCommand(c);
-  }
+  for (const c of commands) program.addCommand(c);
   return ctx;
 }

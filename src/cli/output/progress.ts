@@ -1,11 +1,16 @@
 import type { IO } from '../io.js';
 
-/** Beyond this many rows a per-file board would scroll; one aggregate bar is shown instead. */
+/** Beyond this many rows a per-file board would scroll; one bar per phase is shown instead. */
 const MAX_ROWS = 15;
-const BAR_WIDTH = 24;
+const BAR_WIDTH = 20;
+
+/** A file goes through these in order, never back: its bytes are sent, then the server processes it. */
+export type Phase = 'waiting' | 'uploading' | 'processing' | 'done';
+const ORDER: Record<Phase, number> = { waiting: 0, uploading: 1, processing: 2, done: 3 };
 
 interface Row {
   label: string;
+  phase: Phase;
   fraction: number;
   status: string;
 }
@@ -15,9 +20,12 @@ function bar(fraction: number): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}]`;
 }
 
+const pct = (f: number) => `${String(Math.round(Math.max(0, Math.min(1, f)) * 100)).padStart(3)}%`;
+
 /**
- * Progress bars on stderr, one per file, redrawn in place (only used when stderr is a terminal;
- * elsewhere commands print a plain line per file instead).
+ * Progress on stderr, redrawn in place (only when stderr is a terminal; elsewhere commands print a plain line
+ * per file). Each file shows its phase and that phase's bar: uploading bytes, then processing on the server.
+ * A bar never moves backwards: a lower fraction in the same phase, or an earlier phase, is ignored.
  */
 export class ProgressBoard {
   private rows: Row[];
@@ -29,14 +37,15 @@ export class ProgressBoard {
     private readonly io: IO,
     labels: string[],
   ) {
-    this.rows = labels.map((label) => ({ label, fraction: 0, status: 'waiting' }));
+    this.rows = labels.map((label) => ({ label, phase: 'waiting', fraction: 0, status: '' }));
     this.width = Math.min(40, Math.max(...labels.map((l) => l.length), 8));
   }
 
-  update(index: number, fraction: number, status: string): void {
+  update(index: number, phase: Phase, fraction: number, status = ''): void {
     const row = this.rows[index];
-    if (!row) return;
-    row.fraction = fraction;
+    if (!row || ORDER[phase] < ORDER[row.phase]) return;
+    row.fraction = phase === row.phase ? Math.max(row.fraction, fraction) : fraction;
+    row.phase = phase;
     row.status = status;
     // Redraws at most ~12 times a second however fast bytes arrive.
     this.timer ??= setTimeout(() => {
@@ -47,18 +56,21 @@ export class ProgressBoard {
 
   private lines(): string[] {
     if (this.rows.length > MAX_ROWS) {
-      const done = this.rows.filter((r) => r.fraction >= 1).length;
-      const avg = this.rows.reduce((n, r) => n + r.fraction, 0) / this.rows.length;
-      return [`${bar(avg)} ${String(Math.round(avg * 100)).padStart(3)}%  ${done}/${this.rows.length} files`];
+      const n = this.rows.length;
+      const sent = this.rows.reduce((s, r) => s + (ORDER[r.phase] > ORDER.uploading ? 1 : r.phase === 'uploading' ? r.fraction : 0), 0);
+      const processed = this.rows.reduce((s, r) => s + (r.phase === 'done' ? 1 : r.phase === 'processing' ? r.fraction : 0), 0);
+      const done = this.rows.filter((r) => r.phase === 'done').length;
+      return [`uploading   ${bar(sent / n)} ${pct(sent / n)}`, `processing  ${bar(processed / n)} ${pct(processed / n)}  ${done}/${n} files done`];
     }
     return this.rows.map((r) => {
       const label = r.label.length > this.width ? `…${r.label.slice(-(this.width - 1))}` : r.label.padEnd(this.width);
-      return `${label}  ${bar(r.fraction)} ${String(Math.round(r.fraction * 100)).padStart(3)}%  ${r.status}`;
+      const meter = r.phase === 'uploading' || r.phase === 'processing' ? `${r.phase.padEnd(10)}  ${bar(r.fraction)} ${pct(r.fraction)}` : '';
+      return `${label}  ${meter}${meter && r.status ? '  ' : ''}${r.status}`.trimEnd();
     });
   }
 
   render(): void {
-    const cols = this.io.stderr.columns ?? 100;
+    const cols = this.io.stderr.columns || 100; // a pseudo-terminal without a size reports 0
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     const lines = this.lines();
     for (const l of lines) out += `\x1b[2K${l.slice(0, cols - 1)}\n`;

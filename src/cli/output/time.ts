@@ -20,7 +20,8 @@ export function relativeTime(iso: string, now: number): string {
       return future ? `in ${phrase}` : `${phrase} ago`;
     }
   }
-  return future ? 'in a minute' : 'a minute ago';
+  // 45–59 s: said like every other minute count ("1 minute ago"), never "a minute ago" beside it.
+  return future ? 'in 1 minute' : '1 minute ago';
 }
 
 export function humanBytes(n: number): string {

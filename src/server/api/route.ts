@@ -37,8 +37,8 @@ export interface ApiRoute<B = unknown, Q = unknown, P = unknown> {
   method: Method;
   /** Path below /api/v1, koa-router syntax (`/projects/:id`). */
   path: string;
-  /** Required scope, or null for a public route (health, OpenAPI). */
-  scope: Scope | null;
+  /** Required scope; `authenticated`: any valid credential (`/me`); null for a public route (health, OpenAPI). */
+  scope: Scope | 'authenticated' | null;
   /** Credential kinds that may call the route (default: any). Key management refuses applications' tokens. */
   credentials?: readonly Principal['kind'][];
   summary: string;

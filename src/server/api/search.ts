@@ -7,7 +7,14 @@ import { ErrorBody } from './schemas.js';
 const SearchResult = z
   .object({
     chunk_id: z.string(),
-    score: z.number().describe('ordering score within this response; scales differ by mode and reranker'),
+    score: z.number().describe('ordering score within this response (rank fusion, or the reranker\'s); scales differ by mode and reranker'),
+    scores: z
+      .object({
+        vector: z.object({ rank: z.number().int(), similarity: z.number() }).optional().describe('rank in the vector list and cosine similarity'),
+        keyword: z.object({ rank: z.number().int(), bm25: z.number() }).optional().describe('rank in the keyword list and BM25 score'),
+        rerank: z.number().optional().describe('the reranker\'s score, when one ran'),
+      })
+      .describe('what `score` came from'),
     text: z.string(),
     highlights: z
       .array(z.tuple([z.number().int(), z.number().int()]))

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { invalidRequest, notFound } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import { receiveMultipart } from './documents/multipart.js';
+import { parsePaths } from './documents/paths.js';
 import { documentToWire, UploadedDocument } from './documents/wire.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
@@ -11,7 +12,7 @@ import { ErrorBody } from './schemas.js';
 const MAX_WAIT_S = 600;
 
 /** Form fields besides `file`. */
-export const UPLOAD_FIELDS = ['project_id', 'metadata'] as const;
+export const UPLOAD_FIELDS = ['project_id', 'metadata', 'paths'] as const;
 
 const UploadQuery = z.strictObject({
   wait: z.enum(['true', 'false', '1', '0']).optional().describe('block until every document is ready or failed'),
@@ -39,9 +40,11 @@ export const upload = (s: Services) =>
     scope: 'write:documents',
     tag: 'documents',
     summary:
-      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`). The type comes from the bytes; ' +
-      'the same bytes already in the project return that document with `duplicate: true`. With `?wait=true` the answer ' +
-      'comes when each document is ready or failed.',
+      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`, `paths`). The type comes from the bytes; ' +
+      'the same bytes already in the project return that document with `duplicate: true`. `paths` is a JSON array with one ' +
+      'relative path (or null) per file, in order: new bytes at a path that already holds a document replace it, and the old ' +
+      'version leaves search in the same transaction that makes the new one searchable (it stays if the new one fails). ' +
+      'With `?wait=true` the answer comes when each document is ready or failed.',
     query: UploadQuery,
     rawBody: true,
     responses: {
@@ -61,10 +64,12 @@ export const upload = (s: Services) =>
       const temps = received.files.map((f) => f.tempPath);
       try {
         const metadata = parseMetadata(received.fields.metadata);
+        const paths = parsePaths(received.fields.paths, received.files.length);
         const projectId = received.fields.project_id;
         const project = projectId ? await s.projects.get(principal.userId, projectId) : await s.projects.ensureDefault(principal.userId);
         if (!project) throw notFound('project');
-        const accepted = await s.ingest.accept(principal.userId, project.id, received.files, metadata);
+        const files = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
+        const accepted = await s.ingest.accept(principal.userId, project.id, files, metadata);
         temps.length = 0;
         const dup = new Map(accepted.map((a) => [a.document.id, a.duplicate]));
         const wire = (d: Parameters<typeof documentToWire>[0]) => ({ ...documentToWire(d), ...(dup.get(d.id) ? { duplicate: true } : {}) });

@@ -1,13 +1,29 @@
 import type { z } from 'zod';
 import { invalidRequest } from '../../core/errors.js';
 
+/** zod's own wording ("Too small: expected string to have >=1 characters") in plain words; custom messages are kept. */
+function plainMessage(issue: z.core.$ZodIssue): string {
+  const custom = !/^(Too small|Too big|Invalid input)/.test(issue.message);
+  if (custom) return issue.message;
+  if (issue.code === 'too_small' || issue.code === 'too_big') {
+    const n = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
+    const most = issue.code === 'too_big';
+    if (issue.origin === 'string') return !most && n === 1 ? 'must not be empty' : `must be at ${most ? 'most' : 'least'} ${n} character${n === 1 ? '' : 's'}`;
+    if (issue.origin === 'array' || issue.origin === 'set') return `must have at ${most ? 'most' : 'least'} ${n} item${n === 1 ? '' : 's'}`;
+    return `must be at ${most ? 'most' : 'least'} ${n}`;
+  }
+  if (issue.code === 'invalid_type') return `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
+  if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  return issue.message;
+}
+
 function describe(where: string, issue: z.core.$ZodIssue): string {
   const path = [where, ...issue.path.map(String)].join('.');
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
     return `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys} in ${path}`;
   }
-  return `${path}: ${issue.message}`;
+  return `${path}: ${plainMessage(issue)}`;
 }
 
 /** Parses input at the edge; the 400 names the offending field, and every issue is in details. */

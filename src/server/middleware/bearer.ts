@@ -26,7 +26,7 @@ function unauthorized(message: string, withError: boolean): AppError {
  * turn, then enforces the route's credential kinds and scope. A failing credential is a 401 with WWW-Authenticate;
  * a valid one without the scope is a 403 insufficient_scope.
  */
-export function bearer(resolvers: readonly BearerResolver[], scope: Scope, kinds?: readonly Principal['kind'][]): Middleware<AppState> {
+export function bearer(resolvers: readonly BearerResolver[], scope: Scope | 'authenticated', kinds?: readonly Principal['kind'][]): Middleware<AppState> {
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (!header) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>', false);
@@ -42,7 +42,7 @@ export function bearer(resolvers: readonly BearerResolver[], scope: Scope, kinds
     if (kinds && !kinds.includes(principal.kind)) {
       throw new AppError('insufficient_scope', KIND_REFUSED[principal.kind], { details: { credential_kind: principal.kind, accepted: kinds } });
     }
-    if (!principal.scopes.includes(scope)) {
+    if (scope !== 'authenticated' && !principal.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', `this credential lacks the ${scope} scope`, {
         headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${scope}"` },
         details: { required_scope: scope, granted_scopes: principal.scopes },

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
@@ -26,11 +26,18 @@ export interface DocumentRecord {
   warnings: string[];
   error: string | null;
   embedderId: string | null;
+  /** The relative path it was uploaded from (`upload --sync`), or null. */
+  path: string | null;
+  /** The newer document at the same path that replaced it (hidden from search and lists until removed), and when. */
+  replacedBy: string | null;
+  replacedAt: number | null;
+  /** When it last became ready; null if never (or before this was recorded). */
+  readyAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
-export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'>;
+export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & { path?: string | null };
 
 type Row = Database['documents'];
 
@@ -50,9 +57,31 @@ const toRecord = (r: Row): DocumentRecord => ({
   warnings: JSON.parse(r.warnings) as string[],
   error: r.error,
   embedderId: r.embedder_id,
+  path: r.path,
+  replacedBy: r.replaced_by,
+  replacedAt: r.replaced_at,
+  readyAt: r.ready_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
+
+/**
+ * The replacement swap of `upload --sync`: in the transaction that marks `id` ready, older documents at the same
+ * (project, path) are marked replaced, which hides them from search and lists at once. Search never sees both
+ * versions (a document is searchable only when ready and not replaced) nor neither (the old one stays until then).
+ */
+async function hideReplaced(trx: Transaction<Database>, id: string, now: number): Promise<void> {
+  const doc = await trx.selectFrom('documents').select(['project_id', 'path']).where('id', '=', id).executeTakeFirst();
+  if (!doc?.path) return;
+  await trx
+    .updateTable('documents')
+    .set({ replaced_by: id, replaced_at: now })
+    .where('project_id', '=', doc.project_id)
+    .where('path', '=', doc.path)
+    .where('id', '<', id)
+    .where('replaced_by', 'is', null)
+    .execute();
+}
 
 export class DocumentStore {
   constructor(
@@ -91,6 +120,10 @@ export class DocumentStore {
         warnings: '[]',
         error: null,
         embedder_id: null,
+        path: input.path ?? null,
+        replaced_by: null,
+        replaced_at: null,
+        ready_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -122,12 +155,19 @@ export class DocumentStore {
   /** A page of a user's documents, newest id last (creation order); `after` is the previous page's last id. */
   async list(
     userId: string,
-    filter: { projectId?: string; status?: DocumentStatus },
+    filter: { projectId?: string; status?: DocumentStatus; path?: string },
     limit: number,
     after?: string,
   ): Promise<{ documents: DocumentRecord[]; hasMore: boolean }> {
-    let q = this.db.selectFrom('documents').selectAll().where('user_id', '=', userId).orderBy('id', 'asc').limit(limit + 1);
+    let q = this.db
+      .selectFrom('documents')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('replaced_by', 'is', null)
+      .orderBy('id', 'asc')
+      .limit(limit + 1);
     if (filter.projectId) q = q.where('project_id', '=', filter.projectId);
+    if (filter.path !== undefined) q = q.where('path', '=', filter.path);
     if (filter.status) q = q.where('status', '=', filter.status);
     if (after) q = q.where('id', '>', after);
     const rows = await q.execute();
@@ -179,21 +219,24 @@ export class DocumentStore {
     result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string },
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      const now = this.now();
       const res = await trx
         .updateTable('documents')
         .set({
           status: 'ready',
+          ready_at: now,
           progress: 1,
           chunk_count: result.chunkCount,
           pages: result.pages,
           warnings: JSON.stringify(result.warnings),
           error: null,
           embedder_id: result.embedderId,
-          updated_at: this.now(),
+          updated_at: now,
         })
         .where('id', '=', id)
         .executeTakeFirst();
       await this.jobs.complete(jobId, trx);
+      await hideReplaced(trx, id, now);
       return Number(res.numUpdatedRows) === 1;
     });
   }
@@ -227,6 +270,12 @@ export class DocumentStore {
   /** Records the embedder that produced a document's vectors (after a re-index). */
   async setEmbedderForAll(embedderId: string): Promise<void> {
     await this.db.updateTable('documents').set({ embedder_id: embedderId }).where('status', '=', 'ready').execute();
+  }
+
+  /** Documents hidden by a newer version at their path before `before`, waiting to be removed with their chunks and file. */
+  async listReplaced(before: number): Promise<{ id: string; userId: string }[]> {
+    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('replaced_by', 'is not', null).where('replaced_at', '<', before).execute();
+    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
   }
 
   /** Deletes the row (its job goes with it: ON DELETE CASCADE). */

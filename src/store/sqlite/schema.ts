@@ -74,6 +74,13 @@ export interface DocumentsTable {
   warnings: string;
   error: string | null;
   embedder_id: string | null;
+  /** Relative path it was uploaded from (upload --sync), or null. */
+  path: string | null;
+  /** The document that replaced it at the same path, and when: set when that one became ready. */
+  replaced_by: string | null;
+  replaced_at: number | null;
+  /** When it last became ready (null: never, or before this column existed). */
+  ready_at: number | null;
   created_at: number;
   updated_at: number;
 }

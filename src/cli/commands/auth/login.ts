@@ -14,10 +14,11 @@ import {
 } from '../../auth/oauth-client.js';
 import { toStored } from '../../auth/session.js';
 import type { Context } from '../../context.js';
+import { emitJson } from '../../output/json.js';
 import type { StoredCredential } from '../../credentials.js';
-import { AuthRequiredError, CliError, EXIT, UsageError } from '../../errors.js';
+import { AuthRequiredError, CancelledError, CliError, EXIT, UsageError } from '../../errors.js';
 import { ApiClient, networkError } from '../../http.js';
-import { isStderrTTY, notice, readLine, readStdin, writeJson } from '../../io.js';
+import { isStderrTTY, notice, readLine, readStdin } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 
 /** How long the browser flow waits for the redirect: the server's authorization codes live 10 minutes. */
@@ -94,10 +95,21 @@ async function browserLogin(opts: LoginOptions, ctx: Context): Promise<StoredCre
   }
 }
 
+/** The token for --with-token: piped on stdin, or typed at a prompt that does not echo it when stdin is a terminal. */
+async function readToken(ctx: Context): Promise<string> {
+  if (!ctx.io.stdin.isTTY) return readStdin(ctx.io);
+  const { password } = await import('@inquirer/prompts');
+  try {
+    return await password({ message: 'Paste your API key (dsk_…) or access token:' }, { input: ctx.io.stdin, output: ctx.io.stderr });
+  } catch {
+    throw new CancelledError();
+  }
+}
+
 export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   let credential: StoredCredential;
   if (opts.withToken) {
-    const token = (await readStdin(ctx.io)).trim();
+    const token = (await readToken(ctx)).trim();
     if (!token) throw new UsageError('--with-token reads the token from stdin, and stdin was empty', 'echo "$DOCSEARCH_KEY" | docsearch login --with-token');
     if (/\s/.test(token)) throw new UsageError('--with-token expects a single token on stdin');
     await verifyToken(ctx, opts.server, token);
@@ -109,7 +121,7 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   await store.set(opts.server, credential);
   ctx.config().update({ default_server: opts.server });
   const how = credential.type === 'oauth' ? 'browser login' : 'token';
-  if (opts.json) return writeJson(ctx.io, { server: opts.server, method: how, scope: credential.scope ?? null, storage: store.kind });
+  if (opts.json) return emitJson(ctx, { server: opts.server, method: how, scope: credential.scope ?? null, storage: store.kind });
   notice(ctx.io, `Logged in to ${opts.server} (${how}${credential.scope ? `; scopes: ${credential.scope}` : ''}). Credentials are in ${store.location}.`);
 }
 
@@ -128,7 +140,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     ],
   })
     .option('--no-browser', 'do not open a browser: print the URL and wait for the redirect or a pasted code')
-    .option('--with-token', 'read an API key or access token from stdin instead of the browser flow')
+    .option('--with-token', 'read an API key or access token from stdin (a prompt that does not echo on a terminal) instead of the browser flow')
     .option('--scope <scopes>', 'space-separated scopes to ask for', DEFAULT_SCOPE)
     .action((flags: { browser: boolean; withToken?: boolean; scope: string }) =>
       runF({ server: ctx.server().url, noBrowser: !flags.browser, withToken: Boolean(flags.withToken), scope: flags.scope, json: Boolean(ctx.globals().json) }, ctx),

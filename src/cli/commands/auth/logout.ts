@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { discover } from '../../auth/discovery.js';
 import { CLI_CLIENT_ID, processRevocationResponse, revocationRequest } from '../../auth/oauth-client.js';
 import type { Context } from '../../context.js';
-import { notice, writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+import { notice, warn } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 
 export interface LogoutOptions {
@@ -14,7 +15,7 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
   const store = ctx.credentials();
   const credential = await store.get(opts.server);
   if (!credential) {
-    if (opts.json) return writeJson(ctx.io, { server: opts.server, logged_out: false, revoked: false });
+    if (opts.json) return emitJson(ctx, { server: opts.server, logged_out: false, revoked: false });
     notice(ctx.io, `not logged in to ${opts.server}; nothing to do`);
     return;
   }
@@ -27,11 +28,11 @@ export async function run(opts: LogoutOptions, ctx: Context): Promise<void> {
       await processRevocationResponse(await revocationRequest(meta, { clientId: CLI_CLIENT_ID, token: credential.access_token, tokenTypeHint: 'access_token' }, { fetch: ctx.fetch }));
       revoked = true;
     } catch (err) {
-      notice(ctx.io, `warning: could not revoke the login on ${opts.server} (${(err as Error).message.split('\n')[0]}); forgetting it locally anyway`);
+      warn(ctx.io, `could not revoke the login on ${opts.server} (${(err as Error).message.split('\n')[0]}); forgetting it locally anyway`);
     }
   }
   await store.delete(opts.server);
-  if (opts.json) return writeJson(ctx.io, { server: opts.server, logged_out: true, revoked });
+  if (opts.json) return emitJson(ctx, { server: opts.server, logged_out: true, revoked });
   notice(
     ctx.io,
     credential.type === 'oauth'

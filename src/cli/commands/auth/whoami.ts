@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import type { ApiKey } from '../../api-types.js';
+import type { Me } from '../../api-types.js';
 import { resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
-import { AuthRequiredError, CliError } from '../../errors.js';
-import { writeJson, writeOut } from '../../io.js';
+import { ApiError, AuthRequiredError, CliError } from '../../errors.js';
+import { warn, writeOut } from '../../io.js';
+import { emitJson } from '../../output/json.js';
 import { type Cell, printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 
@@ -12,42 +13,51 @@ export interface WhoamiOptions {
   json: boolean;
 }
 
+/** The account behind the credential (GET /api/v1/me); null with the reason when the server cannot be reached. */
+async function account(ctx: Context): Promise<{ me: Me } | { offline: string }> {
+  try {
+    return { me: await ctx.http().get<Me>('/api/v1/me') };
+  } catch (err) {
+    // Rejected credentials (exit 4) and API errors are answers; anything else means the server was not reached.
+    if (err instanceof AuthRequiredError || err instanceof ApiError || !(err instanceof CliError)) throw err;
+    return { offline: err.message };
+  }
+}
+
+/**
+ * Like `gh auth status`: what the CLI knows locally (server, where the credential comes from) and what the server
+ * says about it (account, scopes). With the server down it still shows the local part, warns, and exits 0.
+ */
 export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
   const server = ctx.server();
   const resolved = await resolveCredential(ctx.session());
   if (!resolved) throw new AuthRequiredError(`not logged in to ${server.url}`);
-  const http = ctx.http();
-  // Proves the credential works (and renews a browser login that is about to expire).
-  try {
-    await http.get('/api/v1/projects', { query: { limit: 1 } });
-  } catch (err) {
-    // A write-only key cannot list projects, yet it is valid.
-    if (!(err instanceof CliError && 'status' in err && err.status === 403)) throw err;
-  }
+  const answer = await account(ctx);
+  // Read again: asking /me may have renewed a browser login.
   const after = (await resolveCredential(ctx.session()))!.credential;
   const isKey = after.access_token.startsWith('dsk_');
-  let scopes = after.scope?.split(' ').filter(Boolean) ?? null;
-  if (!scopes && isKey) {
-    // An API key's scopes are in the caller's key list; match by its visible ends, never the secret.
-    const keys = await http.get<{ keys: ApiKey[] }>('/api/v1/keys').catch(() => ({ keys: [] as ApiKey[] }));
-    scopes = keys.keys.find((k) => after.access_token.startsWith(k.prefix) && after.access_token.endsWith(k.last4))?.scopes ?? null;
-  }
   const method = after.type === 'oauth' ? 'browser login (OAuth)' : isKey ? 'API key' : 'access token';
+  const me = 'me' in answer ? answer.me : null;
+  const scopes = me?.scopes ?? after.scope?.split(' ').filter(Boolean) ?? null;
   const info = {
     server: server.url,
     server_source: server.source,
+    verified: me !== null,
+    account: me ? { id: me.id, email: me.email } : null,
     method,
     credential_source: resolved.source,
     scopes,
     expires_at: after.expires_at ? new Date(after.expires_at).toISOString() : null,
     ...(opts.showToken ? { token: after.access_token } : {}),
   };
-  if (opts.json) return writeJson(ctx.io, info);
+  if ('offline' in answer) warn(ctx.io, `${answer.offline}; showing what this machine knows (the account is not verified)`);
+  if (opts.json) return emitJson(ctx, info);
   if (opts.showToken) return writeOut(ctx.io, after.access_token);
   printFields(
     ctx.io,
     [
       ['server', `${server.url} (${server.source})`],
+      ['account', me ? me.email : 'unknown (server not reached)'],
       ['authenticated by', `${method} from ${resolved.source}`],
       ['scopes', scopes ? scopes.join(' ') : 'unknown'],
       ...(info.expires_at ? [['expires', { time: info.expires_at }] as [string, Cell]] : []),
@@ -58,8 +68,10 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('whoami', {
-    summary: 'show the server and how you are authenticated',
-    description: 'Show which server commands talk to, how you are authenticated there and with which scopes. The token is never printed unless --show-token is given.',
+    summary: 'show the server, your account and how you are authenticated',
+    description:
+      'Show which server commands talk to, the account you are logged in as, how you are authenticated and with which scopes. ' +
+      'When the server cannot be reached it shows what this machine knows, warns, and still exits 0. The token is never printed unless --show-token is given.',
     examples: ['docsearch whoami', 'docsearch whoami --json', 'docsearch whoami --show-token   # prints the secret'],
   })
     .option('--show-token', 'print the token itself on stdout')

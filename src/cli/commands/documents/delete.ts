@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { notice, writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
 
@@ -16,12 +17,12 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   // Look each one up first: a typo fails before anything is deleted, and the prompt can name the files.
   const docs = await Promise.all(opts.ids.map((id) => http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(id)}`)));
   const names = docs.map((d) => d.filename).join(', ');
-  await confirmDestructive(ctx.io, `Delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}?`, opts.yes, 'delete');
+  await confirmDestructive(ctx.io, { action: `delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}`, consequence: 'Their chunks leave search at once.' }, opts.yes);
   for (const d of docs) {
     await http.delete(`/api/v1/documents/${encodeURIComponent(d.id)}`);
     if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id})`);
   }
-  if (opts.json) writeJson(ctx.io, { deleted: docs.map((d) => d.id) });
+  if (opts.json) return emitJson(ctx, { deleted: docs.map((d) => d.id) });
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

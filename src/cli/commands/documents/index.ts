@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { defineCommand } from '../shared/command.js';
+import { addDefaultSubcommand, defineCommand } from '../shared/command.js';
 import * as del from './delete.js';
 import * as list from './list.js';
 import * as show from './show.js';
@@ -10,7 +10,7 @@ export function documentsCommand(ctx: Context) {
     summary: 'list, show and delete uploaded documents',
     examples: ['docsearch documents', 'docsearch documents list --status failed', 'docsearch documents delete doc_0m1abc2de3FgHiJkLmNoPq --yes'],
   });
-  group.addCommand(list.build(ctx), { isDefault: true });
+  addDefaultSubcommand(group, list.build(ctx));
   for (const c of [show, del]) group.addCommand(c.build(ctx));
   return group;
 }

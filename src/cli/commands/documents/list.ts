@@ -1,7 +1,8 @@
 import { type Command, Option } from 'commander';
 import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { writeJson } from '../../io.js';
+import type { ApiClient } from '../../http.js';
+import { emitJson } from '../../output/json.js';
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
@@ -11,25 +12,30 @@ export const STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export interface ListOptions {
   project?: string;
   status?: string;
+  path?: string;
   json: boolean;
+}
+
+/** Every document matching the filters, following next_cursor. */
+export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string }): Promise<DocumentRecord[]> {
+  const documents: DocumentRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await http.get<{ documents: DocumentRecord[]; next_cursor?: string | null }>('/api/v1/documents', { query: { ...query, limit: 100, cursor } });
+    documents.push(...page.documents);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return documents;
 }
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const projectId = opts.project ? (await resolveProject(ctx, opts.project)).id : undefined;
-  const documents: DocumentRecord[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await http.get<{ documents: DocumentRecord[]; next_cursor?: string | null }>('/api/v1/documents', {
-      query: { project_id: projectId, status: opts.status, cursor },
-    });
-    documents.push(...page.documents);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  if (opts.json) return writeJson(ctx.io, { documents });
+  const documents = await listDocuments(http, { project_id: projectId, status: opts.status, path: opts.path });
+  if (opts.json) return emitJson(ctx, { documents }, 'documents');
   printTable(ctx.io, {
     headers: ['ID', 'FILENAME', 'STATUS', 'CHUNKS', 'SIZE', 'UPDATED'],
-    rows: documents.map((d) => [d.id, d.filename, d.status, d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
+    rows: documents.map((d) => [d.id, d.path ?? d.filename, d.status, d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
     now: ctx.now(),
   });
 }
@@ -37,9 +43,11 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
     summary: 'list documents and their processing status',
-    examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed'],
+    description: 'List documents and their processing status. FILENAME shows the path in the folder for documents uploaded with `upload --sync`.',
+    examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed', 'docsearch documents list --json id,path,sha256 --jq ".documents[].path"'],
   })
-    .option('--project <project>', 'only this project (name or id)')
+    .option('-p, --project <project>', 'only this project (name or id)')
     .addOption(new Option('--status <status>', 'only documents in this state').choices(STATUSES))
-    .action((flags: { project?: string; status?: string }) => runF({ ...flags, json: Boolean(ctx.globals().json) }, ctx));
+    .option('--path <path>', 'only the document uploaded from this path (upload --sync)')
+    .action((flags: { project?: string; status?: string; path?: string }) => runF({ ...flags, json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+
 import { printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 
@@ -12,12 +13,13 @@ export interface ShowOptions {
 
 export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
   const d = await ctx.http().get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(opts.id)}`);
-  if (opts.json) return writeJson(ctx.io, d);
+  if (opts.json) return emitJson(ctx, d);
   printFields(
     ctx.io,
     [
       ['id', d.id],
       ['filename', d.filename],
+      ['path', d.path ?? undefined],
       ['project', d.project_id],
       ['status', d.status],
       ['progress', d.progress === undefined ? undefined : `${Math.round(d.progress * 100)}%`],

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { defineCommand } from '../shared/command.js';
+import { addDefaultSubcommand, defineCommand } from '../shared/command.js';
 import * as create from './create.js';
 import * as list from './list.js';
 import * as revoke from './revoke.js';
@@ -10,7 +10,7 @@ export function keysCommand(ctx: Context) {
     summary: 'list, create and revoke API keys',
     examples: ['docsearch keys', 'docsearch keys create --name ci', 'docsearch keys revoke ci --yes'],
   });
-  group.addCommand(list.build(ctx), { isDefault: true });
+  addDefaultSubcommand(group, list.build(ctx));
   for (const c of [create, revoke]) group.addCommand(c.build(ctx));
   return group;
 }

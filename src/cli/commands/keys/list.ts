@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { ApiKey } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 
@@ -14,7 +15,7 @@ export const maskedKey = (k: Pick<ApiKey, 'prefix' | 'last4'>): string => `${k.p
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const { keys } = await ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys');
-  if (opts.json) return writeJson(ctx.io, { keys });
+  if (opts.json) return emitJson(ctx, { keys }, 'keys');
   printTable(ctx.io, {
     headers: ['ID', 'NAME', 'KEY', 'SCOPES', 'CREATED', 'LAST USED'],
     rows: keys.map((k) => [k.id, k.name, maskedKey(k), k.scopes.join(' '), { time: k.created_at }, { time: k.last_used_at }]),

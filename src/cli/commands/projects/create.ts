@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { emitJson } from '../../output/json.js';
 import { UsageError } from '../../errors.js';
-import { notice, writeJson, writeOut } from '../../io.js';
+import { notice, writeOut } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 
 export interface CreateOptions {
@@ -28,7 +29,7 @@ export function parseMetadata(raw: string | undefined): Record<string, unknown> 
 export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const body = { name: opts.name, ...(opts.description !== undefined ? { description: opts.description } : {}), ...(opts.metadata ? { metadata: opts.metadata } : {}) };
   const project = await ctx.http().post<Project>('/api/v1/projects', body);
-  if (opts.json) return writeJson(ctx.io, project);
+  if (opts.json) return emitJson(ctx, project);
   notice(ctx.io, `created project ${project.name}`);
   writeOut(ctx.io, project.id);
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { notice, writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
 import { resolveProject } from '../shared/resolve-project.js';
@@ -13,9 +14,9 @@ export interface DeleteOptions {
 
 export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  await confirmDestructive(ctx.io, `Delete project "${p.name}" and its ${p.document_count} document(s)?`, opts.yes, 'delete');
+  await confirmDestructive(ctx.io, { action: `delete project "${p.name}" and its ${p.document_count} document(s)`, consequence: 'This cannot be undone.' }, opts.yes);
   await ctx.http().delete(`/api/v1/projects/${encodeURIComponent(p.id)}`);
-  if (opts.json) return writeJson(ctx.io, { deleted: p.id });
+  if (opts.json) return emitJson(ctx, { deleted: p.id });
   notice(ctx.io, `deleted project ${p.name} (${p.id})`);
 }
 

@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { defineCommand } from '../shared/command.js';
+import { addDefaultSubcommand, defineCommand } from '../shared/command.js';
 import * as create from './create.js';
 import * as del from './delete.js';
 import * as list from './list.js';
@@ -12,7 +12,7 @@ export function projectsCommand(ctx: Context) {
     summary: 'list, create, show, rename and delete projects',
     examples: ['docsearch projects', 'docsearch projects create handbook', 'docsearch projects delete handbook --yes'],
   });
-  group.addCommand(list.build(ctx), { isDefault: true });
+  addDefaultSubcommand(group, list.build(ctx));
   for (const c of [create, show, rename, del]) group.addCommand(c.build(ctx));
   return group;
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { notice, writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
 
@@ -14,7 +15,7 @@ export interface RenameOptions {
 export async function run(opts: RenameOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
   const updated = await ctx.http().patch<Project>(`/api/v1/projects/${encodeURIComponent(p.id)}`, { name: opts.name });
-  if (opts.json) return writeJson(ctx.io, updated);
+  if (opts.json) return emitJson(ctx, updated);
   notice(ctx.io, `renamed project ${p.name} to ${updated.name}`);
 }
 

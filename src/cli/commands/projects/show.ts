@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { writeJson } from '../../io.js';
+import { emitJson } from '../../output/json.js';
+
 import { printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
@@ -12,7 +13,7 @@ export interface ShowOptions {
 
 export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  if (opts.json) return writeJson(ctx.io, p);
+  if (opts.json) return emitJson(ctx, p);
   printFields(
     ctx.io,
     [

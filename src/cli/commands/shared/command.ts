@@ -1,4 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { UsageError } from '../../errors.js';
+import type { IO } from '../../io.js';
+import { closest } from './suggest.js';
 
 /**
  * A command with its summary and examples: `--help` of every client command ends with an
@@ -9,6 +12,38 @@ export function defineCommand(name: string, p: { summary: string; description?: 
     .summary(p.summary)
     .description(p.description ?? `${p.summary[0]!.toUpperCase()}${p.summary.slice(1)}.`)
     .addHelpText('after', `\nExamples:\n${p.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+}
+
+/**
+ * Output, exit handling and help settings for a command and everything below it: errors go through `io`, help
+ * shows the global flags (--server, --token, --json …) under each command, as gh's does.
+ */
+export function applyProgramSettings(cmd: Command, io: IO): void {
+  cmd
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .configureHelp({ showGlobalOptions: true })
+    .showSuggestionAfterError(true);
+  for (const c of cmd.commands) applyProgramSettings(c, io);
+}
+
+/**
+ * Adds `cmd` as the verb run when the group is given none (`docsearch projects` lists). Commander would hand an
+ * unknown verb (`projects lst`) to it as an argument ("too many arguments"); here it is a usage error with a
+ * suggestion instead.
+ */
+export function addDefaultSubcommand(group: Command, cmd: Command): void {
+  cmd.allowExcessArguments(true).hook('preAction', (_cmd, action) => {
+    const extra = action.args[0];
+    if (extra === undefined) return;
+    const verbs = group.commands.map((c) => c.name());
+    const guess = closest(extra, verbs);
+    throw new UsageError(
+      `unknown command "${group.name()} ${extra}"`,
+      guess ? `did you mean \`docsearch ${group.name()} ${guess}\`?` : `\`docsearch ${group.name()}\` takes one of: ${verbs.join(', ')}`,
+    );
+  });
+  group.addCommand(cmd, { isDefault: true });
 }
 
 /** Parses an integer flag value for commander; a bad value is a usage error naming the flag. */

@@ -1,17 +1,28 @@
 import { CancelledError, UsageError } from '../../errors.js';
 import { canPrompt, type IO } from '../../io.js';
 
+export interface Destructive {
+  /** What will be done, as a verb phrase: "delete document a.txt". */
+  action: string;
+  /** What follows from it, one sentence: "Anything using it stops working." */
+  consequence?: string;
+}
+
+const capital = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
+
 /**
- * Asks before something destructive. On a terminal: a yes/no prompt (default no). Elsewhere
- * (CI, pipes) nobody can answer, so `--yes` is required and its absence is a usage error.
+ * Asks before something destructive. On a terminal: "Delete document a.txt? <consequence>" (default no).
+ * Elsewhere (CI, pipes) nobody can answer, so `--yes` is required and its absence is a usage error saying so.
  */
-export async function confirmDestructive(io: IO, question: string, yes: boolean | undefined, flagHint: string): Promise<void> {
+export async function confirmDestructive(io: IO, d: Destructive, yes: boolean | undefined): Promise<void> {
   if (yes) return;
-  if (!canPrompt(io)) throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, `add --yes to ${flagHint} without a prompt`);
+  if (!canPrompt(io)) {
+    throw new UsageError(`not on a terminal, so not asking: add --yes to ${d.action}`, d.consequence);
+  }
   const { confirm } = await import('@inquirer/prompts');
   let ok: boolean;
   try {
-    ok = await confirm({ message: question, default: false }, { input: io.stdin, output: io.stderr });
+    ok = await confirm({ message: `${capital(d.action)}?${d.consequence ? ` ${d.consequence}` : ''}`, default: false }, { input: io.stdin, output: io.stderr });
   } catch {
     throw new CancelledError();
   }

@@ -5,20 +5,32 @@ import type { ApiClient } from '../../http.js';
 import { canPrompt, notice } from '../../io.js';
 
 /** Every project of the caller, following next_cursor. */
-export async function listAllProjects(http: ApiClient): Promise<Project[]> {
+export async function listAllProjects(http: ApiClient, signal?: AbortSignal): Promise<Project[]> {
   const all: Project[] = [];
   let cursor: string | undefined;
   do {
-    const page = await http.get<{ projects: Project[]; next_cursor: string | null }>('/api/v1/projects', { query: { limit: 100, cursor } });
+    const page = await http.get<{ projects: Project[]; next_cursor: string | null }>('/api/v1/projects', { query: { limit: 100, cursor }, ...(signal ? { signal } : {}) });
     all.push(...page.projects);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return all;
 }
 
+/** The one error for a project that does not exist, whichever command asked: exit 1 (like gh's "not found"). */
+export function projectNotFound(ref: string, baseUrl: string, hint = 'see your projects with `docsearch projects list`'): CliError {
+  return new CliError(`project "${ref}" not found on ${baseUrl}`, undefined, hint);
+}
+
 /** A project by exact id, else by name (case-insensitive, as the server keeps names unique). */
 export function findProject(projects: Project[], ref: string): Project | undefined {
   return projects.find((p) => p.id === ref) ?? projects.find((p) => p.name.toLowerCase() === ref.toLowerCase());
+}
+
+/** The caller's default project (uploads without --project go there). */
+export async function defaultProject(ctx: Context): Promise<Project> {
+  const found = (await listAllProjects(ctx.http())).find((p) => p.is_default);
+  if (!found) throw new CliError(`no default project on ${ctx.http().baseUrl}`, undefined, 'name one with --project');
+  return found;
 }
 
 export interface ResolveOptions {
@@ -48,7 +60,7 @@ export async function resolveProject(ctx: Context, ref: string, opts: ResolveOpt
       notice(ctx.io, `created project ${project.name} (${project.id})`);
       return project;
     }
-    throw new CliError(`project "${ref}" not found on ${http.baseUrl}`, undefined, `create it with \`docsearch projects create ${JSON.stringify(ref)}\`, or pass --create-project`);
+    throw projectNotFound(ref, http.baseUrl, `create it with \`docsearch projects create ${JSON.stringify(ref)}\`, or pass --create-project`);
   }
-  throw new CliError(`project "${ref}" not found on ${http.baseUrl}`, undefined, 'see your projects with `docsearch projects list`');
+  throw projectNotFound(ref, http.baseUrl);
 }

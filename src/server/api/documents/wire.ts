@@ -20,6 +20,7 @@ export const DocumentSchema = z
     warnings: z.array(z.string()),
     error: z.string().nullable().describe('why the document failed, for people'),
     metadata: Metadata,
+    path: z.string().nullable().describe('the relative path it was uploaded from (multipart `paths`), or null'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -43,6 +44,7 @@ export const documentToWire = (d: DocumentRecord) => ({
   warnings: d.warnings,
   error: d.error,
   metadata: d.metadata,
+  path: d.path,
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001-accounts-projects.js';
 import * as m002 from './002-documents-jobs.js';
 import * as m003 from './003-oauth.js';
+import * as m004 from './004-cli-document-path.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '001-accounts-projects': m001,
   '002-documents-jobs': m002,
   '003-oauth': m003,
+  '004-cli-document-path': m004,
 };
 
 export const migrationProvider: MigrationProvider = {

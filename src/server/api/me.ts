@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { SCOPES } from '../../auth/scopes.js';
+import { notFound } from '../../core/errors.js';
+import type { Services } from '../services.js';
+import { defineRoute } from './route.js';
+import { ErrorBody } from './schemas.js';
+
+const Me = z
+  .object({
+    id: z.string().describe('the account id'),
+    email: z.string(),
+    kind: z.enum(['api_key', 'oauth', 'session']).describe('what the presented credential is'),
+    scopes: z.array(z.enum(SCOPES)).describe('the scopes this credential carries'),
+  })
+  .meta({ id: 'Me' });
+
+export const me = (s: Services) =>
+  defineRoute({
+    name: 'me',
+    method: 'GET',
+    path: '/me',
+    scope: 'authenticated',
+    tag: 'account',
+    summary: 'The account behind the presented credential, what kind of credential it is and its scopes. Any valid credential may ask.',
+    responses: { 200: { description: 'The caller', schema: Me }, 404: { description: 'The account was deleted', schema: ErrorBody } },
+    async handler({ principal }) {
+      const user = await s.accounts.findUser(principal.userId);
+      if (!user) throw notFound('account');
+      return { status: 200, body: { id: user.id, email: user.email, kind: principal.kind, scopes: principal.scopes } };
+    },
+  });

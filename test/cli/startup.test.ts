@@ -1,0 +1,38 @@
+import { execFileSync } from 'node:child_process';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/daemon.js';
+import { cliEnv } from './cli-env.js';
+
+/**
+ * CPU seconds (user + system) that `runs` runs of a command cost, from bash's `times` (children's totals):
+ * CPU time, not wall time, so other work on a shared machine does not skew the ratio.
+ */
+function cpuSeconds(command: string, runs: number): number {
+  const out = execFileSync('bash', ['-c', `for i in $(seq ${runs}); do ${command} >/dev/null; done; times`], { encoding: 'utf8', env: { ...process.env, ...cliEnv(null) } });
+  const children = out.trim().split('\n').at(-1)!;
+  const [user, sys] = children.split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t)!;
+    return Number(m[1]) * 60 + Number(m[2]);
+  });
+  return user! + sys!;
+}
+
+describe('start-up: client commands do not load the server', () => {
+  const RUNS = 5;
+  it.each([['--version'], ['completion bash']])('docsearch %s costs at most 3× the CPU of `node -e 0`', { timeout: 120_000 }, (args) => {
+    const node = cpuSeconds(`${process.execPath} -e 0`, RUNS);
+    const cli = cpuSeconds(`${process.execPath} ${BIN} ${args}`, RUNS);
+    // Measured 2026-11 on a shared 2-core machine: node 0.06 s, --version 0.13 s per run (loading the server: 0.9 s).
+    expect(cli / node).toBeLessThanOrEqual(3);
+  });
+
+  it('the operator commands listed before loading carry the real commands\' summaries', async () => {
+    const { OPERATOR_COMMANDS } = await import('../../src/main.js');
+    const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} };
+    for (const op of OPERATOR_COMMANDS) {
+      const real: Command = await op.load(io, () => {});
+      expect(op.summary, op.name).toBe(real.summary());
+    }
+  });
+});

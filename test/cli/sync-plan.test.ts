@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { DocumentRecord } from '../../src/cli/api-types.js';
+import { passage } from '../../src/cli/commands/search.js';
+import { wrap } from '../../src/cli/output/wrap.js';
+import { planSync } from '../../src/cli/upload/sync-plan.js';
+import { visibleAt } from '../../src/search/service.js';
+
+const file = (rel: string, sha256: string) => ({ path: `docs/${rel}`, name: rel.split('/').at(-1)!, rel, size: 1, sha256 });
+const doc = (id: string, path: string | null, sha256: string) => ({ id, path, sha256, filename: 'x', size_bytes: 1, content_type: 'text/plain', project_id: 'prj', status: 'ready' }) as DocumentRecord;
+
+describe('upload --sync plan', () => {
+  const docs = [doc('d1', 'a.txt', 'A'), doc('d2', 'b.txt', 'B'), doc('d3', 'gone.txt', 'G'), doc('d4', null, 'N'), doc('d5', 'moved.txt', 'M')];
+
+  it('unchanged, new, changed, pruned; documents without a path are never touched', () => {
+    const plan = planSync([file('a.txt', 'A'), file('b.txt', 'B2'), file('sub/c.txt', 'C'), file('moved.txt', 'M')], docs, true);
+    expect(plan.unchanged.map((f) => f.rel)).toEqual(['a.txt', 'moved.txt']);
+    expect(plan.replace.map((f) => f.rel)).toEqual(['b.txt']);
+    expect(plan.add.map((f) => f.rel)).toEqual(['sub/c.txt']);
+    expect(plan.remove).toEqual([{ document: docs[2], reason: 'pruned' }]);
+    expect(planSync([file('a.txt', 'A')], docs, false).remove).toEqual([]);
+  });
+
+  it('bytes the project holds under another path are not sent again; the old version at this path goes', () => {
+    const plan = planSync([file('a.txt', 'N')], docs, false);
+    expect(plan.add).toEqual([]);
+    expect(plan.replace).toEqual([]);
+    expect(plan.unchanged.map((f) => f.rel)).toEqual(['a.txt']);
+    expect(plan.remove).toEqual([{ document: docs[0], reason: 'stale' }]);
+  });
+});
+
+describe('search passages and wrapping', () => {
+  it('a long chunk shows the window around its first highlight, cut at words, highlights shifted', () => {
+    const text = `${'lorem ipsum '.repeat(60)}the fire exit is north ${'dolor sit '.repeat(60)}`;
+    const at = text.indexOf('fire exit');
+    const p = passage(text, [[at, at + 9]], 120);
+    expect(p.text.startsWith('… ')).toBe(true);
+    expect(p.text.endsWith(' …')).toBe(true);
+    expect(p.text.length).toBeLessThanOrEqual(124);
+    const [s, e] = p.highlights[0]!;
+    expect(p.text.slice(s, e)).toBe('fire exit');
+    expect(passage('short text', [[0, 5]])).toEqual({ text: 'short text', highlights: [[0, 5]] });
+  });
+
+  it('wraps to the width with an indent (and a hanging indent), not counting styling', () => {
+    const words = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen';
+    const lines = wrap(words, 30, '   ', '     ');
+    expect(lines[0]).toBe('   one two three four five six');
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(30);
+    for (const l of lines.slice(1)) expect(l).toMatch(/^ {5}\S/);
+    expect(lines.map((l) => l.trim()).join(' ')).toBe(words);
+    expect(wrap('\x1b[1mbold\x1b[22m word', 20, '  ')).toEqual(['  \x1b[1mbold\x1b[22m word']);
+  });
+});
+
+describe('replacement: what a search sees', () => {
+  // The swap at t=1000: the new version becomes ready and the old one is replaced in one transaction.
+  const oldDoc = { status: 'ready', readyAt: 10, replacedAt: 1000 };
+  const newDoc = { status: 'ready', readyAt: 1000, replacedAt: null };
+  it.each([500, 999, 1000, 1001, 5000])('a search begun at %i sees exactly one version', (asOf) => {
+    expect([visibleAt(oldDoc, asOf), visibleAt(newDoc, asOf)].filter(Boolean)).toHaveLength(1);
+  });
+  it('a document still processing, or ready only after the search began, is not shown', () => {
+    expect(visibleAt({ status: 'processing', readyAt: null, replacedAt: null }, 5000)).toBe(false);
+    expect(visibleAt({ status: 'ready', readyAt: 6000, replacedAt: null }, 5000)).toBe(false);
+    expect(visibleAt({ status: 'ready', readyAt: null, replacedAt: null }, 5000)).toBe(true); // ready before ready_at was recorded
+  });
+});
