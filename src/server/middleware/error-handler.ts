@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { AppError, type ErrorCode, isAppError } from '../../core/errors.js';
 import { messagePage } from '../../web/pages/message.js';
@@ -56,6 +57,28 @@ export function toWire(err: AppError, requestId: string) {
   };
 }
 
+const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_MS = 2000;
+
+/** Reads and discards a body nobody started reading, if it is small; true when it was read to its end. */
+function drainSmallUnreadBody(req: IncomingMessage): Promise<boolean> {
+  const declared = Number(req.headers['content-length']);
+  // A client waiting for `100 Continue` sends nothing; one that streams (no length) or sends a lot is cut off.
+  if (req.destroyed || req.readableFlowing !== null || req.headers.expect || !(declared <= DRAIN_MAX_BYTES)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const finish = (drained: boolean) => {
+      clearTimeout(timer);
+      req.off('end', onEnd).off('error', onFail).off('close', onFail);
+      resolve(drained);
+    };
+    const onEnd = () => finish(true);
+    const onFail = () => finish(false);
+    const timer = setTimeout(onFail, DRAIN_MAX_MS);
+    req.once('end', onEnd).once('error', onFail).once('close', onFail);
+    req.resume();
+  });
+}
+
 /** The only place errors are caught, logged and rendered: JSON under /api, an HTML page elsewhere. */
 export function errorHandler(): Middleware<AppState> {
   return async (ctx, next) => {
@@ -66,8 +89,9 @@ export function errorHandler(): Middleware<AppState> {
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
     } catch (thrown) {
       const err = toAppError(thrown, ctx.get('content-encoding'));
-      // A body left unread (refused early, or the read failed) is not drained: the connection ends with the answer.
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      // A small body refused before it was read is drained, so the client gets the answer rather than a
+      // broken pipe; anything else left unread ends the connection with the answer.
+      if (!ctx.req.complete && !(await drainSmallUnreadBody(ctx.req))) ctx.set('Connection', 'close');
       if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
       else ctx.state.log?.debug({ code: err.code, msg: err.message }, 'request rejected');
       ctx.status = err.status;
