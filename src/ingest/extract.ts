@@ -20,7 +20,7 @@ export interface ExtractorOptions {
   timeoutMs?: number;
   /** V8 old-generation heap limit per worker in MB (default 512). */
   maxOldGenerationSizeMb?: number;
-  /** Documents parsed at once (default: one per core minus one, at least 1). */
+  /** Documents parsed at once (default: one per core minus one, at least 2, so one slow file never holds every parser). */
   concurrency?: number;
   /** Worker script; the default is extract-worker.js beside this module (in dist/). */
   workerUrl?: URL;
@@ -63,7 +63,7 @@ export class Extractor {
   constructor(options: ExtractorOptions = {}) {
     this.timeoutMs = positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.maxOldGenerationSizeMb = positive(options.maxOldGenerationSizeMb ?? DEFAULT_MAX_OLD_GENERATION_MB, 'maxOldGenerationSizeMb');
-    this.concurrency = positive(options.concurrency ?? Math.max(1, availableParallelism() - 1), 'concurrency');
+    this.concurrency = positive(options.concurrency ?? Math.max(2, availableParallelism() - 1), 'concurrency');
     this.workerUrl = options.workerUrl ?? new URL('./extract-worker.js', import.meta.url);
     this.maxDocumentsPerWorker = positive(options.maxDocumentsPerWorker ?? 200, 'maxDocumentsPerWorker');
     this.idleMs = positive(options.idleMs ?? 30_000, 'idleMs');

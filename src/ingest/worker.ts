@@ -15,13 +15,20 @@ import type { Clock } from '../core/clock.js';
 import { isModelError } from '../models/errors.js';
 import type { Logger } from '../server/logger.js';
 import type { DocumentStore } from '../store/sqlite/documents.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { Job, JobStore } from '../store/sqlite/jobs.js';
 import { isParseError } from './parsers/errors.js';
 import { DocumentGone, type PipelineDeps, type PipelineResult, runPipeline } from './pipeline.js';
+import { ChunkWriter } from './write.js';
 
 export interface IngestWorkerOptions {
-  /** Documents processed at once. */
+  /**
+   * Documents processed at once. Their texts share the embedder's micro-batches and their rows share commits,
+   * so several small documents cost about what their text costs the model; a big document takes one of them.
+   */
   concurrency: number;
+  /** Least time between two progress writes of one document (default 1000 ms; 0 writes every step). */
+  progressEveryMs?: number;
   leaseMs?: number;
   heartbeatMs?: number;
   /** Claims of one job before it fails for good (a crash mid-job counts as an attempt). */
@@ -37,7 +44,7 @@ export interface IngestWorkerOptions {
 export interface IngestWorkerDeps {
   jobs: JobStore;
   documents: DocumentStore;
-  pipeline: PipelineDeps;
+  pipeline: Omit<PipelineDeps, 'writer' | 'chunks'> & { chunks: ChunkIndex };
   log: Logger;
   now: Clock;
   /** Called when a document reaches ready or failed (wakes `?wait=true` uploads). */
@@ -55,6 +62,9 @@ export class IngestWorker {
   private lastReclaim = 0;
   /** Jobs running now, by job id. */
   readonly running = new Map<number, string>();
+  /** Commits the chunk rows of every running document in groups. */
+  readonly writer: ChunkWriter;
+  private readonly pipeline: PipelineDeps;
 
   constructor(
     private readonly deps: IngestWorkerDeps,
@@ -69,7 +79,10 @@ export class IngestWorker {
       backoffMaxMs: options.backoffMaxMs ?? 10 * 60_000,
       idlePollMs: options.idlePollMs ?? 2_000,
       canClaim: options.canClaim ?? (() => true),
+      progressEveryMs: options.progressEveryMs ?? 1000,
     };
+    this.writer = new ChunkWriter(deps.pipeline.chunks, deps.pipeline.embedder);
+    this.pipeline = { ...deps.pipeline, writer: this.writer };
     this.resetWake();
   }
 
@@ -159,7 +172,16 @@ export class IngestWorker {
       await documents.markProcessing(doc.id);
       let result: PipelineResult;
       try {
-        result = await runPipeline(this.deps.pipeline, doc, { progress: (p) => documents.setProgress(doc.id, p) });
+        // Progress is written at most once per `progressEveryMs`: a small document goes straight from processing
+        // to ready, a big one still moves every second or so. (A deletion meanwhile is caught by markReady.)
+        let lastProgress = this.deps.now();
+        const progress = async (p: number): Promise<boolean> => {
+          const now = this.deps.now();
+          if (now - lastProgress < this.opts.progressEveryMs) return true;
+          lastProgress = now;
+          return documents.setProgress(doc.id, p);
+        };
+        result = await runPipeline(this.pipeline, doc, { progress, attempt: job.attempts });
       } catch (err) {
         if (this.stopping) return; // shutting down: leave the lease, the next start retries
         await this.handleFailure(job, doc.id, err, started);
