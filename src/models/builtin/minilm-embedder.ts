@@ -85,7 +85,7 @@ export class BuiltinEmbedder implements Embedder {
     const spin = this.options.spinWait !== undefined ? { spinWait: this.options.spinWait } : {};
     this.session = await OnnxSession.open(graph.path, { intraOpThreads: this.options.intraOpThreads ?? availableParallelism(), ...spin });
     // A query is a few dozen tokens (~5 ms on one core): one thread, and the passage session keeps the rest.
-    this.querySession = await OnnxSession.open(graph.path, { intraOpThreads: 1, ...spin });
+    this.querySession = await OnnxSession.open(graph.path, { intraOpThreads: 1, lean: true, ...spin });
     this.lastError = undefined;
   }
 
