@@ -14,6 +14,8 @@ import { api, type Daemon, TEST_MODEL_CACHE } from '../test/helpers/daemon.js';
 import { uploadFiles, type UploadFile } from '../test/ingest/pipeline/helpers.js';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
+/** The searching client's pause between searches: one person searching as fast as results can be read. */
+export const SEARCH_PAUSE_MS = 100;
 
 /** CPU milliseconds (user + system, every thread) a process has used so far. */
 export function cpuMs(pid: number): number {
@@ -67,6 +69,7 @@ export async function ingestThroughApi(
       const s = performance.now();
       const res = await api(d, '/api/v1/search', { token, body: { query: opts.queries[i % opts.queries.length], limit: 10 } });
       if (res.status === 200) searchMs.push(performance.now() - s);
+      await new Promise((r) => setTimeout(r, SEARCH_PAUSE_MS));
     }
   })();
   const ids: string[] = [];
@@ -138,6 +141,17 @@ export async function followOne(
       return { id, status: doc.status, progress: doc.progress, chunks: doc.chunk_count, seconds, daemonCpuMs: cpuMs(pid) - cpu0, peakRssMb: peakRss, monotonic, moves };
     }
   }
+}
+
+/** Latencies (ms) of `n` back-to-back hybrid searches: the idle baseline for the ones taken while ingesting. */
+export async function searchLatencies(d: Daemon, token: string, queries: string[], n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    const res = await api(d, '/api/v1/search', { token, body: { query: queries[i % queries.length], limit: 10 } });
+    if (res.status === 200) out.push(performance.now() - s);
+  }
+  return out;
 }
 
 /** Stored chunks' embedded text (`search_text`), read from the daemon's LanceDB; at most `limit`, spread out. */

@@ -20,7 +20,7 @@ import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
 import type { FileStore } from './file-store.js';
 import { ParseError } from './parsers/errors.js';
-import type { Chunk, DocumentType } from './types.js';
+import type { Chunk, DocumentType, ParsedDocument } from './types.js';
 import { type ChunkWriter, toRows } from './write.js';
 
 export interface PipelineDeps {
@@ -61,6 +61,17 @@ export const PROGRESS = { parsed: 0.1, written: 0.95 } as const;
 /** Chunks per slice: 4 micro-batches of the built-in model, ~20 ms of chunking on the event loop. */
 export const SLICE = 64;
 
+/** Its own function so the original's bytes are garbage once parsed (an async function keeps its locals). */
+async function parse(deps: PipelineDeps, doc: DocumentRecord): Promise<ParsedDocument> {
+  let bytes: Buffer;
+  try {
+    bytes = await deps.files.read(doc.sha256);
+  } catch (err) {
+    throw new ParseError('the uploaded file is missing from the file store', { cause: err });
+  }
+  return deps.extractor.extract(bytes, doc.contentType as DocumentType, { filename: doc.filename });
+}
+
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks: PipelineHooks): Promise<PipelineResult> {
@@ -71,13 +82,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
   const since = (t: number) => performance.now() - t;
 
   let t = performance.now();
-  let bytes: Buffer;
-  try {
-    bytes = await deps.files.read(doc.sha256);
-  } catch (err) {
-    throw new ParseError('the uploaded file is missing from the file store', { cause: err });
-  }
-  const parsed = await deps.extractor.extract(bytes, doc.contentType as DocumentType, { filename: doc.filename });
+  const parsed = await parse(deps, doc);
   timings.parseMs = since(t);
   await step(PROGRESS.parsed);
   if (hooks.attempt > 1) await deps.chunks.deleteDocument(doc.id);
