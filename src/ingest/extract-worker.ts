@@ -4,7 +4,6 @@
  * all) log to the console and may throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { isParseError } from './parsers/errors.js';
 import { PARSERS } from './parsers/index.js';
@@ -31,13 +30,6 @@ console.debug = silent;
 console.trace = silent;
 
 const port = parentPort!;
-
-// Parsing is bulk work: this thread yields the CPU to searches (Linux priorities are per thread).
-try {
-  setPriority(10);
-} catch {
-  // not permitted here: parse at normal priority
-}
 
 port.on('message', (input: WorkerInput) => {
   void (async () => {

@@ -4,10 +4,11 @@
  *
  * - `high` (search queries) runs on its own (`run(batch, 'high')`, the embedder gives it its own session),
  *   so a query never waits behind a batch of passages;
- * - `low` (passages) runs one batch at a time. A batch is filled from every waiting request, not only the
- *   caller's: many small documents share one forward pass. Each batch is seeded round-robin from the waiting
- *   requests (so a huge document's thousands of passages cannot keep a one-page upload waiting) and filled
- *   with the waiting texts closest in length to the seed (less padding, so less wasted compute).
+ * - `low` (passages) runs one batch at a time. The waiting requests take turns (round-robin), so a huge
+ *   document's thousands of passages cannot keep a one-page upload waiting; the request whose turn it is fills
+ *   the batch first (a small document is done in one turn), and seats it leaves go to the waiting texts closest
+ *   in length to its longest, whoever they belong to: many small documents share one forward pass, with little
+ *   padding.
  *
  * One batch in flight per lane bounds memory (a 16×256 batch's activations, not a whole upload's).
  * `maxPending` bounds queued texts; beyond it callers get a transient error and the ingest queue retries later.
@@ -109,18 +110,21 @@ export class TextBatchQueue<T extends BatchItem> {
   private pick(lane: Lane<T>): { request: Request<T>; item: T }[] {
     const waiting = lane.requests.filter((r) => r.left.length > 0);
     if (waiting.length === 0) return [];
-    const seedFrom = waiting[lane.turn++ % waiting.length]!;
-    const seed = seedFrom.left.shift()!;
-    const picked = [{ request: seedFrom, item: seed }];
-    if (this.batchSize > 1) {
-      const candidates: { request: Request<T>; at: number; gap: number }[] = [];
-      for (const request of waiting) {
-        request.left.forEach((item, at) => candidates.push({ request, at, gap: Math.abs(item.size - seed.size) }));
-      }
+    // The request whose turn it is fills the batch first: a small document is done in one turn, so documents
+    // finish one after another instead of all together at the end.
+    const turn = waiting[lane.turn++ % waiting.length]!;
+    const own = turn.left.splice(0, this.batchSize);
+    const picked = own.map((item) => ({ request: turn, item }));
+    const room = this.batchSize - picked.length;
+    if (room > 0) {
+      // Seats left: the waiting texts closest in length to this batch's longest, whoever they belong to.
+      const size = own[0]!.size;
+      const candidates: { request: Request<T>; item: T; gap: number }[] = [];
+      for (const request of waiting) for (const item of request.left) candidates.push({ request, item, gap: Math.abs(item.size - size) });
       candidates.sort((a, b) => a.gap - b.gap);
-      const chosen = candidates.slice(0, this.batchSize - 1);
-      for (const c of chosen) picked.push({ request: c.request, item: c.request.left[c.at]! });
-      const taken = new Set(chosen.map((c) => c.request.left[c.at]!));
+      const chosen = candidates.slice(0, room);
+      const taken = new Set(chosen.map((c) => c.item));
+      for (const c of chosen) picked.push({ request: c.request, item: c.item });
       for (const request of waiting) if (request.left.some((i) => taken.has(i))) request.left = request.left.filter((i) => !taken.has(i));
     }
     return picked;

@@ -31,12 +31,8 @@ export interface BuiltinEmbedderOptions {
   maxQueuedTexts?: number;
   /** onnxruntime busy-waiting between parallel sections (see OnnxSessionOptions.spinWait). */
   spinWait?: boolean;
-  /** Nice value of the passage session's threads (default 10; 0 = normal priority). Queries always run at normal priority. */
-  passageNiceness?: number;
 }
 
-/** Passages (ingestion) yield the CPU to searches: at nice 10 a thread gets ~1/10 of a core's time against a nice-0 one. */
-const PASSAGE_NICENESS = 10;
 
 export interface TokenVectors {
   /** The model's tokens, [CLS] and [SEP] included, after truncation. */
@@ -93,7 +89,6 @@ export class BuiltinEmbedder implements Embedder {
     const spin = this.options.spinWait !== undefined ? { spinWait: this.options.spinWait } : {};
     this.session = await OnnxSession.open(graph.path, {
       intraOpThreads: this.options.intraOpThreads ?? availableParallelism(),
-      niceness: this.options.passageNiceness ?? PASSAGE_NICENESS,
       ...spin,
     });
     // A query is a few dozen tokens (~5 ms on one core): one thread, and the passage session keeps the rest.

@@ -10,7 +10,7 @@
  * onnxruntime import in one place.
  */
 import { createRequire } from 'node:module';
-import { availableParallelism, setPriority } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData, type TransferListItem } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
@@ -39,12 +39,6 @@ export interface OnnxSessionOptions {
    * session holds (~165 → ~60 MB for MiniLM) at a cost that only large batches would notice.
    */
   lean?: boolean;
-  /**
-   * Nice value (0–19) for the session's threads: its worker thread lowers its own priority before the session
-   * starts onnxruntime's pool threads, which inherit it (Linux priorities are per thread). Bulk work (passages)
-   * then gives the CPU to a search whenever both want it, and still has all of it otherwise.
-   */
-  niceness?: number;
 }
 
 interface WorkerInit {
@@ -53,7 +47,6 @@ interface WorkerInit {
   intraOpThreads: number;
   spinWait: boolean;
   lean: boolean;
-  niceness: number;
 }
 
 type Request = { id: number; feeds: Record<string, TensorData>; fetches: string[] | undefined };
@@ -102,7 +95,6 @@ export class OnnxSession {
       intraOpThreads: options.intraOpThreads ?? availableParallelism(),
       spinWait: options.spinWait ?? false,
       lean: options.lean ?? false,
-      niceness: options.niceness ?? 0,
     };
     const worker = import.meta.url.endsWith('.ts')
       ? // Under vitest/tsx this module is TypeScript source. Node 20 does not apply `--import tsx` to a
@@ -168,21 +160,11 @@ export class OnnxSession {
   }
 }
 
-/** Lowers this thread's priority (libuv: setpriority(PRIO_PROCESS, 0) acts on the calling thread on Linux). */
-function lowerThreadPriority(niceness: number): void {
-  try {
-    setPriority(niceness);
-  } catch {
-    // Not permitted or not supported: run at normal priority.
-  }
-}
-
 async function serveWorker(init: WorkerInit): Promise<void> {
   const port = parentPort!;
   let session: Ort.InferenceSession;
   let ort: typeof Ort;
   try {
-    if (init.niceness > 0) lowerThreadPriority(init.niceness);
     ort = await import('onnxruntime-node');
     session = await ort.InferenceSession.create(init.modelPath, {
       intraOpNumThreads: init.intraOpThreads,
