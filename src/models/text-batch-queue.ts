@@ -4,17 +4,19 @@
  *
  * - `high` (search queries) runs on its own (`run(batch, 'high')`, the embedder gives it its own session),
  *   so a query never waits behind a batch of passages;
- * - `low` (passages) runs one batch at a time. The waiting requests take turns (round-robin), so a huge
- *   document's thousands of passages cannot keep a one-page upload waiting; the request whose turn it is fills
- *   the batch first (a small document is done in one turn), and seats it leaves go to the waiting texts closest
- *   in length to its longest, whoever they belong to: many small documents share one forward pass, with little
- *   padding.
+ * - `low` (passages) runs one batch at a time. The waiting requests take turns (round-robin) giving each
+ *   batch its first text, so a huge document's thousands of passages cannot keep a one-page upload waiting; the
+ *   other seats go to the waiting texts of about that length, whoever they belong to (the turn's own first, then
+ *   the oldest request's): many small documents share one forward pass, with little padding.
  *
  * One batch in flight per lane bounds memory (a 16×256 batch's activations, not a whole upload's).
  * `maxPending` bounds queued texts; beyond it callers get a transient error and the ingest queue retries later.
  */
 import type { Priority } from './batch-queue.js';
 import { ModelError } from './errors.js';
+
+/** Sizes (characters) this close count as equal when a batch is filled: ~16 tokens of padding at most. */
+const SIZE_BUCKET = 64;
 
 export interface BatchItem {
   /** A cheap proxy for the item's token count (characters): batches group items of similar size. */
@@ -110,23 +112,23 @@ export class TextBatchQueue<T extends BatchItem> {
   private pick(lane: Lane<T>): { request: Request<T>; item: T }[] {
     const waiting = lane.requests.filter((r) => r.left.length > 0);
     if (waiting.length === 0) return [];
-    // The request whose turn it is fills the batch first: a small document is done in one turn, so documents
-    // finish one after another instead of all together at the end.
     const turn = waiting[lane.turn++ % waiting.length]!;
-    const own = turn.left.splice(0, this.batchSize);
-    const picked = own.map((item) => ({ request: turn, item }));
-    const room = this.batchSize - picked.length;
-    if (room > 0) {
-      // Seats left: the waiting texts closest in length to this batch's longest, whoever they belong to.
-      const size = own[0]!.size;
-      const candidates: { request: Request<T>; item: T; gap: number }[] = [];
-      for (const request of waiting) for (const item of request.left) candidates.push({ request, item, gap: Math.abs(item.size - size) });
-      candidates.sort((a, b) => a.gap - b.gap);
-      const chosen = candidates.slice(0, room);
-      const taken = new Set(chosen.map((c) => c.item));
-      for (const c of chosen) picked.push({ request: c.request, item: c.item });
-      for (const request of waiting) if (request.left.some((i) => taken.has(i))) request.left = request.left.filter((i) => !taken.has(i));
-    }
+    const seed = turn.left.shift()!;
+    const picked = [{ request: turn, item: seed }];
+    // The other seats: waiting texts of about the seed's length (a batch costs its longest text times its size),
+    // and among those the turn's own first, then the oldest request's, so documents finish one after another
+    // instead of all together at the end.
+    const candidates: { request: Request<T>; item: T; bucket: number; own: number; age: number }[] = [];
+    waiting.forEach((request, age) => {
+      for (const item of request.left) {
+        candidates.push({ request, item, bucket: Math.floor(Math.abs(item.size - seed.size) / SIZE_BUCKET), own: request === turn ? 0 : 1, age });
+      }
+    });
+    candidates.sort((a, b) => a.bucket - b.bucket || a.own - b.own || a.age - b.age);
+    const chosen = candidates.slice(0, this.batchSize - 1);
+    const taken = new Set(chosen.map((c) => c.item));
+    for (const c of chosen) picked.push({ request: c.request, item: c.item });
+    for (const request of waiting) if (request.left.some((i) => taken.has(i))) request.left = request.left.filter((i) => !taken.has(i));
     return picked;
   }
 }
