@@ -55,7 +55,7 @@ export async function ingestThroughApi(
   d: Daemon,
   token: string,
   files: UploadFile[],
-  opts: { perRequest?: number; queries?: string[]; onTick?: (ready: number, total: number) => void } = {},
+  opts: { perRequest?: number; queries?: string[]; onTick?: (unfinished: string, total: number) => void } = {},
 ): Promise<IngestRun> {
   const pid = d.proc.pid!;
   const cpu0 = cpuMs(pid);
@@ -84,8 +84,9 @@ export async function ingestThroughApi(
     ((await api(d, `/api/v1/documents?limit=100&status=${status}`, { token })).body.documents as unknown[]).length;
   for (;;) {
     peakRss = Math.max(peakRss, vmRssMb(pid));
-    const left = (await open('queued')) + (await open('processing'));
-    opts.onTick?.(ids.length - left, ids.length);
+    const queued = await open('queued');
+    const left = queued + (await open('processing'));
+    opts.onTick?.(`${left}${queued >= 100 ? '+' : ''}`, ids.length);
     if (left === 0) break;
     await new Promise((r) => setTimeout(r, 2000));
   }

@@ -119,7 +119,7 @@ async function scifact(n: number, withSearch: boolean): Promise<ApiRow> {
   const files = docs.map((x) => ({ name: `${x.id}.txt`, bytes: Buffer.from(`# ${x.title}\n\n${x.text}\n`) }));
   const queries = withSearch ? readSplit('test').map((q) => q.text) : [];
   return apiCase(`${n} SciFact abstracts (.txt)${withSearch ? ', one client searching' : ''}`, async (d, token) => {
-    const r = await ingestThroughApi(d, token, files, { queries, onTick: (done, total) => process.stderr.write(`\r  ${done}/${total}`) });
+    const r = await ingestThroughApi(d, token, files, { queries, onTick: (open, total) => process.stderr.write(`\r  ${open} of ${total} not ready yet   `) });
     process.stderr.write('\n');
     // Queries the ingest run did not use yet, so the query-vector cache does not flatter the idle figures.
     const idle = withSearch ? await searchLatencies(d, token, queries.slice(r.searchMs.length % queries.length).concat(queries), 200) : [];
