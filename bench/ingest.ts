@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { addUser, type Daemon, REPO, SHARED, startDaemon } from '../test/helpers/daemon.js';
 import { makePdf, prose } from '../test/ingest/pipeline/fixtures.js';
 import { storedChunks, uploadFiles } from '../test/ingest/pipeline/helpers.js';
-import { cpuMs, followOne, ingestThroughApi, modelOnly, percentile, searchLatencies, storedSearchTexts, vmHwmMb } from './ingest-api.js';
+import { closeModel, cpuMs, followOne, ingestThroughApi, modelOnly, percentile, searchLatencies, storedSearchTexts, vmHwmMb } from './ingest-api.js';
 import { available as scifactAvailable, readCorpus, readSplit } from './scifact.js';
 
 const SET = ['pdf/irs-1040-instructions-206p.pdf', 'pdf/freeculture-352p.pdf'];
@@ -275,4 +275,4 @@ async function pdfCases(): Promise<string[]> {
   }
 }
 
-await main();
+await main().finally(closeModel);
