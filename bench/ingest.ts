@@ -1,6 +1,11 @@
 /**
  * Ingest throughput (npm run bench:ingest), through a real daemon (built binary, built-in model):
  *
+ * - the daemon-API cases (bench/ingest-api.ts), each on a fresh daemon: 1,000 and 5,183 SciFact abstracts
+ *   uploaded as .txt (20 per request), one 20 MB text; chunks/s, the daemon's CPU-ms per chunk beside the
+ *   model's own CPU-ms per passage of the same texts, peak RSS; and the 1,000 abstracts again with search
+ *   p50/p95 (one client, hybrid, SciFact test queries, 100 ms between searches) while they are ingested, beside
+ *   the same searches once the daemon is idle;
  * - pages/s and chunks/s, upload to ready, on a fixed set: the 206-page IRS booklet and the 352-page book of
  *   ../shared/eval/docs (see its manifest.tsv), with the per-stage split (parse / chunk / embed / write) taken
  *   from the daemon's `document.ingested` events;
@@ -8,7 +13,9 @@
  *   its last page is found in the chunks table (target ≤ 30 s on 2 cores);
  * - the daemon's peak RSS (VmHWM).
  *
- * `--write` replaces the "## Ingestion" section of docs/BENCHMARKS.md with the results.
+ * `--cases a,b` picks cases (scifact-1000, scifact-1000-search, scifact-5183, txt-20mb, pdfs; default all); `--txt-max-seconds N`
+ * stops following the 20 MB text after N s (default 3600) and reports its rate so far. `--write` replaces the
+ * "## Ingestion" section of docs/BENCHMARKS.md with the results.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -16,6 +23,8 @@ import { join } from 'node:path';
 import { addUser, type Daemon, REPO, SHARED, startDaemon } from '../test/helpers/daemon.js';
 import { makePdf, prose } from '../test/ingest/pipeline/fixtures.js';
 import { storedChunks, uploadFiles } from '../test/ingest/pipeline/helpers.js';
+import { closeModel, cpuMs, followOne, ingestThroughApi, modelOnly, percentile, searchLatencies, storedSearchTexts, vmHwmMb } from './ingest-api.js';
+import { available as scifactAvailable, readCorpus, readSplit } from './scifact.js';
 
 const SET = ['pdf/irs-1040-instructions-206p.pdf', 'pdf/freeculture-352p.pdf'];
 const DOCS = join(SHARED, 'eval/docs');
@@ -40,7 +49,6 @@ function events(d: Daemon): Map<string, Ingested> {
   return out;
 }
 
-const vmHwmMb = (pid: number) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
 async function keywordFound(dataDir: string, userId: string, word: string): Promise<boolean> {
   const { ChunkIndex } = await import(join(REPO, 'dist/store/lancedb/chunks.js'));
@@ -54,8 +62,140 @@ async function keywordFound(dataDir: string, userId: string, word: string): Prom
   }
 }
 
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const CASES = (arg('--cases') ?? 'scifact-1000,scifact-1000-search,scifact-5183,txt-20mb,pdfs').split(',');
+const TXT_MAX_SECONDS = Number(arg('--txt-max-seconds') ?? 3600);
+/** Stored chunks re-embedded by the model alone for the yardstick. */
+const MODEL_SAMPLE = 300;
+
+/** About `mb` MiB of distinct paragraphs. */
+function bigText(mb: number): Buffer {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < mb * 1024 * 1024; i++) {
+    const p = prose(`big-${i}`, 8);
+    parts.push(p);
+    size += p.length + 2;
+  }
+  return Buffer.from(parts.join('\n\n'));
+}
+
+interface ApiRow {
+  name: string;
+  docs: number;
+  chunks: number;
+  seconds: number;
+  daemonCpuMs: number;
+  peakRssMb: number;
+  model: { cpuMsPerPassage: number; wallMsPerPassage: number };
+  note: string;
+}
+
+/** One daemon-API case on a fresh daemon: `run` ingests, then the model alone embeds a sample of what was stored. */
+async function apiCase(name: string, run: (d: Daemon, token: string) => Promise<Omit<ApiRow, 'name' | 'model' | 'peakRssMb'> & { peakRssMb?: number }>): Promise<ApiRow> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-bench-ingest-'));
+  const d = await startDaemon({ dataDir, args: ['--max-upload-mb', '50'] });
+  try {
+    const user = await addUser(d);
+    await uploadFiles(d, user.apiKey, [{ name: 'warm.txt', bytes: Buffer.from(prose('warm', 20)) }], { query: '?wait=true' });
+    const r = await run(d, user.apiKey);
+    const peakRssMb = vmHwmMb(d.proc.pid!);
+    await d.stop('SIGKILL'); // a big document may still be running; the numbers are taken
+    const model = await modelOnly(await storedSearchTexts(dataDir, MODEL_SAMPLE));
+    const row = { name, ...r, peakRssMb, model };
+    process.stderr.write(`${JSON.stringify(row)}\n`);
+    return row;
+  } finally {
+    if (d.proc.exitCode === null && d.proc.signalCode === null) await d.stop('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function scifact(n: number, withSearch: boolean): Promise<ApiRow> {
+  const docs = readCorpus().slice(0, n);
+  const files = docs.map((x) => ({ name: `${x.id}.txt`, bytes: Buffer.from(`# ${x.title}\n\n${x.text}\n`) }));
+  const queries = withSearch ? readSplit('test').map((q) => q.text) : [];
+  return apiCase(`${n} SciFact abstracts (.txt)${withSearch ? ', one client searching' : ''}`, async (d, token) => {
+    const r = await ingestThroughApi(d, token, files, { queries, onTick: (open, total) => process.stderr.write(`\r  ${open} of ${total} not ready yet   `) });
+    process.stderr.write('\n');
+    // Queries the ingest run did not use yet, so the query-vector cache does not flatter the idle figures.
+    const idle = withSearch ? await searchLatencies(d, token, queries.slice(r.searchMs.length % queries.length).concat(queries), 200) : [];
+    const p = (xs: number[]) => `${percentile(xs, 50).toFixed(0)}/${percentile(xs, 95).toFixed(0)} ms`;
+    const search = withSearch ? `search p50/p95 while ingesting ${p(r.searchMs)} (${r.searchMs.length} searches), idle after ${p(idle)}` : '';
+    return { docs: r.documents, chunks: r.chunks, seconds: r.seconds, daemonCpuMs: r.daemonCpuMs, note: [r.failed ? `${r.failed} failed` : '', search].filter(Boolean).join('; ') };
+  });
+}
+
+async function bigTxt(mb: number): Promise<ApiRow> {
+  return apiCase(`one ${mb} MB .txt`, async (d, token) => {
+    const r = await followOne(d, token, { name: 'big.txt', bytes: bigText(mb) }, TXT_MAX_SECONDS);
+    // Unfinished: the chunks written so far are counted from the table (the document's count is set at ready).
+    const chunks = r.status === 'ready' ? r.chunks : (await storedChunks(d.dataDir, r.id)).count;
+    const note = `${r.status === 'ready' ? 'ready' : `stopped at ${(r.progress * 100).toFixed(0)} %`}; progress ${r.monotonic ? 'monotonic' : 'NOT monotonic'}, moved ${r.moves} times`;
+    return { docs: 1, chunks, seconds: r.seconds, daemonCpuMs: r.daemonCpuMs, note };
+  });
+}
+
+function apiTable(rows: ApiRow[]): string[] {
+  return [
+    '| case | docs | chunks | seconds | chunks/s | daemon CPU-ms/chunk | model CPU-ms/passage | CPU ratio | model-bound s | time ratio | peak RSS MiB | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => {
+      const perChunk = r.daemonCpuMs / r.chunks;
+      const bound = (r.chunks * r.model.wallMsPerPassage) / 1000;
+      return (
+        `| ${r.name} | ${r.docs} | ${r.chunks} | ${r.seconds.toFixed(0)} | ${(r.chunks / r.seconds).toFixed(1)} | ${perChunk.toFixed(1)} | ` +
+        `${r.model.cpuMsPerPassage.toFixed(1)} | ${(perChunk / r.model.cpuMsPerPassage).toFixed(2)}× | ${bound.toFixed(0)} | ${(r.seconds / bound).toFixed(2)}× | ${r.peakRssMb} | ${r.note} |`
+      );
+    }),
+  ];
+}
+
 async function main(): Promise<void> {
   const write = process.argv.includes('--write');
+  const load0 = loadavg()[0]!;
+  const apiRows: ApiRow[] = [];
+  if (scifactAvailable()) {
+    if (CASES.includes('scifact-1000')) apiRows.push(await scifact(1000, false));
+    // Searching costs the daemon CPU too: the same ingest again with one client searching, for the latencies.
+    if (CASES.includes('scifact-1000-search')) apiRows.push(await scifact(1000, true));
+    if (CASES.includes('scifact-5183')) apiRows.push(await scifact(5183, false));
+  }
+  if (CASES.includes('txt-20mb')) apiRows.push(await bigTxt(20));
+  const pdfSection = CASES.includes('pdfs') ? await pdfCases() : [];
+  const section = [
+    '## Ingestion',
+    '',
+    `\`npm run bench:ingest\` (bench/ingest.ts), ${new Date().toISOString().slice(0, 10)}: a real daemon with the built-in model, through its API.`,
+    `Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), shared: load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
+    '',
+    ...(apiRows.length
+      ? [
+          'Daemon-API cases, each on a fresh daemon. CPU ratio = the daemon\'s CPU time per chunk (all threads, from /proc) over the',
+          "model's own CPU time per passage, measured right after on a sample of the same stored texts; model-bound s = chunks ×",
+          "the model's own wall time per passage; time ratio = seconds over that (sensitive to the machine's load, the CPU ratio is not).",
+          '',
+          ...apiTable(apiRows),
+          '',
+        ]
+      : []),
+    ...pdfSection,
+  ].join('\n');
+  process.stdout.write(`${section}\n`);
+  if (write) {
+    const path = join(REPO, 'docs/BENCHMARKS.md');
+    const doc = readFileSync(path, 'utf8');
+    const start = doc.indexOf('## Ingestion');
+    const end = doc.indexOf('\n## ', start + 1);
+    writeFileSync(path, doc.slice(0, start) + section + (end >= 0 ? doc.slice(end + 1) : ''));
+  }
+}
+
+/** The fixed PDF set and time-to-searchable, one document at a time on one daemon. */
+async function pdfCases(): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-bench-ingest-'));
   const d = await startDaemon({ dataDir, args: ['--max-upload-mb', '50'] });
   const rows: string[] = [];
@@ -71,24 +211,26 @@ async function main(): Promise<void> {
       let seconds = 0;
       for (const file of SET) {
         const bytes = readFileSync(join(DOCS, file));
+        const cpu0 = cpuMs(d.proc.pid!);
         const t0 = performance.now();
         const res = await uploadFiles(d, user.apiKey, [{ name: file.split('/').pop()!, bytes }], { query: '?wait=true&wait_timeout=600' });
         const s = (performance.now() - t0) / 1000;
+        const cpu = cpuMs(d.proc.pid!) - cpu0;
         const doc = res.body.documents[0];
         const e = events(d).get(doc.id);
         pages += doc.pages ?? 0;
         chunks += doc.chunk_count;
         seconds += s;
         rows.push(
-          `| ${file} | ${doc.status} | ${doc.pages} | ${doc.chunk_count} | ${s.toFixed(1)} | ${(doc.pages / s).toFixed(2)} | ${(doc.chunk_count / s).toFixed(1)} | ` +
+          `| ${file} | ${doc.status} | ${doc.pages} | ${doc.chunk_count} | ${s.toFixed(1)} | ${(doc.pages / s).toFixed(2)} | ${(doc.chunk_count / s).toFixed(1)} | ${(cpu / doc.chunk_count).toFixed(1)} | ` +
             (e ? `${(e.parse_ms / 1000).toFixed(1)} / ${(e.chunk_ms / 1000).toFixed(1)} / ${(e.embed_ms / 1000).toFixed(1)} / ${(e.write_ms / 1000).toFixed(1)}` : '–') +
             ' |',
         );
         process.stderr.write(`${rows.at(-1)}\n`);
       }
-      rows.push(`| **total** | | ${pages} | ${chunks} | ${seconds.toFixed(1)} | ${(pages / seconds).toFixed(2)} | ${(chunks / seconds).toFixed(1)} | |`);
+      rows.push(`| **total** | | ${pages} | ${chunks} | ${seconds.toFixed(1)} | ${(pages / seconds).toFixed(2)} | ${(chunks / seconds).toFixed(1)} | | |`);
     } else {
-      rows.push(`| (skipped: ${DOCS} is absent) | | | | | | | |`);
+      rows.push(`| (skipped: ${DOCS} is absent) | | | | | | | | |`);
     }
 
     // Time-to-searchable: a generated 100-page text PDF, ~300 words a page; the probe word is on the last page.
@@ -112,33 +254,25 @@ async function main(): Promise<void> {
     process.stderr.write(`${ttsLine}\n`);
 
     const peak = vmHwmMb(d.proc.pid!);
-    const section = [
-      '## Ingestion',
+    await d.stop();
+    const model = await modelOnly(await storedSearchTexts(dataDir, MODEL_SAMPLE));
+    return [
+      `Big PDFs, one at a time on one daemon, upload → \`?wait=true\` → ready; the model alone takes ${model.cpuMsPerPassage.toFixed(1)} CPU-ms`,
+      `(${model.wallMsPerPassage.toFixed(1)} ms wall) per passage on a sample of the stored chunks.`,
       '',
-      `\`npm run bench:ingest\` (bench/ingest.ts), ${new Date().toISOString().slice(0, 10)}: a real daemon with the built-in model, one document at a time,`,
-      `upload → \`?wait=true\` → ready. Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), load average at the end ${loadavg()[0]!.toFixed(2)}.`,
-      '',
-      '| file | status | pages | chunks | seconds | pages/s | chunks/s | parse / chunk / embed / write (s) |',
-      '|---|---|---|---|---|---|---|---|',
+      '| file | status | pages | chunks | seconds | pages/s | chunks/s | daemon CPU-ms/chunk | parse / chunk / embed / write (s) |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
       ttsLine,
       '',
-      `Daemon peak RSS (VmHWM) over the run: ${peak} MiB.`,
+      `Daemon peak RSS (VmHWM) over the PDF run: ${peak} MiB.`,
       '',
-    ].join('\n');
-    process.stdout.write(`${section}\n`);
-    if (write) {
-      const path = join(REPO, 'docs/BENCHMARKS.md');
-      const doc = readFileSync(path, 'utf8');
-      const start = doc.indexOf('## Ingestion');
-      const end = doc.indexOf('\n## ', start + 1);
-      writeFileSync(path, doc.slice(0, start) + section + (end >= 0 ? doc.slice(end + 1) : ''));
-    }
+    ];
   } finally {
     await d.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-await main();
+await main().finally(closeModel);

@@ -35,11 +35,25 @@ interface Piece {
 const MAX_HEADER_SHARE = 1 / 3;
 
 export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] {
+  return [...chunkStream(doc, opts)];
+}
+
+/**
+ * The same chunks as chunkDocument, produced one at a time: a huge document is chunked as the pipeline pulls
+ * (slice by slice, between embedding and writing), so neither its chunks nor the tokenizer's work pile up.
+ * `onProgress(doneChars, totalChars)` reports how much of the blocks' text has been taken in.
+ */
+export function* chunkStream(
+  doc: ParsedDocument,
+  opts: ChunkOptions & { onProgress?: (doneChars: number, totalChars: number) => void },
+): Generator<Chunk, void, undefined> {
   const { tokenizer, maxTokens, overlapTokens } = opts;
   if (!Number.isInteger(maxTokens) || maxTokens < 16) throw new TypeError('"maxTokens" must be an integer ≥ 16');
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0) throw new TypeError('"overlapTokens" must be an integer ≥ 0');
   const special = opts.specialTokens ?? 2;
-  const chunks: Chunk[] = [];
+  const next = { index: 0 };
+  const totalChars = doc.blocks.reduce((n, b) => n + b.text.length, 0);
+  let doneChars = 0;
 
   for (const section of sections(doc.blocks)) {
     const headings = section[0]!.headings;
@@ -51,33 +65,36 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions): Chunk[] 
     const firstHeader = opensWithHeading ? makeHeader(opts.title, headings.slice(0, -1), tokenizer, limit) : header;
     const budget = maxTokens - special - tokenizer.count(header);
     const blocks = section;
-    const pieces: Piece[] = [];
-    blocks.forEach((block, i) => {
-      for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) {
-        pieces.push({ block: i, start, end, tokens, page: block.page });
+    function* pieces(): Generator<Piece> {
+      for (let i = 0; i < blocks.length; i++) {
+        const block = blocks[i]!;
+        for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) yield { block: i, start, end, tokens, page: block.page };
+        doneChars += block.text.length;
+        opts.onProgress?.(doneChars, totalChars);
       }
-    });
-    for (const group of pack(pieces, budget, Math.min(overlapTokens, Math.floor(budget / 2)))) {
+    }
+    for (const group of pack(pieces(), budget, Math.min(overlapTokens, Math.floor(budget / 2)))) {
       const first = group[0]!.block === 0 && group[0]!.start === 0;
-      emit(group, blocks, first ? firstHeader : header, headings, budget, tokenizer, chunks);
+      yield* emit(group, blocks, first ? firstHeader : header, headings, budget, tokenizer, next);
     }
   }
-  return chunks;
 }
 
-function sections(blocks: Block[]): Block[][] {
-  const out: Block[][] = [];
+/** Runs of blocks that share a heading path; lazy, so a huge document is not regrouped up front. */
+function* sections(blocks: Block[]): Generator<Block[]> {
   let key = '';
+  let current: Block[] | undefined;
   for (const block of blocks) {
     if (!block.text.trim()) continue;
     const k = JSON.stringify(block.headings);
-    const current = out[out.length - 1];
     // A heading always opens a section, even when it repeats the previous heading's text.
-    if (!current || k !== key || block.kind === 'heading') out.push([block]);
-    else current.push(block);
+    if (!current || k !== key || block.kind === 'heading') {
+      if (current) yield current;
+      current = [block];
+    } else current.push(block);
     key = k;
   }
-  return out;
+  if (current) yield current;
 }
 
 function makeHeader(title: string, headings: string[], tokenizer: TokenCounter, limit: number): string {
@@ -90,14 +107,13 @@ function makeHeader(title: string, headings: string[], tokenizer: TokenCounter, 
 }
 
 /** Greedy packing with overlap; each group is one chunk's pieces. */
-function pack(pieces: Piece[], budget: number, overlap: number): Piece[][] {
-  const groups: Piece[][] = [];
+function* pack(pieces: Iterable<Piece>, budget: number, overlap: number): Generator<Piece[]> {
   let current: Piece[] = [];
   let tokens = 0;
   let fresh = 0; // pieces in `current` not carried over from the previous chunk
   for (const piece of pieces) {
     if (current.length && tokens + piece.tokens > budget) {
-      if (fresh > 0) groups.push(current);
+      if (fresh > 0) yield current;
       const carried: Piece[] = [];
       let carriedTokens = 0;
       for (let i = current.length - 1; i >= 0; i--) {
@@ -114,19 +130,18 @@ function pack(pieces: Piece[], budget: number, overlap: number): Piece[][] {
     tokens += piece.tokens;
     fresh++;
   }
-  if (fresh > 0) groups.push(current);
-  return groups;
+  if (fresh > 0) yield current;
 }
 
-function emit(
+function* emit(
   group: Piece[],
   blocks: Block[],
   header: string,
   headings: string[],
   budget: number,
   tokenizer: TokenCounter,
-  out: Chunk[],
-): void {
+  next: { index: number },
+): Generator<Chunk> {
   // Token counts of pieces add up almost exactly (splits fall on whitespace); the real count has the last word.
   const limit = budget + tokenizer.count(header);
   let pieces = group;
@@ -142,17 +157,17 @@ function emit(
     }
     if (text.trim()) {
       const pages = pieces.map((p) => p.page).filter((p): p is number => p !== undefined);
-      const chunk: Chunk = { index: out.length, text, embedText, headings: [...headings], tokenCount };
+      const chunk: Chunk = { index: next.index++, text, embedText, headings: [...headings], tokenCount };
       if (pages.length) {
         chunk.pageStart = Math.min(...pages);
         chunk.pageEnd = Math.max(...pages);
       }
       if (pieces.some((p) => blocks[p.block]!.ocr)) chunk.ocr = true;
-      out.push(chunk);
+      yield chunk;
     }
     break;
   }
-  if (overflow.length) emit(overflow, blocks, header, headings, budget, tokenizer, out);
+  if (overflow.length) yield* emit(overflow, blocks, header, headings, budget, tokenizer, next);
 }
 
 /** The original text each piece covers, contiguous pieces of one block rejoined, blocks separated by a blank line. */

@@ -1,22 +1,25 @@
 /**
- * Worker-thread entry for extract.ts: parses one document and posts the result. Parsers (pdf2json above all)
- * log to the console and may throw from timers; the console is silenced here and a stray throw ends this
+ * Worker-thread entry for extract.ts: parses the documents it is sent, one at a time, and posts each result.
+ * The pool reuses this worker for many documents, so the parser libraries load once. Parsers (pdf2json above
+ * all) log to the console and may throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { isParseError } from './parsers/errors.js';
 import { PARSERS } from './parsers/index.js';
 import type { DocumentType, ParseOptions } from './types.js';
 
 export interface WorkerInput {
+  /** Echoed in the answer, so an answer is never taken for another document's. */
+  id: number;
   type: DocumentType;
   bytes: Uint8Array;
   options: ParseOptions;
 }
 
 export type WorkerOutput =
-  | { ok: true; doc: import('./types.js').ParsedDocument }
-  | { ok: false; parseError: boolean; message: string };
+  | { id: number; ok: true; doc: import('./types.js').ParsedDocument }
+  | { id: number; ok: false; parseError: boolean; message: string };
 
 const silent = (): void => {};
 console.log = silent;
@@ -26,15 +29,18 @@ console.error = silent;
 console.debug = silent;
 console.trace = silent;
 
-const input = workerData as WorkerInput;
 const port = parentPort!;
 
-try {
-  const parser = PARSERS[input.type];
-  if (!parser) throw new Error(`no parser for ${String(input.type)}`);
-  const doc = await parser(input.bytes, input.options);
-  port.postMessage({ ok: true, doc } satisfies WorkerOutput);
-} catch (err) {
-  const message = err instanceof Error ? err.message : String(err);
-  port.postMessage({ ok: false, parseError: isParseError(err), message } satisfies WorkerOutput);
-}
+port.on('message', (input: WorkerInput) => {
+  void (async () => {
+    try {
+      const parser = PARSERS[input.type];
+      if (!parser) throw new Error(`no parser for ${String(input.type)}`);
+      const doc = await parser(input.bytes, input.options);
+      port.postMessage({ id: input.id, ok: true, doc } satisfies WorkerOutput);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      port.postMessage({ id: input.id, ok: false, parseError: isParseError(err), message } satisfies WorkerOutput);
+    }
+  })();
+});

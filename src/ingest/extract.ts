@@ -1,7 +1,13 @@
 /**
- * Parse stage: runs the parser for a document in its own worker thread with a time and memory limit, through a
- * bounded pool, so a hostile or broken file fails its own document and never the daemon. Every failure comes
- * back as a ParseError with a message meant for the person who uploaded the file.
+ * Parse stage: runs parsers in worker threads with a time and memory limit, through a bounded pool, so a
+ * hostile or broken file fails its own document and never the daemon. Every failure comes back as a
+ * ParseError with a message meant for the person who uploaded the file.
+ *
+ * Workers are reused: starting one loads every parser library (mammoth, the PDF stack), which cost ~150 ms
+ * of CPU per document when each document had its own worker — more than embedding a short text. A worker
+ * that timed out, ran out of memory or crashed is discarded (never reused); a healthy one goes back to the
+ * pool, is retired after `maxDocumentsPerWorker` documents (a parser's leaks stay bounded) and exits after
+ * `idleMs` without work.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -14,10 +20,14 @@ export interface ExtractorOptions {
   timeoutMs?: number;
   /** V8 old-generation heap limit per worker in MB (default 512). */
   maxOldGenerationSizeMb?: number;
-  /** Documents parsed at once (default: one per core minus one, at least 1). */
+  /** Documents parsed at once (default: one per core minus one, at least 2, so one slow file never holds every parser). */
   concurrency?: number;
   /** Worker script; the default is extract-worker.js beside this module (in dist/). */
   workerUrl?: URL;
+  /** Documents one worker parses before it is replaced (default 200). */
+  maxDocumentsPerWorker?: number;
+  /** An idle worker exits after this long (default 30 000 ms). */
+  idleMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -26,21 +36,37 @@ export const DEFAULT_MAX_OLD_GENERATION_MB = 512;
 export const OUT_OF_MEMORY = 'the file could not be parsed (out of memory)';
 const STOPPED = 'the file could not be parsed (the parser stopped without a result)';
 
+interface PooledWorker {
+  worker: Worker;
+  documents: number;
+  idleTimer?: NodeJS.Timeout;
+  /** Settles the document in progress, if any (set while the worker parses). */
+  settle?: (outcome: WorkerOutput | { failure: ParseError }) => void;
+}
+
 export class Extractor {
   readonly timeoutMs: number;
   readonly maxOldGenerationSizeMb: number;
   readonly concurrency: number;
   private readonly workerUrl: URL;
+  private readonly maxDocumentsPerWorker: number;
+  private readonly idleMs: number;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
-  private readonly workers = new Set<Worker>();
+  private readonly workers = new Set<PooledWorker>();
+  private readonly idle: PooledWorker[] = [];
+  private nextId = 0;
   private closed = false;
+  /** Workers started so far (for tests and the bench: reuse means far fewer than documents). */
+  started = 0;
 
   constructor(options: ExtractorOptions = {}) {
     this.timeoutMs = positive(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.maxOldGenerationSizeMb = positive(options.maxOldGenerationSizeMb ?? DEFAULT_MAX_OLD_GENERATION_MB, 'maxOldGenerationSizeMb');
-    this.concurrency = positive(options.concurrency ?? Math.max(1, availableParallelism() - 1), 'concurrency');
+    this.concurrency = positive(options.concurrency ?? Math.max(2, availableParallelism() - 1), 'concurrency');
     this.workerUrl = options.workerUrl ?? new URL('./extract-worker.js', import.meta.url);
+    this.maxDocumentsPerWorker = positive(options.maxDocumentsPerWorker ?? 200, 'maxDocumentsPerWorker');
+    this.idleMs = positive(options.idleMs ?? 30_000, 'idleMs');
   }
 
   /** Parses `bytes` as `type`. Resolves with the document or rejects with a ParseError; never anything else. */
@@ -48,7 +74,7 @@ export class Extractor {
     if (this.closed) throw new Error('extractor is closed');
     await this.acquire();
     try {
-      return await this.runWorker(bytes, type, options);
+      return await this.parse(bytes, type, options);
     } finally {
       this.release();
     }
@@ -62,7 +88,7 @@ export class Extractor {
   /** Stops running workers (their documents fail) and refuses new work. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.workers].map((w) => w.terminate()));
+    await Promise.all([...this.workers].map((w) => this.discard(w)));
   }
 
   private acquire(): Promise<void> {
@@ -79,53 +105,97 @@ export class Extractor {
     else this.running--;
   }
 
-  private runWorker(bytes: Uint8Array, type: DocumentType, options: ParseOptions): Promise<ParsedDocument> {
+  private spawn(): PooledWorker {
+    const worker = new Worker(this.workerUrl, {
+      resourceLimits: { maxOldGenerationSizeMb: this.maxOldGenerationSizeMb, maxYoungGenerationSizeMb: 64 },
+      stdout: true,
+      stderr: true,
+    });
+    this.started++;
+    const pooled: PooledWorker = { worker, documents: 0 };
+    this.workers.add(pooled);
+    // Whatever a parser prints is noise; drain it so it neither reaches the daemon's log nor piles up.
+    worker.stdout.resume();
+    worker.stderr.resume();
+    worker.on('message', (out: WorkerOutput) => pooled.settle?.(out));
+    worker.on('error', (err: Error & { code?: string }) => {
+      const failure =
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new ParseError(OUT_OF_MEMORY, { cause: err })
+          : new ParseError(`the file could not be parsed (${short(err.message)})`, { cause: err });
+      pooled.settle?.({ failure });
+      void this.discard(pooled);
+    });
+    worker.on('exit', (code) => {
+      const message = this.closed ? 'parsing was stopped (the service is shutting down)' : code === 1 ? OUT_OF_MEMORY : STOPPED;
+      // 13: the parser's promise never settled (pdf2json does this on some image-only PDFs) and the worker ran dry.
+      pooled.settle?.({ failure: new ParseError(message) });
+      void this.discard(pooled);
+    });
+    return pooled;
+  }
+
+  private take(): PooledWorker {
+    const pooled = this.idle.pop() ?? this.spawn();
+    clearTimeout(pooled.idleTimer);
+    pooled.worker.ref();
+    return pooled;
+  }
+
+  private giveBack(pooled: PooledWorker): void {
+    if (this.closed || pooled.documents >= this.maxDocumentsPerWorker) {
+      void this.discard(pooled);
+      return;
+    }
+    pooled.worker.unref(); // an idle parser never keeps the process alive
+    pooled.idleTimer = setTimeout(() => {
+      this.idle.splice(this.idle.indexOf(pooled), 1);
+      void this.discard(pooled);
+    }, this.idleMs);
+    pooled.idleTimer.unref();
+    this.idle.push(pooled);
+  }
+
+  private async discard(pooled: PooledWorker): Promise<void> {
+    clearTimeout(pooled.idleTimer);
+    const at = this.idle.indexOf(pooled);
+    if (at >= 0) this.idle.splice(at, 1);
+    if (!this.workers.delete(pooled)) return;
+    await pooled.worker.terminate();
+  }
+
+  private parse(bytes: Uint8Array, type: DocumentType, options: ParseOptions): Promise<ParsedDocument> {
     // The worker gets its own copy, transferred rather than cloned, so the caller's buffer stays usable.
     const copy = new Uint8Array(bytes.byteLength);
     copy.set(bytes);
-    const input: WorkerInput = { type, bytes: copy, options };
+    const input: WorkerInput = { id: this.nextId++, type, bytes: copy, options };
+    const pooled = this.take();
+    pooled.documents++;
 
     return new Promise((resolve, reject) => {
-      let settled = false;
-      const worker = new Worker(this.workerUrl, {
-        workerData: input,
-        transferList: [copy.buffer],
-        resourceLimits: { maxOldGenerationSizeMb: this.maxOldGenerationSizeMb, maxYoungGenerationSizeMb: 64 },
-        stdout: true,
-        stderr: true,
-      });
-      this.workers.add(worker);
-      // Whatever a parser prints is noise; drain it so it neither reaches the daemon's log nor piles up.
-      worker.stdout.resume();
-      worker.stderr.resume();
-
-      const finish = (outcome: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.workers.delete(worker);
-        void worker.terminate();
-        outcome();
-      };
       const timer = setTimeout(() => {
         const seconds = Math.round(this.timeoutMs / 1000);
-        finish(() => reject(new ParseError(`parsing took longer than ${seconds} s — gave up`)));
+        pooled.settle?.({ failure: new ParseError(`parsing took longer than ${seconds} s — gave up`) });
+        void this.discard(pooled);
       }, this.timeoutMs);
-
-      worker.on('message', (out: WorkerOutput) => {
-        if (out.ok) finish(() => resolve(out.doc));
-        else if (out.parseError) finish(() => reject(new ParseError(out.message)));
-        else finish(() => reject(new ParseError(`the file could not be parsed (${short(out.message)})`)));
-      });
-      worker.on('error', (err: Error & { code?: string }) => {
-        if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') finish(() => reject(new ParseError(OUT_OF_MEMORY, { cause: err })));
-        else finish(() => reject(new ParseError(`the file could not be parsed (${short(err.message)})`, { cause: err })));
-      });
-      worker.on('exit', (code) => {
-        if (this.closed) finish(() => reject(new ParseError('parsing was stopped (the service is shutting down)')));
-        // 13: the parser's promise never settled (pdf2json does this on some image-only PDFs) and the worker ran dry.
-        else finish(() => reject(new ParseError(code === 1 ? OUT_OF_MEMORY : STOPPED)));
-      });
+      pooled.settle = (out) => {
+        if ('id' in out && out.id !== input.id) return; // a late answer to a document already given up on
+        pooled.settle = undefined;
+        clearTimeout(timer);
+        if ('failure' in out) return reject(out.failure);
+        if (out.ok) {
+          this.giveBack(pooled);
+          return resolve(out.doc);
+        }
+        if (out.parseError) {
+          this.giveBack(pooled); // the parser refused the file cleanly
+          return reject(new ParseError(out.message));
+        }
+        // A parser that crashed may have left its library in a bad state: this worker is not reused.
+        void this.discard(pooled);
+        reject(new ParseError(`the file could not be parsed (${short(out.message)})`));
+      };
+      pooled.worker.postMessage(input, [copy.buffer]);
     });
   }
 }

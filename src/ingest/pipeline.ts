@@ -1,29 +1,35 @@
 /**
- * One document through the stages, in order:
+ * One document through the stages:
  *
- *   load original (file store) → extract (worker thread, time + memory limit) → OCR of pages without a
- *   text layer (ocr-stage.ts) → chunk (model tokens) → embed (batched) → write (LanceDB, idempotent per document)
+ *   load original (file store) → extract (pooled worker thread, time + memory limit) → OCR of pages without a
+ *   usable text layer (ocr-stage.ts) → in slices of SLICE chunks: chunk (model tokens) → embed (shared micro-batches) → write (group commit)
  *
- * Progress: parse 0.1, OCR by pages 0.1 → 0.2, chunk 0.2, embed 0.2 → 0.9 by batches, write 1.0 (set by the worker with the ready
- * status). The pipeline owns no state: the worker passes everything in and decides what a failure means.
+ * Slices make a huge document stream: its chunks, vectors and rows exist a slice at a time, the work per slice
+ * is the same whatever the document's size (linear time), progress moves after every slice, and between slices
+ * the event loop and the embedder serve other documents and searches. The next slice is chunked and embedded
+ * while the previous one is written.
+ *
+ * Progress: 0.1 parsed, OCR by pages 0.1 → 0.2, then up to 0.95 by the share of the text written, 1.0 with the ready status (set by
+ * the worker). The pipeline owns no state: the worker passes everything in and decides what a failure means.
  */
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord } from '../store/sqlite/documents.js';
-import { chunkDocument } from './chunk.js';
+import { chunkStream } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
 import type { FileStore } from './file-store.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
-import type { DocumentType } from './types.js';
-import { writeChunks } from './write.js';
+import type { Chunk, DocumentType, ParsedDocument } from './types.js';
+import { type ChunkWriter, toRows } from './write.js';
 
 export interface PipelineDeps {
   files: FileStore;
   extractor: Pick<Extractor, 'extract'>;
   embedder: Embedder;
-  chunks: ChunkIndex;
+  chunks: Pick<ChunkIndex, 'deleteDocument'>;
+  writer: Pick<ChunkWriter, 'write'>;
   /** Overlap between consecutive chunks, in model tokens. */
   overlapTokens: number;
   /** OCR of scanned pages; absent means none. */
@@ -31,15 +37,20 @@ export interface PipelineDeps {
 }
 
 export interface PipelineHooks {
-  /** Called between stages and batches. Returns false when the document is gone (deleted): the run stops. */
+  /** Called between stages and slices. Returns false when the document is gone (deleted): the run stops. */
   progress(value: number): Promise<boolean>;
+  /** Claims of this job so far: above 1, an earlier attempt may have written rows, which are removed first. */
+  attempt: number;
 }
 
 export interface PipelineResult {
   chunkCount: number;
   pages: number | null;
   warnings: string[];
-  /** Milliseconds per stage, for the `document.ingested` event and the ingest bench. */
+  /**
+   * Milliseconds per stage, for the `document.ingested` event and the ingest bench. Slices overlap (one is
+   * embedded while the previous one is written), so embed and write are each stage's own time, not a split.
+   */
   timings: { parseMs: number; ocrMs: number; chunkMs: number; embedMs: number; writeMs: number };
 }
 
@@ -48,56 +59,98 @@ export class DocumentGone extends Error {
   override name = 'DocumentGone';
 }
 
-export const PROGRESS = { parsed: 0.1, chunked: 0.2, embedEnd: 0.9 } as const;
+export const PROGRESS = { parsed: 0.1, ocr: 0.2, written: 0.95 } as const;
+
+/** Chunks per slice: 4 micro-batches of the built-in model, ~20 ms of chunking on the event loop. */
+export const SLICE = 64;
+
+/** Its own function so the original's bytes are garbage once parsed (an async function keeps its locals). */
+async function parse(deps: PipelineDeps, doc: DocumentRecord): Promise<ParsedDocument> {
+  return deps.extractor.extract(await original(deps, doc), doc.contentType as DocumentType, { filename: doc.filename });
+}
+
+async function original(deps: PipelineDeps, doc: DocumentRecord): Promise<Buffer> {
+  try {
+    return await deps.files.read(doc.sha256);
+  } catch (err) {
+    throw new ParseError('the uploaded file is missing from the file store', { cause: err });
+  }
+}
+
+/** OCR of the pages the parser found no usable text on; the original is read again only when there are some. */
+async function ocr(deps: PipelineDeps, doc: DocumentRecord, parsed: ParsedDocument, progress: (share: number) => Promise<void>): Promise<ParsedDocument> {
+  if (!deps.ocr || !parsed.ocrPages?.length) return parsed;
+  return applyOcr(deps.ocr, parsed, await original(deps, doc), doc.contentType as DocumentType, progress);
+}
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks: PipelineHooks): Promise<PipelineResult> {
   const step = async (value: number) => {
     if (!(await hooks.progress(value))) throw new DocumentGone(doc.id);
   };
+  const timings = { parseMs: 0, ocrMs: 0, chunkMs: 0, embedMs: 0, writeMs: 0 };
+  const since = (t: number) => performance.now() - t;
 
   let t = performance.now();
-  const lap = () => {
-    const now = performance.now();
-    const ms = Math.round(now - t);
-    t = now;
-    return ms;
-  };
-  let bytes: Buffer;
-  try {
-    bytes = await deps.files.read(doc.sha256);
-  } catch (err) {
-    throw new ParseError('the uploaded file is missing from the file store', { cause: err });
-  }
-  const type = doc.contentType as DocumentType;
-  const extracted = await deps.extractor.extract(bytes, type, { filename: doc.filename });
-  const parseMs = lap();
+  const extracted = await parse(deps, doc);
+  timings.parseMs = since(t);
   await step(PROGRESS.parsed);
-  const parsed = await applyOcr(deps.ocr, extracted, bytes, type, (share) => step(PROGRESS.parsed + (PROGRESS.chunked - PROGRESS.parsed) * share));
-  const ocrMs = lap();
+  t = performance.now();
+  const parsed = await ocr(deps, doc, extracted, (share) => step(PROGRESS.parsed + (PROGRESS.ocr - PROGRESS.parsed) * share));
+  timings.ocrMs = since(t);
+  if (hooks.attempt > 1) await deps.chunks.deleteDocument(doc.id);
+  await deps.embedder.init();
 
-  const chunks = await chunkDocument(parsed, {
+  let taken = 0;
+  const chunks = chunkStream(parsed, {
     tokenizer: deps.embedder.tokenizer,
     maxTokens: deps.embedder.maxTokens,
     overlapTokens: deps.overlapTokens,
     title: parsed.title ?? doc.filename,
+    onProgress: (done, total) => (taken = total > 0 ? done / total : 1),
   });
-  const chunkMs = lap();
-  await step(PROGRESS.chunked);
-
-  await deps.embedder.init();
-  const vectors = await embedChunks(deps.embedder, chunks, (done, total) =>
-    step(PROGRESS.chunked + ((PROGRESS.embedEnd - PROGRESS.chunked) * done) / total),
-  );
-
-  const embedMs = lap();
-  await step(PROGRESS.embedEnd);
-  await writeChunks(
-    deps.chunks,
-    { id: deps.embedder.id, dimension: deps.embedder.dimension },
-    { documentId: doc.id, userId: doc.userId, projectId: doc.projectId },
-    chunks,
-    vectors,
-  );
-  const writeMs = lap();
-  return { chunkCount: chunks.length, pages: parsed.pages ?? null, warnings: parsed.warnings, timings: { parseMs, ocrMs, chunkMs, embedMs, writeMs } };
+  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId };
+  const model = { id: deps.embedder.id, dimension: deps.embedder.dimension };
+  let count = 0;
+  let previous: Promise<void> | undefined;
+  let previousShare = 0;
+  for (;;) {
+    t = performance.now();
+    const slice: Chunk[] = [];
+    while (slice.length < SLICE) {
+      const next = chunks.next();
+      if (next.done) break;
+      slice.push(next.value);
+    }
+    timings.chunkMs += since(t);
+    if (slice.length === 0) break;
+    count += slice.length;
+    const before = previous;
+    const work = (async () => {
+      let s = performance.now();
+      const vectors = await embedChunks(deps.embedder, slice);
+      timings.embedMs += since(s);
+      await before; // rows are committed in document order
+      s = performance.now();
+      await deps.writer.write(toRows(target, slice, vectors));
+      timings.writeMs += since(s);
+    })();
+    work.catch(() => undefined); // awaited below; this only keeps a failure from counting as unhandled meanwhile
+    if (before) {
+      await before;
+      await step(PROGRESS.ocr + (PROGRESS.written - PROGRESS.ocr) * previousShare);
+    }
+    previous = work;
+    previousShare = taken;
+    await yieldToLoop();
+  }
+  await previous;
+  const ms = (v: number) => Math.round(v);
+  return {
+    chunkCount: count,
+    pages: parsed.pages ?? null,
+    warnings: parsed.warnings,
+    timings: { parseMs: ms(timings.parseMs), ocrMs: ms(timings.ocrMs), chunkMs: ms(timings.chunkMs), embedMs: ms(timings.embedMs), writeMs: ms(timings.writeMs) },
+  };
 }

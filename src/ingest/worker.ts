@@ -17,13 +17,20 @@ import type { Clock } from '../core/clock.js';
 import { isModelError } from '../models/errors.js';
 import type { Logger } from '../server/logger.js';
 import type { DocumentStore } from '../store/sqlite/documents.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { Job, JobStore } from '../store/sqlite/jobs.js';
 import { isParseError } from './parsers/errors.js';
 import { DocumentGone, type PipelineDeps, type PipelineResult, runPipeline } from './pipeline.js';
+import { ChunkWriter } from './write.js';
 
 export interface IngestWorkerOptions {
-  /** Documents processed at once. */
+  /**
+   * Documents processed at once. Their texts share the embedder's micro-batches and their rows share commits,
+   * so several small documents cost about what their text costs the model; a big document takes one of them.
+   */
   concurrency: number;
+  /** Least time between two progress writes of one document (default 1000 ms; 0 writes every step). */
+  progressEveryMs?: number;
   leaseMs?: number;
   heartbeatMs?: number;
   /** Claims of one job before it fails for good (a crash mid-job counts as an attempt). */
@@ -39,7 +46,7 @@ export interface IngestWorkerOptions {
 export interface IngestWorkerDeps {
   jobs: JobStore;
   documents: DocumentStore;
-  pipeline: PipelineDeps;
+  pipeline: Omit<PipelineDeps, 'writer' | 'chunks'> & { chunks: ChunkIndex };
   log: Logger;
   now: Clock;
   /** Called when a document reaches ready or failed (wakes `?wait=true` uploads). */
@@ -57,6 +64,9 @@ export class IngestWorker {
   private lastReclaim = 0;
   /** Jobs running now, by job id. */
   readonly running = new Map<number, string>();
+  /** Commits the chunk rows of every running document in groups. */
+  readonly writer: ChunkWriter;
+  private readonly pipeline: PipelineDeps;
 
   constructor(
     private readonly deps: IngestWorkerDeps,
@@ -71,7 +81,10 @@ export class IngestWorker {
       backoffMaxMs: options.backoffMaxMs ?? 10 * 60_000,
       idlePollMs: options.idlePollMs ?? 2_000,
       canClaim: options.canClaim ?? (() => true),
+      progressEveryMs: options.progressEveryMs ?? 1000,
     };
+    this.writer = new ChunkWriter(deps.pipeline.chunks, deps.pipeline.embedder);
+    this.pipeline = { ...deps.pipeline, writer: this.writer };
     this.resetWake();
   }
 
@@ -164,11 +177,22 @@ export class IngestWorker {
       await documents.markProcessing(doc.id);
       let result: PipelineResult;
       try {
-        result = await runPipeline(this.deps.pipeline, doc, {
-          progress: (p) => (this.stopping ? Promise.reject(new Error('the ingest worker is stopping')) : documents.setProgress(doc.id, p)),
-        });
+        // Progress is written at most once per `progressEveryMs`: a small document goes straight from processing
+        // to ready, a big one still moves every second or so. (A deletion meanwhile is caught by markReady.)
+        let lastProgress = this.deps.now();
+        const progress = async (p: number): Promise<boolean> => {
+          // Stopping: the run ends at its next slice and the document goes back to the queue (see below).
+          if (this.stopping) throw new Error('the ingest worker is stopping');
+          const now = this.deps.now();
+          if (now - lastProgress < this.opts.progressEveryMs) return true;
+          lastProgress = now;
+          return documents.setProgress(doc.id, p);
+        };
+        result = await runPipeline(this.pipeline, doc, { progress, attempt: job.attempts });
       } catch (err) {
         if (this.stopping) {
+          // Released jobs do not count an attempt, so the next run will not clear earlier slices: clear them now.
+          await this.deps.pipeline.chunks.deleteDocument(doc.id);
           await documents.release(doc.id, job.id);
           log.info({ event: 'ingest.released', document_id: doc.id, job_id: job.id }, 'shutting down: document handed back to the queue');
           return;
@@ -197,6 +221,7 @@ export class IngestWorker {
           pages: result.pages,
           warnings: result.warnings.length,
           parse_ms: result.timings.parseMs,
+          ocr_ms: result.timings.ocrMs,
           chunk_ms: result.timings.chunkMs,
           embed_ms: result.timings.embedMs,
           write_ms: result.timings.writeMs,

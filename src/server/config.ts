@@ -48,7 +48,7 @@ export const OPTIONS = [
   { name: 'parse-timeout', kind: 'int', default: 50, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file (50 s leaves room to fail a hung file within a minute of its upload)' },
   { name: 'ocr', kind: 'enum', default: 'auto', choices: ['auto', 'off'], valueName: 'mode', description: 'OCR of PDF pages without a usable text layer (scans): auto reads them offline with Tesseract; off leaves them unsearchable, with a warning on the document' },
   { name: 'ocr-languages', kind: 'string', default: 'eng', valueName: 'langs', description: 'OCR languages: codes joined by "+" (eng+fra), each from its installed npm package @tesseract.js-data/<code>, or a folder of <code>.traineddata files; nothing is downloaded' },
-  { name: 'ingest-workers', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'documents processed at once' },
+  { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
 ] as const satisfies readonly OptionDef[];
 
 type Def = (typeof OPTIONS)[number];

@@ -26,6 +26,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Milliseconds to wait for the "listening" line. */
   timeoutMs?: number;
+  /** Flags for node itself (e.g. `--cpu-prof`), placed before the script. */
+  nodeArgs?: string[];
 }
 
 /** Starts the built daemon (`bin/docsearch serve --port 0`) in a temp data dir and waits until it listens. */
@@ -33,7 +35,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'docsearch-test-'));
   const proc = spawn(
     process.execPath,
-    [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
+    [...(opts.nodeArgs ?? []), BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
     { env: { ...process.env, ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

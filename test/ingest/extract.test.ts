@@ -59,6 +59,32 @@ describe.skipIf(!built)('extract (worker thread)', () => {
     expect(err.message).toMatch(/^the file could not be parsed \(/);
   });
 
+  it('reuses its workers: 12 documents, at most `concurrency` workers started', async () => {
+    const { createExtractor } = await load();
+    const extractor = createExtractor({ concurrency: 2 });
+    try {
+      const docs = await Promise.all(Array.from({ length: 12 }, (_, i) => extractor.extract(Buffer.from(`Document ${i}.`), 'text/plain')));
+      expect(docs.map((d) => d.blocks[0]!.text)).toEqual(Array.from({ length: 12 }, (_, i) => `Document ${i}.`));
+      expect(extractor.started).toBeLessThanOrEqual(2);
+    } finally {
+      await extractor.close();
+    }
+  });
+
+  it('replaces a worker that timed out and keeps parsing', async () => {
+    const { createExtractor } = await load();
+    const extractor = createExtractor({ concurrency: 1, timeoutMs: 1000, workerUrl: fixture('hang-once-worker.mjs') });
+    try {
+      const first = (await extractor.extract(Buffer.from('hang'), 'text/plain').catch((e: unknown) => e)) as Error;
+      expect(first.message).toBe('parsing took longer than 1 s — gave up');
+      const second = await extractor.extract(Buffer.from('fine'), 'text/plain');
+      expect(second.blocks[0]!.text).toBe('fine');
+      expect(extractor.started).toBe(2);
+    } finally {
+      await extractor.close();
+    }
+  });
+
   it('runs at most `concurrency` parsers at once', async () => {
     const { createExtractor } = await load();
     const extractor = createExtractor({ concurrency: 1, timeoutMs: 500, workerUrl: fixture('hang-worker.mjs') });

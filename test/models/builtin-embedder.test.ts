@@ -154,6 +154,23 @@ describe('builtin embedder scheduling', () => {
     }
   });
 
+  it('answers a query while a passage batch is running, without waiting for it', async () => {
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 16 });
+    try {
+      await e.init();
+      await e.embed(['warm the query session'], { kind: 'query' });
+      const passages = Array.from({ length: 16 }, (_, i) => `passage ${i} ${'text '.repeat(240)}`);
+      let passagesDone = 0;
+      const p = e.embed(passages, { kind: 'passage' }).then(() => (passagesDone = performance.now()));
+      await new Promise((r) => setTimeout(r, 50)); // the one 16×256 batch is in the model now
+      const q = await e.embed(['a query'], { kind: 'query' }).then(() => performance.now());
+      await p;
+      expect(q).toBeLessThan(passagesDone);
+    } finally {
+      await e.close();
+    }
+  });
+
   it('lets a query overtake queued passages', async () => {
     const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 4 });
     try {

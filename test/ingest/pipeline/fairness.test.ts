@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
+import { prose } from './fixtures.js';
+import { uploadFiles, waitFor } from './helpers.js';
+
+/** About `mb` MiB of paragraphs (8 sentences each), all different. */
+function bigText(mb: number): Buffer {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < mb * 1024 * 1024; i++) {
+    const p = prose(`big-${i}`, 8);
+    parts.push(p);
+    size += p.length + 2;
+  }
+  return Buffer.from(parts.join('\n\n'));
+}
+
+/**
+ * #12 item 6: one user's huge file must not hold everyone's ingestion. A 20 MB text (about 20k chunks, many
+ * minutes of model time) is being ingested for Alice when Bob uploads a page: Bob's is ready within 10 s, and
+ * Alice's progress keeps moving.
+ */
+describe('fair ingestion', () => {
+  let d: Daemon;
+  let alice: TestUser;
+  let bob: TestUser;
+  daemonForSuite(async (started) => {
+    d = started;
+    alice = await addUser(d);
+    bob = await addUser(d);
+  }, { cleanExit: false });
+
+  it("gets another user's one-page upload ready within 10 s while a 20 MB text is being ingested", async () => {
+    const big = await uploadFiles(d, alice.apiKey, [{ name: 'big.txt', bytes: bigText(20) }]);
+    expect(big.status).toBe(202);
+    const bigId = big.body.documents[0].id as string;
+    // Wait until the big document is well into embedding (past parsing), the worst time to arrive.
+    const first = await waitFor(
+      async () => {
+        const doc = (await api(d, `/api/v1/documents/${bigId}`, { token: alice.apiKey })).body;
+        return doc.status === 'processing' && doc.progress > 0.1 ? (doc.progress as number) : undefined;
+      },
+      120_000,
+      'the big document to be embedding',
+    );
+
+    const t0 = Date.now();
+    const small = await uploadFiles(d, bob.apiKey, [{ name: 'page.txt', bytes: Buffer.from(prose('one page from bob', 25)) }], {
+      query: '?wait=true&wait_timeout=30',
+    });
+    const seconds = (Date.now() - t0) / 1000;
+    expect(small.body.documents[0].status).toBe('ready');
+    expect(seconds).toBeLessThan(10);
+
+    const later = await waitFor(
+      async () => {
+        const doc = (await api(d, `/api/v1/documents/${bigId}`, { token: alice.apiKey })).body;
+        return doc.progress > first ? doc : undefined;
+      },
+      60_000,
+      'the big document to make progress',
+    );
+    expect(later.status).toBe('processing');
+    expect((await api(d, `/api/v1/documents/${bigId}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+  }, 300_000);
+});
