@@ -68,9 +68,12 @@ export function* chunkStream(
     function* pieces(): Generator<Piece> {
       for (let i = 0; i < blocks.length; i++) {
         const block = blocks[i]!;
-        for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) yield { block: i, start, end, tokens, page: block.page };
+        // Reported piece by piece: one long paragraph (a text file without line breaks) still moves the progress.
+        for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) {
+          yield { block: i, start, end, tokens, page: block.page };
+          opts.onProgress?.(doneChars + end, totalChars);
+        }
         doneChars += block.text.length;
-        opts.onProgress?.(doneChars, totalChars);
       }
     }
     for (const group of pack(pieces(), budget, Math.min(overlapTokens, Math.floor(budget / 2)))) {

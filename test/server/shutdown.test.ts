@@ -136,7 +136,7 @@ describe('graceful shutdown', () => {
       let again: Daemon | undefined;
       try {
         const u = await addUser(d);
-        const waiting = uploadText(d, u.apiKey, 'large.txt', prose(120_000), '?wait=true&wait_timeout=600');
+        const waiting = uploadText(d, u.apiKey, 'large.txt', prose(500_000), '?wait=true&wait_timeout=600');
         let id = '';
         await expect
           .poll(
@@ -144,7 +144,7 @@ describe('graceful shutdown', () => {
               const list = await api(d, '/api/v1/documents', { token: u.apiKey });
               const doc = list.body.documents?.[0];
               id = doc?.id ?? '';
-              return doc?.status === 'processing' && doc.progress > 0.25;
+              return doc?.status === 'processing' && doc.progress > 0.3;
             },
             { timeout: 60_000, interval: 100 },
           )
