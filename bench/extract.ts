@@ -4,7 +4,8 @@
  * 1. generated: the PDFs of test/fixtures/extract (one known text typeset by pdfLaTeX 1 and 2 columns,
  *    Ghostscript, groff, pandoc, LibreOffice, ReportLab; see scripts/make-extract-fixtures.sh) scored against
  *    that text (truth.txt);
- * 2. corpus: the PDFs of ../shared/eval/docs scored against poppler's `pdftotext` (skipped, with a note, when
+ * 2. corpus: the PDFs of ../shared/eval/docs scored against poppler's `pdftotext` (text inside the crop box,
+ *    see bboxText; skipped, with a note, when
  *    the folder or pdftotext is absent; files pdftotext cannot read either are not scored).
  *
  * Per file and pooled: word recall and precision, split and glued words, word-bigram order, the share of
@@ -91,7 +92,7 @@ if (args.only !== 'generated') {
   const corpus = resolve(args.corpus ?? process.env.DOCSEARCH_EVAL_DOCS_DIR ?? join(REPO, '../shared/eval/docs'));
   const pdftotext = (file: string): string | undefined => {
     try {
-      return execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 << 20 });
+      return cropped(file).map((args) => execFileSync('pdftotext', [...args, '-enc', 'UTF-8', file, '-'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 512 << 20 })).join('\n');
     } catch {
       return undefined;
     }
@@ -111,6 +112,41 @@ if (args.only !== 'generated') {
       rows.push(await run('corpus', `pdf/${name}`, readFileSync(file), reference));
     }
   }
+}
+
+/**
+ * pdftotext's arguments for each run of pages with the same crop box. Its plain output otherwise keeps text
+ * outside the crop box (printer's slugs, line numbers in the bleed), which no reader sees and pdf.js drops.
+ */
+function cropped(file: string): string[][] {
+  let info: string;
+  try {
+    info = execFileSync('pdfinfo', ['-box', '-f', '1', '-l', '100000', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return [[]];
+  }
+  const boxes = new Map<number, { media?: number[]; crop?: number[]; rot?: number }>();
+  for (const m of info.matchAll(/^Page\s+(\d+) (MediaBox|CropBox|rot):\s+(.+)$/gm)) {
+    const page = boxes.get(Number(m[1])) ?? {};
+    const nums = m[3]!.trim().split(/\s+/).map(Number);
+    if (m[2] === 'MediaBox') page.media = nums;
+    else if (m[2] === 'CropBox') page.crop = nums;
+    else page.rot = nums[0]!;
+    boxes.set(Number(m[1]), page);
+  }
+  const runs: { first: number; last: number; key: string; args: string[] }[] = [];
+  for (const [page, b] of [...boxes.entries()].sort(([a], [c]) => a - c)) {
+    const [mx0, , , my1] = b.media ?? [];
+    const [cx0, cy0, cx1, cy1] = b.crop ?? [];
+    const crop = b.rot === 0 && b.media && b.crop && (cx0 !== mx0 || cy1 !== my1 || cy0 !== b.media[1] || cx1 !== b.media[2]);
+    const args = crop ? ['-x', String(Math.floor(cx0! - mx0!)), '-y', String(Math.floor(my1! - cy1!)), '-W', String(Math.ceil(cx1! - cx0!)), '-H', String(Math.ceil(cy1! - cy0!))] : [];
+    const key = args.join(' ');
+    const last = runs[runs.length - 1];
+    if (last && last.key === key && last.last === page - 1) last.last = page;
+    else runs.push({ first: page, last: page, key, args });
+  }
+  if (!runs.length) return [[]];
+  return runs.map((r) => ['-f', String(r.first), '-l', String(r.last), ...r.args]);
 }
 
 const pct = (x: number): string => (100 * x).toFixed(1);

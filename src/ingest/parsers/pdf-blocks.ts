@@ -17,9 +17,11 @@ interface Placed extends Paragraph {
 }
 
 export function toBlocks(pages: LaidOutPage[]): { blocks: Block[]; firstHeading?: string } {
-  const placed = joinBrokenWords(withoutFurniture(pages));
-  const vocabulary = wordForms(placed);
-  const paragraphs = placed.map((p) => ({ ...p, text: joinLines(p.lines, vocabulary) })).filter((p) => p.text);
+  const kept = withoutFurniture(pages);
+  const forms = wordForms(kept);
+  const paragraphs = joinBrokenWords(kept, forms)
+    .map((p) => ({ ...p, text: joinLines(p.lines, forms) }))
+    .filter((p) => p.text);
 
   const weights = new Map<number, number>();
   for (const p of paragraphs) {
@@ -105,15 +107,17 @@ const TRAILING_HYPHEN = /\p{L}[-\u2010\u00ad]$/u;
 const LEADING_LOWER = /^\p{Ll}/u;
 
 /**
- * A paragraph that ends in a hyphenated word at the foot of a column or page, followed by one that starts
- * in lower case, is the same paragraph: join them so the word comes back whole.
+ * A paragraph that ends inside a word at the foot of a column or page (a hyphen, or a word fragment whose
+ * join with what follows is a word of the document), followed by one that starts in lower case, is the same
+ * paragraph: join them so the word comes back whole.
  */
-function joinBrokenWords(paragraphs: Placed[]): Placed[] {
+function joinBrokenWords(paragraphs: Placed[], forms: WordForms): Placed[] {
   const out: Placed[] = [];
   for (const p of paragraphs) {
     const prev = out[out.length - 1];
     const last = prev?.lines[prev.lines.length - 1];
-    if (prev && last && TRAILING_HYPHEN.test(last) && LEADING_LOWER.test(p.lines[0] ?? '')) {
+    const first = p.lines[0] ?? '';
+    if (prev && last && LEADING_LOWER.test(first) && (TRAILING_HYPHEN.test(last) || lostHyphen(last, first, forms))) {
       out[out.length - 1] = { ...prev, lines: [...prev.lines, ...p.lines], y1: Math.max(prev.y1, p.y1) };
       continue;
     }
@@ -123,32 +127,43 @@ function joinBrokenWords(paragraphs: Placed[]): Placed[] {
 }
 
 interface WordForms {
-  joined: Set<string>;
-  hyphenated: Set<string>;
+  /** Words written whole inside lines (never a line's first or last word, which may be fragments), counted. */
+  joined: Map<string, number>;
+  /** Hyphenated compounds written inside lines, by their letters without hyphens, counted. */
+  compounds: Map<string, { form: string; count: number }>;
 }
 
-/** Words as the document writes them inside lines, to decide line-end hyphens by its own usage. */
+/** Words as the document writes them inside its lines, to judge line ends by its own usage. */
 function wordForms(paragraphs: Paragraph[]): WordForms {
-  const joined = new Set<string>();
-  const hyphenated = new Set<string>();
+  const joined = new Map<string, number>();
+  const compounds = new Map<string, { form: string; count: number }>();
   for (const p of paragraphs) {
     for (const line of p.lines) {
-      for (const m of line.matchAll(/\p{L}+(?:-\p{L}+)*/gu)) {
-        const w = m[0].toLowerCase();
-        if (w.includes('-')) hyphenated.add(w);
-        else joined.add(w);
+      const words = [...line.matchAll(/\p{L}+(?:[-\u2010]\p{L}+)*/gu)].map((m) => m[0].toLowerCase());
+      for (const w of words.slice(1, -1)) {
+        if (/[-\u2010]/.test(w)) {
+          const key = w.replace(/[-\u2010]/g, '');
+          compounds.set(key, { form: w, count: (compounds.get(key)?.count ?? 0) + 1 });
+        } else {
+          joined.set(w, (joined.get(w) ?? 0) + 1);
+        }
       }
     }
   }
-  return { joined, hyphenated };
+  return { joined, compounds };
 }
+
+const NO_FORMS: WordForms = { joined: new Map(), compounds: new Map() };
 
 /**
  * Joins a paragraph's lines. A soft hyphen (U+00AD) at a line end always joins the word; a hard one joins it
  * ("reada-" + "ble" → "readable") unless the document elsewhere writes the compound with its hyphen
  * ("copyright-like"). A dash or a hyphen before a capital or digit keeps the hyphen without a space.
+ * pdf.js drops soft hyphens that fonts map to U+00AD, so a line ending in a fragment whose join with the next
+ * line's first word is a word of the document ("ali" + "ens") is joined too, and a word that is a known
+ * compound without its hyphen ("dualstatus") gets it back.
  */
-export function joinLines(lines: string[], forms: WordForms = { joined: new Set(), hyphenated: new Set() }): string {
+export function joinLines(lines: string[], forms: WordForms = NO_FORMS): string {
   let out = '';
   for (const raw of lines) {
     const line = raw.trim();
@@ -166,19 +181,48 @@ export function joinLines(lines: string[], forms: WordForms = { joined: new Set(
       out += line;
     } else if (CJK.test(out.slice(-1)) && CJK.test(line.charAt(0))) {
       out += line;
+    } else if (LEADING_LOWER.test(line) && lostHyphen(out, line, forms)) {
+      out += line;
     } else {
       out += ' ' + line;
     }
   }
   // Soft hyphens inside a line are invisible break hints, not text.
-  return out.replace(/\u00ad/g, '');
+  out = out.replace(/\u00ad/g, '');
+  if (!forms.compounds.size) return out;
+  return out.replace(/\p{L}+/gu, (w) => {
+    const lower = w.toLowerCase();
+    // Where the document writes it both ways, the more frequent form wins.
+    const compound = forms.compounds.get(lower);
+    return compound && compound.count >= (forms.joined.get(lower) ?? 0) ? rehyphenate(w, compound.form) : w;
+  });
 }
 
 function keepsHyphen(before: string, after: string, forms: WordForms): boolean {
   const left = /(\p{L}+)[-\u2010]$/u.exec(before)?.[1]?.toLowerCase();
   const right = /^\p{L}+/u.exec(after)?.[0]?.toLowerCase();
   if (!left || !right) return false;
-  return forms.hyphenated.has(`${left}-${right}`) && !forms.joined.has(left + right);
+  return (forms.compounds.get(left + right)?.count ?? 0) > (forms.joined.get(left + right) ?? 0);
+}
+
+/** Whether `before` ends and `after` starts with fragments of one word of the document. */
+function lostHyphen(before: string, after: string, forms: WordForms): boolean {
+  const left = /(\p{L}+)$/u.exec(before)?.[1]?.toLowerCase();
+  const right = /^\p{L}+/u.exec(after)?.[0]?.toLowerCase();
+  if (!left || !right) return false;
+  if (forms.joined.has(left) && forms.joined.has(right)) return false;
+  return forms.joined.has(left + right) || forms.compounds.has(left + right);
+}
+
+/** Puts a compound's hyphens back into `word` (same letters), keeping the word's own capitals. */
+function rehyphenate(word: string, compound: string): string {
+  let out = '';
+  let i = 0;
+  for (const ch of compound) {
+    if (ch === '-' || ch === '\u2010') out += ch;
+    else out += word[i++] ?? '';
+  }
+  return out;
 }
 
 const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/;

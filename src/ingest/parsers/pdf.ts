@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument, Util, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, Util, VerbosityLevel, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
@@ -30,7 +30,8 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   const task = getDocument({
     // pdf.js may transfer or detach what it is given; it gets its own copy.
     data: new Uint8Array(bytes),
-    verbosity: 0,
+    // Warnings are on so a page whose content stream is damaged can be named (see pdfjsWarnings).
+    verbosity: VerbosityLevel.WARNINGS,
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
@@ -39,9 +40,11 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
     cMapPacked: true,
     standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts/'),
   });
+  const warnings = pdfjsWarnings();
   try {
     pdf = await task.promise;
   } catch (err) {
+    warnings.stop();
     await task.destroy().catch(() => {});
     const message = errorMessage(err);
     if (/password|encrypt/i.test(message)) throw new ParseError(ENCRYPTED, { cause: err });
@@ -49,20 +52,54 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   }
 
   try {
-    return await read(pdf, bytes);
+    return await read(pdf, bytes, warnings);
   } finally {
+    warnings.stop();
     await pdf.destroy().catch(() => {});
   }
 }
 
-async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDocument> {
+/** Content-stream errors pdf.js recovers from by skipping what it cannot parse: the page's text is partial. */
+const PAGE_DAMAGE = /Unknown command|Unterminated string|expected \d+ args|Invalid (stream|dictionary|object|hex)|FormatError|Unexpected|Illegal character|bad (stream|object)/i;
+
+interface WarningLog {
+  /** Takes the warnings pdf.js logged since the last call. */
+  take(): string[];
+  stop(): void;
+}
+
+/**
+ * pdf.js reports what it skips only through console.warn; collect it while this document is parsed (pages are
+ * read one after the other, so what a page's reading logged belongs to that page).
+ */
+function pdfjsWarnings(): WarningLog {
+  const original = console.warn;
+  let logged: string[] = [];
+  console.warn = (...args: unknown[]) => {
+    if (logged.length < 1000) logged.push(args.map(String).join(' '));
+  };
+  return {
+    take: () => {
+      const out = logged;
+      logged = [];
+      return out;
+    },
+    stop: () => {
+      if (console.warn !== original) console.warn = original;
+    },
+  };
+}
+
+async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): Promise<ParsedDocument> {
   const warnings: string[] = [];
+  const damagedPages: number[] = [];
   const laidOut: LaidOutPage[] = [];
   const ocrPages: number[] = [];
   const badPages: number[] = [];
   let firstError = '';
   for (let n = 1; n <= pdf.numPages; n++) {
     let runs: TextRun[][];
+    log.take();
     try {
       runs = await pageRuns(pdf, n);
     } catch (err) {
@@ -70,6 +107,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDoc
       firstError ||= errorMessage(err);
       continue;
     }
+    if (log.take().some((w) => PAGE_DAMAGE.test(w))) damagedPages.push(n);
     if (!hasTextLayer(runs.flat())) {
       ocrPages.push(n);
       continue;
@@ -84,6 +122,10 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDoc
     warnings.push(`${plural(badPages.length, 'page')} could not be read and ${badPages.length === 1 ? 'was' : 'were'} skipped (${pageList(badPages)}): ${reason}`);
   } else if (!latin1(bytes.subarray(Math.max(0, bytes.length - 2048))).includes('%%EOF')) {
     warnings.push('the file ends early (an interrupted upload or download?); the text is from the part that could be read');
+  }
+
+  if (damagedPages.length) {
+    warnings.push(`${pageList(damagedPages)} ${damagedPages.length === 1 ? 'is' : 'are'} damaged: only part of ${damagedPages.length === 1 ? 'its' : 'their'} text could be read`);
   }
 
   const { blocks, firstHeading } = toBlocks(laidOut);
