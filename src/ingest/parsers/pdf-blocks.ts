@@ -131,12 +131,15 @@ interface WordForms {
   joined: Map<string, number>;
   /** Hyphenated compounds written inside lines, by their letters without hyphens, counted. */
   compounds: Map<string, { form: string; count: number }>;
+  /** First parts of those compounds ("non" of "non-free"). */
+  prefixes: Set<string>;
 }
 
 /** Words as the document writes them inside its lines, to judge line ends by its own usage. */
 function wordForms(paragraphs: Paragraph[]): WordForms {
   const joined = new Map<string, number>();
   const compounds = new Map<string, { form: string; count: number }>();
+  const prefixes = new Set<string>();
   for (const p of paragraphs) {
     for (const line of p.lines) {
       const words = [...line.matchAll(/\p{L}+(?:[-\u2010]\p{L}+)*/gu)].map((m) => m[0].toLowerCase());
@@ -144,21 +147,21 @@ function wordForms(paragraphs: Paragraph[]): WordForms {
         if (/[-\u2010]/.test(w)) {
           const key = w.replace(/[-\u2010]/g, '');
           compounds.set(key, { form: w, count: (compounds.get(key)?.count ?? 0) + 1 });
+          prefixes.add(w.split(/[-\u2010]/)[0]!);
         } else {
           joined.set(w, (joined.get(w) ?? 0) + 1);
         }
       }
     }
   }
-  return { joined, compounds };
+  return { joined, compounds, prefixes };
 }
 
-const NO_FORMS: WordForms = { joined: new Map(), compounds: new Map() };
+const NO_FORMS: WordForms = { joined: new Map(), compounds: new Map(), prefixes: new Set() };
 
 /**
  * Joins a paragraph's lines. A soft hyphen (U+00AD) at a line end always joins the word; a hard one joins it
- * ("reada-" + "ble" → "readable") unless the document elsewhere writes the compound with its hyphen
- * ("copyright-like"). A dash or a hyphen before a capital or digit keeps the hyphen without a space.
+ * ("reada-" + "ble" → "readable") unless the document's own usage says it is a compound (see keepsHyphen). A dash or a hyphen before a capital or digit keeps the hyphen without a space.
  * pdf.js drops soft hyphens that fonts map to U+00AD, so a line ending in a fragment whose join with the next
  * line's first word is a word of the document ("ali" + "ens") is joined too, and a word that is a known
  * compound without its hyphen ("dualstatus") gets it back.
@@ -202,7 +205,11 @@ function keepsHyphen(before: string, after: string, forms: WordForms): boolean {
   const left = /(\p{L}+)[-\u2010]$/u.exec(before)?.[1]?.toLowerCase();
   const right = /^\p{L}+/u.exec(after)?.[0]?.toLowerCase();
   if (!left || !right) return false;
-  return (forms.compounds.get(left + right)?.count ?? 0) > (forms.joined.get(left + right) ?? 0);
+  const joined = forms.joined.get(left + right) ?? 0;
+  if ((forms.compounds.get(left + right)?.count ?? 0) > joined) return true;
+  // "general-" + "purpose": both halves are words and their join is not; "non-" + "free": the document
+  // writes other compounds with this first part.
+  return joined === 0 && ((forms.joined.has(left) && forms.joined.has(right)) || forms.prefixes.has(left));
 }
 
 /** Whether `before` ends and `after` starts with fragments of one word of the document. */
