@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument, Util, VerbosityLevel, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, Util, VerbosityLevel, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
@@ -163,10 +163,60 @@ async function pageRuns(pdf: PDFDocumentProxy, n: number): Promise<TextRun[][]> 
       if (group) group.push(run);
       else groups.set(degrees, [run]);
     }
+    const upright = groups.get(0) ?? [];
+    upright.push(...(await annotationRuns(page, viewport.transform)));
+    if (upright.length) groups.set(0, upright);
     return [...groups.entries()].sort(([a], [b]) => (a === 0 ? -1 : b === 0 ? 1 : a - b)).map(([, runs]) => runs);
   } finally {
     page.cleanup();
   }
+}
+
+interface AnnotationText {
+  annotationType?: number;
+  fieldType?: string;
+  fieldValue?: unknown;
+  contentsObj?: { str?: string };
+  rect?: number[];
+  hidden?: boolean;
+  noView?: boolean;
+  defaultAppearanceData?: { fontSize?: number };
+}
+
+const FREETEXT = 3;
+const WIDGET = 20;
+
+/**
+ * Text that lives in annotations rather than the page's content: free-text notes and filled-in form fields
+ * (pdf.js leaves both out of getTextContent). Placed at the annotation's rectangle so it reads in place.
+ */
+async function annotationRuns(page: PDFPageProxy, transform: number[]): Promise<TextRun[]> {
+  const annotations = (await page.getAnnotations({ intent: 'display' }).catch(() => [])) as AnnotationText[];
+  const runs: TextRun[] = [];
+  for (const a of annotations) {
+    if (a.hidden || a.noView || !a.rect || a.rect.length < 4) continue;
+    let text: string | undefined;
+    if (a.annotationType === FREETEXT) text = a.contentsObj?.str;
+    else if (a.annotationType === WIDGET && (a.fieldType === 'Tx' || a.fieldType === 'Ch')) {
+      text = Array.isArray(a.fieldValue) ? a.fieldValue.filter((v) => typeof v === 'string').join(', ') : typeof a.fieldValue === 'string' ? a.fieldValue : undefined;
+    }
+    if (!text?.trim()) continue;
+    // Util.applyTransform maps the point in place.
+    const topLeft = [a.rect[0]!, a.rect[3]!];
+    const bottomRight = [a.rect[2]!, a.rect[1]!];
+    Util.applyTransform(topLeft, transform);
+    Util.applyTransform(bottomRight, transform);
+    const [x0, y0] = topLeft;
+    const [x1] = bottomRight;
+    const left = Math.min(x0!, x1!);
+    const size = Math.min(Math.max(a.defaultAppearanceData?.fontSize || 10, 4), 24);
+    cleanText(text).split(/\r\n|\r|\n/).forEach((line, i) => {
+      if (!line.trim()) return;
+      const y = y0! + (i + 1) * size * 1.2;
+      runs.push({ text: line, x0: left, x1: left + Math.min(Math.abs(x1! - x0!), 0.5 * size * line.length), y, size, rtl: false });
+    });
+  }
+  return runs;
 }
 
 /** Rotates the run's baseline origin into its own writing direction, so every group lays out as upright text. */
