@@ -1,6 +1,6 @@
 /**
- * Worker-thread entry for extract.ts: parses one document and posts the result. Parsers (pdf2json above all)
- * log to the console and may throw from timers; the console is silenced here and a stray throw ends this
+ * Worker-thread entry for extract.ts: parses one document and posts the result. Parsers and their libraries
+ * may log to the console and throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
 import { parentPort, workerData } from 'node:worker_threads';

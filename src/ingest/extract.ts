@@ -123,7 +123,7 @@ export class Extractor {
       });
       worker.on('exit', (code) => {
         if (this.closed) finish(() => reject(new ParseError('parsing was stopped (the service is shutting down)')));
-        // 13: the parser's promise never settled (pdf2json does this on some image-only PDFs) and the worker ran dry.
+        // 13: the parser's promise never settled and the worker ran out of work.
         else finish(() => reject(new ParseError(code === 1 ? OUT_OF_MEMORY : STOPPED)));
       });
     });

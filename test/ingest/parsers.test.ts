@@ -73,7 +73,7 @@ describe('TXT parser', () => {
 });
 
 describe('PDF parser', () => {
-  // pdf2json prints pdf.js errors to the console; in production the extractor's worker swallows them.
+  // pdf.js may print to the console; in production the extractor's worker swallows it.
   beforeAll(() => {
     for (const m of ['log', 'warn', 'error', 'info'] as const) vi.spyOn(console, m).mockImplementation(() => {});
   });
