@@ -8,6 +8,7 @@
  *   npm run build && DOCSEARCH_EVAL_DOCS=1 npx vitest run test/ingest/pipeline/eval-docs.test.ts
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, SHARED, type TestUser } from '../../helpers/daemon.js';
@@ -59,6 +60,7 @@ describe.skipIf(skipReason !== '')(`eval docs robustness${skipReason ? ` (skippe
       `- Slowest file: ${Math.max(...rows.map((r) => r.seconds)).toFixed(1)} s (upload to settled, limit 60 s; per-file wait ${WAIT_S} s).`,
       `- Daemon peak RSS (VmHWM): ${peakMb} MiB (limit 1536 MiB).`,
       `- Health probes during the run: ${healthChecks}, failed or slower than 2 s: ${healthFailures}.`,
+      `- Machine: ${cpus().length} cores, 1-minute load average at the end ${loadavg()[0]!.toFixed(1)} (other work shares the cores; seconds scale with it).`,
       '- "sample" is the start of the first chunk: non-Latin and legacy-encoded text must read as text, not mojibake.',
       '',
       '| file | category | status | chunks | pages | message | sample | seconds |',
