@@ -263,12 +263,12 @@ function cleanText(text: string): string {
 function damageReason(bytes: Uint8Array, message: string): string {
   const tail = latin1(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes('%%EOF')) return 'the file ends early (an interrupted upload or download?)';
-  if (/xref|Invalid PDF structure/i.test(message)) return 'its cross-reference table is broken';
+  if (/xref|Invalid PDF structure|Invalid Root reference|trailer/i.test(message)) return 'its cross-reference table is broken';
   if (/stream|compression|flate|filter|decode/i.test(message)) return 'a content stream cannot be decoded';
   if (/TypeError|RangeError|undefined|null|is not a function|Cannot read/i.test(message)) {
     return 'its internal structure cannot be read';
   }
-  return message.replace(/^(\w*Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'its internal structure cannot be read';
+  return message.replace(/^(\w*(Error|Exception):\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'its internal structure cannot be read';
 }
 
 async function metaTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {
