@@ -59,7 +59,7 @@ async function run(set: Row['set'], file: string, bytes: Uint8Array, reference: 
     // pdf2json (the parser before pdf.js) never settles on some files; the product ran it under a 60 s limit.
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no result within 120 s')), 120_000);
+      timer = setTimeout(() => reject(new Error('no result within 600 s')), 600_000);
     });
     doc = await Promise.race([parse(bytes), limit]).finally(() => clearTimeout(timer));
   } catch (err) {

@@ -131,15 +131,12 @@ interface WordForms {
   joined: Map<string, number>;
   /** Hyphenated compounds written inside lines, by their letters without hyphens, counted. */
   compounds: Map<string, { form: string; count: number }>;
-  /** First parts of those compounds ("non" of "non-free"). */
-  prefixes: Set<string>;
 }
 
 /** Words as the document writes them inside its lines, to judge line ends by its own usage. */
 function wordForms(paragraphs: Paragraph[]): WordForms {
   const joined = new Map<string, number>();
   const compounds = new Map<string, { form: string; count: number }>();
-  const prefixes = new Set<string>();
   for (const p of paragraphs) {
     for (const line of p.lines) {
       const words = [...line.matchAll(/\p{L}+(?:[-\u2010]\p{L}+)*/gu)].map((m) => m[0].toLowerCase());
@@ -147,17 +144,16 @@ function wordForms(paragraphs: Paragraph[]): WordForms {
         if (/[-\u2010]/.test(w)) {
           const key = w.replace(/[-\u2010]/g, '');
           compounds.set(key, { form: w, count: (compounds.get(key)?.count ?? 0) + 1 });
-          prefixes.add(w.split(/[-\u2010]/)[0]!);
         } else {
           joined.set(w, (joined.get(w) ?? 0) + 1);
         }
       }
     }
   }
-  return { joined, compounds, prefixes };
+  return { joined, compounds };
 }
 
-const NO_FORMS: WordForms = { joined: new Map(), compounds: new Map(), prefixes: new Set() };
+const NO_FORMS: WordForms = { joined: new Map(), compounds: new Map() };
 
 /**
  * Joins a paragraph's lines. A soft hyphen (U+00AD) at a line end always joins the word; a hard one joins it
@@ -178,7 +174,10 @@ export function joinLines(lines: string[], forms: WordForms = NO_FORMS): string 
     if (/\p{L}\u00ad$/u.test(out)) {
       out = out.slice(0, -1) + line;
     } else if (/\p{L}[-\u2010]$/u.test(out) && /^\p{L}/u.test(line)) {
-      if (LEADING_LOWER.test(line) && !keepsHyphen(out, line, forms)) out = out.slice(0, -1) + line;
+      const lower = LEADING_LOWER.test(line);
+      // Before a capital the hyphen is usually real ("non-English"), unless the document writes the join
+      // ("Trace-" + "Monkey" where it says "TraceMonkey").
+      if (lower ? !keepsHyphen(out, line, forms) : knownJoin(out, line, forms)) out = out.slice(0, -1) + line;
       else out += line;
     } else if (/[\u2013\u2014]$/.test(out) && !/\s[\u2013\u2014]$/.test(out)) {
       out += line;
@@ -207,9 +206,15 @@ function keepsHyphen(before: string, after: string, forms: WordForms): boolean {
   if (!left || !right) return false;
   const joined = forms.joined.get(left + right) ?? 0;
   if ((forms.compounds.get(left + right)?.count ?? 0) > joined) return true;
-  // "general-" + "purpose": both halves are words and their join is not; "non-" + "free": the document
-  // writes other compounds with this first part.
-  return joined === 0 && ((forms.joined.has(left) && forms.joined.has(right)) || forms.prefixes.has(left));
+  // "general-" + "purpose": both halves are words and their join is not.
+  return joined === 0 && forms.joined.has(left) && forms.joined.has(right);
+}
+
+function knownJoin(before: string, after: string, forms: WordForms): boolean {
+  const left = /(\p{L}+)[-\u2010]$/u.exec(before)?.[1]?.toLowerCase();
+  const right = /^\p{L}+/u.exec(after)?.[0]?.toLowerCase();
+  if (!left || !right) return false;
+  return (forms.joined.get(left + right) ?? 0) > (forms.compounds.get(left + right)?.count ?? 0);
 }
 
 /** Whether `before` ends and `after` starts with fragments of one word of the document. */

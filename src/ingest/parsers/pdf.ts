@@ -54,8 +54,8 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   try {
     return await read(pdf, bytes, warnings);
   } finally {
-    warnings.stop();
     await pdf.destroy().catch(() => {});
+    warnings.stop();
   }
 }
 
