@@ -133,7 +133,8 @@ describe.skipIf(!corpus)('hard corpus PDFs', () => {
     expect(text(await read('two-column-latex.pdf'))).toMatch(/𝑓\(𝑥\) = sin 𝑥 \+ cos 𝑥/u);
   });
 
-  it('rejoins words whose hyphen a font maps to U+00AD (which pdf.js drops)', async () => {
+  // 206 pages: about 6 s of CPU, far more wall-clock time on a busy machine.
+  it('rejoins words whose hyphen a font maps to U+00AD (which pdf.js drops)', { timeout: 300_000 }, async () => {
     const all = text(await read('irs-1040-instructions-206p.pdf'));
     expect(all).toContain('Nonresident aliens and dual-status aliens.');
     expect(all).not.toMatch(/\bali ens\b|\bdualstatus\b/);
