@@ -49,7 +49,7 @@ export function layoutRuns(input: TextRun[]): Paragraph[] {
 }
 
 /**
- * Some producers fake bold by drawing the same text twice, a fraction of a point apart; pdf.js reports both.
+ * Some producers imitate bold by drawing the same text twice, a fraction of a point apart; pdf.js reports both.
  */
 function dropOverprints(runs: TextRun[]): TextRun[] {
   const seen = new Map<string, TextRun[]>();
