@@ -77,6 +77,11 @@ describe('page furniture and hyphens', () => {
     expect(all).toContain('Paragraph 2 talks about searching libraries');
   });
 
+  it('keeps a bare number that cannot be a page number', async () => {
+    const doc = await parse(makePdf([[{ lines: body(1), y: 700 }, { lines: ['2021'], size: 9, x: 290, y: 40 }]]));
+    expect(text(doc)).toMatch(/2021$/);
+  });
+
   it('keeps a line that merely starts like a header when it does not repeat', async () => {
     const doc = await parse(makePdf([[{ lines: ['Quarterly Report of the Library Committee'], size: 9, y: 760 }, { lines: body(1), y: 700 }]]));
     expect(text(doc)).toContain('Quarterly Report of the Library Committee');

@@ -77,8 +77,10 @@ function withoutFurniture(pages: LaidOutPage[]): Placed[] {
     for (const para of p.paragraphs) {
       const where = edge.get(para);
       if (where !== undefined) {
-        const text = para.lines.join(' ');
-        if (PAGE_NUMBER.test(text.trim())) continue;
+        const text = para.lines.join(' ').trim();
+        // A bare number larger than the document could number its pages ("2021" under a letter) is content.
+        const bare = /^\d+$/.test(text) && Number(text) > pages.length + 50;
+        if (PAGE_NUMBER.test(text) && !bare) continue;
         if ((counts.get(`${where}:${marginKey(para)}`) ?? 0) >= needed) continue;
       }
       out.push({ ...para, page: p.page });
