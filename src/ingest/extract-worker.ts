@@ -1,7 +1,7 @@
 /**
  * Worker-thread entry for extract.ts: parses the documents it is sent, one at a time, and posts each result.
- * The pool reuses this worker for many documents, so the parser libraries load once. Parsers (pdf2json above
- * all) log to the console and may throw from timers; the console is silenced here and a stray throw ends this
+ * The pool reuses this worker for many documents, so the parser libraries load once. Parsers and their
+ * libraries may log to the console and throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
 import { parentPort } from 'node:worker_threads';

@@ -128,7 +128,7 @@ export class Extractor {
     });
     worker.on('exit', (code) => {
       const message = this.closed ? 'parsing was stopped (the service is shutting down)' : code === 1 ? OUT_OF_MEMORY : STOPPED;
-      // 13: the parser's promise never settled (pdf2json does this on some image-only PDFs) and the worker ran dry.
+      // 13: the parser's promise never settled and the worker ran dry.
       pooled.settle?.({ failure: new ParseError(message) });
       void this.discard(pooled);
     });

@@ -5,7 +5,7 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 
 /** A PDF with one page per entry; each line is drawn with Helvetica at `size`, 16 pt apart, from the top. */
-export function makePdf(pages: { lines: string[]; size?: number; x?: number }[][], opts: { title?: string } = {}): Buffer {
+export function makePdf(pages: { lines: string[]; size?: number; x?: number; y?: number }[][], opts: { title?: string } = {}): Buffer {
   const objects: string[] = [];
   const add = (body: string): number => {
     objects.push(body);
@@ -19,7 +19,7 @@ export function makePdf(pages: { lines: string[]; size?: number; x?: number }[][
     let stream = '';
     for (const col of columns) {
       const size = col.size ?? 11;
-      let y = 740;
+      let y = col.y ?? 740;
       for (const line of col.lines) {
         stream += `BT /F1 ${size} Tf ${col.x ?? 72} ${y} Td (${escapePdf(line)}) Tj ET\n`;
         y -= size * 1.45;

@@ -15,7 +15,7 @@ import { OLE2_CFB, sniffType } from '../../src/ingest/sniff.js';
 import type { Chunk, DocumentType } from '../../src/ingest/types.js';
 import { loadMiniLmTokenizer } from './minilm-tokenizer.js';
 
-const ROOT = fileURLToPath(new URL('../../../shared/eval/docs/', import.meta.url));
+const ROOT = process.env.DOCSEARCH_EVAL_DOCS_DIR ?? fileURLToPath(new URL('../../../shared/eval/docs/', import.meta.url));
 const DIST = new URL('../../dist/ingest/extract.js', import.meta.url);
 const present = existsSync(join(ROOT, 'manifest.tsv'));
 const built = existsSync(DIST);

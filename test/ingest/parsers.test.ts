@@ -73,7 +73,7 @@ describe('TXT parser', () => {
 });
 
 describe('PDF parser', () => {
-  // pdf2json prints pdf.js errors to the console; in production the extractor's worker swallows them.
+  // pdf.js may print to the console; in production the extractor's worker swallows it.
   beforeAll(() => {
     for (const m of ['log', 'warn', 'error', 'info'] as const) vi.spyOn(console, m).mockImplementation(() => {});
   });
@@ -183,6 +183,7 @@ describe('DOCX parser', () => {
     const err = await failure(parseDocx(big, { zipLimits: { maxTotalUncompressed: 500 } }));
     expect(err.message).toMatch(/would expand to more than .* possible zip bomb/);
     expect((await failure(parseDocx(big, { zipLimits: { maxEntries: 2 } }))).message).toMatch(/too many parts/);
+    expect((await failure(parseDocx(big, { zipLimits: { maxXml: 500 } }))).message).toMatch(/text parts expand to more than 0 MB of XML — too large to parse/);
   });
 
   it('warns when a document has no text', async () => {

@@ -1,6 +1,6 @@
 /**
  * The parser for each accepted content type. extract.ts runs these inside a worker; nothing else should call
- * them directly with untrusted bytes (pdf2json can throw from its own timers).
+ * them directly with untrusted bytes (a parser may hang, log, or exhaust memory on a hostile file).
  */
 import type { DocumentType, ParsedDocument, ParseOptions } from '../types.js';
 import { parse as parseDocx } from './docx.js';

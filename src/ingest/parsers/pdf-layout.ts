@@ -49,7 +49,7 @@ export function layoutRuns(input: TextRun[]): Paragraph[] {
 }
 
 /**
- * Some producers fake bold by drawing the same text twice, a fraction of a point apart; pdf.js reports both.
+ * Some producers imitate bold by drawing the same text twice, a fraction of a point apart; pdf.js reports both.
  */
 function dropOverprints(runs: TextRun[]): TextRun[] {
   const seen = new Map<string, TextRun[]>();
@@ -218,7 +218,8 @@ function toParagraphs(lines: Line[]): Paragraph[] {
     if (para && continues(para, line)) {
       const dy = line.y - para.last.y;
       if (Math.abs(dy) < 0.3 * line.size) {
-        para.lines[para.lines.length - 1] += ' ' + line.text;
+        const prev = para.lines[para.lines.length - 1]!;
+        para.lines[para.lines.length - 1] = prev + (CJK.test(prev.slice(-1)) && CJK.test(line.text.charAt(0)) ? '' : ' ') + line.text;
       } else {
         if (para.lines.length === 1) para.advance = dy;
         para.lines.push(line.text);
@@ -250,7 +251,7 @@ function continues(p: { size: number; x0: number; x1: number; last: Line; advanc
   return true;
 }
 
-export function median(values: number[]): number {
+function median(values: number[]): number {
   if (!values.length) return 0;
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument, Util, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, Util, VerbosityLevel, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
@@ -30,7 +30,8 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   const task = getDocument({
     // pdf.js may transfer or detach what it is given; it gets its own copy.
     data: new Uint8Array(bytes),
-    verbosity: 0,
+    // Warnings are on so a page whose content stream is damaged can be named (see pdfjsWarnings).
+    verbosity: VerbosityLevel.WARNINGS,
     isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
@@ -39,9 +40,11 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
     cMapPacked: true,
     standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts/'),
   });
+  const warnings = pdfjsWarnings();
   try {
     pdf = await task.promise;
   } catch (err) {
+    warnings.stop();
     await task.destroy().catch(() => {});
     const message = errorMessage(err);
     if (/password|encrypt/i.test(message)) throw new ParseError(ENCRYPTED, { cause: err });
@@ -49,20 +52,54 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   }
 
   try {
-    return await read(pdf, bytes);
+    return await read(pdf, bytes, warnings);
   } finally {
     await pdf.destroy().catch(() => {});
+    warnings.stop();
   }
 }
 
-async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDocument> {
+/** Content-stream errors pdf.js recovers from by skipping what it cannot parse: the page's text is partial. */
+const PAGE_DAMAGE = /Unknown command|Unterminated string|expected \d+ args|Invalid (stream|dictionary|object|hex)|FormatError|Unexpected|Illegal character|bad (stream|object)/i;
+
+interface WarningLog {
+  /** Takes the warnings pdf.js logged since the last call. */
+  take(): string[];
+  stop(): void;
+}
+
+/**
+ * pdf.js reports what it skips only through console.warn; collect it while this document is parsed (pages are
+ * read one after the other, so what a page's reading logged belongs to that page).
+ */
+function pdfjsWarnings(): WarningLog {
+  const original = console.warn;
+  let logged: string[] = [];
+  console.warn = (...args: unknown[]) => {
+    if (logged.length < 1000) logged.push(args.map(String).join(' '));
+  };
+  return {
+    take: () => {
+      const out = logged;
+      logged = [];
+      return out;
+    },
+    stop: () => {
+      if (console.warn !== original) console.warn = original;
+    },
+  };
+}
+
+async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): Promise<ParsedDocument> {
   const warnings: string[] = [];
+  const damagedPages: number[] = [];
   const laidOut: LaidOutPage[] = [];
   const ocrPages: number[] = [];
   const badPages: number[] = [];
   let firstError = '';
   for (let n = 1; n <= pdf.numPages; n++) {
     let runs: TextRun[][];
+    log.take();
     try {
       runs = await pageRuns(pdf, n);
     } catch (err) {
@@ -70,6 +107,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDoc
       firstError ||= errorMessage(err);
       continue;
     }
+    if (log.take().some((w) => PAGE_DAMAGE.test(w))) damagedPages.push(n);
     if (!hasTextLayer(runs.flat())) {
       ocrPages.push(n);
       continue;
@@ -84,6 +122,10 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array): Promise<ParsedDoc
     warnings.push(`${plural(badPages.length, 'page')} could not be read and ${badPages.length === 1 ? 'was' : 'were'} skipped (${pageList(badPages)}): ${reason}`);
   } else if (!latin1(bytes.subarray(Math.max(0, bytes.length - 2048))).includes('%%EOF')) {
     warnings.push('the file ends early (an interrupted upload or download?); the text is from the part that could be read');
+  }
+
+  if (damagedPages.length) {
+    warnings.push(`${pageList(damagedPages)} ${damagedPages.length === 1 ? 'is' : 'are'} damaged: only part of ${damagedPages.length === 1 ? 'its' : 'their'} text could be read`);
   }
 
   const { blocks, firstHeading } = toBlocks(laidOut);
@@ -121,10 +163,60 @@ async function pageRuns(pdf: PDFDocumentProxy, n: number): Promise<TextRun[][]> 
       if (group) group.push(run);
       else groups.set(degrees, [run]);
     }
+    const upright = groups.get(0) ?? [];
+    upright.push(...(await annotationRuns(page, viewport.transform)));
+    if (upright.length) groups.set(0, upright);
     return [...groups.entries()].sort(([a], [b]) => (a === 0 ? -1 : b === 0 ? 1 : a - b)).map(([, runs]) => runs);
   } finally {
     page.cleanup();
   }
+}
+
+interface AnnotationText {
+  annotationType?: number;
+  fieldType?: string;
+  fieldValue?: unknown;
+  contentsObj?: { str?: string };
+  rect?: number[];
+  hidden?: boolean;
+  noView?: boolean;
+  defaultAppearanceData?: { fontSize?: number };
+}
+
+const FREETEXT = 3;
+const WIDGET = 20;
+
+/**
+ * Text that lives in annotations rather than the page's content: free-text notes and filled-in form fields
+ * (pdf.js leaves both out of getTextContent). Placed at the annotation's rectangle so it reads in place.
+ */
+async function annotationRuns(page: PDFPageProxy, transform: number[]): Promise<TextRun[]> {
+  const annotations = (await page.getAnnotations({ intent: 'display' }).catch(() => [])) as AnnotationText[];
+  const runs: TextRun[] = [];
+  for (const a of annotations) {
+    if (a.hidden || a.noView || !a.rect || a.rect.length < 4) continue;
+    let text: string | undefined;
+    if (a.annotationType === FREETEXT) text = a.contentsObj?.str;
+    else if (a.annotationType === WIDGET && (a.fieldType === 'Tx' || a.fieldType === 'Ch')) {
+      text = Array.isArray(a.fieldValue) ? a.fieldValue.filter((v) => typeof v === 'string').join(', ') : typeof a.fieldValue === 'string' ? a.fieldValue : undefined;
+    }
+    if (!text?.trim()) continue;
+    // Util.applyTransform maps the point in place.
+    const topLeft = [a.rect[0]!, a.rect[3]!];
+    const bottomRight = [a.rect[2]!, a.rect[1]!];
+    Util.applyTransform(topLeft, transform);
+    Util.applyTransform(bottomRight, transform);
+    const [x0, y0] = topLeft;
+    const [x1] = bottomRight;
+    const left = Math.min(x0!, x1!);
+    const size = Math.min(Math.max(a.defaultAppearanceData?.fontSize || 10, 4), 24);
+    cleanText(text).split(/\r\n|\r|\n/).forEach((line, i) => {
+      if (!line.trim()) return;
+      const y = y0! + (i + 1) * size * 1.2;
+      runs.push({ text: line, x0: left, x1: left + Math.min(Math.abs(x1! - x0!), 0.5 * size * line.length), y, size, rtl: false });
+    });
+  }
+  return runs;
 }
 
 /** Rotates the run's baseline origin into its own writing direction, so every group lays out as upright text. */
@@ -171,12 +263,12 @@ function cleanText(text: string): string {
 function damageReason(bytes: Uint8Array, message: string): string {
   const tail = latin1(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes('%%EOF')) return 'the file ends early (an interrupted upload or download?)';
-  if (/xref|Invalid PDF structure/i.test(message)) return 'its cross-reference table is broken';
+  if (/xref|Invalid PDF structure|Invalid Root reference|trailer/i.test(message)) return 'its cross-reference table is broken';
   if (/stream|compression|flate|filter|decode/i.test(message)) return 'a content stream cannot be decoded';
   if (/TypeError|RangeError|undefined|null|is not a function|Cannot read/i.test(message)) {
     return 'its internal structure cannot be read';
   }
-  return message.replace(/^(\w*Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'its internal structure cannot be read';
+  return message.replace(/^(\w*(Error|Exception):\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'its internal structure cannot be read';
 }
 
 async function metaTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {

@@ -16,6 +16,11 @@ export interface ZipLimits {
   maxRatio: number;
   /** Entries smaller than this are exempt from the ratio check (tiny XML compresses very well). */
   ratioFloor: number;
+  /**
+   * Most bytes the XML parts may inflate to, together. mammoth holds them as strings and a DOM; with its
+   * zip buffers (outside the worker's heap limit) 180 MB of XML took the process to 1.46 GB.
+   */
+  maxXml: number;
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = {
@@ -23,6 +28,7 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxTotalUncompressed: 200 * 1024 * 1024,
   maxRatio: 100,
   ratioFloor: 1024 * 1024,
+  maxXml: 64 * 1024 * 1024,
 };
 
 const NOT_DOCX = 'not a Word document (.docx)';
@@ -54,6 +60,7 @@ export async function checkZip(buffer: Buffer, limits: Partial<ZipLimits> = {}):
     }
     const xmlParts: yauzl.Entry[] = [];
     let total = 0;
+    let xml = 0;
     let hasDocument = false;
     await eachEntry(zip, (entry) => {
       total += entry.uncompressedSize;
@@ -69,7 +76,15 @@ export async function checkZip(buffer: Buffer, limits: Partial<ZipLimits> = {}):
         throw new ParseError('the Word document is compressed suspiciously well — refused as a possible zip bomb');
       }
       if (entry.fileName === 'word/document.xml') hasDocument = true;
-      if (/\.(xml|rels|html?|xhtml)$/i.test(entry.fileName)) xmlParts.push(entry);
+      if (/\.(xml|rels|html?|xhtml)$/i.test(entry.fileName)) {
+        xmlParts.push(entry);
+        xml += entry.uncompressedSize;
+        if (xml > l.maxXml) {
+          throw new ParseError(
+            `the Word document's text parts expand to more than ${Math.round(l.maxXml / 1048576)} MB of XML — too large to parse`,
+          );
+        }
+      }
     });
     if (!hasDocument) throw new ParseError(NOT_DOCX);
     for (const entry of xmlParts) {

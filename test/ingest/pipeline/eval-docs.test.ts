@@ -8,13 +8,14 @@
  *   npm run build && DOCSEARCH_EVAL_DOCS=1 npx vitest run test/ingest/pipeline/eval-docs.test.ts
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, SHARED, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { storedChunks, uploadFiles } from './helpers.js';
 
-const DOCS = join(SHARED, 'eval/docs');
+const DOCS = process.env.DOCSEARCH_EVAL_DOCS_DIR ?? join(SHARED, 'eval/docs');
 const enabled = process.env.DOCSEARCH_EVAL_DOCS === '1';
 const present = existsSync(join(DOCS, 'manifest.tsv'));
 const skipReason = !present ? `${DOCS} is absent` : !enabled ? 'set DOCSEARCH_EVAL_DOCS=1 to run (several minutes)' : '';
@@ -58,8 +59,9 @@ describe.skipIf(skipReason !== '')(`eval docs robustness${skipReason ? ` (skippe
       '',
       `- Run: ${new Date().toISOString().slice(0, 10)}${partial}; outcome: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}.`,
       `- Slowest file: ${Math.max(...rows.map((r) => r.seconds)).toFixed(1)} s (upload to settled, limit 60 s except for OCR'd files; per-file wait ${WAIT_S} s).`,
-      `- Daemon peak RSS (VmHWM): ${peakMb} MiB (limit 2048 MiB).`,
+      `- Daemon peak RSS (VmHWM): ${peakMb} MiB (limit 1536 MiB).`,
       `- Health probes during the run: ${healthChecks}, failed or slower than 2 s: ${healthFailures}.`,
+      `- Machine: ${cpus().length} cores, 1-minute load average at the end ${loadavg()[0]!.toFixed(1)} (other work shares the cores; seconds scale with it).`,
       '- "sample" is the start of the first chunk: non-Latin and legacy-encoded text must read as text, not mojibake.',
       '',
       '| file | category | status | chunks | pages | message | sample | seconds |',
@@ -130,6 +132,6 @@ describe.skipIf(skipReason !== '')(`eval docs robustness${skipReason ? ` (skippe
       }
     }
     expect(healthFailures).toBe(0);
-    expect(peakMb).toBeLessThan(2048);
+    expect(peakMb).toBeLessThan(1536);
   }, 3_600_000);
 });
