@@ -1,5 +1,6 @@
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDiskFull } from '../core/disk-full.js';
 
 function alive(pid: number): boolean {
   try {
@@ -19,8 +20,15 @@ export function lockDataDir(dataDir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      try {
+        writeSync(fd, String(process.pid));
+      } catch (err) {
+        // A full disk must not keep the daemon from starting (it reports degraded and recovers): the
+        // file's existence is the lock; an empty one reads as stale to a later start, like a killed daemon's.
+        if (!isDiskFull(err)) throw err;
+      } finally {
+        closeSync(fd);
+      }
       return () => rmSync(path, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -168,6 +168,21 @@ export class JobStore {
       .execute();
   }
 
+  /**
+   * This owner's leased jobs that no loop is running any more (their run stopped on a full disk, and so
+   * could its requeue) go back to pending, the claim not counted: running out of space is not the
+   * document's fault. Returns their document ids.
+   */
+  async releaseIdleLeases(owner: string, running: number[], trx: Transaction<Database> | Db = this.db): Promise<string[]> {
+    let q = trx.updateTable('jobs').where('state', '=', 'running').where('lease_owner', '=', owner);
+    if (running.length > 0) q = q.where('id', 'not in', running);
+    const rows = await q
+      .set((eb) => ({ state: 'pending', lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), run_after: this.now(), updated_at: this.now() }))
+      .returning('document_id')
+      .execute();
+    return rows.map((r) => r.document_id);
+  }
+
   /** Earliest time a pending job becomes runnable, for the worker's sleep; null when none is pending. */
   async nextRunAt(): Promise<number | null> {
     const row = await this.db

@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
 import busboy from 'busboy';
+import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import type { FileStore } from '../../../ingest/file-store.js';
 import { OLE2_CFB, SNIFF_BYTES, sniffType } from '../../../ingest/sniff.js';
@@ -113,7 +114,15 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         writes.push(
           new Promise<void>((done, error) => {
             // Writes still queued when a part is cut off fail with ERR_STREAM_DESTROYED: expected, not an error.
-            out.on('error', (err) => (truncated ? undefined : error(err)));
+            // A write that fails (a full disk) ends the part the same way: the rest is drained, the request
+            // answers with the error, and nothing is left rejected behind the request's back.
+            out.on('error', (err) => {
+              if (truncated) return;
+              truncated = true;
+              fail(isDiskFull(err) ? insufficientStorage(err) : new AppError('internal_error', 'could not store the upload', { cause: err }));
+              stream.unpipe(out);
+              stream.resume();
+            });
             out.on('close', () => {
               if (truncated) rm(path, { force: true }).then(() => done(), error);
               else done();
