@@ -45,6 +45,9 @@ export async function openSqlite(path: string): Promise<SqliteHandle> {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
+  // Checkpoints (every 1,000 pages by default) reuse the WAL from its start but never shrink it: a burst, or
+  // a long read holding a checkpoint back, would leave a large WAL for good. Truncate it back to 16 MiB.
+  raw.pragma('journal_size_limit = 16777216');
   const db = new Kysely<Database>({ dialect: new KeepErrorSqliteDialect(raw) });
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
