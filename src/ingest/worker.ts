@@ -146,6 +146,7 @@ export class IngestWorker {
   private async supervise(): Promise<void> {
     for (let wait = 1000; !this.stopping; wait = Math.min(wait * 2, 5000)) {
       try {
+        await this.recover(); // done at start unless the disk was full then
         await this.loop();
         return;
       } catch (err) {
@@ -157,7 +158,6 @@ export class IngestWorker {
       }
       await this.sleep(wait);
       try {
-        await this.recover();
         const requeued = await this.deps.documents.requeueIdleLeases(this.owner, [...this.running.keys()]);
         if (requeued > 0) this.deps.log.info({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the full disk are queued again');
       } catch (err) {
