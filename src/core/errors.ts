@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'insufficient_storage';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -30,6 +31,7 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export interface AppErrorOptions {

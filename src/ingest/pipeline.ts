@@ -39,8 +39,8 @@ export interface PipelineDeps {
 export interface PipelineHooks {
   /** Called between stages and slices. Returns false when the document is gone (deleted): the run stops. */
   progress(value: number): Promise<boolean>;
-  /** Claims of this job so far: above 1, an earlier attempt may have written rows, which are removed first. */
-  attempt: number;
+  /** An earlier run of this job (crashed, or handed back unfinished) may have written rows: removed first. */
+  mayHaveRows: boolean;
 }
 
 export interface PipelineResult {
@@ -99,7 +99,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
   t = performance.now();
   const parsed = await ocr(deps, doc, extracted, (share) => step(PROGRESS.parsed + (PROGRESS.ocr - PROGRESS.parsed) * share));
   timings.ocrMs = since(t);
-  if (hooks.attempt > 1) await deps.chunks.deleteDocument(doc.id);
+  if (hooks.mayHaveRows) await deps.chunks.deleteDocument(doc.id);
   await deps.embedder.init();
 
   let taken = 0;

@@ -11,9 +11,16 @@
  * Stopping ends a running job at its next progress step and hands it back to the queue without counting the
  * attempt (a graceful restart is not a failure); a job cut off by a crash is recovered at the next start (see
  * JobStore.recoverForeignLeases) and that claim does count.
+ *
+ * A full disk (SQLite or LanceDB out of space) is nobody's document's fault: the job goes back to the queue
+ * without counting an attempt, the loops back off (1 s doubling to 5 s) and retry, and `outOfSpace()` is true
+ * meanwhile (health), so ingestion resumes by itself within seconds of space returning.
+ *
+ * A job handed back either way is marked `released`: its next run clears whatever an earlier run wrote.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
+import { isDiskFull } from '../core/disk-full.js';
 import { isModelError } from '../models/errors.js';
 import type { Logger } from '../server/logger.js';
 import type { DocumentStore } from '../store/sqlite/documents.js';
@@ -62,6 +69,9 @@ export class IngestWorker {
   private wakeSignal: Promise<void> = Promise.resolve();
   private crashed: Error | undefined;
   private lastReclaim = 0;
+  /** Set by a write that failed for lack of space; cleared once a loop gets through a job or an empty queue. */
+  private diskFullSince: number | undefined;
+  private recovered = false;
   /** Jobs running now, by job id. */
   readonly running = new Map<number, string>();
   /** Commits the chunk rows of every running document in groups. */
@@ -90,11 +100,12 @@ export class IngestWorker {
 
   /** Recovers jobs left by a previous (killed) process, then starts the claim loops. */
   async start(): Promise<void> {
-    const recovered = await this.deps.jobs.recoverForeignLeases(this.owner);
-    if (recovered > 0) this.deps.log.info({ event: 'ingest.recovered', jobs: recovered }, 'recovered interrupted ingest jobs');
+    await this.recover().catch((err: unknown) => {
+      if (!isDiskFull(err)) throw err; // retried by the loops once there is space
+    });
     for (let i = 0; i < this.opts.concurrency; i++) {
       this.loops.push(
-        this.loop().catch((err: unknown) => {
+        this.supervise().catch((err: unknown) => {
           this.crashed = err as Error;
           this.deps.log.error({ err }, 'ingest worker stopped unexpectedly');
         }),
@@ -105,6 +116,11 @@ export class IngestWorker {
   /** Wakes idle loops: a job was just queued. */
   notify(): void {
     this.wake?.();
+  }
+
+  /** True while ingestion waits for disk space (health probe `storage`). */
+  outOfSpace(): boolean {
+    return this.diskFullSince !== undefined;
   }
 
   /** Up while every loop runs (health probe `queue`). */
@@ -139,6 +155,37 @@ export class IngestWorker {
     clearTimeout(timer);
   }
 
+  private async recover(): Promise<void> {
+    if (this.recovered) return;
+    const recovered = await this.deps.jobs.recoverForeignLeases(this.owner);
+    this.recovered = true;
+    if (recovered > 0) this.deps.log.info({ event: 'ingest.recovered', jobs: recovered }, 'recovered interrupted ingest jobs');
+  }
+
+  /** Runs a claim loop; a full disk anywhere in it (claim, pipeline, bookkeeping) means wait and start over. */
+  private async supervise(): Promise<void> {
+    for (let wait = 1000; !this.stopping; wait = Math.min(wait * 2, 5000)) {
+      try {
+        await this.recover(); // done at start unless the disk was full then
+        await this.loop();
+        return;
+      } catch (err) {
+        if (!isDiskFull(err)) throw err;
+        if (this.diskFullSince === undefined) {
+          this.diskFullSince = this.deps.now();
+          this.deps.log.error({ event: 'ingest.disk_full', err }, 'out of disk space: ingestion paused until space is freed');
+        }
+      }
+      await this.sleep(wait);
+      try {
+        const requeued = await this.deps.documents.requeueIdleLeases(this.owner, [...this.running.keys()]);
+        if (requeued > 0) this.deps.log.info({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the full disk are queued again');
+      } catch (err) {
+        if (!isDiskFull(err)) throw err;
+      }
+    }
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
       if (!this.opts.canClaim()) {
@@ -152,12 +199,20 @@ export class IngestWorker {
       }
       const job = await this.deps.jobs.claim(this.owner, this.opts.leaseMs);
       if (!job) {
+        this.spaceRecovered();
         const next = await this.deps.jobs.nextRunAt();
         await this.sleep(next === null ? this.opts.idlePollMs : Math.min(this.opts.idlePollMs, next - this.deps.now()));
         continue;
       }
       await this.runJob(job);
+      this.spaceRecovered();
     }
+  }
+
+  private spaceRecovered(): void {
+    if (this.diskFullSince === undefined) return;
+    this.deps.log.info({ event: 'ingest.disk_space_back', paused_ms: this.deps.now() - this.diskFullSince }, 'disk space is back: ingestion resumed');
+    this.diskFullSince = undefined;
   }
 
   private async runJob(job: Job): Promise<void> {
@@ -188,15 +243,14 @@ export class IngestWorker {
           lastProgress = now;
           return documents.setProgress(doc.id, p);
         };
-        result = await runPipeline(this.pipeline, doc, { progress, attempt: job.attempts });
+        result = await runPipeline(this.pipeline, doc, { progress, mayHaveRows: job.attempts > 1 || job.released });
       } catch (err) {
         if (this.stopping) {
-          // Released jobs do not count an attempt, so the next run will not clear earlier slices: clear them now.
-          await this.deps.pipeline.chunks.deleteDocument(doc.id);
           await documents.release(doc.id, job.id);
           log.info({ event: 'ingest.released', document_id: doc.id, job_id: job.id }, 'shutting down: document handed back to the queue');
           return;
         }
+        if (isDiskFull(err)) throw err; // not an attempt: supervise() requeues the job once it can write
         await this.handleFailure(job, doc.id, err, started);
         return;
       }

@@ -16,6 +16,7 @@ import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
 import { createEmbedder } from '../models/registry.js';
+import { freeBytes, LOW_SPACE_BYTES, SpaceReserve } from '../store/disk-space.js';
 import { ChunkIndex } from '../store/lancedb/chunks.js';
 import { VectorStore } from '../store/lancedb/connection.js';
 import { ApiKeyStore } from '../store/sqlite/api-keys.js';
@@ -70,6 +71,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   };
 
   try {
+    const reserve = new SpaceReserve(config.dataDir);
+    if (await reserve.releaseIfFull()) log.warn({ event: 'disk.full' }, 'the disk is full: released the space reserve so the daemon can start');
+    else await reserve.replenish();
     const sqlite = await openSqlite(sqlitePath(config.dataDir));
     cleanups.push(() => sqlite.close());
     const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
@@ -158,6 +162,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
           return { status: st.error && !st.loaded ? 'down' : 'up', loaded: st.loaded, id: st.id, dimension: st.dimension };
         },
         queue: async () => ({ status: worker.alive() ? 'up' : 'down' }),
+        storage: async () => {
+          const free = await freeBytes(config.dataDir);
+          if (worker.outOfSpace() || free < LOW_SPACE_BYTES) return { status: 'down', error: 'out of disk space' };
+          void reserve.replenish();
+          return { status: 'up' };
+        },
         reranker: search.probe,
       },
     };

@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { isDiskFull } from '../core/disk-full.js';
 
 const LOCK_FILE = 'daemon.lock';
 const PID_FILE = 'daemon.pid';
@@ -32,7 +33,13 @@ export function lockDataDir(dataDir: string): () => void {
     const pid = pidOfHolder(dataDir);
     throw new Error(`another docsearch daemon${pid ? ` (pid ${pid})` : ''} is using ${dataDir}; stop it or pick another --data-dir`);
   }
-  writeFileSync(join(dataDir, PID_FILE), String(process.pid), { mode: 0o600 });
+  try {
+    writeFileSync(join(dataDir, PID_FILE), String(process.pid), { mode: 0o600 });
+  } catch (err) {
+    // A full disk must not keep the daemon from starting (it reports degraded and recovers): the OS lock is
+    // the lock; the pid file only names the holder.
+    if (!isDiskFull(err)) throw err;
+  }
   return () => {
     // The pid file goes first: once the lock is released it may already belong to the next daemon.
     rmSync(join(dataDir, PID_FILE), { force: true });

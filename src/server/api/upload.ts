@@ -54,6 +54,7 @@ export const upload = (s: Services) =>
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
       415: { description: 'Not multipart, or a file that is not PDF, DOCX or TXT', schema: ErrorBody },
+      507: { description: 'The server is out of disk space: nothing was stored', schema: ErrorBody },
     },
     async handler({ query, principal, ctx }) {
       const received = await receiveMultipart(ctx.req, s.files, {

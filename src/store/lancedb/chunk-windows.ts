@@ -48,7 +48,7 @@ export class ChunkWindowIndex extends OwnedRowsTable {
     private readonly dimension: number,
     log?: TableLog,
   ) {
-    super(log);
+    super({ log });
   }
 
   static async open(store: VectorStore, dimension: number, log?: TableLog): Promise<ChunkWindowIndex> {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
 import type { VectorStore } from './connection.js';
-import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
+import { lit, OwnedRowsTable, type TableOptions } from './owned-table.js';
 
 export interface ChunkRow {
   /** Deterministic: `<document id>:<chunk index>`, so a retried write is recognisable. */
@@ -183,9 +183,9 @@ export class ChunkIndex extends OwnedRowsTable {
     private info: IndexInfo | null,
     private readonly configured: { embedderId: string },
     private readonly ann: AnnOptions,
-    log?: TableLog,
+    opts: TableOptions,
   ) {
-    super(log);
+    super(opts);
   }
 
   /**
@@ -195,11 +195,11 @@ export class ChunkIndex extends OwnedRowsTable {
   static async open(
     store: VectorStore,
     configured: { embedderId: string },
-    opts: { ann?: Partial<AnnOptions>; log?: TableLog } = {},
+    opts: { ann?: Partial<AnnOptions> } & TableOptions = {},
   ): Promise<ChunkIndex> {
     const path = join(store.dir, INFO_FILE);
     const info = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as IndexInfo) : null;
-    const index = new ChunkIndex(store, info, configured, { ...DEFAULT_ANN, ...opts.ann }, opts.log);
+    const index = new ChunkIndex(store, info, configured, { ...DEFAULT_ANN, ...opts.ann }, opts);
     if (info) {
       const names = await store.connection.tableNames();
       if (names.includes(info.table)) {

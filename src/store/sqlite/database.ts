@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { type DatabaseConnection, type Driver, Kysely, Migrator, SqliteDialect, SqliteDriver } from 'kysely';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -15,6 +15,26 @@ export interface SqliteHandle {
 }
 
 /**
+ * SQLite rolls a transaction back by itself when a statement fails with SQLITE_FULL (or an I/O error); the
+ * ROLLBACK Kysely then sends fails with "no transaction is active" and hides the real error (a full disk
+ * must surface as one). Rolling back only what is still open keeps the original error.
+ */
+class KeepErrorSqliteDialect extends SqliteDialect {
+  constructor(private readonly raw: BetterSqlite3.Database) {
+    super({ database: raw });
+  }
+
+  override createDriver(): Driver {
+    const raw = this.raw;
+    return new (class extends SqliteDriver {
+      override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+        if (raw.inTransaction) await super.rollbackTransaction(connection);
+      }
+    })({ database: raw });
+  }
+}
+
+/**
  * Opens (creating if needed) the metadata database in WAL mode and runs pending migrations.
  * WAL lets operator commands (`docsearch users add`) write while the daemon runs.
  */
@@ -25,7 +45,10 @@ export async function openSqlite(path: string): Promise<SqliteHandle> {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  // Checkpoints (every 1,000 pages by default) reuse the WAL from its start but never shrink it: a burst, or
+  // a long read holding a checkpoint back, would leave a large WAL for good. Truncate it back to 16 MiB.
+  raw.pragma('journal_size_limit = 16777216');
+  const db = new Kysely<Database>({ dialect: new KeepErrorSqliteDialect(raw) });
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -267,6 +267,15 @@ export class DocumentStore {
     });
   }
 
+  /** Jobs this owner leased but no longer runs go back to the queue, uncounted, their documents with them (see JobStore). */
+  async requeueIdleLeases(owner: string, running: number[]): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const ids = await this.jobs.releaseIdleLeases(owner, running, trx);
+      if (ids.length > 0) await trx.updateTable('documents').set({ status: 'queued', progress: 0, updated_at: this.now() }).where('id', 'in', ids).execute();
+      return ids.length;
+    });
+  }
+
   /** Records the embedder that produced a document's vectors (after a re-index). */
   async setEmbedderForAll(embedderId: string): Promise<void> {
     await this.db.updateTable('documents').set({ embedder_id: embedderId }).where('status', '=', 'ready').execute();

@@ -14,8 +14,10 @@ export interface Job {
   userId: string;
   kind: string;
   state: 'pending' | 'running' | 'done' | 'failed';
-  /** Claims so far, the current one included. */
+  /** Claims so far, the current one included (a claim handed back unfinished is not counted). */
   attempts: number;
+  /** An earlier run was handed back unfinished, so rows of it may exist. */
+  released: boolean;
   runAfter: number;
   lastError: string | null;
 }
@@ -24,13 +26,14 @@ export const INGEST_JOB = 'ingest';
 
 type Row = Database['jobs'];
 
-const toJob = (r: Pick<Row, 'document_id' | 'user_id' | 'kind' | 'state' | 'attempts' | 'run_after' | 'last_error'> & { id: number }): Job => ({
+const toJob = (r: Pick<Row, 'document_id' | 'user_id' | 'kind' | 'state' | 'attempts' | 'run_after' | 'last_error'> & { id: number; released: number }): Job => ({
   id: r.id,
   documentId: r.document_id,
   userId: r.user_id,
   kind: r.kind,
   state: r.state,
   attempts: r.attempts,
+  released: r.released === 1,
   runAfter: r.run_after,
   lastError: r.last_error,
 });
@@ -172,11 +175,26 @@ export class JobStore {
   async release(id: number, trx: Transaction<Database> | Db = this.db): Promise<void> {
     await trx
       .updateTable('jobs')
-      .set((eb) => ({ state: 'pending', lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), updated_at: this.now() }))
+      .set((eb) => ({ state: 'pending', lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), released: 1, updated_at: this.now() }))
       .where('id', '=', id)
       .where('state', '=', 'running')
       .where('attempts', '>', 0)
       .execute();
+  }
+
+  /**
+   * This owner's leased jobs that no loop is running any more (their run stopped on a full disk, and so
+   * could its requeue) go back to pending, the claim not counted: running out of space is not the
+   * document's fault. Returns their document ids.
+   */
+  async releaseIdleLeases(owner: string, running: number[], trx: Transaction<Database> | Db = this.db): Promise<string[]> {
+    let q = trx.updateTable('jobs').where('state', '=', 'running').where('lease_owner', '=', owner);
+    if (running.length > 0) q = q.where('id', 'not in', running);
+    const rows = await q
+      .set((eb) => ({ state: 'pending', lease_owner: null, lease_expires_at: null, attempts: eb('attempts', '-', 1), released: 1, run_after: this.now(), updated_at: this.now() }))
+      .returning('document_id')
+      .execute();
+    return rows.map((r) => r.document_id);
   }
 
   /** Earliest time a pending job becomes runnable, for the worker's sleep; null when none is pending. */

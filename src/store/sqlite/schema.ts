@@ -92,6 +92,8 @@ export interface JobsTable {
   kind: string;
   state: 'pending' | 'running' | 'done' | 'failed';
   attempts: number;
+  /** 1 once the job was handed back unfinished: its next run clears rows an earlier run may have written. */
+  released: Generated<number>;
   run_after: number;
   lease_owner: string | null;
   lease_expires_at: number | null;

@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename, extname } from 'node:path';
 import busboy from 'busboy';
+import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import type { FileStore } from '../../../ingest/file-store.js';
 import { OLE2_CFB, SNIFF_BYTES, sniffType } from '../../../ingest/sniff.js';
@@ -144,7 +145,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         const { path, stream: out } = files.tempFile();
         temps.push(path);
         outs.push(out);
-        out.on('error', abort);
+        out.on('error', (err) => abort(isDiskFull(err) ? insufficientStorage(err) : err));
         const hash = createHash('sha256');
         const headParts: Buffer[] = [];
         let headBytes = 0;

@@ -2,7 +2,8 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001-accounts-projects.js';
 import * as m002 from './002-documents-jobs.js';
 import * as m003 from './003-oauth.js';
-import * as m004 from './004-cli-document-path.js';
+import * as m004 from './004-document-paths.js';
+import * as m005 from './005-job-released.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -12,7 +13,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '001-accounts-projects': m001,
   '002-documents-jobs': m002,
   '003-oauth': m003,
-  '004-cli-document-path': m004,
+  '004-document-paths': m004,
+  '005-job-released': m005,
 };
 
 export const migrationProvider: MigrationProvider = {

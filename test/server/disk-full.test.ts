@@ -1,0 +1,199 @@
+/**
+ * A full disk (issue #12 item 2) on a real, small tmpfs data directory: uploads answer 507
+ * `insufficient_storage`, the ingest worker waits (health degraded) and resumes by itself once space
+ * returns, jobs are not charged an attempt, and the daemon starts on a disk that is still full.
+ * Mounting needs root: the suite is skipped otherwise, with the reason.
+ */
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, startDaemon, type TestUser } from '../helpers/daemon.js';
+
+const MOUNT_MB = 64;
+/** Uploads queued before the disk fills: enough that some are still waiting when it does. */
+const DOCS = 24;
+
+function tryMount(dir: string): string | null {
+  if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${MOUNT_MB}M,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
+    return null;
+  } catch (err) {
+    return `cannot mount a tmpfs here: ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
+const mnt = mkdtempSync(join(tmpdir(), 'docsearch-diskfull-'));
+const skipReason = tryMount(mnt);
+if (skipReason) {
+  rmSync(mnt, { recursive: true, force: true });
+  console.warn(`disk-full tests skipped: ${skipReason}`);
+}
+
+const filler = join(mnt, 'filler');
+
+/** Writes zeros until the file system refuses, leaving `leaveBytes` free (approximately, in 4 KiB steps). */
+function fillDisk(leaveBytes = 0): void {
+  const fd = openSync(filler, 'a');
+  try {
+    for (const size of [1 << 20, 4096]) {
+      const block = Buffer.alloc(size);
+      for (;;) {
+        const s = statfsSync(mnt);
+        if (s.bavail * s.bsize - size < leaveBytes) break;
+        try {
+          writeSync(fd, block);
+        } catch {
+          break;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const freeDisk = () => rmSync(filler, { force: true });
+
+const ABSTRACTS = (() => {
+  const path = join(import.meta.dirname, '../../../shared/eval/scifact/corpus.jsonl');
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, 60)
+      .map((l) => JSON.parse(l) as { title: string; text: string })
+      .map((d) => `${d.title}\n\n${d.text}\n`);
+  } catch {
+    // Without the eval set, generated prose of similar length will do.
+    return Array.from({ length: 60 }, (_, i) => `Document ${i}\n\n${'The quick brown fox jumps over the lazy dog. '.repeat(40 + i)}\n`);
+  }
+})();
+
+async function upload(d: Daemon, key: string, name: string, text: string, wait = false): Promise<{ status: number; body: any }> {
+  const form = new FormData();
+  form.append('file', new Blob([text], { type: 'text/plain' }), name);
+  const res = await fetch(`${d.url}/api/v1/upload${wait ? '?wait=true' : ''}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  return { status: res.status, body: await res.json() };
+}
+
+async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function statuses(d: Daemon, key: string): Promise<string[]> {
+  const res = await api(d, '/api/v1/documents?limit=100', { token: key });
+  return (res.body.documents as { status: string }[]).map((x) => x.status);
+}
+
+describe.skipIf(skipReason !== null)('a full disk', () => {
+  const dataDir = join(mnt, 'data');
+  let daemon: Daemon;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    daemon = await startDaemon({ dataDir });
+    user = await addUser(daemon);
+  }, 60_000);
+
+  afterAll(async () => {
+    await daemon?.stop();
+    try {
+      execFileSync('umount', ['-l', mnt], { stdio: 'pipe' });
+    } finally {
+      rmSync(mnt, { recursive: true, force: true });
+    }
+  });
+
+  it('answers an upload with 507 insufficient_storage, small or cut off mid-file, and stays up', async () => {
+    fillDisk(0);
+    try {
+      const small = await upload(daemon, user.apiKey, 'small.txt', ABSTRACTS[0]!);
+      expect(small.status).toBe(507);
+      expect(small.body.error.code).toBe('insufficient_storage');
+      expect(small.body.error.message).toMatch(/out of disk space/);
+      freeDisk();
+      fillDisk(512 * 1024);
+      const big = await upload(daemon, user.apiKey, 'big.txt', 'lorem ipsum dolor sit amet '.repeat(150_000));
+      expect(big.status).toBe(507);
+      expect(big.body.error.code).toBe('insufficient_storage');
+      const health = await api(daemon, '/api/v1/health');
+      expect(health.status).toBe(503);
+      expect(health.body.components.storage.status).toBe('down');
+      expect(daemon.proc.exitCode).toBeNull();
+    } finally {
+      freeDisk();
+    }
+    const ok = await upload(daemon, user.apiKey, 'after.txt', ABSTRACTS[1]!, true);
+    expect(ok.status).toBe(200);
+    expect(ok.body.documents[0].status).toBe('ready');
+    expect((await api(daemon, '/api/v1/health')).status).toBe(200);
+  }, 120_000);
+
+  it('pauses ingestion while the disk is full and resumes by itself within 30 s of space returning, charging no attempt', async () => {
+    const before = (await statuses(daemon, user.apiKey)).length;
+    for (let i = 2; i < 2 + DOCS; i++) expect((await upload(daemon, user.apiKey, `doc-${i}.txt`, ABSTRACTS[i % ABSTRACTS.length]!)).status).toBe(202);
+    fillDisk(0);
+    let waiting: number;
+    try {
+      const health = await until('health to report the full disk', 10_000, async () => {
+        const h = await api(daemon, '/api/v1/health');
+        return h.status === 503 ? h : undefined;
+      });
+      expect(health.body.components.storage.status).toBe('down');
+      await new Promise((r) => setTimeout(r, 4000)); // the worker meets the full disk, backs off and retries
+      expect(daemon.proc.exitCode).toBeNull();
+      const st = await statuses(daemon, user.apiKey);
+      expect(st.filter((s) => s === 'failed')).toEqual([]);
+      waiting = st.filter((s) => s !== 'ready').length;
+      expect(waiting, 'every upload was ingested before the disk filled: nothing was tested').toBeGreaterThan(0);
+    } finally {
+      freeDisk();
+    }
+    // Resumed: the next document is ready within 30 s; the rest follow at the machine's ingest speed.
+    const readyAtFree = (await statuses(daemon, user.apiKey)).filter((s) => s === 'ready').length;
+    await until('ingestion to resume', 30_000, async () =>
+      (await statuses(daemon, user.apiKey)).filter((s) => s === 'ready').length > readyAtFree ? true : undefined,
+    );
+    await until('every document to be ready', 120_000, async () => {
+      const st = await statuses(daemon, user.apiKey);
+      return st.length === before + DOCS && st.every((s) => s === 'ready') ? true : undefined;
+    });
+    await until('health to recover', 10_000, async () => ((await api(daemon, '/api/v1/health')).status === 200 ? true : undefined));
+    const db = new BetterSqlite3(join(dataDir, 'docsearch.db'), { readonly: true });
+    try {
+      const charged = db.prepare('SELECT attempts, COUNT(*) AS n FROM jobs GROUP BY attempts').all();
+      expect(charged).toEqual([{ attempts: 1, n: before + DOCS }]);
+    } finally {
+      db.close();
+    }
+    expect(daemon.stdout()).toMatch(/"event":"ingest.disk_full"/);
+  }, 180_000);
+
+  it('starts on a disk that is still full, reports degraded, and recovers once space returns', async () => {
+    expect(await daemon.stop()).toBe(0);
+    fillDisk(0);
+    try {
+      daemon = await startDaemon({ dataDir });
+      const health = await api(daemon, '/api/v1/health');
+      expect(health.status).toBe(503);
+      expect(health.body.components.storage.status).toBe('down');
+      expect(health.body.components.database.status).toBe('up');
+    } finally {
+      freeDisk();
+    }
+    await until('health to recover', 30_000, async () => ((await api(daemon, '/api/v1/health')).status === 200 ? true : undefined));
+    const ok = await upload(daemon, user.apiKey, 'after-restart.txt', ABSTRACTS[50]!, true);
+    expect(ok.status).toBe(200);
+    expect(ok.body.documents[0].status).toBe('ready');
+  }, 120_000);
+});
