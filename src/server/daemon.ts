@@ -63,7 +63,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const { config } = opts;
   const now = opts.now ?? systemClock;
   const log = opts.logger ?? createLogger(config.logLevel);
+  // Settings are checked before the data directory is touched.
+  const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // On a full disk even taking the lock needs a few bytes (SQLite's journal): the reserve is given back first.
+  const reserve = new SpaceReserve(config.dataDir);
+  const reserveReleased = await reserve.releaseIfFull();
   const unlock = lockDataDir(config.dataDir);
   const cleanups: (() => Promise<void> | void)[] = [unlock];
   const cleanup = async () => {
@@ -71,8 +76,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   };
 
   try {
-    const reserve = new SpaceReserve(config.dataDir);
-    if (await reserve.releaseIfFull()) log.warn({ event: 'disk.full' }, 'the disk is full: released the space reserve so the daemon can start');
+    if (reserveReleased) log.warn({ event: 'disk.full' }, 'the disk is full: released the space reserve so the daemon can start');
     else await reserve.replenish();
     const sqlite = await openSqlite(sqlitePath(config.dataDir));
     cleanups.push(() => sqlite.close());
@@ -91,7 +95,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
     const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
     cleanups.push(() => extractor.close());
-    const ocr = config.ocr === 'off' ? undefined : new OcrEngine({ languages: resolveOcrLanguages(config.ocrLanguages) });
+    const ocr = ocrLanguages ? new OcrEngine({ languages: ocrLanguages }) : undefined;
     if (ocr) cleanups.push(() => ocr.close());
 
     const projects = new ProjectStore(sqlite.db, now);

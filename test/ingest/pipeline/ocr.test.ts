@@ -5,7 +5,7 @@
  * OCR language that is not installed stops the daemon at startup with a clear message.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, BIN, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
@@ -78,11 +78,14 @@ describe('scanned PDF with --ocr off', () => {
 
 describe('--ocr-languages', () => {
   it('refuses to start when a language has no installed data, saying what to install', () => {
-    const res = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(REPO, 'node_modules/.cache/never-created'), '--ocr-languages', 'eng+qqq'], {
+    const dataDir = join(REPO, 'node_modules/.cache/never-created');
+    const res = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--ocr-languages', 'eng+qqq'], {
       encoding: 'utf8',
       timeout: 30_000,
     });
     expect(res.status).not.toBe(0);
     expect(res.stderr).toMatch(/could not start: --ocr-languages: no trained data for "qqq": install the npm package @tesseract\.js-data\/qqq/);
+    // A bad setting is refused before the data directory is touched.
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
