@@ -326,18 +326,22 @@ async function main(): Promise<void> {
     const filler = join(base, 'filler');
     fill(filler);
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await upload(users[1]!.apiKey, [{ name: `full-${i}.txt`, bytes: CORPUS[(nextDoc++) % CORPUS.length]! }]))?.status ?? 0);
+    // New bytes each time: content already in the project is a duplicate, answered without writing anything.
+    const fresh = (label: string) => `${CORPUS[(nextDoc++) % CORPUS.length]!}\n${label} ${Date.now()}\n`;
+    for (let i = 0; i < 5; i++) statuses.push((await upload(users[1]!.apiKey, [{ name: `full-${i}.txt`, bytes: fresh(`full-disk probe ${i}`) }]))?.status ?? 0);
     const health = await call('/api/v1/health');
     await sleep(5000);
-    const readyCount = async () => (await Promise.all(users.map((u) => listAll(u.apiKey)))).flat().filter((d) => d.status === 'ready').length;
-    const readyBefore = await readyCount();
     const alive = daemon.proc.exitCode === null;
     rmSync(filler, { force: true });
     const freed = Date.now();
-    // Resumed: the backlog of the mixed phase starts moving again (the next document becomes ready).
+    // Resumed: a document uploaded once space is back becomes ready (and so does whatever was accepted before).
     let resumedMs: number | null = null;
+    let probe: string | undefined;
     while (Date.now() - freed < 120_000) {
-      if ((await readyCount()) > readyBefore) {
+      if (!probe) {
+        const res = await upload(users[1]!.apiKey, [{ name: 'after-full.txt', bytes: fresh('after the disk-full episode') }]);
+        if (res && (res.status === 200 || res.status === 202)) probe = (res.body.documents as { id: string }[])[0]!.id;
+      } else if ((await call(`/api/v1/documents/${probe}`, { token: users[1]!.apiKey }))?.body?.status === 'ready') {
         resumedMs = Date.now() - freed;
         break;
       }
