@@ -328,7 +328,8 @@ async function main(): Promise<void> {
     const statuses: number[] = [];
     // New bytes each time: content already in the project is a duplicate, answered without writing anything.
     const fresh = (label: string) => `${CORPUS[(nextDoc++) % CORPUS.length]!}\n${label} ${Date.now()}\n`;
-    for (let i = 0; i < 5; i++) statuses.push((await upload(users[1]!.apiKey, [{ name: `full-${i}.txt`, bytes: fresh(`full-disk probe ${i}`) }]))?.status ?? 0);
+    // Filled again before each upload: the daemon's own history pruning may free a little space meanwhile.
+    for (let i = 0; i < 5; i++, fill(filler)) statuses.push((await upload(users[1]!.apiKey, [{ name: `full-${i}.txt`, bytes: fresh(`full-disk probe ${i}`) }]))?.status ?? 0);
     const health = await call('/api/v1/health');
     await sleep(5000);
     const alive = daemon.proc.exitCode === null;
