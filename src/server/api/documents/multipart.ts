@@ -45,6 +45,9 @@ export const BODY_IDLE_MS = 30_000;
 const PART_OVERHEAD_BYTES = 16 * 1024;
 
 /** The most bytes an acceptable upload request can hold: larger declared bodies are refused before reading. */
+/** How long the rest of a body may take to arrive before a full disk is answered anyway. */
+const DISK_FULL_DRAIN_MS = 2000;
+
 export const maxRequestBytes = (limits: ReceiveLimits): number =>
   limits.maxFiles * (limits.maxFileBytes + PART_OVERHEAD_BYTES) + limits.fields.length * (MAX_FIELD_BYTES + PART_OVERHEAD_BYTES);
 
@@ -145,7 +148,20 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         const { path, stream: out } = files.tempFile();
         temps.push(path);
         outs.push(out);
-        out.on('error', (err) => abort(isDiskFull(err) ? insufficientStorage(err) : err));
+        out.on('error', (err) => {
+          if (!isDiskFull(err)) return abort(err);
+          // The rest of the body is let in first (bounded), so the 507 reaches the client instead of being lost
+          // to a connection reset over unread bytes.
+          stream.unpipe(out);
+          stream.resume();
+          const answer = () => abort(insufficientStorage(err));
+          if (req.complete) return answer();
+          const timer = setTimeout(answer, DISK_FULL_DRAIN_MS);
+          req.once('end', () => {
+            clearTimeout(timer);
+            answer();
+          });
+        });
         const hash = createHash('sha256');
         const headParts: Buffer[] = [];
         let headBytes = 0;
