@@ -115,37 +115,47 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
   let count = 0;
   let previous: Promise<void> | undefined;
   let previousShare = 0;
-  for (;;) {
-    t = performance.now();
-    const slice: Chunk[] = [];
-    while (slice.length < SLICE) {
-      const next = chunks.next();
-      if (next.done) break;
-      slice.push(next.value);
+  // The newest slice's work; it waits for the slices before it, so awaiting it awaits them all.
+  let latest: Promise<void> | undefined;
+  try {
+    for (;;) {
+      t = performance.now();
+      const slice: Chunk[] = [];
+      while (slice.length < SLICE) {
+        const next = chunks.next();
+        if (next.done) break;
+        slice.push(next.value);
+      }
+      timings.chunkMs += since(t);
+      if (slice.length === 0) break;
+      count += slice.length;
+      const before = previous;
+      const work = (async () => {
+        let s = performance.now();
+        const vectors = await embedChunks(deps.embedder, slice);
+        timings.embedMs += since(s);
+        await before; // rows are committed in document order
+        s = performance.now();
+        await deps.writer.write(toRows(target, slice, vectors));
+        timings.writeMs += since(s);
+      })();
+      latest = work;
+      work.catch(() => undefined); // awaited below; this only keeps a failure from counting as unhandled meanwhile
+      if (before) {
+        await before;
+        await step(PROGRESS.ocr + (PROGRESS.written - PROGRESS.ocr) * previousShare);
+      }
+      previous = work;
+      previousShare = taken;
+      await yieldToLoop();
     }
-    timings.chunkMs += since(t);
-    if (slice.length === 0) break;
-    count += slice.length;
-    const before = previous;
-    const work = (async () => {
-      let s = performance.now();
-      const vectors = await embedChunks(deps.embedder, slice);
-      timings.embedMs += since(s);
-      await before; // rows are committed in document order
-      s = performance.now();
-      await deps.writer.write(toRows(target, slice, vectors));
-      timings.writeMs += since(s);
-    })();
-    work.catch(() => undefined); // awaited below; this only keeps a failure from counting as unhandled meanwhile
-    if (before) {
-      await before;
-      await step(PROGRESS.ocr + (PROGRESS.written - PROGRESS.ocr) * previousShare);
-    }
-    previous = work;
-    previousShare = taken;
-    await yieldToLoop();
+    await previous;
+  } catch (err) {
+    // Nothing of this document may still be embedding or writing when the caller goes on: a shutdown closes the
+    // model and the stores next, and a native call in flight then ends the process.
+    await latest?.catch(() => undefined);
+    throw err;
   }
-  await previous;
   const ms = (v: number) => Math.round(v);
   return {
     chunkCount: count,
