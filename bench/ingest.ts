@@ -21,7 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addUser, type Daemon, REPO, SHARED, startDaemon } from '../test/helpers/daemon.js';
-import { makePdf, prose } from '../test/ingest/pipeline/fixtures.js';
+import { bigText, makePdf, prose } from '../test/ingest/pipeline/fixtures.js';
 import { storedChunks, uploadFiles } from '../test/ingest/pipeline/helpers.js';
 import { closeModel, cpuMs, followOne, ingestThroughApi, modelOnly, percentile, searchLatencies, storedSearchTexts, vmHwmMb } from './ingest-api.js';
 import { available as scifactAvailable, readCorpus, readSplit } from './scifact.js';
@@ -70,18 +70,6 @@ const CASES = (arg('--cases') ?? 'scifact-1000,scifact-1000-search,scifact-5183,
 const TXT_MAX_SECONDS = Number(arg('--txt-max-seconds') ?? 3600);
 /** Stored chunks re-embedded by the model alone for the yardstick. */
 const MODEL_SAMPLE = 300;
-
-/** About `mb` MiB of distinct paragraphs. */
-function bigText(mb: number): Buffer {
-  const parts: string[] = [];
-  let size = 0;
-  for (let i = 0; size < mb * 1024 * 1024; i++) {
-    const p = prose(`big-${i}`, 8);
-    parts.push(p);
-    size += p.length + 2;
-  }
-  return Buffer.from(parts.join('\n\n'));
-}
 
 interface ApiRow {
   name: string;

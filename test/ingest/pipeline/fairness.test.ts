@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
-import { prose } from './fixtures.js';
+import { bigText, prose } from './fixtures.js';
 import { uploadFiles, waitFor } from './helpers.js';
-
-/** About `mb` MiB of paragraphs (8 sentences each), all different. */
-function bigText(mb: number): Buffer {
-  const parts: string[] = [];
-  let size = 0;
-  for (let i = 0; size < mb * 1024 * 1024; i++) {
-    const p = prose(`big-${i}`, 8);
-    parts.push(p);
-    size += p.length + 2;
-  }
-  return Buffer.from(parts.join('\n\n'));
-}
 
 /**
  * #12 item 6: one user's huge file must not hold everyone's ingestion. A 20 MB text (about 20k chunks, many

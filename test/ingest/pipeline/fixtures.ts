@@ -81,3 +81,15 @@ export function prose(seed: string, sentences: number): string {
   }
   return out.join(' ');
 }
+
+/** About `mb` MiB of paragraphs (8 sentences each), all different. */
+export function bigText(mb: number): Buffer {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < mb * 1024 * 1024; i++) {
+    const p = prose(`big-${i}`, 8);
+    parts.push(p);
+    size += p.length + 2;
+  }
+  return Buffer.from(parts.join('\n\n'));
+}
