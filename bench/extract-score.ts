@@ -23,16 +23,33 @@ export interface Score {
 const CJK_CHAR = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]/u;
 
 export function tokens(text: string): string[] {
+  return located(text).tokens;
+}
+
+/** The tokens of `text` with where each starts and ends in `folded` (the NFKC-folded, lower-cased text). */
+export function located(text: string): { folded: string; tokens: string[]; starts: number[]; ends: number[] } {
+  const folded = text.normalize('NFKC').toLowerCase();
   const out: string[] = [];
-  for (const m of text.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const push = (t: string, at: number): void => {
+    out.push(t);
+    starts.push(at);
+    ends.push(at + t.length);
+  };
+  for (const m of folded.matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     if (CJK_CHAR.test(m[0])) {
       // Split CJK runs into single characters, keeping any Latin/digit stretches whole.
-      for (const part of m[0].match(/[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]|[^\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]+/gu) ?? []) out.push(part);
+      let at = m.index;
+      for (const part of m[0].match(/[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]|[^\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]+/gu) ?? []) {
+        push(part, at);
+        at += part.length;
+      }
     } else {
-      out.push(m[0]);
+      push(m[0], m.index);
     }
   }
-  return out;
+  return { folded, tokens: out, starts, ends };
 }
 
 export function vocabulary(refTokens: string[]): Set<string> {
@@ -79,10 +96,10 @@ function overlap<T>(a: Map<T, number>, b: Map<T, number>): number {
 
 const bigrams = (toks: string[]): string[] => toks.slice(1).map((t, i) => `${toks[i]} ${t}`);
 
-export function score(extracted: string, reference: string): Score {
+/** `vocab` judges split and glued words; by default the reference's own words. */
+export function score(extracted: string, reference: string, vocab = vocabulary(tokens(reference))): Score {
   const ref = tokens(reference);
   const ours = tokens(extracted);
-  const vocab = vocabulary(ref);
   const broken = brokenWords(ours, vocab);
   return {
     refWords: ref.length,
@@ -117,4 +134,68 @@ export const bigramOrder = (s: Score): number => (s.refBigrams ? s.matchedBigram
 export function hasBrokenWord(text: string, vocab: Set<string>): boolean {
   const b = brokenWords(tokens(text), vocab);
   return b.split.length + b.glued.length > 0;
+}
+
+/** Each split or glued word of `text` with the words around it, for reading what the counts are made of. */
+export function brokenOccurrences(text: string, vocab: Set<string>): string[] {
+  const { folded, tokens: toks, starts, ends } = located(text);
+  const b = brokenWords(toks, vocab);
+  const around = (first: number, last: number): string => {
+    const from = starts[Math.max(0, first - 4)]!;
+    const to = ends[Math.min(toks.length - 1, last + 4)]!;
+    return folded.slice(from, to).replace(/\s+/g, ' ');
+  };
+  return [
+    ...b.split.map((i) => `split "${folded.slice(starts[i]!, ends[i + 1]!)}" in: ${around(i, i + 1)}`),
+    ...b.glued.map((i) => `glued "${toks[i]}" in: ${around(i, i)}`),
+  ];
+}
+
+/** Reference words the extraction lacks (multiset difference), most frequent first. */
+export function missedWords(extracted: string, reference: string): [string, number][] {
+  const ours = counts(tokens(extracted));
+  const out: [string, number][] = [];
+  for (const [w, n] of counts(tokens(reference))) {
+    const lost = n - (ours.get(w) ?? 0);
+    if (lost > 0) out.push([w, lost]);
+  }
+  return out.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+/** A line that is only a page number: "3", "-3-", "— iv —", "Page 3", "Page 3 of 9", "3 / 9", "3 of 9". */
+const PAGE_NUMBER_LINE = /^\s*(page\s*)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,7})\s*[-–—]?\s*((of|\/)\s*\d{1,4})?\s*$/i;
+
+/**
+ * pdftotext's plain output without the page furniture it keeps (the parser drops it on purpose, issue #11).
+ * Written here independently of the parser, on pdftotext's pages (form feeds) and lines: among a page's first
+ * and last three non-empty lines, a line that is a page-number form, or whose text with every digit run read as
+ * "#" stands at the edge of three or more pages of the document. A line set by the page template ("26 FREE
+ * CULTURE", "Page 12 of 206 fileid: i1040gi/2023/a/xml/cycle08/source") recurs at the edges; body text, which
+ * flows, almost never repeats whole at an edge three times. Returns the text and how many lines were dropped.
+ */
+export function withoutFurniture(reference: string): { text: string; dropped: number } {
+  const pages = reference.split('\f').map((p) => p.split('\n'));
+  const key = (line: string): string => line.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  const edges = pages.map((lines) => {
+    const filled = lines.map((l, i) => [l, i] as const).filter(([l]) => l.trim());
+    return new Set([...filled.slice(0, 3), ...filled.slice(-3)].map(([, i]) => i));
+  });
+  const seen = new Map<string, number>();
+  pages.forEach((lines, p) => {
+    for (const k of new Set([...edges[p]!].map((i) => key(lines[i]!)))) seen.set(k, (seen.get(k) ?? 0) + 1);
+  });
+  let dropped = 0;
+  const text = pages
+    .map((lines, p) =>
+      lines
+        .filter((line, i) => {
+          if (!edges[p]!.has(i)) return true;
+          const furniture = PAGE_NUMBER_LINE.test(line) || (seen.get(key(line)) ?? 0) >= 3;
+          if (furniture) dropped++;
+          return !furniture;
+        })
+        .join('\n'),
+    )
+    .join('\f');
+  return { text, dropped };
 }

@@ -12,9 +12,14 @@
  * chunks (the real chunker, built-in model's tokenizer, 256 tokens) holding a broken word, unparsed files.
  * Definitions in bench/extract-score.ts.
  *
+ * On the corpus, recall and precision are read against pdftotext's text without its running headers, footers
+ * and page numbers (withoutFurniture in extract-score.ts: the parser drops them on purpose); "raw recall" is
+ * against its whole output. Split and glued words are judged by the whole output's vocabulary.
+ *
  * Options: --parser <module> (a module exporting `parse(bytes)`, default src/ingest/parsers/pdf.ts; used to
  * measure an older parser from a checkout of an earlier commit), --corpus <dir>, --only generated|corpus|ocr,
- * --json <file>.
+ * --json <file>, --show-broken (print every split and glued word with its context), --show-missed <n> (print
+ * the n reference words each file misses most).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { chunkDocument } from '../src/ingest/chunk.js';
 import type { ParsedDocument } from '../src/ingest/types.js';
 import { loadMiniLmTokenizer } from '../test/ingest/minilm-tokenizer.js';
-import { add, bigramOrder, hasBrokenWord, precision, recall, score, type Score, tokens, vocabulary, ZERO } from './extract-score.js';
+import { add, bigramOrder, brokenOccurrences, hasBrokenWord, missedWords, precision, recall, score, type Score, tokens, vocabulary, withoutFurniture, ZERO } from './extract-score.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -34,6 +39,8 @@ const { values: args } = parseArgs({
     corpus: { type: 'string' },
     only: { type: 'string' },
     json: { type: 'string' },
+    'show-broken': { type: 'boolean' },
+    'show-missed': { type: 'string' },
   },
 });
 
@@ -46,13 +53,19 @@ interface Row {
   set: 'generated' | 'corpus';
   file: string;
   score?: Score;
+  /** Corpus only: against pdftotext's whole output, furniture included. */
+  raw?: Score;
+  /** Corpus only: lines withoutFurniture dropped from the reference. */
+  furnitureLines?: number;
   chunks: number;
   brokenChunks: number;
   error?: string;
   cpuMs: number;
 }
 
-async function run(set: Row['set'], file: string, bytes: Uint8Array, reference: string): Promise<Row> {
+async function run(set: Row['set'], file: string, bytes: Uint8Array, whole: string): Promise<Row> {
+  const furniture = set === 'corpus' ? withoutFurniture(whole) : undefined;
+  const reference = furniture?.text ?? whole;
   const cpu = process.cpuUsage();
   let doc: ParsedDocument;
   try {
@@ -67,13 +80,22 @@ async function run(set: Row['set'], file: string, bytes: Uint8Array, reference: 
   }
   const took = cpuMs(cpu);
   const text = doc.blocks.map((b) => b.text).join('\n');
-  const vocab = vocabulary(tokens(reference));
+  const vocab = vocabulary(tokens(whole));
   const chunks = doc.blocks.length
     ? chunkDocument(doc, { tokenizer, maxTokens: 256, overlapTokens: 32, title: doc.title ?? file })
     : [];
   const brokenChunks = chunks.filter((c) => hasBrokenWord(c.text, vocab)).length;
-  const row: Row = { set, file, score: score(text, reference), chunks: chunks.length, brokenChunks, cpuMs: took };
+  const row: Row = { set, file, score: score(text, reference, vocab), chunks: chunks.length, brokenChunks, cpuMs: took };
+  if (furniture) {
+    row.raw = score(text, whole);
+    row.furnitureLines = furniture.dropped;
+  }
   if (!doc.blocks.length) row.error = doc.warnings.join('; ') || 'no text';
+  if (args['show-broken']) for (const b of brokenOccurrences(text, vocab)) console.error(`${file}: ${b}`);
+  if (args['show-missed']) {
+    const shown = missedWords(text, reference).slice(0, Number(args['show-missed']));
+    console.error(`${file}: missed ${shown.map(([w, n]) => `${w}×${n}`).join(' ')}`);
+  }
   return row;
 }
 
@@ -161,28 +183,31 @@ console.log(`parser: ${parserPath.replace(REPO + '/', '')}; machine: ${cpus().le
 for (const set of ['generated', 'corpus'] as const) {
   const mine = rows.filter((r) => r.set === set);
   if (!mine.length) continue;
+  const corpus = set === 'corpus';
   console.log(`\n## ${set}\n`);
-  console.log('| file | words | recall | precision | split | glued | bigram order | chunks with a broken word | cpu ms | note |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`| file | words | recall | ${corpus ? 'raw recall | ' : ''}precision | split | glued | bigram order | chunks with a broken word | cpu ms | note |`);
+  console.log(`|---|---|---|${corpus ? '---|' : ''}---|---|---|---|---|---|---|`);
   let pooled = ZERO;
+  let pooledRaw = ZERO;
   let chunks = 0;
   let broken = 0;
   let unparsed = 0;
   for (const r of mine) {
     if (r.error && !r.score) unparsed++;
     if (r.score) pooled = add(pooled, r.score);
+    if (r.raw) pooledRaw = add(pooledRaw, r.raw);
     chunks += r.chunks;
     broken += r.brokenChunks;
     const s = r.score;
     console.log(
       s
-        ? `| ${r.file} | ${s.refWords} | ${f3(recall(s))} | ${f3(precision(s))} | ${s.split} | ${s.glued} | ${f3(bigramOrder(s))} | ${r.brokenChunks}/${r.chunks} | ${r.cpuMs.toFixed(0)} | ${r.error ?? ''} |`
-        : `| ${r.file} | – | – | – | – | – | – | – | ${r.cpuMs.toFixed(0)} | failed: ${r.error} |`,
+        ? `| ${r.file} | ${s.refWords} | ${f3(recall(s))} | ${r.raw ? `${f3(recall(r.raw))} | ` : ''}${f3(precision(s))} | ${s.split} | ${s.glued} | ${f3(bigramOrder(s))} | ${r.brokenChunks}/${r.chunks} | ${r.cpuMs.toFixed(0)} | ${[r.error, r.furnitureLines ? `furniture: ${r.furnitureLines} lines` : ''].filter(Boolean).join('; ')} |`
+        : `| ${r.file} | – | – | ${corpus ? '– | ' : ''}– | – | – | – | – | ${r.cpuMs.toFixed(0)} | failed: ${r.error} |`,
     );
   }
   const per2000 = pooled.refWords ? ((pooled.split + pooled.glued) * 2000) / pooled.refWords : 0;
   console.log(
-    `| **pooled (${mine.length} files)** | ${pooled.refWords} | ${f3(recall(pooled))} | ${f3(precision(pooled))} | ${pooled.split} | ${pooled.glued} | ${f3(bigramOrder(pooled))} | ${broken}/${chunks} (${pct(chunks ? broken / chunks : 0)} %) | ${mine.reduce((n, r) => n + r.cpuMs, 0).toFixed(0)} | unparsed: ${unparsed}; split+glued per 2,000 words: ${per2000.toFixed(2)} |`,
+    `| **pooled (${mine.length} files)** | ${pooled.refWords} | ${f3(recall(pooled))} | ${corpus ? `${f3(recall(pooledRaw))} | ` : ''}${f3(precision(pooled))} | ${pooled.split} | ${pooled.glued} | ${f3(bigramOrder(pooled))} | ${broken}/${chunks} (${pct(chunks ? broken / chunks : 0)} %) | ${mine.reduce((n, r) => n + r.cpuMs, 0).toFixed(0)} | unparsed: ${unparsed}; split+glued per 2,000 words: ${per2000.toFixed(2)} |`,
   );
 }
 for (const n of notes) console.log(`- ${n}`);
