@@ -44,8 +44,10 @@ const DESCENT = 0.2;
 export function layoutRuns(input: TextRun[]): Paragraph[] {
   const runs = dropOverprints(input.filter((r) => r.text.trim() && r.size > 0 && Number.isFinite(r.x0 + r.y)));
   if (!runs.length) return [];
-  const lines = readingOrder(runs).flatMap(toLines);
-  return toParagraphs(lines);
+  const aside: TextRun[] = [];
+  const lines = readingOrder(runs).flatMap((region) => toLines(region, aside));
+  // Marks set apart from their lines (see withoutMarginMarks) read after the page's text, not inside a sentence.
+  return toParagraphs(aside.length ? [...lines, ...toLines(aside)] : lines);
 }
 
 /**
@@ -152,8 +154,11 @@ const bottomOf = (r: TextRun): number => r.y + DESCENT * r.size;
 
 const CJK = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u{20000}-\u{3134f}]/u;
 
-/** A leaf region holds one line, or several whose boxes overlap (tight leading, superscripts). */
-function toLines(region: TextRun[]): Line[] {
+/**
+ * A leaf region holds one line, or several whose boxes overlap (tight leading, superscripts). With `aside`,
+ * marks in the margin beside a line are moved there.
+ */
+function toLines(region: TextRun[], aside?: TextRun[]): Line[] {
   const sorted = [...region].sort((a, b) => a.y - b.y || a.x0 - b.x0);
   const groups: TextRun[][] = [];
   let current: TextRun[] = [];
@@ -175,7 +180,30 @@ function toLines(region: TextRun[]): Line[] {
     }
   }
   if (current.length) groups.push(current);
-  return groups.map(assembleLine);
+  return groups.map((g) => assembleLine(aside ? withoutMarginMarks(g, aside) : g));
+}
+
+/**
+ * A short run at either end of a line, in a clearly different size and apart from the line's text by most of
+ * an em, is a mark in the margin beside it (the IRS booklets' large "!" and small "CAUTION" icon next to an
+ * indented paragraph), not part of the line: left in, it lands between a hyphenated word's halves ("addi- !
+ * tional"). Superscripts and drop caps touch their text, so they stay. Moves such runs to `aside`.
+ */
+function withoutMarginMarks(runs: TextRun[], aside: TextRun[]): TextRun[] {
+  if (runs.length < 2) return runs;
+  const sorted = [...runs].sort((a, b) => a.x0 - b.x0);
+  const weight = new Map<number, number>();
+  for (const r of sorted) weight.set(r.size, (weight.get(r.size) ?? 0) + r.text.length);
+  const body = [...weight.entries()].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+  const mark = (r: TextRun, gap: number): boolean => {
+    const ratio = r.size / body;
+    return r.text.trim().length <= 12 && (ratio >= 1.6 || ratio <= 0.625) && gap >= 0.8 * body;
+  };
+  let from = 0;
+  let to = sorted.length;
+  while (to - from > 1 && mark(sorted[from]!, sorted[from + 1]!.x0 - sorted[from]!.x1)) aside.push(sorted[from++]!);
+  while (to - from > 1 && mark(sorted[to - 1]!, sorted[to - 1]!.x0 - sorted[to - 2]!.x1)) aside.push(sorted[--to]!);
+  return from === 0 && to === sorted.length ? runs : sorted.slice(from, to);
 }
 
 function assembleLine(runs: TextRun[]): Line {
