@@ -8,6 +8,8 @@
  *   two is not ("in cluding", "W arranty");
  * - glued: a token that is not a reference word but is two or more reference words of ≥ 2 letters run together
  *   ("Ifyoudrive", "blacklistedloop").
+ * Hyphens: a reference compound without its hyphens is a lost hyphen, not a glued word (see vocabulary), and
+ * a hyphen next to a number never makes a split (see brokenWords).
  */
 
 export interface Score {
@@ -16,6 +18,8 @@ export interface Score {
   matched: number;
   split: number;
   glued: number;
+  /** Tokens that are a reference compound run together without its hyphens (see vocabulary). */
+  lostHyphens: number;
   refBigrams: number;
   matchedBigrams: number;
 }
@@ -52,19 +56,46 @@ export function located(text: string): { folded: string; tokens: string[]; start
   return { folded, tokens: out, starts, ends };
 }
 
-export function vocabulary(refTokens: string[]): Set<string> {
-  return new Set(refTokens);
+/**
+ * The reference's words. Given the reference text too, its hyphenated compounds count also without their
+ * hyphens ("irs-irbs" → "irsirbs", "2006-03" → "200603"): pdf.js drops every glyph a font maps to U+00AD (a
+ * format character to it), which is how the IRS booklets draw their hyphens, so inside a line such a compound
+ * comes out run together. That is a lost hyphen, counted apart (Score.lostHyphens), not a glued word: the words
+ * are whole and in order. Only the reference's own compounds are added, so "ifyoudrive" stays glued.
+ */
+export function vocabulary(refTokens: string[], reference?: string): Set<string> {
+  const vocab = new Set(refTokens);
+  if (reference) for (const c of unhyphenated(reference)) vocab.add(c);
+  return vocab;
 }
 
-/** Indexes of split pairs (left token index) and glued tokens in `toks`. */
-export function brokenWords(toks: string[], vocab: Set<string>): { split: number[]; glued: number[] } {
+function unhyphenated(reference: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of reference.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}]+(?:[-\u2010\u2011][\p{L}\p{N}]+)+/gu)) {
+    out.add(m[0].replace(/[-\u2010\u2011]/g, ''));
+  }
+  return out;
+}
+
+/**
+ * Indexes of split pairs (left token index) and glued tokens in `text`'s tokens. A hyphen next to a number is
+ * the text's own, never a line-end word break, and pdftotext drops it at a line end ("4-phenyl-4-" +
+ * "acetoxypiperidine" → "4acetoxypiperidine", "1950-" + "2003" → "19502003"); so two tokens joined by a hyphen
+ * (and perhaps a line break) where one of them is a number are not a split word, nor is the second a glued one
+ * when its join with that number is the reference's word. A hyphen between letters excuses nothing: "in-
+ * cluding" is still split.
+ */
+export function brokenWords(text: string, vocab: Set<string>): { split: number[]; glued: number[] } {
+  const { folded, tokens: toks, starts, ends } = located(text);
   const split: number[] = [];
   const glued: number[] = [];
+  const numberHyphen = (i: number): boolean =>
+    i >= 0 && i + 1 < toks.length && /^\s*[-\u2010\u2011]\s*$/.test(folded.slice(ends[i]!, starts[i + 1]!)) && (/\d$/.test(toks[i]!) || /^\d/.test(toks[i + 1]!));
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const next = toks[i + 1];
-    if (next !== undefined && (!vocab.has(t) || !vocab.has(next)) && vocab.has(t + next) && !CJK_CHAR.test(t)) split.push(i);
-    if (!vocab.has(t) && t.length >= 4 && segments(t, vocab) >= 2) glued.push(i);
+    if (next !== undefined && (!vocab.has(t) || !vocab.has(next)) && vocab.has(t + next) && !CJK_CHAR.test(t) && !numberHyphen(i)) split.push(i);
+    if (!vocab.has(t) && t.length >= 4 && segments(t, vocab) >= 2 && !(numberHyphen(i - 1) && vocab.has(toks[i - 1]! + t))) glued.push(i);
   }
   return { split, glued };
 }
@@ -96,17 +127,19 @@ function overlap<T>(a: Map<T, number>, b: Map<T, number>): number {
 
 const bigrams = (toks: string[]): string[] => toks.slice(1).map((t, i) => `${toks[i]} ${t}`);
 
-/** `vocab` judges split and glued words; by default the reference's own words. */
-export function score(extracted: string, reference: string, vocab = vocabulary(tokens(reference))): Score {
+/** `vocab` judges split and glued words; by default the reference's words and unhyphenated compounds. */
+export function score(extracted: string, reference: string, vocab = vocabulary(tokens(reference), reference)): Score {
   const ref = tokens(reference);
   const ours = tokens(extracted);
-  const broken = brokenWords(ours, vocab);
+  const strict = new Set(ref);
+  const broken = brokenWords(extracted, vocab);
   return {
     refWords: ref.length,
     words: ours.length,
     matched: overlap(counts(ref), counts(ours)),
     split: broken.split.length,
     glued: broken.glued.length,
+    lostHyphens: ours.filter((t) => !strict.has(t) && vocab.has(t) && t.length >= 4 && segments(t, strict) >= 2).length,
     refBigrams: Math.max(0, ref.length - 1),
     matchedBigrams: overlap(counts(bigrams(ref)), counts(bigrams(ours))),
   };
@@ -119,12 +152,13 @@ export function add(a: Score, b: Score): Score {
     matched: a.matched + b.matched,
     split: a.split + b.split,
     glued: a.glued + b.glued,
+    lostHyphens: a.lostHyphens + b.lostHyphens,
     refBigrams: a.refBigrams + b.refBigrams,
     matchedBigrams: a.matchedBigrams + b.matchedBigrams,
   };
 }
 
-export const ZERO: Score = { refWords: 0, words: 0, matched: 0, split: 0, glued: 0, refBigrams: 0, matchedBigrams: 0 };
+export const ZERO: Score = { refWords: 0, words: 0, matched: 0, split: 0, glued: 0, lostHyphens: 0, refBigrams: 0, matchedBigrams: 0 };
 
 export const recall = (s: Score): number => (s.refWords ? s.matched / s.refWords : 1);
 export const precision = (s: Score): number => (s.words ? s.matched / s.words : 1);
@@ -132,14 +166,14 @@ export const bigramOrder = (s: Score): number => (s.refBigrams ? s.matchedBigram
 
 /** Whether a chunk's text holds a broken word by the definition above. */
 export function hasBrokenWord(text: string, vocab: Set<string>): boolean {
-  const b = brokenWords(tokens(text), vocab);
+  const b = brokenWords(text, vocab);
   return b.split.length + b.glued.length > 0;
 }
 
 /** Each split or glued word of `text` with the words around it, for reading what the counts are made of. */
 export function brokenOccurrences(text: string, vocab: Set<string>): string[] {
   const { folded, tokens: toks, starts, ends } = located(text);
-  const b = brokenWords(toks, vocab);
+  const b = brokenWords(text, vocab);
   const around = (first: number, last: number): string => {
     const from = starts[Math.max(0, first - 4)]!;
     const to = ends[Math.min(toks.length - 1, last + 4)]!;

@@ -24,7 +24,7 @@ const text = (doc: { blocks: { text: string }[] }): string => doc.blocks.map((b)
 
 describe('generated PDFs against their known text', () => {
   const tokenizer = loadMiniLmTokenizer();
-  const vocab = vocabulary(tokens(TRUTH));
+  const vocab = vocabulary(tokens(TRUTH), TRUTH);
 
   it.each(GENERATED)('%s: every word, unbroken, in order, with its page', async (file) => {
     const doc = await parse(readFileSync(join(FIXTURES, file)));
