@@ -35,9 +35,9 @@ const opt = (name: string, def: number) => {
 const MINUTES = opt('minutes', 5);
 const KILLS = opt('kills', 5);
 const TMPFS_MB = opt('tmpfs-mb', 2048);
-// The launcher's shebang sets MALLOC_ARENA_MAX=2; the daemon is spawned through node here (as in the tests), so
-// the same is set unless --env gives another value.
-const DAEMON_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
+// Extra environment for the daemon (`--env K=V`, repeatable); startDaemon already sets MALLOC_ARENA_MAX as the
+// launcher's shebang does.
+const DAEMON_ENV: Record<string, string> = {};
 argv.forEach((a, i) => {
   if (a === '--env' && argv[i + 1]?.includes('=')) {
     const [k, ...v] = argv[i + 1]!.split('=');
@@ -356,7 +356,7 @@ async function main(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   const { port } = new URL(daemon.url);
   let signalAt = Infinity;
-  let servedAfter = 0;
+  const served: number[] = []; // when each request answered after the signal was sent
   let keepAliveRequests = 0;
   let stopLoad = false;
   const get = () =>
@@ -366,7 +366,7 @@ async function main(): Promise<void> {
         res.resume();
         res.on('end', () => {
           keepAliveRequests++;
-          if (sentAt > signalAt) servedAfter++;
+          if (sentAt > signalAt) served.push(sentAt);
           resolve();
         });
       });
@@ -387,7 +387,18 @@ async function main(): Promise<void> {
   stopLoad = true;
   await Promise.all(loops);
   agent.destroy();
-  const sigterm = { code: ex.code, exitMs: ex.at - signalAt, servedAfter, keepAliveRequests, pidFileLeft: existsSync(join(dataDir, 'daemon.pid')) };
+  // The signal reaches the daemon's event loop some milliseconds after kill() returns; requests sent in between
+  // are not yet refused. What must be zero is a request sent after the daemon logged that it began to drain.
+  const drainAt = Date.parse(/"time":"([^"]+)"[^\n]*"msg":"shutting down"/.exec(daemon.stdout().split('\n').reverse().join('\n'))?.[1] ?? '');
+  const sigterm = {
+    code: ex.code,
+    exitMs: ex.at - signalAt,
+    servedAfter: served.length,
+    servedAfterDrain: Number.isNaN(drainAt) ? NaN : served.filter((t) => t > drainAt).length,
+    signalToDrainMs: drainAt - signalAt,
+    keepAliveRequests,
+    pidFileLeft: existsSync(join(dataDir, 'daemon.pid')),
+  };
   if (ex.code === -1) {
     daemon.proc.kill('SIGKILL');
     await exited;
@@ -454,7 +465,7 @@ machine: ${cpus().length} × ${cpuModel}; load average ${load0.map((l) => l.toFi
 | RSS peak / settled / fresh start | ${mb(rss.peak)} / ${mb(settledKb)} / ${mb(freshKb)} (settled ÷ fresh ${(settledKb / freshKb).toFixed(2)}) |
 | LanceDB used / compacted without history | ${(lanceUsed.bytes / 1048576).toFixed(1)} MB in ${lanceUsed.files} files / ${(compacted.bytes / 1048576).toFixed(1)} MB in ${compacted.files} files (${(lanceUsed.bytes / compacted.bytes).toFixed(2)}×) |
 | SQLite WAL after settling; upload temp files left | ${(wal / 1048576).toFixed(1)} MB; ${tmpLeft} |
-| SIGTERM | exit ${sigterm.code} after ${sigterm.exitMs} ms; ${sigterm.servedAfter} keep-alive requests served after the signal (of ${sigterm.keepAliveRequests}); pid file left: ${sigterm.pidFileLeft} |
+| SIGTERM | exit ${sigterm.code} after ${sigterm.exitMs} ms; ${sigterm.servedAfter} keep-alive requests sent after the signal were served (of ${sigterm.keepAliveRequests}), ${sigterm.servedAfterDrain} of them sent after the daemon began draining ${sigterm.signalToDrainMs} ms after the signal; pid file left: ${sigterm.pidFileLeft} |
 ${diskFull ? `| disk full | uploads answered ${diskFull.refused}; after freeing space the next document was ready in ${diskFull.resumedMs === null ? 'NOT within 120 s' : `${(diskFull.resumedMs / 1000).toFixed(1)} s`} |\n` : ''}
 ${notes.map((n) => `- ${n}`).join('\n')}
 ${lost.length ? `\nlost ids: ${lost.slice(0, 20).join(', ')}` : ''}`);

@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { isDiskFull } from '../core/disk-full.js';
+import type { Yielder } from '../core/foreground.js';
 import { isModelError } from '../models/errors.js';
 import type { Logger } from '../server/logger.js';
 import type { DocumentStore } from '../store/sqlite/documents.js';
@@ -58,6 +59,8 @@ export interface IngestWorkerDeps {
   now: Clock;
   /** Called when a document reaches ready or failed (wakes `?wait=true` uploads). */
   onSettled?: (documentId: string) => void;
+  /** Chunk commits give way to searches in flight (core/foreground.ts). */
+  background?: Yielder;
 }
 
 export class IngestWorker {
@@ -93,7 +96,7 @@ export class IngestWorker {
       canClaim: options.canClaim ?? (() => true),
       progressEveryMs: options.progressEveryMs ?? 1000,
     };
-    this.writer = new ChunkWriter(deps.pipeline.chunks, deps.pipeline.embedder);
+    this.writer = new ChunkWriter(deps.pipeline.chunks, deps.pipeline.embedder, deps.background);
     this.pipeline = { ...deps.pipeline, writer: this.writer };
     this.resetWake();
   }

@@ -6,6 +6,7 @@
  * Idempotent per document: chunk ids are deterministic (`<doc>:<index>`), and a retried job deletes what an
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
+import type { Yielder } from '../core/foreground.js';
 import type { ChunkIndex, ChunkRow } from '../store/lancedb/chunks.js';
 import type { Chunk } from './types.js';
 
@@ -52,6 +53,8 @@ export class ChunkWriter {
   constructor(
     private readonly index: Pick<ChunkIndex, 'add' | 'optimizeSoon'>,
     private readonly embedder: { id: string; dimension: number },
+    /** Commits give way to searches in flight (core/foreground.ts). */
+    private readonly background?: Yielder,
   ) {}
 
   /** Resolves once `rows` are committed (durable and searchable). */
@@ -70,6 +73,7 @@ export class ChunkWriter {
         let rows = 0;
         let n = 0;
         while (n < this.waiting.length && (n === 0 || rows + this.waiting[n]!.rows.length <= MAX_GROUP_ROWS)) rows += this.waiting[n++]!.rows.length;
+        await this.background?.yieldToForeground();
         const group = this.waiting.splice(0, n);
         await this.commit(group);
       }

@@ -10,6 +10,7 @@
  * folder must not import) are passed in as `extraRerankers` factories by the composition root.
  */
 import { AppError } from '../core/errors.js';
+import type { Yielder } from '../core/foreground.js';
 import { BuiltinEmbedder } from './builtin/minilm-embedder.js';
 import type { Embedder } from './embedder.js';
 import { HttpReranker } from './http-reranker.js';
@@ -41,6 +42,8 @@ export interface ModelConfig {
   retryBaseDelayMs?: number;
   /** Test seam: the fetch remote providers use. */
   fetch?: typeof fetch;
+  /** Lets the built-in model's passage batches give way to searches in flight. */
+  background?: Yielder;
 }
 
 export type RerankerFactory = (cfg: ModelConfig) => Reranker;
@@ -104,7 +107,7 @@ export function createEmbedder(cfg: ModelConfig): Embedder {
     case 'builtin':
       if (rest) throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes no model name`);
       if (!cfg.modelCacheDir) throw invalid('modelCacheDir', 'is required for the builtin embedder');
-      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir });
+      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}) });
     case 'ollama':
       if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');
       return new OllamaEmbedder({ model: rest, host: assertHttpUrl('ollamaHost', cfg.ollamaHost).origin, ...remote(cfg) });

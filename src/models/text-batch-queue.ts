@@ -12,6 +12,7 @@
  * One batch in flight per lane bounds memory (a 16×256 batch's activations, not a whole upload's).
  * `maxPending` bounds queued texts; beyond it callers get a transient error and the ingest queue retries later.
  */
+import type { Yielder } from '../core/foreground.js';
 import type { Priority } from './batch-queue.js';
 import { ModelError } from './errors.js';
 
@@ -51,6 +52,8 @@ export class TextBatchQueue<T extends BatchItem> {
     private readonly maxPending: number,
     private readonly batchSize: number,
     private readonly run: (batch: T[], priority: Priority) => Promise<void>,
+    /** Passage batches wait for a moment without a search in flight (see core/foreground.ts). */
+    private readonly background?: Yielder,
   ) {}
 
   /** Texts waiting or running in either lane. */
@@ -75,10 +78,23 @@ export class TextBatchQueue<T extends BatchItem> {
 
   private drain(priority: Priority): void {
     const lane = this.lanes[priority];
-    if (lane.running) return;
-    const picked = this.pick(lane);
-    if (picked.length === 0) return;
+    if (lane.running || !lane.requests.some((r) => r.left.length > 0)) return;
     lane.running = true;
+    if (priority === 'low' && this.background) {
+      void this.background.yieldToForeground().then(() => this.start(priority));
+    } else {
+      this.start(priority);
+    }
+  }
+
+  private start(priority: Priority): void {
+    const lane = this.lanes[priority];
+    // Picked only now: texts that arrived during the wait can share the batch.
+    const picked = this.pick(lane);
+    if (picked.length === 0) {
+      lane.running = false;
+      return;
+    }
     const batch = picked.map((p) => p.item);
     void this.run(batch, priority)
       .then(

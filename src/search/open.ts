@@ -5,6 +5,7 @@
  */
 import { BUILTIN_EMBEDDER_ID, BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
 import type { Embedder } from '../models/embedder.js';
+import type { ForegroundGate } from '../core/foreground.js';
 import { createReranker, type ModelConfig } from '../models/registry.js';
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
@@ -33,6 +34,7 @@ export async function openSearch(deps: {
   documents: SearchServiceDeps['documents'];
   projects: SearchServiceDeps['projects'];
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  foreground?: ForegroundGate;
 }): Promise<SearchStack> {
   let builtin: BuiltinReranker | undefined;
   let windowEmbedder: Embedder | undefined;
@@ -43,7 +45,7 @@ export async function openSearch(deps: {
       builtin: (cfg) => {
         // Windows and queries must be embedded by the built-in model, whatever embedder retrieval uses.
         windowEmbedder =
-          deps.embedder.id === BUILTIN_EMBEDDER_ID ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir });
+          deps.embedder.id === BUILTIN_EMBEDDER_ID ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}) });
         if (windowEmbedder !== deps.embedder) ownEmbedders.push(windowEmbedder);
         builtin = new BuiltinReranker(windowEmbedder, windows);
         return builtin;
@@ -60,6 +62,7 @@ export async function openSearch(deps: {
     documents: deps.documents,
     projects: deps.projects,
     reindexRequired: () => deps.chunks.reindexRequired(),
+    ...(deps.foreground ? { foreground: deps.foreground } : {}),
   });
   return {
     service,

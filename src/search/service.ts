@@ -4,6 +4,7 @@
  * between the two reads are dropped, never returned half-filled.
  */
 import { AppError } from '../core/errors.js';
+import type { ForegroundGate } from '../core/foreground.js';
 import { highlights, type Range } from './highlights.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
@@ -47,6 +48,8 @@ export interface SearchServiceDeps {
   /** True while the stored vectors come from another embedder (search answers 409). */
   reindexRequired: () => boolean;
   now?: () => number;
+  /** Marks searches as foreground work, so ingestion gives way while one runs. */
+  foreground?: Pick<ForegroundGate, 'run'>;
   /** Wall clock (ms), the one the document store stamps ready_at / replaced_at with. */
   clock?: () => number;
 }
@@ -66,7 +69,11 @@ export function visibleAt(d: { status: string; readyAt: number | null; replacedA
 export class SearchService {
   constructor(private readonly deps: SearchServiceDeps) {}
 
-  async search(q: SearchQuery): Promise<SearchResponse> {
+  search(q: SearchQuery): Promise<SearchResponse> {
+    return this.deps.foreground ? this.deps.foreground.run(() => this.searchNow(q)) : this.searchNow(q);
+  }
+
+  private async searchNow(q: SearchQuery): Promise<SearchResponse> {
     const now = this.deps.now ?? (() => performance.now());
     const started = now();
     // The moment this search looks at: documents as they were then (see `visibleAt`).

@@ -6,6 +6,7 @@ import { ApiKeyService } from '../auth/api-keys.js';
 import { OAuthProvider } from '../auth/oauth/provider.js';
 import { WebSessionService } from '../auth/web-sessions.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { ForegroundGate } from '../core/foreground.js';
 import { VERSION } from '../core/version.js';
 import { DocumentService } from '../ingest/documents.js';
 import { createExtractor } from '../ingest/extract.js';
@@ -82,9 +83,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => sqlite.close());
     const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
     cleanups.push(() => vectors.close());
-    const embedder = createEmbedder(config);
+    // Searches run in the foreground: passage batches, chunk commits and index upkeep wait for a gap between them.
+    const foreground = new ForegroundGate();
+    const embedder = createEmbedder({ ...config, background: foreground });
     cleanups.push(() => embedder.close());
-    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log });
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     chunks.prewarm().catch((err: unknown) => log.warn({ err }, 'could not preload the chunk indexes; the first searches will load them'));
     const jobs = new JobStore(sqlite.db, now);
@@ -125,10 +128,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       documents,
       projects,
       log,
+      foreground,
     });
     cleanups.push(() => search.close());
     const worker = new IngestWorker(
-      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr } : {}) }, onSettled: (id) => ingest.settled(id) },
+      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr } : {}) }, onSettled: (id) => ingest.settled(id), background: foreground },
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking },
     );
     const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, now, notify: () => worker.notify() });

@@ -36,7 +36,9 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   const proc = spawn(
     process.execPath,
     [...(opts.nodeArgs ?? []), BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
-    { env: { ...process.env, ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') }, stdio: ['ignore', 'pipe', 'pipe'] },
+    // MALLOC_ARENA_MAX as bin/docsearch's shebang sets it when run as a program (npx, a bin link): started through
+    // `node bin/docsearch` the shebang is skipped, and memory figures would not be the ones users get.
+    { env: { ...process.env, MALLOC_ARENA_MAX: '2', ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   let err = '';

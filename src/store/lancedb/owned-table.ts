@@ -1,4 +1,5 @@
 import type * as lancedb from '@lancedb/lancedb';
+import type { Yielder } from '../../core/foreground.js';
 
 /** A string as a LanceDB SQL literal: filters are built from ids, so quotes are doubled, never interpolated raw. */
 export const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
@@ -45,6 +46,8 @@ export interface TableOptions {
   log?: TableLog;
   /** How long superseded versions are kept (default KEEP_SUPERSEDED_MS; tests shorten it). */
   keepSupersededMs?: number;
+  /** Background optimizations give way to searches in flight (core/foreground.ts). */
+  background?: Yielder;
 }
 
 /**
@@ -61,9 +64,11 @@ export abstract class OwnedRowsTable {
 
   protected readonly log: TableLog | undefined;
   private readonly keepMs: number;
+  private readonly background: Yielder | undefined;
 
   constructor(opts: TableOptions = {}) {
     this.log = opts.log;
+    this.background = opts.background;
     this.keepMs = opts.keepSupersededMs ?? KEEP_SUPERSEDED_MS;
   }
 
@@ -120,7 +125,8 @@ export abstract class OwnedRowsTable {
   optimizeSoon(): void {
     if (this.timer || this.closed || !this.table) return;
     const wait = Math.max(0, this.lastOptimized + this.optimizeGapMs() - Date.now());
-    this.timer = setTimeout(() => {
+    this.timer = setTimeout(async () => {
+      await this.background?.yieldToForeground();
       this.timer = undefined;
       this.optimize().catch((err: unknown) => this.log?.warn({ err }, 'background index optimization failed; it is retried after the next write'));
     }, wait);
