@@ -2,10 +2,17 @@
  * Small documents built in code for the ingest tests: a hand-written PDF (correct xref offsets), a zip writer
  * for DOCX packages, and a minimal WordprocessingML body. Nothing here is copied from third-party files.
  */
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
 
-/** A PDF with one page per entry; each line is drawn with Helvetica at `size`, 16 pt apart, from the top. */
-export function makePdf(pages: { lines: string[]; size?: number; x?: number; y?: number }[][], opts: { title?: string } = {}): Buffer {
+/**
+ * A PDF with one page per entry; each line is drawn with Helvetica at `size`, 16 pt apart, from the top.
+ * `toUnicode` gives the font a ToUnicode CMap with these bfchar pairs ("<2D> <00AD>"), deflated when
+ * `deflate` is set.
+ */
+export function makePdf(
+  pages: { lines: string[]; size?: number; x?: number; y?: number }[][],
+  opts: { title?: string; toUnicode?: string[]; deflate?: boolean } = {},
+): Buffer {
   const objects: string[] = [];
   const add = (body: string): number => {
     objects.push(body);
@@ -13,7 +20,8 @@ export function makePdf(pages: { lines: string[]; size?: number; x?: number; y?:
   };
   const catalog = add(''); // filled below
   const pagesObj = add('');
-  const font = add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  const cmap = opts.toUnicode ? add(cmapStream(opts.toUnicode, opts.deflate ?? false)) : 0;
+  const font = add(`<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding${cmap ? ` /ToUnicode ${cmap} 0 R` : ''} >>`);
   const kids: number[] = [];
   for (const columns of pages) {
     let stream = '';
@@ -43,6 +51,21 @@ export function makePdf(pages: { lines: string[]; size?: number; x?: number; y?:
   for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
   out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${info ? ` /Info ${info} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
+}
+
+function cmapStream(pairs: string[], deflate: boolean): string {
+  const cmap = [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
+    '1 begincodespacerange <00> <FF> endcodespacerange',
+    `${pairs.length} beginbfchar`,
+    ...pairs,
+    'endbfchar',
+    'endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n');
+  if (!deflate) return `<< /Length ${cmap.length} >>\nstream\n${cmap}\nendstream`;
+  const packed = deflateSync(Buffer.from(cmap, 'latin1')).toString('latin1');
+  return `<< /Length ${packed.length} /Filter /FlateDecode >>\nstream\n${packed}\nendstream`;
 }
 
 function escapePdf(s: string): string {

@@ -87,6 +87,16 @@ describe('page furniture and hyphens', () => {
     expect(text(doc)).toContain('Quarterly Report of the Library Committee');
   });
 
+  it.each([false, true])('reads a hyphen glyph that the font maps to U+00AD as a hyphen inside a line (CMap deflated: %s)', async (deflate) => {
+    const lines = [
+      'Filing status for same-sex couples and self-employed people with quali-',
+      'fied dividends; see irs.gov/pub/irs-irbs for qualified ones.',
+    ];
+    const doc = await parse(makePdf([[{ lines }]], { toUnicode: ['<2D> <00AD>'], deflate }));
+    // pdf.js alone drops the glyph: "samesex", "selfemployed", "irsirbs".
+    expect(text(doc)).toBe('Filing status for same-sex couples and self-employed people with qualified dividends; see irs.gov/pub/irs-irbs for qualified ones.');
+  });
+
   it('rejoins hyphenated words at line ends, keeping real compounds', async () => {
     const doc = await parse(
       makePdf([[{ lines: [

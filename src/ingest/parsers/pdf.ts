@@ -13,6 +13,7 @@ import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
 import { toBlocks, type LaidOutPage } from './pdf-blocks.js';
 import { layoutRuns, type Paragraph, type TextRun } from './pdf-layout.js';
+import { markSoftHyphens, unmarkSoftHyphens } from './pdf-soft-hyphen.js';
 import { checkStreams } from './pdf-stream-guard.js';
 
 export const ENCRYPTED = 'encrypted PDF — not supported';
@@ -27,9 +28,11 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   checkStreams(bytes);
 
   let pdf: PDFDocumentProxy;
+  // pdf.js may transfer or detach what it is given; it gets its own copy, with hyphens drawn as U+00AD marked.
+  const data = markSoftHyphens(bytes);
+
   const task = getDocument({
-    // pdf.js may transfer or detach what it is given; it gets its own copy.
-    data: new Uint8Array(bytes),
+    data,
     // Warnings are on so a page whose content stream is damaged can be named (see pdfjsWarnings).
     verbosity: VerbosityLevel.WARNINGS,
     isEvalSupported: false,
@@ -151,7 +154,7 @@ async function pageRuns(pdf: PDFDocumentProxy, n: number): Promise<TextRun[][]> 
     const groups = new Map<number, TextRun[]>();
     for (const item of content.items) {
       if (!('str' in item) || !item.str) continue;
-      const text = cleanText(item.str);
+      const text = cleanText(unmarkSoftHyphens(item.str));
       if (!text.trim()) continue;
       const tx = Util.transform(viewport.transform, item.transform) as number[];
       let angle = Math.atan2(tx[1]!, tx[0]!);
