@@ -108,10 +108,6 @@ function streamLength(dict: string, text: string, start: number): number | undef
   return e - start;
 }
 
-function isCMapWithSoftHyphen(cmap: string): boolean {
-  return cmap.includes('beginbf') && HAS_SOFT_HYPHEN_DEST.test(cmap);
-}
-
 /** "<00AD>" → "<FDD0>" in the entries that map one code to it; same length, so the text changes in place. */
 function remap(cmap: string): string {
   return cmap.replace(/(beginbf(?:char|range))([\s\S]*?)(endbf(?:char|range))/g, (_all, begin: string, body: string, end: string) => {

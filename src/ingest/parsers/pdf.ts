@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument, Util, VerbosityLevel, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, Util, VerbosityLevel, type PDFDocumentLoadingTask, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
@@ -29,23 +29,20 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
 
   let pdf: PDFDocumentProxy;
   // pdf.js may transfer or detach what it is given; it gets its own copy, with hyphens drawn as U+00AD marked.
-  const data = markSoftHyphens(bytes);
-
-  const task = getDocument({
-    data,
-    // Warnings are on so a page whose content stream is damaged can be named (see pdfjsWarnings).
-    verbosity: VerbosityLevel.WARNINGS,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    stopAtErrors: false,
-    cMapUrl: join(PDFJS_ROOT, 'cmaps/'),
-    cMapPacked: true,
-    standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts/'),
-  });
+  const marked = markSoftHyphens(bytes);
+  let task = open(marked);
   const warnings = pdfjsWarnings();
   try {
-    pdf = await task.promise;
+    try {
+      pdf = await task.promise;
+    } catch (err) {
+      if (marked.length === bytes.length) throw err;
+      // The marking update must never cost a file its text: the original bytes are tried as they are.
+      await task.destroy().catch(() => {});
+      task = open(new Uint8Array(bytes));
+      pdf = await task.promise;
+      warnings.take(); // what the failed attempt logged is not about any page
+    }
   } catch (err) {
     warnings.stop();
     await task.destroy().catch(() => {});
@@ -60,6 +57,21 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
     await pdf.destroy().catch(() => {});
     warnings.stop();
   }
+}
+
+function open(data: Uint8Array): PDFDocumentLoadingTask {
+  return getDocument({
+    data,
+    // Warnings are on so a page whose content stream is damaged can be named (see pdfjsWarnings).
+    verbosity: VerbosityLevel.WARNINGS,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    stopAtErrors: false,
+    cMapUrl: join(PDFJS_ROOT, 'cmaps/'),
+    cMapPacked: true,
+    standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts/'),
+  });
 }
 
 /** Content-stream errors pdf.js recovers from by skipping what it cannot parse: the page's text is partial. */

@@ -93,7 +93,7 @@ export class BuiltinEmbedder implements Embedder {
     this.session = await OnnxSession.open(graph.path, {
       intraOpThreads: this.options.intraOpThreads ?? availableParallelism(),
       // Passages are background work: a search's query embedding and index reads get the cores first.
-      background: false,
+      background: true,
       ...spin,
     });
     // A query is a few dozen tokens (~5 ms on one core): one thread, and the passage session keeps the rest.
