@@ -45,6 +45,8 @@ export interface IngestRun {
   /** RSS samples (MiB) taken while polling. */
   peakRssMb: number;
   searchMs: number[];
+  /** The daemon's CPU during the run by thread role (see threadCpuMs); `other` is the rest of its total. */
+  cpuSplit: { main: number; model: number; lancedb: number; other: number };
 }
 
 /**
@@ -59,6 +61,7 @@ export async function ingestThroughApi(
 ): Promise<IngestRun> {
   const pid = d.proc.pid!;
   const cpu0 = cpuMs(pid);
+  const threads0 = threadCpuMs(pid);
   const t0 = performance.now();
   let peakRss = vmRssMb(pid);
   let done = false;
@@ -92,6 +95,8 @@ export async function ingestThroughApi(
   }
   const seconds = (performance.now() - t0) / 1000;
   const daemonCpuMs = cpuMs(pid) - cpu0;
+  const threads1 = threadCpuMs(pid);
+  const split = { main: threads1.main - threads0.main, model: threads1.model - threads0.model, lancedb: threads1.lancedb - threads0.lancedb };
   done = true;
   await searching;
   let chunks = 0;
@@ -105,7 +110,8 @@ export async function ingestThroughApi(
     cursor = page.body.next_cursor as string | null;
     if (!cursor) break;
   }
-  return { documents: ids.length, chunks, failed, seconds, daemonCpuMs, peakRssMb: peakRss, searchMs };
+  const cpuSplit = { ...split, other: daemonCpuMs - split.main - split.model - split.lancedb };
+  return { documents: ids.length, chunks, failed, seconds, daemonCpuMs, peakRssMb: peakRss, searchMs, cpuSplit };
 }
 
 /**
@@ -194,15 +200,22 @@ export const closeModel = (): Promise<void> => yardstick?.close() ?? Promise.res
 /** Deterministic sample of `n` items (every k-th), so model-only runs stay bounded. */
 export const sample = <T>(xs: T[], n: number): T[] => (xs.length <= n ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor((i * xs.length) / n)]!));
 
-/** CPU ms per thread name (`comm`) of a process: onnxruntime, LanceDB's runtime, parse workers, the main thread. */
-export function threadCpuMs(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
+/**
+ * CPU ms of a process's threads by role: the main thread, the passage model (onnxruntime threads at nice 10, see
+ * src/models/onnx/session.ts) and LanceDB's runtime. Threads that already ended are missing here; the rest of the
+ * process's CPU (parse workers, the query session, libuv and V8 helpers) is its total minus these.
+ */
+export function threadCpuMs(pid: number): { main: number; model: number; lancedb: number } {
+  const out = { main: 0, model: 0, lancedb: 0 };
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '#');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+      const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      if (tid === String(pid)) out.main += ms;
+      else if (Number(fields[16]) > 0) out.model += ms;
+      else if (/^(tokio|lance)/.test(name)) out.lancedb += ms;
     } catch {
       // the thread ended between the listing and the read
     }

@@ -114,7 +114,9 @@ async function scifact(n: number, withSearch: boolean): Promise<ApiRow> {
     const idle = withSearch ? await searchLatencies(d, token, queries.slice(r.searchMs.length % queries.length).concat(queries), 200) : [];
     const p = (xs: number[]) => `${percentile(xs, 50).toFixed(0)}/${percentile(xs, 95).toFixed(0)} ms`;
     const search = withSearch ? `search p50/p95 while ingesting ${p(r.searchMs)} (${r.searchMs.length} searches), idle after ${p(idle)}` : '';
-    return { docs: r.documents, chunks: r.chunks, seconds: r.seconds, daemonCpuMs: r.daemonCpuMs, note: [r.failed ? `${r.failed} failed` : '', search].filter(Boolean).join('; ') };
+    const per = (ms: number) => (ms / r.chunks).toFixed(1);
+    const split = `CPU-ms/chunk: model threads ${per(r.cpuSplit.model)}, main thread ${per(r.cpuSplit.main)}, LanceDB ${per(r.cpuSplit.lancedb)}, other ${per(r.cpuSplit.other)}`;
+    return { docs: r.documents, chunks: r.chunks, seconds: r.seconds, daemonCpuMs: r.daemonCpuMs, note: [r.failed ? `${r.failed} failed` : '', search, split].filter(Boolean).join('; ') };
   });
 }
 

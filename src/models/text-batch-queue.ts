@@ -18,6 +18,8 @@ import { ModelError } from './errors.js';
 
 /** Sizes (characters) this close count as equal when a batch is filled: ~16 tokens of padding at most. */
 const SIZE_BUCKET = 64;
+/** The share of a batch's padded size that may be padding. */
+const MAX_PADDING = 0.1;
 
 export interface BatchItem {
   /** A cheap proxy for the item's token count (characters): batches group items of similar size. */
@@ -141,7 +143,19 @@ export class TextBatchQueue<T extends BatchItem> {
       }
     });
     candidates.sort((a, b) => a.bucket - b.bucket || a.own - b.own || a.age - b.age);
-    const chosen = candidates.slice(0, this.batchSize - 1);
+    // A seat is taken only while the batch's padding stays small: a smaller batch costs less than padded rows.
+    const chosen: typeof candidates = [];
+    let longest = seed.size;
+    let total = seed.size;
+    for (const c of candidates) {
+      if (chosen.length === this.batchSize - 1) break;
+      const rows = chosen.length + 2;
+      const padded = rows * Math.max(longest, c.item.size);
+      if (padded - (total + c.item.size) > MAX_PADDING * padded) continue;
+      chosen.push(c);
+      longest = Math.max(longest, c.item.size);
+      total += c.item.size;
+    }
     const taken = new Set(chosen.map((c) => c.item));
     for (const c of chosen) picked.push({ request: c.request, item: c.item });
     for (const request of waiting) if (request.left.some((i) => taken.has(i))) request.left = request.left.filter((i) => !taken.has(i));

@@ -27,6 +27,14 @@ describe('TextBatchQueue', () => {
     expect(batches[1]!.sort()).toEqual(['low:a0', 'low:a1', 'low:b0', 'low:b1', 'low:c0', 'low:c1', 'low:c2']);
   });
 
+  it('leaves a much longer text out of a batch rather than pad the others to its length', async () => {
+    const { queue, batches } = recorder(8);
+    const blocker = queue.push('low', items('x', 1));
+    await Promise.all([blocker, queue.push('low', [...items('short', 3, 100), ...items('long', 1, 400)]), queue.push('low', items('near', 2, 105))]);
+    // 4 rows of 400 would be 75 % padding: the long text runs alone, the short ones together.
+    expect(batches.slice(1).map((b) => b.sort().join(' ')).sort()).toEqual(['low:long0', 'low:near0 low:near1 low:short0 low:short1 low:short2']);
+  });
+
   it("gives a late small request a turn before a big request's backlog", async () => {
     const { queue, batches } = recorder(4);
     const big = queue.push('low', items('big', 400));
