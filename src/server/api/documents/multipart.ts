@@ -148,7 +148,10 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         const { path, stream: out } = files.tempFile();
         temps.push(path);
         outs.push(out);
-        out.on('error', (err) => {
+        let writeFailed = false;
+        const onWriteError = (err: Error) => {
+          if (writeFailed) return;
+          writeFailed = true;
           if (!isDiskFull(err)) return abort(err);
           // The rest of the body is let in first (bounded), so the 507 reaches the client instead of being lost
           // to a connection reset over unread bytes.
@@ -161,7 +164,8 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
             clearTimeout(timer);
             answer();
           });
-        });
+        };
+        out.on('error', onWriteError);
         const hash = createHash('sha256');
         const headParts: Buffer[] = [];
         let headBytes = 0;
@@ -179,7 +183,10 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
           new Promise<void>((done) => {
             stream.on('end', () => {
               if (ended) return;
-              out.end(() => {
+              out.end((err?: Error | null) => {
+                // A failed write reaches this callback before the stream's 'error' event: the part was not stored,
+                // and the request must not go on to accept it.
+                if (err) return onWriteError(err);
                 slots[index] = { tempPath: path, filename, contentType: 'text/plain', sizeBytes: size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
                 done();
               });
