@@ -147,7 +147,8 @@ export async function api(
 }
 
 export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  // Retried: a large LanceDB folder was once reported not empty mid-removal right after the daemon exited.
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
 export const CHROMIUM = '/usr/bin/chromium';
