@@ -179,7 +179,7 @@ async function main(): Promise<void> {
   const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
   const section =
     `\`npm run bench:web\`, ${new Date().toISOString().slice(0, 10)}, ${machine}; 1-min load average at start ${load.toFixed(1)} ` +
-    `(the machine was shared with other jobs). GET /search?q=… rendered to HTML through a logged-in session (20 results per page, hybrid, ` +
+    `(${load >= availableParallelism() ? 'the machine was shared with other jobs' : 'no other jobs running'}). GET /search?q=… rendered to HTML through a logged-in session (20 results per page, hybrid, ` +
     `no reranker — the default), ${CHUNKS.toLocaleString('en')} chunks in 1,000 documents, ${QUERIES} distinct queries after 10 warm-up ones; ` +
     `each query is new to the daemon, so it includes its query embedding. Server time is the daemon's access-log time for the request.\n\n` +
     `| metric | value | target |\n|---|---:|---|\n` +
