@@ -128,6 +128,8 @@ export abstract class OwnedRowsTable {
     this.timer = setTimeout(async () => {
       await this.background?.yieldToForeground();
       this.timer = undefined;
+      // close() may have run during the wait: the table must not be touched after it returned.
+      if (this.closed) return;
       this.optimize().catch((err: unknown) => this.log?.warn({ err }, 'background index optimization failed; it is retried after the next write'));
     }, wait);
     this.timer.unref();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ForegroundGate } from '../../../src/core/foreground.js';
 import { ChunkIndex, type ChunkRow } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
@@ -193,6 +194,26 @@ describe('ChunkIndex with its HNSW vector index', () => {
     await index.add(rows('u1', 'd2', 10), model);
     index.optimizeSoon(); // within the gap after the last run: scheduled, then cancelled by close
     await index.close();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 120 });
+  });
+
+  it('waits for searches in flight before a background optimize, and never runs one after close', { timeout: 30_000 }, async () => {
+    const gate = new ForegroundGate(10_000);
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 }, background: gate });
+    await index.add(rows('u1', 'd1', 120), model);
+    const leave = gate.enter(); // a search in flight
+    index.optimizeSoon();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await index.vectorIndex()).toBeNull(); // held back while the search runs
+    leave();
+    await expect.poll(() => index.vectorIndex(), { timeout: 10_000 }).toEqual({ segments: 1, indexedRows: 120 });
+    await index.add(rows('u1', 'd2', 10), model);
+    const again = gate.enter();
+    index.optimizeSoon(); // its timer fires once the 5 s gap since the last optimize is over, then waits on the gate
+    await new Promise((r) => setTimeout(r, 5500));
+    await index.close();
+    again(); // the waiting optimize wakes up after close: it must not touch the table
     await new Promise((r) => setTimeout(r, 1500));
     expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 120 });
   });
