@@ -18,13 +18,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { addUser, type Daemon, REPO, startDaemon } from '../test/helpers/daemon.js';
+import { fillDisk } from '../test/helpers/fill-disk.js';
 
 // ---------- options ----------
 const argv = process.argv.slice(2);
@@ -246,24 +247,6 @@ async function listAll(token: string): Promise<{ id: string; status: string; sha
 }
 
 // ---------- disk ----------
-function fill(path: string): void {
-  const fd = openSync(path, 'a');
-  try {
-    for (const size of [1 << 20, 4096]) {
-      const block = Buffer.alloc(size);
-      for (;;) {
-        try {
-          writeSync(fd, block);
-        } catch {
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The LanceDB tables copied and compacted with no history: what the same data needs at least. */
 async function compactedWithoutHistory(lanceDir: string): Promise<{ bytes: number; files: number }> {
   const copy = mkdtempSync(join(tmpdir(), 'docsearch-soak-lance-'));
@@ -324,12 +307,12 @@ async function main(): Promise<void> {
   if (tmpfs) {
     phase = 'disk-full';
     const filler = join(base, 'filler');
-    fill(filler);
+    fillDisk(filler);
     const statuses: number[] = [];
     // New bytes each time: content already in the project is a duplicate, answered without writing anything.
     const fresh = (label: string) => `${CORPUS[(nextDoc++) % CORPUS.length]!}\n${label} ${Date.now()}\n`;
     // Filled again before each upload: the daemon's own history pruning may free a little space meanwhile.
-    for (let i = 0; i < 5; i++, fill(filler)) statuses.push((await upload(users[1]!.apiKey, [{ name: `full-${i}.txt`, bytes: fresh(`full-disk probe ${i}`) }]))?.status ?? 0);
+    for (let i = 0; i < 5; i++, fillDisk(filler)) statuses.push((await upload(users[1]!.apiKey, [{ name: `full-${i}.txt`, bytes: fresh(`full-disk probe ${i}`) }]))?.status ?? 0);
     const health = await call('/api/v1/health');
     await sleep(5000);
     const alive = daemon.proc.exitCode === null;

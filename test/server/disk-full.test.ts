@@ -5,12 +5,13 @@
  * Mounting needs root: the suite is skipped otherwise, with the reason.
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { fillDisk } from '../helpers/fill-disk.js';
 
 const MOUNT_MB = 64;
 /** Uploads queued before the disk fills: enough that some are still waiting when it does. */
@@ -34,27 +35,6 @@ if (skipReason) {
 }
 
 const filler = join(mnt, 'filler');
-
-/** Writes zeros until the file system refuses, leaving `leaveBytes` free (approximately, in 4 KiB steps). */
-function fillDisk(leaveBytes = 0): void {
-  const fd = openSync(filler, 'a');
-  try {
-    for (const size of [1 << 20, 4096]) {
-      const block = Buffer.alloc(size);
-      for (;;) {
-        const s = statfsSync(mnt);
-        if (s.bavail * s.bsize - size < leaveBytes) break;
-        try {
-          writeSync(fd, block);
-        } catch {
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const freeDisk = () => rmSync(filler, { force: true });
 
@@ -115,14 +95,14 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
   });
 
   it('answers an upload with 507 insufficient_storage, small or cut off mid-file, and stays up', async () => {
-    fillDisk(0);
+    fillDisk(filler);
     try {
       const small = await upload(daemon, user.apiKey, 'small.txt', ABSTRACTS[0]!);
       expect(small.status).toBe(507);
       expect(small.body.error.code).toBe('insufficient_storage');
       expect(small.body.error.message).toMatch(/out of disk space/);
       freeDisk();
-      fillDisk(512 * 1024);
+      fillDisk(filler, 512 * 1024);
       const big = await upload(daemon, user.apiKey, 'big.txt', 'lorem ipsum dolor sit amet '.repeat(150_000));
       expect(big.status).toBe(507);
       expect(big.body.error.code).toBe('insufficient_storage');
@@ -142,7 +122,7 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
   it('pauses ingestion while the disk is full and resumes by itself within 30 s of space returning, charging no attempt', async () => {
     const before = (await statuses(daemon, user.apiKey)).length;
     for (let i = 2; i < 2 + DOCS; i++) expect((await upload(daemon, user.apiKey, `doc-${i}.txt`, ABSTRACTS[i % ABSTRACTS.length]!)).status).toBe(202);
-    fillDisk(0);
+    fillDisk(filler);
     let waiting: number;
     try {
       const health = await until('health to report the full disk', 10_000, async () => {
@@ -181,7 +161,7 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
 
   it('starts on a disk that is still full, reports degraded, and recovers once space returns', async () => {
     expect(await daemon.stop()).toBe(0);
-    fillDisk(0);
+    fillDisk(filler);
     try {
       daemon = await startDaemon({ dataDir });
       const health = await api(daemon, '/api/v1/health');
