@@ -9,7 +9,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
-import { pruneCutoff } from '../../src/store/lancedb/owned-table.js';
+import { PruneHorizon } from '../../src/store/lancedb/prune-horizon.js';
 
 const EMBEDDER = { id: 'builtin:all-MiniLM-L6-v2', dimension: 384 };
 const WORDS = 'cell protein gene tumor immune receptor signal pathway expression mouse patient clinical dose trial'.split(' ');
@@ -100,18 +100,41 @@ describe('LanceDB version pruning', () => {
     expect(versions).toHaveLength(3);
     const [, second, third] = versions as [number, number, number];
 
+    const listed = (keepMs: number) => {
+      const horizon = new PruneHorizon(keepMs);
+      horizon.learn(versions.map((t) => new Date(t)));
+      return horizon;
+    };
     // Everything younger than the window: nothing is older than the cutoff.
-    expect((await pruneCutoff(table, 60_000, third + 1000)).getTime()).toBe(0);
+    expect(listed(60_000).cutoff(third + 1000)).toBe(0);
     // The horizon falls between the 2nd and 3rd versions: the 2nd was current then, so a search may read it
     // still; only what is older goes, however recently the 2nd itself was superseded.
-    expect((await pruneCutoff(table, 1000, second + 1010)).getTime()).toBe(second);
+    const horizon = listed(1000);
+    expect(horizon.cutoff(second + 1010)).toBe(second);
+    // Asked again later, never below what it answered before.
+    expect(horizon.cutoff(second + 1020)).toBe(second);
 
     // Handed to LanceDB as an age, the cutoff moves by however long the call takes: a second's margin.
-    await table.optimize({ cleanupOlderThan: new Date((await pruneCutoff(table, 1000, second + 1010)).getTime() - 1000) });
+    await table.optimize({ cleanupOlderThan: new Date(horizon.cutoff(second + 1010) - 1000) });
     expect((await table.listVersions()).map((v) => v.timestamp.getTime())).toEqual(expect.arrayContaining([second, third]));
     await table.checkout(2); // the version a search that began before the window may hold: still readable
     expect(await table.countRows()).toBe(2);
     await table.checkoutLatest();
     db.close();
   }, 60_000);
+
+  it('takes a pass that committed as a mark: its start once its end is out of the window, never a version before', () => {
+    const horizon = new PruneHorizon(1000);
+    horizon.learn([new Date(1000), new Date(2000)]);
+    // A pass started at 5000 and committed by 5400: the version it made is stamped between the two.
+    horizon.note({ at: 5000, by: 5400 });
+    // Out of the window from 6400 on: until then only the listed versions count.
+    expect(horizon.cutoff(6399)).toBe(2000);
+    expect(horizon.cutoff(6400)).toBe(5000);
+    // Marks noted out of order still count by when they were committed.
+    horizon.note({ at: 9000, by: 9500 });
+    horizon.note({ at: 7000, by: 7200 });
+    expect(horizon.cutoff(8300)).toBe(7000);
+    expect(horizon.cutoff(10_500)).toBe(9000);
+  });
 });

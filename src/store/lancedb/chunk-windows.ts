@@ -6,6 +6,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
 
@@ -27,7 +28,8 @@ export interface StoredWindow {
   vector: Float32Array;
 }
 
-const TABLE = 'chunk_windows';
+export const WINDOWS_TABLE = 'chunk_windows';
+const TABLE = WINDOWS_TABLE;
 
 function schema(dimension: number): Schema {
   return new Schema([
@@ -48,7 +50,7 @@ export class ChunkWindowIndex extends OwnedRowsTable {
     private readonly dimension: number,
     log?: TableLog,
   ) {
-    super({ log });
+    super({ log }, TABLE, store.shared);
   }
 
   static async open(store: VectorStore, dimension: number, log?: TableLog): Promise<ChunkWindowIndex> {
@@ -58,26 +60,54 @@ export class ChunkWindowIndex extends OwnedRowsTable {
   }
 
   private async ensureTable(): Promise<lancedb.Table> {
-    if (!this.table) {
-      this.table = await this.store.connection.createEmptyTable(TABLE, schema(this.dimension), { mode: 'overwrite' });
-      await this.table.createIndex('chunk_id', { config: lancedb.Index.btree(), replace: true });
-    }
-    return this.table;
+    if (this.table) return this.table;
+    const create = async () => {
+      // Shared mode never replaces the table: another replica may have made it a moment ago.
+      const mode = this.store.shared ? { mode: 'create' as const, existOk: true } : { mode: 'overwrite' as const };
+      const table = await this.store.connection.createEmptyTable(TABLE, schema(this.dimension), mode);
+      await table.createIndex('chunk_id', { config: lancedb.Index.btree(), replace: true });
+      return (this.table = table);
+    };
+    const shared = this.store.shared;
+    if (!shared) return create();
+    // Replicas writing their first windows at once: one creates the table, the others open it.
+    return shared.locks.withLock(`lancedb:${TABLE}-create`, async () => {
+      await this.discover();
+      return this.table ?? create();
+    });
+  }
+
+  /** Shared mode: opens the table once another replica has made it. */
+  protected override async discover(): Promise<void> {
+    if (!this.table && (await this.store.connection.tableNames()).includes(TABLE)) this.table = await this.store.connection.openTable(TABLE);
   }
 
   /** Replaces a document's windows with `rows` (idempotent per document, like the chunks write). */
   replaceDocument(documentId: string, rows: WindowRow[]): Promise<void> {
     return this.serial(async () => {
       const table = await this.ensureTable();
-      await table.delete(`document_id = ${lit(documentId)}`);
-      for (let i = 0; i < rows.length; i += 5000) await table.add(rows.slice(i, i + 5000) as unknown as Record<string, unknown>[]);
+      await this.commit(() => table.delete(`document_id = ${lit(documentId)}`));
+      for (let i = 0; i < rows.length; i += 5000) {
+        const slice = rows.slice(i, i + 5000) as unknown as Record<string, unknown>[];
+        await this.commit(() => table.add(slice));
+      }
     });
   }
 
   /** Appends rows without deleting first (bulk loads of fresh tables). */
   add(rows: WindowRow[]): Promise<void> {
     return this.serial(async () => {
-      if (rows.length) await (await this.ensureTable()).add(rows as unknown as Record<string, unknown>[]);
+      if (!rows.length) return;
+      const table = await this.ensureTable();
+      await this.commit(() => table.add(rows as unknown as Record<string, unknown>[]));
+    });
+  }
+
+  /** Appends window rows read from another library's table (`docsearch migrate`) in one commit, vectors as stored. */
+  addBatches(batches: RecordBatch[]): Promise<void> {
+    return this.serial(async () => {
+      if (batches.every((b) => b.numRows === 0)) return;
+      await this.appendBatches(await this.ensureTable(), batches);
     });
   }
 

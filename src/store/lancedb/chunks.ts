@@ -3,14 +3,13 @@
  * This is the only module that knows its schema. Every search takes a user id and filters on it inside
  * LanceDB (tenant isolation is part of the query, never a post-filter in the caller).
  *
- * Which embedder built the vectors is recorded in `<lancedb>/chunks-index.json` next to the table (written
- * atomically). When the configured embedder differs, `reindexRequired()` is true until `rebuild()` has
- * re-embedded every chunk into a fresh table and switched to it.
+ * Which embedder built the vectors is recorded in `chunks-index.json` next to the tables (in the data dir, or on
+ * the object store where every replica reads it; written atomically). When the configured embedder differs,
+ * `reindexRequired()` is true until `rebuild()` has re-embedded every chunk into a fresh table and switched to it.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
+import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableOptions } from './owned-table.js';
 
@@ -70,6 +69,17 @@ export interface IndexInfo {
 }
 
 const INFO_FILE = 'chunks-index.json';
+/** Shared mode: how often the index info is re-read, should an `index_changed` event have been missed. */
+const INFO_POLL_MS = 30_000;
+
+/** The index info a library's store holds (null before its first chunk was written). */
+export async function readIndexInfo(store: VectorStore): Promise<IndexInfo | null> {
+  const bytes = await store.meta.get(INFO_FILE);
+  return bytes ? (JSON.parse(bytes.toString('utf8')) as IndexInfo) : null;
+}
+
+/** Columns a chunks table may lack, with the value their rows have (see ensureOcrColumn). */
+export const CHUNK_COLUMN_DEFAULTS = { ocr: false };
 const VECTOR_INDEX = 'vector_idx';
 /**
  * Scalar indexes. Every search filters on user_id, many on project_id: few distinct values, so bitmaps
@@ -177,6 +187,7 @@ function toFields(r: Record<string, unknown>): ChunkFields {
 export class ChunkIndex extends OwnedRowsTable {
   /** Row count at the last optimize: sets the background optimize interval. */
   private rows = 0;
+  private infoPoll: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly store: VectorStore,
@@ -185,7 +196,14 @@ export class ChunkIndex extends OwnedRowsTable {
     private readonly ann: AnnOptions,
     opts: TableOptions,
   ) {
-    super(opts);
+    super(opts, 'chunks', store.shared);
+    const shared = store.shared;
+    if (shared) {
+      const follow = () => void this.discover().catch((err: unknown) => this.log?.warn({ err }, 'could not re-read the chunk index info; trying again later'));
+      this.subscriptions.push(shared.events.subscribe('index_changed', follow));
+      this.infoPoll = setInterval(follow, INFO_POLL_MS);
+      this.infoPoll.unref();
+    }
   }
 
   /**
@@ -197,20 +215,23 @@ export class ChunkIndex extends OwnedRowsTable {
     configured: { embedderId: string },
     opts: { ann?: Partial<AnnOptions> } & TableOptions = {},
   ): Promise<ChunkIndex> {
-    const path = join(store.dir, INFO_FILE);
-    const info = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as IndexInfo) : null;
+    const info = await readIndexInfo(store);
     const index = new ChunkIndex(store, info, configured, { ...DEFAULT_ANN, ...opts.ann }, opts);
     if (info) {
       const names = await store.connection.tableNames();
       if (names.includes(info.table)) {
-        index.table = await store.connection.openTable(info.table);
-        await ensureOcrColumn(index.table);
-        await ensureScalarIndexes(index.table); // tables made before these indexes existed
+        const table = (index.table = await store.connection.openTable(info.table));
+        // Tables made before the ocr column and these indexes existed; replicas starting together upgrade one at a time.
+        await index.commit(async () => {
+          await ensureOcrColumn(table);
+          await ensureScalarIndexes(table);
+        });
         index.rows = await index.table.countRows();
         if (await index.behindOnIndexes(index.table)) index.optimizeSoon();
       } else index.info = null; // the table was removed by hand: start over
     }
-    if (index.info && index.info.embedderId !== configured.embedderId && (await index.count()) === 0) {
+    // Shared mode keeps it: another replica may be writing it with the embedder it was made with.
+    if (!store.shared && index.info && index.info.embedderId !== configured.embedderId && (await index.count()) === 0) {
       await index.store.connection.dropTable(index.info.table);
       index.table = undefined;
       index.info = null;
@@ -228,19 +249,60 @@ export class ChunkIndex extends OwnedRowsTable {
     return this.info !== null && this.info.embedderId !== this.configured.embedderId;
   }
 
-  private saveInfo(info: IndexInfo | null): void {
-    const path = join(this.store.dir, INFO_FILE);
-    const tmp = `${path}.tmp`;
-    writeFileSync(tmp, JSON.stringify(info), { mode: 0o600 });
-    renameSync(tmp, path);
+  private async saveInfo(info: IndexInfo): Promise<void> {
+    await this.store.meta.put(INFO_FILE, JSON.stringify(info));
     this.info = info;
+    await this.store.shared?.events.publish('index_changed', '');
   }
 
   private async createTable(name: string, dimension: number): Promise<lancedb.Table> {
-    const table = await this.store.connection.createEmptyTable(name, schema(dimension), { mode: 'overwrite' });
+    // Shared mode never replaces a table: another replica may have made it a moment ago and be writing to it.
+    const mode = this.store.shared ? { mode: 'create' as const, existOk: true } : { mode: 'overwrite' as const };
+    const table = await this.store.connection.createEmptyTable(name, schema(dimension), mode);
     await table.createIndex('search_text', { config: lancedb.Index.fts(), replace: true });
     await ensureScalarIndexes(table);
     return table;
+  }
+
+  /**
+   * The table rows are written to, made on first use. Shared mode: under a lock, after re-reading the index info,
+   * so replicas writing their first chunks at once end up with one table (another's, when it got there first).
+   */
+  private async ensureTable(embedder: { id: string; dimension: number }): Promise<lancedb.Table> {
+    if (this.table) return this.table;
+    const create = async () => {
+      const name = 'chunks';
+      const table = await this.createTable(name, embedder.dimension);
+      this.table = table;
+      await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
+      return table;
+    };
+    const shared = this.store.shared;
+    if (!shared) return create();
+    return shared.locks.withLock('lancedb:chunks-index', async () => ((await this.follow(await readIndexInfo(this.store))) ? this.table! : create()));
+  }
+
+  /** Switches to the table `info` names when it exists; false when there is none to switch to. */
+  private async follow(info: IndexInfo | null): Promise<boolean> {
+    if (!info || !(await this.store.connection.tableNames()).includes(info.table)) return false;
+    if (this.info?.table !== info.table || !this.table) {
+      this.table = await this.store.connection.openTable(info.table);
+      this.rows = await this.table.countRows();
+    }
+    this.info = info;
+    return true;
+  }
+
+  /** Shared mode: follows the index info another replica wrote (its first table, or a re-index's switch). */
+  protected override async discover(): Promise<void> {
+    const info = await readIndexInfo(this.store);
+    if (!info || (info.table === this.info?.table && info.embedderId === this.info.embedderId && this.table)) return;
+    await this.serial(() => this.follow(info));
+  }
+
+  override async close(): Promise<void> {
+    clearInterval(this.infoPoll);
+    await super.close();
   }
 
   /** Work a previous run left: rows written after its last optimize, or a table past the HNSW threshold without one. */
@@ -292,16 +354,27 @@ export class ChunkIndex extends OwnedRowsTable {
   add(rows: ChunkRow[], embedder: { id: string; dimension: number }): Promise<void> {
     return this.serial(async () => {
       if (rows.length === 0) return;
+      const table = await this.ensureTable(embedder);
       if (this.reindexRequired()) throw new Error('the chunk index needs re-indexing before new chunks can be written');
-      if (!this.table) {
-        const name = 'chunks';
-        this.table = await this.createTable(name, embedder.dimension);
-        this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
-      }
       for (const r of rows) {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
       }
-      await this.table.add(rows.map((r) => ({ ...r, ocr: r.ocr ?? false })) as unknown as Record<string, unknown>[]);
+      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false })) as unknown as Record<string, unknown>[];
+      await this.commit(() => table.add(data));
+    });
+  }
+
+  /**
+   * Appends chunk rows read from another library's table (`docsearch migrate`) in one commit: their vectors as
+   * stored, nothing embedded. Makes the table and writes the index info (`embedder`'s id and dimension) on first
+   * use, as `add` does; rows of another dimension are refused.
+   */
+  addBatches(batches: RecordBatch[], embedder: { id: string; dimension: number }): Promise<void> {
+    return this.serial(async () => {
+      if (batches.every((b) => b.numRows === 0)) return;
+      const table = await this.ensureTable(embedder);
+      if (this.reindexRequired()) throw new Error('the chunk index needs re-indexing before new chunks can be written');
+      await this.appendBatches(table, batches, CHUNK_COLUMN_DEFAULTS);
     });
   }
 
@@ -359,6 +432,10 @@ export class ChunkIndex extends OwnedRowsTable {
       .distanceType('cosine')
       .where(scopeFilter(q))
       .ef(Math.max(this.ann.ef, q.limit))
+      // The HNSW-SQ index answers squared L2 of quantized vectors (2 − 2·cos) while every row is indexed, and
+      // 1 − cos once unindexed rows are scanned beside it; refining recomputes the candidates' exact cosine
+      // distance, so similarity means one thing (search holds it against its relevance floor). ~3 ms at 200 rows.
+      .refineFactor(1)
       .select(['id', 'document_id', '_distance'])
       .withRowId()
       .limit(q.limit)
@@ -421,7 +498,7 @@ export class ChunkIndex extends OwnedRowsTable {
       this.rows = await fresh.countRows();
       await this.maintainVectorIndex(fresh, this.rows);
       this.table = fresh;
-      this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
+      await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
       if (oldName && oldName !== name) await this.store.connection.dropTable(oldName).catch(() => undefined);
       return { chunks: done };
     });

@@ -1,5 +1,10 @@
 import { access, constants, mkdir } from 'node:fs/promises';
 import * as lancedb from '@lancedb/lancedb';
+import type { Events, Locks } from '../coordination.js';
+import { LocalObjectStore } from '../objects/local.js';
+import { describeS3, type S3Location } from '../objects/location.js';
+import type { ObjectStore } from '../objects/object-store.js';
+import { UpkeepLeader } from './upkeep.js';
 
 const MiB = 1024 * 1024;
 
@@ -19,32 +24,96 @@ export interface CacheSizes {
 export const DEFAULT_CACHE: CacheSizes = { indexBytes: 256 * MiB, metadataBytes: 64 * MiB };
 
 /**
- * The daemon's LanceDB connection. Only the daemon opens it (a single writer), and only this
- * folder imports @lancedb/lancedb.
+ * Shared mode: the tables live on object storage and other processes (replicas) read and write them too.
+ * Tables then coordinate through these (see owned-table.ts).
+ */
+export interface SharedAccess {
+  locks: Locks;
+  events: Events;
+  /** How long a superseded table version is kept: a reader or writer on another replica may still be using it. */
+  keepSupersededMs: number;
+  /** Commits to one table go one at a time across replicas (under `Locks.withLock('lancedb:<table>')`). */
+  funnelCommits: boolean;
+  /** Only the holder of the upkeep lease optimizes and prunes. */
+  upkeep: UpkeepLeader;
+  /**
+   * A second handle on a table, with its own view, for upkeep: a pass then neither waits for this process's
+   * writes and reads on the main handle nor holds them up, just as another replica's would not.
+   */
+  openTable(name: string): Promise<lancedb.Table>;
+}
+
+/** LanceDB's object-store settings for a location (its Rust client reads the AWS variables too; these win). */
+function storageOptions(loc: S3Location): Record<string, string> {
+  return {
+    region: loc.region,
+    ...(loc.endpoint ? { endpoint: loc.endpoint, ...(loc.endpoint.startsWith('http:') ? { allow_http: 'true' } : {}) } : {}),
+    ...(loc.credentials
+      ? {
+          aws_access_key_id: loc.credentials.accessKeyId,
+          aws_secret_access_key: loc.credentials.secretAccessKey,
+          ...(loc.credentials.sessionToken ? { aws_session_token: loc.credentials.sessionToken } : {}),
+        }
+      : {}),
+  };
+}
+
+/**
+ * How stale a replica's view of a table may get before a read re-checks the store for other replicas' commits.
+ * Each re-check is a request to the store, so not every read; a `document_settled` event refreshes at once.
+ */
+export const READ_CONSISTENCY_S = 1;
+
+/**
+ * The daemon's LanceDB connection: a local directory (embedded mode, this process the only writer) or a prefix
+ * on S3 shared by replicas. Only this folder imports @lancedb/lancedb.
  */
 export class VectorStore {
   private closed = false;
 
   private constructor(
-    readonly dir: string,
+    /** The directory or s3:// URI, for messages. */
+    readonly location: string,
+    readonly engine: 'local' | 's3',
     readonly connection: lancedb.Connection,
+    /** Where the small files next to the tables live. */
+    readonly meta: ObjectStore,
+    /** Present in shared mode. */
+    readonly shared?: SharedAccess,
   ) {}
 
   static async open(dir: string, cache: CacheSizes = DEFAULT_CACHE): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
-    const session = new lancedb.Session(BigInt(cache.indexBytes), BigInt(cache.metadataBytes));
-    return new VectorStore(dir, await lancedb.connect(dir, { session }));
+    return new VectorStore(dir, 'local', await lancedb.connect(dir, { session: session(cache) }), new LocalObjectStore(dir));
+  }
+
+  /**
+   * Tables under `<prefix>/lancedb` on S3, written by several processes; `meta` is the same place as an object
+   * store (for the index info). The upkeep lease is tried for before this returns.
+   */
+  static async openS3(
+    loc: S3Location,
+    meta: ObjectStore,
+    shared: Omit<SharedAccess, 'upkeep' | 'openTable'> & { log?: { warn(obj: object, msg: string): void }; upkeepRetryMs?: number; readConsistencyS?: number },
+    cache: CacheSizes = DEFAULT_CACHE,
+  ): Promise<VectorStore> {
+    const uri = describeS3(loc, 'lancedb');
+    const connection = await lancedb.connect(uri, { storageOptions: storageOptions(loc), readConsistencyInterval: shared.readConsistencyS ?? READ_CONSISTENCY_S, session: session(cache) });
+    const upkeep = new UpkeepLeader(shared.locks, shared.log, shared.upkeepRetryMs);
+    await upkeep.start();
+    const { locks, events, keepSupersededMs, funnelCommits } = shared;
+    return new VectorStore(uri, 's3', connection, meta, { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name) => connection.openTable(name) });
   }
 
   get isOpen(): boolean {
     return !this.closed;
   }
 
-  /** Up when the directory is still there and writable and the connection answers. */
+  /** Up when the store is reachable (a local directory: still there and writable) and the connection answers. */
   async probe(): Promise<{ up: boolean; error?: string }> {
     if (this.closed) return { up: false, error: 'closed' };
     try {
-      await access(this.dir, constants.W_OK);
+      if (this.engine === 'local') await access(this.location, constants.W_OK);
       await this.connection.tableNames();
       return { up: true };
     } catch (err) {
@@ -52,9 +121,15 @@ export class VectorStore {
     }
   }
 
-  close(): void {
+  /** Closes the connection; in shared mode the upkeep lease is given up for another replica to take. */
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.shared?.upkeep.stop();
     this.connection.close();
   }
+}
+
+function session(cache: CacheSizes): lancedb.Session {
+  return new lancedb.Session(BigInt(cache.indexBytes), BigInt(cache.metadataBytes));
 }

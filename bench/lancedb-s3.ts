@@ -1,0 +1,243 @@
+/**
+ * Several writers on one LanceDB table on S3 (a real Ceph RADOS Gateway, started here): N processes, each adding
+ * batches of chunk rows through ChunkIndex as replicas do, first without and then with the commit funnel (one
+ * committer per table at a time). Prints add latency p50/p95/max, commits per second, conflict retries, CPU
+ * per process, and whether every row is there.
+ *
+ * Replicas coordinate through PostgreSQL advisory locks; here the parent process holds the locks and the
+ * children ask it over IPC (a round trip of about the same cost), so the funnel is a real cross-process lock.
+ *
+ *   npm run bench:lancedb-s3                       # 4 writers × 25 adds, batches of 1 and of 64 rows
+ *   npm run bench:lancedb-s3 -- --writers 8 --adds 50 --batches 1,16,64
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { LocalEvents, LocalLocks, type Lease, type Locks } from '../src/store/coordination.js';
+import { ChunkIndex, type ChunkRow } from '../src/store/lancedb/chunks.js';
+import { VectorStore } from '../src/store/lancedb/connection.js';
+import { parseS3Location } from '../src/store/objects/location.js';
+import { S3ObjectStore } from '../src/store/objects/s3.js';
+import { startRgw } from '../test/helpers/rgw.js';
+
+const EMBEDDER = { id: 'builtin:all-MiniLM-L6-v2', dimension: 384 };
+const HOUR = 3600_000;
+
+type ToParent =
+  | { t: 'lock'; id: number; key: string }
+  | { t: 'unlock'; id: number }
+  | { t: 'try'; id: number; key: string }
+  | { t: 'release'; id: number }
+  | { t: 'ready' }
+  | { t: 'done'; latencies: number[]; conflicts: number; cpuMs: number };
+type ToChild = { t: 'locked'; id: number } | { t: 'lease'; id: number; ok: boolean } | { t: 'go' };
+
+/** Locks held by the parent on the children's behalf. */
+class IpcLocks implements Locks {
+  private next = 0;
+  private readonly waiting = new Map<number, (ok: boolean) => void>();
+
+  constructor() {
+    process.on('message', (m: ToChild) => {
+      if (m.t === 'locked') this.waiting.get(m.id)?.(true);
+      if (m.t === 'lease') this.waiting.get(m.id)?.(m.ok);
+    });
+  }
+
+  private ask(msg: (id: number) => ToParent): Promise<{ id: number; ok: boolean }> {
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, (ok) => {
+        this.waiting.delete(id);
+        resolve({ id, ok });
+      });
+      process.send!(msg(id));
+    });
+  }
+
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const { id } = await this.ask((id) => ({ t: 'lock', id, key }));
+    try {
+      return await fn();
+    } finally {
+      process.send!({ t: 'unlock', id } satisfies ToParent);
+    }
+  }
+
+  async tryAcquire(key: string): Promise<Lease | null> {
+    const { id, ok } = await this.ask((id) => ({ t: 'try', id, key }));
+    if (!ok) return null;
+    let held = true;
+    return {
+      release: async () => {
+        if (held) process.send!({ t: 'release', id } satisfies ToParent);
+        held = false;
+      },
+      held: () => held,
+    };
+  }
+}
+
+/** Serves one child's lock requests from the parent's LocalLocks; everything it holds is freed when it exits. */
+function serveLocks(child: ChildProcess, locks: LocalLocks): void {
+  const unlocks = new Map<number, () => void>();
+  const leases = new Map<number, Lease>();
+  child.on('message', (m: ToParent) => {
+    if (m.t === 'lock') {
+      void locks.withLock(m.key, () => new Promise<void>((release) => {
+        unlocks.set(m.id, release);
+        child.send({ t: 'locked', id: m.id } satisfies ToChild);
+      }));
+    } else if (m.t === 'unlock') {
+      unlocks.get(m.id)?.();
+      unlocks.delete(m.id);
+    } else if (m.t === 'try') {
+      void locks.tryAcquire(m.key).then((lease) => {
+        if (lease) leases.set(m.id, lease);
+        child.send({ t: 'lease', id: m.id, ok: lease !== null } satisfies ToChild);
+      });
+    } else if (m.t === 'release') {
+      void leases.get(m.id)?.release();
+      leases.delete(m.id);
+    }
+  });
+  child.once('exit', () => {
+    for (const release of unlocks.values()) release();
+    for (const lease of leases.values()) void lease.release();
+  });
+}
+
+let seed = 11;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const WORDS = 'cell protein gene tumor immune receptor signal pathway expression mouse patient clinical dose trial'.split(' ');
+
+function rows(writer: number, add: number, size: number): ChunkRow[] {
+  const doc = `w${writer}-a${add}-${randomBytes(3).toString('hex')}`;
+  return Array.from({ length: size }, (_, i) => {
+    const text = Array.from({ length: 80 }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+    return {
+      id: `${doc}:${i}`,
+      user_id: `u${writer % 3}`,
+      project_id: 'p',
+      document_id: doc,
+      chunk_index: i,
+      text,
+      search_text: text,
+      heading: null,
+      page_start: null,
+      page_end: null,
+      vector: Float32Array.from({ length: EMBEDDER.dimension }, () => rand() - 0.5),
+    };
+  });
+}
+
+async function open(url: string, env: NodeJS.ProcessEnv, locks: Locks, funnelCommits: boolean, log?: { warn(obj: object, msg: string): void }) {
+  const loc = parseS3Location(url, env);
+  const root = await S3ObjectStore.connect(loc);
+  const store = await VectorStore.openS3(loc, root.at('lancedb'), { locks, events: new LocalEvents(), keepSupersededMs: HOUR, funnelCommits, ...(log ? { log } : {}) });
+  const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, log ? { log } : {});
+  return {
+    index,
+    async close() {
+      await index.close();
+      await store.close();
+      root.close();
+    },
+  };
+}
+
+async function child(): Promise<void> {
+  const writer = Number(process.env.BENCH_WRITER);
+  const adds = Number(process.env.BENCH_ADDS);
+  const batch = Number(process.env.BENCH_BATCH);
+  let conflicts = 0;
+  const log = { warn: (obj: object) => void ('attempt' in obj && conflicts++) };
+  const { index, close } = await open(process.env.BENCH_URL!, process.env, new IpcLocks(), process.env.BENCH_FUNNEL === '1', log);
+  const work = Array.from({ length: adds }, (_, a) => rows(writer, a, batch));
+  await new Promise<void>((resolve) => {
+    process.on('message', (m: ToChild) => m.t === 'go' && resolve());
+    process.send!({ t: 'ready' } satisfies ToParent);
+  });
+  const cpu0 = process.cpuUsage();
+  const latencies: number[] = [];
+  for (const r of work) {
+    const t = performance.now();
+    await index.add(r, EMBEDDER);
+    latencies.push(performance.now() - t);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  await close();
+  process.send!({ t: 'done', latencies, conflicts, cpuMs: (cpu.user + cpu.system) / 1000 } satisfies ToParent);
+  process.disconnect();
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { writers: { type: 'string', default: '4' }, adds: { type: 'string', default: '25' }, batches: { type: 'string', default: '1,64' } } });
+  const writers = Number(values.writers);
+  const adds = Number(values.adds);
+  const batches = values.batches.split(',').map(Number);
+  const rgw = await startRgw();
+  const env = { ...process.env, ...rgw.env() };
+  const locks = new LocalLocks();
+  console.log(`LanceDB on Ceph RGW (memstore OSD, loopback): ${writers} writer processes × ${adds} adds each; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}`);
+  console.log('batch  funnel  rows ok        p50 ms   p95 ms   max ms   commits/s  conflict retries  CPU ms/add (per writer)');
+  try {
+    let run = 0;
+    for (const batch of batches) {
+      for (const funnel of [false, true]) {
+        const url = `s3://${rgw.bucket}/bench-${run++}`;
+        // The table exists before the writers start: the measurement is steady-state adds, not the first create.
+        const first = await open(url, env, locks, funnel);
+        await first.index.add(rows(99, 0, 1), EMBEDDER);
+        await first.close();
+        const children = Array.from({ length: writers }, (_, w) =>
+          fork(new URL(import.meta.url).pathname, ['--child'], {
+            execArgv: ['--import', 'tsx'],
+            env: { ...env, BENCH_URL: url, BENCH_WRITER: String(w), BENCH_ADDS: String(adds), BENCH_BATCH: String(batch), BENCH_FUNNEL: funnel ? '1' : '0' },
+          }),
+        );
+        for (const c of children) serveLocks(c, locks);
+        const results = children.map(
+          (c) =>
+            new Promise<Extract<ToParent, { t: 'done' }>>((resolve, reject) => {
+              c.on('message', (m: ToParent) => m.t === 'done' && resolve(m));
+              c.once('exit', (code) => code !== 0 && reject(new Error(`writer exited with ${code}`)));
+            }),
+        );
+        await Promise.all(children.map((c) => new Promise<void>((resolve) => c.on('message', (m: ToParent) => m.t === 'ready' && resolve()))));
+        const t0 = performance.now();
+        for (const c of children) c.send({ t: 'go' } satisfies ToChild);
+        const done = await Promise.all(results);
+        const wall = (performance.now() - t0) / 1000;
+        const check = await open(url, env, locks, false);
+        const count = await check.index.count();
+        await check.close();
+        const expected = 1 + writers * adds * batch;
+        const lat = done.flatMap((d) => d.latencies).sort((a, b) => a - b);
+        const conflicts = done.reduce((s, d) => s + d.conflicts, 0);
+        const cpuPerAdd = done.map((d) => d.cpuMs / adds);
+        console.log(
+          [
+            String(batch).padStart(5),
+            (funnel ? 'yes' : 'no').padStart(6),
+            `${count}/${expected}${count === expected ? ' ✓' : ' LOST'}`.padEnd(13),
+            pct(lat, 50).toFixed(0).padStart(8),
+            pct(lat, 95).toFixed(0).padStart(8),
+            lat[lat.length - 1]!.toFixed(0).padStart(8),
+            ((writers * adds) / wall).toFixed(1).padStart(10),
+            String(conflicts).padStart(17),
+            `  ${cpuPerAdd.map((c) => c.toFixed(0)).join(' ')}`,
+          ].join(' '),
+        );
+      }
+    }
+  } finally {
+    await rgw.stop();
+  }
+}
+
+if (process.argv.includes('--child')) await child();
+else await main();

@@ -1,0 +1,32 @@
+import { Option } from 'commander';
+import { CliError } from '../../cli/errors.js';
+import type { IO } from '../../cli/io.js';
+import { type DatabaseHandle, openDatabase } from '../../store/sql/database.js';
+import { ConfigError, resolveConfig, type ServeConfig } from '../config.js';
+
+/**
+ * What the operator commands (`users add`, `clients add`, `reindex`) share with `serve`: the same flags,
+ * environment variables and config file, so that they reach the library the daemon serves, embedded (a data
+ * directory) or shared (a PostgreSQL database).
+ */
+export const databaseOption = (): Option =>
+  new Option('--database <url>', 'PostgreSQL database of a shared-mode library (env DOCSEARCH_DATABASE_URL, which keeps the password out of the process list)');
+
+/** The configuration as `serve` resolves it; a bad value is a usage error naming the option. */
+export function operatorConfig(io: IO, command: string, flags: Record<string, unknown>, configFile?: string): ServeConfig {
+  try {
+    return resolveConfig(flags, io.env, configFile);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 2, `see \`docsearch ${command} --help\``);
+    throw err;
+  }
+}
+
+/** Opens (and migrates) the configured database; a failure names it, its password masked. */
+export async function openOperatorDatabase(config: ServeConfig): Promise<DatabaseHandle> {
+  try {
+    return await openDatabase({ url: config.database, dataDir: config.dataDir });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}

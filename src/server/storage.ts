@@ -1,0 +1,100 @@
+/**
+ * Opens where the index and the originals live, from `--storage`: the data dir (embedded mode, as always), or an
+ * S3 bucket prefix that replicas share (`<prefix>/lancedb` for the tables and their index info, `<prefix>/files`
+ * for originals). `serve` and `reindex` both open storage here, so they read the same configuration.
+ */
+import { join } from 'node:path';
+import { FileStore } from '../ingest/file-store.js';
+import type { Events, Locks } from '../store/coordination.js';
+import { VectorStore } from '../store/lancedb/connection.js';
+import { LocalObjectStore } from '../store/objects/local.js';
+import { parseS3Location } from '../store/objects/location.js';
+import { S3ObjectStore, s3ErrorMessage } from '../store/objects/s3.js';
+import type { ServeConfig } from './config.js';
+import type { HealthProbe } from './health.js';
+
+const HOUR = 3600_000;
+
+/**
+ * Shared mode: an original nobody references is removed at startup only once it is this old, since another
+ * replica may have placed it a moment ago and be about to record its document.
+ */
+export const ORPHAN_MIN_AGE_MS = 6 * HOUR;
+
+/**
+ * Shared mode: commits to one table go one at a time across replicas. Left to LanceDB's optimistic retries, four
+ * writers on RGW saw single adds take up to 9–29 s (p95 ~2 s); funnelled, p95 ~0.9 s and at most ~2–4 s, at about
+ * the same commits per second (docs/BENCHMARKS.md, "Object storage").
+ */
+const FUNNEL_COMMITS = true;
+
+export interface Storage {
+  engine: 'local' | 's3';
+  vectors: VectorStore;
+  files: FileStore;
+  /** Unreferenced originals younger than this are left by the startup sweep. */
+  orphanMinAgeMs: number;
+  /** Health components besides the vector store (`s3` in shared mode). */
+  probes: Record<string, HealthProbe>;
+  close(): Promise<void>;
+}
+
+/** A store that cannot be used: unreachable, or unsafe for several writers. */
+class StorageError extends Error {
+  override name = 'StorageError';
+}
+
+export async function openStorage(
+  config: Pick<ServeConfig, 'dataDir' | 'storage' | 'indexRetentionHours'>,
+  env: NodeJS.ProcessEnv,
+  coordination: { locks: Locks; events: Events; log?: { warn(obj: object, msg: string): void } },
+): Promise<Storage> {
+  if (!config.storage) {
+    const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
+    const root = join(config.dataDir, 'files');
+    const files = new FileStore(new LocalObjectStore(root), join(root, 'tmp'));
+    await files.init();
+    return { engine: 'local', vectors, files, orphanMinAgeMs: 0, probes: {}, close: () => vectors.close() };
+  }
+
+  const loc = parseS3Location(config.storage, env);
+  const root = await S3ObjectStore.connect(loc);
+  try {
+    let problem: string | null;
+    try {
+      problem = await root.conditionalPutProblem();
+    } catch (err) {
+      throw new StorageError(`could not use the object store ${root.location}${loc.endpoint ? ` at ${loc.endpoint}` : ''}: ${s3ErrorMessage(err)}`);
+    }
+    if (problem) {
+      throw new StorageError(
+        `refusing the object store ${root.location}${loc.endpoint ? ` at ${loc.endpoint}` : ''}: it does not honour conditional PUT (${problem}). ` +
+          'Replicas committing to one LanceDB table at once would overwrite each other and silently lose rows. ' +
+          'Use a store that enforces If-None-Match: * (AWS S3, Ceph RGW, MinIO, Cloudflare R2).',
+      );
+    }
+    const vectors = await VectorStore.openS3(loc, root.at('lancedb'), {
+      ...coordination,
+      keepSupersededMs: config.indexRetentionHours * HOUR,
+      funnelCommits: FUNNEL_COMMITS,
+    });
+    const files = new FileStore(root.at('files'), join(config.dataDir, 'tmp'));
+    await files.init();
+    return {
+      engine: 's3',
+      vectors,
+      files,
+      orphanMinAgeMs: ORPHAN_MIN_AGE_MS,
+      probes: {
+        s3: async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }),
+      },
+      async close() {
+        await vectors.close();
+        root.close();
+      },
+    };
+  } catch (err) {
+    root.close();
+    throw err;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Objects as files under a directory: the key is the relative path. Files are written aside and renamed into
+ * place (atomic on one file system), so a crash never leaves a half-written object under its key.
+ */
+import { randomBytes } from 'node:crypto';
+import { access, constants, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ObjectInfo, ObjectStore } from './object-store.js';
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+export class LocalObjectStore implements ObjectStore {
+  readonly engine = 'local';
+
+  constructor(readonly location: string) {}
+
+  private pathOf(key: string): string {
+    if (key === '' || key.startsWith('/') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) throw new TypeError(`invalid object key "${key}"`);
+    return join(this.location, ...key.split('/'));
+  }
+
+  /** A hard link never replaces an existing name, so two racing writers cannot both store (the first wins). */
+  async putFileIfAbsent(key: string, path: string): Promise<'stored' | 'exists'> {
+    const dest = this.pathOf(key);
+    try {
+      if (await this.head(key)) return 'exists';
+      await mkdir(dirname(dest), { recursive: true, mode: 0o700 });
+      try {
+        await link(path, dest);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') return 'exists';
+        // File systems without hard links: a rename, which callers serialise per key (DocumentService's lock).
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
+        await rename(path, dest);
+      }
+      return 'stored';
+    } finally {
+      await rm(path, { force: true });
+    }
+  }
+
+  async put(key: string, body: string | Buffer): Promise<void> {
+    const dest = this.pathOf(key);
+    await mkdir(dirname(dest), { recursive: true, mode: 0o700 });
+    const tmp = `${dest}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, body, { mode: 0o600 });
+    await rename(tmp, dest);
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async open(key: string): Promise<{ body: Readable; size: number } | null> {
+    let handle;
+    try {
+      handle = await open(this.pathOf(key), 'r');
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+    // Size and bytes from one open file: a removal meanwhile cannot make them disagree.
+    try {
+      const { size } = await handle.stat();
+      return { body: handle.createReadStream(), size };
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    try {
+      const st = await stat(this.pathOf(key));
+      return st.isFile() ? { size: st.size, modified: st.mtime } : null;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(prefix = ''): AsyncIterable<string> {
+    const walk = async function* (dir: string, rel: string): AsyncIterable<string> {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if (isMissing(err)) return;
+        throw err;
+      }
+      for (const e of entries) {
+        const key = rel ? `${rel}/${e.name}` : e.name;
+        // Only directories on the prefix's path are entered.
+        if (!key.startsWith(prefix) && !prefix.startsWith(`${key}/`)) continue;
+        if (e.isDirectory()) yield* walk(join(dir, e.name), key);
+        else if (e.isFile() && key.startsWith(prefix)) yield key;
+      }
+    };
+    yield* walk(this.location, '');
+  }
+
+  async probe(): Promise<{ up: boolean; error?: string }> {
+    try {
+      await access(this.location, constants.W_OK);
+      return { up: true };
+    } catch (err) {
+      return { up: false, error: (err as Error).message };
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Where blobs live: uploaded originals and the small files next to the LanceDB tables. A local directory in
+ * embedded mode, an S3 bucket prefix in shared mode; callers never know which. Keys are relative, '/'-separated.
+ */
+import type { Readable } from 'node:stream';
+
+export interface ObjectInfo {
+  size: number;
+  /** When it was last written. */
+  modified: Date;
+}
+
+export interface ObjectStore {
+  /** For health and logs. */
+  readonly engine: 'local' | 's3';
+  /** A directory or s3://bucket/prefix, for messages; never credentials. */
+  readonly location: string;
+  /**
+   * Stores the local file at `path` under `key` unless the key already exists (then the stored bytes are kept).
+   * The file is consumed either way. Atomic: nobody ever reads a partly written object.
+   */
+  putFileIfAbsent(key: string, path: string): Promise<'stored' | 'exists'>;
+  /** Stores `body` under `key`, replacing what is there; readers see the old or the new bytes, never a mix. */
+  put(key: string, body: string | Buffer): Promise<void>;
+  /** The whole object, or null when there is none. */
+  get(key: string): Promise<Buffer | null>;
+  /** A stream of the object and its size, or null when there is none. The caller consumes or destroys it. */
+  open(key: string): Promise<{ body: Readable; size: number } | null>;
+  head(key: string): Promise<ObjectInfo | null>;
+  /** Removes the object; no error when it is already gone. */
+  delete(key: string): Promise<void>;
+  /** The key of every object that starts with `prefix`, in no particular order. */
+  list(prefix?: string): AsyncIterable<string>;
+  /** Reachable and usable right now. */
+  probe(): Promise<{ up: boolean; error?: string }>;
+}

@@ -1,0 +1,480 @@
+import { sql, type Transaction } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from './database.js';
+import { dialectOf } from './dialect.js';
+import type { JobLease, JobStore } from './jobs.js';
+import type { Database } from './schema.js';
+
+/** The documents table: one row per uploaded file in a project. Only this module writes it. */
+export type DocumentStatus = Database['documents']['status'];
+
+export const DOCUMENT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const satisfies readonly DocumentStatus[];
+
+export interface DocumentRecord {
+  id: string;
+  userId: string;
+  projectId: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  metadata: Record<string, unknown>;
+  status: DocumentStatus;
+  progress: number;
+  chunkCount: number;
+  pages: number | null;
+  warnings: string[];
+  error: string | null;
+  embedderId: string | null;
+  /** The relative path it was uploaded from (`upload --sync`), or null. */
+  path: string | null;
+  /** The newer document at the same path that replaced it (hidden from search and lists until removed), and when. */
+  replacedBy: string | null;
+  replacedAt: number | null;
+  /** When it last became ready; null if never (or before this was recorded). */
+  readyAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type SearchDocumentFields = Pick<DocumentRecord, 'id' | 'filename' | 'contentType' | 'path' | 'status' | 'readyAt' | 'replacedAt'>;
+
+export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & { path?: string | null };
+
+type Row = Database['documents'];
+
+/** List order: by upload time (the id's time part), name (case-insensitive) or size; `-` for descending. */
+export const DOCUMENT_SORTS = ['uploaded', '-uploaded', 'name', '-name', 'size', '-size'] as const;
+export type DocumentSort = (typeof DOCUMENT_SORTS)[number];
+
+const SORTS: Record<DocumentSort, { column: 'uploaded' | 'name' | 'size'; desc: boolean }> = {
+  uploaded: { column: 'uploaded', desc: false },
+  '-uploaded': { column: 'uploaded', desc: true },
+  name: { column: 'name', desc: false },
+  '-name': { column: 'name', desc: true },
+  size: { column: 'size', desc: false },
+  '-size': { column: 'size', desc: true },
+};
+
+export interface DocumentFilter {
+  projectId?: string;
+  status?: DocumentStatus;
+  /** Exactly this upload path. */
+  path?: string;
+  contentType?: string;
+  /** Uploaded at or after / before these times (epoch ms). */
+  uploadedFrom?: number;
+  uploadedBefore?: number;
+  /** Part of the filename, any case. */
+  filename?: string;
+}
+
+/** Where a page of a sorted list ended: the last id, and its sort value unless the order is by upload time. */
+export interface DocumentPosition {
+  id: string;
+  key?: string | number;
+}
+
+export type MoveOutcome =
+  | { outcome: 'moved'; document: DocumentRecord; from: string }
+  | { outcome: 'not_found' | 'busy' }
+  | { outcome: 'same_content' | 'same_path'; other: string };
+
+
+const toRecord = (r: Row): DocumentRecord => ({
+  id: r.id,
+  userId: r.user_id,
+  projectId: r.project_id,
+  filename: r.filename,
+  contentType: r.content_type,
+  sizeBytes: r.size_bytes,
+  sha256: r.sha256,
+  metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+  status: r.status,
+  progress: r.progress,
+  chunkCount: r.chunk_count,
+  pages: r.pages,
+  warnings: JSON.parse(r.warnings) as string[],
+  error: r.error,
+  embedderId: r.embedder_id,
+  path: r.path,
+  replacedBy: r.replaced_by,
+  replacedAt: r.replaced_at,
+  readyAt: r.ready_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/**
+ * The replacement swap of `upload --sync`: in the transaction that marks `id` ready, older documents at the same
+ * (project, path) are marked replaced, which hides them from search and lists at once. Search never sees both
+ * versions (a document is searchable only when ready and not replaced) nor neither (the old one stays until then).
+ */
+async function hideReplaced(trx: Transaction<Database>, id: string, now: number): Promise<void> {
+  const doc = await trx.selectFrom('documents').select(['project_id', 'path']).where('id', '=', id).executeTakeFirst();
+  if (!doc?.path) return;
+  await trx
+    .updateTable('documents')
+    .set({ replaced_by: id, replaced_at: now })
+    .where('project_id', '=', doc.project_id)
+    .where('path', '=', doc.path)
+    .where('id', '<', id)
+    .where('replaced_by', 'is', null)
+    .execute();
+}
+
+export class DocumentStore {
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: JobStore,
+    private readonly now: Clock,
+  ) {}
+
+  /**
+   * Inserts a queued document and its ingest job in one transaction, so an accepted upload is never lost.
+   * Returns the existing document instead (`duplicate: true`) when the project already holds these bytes; the
+   * insert itself decides (the unique index on project and hash), so two processes accepting the same bytes at
+   * once make one document, and the other gets it as the duplicate.
+   */
+  async createQueued(input: NewDocument): Promise<{ document: DocumentRecord; duplicate: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = this.now();
+      const row: Row = {
+        id: newId('doc', now),
+        user_id: input.userId,
+        project_id: input.projectId,
+        filename: input.filename,
+        content_type: input.contentType,
+        size_bytes: input.sizeBytes,
+        sha256: input.sha256,
+        metadata: JSON.stringify(input.metadata),
+        status: 'queued',
+        progress: 0,
+        chunk_count: 0,
+        pages: null,
+        warnings: '[]',
+        error: null,
+        embedder_id: null,
+        path: input.path ?? null,
+        replaced_by: null,
+        replaced_at: null,
+        ready_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      const inserted = await trx
+        .insertInto('documents')
+        .values(row)
+        .onConflict((oc) => oc.columns(['project_id', 'sha256']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+        const existing = await trx
+          .selectFrom('documents')
+          .selectAll()
+          .where('project_id', '=', input.projectId)
+          .where('sha256', '=', input.sha256)
+          .executeTakeFirstOrThrow();
+        return { document: toRecord(existing), duplicate: true };
+      }
+      await this.jobs.insert(trx, row.id, input.userId);
+      return { document: toRecord(row), duplicate: false };
+    });
+  }
+
+  async get(userId: string, id: string): Promise<DocumentRecord | null> {
+    const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  /** For the worker, which acts for whoever owns the job. */
+  async getById(id: string): Promise<DocumentRecord | null> {
+    const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  async getMany(userId: string, ids: string[]): Promise<DocumentRecord[]> {
+    if (ids.length === 0) return [];
+    // The tenant check, kept out of index choice: SQLite would otherwise pick the (user_id, status) index, which
+    // scans every document of the user (10k at 100k chunks: 1.3 ms) instead of ids.length key lookups.
+    const rows = await this.db
+      .selectFrom('documents')
+      .selectAll()
+      .where(dialectOf(this.db).withoutIndex('user_id'), '=', userId)
+      .where('id', 'in', ids)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  /**
+   * What search needs of each candidate document (visibility, and what a result shows), for many ids at once:
+   * the few columns only, since a search checks up to a thousand candidates.
+   */
+  async searchFields(userId: string, ids: string[]): Promise<SearchDocumentFields[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('documents')
+      .select(['id', 'filename', 'content_type', 'path', 'status', 'ready_at', 'replaced_at'])
+      .where(dialectOf(this.db).withoutIndex('user_id'), '=', userId)
+      .where('id', 'in', ids)
+      .execute();
+    return rows.map((r) => ({ id: r.id, filename: r.filename, contentType: r.content_type, path: r.path, status: r.status, readyAt: r.ready_at, replacedAt: r.replaced_at }));
+  }
+
+  /**
+   * A page of a user's documents in `sort` order (default: upload order, oldest first). `after` is where the
+   * previous page ended (`next` of its answer): keyset paging, so a page costs the same at any depth and
+   * documents added meanwhile are neither skipped nor repeated.
+   */
+  async list(
+    userId: string,
+    filter: DocumentFilter,
+    limit: number,
+    after?: DocumentPosition,
+    sort: DocumentSort = 'uploaded',
+  ): Promise<{ documents: DocumentRecord[]; hasMore: boolean; next: DocumentPosition | null }> {
+    const { column, desc } = SORTS[sort];
+    const key = column === 'name' ? sql<string | number>`lower(filename)` : column === 'size' ? sql<string | number>`size_bytes` : null;
+    const dir = desc ? 'desc' : 'asc';
+    // The sort value comes back from the database, so the next page compares with exactly what it ordered by.
+    let q = this.db
+      .selectFrom('documents')
+      .selectAll()
+      .select((key ?? sql<string | number>`id`).as('sort_key'))
+      .where('user_id', '=', userId)
+      .where('replaced_by', 'is', null)
+      .limit(limit + 1);
+    if (key) q = q.orderBy(key, dir);
+    q = q.orderBy('id', dir);
+    if (filter.projectId) q = q.where('project_id', '=', filter.projectId);
+    if (filter.path !== undefined) q = q.where('path', '=', filter.path);
+    if (filter.status) q = q.where('status', '=', filter.status);
+    if (filter.contentType) q = q.where('content_type', '=', filter.contentType);
+    if (filter.uploadedFrom !== undefined) q = q.where('created_at', '>=', filter.uploadedFrom);
+    if (filter.uploadedBefore !== undefined) q = q.where('created_at', '<', filter.uploadedBefore);
+    if (filter.filename) {
+      // Both sides through the same lower(): SQLite's folds ASCII only, and a JS-lowered pattern would miss "É".
+      const pattern = `%${filter.filename.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where(sql<boolean>`lower(filename) like lower(${pattern}) escape '\\'`);
+    }
+    if (after) {
+      const op = desc ? '<' : '>';
+      q = q.where((eb) =>
+        key && after.key !== undefined
+          ? eb.or([eb(key, op, after.key), eb.and([eb(key, '=', after.key), eb('id', op, after.id)])])
+          : eb('id', op, after.id),
+      );
+    }
+    const rows = await q.execute();
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    // PostgreSQL hands bigint columns back as strings: the key keeps the type it is compared as.
+    const next = rows.length > limit && last ? { id: last.id, ...(key ? { key: column === 'size' ? Number(last.sort_key) : String(last.sort_key) } : {}) } : null;
+    return { documents: page.map(toRecord), hasMore: rows.length > limit, next };
+  }
+
+  /** How many of a user's documents each project still has queued or processing (projects with none are absent). */
+  async countInWork(userId: string): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('documents')
+      .select((eb) => ['project_id', eb.fn.countAll<number>().as('n')])
+      .where('user_id', '=', userId)
+      .where('status', 'in', ['queued', 'processing'])
+      .where('replaced_by', 'is', null)
+      .groupBy('project_id')
+      .execute();
+    return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
+  }
+
+  /** Gives a document another name; null when it is not the user's. */
+  async rename(userId: string, id: string, filename: string): Promise<DocumentRecord | null> {
+    await this.db.updateTable('documents').set({ filename, updated_at: this.now() }).where('id', '=', id).where('user_id', '=', userId).execute();
+    return this.get(userId, id);
+  }
+
+  /**
+   * Moves a settled (ready or failed) document to another project of the same user, in one transaction with
+   * its checks: a document being indexed stays (the worker writes its chunks under the project it read), and
+   * a project holds each content, and each sync path, once. The caller moves the chunks.
+   */
+  async move(userId: string, id: string, projectId: string): Promise<MoveOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      if (!doc) return { outcome: 'not_found' };
+      if (doc.project_id === projectId) return { outcome: 'moved', document: toRecord(doc), from: projectId };
+      if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };
+      const clash = await trx
+        .selectFrom('documents')
+        .select(['filename', 'sha256', 'path'])
+        .where('project_id', '=', projectId)
+        .where('replaced_by', 'is', null)
+        .where((eb) => (doc.path === null ? eb('sha256', '=', doc.sha256) : eb.or([eb('sha256', '=', doc.sha256), eb('path', '=', doc.path)])))
+        .executeTakeFirst();
+      if (clash) return { outcome: clash.sha256 === doc.sha256 ? 'same_content' : 'same_path', other: clash.filename };
+      const now = this.now();
+      await trx.updateTable('documents').set({ project_id: projectId, updated_at: now }).where('id', '=', id).execute();
+      return { outcome: 'moved', document: toRecord({ ...doc, project_id: projectId, updated_at: now }), from: doc.project_id };
+    });
+  }
+
+  /** Puts a moved document back where it was (its chunks could not be moved). */
+  async unmove(id: string, projectId: string): Promise<void> {
+    await this.db.updateTable('documents').set({ project_id: projectId, updated_at: this.now() }).where('id', '=', id).execute();
+  }
+
+  /**
+   * A failed document goes back in the queue: its own job is reopened (pending, attempts from zero), so the
+   * worker runs it exactly as a new upload. False when it is not the user's or not failed.
+   */
+  async retry(userId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const res = await trx
+        .updateTable('documents')
+        .set({ status: 'queued', progress: 0, error: null, updated_at: this.now() })
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('status', '=', 'failed')
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return false;
+      // A failed document's job failed with it (markFailed): anything else is a bug, and the transaction undoes the queueing.
+      if ((await this.jobs.reopen(trx, id)) !== 1) throw new Error(`document ${id} is failed but has no failed job to reopen`);
+      return true;
+    });
+  }
+
+  /** How many of a user's documents (within the filters; empty lists match nothing) are still queued or processing. */
+  async countIndexing(userId: string, filter: { projectIds?: string[]; documentIds?: string[] } = {}): Promise<number> {
+    if (filter.projectIds?.length === 0 || filter.documentIds?.length === 0) return 0;
+    let q = this.db
+      .selectFrom('documents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('status', 'in', ['queued', 'processing']);
+    if (filter.projectIds) q = q.where('project_id', 'in', filter.projectIds);
+    if (filter.documentIds) q = q.where('id', 'in', filter.documentIds);
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  }
+
+  /** Ids and hashes of a project's documents (for removing a project's chunks and files). */
+  async listInProject(userId: string, projectId: string): Promise<{ id: string; sha256: string }[]> {
+    return this.db.selectFrom('documents').select(['id', 'sha256']).where('user_id', '=', userId).where('project_id', '=', projectId).execute();
+  }
+
+  /** How many documents (any user, any project) reference these bytes: the file store keeps a file while > 0. */
+  async countBySha(sha256: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('documents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('sha256', '=', sha256)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Every hash some document references, for the file store's startup sweep. */
+  async allShas(): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('documents').select('sha256').distinct().execute();
+    return new Set(rows.map((r) => r.sha256));
+  }
+
+  async markProcessing(id: string): Promise<void> {
+    await this.db
+      .updateTable('documents')
+      .set({ status: 'processing', progress: 0, error: null, updated_at: this.now() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async setProgress(id: string, progress: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('documents')
+      .set({ progress: Math.max(0, Math.min(1, progress)), updated_at: this.now() })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Marks a document ready and completes its job together. False when the document was deleted meanwhile;
+   * LeaseLost (and nothing recorded) when another worker holds the job now. The same holds for the other
+   * outcomes below: only the lease holder records one.
+   */
+  async markReady(
+    id: string,
+    job: JobLease,
+    result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string },
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = this.now();
+      const res = await trx
+        .updateTable('documents')
+        .set({
+          status: 'ready',
+          ready_at: now,
+          progress: 1,
+          chunk_count: result.chunkCount,
+          pages: result.pages,
+          warnings: JSON.stringify(result.warnings),
+          error: null,
+          embedder_id: result.embedderId,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      await this.jobs.complete(job, trx);
+      await hideReplaced(trx, id, now);
+      return Number(res.numUpdatedRows) === 1;
+    });
+  }
+
+  /** Marks a document failed (permanently) and fails its job together. */
+  async markFailed(id: string, job: JobLease, error: string, warnings?: string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const set: Partial<Row> = { status: 'failed', progress: 0, chunk_count: 0, error, updated_at: this.now() };
+      if (warnings) set.warnings = JSON.stringify(warnings);
+      await trx.updateTable('documents').set(set).where('id', '=', id).execute();
+      await this.jobs.fail(job, error, trx);
+    });
+  }
+
+  /** A transient failure: the document waits in the queue again and its job runs after `runAfter`. */
+  async requeue(id: string, job: JobLease, error: string, runAfter: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('documents').set({ status: 'queued', progress: 0, updated_at: this.now() }).where('id', '=', id).execute();
+      await this.jobs.retryLater(job, error, runAfter, trx);
+    });
+  }
+
+  /** Puts a document being processed back in the queue, as if it had not been claimed (see JobStore.release). */
+  async release(id: string, job: JobLease): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('documents').set({ status: 'queued', progress: 0, updated_at: this.now() }).where('id', '=', id).where('status', '=', 'processing').execute();
+      await this.jobs.release(job, trx);
+    });
+  }
+
+  /** Jobs this owner leased but no longer runs go back to the queue, uncounted, their documents with them (see JobStore). */
+  async requeueIdleLeases(owner: string, running: number[]): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const ids = await this.jobs.releaseIdleLeases(owner, running, trx);
+      if (ids.length > 0) await trx.updateTable('documents').set({ status: 'queued', progress: 0, updated_at: this.now() }).where('id', 'in', ids).execute();
+      return ids.length;
+    });
+  }
+
+  /** Records the embedder that produced a document's vectors (after a re-index). */
+  async setEmbedderForAll(embedderId: string): Promise<void> {
+    await this.db.updateTable('documents').set({ embedder_id: embedderId }).where('status', '=', 'ready').execute();
+  }
+
+  /** Documents hidden by a newer version at their path before `before`, waiting to be removed with their chunks and file. */
+  async listReplaced(before: number): Promise<{ id: string; userId: string }[]> {
+    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('replaced_by', 'is not', null).where('replaced_at', '<', before).execute();
+    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  }
+
+  /** Deletes the row (its job goes with it: ON DELETE CASCADE). */
+  async delete(userId: string, id: string): Promise<boolean> {
+    const res = await this.db.deleteFrom('documents').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return Number(res.numDeletedRows) === 1;
+  }
+}

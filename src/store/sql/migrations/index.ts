@@ -1,0 +1,39 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as m001 from './001-accounts-projects.js';
+import * as m002 from './002-documents-jobs.js';
+import * as m003 from './003-oauth.js';
+import * as m004 from './004-document-paths.js';
+import * as m005 from './005-job-released.js';
+import * as m006 from './006-job-turns.js';
+
+/**
+ * Migrations are listed here explicitly (not read from disk) so the built package needs no
+ * file-system discovery. Append only: a released migration never changes what it does (001–004 learned the
+ * PostgreSQL dialect, leaving the SQLite schema they make as it was). The same list runs on both engines.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-accounts-projects': m001,
+  '002-documents-jobs': m002,
+  '003-oauth': m003,
+  '004-document-paths': m004,
+  '005-job-released': m005,
+  '006-job-turns': m006,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};
+
+/**
+ * Runs pending migrations: one list for both engines, under Kysely's Migrator, whose lock (an advisory lock on
+ * PostgreSQL) lets replicas that start together migrate once: the first runs them, the others wait and then find
+ * nothing left to do.
+ */
+export async function migrate(db: Kysely<any>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+  if (!error) return;
+  const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+  // Before any migration ran (no connection, no lock): the error as it is.
+  if (!failed) throw error;
+  throw new Error(`database migration ${failed} failed: ${(error as Error).message}`, { cause: error });
+}

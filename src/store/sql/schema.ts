@@ -1,0 +1,180 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of every table, on SQLite and PostgreSQL alike. Times are integer milliseconds since the epoch
+ * (bigint on PostgreSQL, read back as numbers); flags are 0/1 integers; JSON columns are text. Each table is
+ * written by exactly one module in this folder.
+ */
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  /** sha256 of the cookie value: the session id itself is never stored. */
+  id_hash: string;
+  user_id: string | null;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+}
+
+export interface SetupTokensTable {
+  token_hash: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface LoginAttemptsTable {
+  key: string;
+  failures: number;
+  window_start: number;
+  locked_until: number | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string | null;
+  prefix: string;
+  last4: string;
+  key_hash: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface ProjectsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  description: string;
+  metadata: string;
+  is_default: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DocumentsTable {
+  id: string;
+  user_id: string;
+  project_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  metadata: string;
+  status: 'queued' | 'processing' | 'ready' | 'failed';
+  progress: number;
+  chunk_count: number;
+  pages: number | null;
+  warnings: string;
+  error: string | null;
+  embedder_id: string | null;
+  /** Relative path it was uploaded from (upload --sync), or null. */
+  path: string | null;
+  /** The document that replaced it at the same path, and when: set when that one became ready. */
+  replaced_by: string | null;
+  replaced_at: number | null;
+  /** When it last became ready (null: never, or before this column existed). */
+  ready_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  document_id: string;
+  user_id: string;
+  kind: string;
+  state: 'pending' | 'running' | 'done' | 'failed';
+  attempts: number;
+  /** 1 once the job was handed back unfinished: its next run clears rows an earlier run may have written. */
+  released: Generated<number>;
+  run_after: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The turn in which each user was last served a job (JobStore.claim's rotation). */
+export interface JobTurnsTable {
+  user_id: string;
+  turn: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface OAuthClientsTable {
+  id: string;
+  user_id: string | null;
+  name: string;
+  secret_hash: string | null;
+  is_public: number;
+  /** JSON array of exact-match redirect URIs. */
+  redirect_uris: string;
+  loopback_any_port: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OAuthGrantsTable {
+  id: string;
+  user_id: string;
+  client_id: string;
+  scopes: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  grant_id: string | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  kind: 'access' | 'refresh';
+  grant_id: string;
+  client_id: string;
+  user_id: string;
+  scopes: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  setup_tokens: SetupTokensTable;
+  login_attempts: LoginAttemptsTable;
+  api_keys: ApiKeysTable;
+  projects: ProjectsTable;
+  documents: DocumentsTable;
+  jobs: JobsTable;
+  job_turns: JobTurnsTable;
+  settings: SettingsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
+}

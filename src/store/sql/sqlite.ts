@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, SqliteDriver } from 'kysely';
+import { LocalEvents, LocalLocks } from '../coordination.js';
+import type { DatabaseHandle } from './database.js';
+import { migrate } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+/**
+ * SQLite rolls a transaction back by itself when a statement fails with SQLITE_FULL (or an I/O error); the
+ * ROLLBACK Kysely then sends fails with "no transaction is active" and hides the real error (a full disk
+ * must surface as one). Rolling back only what is still open keeps the original error.
+ */
+class KeepErrorSqliteDialect extends SqliteDialect {
+  constructor(private readonly raw: BetterSqlite3.Database) {
+    super({ database: raw });
+  }
+
+  override createDriver(): Driver {
+    const raw = this.raw;
+    return new (class extends SqliteDriver {
+      override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+        if (raw.inTransaction) await super.rollbackTransaction(connection);
+      }
+    })({ database: raw });
+  }
+}
+
+/**
+ * Opens (creating if needed) the embedded metadata database in WAL mode and runs pending migrations.
+ * WAL lets operator commands (`docsearch users add`) write while the daemon runs. One daemon uses a data
+ * directory (data-dir-lock.ts), so its locks and events are in-process ones.
+ */
+export async function openSqlite(path: string, opts: { migrate?: boolean } = {}): Promise<DatabaseHandle> {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const raw = new BetterSqlite3(path);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  // Checkpoints (every 1,000 pages by default) reuse the WAL from its start but never shrink it: a burst, or
+  // a long read holding a checkpoint back, would leave a large WAL for good. Truncate it back to 16 MiB.
+  raw.pragma('journal_size_limit = 16777216');
+  const db = new Kysely<Database>({ dialect: new KeepErrorSqliteDialect(raw) });
+  try {
+    if (opts.migrate ?? true) await migrate(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  let closed = false;
+  return {
+    db,
+    engine: 'sqlite',
+    location: path,
+    shared: false,
+    locks: new LocalLocks(),
+    events: new LocalEvents(),
+    probe: async () => {
+      raw.prepare('SELECT 1').get();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

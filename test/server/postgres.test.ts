@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { postgresUnavailable } from '../helpers/postgres.js';
+import { newPostgresDatabase, testCluster } from '../helpers/store-dialects.js';
+import { prose } from '../ingest/pipeline/fixtures.js';
+import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
+
+/**
+ * The daemon on PostgreSQL (shared mode's database) when PostgreSQL goes away and comes back: health says which
+ * engine is down, requests get 503 rather than 500, nothing dies, and everything works again once it returns.
+ * The database URL carries a password that must appear nowhere the daemon or the operator commands print.
+ */
+const PASSWORD = 'pg-secret-hunter2';
+
+describe.skipIf(postgresUnavailable() !== null)('daemon on PostgreSQL', () => {
+  let d: Daemon | undefined;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    d = await startDaemon({ databaseUrl: await newPostgresDatabase(PASSWORD) });
+    user = await addUser(d);
+  });
+  afterAll(async () => {
+    if (!d) return;
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  it('reports the postgresql engine in health and serves the API', async () => {
+    const health = await api(d!, '/api/v1/health');
+    expect(health.status).toBe(200);
+    expect(health.body.components.database).toEqual({ status: 'up', engine: 'postgresql' });
+    expect((await api(d!, '/api/v1/projects', { token: user.apiKey })).status).toBe(200);
+  });
+
+  it('answers 503 while PostgreSQL is down, stays up, and recovers (health, requests, ingestion) when it returns', async () => {
+    const cluster = await testCluster();
+    await cluster.stop();
+    try {
+      const health = await api(d!, '/api/v1/health');
+      expect(health.status).toBe(503);
+      expect(health.body.status).toBe('degraded');
+      expect(health.body.components.database).toEqual({ status: 'down', engine: 'postgresql' });
+      expect(health.body.components.vector_store.status).toBe('up');
+      const projects = await api(d!, '/api/v1/projects', { token: user.apiKey });
+      expect(projects.status).toBe(503);
+      expect(projects.body.error).toMatchObject({ code: 'service_unavailable', message: 'the database cannot be reached right now; try again shortly' });
+      // Long enough for the ingest loops and the listening connection to have failed and retried.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(d!.proc.exitCode).toBeNull();
+    } finally {
+      await cluster.start();
+    }
+    await waitFor(async () => (await api(d!, '/api/v1/health')).status === 200, 30_000, 'health to be ok again');
+    const up = await api(d!, '/api/v1/health');
+    expect(up.body.components.database).toEqual({ status: 'up', engine: 'postgresql' });
+    expect(up.body.components.queue).toEqual({ status: 'up' });
+    const res = await uploadFiles(d!, user.apiKey, [{ name: 'after.txt', bytes: Buffer.from(prose('after the outage', 20)) }], { query: '?wait=true&wait_timeout=60' });
+    expect(res.status).toBe(200);
+    expect(res.body.documents[0].status).toBe('ready');
+  }, 120_000);
+
+  it('prints the database URL only with its password masked', () => {
+    const printed = d!.stdout() + d!.stderr();
+    expect(printed).toContain(`postgres://postgres:[redacted]@127.0.0.1:`);
+    expect(printed).not.toContain(PASSWORD);
+  });
+});
+
+describe('operator commands with --database', () => {
+  it.skipIf(postgresUnavailable() !== null)('add users and clients to the PostgreSQL database a daemon serves', async () => {
+    const url = await newPostgresDatabase(PASSWORD);
+    const env = { DOCSEARCH_DATABASE_URL: url };
+    const added = await runCli(['users', 'add', 'ops@example.com'], { input: 'correct horse battery staple\n', env });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain('created account ops@example.com');
+    expect(added.stderr).toContain('postgres://postgres:[redacted]@127.0.0.1:');
+    const client = await runCli(['clients', 'add', '--name', 'Ops', '--redirect-uri', 'https://ops.example.com/cb', '--database', url]);
+    expect(client.code, client.stderr).toBe(0);
+    expect(`${added.stdout}${added.stderr}${client.stdout}${client.stderr}`).not.toContain(PASSWORD);
+  });
+
+  it('name an unreachable or malformed database without its password', async () => {
+    const unreachable = await runCli(['users', 'add', 'ops@example.com'], {
+      input: 'correct horse battery staple\n',
+      env: { DOCSEARCH_DATABASE_URL: `postgres://ops:${PASSWORD}@127.0.0.1:1/library` },
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('cannot open the PostgreSQL database postgres://ops:[redacted]@127.0.0.1:1/library');
+    expect(unreachable.stderr).not.toContain(PASSWORD);
+    const malformed = await runCli(['clients', 'add', '--name', 'X', '--redirect-uri', 'https://x.example.com/cb', '--database', `mysql://ops:${PASSWORD}@db/library`]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('option "database" (from --database): must be a postgres:// or postgresql:// URL, got "mysql://ops:[redacted]@db/library"');
+    expect(malformed.stderr).not.toContain(PASSWORD);
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * The built daemon with `--storage s3://…` on a real Ceph RADOS Gateway (SQLite stays in the data dir): uploads
+ * are placed in the bucket, ingested, searchable and served back byte for byte; health names the engines and
+ * follows the store going away and coming back; and a store that ignores conditional PUT is refused at start
+ * (s3rver: the only place it appears, because it accepts If-None-Match and ignores it).
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, REPO, removeDir, runCli, startDaemon, TEST_MODEL_CACHE, type TestUser } from '../helpers/daemon.js';
+import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
+import { prose } from '../ingest/pipeline/fixtures.js';
+import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+
+const SKIP = rgwUnavailable();
+const PDF = readFileSync(join(REPO, 'test/fixtures/extract/latex-1col.pdf'));
+const TEXT = 'Marmots hibernate in burrows through the alpine winter.\n\nThey wake in spring, thin and hungry.\n';
+
+describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  let rgw: Rgw;
+  let d: Daemon;
+  let user: TestUser;
+  const storage = () => `s3://${rgw.bucket}/library`;
+  const objectKeys = async (prefix: string) =>
+    ((await rgw.client().send(new ListObjectsV2Command({ Bucket: rgw.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).sort();
+
+  beforeAll(async () => {
+    rgw = await startRgw();
+    d = await startDaemon({ args: ['--storage', storage()], env: rgw.env(), timeoutMs: 60_000 });
+    user = await addUser(d);
+  });
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    await rgw?.stop();
+  });
+
+  it('uploads into the bucket, ingests, searches, and serves each original back byte for byte', async () => {
+    const up = await uploadFiles(
+      d,
+      user.apiKey,
+      [
+        { name: 'licence.pdf', bytes: PDF },
+        { name: 'marmots.txt', bytes: Buffer.from(TEXT) },
+      ],
+      { query: '?wait=true' },
+    );
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const [pdf, txt] = up.body.documents as { id: string; status: string; sha256: string }[];
+    expect([pdf!.status, txt!.status]).toEqual(['ready', 'ready']);
+
+    // The originals and the index are in the bucket; the data dir holds neither.
+    const keys = await objectKeys('library/');
+    expect(keys).toEqual(expect.arrayContaining([expect.stringMatching(/^library\/files\/[0-9a-f]{2}\/[0-9a-f]{64}$/), 'library/lancedb/chunks-index.json']));
+    expect(keys.filter((k) => k.startsWith('library/files/'))).toHaveLength(2);
+    expect(keys.some((k) => k.startsWith('library/lancedb/chunks.lance/'))).toBe(true);
+    expect(existsSync(join(d.dataDir, 'lancedb'))).toBe(false);
+    expect(existsSync(join(d.dataDir, 'files'))).toBe(false);
+    expect(readdirSync(join(d.dataDir, 'tmp'))).toEqual([]);
+
+    const res = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'which laws cover semiconductor masks', limit: 5 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((res.body.results as { text: string }[]).some((r) => /semiconductor masks/.test(r.text))).toBe(true);
+    const marmots = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'where do marmots hibernate', limit: 5 } });
+    expect(JSON.stringify(marmots.body.results)).toMatch(/burrows/);
+
+    for (const [doc, bytes, type] of [
+      [pdf!, PDF, 'application/pdf'],
+      [txt!, Buffer.from(TEXT), 'text/plain; charset=utf-8'],
+    ] as const) {
+      const got = await fetch(`${d.url}/api/v1/documents/${doc.id}/file`, { headers: { authorization: `Bearer ${user.apiKey}` } });
+      expect(got.status).toBe(200);
+      expect(got.headers.get('content-type')).toBe(type);
+      expect(got.headers.get('content-length')).toBe(String(bytes.length));
+      expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+      const head = await fetch(`${d.url}/api/v1/documents/${doc.id}/file`, { method: 'HEAD', headers: { authorization: `Bearer ${user.apiKey}` } });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe(String(bytes.length));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    }
+    const other = await addUser(d);
+    expect((await fetch(`${d.url}/api/v1/documents/${pdf!.id}/file`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status).toBe(404);
+  });
+
+  it('keeps one object for the same bytes uploaded twice, and removes it with the last document that uses it', async () => {
+    const first = await uploadFiles(d, user.apiKey, [{ name: 'copy-1.txt', bytes: Buffer.from('Shared bytes, stored once.\n') }], { query: '?wait=true' });
+    const project = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'second home' } });
+    const second = await uploadFiles(d, user.apiKey, [{ name: 'copy-2.txt', bytes: Buffer.from('Shared bytes, stored once.\n') }], { query: '?wait=true', projectId: project.body.id });
+    const sha = first.body.documents[0].sha256 as string;
+    expect(second.body.documents[0].sha256).toBe(sha);
+    const key = `library/files/${sha.slice(0, 2)}/${sha}`;
+    expect(await objectKeys(key)).toEqual([key]);
+    expect((await api(d, `/api/v1/documents/${first.body.documents[0].id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect(await objectKeys(key)).toEqual([key]);
+    expect((await api(d, `/api/v1/documents/${second.body.documents[0].id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect(await objectKeys(key)).toEqual([]);
+  });
+
+  it('names its engines in health, answers 503 while the store is gone without dying, and recovers when it is back', async () => {
+    const ready = await uploadFiles(d, user.apiKey, [{ name: 'otters.txt', bytes: Buffer.from('Sea otters hold hands while they sleep.\n') }], { query: '?wait=true' });
+    expect(ready.body.documents[0].status).toBe('ready');
+    const health = await api(d, '/api/v1/health');
+    expect(health.status).toBe(200);
+    expect(health.body.components.vector_store).toEqual({ status: 'up', engine: 'lancedb', storage: 's3' });
+    expect(health.body.components.s3).toEqual({ status: 'up' });
+
+    await rgw.stopGateway();
+    try {
+      const down = await waitFor(async () => {
+        const h = await api(d, '/api/v1/health');
+        return h.status === 503 ? h : undefined;
+      }, 30_000, 'a degraded health');
+      expect(down.body.status).toBe('degraded');
+      expect(down.body.components.s3.status).toBe('down');
+      expect(down.body.components.vector_store.status).toBe('down');
+      const search = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'otters', limit: 5 } });
+      expect(search.status).toBeGreaterThanOrEqual(500);
+      const upload = await uploadFiles(d, user.apiKey, [{ name: 'during-outage.txt', bytes: Buffer.from('Written while the store is away.\n') }]);
+      expect(upload.status).toBe(503);
+      expect(upload.body.error).toMatchObject({ code: 'service_unavailable', message: 'file storage is unavailable; try again shortly' });
+      expect(readdirSync(join(d.dataDir, 'tmp'))).toEqual([]);
+      expect(d.proc.exitCode).toBeNull();
+    } finally {
+      await rgw.startGateway();
+    }
+    await waitFor(async () => (await api(d, '/api/v1/health')).status === 200, 30_000, 'health back to ok');
+    const again = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'how do sea otters sleep', limit: 5 } });
+    expect(again.status).toBe(200);
+    expect(JSON.stringify(again.body.results)).toMatch(/hold hands/);
+  });
+
+  it('retries, never fails, documents whose originals the store cannot serve for a while', async () => {
+    // One document at a time, so the later ones read their originals while the gateway is stopped.
+    const slow = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/one-worker`, '--ingest-workers', '1'], env: rgw.env(), timeoutMs: 60_000 });
+    try {
+      const owner = await addUser(slow);
+      const files = Array.from({ length: 4 }, (_, i) => ({ name: `outage-${i}.txt`, bytes: Buffer.from(`${prose(`outage-${i}`, 40)}\n`) }));
+      const up = await uploadFiles(slow, owner.apiKey, files);
+      expect(up.status).toBe(202);
+      await rgw.stopGateway();
+      await new Promise((r) => setTimeout(r, 3000));
+      await rgw.startGateway();
+      const settled = await waitFor(async () => {
+        const list = await api(slow, '/api/v1/documents?limit=10', { token: owner.apiKey });
+        const docs = list.body.documents as { status: string; error: string | null }[];
+        return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
+      }, 120_000, 'every document settled');
+      expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
+    } finally {
+      await slow.stop();
+      removeDir(slow.dataDir);
+    }
+  });
+
+  it('never writes the secret key to its output', () => {
+    expect(d.stdout() + d.stderr()).not.toContain(rgw.secretAccessKey);
+  });
+
+  it('re-indexes from the same storage configuration (docsearch reindex --storage)', async () => {
+    // A second data dir: reindex takes its lock, and finds the index only through --storage.
+    const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-reindex-s3-'));
+    try {
+      const res = await runCli(['reindex', '--data-dir', dataDir, '--storage', storage(), '--model-cache-dir', TEST_MODEL_CACHE], { env: rgw.env() });
+      expect(res.stderr).toMatch(/already built with builtin:/);
+      expect(res.code).toBe(0);
+    } finally {
+      removeDir(dataDir);
+    }
+  });
+});
+
+describe('serve --storage refuses what it cannot use safely', () => {
+  it('refuses a store that ignores conditional PUT (s3rver), saying why', async () => {
+    type S3rverCtor = new (opts: object) => { run(): Promise<{ port: number }>; close(): Promise<void> };
+    const S3rver = createRequire(import.meta.url)('s3rver') as S3rverCtor;
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-s3rver-'));
+    const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: 'lossy' }] });
+    const { port } = await server.run();
+    const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-refused-'));
+    try {
+      const env = { AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+      const res = await runCli(['serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--storage', 's3://lossy/lib'], { env });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/does not honour conditional PUT/);
+      expect(res.stderr).toMatch(/lose rows/);
+      expect(res.stderr).not.toContain('listening');
+    } finally {
+      await server.close();
+      removeDir(dir);
+      removeDir(dataDir);
+    }
+  });
+
+  it.each([
+    [['--storage', 'http://bucket/x'], {}, /option "storage" \(from --storage\): unsupported storage "http:\/\/…"/],
+    [['--storage', 's3://bucket/x'], { AWS_ENDPOINT_URL: 'http://s3.example.com' }, /plain http to another machine.*use https/],
+    [['--storage', 's3://user:secret@bucket/x'], {}, /credentials do not go in the storage URL/],
+    [['--storage', 's3://bucket/x'], { AWS_ACCESS_KEY_ID: 'only-one' }, /set both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/],
+    [[], { DOCSEARCH_STORAGE: 's3://a_b/x' }, /option "storage" \(from DOCSEARCH_STORAGE\): "a_b" is not a valid bucket name/],
+  ])('exits 2 on a storage setting it cannot use: %j %j', async (args, env, message) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-badstorage-'));
+    try {
+      const res = await runCli(['serve', '--port', '0', '--data-dir', dataDir, ...args], { env: { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_ENDPOINT_URL: '', ...env } });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(message);
+      expect(res.stderr).not.toContain('secret@');
+    } finally {
+      removeDir(dataDir);
+    }
+  });
+});

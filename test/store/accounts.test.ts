@@ -1,0 +1,166 @@
+import { expect, it } from 'vitest';
+import { ApiKeyStore } from '../../src/store/sql/api-keys.js';
+import { LoginAttemptStore, type ThrottlePolicy } from '../../src/store/sql/login-attempts.js';
+import { SessionStore } from '../../src/store/sql/sessions.js';
+import { SetupTokenStore } from '../../src/store/sql/setup-tokens.js';
+import { UserStore } from '../../src/store/sql/users.js';
+import { describeEachEngine } from '../helpers/store-dialects.js';
+
+const MIN = 60_000;
+
+/** A clock the test moves. */
+function clock(start = Date.UTC(2030, 0, 1)) {
+  let t = start;
+  const now = () => t;
+  return Object.assign(now, { advance: (ms: number) => (t += ms) });
+}
+
+describeEachEngine('users', ({ handle }) => {
+  it('creates a user once per email, ignoring ASCII case only, and finds it the same way', async () => {
+    const users = new UserStore(handle().db, clock());
+    const alice = await users.create('Alice@Example.com', 'hash-a');
+    expect(alice).toMatchObject({ email: 'Alice@Example.com' });
+    expect(await users.create('alice@example.COM', 'hash-b')).toBeNull();
+    expect(await users.findByEmail('ALICE@EXAMPLE.COM')).toMatchObject({ id: alice!.id, passwordHash: 'hash-a' });
+    // Non-ASCII letters keep their case on both engines (SQLite's NOCASE folds A–Z only): Émile and émile are two people.
+    const upper = await users.create('Émile@example.com', 'hash-e1');
+    const lower = await users.create('émile@example.com', 'hash-e2');
+    expect(upper).not.toBeNull();
+    expect(lower).not.toBeNull();
+    expect((await users.findByEmail('ÉMILE@EXAMPLE.COM'))?.id).toBe(upper!.id);
+    expect((await users.findByEmail('émile@Example.com'))?.id).toBe(lower!.id);
+    expect(await users.findByEmail('nobody@example.com')).toBeNull();
+    expect(await users.findById(alice!.id)).toEqual({ id: alice!.id, email: 'Alice@Example.com', createdAt: alice!.createdAt });
+    expect(await users.count()).toBe(3);
+  });
+
+  it('gives one email to exactly one of many concurrent creators', async () => {
+    const users = new UserStore(handle().db, clock());
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => users.create(i % 2 ? 'race@example.com' : 'RACE@example.com', `h${i}`)));
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+  });
+});
+
+describeEachEngine('sessions', ({ handle }) => {
+  it('finds live sessions, slides expiry at most once a minute, deletes and purges', async () => {
+    const now = clock();
+    const users = new UserStore(handle().db, now);
+    const user = (await users.create('session@example.com', 'h'))!;
+    const sessions = new SessionStore(handle().db, now);
+    await sessions.create('hash-1', user.id, 10 * MIN);
+    await sessions.create('hash-2', null, MIN);
+    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN });
+    now.advance(30_000);
+    await sessions.touch('hash-1', 10 * MIN); // within the minute: not written
+    expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() - 30_000 + 10 * MIN);
+    now.advance(31_000);
+    await sessions.touch('hash-1', 10 * MIN);
+    expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() + 10 * MIN);
+    now.advance(MIN);
+    expect(await sessions.find('hash-2')).toBeNull(); // expired
+    expect(await sessions.deleteExpired()).toBe(1);
+    await sessions.delete('hash-1');
+    expect(await sessions.find('hash-1')).toBeNull();
+  });
+});
+
+describeEachEngine('setup tokens', ({ handle, another }) => {
+  it('keeps every issued link valid until one is used, then none; stale unused ones go', async () => {
+    const now = clock();
+    const tokens = new SetupTokenStore(handle().db, now);
+    await tokens.issue('stale');
+    now.advance(25 * 3600_000);
+    await tokens.issue('replica-a');
+    await tokens.issue('replica-b');
+    expect(await tokens.isValid('stale')).toBe(false);
+    expect(await tokens.isValid('replica-a')).toBe(true);
+    expect(await tokens.isValid('replica-b')).toBe(true);
+    expect(await tokens.consume('not-issued')).toBe(false);
+    expect(await tokens.isValid('replica-a')).toBe(true);
+    expect(await tokens.consume('replica-b')).toBe(true);
+    expect(await tokens.isValid('replica-a')).toBe(false);
+    expect(await tokens.consume('replica-a')).toBe(false);
+    expect(await tokens.consume('replica-b')).toBe(false);
+  });
+
+  it('lets exactly one of many concurrent consumers (different links, different pools) through', async () => {
+    const now = clock();
+    const handles = [handle(), await another(), await another()];
+    const stores = handles.map((h) => new SetupTokenStore(h.db, now));
+    const names = Array.from({ length: 6 }, (_, i) => `concurrent-${i}`);
+    for (const name of names) await stores[0]!.issue(name);
+    const results = await Promise.all(names.flatMap((name, i) => [stores[i % 3]!.consume(name), stores[(i + 1) % 3]!.consume(name)]));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+});
+
+const POLICY: ThrottlePolicy = { maxFailures: 5, windowMs: 15 * MIN, lockMs: 15 * MIN };
+
+describeEachEngine('login attempts', ({ handle, another }) => {
+  it('lets 5 attempts through, locks at the 5th, refuses (uncounted) until the lock ends, then starts over', async () => {
+    const now = clock();
+    const attempts = new LoginAttemptStore(handle().db, now);
+    const keys = ['email:a@example.com', 'ip:10.0.0.1'];
+    for (let i = 0; i < 5; i++) expect(await attempts.take(keys, POLICY)).toBe(0);
+    expect(await attempts.take(keys, POLICY)).toBe(15 * MIN);
+    now.advance(5 * MIN);
+    expect(await attempts.take(keys, POLICY)).toBe(10 * MIN);
+    // A locked key refuses without counting the other key: the address is not held against another account's lock.
+    expect(await attempts.take(['email:a@example.com', 'ip:10.0.0.2'], POLICY)).toBe(10 * MIN);
+    for (let i = 0; i < 5; i++) expect(await attempts.take(['email:b@example.com', 'ip:10.0.0.2'], POLICY)).toBe(0);
+    now.advance(10 * MIN);
+    expect(await attempts.take(keys, POLICY)).toBe(0); // the lock ended: a fresh count
+    for (let i = 0; i < 4; i++) expect(await attempts.take(keys, POLICY)).toBe(0);
+    expect(await attempts.take(keys, POLICY)).toBeGreaterThan(0);
+  });
+
+  it('starts a fresh window after windowMs, and refund gives an attempt back (unlocking at the limit)', async () => {
+    const now = clock();
+    const attempts = new LoginAttemptStore(handle().db, now);
+    const keys = ['email:w@example.com'];
+    for (let i = 0; i < 4; i++) expect(await attempts.take(keys, POLICY)).toBe(0);
+    now.advance(16 * MIN);
+    for (let i = 0; i < 5; i++) expect(await attempts.take(keys, POLICY)).toBe(0); // the old 4 no longer count
+    await attempts.refund('email:w@example.com', POLICY); // the 5th was a success after all
+    expect(await attempts.take(keys, POLICY)).toBe(0);
+    expect(await attempts.take(keys, POLICY)).toBe(15 * MIN);
+    await attempts.clear('email:w@example.com');
+    expect(await attempts.take(keys, POLICY)).toBe(0);
+    await attempts.refund('email:unknown@example.com', POLICY); // nothing to give back: no error
+  });
+
+  it('200 concurrent attempts over three pools check at most 5 passwords', async () => {
+    const now = clock();
+    const stores = [handle(), await another(), await another()].map((h) => new LoginAttemptStore(h.db, now));
+    const keys = ['email:victim@example.com', 'ip:203.0.113.9'];
+    const waits = await Promise.all(Array.from({ length: 200 }, (_, i) => stores[i % 3]!.take(keys, POLICY)));
+    expect(waits.filter((w) => w === 0)).toHaveLength(5);
+    expect(waits.filter((w) => w > 0).every((w) => w <= 15 * MIN)).toBe(true);
+  });
+});
+
+describeEachEngine('API keys', ({ handle }) => {
+  it('creates, lists, finds by hash, revokes once and records use at most once a minute', async () => {
+    const now = clock();
+    const user = (await new UserStore(handle().db, now).create('keys@example.com', 'h'))!;
+    const keys = new ApiKeyStore(handle().db, now);
+    const a = await keys.create({ userId: user.id, name: 'ci', prefix: 'dsk_abcd', last4: 'wxyz', keyHash: 'hash-a', scopes: ['read:documents'] });
+    now.advance(1);
+    const b = await keys.create({ userId: user.id, name: null, prefix: 'dsk_efgh', last4: '1234', keyHash: 'hash-b', scopes: ['read:documents', 'write:documents'] });
+    expect((await keys.listActive(user.id)).map((k) => k.id)).toEqual([b.id, a.id]);
+    expect(await keys.findActiveByHash('hash-b')).toEqual(b);
+    await keys.touch(a.id);
+    const used = now();
+    now.advance(30_000);
+    await keys.touch(a.id);
+    expect((await keys.findActiveByHash('hash-a'))?.lastUsedAt).toBe(used);
+    now.advance(31_000);
+    await keys.touch(a.id);
+    expect((await keys.findActiveByHash('hash-a'))?.lastUsedAt).toBe(now());
+    expect(await keys.revoke('someone-else', a.id)).toBe(false);
+    expect(await keys.revoke(user.id, a.id)).toBe(true);
+    expect(await keys.revoke(user.id, a.id)).toBe(false);
+    expect(await keys.findActiveByHash('hash-a')).toBeNull();
+    expect((await keys.listActive(user.id)).map((k) => k.id)).toEqual([b.id]);
+  });
+});

@@ -1,0 +1,20 @@
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
+import { dialectOf } from '../../src/store/sql/dialect.js';
+import { describeEachEngine } from '../helpers/store-dialects.js';
+
+describeEachEngine('dialect', ({ engine, handle }) => {
+  it('is recognised on a handle and inside a transaction on it', async () => {
+    const { db } = handle();
+    expect(dialectOf(db).engine).toBe(engine);
+    expect(await db.transaction().execute(async (trx) => dialectOf(trx).engine)).toBe(engine);
+    expect(handle().engine).toBe(engine);
+  });
+
+  it('reads 64-bit integers as numbers, and refuses one a number cannot hold', async () => {
+    const { db } = handle();
+    const ms = await sql<{ n: number }>`select cast(${'4102444800000'} as bigint) as n`.execute(db);
+    expect(ms.rows[0]!.n).toBe(4_102_444_800_000); // 2100-01-01 in epoch milliseconds
+    if (engine === 'postgresql') await expect(sql`select cast('9007199254740993' as bigint) as n`.execute(db)).rejects.toThrow(RangeError);
+  });
+});

@@ -1,0 +1,125 @@
+import { expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/store/sql/database.js';
+import { DocumentStore } from '../../src/store/sql/documents.js';
+import { type Job, JobStore, LeaseLost } from '../../src/store/sql/jobs.js';
+import { ProjectStore } from '../../src/store/sql/projects.js';
+import { UserStore } from '../../src/store/sql/users.js';
+import { type EngineSuite, describeEachEngine } from '../helpers/store-dialects.js';
+
+let t = Date.UTC(2030, 0, 1);
+const now = () => t;
+let docs = 0;
+
+/** Queues `count` documents (and their jobs) for a new user; returns the user id and document ids. */
+async function queue(h: DatabaseHandle, email: string, count: number): Promise<{ userId: string; ids: string[] }> {
+  const userId = (await new UserStore(h.db, now).create(email, 'h'))!.id;
+  const project = await new ProjectStore(h.db, now).ensureDefault(userId);
+  const documents = new DocumentStore(h.db, new JobStore(h.db, now), now);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    t += 1;
+    const sha = `${++docs}`.padStart(64, '0');
+    ids.push((await documents.createQueued({ userId, projectId: project.id, filename: `${i}.txt`, contentType: 'text/plain', sizeBytes: 1, sha256: sha, metadata: {} })).document.id);
+  }
+  return { userId, ids };
+}
+
+/** Claims until the queue is empty (finishing each claim), in claim order. */
+async function drain(jobs: JobStore, owner: string): Promise<Job[]> {
+  const out: Job[] = [];
+  for (let job = await jobs.claim(owner, 60_000); job; job = await jobs.claim(owner, 60_000)) {
+    out.push(job);
+    await jobs.complete(job);
+  }
+  return out;
+}
+
+describeEachEngine('jobs', (suite: EngineSuite) => {
+  it('never gives one job to two of many concurrent claimers (three pools)', async () => {
+    const { ids } = await queue(suite.handle(), 'many@example.com', 30);
+    const stores = [suite.handle(), await suite.another(), await suite.another()].map((h) => new JobStore(h.db, now));
+    const claimed: Job[] = [];
+    await Promise.all(
+      Array.from({ length: 9 }, async (_, i) => {
+        const jobs = stores[i % 3]!;
+        for (let job = await jobs.claim(`w${i}`, 60_000); job; job = await jobs.claim(`w${i}`, 60_000)) {
+          claimed.push(job);
+          await jobs.complete(job);
+        }
+      }),
+    );
+    expect(claimed.map((j) => j.documentId).sort()).toEqual([...ids].sort());
+    expect(new Set(claimed.map((j) => j.id)).size).toBe(30);
+  });
+
+  it('serves users in turns kept in the database, so they hold across processes (pools) and restarts', async () => {
+    const h = suite.handle();
+    const alice = await queue(h, 'alice-turns@example.com', 4);
+    const bob = await queue(h, 'bob-turns@example.com', 2);
+    const carol = await queue(h, 'carol-turns@example.com', 1);
+    const a = new JobStore(h.db, now);
+    const b = new JobStore((await suite.another()).db, now);
+    const order: string[] = [];
+    for (let i = 0; ; i++) {
+      const jobs = i % 2 ? b : a; // alternate claimers: each sees the turns the other recorded
+      const job = await jobs.claim('w', 60_000);
+      if (!job) break;
+      order.push(job.userId === alice.userId ? 'A' : job.userId === bob.userId ? 'B' : 'C');
+      await jobs.complete(job);
+    }
+    expect(order.join('')).toBe('ABCABAA');
+  });
+
+  it('keeps a leased job from others until its lease expires; then the old holder can record nothing', async () => {
+    const h = suite.handle();
+    const { ids } = await queue(h, 'lease@example.com', 1);
+    const first = new JobStore(h.db, now);
+    const second = new JobStore((await suite.another()).db, now);
+    const job = (await first.claim('dead-replica', 10_000))!;
+    expect(job.documentId).toBe(ids[0]);
+    t += 5_000;
+    expect(await first.heartbeat(job, 10_000)).toBe(true); // expires at t + 10 s now
+    t += 9_000;
+    expect(await second.reclaimExpired()).toBe(0);
+    expect(await second.claim('live-replica', 10_000)).toBeNull();
+    t += 2_000;
+    expect(await second.reclaimExpired()).toBe(1);
+    const again = (await second.claim('live-replica', 10_000))!;
+    expect(again).toMatchObject({ id: job.id, owner: 'live-replica', attempts: 2 });
+    // The old holder comes back: its heartbeat finds the job taken, and any outcome it records is refused.
+    expect(await first.heartbeat(job, 10_000)).toBe(false);
+    await expect(first.complete(job)).rejects.toBeInstanceOf(LeaseLost);
+    await expect(first.fail(job, 'x')).rejects.toBeInstanceOf(LeaseLost);
+    await expect(first.release(job)).rejects.toBeInstanceOf(LeaseLost);
+    await expect(new DocumentStore(h.db, first, now).markReady(job.documentId, job, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' })).rejects.toBeInstanceOf(LeaseLost);
+    expect((await new DocumentStore(h.db, first, now).getById(job.documentId))?.status).toBe('queued'); // rolled back
+    await second.complete(again);
+    expect(await second.countOpen()).toBe(0);
+  });
+
+  it('hands a job back uncounted, marked released; recovers foreign leases only when asked', async () => {
+    const h = suite.handle();
+    const { userId, ids } = await queue(h, 'release@example.com', 2);
+    const jobs = new JobStore(h.db, now);
+    const documents = new DocumentStore(h.db, jobs, now);
+    const one = (await jobs.claim('me', 60_000))!;
+    await documents.markProcessing(one.documentId);
+    await documents.release(one.documentId, one);
+    expect((await documents.get(userId, one.documentId))?.status).toBe('queued');
+    const back = (await jobs.claim('me', 60_000))!;
+    expect(back).toMatchObject({ id: one.id, attempts: 1, released: true });
+    const other = (await jobs.claim('previous-process', 60_000))!;
+    expect(ids).toContain(other.documentId);
+    expect(await jobs.recoverForeignLeases('me')).toBe(1); // 'previous-process' is not 'me'; mine stays
+    expect(await jobs.heartbeat(back, 60_000)).toBe(true);
+    expect(await jobs.heartbeat(other, 60_000)).toBe(false);
+    // A job whose document is deleted meanwhile ends quietly: nothing left to record.
+    await documents.delete(userId, back.documentId);
+    await jobs.complete(back);
+    expect(await documents.requeueIdleLeases('me', [])).toBe(0);
+    const idle = (await jobs.claim('me', 60_000))!;
+    expect(await documents.requeueIdleLeases('me', [idle.id])).toBe(0);
+    expect(await documents.requeueIdleLeases('me', [])).toBe(1);
+    expect(await drain(jobs, 'me')).toHaveLength(1);
+  });
+});

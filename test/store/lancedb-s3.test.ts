@@ -1,0 +1,259 @@
+/**
+ * LanceDB on S3 (a real Ceph RADOS Gateway): the chunk index written and read through ChunkIndex, two connections
+ * standing for two replicas (each its own LanceDB connection and view), coordinated by one Locks and one Events as
+ * replicas are through PostgreSQL. Vectors are synthetic: this tests the store, not a model.
+ */
+import * as lancedb from '@lancedb/lancedb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Events, LocalEvents, LocalLocks, type Locks } from '../../src/store/coordination.js';
+import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
+import { VectorStore } from '../../src/store/lancedb/connection.js';
+import { parseS3Location } from '../../src/store/objects/location.js';
+import { S3ObjectStore } from '../../src/store/objects/s3.js';
+import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
+import { logS3Requests } from '../helpers/s3-request-log.js';
+
+const SKIP = rgwUnavailable();
+const EMBEDDER = { id: 'builtin:all-MiniLM-L6-v2', dimension: 4 };
+const HOUR = 3600_000;
+
+function unit(...v: number[]): Float32Array {
+  const n = Math.hypot(...v);
+  return Float32Array.from(v.map((x) => x / n));
+}
+
+function row(user: string, doc: string, i: number, text: string, vector = unit(1, i + 1, 0, 0)): ChunkRow {
+  return { id: `${doc}:${i}`, user_id: user, project_id: `p-${user}`, document_id: doc, chunk_index: i, text, search_text: text, heading: null, page_start: null, page_end: null, vector };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  let rgw: Rgw;
+  let n = 0;
+  const opened: { close(): Promise<void> }[] = [];
+  beforeAll(async () => {
+    rgw = await startRgw();
+  });
+  afterEach(async () => {
+    for (const c of opened.splice(0).reverse()) await c.close();
+  });
+  afterAll(async () => {
+    await rgw?.stop();
+  });
+
+  /** A fresh prefix per test: a library of its own. */
+  const library = () => `s3://${rgw.bucket}/lib-${n++}`;
+
+  /** One replica's view of a library: its own S3 client and LanceDB connection. */
+  async function replica(
+    url: string,
+    shared: { locks: Locks; events: Events; readConsistencyS?: number; upkeepRetryMs?: number; keepSupersededMs?: number; funnelCommits?: boolean },
+    endpoint = rgw.endpoint,
+  ) {
+    const loc = parseS3Location(url, { ...rgw.env(), AWS_ENDPOINT_URL: endpoint });
+    const root = await S3ObjectStore.connect(loc);
+    const store = await VectorStore.openS3(loc, root.at('lancedb'), { keepSupersededMs: HOUR, funnelCommits: false, ...shared });
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id });
+    const handle = {
+      store,
+      index,
+      root,
+      async close() {
+        await index.close();
+        await store.close();
+        root.close();
+      },
+    };
+    opened.push(handle);
+    return handle;
+  }
+
+  /** The table as LanceDB itself sees it, for what ChunkIndex does not expose (versions, index stats). */
+  async function rawTable(url: string): Promise<lancedb.Table> {
+    const conn = await lancedb.connect(`${url}/lancedb`, { storageOptions: rgw.storageOptions() });
+    const info = JSON.parse((await (await S3ObjectStore.connect(parseS3Location(url, rgw.env()))).at('lancedb').get('chunks-index.json'))!.toString());
+    return conn.openTable(info.table);
+  }
+
+  it('writes, reads, searches and deletes chunks, and keeps the index info next to the tables', async () => {
+    const url = library();
+    const { index, root } = await replica(url, { locks: new LocalLocks(), events: new LocalEvents() });
+    await index.add([row('u1', 'd1', 0, 'penguins swim in cold water', unit(1, 0, 0, 0)), row('u1', 'd1', 1, 'penguins nest on ice', unit(0.9, 0.1, 0, 0))], EMBEDDER);
+    await index.add([row('u2', 'd2', 0, 'penguins of another tenant', unit(1, 0, 0, 0))], EMBEDDER);
+    expect(await index.count()).toBe(3);
+    expect((await index.documentChunks('d1')).map((c) => c.text)).toEqual(['penguins swim in cold water', 'penguins nest on ice']);
+    const kw = await index.keywordSearch({ userId: 'u1', query: 'penguins', limit: 10 });
+    expect(kw.map((h) => h.id).sort()).toEqual(['d1:0', 'd1:1']);
+    const vec = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0), limit: 1 });
+    expect(vec.map((h) => h.id)).toEqual(['d1:0']);
+    expect((await index.getMany('u1', vec)).map((c) => c.id)).toEqual(['d1:0']);
+    await index.optimize();
+    expect((await index.keywordSearch({ userId: 'u2', query: 'penguins', limit: 10 })).map((h) => h.id)).toEqual(['d2:0']);
+    await index.deleteDocument('d1');
+    expect(await index.count()).toBe(1);
+    expect(await index.keywordSearch({ userId: 'u1', query: 'penguins', limit: 10 })).toEqual([]);
+    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
+  });
+
+  it("lets a replica see another's new rows once the consistency interval has passed, with no event", async () => {
+    const url = library();
+    const coordination = { locks: new LocalLocks(), events: new LocalEvents() };
+    const a = await replica(url, coordination);
+    await a.index.add([row('u1', 'd1', 0, 'first')], EMBEDDER);
+    const b = await replica(url, { ...coordination, readConsistencyS: 1 });
+    expect(await b.index.count()).toBe(1);
+    await a.index.add([row('u1', 'd2', 0, 'second')], EMBEDDER);
+    await sleep(1100);
+    expect(await b.index.count()).toBe(2);
+    expect((await b.index.keywordSearch({ userId: 'u1', query: 'second', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
+  });
+
+  it('refreshes a replica at once when a document settles elsewhere, long before its consistency interval', async () => {
+    const url = library();
+    const events = new LocalEvents();
+    const locks = new LocalLocks();
+    const a = await replica(url, { locks, events });
+    await a.index.add([row('u1', 'd1', 0, 'first')], EMBEDDER);
+    // An hour between checks: only the event can make b see the new rows.
+    const b = await replica(url, { locks, events, readConsistencyS: 3600 });
+    expect(await b.index.count()).toBe(1);
+    await a.index.add([row('u1', 'd2', 0, 'second')], EMBEDDER);
+    expect(await b.index.count()).toBe(1);
+    await events.publish('document_settled', 'd2');
+    await b.index.refresh(); // the refresh the event started (a second one is coalesced into it)
+    expect(await b.index.count()).toBe(2);
+  });
+
+  it('picks up the table another replica created after this one opened, on index_changed', async () => {
+    const url = library();
+    const events = new LocalEvents();
+    const locks = new LocalLocks();
+    const b = await replica(url, { locks, events, readConsistencyS: 3600 });
+    expect(b.index.indexInfo()).toBeNull();
+    const a = await replica(url, { locks, events });
+    await a.index.add([row('u1', 'd1', 0, 'made by a')], EMBEDDER); // creates the table and announces it
+    for (let i = 0; i < 50 && !b.index.indexInfo(); i++) await sleep(100);
+    expect(b.index.indexInfo()).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
+    await events.publish('document_settled', 'd1'); // as the daemon does once the document is ready
+    await b.index.refresh();
+    expect((await b.index.keywordSearch({ userId: 'u1', query: 'made', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
+  });
+
+  it.each([false, true])('keeps every row when two replicas write the same table at once, first writes included (funnelled: %s)', async (funnelCommits) => {
+    const url = library();
+    const locks = new LocalLocks();
+    const events = new LocalEvents();
+    const a = await replica(url, { locks, events, readConsistencyS: 0, funnelCommits });
+    const b = await replica(url, { locks, events, readConsistencyS: 0, funnelCommits });
+    const writes = (r: typeof a, name: string) =>
+      (async () => {
+        for (let i = 0; i < 8; i++) await r.index.add([row('u1', `${name}${i}`, 0, `${name} ${i}`), row('u1', `${name}${i}`, 1, `${name} ${i} more`)], EMBEDDER);
+      })();
+    await Promise.all([writes(a, 'a'), writes(b, 'b')]);
+    expect(await a.index.count()).toBe(32);
+    expect(await b.index.count()).toBe(32);
+    await Promise.all([a.index.deleteDocument('a0'), b.index.deleteDocument('b0')]);
+    expect(await a.index.count()).toBe(28);
+  });
+
+  it('optimizes and prunes on exactly one replica, the lease holder; another takes over when it lets go', async () => {
+    const url = library();
+    const locks = new LocalLocks();
+    const events = new LocalEvents();
+    const a = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
+    const b = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
+    expect(a.store.shared!.upkeep.isLeader()).toBe(true);
+    expect(b.store.shared!.upkeep.isLeader()).toBe(false);
+    await a.index.add([row('u1', 'd1', 0, 'one')], EMBEDDER);
+    await b.index.add([row('u1', 'd2', 0, 'two')], EMBEDDER);
+    const raw = await rawTable(url);
+    const unindexed = async () => {
+      await raw.checkoutLatest();
+      return (await raw.indexStats('search_text_idx'))!.numUnindexedRows;
+    };
+    expect(await unindexed()).toBe(2);
+    await b.index.optimize(); // not the leader: nothing happens
+    expect(await unindexed()).toBe(2);
+    await a.index.optimize();
+    expect(await unindexed()).toBe(0);
+
+    await b.index.add([row('u1', 'd3', 0, 'three')], EMBEDDER);
+    await a.close(); // lets go of the lease
+    for (let i = 0; i < 50 && !b.store.shared!.upkeep.isLeader(); i++) await sleep(50);
+    expect(b.store.shared!.upkeep.isLeader()).toBe(true);
+    await b.index.optimize();
+    expect(await unindexed()).toBe(0);
+  });
+
+  it('keeps superseded versions through an optimize for a reader still on one: retention in hours, not a minute', async () => {
+    // A pinned reader (a long search, or a replica that has not refreshed yet) against the upkeep leader's prune.
+    const pinnedReaderAfterPrune = async (keepSupersededMs: number) => {
+      const url = library();
+      const { index } = await replica(url, { locks: new LocalLocks(), events: new LocalEvents(), keepSupersededMs });
+      await index.add([row('u1', 'd1', 0, 'one')], EMBEDDER);
+      await index.add([row('u1', 'd2', 0, 'two')], EMBEDDER);
+      const reader = await rawTable(url);
+      await reader.checkout(await reader.version());
+      await index.deleteDocument('d1');
+      await index.add([row('u1', 'd3', 0, 'three')], EMBEDDER);
+      await sleep(2500);
+      await index.optimize();
+      return reader
+        .query()
+        .select(['id'])
+        .toArray()
+        .then((rows) => rows.map((r) => r.id as string).sort(), (err: Error) => err.message);
+    };
+    expect(await pinnedReaderAfterPrune(HOUR)).toEqual(['d1:0', 'd2:0']);
+    // The same with a retention shorter than the reader's age: its files are gone (what the hours protect against).
+    expect(await pinnedReaderAfterPrune(200)).toEqual(expect.stringMatching(/not found|No such|does not exist/i));
+  });
+
+  it('runs an upkeep pass only after a write, reads no version list of its own, and never holds a write behind it', async () => {
+    const log = await logS3Requests(rgw.endpoint);
+    try {
+      const url = library();
+      const leader = await replica(url, { locks: new LocalLocks(), events: new LocalEvents() }, log.endpoint);
+      const { index } = leader;
+      for (let i = 0; i < 30; i++) await index.add([row('u1', `d${i}`, 0, `doc ${i}`)], EMBEDDER);
+      await index.optimize();
+      const raw = await rawTable(url); // through the gateway itself: not counted
+      const versions = async () => {
+        await raw.checkoutLatest();
+        return (await raw.listVersions()).length;
+      };
+      const manifestReads = () => log.requests().filter((r) => r.method === 'GET' && /\/_versions\/[^/]+\.manifest$/.test(r.path)).length;
+
+      // Nothing written since the last pass: the next one sees that and does nothing more.
+      const before = await versions();
+      log.reset();
+      await index.optimize();
+      expect(log.requests().length).toBeLessThanOrEqual(4);
+      expect(await versions()).toBe(before);
+
+      // After a write the pass compacts and indexes it. Retention is an hour, so nothing can be pruned: no listing
+      // of every version and no second cleanup on top of what LanceDB's own optimize reads (each manifest twice:
+      // its Node API has no optimize without its 7-day cleanup).
+      await index.add([row('u1', 'e0', 0, 'one more')], EMBEDDER);
+      const written = await versions();
+      log.reset();
+      await index.optimize();
+      console.log(`upkeep pass over ${written} versions: ${manifestReads()} manifest reads, ${log.requests().length} requests`);
+      expect(manifestReads()).toBeLessThanOrEqual(2 * written + 5);
+
+      // A write on the leader does not queue behind upkeep in progress.
+      await index.add([row('u1', 'e1', 0, 'to fold in')], EMBEDDER);
+      const done: string[] = [];
+      const upkeep = index.optimize().then(() => done.push('upkeep'));
+      await index.add([row('u1', 'e2', 0, 'written meanwhile')], EMBEDDER).then(() => done.push('write'));
+      await upkeep;
+      expect(done).toEqual(['write', 'upkeep']);
+      expect(await index.count()).toBe(33);
+      await leader.close(); // before the relay goes
+      opened.splice(opened.indexOf(leader), 1);
+    } finally {
+      await log.close();
+    }
+  }, 120_000);
+});

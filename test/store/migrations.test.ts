@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApiKeyStore } from '../../src/store/sql/api-keys.js';
+import { DocumentStore } from '../../src/store/sql/documents.js';
+import { JobStore } from '../../src/store/sql/jobs.js';
+import { openOAuthStores } from '../../src/store/sql/oauth-transaction.js';
+import { ProjectStore } from '../../src/store/sql/projects.js';
+import { openPostgres } from '../../src/store/sql/postgres.js';
+import { SessionStore } from '../../src/store/sql/sessions.js';
+import { SetupTokenStore } from '../../src/store/sql/setup-tokens.js';
+import { openSqlite } from '../../src/store/sql/sqlite.js';
+import { UserStore } from '../../src/store/sql/users.js';
+import { REPO, removeDir } from '../helpers/daemon.js';
+import { postgresUnavailable } from '../helpers/postgres.js';
+import { newPostgresDatabase } from '../helpers/store-dialects.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'docsearch-migrations-'));
+afterAll(() => removeDir(dir));
+
+/** Every schema object of a SQLite file, its statement with whitespace folded, by name. */
+function sqliteSchema(path: string): Map<string, string> {
+  const raw = new BetterSqlite3(path, { readonly: true });
+  const rows = raw.prepare("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'").all() as { name: string; sql: string }[];
+  raw.close();
+  return new Map(rows.map((r) => [r.name, r.sql.replace(/\s+/g, ' ')]));
+}
+
+/** A SQLite file holding the released version's database (test/fixtures/sqlite/make-release-db.ts). */
+function releasedDatabase(name: string): string {
+  const path = join(dir, name);
+  const raw = new BetterSqlite3(path);
+  raw.exec(readFileSync(join(REPO, 'test/fixtures/sqlite/release-0.1.0.sql'), 'utf8'));
+  raw.close();
+  return path;
+}
+
+describe('migrations on SQLite', () => {
+  it('open a database made by the released version and migrate it on, keeping every row readable', async () => {
+    const released = releasedDatabase('released.db');
+    const now = () => Date.UTC(2025, 5, 2);
+    const handle = await openSqlite(released);
+    try {
+      const { db } = handle;
+      const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns']);
+      const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
+      expect(user.email).toBe('Release.User@Example.com');
+      const projects = await new ProjectStore(db, now).list(user.id, 10);
+      expect(projects.projects.map((p) => [p.name, p.isDefault, p.documentCount, p.chunkCount, p.sizeBytes])).toEqual([
+        ['default', true, 1, 0, 99],
+        ['Notes', false, 1, 3, 1234],
+      ]);
+      const jobs = new JobStore(db, now);
+      const documents = new DocumentStore(db, jobs, now);
+      const ready = (await documents.list(user.id, { path: 'dir/ready.txt' }, 10)).documents[0]!;
+      expect(ready).toMatchObject({ status: 'ready', chunkCount: 3, warnings: ['a warning'], metadata: { k: 'v' }, embedderId: 'builtin:all-MiniLM-L6-v2' });
+      // The queued document's job is claimed and finished by today's queue.
+      const job = (await jobs.claim('worker', 60_000))!;
+      expect(job).toMatchObject({ kind: 'ingest', attempts: 1, released: false });
+      expect(await documents.markReady(job.documentId, job, { chunkCount: 1, pages: 1, warnings: [], embedderId: 'e' })).toBe(true);
+      expect((await new ApiKeyStore(db, now).findActiveByHash('c'.repeat(64)))?.scopes).toEqual(['read:documents']);
+      expect((await new SessionStore(db, now).find('d'.repeat(64)))?.userId).toBe(user.id);
+      expect(await new SetupTokenStore(db, now).isValid('e'.repeat(64))).toBe(true);
+      const oauth = openOAuthStores(db, now);
+      expect((await oauth.codes.find('1'.repeat(64)))?.grantId).toBe('grt_release');
+      expect(await oauth.tokens.find('2'.repeat(64))).toMatchObject({ kind: 'refresh', grantId: 'grt_release', grantRevokedAt: null });
+      expect(await oauth.clients.find('docsearch-cli')).toMatchObject({ isPublic: true, loopbackAnyPort: true });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('make the very schema the released migrations made (001–005 learned PostgreSQL without changing it)', async () => {
+    const fresh = join(dir, 'fresh.db');
+    await (await openSqlite(fresh)).close();
+    const before = sqliteSchema(releasedDatabase('pristine.db'));
+    const now = sqliteSchema(fresh);
+    for (const [name, statement] of before) expect(now.get(name), name).toBe(statement);
+    expect([...now.keys()].filter((name) => !before.has(name)).sort()).toEqual(['job_turns', 'jobs_user_claim']);
+  });
+});
+
+describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () => {
+  it('run once when several processes open one empty database at the same moment', async () => {
+    const url = await newPostgresDatabase();
+    const script = join(REPO, 'test/store/child/open-database.ts');
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, url], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        return new Promise<{ code: number | null; out: string }>((resolve) => child.once('exit', (code) => resolve({ code, out })));
+      }),
+    );
+    for (const run of runs) expect(run, run.out).toMatchObject({ code: 0, out: expect.stringContaining('migrated') });
+    const handle = await openPostgres(url);
+    try {
+      const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns']);
+      // The CLI's client is seeded by 003 once, not once per process.
+      const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
+      expect(clients).toEqual([{ id: 'docsearch-cli' }]);
+    } finally {
+      await handle.close();
+    }
+  }, 120_000);
+});

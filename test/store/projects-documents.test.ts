@@ -1,0 +1,154 @@
+import { expect, it } from 'vitest';
+import { DocumentStore, type NewDocument } from '../../src/store/sql/documents.js';
+import { JobStore } from '../../src/store/sql/jobs.js';
+import { ProjectStore } from '../../src/store/sql/projects.js';
+import { UserStore } from '../../src/store/sql/users.js';
+import { type EngineSuite, describeEachEngine } from '../helpers/store-dialects.js';
+
+let t = Date.UTC(2030, 0, 1);
+const now = () => ++t;
+
+async function newUser(suite: EngineSuite, email: string): Promise<string> {
+  return (await new UserStore(suite.handle().db, now).create(email, 'h'))!.id;
+}
+
+describeEachEngine('projects', (suite) => {
+  it('creates, lists with live counts, renames, refuses a taken name (ASCII case ignored) and deletes', async () => {
+    const { db } = suite.handle();
+    const userId = await newUser(suite, 'projects@example.com');
+    const projects = new ProjectStore(db, now);
+    const documents = new DocumentStore(db, new JobStore(db, now), now);
+    const def = await projects.ensureDefault(userId);
+    expect(def).toMatchObject({ name: 'default', isDefault: true, documentCount: 0, chunkCount: 0, sizeBytes: 0 });
+    expect((await projects.ensureDefault(userId)).id).toBe(def.id);
+    const notes = await projects.create(userId, { name: 'Notes', description: 'n', metadata: { team: 'a' } });
+    expect(notes).toMatchObject({ name: 'Notes', description: 'n', metadata: { team: 'a' }, isDefault: false });
+    expect(await projects.create(userId, { name: 'NOTES' })).toBeNull();
+    expect((await projects.create(userId, { name: 'Ärger' }))?.name).toBe('Ärger');
+    expect(await projects.create(userId, { name: 'ärger' })).not.toBeNull(); // only A–Z fold
+    expect((await projects.findByName(userId, 'notes'))?.id).toBe(notes!.id);
+    expect((await projects.findByName(userId, 'ÄRGER'))?.name).toBe('Ärger');
+
+    // Byte counts beyond 32 bits (a 5 GB file) and chunk sums come back as numbers.
+    const big: NewDocument = { userId, projectId: notes!.id, filename: 'big.pdf', contentType: 'application/pdf', sizeBytes: 5_000_000_000, sha256: 'a'.repeat(64), metadata: {} };
+    await documents.createQueued(big);
+    await documents.createQueued({ ...big, filename: 'small.txt', sizeBytes: 10, sha256: 'b'.repeat(64) });
+    const listed = await projects.list(userId, 10);
+    expect(listed.hasMore).toBe(false);
+    expect(listed.projects.find((p) => p.id === notes!.id)).toMatchObject({ documentCount: 2, sizeBytes: 5_000_000_010, chunkCount: 0 });
+    const page = await projects.list(userId, 2);
+    expect(page.hasMore).toBe(true);
+    expect((await projects.list(userId, 10, page.projects[1]!.id)).projects).toHaveLength(2);
+    expect(await projects.names(userId, [notes!.id, def.id])).toEqual(expect.arrayContaining([{ id: notes!.id, name: 'Notes' }, { id: def.id, name: 'default' }]));
+
+    expect(await projects.update(userId, notes!.id, { name: 'Default' })).toBe('conflict');
+    expect(await projects.update(userId, notes!.id, { name: 'Journal', metadata: { team: 'b' } })).toMatchObject({ name: 'Journal', metadata: { team: 'b' } });
+    expect(await projects.update('someone-else', notes!.id, { name: 'x' })).toBeNull();
+    expect(await projects.delete(userId, notes!.id)).toBe(true);
+    expect(await projects.get(userId, notes!.id)).toBeNull();
+    expect(await documents.countBySha('a'.repeat(64))).toBe(0); // documents went with it
+  });
+
+  it('adopts a project the user named "default" (any ASCII case) as the default one', async () => {
+    const userId = await newUser(suite, 'named-default@example.com');
+    const projects = new ProjectStore(suite.handle().db, now);
+    const own = await projects.create(userId, { name: 'DEFAULT' });
+    const def = await projects.ensureDefault(userId);
+    expect(def.id).toBe(own!.id);
+    expect(def.isDefault).toBe(true);
+  });
+});
+
+/** A user with a default project, and the job and document stores on the suite's database. */
+async function owner(suite: EngineSuite, email: string) {
+  const { db } = suite.handle();
+  const userId = await newUser(suite, email);
+  const project = await new ProjectStore(db, now).ensureDefault(userId);
+  const jobs = new JobStore(db, now);
+  return { userId, project, jobs, documents: new DocumentStore(db, jobs, now) };
+}
+
+describeEachEngine('documents', (suite) => {
+  const input = (userId: string, projectId: string, sha: string, path: string | null = null): NewDocument => ({
+    userId,
+    projectId,
+    filename: `${sha.slice(0, 4)}.txt`,
+    contentType: 'text/plain',
+    sizeBytes: 100,
+    sha256: sha.padEnd(64, '0'),
+    metadata: { source: 'test' },
+    path,
+  });
+
+  it('queues a document with its job, answers the same bytes as a duplicate, and records the outcome with the job', async () => {
+    const { userId, project, jobs, documents } = await owner(suite, 'docs@example.com');
+    const first = await documents.createQueued(input(userId, project.id, 'aa'));
+    expect(first).toMatchObject({ duplicate: false, document: { status: 'queued', metadata: { source: 'test' }, warnings: [] } });
+    const again = await documents.createQueued(input(userId, project.id, 'aa'));
+    expect(again).toEqual({ duplicate: true, document: first.document });
+    expect(await jobs.countOpen()).toBe(1);
+
+    const job = (await jobs.claim('worker-1', 60_000))!;
+    expect(job).toMatchObject({ documentId: first.document.id, owner: 'worker-1', attempts: 1 });
+    await documents.markProcessing(job.documentId);
+    expect(await documents.setProgress(job.documentId, 0.5)).toBe(true);
+    expect((await documents.get(userId, job.documentId))?.progress).toBe(0.5);
+    expect(await documents.markReady(job.documentId, job, { chunkCount: 7, pages: 2, warnings: ['w'], embedderId: 'builtin' })).toBe(true);
+    const ready = await documents.get(userId, job.documentId);
+    expect(ready).toMatchObject({ status: 'ready', progress: 1, chunkCount: 7, pages: 2, warnings: ['w'], embedderId: 'builtin' });
+    expect(ready!.readyAt).toBeGreaterThan(0);
+    expect(await jobs.countOpen()).toBe(0);
+    expect(await documents.get('another-user', job.documentId)).toBeNull();
+    expect((await documents.getMany(userId, [job.documentId, 'doc_missing'])).map((d) => d.id)).toEqual([job.documentId]);
+    expect(await documents.getMany('another-user', [job.documentId])).toEqual([]);
+    expect((await documents.list(userId, { status: 'ready' }, 10)).documents.map((d) => d.id)).toEqual([job.documentId]);
+    expect(await documents.allShas()).toEqual(new Set([first.document.sha256]));
+    expect(await documents.delete(userId, job.documentId)).toBe(true);
+    expect(await documents.delete(userId, job.documentId)).toBe(false);
+  });
+
+  it('makes one document of the same bytes accepted concurrently through several pools', async () => {
+    const handles = [suite.handle(), await suite.another(), await suite.another()];
+    const userId = await newUser(suite, 'dup-race@example.com');
+    const project = await new ProjectStore(handles[0]!.db, now).ensureDefault(userId);
+    const stores = handles.map((h) => new DocumentStore(h.db, new JobStore(h.db, now), now));
+    const results = await Promise.all(Array.from({ length: 9 }, (_, i) => stores[i % 3]!.createQueued(input(userId, project.id, 'race'))));
+    expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.document.id)).size).toBe(1);
+    const jobs = await handles[0]!.db.selectFrom('jobs').select('id').where('document_id', '=', results[0]!.document.id).execute();
+    expect(jobs).toHaveLength(1);
+    expect(await stores[1]!.delete(userId, results[0]!.document.id)).toBe(true); // the suite's queue is empty again
+  });
+
+  it('hides an older version at the same path when the newer one becomes ready, then lists it for removal', async () => {
+    const { userId, project, jobs, documents } = await owner(suite, 'paths@example.com');
+    const old = (await documents.createQueued(input(userId, project.id, 'v1', 'notes/a.txt'))).document;
+    await documents.markReady(old.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
+    const newer = (await documents.createQueued(input(userId, project.id, 'v2', 'notes/a.txt'))).document;
+    expect((await documents.list(userId, { path: 'notes/a.txt' }, 10)).documents.map((d) => d.id)).toEqual([old.id, newer.id]);
+    const swapAt = t;
+    await documents.markReady(newer.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
+    expect((await documents.list(userId, { path: 'notes/a.txt' }, 10)).documents.map((d) => d.id)).toEqual([newer.id]);
+    expect(await documents.getById(old.id)).toMatchObject({ replacedBy: newer.id });
+    expect(await documents.listReplaced(swapAt)).toEqual([]);
+    expect(await documents.listReplaced(t + 1)).toEqual([{ id: old.id, userId }]);
+  });
+
+  it('requeues a transient failure for later and fails a permanent one, each with its job', async () => {
+    const { userId, project, jobs, documents } = await owner(suite, 'outcomes@example.com');
+    const doc = (await documents.createQueued(input(userId, project.id, 'retry'))).document;
+    const job = (await jobs.claim('w', 60_000))!;
+    await documents.markProcessing(doc.id);
+    const retryAt = t + 60_000;
+    await documents.requeue(doc.id, job, 'model server down', retryAt);
+    expect(await documents.getById(doc.id)).toMatchObject({ status: 'queued' });
+    expect(await jobs.claim('w', 60_000)).toBeNull();
+    expect(await jobs.nextRunAt()).toBe(retryAt);
+    t = retryAt;
+    const retried = (await jobs.claim('w', 60_000))!;
+    expect(retried).toMatchObject({ id: job.id, attempts: 2, lastError: 'model server down' });
+    await documents.markFailed(doc.id, retried, 'not a PDF after all', ['w']);
+    expect(await documents.getById(doc.id)).toMatchObject({ status: 'failed', error: 'not a PDF after all', warnings: ['w'], chunkCount: 0 });
+    expect(await jobs.countOpen()).toBe(0);
+  });
+});
