@@ -3,13 +3,15 @@
  * into the models registry from here, since it needs the window store), the window store and its ingest
  * writes, the retriever with its query-vector cache, and the service. One call from the composition root.
  */
-import { BUILTIN_EMBEDDER_ID, BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
+import { randomBytes } from 'node:crypto';
+import { BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ForegroundGate } from '../core/foreground.js';
 import { createReranker, type ModelConfig } from '../models/registry.js';
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
+import { CursorCodec } from './cursor.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
 import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
@@ -33,6 +35,8 @@ export async function openSearch(deps: {
   chunks: ChunkIndex;
   documents: SearchServiceDeps['documents'];
   projects: SearchServiceDeps['projects'];
+  /** Server-wide settings: where the secret that seals page cursors is kept (shared by every replica). */
+  settings: { getOrCreate(key: string, make: () => string): Promise<string> };
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   foreground?: ForegroundGate;
 }): Promise<SearchStack> {
@@ -45,7 +49,7 @@ export async function openSearch(deps: {
       builtin: (cfg) => {
         // Windows and queries must be embedded by the built-in model, whatever embedder retrieval uses.
         windowEmbedder =
-          deps.embedder.id === BUILTIN_EMBEDDER_ID ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}) });
+          deps.embedder instanceof BuiltinEmbedder ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}) });
         if (windowEmbedder !== deps.embedder) ownEmbedders.push(windowEmbedder);
         builtin = new BuiltinReranker(windowEmbedder, windows);
         return builtin;
@@ -55,12 +59,14 @@ export async function openSearch(deps: {
   model?.init().catch((err: unknown) => deps.log.error({ err, reranker: model.id }, 'reranker failed to initialise'));
   const reranker: CandidateReranker | null = builtin ?? (model ? fromModelReranker(model) : null);
 
+  const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
   const retriever = new Retriever({ chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log });
   const service = new SearchService({
     retriever,
     reranker,
     documents: deps.documents,
     projects: deps.projects,
+    cursors: new CursorCodec(Buffer.from(secret, 'base64url')),
     reindexRequired: () => deps.chunks.reindexRequired(),
     ...(deps.foreground ? { foreground: deps.foreground } : {}),
   });

@@ -7,9 +7,15 @@ import { z } from 'zod';
 export const SEARCH_MODES = ['hybrid', 'vector', 'keyword'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
 
+export const SEARCH_GROUPS = ['none', 'document'] as const;
+export type SearchGroup = (typeof SEARCH_GROUPS)[number];
+
 export const MAX_QUERY_CHARS = 2000;
 export const MAX_LIMIT = 100;
+export const MAX_PASSAGES_PER_DOCUMENT = 5;
 const MAX_FILTER_IDS = 1000;
+/** A cursor grows by 4 bytes a result shown (cursor.ts): ~6,500 characters after the longest list. */
+const MAX_CURSOR_CHARS = 10_000;
 
 const Id = z.string().min(1).max(100);
 
@@ -20,11 +26,28 @@ export const SearchBody = z.strictObject({
     .min(1, 'must not be empty')
     .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
     .describe('what to look for, in natural language (1..2000 characters after trimming)'),
-  limit: z.number().int().min(1).max(MAX_LIMIT).default(10).describe('most results to return (1..100)'),
+  limit: z.number().int().min(1).max(MAX_LIMIT).default(10).describe('most results (passages, or documents when grouped) on this page (1..100)'),
   project_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these projects (ids of other users match nothing)'),
   document_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these documents (ids of other users match nothing)'),
   mode: z.enum(SEARCH_MODES).default('hybrid').describe('hybrid: vector ∪ keyword with rank fusion; vector or keyword alone'),
   rerank: z.boolean().default(true).describe('apply the configured reranker to the top candidates'),
+  group: z
+    .enum(SEARCH_GROUPS)
+    .default('none')
+    .describe('none: a flat list of passages (`results`); document: one entry per document with its best passages (`documents`)'),
+  passages_per_document: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PASSAGES_PER_DOCUMENT)
+    .default(3)
+    .describe('with group "document": most passages shown per document (1..5), best first'),
+  cursor: z
+    .string()
+    .min(1)
+    .max(MAX_CURSOR_CHARS)
+    .optional()
+    .describe('the previous page\'s `next_cursor`, sent with the same query, filters, mode and group; absent for the first page'),
 });
 
 export type SearchBodyInput = z.infer<typeof SearchBody>;
@@ -37,11 +60,23 @@ export interface SearchQuery {
   documentIds?: string[];
   mode: SearchMode;
   rerank: boolean;
+  group: SearchGroup;
+  passagesPerDocument: number;
+  cursor?: string;
 }
 
 export function toSearchQuery(userId: string, body: SearchBodyInput): SearchQuery {
-  const q: SearchQuery = { userId, query: body.query, limit: body.limit, mode: body.mode, rerank: body.rerank };
+  const q: SearchQuery = {
+    userId,
+    query: body.query,
+    limit: body.limit,
+    mode: body.mode,
+    rerank: body.rerank,
+    group: body.group,
+    passagesPerDocument: body.passages_per_document,
+  };
   if (body.project_ids) q.projectIds = [...new Set(body.project_ids)];
   if (body.document_ids) q.documentIds = [...new Set(body.document_ids)];
+  if (body.cursor) q.cursor = body.cursor;
   return q;
 }

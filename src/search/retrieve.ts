@@ -1,13 +1,19 @@
 /**
- * First stage and second stage: embed the query (LRU-cached) → vector top-K and keyword top-K from the
- * chunk index (tenant- and filter-scoped inside LanceDB; ids only) → reciprocal rank fusion → reranker
- * on the top N with a deadline. Returns the ranking by chunk id; full rows are read by id only for what
- * is shown or reranked (`hydrate`), since reading text for 2×K candidates costs more than the search.
- * The search service adds documents, projects and highlights. The quality bench calls this directly.
+ * First stage and second stage: embed the query (LRU-cached) → vector list and keyword list from the
+ * chunk index (tenant- and filter-scoped inside LanceDB; ids only) → chunks of documents the search may
+ * not show dropped → fusion (fusion.ts) → the relevance floor (floor.ts) → reranker on the top N with
+ * a deadline. Returns the whole ranked result list by chunk id; full rows are read by id only for what is
+ * shown or reranked (`hydrate`), since reading text for every candidate costs more than the search. The
+ * search service adds grouping, pages, documents, projects and highlights. The quality bench calls this
+ * directly.
+ *
+ * Both lists are taken to a fixed depth, whatever page is asked for, so every page of a search cuts the
+ * same list: paging never repeats or skips a result.
  */
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkFields, ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunks.js';
-import { byScoreThenId, reciprocalRankFusion } from './fusion.js';
+import { relevanceFloor } from './floor.js';
+import { byScoreThenId, reciprocalRankFusion, scoreFusion } from './fusion.js';
 import type { QueryVectorCache } from './query-cache.js';
 import type { SearchMode } from './query.js';
 import { type CandidateReranker, withDeadline } from './rerank/stage.js';
@@ -19,15 +25,34 @@ export interface ChunkSearcher {
   getMany(userId: string, refs: ChunkRef[]): Promise<ChunkFields[]>;
 }
 
+/** A convex combination of max-normalised scores, or reciprocal rank fusion with its k. */
+export type Fusion = { method: 'convex'; vectorWeight: number; keywordWeight: number } | { method: 'rrf'; k: number; vectorWeight: number; keywordWeight: number };
+
 export interface RetrieveOptions {
-  /** Candidates taken from each first-stage list. */
-  candidates: number;
+  /** Keyword matches taken (BM25 order). A query matching more is answered "at least". */
+  keywordDepth: number;
+  /** Nearest chunks taken from the vector list. */
+  vectorDepth: number;
+  /** How the two lists are fused (fusion.ts), and each list's weight. */
+  fusion: Fusion;
+  /**
+   * Cosine similarity from which a vector neighbour counts as a match; undefined takes the embedder's
+   * calibrated floor (floor.ts), null means none.
+   */
+  floor?: number | null;
   /** How many fused candidates the reranker sees. */
   rerankDepth: number;
   rerankTimeoutMs: number;
 }
 
-export const DEFAULT_RETRIEVE: RetrieveOptions = { candidates: 100, rerankDepth: 50, rerankTimeoutMs: 2000 };
+export const DEFAULT_RETRIEVE: RetrieveOptions = {
+  keywordDepth: 1000,
+  vectorDepth: 200,
+  // Chosen on SciFact train (bench/quality.ts --tune): equal weights; better than every RRF k and weight tried.
+  fusion: { method: 'convex', vectorWeight: 0.5, keywordWeight: 0.5 },
+  rerankDepth: 50,
+  rerankTimeoutMs: 2000,
+};
 
 /** What a result's score came from: its rank (1-based) in each first-stage list, and the reranker's score. */
 export interface ScoreSources {
@@ -47,7 +72,15 @@ export interface RankedChunk {
 }
 
 export interface Retrieval {
+  /**
+   * The result list, best first: the keyword matches and the vector neighbours at or above the floor — or,
+   * when there are none (`weak`), the nearest neighbours.
+   */
   ranked: RankedChunk[];
+  /** No keyword match and no neighbour at the floor: `ranked` holds only the nearest neighbours. */
+  weak: boolean;
+  /** False when a list stopped at its depth while still matching: more matches may exist than `ranked` holds. */
+  complete: boolean;
   /** Full rows read so far (the reranked head), by chunk id: `hydrate` reuses them. */
   loaded: Map<string, ChunkFields>;
   warnings: string[];
@@ -59,14 +92,54 @@ export interface RetrieveInput {
   userId: string;
   query: string;
   mode: SearchMode;
-  /** Results wanted; the pools are at least this big. */
-  limit: number;
   projectIds?: string[];
   documentIds?: string[];
   reranker: CandidateReranker | null;
+  /**
+   * The documents (among `documentIds`) whose chunks the search may show; the others' chunks leave both
+   * lists before fusion, so they take no rank. Absent: every document.
+   */
+  visible?: (documentIds: string[]) => Promise<ReadonlySet<string>>;
+}
+
+/**
+ * The first-stage ranking of two lists (either may be empty): rank fusion, then the floor. A match has a keyword
+ * hit or a similarity at the floor; when nothing matches, the nearest neighbours stand in (`weak`). Pure, so the
+ * quality bench can tune fusion and floor over lists it read once.
+ */
+export function rankFirstStage(
+  lists: { vector: readonly VectorHit[]; keyword: readonly KeywordHit[] },
+  fusion: RetrieveOptions['fusion'],
+  floor: number | null,
+): { ranked: RankedChunk[]; weak: boolean } {
+  const vectorById = new Map(lists.vector.map((h) => [h.id, h]));
+  const keywordById = new Map(lists.keyword.map((h) => [h.id, h]));
+  const fused =
+    fusion.method === 'rrf'
+      ? reciprocalRankFusion<ChunkRef>([lists.vector, lists.keyword], { k: fusion.k, weights: [fusion.vectorWeight, fusion.keywordWeight] })
+      : scoreFusion<ChunkRef>([
+          { items: lists.vector, score: (h) => 1 - vectorById.get(h.id)!._distance, weight: fusion.vectorWeight },
+          { items: lists.keyword, score: (h) => keywordById.get(h.id)!._score, weight: fusion.keywordWeight },
+        ]);
+  const all = fused.map((c): RankedChunk => {
+    const [vRank, kRank] = c.ranks;
+    const v = vectorById.get(c.id);
+    const kw = keywordById.get(c.id);
+    const scores: ScoreSources = {
+      ...(vRank && v ? { vector: { rank: vRank, similarity: 1 - v._distance } } : {}),
+      ...(kRank && kw ? { keyword: { rank: kRank, bm25: kw._score } } : {}),
+    };
+    return { chunk: c.item, score: c.score, scores };
+  });
+  const isMatch = (r: RankedChunk) => r.scores.keyword !== undefined || (r.scores.vector !== undefined && (floor === null || r.scores.vector.similarity >= floor));
+  const matches = all.filter(isMatch);
+  const weak = matches.length === 0 && all.length > 0;
+  return { ranked: weak ? all : matches, weak };
 }
 
 export class Retriever {
+  private readonly floor: number | null;
+
   constructor(
     private readonly deps: {
       chunks: ChunkSearcher;
@@ -75,7 +148,14 @@ export class Retriever {
       log?: { warn(obj: object, msg: string): void };
     },
     private readonly opts: RetrieveOptions = DEFAULT_RETRIEVE,
-  ) {}
+  ) {
+    this.floor = opts.floor === undefined ? relevanceFloor(deps.embedder.id) : opts.floor;
+  }
+
+  /** The embedder whose vectors this retriever compares (its floor is that embedder's). */
+  get embedderId(): string {
+    return this.deps.embedder.id;
+  }
 
   async queryVector(query: string): Promise<Float32Array> {
     const { embedder, cache } = this.deps;
@@ -87,42 +167,43 @@ export class Retriever {
   }
 
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
-    const k = Math.max(this.opts.candidates, input.limit);
-    const scope: ChunkSearchScope = { userId: input.userId, limit: k };
+    const scope: Omit<ChunkSearchScope, 'limit'> = { userId: input.userId };
     if (input.projectIds) scope.projectIds = input.projectIds;
     if (input.documentIds) scope.documentIds = input.documentIds;
+    const { keywordDepth, vectorDepth } = this.opts;
 
     const keywords = input.mode === 'vector' ? '' : keywordQuery(input.query);
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
-    const [vector, keywordHits] = await Promise.all([
+    // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
+    // million chunks the keyword list (~15 CPU-ms) outlasts the embedding, and the two searches overlap.
+    const [vector, keywordAll, vectorAll] = await Promise.all([
       vectorP,
-      keywords ? this.deps.chunks.keywordSearch({ ...scope, query: keywords }) : Promise.resolve([]),
+      keywords ? this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords }) : Promise.resolve([]),
+      input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! })),
     ]);
-    const vectorHits = input.mode === 'keyword' ? [] : await this.deps.chunks.vectorSearch({ ...scope, vector: vector! });
 
-    const lists: ChunkRef[][] = [];
-    if (input.mode !== 'keyword') lists.push(vectorHits);
-    if (input.mode !== 'vector') lists.push(keywordHits);
-    const fused = reciprocalRankFusion(lists);
-    const vectorById = new Map(vectorHits.map((h) => [h.id, h]));
-    const keywordById = new Map(keywordHits.map((h) => [h.id, h]));
-    const sources = (id: string, ranks: (number | undefined)[]): ScoreSources => {
-      const [vRank, kRank] = input.mode === 'keyword' ? [undefined, ranks[0]] : ranks;
-      const v = vectorById.get(id);
-      const k = keywordById.get(id);
-      return {
-        ...(vRank && v ? { vector: { rank: vRank, similarity: 1 - v._distance } } : {}),
-        ...(kRank && k ? { keyword: { rank: kRank, bm25: k._score } } : {}),
-      };
-    };
-    let ranked: RankedChunk[] = fused.map((c) => ({ chunk: c.item, score: c.score, scores: sources(c.id, c.ranks) }));
+    // Equal scores come back from the index in no fixed order: order them by id, so every page ranks alike.
+    vectorAll.sort((a, b) => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    keywordAll.sort((a, b) => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const shown = input.visible ? await input.visible([...new Set([...vectorAll, ...keywordAll].map((h) => h.document_id))]) : null;
+    const vectorHits = shown ? vectorAll.filter((h) => shown.has(h.document_id)) : vectorAll;
+    const keywordHits = shown ? keywordAll.filter((h) => shown.has(h.document_id)) : keywordAll;
+
+    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor);
+    const { weak } = first;
+    let { ranked } = first;
+    const floor = this.floor;
+    // More matches may exist than were read: the keyword list filled its depth, or the vector list did with its last at the floor.
+    const lastVector = vectorAll.at(-1);
+    const vectorTruncated = vectorAll.length >= vectorDepth && lastVector !== undefined && (floor === null || 1 - lastVector._distance >= floor);
+    const complete = weak || (keywordAll.length < keywordDepth && !vectorTruncated);
 
     const warnings: string[] = [];
     let loaded = new Map<string, ChunkFields>();
     let reranked: string | undefined;
     if (input.reranker && ranked.length > 0) {
-      const depth = Math.max(this.opts.rerankDepth, input.limit);
+      const depth = this.opts.rerankDepth;
       const head = ranked.slice(0, depth);
       const top = head[0]!.score || 1;
       const reranker = input.reranker;
@@ -156,7 +237,7 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, loaded, warnings };
+    const out: Retrieval = { ranked, weak, complete, loaded, warnings };
     if (reranked) out.reranked = reranked;
     return out;
   }

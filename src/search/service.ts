@@ -1,18 +1,26 @@
 /**
- * POST /api/v1/search behind a capability: retrieval (retrieve.ts), then hydration of each chunk's
- * document and project through the SQLite stores, then highlights. Results whose document vanished
- * between the two reads are dropped, never returned half-filled.
+ * POST /api/v1/search behind a capability: retrieval (retrieve.ts) over the documents this search may show,
+ * then grouping (group.ts) and the page the cursor points at (page.ts, cursor.ts), then hydration of the page's
+ * chunks, documents and projects, then highlights.
+ *
+ * Counts say only what is known: `total` is the length of the result list, `eq` when both lists ended
+ * before their depth, `gte` when one stopped while still matching. Paging to the end returns every result
+ * of that list once, also when the library changes meanwhile (see cursor.ts).
  */
 import { AppError } from '../core/errors.js';
 import type { ForegroundGate } from '../core/foreground.js';
+import type { ChunkFields } from '../store/lancedb/chunks.js';
+import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
+import { groupByDocument } from './group.js';
 import { highlights, type Range } from './highlights.js';
+import { cutPage } from './page.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
-import type { Retriever, ScoreSources } from './retrieve.js';
+import type { RankedChunk, Retriever, ScoreSources } from './retrieve.js';
 import { sentenceWindows } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
 
-export interface SearchResult {
+export interface SearchPassage {
   chunk_id: string;
   score: number;
   scores: ScoreSources;
@@ -23,15 +31,84 @@ export interface SearchResult {
   heading?: string;
   /** Present (true) when the chunk's text was recognised by OCR from a page image. */
   ocr?: true;
-  document: { id: string; filename: string; content_type: string };
-  project: { id: string; name: string };
 }
 
-export interface SearchResponse {
+export interface DocumentRef {
+  id: string;
+  filename: string;
+  content_type: string;
+  /** The relative path it was synced from (`upload --sync`), when it has one. */
+  path?: string;
+}
+
+export interface ProjectRef {
+  id: string;
+  name: string;
+}
+
+export interface SearchResult extends SearchPassage {
+  document: DocumentRef;
+  project: ProjectRef;
+}
+
+export interface DocumentResult {
+  document: DocumentRef;
+  project: ProjectRef;
+  /** The document's score: its best passage's. */
+  score: number;
+  /** How many of its passages are in the result list. */
+  matches: number;
+  /** Its best passages, best first (at most `passages_per_document`). */
+  passages: SearchPassage[];
+}
+
+/** How many results the whole list holds: exactly (`eq`), or at least (`gte`) when a list stopped at its depth. */
+export interface Total {
+  value: number;
+  relation: 'eq' | 'gte';
+}
+
+interface ResponseBase {
   query: string;
   took_ms: number;
-  results: SearchResult[];
+  /** Passages (or documents, when grouped) over all pages. */
+  total: Total;
+  /** No keyword match and nothing close by meaning: the results are only the nearest few (WEAK_RESULTS). */
+  weak: boolean;
+  /** The next page's cursor; null on the last page. */
+  next_cursor: string | null;
+  /** Documents in the searched scope still queued or being processed: results may be incomplete. */
+  indexing: number;
   warnings?: string[];
+}
+
+export interface PassagesResponse extends ResponseBase {
+  results: SearchResult[];
+}
+
+export interface DocumentsResponse extends ResponseBase {
+  documents: DocumentResult[];
+}
+
+export type SearchResponse = PassagesResponse | DocumentsResponse;
+
+/** A response and where its page sits, for clients that page both ways (the web page). */
+export interface SearchPage {
+  response: SearchResponse;
+  /** 0-based index of the page's first result in the whole list. */
+  start: number;
+  /** The cursor of the page before, or null on the first page. */
+  previousCursor: string | null;
+}
+
+interface DocumentRow {
+  id: string;
+  filename: string;
+  contentType: string;
+  path: string | null;
+  status: string;
+  readyAt: number | null;
+  replacedAt: number | null;
 }
 
 export interface SearchServiceDeps {
@@ -39,12 +116,14 @@ export interface SearchServiceDeps {
   /** The configured reranker, or null for `none` (fusion order). */
   reranker: CandidateReranker | null;
   documents: {
-    getMany(
-      userId: string,
-      ids: string[],
-    ): Promise<{ id: string; filename: string; contentType: string; status: string; readyAt: number | null; replacedAt: number | null }[]>;
+    /** The candidates' visibility and what a result shows of them (other users' ids are absent). */
+    searchFields(userId: string, ids: string[]): Promise<DocumentRow[]>;
+    /** The user's documents (within the filters) still queued or processing. */
+    countIndexing(userId: string, filter: { projectIds?: string[]; documentIds?: string[] }): Promise<number>;
   };
-  projects: { names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> };
+  projects: { names(userId: string, ids: string[]): Promise<ProjectRef[]> };
+  /** Seals and opens page cursors. */
+  cursors: CursorCodec;
   /** True while the stored vectors come from another embedder (search answers 409). */
   reindexRequired: () => boolean;
   now?: () => number;
@@ -60,74 +139,127 @@ export interface SearchServiceDeps {
  * ready, the old one is replaced in the same transaction at the same instant, so each search sees exactly one of
  * them: a search begun before the swap keeps the old one (its chunks are kept for a grace period), one begun after
  * sees the new one (its chunks were durable before it became ready). Strict `<`: a swap in the search's own
- * millisecond counts as after it.
+ * millisecond counts as after it. Later pages of a search keep its first page's moment.
  */
 export function visibleAt(d: { status: string; readyAt: number | null; replacedAt: number | null }, asOf: number): boolean {
   return d.status === 'ready' && (d.readyAt ?? 0) < asOf && (d.replacedAt === null || d.replacedAt >= asOf);
 }
 
+/** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
+export const WEAK_RESULTS = 5;
+
+const documentRef = (d: DocumentRow): DocumentRef => ({
+  id: d.id,
+  filename: d.filename,
+  content_type: d.contentType,
+  ...(d.path !== null ? { path: d.path } : {}),
+});
+
 export class SearchService {
   constructor(private readonly deps: SearchServiceDeps) {}
 
-  search(q: SearchQuery): Promise<SearchResponse> {
+  /** One page of results, as POST /api/v1/search answers. */
+  async search(q: SearchQuery): Promise<SearchResponse> {
+    return (await this.searchPage(q)).response;
+  }
+
+  searchPage(q: SearchQuery): Promise<SearchPage> {
     return this.deps.foreground ? this.deps.foreground.run(() => this.searchNow(q)) : this.searchNow(q);
   }
 
-  private async searchNow(q: SearchQuery): Promise<SearchResponse> {
+  private async searchNow(q: SearchQuery): Promise<SearchPage> {
     const now = this.deps.now ?? (() => performance.now());
     const started = now();
-    // The moment this search looks at: documents as they were then (see `visibleAt`).
-    const asOf = (this.deps.clock ?? Date.now)();
     if (this.deps.reindexRequired()) {
       throw new AppError('conflict', 'the index is being rebuilt for a new embedding model; search is available again when re-indexing finishes (see `docsearch reindex`)');
     }
-    const input = {
-      userId: q.userId,
-      query: q.query,
-      mode: q.mode,
-      limit: q.limit,
-      reranker: q.rerank ? this.deps.reranker : null,
-      ...(q.projectIds ? { projectIds: q.projectIds } : {}),
-      ...(q.documentIds ? { documentIds: q.documentIds } : {}),
-    };
-    const { ranked, loaded, warnings } = await this.deps.retriever.retrieve(input);
+    const digest = searchDigest(q);
+    const cursor: CursorState | null = q.cursor === undefined ? null : this.deps.cursors.decode(q.userId, digest, q.cursor);
+    // The moment this search looks at (see `visibleAt`): its first page's, on every later page.
+    const asOf = cursor?.asOf ?? (this.deps.clock ?? Date.now)();
+    const filter = { ...(q.projectIds ? { projectIds: q.projectIds } : {}), ...(q.documentIds ? { documentIds: q.documentIds } : {}) };
 
-    // Hydrate a little more than asked, so chunks of a just-deleted document can be skipped.
-    const head = ranked.slice(0, q.limit + 10);
-    const [rows, docList] = await Promise.all([
-      this.deps.retriever.hydrate(q.userId, head, loaded),
-      this.deps.documents.getMany(q.userId, [...new Set(head.map((r) => r.chunk.document_id))]),
+    const docs = new Map<string, DocumentRow>();
+    const visible = async (ids: string[]) => {
+      for (const d of await this.deps.documents.searchFields(q.userId, ids)) if (visibleAt(d, asOf)) docs.set(d.id, d);
+      return new Set(docs.keys());
+    };
+    const [retrieval, indexing] = await Promise.all([
+      this.deps.retriever.retrieve({ userId: q.userId, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, ...filter }),
+      this.deps.documents.countIndexing(q.userId, filter),
     ]);
-    const docs = new Map(docList.filter((d) => visibleAt(d, asOf)).map((d) => [d.id, d]));
+    const { ranked, weak, complete, loaded, warnings } = retrieval;
+
+    // The whole list, in this response's unit; a weak answer is only its first page (the nearest, not matches).
+    const groups = q.group === 'document' ? groupByDocument(ranked, q.passagesPerDocument) : null;
+    const ids = groups ? groups.map((g) => g.documentId) : ranked.map((r) => r.chunk.id);
+    const length = weak ? Math.min(ids.length, q.limit, WEAK_RESULTS) : ids.length;
+    const page = cutPage(ids.slice(0, length), cursor?.shown ?? [], q.limit);
+    const seal = (shown: number[] | null) => (shown ? this.deps.cursors.encode(q.userId, digest, { asOf, shown }) : null);
+
+    const base = {
+      query: q.query,
+      took_ms: 0,
+      total: { value: length, relation: complete ? 'eq' : 'gte' } as Total,
+      weak,
+      next_cursor: seal(page.next),
+      indexing,
+    };
+    const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
+    const passage = await this.passages(q, shown, loaded);
+    let response: SearchResponse;
+    if (groups) {
+      const documents: DocumentResult[] = [];
+      for (const g of page.at.map((i) => groups[i]!)) {
+        const doc = docs.get(g.documentId);
+        const passages = g.passages.map(passage).filter((p) => p !== null);
+        if (!doc || !passages[0]) continue;
+        // A weak answer's list is nearest neighbours, not matches: it counts only the passages it shows.
+        const matches = weak ? passages.length : g.matches;
+        documents.push({ document: documentRef(doc), project: passages[0].project, score: g.score, matches, passages: passages.map(({ project: _p, ...p }) => p) });
+      }
+      response = { ...base, documents };
+    } else {
+      const results: SearchResult[] = [];
+      for (const r of shown) {
+        const p = passage(r);
+        const doc = docs.get(r.chunk.document_id);
+        if (p && doc) results.push({ ...p, document: documentRef(doc) });
+      }
+      response = { ...base, results };
+    }
+    if (warnings.length) response.warnings = warnings;
+    response.took_ms = Math.round(now() - started);
+    return { response, start: page.start, previousCursor: seal(page.previous) };
+  }
+
+  /**
+   * The shown chunks' rows (reading only those not loaded yet) and projects; then each chunk as a passage with its
+   * highlights, or null when it was deleted since the lists were read.
+   */
+  private async passages(q: SearchQuery, shown: RankedChunk[], loaded: Map<string, ChunkFields>): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
+    const rows = await this.deps.retriever.hydrate(q.userId, shown, loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
     const projects = new Map((await this.deps.projects.names(q.userId, projectIds)).map((p) => [p.id, p]));
-
     const terms = queryTerms(q.query);
-    const results: SearchResult[] = [];
-    for (const r of head) {
-      if (results.length >= q.limit) break;
+    return (r) => {
       const chunk = rows.get(r.chunk.id);
-      const doc = docs.get(r.chunk.document_id);
       const project = chunk && projects.get(chunk.project_id);
-      if (!chunk || !doc || !project) continue;
+      if (!chunk || !project) return null;
       const windows = r.windows ?? sentenceWindows(chunk.text);
-      const result: SearchResult = {
+      const p: SearchPassage & { project: ProjectRef } = {
         chunk_id: chunk.id,
         score: r.score,
         scores: r.scores,
         text: chunk.text,
         highlights: highlights(chunk.text, windows, terms, r.windows?.map((w) => w.score)),
-        document: { id: doc.id, filename: doc.filename, content_type: doc.contentType },
-        project: { id: project.id, name: project.name },
+        project,
       };
-      if (chunk.page_start !== null) result.page_start = chunk.page_start;
-      if (chunk.page_end !== null) result.page_end = chunk.page_end;
-      if (chunk.heading !== null) result.heading = chunk.heading;
-      if (chunk.ocr) result.ocr = true;
-      results.push(result);
-    }
-    const response: SearchResponse = { query: q.query, took_ms: Math.round(now() - started), results };
-    if (warnings.length) response.warnings = warnings;
-    return response;
+      if (chunk.page_start !== null) p.page_start = chunk.page_start;
+      if (chunk.page_end !== null) p.page_end = chunk.page_end;
+      if (chunk.heading !== null) p.heading = chunk.heading;
+      if (chunk.ocr) p.ocr = true;
+      return p;
+    };
   }
 }

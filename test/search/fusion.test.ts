@@ -1,8 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { reciprocalRankFusion, RRF_K } from '../../src/search/fusion.js';
+import { reciprocalRankFusion, RRF_K, scoreFusion } from '../../src/search/fusion.js';
 import { builtinScores } from '../../src/search/rerank/builtin.js';
 
 const ids = (xs: string[]) => xs.map((id) => ({ id }));
+
+describe('score fusion (convex combination of max-normalised scores)', () => {
+  const list = (scores: Record<string, number>, weight: number) => ({ items: Object.keys(scores).map((id) => ({ id, s: scores[id]! })), score: (x: { s: number }) => x.s, weight });
+
+  it("sums each list's score scaled by its best, weighted; a list without the item adds nothing", () => {
+    const fused = scoreFusion([list({ a: 0.8, b: 0.4 }, 0.5), list({ b: 12, c: 6 }, 0.5)]);
+    expect(fused.map((f) => [f.id, f.score])).toEqual([
+      ['b', 0.5 * 0.5 + 0.5 * 1],
+      ['a', 0.5],
+      ['c', 0.25],
+    ]);
+    expect(fused[0]!.ranks).toEqual([2, 1]);
+  });
+
+  it('keeps how far apart scores are, which ranks lose', () => {
+    // By rank, a and x tie (first in one list each); by score, x's list has a clear winner and a's does not.
+    const fused = scoreFusion([list({ a: 0.61, y: 0.6 }, 0.5), list({ x: 20, z: 2 }, 0.5)]);
+    expect(fused.map((f) => f.id)).toEqual(['a', 'x', 'y', 'z']);
+    expect(fused[1]!.score).toBe(0.5);
+    expect(fused[2]!.score).toBeCloseTo((0.5 * 0.6) / 0.61);
+  });
+
+  it('ignores a list whose best score is not positive, and breaks ties by best rank, then id', () => {
+    const fused = scoreFusion([list({ a: -0.2, b: -0.3 }, 0.5), list({ d: 1, c: 1 }, 0.5)]);
+    // c and d tie at 0.5 and at best rank (1 and 2 in the same list): d ranked first there, so d; a and b tie at 0.
+    expect(fused.map((f) => [f.id, f.score])).toEqual([
+      ['d', 0.5],
+      ['c', 0.5],
+      ['a', 0],
+      ['b', 0],
+    ]);
+  });
+});
 
 describe('reciprocal rank fusion', () => {
   it('sums 1/(k+rank) over the lists and orders by it', () => {

@@ -1,7 +1,7 @@
 /**
  * Keeps the builtin reranker's window vectors in step with the chunks table without a stage of its own:
  * the chunk index handed to the ingest pipeline and to document/project removal is wrapped so that every
- * add() also embeds and stores the added chunks' sentence windows, and every delete removes them. The
+ * add() also embeds and stores the added chunks' sentence windows, every delete removes them and a move moves them. The
  * write stage deletes a document's chunks before adding them, so windows are replaced per document too.
  * Costs ingest time (one extra model pass over each chunk's sentences) — see docs/BENCHMARKS.md.
  */
@@ -51,6 +51,10 @@ export function withWindowWrites(chunks: ChunkIndex, embedder: Pick<Embedder, 'e
     async deleteDocument(documentId: string) {
       await chunks.deleteDocument(documentId);
       await windows.deleteDocument(documentId);
+    },
+    async moveDocument(documentId: string, projectId: string) {
+      await chunks.moveDocument(documentId, projectId);
+      await windows.moveDocument(documentId, projectId);
     },
     async deleteProject(projectId: string) {
       await chunks.deleteProject(projectId);
