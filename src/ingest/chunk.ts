@@ -7,7 +7,9 @@
  * - Consecutive chunks of a section overlap by up to `overlapTokens` of whole trailing pieces.
  * - `embedText` is a short header (document title, heading path) followed by the text; the header's tokens and
  *   the model's special tokens come out of `maxTokens`, so what gets embedded is never truncated.
+ * - Headings that are furniture or sentences stay out of the heading path (heading-trail.ts).
  */
+import { cleanTrails } from './heading-trail.js';
 import { splitSentences } from './sentences.js';
 import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
 
@@ -55,7 +57,7 @@ export function* chunkStream(
   const totalChars = doc.blocks.reduce((n, b) => n + b.text.length, 0);
   let doneChars = 0;
 
-  for (const section of sections(doc.blocks)) {
+  for (const section of sections(cleanTrails(doc.blocks, doc.pages))) {
     const headings = section[0]!.headings;
     // The heading's own text opens the section's first chunk (so it is stored and keyword-searchable); that
     // chunk's header then stops at the parent heading instead of repeating it.

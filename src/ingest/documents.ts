@@ -1,12 +1,15 @@
 /**
  * The document lifecycle outside the worker: accepting received uploads (file store + documents row + job),
- * deleting a document or a whole project (chunks out of the index at once, originals when no document
- * references them any more), and waiting for documents to settle (`?wait=true`).
+ * renaming, moving between projects and retrying failed documents, deleting a document or a whole project
+ * (chunks out of the index at once, originals when no document references them any more), and waiting for
+ * documents to settle (`?wait=true`).
  */
 import type { Clock } from '../core/clock.js';
+import { conflict, notFound } from '../core/errors.js';
+import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { DocumentRecord, DocumentStore } from '../store/sqlite/documents.js';
-import type { ProjectStore } from '../store/sqlite/projects.js';
+import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
+import type { ProjectStore } from '../store/sql/projects.js';
 import type { FileStore } from './file-store.js';
 import type { DocumentType } from './types.js';
 
@@ -31,12 +34,24 @@ export interface DocumentServiceDeps {
   projects: ProjectStore;
   files: FileStore;
   chunks: ChunkIndex;
+  /** Placing and releasing the same original never interleave, in this process or another sharing the library. */
+  locks: Locks;
+  /**
+   * Where queued jobs are announced (`jobs`: wakes the ingest workers of every process) and settled documents
+   * (`document_settled`: wakes `waitSettled` here and in every other process sharing the library).
+   */
+  events: Events;
   now: Clock;
-  /** Wakes the ingest worker. */
-  notify: () => void;
+  /**
+   * How often a waiting upload looks again without being woken (default 1 s): only a safety net, since settled
+   * documents are announced; in shared mode announcements cross replicas, so it can be longer.
+   */
+  settlePollMs?: number;
 }
 
 const TERMINAL = new Set(['ready', 'failed']);
+
+const originalLock = (sha256: string) => `original:${sha256}`;
 
 /**
  * A replaced document's chunks stay this long after the swap: a search that started before it still reads them
@@ -48,7 +63,11 @@ export class DocumentService {
   private readonly waiters = new Set<() => void>();
   private stopped = false;
 
-  constructor(private readonly deps: DocumentServiceDeps) {}
+  constructor(private readonly deps: DocumentServiceDeps) {
+    deps.events.subscribe('document_settled', () => {
+      for (const wake of this.waiters) wake();
+    });
+  }
 
   /**
    * Stores each file under its hash and queues a document for it, in order. Bytes already in the project give
@@ -58,7 +77,7 @@ export class DocumentService {
     const out: AcceptedDocument[] = [];
     for (const f of files) {
       out.push(
-        await this.deps.files.withLock(f.sha256, async () => {
+        await this.deps.locks.withLock(originalLock(f.sha256), async () => {
           await this.deps.files.place(f.tempPath, f.sha256);
           try {
             return await this.deps.documents.createQueued({
@@ -78,8 +97,57 @@ export class DocumentService {
         }),
       );
     }
-    if (out.some((d) => !d.duplicate)) this.deps.notify();
+    const queued = out.find((d) => !d.duplicate);
+    // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
+    if (queued) await this.deps.events.publish('jobs', queued.document.id).catch(() => undefined);
     return out;
+  }
+
+  /** Gives a user's document another name (results show it at once: search reads names from the row). */
+  async rename(userId: string, id: string, filename: string): Promise<DocumentRecord> {
+    const doc = await this.deps.documents.rename(userId, id, filename);
+    if (!doc) throw notFound('document');
+    return doc;
+  }
+
+  /**
+   * Moves a user's document into another of their projects: the row first (with its checks, see
+   * DocumentStore.move), then its chunks in one commit; if the chunks cannot move, the row goes back. Search
+   * scopes projects on the chunks, so at any instant a search finds the document under exactly one project.
+   * One move of a document at a time, so two moves can't leave the row and the chunks in different projects.
+   */
+  async move(userId: string, id: string, projectId: string): Promise<DocumentRecord> {
+    if ((await this.deps.projects.names(userId, [projectId])).length === 0) throw notFound('project');
+    return this.deps.locks.withLock(`document:${id}`, async () => {
+      const moved = await this.deps.documents.move(userId, id, projectId);
+      switch (moved.outcome) {
+        case 'not_found':
+          throw notFound('document');
+        case 'busy':
+          throw conflict('the document is still being indexed: move it once it is ready (or failed)');
+        case 'same_content':
+          throw conflict(`the other project already holds the same file ("${moved.other}")`);
+        case 'same_path':
+          throw conflict(`the other project already has a document at this document's path ("${moved.other}")`);
+      }
+      if (moved.from === projectId) return moved.document;
+      try {
+        await this.deps.chunks.moveDocument(id, projectId);
+      } catch (err) {
+        await this.deps.documents.unmove(id, moved.from);
+        throw err;
+      }
+      return moved.document;
+    });
+  }
+
+  /** A failed document is queued again: its job runs as if the file were new (see DocumentStore.retry). */
+  async retry(userId: string, id: string): Promise<DocumentRecord> {
+    const doc = await this.deps.documents.get(userId, id);
+    if (!doc) throw notFound('document');
+    if (!(await this.deps.documents.retry(userId, id))) throw conflict(`only a failed document can be retried (this one is ${doc.status})`);
+    await this.deps.events.publish('jobs', id).catch(() => undefined);
+    return (await this.deps.documents.get(userId, id)) ?? doc;
   }
 
   /** Deletes a user's document; false when it is not theirs or does not exist. */
@@ -103,10 +171,27 @@ export class DocumentService {
     for (const d of docs) this.settled(d.id);
   }
 
-  private async release(sha256: string): Promise<void> {
-    await this.deps.files.withLock(sha256, async () => {
-      if ((await this.deps.documents.countBySha(sha256)) === 0) await this.deps.files.remove(sha256);
+  /** Removes the original when no document references it any more; true when it was removed. */
+  private async release(sha256: string): Promise<boolean> {
+    return this.deps.locks.withLock(originalLock(sha256), async () => {
+      if ((await this.deps.documents.countBySha(sha256)) > 0) return false;
+      await this.deps.files.remove(sha256);
+      return true;
     });
+  }
+
+  /**
+   * Startup sweep: temp files of interrupted uploads, and originals no document references (a crash between
+   * placing one and recording its document). Only originals written before `minAgeMs` ago are considered: with
+   * replicas sharing the store, one may have just placed an original it is about to record. Each is re-checked
+   * under its lock, so an upload of the same bytes meanwhile keeps it.
+   */
+  async sweepOriginals(minAgeMs: number): Promise<{ temp: number; orphans: number }> {
+    const temp = await this.deps.files.sweepTemp();
+    let orphans = 0;
+    const candidates = await this.deps.files.unreferenced(await this.deps.documents.allShas(), minAgeMs > 0 ? this.deps.now() - minAgeMs : Infinity);
+    for (const sha of candidates) if (await this.release(sha)) orphans++;
+    return { temp, orphans };
   }
 
   /** Shutdown: every wait returns now with the current state, and later waits do not start. */
@@ -115,9 +200,13 @@ export class DocumentService {
     for (const wake of this.waiters) wake();
   }
 
-  /** The worker calls this when a document reached ready or failed. */
-  settled(_documentId: string): void {
-    for (const wake of this.waiters) wake();
+  /**
+   * The worker calls this when a document reached ready or failed: waits on it end, in every process. Replaced
+   * documents are removed here, by the process whose worker settled their successor.
+   */
+  settled(documentId: string): void {
+    // Waiters poll as well, so a notification that cannot be sent only delays them.
+    this.deps.events.publish('document_settled', documentId).catch(() => undefined);
     // Already hidden from search; removed once searches that began before the swap are done. A failed removal
     // is retried at the next settle, so nothing is lost.
     const remove = () => this.removeReplaced().catch(() => undefined);
@@ -141,9 +230,9 @@ export class DocumentService {
       const done = docs.every((d) => TERMINAL.has(d.status));
       const left = deadline - this.deps.now();
       if (done || left <= 0 || this.stopped) return { documents: ids.map((id) => docs.find((d) => d.id === id)).filter((d) => d !== undefined), settled: done };
-      // Woken by the worker; the poll is a safety net for progress made elsewhere.
+      // Woken when a document settles (here or in another process); the poll is a safety net.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, Math.min(left, 1000));
+        const timer = setTimeout(finish, Math.min(left, this.deps.settlePollMs ?? 1000));
         function finish() {
           clearTimeout(timer);
           waiters.delete(finish);

@@ -1,31 +1,42 @@
 /**
- * Content-addressed store of uploaded originals: `<root>/<sha[0:2]>/<sha>`. Documents with the same bytes share
- * one file; a file goes when no document references it. Uploads land in `<root>/tmp/` first and are renamed
- * into place (atomic on one file system), so a crash never leaves a half-written original under its hash.
+ * Content-addressed store of uploaded originals: key `<sha[0:2]>/<sha>` in an object store (`<data-dir>/files` in
+ * embedded mode, the bucket in shared mode). Documents with the same bytes share one object; it goes when no
+ * document references it. Uploads are received into a local temp folder first, hashed, then placed, so a crash
+ * never leaves a half-written original under its hash.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ObjectInfo, ObjectStore } from '../store/objects/object-store.js';
 
 const SHA = /^[0-9a-f]{64}$/;
+const KEY = /^([0-9a-f]{2})\/([0-9a-f]{64})$/;
+
+function keyOf(sha256: string): string {
+  if (!SHA.test(sha256)) throw new TypeError(`"sha256" must be 64 lowercase hex characters`);
+  return `${sha256.slice(0, 2)}/${sha256}`;
+}
+
+/** The store answered, and has no such original: reading again will not help. */
+export class MissingOriginal extends Error {
+  override name = 'MissingOriginal';
+}
 
 export class FileStore {
-  readonly tmpDir: string;
-  /** Per-hash critical sections: placing and releasing the same hash never interleave. */
-  private readonly locks = new Map<string, Promise<unknown>>();
-
-  constructor(readonly root: string) {
-    this.tmpDir = join(root, 'tmp');
-  }
+  /**
+   * @param objects where originals are kept
+   * @param tmpDir local folder for uploads being received (embedded mode: `<root>/tmp`, on the same file system as
+   *   the originals, so placing one is a rename)
+   */
+  constructor(
+    readonly objects: ObjectStore,
+    readonly tmpDir: string,
+  ) {}
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
-  }
-
-  pathOf(sha256: string): string {
-    if (!SHA.test(sha256)) throw new TypeError(`"sha256" must be 64 lowercase hex characters`);
-    return join(this.root, sha256.slice(0, 2), sha256);
   }
 
   /** A fresh temp path and its write stream, for an upload being received. */
@@ -34,82 +45,58 @@ export class FileStore {
     return { path, stream: createWriteStream(path, { mode: 0o600 }) };
   }
 
-  /** Runs `fn` while holding the hash's lock. */
-  async withLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(sha256) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.locks.set(sha256, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(sha256) === tail) this.locks.delete(sha256);
-    }
-  }
-
-  /** Moves a received temp file to its content address (dropping it when those bytes are already stored). Call under withLock. */
+  /** Stores a received temp file under its hash (dropping it when those bytes are already stored). Call under the hash's lock (DocumentService). */
   async place(tempPath: string, sha256: string): Promise<void> {
-    const dest = this.pathOf(sha256);
-    if (await exists(dest)) {
-      await rm(tempPath, { force: true });
-      return;
-    }
-    await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true, mode: 0o700 });
-    await rename(tempPath, dest);
+    await this.objects.putFileIfAbsent(keyOf(sha256), tempPath);
   }
 
-  read(sha256: string): Promise<Buffer> {
-    return readFile(this.pathOf(sha256));
+  /** The whole original; MissingOriginal when it is not stored (any other error: the store failed, try again). */
+  async read(sha256: string): Promise<Buffer> {
+    const bytes = await this.objects.get(keyOf(sha256));
+    if (!bytes) throw new MissingOriginal(`original ${sha256} is not in ${this.objects.location}`);
+    return bytes;
   }
 
-  async has(sha256: string): Promise<boolean> {
-    return exists(this.pathOf(sha256));
+  /** The original as a stream with its size; null when it is not stored. */
+  open(sha256: string): Promise<{ body: Readable; size: number } | null> {
+    return this.objects.open(keyOf(sha256));
   }
 
-  /** Removes a stored original. Call under withLock, after checking no document references it. */
+  /** The stored original's size; null when it is not stored. */
+  stat(sha256: string): Promise<ObjectInfo | null> {
+    return this.objects.head(keyOf(sha256));
+  }
+
+  /** Removes a stored original. Call under the hash's lock (DocumentService), after checking no document references it. */
   async remove(sha256: string): Promise<void> {
-    await rm(this.pathOf(sha256), { force: true });
+    await this.objects.delete(keyOf(sha256));
+  }
+
+  /** Deletes the temp files of interrupted uploads (this process's own folder: nothing else writes there). */
+  async sweepTemp(): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.tmpDir).catch(() => [] as string[])) {
+      await rm(join(this.tmpDir, name), { force: true, recursive: true });
+      removed++;
+    }
+    return removed;
   }
 
   /**
-   * Startup sweep: temp files of interrupted uploads and originals no document references (a crash between
-   * the rename and the database insert) are deleted. Returns what was removed.
+   * Stored originals not in `referenced` and last written before `before` (ms since the epoch): candidates for
+   * removal, to be re-checked under each hash's lock.
    */
-  async sweep(referenced: Set<string>): Promise<{ temp: number; orphans: number }> {
-    let temp = 0;
-    let orphans = 0;
-    for (const name of await readdir(this.tmpDir).catch(() => [] as string[])) {
-      await rm(join(this.tmpDir, name), { force: true, recursive: true });
-      temp++;
-    }
-    for (const prefix of await readdir(this.root).catch(() => [] as string[])) {
-      if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
-      for (const name of await readdir(join(this.root, prefix))) {
-        if (SHA.test(name) && !referenced.has(name)) {
-          await rm(join(this.root, prefix, name), { force: true });
-          orphans++;
-        }
-      }
-    }
-    return { temp, orphans };
-  }
-
-  /** Every stored hash (tests and the sweep's callers). */
-  async list(): Promise<string[]> {
+  async unreferenced(referenced: Set<string>, before = Infinity): Promise<string[]> {
     const out: string[] = [];
-    for (const prefix of await readdir(this.root).catch(() => [] as string[])) {
-      if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
-      for (const name of await readdir(join(this.root, prefix))) if (SHA.test(name)) out.push(name);
+    for await (const key of this.objects.list()) {
+      const m = KEY.exec(key);
+      if (!m || !m[2]!.startsWith(m[1]!) || referenced.has(m[2]!)) continue;
+      if (before !== Infinity) {
+        const info = await this.objects.head(key);
+        if (!info || info.modified.getTime() >= before) continue;
+      }
+      out.push(m[2]!);
     }
     return out;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

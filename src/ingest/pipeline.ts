@@ -14,11 +14,11 @@
  */
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { DocumentRecord } from '../store/sqlite/documents.js';
+import type { DocumentRecord } from '../store/sql/documents.js';
 import { chunkStream } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
-import type { FileStore } from './file-store.js';
+import { type FileStore, MissingOriginal } from './file-store.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
 import type { Chunk, DocumentType, ParsedDocument } from './types.js';
@@ -69,11 +69,13 @@ async function parse(deps: PipelineDeps, doc: DocumentRecord): Promise<ParsedDoc
   return deps.extractor.extract(await original(deps, doc), doc.contentType as DocumentType, { filename: doc.filename });
 }
 
+/** A missing original fails the document; a store that cannot answer right now (object storage down) is retried. */
 async function original(deps: PipelineDeps, doc: DocumentRecord): Promise<Buffer> {
   try {
     return await deps.files.read(doc.sha256);
   } catch (err) {
-    throw new ParseError('the uploaded file is missing from the file store', { cause: err });
+    if (err instanceof MissingOriginal) throw new ParseError('the uploaded file is missing from the file store', { cause: err });
+    throw err;
   }
 }
 

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Logger } from '../server/logger.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { DocumentStore } from '../store/sqlite/documents.js';
+import type { DocumentStore } from '../store/sql/documents.js';
 
 export interface ReindexStatus {
   required: boolean;

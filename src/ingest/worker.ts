@@ -9,24 +9,35 @@
  *   a message for the person who uploaded it, event `ingest.failed`.
  *
  * Stopping ends a running job at its next progress step and hands it back to the queue without counting the
- * attempt (a graceful restart is not a failure); a job cut off by a crash is recovered at the next start (see
- * JobStore.recoverForeignLeases) and that claim does count.
+ * attempt (a graceful restart is not a failure). A job cut off by a crash is recovered at the next start when
+ * this process is alone on the queue (embedded mode: JobStore.recoverForeignLeases), and otherwise by any
+ * worker once its lease expires (shared mode: the other owners are live replicas); that claim does count.
+ *
+ * The lease is the right to record the job's outcome. A worker whose heartbeat finds the job taken, or that has
+ * not renewed its lease for three quarters of its length (PostgreSQL unreachable, the process stalled), stops at
+ * the next progress step, before another worker may claim the job, and records nothing (LeaseLost).
+ *
+ * Workers sleep until a job is announced (Events channel `jobs`: from this process or, in shared mode, any
+ * replica through LISTEN/NOTIFY), or at the latest for `idlePollMs`, the safety poll.
  *
  * A full disk (SQLite or LanceDB out of space) is nobody's document's fault: the job goes back to the queue
  * without counting an attempt, the loops back off (1 s doubling to 5 s) and retry, and `outOfSpace()` is true
- * meanwhile (health), so ingestion resumes by itself within seconds of space returning.
+ * meanwhile (health), so ingestion resumes by itself within seconds of space returning. An unreachable
+ * database (PostgreSQL restarting) is waited out the same way.
  *
  * A job handed back either way is marked `released`: its next run clears whatever an earlier run wrote.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
+import { isDatabaseUnavailable } from '../core/database-unavailable.js';
 import { isDiskFull } from '../core/disk-full.js';
 import type { Yielder } from '../core/foreground.js';
 import { isModelError } from '../models/errors.js';
 import type { Logger } from '../server/logger.js';
-import type { DocumentStore } from '../store/sqlite/documents.js';
+import type { Events } from '../store/coordination.js';
+import type { DocumentStore } from '../store/sql/documents.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { Job, JobStore } from '../store/sqlite/jobs.js';
+import { type Job, type JobStore, LeaseLost } from '../store/sql/jobs.js';
 import { isParseError } from './parsers/errors.js';
 import { DocumentGone, type PipelineDeps, type PipelineResult, runPipeline } from './pipeline.js';
 import { ChunkWriter } from './write.js';
@@ -45,8 +56,13 @@ export interface IngestWorkerOptions {
   maxAttempts?: number;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** Longest sleep when the queue looks empty (uploads also wake the worker at once). */
+  /** Longest sleep when the queue looks empty (announced jobs wake the worker at once). */
   idlePollMs?: number;
+  /**
+   * Other processes claim from the same queue (shared mode). Then a lease this process does not own belongs to
+   * a live replica, or comes back when it expires: the start-up recovery of every foreign lease is skipped.
+   */
+  sharedQueue?: boolean;
   /** False while ingestion must wait (a re-index is needed or running). */
   canClaim?: () => boolean;
 }
@@ -61,6 +77,8 @@ export interface IngestWorkerDeps {
   onSettled?: (documentId: string) => void;
   /** Chunk commits give way to searches in flight (core/foreground.ts). */
   background?: Yielder;
+  /** Where jobs are announced (channel `jobs`): new ones wake the idle loops, and jobs handed back are announced. */
+  events?: Events;
 }
 
 export class IngestWorker {
@@ -74,6 +92,9 @@ export class IngestWorker {
   private lastReclaim = 0;
   /** Set by a write that failed for lack of space; cleared once a loop gets through a job or an empty queue. */
   private diskFullSince: number | undefined;
+  /** Set while the database cannot be reached; cleared the same way. */
+  private databaseDownSince: number | undefined;
+  private unsubscribe: (() => void) | undefined;
   private recovered = false;
   /** Jobs running now, by job id. */
   readonly running = new Map<number, string>();
@@ -93,6 +114,7 @@ export class IngestWorker {
       backoffBaseMs: options.backoffBaseMs ?? 5_000,
       backoffMaxMs: options.backoffMaxMs ?? 10 * 60_000,
       idlePollMs: options.idlePollMs ?? 2_000,
+      sharedQueue: options.sharedQueue ?? false,
       canClaim: options.canClaim ?? (() => true),
       progressEveryMs: options.progressEveryMs ?? 1000,
     };
@@ -103,8 +125,9 @@ export class IngestWorker {
 
   /** Recovers jobs left by a previous (killed) process, then starts the claim loops. */
   async start(): Promise<void> {
+    this.unsubscribe = this.deps.events?.subscribe('jobs', () => this.notify());
     await this.recover().catch((err: unknown) => {
-      if (!isDiskFull(err)) throw err; // retried by the loops once there is space
+      if (!isDiskFull(err) && !isDatabaseUnavailable(err)) throw err; // retried by the loops once they can write
     });
     for (let i = 0; i < this.opts.concurrency; i++) {
       this.loops.push(
@@ -137,6 +160,7 @@ export class IngestWorker {
    */
   async stop(graceMs = 60_000): Promise<void> {
     this.stopping = true;
+    this.unsubscribe?.();
     this.notify();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.loops), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
@@ -159,32 +183,49 @@ export class IngestWorker {
   }
 
   private async recover(): Promise<void> {
-    if (this.recovered) return;
+    if (this.recovered || this.opts.sharedQueue) return;
     const recovered = await this.deps.jobs.recoverForeignLeases(this.owner);
     this.recovered = true;
     if (recovered > 0) this.deps.log.info({ event: 'ingest.recovered', jobs: recovered }, 'recovered interrupted ingest jobs');
   }
 
-  /** Runs a claim loop; a full disk anywhere in it (claim, pipeline, bookkeeping) means wait and start over. */
+  /** Tells idle workers (in every process) that jobs were handed back. */
+  private announce(documentId: string): void {
+    this.deps.events?.publish('jobs', documentId).catch((err: unknown) => this.deps.log.warn({ err }, 'could not announce a queued job'));
+  }
+
+  /**
+   * Runs a claim loop; a full disk or an unreachable database anywhere in it (claim, pipeline, bookkeeping)
+   * means wait and start over.
+   */
   private async supervise(): Promise<void> {
     for (let wait = 1000; !this.stopping; wait = Math.min(wait * 2, 5000)) {
       try {
-        await this.recover(); // done at start unless the disk was full then
+        await this.recover(); // done at start unless the disk was full or the database away then
         await this.loop();
         return;
       } catch (err) {
-        if (!isDiskFull(err)) throw err;
-        if (this.diskFullSince === undefined) {
-          this.diskFullSince = this.deps.now();
-          this.deps.log.error({ event: 'ingest.disk_full', err }, 'out of disk space: ingestion paused until space is freed');
-        }
+        if (isDatabaseUnavailable(err)) {
+          if (this.databaseDownSince === undefined) {
+            this.databaseDownSince = this.deps.now();
+            this.deps.log.error({ event: 'ingest.database_unavailable', err }, 'the database cannot be reached: ingestion paused until it is back');
+          }
+        } else if (isDiskFull(err)) {
+          if (this.diskFullSince === undefined) {
+            this.diskFullSince = this.deps.now();
+            this.deps.log.error({ event: 'ingest.disk_full', err }, 'out of disk space: ingestion paused until space is freed');
+          }
+        } else throw err;
       }
       await this.sleep(wait);
       try {
         const requeued = await this.deps.documents.requeueIdleLeases(this.owner, [...this.running.keys()]);
-        if (requeued > 0) this.deps.log.info({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the full disk are queued again');
+        if (requeued > 0) {
+          this.deps.log.info({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the full disk or the lost database are queued again');
+          this.announce('');
+        }
       } catch (err) {
-        if (!isDiskFull(err)) throw err;
+        if (!isDiskFull(err) && !isDatabaseUnavailable(err)) throw err;
       }
     }
   }
@@ -198,27 +239,47 @@ export class IngestWorker {
       const now = this.deps.now();
       if (now - this.lastReclaim > this.opts.leaseMs / 2) {
         this.lastReclaim = now;
-        await this.deps.jobs.reclaimExpired();
+        const reclaimed = await this.deps.jobs.reclaimExpired();
+        if (reclaimed > 0) this.deps.log.info({ event: 'ingest.reclaimed', jobs: reclaimed }, 'jobs whose lease expired are queued again');
       }
       const job = await this.deps.jobs.claim(this.owner, this.opts.leaseMs);
       if (!job) {
-        this.spaceRecovered();
+        this.resumed();
         const next = await this.deps.jobs.nextRunAt();
         await this.sleep(next === null ? this.opts.idlePollMs : Math.min(this.opts.idlePollMs, next - this.deps.now()));
         continue;
       }
       await this.runJob(job);
-      this.spaceRecovered();
+      this.resumed();
     }
   }
 
-  private spaceRecovered(): void {
-    if (this.diskFullSince === undefined) return;
-    this.deps.log.info({ event: 'ingest.disk_space_back', paused_ms: this.deps.now() - this.diskFullSince }, 'disk space is back: ingestion resumed');
-    this.diskFullSince = undefined;
+  /** A loop got through a job or an empty queue: whatever paused ingestion is over. */
+  private resumed(): void {
+    if (this.diskFullSince !== undefined) {
+      this.deps.log.info({ event: 'ingest.disk_space_back', paused_ms: this.deps.now() - this.diskFullSince }, 'disk space is back: ingestion resumed');
+      this.diskFullSince = undefined;
+    }
+    if (this.databaseDownSince !== undefined) {
+      this.deps.log.info({ event: 'ingest.database_back', paused_ms: this.deps.now() - this.databaseDownSince }, 'the database is back: ingestion resumed');
+      this.databaseDownSince = undefined;
+    }
   }
 
+  /** Runs a claimed job; a lease found lost on the way ends it with nothing recorded (another worker has it). */
   private async runJob(job: Job): Promise<void> {
+    try {
+      await this.runLeased(job);
+    } catch (err) {
+      if (!(err instanceof LeaseLost)) throw err;
+      this.deps.log.warn(
+        { event: 'ingest.lease_lost', job_id: job.id, document_id: job.documentId },
+        'this worker lost the lease on a job (it was not renewed in time): left it to whoever claims it next',
+      );
+    }
+  }
+
+  private async runLeased(job: Job): Promise<void> {
     const { documents, jobs, log } = this.deps;
     const doc = await documents.getById(job.documentId);
     if (!doc) return; // deleted; its job row went with it
@@ -228,8 +289,17 @@ export class IngestWorker {
     }
     this.running.set(job.id, doc.id);
     const started = this.deps.now();
+    // The lease runs `leaseMs` from the claim or the last renewal. A quarter of it is kept as a margin: past that,
+    // another worker may soon claim the job, so this one stops before it could.
+    let renewedAt = started;
+    let taken = false;
+    const leaseLost = () => taken || this.deps.now() - renewedAt > this.opts.leaseMs * 0.75;
     const heartbeat = setInterval(() => {
-      jobs.heartbeat(job.id, this.owner, this.opts.leaseMs).catch((err: unknown) => log.warn({ err }, 'lease heartbeat failed'));
+      const at = this.deps.now();
+      jobs.heartbeat(job, this.opts.leaseMs).then(
+        (ours) => (ours ? (renewedAt = at) : (taken = true)),
+        (err: unknown) => log.warn({ err }, 'lease heartbeat failed'),
+      );
     }, this.opts.heartbeatMs);
     try {
       await documents.markProcessing(doc.id);
@@ -241,6 +311,7 @@ export class IngestWorker {
         const progress = async (p: number): Promise<boolean> => {
           // Stopping: the run ends at its next slice and the document goes back to the queue (see below).
           if (this.stopping) throw new Error('the ingest worker is stopping');
+          if (leaseLost()) throw new LeaseLost(job.id);
           const now = this.deps.now();
           if (now - lastProgress < this.opts.progressEveryMs) return true;
           lastProgress = now;
@@ -248,16 +319,19 @@ export class IngestWorker {
         };
         result = await runPipeline(this.pipeline, doc, { progress, mayHaveRows: job.attempts > 1 || job.released });
       } catch (err) {
+        if (err instanceof LeaseLost) throw err;
         if (this.stopping) {
-          await documents.release(doc.id, job.id);
+          await documents.release(doc.id, job);
+          this.announce(doc.id);
           log.info({ event: 'ingest.released', document_id: doc.id, job_id: job.id }, 'shutting down: document handed back to the queue');
           return;
         }
-        if (isDiskFull(err)) throw err; // not an attempt: supervise() requeues the job once it can write
+        // Not an attempt: supervise() requeues the job once it can write (and reach the database) again.
+        if (isDiskFull(err) || isDatabaseUnavailable(err)) throw err;
         await this.handleFailure(job, doc.id, err, started);
         return;
       }
-      const kept = await documents.markReady(doc.id, job.id, {
+      const kept = await documents.markReady(doc.id, job, {
         chunkCount: result.chunkCount,
         pages: result.pages,
         warnings: result.warnings,
@@ -317,7 +391,7 @@ export class IngestWorker {
     if (transient && job.attempts < this.opts.maxAttempts) {
       const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** (job.attempts - 1));
       const retryAt = this.deps.now() + delay;
-      await this.deps.documents.requeue(documentId, job.id, message, retryAt);
+      await this.deps.documents.requeue(documentId, job, message, retryAt);
       log.warn({ ...base, error: message, retry_at: new Date(retryAt).toISOString(), err }, 'ingest failed, will retry');
       return;
     }
@@ -327,7 +401,7 @@ export class IngestWorker {
 
   private async fail(job: Job, documentId: string, message: string, err?: unknown): Promise<void> {
     await this.deps.pipeline.chunks.deleteDocument(documentId).catch(() => undefined);
-    await this.deps.documents.markFailed(documentId, job.id, message);
+    await this.deps.documents.markFailed(documentId, job, message);
     this.deps.log.warn(
       { event: 'ingest.failed', document_id: documentId, user_id: job.userId, attempts: job.attempts, error: message, err },
       'ingest failed',

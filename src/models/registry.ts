@@ -3,7 +3,7 @@
  * it 1:1). Strings are checked here, once, and a bad one fails with an `invalid_request` AppError that
  * names the option and the accepted forms.
  *
- *   embedder: builtin | ollama:<model> | openai:<model>
+ *   embedder: builtin[:fp32|:int8] | ollama:<model> | openai:<model>
  *   reranker: builtin | ollama:<model> | http:<url>[#<model>] | onnx:<dir> | none
  *
  * Rerankers that live in other capabilities (the `builtin` one is in src/search and needs stores this
@@ -11,7 +11,8 @@
  */
 import { AppError } from '../core/errors.js';
 import type { Yielder } from '../core/foreground.js';
-import { BuiltinEmbedder } from './builtin/minilm-embedder.js';
+import type { BertPrecision } from './builtin/bert-graph.js';
+import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from './builtin/minilm-embedder.js';
 import type { Embedder } from './embedder.js';
 import { HttpReranker } from './http-reranker.js';
 import { OllamaEmbedder } from './ollama-embedder.js';
@@ -21,7 +22,7 @@ import { OpenAIEmbedder } from './openai-embedder.js';
 import type { Reranker } from './reranker.js';
 
 export interface ModelConfig {
-  /** `builtin` | `ollama:<model>` | `openai:<model>` */
+  /** `builtin` | `builtin:fp32` | `builtin:int8` | `ollama:<model>` | `openai:<model>` */
   embedder: string;
   /** `builtin` | `ollama:<model>` | `http:<url>[#<model>]` | `onnx:<dir>` | `none` */
   reranker: string;
@@ -53,7 +54,8 @@ export interface RerankerDeps {
   extraRerankers?: Record<string, RerankerFactory>;
 }
 
-const EMBEDDER_FORMS = 'builtin, ollama:<model> or openai:<model>';
+const EMBEDDER_FORMS = 'builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model>';
+const BUILTIN_PRECISIONS: readonly BertPrecision[] = ['fp32', 'int8'];
 const RERANKER_FORMS = 'builtin, ollama:<model>, http:<url>, onnx:<dir> or none';
 
 function invalid(option: string, message: string): AppError {
@@ -104,10 +106,14 @@ export function createEmbedder(cfg: ModelConfig): Embedder {
   const spec = String(cfg.embedder ?? '').trim();
   const [kind, rest] = splitSpec(spec);
   switch (kind) {
-    case 'builtin':
-      if (rest) throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes no model name`);
+    case 'builtin': {
+      const precision = (rest || DEFAULT_BUILTIN_PRECISION) as BertPrecision;
+      if (!BUILTIN_PRECISIONS.includes(precision)) {
+        throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes a precision, not a model name`);
+      }
       if (!cfg.modelCacheDir) throw invalid('modelCacheDir', 'is required for the builtin embedder');
-      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}) });
+      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, precision, ...(cfg.background ? { background: cfg.background } : {}) });
+    }
     case 'ollama':
       if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');
       return new OllamaEmbedder({ model: rest, host: assertHttpUrl('ollamaHost', cfg.ollamaHost).origin, ...remote(cfg) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
-import { BuiltinEmbedder } from '../../src/models/builtin/minilm-embedder.js';
+import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from '../../src/models/builtin/minilm-embedder.js';
 import { HttpReranker } from '../../src/models/http-reranker.js';
 import { OllamaEmbedder } from '../../src/models/ollama-embedder.js';
 import { OllamaReranker } from '../../src/models/ollama-reranker.js';
@@ -40,6 +40,17 @@ describe('model registry', () => {
     expect(a.id).toBe('openai:text-embedding-3-small');
   });
 
+  it('builds the builtin embedder at either precision, each with its own embedder id', () => {
+    const fp32 = createEmbedder({ ...base, embedder: 'builtin:fp32' }) as BuiltinEmbedder;
+    const int8 = createEmbedder({ ...base, embedder: 'builtin:int8' }) as BuiltinEmbedder;
+    expect([fp32.precision, fp32.id]).toEqual(['fp32', 'builtin:all-MiniLM-L6-v2']);
+    expect([int8.precision, int8.id]).toEqual(['int8', 'builtin:all-MiniLM-L6-v2-int8']);
+    expect((createEmbedder(base) as BuiltinEmbedder).precision).toBe(DEFAULT_BUILTIN_PRECISION);
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'builtin:bf16' })).message).toBe(
+      '"embedder" must be builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model> (got "builtin:bf16"); builtin takes a precision, not a model name',
+    );
+  });
+
   it('keeps colons inside model names (ollama tags)', () => {
     expect(createReranker({ ...base, reranker: 'ollama:qwen2.5:1.5b' })!.id).toBe('ollama:qwen2.5:1.5b');
   });
@@ -63,7 +74,7 @@ describe('model registry', () => {
 
   it('rejects bad strings with the option name and the accepted forms', () => {
     expect(invalid(() => createEmbedder({ ...base, embedder: 'bert' })).message).toBe(
-      '"embedder" must be builtin, ollama:<model> or openai:<model> (got "bert")',
+      '"embedder" must be builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model> (got "bert")',
     );
     expect(invalid(() => createEmbedder({ ...base, embedder: 'ollama:' })).message).toBe(
       '"embedder" needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text',

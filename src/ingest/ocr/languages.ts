@@ -2,24 +2,38 @@
  * Which Tesseract languages OCR reads with, and where their trained data lies on this machine. Nothing is ever
  * downloaded: a language comes from its installed npm data package (`@tesseract.js-data/<lang>`) or from a
  * folder of `<lang>.traineddata[.gz]` files the operator provides.
+ *
+ * Resolving only checks and lists the files (the daemon does it at start, to refuse a bad setting early); the
+ * folders each engine reads from are laid out when OCR is first needed (`stageForTesseractJs`, `stageForNative`)
+ * and removed when the engine is released.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
 export interface OcrLanguages {
   /** Tesseract's language argument, e.g. "eng" or "eng+fra". */
   code: string;
-  /** One folder holding `<lang>.traineddata.gz` for every language (tesseract.js reads a single folder). */
-  langPath: string;
-  /** Removes the folder of links made when the languages lie in several places. */
+  /** Each language's trained data (`.traineddata` or `.traineddata.gz`), in the order given. */
+  files: ReadonlyMap<string, string>;
+  /**
+   * The data came from npm packages (not an operator's folder), so a system Tesseract may read its own
+   * installed data for the same language instead.
+   */
+  packaged: boolean;
+}
+
+/** A folder laid out for one engine; `dispose` removes what was made for it. */
+export interface StagedData {
+  dir: string;
   dispose(): void;
 }
 
 /**
- * The LSTM-only integer models (what tesseract.js itself uses with its default engine mode): a third of the
- * size of the combined models and as accurate on print.
+ * The LSTM-only integer models (what tesseract.js itself uses with its default engine mode): a quarter of the
+ * size of the package's `4.0.0` files, which hold the same LSTM network plus the legacy engine's data.
  */
 const PACKAGE_MODELS = '4.0.0_best_int';
 const LANGUAGE_CODE = /^[a-z]{3}(_[a-z]+)*$/i;
@@ -33,16 +47,59 @@ const NOT_LANGUAGES = new Set(['osd', 'equ']);
 export function resolveOcrLanguages(spec: string, from: string = import.meta.url): OcrLanguages {
   const trimmed = spec.trim();
   if (trimmed === '') throw new Error('--ocr-languages is empty: name languages such as "eng" or "eng+fra", or a folder of .traineddata files');
-  const files = looksLikePath(trimmed) ? folderLanguages(resolve(trimmed)) : packageLanguages(trimmed, from);
-  const codes = [...files.keys()];
-  const dirs = new Set([...files.values()].map((f) => dirname(f)));
-  const allGzip = [...files.values()].every((f) => f.endsWith('.gz'));
-  if (dirs.size === 1 && allGzip) return { code: codes.join('+'), langPath: [...dirs][0]!, dispose: () => {} };
-  // tesseract.js reads every language from one folder under one file suffix: link them together. It checks
-  // the gzip magic itself, so an uncompressed file behind a `.gz` name is read correctly.
+  const packaged = !looksLikePath(trimmed);
+  const files = packaged ? packageLanguages(trimmed, from) : folderLanguages(resolve(trimmed));
+  return { code: [...files.keys()].join('+'), files, packaged };
+}
+
+/**
+ * tesseract.js reads every language from one folder as `<code>.traineddata.gz`: the package folder itself when
+ * the languages already lie like that, else a folder of links. tesseract.js checks the gzip magic itself, so an
+ * uncompressed file behind a `.gz` name is read correctly.
+ */
+export function stageForTesseractJs(languages: OcrLanguages): StagedData {
+  const files = [...languages.files.values()];
+  const dirs = new Set(files.map((f) => dirname(f)));
+  if (dirs.size === 1 && files.every((f) => f.endsWith('.gz'))) return { dir: [...dirs][0]!, dispose: () => {} };
   const staged = mkdtempSync(join(tmpdir(), 'docsearch-ocr-lang-'));
-  for (const [code, file] of files) symlinkSync(file, join(staged, `${code}.traineddata.gz`));
-  return { code: codes.join('+'), langPath: staged, dispose: () => rmSync(staged, { recursive: true, force: true }) };
+  for (const [code, file] of languages.files) symlinkSync(file, join(staged, `${code}.traineddata.gz`));
+  return { dir: staged, dispose: () => rmSync(staged, { recursive: true, force: true }) };
+}
+
+/**
+ * A tessdata folder native Tesseract can read: uncompressed `<code>.traineddata` for every language. Packaged
+ * languages that the system Tesseract has data for (`system`, from `tesseract --list-langs`) are read from there:
+ * Debian's `tesseract-ocr-<lang>` packages hold the smaller, faster tessdata_fast models. When
+ * the system folder has them all it is used as it is; otherwise a folder is made with links to system files and
+ * unpacked copies of the rest.
+ */
+export function stageForNative(languages: OcrLanguages, system: { dir: string; languages: ReadonlySet<string> } | undefined): StagedData {
+  const fromSystem = (code: string) => languages.packaged && system !== undefined && system.languages.has(code);
+  const codes = [...languages.files.keys()];
+  if (system && codes.every(fromSystem)) return { dir: system.dir, dispose: () => {} };
+  const staged = mkdtempSync(join(tmpdir(), 'docsearch-tessdata-'));
+  try {
+    for (const [code, file] of languages.files) {
+      const target = join(staged, `${code}.traineddata`);
+      if (fromSystem(code)) symlinkSync(join(system!.dir, `${code}.traineddata`), target);
+      else if (isGzip(file)) writeFileSync(target, gunzipSync(readFileSync(file)));
+      else symlinkSync(file, target);
+    }
+  } catch (err) {
+    rmSync(staged, { recursive: true, force: true });
+    throw err;
+  }
+  return { dir: staged, dispose: () => rmSync(staged, { recursive: true, force: true }) };
+}
+
+function isGzip(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function looksLikePath(spec: string): boolean {
@@ -82,4 +139,3 @@ function folderLanguages(dir: string): Map<string, string> {
   if (files.size === 0) throw new Error(`--ocr-languages: ${dir} holds no <lang>.traineddata files`);
   return files;
 }
-

@@ -1,19 +1,24 @@
 /**
- * Worker-thread entry for engine.ts: renders one PDF page at a time and recognises it with tesseract.js, which
- * runs its WebAssembly Tesseract in a thread of its own below this one (ended with this thread). The engine
- * gives this thread a heap limit and ends it when a page takes too long.
+ * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (render.ts) and either hands it
+ * back (native Tesseract reads it in a process of its own) or recognises it here with tesseract.js, which runs
+ * its WebAssembly Tesseract in a thread of its own below this one (ended with this thread). A blank page is
+ * answered as such, with no recognition. The engine gives this thread a heap limit and ends it when a page takes
+ * too long.
+ *
+ * The thread runs at a lower CPU priority (on Linux nice is per thread, and the thread tesseract.js starts
+ * inherits it), so searches get the cores first.
  *
  * Offline by construction: the trained data is read from `langPath` on disk (never the CDN tesseract.js falls
  * back to), nothing is cached back (`cacheMethod: 'none'`), and the core wasm is required from node_modules.
  */
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import tesseract from 'tesseract.js';
-import { openPdf, renderPage } from './render.js';
+import type tesseract from 'tesseract.js';
+import { BACKGROUND_NICE } from './native.js';
+import { isBlank, openPdf, pageImage } from './render.js';
 
 export interface OcrWorkerData {
-  languages: string;
-  langPath: string;
   dpi: number;
 }
 
@@ -24,11 +29,16 @@ export interface OcrPageRequest {
   /** The whole PDF, shared with the engine rather than copied per page. */
   data: SharedArrayBuffer;
   page: number;
+  /** Recognise with tesseract.js (languages and their folder), or only return the image. */
+  recognize?: { languages: string; langPath: string };
 }
 
-export type OcrPageReply =
-  | { id: number; ok: true; text: string; confidence: number; renderMs: number; recognizeMs: number }
-  | { id: number; ok: false; message: string };
+export type OcrPageReply = { id: number; renderMs: number } & (
+  | { ok: true; blank: true }
+  | { ok: true; blank?: false; text: string; confidence: number; recognizeMs: number }
+  | { ok: true; blank?: false; image: Uint8Array; dpi: number }
+  | { ok: false; message: string }
+);
 
 const silent = (): void => {};
 console.log = silent;
@@ -38,24 +48,28 @@ console.debug = silent;
 
 const config = workerData as OcrWorkerData;
 const port = parentPort!;
+if (process.platform === 'linux') setPriority(BACKGROUND_NICE);
 
-let recognizer: Promise<tesseract.Worker> | undefined;
+let recognizer: { key: string; worker: Promise<tesseract.Worker> } | undefined;
 let current: { key: string; doc: Promise<PDFDocumentProxy> } | undefined;
 
-function getRecognizer(): Promise<tesseract.Worker> {
-  recognizer ??= (async () => {
-    const worker = await tesseract.createWorker(config.languages, tesseract.OEM.LSTM_ONLY, {
-      langPath: config.langPath,
-      gzip: true,
-      cacheMethod: 'none',
-      errorHandler: silent,
-    });
-    // Tesseract's API defaults to one uniform block of text, which reads two columns line by line across
-    // both; automatic segmentation (the tesseract CLI's default) finds the columns.
-    await worker.setParameters({ tessedit_pageseg_mode: tesseract.PSM.AUTO });
-    return worker;
-  })();
-  return recognizer;
+function getRecognizer(languages: string, langPath: string): Promise<tesseract.Worker> {
+  const key = `${languages}\n${langPath}`;
+  if (recognizer?.key !== key) {
+    void recognizer?.worker.then((w) => w.terminate()).catch(silent);
+    recognizer = {
+      key,
+      worker: (async () => {
+        const { default: tesseractJs } = await import('tesseract.js');
+        const worker = await tesseractJs.createWorker(languages, tesseractJs.OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none', errorHandler: silent });
+        // Tesseract's API defaults to one uniform block of text, which reads two columns line by line across
+        // both; automatic segmentation (the tesseract CLI's default) finds the columns.
+        await worker.setParameters({ tessedit_pageseg_mode: tesseractJs.PSM.AUTO });
+        return worker;
+      })(),
+    };
+  }
+  return recognizer.worker;
 }
 
 function getDocument(request: OcrPageRequest): Promise<PDFDocumentProxy> {
@@ -68,29 +82,29 @@ function getDocument(request: OcrPageRequest): Promise<PDFDocumentProxy> {
   return current.doc;
 }
 
-async function recognize(request: OcrPageRequest): Promise<OcrPageReply> {
+async function handle(request: OcrPageRequest): Promise<{ reply: OcrPageReply; transfer: ArrayBuffer[] }> {
   const started = performance.now();
-  const [doc, worker] = await Promise.all([getDocument(request), getRecognizer()]);
-  const image = await renderPage(doc, request.page, config.dpi);
+  const worker = request.recognize ? getRecognizer(request.recognize.languages, request.recognize.langPath) : undefined;
+  const image = await pageImage(await getDocument(request), request.page, config.dpi);
   const rendered = performance.now();
-  // PGM carries no resolution; without it Tesseract assumes 70 dpi and misjudges text sizes.
-  await worker.setParameters({ user_defined_dpi: String(image.dpi) });
-  const result = await worker.recognize(image.pgm, {}, { text: true });
-  const text = result.data.text ?? '';
+  const renderMs = Math.round(rendered - started);
+  if (isBlank(image)) return { reply: { id: request.id, ok: true, blank: true, renderMs }, transfer: [] };
+  // The image's buffer is its own (render.ts allocates it whole): moved to the engine, not copied.
+  if (!worker) return { reply: { id: request.id, ok: true, image: image.pnm, dpi: image.dpi, renderMs }, transfer: [image.pnm.buffer as ArrayBuffer] };
+  const w = await worker;
+  // PNM carries no resolution; without it Tesseract assumes 70 dpi and misjudges text sizes.
+  await w.setParameters({ user_defined_dpi: String(image.dpi) });
+  const result = await w.recognize(Buffer.from(image.pnm.buffer, image.pnm.byteOffset, image.pnm.byteLength), {}, { text: true });
   return {
-    id: request.id,
-    ok: true,
-    text,
-    confidence: result.data.confidence,
-    renderMs: Math.round(rendered - started),
-    recognizeMs: Math.round(performance.now() - rendered),
+    reply: { id: request.id, ok: true, text: result.data.text ?? '', confidence: result.data.confidence, renderMs, recognizeMs: Math.round(performance.now() - rendered) },
+    transfer: [],
   };
 }
 
 // One page at a time: the engine sends the next page only after this one's reply.
 port.on('message', (request: OcrPageRequest) => {
-  recognize(request).then(
-    (reply) => port.postMessage(reply),
-    (err: unknown) => port.postMessage({ id: request.id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies OcrPageReply),
+  handle(request).then(
+    ({ reply, transfer }) => port.postMessage(reply, transfer),
+    (err: unknown) => port.postMessage({ id: request.id, ok: false, renderMs: 0, message: err instanceof Error ? err.message : String(err) } satisfies OcrPageReply),
   );
 });

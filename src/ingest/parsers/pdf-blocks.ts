@@ -2,8 +2,10 @@
  * Blocks for a whole PDF from its laid-out pages: running headers, footers and page numbers dropped; a
  * paragraph that a column or page break cut inside a hyphenated word joined again; line-end hyphens undone
  * (hard ones only where the document never writes the word with its hyphen); larger-than-body short
- * paragraphs promoted to headings (levels by size), heading path carried across pages.
+ * paragraphs promoted to headings (levels by size; not when they read as sentences), heading path carried
+ * across pages.
  */
+import { sentenceLike } from '../heading-trail.js';
 import type { Block } from '../types.js';
 import type { Paragraph } from './pdf-layout.js';
 
@@ -42,7 +44,8 @@ export function toBlocks(pages: LaidOutPage[]): { blocks: Block[]; firstHeading?
   let firstHeading: string | undefined;
   for (const p of paragraphs) {
     const size = Math.round(p.size * 2) / 2;
-    const isHeading = headingSizes.includes(size) && p.lines.length <= 3 && p.text.length <= 200 && /\p{L}/u.test(p.text);
+    // A large paragraph that reads as running text (a big first line merged with body lines) is not a heading.
+    const isHeading = headingSizes.includes(size) && p.lines.length <= 3 && p.text.length <= 200 && /\p{L}/u.test(p.text) && !sentenceLike(p.text);
     if (isHeading) {
       while (pathSizes.length && pathSizes[pathSizes.length - 1]! <= size) {
         pathSizes.pop();

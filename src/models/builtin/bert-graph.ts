@@ -13,8 +13,18 @@
  *   transposed here (fp16 → fp32 already happened in safetensors.ts).
  * - Single-sentence input only, so the token-type embedding (row 0) is folded into the position table
  *   instead of being an input.
+ * - The word table (30522 × 384, half of all weights) stays fp16 as shipped; only the gathered rows are
+ *   widened (exact: every value came from fp16).
+ * - `int8`: the four dense layers of each block run as integer matrix products — weights quantised here,
+ *   symmetric per output column; activations quantised per pass by onnxruntime (DynamicQuantizeLinear /
+ *   DynamicQuantizeMatMul: u8, one scale per tensor) — through QAttention for the QKV projection and
+ *   DynamicQuantizeMatMul for the others. Everything else (embeddings, softmax, LayerNorm, GELU) stays fp32.
+ *   One scale per tensor means a few outlier channels (BERT has them: up to 14× the median channel's range)
+ *   set the step for all; so each input channel above the median range is first divided by
+ *   s = √(range / median range) and its weight row multiplied by s (SmoothQuant, Xiao et al. 2023, with the
+ *   median as the reference), the ranges measured once by calibration.ts. That halves the error against fp32.
  */
-import { GraphBuilder } from '../onnx/graph-builder.js';
+import { type EncodedGraph, type ExternalData, GraphBuilder } from '../onnx/graph-builder.js';
 import type { Fp32Tensor } from './safetensors.js';
 
 export interface BertConfig {
@@ -26,14 +36,63 @@ export interface BertConfig {
   max_position_embeddings: number;
 }
 
+export type BertPrecision = 'fp32' | 'int8';
+
+/**
+ * How int8 weights are stored. `signed`: s8, for CPUs whose u8×s8 product does not saturate (x86 with VNNI,
+ * arm64). `unsigned`: the same values plus 128, zero point 128 — onnxruntime then takes its u8×u8 path, which
+ * widens to 16 bits; its x86 u8×s8 path without VNNI adds pairs of products in saturating 16-bit lanes
+ * (VPMADDUBSW) and would clip. Both give the same integers, so the same vectors.
+ */
+export type Int8Storage = 'signed' | 'unsigned';
+
+/** Per-input-channel max |value| of each dense layer's input, keyed `<layer>.qkv`, `.out`, `.ffn1`, `.ffn2`. */
+export type ActivationRanges = Map<string, Float32Array>;
+
+/** The graph output carrying a dense layer's input when `probes` is set. */
+export const probeOutput = (key: string): string => `range.${key}`;
+
+export interface BertGraphOptions {
+  precision?: BertPrecision;
+  int8Storage?: Int8Storage;
+  /** For int8: the calibrated activation ranges (without them the activations are not smoothed). */
+  activationRanges?: ActivationRanges;
+  /** For calibration: an fp32 graph that also outputs every dense layer's input (`probeOutput(key)`). */
+  probes?: boolean;
+  /** Put large tensors in an external-data file (memory-mapped by onnxruntime) instead of the protobuf. */
+  external?: ExternalData;
+}
+
 const MS = 'com.microsoft';
 const INT32 = 6;
+const FLOAT = 1;
 
-export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertConfig): Uint8Array {
+/** Symmetric per-column int8 of a [K, N] matrix: the integers and one scale per column. */
+export function quantizeColumns(m: Float32Array, K: number, N: number): { q: Int8Array; scale: Float32Array } {
+  const scale = new Float32Array(N);
+  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) scale[n] = Math.max(scale[n]!, Math.abs(m[k * N + n]!));
+  for (let n = 0; n < N; n++) scale[n] = scale[n]! / 127 || 1;
+  const q = new Int8Array(K * N);
+  for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) q[k * N + n] = Math.round(m[k * N + n]! / scale[n]!);
+  return { q, scale };
+}
+
+/**
+ * SmoothQuant factors from a layer's input ranges: s = max(1, √(range / median range)) per channel, so only the
+ * channels wider than the median are narrowed, by at most the square root of their excess.
+ */
+export function smoothingFactors(range: Float32Array): Float32Array {
+  const median = [...range].sort((a, b) => a - b)[range.length >> 1]!;
+  return Float32Array.from(range, (r) => (median > 0 ? Math.max(1, Math.sqrt(r / median)) : 1));
+}
+
+export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertConfig, options: BertGraphOptions = {}): EncodedGraph {
   const H = config.hidden_size;
   const I = config.intermediate_size;
   const heads = config.num_attention_heads;
   if (H % heads !== 0) throw new Error('bert: hidden_size must be divisible by num_attention_heads');
+  const int8 = options.precision === 'int8';
+  const unsigned = options.int8Storage === 'unsigned';
   const eps = { float: config.layer_norm_eps };
   const g = new GraphBuilder('bert');
 
@@ -51,8 +110,39 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     for (let o = 0; o < out; o++) for (let i = 0; i < inp; i++) t[i * out + o] = data[o * inp + i]!;
     return t;
   };
-  const matmul = (x: string, prefix: string, inp: number, out: number): string =>
-    g.op('MatMul', [x, g.floats(`${prefix}.weight_t`, [inp, out], transposed(prefix))]);
+  /** An int8 [K, N] weight as stored (see Int8Storage), its per-column scales, and the zero point input ('' = none). */
+  const int8Weight = (name: string, m: Float32Array, K: number, N: number): [string, string, string] => {
+    const { q, scale } = quantizeColumns(m, K, N);
+    const scales = g.floats(`${name}_scale`, [N], scale);
+    if (!unsigned) return [g.tensor(`${name}_q`, 'int8', [K, N], q), scales, ''];
+    const u = Uint8Array.from(q, (v) => v + 128);
+    return [g.tensor(`${name}_q`, 'uint8', [K, N], u), scales, g.tensor(`${name}_zero`, 'uint8', [N], new Uint8Array(N).fill(128))];
+  };
+  /**
+   * The int8 path's input: `x` divided per channel by the smoothing factors of `key`, whose weight rows
+   * ([K, N] `m`, changed in place) are multiplied by them instead; `x` itself without calibration.
+   */
+  const smoothed = (x: string, key: string, m: Float32Array, K: number, N: number): string => {
+    const range = options.activationRanges?.get(key);
+    if (!range) return x;
+    if (range.length !== K) throw new Error(`bert: activation range ${key} has ${range.length} channels, expected ${K}`);
+    const s = smoothingFactors(range);
+    for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) m[k * N + n] = m[k * N + n]! * s[k]!;
+    return g.op('Mul', [x, g.floats(`${key}.smooth`, [K], Float32Array.from(s, (v) => 1 / v))]);
+  };
+  const probe = (x: string, key: string, dim: number): void => {
+    if (!options.probes) return;
+    g.op('Identity', [x], {}, probeOutput(key));
+    g.output(probeOutput(key), 'float32', ['batch', 'seq', dim]);
+  };
+  const matmul = (x: string, prefix: string, key: string, inp: number, out: number): string => {
+    probe(x, key, inp);
+    const m = transposed(prefix);
+    if (!int8) return g.op('MatMul', [x, g.floats(`${prefix}.weight_t`, [inp, out], m)]);
+    const input = smoothed(x, key, m, inp, out);
+    const [q, scale, zero] = int8Weight(`${prefix}.weight`, m, inp, out);
+    return g.domainOp(MS, 'DynamicQuantizeMatMul', zero ? [input, q, scale, zero] : [input, q, scale]);
+  };
 
   const ids = g.input('input_ids', 'int64', ['batch', 'seq']);
   const mask = g.input('attention_mask', 'int64', ['batch', 'seq']);
@@ -66,9 +156,10 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     Float32Array.from(pos.data, (v, i) => v + type0[i % H]!),
   );
   const word = w('embeddings.word_embeddings.weight');
-  const wordEmb = g.op('Gather', [g.floats('embeddings.word_embeddings.weight', word.shape, word.data), ids], {
-    axis: { int: 0 },
-  });
+  const gather = { axis: { int: 0 } };
+  const wordEmb = word.half
+    ? g.op('Cast', [g.op('Gather', [g.tensor('embeddings.word_embeddings.weight', 'float16', word.shape, word.half), ids], gather)], { to: { int: FLOAT } })
+    : g.op('Gather', [g.floats('embeddings.word_embeddings.weight', word.shape, word.data), ids], gather);
   const seqLen = g.op('Shape', [ids], { start: { int: 1 }, end: { int: 2 } });
   const posEmb = g.op('Slice', [posTable, g.ints('zero_1d', [0]), seqLen, g.ints('axis_0', [0])]);
   let x = g.op('LayerNormalization', [g.op('Add', [wordEmb, posEmb]), vec('embeddings.LayerNorm.weight'), vec('embeddings.LayerNorm.bias')], {
@@ -87,21 +178,27 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     for (let i = 0; i < H; i++) parts.forEach((part, k) => qkv.set(part.subarray(i * H, (i + 1) * H), i * 3 * H + k * H));
     const qkvBias = new Float32Array(3 * H);
     ['query', 'key', 'value'].forEach((n, k) => qkvBias.set(w(`${p}.attention.self.${n}.bias`).data, k * H));
-    const attn = g.domainOp(
-      MS,
-      'Attention',
-      [x, g.floats(`${p}.attention.qkv_t`, [H, 3 * H], qkv), g.floats(`${p}.attention.qkv_bias`, [3 * H], qkvBias), maskIndex],
-      { num_heads: { int: heads } },
-    );
-    const projected = matmul(attn, `${p}.attention.output.dense`, H, H);
+    const bias = g.floats(`${p}.attention.qkv_bias`, [3 * H], qkvBias);
+    let attn: string;
+    probe(x, `${l}.qkv`, H);
+    if (int8) {
+      const input = smoothed(x, `${l}.qkv`, qkv, H, 3 * H);
+      const [xq, xScale, xZero] = g.multiOp('', 'DynamicQuantizeLinear', [input], 3) as [string, string, string];
+      const [q, scale, zero] = int8Weight(`${p}.attention.qkv`, qkv, H, 3 * H);
+      const inputs = [xq, q, bias, xScale, scale, maskIndex, xZero, ...(zero ? [zero] : [])];
+      attn = g.domainOp(MS, 'QAttention', inputs, { num_heads: { int: heads } });
+    } else {
+      attn = g.domainOp(MS, 'Attention', [x, g.floats(`${p}.attention.qkv_t`, [H, 3 * H], qkv), bias, maskIndex], { num_heads: { int: heads } });
+    }
+    const projected = matmul(attn, `${p}.attention.output.dense`, `${l}.out`, H, H);
     x = g.domainOp(
       MS,
       'SkipLayerNormalization',
       [projected, x, vec(`${p}.attention.output.LayerNorm.weight`), vec(`${p}.attention.output.LayerNorm.bias`), vec(`${p}.attention.output.dense.bias`)],
       { epsilon: eps },
     );
-    const hidden = g.domainOp(MS, 'BiasGelu', [matmul(x, `${p}.intermediate.dense`, H, I), vec(`${p}.intermediate.dense.bias`)]);
-    const out = matmul(hidden, `${p}.output.dense`, I, H);
+    const hidden = g.domainOp(MS, 'BiasGelu', [matmul(x, `${p}.intermediate.dense`, `${l}.ffn1`, H, I), vec(`${p}.intermediate.dense.bias`)]);
+    const out = matmul(hidden, `${p}.output.dense`, `${l}.ffn2`, I, H);
     x = g.domainOp(
       MS,
       'SkipLayerNormalization',
@@ -112,5 +209,5 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
 
   g.op('Identity', [x], {}, 'last_hidden_state');
   g.output('last_hidden_state', 'float32', ['batch', 'seq', H]);
-  return g.encode(17);
+  return g.encodeWith({ opset: 17, ...(options.external ? { external: options.external } : {}) });
 }

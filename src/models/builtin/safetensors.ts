@@ -7,6 +7,8 @@
 export interface Fp32Tensor {
   shape: number[];
   data: Float32Array;
+  /** The stored fp16 bit patterns, for a tensor the file keeps as F16 (a view of the file's bytes where aligned). */
+  half?: Uint16Array;
 }
 
 interface HeaderEntry {
@@ -52,9 +54,11 @@ export function readSafetensors(file: Uint8Array): Map<string, Fp32Tensor> {
     const start = dataStart + begin;
     if (start + (end - begin) > file.byteLength) throw new Error(`safetensors: tensor ${name} out of bounds`);
     let data: Float32Array;
+    let half: Uint16Array | undefined;
     if (dtype === 'F16') {
       data = new Float32Array(count);
-      for (let i = 0; i < count; i++) data[i] = table[view.getUint16(start + 2 * i, true)]!;
+      half = new Uint16Array(count);
+      for (let i = 0; i < count; i++) data[i] = table[(half[i] = view.getUint16(start + 2 * i, true))]!;
     } else if (dtype === 'F32') {
       data = new Float32Array(count);
       for (let i = 0; i < count; i++) data[i] = view.getFloat32(start + 4 * i, true);
@@ -62,7 +66,7 @@ export function readSafetensors(file: Uint8Array): Map<string, Fp32Tensor> {
       // Integer buffers such as `embeddings.position_ids` are not weights; the graph computes them.
       continue;
     }
-    tensors.set(name, { shape, data });
+    tensors.set(name, half ? { shape, data, half } : { shape, data });
   }
   return tensors;
 }

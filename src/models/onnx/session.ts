@@ -11,9 +11,9 @@
  */
 import { createRequire } from 'node:module';
 import { availableParallelism, setPriority } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker, isMainThread, parentPort, workerData, type TransferListItem } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type TransferListItem, type Worker } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
+import { startModuleWorker } from '../../core/module-worker.js';
 
 const ROLE = 'docsearch-onnx-session';
 /** Ten nice steps: a busy thread at 0 gets about nine times the CPU of one at 10 when they compete. */
@@ -63,6 +63,20 @@ type Reply =
   | { id: number; error: string };
 type Ready = { ready: true; inputNames: string[]; outputNames: string[] } | { ready: false; error: string };
 
+let pinned = false;
+
+/**
+ * Loads onnxruntime's native addon on the main thread once, and keeps it. Node unloads an addon when the last
+ * thread that loaded it exits, and onnxruntime's cannot register itself a second time in the same process
+ * ("Module did not self-register"): without this, once every session had closed (the passage session is released
+ * when idle) no session could open again. Costs no threads: onnxruntime starts nothing until a session exists.
+ */
+function pinAddon(): void {
+  if (pinned) return;
+  createRequire(import.meta.url)('onnxruntime-node');
+  pinned = true;
+}
+
 export class OnnxSession {
   private readonly pending = new Map<number, { resolve: (o: Record<string, TensorData>) => void; reject: (e: Error) => void }>();
   private nextId = 0;
@@ -105,16 +119,8 @@ export class OnnxSession {
       lean: options.lean ?? false,
       background: options.background ?? false,
     };
-    const worker = import.meta.url.endsWith('.ts')
-      ? // Under vitest/tsx this module is TypeScript source. Node 20 does not apply `--import tsx` to a
-        // worker's entry module, so the worker registers tsx itself and then imports this file. The
-        // built daemon runs dist/*.js and takes the plain branch.
-        new Worker(
-          `import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href)})` +
-            `.then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`,
-          { eval: true, workerData: init },
-        )
-      : new Worker(new URL(import.meta.url), { workerData: init });
+    pinAddon();
+    const worker = startModuleWorker(import.meta.url, { workerData: init });
     // Only our own listeners are removed afterwards: Worker keeps internal ones (removeAllListeners()
     // would stop its message port).
     let onMessage!: (r: Ready) => void;

@@ -9,7 +9,8 @@ import { DOCX, PDF, type Block, type ParsedDocument } from '../../../src/ingest/
 
 const block = (text: string, page: number): Block => ({ text, page, headings: [], kind: 'paragraph' });
 
-function engine(run: OcrRun) {
+function engine(answer: Omit<OcrRun, 'engine'>) {
+  const run: OcrRun = { ...answer, engine: 'tesseract.js' };
   const asked: number[][] = [];
   return {
     asked,

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, type Daemon } from '../../helpers/daemon.js';
+import { api, REPO, type Daemon } from '../../helpers/daemon.js';
 
 export interface UploadFile {
   name: string;
@@ -27,18 +27,37 @@ export async function uploadFiles(
 type ChunkIndexModule = typeof import('../../../src/store/lancedb/chunks.js');
 type ConnectionModule = typeof import('../../../src/store/lancedb/connection.js');
 
+export interface StoredChunk {
+  id: string;
+  user_id: string;
+  chunk_index: number;
+  heading: string | null;
+  page_start: number | null;
+  page_end: number | null;
+  text: string;
+  ocr: boolean;
+}
+
 /**
- * The chunk rows of a document as stored in the daemon's LanceDB (opened read-side from the test process,
- * through the built store module: the same code the daemon runs).
+ * The chunk rows of a document as stored in the daemon's LanceDB, read only: the table the index info names is
+ * opened and queried directly. Opening it through ChunkIndex would write (missing indexes, an optimize of a table
+ * that is behind) from the test process, beside the daemon and into a data dir the suite is about to remove.
  */
-export async function storedChunks(dataDir: string, documentId: string): Promise<{ count: number; rows: { id: string; user_id: string; chunk_index: number; heading: string | null; page_start: number | null; page_end: number | null; text: string }[] }> {
-  const { ChunkIndex } = (await import(join(REPO, 'dist/store/lancedb/chunks.js'))) as ChunkIndexModule;
+export async function storedChunks(dataDir: string, documentId: string): Promise<{ count: number; rows: StoredChunk[] }> {
+  const { readIndexInfo } = (await import(join(REPO, 'dist/store/lancedb/chunks.js'))) as ChunkIndexModule;
   const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   try {
-    const index = await ChunkIndex.open(store, { embedderId: 'builtin:all-MiniLM-L6-v2' });
-    const count = await index.count(documentId);
-    return { count, rows: await index.documentChunks(documentId) };
+    const info = await readIndexInfo(store);
+    if (!info || !(await store.connection.tableNames()).includes(info.table)) return { count: 0, rows: [] };
+    const table = await store.connection.openTable(info.table);
+    try {
+      const where = `document_id = '${documentId.replaceAll("'", "''")}'`;
+      const rows = (await table.query().where(where).select(['id', 'user_id', 'chunk_index', 'heading', 'page_start', 'page_end', 'text', 'ocr']).toArray()) as StoredChunk[];
+      return { count: await table.countRows(where), rows: rows.map((r) => ({ ...r, chunk_index: Number(r.chunk_index) })).sort((a, b) => a.chunk_index - b.chunk_index) };
+    } finally {
+      table.close();
+    }
   } finally {
     store.close();
   }
@@ -70,4 +89,16 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Polls GET /api/v1/reindex until no re-index is required or running; resolves with that status. */
+export function reindexFinished(d: Daemon, token: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+  return waitFor(
+    async () => {
+      const st = (await api(d, '/api/v1/reindex', { token })).body;
+      return !st.required && !st.running ? st : undefined;
+    },
+    timeoutMs,
+    're-index to finish',
+  );
 }

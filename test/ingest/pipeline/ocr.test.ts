@@ -1,20 +1,104 @@
 /**
  * Scanned PDFs through the real daemon: an image-only PDF is OCR'd page by page (progress moves while it
  * runs), ends ready with chunks marked `ocr`, a warning naming the OCR'd pages, and search finds its
- * sentences on the right page. With `--ocr off` it ends ready with the no-text-layer warning instead, and an
- * OCR language that is not installed stops the daemon at startup with a clear message.
+ * sentences on the right page — with native Tesseract where it is installed (the default, `auto`) and with the
+ * tesseract.js fallback (`--ocr tesseract.js`, and `auto` where native Tesseract is missing). A dense 20-page A4
+ * scan ends with every page's marker sentence found on its page. With `--ocr off` a scan ends ready with the
+ * no-text-layer warning instead; an OCR language that is not installed, or `--ocr native` without native
+ * Tesseract, stops the daemon at startup with a clear message.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { truthPages } from '../../helpers/char-accuracy.js';
 import { addUser, api, BIN, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { storedChunks, uploadFiles, waitFor } from './helpers.js';
 
 const scan = readFileSync(join(REPO, 'test/fixtures/ocr/scan-300dpi.pdf'));
+const dense = readFileSync(join(REPO, 'test/fixtures/ocr/scan-a4-dense-20p.pdf'));
+const denseTruth = truthPages(readFileSync(join(REPO, 'test/fixtures/ocr/scan-a4-dense-20p.truth.txt'), 'utf8'));
+const installed = spawnSync('tesseract', ['--version']).status === 0;
+// A PATH with Node on it (the launcher execs `node`) and no tesseract: Debian keeps both in /usr/bin.
+const nodeOnly = mkdtempSync(join(tmpdir(), 'docsearch-path-'));
+symlinkSync(process.execPath, join(nodeOnly, 'node'));
+afterAll(() => rmSync(nodeOnly, { recursive: true, force: true }));
 
-describe('scanned PDF with OCR (default auto)', () => {
+/** Uploads `bytes`, polls until the document settles, and returns it with every progress value seen. */
+async function ingest(d: Daemon, user: TestUser, name: string, bytes: Buffer): Promise<{ doc: any; seen: Set<number> }> {
+  const res = await uploadFiles(d, user.apiKey, [{ name, bytes }]);
+  expect(res.status).toBe(202);
+  const id = res.body.documents[0].id as string;
+  const seen = new Set<number>();
+  const doc = await waitFor(async () => {
+    const r = await api(d, `/api/v1/documents/${id}`, { token: user.apiKey });
+    seen.add(r.body.progress);
+    return ['ready', 'failed'].includes(r.body.status) && r.body;
+  }, 580_000, `${name} to be processed`);
+  return { doc, seen };
+}
+
+/**
+ * Each way OCR is chosen: native Tesseract where installed (`auto`), tesseract.js asked for, and `auto` on a
+ * machine without native Tesseract (none on the PATH: what `npm install` alone gives), which must read the same
+ * scan with tesseract.js and say why.
+ */
+const SETUPS = [
+  { label: '--ocr auto', args: ['--ocr', 'auto'], native: installed },
+  { label: '--ocr tesseract.js', args: ['--ocr', 'tesseract.js'], native: false },
+  { label: 'the default (auto) and no native Tesseract on the PATH', args: [], env: { PATH: nodeOnly }, native: false, missing: true },
+] as const;
+
+for (const setup of SETUPS) {
+  describe(`scanned PDF with ${setup.label}`, () => {
+    let d: Daemon;
+    let alice: TestUser;
+    daemonForSuite(async (started) => {
+      d = started;
+      alice = await addUser(d);
+    }, { args: [...setup.args], ...('env' in setup ? { env: setup.env } : {}) });
+
+    it('OCRs each page with visible progress, marks the chunks, names the pages, and search finds them on their page', async () => {
+      // Until the first scanned page nothing of OCR is loaded: no page-rendering library in the daemon.
+      const canvasMapped = () => readFileSync(`/proc/${d.proc.pid}/maps`, 'utf8').includes('@napi-rs/canvas');
+      if (process.platform === 'linux') expect(canvasMapped()).toBe(false);
+      const { doc, seen } = await ingest(d, alice, 'scan.pdf', scan);
+      if (process.platform === 'linux') expect(canvasMapped()).toBe(true);
+      expect(doc).toMatchObject({ status: 'ready', pages: 2, error: null });
+      expect(doc.chunk_count).toBeGreaterThan(0);
+      expect(doc.warnings).toEqual([expect.stringMatching(/^OCR: pages 1–2 \(eng\), mean confidence \d{2,3} %$/)]);
+      // After page 1 of 2, between the parse (0.1) and chunk (0.2) marks.
+      expect([...seen].some((p) => p > 0.1 && p < 0.2), `progress seen: ${[...seen].join(', ')}`).toBe(true);
+      // The engine loaded on this first scanned page, and says which Tesseract it is.
+      const loaded = d.stdout().split('\n').filter((l) => l.includes('"event":"ocr.loaded"')).map((l) => JSON.parse(l) as { engine: string; native_unusable?: string });
+      expect(loaded.map((e) => e.engine)).toEqual([setup.native ? expect.stringMatching(/^tesseract \d+\.\d+/) : 'tesseract.js']);
+      if ('missing' in setup) expect(loaded[0]!.native_unusable).toMatch(/tesseract is not installed/);
+
+      const stored = await storedChunks(d.dataDir, doc.id);
+      expect(stored.rows.length).toBe(doc.chunk_count);
+      expect(stored.rows.every((r) => r.ocr === true)).toBe(true);
+
+      for (const [query, sentence, page] of [
+        ['how many ships did the lighthouse keeper count', 'The lighthouse keeper counted forty seven ships passing the northern cape', 1],
+        ['clockmaker mended pocket watches at the inn', 'A travelling clockmaker stayed at the inn for a fortnight', 2],
+      ] as const) {
+        const search = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query, limit: 3 } });
+        expect(search.status).toBe(200);
+        const top = search.body.results[0];
+        expect(top.document.id).toBe(doc.id);
+        expect(top.text).toContain(sentence);
+        expect(top.ocr).toBe(true);
+        // A chunk may run across a page break; the sentence's page is inside its range.
+        expect(top.page_start).toBeLessThanOrEqual(page);
+        expect(top.page_end).toBeGreaterThanOrEqual(page);
+      }
+    }, 300_000);
+  });
+}
+
+describe('a dense 20-page A4 scan (default --ocr auto)', () => {
   let d: Daemon;
   let alice: TestUser;
   daemonForSuite(async (started) => {
@@ -22,43 +106,24 @@ describe('scanned PDF with OCR (default auto)', () => {
     alice = await addUser(d);
   });
 
-  it('OCRs each page with visible progress, marks the chunks, names the pages, and search finds them on their page', async () => {
-    const res = await uploadFiles(d, alice.apiKey, [{ name: 'scan.pdf', bytes: scan }]);
-    expect(res.status).toBe(202);
-    const id = res.body.documents[0].id as string;
+  it('is read page by page, and every page\'s marker sentence is found on its page', async () => {
+    const { doc, seen } = await ingest(d, alice, 'dense.pdf', dense);
+    expect(doc).toMatchObject({ status: 'ready', pages: 20, error: null });
+    expect(doc.warnings).toEqual([expect.stringMatching(/^OCR: pages 1–20 \(eng\), mean confidence \d{2,3} %$/)]);
+    // Progress moved as pages finished (polled every 250 ms: most of the 19 steps between 0.1 and 0.2 are seen).
+    expect([...seen].filter((p) => p > 0.1 && p < 0.2).length, `progress seen: ${[...seen].join(', ')}`).toBeGreaterThanOrEqual(3);
 
-    const seen = new Set<number>();
-    const doc = await waitFor(async () => {
-      const r = await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey });
-      seen.add(r.body.progress);
-      return ['ready', 'failed'].includes(r.body.status) && r.body;
-    }, 280_000, 'the scan to be processed');
-
-    expect(doc).toMatchObject({ status: 'ready', pages: 2, error: null });
-    expect(doc.chunk_count).toBeGreaterThan(0);
-    expect(doc.warnings).toEqual([expect.stringMatching(/^OCR: pages 1–2 \(eng\), mean confidence \d{2,3} %$/)]);
-    // After page 1 of 2, between the parse (0.1) and chunk (0.2) marks.
-    expect([...seen].some((p) => p > 0.1 && p < 0.2), `progress seen: ${[...seen].join(', ')}`).toBe(true);
-
-    const stored = await storedChunks(d.dataDir, id);
-    expect(stored.rows.length).toBe(doc.chunk_count);
-    expect(stored.rows.every((r) => (r as { ocr?: boolean }).ocr === true)).toBe(true);
-
-    for (const [query, sentence, page] of [
-      ['how many ships did the lighthouse keeper count', 'The lighthouse keeper counted forty seven ships passing the northern cape', 1],
-      ['clockmaker mended pocket watches at the inn', 'A travelling clockmaker stayed at the inn for a fortnight', 2],
-    ] as const) {
-      const search = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query, limit: 3 } });
+    const normal = (s: string) => s.replace(/\s+/g, ' ').trim();
+    const placed: string[] = [];
+    for (const [i, truth] of denseTruth.entries()) {
+      const marker = /^Marker \w+: .*$/m.exec(truth)![0];
+      const search = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: marker, limit: 5 } });
       expect(search.status).toBe(200);
-      const top = search.body.results[0];
-      expect(top.document.id).toBe(id);
-      expect(top.text).toContain(sentence);
-      expect(top.ocr).toBe(true);
-      // A chunk may run across a page break; the sentence's page is inside its range.
-      expect(top.page_start).toBeLessThanOrEqual(page);
-      expect(top.page_end).toBeGreaterThanOrEqual(page);
+      const hit = (search.body.results as { text: string; page_start: number; page_end: number }[]).find((r) => normal(r.text).includes(marker));
+      placed.push(hit ? `${hit.page_start}–${hit.page_end}` : 'not found');
     }
-  }, 300_000);
+    expect(placed).toEqual(denseTruth.map((_, i) => `${i + 1}–${i + 1}`));
+  }, 600_000);
 });
 
 describe('scanned PDF with --ocr off', () => {
@@ -76,16 +141,24 @@ describe('scanned PDF with --ocr off', () => {
   }, 60_000);
 });
 
-describe('--ocr-languages', () => {
-  it('refuses to start when a language has no installed data, saying what to install', () => {
+describe('OCR settings at startup', () => {
+  const serve = (args: string[], env: Record<string, string> = {}) => {
     const dataDir = join(REPO, 'node_modules/.cache/never-created');
-    const res = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--ocr-languages', 'eng+qqq'], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(res.status).not.toBe(0);
-    expect(res.stderr).toMatch(/could not start: --ocr-languages: no trained data for "qqq": install the npm package @tesseract\.js-data\/qqq/);
+    const res = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir, ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
     // A bad setting is refused before the data directory is touched.
     expect(existsSync(dataDir)).toBe(false);
+    return res;
+  };
+
+  it('refuses to start when a language has no installed data, saying what to install', () => {
+    const res = serve(['--ocr-languages', 'eng+qqq']);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/could not start: --ocr-languages: no trained data for "qqq": install the npm package @tesseract\.js-data\/qqq/);
+  });
+
+  it('refuses --ocr native when native Tesseract cannot be run', () => {
+    const res = serve(['--ocr', 'native'], { PATH: '/nonexistent' });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/could not start: --ocr native: tesseract is not installed/);
   });
 });

@@ -2,8 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, TEST_MODEL_CACHE } from '../../helpers/daemon.js';
+import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../../../src/models/builtin/minilm-embedder.js';
 import { prose } from './fixtures.js';
-import { storedChunks, uploadFiles, waitFor } from './helpers.js';
+import { reindexFinished, storedChunks, uploadFiles, waitFor } from './helpers.js';
+
+/** The id of the embedder a daemon uses by default (`--embedder builtin`). */
+const BUILTIN_ID = BUILTIN_EMBEDDER_IDS[DEFAULT_BUILTIN_PRECISION];
 
 /**
  * Only the built-in embedder is reachable offline, so "the index was built with another embedder" is made by
@@ -31,7 +35,7 @@ describe('re-index after an embedder change', () => {
     const first = await uploadFiles(d, user.apiKey, [{ name: 'a.txt', bytes: Buffer.from(`${prose('ri-a', 40)}\n\n${prose('ri-b', 40)}`) }], { query: '?wait=true' });
     const doc = first.body.documents[0];
     expect(doc.status).toBe('ready');
-    expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: false, running: false, from: 'builtin:all-MiniLM-L6-v2', to: 'builtin:all-MiniLM-L6-v2' });
+    expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: false, running: false, from: BUILTIN_ID, to: BUILTIN_ID });
     const nothing = await api(d, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
     expect(nothing.status).toBe(200);
     expect(nothing.body.required).toBe(false);
@@ -39,7 +43,7 @@ describe('re-index after an embedder change', () => {
 
     pretendBuiltWith(dataDir, 'ollama:old-model');
     d = await startDaemon({ dataDir });
-    expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: true, running: false, from: 'ollama:old-model', to: 'builtin:all-MiniLM-L6-v2' });
+    expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: true, running: false, from: 'ollama:old-model', to: BUILTIN_ID });
     // Uploads are accepted but wait: vectors of two models must not share an index.
     const held = await uploadFiles(d, user.apiKey, [{ name: 'b.txt', bytes: Buffer.from(prose('ri-held', 20)) }], { query: '?wait=true&wait_timeout=2' });
     expect(held.status).toBe(202);
@@ -47,15 +51,8 @@ describe('re-index after an embedder change', () => {
 
     const started = await api(d, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
     expect([200, 202]).toContain(started.status);
-    const final = await waitFor(
-      async () => {
-        const st = (await api(d!, '/api/v1/reindex', { token: user.apiKey })).body;
-        return !st.required && !st.running ? st : undefined;
-      },
-      120_000,
-      're-index to finish',
-    );
-    expect(final).toMatchObject({ from: 'builtin:all-MiniLM-L6-v2', done: doc.chunk_count, total: doc.chunk_count, progress: 1, error: null });
+    const final = await reindexFinished(d, user.apiKey, 120_000);
+    expect(final).toMatchObject({ from: BUILTIN_ID, done: doc.chunk_count, total: doc.chunk_count, progress: 1, error: null });
     expect((await storedChunks(dataDir, doc.id)).count).toBe(doc.chunk_count);
     const resumed = await waitFor(
       async () => {
@@ -79,14 +76,14 @@ describe('re-index after an embedder change', () => {
 
     const same = await runCli(['reindex', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE]);
     expect(same.code).toBe(0);
-    expect(same.stderr).toBe('the index is already built with builtin:all-MiniLM-L6-v2: nothing to do\n');
+    expect(same.stderr).toBe(`the index is already built with ${BUILTIN_ID}: nothing to do\n`);
 
     pretendBuiltWith(dataDir, 'openai:text-embedding-3-small');
     const res = await runCli(['reindex', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE], { timeoutMs: 120_000 });
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain('re-embedding the index: openai:text-embedding-3-small → builtin:all-MiniLM-L6-v2');
-    expect(res.stderr).toMatch(/done: \d+ chunks re-embedded with builtin:all-MiniLM-L6-v2\n$/);
+    expect(res.stderr).toContain(`re-embedding the index: openai:text-embedding-3-small → ${BUILTIN_ID}`);
+    expect(res.stderr).toMatch(new RegExp(`done: \\d+ chunks re-embedded with ${BUILTIN_ID}\\n$`));
     const info = JSON.parse(readFileSync(join(dataDir, 'lancedb', 'chunks-index.json'), 'utf8'));
-    expect(info.embedderId).toBe('builtin:all-MiniLM-L6-v2');
+    expect(info.embedderId).toBe(BUILTIN_ID);
   }, 180_000);
 });

@@ -4,6 +4,7 @@ import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/da
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { ELF, makeDocx, makePdf, PNG, prose } from './fixtures.js';
 import { storedChunks, storedFiles, uploadFiles } from './helpers.js';
+import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../../../src/models/builtin/minilm-embedder.js';
 
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -223,7 +224,7 @@ describe('upload → parse → chunk → embed → index', () => {
   it('reports the embedder and the queue in health', async () => {
     const res = await api(d, '/api/v1/health');
     expect(res.status).toBe(200);
-    expect(res.body.components.embedder).toMatchObject({ status: 'up', loaded: true, id: 'builtin:all-MiniLM-L6-v2', dimension: 384 });
+    expect(res.body.components.embedder).toMatchObject({ status: 'up', loaded: true, id: BUILTIN_EMBEDDER_IDS[DEFAULT_BUILTIN_PRECISION], dimension: 384 });
     expect(res.body.components.queue).toEqual({ status: 'up' });
   });
 
