@@ -2,14 +2,29 @@
 # Install: docsearch completion bash > ~/.local/share/bash-completion/completions/docsearch
 
 _docsearch() {
-  local cur="${COMP_WORDS[COMP_CWORD]}" out IFS=$'\n'
-  out=$(docsearch __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null) || return 0
+  local cur="${COMP_WORDS[COMP_CWORD]}" prefix="" word out c IFS=$'\n'
+  local -a words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
+  # bash splits --flag=value at "=" (COMP_WORDBREAKS): ask for the joined word, insert only the value.
+  if [[ "$cur" == "=" && ${#words[@]} -gt 0 ]]; then
+    prefix="${words[-1]}="; unset 'words[-1]'; cur=""
+  elif [[ ${#words[@]} -gt 1 && "${words[-1]}" == "=" ]]; then
+    prefix="${words[-2]}="; words=("${words[@]:0:${#words[@]}-2}")
+  fi
+  # Names may hold spaces: ask with the word as typed less an opening quote and backslashes; insert each
+  # candidate escaped where it needs it, or as it is inside a quote the user opened.
+  word="${cur#[\"\']}"; word="${word//\\/}"
+  out=$(docsearch __complete "${words[@]}" "$prefix$word" 2>/dev/null) || return 0
   if [[ "$out" == ":files" ]]; then
     compopt -o filenames 2>/dev/null
     COMPREPLY=($(compgen -f -- "$cur"))
     return 0
   fi
-  COMPREPLY=($(compgen -W "$(printf '%s\n' "$out" | cut -f1)" -- "$cur"))
+  COMPREPLY=()
+  for c in $(printf '%s\n' "$out" | cut -f1); do
+    c="${c#"$prefix"}"
+    [[ "$c" == "$word"* ]] || continue
+    if [[ "$cur" == [\"\']* || "$c" != *[!A-Za-z0-9_.,:=/@+-]* ]]; then COMPREPLY+=("$c"); else COMPREPLY+=("$(printf '%q' "$c")"); fi
+  done
 }
 
 complete -F _docsearch docsearch

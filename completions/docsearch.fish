@@ -2,9 +2,11 @@
 # Install: docsearch completion fish > ~/.config/fish/completions/docsearch.fish
 
 function __docsearch_complete
+    # -o: the words without the quotes and backslashes typed around names with spaces; fish escapes what it inserts.
     set -l words (commandline -opc)
     set -e words[1]
-    set -l out (docsearch __complete $words (commandline -ct) 2>/dev/null)
+    set -l cur (commandline -ct | string trim -c "\"'" | string replace -a '\\' '')
+    set -l out (docsearch __complete $words "$cur" 2>/dev/null)
     if test "$out[1]" = ":files"
         __fish_complete_path (commandline -ct)
         return

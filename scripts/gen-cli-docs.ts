@@ -6,10 +6,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, type Option } from 'commander';
-import { JSON_FIELDS } from '../src/cli/api-types.js';
+import { JSON_FIELDS, JSON_LIST_COMMANDS } from '../src/cli/api-types.js';
 import { registerClientCommands } from '../src/cli/commands/index.js';
 import { EXIT_CODE_TABLE } from '../src/cli/errors.js';
-import { OPERATOR_COMMANDS } from '../src/main.js';
+import { CLIENT_ENVIRONMENT } from '../src/cli/environment.js';
+import { OPERATOR_COMMANDS, serverVariables } from '../src/main.js';
+import { optionHelp } from '../src/server/config.js';
 
 export const CLI_DOC_PATH = fileURLToPath(new URL('../docs/cli.md', import.meta.url));
 export const README_PATH = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -45,14 +47,25 @@ function commandReference(): string {
 }
 
 function jsonFields(): string {
-  const lists: Record<keyof typeof JSON_FIELDS, string> = {
-    projects: '`projects list`',
-    documents: '`documents list`',
-    keys: '`keys list`',
-    results: '`search`',
-  };
-  return ['| command | list | fields |', '|---|---|---|', ...Object.entries(JSON_FIELDS).map(([list, fields]) => `| ${lists[list as keyof typeof JSON_FIELDS]} | \`.${list}\` | ${fields.map((f) => `\`${f}\``).join(', ')} |`), ''].join('\n');
+  return [
+    '| command | list | fields |',
+    '|---|---|---|',
+    ...Object.entries(JSON_FIELDS).map(([list, fields]) => {
+      const { command, key } = JSON_LIST_COMMANDS[list as keyof typeof JSON_FIELDS];
+      return `| \`${command}\` | \`.${key}\` | ${fields.map((f) => `\`${f}\``).join(', ')} |`;
+    }),
+    '',
+  ].join('\n');
 }
+
+const environment = () =>
+  [
+    '| variable | read by | meaning |',
+    '|---|---|---|',
+    ...CLIENT_ENVIRONMENT.map((v) => `| \`${v.name}\` | client | ${prose(v.description)} |`),
+    ...serverVariables(optionHelp()).map((v) => `| \`${v.env}\` | \`serve\` (\`${v.flag.split(' ')[0]}\`) | ${prose(v.description)}${v.defaultText === undefined ? '' : ` (default ${prose(v.defaultText)})`} |`),
+    '',
+  ].join('\n');
 
 const exitCodes = () => ['| code | meaning |', '|---|---|', ...EXIT_CODE_TABLE.map(([c, m]) => `| ${c} | ${prose(m)} |`), ''].join('\n');
 
@@ -78,7 +91,7 @@ function fill(text: string, name: string, body: string): string {
 }
 
 export function renderCliDoc(current = readFileSync(CLI_DOC_PATH, 'utf8')): string {
-  return fill(fill(fill(current, 'commands', commandReference()), 'json-fields', jsonFields()), 'exit-codes', exitCodes());
+  return fill(fill(fill(fill(current, 'commands', commandReference()), 'json-fields', jsonFields()), 'exit-codes', exitCodes()), 'environment', environment());
 }
 
 export function renderReadme(current = readFileSync(README_PATH, 'utf8')): string {

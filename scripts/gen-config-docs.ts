@@ -53,8 +53,10 @@ hint: see \`docsearch serve --help\`
 ${rows.join('\n')}
 
 Booleans accept \`true/false\`, \`1/0\`, \`yes/no\`, \`on/off\`. Paths are resolved against the working directory.
-Options marked secret (\`openai-api-key\`, \`reranker-api-key\`) are masked in logs; prefer passing them through
-the environment rather than on the command line, where other local users can read them in the process list.
+Options marked secret (\`openai-api-key\`, \`reranker-api-key\`, and the password in \`database\`) are masked in
+logs and error messages; prefer passing them through the environment rather than on the command line, where other
+local users can read them in the process list. The operator commands (\`users add\`, \`clients add\`, \`reindex\`)
+read the same \`--data-dir\`, \`--database\`, environment and config file as \`serve\`.
 
 ## Example config file
 
@@ -73,11 +75,11 @@ the environment rather than on the command line, where other local users can rea
 
 | Path | What |
 |---|---|
-| \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs. Secrets are stored only as hashes. |
+| \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs. Secrets are stored only as hashes. Not used with \`--database\` (that state is in PostgreSQL). |
 | \`lancedb/\` | LanceDB tables: chunks, vectors, full-text index |
 | \`files/\` | uploaded originals, content-addressed |
 | \`models/\` | the built-in model's generated ONNX graph (unless \`--model-cache-dir\` points elsewhere) |
-| \`daemon.pid\` | lock: one daemon per data directory |
+| \`daemon.pid\` | lock: one daemon per data directory (also in shared mode, where each replica has a data directory of its own) |
 `;
 }
 

@@ -46,7 +46,7 @@ export interface DocumentRecord {
   updated_at?: string;
 }
 
-export interface SearchResult {
+export interface SearchPassage {
   chunk_id: string;
   score: number;
   /** What `score` came from: the rank in each first-stage list and the reranker's score. */
@@ -58,16 +58,41 @@ export interface SearchResult {
   heading?: string | null;
   /** True when the text was recognised by OCR from a scanned page. */
   ocr?: boolean;
-  document: { id: string; filename: string; content_type: string };
+}
+
+export interface SearchDocument {
+  id: string;
+  filename: string;
+  content_type: string;
+  /** The relative path it was synced from (`upload --sync`). */
+  path?: string;
+}
+
+export interface SearchResult extends SearchPassage {
+  document: SearchDocument;
   project: { id: string; name: string };
 }
 
-export interface SearchResponse {
+export interface DocumentResult {
+  document: SearchDocument;
+  project: { id: string; name: string };
+  score: number;
+  matches: number;
+  passages: SearchPassage[];
+}
+
+interface SearchResponseBase {
   query: string;
   took_ms: number;
-  results: SearchResult[];
+  total: { value: number; relation: 'eq' | 'gte' };
+  weak: boolean;
+  next_cursor: string | null;
+  indexing: number;
   warnings?: string[];
 }
+
+/** POST /api/v1/search: `results` (passages), or `documents` with group "document". */
+export type SearchResponse = SearchResponseBase & ({ results: SearchResult[] } | { documents: DocumentResult[] });
 
 /** GET /api/v1/me. */
 export interface Me {
@@ -85,10 +110,23 @@ export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at'],
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at'],
-  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'document', 'project'],
+  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'document', 'project'],
+  search_documents: ['document', 'project', 'score', 'matches', 'passages'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;
+
+/**
+ * The command whose `--json` output holds each list, and the list's property in that output (its fields complete
+ * after `--json`; docs/cli.md names them).
+ */
+export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string }> = {
+  projects: { command: 'projects list', key: 'projects' },
+  documents: { command: 'documents list', key: 'documents' },
+  keys: { command: 'keys list', key: 'keys' },
+  results: { command: 'search', key: 'results' },
+  search_documents: { command: 'search --documents', key: 'documents' },
+};
 
 /** Every field name any list command knows: decides whether the word after `--json` is a field list. */
 export const ALL_JSON_FIELDS: ReadonlySet<string> = new Set(Object.values(JSON_FIELDS).flat());

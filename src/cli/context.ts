@@ -61,6 +61,13 @@ export function normalizeServerUrl(raw: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
+/**
+ * The saved default is where `login` last logged in: a daemon restarted elsewhere (`serve --port 0` picks a new port
+ * each time) strands it, so say where it came from and how to point elsewhere.
+ */
+const savedServerHint = (url: string) =>
+  `${url} is the server you last logged in to (saved by \`docsearch login\`); if it moved, log in at its new address with \`docsearch login --server URL\`, or pass --server URL (or set DOCSEARCH_URL)`;
+
 function once<T>(make: () => T): () => T {
   let made = false;
   let value: T;
@@ -122,7 +129,10 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
       fetch: ctx.fetch,
       now: ctx.now,
     }),
-    http: once(() => new ApiClient({ baseUrl: ctx.server().url, token: sharedBearer(ctx), fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}` })),
+    http: once(() => {
+      const { url, source } = ctx.server();
+      return new ApiClient({ baseUrl: url, token: sharedBearer(ctx), fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}`, unreachableHint: source === 'saved default' ? savedServerHint(url) : undefined });
+    }),
     ...overrides,
   };
   return ctx;

@@ -28,6 +28,8 @@ export interface CredentialStore {
   set(server: string, credential: StoredCredential): Promise<void>;
   /** Forgets the server's credential; false when there was none. */
   delete(server: string): Promise<boolean>;
+  /** The servers it holds a credential for (`auth status`). */
+  list(): Promise<string[]>;
 }
 
 const SERVICE = 'docsearch';
@@ -80,6 +82,12 @@ export class KeychainStore implements CredentialStore {
     const e = await this.entry(server);
     return this.withTimeout('deleting from the keychain', (signal) => e.deleteCredential(signal));
   }
+
+  async list() {
+    const { findCredentialsAsync } = await import('@napi-rs/keyring');
+    const found = await this.withTimeout('searching the keychain', (signal) => findCredentialsAsync(SERVICE, null, signal));
+    return found.filter((c) => parseCredential(c.password)).map((c) => c.account);
+  }
 }
 
 export class KeychainUnavailable extends Error {
@@ -118,6 +126,10 @@ export class FileStore implements CredentialStore {
     delete all[server];
     this.writeAll(all);
     return true;
+  }
+
+  async list() {
+    return Object.keys(this.readAll());
   }
 }
 
@@ -192,6 +204,13 @@ export class FallbackStore implements CredentialStore {
     // Forget a file copy too (left by an earlier fallback), so logout leaves nothing behind.
     const fromFile = this.mode === 'auto' && this.active !== this.file ? await this.file.delete(server) : false;
     return deleted || fromFile;
+  }
+
+  async list() {
+    const listed = await this.run((s) => s.list());
+    // In auto mode an earlier fallback may have left logins in the file beside the keychain's.
+    const inFile = this.mode === 'auto' && this.active !== this.file ? await this.file.list() : [];
+    return [...new Set([...listed, ...inFile])];
   }
 }
 

@@ -8,7 +8,7 @@ export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
 export const EXIT_CODE_TABLE: ReadonlyArray<readonly [number, string]> = [
   [EXIT.ok, 'success'],
   [EXIT.error, 'error (a request failed, a file failed to ingest, a project or document not found, the server is unreachable)'],
-  [EXIT.usage, 'usage error (bad flags or arguments, or a confirmation needed `--yes`)'],
+  [EXIT.usage, 'usage error (bad flags or arguments; a confirmation needed: `--yes`, or `--force` past the delete guard of `upload --sync --prune`; `login` without a terminal)'],
   [EXIT.auth, 'authentication needed (run `docsearch login`, or set DOCSEARCH_TOKEN)'],
 ];
 

@@ -18,6 +18,8 @@ export interface ApiClientOptions {
   token?: () => Promise<string>;
   fetch?: typeof fetch;
   userAgent: string;
+  /** The hint when the server cannot be reached (default: check --server or DOCSEARCH_URL). */
+  unreachableHint?: string;
 }
 
 interface ErrorBody {
@@ -25,13 +27,13 @@ interface ErrorBody {
   error_description?: string;
 }
 
-/** Describes a fetch failure ("fetch failed" says nothing) by its network cause. */
-export function networkError(baseUrl: string, err: unknown): CliError {
+/** Describes a fetch failure ("fetch failed" says nothing) by its network cause; `hint` says how to point elsewhere. */
+export function networkError(baseUrl: string, err: unknown, hint = 'check --server or DOCSEARCH_URL'): CliError {
   const cause = (err as { cause?: { code?: string; message?: string; path?: string; syscall?: string } }).cause;
   // A file of a streamed upload that could not be read: not the server's fault.
   if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
-  return new CliError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, undefined, 'check --server or DOCSEARCH_URL');
+  return new CliError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, undefined, hint);
 }
 
 /**
@@ -77,7 +79,7 @@ export class ApiClient {
       } as RequestInit);
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
-      throw networkError(this.baseUrl, err);
+      throw networkError(this.baseUrl, err, this.opts.unreachableHint);
     }
     if (res.ok) return res;
     throw await apiErrorFrom(res, `${method} ${path}`);

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { storageProblem } from '../store/objects/location.js';
+import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -20,7 +22,12 @@ interface OptionDef<K extends Kind = Kind> {
   choices?: readonly string[];
   min?: number;
   max?: number;
-  secret?: boolean;
+  /** Masked in logs and printed configuration: all of it (true), or the part a function masks (a URL's password). */
+  secret?: boolean | ((value: string) => string);
+  /** A further check of a string value, with the environment (the storage URL takes its endpoint and keys from AWS_*): the problem (shown after the option's name), or null. */
+  check?: (value: string, env: NodeJS.ProcessEnv) => string | null;
+  /** The environment variable, when not the one derived from the name. */
+  env?: string;
   valueName?: string;
 }
 
@@ -31,12 +38,22 @@ export const DEFAULT_PORT = 7411;
 export const OPTIONS = [
   { name: 'port', kind: 'int', default: DEFAULT_PORT, min: 0, max: 65535, valueName: 'n', description: 'TCP port to listen on; 0 picks any free port (the bound address is printed)' },
   { name: 'host', kind: 'string', default: '127.0.0.1', valueName: 'addr', description: 'interface to bind; use 0.0.0.0 only behind a TLS-terminating proxy' },
-  { name: 'data-dir', kind: 'path', valueName: 'dir', description: 'where the database, index and uploaded files live (default: $XDG_DATA_HOME/docsearch, else ~/.local/share/docsearch)' },
+  { name: 'data-dir', kind: 'path', valueName: 'dir', description: 'where the database, index and uploaded files live (default: $XDG_DATA_HOME/docsearch, else ~/.local/share/docsearch); with --database, what this replica keeps locally' },
+  {
+    name: 'database',
+    kind: 'string',
+    env: 'DOCSEARCH_DATABASE_URL',
+    valueName: 'url',
+    secret: redactDatabaseUrl,
+    check: databaseUrlProblem,
+    description:
+      'PostgreSQL (15 or later) for shared mode, postgres://user:password@host:5432/db: accounts, projects, documents and the ingest queue, shared by every replica; unset: SQLite at <data-dir>/docsearch.db. The password is masked in logs; prefer the environment variable',
+  },
   { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>)' },
   { name: 'log-level', kind: 'enum', default: 'info', choices: LOG_LEVELS, valueName: 'level', description: 'log verbosity; logs are JSON lines on stdout' },
   { name: 'trust-proxy', kind: 'bool', default: false, description: 'trust X-Forwarded-* headers from a reverse proxy (client address, https)' },
   { name: 'proxy-hops', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'with --trust-proxy: trusted proxies in front of the daemon; the client address is the Nth X-Forwarded-For entry from the right' },
-  { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', description: 'embedding model: builtin | ollama:<model> | openai:<model>' },
+  { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', description: 'embedding model: builtin (= builtin:int8) | builtin:fp32 | builtin:int8 | ollama:<model> | openai:<model>' },
   { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
   { name: 'model-cache-dir', kind: 'path', valueName: 'dir', description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
   { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', description: 'Ollama server for ollama:<model> embedders and rerankers' },
@@ -46,8 +63,28 @@ export const OPTIONS = [
   { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },
   { name: 'max-files', kind: 'int', default: 20, min: 1, max: 1000, valueName: 'n', description: 'most files in one upload request' },
   { name: 'parse-timeout', kind: 'int', default: 50, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file (50 s leaves room to fail a hung file within a minute of its upload)' },
-  { name: 'ocr', kind: 'enum', default: 'auto', choices: ['auto', 'off'], valueName: 'mode', description: 'OCR of PDF pages without a usable text layer (scans): auto reads them offline with Tesseract; off leaves them unsearchable, with a warning on the document' },
-  { name: 'ocr-languages', kind: 'string', default: 'eng', valueName: 'langs', description: 'OCR languages: codes joined by "+" (eng+fra), each from its installed npm package @tesseract.js-data/<code>, or a folder of <code>.traineddata files; nothing is downloaded' },
+  { name: 'ocr', kind: 'enum', default: 'auto', choices: ['auto', 'native', 'tesseract.js', 'off'], valueName: 'mode', description: 'OCR of PDF pages without a usable text layer (scans), offline: auto reads them with native Tesseract when it is installed (Debian: tesseract-ocr) and with tesseract.js otherwise; native or tesseract.js uses only that one; off leaves them unsearchable, with a warning on the document' },
+  { name: 'ocr-languages', kind: 'string', default: 'eng', valueName: 'langs', description: 'OCR languages: codes joined by "+" (eng+fra), each from its installed npm package @tesseract.js-data/<code>, or a folder of <code>.traineddata files; native Tesseract reads a language from its own installed data (tesseract-ocr-<code>) when it has it; nothing is downloaded' },
+  { name: 'ocr-threads', kind: 'int', min: 1, max: 64, valueName: 'n', description: 'scanned pages read at once (default: one per core; OCR runs at a lower CPU priority than searches)' },
+  {
+    name: 'storage',
+    kind: 'string',
+    valueName: 'url',
+    description:
+      'where the index and the uploaded originals live: unset = the data dir; s3://bucket/prefix = S3 object storage that replicas share ' +
+      '(endpoint, region and keys from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; plain http only to a loopback endpoint; ' +
+      'the store must honour conditional PUT, checked at start)',
+    check: storageProblem,
+  },
+  {
+    name: 'index-retention-hours',
+    kind: 'int',
+    default: 1,
+    min: 1,
+    max: 720,
+    valueName: 'n',
+    description: 'with --storage s3://…: hours a superseded index version is kept for searches and writes still using it on other replicas (the data dir keeps one minute)',
+  },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
 ] as const satisfies readonly OptionDef[];
 
@@ -59,7 +96,8 @@ export type ServeConfig = {
   [D in Def as CamelCase<D['name']>]: D extends { default: unknown } ? ValueOf<D> : ValueOf<D> | undefined;
 } & { dataDir: string; modelCacheDir: string };
 
-export const envName = (name: string): string => `DOCSEARCH_${name.toUpperCase().replaceAll('-', '_')}`;
+/** The option's environment variable: DOCSEARCH_<NAME>, unless it declares its own. */
+export const envName = (def: Pick<OptionDef, 'name' | 'env'>): string => def.env ?? `DOCSEARCH_${def.name.toUpperCase().replaceAll('-', '_')}`;
 const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 export class ConfigError extends Error {
@@ -76,7 +114,7 @@ export function defaultConfigFile(env: NodeJS.ProcessEnv): string {
   return join(base, 'docsearch', 'config.json');
 }
 
-function coerce(def: OptionDef, raw: unknown, source: string): string | number | boolean {
+function coerce(def: OptionDef, raw: unknown, source: string, env: NodeJS.ProcessEnv): string | number | boolean {
   const where = `option "${def.name}" (from ${source})`;
   switch (def.kind) {
     case 'int': {
@@ -101,9 +139,12 @@ function coerce(def: OptionDef, raw: unknown, source: string): string | number |
     case 'path':
       if (typeof raw !== 'string' || raw === '') throw new ConfigError(`${where} must be a path`);
       return resolve(raw);
-    case 'string':
+    case 'string': {
       if (typeof raw !== 'string') throw new ConfigError(`${where} must be a string`);
+      const problem = def.check?.(raw, env);
+      if (problem) throw new ConfigError(`${where}: ${problem}`);
       return raw;
+    }
   }
 }
 
@@ -142,11 +183,11 @@ export function resolveConfig(flags: Record<string, unknown>, env: NodeJS.Proces
   const out: Record<string, unknown> = {};
   for (const def of OPTIONS as readonly OptionDef[]) {
     const flag = flags[def.name] ?? flags[camel(def.name)];
-    const fromEnv = env[envName(def.name)];
+    const fromEnv = env[envName(def)];
     let value: unknown;
-    if (flag !== undefined) value = coerce(def, flag, `--${def.name}`);
-    else if (fromEnv !== undefined && fromEnv !== '') value = coerce(def, fromEnv, envName(def.name));
-    else if (file[def.name] !== undefined) value = coerce(def, file[def.name], 'config file');
+    if (flag !== undefined) value = coerce(def, flag, `--${def.name}`, env);
+    else if (fromEnv !== undefined && fromEnv !== '') value = coerce(def, fromEnv, envName(def), env);
+    else if (file[def.name] !== undefined) value = coerce(def, file[def.name], 'config file', env);
     else value = def.default;
     out[camel(def.name)] = value;
   }
@@ -160,7 +201,9 @@ export function redactConfig(config: ServeConfig): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   for (const def of OPTIONS as readonly OptionDef[]) {
     const key = camel(def.name);
-    if (def.secret && out[key] !== undefined) out[key] = '[redacted]';
+    const value = out[key];
+    if (!def.secret || value === undefined) continue;
+    out[key] = typeof def.secret === 'function' ? def.secret(String(value)) : '[redacted]';
   }
   return out;
 }
@@ -177,7 +220,7 @@ export interface OptionHelp {
 export function optionHelp(): OptionHelp[] {
   return (OPTIONS as readonly OptionDef[]).map((def) => ({
     flag: def.kind === 'bool' ? `--${def.name} [bool]` : `--${def.name} <${def.valueName ?? 'value'}>`,
-    env: envName(def.name),
+    env: envName(def),
     description: def.description,
     defaultText: def.default === undefined ? undefined : String(def.default),
     kind: def.kind,

@@ -10,26 +10,28 @@ import { ForegroundGate } from '../core/foreground.js';
 import { VERSION } from '../core/version.js';
 import { DocumentService } from '../ingest/documents.js';
 import { createExtractor } from '../ingest/extract.js';
-import { FileStore } from '../ingest/file-store.js';
-import { OcrEngine } from '../ingest/ocr/engine.js';
+import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/ocr/engine.js';
 import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
+import { probeTesseract } from '../ingest/ocr/native.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
 import { createEmbedder } from '../models/registry.js';
 import { freeBytes, LOW_SPACE_BYTES, SpaceReserve } from '../store/disk-space.js';
+import { holdLibrary } from '../store/library-lock.js';
+import { unfinishedMigration } from '../store/sql/library-copy.js';
 import { ChunkIndex } from '../store/lancedb/chunks.js';
-import { VectorStore } from '../store/lancedb/connection.js';
-import { ApiKeyStore } from '../store/sqlite/api-keys.js';
-import { DocumentStore } from '../store/sqlite/documents.js';
-import { JobStore } from '../store/sqlite/jobs.js';
-import { openSqlite } from '../store/sqlite/database.js';
-import { LoginAttemptStore } from '../store/sqlite/login-attempts.js';
-import { openOAuthStores } from '../store/sqlite/oauth-transaction.js';
-import { ProjectStore } from '../store/sqlite/projects.js';
-import { SessionStore } from '../store/sqlite/sessions.js';
-import { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
-import { UserStore } from '../store/sqlite/users.js';
+import { ApiKeyStore } from '../store/sql/api-keys.js';
+import { DocumentStore } from '../store/sql/documents.js';
+import { openDatabase } from '../store/sql/database.js';
+import { JobStore } from '../store/sql/jobs.js';
+import { LoginAttemptStore } from '../store/sql/login-attempts.js';
+import { openOAuthStores } from '../store/sql/oauth-transaction.js';
+import { ProjectStore } from '../store/sql/projects.js';
+import { SessionStore } from '../store/sql/sessions.js';
+import { SettingsStore } from '../store/sql/settings.js';
+import { SetupTokenStore } from '../store/sql/setup-tokens.js';
+import { UserStore } from '../store/sql/users.js';
 import { maxRequestBytes } from './api/documents/multipart.js';
 import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
@@ -40,6 +42,8 @@ import { createLogger, type Logger } from './logger.js';
 import { oauthRouters } from './oauth/index.js';
 import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
+import { ThumbnailRenderer } from '../web/thumbnail.js';
+import { openStorage } from './storage.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -47,6 +51,8 @@ export interface DaemonOptions {
   notices: NodeJS.WritableStream;
   logger?: Logger;
   now?: Clock;
+  /** Where the AWS_* variables of `--storage s3://…` are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningDaemon {
@@ -58,14 +64,13 @@ export interface RunningDaemon {
 
 const HOUR = 3600_000;
 
-export const sqlitePath = (dataDir: string) => join(dataDir, 'docsearch.db');
-
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const { config } = opts;
   const now = opts.now ?? systemClock;
   const log = opts.logger ?? createLogger(config.logLevel);
   // Settings are checked before the data directory is touched.
   const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages);
+  if (config.ocr === 'native') await probeTesseract('tesseract').catch((err: Error) => Promise.reject(new Error(`--ocr native: ${err.message}`)));
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // On a full disk even taking the lock needs a few bytes (SQLite's journal): the reserve is given back first.
   const reserve = new SpaceReserve(config.dataDir);
@@ -79,10 +84,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   try {
     if (reserveReleased) log.warn({ event: 'disk.full' }, 'the disk is full: released the space reserve so the daemon can start');
     else await reserve.replenish();
-    const sqlite = await openSqlite(sqlitePath(config.dataDir));
-    cleanups.push(() => sqlite.close());
-    const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
-    cleanups.push(() => vectors.close());
+    const database = await openDatabase({ url: config.database, dataDir: config.dataDir, log });
+    cleanups.push(() => database.close());
+    if (database.shared) {
+      const hold = await holdLibrary(database.locks, log);
+      cleanups.push(() => hold.release());
+    }
+    const migrating = await unfinishedMigration(database.db);
+    if (migrating) throw new Error(`this library is still being copied in from ${migrating}: run that \`docsearch migrate\` again to finish it`);
+    const { db, locks, events } = database;
+    const storage = await openStorage(config, opts.env ?? process.env, { locks, events, log });
+    cleanups.push(() => storage.close());
+    const { vectors, files } = storage;
     // Searches run in the foreground: passage batches, chunk commits and index upkeep wait for a gap between them.
     const foreground = new ForegroundGate();
     const embedder = createEmbedder({ ...config, background: foreground });
@@ -90,27 +103,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     chunks.prewarm().catch((err: unknown) => log.warn({ err }, 'could not preload the chunk indexes; the first searches will load them'));
-    const jobs = new JobStore(sqlite.db, now);
-    const documents = new DocumentStore(sqlite.db, jobs, now);
-    const files = new FileStore(join(config.dataDir, 'files'));
-    await files.init();
-    const swept = await files.sweep(await documents.allShas());
-    if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
+    const jobs = new JobStore(db, now);
+    const documents = new DocumentStore(db, jobs, now);
     const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
     cleanups.push(() => extractor.close());
-    const ocr = ocrLanguages ? new OcrEngine({ languages: ocrLanguages }) : undefined;
+    const ocr = ocrLanguages
+      ? new OcrEngine({ languages: ocrLanguages, engine: config.ocr as OcrEngineChoice, concurrency: config.ocrThreads, background: foreground, onState: (state) => logOcr(log, state) })
+      : undefined;
     if (ocr) cleanups.push(() => ocr.close());
 
-    const projects = new ProjectStore(sqlite.db, now);
-    const accounts = new AccountService(
-      new UserStore(sqlite.db, now),
-      projects,
-      new SetupTokenStore(sqlite.db, now),
-      new LoginAttemptStore(sqlite.db, now),
-    );
-    const apiKeys = new ApiKeyService(new ApiKeyStore(sqlite.db, now), now);
-    const webSessions = new WebSessionService(new SessionStore(sqlite.db, now));
-    const oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now);
+    const projects = new ProjectStore(db, now);
+    const accounts = new AccountService(new UserStore(db, now), projects, new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
+    const apiKeys = new ApiKeyService(new ApiKeyStore(db, now), now);
+    const webSessions = new WebSessionService(new SessionStore(db, now));
+    const oauth = new OAuthProvider(openOAuthStores(db, now), now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
     const reindex = new Reindexer({ chunks, embedder, documents, log, now });
     const search = await openSearch({
@@ -127,15 +133,30 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       chunks,
       documents,
       projects,
+      settings: new SettingsStore(db),
       log,
       foreground,
     });
     cleanups.push(() => search.close());
     const worker = new IngestWorker(
-      { jobs, documents, log, now, pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr } : {}) }, onSettled: (id) => ingest.settled(id), background: foreground },
-      { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking },
+      {
+        jobs,
+        documents,
+        log,
+        now,
+        pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr } : {}) },
+        onSettled: (id) => ingest.settled(id),
+        background: foreground,
+        events,
+      },
+      // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.
+      { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
-    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, now, notify: () => worker.notify() });
+    const thumbnails = new ThumbnailRenderer();
+    cleanups.push(() => thumbnails.close());
+    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
+    const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
+    if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
 
     const services: Services = {
       config,
@@ -156,15 +177,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       files,
       reindex,
       search: search.service,
+      thumbnails,
       healthProbes: {
-        database: async () => {
-          sqlite.raw.prepare('SELECT 1').get();
-          return { status: 'up' };
-        },
-        vector_store: async () => {
-          const probe = await vectors.probe();
-          return probe.up ? { status: 'up' } : { status: 'down' };
-        },
+        database: async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine }),
+        vector_store: async () => ({ status: (await vectors.probe()).up ? 'up' : 'down', engine: 'lancedb', storage: vectors.engine }),
+        ...storage.probes,
         embedder: async () => {
           const st = embedder.status();
           return { status: st.error && !st.loaded ? 'down' : 'up', loaded: st.loaded, id: st.id, dimension: st.dimension };
@@ -187,6 +204,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
     cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), extractor.close()]).then(() => undefined));
 
+    // Made before listening, so that the link is printed together with the address (a database round trip later
+    // would leave anyone reading the notices unsure whether a link is coming).
+    const setupToken = await accounts.newSetupToken();
     const app = createApp(services, { routes: apiRoutes(services), extraRouters: [oauthRouters(oauth)] });
     const http = serveHttp(app.callback(), { maxBodyBytes: maxRequestBytes({ maxFileBytes: config.maxUploadMb * 1024 * 1024, maxFiles: config.maxFiles, fields: UPLOAD_FIELDS }) });
     const server = http.server;
@@ -209,15 +229,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     maintenance.unref();
     cleanups.push(() => clearInterval(maintenance));
 
-    log.info({ url: boundUrl, dataDir: config.dataDir, version: VERSION, config: redactConfig(config) }, 'listening');
-    opts.notices.write(`docsearch ${VERSION} listening on ${boundUrl}\n`);
-    const setupToken = await accounts.newSetupToken();
-    if (setupToken) {
-      opts.notices.write(
-        `No account exists yet. Open this one-time link to create the first one:\n  ${publicUrl}/setup?token=${setupToken}\n` +
-          `(or run: docsearch users add <email> --data-dir ${config.dataDir})\n`,
-      );
-    }
+    // `ingest_owner` is what the jobs this process leases carry as lease_owner (which replica holds which job).
+    log.info({ url: boundUrl, dataDir: config.dataDir, database: database.location, version: VERSION, ingest_owner: worker.owner, config: redactConfig(config) }, 'listening');
+    opts.notices.write(
+      `docsearch ${VERSION} listening on ${boundUrl}\n` +
+        (setupToken
+          ? `No account exists yet. Open this one-time link to create the first one:\n  ${publicUrl}/setup?token=${setupToken}\n` +
+            `(or run: docsearch users add <email> ${database.shared ? 'with the same DOCSEARCH_DATABASE_URL' : `--data-dir ${config.dataDir}`})\n`
+          : ''),
+    );
 
     let closing: Promise<void> | undefined;
     return {
@@ -240,5 +260,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   } catch (err) {
     await cleanup();
     throw err;
+  }
+}
+
+/** The OCR engine's loads, fallbacks and releases as events (docs/events.md). */
+function logOcr(log: Logger, state: OcrEngineState): void {
+  if (state.event === 'loaded') {
+    const why = state.nativeUnusable ? `: native Tesseract is not usable (${state.nativeUnusable})` : '';
+    log.info({ event: 'ocr.loaded', engine: state.engine, ...(state.nativeUnusable ? { native_unusable: state.nativeUnusable } : {}) }, `OCR reads with ${state.engine}${why}`);
+  } else if (state.event === 'fallback') {
+    log.warn({ event: 'ocr.fallback', engine: state.engine, reason: state.reason }, `OCR goes on with ${state.engine}: ${state.reason}`);
+  } else {
+    log.info({ event: 'ocr.released' }, 'OCR released its threads and data after being idle');
   }
 }

@@ -16,7 +16,9 @@ function pidOfHolder(dataDir: string): number | null {
 }
 
 /**
- * One daemon per data directory: LanceDB must have a single writer. The lock is an OS lock, not a pid
+ * One daemon per data directory: LanceDB must have a single writer. (In shared mode, where replicas share the
+ * database, each replica has a data directory of its own for local things, and the lock keeps it its own: it
+ * no longer means "the only daemon of this library".) The lock is an OS lock, not a pid
  * check: SQLite's exclusive locking mode holds an fcntl write lock on `daemon.lock` for as long as this
  * connection is open, and the kernel drops it when the process dies (kill -9 included), so a stale file
  * never blocks a start and a live holder always does. better-sqlite3 is already a dependency; Node has

@@ -34,7 +34,9 @@ function sharedErrors(route: ApiRoute): Record<number, ResponseSpec> {
   if (hasBody || route.query || route.params) out[400] = { description: 'Invalid request (the message names the field)', schema: ErrorBody };
   if (route.scope) {
     out[401] = { description: 'Missing, malformed, unknown, expired or revoked credential (see WWW-Authenticate)', schema: ErrorBody };
-    const kinds = route.credentials ? `${route.credentials.map((k) => (k === 'api_key' ? 'an API key' : 'an OAuth access token')).join(' or ')}` : '';
+    const kinds = route.credentials
+      ? `${route.credentials.map((k) => (k === 'api_key' ? 'an API key' : 'an OAuth access token')).join(' or ')}${route.tokensWith ? ` or an OAuth access token with ${route.tokensWith}` : ''}`
+      : '';
     if (route.scope !== 'authenticated') {
       out[403] = { description: `The credential lacks the ${route.scope} scope${kinds ? `, or is not ${kinds}` : ''} (insufficient_scope)`, schema: ErrorBody };
     } else if (kinds) {

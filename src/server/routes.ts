@@ -2,6 +2,10 @@ import { deleteDocument } from './api/documents/delete.js';
 import { getDocumentFile } from './api/documents/file.js';
 import { getDocument } from './api/documents/get.js';
 import { listDocuments } from './api/documents/list.js';
+import { retryDocument } from './api/documents/retry.js';
+import { getDocumentText } from './api/documents/text.js';
+import { getDocumentThumbnail } from './api/documents/thumbnail.js';
+import { updateDocument } from './api/documents/update.js';
 import { healthCheck } from './api/health.js';
 import { createKey } from './api/keys/create.js';
 import { deleteKey } from './api/keys/delete.js';
@@ -38,6 +42,10 @@ export function apiRoutes(s: Services): ApiRoute[] {
     listDocuments(s),
     getDocument(s),
     getDocumentFile(s),
+    getDocumentText(s),
+    getDocumentThumbnail(s),
+    updateDocument(s),
+    retryDocument(s),
     deleteDocument(s),
     startReindex(s),
     reindexStatus(s),

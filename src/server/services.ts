@@ -8,9 +8,10 @@ import type { FileStore } from '../ingest/file-store.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
 import type { SearchService } from '../search/service.js';
+import type { ThumbnailRenderer } from '../web/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { DocumentStore } from '../store/sqlite/documents.js';
-import type { ProjectStore } from '../store/sqlite/projects.js';
+import type { DocumentStore } from '../store/sql/documents.js';
+import type { ProjectStore } from '../store/sql/projects.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
 import type { Logger } from './logger.js';
@@ -50,4 +51,6 @@ export interface Services {
   reindex: Reindexer;
   /** POST /api/v1/search: retrieval, reranking, hydration, highlights. */
   search: SearchService;
+  /** First-page images of PDFs (document page, API). */
+  thumbnails: ThumbnailRenderer;
 }

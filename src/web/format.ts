@@ -30,3 +30,9 @@ export function pageSpan(start?: number, end?: number): string | null {
   if (start === undefined) return null;
   return end !== undefined && end !== start ? `pp. ${start}–${end}` : `p. ${start}`;
 }
+
+/** An error message as a sentence of its own: "the file is empty" → "The file is empty." */
+export function sentence(text: string): string {
+  const s = text.trim();
+  return s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?…]$/.test(s) ? '' : '.');
+}

@@ -1,21 +1,14 @@
-import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addUser, api, BIN, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
-import { daemonForSuite } from '../helpers/suite-daemon.js';
-import { cliEnv } from './cli-env.js';
-import { webLogin } from './web-session.js';
+import { api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { cliEnv, cliSuite, unusedUrl } from './cli-env.js';
+import { browserLogin } from './browser-login.js';
 
 describe('docsearch login / whoami / logout', () => {
   let d: Daemon;
   let user: TestUser;
-  daemonForSuite(async (started) => {
-    d = started;
-    user = await addUser(d);
-  }, { cleanExit: false });
+  cliSuite((s) => ({ d, user } = s));
 
   it('without a credential exits 4 with the hint to run `docsearch login`', async () => {
     const res = await runCli(['projects', 'list'], { env: cliEnv(d) });
@@ -34,13 +27,10 @@ describe('docsearch login / whoami / logout', () => {
 
   it('an unreachable server is one line naming the URL', async () => {
     // A port that was free a moment ago: nothing listens there.
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise((r) => probe.close(r));
-    const res = await runCli(['projects'], { env: cliEnv(null, { DOCSEARCH_URL: `127.0.0.1:${port}`, DOCSEARCH_TOKEN: user.apiKey }) });
+    const url = await unusedUrl();
+    const res = await runCli(['projects'], { env: cliEnv(null, { DOCSEARCH_URL: url.replace('http://', ''), DOCSEARCH_TOKEN: user.apiKey }) });
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe(`error: could not reach http://127.0.0.1:${port} (ECONNREFUSED) — is \`docsearch serve\` running?\nhint: check --server or DOCSEARCH_URL\n`);
+    expect(res.stderr).toBe(`error: could not reach ${url} (ECONNREFUSED) — is \`docsearch serve\` running?\nhint: check --server or DOCSEARCH_URL\n`);
   });
 
   it('--with-token verifies the key, stores it in a 0600 file with one warning, and whoami reports it', async () => {
@@ -101,22 +91,7 @@ describe('docsearch login / whoami / logout', () => {
     const meta = await api(d, '/.well-known/oauth-authorization-server');
     if (meta.status !== 200) t.skip('the OAuth endpoints are not served by this build');
     const env = cliEnv(null);
-    const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    let stdout = '';
-    proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    const exited = new Promise<number | null>((res) => proc.once('exit', (c) => res(c)));
-    const authorizeUrl = await new Promise<string>((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no URL printed:\n${stderr}`)), 20_000);
-      proc.stderr.on('data', (b: Buffer) => {
-        stderr += b.toString();
-        const m = /^ {2}(http:\/\/\S+\/api\/oauth\/authorize\?\S+)$/m.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          res(m[1]!);
-        }
-      });
-    });
+    const { authorizeUrl, consent, landing, code, stdout, stderr } = await browserLogin(d, user, env);
     const q = new URL(authorizeUrl).searchParams;
     expect(q.get('client_id')).toBe('docsearch-cli');
     expect(q.get('response_type')).toBe('code');
@@ -124,24 +99,12 @@ describe('docsearch login / whoami / logout', () => {
     expect(q.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(q.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-
-    const web = await webLogin(d, user.email, user.password);
-    let res = await web.get(authorizeUrl);
-    if (res.status === 200) {
-      const consent = await res.text();
-      expect(consent).toContain('docsearch');
-      res = await web.submit(consent, '/oauth/consent', { decision: 'approve' });
-    }
-    expect([302, 303]).toContain(res.status);
-    const callback = res.headers.get('location')!;
-    expect(callback.startsWith(`${q.get('redirect_uri')}?`)).toBe(true);
-    // The "browser" lands on the CLI's loopback listener.
-    const landing = await fetch(callback);
-    expect(landing.status).toBe(200);
-    expect(await landing.text()).toContain('Logged in');
-    expect(await exited).toBe(0);
+    expect(q.get('scope')).toBe('read:documents write:documents manage:keys');
+    if (consent) expect(consent).toContain('docsearch');
+    expect(landing).toContain('Logged in');
+    expect(code).toBe(0);
     expect(stdout).toBe('');
-    expect(stderr).toContain(`Logged in to ${d.url} (browser login; scopes: read:documents write:documents)`);
+    expect(stderr).toContain(`Logged in to ${d.url} (browser login; scopes: read:documents write:documents manage:keys)`);
 
     const file = join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json');
     const stored = JSON.parse(readFileSync(file, 'utf8')).servers[d.url];

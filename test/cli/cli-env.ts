@@ -1,7 +1,10 @@
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Daemon } from '../helpers/daemon.js';
+import { addUser, type Daemon, type StartOptions, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 /**
  * Environment for running the CLI in a test: its own config home (never the real one), the file
@@ -18,4 +21,31 @@ export function cliEnv(daemon: Daemon | null, extra: Record<string, string> = {}
     NO_COLOR: '1',
     ...extra,
   };
+}
+
+export interface CliSuite {
+  d: Daemon;
+  user: TestUser;
+  /** Runs the CLI as `user` (DOCSEARCH_TOKEN) against `d`. */
+  env: Record<string, string>;
+}
+
+/**
+ * One daemon and one user for the enclosing describe block, handed to `ready` once started:
+ * `cliSuite((s) => ({ d, user, env } = s))`.
+ */
+export function cliSuite(ready: (s: CliSuite) => void, opts: StartOptions & { setupTimeoutMs?: number } = {}): void {
+  daemonForSuite(async (d) => {
+    const user = await addUser(d);
+    ready({ d, user, env: cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey }) });
+  }, { cleanExit: false, ...opts });
+}
+
+/** An http://127.0.0.1 URL nothing listens on: a port that was free a moment ago. */
+export async function unusedUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+  await new Promise((r) => probe.close(r));
+  return url;
 }

@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
-import { daemonForSuite } from '../helpers/suite-daemon.js';
-import { cliEnv } from './cli-env.js';
+import { api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { cliEnv, cliSuite } from './cli-env.js';
 
 describe('docsearch projects / keys against a daemon', () => {
   let d: Daemon;
   let user: TestUser;
   let env: Record<string, string>;
-  daemonForSuite(async (started) => {
-    d = started;
-    user = await addUser(d);
-    env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
-  }, { cleanExit: false });
+  cliSuite((s) => ({ d, user, env } = s));
 
   const cli = (args: string[], input?: string) => runCli(args, { env, input });
 
@@ -130,9 +125,9 @@ describe('docsearch projects / keys against a daemon', () => {
     const bad = await cli(['projects', 'create', 'x', '--metadata', '[1]']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(`error: --metadata must be a JSON object\nhint: e.g. --metadata '{"team":"docs"}'\n`);
-    const limit = await cli(['search', 'x', '--limit', '500']);
+    const limit = await cli(['search', 'x', '--limit', '0']);
     expect(limit.code).toBe(2);
-    expect(limit.stderr).toContain("error: option '-n, --limit <n>' argument '500' is invalid. --limit must be an integer from 1 to 100");
+    expect(limit.stderr).toContain("error: option '-n, --limit <n>' argument '0' is invalid. --limit must be an integer from 1 to 100000");
     const server = await runCli(['projects', '--server', 'ftp://example.com'], { env });
     expect(server.code).toBe(2);
     expect(server.stderr).toBe('error: invalid server URL "ftp://example.com": only http and https are supported\n');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DocumentRecord } from '../../src/cli/api-types.js';
 import { passage } from '../../src/cli/commands/search.js';
 import { wrap } from '../../src/cli/output/wrap.js';
-import { planSync } from '../../src/cli/upload/sync-plan.js';
+import { defaultMaxDelete, planSync, pruned } from '../../src/cli/upload/sync-plan.js';
 import { visibleAt } from '../../src/search/service.js';
 
 const file = (rel: string, sha256: string) => ({ path: `docs/${rel}`, name: rel.split('/').at(-1)!, rel, size: 1, sha256 });
@@ -13,7 +13,7 @@ describe('upload --sync plan', () => {
 
   it('unchanged, new, changed, pruned; documents without a path are never touched', () => {
     const plan = planSync([file('a.txt', 'A'), file('b.txt', 'B2'), file('sub/c.txt', 'C'), file('moved.txt', 'M')], docs, true);
-    expect(plan.unchanged.map((f) => f.rel)).toEqual(['a.txt', 'moved.txt']);
+    expect(plan.unchanged.map((u) => u.file.rel)).toEqual(['a.txt', 'moved.txt']);
     expect(plan.replace.map((f) => f.rel)).toEqual(['b.txt']);
     expect(plan.add.map((f) => f.rel)).toEqual(['sub/c.txt']);
     expect(plan.remove).toEqual([{ document: docs[2], reason: 'pruned' }]);
@@ -24,8 +24,22 @@ describe('upload --sync plan', () => {
     const plan = planSync([file('a.txt', 'N')], docs, false);
     expect(plan.add).toEqual([]);
     expect(plan.replace).toEqual([]);
-    expect(plan.unchanged.map((f) => f.rel)).toEqual(['a.txt']);
+    expect(plan.unchanged.map((u) => u.file.rel)).toEqual(['a.txt']);
     expect(plan.remove).toEqual([{ document: docs[0], reason: 'stale' }]);
+    expect(plan.unchanged[0]!.document).toBe(docs[3]);
+  });
+
+  it('with a prefix, only documents below it belong to the sync: another folder\'s documents are never pruned', () => {
+    const mixed = [doc('a1', 'a/x.txt', 'X'), doc('a2', 'a/y.txt', 'Y'), doc('b1', 'b/x.txt', 'BX'), doc('r1', 'root.txt', 'R')];
+    const plan = planSync([{ ...file('x.txt', 'X'), rel: 'a/x.txt' }], mixed, true, 'a');
+    expect(plan.synced).toBe(2);
+    expect(pruned(plan).map((r) => r.document.id)).toEqual(['a2']);
+    // Without a prefix every document with a path belongs to the sync.
+    expect(planSync([file('root.txt', 'R')], mixed, true).synced).toBe(4);
+  });
+
+  it('the default delete guard is half of the synced documents, at least one', () => {
+    expect([0, 1, 2, 3, 5, 20].map(defaultMaxDelete)).toEqual([1, 1, 1, 1, 2, 10]);
   });
 });
 

@@ -105,6 +105,8 @@ describe('docsearch upload / search / documents', () => {
     expect(res.code).toBe(1);
     const last = res.stderr.trimEnd().split('\n');
     // One line per failed file; the rejected one (no document) is not pointed at `documents show`.
+    // The summary comes first, also when files failed.
+    expect(last).toContain('done: 1 file(s) ready to search, 2 failed');
     const at = last.indexOf('error: 2 of 3 file(s) failed:');
     expect(at).toBeGreaterThanOrEqual(0);
     // Entries start two spaces in; a long one wraps onto lines indented further.

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createTestDatabase } from './postgres.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO, 'bin/docsearch');
@@ -11,6 +12,10 @@ export const TEST_MODEL_CACHE = join(tmpdir(), 'docsearch-test-models');
 export interface Daemon {
   url: string;
   dataDir: string;
+  /** The PostgreSQL database it runs on (shared mode), or undefined: SQLite in the data dir. */
+  databaseUrl: string | undefined;
+  /** Environment for operator commands that must reach the same library (`users add`, `clients add`). */
+  env: Record<string, string>;
   /** The one-time setup link printed at first start (null once an account exists). */
   setupUrl: string | null;
   proc: ChildProcess;
@@ -22,23 +27,40 @@ export interface Daemon {
 
 export interface StartOptions {
   dataDir?: string;
+  /**
+   * Run on this PostgreSQL database (DOCSEARCH_DATABASE_URL). Default: a new database on the test cluster when
+   * DOCSEARCH_TEST_ENGINE=postgresql (the vitest project that reruns the API suites on PostgreSQL), else SQLite.
+   */
+  databaseUrl?: string;
   args?: string[];
-  env?: Record<string, string>;
+  /** Added to (or, with an undefined value, removed from) the test process's environment. */
+  env?: Record<string, string | undefined>;
   /** Milliseconds to wait for the "listening" line. */
   timeoutMs?: number;
-  /** Flags for node itself (e.g. `--cpu-prof`), placed before the script. */
+  /** Flags for node itself (e.g. `--cpu-prof`), passed in NODE_OPTIONS. */
   nodeArgs?: string[];
+}
+
+/** A new empty database on the cluster test/helpers/postgres-global.ts started for this run. */
+export function newTestDatabase(): Promise<string> {
+  const admin = process.env.DOCSEARCH_TEST_POSTGRES;
+  if (!admin) throw new Error('DOCSEARCH_TEST_ENGINE=postgresql needs DOCSEARCH_TEST_POSTGRES (set by test/helpers/postgres-global.ts)');
+  return createTestDatabase(admin);
 }
 
 /** Starts the built daemon (`bin/docsearch serve --port 0`) in a temp data dir and waits until it listens. */
 export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'docsearch-test-'));
+  const databaseUrl = opts.databaseUrl ?? (process.env.DOCSEARCH_TEST_ENGINE === 'postgresql' ? await newTestDatabase() : undefined);
+  // Started through the launcher itself, as users run it (npx, a bin link): its sh line sets MALLOC_ARENA_MAX
+  // unless the environment does, so memory figures are the ones users get. Node flags go through NODE_OPTIONS.
+  const env: Record<string, string> = databaseUrl ? { DOCSEARCH_DATABASE_URL: databaseUrl } : {};
+  const procEnv: Record<string, string | undefined> = { ...process.env, ...env, ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') };
+  if (opts.nodeArgs?.length) procEnv.NODE_OPTIONS = [procEnv.NODE_OPTIONS, ...opts.nodeArgs].filter(Boolean).join(' ');
   const proc = spawn(
-    process.execPath,
-    [...(opts.nodeArgs ?? []), BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
-    // MALLOC_ARENA_MAX as bin/docsearch's shebang sets it when run as a program (npx, a bin link): started through
-    // `node bin/docsearch` the shebang is skipped, and memory figures would not be the ones users get.
-    { env: { ...process.env, MALLOC_ARENA_MAX: '2', ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') }, stdio: ['ignore', 'pipe', 'pipe'] },
+    BIN,
+    ['serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
+    { env: procEnv, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   let err = '';
@@ -68,6 +90,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   return {
     url,
     dataDir,
+    databaseUrl,
+    env,
     setupUrl: setup ? setup[1]! : null,
     proc,
     stdout: () => out,
@@ -117,7 +141,7 @@ export async function addUser(daemon: Daemon, opts: { scopes?: string; email?: s
   const password = 'correct horse battery staple';
   const args = ['users', 'add', email, '--data-dir', daemon.dataDir, '--api-key'];
   if (opts.scopes) args.push('--scopes', opts.scopes);
-  const res = await runCli(args, { input: `${password}\n` });
+  const res = await runCli(args, { input: `${password}\n`, env: daemon.env });
   if (res.code !== 0) throw new Error(`users add failed (${res.code}): ${res.stderr}`);
   return { email, password, apiKey: res.stdout.trim() };
 }
@@ -148,7 +172,7 @@ export async function api(
 
 export function removeDir(dir: string): void {
   // Retried: a large LanceDB folder was once reported not empty mid-removal right after the daemon exited.
-  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
 
 export const CHROMIUM = '/usr/bin/chromium';

@@ -15,7 +15,8 @@ describe('GET|HEAD /api/v1/health', () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('ok');
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(res.body.components).toMatchObject({ database: { status: 'up' }, vector_store: { status: 'up' } });
+    // The database component names its engine (the suite also runs with the daemon on PostgreSQL).
+    expect(res.body.components).toMatchObject({ database: { status: 'up', engine: d.databaseUrl ? 'postgresql' : 'sqlite' }, vector_store: { status: 'up' } });
     for (const c of Object.values(res.body.components) as { status: string }[]) expect(c.status).toBe('up');
   });
 

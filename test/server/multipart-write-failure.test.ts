@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { FileStore } from '../../src/ingest/file-store.js';
 import { receiveMultipart } from '../../src/server/api/documents/multipart.js';
+import { LocalObjectStore } from '../../src/store/objects/local.js';
 
 class FullDiskStore extends FileStore {
   override tempFile() {
@@ -27,7 +28,7 @@ describe.skipIf(!existsSync('/dev/full'))('receiving a part the disk cannot hold
   let server: Server;
 
   beforeAll(async () => {
-    const files = new FullDiskStore(root);
+    const files = new FullDiskStore(new LocalObjectStore(root), join(root, 'tmp'));
     server = createServer((req, res) => {
       receiveMultipart(req, files, { maxFileBytes: 1 << 20, maxFiles: 4, fields: [] }).then(
         (r) => {

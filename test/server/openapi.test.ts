@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { makePdf } from '../ingest/build-fixtures.js';
 
 /**
  * The contract test: every operation in /api/v1/openapi.json is called against a real daemon,
@@ -104,6 +105,44 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`/api/v1/documents/${id}/file`, { token: other.apiKey })).status).toBe(404);
     expect((await call('/api/v1/documents/doc_missing/file', { token: full.apiKey })).status).toBe(404);
   },
+  'GET /api/v1/documents/{id}/text': async ({ call, full, other }) => {
+    const id = await someDocument(call, full);
+    const res = await call(`/api/v1/documents/${id}/text?limit=1`, { token: full.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.pages[0].chunks[0].text).toContain('contract test');
+    expect((await call(`/api/v1/documents/${id}/text`, { token: other.apiKey })).status).toBe(404);
+    expect((await call(`/api/v1/documents/${id}/text?cursor=nope`, { token: full.apiKey })).status).toBe(400);
+  },
+  'GET /api/v1/documents/{id}/thumbnail': async ({ call, callRaw, full }) => {
+    const form = new FormData();
+    form.append('file', new Blob([makePdf([[{ lines: ['A one-page PDF for the thumbnail.'] }]])]), 'thumb.pdf');
+    const up = await callRaw('/api/v1/upload?wait=true', { method: 'POST', headers: { authorization: `Bearer ${full.apiKey}` }, body: form });
+    const res = await call(`/api/v1/documents/${up.body.documents[0].id}/thumbnail`, { token: full.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/webp');
+    expect((await call(`/api/v1/documents/${await someDocument(call, full)}/thumbnail`, { token: full.apiKey })).status).toBe(404);
+  },
+  'PATCH /api/v1/documents/{id}': async ({ call, full }) => {
+    const id = await someDocument(call, full);
+    const project = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'moved here' } });
+    const res = await call(`/api/v1/documents/${id}`, { method: 'PATCH', token: full.apiKey, body: { filename: 'contract renamed.txt', project_id: project.body.id } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ filename: 'contract renamed.txt', project_id: project.body.id });
+    expect((await call(`/api/v1/documents/${id}`, { method: 'PATCH', token: full.apiKey, body: { project_id: 'prj_missing' } })).status).toBe(404);
+    expect((await call(`/api/v1/documents/${id}`, { method: 'PATCH', token: full.apiKey, body: { filename: '' } })).status).toBe(400);
+  },
+  'POST /api/v1/documents/{id}/retry': async ({ call, callRaw, full }) => {
+    const form = new FormData();
+    form.append('file', new Blob(['%PDF-1.7\nnot really a PDF after all\n']), 'damaged.pdf');
+    const up = await callRaw('/api/v1/upload?wait=true', { method: 'POST', headers: { authorization: `Bearer ${full.apiKey}` }, body: form });
+    const damaged = up.body.documents[0];
+    expect(damaged.status).toBe('failed');
+    const res = await call(`/api/v1/documents/${damaged.id}/retry`, { method: 'POST', token: full.apiKey });
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('queued');
+    expect((await call(`/api/v1/documents/${await someDocument(call, full)}/retry`, { method: 'POST', token: full.apiKey })).status).toBe(409);
+    expect((await call('/api/v1/documents/doc_missing/retry', { method: 'POST', token: full.apiKey })).status).toBe(404);
+  },
   'DELETE /api/v1/documents/{id}': async ({ call, full }) => {
     const id = await someDocument(call, full);
     expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: full.apiKey })).status).toBeLessThan(300);
@@ -112,9 +151,21 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
   'POST /api/v1/reindex': async ({ call, full }) => {
     expect((await call('/api/v1/reindex', { method: 'POST', token: full.apiKey })).status).toBeLessThan(300);
   },
-  'POST /api/v1/search': async ({ call, full }) => {
+  'POST /api/v1/search': async ({ call, callRaw, full, other }) => {
+    // Two matching documents (of the other user, so the document routes' fixtures stay as they are): a page of one has a next page.
+    const form = new FormData();
+    form.append('file', new Blob(['A small text file for the contract test of search.\n'], { type: 'text/plain' }), 'contract-1.txt');
+    form.append('file', new Blob(['Another small text file for the contract test of search.\n'], { type: 'text/plain' }), 'contract-2.txt');
+    expect((await callRaw('/api/v1/upload?wait=true', { method: 'POST', headers: { authorization: `Bearer ${other.apiKey}` }, body: form })).status).toBe(200);
+    const body = { query: 'contract test', limit: 1, mode: 'keyword' };
+    const flat = await call('/api/v1/search', { token: other.apiKey, body });
+    expect(flat.status).toBe(200);
+    expect(flat.body.next_cursor).toEqual(expect.any(String));
+    expect((await call('/api/v1/search', { token: other.apiKey, body: { ...body, cursor: flat.body.next_cursor } })).status).toBe(200);
+    expect((await call('/api/v1/search', { token: other.apiKey, body: { query: 'contract test', limit: 5, group: 'document' } })).status).toBe(200);
     expect((await call('/api/v1/search', { token: full.apiKey, body: { query: 'contract test', limit: 5 } })).status).toBe(200);
     expect((await call('/api/v1/search', { token: full.apiKey, body: { query: '', limit: 5 } })).status).toBe(400);
+    expect((await call('/api/v1/search', { token: full.apiKey, body: { ...body, cursor: flat.body.next_cursor } })).status).toBe(400);
   },
 };
 

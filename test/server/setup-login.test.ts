@@ -52,7 +52,7 @@ describe('first-run setup link, login and logout', () => {
     const token = new URL(d.setupUrl!).searchParams.get('token')!;
     const res = await web.post('/setup', { _csrf: web.csrf, token, email: EMAIL, password: PASSWORD });
     expect(res.status).toBe(302);
-    expect(res.location).toBe('/settings/keys');
+    expect(res.location).toBe('/documents'); // the library (it was Settings, #21)
     // Logging in rotates the session id (no fixation).
     expect(web.sessionCookie).toBeTruthy();
     expect(web.sessionCookie).not.toBe(anonymous);
@@ -126,7 +126,7 @@ describe('first-run setup link, login and logout', () => {
   });
 
   it('prints no setup link once an account exists', async () => {
-    const second = await startDaemon({ dataDir: copyDataDir(d) });
+    const second = await startDaemon({ dataDir: copyDataDir(d), databaseUrl: d.databaseUrl });
     try {
       expect(second.setupUrl).toBeNull();
       expect(second.stderr()).not.toContain('/setup?token=');
@@ -137,7 +137,7 @@ describe('first-run setup link, login and logout', () => {
   });
 });
 
-/** A second daemon can't share the live data dir, so restart checks use a copy of it. */
+/** A second daemon can't share the live data dir, so restart checks use a copy of it (and the same database, if PostgreSQL). */
 function copyDataDir(d: Daemon): string {
   const copy = mkdtempSync(join(tmpdir(), 'docsearch-test-copy-'));
   cpSync(d.dataDir, copy, { recursive: true });

@@ -1,30 +1,17 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, CHROMIUM, CHROMIUM_ARGS, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type TestUser } from '../helpers/daemon.js';
+import { browserSuite, browserTitle, HAVE_CHROMIUM } from './browser.js';
 
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const TITLE = HAVE_CHROMIUM
-  ? 'browser: Settings → API Keys, generate, copy, use'
-  : `browser: Settings → API Keys (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
-
-describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
-  let d: Daemon;
+describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Settings → API Keys, generate, copy, use'), () => {
+  const suite = browserSuite();
   let user: TestUser;
-  let browser: Browser;
 
   beforeAll(async () => {
-    d = await startDaemon();
-    user = await addUser(d);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
+    user = await addUser(suite.d);
   });
 
   it('logs in, generates a key, copies it with the Copy button, and the key works against /api/v1/projects', async () => {
+    const { d, browser } = suite;
     const context = await browser.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.url });
     const page = await context.newPage();
@@ -77,9 +64,14 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       expect(await row.locator('code').textContent()).toBe(`${shown.slice(0, 8)}…${shown.slice(-4)}`);
       expect(await row.textContent()).not.toContain('never');
 
-      // Revoke from the page: the key stops working at once.
-      await row.locator('button:has-text("Revoke")').click();
+      // Revoke from the page, after saying yes on the confirmation: the key stops working at once.
+      await row.locator('a:has-text("Revoke")').click();
+      await page.waitForURL(/\/settings\/keys\/[^/]+\/revoke$/);
+      expect(await page.locator('h1').textContent()).toBe('Revoke the key “browser key”?');
+      expect((await api(d, '/api/v1/projects', { token: copied })).status).toBe(200);
+      await page.click('#confirm');
       await page.waitForURL(/\/settings\/keys$/);
+      expect(await page.locator('.flash').textContent()).toBe('Revoked the key “browser key”.');
       expect(await page.locator('tr', { hasText: 'browser key' }).count()).toBe(0);
       expect((await api(d, '/api/v1/projects', { token: copied })).status).toBe(401);
     } finally {

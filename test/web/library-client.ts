@@ -19,6 +19,13 @@ export async function uploadAs(
   else if (csrf !== null) headers['x-csrf-token'] = csrf;
   for (const f of files) form.append('file', new Blob([f.body]), f.name);
   const res = await fetch(`${d.url}/projects/${projectId}/upload`, { method: 'POST', headers, body: form, redirect: 'manual' });
+  // Cookies the answer sets (the bare form's message for the next page) go to the client, as a browser keeps them.
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const [name, value] = [pair!.slice(0, pair!.indexOf('=')).trim(), pair!.slice(pair!.indexOf('=') + 1).trim()];
+    if (value === '' || /max-age=0/i.test(line)) web.cookies.delete(name);
+    else web.cookies.set(name, value);
+  }
   const text = await res.text();
   let body: unknown = text;
   try {

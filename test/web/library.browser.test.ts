@@ -1,16 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, CHROMIUM, CHROMIUM_ARGS, type Daemon, REPO, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { addUser, type TestUser } from '../helpers/daemon.js';
 import { makeDocx, makePdf, para } from '../ingest/build-fixtures.js';
+import { ARTIFACTS, axeViolations, browserSuite, browserTitle, HAVE_CHROMIUM, watchCsp } from './browser.js';
 
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const TITLE = HAVE_CHROMIUM
-  ? 'browser: the library as a person uses it'
-  : `browser: the library (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
-const ARTIFACTS = join(REPO, 'test-artifacts/web');
-const AXE = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const XSS = '<img src=x onerror=alert(1)>';
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct horse battery staple';
@@ -26,39 +20,15 @@ const FILES = {
   docx: makeDocx(para('Botany log', { style: 'Heading1' }) + para('Edelweiss grows on limestone ledges above two thousand metres, sheltered from grazing ibex.')),
 };
 
-/** axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
-  );
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
-}
-
-describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
-  let d: Daemon;
+describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'), () => {
+  const suite = browserSuite();
   let bob: TestUser;
-  let browser: Browser;
   const audited: Record<string, string[]> = {};
   const cspErrors: string[] = [];
   const dialogs: string[] = [];
 
-  beforeAll(async () => {
-    d = await startDaemon();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    expect(await d.stop()).toBe(0);
-    removeDir(d.dataDir);
-  });
-
   async function open(context: BrowserContext): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text());
-    });
+    const page = watchCsp(await context.newPage(), cspErrors);
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
@@ -73,6 +43,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   }
 
   it('set up an account → project → upload (picker ×2, drag-and-drop ×1) → ready → search → open at the page → delete → gone', async () => {
+    const { d, browser } = suite;
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await open(context);
     try {
@@ -82,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       await page.fill('input[name=email]', EMAIL);
       await page.fill('input[name=password]', PASSWORD);
       await page.click('button[type=submit]');
-      await page.waitForURL(/\/settings\/keys$/);
+      await page.waitForURL(/\/documents$/); // the library, empty for now
 
       // Projects, through the navigation; create one.
       await page.click('nav.top >> text=Projects');
@@ -152,8 +123,11 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
       expect(await page.locator('dl.facts').textContent()).toContain('Pages3');
       const docUrl = page.url();
       await capture(page, '05-document');
-      await page.click('button:has-text("Delete this document")');
+      await page.click('a:has-text("Delete this document")');
+      await page.waitForURL(`${docUrl}/delete`);
+      await page.click('#confirm');
       await page.waitForURL(projectUrl);
+      expect(await page.locator('.flash').textContent()).toBe('Deleted “meadow-survey.pdf”.');
       expect(await page.locator('#documents tbody tr').count()).toBe(2);
 
       // It leaves the results.
@@ -188,6 +162,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   }, 300_000);
 
   it('a second user sees none of it, and markup in names and text renders as text', async () => {
+    const { d, browser } = suite;
     bob = await addUser(d, { email: 'bob@example.com' });
     const context = await browser.newContext();
     const page = await open(context);

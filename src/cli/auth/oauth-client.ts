@@ -7,7 +7,10 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** The built-in public client every docsearch server registers for this CLI. */
 export const CLI_CLIENT_ID = 'docsearch-cli';
-export const DEFAULT_SCOPE = 'read:documents write:documents';
+/** Lets the CLI list, create and revoke API keys; the server grants it to this client only. */
+export const KEYS_SCOPE = 'manage:keys';
+/** The documents, and key management (`manage:keys`, a scope only this built-in client may ask for). */
+export const DEFAULT_SCOPE = 'read:documents write:documents manage:keys';
 
 export interface ServerMetadata {
   issuer: string;

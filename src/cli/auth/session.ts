@@ -23,6 +23,11 @@ export interface SessionDeps {
   now: () => number;
 }
 
+/** How a credential authenticates, in words (`whoami`, `auth status`). */
+export function credentialMethod(c: StoredCredential): string {
+  return c.type === 'oauth' ? 'browser login (OAuth)' : c.access_token.startsWith('dsk_') ? 'API key' : 'access token';
+}
+
 /** Turns a token response into what the store keeps. */
 export function toStored(tokens: TokenSet, now: number): StoredCredential {
   return {

@@ -1,22 +1,37 @@
 import type { Command } from 'commander';
-import { complete } from '../completion/complete.js';
+import type { ApiKey, DocumentRecord } from '../api-types.js';
+import { type Candidate, complete, type Lookups } from '../completion/complete.js';
 import type { Context } from '../context.js';
+import { maskedKey } from './keys/list.js';
 import { listAllProjects } from './shared/resolve-project.js';
 
-/** A TAB must never hang: project names come from the server within this time, or not at all. */
-const PROJECTS_TIMEOUT_MS = 1500;
+/** A TAB must never hang: values come from the server within this time, or not at all. */
+const LOOKUP_TIMEOUT_MS = 1500;
 
-/** Project names from the server the CLI would talk to; none on any error (no login, server down, slow). */
-async function projectNames(ctx: Context): Promise<string[]> {
-  const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), PROJECTS_TIMEOUT_MS).unref());
-  const names = (async () => {
-    try {
-      return (await listAllProjects(ctx.http(), AbortSignal.timeout(PROJECTS_TIMEOUT_MS))).map((p) => p.name);
-    } catch {
-      return [];
-    }
-  })();
-  return Promise.race([names, timeout]);
+/** Asks the server the CLI would talk to; nothing on any error (no login, server down, slow). */
+function fromServer(ask: (signal: AbortSignal) => Promise<Candidate[]>): Promise<Candidate[]> {
+  const timeout = new Promise<Candidate[]>((resolve) => setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS).unref());
+  const answer = ask(AbortSignal.timeout(LOOKUP_TIMEOUT_MS)).catch(() => []);
+  return Promise.race([answer, timeout]);
+}
+
+function serverLookups(ctx: Context): Lookups {
+  return {
+    projects: () => fromServer(async (signal) => (await listAllProjects(ctx.http(), signal)).map((p) => ({ value: p.name, description: 'project' }))),
+    documents: () =>
+      fromServer(async (signal) => {
+        // The newest page is enough to pick from; `documents list` shows the rest.
+        const { documents } = await ctx.http().get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { limit: 100 }, signal });
+        return documents.map((d) => ({ value: d.id, description: `${d.path ?? d.filename} (${d.status})` }));
+      }),
+    keys: () =>
+      fromServer(async (signal) => {
+        const { keys } = await ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys', { signal });
+        // A name two keys share cannot pick one (`keys revoke` refuses it): offer those keys by id.
+        const shared = (k: ApiKey) => keys.filter((o) => o.name === k.name).length > 1;
+        return keys.map((k) => ({ value: k.name && !shared(k) ? k.name : k.id, description: `API key ${maskedKey(k)}` }));
+      }),
+  };
 }
 
 /**
@@ -25,6 +40,6 @@ async function projectNames(ctx: Context): Promise<string[]> {
  * one `value<TAB>description` line per candidate, or the single line `:files` for path completion.
  */
 export async function runComplete(program: Command, words: string[], ctx: Context): Promise<void> {
-  const result = await complete(program, words.length ? words : [''], () => projectNames(ctx));
+  const result = await complete(program, words.length ? words : [''], serverLookups(ctx));
   ctx.io.stdout.write(result.files ? ':files\n' : result.candidates.map((c) => `${c.value}\t${c.description}\n`).join(''));
 }

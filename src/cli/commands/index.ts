@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type Context, createContext, DEFAULT_SERVER } from '../context.js';
 import type { IO } from '../io.js';
+import { authCommand } from './auth/index.js';
 import * as login from './auth/login.js';
 import * as logout from './auth/logout.js';
 import * as whoami from './auth/whoami.js';
@@ -28,7 +29,7 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
       if (g.json || g.jq !== undefined) io.quiet = true;
     });
   const ctx = createContext(io, program, overrides);
-  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), completion.build(ctx)];
+  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), completion.build(ctx)];
   for (const c of commands) program.addCommand(c);
   return ctx;
 }

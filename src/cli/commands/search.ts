@@ -1,21 +1,27 @@
 import { type Command, Option } from 'commander';
-import type { SearchResponse, SearchResult } from '../api-types.js';
+import type { DocumentResult, SearchDocument, SearchPassage, SearchResponse, SearchResult } from '../api-types.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { notice, styles, terminalWidth, warn } from '../io.js';
+import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../io.js';
 import { emitJson } from '../output/json.js';
-import { wrap } from '../output/wrap.js';
+import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import { collect, defineCommand, intOption } from './shared/command.js';
 import { findProject, listAllProjects, projectNotFound } from './shared/resolve-project.js';
 
 export interface SearchOptions {
   query: string;
+  /** Results wanted (documents, or passages); Infinity with --all. */
   limit: number;
   projects: string[];
   mode?: 'hybrid' | 'vector' | 'keyword';
   rerank: boolean;
+  /** One entry per document, or every passage in rank order. */
+  view: 'documents' | 'passages';
   json: boolean;
 }
+
+/** The API's page size limit: more results are fetched page by page. */
+const API_MAX_LIMIT = 100;
 
 /** Marks each [start,end) highlight range with `mark`, merging overlaps and clamping to the text. */
 export function applyHighlights(text: string, highlights: Array<[number, number]>, mark: (s: string) => string): string {
@@ -34,7 +40,7 @@ export function applyHighlights(text: string, highlights: Array<[number, number]
   return out + text.slice(pos);
 }
 
-function pages(r: SearchResult): string | null {
+function pages(r: SearchPassage): string | null {
   if (r.page_start == null) return null;
   return r.page_end != null && r.page_end !== r.page_start ? `pp. ${r.page_start}–${r.page_end}` : `p. ${r.page_start}`;
 }
@@ -71,7 +77,7 @@ export function passage(text: string, highlights: Array<[number, number]>, max =
 }
 
 /** Where a result's score came from, in words: its rank in the vector and keyword lists, and the reranker's score. */
-export function scoreSources(r: SearchResult): string {
+export function scoreSources(r: SearchPassage): string {
   const s = r.scores;
   if (!s) return '';
   return [
@@ -81,6 +87,39 @@ export function scoreSources(r: SearchResult): string {
   ]
     .filter(Boolean)
     .join(' · ');
+}
+
+/** A document as people know it: the path it was synced from, else its file name. */
+export const documentLabel = (d: SearchDocument): string => d.path ?? d.filename;
+
+const items = (res: SearchResponse): (SearchResult | DocumentResult)[] => ('documents' in res ? res.documents : res.results);
+
+/** "10 of 137 documents", "20 of at least 1,000 passages": what is shown of what is known to exist. */
+function counted(shown: number, res: SearchResponse, unit: 'document' | 'passage'): string {
+  const { value, relation } = res.total;
+  const n = (x: number) => x.toLocaleString('en');
+  const of = relation === 'eq' ? n(value) : `at least ${n(value)}`;
+  return `${n(shown)} of ${of} ${unit}${value === 1 && relation === 'eq' ? '' : 's'}`;
+}
+
+/** Pages through the API until `opts.limit` results (or the last page): one request when it fits in one page. */
+async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, unknown>): Promise<SearchResponse> {
+  const http = ctx.http();
+  let res: SearchResponse | undefined;
+  const all: (SearchResult | DocumentResult)[] = [];
+  let took = 0;
+  let pages = 0;
+  let cursor: string | null = null;
+  do {
+    const limit = Math.min(API_MAX_LIMIT, opts.limit - all.length);
+    res = await http.post<SearchResponse>('/api/v1/search', { ...body, limit, ...(cursor ? { cursor } : {}) });
+    pages++;
+    took += res.took_ms;
+    all.push(...items(res));
+    cursor = res.next_cursor;
+  } while (cursor && all.length < opts.limit);
+  if (pages === 1) return res;
+  return { ...res, took_ms: took, ...('documents' in res ? { documents: all as DocumentResult[] } : { results: all as SearchResult[] }) };
 }
 
 export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
@@ -94,46 +133,92 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
       return p.id;
     });
   }
-  const body = { query: opts.query, limit: opts.limit, ...(projectIds ? { project_ids: projectIds } : {}), ...(opts.mode ? { mode: opts.mode } : {}), ...(opts.rerank ? {} : { rerank: false }) };
-  const res = await http.post<SearchResponse>('/api/v1/search', body);
-  // --json prints the API response as is, so scripts see exactly what the API returns.
-  if (opts.json) return emitJson(ctx, res, 'results');
+  const body = {
+    query: opts.query,
+    ...(projectIds ? { project_ids: projectIds } : {}),
+    ...(opts.mode ? { mode: opts.mode } : {}),
+    ...(opts.rerank ? {} : { rerank: false }),
+    ...(opts.view === 'documents' ? { group: 'document' } : {}),
+  };
+  const res = await fetchAll(opts, ctx, body);
+  // --json prints the API response as is (one page), or the pages' results merged into the last page's response.
+  if (opts.json) return 'documents' in res ? emitJson(ctx, res, 'search_documents', 'documents') : emitJson(ctx, res, 'results');
   for (const w of res.warnings ?? []) warn(ctx.io, w);
   const st = styles(ctx.io);
-  if (res.results.length === 0) {
+  const indexing = res.indexing > 0 ? `still indexing ${res.indexing} document${res.indexing === 1 ? '' : 's'}: results may be incomplete` : null;
+  const shown = items(res);
+  if (shown.length === 0) {
     notice(ctx.io, `no results for "${opts.query}"`);
+    if (indexing) notice(ctx.io, indexing);
     return;
   }
+  const unit = 'documents' in res ? 'document' : 'passage';
+  if (res.weak) notice(ctx.io, `no close matches for "${opts.query}"; these are the nearest ${unit}s`);
   const width = terminalWidth(ctx.io);
   const mark = st.enabled ? (s: string) => st.bold(st.underline(s)) : (s: string) => s;
-  res.results.forEach((r, i) => {
-    const where = [pages(r), r.heading, r.ocr ? 'OCR' : null].filter(Boolean).join(' · ');
-    const sources = scoreSources(r);
-    ctx.io.stdout.write(`${st.bold(`${i + 1}. ${r.document.filename}`)}${where ? `  ${where}` : ''}  ${st.dim(`[${r.project.name}]${sources ? ` ${sources}` : ''}`)}\n`);
-    const shown = passage(r.text, r.highlights ?? []);
-    const lines = wrap(applyHighlights(shown.text, shown.highlights, mark), width, '   ');
-    ctx.io.stdout.write(`${lines.join('\n')}\n\n`);
-  });
-  notice(ctx.io, st.dim(`${res.results.length} result(s) in ${res.took_ms} ms`));
+  const write = (lines: string[]) => ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  const text = (p: SearchPassage) => {
+    const shownText = passage(p.text, p.highlights ?? []);
+    return wrap(applyHighlights(shownText.text, shownText.highlights, mark), width, '   ');
+  };
+  const where = (p: SearchPassage) => [pages(p), p.heading, p.ocr ? 'OCR' : null].filter(Boolean).join(' · ');
+  if ('documents' in res) {
+    res.documents.forEach((d, i) => {
+      const more = !res.weak && d.matches > 1 ? `${d.matches} matching passages` : '';
+      write(wrapFields([{ text: `${i + 1}. ${documentLabel(d.document)}`, style: st.bold }, { text: `[${d.project.name}]`, style: st.dim }, { text: more, style: st.dim }], width, '   '));
+      d.passages.forEach((p, pi) => {
+        const head: Field[] = [{ text: where(p) }, { text: scoreSources(p), style: st.dim }];
+        write([...(pi > 0 ? [''] : []), ...wrapFields(head, width - 3, '').map((l) => `   ${l}`), ...text(p)]);
+      });
+      write(['']);
+    });
+  } else {
+    res.results.forEach((r, i) => {
+      const sources = scoreSources(r);
+      const fields: Field[] = [
+        { text: `${i + 1}. ${documentLabel(r.document)}`, style: st.bold },
+        { text: where(r) },
+        { text: `[${r.project.name}]${sources ? ` ${sources}` : ''}`, style: st.dim },
+      ];
+      write([...wrapFields(fields, width, '   '), ...text(r), '']);
+    });
+  }
+  const more = shown.length < res.total.value || res.next_cursor ? '; --limit N or --all for more' : '';
+  notice(ctx.io, st.dim(`${counted(shown.length, res, unit)} in ${res.took_ms} ms${more}`));
+  if (indexing) notice(ctx.io, indexing);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('search', {
     summary: 'search your documents',
     description:
-      'Search your documents: vector similarity and keyword matching, fused by rank, then reranked by the server\'s reranker when one is configured (none by default). ' +
-      'Shows each result\'s document, page(s), heading, where it ranked in the vector and keyword lists, and the passage around the match, wrapped to the terminal; ' +
-      'matches are bold and underlined on a terminal (not with NO_COLOR or through a pipe; FORCE_COLOR forces them).',
-    examples: ['docsearch search "parental leave policy"', 'docsearch search "termination clause" --project contracts --limit 5', 'docsearch search "vpn setup" --json | jq ".results[0].document.filename"'],
+      'Search your documents: vector similarity and keyword matching, fused by their normalised scores, then reranked by the server\'s reranker when one is configured (none by default). ' +
+      'On a terminal, results are grouped by document (its best passages under it); through a pipe, or with --passages, every passage is listed in rank order. ' +
+      'Shows each result\'s document (its sync path when it has one), page(s), heading, where it ranked in the vector and keyword lists, and the passage around the match, wrapped to the terminal; ' +
+      'matches are bold and underlined on a terminal (not with NO_COLOR or through a pipe; FORCE_COLOR forces them). ' +
+      'A query with no keyword match and nothing close in meaning says "no close matches" and shows only the nearest few. ' +
+      '--json prints the API response (passages, or documents with --documents); when --limit or --all needs several pages, their results are merged into the last page\'s response.',
+    examples: [
+      'docsearch search "parental leave policy"',
+      'docsearch search "termination clause" --project contracts --limit 5',
+      'docsearch search "invoice" --passages --all',
+      'docsearch search "vpn setup" --json | jq ".results[0].document.filename"',
+    ],
   })
     .argument('<query>', 'what to look for (words or a question)')
-    .option('-n, --limit <n>', 'number of results (1–100)', intOption('--limit', 1, 100), 10)
+    .option('-n, --limit <n>', 'most results to show: documents, or passages with --passages (pages through the API as needed)', intOption('--limit', 1, 100_000), 10)
+    .option('--all', 'show every result (page until the last)')
     .option('-p, --project <project>', 'only this project (name or id); repeatable', collect, [])
     .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['hybrid', 'vector', 'keyword']))
+    .addOption(new Option('--passages', 'list every passage in rank order (the default through a pipe)').conflicts('documents'))
+    .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
-    .action((query: string, flags: { limit: number; project: string[]; mode?: SearchOptions['mode']; rerank: boolean }) => {
+    .action((query: string, flags: { limit: number; all?: boolean; project: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean }) => {
       if (!query.trim()) throw new UsageError('the query is empty');
       if (query.trim().length > MAX_QUERY_CHARS) throw new UsageError(`the query is ${query.trim().length} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
-      return runF({ query, limit: flags.limit, projects: flags.project, mode: flags.mode, rerank: flags.rerank, json: Boolean(ctx.globals().json) }, ctx);
+      const json = Boolean(ctx.globals().json);
+      // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
+      const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
+      return runF({ query, limit: flags.all ? Infinity : flags.limit, projects: flags.project, mode: flags.mode, rerank: flags.rerank, view, json }, ctx);
     });
 }

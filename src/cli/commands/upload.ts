@@ -1,20 +1,23 @@
-import type { Command } from 'commander';
-import type { DocumentRecord } from '../api-types.js';
+import { stat } from 'node:fs/promises';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { DocumentRecord, Project } from '../api-types.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, UsageError } from '../errors.js';
 import type { ApiClient } from '../http.js';
-import { isStderrTTY, notice, terminalWidth, warn } from '../io.js';
+import { canPrompt, notice, terminalWidth, warn } from '../io.js';
 import { emitJson } from '../output/json.js';
-import { ProgressBoard } from '../output/progress.js';
 import { printTable } from '../output/table.js';
 import { wrap } from '../output/wrap.js';
-import { collectFiles, type LocalFile } from '../upload/collect-files.js';
+import { type Collected, collectFiles, type LocalFile } from '../upload/collect-files.js';
+import { IGNORE_FILE } from '../upload/ignore-rules.js';
 import { multipartBody } from '../upload/multipart.js';
-import { planSync, sha256File, type SyncPlan } from '../upload/sync-plan.js';
+import { type Outcome, type Reporter, reporter, settled } from '../upload/reporter.js';
+import { defaultMaxDelete, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
 import { listDocuments } from './documents/list.js';
 import { parseMetadata } from './projects/create.js';
 import { defineCommand, intOption } from './shared/command.js';
-import { defaultProject, resolveProject } from './shared/resolve-project.js';
+import { confirmDestructive } from './shared/confirm.js';
+import { defaultProject, findProject, listAllProjects, projectNotFound, resolveProject } from './shared/resolve-project.js';
 
 /** The API accepts at most 20 `file` parts per request (ARCHITECTURE.md §3). */
 export const BATCH_SIZE = 20;
@@ -32,56 +35,15 @@ export interface UploadOptions {
   sync: boolean;
   /** With sync: delete documents whose path is gone from the folder. */
   prune: boolean;
+  /** With sync: the folder's files are kept below this path in the project (another folder's sync keeps out of it). */
+  prefix?: string;
+  /** With prune: stop when more documents would be deleted (default: half of those the sync covers). */
+  maxDelete?: number;
+  /** With prune: delete past the guard, or empty the project's synced documents from an empty folder. */
+  force: boolean;
+  /** Print what would be sent and deleted; change nothing. */
+  dryRun: boolean;
   json: boolean;
-}
-
-/** One local file's fate: the document the server made of it, or why it has none. */
-interface Outcome {
-  file: LocalFile;
-  document?: DocumentRecord;
-  error?: string;
-}
-
-/** What the person sees per file: redrawn bars on a terminal, one plain line per event elsewhere. */
-interface Reporter {
-  uploading(i: number, fraction: number): void;
-  uploaded(i: number, o: Outcome): void;
-  processing(i: number, d: DocumentRecord): void;
-  stop(): void;
-}
-
-const settled = (d: DocumentRecord) => d.status === 'ready' || d.status === 'failed';
-
-function reporter(ctx: Context, files: LocalFile[], opts: UploadOptions): Reporter {
-  if (isStderrTTY(ctx.io) && !opts.json) {
-    const board = new ProgressBoard(ctx.io, files.map((f) => f.path));
-    const processing = (i: number, d: DocumentRecord) => {
-      if (d.status === 'ready') board.update(i, 'done', 1, `ready (${d.chunk_count ?? 0} chunks)`);
-      else if (d.status === 'failed') board.update(i, 'done', 1, 'failed (see below)');
-      else board.update(i, 'processing', d.progress ?? 0, d.status);
-    };
-    return {
-      uploading: (i, f) => board.update(i, 'uploading', f),
-      uploaded: (i, o) => {
-        if (o.error) board.update(i, 'done', 1, 'rejected (see below)');
-        else if (!opts.wait || settled(o.document!)) board.update(i, 'done', 1, o.document!.duplicate ? `already uploaded (${o.document!.status})` : o.document!.status);
-        else processing(i, o.document!);
-      },
-      processing,
-      stop: () => board.stop(),
-    };
-  }
-  // Plain lines (pipes, CI logs); none in --json mode, whose only output is the final document.
-  const say = (line: string) => notice(ctx.io, line);
-  return {
-    uploading: () => {},
-    uploaded: (_i, o) => say(o.error ? `${o.file.path}: rejected: ${o.error}` : `${o.file.path}: ${o.document!.duplicate ? 'already uploaded' : 'uploaded'} as ${o.document!.id} (${o.document!.status})`),
-    processing: (i, d) => {
-      if (d.status === 'ready') say(`${files[i]!.path}: ready (${d.chunk_count ?? 0} chunks${d.warnings?.length ? `; ${d.warnings.join('; ')}` : ''})`);
-      if (d.status === 'failed') say(`${files[i]!.path}: failed: ${d.error ?? 'unknown error'}`);
-    },
-    stop: () => {},
-  };
 }
 
 async function postBatch(http: ApiClient, files: LocalFile[], fields: Record<string, string>, withPaths: boolean, onProgress: (i: number, sent: number) => void): Promise<DocumentRecord[]> {
@@ -136,7 +98,7 @@ async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<str
   return outcomes;
 }
 
-/** Polls each document until it is ready or failed (GET /api/v1/documents/{id}). */
+/** Polls each document until it is ready or failed (GET /api/v1/documents/{id}); `outcomes[i]` is the reporter's row i. */
 async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Reporter, timeoutMs: number): Promise<void> {
   const http = ctx.http();
   const deadline = ctx.now() + timeoutMs;
@@ -156,13 +118,44 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
   }
 }
 
-/** Hashes the folder's files and compares them with the project's documents. */
-async function syncPlan(ctx: Context, files: LocalFile[], projectId: string, prune: boolean): Promise<SyncPlan> {
-  const documents = await listDocuments(ctx.http(), { project_id: projectId });
+/** Hashes the folder's files and compares them with the project's documents (none for a project not made yet). */
+async function syncPlan(ctx: Context, files: LocalFile[], projectId: string | undefined, prune: boolean, prefix: string | undefined): Promise<SyncPlan> {
+  const documents = projectId ? await listDocuments(ctx.http(), { project_id: projectId }) : [];
   const hashed = [];
-  for (const f of files) hashed.push({ ...f, sha256: await sha256File(f.path) });
-  return planSync(hashed, documents, prune);
+  for (const f of files) hashed.push({ ...f, rel: syncedPath(f.rel, prefix), sha256: await sha256File(f.path) });
+  return planSync(hashed, documents, prune, prefix);
 }
+
+/**
+ * The delete guard of `--sync --prune`: an empty folder (a missing mount) or one that would delete more than
+ * --max-delete of the documents the sync covers (a wrong or mistyped folder, another folder's sync) stops before
+ * anything is sent. A person at a terminal is asked; elsewhere it is a usage error naming --force. A dry run warns.
+ */
+async function checkDeletes(ctx: Context, opts: UploadOptions, plan: SyncPlan, fileCount: number, projectName: string): Promise<void> {
+  const deletes = pruned(plan).length;
+  if (!opts.prune || opts.force || deletes === 0) return;
+  const max = opts.maxDelete ?? defaultMaxDelete(plan.synced);
+  const folder = opts.paths[0]!;
+  let problem: { message: string; hint: string } | undefined;
+  if (fileCount === 0) {
+    problem = {
+      message: `${folder} has no files to sync, so --prune would delete all ${deletes} synced document(s) of project ${projectName}`,
+      hint: `check the folder (is a mount or checkout missing? does ${IGNORE_FILE} leave everything out?); to empty the project anyway add --force`,
+    };
+  } else if (deletes > max) {
+    problem = {
+      message: `--prune would delete ${deletes} of the ${plan.synced} synced documents of project ${projectName}, more than --max-delete ${max}`,
+      hint: `check that ${folder} is the folder this project mirrors (two folders in one project need --prefix); to delete them anyway add --force or raise --max-delete`,
+    };
+  }
+  if (!problem) return;
+  if (opts.dryRun) return warn(ctx.io, `${problem.message}: a real run would stop here (${problem.hint})`);
+  if (!canPrompt(ctx.io)) throw new UsageError(`${problem.message}: stopped, nothing was changed`, problem.hint);
+  await confirmDestructive(ctx.io, { action: `delete ${deletes} of the ${plan.synced} synced documents of project ${projectName}`, consequence: problem.message }, false);
+}
+
+const isFailed = (o: Outcome) => Boolean(o.error) || o.document?.status === 'failed';
+const failedEntry = (o: Outcome) => ({ path: o.file.path, document_id: o.document?.id ?? null, error: o.error ?? o.document?.error ?? 'failed' });
 
 /** "2 of 3 file(s) failed:" and then each file on its own line, wrapped and indented to the terminal. */
 function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadable: string[]): string {
@@ -175,10 +168,72 @@ function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadab
   return lines.join('\n');
 }
 
+/** Checks the flags against each other and the one folder --sync mirrors; returns nothing or throws a usage error. */
+async function checkFlags(opts: UploadOptions): Promise<void> {
+  const example = 'docsearch upload docs/ --sync --prune --project handbook';
+  if (opts.prune && !opts.sync) throw new UsageError('--prune only works with --sync', example);
+  if (opts.prefix !== undefined && !opts.sync) throw new UsageError('--prefix only works with --sync', 'docsearch upload docs/ --sync --prefix handbook');
+  if ((opts.maxDelete !== undefined || opts.force) && !opts.prune) throw new UsageError(`${opts.force ? '--force' : '--max-delete'} only works with --sync --prune`, example);
+  if (!opts.sync) return;
+  if (opts.paths.length !== 1) throw new UsageError(`--sync mirrors one folder: give exactly one (got ${opts.paths.length})`, example);
+  const folder = opts.paths[0]!;
+  const s = await stat(folder).catch(() => undefined);
+  if (!s) throw new UsageError(`cannot read ${folder}: no such folder`, 'check the path (a typo? a checkout step that did not run?)');
+  if (!s.isDirectory()) throw new UsageError(`--sync mirrors a folder, and ${folder} is a file`, 'upload single files without --sync, or sync the folder that holds them');
+}
+
+/** The --dry-run report on stdout: what a real run would send and delete (unchanged files only counted). */
+function printPlan(ctx: Context, toSend: LocalFile[], plan: SyncPlan | undefined): void {
+  const rows = plan
+    ? [
+        ...plan.add.map((f) => ['new', f.rel, undefined]),
+        ...plan.replace.map((f) => ['changed', f.rel, undefined]),
+        ...plan.remove
+          .map((r) => [r.reason === 'pruned' ? 'delete' : 'delete old', r.document.path ?? r.document.filename, r.document.id])
+          .sort((x, y) => x[1]!.localeCompare(y[1]!)),
+      ]
+    : toSend.map((f) => ['upload', f.path, undefined]);
+  printTable(ctx.io, { headers: ['ACTION', 'PATH', 'DOCUMENT'], rows, now: ctx.now() });
+}
+
+/** The project to upload to (the default one without --project); with --dry-run a missing one is not created. */
+async function targetProject(ctx: Context, opts: UploadOptions): Promise<{ project: Project | undefined; missing: boolean }> {
+  if (!opts.project) return { project: await defaultProject(ctx), missing: false };
+  if (!opts.dryRun) return { project: await resolveProject(ctx, opts.project, { offerCreate: true, create: opts.createProject }), missing: false };
+  const found = findProject(await listAllProjects(ctx.http()), opts.project);
+  if (!found && !opts.createProject) throw projectNotFound(opts.project, ctx.http().baseUrl, 'add --create-project to create it');
+  return { project: found, missing: !found };
+}
+
+/** --dry-run: the plan on stdout (or as JSON), nothing sent or deleted; files of the folder already failed still fail it. */
+async function reportDryRun(
+  ctx: Context,
+  opts: UploadOptions,
+  p: { toSend: LocalFile[]; plan: SyncPlan | undefined; kept: Outcome[]; missing: boolean; projectId: string | undefined; where: string; collected: Collected },
+): Promise<void> {
+  const { skipped, unreadable, ignored, files } = p.collected;
+  const failedBefore = p.kept.filter(isFailed);
+  if (opts.json) {
+    await emitJson(ctx, {
+      dry_run: true,
+      project: p.missing ? null : (p.projectId ?? null),
+      would_upload: p.toSend.map((f) => f.path),
+      failed: failedBefore.map(failedEntry),
+      skipped,
+      unreadable,
+      ...(p.plan ? { sync: syncSummary(p.plan, null, failedBefore.length, ignored) } : {}),
+    });
+  } else {
+    if (p.missing) notice(ctx.io, `would create project ${opts.project}`);
+    printPlan(ctx, p.toSend, p.plan);
+    notice(ctx.io, `dry run: would upload ${p.toSend.length} file(s) to ${p.missing ? `project ${opts.project}` : p.where}${p.plan ? ` and delete ${p.plan.remove.length} document(s)` : ''}; nothing was changed`);
+  }
+  if (failedBefore.length > 0 || unreadable.length > 0) throw new CliError(failureMessage(ctx, failedBefore, files.length, unreadable), undefined, 'fix or remove those files');
+}
+
 export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
-  if (opts.prune && !opts.sync) throw new UsageError('--prune only works with --sync', 'docsearch upload docs/ --sync --prune');
-  if (opts.sync && opts.paths.length !== 1) throw new UsageError('--sync mirrors one folder: give exactly one', 'docsearch upload docs/ --sync --project handbook');
-  const { files, skipped, unreadable } = await collectFiles(opts.paths, opts.recursive || opts.sync);
+  await checkFlags(opts);
+  const { files, skipped, unreadable, ignored } = await collectFiles(opts.paths, opts.recursive || opts.sync);
   for (const s of skipped) notice(ctx.io, `skipped ${s}`);
   for (const u of unreadable) notice(ctx.io, `skipped ${u}`);
   if (files.length === 0 && !opts.sync) {
@@ -187,55 +242,57 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   }
 
   const http = ctx.http();
-  const project = opts.project ? await resolveProject(ctx, opts.project, { offerCreate: true, create: opts.createProject }) : undefined;
+  const { project, missing } = await targetProject(ctx, opts);
+  const projectName = project?.name ?? opts.project ?? 'default';
   const fields: Record<string, string> = {};
-  if (project) fields.project_id = project.id;
+  if (opts.project && project) fields.project_id = project.id;
   if (opts.metadata) fields.metadata = JSON.stringify(opts.metadata);
 
   let plan: SyncPlan | undefined;
   let toSend = files;
   if (opts.sync) {
-    const projectId = project?.id ?? (await defaultProject(ctx)).id;
     // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
     const prune = opts.prune && unreadable.length === 0;
     if (opts.prune && !prune) warn(ctx.io, 'not pruning: some files or folders could not be read (listed above)');
-    plan = await syncPlan(ctx, files, projectId, prune);
+    plan = await syncPlan(ctx, files, project?.id, prune, opts.prefix);
     toSend = [...plan.add, ...plan.replace];
-    if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged, ${plan.remove.length} to delete`);
+    if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged, ${plan.remove.length} to delete, ${ignored.length} ignored`);
+    await checkDeletes(ctx, { ...opts, prune }, plan, files.length, projectName);
   }
-  const where = project ? `project ${project.name}` : 'your default project';
+  // Files of the folder whose document the project already holds: a failed one fails this run too (a re-run of an
+  // unchanged folder must not turn green), and with --wait one still processing is waited for.
+  const kept: Outcome[] = (plan?.unchanged ?? []).map((u) => ({ file: u.file, document: u.document }));
+  const where = opts.project ? `project ${projectName}` : 'your default project';
+
+  if (opts.dryRun) return reportDryRun(ctx, opts, { toSend, plan, kept, missing, projectId: project?.id, where, collected: { files, skipped, unreadable, ignored } });
+
   if (!opts.json && toSend.length > 0) notice(ctx.io, `uploading ${toSend.length} file(s) to ${where} on ${http.baseUrl}`);
-  const report = reporter(ctx, toSend, opts);
+  const pendingKept = opts.wait ? kept.filter((o) => !settled(o.document!)) : [];
+  const report = reporter(ctx.io, [...toSend, ...pendingKept.map((o) => o.file)], opts);
   let outcomes: Outcome[] = [];
   try {
     outcomes = await uploadAll(http, toSend, fields, opts.sync, report);
-    if (opts.wait) await waitForProcessing(ctx, outcomes, report, opts.timeoutMs);
+    if (opts.wait) await waitForProcessing(ctx, [...outcomes, ...pendingKept], report, opts.timeoutMs);
   } finally {
     report.stop();
   }
   const removed: DocumentRecord[] = [];
   for (const { document } of plan?.remove ?? []) {
-    await http.delete(`/api/v1/documents/${encodeURIComponent(document.id)}`);
+    // Already gone (a sync of the same folder running at the same time got there first): what was planned holds.
+    await http.delete(`/api/v1/documents/${encodeURIComponent(document.id)}`).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    });
     removed.push(document);
   }
 
-  const failed = outcomes.filter((o) => o.error || o.document?.status === 'failed');
+  const failed = [...outcomes, ...kept].filter(isFailed);
   if (opts.json) {
     await emitJson(ctx, {
       documents: outcomes.filter((o) => o.document).map((o) => ({ file: o.file.path, ...o.document })),
-      failed: failed.map((o) => ({ path: o.file.path, document_id: o.document?.id ?? null, error: o.error ?? o.document?.error ?? 'failed' })),
+      failed: failed.map(failedEntry),
       skipped,
       unreadable,
-      ...(plan
-        ? {
-            sync: {
-              added: plan.add.map((f) => f.rel),
-              replaced: plan.replace.map((f) => f.rel),
-              unchanged: plan.unchanged.map((f) => f.rel),
-              removed: plan.remove.map((r) => ({ id: r.document.id, path: r.document.path, reason: r.reason })),
-            },
-          }
-        : {}),
+      ...(plan ? { sync: syncSummary(plan, removed, failed.length, ignored) } : {}),
     });
   } else if (outcomes.length > 0) {
     printTable(ctx.io, {
@@ -245,17 +302,43 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
     });
   }
   for (const d of removed) notice(ctx.io, `deleted ${d.path ?? d.filename} (${d.id})`);
+  // The summary comes before any failure, so a CI log always shows it.
+  const failures = failed.length > 0 ? `, ${failed.length} failed` : '';
+  const waiting = opts.wait || toSend.length === 0 ? '' : ' (still processing; add --wait to wait)';
+  if (plan) notice(ctx.io, `done: ${plan.add.length} added, ${plan.replace.length} replaced, ${removed.length} deleted, ${plan.unchanged.length} unchanged${failures}${waiting}`);
+  else {
+    const ok = outcomes.length - failed.length;
+    notice(ctx.io, opts.wait ? `done: ${ok} file(s) ready to search${failures}` : `done: ${ok} file(s) queued${failures}; add --wait to wait until they are searchable`);
+  }
   if (failed.length > 0 || unreadable.length > 0) {
     const withDoc = failed.find((o) => o.document);
     throw new CliError(
-      failureMessage(ctx, failed, outcomes.length, unreadable),
+      failureMessage(ctx, failed, outcomes.length + kept.length, unreadable),
       undefined,
-      withDoc ? `fix those files and upload them again; \`docsearch documents show ${withDoc.document!.id}\` has details` : 'fix or remove those files and upload them again',
+      `${opts.sync ? 'fix those files (or remove them from the folder) and sync again' : 'fix those files and upload them again'}${withDoc ? `; \`docsearch documents show ${withDoc.document!.id}\` has details` : ''}`,
     );
   }
-  if (opts.json) return;
-  if (plan) notice(ctx.io, `done: ${plan.add.length} added, ${plan.replace.length} replaced, ${removed.length} deleted, ${plan.unchanged.length} unchanged${opts.wait || toSend.length === 0 ? '' : ' (still processing; add --wait to wait)'}`);
-  else notice(ctx.io, opts.wait ? `done: ${outcomes.length} file(s) ready to search` : `done: ${outcomes.length} file(s) queued; add --wait to wait until they are searchable`);
+}
+
+/** The `sync` object of --json: the paths of each kind, and their counts (`removed`: null in a dry run, the planned deletes). */
+function syncSummary(plan: SyncPlan, removed: DocumentRecord[] | null, failed: number, ignored: string[]) {
+  const deleted = removed ?? plan.remove.map((r) => r.document);
+  const reason = new Map(plan.remove.map((r) => [r.document.id, r.reason]));
+  return {
+    added: plan.add.map((f) => f.rel),
+    replaced: plan.replace.map((f) => f.rel),
+    unchanged: plan.unchanged.map((u) => u.file.rel),
+    removed: deleted.map((d) => ({ id: d.id, path: d.path, reason: reason.get(d.id) })),
+    ignored,
+    counts: { new: plan.add.length, changed: plan.replace.length, unchanged: plan.unchanged.length, deleted: deleted.length, failed, ignored: ignored.length },
+  };
+}
+
+/** A --prefix value: a relative path like "handbook/guides", without slashes at either end. */
+function parsePrefix(value: string): string {
+  const p = value.replace(/^\/+|\/+$/g, '');
+  if (!p || p.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) throw new InvalidArgumentError('--prefix must be a relative path like "handbook" or "team/guides"');
+  return p;
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
@@ -263,14 +346,20 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     summary: 'upload PDF, DOCX and text files',
     description:
       'Upload files and folders (PDF, DOCX, plain text) to a project; other files are skipped with a note, unreadable ones are named and make the exit code 1 once the rest is uploaded. ' +
-      'Files stream from disk, up to 20 per request. With --wait, waits until each is processed and searchable. Exits non-zero if any file failed, naming each one.\n\n' +
+      `Files stream from disk, up to 20 per request. In a folder, dotfiles, node_modules/ and what its ${IGNORE_FILE} (gitignore syntax) names are left out. ` +
+      'With --wait, waits until each is processed and searchable. Exits non-zero if any file failed, naming each one.\n\n' +
       'With --sync the project mirrors one folder (subfolders included): each document remembers its path in the folder; unchanged files cost one hash and are not sent; ' +
-      'a changed file replaces its old version, which leaves search exactly when the new one is ready (it stays if the new one fails); --prune deletes documents whose file is gone.',
+      'a changed file replaces its old version, which leaves search exactly when the new one is ready (it stays if the new one fails); --prune deletes documents whose file is gone. ' +
+      'A sync exits non-zero while any file of the folder is failed on the server, even when nothing was sent. ' +
+      'A prune that would delete more than --max-delete documents (default: half of those the sync covers), or all of them because the folder is empty, stops unless --force is given. ' +
+      '--dry-run prints the plan and changes nothing.',
     examples: [
       'docsearch upload report.pdf',
       'docsearch upload docs/ --project handbook --wait',
       'docsearch upload ~/contracts --recursive --project contracts --create-project',
       `docsearch upload notes.txt --metadata '{"source":"wiki"}'`,
+      'docsearch upload docs/ --project handbook --sync --prune --dry-run',
+      'docsearch upload policies/ --project handbook --sync --prune --prefix policies   # a second folder in the same project',
       'DOCSEARCH_URL=https://docs.example.com DOCSEARCH_TOKEN=dsk_... npx docsearch upload docs/ --project handbook --sync --prune --wait',
     ],
   })
@@ -283,10 +372,27 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('--metadata <json>', 'a JSON object stored with each document')
     .option('--sync', 'mirror one folder: send only new and changed files (with their paths); changed ones replace their old version')
     .option('--prune', 'with --sync, delete documents whose file is gone from the folder')
+    .option('--prefix <path>', 'with --sync, keep the folder\'s files below this path in the project; documents outside it are left alone', parsePrefix)
+    .option('--max-delete <n>', 'with --prune, stop when more documents would be deleted (default: half of those the sync covers, at least 1)', intOption('--max-delete', 0, 1_000_000))
+    .option('--force', 'with --prune, delete past --max-delete, or every synced document when the folder is empty')
+    .option('--dry-run', 'print what would be uploaded and deleted; change nothing')
     .action(
       (
         paths: string[],
-        flags: { project?: string; createProject?: boolean; recursive?: boolean; wait?: boolean; timeout: number; metadata?: string; sync?: boolean; prune?: boolean },
+        flags: {
+          project?: string;
+          createProject?: boolean;
+          recursive?: boolean;
+          wait?: boolean;
+          timeout: number;
+          metadata?: string;
+          sync?: boolean;
+          prune?: boolean;
+          prefix?: string;
+          maxDelete?: number;
+          force?: boolean;
+          dryRun?: boolean;
+        },
       ) =>
         runF(
           {
@@ -299,6 +405,10 @@ export function build(ctx: Context, runF: typeof run = run): Command {
             metadata: parseMetadata(flags.metadata),
             sync: Boolean(flags.sync),
             prune: Boolean(flags.prune),
+            prefix: flags.prefix,
+            maxDelete: flags.maxDelete,
+            force: Boolean(flags.force),
+            dryRun: Boolean(flags.dryRun),
             json: Boolean(ctx.globals().json),
           },
           ctx,

@@ -10,14 +10,29 @@ export function bashScript(): string {
 # Install: docsearch completion bash > ~/.local/share/bash-completion/completions/docsearch
 
 _docsearch() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" out IFS=$'\\n'
-  out=$(docsearch __complete "\${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null) || return 0
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prefix="" word out c IFS=$'\\n'
+  local -a words=("\${COMP_WORDS[@]:1:COMP_CWORD-1}")
+  # bash splits --flag=value at "=" (COMP_WORDBREAKS): ask for the joined word, insert only the value.
+  if [[ "$cur" == "=" && \${#words[@]} -gt 0 ]]; then
+    prefix="\${words[-1]}="; unset 'words[-1]'; cur=""
+  elif [[ \${#words[@]} -gt 1 && "\${words[-1]}" == "=" ]]; then
+    prefix="\${words[-2]}="; words=("\${words[@]:0:\${#words[@]}-2}")
+  fi
+  # Names may hold spaces: ask with the word as typed less an opening quote and backslashes; insert each
+  # candidate escaped where it needs it, or as it is inside a quote the user opened.
+  word="\${cur#[\\"\\']}"; word="\${word//\\\\/}"
+  out=$(docsearch __complete "\${words[@]}" "$prefix$word" 2>/dev/null) || return 0
   if [[ "$out" == ":files" ]]; then
     compopt -o filenames 2>/dev/null
     COMPREPLY=($(compgen -f -- "$cur"))
     return 0
   fi
-  COMPREPLY=($(compgen -W "$(printf '%s\\n' "$out" | cut -f1)" -- "$cur"))
+  COMPREPLY=()
+  for c in $(printf '%s\\n' "$out" | cut -f1); do
+    c="\${c#"$prefix"}"
+    [[ "$c" == "$word"* ]] || continue
+    if [[ "$cur" == [\\"\\']* || "$c" != *[!A-Za-z0-9_.,:=/@+-]* ]]; then COMPREPLY+=("$c"); else COMPREPLY+=("$(printf '%q' "$c")"); fi
+  done
 }
 
 complete -F _docsearch docsearch
@@ -32,7 +47,8 @@ export function zshScript(): string {
 _docsearch() {
   local -a lines items
   local line
-  lines=("\${(@f)$(docsearch __complete "\${(@)words[2,CURRENT-1]}" "\${words[CURRENT]}" 2>/dev/null)}")
+  # (Q): the words as the command will see them, without the quotes and backslashes typed around names with spaces.
+  lines=("\${(@f)$(docsearch __complete "\${(@Q)words[2,CURRENT-1]}" "\${(Q)words[CURRENT]}" 2>/dev/null)}")
   if [[ "\${lines[1]}" == ":files" ]]; then
     _files
     return
@@ -56,9 +72,11 @@ export function fishScript(): string {
 # Install: docsearch completion fish > ~/.config/fish/completions/docsearch.fish
 
 function __docsearch_complete
+    # -o: the words without the quotes and backslashes typed around names with spaces; fish escapes what it inserts.
     set -l words (commandline -opc)
     set -e words[1]
-    set -l out (docsearch __complete $words (commandline -ct) 2>/dev/null)
+    set -l cur (commandline -ct | string trim -c "\\"'" | string replace -a '\\\\' '')
+    set -l out (docsearch __complete $words "$cur" 2>/dev/null)
     if test "$out[1]" = ":files"
         __fish_complete_path (commandline -ct)
         return

@@ -2,11 +2,18 @@ import { ALL_JSON_FIELDS, type JsonList, JSON_FIELDS } from '../api-types.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
 import { writeJson } from '../io.js';
+import { closest } from '../commands/shared/suggest.js';
 
-/** Known field names, or several comma-separated words that look like them (so a misspelt one gets its own error). */
-const isFieldList = (word: string): boolean => {
+/**
+ * Known field names, several comma-separated words that look like them, or one word a typo away from a field
+ * (`--json nme`) that is not a command name (`--json projects show x`): a misspelt field gets the unknown-field
+ * error, not "unknown command".
+ */
+const isFieldList = (word: string, commands: ReadonlySet<string>): boolean => {
   const parts = word.split(',').map((f) => f.trim());
-  return parts.every((f) => ALL_JSON_FIELDS.has(f)) || (parts.length > 1 && parts.every((f) => /^[a-z][a-z0-9_]*$/.test(f)));
+  if (parts.every((f) => ALL_JSON_FIELDS.has(f))) return true;
+  if (!parts.every((f) => /^[a-z][a-z0-9_]*$/.test(f))) return false;
+  return parts.length > 1 || (!commands.has(word) && closest(word, [...ALL_JSON_FIELDS]) !== undefined);
 };
 
 /**
@@ -14,13 +21,13 @@ const isFieldList = (word: string): boolean => {
  * stays a plain flag: the word after it is taken as fields only when it is a field list (see isFieldList), so
  * `search --json "vpn setup"` still searches for "vpn setup".
  */
-export function splitJsonFields(argv: string[]): string[] {
+export function splitJsonFields(argv: string[], commands: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = argv[i + 1];
     if (a.startsWith('--json=')) out.push('--json', '--json-fields', a.slice('--json='.length));
-    else if (a === '--json' && next !== undefined && isFieldList(next)) {
+    else if (a === '--json' && next !== undefined && isFieldList(next, commands)) {
       out.push('--json', '--json-fields', next);
       i++;
     } else out.push(a);
@@ -36,18 +43,22 @@ function pick(item: unknown, fields: string[]): unknown {
 
 /**
  * Writes a command's JSON output: the whole document, or with `--json a,b` only those fields of each item of
- * its list (`list` names it; commands without a list select from the object itself), then `--jq EXPR` over it
+ * its list (`list` names its fields in JSON_FIELDS, `key` its property when that differs; commands without a list
+ * select from the object itself), then `--jq EXPR` over it
  * (real jq, compiled to WebAssembly; strings print raw like `jq -r`, as gh does).
  */
-export async function emitJson(ctx: Context, data: unknown, list?: JsonList): Promise<void> {
+export async function emitJson(ctx: Context, data: unknown, list?: JsonList, key: string | undefined = list): Promise<void> {
   const g = ctx.globals();
   const fields = g.jsonFields?.split(',').map((f) => f.trim()).filter(Boolean);
   let out = data;
   if (fields) {
     const known: readonly string[] = list ? JSON_FIELDS[list] : Object.keys(data as object);
     const unknown = fields.filter((f) => !known.includes(f));
-    if (unknown.length > 0) throw new UsageError(`unknown JSON field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')}`, `available fields: ${known.join(', ')}`);
-    out = list ? { ...(data as object), [list]: ((data as Record<string, unknown[]>)[list] ?? []).map((i) => pick(i, fields)) } : pick(data, fields);
+    if (unknown.length > 0) {
+      const guess = unknown.length === 1 ? closest(unknown[0]!, [...known]) : undefined;
+      throw new UsageError(`unknown JSON field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`, `available fields: ${known.join(', ')}`);
+    }
+    out = key ? { ...(data as object), [key]: ((data as Record<string, unknown[]>)[key] ?? []).map((i) => pick(i, fields)) } : pick(data, fields);
   }
   if (g.jq === undefined) return writeJson(ctx.io, out);
   const { default: jqReady } = await import('jq-web');

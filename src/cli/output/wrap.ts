@@ -28,3 +28,55 @@ export function wrap(text: string, width: number, indent = '', hang = indent): s
   if (line) lines.push(prefix() + line);
   return lines;
 }
+
+export interface Field {
+  text: string;
+  /** Styling for the field's words (applied after layout, so it never counts or gets cut). */
+  style?: (s: string) => string;
+}
+
+/**
+ * Lays out `fields` (each a few words of plain text) on lines of at most `width` columns, two spaces between
+ * fields, breaking between fields where it can and between words where it must; lines after the first start with
+ * `hang`. A word wider than a whole line is cut, so no line is ever wider than `width` (a terminal would break it
+ * anywhere).
+ */
+export function wrapFields(fields: Field[], width: number, hang: string): string[] {
+  type Run = { field: number; words: string[] };
+  const lines: Run[][] = [[]];
+  let len = 0;
+  const room = () => Math.max(20, width - (lines.length === 1 ? 0 : hang.length));
+  const newLine = () => {
+    lines.push([]);
+    len = 0;
+  };
+  const put = (field: number, word: string) => {
+    const line = lines.at(-1)!;
+    const run = line.at(-1);
+    const sep = len === 0 ? 0 : run?.field === field ? 1 : 2;
+    if (run?.field === field) run.words.push(word);
+    else line.push({ field, words: [word] });
+    len += sep + word.length;
+  };
+  fields.forEach((f, fi) => {
+    const words = f.text.split(/\s+/).filter(Boolean);
+    const whole = words.join(' ').length;
+    // A field that does not fit on this line but fits on a fresh one starts a fresh one.
+    if (len > 0 && len + 2 + whole > room() && whole <= Math.max(20, width - hang.length)) newLine();
+    words.forEach((word, wi) => {
+      let w = word;
+      const sep = len === 0 ? 0 : wi === 0 ? 2 : 1;
+      if (len > 0 && len + sep + w.length > room()) newLine();
+      while (w.length > room()) {
+        if (len > 0) newLine();
+        put(fi, w.slice(0, room()));
+        w = w.slice(room());
+        newLine();
+      }
+      if (w) put(fi, w);
+    });
+  });
+  return lines
+    .filter((l) => l.length > 0)
+    .map((l, i) => (i === 0 ? '' : hang) + l.map((r) => (fields[r.field]!.style ?? ((s: string) => s))(r.words.join(' '))).join('  '));
+}

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { access, readdir, stat } from 'node:fs/promises';
-import { basename, extname, join, relative, sep } from 'node:path';
+import { access, lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { type IgnoreRules, loadIgnoreRules } from './ignore-rules.js';
 
 /**
  * Extensions worth sending. The server decides the type by content (PDF, DOCX, plain text); this
@@ -25,29 +26,42 @@ export interface Collected {
   skipped: string[];
   /** One line each: files and folders that could not be read (an error: exit 1 once the rest is uploaded). */
   unreadable: string[];
+  /** Paths below a folder left out by its ignore rules (`.docsearchignore`, dotfiles, node_modules/); folders end in `/`. */
+  ignored: string[];
 }
 
-const why = (err: unknown): string => {
+/** Why `p` could not be read, in words: a link whose target is missing is a broken link, not a file that disappeared. */
+async function why(p: string, err: unknown): Promise<string> {
   const code = (err as NodeJS.ErrnoException).code;
-  return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOENT' ? 'it disappeared' : ((err as Error).message ?? String(err));
-};
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ELOOP') return 'a symbolic link that points to itself';
+  if (code === 'ENOENT') {
+    const target = await lstat(p).then((s) => (s.isSymbolicLink() ? readlink(p) : undefined), () => undefined);
+    return target === undefined ? 'it disappeared' : `a broken symbolic link to ${target}`;
+  }
+  return (err as Error).message ?? String(err);
+}
 
-async function walk(root: string, dir: string, recursive: boolean, out: Collected): Promise<void> {
+async function walk(root: string, dir: string, recursive: boolean, rules: IgnoreRules, out: Collected): Promise<void> {
   let entries;
   try {
     entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
   } catch (err) {
-    out.unreadable.push(`${dir}/: cannot read the folder (${why(err)})`);
+    out.unreadable.push(`${dir}/: cannot read the folder (${await why(dir, err)})`);
     return;
   }
   for (const e of entries) {
-    if (e.name.startsWith('.')) continue; // .git, .DS_Store: never documents
     const p = join(dir, e.name);
+    const rel = relative(root, p).split(sep).join('/');
+    if (rules.ignores(e.isDirectory() ? `${rel}/` : rel)) {
+      out.ignored.push(e.isDirectory() ? `${rel}/` : rel);
+      continue;
+    }
     if (e.isDirectory()) {
-      if (recursive) await walk(root, p, true, out);
+      if (recursive) await walk(root, p, true, rules, out);
       else out.skipped.push(`${p}/: a folder (add --recursive to include subfolders)`);
     } else if (e.isFile() || e.isSymbolicLink()) {
-      await addFile(p, relative(root, p).split(sep).join('/'), out);
+      await addFile(p, rel, out);
     }
   }
 }
@@ -67,31 +81,36 @@ async function addFile(p: string, rel: string, out: Collected): Promise<void> {
     await access(p, constants.R_OK);
     size = s.size;
   } catch (err) {
-    out.unreadable.push(`${p}: cannot read the file (${why(err)})`);
+    out.unreadable.push(`${p}: cannot read the file (${await why(p, err)})`);
     return;
   }
   out.files.push({ path: p, name: basename(p), rel, size });
 }
 
-/** Expands the command's paths: files as given, folders' files (subfolders with --recursive). */
+/**
+ * Expands the command's paths: files as given, folders' files (subfolders with --recursive) less what the folder's
+ * ignore rules leave out. A path that does not exist is a usage error (a typo), a broken link is named as one.
+ */
 export async function collectFiles(paths: string[], recursive: boolean): Promise<Collected> {
-  const out: Collected = { files: [], skipped: [], unreadable: [] };
+  const out: Collected = { files: [], skipped: [], unreadable: [], ignored: [] };
   for (const p of paths) {
     let s;
     try {
       s = await stat(p);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`cannot read ${p}: no such file or folder`);
-      out.unreadable.push(`${p}: cannot read (${why(err)})`);
+      const reason = await why(p, err);
+      if (reason === 'it disappeared') throw new UsageError(`cannot read ${p}: no such file or folder`);
+      out.unreadable.push(`${p}: cannot read (${reason})`);
       continue;
     }
     if (s.isDirectory()) {
       const dir = p.replace(/\/+$/, '') || '/';
-      await walk(dir, dir, recursive, out);
+      await walk(dir, dir, recursive, await loadIgnoreRules(dir), out);
     } else await addFile(p, basename(p), out);
   }
-  // The same file named twice (a file and its folder) is sent once.
+  // The same file named twice (`a.txt ./a.txt`, or a file and its folder) is sent and reported once.
   const seen = new Set<string>();
-  out.files = out.files.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true)));
+  out.files = out.files.filter((f) => (seen.has(resolve(f.path)) ? false : (seen.add(resolve(f.path)), true)));
+  out.unreadable = [...new Set(out.unreadable)];
   return out;
 }

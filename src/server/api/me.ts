@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES } from '../../auth/scopes.js';
+import { GRANT_SCOPES } from '../../auth/scopes.js';
 import { notFound } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import { defineRoute } from './route.js';
@@ -10,7 +10,7 @@ const Me = z
     id: z.string().describe('the account id'),
     email: z.string(),
     kind: z.enum(['api_key', 'oauth', 'session']).describe('what the presented credential is'),
-    scopes: z.array(z.enum(SCOPES)).describe('the scopes this credential carries'),
+    scopes: z.array(z.enum(GRANT_SCOPES)).describe('the scopes this credential carries'),
   })
   .meta({ id: 'Me' });
 

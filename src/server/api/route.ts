@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../../auth/principal.js';
-import type { Scope } from '../../auth/scopes.js';
+import type { KEYS_SCOPE, Scope } from '../../auth/scopes.js';
 import type { AppState } from '../state.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -41,6 +41,8 @@ export interface ApiRoute<B = unknown, Q = unknown, P = unknown> {
   scope: Scope | 'authenticated' | null;
   /** Credential kinds that may call the route (default: any). Key management refuses applications' tokens. */
   credentials?: readonly Principal['kind'][];
+  /** An OAuth access token may call a route `credentials` limits to API keys when it also holds this scope (the CLI's). */
+  tokensWith?: typeof KEYS_SCOPE;
   summary: string;
   tag: string;
   body?: z.ZodType<B>;

@@ -46,7 +46,7 @@ export function apiRouter(s: Services, routes: ApiRoute[]): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/api/v1' });
   for (const route of routes) {
     const stack: Middleware<AppState>[] = [];
-    if (route.scope) stack.push(bearer(s.bearerResolvers, route.scope, route.credentials));
+    if (route.scope) stack.push(bearer(s.bearerResolvers, route.scope, route.credentials, route.tokensWith));
     if (!route.rawBody && ['POST', 'PATCH', 'PUT'].includes(route.method)) stack.push(jsonBody() as Middleware<AppState>);
     stack.push(handle(route));
     router.register(route.path, [route.method], stack, { name: route.name });

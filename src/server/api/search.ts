@@ -4,38 +4,75 @@ import type { Services } from '../services.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
 
-const SearchResult = z
+const SearchDocument = z
   .object({
-    chunk_id: z.string(),
-    score: z.number().describe('ordering score within this response (rank fusion, or the reranker\'s); scales differ by mode and reranker'),
-    scores: z
-      .object({
-        vector: z.object({ rank: z.number().int(), similarity: z.number() }).optional().describe('rank in the vector list and cosine similarity'),
-        keyword: z.object({ rank: z.number().int(), bm25: z.number() }).optional().describe('rank in the keyword list and BM25 score'),
-        rerank: z.number().optional().describe('the reranker\'s score, when one ran'),
-      })
-      .describe('what `score` came from'),
-    text: z.string(),
-    highlights: z
-      .array(z.tuple([z.number().int(), z.number().int()]))
-      .describe('sorted, non-overlapping [start, end) UTF-16 offsets into text: the best-matching sentence and query terms'),
-    page_start: z.number().int().optional(),
-    page_end: z.number().int().optional(),
-    heading: z.string().optional(),
-    ocr: z.literal(true).optional().describe('present when the text was recognised by OCR from a scanned page (it may contain recognition errors)'),
-    document: z.object({ id: z.string(), filename: z.string(), content_type: z.string() }),
-    project: z.object({ id: z.string(), name: z.string() }),
+    id: z.string(),
+    filename: z.string(),
+    content_type: z.string(),
+    path: z.string().optional().describe('the relative path it was synced from (`docsearch upload --sync`), when it has one'),
   })
-  .meta({ id: 'SearchResult' });
+  .meta({ id: 'SearchDocument' });
 
-const SearchResponse = z
+const SearchProject = z.object({ id: z.string(), name: z.string() }).meta({ id: 'SearchProject' });
+
+const passageFields = {
+  chunk_id: z.string(),
+  score: z
+    .number()
+    .describe('ordering score within this search: half the cosine similarity and half the BM25 score, each scaled by its list\'s best (0..1), or the reranker\'s'),
+  scores: z
+    .object({
+      vector: z.object({ rank: z.number().int(), similarity: z.number() }).optional().describe('rank in the vector list and cosine similarity'),
+      keyword: z.object({ rank: z.number().int(), bm25: z.number() }).optional().describe('rank in the keyword list and BM25 score'),
+      rerank: z.number().optional().describe('the reranker\'s score, when one ran'),
+    })
+    .describe('what `score` came from'),
+  text: z.string(),
+  highlights: z
+    .array(z.tuple([z.number().int(), z.number().int()]))
+    .describe('sorted, non-overlapping [start, end) UTF-16 offsets into text: the best-matching sentence and query terms'),
+  page_start: z.number().int().optional(),
+  page_end: z.number().int().optional(),
+  heading: z.string().optional().describe('the heading path in effect, outermost first, joined with " > "'),
+  ocr: z.literal(true).optional().describe('present when the text was recognised by OCR from a scanned page (it may contain recognition errors)'),
+};
+
+const SearchPassage = z.object(passageFields).meta({ id: 'SearchPassage' });
+
+const SearchResult = z.object({ ...passageFields, document: SearchDocument, project: SearchProject }).meta({ id: 'SearchResult' });
+
+const DocumentResult = z
   .object({
-    query: z.string(),
-    took_ms: z.number().int(),
-    results: z.array(SearchResult),
-    warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
+    document: SearchDocument,
+    project: SearchProject,
+    score: z.number().describe('the document\'s score: its best passage\'s'),
+    matches: z.number().int().describe('how many of its passages are in the result list'),
+    passages: z.array(SearchPassage).describe('its best passages, best first (at most `passages_per_document`)'),
   })
+  .meta({ id: 'DocumentResult' });
+
+const responseFields = {
+  query: z.string(),
+  took_ms: z.number().int(),
+  total: z
+    .object({
+      value: z.number().int(),
+      relation: z.enum(['eq', 'gte']).describe('eq: exactly `value`; gte: at least (a list stopped at its depth while still matching)'),
+    })
+    .describe('results (passages, or documents when grouped) over all pages; paging to the end returns `value` of them'),
+  weak: z.boolean().describe('no keyword match and nothing close in meaning: the results are only the nearest few (at most 5), on one page'),
+  next_cursor: z.string().nullable().describe('send it as `cursor` (with the same query) for the next page; null on the last page'),
+  indexing: z.number().int().describe('documents in the searched scope still queued or being processed: results may be incomplete'),
+  warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
+};
+
+const PassagesResponse = z
+  .object({ ...responseFields, results: z.array(SearchResult).describe('this page of passages, best first (`group` "none")') })
   .meta({ id: 'SearchResponse' });
+
+const DocumentsResponse = z
+  .object({ ...responseFields, documents: z.array(DocumentResult).describe('this page of documents, best first (`group` "document")') })
+  .meta({ id: 'SearchDocumentsResponse' });
 
 export const search = (s: Services) =>
   defineRoute({
@@ -44,11 +81,11 @@ export const search = (s: Services) =>
     path: '/search',
     scope: 'read:documents',
     tag: 'search',
-    summary: "Hybrid semantic search over the caller's chunks: vector ∪ keyword, rank fusion, reranking, highlights.",
+    summary: "Hybrid semantic search over the caller's chunks: vector ∪ keyword, rank fusion, reranking, highlights; passages or documents, page by page.",
     body: SearchBody,
     responses: {
-      200: { description: 'Ranked results (possibly none)', schema: SearchResponse },
-      400: { description: 'Invalid body (the message names the field)', schema: ErrorBody },
+      200: { description: 'A page of ranked results (possibly none): `results` (passages), or `documents` with group "document"', schema: z.union([PassagesResponse, DocumentsResponse]) },
+      400: { description: 'Invalid body (the message names the field), or a cursor this server did not issue to the caller for this search', schema: ErrorBody },
       409: { description: 'The index is being rebuilt for a new embedding model', schema: ErrorBody },
     },
     async handler({ body, principal }) {

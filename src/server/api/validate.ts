@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import { invalidRequest } from '../../core/errors.js';
 
 /** zod's own wording ("Too small: expected string to have >=1 characters") in plain words; custom messages are kept. */
-function plainMessage(issue: z.core.$ZodIssue): string {
-  const custom = !/^(Too small|Too big|Invalid input)/.test(issue.message);
+export function plainMessage(issue: z.core.$ZodIssue): string {
+  const custom = !/^(Too small|Too big|Invalid (input|option|string|element|key))/.test(issue.message);
   if (custom) return issue.message;
   if (issue.code === 'too_small' || issue.code === 'too_big') {
     const n = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
@@ -14,6 +14,7 @@ function plainMessage(issue: z.core.$ZodIssue): string {
   }
   if (issue.code === 'invalid_type') return `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
   if (issue.code === 'invalid_value') return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'invalid_format') return 'is not in the expected format';
   return issue.message;
 }
 

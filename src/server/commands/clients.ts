@@ -4,22 +4,20 @@ import { systemClock } from '../../core/clock.js';
 import { isAppError } from '../../core/errors.js';
 import { CliError, UsageError } from '../../cli/errors.js';
 import type { IO } from '../../cli/io.js';
-import { openSqlite } from '../../store/sqlite/database.js';
-import { OAuthClientStore } from '../../store/sqlite/oauth-clients.js';
-import { resolveConfig } from '../config.js';
-import { sqlitePath } from '../daemon.js';
+import { OAuthClientStore } from '../../store/sql/oauth-clients.js';
+import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /**
- * `docsearch clients add`: registers an OAuth client straight into the data directory's database
- * (safe beside a running daemon: SQLite WAL). Prints client_id and — for confidential clients —
- * the client secret, once; only the secret's SHA-256 is stored.
+ * `docsearch clients add`: registers an OAuth client straight into the library's database (safe beside
+ * running daemons: SQLite WAL, or PostgreSQL with --database). Prints client_id and — for confidential
+ * clients — the client secret, once; only the secret's SHA-256 is stored.
  */
 export function clientsCommand(io: IO): Command {
   const clients = new Command('clients')
     .summary('manage OAuth clients on this machine (operators)')
-    .description('Register OAuth 2.0 clients (applications) in a data directory. Runs on the server machine; needs no running daemon.');
+    .description('Register OAuth 2.0 clients (applications) in a data directory, or in the PostgreSQL database of a shared-mode library. Runs on the server machine; needs no running daemon.');
   clients
     .command('add')
     .summary('register an OAuth client')
@@ -28,6 +26,7 @@ export function clientsCommand(io: IO): Command {
     .option('--redirect-uri <uri>', 'a redirect URI (repeat for several); matched exactly', collect, [] as string[])
     .option('--public', 'a public client (native or browser app): no secret, PKCE required')
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
+    .addOption(databaseOption())
     .addHelpText(
       'after',
       `
@@ -36,15 +35,15 @@ Examples:
   $ docsearch clients add --name "Desktop app" --redirect-uri http://127.0.0.1:8765/callback --public
 `,
     )
-    .action(async (flags: { name: string; redirectUri: string[]; public?: boolean; dataDir?: string }) => {
+    .action(async (flags: { name: string; redirectUri: string[]; public?: boolean; dataDir?: string; database?: string }) => {
       if (flags.redirectUri.length === 0) throw new UsageError('at least one --redirect-uri is required', 'e.g. --redirect-uri https://app.example.com/oauth/callback');
-      const config = resolveConfig({ 'data-dir': flags.dataDir }, io.env);
-      const sqlite = await openSqlite(sqlitePath(config.dataDir));
+      const config = operatorConfig(io, 'clients add', { 'data-dir': flags.dataDir, database: flags.database });
+      const database = await openOperatorDatabase(config);
       try {
-        const service = new ClientService(new OAuthClientStore(sqlite.db, systemClock), systemClock);
+        const service = new ClientService(new OAuthClientStore(database.db, systemClock), systemClock);
         const { client, secret } = await service.register({ name: flags.name, redirectUris: flags.redirectUri, isPublic: !!flags.public, userId: null });
         io.stderr.write(
-          `registered ${client.isPublic ? 'public' : 'confidential'} client "${client.name}" in ${config.dataDir}\n` +
+          `registered ${client.isPublic ? 'public' : 'confidential'} client "${client.name}" in ${database.shared ? database.location : config.dataDir}\n` +
             (secret ? 'the client secret is shown once — store it now\n' : 'public client: no secret; PKCE (S256) is required\n'),
         );
         io.stdout.write(`client_id: ${client.id}\n${secret ? `client_secret: ${secret}\n` : ''}`);
@@ -52,7 +51,7 @@ Examples:
         if (isAppError(err) && err.status < 500) throw new CliError(err.message);
         throw err;
       } finally {
-        await sqlite.close();
+        await database.close();
       }
     });
   return clients;

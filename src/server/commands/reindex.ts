@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { CliError } from '../../cli/errors.js';
 import { type IO, isStderrTTY, notice } from '../../cli/io.js';
@@ -6,20 +5,18 @@ import { systemClock } from '../../core/clock.js';
 import { Reindexer } from '../../ingest/reindex.js';
 import { createEmbedder } from '../../models/registry.js';
 import { ChunkIndex } from '../../store/lancedb/chunks.js';
-import { VectorStore } from '../../store/lancedb/connection.js';
-import { openSqlite } from '../../store/sqlite/database.js';
-import { DocumentStore } from '../../store/sqlite/documents.js';
-import { JobStore } from '../../store/sqlite/jobs.js';
-import { ConfigError, resolveConfig } from '../config.js';
-import { sqlitePath } from '../daemon.js';
+import { DocumentStore } from '../../store/sql/documents.js';
+import { JobStore } from '../../store/sql/jobs.js';
 import { lockDataDir } from '../data-dir-lock.js';
 import { createLogger } from '../logger.js';
+import { openStorage } from '../storage.js';
+import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 /**
- * `docsearch reindex`: re-embeds the data directory's chunks with the configured embedder, in place, while no
- * daemon runs (it takes the data-dir lock, as `serve` does: LanceDB has a single writer). A running daemon is
- * re-indexed through `POST /api/v1/reindex` instead. The embedder comes from the same flags, environment and
- * config file as `serve`.
+ * `docsearch reindex`: re-embeds the stored chunks with the configured embedder, in place, while no daemon runs
+ * (it takes the data-dir lock, as `serve` does). A running daemon is re-indexed through `POST /api/v1/reindex`
+ * instead. The embedder and the storage (`--storage s3://…`) come from the same flags, environment and config file
+ * as `serve`; with shared storage every replica must be stopped, since their data dirs are not this one.
  */
 export function reindexCommand(io: IO): Command {
   return new Command('reindex')
@@ -27,9 +24,11 @@ export function reindexCommand(io: IO): Command {
     .description(
       'Re-embed every stored chunk with the configured embedder, from the stored chunk text (files are not parsed again).\n' +
         'Needed after changing --embedder; until then search answers 409. Runs on the data directory directly, so the\n' +
-        'daemon must be stopped; against a running daemon use POST /api/v1/reindex.',
+        'daemon must be stopped (with --storage s3://…, every replica); against a running daemon use POST /api/v1/reindex.',
     )
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
+    .addOption(databaseOption())
+    .option('--storage <url>', 'where the index lives, as for serve: unset = the data dir, or s3://bucket/prefix (env DOCSEARCH_STORAGE)')
     .option('--embedder <spec>', 'embedding model: builtin | ollama:<model> | openai:<model> (env DOCSEARCH_EMBEDDER)')
     .option('--model-cache-dir <dir>', 'where the built-in model graph is cached (env DOCSEARCH_MODEL_CACHE_DIR)')
     .option('--config <file>', 'JSON config file, as for serve (env DOCSEARCH_CONFIG)')
@@ -41,31 +40,43 @@ Examples:
   $ curl -X POST -H "Authorization: Bearer $DOCSEARCH_TOKEN" http://127.0.0.1:7411/api/v1/reindex   # daemon running
 `,
     )
-    .action(async (flags: { dataDir?: string; embedder?: string; modelCacheDir?: string; config?: string }) => {
-      let config;
-      try {
-        config = resolveConfig({ 'data-dir': flags.dataDir, embedder: flags.embedder, 'model-cache-dir': flags.modelCacheDir }, io.env, flags.config);
-      } catch (err) {
-        if (err instanceof ConfigError) throw new CliError(err.message, 2, 'see `docsearch reindex --help`');
-        throw err;
-      }
+    .action(async (flags: { dataDir?: string; database?: string; storage?: string; embedder?: string; modelCacheDir?: string; config?: string }) => {
+      const config = operatorConfig(
+        io,
+        'reindex',
+        { 'data-dir': flags.dataDir, database: flags.database, storage: flags.storage, embedder: flags.embedder, 'model-cache-dir': flags.modelCacheDir },
+        flags.config,
+      );
       let unlock: () => void;
       try {
         unlock = lockDataDir(config.dataDir);
       } catch (err) {
         throw new CliError((err as Error).message, 1, 'a running daemon re-indexes through POST /api/v1/reindex');
       }
-      const sqlite = await openSqlite(sqlitePath(config.dataDir));
-      const vectors = await VectorStore.open(join(config.dataDir, 'lancedb'));
+      let database;
+      let storage;
+      try {
+        database = await openOperatorDatabase(config);
+      } catch (err) {
+        unlock();
+        throw err;
+      }
+      try {
+        storage = await openStorage(config, io.env, { locks: database.locks, events: database.events });
+      } catch (err) {
+        await database.close();
+        unlock();
+        throw new CliError(`could not open the storage: ${(err as Error).message}`, 1);
+      }
       const embedder = createEmbedder(config);
       try {
-        const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id });
+        const chunks = await ChunkIndex.open(storage.vectors, { embedderId: embedder.id });
         const from = chunks.indexInfo()?.embedderId;
         if (!chunks.reindexRequired()) {
           notice(io, from ? `the index is already built with ${from}: nothing to do` : 'nothing is indexed yet: nothing to do');
           return;
         }
-        const documents = new DocumentStore(sqlite.db, new JobStore(sqlite.db, systemClock), systemClock);
+        const documents = new DocumentStore(database.db, new JobStore(database.db, systemClock), systemClock);
         const reindexer = new Reindexer({ chunks, embedder, documents, log: createLogger('silent'), now: systemClock });
         const tty = isStderrTTY(io);
         let lastPct = -1;
@@ -80,8 +91,8 @@ Examples:
         notice(io, `done: ${reindexer.status().done} chunks re-embedded with ${embedder.id}`);
       } finally {
         await embedder.close();
-        vectors.close();
-        await sqlite.close();
+        await storage.close();
+        await database.close();
         unlock();
       }
     });

@@ -7,14 +7,12 @@ import { systemClock } from '../../core/clock.js';
 import { isAppError } from '../../core/errors.js';
 import { CliError, UsageError } from '../../cli/errors.js';
 import { canPrompt, type IO, readStdin } from '../../cli/io.js';
-import { ApiKeyStore } from '../../store/sqlite/api-keys.js';
-import { openSqlite } from '../../store/sqlite/database.js';
-import { LoginAttemptStore } from '../../store/sqlite/login-attempts.js';
-import { ProjectStore } from '../../store/sqlite/projects.js';
-import { SetupTokenStore } from '../../store/sqlite/setup-tokens.js';
-import { UserStore } from '../../store/sqlite/users.js';
-import { resolveConfig } from '../config.js';
-import { sqlitePath } from '../daemon.js';
+import { ApiKeyStore } from '../../store/sql/api-keys.js';
+import { LoginAttemptStore } from '../../store/sql/login-attempts.js';
+import { ProjectStore } from '../../store/sql/projects.js';
+import { SetupTokenStore } from '../../store/sql/setup-tokens.js';
+import { UserStore } from '../../store/sql/users.js';
+import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 async function readPassword(io: IO): Promise<string> {
   if (canPrompt(io)) {
@@ -29,17 +27,20 @@ async function readPassword(io: IO): Promise<string> {
 }
 
 /**
- * `docsearch users add`: operator provisioning straight into the data directory's database
- * (safe beside a running daemon: SQLite WAL). With --api-key it also prints a new key, once.
+ * `docsearch users add`: operator provisioning straight into the library's database (safe beside running
+ * daemons: SQLite WAL, or PostgreSQL with --database). With --api-key it also prints a new key, once.
  */
 export function usersCommand(io: IO): Command {
-  const users = new Command('users').summary('manage accounts on this machine (operators)').description('Manage accounts in a data directory. Runs on the server machine; needs no running daemon.');
+  const users = new Command('users')
+    .summary('manage accounts on this machine (operators)')
+    .description('Manage accounts in a data directory, or in the PostgreSQL database of a shared-mode library. Runs on the server machine; needs no running daemon.');
   users
     .command('add')
     .summary('create an account')
     .description('Create an account. The password is prompted for on a terminal and read from stdin otherwise.')
     .argument('<email>', 'the account email')
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
+    .addOption(databaseOption())
     .option('--api-key', 'also create an API key for the account and print it (once) on stdout')
     .addOption(new Option('--scopes <scopes>', `scopes of that key, comma or space separated (${SCOPES.join(', ')})`).default(SCOPES.join(',')))
     .option('--key-name <name>', 'name of that key', 'provisioned')
@@ -49,21 +50,23 @@ export function usersCommand(io: IO): Command {
 Examples:
   $ docsearch users add alice@example.com
   $ echo "$CI_PASSWORD" | docsearch users add ci@example.com --api-key --scopes write:documents,read:documents
+  $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db.internal/docsearch docsearch users add bob@example.com
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; apiKey?: boolean; scopes: string; keyName: string }) => {
+    .action(async (email: string, flags: { dataDir?: string; database?: string; apiKey?: boolean; scopes: string; keyName: string }) => {
       const { scopes, unknown } = parseScopes(flags.scopes);
       if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}`, `valid scopes: ${SCOPES.join(', ')}`);
-      const config = resolveConfig({ 'data-dir': flags.dataDir }, io.env);
+      const config = operatorConfig(io, 'users add', { 'data-dir': flags.dataDir, database: flags.database });
       const password = await readPassword(io);
-      const sqlite = await openSqlite(sqlitePath(config.dataDir));
+      const database = await openOperatorDatabase(config);
       try {
+        const { db } = database;
         const now = systemClock;
-        const accounts = new AccountService(new UserStore(sqlite.db, now), new ProjectStore(sqlite.db, now), new SetupTokenStore(sqlite.db, now), new LoginAttemptStore(sqlite.db, now));
+        const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
         const user = await accounts.createUser(email, password);
-        io.stderr.write(`created account ${user.email} (${user.id}) in ${config.dataDir}\n`);
+        io.stderr.write(`created account ${user.email} (${user.id}) in ${database.shared ? database.location : config.dataDir}\n`);
         if (flags.apiKey) {
-          const issued = await new ApiKeyService(new ApiKeyStore(sqlite.db, now), now).issue(user.id, flags.keyName, scopes);
+          const issued = await new ApiKeyService(new ApiKeyStore(db, now), now).issue(user.id, flags.keyName, scopes);
           io.stderr.write(`API key (${scopes.join(' ')}) — shown once, store it now:\n`);
           io.stdout.write(`${issued.key}\n`);
         }
@@ -71,7 +74,7 @@ Examples:
         if (isAppError(err) && err.status < 500) throw new CliError(err.message);
         throw err;
       } finally {
-        await sqlite.close();
+        await database.close();
       }
     });
   return users;

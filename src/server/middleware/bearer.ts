@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { BearerResolver, Principal } from '../../auth/principal.js';
-import type { Scope } from '../../auth/scopes.js';
+import type { GrantScope, Scope } from '../../auth/scopes.js';
 import { AppError } from '../../core/errors.js';
 import type { AppState } from '../state.js';
 
@@ -23,10 +23,10 @@ function unauthorized(message: string, withError: boolean): AppError {
 
 /**
  * Authenticates `Authorization: Bearer <api key | access token>` by asking each resolver in
- * turn, then enforces the route's credential kinds and scope. A failing credential is a 401 with WWW-Authenticate;
+ * turn, then enforces the route's credential kinds (an OAuth token holding `tokensWith` counts as an accepted kind) and scope. A failing credential is a 401 with WWW-Authenticate;
  * a valid one without the scope is a 403 insufficient_scope.
  */
-export function bearer(resolvers: readonly BearerResolver[], scope: Scope | 'authenticated', kinds?: readonly Principal['kind'][]): Middleware<AppState> {
+export function bearer(resolvers: readonly BearerResolver[], scope: Scope | 'authenticated', kinds?: readonly Principal['kind'][], tokensWith?: GrantScope): Middleware<AppState> {
   return async (ctx, next) => {
     const header = ctx.get('authorization');
     if (!header) throw unauthorized('missing credentials: send Authorization: Bearer <API key or access token>', false);
@@ -39,7 +39,8 @@ export function bearer(resolvers: readonly BearerResolver[], scope: Scope | 'aut
       if (principal) break;
     }
     if (!principal) throw unauthorized('the credential is not valid, has expired or was revoked', true);
-    if (kinds && !kinds.includes(principal.kind)) {
+    const tokenAllowed = principal.kind === 'oauth' && tokensWith !== undefined && principal.scopes.includes(tokensWith);
+    if (kinds && !kinds.includes(principal.kind) && !tokenAllowed) {
       throw new AppError('insufficient_scope', KIND_REFUSED[principal.kind], { details: { credential_kind: principal.kind, accepted: kinds } });
     }
     if (scope !== 'authenticated' && !principal.scopes.includes(scope)) {

@@ -1,5 +1,5 @@
-import type { DocumentRecord } from '../../store/sqlite/documents.js';
-import type { Project } from '../../store/sqlite/projects.js';
+import type { DocumentRecord } from '../../store/sql/documents.js';
+import type { Project } from '../../store/sql/projects.js';
 import { messagePage } from '../../web/pages/message.js';
 import type { DocumentRow } from '../../web/pages/project.js';
 import type { ProjectRow } from '../../web/pages/projects.js';
@@ -20,7 +20,7 @@ export async function userProjects(s: Services, userId: string): Promise<Project
   return (await s.projects.list(userId, PROJECTS_SHOWN)).projects;
 }
 
-export const projectRow = (p: Project): ProjectRow => ({
+export const projectRow = (p: Project, indexing = 0): ProjectRow => ({
   id: p.id,
   name: p.name,
   description: p.description,
@@ -28,10 +28,12 @@ export const projectRow = (p: Project): ProjectRow => ({
   documentCount: p.documentCount,
   chunkCount: p.chunkCount,
   sizeBytes: p.sizeBytes,
+  indexing,
 });
 
 export const documentView = (d: DocumentRecord): DocumentRow => ({
   id: d.id,
+  projectId: d.projectId,
   filename: d.filename,
   contentType: d.contentType,
   sizeBytes: d.sizeBytes,
@@ -39,14 +41,12 @@ export const documentView = (d: DocumentRecord): DocumentRow => ({
   progress: d.progress,
   chunkCount: d.chunkCount,
   error: d.error,
+  path: d.path,
   createdAt: d.createdAt,
 });
 
-/** Another user's project or document is not found, exactly like one that never existed. */
-export function renderNotFound(ctx: WebContext, user: { email: string }, what: 'project' | 'document'): void {
-  render(
-    ctx,
-    messagePage({ title: 'Not found', message: `There is no such ${what} in your library.`, user, csrfToken: ctx.state.session?.csrfToken }),
-    404,
-  );
+/** Another user's project, document, key or application is not found, exactly like one that never existed. */
+export function renderNotFound(ctx: WebContext, user: { email: string }, what: 'project' | 'document' | 'API key' | 'application' | 'connected app'): void {
+  const where = what === 'project' || what === 'document' ? 'in your library' : 'in your account';
+  render(ctx, messagePage({ title: 'Not found', message: `There is no such ${what} ${where}.`, user, csrfToken: ctx.state.session?.csrfToken }), 404);
 }

@@ -1,35 +1,76 @@
 import type Router from '@koa/router';
-import { rm } from 'node:fs/promises';
-import { notFound } from '../../core/errors.js';
-import { documentPage } from '../../web/pages/document.js';
+import { type AppError, isAppError } from '../../core/errors.js';
+import { sentence } from '../../web/format.js';
+import { type DocumentPageData, documentPage, documentsDeletePage } from '../../web/pages/document.js';
+import { DocumentFilename } from '../api/documents/wire.js';
 import { sendOriginal } from '../api/documents/file.js';
-import { receiveMultipart } from '../api/documents/multipart.js';
+import { documentText } from '../api/documents/text.js';
+import { sendThumbnail } from '../api/documents/thumbnail.js';
+import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { documentView, renderNotFound } from './library-common.js';
-import { checkCsrf, formBody, render, requireUser } from './session.js';
+import { documentView, queryString, renderNotFound, userProjects } from './library-common.js';
+import { checkCsrf, flash, formBody, formField, formFields, render, requireUser, safeReturnTo, type WebContext } from './session.js';
+
+type User = { id: string; email: string };
+
+/** Chunks of text the document page shows at a time. */
+const TEXT_CHUNKS = 100;
+/** Documents one form may act on (a page of the Documents list). */
+export const MAX_SELECTED = 100;
+
+const ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
+
+/** The `ids` of a form: well-formed, each once, at most a page's worth. */
+export function selectedIds(ctx: WebContext): string[] {
+  return [...new Set(formFields(ctx, 'ids').filter((id) => ID.test(id)))].slice(0, MAX_SELECTED);
+}
+
+/** A failed action on one document, for a flash: “notes.pdf”: why. */
+export const failedOn = (filename: string, err: AppError) => `“${filename}”: ${err.message}`;
+
+async function showDocument(ctx: WebContext, s: Services, user: User, id: string, error?: string, status = 200) {
+  const doc = await s.documents.get(user.id, id);
+  const projects = doc ? await userProjects(s, user.id) : [];
+  const project = doc && projects.find((p) => p.id === doc.projectId);
+  if (!doc || !project) return renderNotFound(ctx, user, 'document');
+  const cursor = queryString(ctx, 'text') || undefined;
+  const text = await documentText(s, user.id, doc.id, TEXT_CHUNKS, cursor).catch((err: unknown) => {
+    if (isAppError(err) && err.status === 400) return documentText(s, user.id, doc.id, TEXT_CHUNKS); // a stale link: from the start
+    throw err;
+  });
+  const data: DocumentPageData = {
+    user,
+    csrfToken: ctx.state.session!.csrfToken,
+    document: { ...documentView(doc), pages: doc.pages, warnings: doc.warnings, sha256: doc.sha256 },
+    project: { id: project.id, name: project.name },
+    projects: projects.map((p) => ({ id: p.id, name: p.name })),
+    text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined },
+    ...(error ? { error } : {}),
+  };
+  render(ctx, documentPage(data), status);
+}
 
 /**
- * The document page, its original (for the signed-in browser: the API itself never reads cookies), delete,
- * and uploads into a project. Uploads take the CSRF token in X-CSRF-Token (script) or the form's `_csrf`
- * field (no script); the body goes through the API's multipart reader, so limits and type errors match.
+ * Deletes the user's documents among `ids`, one by one (each leaves search at once), and says what happened
+ * on the next page.
+ */
+async function deleteDocuments(ctx: WebContext, s: Services, user: User, ids: string[]): Promise<void> {
+  const docs = await s.documents.getMany(user.id, ids);
+  const deleted: string[] = [];
+  for (const doc of docs) if (await s.ingest.delete(user.id, doc.id)) deleted.push(doc.filename);
+  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”.`);
+  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents.`);
+}
+
+/**
+ * The document page (facts, first-page image, the text search sees, rename, move, retry), its original and
+ * thumbnail (for the signed-in browser: the API itself never reads cookies), and delete after a confirmation.
  */
 export function documentRoutes(router: Router<AppState>, s: Services): void {
   router.get('document', '/documents/:id', async (ctx) => {
     const user = await requireUser(ctx, s);
-    if (!user) return;
-    const doc = await s.documents.get(user.id, ctx.params.id!);
-    const project = doc && (await s.projects.get(user.id, doc.projectId));
-    if (!doc || !project) return renderNotFound(ctx, user, 'document');
-    render(
-      ctx,
-      documentPage({
-        user,
-        csrfToken: ctx.state.session!.csrfToken,
-        document: { ...documentView(doc), pages: doc.pages, warnings: doc.warnings, sha256: doc.sha256 },
-        project: { id: project.id, name: project.name },
-      }),
-    );
+    if (user) await showDocument(ctx, s, user, ctx.params.id!);
   });
 
   router.get('document.file', '/documents/:id/file', async (ctx) => {
@@ -37,38 +78,85 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     if (user) await sendOriginal(ctx, s, user.id, ctx.params.id!);
   });
 
+  router.get('document.thumbnail', '/documents/:id/thumbnail.webp', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (user) await sendThumbnail(ctx, s, user.id, ctx.params.id!);
+  });
+
+  router.get('document.delete.confirm', '/documents/:id/delete', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const doc = await s.documents.get(user.id, ctx.params.id!);
+    if (!doc) return renderNotFound(ctx, user, 'document');
+    const returnTo = safeReturnTo(queryString(ctx, 'return_to')) ?? `/projects/${doc.projectId}`;
+    render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: [doc], returnTo }));
+  });
+
+  // Confirmed on the page above (or the Documents page's bulk delete): the documents named in `ids`.
+  router.post('documents.delete', '/documents/delete', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    checkCsrf(ctx, s);
+    await deleteDocuments(ctx, s, user, selectedIds(ctx));
+    ctx.status = 303;
+    ctx.redirect(safeReturnTo(formField(ctx, 'return_to')) ?? '/documents');
+  });
+
   router.post('document.delete', '/documents/:id/delete', formBody(), async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
     checkCsrf(ctx, s);
     const doc = await s.documents.get(user.id, ctx.params.id!);
-    if (!doc || !(await s.ingest.delete(user.id, doc.id))) return renderNotFound(ctx, user, 'document');
+    if (!doc) return renderNotFound(ctx, user, 'document');
+    await deleteDocuments(ctx, s, user, [doc.id]);
     ctx.status = 303;
     ctx.redirect(`/projects/${doc.projectId}`);
   });
 
-  router.post('project.upload', '/projects/:id/upload', async (ctx) => {
+  router.post('document.rename', '/documents/:id/rename', formBody(), async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
-    const header = ctx.get('x-csrf-token');
-    if (header) checkCsrf(ctx, s, header);
-    const project = await s.projects.get(user.id, ctx.params.id!);
-    if (!project) throw notFound('project');
-    const received = await receiveMultipart(ctx.req, s.files, { maxFileBytes: s.config.maxUploadMb * 1024 * 1024, maxFiles: s.config.maxFiles, fields: ['_csrf'] });
-    const temps = received.files.map((f) => f.tempPath);
+    checkCsrf(ctx, s);
+    const name = DocumentFilename.safeParse(formField(ctx, 'filename'));
+    if (!name.success) return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400);
+    const doc = await s.ingest.rename(user.id, ctx.params.id!, name.data).catch(() => null);
+    if (!doc) return renderNotFound(ctx, user, 'document');
+    flash(ctx, `Renamed to “${doc.filename}”.`);
+    ctx.status = 303;
+    ctx.redirect(`/documents/${doc.id}`);
+  });
+
+  router.post('document.move', '/documents/:id/move', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    checkCsrf(ctx, s);
+    const projectId = formField(ctx, 'project_id');
     try {
-      if (!header) checkCsrf(ctx, s, received.fields._csrf ?? '');
-      const accepted = await s.ingest.accept(user.id, project.id, received.files, {});
-      temps.length = 0;
-      if (ctx.accepts('html', 'json') === 'json') {
-        ctx.status = 202;
-        ctx.body = { documents: accepted.map((a) => ({ id: a.document.id, filename: a.document.filename, duplicate: a.duplicate })) };
-      } else {
-        ctx.status = 303;
-        ctx.redirect(`/projects/${project.id}`);
-      }
-    } finally {
-      await Promise.all(temps.map((p) => rm(p, { force: true })));
+      const doc = await s.ingest.move(user.id, ctx.params.id!, projectId);
+      const [project] = await s.projects.names(user.id, [projectId]);
+      flash(ctx, `Moved to “${project?.name ?? ''}”: search finds it there now.`);
+      ctx.status = 303;
+      ctx.redirect(`/documents/${doc.id}`);
+    } catch (err) {
+      if (!isAppError(err) || err.status >= 500) throw err;
+      if (err.status === 404 && err.message.startsWith('document')) return renderNotFound(ctx, user, 'document');
+      await showDocument(ctx, s, user, ctx.params.id!, `Not moved: ${sentence(err.message)}`, err.status);
     }
+  });
+
+  router.post('document.retry', '/documents/:id/retry', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    checkCsrf(ctx, s);
+    try {
+      const doc = await s.ingest.retry(user.id, ctx.params.id!);
+      flash(ctx, `“${doc.filename}” is queued again.`);
+    } catch (err) {
+      if (!isAppError(err) || err.status >= 500) throw err;
+      if (err.status === 404) return renderNotFound(ctx, user, 'document');
+      flash(ctx, sentence(err.message), 'error');
+    }
+    ctx.status = 303;
+    ctx.redirect(safeReturnTo(formField(ctx, 'return_to')) ?? `/documents/${ctx.params.id}`);
   });
 }

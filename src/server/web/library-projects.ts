@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { z } from 'zod';
 import { ProjectDescription, ProjectName } from '../api/projects/fields.js';
+import { plainMessage } from '../api/validate.js';
 import { documentRow, projectDeletePage, projectPage, projectSummary } from '../../web/pages/project.js';
 import { projectsPage } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
@@ -18,7 +19,7 @@ function readProjectForm(ctx: WebContext): { name: string; description: string; 
   const form = { name: formField(ctx, 'name'), description: formField(ctx, 'description') };
   const field = (label: string, schema: z.ZodType<string>, value: string) => {
     const r = schema.safeParse(value);
-    return r.success ? { value: r.data } : { error: `${label}: ${r.error.issues[0]!.message}.` };
+    return r.success ? { value: r.data } : { error: `${label} ${plainMessage(r.error.issues[0]!)}.` };
   };
   const name = field('Name', ProjectName, form.name);
   const description = field('Description', ProjectDescription, form.description);
@@ -26,20 +27,21 @@ function readProjectForm(ctx: WebContext): { name: string; description: string; 
 }
 
 async function showProjects(ctx: WebContext, s: Services, user: User, extra: { error?: string; form?: { name: string; description: string } } = {}, status = 200) {
-  const projects = await userProjects(s, user.id);
-  render(ctx, projectsPage({ user, csrfToken: ctx.state.session!.csrfToken, projects: projects.map(projectRow), ...extra }), status);
+  const [projects, indexing] = await Promise.all([userProjects(s, user.id), s.documents.countInWork(user.id)]);
+  render(ctx, projectsPage({ user, csrfToken: ctx.state.session!.csrfToken, projects: projects.map((p) => projectRow(p, indexing.get(p.id))), ...extra }), status);
 }
 
 async function showProject(ctx: WebContext, s: Services, user: User, id: string, extra: { error?: string } = {}, status = 200) {
   const project = await s.projects.get(user.id, id);
   if (!project) return renderNotFound(ctx, user, 'project');
   const { documents, hasMore } = await s.documents.list(user.id, { projectId: project.id }, DOCUMENTS_SHOWN);
+  const indexing = (await s.documents.countInWork(user.id)).get(project.id);
   render(
     ctx,
     projectPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
-      project: projectRow(project),
+      project: projectRow(project, indexing),
       documents: documents.map(documentView),
       more: hasMore,
       limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
@@ -117,8 +119,9 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (!project) return renderNotFound(ctx, user, 'project');
     const { documents } = await s.documents.list(user.id, { projectId: project.id }, DOCUMENTS_SHOWN);
     const csrf = ctx.state.session!.csrfToken;
+    const indexing = (await s.documents.countInWork(user.id)).get(project.id);
     ctx.body = {
-      summary: projectSummary(project),
+      summary: projectSummary(projectRow(project, indexing)),
       documents: documents.map((d) => ({ id: d.id, status: d.status, progress: d.progress, row: documentRow(documentView(d), csrf).value })),
     };
   });

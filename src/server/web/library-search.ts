@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { SEARCH_MODES, SearchBody, type SearchMode, toSearchQuery } from '../../search/query.js';
-import { searchPage } from '../../web/pages/search.js';
+import { searchPage, type SearchView } from '../../web/pages/search.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { queryString, userProjects } from './library-common.js';
@@ -11,7 +11,8 @@ const RESULTS_PER_PAGE = 20;
 
 /**
  * The home page and GET /search: the same search service as POST /api/v1/search, rendered on the server
- * so it works without JavaScript. Validation messages come from the API's schema.
+ * so it works without JavaScript; grouped by document unless `view=passages`, paged by the API's cursors
+ * (`cursor=`). Validation messages come from the API's schema.
  */
 async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const user = await requireUser(ctx, s);
@@ -19,20 +20,30 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const q = queryString(ctx, 'q');
   const modeParam = queryString(ctx, 'mode');
   const mode: SearchMode = (SEARCH_MODES as readonly string[]).includes(modeParam) ? (modeParam as SearchMode) : 'hybrid';
+  const view: SearchView = queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
   const projectId = queryString(ctx, 'project');
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, projectId, projects: await userProjects(s, user.id) };
+  const cursor = queryString(ctx, 'cursor');
+  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects: await userProjects(s, user.id) };
   if (q.trim() === '') return render(ctx, searchPage(data));
-  const body = SearchBody.safeParse({ query: q, mode, limit: RESULTS_PER_PAGE, ...(projectId ? { project_ids: [projectId] } : {}) });
+  const body = SearchBody.safeParse({
+    query: q,
+    mode,
+    limit: RESULTS_PER_PAGE,
+    group: view === 'documents' ? 'document' : 'none',
+    ...(projectId ? { project_ids: [projectId] } : {}),
+    ...(cursor ? { cursor } : {}),
+  });
   if (!body.success) {
     const issue = body.error.issues[0]!;
     return render(ctx, searchPage({ ...data, error: `The search ${issue.path.join('.') === 'query' ? 'text' : issue.path.join('.')} ${issue.message}.` }), 400);
   }
   try {
-    const res = await s.search.search(toSearchQuery(user.id, body.data));
-    render(ctx, searchPage({ ...data, results: res.results, warnings: res.warnings }));
+    const page = await s.search.searchPage(toSearchQuery(user.id, body.data));
+    render(ctx, searchPage({ ...data, response: page.response, start: page.start, previousCursor: page.previousCursor }));
   } catch (err) {
     if (!isAppError(err) || err.status >= 500) throw err;
-    render(ctx, searchPage({ ...data, error: err.message }), err.status);
+    const message = err.message.startsWith('body.cursor') ? 'That page link belongs to another search: search again to start from the first page.' : err.message;
+    render(ctx, searchPage({ ...data, error: message }), err.status);
   }
 }
 

@@ -3,10 +3,14 @@ import { koaBody } from 'koa-body';
 import type { WebSession } from '../../auth/web-sessions.js';
 import { AppError } from '../../core/errors.js';
 import type { Html } from '../../web/html.js';
+import { type Flash, withFlash } from '../../web/pages/layout.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 
 export const SESSION_COOKIE = 'ds_session';
+/** One message for the next page (what a form just did), read and cleared by that page's render. */
+const FLASH_COOKIE = 'ds_flash';
+const FLASH_MAX_CHARS = 600;
 
 export type WebContext = Context & { state: AppState };
 
@@ -91,10 +95,31 @@ export function safeReturnTo(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * Says what a form did on the page it redirects to ("Deleted “notes.pdf”."). A cookie rather than a query
+ * parameter, so nobody can put words on someone else's page through a link.
+ */
+export function flash(ctx: WebContext, text: string, kind: Flash['kind'] = 'notice'): void {
+  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(text.slice(0, FLASH_MAX_CHARS))}`;
+  ctx.cookies.set(FLASH_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: 60_000, overwrite: true });
+}
+
+function takeFlash(ctx: WebContext): Flash | null {
+  const raw = ctx.cookies.get(FLASH_COOKIE);
+  if (!raw) return null;
+  ctx.cookies.set(FLASH_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, overwrite: true });
+  try {
+    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: decodeURIComponent(raw.slice(1)).slice(0, FLASH_MAX_CHARS) };
+  } catch {
+    return null;
+  }
+}
+
 export function render(ctx: WebContext, page: Html, status = 200): void {
+  const message = status < 400 ? takeFlash(ctx) : null;
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = page.value;
+  ctx.body = (message ? withFlash(page, message) : page).value;
 }
 
 /** The signed-in user for a settings page, or a redirect to the login page and back. */

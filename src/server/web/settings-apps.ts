@@ -2,11 +2,14 @@ import type Router from '@koa/router';
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
 import { toIso } from '../../core/clock.js';
 import { isAppError } from '../../core/errors.js';
+import { html } from '../../web/html.js';
+import { confirmPage } from '../../web/pages/confirm.js';
 import { type SettingsApplicationsData, settingsApplicationsPage } from '../../web/pages/settings-applications.js';
 import { settingsConnectedPage } from '../../web/pages/settings-connected.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, formBody, formField, render, requireUser, type WebContext } from './session.js';
+import { renderNotFound } from './library-common.js';
+import { checkCsrf, flash, formBody, formField, render, requireUser, type WebContext } from './session.js';
 
 type User = { id: string; email: string };
 
@@ -24,7 +27,7 @@ async function showApps(ctx: WebContext, oauth: OAuthProvider, user: User, extra
   );
 }
 
-async function showConnected(ctx: WebContext, oauth: OAuthProvider, user: User, notice?: string) {
+async function showConnected(ctx: WebContext, oauth: OAuthProvider, user: User) {
   const apps = await oauth.connectedApps(user.id);
   render(
     ctx,
@@ -32,7 +35,6 @@ async function showConnected(ctx: WebContext, oauth: OAuthProvider, user: User, 
       user,
       csrfToken: ctx.state.session!.csrfToken,
       apps: apps.map((a) => ({ clientId: a.clientId, name: a.clientName, scopes: a.scopes, grantedAt: toIso(a.grantedAt), lastIssuedAt: toIso(a.lastIssuedAt) })),
-      notice,
     }),
   );
 }
@@ -58,6 +60,39 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
     }
   });
 
+  // Rotating and deleting end what the application holds now: each asks first, on a page of its own.
+  for (const verb of ['rotate', 'delete'] as const) {
+    router.get(`settings.applications.${verb}.confirm`, `/settings/applications/:id/${verb}`, async (ctx) => {
+      const user = await requireUser(ctx, s);
+      if (!user) return;
+      const app = (await oauth.clients.listOwned(user.id)).find((a) => a.id === ctx.params.id);
+      if (!app || (verb === 'rotate' && app.isPublic)) return renderNotFound(ctx, user, 'application');
+      render(
+        ctx,
+        confirmPage({
+          user,
+          csrfToken: ctx.state.session!.csrfToken,
+          active: 'applications',
+          ...(verb === 'rotate'
+            ? {
+                title: `Rotate the secret of “${app.name}”?`,
+                body: html`<p>A new client secret is shown once on the next page. The current secret stops working at once:
+                  the application can't get or refresh tokens until it is given the new one.</p>`,
+                confirm: 'Rotate secret',
+              }
+            : {
+                title: `Delete the application “${app.name}”?`,
+                body: html`<p>Every token it holds is revoked at once and its users are signed out of it. Its client ID
+                  <code>${app.id}</code> stops working; this can't be undone.</p>`,
+                confirm: 'Delete application',
+              }),
+          action: `/settings/applications/${app.id}/${verb}`,
+          cancel: '/settings/applications',
+        }),
+      );
+    });
+  }
+
   router.post('settings.applications.rotate', '/settings/applications/:id/rotate', formBody(), async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
@@ -71,7 +106,9 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
     const user = await requireUser(ctx, s);
     if (!user) return;
     checkCsrf(ctx, s);
+    const app = await oauth.clients.find(ctx.params.id!);
     await oauth.clients.delete(user.id, ctx.params.id!);
+    flash(ctx, `Deleted the application “${app!.name}”; its tokens no longer work.`);
     ctx.redirect('/settings/applications');
   });
 
@@ -80,11 +117,32 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
     if (user) await showConnected(ctx, oauth, user);
   });
 
+  router.get('settings.connected.revoke.confirm', '/settings/connected/:clientId/revoke', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const app = (await oauth.connectedApps(user.id)).find((a) => a.clientId === ctx.params.clientId);
+    if (!app) return renderNotFound(ctx, user, 'connected app');
+    render(
+      ctx,
+      confirmPage({
+        user,
+        csrfToken: ctx.state.session!.csrfToken,
+        active: 'connected',
+        title: `Revoke access of “${app.clientName}”?`,
+        body: html`<p>Its tokens stop working at once. To use it again you will have to allow it again on its consent screen.</p>`,
+        action: `/settings/connected/${app.clientId}/revoke`,
+        confirm: 'Revoke access',
+        cancel: '/settings/connected',
+      }),
+    );
+  });
+
   router.post('settings.connected.revoke', '/settings/connected/:clientId/revoke', formBody(), async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
     checkCsrf(ctx, s);
-    await oauth.revokeConnected(user.id, ctx.params.clientId!);
+    const app = (await oauth.connectedApps(user.id)).find((a) => a.clientId === ctx.params.clientId);
+    if ((await oauth.revokeConnected(user.id, ctx.params.clientId!)) > 0 && app) flash(ctx, `Revoked the access of “${app.clientName}”.`);
     ctx.redirect('/settings/connected');
   });
 }

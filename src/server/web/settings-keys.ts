@@ -1,10 +1,13 @@
 import type Router from '@koa/router';
 import { isScope, type Scope } from '../../auth/scopes.js';
 import { toIso } from '../../core/clock.js';
-import { settingsKeysPage } from '../../web/pages/settings-keys.js';
+import { html } from '../../web/html.js';
+import { confirmPage } from '../../web/pages/confirm.js';
+import { keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, formBody, formField, formFields, render, requireUser, type WebContext } from './session.js';
+import { renderNotFound } from './library-common.js';
+import { checkCsrf, flash, formBody, formField, formFields, render, requireUser, type WebContext } from './session.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: { id: string; email: string }, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
   const keys = await s.apiKeys.list(user.id);
@@ -37,11 +40,34 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     await showKeys(ctx, s, user, { newKey: { key: issued.key, name } });
   });
 
+  router.get('settings.keys.revoke.confirm', '/settings/keys/:id/revoke', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const key = (await s.apiKeys.list(user.id)).find((k) => k.id === ctx.params.id);
+    if (!key) return renderNotFound(ctx, user, 'API key');
+    const name = key.name ?? keyLabel(key);
+    render(
+      ctx,
+      confirmPage({
+        user,
+        csrfToken: ctx.state.session!.csrfToken,
+        active: 'keys',
+        title: `Revoke the key “${name}”?`,
+        body: html`<p>The key <code>${keyLabel(key)}</code> stops working at once: scripts and CI jobs that use it get
+          <code>401</code> from their next request. This can't be undone; you can generate a new key.</p>`,
+        action: `/settings/keys/${key.id}/revoke`,
+        confirm: 'Revoke key',
+        cancel: '/settings/keys',
+      }),
+    );
+  });
+
   router.post('settings.keys.revoke', '/settings/keys/:id/revoke', formBody(), async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
     checkCsrf(ctx, s);
-    await s.apiKeys.revoke(user.id, ctx.params.id!);
+    const key = (await s.apiKeys.list(user.id)).find((k) => k.id === ctx.params.id);
+    if (key && (await s.apiKeys.revoke(user.id, key.id))) flash(ctx, `Revoked the key “${key.name ?? keyLabel(key)}”.`);
     ctx.redirect('/settings/keys');
   });
 }

@@ -26,7 +26,7 @@ export function setupRoutes(router: Router<AppState>, s: Services): void {
       const user = await s.accounts.completeSetup(token, email, formField(ctx, 'password'));
       s.log.info({ user: user.id }, 'first account created through the setup link');
       await startUserSession(ctx, s, user.id);
-      ctx.redirect('/settings/keys');
+      ctx.redirect('/documents'); // the library: empty, it says where to upload
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;
       render(ctx, setupPage({ csrfToken: session.csrfToken, token, email, error: err.message, minPasswordLength: MIN_PASSWORD_LENGTH }), 400);

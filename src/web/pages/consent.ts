@@ -1,4 +1,4 @@
-import { SCOPE_DESCRIPTIONS, type Scope } from '../../auth/scopes.js';
+import { type GrantScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 
@@ -8,7 +8,7 @@ export interface ConsentData {
   app: { name: string; clientId: string };
   /** Host (and port) the browser returns to, so the user sees where the code goes. */
   redirectHost: string;
-  scopes: Scope[];
+  scopes: GrantScope[];
   /** The authorization request's parameters, posted back with the decision. */
   params: Record<string, string>;
 }

@@ -1,49 +1,143 @@
-import { formatBytes, formatTime, typeName } from '../format.js';
+import { formatBytes, formatTime, pageSpan, typeName } from '../format.js';
 import { html } from '../html.js';
+import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
-import { type DocumentRow, statusCell } from './project.js';
+import { type DocumentRow, retryForm, statusCell } from './project.js';
+
+/** Chunks starting on one page (page null: a format without pages), as GET /api/v1/documents/{id}/text gives them. */
+export interface TextPage {
+  page: number | null;
+  chunks: { index: number; text: string; heading: string | null; page_start: number | null; page_end: number | null; ocr: boolean }[];
+}
 
 export interface DocumentPageData {
   user: { email: string };
   csrfToken: string;
   document: DocumentRow & { pages: number | null; warnings: string[]; sha256: string };
   project: { id: string; name: string };
+  /** The user's projects, for Move. */
+  projects: { id: string; name: string }[];
+  /** What search sees, from `text.cursor` on (the first chunks when absent). */
+  text: { pages: TextPage[]; next: string | null; continued: boolean };
+  error?: string;
+}
+
+const PDF = 'application/pdf';
+
+function chunk(c: TextPage['chunks'][number]) {
+  const where = c.page_end !== null && c.page_end !== c.page_start ? pageSpan(c.page_start ?? undefined, c.page_end) : null;
+  return html`<li class="chunk" id="chunk-${c.index}">
+  <p class="chunk-meta muted">Chunk ${c.index + 1}${where ? html` · ${where}` : null}${c.heading ? html` · <span class="heading">${c.heading}</span>` : null}${
+    c.ocr ? html` · <span class="badge ocr" title="Recognised by OCR from the page image">OCR</span>` : null
+  }</p>
+  <p class="chunk-text">${c.text}</p>
+</li>`;
+}
+
+/** The text by page, as search sees it, or why there is none yet. */
+function textSection(d: DocumentPageData) {
+  const doc = d.document;
+  const empty =
+    doc.status === 'failed'
+      ? 'No text: processing failed (see the status above).'
+      : doc.status !== 'ready'
+        ? 'The text appears here once indexing finishes.'
+        : 'No text was found in this document (a scan without OCR, or an empty file).';
+  const t = d.text;
+  return html`<section aria-labelledby="text-heading" class="doc-text">
+  <h2 id="text-heading">Text${t.continued ? html` <span class="muted">(continued)</span>` : null}</h2>
+  <p class="muted">What search sees: the document’s chunks in order, by the page each starts on. Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.</p>
+  ${
+    t.pages.length === 0
+      ? html`<p class="muted" id="no-text">${empty}</p>`
+      : t.pages.map(
+          (p) => html`<section class="text-page"${p.page !== null ? html` data-page="${p.page}"` : null}>
+  ${p.page !== null ? html`<h3>Page ${p.page}</h3>` : null}
+  <ol class="chunks">${p.chunks.map(chunk)}</ol>
+</section>`,
+        )
+  }
+  ${t.next ? html`<p><a href="/documents/${doc.id}?text=${t.next}#text-heading" class="more">More text…</a></p>` : null}
+</section>`;
 }
 
 export function documentPage(d: DocumentPageData) {
   const doc = d.document;
   const file = `/documents/${doc.id}/file`;
+  const movable = doc.status === 'ready' || doc.status === 'failed';
+  const others = d.projects.filter((p) => p.id !== d.project.id);
   return layout(
-    { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'documents' },
     html`<section class="card">
-  <p class="crumbs"><a href="/projects">Projects</a> › <a href="/projects/${d.project.id}">${d.project.name}</a> ›</p>
+  <p class="crumbs"><a href="/documents">Documents</a> › <a href="/projects/${d.project.id}">${d.project.name}</a> ›</p>
   <h1 class="filename">${doc.filename}</h1>
-  <dl class="facts">
-    <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
-    <dt>Type</dt><dd>${typeName(doc.contentType)}</dd>
-    <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
-    <dt>Pages</dt><dd>${doc.pages ?? '—'}</dd>
-    <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
-    <dt>Status</dt><dd>${statusCell(doc)}</dd>
-    <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>
-    <dt>SHA-256</dt><dd><code class="hash">${doc.sha256}</code></dd>
-  </dl>
-  ${
-    doc.warnings.length > 0
-      ? html`<h2>Warnings</h2><ul class="warnings">${doc.warnings.map((w) => html`<li>${w}</li>`)}</ul>`
-      : null
-  }
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <div class="doc-head">
+    ${doc.contentType === PDF ? html`<img src="/documents/${doc.id}/thumbnail.webp" class="thumb" alt="First page of ${doc.filename}" width="160">` : null}
+    <dl class="facts">
+      <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
+      ${doc.path ? html`<dt>Path</dt><dd class="path">${doc.path}</dd>` : null}
+      <dt>Type</dt><dd>${typeName(doc.contentType)}</dd>
+      <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
+      <dt>Pages</dt><dd>${doc.pages ?? '—'}</dd>
+      <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
+      <dt>Status</dt><dd>${statusCell(doc)} ${doc.status === 'failed' ? retryForm(doc, d.csrfToken) : null}</dd>
+      <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>
+      <dt>SHA-256</dt><dd><code class="hash">${doc.sha256}</code></dd>
+    </dl>
+  </div>
+  ${doc.warnings.length > 0 ? html`<h2>Warnings</h2><ul class="warnings">${doc.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : null}
   <div class="actions">
     <a href="${file}" class="button">Open the original</a>
     <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
     <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
   </div>
+  ${textSection(d)}
+  <h2>Rename or move</h2>
+  <form method="post" action="/documents/${doc.id}/rename" class="row-form">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label class="grow">Name <input type="text" name="filename" maxlength="255" required value="${doc.filename}"></label>
+    <button type="submit" class="secondary">Rename</button>
+  </form>
+  ${
+    others.length === 0
+      ? html`<p class="muted">To move it, first <a href="/projects">create another project</a>.</p>`
+      : html`<form method="post" action="/documents/${doc.id}/move" class="row-form">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label class="grow">Move to project <select name="project_id">${others.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
+    <button type="submit" class="secondary"${movable ? null : html` disabled`}>Move</button>
+  </form>
+  ${movable ? null : html`<p class="muted">It can be moved once indexing finishes.</p>`}`
+  }
   <h2>Delete</h2>
   <p>Deleting removes the document from search at once; the original file goes too.</p>
-  <form method="post" action="/documents/${doc.id}/delete">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <button type="submit" class="danger">Delete this document</button>
-  </form>
+  <p><a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a></p>
 </section>`,
   );
+}
+
+/** Deleting one document, or several chosen on the Documents page: asks first, naming each. */
+export function documentsDeletePage(d: {
+  user: { email: string };
+  csrfToken: string;
+  documents: { id: string; filename: string; chunkCount: number }[];
+  /** Where to go back (Cancel, and after deleting). */
+  returnTo: string;
+}) {
+  const n = d.documents.length;
+  const one = n === 1 ? d.documents[0]! : null;
+  const chunks = d.documents.reduce((sum, doc) => sum + doc.chunkCount, 0);
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'documents',
+    title: one ? `Delete “${one.filename}”?` : `Delete ${n} documents?`,
+    body: html`${one ? null : html`<ul class="doomed">${d.documents.map((doc) => html`<li class="filename">${doc.filename}</li>`)}</ul>`}
+  <p>Search stops finding ${one ? 'it' : 'them'} at once (${chunks} chunk${chunks === 1 ? '' : 's'}), and the original file${one ? ' goes' : 's go'} too.
+  This can't be undone.</p>`,
+    action: '/documents/delete',
+    fields: { ids: d.documents.map((doc) => doc.id), return_to: d.returnTo },
+    confirm: one ? 'Delete document' : `Delete ${n} documents`,
+    cancel: d.returnTo,
+  });
 }

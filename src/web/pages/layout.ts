@@ -1,6 +1,6 @@
-import { type Html, html } from '../html.js';
+import { type Html, html, raw } from '../html.js';
 
-type Section = 'search' | 'projects' | 'keys' | 'applications' | 'connected';
+export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected';
 
 export interface LayoutData {
   title: string;
@@ -12,26 +12,44 @@ export interface LayoutData {
   script?: 'project.js';
 }
 
+/** What a form just did, shown once on the page it led to (see server/web/session.ts `flash`). */
+export interface Flash {
+  kind: 'notice' | 'error';
+  text: string;
+}
+
 const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected'];
+
+/** Where the flash goes: right after main opens. layout() writes this exactly once per page. */
+const MAIN_OPEN = '<main id="main">';
 
 /** A navigation link, marked as the current page for assistive technology too. */
 const link = (href: string, label: string, current: boolean) =>
   html`<a href="${href}"${current ? html` class="active" aria-current="page"` : null}>${label}</a>`;
+
+/** The header's search box, on every page but search itself (which has its own); `/` focuses it (app.js). */
+const headerSearch = html`<form method="get" action="/search" role="search" class="site-search">
+  <label for="site-search" class="visually-hidden">Search your library</label>
+  <input type="search" id="site-search" name="q" maxlength="2000" placeholder="Search (press /)" aria-keyshortcuts="/" required>
+</form>`;
 
 export function layout(data: LayoutData, body: Html): Html {
   const inSettings = data.active !== undefined && SETTINGS.includes(data.active);
   const nav = data.user
     ? html`<nav class="top" aria-label="Main">
         ${link('/', 'Search', data.active === 'search')}
+        ${link('/documents', 'Documents', data.active === 'documents')}
         ${link('/projects', 'Projects', data.active === 'projects')}
         ${link('/settings', 'Settings', inSettings)}
-        <span class="spacer"></span>
+      </nav>
+      ${data.active === 'search' ? null : headerSearch}
+      <div class="account">
         <span class="who">${data.user.email}</span>
         <form method="post" action="/logout" class="inline">
           <input type="hidden" name="_csrf" value="${data.csrfToken ?? ''}">
           <button type="submit" class="link">Log out</button>
         </form>
-      </nav>`
+      </div>`
     : null;
   const subnav =
     data.user && inSettings
@@ -47,6 +65,7 @@ export function layout(data: LayoutData, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${data.title} · docsearch</title>
+<link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script>
 ${data.script ? html`<script src="/static/${data.script}" defer></script>` : null}
@@ -54,7 +73,17 @@ ${data.script ? html`<script src="/static/${data.script}" defer></script>` : nul
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header><a href="/" class="brand">docsearch</a>${nav}</header>
-<main id="main">${subnav}${body}</main>
+${raw(MAIN_OPEN)}${subnav}${body}</main>
 </body>
 </html>`;
+}
+
+/** The page with `flash` as its first words in main, announced to screen readers. */
+export function withFlash(page: Html, flash: Flash): Html {
+  const note =
+    flash.kind === 'error' ? html`<p class="error flash" role="alert">${flash.text}</p>` : html`<p class="notice flash" role="status">${flash.text}</p>`;
+  const at = page.value.indexOf(MAIN_OPEN);
+  if (at < 0) return page;
+  const end = at + MAIN_OPEN.length;
+  return raw(page.value.slice(0, end) + note.value + page.value.slice(end)); // both parts are markup we wrote
 }

@@ -1,10 +1,12 @@
 import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
+import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
-import type { ProjectRow } from './projects.js';
+import { indexingNote, type ProjectRow } from './projects.js';
 
 export interface DocumentRow {
   id: string;
+  projectId: string;
   filename: string;
   contentType: string;
   sizeBytes: number;
@@ -12,6 +14,8 @@ export interface DocumentRow {
   progress: number;
   chunkCount: number;
   error: string | null;
+  /** The relative path it was uploaded from (a folder upload or `upload --sync`), or null. */
+  path: string | null;
   createdAt: number;
 }
 
@@ -27,9 +31,11 @@ export interface ProjectPageData {
   notice?: string;
 }
 
-/** "3 documents · 9 chunks · 13 KB": on the page, and in the feed project.js polls. */
-export const projectSummary = (p: Pick<ProjectRow, 'documentCount' | 'chunkCount' | 'sizeBytes'>): string =>
-  `${p.documentCount} document${p.documentCount === 1 ? '' : 's'} · ${p.chunkCount} chunks · ${formatBytes(p.sizeBytes)}`;
+/** "3 documents · 9 chunks · 13 KB · still indexing 1 document": on the page, and in the feed project.js polls. */
+export const projectSummary = (p: Pick<ProjectRow, 'documentCount' | 'chunkCount' | 'sizeBytes' | 'indexing'>): string =>
+  [`${p.documentCount} document${p.documentCount === 1 ? '' : 's'}`, `${p.chunkCount} chunks`, formatBytes(p.sizeBytes), indexingNote(p.indexing)]
+    .filter((part) => part)
+    .join(' · ');
 
 /** A document's status cell; project.js renders the same markup when it polls. */
 export function statusCell(doc: Pick<DocumentRow, 'status' | 'progress' | 'error'>) {
@@ -42,18 +48,26 @@ export function statusCell(doc: Pick<DocumentRow, 'status' | 'progress' | 'error
   return label;
 }
 
+/** Retry for a failed document: its job runs again, as for a new upload. */
+export const retryForm = (doc: Pick<DocumentRow, 'id' | 'filename'>, csrfToken: string, returnTo?: string) =>
+  html`<form method="post" action="/documents/${doc.id}/retry" class="inline">
+    <input type="hidden" name="_csrf" value="${csrfToken}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}
+    <button type="submit" class="secondary small" aria-label="Retry ${doc.filename}">Retry</button>
+  </form>`;
+
+/** The upload path under a name, when there is one. */
+export const pathLine = (path: string | null) => (path ? html`<br><span class="path muted" title="Uploaded from">${path}</span>` : null);
+
 export function documentRow(doc: DocumentRow, csrfToken: string) {
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
-  <td><a href="/documents/${doc.id}" class="filename">${doc.filename}</a></td>
-  <td>${typeName(doc.contentType)}</td>
-  <td class="num">${formatBytes(doc.sizeBytes)}</td>
-  <td class="status-cell" aria-live="polite">${statusCell(doc)}</td>
-  <td class="num chunks">${doc.chunkCount}</td>
-  <td>${formatTime(doc.createdAt)}</td>
-  <td><form method="post" action="/documents/${doc.id}/delete" class="inline">
-    <input type="hidden" name="_csrf" value="${csrfToken}">
-    <button type="submit" class="danger" aria-label="Delete ${doc.filename}">Delete</button>
-  </form></td>
+  <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${pathLine(doc.path)}</td>
+  <td data-label="Type">${typeName(doc.contentType)}</td>
+  <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
+  <td class="status-cell" data-label="Status" aria-live="polite">${statusCell(doc)}</td>
+  <td class="num chunks" data-label="Chunks">${doc.chunkCount}</td>
+  <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
+  <td class="actions-cell">${doc.status === 'failed' ? retryForm(doc, csrfToken, `/projects/${doc.projectId}`) : null}
+    <a href="/documents/${doc.id}/delete" class="danger-link" aria-label="Delete ${doc.filename}…">Delete…</a></td>
 </tr>`;
 }
 
@@ -74,8 +88,12 @@ export function projectPage(d: ProjectPageData) {
     data-max-files="${d.limits.maxFiles}" data-max-bytes="${d.limits.maxFileMb * 1024 * 1024}">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <div class="dropzone" id="dropzone">
-      <label>Choose files <input type="file" name="file" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
-      <p class="muted">or drop them here. PDF, DOCX or TXT, up to ${d.limits.maxFileMb} MB each, ${d.limits.maxFiles} at a time.</p>
+      <div class="pickers">
+        <label>Choose files <input type="file" name="file" id="pick-files" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
+        <label>Choose a folder <input type="file" name="file" id="pick-folder" webkitdirectory multiple></label>
+      </div>
+      <p class="muted">or drop files or folders here. PDF, DOCX or TXT, up to ${d.limits.maxFileMb} MB each, ${d.limits.maxFiles} at a time.
+        A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
     </div>
     <button type="submit">Upload</button>
     <ul id="upload-list" class="upload-list" aria-live="polite"></ul>
@@ -83,11 +101,11 @@ export function projectPage(d: ProjectPageData) {
 
   <h2>Documents</h2>
   ${d.documents.length === 0 ? html`<p class="muted" id="no-documents">No documents yet: upload some above.</p>` : null}
-  <div class="scroll"><table class="documents" id="documents" data-poll-url="/projects/${p.id}/documents.json"${d.documents.length === 0 ? html` hidden` : null}>
+  <div class="scroll"><table class="documents rows" id="documents" data-poll-url="/projects/${p.id}/documents.json"${d.documents.length === 0 ? html` hidden` : null}>
     <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Status</th><th scope="col" class="num">Chunks</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${d.documents.map((doc) => documentRow(doc, d.csrfToken))}</tbody>
   </table></div>
-  ${d.more ? html`<p class="muted">Showing the first ${d.documents.length} documents.</p>` : null}
+  ${d.more ? html`<p class="muted">Showing the first ${d.documents.length} documents: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
 
   <h2>Project settings</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
@@ -107,20 +125,16 @@ export function projectPage(d: ProjectPageData) {
 
 export function projectDeletePage(d: { user: { email: string }; csrfToken: string; project: ProjectRow }) {
   const p = d.project;
-  return layout(
-    { title: `Delete ${p.name}`, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
-    html`<section class="card narrow">
-  <h1>Delete “${p.name}”?</h1>
-  <p>This deletes the project and everything in it: <strong>${p.documentCount} document${p.documentCount === 1 ? '' : 's'}</strong>
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'projects',
+    title: `Delete “${p.name}”?`,
+    body: html`<p>This deletes the project and everything in it: <strong>${p.documentCount} document${p.documentCount === 1 ? '' : 's'}</strong>
     (${p.chunkCount} chunks, ${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
-    and this can't be undone.</p>
-  <form method="post" action="/projects/${p.id}/delete">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <div class="actions">
-      <button type="submit" class="danger" id="confirm-delete">Delete project and its documents</button>
-      <a href="/projects/${p.id}">Cancel</a>
-    </div>
-  </form>
-</section>`,
-  );
+    and this can't be undone.</p>`,
+    action: `/projects/${p.id}/delete`,
+    confirm: 'Delete project and its documents',
+    cancel: `/projects/${p.id}`,
+  });
 }

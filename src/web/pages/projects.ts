@@ -10,7 +10,12 @@ export interface ProjectRow {
   documentCount: number;
   chunkCount: number;
   sizeBytes: number;
+  /** Documents still queued or processing. */
+  indexing: number;
 }
+
+/** "still indexing 3 documents", or nothing when all are done. */
+export const indexingNote = (n: number): string => (n > 0 ? `still indexing ${n} document${n === 1 ? '' : 's'}` : '');
 
 export interface ProjectsPageData {
   user: { email: string };
@@ -25,10 +30,11 @@ export function projectsPage(d: ProjectsPageData) {
   const rows = d.projects.map(
     (p) => html`<tr data-project-id="${p.id}">
   <td><a href="/projects/${p.id}" class="project-name">${p.name}</a>${p.isDefault ? html` <span class="badge">default</span>` : null}
-    ${p.description ? html`<br><span class="muted">${p.description}</span>` : null}</td>
-  <td class="num">${p.documentCount}</td>
-  <td class="num">${p.chunkCount}</td>
-  <td class="num">${formatBytes(p.sizeBytes)}</td>
+    ${p.description ? html`<br><span class="muted">${p.description}</span>` : null}
+    ${p.indexing > 0 ? html`<br><span class="indexing" role="status">${indexingNote(p.indexing)}</span>` : null}</td>
+  <td class="num" data-label="Documents">${p.documentCount}</td>
+  <td class="num" data-label="Chunks">${p.chunkCount}</td>
+  <td class="num" data-label="Size">${formatBytes(p.sizeBytes)}</td>
 </tr>`,
   );
   return layout(
@@ -36,7 +42,7 @@ export function projectsPage(d: ProjectsPageData) {
     html`<section class="card">
   <h1>Projects</h1>
   <p>Projects group documents: search all of them or one at a time.</p>
-  <div class="scroll"><table class="projects">
+  <div class="scroll"><table class="projects rows">
     <thead><tr><th scope="col">Project</th><th scope="col" class="num">Documents</th><th scope="col" class="num">Chunks</th><th scope="col" class="num">Size</th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>

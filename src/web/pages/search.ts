@@ -1,52 +1,128 @@
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
-import type { SearchResult } from '../../search/service.js';
+import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
 import { pageSpan } from '../format.js';
-import { html } from '../html.js';
+import { type Html, html } from '../html.js';
 import { snippet } from '../snippet.js';
 import { layout } from './layout.js';
+
+/** How results are shown: one entry per document (the default) or every passage in rank order. */
+export type SearchView = 'documents' | 'passages';
 
 export interface SearchPageData {
   user: { email: string };
   csrfToken: string;
   q: string;
   mode: SearchMode;
+  view: SearchView;
   /** The project filter ('' for all projects). */
   projectId: string;
   projects: { id: string; name: string }[];
   /** Undefined before a query was asked. */
-  results?: SearchResult[];
+  response?: SearchResponse;
+  /** 0-based index of the page's first result. */
+  start?: number;
+  previousCursor?: string | null;
   error?: string;
-  warnings?: string[];
 }
 
 const MODE_LABELS: Record<SearchMode, string> = { hybrid: 'Hybrid (meaning + words)', vector: 'Meaning only', keyword: 'Words only' };
+const VIEW_LABELS: Record<SearchView, string> = { documents: 'Documents', passages: 'Passages' };
 
-/** Where a result's original opens: a PDF at the result's page, in the browser's viewer. */
-export function originalHref(r: SearchResult): string {
-  const base = `/documents/${encodeURIComponent(r.document.id)}/file`;
-  return r.document.content_type === 'application/pdf' && r.page_start !== undefined ? `${base}#page=${r.page_start}` : base;
+/** Where a result's original opens: a PDF at the passage's page, in the browser's viewer. */
+export function originalHref(doc: Pick<DocumentRef, 'id' | 'content_type'>, p: Pick<SearchPassage, 'page_start'>): string {
+  const base = `/documents/${encodeURIComponent(doc.id)}/file`;
+  return doc.content_type === 'application/pdf' && p.page_start !== undefined ? `${base}#page=${p.page_start}` : base;
 }
 
-function result(r: SearchResult, q: string) {
-  const where = pageSpan(r.page_start, r.page_end);
+const number = (n: number) => n.toLocaleString('en');
+const plural = (n: number, one: string, many: string) => `${number(n)} ${n === 1 ? one : many}`;
+
+/** "p. 3 · Part II > Expenses": where a passage sits in its document. */
+function where(p: SearchPassage): Html | null {
+  const pages = pageSpan(p.page_start, p.page_end);
+  const parts = [pages ? html`<span class="page">${pages}</span>` : null, p.heading ? html`<span class="heading">${p.heading}</span>` : null].filter((x) => x !== null);
+  return parts.length ? html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}</p>` : null;
+}
+
+function passageBody(p: SearchPassage, doc: DocumentRef, q: string): Html {
+  const pages = pageSpan(p.page_start, p.page_end);
+  return html`${where(p)}<p class="snippet">${snippet(p.text, p.highlights, q)}</p>
+  <p class="links"><a href="${originalHref(doc, p)}" class="original">Open the original${pages ? html` at ${pages}` : null}</a></p>`;
+}
+
+function docMeta(doc: DocumentRef, project: { id: string; name: string }, extra: Html | null): Html {
+  return html`<p class="meta"><a href="/projects/${project.id}" class="project">${project.name}</a>${doc.path ? html` · <span class="path">${doc.path}</span>` : null}${extra}</p>`;
+}
+
+function passageResult(r: SearchResult, q: string): Html {
   return html`<li class="result" data-document-id="${r.document.id}">
   <h2><a href="/documents/${r.document.id}" class="filename">${r.document.filename}</a></h2>
-  <p class="meta"><a href="/projects/${r.project.id}" class="project">${r.project.name}</a>${where ? html` · <span class="page">${where}</span>` : null}${
-    r.heading ? html` · <span class="heading">${r.heading}</span>` : null
-  }</p>
-  <p class="snippet">${snippet(r.text, r.highlights, q)}</p>
-  <p class="links"><a href="${originalHref(r)}" class="original">Open the original${where ? html` at ${where}` : null}</a></p>
+  ${docMeta(r.document, r.project, null)}
+  ${passageBody(r, r.document, q)}
 </li>`;
 }
 
+function documentResult(d: DocumentResult, q: string, weak: boolean): Html {
+  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'matching passage', 'matching passages')}</span>` : null;
+  return html`<li class="result" data-document-id="${d.document.id}">
+  <h2><a href="/documents/${d.document.id}" class="filename">${d.document.filename}</a></h2>
+  ${docMeta(d.document, d.project, more)}
+  <ol class="passages">${d.passages.map((p) => html`<li class="passage-result">${passageBody(p, d.document, q)}</li>`)}</ol>
+</li>`;
+}
+
+/** The link to another page of the same search. */
+function pageHref(d: SearchPageData, cursor: string): string {
+  const params = new URLSearchParams({ q: d.q });
+  if (d.projectId) params.set('project', d.projectId);
+  if (d.mode !== 'hybrid') params.set('mode', d.mode);
+  if (d.view !== 'documents') params.set('view', d.view);
+  params.set('cursor', cursor);
+  return `/search?${params.toString()}`;
+}
+
+/** What the page says about its results: the range shown, how many there are (only as far as known), or why none. */
+function summary(d: SearchPageData, res: SearchResponse, shown: number): Html {
+  const unit = d.view === 'documents' ? (['document', 'documents'] as const) : (['passage', 'passages'] as const);
+  if (res.weak) {
+    return html`<p class="notice weak" role="status">No close matches for “${d.q}”: nothing contains its words, and nothing is close in meaning. These are the nearest ${unit[1]}, probably not what you are looking for.</p>`;
+  }
+  if (shown === 0) {
+    return html`<p class="muted" role="status">${(d.start ?? 0) > 0 ? html`No more ${unit[1]} for “${d.q}”.` : html`No passages match “${d.q}”. Try other words, another mode, or all projects.`}</p>`;
+  }
+  const first = (d.start ?? 0) + 1;
+  const last = (d.start ?? 0) + shown;
+  const total = res.total.relation === 'eq' ? number(res.total.value) : `at least ${number(res.total.value)}`;
+  return html`<p class="muted range" role="status">${number(first)}–${number(last)} of ${total} ${res.total.value === 1 && res.total.relation === 'eq' ? unit[0] : unit[1]} for “${d.q}”</p>`;
+}
+
+function pager(d: SearchPageData, res: SearchResponse): Html | null {
+  if (!d.previousCursor && !res.next_cursor) return null;
+  return html`<nav class="pager" aria-label="Result pages">
+  ${d.previousCursor ? html`<a href="${pageHref(d, d.previousCursor)}" rel="prev">Previous</a>` : null}
+  ${res.next_cursor ? html`<a href="${pageHref(d, res.next_cursor)}" rel="next">Next</a>` : null}
+</nav>`;
+}
+
+function results(d: SearchPageData): Html | null {
+  const res = d.response;
+  if (!res) return null;
+  const list =
+    'documents' in res
+      ? res.documents.length
+        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.documents.map((x) => documentResult(x, d.q, res.weak))}</ol>`
+        : null
+      : res.results.length
+        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.results.map((x) => passageResult(x, d.q))}</ol>`
+        : null;
+  const shown = 'documents' in res ? res.documents.length : res.results.length;
+  const indexing = res.indexing
+    ? html`<p class="notice indexing" role="status">Still indexing ${plural(res.indexing, 'document', 'documents')}: results may be incomplete until ${res.indexing === 1 ? 'it is' : 'they are'} ready.</p>`
+    : null;
+  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${list}${pager(d, res)}`;
+}
+
 export function searchPage(d: SearchPageData) {
-  const results =
-    d.results === undefined
-      ? null
-      : d.results.length === 0
-        ? html`<p class="muted" role="status">No passages match “${d.q}”. Try other words, another mode, or all projects.</p>`
-        : html`<p class="muted" role="status">${d.results.length} result${d.results.length === 1 ? '' : 's'} for “${d.q}”</p>
-<ol class="results">${d.results.map((r) => result(r, d.q))}</ol>`;
   return layout(
     { title: d.q ? `${d.q} – Search` : 'Search', user: d.user, csrfToken: d.csrfToken, active: 'search' },
     html`<section class="card">
@@ -60,11 +136,13 @@ export function searchPage(d: SearchPageData) {
     <label>Mode <select name="mode">
       ${SEARCH_MODES.map((m) => html`<option value="${m}"${m === d.mode ? html` selected` : null}>${MODE_LABELS[m]}</option>`)}
     </select></label>
+    <label>Show <select name="view">
+      ${(['documents', 'passages'] as const).map((v) => html`<option value="${v}"${v === d.view ? html` selected` : null}>${VIEW_LABELS[v]}</option>`)}
+    </select></label>
     <button type="submit">Search</button>
   </form>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
-  ${(d.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}
-  ${results}
+  ${results(d)}
 </section>`,
   );
 }

@@ -42,22 +42,12 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
   const rows = d.apps.map(
     (a) => html`<tr data-client-id="${a.id}">
   <td>${a.name}</td>
-  <td><code>${a.id}</code>${a.isPublic ? html` <span class="muted">(public)</span>` : null}</td>
-  <td>${a.redirectUris.map((u) => html`<code>${u}</code><br>`)}</td>
-  <td>${day(a.createdAt)}</td>
-  <td>
-    ${
-      a.isPublic
-        ? null
-        : html`<form method="post" action="/settings/applications/${a.id}/rotate" class="inline">
-      <input type="hidden" name="_csrf" value="${d.csrfToken}">
-      <button type="submit" class="secondary">Rotate secret</button>
-    </form>`
-    }
-    <form method="post" action="/settings/applications/${a.id}/delete" class="inline">
-      <input type="hidden" name="_csrf" value="${d.csrfToken}">
-      <button type="submit" class="danger">Delete</button>
-    </form>
+  <td data-label="Client ID"><code>${a.id}</code>${a.isPublic ? html` <span class="muted">(public)</span>` : null}</td>
+  <td data-label="Redirect URIs">${a.redirectUris.map((u) => html`<code>${u}</code><br>`)}</td>
+  <td data-label="Registered">${day(a.createdAt)}</td>
+  <td class="actions-cell">
+    ${a.isPublic ? null : html`<a href="/settings/applications/${a.id}/rotate" aria-label="Rotate secret of ${a.name}…">Rotate secret…</a>`}
+    <a href="/settings/applications/${a.id}/delete" class="danger-link" aria-label="Delete ${a.name}…">Delete…</a>
   </td>
 </tr>`,
   );
@@ -82,8 +72,8 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
   ${
     d.apps.length === 0
       ? html`<p class="muted">No applications registered yet.</p>`
-      : html`<table class="apps">
-  <thead><tr><th>Name</th><th>Client ID</th><th>Redirect URIs</th><th>Registered</th><th></th></tr></thead>
+      : html`<table class="apps rows">
+  <thead><tr><th>Name</th><th>Client ID</th><th>Redirect URIs</th><th>Registered</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table>`
   }

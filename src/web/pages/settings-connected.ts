@@ -1,4 +1,4 @@
-import { isScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
+import { isGrantScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 
@@ -14,7 +14,6 @@ export interface SettingsConnectedData {
   user: { email: string };
   csrfToken: string;
   apps: ConnectedRow[];
-  notice?: string;
 }
 
 const day = (iso: string) => html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
@@ -24,13 +23,10 @@ export function settingsConnectedPage(d: SettingsConnectedData) {
   const rows = d.apps.map(
     (a) => html`<tr data-client-id="${a.clientId}">
   <td>${a.name}</td>
-  <td><ul class="scopes">${a.scopes.map((s) => html`<li>${isScope(s) ? SCOPE_DESCRIPTIONS[s] : s} <code class="muted">${s}</code></li>`)}</ul></td>
-  <td>${day(a.grantedAt)}</td>
-  <td>${day(a.lastIssuedAt)}</td>
-  <td><form method="post" action="/settings/connected/${a.clientId}/revoke" class="inline">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <button type="submit" class="danger">Revoke access</button>
-  </form></td>
+  <td data-label="May"><ul class="scopes">${a.scopes.map((s) => html`<li>${isGrantScope(s) ? SCOPE_DESCRIPTIONS[s] : s} <code class="muted">${s}</code></li>`)}</ul></td>
+  <td data-label="Allowed">${day(a.grantedAt)}</td>
+  <td data-label="Last token">${day(a.lastIssuedAt)}</td>
+  <td><a href="/settings/connected/${a.clientId}/revoke" class="danger-link" aria-label="Revoke access of ${a.name}…">Revoke access…</a></td>
 </tr>`,
   );
   return layout(
@@ -38,12 +34,11 @@ export function settingsConnectedPage(d: SettingsConnectedData) {
     html`<section class="card">
   <h1>Connected apps</h1>
   <p>Applications you allowed to use your docsearch account. Revoking access ends their tokens at once.</p>
-  ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
   ${
     d.apps.length === 0
       ? html`<p class="muted">No application has access to your account.</p>`
-      : html`<table class="connected">
-  <thead><tr><th>Application</th><th>May</th><th>Allowed</th><th>Last token</th><th></th></tr></thead>
+      : html`<table class="connected rows">
+  <thead><tr><th>Application</th><th>May</th><th>Allowed</th><th>Last token</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table>`
   }

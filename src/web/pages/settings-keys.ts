@@ -21,6 +21,9 @@ export interface SettingsKeysData {
   error?: string;
 }
 
+/** How a key is named where its secret can't be: prefix…last 4. */
+export const keyLabel = (k: Pick<KeyRow, 'prefix' | 'last4'>): string => `${k.prefix}…${k.last4}`;
+
 const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
 
 export function settingsKeysPage(d: SettingsKeysData) {
@@ -36,14 +39,11 @@ export function settingsKeysPage(d: SettingsKeysData) {
   const rows = d.keys.map(
     (k) => html`<tr>
   <td>${k.name ?? html`<em>unnamed</em>`}</td>
-  <td><code>${k.prefix}…${k.last4}</code></td>
-  <td>${k.scopes.join(' ')}</td>
-  <td>${when(k.createdAt)}</td>
-  <td>${when(k.lastUsedAt)}</td>
-  <td><form method="post" action="/settings/keys/${k.id}/revoke" class="inline">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <button type="submit" class="danger">Revoke</button>
-  </form></td>
+  <td data-label="Key"><code>${keyLabel(k)}</code></td>
+  <td data-label="Scopes">${k.scopes.join(' ')}</td>
+  <td data-label="Created">${when(k.createdAt)}</td>
+  <td data-label="Last used">${when(k.lastUsedAt)}</td>
+  <td><a href="/settings/keys/${k.id}/revoke" class="danger-link" aria-label="Revoke ${k.name ?? keyLabel(k)}…">Revoke…</a></td>
 </tr>`,
   );
   return layout(
@@ -65,8 +65,8 @@ export function settingsKeysPage(d: SettingsKeysData) {
   ${
     d.keys.length === 0
       ? html`<p class="muted">No API keys yet.</p>`
-      : html`<table class="keys">
-  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th></th></tr></thead>
+      : html`<table class="keys rows">
+  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table>`
   }

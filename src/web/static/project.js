@@ -1,26 +1,27 @@
-// The project page, enhanced: uploads from the picker or by drag-and-drop, one request per file so each
-// shows its own progress and the server's own error; and live document status while anything is in work.
-// Without this script the same form posts the files and the page shows the status on reload.
+// The project page, enhanced: uploads from the pickers or by drag-and-drop (files and folders), one request per
+// file so each shows its own progress and the server's own error; a folder's files carry their path inside it
+// (multipart `paths`), and hidden files (.git, .DS_Store) are left out. Live document status while anything is in
+// work. Without this script the same form posts the files and the page shows the status on reload.
 (() => {
   const form = document.getElementById('upload');
   const table = document.getElementById('documents');
   if (!form || !table) return;
   const csrf = form.querySelector('input[name=_csrf]').value;
-  const input = form.querySelector('input[type=file]');
+  const inputs = [...form.querySelectorAll('input[type=file]')];
   const list = document.getElementById('upload-list');
   const zone = document.getElementById('dropzone');
   let uploading = 0;
   let polling = false;
 
-  function entry(file) {
+  function entry(file, path) {
     const li = document.createElement('li');
     const name = document.createElement('span');
     name.className = 'name';
-    name.textContent = file.name;
+    name.textContent = path || file.name;
     const bar = document.createElement('progress');
     bar.max = 100;
     bar.value = 0;
-    bar.setAttribute('aria-label', `Uploading ${file.name}`);
+    bar.setAttribute('aria-label', `Uploading ${path || file.name}`);
     const msg = document.createElement('span');
     msg.className = 'msg';
     msg.textContent = 'Uploading…';
@@ -34,8 +35,8 @@
     e.li.className = kind;
   }
 
-  function send(file) {
-    const e = entry(file);
+  function send(file, path) {
+    const e = entry(file, path);
     uploading++;
     return new Promise((resolve) => {
       const xhr = new XMLHttpRequest();
@@ -66,13 +67,51 @@
         resolve();
       });
       const data = new FormData();
+      if (path) data.append('paths', JSON.stringify([path]));
       data.append('file', file);
       xhr.send(data);
     }).finally(() => uploading--);
   }
 
-  async function uploadAll(files) {
-    for (const f of files) await send(f); // one at a time: each gets the whole connection, in the order chosen
+  // items: [{ file, path }], path null for a file chosen or dropped on its own.
+  async function uploadAll(items) {
+    const hidden = (p) => p.split('/').some((seg) => seg.startsWith('.'));
+    const wanted = items.filter((it) => !hidden(it.path || it.file.name));
+    if (wanted.length < items.length) {
+      const li = document.createElement('li');
+      li.className = 'skipped';
+      li.textContent = `Left out ${items.length - wanted.length} hidden file${items.length - wanted.length === 1 ? '' : 's'} (names starting with “.”)`;
+      list.append(li);
+    }
+    for (const it of wanted) await send(it.file, it.path); // one at a time: each gets the whole connection, in the order chosen
+  }
+
+  const chosen = (input) => [...input.files].map((file) => ({ file, path: file.webkitRelativePath || null }));
+
+  // A dropped folder, read through the File and Directory Entries API; readEntries answers in batches until empty.
+  function walk(entry) {
+    const path = entry.fullPath.replace(/^\//, '');
+    if (entry.isFile) {
+      return new Promise((resolve) => entry.file((file) => resolve([{ file, path: path.includes('/') ? path : null }]), () => resolve([])));
+    }
+    if (!entry.isDirectory) return Promise.resolve([]);
+    const reader = entry.createReader();
+    const found = [];
+    return new Promise((resolve) => {
+      const more = () =>
+        reader.readEntries(
+          (batch) => {
+            if (batch.length > 0) {
+              found.push(...batch);
+              more();
+            } else {
+              Promise.all(found.map(walk)).then((lists) => resolve(lists.flat()));
+            }
+          },
+          () => resolve([]),
+        );
+      more();
+    });
   }
 
   function rowFrom(markup) {
@@ -96,7 +135,9 @@
         document.getElementById('no-documents')?.remove();
       } else if (tr.dataset.status !== d.status || tr.dataset.progress !== String(d.progress)) {
         // Only the changing cells, so focus on the row's delete button survives an update.
-        for (const cls of ['status-cell', 'chunks']) tr.querySelector(`.${cls}`).replaceWith(fresh.querySelector(`.${cls}`));
+        // The actions too when Retry comes or goes with a failure.
+        const cells = ['status-cell', 'chunks', ...(d.status === 'failed' || tr.dataset.status === 'failed' ? ['actions-cell'] : [])];
+        for (const cls of cells) tr.querySelector(`.${cls}`).replaceWith(fresh.querySelector(`.${cls}`));
         tr.dataset.status = d.status;
         tr.dataset.progress = String(d.progress);
       }
@@ -120,16 +161,18 @@
     void tick();
   }
 
-  input.addEventListener('change', () => {
-    const files = [...input.files];
-    input.value = '';
-    void uploadAll(files);
-  });
+  for (const input of inputs) {
+    input.addEventListener('change', () => {
+      const items = chosen(input);
+      input.value = '';
+      void uploadAll(items);
+    });
+  }
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    const files = [...input.files];
-    input.value = '';
-    void uploadAll(files);
+    const items = inputs.flatMap(chosen);
+    for (const input of inputs) input.value = '';
+    void uploadAll(items);
   });
   zone.addEventListener('dragover', (ev) => {
     ev.preventDefault();
@@ -139,7 +182,13 @@
   zone.addEventListener('drop', (ev) => {
     ev.preventDefault();
     zone.classList.remove('dragover');
-    void uploadAll([...ev.dataTransfer.files]);
+    // Entries must be taken during the event: the drop's data is gone once it returns.
+    const entries = [...ev.dataTransfer.items].map((item) => (item.webkitGetAsEntry ? item.webkitGetAsEntry() : null));
+    if (entries.some((e) => e && e.isDirectory)) {
+      void Promise.all(entries.filter((e) => e).map(walk)).then((lists) => uploadAll(lists.flat()));
+    } else {
+      void uploadAll([...ev.dataTransfer.files].map((file) => ({ file, path: null })));
+    }
   });
   if (table.querySelector('tr[data-status=queued], tr[data-status=processing]')) poll();
 })();

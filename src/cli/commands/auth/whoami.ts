@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Me } from '../../api-types.js';
-import { resolveCredential } from '../../auth/session.js';
+import { credentialMethod, resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { ApiError, AuthRequiredError, CliError } from '../../errors.js';
 import { warn, writeOut } from '../../io.js';
@@ -35,8 +35,7 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
   const answer = await account(ctx);
   // Read again: asking /me may have renewed a browser login.
   const after = (await resolveCredential(ctx.session()))!.credential;
-  const isKey = after.access_token.startsWith('dsk_');
-  const method = after.type === 'oauth' ? 'browser login (OAuth)' : isKey ? 'API key' : 'access token';
+  const method = credentialMethod(after);
   const me = 'me' in answer ? answer.me : null;
   const scopes = me?.scopes ?? after.scope?.split(' ').filter(Boolean) ?? null;
   const info = {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
+import { getDocuments } from './get-document.js';
 
 export interface DeleteOptions {
   ids: string[];
@@ -14,8 +14,8 @@ export interface DeleteOptions {
 
 export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
-  // Look each one up first: a typo fails before anything is deleted, and the prompt can name the files.
-  const docs = await Promise.all(opts.ids.map((id) => http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(id)}`)));
+  // Look each one up first: typos fail (all named) before anything is deleted, and the prompt can name the files.
+  const docs = await getDocuments(ctx, [...new Set(opts.ids)]);
   const names = docs.map((d) => d.filename).join(', ');
   await confirmDestructive(ctx.io, { action: `delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}`, consequence: 'Their chunks leave search at once.' }, opts.yes);
   for (const d of docs) {

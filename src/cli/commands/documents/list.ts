@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import type { ApiClient } from '../../http.js';
+import { notice } from '../../io.js';
 import { emitJson } from '../../output/json.js';
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
@@ -35,15 +36,30 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   if (opts.json) return emitJson(ctx, { documents }, 'documents');
   printTable(ctx.io, {
     headers: ['ID', 'FILENAME', 'STATUS', 'CHUNKS', 'SIZE', 'UPDATED'],
-    rows: documents.map((d) => [d.id, d.path ?? d.filename, d.status, d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
+    rows: documents.map((d) => [d.id, d.path ?? d.filename, statusText(d), d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
     now: ctx.now(),
   });
+  const indexing = documents.filter((d) => d.status === 'queued' || d.status === 'processing').length;
+  if (indexing > 0) notice(ctx.io, indexingNotice(indexing));
 }
+
+/** The line under a listing while documents are queued or processing: they are not searchable yet. */
+export const indexingNotice = (n: number, where = ''): string => `still indexing ${n} document(s)${where}: not searchable until ready (\`docsearch upload --wait\` waits for them)`;
+
+/** The caller's documents still queued or processing, in every project. */
+export async function indexingDocuments(http: ApiClient): Promise<DocumentRecord[]> {
+  return [...(await listDocuments(http, { status: 'queued' })), ...(await listDocuments(http, { status: 'processing' }))];
+}
+
+/** A document still being processed shows how far along it is: `processing 40%`. */
+export const statusText = (d: DocumentRecord): string => (d.status === 'processing' && d.progress !== undefined ? `processing ${Math.round(d.progress * 100)}%` : d.status);
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
     summary: 'list documents and their processing status',
-    description: 'List documents and their processing status. FILENAME shows the path in the folder for documents uploaded with `upload --sync`.',
+    description:
+      'List documents and their processing status (with how far along a document being processed is). FILENAME shows the path in the folder for documents uploaded with `upload --sync`. ' +
+      'A line on stderr says how many are still being indexed.',
     examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed', 'docsearch documents list --json id,path,sha256 --jq ".documents[].path"'],
   })
     .option('-p, --project <project>', 'only this project (name or id)')

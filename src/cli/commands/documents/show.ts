@@ -5,6 +5,7 @@ import { emitJson } from '../../output/json.js';
 
 import { printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
+import { getDocuments } from './get-document.js';
 
 export interface ShowOptions {
   id: string;
@@ -12,7 +13,7 @@ export interface ShowOptions {
 }
 
 export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
-  const d = await ctx.http().get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(opts.id)}`);
+  const [d] = (await getDocuments(ctx, [opts.id])) as [DocumentRecord];
   if (opts.json) return emitJson(ctx, d);
   printFields(
     ctx.io,

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice, writeOut } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
+import { keyRequest } from './key-request.js';
 
 const SCOPES = ['read:documents', 'write:documents'];
 
@@ -22,7 +23,7 @@ function parseScopes(value: string): string[] {
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const body = { ...(opts.name ? { name: opts.name } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}) };
-  const created = await ctx.http().post<ApiKey & { key: string }>('/api/v1/keys', body);
+  const created = await keyRequest(ctx, () => ctx.http().post<ApiKey & { key: string }>('/api/v1/keys', body));
   if (opts.json) return emitJson(ctx, created);
   notice(ctx.io, `created API key ${created.id} (${created.scopes.join(' ')}) — shown once, store it now:`);
   writeOut(ctx.io, created.key);

@@ -5,6 +5,7 @@ import { emitJson } from '../../output/json.js';
 
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
+import { keyRequest } from './key-request.js';
 
 export interface ListOptions {
   json: boolean;
@@ -14,7 +15,7 @@ export interface ListOptions {
 export const maskedKey = (k: Pick<ApiKey, 'prefix' | 'last4'>): string => `${k.prefix}…${k.last4}`;
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
-  const { keys } = await ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys');
+  const { keys } = await keyRequest(ctx, () => ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys'));
   if (opts.json) return emitJson(ctx, { keys }, 'keys');
   printTable(ctx.io, {
     headers: ['ID', 'NAME', 'KEY', 'SCOPES', 'CREATED', 'LAST USED'],

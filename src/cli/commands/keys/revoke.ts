@@ -6,6 +6,7 @@ import { notice } from '../../io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
+import { keyRequest } from './key-request.js';
 import { maskedKey } from './list.js';
 
 export interface RevokeOptions {
@@ -27,10 +28,10 @@ export function pickKey(keys: ApiKey[], ref: string): ApiKey {
 
 export async function run(opts: RevokeOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
-  const { keys } = await http.get<{ keys: ApiKey[] }>('/api/v1/keys');
+  const { keys } = await keyRequest(ctx, () => http.get<{ keys: ApiKey[] }>('/api/v1/keys'));
   const key = pickKey(keys, opts.id);
   await confirmDestructive(ctx.io, { action: `revoke API key ${key.name ?? key.id} (${maskedKey(key)})`, consequence: 'Anything using it stops working.' }, opts.yes);
-  await http.delete(`/api/v1/keys/${encodeURIComponent(key.id)}`);
+  await keyRequest(ctx, () => http.delete(`/api/v1/keys/${encodeURIComponent(key.id)}`));
   if (opts.json) return emitJson(ctx, { revoked: key.id });
   notice(ctx.io, `revoked API key ${key.id} (${maskedKey(key)})`);
 }

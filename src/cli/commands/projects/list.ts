@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { isStdoutTTY } from '../../io.js';
+import { isStdoutTTY, notice } from '../../io.js';
 import { emitJson } from '../../output/json.js';
 
 import { printTable } from '../../output/table.js';
+import { indexingDocuments, indexingNotice } from '../documents/list.js';
 import { defineCommand } from '../shared/command.js';
 import { listAllProjects } from '../shared/resolve-project.js';
 
@@ -21,11 +22,17 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
     rows: projects.map((p: Project) => [p.id, p.is_default && isStdoutTTY(ctx.io) ? `${p.name} (default)` : p.name, p.document_count, p.chunk_count, { bytes: p.size_bytes }, { time: p.created_at }]),
     now: ctx.now(),
   });
+  const indexing = await indexingDocuments(ctx.http());
+  if (indexing.length > 0) {
+    const per = projects.map((p) => [p.name, indexing.filter((d) => d.project_id === p.id).length] as const).filter(([, n]) => n > 0);
+    notice(ctx.io, indexingNotice(indexing.length, ` (${per.map(([name, n]) => `${n} in ${name}`).join(', ')})`));
+  }
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
     summary: 'list your projects with document counts',
+    description: 'List your projects with document counts. A line on stderr says how many documents are still being indexed, per project.',
     examples: ['docsearch projects list', 'docsearch projects list --json'],
   }).action(() => runF({ json: Boolean(ctx.globals().json) }, ctx));
 }

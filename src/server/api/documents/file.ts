@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { Context } from 'koa';
 import { notFound } from '../../../core/errors.js';
 import { DOCX, PDF, TXT } from '../../../ingest/types.js';
@@ -17,21 +16,25 @@ export function contentDisposition(kind: 'inline' | 'attachment', filename: stri
 }
 
 /**
- * Answers with a user's original file, or 404 when the document is not theirs (or gone). Shared by the API
- * route and the web page route, so both apply the same tenancy and headers.
+ * Answers with a user's original file, streamed from the file store, or 404 when the document is not theirs (or
+ * gone). Shared by the API route and the web page route, so both apply the same tenancy and headers. HEAD asks the
+ * store for the size only: on object storage, opening the object would start a download nobody reads.
  */
 export async function sendOriginal(ctx: Context, s: Services, userId: string, documentId: string): Promise<void> {
   const doc = await s.documents.get(userId, documentId);
-  if (!doc || !(await s.files.has(doc.sha256))) throw notFound('document');
+  if (!doc) throw notFound('document');
+  const original = ctx.method === 'HEAD' ? await s.files.stat(doc.sha256) : await s.files.open(doc.sha256);
+  if (!original) throw notFound('document');
   ctx.status = 200;
   ctx.set('Content-Type', doc.contentType === TXT ? 'text/plain; charset=utf-8' : doc.contentType);
   ctx.set('Content-Disposition', contentDisposition(INLINE.has(doc.contentType) ? 'inline' : 'attachment', doc.filename));
-  ctx.set('Content-Length', String(doc.sizeBytes));
+  // The stored object's size: exactly the bytes that follow.
+  ctx.set('Content-Length', String(original.size));
   ctx.set('Cache-Control', 'private, no-store');
   // The bytes are the user's, not ours: no script, no styles, no framing. object-src stays open because
   // Chromium's built-in PDF viewer is an embedded plugin that `object-src 'none'` would refuse.
   ctx.set('Content-Security-Policy', "default-src 'none'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'");
-  ctx.body = createReadStream(s.files.pathOf(doc.sha256));
+  if ('body' in original) ctx.body = original.body;
 }
 
 export const getDocumentFile = (s: Services) =>

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { Services } from '../../services.js';
-import { decodeCursor, encodeCursor } from '../pagination.js';
 import { defineRoute } from '../route.js';
-import { ErrorBody, Pagination } from '../schemas.js';
-import { MAX_PATH_CHARS } from './paths.js';
-import { DocumentSchema, DocumentStatus, documentToWire } from './wire.js';
+import { ErrorBody } from '../schemas.js';
+import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from './query.js';
+import { DocumentSchema, documentToWire } from './wire.js';
 
 export const listDocuments = (s: Services) =>
   defineRoute({
@@ -14,28 +13,15 @@ export const listDocuments = (s: Services) =>
     scope: 'read:documents',
     tag: 'documents',
     summary:
-      "List the caller's documents (cursor-paginated, upload order), optionally of one project, in one status and/or uploaded from one path. " +
-      'A document replaced by a newer version at its path is not listed.',
-    query: Pagination.extend({
-      project_id: z.string().min(1).max(100).optional(),
-      status: DocumentStatus.optional(),
-      path: z.string().min(1).max(MAX_PATH_CHARS).optional().describe('only documents uploaded from this relative path'),
-    }),
+      "List the caller's documents, cursor-paginated, in upload order or sorted by name or size; filtered by project, status, " +
+      'type, upload path, part of the name and upload time. A document replaced by a newer version at its path is not listed.',
+    query: DocumentListQuery,
     responses: {
       200: { description: 'A page of documents', schema: z.object({ documents: z.array(DocumentSchema), next_cursor: z.string().nullable() }) },
       400: { description: 'Bad query', schema: ErrorBody },
     },
     async handler({ query, principal }) {
-      const { documents, hasMore } = await s.documents.list(
-        principal.userId,
-        { projectId: query.project_id, status: query.status, ...(query.path !== undefined ? { path: query.path } : {}) },
-        query.limit,
-        decodeCursor(query.cursor),
-      );
-      const last = documents.at(-1);
-      return {
-        status: 200,
-        body: { documents: documents.map(documentToWire), next_cursor: hasMore && last ? encodeCursor(last.id) : null },
-      };
+      const { documents, next } = await s.documents.list(principal.userId, toFilter(query), query.limit, decodeListCursor(query.sort, query.cursor), query.sort);
+      return { status: 200, body: { documents: documents.map(documentToWire), next_cursor: next ? encodeListCursor(query.sort, next) : null } };
     },
   });

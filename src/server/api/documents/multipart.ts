@@ -15,6 +15,7 @@ import { AppError, invalidRequest } from '../../../core/errors.js';
 import type { FileStore } from '../../../ingest/file-store.js';
 import { OLE2_CFB, SNIFF_BYTES, sniffType } from '../../../ingest/sniff.js';
 import type { DocumentType } from '../../../ingest/types.js';
+import { isRelativePath } from './paths.js';
 
 export interface ReceivedPart {
   tempPath: string;
@@ -22,11 +23,15 @@ export interface ReceivedPart {
   contentType: DocumentType;
   sizeBytes: number;
   sha256: string;
+  /** The name as sent, when it is a relative path (a browser posting a folder sends "folder/sub/file.txt"). */
+  relativePath?: string;
 }
 
 export interface Received {
   files: ReceivedPart[];
   fields: Record<string, string>;
+  /** Files of a `partial` read refused for their type, with the reason in words, in arrival order. */
+  refused: { filename: string; message: string }[];
 }
 
 export interface ReceiveLimits {
@@ -34,6 +39,11 @@ export interface ReceiveLimits {
   maxFiles: number;
   /** Form fields accepted besides `file`. */
   fields: readonly string[];
+  /**
+   * A file of a type that can't be indexed is left out and named in `refused` instead of refusing the whole
+   * request (the bare upload form: keep the good files, say which were not taken). The API refuses (415).
+   */
+  partial?: boolean;
 }
 
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -110,6 +120,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         bb = busboy({
           headers: req.headers,
           defParamCharset: 'utf8',
+          preservePath: true, // a folder's path inside it (cleanFilename keeps the name; the web upload keeps the path)
           limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.fields.length * 2, fieldSize: MAX_FIELD_BYTES },
         });
       } catch (err) {
@@ -187,7 +198,15 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
                 // A failed write reaches this callback before the stream's 'error' event: the part was not stored,
                 // and the request must not go on to accept it.
                 if (err) return onWriteError(err);
-                slots[index] = { tempPath: path, filename, contentType: 'text/plain', sizeBytes: size, sha256: hash.digest('hex'), head: Buffer.concat(headParts) };
+                slots[index] = {
+                  tempPath: path,
+                  filename,
+                  contentType: 'text/plain',
+                  sizeBytes: size,
+                  sha256: hash.digest('hex'),
+                  head: Buffer.concat(headParts),
+                  ...(info.filename && isRelativePath(info.filename) ? { relativePath: info.filename } : {}),
+                };
                 done();
               });
             });
@@ -224,18 +243,22 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
     if (received.length === 0) throw invalidRequest('no file: send one or more files in multipart field "file"');
 
     const out: ReceivedPart[] = [];
+    const refused: Received['refused'] = [];
     for (const r of received) {
       const sniffed = r.sizeBytes === 0 ? null : sniffType(r.head, r.filename);
-      if (sniffed === OLE2_CFB) {
-        throw new AppError('unsupported_media_type', `"${r.filename}" is an encrypted .docx or a legacy .doc — not supported (accepted: PDF, DOCX, TXT)`);
+      if (sniffed === null || sniffed === OLE2_CFB) {
+        const why =
+          sniffed === OLE2_CFB
+            ? `"${r.filename}" is an encrypted .docx or a legacy .doc — not supported (accepted: PDF, DOCX, TXT)`
+            : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a PDF, DOCX or text file'} (accepted: PDF, DOCX, TXT)`;
+        if (!limits.partial) throw new AppError('unsupported_media_type', why);
+        refused.push({ filename: r.filename, message: why });
+        await rm(r.tempPath, { force: true });
+        continue;
       }
-      if (sniffed === null) {
-        const why = r.sizeBytes === 0 ? 'is empty' : 'is not a PDF, DOCX or text file';
-        throw new AppError('unsupported_media_type', `"${r.filename}" ${why} (accepted: PDF, DOCX, TXT)`);
-      }
-      out.push({ tempPath: r.tempPath, filename: r.filename, contentType: sniffed, sizeBytes: r.sizeBytes, sha256: r.sha256 });
+      out.push({ tempPath: r.tempPath, filename: r.filename, contentType: sniffed, sizeBytes: r.sizeBytes, sha256: r.sha256, ...(r.relativePath ? { relativePath: r.relativePath } : {}) });
     }
-    return { files: out, fields };
+    return { files: out, fields, refused };
   } catch (err) {
     req.setTimeout(0);
     // A stream still opening would recreate its file after the rm: close every one first.

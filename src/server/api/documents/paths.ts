@@ -16,6 +16,15 @@ function checkPath(p: unknown, i: number): string | null {
   return p;
 }
 
+/** True for a path `paths` accepts (see checkPath). */
+export function isRelativePath(p: string): boolean {
+  try {
+    return checkPath(p, 0) !== null && p.includes('/');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The multipart `paths` field: a JSON array with one relative path (or null) per `file` part, in the same
  * order. Absent: no file has a path.

@@ -1,3 +1,4 @@
+import { isScope, KEYS_SCOPE } from '../../../auth/scopes.js';
 import { z } from 'zod';
 import { AppError } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
@@ -12,8 +13,9 @@ export const createKey = (s: Services) =>
     path: '/keys',
     scope: 'write:documents',
     credentials: ['api_key'],
+    tokensWith: KEYS_SCOPE,
     tag: 'keys',
-    summary: 'Create an API key. The response is the only time the key is shown. A key cannot hold scopes its creator lacks.',
+    summary: 'Create an API key. The response is the only time the key is shown. A key cannot hold scopes its creator lacks. Callable with an API key, or with the CLI\'s browser login (manage:keys).',
     body: z.strictObject({
       name: z.string().trim().min(1).max(100).optional(),
       scopes: z.array(ScopeSchema).min(1).optional().describe('default: both scopes'),
@@ -24,7 +26,8 @@ export const createKey = (s: Services) =>
       403: { description: 'Scope not held by the caller', schema: ErrorBody },
     },
     async handler({ body, principal }) {
-      const scopes = body.scopes ?? principal.scopes;
+      // A key holds document scopes only: the CLI login's manage:keys stays with the login.
+      const scopes = body.scopes ?? principal.scopes.filter(isScope);
       const missing = scopes.filter((sc) => !principal.scopes.includes(sc));
       if (missing.length > 0) throw new AppError('insufficient_scope', `cannot grant scopes the caller lacks: ${missing.join(', ')}`);
       const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, [...new Set(scopes)]);

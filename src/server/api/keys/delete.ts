@@ -1,3 +1,4 @@
+import { KEYS_SCOPE } from '../../../auth/scopes.js';
 import { notFound } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
@@ -10,6 +11,7 @@ export const deleteKey = (s: Services) =>
     path: '/keys/:id',
     scope: 'write:documents',
     credentials: ['api_key'],
+    tokensWith: KEYS_SCOPE,
     tag: 'keys',
     summary: 'Revoke an API key; it stops working at once.',
     params: IdParams,

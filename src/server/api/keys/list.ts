@@ -1,3 +1,4 @@
+import { KEYS_SCOPE } from '../../../auth/scopes.js';
 import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
@@ -11,6 +12,7 @@ export const listKeys = (s: Services) =>
     path: '/keys',
     scope: 'read:documents',
     credentials: ['api_key'],
+    tokensWith: KEYS_SCOPE,
     tag: 'keys',
     summary: "The caller's active API keys. The key itself is never returned after creation.",
     responses: { 200: { description: 'Active keys, newest first', schema: z.object({ keys: z.array(ApiKey) }) } },

@@ -1,5 +1,5 @@
 import { toIso } from '../../../core/clock.js';
-import type { ApiKeyRecord } from '../../../store/sqlite/api-keys.js';
+import type { ApiKeyRecord } from '../../../store/sql/api-keys.js';
 
 export const keyToWire = (k: ApiKeyRecord) => ({
   id: k.id,

@@ -1,5 +1,5 @@
 import { toIso } from '../../../core/clock.js';
-import type { Project } from '../../../store/sqlite/projects.js';
+import type { Project } from '../../../store/sql/projects.js';
 
 export const projectToWire = (p: Project) => ({
   id: p.id,

@@ -1,0 +1,49 @@
+/** An environment variable the client reads, declared once: `docsearch help environment` and docs/cli.md list these. */
+export interface EnvironmentVariable {
+  name: string;
+  description: string;
+}
+
+/**
+ * Every variable the client commands read (test/cli/environment.test.ts fails when src/cli reads one not listed).
+ * The server's DOCSEARCH_* variables come from its option declarations (src/server/config.ts), passed in by main.ts.
+ */
+export const CLIENT_ENVIRONMENT: readonly EnvironmentVariable[] = [
+  { name: 'DOCSEARCH_URL', description: 'the server to talk to, instead of --server (default: the server you last logged in to, else http://127.0.0.1:7411)' },
+  { name: 'DOCSEARCH_TOKEN', description: 'an API key or access token to use instead of the stored login (CI); --token wins over it' },
+  { name: 'DOCSEARCH_CREDENTIALS', description: 'where logins are kept: auto (the OS keychain, else a 0600 file), keychain, or file' },
+  { name: 'XDG_CONFIG_HOME', description: 'the folder of client.json and credentials.json (default: ~/.config), under docsearch/' },
+  { name: 'CI', description: 'when set, nothing prompts: deletes need --yes and login needs --with-token' },
+  { name: 'NO_COLOR', description: 'no colour or emphasis (https://no-color.org)' },
+  { name: 'FORCE_COLOR', description: 'colour and emphasis even through a pipe (non-empty, not 0); so does CLICOLOR_FORCE' },
+  { name: 'CLICOLOR_FORCE', description: 'as FORCE_COLOR' },
+  { name: 'TERM', description: 'dumb turns colour off' },
+  { name: 'COLUMNS', description: 'the width search results are wrapped to when stdout is not a terminal (default 80)' },
+];
+
+/** The server's variables as its declarations describe them (flag, variable, description, default). */
+export interface ServerVariable {
+  env: string;
+  flag: string;
+  description: string;
+  defaultText: string | undefined;
+}
+
+function rows(items: Array<[string, string]>): string[] {
+  const width = Math.max(...items.map(([n]) => n.length));
+  return items.map(([n, d]) => `  ${n.padEnd(width)}  ${d}`);
+}
+
+/** The text of `docsearch help environment`. */
+export function environmentHelp(server: readonly ServerVariable[]): string {
+  return [
+    'Environment variables',
+    '',
+    'Client commands (login, upload, search, projects, documents, keys, …):',
+    ...rows(CLIENT_ENVIRONMENT.map((v) => [v.name, v.description])),
+    '',
+    'The server (docsearch serve; each is also a flag and a config-file key; a flag wins over the variable):',
+    ...rows(server.map((v) => [v.env, `${v.description} (${v.flag}${v.defaultText === undefined ? '' : `; default ${v.defaultText}`})`])),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { invalidRequest, notFound } from '../../../core/errors.js';
+import type { ChunkFields } from '../../../store/lancedb/chunks.js';
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ErrorBody, IdParams } from '../schemas.js';
+import { DocumentStatus } from './wire.js';
+
+export const TextChunk = z.object({
+  id: z.string(),
+  index: z.number().int().describe('0-based position in the document'),
+  text: z.string().describe('the text search matches and shows'),
+  heading: z.string().nullable().describe('heading path, joined with " > "'),
+  page_start: z.number().int().nullable(),
+  page_end: z.number().int().nullable(),
+  ocr: z.boolean().describe('the text was recognised by OCR from a page image'),
+});
+
+export const DocumentText = z
+  .object({
+    document_id: z.string(),
+    status: DocumentStatus,
+    pages: z.array(
+      z.object({
+        page: z.number().int().nullable().describe('the page the chunks start on; null for formats without pages (DOCX, TXT)'),
+        chunks: z.array(TextChunk),
+      }),
+    ),
+    next_cursor: z.string().nullable(),
+  })
+  .meta({ id: 'DocumentText' });
+
+export type TextPage = z.output<typeof DocumentText>['pages'][number];
+
+/** Chunks in document order, grouped by the page each starts on (consecutive runs, so order is kept). */
+export function pagesOf(chunks: ChunkFields[]): TextPage[] {
+  const pages: TextPage[] = [];
+  for (const c of chunks) {
+    const chunk = { id: c.id, index: c.chunk_index, text: c.text, heading: c.heading, page_start: c.page_start, page_end: c.page_end, ocr: c.ocr === true };
+    const last = pages.at(-1);
+    if (last && last.page === c.page_start) last.chunks.push(chunk);
+    else pages.push({ page: c.page_start, chunks: [chunk] });
+  }
+  return pages;
+}
+
+const encodeFrom = (index: number) => Buffer.from(`chunk:${index}`, 'utf8').toString('base64url');
+
+function decodeFrom(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const m = /^chunk:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw invalidRequest('query.cursor: not a cursor this server issued');
+  return Number(m[1]);
+}
+
+/** A ready document's chunks from `cursor` on, at most `limit`, grouped by page; other states have none yet. */
+export async function documentText(s: Services, userId: string, id: string, limit: number, cursor?: string): Promise<z.output<typeof DocumentText>> {
+  const from = decodeFrom(cursor);
+  const doc = await s.documents.get(userId, id);
+  if (!doc) throw notFound('document');
+  // Chunks of a document still being written are not what search sees yet (it shows only ready documents).
+  const all = doc.status === 'ready' ? await s.chunks.documentChunks(doc.id) : [];
+  const page = all.filter((c) => c.chunk_index >= from).slice(0, limit + 1);
+  const more = page.length > limit;
+  return { document_id: doc.id, status: doc.status, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? encodeFrom(page[limit]!.chunk_index) : null };
+}
+
+export const getDocumentText = (s: Services) =>
+  defineRoute({
+    name: 'documents.text',
+    method: 'GET',
+    path: '/documents/:id/text',
+    scope: 'read:documents',
+    tag: 'documents',
+    summary:
+      'What search sees of a document: its chunks in order, grouped by the page each starts on, with heading paths and OCR marked. ' +
+      'Empty until the document is ready. Paged by chunks (`limit`, `next_cursor`).',
+    params: IdParams,
+    query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), cursor: z.string().max(100).optional() }),
+    responses: { 200: { description: 'The text, by page', schema: DocumentText }, 404: { description: 'Not found', schema: ErrorBody } },
+    async handler({ params, query, principal }) {
+      return { status: 200, body: await documentText(s, principal.userId, params.id, query.limit, query.cursor) };
+    },
+  });

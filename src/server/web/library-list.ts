@@ -1,0 +1,144 @@
+import type Router from '@koa/router';
+import { isAppError } from '../../core/errors.js';
+import { sentence } from '../../web/format.js';
+import { documentsDeletePage } from '../../web/pages/document.js';
+import { type DocumentsFilter, documentsPage } from '../../web/pages/documents.js';
+import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from '../api/documents/query.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { failedOn, selectedIds } from './library-documents.js';
+import { documentView, queryString, userProjects } from './library-common.js';
+import { checkCsrf, flash, formBody, formField, render, requireUser, safeReturnTo, type WebContext } from './session.js';
+
+/** Documents per page of the list. */
+const PAGE = 50;
+const DAY_MS = 86_400_000;
+
+const FILTER_FIELDS = ['project_id', 'type', 'status', 'filename', 'from', 'to', 'sort'] as const;
+
+/** `to` names a day the person wants included: the API's `uploaded_before` is the start of the next one. */
+function dayAfter(day: string): string {
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(ms) ? new Date(ms + DAY_MS).toISOString() : day;
+}
+
+function listUrl(filter: DocumentsFilter, cursor?: string): string {
+  const params = new URLSearchParams();
+  for (const k of FILTER_FIELDS) if (filter[k] && !(k === 'sort' && filter.sort === '-uploaded')) params.set(k, filter[k]);
+  if (cursor) params.set('cursor', cursor);
+  const q = params.toString();
+  return q ? `/documents?${q}` : '/documents';
+}
+
+/** The Documents page (every document, filtered, sorted, paged) and what its form does with a selection. */
+export function documentListRoutes(router: Router<AppState>, s: Services): void {
+  router.get('documents', '/documents', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const filter = Object.fromEntries(FILTER_FIELDS.map((k) => [k, queryString(ctx, k).trim()])) as unknown as DocumentsFilter;
+    filter.sort ||= '-uploaded';
+    const cursor = queryString(ctx, 'cursor') || undefined;
+    const parsed = DocumentListQuery.safeParse({
+      limit: PAGE,
+      sort: filter.sort,
+      ...(cursor ? { cursor } : {}),
+      ...(filter.project_id ? { project_id: filter.project_id } : {}),
+      ...(filter.type ? { type: filter.type } : {}),
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.filename ? { filename: filter.filename } : {}),
+      ...(filter.from ? { uploaded_since: filter.from } : {}),
+      ...(filter.to ? { uploaded_before: dayAfter(filter.to) } : {}),
+    });
+    let error: string | undefined;
+    let query = parsed.data;
+    if (!query) {
+      const issue = parsed.error!.issues[0]!;
+      error = `This filter could not be used (${String(issue.path[0] ?? 'query')}: ${issue.message}); showing everything instead.`;
+      query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
+    }
+    let at;
+    try {
+      at = decodeListCursor(query.sort, query.cursor);
+    } catch {
+      error = 'That page link is out of date; showing the first page.';
+    }
+    const [projects, page, indexing] = await Promise.all([
+      userProjects(s, user.id),
+      s.documents.list(user.id, toFilter(query), PAGE, at, query.sort),
+      s.documents.countInWork(user.id),
+    ]);
+    render(
+      ctx,
+      documentsPage({
+        user,
+        csrfToken: ctx.state.session!.csrfToken,
+        filter,
+        projects: projects.map((p) => ({ id: p.id, name: p.name })),
+        documents: page.documents.map(documentView),
+        next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next)) : null,
+        first: at ? listUrl(filter) : null,
+        indexing: [...indexing.values()].reduce((a, b) => a + b, 0),
+        self: listUrl(filter, at ? query.cursor : undefined),
+        ...(error ? { error } : {}),
+      }),
+    );
+  });
+
+  // The list's buttons: delete (asks first), move, retry the failed ones; then back to the same page of the list.
+  router.post('documents.bulk', '/documents/bulk', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    checkCsrf(ctx, s);
+    const returnTo = safeReturnTo(formField(ctx, 'return_to')) ?? '/documents';
+    const back = () => {
+      ctx.status = 303;
+      ctx.redirect(returnTo);
+    };
+    const docs = await s.documents.getMany(user.id, selectedIds(ctx));
+    if (docs.length === 0) {
+      flash(ctx, 'Select one or more documents first.', 'error');
+      return back();
+    }
+    const action = formField(ctx, 'action');
+    if (action === 'delete') {
+      return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo }));
+    }
+    if (action !== 'move' && action !== 'retry') {
+      flash(ctx, 'Choose what to do with the selected documents.', 'error');
+      return back();
+    }
+    const projectId = formField(ctx, 'project_id');
+    const [target] = action === 'move' ? await s.projects.names(user.id, [projectId]) : [];
+    if (action === 'move' && !target) {
+      flash(ctx, 'Choose a project to move them to.', 'error');
+      return back();
+    }
+    const done: string[] = [];
+    const failed: string[] = [];
+    for (const doc of docs) {
+      if (action === 'retry' && doc.status !== 'failed') continue;
+      try {
+        if (action === 'move') await s.ingest.move(user.id, doc.id, projectId);
+        else await s.ingest.retry(user.id, doc.id);
+        done.push(doc.filename);
+      } catch (err) {
+        if (!isAppError(err) || err.status >= 500) throw err;
+        failed.push(failedOn(doc.filename, err));
+      }
+    }
+    const n = (k: number) => `${k} document${k === 1 ? '' : 's'}`;
+    const what =
+      action === 'move'
+        ? done.length > 0
+          ? `Moved ${n(done.length)} to “${target!.name}”.`
+          : ''
+        : done.length > 0
+          ? `Queued ${n(done.length)} again.`
+          : failed.length === 0
+            ? 'None of the selected documents has failed: nothing to retry.'
+            : '';
+    const problems = failed.length > 0 ? ` Not ${action === 'move' ? 'moved' : 'retried'}: ${failed.join('; ')}.` : '';
+    flash(ctx, sentence(`${what}${problems}`.trim()), done.length > 0 ? 'notice' : 'error');
+    back();
+  });
+}

@@ -1,0 +1,71 @@
+import type Router from '@koa/router';
+import { rm } from 'node:fs/promises';
+import { isAppError, notFound } from '../../core/errors.js';
+import type { ReceivedFile } from '../../ingest/documents.js';
+import { sentence } from '../../web/format.js';
+import { receiveMultipart } from '../api/documents/multipart.js';
+import { parsePaths } from '../api/documents/paths.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { checkCsrf, flash, requireUser } from './session.js';
+
+/**
+ * Uploads into a project from its page. The page's script sends one file per request with the CSRF token in
+ * X-CSRF-Token (and a folder's files with their `paths`), and gets JSON; without script the form posts every
+ * chosen file with its `_csrf` field, and gets the project page back with what was taken and what was not:
+ * a file of the wrong type is named and left out, the others are kept. A browser posting a folder sends each
+ * file's path inside it as its name, which becomes the document's path. The body goes through the API's
+ * multipart reader, so limits and error messages match.
+ */
+export function uploadRoutes(router: Router<AppState>, s: Services): void {
+  router.post('project.upload', '/projects/:id/upload', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const header = ctx.get('x-csrf-token');
+    if (header) checkCsrf(ctx, s, header);
+    const project = await s.projects.get(user.id, ctx.params.id!);
+    if (!project) throw notFound('project');
+    const script = ctx.accepts('html', 'json') === 'json';
+    const back = `/projects/${project.id}`;
+    let received;
+    try {
+      received = await receiveMultipart(ctx.req, s.files, {
+        maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
+        maxFiles: s.config.maxFiles,
+        fields: ['_csrf', 'paths'],
+        partial: !script,
+      });
+    } catch (err) {
+      // The bare form gets its project page back with the reason, when the whole body was read (else the
+      // error handler answers and closes the connection).
+      if (script || !isAppError(err) || err.status >= 500 || !ctx.req.complete) throw err;
+      flash(ctx, `Nothing was uploaded: ${sentence(err.message)}`, 'error');
+      ctx.status = 303;
+      return ctx.redirect(back);
+    }
+    const temps = received.files.map((f) => f.tempPath);
+    try {
+      if (!header) checkCsrf(ctx, s, received.fields._csrf ?? '');
+      const paths = received.fields.paths !== undefined ? parsePaths(received.fields.paths, received.files.length) : received.files.map((f) => f.relativePath ?? null);
+      const files: ReceivedFile[] = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
+      const accepted = await s.ingest.accept(user.id, project.id, files, {});
+      temps.length = 0;
+      if (script) {
+        ctx.status = 202;
+        ctx.body = { documents: accepted.map((a) => ({ id: a.document.id, filename: a.document.filename, duplicate: a.duplicate })) };
+        return;
+      }
+      const fresh = accepted.filter((a) => !a.duplicate).length;
+      const parts = [
+        fresh > 0 ? `Uploaded ${fresh} file${fresh === 1 ? '' : 's'}; ${fresh === 1 ? 'it is' : 'they are'} being indexed.` : '',
+        accepted.length > fresh ? `${accepted.length - fresh} already in this project.` : '',
+        received.refused.length > 0 ? `Not uploaded: ${received.refused.map((r) => r.message).join('; ')}.` : '',
+      ];
+      flash(ctx, parts.filter((p) => p).join(' '), received.refused.length > 0 ? 'error' : 'notice');
+      ctx.status = 303;
+      ctx.redirect(back);
+    } finally {
+      await Promise.all(temps.map((p) => rm(p, { force: true })));
+    }
+  });
+}

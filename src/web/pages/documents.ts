@@ -1,0 +1,122 @@
+import { formatBytes, formatTime, typeName } from '../format.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+import { type DocumentRow, pathLine, statusCell } from './project.js';
+import { indexingNote } from './projects.js';
+
+/** The Documents page's filters, as the form and its links carry them (names of GET /api/v1/documents where they match). */
+export interface DocumentsFilter {
+  project_id: string;
+  type: string;
+  status: string;
+  filename: string;
+  /** Dates (YYYY-MM-DD), both days included. */
+  from: string;
+  to: string;
+  sort: string;
+}
+
+export interface DocumentsPageData {
+  user: { email: string };
+  csrfToken: string;
+  filter: DocumentsFilter;
+  projects: { id: string; name: string }[];
+  documents: DocumentRow[];
+  /** Link to the next page (the same filters and a cursor), or null on the last page. */
+  next: string | null;
+  /** Link to the first page when this is a later one. */
+  first: string | null;
+  /** Documents still queued or processing, in the whole library. */
+  indexing: number;
+  /** This page's own address (forms come back here). */
+  self: string;
+  error?: string;
+}
+
+const TYPES: [string, string][] = [
+  ['pdf', 'PDF'],
+  ['docx', 'DOCX'],
+  ['txt', 'Text'],
+];
+const STATUSES = ['queued', 'processing', 'ready', 'failed'];
+const SORTS: [string, string][] = [
+  ['-uploaded', 'Newest first'],
+  ['uploaded', 'Oldest first'],
+  ['name', 'Name A–Z'],
+  ['-name', 'Name Z–A'],
+  ['-size', 'Largest first'],
+  ['size', 'Smallest first'],
+];
+
+const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : null}>${label}</option>`;
+
+function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>) {
+  return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
+  <td class="pick"><input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}"></td>
+  <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${pathLine(doc.path)}</td>
+  <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
+  <td data-label="Type">${typeName(doc.contentType)}</td>
+  <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
+  <td class="status-cell" data-label="Status">${statusCell(doc)}${
+    // Inside the bulk form (forms can't nest): the button posts that form, with its token, to this document's retry.
+    doc.status === 'failed' ? html` <button type="submit" formaction="/documents/${doc.id}/retry" class="secondary small" aria-label="Retry ${doc.filename}">Retry</button>` : null
+  }</td>
+  <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
+</tr>`;
+}
+
+/**
+ * The whole library: every document of every project, filtered, sorted and paged (keyset cursor, so past any
+ * number of documents). Choose documents to delete (after a confirmation) or move them; retry failed ones.
+ * Works without JavaScript; app.js adds "select all".
+ */
+export function documentsPage(d: DocumentsPageData) {
+  const f = d.filter;
+  const names = new Map(d.projects.map((p) => [p.id, p.name]));
+  const filtered = f.project_id || f.type || f.status || f.filename || f.from || f.to;
+  return layout(
+    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents' },
+    html`<section class="card">
+  <h1>Documents</h1>
+  <p class="muted">Every document in your library.${d.indexing > 0 ? html` <span class="indexing" role="status">${indexingNote(d.indexing)}.</span>` : null}</p>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <form method="get" action="/documents" class="filters" aria-label="Filter documents">
+    <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="255"></label>
+    <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
+    <label>Type <select name="type">${option('', 'Any type', f.type)}${TYPES.map(([v, l]) => option(v, l, f.type))}</select></label>
+    <label>Status <select name="status">${option('', 'Any status', f.status)}${STATUSES.map((v) => option(v, v, f.status))}</select></label>
+    <label>Uploaded from <input type="date" name="from" value="${f.from}"></label>
+    <label>to <input type="date" name="to" value="${f.to}"></label>
+    <label>Sort <select name="sort">${SORTS.map(([v, l]) => option(v, l, f.sort))}</select></label>
+    <div class="filter-actions"><button type="submit">Show</button>${filtered ? html` <a href="/documents">Clear filters</a>` : null}</div>
+  </form>
+  ${
+    d.documents.length === 0
+      ? html`<p class="muted" id="no-documents">${
+          filtered || d.first
+            ? 'No documents match these filters.'
+            : html`Your library is empty. Upload PDF, DOCX or TXT files into a project: open one under <a href="/projects">Projects</a>.`
+        }</p>`
+      : html`<form method="post" action="/documents/bulk" id="bulk" class="bulk">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="hidden" name="return_to" value="${d.self}">
+    <div class="bulk-actions" role="group" aria-label="With the selected documents">
+      <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>
+      <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
+      <label class="inline-label">Move selected to <select name="project_id">${d.projects.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
+      <button type="submit" name="action" value="move" class="secondary">Move</button>
+      <button type="submit" name="action" value="retry" class="secondary">Retry failed</button>
+    </div>
+    <div class="scroll"><table class="documents rows" id="documents">
+      <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Status</th><th scope="col">Uploaded</th></tr></thead>
+      <tbody>${d.documents.map((doc) => row(doc, names))}</tbody>
+    </table></div>
+  </form>`
+  }
+  <nav class="pager" aria-label="Pages">
+    ${d.first ? html`<a href="${d.first}">← First page</a>` : null}
+    ${d.next ? html`<a href="${d.next}" rel="next" class="next">Next page →</a>` : null}
+  </nav>
+</section>`,
+  );
+}

@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { BIN, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { webLogin } from './web-session.js';
+
+export interface BrowserLogin {
+  /** The authorize URL the CLI printed. */
+  authorizeUrl: string;
+  /** The consent page the user saw (empty when the server skipped it). */
+  consent: string;
+  /** What the loopback listener answered the browser. */
+  landing: string;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in HTTP session
+ * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
+ */
+export async function browserLogin(d: Daemon, user: TestUser, env: Record<string, string>, extra: string[] = []): Promise<BrowserLogin> {
+  const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser', ...extra], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  const exited = new Promise<number | null>((res) => proc.once('exit', (c) => res(c)));
+  const authorizeUrl = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`no URL printed:\n${stderr}`)), 20_000);
+    proc.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      const m = /^ {2}(http:\/\/\S+\/api\/oauth\/authorize\?\S+)$/m.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    });
+  });
+  const web = await webLogin(d, user.email, user.password);
+  let res = await web.get(authorizeUrl);
+  let consent = '';
+  if (res.status === 200) {
+    consent = await res.text();
+    res = await web.submit(consent, '/oauth/consent', { decision: 'approve' });
+  }
+  const callback = res.headers.get('location');
+  if (!callback) throw new Error(`no redirect after consent: ${res.status}`);
+  // The "browser" lands on the CLI's loopback listener.
+  const landing = await (await fetch(callback)).text();
+  return { authorizeUrl, consent, landing, code: await exited, stdout, stderr };
+}

@@ -1,0 +1,49 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, type Daemon, REPO, removeDir, startDaemon } from '../helpers/daemon.js';
+
+/** What the browser tests share: Debian's Chromium, a daemon per suite, axe-core, and where screenshots go. */
+
+export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+export const ARTIFACTS = join(REPO, 'test-artifacts/web');
+const AXE = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+/** A suite title that says why it is skipped on a machine without Chromium. */
+export const browserTitle = (title: string): string =>
+  HAVE_CHROMIUM ? `browser: ${title}` : `browser: ${title} (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
+
+/** A daemon and a Chromium for the enclosing describe block, started before its tests and stopped after. */
+export function browserSuite(): { readonly d: Daemon; readonly browser: Browser } {
+  const suite = {} as { d: Daemon; browser: Browser };
+  beforeAll(async () => {
+    suite.d = await startDaemon();
+    suite.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    if (!suite.d) return;
+    expect(await suite.d.stop()).toBe(0);
+    removeDir(suite.d.dataDir);
+  });
+  return suite;
+}
+
+/** Records the page's Content-Security-Policy violations (the console reports them) in `sink`. */
+export function watchCsp(page: Page, sink: string[]): Page {
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) sink.push(m.text());
+  });
+  return page;
+}
+
+/** axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+  );
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+}

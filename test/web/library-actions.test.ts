@@ -1,0 +1,259 @@
+import { describe, expect, it } from 'vitest';
+import { getCode, post } from '../auth/oauth-flow.js';
+import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { makePdf } from '../ingest/build-fixtures.js';
+import { type WebClient } from '../server/web-client.js';
+import { loggedIn, uploadAs, waitSettled } from './library-client.js';
+
+/**
+ * The library pages' actions over real HTTP (#21): destructive buttons ask first and say what they did,
+ * the Documents page (filters, paging past a page, bulk move and delete), uploads without script that keep
+ * the good files, folder paths, and the small things (project-name wording, favicon).
+ */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+const REDIRECT = 'http://127.0.0.1:9/actions-cb';
+
+/** The notice or error a page shows once after a form (see session.ts flash). */
+const flashOf = (page: string) => /<p class="(?:notice|error) flash" role="(?:status|alert)">([^<]*)<\/p>/.exec(page)?.[1] ?? null;
+
+describe('library actions: confirmations, messages, the Documents page, uploads', () => {
+  let d: Daemon;
+  let alice: TestUser;
+  let bob: TestUser;
+  let web: WebClient;
+  let field: string;
+  let archive: string;
+
+  daemonForSuite(
+    async (started) => {
+      d = started;
+      alice = await addUser(d);
+      bob = await addUser(d);
+      web = await loggedIn(d, alice);
+      field = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Field notes' } })).body.id;
+      archive = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Archive' } })).body.id;
+    },
+    { setupTimeoutMs: 120_000 },
+  );
+
+  async function uploaded(projectId: string, files: { name: string; body: string | Buffer }[]): Promise<string[]> {
+    await web.get(`/projects/${projectId}`);
+    const up = await uploadAs(web, d, projectId, files);
+    expect(up.status, JSON.stringify(up.body)).toBe(202);
+    const ids = up.body.documents.map((x: { id: string }) => x.id) as string[];
+    await waitSettled(d, alice, ids);
+    return ids;
+  }
+
+  it('deleting a document asks first (row and page), works without script, and says what was deleted', async () => {
+    const [id] = await uploaded(field, [{ name: 'doomed notes.txt', body: 'These notes about avalanche paths will be deleted.\n' }]);
+    const project = await web.get(`/projects/${field}`);
+    // No one-click delete form on the row any more: a link to the confirmation.
+    expect(project.text).not.toContain(`action="/documents/${id}/delete"`);
+    expect(project.text).toContain(`href="/documents/${id}/delete"`);
+    const docPage = await web.get(`/documents/${id}`);
+    expect(docPage.text).not.toContain(`action="/documents/${id}/delete"`);
+    expect(docPage.text).toContain(`href="/documents/${id}/delete"`);
+
+    const confirm = await web.get(`/documents/${id}/delete`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('<h1>Delete “doomed notes.txt”?</h1>');
+    expect(confirm.text).toContain('Search stops finding it at once (1 chunk)');
+    expect(confirm.text).toContain(`href="/projects/${field}" class="button secondary">Cancel</a>`);
+    expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200); // asking changed nothing
+    const done = await web.post('/documents/delete', { _csrf: web.csrf, ids: [id!], return_to: `/projects/${field}` });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe(`/projects/${field}`);
+    const after = await web.get(`/projects/${field}`);
+    expect(flashOf(after.text)).toBe('Deleted “doomed notes.txt”.');
+    expect(flashOf((await web.get(`/projects/${field}`)).text)).toBeNull(); // said once
+    expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
+    // Another user's document: no confirmation page, and a forged confirmation deletes nothing.
+    const [kept] = await uploaded(field, [{ name: 'kept.txt', body: 'Kept notes about golden eagles.\n' }]);
+    const other = await loggedIn(d, bob);
+    expect((await other.get(`/documents/${kept}/delete`)).status).toBe(404);
+    await other.get('/documents');
+    await other.post('/documents/delete', { _csrf: other.csrf, ids: [kept!] });
+    expect((await api(d, `/api/v1/documents/${kept}`, { token: alice.apiKey })).status).toBe(200);
+    expect((await web.post('/documents/delete', { ids: [kept!] })).status).toBe(403);
+  });
+
+  it('revoking an API key, a connected app’s access, or deleting or rotating an application asks first, then says so', async () => {
+    const key = await api(d, '/api/v1/keys', { token: alice.apiKey, body: { name: 'ci uploads', scopes: ['read:documents'] } });
+    const keys = await web.get('/settings/keys');
+    expect(keys.text).not.toContain(`action="/settings/keys/${key.body.id}/revoke"`);
+    expect(keys.text).toContain(`href="/settings/keys/${key.body.id}/revoke"`);
+    const confirm = await web.get(`/settings/keys/${key.body.id}/revoke`);
+    expect(confirm.text).toContain('<h1>Revoke the key “ci uploads”?</h1>');
+    expect(confirm.text).toContain(`<code>${key.body.key.slice(0, 8)}…${key.body.key.slice(-4)}</code>`);
+    expect((await api(d, '/api/v1/projects', { token: key.body.key })).status).toBe(200);
+    const revoked = await web.post(`/settings/keys/${key.body.id}/revoke`, { _csrf: web.csrf });
+    expect(revoked.location).toBe('/settings/keys');
+    expect(flashOf((await web.get('/settings/keys')).text)).toBe('Revoked the key “ci uploads”.');
+    expect((await api(d, '/api/v1/projects', { token: key.body.key })).status).toBe(401);
+    expect((await (await loggedIn(d, bob)).get(`/settings/keys/${key.body.id}/revoke`)).status).toBe(404);
+
+    await web.get('/settings/applications');
+    const registered = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Notes App', redirect_uris: REDIRECT });
+    const clientId = /id="new-client-id" readonly value="([^"]+)"/.exec(registered.text)![1]!;
+    const secret = /id="new-client-secret" readonly value="([^"]+)"/.exec(registered.text)![1]!;
+    const tokens = await post(d, '/api/oauth/token', {
+      grant_type: 'authorization_code',
+      code: await getCode(web, { client_id: clientId, redirect_uri: REDIRECT }),
+      client_id: clientId,
+      client_secret: secret,
+      redirect_uri: REDIRECT,
+    });
+    expect(tokens.status).toBe(200);
+    const connected = await web.get('/settings/connected');
+    expect(connected.text).not.toContain(`action="/settings/connected/${clientId}/revoke"`);
+    const ask = await web.get(`/settings/connected/${clientId}/revoke`);
+    expect(ask.text).toContain('<h1>Revoke access of “Notes App”?</h1>');
+    expect((await api(d, '/api/v1/projects', { token: tokens.body.access_token })).status).toBe(200);
+    await web.post(`/settings/connected/${clientId}/revoke`, { _csrf: web.csrf });
+    expect(flashOf((await web.get('/settings/connected')).text)).toBe('Revoked the access of “Notes App”.');
+    expect((await api(d, '/api/v1/projects', { token: tokens.body.access_token })).status).toBe(401);
+
+    const apps = await web.get('/settings/applications');
+    expect(apps.text).not.toContain(`action="/settings/applications/${clientId}/delete"`);
+    expect(apps.text).not.toContain(`action="/settings/applications/${clientId}/rotate"`);
+    expect((await web.get(`/settings/applications/${clientId}/rotate`)).text).toContain('<h1>Rotate the secret of “Notes App”?</h1>');
+    const del = await web.get(`/settings/applications/${clientId}/delete`);
+    expect(del.text).toContain('<h1>Delete the application “Notes App”?</h1>');
+    await web.post(`/settings/applications/${clientId}/delete`, { _csrf: web.csrf });
+    expect(flashOf((await web.get('/settings/applications')).text)).toBe('Deleted the application “Notes App”; its tokens no longer work.');
+  });
+
+  it('the Documents page: every project’s documents, filtered, sorted, paged past a page; bulk move and delete', async () => {
+    const many = Array.from({ length: 55 }, (_, i) => ({ name: `note-${String(i).padStart(2, '0')}.txt`, body: `Field note ${i}: the marmots whistled ${i} times.\n` }));
+    for (let i = 0; i < many.length; i += 20) await uploaded(archive, many.slice(i, i + 20));
+    const [pdf] = await uploaded(field, [{ name: 'Survey.pdf', body: makePdf([[{ lines: ['Alpine survey with a path.'] }]]) }]);
+
+    const first = await web.get('/documents?sort=name&project_id=' + archive);
+    expect(first.status).toBe(200);
+    const names = (page: string) => [...page.matchAll(/class="filename">([^<]+)<\/a>/g)].map((m) => m[1]);
+    expect(names(first.text)).toEqual(many.slice(0, 50).map((f) => f.name));
+    const next = /<a href="([^"]+)" rel="next"/.exec(first.text)![1]!.replaceAll('&amp;', '&');
+    const second = await web.get(next);
+    expect(names(second.text)).toEqual(many.slice(50).map((f) => f.name));
+    expect(second.text).not.toContain('rel="next"');
+    expect(second.text).toContain('← First page');
+    // Filters: type, name, dates (both days included), any project.
+    expect(names((await web.get('/documents?type=pdf')).text)).toEqual(['Survey.pdf']);
+    expect(names((await web.get('/documents?filename=NOTE-5&sort=-name')).text)).toEqual(['note-54.txt', 'note-53.txt', 'note-52.txt', 'note-51.txt', 'note-50.txt']);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(names((await web.get(`/documents?type=pdf&from=${today}&to=${today}`)).text)).toEqual(['Survey.pdf']);
+    expect((await web.get('/documents?from=soon')).text).toContain('This filter could not be used (uploaded_since: must be a date');
+    const all = await web.get('/documents?type=pdf');
+    expect(all.text).toContain(`<a href="/projects/${field}" class="project-name">Field notes</a>`);
+    // Bob's Documents page has none of it.
+    expect(names((await (await loggedIn(d, bob)).get('/documents')).text)).toEqual([]);
+
+    // Bulk move: two of Archive's notes and the PDF to Field notes (the PDF is there already: nothing to do).
+    const picked = [...second.text.matchAll(/name="ids" value="([^"]+)"/g)].map((m) => m[1]!).slice(0, 2);
+    const moved = await web.post('/documents/bulk', { _csrf: web.csrf, action: 'move', project_id: field, ids: [...picked, pdf!], return_to: next });
+    expect(moved.status).toBe(303);
+    expect(moved.location).toBe(next);
+    expect(flashOf((await web.get('/documents')).text)).toBe('Moved 3 documents to “Field notes”.');
+    for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).body.project_id).toBe(field);
+    const search = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'marmots whistled 50 times', mode: 'keyword', project_ids: [field] } });
+    expect(search.body.results.map((r: { document: { id: string } }) => r.document.id)).toContain(picked[0]);
+    expect((await web.post('/documents/bulk', { _csrf: web.csrf, action: 'move', project_id: archive, return_to: '/documents' })).location).toBe('/documents');
+    expect(flashOf((await web.get('/documents')).text)).toBe('Select one or more documents first.');
+
+    // Bulk delete asks first, naming each, then deletes exactly those.
+    const ask = await web.post('/documents/bulk', { _csrf: web.csrf, action: 'delete', ids: picked, return_to: '/documents?sort=name' });
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('<h1>Delete 2 documents?</h1>');
+    expect(ask.text).toContain('<li class="filename">note-50.txt</li>');
+    expect(ask.text).toContain('<button type="submit" class="danger-solid" id="confirm">Delete 2 documents</button>');
+    for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200);
+    const gone = await web.post('/documents/delete', { _csrf: web.csrf, ids: picked, return_to: '/documents?sort=name' });
+    expect(gone.location).toBe('/documents?sort=name');
+    expect(flashOf((await web.get('/documents?sort=name')).text)).toBe('Deleted 2 documents.');
+    for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
+  }, 240_000);
+
+  it('project lists say how many documents are still being indexed', async () => {
+    await web.get(`/projects/${field}`);
+    const up = await uploadAs(web, d, field, [{ name: 'long.txt', body: 'The survey team walked the transect and counted marmots. '.repeat(600) }]);
+    const id = up.body.documents[0].id;
+    const projects = await web.get('/projects');
+    const row = projects.text.slice(projects.text.indexOf(`data-project-id="${field}"`));
+    expect(row.slice(0, row.indexOf('</tr>'))).toContain('still indexing 1 document');
+    expect((await web.get(`/projects/${field}`)).text).toMatch(/id="project-summary">[^<]* · still indexing 1 document</);
+    expect((await web.get('/documents')).text).toContain('still indexing 1 document.');
+    expect((await api(d, `/api/v1/documents/${id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    expect((await web.get('/projects')).text).not.toContain('still indexing');
+  }, 180_000);
+
+  it('uploads without script keep the good files, name the refused ones, and keep a folder’s paths', async () => {
+    await web.get(`/projects/${archive}`);
+    const mixed = await uploadAs(
+      web,
+      d,
+      archive,
+      [
+        { name: 'report.pdf', body: makePdf([[{ lines: ['Quarterly glacier report.'] }]]) },
+        { name: 'photo.png', body: PNG },
+      ],
+      { via: 'field', accept: 'text/html' },
+    );
+    expect(mixed.status).toBe(303);
+    expect(mixed.location).toBe(`/projects/${archive}`);
+    const page = await web.get(`/projects/${archive}`);
+    expect(flashOf(page.text)).toBe(
+      'Uploaded 1 file; it is being indexed. Not uploaded: &quot;photo.png&quot; is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT).',
+    );
+    expect(page.text).toContain('>report.pdf</a>');
+    const onlyBad = await uploadAs(web, d, archive, [{ name: 'photo.png', body: PNG }], { via: 'field', accept: 'text/html' });
+    expect(onlyBad.status).toBe(303);
+    expect(flashOf((await web.get(`/projects/${archive}`)).text)).toBe('Not uploaded: &quot;photo.png&quot; is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT).');
+    // The script's upload (one file, JSON) still answers 415 with the reason.
+    expect((await uploadAs(web, d, archive, [{ name: 'photo.png', body: PNG }])).status).toBe(415);
+
+    // A browser posting a folder names each file by its path inside it: kept as the document's path.
+    const folder = await uploadAs(web, d, archive, [{ name: 'trip/day 1/notes.txt', body: 'Day one: fog on the pass.\n' }], { via: 'field', accept: 'text/html' });
+    expect(folder.status).toBe(303);
+    const listed = await api(d, `/api/v1/documents?project_id=${archive}&path=${encodeURIComponent('trip/day 1/notes.txt')}`, { token: alice.apiKey });
+    expect(listed.body.documents.map((x: { filename: string; path: string }) => [x.filename, x.path])).toEqual([['notes.txt', 'trip/day 1/notes.txt']]);
+    // The script sends a folder's paths in `paths`.
+    await web.get(`/projects/${archive}`);
+    const form = new FormData();
+    form.append('paths', JSON.stringify(['trip/day 2.txt']));
+    form.append('file', new Blob(['Day two: sun on the glacier.\n']), 'day 2.txt');
+    const res = await fetch(`${d.url}/projects/${archive}/upload`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'x-csrf-token': web.csrf, cookie: [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      body: form,
+    });
+    expect(res.status).toBe(202);
+    const id = ((await res.json()) as { documents: { id: string }[] }).documents[0]!.id;
+    expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).body.path).toBe('trip/day 2.txt');
+    expect((await web.get(`/documents/${id}`)).text).toContain('<dt>Path</dt><dd class="path">trip/day 2.txt</dd>');
+  });
+
+  it('says what is wrong with a project name in words; serves a favicon; a flash can’t be written by a link', async () => {
+    await web.get('/projects');
+    const blank = await web.post('/projects', { _csrf: web.csrf, name: '   ', description: '' });
+    expect(blank.status).toBe(400);
+    expect(blank.text).toContain('<p class="error" role="alert">Name must not be empty.</p>');
+    const long = await web.post('/projects', { _csrf: web.csrf, name: 'x'.repeat(101), description: '' });
+    expect(long.text).toContain('Name must be at most 100 characters.');
+    const api400 = await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: ' ' } });
+    expect(api400.body.error.message).toBe('body.name: must not be empty');
+
+    const icon = await fetch(`${d.url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect(Buffer.from(await icon.arrayBuffer()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+    expect((await web.get('/projects')).text).toContain('<link rel="icon" href="/favicon.ico">');
+
+    expect(flashOf((await web.get('/projects?flash=Your+account+is+locked&notice=x')).text)).toBeNull();
+    // An error page is never a dead end.
+    const refused = await web.post('/projects', { name: 'no token' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('<a href="/" class="back">Back to docsearch</a>');
+  });
+});

@@ -1,0 +1,288 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { authorizePath, getCode, post } from '../auth/oauth-flow.js';
+import { api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
+import { makePdf } from '../ingest/build-fixtures.js';
+import { ARTIFACTS, axeViolations, browserSuite, browserTitle, HAVE_CHROMIUM, watchCsp } from './browser.js';
+import { loggedIn } from './library-client.js';
+
+const SCAN = readFileSync(join(REPO, 'test/fixtures/ocr/scan-300dpi.pdf'));
+/** Names as long as people make them: a 201-character file name without a space, a 100-character project name. */
+const LONG_FILE = `${'field-survey-of-the-northern-alpine-meadows-'.repeat(4).slice(0, 197)}.txt`;
+const LONG_PROJECT = 'Hydrological-and-glaciological-observations-of-the-upper-valley-catchment-during-the-winter-seasons';
+const WIDTHS = { desk: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
+
+/**
+ * Anything visible past the right edge of the window: a page that scrolls sideways, or content pushed off-screen
+ * inside a scroller. What an `overflow: hidden` ancestor clips (visually hidden text) is not visible there.
+ */
+function overflow(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const out = [];
+    if (document.documentElement.scrollWidth > window.innerWidth) out.push('page scrollWidth ' + document.documentElement.scrollWidth + ' > ' + window.innerWidth);
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      let right = r.right;
+      for (let a = el.parentElement; a; a = a.parentElement) {
+        if (['hidden', 'clip'].includes(getComputedStyle(a).overflowX)) right = Math.min(right, a.getBoundingClientRect().right);
+      }
+      if (r.width > 0 && right > window.innerWidth + 1) out.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' right=' + Math.round(right));
+    }
+    return out.slice(0, 5);
+  })()`);
+}
+
+describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#21), in light and dark, at desk and phone width'), () => {
+  const suite = browserSuite();
+  let d: Daemon;
+  let ada: TestUser;
+  let context: BrowserContext;
+  let page: Page;
+  let field: string;
+  let longProject: string;
+  let scanId: string;
+  let longId: string;
+  let keyId: string;
+  let clientId: string;
+  const audits: Record<string, string[]> = {};
+  const overflows: Record<string, string[]> = {};
+  const cspErrors: string[] = [];
+  let setupPath = '';
+
+  beforeAll(() => {
+    d = suite.d;
+    setupPath = new URL(d.setupUrl!).pathname + new URL(d.setupUrl!).search;
+  });
+
+  const open = async (ctx: BrowserContext): Promise<Page> => watchCsp(await ctx.newPage(), cspErrors);
+
+  /**
+   * The page as it is now in light and dark, at desk and phone width: axe in each scheme (serious and critical),
+   * nothing past the right edge at either width, and the dark and phone screenshots as test artifacts.
+   */
+  async function everyWay(p: Page, name: string): Promise<void> {
+    for (const scheme of ['light', 'dark'] as const) {
+      await p.emulateMedia({ colorScheme: scheme });
+      for (const [width, size] of Object.entries(WIDTHS)) {
+        await p.setViewportSize(size);
+        overflows[`${name} ${scheme} ${width}`] = await overflow(p);
+        if (width === 'desk') audits[`${name} ${scheme}`] = await axeViolations(p);
+        if (scheme === 'dark' || width === 'phone') await p.screenshot({ path: join(ARTIFACTS, `${width}-${scheme}-${name}.png`), fullPage: true });
+      }
+    }
+    await p.emulateMedia({ colorScheme: 'light' });
+    await p.setViewportSize(WIDTHS.desk);
+  }
+
+  it('first setup lands in the library; the pages a new user sees pass in light and dark', async () => {
+    context = await suite.browser.newContext({ viewport: WIDTHS.desk });
+    page = await open(context);
+    await page.goto(d.url + setupPath);
+    await everyWay(page, 'setup');
+    await page.fill('input[name=email]', 'ada@example.com');
+    await page.fill('input[name=password]', 'correct horse battery staple');
+    await page.click('button[type=submit]');
+    await page.waitForURL(/\/documents$/);
+    expect(await page.locator('#no-documents').textContent()).toContain('Your library is empty.');
+    await everyWay(page, 'documents-empty');
+    // Ada's API key for the fixtures below.
+    await page.goto(d.url + '/settings/keys');
+    await page.fill('input[name=name]', `${'Nightly CI upload key for the hydrology group '.repeat(2).trim()}`);
+    await page.click('button:has-text("Generate new API key")');
+    const key = await page.locator('#new-key').inputValue();
+    ada = { email: 'ada@example.com', password: 'correct horse battery staple', apiKey: key };
+    keyId = (await api(d, '/api/v1/keys', { token: key })).body.keys[0].id;
+    await everyWay(page, 'settings-keys-new');
+
+    field = (await api(d, '/api/v1/projects', { token: key, body: { name: 'Field notes' } })).body.id;
+    longProject = (await api(d, '/api/v1/projects', { token: key, body: { name: LONG_PROJECT, description: 'Notes '.repeat(60) } })).body.id;
+    const form = new FormData();
+    form.append('project_id', field);
+    form.append('file', new Blob([SCAN]), 'lighthouse logbook (scan).pdf');
+    form.append('file', new Blob(['The glacier tongue retreated forty metres; crevasses opened along the margin.\n']), LONG_FILE);
+    form.append('file', new Blob(['Marmots whistle when eagles circle over the scree.\n']), 'marmots.txt');
+    form.append('file', new Blob(['Edelweiss grows on limestone ledges.\n']), 'edelweiss.txt');
+    form.append('file', new Blob(['Ibex herds graze the upper pastures in summer.\n']), 'ibex.txt');
+    form.append('file', new Blob([makePdf([[{ lines: ['Snow depth survey of the pass, with a table of readings.'] }]])]), 'snow-survey.pdf');
+    const up = await fetch(`${d.url}/api/v1/upload?wait=true`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const docs = ((await up.json()) as { documents: { id: string; filename: string; status: string }[] }).documents;
+    expect(docs.map((x) => x.status)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready']);
+    scanId = docs[0]!.id;
+    longId = docs[1]!.id;
+
+    // An application, connected through the consent screen (WebClient speaks the same forms).
+    const web = await loggedIn(d, ada);
+    await web.get('/settings/applications');
+    const redirect = `https://notes.example.com/oauth/callback/${'very-long-path-segment-'.repeat(6)}`;
+    const registered = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Hydrology field notebook synchroniser', redirect_uris: redirect });
+    clientId = /id="new-client-id" readonly value="([^"]+)"/.exec(registered.text)![1]!;
+    const secret = /id="new-client-secret" readonly value="([^"]+)"/.exec(registered.text)![1]!;
+    const code = await getCode(web, { client_id: clientId, redirect_uri: redirect });
+    expect((await post(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: clientId, client_secret: secret, redirect_uri: redirect })).status).toBe(200);
+    await page.goto(d.url + authorizePath({ client_id: clientId, redirect_uri: redirect, response_type: 'code', state: 'x' }));
+    expect(await page.locator('h1').textContent()).toContain('Hydrology field notebook synchroniser');
+    await everyWay(page, 'consent');
+  }, 240_000);
+
+  it('walks the library: Documents → filter → select → delete with a confirmation → told what went', async () => {
+    await page.goto(d.url + '/projects');
+    await page.click('nav.top >> text=Documents');
+    await page.waitForURL(/\/documents$/);
+    expect(await page.locator('#documents tbody tr').count()).toBe(6);
+    await everyWay(page, 'documents');
+    await page.selectOption('select[name=type]', 'txt');
+    await page.click('.filters button:has-text("Show")');
+    await page.waitForURL(/type=txt/);
+    expect((await page.locator('#documents a.filename').allTextContents()).sort()).toEqual(['edelweiss.txt', 'ibex.txt', LONG_FILE, 'marmots.txt'].sort());
+    await everyWay(page, 'documents-filtered');
+    // Select all (script) then narrow it by hand.
+    await page.check('#select-all');
+    expect(await page.locator('input[name=ids]:checked').count()).toBe(4);
+    await page.uncheck('#select-all');
+    await page.check('tr:has-text("edelweiss.txt") input[name=ids]');
+    await page.check('tr:has-text("ibex.txt") input[name=ids]');
+    expect(await page.locator('#select-all').evaluate((el) => (el as unknown as { indeterminate: boolean }).indeterminate)).toBe(true);
+    await page.click('button:has-text("Delete selected")');
+    await page.waitForURL(/\/documents\/bulk$/);
+    expect(await page.locator('h1').textContent()).toBe('Delete 2 documents?');
+    expect((await page.locator('ul.doomed li').allTextContents()).sort()).toEqual(['edelweiss.txt', 'ibex.txt']);
+    await everyWay(page, 'documents-delete-confirm');
+    // Both still there until confirmed.
+    expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(1);
+    await page.click('#confirm');
+    await page.waitForURL(/\/documents\?type=txt$/);
+    expect(await page.locator('.flash').textContent()).toBe('Deleted 2 documents.');
+    expect((await page.locator('#documents a.filename').allTextContents()).sort()).toEqual([LONG_FILE, 'marmots.txt'].sort());
+    expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(0);
+  }, 120_000);
+
+  it('previews a scanned PDF: its first page and the text OCR read from it, marked as OCR', async () => {
+    await page.goto(`${d.url}/documents/${scanId}`);
+    const thumb = page.locator('img.thumb');
+    await expect
+      .poll(() => thumb.evaluate((el) => ((img) => img.complete && img.naturalWidth)(el as unknown as { complete: boolean; naturalWidth: number })), { timeout: 30_000 })
+      .toBe(320);
+    expect(await page.locator('.text-page h3').first().textContent()).toBe('Page 1');
+    expect(await page.locator('.chunk .badge.ocr').count()).toBeGreaterThan(0);
+    expect((await page.locator('.chunk-text').allTextContents()).join(' ')).toMatch(/lighthouse keeper/i);
+    await everyWay(page, 'document-scan');
+    // Rename and move from the page, each saying what it did.
+    await page.fill('input[name=filename]', 'Lighthouse logbook 1898.pdf');
+    await page.click('button:has-text("Rename")');
+    await page.waitForURL(`${d.url}/documents/${scanId}`);
+    expect(await page.locator('.flash').textContent()).toBe('Renamed to “Lighthouse logbook 1898.pdf”.');
+    await page.selectOption('select[name=project_id]', longProject);
+    await page.click('button:has-text("Move")');
+    await page.waitForURL(`${d.url}/documents/${scanId}`);
+    expect(await page.locator('.flash').textContent()).toBe(`Moved to “${LONG_PROJECT}”: search finds it there now.`);
+    await page.goto(`${d.url}/search?q=${encodeURIComponent('lighthouse keeper logbook')}&project=${longProject}`);
+    expect(await page.locator('li.result a.filename').first().textContent()).toBe('Lighthouse logbook 1898.pdf');
+    await everyWay(page, 'search');
+    await page.goto(`${d.url}/documents/${longId}`);
+    await everyWay(page, 'document-long-name');
+    await page.goto(`${d.url}/documents/${longId}/delete`);
+    await everyWay(page, 'document-delete-confirm');
+  }, 120_000);
+
+  it('uploads a folder from the picker and by dropping it, keeping each file’s path inside it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-folder-'));
+    try {
+      mkdirSync(join(dir, 'trip/day 2'), { recursive: true });
+      writeFileSync(join(dir, 'trip/arrival.txt'), 'Arrival at the hut in fog.\n');
+      writeFileSync(join(dir, 'trip/day 2/summit.txt'), 'Summit reached at noon; the cornice was unstable.\n');
+      writeFileSync(join(dir, 'trip/.DS_Store'), 'hidden');
+      await page.goto(`${d.url}/projects/${longProject}`);
+      await page.setInputFiles('#pick-folder', join(dir, 'trip'));
+      await expect.poll(() => page.locator('#upload-list li.ok').count(), { timeout: 60_000 }).toBe(2);
+      expect(await page.locator('#upload-list li.skipped').textContent()).toBe('Left out 1 hidden file (names starting with “.”)');
+      expect((await page.locator('#upload-list li.ok .name').allTextContents()).sort()).toEqual(['trip/arrival.txt', 'trip/day 2/summit.txt']);
+
+      // A dropped folder, read through the File and Directory Entries API (entries made in the page, as Chromium hands them over).
+      await page.evaluate(`(() => {
+        const file = (name, text) => ({ isFile: true, isDirectory: false, name, fullPath: '', file: (ok) => ok(new File([text], name, { type: 'text/plain' })) });
+        const dir = (name, children) => ({ isFile: false, isDirectory: true, name, fullPath: '', children,
+          createReader() { let done = false; return { readEntries: (ok) => { const batch = done ? [] : children; done = true; setTimeout(() => ok(batch)); } }; } });
+        const place = (e, parent) => { e.fullPath = parent + '/' + e.name; (e.children || []).forEach((c) => place(c, e.fullPath)); return e; };
+        const root = place(dir('dropped', [file('moraine.txt', 'The moraine ridge holds boulders.'), dir('deep', [file('cirque.txt', 'A cirque lake below the ridge.')])]), '');
+        const loose = place(file('loose note.txt', 'A note dropped on its own.'), '');
+        const event = new Event('drop', { bubbles: true, cancelable: true });
+        Object.defineProperty(event, 'dataTransfer', { value: { items: [root, loose].map((e) => ({ webkitGetAsEntry: () => e })), files: [] } });
+        document.getElementById('dropzone').dispatchEvent(event);
+      })()`);
+      await expect.poll(() => page.locator('#upload-list li.ok').count(), { timeout: 60_000 }).toBe(5);
+      const listed = await api(d, `/api/v1/documents?project_id=${longProject}&limit=100`, { token: ada.apiKey });
+      const paths = Object.fromEntries(listed.body.documents.map((x: { filename: string; path: string | null }) => [x.filename, x.path]));
+      expect(paths).toMatchObject({
+        'arrival.txt': 'trip/arrival.txt',
+        'summit.txt': 'trip/day 2/summit.txt',
+        'moraine.txt': 'dropped/moraine.txt',
+        'cirque.txt': 'dropped/deep/cirque.txt',
+        'loose note.txt': null,
+      });
+      await expect.poll(() => page.locator('#documents tbody tr[data-status=ready]').count(), { timeout: 120_000, interval: 500 }).toBe(6);
+      expect(await page.locator('#documents .path').allTextContents()).toEqual(expect.arrayContaining(['trip/day 2/summit.txt', 'dropped/deep/cirque.txt']));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('long names never make a page scroll sideways; the upload list wraps a 201-character name', async () => {
+    await page.goto(`${d.url}/projects/${field}`);
+    await page.setInputFiles('#pick-files', [{ name: LONG_FILE.replace('.txt', '-2.txt'), mimeType: 'text/plain', buffer: Buffer.from('A second long-named note.\n') }]);
+    await expect.poll(() => page.locator('#upload-list li.ok').count(), { timeout: 60_000 }).toBe(1);
+    await everyWay(page, 'project');
+    // On a phone each document is a card: its name gets the width, and the delete link stays on screen.
+    await page.setViewportSize(WIDTHS.phone);
+    const row = page.locator('#documents tbody tr', { hasText: 'marmots.txt' });
+    expect(await row.locator('td.name-cell').evaluate((td) => td.getBoundingClientRect().width)).toBeGreaterThan(300);
+    const del = await row.locator('a:has-text("Delete")').boundingBox();
+    expect(del!.x + del!.width).toBeLessThanOrEqual(390);
+    await page.setViewportSize(WIDTHS.desk);
+    await page.goto(`${d.url}/projects`);
+    await everyWay(page, 'projects');
+    await page.goto(`${d.url}/projects/${longProject}`);
+    await everyWay(page, 'project-long-name');
+    await page.goto(`${d.url}/projects/${longProject}/delete`);
+    await everyWay(page, 'project-delete-confirm');
+    for (const path of ['/settings/keys', `/settings/keys/${keyId}/revoke`, '/settings/applications', `/settings/applications/${clientId}/delete`, '/settings/connected', `/settings/connected/${clientId}/revoke`]) {
+      await page.goto(d.url + path);
+      await everyWay(page, path.slice(1).replaceAll('/', '-').replace(/(app|key)_[0-9A-Za-z]+/g, 'x'));
+    }
+    await page.goto(`${d.url}/documents/doc_000000000000000000000`);
+    await everyWay(page, 'not-found');
+    const anonymous = await open(await suite.browser.newContext({ viewport: WIDTHS.desk }));
+    await anonymous.goto(`${d.url}/documents`);
+    await anonymous.waitForURL(/\/login\?return_to=/);
+    await everyWay(anonymous, 'login');
+  }, 240_000);
+
+  it('"/" focuses search from any page; the header box searches the library', async () => {
+    await page.goto(`${d.url}/documents`);
+    await page.locator('h1').click();
+    await page.keyboard.press('/');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('site-search');
+    await page.keyboard.type('marmots eagles');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/search\?q=marmots\+eagles/);
+    expect(await page.locator('li.result a.filename').first().textContent()).toBe('marmots.txt');
+    // On the search page "/" goes to its own box; typing "/" inside a field types it.
+    await page.locator('h1').click();
+    await page.keyboard.press('/');
+    expect(await page.evaluate<string>('document.activeElement.getAttribute("name")')).toBe('q');
+    await page.goto(`${d.url}/documents`);
+    await page.fill('input[name=filename]', '');
+    await page.focus('input[name=filename]');
+    await page.keyboard.type('a/b');
+    expect(await page.inputValue('input[name=filename]')).toBe('a/b');
+  });
+
+  it('no serious or critical accessibility finding in light or dark on any page, nothing past the right edge, no CSP violation', () => {
+    expect(Object.keys(audits).length).toBeGreaterThanOrEqual(34);
+    expect(Object.entries(audits).filter(([, v]) => v.length > 0)).toEqual([]);
+    expect(Object.entries(overflows).filter(([, v]) => v.length > 0)).toEqual([]);
+    expect(cspErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The search page over real HTTP (server-rendered, no script): grouped by document by default, the range shown,
+ * next and previous pages through the API's cursors to the end without repeats, the passages view, weak answers
+ * and documents still being indexed said in words, sync paths shown, foreign or broken page links refused.
+ */
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import type { WebClient } from '../server/web-client.js';
+import { loggedIn } from './library-client.js';
+
+const WORD = 'zorblax';
+const NOTES = 45;
+const txt = (s: string) => Buffer.from(s, 'utf8');
+
+/** The page's pieces a person reads: the status line, the results' document ids, the page links. */
+function read(page: string) {
+  const status = /<p class="[^"]*" role="status">([\s\S]*?)<\/p>/.exec(page.slice(page.indexOf('</form>')))?.[1] ?? null;
+  const ids = [...page.matchAll(/<li class="result" data-document-id="([^"]+)"/g)].map((m) => m[1]!);
+  const link = (rel: string) => new RegExp(`<a href="([^"]+)" rel="${rel}">`).exec(page)?.[1]?.replaceAll('&amp;', '&') ?? null;
+  return { status, ids, next: link('next'), prev: link('prev') };
+}
+
+describe('search page', () => {
+  let d: Daemon;
+  let alice: TestUser;
+  let web: WebClient;
+  const q = (s: string, extra = '') => `/search?q=${encodeURIComponent(s)}${extra}`;
+
+  daemonForSuite(
+    async (started) => {
+      d = started;
+      alice = await addUser(d);
+      const files = Array.from({ length: NOTES }, (_, i) => ({
+        name: `note-${i + 1}.txt`,
+        bytes: txt(`Specimen note ${i + 1}. The ${WORD} sample ${i + 1} rests on shelf ${(i % 7) + 1} of the cold room.`),
+        path: `cold room/notes/note-${i + 1}.txt`,
+      }));
+      for (let i = 0; i < files.length; i += 20) {
+        const batch = files.slice(i, i + 20);
+        const res = await uploadFiles(d, alice.apiKey, batch, { query: '?wait=true', fields: { paths: JSON.stringify(batch.map((f) => f.path)) } });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      }
+      web = await loggedIn(d, alice);
+    },
+    { timeoutMs: 60_000, setupTimeoutMs: 300_000 },
+  );
+
+  it('groups by document, shows the range and the count, and pages forward to the end and back', async () => {
+    const first = await web.get(q(WORD, '&mode=keyword'));
+    expect(first.status).toBe(200);
+    let page = read(first.text);
+    expect(page.status).toBe(`1–20 of ${NOTES} documents for “${WORD}”`);
+    expect(page.ids).toHaveLength(20);
+    expect(page.prev).toBeNull();
+    expect(first.text).toContain('<option value="documents" selected>Documents</option>');
+    const seen = [...page.ids];
+    const ranges = [page.status];
+    const hrefs: string[] = [];
+    while (page.next) {
+      hrefs.push(page.next);
+      const res = await web.get(page.next);
+      expect(res.status).toBe(200);
+      page = read(res.text);
+      seen.push(...page.ids);
+      ranges.push(page.status);
+      expect(page.prev).not.toBeNull();
+    }
+    expect(ranges).toEqual([`1–20 of ${NOTES} documents for “${WORD}”`, `21–40 of ${NOTES} documents for “${WORD}”`, `41–45 of ${NOTES} documents for “${WORD}”`]);
+    expect(new Set(seen).size).toBe(NOTES);
+    // Previous from the last page is the middle page again; from there, the first.
+    const back = read((await web.get(page.prev!)).text);
+    expect(back.status).toBe(`21–40 of ${NOTES} documents for “${WORD}”`);
+    expect(back.ids).toEqual(seen.slice(20, 40));
+    const home = read((await web.get(back.prev!)).text);
+    expect(home.status).toBe(`1–20 of ${NOTES} documents for “${WORD}”`);
+    expect(home.ids).toEqual(seen.slice(0, 20));
+    expect(home.prev).toBeNull();
+    // The page links keep the search: mode and query.
+    expect(hrefs[0]).toMatch(/^\/search\?q=zorblax&mode=keyword&cursor=[\w-]+$/);
+  });
+
+  it('lists passages with view=passages, and shows the sync path', async () => {
+    const res = await web.get(q(`${WORD} shelf 3`, '&view=passages&mode=keyword'));
+    const page = read(res.text);
+    expect(page.status).toBe(`1–20 of ${NOTES} passages for “${WORD} shelf 3”`);
+    expect(res.text).toContain('<option value="passages" selected>Passages</option>');
+    expect(res.text).toMatch(/<span class="path">cold room\/notes\/note-\d+\.txt<\/span>/);
+    expect(read((await web.get(page.next!)).text).status).toBe(`21–40 of ${NOTES} passages for “${WORD} shelf 3”`);
+    expect(page.next).toContain('view=passages');
+  });
+
+  it('says when nothing is close, and shows only the nearest few without a next page', async () => {
+    const res = await web.get(q('xyzzyplugh frobnicate'));
+    const page = read(res.text);
+    expect(page.status).toContain('No close matches for “xyzzyplugh frobnicate”');
+    expect(page.status).toContain('These are the nearest documents, probably not what you are looking for.');
+    expect(page.next).toBeNull();
+    const none = read((await web.get(q('xyzzyplugh frobnicate', '&mode=keyword'))).text);
+    expect(none.status).toBe('No passages match “xyzzyplugh frobnicate”. Try other words, another mode, or all projects.');
+    expect(none.ids).toEqual([]);
+  });
+
+  it('refuses a page link of another user or another search, in words', async () => {
+    const link = read((await web.get(q(WORD, '&mode=keyword'))).text).next!;
+    const cursor = new URL(link, d.url).searchParams.get('cursor')!;
+    const bob = await loggedIn(d, await addUser(d));
+    const foreign = await bob.get(q(WORD, `&mode=keyword&cursor=${cursor}`));
+    expect(foreign.status).toBe(400);
+    expect(foreign.text).toContain('That page link belongs to another search: search again to start from the first page.');
+    expect(read(foreign.text).ids).toEqual([]);
+    const other = await web.get(q('shelf', `&mode=keyword&cursor=${cursor}`));
+    expect(other.status).toBe(400);
+    expect(other.text).toContain('That page link belongs to another search');
+  });
+
+  it('says how many documents are still being indexed', async () => {
+    const long = Array.from({ length: 400 }, (_, i) => `Line ${i + 1} of the inventory lists one more jar of preserved samples.`).join('\n');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'inventory.txt', bytes: txt(long) }]);
+    expect(up.status).toBe(202);
+    const res = await web.get(q(WORD, '&mode=keyword'));
+    expect(res.text).toContain('<p class="notice indexing" role="status">Still indexing 1 document: results may be incomplete until it is ready.</p>');
+    const id = up.body.documents[0].id as string;
+    for (let i = 0; i < 600 && (await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).body.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 250));
+    expect((await web.get(q(WORD, '&mode=keyword'))).text).not.toContain('Still indexing');
+  });
+});
