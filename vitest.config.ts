@@ -1,8 +1,28 @@
 import { defineConfig } from 'vitest/config';
+import { postgresUnavailable } from './test/helpers/postgres.js';
+
+/**
+ * The API suites that run a second time with every daemon on PostgreSQL (shared mode's relational store): the
+ * routes whose state lives in the database. The store suites (test/store/) cover both engines themselves.
+ */
+const API_SUITES_ON_POSTGRES = [
+  'test/server/projects.test.ts',
+  'test/server/api-keys.test.ts',
+  'test/ingest/pipeline/upload.test.ts',
+  'test/search/search-api.test.ts',
+  'test/auth/token/token.test.ts',
+  'test/auth/authorize/authorize.test.ts',
+  'test/auth/hardening/hardening.test.ts',
+  'test/server/setup-login.test.ts',
+  'test/server/health.test.ts',
+  'test/server/api-errors.test.ts',
+];
+
+const noPostgres = postgresUnavailable();
+if (noPostgres) process.stderr.write(`note: the API suites run on SQLite only: ${noPostgres}\n`);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Daemon tests start real processes with the real model: two at a time suits a 2-core machine.
@@ -10,5 +30,21 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },
+      ...(noPostgres
+        ? []
+        : [
+            {
+              extends: true,
+              test: {
+                name: 'postgresql',
+                include: API_SUITES_ON_POSTGRES,
+                env: { DOCSEARCH_TEST_ENGINE: 'postgresql' },
+                globalSetup: ['test/helpers/postgres-global.ts'],
+              },
+            },
+          ]),
+    ],
   },
 });

@@ -221,8 +221,9 @@ for (const set of ['generated', 'corpus'] as const) {
 for (const n of notes) console.log(`- ${n}`);
 if (args.only === undefined || args.only === 'ocr') {
   // Part 3: image-only versions of generated pages through the OCR engine in dist/.
-  const { runOcrBench, printOcrBench } = await import('./extract-ocr.js');
+  const { runOcrBench, printOcrBench, runApiBench, printApiBench } = await import('./extract-ocr.js');
   printOcrBench(await runOcrBench());
+  printApiBench([await runApiBench('auto'), await runApiBench('tesseract.js')]);
 }
 if (args.json) writeFileSync(args.json, JSON.stringify({ parser: parserPath, rows, notes }, null, 2));
 // A parser that never settled may hold the event loop open.

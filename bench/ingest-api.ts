@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
+import type { BertPrecision } from '../src/models/builtin/bert-graph.js';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
 import { api, type Daemon, TEST_MODEL_CACHE } from '../test/helpers/daemon.js';
 import { uploadFiles, type UploadFile } from '../test/ingest/pipeline/helpers.js';
@@ -99,19 +100,32 @@ export async function ingestThroughApi(
   const split = { main: threads1.main - threads0.main, model: threads1.model - threads0.model, lancedb: threads1.lancedb - threads0.lancedb };
   done = true;
   await searching;
-  let chunks = 0;
-  let failed = 0;
-  for (let cursor: string | null = null; ; ) {
-    const page = await api(d, `/api/v1/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token });
-    for (const doc of page.body.documents as { status: string; chunk_count: number }[]) {
-      chunks += doc.chunk_count;
-      if (doc.status === 'failed') failed++;
-    }
-    cursor = page.body.next_cursor as string | null;
-    if (!cursor) break;
-  }
+  const { chunks, failed } = await documentTotals(d, token, ids);
   const cpuSplit = { ...split, other: daemonCpuMs - split.main - split.model - split.lancedb };
   return { documents: ids.length, chunks, failed, seconds, daemonCpuMs, peakRssMb: peakRss, searchMs, cpuSplit };
+}
+
+/**
+ * The chunks of the documents `ids` (default: every document the user can see), and how many of them failed.
+ * bench:search passes the ones it uploaded: the user owns a big library besides.
+ */
+export async function documentTotals(d: Daemon, token: string, ids?: readonly string[]): Promise<{ chunks: number; failed: number }> {
+  let chunks = 0;
+  let failed = 0;
+  const count = (doc: { status: string; chunk_count: number }) => {
+    chunks += doc.chunk_count;
+    if (doc.status === 'failed') failed++;
+  };
+  if (ids) {
+    for (const id of ids) count((await api(d, `/api/v1/documents/${id}`, { token })).body as { status: string; chunk_count: number });
+    return { chunks, failed };
+  }
+  for (let cursor: string | null = null; ; ) {
+    const page = await api(d, `/api/v1/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    for (const doc of page.body.documents as { status: string; chunk_count: number }[]) count(doc);
+    cursor = page.body.next_cursor as string | null;
+    if (!cursor) return { chunks, failed };
+  }
 }
 
 /**
@@ -174,18 +188,15 @@ export async function storedSearchTexts(dataDir: string, limit = Infinity): Prom
   );
 }
 
-/**
- * One embedder for every yardstick run of the process: onnxruntime's native addon cannot be loaded again in a
- * new worker thread once an earlier one exited ("Module did not self-register").
- */
+/** One embedder for every yardstick run of the process (loaded once). */
 let yardstick: BuiltinEmbedder | undefined;
 
 /**
  * The model alone on `texts`: CPU ms and wall ms per passage, in calls of `perCall` texts (the embedder then
  * forms its own micro-batches, as in the daemon). Runs in this process, so its CPU time is this process's.
  */
-export async function modelOnly(texts: string[], perCall = 64): Promise<{ cpuMsPerPassage: number; wallMsPerPassage: number }> {
-  yardstick ??= new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE });
+export async function modelOnly(texts: string[], perCall = 64, precision?: BertPrecision): Promise<{ cpuMsPerPassage: number; wallMsPerPassage: number }> {
+  yardstick ??= new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, ...(precision ? { precision } : {}) });
   const embedder = yardstick;
   await embedder.embed(texts.slice(0, 16), { kind: 'passage' }); // load and warm
   const c0 = process.cpuUsage();
@@ -193,6 +204,17 @@ export async function modelOnly(texts: string[], perCall = 64): Promise<{ cpuMsP
   for (let i = 0; i < texts.length; i += perCall) await embedder.embed(texts.slice(i, i + perCall), { kind: 'passage' });
   const c = process.cpuUsage(c0);
   return { cpuMsPerPassage: (c.user + c.system) / 1000 / texts.length, wallMsPerPassage: (performance.now() - t0) / texts.length };
+}
+
+/** Resolves once the daemon's health reports its embedder loaded (the query session: what an idle daemon holds). */
+export async function modelLoaded(d: Daemon, timeoutMs = 300_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const health = await api(d, '/api/v1/health');
+    if (health.body?.components?.embedder?.loaded === true) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the daemon did not report its model loaded in time');
 }
 
 export const closeModel = (): Promise<void> => yardstick?.close() ?? Promise.resolve();

@@ -11,10 +11,11 @@
  *   from the daemon's `document.ingested` events;
  * - time-to-searchable for one generated 100-page text PDF: from the start of the upload until a keyword from
  *   its last page is found in the chunks table (target ≤ 30 s on 2 cores);
- * - the daemon's peak RSS (VmHWM).
+ * - the daemon's RSS right after start, once its model is loaded and it is idle, and its peak RSS (VmHWM).
  *
  * `--cases a,b` picks cases (scifact-1000, scifact-1000-search, scifact-5183, txt-20mb, pdfs; default all); `--txt-max-seconds N`
- * stops following the 20 MB text after N s (default 3600) and reports its rate so far. `--write` replaces the
+ * stops following the 20 MB text after N s (default 3600) and reports its rate so far; `--embedder <spec>` runs the
+ * daemons (and the model yardstick) with that embedder (builtin, builtin:fp32, builtin:int8). `--write` replaces the
  * "## Ingestion" section of docs/BENCHMARKS.md with the results.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,9 @@ import { join } from 'node:path';
 import { addUser, type Daemon, REPO, SHARED, startDaemon } from '../test/helpers/daemon.js';
 import { bigText, makePdf, prose } from '../test/ingest/pipeline/fixtures.js';
 import { storedChunks, uploadFiles } from '../test/ingest/pipeline/helpers.js';
-import { closeModel, cpuMs, followOne, ingestThroughApi, modelOnly, percentile, searchLatencies, storedSearchTexts, vmHwmMb } from './ingest-api.js';
+import type { BertPrecision } from '../src/models/builtin/bert-graph.js';
+import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../src/models/builtin/minilm-embedder.js';
+import { closeModel, cpuMs, followOne, ingestThroughApi, modelLoaded, modelOnly, percentile, searchLatencies, storedSearchTexts, vmHwmMb, vmRssMb } from './ingest-api.js';
 import { available as scifactAvailable, readCorpus, readSplit } from './scifact.js';
 
 const SET = ['pdf/irs-1040-instructions-206p.pdf', 'pdf/freeculture-352p.pdf'];
@@ -55,7 +58,7 @@ async function keywordFound(dataDir: string, userId: string, word: string): Prom
   const { VectorStore } = await import(join(REPO, 'dist/store/lancedb/connection.js'));
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   try {
-    const index = await ChunkIndex.open(store, { embedderId: 'builtin:all-MiniLM-L6-v2' });
+    const index = await ChunkIndex.open(store, { embedderId: BUILTIN_EMBEDDER_IDS[PRECISION ?? DEFAULT_BUILTIN_PRECISION] });
     return (await index.keywordSearch({ userId, query: word, limit: 1 })).length > 0;
   } finally {
     store.close();
@@ -68,6 +71,10 @@ const arg = (name: string): string | undefined => {
 };
 const CASES = (arg('--cases') ?? 'scifact-1000,scifact-1000-search,scifact-5183,txt-20mb,pdfs').split(',');
 const TXT_MAX_SECONDS = Number(arg('--txt-max-seconds') ?? 3600);
+const EMBEDDER = arg('--embedder') ?? 'builtin';
+/** The yardstick's precision: the daemon's (its default when `builtin`). */
+const PRECISION = EMBEDDER.startsWith('builtin:') ? (EMBEDDER.slice('builtin:'.length) as BertPrecision) : undefined;
+const DAEMON_ARGS = ['--max-upload-mb', '50', '--embedder', EMBEDDER];
 /** Stored chunks re-embedded by the model alone for the yardstick. */
 const MODEL_SAMPLE = 300;
 
@@ -77,23 +84,28 @@ interface ApiRow {
   chunks: number;
   seconds: number;
   daemonCpuMs: number;
+  /** RSS right after start, the model loaded, nothing uploaded yet. */
+  startRssMb: number;
   peakRssMb: number;
   model: { cpuMsPerPassage: number; wallMsPerPassage: number };
   note: string;
 }
 
 /** One daemon-API case on a fresh daemon: `run` ingests, then the model alone embeds a sample of what was stored. */
-async function apiCase(name: string, run: (d: Daemon, token: string) => Promise<Omit<ApiRow, 'name' | 'model' | 'peakRssMb'> & { peakRssMb?: number }>): Promise<ApiRow> {
+async function apiCase(name: string, run: (d: Daemon, token: string) => Promise<Omit<ApiRow, 'name' | 'model' | 'peakRssMb' | 'startRssMb'> & { peakRssMb?: number }>): Promise<ApiRow> {
   const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-bench-ingest-'));
-  const d = await startDaemon({ dataDir, args: ['--max-upload-mb', '50'] });
+  const d = await startDaemon({ dataDir, args: DAEMON_ARGS });
   try {
+    await modelLoaded(d);
+    await new Promise((r) => setTimeout(r, 2000)); // idle: start-up work (index prewarm) settles
+    const startRssMb = vmRssMb(d.proc.pid!);
     const user = await addUser(d);
     await uploadFiles(d, user.apiKey, [{ name: 'warm.txt', bytes: Buffer.from(prose('warm', 20)) }], { query: '?wait=true' });
     const r = await run(d, user.apiKey);
     const peakRssMb = vmHwmMb(d.proc.pid!);
     await d.stop('SIGKILL'); // a big document may still be running; the numbers are taken
-    const model = await modelOnly(await storedSearchTexts(dataDir, MODEL_SAMPLE));
-    const row = { name, ...r, peakRssMb, model };
+    const model = await modelOnly(await storedSearchTexts(dataDir, MODEL_SAMPLE), 64, PRECISION);
+    const row = { name, ...r, startRssMb, peakRssMb, model };
     process.stderr.write(`${JSON.stringify(row)}\n`);
     return row;
   } finally {
@@ -132,14 +144,14 @@ async function bigTxt(mb: number): Promise<ApiRow> {
 
 function apiTable(rows: ApiRow[]): string[] {
   return [
-    '| case | docs | chunks | seconds | chunks/s | daemon CPU-ms/chunk | model CPU-ms/passage | CPU ratio | model-bound s | time ratio | peak RSS MiB | notes |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| case | docs | chunks | seconds | chunks/s | daemon CPU-ms/chunk | model CPU-ms/passage | CPU ratio | model-bound s | time ratio | RSS after start MiB | peak RSS MiB | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
       const perChunk = r.daemonCpuMs / r.chunks;
       const bound = (r.chunks * r.model.wallMsPerPassage) / 1000;
       return (
         `| ${r.name} | ${r.docs} | ${r.chunks} | ${r.seconds.toFixed(0)} | ${(r.chunks / r.seconds).toFixed(1)} | ${perChunk.toFixed(1)} | ` +
-        `${r.model.cpuMsPerPassage.toFixed(1)} | ${(perChunk / r.model.cpuMsPerPassage).toFixed(2)}× | ${bound.toFixed(0)} | ${(r.seconds / bound).toFixed(2)}× | ${r.peakRssMb} | ${r.note} |`
+        `${r.model.cpuMsPerPassage.toFixed(1)} | ${(perChunk / r.model.cpuMsPerPassage).toFixed(2)}× | ${bound.toFixed(0)} | ${(r.seconds / bound).toFixed(2)}× | ${r.startRssMb} | ${r.peakRssMb} | ${r.note} |`
       );
     }),
   ];
@@ -160,7 +172,7 @@ async function main(): Promise<void> {
   const section = [
     '## Ingestion',
     '',
-    `\`npm run bench:ingest\` (bench/ingest.ts), ${new Date().toISOString().slice(0, 10)}: a real daemon with the built-in model, through its API.`,
+    `\`npm run bench:ingest\` (bench/ingest.ts), ${new Date().toISOString().slice(0, 10)}: a real daemon with the built-in model (\`--embedder ${EMBEDDER}\`), through its API.`,
     `Machine: ${availableParallelism()} cores (${cpus()[0]?.model.trim()}), shared: load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
     '',
     ...(apiRows.length
@@ -188,7 +200,7 @@ async function main(): Promise<void> {
 /** The fixed PDF set and time-to-searchable, one document at a time on one daemon. */
 async function pdfCases(): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-bench-ingest-'));
-  const d = await startDaemon({ dataDir, args: ['--max-upload-mb', '50'] });
+  const d = await startDaemon({ dataDir, args: DAEMON_ARGS });
   const rows: string[] = [];
   try {
     const user = await addUser(d);
@@ -246,7 +258,7 @@ async function pdfCases(): Promise<string[]> {
 
     const peak = vmHwmMb(d.proc.pid!);
     await d.stop();
-    const model = await modelOnly(await storedSearchTexts(dataDir, MODEL_SAMPLE));
+    const model = await modelOnly(await storedSearchTexts(dataDir, MODEL_SAMPLE), 64, PRECISION);
     return [
       `Big PDFs, one at a time on one daemon, upload → \`?wait=true\` → ready; the model alone takes ${model.cpuMsPerPassage.toFixed(1)} CPU-ms`,
       `(${model.wallMsPerPassage.toFixed(1)} ms wall) per passage on a sample of the stored chunks.`,

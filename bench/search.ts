@@ -1,34 +1,66 @@
 /**
- * npm run bench:search
+ * npm run bench:search [-- --chunks 10000,100000,1000000] [--ingest 200] [--write]
  *
- * Search latency and throughput over HTTP against a real daemon (the built binary), at 10k and 100k
- * chunks. The bench measures search, not ingestion: the library is SciFact's really-embedded chunks
- * (from the bench/.cache vector cache that `bench:quality` fills) replicated with small perturbations —
- * Gaussian noise on each vector then re-normalised, and a varied text — written straight into the data
- * dir through the product's stores while the daemon is stopped. Then: single-client p50/p95 and 8-client
- * throughput, with rerank (builtin) and without. Rewrites the "Search latency" section of docs/BENCHMARKS.md.
+ * Search at scale, over HTTP against a real daemon (the built binary). The library is SciFact's really-embedded
+ * chunks (from the bench/.cache vector cache that `bench:quality` fills) replicated with small perturbations —
+ * Gaussian noise on each vector then re-normalised, and a varied text — written straight into a data dir through
+ * the product's stores.
+ *
+ * Libraries are built once and kept under bench/.cache/search/: the rows with their full-text and scalar indexes
+ * in one folder, and beside it the vector index the current code of src/store/lancedb/chunks.ts builds (made again
+ * when that file changes, from the kept rows). Every run works on a copy made of hard links (LanceDB never
+ * rewrites a file; SQLite's file is copied), so what a run writes never reaches the kept library.
+ *
+ * Per size: the index builds (time, CPU, peak memory), disk, recall@10/@100 of the vector index against an exact
+ * scan (its answers kept beside the rows) and the in-process cost of each LanceDB query; then a daemon: RSS, single-client p50/p95, 8-client
+ * throughput and CPU-ms per query, with the builtin reranker where the library has sentence windows (sizes up to
+ * 100,000: a million chunks would carry ~9 million window vectors, and the default reranker is none); then
+ * `--ingest` SciFact abstracts uploaded through the API while one client searches: search latency while the
+ * indexes are kept current, and the daemon's CPU per chunk beside the model's own. `--write` rewrites the
+ * "Search latency" section of docs/BENCHMARKS.md.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type * as lancedb from '@lancedb/lancedb';
+import { parseArgs } from 'node:util';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
 import { windowTexts, sentenceWindows } from '../src/search/sentence-windows.js';
+import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
 import { ChunkIndex, type ChunkRow } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
-import { openSqlite } from '../src/store/sqlite/database.js';
-import { DocumentStore } from '../src/store/sqlite/documents.js';
-import { JobStore } from '../src/store/sqlite/jobs.js';
-import { ProjectStore } from '../src/store/sqlite/projects.js';
-import { UserStore } from '../src/store/sqlite/users.js';
+import { lit } from '../src/store/lancedb/owned-table.js';
+import { openSqlite } from '../src/store/sql/sqlite.js';
+import { DocumentStore } from '../src/store/sql/documents.js';
+import { JobStore } from '../src/store/sql/jobs.js';
+import { ProjectStore } from '../src/store/sql/projects.js';
+import { UserStore } from '../src/store/sql/users.js';
 import { addUser, api, removeDir, startDaemon, type Daemon } from '../test/helpers/daemon.js';
+import { cpuMs, ingestThroughApi, modelOnly, closeModel, percentile, vmHwmMb, vmRssMb } from './ingest-api.js';
 import { available, chunkAbstract, readCorpus, readSplit, rng } from './scifact.js';
 import { VectorCache } from './vector-cache.js';
 
 const REPO = resolve(import.meta.dirname, '..');
 const CACHE = join(REPO, 'bench/.cache');
-const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+const LIBRARIES = join(CACHE, 'search');
+/** Bump when the way libraries are generated changes: kept libraries of another version are not reused. */
+const LIBRARY_VERSION = 2;
+/** Sizes above this get no sentence windows (see the header). */
+const MAX_WINDOWED = 100_000;
+const MODEL_SAMPLE = 300;
 const log = (m: string) => process.stderr.write(`${m}\n`);
+
+const { values: argv } = parseArgs({
+  options: {
+    chunks: { type: 'string', default: '10000,100000,1000000' },
+    ingest: { type: 'string', default: '200' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const SIZES = argv.chunks.split(',').map((s) => Number(s.replaceAll('_', '')));
+const INGEST = Number(argv.ingest);
 
 function perturb(v: Float32Array, sigma: number, rand: () => number): Float32Array {
   const out = new Float32Array(v.length);
@@ -69,8 +101,69 @@ function sourceChunks(embedder: BuiltinEmbedder, cache: VectorCache): SourceChun
   return out;
 }
 
-/** Writes the library; returns the seconds the chunk table's optimize took (it builds the HNSW index). */
-async function populate(dataDir: string, email: string, source: SourceChunk[], size: number, embedderId: string): Promise<number> {
+/** What a kept library holds, beside its data dir. */
+interface LibraryMeta {
+  email: string;
+  apiKey: string;
+  userId: string;
+  chunks: number;
+  windows: number;
+  /** Writing the rows (SQLite documents, LanceDB appends). */
+  writeSeconds: number;
+  /** The first optimize: compaction, full-text and scalar indexes. */
+  indexes: Build;
+  /** The vector index (a folder of its own, see vectorIndexed). */
+  vector?: Build;
+}
+
+interface Build {
+  seconds: number;
+  cpuSeconds: number;
+  /** Peak RSS of the building process while it ran, MiB. */
+  peakMiB: number;
+}
+
+const hash = (...parts: (string | Uint8Array)[]): string => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex').slice(0, 12);
+};
+
+/** Times `fn`, with this process's CPU and its peak RSS over the call (VmHWM reset through clear_refs). */
+async function timed(fn: () => Promise<void>): Promise<Build> {
+  writeFileSync('/proc/self/clear_refs', '5');
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const c = process.cpuUsage(c0);
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, peakMiB: vmHwmMb(process.pid) };
+}
+
+/**
+ * A copy of a data dir for `dst`: LanceDB files as hard links (it writes new files and renames, never rewrites
+ * one in place), everything else (SQLite) copied.
+ */
+function linkTree(src: string, dst: string, inLance = false): void {
+  mkdirSync(dst, { recursive: true });
+  for (const e of readdirSync(src, { withFileTypes: true })) {
+    const [from, to] = [join(src, e.name), join(dst, e.name)];
+    if (e.isDirectory()) linkTree(from, to, inLance || e.name === 'lancedb');
+    else if (inLance) linkSync(from, to);
+    else copyFileSync(from, to);
+  }
+}
+
+function duBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    total += e.isDirectory() ? duBytes(p) : statSync(p).size;
+  }
+  return total;
+}
+
+/** Writes the rows of a library into `dataDir` (whose daemon made the SQLite schema and the user), no vector index. */
+async function populate(dataDir: string, email: string, source: SourceChunk[], size: number, embedderId: string): Promise<Omit<LibraryMeta, 'email' | 'apiKey'>> {
   const sqlite = await openSqlite(join(dataDir, 'docsearch.db'));
   const now = () => Date.now();
   const user = await new UserStore(sqlite.db, now).findByEmail(email);
@@ -79,18 +172,23 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
   const jobs = new JobStore(sqlite.db, now);
   const documents = new DocumentStore(sqlite.db, jobs, now);
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
-  const chunks = await ChunkIndex.open(store, { embedderId });
+  // The vector index is built on its own (vectorIndexed), so a change to its parameters reuses these rows.
+  const chunks = await ChunkIndex.open(store, { embedderId }, { ann: { minRows: Number.POSITIVE_INFINITY } });
+  const windowed = size <= MAX_WINDOWED;
   const windows = await ChunkWindowIndex.open(store, 384);
   const rand = rng(42);
   let rows: ChunkRow[] = [];
   let wrows: WindowRow[] = [];
+  let windowCount = 0;
   const docIds = new Map<string, string>();
   const flush = async () => {
     await chunks.add(rows, { id: embedderId, dimension: 384 });
-    await windows.add(wrows);
+    if (wrows.length) await windows.add(wrows);
+    windowCount += wrows.length;
     rows = [];
     wrows = [];
   };
+  const t0 = performance.now();
   for (let i = 0; i < size; i++) {
     const copy = Math.floor(i / source.length);
     const s = source[i % source.length]!;
@@ -109,6 +207,10 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
       });
       documentId = document.id;
       docIds.set(key, documentId);
+      // Ready at once, so the daemon's worker has nothing to do during the measurement (the queue holds one job at
+      // a time: a claim scans the pending jobs, and a hundred thousand of them would make this quadratic).
+      const job = (await jobs.claim('bench', 60_000))!;
+      await documents.markReady(job.documentId, job, { chunkCount: 1, pages: null, warnings: [], embedderId });
     }
     // Copies get a varied text (a copy marker) and a vector nudged off the original.
     const text = copy === 0 ? s.text : `${s.text} [copy ${copy}]`;
@@ -126,45 +228,136 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
       page_end: null,
       vector: copy === 0 ? s.vector : perturb(s.vector, 0.01, rand),
     });
-    s.windows.forEach((w, wi) =>
-      wrows.push({ chunk_id: id, user_id: user.id, project_id: project.id, document_id: documentId!, window_index: wi, start: w.start, end: w.end, vector: copy === 0 ? w.vector : perturb(w.vector, 0.01, rand) }),
-    );
+    if (windowed) {
+      s.windows.forEach((w, wi) =>
+        wrows.push({ chunk_id: id, user_id: user.id, project_id: project.id, document_id: documentId!, window_index: wi, start: w.start, end: w.end, vector: copy === 0 ? w.vector : perturb(w.vector, 0.01, rand) }),
+      );
+    }
     if (rows.length >= 5000) await flush();
+    if ((i + 1) % 100_000 === 0) log(`  ${i + 1} rows written`);
   }
   await flush();
-  const t0 = performance.now();
-  await chunks.optimize();
-  const indexSeconds = (performance.now() - t0) / 1000;
+  const writeSeconds = (performance.now() - t0) / 1000;
+  const indexes = await timed(() => chunks.optimize());
   await windows.optimize();
-  // Finish every queued job so the daemon's worker has nothing to do during the measurement.
-  for (let job = await jobs.claim('bench', 60_000); job; job = await jobs.claim('bench', 60_000)) {
-    await documents.markReady(job.documentId, job.id, { chunkCount: 1, pages: null, warnings: [], embedderId });
-  }
+  await chunks.close();
+  await windows.close();
   store.close();
   await sqlite.close();
-  return indexSeconds;
+  return { userId: user.id, chunks: size, windows: windowCount, writeSeconds, indexes };
 }
 
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+/** The kept rows of a size (built when missing): the data dir and what it holds. */
+async function rowsLibrary(source: SourceChunk[], size: number, embedderId: string): Promise<{ dir: string; meta: LibraryMeta }> {
+  const lancedbVersion = (JSON.parse(readFileSync(join(REPO, 'node_modules/@lancedb/lancedb/package.json'), 'utf8')) as { version: string }).version;
+  const key = hash(String(LIBRARY_VERSION), String(size), lancedbVersion, ...source.map((s) => new Uint8Array(s.vector.buffer)), String(source.filter((s) => s.windows.length).length));
+  const dir = join(LIBRARIES, `${size}-${key}`);
+  if (existsSync(join(dir, 'meta.json'))) return { dir, meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as LibraryMeta };
+  mkdirSync(LIBRARIES, { recursive: true });
+  const staging = mkdtempSync(join(LIBRARIES, '.building-'));
+  const dataDir = join(staging, 'data');
+  const d = await startDaemon({ dataDir, args: ['--log-level', 'warn'], timeoutMs: 120_000 });
+  const user = await addUser(d);
+  await d.stop();
+  log(`building the ${size.toLocaleString('en')}-chunk library in ${dir}`);
+  const meta: LibraryMeta = { email: user.email, apiKey: user.apiKey, ...(await populate(dataDir, user.email, source, size, embedderId)) };
+  writeFileSync(join(staging, 'meta.json'), JSON.stringify(meta, null, 2));
+  renameSync(staging, dir);
+  return { dir, meta };
 }
 
-/** CPU time (user + system, all threads) the daemon process has used, in ms; Linux /proc. */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 1/100 s
+/**
+ * The rows with the vector index the current chunks.ts builds (kept beside them, keyed by that file's text):
+ * the timed optimize is what the daemon runs once a table reaches the index threshold or its rebuild point.
+ */
+async function vectorIndexed(rows: { dir: string; meta: LibraryMeta }, embedderId: string): Promise<{ dir: string; meta: LibraryMeta }> {
+  const key = hash(readFileSync(join(REPO, 'src/store/lancedb/chunks.ts'), 'utf8'));
+  const dir = `${rows.dir}-ann-${key}`;
+  if (existsSync(join(dir, 'meta.json'))) return { dir, meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as LibraryMeta };
+  const staging = mkdtempSync(join(LIBRARIES, '.indexing-'));
+  linkTree(join(rows.dir, 'data'), join(staging, 'data'));
+  const store = await VectorStore.open(join(staging, 'data', 'lancedb'));
+  const chunks = await ChunkIndex.open(store, { embedderId });
+  log(`building the vector index of ${rows.meta.chunks.toLocaleString('en')} chunks`);
+  const vector = await timed(() => chunks.optimize());
+  await chunks.close();
+  store.close();
+  const meta = { ...rows.meta, vector };
+  writeFileSync(join(staging, 'meta.json'), JSON.stringify(meta, null, 2));
+  renameSync(staging, dir);
+  return { dir, meta };
 }
 
-async function measure(
-  d: Daemon,
-  token: string,
-  queries: string[],
-  rerank: boolean,
-  clients: number,
-): Promise<{ p50: number; p95: number; qps: number; cpuMs: number }> {
+interface Probe {
+  recall10: number;
+  recall100: number;
+  /** In-process CPU ms per call: vector top-100, keyword top-100, hydration of 20 rows by address. */
+  vectorMs: number;
+  keywordMs: number;
+  hydrateMs: number;
+}
+
+/**
+ * The exact top 100 of each query, by a full scan (~1.1 CPU-s a query at a million rows): kept beside the rows, since
+ * it depends only on them and the queries, not on the vector index.
+ */
+async function exactTop100(rowsDir: string, table: lancedb.Table, userId: string, vectors: Float32Array[]): Promise<string[][]> {
+  const path = join(rowsDir, `exact-${hash(...vectors.map((v) => new Uint8Array(v.buffer)))}.json`);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as string[][];
+  const out: string[][] = [];
+  for (const v of vectors) {
+    const rows = (await table.vectorSearch(v).distanceType('cosine').where(`user_id = ${lit(userId)}`).bypassVectorIndex().select(['id']).limit(100).toArray()) as { id: string }[];
+    out.push(rows.map((r) => r.id));
+  }
+  writeFileSync(path, JSON.stringify(out));
+  return out;
+}
+
+/** Recall of the index against an exact scan, and what each first-stage query costs LanceDB, in this process. */
+async function probe(dataDir: string, rowsDir: string, userId: string, embedderId: string, queries: { text: string; vector: Float32Array }[]): Promise<Probe> {
+  const store = await VectorStore.open(join(dataDir, 'lancedb'));
+  const chunks = await ChunkIndex.open(store, { embedderId });
+  const table = await store.connection.openTable(chunks.indexInfo()!.table);
+  await chunks.prewarm();
+  const exact = await exactTop100(rowsDir, table, userId, queries.map((q) => q.vector));
+  const cpu = async (fn: () => Promise<unknown>): Promise<number> => {
+    const c0 = process.cpuUsage();
+    await fn();
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000;
+  };
+  let hits10 = 0;
+  let hits100 = 0;
+  let vectorMs = 0;
+  let keywordMs = 0;
+  let hydrateMs = 0;
+  for (const [i, q] of queries.entries()) {
+    let ann: { id: string; _rowid?: bigint }[] = [];
+    vectorMs += await cpu(async () => (ann = await chunks.vectorSearch({ userId, limit: 100, vector: q.vector })));
+    keywordMs += await cpu(() => chunks.keywordSearch({ userId, limit: 100, query: keywordQuery(q.text) }));
+    hydrateMs += await cpu(() => chunks.getMany(userId, ann.slice(0, 20)));
+    const top = (k: number) => new Set(ann.slice(0, k).map((x) => x.id));
+    const [a10, a100] = [top(10), top(100)];
+    hits10 += exact[i]!.slice(0, 10).filter((id) => a10.has(id)).length;
+    hits100 += exact[i]!.filter((id) => a100.has(id)).length;
+  }
+  await chunks.close();
+  store.close();
+  const n = queries.length;
+  return { recall10: hits10 / (10 * n), recall100: hits100 / (100 * n), vectorMs: vectorMs / n, keywordMs: keywordMs / n, hydrateMs: hydrateMs / n };
+}
+
+interface Measured {
+  p50: number;
+  p95: number;
+  qps: number;
+  cpuMs: number;
+}
+
+async function measure(d: Daemon, token: string, queries: string[], rerank: boolean, clients: number): Promise<Measured> {
   const lat: number[] = [];
   let next = 0;
-  const cpu0 = processCpuMs(d.proc.pid!);
+  const cpu0 = cpuMs(d.proc.pid!);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -178,8 +371,149 @@ async function measure(
     }),
   );
   const wall = (performance.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  return { p50: pct(lat, 50), p95: pct(lat, 95), qps: queries.length / wall, cpuMs: (processCpuMs(d.proc.pid!) - cpu0) / queries.length };
+  return { p50: percentile(lat, 50), p95: percentile(lat, 95), qps: queries.length / wall, cpuMs: (cpuMs(d.proc.pid!) - cpu0) / queries.length };
+}
+
+interface IngestResult {
+  chunks: number;
+  seconds: number;
+  searchP50: number;
+  searchP95: number;
+  searches: number;
+  cpuRatio: number;
+  lancedbMsPerChunk: number;
+  peakRssMb: number;
+}
+
+/** `n` SciFact abstracts uploaded as new documents while one client searches; the model alone on their chunks after. */
+async function ingestWhileSearching(d: Daemon, token: string, n: number, queries: string[], embedder: BuiltinEmbedder): Promise<IngestResult> {
+  const docs = readCorpus().slice(0, n);
+  const files = docs.map((x) => ({ name: `new-${x.id}.txt`, bytes: Buffer.from(`# ${x.title}\n\n${x.text}\n`) }));
+  const r = await ingestThroughApi(d, token, files, { queries, onTick: (open, total) => process.stderr.write(`\r  ingesting: ${open} of ${total} not ready yet   `) });
+  process.stderr.write('\n');
+  if (r.failed) throw new Error(`${r.failed} uploaded documents failed`);
+  const texts = docs.flatMap((x) => chunkAbstract(x, embedder.tokenizer, embedder.maxTokens, 32).map((c) => c.embedText));
+  const step = Math.max(1, Math.floor(texts.length / MODEL_SAMPLE));
+  const model = await modelOnly(texts.filter((_, i) => i % step === 0));
+  return {
+    chunks: r.chunks,
+    seconds: r.seconds,
+    searchP50: percentile(r.searchMs, 50),
+    searchP95: percentile(r.searchMs, 95),
+    searches: r.searchMs.length,
+    cpuRatio: r.daemonCpuMs / r.chunks / model.cpuMsPerPassage,
+    lancedbMsPerChunk: r.cpuSplit.lancedb / r.chunks,
+    peakRssMb: r.peakRssMb,
+  };
+}
+
+interface SizeResult {
+  meta: LibraryMeta;
+  diskMiB: number;
+  probe: Probe;
+  rssIdleMb: number;
+  rssPeakMb: number;
+  fusion: { single: Measured; multi: Measured };
+  rerank?: { single: Measured; multi: Measured };
+  ingest?: IngestResult;
+}
+
+async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmbedder, queryVectors: Float32Array[]): Promise<SizeResult> {
+  const rows = await rowsLibrary(source, size, embedder.id);
+  const lib = await vectorIndexed(rows, embedder.id);
+  const { meta } = lib;
+  const dataDir = mkdtempSync(join(LIBRARIES, '.run-'));
+  try {
+    linkTree(join(lib.dir, 'data'), dataDir);
+    const diskMiB = duBytes(join(dataDir, 'lancedb')) / 2 ** 20;
+    const test = readSplit('test').map((q) => q.text);
+    const train = readSplit('train').map((q) => q.text);
+    log(`${size.toLocaleString('en')} chunks: recall and in-process query costs`);
+    const probed = await probe(dataDir, rows.dir, meta.userId, embedder.id, test.map((text, i) => ({ text, vector: queryVectors[i]! })));
+    log(JSON.stringify(probed));
+    const d = await startDaemon({ dataDir, args: ['--reranker', 'builtin', '--log-level', 'warn'], timeoutMs: 120_000 });
+    try {
+      const token = meta.apiKey;
+      await measure(d, token, train.slice(700, 720), true, 1); // warm-up: model, tables, caches
+      const rssIdleMb = vmRssMb(d.proc.pid!);
+      // Distinct query sets per run, so the query-vector cache never hides the embedding cost.
+      const fusion = { single: await measure(d, token, test.slice(0, 150), false, 1), multi: await measure(d, token, train.slice(0, 320), false, 8) };
+      const rerank = meta.windows
+        ? { single: await measure(d, token, test.slice(150, 300), true, 1), multi: await measure(d, token, train.slice(320, 640), true, 8) }
+        : undefined;
+      const rssPeakMb = vmHwmMb(d.proc.pid!);
+      const ingest = INGEST > 0 ? await ingestWhileSearching(d, token, INGEST, [...train.slice(720), ...train.slice(640, 700)], embedder) : undefined;
+      const out: SizeResult = { meta, diskMiB, probe: probed, rssIdleMb, rssPeakMb, fusion, ...(rerank ? { rerank } : {}), ...(ingest ? { ingest } : {}) };
+      log(JSON.stringify({ size, ...out, meta: undefined }));
+      return out;
+    } finally {
+      await d.stop();
+    }
+  } finally {
+    removeDir(dataDir);
+  }
+}
+
+function section(results: [number, SizeResult][], load: [number, number]): string {
+  const f = (n: number, digits = 1) => n.toFixed(digits);
+  const n = (x: number) => x.toLocaleString('en');
+  const latency = results.flatMap(([size, r]) => [
+    `| ${n(size)} | fusion (rerank=false) | ${f(r.fusion.single.p50)} | ${f(r.fusion.single.p95)} | ${f(r.fusion.multi.qps)} | ${f(r.fusion.multi.cpuMs)} | ${r.rssIdleMb} / ${r.rssPeakMb} |`,
+    ...(r.rerank ? [`| ${n(size)} | + builtin rerank | ${f(r.rerank.single.p50)} | ${f(r.rerank.single.p95)} | ${f(r.rerank.multi.qps)} | ${f(r.rerank.multi.cpuMs)} | |`] : []),
+  ]);
+  const build = (b: Build | undefined) => (b ? `${f(b.seconds, 0)} s (${f(b.cpuSeconds, 0)} CPU-s, peak ${Math.round(b.peakMiB)} MiB)` : '—');
+  const indexes = results.map(
+    ([size, r]) =>
+      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ` +
+      `${f(r.probe.vectorMs)} / ${f(r.probe.keywordMs)} / ${f(r.probe.hydrateMs)} |`,
+  );
+  const ingest = results.flatMap(([size, r]) =>
+    r.ingest
+      ? [
+          `| ${n(size)} | ${r.ingest.chunks} chunks in ${f(r.ingest.seconds, 0)} s | ${f(r.ingest.searchP50, 0)} / ${f(r.ingest.searchP95, 0)} ms (${r.ingest.searches}) | ` +
+            `${f(r.ingest.cpuRatio, 2)}× | ${f(r.ingest.lancedbMsPerChunk)} | ${r.ingest.peakRssMb} |`,
+        ]
+      : [],
+  );
+  const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
+  return [
+    `\`npm run bench:search -- --chunks ${results.map(([s]) => s).join(',')}\`, ${new Date().toISOString().slice(0, 10)}, ${machine}; load average ` +
+      `${f(load[0])} at the start, ${f(load[1])} at the end. Real daemon over HTTP (keep-alive off: one fetch per query), limit 10, hybrid mode; ` +
+      `every query is new to the daemon (its query-vector cache never hits), so each includes one query embedding. Library: SciFact chunks ` +
+      `replicated with vector noise (σ=0.01, re-normalised) and a text marker. "CPU ms/query" is the daemon's CPU time (all threads) per query ` +
+      `under 8 clients: with ${availableParallelism()} cores, ${availableParallelism()} × 1000 / CPU ms is the most queries per second the daemon ` +
+      `could serve. RSS: after start and warm-up / peak over the searches (the built-in model loaded, \`--reranker builtin\`).`,
+    '',
+    '| chunks | pipeline | p50 ms (1 client) | p95 ms (1 client) | q/s (8 clients) | CPU ms/query | RSS MiB |',
+    '|---|---|---|---|---|---|---|',
+    ...latency,
+    '',
+    `Targets: at 100,000 chunks p50 ≤ 30 ms, p95 ≤ 80 ms, ≥ 50 q/s with 8 clients; at 1,000,000 chunks p50/p95 ≤ 25/50 ms and RSS ≤ 2 GiB ` +
+      `(default pipeline, fusion). Of a query's CPU, the query embedding (~0.4 GFLOP) is 4–6 ms; the rest is LanceDB executing three queries ` +
+      `(vector, keyword, hydration) and HTTP — where the time goes: [search.md](search.md#indexes-and-what-a-search-costs). Sizes above ` +
+      `${n(MAX_WINDOWED)} chunks are built without sentence windows, so the builtin reranker is measured up to there.`,
+    '',
+    'Indexes, built in the bench process on the kept library (the same code the daemon runs: its first optimize, then the one that builds the ' +
+      'vector index); disk is the LanceDB folder; recall of the vector search (top 100, tenant filter) against an exact scan over the 300 ' +
+      'SciFact test queries; then the LanceDB part of a search in-process, CPU ms per query.',
+    '',
+    '| chunks | compaction, full-text and scalar indexes | vector index | disk | recall@10 / @100 | CPU ms: vector top-100 / keyword top-100 / hydrate 20 |',
+    '|---|---|---|---|---|---|',
+    ...indexes,
+    ...(ingest.length
+      ? [
+          '',
+          `Continued ingestion: ${INGEST} SciFact abstracts uploaded as new documents through the API into the library while one client searches ` +
+            `(hybrid, a pause of 100 ms between searches); the daemon keeps its indexes current meanwhile. CPU ratio: the daemon's CPU per chunk ` +
+            `(all threads, searches included) over the model's own CPU per passage on the same texts.`,
+          '',
+          '| chunks | ingested | search p50 / p95 while ingesting (searches) | CPU ratio | LanceDB CPU-ms/chunk | peak RSS MiB |',
+          '|---|---|---|---|---|---|',
+          ...ingest,
+        ]
+      : []),
+    '',
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -187,54 +521,23 @@ async function main(): Promise<void> {
     log('skipped: ../shared/eval/scifact is missing');
     return;
   }
+  const load0 = loadavg()[0]!;
   const embedder = new BuiltinEmbedder({ modelCacheDir: join(CACHE, 'models') });
   const cache = VectorCache.open(join(CACHE, 'vectors-builtin.bin'), embedder.id, 384);
   const source = sourceChunks(embedder, cache);
   if (source.length < 1000) throw new Error(`only ${source.length} embedded chunks cached: run npm run bench:quality first`);
   log(`${source.length} embedded source chunks, ${source.filter((s) => s.windows.length).length} with windows`);
-  const test = readSplit('test').map((q) => q.text);
-  const train = readSplit('train').map((q) => q.text);
-  const lines: string[] = [];
-  const builds: string[] = [];
-  for (const size of SIZES) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-bench-'));
-    const args = ['--reranker', 'builtin', '--log-level', 'warn'];
-    let d = await startDaemon({ dataDir, args, timeoutMs: 120_000 });
-    const user = await addUser(d);
-    await d.stop();
-    const t0 = performance.now();
-    const indexSeconds = await populate(dataDir, user.email, source, size, embedder.id);
-    log(`${size} chunks written in ${((performance.now() - t0) / 1000).toFixed(0)} s (optimize + HNSW build ${indexSeconds.toFixed(1)} s)`);
-    builds.push(`${size.toLocaleString('en')} chunks: ${indexSeconds.toFixed(1)} s`);
-    d = await startDaemon({ dataDir, args, timeoutMs: 120_000 });
-    await measure(d, user.apiKey, train.slice(700, 720), true, 1); // warm-up: model, tables, caches
-    // Distinct query sets per run, so the query-vector cache never hides the embedding cost.
-    const single = await measure(d, user.apiKey, test.slice(0, 150), false, 1);
-    const singleR = await measure(d, user.apiKey, test.slice(150, 300), true, 1);
-    const multi = await measure(d, user.apiKey, train.slice(0, 320), false, 8);
-    const multiR = await measure(d, user.apiKey, train.slice(320, 640), true, 8);
-    await d.stop();
-    removeDir(dataDir);
-    const f = (n: number) => n.toFixed(1);
-    lines.push(`| ${size.toLocaleString('en')} | fusion (rerank=false) | ${f(single.p50)} | ${f(single.p95)} | ${f(multi.qps)} | ${f(multi.cpuMs)} |`);
-    lines.push(`| ${size.toLocaleString('en')} | + builtin rerank | ${f(singleR.p50)} | ${f(singleR.p95)} | ${f(multiR.qps)} | ${f(multiR.cpuMs)} |`);
-    log(lines.slice(-2).join('\n'));
+  const queryVectors = await cache.embed(embedder, readSplit('test').map((q) => q.text), 'query');
+  const results: [number, SizeResult][] = [];
+  for (const size of SIZES) results.push([size, await runSize(size, source, embedder, queryVectors)]);
+  await embedder.close();
+  await closeModel();
+  const text = section(results, [load0, loadavg()[0]!]);
+  process.stdout.write(`\n${text}\n`);
+  if (argv.write) {
+    const bm = join(REPO, 'docs/BENCHMARKS.md');
+    writeFileSync(bm, readFileSync(bm, 'utf8').replace(/## Search latency\n[\s\S]*?(?=\n## |$)/, `## Search latency\n\n${text}`));
   }
-  const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
-  const section =
-    `\`npm run bench:search\`, ${new Date().toISOString().slice(0, 10)}, ${machine}. Real daemon over HTTP (keep-alive off: one ` +
-    `fetch per query), limit 10, hybrid mode; every query is new to the daemon (its query-vector cache never hits), so ` +
-    `each includes one query embedding. Library: SciFact chunks replicated with vector noise (σ=0.01, re-normalised) and a text marker; ` +
-    `vector search uses the HNSW index the chunk table builds past 10,000 rows. "CPU ms/query" is the daemon's CPU time (all threads) ` +
-    `per query under 8 clients: with ${availableParallelism()} cores, ${availableParallelism()} × 1000 / CPU ms is the most queries per second the daemon could serve.\n\n` +
-    `| chunks | pipeline | p50 ms (1 client) | p95 ms (1 client) | q/s (8 clients) | CPU ms/query |\n|---|---|---|---|---|---|\n${lines.join('\n')}\n\n` +
-    `Targets at 100,000 chunks for the default pipeline (fusion): p50 ≤ 30 ms, p95 ≤ 80 ms, ≥ 50 q/s with 8 clients. ` +
-    `Of a query's CPU, the query embedding (~0.4 GFLOP) is 4–6 ms; the rest is LanceDB executing three queries (vector, keyword, ` +
-    `hydration) and HTTP — where the time goes: [search.md](search.md#indexes-and-what-a-search-costs).\n\n` +
-    `Index build (the chunk table's optimize, which trains the HNSW index; timed in the bench process before the daemon starts): ${builds.join('; ')}.\n`;
-  process.stdout.write(`\n${section}\n`);
-  const bm = join(REPO, 'docs/BENCHMARKS.md');
-  writeFileSync(bm, readFileSync(bm, 'utf8').replace(/## Search latency\n[\s\S]*?(?=\n## |$)/, `## Search latency\n\n${section}`));
 }
 
 await main();

@@ -4,10 +4,23 @@ import { runComplete } from './cli/commands/complete.js';
 import { applyProgramSettings } from './cli/commands/shared/command.js';
 import { CliError, EXIT, EXIT_CODE_TABLE } from './cli/errors.js';
 import { type IO, processIO } from './cli/io.js';
+import { environmentHelp, type ServerVariable } from './cli/environment.js';
 import { splitJsonFields } from './cli/output/json.js';
 import { VERSION } from './core/version.js';
 
 const EXIT_CODES_HELP = `\nExit codes:\n${EXIT_CODE_TABLE.map(([code, what]) => `  ${code}  ${what}`).join('\n')}\n`;
+const TOPICS_HELP = '\nHelp topics:\n  docsearch help environment  the environment variables of the client and the server\n';
+
+/**
+ * The server's variables for `docsearch help environment` and docs/cli.md: its option declarations (`optionHelp()`
+ * of src/server/config.ts, imported only for this topic) and the config file's own variable.
+ */
+export function serverVariables(options: readonly ServerVariable[]): ServerVariable[] {
+  return [
+    { env: 'DOCSEARCH_CONFIG', flag: '--config', description: 'a JSON config file whose keys are the option names', defaultText: '$XDG_CONFIG_HOME/docsearch/config.json if present' },
+    ...options,
+  ];
+}
 
 type SetPending = (p: Promise<number>) => void;
 
@@ -21,6 +34,11 @@ export const OPERATOR_COMMANDS: ReadonlyArray<{ name: string; summary: string; l
   { name: 'users', summary: 'manage accounts on this machine (operators)', load: async (io) => (await import('./server/commands/users.js')).usersCommand(io) },
   { name: 'reindex', summary: 're-embed the index with the configured embedder (daemon stopped)', load: async (io) => (await import('./server/commands/reindex.js')).reindexCommand(io) },
   { name: 'clients', summary: 'manage OAuth clients on this machine (operators)', load: async (io) => (await import('./server/commands/clients.js')).clientsCommand(io) },
+  {
+    name: 'migrate',
+    summary: 'copy a library between a data directory and shared mode (daemons stopped)',
+    load: async (io) => (await import('./server/commands/migrate.js')).migrateCommand(io),
+  },
 ];
 
 /** Global options that take a value: their value is not the command word. */
@@ -38,6 +56,12 @@ export function commandWord(argv: string[]): string | undefined {
   return words[0] === 'help' || words[0] === '__complete' ? words[1] : words[0];
 }
 
+/** Every command and verb name (`projects`, `list` …): a word after --json that is one is not a field. */
+function commandNames(cmd: Command, out = new Set<string>()): Set<string> {
+  for (const c of cmd.commands) commandNames(c, out.add(c.name()));
+  return out;
+}
+
 /**
  * The composition root: client commands from cli/ and operator commands from server/commands/.
  * Returns the exit code; bin/docsearch sets it. The only place errors become exit codes.
@@ -49,7 +73,7 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     .version(VERSION, '-v, --version')
     .option('--debug', 'print stack traces on errors')
     .showSuggestionAfterError(true)
-    .addHelpText('after', EXIT_CODES_HELP);
+    .addHelpText('after', EXIT_CODES_HELP + TOPICS_HELP);
   const ctx = registerClientCommands(program, io);
   const word = commandWord(argv);
   for (const op of OPERATOR_COMMANDS) {
@@ -63,11 +87,15 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
   applyProgramSettings(program, io);
 
   try {
+    if (argv[0] === 'help' && (argv[1] === 'environment' || argv[1] === 'env') && argv.length === 2) {
+      io.stdout.write(environmentHelp(serverVariables((await import('./server/config.js')).optionHelp())));
+      return EXIT.ok;
+    }
     if (argv[0] === '__complete') {
       await runComplete(program, argv.slice(1), ctx);
       return EXIT.ok;
     }
-    await program.parseAsync(splitJsonFields(argv), { from: 'user' });
+    await program.parseAsync(splitJsonFields(argv, commandNames(program)), { from: 'user' });
     return pending ? await pending : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {

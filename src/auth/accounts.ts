@@ -1,9 +1,9 @@
 import { AppError, invalidRequest } from '../core/errors.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
-import type { LoginAttemptStore, ThrottlePolicy } from '../store/sqlite/login-attempts.js';
-import type { ProjectStore } from '../store/sqlite/projects.js';
-import type { SetupTokenStore } from '../store/sqlite/setup-tokens.js';
-import type { User, UserStore } from '../store/sqlite/users.js';
+import type { LoginAttemptStore, ThrottlePolicy } from '../store/sql/login-attempts.js';
+import type { ProjectStore } from '../store/sql/projects.js';
+import type { SetupTokenStore } from '../store/sql/setup-tokens.js';
+import type { User, UserStore } from '../store/sql/users.js';
 import { checkPasswordStrength, unknownUserHash, hashPassword, verifyPassword } from './password.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -61,7 +61,7 @@ export class AccountService {
   async newSetupToken(): Promise<string | null> {
     if (await this.hasUsers()) return null;
     const token = randomUrlToken(24);
-    await this.setupTokens.replace(sha256Hex(token));
+    await this.setupTokens.issue(sha256Hex(token));
     return token;
   }
 

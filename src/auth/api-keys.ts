@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { randomBase62, sha256Hex } from '../core/secrets.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/sqlite/api-keys.js';
+import type { ApiKeyRecord, ApiKeyStore } from '../store/sql/api-keys.js';
 import type { Principal } from './principal.js';
 import { DEFAULT_SCOPES, type Scope } from './scopes.js';
 

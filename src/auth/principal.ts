@@ -1,9 +1,10 @@
-import type { Scope } from './scopes.js';
+import type { GrantScope } from './scopes.js';
 
 /** Who is calling an /api/v1 route and what they may do. */
 export interface Principal {
   userId: string;
-  scopes: Scope[];
+  /** An API key's document scopes, or what an OAuth grant holds (the CLI's may include manage:keys). */
+  scopes: GrantScope[];
   kind: 'api_key' | 'oauth';
   credentialId: string;
   /** For OAuth tokens: when the token stops being valid (ms). */

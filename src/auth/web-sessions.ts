@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { randomUrlToken, safeEqual, sha256Hex } from '../core/secrets.js';
-import type { SessionStore } from '../store/sqlite/sessions.js';
+import type { SessionStore } from '../store/sql/sessions.js';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600_000;
 export const ANONYMOUS_SESSION_TTL_MS = 3600_000;

@@ -17,7 +17,7 @@ export async function addClient(d: Daemon, opts: { name?: string; redirectUris: 
   const args = ['clients', 'add', '--name', opts.name ?? 'Test App', '--data-dir', d.dataDir];
   for (const uri of opts.redirectUris) args.push('--redirect-uri', uri);
   if (opts.public) args.push('--public');
-  const res = await runCli(args);
+  const res = await runCli(args, { env: d.env });
   if (res.code !== 0) throw new Error(`clients add failed (${res.code}): ${res.stderr}`);
   const id = /^client_id: (\S+)$/m.exec(res.stdout)?.[1];
   if (!id) throw new Error(`no client_id in:\n${res.stdout}`);

@@ -1,4 +1,4 @@
-import type { OAuthClientRecord } from '../../store/sqlite/oauth-clients.js';
+import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
 import type { ClientService } from './clients.js';
 import { InvalidClient, InvalidRequest } from './errors.js';
 import type { OAuthParams } from './params.js';

@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { AppError, invalidRequest, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../core/secrets.js';
-import type { OAuthClientRecord, OAuthClientStore } from '../../store/sqlite/oauth-clients.js';
+import type { OAuthClientRecord, OAuthClientStore } from '../../store/sql/oauth-clients.js';
 import { redirectUriProblem } from './redirect-uri.js';
 
 /** The CLI's built-in public client (seeded by migration 003-oauth). */

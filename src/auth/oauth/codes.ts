@@ -1,5 +1,5 @@
 import { randomBase62, sha256Hex } from '../../core/secrets.js';
-import type { OAuthCodeStore } from '../../store/sqlite/oauth-codes.js';
+import type { OAuthCodeStore } from '../../store/sql/oauth-codes.js';
 import type { AuthorizationRequest } from './authorize/request.js';
 import { CODE_TTL_MS } from './lifetimes.js';
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.js';
-import type { OAuthStoreSet } from '../../store/sqlite/oauth-transaction.js';
-import type { ConnectedApp } from '../../store/sqlite/oauth-tokens.js';
+import type { OAuthStoreSet } from '../../store/sql/oauth-transaction.js';
+import type { ConnectedApp } from '../../store/sql/oauth-tokens.js';
 import type { BearerResolver } from '../principal.js';
 import { type AuthorizeOutcome, validateAuthorizeRequest } from './authorize/index.js';
 import type { AuthorizationRequest } from './authorize/request.js';

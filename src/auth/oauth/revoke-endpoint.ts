@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import { sha256Hex } from '../../core/secrets.js';
-import type { OAuthStoreSet } from '../../store/sqlite/oauth-transaction.js';
+import type { OAuthStoreSet } from '../../store/sql/oauth-transaction.js';
 import { authenticateClient } from './client-auth.js';
 import type { ClientService } from './clients.js';
 import { readParams, requireParam } from './params.js';

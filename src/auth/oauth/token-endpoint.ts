@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import type { OAuthStoreSet } from '../../store/sqlite/oauth-transaction.js';
+import type { OAuthStoreSet } from '../../store/sql/oauth-transaction.js';
 import { authenticateClient } from './client-auth.js';
 import type { ClientService } from './clients.js';
 import { isOAuthError, UnsupportedGrantType } from './errors.js';

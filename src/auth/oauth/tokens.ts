@@ -1,8 +1,8 @@
 import type { Clock } from '../../core/clock.js';
 import { randomHex, sha256Hex } from '../../core/secrets.js';
-import type { OAuthTokenStore } from '../../store/sqlite/oauth-tokens.js';
+import type { OAuthTokenStore } from '../../store/sql/oauth-tokens.js';
 import type { Principal } from '../principal.js';
-import type { Scope } from '../scopes.js';
+import type { GrantScope } from '../scopes.js';
 import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_MS } from './lifetimes.js';
 
 /** The spec's token response, exactly these fields. */
@@ -47,6 +47,6 @@ export function accessTokenResolver(store: OAuthTokenStore, now: Clock) {
     const token = await store.find(sha256Hex(credential));
     if (!token || token.kind !== 'access' || token.revokedAt !== null || token.grantRevokedAt !== null) return null;
     if (token.expiresAt <= now()) return null;
-    return { userId: token.userId, scopes: token.scopes as Scope[], kind: 'oauth', credentialId: token.grantId, expiresAt: token.expiresAt };
+    return { userId: token.userId, scopes: token.scopes as GrantScope[], kind: 'oauth', credentialId: token.grantId, expiresAt: token.expiresAt };
   };
 }

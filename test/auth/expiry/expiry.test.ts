@@ -9,9 +9,10 @@ import { OAuthProvider } from '../../../src/auth/oauth/provider.js';
 import { OAuthError } from '../../../src/auth/oauth/errors.js';
 import { bearer } from '../../../src/server/middleware/bearer.js';
 import { errorHandler } from '../../../src/server/middleware/error-handler.js';
-import { openSqlite, type SqliteHandle } from '../../../src/store/sqlite/database.js';
-import { openOAuthStores } from '../../../src/store/sqlite/oauth-transaction.js';
-import { UserStore } from '../../../src/store/sqlite/users.js';
+import type { DatabaseHandle } from '../../../src/store/sql/database.js';
+import { openSqlite } from '../../../src/store/sql/sqlite.js';
+import { openOAuthStores } from '../../../src/store/sql/oauth-transaction.js';
+import { UserStore } from '../../../src/store/sql/users.js';
 import { removeDir } from '../../helpers/daemon.js';
 import { pkce } from '../oauth-flow.js';
 
@@ -25,7 +26,7 @@ const REDIRECT = 'http://127.0.0.1:9/cb';
 
 describe('code and token lifetimes (injected clock)', () => {
   let dir: string;
-  let sqlite: SqliteHandle;
+  let sqlite: DatabaseHandle;
   let oauth: OAuthProvider;
   let userId: string;
   let t = Date.UTC(2030, 0, 1);

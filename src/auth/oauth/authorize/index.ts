@@ -1,4 +1,4 @@
-import type { OAuthClientRecord } from '../../../store/sqlite/oauth-clients.js';
+import type { OAuthClientRecord } from '../../../store/sql/oauth-clients.js';
 import type { ClientService } from '../clients.js';
 import { type OAuthError, toOAuthError } from '../errors.js';
 import { readParams } from '../params.js';

@@ -1,5 +1,5 @@
-import type { Scope } from '../../scopes.js';
-import type { OAuthClientRecord } from '../../../store/sqlite/oauth-clients.js';
+import type { GrantScope } from '../../scopes.js';
+import type { OAuthClientRecord } from '../../../store/sql/oauth-clients.js';
 import type { ClientService } from '../clients.js';
 import type { OAuthParams } from '../params.js';
 
@@ -11,7 +11,7 @@ export interface AuthorizeContext {
   /** Where errors may be sent: set once the redirect target is known to be registered. */
   errorRedirectUri?: string;
   redirectUri?: string;
-  scopes?: Scope[];
+  scopes?: GrantScope[];
   codeChallenge?: string | null;
 }
 
@@ -21,7 +21,7 @@ export type AuthorizeCheck = (ctx: AuthorizeContext) => void | Promise<void>;
 export interface AuthorizationRequest {
   client: OAuthClientRecord;
   redirectUri: string;
-  scopes: Scope[];
+  scopes: GrantScope[];
   codeChallenge: string | null;
   state: string | undefined;
 }

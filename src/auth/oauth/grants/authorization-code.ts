@@ -14,7 +14,8 @@ import type { Grant } from './grant.js';
  * - when the authorize request carried a code_challenge, code_verifier is required and must hash
  *   (S256) to it; a verifier without a challenge is refused (RFC 9700 §4.8.2, PKCE downgrade);
  * - binding failures leave the code unused; only a successful exchange consumes it, atomically
- *   with issuing the tokens (one SQLite transaction).
+ *   with issuing the tokens (one transaction that holds the code's row: an exchange of the same code on
+ *   another replica waits for it, then counts as reuse).
  */
 export const authorizationCodeGrant: Grant = {
   grantType: 'authorization_code',
@@ -28,7 +29,7 @@ export const authorizationCodeGrant: Grant = {
     const codeHash = sha256Hex(code);
 
     return stores.transaction(async (tx) => {
-      const record = await tx.codes.find(codeHash);
+      const record = await tx.codes.find(codeHash, { forUpdate: true });
       if (!record) return new InvalidGrant('authorization code is invalid');
       const at = now();
       if (record.usedAt !== null) {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../core/clock.js';
-import type { OAuthClientRecord } from '../../../store/sqlite/oauth-clients.js';
-import type { OAuthStoreSet } from '../../../store/sqlite/oauth-transaction.js';
+import type { OAuthClientRecord } from '../../../store/sql/oauth-clients.js';
+import type { OAuthStoreSet } from '../../../store/sql/oauth-transaction.js';
 import type { OAuthError } from '../errors.js';
 import type { OAuthParams } from '../params.js';
 import type { TokenResponse } from '../tokens.js';

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../../../core/secrets.js';
-import { parseScopes } from '../../scopes.js';
+import { parseGrantScopes } from '../../scopes.js';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.js';
 import { issueTokenPair, looksLikeOAuthToken } from '../tokens.js';
 import type { Grant } from './grant.js';
@@ -9,7 +9,8 @@ import type { Grant } from './grant.js';
  * - refresh_token is present (invalid_request), a live refresh token of this client (invalid_grant);
  * - refresh tokens rotate: each use consumes the token and returns a new pair under the same grant;
  * - presenting a rotated (already used) refresh token revokes the whole grant — either the client
- *   or an attacker holds a stolen copy, and we cannot tell which;
+ *   or an attacker holds a stolen copy, and we cannot tell which (the transaction holds the token's row, so
+ *   the same token presented on two replicas at once rotates once and the other counts as reuse);
  * - an optional scope narrows the new access token (invalid_scope when it asks for more); the new
  *   refresh token keeps the presented one's scope.
  */
@@ -23,7 +24,7 @@ export const refreshTokenGrant: Grant = {
     const tokenHash = sha256Hex(presented);
 
     return stores.transaction(async (tx) => {
-      const token = await tx.tokens.find(tokenHash);
+      const token = await tx.tokens.find(tokenHash, { forUpdate: true });
       if (!token || token.kind !== 'refresh') return new InvalidGrant('refresh token is invalid');
       if (token.clientId !== client.id) return new InvalidGrant('refresh token was issued to another client');
       const at = now();
@@ -36,7 +37,7 @@ export const refreshTokenGrant: Grant = {
 
       let scopes = token.scopes;
       if (params.scope !== undefined && params.scope.trim()) {
-        const asked = parseScopes(params.scope);
+        const asked = parseGrantScopes(params.scope, client.id);
         const extra = [...asked.unknown, ...asked.scopes.filter((s) => !token.scopes.includes(s))];
         if (extra.length > 0) return new InvalidScope(`scope exceeds the grant: ${extra.join(' ')}`);
         scopes = asked.scopes;
