@@ -2,10 +2,16 @@
  * Re-index: when the configured embedder is not the one the stored vectors came from, every chunk is
  * re-embedded from its stored `search_text` into a fresh table (ChunkIndex.rebuild) — the originals are not
  * parsed again. Ingestion waits meanwhile, and search answers 409 until the switch (reindexRequired()).
+ * One re-index at a time per library: replicas sharing one (shared mode) take a lease first, so two of them
+ * asked at once do not build two tables and drop each other's source.
  */
+
+/** The lease a re-index holds, across every process sharing the library. */
+export const REINDEX_LEASE = 'reindex';
 import type { Clock } from '../core/clock.js';
 import type { Embedder } from '../models/embedder.js';
 import type { Logger } from '../server/logger.js';
+import type { Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 
@@ -36,7 +42,7 @@ export class Reindexer {
   private stopping = false;
 
   constructor(
-    private readonly deps: { chunks: ChunkIndex; embedder: Embedder; documents: DocumentStore; log: Logger; now: Clock },
+    private readonly deps: { chunks: ChunkIndex; embedder: Embedder; documents: DocumentStore; locks: Locks; log: Logger; now: Clock },
   ) {}
 
   /** True while ingestion and search must wait. */
@@ -70,9 +76,18 @@ export class Reindexer {
   /** Runs a re-index to completion (the CLI's direct mode awaits this). `onProgress` sees (done, total). */
   async run(onProgress?: (done: number, total: number) => void): Promise<void> {
     if (this.state.running) return this.current;
-    const { chunks, embedder, documents, log, now } = this.deps;
+    const { chunks, embedder, documents, locks, log, now } = this.deps;
     const from = chunks.indexInfo()?.embedderId ?? null;
     this.state = { running: true, done: 0, total: 0, started_at: now(), finished_at: null, error: null };
+    let lease;
+    try {
+      lease = await locks.tryAcquire(REINDEX_LEASE);
+      if (!lease) throw new Error('another replica is re-indexing this library: its GET /api/v1/reindex shows the progress, and this one follows when it switches');
+    } catch (err) {
+      this.state = { ...this.state, running: false, finished_at: now(), error: (err as Error).message };
+      log.warn({ event: 'reindex.refused', from, to: embedder.id, err }, 're-index not started');
+      throw err;
+    }
     log.info({ event: 'reindex.started', from, to: embedder.id }, 're-index started');
     try {
       await embedder.init();
@@ -98,6 +113,7 @@ export class Reindexer {
     } finally {
       this.state.running = false;
       this.state.finished_at = now();
+      await lease.release().catch(() => undefined);
     }
   }
 }

@@ -118,7 +118,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const webSessions = new WebSessionService(new SessionStore(db, now));
     const oauth = new OAuthProvider(openOAuthStores(db, now), now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
-    const reindex = new Reindexer({ chunks, embedder, documents, log, now });
+    const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now });
     const search = await openSearch({
       models: {
         embedder: config.embedder,

@@ -23,6 +23,7 @@ import { cliEnv } from '../cli/cli-env.js';
 import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
 import { advisoryLockId } from '../../src/store/sql/pg-locks.js';
 import { UPKEEP_LEASE } from '../../src/store/lancedb/upkeep.js';
+import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../../src/models/builtin/minilm-embedder.js';
 import { logEvents, type Replica, startTopology, type Topology, topologyUnavailable } from '../helpers/topology.js';
 import { corpus, percentile, settled, sleep, timeToVisible, uploadOne, uploadWhileKilling } from '../helpers/uploads.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
@@ -34,6 +35,8 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 const MINUTE = 60_000;
 /** Kept small for the suite's time budget; `npm run bench:scale` runs the issue's 1,000 with three kills. */
 const UPLOADS = 60;
+/** The built-in model's precision the re-index test switches to. */
+const OTHER_PRECISION = DEFAULT_BUILTIN_PRECISION === 'int8' ? 'fp32' : 'int8';
 
 /** `api()` and the OAuth helpers take a daemon; any base URL will do. */
 const at = (url: string) => ({ url }) as Daemon;
@@ -350,6 +353,61 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
         `${heldAtKill.length} jobs held by the killed replica, ${reclaimed} reclaimed after lease expiry\n`,
     );
   }, 45 * MINUTE);
+
+  it('a re-index asked of two replicas at once runs on one; every replica then searches the new index, and uploads held meanwhile are ingested', async () => {
+    const { rows: before } = await db.query<{ chunks: string }>("SELECT coalesce(sum(chunk_count), 0) AS chunks FROM documents WHERE status = 'ready'");
+    const chunks = Number(before[0]!.chunks);
+    expect(chunks).toBeGreaterThan(0);
+    // An operator switches the embedder: every replica restarts with the other precision of the built-in model.
+    for (const replica of topo.replicas) await replica.stop();
+    for (const replica of topo.replicas) await replica.start(['--embedder', `builtin:${OTHER_PRECISION}`]);
+    const search = (replica: Replica) => api(at(replica.url), '/api/v1/search', { token: owner.apiKey, body: { query: 'the hangar where the reindex zeppelin waits', limit: 5 } });
+    for (const replica of topo.replicas) {
+      expect((await api(at(replica.url), '/api/v1/reindex', { token: owner.apiKey })).body).toMatchObject({ required: true, running: false, to: BUILTIN_EMBEDDER_IDS[OTHER_PRECISION] });
+      expect((await search(replica)).status).toBe(409);
+    }
+    const project = await api(at(topo.lb.url), '/api/v1/projects', { token: owner.apiKey, body: { name: 're-index' } });
+    expect(project.status).toBe(201);
+    const zeppelin = `# Zeppelin\n\n${prose('reindex-held', 30)}\n\nThe reindex zeppelin waits in its hangar.\n`;
+    const held = await uploadOne(topo.lb.url, owner.apiKey, { name: 'zeppelin.txt', bytes: Buffer.from(zeppelin) }, project.body.id);
+
+    const started = await Promise.all([r(0), r(1)].map((x) => api(at(x.url), '/api/v1/reindex', { method: 'POST', token: owner.apiKey })));
+    expect(started.map((x) => x.status)).toEqual([202, 202]);
+    const finals = await Promise.all([r(0), r(1)].map((x) => waitFor(async () => {
+      const st = (await api(at(x.url), '/api/v1/reindex', { token: owner.apiKey })).body;
+      return st.running ? undefined : st;
+    }, 5 * MINUTE, `replica ${x.index}'s re-index call to end`)));
+    // One of them re-embedded every chunk; the other was refused while it ran, or found the work done.
+    const builders = finals.filter((st) => st.done > 0);
+    expect(builders).toHaveLength(1);
+    expect(builders[0]).toMatchObject({ done: chunks, total: chunks, error: null });
+    const other = finals.find((st) => st !== builders[0])!;
+    if (other.error !== null) expect(other.error).toMatch(/another replica is re-indexing/);
+
+    // Each replica follows the switch, searches again, and ingests what was held.
+    for (const replica of topo.replicas) {
+      await waitFor(async () => !(await api(at(replica.url), '/api/v1/reindex', { token: owner.apiKey })).body.required, 30_000, `replica ${replica.index} to follow the switch`);
+    }
+    await waitFor(async () => (await api(at(topo.lb.url), `/api/v1/documents/${held.id}`, { token: owner.apiKey })).body.status === 'ready', 3 * MINUTE, 'the held upload to be ingested');
+    for (const replica of topo.replicas) {
+      const res = await waitFor(async () => {
+        const found = await search(replica);
+        return found.status === 200 && (found.body.results as { document: { id: string } }[]).some((x) => x.document.id === held.id) ? found : undefined;
+      }, 30_000, `replica ${replica.index} to find the held upload`);
+      expect(res.status).toBe(200);
+    }
+    // One chunks table is left, built with the new embedder, holding every chunk once.
+    const conn = await lancedb.connect(`${topo.storage}/lancedb`, { storageOptions: topo.rgw.storageOptions() });
+    try {
+      expect((await conn.tableNames()).filter((n) => /^chunks(_|$)/.test(n))).toHaveLength(1);
+    } finally {
+      conn.close();
+    }
+    const rows = await chunkRows();
+    const { rows: after } = await db.query<{ chunks: string }>("SELECT coalesce(sum(chunk_count), 0) AS chunks FROM documents WHERE status = 'ready'");
+    expect(rows).toHaveLength(Number(after[0]!.chunks));
+    expect(new Set(rows.map((x) => x.id)).size).toBe(rows.length);
+  }, 15 * MINUTE);
 
   it('200 concurrent wrong passwords spread over three replicas check at most 5, and the lockout holds on every replica', async () => {
     const victim = await addUser(r(2).daemon);

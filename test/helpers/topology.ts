@@ -55,8 +55,8 @@ export interface Replica {
   kill9(): Promise<void>;
   /** SIGTERM and wait (graceful). */
   stop(): Promise<void>;
-  /** Starts it again on the same port and data dir. */
-  start(): Promise<void>;
+  /** Starts it again on the same port and data dir; `args` are added to the topology's `serve` flags for this run. */
+  start(args?: string[]): Promise<void>;
   running(): boolean;
 }
 
@@ -141,12 +141,12 @@ async function startReplica(
   const dataDir = mkdtempSync(join(tmpdir(), `docsearch-replica-${index}-`));
   const port = await freePort();
   let past = '';
-  const launch = async () => {
+  const launch = async (extra: string[] = []) => {
     const d = await startDaemon({
       dataDir,
       databaseUrl: cfg.databaseUrl,
       env: cfg.env,
-      args: ['--port', String(port), '--storage', cfg.storage, '--public-url', cfg.publicUrl, ...cfg.args],
+      args: ['--port', String(port), '--storage', cfg.storage, '--public-url', cfg.publicUrl, ...cfg.args, ...extra],
       timeoutMs: 120_000,
     });
     const untrack = track(() => [d.proc.pid]);
@@ -170,10 +170,10 @@ async function startReplica(
     async stop() {
       await replica.daemon.stop();
     },
-    async start() {
+    async start(args = []) {
       if (replica.running()) throw new Error(`replica ${index} is running`);
       past += replica.daemon.stdout();
-      replica.daemon = await launch();
+      replica.daemon = await launch(args);
     },
   };
   if (replica.daemon.url !== replica.url) throw new Error(`replica ${index} listens on ${replica.daemon.url}, not ${replica.url}`);

@@ -77,7 +77,7 @@ Examples:
           return;
         }
         const documents = new DocumentStore(database.db, new JobStore(database.db, systemClock), systemClock);
-        const reindexer = new Reindexer({ chunks, embedder, documents, log: createLogger('silent'), now: systemClock });
+        const reindexer = new Reindexer({ chunks, embedder, documents, locks: database.locks, log: createLogger('silent'), now: systemClock });
         const tty = isStderrTTY(io);
         let lastPct = -1;
         notice(io, `re-embedding the index: ${from} → ${embedder.id}`);

@@ -468,6 +468,13 @@ export class ChunkIndex extends OwnedRowsTable {
     batchSize = 64,
   ): Promise<{ chunks: number }> {
     return this.serial(async () => {
+      // Another replica may have switched the index since this one last looked (shared mode: the caller holds
+      // the re-index lease now, so nobody else is rebuilding): nothing is left to do then.
+      const current = await readIndexInfo(this.store);
+      if (current?.embedderId === embedder.id) {
+        await this.follow(current);
+        return { chunks: 0 };
+      }
       const old = this.table;
       const oldName = this.info?.table;
       const total = old ? await old.countRows() : 0;
