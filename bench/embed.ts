@@ -15,13 +15,15 @@
  *   cycles each); see peakPerCycle() for the peaks assumed.
  *
  * `--write` replaces the "## Embedding" section of docs/BENCHMARKS.md with the results; `--spin` turns on
- * onnxruntime's busy-waiting (off in the daemon); `--variants fp32,int8` picks variants.
+ * onnxruntime's busy-waiting (off in the daemon); `--variants fp32,int8` picks variants, where `int8` is the storage this
+ * CPU gets (int8-storage.ts) and `int8:signed` or `int8:unsigned` names one (see Int8Storage).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { BertPrecision } from '../src/models/builtin/bert-graph.js';
+import type { BertPrecision, Int8Storage } from '../src/models/builtin/bert-graph.js';
+import { int8StorageForThisCpu } from '../src/models/builtin/int8-storage.js';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
 
 const PASSAGES = Number(process.env.BENCH_PASSAGES ?? 128);
@@ -124,7 +126,21 @@ const arg = (name: string): string | undefined => {
 const spinWait = process.argv.includes('--spin');
 const texts = Array.from({ length: PASSAGES }, (_, i) => passage(i, 260));
 
+/** `fp32`, `int8` (this CPU's storage) or `int8:<storage>`. */
+type Variant = string;
+
+const parseVariant = (v: Variant): { precision: BertPrecision; int8Storage?: Int8Storage } => {
+  const [precision, storage] = v.split(':') as [BertPrecision, Int8Storage | undefined];
+  return precision === 'int8' ? { precision, int8Storage: storage ?? int8StorageForThisCpu() } : { precision };
+};
+/** The column heading: `int8` with the storage it ran on. */
+const label = (v: Variant): string => {
+  const { precision, int8Storage } = parseVariant(v);
+  return int8Storage ? `${precision} (${int8Storage})` : precision;
+};
+
 interface VariantResult {
+  variant: Variant;
   precision: BertPrecision;
   graphBuilt: boolean;
   initS: number;
@@ -138,8 +154,9 @@ interface VariantResult {
 }
 
 /** One variant, in this process (the child's side of `--child <precision>`). */
-async function measure(precision: BertPrecision): Promise<VariantResult> {
-  const embedder = new BuiltinEmbedder({ modelCacheDir: CACHE, precision, spinWait });
+async function measure(variant: Variant): Promise<VariantResult> {
+  const { precision, int8Storage } = parseVariant(variant);
+  const embedder = new BuiltinEmbedder({ modelCacheDir: CACHE, precision, ...(int8Storage ? { int8Storage } : {}), spinWait });
   const t0 = performance.now();
   await embedder.init();
   const initS = (performance.now() - t0) / 1000;
@@ -164,6 +181,7 @@ async function measure(precision: BertPrecision): Promise<VariantResult> {
   }
   latencies.sort((a, b) => a - b);
   const result: VariantResult = {
+    variant,
     precision,
     graphBuilt: embedder.graphBuilt ?? false,
     initS,
@@ -178,8 +196,8 @@ async function measure(precision: BertPrecision): Promise<VariantResult> {
   return result;
 }
 
-function runChild(precision: BertPrecision): VariantResult {
-  const out = execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--child', precision, ...(spinWait ? ['--spin'] : [])], {
+function runChild(variant: Variant): VariantResult {
+  const out = execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--child', variant, ...(spinWait ? ['--spin'] : [])], {
     encoding: 'utf8',
     maxBuffer: 256 << 20,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -187,7 +205,7 @@ function runChild(precision: BertPrecision): VariantResult {
   return JSON.parse(out) as VariantResult;
 }
 
-const child = arg('--child') as BertPrecision | undefined;
+const child = arg('--child');
 if (child) {
   process.stdout.write(JSON.stringify(await measure(child)));
 } else {
@@ -199,7 +217,7 @@ async function main(): Promise<void> {
   const load = loadavg()[0]!;
   const ghz = measuredGhz();
   const peak = peakPerCycle(machine);
-  const variants = (arg('--variants') ?? 'fp32,int8').split(',') as BertPrecision[];
+  const variants = (arg('--variants') ?? 'fp32,int8').split(',');
   const results = variants.map((v) => {
     process.stderr.write(`measuring ${v}…\n`);
     return runChild(v);
@@ -251,7 +269,7 @@ async function main(): Promise<void> {
     `(${machine.avx512 ? 'AVX-512' : machine.avx2 ? 'AVX2' : 'no AVX2'}${machine.vnni ? ', VNNI' : ''}), Node ${process.versions.node}, ` +
     `onnxruntime-node 1.22.0, spin-wait ${spinWait ? 'on' : 'off'}; 1-min load average at start ${load.toFixed(1)}, at end ${loadavg()[0]!.toFixed(1)}`;
   const width = Math.max(...rowNames.map((r) => r.length));
-  process.stdout.write(`\n${machineLine}\n\n${'metric'.padEnd(width)}  ${results.map((r) => r.precision.padStart(16)).join('  ')}\n`);
+  process.stdout.write(`\n${machineLine}\n\n${'metric'.padEnd(width)}  ${results.map((r) => label(r.variant).padStart(16)).join('  ')}\n`);
   for (const name of rowNames) process.stdout.write(`${name.padEnd(width)}  ${cells.get(name)!.map((v) => v.padStart(16)).join('  ')}\n`);
 
   if (process.argv.includes('--write')) {
@@ -262,7 +280,7 @@ async function main(): Promise<void> {
       `\`npm run bench:embed\` (built-in all-MiniLM-L6-v2, onnxruntime in worker threads, ${machine.cores} intra-op threads for passages),`,
       `${new Date().toISOString().slice(0, 10)}, ${machineLine}.`,
       '',
-      `| metric | ${results.map((r) => r.precision).join(' | ')} |`,
+      `| metric | ${results.map((r) => label(r.variant)).join(' | ')} |`,
       `|---|${results.map(() => '---:').join('|')}|`,
       ...rowNames.map((n) => `| ${n.trim()} | ${cells.get(n)!.join(' | ')} |`),
       '',
