@@ -41,7 +41,7 @@ async function searchAll(d: Daemon, token: string): Promise<Hit[][]> {
   for (const query of QUERIES) {
     const res = await api(d, '/api/v1/search', { token, body: { query, limit: 5 } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    out.push((res.body.results as { id: string; document: { id: string }; text: string; score: number }[]).map((r) => ({ id: r.id, document: r.document.id, text: r.text, score: r.score })));
+    out.push((res.body.results as { chunk_id: string; document: { id: string }; text: string; score: number }[]).map((r) => ({ id: r.chunk_id, document: r.document.id, text: r.text, score: r.score })));
   }
   return out;
 }
@@ -85,7 +85,7 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
       expect(docs.map((x) => x.status)).toEqual(['ready', 'ready', 'ready']);
       documentIds = docs.map((x) => x.id);
       before = await searchAll(d, user.apiKey);
-      expect(before.every((hits) => hits.length > 0)).toBe(true);
+      expect(before.every((hits) => hits.length > 0 && hits.every((h) => typeof h.id === 'string' && h.id.length > 0))).toBe(true);
     } finally {
       await d.stop();
     }
