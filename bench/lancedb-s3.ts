@@ -9,6 +9,14 @@
  *
  *   npm run bench:lancedb-s3                       # 4 writers × 25 adds, batches of 1 and of 64 rows
  *   npm run bench:lancedb-s3 -- --writers 8 --adds 50 --batches 1,16,64
+ *
+ * `--search` instead: where a search's time goes on the store. One table of `--rows` chunks (SciFact abstracts when
+ * ../shared has them; 384-dim random unit vectors: this times the store, not a model), written in commits of 50 and
+ * optimized as a replica would, on a local directory and on RGW through a relay that counts requests; then the
+ * three reads of a hybrid search (vector list of 200, keyword list of 1,000, hydrating 20 shown rows by row id),
+ * 30 times each: median milliseconds and S3 requests per step.
+ *
+ *   npm run bench:lancedb-s3 -- --search --rows 2100
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,7 +27,12 @@ import { ChunkIndex, type ChunkRow } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { parseS3Location } from '../src/store/objects/location.js';
 import { S3ObjectStore } from '../src/store/objects/s3.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startRgw } from '../test/helpers/rgw.js';
+import { logS3Requests, type S3RequestLog } from '../test/helpers/s3-request-log.js';
+import { available as scifactAvailable, readCorpus } from './scifact.js';
 
 const EMBEDDER = { id: 'builtin:all-MiniLM-L6-v2', dimension: 384 };
 const HOUR = 3600_000;
@@ -172,10 +185,84 @@ async function child(): Promise<void> {
   process.disconnect();
 }
 
+/** `n` chunk rows of one user: SciFact abstracts when present, else generated text; random unit vectors. */
+function searchRows(n: number): ChunkRow[] {
+  const corpus = scifactAvailable() ? readCorpus().slice(0, n) : [];
+  return Array.from({ length: n }, (_, i) => {
+    const generated = rows(0, i, 1)[0]!;
+    const text = corpus[i] ? `${corpus[i]!.title} ${corpus[i]!.text}` : generated.text;
+    const norm = Math.hypot(...generated.vector);
+    return { ...generated, id: `c${i}`, user_id: 'u1', document_id: `d${i}`, chunk_index: 0, text, search_text: text, vector: generated.vector.map((x) => x / norm) };
+  });
+}
+
+/** Median ms and S3 requests of each read a hybrid search makes, on an index holding `data`. */
+async function timeSearchReads(index: ChunkIndex, data: ChunkRow[], requests?: S3RequestLog): Promise<string> {
+  const queries = ['protein expression', 'cancer cells', 'gene expression in mice', 'vitamin D deficiency', 'insulin resistance', 'blood pressure'];
+  const steps = { vector: { ms: [] as number[], requests: 0 }, keyword: { ms: [] as number[], requests: 0 }, hydrate: { ms: [] as number[], requests: 0 } };
+  const timed = async <T>(step: keyof typeof steps, fn: () => Promise<T>): Promise<T> => {
+    requests?.reset();
+    const t = performance.now();
+    const out = await fn();
+    steps[step].ms.push(performance.now() - t);
+    steps[step].requests += requests?.requests().length ?? 0;
+    return out;
+  };
+  const ROUNDS = 30;
+  for (let i = 0; i < ROUNDS; i++) {
+    const vector = await timed('vector', () => index.vectorSearch({ userId: 'u1', vector: data[(i * 37) % data.length]!.vector, limit: 200 }));
+    const keyword = await timed('keyword', () => index.keywordSearch({ userId: 'u1', query: queries[i % queries.length]!, limit: 1000 }));
+    await timed('hydrate', () => index.getMany('u1', [...vector.slice(0, 10), ...keyword.slice(0, 10)]));
+  }
+  return Object.entries(steps)
+    .map(([name, st]) => `${name} ${pct(st.ms.sort((a, b) => a - b), 50).toFixed(1)} ms${requests ? ` (${(st.requests / ROUNDS).toFixed(1)} requests)` : ''}`)
+    .join(', ');
+}
+
+async function searchBreakdown(n: number): Promise<void> {
+  const data = searchRows(n);
+  const fill = async (index: ChunkIndex) => {
+    for (let i = 0; i < data.length; i += 50) await index.add(data.slice(i, i + 50), EMBEDDER);
+    await index.optimize();
+  };
+  console.log(`where a search's reads go: ${n} chunks (${scifactAvailable() ? 'SciFact abstracts' : 'generated text'}), ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; medians of 30`);
+  const dir = mkdtempSync(join(tmpdir(), 'docsearch-bench-search-'));
+  try {
+    const store = await VectorStore.open(dir);
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id });
+    await fill(index);
+    console.log(`local directory: ${await timeSearchReads(index, data)}`);
+    await index.close();
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rgw = await startRgw();
+  const relay = await logS3Requests(rgw.endpoint);
+  try {
+    const { index, close } = await open(`s3://${rgw.bucket}/search`, { ...process.env, ...rgw.env(), AWS_ENDPOINT_URL: relay.endpoint }, new LocalLocks(), true);
+    await fill(index);
+    console.log(`Ceph RGW:        ${await timeSearchReads(index, data, relay)}`);
+    await close();
+  } finally {
+    await relay.close();
+    await rgw.stop();
+  }
+}
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { writers: { type: 'string', default: '4' }, adds: { type: 'string', default: '25' }, batches: { type: 'string', default: '1,64' } } });
+  const { values } = parseArgs({
+    options: {
+      writers: { type: 'string', default: '4' },
+      adds: { type: 'string', default: '25' },
+      batches: { type: 'string', default: '1,64' },
+      search: { type: 'boolean', default: false },
+      rows: { type: 'string', default: '2100' },
+    },
+  });
+  if (values.search) return searchBreakdown(Number(values.rows));
   const writers = Number(values.writers);
   const adds = Number(values.adds);
   const batches = values.batches.split(',').map(Number);
