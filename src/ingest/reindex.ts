@@ -40,6 +40,8 @@ export class Reindexer {
   };
   private current: Promise<void> | undefined;
   private stopping = false;
+  /** The last start was refused because another replica held the lease: moot once the index has switched. */
+  private refused = false;
 
   constructor(
     private readonly deps: { chunks: ChunkIndex; embedder: Embedder; documents: DocumentStore; locks: Locks; log: Logger; now: Clock },
@@ -51,11 +53,13 @@ export class Reindexer {
   }
 
   status(): ReindexStatus {
+    const required = this.deps.chunks.reindexRequired();
     return {
-      required: this.deps.chunks.reindexRequired(),
+      required,
       from: this.deps.chunks.indexInfo()?.embedderId ?? null,
       to: this.deps.embedder.id,
       ...this.state,
+      ...(this.refused && !required ? { error: null } : {}),
     };
   }
 
@@ -79,10 +83,14 @@ export class Reindexer {
     const { chunks, embedder, documents, locks, log, now } = this.deps;
     const from = chunks.indexInfo()?.embedderId ?? null;
     this.state = { running: true, done: 0, total: 0, started_at: now(), finished_at: null, error: null };
+    this.refused = false;
     let lease;
     try {
       lease = await locks.tryAcquire(REINDEX_LEASE);
-      if (!lease) throw new Error('another replica is re-indexing this library: its GET /api/v1/reindex shows the progress, and this one follows when it switches');
+      if (!lease) {
+        this.refused = true;
+        throw new Error('another replica is re-indexing this library: its GET /api/v1/reindex shows the progress, and this one follows when it switches');
+      }
     } catch (err) {
       this.state = { ...this.state, running: false, finished_at: now(), error: (err as Error).message };
       log.warn({ event: 'reindex.refused', from, to: embedder.id, err }, 're-index not started');
