@@ -24,7 +24,7 @@ export async function uploadFiles(
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-type ChunkIndexModule = typeof import('../../../src/store/lancedb/chunks.js');
+type TableReaderModule = typeof import('../../../src/store/lancedb/table-reader.js');
 type ConnectionModule = typeof import('../../../src/store/lancedb/connection.js');
 
 export interface StoredChunk {
@@ -38,28 +38,31 @@ export interface StoredChunk {
   ocr: boolean;
 }
 
+const STORED_COLUMNS = ['id', 'user_id', 'document_id', 'chunk_index', 'heading', 'page_start', 'page_end', 'text', 'ocr'];
+
 /**
- * The chunk rows of a document as stored in the daemon's LanceDB, read only: the table the index info names is
- * opened and queried directly. Opening it through ChunkIndex would write (missing indexes, an optimize of a table
- * that is behind) from the test process, beside the daemon and into a data dir the suite is about to remove.
+ * The chunk rows of a document as stored in the daemon's LanceDB, read only, through the built module `docsearch
+ * migrate` reads a library with. Opening the table through ChunkIndex would write (missing indexes, an optimize of
+ * a table that is behind) from the test process, beside the daemon and into a data dir the suite is about to remove.
  */
 export async function storedChunks(dataDir: string, documentId: string): Promise<{ count: number; rows: StoredChunk[] }> {
-  const { readIndexInfo } = (await import(join(REPO, 'dist/store/lancedb/chunks.js'))) as ChunkIndexModule;
+  const { readStoredIndex } = (await import(join(REPO, 'dist/store/lancedb/table-reader.js'))) as TableReaderModule;
   const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   try {
-    const info = await readIndexInfo(store);
-    if (!info || !(await store.connection.tableNames()).includes(info.table)) return { count: 0, rows: [] };
-    const table = await store.connection.openTable(info.table);
-    try {
-      const where = `document_id = '${documentId.replaceAll("'", "''")}'`;
-      const rows = (await table.query().where(where).select(['id', 'user_id', 'chunk_index', 'heading', 'page_start', 'page_end', 'text', 'ocr']).toArray()) as StoredChunk[];
-      return { count: await table.countRows(where), rows: rows.map((r) => ({ ...r, chunk_index: Number(r.chunk_index) })).sort((a, b) => a.chunk_index - b.chunk_index) };
-    } finally {
-      table.close();
+    const { chunks } = await readStoredIndex(store);
+    const rows: StoredChunk[] = [];
+    if (chunks) {
+      for await (const batch of chunks.scan(STORED_COLUMNS)) {
+        for (const proxy of batch.toArray()) {
+          const row = proxy.toJSON() as StoredChunk & { document_id: string };
+          if (row.document_id === documentId) rows.push({ ...row, chunk_index: Number(row.chunk_index) });
+        }
+      }
     }
+    return { count: rows.length, rows: rows.sort((a, b) => a.chunk_index - b.chunk_index) };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
