@@ -145,10 +145,11 @@ function rows(writer: number, add: number, size: number): ChunkRow[] {
   });
 }
 
-async function open(url: string, env: NodeJS.ProcessEnv, locks: Locks, funnelCommits: boolean, log?: { warn(obj: object, msg: string): void }) {
+async function open(url: string, env: NodeJS.ProcessEnv, locks: Locks, funnelCommits: boolean, log?: { warn(obj: object, msg: string): void }, cacheDir?: string) {
   const loc = parseS3Location(url, env);
   const root = await S3ObjectStore.connect(loc);
-  const store = await VectorStore.openS3(loc, root.at('lancedb'), { locks, events: new LocalEvents(), keepSupersededMs: HOUR, funnelCommits, ...(log ? { log } : {}) });
+  const fileCache = cacheDir ? { fileCache: { dir: cacheDir, maxBytes: 1024 * 1024 * 1024, credentials: loc.credentials! } } : {};
+  const store = await VectorStore.openS3(loc, root.at('lancedb'), { locks, events: new LocalEvents(), keepSupersededMs: HOUR, funnelCommits, ...(log ? { log } : {}), ...fileCache });
   const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, log ? { log } : {});
   return {
     index,
@@ -228,23 +229,30 @@ async function searchBreakdown(n: number): Promise<void> {
   console.log(`where a search's reads go: ${n} chunks (${scifactAvailable() ? 'SciFact abstracts' : 'generated text'}), ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}; medians of 30`);
   const dir = mkdtempSync(join(tmpdir(), 'docsearch-bench-search-'));
   try {
-    const store = await VectorStore.open(dir);
+    const store = await VectorStore.open(join(dir, 'local'));
     const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id });
     await fill(index);
     console.log(`local directory: ${await timeSearchReads(index, data)}`);
     await index.close();
     await store.close();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(join(dir, 'local'), { recursive: true, force: true });
   }
   const rgw = await startRgw();
   const relay = await logS3Requests(rgw.endpoint);
   try {
-    const { index, close } = await open(`s3://${rgw.bucket}/search`, { ...process.env, ...rgw.env(), AWS_ENDPOINT_URL: relay.endpoint }, new LocalLocks(), true);
+    const env = { ...process.env, ...rgw.env(), AWS_ENDPOINT_URL: relay.endpoint };
+    const { index, close } = await open(`s3://${rgw.bucket}/search`, env, new LocalLocks(), true);
     await fill(index);
     console.log(`Ceph RGW:        ${await timeSearchReads(index, data, relay)}`);
     await close();
+    // The same table read again by a new process's worth of handles, through the replica's disk cache of
+    // immutable files (its first reads fill it: the 30 rounds include them).
+    const cached = await open(`s3://${rgw.bucket}/search`, env, new LocalLocks(), true, undefined, join(dir, 'file-cache'));
+    console.log(`RGW, file cache: ${await timeSearchReads(cached.index, data, relay)}`);
+    await cached.close();
   } finally {
+    rmSync(dir, { recursive: true, force: true });
     await relay.close();
     await rgw.stop();
   }

@@ -85,6 +85,16 @@ export const OPTIONS = [
     valueName: 'n',
     description: 'with --storage s3://…: hours a superseded index version is kept for searches and writes still using it on other replicas (the data dir keeps one minute)',
   },
+  {
+    name: 'index-cache-mb',
+    kind: 'int',
+    default: 2048,
+    min: 0,
+    max: 1048576,
+    valueName: 'n',
+    description:
+      "with --storage s3://…: MiB of the index's files this replica keeps on its disk (<data-dir>/cache/index), so that a search reads from the store only what changed since; 0 turns the cache off",
+  },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
 ] as const satisfies readonly OptionDef[];
 

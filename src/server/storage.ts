@@ -14,6 +14,7 @@ import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
 
 const HOUR = 3600_000;
+const MiB = 1024 * 1024;
 
 /**
  * Shared mode: an original nobody references is removed at startup only once it is this old, since another
@@ -44,8 +45,14 @@ class StorageError extends Error {
   override name = 'StorageError';
 }
 
+/**
+ * Where a replica keeps its cache of the index's immutable files. The operator commands read the index once and
+ * go: only `serve` passes a size.
+ */
+export const indexCacheDir = (dataDir: string): string => join(dataDir, 'cache', 'index');
+
 export async function openStorage(
-  config: Pick<ServeConfig, 'dataDir' | 'storage' | 'indexRetentionHours'>,
+  config: Pick<ServeConfig, 'dataDir' | 'storage' | 'indexRetentionHours'> & { indexCacheMb?: number },
   env: NodeJS.ProcessEnv,
   coordination: { locks: Locks; events: Events; log?: { warn(obj: object, msg: string): void } },
 ): Promise<Storage> {
@@ -73,10 +80,12 @@ export async function openStorage(
           'Use a store that enforces If-None-Match: * (AWS S3, Ceph RGW, MinIO, Cloudflare R2).',
       );
     }
+    const cacheMb = config.indexCacheMb ?? 0;
     const vectors = await VectorStore.openS3(loc, root.at('lancedb'), {
       ...coordination,
       keepSupersededMs: config.indexRetentionHours * HOUR,
       funnelCommits: FUNNEL_COMMITS,
+      ...(cacheMb > 0 ? { fileCache: { dir: indexCacheDir(config.dataDir), maxBytes: cacheMb * MiB, credentials: loc.credentials ?? root.client.config.credentials } } : {}),
     });
     const files = new FileStore(root.at('files'), join(config.dataDir, 'tmp'));
     await files.init();

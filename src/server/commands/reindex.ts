@@ -62,7 +62,7 @@ Examples:
         throw err;
       }
       try {
-        storage = await openStorage(config, io.env, { locks: database.locks, events: database.events });
+        storage = await openStorage({ ...config, indexCacheMb: 0 }, io.env, { locks: database.locks, events: database.events });
       } catch (err) {
         await database.close();
         unlock();

@@ -4,6 +4,9 @@ import type { Events, Locks } from '../coordination.js';
 import { LocalObjectStore } from '../objects/local.js';
 import { describeS3, type S3Location } from '../objects/location.js';
 import type { ObjectStore } from '../objects/object-store.js';
+import type { Credentials } from '../objects/sigv4.js';
+import { IndexCacheRelay } from './index-cache-relay.js';
+import { IndexFileCache } from './index-file-cache.js';
 import { UpkeepLeader } from './upkeep.js';
 
 const MiB = 1024 * 1024;
@@ -58,6 +61,14 @@ function storageOptions(loc: S3Location): Record<string, string> {
   };
 }
 
+/** Shared mode: a disk cache of the tables' immutable files on this replica (index-cache-relay.ts). */
+export interface FileCacheOptions {
+  dir: string;
+  maxBytes: number;
+  /** The store's credentials for what the cache passes on (the SDK's default chain where no keys are set). */
+  credentials: Credentials;
+}
+
 /**
  * How stale a replica's view of a table may get before a read re-checks the store for other replicas' commits.
  * Each re-check is a request to the store, so not every read; a `document_settled` event refreshes at once.
@@ -80,6 +91,8 @@ export class VectorStore {
     readonly meta: ObjectStore,
     /** Present in shared mode. */
     readonly shared?: SharedAccess,
+    /** Shared mode with a file cache: what LanceDB reaches the store through. */
+    readonly relay?: IndexCacheRelay,
   ) {}
 
   static async open(dir: string, cache: CacheSizes = DEFAULT_CACHE): Promise<VectorStore> {
@@ -89,20 +102,38 @@ export class VectorStore {
 
   /**
    * Tables under `<prefix>/lancedb` on S3, written by several processes; `meta` is the same place as an object
-   * store (for the index info). The upkeep lease is tried for before this returns.
+   * store (for the index info). With `fileCache`, LanceDB reads through a disk cache of the tables' immutable
+   * files. The upkeep lease is tried for before this returns.
    */
   static async openS3(
     loc: S3Location,
     meta: ObjectStore,
-    shared: Omit<SharedAccess, 'upkeep' | 'openTable'> & { log?: { warn(obj: object, msg: string): void }; upkeepRetryMs?: number; readConsistencyS?: number },
+    shared: Omit<SharedAccess, 'upkeep' | 'openTable'> & {
+      log?: { warn(obj: object, msg: string): void };
+      upkeepRetryMs?: number;
+      readConsistencyS?: number;
+      fileCache?: FileCacheOptions;
+    },
     cache: CacheSizes = DEFAULT_CACHE,
   ): Promise<VectorStore> {
     const uri = describeS3(loc, 'lancedb');
-    const connection = await lancedb.connect(uri, { storageOptions: storageOptions(loc), readConsistencyInterval: shared.readConsistencyS ?? READ_CONSISTENCY_S, session: session(cache) });
-    const upkeep = new UpkeepLeader(shared.locks, shared.log, shared.upkeepRetryMs);
-    await upkeep.start();
-    const { locks, events, keepSupersededMs, funnelCommits } = shared;
-    return new VectorStore(uri, 's3', connection, meta, { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name) => connection.openTable(name) });
+    let relay: IndexCacheRelay | undefined;
+    if (shared.fileCache) {
+      const { dir, maxBytes, credentials } = shared.fileCache;
+      relay = new IndexCacheRelay(loc, credentials, await IndexFileCache.open(dir, maxBytes));
+      await relay.start();
+    }
+    try {
+      const through = relay ? { ...loc, endpoint: relay.endpoint, credentials: relay.key } : loc;
+      const connection = await lancedb.connect(uri, { storageOptions: storageOptions(through), readConsistencyInterval: shared.readConsistencyS ?? READ_CONSISTENCY_S, session: session(cache) });
+      const upkeep = new UpkeepLeader(shared.locks, shared.log, shared.upkeepRetryMs);
+      await upkeep.start();
+      const { locks, events, keepSupersededMs, funnelCommits } = shared;
+      return new VectorStore(uri, 's3', connection, meta, { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name) => connection.openTable(name) }, relay);
+    } catch (err) {
+      await relay?.close();
+      throw err;
+    }
   }
 
   get isOpen(): boolean {
@@ -127,6 +158,7 @@ export class VectorStore {
     this.closed = true;
     await this.shared?.upkeep.stop();
     this.connection.close();
+    await this.relay?.close();
   }
 }
 
