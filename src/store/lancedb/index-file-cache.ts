@@ -123,8 +123,14 @@ export class IndexFileCache {
     const objectDir = join(this.dir, id);
     await mkdir(objectDir, { recursive: true });
     const tmp = join(objectDir, `${file}.${randomBytes(6).toString('hex')}.tmp`);
-    await writeFile(tmp, data);
-    await rename(tmp, join(objectDir, file));
+    try {
+      await writeFile(tmp, data);
+      await rename(tmp, join(objectDir, file));
+    } catch (err) {
+      // A full disk leaves no partial file behind; the caller answers from memory.
+      await rm(tmp, { force: true });
+      throw err;
+    }
   }
 
   async meta(key: string): Promise<ObjectMeta | undefined> {
