@@ -46,11 +46,16 @@ export interface SharedAccess {
   openTable(name: string): Promise<lancedb.Table>;
 }
 
-/** LanceDB's object-store settings for a location (its Rust client reads the AWS variables too; these win). */
+/**
+ * LanceDB's object-store settings for a location, under object_store's own key names (`aws_endpoint`, not
+ * `endpoint`): LanceDB adds each AWS_* variable of the environment under that name unless the key is already
+ * there, and two keys for one setting are then applied in no fixed order. With `endpoint`, AWS_ENDPOINT_URL won
+ * about half the time, and a replica's relay was bypassed for the store itself.
+ */
 function storageOptions(loc: S3Location): Record<string, string> {
   return {
-    region: loc.region,
-    ...(loc.endpoint ? { endpoint: loc.endpoint, ...(loc.endpoint.startsWith('http:') ? { allow_http: 'true' } : {}) } : {}),
+    aws_region: loc.region,
+    ...(loc.endpoint ? { aws_endpoint: loc.endpoint, ...(loc.endpoint.startsWith('http:') ? { allow_http: 'true' } : {}) } : {}),
     ...(loc.credentials
       ? {
           aws_access_key_id: loc.credentials.accessKeyId,
