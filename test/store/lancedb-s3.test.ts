@@ -28,6 +28,16 @@ function row(user: string, doc: string, i: number, text: string, vector = unit(1
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `check` until it holds or `ms` pass; whether it held. */
+async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await sleep(50);
+  }
+}
+
 describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let rgw: Rgw;
   let n = 0;
@@ -121,8 +131,36 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     await a.index.add([row('u1', 'd2', 0, 'second')], EMBEDDER);
     expect(await b.index.count()).toBe(1);
     await events.publish('document_settled', 'd2');
-    await b.index.refresh(); // the refresh the event started (a second one is coalesced into it)
-    expect(await b.index.count()).toBe(2);
+    expect(await eventually(async () => (await b.index.count()) === 2, 3000)).toBe(true);
+  });
+
+  it('coalesces a burst of settle events into a few refreshes, and still sees the last write', async () => {
+    const url = library();
+    const events = new LocalEvents();
+    const locks = new LocalLocks();
+    const a = await replica(url, { locks, events });
+    await a.index.add([row('u1', 'd0', 0, 'zero')], EMBEDDER);
+    const requests = await logS3Requests(rgw.endpoint);
+    try {
+      const b = await replica(url, { locks, events, readConsistencyS: 3600 }, requests.endpoint);
+      expect(await b.index.count()).toBe(1);
+      await a.index.add([row('u1', 'd1', 0, 'one')], EMBEDDER);
+      requests.reset();
+      // Replicas settling documents several times a second: 40 events in about a second.
+      const t0 = Date.now();
+      for (let i = 0; i < 40; i++) {
+        await events.publish('document_settled', `d${i}`);
+        await sleep(25);
+      }
+      const burstMs = Date.now() - t0;
+      expect(await eventually(async () => (await b.index.count()) === 2, 3000)).toBe(true);
+      const lists = requests.requests().filter((r) => r.method === 'GET' && /list-type|delimiter/.test(r.query)).length;
+      // One refresh per 400 ms at most (each lists the versions), not one per event.
+      expect(lists).toBeGreaterThan(0);
+      expect(lists).toBeLessThanOrEqual(2 * (Math.ceil(burstMs / 400) + 2));
+    } finally {
+      await requests.close();
+    }
   });
 
   it('picks up the table another replica created after this one opened, on index_changed', async () => {

@@ -53,6 +53,14 @@ export const isCommitConflict = (err: unknown): boolean => /commit conflict|too 
 export const CONFLICT_RETRIES = 6;
 const CONFLICT_BACKOFF_MS = 100;
 
+/**
+ * Shared mode: the least time between two refreshes started by other replicas' `document_settled` events. Each
+ * refresh lists the table's versions and reads a manifest; while every replica ingests, events arrive several
+ * times a second on each, and refreshing on every one was most of the requests to the store. A read re-checks
+ * within READ_CONSISTENCY_S anyway; the event only makes it sooner.
+ */
+const REMOTE_REFRESH_GAP_MS = 400;
+
 export interface TableLog {
   warn(obj: object, msg: string): void;
 }
@@ -88,6 +96,9 @@ export abstract class OwnedRowsTable {
   private upkept: Upkept | undefined;
   private closed = false;
   private refreshing: Promise<void> | undefined;
+  /** A refresh for other replicas' writes, waiting out REMOTE_REFRESH_GAP_MS. */
+  private remoteRefresh: NodeJS.Timeout | undefined;
+  private lastRemoteRefresh = 0;
   private refreshAgain = false;
   /** Event subscriptions, ended at close. */
   protected readonly subscriptions: (() => void)[] = [];
@@ -148,13 +159,21 @@ export abstract class OwnedRowsTable {
   }
 
   /**
-   * Another replica committed (a document settled there): this one's view is brought up to date now rather than
-   * at the next consistency check, and the upkeep leader schedules an optimize for the new rows.
+   * Another replica committed (a document settled there): this one's view is brought up to date now (or, in a
+   * burst of such events, at most once every REMOTE_REFRESH_GAP_MS) rather than at the next consistency check,
+   * and the upkeep leader schedules an optimize for the new rows.
    */
   private onRemoteWrite(): void {
     if (this.closed) return;
-    void this.refresh().catch((err: unknown) => this.log?.warn({ err, table: this.kind }, 'could not refresh the table from the store; the next read re-checks'));
     this.optimizeSoon();
+    if (this.remoteRefresh) return;
+    const wait = Math.max(0, this.lastRemoteRefresh + REMOTE_REFRESH_GAP_MS - Date.now());
+    this.remoteRefresh = setTimeout(() => {
+      this.remoteRefresh = undefined;
+      if (this.closed) return;
+      this.lastRemoteRefresh = Date.now();
+      void this.refresh().catch((err: unknown) => this.log?.warn({ err, table: this.kind }, 'could not refresh the table from the store; the next read re-checks'));
+    }, wait);
   }
 
   /** Brings the view up to date: one refresh at a time, and one more if asked meanwhile. */
@@ -300,6 +319,7 @@ export abstract class OwnedRowsTable {
   async close(): Promise<void> {
     this.closed = true;
     for (const unsubscribe of this.subscriptions) unsubscribe();
+    clearTimeout(this.remoteRefresh);
     clearTimeout(this.timer);
     clearTimeout(this.pruneTimer);
     this.timer = undefined;
