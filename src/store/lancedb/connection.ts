@@ -86,6 +86,8 @@ export const READ_CONSISTENCY_S = 1;
  */
 export class VectorStore {
   private closed = false;
+  /** More to close with the connection (shared mode's direct connection for upkeep). */
+  private readonly onClose: (() => void)[] = [];
 
   private constructor(
     /** The directory or s3:// URI, for messages. */
@@ -129,12 +131,18 @@ export class VectorStore {
       await relay.start();
     }
     try {
+      const readConsistencyInterval = shared.readConsistencyS ?? READ_CONSISTENCY_S;
       const through = relay ? { ...loc, endpoint: relay.endpoint, credentials: relay.key } : loc;
-      const connection = await lancedb.connect(uri, { storageOptions: storageOptions(through), readConsistencyInterval: shared.readConsistencyS ?? READ_CONSISTENCY_S, session: session(cache) });
+      const connection = await lancedb.connect(uri, { storageOptions: storageOptions(through), readConsistencyInterval, session: session(cache) });
+      // Upkeep reads whole fragments once to rewrite them and writes new ones: through the cache it would only push
+      // out what searches use, and every request would pay the relay's extra hop.
+      const direct = relay ? await lancedb.connect(uri, { storageOptions: storageOptions(loc), readConsistencyInterval, session: session(cache) }) : connection;
       const upkeep = new UpkeepLeader(shared.locks, shared.log, shared.upkeepRetryMs);
       await upkeep.start();
       const { locks, events, keepSupersededMs, funnelCommits } = shared;
-      return new VectorStore(uri, 's3', connection, meta, { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name) => connection.openTable(name) }, relay);
+      const store = new VectorStore(uri, 's3', connection, meta, { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name) => direct.openTable(name) }, relay);
+      if (direct !== connection) store.onClose.push(() => direct.close());
+      return store;
     } catch (err) {
       await relay?.close();
       throw err;
@@ -163,6 +171,7 @@ export class VectorStore {
     this.closed = true;
     await this.shared?.upkeep.stop();
     this.connection.close();
+    for (const close of this.onClose) close();
     await this.relay?.close();
   }
 }
