@@ -68,7 +68,7 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
   const library = () => `s3://${rgw.bucket}/lib-${n++}`;
 
   /** A replica's index on the library: with a file cache (its directory and size), its store requests logged. */
-  async function replica(url: string, cache?: { dir: string; maxBytes: number }) {
+  async function replica(url: string, cache?: { dir: string; maxBytes: number }, readConsistencyS = 0) {
     const loc = parseS3Location(url, { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint });
     const root = await S3ObjectStore.connect(loc);
     const store = await VectorStore.openS3(loc, root.at('lancedb'), {
@@ -76,7 +76,7 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
       events: new LocalEvents(),
       keepSupersededMs: HOUR,
       funnelCommits: false,
-      readConsistencyS: 0,
+      readConsistencyS,
       ...(cache ? { fileCache: { ...cache, credentials: loc.credentials! } } : {}),
     });
     const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id });
@@ -140,6 +140,21 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
     expect(after.shown.every(([id]) => String(id).startsWith('d2:'))).toBe(true);
     // The new fragment and the deletion files were fetched; nothing cached stood in for them.
     expect(dataRequests().some((r) => /\/(data|_deletions)\//.test(r.path))).toBe(true);
+  });
+
+  it("writes go to the store directly, and the replica's next search through the cache sees them at once", async () => {
+    const url = library();
+    await fill(url, 200);
+    // An hour between version checks: only catching up after its own commit can show the new rows.
+    const cached = await replica(url, { dir: join(dir, 'own'), maxBytes: 256 * MiB }, 3600);
+    expect((await cached.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).length).toBe(0);
+    const relayed = cached.store.relay!.stats.requests;
+    await cached.index.add(rows('d9', 1, 999), EMBEDDER);
+    await cached.index.deleteDocument('d1');
+    expect(cached.store.relay!.stats.requests).toBe(relayed);
+    expect((await cached.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).map((h) => h.id)).toEqual(['d9:999']);
+    expect((await search(cached.index, 5)).shown.every(([id]) => String(id).startsWith('d9:'))).toBe(true);
+    expect(cached.store.relay!.stats.requests).toBeGreaterThan(relayed);
   });
 
   it('keeps to its size limit, and a restarted replica answers from what an earlier run left on disk', async () => {

@@ -188,6 +188,8 @@ export class ChunkIndex extends OwnedRowsTable {
   /** Row count at the last optimize: sets the background optimize interval. */
   private rows = 0;
   private infoPoll: NodeJS.Timeout | undefined;
+  /** Shared mode with a file cache: the table as searches read it, through the cache (see `searchTable`). */
+  private searching: Promise<{ table: lancedb.Table; changes: number; of: lancedb.Table }> | undefined;
 
   private constructor(
     private readonly store: VectorStore,
@@ -302,6 +304,8 @@ export class ChunkIndex extends OwnedRowsTable {
 
   override async close(): Promise<void> {
     clearInterval(this.infoPoll);
+    (await this.searching?.catch(() => undefined))?.table.close();
+    this.searching = undefined;
     await super.close();
   }
 
@@ -378,6 +382,39 @@ export class ChunkIndex extends OwnedRowsTable {
     });
   }
 
+  /**
+   * The handle searches read: the table itself, or with a file cache a handle on it through the cache
+   * (VectorStore.searchConnection), opened once per table handle and brought to the latest version after this
+   * replica's own commits and refreshes, so a search sees what this replica wrote.
+   */
+  private async searchTable(): Promise<lancedb.Table | undefined> {
+    const table = this.table;
+    if (!table || this.store.searchConnection === this.store.connection) return table;
+    const changes = this.changes;
+    let pending = this.searching;
+    while ((await pending?.catch(() => undefined))?.of !== table) {
+      // Another search may have opened one for this table meanwhile: use it rather than open a second.
+      if (this.searching !== pending) {
+        pending = this.searching;
+        continue;
+      }
+      const previous = pending;
+      pending = this.searching = this.store.searchConnection.openTable(table.name).then((t) => ({ table: t, changes, of: table }));
+      void previous?.then((p) => p.table.close()).catch(() => undefined);
+      break;
+    }
+    // A failed open is this search's error; the next search tries again.
+    const handle = await pending!.catch((err: unknown) => {
+      if (this.searching === pending) this.searching = undefined;
+      throw err;
+    });
+    if (handle.changes !== changes) {
+      handle.changes = changes;
+      await handle.table.checkoutLatest();
+    }
+    return handle.table;
+  }
+
   /** Chunk rows, all or of one document. */
   async count(documentId?: string): Promise<number> {
     if (!this.table) return 0;
@@ -397,19 +434,20 @@ export class ChunkIndex extends OwnedRowsTable {
    * since (compaction) is looked up by id.
    */
   async getMany(userId: string, refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ChunkFields[]> {
-    if (!this.table || refs.length === 0) return [];
+    const table = refs.length === 0 ? undefined : await this.searchTable();
+    if (!table) return [];
     const wanted = new Set(refs.map((r) => r.id));
     const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
     const found = new Map<string, ChunkFields>();
     if (addressed.length > 0) {
-      for (const r of await this.table.takeRowIds(addressed).select([...FIELDS]).toArray()) {
+      for (const r of await table.takeRowIds(addressed).select([...FIELDS]).toArray()) {
         const row = toFields(r as Record<string, unknown>);
         if (row.user_id === userId && wanted.has(row.id)) found.set(row.id, row);
       }
     }
     const rest = [...wanted].filter((id) => !found.has(id));
     if (rest.length > 0) {
-      const rows = await this.table
+      const rows = await table
         .query()
         .where(`user_id = ${lit(userId)} AND id IN (${rest.map(lit).join(', ')})`)
         .select([...FIELDS])
@@ -426,8 +464,9 @@ export class ChunkIndex extends OwnedRowsTable {
    * narrow scope still gets its nearest rows); rows written since the last optimize are scanned exactly.
    */
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
-    if (!this.table || q.limit <= 0) return [];
-    const rows = await this.table
+    const table = q.limit > 0 ? await this.searchTable() : undefined;
+    if (!table) return [];
+    const rows = await table
       .vectorSearch(q.vector)
       .distanceType('cosine')
       .where(scopeFilter(q))
@@ -445,8 +484,9 @@ export class ChunkIndex extends OwnedRowsTable {
 
   /** BM25 matches of `query` on search_text, within the user's (and optional projects'/documents') chunks. */
   async keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
-    if (!this.table || q.limit <= 0 || q.query.trim() === '') return [];
-    const rows = await this.table
+    const table = q.limit > 0 && q.query.trim() !== '' ? await this.searchTable() : undefined;
+    if (!table) return [];
+    const rows = await table
       .query()
       .fullTextSearch(q.query, { columns: 'search_text' })
       .where(scopeFilter(q))

@@ -96,6 +96,11 @@ export abstract class OwnedRowsTable {
   private upkept: Upkept | undefined;
   private closed = false;
   private refreshing: Promise<void> | undefined;
+  /**
+   * Counts this handle's commits and refreshes: a second handle on the table (searches through the file cache)
+   * catches up when it differs from what it last saw.
+   */
+  protected changes = 0;
   /** A refresh for other replicas' writes, waiting out REMOTE_REFRESH_GAP_MS. */
   private remoteRefresh: NodeJS.Timeout | undefined;
   private lastRemoteRefresh = 0;
@@ -138,10 +143,14 @@ export abstract class OwnedRowsTable {
    * One commit to the table. Embedded: as is. Shared: under the table's lock when funnelling, and tried again
    * with backoff on a commit conflict.
    */
-  protected commit<T>(fn: () => Promise<T>): Promise<T> {
+  protected async commit<T>(fn: () => Promise<T>): Promise<T> {
     const shared = this.shared;
-    if (!shared) return fn();
-    return this.retryConflicts(shared.funnelCommits ? () => shared.locks.withLock(`lancedb:${this.kind}`, fn) : fn);
+    try {
+      if (!shared) return await fn();
+      return await this.retryConflicts(shared.funnelCommits ? () => shared.locks.withLock(`lancedb:${this.kind}`, fn) : fn);
+    } finally {
+      this.changes++;
+    }
   }
 
   /** A conflicting commit did not happen, so trying it again is safe. */
@@ -187,6 +196,7 @@ export abstract class OwnedRowsTable {
         this.refreshAgain = false;
         if (this.table) await this.table.checkoutLatest();
         else await this.discover();
+        this.changes++;
       } while (this.refreshAgain && !this.closed);
     })().finally(() => (this.refreshing = undefined));
     return this.refreshing;
