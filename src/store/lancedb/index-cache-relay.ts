@@ -147,8 +147,6 @@ export class IndexCacheRelay {
     }
     const cacheable = (method === 'GET' || method === 'HEAD') && query === '' && IMMUTABLE.test(path) && !Object.keys(req.headers).some((h) => h.startsWith('if-'));
     if (cacheable && (await this.fromCache(method, path, header(req.headers.range), res))) return;
-    // Cleanup removing a superseded file: this replica stops answering for it too.
-    if (method === 'DELETE' && IMMUTABLE.test(path)) await this.cache.drop(path);
     await this.forward(req, method, path, query, res);
   }
 
