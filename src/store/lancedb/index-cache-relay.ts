@@ -127,14 +127,12 @@ export class IndexCacheRelay {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.stats.requests++;
-
     const raw = req.url ?? '/';
     const q = raw.indexOf('?');
     const path = q < 0 ? raw : raw.slice(0, q);
     const query = q < 0 ? '' : raw.slice(q + 1);
     const method = req.method ?? 'GET';
     const problem = await this.verifier.verify({ method, path, query, headers: req.headers });
-
     if (problem) {
       req.resume();
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`${problem}\n`);
