@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
@@ -65,6 +66,43 @@ describe.skipIf(postgresUnavailable() !== null)('daemon on PostgreSQL', () => {
     expect(printed).toContain(`postgres://postgres:[redacted]@127.0.0.1:`);
     expect(printed).not.toContain(PASSWORD);
   });
+});
+
+describe.skipIf(postgresUnavailable() !== null)('ingest queue on PostgreSQL', () => {
+  // Every claim attempt reads job_turns once (the users with runnable jobs), so its scan count counts claims.
+  const claimReads = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Backends flush their statistics when they exit: wait until the daemon's have.
+      await waitFor(async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows[0].n === 0, 30_000, 'the daemon to close its connections');
+      const { rows } = await client.query("SELECT seq_scan + coalesce(idx_scan, 0) AS n FROM pg_stat_user_tables WHERE relname = 'job_turns'");
+      return Number(rows[0].n);
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('a queued job wakes one idle worker loop, not all of them: claims stay about two per document whatever --ingest-workers is', async () => {
+    const url = await newPostgresDatabase();
+    const q = await startDaemon({ databaseUrl: url, args: ['--ingest-workers', '8'] });
+    const uploads = 10;
+    try {
+      const owner = await addUser(q);
+      for (let i = 0; i < uploads; i++) {
+        const res = await uploadFiles(q, owner.apiKey, [{ name: `wake-${i}.txt`, bytes: Buffer.from(prose(`wake ${i}`, 3)) }], { query: '?wait=true&wait_timeout=60' });
+        expect(res.body.documents[0].status).toBe('ready');
+      }
+    } finally {
+      expect(await q.stop()).toBe(0);
+      removeDir(q.dataDir);
+    }
+    // Each loop's first look at the empty queue at start (8), then per document about 4: the claim that takes it,
+    // the job's new turn (its max, its upsert), the loop woken in case more are queued. Waking every idle loop for
+    // each job made it 121 in all (11 per document).
+    const reads = await claimReads(url);
+    expect(reads).toBeLessThanOrEqual(8 + 5 * uploads);
+  }, 120_000);
 });
 
 describe('operator commands with --database', () => {
