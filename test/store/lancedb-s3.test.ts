@@ -106,21 +106,6 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
   });
 
-  it('keeps an HNSW index from a few hundred rows: a flat scan would read every vector from the store for each search', async () => {
-    const { index } = await replica(library(), { locks: new LocalLocks(), events: new LocalEvents() });
-    // Directions spread over the sphere (the index quantizes to a byte a dimension).
-    const spread = (i: number) => unit(Math.cos(i), Math.sin(i), Math.cos(2.7 * i), Math.sin(1.3 * i));
-    await index.add(
-      Array.from({ length: 300 }, (_, i) => row('u1', `d${i % 7}`, i, `note ${i}`, spread(i))),
-      EMBEDDER,
-    );
-    await index.optimize();
-    // On local disk the threshold is 10,000 rows (test/ingest/pipeline/chunks-index.test.ts).
-    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 300 });
-    const hits = await index.vectorSearch({ userId: 'u1', vector: spread(41), limit: 3 });
-    expect(hits[0]!.id).toBe('d6:41');
-  });
-
   it("lets a replica see another's new rows once the consistency interval has passed, with no event", async () => {
     const url = library();
     const coordination = { locks: new LocalLocks(), events: new LocalEvents() };

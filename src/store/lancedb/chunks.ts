@@ -110,13 +110,6 @@ export interface AnnOptions {
 }
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
-
-/**
- * `minRows` on object storage. There a flat scan reads every row's vector from the store for each search (through
- * the replica's file cache, still an HTTP round of ~1.5 KB a row: a 2,100-chunk library read ~3 MB per search),
- * where the HNSW index is read once and then kept decoded in memory.
- */
-export const OBJECT_STORAGE_ANN_MIN_ROWS = 256;
 const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
 
 function schema(dimension: number): Schema {
@@ -225,8 +218,7 @@ export class ChunkIndex extends OwnedRowsTable {
     opts: { ann?: Partial<AnnOptions> } & TableOptions = {},
   ): Promise<ChunkIndex> {
     const info = await readIndexInfo(store);
-    const ann = { ...DEFAULT_ANN, ...(store.engine === 's3' ? { minRows: OBJECT_STORAGE_ANN_MIN_ROWS } : {}), ...opts.ann };
-    const index = new ChunkIndex(store, info, configured, ann, opts);
+    const index = new ChunkIndex(store, info, configured, { ...DEFAULT_ANN, ...opts.ann }, opts);
     if (info) {
       const names = await store.connection.tableNames();
       if (names.includes(info.table)) {
