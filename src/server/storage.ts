@@ -11,7 +11,7 @@ import { LocalObjectStore } from '../store/objects/local.js';
 import { parseS3Location } from '../store/objects/location.js';
 import { S3ObjectStore, s3ErrorMessage } from '../store/objects/s3.js';
 import type { ServeConfig } from './config.js';
-import type { HealthProbe } from './health.js';
+import { type HealthProbe, sharedProbe } from './health.js';
 
 const HOUR = 3600_000;
 const MiB = 1024 * 1024;
@@ -28,6 +28,9 @@ export const ORPHAN_MIN_AGE_MS = 6 * HOUR;
  * the same commits per second (docs/BENCHMARKS.md, "Object storage").
  */
 const FUNNEL_COMMITS = true;
+
+/** How long an object store's health answer is reused (see sharedProbe). */
+export const STORE_PROBE_REUSE_MS = 1000;
 
 export interface Storage {
   engine: 'local' | 's3';
@@ -95,7 +98,7 @@ export async function openStorage(
       files,
       orphanMinAgeMs: ORPHAN_MIN_AGE_MS,
       probes: {
-        s3: async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }),
+        s3: sharedProbe(async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }), STORE_PROBE_REUSE_MS),
       },
       async close() {
         await vectors.close();

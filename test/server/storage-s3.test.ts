@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, removeDir, runCli, startDaemon, TEST_MODEL_CACHE, type TestUser } from '../helpers/daemon.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
+import { logS3Requests } from '../helpers/s3-request-log.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
 import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -130,6 +131,33 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     const again = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'how do sea otters sleep', limit: 5 } });
     expect(again.status).toBe(200);
     expect(JSON.stringify(again.body.results)).toMatch(/hold hands/);
+  });
+
+  it('asks the store about its health at most once a second however often it is checked (haproxy: every 300 ms, per replica)', async () => {
+    const log = await logS3Requests(rgw.endpoint);
+    const checked = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/health-probes`], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    try {
+      expect((await api(checked, '/api/v1/health')).status).toBe(200);
+      log.reset();
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 10 }, () => api(checked, '/api/v1/health')));
+      for (let i = 0; i < 10; i++) answers.push(await api(checked, '/api/v1/health'));
+      const seconds = (Date.now() - started) / 1000;
+      for (const a of answers) {
+        expect(a.status).toBe(200);
+        expect(a.body.components).toMatchObject({ s3: { status: 'up' }, vector_store: { status: 'up', storage: 's3' } });
+      }
+      const requests = log.requests();
+      const headBucket = requests.filter((r) => r.method === 'HEAD' && r.path === `/${rgw.bucket}`);
+      const tableListings = requests.filter((r) => r.method === 'GET' && r.query.includes('delimiter'));
+      // One each per started second (and one more for a second boundary crossed); each check asked both: 20 each.
+      expect(headBucket.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+      expect(tableListings.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    } finally {
+      await checked.stop();
+      removeDir(checked.dataDir);
+      await log.close();
+    }
   });
 
   it('retries, never fails, documents whose originals the store cannot serve for a while', async () => {
