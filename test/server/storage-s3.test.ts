@@ -110,9 +110,10 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
 
     await rgw.stopGateway();
     try {
+      // Each store probe's answer is reused for up to a second (sharedProbe), so the two may turn a moment apart.
       const down = await waitFor(async () => {
         const h = await api(d, '/api/v1/health');
-        return h.status === 503 ? h : undefined;
+        return h.status === 503 && h.body.components.s3.status === 'down' && h.body.components.vector_store.status === 'down' ? h : undefined;
       }, 30_000, 'a degraded health');
       expect(down.body.status).toBe('degraded');
       expect(down.body.components.s3.status).toBe('down');
