@@ -37,14 +37,13 @@ import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { type HealthProbe, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
 import { createLogger, type Logger } from './logger.js';
 import { oauthRouters } from './oauth/index.js';
 import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
 import { ThumbnailRenderer } from '../web/thumbnail.js';
-import { openStorage, STORE_PROBE_REUSE_MS } from './storage.js';
+import { openStorage } from './storage.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -159,7 +158,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
 
-    const vectorStoreProbe: HealthProbe = async () => ({ status: (await vectors.probe()).up ? 'up' : 'down', engine: 'lancedb', storage: vectors.engine });
     const services: Services = {
       config,
       version: VERSION,
@@ -182,7 +180,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       thumbnails,
       healthProbes: {
         database: async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine }),
-        vector_store: vectors.engine === 's3' ? sharedProbe(vectorStoreProbe, STORE_PROBE_REUSE_MS) : vectorStoreProbe,
         ...storage.probes,
         embedder: async () => {
           const st = embedder.status();

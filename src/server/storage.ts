@@ -29,8 +29,12 @@ export const ORPHAN_MIN_AGE_MS = 6 * HOUR;
  */
 const FUNNEL_COMMITS = true;
 
-/** How long an object store's health answer is reused (see sharedProbe). */
-export const STORE_PROBE_REUSE_MS = 1000;
+/** How long an object store's health answers are reused (see sharedProbe). */
+const STORE_PROBE_REUSE_MS = 1000;
+
+const vectorStoreProbe =
+  (vectors: VectorStore): HealthProbe =>
+  async () => ({ status: (await vectors.probe()).up ? 'up' : 'down', engine: 'lancedb', storage: vectors.engine });
 
 export interface Storage {
   engine: 'local' | 's3';
@@ -38,7 +42,7 @@ export interface Storage {
   files: FileStore;
   /** Unreferenced originals younger than this are left by the startup sweep. */
   orphanMinAgeMs: number;
-  /** Health components besides the vector store (`s3` in shared mode). */
+  /** Health components of the storage: `vector_store`, and `s3` in shared mode. */
   probes: Record<string, HealthProbe>;
   close(): Promise<void>;
 }
@@ -64,7 +68,7 @@ export async function openStorage(
     const root = join(config.dataDir, 'files');
     const files = new FileStore(new LocalObjectStore(root), join(root, 'tmp'));
     await files.init();
-    return { engine: 'local', vectors, files, orphanMinAgeMs: 0, probes: {}, close: () => vectors.close() };
+    return { engine: 'local', vectors, files, orphanMinAgeMs: 0, probes: { vector_store: vectorStoreProbe(vectors) }, close: () => vectors.close() };
   }
 
   const loc = parseS3Location(config.storage, env);
@@ -98,6 +102,7 @@ export async function openStorage(
       files,
       orphanMinAgeMs: ORPHAN_MIN_AGE_MS,
       probes: {
+        vector_store: sharedProbe(vectorStoreProbe(vectors), STORE_PROBE_REUSE_MS),
         s3: sharedProbe(async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }), STORE_PROBE_REUSE_MS),
       },
       async close() {
