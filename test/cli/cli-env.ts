@@ -1,9 +1,8 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addUser, type Daemon, type StartOptions, type TestUser } from '../helpers/daemon.js';
+import { freePort } from '../helpers/ports.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 /**
@@ -41,11 +40,7 @@ export function cliSuite(ready: (s: CliSuite) => void, opts: StartOptions & { se
   }, { cleanExit: false, ...opts });
 }
 
-/** An http://127.0.0.1 URL nothing listens on: a port that was free a moment ago. */
+/** An http://127.0.0.1 URL nothing listens on: a free port outside the range other tests' servers get theirs from. */
 export async function unusedUrl(): Promise<string> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-  const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
-  await new Promise((r) => probe.close(r));
-  return url;
+  return `http://127.0.0.1:${await freePort()}`;
 }

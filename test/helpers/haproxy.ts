@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './rgw.js';
+import { freePort } from './ports.js';
 
 export const HAPROXY = '/usr/sbin/haproxy';
 

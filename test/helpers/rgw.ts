@@ -7,11 +7,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { freePort } from './ports.js';
 
 const run = promisify(execFile);
 
@@ -59,18 +59,6 @@ export function rgwUnavailable(): string | null {
   if (missing.length) return `Ceph RGW is not installed (missing ${missing.join(', ')}; Debian: apt-get install radosgw ceph-mon ceph-osd)`;
   if (process.getuid?.() !== 0) return 'Ceph RGW tests need root (the monitor, OSD and gateway run as this user)';
   return null;
-}
-
-/** A port free on 127.0.0.1 right now (the OS picks it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** A stopped daemon can linger as a zombie until reaped: alive means a /proc entry whose state is not Z. */
@@ -144,6 +132,8 @@ function logTail(dir: string): string {
     .join('\n');
 }
 
+class GatewayExited extends Error {}
+
 async function untilServing(endpoint: string, proc: ChildProcess, dir: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -154,7 +144,11 @@ async function untilServing(endpoint: string, proc: ChildProcess, dir: string, t
     } catch {
       // not up yet
     }
-    if (!alive(proc.pid)) throw new Error(`radosgw exited before serving\n${logTail(dir)}`);
+    if (!alive(proc.pid)) {
+      if (proc.exitCode === null && proc.signalCode === null) await new Promise((r) => proc.once('exit', r));
+      const how = proc.signalCode ?? `code ${proc.exitCode}`;
+      throw new GatewayExited(`radosgw exited (${how}) before serving\n${logTail(dir)}`);
+    }
     if (Date.now() > deadline) throw new Error(`radosgw did not serve within ${timeoutMs} ms\n${logTail(dir)}`);
     await sleep(50);
   }
@@ -201,9 +195,17 @@ export async function startRgw(opts: { bucket?: string; timeoutMs?: number } = {
     await run('ceph', ['-c', conf, '--connect-timeout', String(Math.ceil(timeoutMs / 1000)), 'osd', 'new', osdUuid], { timeout: timeoutMs });
     await run('ceph-osd', ['-i', '0', '--mkfs', '--osd-uuid', osdUuid, '-c', conf]);
     osd = daemon('ceph-osd', ['-i', '0']);
+    // Retried: CI once saw radosgw die right after "starting handler: beast", without a line saying why.
     const startGateway = async () => {
-      gateway = daemon('radosgw', ['-n', 'client.rgw']);
-      await untilServing(endpoint, gateway, dir, timeoutMs);
+      for (let attempt = 1; ; attempt++) {
+        gateway = daemon('radosgw', ['-n', 'client.rgw']);
+        try {
+          return await untilServing(endpoint, gateway, dir, timeoutMs);
+        } catch (err) {
+          if (!(err instanceof GatewayExited) || attempt === 3) throw err;
+          console.warn(`${err.message.split('\n')[0]}; starting it again`);
+        }
+      }
     };
     // The user after the gateway: run together, both create the default zone and its pools, and race.
     await startGateway();

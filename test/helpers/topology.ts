@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { type Daemon, removeDir, startDaemon } from './daemon.js';
 import { haproxyMissing, type LoadBalancer, startHaproxy } from './haproxy.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from './postgres.js';
-import { freePort, type Rgw, rgwUnavailable, startRgw } from './rgw.js';
+import { freePort } from './ports.js';
+import { type Rgw, rgwUnavailable, startRgw } from './rgw.js';
 
 /** Why the whole topology cannot run here (a missing package, not root), or null when it can. */
 export function topologyUnavailable(): string | null {

@@ -2,9 +2,9 @@
  * POST /api/v1/search through a real daemon (built binary, real built-in model, real SQLite + LanceDB),
  * with the builtin reranker so window vectors are written at ingest and used at query time.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { freePort } from '../helpers/ports.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
@@ -209,13 +209,7 @@ describe('search API with a reranker that fails', () => {
   let user: TestUser;
 
   beforeAll(async () => {
-    const port = await new Promise<number>((resolve) => {
-      const srv = createServer();
-      srv.listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(p)); // closed again: nothing listens there
-      });
-    });
+    const port = await freePort(); // nothing listens there
     d = await startDaemon({ args: ['--reranker', `http:http://127.0.0.1:${port}/v1/rerank`], timeoutMs: 60_000 });
     user = await addUser(d);
     await upload(d, user, 'garden.txt', txt(GARDEN));
