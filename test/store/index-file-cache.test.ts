@@ -14,6 +14,7 @@ import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';
 import { s3Signer } from '../../src/store/objects/sigv4.js';
+import { eventually, sleep } from '../helpers/eventually.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { logS3Requests, type S3RequestLog } from '../helpers/s3-request-log.js';
 
@@ -102,6 +103,8 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
   }
 
   const dataRequests = () => log.requests().filter((r) => IMMUTABLE.test(r.path));
+  /** Listings of a table's versions: how LanceDB checks for a newer one. */
+  const versionLists = () => log.requests().filter((r) => r.method === 'GET' && r.query.includes('list-type') && r.query.includes('_versions'));
 
   async function fill(url: string, count = 600) {
     const writer = await replica(url);
@@ -152,9 +155,32 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
     await cached.index.add(rows('d9', 1, 999), EMBEDDER);
     await cached.index.deleteDocument('d1');
     expect(cached.store.relay!.stats.requests).toBe(relayed);
+    log.reset();
     expect((await cached.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).map((h) => h.id)).toEqual(['d9:999']);
     expect((await search(cached.index, 5)).shown.every(([id]) => String(id).startsWith('d9:'))).toBe(true);
     expect(cached.store.relay!.stats.requests).toBeGreaterThan(relayed);
+    // It caught up with its own commits by their version numbers: no listing of the versions.
+    expect(versionLists()).toEqual([]);
+  });
+
+  it("checks for other replicas' commits, with no event, in the background of a search past the interval", async () => {
+    const url = library();
+    const writer = await fill(url, 200);
+    const cached = await replica(url, { dir: join(dir, 'recheck'), maxBytes: 256 * MiB }, 1);
+    const found = async () => (await cached.index.keywordSearch({ userId: 'u1', query: 'item777', limit: 5 })).map((h) => h.id);
+    expect(await found()).toEqual([]);
+    await writer.index.add(rows('d7', 1, 777), EMBEDDER);
+    log.reset();
+    // Within the interval: the view it has, and no request about versions.
+    expect(await found()).toEqual([]);
+    expect(versionLists()).toEqual([]);
+    await sleep(1100);
+    // Past it: this search answers from the view it has, and starts a check that later searches see the end of.
+    expect(await found()).toEqual([]);
+    expect(await eventually(async () => (await found()).length === 1, 5000)).toBe(true);
+    expect(await found()).toEqual(['d7:777']);
+    expect(versionLists().length).toBe(1);
+    expect((await search(cached.index, 777)).shown.map(([id]) => id)).toContain('d7:777');
   });
 
   it('keeps to its size limit, and a restarted replica answers from what an earlier run left on disk', async () => {

@@ -10,6 +10,7 @@ import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';
+import { eventually, sleep } from '../helpers/eventually.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { logS3Requests } from '../helpers/s3-request-log.js';
 
@@ -24,18 +25,6 @@ function unit(...v: number[]): Float32Array {
 
 function row(user: string, doc: string, i: number, text: string, vector = unit(1, i + 1, 0, 0)): ChunkRow {
   return { id: `${doc}:${i}`, user_id: user, project_id: `p-${user}`, document_id: doc, chunk_index: i, text, search_text: text, heading: null, page_start: null, page_end: null, vector };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it holds or `ms` pass; whether it held. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > end) return false;
-    await sleep(50);
-  }
 }
 
 describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {

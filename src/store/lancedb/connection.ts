@@ -75,8 +75,9 @@ export interface FileCacheOptions {
 }
 
 /**
- * How stale a replica's view of a table may get before a read re-checks the store for other replicas' commits.
- * Each re-check is a request to the store, so not every read; a `document_settled` event refreshes at once.
+ * How stale a replica's view of a table may get before a read re-checks the store for other replicas' commits
+ * (a search through the file cache: starts the check and answers from the view it has). Each re-check is a
+ * request to the store, so not every read; a `document_settled` event refreshes at once.
  */
 export const READ_CONSISTENCY_S = 1;
 
@@ -100,6 +101,11 @@ export class VectorStore {
     readonly relay?: IndexCacheRelay,
     /** Where searches read: through the file cache when there is one, else the connection itself. */
     readonly searchConnection: lancedb.Connection = connection,
+    /**
+     * With a file cache: how old a search handle's view of a table may get before a search has it re-checked in
+     * the background (ChunkIndex's `searchTable`). Undefined where the search connection checks by itself.
+     */
+    readonly searchRecheckMs?: number,
   ) {}
 
   static async open(dir: string, cache: CacheSizes = DEFAULT_CACHE): Promise<VectorStore> {
@@ -138,13 +144,22 @@ export class VectorStore {
       // Only searches read through the cache. Writes, version checks and upkeep (which reads whole fragments once
       // to rewrite them) go to the store directly: through the relay every request crossed loopback twice, and
       // ingestion cost ~1.5x the CPU per chunk of embedded mode instead of ~1.2x.
+      // The search connection checks for new versions only when told to (LanceDB's check lists the table's
+      // versions: 15-40 ms on RGW, and every search in the second after it waited on one), unless every read
+      // must check (0 s).
       const searchConnection = relay
-        ? await lancedb.connect(uri, { storageOptions: storageOptions({ ...loc, endpoint: relay.endpoint, credentials: relay.key }), readConsistencyInterval, session: caches })
+        ? await lancedb.connect(uri, {
+            storageOptions: storageOptions({ ...loc, endpoint: relay.endpoint, credentials: relay.key }),
+            ...(readConsistencyInterval === 0 ? { readConsistencyInterval } : {}),
+            session: caches,
+          })
         : connection;
       const upkeep = new UpkeepLeader(shared.locks, shared.log, shared.upkeepRetryMs);
       await upkeep.start();
       const { locks, events, keepSupersededMs, funnelCommits } = shared;
-      return new VectorStore(uri, 's3', connection, meta, { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name) => connection.openTable(name) }, relay, searchConnection);
+      const shares = { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name: string) => connection.openTable(name) };
+      const recheckMs = relay && readConsistencyInterval > 0 ? readConsistencyInterval * 1000 : undefined;
+      return new VectorStore(uri, 's3', connection, meta, shares, relay, searchConnection, recheckMs);
     } catch (err) {
       await relay?.close();
       throw err;

@@ -97,10 +97,16 @@ export abstract class OwnedRowsTable {
   private closed = false;
   private refreshing: Promise<void> | undefined;
   /**
-   * Counts this handle's commits and refreshes: a second handle on the table (searches through the file cache)
-   * catches up when it differs from what it last saw.
+   * This handle's commits, and its refreshes for other replicas' commits, counted: a second handle on the table
+   * (searches through the file cache) catches up when they differ from what it last saw.
    */
-  protected changes = 0;
+  protected commits = 0;
+  protected refreshes = 0;
+  /**
+   * The version the last commit made, where LanceDB answered it (add, delete and update do): asking the handle
+   * instead lists the table's versions after a delete.
+   */
+  protected committedVersion: number | undefined;
   /** A refresh for other replicas' writes, waiting out REMOTE_REFRESH_GAP_MS. */
   private remoteRefresh: NodeJS.Timeout | undefined;
   private lastRemoteRefresh = 0;
@@ -145,11 +151,14 @@ export abstract class OwnedRowsTable {
    */
   protected async commit<T>(fn: () => Promise<T>): Promise<T> {
     const shared = this.shared;
+    let result: T | undefined;
     try {
-      if (!shared) return await fn();
-      return await this.retryConflicts(shared.funnelCommits ? () => shared.locks.withLock(`lancedb:${this.kind}`, fn) : fn);
+      result = shared ? await this.retryConflicts(shared.funnelCommits ? () => shared.locks.withLock(`lancedb:${this.kind}`, fn) : fn) : await fn();
+      return result;
     } finally {
-      this.changes++;
+      const version = (result as { version?: unknown } | undefined)?.version;
+      this.committedVersion = typeof version === 'number' ? version : undefined;
+      this.commits++;
     }
   }
 
@@ -196,7 +205,7 @@ export abstract class OwnedRowsTable {
         this.refreshAgain = false;
         if (this.table) await this.table.checkoutLatest();
         else await this.discover();
-        this.changes++;
+        this.refreshes++;
       } while (this.refreshAgain && !this.closed);
     })().finally(() => (this.refreshing = undefined));
     return this.refreshing;
