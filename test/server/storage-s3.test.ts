@@ -101,6 +101,9 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
   });
 
   it('names its engines in health, answers 503 while the store is gone without dying, and recovers when it is back', async () => {
+    // A search first, as in use: the replica's search handle is open, and must catch up with the upload below even
+    // though the store is gone the first time it tries.
+    expect((await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'anything at all', limit: 5 } })).status).toBe(200);
     const ready = await uploadFiles(d, user.apiKey, [{ name: 'otters.txt', bytes: Buffer.from('Sea otters hold hands while they sleep.\n') }], { query: '?wait=true' });
     expect(ready.body.documents[0].status).toBe('ready');
     const health = await api(d, '/api/v1/health');

@@ -442,14 +442,22 @@ export class ChunkIndex extends OwnedRowsTable {
       if (this.searching === pending) this.searching = undefined;
       throw err;
     });
+    // Marked caught up before the move, so that searches meanwhile do not start another; a move that fails (the
+    // store unreachable) is unmarked, or the handle would stay behind until a background check.
     if (handle.refreshes !== refreshes) {
       Object.assign(handle, { refreshes, commits, checkedAt: Date.now() });
-      await moveHandle(handle, () => handle.table.checkoutLatest());
+      await moveHandle(handle, () => handle.table.checkoutLatest()).catch((err: unknown) => {
+        handle.refreshes = NaN;
+        throw err;
+      });
     } else if (handle.commits !== commits) {
       handle.commits = commits;
-      const version = this.committedVersion ?? (await table.version());
       await moveHandle(handle, async () => {
+        const version = this.committedVersion ?? (await table.version());
         if (version > (await handle.table.version())) await handle.table.checkout(version);
+      }).catch((err: unknown) => {
+        handle.commits = NaN;
+        throw err;
       });
     } else if (this.store.searchRecheckMs !== undefined && Date.now() - handle.checkedAt > this.store.searchRecheckMs) {
       handle.checkedAt = Date.now();
