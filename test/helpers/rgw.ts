@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { sleep } from './eventually.js';
 import { freePort } from './ports.js';
 
 const run = promisify(execFile);
@@ -71,8 +72,6 @@ function alive(pid: number | undefined): boolean {
     return false;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** SIGTERM, then SIGKILL if it has not gone within `graceMs`. */
 async function stopProcess(proc: ChildProcess | undefined, graceMs = 10_000): Promise<void> {

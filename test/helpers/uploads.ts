@@ -9,12 +9,12 @@ import type pg from 'pg';
 import { prose } from '../ingest/pipeline/fixtures.js';
 import { waitFor } from '../ingest/pipeline/helpers.js';
 import { SHARED } from './daemon.js';
+import { sleep } from './eventually.js';
 import type { Replica, Topology } from './topology.js';
 
 /** Waits without a bound of their own: the test's timeout or the bench's run applies. */
 const HOUR = 3600_000;
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 export interface TextFile {

@@ -444,20 +444,19 @@ export class ChunkIndex extends OwnedRowsTable {
     });
     // Marked caught up before the move, so that searches meanwhile do not start another; a move that fails (the
     // store unreachable) is unmarked, or the handle would stay behind until a background check.
-    if (handle.refreshes !== refreshes) {
-      Object.assign(handle, { refreshes, commits, checkedAt: Date.now() });
-      await moveHandle(handle, () => handle.table.checkoutLatest()).catch((err: unknown) => {
-        handle.refreshes = NaN;
+    const catchUp = (mark: 'commits' | 'refreshes', to: () => Promise<void>) =>
+      moveHandle(handle, to).catch((err: unknown) => {
+        handle[mark] = NaN;
         throw err;
       });
+    if (handle.refreshes !== refreshes) {
+      Object.assign(handle, { refreshes, commits, checkedAt: Date.now() });
+      await catchUp('refreshes', () => handle.table.checkoutLatest());
     } else if (handle.commits !== commits) {
       handle.commits = commits;
-      await moveHandle(handle, async () => {
+      await catchUp('commits', async () => {
         const version = this.committedVersion ?? (await table.version());
         if (version > (await handle.table.version())) await handle.table.checkout(version);
-      }).catch((err: unknown) => {
-        handle.commits = NaN;
-        throw err;
       });
     } else if (this.store.searchRecheckMs !== undefined && Date.now() - handle.checkedAt > this.store.searchRecheckMs) {
       handle.checkedAt = Date.now();
