@@ -54,7 +54,7 @@ export class ApiKeyService {
     if (!looksLikeApiKey(credential)) return null;
     const record = await this.store.findActiveByHash(sha256Hex(credential));
     if (!record) return null;
-    await this.store.touch(record.id);
+    await this.store.touch(record);
     return { userId: record.userId, scopes: record.scopes as Scope[], kind: 'api_key', credentialId: record.id };
   }
 }

@@ -33,7 +33,7 @@ export class WebSessionService {
     if (!id || id.length > 100) return null;
     const row = await this.store.find(sha256Hex(id));
     if (!row) return null;
-    await this.store.touch(row.idHash, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS);
+    await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS);
     return { id, userId: row.userId, csrfToken: csrfFor(id) };
   }
 

@@ -62,6 +62,8 @@ export const REPLACED_GRACE_MS = 15_000;
 export class DocumentService {
   private readonly waiters = new Set<() => void>();
   private stopped = false;
+  /** The pending sweep of replaced documents; `again` when a document settled after it was set. */
+  private sweep: { again: boolean } | undefined;
 
   constructor(private readonly deps: DocumentServiceDeps) {
     deps.events.subscribe('document_settled', () => {
@@ -207,11 +209,30 @@ export class DocumentService {
   settled(documentId: string): void {
     // Waiters poll as well, so a notification that cannot be sent only delays them.
     this.deps.events.publish('document_settled', documentId).catch(() => undefined);
-    // Already hidden from search; removed once searches that began before the swap are done. A failed removal
-    // is retried at the next settle, so nothing is lost.
-    const remove = () => this.removeReplaced().catch(() => undefined);
-    void remove();
-    setTimeout(remove, REPLACED_GRACE_MS + 100).unref();
+    this.sweepReplacedLater();
+  }
+
+  /**
+   * Replaced documents are already hidden from search; they are removed once searches that began before the swap
+   * are done. One sweep per grace period however many documents settle in it (each sweep is a query; on PostgreSQL
+   * two per document made it one of the most frequent): a settle during a pending sweep asks for one more after it,
+   * so every replacement is swept within two grace periods. A failed removal is retried by the next sweep.
+   */
+  private sweepReplacedLater(): void {
+    if (this.sweep) {
+      this.sweep.again = true;
+      return;
+    }
+    const sweep = { again: false };
+    this.sweep = sweep;
+    setTimeout(() => {
+      this.sweep = undefined;
+      void this.removeReplaced()
+        .catch(() => undefined)
+        .finally(() => {
+          if (sweep.again) this.sweepReplacedLater();
+        });
+    }, REPLACED_GRACE_MS + 100).unref();
   }
 
   /** Deletes documents a newer version at their path replaced more than the grace period ago (chunks, rows, unshared files). */

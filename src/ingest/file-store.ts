@@ -10,6 +10,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ObjectInfo, ObjectStore } from '../store/objects/object-store.js';
+import type { RecentOriginals } from './recent-originals.js';
 
 const SHA = /^[0-9a-f]{64}$/;
 const KEY = /^([0-9a-f]{2})\/([0-9a-f]{64})$/;
@@ -29,14 +30,17 @@ export class FileStore {
    * @param objects where originals are kept
    * @param tmpDir local folder for uploads being received (embedded mode: `<root>/tmp`, on the same file system as
    *   the originals, so placing one is a rename)
+   * @param recent shared mode: local copies of what this replica received, read instead of the store's
    */
   constructor(
     readonly objects: ObjectStore,
     readonly tmpDir: string,
+    private readonly recent?: RecentOriginals,
   ) {}
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    await this.recent?.init();
   }
 
   /** A fresh temp path and its write stream, for an upload being received. */
@@ -47,11 +51,20 @@ export class FileStore {
 
   /** Stores a received temp file under its hash (dropping it when those bytes are already stored). Call under the hash's lock (DocumentService). */
   async place(tempPath: string, sha256: string): Promise<void> {
-    await this.objects.putFileIfAbsent(keyOf(sha256), tempPath);
+    // Linked before the store consumes the temp file.
+    const kept = await this.recent?.keep(tempPath, sha256);
+    try {
+      await this.objects.putFileIfAbsent(keyOf(sha256), tempPath);
+    } catch (err) {
+      if (kept) await this.recent?.drop(sha256);
+      throw err;
+    }
   }
 
   /** The whole original; MissingOriginal when it is not stored (any other error: the store failed, try again). */
   async read(sha256: string): Promise<Buffer> {
+    const local = await this.recent?.read(sha256);
+    if (local) return local;
     const bytes = await this.objects.get(keyOf(sha256));
     if (!bytes) throw new MissingOriginal(`original ${sha256} is not in ${this.objects.location}`);
     return bytes;
@@ -69,6 +82,7 @@ export class FileStore {
 
   /** Removes a stored original. Call under the hash's lock (DocumentService), after checking no document references it. */
   async remove(sha256: string): Promise<void> {
+    await this.recent?.drop(sha256);
     await this.objects.delete(keyOf(sha256));
   }
 

@@ -45,6 +45,8 @@ export interface ModelConfig {
   fetch?: typeof fetch;
   /** Lets the built-in model's passage batches give way to searches in flight. */
   background?: Yielder;
+  /** Threads of the built-in models' and onnx: rerankers' passage sessions; default: one per core. */
+  modelThreads?: number;
 }
 
 export type RerankerFactory = (cfg: ModelConfig) => Reranker;
@@ -101,6 +103,10 @@ function remote(cfg: ModelConfig): { timeoutMs?: number; retries?: number; retry
   };
 }
 
+/** The local models' thread count, only when configured (their default is one per core). */
+export const threads = (cfg: Pick<ModelConfig, 'modelThreads'>): { intraOpThreads?: number } =>
+  cfg.modelThreads !== undefined ? { intraOpThreads: cfg.modelThreads } : {};
+
 export function createEmbedder(cfg: ModelConfig): Embedder {
   assertTimeout(cfg);
   const spec = String(cfg.embedder ?? '').trim();
@@ -112,7 +118,7 @@ export function createEmbedder(cfg: ModelConfig): Embedder {
         throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes a precision, not a model name`);
       }
       if (!cfg.modelCacheDir) throw invalid('modelCacheDir', 'is required for the builtin embedder');
-      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, precision, ...(cfg.background ? { background: cfg.background } : {}) });
+      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, precision, ...(cfg.background ? { background: cfg.background } : {}), ...threads(cfg) });
     }
     case 'ollama':
       if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');
@@ -161,7 +167,7 @@ export function createReranker(cfg: ModelConfig, deps: RerankerDeps = {}): Reran
     }
     case 'onnx':
       if (!rest) throw invalid('reranker', 'needs a folder: onnx:<dir> (with model.onnx and tokenizer.json)');
-      return new OnnxReranker({ dir: rest });
+      return new OnnxReranker({ dir: rest, ...threads(cfg) });
     default:
       throw invalid('reranker', `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})`);
   }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { BuiltinEmbedder } from '../models/builtin/minilm-embedder.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ForegroundGate } from '../core/foreground.js';
-import { createReranker, type ModelConfig } from '../models/registry.js';
+import { createReranker, type ModelConfig, threads } from '../models/registry.js';
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
@@ -49,7 +49,7 @@ export async function openSearch(deps: {
       builtin: (cfg) => {
         // Windows and queries must be embedded by the built-in model, whatever embedder retrieval uses.
         windowEmbedder =
-          deps.embedder instanceof BuiltinEmbedder ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}) });
+          deps.embedder instanceof BuiltinEmbedder ? deps.embedder : new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, ...(cfg.background ? { background: cfg.background } : {}), ...threads(cfg) });
         if (windowEmbedder !== deps.embedder) ownEmbedders.push(windowEmbedder);
         builtin = new BuiltinReranker(windowEmbedder, windows);
         return builtin;

@@ -37,6 +37,7 @@ import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
 import { createLogger, type Logger } from './logger.js';
 import { oauthRouters } from './oauth/index.js';
@@ -127,6 +128,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         ollamaHost: config.ollamaHost,
         openaiBaseUrl: config.openaiBaseUrl,
         ...(config.rerankerApiKey ? { rerankerApiKey: config.rerankerApiKey } : {}),
+        ...(config.modelThreads !== undefined ? { modelThreads: config.modelThreads } : {}),
       },
       embedder,
       vectors,
@@ -158,6 +160,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
 
+    const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
     const services: Services = {
       config,
       version: VERSION,
@@ -179,7 +182,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       search: search.service,
       thumbnails,
       healthProbes: {
-        database: async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine }),
+        database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
         embedder: async () => {
           const st = embedder.status();

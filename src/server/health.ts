@@ -30,11 +30,14 @@ export async function checkHealth(
   return { status: up ? 'ok' : 'degraded', components };
 }
 
+/** How long the answer of a probe that asks a remote engine (PostgreSQL, S3) is reused (see sharedProbe). */
+export const REMOTE_PROBE_REUSE_MS = 1000;
+
 /**
  * A probe whose answer is shared: checks that arrive while it runs wait for that run, and checks within `maxAgeMs`
  * of its end get its answer. For probes that are a request to a remote store: a load balancer checking every few
  * hundred ms, on every replica, otherwise keeps the store busy and the replicas' CPU with it (on S3 a check cost
- * ~9.5 ms of CPU, a HeadBucket and a LanceDB listing). A store that goes away shows within `maxAgeMs`.
+ * ~9.5 ms of CPU, a HeadBucket and a LanceDB listing; on PostgreSQL a round trip per check). A store that goes away shows within `maxAgeMs`.
  */
 export function sharedProbe(probe: HealthProbe, maxAgeMs: number, now: () => number = Date.now): HealthProbe {
   let running: Promise<ComponentHealth> | undefined;

@@ -5,13 +5,14 @@
  */
 import { join } from 'node:path';
 import { FileStore } from '../ingest/file-store.js';
+import { RecentOriginals } from '../ingest/recent-originals.js';
 import type { Events, Locks } from '../store/coordination.js';
 import { VectorStore } from '../store/lancedb/connection.js';
 import { LocalObjectStore } from '../store/objects/local.js';
 import { parseS3Location } from '../store/objects/location.js';
 import { S3ObjectStore, s3ErrorMessage } from '../store/objects/s3.js';
 import type { ServeConfig } from './config.js';
-import { type HealthProbe, sharedProbe } from './health.js';
+import { type HealthProbe, REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 
 const HOUR = 3600_000;
 const MiB = 1024 * 1024;
@@ -28,9 +29,6 @@ export const ORPHAN_MIN_AGE_MS = 6 * HOUR;
  * the same commits per second (docs/BENCHMARKS.md, "Object storage").
  */
 const FUNNEL_COMMITS = true;
-
-/** How long an object store's health answers are reused (see sharedProbe). */
-const STORE_PROBE_REUSE_MS = 1000;
 
 const vectorStoreProbe =
   (vectors: VectorStore): HealthProbe =>
@@ -94,7 +92,7 @@ export async function openStorage(
       funnelCommits: FUNNEL_COMMITS,
       ...(cacheMb > 0 ? { fileCache: { dir: indexCacheDir(config.dataDir), maxBytes: cacheMb * MiB, credentials: loc.credentials ?? root.client.config.credentials } } : {}),
     });
-    const files = new FileStore(root.at('files'), join(config.dataDir, 'tmp'));
+    const files = new FileStore(root.at('files'), join(config.dataDir, 'tmp'), new RecentOriginals({ dir: join(config.dataDir, 'cache', 'originals') }));
     await files.init();
     return {
       engine: 's3',
@@ -102,8 +100,8 @@ export async function openStorage(
       files,
       orphanMinAgeMs: ORPHAN_MIN_AGE_MS,
       probes: {
-        vector_store: sharedProbe(vectorStoreProbe(vectors), STORE_PROBE_REUSE_MS),
-        s3: sharedProbe(async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }), STORE_PROBE_REUSE_MS),
+        vector_store: sharedProbe(vectorStoreProbe(vectors), REMOTE_PROBE_REUSE_MS),
+        s3: sharedProbe(async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }), REMOTE_PROBE_REUSE_MS),
       },
       async close() {
         await vectors.close();

@@ -107,6 +107,31 @@ export async function createTestDatabase(adminUrl: string, password?: string): P
   return url.toString();
 }
 
+/**
+ * How often each statement ran in the database at `url` so far, by pg_stat_statements' normalised text (constants
+ * as $1, $2, …). Counted as each statement ends, with no statistics delay, across every connection.
+ */
+export async function statementCalls(url: string): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const { rows } = await client.query<{ query: string; calls: string }>(
+      'SELECT query, sum(calls) AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) GROUP BY query',
+    );
+    return new Map(rows.map((r) => [r.query, Number(r.calls)]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** Calls of the statements matching `pattern` between two statementCalls() answers. */
+export function callsBetween(before: Map<string, number>, after: Map<string, number>, pattern: RegExp): number {
+  let n = 0;
+  for (const [query, calls] of after) if (pattern.test(query)) n += calls - (before.get(query) ?? 0);
+  return n;
+}
+
 export async function startPostgres(): Promise<PgCluster> {
   const reason = postgresUnavailable();
   if (reason) throw new Error(reason);
@@ -130,6 +155,8 @@ export async function startPostgres(): Promise<PgCluster> {
       full_page_writes: 'off',
       max_connections: '300',
       shared_buffers: '32MB',
+      // Tests count the statements a daemon sends (statementCalls).
+      shared_preload_libraries: 'pg_stat_statements',
     };
     const args = ['-D', data, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
     const server = spawn(join(PG_BIN, 'postgres'), args, { ...(as ?? {}), cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from '../../src/models/builtin/minilm-embedder.js';
@@ -30,6 +31,22 @@ const invalid = (fn: () => unknown): AppError => {
 };
 
 describe('model registry', () => {
+  it('gives the built-in model the configured threads for its passages (--model-threads: replicas sharing a machine split its cores)', async () => {
+    const osThreads = () => readdirSync('/proc/self/task').length;
+    // onnxruntime's pool has one thread fewer than the session's intra-op threads (the caller's is the other).
+    const added = async (modelThreads: number): Promise<number> => {
+      const e = createEmbedder({ ...base, modelThreads });
+      const before = osThreads();
+      try {
+        await e.embed(['Sea otters hold hands while they sleep.'], { kind: 'passage' });
+        return osThreads() - before;
+      } finally {
+        await e.close();
+      }
+    };
+    expect((await added(4)) - (await added(1))).toBe(3);
+  });
+
   it('builds each embedder kind', () => {
     expect(createEmbedder(base)).toBeInstanceOf(BuiltinEmbedder);
     const o = createEmbedder({ ...base, embedder: 'ollama:nomic-embed-text' });

@@ -74,6 +74,7 @@ describe('resolveConfig', () => {
     [{}, { DOCSEARCH_LOG_LEVEL: 'verbose' }, 'option "log-level" (from DOCSEARCH_LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
     [{}, { DOCSEARCH_TRUST_PROXY: 'maybe' }, 'option "trust-proxy" (from DOCSEARCH_TRUST_PROXY) must be true or false, got "maybe"'],
     [{ 'ingest-workers': '0' }, {}, 'option "ingest-workers" (from --ingest-workers) must be between 1 and 16, got 0'],
+    [{ 'model-threads': '0' }, {}, 'option "model-threads" (from --model-threads) must be between 1 and 64, got 0'],
   ])('names the option and its source: %j %j', (flags, env, message) => {
     expect(() => resolveConfig(flags, cleanEnv(env))).toThrow(new ConfigError(message));
   });

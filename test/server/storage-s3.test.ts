@@ -4,7 +4,7 @@
  * follows the store going away and coming back; and a store that ignores conditional PUT is refused at start
  * (s3rver: the only place it appears, because it accepts If-None-Match and ignores it).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,27 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   });
 
+  it('reads an original it received from its own disk, not back from the store', async () => {
+    const log = await logS3Requests(rgw.endpoint);
+    const storage = `s3://${rgw.bucket}/recent-originals`;
+    const first = await startDaemon({ args: ['--storage', storage], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    try {
+      const owner = await addUser(first);
+      const originalGets = () => log.requests().filter((r) => r.method === 'GET' && r.path.includes('/recent-originals/files/'));
+      const res = await uploadFiles(first, owner.apiKey, [{ name: 'kept.txt', bytes: Buffer.from(`${prose('kept locally', 20)}\n`) }], { query: '?wait=true&wait_timeout=60' });
+      expect(res.body.documents[0].status).toBe('ready');
+      expect(originalGets()).toEqual([]);
+      expect(readdirSync(join(first.dataDir, 'cache', 'originals'))).toEqual([res.body.documents[0].sha256]);
+      // The store has it too: other replicas, and this one after a restart, read it there.
+      expect(log.requests().filter((r) => r.method === 'PUT' && r.path.includes('/recent-originals/files/'))).toHaveLength(1);
+
+    } finally {
+      await first.stop();
+      removeDir(first.dataDir);
+      await log.close();
+    }
+  });
+
   it('retries, never fails, documents whose originals the store cannot serve for a while', async () => {
     // One document at a time, so the later ones read their originals while the gateway is stopped.
     const slow = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/one-worker`, '--ingest-workers', '1'], env: rgw.env(), timeoutMs: 60_000 });
@@ -172,6 +193,8 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       const files = Array.from({ length: 4 }, (_, i) => ({ name: `outage-${i}.txt`, bytes: Buffer.from(`${prose(`outage-${i}`, 40)}\n`) }));
       const up = await uploadFiles(slow, owner.apiKey, files);
       expect(up.status).toBe(202);
+      // Without the replica's own copies, as on a replica that did not receive them.
+      for (const name of readdirSync(join(slow.dataDir, 'cache', 'originals'))) rmSync(join(slow.dataDir, 'cache', 'originals', name));
       await rgw.stopGateway();
       await new Promise((r) => setTimeout(r, 3000));
       await rgw.startGateway();

@@ -1,5 +1,8 @@
 import { expect, it } from 'vitest';
+import { ApiKeyService } from '../../src/auth/api-keys.js';
+import { WebSessionService } from '../../src/auth/web-sessions.js';
 import { ApiKeyStore } from '../../src/store/sql/api-keys.js';
+import type { Db } from '../../src/store/sql/database.js';
 import { LoginAttemptStore, type ThrottlePolicy } from '../../src/store/sql/login-attempts.js';
 import { SessionStore } from '../../src/store/sql/sessions.js';
 import { SetupTokenStore } from '../../src/store/sql/setup-tokens.js';
@@ -7,6 +10,19 @@ import { UserStore } from '../../src/store/sql/users.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
 
 const MIN = 60_000;
+
+/** The database with a count of the UPDATE statements sent through it. */
+function countingUpdates(db: Db) {
+  let updates = 0;
+  const counted = db.withPlugin({
+    transformQuery: (args) => {
+      if (args.node.kind === 'UpdateQueryNode') updates++;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  return { db: counted, updates: () => updates };
+}
 
 /** A clock the test moves. */
 function clock(start = Date.UTC(2030, 0, 1)) {
@@ -49,18 +65,46 @@ describeEachEngine('sessions', ({ handle }) => {
     const sessions = new SessionStore(handle().db, now);
     await sessions.create('hash-1', user.id, 10 * MIN);
     await sessions.create('hash-2', null, MIN);
-    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN });
+    const created = now();
+    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created });
     now.advance(30_000);
-    await sessions.touch('hash-1', 10 * MIN); // within the minute: not written
+    await sessions.touch((await sessions.find('hash-1'))!, 10 * MIN); // within the minute: not written
+    expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() - 30_000 + 10 * MIN);
+    // A row read before another request wrote it is written once: the condition in SQL holds.
+    const stale = { idHash: 'hash-1', lastSeenAt: created - MIN };
+    await sessions.touch(stale, 10 * MIN);
     expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() - 30_000 + 10 * MIN);
     now.advance(31_000);
-    await sessions.touch('hash-1', 10 * MIN);
+    await sessions.touch((await sessions.find('hash-1'))!, 10 * MIN);
     expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() + 10 * MIN);
     now.advance(MIN);
     expect(await sessions.find('hash-2')).toBeNull(); // expired
     expect(await sessions.deleteExpired()).toBe(1);
     await sessions.delete('hash-1');
     expect(await sessions.find('hash-1')).toBeNull();
+  });
+});
+
+describeEachEngine('per-request credential checks', ({ handle }) => {
+  // Each statement is a round trip on PostgreSQL: a key or session used many times a minute is written once.
+  it('write an API key\'s last use and a session\'s expiry once a minute, not on every request', async () => {
+    const now = clock();
+    const counted = countingUpdates(handle().db);
+    const user = (await new UserStore(counted.db, now).create('busy@example.com', 'h'))!;
+    const keys = new ApiKeyService(new ApiKeyStore(counted.db, now), now);
+    const sessions = new WebSessionService(new SessionStore(counted.db, now));
+    const { key } = await keys.issue(user.id, 'ci');
+    const session = await sessions.start(user.id);
+    for (let i = 0; i < 10; i++) {
+      expect((await keys.resolve(key))?.userId).toBe(user.id);
+      expect((await sessions.load(session.id))?.userId).toBe(user.id);
+      now.advance(1000);
+    }
+    expect(counted.updates()).toBe(1); // the key's first use; the session was created seen
+    now.advance(MIN);
+    await keys.resolve(key);
+    await sessions.load(session.id);
+    expect(counted.updates()).toBe(3);
   });
 });
 
@@ -149,13 +193,15 @@ describeEachEngine('API keys', ({ handle }) => {
     const b = await keys.create({ userId: user.id, name: null, prefix: 'dsk_efgh', last4: '1234', keyHash: 'hash-b', scopes: ['read:documents', 'write:documents'] });
     expect((await keys.listActive(user.id)).map((k) => k.id)).toEqual([b.id, a.id]);
     expect(await keys.findActiveByHash('hash-b')).toEqual(b);
-    await keys.touch(a.id);
+    await keys.touch(a);
     const used = now();
     now.advance(30_000);
-    await keys.touch(a.id);
+    await keys.touch((await keys.findActiveByHash('hash-a'))!);
+    expect((await keys.findActiveByHash('hash-a'))?.lastUsedAt).toBe(used);
+    await keys.touch(a); // read before the first use: the condition in SQL keeps the first
     expect((await keys.findActiveByHash('hash-a'))?.lastUsedAt).toBe(used);
     now.advance(31_000);
-    await keys.touch(a.id);
+    await keys.touch((await keys.findActiveByHash('hash-a'))!);
     expect((await keys.findActiveByHash('hash-a'))?.lastUsedAt).toBe(now());
     expect(await keys.revoke('someone-else', a.id)).toBe(false);
     expect(await keys.revoke(user.id, a.id)).toBe(true);
