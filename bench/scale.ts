@@ -23,8 +23,9 @@
  * docs/scale-out.md advises: with a thread per core each, 3 replicas on 2 cores spent ~12 % more CPU per passage.
  * `-- --model-threads cores` measures that case.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { addUser, api, type Daemon, removeDir, startDaemon } from '../test/helpers/daemon.js';
@@ -216,6 +217,12 @@ async function main(): Promise<void> {
           `${retried} uploads retried in flight; uploads done after ${uploadedS.toFixed(0)} s, every document ready after ${settledS.toFixed(0)} s (leases: 2 min)`,
       );
     }
+  } catch (err) {
+    // The replicas' logs say what a failed request met; they live only in this process until then.
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-scale-logs-'));
+    for (const r of topo.replicas) writeFileSync(join(dir, `replica-${r.index}.log`), r.logs());
+    say(`the replicas' logs: ${dir}`);
+    throw err;
   } finally {
     await db.end();
     await topo.stop();

@@ -7,7 +7,7 @@
  * `maxBytes`, oldest first. It is only a shortcut: a copy that is gone, or wrong, means a read from the store.
  */
 import { createHash } from 'node:crypto';
-import { link, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface RecentOriginalsOptions {
@@ -23,6 +23,7 @@ export class RecentOriginals {
   /** sha256 → size and when it was kept, oldest first (Map keeps insertion order). */
   private readonly kept = new Map<string, { size: number; at: number }>();
   private bytes = 0;
+  private started: Promise<void> | undefined;
   private readonly maxBytes: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
@@ -33,9 +34,13 @@ export class RecentOriginals {
     this.now = opts.now ?? Date.now;
   }
 
-  /** Starts empty: what an earlier run kept is unknown to this one. */
+  /**
+   * Starts empty, once: what an earlier run kept is unknown to this one. Later calls (FileStore.init runs before
+   * each upload, to bring back a removed temp folder) only bring the folder back.
+   */
   async init(): Promise<void> {
-    await rm(this.opts.dir, { recursive: true, force: true });
+    this.started ??= rm(this.opts.dir, { recursive: true, force: true });
+    await this.started;
     await mkdir(this.opts.dir, { recursive: true, mode: 0o700 });
   }
 
@@ -72,11 +77,6 @@ export class RecentOriginals {
     this.kept.delete(sha256);
     this.bytes -= entry.size;
     await rm(this.pathOf(sha256), { force: true });
-  }
-
-  /** Files kept now (tests). */
-  async files(): Promise<string[]> {
-    return (await readdir(this.opts.dir)).sort();
   }
 
   private async evict(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ describe('recent originals (a replica\'s own copies of what it received)', () =>
     writeFileSync(path, bytes);
     return { path, bytes, sha: sha(bytes) };
   };
+  const kept = () => readdirSync(join(root, 'kept')).sort();
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'docsearch-recent-'));
   });
@@ -28,6 +29,7 @@ describe('recent originals (a replica\'s own copies of what it received)', () =>
     const f = received('sea otters hold hands');
     expect(await recent.keep(f.path, f.sha)).toBe(true);
     rmSync(f.path); // the store's put consumes the temp file
+    await recent.init(); // FileStore.init runs before every upload: only the first empties the folder
     expect(await recent.read(f.sha)).toEqual(f.bytes);
     expect(await recent.read(sha(Buffer.from('never received')))).toBeUndefined();
   });
@@ -39,7 +41,7 @@ describe('recent originals (a replica\'s own copies of what it received)', () =>
     await recent.keep(a.path, a.sha);
     writeFileSync(join(root, 'kept', a.sha), 'tampered');
     expect(await recent.read(a.sha)).toBeUndefined();
-    expect(await recent.files()).toEqual([]);
+    expect(kept()).toEqual([]);
     const b = received('another original');
     await recent.keep(b.path, b.sha);
     rmSync(join(root, 'kept', b.sha));
@@ -52,14 +54,14 @@ describe('recent originals (a replica\'s own copies of what it received)', () =>
     await recent.init();
     const files = ['0123456789', 'abcdefghij', 'ABCDEFGHIJ'].map(received);
     for (const f of files) await recent.keep(f.path, f.sha);
-    expect(await recent.files()).toEqual([files[1]!.sha, files[2]!.sha].sort());
+    expect(kept()).toEqual([files[1]!.sha, files[2]!.sha].sort());
     expect(await recent.keep(received('x'.repeat(26)).path, sha(Buffer.from('x'.repeat(26))))).toBe(false);
     now += 2000;
     const late = received('later');
     await recent.keep(late.path, late.sha);
-    expect(await recent.files()).toEqual([late.sha]);
+    expect(kept()).toEqual([late.sha]);
     const again = new RecentOriginals({ dir: join(root, 'kept') });
     await again.init();
-    expect(await again.files()).toEqual([]);
+    expect(kept()).toEqual([]);
   });
 });
