@@ -22,9 +22,51 @@ export interface CacheSizes {
  * LanceDB's caches default to 6 GB (indexes) and 1 GB (metadata), and every optimize re-keys them (new
  * index ids, new versions) while the superseded entries stay until the cap is reached: under a steady
  * mixed load the cache grew ~18x past what a fresh open of the same data holds, one cause of the RSS
- * climb in issue #12. Capped here at a size that still holds the live indexes of ~100k chunks.
+ * climb in issue #12. Capped here at a size that holds the live indexes of ~100k chunks; a bigger library
+ * gets a cap sized to its indexes when the store is opened (`sizedCache`).
  */
 export const DEFAULT_CACHE: CacheSizes = { indexBytes: 256 * MiB, metadataBytes: 64 * MiB };
+
+/**
+ * Decoded, an index takes more memory than its files (measured at 1,000,000 chunks: the 426 MB HNSW-SQ index
+ * held 855 MiB of cache), and a cache smaller than an index keeps none of it: every search read and decoded the
+ * whole index again (a vector search took 317 ms under the 256 MiB cap, 13 ms with room). So the cap is twice
+ * the indexes' size on disk.
+ */
+const DECODED_PER_STORED_BYTE = 2;
+
+/**
+ * The caches for the tables a connection holds now: the default, or more when their live indexes need it.
+ * Sized once, at open (LanceDB cannot resize a session): a library that outgrows it is told at its next index
+ * build (ChunkIndex) and sized again at the next start.
+ */
+export async function sizedCache(connection: lancedb.Connection, least: CacheSizes = DEFAULT_CACHE): Promise<CacheSizes> {
+  const needed = cacheNeeded(await indexBytes(connection));
+  return { ...least, indexBytes: Math.max(least.indexBytes, Math.ceil(needed / MiB) * MiB) };
+}
+
+/** The index cache that indexes of this many bytes on disk need to stay decoded in memory. */
+export function cacheNeeded(indexBytesOnDisk: number): number {
+  return DECODED_PER_STORED_BYTE * indexBytesOnDisk;
+}
+
+/** Bytes on disk of the live indexes of every table (superseded versions not counted). */
+export async function indexBytes(connection: lancedb.Connection): Promise<number> {
+  let total = 0;
+  for (const name of await connection.tableNames()) {
+    const table = await connection.openTable(name);
+    try {
+      total += tableIndexBytes(await table.listIndices());
+    } finally {
+      table.close();
+    }
+  }
+  return total;
+}
+
+export function tableIndexBytes(indices: lancedb.IndexConfig[]): number {
+  return indices.reduce((sum, i) => sum + Number((i as { sizeBytes?: number | bigint }).sizeBytes ?? 0), 0);
+}
 
 /**
  * Shared mode: the tables live on object storage and other processes (replicas) read and write them too.
@@ -108,9 +150,20 @@ export class VectorStore {
     readonly searchRecheckMs?: number,
   ) {}
 
-  static async open(dir: string, cache: CacheSizes = DEFAULT_CACHE): Promise<VectorStore> {
+  private cacheSizes: CacheSizes = DEFAULT_CACHE;
+
+  /** The cap of the decoded-index cache this store's connections share. */
+  get indexCacheBytes(): number {
+    return this.cacheSizes.indexBytes;
+  }
+
+  /** Without `cache`, the caches are sized for the indexes the directory holds (`sizedCache`). */
+  static async open(dir: string, cache?: CacheSizes): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
-    return new VectorStore(dir, 'local', await lancedb.connect(dir, { session: session(cache) }), new LocalObjectStore(dir));
+    const sizes = cache ?? (await withConnection(lancedb.connect(dir), (c) => sizedCache(c)));
+    const store = new VectorStore(dir, 'local', await lancedb.connect(dir, { session: session(sizes) }), new LocalObjectStore(dir));
+    store.cacheSizes = sizes;
+    return store;
   }
 
   /**
@@ -127,7 +180,7 @@ export class VectorStore {
       readConsistencyS?: number;
       fileCache?: FileCacheOptions;
     },
-    cache: CacheSizes = DEFAULT_CACHE,
+    cache?: CacheSizes,
   ): Promise<VectorStore> {
     const uri = describeS3(loc, 'lancedb');
     let relay: IndexCacheRelay | undefined;
@@ -138,8 +191,9 @@ export class VectorStore {
     }
     try {
       const readConsistencyInterval = shared.readConsistencyS ?? READ_CONSISTENCY_S;
+      const sizes = cache ?? (await withConnection(lancedb.connect(uri, { storageOptions: storageOptions(loc) }), (c) => sizedCache(c)));
       // One session for every connection: they share the decoded indexes and metadata.
-      const caches = session(cache);
+      const caches = session(sizes);
       const connection = await lancedb.connect(uri, { storageOptions: storageOptions(loc), readConsistencyInterval, session: caches });
       // Only searches read through the cache. Writes, version checks and upkeep (which reads whole fragments once
       // to rewrite them) go to the store directly: through the relay every request crossed loopback twice, and
@@ -159,7 +213,9 @@ export class VectorStore {
       const { locks, events, keepSupersededMs, funnelCommits } = shared;
       const shares = { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name: string) => connection.openTable(name) };
       const recheckMs = relay && readConsistencyInterval > 0 ? readConsistencyInterval * 1000 : undefined;
-      return new VectorStore(uri, 's3', connection, meta, shares, relay, searchConnection, recheckMs);
+      const store = new VectorStore(uri, 's3', connection, meta, shares, relay, searchConnection, recheckMs);
+      store.cacheSizes = sizes;
+      return store;
     } catch (err) {
       await relay?.close();
       throw err;
@@ -190,6 +246,16 @@ export class VectorStore {
     this.connection.close();
     if (this.searchConnection !== this.connection) this.searchConnection.close();
     await this.relay?.close();
+  }
+}
+
+/** Runs `fn` on a connection that is closed afterwards. */
+async function withConnection<T>(opening: Promise<lancedb.Connection>, fn: (c: lancedb.Connection) => Promise<T>): Promise<T> {
+  const connection = await opening;
+  try {
+    return await fn(connection);
+  } finally {
+    connection.close();
   }
 }
 

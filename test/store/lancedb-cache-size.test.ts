@@ -1,0 +1,63 @@
+// The decoded-index cache is sized for the library a store opens (issue #22: at 1,000,000 chunks the HNSW index
+// no longer fit the fixed 256 MiB cap, so every search read and decoded it again: 317 ms a vector search).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheNeeded, DEFAULT_CACHE, indexBytes, sizedCache, VectorStore } from '../../src/store/lancedb/connection.js';
+
+const MiB = 1024 * 1024;
+
+describe('index cache size', () => {
+  let dir: string;
+  let stored: number;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'docsearch-cache-size-'));
+    const db = await lancedb.connect(dir);
+    const words = ['protein', 'cell', 'tumour', 'gene', 'signal', 'receptor', 'membrane', 'kinase', 'pathway', 'dose'];
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: `c${i}`, text: Array.from({ length: 40 }, (_, j) => `${words[(i * 7 + j * 3) % 10]}${(i * j) % 997}`).join(' ') }));
+    const table = await db.createTable('chunks', rows);
+    await table.createIndex('text', { config: lancedb.Index.fts() });
+    await table.createIndex('id', { config: lancedb.Index.btree() });
+    stored = (await table.listIndices()).reduce((sum, i) => sum + Number(i.sizeBytes ?? 0), 0);
+    table.close();
+    db.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('counts the bytes of every live index on disk', async () => {
+    const db = await lancedb.connect(dir);
+    try {
+      expect(stored).toBeGreaterThan(10_000);
+      expect(await indexBytes(db)).toBe(stored);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('gives indexes that need more than the least cap twice their size on disk', async () => {
+    const db = await lancedb.connect(dir);
+    try {
+      const small = await sizedCache(db, { indexBytes: 0, metadataBytes: MiB });
+      expect(small.indexBytes).toBe(Math.ceil(cacheNeeded(stored) / MiB) * MiB);
+      expect(small.indexBytes).toBeGreaterThanOrEqual(2 * stored);
+      expect(small.metadataBytes).toBe(MiB);
+      expect(await sizedCache(db)).toEqual(DEFAULT_CACHE); // a small library keeps the default
+    } finally {
+      db.close();
+    }
+  });
+
+  it('opens a store with the sized cache unless one is given', async () => {
+    const sized = await VectorStore.open(dir);
+    const given = await VectorStore.open(dir, { indexBytes: 512 * MiB, metadataBytes: 64 * MiB });
+    try {
+      expect(sized.indexCacheBytes).toBe(DEFAULT_CACHE.indexBytes);
+      expect(given.indexCacheBytes).toBe(512 * MiB);
+    } finally {
+      await sized.close();
+      await given.close();
+    }
+  });
+});
