@@ -111,6 +111,7 @@ export interface AnnOptions {
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
 const MiB = 1024 * 1024;
+const SOLE_USER_TTL_MS = 30_000;
 const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
 
 function schema(dimension: number): Schema {
@@ -210,6 +211,8 @@ function moveHandle(handle: SearchHandle, to: () => Promise<void>): Promise<void
 export class ChunkIndex extends OwnedRowsTable {
   /** Row count at the last optimize: sets the background optimize interval. */
   private rows = 0;
+  /** Per user searching: whether they owned every row when last counted (see `soleUser`). */
+  private readonly sole = new Map<string, { sole: boolean; at: number }>();
   /** Told once: the indexes need more cache than the store was opened with. */
   private cacheOutgrown = false;
   private infoPoll: NodeJS.Timeout | undefined;
@@ -550,10 +553,14 @@ export class ChunkIndex extends OwnedRowsTable {
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     const table = q.limit > 0 ? await this.searchTable() : undefined;
     if (!table) return [];
-    const rows = await table
-      .vectorSearch(q.vector)
-      .distanceType('cosine')
-      .where(scopeFilter(q))
+    // Filtering before the graph search passes over every row of the scope in each search (13 of a vector
+    // search's 19 ms at a million chunks). When the scope is a user's whole library and the table holds no other
+    // user's rows (one person's library), the nearest rows are filtered afterwards instead, at a third of the
+    // cost: the same rows. The filter applies either way, so rows another user adds meanwhile are never returned.
+    const post = !q.projectIds && !q.documentIds && (await this.soleUser(table, q.userId));
+    let query = table.vectorSearch(q.vector).distanceType('cosine').where(scopeFilter(q));
+    if (post) query = query.postfilter();
+    const rows = await query
       .ef(Math.max(this.ann.ef, q.limit))
       // The HNSW-SQ index answers squared L2 of quantized vectors (2 − 2·cos) while every row is indexed, and
       // 1 − cos once unindexed rows are scanned beside it; refining recomputes the candidates' exact cosine
@@ -564,6 +571,17 @@ export class ChunkIndex extends OwnedRowsTable {
       .limit(q.limit)
       .toArrow();
     return refs(rows, '_distance').map(({ score, ...ref }) => ({ ...ref, _distance: score }));
+  }
+
+  /** Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (~1.5 ms at a million rows). */
+  private async soleUser(table: lancedb.Table, userId: string): Promise<boolean> {
+    const known = this.sole.get(userId);
+    if (known && performance.now() - known.at < SOLE_USER_TTL_MS) return known.sole;
+    const [own, all] = await Promise.all([table.countRows(`user_id = ${lit(userId)}`), table.countRows()]);
+    if (this.sole.size >= 256) this.sole.clear();
+    const sole = all > 0 && own === all;
+    this.sole.set(userId, { sole, at: performance.now() });
+    return sole;
   }
 
   /** BM25 matches of `query` on search_text, within the user's (and optional projects'/documents') chunks. */

@@ -88,6 +88,24 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(await index.vectorSearch({ userId: "u1' OR '1'='1", vector: unit(1, 0, 0, 0), limit: 10 })).toEqual([]);
   });
 
+  it("a user who owns every row gets the nearest ones, and never another user's rows added since", async () => {
+    const mine = Array.from({ length: 20 }, (_, i) => row('u1', 'p1', `d${i}`, 0, `note ${i}`, unit(1, i / 10, (i % 3) / 5, 0.1)));
+    await index.add(mine, EMBEDDER);
+    const near = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 });
+    const q = unit(1, 0, 0, 0.1);
+    const exact = mine
+      .map((r) => ({ id: r.id, d: 1 - r.vector.reduce((sum, x, k) => sum + x * q[k]!, 0) }))
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 5)
+      .map((x) => x.id);
+    expect(near.map((h) => h.id)).toEqual(exact);
+    // u1 was the only user a moment ago (the answer is kept for a while); u2's rows are nearer than any of u1's.
+    await index.add([row('u2', 'p9', 'x1', 0, 'theirs', unit(1, 0, 0, 0.1)), row('u2', 'p9', 'x2', 0, 'theirs too', unit(1, 0.01, 0, 0.1))], EMBEDDER);
+    const after = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 });
+    expect(after.every((h) => !h.id.startsWith('x'))).toBe(true);
+    expect((await index.vectorSearch({ userId: 'u2', vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(['x1:0', 'x2:0']);
+  });
+
   it('deletes a document or a project at once', async () => {
     await index.add(
       [row('u1', 'p1', 'd1', 0, 'alpha beta', unit(1, 0, 0, 0)), row('u1', 'p1', 'd1', 1, 'alpha gamma', unit(0, 1, 0, 0)), row('u1', 'p2', 'd2', 0, 'alpha delta', unit(0, 0, 1, 0))],
