@@ -1,6 +1,6 @@
 /**
- * Scanned PDFs through the real daemon: an image-only PDF is OCR'd page by page (progress moves while it
- * runs), ends ready with chunks marked `ocr`, a warning naming the OCR'd pages, and search finds its
+ * Scanned PDFs through the real daemon: an image-only PDF is OCR'd page by page (on the 20-page scan, progress
+ * moves while it runs), ends ready with chunks marked `ocr`, a warning naming the OCR'd pages, and search finds its
  * sentences on the right page — with native Tesseract where it is installed (the default, `auto`) and with the
  * tesseract.js fallback (`--ocr tesseract.js`, and `auto` where native Tesseract is missing). A dense 20-page A4
  * scan ends with every page's marker sentence found on its page. With `--ocr off` a scan ends ready with the
@@ -69,8 +69,11 @@ for (const setup of SETUPS) {
       expect(doc).toMatchObject({ status: 'ready', pages: 2, error: null });
       expect(doc.chunk_count).toBeGreaterThan(0);
       expect(doc.warnings).toEqual([expect.stringMatching(/^OCR: pages 1–2 \(eng\), mean confidence \d{2,3} %$/)]);
-      // After page 1 of 2, between the parse (0.1) and chunk (0.2) marks.
-      expect([...seen].some((p) => p > 0.1 && p < 0.2), `progress seen: ${[...seen].join(', ')}`).toBe(true);
+      // Progress only rises, to 1. That it moves page by page is checked on the 20-page scan below: progress is
+      // written at most once a second, and a fast machine reads these two small pages in less (CI saw 0 then 1).
+      const values = [...seen];
+      expect(values, `progress seen: ${values.join(', ')}`).toEqual([...values].sort((a, b) => a - b));
+      expect(values.at(-1)).toBe(1);
       // The engine loaded on this first scanned page, and says which Tesseract it is.
       const loaded = d.stdout().split('\n').filter((l) => l.includes('"event":"ocr.loaded"')).map((l) => JSON.parse(l) as { engine: string; native_unusable?: string });
       expect(loaded.map((e) => e.engine)).toEqual([setup.native ? expect.stringMatching(/^tesseract \d+\.\d+/) : 'tesseract.js']);
