@@ -117,7 +117,9 @@ export async function uploadWhileKilling(opts: {
   const thresholds = opts.killAt.map((f) => Math.round(f * files.length));
   const results = new Map<string, Uploaded>();
   let next = 0;
-  let allowed = Math.min(files.length, (thresholds[0] ?? files.length) + clientCount);
+  // Up to which upload the clients may go before kill k has happened: a few past its threshold.
+  const reach = (k: number) => Math.min(files.length, (thresholds[k] ?? files.length) + clientCount);
+  let allowed = reach(0);
   const clients = Array.from({ length: clientCount }, async () => {
     for (let i = next++; i < files.length; i = next++) {
       await waitFor(async () => i < allowed, HOUR, `upload ${i} to be let through`);
@@ -146,9 +148,8 @@ export async function uploadWhileKilling(opts: {
       for (const { id } of rows) if (!heldAtKill.includes(Number(id))) heldAtKill.push(Number(id));
       opts.onKill?.(heldAtKill.length);
       await opts.victim.start();
-      allowed = Math.min(files.length, Math.max(allowed, (thresholds[k + 1] ?? files.length) + clientCount));
+      allowed = Math.max(allowed, reach(k + 1));
     }
-    allowed = files.length;
   })();
   await Promise.all([...clients, killer]);
   return { results, heldAtKill };

@@ -10,7 +10,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
 import type { RecordBatch } from './arrow-batches.js';
-import { cacheNeeded, tableIndexBytes, type VectorStore } from './connection.js';
+import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableOptions } from './owned-table.js';
 
 export interface ChunkRow {
@@ -110,7 +110,6 @@ export interface AnnOptions {
 }
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
-const MiB = 1024 * 1024;
 const SOLE_USER_TTL_MS = 30_000;
 const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
 
@@ -387,11 +386,11 @@ export class ChunkIndex extends OwnedRowsTable {
     if (stats ? (stats.numIndices ?? 1) <= this.ann.maxSegments : rows < this.ann.minRows) return;
     // One partition: at this scale IVF adds nothing but recall loss, and SQ keeps the graph's vectors at 1 byte/dim.
     await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1 }), replace: true });
-    const needed = cacheNeeded(tableIndexBytes(await table.listIndices()));
-    if (needed > this.store.indexCacheBytes && !this.cacheOutgrown) {
+    const short = this.store.cacheShortfall(await table.listIndices());
+    if (short && !this.cacheOutgrown) {
       this.cacheOutgrown = true;
       this.log?.warn(
-        { neededMiB: Math.ceil(needed / MiB), cacheMiB: Math.floor(this.store.indexCacheBytes / MiB) },
+        short,
         'the chunk indexes have outgrown the index cache sized at start: searches read them from disk until the daemon is restarted (it sizes the cache for the library it opens)',
       );
     }

@@ -64,8 +64,8 @@ export async function indexBytes(connection: lancedb.Connection): Promise<number
   return total;
 }
 
-export function tableIndexBytes(indices: lancedb.IndexConfig[]): number {
-  return indices.reduce((sum, i) => sum + Number((i as { sizeBytes?: number | bigint }).sizeBytes ?? 0), 0);
+function tableIndexBytes(indices: lancedb.IndexConfig[]): number {
+  return indices.reduce((sum, i) => sum + (i.sizeBytes ?? 0), 0);
 }
 
 /**
@@ -155,6 +155,13 @@ export class VectorStore {
   /** The cap of the decoded-index cache this store's connections share. */
   get indexCacheBytes(): number {
     return this.cacheSizes.indexBytes;
+  }
+
+  /** What a table's indexes need beside the cache this store was opened with, in MiB, when they no longer fit it. */
+  cacheShortfall(indices: lancedb.IndexConfig[]): { neededMiB: number; cacheMiB: number } | null {
+    const needed = cacheNeeded(tableIndexBytes(indices));
+    if (needed <= this.cacheSizes.indexBytes) return null;
+    return { neededMiB: Math.ceil(needed / MiB), cacheMiB: Math.floor(this.cacheSizes.indexBytes / MiB) };
   }
 
   /** Without `cache`, the caches are sized for the indexes the directory holds (`sizedCache`). */
