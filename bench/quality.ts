@@ -161,7 +161,7 @@ async function evaluate(retriever: Retriever, queries: Query[], mode: SearchMode
   let weakOrEmpty = 0;
   const t0 = performance.now();
   for (const q of queries) {
-    const { ranked, weak, warnings } = await retriever.retrieve({ userId: USER, query: q.text, mode, reranker });
+    const { ranked, weak, warnings } = await retriever.retrieve({ userId: USER, query: q.text, mode, reranker, list: 'first-page' });
     if (warnings.length) throw new Error(`query ${q.id}: ${warnings.join('; ')}`);
     if (weak || ranked.length === 0) weakOrEmpty++;
     const docs = groupByDocument(ranked, 1).map((g) => g.documentId);
@@ -356,7 +356,7 @@ async function main(): Promise<void> {
   }
 
   const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, 1-min load average at start ${load.toFixed(1)}`;
-  const { fusion, keywordDepth, vectorDepth } = DEFAULT_RETRIEVE;
+  const { fusion, firstPageKeywordDepth, vectorDepth } = DEFAULT_RETRIEVE;
   const table = [
     '| pipeline | nDCG@10 | recall@100 | weak or empty | ms/query |',
     '|---|---|---|---|---|',
@@ -372,7 +372,7 @@ async function main(): Promise<void> {
     `SciFact test split (300 queries, 339 judgments), \`npm run bench:quality\`, ${new Date().toISOString().slice(0, 10)}, ${machine}, embedder ${embedder.id}.\n` +
     `Corpus: 5,183 abstracts → ${built.chunkCount} chunks (the product chunker, 256 model tokens, 32 overlap)` +
     `${windows ? ` → ${windows.windowCount} sentence windows for the builtin reranker` : ''}. ` +
-    `Ranking as the API returns it (src/search/retrieve.ts with the daemon's defaults: keyword list ${keywordDepth}, vector list ${vectorDepth}, ` +
+    `Ranking as the API returns it (src/search/retrieve.ts with the daemon's defaults for a first page: keyword list ${firstPageKeywordDepth}, vector list ${vectorDepth}, ` +
     `${fusion.method === 'rrf' ? `RRF k ${fusion.k}` : 'convex combination of max-normalised scores'}, vector weight ${fusion.vectorWeight}, keyword weight ${fusion.keywordWeight}, ` +
     `the relevance floor); a document ranks at its best passage, as in the grouped form. ` +
     `Index size: chunks ${(chunksBytes / 2 ** 20).toFixed(0)} MiB${windows ? `, windows ${(windowsBytes / 2 ** 20).toFixed(0)} MiB` : ''}. ` +

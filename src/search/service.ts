@@ -4,19 +4,20 @@
  * chunks, documents and projects, then highlights.
  *
  * Counts say only what is known: `total` is the length of the result list, `eq` when both lists ended
- * before their depth, `gte` when one stopped while still matching. Paging to the end returns every result
- * of that list once, also when the library changes meanwhile (see cursor.ts).
+ * before their depth, `gte` when one stopped while still matching. A first page reads a shorter keyword list
+ * (retrieve.ts), later pages the full one. Paging to the end returns every result of the full list once, also
+ * when the library changes meanwhile (see cursor.ts).
  */
 import { AppError } from '../core/errors.js';
 import type { ForegroundGate } from '../core/foreground.js';
 import type { ChunkFields } from '../store/lancedb/chunks.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
-import { groupByDocument } from './group.js';
+import { type DocumentGroup, groupByDocument } from './group.js';
 import { highlights, type Range } from './highlights.js';
-import { cutPage } from './page.js';
+import { cutPage, type PageCut } from './page.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
-import type { RankedChunk, Retriever, ScoreSources } from './retrieve.js';
+import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
 import { sentenceWindows } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
 
@@ -184,17 +185,21 @@ export class SearchService {
       for (const d of await this.deps.documents.searchFields(q.userId, ids)) if (visibleAt(d, asOf)) docs.set(d.id, d);
       return new Set(docs.keys());
     };
-    const [retrieval, indexing] = await Promise.all([
-      this.deps.retriever.retrieve({ userId: q.userId, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, ...filter }),
-      this.deps.documents.countIndexing(q.userId, filter),
-    ]);
+    const retrieve = (list: 'first-page' | 'full') =>
+      this.deps.retriever.retrieve({ userId: q.userId, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...filter });
+    // A first page (nothing shown yet; also the web page's way back to it) reads the shorter first-page list.
+    const firstPage = (cursor?.shown.length ?? 0) === 0;
+    const [first, indexing] = await Promise.all([retrieve(firstPage ? 'first-page' : 'full'), this.deps.documents.countIndexing(q.userId, filter)]);
+    let retrieval = first;
+    let cut = this.cut(q, retrieval, cursor);
+    // The short list ran out before the page did (grouping folds many chunks into few documents) while the
+    // keyword list holds more: this page needs the full list.
+    if (firstPage && retrieval.keywordsCut && cut.page.next === null) {
+      retrieval = await retrieve('full');
+      cut = this.cut(q, retrieval, cursor);
+    }
     const { ranked, weak, complete, loaded, warnings } = retrieval;
-
-    // The whole list, in this response's unit; a weak answer is only its first page (the nearest, not matches).
-    const groups = q.group === 'document' ? groupByDocument(ranked, q.passagesPerDocument) : null;
-    const ids = groups ? groups.map((g) => g.documentId) : ranked.map((r) => r.chunk.id);
-    const length = weak ? Math.min(ids.length, q.limit, WEAK_RESULTS) : ids.length;
-    const page = cutPage(ids.slice(0, length), cursor?.shown ?? [], q.limit);
+    const { groups, length, page } = cut;
     const seal = (shown: number[] | null) => (shown ? this.deps.cursors.encode(q.userId, digest, { asOf, shown }) : null);
 
     const base = {
@@ -231,6 +236,15 @@ export class SearchService {
     if (warnings.length) response.warnings = warnings;
     response.took_ms = Math.round(now() - started);
     return { response, start: page.start, previousCursor: seal(page.previous) };
+  }
+
+  /** The whole list in the response's unit (a weak answer is only its first page: the nearest, not matches) and the page of it the cursor points at. */
+  private cut(q: SearchQuery, retrieval: Retrieval, cursor: CursorState | null): { groups: DocumentGroup[] | null; length: number; page: PageCut } {
+    const { ranked, weak } = retrieval;
+    const groups = q.group === 'document' ? groupByDocument(ranked, q.passagesPerDocument) : null;
+    const ids = groups ? groups.map((g) => g.documentId) : ranked.map((r) => r.chunk.id);
+    const length = weak ? Math.min(ids.length, q.limit, WEAK_RESULTS) : ids.length;
+    return { groups, length, page: cutPage(ids.slice(0, length), cursor?.shown ?? [], q.limit) };
   }
 
   /**

@@ -177,6 +177,20 @@ describe('relevance floor and counts', () => {
     expect((await none.retriever.retrieve({ ...base, query: 'cells', mode: 'vector' })).complete).toBe(false);
   });
 
+  it('reads the keyword list to the first-page depth for a first page, and says it was cut', async () => {
+    const { retriever, calls } = setup([], ['a', 'b', 'c', 'd', 'e'], { keywordDepth: 5, firstPageKeywordDepth: 2 });
+    const first = await retriever.retrieve({ ...base, query: 'cells', mode: 'keyword', list: 'first-page' });
+    expect(ids(first)).toEqual(['a', 'b']);
+    expect(first).toMatchObject({ complete: false, keywordsCut: true });
+    const full = await retriever.retrieve({ ...base, query: 'cells', mode: 'keyword' });
+    expect(ids(full)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(full).toMatchObject({ complete: false, keywordsCut: true });
+    expect(calls.keyword).toHaveLength(2);
+    // A list that ends before the depth was not cut.
+    const short = setup([], ['a'], { keywordDepth: 5, firstPageKeywordDepth: 2 });
+    expect(await short.retriever.retrieve({ ...base, query: 'cells', mode: 'keyword', list: 'first-page' })).toMatchObject({ complete: true, keywordsCut: false });
+  });
+
   it('drops the chunks of documents the search may not show before ranking', async () => {
     const { retriever } = setup(['a', 'b', 'c'], ['c', 'b']);
     const asked: string[][] = [];

@@ -10,6 +10,7 @@ import { relevanceFloor } from '../../src/search/floor.js';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { storedChunks, uploadFiles } from '../ingest/pipeline/helpers.js';
+import { allPages } from './all-pages.js';
 
 const txt = (s: string) => Buffer.from(s, 'utf8');
 const WORD = 'zorblax';
@@ -71,27 +72,13 @@ describe('search pages, counts and the relevance floor', () => {
 
   const search = (token: string, body: Record<string, unknown>) => api(d, '/api/v1/search', { token, body });
 
-  /** Every page of a search, following next_cursor to the end. */
-  async function allPages(token: string, body: Record<string, unknown>) {
-    const pages = [];
-    let cursor: string | null = null;
-    do {
-      const res = await search(token, { ...body, ...(cursor ? { cursor } : {}) });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      pages.push(res.body);
-      cursor = res.body.next_cursor;
-      expect(pages.length).toBeLessThan(100);
-    } while (cursor);
-    return pages;
-  }
-
   it('knows the library: 33 chunks hold the word (30 notes, 3 in the manual)', () => {
     expect(matching.size).toBeGreaterThanOrEqual(33);
     expect([...matching].filter((id) => id.startsWith(docIds['manual.txt']!)).length).toBeGreaterThanOrEqual(3);
   });
 
   it('pages through every keyword match once, with the exact count on every page', async () => {
-    const pages = await allPages(alice.apiKey, { query: WORD, mode: 'keyword', limit: 7 });
+    const pages = await allPages(d, alice.apiKey, { query: WORD, mode: 'keyword', limit: 7 });
     const ids = pages.flatMap((p) => p.results.map((r: { chunk_id: string }) => r.chunk_id));
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(ids)).toEqual(matching);
@@ -108,7 +95,7 @@ describe('search pages, counts and the relevance floor', () => {
   });
 
   it('groups by document: one entry each, its best passages in rank order, counted in documents', async () => {
-    const pages = await allPages(alice.apiKey, { query: WORD, mode: 'keyword', group: 'document', limit: 4, passages_per_document: 2 });
+    const pages = await allPages(d, alice.apiKey, { query: WORD, mode: 'keyword', group: 'document', limit: 4, passages_per_document: 2 });
     const docs = pages.flatMap((p) => p.documents);
     const ids = docs.map((x: { document: { id: string } }) => x.document.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -130,7 +117,7 @@ describe('search pages, counts and the relevance floor', () => {
 
   it('hybrid: the keyword matches plus the close neighbours, paged to the end without repeats, as many as counted', async () => {
     for (const group of ['none', 'document'] as const) {
-      const pages = await allPages(alice.apiKey, { query: `${WORD} specimen catalogue`, group, limit: 9 });
+      const pages = await allPages(d, alice.apiKey, { query: `${WORD} specimen catalogue`, group, limit: 9 });
       const items = pages.flatMap((p) => (group === 'none' ? p.results : p.documents));
       const ids = items.map((x: { chunk_id?: string; document: { id: string } }) => (group === 'none' ? x.chunk_id : x.document.id));
       expect(new Set(ids).size).toBe(ids.length);
