@@ -110,6 +110,16 @@ export interface AnnOptions {
 }
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
+
+/**
+ * How long a chunks table of `rows` waits between background optimizes: 1 s per 20k rows, at least 5 s, at most
+ * 30 s. At 100k rows, 16 segments span ≥ 80 s against a ~23 s rebuild. The 5 s floor batches index upkeep under
+ * bulk ingestion (each optimize compacts and updates the FTS index: once a second, that was a tenth of the
+ * daemon's CPU per chunk); rows written meanwhile are scanned, which costs a search little at a few hundred rows.
+ */
+export function chunkOptimizeGapMs(rows: number): number {
+  return Math.min(30_000, Math.max(5000, rows / 20));
+}
 const SOLE_USER_TTL_MS = 30_000;
 const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
 
@@ -350,14 +360,9 @@ export class ChunkIndex extends OwnedRowsTable {
     return (fts?.numUnindexedRows ?? 0) > 0 || (vector ? vector.numUnindexedRows > 0 : this.rows >= this.ann.minRows);
   }
 
-  /**
-   * 1 s per 20k rows, at least 5 s, at most 30 s: at 100k rows, 16 segments span ≥ 80 s against a ~23 s rebuild.
-   * The 5 s floor batches index upkeep under bulk ingestion (each optimize compacts and updates the FTS index:
-   * once a second, that was a tenth of the daemon's CPU per chunk); rows written meanwhile are scanned, which
-   * costs a search little at a few hundred rows.
-   */
+  /** See chunkOptimizeGapMs. */
   protected override optimizeGapMs(): number {
-    return Math.min(30_000, Math.max(5000, this.rows / 20));
+    return chunkOptimizeGapMs(this.rows);
   }
 
   protected override async afterOptimize(table: lancedb.Table): Promise<void> {

@@ -88,7 +88,6 @@ export abstract class OwnedRowsTable {
   private writing: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
-  private lastOptimized = 0;
   /** The upkeep pass running, and the one asked for meanwhile (it starts when that one ends). */
   private passing: Promise<void> | undefined;
   private nextPass: Promise<void> | undefined;
@@ -261,7 +260,6 @@ export abstract class OwnedRowsTable {
       await this.afterOptimize(table);
       // This pass's own commit, stamped by this clock while it ran: a mark for the prune horizon.
       if ((await table.version()) !== before) upkept.horizon.note({ at: started, by: Date.now() });
-      this.lastOptimized = Date.now();
       upkept.settled = await table.version();
       this.prunePending();
     }
@@ -317,13 +315,16 @@ export abstract class OwnedRowsTable {
   }
 
   /**
-   * What writers call after each write: an optimize soon, at most one per `optimizeGapMs()`, so a burst
-   * of small documents shares one index update instead of each adding an index segment. Rows written
-   * meanwhile are already searchable (LanceDB scans unindexed rows); this only keeps scans short.
+   * What writers call after each write: an optimize `optimizeGapMs()` after the first write it does not cover
+   * yet, so a burst of small documents shares one index update instead of each adding an index segment. Not at
+   * once after an idle spell either: a burst's first document would pay one whole pass (most of it the
+   * full-text index's update, ~2 CPU-s at a million chunks, whatever the rows added) and the rest of the
+   * burst another. Rows written meanwhile are already searchable (LanceDB scans unindexed rows); this only
+   * keeps scans short.
    */
   optimizeSoon(): void {
     if (this.timer || this.closed || !this.table || !this.upkeeper()) return;
-    const wait = Math.max(0, this.lastOptimized + this.optimizeGapMs() - Date.now());
+    const wait = this.optimizeGapMs();
     this.timer = setTimeout(async () => {
       await this.background?.yieldToForeground();
       this.timer = undefined;

@@ -216,6 +216,19 @@ describe('ChunkIndex with its HNSW vector index', () => {
     expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 120 });
   });
 
+  it('optimizes one gap after the first write of a burst, also after an idle spell, so the burst shares one pass', async () => {
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 } });
+    await index.add(rows('u1', 'd1', 120), model);
+    index.optimizeSoon(); // the table has never been optimized: still not at once
+    await new Promise((r) => setTimeout(r, 2000));
+    await index.add(rows('u1', 'd2', 10), model);
+    index.optimizeSoon();
+    expect(await index.vectorIndex()).toBeNull();
+    // One pass, 5 s (the floor of the gap) after the first write, takes in the whole burst.
+    await expect.poll(() => index.vectorIndex(), { timeout: 10_000 }).toEqual({ segments: 1, indexedRows: 130 });
+    await index.close();
+  });
+
   it('waits for searches in flight before a background optimize, and never runs one after close', { timeout: 30_000 }, async () => {
     const gate = new ForegroundGate(10_000);
     const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 100 }, background: gate });
@@ -228,7 +241,7 @@ describe('ChunkIndex with its HNSW vector index', () => {
     await expect.poll(() => index.vectorIndex(), { timeout: 10_000 }).toEqual({ segments: 1, indexedRows: 120 });
     await index.add(rows('u1', 'd2', 10), model);
     const again = gate.enter();
-    index.optimizeSoon(); // its timer fires once the 5 s gap since the last optimize is over, then waits on the gate
+    index.optimizeSoon(); // its timer fires after the 5 s gap, then waits on the gate
     await new Promise((r) => setTimeout(r, 5500));
     await index.close();
     again(); // the waiting optimize wakes up after close: it must not touch the table
