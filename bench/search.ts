@@ -15,8 +15,9 @@
  * scan (its answers kept beside the rows) and the in-process cost of each LanceDB query; then a daemon: RSS, single-client p50/p95, 8-client
  * throughput and CPU-ms per query, with the builtin reranker where the library has sentence windows (sizes up to
  * 100,000: a million chunks would carry ~9 million window vectors, and the default reranker is none); then
- * `--ingest` SciFact abstracts uploaded through the API while one client searches: search latency while the
- * indexes are kept current, and the daemon's CPU per chunk beside the model's own. `--write` rewrites the
+ * a daemon in the default configuration takes `--ingest` SciFact abstracts through the API with nothing else
+ * running, then as many others while one client searches: the daemon's CPU per chunk beside the model's own, and
+ * search latency while the indexes are kept current. `--write` rewrites the
  * "Search latency" section of docs/BENCHMARKS.md.
  */
 import { createHash } from 'node:crypto';
@@ -29,7 +30,7 @@ import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
 import { windowTexts, sentenceWindows } from '../src/search/sentence-windows.js';
 import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
-import { ChunkIndex, type ChunkRow } from '../src/store/lancedb/chunks.js';
+import { ChunkIndex, type ChunkRow, chunkOptimizeGapMs } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { lit } from '../src/store/lancedb/owned-table.js';
 import { openSqlite } from '../src/store/sql/sqlite.js';
@@ -250,7 +251,7 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
 /** The kept rows of a size (built when missing): the data dir and what it holds. */
 async function rowsLibrary(source: SourceChunk[], size: number, embedderId: string): Promise<{ dir: string; meta: LibraryMeta }> {
   const lancedbVersion = (JSON.parse(readFileSync(join(REPO, 'node_modules/@lancedb/lancedb/package.json'), 'utf8')) as { version: string }).version;
-  const key = hash(String(LIBRARY_VERSION), String(size), lancedbVersion, ...source.map((s) => new Uint8Array(s.vector.buffer)), String(source.filter((s) => s.windows.length).length));
+  const key = hash(String(LIBRARY_VERSION), String(size), lancedbVersion, ...source.map((s) => new Uint8Array(s.vector.buffer)), String(size <= MAX_WINDOWED ? source.filter((s) => s.windows.length).length : 0));
   const dir = join(LIBRARIES, `${size}-${key}`);
   if (existsSync(join(dir, 'meta.json'))) return { dir, meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as LibraryMeta };
   mkdirSync(LIBRARIES, { recursive: true });
@@ -291,6 +292,8 @@ async function vectorIndexed(rows: { dir: string; meta: LibraryMeta }, embedderI
 interface Probe {
   recall10: number;
   recall100: number;
+  /** Mean cosine similarity of the exact top 10 less that of the index's top 10: what the missed neighbours were worth. */
+  simLost10: number;
   /** In-process CPU ms per call: vector top-100, keyword top-100, hydration of 20 rows by address. */
   vectorMs: number;
   keywordMs: number;
@@ -328,11 +331,12 @@ async function probe(dataDir: string, rowsDir: string, userId: string, embedderI
   };
   let hits10 = 0;
   let hits100 = 0;
+  let simLost10 = 0;
   let vectorMs = 0;
   let keywordMs = 0;
   let hydrateMs = 0;
   for (const [i, q] of queries.entries()) {
-    let ann: { id: string; _rowid?: bigint }[] = [];
+    let ann: { id: string; _distance: number; _rowid?: bigint }[] = [];
     vectorMs += await cpu(async () => (ann = await chunks.vectorSearch({ userId, limit: 100, vector: q.vector })));
     keywordMs += await cpu(() => chunks.keywordSearch({ userId, limit: 100, query: keywordQuery(q.text) }));
     hydrateMs += await cpu(() => chunks.getMany(userId, ann.slice(0, 20)));
@@ -340,11 +344,26 @@ async function probe(dataDir: string, rowsDir: string, userId: string, embedderI
     const [a10, a100] = [top(10), top(100)];
     hits10 += exact[i]!.slice(0, 10).filter((id) => a10.has(id)).length;
     hits100 += exact[i]!.filter((id) => a100.has(id)).length;
+    const best = (await table.query().where(`id IN (${exact[i]!.slice(0, 10).map(lit).join(', ')})`).select(['vector']).toArray()) as { vector: Iterable<number> }[];
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    simLost10 += mean(best.map((r) => cosine(q.vector, Float32Array.from(r.vector)))) - mean(ann.slice(0, 10).map((x) => 1 - x._distance));
   }
   await chunks.close();
   store.close();
   const n = queries.length;
-  return { recall10: hits10 / (10 * n), recall100: hits100 / (100 * n), vectorMs: vectorMs / n, keywordMs: keywordMs / n, hydrateMs: hydrateMs / n };
+  return { recall10: hits10 / (10 * n), recall100: hits100 / (100 * n), simLost10: simLost10 / n, vectorMs: vectorMs / n, keywordMs: keywordMs / n, hydrateMs: hydrateMs / n };
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
 }
 
 interface Measured {
@@ -374,36 +393,51 @@ async function measure(d: Daemon, token: string, queries: string[], rerank: bool
   return { p50: percentile(lat, 50), p95: percentile(lat, 95), qps: queries.length / wall, cpuMs: (cpuMs(d.proc.pid!) - cpu0) / queries.length };
 }
 
-interface IngestResult {
+interface IngestPhase {
   chunks: number;
   seconds: number;
-  searchP50: number;
-  searchP95: number;
-  searches: number;
+  /** The daemon's CPU per chunk (all threads) over the model's own CPU per passage on the same texts. */
   cpuRatio: number;
   lancedbMsPerChunk: number;
   peakRssMb: number;
 }
 
-/** `n` SciFact abstracts uploaded as new documents while one client searches; the model alone on their chunks after. */
-async function ingestWhileSearching(d: Daemon, token: string, n: number, queries: string[], embedder: BuiltinEmbedder): Promise<IngestResult> {
-  const docs = readCorpus().slice(0, n);
-  const files = docs.map((x) => ({ name: `new-${x.id}.txt`, bytes: Buffer.from(`# ${x.title}\n\n${x.text}\n`) }));
-  const r = await ingestThroughApi(d, token, files, { queries, onTick: (open, total) => process.stderr.write(`\r  ingesting: ${open} of ${total} not ready yet   `) });
-  process.stderr.write('\n');
-  if (r.failed) throw new Error(`${r.failed} uploaded documents failed`);
-  const texts = docs.flatMap((x) => chunkAbstract(x, embedder.tokenizer, embedder.maxTokens, 32).map((c) => c.embedText));
-  const step = Math.max(1, Math.floor(texts.length / MODEL_SAMPLE));
-  const model = await modelOnly(texts.filter((_, i) => i % step === 0));
+interface IngestResult {
+  /** Uploads with nothing else running: what ingestion costs at this library size. */
+  alone: IngestPhase;
+  /** Uploads while one client searches: the searches' latency meanwhile (the ratio includes their CPU). */
+  searching: IngestPhase & { searchP50: number; searchP95: number; searches: number };
+}
+
+/**
+ * `n` SciFact abstracts uploaded as new documents with nothing else running, then `n` others while one client
+ * searches, into a daemon in the default configuration (reranker none: no sentence windows written); the model
+ * alone on their chunks after, for the ratio.
+ */
+async function ingestPhases(d: Daemon, token: string, size: number, n: number, queries: string[], embedder: BuiltinEmbedder): Promise<IngestResult> {
+  const corpus = readCorpus();
+  const phase = async (docs: typeof corpus, searchWith?: string[]) => {
+    const files = docs.map((x) => ({ name: `new-${x.id}.txt`, bytes: Buffer.from(`# ${x.title}\n\n${x.text}\n`) }));
+    const r = await ingestThroughApi(d, token, files, { ...(searchWith ? { queries: searchWith } : {}), upkeepMs: chunkOptimizeGapMs(size) + 2000, onTick: (open, total) => process.stderr.write(`\r  ingesting: ${open} of ${total} not ready yet   `) });
+    process.stderr.write('\n');
+    if (r.failed) throw new Error(`${r.failed} uploaded documents failed`);
+    const texts = docs.flatMap((x) => chunkAbstract(x, embedder.tokenizer, embedder.maxTokens, 32).map((c) => c.embedText));
+    const step = Math.max(1, Math.floor(texts.length / MODEL_SAMPLE));
+    const model = await modelOnly(texts.filter((_, i) => i % step === 0));
+    const out: IngestPhase = {
+      chunks: r.chunks,
+      seconds: r.seconds,
+      cpuRatio: r.daemonCpuMs / r.chunks / model.cpuMsPerPassage,
+      lancedbMsPerChunk: r.cpuSplit.lancedb / r.chunks,
+      peakRssMb: r.peakRssMb,
+    };
+    return { out, searchMs: r.searchMs };
+  };
+  const alone = (await phase(corpus.slice(0, n))).out;
+  const searching = await phase(corpus.slice(n, 2 * n), queries);
   return {
-    chunks: r.chunks,
-    seconds: r.seconds,
-    searchP50: percentile(r.searchMs, 50),
-    searchP95: percentile(r.searchMs, 95),
-    searches: r.searchMs.length,
-    cpuRatio: r.daemonCpuMs / r.chunks / model.cpuMsPerPassage,
-    lancedbMsPerChunk: r.cpuSplit.lancedb / r.chunks,
-    peakRssMb: r.peakRssMb,
+    alone,
+    searching: { ...searching.out, searchP50: percentile(searching.searchMs, 50), searchP95: percentile(searching.searchMs, 95), searches: searching.searchMs.length },
   };
 }
 
@@ -442,7 +476,16 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
         ? { single: await measure(d, token, test.slice(150, 300), true, 1), multi: await measure(d, token, train.slice(320, 640), true, 8) }
         : undefined;
       const rssPeakMb = vmHwmMb(d.proc.pid!);
-      const ingest = INGEST > 0 ? await ingestWhileSearching(d, token, INGEST, [...train.slice(720), ...train.slice(640, 700)], embedder) : undefined;
+      await d.stop();
+      let ingest: IngestResult | undefined;
+      if (INGEST > 0) {
+        const plain = await startDaemon({ dataDir, args: ['--log-level', 'warn'], timeoutMs: 120_000 });
+        try {
+          ingest = await ingestPhases(plain, token, size, INGEST, [...train.slice(720), ...train.slice(640, 700)], embedder);
+        } finally {
+          await plain.stop();
+        }
+      }
       const out: SizeResult = { meta, diskMiB, probe: probed, rssIdleMb, rssPeakMb, fusion, ...(rerank ? { rerank } : {}), ...(ingest ? { ingest } : {}) };
       log(JSON.stringify({ size, ...out, meta: undefined }));
       return out;
@@ -464,17 +507,18 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
   const build = (b: Build | undefined) => (b ? `${f(b.seconds, 0)} s (${f(b.cpuSeconds, 0)} CPU-s, peak ${Math.round(b.peakMiB)} MiB)` : '—');
   const indexes = results.map(
     ([size, r]) =>
-      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ` +
+      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ${f(r.probe.simLost10, 4)} | ` +
       `${f(r.probe.vectorMs)} / ${f(r.probe.keywordMs)} / ${f(r.probe.hydrateMs)} |`,
   );
-  const ingest = results.flatMap(([size, r]) =>
-    r.ingest
-      ? [
-          `| ${n(size)} | ${r.ingest.chunks} chunks in ${f(r.ingest.seconds, 0)} s | ${f(r.ingest.searchP50, 0)} / ${f(r.ingest.searchP95, 0)} ms (${r.ingest.searches}) | ` +
-            `${f(r.ingest.cpuRatio, 2)}× | ${f(r.ingest.lancedbMsPerChunk)} | ${r.ingest.peakRssMb} |`,
-        ]
-      : [],
-  );
+  const ingest = results.flatMap(([size, r]) => {
+    if (!r.ingest) return [];
+    const { alone, searching } = r.ingest;
+    return [
+      `| ${n(size)} | ${alone.chunks} chunks in ${f(alone.seconds, 0)} s | ${f(alone.cpuRatio, 2)}× | ${f(alone.lancedbMsPerChunk)} | ` +
+        `${searching.chunks} chunks in ${f(searching.seconds, 0)} s | ${f(searching.searchP50, 0)} / ${f(searching.searchP95, 0)} ms (${searching.searches}) | ` +
+        `${f(searching.cpuRatio, 2)}× | ${Math.max(alone.peakRssMb, searching.peakRssMb)} |`,
+    ];
+  });
   const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
   return [
     `\`npm run bench:search -- --chunks ${results.map(([s]) => s).join(',')}\`, ${new Date().toISOString().slice(0, 10)}, ${machine}; load average ` +
@@ -495,20 +539,22 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
     '',
     'Indexes, built in the bench process on the kept library (the same code the daemon runs: its first optimize, then the one that builds the ' +
       'vector index); disk is the LanceDB folder; recall of the vector search (top 100, tenant filter) against an exact scan over the 300 ' +
-      'SciFact test queries; then the LanceDB part of a search in-process, CPU ms per query.',
+      "SciFact test queries, and the similarity lost: the exact top 10's mean cosine similarity to the query less the index's top 10's; " +
+      'then the LanceDB part of a search in-process, CPU ms per query.',
     '',
-    '| chunks | compaction, full-text and scalar indexes | vector index | disk | recall@10 / @100 | CPU ms: vector top-100 / keyword top-100 / hydrate 20 |',
-    '|---|---|---|---|---|---|',
+    '| chunks | compaction, full-text and scalar indexes | vector index | disk | recall@10 / @100 | similarity lost @10 | CPU ms: vector top-100 / keyword top-100 / hydrate 20 |',
+    '|---|---|---|---|---|---|---|',
     ...indexes,
     ...(ingest.length
       ? [
           '',
-          `Continued ingestion: ${INGEST} SciFact abstracts uploaded as new documents through the API into the library while one client searches ` +
-            `(hybrid, a pause of 100 ms between searches); the daemon keeps its indexes current meanwhile. CPU ratio: the daemon's CPU per chunk ` +
-            `(all threads, searches included) over the model's own CPU per passage on the same texts.`,
+          `Continued ingestion into the library through the API, the daemon in its default configuration (reranker none), keeping its indexes ` +
+            `current meanwhile: ${INGEST} SciFact abstracts uploaded as new documents with nothing else running, then ${INGEST} others while one ` +
+            `client searches (hybrid, a pause of 100 ms between searches). CPU ratio: the daemon's CPU per chunk (all threads; with the searches ` +
+            `in the second), counted until its index upkeep after the last document has run, over the model's own CPU per passage on the same texts.`,
           '',
-          '| chunks | ingested | search p50 / p95 while ingesting (searches) | CPU ratio | LanceDB CPU-ms/chunk | peak RSS MiB |',
-          '|---|---|---|---|---|---|',
+          '| chunks | ingested alone | CPU ratio | LanceDB CPU-ms/chunk | ingested while searching | search p50 / p95 meanwhile (searches) | CPU ratio | peak RSS MiB |',
+          '|---|---|---|---|---|---|---|---|',
           ...ingest,
         ]
       : []),
