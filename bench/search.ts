@@ -38,6 +38,7 @@ import { DocumentStore } from '../src/store/sql/documents.js';
 import { JobStore } from '../src/store/sql/jobs.js';
 import { ProjectStore } from '../src/store/sql/projects.js';
 import { UserStore } from '../src/store/sql/users.js';
+import { cosine } from '../test/helpers/cosine.js';
 import { addUser, api, removeDir, startDaemon, type Daemon } from '../test/helpers/daemon.js';
 import { cpuMs, ingestThroughApi, modelOnly, closeModel, percentile, vmHwmMb, vmRssMb } from './ingest-api.js';
 import { available, chunkAbstract, readCorpus, readSplit, rng } from './scifact.js';
@@ -346,7 +347,7 @@ async function probe(dataDir: string, rowsDir: string, userId: string, embedderI
     hits100 += exact[i]!.filter((id) => a100.has(id)).length;
     const best = (await table.query().where(`id IN (${exact[i]!.slice(0, 10).map(lit).join(', ')})`).select(['vector']).toArray()) as { vector: Iterable<number> }[];
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    simLost10 += mean(best.map((r) => cosine(q.vector, Float32Array.from(r.vector)))) - mean(ann.slice(0, 10).map((x) => 1 - x._distance));
+    simLost10 += mean(best.map((r) => cosine(q.vector, Array.from(r.vector)))) - mean(ann.slice(0, 10).map((x) => 1 - x._distance));
   }
   await chunks.close();
   store.close();
@@ -354,17 +355,6 @@ async function probe(dataDir: string, rowsDir: string, userId: string, embedderI
   return { recall10: hits10 / (10 * n), recall100: hits100 / (100 * n), simLost10: simLost10 / n, vectorMs: vectorMs / n, keywordMs: keywordMs / n, hydrateMs: hydrateMs / n };
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
 
 interface Measured {
   p50: number;
@@ -507,7 +497,7 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
   const build = (b: Build | undefined) => (b ? `${f(b.seconds, 0)} s (${f(b.cpuSeconds, 0)} CPU-s, peak ${Math.round(b.peakMiB)} MiB)` : '—');
   const indexes = results.map(
     ([size, r]) =>
-      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ${f(r.probe.simLost10, 4)} | ` +
+      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ${f(Math.round(r.probe.simLost10 * 1e4) / 1e4 || 0, 4)} | ` +
       `${f(r.probe.vectorMs)} / ${f(r.probe.keywordMs)} / ${f(r.probe.hydrateMs)} |`,
   );
   const ingest = results.flatMap(([size, r]) => {

@@ -11,6 +11,7 @@ import { GRAPH_REVISION, weightsFileOf } from '../../src/models/builtin/graph-ca
 import { int8StorageForThisCpu } from '../../src/models/builtin/int8-storage.js';
 import { BuiltinEmbedder } from '../../src/models/builtin/minilm-embedder.js';
 import { dot } from '../../src/models/vector-math.js';
+import { cosine } from '../helpers/cosine.js';
 import { TEST_MODEL_CACHE_DIR } from './model-cache-dir.js';
 
 interface Reference {
@@ -19,18 +20,6 @@ interface Reference {
 const reference = JSON.parse(
   readFileSync(new URL('../fixtures/models/reference-vectors.json', import.meta.url), 'utf8'),
 ) as Reference;
-
-const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i]! * b[i]!;
-    aa += a[i]! * a[i]!;
-    bb += b[i]! * b[i]!;
-  }
-  return ab / Math.sqrt(aa * bb);
-};
 
 /** How much closer a query is to its paraphrase than to an unrelated sentence. */
 async function paraphraseMargin(e: BuiltinEmbedder): Promise<number> {
