@@ -87,7 +87,7 @@ export interface Retrieval {
   weak: boolean;
   /** False when a list stopped at its depth while still matching: more matches may exist than `ranked` holds. */
   complete: boolean;
-  /** The keyword list stopped at its depth: a deeper one would hold more. */
+  /** The keyword list stopped at its depth: a deeper one may hold more. */
   keywordsCut: boolean;
   /** Full rows read so far (the reranked head), by chunk id: `hydrate` reuses them. */
   loaded: Map<string, ChunkFields>;
