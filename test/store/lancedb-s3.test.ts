@@ -6,8 +6,9 @@
 import * as lancedb from '@lancedb/lancedb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Events, LocalEvents, LocalLocks, type Locks } from '../../src/store/coordination.js';
-import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
+import { ChunkIndex, type ChunkRow, readIndexInfo } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
+import { upkeepLockKey } from '../../src/store/lancedb/owned-table.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';
 import { eventually, sleep } from '../helpers/eventually.js';
@@ -211,6 +212,34 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     expect(b.store.shared!.upkeep.isLeader()).toBe(true);
     await b.index.optimize();
     expect(await unindexed()).toBe(0);
+  });
+
+  it('drops the table a re-index replaced only once the upkeep pass in progress on it ends', async () => {
+    const url = library();
+    const locks = new LocalLocks();
+    const events = new LocalEvents();
+    const a = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
+    const b = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
+    expect(a.store.shared!.upkeep.isLeader()).toBe(true);
+    await a.index.add([row('u1', 'd1', 0, 'one'), row('u1', 'd2', 0, 'two')], EMBEDDER);
+    const chunkTables = async () => (await a.store.connection.tableNames()).filter((t) => /^chunks(_|$)/.test(t)).sort();
+    expect(await chunkTables()).toEqual(['chunks']);
+    // The leader's pass on the old table is under way (it holds the upkeep lock) while replica b re-indexes.
+    let endPass!: () => void;
+    const passing = locks.withLock(upkeepLockKey('chunks'), () => new Promise<void>((r) => (endPass = r)));
+    let rebuilt = false;
+    const rebuild = b.index.rebuild({ id: 'test:other', dimension: 3, embed: async (texts) => texts.map(() => Float32Array.from([0, 0, 1])) }, () => undefined).then((r) => {
+      rebuilt = true;
+      return r;
+    });
+    expect(await eventually(async () => (await readIndexInfo(b.store))?.table !== 'chunks', 30_000)).toBe(true);
+    await sleep(500);
+    expect(rebuilt).toBe(false); // switched, but the drop waits for the pass
+    expect(await chunkTables()).toHaveLength(2);
+    endPass();
+    await passing;
+    expect(await rebuild).toEqual({ chunks: 2 });
+    expect(await chunkTables()).toEqual([expect.stringMatching(/^chunks_/)]);
   });
 
   it('keeps superseded versions through an optimize for a reader still on one: retention in hours, not a minute', async () => {

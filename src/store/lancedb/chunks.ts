@@ -11,7 +11,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
 import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
-import { lit, OwnedRowsTable, type TableOptions } from './owned-table.js';
+import { lit, OwnedRowsTable, type TableOptions, upkeepLockKey } from './owned-table.js';
 
 export interface ChunkRow {
   /** Deterministic: `<document id>:<chunk index>`, so a retried write is recognisable. */
@@ -365,6 +365,21 @@ export class ChunkIndex extends OwnedRowsTable {
     return chunkOptimizeGapMs(this.rows);
   }
 
+  /**
+   * Drops the table a rebuild replaced. Shared mode: under the upkeep lock, so that a pass the upkeep leader began
+   * on it before the switch ends first: its commit would otherwise bring the table back after its files went (seen
+   * in the replicas' re-index test once a pass waited its gap after the replicas restarted). A failure leaves the
+   * old table's files behind, said in the log.
+   */
+  private async dropReplaced(name: string): Promise<void> {
+    const drop = () => this.store.connection.dropTable(name);
+    try {
+      await (this.shared ? this.shared.locks.withLock(upkeepLockKey(this.kind), drop) : drop());
+    } catch (err) {
+      this.log?.warn({ err, table: name }, 'could not drop the chunks table the re-index replaced; its files stay in the store');
+    }
+  }
+
   protected override async afterOptimize(table: lancedb.Table): Promise<void> {
     this.rows = await table.countRows();
     await this.maintainVectorIndex(table, this.rows);
@@ -652,7 +667,7 @@ export class ChunkIndex extends OwnedRowsTable {
       await this.maintainVectorIndex(fresh, this.rows);
       this.table = fresh;
       await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
-      if (oldName && oldName !== name) await this.store.connection.dropTable(oldName).catch(() => undefined);
+      if (oldName && oldName !== name) await this.dropReplaced(oldName);
       return { chunks: done };
     });
   }

@@ -51,6 +51,13 @@ export const isCommitConflict = (err: unknown): boolean => /commit conflict|too 
 
 /** How often a conflicting commit is tried again, and the first wait (doubled each time, with jitter). */
 export const CONFLICT_RETRIES = 6;
+
+/**
+ * Shared mode: the lock an upkeep pass on a table of this kind holds, and what drops a replaced table takes too,
+ * so that no pass is still writing into a table's files while they are deleted (its commit would bring the table
+ * back, half gone).
+ */
+export const upkeepLockKey = (kind: string): string => `lancedb:${kind}-upkeep`;
 const CONFLICT_BACKOFF_MS = 100;
 
 /**
@@ -248,8 +255,15 @@ export abstract class OwnedRowsTable {
   }
 
   private async upkeepPass(): Promise<void> {
-    if (!this.table || this.closed || !this.upkeeper()) return;
-    const upkept = await this.upkeepHandle(this.table);
+    const current = this.table;
+    if (!current || this.closed || !this.upkeeper()) return;
+    const shared = this.shared;
+    if (!shared) return this.pass(current);
+    await shared.locks.withLock(upkeepLockKey(this.kind), () => this.pass(current));
+  }
+
+  private async pass(current: lancedb.Table): Promise<void> {
+    const upkept = await this.upkeepHandle(current);
     const table = upkept.table;
     if (this.shared) await table.checkoutLatest();
     const before = await table.version();
