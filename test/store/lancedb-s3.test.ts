@@ -185,7 +185,8 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     expect(await a.index.count()).toBe(28);
   });
 
-  it('optimizes and prunes on exactly one replica, the lease holder; another takes over when it lets go', async () => {
+  /** Two replicas of a new library, `a` the upkeep leader, sharing one Locks (also returned) and one Events. */
+  async function leaderAndOther() {
     const url = library();
     const locks = new LocalLocks();
     const events = new LocalEvents();
@@ -193,6 +194,11 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     const b = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
     expect(a.store.shared!.upkeep.isLeader()).toBe(true);
     expect(b.store.shared!.upkeep.isLeader()).toBe(false);
+    return { url, locks, a, b };
+  }
+
+  it('optimizes and prunes on exactly one replica, the lease holder; another takes over when it lets go', async () => {
+    const { url, a, b } = await leaderAndOther();
     await a.index.add([row('u1', 'd1', 0, 'one')], EMBEDDER);
     await b.index.add([row('u1', 'd2', 0, 'two')], EMBEDDER);
     const raw = await rawTable(url);
@@ -215,12 +221,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
   });
 
   it('drops the table a re-index replaced only once the upkeep pass in progress on it ends', async () => {
-    const url = library();
-    const locks = new LocalLocks();
-    const events = new LocalEvents();
-    const a = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
-    const b = await replica(url, { locks, events, readConsistencyS: 0, upkeepRetryMs: 100 });
-    expect(a.store.shared!.upkeep.isLeader()).toBe(true);
+    const { locks, a, b } = await leaderAndOther();
     await a.index.add([row('u1', 'd1', 0, 'one'), row('u1', 'd2', 0, 'two')], EMBEDDER);
     const chunkTables = async () => (await a.store.connection.tableNames()).filter((t) => /^chunks(_|$)/.test(t)).sort();
     expect(await chunkTables()).toEqual(['chunks']);
