@@ -13,7 +13,7 @@
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
 import type { Embedder } from '../models/embedder.js';
-import type { ChunkFields, ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunks.js';
+import type { ShownChunk, ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunks.js';
 import { relevanceFloor } from './floor.js';
 import { byScoreThenId, reciprocalRankFusion, scoreFusion } from './fusion.js';
 import type { QueryVectorCache } from './query-cache.js';
@@ -24,7 +24,7 @@ import { keywordQuery } from './terms.js';
 export interface ChunkSearcher {
   vectorSearch(q: ChunkSearchScope & { vector: Float32Array }): Promise<VectorHit[]>;
   keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]>;
-  getMany(userId: string, refs: ChunkRef[]): Promise<ChunkFields[]>;
+  getMany(userId: string, refs: ChunkRef[]): Promise<ShownChunk[]>;
 }
 
 /** A convex combination of max-normalised scores, or reciprocal rank fusion with its k. */
@@ -90,7 +90,7 @@ export interface Retrieval {
   /** The keyword list stopped at its depth: a deeper one may hold more. */
   keywordsCut: boolean;
   /** Full rows read so far (the reranked head), by chunk id: `hydrate` reuses them. */
-  loaded: Map<string, ChunkFields>;
+  loaded: Map<string, ShownChunk>;
   warnings: string[];
   /** The reranker that ordered the top, when one ran and succeeded. */
   reranked?: string;
@@ -212,7 +212,7 @@ export class Retriever {
     const complete = weak || (!keywordsCut && !vectorTruncated);
 
     const warnings: string[] = [];
-    let loaded = new Map<string, ChunkFields>();
+    let loaded = new Map<string, ShownChunk>();
     let reranked: string | undefined;
     if (input.reranker && ranked.length > 0) {
       const depth = this.opts.rerankDepth;
@@ -255,7 +255,7 @@ export class Retriever {
   }
 
   /** Full rows of `ranked` by chunk id, reading only those not in `loaded`. A chunk deleted meanwhile is absent. */
-  async hydrate(userId: string, ranked: RankedChunk[], loaded: Map<string, ChunkFields> = new Map()): Promise<Map<string, ChunkFields>> {
+  async hydrate(userId: string, ranked: RankedChunk[], loaded: Map<string, ShownChunk> = new Map()): Promise<Map<string, ShownChunk>> {
     const missing = ranked.map((r) => r.chunk).filter((c) => !loaded.has(c.id));
     const out = new Map(loaded);
     for (const c of await this.deps.chunks.getMany(userId, missing)) out.set(c.id, c);

@@ -10,7 +10,7 @@
  */
 import { AppError } from '../core/errors.js';
 import type { ForegroundGate } from '../core/foreground.js';
-import type { ChunkFields } from '../store/lancedb/chunks.js';
+import type { ShownChunk } from '../store/lancedb/chunks.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
 import { type DocumentGroup, groupByDocument } from './group.js';
 import { highlights, type Range } from './highlights.js';
@@ -251,7 +251,7 @@ export class SearchService {
    * The shown chunks' rows (reading only those not loaded yet) and projects; then each chunk as a passage with its
    * highlights, or null when it was deleted since the lists were read.
    */
-  private async passages(q: SearchQuery, shown: RankedChunk[], loaded: Map<string, ChunkFields>): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
+  private async passages(q: SearchQuery, shown: RankedChunk[], loaded: Map<string, ShownChunk>): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
     const rows = await this.deps.retriever.hydrate(q.userId, shown, loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
     const projects = new Map((await this.deps.projects.names(q.userId, projectIds)).map((p) => [p.id, p]));

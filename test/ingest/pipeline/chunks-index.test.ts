@@ -53,7 +53,8 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(hits.map((h) => h.id)).toEqual(['d2:0']);
     expect(hits[0]!._score).toBeGreaterThan(0);
     expect(hits[0]).toEqual({ id: 'd2:0', document_id: 'd2', _score: hits[0]!._score, _rowid: expect.any(BigInt) });
-    const { vector: _v, ...d2 } = row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0));
+    // Hydration reads what a result shows: not the indexed text, nor the position.
+    const { vector: _v, search_text: _s, chunk_index: _i, ...d2 } = row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0));
     expect(await index.getMany('u1', hits)).toEqual([d2]); // by row address
     expect(await index.getMany('u1', [{ id: 'd2:0' }, { id: 'missing' }])).toEqual([d2]); // by id
     expect(await index.getMany('u2', hits)).toEqual([]); // another user's chunk reads nothing, either way
