@@ -46,7 +46,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   for (const mount of opts.extraRouters ?? []) mount(pages, s);
 
   const sessions = webSession(s);
-  app.use(requestId(s.log));
+  app.use(requestId(s.log, { quiet: (ctx) => ctx.path === '/api/v1/health' && ctx.status === 200 }));
   app.use(securityHeaders({ hsts: s.publicUrl().startsWith('https:') }));
   app.use(errorHandler());
   app.use(api.routes());

@@ -30,8 +30,14 @@ export async function checkHealth(
   return { status: up ? 'ok' : 'degraded', components };
 }
 
-/** How long the answer of a probe that asks a remote engine (PostgreSQL, S3) is reused (see sharedProbe). */
-export const REMOTE_PROBE_REUSE_MS = 1000;
+/**
+ * How long the answer of a probe that asks a remote engine (PostgreSQL, S3) is reused (see sharedProbe): how
+ * soon an outage shows in health. A round of them costs a replica ~10 CPU-ms (the AWS SDK's HeadBucket ~6, a
+ * LanceDB listing ~2.3, a PostgreSQL round trip ~1): once a second that was a third of an idle replica's CPU
+ * behind a load balancer, and ~1 CPU-ms a chunk of shared-mode ingestion. Five seconds is still well inside a
+ * load balancer's usual fall window, and every replica sees a shared engine go at about the same time anyway.
+ */
+export const REMOTE_PROBE_REUSE_MS = 5000;
 
 /**
  * A probe whose answer is shared: checks that arrive while it runs wait for that run, and checks within `maxAgeMs`

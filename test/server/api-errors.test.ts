@@ -121,6 +121,24 @@ describe('API error model, credentials and request ids', () => {
     expect(line).toMatchObject({ method: 'GET', path: '/api/v1/projects', status: 401 });
   });
 
+  it('a passing health check writes no access-log line at the default level (a load balancer sends several a second); a failing one does', async () => {
+    const checks = [await api(d, '/api/v1/health', { headers: { 'x-request-id': 'lb-check-1' } }), await api(d, '/api/v1/health', { method: 'HEAD', headers: { 'x-request-id': 'lb-check-2' } })];
+    expect(checks.map((c) => c.status)).toEqual([200, 200]);
+    // Another path under the same prefix is logged as any request is.
+    expect((await api(d, '/api/v1/healthz', { headers: { 'x-request-id': 'not-health-1' } })).status).toBe(404);
+    await new Promise((r) => setTimeout(r, 300));
+    const logged = d
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request')
+      .map((l) => l.req_id);
+    expect(logged).not.toContain('lb-check-1');
+    expect(logged).not.toContain('lb-check-2');
+    expect(logged).toContain('not-health-1');
+  });
+
   it('every response carries the security headers and no-store', async () => {
     for (const res of [await api(d, '/api/v1/health'), await api(d, '/api/v1/projects', { token: user.apiKey })]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');

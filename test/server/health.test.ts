@@ -46,7 +46,7 @@ describe('GET|HEAD /api/v1/health', () => {
     const away = join(d.dataDir, 'lancedb.away');
     renameSync(dir, away);
     try {
-      const res = await api(d, '/api/v1/health');
+      const res = await api(d, '/api/v1/health', { headers: { 'x-request-id': 'degraded-check' } });
       expect(res.status).toBe(503);
       expect(res.body.status).toBe('degraded');
       expect(res.body.components.vector_store.status).toBe('down');
@@ -59,5 +59,9 @@ describe('GET|HEAD /api/v1/health', () => {
     const back = await api(d, '/api/v1/health');
     expect(back.status).toBe(200);
     expect(back.body.status).toBe('ok');
+    // A passing check is logged only at debug (api-errors.test.ts); a failing one is in the access log.
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = d.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.req_id === 'degraded-check' && l.msg === 'request')).toMatchObject({ path: '/api/v1/health', status: 503 });
   });
 });

@@ -38,11 +38,11 @@ describe.skipIf(postgresUnavailable() !== null)('daemon on PostgreSQL', () => {
     const cluster = await testCluster();
     await cluster.stop();
     try {
-      // The database probe's answer is reused for up to a second (sharedProbe).
+      // The database probe's answer is reused for up to 5 s (sharedProbe).
       const health = await waitFor(async () => {
         const h = await api(d!, '/api/v1/health');
         return h.status === 503 ? h : undefined;
-      }, 10_000, 'a degraded health');
+      }, 20_000, 'a degraded health');
       expect(health.body.status).toBe('degraded');
       expect(health.body.components.database).toEqual({ status: 'down', engine: 'postgresql' });
       expect(health.body.components.vector_store.status).toBe('up');

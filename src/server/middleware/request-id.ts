@@ -7,9 +7,11 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * Gives every request an id (the caller's X-Request-Id when it is safe to echo), returns it in
- * the response header, and writes one access-log line when the response finishes.
+ * the response header, and writes one access-log line when the response finishes: at `debug` for the
+ * requests `quiet` names (a load balancer's passing health checks, several a second per replica, would
+ * otherwise be most of the log), else at `info`.
  */
-export function requestId(logger: Logger): Middleware<AppState> {
+export function requestId(logger: Logger, opts: { quiet?: (ctx: { path: string; status: number }) => boolean } = {}): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const id = SAFE_ID.test(incoming) ? incoming : randomUUID();
@@ -20,16 +22,15 @@ export function requestId(logger: Logger): Middleware<AppState> {
     try {
       await next();
     } finally {
-      ctx.state.log.info(
-        {
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round(performance.now() - started),
-          user: ctx.state.principal?.userId ?? ctx.state.session?.userId ?? undefined,
-        },
-        'request',
-      );
+      const line = {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(performance.now() - started),
+        user: ctx.state.principal?.userId ?? ctx.state.session?.userId ?? undefined,
+      };
+      if (opts.quiet?.(ctx)) ctx.state.log.debug(line, 'request');
+      else ctx.state.log.info(line, 'request');
     }
   };
 }
