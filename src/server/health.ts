@@ -41,15 +41,17 @@ export const REMOTE_PROBE_REUSE_MS = 5000;
 
 /**
  * A probe whose answer is shared: checks that arrive while it runs wait for that run, and checks within `maxAgeMs`
- * of its end get its answer. For probes that are a request to a remote store: a load balancer checking every few
- * hundred ms, on every replica, otherwise keeps the store busy and the replicas' CPU with it (on S3 a check cost
- * ~9.5 ms of CPU, a HeadBucket and a LanceDB listing; on PostgreSQL a round trip per check). A store that goes away shows within `maxAgeMs`.
+ * of the end of a run that found the engine up get its answer. For probes that are a request to a remote store: a
+ * load balancer checking every few hundred ms, on every replica, otherwise keeps the store busy and the replicas'
+ * CPU with it (see REMOTE_PROBE_REUSE_MS). A store that goes away shows within `maxAgeMs`. A `down` answer is not
+ * reused: the next check asks again, so one failed or slow probe does not keep a replica out of a load balancer's
+ * rotation for the whole window.
  */
 export function sharedProbe(probe: HealthProbe, maxAgeMs: number, now: () => number = Date.now): HealthProbe {
   let running: Promise<ComponentHealth> | undefined;
   let last: { at: number; result: ComponentHealth } | undefined;
   return () => {
-    if (last && now() - last.at < maxAgeMs) return Promise.resolve(last.result);
+    if (last && last.result.status === 'up' && now() - last.at < maxAgeMs) return Promise.resolve(last.result);
     running ??= probe()
       .then((result) => {
         last = { at: now(), result };
