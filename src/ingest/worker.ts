@@ -298,7 +298,7 @@ export class IngestWorker {
 
   private async runLeased(job: Job): Promise<void> {
     const { documents, jobs, log } = this.deps;
-    const doc = await documents.getById(job.documentId);
+    const doc = await documents.markProcessing(job.documentId);
     if (!doc) return; // deleted; its job row went with it
     if (job.attempts > this.opts.maxAttempts) {
       await this.fail(job, doc.id, `processing was interrupted ${job.attempts - 1} times — gave up`);
@@ -319,7 +319,6 @@ export class IngestWorker {
       );
     }, this.opts.heartbeatMs);
     try {
-      await documents.markProcessing(doc.id);
       let result: PipelineResult;
       try {
         // Progress is written at most once per `progressEveryMs`: a small document goes straight from processing

@@ -49,6 +49,20 @@ describeEachEngine('projects', (suite) => {
     expect(await documents.countBySha('a'.repeat(64))).toBe(0); // documents went with it
   });
 
+  it('resolves a project id for an upload: the user\'s own, or their default one (made when missing), never another user\'s', async () => {
+    const { db } = suite.handle();
+    const projects = new ProjectStore(db, now);
+    const alice = await newUser(suite, 'resolve-a@example.com');
+    const bob = await newUser(suite, 'resolve-b@example.com');
+    const defaultId = await projects.resolveId(alice);
+    expect(defaultId).toBe((await projects.ensureDefault(alice)).id);
+    expect(await projects.resolveId(alice, '')).toBe(defaultId);
+    const notes = (await projects.create(alice, { name: 'notes' }))!;
+    expect(await projects.resolveId(alice, notes.id)).toBe(notes.id);
+    expect(await projects.resolveId(bob, notes.id)).toBeNull();
+    expect(await projects.resolveId(alice, 'prj_missing')).toBeNull();
+  });
+
   it('adopts a project the user named "default" (any ASCII case) as the default one', async () => {
     const userId = await newUser(suite, 'named-default@example.com');
     const projects = new ProjectStore(suite.handle().db, now);
@@ -132,6 +146,23 @@ describeEachEngine('documents', (suite) => {
     expect(await documents.getById(old.id)).toMatchObject({ replacedBy: newer.id });
     expect(await documents.listReplaced(swapAt)).toEqual([]);
     expect(await documents.listReplaced(t + 1)).toEqual([{ id: old.id, userId }]);
+  });
+
+  it('hides nothing when the newer document has no path; a document deleted while being processed is not made ready', async () => {
+    const { userId, project, jobs, documents } = await owner(suite, 'no-path@example.com');
+    const first = (await documents.createQueued(input(userId, project.id, 'p1'))).document;
+    await documents.markReady(first.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
+    const second = (await documents.createQueued(input(userId, project.id, 'p2'))).document;
+    await documents.markReady(second.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
+    expect((await documents.list(userId, { status: 'ready' }, 10)).documents.map((d) => d.id).sort()).toEqual([first.id, second.id].sort());
+
+    const gone = (await documents.createQueued(input(userId, project.id, 'p3'))).document;
+    const job = (await jobs.claim('w', 60_000))!;
+    expect(await documents.markProcessing(gone.id)).toMatchObject({ id: gone.id, status: 'processing', progress: 0 });
+    expect(await documents.delete(userId, gone.id)).toBe(true);
+    expect(await documents.markProcessing(gone.id)).toBeNull();
+    expect(await documents.markReady(gone.id, job, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' })).toBe(false);
+    expect(await jobs.countOpen()).toBe(0);
   });
 
   it('requeues a transient failure for later and fails a permanent one, each with its job', async () => {

@@ -66,11 +66,10 @@ export const upload = (s: Services) =>
       try {
         const metadata = parseMetadata(received.fields.metadata);
         const paths = parsePaths(received.fields.paths, received.files.length);
-        const projectId = received.fields.project_id;
-        const project = projectId ? await s.projects.get(principal.userId, projectId) : await s.projects.ensureDefault(principal.userId);
-        if (!project) throw notFound('project');
+        const projectId = await s.projects.resolveId(principal.userId, received.fields.project_id);
+        if (!projectId) throw notFound('project');
         const files = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
-        const accepted = await s.ingest.accept(principal.userId, project.id, files, metadata);
+        const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata);
         temps.length = 0;
         const dup = new Map(accepted.map((a) => [a.document.id, a.duplicate]));
         const wire = (d: Parameters<typeof documentToWire>[0]) => ({ ...documentToWire(d), ...(dup.get(d.id) ? { duplicate: true } : {}) });

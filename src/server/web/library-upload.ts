@@ -23,10 +23,10 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const header = ctx.get('x-csrf-token');
     if (header) checkCsrf(ctx, s, header);
-    const project = await s.projects.get(user.id, ctx.params.id!);
-    if (!project) throw notFound('project');
+    const projectId = await s.projects.resolveId(user.id, ctx.params.id!);
+    if (!projectId) throw notFound('project');
     const script = ctx.accepts('html', 'json') === 'json';
-    const back = `/projects/${project.id}`;
+    const back = `/projects/${projectId}`;
     let received;
     try {
       received = await receiveMultipart(ctx.req, s.files, {
@@ -48,7 +48,7 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
       if (!header) checkCsrf(ctx, s, received.fields._csrf ?? '');
       const paths = received.fields.paths !== undefined ? parsePaths(received.fields.paths, received.files.length) : received.files.map((f) => f.relativePath ?? null);
       const files: ReceivedFile[] = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
-      const accepted = await s.ingest.accept(user.id, project.id, files, {});
+      const accepted = await s.ingest.accept(user.id, projectId, files, {});
       temps.length = 0;
       if (script) {
         ctx.status = 202;

@@ -34,6 +34,13 @@ export interface SqlDialect {
    */
   lockRows: boolean;
   /**
+   * Whether INSERT, UPDATE and DELETE may appear inside WITH, so that one statement writes several tables
+   * (PostgreSQL's data-modifying CTEs; SQLite allows only SELECT there). Shared mode's busiest writes use it:
+   * each statement is a round trip to a server, and one statement needs no BEGIN and COMMIT around it,
+   * where SQLite's transactions run in-process and cost nothing extra.
+   */
+  writesInWith: boolean;
+  /**
    * `column = value`, ignoring ASCII case: exactly what the unique indexes on users' emails and project names
    * compare (SQLite's NOCASE folds A–Z only; PostgreSQL's `lower()` under the "C" collation does the same,
    * whatever the database's locale), and written so that each engine uses that index.
@@ -60,6 +67,7 @@ const SQLITE: SqlDialect = {
   identityColumn: (table, column) => table.addColumn(column, 'integer', (c) => c.primaryKey().autoIncrement()),
   identityPast: () => null,
   lockRows: false,
+  writesInWith: false,
   equalsIgnoreCase: (column, value) => sql<boolean>`${sql.ref(column)} = ${value} COLLATE NOCASE`,
   // Raw text, so that sqlite_master keeps the very statement released migrations wrote.
   uniqueIndexIgnoringCase: (index, table, leading, column) =>
@@ -79,6 +87,7 @@ const POSTGRES: SqlDialect = {
   identityPast: (table, column) =>
     sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce(max(${sql.ref(column)}), 0) + 1, false) from ${sql.table(table)}`,
   lockRows: true,
+  writesInWith: true,
   equalsIgnoreCase: (column, value) => sql<boolean>`lower(${sql.ref(column)} COLLATE "C") = lower(cast(${value} as text) COLLATE "C")`,
   uniqueIndexIgnoringCase: (index, table, leading, column) =>
     sql.raw(`CREATE UNIQUE INDEX ${index} ON ${table} (${[...leading, `(lower(${column} COLLATE "C"))`].join(', ')})`),

@@ -112,13 +112,12 @@ const toRecord = (r: Row): DocumentRecord => ({
  * versions (a document is searchable only when ready and not replaced) nor neither (the old one stays until then).
  */
 async function hideReplaced(trx: Transaction<Database>, id: string, now: number): Promise<void> {
-  const doc = await trx.selectFrom('documents').select(['project_id', 'path']).where('id', '=', id).executeTakeFirst();
-  if (!doc?.path) return;
+  const ofDocument = (column: 'project_id' | 'path') => trx.selectFrom('documents as d').select(`d.${column}`).where('d.id', '=', id);
+  // One statement: a document without a path compares with NULL and hides nothing.
   await trx
     .updateTable('documents')
     .set({ replaced_by: id, replaced_at: now })
-    .where('project_id', '=', doc.project_id)
-    .where('path', '=', doc.path)
+    .where((eb) => eb.and([eb('project_id', '=', ofDocument('project_id')), eb('path', '=', ofDocument('path'))]))
     .where('id', '<', id)
     .where('replaced_by', 'is', null)
     .execute();
@@ -138,45 +137,48 @@ export class DocumentStore {
    * once make one document, and the other gets it as the duplicate.
    */
   async createQueued(input: NewDocument): Promise<{ document: DocumentRecord; duplicate: boolean }> {
+    const now = this.now();
+    const row: Row = {
+      id: newId('doc', now),
+      user_id: input.userId,
+      project_id: input.projectId,
+      filename: input.filename,
+      content_type: input.contentType,
+      size_bytes: input.sizeBytes,
+      sha256: input.sha256,
+      metadata: JSON.stringify(input.metadata),
+      status: 'queued',
+      progress: 0,
+      chunk_count: 0,
+      pages: null,
+      warnings: '[]',
+      error: null,
+      embedder_id: null,
+      path: input.path ?? null,
+      replaced_by: null,
+      replaced_at: null,
+      ready_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const existing = (db: Db | Transaction<Database>) =>
+      db.selectFrom('documents').selectAll().where('project_id', '=', input.projectId).where('sha256', '=', input.sha256).executeTakeFirstOrThrow();
+    if (dialectOf(this.db).writesInWith) {
+      // One statement on PostgreSQL: the document, its job and the owner's turn, or nothing when the bytes are there.
+      const inserted = await this.jobs
+        .queueWith(this.db.with('queued', (db) => db.insertInto('documents').values(row).onConflict((oc) => oc.columns(['project_id', 'sha256']).doNothing()).returning(['id', 'user_id'])))
+        .selectFrom('queued')
+        .select('id')
+        .executeTakeFirst();
+      return inserted ? { document: toRecord(row), duplicate: false } : { document: toRecord(await existing(this.db)), duplicate: true };
+    }
     return this.db.transaction().execute(async (trx) => {
-      const now = this.now();
-      const row: Row = {
-        id: newId('doc', now),
-        user_id: input.userId,
-        project_id: input.projectId,
-        filename: input.filename,
-        content_type: input.contentType,
-        size_bytes: input.sizeBytes,
-        sha256: input.sha256,
-        metadata: JSON.stringify(input.metadata),
-        status: 'queued',
-        progress: 0,
-        chunk_count: 0,
-        pages: null,
-        warnings: '[]',
-        error: null,
-        embedder_id: null,
-        path: input.path ?? null,
-        replaced_by: null,
-        replaced_at: null,
-        ready_at: null,
-        created_at: now,
-        updated_at: now,
-      };
       const inserted = await trx
         .insertInto('documents')
         .values(row)
         .onConflict((oc) => oc.columns(['project_id', 'sha256']).doNothing())
         .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
-        const existing = await trx
-          .selectFrom('documents')
-          .selectAll()
-          .where('project_id', '=', input.projectId)
-          .where('sha256', '=', input.sha256)
-          .executeTakeFirstOrThrow();
-        return { document: toRecord(existing), duplicate: true };
-      }
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { document: toRecord(await existing(trx)), duplicate: true };
       await this.jobs.insert(trx, row.id, input.userId);
       return { document: toRecord(row), duplicate: false };
     });
@@ -376,12 +378,15 @@ export class DocumentStore {
     return new Set(rows.map((r) => r.sha256));
   }
 
-  async markProcessing(id: string): Promise<void> {
-    await this.db
+  /** For the worker about to run a document's job: marks it processing and returns it, or null when it was deleted. */
+  async markProcessing(id: string): Promise<DocumentRecord | null> {
+    const row = await this.db
       .updateTable('documents')
       .set({ status: 'processing', progress: 0, error: null, updated_at: this.now() })
       .where('id', '=', id)
-      .execute();
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toRecord(row) : null;
   }
 
   async setProgress(id: string, progress: number): Promise<boolean> {
@@ -403,23 +408,53 @@ export class DocumentStore {
     job: JobLease,
     result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string },
   ): Promise<boolean> {
+    const now = this.now();
+    const ready = {
+      status: 'ready',
+      ready_at: now,
+      progress: 1,
+      chunk_count: result.chunkCount,
+      pages: result.pages,
+      warnings: JSON.stringify(result.warnings),
+      error: null,
+      embedder_id: result.embedderId,
+      updated_at: now,
+    } as const;
+    if (dialectOf(this.db).writesInWith) {
+      // One statement on PostgreSQL: the job done under its lease, and only then the document ready and what it replaces hidden.
+      const done = await this.jobs
+        .completeWith(this.db, job)
+        .with('ready', (db) =>
+          db
+            .updateTable('documents')
+            .set(ready)
+            .where('id', '=', id)
+            .where((eb) => eb.exists(eb.selectFrom('finished').select('finished.id')))
+            .returning(['id', 'project_id', 'path']),
+        )
+        .with('hidden', (db) =>
+          db
+            .updateTable('documents')
+            .from('ready')
+            .set({ replaced_by: id, replaced_at: now })
+            .whereRef('documents.project_id', '=', 'ready.project_id')
+            .whereRef('documents.path', '=', 'ready.path')
+            .where('documents.id', '<', id)
+            .where('documents.replaced_by', 'is', null),
+        )
+        .selectNoFrom((eb) => [
+          eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('finished'),
+          eb.selectFrom('ready').select(eb.fn.countAll<number>().as('n')).as('ready'),
+        ])
+        .executeTakeFirstOrThrow();
+      if (Number(done.finished) === 0) {
+        await this.jobs.leaseLostUnlessGone(job);
+        return false;
+      }
+      return Number(done.ready) === 1;
+    }
     return this.db.transaction().execute(async (trx) => {
-      const now = this.now();
-      const res = await trx
-        .updateTable('documents')
-        .set({
-          status: 'ready',
-          ready_at: now,
-          progress: 1,
-          chunk_count: result.chunkCount,
-          pages: result.pages,
-          warnings: JSON.stringify(result.warnings),
-          error: null,
-          embedder_id: result.embedderId,
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const res = await trx.updateTable('documents').set(ready).where('id', '=', id).executeTakeFirst();
       await this.jobs.complete(job, trx);
       await hideReplaced(trx, id, now);
       return Number(res.numUpdatedRows) === 1;

@@ -1,4 +1,4 @@
-import { sql, type Transaction, type UpdateObject } from 'kysely';
+import { type QueryCreator, sql, type Transaction, type UpdateObject } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
@@ -35,6 +35,9 @@ export const INGEST_JOB = 'ingest';
 const CANDIDATE_USERS = 3;
 
 type Row = Database['jobs'];
+
+/** A user's turn once served: one more than the latest, so users are served in rotation. */
+const NEXT_TURN = sql<number>`(select coalesce(max(turn), 0) + 1 from job_turns)`;
 
 /** A claimed job as its holder names it: id and lease owner. */
 export type JobLease = Pick<Job, 'id' | 'owner'>;
@@ -83,6 +86,55 @@ export class JobStore {
   }
 
   /**
+   * `insert` as CTEs of one PostgreSQL statement (see SqlDialect.writesInWith): a pending job for each document the
+   * statement's `queued` CTE returns, and the owner's first turn. Nothing is queued when `queued` is empty (the
+   * document was a duplicate), in the same statement.
+   */
+  queueWith(q: QueryCreator<Database & { queued: { id: string; user_id: string } }>, kind = INGEST_JOB) {
+    const now = this.now();
+    const ms = sql<number>`cast(${now} as bigint)`;
+    return q
+      .with('queued_job', (db) =>
+        db
+          .insertInto('jobs')
+          .columns(['document_id', 'user_id', 'kind', 'state', 'attempts', 'run_after', 'created_at', 'updated_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom('queued')
+              .select(['queued.id', 'queued.user_id', sql<string>`cast(${kind} as text)`.as('kind'), sql<'pending'>`'pending'`.as('state'), sql<number>`0`.as('attempts'), ms.as('run_after'), ms.as('created_at'), ms.as('updated_at')]),
+          ),
+      )
+      .with('queued_turn', (db) =>
+        db
+          .insertInto('job_turns')
+          .columns(['user_id', 'turn'])
+          .expression((eb) => eb.selectFrom('queued').select(['queued.user_id', sql<number>`0`.as('turn')]))
+          .onConflict((oc) => oc.column('user_id').doNothing()),
+      );
+  }
+
+  /**
+   * `complete` as a CTE of one PostgreSQL statement: `finished` returns the job's id when it was held under this
+   * lease and is now done, and nothing otherwise (see `leaseLostUnlessGone` for what nothing means).
+   */
+  completeWith(q: QueryCreator<Database>, job: JobLease) {
+    return q.with('finished', (db) =>
+      db
+        .updateTable('jobs')
+        .set({ state: 'done', lease_owner: null, lease_expires_at: null, last_error: null, updated_at: this.now() })
+        .where('id', '=', job.id)
+        .where('lease_owner', '=', job.owner)
+        .where('state', '=', 'running')
+        .returning('id'),
+    );
+  }
+
+  /** After a finish under `job`'s lease changed nothing: LeaseLost when the job still exists (another worker holds it). */
+  async leaseLostUnlessGone(job: JobLease, db: Transaction<Database> | Db = this.db): Promise<void> {
+    if (await db.selectFrom('jobs').select('id').where('id', '=', job.id).executeTakeFirst()) throw new LeaseLost(job.id);
+  }
+
+  /**
    * Leases that this process does not own go back to pending. Only for a process that knows it is alone on
    * the queue (embedded mode: one daemon holds the data directory, data-dir-lock.ts), called at start: every
    * other owner is dead, and waiting for its lease to expire would only delay recovery. Never in shared mode,
@@ -119,6 +171,70 @@ export class JobStore {
    * conditional besides: a job is never given out twice.
    */
   async claim(owner: string, leaseMs: number): Promise<Job | null> {
+    return dialectOf(this.db).writesInWith ? this.claimInOneStatement(owner, leaseMs) : this.claimInTransaction(owner, leaseMs);
+  }
+
+  /**
+   * The claim as one PostgreSQL statement (one round trip instead of six: BEGIN, the candidate users, the row
+   * lock, the update, the turn, COMMIT). Users in turn order, each user's oldest runnable job taken by a LATERAL
+   * lookup under FOR UPDATE SKIP LOCKED: a user whose runnable jobs are all being taken by others yields nothing
+   * and the next user is tried, as the transaction's loop does. The users are sorted first (a materialized CTE)
+   * and the nested loop keeps their order and stops at the first job found, so one row is locked; sorting after
+   * the join instead, as the planner does with an outer ORDER BY, locked every user's first job.
+   */
+  private async claimInOneStatement(owner: string, leaseMs: number): Promise<Job | null> {
+    const now = this.now();
+    const row = await this.db
+      .with(
+        (cte) => cte('turns').materialized(),
+        (db) => db.selectFrom('job_turns').select('user_id').orderBy('turn').orderBy('user_id'),
+      )
+      .with('next', (db) =>
+        db
+          .selectFrom('turns as t')
+          .innerJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('jobs as j')
+                .select('j.id')
+                .whereRef('j.user_id', '=', 't.user_id')
+                .where('j.state', '=', 'pending')
+                .where('j.run_after', '<=', now)
+                .orderBy('j.run_after')
+                .orderBy('j.id')
+                .limit(1)
+                .forUpdate()
+                .skipLocked()
+                .as('n'),
+            (join) => join.onTrue(),
+          )
+          .select(['n.id', 't.user_id'])
+          .limit(1),
+      )
+      .with('claimed', (db) =>
+        db
+          .updateTable('jobs')
+          .from('next')
+          .set((eb) => ({ state: 'running', lease_owner: owner, lease_expires_at: now + leaseMs, attempts: eb('jobs.attempts', '+', 1), updated_at: now }))
+          .whereRef('jobs.id', '=', 'next.id')
+          .where('jobs.state', '=', 'pending')
+          .returningAll('jobs'),
+      )
+      .with('turned', (db) =>
+        db
+          .insertInto('job_turns')
+          .columns(['user_id', 'turn'])
+          .expression((eb) => eb.selectFrom('claimed').select(['claimed.user_id', NEXT_TURN.as('turn')]))
+          .onConflict((oc) => oc.column('user_id').doUpdateSet({ turn: (eb) => eb.ref('excluded.turn') })),
+      )
+      .selectFrom('claimed')
+      .selectAll()
+      .executeTakeFirst();
+    return row ? toJob(row) : null;
+  }
+
+  /** The claim as a transaction of several statements (SQLite, where they cost no round trips). */
+  private async claimInTransaction(owner: string, leaseMs: number): Promise<Job | null> {
     const d = dialectOf(this.db);
     return this.db.transaction().execute(async (trx) => {
       const now = this.now();
@@ -162,12 +278,10 @@ export class JobStore {
           .returningAll()
           .executeTakeFirst();
         if (!row) continue;
-        // The user's turn: one more than the latest, so users are served in rotation.
-        const turn = sql<number>`(select coalesce(max(turn), 0) + 1 from job_turns)`;
         await trx
           .insertInto('job_turns')
-          .values({ user_id: userId, turn })
-          .onConflict((oc) => oc.column('user_id').doUpdateSet({ turn }))
+          .values({ user_id: userId, turn: NEXT_TURN })
+          .onConflict((oc) => oc.column('user_id').doUpdateSet({ turn: NEXT_TURN }))
           .execute();
         return toJob(row);
       }
@@ -200,8 +314,7 @@ export class JobStore {
       .where('lease_owner', '=', job.owner)
       .where('state', '=', 'running')
       .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 1) return;
-    if (await db.selectFrom('jobs').select('id').where('id', '=', job.id).executeTakeFirst()) throw new LeaseLost(job.id);
+    if (Number(res.numUpdatedRows) !== 1) await this.leaseLostUnlessGone(job, db);
   }
 
   async complete(job: JobLease, trx: Transaction<Database> | Db = this.db): Promise<void> {

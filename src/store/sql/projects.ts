@@ -97,6 +97,17 @@ export class ProjectStore {
     return row ? ProjectStore.toProject(row) : null;
   }
 
+  /**
+   * The id of the user's project `id`, or without one of their default project (made when missing); null when
+   * the user has no such project. No counts: an upload needs only the id, and the counts aggregate every document
+   * of the user, once per upload.
+   */
+  async resolveId(userId: string, id?: string): Promise<string | null> {
+    const own = this.db.selectFrom('projects').select('id').where('user_id', '=', userId);
+    if (id) return (await own.where('id', '=', id).executeTakeFirst())?.id ?? null;
+    return (await own.where('is_default', '=', 1).executeTakeFirst())?.id ?? (await this.ensureDefault(userId)).id;
+  }
+
   /** Ids and names only (no counts): what search results carry, without aggregating documents. */
   async names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> {
     if (ids.length === 0) return [];
