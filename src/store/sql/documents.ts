@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { type QueryCreator, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
@@ -107,20 +107,19 @@ const toRecord = (r: Row): DocumentRecord => ({
 });
 
 /**
- * The replacement swap of `upload --sync`: in the transaction that marks `id` ready, older documents at the same
- * (project, path) are marked replaced, which hides them from search and lists at once. Search never sees both
- * versions (a document is searchable only when ready and not replaced) nor neither (the old one stays until then).
+ * The replacement swap of `upload --sync`: in the transaction (or statement) that marks `id` ready, older documents
+ * at the same (project, path) are marked replaced, which hides them from search and lists at once. Search never sees
+ * both versions (a document is searchable only when ready and not replaced) nor neither (the old one stays until
+ * then). One UPDATE on either engine: a document without a path compares with NULL and hides nothing.
  */
-async function hideReplaced(trx: Transaction<Database>, id: string, now: number): Promise<void> {
-  const ofDocument = (column: 'project_id' | 'path') => trx.selectFrom('documents as d').select(`d.${column}`).where('d.id', '=', id);
-  // One statement: a document without a path compares with NULL and hides nothing.
-  await trx
+function hideReplaced(db: QueryCreator<Database>, id: string, now: number) {
+  const ofDocument = (column: 'project_id' | 'path') => db.selectFrom('documents as d').select(`d.${column}`).where('d.id', '=', id);
+  return db
     .updateTable('documents')
     .set({ replaced_by: id, replaced_at: now })
     .where((eb) => eb.and([eb('project_id', '=', ofDocument('project_id')), eb('path', '=', ofDocument('path'))]))
     .where('id', '<', id)
-    .where('replaced_by', 'is', null)
-    .execute();
+    .where('replaced_by', 'is', null);
 }
 
 export class DocumentStore {
@@ -430,18 +429,10 @@ export class DocumentStore {
             .set(ready)
             .where('id', '=', id)
             .where((eb) => eb.exists(eb.selectFrom('finished').select('finished.id')))
-            .returning(['id', 'project_id', 'path']),
+            .returning('id'),
         )
-        .with('hidden', (db) =>
-          db
-            .updateTable('documents')
-            .from('ready')
-            .set({ replaced_by: id, replaced_at: now })
-            .whereRef('documents.project_id', '=', 'ready.project_id')
-            .whereRef('documents.path', '=', 'ready.path')
-            .where('documents.id', '<', id)
-            .where('documents.replaced_by', 'is', null),
-        )
+        // Only when `ready` updated the document: a lost lease leaves the older versions as they are.
+        .with('hidden', () => hideReplaced(this.db, id, now).where(sql<boolean>`exists (select 1 from ready)`))
         .selectNoFrom((eb) => [
           eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('finished'),
           eb.selectFrom('ready').select(eb.fn.countAll<number>().as('n')).as('ready'),
@@ -456,7 +447,7 @@ export class DocumentStore {
     return this.db.transaction().execute(async (trx) => {
       const res = await trx.updateTable('documents').set(ready).where('id', '=', id).executeTakeFirst();
       await this.jobs.complete(job, trx);
-      await hideReplaced(trx, id, now);
+      await hideReplaced(trx, id, now).execute();
       return Number(res.numUpdatedRows) === 1;
     });
   }
