@@ -12,7 +12,8 @@
  *
  * `--search` instead: where a search's time goes on the store. One table of `--rows` chunks (SciFact abstracts when
  * ../shared has them; 384-dim random unit vectors: this times the store, not a model), written in commits of 50 and
- * optimized as a replica would, on a local directory and on RGW through a relay that counts requests; then the
+ * optimized as a replica would, on a local directory and on RGW through a relay that counts requests (directly,
+ * through a replica's block cache of the table's immutable files, and from a replica's copy of the table); then the
  * three reads of a hybrid search (vector list of 200, keyword list of 1,000, hydrating 20 shown rows by row id),
  * 30 times each: median milliseconds and S3 requests per step.
  *
@@ -145,10 +146,11 @@ function rows(writer: number, add: number, size: number): ChunkRow[] {
   });
 }
 
-async function open(url: string, env: NodeJS.ProcessEnv, locks: Locks, funnelCommits: boolean, log?: { warn(obj: object, msg: string): void }, cacheDir?: string) {
+/** `cache`: the replica's block cache of immutable files (`dir`), or its copy of the tables (`mirrorDir`). */
+async function open(url: string, env: NodeJS.ProcessEnv, locks: Locks, funnelCommits: boolean, log?: { warn(obj: object, msg: string): void }, cache?: { dir: string; mirrorDir?: string }) {
   const loc = parseS3Location(url, env);
   const root = await S3ObjectStore.connect(loc);
-  const fileCache = cacheDir ? { fileCache: { dir: cacheDir, maxBytes: 1024 * 1024 * 1024, credentials: loc.credentials! } } : {};
+  const fileCache = cache ? { fileCache: { ...cache, maxBytes: 1024 * 1024 * 1024, credentials: loc.credentials! } } : {};
   const store = await VectorStore.openS3(loc, root.at('lancedb'), { locks, events: new LocalEvents(), keepSupersededMs: HOUR, funnelCommits, ...(log ? { log } : {}), ...fileCache });
   const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, log ? { log } : {});
   return {
@@ -248,9 +250,13 @@ async function searchBreakdown(n: number): Promise<void> {
     await close();
     // The same table read again by a new process's worth of handles, through the replica's disk cache of
     // immutable files (its first reads fill it: the 30 rounds include them).
-    const cached = await open(`s3://${rgw.bucket}/search`, env, new LocalLocks(), true, undefined, join(dir, 'file-cache'));
+    const cached = await open(`s3://${rgw.bucket}/search`, env, new LocalLocks(), true, undefined, { dir: join(dir, 'file-cache') });
     console.log(`RGW, file cache: ${await timeSearchReads(cached.index, data, relay)}`);
     await cached.close();
+    // Again, with the table copied to the replica's disk first (the daemon's default where it fits the cache).
+    const copied = await open(`s3://${rgw.bucket}/search`, env, new LocalLocks(), true, undefined, { dir: join(dir, 'file-cache'), mirrorDir: join(dir, 'tables') });
+    console.log(`RGW, copied:     ${await timeSearchReads(copied.index, data, relay)}`);
+    await copied.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await relay.close();

@@ -103,7 +103,7 @@ export const OPTIONS = [
     max: 1048576,
     valueName: 'n',
     description:
-      "with --storage s3://…: MiB of the index's files this replica keeps on its disk (<data-dir>/cache/index), so that a search reads from the store only what changed since; 0 turns the cache off",
+      "with --storage s3://…: MiB of the index's files this replica keeps on its disk: a copy of the whole index when it fits at start (<data-dir>/cache/tables), else a cache of the files searches read (<data-dir>/cache/index), so that a search reads from the store only what changed since; 0 turns both off",
   },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
 ] as const satisfies readonly OptionDef[];

@@ -55,6 +55,8 @@ class StorageError extends Error {
  * go: only `serve` passes a size.
  */
 export const indexCacheDir = (dataDir: string): string => join(dataDir, 'cache', 'index');
+/** Where a replica keeps its copy of tables that fit in the cache (table-mirror.ts). */
+export const tableMirrorDir = (dataDir: string): string => join(dataDir, 'cache', 'tables');
 
 export async function openStorage(
   config: Pick<ServeConfig, 'dataDir' | 'storage' | 'indexRetentionHours'> & { indexCacheMb?: number },
@@ -90,7 +92,7 @@ export async function openStorage(
       ...coordination,
       keepSupersededMs: config.indexRetentionHours * HOUR,
       funnelCommits: FUNNEL_COMMITS,
-      ...(cacheMb > 0 ? { fileCache: { dir: indexCacheDir(config.dataDir), maxBytes: cacheMb * MiB, credentials: loc.credentials ?? root.client.config.credentials } } : {}),
+      ...(cacheMb > 0 ? { fileCache: { dir: indexCacheDir(config.dataDir), mirrorDir: tableMirrorDir(config.dataDir), maxBytes: cacheMb * MiB, credentials: loc.credentials ?? root.client.config.credentials } } : {}),
     });
     const files = new FileStore(root.at('files'), join(config.dataDir, 'tmp'), new RecentOriginals({ dir: join(config.dataDir, 'cache', 'originals') }));
     await files.init();

@@ -4,15 +4,15 @@
  * replicas are through PostgreSQL. Vectors are synthetic: this tests the store, not a model.
  */
 import * as lancedb from '@lancedb/lancedb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Events, LocalEvents, LocalLocks, type Locks } from '../../src/store/coordination.js';
 import { ChunkIndex, type ChunkRow, readIndexInfo } from '../../src/store/lancedb/chunks.js';
-import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { upkeepLockKey } from '../../src/store/lancedb/owned-table.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';
 import { eventually, sleep } from '../helpers/eventually.js';
-import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
+import { rgwUnavailable } from '../helpers/rgw.js';
+import { type ReplicaOptions, rgwReplicas } from '../helpers/rgw-replicas.js';
 import { logS3Requests } from '../helpers/s3-request-log.js';
 
 const SKIP = rgwUnavailable();
@@ -29,50 +29,16 @@ function row(user: string, doc: string, i: number, text: string, vector = unit(1
 }
 
 describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
-  let rgw: Rgw;
-  let n = 0;
-  const opened: { close(): Promise<void> }[] = [];
-  beforeAll(async () => {
-    rgw = await startRgw();
-  });
-  afterEach(async () => {
-    for (const c of opened.splice(0).reverse()) await c.close();
-  });
-  afterAll(async () => {
-    await rgw?.stop();
-  });
+  const suite = rgwReplicas({ embedderId: EMBEDDER.id });
+  const library = () => suite.library();
 
-  /** A fresh prefix per test: a library of its own. */
-  const library = () => `s3://${rgw.bucket}/lib-${n++}`;
-
-  /** One replica's view of a library: its own S3 client and LanceDB connection. */
-  async function replica(
-    url: string,
-    shared: { locks: Locks; events: Events; readConsistencyS?: number; upkeepRetryMs?: number; keepSupersededMs?: number; funnelCommits?: boolean },
-    endpoint = rgw.endpoint,
-  ) {
-    const loc = parseS3Location(url, { ...rgw.env(), AWS_ENDPOINT_URL: endpoint });
-    const root = await S3ObjectStore.connect(loc);
-    const store = await VectorStore.openS3(loc, root.at('lancedb'), { keepSupersededMs: HOUR, funnelCommits: false, ...shared });
-    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id });
-    const handle = {
-      store,
-      index,
-      root,
-      async close() {
-        await index.close();
-        await store.close();
-        root.close();
-      },
-    };
-    opened.push(handle);
-    return handle;
-  }
+  /** One replica's view of a library, coordinated with the others by `locks` and `events`. */
+  const replica = (url: string, shared: ReplicaOptions & { locks: Locks; events: Events }, endpoint?: string) => suite.replica(url, { ...shared, ...(endpoint ? { endpoint } : {}) });
 
   /** The table as LanceDB itself sees it, for what ChunkIndex does not expose (versions, index stats). */
   async function rawTable(url: string): Promise<lancedb.Table> {
-    const conn = await lancedb.connect(`${url}/lancedb`, { storageOptions: rgw.storageOptions() });
-    const info = JSON.parse((await (await S3ObjectStore.connect(parseS3Location(url, rgw.env()))).at('lancedb').get('chunks-index.json'))!.toString());
+    const conn = await lancedb.connect(`${url}/lancedb`, { storageOptions: suite.rgw.storageOptions() });
+    const info = JSON.parse((await (await S3ObjectStore.connect(parseS3Location(url, suite.rgw.env()))).at('lancedb').get('chunks-index.json'))!.toString());
     return conn.openTable(info.table);
   }
 
@@ -130,7 +96,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     const locks = new LocalLocks();
     const a = await replica(url, { locks, events });
     await a.index.add([row('u1', 'd0', 0, 'zero')], EMBEDDER);
-    const requests = await logS3Requests(rgw.endpoint);
+    const requests = await logS3Requests(suite.rgw.endpoint);
     try {
       const b = await replica(url, { locks, events, readConsistencyS: 3600 }, requests.endpoint);
       expect(await b.index.count()).toBe(1);
@@ -268,7 +234,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
   });
 
   it('runs an upkeep pass only after a write, reads no version list of its own, and never holds a write behind it', async () => {
-    const log = await logS3Requests(rgw.endpoint);
+    const log = await logS3Requests(suite.rgw.endpoint);
     try {
       const url = library();
       const leader = await replica(url, { locks: new LocalLocks(), events: new LocalEvents() }, log.endpoint);
@@ -307,8 +273,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
       await upkeep;
       expect(done).toEqual(['write', 'upkeep']);
       expect(await index.count()).toBe(33);
-      await leader.close(); // before the relay goes
-      opened.splice(opened.indexOf(leader), 1);
+      await suite.close(leader); // before the request log goes
     } finally {
       await log.close();
     }

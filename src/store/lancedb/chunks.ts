@@ -453,17 +453,21 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   /**
-   * The handle searches read: the table itself, or with a file cache a handle on it through the cache
-   * (VectorStore.searchConnection), opened once per table handle. A search waits for it to catch up with this
-   * replica's own commits (checked out by version number, one manifest read) and with the table's refreshes on
-   * other replicas' `document_settled` events (a check of the latest version). Past `searchRecheckMs` without
-   * either, a search starts a check (`recheck`) and answers from the view it has: a check lists the table's
-   * versions, 15-40 ms on RGW, and was on the path of every search in the second after the last one.
+   * The handle searches read: the table itself, or with a file cache a second handle (VectorStore.searchConnection)
+   * on the copy of the table on this replica's disk (`store.mirror`) or on the table through the block cache's
+   * relay, opened once per table handle. A search waits for it to catch up with this replica's own commits and
+   * with the table's refreshes on other replicas' `document_settled` events: through the relay, the commit's
+   * version is checked out by number (one manifest read) and a refresh checks for the latest version; a copy is
+   * brought up to date first, then moved to its latest version (only when a search asks: a replica ingesting with
+   * nobody searching lists nothing). Past `searchRecheckMs` without either, a search starts a check (`recheck`)
+   * and answers from the view it has: a check lists the table's versions, 15-40 ms on RGW, and was on the path of
+   * every search in the second after the last one.
    */
   private async searchTable(): Promise<lancedb.Table | undefined> {
     const table = this.table;
     if (!table || this.store.searchConnection === this.store.connection) return table;
     const { commits, refreshes } = this;
+    const mirror = this.store.mirror;
     let pending = this.searching;
     while ((await pending?.catch(() => undefined))?.of !== table) {
       // Another search may have opened one for this table meanwhile: use it rather than open a second.
@@ -472,8 +476,8 @@ export class ChunkIndex extends OwnedRowsTable {
         continue;
       }
       const previous = pending;
-      pending = this.searching = this.store.searchConnection
-        .openTable(table.name)
+      pending = this.searching = (mirror ? mirror.sync(table.name) : Promise.resolve())
+        .then(() => this.store.searchConnection.openTable(table.name))
         .then((t) => ({ table: t, of: table, commits, refreshes, checkedAt: Date.now(), moving: Promise.resolve() }));
       void previous?.then((p) => p.table.close()).catch(() => undefined);
       break;
@@ -490,16 +494,24 @@ export class ChunkIndex extends OwnedRowsTable {
         handle[mark] = NaN;
         throw err;
       });
-    if (handle.refreshes !== refreshes) {
+    const recheckMs = this.store.searchRecheckMs;
+    if (handle.refreshes !== refreshes || (mirror && handle.commits !== commits)) {
+      const mark = handle.refreshes !== refreshes ? 'refreshes' : 'commits';
       Object.assign(handle, { refreshes, commits, checkedAt: Date.now() });
-      await catchUp('refreshes', () => handle.table.checkoutLatest());
+      await catchUp(mark, async () => {
+        await mirror?.sync(table.name);
+        await handle.table.checkoutLatest();
+      });
     } else if (handle.commits !== commits) {
       handle.commits = commits;
       await catchUp('commits', async () => {
         const version = this.committedVersion ?? (await table.version());
         if (version > (await handle.table.version())) await handle.table.checkout(version);
       });
-    } else if (this.store.searchRecheckMs !== undefined && Date.now() - handle.checkedAt > this.store.searchRecheckMs) {
+    } else if (mirror && recheckMs === 0) {
+      // Every read checks the store.
+      await catchUp('refreshes', () => mirror.sync(table.name).then(() => handle.table.checkoutLatest()));
+    } else if (recheckMs !== undefined && Date.now() - handle.checkedAt > recheckMs) {
       handle.checkedAt = Date.now();
       void this.recheck(handle).catch((err: unknown) => this.log?.warn({ err, table: this.kind }, 'could not check the store for a newer version; a later search tries again'));
     }
@@ -508,10 +520,12 @@ export class ChunkIndex extends OwnedRowsTable {
 
   /**
    * Checks the store for a newer version than the search handle's without holding searches up: LanceDB checks a
-   * handle under its lock, so this opens the table afresh (its versions listed) and, if that view is newer, has
-   * later searches use it. Searches already under way finish on the handle they have, closed a while later.
+   * handle under its lock, so this opens the table afresh (its versions listed, or the copy brought up to date)
+   * and, if that view is newer, has later searches use it. Searches already under way finish on the handle they
+   * have, closed a while later.
    */
   private async recheck(handle: SearchHandle): Promise<void> {
+    await this.store.mirror?.sync(handle.table.name);
     const fresh = await this.store.searchConnection.openTable(handle.table.name);
     await moveHandle(handle, async () => {
       if ((await this.searching?.catch(() => undefined)) !== handle || (await fresh.version()) <= (await handle.table.version())) {

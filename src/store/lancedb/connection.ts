@@ -1,4 +1,4 @@
-import { access, constants, mkdir } from 'node:fs/promises';
+import { access, constants, mkdir, rm } from 'node:fs/promises';
 import * as lancedb from '@lancedb/lancedb';
 import type { Events, Locks } from '../coordination.js';
 import { LocalObjectStore } from '../objects/local.js';
@@ -7,6 +7,7 @@ import type { ObjectStore } from '../objects/object-store.js';
 import type { Credentials } from '../objects/sigv4.js';
 import { IndexCacheRelay } from './index-cache-relay.js';
 import { IndexFileCache } from './index-file-cache.js';
+import { type MirrorSource, TableMirror } from './table-mirror.js';
 import { UpkeepLeader } from './upkeep.js';
 
 const MiB = 1024 * 1024;
@@ -108,9 +109,14 @@ function storageOptions(loc: S3Location): Record<string, string> {
   };
 }
 
-/** Shared mode: a disk cache of the tables' immutable files on this replica (index-cache-relay.ts). */
+/**
+ * Shared mode: what a replica keeps of the tables on its disk for searches. Tables that fit in `maxBytes` when it
+ * starts are copied whole into `mirrorDir` and searched as a local dataset (table-mirror.ts); otherwise, or without
+ * `mirrorDir`, searches read through a block cache of the tables' immutable files in `dir` (index-cache-relay.ts).
+ */
 export interface FileCacheOptions {
   dir: string;
+  mirrorDir?: string;
   maxBytes: number;
   /** The store's credentials for what the cache passes on (the SDK's default chain where no keys are set). */
   credentials: Credentials;
@@ -148,6 +154,8 @@ export class VectorStore {
      * the background (ChunkIndex's `searchTable`). Undefined where the search connection checks by itself.
      */
     readonly searchRecheckMs?: number,
+    /** Shared mode with the tables copied to this replica: what `searchConnection` opens (table-mirror.ts). */
+    readonly mirror?: TableMirror,
   ) {}
 
   private cacheSizes: CacheSizes = DEFAULT_CACHE;
@@ -180,7 +188,7 @@ export class VectorStore {
    */
   static async openS3(
     loc: S3Location,
-    meta: ObjectStore,
+    meta: ObjectStore & MirrorSource,
     shared: Omit<SharedAccess, 'upkeep' | 'openTable'> & {
       log?: { warn(obj: object, msg: string): void };
       upkeepRetryMs?: number;
@@ -191,10 +199,19 @@ export class VectorStore {
   ): Promise<VectorStore> {
     const uri = describeS3(loc, 'lancedb');
     let relay: IndexCacheRelay | undefined;
+    let mirror: TableMirror | undefined;
     if (shared.fileCache) {
-      const { dir, maxBytes, credentials } = shared.fileCache;
-      relay = new IndexCacheRelay(loc, credentials, await IndexFileCache.open(dir, maxBytes));
-      await relay.start();
+      const { dir, mirrorDir, maxBytes, credentials } = shared.fileCache;
+      // Decided once, at start, like the index cache's size: a table outgrowing it is told, and read through the
+      // block cache from the next start.
+      if (mirrorDir && (await storedTableBytes(meta)) <= maxBytes) {
+        await rm(dir, { recursive: true, force: true });
+        mirror = await TableMirror.open(mirrorDir, meta, maxBytes, shared.log);
+      } else {
+        if (mirrorDir) await rm(mirrorDir, { recursive: true, force: true });
+        relay = new IndexCacheRelay(loc, credentials, await IndexFileCache.open(dir, maxBytes));
+        await relay.start();
+      }
     }
     try {
       const readConsistencyInterval = shared.readConsistencyS ?? READ_CONSISTENCY_S;
@@ -207,20 +224,22 @@ export class VectorStore {
       // ingestion cost ~1.5x the CPU per chunk of embedded mode instead of ~1.2x.
       // The search connection checks for new versions only when told to (LanceDB's check lists the table's
       // versions: 15-40 ms on RGW, and every search in the second after it waited on one), unless every read
-      // must check (0 s).
-      const searchConnection = relay
-        ? await lancedb.connect(uri, {
-            storageOptions: storageOptions({ ...loc, endpoint: relay.endpoint, credentials: relay.key }),
-            ...(readConsistencyInterval === 0 ? { readConsistencyInterval } : {}),
-            session: caches,
-          })
-        : connection;
+      // must check (0 s). A mirror's connection moves only when ChunkIndex has brought the copy up to date.
+      const searchConnection = mirror
+        ? await lancedb.connect(mirror.root, { session: caches })
+        : relay
+          ? await lancedb.connect(uri, {
+              storageOptions: storageOptions({ ...loc, endpoint: relay.endpoint, credentials: relay.key }),
+              ...(readConsistencyInterval === 0 ? { readConsistencyInterval } : {}),
+              session: caches,
+            })
+          : connection;
       const upkeep = new UpkeepLeader(shared.locks, shared.log, shared.upkeepRetryMs);
       await upkeep.start();
       const { locks, events, keepSupersededMs, funnelCommits } = shared;
       const shares = { locks, events, keepSupersededMs, funnelCommits, upkeep, openTable: (name: string) => connection.openTable(name) };
-      const recheckMs = relay && readConsistencyInterval > 0 ? readConsistencyInterval * 1000 : undefined;
-      const store = new VectorStore(uri, 's3', connection, meta, shares, relay, searchConnection, recheckMs);
+      const recheckMs = mirror ? readConsistencyInterval * 1000 : relay && readConsistencyInterval > 0 ? readConsistencyInterval * 1000 : undefined;
+      const store = new VectorStore(uri, 's3', connection, meta, shares, relay, searchConnection, recheckMs, mirror);
       store.cacheSizes = sizes;
       return store;
     } catch (err) {
@@ -254,6 +273,13 @@ export class VectorStore {
     if (this.searchConnection !== this.connection) this.searchConnection.close();
     await this.relay?.close();
   }
+}
+
+/** Bytes of every table's data, deletion and index files in the store, superseded ones included. */
+async function storedTableBytes(root: MirrorSource): Promise<number> {
+  let bytes = 0;
+  for await (const o of root.listSized('')) if (/\.lance\/(?:data|_deletions|_indices)\//.test(o.key)) bytes += o.size;
+  return bytes;
 }
 
 /** Runs `fn` on a connection that is closed afterwards. */

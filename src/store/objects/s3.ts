@@ -158,13 +158,18 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async *list(prefix = ''): AsyncIterable<string> {
+    for await (const o of this.listSized(prefix)) yield o.key;
+  }
+
+  /** Keys with their sizes, in S3's order (ascending UTF-8 bytes), a page (of up to 1,000) per request as iterated. */
+  async *listSized(prefix = '', pageSize?: number): AsyncIterable<{ key: string; size: number }> {
     let token: string | undefined;
     do {
-      const res = await this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.base + prefix, ContinuationToken: token })).catch((err: unknown) => {
+      const res = await this.client.send(new this.sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.base + prefix, ContinuationToken: token, MaxKeys: pageSize })).catch((err: unknown) => {
         throw unavailableOr(err);
       });
       for (const o of res.Contents ?? []) {
-        if (o.Key) yield o.Key.slice(this.base.length);
+        if (o.Key) yield { key: o.Key.slice(this.base.length), size: Number(o.Size ?? 0) };
       }
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
