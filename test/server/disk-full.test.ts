@@ -4,31 +4,20 @@
  * returns, jobs are not charged an attempt, and the daemon starts on a disk that is still full.
  * Mounting needs root: the suite is skipped otherwise, with the reason.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, startDaemon, type TestUser } from '../helpers/daemon.js';
-import { fillDisk } from '../helpers/fill-disk.js';
+import { fillDisk, mountTmpfs, unmount } from '../helpers/fill-disk.js';
 
 const MOUNT_MB = 64;
 /** Uploads queued before the disk fills: enough that some are still waiting when it does. */
 const DOCS = 24;
 
-function tryMount(dir: string): string | null {
-  if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${MOUNT_MB}M,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
-    return null;
-  } catch (err) {
-    return `cannot mount a tmpfs here: ${(err as Error).message.split('\n')[0]}`;
-  }
-}
-
 const mnt = mkdtempSync(join(tmpdir(), 'docsearch-diskfull-'));
-const skipReason = tryMount(mnt);
+const skipReason = mountTmpfs(mnt, MOUNT_MB);
 if (skipReason) {
   rmSync(mnt, { recursive: true, force: true });
   console.warn(`disk-full tests skipped: ${skipReason}`);
@@ -88,7 +77,7 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
   afterAll(async () => {
     await daemon?.stop();
     try {
-      execFileSync('umount', ['-l', mnt], { stdio: 'pipe' });
+      unmount(mnt);
     } finally {
       rmSync(mnt, { recursive: true, force: true });
     }

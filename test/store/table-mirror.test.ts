@@ -3,16 +3,18 @@
  * Gateway: searches read a local LanceDB dataset, and a request log between the replica and the gateway shows
  * what still reaches the store. Vectors are synthetic: this tests the store, not a model.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { manifestVersion, TableMirror } from '../../src/store/lancedb/table-mirror.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';
 import { eventually } from '../helpers/eventually.js';
+import { fillDisk, mountTmpfs, unmount } from '../helpers/fill-disk.js';
 import { rgwUnavailable } from '../helpers/rgw.js';
 import { rgwReplicas } from '../helpers/rgw-replicas.js';
 import { EMBEDDER, rows, search } from '../helpers/synthetic-chunks.js';
@@ -28,6 +30,14 @@ describe('manifest names', () => {
     expect(manifestVersion('latest_version_hint.json')).toBeNull();
     expect(manifestVersion('18446744073709551614.manifest.part-0a1b2c3d')).toBeNull();
   });
+});
+
+/** A small disk of its own for the copy, to fill. */
+const tmpfs = mkdtempSync(join(tmpdir(), 'docsearch-mirror-disk-'));
+const NO_TMPFS = SKIP ?? mountTmpfs(tmpfs, 16);
+afterAll(() => {
+  if (NO_TMPFS === null) unmount(tmpfs);
+  rmSync(tmpfs, { recursive: true, force: true });
 });
 
 describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
@@ -182,6 +192,25 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
       db.close();
       root.close();
     }
+  });
+
+  it.skipIf(NO_TMPFS !== null)(`searches the store directly while its disk is full, and the copy again once there is room${NO_TMPFS ? ` (skipped: ${NO_TMPFS})` : ''}`, async () => {
+    const url = library();
+    const writer = await fill(url, 200);
+    const copy = await replica(url, { cache: { dir: tmpfs, maxBytes: 256 * MiB }, readConsistencyS: 3600 });
+    const found = async () => (await copy.index.keywordSearch({ userId: 'u1', query: 'item888', limit: 5 })).map((h) => h.id);
+    expect(await found()).toEqual([]);
+    const filler = join(tmpfs, 'filler');
+    fillDisk(filler);
+    await writer.index.add(rows('d8', 1, 888), EMBEDDER);
+    await copy.index.refresh();
+    const fetched = copy.store.mirror!.stats.files;
+    expect(await found()).toEqual(['d8:888']);
+    expect(copy.store.mirror!.stats.files).toBe(fetched);
+    await rm(filler);
+    expect(await found()).toEqual(['d8:888']);
+    expect(copy.store.mirror!.stats.files).toBeGreaterThan(fetched);
+    expect(await search(copy.index, 888)).toEqual(await search(writer.index, 888));
   });
 
   it('a restarted replica fetches only what changed, and a fetch cut short by a crash is removed, never read', async () => {

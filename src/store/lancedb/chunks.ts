@@ -219,6 +219,8 @@ interface SearchHandle {
 
 /** How long a replaced search handle stays open for the searches that were using it. */
 const RETIRED_HANDLE_MS = 60_000;
+/** While the copy of a table cannot be updated, every search finds out; the log says so once a minute. */
+const COPY_FAILURE_LOG_MS = 60_000;
 
 /** One change of a search handle's version at a time, in order: a check finishing late never undoes a newer one. */
 function moveHandle(handle: SearchHandle, to: () => Promise<void>): Promise<void> {
@@ -235,6 +237,8 @@ export class ChunkIndex extends OwnedRowsTable {
   private infoPoll: NodeJS.Timeout | undefined;
   /** Shared mode with a file cache: the table as searches read it, through the cache (see `searchTable`). */
   private searching: Promise<SearchHandle> | undefined;
+  /** When a search last logged that the copy of the table could not be updated (see `searchTable`). */
+  private copyFailedAt = 0;
   /** Search handles a newer one replaced, each closed by its timer once searches on it are done. */
   private readonly retired = new Map<NodeJS.Timeout, lancedb.Table>();
 
@@ -466,6 +470,21 @@ export class ChunkIndex extends OwnedRowsTable {
   private async searchTable(): Promise<lancedb.Table | undefined> {
     const table = this.table;
     if (!table || this.store.searchConnection === this.store.connection) return table;
+    if (!this.store.mirror) return this.searchHandle(table);
+    try {
+      return await this.searchHandle(table);
+    } catch (err) {
+      // The copy could not be brought up to date (this replica's disk full, its cache directory gone): the store
+      // itself answers, slower, until it can; a store that is down fails this read as well.
+      if (Date.now() - this.copyFailedAt > COPY_FAILURE_LOG_MS) {
+        this.copyFailedAt = Date.now();
+        this.log?.warn({ err, table: this.kind }, 'could not update the copy of the index on this replica; searching the store directly meanwhile');
+      }
+      return table;
+    }
+  }
+
+  private async searchHandle(table: lancedb.Table): Promise<lancedb.Table> {
     const { commits, refreshes } = this;
     const mirror = this.store.mirror;
     let pending = this.searching;
