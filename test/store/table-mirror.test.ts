@@ -194,6 +194,28 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
     }
   });
 
+  it('removes the copy of a table the store no longer has (the table a re-index replaced)', async () => {
+    const url = library();
+    const root = await S3ObjectStore.connect(parseS3Location(url, suite.rgw.env()));
+    const db = await lancedb.connect(`${url}/lancedb`, { storageOptions: suite.rgw.storageOptions() });
+    try {
+      const mirror = await TableMirror.open(join(suite.dir, 'gone'), root.at('lancedb'), 256 * MiB);
+      await db.createTable('chunks', [{ id: 1 }]);
+      await mirror.sync('chunks');
+      const rebuilt = await db.createTable('chunks_new', [{ id: 1 }]);
+      await mirror.sync('chunks_new');
+      expect(readdirSync(join(suite.dir, 'gone')).sort()).toEqual(['chunks.lance', 'chunks_new.lance']);
+      await db.dropTable('chunks');
+      await rebuilt.add([{ id: 2 }]);
+      await mirror.sync('chunks_new');
+      expect(readdirSync(join(suite.dir, 'gone'))).toEqual(['chunks_new.lance']);
+      rebuilt.close();
+    } finally {
+      db.close();
+      root.close();
+    }
+  });
+
   it.skipIf(NO_TMPFS !== null)(`searches the store directly while its disk is full, and the copy again once there is room${NO_TMPFS ? ` (skipped: ${NO_TMPFS})` : ''}`, async () => {
     const url = library();
     const writer = await fill(url, 200);

@@ -121,6 +121,7 @@ export class TableMirror {
     const prefix = `${table}.lance/`;
     const newest = await this.newestManifest(prefix);
     if (!newest || (await this.has(newest))) return;
+    await this.dropGone(table);
     const stored = new Map<string, number>();
     await Promise.all(
       CONTENT.map(async (dir) => {
@@ -152,6 +153,19 @@ export class TableMirror {
         { table, storedMiB: Math.ceil(state.bytes / MiB), cacheMiB: Math.floor(this.maxBytes / MiB) },
         'the table has outgrown --index-cache-mb: it is still copied whole to this replica, and from the next start read through the block cache instead',
       );
+    }
+  }
+
+  /**
+   * Removes the copies of other tables the store no longer has (the table a re-index replaced, dropped once every
+   * replica had switched). Checked when a table changes, which a re-index's new table does from its first commit.
+   */
+  private async dropGone(current: string): Promise<void> {
+    for (const entry of await readdir(this.root, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !entry.name.endsWith('.lance') || entry.name === `${current}.lance`) continue;
+      if ((await this.newestManifest(`${entry.name}/`)) !== null) continue;
+      await rm(join(this.root, entry.name), { recursive: true, force: true });
+      this.tables.delete(entry.name.slice(0, -'.lance'.length));
     }
   }
 
