@@ -90,11 +90,6 @@ export class TableMirror {
     return new TableMirror(root, source, maxBytes, log);
   }
 
-  /** Bytes of the table's files as the last update found them in the store. */
-  bytes(table: string): number {
-    return this.tables.get(table)?.bytes ?? 0;
-  }
-
   /**
    * Brings the copy of `table` up to the newest version in the store. Resolves when a sync that started after
    * this call has ended: one under way may have listed the store before the change the caller knows of, so the
