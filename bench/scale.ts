@@ -77,6 +77,41 @@ function treeCpu(roots: (number | undefined)[]): Map<number, number> {
 }
 const cpuSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((n, [pid, v]) => n + v - (before.get(pid) ?? 0), 0);
 
+/**
+ * CPU ms of daemons' threads, by kind: the main thread (JavaScript, HTTP, the database driver), LanceDB's (tokio),
+ * and the rest (the model's pool, libuv's, V8's). Threads that ended count only in the process's total.
+ */
+function threadCpu(pids: (number | undefined)[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of pids) {
+    if (pid === undefined) continue;
+    let live = 0;
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ms = (Number(f[11]) + Number(f[12])) * 10;
+        // On Node 20 the model's, libuv's and V8's threads are all named `node`.
+        const kind = tid === String(pid) ? 'main' : /^tokio|^lance/.test(name) ? 'lancedb' : 'model, libuv, V8';
+        out.set(kind, (out.get(kind) ?? 0) + ms);
+        live += ms;
+      }
+      out.set('ended threads', (out.get('ended threads') ?? 0) + cpuMs(pid) - live);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+const threadsSince = (before: Map<string, number>, after: Map<string, number>, chunks: number) =>
+  [...after]
+    .map(([kind, v]) => [kind, (v - (before.get(kind) ?? 0)) / chunks] as const)
+    .filter(([, v]) => v >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, v]) => `${kind} ${v.toFixed(1)}`)
+    .join(', ');
+
 /** Uploads every file through `url` with 4 clients, one file per request. */
 async function uploadAll(url: string, token: string, projectId: string, files: TextFile[]): Promise<void> {
   let next = 0;
@@ -124,22 +159,25 @@ async function main(): Promise<void> {
 
   // 1. Embedded.
   const d = await startDaemon({ timeoutMs: 120_000 });
-  let embedded: { cpuPerChunk: number; chunks: number; seconds: number; search: { cold: number[]; settled: number[] } };
+  let embedded: { cpuPerChunk: number; chunks: number; threads: string; seconds: number; search: { cold: number[]; settled: number[] } };
   try {
     const user = await addUser(d);
     const projectId = await newProject(d.url, user.apiKey, 'scale');
     const cpu0 = cpuMs(d.proc.pid!);
+    const threads0 = threadCpu([d.proc.pid]);
     const t0 = performance.now();
     await uploadAll(d.url, user.apiKey, projectId, files);
     const { chunks, failed } = await embeddedChunks(d, user.apiKey);
     if (failed > 0) throw new Error(`${failed} documents failed in embedded mode`);
     const cpu = cpuMs(d.proc.pid!) - cpu0;
-    embedded = { cpuPerChunk: cpu / chunks, chunks, seconds: (performance.now() - t0) / 1000, search: await searchTwice(d, user.apiKey) };
+    const threads = threadsSince(threads0, threadCpu([d.proc.pid]), chunks);
+    embedded = { cpuPerChunk: cpu / chunks, chunks, threads, seconds: (performance.now() - t0) / 1000, search: await searchTwice(d, user.apiKey) };
   } finally {
     await d.stop();
     removeDir(d.dataDir);
   }
   say(`embedded: ${embedded.chunks} chunks in ${embedded.seconds.toFixed(0)} s, ${embedded.cpuPerChunk.toFixed(1)} CPU-ms/chunk (daemon)`);
+  say(`embedded: by thread, CPU-ms/chunk: ${embedded.threads}`);
   say(`embedded: search right after ingestion p50 ${ms(percentile(embedded.search.cold, 50))}, p95 ${ms(percentile(embedded.search.cold, 95))}`);
   say(`embedded: search settled p50 ${ms(percentile(embedded.search.settled, 50))}, p95 ${ms(percentile(embedded.search.settled, 95))}\n`);
 
@@ -153,6 +191,7 @@ async function main(): Promise<void> {
     const projectId = await newProject(topo.lb.url, token, 'scale');
     const daemonPids = () => topo.replicas.map((r: Replica) => r.daemon.proc.pid);
     const replicas0 = treeCpu(daemonPids());
+    const threads0 = threadCpu(daemonPids());
     const infra0 = treeCpu([topo.pg.pid(), ...topo.rgw.pids()]);
     const t0 = performance.now();
     await uploadAll(topo.lb.url, token, projectId, files);
@@ -160,6 +199,7 @@ async function main(): Promise<void> {
     if (by.ready !== files.length) throw new Error(`shared mode: ${JSON.stringify(by)}`);
     const seconds = (performance.now() - t0) / 1000;
     const replicasCpu = cpuSince(replicas0, treeCpu(daemonPids()));
+    const threads1 = threadCpu(daemonPids());
     const infraCpu = cpuSince(infra0, treeCpu([topo.pg.pid(), ...topo.rgw.pids()]));
     const { rows } = await db.query<{ n: string }>('SELECT sum(chunk_count) AS n FROM documents WHERE project_id = $1', [projectId]);
     const chunks = Number(rows[0]!.n);
@@ -169,6 +209,7 @@ async function main(): Promise<void> {
       `shared: ${perChunk.toFixed(1)} CPU-ms/chunk (replicas together) = ${(perChunk / embedded.cpuPerChunk).toFixed(2)}× embedded (goal ≤ 1.15×); ` +
         `PostgreSQL + RGW beside them ${(infraCpu / chunks).toFixed(1)} CPU-ms/chunk (${((perChunk + infraCpu / chunks) / embedded.cpuPerChunk).toFixed(2)}× with them)`,
     );
+    say(`shared: by thread, CPU-ms/chunk (replicas together): ${threadsSince(threads0, threads1, chunks)}`);
     const search = await searchTwice(at(topo.lb.url), token);
     say(`shared: ${ratio('search through haproxy right after ingestion', search.cold, embedded.search.cold)}`);
     say(`shared: ${ratio(`search through haproxy settled (after ${WARMUP} others)`, search.settled, embedded.search.settled)} (goal ≤ 2×)`);

@@ -209,7 +209,7 @@ export abstract class OwnedRowsTable {
     this.refreshing = (async () => {
       do {
         this.refreshAgain = false;
-        if (this.table) await this.table.checkoutLatest();
+        if (this.table) await this.refreshView(this.table);
         else await this.discover();
         this.refreshes++;
       } while (this.refreshAgain && !this.closed);
@@ -219,6 +219,11 @@ export abstract class OwnedRowsTable {
 
   /** Shared mode: picks up a table another replica created since this one opened. */
   protected async discover(): Promise<void> {}
+
+  /** Moves the handle to the latest version (for another replica's commit). */
+  protected async refreshView(table: lancedb.Table): Promise<void> {
+    await table.checkoutLatest();
+  }
 
   /** Whether this process runs optimize and prune: always in embedded mode, only the lease holder in shared mode. */
   private upkeeper(): boolean {
