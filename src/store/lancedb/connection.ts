@@ -7,7 +7,7 @@ import type { ObjectStore } from '../objects/object-store.js';
 import type { Credentials } from '../objects/sigv4.js';
 import { IndexCacheRelay } from './index-cache-relay.js';
 import { IndexFileCache } from './index-file-cache.js';
-import { type MirrorSource, TableMirror } from './table-mirror.js';
+import { type MirrorSource, storedTableBytes, TableMirror } from './table-mirror.js';
 import { UpkeepLeader } from './upkeep.js';
 
 const MiB = 1024 * 1024;
@@ -273,13 +273,6 @@ export class VectorStore {
     if (this.searchConnection !== this.connection) this.searchConnection.close();
     await this.relay?.close();
   }
-}
-
-/** Bytes of every table's data, deletion and index files in the store, superseded ones included. */
-async function storedTableBytes(root: MirrorSource): Promise<number> {
-  let bytes = 0;
-  for await (const o of root.listSized('')) if (/\.lance\/(?:data|_deletions|_indices)\//.test(o.key)) bytes += o.size;
-  return bytes;
 }
 
 /** Runs `fn` on a connection that is closed afterwards. */

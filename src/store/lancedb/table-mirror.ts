@@ -47,6 +47,13 @@ export function manifestVersion(name: string): bigint | null {
   return a ? BigInt(a[1]!) : null;
 }
 
+/** Bytes of every table's files a reader uses in the store (data, deletions, indexes), superseded ones included. */
+export async function storedTableBytes(root: MirrorSource): Promise<number> {
+  let bytes = 0;
+  for await (const o of root.listSized('')) if (CONTENT.some((dir) => o.key.includes(`.lance/${dir}`))) bytes += o.size;
+  return bytes;
+}
+
 export interface MirrorStats {
   /** Syncs that found a newer version and fetched it. */
   updates: number;
