@@ -3,7 +3,8 @@
  *
  * 1. embedded: one daemon (SQLite, local LanceDB), `--uploads` SciFact abstracts (default 1,000) sent one per
  *    request by 4 clients; the daemon's CPU-ms per chunk; then hybrid search p50/p95 (SciFact test queries);
- * 2. shared: `--replicas` daemons (default 3) on PostgreSQL 15 + Ceph RGW behind haproxy (test/helpers/topology.ts),
+ * 2. shared: `--replicas` daemons (default 3) on PostgreSQL 15 + Ceph RGW behind haproxy (test/helpers/topology.ts)
+ *    with the health check docs/scale-out.md gives (every second; the tests check every 300 ms),
  *    the same uploads through haproxy; CPU-ms per chunk of the replicas together, and of PostgreSQL and RGW beside
  *    it; search p50/p95 through haproxy; the time for a document that turned ready through one replica to be
  *    returned by a search on each other one (`--probes` documents, each read by every other replica);
@@ -29,6 +30,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { addUser, api, type Daemon, removeDir, startDaemon } from '../test/helpers/daemon.js';
+import { DOCUMENTED_CHECK } from '../test/helpers/haproxy.js';
 import { type Replica, startTopology, topologyUnavailable } from '../test/helpers/topology.js';
 import { corpus, settled, type TextFile, timeToVisible, uploadOne, uploadWhileKilling } from '../test/helpers/uploads.js';
 import { cpuMs, documentTotals, percentile, searchLatencies } from './ingest-api.js';
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
 
   // 2. Shared.
   say(`shared: each replica's model uses ${MODEL_THREADS} thread${MODEL_THREADS === 1 ? '' : 's'} (--model-threads; the embedded daemon ${availableParallelism()}, one per core)`);
-  const topo = await startTopology({ replicas: REPLICAS, args: ['--model-threads', String(MODEL_THREADS)] });
+  const topo = await startTopology({ replicas: REPLICAS, args: ['--model-threads', String(MODEL_THREADS)], check: DOCUMENTED_CHECK });
   const db = new pg.Pool({ connectionString: topo.databaseUrl, max: 2 });
   try {
     const owner = await addUser(topo.replicas[0]!.daemon);
@@ -208,7 +210,7 @@ async function main(): Promise<void> {
     const { rows } = await db.query<{ n: string }>('SELECT sum(chunk_count) AS n FROM documents WHERE project_id = $1', [projectId]);
     const chunks = Number(rows[0]!.n);
     const perChunk = replicasCpu / chunks;
-    say(`shared (${REPLICAS} replicas, PostgreSQL + RGW, haproxy): ${chunks} chunks in ${seconds.toFixed(0)} s`);
+    say(`shared (${REPLICAS} replicas, PostgreSQL + RGW, haproxy checking each every ${DOCUMENTED_CHECK.interMs} ms): ${chunks} chunks in ${seconds.toFixed(0)} s`);
     say(
       `shared: ${perChunk.toFixed(1)} CPU-ms/chunk (replicas together) = ${(perChunk / embedded.cpuPerChunk).toFixed(2)}× embedded (goal ≤ 1.15×); ` +
         `PostgreSQL + RGW beside them ${(infraCpu / chunks).toFixed(1)} CPU-ms/chunk (${((perChunk + infraCpu / chunks) / embedded.cpuPerChunk).toFixed(2)}× with them)`,

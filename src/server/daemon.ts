@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -104,7 +105,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     chunks.prewarm().catch((err: unknown) => log.warn({ err }, 'could not preload the chunk indexes; the first searches will load them'));
-    const jobs = new JobStore(db, now);
+    // Shared mode: this replica's uploads are queued as its own, which its claims prefer (it keeps their originals).
+    const jobs = new JobStore(db, now, database.shared ? { origin: `r_${randomBytes(6).toString('hex')}` } : {});
     const documents = new DocumentStore(db, jobs, now);
     const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
     cleanups.push(() => extractor.close());

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Daemon, removeDir, startDaemon } from './daemon.js';
-import { haproxyMissing, type LoadBalancer, startHaproxy } from './haproxy.js';
+import { haproxyMissing, type HealthCheck, type LoadBalancer, startHaproxy } from './haproxy.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from './postgres.js';
 import { freePort } from './ports.js';
 import { type Rgw, rgwUnavailable, startRgw } from './rgw.js';
@@ -80,6 +80,8 @@ export interface TopologyOptions {
   replicas?: number;
   /** Extra `serve` flags for every replica. */
   args?: string[];
+  /** haproxy's health check (FAST_CHECK unless told). */
+  check?: HealthCheck;
 }
 
 /** Starts PostgreSQL, RGW, `replicas` daemons (one at a time: the first migrates) and haproxy. */
@@ -121,7 +123,7 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     }
     const lb = await startHaproxy(
       replicas.map((r) => r.port),
-      { port: lbPort },
+      { port: lbPort, ...(opts.check ? { check: opts.check } : {}) },
     );
     const untrackLb = track(() => [lb.pid]);
     cleanups.push(async () => {

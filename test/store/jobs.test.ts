@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/store/sql/database.js';
 import { DocumentStore } from '../../src/store/sql/documents.js';
-import { type Job, JobStore, LeaseLost } from '../../src/store/sql/jobs.js';
+import { AFFINITY_WAIT_MS, type Job, JobStore, LeaseLost } from '../../src/store/sql/jobs.js';
 import { ProjectStore } from '../../src/store/sql/projects.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { type EngineSuite, describeEachEngine } from '../helpers/store-dialects.js';
@@ -10,14 +10,19 @@ let t = Date.UTC(2030, 0, 1);
 const now = () => t;
 let docs = 0;
 
-/** Queues `count` documents (and their jobs) for a new user; returns the user id and document ids. */
-async function queue(h: DatabaseHandle, email: string, count: number): Promise<{ userId: string; ids: string[] }> {
-  const userId = (await new UserStore(h.db, now).create(email, 'h'))!.id;
+/**
+ * Queues `count` documents (and their jobs) for a user, new unless `userId` is given; the i-th is accepted by
+ * replica `origins[i % origins.length]` (none: as in embedded mode). Returns the user id and document ids.
+ */
+async function queue(h: DatabaseHandle, email: string, count: number, opts: { origins?: (string | undefined)[]; userId?: string } = {}): Promise<{ userId: string; ids: string[] }> {
+  const userId = opts.userId ?? (await new UserStore(h.db, now).create(email, 'h'))!.id;
   const project = await new ProjectStore(h.db, now).ensureDefault(userId);
-  const documents = new DocumentStore(h.db, new JobStore(h.db, now), now);
+  const origins = opts.origins ?? [undefined];
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     t += 1;
+    const origin = origins[i % origins.length];
+    const documents = new DocumentStore(h.db, new JobStore(h.db, now, origin ? { origin } : {}), now);
     const sha = `${++docs}`.padStart(64, '0');
     ids.push((await documents.createQueued({ userId, projectId: project.id, filename: `${i}.txt`, contentType: 'text/plain', sizeBytes: 1, sha256: sha, metadata: {} })).document.id);
   }
@@ -35,9 +40,9 @@ async function drain(jobs: JobStore, owner: string): Promise<Job[]> {
 }
 
 describeEachEngine('jobs', (suite: EngineSuite) => {
-  it('never gives one job to two of many concurrent claimers (three pools)', async () => {
-    const { ids } = await queue(suite.handle(), 'many@example.com', 30);
-    const stores = [suite.handle(), await suite.another(), await suite.another()].map((h) => new JobStore(h.db, now));
+  it('never gives one job to two of many concurrent claimers (three pools, two of them preferring their own jobs)', async () => {
+    const { ids } = await queue(suite.handle(), 'many@example.com', 30, { origins: ['r1', 'r2', undefined] });
+    const stores = [suite.handle(), await suite.another(), await suite.another()].map((h, i) => new JobStore(h.db, now, i > 0 ? { origin: `r${i}` } : {}));
     const claimed: Job[] = [];
     await Promise.all(
       Array.from({ length: 9 }, async (_, i) => {
@@ -95,6 +100,31 @@ describeEachEngine('jobs', (suite: EngineSuite) => {
     expect((await new DocumentStore(h.db, first, now).getById(job.documentId))?.status).toBe('queued'); // rolled back
     await second.complete(again);
     expect(await second.countOpen()).toBe(0);
+  });
+
+  // Shared mode only: one process serves an embedded (SQLite) queue, so nothing there has an origin to prefer.
+  it.skipIf(suite.engine !== 'postgresql')('gives a replica its own uploads first, unless another job has waited AFFINITY_WAIT_MS', async () => {
+    const h = suite.handle();
+    const b = await queue(h, 'affinity@example.com', 3, { origins: ['r_b'] });
+    const a = await queue(h, '', 3, { origins: ['r_a'], userId: b.userId });
+    const plain = await queue(h, '', 1, { userId: b.userId });
+    const replicaA = new JobStore(h.db, now, { origin: 'r_a' });
+    const take = async (jobs: JobStore) => {
+      const job = (await jobs.claim('w', 60_000))!;
+      await jobs.complete(job);
+      return job.documentId;
+    };
+    // A's own, oldest first, though B's are older; then the oldest of the rest.
+    expect([await take(replicaA), await take(replicaA), await take(replicaA)]).toEqual(a.ids);
+    expect(await take(replicaA)).toBe(b.ids[0]);
+    // A job that has waited AFFINITY_WAIT_MS goes first, whoever accepted it.
+    t += AFFINITY_WAIT_MS;
+    const later = await queue(h, '', 1, { origins: ['r_a'], userId: b.userId });
+    expect(await take(replicaA)).toBe(b.ids[1]);
+    expect(await take(new JobStore(h.db, now, { origin: 'r_b' }))).toBe(b.ids[2]);
+    expect(await take(replicaA)).toBe(plain.ids[0]);
+    expect(await take(replicaA)).toBe(later.ids[0]);
+    expect(await replicaA.claim('w', 60_000)).toBeNull();
   });
 
   it('hands a job back uncounted, marked released; recovers foreign leases only when asked', async () => {

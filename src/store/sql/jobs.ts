@@ -36,6 +36,13 @@ const CANDIDATE_USERS = 3;
 
 type Row = Database['jobs'];
 
+/**
+ * How long a job may wait before a claim takes it ahead of the claiming replica's own jobs (see JobStoreOptions.origin):
+ * the most that preferring one's own jobs can delay another replica's, such as those a replica that died had
+ * accepted. As long as a lease, the wait its jobs already had.
+ */
+export const AFFINITY_WAIT_MS = 2 * 60_000;
+
 /** A user's turn once served: one more than the latest, so users are served in rotation. */
 const NEXT_TURN = sql<number>`(select coalesce(max(turn), 0) + 1 from job_turns)`;
 
@@ -66,11 +73,25 @@ const toJob = (r: Pick<Row, 'document_id' | 'user_id' | 'kind' | 'state' | 'atte
   lastError: r.last_error,
 });
 
+export interface JobStoreOptions {
+  /**
+   * Shared mode: this replica's id. Jobs of the uploads it accepts carry it, and its claims prefer them (a user's
+   * oldest of them, within that user's turn), since it keeps their originals on its own disk: the others would
+   * fetch each one back from the object store. A job that has waited AFFINITY_WAIT_MS goes to whoever claims.
+   */
+  origin?: string;
+}
+
 export class JobStore {
+  private readonly origin: string | null;
+
   constructor(
     private readonly db: Db,
     private readonly now: Clock,
-  ) {}
+    opts: JobStoreOptions = {},
+  ) {
+    this.origin = opts.origin ?? null;
+  }
 
   /**
    * Inserts a pending job inside the caller's transaction (the document row and its job commit together). A user
@@ -80,7 +101,7 @@ export class JobStore {
     const now = this.now();
     await trx
       .insertInto('jobs')
-      .values({ document_id: documentId, user_id: userId, kind, state: 'pending', attempts: 0, run_after: now, created_at: now, updated_at: now })
+      .values({ document_id: documentId, user_id: userId, kind, state: 'pending', attempts: 0, run_after: now, origin: this.origin, created_at: now, updated_at: now })
       .execute();
     await trx.insertInto('job_turns').values({ user_id: userId, turn: 0 }).onConflict((oc) => oc.column('user_id').doNothing()).execute();
   }
@@ -97,11 +118,21 @@ export class JobStore {
       .with('queued_job', (db) =>
         db
           .insertInto('jobs')
-          .columns(['document_id', 'user_id', 'kind', 'state', 'attempts', 'run_after', 'created_at', 'updated_at'])
+          .columns(['document_id', 'user_id', 'kind', 'state', 'attempts', 'run_after', 'origin', 'created_at', 'updated_at'])
           .expression((eb) =>
             eb
               .selectFrom('queued')
-              .select(['queued.id', 'queued.user_id', sql<string>`cast(${kind} as text)`.as('kind'), sql<'pending'>`'pending'`.as('state'), sql<number>`0`.as('attempts'), ms.as('run_after'), ms.as('created_at'), ms.as('updated_at')]),
+              .select([
+                'queued.id',
+                'queued.user_id',
+                sql<string>`cast(${kind} as text)`.as('kind'),
+                sql<'pending'>`'pending'`.as('state'),
+                sql<number>`0`.as('attempts'),
+                ms.as('run_after'),
+                sql<string | null>`cast(${this.origin} as text)`.as('origin'),
+                ms.as('created_at'),
+                ms.as('updated_at'),
+              ]),
           ),
       )
       .with('queued_turn', (db) =>
@@ -178,7 +209,8 @@ export class JobStore {
    * The claim as one PostgreSQL statement (one round trip instead of six: BEGIN, the candidate users, the row
    * lock, the update, the turn, COMMIT). Users in turn order, each user's oldest runnable job taken by a LATERAL
    * lookup under FOR UPDATE SKIP LOCKED: a user whose runnable jobs are all being taken by others yields nothing
-   * and the next user is tried, as the transaction's loop does. The users are sorted first (a materialized CTE)
+   * and the next user is tried, as the transaction's loop does. With an `origin`, a user's job is the oldest overdue
+   * one (AFFINITY_WAIT_MS), else the oldest of this replica's own, else the oldest. The users are sorted first (a materialized CTE)
    * and the nested loop keeps their order and stops at the first job found, so one row is locked; sorting after
    * the join instead, as the planner does with an outer ORDER BY, locked every user's first job.
    */
@@ -193,21 +225,28 @@ export class JobStore {
         db
           .selectFrom('turns as t')
           .innerJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('jobs as j')
-                .select('j.id')
-                .whereRef('j.user_id', '=', 't.user_id')
-                .where('j.state', '=', 'pending')
-                .where('j.run_after', '<=', now)
-                .orderBy('j.run_after')
-                .orderBy('j.id')
-                .limit(1)
-                .forUpdate()
-                .skipLocked()
-                .as('n'),
+            (eb) => {
+              const oldest = (runnableBy: number, own = false) =>
+                eb
+                  .selectFrom('jobs as j')
+                  .select('j.id')
+                  .whereRef('j.user_id', '=', 't.user_id')
+                  .where('j.state', '=', 'pending')
+                  .where('j.run_after', '<=', runnableBy)
+                  .$if(own, (q) => q.where('j.origin', '=', this.origin))
+                  .orderBy('j.run_after')
+                  .orderBy('j.id')
+                  .limit(1)
+                  .forUpdate()
+                  .skipLocked();
+              // A job overdue for anyone, else this replica's own oldest, else anyone's oldest. COALESCE stops at
+              // the first lookup that finds one, so no other locks a row (a UNION may not lock rows at all).
+              const lookups = this.origin === null ? [oldest(now)] : [oldest(now - AFFINITY_WAIT_MS), oldest(now, true), oldest(now)];
+              return sql<{ id: number | null }>`(select coalesce(${sql.join(lookups)}) as id)`.as('n');
+            },
             (join) => join.onTrue(),
           )
+          .where('n.id', 'is not', null)
           .select(['n.id', 't.user_id'])
           .limit(1),
       )
@@ -233,7 +272,7 @@ export class JobStore {
     return row ? toJob(row) : null;
   }
 
-  /** The claim as a transaction of several statements (SQLite, where they cost no round trips). */
+  /** The claim as a transaction of several statements (SQLite, where they cost no round trips; one process, so no `origin`). */
   private async claimInTransaction(owner: string, leaseMs: number): Promise<Job | null> {
     const d = dialectOf(this.db);
     return this.db.transaction().execute(async (trx) => {

@@ -99,6 +99,8 @@ export interface JobsTable {
   lease_owner: string | null;
   lease_expires_at: number | null;
   last_error: string | null;
+  /** Shared mode: the replica that accepted the upload (see migration 007); null otherwise. */
+  origin: string | null;
   created_at: number;
   updated_at: number;
 }

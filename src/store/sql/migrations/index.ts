@@ -5,6 +5,7 @@ import * as m003 from './003-oauth.js';
 import * as m004 from './004-document-paths.js';
 import * as m005 from './005-job-released.js';
 import * as m006 from './006-job-turns.js';
+import * as m007 from './007-job-origin.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-document-paths': m004,
   '005-job-released': m005,
   '006-job-turns': m006,
+  '007-job-origin': m007,
 };
 
 export const migrationProvider: MigrationProvider = {
