@@ -185,6 +185,11 @@ function refs(result: ArrowTable, score: '_distance' | '_score'): (ChunkRef & { 
   }));
 }
 
+/** Vector hits with their distance scaled to the cosine distance (see `vectorSearch`). */
+function hits(result: ArrowTable, scale: number): VectorHit[] {
+  return refs(result, '_distance').map(({ score, ...ref }) => ({ ...ref, _distance: score * scale }));
+}
+
 function toShown(r: Record<string, unknown>): ShownChunk {
   return {
     id: r.id as string,
@@ -232,6 +237,8 @@ export class ChunkIndex extends OwnedRowsTable {
   private rows = 0;
   /** Per user searching: whether they owned every row when last counted (see `soleUser`). */
   private readonly sole = new Map<string, { sole: boolean; at: number }>();
+  /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
+  private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
   /** Told once: the indexes need more cache than the store was opened with. */
   private cacheOutgrown = false;
   private infoPoll: NodeJS.Timeout | undefined;
@@ -630,19 +637,39 @@ export class ChunkIndex extends OwnedRowsTable {
     // user's rows (one person's library), the nearest rows are filtered afterwards instead, at a third of the
     // cost: the same rows. The filter applies either way, so rows another user adds meanwhile are never returned.
     const post = !q.projectIds && !q.documentIds && (await this.soleUser(table, q.userId));
-    let query = table.vectorSearch(q.vector).distanceType('cosine').where(scopeFilter(q));
-    if (post) query = query.postfilter();
-    const rows = await query
-      .ef(Math.max(this.ann.ef, q.limit))
-      // The HNSW-SQ index answers squared L2 of quantized vectors (2 − 2·cos) while every row is indexed, and
-      // 1 − cos once unindexed rows are scanned beside it; refining recomputes the candidates' exact cosine
-      // distance, so similarity means one thing (search holds it against its relevance floor). ~3 ms at 200 rows.
-      .refineFactor(1)
-      .select(['id', 'document_id', '_distance'])
-      .withRowId()
-      .limit(q.limit)
-      .toArrow();
-    return refs(rows, '_distance').map(({ score, ...ref }) => ({ ...ref, _distance: score }));
+    const search = (refine: boolean) => {
+      let query = table.vectorSearch(q.vector).distanceType('cosine').where(scopeFilter(q));
+      if (post) query = query.postfilter();
+      query = query.ef(Math.max(this.ann.ef, q.limit));
+      if (refine) query = query.refineFactor(1);
+      return query.select(['id', 'document_id', '_distance']).withRowId().limit(q.limit).toArrow();
+    };
+    // The HNSW-SQ index answers the squared L2 distance of its 8-bit vectors (2 − 2·cos), a flat scan of rows
+    // written since the last optimize 1 − cos, and LanceDB merges the two lists as they are. Refining re-reads the
+    // candidates' vectors for their exact cosine distance (~2 CPU-ms of ~7 at a million chunks), needed only when
+    // both answered: when the index holds every row of the version searched, halving its distance gives the cosine
+    // distance to within ~0.001 (docs/BENCHMARKS.md); with no index every distance is exact. A search whose version
+    // moved under it (an index built, rows added) runs again, refined.
+    const version = await table.version();
+    const coverage = await this.vectorCoverage(table, version);
+    if (coverage === 'part') return hits(await search(true), 1);
+    const rows = await search(false);
+    if ((await table.version()) !== version) return hits(await search(true), 1);
+    return hits(rows, coverage === 'all' ? 0.5 : 1);
+  }
+
+  /**
+   * Whether the vector index covers every row of `version` of `table` ('all'), some ('part') or none ('none':
+   * no index, every search is a flat scan), remembered for the version the table was last asked at.
+   */
+  private async vectorCoverage(table: lancedb.Table, version: number): Promise<'all' | 'part' | 'none'> {
+    const known = this.coverage.get(table);
+    if (known?.version === version) return known.coverage;
+    const stats = await table.indexStats(VECTOR_INDEX);
+    const coverage = !stats ? 'none' : stats.numUnindexedRows === 0 ? 'all' : 'part';
+    // Only what was read at `version` is remembered: the table may have moved while the stats were read.
+    if ((await table.version()) === version) this.coverage.set(table, { version, coverage });
+    return coverage;
   }
 
   /** Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (~1.5 ms at a million rows). */
