@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { LocalEvents, LocalLocks, type Lease, type Locks } from '../src/store/coordination.js';
-import { ChunkIndex, type ChunkRow } from '../src/store/lancedb/chunks.js';
+import { ChunkIndex, type ChunkRow, chunkId } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { parseS3Location } from '../src/store/objects/location.js';
 import { S3ObjectStore } from '../src/store/objects/s3.js';
@@ -195,7 +195,7 @@ function searchRows(n: number): ChunkRow[] {
     const generated = rows(0, i, 1)[0]!;
     const text = corpus[i] ? `${corpus[i]!.title} ${corpus[i]!.text}` : generated.text;
     const norm = Math.hypot(...generated.vector);
-    return { ...generated, id: `c${i}`, user_id: 'u1', document_id: `d${i}`, chunk_index: 0, text, search_text: text, vector: generated.vector.map((x) => x / norm) };
+    return { ...generated, id: chunkId(`d${i}`, 0), user_id: 'u1', document_id: `d${i}`, chunk_index: 0, text, search_text: text, vector: generated.vector.map((x) => x / norm) };
   });
 }
 

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
-import { ChunkIndex, type ChunkRow } from '../src/store/lancedb/chunks.js';
+import { ChunkIndex, type ChunkRow, chunkId } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { openSqlite } from '../src/store/sql/sqlite.js';
 import { DocumentStore } from '../src/store/sql/documents.js';
@@ -97,7 +97,7 @@ async function populate(dataDir: string, email: string, embedder: BuiltinEmbedde
     const copy = Math.floor(i / texts.length);
     const text = copy === 0 ? texts[base]! : `${texts[base]} (copy ${copy})`;
     rows.push({
-      id: `${documentId}:${i}`,
+      id: chunkId(documentId, i % 10),
       user_id: user.id,
       project_id: project.id,
       document_id: documentId,

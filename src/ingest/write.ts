@@ -7,7 +7,7 @@
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
 import type { Yielder } from '../core/foreground.js';
-import type { ChunkIndex, ChunkRow } from '../store/lancedb/chunks.js';
+import { type ChunkIndex, type ChunkRow, chunkId } from '../store/lancedb/chunks.js';
 import type { Chunk } from './types.js';
 
 export interface WriteTarget {
@@ -15,8 +15,6 @@ export interface WriteTarget {
   userId: string;
   projectId: string;
 }
-
-export const chunkId = (documentId: string, index: number): string => `${documentId}:${index}`;
 
 export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkRow[] {
   return chunks.map((c, i) => ({

@@ -137,6 +137,14 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect((await other.keywordSearch({ userId: 'u1', query: 'alpha', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
     await expect(other.add([row('u1', 'p1', 'd3', 0, 'x', unit(1, 0, 0, 0))], { id: 'ollama:nomic-embed-text', dimension: 3 })).rejects.toThrow('vector of length 4, index expects 3');
   });
+
+  it("refuses a row whose id is not its document's id and chunk index (a search rebuilds ids from them)", async () => {
+    await index.add([row('u1', 'p1', 'd1', 0, 'alpha', unit(1, 0, 0, 0))], EMBEDDER);
+    const odd = { ...row('u1', 'p1', 'd1', 1, 'beta', unit(0, 1, 0, 0)), id: 'c1' };
+    await expect(index.add([odd], EMBEDDER)).rejects.toThrow('chunk id c1 is not d1:1');
+    expect((await index.keywordSearch({ userId: 'u1', query: 'beta', limit: 5 })).map((h) => h.id)).toEqual([]);
+    expect((await index.keywordSearch({ userId: 'u1', query: 'alpha', limit: 5 })).map((h) => ({ id: h.id, document_id: h.document_id }))).toEqual([{ id: 'd1:0', document_id: 'd1' }]);
+  });
 });
 
 describe('ChunkIndex with its HNSW vector index', () => {
