@@ -1,6 +1,6 @@
 /**
- * A first page reads the keyword list to 300, later pages to 1,000 (src/search/retrieve.ts), through a real daemon
- * (built binary, real built-in model, SQLite + LanceDB) over a library where more than 300 chunks hold the word:
+ * A first page reads the keyword list to 200, later pages to 1,000 (src/search/retrieve.ts), through a real daemon
+ * (built binary, real built-in model, SQLite + LanceDB) over a library where more than 200 chunks hold the word:
  * the first page says "at least", paging on from it returns every match once with no gap at the switch, and a
  * grouped first page that the short list cannot fill is cut from the full list (it neither ends early nor
  * undercounts a document's matches).
