@@ -37,8 +37,6 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Milliseconds to wait for the "listening" line. */
   timeoutMs?: number;
-  /** Flags for node itself (e.g. `--cpu-prof`), passed in NODE_OPTIONS. */
-  nodeArgs?: string[];
 }
 
 /** A new empty database on the cluster test/helpers/postgres-global.ts started for this run. */
@@ -53,10 +51,9 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'docsearch-test-'));
   const databaseUrl = opts.databaseUrl ?? (process.env.DOCSEARCH_TEST_ENGINE === 'postgresql' ? await newTestDatabase() : undefined);
   // Started through the launcher itself, as users run it (npx, a bin link): its sh line sets MALLOC_ARENA_MAX
-  // unless the environment does, so memory figures are the ones users get. Node flags go through NODE_OPTIONS.
+  // unless the environment does, so memory figures are the ones users get.
   const env: Record<string, string> = databaseUrl ? { DOCSEARCH_DATABASE_URL: databaseUrl } : {};
   const procEnv: Record<string, string | undefined> = { ...process.env, ...env, ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') };
-  if (opts.nodeArgs?.length) procEnv.NODE_OPTIONS = [procEnv.NODE_OPTIONS, ...opts.nodeArgs].filter(Boolean).join(' ');
   const proc = spawn(
     BIN,
     ['serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
