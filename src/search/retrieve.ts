@@ -52,7 +52,7 @@ export interface RetrieveOptions {
 export const DEFAULT_RETRIEVE: RetrieveOptions = {
   keywordDepth: 1000,
   // SciFact nDCG@10 by keyword depth 100 / 200 / 300 / 1,000 (test): .7272 / .7287 / .7287 / .7286; at a million
-  // chunks 200 instead of 300 is 3.8 ms less a search through the daemon (docs/BENCHMARKS.md).
+  // chunks 200 instead of 300 took 1.1–3.8 ms off a search through the daemon (docs/BENCHMARKS.md).
   firstPageKeywordDepth: 200,
   vectorDepth: 200,
   // Chosen on SciFact train (bench/quality.ts --tune): equal weights; better than every RRF k and weight tried.
@@ -106,7 +106,7 @@ export interface RetrieveInput {
   reranker: CandidateReranker | null;
   /**
    * The documents (among `documentIds`) whose chunks the search may show; the others' chunks leave both
-   * lists before fusion, so they take no rank. Called once per list, as each arrives. Absent: every document.
+   * lists before fusion, so they take no rank. Absent: every document.
    */
   visible?: (documentIds: string[]) => Promise<ReadonlySet<string>>;
   /** How deep the keyword list is read: for a first page, or the full list (the default). */
@@ -189,25 +189,18 @@ export class Retriever {
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
     // million chunks the keyword list (~15 CPU-ms) outlasts the embedding, and the two searches overlap.
-    // Each list's documents are looked up as soon as it arrives, so the first lookup overlaps the other search.
-    const { visible } = input;
-    const checked = async <H extends VectorHit | KeywordHit>(list: Promise<H[]>): Promise<{ all: H[]; ok: ReadonlySet<string> | null }> => {
-      const all = await list;
-      return { all, ok: visible ? await visible([...new Set(all.map((h) => h.document_id))]) : null };
-    };
-    const [vector, keyword, nearest] = await Promise.all([
+    const [vector, keywordAll, vectorAll] = await Promise.all([
       vectorP,
-      checked(keywords ? this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords }) : Promise.resolve([])),
-      checked(input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! }))),
+      keywords ? this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords }) : Promise.resolve([]),
+      input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! })),
     ]);
-    const [vectorAll, keywordAll] = [nearest.all, keyword.all];
 
     // Equal scores come back from the index in no fixed order: order them by id, so every page ranks alike.
     vectorAll.sort((a, b) => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     keywordAll.sort((a, b) => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const keep = <H extends ChunkRef>(all: H[], ok: ReadonlySet<string> | null) => (ok ? all.filter((h) => ok.has(h.document_id)) : all);
-    const vectorHits = keep(vectorAll, nearest.ok);
-    const keywordHits = keep(keywordAll, keyword.ok);
+    const shown = input.visible ? await input.visible([...new Set([...vectorAll, ...keywordAll].map((h) => h.document_id))]) : null;
+    const vectorHits = shown ? vectorAll.filter((h) => shown.has(h.document_id)) : vectorAll;
+    const keywordHits = shown ? keywordAll.filter((h) => shown.has(h.document_id)) : keywordAll;
 
     const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor);
     const { weak } = first;

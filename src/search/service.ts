@@ -181,10 +181,8 @@ export class SearchService {
     const filter = { ...(q.projectIds ? { projectIds: q.projectIds } : {}), ...(q.documentIds ? { documentIds: q.documentIds } : {}) };
 
     const docs = new Map<string, DocumentRow>();
-    // Called once per list (retrieve.ts): a document the other list already showed visible is not looked up again.
     const visible = async (ids: string[]) => {
-      const unknown = ids.filter((id) => !docs.has(id));
-      if (unknown.length > 0) for (const d of await this.deps.documents.searchFields(q.userId, unknown)) if (visibleAt(d, asOf)) docs.set(d.id, d);
+      for (const d of await this.deps.documents.searchFields(q.userId, ids)) if (visibleAt(d, asOf)) docs.set(d.id, d);
       return new Set(docs.keys());
     };
     const retrieve = (list: 'first-page' | 'full') =>

@@ -203,45 +203,10 @@ describe('relevance floor and counts', () => {
         return new Set(['d-b', 'd-c']);
       },
     });
-    // Once per list: the keyword list (c, b) answers first here, the vector list (a, b, c) after its embedding.
-    expect(asked).toEqual([
-      ['d-b', 'd-c'],
-      ['d-a', 'd-b', 'd-c'],
-    ]);
+    expect(asked).toEqual([['d-a', 'd-b', 'd-c']]);
     expect(ids(out)).toEqual(['b', 'c']);
     // b is now first in the vector list.
     expect(out.ranked[0]!.scores.vector!.rank).toBe(1);
-  });
-
-  it("looks up the first list's documents while the other search still runs", async () => {
-    // The vector search finishes only once the keyword list's documents have been looked up: were the lookup
-    // made after both lists, this search would never end.
-    let keywordChecked!: () => void;
-    const checked = new Promise<void>((resolve) => (keywordChecked = resolve));
-    const retriever = new Retriever(
-      {
-        chunks: {
-          vectorSearch: async () => {
-            await checked;
-            return [{ id: 'a', document_id: 'd-a', _distance: 0.1 }];
-          },
-          keywordSearch: async () => [{ id: 'b', document_id: 'd-b', _score: 2 }],
-          getMany: async () => [],
-        },
-        embedder: { id: 'test', embed: async (texts) => texts.map(() => Float32Array.from([1, 0])) },
-      },
-      { ...DEFAULT_RETRIEVE, floor: null },
-    );
-    const asked: string[][] = [];
-    const visible = async (docs: string[]) => {
-      asked.push(docs);
-      if (docs.includes('d-b')) keywordChecked();
-      return new Set(['d-a', 'd-b']);
-    };
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the lookup waited for both lists')), 2000));
-    const out = (await Promise.race([retriever.retrieve({ ...base, query: 'cells', mode: 'hybrid', visible }), timeout])) as Awaited<ReturnType<Retriever['retrieve']>>;
-    expect(asked).toEqual([['d-b'], ['d-a']]);
-    expect(out.ranked.map((r) => r.chunk.id).sort()).toEqual(['a', 'b']);
   });
 });
 
