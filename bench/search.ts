@@ -21,7 +21,7 @@
  * "Search latency" section of docs/BENCHMARKS.md.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type * as lancedb from '@lancedb/lancedb';
@@ -42,6 +42,7 @@ import { cosine } from '../test/helpers/cosine.js';
 import { addUser, api, removeDir, startDaemon, type Daemon } from '../test/helpers/daemon.js';
 import { cpuMs, ingestThroughApi, modelOnly, closeModel, percentile, vmHwmMb, vmRssMb } from './ingest-api.js';
 import { available, chunkAbstract, readCorpus, readSplit, rng } from './scifact.js';
+import { linkTree } from './library-copy.js';
 import { VectorCache } from './vector-cache.js';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -139,20 +140,6 @@ async function timed(fn: () => Promise<void>): Promise<Build> {
   await fn();
   const c = process.cpuUsage(c0);
   return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, peakMiB: vmHwmMb(process.pid) };
-}
-
-/**
- * A copy of a data dir for `dst`: LanceDB files as hard links (it writes new files and renames, never rewrites
- * one in place), everything else (SQLite) copied.
- */
-function linkTree(src: string, dst: string, inLance = false): void {
-  mkdirSync(dst, { recursive: true });
-  for (const e of readdirSync(src, { withFileTypes: true })) {
-    const [from, to] = [join(src, e.name), join(dst, e.name)];
-    if (e.isDirectory()) linkTree(from, to, inLance || e.name === 'lancedb');
-    else if (inLance) linkSync(from, to);
-    else copyFileSync(from, to);
-  }
 }
 
 function duBytes(dir: string): number {

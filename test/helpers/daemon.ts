@@ -37,6 +37,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** Milliseconds to wait for the "listening" line. */
   timeoutMs?: number;
+  /** Another checkout's launcher (bench/search-ab.ts runs two builds side by side). Default: this one's. */
+  bin?: string;
 }
 
 /** A new empty database on the cluster test/helpers/postgres-global.ts started for this run. */
@@ -55,7 +57,7 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   const env: Record<string, string> = databaseUrl ? { DOCSEARCH_DATABASE_URL: databaseUrl } : {};
   const procEnv: Record<string, string | undefined> = { ...process.env, ...env, ...opts.env, XDG_CONFIG_HOME: join(dataDir, 'config-home') };
   const proc = spawn(
-    BIN,
+    opts.bin ?? BIN,
     ['serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, '--log-level', 'info', ...(opts.args ?? [])],
     { env: procEnv, stdio: ['ignore', 'pipe', 'pipe'] },
   );
