@@ -175,17 +175,17 @@ async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
 }
 
 /**
- * First-stage hits read column-wise from the Arrow result: per-row proxies (`toArray()`) cost ~1.5 ms
- * per 100 rows, as much as the search itself.
- */
-/**
- * The candidates of a search's first stage, read as `document_id`, `chunk_index`, the score and the row address
- * (`REF_COLUMNS`). The id is rebuilt (`chunkId`) rather than read: a take reads a page of each column for every
- * row, and unique ids compress into many more pages than the run-length document ids and small indexes — at a
- * million chunks, 300 rows' `id` and `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
+ * What a search's first stage reads of its candidates besides the score and the row address. The id is rebuilt
+ * (`chunkId`) rather than read: a take reads a page of each column for every row, and unique ids spread over many
+ * more pages than run-length document ids and small indexes — at a million chunks, 300 rows' `id` and
+ * `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
  */
 const REF_COLUMNS = ['document_id', 'chunk_index'] as const;
 
+/**
+ * First-stage hits read column-wise from the Arrow result: per-row proxies (`toArray()`) cost ~1.5 ms
+ * per 100 rows, as much as the search itself.
+ */
 function refs(result: ArrowTable, score: '_distance' | '_score'): (ChunkRef & { score: number })[] {
   const docs = result.getChild('document_id')!;
   const indexes = result.getChild('chunk_index')!;
