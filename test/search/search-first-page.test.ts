@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRIEVE } from '../../src/search/retrieve.js';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
-import { storedChunks, uploadFiles } from '../ingest/pipeline/helpers.js';
+import { chunkIndexesCurrent, storedChunks, uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 import { allPages } from './all-pages.js';
 import { loggedIn } from '../web/library-client.js';
 
@@ -48,6 +48,8 @@ describe('a first page reads a shorter keyword list', () => {
         expect(doc.status).toBe('ready');
         matching.set(doc.id, new Set((await storedChunks(d.dataDir, doc.id)).rows.filter((r) => r.text.includes(WORD)).map((r) => r.id)));
       }
+      // Pages are compared with each other: the optimize after the last write would change BM25 scores between them.
+      await waitFor(() => chunkIndexesCurrent(d.dataDir), 60_000, 'the chunk indexes to cover every row');
     },
     { timeoutMs: 60_000, setupTimeoutMs: 300_000 },
   );

@@ -9,7 +9,7 @@ import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../../src/model
 import { relevanceFloor } from '../../src/search/floor.js';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
-import { storedChunks, uploadFiles } from '../ingest/pipeline/helpers.js';
+import { chunkIndexesCurrent, storedChunks, uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 import { allPages } from './all-pages.js';
 
 const txt = (s: string) => Buffer.from(s, 'utf8');
@@ -66,6 +66,8 @@ describe('search pages, counts and the relevance floor', () => {
       for (const id of Object.values(docIds)) {
         for (const row of (await storedChunks(d.dataDir, id)).rows) if (row.text.includes(WORD)) matching.add(row.id);
       }
+      // Pages are compared with each other: the optimize after the last write would change BM25 scores between them.
+      await waitFor(() => chunkIndexesCurrent(d.dataDir), 60_000, 'the chunk indexes to cover every row');
     },
     { timeoutMs: 60_000, setupTimeoutMs: 300_000 },
   );

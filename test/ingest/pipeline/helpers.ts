@@ -66,6 +66,27 @@ export async function storedChunks(dataDir: string, documentId: string): Promise
   }
 }
 
+/**
+ * Whether every index of the daemon's chunk table covers every row, i.e. the background optimize after the last
+ * write has run; read only, like `storedChunks`. An optimize changes BM25 scores, so a test that compares one
+ * page's order with the next waits for it first.
+ */
+export async function chunkIndexesCurrent(dataDir: string): Promise<boolean> {
+  const { readStoredIndex } = (await import(join(REPO, 'dist/store/lancedb/table-reader.js'))) as TableReaderModule;
+  const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
+  const store = await VectorStore.open(join(dataDir, 'lancedb'));
+  try {
+    const { info } = await readStoredIndex(store);
+    if (!info) return false;
+    const table = await store.connection.openTable(info.table);
+    const indexes = await table.listIndices();
+    const stats = await Promise.all(indexes.map((i) => table.indexStats(i.name)));
+    return indexes.length > 0 && stats.every((s) => s !== undefined && s.numUnindexedRows === 0);
+  } finally {
+    await store.close();
+  }
+}
+
 /** Files in the data dir's content-addressed store (and its temp folder). */
 export function storedFiles(dataDir: string): { originals: string[]; temp: string[] } {
   const root = join(dataDir, 'files');
