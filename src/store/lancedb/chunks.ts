@@ -184,24 +184,19 @@ const REF_COLUMNS = ['document_id', 'chunk_index'] as const;
 
 /**
  * First-stage hits read column-wise from the Arrow result: per-row proxies (`toArray()`) cost ~1.5 ms
- * per 100 rows, as much as the search itself.
+ * per 100 rows, as much as the search itself. The score keeps its column's name, times `scale` (see `vectorSearch`).
  */
-function refs(result: ArrowTable, score: '_distance' | '_score'): (ChunkRef & { score: number })[] {
+function refs<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale = 1): (ChunkRef & Record<S, number>)[] {
   const docs = result.getChild('document_id')!;
   const indexes = result.getChild('chunk_index')!;
   const rowids = result.getChild('_rowid')!;
   const scores = result.getChild(score)!;
-  return Array.from({ length: result.numRows }, (_, i) => ({
-    id: chunkId(docs.get(i) as string, Number(indexes.get(i))),
-    document_id: docs.get(i) as string,
-    _rowid: rowids.get(i) as bigint,
-    score: Number(scores.get(i)),
-  }));
-}
-
-/** Vector hits with their distance scaled to the cosine distance (see `vectorSearch`). */
-function hits(result: ArrowTable, scale: number): VectorHit[] {
-  return refs(result, '_distance').map(({ score, ...ref }) => ({ ...ref, _distance: score * scale }));
+  return Array.from({ length: result.numRows }, (_, i) => {
+    const document_id = docs.get(i) as string;
+    const hit = { id: chunkId(document_id, Number(indexes.get(i))), document_id, _rowid: rowids.get(i) as bigint } as ChunkRef & Record<S, number>;
+    hit[score] = (Number(scores.get(i)) * scale) as (ChunkRef & Record<S, number>)[S];
+    return hit;
+  });
 }
 
 function toShown(r: Record<string, unknown>): ShownChunk {
@@ -667,10 +662,10 @@ export class ChunkIndex extends OwnedRowsTable {
     // moved under it (an index built, rows added) runs again, refined.
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
-    if (coverage === 'part') return hits(await search(true), 1);
+    if (coverage === 'part') return refs(await search(true), '_distance');
     const rows = await search(false);
-    if ((await table.version()) !== version) return hits(await search(true), 1);
-    return hits(rows, coverage === 'all' ? 0.5 : 1);
+    if ((await table.version()) !== version) return refs(await search(true), '_distance');
+    return refs(rows, '_distance', coverage === 'all' ? 0.5 : 1);
   }
 
   /**
@@ -710,7 +705,7 @@ export class ChunkIndex extends OwnedRowsTable {
       .withRowId()
       .limit(q.limit)
       .toArrow();
-    return refs(rows, '_score').map(({ score, ...ref }) => ({ ...ref, _score: score }));
+    return refs(rows, '_score');
   }
 
   /**
