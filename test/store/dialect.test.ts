@@ -17,4 +17,14 @@ describeEachEngine('dialect', ({ engine, handle }) => {
     expect(ms.rows[0]!.n).toBe(4_102_444_800_000); // 2100-01-01 in epoch milliseconds
     if (engine === 'postgresql') await expect(sql`select cast('9007199254740993' as bigint) as n`.execute(db)).rejects.toThrow(RangeError);
   });
+
+  it('matches a column against a list of values bound as one parameter', async () => {
+    const { db } = handle();
+    const { inValues } = dialectOf(db);
+    const values = ["o'brien", 'naïve "quoted"', '[1,2]', 'a,b', ...Array.from({ length: 2000 }, (_, i) => `v${i}`)];
+    const rows = await sql<{ v: string }>`select v from (select ${"o'brien"} as v union all select ${'a,b'} union all select ${'v1999'} union all select ${'v2000'} union all select ${'A,B'}) t where ${inValues('v', values)} order by v`.execute(db);
+    expect(rows.rows.map((r) => r.v)).toEqual(["o'brien", 'a,b', 'v1999'].sort());
+    const none = await sql<{ v: string }>`select v from (select ${'x'} as v) t where ${inValues('v', [])}`.execute(db);
+    expect(none.rows).toEqual([]);
+  });
 });

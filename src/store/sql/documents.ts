@@ -213,11 +213,12 @@ export class DocumentStore {
    */
   async searchFields(userId: string, ids: string[]): Promise<SearchDocumentFields[]> {
     if (ids.length === 0) return [];
+    const dialect = dialectOf(this.db);
     const rows = await this.db
       .selectFrom('documents')
       .select(['id', 'filename', 'content_type', 'path', 'status', 'ready_at', 'replaced_at'])
-      .where(dialectOf(this.db).withoutIndex('user_id'), '=', userId)
-      .where('id', 'in', ids)
+      .where(dialect.withoutIndex('user_id'), '=', userId)
+      .where(dialect.inValues('id', ids))
       .execute();
     return rows.map((r) => ({ id: r.id, filename: r.filename, contentType: r.content_type, path: r.path, status: r.status, readyAt: r.ready_at, replacedAt: r.replaced_at }));
   }
