@@ -12,6 +12,7 @@ import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as Arrow
 import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableOptions, upkeepLockKey } from './owned-table.js';
+import { type RowRef, RowRefs } from './row-refs.js';
 
 /**
  * A chunk's id: its document's id and its index there, so a retried write is recognisable. A search's first stage
@@ -175,28 +176,39 @@ async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
 }
 
 /**
- * What a search's first stage reads of its candidates besides the score and the row address. The id is rebuilt
- * (`chunkId`) rather than read: a take reads a page of each column for every row, and unique ids spread over many
- * more pages than run-length document ids and small indexes — at a million chunks, 300 rows' `id` and
+ * What a first-stage candidate's row address stands for, where the row directory (row-refs.ts) lacks it. The id is
+ * rebuilt (`chunkId`) rather than read: a take reads a page of each column for every row, and unique ids spread over
+ * many more pages than run-length document ids and small indexes — at a million chunks, 300 rows' `id` and
  * `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
  */
 const REF_COLUMNS = ['document_id', 'chunk_index'] as const;
+/** Rows written since the row directory's last scan are read as searches meet them; it is scanned again at most this often. */
+const ROW_REFS_RESCAN_MS = 300_000;
+
+type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
 
 /**
- * First-stage hits read column-wise from the Arrow result: per-row proxies (`toArray()`) cost ~1.5 ms
- * per 100 rows, as much as the search itself. The score keeps its column's name, times `scale` (see `vectorSearch`).
+ * First-stage hits read column-wise from the Arrow result (per-row proxies, `toArray()`, cost ~1.5 ms per 100 rows,
+ * as much as the search itself), each row's document and chunk index from `refOf`. The score keeps its column's
+ * name, times `scale` (see `vectorSearch`).
  */
-function refs<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale = 1): (ChunkRef & Record<S, number>)[] {
-  const docs = result.getChild('document_id')!;
-  const indexes = result.getChild('chunk_index')!;
+function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, refOf: (rowid: bigint, i: number) => RowRef): Hit<S>[] {
   const rowids = result.getChild('_rowid')!;
   const scores = result.getChild(score)!;
   return Array.from({ length: result.numRows }, (_, i) => {
-    const document_id = docs.get(i) as string;
-    const hit = { id: chunkId(document_id, Number(indexes.get(i))), document_id, _rowid: rowids.get(i) as bigint } as ChunkRef & Record<S, number>;
-    hit[score] = (Number(scores.get(i)) * scale) as (ChunkRef & Record<S, number>)[S];
+    const _rowid = rowids.get(i) as bigint;
+    const { document_id, chunk_index } = refOf(_rowid, i);
+    const hit = { id: chunkId(document_id, chunk_index), document_id, _rowid } as Hit<S>;
+    hit[score] = (Number(scores.get(i)) * scale) as Hit<S>[S];
     return hit;
   });
+}
+
+/** A result that read `REF_COLUMNS` itself. */
+function columnRefs(result: ArrowTable): (rowid: bigint, i: number) => RowRef {
+  const docs = result.getChild('document_id')!;
+  const indexes = result.getChild('chunk_index')!;
+  return (_, i) => ({ document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) });
 }
 
 function toShown(r: Record<string, unknown>): ShownChunk {
@@ -248,6 +260,8 @@ export class ChunkIndex extends OwnedRowsTable {
   private readonly sole = new Map<string, { sole: boolean; at: number }>();
   /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
+  /** The current table's row directory (row-refs.ts), by table name. */
+  private rowRefs: { table: string; refs: RowRefs } | undefined;
   /** Told once: the indexes need more cache than the store was opened with. */
   private cacheOutgrown = false;
   private infoPoll: NodeJS.Timeout | undefined;
@@ -328,6 +342,8 @@ export class ChunkIndex extends OwnedRowsTable {
     // Shared mode never replaces a table: another replica may have made it a moment ago and be writing to it.
     const mode = this.store.shared ? { mode: 'create' as const, existOk: true } : { mode: 'overwrite' as const };
     const table = await this.store.connection.createEmptyTable(name, schema(dimension), mode);
+    // A table made again under a name starts its fragment ids over: what the directory knew of the old one is void.
+    if (this.rowRefs?.table === name) this.rowRefs = undefined;
     await table.createIndex('search_text', { config: lancedb.Index.fts(), replace: true });
     await ensureScalarIndexes(table);
     return table;
@@ -371,6 +387,7 @@ export class ChunkIndex extends OwnedRowsTable {
 
   override async close(): Promise<void> {
     clearInterval(this.infoPoll);
+    await this.rowRefs?.refs.settled();
     (await this.searching?.catch(() => undefined))?.table.close();
     this.searching = undefined;
     for (const [timer, table] of this.retired) {
@@ -420,6 +437,47 @@ export class ChunkIndex extends OwnedRowsTable {
   async prewarm(): Promise<void> {
     if (!this.table) return;
     for (const index of await this.table.listIndices()) await this.table.prewarmIndex(index.name);
+    const table = await this.searchTable();
+    if (table) await this.refsOf(table).scan(table);
+  }
+
+  private refsOf(table: lancedb.Table): RowRefs {
+    if (this.rowRefs?.table !== table.name) this.rowRefs = { table: table.name, refs: new RowRefs() };
+    return this.rowRefs.refs;
+  }
+
+  /**
+   * The hits of a first-stage search that read scores and row addresses only, each row's document and chunk index
+   * from the row directory; the rows it lacks (written since its scan) are taken from the table in one read and
+   * kept. Should one be gone by then (an optimize compacted it away in between), the search runs again reading the
+   * columns itself (`withColumns`).
+   */
+  private async firstStage<S extends '_distance' | '_score'>(
+    table: lancedb.Table,
+    result: ArrowTable,
+    score: S,
+    scale: number,
+    withColumns: () => Promise<ArrowTable>,
+  ): Promise<Hit<S>[]> {
+    const directory = this.refsOf(table);
+    const rowids = result.getChild('_rowid')!;
+    const missing: bigint[] = [];
+    for (let i = 0; i < result.numRows; i++) {
+      const rowid = rowids.get(i) as bigint;
+      if (!directory.get(rowid)) missing.push(rowid);
+    }
+    if (missing.length > 0) {
+      void directory.scan(table, ROW_REFS_RESCAN_MS).catch((err: unknown) => this.log?.warn({ err }, 'could not read the chunk row directory; searches read their rows meanwhile'));
+      const read = await table.takeRowIds(missing).select([...REF_COLUMNS]).withRowId().toArrow().catch(() => null);
+      const refOf = read && columnRefs(read);
+      const readIds = read?.getChild('_rowid');
+      for (let i = 0; refOf && readIds && i < read.numRows; i++) directory.remember(readIds.get(i) as bigint, refOf(0n, i));
+      if (missing.some((rowid) => !directory.get(rowid))) {
+        const again = await withColumns();
+        return hits(again, score, scale, columnRefs(again));
+      }
+    }
+    return hits(result, score, scale, (rowid) => directory.get(rowid)!);
   }
 
   /** The HNSW index's state (null when there is none yet: the table is small or not optimized since). */
@@ -647,13 +705,14 @@ export class ChunkIndex extends OwnedRowsTable {
     // user's rows (one person's library), the nearest rows are filtered afterwards instead, at a third of the
     // cost: the same rows. The filter applies either way, so rows another user adds meanwhile are never returned.
     const post = !q.projectIds && !q.documentIds && (await this.soleUser(table, q.userId));
-    const search = (refine: boolean) => {
+    const search = (refine: boolean, columns: readonly string[] = []) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine').where(scopeFilter(q));
       if (post) query = query.postfilter();
       query = query.ef(Math.max(this.ann.ef, q.limit));
       if (refine) query = query.refineFactor(1);
-      return query.select([...REF_COLUMNS, '_distance']).withRowId().limit(q.limit).toArrow();
+      return query.select([...columns, '_distance']).withRowId().limit(q.limit).toArrow();
     };
+    const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
     // The HNSW-SQ index answers the squared L2 distance of its 8-bit vectors (2 − 2·cos), a flat scan of rows
     // written since the last optimize 1 − cos, and LanceDB merges the two lists as they are. Refining re-reads the
     // candidates' vectors for their exact cosine distance (~2 CPU-ms of ~7 at a million chunks), needed only when
@@ -662,10 +721,10 @@ export class ChunkIndex extends OwnedRowsTable {
     // moved under it (an index built, rows added) runs again, refined.
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
-    if (coverage === 'part') return refs(await search(true), '_distance');
+    if (coverage === 'part') return resolve(await search(true), true, 1);
     const rows = await search(false);
-    if ((await table.version()) !== version) return refs(await search(true), '_distance');
-    return refs(rows, '_distance', coverage === 'all' ? 0.5 : 1);
+    if ((await table.version()) !== version) return resolve(await search(true), true, 1);
+    return resolve(rows, false, coverage === 'all' ? 0.5 : 1);
   }
 
   /**
@@ -697,15 +756,16 @@ export class ChunkIndex extends OwnedRowsTable {
   async keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
     const table = q.limit > 0 && q.query.trim() !== '' ? await this.searchTable() : undefined;
     if (!table) return [];
-    const rows = await table
-      .query()
-      .fullTextSearch(q.query, { columns: 'search_text' })
-      .where(scopeFilter(q))
-      .select([...REF_COLUMNS, '_score'])
-      .withRowId()
-      .limit(q.limit)
-      .toArrow();
-    return refs(rows, '_score');
+    const search = (columns: readonly string[] = []) =>
+      table
+        .query()
+        .fullTextSearch(q.query, { columns: 'search_text' })
+        .where(scopeFilter(q))
+        .select([...columns, '_score'])
+        .withRowId()
+        .limit(q.limit)
+        .toArrow();
+    return this.firstStage(table, await search(), '_score', 1, () => search(REF_COLUMNS));
   }
 
   /**

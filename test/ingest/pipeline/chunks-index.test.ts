@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForegroundGate } from '../../../src/core/foreground.js';
 import { ChunkIndex, type ChunkRow } from '../../../src/store/lancedb/chunks.js';
@@ -136,6 +137,50 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(seen.at(-1)).toBe(1);
     expect((await other.keywordSearch({ userId: 'u1', query: 'alpha', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
     await expect(other.add([row('u1', 'p1', 'd3', 0, 'x', unit(1, 0, 0, 0))], { id: 'ollama:nomic-embed-text', dimension: 3 })).rejects.toThrow('vector of length 4, index expects 3');
+  });
+
+  it('names every first-stage hit by its own row through scans, new rows, compaction, deletion and a re-index', async () => {
+    const doc = (name: string, d: number) => [0, 1, 2].map((i) => row('u1', 'p1', name, i, `alpha ${name} part ${i}`, unit(1, d / 10, i / 5, 0.1)));
+    const live = new Set<string>();
+    const add = async (name: string, d: number) => {
+      await index.add(doc(name, d), EMBEDDER);
+      for (const i of [0, 1, 2]) live.add(`${name}:${i}`);
+    };
+    // Each hit's id against the id stored at its row address, read from the table itself.
+    const check = async () => {
+      const db = await lancedb.connect(dir);
+      const table = await db.openTable(index.indexInfo()!.table);
+      for (const found of [
+        await index.keywordSearch({ userId: 'u1', query: 'alpha', limit: 100 }),
+        await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 100 }),
+      ]) {
+        const stored = await table.takeRowIds(found.map((h) => h._rowid!)).select(['id']).withRowId().toArray();
+        const idAt = new Map(stored.map((r: { _rowid: bigint; id: string }) => [r._rowid, r.id]));
+        expect(found.map((h) => idAt.get(h._rowid!))).toEqual(found.map((h) => h.id));
+        expect(found.map((h) => h.id).sort()).toEqual([...live].sort());
+        expect(found.every((h) => h.id.startsWith(`${h.document_id}:`))).toBe(true);
+      }
+      table.close();
+      db.close();
+    };
+    for (const [name, d] of [['a', 0], ['b', 1], ['c', 2]] as const) await add(name, d);
+    await check(); // nothing scanned yet: every row is read from the table
+    await index.prewarm(); // scans the row directory
+    await check();
+    await add('d', 3); // a fragment the scan did not see
+    await check();
+    await index.optimize(); // compaction writes new fragments
+    await check();
+    await index.moveDocument('c', 'p2'); // an update rewrites rows
+    await check();
+    await index.deleteDocument('b');
+    for (const i of [0, 1, 2]) live.delete(`b:${i}`);
+    await check();
+    await index.optimize();
+    await index.prewarm();
+    await check();
+    await index.rebuild({ id: 'other:model', dimension: 4, embed: async (texts) => texts.map((_, i) => unit(1, i / 10, 0, 0.1)) }, () => undefined);
+    await check(); // a new table: its own directory
   });
 
   it("refuses a row whose id is not its document's id and chunk index (a search rebuilds ids from them)", async () => {
