@@ -3,11 +3,12 @@
  * LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was half of what the two
  * lists cost at a million chunks (keyword list 20.4 → 11.6 CPU-ms without, vector list 16.1 → 8.1).
  *
- * An address is (fragment id << 32 | offset). A fragment's data files never change: an update or a compaction
- * writes new fragments under new ids and a deletion only marks rows, so what an address held stays true for as long
- * as the table exists (a table made again under the same name starts over: `ChunkIndex` drops its directory then).
- * The directory is built by one scan of both columns (1.1 s and ~10 MiB at a million rows); rows written since are
- * read from the table when a search first meets them (`missing`) and kept one by one until the next scan.
+ * An address is (fragment id << 32 | offset). Fragment ids are never reused, a compaction writes new fragments, a
+ * deletion only marks rows, and nothing rewrites these two columns in place (a move to another project updates
+ * `project_id` alone): what an address held stays true for as long as the table exists (a table made again under the
+ * same name starts over: `ChunkIndex` drops its directory then). The directory is built by one scan of both columns
+ * (1.1 s at a million rows); rows written since are read from the table when a search first meets them and kept one
+ * by one until the next scan.
  */
 import type * as lancedb from '@lancedb/lancedb';
 
