@@ -1,18 +1,20 @@
 /**
- * Which document and chunk index a row of the chunks table holds, by its row address: so a search's first stage asks
- * LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was half of what the two
- * lists cost at a million chunks (keyword list 20.4 → 11.6 CPU-ms without, vector list 16.1 → 8.1).
+ * Which user, document and chunk index a row of the chunks table holds, by its row address: so a search's first
+ * stage asks LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was half of what
+ * the two lists cost at a million chunks (keyword list 20.4 → 11.6 CPU-ms without, vector list 16.1 → 8.1); with the
+ * user known as well, a sole user's search needs no tenant filter in LanceDB (`ChunkIndex.soleScope`).
  *
  * An address is (fragment id << 32 | offset). Fragment ids are never reused, a compaction writes new fragments, a
- * deletion only marks rows, and nothing rewrites these two columns in place (a move to another project updates
+ * deletion only marks rows, and nothing rewrites these columns in place (a move to another project updates
  * `project_id` alone): what an address held stays true for as long as the table exists (a table made again under the
- * same name starts over: `ChunkIndex` drops its directory then). The directory is built by one scan of both columns
- * (1.1 s at a million rows); rows written since are read from the table when a search first meets them and kept one
+ * same name starts over: `ChunkIndex` drops its directory then). The directory is built by one scan of the three
+ * columns (1.2 s at a million rows); rows written since are read from the table when a search first meets them and kept one
  * by one until the next scan.
  */
 import type * as lancedb from '@lancedb/lancedb';
 
 export interface RowRef {
+  user_id: string;
   document_id: string;
   chunk_index: number;
 }
@@ -23,6 +25,8 @@ const MAX_LOOSE = 200_000;
 interface Fragment {
   /** Per offset: the index of its document id in `names`, or −1 for an offset not read (a deleted row). */
   docs: Int32Array;
+  /** Per offset: the index of its user id in `names`. */
+  users: Int32Array;
   indexes: Int32Array;
 }
 
@@ -37,13 +41,18 @@ class Scanned {
     const offset = Number(rowid & 0xffff_ffffn);
     let fragment = this.fragments.get(fragmentId);
     if (!fragment || offset >= fragment.docs.length) fragment = this.grow(fragmentId, fragment, Math.max(offset + 1, sizeHint));
-    let name = this.nameIds.get(ref.document_id);
-    if (name === undefined) {
-      name = this.names.push(ref.document_id) - 1;
-      this.nameIds.set(ref.document_id, name);
-    }
-    fragment.docs[offset] = name;
+    fragment.docs[offset] = this.nameOf(ref.document_id);
+    fragment.users[offset] = this.nameOf(ref.user_id);
     fragment.indexes[offset] = ref.chunk_index;
+  }
+
+  private nameOf(id: string): number {
+    let name = this.nameIds.get(id);
+    if (name === undefined) {
+      name = this.names.push(id) - 1;
+      this.nameIds.set(id, name);
+    }
+    return name;
   }
 
   get(rowid: bigint): RowRef | undefined {
@@ -51,14 +60,15 @@ class Scanned {
     if (!fragment) return undefined;
     const offset = Number(rowid & 0xffff_ffffn);
     const name = offset < fragment.docs.length ? fragment.docs[offset]! : -1;
-    return name < 0 ? undefined : { document_id: this.names[name]!, chunk_index: fragment.indexes[offset]! };
+    return name < 0 ? undefined : { user_id: this.names[fragment.users[offset]!]!, document_id: this.names[name]!, chunk_index: fragment.indexes[offset]! };
   }
 
   private grow(id: number, old: Fragment | undefined, size: number): Fragment {
     const length = Math.max(size, (old?.docs.length ?? 0) * 2);
-    const fragment = { docs: new Int32Array(length).fill(-1), indexes: new Int32Array(length) };
+    const fragment = { docs: new Int32Array(length).fill(-1), users: new Int32Array(length), indexes: new Int32Array(length) };
     if (old) {
       fragment.docs.set(old.docs);
+      fragment.users.set(old.users);
       fragment.indexes.set(old.indexes);
     }
     this.fragments.set(id, fragment);
@@ -97,13 +107,15 @@ export class RowRefs {
     this.scannedAt = performance.now();
     const run = async () => {
       const fresh = new Scanned();
-      const stream = table.query().select(['document_id', 'chunk_index']).withRowId() as AsyncIterable<BatchLike>;
+      const stream = table.query().select(['user_id', 'document_id', 'chunk_index']).withRowId() as AsyncIterable<BatchLike>;
       for await (const batch of stream) {
+        const users = batch.getChild('user_id')!;
         const docs = batch.getChild('document_id')!;
         const indexes = batch.getChild('chunk_index')!;
         const rowids = batch.getChild('_rowid')!;
         for (let i = 0; i < batch.numRows; i++) {
-          fresh.add(rowids.get(i) as bigint, { document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) }, batch.numRows);
+          const ref = { user_id: users.get(i) as string, document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) };
+          fresh.add(rowids.get(i) as bigint, ref, batch.numRows);
         }
       }
       this.scanned = fresh;

@@ -106,6 +106,15 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     const after = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 });
     expect(after.every((h) => !h.id.startsWith('x'))).toBe(true);
     expect((await index.vectorSearch({ userId: 'u2', vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(['x1:0', 'x2:0']);
+    // The same once the row directory knows u2's rows, and through the keyword list (its best matches are u2's).
+    await index.add([row('u2', 'p9', 'x3', 0, 'note note note', unit(0, 0, 1, 0))], EMBEDDER);
+    for (const scanned of [false, true]) {
+      if (scanned) await index.prewarm();
+      expect((await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(exact);
+      const words = await index.keywordSearch({ userId: 'u1', query: 'note', limit: 50 });
+      expect(words.map((h) => h.id).sort()).toEqual(mine.map((r) => r.id).sort());
+      expect((await index.keywordSearch({ userId: 'u2', query: 'note', limit: 50 })).map((h) => h.id)).toEqual(['x3:0']);
+    }
   });
 
   it('deletes a document or a project at once', async () => {
