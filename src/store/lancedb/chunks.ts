@@ -12,7 +12,7 @@ import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as Arrow
 import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableOptions, upkeepLockKey } from './owned-table.js';
-import { type RowRef, RowRefs } from './row-refs.js';
+import { columnRefs, REF_COLUMNS, type RowRef, RowRefs } from './row-refs.js';
 
 /**
  * A chunk's id: its document's id and its index there, so a retried write is recognisable. A search's first stage
@@ -175,13 +175,10 @@ async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
   }
 }
 
-/**
- * What a first-stage candidate's row address stands for, where the row directory (row-refs.ts) lacks it. The id is
- * rebuilt (`chunkId`) rather than read: a take reads a page of each column for every row, and unique ids spread over
- * many more pages than run-length document ids and small indexes — at a million chunks, 300 rows' `id` and
- * `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
- */
-const REF_COLUMNS = ['user_id', 'document_id', 'chunk_index'] as const;
+// Where the row directory (row-refs.ts) lacks a candidate, its REF_COLUMNS are read and its id rebuilt (`chunkId`)
+// rather than read: a take reads a page of each column for every row, and unique ids spread over many more pages than
+// run-length document ids and small indexes — at a million chunks, 300 rows' `id` and `document_id` took 13
+// CPU-ms, `document_id` and `chunk_index` 8.
 /** Rows written since the row directory's last scan are read as searches meet them; it is scanned again at most this often. */
 const ROW_REFS_RESCAN_MS = 300_000;
 
@@ -193,27 +190,19 @@ type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
  * `userId` are left out (a search of a user's whole library runs without its tenant filter when nobody else had
  * rows: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`).
  */
-function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, userId: string, refOf: (rowid: bigint, i: number) => RowRef): Hit<S>[] {
+function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, userId: string, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
   const rowids = result.getChild('_rowid')!;
   const scores = result.getChild(score)!;
   const out: Hit<S>[] = [];
   for (let i = 0; i < result.numRows; i++) {
     const _rowid = rowids.get(i) as bigint;
-    const { user_id, document_id, chunk_index } = refOf(_rowid, i);
+    const { user_id, document_id, chunk_index } = refOf(i, _rowid);
     if (user_id !== userId) continue;
     const hit = { id: chunkId(document_id, chunk_index), document_id, _rowid } as Hit<S>;
     hit[score] = (Number(scores.get(i)) * scale) as Hit<S>[S];
     out.push(hit);
   }
   return out;
-}
-
-/** A result that read `REF_COLUMNS` itself. */
-function columnRefs(result: ArrowTable): (rowid: bigint, i: number) => RowRef {
-  const users = result.getChild('user_id')!;
-  const docs = result.getChild('document_id')!;
-  const indexes = result.getChild('chunk_index')!;
-  return (_, i) => ({ user_id: users.get(i) as string, document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) });
 }
 
 function toShown(r: Record<string, unknown>): ShownChunk {
@@ -477,17 +466,17 @@ export class ChunkIndex extends OwnedRowsTable {
     const missing: bigint[] = [];
     for (let i = 0; i < result.numRows; i++) {
       const rowid = rowids.get(i) as bigint;
-      if (!directory.get(rowid)) missing.push(rowid);
+      if (!directory.has(rowid)) missing.push(rowid);
     }
     if (missing.length > 0) {
       void directory.scan(table, ROW_REFS_RESCAN_MS).catch((err: unknown) => this.log?.warn({ err }, 'could not read the chunk row directory; searches read their rows meanwhile'));
       const read = await table.takeRowIds(missing).select([...REF_COLUMNS]).withRowId().toArrow().catch(() => null);
       const refOf = read && columnRefs(read);
       const readIds = read?.getChild('_rowid');
-      for (let i = 0; refOf && readIds && i < read.numRows; i++) directory.remember(readIds.get(i) as bigint, refOf(0n, i));
-      if (missing.some((rowid) => !directory.get(rowid))) return again();
+      for (let i = 0; refOf && readIds && i < read.numRows; i++) directory.remember(readIds.get(i) as bigint, refOf(i));
+      if (missing.some((rowid) => !directory.has(rowid))) return again();
     }
-    const found = hits(result, score, scale, userId, (rowid) => directory.get(rowid)!);
+    const found = hits(result, score, scale, userId, (_, rowid) => directory.get(rowid)!);
     if (unfiltered && found.length < result.numRows) {
       this.sole.set(userId, { sole: false, at: performance.now() });
       return again();

@@ -19,6 +19,17 @@ export interface RowRef {
   chunk_index: number;
 }
 
+/** The columns a row's `RowRef` is read from. */
+export const REF_COLUMNS = ['user_id', 'document_id', 'chunk_index'] as const;
+
+/** Each row's `RowRef` in a result or batch that read `REF_COLUMNS`. */
+export function columnRefs(result: Columns): (i: number) => RowRef {
+  const users = result.getChild('user_id')!;
+  const docs = result.getChild('document_id')!;
+  const indexes = result.getChild('chunk_index')!;
+  return (i) => ({ user_id: users.get(i) as string, document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) });
+}
+
 /** Rows kept one by one at most; past it they are forgotten and read again until the next scan. */
 const MAX_LOOSE = 200_000;
 
@@ -55,6 +66,12 @@ class Scanned {
     return name;
   }
 
+  has(rowid: bigint): boolean {
+    const fragment = this.fragments.get(Number(rowid >> 32n));
+    const offset = Number(rowid & 0xffff_ffffn);
+    return fragment !== undefined && offset < fragment.docs.length && fragment.docs[offset]! >= 0;
+  }
+
   get(rowid: bigint): RowRef | undefined {
     const fragment = this.fragments.get(Number(rowid >> 32n));
     if (!fragment) return undefined;
@@ -87,6 +104,11 @@ export class RowRefs {
     return this.scanned.get(rowid) ?? this.loose.get(rowid);
   }
 
+  /** Whether `get` knows the row, without building its `RowRef`. */
+  has(rowid: bigint): boolean {
+    return this.scanned.has(rowid) || this.loose.has(rowid);
+  }
+
   /** Once the scan under way (if any) has ended, however it ended. */
   async settled(): Promise<void> {
     await this.scanning?.catch(() => undefined);
@@ -107,16 +129,11 @@ export class RowRefs {
     this.scannedAt = performance.now();
     const run = async () => {
       const fresh = new Scanned();
-      const stream = table.query().select(['user_id', 'document_id', 'chunk_index']).withRowId() as AsyncIterable<BatchLike>;
+      const stream = table.query().select([...REF_COLUMNS]).withRowId() as AsyncIterable<Columns & { numRows: number }>;
       for await (const batch of stream) {
-        const users = batch.getChild('user_id')!;
-        const docs = batch.getChild('document_id')!;
-        const indexes = batch.getChild('chunk_index')!;
+        const refOf = columnRefs(batch);
         const rowids = batch.getChild('_rowid')!;
-        for (let i = 0; i < batch.numRows; i++) {
-          const ref = { user_id: users.get(i) as string, document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) };
-          fresh.add(rowids.get(i) as bigint, ref, batch.numRows);
-        }
+        for (let i = 0; i < batch.numRows; i++) fresh.add(rowids.get(i) as bigint, refOf(i), batch.numRows);
       }
       this.scanned = fresh;
       this.loose.clear();
@@ -128,7 +145,7 @@ export class RowRefs {
   }
 }
 
-interface BatchLike {
-  numRows: number;
+/** An Arrow table or record batch. */
+interface Columns {
   getChild(name: string): { get(i: number): unknown } | null;
 }
