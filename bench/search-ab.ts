@@ -13,7 +13,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { api, removeDir, startDaemon, type Daemon } from '../test/helpers/daemon.js';
+import { api, removeDir, startDaemon, type Daemon, waitPreloaded } from '../test/helpers/daemon.js';
 import { cpuMs, percentile } from './ingest-api.js';
 import { linkTree } from './library-copy.js';
 import { available, readSplit } from './scifact.js';
@@ -30,6 +30,24 @@ const { values: argv } = parseArgs({
     runs: { type: 'string', default: '3' },
   },
 });
+
+/**
+ * Until the daemon's startup preload is over, so that neither side's searches share the CPU with it: its health
+ * says so, or (a build from before health reported it) its CPU rests — under 20 ms over a second.
+ */
+async function settled(d: Daemon): Promise<void> {
+  const health = (await api(d, '/api/v1/health')).body as { components?: { search_index?: unknown } };
+  if (health.components?.search_index) {
+    await waitPreloaded(d);
+    return;
+  }
+  for (let before = cpuMs(d.proc.pid!); ; ) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = cpuMs(d.proc.pid!);
+    if (now - before < 20) return;
+    before = now;
+  }
+}
 
 /** The newest kept library of `size` chunks with its vector index: what bench:search measured last. */
 function keptLibrary(size: number): { dir: string; apiKey: string } {
@@ -82,6 +100,7 @@ async function main(): Promise<void> {
       for (const d of dirs) linkTree(join(lib.dir, 'data'), d);
       sides.push({ name: 'base', daemon: await startDaemon({ dataDir: dirs[0], bin: baseBin, args, timeoutMs: 120_000 }), latencies: [], cpuMs: 0 });
       sides.push({ name: 'this', daemon: await startDaemon({ dataDir: dirs[1], args, timeoutMs: 120_000 }), latencies: [], cpuMs: 0 });
+      for (const s of sides) await settled(s.daemon);
       // Warm-up on questions no run measures: the model, the tables and their caches.
       for (const q of questions.slice(-30)) for (const s of sides) await search(s, lib.apiKey, q, false);
       let differing = 0;

@@ -104,7 +104,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => embedder.close());
     const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
     cleanups.push(() => chunks.close());
-    chunks.prewarm().catch((err: unknown) => log.warn({ err }, 'could not preload the chunk indexes; the first searches will load them'));
+    // Searches work while the indexes load, only slower: health says when the preload is over.
+    let preload: 'running' | 'done' | 'failed' = 'running';
+    const preloadStarted = performance.now();
+    chunks.prewarm().then(
+      () => {
+        preload = 'done';
+        log.info({ ms: Math.round(performance.now() - preloadStarted) }, 'search indexes preloaded');
+      },
+      (err: unknown) => {
+        preload = 'failed';
+        log.warn({ err }, 'could not preload the chunk indexes; the first searches will load them');
+      },
+    );
     // Shared mode: this replica's uploads are queued as its own, which its claims prefer (it keeps their originals).
     const jobs = new JobStore(db, now, database.shared ? { origin: `r_${randomBytes(6).toString('hex')}` } : {});
     const documents = new DocumentStore(db, jobs, now);
@@ -198,6 +210,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
           return { status: 'up' };
         },
         reranker: search.probe,
+        // Up while loading (searches are served); `preload` is for whoever wants to know they are at full speed.
+        search_index: async () => ({ status: 'up', preload }),
       },
     };
 

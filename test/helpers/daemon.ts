@@ -103,6 +103,22 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   };
 }
 
+/**
+ * Waits until the daemon has preloaded its search indexes (health's `search_index.preload`), so that what is
+ * measured next does not share the CPU with the startup preload. Returns the seconds waited.
+ */
+export async function waitPreloaded(daemon: Daemon, timeoutMs = 300_000): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const res = await fetch(`${daemon.url}/api/v1/health`);
+    const preload = ((await res.json()) as { components?: { search_index?: { preload?: string } } }).components?.search_index?.preload;
+    if (preload === 'done') return (performance.now() - t0) / 1000;
+    if (preload !== 'running') throw new Error(`search index preload: ${String(preload)}`);
+    if (performance.now() - t0 > timeoutMs) throw new Error(`search indexes not preloaded after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Runs `bin/docsearch <args>` to completion. */
 export function runCli(
   args: string[],

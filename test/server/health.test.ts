@@ -1,7 +1,7 @@
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, waitPreloaded } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 describe('GET|HEAD /api/v1/health', () => {
@@ -18,6 +18,11 @@ describe('GET|HEAD /api/v1/health', () => {
     // The database component names its engine (the suite also runs with the daemon on PostgreSQL).
     expect(res.body.components).toMatchObject({ database: { status: 'up', engine: d.databaseUrl ? 'postgresql' : 'sqlite' }, vector_store: { status: 'up' } });
     for (const c of Object.values(res.body.components) as { status: string }[]) expect(c.status).toBe('up');
+  });
+
+  it('says when the search indexes are preloaded', async () => {
+    await waitPreloaded(d, 30_000);
+    expect((await api(d, '/api/v1/health')).body.components.search_index).toEqual({ status: 'up', preload: 'done' });
   });
 
   it('ignores a credential, even a bad one', async () => {
