@@ -49,6 +49,12 @@ describe('highlights', () => {
     expect(mark(text, termRanges(text, queryTerms('statin reducing cholesterol')))).toEqual(['Statins', 'cholesterol']);
   });
 
+  it('marks a term of an unspaced script inside a longer run, and a Latin term only as a whole word', () => {
+    const cjk = '私は東京都に住む。東京は大きい。';
+    expect(termRanges(cjk, queryTerms('東京'))).toEqual([[2, 4], [9, 11]]);
+    expect(mark('statinsX statin', termRanges('statinsX statin', queryTerms('statin')))).toEqual(['statin']);
+  });
+
   it('picks the window with the most query terms when no window scores are given', () => {
     const w = bestWindow(text, windows, queryTerms('statin cholesterol'));
     expect(text.slice(w!.start, w!.end)).toBe('Statins reduce cholesterol in most adults.');
