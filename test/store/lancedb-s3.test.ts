@@ -62,17 +62,35 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
   });
 
-  it("lets a replica see another's new rows once the consistency interval has passed, with no event", async () => {
+  /** Replica a writes the first row of a new library; b opens it after, looking for others' commits every `readConsistencyS`. */
+  async function writerAndReader(readConsistencyS: number) {
     const url = library();
     const coordination = { locks: new LocalLocks(), events: new LocalEvents() };
     const a = await replica(url, coordination);
-    await a.index.add([row('u1', 'd1', 0, 'first')], EMBEDDER);
-    const b = await replica(url, { ...coordination, readConsistencyS: 1 });
+    await a.index.add([row('u1', 'd0', 0, 'first')], EMBEDDER);
+    const b = await replica(url, { ...coordination, readConsistencyS });
     expect(await b.index.count()).toBe(1);
+    return { url, a, b };
+  }
+
+  it("lets a replica see another's new rows once the consistency interval has passed, with no event", async () => {
+    const { a, b } = await writerAndReader(1);
     await a.index.add([row('u1', 'd2', 0, 'second')], EMBEDDER);
     await sleep(1100);
     expect(await b.index.count()).toBe(2);
     expect((await b.index.keywordSearch({ userId: 'u1', query: 'second', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
+  });
+
+  it("deletes and moves a document's rows another replica appended after this one last looked", async () => {
+    // b looks for other replicas' commits once an hour and nothing tells it of a's writes: it still sees one row when it acts.
+    const { url, a, b } = await writerAndReader(3600);
+    await a.index.add([row('u1', 'd1', 0, 'one'), row('u1', 'd1', 1, 'one more')], EMBEDDER);
+    await a.index.add([row('u1', 'd2', 0, 'two')], EMBEDDER);
+    await b.index.deleteDocument('d1');
+    await b.index.moveDocument('d2', 'p-elsewhere');
+    const table = await rawTable(url);
+    expect(await table.countRows("document_id = 'd1'")).toBe(0);
+    expect((await table.query().where("document_id = 'd2'").select(['project_id']).toArray()).map((r) => r.project_id)).toEqual(['p-elsewhere']);
   });
 
   it('refreshes a replica at once when a document settles elsewhere, long before its consistency interval', async () => {

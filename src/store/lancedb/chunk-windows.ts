@@ -86,7 +86,7 @@ export class ChunkWindowIndex extends OwnedRowsTable {
   replaceDocument(documentId: string, rows: WindowRow[]): Promise<void> {
     return this.serial(async () => {
       const table = await this.ensureTable();
-      await this.commit(() => table.delete(`document_id = ${lit(documentId)}`));
+      await this.commit(() => table.delete(`document_id = ${lit(documentId)}`), table);
       for (let i = 0; i < rows.length; i += 5000) {
         const slice = rows.slice(i, i + 5000) as unknown as Record<string, unknown>[];
         await this.commit(() => table.add(slice));

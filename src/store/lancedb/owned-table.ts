@@ -154,12 +154,19 @@ export abstract class OwnedRowsTable {
   /**
    * One commit to the table. Embedded: as is. Shared: under the table's lock when funnelling, and tried again
    * with backoff on a commit conflict.
+   *
+   * `matching`: the commit changes rows it finds by a predicate (a delete, an update), on that handle. LanceDB finds
+   * them in the handle's version, which in shared mode may be a consistency interval old, and rebases the commit over
+   * newer ones without looking again: rows another replica appended meanwhile were left (a deleted document's chunks
+   * outliving it). So the handle moves to the latest version first, inside the lock that holds other replicas'
+   * commits off.
    */
-  protected async commit<T>(fn: () => Promise<T>): Promise<T> {
+  protected async commit<T>(fn: () => Promise<T>, matching?: lancedb.Table): Promise<T> {
     const shared = this.shared;
+    const run = shared && matching ? () => matching.checkoutLatest().then(fn) : fn;
     let result: T | undefined;
     try {
-      result = shared ? await this.retryConflicts(shared.funnelCommits ? () => shared.locks.withLock(`lancedb:${this.kind}`, fn) : fn) : await fn();
+      result = shared ? await this.retryConflicts(shared.funnelCommits ? () => shared.locks.withLock(`lancedb:${this.kind}`, run) : run) : await run();
       return result;
     } finally {
       const version = (result as { version?: unknown } | undefined)?.version;
@@ -405,7 +412,7 @@ export abstract class OwnedRowsTable {
     return this.serial(async () => {
       const table = this.table;
       if (!table) return;
-      await this.commit(() => table.update({ where: `document_id = ${lit(documentId)}`, values: { project_id: projectId } }));
+      await this.commit(() => table.update({ where: `document_id = ${lit(documentId)}`, values: { project_id: projectId } }), table);
       this.optimizeSoon();
     });
   }
@@ -413,7 +420,7 @@ export abstract class OwnedRowsTable {
   private deleteWhere(predicate: string): Promise<void> {
     return this.serial(async () => {
       const table = this.table;
-      if (table) await this.commit(() => table.delete(predicate));
+      if (table) await this.commit(() => table.delete(predicate), table);
     });
   }
 }
