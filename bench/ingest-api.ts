@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import type { BertPrecision } from '../src/models/builtin/bert-graph.js';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
-import { api, type Daemon, TEST_MODEL_CACHE } from '../test/helpers/daemon.js';
+import { api, type Daemon, TEST_MODEL_CACHE, untilHealth } from '../test/helpers/daemon.js';
 import { uploadFiles, type UploadFile } from '../test/ingest/pipeline/helpers.js';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -219,13 +219,7 @@ export async function modelOnly(texts: string[], perCall = 64, precision?: BertP
 
 /** Resolves once the daemon's health reports its embedder loaded (the query session: what an idle daemon holds). */
 export async function modelLoaded(d: Daemon, timeoutMs = 300_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    const health = await api(d, '/api/v1/health');
-    if (health.body?.components?.embedder?.loaded === true) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the daemon did not report its model loaded in time');
+  await untilHealth(d, (c) => c.embedder?.loaded === true, 'the daemon reporting its model loaded', timeoutMs);
 }
 
 export const closeModel = (): Promise<void> => yardstick?.close() ?? Promise.resolve();

@@ -104,19 +104,34 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
 }
 
 /**
- * Waits until the daemon has preloaded its search indexes (health's `search_index.preload`), so that what is
- * measured next does not share the CPU with the startup preload. Returns the seconds waited.
+ * Polls health until `ready` says yes about its components (throwing, for a state that will never get there),
+ * or `what` has not happened within `timeoutMs`. Returns the seconds waited.
  */
-export async function waitPreloaded(daemon: Daemon, timeoutMs = 300_000): Promise<number> {
+export async function untilHealth(daemon: Daemon, ready: (components: Record<string, any>) => boolean, what: string, timeoutMs = 300_000): Promise<number> {
   const t0 = performance.now();
   for (;;) {
     const res = await fetch(`${daemon.url}/api/v1/health`);
-    const preload = ((await res.json()) as { components?: { search_index?: { preload?: string } } }).components?.search_index?.preload;
-    if (preload === 'done') return (performance.now() - t0) / 1000;
-    if (preload !== 'running') throw new Error(`search index preload: ${String(preload)}`);
-    if (performance.now() - t0 > timeoutMs) throw new Error(`search indexes not preloaded after ${timeoutMs} ms`);
+    if (ready(((await res.json()) as { components?: Record<string, any> }).components ?? {})) return (performance.now() - t0) / 1000;
+    if (performance.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Waits until the daemon has preloaded its search indexes (health's `search_index.preload`), so that what is
+ * measured next does not share the CPU with the startup preload. Returns the seconds waited.
+ */
+export function waitPreloaded(daemon: Daemon, timeoutMs = 300_000): Promise<number> {
+  return untilHealth(
+    daemon,
+    (c) => {
+      const preload: unknown = c.search_index?.preload;
+      if (preload !== 'done' && preload !== 'running') throw new Error(`search index preload: ${String(preload)}`);
+      return preload === 'done';
+    },
+    'search indexes preloaded',
+    timeoutMs,
+  );
 }
 
 /** Runs `bin/docsearch <args>` to completion. */

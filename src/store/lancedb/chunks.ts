@@ -175,10 +175,6 @@ async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
   }
 }
 
-// Where the row directory (row-refs.ts) lacks a candidate, its REF_COLUMNS are read and its id rebuilt (`chunkId`)
-// rather than read: a take reads a page of each column for every row, and unique ids spread over many more pages than
-// run-length document ids and small indexes — at a million chunks, 300 rows' `id` and `document_id` took 13
-// CPU-ms, `document_id` and `chunk_index` 8.
 /** Rows written since the row directory's last scan are read as searches meet them; it is scanned again at most this often. */
 const ROW_REFS_RESCAN_MS = 300_000;
 
@@ -188,7 +184,10 @@ type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
  * First-stage hits read column-wise from the Arrow result (per-row proxies, `toArray()`, cost ~1.5 ms per 100 rows,
  * as much as the search itself), each row's user, document and chunk index from `refOf`: rows of any user but
  * `userId` are left out (a search of a user's whole library runs without its tenant filter when nobody else had
- * rows: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`).
+ * rows: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`). The id is rebuilt
+ * (`chunkId`), never read, even where a search reads the row's REF_COLUMNS itself: a take reads a page of each column
+ * for every row, and unique ids spread over many more pages than run-length document ids and small indexes — at a
+ * million chunks, 300 rows' `id` and `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
  */
 function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, userId: string, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
   const rowids = result.getChild('_rowid')!;
