@@ -107,9 +107,6 @@ interface DocumentRow {
   filename: string;
   contentType: string;
   path: string | null;
-  status: string;
-  readyAt: number | null;
-  replacedAt: number | null;
 }
 
 export interface SearchServiceDeps {
@@ -117,7 +114,12 @@ export interface SearchServiceDeps {
   /** The configured reranker, or null for `none` (fusion order). */
   reranker: CandidateReranker | null;
   documents: {
-    /** The candidates' visibility and what a result shows of them (other users' ids are absent). */
+    /**
+     * Which candidate documents a search begun at `asOf` (wall clock, ms) shows: ready before then, not yet replaced
+     * by then (the rule: DocumentStore.visibleAmong). A later page keeps its first page's moment.
+     */
+    visibleAmong(userId: string, ids: string[], asOf: number): Promise<ReadonlySet<string>>;
+    /** What a result shows of each document (other users' ids are absent). */
     searchFields(userId: string, ids: string[]): Promise<DocumentRow[]>;
     /** The user's documents (within the filters) still queued or processing. */
     countIndexing(userId: string, filter: { projectIds?: string[]; documentIds?: string[] }): Promise<number>;
@@ -132,18 +134,6 @@ export interface SearchServiceDeps {
   foreground?: Pick<ForegroundGate, 'run'>;
   /** Wall clock (ms), the one the document store stamps ready_at / replaced_at with. */
   clock?: () => number;
-}
-
-/**
- * Whether a search that began at `asOf` shows a document: it was ready before then, and not yet replaced by a
- * newer version at its path. Chunks of a document still being written never show. When a new version becomes
- * ready, the old one is replaced in the same transaction at the same instant, so each search sees exactly one of
- * them: a search begun before the swap keeps the old one (its chunks are kept for a grace period), one begun after
- * sees the new one (its chunks were durable before it became ready). Strict `<`: a swap in the search's own
- * millisecond counts as after it. Later pages of a search keep its first page's moment.
- */
-export function visibleAt(d: { status: string; readyAt: number | null; replacedAt: number | null }, asOf: number): boolean {
-  return d.status === 'ready' && (d.readyAt ?? 0) < asOf && (d.replacedAt === null || d.replacedAt >= asOf);
 }
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
@@ -176,15 +166,11 @@ export class SearchService {
     }
     const digest = searchDigest(q);
     const cursor: CursorState | null = q.cursor === undefined ? null : this.deps.cursors.decode(q.userId, digest, q.cursor);
-    // The moment this search looks at (see `visibleAt`): its first page's, on every later page.
+    // The moment this search looks at (see `visibleAmong`): its first page's, on every later page.
     const asOf = cursor?.asOf ?? (this.deps.clock ?? Date.now)();
     const filter = { ...(q.projectIds ? { projectIds: q.projectIds } : {}), ...(q.documentIds ? { documentIds: q.documentIds } : {}) };
 
-    const docs = new Map<string, DocumentRow>();
-    const visible = async (ids: string[]) => {
-      for (const d of await this.deps.documents.searchFields(q.userId, ids)) if (visibleAt(d, asOf)) docs.set(d.id, d);
-      return new Set(docs.keys());
-    };
+    const visible = (ids: string[]) => this.deps.documents.visibleAmong(q.userId, ids, asOf);
     const retrieve = (list: 'first-page' | 'full') =>
       this.deps.retriever.retrieve({ userId: q.userId, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...filter });
     // A first page (nothing shown yet; also the web page's way back to it) reads the shorter first-page list.
@@ -211,7 +197,7 @@ export class SearchService {
       indexing,
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
-    const passage = await this.passages(q, shown, loaded);
+    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded), this.documentsOf(q.userId, shown)]);
     let response: SearchResponse;
     if (groups) {
       const documents: DocumentResult[] = [];
@@ -245,6 +231,12 @@ export class SearchService {
     const ids = groups ? groups.map((g) => g.documentId) : ranked.map((r) => r.chunk.id);
     const length = weak ? Math.min(ids.length, q.limit, WEAK_RESULTS) : ids.length;
     return { groups, length, page: cutPage(ids.slice(0, length), cursor?.shown ?? [], q.limit) };
+  }
+
+  /** The shown chunks' documents by id; one deleted since the search checked it is absent (its results are left out). */
+  private async documentsOf(userId: string, shown: RankedChunk[]): Promise<Map<string, DocumentRow>> {
+    const ids = [...new Set(shown.map((r) => r.chunk.document_id))];
+    return new Map((await this.deps.documents.searchFields(userId, ids)).map((d) => [d.id, d]));
   }
 
   /**

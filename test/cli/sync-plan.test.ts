@@ -3,7 +3,6 @@ import type { DocumentRecord } from '../../src/cli/api-types.js';
 import { passage } from '../../src/cli/commands/search.js';
 import { wrap } from '../../src/cli/output/wrap.js';
 import { defaultMaxDelete, planSync, pruned } from '../../src/cli/upload/sync-plan.js';
-import { visibleAt } from '../../src/search/service.js';
 
 const file = (rel: string, sha256: string) => ({ path: `docs/${rel}`, name: rel.split('/').at(-1)!, rel, size: 1, sha256 });
 const doc = (id: string, path: string | null, sha256: string) => ({ id, path, sha256, filename: 'x', size_bytes: 1, content_type: 'text/plain', project_id: 'prj', status: 'ready' }) as DocumentRecord;
@@ -64,19 +63,5 @@ describe('search passages and wrapping', () => {
     for (const l of lines.slice(1)) expect(l).toMatch(/^ {5}\S/);
     expect(lines.map((l) => l.trim()).join(' ')).toBe(words);
     expect(wrap('\x1b[1mbold\x1b[22m word', 20, '  ')).toEqual(['  \x1b[1mbold\x1b[22m word']);
-  });
-});
-
-describe('replacement: what a search sees', () => {
-  // The swap at t=1000: the new version becomes ready and the old one is replaced in one transaction.
-  const oldDoc = { status: 'ready', readyAt: 10, replacedAt: 1000 };
-  const newDoc = { status: 'ready', readyAt: 1000, replacedAt: null };
-  it.each([500, 999, 1000, 1001, 5000])('a search begun at %i sees exactly one version', (asOf) => {
-    expect([visibleAt(oldDoc, asOf), visibleAt(newDoc, asOf)].filter(Boolean)).toHaveLength(1);
-  });
-  it('a document still processing, or ready only after the search began, is not shown', () => {
-    expect(visibleAt({ status: 'processing', readyAt: null, replacedAt: null }, 5000)).toBe(false);
-    expect(visibleAt({ status: 'ready', readyAt: 6000, replacedAt: null }, 5000)).toBe(false);
-    expect(visibleAt({ status: 'ready', readyAt: null, replacedAt: null }, 5000)).toBe(true); // ready before ready_at was recorded
   });
 });

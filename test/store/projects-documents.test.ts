@@ -146,6 +146,38 @@ describeEachEngine('documents', (suite) => {
     expect(await documents.getById(old.id)).toMatchObject({ replacedBy: newer.id });
     expect(await documents.listReplaced(swapAt)).toEqual([]);
     expect(await documents.listReplaced(t + 1)).toEqual([{ id: old.id, userId }]);
+
+    // What a search begun at each moment shows: exactly one version on either side of the swap; a swap in the
+    // search's own millisecond counts as after it.
+    const swap = (await documents.getById(newer.id))!.readyAt!;
+    const visible = async (asOf: number) => [...(await documents.visibleAmong(userId, [old.id, newer.id], asOf))];
+    expect(await visible(swap - 1)).toEqual([old.id]);
+    expect(await visible(swap)).toEqual([old.id]);
+    expect(await visible(swap + 1)).toEqual([newer.id]);
+    expect(await visible(swap + 60_000)).toEqual([newer.id]);
+    expect(await documents.visibleAmong('another-user', [old.id, newer.id], swap + 1)).toEqual(new Set());
+  });
+
+  it('shows a search only documents ready before it began: not one still processing, ready later, or another user\'s', async () => {
+    const { userId, project, jobs, documents } = await owner(suite, 'visible@example.com');
+    const ready = (await documents.createQueued(input(userId, project.id, 'vis1'))).document;
+    await documents.markReady(ready.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
+    const readyAt = (await documents.getById(ready.id))!.readyAt!;
+    const processing = (await documents.createQueued(input(userId, project.id, 'vis2'))).document;
+    await documents.markProcessing(processing.id);
+    const failed = (await documents.createQueued(input(userId, project.id, 'vis3'))).document;
+    await suite.handle().db.updateTable('documents').set({ status: 'failed' }).where('id', '=', failed.id).execute();
+    const ids = [ready.id, processing.id, failed.id, 'doc_missing'];
+    expect(await documents.visibleAmong(userId, ids, readyAt + 1)).toEqual(new Set([ready.id]));
+    expect(await documents.visibleAmong(userId, ids, readyAt)).toEqual(new Set());
+    expect(await documents.visibleAmong(userId, [], readyAt + 1)).toEqual(new Set());
+    // Ready before ready_at was recorded (null): shown.
+    await suite.handle().db.updateTable('documents').set({ ready_at: null }).where('id', '=', ready.id).execute();
+    expect(await documents.visibleAmong(userId, ids, 0)).toEqual(new Set([ready.id]));
+    expect(await documents.visibleAmong('another-user', ids, readyAt + 1)).toEqual(new Set());
+    expect(await documents.searchFields(userId, [ready.id, 'doc_missing'])).toEqual([{ id: ready.id, filename: 'vis1.txt', contentType: 'text/plain', path: null }]);
+    expect(await documents.searchFields('another-user', [ready.id])).toEqual([]);
+    for (const id of [processing.id, failed.id]) await documents.delete(userId, id); // their open jobs too: later tests claim
   });
 
   it('hides nothing when the newer document has no path; a document deleted while being processed is not made ready', async () => {

@@ -38,7 +38,7 @@ export interface DocumentRecord {
   updatedAt: number;
 }
 
-export type SearchDocumentFields = Pick<DocumentRecord, 'id' | 'filename' | 'contentType' | 'path' | 'status' | 'readyAt' | 'replacedAt'>;
+export type SearchDocumentFields = Pick<DocumentRecord, 'id' | 'filename' | 'contentType' | 'path'>;
 
 export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & { path?: string | null };
 
@@ -208,19 +208,41 @@ export class DocumentStore {
   }
 
   /**
-   * What search needs of each candidate document (visibility, and what a result shows), for many ids at once:
-   * the few columns only, since a search checks up to a thousand candidates.
+   * Which of `ids` a search that began at `asOf` (epoch ms) shows: the user's documents that were ready before then
+   * and not yet replaced by a newer version at their path. Chunks of a document still being written never show.
+   * When a new version becomes ready, the old one is replaced in the same transaction at the same instant, so each
+   * search sees exactly one of them: a search begun before the swap keeps the old one (its chunks are kept for a
+   * grace period), one begun after sees the new one (its chunks were durable before it became ready). Strict `<`: a
+   * swap in the search's own millisecond counts as after it. A document ready before `ready_at` was recorded
+   * (null) shows. The check runs in the database and answers ids only: a search asks it of 300–1,200 candidates,
+   * and reading their rows for a check in JavaScript took twice as long (docs/BENCHMARKS.md).
    */
+  async visibleAmong(userId: string, ids: string[], asOf: number): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const dialect = dialectOf(this.db);
+    const rows = await this.db
+      .selectFrom('documents')
+      .select('id')
+      .where(dialect.withoutIndex('user_id'), '=', userId)
+      .where(dialect.inValues('id', ids))
+      .where('status', '=', 'ready')
+      .where((eb) => eb.or([eb('ready_at', 'is', null), eb('ready_at', '<', asOf)]))
+      .where((eb) => eb.or([eb('replaced_at', 'is', null), eb('replaced_at', '>=', asOf)]))
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** What a search result shows of each of the user's documents among `ids` (other users' ids are absent). */
   async searchFields(userId: string, ids: string[]): Promise<SearchDocumentFields[]> {
     if (ids.length === 0) return [];
     const dialect = dialectOf(this.db);
     const rows = await this.db
       .selectFrom('documents')
-      .select(['id', 'filename', 'content_type', 'path', 'status', 'ready_at', 'replaced_at'])
+      .select(['id', 'filename', 'content_type', 'path'])
       .where(dialect.withoutIndex('user_id'), '=', userId)
       .where(dialect.inValues('id', ids))
       .execute();
-    return rows.map((r) => ({ id: r.id, filename: r.filename, contentType: r.content_type, path: r.path, status: r.status, readyAt: r.ready_at, replacedAt: r.replaced_at }));
+    return rows.map((r) => ({ id: r.id, filename: r.filename, contentType: r.content_type, path: r.path }));
   }
 
   /**
