@@ -7,8 +7,8 @@
  * `npm run bench:search -- --chunks N`). Queries that neither daemon has seen (SciFact test and train questions)
  * alternate between them, each new to both, the order flipped every query, so a drift in the machine's speed —
  * this VM's runs an hour apart differ by 1.5× — falls on both sides alike. Per run: p50/p95 latency at one client
- * (over HTTP, keep-alive off, limit 10, hybrid, rerank off, as bench:search measures), each daemon's CPU per query,
- * and how many queries' top 10 differ between the two.
+ * (over HTTP with Node's fetch, which keeps its connection open; limit 10, hybrid, rerank off, as bench:search
+ * measures), each daemon's CPU per query, and how many queries' top 10 differ between the two.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

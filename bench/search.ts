@@ -504,7 +504,7 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
   const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}`;
   return [
     `\`npm run bench:search -- --chunks ${results.map(([s]) => s).join(',')}\`, ${new Date().toISOString().slice(0, 10)}, ${machine}; load average ` +
-      `${f(load[0])} at the start, ${f(load[1])} at the end. Real daemon over HTTP (keep-alive off: one fetch per query), limit 10, hybrid mode; ` +
+      `${f(load[0])} at the start, ${f(load[1])} at the end. Real daemon over HTTP (Node's fetch, one request at a time per client on a kept-alive connection), limit 10, hybrid mode; ` +
       `every query is new to the daemon (its query-vector cache never hits), so each includes one query embedding. Library: SciFact chunks ` +
       `replicated with vector noise (σ=0.01, re-normalised) and a text marker. "CPU ms/query" is the daemon's CPU time (all threads) per query ` +
       `under 8 clients: with ${availableParallelism()} cores, ${availableParallelism()} × 1000 / CPU ms is the most queries per second the daemon ` +
@@ -516,7 +516,7 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
     ...latency,
     '',
     `Targets: at 100,000 chunks p50 ≤ 30 ms, p95 ≤ 80 ms, ≥ 50 q/s with 8 clients; at 1,000,000 chunks p50/p95 ≤ 25/50 ms and RSS ≤ 2 GiB ` +
-      `(default pipeline, fusion). Of a query's CPU, the query embedding (~0.4 GFLOP) is 4–6 ms; the rest is LanceDB executing three queries ` +
+      `(default pipeline, fusion). Of a query's CPU, the query embedding (int8, one thread, ~0.5 G multiply-adds for ~24 tokens) is 3–4 ms; the rest is LanceDB executing three queries ` +
       `(vector, keyword, hydration) and HTTP — where the time goes: [search.md](search.md#indexes-and-what-a-search-costs). Sizes above ` +
       `${n(MAX_WINDOWED)} chunks are built without sentence windows, so the builtin reranker is measured up to there.`,
     '',
