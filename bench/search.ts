@@ -370,6 +370,36 @@ async function measure(d: Daemon, token: string, queries: string[], rerank: bool
   return { p50: percentile(lat, 50), p95: percentile(lat, 95), qps: queries.length / wall, cpuMs: (cpuMs(d.proc.pid!) - cpu0) / queries.length };
 }
 
+/** The library's listings through the API at this size: p50 ms of 50 requests each, and the documents they count. */
+interface Listings {
+  documents: number;
+  /** GET /api/v1/documents?limit=50 in each order, and filtered by status. */
+  page: Record<'uploaded' | 'name' | 'size' | 'ready', number>;
+  /** GET /api/v1/projects (each project's document, chunk and byte counts). */
+  projects: number;
+}
+
+async function listings(d: Daemon, token: string): Promise<Listings> {
+  const p50 = async (path: string) => {
+    const lat: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const s = performance.now();
+      const res = await api(d, path, { token });
+      if (res.status !== 200) throw new Error(`${path} failed: ${res.status} ${JSON.stringify(res.body)}`);
+      lat.push(performance.now() - s);
+    }
+    return percentile(lat, 50);
+  };
+  const list = '/api/v1/documents?limit=50';
+  const projects = await api(d, '/api/v1/projects', { token });
+  const documents = (projects.body as { projects: { document_count: number }[] }).projects.reduce((a, p) => a + p.document_count, 0);
+  return {
+    documents,
+    page: { uploaded: await p50(list), name: await p50(`${list}&sort=name`), size: await p50(`${list}&sort=-size`), ready: await p50(`${list}&status=ready`) },
+    projects: await p50('/api/v1/projects'),
+  };
+}
+
 interface IngestPhase {
   chunks: number;
   seconds: number;
@@ -428,6 +458,7 @@ interface SizeResult {
   rssPeakMb: number;
   fusion: { single: Measured; multi: Measured };
   rerank?: { single: Measured; multi: Measured };
+  listings: Listings;
   ingest?: IngestResult;
 }
 
@@ -458,6 +489,7 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
         ? { single: await measure(d, token, test.slice(150, 300), true, 1), multi: await measure(d, token, train.slice(320, 640), true, 8) }
         : undefined;
       const rssPeakMb = vmHwmMb(d.proc.pid!);
+      const listed = await listings(d, token);
       await d.stop();
       let ingest: IngestResult | undefined;
       if (INGEST > 0) {
@@ -468,7 +500,7 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
           await plain.stop();
         }
       }
-      const out: SizeResult = { meta, diskMiB, probe: probed, preloadSeconds, rssIdleMb, rssPeakMb, fusion, ...(rerank ? { rerank } : {}), ...(ingest ? { ingest } : {}) };
+      const out: SizeResult = { meta, diskMiB, probe: probed, preloadSeconds, rssIdleMb, rssPeakMb, fusion, listings: listed, ...(rerank ? { rerank } : {}), ...(ingest ? { ingest } : {}) };
       log(JSON.stringify({ size, ...out, meta: undefined }));
       return out;
     } finally {
@@ -528,6 +560,16 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
     '| chunks | compaction, full-text and scalar indexes | vector index | disk | recall@10 / @100 | similarity lost @10 | CPU ms: vector top-100 / keyword top-100 / hydrate 20 |',
     '|---|---|---|---|---|---|---|',
     ...indexes,
+    '',
+    'The library through the API at each size (what the web library page and `docsearch ls` / `projects` ask), p50 of 50 requests, one client: ' +
+      'a page of 50 documents in upload order, by name, by size (largest first) and of the ready ones, and the projects with their counts.',
+    '',
+    '| chunks | documents | page: upload order / name / size / ready, ms | projects, ms |',
+    '|---|---|---|---|',
+    ...results.map(([size, r]) => {
+      const { page } = r.listings;
+      return `| ${n(size)} | ${n(r.listings.documents)} | ${f(page.uploaded)} / ${f(page.name)} / ${f(page.size)} / ${f(page.ready)} | ${f(r.listings.projects)} |`;
+    }),
     ...(ingest.length
       ? [
           '',

@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).list(user.id, 10);
@@ -75,15 +75,25 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006 and 007 add (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–008 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
     const now = sqliteSchema(fresh);
-    // 007 added a column to jobs (SQLite appends it to the table's statement).
+    // 007 added a column to jobs (SQLite appends it to the table's statement); 008 replaced one index.
     const added: Record<string, (statement: string) => string> = { jobs: (statement) => statement.replace(/\)$/, ', "origin" text)') };
-    for (const [name, statement] of before) expect(now.get(name), name).toBe(added[name]?.(statement) ?? statement);
-    expect([...now.keys()].filter((name) => !before.has(name)).sort()).toEqual(['job_turns', 'jobs_origin_claim', 'jobs_user_claim']);
+    const dropped = new Set(['documents_user_status']);
+    for (const [name, statement] of before) expect(now.get(name), name).toBe(dropped.has(name) ? undefined : (added[name]?.(statement) ?? statement));
+    expect([...now.keys()].filter((name) => !before.has(name)).sort()).toEqual([
+      'documents_user_name',
+      'documents_user_order',
+      'documents_user_project_counts',
+      'documents_user_size',
+      'documents_user_status_order',
+      'job_turns',
+      'jobs_origin_claim',
+      'jobs_user_claim',
+    ]);
   });
 });
 
@@ -104,7 +114,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

@@ -6,6 +6,7 @@ import * as m004 from './004-document-paths.js';
 import * as m005 from './005-job-released.js';
 import * as m006 from './006-job-turns.js';
 import * as m007 from './007-job-origin.js';
+import * as m008 from './008-document-list-indexes.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-job-released': m005,
   '006-job-turns': m006,
   '007-job-origin': m007,
+  '008-document-list-indexes': m008,
 };
 
 export const migrationProvider: MigrationProvider = {
