@@ -561,7 +561,7 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
     '|---|---|---|---|---|---|---|',
     ...indexes,
     '',
-    'The library through the API at each size (what the web library page and `docsearch ls` / `projects` ask), p50 of 50 requests, one client: ' +
+    'The library through the API at each size (what the web library page, `docsearch documents list` and `docsearch projects list` ask), p50 of 50 requests, one client: ' +
       'a page of 50 documents in upload order, by name, by size (largest first) and of the ready ones, and the projects with their counts.',
     '',
     '| chunks | documents | page: upload order / name / size / ready, ms | projects, ms |',
