@@ -107,7 +107,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     // Searches work while the indexes load, only slower: health says when the preload is over.
     let preload: 'running' | 'done' | 'failed' = 'running';
     const preloadStarted = performance.now();
-    chunks.prewarm().then(
+    const preloaded = chunks.prewarm().then(
       () => {
         preload = 'done';
         log.info({ ms: Math.round(performance.now() - preloadStarted) }, 'search indexes preloaded');
@@ -173,6 +173,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
+    // After the preload, which reads the same files: searches meanwhile never show these rows anyway.
+    void preloaded
+      .then(async () => {
+        const started = performance.now();
+        const documents = await ingest.sweepOrphanRows();
+        if (documents > 0) log.info({ event: 'index.orphans_swept', documents, ms: Math.round(performance.now() - started) }, 'removed index rows of deleted documents');
+      })
+      .catch((err: unknown) => log.warn({ err }, 'could not sweep index rows of deleted documents; the next start tries again'));
 
     const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
     const services: Services = {

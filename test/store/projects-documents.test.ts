@@ -177,6 +177,8 @@ describeEachEngine('documents', (suite) => {
     expect(await documents.visibleAmong('another-user', ids, readyAt + 1)).toEqual(new Set());
     expect(await documents.searchFields(userId, [ready.id, 'doc_missing'])).toEqual([{ id: ready.id, filename: 'vis1.txt', contentType: 'text/plain', path: null }]);
     expect(await documents.searchFields('another-user', [ready.id])).toEqual([]);
+    expect(await documents.existing([ready.id, processing.id, 'doc_missing'])).toEqual(new Set([ready.id, processing.id]));
+    expect(await documents.existing([])).toEqual(new Set());
     for (const id of [processing.id, failed.id]) await documents.delete(userId, id); // their open jobs too: later tests claim
   });
 

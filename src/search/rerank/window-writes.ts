@@ -56,6 +56,13 @@ export function withWindowWrites(chunks: ChunkIndex, embedder: Pick<Embedder, 'e
       await chunks.moveDocument(documentId, projectId);
       await windows.moveDocument(documentId, projectId);
     },
+    async deleteDocuments(documentIds: string[]) {
+      await chunks.deleteDocuments(documentIds);
+      await windows.deleteDocuments(documentIds);
+    },
+    async documentIds() {
+      return new Set([...(await chunks.documentIds()), ...(await windows.documentIds())]);
+    },
     async deleteProject(projectId: string) {
       await chunks.deleteProject(projectId);
       await windows.deleteProject(projectId);

@@ -380,7 +380,20 @@ export abstract class OwnedRowsTable {
     return this.deleteWhere(`document_id = ${lit(documentId)}`);
   }
 
-  /** Removes every row of these documents (a copy starting them over), a few hundred documents per commit. */
+  /** The ids of the documents that have rows here now: one column read through (0.6 CPU-s at a million rows). */
+  async documentIds(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    const table = this.table;
+    if (!table) return ids;
+    const batches = table.query().select(['document_id']) as AsyncIterable<{ numRows: number; getChild(name: string): { get(i: number): unknown } | null }>;
+    for await (const batch of batches) {
+      const column = batch.getChild('document_id')!;
+      for (let i = 0; i < batch.numRows; i++) ids.add(column.get(i) as string);
+    }
+    return ids;
+  }
+
+  /** Removes every row of these documents (a copy starting them over, rows left by deleted ones), a few hundred per commit. */
   async deleteDocuments(documentIds: string[]): Promise<void> {
     for (let i = 0; i < documentIds.length; i += 500) await this.deleteWhere(`document_id IN (${documentIds.slice(i, i + 500).map(lit).join(', ')})`);
   }
