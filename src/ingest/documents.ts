@@ -200,8 +200,9 @@ export class DocumentService {
    * Startup sweep of index rows whose document is gone, which no search shows but which take space and count in a
    * re-index. Deletion removes a document's rows before its record, and a worker takes back the rows of a document
    * deleted under it, so these come only from a crash in between or from a library written in shared mode before a
-   * delete looked at the table's latest version (it could miss rows another replica had just appended). A document's record exists before any of its rows, so a
-   * row found without one is safe to remove: its document was deleted. Returns how many documents' rows went.
+   * delete looked at the table's latest version (it could miss rows another replica had just appended). A
+   * document's record exists before any of its rows, so a row found without one is safe to remove: its document was
+   * deleted. Returns how many documents' rows went.
    */
   async sweepOrphanRows(): Promise<number> {
     const indexed = [...(await this.deps.chunks.documentIds())];

@@ -6,9 +6,9 @@
  * filters, grouping), so it cannot be replayed against another query.
  *
  * Inside: the moment the first page looked at (documents that became ready later stay out of the later pages,
- * see `DocumentStore.visibleAmong`), and a 32-bit fingerprint of every result shown so far, in the order shown. The next page is
- * the first results of the list not shown yet. A list is recomputed for every page, and a change to the library
- * (a new document shifts BM25's statistics, a deleted one every rank below it) can reorder near-ties; by
+ * see `DocumentStore.visibleAmong`), and a 32-bit fingerprint of every result shown so far, in the order shown. The
+ * next page is the first results of the list not shown yet. A list is recomputed for every page, and a change to
+ * the library (a new document shifts BM25's statistics, a deleted one every rank below it) can reorder near-ties; by
  * fingerprints instead of an offset, a page neither repeats a result that moved down nor skips one that moved
  * up. Four bytes a result: 4 KB after 1,000 results, the most a list holds.
  */
