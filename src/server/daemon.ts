@@ -173,8 +173,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
-    // After the preload, which reads the same files, and before health calls it done: the sweep's CPU (~0.6 s at a
-    // million chunks) is startup work, not a cost of the first searches. Searches never show these rows anyway.
+    // After the preload, whose row directory names the chunks' documents, and before health calls it done: the sweep
+    // is startup work, not a cost of the first searches. Searches never show these rows anyway.
     void prewarmed.then(async (loaded) => {
       const started = performance.now();
       await ingest.sweepOrphanRows().then(

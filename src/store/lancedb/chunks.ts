@@ -434,6 +434,18 @@ export class ChunkIndex extends OwnedRowsTable {
     if (table) await this.refsOf(table).scan(table);
   }
 
+  /**
+   * The ids of the documents that have rows, from the row directory the startup preload read (the same rows:
+   * reading them again was 0.6 CPU-s at a million chunks); scanned now if it was not.
+   */
+  override async documentIds(): Promise<Set<string>> {
+    const table = await this.searchTable();
+    if (!table) return new Set();
+    const refs = this.refsOf(table);
+    await refs.scan(table, ROW_REFS_RESCAN_MS);
+    return refs.documentIds();
+  }
+
   private refsOf(table: lancedb.Table): RowRefs {
     if (this.rowRefs?.table !== table.name) this.rowRefs = { table: table.name, refs: new RowRefs() };
     return this.rowRefs.refs;

@@ -380,7 +380,7 @@ export abstract class OwnedRowsTable {
     return this.deleteWhere(`document_id = ${lit(documentId)}`);
   }
 
-  /** The ids of the documents that have rows here now: one column read through (0.6 CPU-s at a million rows). */
+  /** The ids of the documents that have rows here now: one column read through (0.6 CPU-s a million rows). */
   async documentIds(): Promise<Set<string>> {
     const ids = new Set<string>();
     const table = this.table;

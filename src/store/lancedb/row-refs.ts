@@ -70,6 +70,15 @@ class Scanned {
     return name;
   }
 
+  /** The documents of every row read. */
+  documentIds(): Set<string> {
+    const seen = new Uint8Array(this.names.length);
+    for (const { docs } of this.fragments.values()) for (const doc of docs) if (doc >= 0) seen[doc] = 1;
+    const ids = new Set<string>();
+    seen.forEach((on, name) => on && ids.add(this.names[name]!));
+    return ids;
+  }
+
   has(rowid: bigint): boolean {
     const fragment = this.fragments.get(Number(rowid >> 32n));
     const offset = Number(rowid & 0xffff_ffffn);
@@ -116,6 +125,13 @@ export class RowRefs {
   /** Once the scan under way (if any) has ended, however it ended. */
   async settled(): Promise<void> {
     await this.scanning?.catch(() => undefined);
+  }
+
+  /** The documents of every row the directory knows. */
+  documentIds(): Set<string> {
+    const ids = this.scanned.documentIds();
+    for (const ref of this.loose.values()) ids.add(ref.document_id);
+    return ids;
   }
 
   /** Keeps what a search read of a row the directory lacked. */

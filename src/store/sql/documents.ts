@@ -394,14 +394,14 @@ export class DocumentStore {
     return Number(row.n);
   }
 
-  /** Every hash some document references, for the file store's startup sweep. */
-  /** Which of `ids` are documents (any user's, any status). */
+  /** Which of `ids` are documents (any user's, any status): the index's startup sweep. */
   async existing(ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.db.selectFrom('documents').select('id').where(dialectOf(this.db).inValues('id', ids)).execute();
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Every hash some document references, for the file store's startup sweep. */
   async allShas(): Promise<Set<string>> {
     const rows = await this.db.selectFrom('documents').select('sha256').distinct().execute();
     return new Set(rows.map((r) => r.sha256));
