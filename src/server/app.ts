@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { apiRouter } from './api/router.js';
 import type { ApiRoute } from './api/route.js';
+import { mcpRoutes } from './mcp/route.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
@@ -32,6 +33,9 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.silent = true; // errors are logged by errorHandler, not printed by koa
 
   const api = apiRouter(s, opts.routes);
+  // /mcp authenticates by bearer credential alone, like /api/v1: no web session, cookie or CSRF token.
+  const mcp = new Router<AppState>();
+  mcpRoutes(mcp, s, opts.routes);
   const pages = new Router<AppState>();
   staticRoutes(pages);
   searchRoutes(pages, s);
@@ -51,6 +55,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.use(errorHandler());
   app.use(api.routes());
   app.use(api.allowedMethods()); // not `throw`: koa-router 13 then omits the Allow header (errorHandler adds the body)
+  app.use(mcp.routes());
   // /api/v1 ends at the API router: the pages' allowedMethods must not answer for it (it would drop Allow).
   app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : sessions(ctx, next)));
   app.use(pages.routes());

@@ -31,6 +31,19 @@ interface OptionDef<K extends Kind = Kind> {
   valueName?: string;
 }
 
+function originsProblem(value: string): string | null {
+  for (const raw of value.split(',').map((o) => o.trim()).filter(Boolean)) {
+    let url: URL | null = null;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = null;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, '')) return `${JSON.stringify(raw)} is not an origin such as https://app.example.com`;
+  }
+  return null;
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const DEFAULT_PORT = 7411;
@@ -50,6 +63,14 @@ export const OPTIONS = [
       'PostgreSQL (15 or later) for shared mode, postgres://user:password@host:5432/db: accounts, projects, documents and the ingest queue, shared by every replica; unset: SQLite at <data-dir>/docsearch.db. The password is masked in logs; prefer the environment variable',
   },
   { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>)' },
+  {
+    name: 'mcp-allowed-origins',
+    kind: 'string',
+    valueName: 'origins',
+    check: originsProblem,
+    description:
+      'browser origins (comma-separated, e.g. https://app.example.com) whose pages may call /mcp besides the public URL\'s own; a request with any other Origin header is refused (DNS-rebinding protection). Clients that are not browsers send none',
+  },
   { name: 'log-level', kind: 'enum', default: 'info', choices: LOG_LEVELS, valueName: 'level', description: 'log verbosity; logs are JSON lines on stdout' },
   { name: 'trust-proxy', kind: 'bool', default: false, description: 'trust X-Forwarded-* headers from a reverse proxy (client address, https)' },
   { name: 'proxy-hops', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'with --trust-proxy: trusted proxies in front of the daemon; the client address is the Nth X-Forwarded-For entry from the right' },

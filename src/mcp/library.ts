@@ -1,0 +1,130 @@
+/**
+ * What the MCP tools need of a library, in the REST API's own wire shapes (docs/api.md), so one tool surface
+ * runs over two backends: the daemon's route handlers in-process (`/mcp`) and the REST API over HTTP
+ * (`docsearch mcp`, stdio). Each call acts as one authenticated user; a backend enforces that user's scopes.
+ */
+
+export interface WireProject {
+  id: string;
+  name: string;
+  description: string;
+  is_default: boolean;
+  document_count: number;
+  chunk_count: number;
+  size_bytes: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WireDocument {
+  id: string;
+  project_id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  status: 'queued' | 'processing' | 'ready' | 'failed';
+  chunk_count: number;
+  pages: number | null;
+  warnings: string[];
+  error: string | null;
+  path: string | null;
+  created_at: string;
+  updated_at: string;
+  duplicate?: boolean;
+}
+
+export interface WirePassage {
+  chunk_id: string;
+  score: number;
+  text: string;
+  highlights: [number, number][];
+  page_start?: number;
+  page_end?: number;
+  heading?: string;
+  ocr?: true;
+}
+
+interface SearchDocumentRef {
+  id: string;
+  filename: string;
+  content_type: string;
+  path?: string;
+}
+
+export interface WireSearchResponse {
+  query: string;
+  took_ms: number;
+  total: { value: number; relation: 'eq' | 'gte' };
+  weak: boolean;
+  next_cursor: string | null;
+  indexing: number;
+  warnings?: string[];
+  results?: (WirePassage & { document: SearchDocumentRef; project: { id: string; name: string } })[];
+  documents?: { document: SearchDocumentRef; project: { id: string; name: string }; score: number; matches: number; passages: WirePassage[] }[];
+}
+
+export interface WireSearchRequest {
+  query: string;
+  limit: number;
+  mode: 'hybrid' | 'vector' | 'keyword';
+  group: 'none' | 'document';
+  project_ids?: string[];
+  cursor?: string;
+}
+
+export interface WireTextChunk {
+  id: string;
+  index: number;
+  text: string;
+  heading: string | null;
+  page_start: number | null;
+  page_end: number | null;
+  ocr: boolean;
+}
+
+export interface WireDocumentText {
+  document_id: string;
+  status: WireDocument['status'];
+  pages: { page: number | null; chunks: WireTextChunk[] }[];
+  next_cursor: string | null;
+}
+
+export interface DocumentListFilter {
+  project_id?: string;
+  status?: WireDocument['status'];
+  filename?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export interface NewNote {
+  project_id?: string;
+  filename: string;
+  text: string;
+}
+
+export interface Library {
+  search(request: WireSearchRequest): Promise<WireSearchResponse>;
+  listProjects(page: { limit: number; cursor?: string }): Promise<{ projects: WireProject[]; next_cursor: string | null }>;
+  listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }>;
+  getDocument(id: string): Promise<WireDocument>;
+  /** The document's chunks in order (GET /documents/{id}/text), `limit` at a time. */
+  documentText(id: string, page: { limit: number; cursor?: string }): Promise<WireDocumentText>;
+  /** Stores a text note as a document (an upload of one text file) and waits, bounded, until it is searchable. */
+  addNote(note: NewNote): Promise<WireDocument>;
+}
+
+/**
+ * A refusal a backend reports in the API's terms (status and error code, e.g. 403 insufficient_scope, 404
+ * not_found): the tool turns it into a tool error the model can read, never a protocol failure.
+ */
+export class LibraryError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LibraryError';
+  }
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { Library } from '../library.js';
+import { MAX_NOTE_CHARS } from '../limits.js';
+import { structured } from '../tool-result.js';
+import { DocumentSummary, summary } from './get-document.js';
+import type { ToolDefinition } from './tool.js';
+
+const output = {
+  document: DocumentSummary,
+  duplicate: z.boolean().describe('true when the project already held exactly this text: that document is returned'),
+};
+
+/** A name for the note: the given one, with .md added when it has no text extension (the library keeps text files). */
+function noteName(filename: string): string {
+  return /\.(md|markdown|txt|text)$/i.test(filename) ? filename : `${filename}.md`;
+}
+
+export const addDocumentTool: ToolDefinition = {
+  name: 'add_document',
+  config: {
+    title: 'Save a note as a document',
+    description:
+      "Save text or Markdown to the user's library as a new document, so it can be searched later (notes, summaries, decisions). " +
+      'It goes to the given project, or the default one. Returns once the document is searchable (or failed). ' +
+      'Needs write access to the library.',
+    inputSchema: {
+      filename: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .regex(/^[^\u0000-\u001f\u007f\u0080-\u009f\u202a-\u202e\u2066-\u2069/\\]+$/, 'must not contain control characters, / or \\')
+        .describe('the document\'s name, e.g. "meeting-notes-2026-03-01.md" (.md is added when it has no .md or .txt ending)'),
+      text: z.string().min(1).max(MAX_NOTE_CHARS).describe('the content, plain text or Markdown'),
+      project_id: z.string().min(1).max(100).optional().describe('the project to add it to (default: the default project)'),
+    },
+    outputSchema: output,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  },
+  async run(library: Library, args: Record<string, unknown>) {
+    const a = args as { filename: string; text: string; project_id?: string };
+    const document = await library.addNote({ filename: noteName(a.filename), text: a.text, ...(a.project_id ? { project_id: a.project_id } : {}) });
+    return structured({ document: summary(document), duplicate: document.duplicate === true });
+  },
+};

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { Library } from '../library.js';
+import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../limits.js';
+import { structured } from '../tool-result.js';
+import type { ToolDefinition } from './tool.js';
+
+const output = {
+  projects: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      is_default: z.boolean().describe('where documents go when no project is named'),
+      document_count: z.number().int(),
+      size_bytes: z.number().int(),
+      updated_at: z.string(),
+    }),
+  ),
+  next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+};
+
+export const listProjectsTool: ToolDefinition = {
+  name: 'list_projects',
+  config: {
+    title: 'List projects',
+    description: "List the user's projects (folders of documents) with how many documents each holds. Use a project's id to limit search, list_documents or add_document to it.",
+    inputSchema: {
+      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
+      cursor: z.string().min(1).max(400).optional().describe('next_cursor of the previous page'),
+    },
+    outputSchema: output,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async run(library: Library, args: Record<string, unknown>) {
+    const a = args as { limit: number; cursor?: string };
+    const page = await library.listProjects({ limit: a.limit, ...(a.cursor ? { cursor: a.cursor } : {}) });
+    return structured({
+      projects: page.projects.map((p) => ({
+        id: p.id,
+        name: p.name,
+        description: p.description,
+        is_default: p.is_default,
+        document_count: p.document_count,
+        size_bytes: p.size_bytes,
+        updated_at: p.updated_at,
+      })),
+      next_cursor: page.next_cursor,
+    });
+  },
+};

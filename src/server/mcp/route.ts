@@ -1,0 +1,104 @@
+import type Router from '@koa/router';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Context } from 'koa';
+import type { Principal } from '../../auth/principal.js';
+import { SCOPES } from '../../auth/scopes.js';
+import { createMcpServer } from '../../mcp/server.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../api/json-depth.js';
+import type { ApiRoute } from '../api/route.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { InProcessLibrary } from './in-process-library.js';
+import { allowedOrigins } from './origin.js';
+import { BodyTooLarge, readBody } from './read-body.js';
+
+export const MCP_PATH = '/mcp';
+/** The largest JSON-RPC request body (add_document's notes are at most 1 M characters, ~4 MiB of UTF-8 at worst). */
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+type Ctx = Context & { state: AppState };
+
+/** A refusal before the request reaches the protocol: a JSON-RPC error object (MCP clients read these) with its HTTP status. */
+function refuse(ctx: Ctx, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  ctx.status = status;
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  ctx.body = { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** Where MCP clients find how to get a token for /mcp (RFC 9728, MCP authorization §2.3). */
+export const resourceMetadataUrl = (publicUrl: string) => `${publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
+
+/**
+ * Authenticates the bearer credential for /mcp. An API key counts with its scopes; an OAuth access token only when
+ * it was issued for this resource (RFC 8707: a token for the REST API or any other audience is refused here, as
+ * the MCP authorization spec requires). Every refusal is a 401 whose WWW-Authenticate points at the resource
+ * metadata, which is how an MCP client discovers the authorization server.
+ */
+async function authenticate(ctx: Ctx, s: Services): Promise<Principal | null> {
+  const base = s.publicUrl();
+  const challenge = (error?: string, description?: string) =>
+    [`Bearer resource_metadata="${resourceMetadataUrl(base)}"`, `scope="${SCOPES.join(' ')}"`, ...(error ? [`error="${error}"`, `error_description="${description}"`] : [])].join(', ');
+  const header = ctx.get('authorization');
+  if (!header) {
+    refuse(ctx, 401, -32001, 'authorization required: send Authorization: Bearer <access token or API key>', { 'WWW-Authenticate': challenge() });
+    return null;
+  }
+  const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(header);
+  let principal: Principal | null = null;
+  for (const resolve of match ? s.bearerResolvers : []) {
+    principal = await resolve(match![1]!);
+    if (principal) break;
+  }
+  if (!principal) {
+    const why = match ? 'the credential is not valid, has expired or was revoked' : 'malformed Authorization header: expected "Bearer <token>"';
+    refuse(ctx, 401, -32001, why, { 'WWW-Authenticate': challenge('invalid_token', why) });
+    return null;
+  }
+  const resource = (principal as Principal & { resource?: string | null }).resource ?? null;
+  if (principal.kind === 'oauth' && resource !== base + MCP_PATH) {
+    const why = `this access token was issued for ${resource ?? 'the REST API'}, not for ${base + MCP_PATH}: authorize again with resource=${base + MCP_PATH}`;
+    refuse(ctx, 401, -32001, why, { 'WWW-Authenticate': challenge('invalid_token', why) });
+    return null;
+  }
+  return principal;
+}
+
+/**
+ * POST /mcp: the Streamable HTTP transport (MCP 2025-11-25), stateless: each request gets its own server and
+ * transport over the caller's library, and answers with JSON, so any replica serves any request and nothing is
+ * kept between them. GET (a server-to-client stream) and DELETE (ending a session) have nothing to offer
+ * without sessions: 405, as the transport spec allows.
+ */
+export function mcpRoutes(router: Router<AppState>, s: Services, routes: readonly ApiRoute[]): void {
+  // The public URL is known once the daemon listens (port 0 picks it then).
+  let origins: ReadonlySet<string> | undefined;
+  router.all('mcp', MCP_PATH, async (ctx) => {
+    const origin = ctx.get('origin');
+    origins ??= allowedOrigins(s.publicUrl(), s.config.mcpAllowedOrigins);
+    if (origin && !origins.has(origin)) return refuse(ctx, 403, -32000, `requests from the origin ${origin} are not allowed (see --mcp-allowed-origins)`);
+    if (ctx.method !== 'POST') return refuse(ctx, 405, -32000, 'this server is stateless: send JSON-RPC requests with POST', { Allow: 'POST' });
+    const principal = await authenticate(ctx, s);
+    if (!principal) return;
+    ctx.state.principal = principal;
+    if (ctx.request.type !== 'application/json') return refuse(ctx, 415, -32700, 'the request body must be application/json');
+    let message: unknown;
+    try {
+      message = JSON.parse((await readBody(ctx.req, MAX_BODY_BYTES)).toString('utf8'));
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return refuse(ctx, 413, -32600, `the request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
+      return refuse(ctx, 400, -32700, 'parse error: the request body is not valid JSON');
+    }
+    if (tooDeep(message)) return refuse(ctx, 400, -32600, `invalid request: nested deeper than ${MAX_JSON_DEPTH} levels`);
+
+    const report = (err: unknown) => ctx.state.log?.error({ err }, 'mcp tool failed');
+    const server = createMcpServer(new InProcessLibrary(s, routes, principal), { version: s.version, report });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    ctx.respond = false;
+    try {
+      await transport.handleRequest(ctx.req, ctx.res, message);
+    } finally {
+      await server.close();
+    }
+  });
+}
