@@ -8,6 +8,7 @@ import * as whoami from './auth/whoami.js';
 import * as completion from './completion.js';
 import { documentsCommand } from './documents/index.js';
 import { keysCommand } from './keys/index.js';
+import * as mcp from './mcp.js';
 import { projectsCommand } from './projects/index.js';
 import * as search from './search.js';
 import * as upload from './upload.js';
@@ -29,7 +30,7 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
       if (g.json || g.jq !== undefined) io.quiet = true;
     });
   const ctx = createContext(io, program, overrides);
-  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), completion.build(ctx)];
+  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), mcp.build(ctx), completion.build(ctx)];
   for (const c of commands) program.addCommand(c);
   return ctx;
 }

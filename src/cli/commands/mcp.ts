@@ -1,0 +1,34 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { VERSION } from '../../core/version.js';
+import { createMcpServer } from '../../mcp/server.js';
+import type { Context } from '../context.js';
+import { HttpLibrary } from '../mcp/http-library.js';
+import { defineCommand } from './shared/command.js';
+
+/**
+ * `docsearch mcp`: an MCP server on stdin/stdout for clients that start a command (Claude Desktop, Claude Code,
+ * Cursor…), over any docsearch server's REST API with the stored login, --token or DOCSEARCH_TOKEN. Standard
+ * output carries the protocol alone; anything for people goes to standard error.
+ */
+export function build(ctx: Context): Command {
+  return defineCommand('mcp', {
+    summary: 'run an MCP server on stdio for AI assistants (Claude, Cursor, VS Code…)',
+    description:
+      'Serve the library to an AI assistant over the Model Context Protocol on standard input and output: tools to search, read ' +
+      'and list documents and to save notes, as the logged-in user (or DOCSEARCH_TOKEN / --token). The assistant starts this ' +
+      'command itself; see docs/mcp.md for each client\'s configuration. Remote clients can use the server\'s /mcp endpoint instead.',
+    examples: ['docsearch mcp', 'claude mcp add docsearch -- docsearch mcp', 'DOCSEARCH_TOKEN=dsk_… docsearch mcp --server https://docs.example.com'],
+  }).action(async () => {
+    const { url } = ctx.server();
+    const report = (err: unknown) => ctx.io.stderr.write(`docsearch mcp: ${(err as Error)?.stack ?? String(err)}\n`);
+    const server = createMcpServer(new HttpLibrary(ctx.http()), { version: VERSION, report });
+    const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    await server.connect(transport);
+    ctx.io.stderr.write(`docsearch mcp: serving ${url} on stdio\n`);
+    // The client ends the session by closing our stdin (MCP stdio transport); a signal ends it too.
+    ctx.io.stdin.once('end', () => void server.close());
+    await closed;
+  });
+}

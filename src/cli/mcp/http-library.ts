@@ -1,0 +1,56 @@
+import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
+import { LibraryError } from '../../mcp/library.js';
+import { ApiError, AuthRequiredError, CliError } from '../errors.js';
+import type { ApiClient } from '../http.js';
+
+/** Seconds the server may take to make a note searchable before add_document answers with its status. */
+const NOTE_WAIT_S = 60;
+
+/** The CLI's errors in the library's terms, with the hint that says what to do (log in, start the server). */
+function asLibraryError(err: unknown): unknown {
+  if (err instanceof ApiError) return new LibraryError(err.status, err.code, err.message);
+  if (err instanceof AuthRequiredError) return new LibraryError(401, 'unauthorized', `${err.message}: ${err.hint ?? ''}`.replace(/: $/, ''));
+  if (err instanceof CliError) return new LibraryError(503, 'unreachable', err.hint ? `${err.message} (${err.hint})` : err.message);
+  return err;
+}
+
+async function mapped<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw asLibraryError(err);
+  }
+}
+
+/** The library of `docsearch mcp`: any docsearch server's REST API, with the CLI's credentials. */
+export class HttpLibrary implements Library {
+  constructor(private readonly http: ApiClient) {}
+
+  search(request: WireSearchRequest): Promise<WireSearchResponse> {
+    return mapped(this.http.post('/api/v1/search', request));
+  }
+
+  listProjects(page: { limit: number; cursor?: string }): Promise<{ projects: WireProject[]; next_cursor: string | null }> {
+    return mapped(this.http.get('/api/v1/projects', { query: page }));
+  }
+
+  listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
+    return mapped(this.http.get('/api/v1/documents', { query: { ...filter } }));
+  }
+
+  getDocument(id: string): Promise<WireDocument> {
+    return mapped(this.http.get(`/api/v1/documents/${encodeURIComponent(id)}`));
+  }
+
+  documentText(id: string, page: { limit: number; cursor?: string }): Promise<WireDocumentText> {
+    return mapped(this.http.get(`/api/v1/documents/${encodeURIComponent(id)}/text`, { query: page }));
+  }
+
+  async addNote(note: NewNote): Promise<WireDocument> {
+    const form = new FormData();
+    if (note.project_id) form.append('project_id', note.project_id);
+    form.append('file', new Blob([note.text], { type: 'text/plain' }), note.filename);
+    const res = await mapped(this.http.json<{ documents: WireDocument[] }>('POST', '/api/v1/upload', { body: form, query: { wait: 'true', wait_timeout: NOTE_WAIT_S } }));
+    return res.documents[0]!;
+  }
+}
