@@ -41,36 +41,41 @@ function overlapLength(text: string, next: string): number {
   return 0;
 }
 
+/** The line that says where a chunk's page (or pages) start. */
+const pageLine = (c: WireTextChunk) => (c.page_end !== null && c.page_end > c.page_start! ? `[pages ${c.page_start}–${c.page_end}]` : `[page ${c.page_start}]`);
+
 /**
  * A document's text as one string, rebuilt from its chunks without their overlaps, with a `[page N]` line where
- * each page starts, so an agent reading it can cite pages.
+ * a chunk on a new page starts (`[pages N–M]` for a chunk that runs across pages), so an agent can cite pages.
  */
-export function assembleText(chunks: readonly WireTextChunk[]): AssembledText {
+export function assembleText(chunks: readonly WireTextChunk[]): string {
   let text = '';
-  const pages: AssembledText['pages'] = [];
   let lastPage: number | null = null;
   for (const chunk of chunks) {
     const overlap = text ? overlapLength(text, chunk.text) : 0;
     const rest = chunk.text.slice(overlap);
     const page = chunk.page_start;
     if (page !== null && page !== lastPage) {
-      text += `${text ? '\n\n' : ''}[page ${page}]\n`;
-      pages.push({ page, offset: text.length });
-      lastPage = page;
-      text += rest.trimStart();
+      text += `${text ? '\n\n' : ''}${pageLine(chunk)}\n${rest.trimStart()}`;
+      lastPage = chunk.page_end ?? page;
     } else {
       text += overlap > 0 ? rest : `${text ? '\n\n' : ''}${rest}`;
     }
   }
-  return { text, pages };
+  return text;
+}
+
+/** The chunks that hold any of the pages from `from` to `to` (a chunk runs across pages: it is in if it touches one). */
+export function chunksOnPages(chunks: readonly WireTextChunk[], from = 1, to = Infinity): WireTextChunk[] {
+  return chunks.filter((c) => c.page_start !== null && c.page_start <= to && (c.page_end ?? c.page_start) >= from);
 }
 
 /** The end of a window of at most `max` characters from `start`, moved back to a space so a word is not cut. */
 export function windowEnd(text: string, start: number, max: number): number {
   const end = Math.min(text.length, start + max);
   if (end === text.length) return end;
-  const space = text.lastIndexOf(' ', end);
-  const newline = text.lastIndexOf('\n', end);
+  const space = text.lastIndexOf(' ', end - 1);
+  const newline = text.lastIndexOf('\n', end - 1);
   const cut = Math.max(space, newline);
   return cut > start + max / 2 ? cut + 1 : end;
 }

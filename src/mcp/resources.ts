@@ -67,7 +67,7 @@ export function registerDocumentResources(server: Server, library: Library, repo
       if (document.status !== 'ready') {
         return { contents: [{ uri, mimeType: 'text/plain', text: `(${document.filename} is ${document.status}${document.error ? `: ${document.error}` : ''})` }] };
       }
-      const { text } = assembleText(await readChunks(library, document.id));
+      const text = assembleText(await readChunks(library, document.id));
       const end = windowEnd(text, 0, MAX_WINDOW_CHARS);
       const shown = end < text.length ? `${text.slice(0, end)}\n\n[cut at ${end} of ${text.length} characters: call get_document with offset ${end} to read on]` : text;
       return { contents: [{ uri, mimeType: 'text/plain', text: shown }] };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assembleText, readChunks, windowEnd } from '../document-text.js';
+import { assembleText, chunksOnPages, readChunks, windowEnd } from '../document-text.js';
 import { type Library, LibraryError, type WireDocument } from '../library.js';
 import { DEFAULT_WINDOW_CHARS, MAX_WINDOW_CHARS } from '../limits.js';
 import { structured } from '../tool-result.js';
@@ -34,11 +34,11 @@ export const summary = (d: WireDocument): z.infer<typeof DocumentSummary> => ({
 const output = {
   document: DocumentSummary,
   text: z.string().describe('this window of the text; a line "[page N]" marks where each page starts'),
-  offset: z.number().int().describe('where this window starts in the whole text (characters)'),
+  offset: z.number().int().describe('where this window starts, in characters from the start of the document (or of the pages asked)'),
   end: z.number().int().describe('where it ends'),
-  total_chars: z.number().int(),
-  next_offset: z.number().int().nullable().describe('pass as `offset` to read on; null when the window reached the end of what was asked'),
-  cut: z.boolean().describe('true when the window stopped at max_chars before the end of what was asked'),
+  total_chars: z.number().int().describe('length of the whole text (or of the pages asked)'),
+  next_offset: z.number().int().nullable().describe('pass as `offset` (with the same pages, if any) to read on; null at the end'),
+  cut: z.boolean().describe('true when the window stopped at max_chars before the end'),
   note: z.string().optional(),
 };
 
@@ -48,17 +48,6 @@ interface Args {
   page_to?: number;
   offset?: number;
   max_chars: number;
-}
-
-/** The character range a page range covers (from the first asked page's start to the next page's). */
-function pageRange(pages: { page: number; offset: number }[], length: number, from: number | undefined, to: number | undefined): [number, number] {
-  if (pages.length === 0) throw new LibraryError(400, 'invalid_request', 'this document has no pages: read it by offset instead of page_from/page_to');
-  const first = pages.find((p) => p.page >= (from ?? 1));
-  if (!first) throw new LibraryError(400, 'invalid_request', `page ${from} is past the document's last page (${pages.at(-1)!.page})`);
-  const after = to === undefined ? undefined : pages.find((p) => p.page > to);
-  // The "[page N]" line of the page after the range is not part of it.
-  const end = after ? after.offset - `\n\n[page ${after.page}]\n`.length : length;
-  return [Math.max(0, first.offset - `[page ${first.page}]\n`.length), Math.max(end, first.offset)];
 }
 
 export const getDocumentTool: ToolDefinition = {
@@ -71,9 +60,9 @@ export const getDocumentTool: ToolDefinition = {
       'Use it to read around a search hit (page_from = the hit\'s page) or to read a short document whole.',
     inputSchema: {
       document_id: z.string().min(1).max(100),
-      page_from: z.number().int().min(1).optional().describe('first page to read (PDFs)'),
+      page_from: z.number().int().min(1).optional().describe('first page to read (PDFs): the text of the passages on these pages; a passage that runs across pages comes whole'),
       page_to: z.number().int().min(1).optional().describe('last page to read (inclusive)'),
-      offset: z.number().int().min(0).optional().describe('character offset to start at (a previous call\'s next_offset); within the pages asked, if any'),
+      offset: z.number().int().min(0).optional().describe('character offset to start at: a previous call\'s next_offset, with the same pages'),
       max_chars: z.number().int().min(100).max(MAX_WINDOW_CHARS).default(DEFAULT_WINDOW_CHARS).describe('most characters to return'),
     },
     outputSchema: output,
@@ -92,11 +81,17 @@ export const getDocumentTool: ToolDefinition = {
           : `the document is ${document.status}: its text is available once it is ready`;
       return structured({ document: summary(document), text: '', offset: 0, end: 0, total_chars: 0, next_offset: null, cut: false, note });
     }
-    const { text, pages } = assembleText(await readChunks(library, document.id));
-    const [rangeStart, rangeEnd] = a.page_from !== undefined || a.page_to !== undefined ? pageRange(pages, text.length, a.page_from, a.page_to) : [0, text.length];
-    const start = Math.min(Math.max(a.offset ?? rangeStart, rangeStart), rangeEnd);
-    const end = Math.min(windowEnd(text, start, a.max_chars), rangeEnd);
-    const cut = end < rangeEnd;
+    const all = await readChunks(library, document.id);
+    const paged = a.page_from !== undefined || a.page_to !== undefined;
+    const chunks = paged ? chunksOnPages(all, a.page_from, a.page_to) : all;
+    if (paged && chunks.length === 0) {
+      const last = all.reduce((n, c) => Math.max(n, c.page_end ?? c.page_start ?? 0), 0);
+      throw new LibraryError(400, 'invalid_request', last === 0 ? 'this document has no pages: read it by offset instead' : `page ${a.page_from ?? a.page_to} is past the document's last page (${last})`);
+    }
+    const text = assembleText(chunks);
+    const start = Math.min(a.offset ?? 0, text.length);
+    const end = windowEnd(text, start, a.max_chars);
+    const cut = end < text.length;
     return structured({
       document: summary(document),
       text: text.slice(start, end),
