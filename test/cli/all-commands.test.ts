@@ -30,7 +30,7 @@ const EXPECTED = [
   'projects', 'projects list', 'projects create', 'projects show', 'projects rename', 'projects delete',
   'documents', 'documents list', 'documents show', 'documents delete',
   'keys', 'keys list', 'keys create', 'keys revoke',
-  'completion',
+  'mcp', 'completion',
 ];
 
 describe('every client command (npm load-all-commands)', () => {

@@ -1,9 +1,6 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { VERSION } from '../../core/version.js';
-import { createMcpServer } from '../../mcp/server.js';
 import type { Context } from '../context.js';
-import { HttpLibrary } from '../mcp/http-library.js';
 import { defineCommand } from './shared/command.js';
 
 /**
@@ -20,6 +17,12 @@ export function build(ctx: Context): Command {
       'command itself; see docs/mcp.md for each client\'s configuration. Remote clients can use the server\'s /mcp endpoint instead.',
     examples: ['docsearch mcp', 'claude mcp add docsearch -- docsearch mcp', 'DOCSEARCH_TOKEN=dsk_… docsearch mcp --server https://docs.example.com'],
   }).action(async () => {
+    // Loaded here, not at start: every other command would pay for the SDK's import.
+    const [{ StdioServerTransport }, { createMcpServer }, { HttpLibrary }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('../../mcp/server.js'),
+      import('../mcp/http-library.js'),
+    ]);
     const { url } = ctx.server();
     const report = (err: unknown) => ctx.io.stderr.write(`docsearch mcp: ${(err as Error)?.stack ?? String(err)}\n`);
     const server = createMcpServer(new HttpLibrary(ctx.http()), { version: VERSION, report });
