@@ -670,10 +670,15 @@ export class ChunkIndex extends OwnedRowsTable {
     return this.table.countRows(documentId === undefined ? undefined : `document_id = ${lit(documentId)}`);
   }
 
-  /** A document's chunks in order, without vectors (inspection, hydration). */
+  /**
+   * A document's chunks in order, without vectors (inspection, hydration). Read through the search handle: in
+   * shared mode it catches up when a document settles anywhere, so a document the database calls ready has its
+   * chunks here too; the main handle could be a consistency interval behind another replica's write.
+   */
   async documentChunks(documentId: string): Promise<ChunkFields[]> {
-    if (!this.table) return [];
-    const rows = await this.table.query().where(`document_id = ${lit(documentId)}`).select([...FIELDS]).toArray();
+    const table = await this.searchTable();
+    if (!table) return [];
+    const rows = await table.query().where(`document_id = ${lit(documentId)}`).select([...FIELDS]).toArray();
     return rows.map((r: Record<string, unknown>) => toFields(r)).sort((a, b) => a.chunk_index - b.chunk_index);
   }
 
