@@ -25,11 +25,12 @@ function unauthorized(message: string, withError: boolean): AppError {
 export type BearerOutcome = { ok: true; principal: Principal } | { ok: false; message: string; withError: boolean };
 
 /**
- * Resolves `Authorization: Bearer <api key | access token>` for the REST API by asking each resolver in turn.
- * An OAuth access token bound to another resource (RFC 8707: /mcp) is refused: a token an MCP client holds
- * must not work on the whole API. Tokens issued without `resource` are the REST API's, as they always were.
+ * Resolves `Authorization: Bearer <api key | access token>` for one resource (RFC 8707) by asking each resolver
+ * in turn: `resource` null is the REST API, `mcpResource(publicUrl)` the MCP endpoint. API keys work at both; an
+ * OAuth access token only at the resource it is bound to — a token an MCP client holds must not work on the
+ * whole API. Tokens issued without `resource` are the REST API's, as they always were.
  */
-export async function resolveBearer(resolvers: readonly BearerResolver[], header: string | undefined): Promise<BearerOutcome> {
+export async function resolveBearer(resolvers: readonly BearerResolver[], header: string | undefined, resource: string | null = null): Promise<BearerOutcome> {
   if (!header) return { ok: false, message: 'missing credentials: send Authorization: Bearer <API key or access token>', withError: false };
   const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(header);
   if (!match) return { ok: false, message: 'malformed Authorization header: expected "Bearer <token>"', withError: true };
@@ -37,7 +38,9 @@ export async function resolveBearer(resolvers: readonly BearerResolver[], header
   for (const resolve of resolvers) {
     const principal = await resolve(credential);
     if (!principal) continue;
-    if (principal.resource !== null) return { ok: false, message: `this access token was issued for another resource (${principal.resource})`, withError: true };
+    if (principal.kind !== 'api_key' && principal.resource !== resource) {
+      return { ok: false, message: `this access token was issued for another resource (${principal.resource ?? 'the REST API'})`, withError: true };
+    }
     return { ok: true, principal };
   }
   return { ok: false, message: 'the credential is not valid, has expired or was revoked', withError: true };

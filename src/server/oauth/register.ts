@@ -26,7 +26,6 @@ function invalidToken(description: string, withError: boolean): OAuthError {
 export function registerRoute(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
   const body = oauthBody({ jsonOnly: true, limit: '16kb', error: (d) => new RegistrationError('invalid_client_metadata', d) });
   router.post('oauth.register', REGISTER_PATH, async (ctx, next) => {
-    ctx.set('Access-Control-Allow-Origin', '*');
     const policy = oauth.registrationPolicy;
     if (policy === 'off') return sendOAuthError(ctx, new OAuthError('access_denied', SELF_REGISTRATION_OFF, 403));
     const waitMs = await oauth.takeRegistrationSlot(ctx.ip);

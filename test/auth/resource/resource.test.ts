@@ -46,7 +46,7 @@ describe('resource indicators', () => {
   });
 
   it('keeps tokens issued without resource (and with a REST API name) working on the REST API', async () => {
-    for (const extra of [{}, { resource: d.url }, { resource: `${d.url}/` }, { resource: `${d.url}/api/v1` }]) {
+    for (const extra of [{} as Record<string, string>, { resource: d.url }, { resource: `${d.url}/` }, { resource: `${d.url}/api/v1` }]) {
       const res = await exchange(await codeFor(extra));
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['access_token', 'expires_in', 'refresh_token', 'scope', 'token_type']);
