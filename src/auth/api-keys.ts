@@ -55,6 +55,6 @@ export class ApiKeyService {
     const record = await this.store.findActiveByHash(sha256Hex(credential));
     if (!record) return null;
     await this.store.touch(record);
-    return { userId: record.userId, scopes: record.scopes as Scope[], kind: 'api_key', credentialId: record.id };
+    return { userId: record.userId, scopes: record.scopes as Scope[], kind: 'api_key', credentialId: record.id, resource: null };
   }
 }

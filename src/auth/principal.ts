@@ -9,6 +9,13 @@ export interface Principal {
   credentialId: string;
   /** For OAuth tokens: when the token stops being valid (ms). */
   expiresAt?: number;
+  /**
+   * RFC 8707: what the credential may be used at. For an OAuth access token its bound resource —
+   * `mcpResource(publicUrl)` for a token issued for /mcp, null for the REST API (also every token issued
+   * without `resource`); null for API keys, which work wherever the REST API's do. Required, so that every
+   * resolver decides it.
+   */
+  resource: string | null;
 }
 
 /**

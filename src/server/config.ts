@@ -126,6 +126,23 @@ export const OPTIONS = [
     description:
       "with --storage s3://…: MiB of the index's files this replica keeps on its disk: a copy of the whole index when it fits at start (<data-dir>/cache/tables), else a cache of the files searches read (<data-dir>/cache/index), so that a search reads from the store only what changed since; 0 turns both off",
   },
+  {
+    name: 'client-registration',
+    kind: 'enum',
+    default: 'open',
+    choices: ['open', 'users', 'off'],
+    valueName: 'policy',
+    description:
+      'OAuth clients that register themselves (MCP clients): open = anyone may register (RFC 7591 at /api/oauth/register) or use a client ID metadata document URL as client_id; ' +
+      'users = registering needs an API key or access token of an account here (the client is then that account\'s alone), metadata documents still accepted; off = neither. ' +
+      'Registering grants nothing by itself: every grant still needs a signed-in user\'s consent, and the consent page says the client registered itself',
+  },
+  {
+    name: 'client-metadata-allow-private',
+    kind: 'bool',
+    default: false,
+    description: 'let client ID metadata documents be fetched from loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses; link-local (169.254/16) and other special addresses are never fetched',
+  },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
 ] as const satisfies readonly OptionDef[];
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AccountService } from '../auth/accounts.js';
 import { ApiKeyService } from '../auth/api-keys.js';
+import type { RegistrationPolicy } from '../auth/oauth/metadata.js';
 import { OAuthProvider } from '../auth/oauth/provider.js';
 import { WebSessionService } from '../auth/web-sessions.js';
 import { type Clock, systemClock } from '../core/clock.js';
@@ -128,11 +129,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (ocr) cleanups.push(() => ocr.close());
 
     const projects = new ProjectStore(db, now);
-    const accounts = new AccountService(new UserStore(db, now), projects, new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
+    const attempts = new LoginAttemptStore(db, now);
+    const accounts = new AccountService(new UserStore(db, now), projects, new SetupTokenStore(db, now), attempts);
     const apiKeys = new ApiKeyService(new ApiKeyStore(db, now), now);
     const webSessions = new WebSessionService(new SessionStore(db, now));
-    const oauth = new OAuthProvider(openOAuthStores(db, now), now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
+    const oauth = new OAuthProvider(openOAuthStores(db, now), now, {
+      publicUrl: () => publicUrl,
+      registration: config.clientRegistration as RegistrationPolicy,
+      metadataAllowPrivate: config.clientMetadataAllowPrivate,
+      attempts,
+    });
     const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now });
     const search = await openSearch({
       models: {

@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).list(user.id, 10);
@@ -67,21 +67,31 @@ describe('migrations on SQLite', () => {
       expect((await new SessionStore(db, now).find('d'.repeat(64)))?.userId).toBe(user.id);
       expect(await new SetupTokenStore(db, now).isValid('e'.repeat(64))).toBe(true);
       const oauth = openOAuthStores(db, now);
-      expect((await oauth.codes.find('1'.repeat(64)))?.grantId).toBe('grt_release');
-      expect(await oauth.tokens.find('2'.repeat(64))).toMatchObject({ kind: 'refresh', grantId: 'grt_release', grantRevokedAt: null });
-      expect(await oauth.clients.find('docsearch-cli')).toMatchObject({ isPublic: true, loopbackAnyPort: true });
+      // 009: codes and tokens issued before resource indicators are the REST API's; clients keep who registered them.
+      expect(await oauth.codes.find('1'.repeat(64))).toMatchObject({ grantId: 'grt_release', resource: null });
+      expect(await oauth.tokens.find('2'.repeat(64))).toMatchObject({ kind: 'refresh', grantId: 'grt_release', grantRevokedAt: null, resource: null });
+      expect(await oauth.clients.find('docsearch-cli')).toMatchObject({ isPublic: true, loopbackAnyPort: true, registration: 'operator', clientUri: null });
+      expect(await oauth.clients.find('cli_release')).toMatchObject({ registration: 'user' });
     } finally {
       await handle.close();
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–008 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–009 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
     const now = sqliteSchema(fresh);
-    // 007 added a column to jobs (SQLite appends it to the table's statement); 008 replaced one index.
-    const added: Record<string, (statement: string) => string> = { jobs: (statement) => statement.replace(/\)$/, ', "origin" text)') };
+    // 007 added a column to jobs (SQLite appends it to the table's statement); 008 replaced one index; 009 added
+    // columns to the OAuth tables.
+    const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
+    const added: Record<string, (statement: string) => string> = {
+      jobs: append('"origin" text'),
+      oauth_clients: append(`"registration" text default 'operator' not null, "client_uri" text`),
+      oauth_codes: append('"resource" text'),
+      oauth_grants: append('"resource" text'),
+      oauth_tokens: append('"resource" text'),
+    };
     const dropped = new Set(['documents_user_status']);
     for (const [name, statement] of before) expect(now.get(name), name).toBe(dropped.has(name) ? undefined : (added[name]?.(statement) ?? statement));
     expect([...now.keys()].filter((name) => !before.has(name)).sort()).toEqual([
@@ -93,6 +103,7 @@ describe('migrations on SQLite', () => {
       'job_turns',
       'jobs_origin_claim',
       'jobs_user_claim',
+      'oauth_clients_registration',
     ]);
   });
 });
@@ -114,7 +125,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

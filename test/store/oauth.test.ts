@@ -14,11 +14,11 @@ const now = () => Date.now();
  * providers on separate pools of one database; on SQLite they share the daemon's one connection.
  */
 async function setup(suite: EngineSuite, email: string) {
-  const replicas = [suite.handle(), await suite.another(), await suite.another()].map((h) => new OAuthProvider(openOAuthStores(h.db, now), now));
+  const replicas = [suite.handle(), await suite.another(), await suite.another()].map((h) => new OAuthProvider(openOAuthStores(h.db, now), now, { publicUrl: () => 'https://docsearch.example.com' }));
   const userId = (await new UserStore(suite.handle().db, now).create(email, 'h'))!.id;
   const { client, secret } = await replicas[0]!.clients.register({ name: 'App', redirectUris: [REDIRECT], userId: null });
   const code = async () => {
-    const redirect = new URL(await replicas[0]!.approve({ client, redirectUri: REDIRECT, scopes: ['read:documents', 'write:documents'], codeChallenge: null, state: 's' }, userId));
+    const redirect = new URL(await replicas[0]!.approve({ client, redirectUri: REDIRECT, scopes: ['read:documents', 'write:documents'], codeChallenge: null, state: 's', resource: null }, userId));
     return redirect.searchParams.get('code')!;
   };
   const exchange = (replica: OAuthProvider, value: string) =>

@@ -35,7 +35,7 @@ export async function authenticateClient(clients: ClientService, authorization: 
     secret = basic.clientSecret || undefined;
   }
   if (clientId === undefined) throw new InvalidClient('client authentication failed: no client_id was sent');
-  const client = await clients.find(clientId);
+  const client = await clients.resolve(clientId);
   if (!client) throw new InvalidClient('client authentication failed: unknown client_id');
   if (client.isPublic) {
     if (secret !== undefined) throw new InvalidClient('client authentication failed: this public client has no secret');

@@ -2,13 +2,16 @@ import type { Clock } from '../../core/clock.js';
 import { AppError, invalidRequest, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../core/secrets.js';
-import type { OAuthClientRecord, OAuthClientStore } from '../../store/sql/oauth-clients.js';
+import type { ClientRegistrationKind, OAuthClientRecord, OAuthClientStore } from '../../store/sql/oauth-clients.js';
+import { type ClientMetadataFetcher, MetadataFetchError } from './client-metadata-fetch.js';
+import { type ClientMetadata, ClientMetadataProblem, displayName, MAX_REDIRECT_URIS, readClientMetadata } from './client-metadata.js';
+import { InvalidClient } from './errors.js';
+import type { RegistrationPolicy } from './metadata.js';
 import { redirectUriProblem } from './redirect-uri.js';
 
 /** The CLI's built-in public client (seeded by migration 003-oauth). */
 export const CLI_CLIENT_ID = 'docsearch-cli';
 const SECRET_PREFIX = 'dscs_';
-const MAX_REDIRECT_URIS = 10;
 
 export interface RegisteredClient {
   client: OAuthClientRecord;
@@ -22,6 +25,38 @@ export interface ClientRegistration {
   isPublic?: boolean;
   /** The registering user; null for operator-registered clients (`docsearch clients add`). */
   userId: string | null;
+  /** Self-registration (RFC 7591): 'dynamic'; default: the operator's or the user's by userId. */
+  registration?: ClientRegistrationKind;
+  clientUri?: string | null;
+  loopbackAnyPort?: boolean;
+}
+
+/** How self-registered clients are received: the operator's policy, and the fetcher of metadata documents. */
+export interface SelfRegistration {
+  policy: RegistrationPolicy;
+  documents: ClientMetadataFetcher | null;
+}
+
+export const SELF_REGISTRATION_OFF = 'this server does not accept self-registered clients; ask its operator to register the application';
+
+/** A client_id that names a client ID metadata document: a URL (only https ones are accepted, see metadataDocumentUrl). */
+export const isMetadataDocumentClientId = (id: string): boolean => /^https?:\/\//i.test(id);
+
+/** The document's URL, or invalid_client saying why this client_id cannot be one (the draft's §3 rules). */
+function metadataDocumentUrl(id: string): URL {
+  const refuse = (why: string) => new InvalidClient(`client_id ${id} is not a usable client metadata document URL: ${why}`);
+  if (id.length > 2000) throw refuse('it is longer than 2000 characters');
+  let url: URL;
+  try {
+    url = new URL(id);
+  } catch {
+    throw refuse('it is not a valid URL');
+  }
+  if (url.protocol !== 'https:') throw refuse('it must use https');
+  if (url.username || url.password) throw refuse('it must not contain user information');
+  if (id.includes('#')) throw refuse('it must not contain a fragment');
+  if (url.pathname === '/' || url.pathname === '') throw refuse('it must have a path');
+  return url;
 }
 
 const newSecret = () => SECRET_PREFIX + randomBase62(43);
@@ -31,7 +66,12 @@ export class ClientService {
   constructor(
     private readonly store: OAuthClientStore,
     private readonly now: Clock,
+    private readonly self: SelfRegistration = { policy: 'off', documents: null },
   ) {}
+
+  get registrationPolicy(): RegistrationPolicy {
+    return this.self.policy;
+  }
 
   async register(r: ClientRegistration): Promise<RegisteredClient> {
     const name = r.name.trim();
@@ -52,12 +92,67 @@ export class ClientService {
       secretHash: secret ? sha256Hex(secret) : null,
       isPublic: !!r.isPublic,
       redirectUris: uris,
+      ...(r.registration ? { registration: r.registration } : {}),
+      clientUri: r.clientUri ?? null,
+      loopbackAnyPort: !!r.loopbackAnyPort,
     });
     return { client, secret };
   }
 
+  /** RFC 7591: a client that registers itself, owned by `userId` when the policy asked for an account's credential. */
+  registerDynamic(meta: ClientMetadata, userId: string | null): Promise<RegisteredClient> {
+    return this.register({
+      name: displayName(meta, 'Unnamed application'),
+      redirectUris: meta.redirectUris,
+      // RFC 7591 §2: the default method is client_secret_basic, i.e. a confidential client.
+      isPublic: meta.authMethod === 'none',
+      userId,
+      registration: 'dynamic',
+      clientUri: meta.clientUri,
+      loopbackAnyPort: meta.loopbackAnyPort,
+    });
+  }
+
+  /** A client by id, for settings pages: registered clients only. */
   find(id: string): Promise<OAuthClientRecord | null> {
     return id.length > 200 ? Promise.resolve(null) : this.store.find(id);
+  }
+
+  /**
+   * A client by the client_id a protocol request names (authorize, token, revocation): a registered one, or —
+   * for an https URL — the client its metadata document describes, fetched (or from the cache) and recorded
+   * under that URL so that codes and tokens can refer to it. A document that can't be used is invalid_client,
+   * with what was wrong.
+   */
+  async resolve(id: string): Promise<OAuthClientRecord | null> {
+    if (!isMetadataDocumentClientId(id)) return this.find(id);
+    if (this.self.policy === 'off' || !this.self.documents) throw new InvalidClient(SELF_REGISTRATION_OFF);
+    const url = metadataDocumentUrl(id);
+    let fetched;
+    try {
+      fetched = await this.self.documents.get(url);
+    } catch (err) {
+      if (err instanceof MetadataFetchError) throw new InvalidClient(`the client metadata document at ${id} could not be fetched: ${err.message}`);
+      throw err;
+    }
+    const invalid = (why: string) => new InvalidClient(`the client metadata document at ${id} is not valid: ${why}`);
+    let meta: ClientMetadata;
+    try {
+      meta = readClientMetadata(fetched.json);
+    } catch (err) {
+      if (err instanceof ClientMetadataProblem) throw invalid(err.message);
+      throw err;
+    }
+    const doc = fetched.json as Record<string, unknown>;
+    if (doc.client_id !== id) throw invalid(`its client_id (${JSON.stringify(doc.client_id ?? null)}) must equal the URL it was fetched from`);
+    // The document is public: a client identified by it cannot keep a secret, so it proves itself with PKCE.
+    if (meta.authMethod !== null && meta.authMethod !== 'none') throw invalid('token_endpoint_auth_method must be none');
+    if (doc.client_secret !== undefined) throw invalid('it must not contain a client_secret');
+    if (!fetched.fresh) {
+      const stored = await this.store.find(id);
+      if (stored?.registration === 'metadata_document') return stored;
+    }
+    return this.store.upsertMetadataDocument({ id, name: displayName(meta, url.host), redirectUris: meta.redirectUris, loopbackAnyPort: meta.loopbackAnyPort, clientUri: meta.clientUri });
   }
 
   listOwned(userId: string): Promise<OAuthClientRecord[]> {

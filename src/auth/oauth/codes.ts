@@ -7,7 +7,7 @@ export const CODE_LENGTH = 64;
 
 /**
  * Issues the authorization code for an approved request: 64 base62 characters (≈ 381 bits),
- * valid 10 minutes, bound to client, redirect_uri, user, scopes and PKCE challenge. Only its
+ * valid 10 minutes, bound to client, redirect_uri, user, scopes, PKCE challenge and resource. Only its
  * SHA-256 is stored.
  */
 export async function issueAuthorizationCode(store: OAuthCodeStore, now: number, req: AuthorizationRequest, userId: string): Promise<string> {
@@ -19,6 +19,7 @@ export async function issueAuthorizationCode(store: OAuthCodeStore, now: number,
     redirectUri: req.redirectUri,
     scopes: req.scopes,
     codeChallenge: req.codeChallenge,
+    resource: req.resource,
     createdAt: now,
     expiresAt: now + CODE_TTL_MS,
   });

@@ -32,6 +32,8 @@ export const InvalidGrant = kind('invalid_grant');
 export const InvalidScope = kind('invalid_scope');
 export const UnsupportedGrantType = kind('unsupported_grant_type');
 export const UnsupportedResponseType = kind('unsupported_response_type');
+/** RFC 8707 §2: the `resource` is not one this server issues tokens for, or differs from the grant's. */
+export const InvalidTarget = kind('invalid_target');
 export const AccessDenied = kind('access_denied', 403);
 /** The spec's code for a redirect_uri that differs from the registered one (sent to the registered URI). */
 export const InvalidRedirectUri = kind('invalid_redirect_uri');

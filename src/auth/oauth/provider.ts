@@ -1,13 +1,18 @@
 import type { Clock } from '../../core/clock.js';
+import type { LoginAttemptStore } from '../../store/sql/login-attempts.js';
+import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
 import type { OAuthStoreSet } from '../../store/sql/oauth-transaction.js';
 import type { ConnectedApp } from '../../store/sql/oauth-tokens.js';
 import type { BearerResolver } from '../principal.js';
 import { type AuthorizeOutcome, validateAuthorizeRequest } from './authorize/index.js';
 import type { AuthorizationRequest } from './authorize/request.js';
+import { ClientMetadataFetcher } from './client-metadata-fetch.js';
 import { ClientService } from './clients.js';
 import { issueAuthorizationCode } from './codes.js';
 import { AccessDenied, type OAuthError, toOAuthWire } from './errors.js';
 import { USED_CODE_RETENTION_MS } from './lifetimes.js';
+import type { RegistrationPolicy } from './metadata.js';
+import { handleRegistrationRequest, SELF_REGISTERED_UNUSED_TTL_MS, takeRegistrationSlot } from './registration.js';
 import { withQuery } from './redirect-uri.js';
 import { handleRevokeRequest } from './revoke-endpoint.js';
 import { handleTokenRequest } from './token-endpoint.js';
@@ -25,6 +30,17 @@ import { accessTokenResolver, type TokenResponse } from './tokens.js';
  * from it, rotated refresh tokens are not detected on reuse, and PKCE `plain` is accepted. Each
  * of those is a spec or RFC 9700 requirement here, and each is tested in test/auth/.
  */
+export interface OAuthProviderOptions {
+  /** The daemon's public URL (known once it listens): issuer, and the name of its resources (RFC 8707). */
+  publicUrl: () => string;
+  /** Self-registration policy (RFC 7591, client ID metadata documents); default off. */
+  registration?: RegistrationPolicy;
+  /** Let client metadata documents be fetched from loopback and private addresses. */
+  metadataAllowPrivate?: boolean;
+  /** Counters for the registration rate limit (the login throttle's store); required unless registration is off. */
+  attempts?: LoginAttemptStore;
+}
+
 export class OAuthProvider {
   readonly clients: ClientService;
   /** BearerResolver for OAuth access tokens (src/server/middleware/bearer.ts). */
@@ -33,14 +49,40 @@ export class OAuthProvider {
   constructor(
     private readonly stores: OAuthStoreSet,
     private readonly now: Clock,
+    private readonly opts: OAuthProviderOptions,
   ) {
-    this.clients = new ClientService(stores.clients, now);
+    const policy = opts.registration ?? 'off';
+    if (policy !== 'off' && !opts.attempts) throw new Error('client registration needs the attempt counters for its rate limit');
+    const documents = policy === 'off' ? null : new ClientMetadataFetcher({ allowPrivate: !!opts.metadataAllowPrivate, now });
+    this.clients = new ClientService(stores.clients, now, { policy, documents });
     this.resolveAccessToken = accessTokenResolver(stores.tokens, now);
+  }
+
+  get registrationPolicy(): RegistrationPolicy {
+    return this.clients.registrationPolicy;
   }
 
   /** Runs the authorize checks on the request's parameters (query or consent form). */
   validateAuthorize(params: unknown): Promise<AuthorizeOutcome> {
-    return validateAuthorizeRequest(this.clients, params);
+    return validateAuthorizeRequest(this.clients, this.opts.publicUrl(), params);
+  }
+
+  /**
+   * Whether this user may authorize the client: a client that registered itself with an account's credential
+   * (policy `users`) is that account's alone; any other client, any signed-in user.
+   */
+  mayAuthorize(client: OAuthClientRecord, userId: string): boolean {
+    return client.registration !== 'dynamic' || client.userId === null || client.userId === userId;
+  }
+
+  /** Counts a registration attempt from this address: 0 when it may go on, else the milliseconds to wait. */
+  takeRegistrationSlot(clientIp: string): Promise<number> {
+    return takeRegistrationSlot(this.opts.attempts!, clientIp);
+  }
+
+  /** POST /api/oauth/register (RFC 7591), once the policy and the rate limit let it through. */
+  register(body: unknown, ownerUserId: string | null) {
+    return handleRegistrationRequest(this.clients, body, ownerUserId);
   }
 
   /** The user approved: a fresh code, and where to send the browser. */
@@ -59,7 +101,7 @@ export class OAuthProvider {
   }
 
   token(body: unknown, authorization: string | undefined): Promise<TokenResponse> {
-    return handleTokenRequest({ clients: this.clients, stores: this.stores, now: this.now }, body, authorization);
+    return handleTokenRequest({ clients: this.clients, stores: this.stores, now: this.now, publicUrl: this.opts.publicUrl() }, body, authorization);
   }
 
   revoke(body: unknown, authorization: string | undefined): Promise<void> {
@@ -76,10 +118,11 @@ export class OAuthProvider {
     return this.stores.tokens.revokeUserClient(userId, clientId, this.now());
   }
 
-  /** Drops expired tokens and long-expired codes (hourly, from the daemon). */
+  /** Drops expired tokens, long-expired codes and unused self-registered clients (hourly, from the daemon). */
   async purgeExpired(): Promise<void> {
     const now = this.now();
     await this.stores.tokens.purgeExpired(now);
     await this.stores.codes.purgeExpired(now - USED_CODE_RETENTION_MS);
+    await this.stores.clients.purgeUnusedSelfRegistered(now - SELF_REGISTERED_UNUSED_TTL_MS, now);
   }
 }

@@ -30,6 +30,12 @@ export function redirectUriProblem(uri: string): string | null {
   return 'must use https, loopback http, or a private-use scheme such as com.example.app:';
 }
 
+/** http on a loopback host, `localhost` included: a client whose redirect URIs are all such is a native app (RFC 8252 §7.3). */
+export function isLoopbackHttp(uri: string): boolean {
+  const url = parse(uri);
+  return !!url && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+}
+
 export function isLoopbackRedirect(uri: string): boolean {
   const url = parse(uri);
   return !!url && url.protocol === 'http:' && LOOPBACK_LITERALS.has(url.hostname) && !url.username && !url.password && !uri.includes('#');

@@ -5,6 +5,7 @@ import type { ClientService } from './clients.js';
 import { isOAuthError, UnsupportedGrantType } from './errors.js';
 import { GRANTS } from './grants/index.js';
 import { readParams, requireParam } from './params.js';
+import { describeResource, resolveResource } from './resource.js';
 import type { TokenResponse } from './tokens.js';
 
 /**
@@ -13,7 +14,7 @@ import type { TokenResponse } from './tokens.js';
  * (oidc-provider's actions/token.js). Throws OAuthError; the HTTP layer renders it.
  */
 export async function handleTokenRequest(
-  deps: { clients: ClientService; stores: OAuthStoreSet; now: Clock },
+  deps: { clients: ClientService; stores: OAuthStoreSet; now: Clock; publicUrl: string },
   body: unknown,
   authorization: string | undefined,
 ): Promise<TokenResponse> {
@@ -23,7 +24,16 @@ export async function handleTokenRequest(
   if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported (supported: ${[...GRANTS.keys()].join(', ')})`);
   const client = await authenticateClient(deps.clients, authorization, params);
   const own = Object.fromEntries(Object.entries(params).filter(([k]) => grant.parameters.has(k)));
-  const result = await grant.handler({ params: own, client, stores: deps.stores, now: deps.now });
+  // RFC 8707 §2: an unknown resource is invalid_target whatever the grant (the grants compare known ones).
+  const resource = params.resource === undefined ? undefined : resolveResource(params.resource, deps.publicUrl);
+  const result = await grant.handler({
+    params: own,
+    client,
+    stores: deps.stores,
+    now: deps.now,
+    resource,
+    describeResource: (r) => describeResource(r, deps.publicUrl),
+  });
   if (isOAuthError(result)) throw result;
   return result;
 }

@@ -21,16 +21,16 @@ export const looksLikeOAuthToken = (value: string): boolean => TOKEN_FORMAT.test
 /**
  * Issues an access token (3600 s) and a refresh token (30 days) under a grant: 32 random bytes
  * each, as 64 lowercase hex chars; only their SHA-256 is stored. `refreshScopes` lets a narrowed
- * refresh keep the refresh token's own scope (RFC 6749 §6).
+ * refresh keep the refresh token's own scope (RFC 6749 §6). Both carry the grant's resource (RFC 8707).
  */
 export async function issueTokenPair(
   store: OAuthTokenStore,
   now: number,
-  g: { grantId: string; clientId: string; userId: string; scopes: readonly string[]; refreshScopes?: readonly string[] },
+  g: { grantId: string; clientId: string; userId: string; scopes: readonly string[]; refreshScopes?: readonly string[]; resource: string | null },
 ): Promise<TokenResponse> {
   const access = randomHex(32);
   const refresh = randomHex(32);
-  const base = { grantId: g.grantId, clientId: g.clientId, userId: g.userId, createdAt: now };
+  const base = { grantId: g.grantId, clientId: g.clientId, userId: g.userId, createdAt: now, resource: g.resource };
   await store.insertToken({ ...base, tokenHash: sha256Hex(access), kind: 'access', scopes: [...g.scopes], expiresAt: now + ACCESS_TOKEN_TTL_S * 1000 });
   await store.insertToken({ ...base, tokenHash: sha256Hex(refresh), kind: 'refresh', scopes: [...(g.refreshScopes ?? g.scopes)], expiresAt: now + REFRESH_TOKEN_TTL_MS });
   return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: g.scopes.join(' ') };
@@ -47,6 +47,6 @@ export function accessTokenResolver(store: OAuthTokenStore, now: Clock) {
     const token = await store.find(sha256Hex(credential));
     if (!token || token.kind !== 'access' || token.revokedAt !== null || token.grantRevokedAt !== null) return null;
     if (token.expiresAt <= now()) return null;
-    return { userId: token.userId, scopes: token.scopes as GrantScope[], kind: 'oauth', credentialId: token.grantId, expiresAt: token.expiresAt };
+    return { userId: token.userId, scopes: token.scopes as GrantScope[], kind: 'oauth', credentialId: token.grantId, expiresAt: token.expiresAt, resource: token.resource };
   };
 }

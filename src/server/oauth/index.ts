@@ -6,19 +6,21 @@ import { consentRoutes } from '../web/consent.js';
 import { settingsAppsRoutes } from '../web/settings-apps.js';
 import { authorizeRoute } from './authorize.js';
 import { metadataRoute } from './metadata.js';
+import { registerRoute } from './register.js';
 import { revokeRoute } from './revoke.js';
 import { tokenRoute } from './token.js';
 
 /**
  * Everything OAuth mounts on the page router (createApp's extraRouters): the protocol endpoints
- * under /api/oauth, the RFC 8414 metadata, the consent decision and the two settings pages.
+ * under /api/oauth (registration included), the RFC 8414 and RFC 9728 metadata, the consent decision and the two settings pages.
  */
 export function oauthRouters(oauth: OAuthProvider): (router: Router<AppState>, s: Services) => void {
   return (router, s) => {
     authorizeRoute(router, s, oauth);
     tokenRoute(router, oauth);
     revokeRoute(router, oauth);
-    metadataRoute(router, s);
+    metadataRoute(router, s, oauth);
+    registerRoute(router, s, oauth);
     consentRoutes(router, s, oauth);
     settingsAppsRoutes(router, s, oauth);
   };

@@ -31,19 +31,24 @@ const JSON_TYPE = 'application/json';
 /**
  * Parses the body of the token and revocation endpoints: JSON (the spec) or form-encoded
  * (RFC 6749, what standard client libraries send). Anything else, or a body that does not parse,
- * is invalid_request in the RFC error format.
+ * is invalid_request in the RFC error format. The registration endpoint (RFC 7591) takes JSON
+ * only, at most 16 KiB, and names its errors invalid_client_metadata.
  */
-export function oauthBody(): Middleware<AppState> {
-  const parse = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonStrict: true, jsonLimit: '64kb', formLimit: '64kb' }) as unknown as Middleware<AppState>;
+export function oauthBody(opts: { jsonOnly?: boolean; limit?: string; error?: (description: string) => OAuthError } = {}): Middleware<AppState> {
+  const limit = opts.limit ?? '64kb';
+  const error = opts.error ?? ((description: string) => new InvalidRequest(description));
+  const types = opts.jsonOnly ? [JSON_TYPE] : [JSON_TYPE, FORM];
+  const parse = koaBody({ json: true, urlencoded: !opts.jsonOnly, text: false, multipart: false, jsonStrict: true, jsonLimit: limit, formLimit: limit }) as unknown as Middleware<AppState>;
   return async (ctx, next) => {
     const type = ctx.request.type;
-    if (type !== FORM && type !== JSON_TYPE) {
-      return sendOAuthError(ctx, new InvalidRequest(`the request body must be ${JSON_TYPE} or ${FORM}`));
+    if (!types.includes(type)) {
+      return sendOAuthError(ctx, error(`the request body must be ${types.join(' or ')}`));
     }
     try {
       await parse(ctx, async () => undefined);
-    } catch {
-      return sendOAuthError(ctx, new InvalidRequest(type === JSON_TYPE ? 'the request body is not valid JSON' : 'the request body could not be parsed'));
+    } catch (err) {
+      const tooLarge = (err as { status?: number }).status === 413;
+      return sendOAuthError(ctx, error(tooLarge ? `the request body is larger than ${limit}` : type === JSON_TYPE ? 'the request body is not valid JSON' : 'the request body could not be parsed'));
     }
     await next();
   };

@@ -2,8 +2,9 @@ import type Router from '@koa/router';
 import { AUTHORIZE_PARAMETERS } from '../../auth/oauth/authorize/index.js';
 import type { AuthorizationRequest } from '../../auth/oauth/authorize/request.js';
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
-import { consentPage } from '../../web/pages/consent.js';
-import { respondAuthorizeError } from '../oauth/authorize.js';
+import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
+import { consentPage, type SelfRegisteredApp } from '../../web/pages/consent.js';
+import { refusedForUser, respondAuthorizeError } from '../oauth/authorize.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { AppError } from '../../core/errors.js';
@@ -18,6 +19,16 @@ function redirectHost(uri: string): string {
   }
 }
 
+/** What the consent page says about a client that registered itself: unverified, with what it claims. */
+function selfRegistration(client: OAuthClientRecord): SelfRegisteredApp | null {
+  if (client.registration !== 'dynamic' && client.registration !== 'metadata_document') return null;
+  return {
+    how: client.registration,
+    clientUriHost: client.clientUri ? redirectHost(client.clientUri) : null,
+    documentUrl: client.registration === 'metadata_document' ? client.id : null,
+  };
+}
+
 /** Renders the consent screen for a checked authorization request. */
 export function showConsent(ctx: WebContext, user: { email: string }, req: AuthorizationRequest): void {
   const params: Record<string, string> = {
@@ -28,12 +39,14 @@ export function showConsent(ctx: WebContext, user: { email: string }, req: Autho
   };
   if (req.state !== undefined) params.state = req.state;
   if (req.codeChallenge) Object.assign(params, { code_challenge: req.codeChallenge, code_challenge_method: 'S256' });
+  // Only /mcp's is carried: every name of the REST API was stored as null, which is what an absent resource means.
+  if (req.resource !== null) params.resource = req.resource;
   render(
     ctx,
     consentPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
-      app: { name: req.client.name, clientId: req.client.id },
+      app: { name: req.client.name, clientId: req.client.id, selfRegistered: selfRegistration(req.client) },
       redirectHost: redirectHost(req.redirectUri),
       scopes: req.scopes,
       params,
@@ -59,6 +72,7 @@ export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAut
       ctx.status = 303; // used only when the error is redirected
       return respondAuthorizeError(ctx, oauth, outcome, user.id);
     }
+    if (refusedForUser(ctx, oauth, outcome.request, user.id)) return;
     const decision = formField(ctx, 'decision');
     ctx.status = 303; // RFC 9700 §4.11: a redirect after POST must not re-post the form
     ctx.redirect(decision === 'approve' ? await oauth.approve(outcome.request, user.id) : oauth.deny(outcome.request));

@@ -14,6 +14,8 @@ export interface AuthorizationCodeRecord {
   expiresAt: number;
   usedAt: number | null;
   grantId: string | null;
+  /** RFC 8707 resource the tokens will be for; null = the REST API. */
+  resource: string | null;
 }
 
 type Row = OAuthCodesTable;
@@ -29,6 +31,7 @@ const toRecord = (r: Row): AuthorizationCodeRecord => ({
   expiresAt: r.expires_at,
   usedAt: r.used_at,
   grantId: r.grant_id,
+  resource: r.resource,
 });
 
 /** Authorization codes, by SHA-256 of the code. Callers consume them inside a transaction. */
@@ -49,6 +52,7 @@ export class OAuthCodeStore {
         expires_at: c.expiresAt,
         used_at: null,
         grant_id: null,
+        resource: c.resource,
       })
       .execute();
   }

@@ -17,6 +17,8 @@ export interface OAuthTokenRecord {
   revokedAt: number | null;
   /** When the token's grant was revoked (which revokes the token too). */
   grantRevokedAt: number | null;
+  /** RFC 8707 resource the token is for; null = the REST API. */
+  resource: string | null;
 }
 
 export interface ConnectedApp {
@@ -35,14 +37,24 @@ const split = (s: string) => s.split(' ').filter(Boolean);
 export class OAuthTokenStore {
   constructor(private readonly db: Db) {}
 
-  async createGrant(g: { id: string; userId: string; clientId: string; scopes: string[]; createdAt: number }): Promise<void> {
+  async createGrant(g: { id: string; userId: string; clientId: string; scopes: string[]; createdAt: number; resource: string | null }): Promise<void> {
     await this.db
       .insertInto('oauth_grants')
-      .values({ id: g.id, user_id: g.userId, client_id: g.clientId, scopes: g.scopes.join(' '), created_at: g.createdAt, revoked_at: null })
+      .values({ id: g.id, user_id: g.userId, client_id: g.clientId, scopes: g.scopes.join(' '), created_at: g.createdAt, revoked_at: null, resource: g.resource })
       .execute();
   }
 
-  async insertToken(t: { tokenHash: string; kind: TokenKind; grantId: string; clientId: string; userId: string; scopes: string[]; createdAt: number; expiresAt: number }): Promise<void> {
+  async insertToken(t: {
+    tokenHash: string;
+    kind: TokenKind;
+    grantId: string;
+    clientId: string;
+    userId: string;
+    scopes: string[];
+    createdAt: number;
+    expiresAt: number;
+    resource: string | null;
+  }): Promise<void> {
     await this.db
       .insertInto('oauth_tokens')
       .values({
@@ -56,6 +68,7 @@ export class OAuthTokenStore {
         expires_at: t.expiresAt,
         used_at: null,
         revoked_at: null,
+        resource: t.resource,
       })
       .execute();
   }
@@ -87,6 +100,7 @@ export class OAuthTokenStore {
       usedAt: row.used_at,
       revokedAt: row.revoked_at,
       grantRevokedAt: row.grant_revoked_at,
+      resource: row.resource,
     };
   }
 

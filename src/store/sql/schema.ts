@@ -127,6 +127,9 @@ export interface OAuthClientsTable {
   loopback_any_port: number;
   created_at: number;
   updated_at: number;
+  /** 'operator' | 'user' | 'dynamic' (RFC 7591) | 'metadata_document' (client ID metadata document). */
+  registration: string;
+  client_uri: string | null;
 }
 
 export interface OAuthGrantsTable {
@@ -136,6 +139,8 @@ export interface OAuthGrantsTable {
   scopes: string;
   created_at: number;
   revoked_at: number | null;
+  /** RFC 8707 resource the grant's tokens are for; null = the REST API. */
+  resource: string | null;
 }
 
 export interface OAuthCodesTable {
@@ -149,6 +154,7 @@ export interface OAuthCodesTable {
   expires_at: number;
   used_at: number | null;
   grant_id: string | null;
+  resource: string | null;
 }
 
 export interface OAuthTokensTable {
@@ -162,6 +168,7 @@ export interface OAuthTokensTable {
   expires_at: number;
   used_at: number | null;
   revoked_at: number | null;
+  resource: string | null;
 }
 
 export interface Database {

@@ -37,7 +37,7 @@ describe('code and token lifetimes (injected clock)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'docsearch-oauth-expiry-'));
     sqlite = await openSqlite(join(dir, 'docsearch.db'));
-    oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now);
+    oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now, { publicUrl: () => 'http://127.0.0.1' });
     userId = (await new UserStore(sqlite.db, now).create('expiry@example.com', 'not-a-real-hash'))!.id;
     const app = new Koa();
     app.use(((ctx: Koa.Context, next: Koa.Next) => {

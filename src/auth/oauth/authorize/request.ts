@@ -7,12 +7,15 @@ import type { OAuthParams } from '../params.js';
 export interface AuthorizeContext {
   params: OAuthParams;
   clients: ClientService;
+  /** The daemon's public URL, which names its resources (RFC 8707). */
+  publicUrl: string;
   client?: OAuthClientRecord;
   /** Where errors may be sent: set once the redirect target is known to be registered. */
   errorRedirectUri?: string;
   redirectUri?: string;
   scopes?: GrantScope[];
   codeChallenge?: string | null;
+  resource?: string | null;
 }
 
 export type AuthorizeCheck = (ctx: AuthorizeContext) => void | Promise<void>;
@@ -24,4 +27,6 @@ export interface AuthorizationRequest {
   scopes: GrantScope[];
   codeChallenge: string | null;
   state: string | undefined;
+  /** RFC 8707: the resource the tokens will be for (`mcpResource(publicUrl)`), or null for the REST API. */
+  resource: string | null;
 }

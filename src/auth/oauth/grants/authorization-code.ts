@@ -1,6 +1,6 @@
 import { newId } from '../../../core/ids.js';
 import { sha256Hex } from '../../../core/secrets.js';
-import { InvalidGrant, InvalidRequest } from '../errors.js';
+import { InvalidGrant, InvalidRequest, InvalidTarget } from '../errors.js';
 import { isPkceValue, verifyS256 } from '../pkce.js';
 import { issueTokenPair } from '../tokens.js';
 import type { Grant } from './grant.js';
@@ -13,6 +13,8 @@ import type { Grant } from './grant.js';
  * - the code is younger than 10 minutes, was issued to this client and for this redirect_uri;
  * - when the authorize request carried a code_challenge, code_verifier is required and must hash
  *   (S256) to it; a verifier without a challenge is refused (RFC 9700 §4.8.2, PKCE downgrade);
+ * - a `resource`, when sent, equals the one the authorization request named (RFC 8707; invalid_target); the
+ *   grant and its tokens are bound to the authorization request's resource;
  * - binding failures leave the code unused; only a successful exchange consumes it, atomically
  *   with issuing the tokens (one transaction that holds the code's row: an exchange of the same code on
  *   another replica waits for it, then counts as reuse).
@@ -20,7 +22,7 @@ import type { Grant } from './grant.js';
 export const authorizationCodeGrant: Grant = {
   grantType: 'authorization_code',
   parameters: new Set(['code', 'redirect_uri', 'code_verifier']),
-  async handler({ params, client, stores, now }) {
+  async handler({ params, client, stores, now, resource, describeResource }) {
     const code = params.code;
     if (code === undefined) return new InvalidRequest('missing required parameter: code');
     const redirectUri = params.redirect_uri;
@@ -46,11 +48,14 @@ export const authorizationCodeGrant: Grant = {
       } else if (verifier !== undefined) {
         return new InvalidGrant('code_verifier was sent but the authorization request had no code_challenge');
       }
+      if (resource !== undefined && resource !== record.resource) {
+        return new InvalidTarget(`resource ${describeResource(resource)} differs from the authorization request's (${describeResource(record.resource)})`);
+      }
 
       const grantId = newId('grt', at);
-      await tx.tokens.createGrant({ id: grantId, userId: record.userId, clientId: client.id, scopes: record.scopes, createdAt: at });
+      await tx.tokens.createGrant({ id: grantId, userId: record.userId, clientId: client.id, scopes: record.scopes, createdAt: at, resource: record.resource });
       if (!(await tx.codes.markUsed(codeHash, grantId, at))) return new InvalidGrant('authorization code has already been used');
-      return issueTokenPair(tx.tokens, at, { grantId, clientId: client.id, userId: record.userId, scopes: record.scopes });
+      return issueTokenPair(tx.tokens, at, { grantId, clientId: client.id, userId: record.userId, scopes: record.scopes, resource: record.resource });
     });
   },
 };

@@ -12,6 +12,13 @@ export interface GrantContext {
   client: OAuthClientRecord;
   stores: OAuthStoreSet;
   now: Clock;
+  /**
+   * The request's RFC 8707 `resource`, already checked to name one of this server's resources and in its stored
+   * form (null = the REST API); undefined when not sent. It must then equal the code's or grant's resource.
+   */
+  resource: string | null | undefined;
+  /** Names a stored resource in error messages. */
+  describeResource: (resource: string | null) => string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../../core/secrets.js';
 import { parseGrantScopes } from '../../scopes.js';
-import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.js';
+import { InvalidGrant, InvalidRequest, InvalidScope, InvalidTarget } from '../errors.js';
 import { issueTokenPair, looksLikeOAuthToken } from '../tokens.js';
 import type { Grant } from './grant.js';
 
@@ -12,12 +12,13 @@ import type { Grant } from './grant.js';
  *   or an attacker holds a stolen copy, and we cannot tell which (the transaction holds the token's row, so
  *   the same token presented on two replicas at once rotates once and the other counts as reuse);
  * - an optional scope narrows the new access token (invalid_scope when it asks for more); the new
- *   refresh token keeps the presented one's scope.
+ *   refresh token keeps the presented one's scope;
+ * - the new pair keeps the grant's resource (RFC 8707); a `resource`, when sent, must equal it (invalid_target).
  */
 export const refreshTokenGrant: Grant = {
   grantType: 'refresh_token',
   parameters: new Set(['refresh_token', 'scope']),
-  async handler({ params, client, stores, now }) {
+  async handler({ params, client, stores, now, resource, describeResource }) {
     const presented = params.refresh_token;
     if (presented === undefined) return new InvalidRequest('missing required parameter: refresh_token');
     if (!looksLikeOAuthToken(presented)) return new InvalidGrant('refresh token is invalid');
@@ -35,6 +36,10 @@ export const refreshTokenGrant: Grant = {
       }
       if (token.expiresAt <= at) return new InvalidGrant('refresh token has expired');
 
+      if (resource !== undefined && resource !== token.resource) {
+        return new InvalidTarget(`resource ${describeResource(resource)} differs from the grant's (${describeResource(token.resource)})`);
+      }
+
       let scopes = token.scopes;
       if (params.scope !== undefined && params.scope.trim()) {
         const asked = parseGrantScopes(params.scope, client.id);
@@ -43,7 +48,7 @@ export const refreshTokenGrant: Grant = {
         scopes = asked.scopes;
       }
       if (!(await tx.tokens.markUsed(tokenHash, at))) return new InvalidGrant('refresh token has already been used');
-      return issueTokenPair(tx.tokens, at, { grantId: token.grantId, clientId: client.id, userId: token.userId, scopes, refreshScopes: token.scopes });
+      return issueTokenPair(tx.tokens, at, { grantId: token.grantId, clientId: client.id, userId: token.userId, scopes, refreshScopes: token.scopes, resource: token.resource });
     });
   },
 };

@@ -7,6 +7,7 @@ import * as m005 from './005-job-released.js';
 import * as m006 from './006-job-turns.js';
 import * as m007 from './007-job-origin.js';
 import * as m008 from './008-document-list-indexes.js';
+import * as m009 from './009-oauth-self-registration.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-job-turns': m006,
   '007-job-origin': m007,
   '008-document-list-indexes': m008,
+  '009-oauth-self-registration': m009,
 };
 
 export const migrationProvider: MigrationProvider = {
