@@ -1,18 +1,20 @@
 import type Router from '@koa/router';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
+import { MCP_PATH, protectedResourceMetadataUrl } from '../../auth/oauth/metadata.js';
+import { mcpResource } from '../../auth/oauth/resource.js';
 import type { Principal } from '../../auth/principal.js';
 import { SCOPES } from '../../auth/scopes.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../api/json-depth.js';
 import type { ApiRoute } from '../api/route.js';
 import type { Services } from '../services.js';
+import { resolveBearer } from '../middleware/bearer.js';
 import type { AppState } from '../state.js';
 import { InProcessLibrary } from './in-process-library.js';
 import { allowedOrigins } from './origin.js';
 import { BodyTooLarge, readBody } from './read-body.js';
 
-export const MCP_PATH = '/mcp';
 /** The largest JSON-RPC request body (add_document's notes are at most 1 M characters, ~4 MiB of UTF-8 at worst). */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -25,42 +27,24 @@ function refuse(ctx: Ctx, status: number, code: number, message: string, headers
   ctx.body = { jsonrpc: '2.0', error: { code, message }, id: null };
 }
 
-/** Where MCP clients find how to get a token for /mcp (RFC 9728, MCP authorization §2.3). */
-export const resourceMetadataUrl = (publicUrl: string) => `${publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}`;
-
 /**
- * Authenticates the bearer credential for /mcp. An API key counts with its scopes; an OAuth access token only when
- * it was issued for this resource (RFC 8707: a token for the REST API or any other audience is refused here, as
- * the MCP authorization spec requires). Every refusal is a 401 whose WWW-Authenticate points at the resource
- * metadata, which is how an MCP client discovers the authorization server.
+ * Authenticates the bearer credential for /mcp: an API key with its scopes, or an OAuth access token issued for
+ * this resource (RFC 8707; resolveBearer refuses a token for the REST API or any other audience, as the MCP
+ * authorization spec requires). Every refusal is a 401 whose WWW-Authenticate points at the protected resource
+ * metadata, which is how an MCP client finds the authorization server and registers.
  */
 async function authenticate(ctx: Ctx, s: Services): Promise<Principal | null> {
   const base = s.publicUrl();
-  const challenge = (error?: string, description?: string) =>
-    [`Bearer resource_metadata="${resourceMetadataUrl(base)}"`, `scope="${SCOPES.join(' ')}"`, ...(error ? [`error="${error}"`, `error_description="${description}"`] : [])].join(', ');
-  const header = ctx.get('authorization');
-  if (!header) {
-    refuse(ctx, 401, -32001, 'authorization required: send Authorization: Bearer <access token or API key>', { 'WWW-Authenticate': challenge() });
-    return null;
-  }
-  const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(header);
-  let principal: Principal | null = null;
-  for (const resolve of match ? s.bearerResolvers : []) {
-    principal = await resolve(match![1]!);
-    if (principal) break;
-  }
-  if (!principal) {
-    const why = match ? 'the credential is not valid, has expired or was revoked' : 'malformed Authorization header: expected "Bearer <token>"';
-    refuse(ctx, 401, -32001, why, { 'WWW-Authenticate': challenge('invalid_token', why) });
-    return null;
-  }
-  const resource = (principal as Principal & { resource?: string | null }).resource ?? null;
-  if (principal.kind === 'oauth' && resource !== base + MCP_PATH) {
-    const why = `this access token was issued for ${resource ?? 'the REST API'}, not for ${base + MCP_PATH}: authorize again with resource=${base + MCP_PATH}`;
-    refuse(ctx, 401, -32001, why, { 'WWW-Authenticate': challenge('invalid_token', why) });
-    return null;
-  }
-  return principal;
+  const outcome = await resolveBearer(s.bearerResolvers, ctx.get('authorization') || undefined, mcpResource(base));
+  if (outcome.ok) return outcome.principal;
+  const challenge = [
+    `Bearer resource_metadata="${protectedResourceMetadataUrl(base)}"`,
+    `scope="${SCOPES.join(' ')}"`,
+    // RFC 6750 §3.1: a request that sent no credential gets the challenge without an error code.
+    ...(outcome.withError ? [`error="invalid_token"`, `error_description="${outcome.message}"`] : []),
+  ].join(', ');
+  refuse(ctx, 401, -32001, outcome.message, { 'WWW-Authenticate': challenge });
+  return null;
 }
 
 /**

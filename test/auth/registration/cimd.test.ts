@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon } from '../../helpers/daemon.js';
+import { selfSigned } from '../../helpers/self-signed.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
 import { authorizePath, decide, HEX64, loggedIn, pkce, post } from '../oauth-flow.js';
@@ -15,12 +13,7 @@ import { authorizePath, decide, HEX64, loggedIn, pkce, post } from '../oauth-flo
  * trusted by the daemon through NODE_EXTRA_CA_CERTS. One daemon may fetch from private addresses (as an operator
  * of a private network would allow), one may not (the default).
  */
-const dir = mkdtempSync(join(tmpdir(), 'docsearch-cimd-'));
-const CERT = join(dir, 'cert.pem');
-const KEY = join(dir, 'key.pem');
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', KEY, '-out', CERT, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], {
-  stdio: 'ignore',
-});
+const tls = selfSigned();
 const REDIRECT = 'http://127.0.0.1:7777/callback';
 const MB = 1024 * 1024;
 
@@ -33,7 +26,7 @@ function document(path: string, extra: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  server = createServer({ cert: readFileSync(CERT), key: readFileSync(KEY) }, (req, res) => {
+  server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     const json = (body: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(200, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
@@ -85,7 +78,7 @@ afterAll(async () => {
   for (const s of held) s.destroy();
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-  rmSync(dir, { recursive: true, force: true });
+  tls.remove();
 });
 
 const rssKb = (d: Daemon): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.proc.pid}/status`, 'utf8'))![1]);
@@ -105,7 +98,7 @@ describe('client ID metadata documents (private addresses allowed)', () => {
       d = started;
       web = await loggedIn(d, await addUser(d));
     },
-    { args: ['--client-metadata-allow-private'], env: { NODE_EXTRA_CA_CERTS: CERT } },
+    { args: ['--client-metadata-allow-private'], env: { NODE_EXTRA_CA_CERTS: tls.certFile } },
   );
 
   it('runs the whole flow for a client known by its document, and the consent page says it registered itself', async () => {
@@ -195,7 +188,7 @@ describe('client ID metadata documents (default: private addresses refused)', ()
       d = started;
       web = await loggedIn(d, await addUser(d));
     },
-    { env: { NODE_EXTRA_CA_CERTS: CERT } },
+    { env: { NODE_EXTRA_CA_CERTS: tls.certFile } },
   );
 
   it('refuses a document on a loopback address, naming the address', async () => {
