@@ -94,7 +94,7 @@ function generate(n: number): Hostile[] {
       return { body: Buffer.concat([Buffer.from(s.slice(0, at)), bad, Buffer.from(s.slice(at + 1))]), expect: 'http' };
     },
     () => ({ body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/'), Buffer.from([0xff, 0xfe]), Buffer.from('list"}')]), expect: 'rpc' }),
-    () => ({ body: Buffer.from(pick(['[1]', '[1,2,3]', '[null]', '["tools/list"]', '[[]]', '[{}]', '[{"jsonrpc":"2.0","id":1,"method":5}]'])), expect: 'http' }),
+    () => ({ body: Buffer.from(pick(['[]', ' [ ] ', '[1]', '[1,2,3]', '[null]', '["tools/list"]', '[[]]', '[{}]', '[{"jsonrpc":"2.0","id":1,"method":5}]'])), expect: 'http' }),
     // random bytes, and random printable noise
     () => ({ body: Buffer.from(Array.from({ length: 1 + int(2048) }, () => int(256))), expect: 'http' }),
     () => ({ body: Buffer.from(Array.from({ length: 1 + int(200) }, () => String.fromCharCode(32 + int(95))).join('')), expect: 'http' }),
@@ -263,6 +263,15 @@ describe('/mcp under hostile input', () => {
     expect(wrong).toEqual([]);
     // Every kind of answer was exercised, not only the first.
     expect([...outcomes.keys()].sort()).toEqual(expect.arrayContaining(['http 400', 'rpc 200', 'tool 200']));
+  });
+
+  it('refuses an empty batch with Invalid Request (JSON-RPC 2.0 §6), not an empty 202', async () => {
+    for (const body of ['[]', ' [ ]\n']) {
+      const res = await post(body);
+      expect(res.status, body).toBe(400);
+      expectRpcError(res.body);
+      expect(res.body.error.code).toBe(-32600);
+    }
   });
 
   it('refuses a 6 MiB body with a Content-Length with 413 before reading it', async () => {
