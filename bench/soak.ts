@@ -5,7 +5,7 @@
  * 1. N minutes of mixed load: two users upload SciFact abstracts (1–3 per request) and search, while the
  *    daemon is killed with SIGKILL and restarted `--kills` times, and a burst of bad input (truncated
  *    multipart, a huge Content-Length, 5,000-deep JSON, a bogus Content-Encoding, random bytes as a PDF,
- *    TRACE) is sent every 30 s.
+ *    TRACE; on /mcp malformed JSON-RPC, an unknown tool, a 6 MiB body, a foreign Origin) is sent every 30 s.
  * 2. A disk-full episode when run as root (the data directory is then a tmpfs): uploads on the full disk,
  *    then the time from freeing space until a new upload is ready.
  * 3. SIGTERM under keep-alive load: exit code, time to exit, requests served after the signal, pid file.
@@ -232,6 +232,22 @@ async function badInputBurst(token: string): Promise<void> {
   await call('/api/v1/search', { method: 'POST', token, headers: { 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: JSON.stringify({ query: 'x' }) });
   await upload(token, [{ name: 'random.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(32 * 1024)]) }]);
   await raw(`TRACE /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  // /mcp: malformed JSON-RPC (truncated, wrong version, an empty batch, wrong types, 5,000-deep), an unknown tool,
+  // a 6 MiB body refused by its Content-Length, a foreign Origin.
+  const mcp = (body: string, headers: Record<string, string> = {}) =>
+    call('/mcp', { method: 'POST', token, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+  for (const body of [
+    '{"jsonrpc":"2.0","id":1,"meth',
+    '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+    '[]',
+    '{"jsonrpc":"2.0","id":{},"method":5,"params":"x"}',
+    '['.repeat(5000) + ']'.repeat(5000),
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}',
+  ]) {
+    await mcp(body);
+  }
+  await raw(`POST /mcp HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${6 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"jsonrpc":"2.0"`, 3000);
+  await mcp('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { origin: 'http://evil.example' });
 }
 
 async function listAll(token: string): Promise<{ id: string; status: string; sha256: string; project_id: string }[]> {

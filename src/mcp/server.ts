@@ -1,4 +1,6 @@
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type JSONRPCMessage, ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Library } from './library.js';
 import { registerDocumentResources } from './resources.js';
 import { runTool } from './tool-result.js';
@@ -32,5 +34,28 @@ export function createMcpServer(library: Library, opts: McpServerOptions): McpSe
     server.registerTool(tool.name, tool.config, ((args: Record<string, unknown>) => runTool(() => tool.run(library, args), opts.report)) as never);
   }
   registerDocumentResources(server.server, library, opts.report);
+  // The SDK converts every tool's zod schemas to JSON Schema on each tools/list (~1.4 ms of CPU), and /mcp builds a
+  // server per request: the answer is the same for every caller, so it is made by the SDK once and kept.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => (toolList ??= sdkToolList(opts.version).catch((err: unknown) => ((toolList = undefined), Promise.reject(err)))));
   return server;
+}
+
+let toolList: Promise<ListToolsResult> | undefined;
+
+/** tools/list as the SDK's own handler answers it, from a server of the same tools over no library. */
+async function sdkToolList(version: string): Promise<ListToolsResult> {
+  const server = new McpServer({ name: 'docsearch', version });
+  for (const tool of TOOLS) server.registerTool(tool.name, tool.config, (() => ({ content: [] })) as never);
+  const [ours, theirs] = InMemoryTransport.createLinkedPair();
+  await server.connect(ours);
+  try {
+    const answer = new Promise<JSONRPCMessage>((resolve) => (theirs.onmessage = resolve));
+    await theirs.start();
+    await theirs.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const message = await answer;
+    if (!('result' in message)) throw new Error(`tools/list failed: ${JSON.stringify(message)}`);
+    return message.result as ListToolsResult;
+  } finally {
+    await server.close();
+  }
 }

@@ -73,6 +73,8 @@ export function mcpRoutes(router: Router<AppState>, s: Services, routes: readonl
       return refuse(ctx, 400, -32700, 'parse error: the request body is not valid JSON');
     }
     if (tooDeep(message)) return refuse(ctx, 400, -32600, `invalid request: nested deeper than ${MAX_JSON_DEPTH} levels`);
+    // JSON-RPC 2.0 §6: an empty batch is an Invalid Request (the SDK would accept it as zero notifications: an empty 202).
+    if (Array.isArray(message) && message.length === 0) return refuse(ctx, 400, -32600, 'invalid request: an empty batch');
 
     const report = (err: unknown) => ctx.state.log?.error({ err }, 'mcp tool failed');
     const server = createMcpServer(new InProcessLibrary(s, routes, principal), { version: s.version, report });
