@@ -5,7 +5,8 @@
  * 1. N minutes of mixed load: two users upload SciFact abstracts (1–3 per request) and search, while the
  *    daemon is killed with SIGKILL and restarted `--kills` times, and a burst of bad input (truncated
  *    multipart, a huge Content-Length, 5,000-deep JSON, a bogus Content-Encoding, random bytes as a PDF,
- *    TRACE; on /mcp malformed JSON-RPC, an unknown tool, a 6 MiB body, a foreign Origin) is sent every 30 s.
+ *    TRACE; on /mcp malformed JSON-RPC, an unknown tool, a 6 MiB body, a foreign Origin; client ID metadata URLs on
+ *    internal addresses and a bad registration) is sent every 30 s.
  * 2. A disk-full episode when run as root (the data directory is then a tmpfs): uploads on the full disk,
  *    then the time from freeing space until a new upload is ready.
  * 3. SIGTERM under keep-alive load: exit code, time to exit, requests served after the signal, pid file.
@@ -248,6 +249,12 @@ async function badInputBurst(token: string): Promise<void> {
   }
   await raw(`POST /mcp HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${6 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"jsonrpc":"2.0"`, 3000);
   await mcp('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { origin: 'http://evil.example' });
+  // Clients that register themselves: client ID metadata documents on internal addresses (refused before any
+  // connection) and a registration with a redirect URI that is not one.
+  for (const clientId of ['https://169.254.169.254/latest/meta-data/client.json', 'https://127.0.0.1:1/client.json', 'http://example.org/client.json']) {
+    await call(`/api/oauth/authorize?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`, {});
+  }
+  await call('/api/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['javascript:alert(1)'] }) });
 }
 
 async function listAll(token: string): Promise<{ id: string; status: string; sha256: string; project_id: string }[]> {
