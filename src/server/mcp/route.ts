@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context } from 'koa';
 import { MCP_PATH, protectedResourceMetadataUrl } from '../../auth/oauth/metadata.js';
 import { mcpResource } from '../../auth/oauth/resource.js';
@@ -19,6 +19,9 @@ import { BodyTooLarge, readBody } from './read-body.js';
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 type Ctx = Context & { state: AppState };
+
+/** The request headers the transport reads (content negotiation, the protocol version); the body is parsed here. */
+const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
 
 /** A refusal before the request reaches the protocol: a JSON-RPC error object (MCP clients read these) with its HTTP status. */
 function refuse(ctx: Ctx, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
@@ -78,11 +81,18 @@ export function mcpRoutes(router: Router<AppState>, s: Services, routes: readonl
 
     const report = (err: unknown) => ctx.state.log?.error({ err }, 'mcp tool failed');
     const server = createMcpServer(new InProcessLibrary(s, routes, principal), { version: s.version, report });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // The web-standard transport, handed the body parsed above: its answer is a Response that Koa sends like any
+    // other (the Node wrapper would convert the request and response once more through @hono/node-server).
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
-    ctx.respond = false;
     try {
-      await transport.handleRequest(ctx.req, ctx.res, message);
+      const headers = new Headers();
+      for (const name of FORWARDED_HEADERS) if (ctx.get(name)) headers.set(name, ctx.get(name));
+      const answer = await transport.handleRequest(new Request(s.publicUrl() + MCP_PATH, { method: 'POST', headers }), { parsedBody: message });
+      ctx.status = answer.status;
+      answer.headers.forEach((value, name) => ctx.set(name, value));
+      const body = await answer.text();
+      if (body) ctx.body = body;
     } finally {
       await server.close();
     }
