@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, BIN, type Daemon, REPO, runCli, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { cliEnv } from './cli-env.js';
+import { missingFile } from '../helpers/requirement.js';
 
 /**
  * The committed completion scripts in real interactive shells, in tmux: TAB is pressed and the screen read, so what
@@ -20,7 +21,7 @@ const SHELLS = {
   fish: { bin: '/usr/bin/fish', start: 'fish --no-config', load: `source ${join(REPO, 'completions/docsearch.fish')}` },
 } as const;
 
-describe.skipIf(!existsSync('/usr/bin/tmux'))('completion in real shells (issue 21, item 8)', () => {
+describe.skipIf(missingFile('/usr/bin/tmux', 'apt-get install -y tmux') !== null)('completion in real shells (issue 21, item 8)', () => {
   let d: Daemon;
   let user: TestUser;
   let docId: string;
@@ -63,7 +64,7 @@ describe.skipIf(!existsSync('/usr/bin/tmux'))('completion in real shells (issue 
   }
 
   for (const shell of Object.keys(SHELLS) as Array<keyof typeof SHELLS>) {
-    it.skipIf(!existsSync(SHELLS[shell].bin))(`${shell}: a project name with a space is inserted quoted; --project=pa completes`, { timeout: 120_000 }, async () => {
+    it.skipIf(missingFile(SHELLS[shell].bin, `apt-get install -y ${shell}`) !== null)(`${shell}: a project name with a space is inserted quoted; --project=pa completes`, { timeout: 120_000 }, async () => {
       expect(await tab(shell, 'docsearch projects show Q', 'show Q3\\ reports')).toContain('docsearch projects show Q3\\ reports');
       expect(await tab(shell, 'docsearch upload a.txt --project=pa', '--project=paper')).toContain('docsearch upload a.txt --project=paper\\ trail');
     });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { addUser, api, BIN, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { cliEnv } from './cli-env.js';
+import { missingFile } from '../helpers/requirement.js';
 
 const isRoot = process.getuid?.() === 0;
 
@@ -112,7 +113,7 @@ describe('the CLI as a new user meets it (issue 15)', () => {
   });
 
   // `script` (util-linux) provides the pseudo-terminal.
-  it.skipIf(!existsSync('/usr/bin/script'))('8: login --with-token on a terminal prompts and does not echo the key', async () => {
+  it.skipIf(missingFile('/usr/bin/script', 'apt-get install -y bsdutils') !== null)('8: login --with-token on a terminal prompts and does not echo the key', async () => {
     const env = { ...process.env, ...cliEnv(null) };
     // `script` gives the CLI a pseudo-terminal; the key is typed once the prompt shows.
     const proc = spawn('script', ['-qefc', `${process.execPath} ${BIN} login --server ${d.url} --with-token`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });

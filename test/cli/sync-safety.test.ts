@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
 import { cliEnv, cliSuite } from './cli-env.js';
+import { missingFile } from '../helpers/requirement.js';
 
 /** A folder with `n` small distinct text files (a1.txt …). */
 function folder(n: number, tag: string): string {
@@ -86,7 +87,7 @@ describe('upload --sync --prune cannot delete what it should not (issue 21, defe
   });
 
   // `script` (util-linux) gives the CLI a pseudo-terminal: a person there is asked, and "no" changes nothing.
-  it.skipIf(!existsSync('/usr/bin/script'))('on a terminal the guard asks before a mass delete; no keeps everything', { timeout: 300_000 }, async () => {
+  it.skipIf(missingFile('/usr/bin/script', 'apt-get install -y bsdutils') !== null)('on a terminal the guard asks before a mass delete; no keeps everything', { timeout: 300_000 }, async () => {
     const dir = folder(4, 'tty');
     expect((await sync(dir, 'asked')).code).toBe(0);
     for (const f of ['a1.txt', 'a2.txt', 'a3.txt']) rmSync(join(dir, f));

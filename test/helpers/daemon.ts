@@ -205,6 +205,7 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's chromium; DOCSEARCH_TEST_CHROMIUM points elsewhere (test/core/ci-requirements.test.ts hides it that way). */
+export const CHROMIUM = process.env.DOCSEARCH_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 export const SHARED = resolve(REPO, '../shared');

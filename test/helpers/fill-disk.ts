@@ -1,15 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, statfsSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { unmet } from './requirement.js';
 
 /** Mounts a tmpfs of `mb` MiB on `dir`: null when done, else why not (the caller skips, saying so). */
 export function mountTmpfs(dir: string, mb: number): string | null {
-  if (process.getuid?.() !== 0) return 'needs root to mount a small tmpfs';
+  if (process.getuid?.() !== 0) return unmet('needs root to mount a small tmpfs');
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}M,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
     return null;
   } catch (err) {
-    return `cannot mount a tmpfs here: ${(err as Error).message.split('\n')[0]}`;
+    return unmet(`cannot mount a tmpfs here: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 

@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
+import { unmet } from './requirement.js';
 
 export const HAPROXY = '/usr/sbin/haproxy';
 
 /** Why the load-balanced tests cannot run here, or null when they can. */
 export function haproxyMissing(): string | null {
   const res = spawnSync(HAPROXY, ['-v'], { encoding: 'utf8' });
-  return res.status === 0 ? null : `haproxy is not installed (${HAPROXY}; Debian package haproxy)`;
+  return unmet(res.status === 0 ? null : `haproxy is not installed (${HAPROXY}; Debian package haproxy)`);
 }
 
 export interface LoadBalancer {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './ports.js';
+import { unmet } from './requirement.js';
 
 /**
  * Real PostgreSQL 15 clusters for tests: Debian's server binaries, a throwaway data directory, 127.0.0.1 on a
@@ -31,8 +32,12 @@ function runAs(): RunAs | undefined {
   return process.getuid?.() === 0 ? (postgresAccount() ?? undefined) : undefined;
 }
 
-/** Why PostgreSQL tests cannot run on this machine, or null when they can. */
+/** Why PostgreSQL tests cannot run on this machine, or null when they can (under CI a reason fails the run: requirement.ts). */
 export function postgresUnavailable(): string | null {
+  return unmet(postgresProblem());
+}
+
+function postgresProblem(): string | null {
   if (!existsSync(join(PG_BIN, 'postgres')) || !existsSync(join(PG_BIN, 'initdb'))) {
     return `PostgreSQL 15 server binaries not found in ${PG_BIN} (Debian: apt-get install postgresql-15)`;
   }

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { sleep } from './eventually.js';
 import { freePort } from './ports.js';
+import { unmet } from './requirement.js';
 
 const run = promisify(execFile);
 
@@ -54,8 +55,12 @@ function onPath(bin: string): boolean {
   return false;
 }
 
-/** Why RGW cannot run here, or null when it can. */
+/** Why RGW cannot run here, or null when it can (under CI a reason fails the run: requirement.ts). */
 export function rgwUnavailable(): string | null {
+  return unmet(rgwProblem());
+}
+
+function rgwProblem(): string | null {
   const missing = BINARIES.filter((b) => !onPath(b));
   if (missing.length) return `Ceph RGW is not installed (missing ${missing.join(', ')}; Debian: apt-get install radosgw ceph-mon ceph-osd)`;
   if (process.getuid?.() !== 0) return 'Ceph RGW tests need root (the monitor, OSD and gateway run as this user)';

@@ -15,6 +15,7 @@ import type { Block, TokenCounter } from '../../src/ingest/types.js';
 import { SHARED } from '../helpers/daemon.js';
 import { makePdf } from './build-fixtures.js';
 import { loadMiniLmTokenizer } from './minilm-tokenizer.js';
+import { unmet } from '../helpers/requirement.js';
 
 let tokenizer: TokenCounter;
 beforeAll(() => {
@@ -85,7 +86,7 @@ describe('cleanTrails', () => {
 });
 
 const DOCS = process.env.DOCSEARCH_EVAL_DOCS_DIR ?? join(SHARED, 'eval/docs');
-const corpus = existsSync(join(DOCS, 'manifest.tsv'));
+const corpus = unmet(existsSync(join(DOCS, 'manifest.tsv')) ? null : '../shared/eval/docs is absent') === null;
 
 describe.skipIf(!corpus)(`IRS booklets of the eval corpus${corpus ? '' : ' (skipped: ../shared/eval/docs is absent)'}`, () => {
   const trails = async (name: string) => {

@@ -5,7 +5,7 @@
  * the whole body arrives in one read, busboy ends the part before the file is open, and the failed write reports
  * to `end()`'s callback before the stream's 'error' event.
  */
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { AppError } from '../../src/core/errors.js';
 import { FileStore } from '../../src/ingest/file-store.js';
 import { receiveMultipart } from '../../src/server/api/documents/multipart.js';
 import { LocalObjectStore } from '../../src/store/objects/local.js';
+import { missingFile } from '../helpers/requirement.js';
 
 class FullDiskStore extends FileStore {
   override tempFile() {
@@ -22,7 +23,7 @@ class FullDiskStore extends FileStore {
   }
 }
 
-describe.skipIf(!existsSync('/dev/full'))('receiving a part the disk cannot hold', () => {
+describe.skipIf(missingFile('/dev/full', 'a Linux device node') !== null)('receiving a part the disk cannot hold', () => {
   const root = mkdtempSync(join(tmpdir(), 'docsearch-multipart-'));
   const outcomes: (string | number)[] = [];
   let server: Server;

@@ -103,7 +103,7 @@ describeEachEngine('jobs', (suite: EngineSuite) => {
   });
 
   // Shared mode only: one process serves an embedded (SQLite) queue, so nothing there has an origin to prefer.
-  it.skipIf(suite.engine !== 'postgresql')('gives a replica its own uploads first, unless another job has waited AFFINITY_WAIT_MS', async () => {
+  if (suite.engine === 'postgresql') it('gives a replica its own uploads first, unless another job has waited AFFINITY_WAIT_MS', async () => {
     const h = suite.handle();
     const b = await queue(h, 'affinity@example.com', 3, { origins: ['r_b'] });
     const a = await queue(h, '', 3, { origins: ['r_a'], userId: b.userId });

@@ -1,18 +1,19 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, type Daemon, REPO, removeDir, startDaemon } from '../helpers/daemon.js';
+import { missingFile } from '../helpers/requirement.js';
 
 /** What the browser tests share: Debian's Chromium, a daemon per suite, axe-core, and where screenshots go. */
 
-export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const NO_CHROMIUM = missingFile(CHROMIUM, 'install it with `apt-get install -y chromium`');
+export const HAVE_CHROMIUM = NO_CHROMIUM === null;
 export const ARTIFACTS = join(REPO, 'test-artifacts/web');
 const AXE = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 /** A suite title that says why it is skipped on a machine without Chromium. */
-export const browserTitle = (title: string): string =>
-  HAVE_CHROMIUM ? `browser: ${title}` : `browser: ${title} (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
+export const browserTitle = (title: string): string => (HAVE_CHROMIUM ? `browser: ${title}` : `browser: ${title} (skipped: ${NO_CHROMIUM})`);
 
 /** A daemon and a Chromium for the enclosing describe block, started before its tests and stopped after. */
 export function browserSuite(): { readonly d: Daemon; readonly browser: Browser } {

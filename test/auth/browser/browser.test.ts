@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, CHROMIUM, CHROMIUM_ARGS, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
 import { addClient, type RegisteredClient } from '../oauth-flow.js';
+import { HAVE_CHROMIUM } from '../../web/browser.js';
 
 /**
  * A real browser from a third-party page to the client's callback: a tiny "client app" on
@@ -13,7 +13,7 @@ import { addClient, type RegisteredClient } from '../oauth-flow.js';
  */
 const STATE = 'st@te with spaces & symbols/?=+';
 
-describe.skipIf(!existsSync(CHROMIUM))('browser: login and consent from a third-party redirect', () => {
+describe.skipIf(!HAVE_CHROMIUM)('browser: login and consent from a third-party redirect', () => {
   let d: Daemon;
   let alice: TestUser;
   let clientApp: Server;

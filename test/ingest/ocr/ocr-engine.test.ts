@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { characterAccuracy, truthPages } from '../../helpers/char-accuracy.js';
 import { REPO } from '../../helpers/daemon.js';
+import { unmet } from '../../helpers/requirement.js';
 
 type EngineModule = typeof import('../../../src/ingest/ocr/engine.js');
 type LanguagesModule = typeof import('../../../src/ingest/ocr/languages.js');
@@ -21,8 +22,8 @@ type EngineOptions = ConstructorParameters<EngineModule['OcrEngine']>[0];
 type State = Parameters<NonNullable<EngineOptions['onState']>>[0];
 
 const dist = join(REPO, 'dist');
-const built = existsSync(join(dist, 'ingest/ocr/engine.js'));
-const installed = spawnSync('tesseract', ['--version']).status === 0;
+const built = unmet(existsSync(join(dist, 'ingest/ocr/engine.js')) ? null : 'dist/ is not built (npm run build)') === null;
+const installed = unmet(spawnSync('tesseract', ['--version']).status === 0 ? null : 'native Tesseract is not installed (apt-get install -y tesseract-ocr tesseract-ocr-eng)') === null;
 const fixtures = join(REPO, 'test/fixtures/ocr');
 const scan = join(fixtures, 'scan-300dpi.pdf');
 const truth = truthPages(readFileSync(join(fixtures, 'scan-300dpi.truth.txt'), 'utf8'));
@@ -354,10 +355,10 @@ ${page}
   });
 });
 
-describe.skipIf(built)('OCR engine', () => {
+if (!built) describe('OCR engine', () => {
   it.skip('needs the build: run `npm run build` so dist/ingest/ocr/engine.js exists', () => {});
 });
 
-describe.skipIf(installed)('OCR engine with native Tesseract', () => {
+if (!installed) describe('OCR engine with native Tesseract', () => {
   it.skip('needs tesseract-ocr (Debian) for the native accuracy tests; tesseract.js ran them', () => {});
 });
