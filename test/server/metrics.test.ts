@@ -90,7 +90,7 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     expect(all.has('docsearch_index_unindexed_rows{index="vector"}')).toBe(true);
     expect(sum(all, 'process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(sum(all, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
-    expect(res.text).toMatch(/^docsearch_info\{version="[^"]+",database="sqlite",storage="local",embedder="builtin:[^"]+"\} 1$/m);
+    expect(res.text).toMatch(/^docsearch_info\{version="[^"]+",database="(?:sqlite|postgresql)",storage="local",embedder="builtin:[^"]+"\} 1$/m);
   });
 
   it('an unknown path is counted as unmatched, not by its path', async () => {
