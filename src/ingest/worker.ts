@@ -79,6 +79,11 @@ export interface IngestWorkerDeps {
   background?: Yielder;
   /** Where jobs are announced (channel `jobs`): new ones wake the idle loops, and jobs handed back are announced. */
   events?: Events;
+  /** Told each outcome this worker records (the daemon's metrics). */
+  outcomes?: {
+    ingested(outcome: 'ready' | 'failed', chunks?: number): void;
+    retried(): void;
+  };
 }
 
 export class IngestWorker {
@@ -377,6 +382,7 @@ export class IngestWorker {
         },
         'document ingested',
       );
+      this.deps.outcomes?.ingested('ready', result.chunkCount);
       this.deps.onSettled?.(doc.id);
     } finally {
       clearInterval(heartbeat);
@@ -408,6 +414,7 @@ export class IngestWorker {
       const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** (job.attempts - 1));
       const retryAt = this.deps.now() + delay;
       await this.deps.documents.requeue(documentId, job, message, retryAt);
+      this.deps.outcomes?.retried();
       log.warn({ ...base, error: message, retry_at: new Date(retryAt).toISOString(), err }, 'ingest failed, will retry');
       return;
     }
@@ -422,6 +429,7 @@ export class IngestWorker {
       { event: 'ingest.failed', document_id: documentId, user_id: job.userId, attempts: job.attempts, error: message, err },
       'ingest failed',
     );
+    this.deps.outcomes?.ingested('failed');
     this.deps.onSettled?.(documentId);
   }
 }

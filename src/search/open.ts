@@ -18,6 +18,7 @@ import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
 import { withWindowWrites } from './rerank/window-writes.js';
 import { Retriever } from './retrieve.js';
 import { SearchService, type SearchServiceDeps } from './service.js';
+import type { SearchTimings } from './timings.js';
 
 export interface SearchStack {
   service: SearchService;
@@ -39,6 +40,8 @@ export async function openSearch(deps: {
   settings: { getOrCreate(key: string, make: () => string): Promise<string> };
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   foreground?: ForegroundGate;
+  /** Told where searches spend their time (the daemon's metrics). */
+  timings?: SearchTimings;
 }): Promise<SearchStack> {
   let builtin: BuiltinReranker | undefined;
   let windowEmbedder: Embedder | undefined;
@@ -60,7 +63,7 @@ export async function openSearch(deps: {
   const reranker: CandidateReranker | null = builtin ?? (model ? fromModelReranker(model) : null);
 
   const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
-  const retriever = new Retriever({ chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log });
+  const retriever = new Retriever({ chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log, ...(deps.timings ? { timings: deps.timings } : {}) });
   const service = new SearchService({
     retriever,
     reranker,
@@ -69,6 +72,7 @@ export async function openSearch(deps: {
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),
     reindexRequired: () => deps.chunks.reindexRequired(),
     ...(deps.foreground ? { foreground: deps.foreground } : {}),
+    ...(deps.timings ? { timings: deps.timings } : {}),
   });
   return {
     service,

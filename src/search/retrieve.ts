@@ -20,6 +20,7 @@ import type { QueryVectorCache } from './query-cache.js';
 import type { SearchMode } from './query.js';
 import { type CandidateReranker, withDeadline } from './rerank/stage.js';
 import { keywordQuery } from './terms.js';
+import type { SearchStage, SearchTimings } from './timings.js';
 
 export interface ChunkSearcher {
   vectorSearch(q: ChunkSearchScope & { vector: Float32Array }): Promise<VectorHit[]>;
@@ -157,6 +158,8 @@ export class Retriever {
       embedder: Pick<Embedder, 'id' | 'embed'>;
       cache?: QueryVectorCache;
       log?: { warn(obj: object, msg: string): void };
+      /** Told each stage's time. */
+      timings?: Pick<SearchTimings, 'stage'>;
     },
     private readonly opts: RetrieveOptions = DEFAULT_RETRIEVE,
   ) {
@@ -172,7 +175,9 @@ export class Retriever {
     const { embedder, cache } = this.deps;
     const hit = cache?.get(embedder.id, query);
     if (hit) return hit;
+    const started = performance.now();
     const [v] = await embedder.embed([query], { kind: 'query' });
+    this.deps.timings?.stage('embed', (performance.now() - started) / 1000);
     cache?.set(embedder.id, query, v!);
     return v!;
   }
@@ -189,20 +194,24 @@ export class Retriever {
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
     // million chunks the keyword list (~15 CPU-ms) outlasts the embedding, and the two searches overlap.
+    const timed = this.deps.timings ? timedStage(this.deps.timings) : <T>(_: SearchStage, work: () => Promise<T>) => work();
     const [vector, keywordAll, vectorAll] = await Promise.all([
       vectorP,
-      keywords ? this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords }) : Promise.resolve([]),
-      input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! })),
+      keywords ? timed('keyword', () => this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords })) : Promise.resolve([]),
+      input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => timed('vector', () => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! }))),
     ]);
 
     // Equal scores come back from the index in no fixed order: order them by id, so every page ranks alike.
     vectorAll.sort((a, b) => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     keywordAll.sort((a, b) => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const shown = input.visible ? await input.visible([...new Set([...vectorAll, ...keywordAll].map((h) => h.document_id))]) : null;
+    const visible = input.visible;
+    const shown = visible ? await timed('visibility', () => visible([...new Set([...vectorAll, ...keywordAll].map((h) => h.document_id))])) : null;
     const vectorHits = shown ? vectorAll.filter((h) => shown.has(h.document_id)) : vectorAll;
     const keywordHits = shown ? keywordAll.filter((h) => shown.has(h.document_id)) : keywordAll;
 
+    const fusionStarted = performance.now();
     const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor);
+    this.deps.timings?.stage('fusion', (performance.now() - fusionStarted) / 1000);
     const { weak } = first;
     let { ranked } = first;
     const floor = this.floor;
@@ -220,6 +229,7 @@ export class Retriever {
       const head = ranked.slice(0, depth);
       const top = head[0]!.score || 1;
       const reranker = input.reranker;
+      const rerankStarted = performance.now();
       try {
         loaded = await this.hydrate(input.userId, head);
         const outcome = await withDeadline(this.opts.rerankTimeoutMs, (signal) =>
@@ -244,6 +254,7 @@ export class Retriever {
         rescored.sort(byScoreThenId);
         ranked = [...rescored.map(({ id: _id, ...r }) => r), ...ranked.slice(depth)];
         reranked = reranker.id;
+        this.deps.timings?.stage('rerank', (performance.now() - rerankStarted) / 1000);
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
         this.deps.log?.warn({ err, reranker: reranker.id }, 'reranker failed; returning fused order');
@@ -262,4 +273,14 @@ export class Retriever {
     for (const c of await this.deps.chunks.getMany(userId, missing)) out.set(c.id, c);
     return out;
   }
+}
+
+/** Runs `work` and tells `timings` how long it took (when it succeeded). */
+function timedStage(timings: Pick<SearchTimings, 'stage'>) {
+  return async <T>(stage: SearchStage, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const out = await work();
+    timings.stage(stage, (performance.now() - started) / 1000);
+    return out;
+  };
 }

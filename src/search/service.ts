@@ -20,6 +20,7 @@ import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
 import { sentenceWindows } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
+import type { SearchTimings } from './timings.js';
 
 export interface SearchPassage {
   chunk_id: string;
@@ -134,6 +135,8 @@ export interface SearchServiceDeps {
   foreground?: Pick<ForegroundGate, 'run'>;
   /** Wall clock (ms), the one the document store stamps ready_at / replaced_at with. */
   clock?: () => number;
+  /** Told how long each search and its page's hydration took (the retriever tells its own stages). */
+  timings?: SearchTimings;
 }
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
@@ -197,7 +200,9 @@ export class SearchService {
       indexing,
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
+    const hydrateStarted = performance.now();
     const [passage, docs] = await Promise.all([this.passages(q, shown, loaded), this.documentsOf(q.userId, shown)]);
+    this.deps.timings?.stage('hydrate', (performance.now() - hydrateStarted) / 1000);
     let response: SearchResponse;
     if (groups) {
       const documents: DocumentResult[] = [];
@@ -221,6 +226,7 @@ export class SearchService {
     }
     if (warnings.length) response.warnings = warnings;
     response.took_ms = Math.round(now() - started);
+    this.deps.timings?.search((now() - started) / 1000);
     return { response, start: page.start, previousCursor: seal(page.previous) };
   }
 

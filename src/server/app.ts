@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { apiRouter } from './api/router.js';
 import type { ApiRoute } from './api/route.js';
 import { mcpRoutes } from './mcp/route.js';
+import { metricsRoutes } from './metrics/route.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
@@ -36,6 +37,9 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   // /mcp authenticates by bearer credential alone, like /api/v1: no web session, cookie or CSRF token.
   const mcp = new Router<AppState>();
   mcpRoutes(mcp, s, opts.routes);
+  // /metrics: Prometheus, with a token or on loopback only (metrics/access.ts); no web session either.
+  const scrape = new Router<AppState>();
+  metricsRoutes(scrape, s);
   const pages = new Router<AppState>();
   staticRoutes(pages);
   searchRoutes(pages, s);
@@ -50,15 +54,32 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   for (const mount of opts.extraRouters ?? []) mount(pages, s);
 
   const sessions = webSession(s);
-  app.use(requestId(s.log, { quiet: (ctx) => ctx.path === '/api/v1/health' && ctx.status === 200 }));
+  app.use(
+    requestId(s.log, {
+      // Scrapes and a load balancer's passing health checks come several times a minute per replica.
+      quiet: (ctx) => (ctx.path === '/api/v1/health' || ctx.path === '/metrics') && ctx.status === 200,
+      finished: (ctx, seconds) => s.metrics.request(ctx.method, routeOf(ctx as MatchedContext), ctx.status, seconds),
+    }),
+  );
   app.use(securityHeaders({ hsts: s.publicUrl().startsWith('https:') }));
   app.use(errorHandler());
   app.use(api.routes());
   app.use(api.allowedMethods()); // not `throw`: koa-router 13 then omits the Allow header (errorHandler adds the body)
   app.use(mcp.routes());
+  app.use(scrape.routes());
   // /api/v1 ends at the API router: the pages' allowedMethods must not answer for it (it would drop Allow).
   app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : sessions(ctx, next)));
   app.use(pages.routes());
   app.use(pages.allowedMethods({ throw: true }));
   return app;
+}
+
+/**
+ * The route a request matched, for metrics: its name, else its pattern (`/documents/:id`), never the raw path —
+ * every id would be a time series of its own. koa-router leaves both on the context.
+ */
+type MatchedContext = { _matchedRouteName?: string; _matchedRoute?: string | RegExp };
+
+function routeOf(ctx: MatchedContext): string {
+  return ctx._matchedRouteName ?? (ctx._matchedRoute === undefined ? 'unmatched' : String(ctx._matchedRoute));
 }

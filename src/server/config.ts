@@ -143,6 +143,25 @@ export const OPTIONS = [
     default: false,
     description: 'let client ID metadata documents be fetched from loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses; link-local (169.254/16) and other special addresses are never fetched',
   },
+  {
+    name: 'metrics',
+    kind: 'enum',
+    default: 'auto',
+    choices: ['auto', 'on', 'off'],
+    valueName: 'mode',
+    description:
+      'GET /metrics for Prometheus (docs/operations.md): auto = served without credentials only while the daemon is bound to a loopback address, ' +
+      'without --trust-proxy, to requests that came through no proxy (no X-Forwarded-For or Forwarded header), and not at all otherwise; ' +
+      'on = served to whoever reaches the port; off = never. With --metrics-token set, auto and on both require it',
+  },
+  {
+    name: 'metrics-token',
+    kind: 'string',
+    secret: true,
+    valueName: 'token',
+    check: (value) => (value.length >= 16 && /^[\x21-\x7e]+$/.test(value) ? null : 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 32`)'),
+    description: 'bearer token Prometheus must send to read /metrics (Authorization: Bearer <token>; scrape_config authorization.credentials_file); required to serve them on a non-loopback bind with --metrics auto. Prefer the environment variable',
+  },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
 ] as const satisfies readonly OptionDef[];
 

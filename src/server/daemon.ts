@@ -42,6 +42,9 @@ import { lockDataDir } from './data-dir-lock.js';
 import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
 import { createLogger, type Logger } from './logger.js';
+import { describeAccess, metricsAccess } from './metrics/access.js';
+import { timedOcr, timedPassages } from './metrics/instrument.js';
+import { DaemonMetrics } from './metrics/metrics.js';
 import { oauthRouters } from './oauth/index.js';
 import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
@@ -121,6 +124,21 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     // Shared mode: this replica's uploads are queued as its own, which its claims prefer (it keeps their originals).
     const jobs = new JobStore(db, now, database.shared ? { origin: `r_${randomBytes(6).toString('hex')}` } : {});
     const documents = new DocumentStore(db, jobs, now);
+    // This replica's own numbers (shared mode: Prometheus scrapes each replica; nothing is summed across them here).
+    const upkeep = vectors.shared?.upkeep;
+    const metrics = new DaemonMetrics(
+      {
+        queue: async () => ({ states: await jobs.queueStats() }),
+        index: async () => {
+          const state = await chunks.indexState();
+          return { version: state?.version ?? null, unindexed: state?.unindexed ?? null };
+        },
+        upkeepLeader: upkeep ? () => upkeep.isLeader() : () => true,
+        now,
+        log,
+      },
+      { version: VERSION, database: database.engine, storage: vectors.engine, embedder: embedder.id },
+    );
     const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
     cleanups.push(() => extractor.close());
     const ocr = ocrLanguages
@@ -159,6 +177,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       settings: new SettingsStore(db),
       log,
       foreground,
+      timings: metrics.search,
     });
     cleanups.push(() => search.close());
     const worker = new IngestWorker(
@@ -167,10 +186,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         documents,
         log,
         now,
-        pipeline: { files, extractor, embedder, chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr } : {}) },
+        pipeline: { files, extractor, embedder: timedPassages(embedder, metrics), chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr: timedOcr(ocr, metrics) } : {}) },
         onSettled: (id) => ingest.settled(id),
         background: foreground,
         events,
+        outcomes: metrics,
       },
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
@@ -214,6 +234,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       reindex,
       search: search.service,
       thumbnails,
+      metrics,
       healthProbes: {
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
@@ -267,7 +288,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(() => clearInterval(maintenance));
 
     // `ingest_owner` is what the jobs this process leases carry as lease_owner (which replica holds which job).
-    log.info({ url: boundUrl, dataDir: config.dataDir, database: database.location, version: VERSION, ingest_owner: worker.owner, config: redactConfig(config) }, 'listening');
+    log.info({ url: boundUrl, dataDir: config.dataDir, database: database.location, version: VERSION, ingest_owner: worker.owner, config: redactConfig(config), metrics: describeAccess(metricsAccess(config)) }, 'listening');
     opts.notices.write(
       `docsearch ${VERSION} listening on ${boundUrl}\n` +
         (setupToken

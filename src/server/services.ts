@@ -15,6 +15,7 @@ import type { ProjectStore } from '../store/sql/projects.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
 import type { Logger } from './logger.js';
+import type { DaemonMetrics } from './metrics/metrics.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
@@ -53,4 +54,6 @@ export interface Services {
   search: SearchService;
   /** First-page images of PDFs (document page, API). */
   thumbnails: ThumbnailRenderer;
+  /** GET /metrics: this replica's Prometheus registry, and what hot paths report into. */
+  metrics: DaemonMetrics;
 }

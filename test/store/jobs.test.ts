@@ -40,6 +40,25 @@ async function drain(jobs: JobStore, owner: string): Promise<Job[]> {
 }
 
 describeEachEngine('jobs', (suite: EngineSuite) => {
+  it('queueStats counts open jobs by state with the oldest one queued (metrics), and not finished ones', async () => {
+    const jobs = new JobStore(suite.handle().db, now);
+    const count = async (state: 'pending' | 'running') => (await jobs.queueStats()).find((s) => s.state === state)?.count ?? 0;
+    const before = { pending: await count('pending'), running: await count('running') };
+    const first = t + 1;
+    await queue(suite.handle(), 'stats@example.com', 3);
+    const claimed = (await jobs.claim('stats-worker', 60_000))!;
+    const stats = await jobs.queueStats();
+    expect(await count('pending')).toBe(before.pending + 2);
+    expect(await count('running')).toBe(before.running + 1);
+    for (const s of stats) {
+      expect(typeof s.count).toBe('number');
+      expect(typeof s.oldestCreatedAt).toBe('number');
+      if (before[s.state] === 0) expect(s.oldestCreatedAt).toBeGreaterThanOrEqual(first);
+    }
+    await jobs.complete(claimed);
+    expect(await count('running')).toBe(before.running);
+  });
+
   it('never gives one job to two of many concurrent claimers (three pools, two of them preferring their own jobs)', async () => {
     const { ids } = await queue(suite.handle(), 'many@example.com', 30, { origins: ['r1', 'r2', undefined] });
     const stores = [suite.handle(), await suite.another(), await suite.another()].map((h, i) => new JobStore(h.db, now, i > 0 ? { origin: `r${i}` } : {}));

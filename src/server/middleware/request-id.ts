@@ -11,7 +11,14 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * requests `quiet` names (a load balancer's passing health checks, several a second per replica, would
  * otherwise be most of the log), else at `info`.
  */
-export function requestId(logger: Logger, opts: { quiet?: (ctx: { path: string; status: number }) => boolean } = {}): Middleware<AppState> {
+export function requestId(
+  logger: Logger,
+  opts: {
+    quiet?: (ctx: { path: string; status: number }) => boolean;
+    /** Told each request once its response is decided (metrics), with its seconds. */
+    finished?: (ctx: Parameters<Middleware<AppState>>[0], seconds: number) => void;
+  } = {},
+): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const id = SAFE_ID.test(incoming) ? incoming : randomUUID();
@@ -22,11 +29,13 @@ export function requestId(logger: Logger, opts: { quiet?: (ctx: { path: string; 
     try {
       await next();
     } finally {
+      const elapsed = performance.now() - started;
+      opts.finished?.(ctx, elapsed / 1000);
       const line = {
         method: ctx.method,
         path: ctx.path,
         status: ctx.status,
-        ms: Math.round(performance.now() - started),
+        ms: Math.round(elapsed),
         user: ctx.state.principal?.userId ?? ctx.state.session?.userId ?? undefined,
       };
       if (opts.quiet?.(ctx)) ctx.state.log.debug(line, 'request');

@@ -495,6 +495,18 @@ export class ChunkIndex extends OwnedRowsTable {
     return found;
   }
 
+  /**
+   * The table's version and the rows each index has not taken in yet, as this handle sees them (metrics, read at
+   * each scrape): index statistics come from the manifest, no rows are read. Null before the first write.
+   */
+  async indexState(): Promise<{ version: number; unindexed: { fts: number; vector: number } } | null> {
+    const table = this.table;
+    if (!table) return null;
+    const [version, fts, vector] = await Promise.all([table.version(), table.indexStats('search_text_idx'), table.indexStats(VECTOR_INDEX)]);
+    // No vector index yet (a small table): every row is searched by a flat scan, which is what it is built for.
+    return { version, unindexed: { fts: fts?.numUnindexedRows ?? 0, vector: vector ? vector.numUnindexedRows : 0 } };
+  }
+
   /** The HNSW index's state (null when there is none yet: the table is small or not optimized since). */
   async vectorIndex(): Promise<{ segments: number; indexedRows: number } | null> {
     const stats = this.table ? await this.table.indexStats(VECTOR_INDEX) : undefined;

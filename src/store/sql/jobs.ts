@@ -414,6 +414,20 @@ export class JobStore {
     return row?.at ?? null;
   }
 
+  /**
+   * Open jobs by state, and when the oldest of each was queued (metrics, read at each scrape): one grouped read
+   * over the `jobs_claim` index's open states, not over the finished jobs the table keeps.
+   */
+  async queueStats(): Promise<{ state: 'pending' | 'running'; count: number; oldestCreatedAt: number | null }[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select((eb) => ['state', eb.fn.countAll<number>().as('n'), eb.fn.min<number>('created_at').as('oldest')])
+      .where('state', 'in', ['pending', 'running'])
+      .groupBy('state')
+      .execute();
+    return rows.map((r) => ({ state: r.state as 'pending' | 'running', count: Number(r.n), oldestCreatedAt: r.oldest === null ? null : Number(r.oldest) }));
+  }
+
   /** Jobs not finished yet (pending or running), for health and tests. */
   async countOpen(): Promise<number> {
     const row = await this.db
