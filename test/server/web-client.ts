@@ -39,6 +39,16 @@ export class WebClient {
     return this.request('POST', path, body);
   }
 
+  /**
+   * Posts a form as a browser does: a 303 answer (Post/Redirect/Get) is followed with a GET, whose page is returned
+   * (with `redirectedFrom`, the POST's own answer). Other answers are returned as they are.
+   */
+  async submit(path: string, form: Record<string, string | string[]>): Promise<PageResponse & { redirectedFrom?: PageResponse }> {
+    const posted = await this.post(path, form);
+    if (posted.status !== 303 || !posted.location) return posted;
+    return { ...(await this.get(posted.location)), redirectedFrom: posted };
+  }
+
   private async request(method: string, path: string, body?: URLSearchParams): Promise<PageResponse> {
     const headers: Record<string, string> = { accept: 'text/html' };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');

@@ -25,7 +25,9 @@ describe('Settings → Applications and Connected apps', () => {
 
   async function register(name: string, uris = REDIRECT) {
     await web.get('/settings/applications');
-    const res = await web.post('/settings/applications', { _csrf: web.csrf, name, redirect_uris: uris });
+    const res = await web.submit('/settings/applications', { _csrf: web.csrf, name, redirect_uris: uris });
+    // Post/Redirect/Get: the form redirects, and the page it leads to shows the secret.
+    expect(res.redirectedFrom).toMatchObject({ status: 303, location: '/settings/applications' });
     expect(res.status).toBe(200);
     const { clientId, secret } = issued(res.text);
     return { clientId: clientId!, secret: secret!, page: res.text };
@@ -43,6 +45,9 @@ describe('Settings → Applications and Connected apps', () => {
     expect(again.text).toContain(clientId);
     expect(again.text).toContain('https://page.example.com/cb');
     expect(again.text).not.toContain(secret);
+    expect(again.text).not.toContain('new-client-secret');
+    // The secret never travels in a URL, and the page the redirect leads to is the only one that shows it.
+    expect(page).toContain(secret);
     expect((await exchange(clientId, secret)).status).toBe(200);
     // Bob does not see Alice's applications.
     const bobWeb = await loggedIn(d, bob);
@@ -63,7 +68,8 @@ describe('Settings → Applications and Connected apps', () => {
 
   it('rotates the secret: the old one stops working at once', async () => {
     const { clientId, secret } = await register('Rotating App');
-    const rotated = await web.post(`/settings/applications/${clientId}/rotate`, { _csrf: web.csrf });
+    const rotated = await web.submit(`/settings/applications/${clientId}/rotate`, { _csrf: web.csrf });
+    expect(rotated.redirectedFrom).toMatchObject({ status: 303, location: '/settings/applications' });
     const fresh = issued(rotated.text).secret!;
     expect(fresh).toMatch(/^dscs_/);
     expect(fresh).not.toBe(secret);
