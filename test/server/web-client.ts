@@ -15,6 +15,8 @@ export interface PageResponse {
 export class WebClient {
   readonly cookies = new Map<string, string>();
   lastPage = '';
+  /** Sent with every request (a test's X-Forwarded-For, on a daemon started with --trust-proxy). */
+  readonly headers: Record<string, string> = {};
 
   constructor(private readonly daemon: Daemon) {}
 
@@ -50,7 +52,7 @@ export class WebClient {
   }
 
   private async request(method: string, path: string, body?: URLSearchParams): Promise<PageResponse> {
-    const headers: Record<string, string> = { accept: 'text/html' };
+    const headers: Record<string, string> = { accept: 'text/html', ...this.headers };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
     const url = path.startsWith('http') ? path : this.daemon.url + path;
