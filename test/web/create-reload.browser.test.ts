@@ -105,6 +105,19 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('reloading after a create form crea
       expect(await page.locator('.flash').count()).toBe(0);
       const docs = await api(suite.d, '/api/v1/documents?limit=50', { token: user.apiKey });
       expect(docs.body.documents.filter((d: { filename: string }) => d.filename === 'once.txt')).toHaveLength(1);
+      // Counts agree with their nouns, and the size is in the CLI's units ("1 chunk", "1.5 KiB").
+      await expect
+        .poll(async () => (await page.reload(), page.locator('#project-summary').textContent()), { timeout: 25_000 })
+        .toBe('1 document · 1 chunk · 25 B');
+      await page.setInputFiles('#pick-files', { name: 'sized.txt', mimeType: 'text/plain', buffer: Buffer.from('a few words that fill the file. '.repeat(48)) });
+      await page.click('#upload button[type=submit]');
+      await page.waitForSelector('.flash');
+      await expect
+        .poll(async () => (await page.reload(), page.locator('#project-summary').textContent()), { timeout: 25_000 })
+        .toMatch(/^2 documents · \d+ chunks · 1\.5 KiB$/);
+      const others = await api(suite.d, '/api/v1/projects', { token: user.apiKey });
+      const reloaded = others.body.projects.find((p: { name: string }) => p.name === 'Reloaded');
+      expect(reloaded).toMatchObject({ document_count: 2, size_bytes: 25 + 1536 });
     } finally {
       await context.close();
     }

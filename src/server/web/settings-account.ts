@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { AccountChangeResult } from '../../auth/accounts.js';
 import { MIN_PASSWORD_LENGTH } from '../../auth/password.js';
+import { plural } from '../../web/format.js';
 import { type SettingsAccountData, settingsAccountPage } from '../../web/pages/settings-account.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -38,7 +39,7 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
     if (!result.ok) return refused(ctx, user, 'password', result);
     const ended = await s.webSessions.endOthers(user.id, session);
     s.log.info({ user: user.id, sessions_ended: ended }, 'password changed on Settings → Account');
-    flash(ctx, ended > 0 ? `Password changed. Signed out ${ended} other session${ended === 1 ? '' : 's'}.` : 'Password changed.');
+    flash(ctx, ended > 0 ? `Password changed. Signed out ${plural(ended, 'other session')}.` : 'Password changed.');
     ctx.status = 303;
     ctx.redirect('/settings/account');
   });

@@ -58,9 +58,13 @@ describe('Settings → Applications and Connected apps', () => {
     await web.get('/settings/applications');
     const http = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'http://app.example.com/cb' });
     expect(http.status).toBe(400);
-    expect(http.text).toContain('redirect URI http://app.example.com/cb must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
+    expect(http.text).toContain('redirect URI &quot;http://app.example.com/cb&quot; must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
     const fragment = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'https://app.example.com/cb#x' });
     expect(fragment.text).toContain('must not contain a fragment (#)');
+    // The value is quoted, so a sentence about it reads as one.
+    const words = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'not a url' });
+    expect(words.status).toBe(400);
+    expect(words.text).toContain('redirect URI &quot;not a url&quot; is not an absolute URL');
     const noCsrf = await web.post('/settings/applications', { name: 'Bad', redirect_uris: REDIRECT });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.text).toContain('the form expired or did not come from this site');
