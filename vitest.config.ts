@@ -13,6 +13,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/auth/token/token.test.ts',
   'test/auth/authorize/authorize.test.ts',
   'test/auth/hardening/hardening.test.ts',
+  'test/auth/settings/account.test.ts',
   'test/auth/resource/resource.test.ts',
   'test/auth/registration/dcr.test.ts',
   'test/auth/registration/cimd.test.ts',

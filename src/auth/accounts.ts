@@ -8,9 +8,27 @@ import { checkPasswordStrength, unknownUserHash, hashPassword, verifyPassword } 
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
 
+/** "Too many failed attempts. Try again in 15 minutes." — the login form's words, for the account forms too. */
+export function throttledMessage(waitMs: number): string {
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  return `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
+/** "password must be …" → "Password must be …." */
+const sentenceOf = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
+
 export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 
 export type LoginResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled'; retryAfterMs?: number };
+
+/** What an account change from Settings did: done, or why not (a sentence for the page). */
+export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'refused'; message: string; retryAfterMs?: number };
+
+function validEmail(emailInput: string): string {
+  const email = emailInput.trim();
+  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw invalidRequest(`"${email}" is not an email address`);
+  return email;
+}
 
 /** Accounts: creation (setup page, operator command), login with throttling, the first-run setup token. */
 export class AccountService {
@@ -26,8 +44,7 @@ export class AccountService {
   }
 
   async createUser(emailInput: string, password: string): Promise<User> {
-    const email = emailInput.trim();
-    if (!EMAIL_PATTERN.test(email) || email.length > 254) throw invalidRequest(`"${email}" is not an email address`);
+    const email = validEmail(emailInput);
     const weak = checkPasswordStrength(password);
     if (weak) throw invalidRequest(weak);
     const user = await this.users.create(email, await hashPassword(password));
@@ -51,6 +68,58 @@ export class AccountService {
     await this.attempts.clear(byEmail);
     await this.attempts.refund(byAddress, LOGIN_THROTTLE);
     return { ok: true, user: { id: user.id, email: user.email, createdAt: user.createdAt } };
+  }
+
+  /**
+   * Checks a signed-in user's current password before an account change, counted like a login (the same keys, so
+   * guesses here and on the login form share one budget): after 5 wrong ones in 15 minutes it is locked.
+   */
+  private async checkCurrentPassword(userId: string, password: string, clientIp: string): Promise<AccountChangeResult> {
+    const user = await this.users.findWithHashById(userId);
+    if (!user) return { ok: false, reason: 'invalid', message: 'This account no longer exists.' };
+    const [byEmail, byAddress] = [`email:${user.email.trim().toLowerCase()}`, `ip:${clientIp}`];
+    const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE);
+    if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait, message: throttledMessage(wait) };
+    if (!(await verifyPassword(user.passwordHash, password))) return { ok: false, reason: 'invalid', message: 'The current password is not right.' };
+    await this.attempts.clear(byEmail);
+    await this.attempts.refund(byAddress, LOGIN_THROTTLE);
+    return { ok: true, user: { id: user.id, email: user.email, createdAt: user.createdAt } };
+  }
+
+  /** Settings → Account: a new password, with the current one. The caller ends the user's other sessions. */
+  async changePassword(userId: string, current: string, next: string, clientIp: string): Promise<AccountChangeResult> {
+    const weak = checkPasswordStrength(next);
+    if (weak) return { ok: false, reason: 'refused', message: sentenceOf(`the new ${weak}`) };
+    const checked = await this.checkCurrentPassword(userId, current, clientIp);
+    if (!checked.ok) return checked;
+    await this.users.setPasswordHash(userId, await hashPassword(next));
+    return checked;
+  }
+
+  /** Settings → Account: a new email, with the current password. */
+  async changeEmail(userId: string, password: string, emailInput: string, clientIp: string): Promise<AccountChangeResult> {
+    let email: string;
+    try {
+      email = validEmail(emailInput);
+    } catch (err) {
+      return { ok: false, reason: 'refused', message: sentenceOf((err as Error).message) };
+    }
+    const checked = await this.checkCurrentPassword(userId, password, clientIp);
+    if (!checked.ok) return checked;
+    if (email === checked.user.email) return { ok: false, reason: 'refused', message: `Your email is already ${email}.` };
+    const changed = await this.users.setEmail(userId, email);
+    if (changed === 'conflict') return { ok: false, reason: 'refused', message: `Another account already uses ${email}.` };
+    return { ok: true, user: { ...checked.user, email } };
+  }
+
+  /** `docsearch users set-password`: the operator sets a password (same rules as setup's). The caller ends sessions. */
+  async setPassword(email: string, password: string): Promise<User> {
+    const weak = checkPasswordStrength(password);
+    if (weak) throw invalidRequest(weak);
+    const user = await this.users.findByEmail(email.trim());
+    if (!user) throw new AppError('not_found', `no account has the email ${email.trim()}`);
+    await this.users.setPasswordHash(user.id, await hashPassword(password));
+    return { id: user.id, email: user.email, createdAt: user.createdAt };
   }
 
   findUser(id: string): Promise<User | null> {

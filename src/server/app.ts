@@ -16,6 +16,7 @@ import { searchRoutes } from './web/library-search.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
+import { settingsAccountRoutes } from './web/settings-account.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
 import { setupRoutes } from './web/setup.js';
 import { staticRoutes } from './web/static.js';
@@ -51,6 +52,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   loginRoutes(pages, s);
   setupRoutes(pages, s);
   settingsKeysRoutes(pages, s);
+  settingsAccountRoutes(pages, s);
   for (const mount of opts.extraRouters ?? []) mount(pages, s);
 
   const sessions = webSession(s);

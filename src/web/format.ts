@@ -1,8 +1,12 @@
-/** How pages write sizes, times and statuses for people. */
+/** How pages write sizes, times, counts and statuses for people. */
 
+/**
+ * Binary units with their IEC names (KiB, MiB), written as the CLI's `humanBytes` (src/cli/output/time.ts) writes
+ * them, so one file has one size on the page and in the terminal (test/web/format.test.ts holds them together).
+ */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
   let u = 0;
   while (v >= 1024 && u < units.length - 1) {
@@ -10,6 +14,11 @@ export function formatBytes(n: number): string {
     u++;
   }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
+}
+
+/** "1 chunk", "2 chunks", "1,204 documents": a count and its noun, agreeing. `many` defaults to `one` + "s". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 }
 
 /** `2026-11-22 12:30 UTC` from epoch milliseconds. */

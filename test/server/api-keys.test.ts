@@ -116,7 +116,10 @@ describe('API keys', () => {
     expect(page.text).toContain('<h1>API Keys</h1>');
     expect(newKeyOnPage(page.text)).toBeNull();
 
-    const generated = await web.post('/settings/keys', { _csrf: web.csrf, name: 'from the page', scopes: ['read:documents', 'write:documents'] });
+    const generated = await web.submit('/settings/keys', { _csrf: web.csrf, name: 'from the page', scopes: ['read:documents', 'write:documents'] });
+    // Post/Redirect/Get: a reload of the page that shows the key re-posts nothing.
+    expect(generated.redirectedFrom).toMatchObject({ status: 303, location: '/settings/keys' });
+    expect(generated.redirectedFrom!.text).not.toContain('dsk_');
     expect(generated.status).toBe(200);
     expect(generated.text).toContain('Copy your new API key now.');
     expect(generated.text).toContain('data-copy-target="new-key"');
@@ -131,6 +134,12 @@ describe('API keys', () => {
     expect(reload.text).toContain('from the page');
     const listed = await api(d, '/api/v1/keys', { token: user.apiKey });
     expect(JSON.stringify(listed.body)).not.toContain(key);
+
+    // Shown on the next page only: a key whose page was not the next one shown is never shown.
+    const skipped = await web.post('/settings/keys', { _csrf: web.csrf, name: 'page skipped', scopes: ['read:documents'] });
+    expect(skipped.status).toBe(303);
+    expect((await web.get('/projects')).status).toBe(200);
+    expect(newKeyOnPage((await web.get('/settings/keys')).text)).toBeNull();
 
     const noScope = await web.post('/settings/keys', { _csrf: web.csrf, name: 'no scopes' });
     expect(noScope.status).toBe(400);

@@ -42,7 +42,7 @@ describe('no secret in logs or in the database file', () => {
     expect((await again.login(EMAIL, PASSWORD)).status).toBe(302);
     secrets.set('login session cookie', again.sessionCookie!);
     await again.get('/settings/keys');
-    const page = await again.post('/settings/keys', { _csrf: again.csrf, name: 'page key', scopes: ['read:documents', 'write:documents'] });
+    const page = await again.submit('/settings/keys', { _csrf: again.csrf, name: 'page key', scopes: ['read:documents', 'write:documents'] });
     const pageKey = newKeyOnPage(page.text)!;
     secrets.set('key from the page', pageKey);
     apiKeyHash = createHash('sha256').update(pageKey).digest('hex');

@@ -161,7 +161,7 @@ describe('login throttling', () => {
     }
     const locked = await web.login(user.email, user.password);
     expect(locked.status).toBe(429);
-    expect(locked.text).toContain('Too many failed attempts. Try again in 15 minute(s).');
+    expect(locked.text).toContain('Too many failed attempts. Try again in 15 minutes.');
     const retryAfter = Number(locked.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(14 * 60);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);

@@ -15,6 +15,8 @@ export interface PageResponse {
 export class WebClient {
   readonly cookies = new Map<string, string>();
   lastPage = '';
+  /** Sent with every request (a test's X-Forwarded-For, on a daemon started with --trust-proxy). */
+  readonly headers: Record<string, string> = {};
 
   constructor(private readonly daemon: Daemon) {}
 
@@ -39,8 +41,18 @@ export class WebClient {
     return this.request('POST', path, body);
   }
 
+  /**
+   * Posts a form as a browser does: a 303 answer (Post/Redirect/Get) is followed with a GET, whose page is returned
+   * (with `redirectedFrom`, the POST's own answer). Other answers are returned as they are.
+   */
+  async submit(path: string, form: Record<string, string | string[]>): Promise<PageResponse & { redirectedFrom?: PageResponse }> {
+    const posted = await this.post(path, form);
+    if (posted.status !== 303 || !posted.location) return posted;
+    return { ...(await this.get(posted.location)), redirectedFrom: posted };
+  }
+
   private async request(method: string, path: string, body?: URLSearchParams): Promise<PageResponse> {
-    const headers: Record<string, string> = { accept: 'text/html' };
+    const headers: Record<string, string> = { accept: 'text/html', ...this.headers };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
     const url = path.startsWith('http') ? path : this.daemon.url + path;

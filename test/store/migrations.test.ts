@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).list(user.id, 10);
@@ -77,13 +77,13 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–009 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–010 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
     const now = sqliteSchema(fresh);
     // 007 added a column to jobs (SQLite appends it to the table's statement); 008 replaced one index; 009 added
-    // columns to the OAuth tables.
+    // columns to the OAuth tables; 010 one to sessions.
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       jobs: append('"origin" text'),
@@ -91,6 +91,7 @@ describe('migrations on SQLite', () => {
       oauth_codes: append('"resource" text'),
       oauth_grants: append('"resource" text'),
       oauth_tokens: append('"resource" text'),
+      sessions: append('"once_sealed" text'),
     };
     const dropped = new Set(['documents_user_status']);
     for (const [name, statement] of before) expect(now.get(name), name).toBe(dropped.has(name) ? undefined : (added[name]?.(statement) ?? statement));
@@ -125,7 +126,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

@@ -95,7 +95,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect((await (await loggedIn(d, bob)).get(`/settings/keys/${key.body.id}/revoke`)).status).toBe(404);
 
     await web.get('/settings/applications');
-    const registered = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Notes App', redirect_uris: REDIRECT });
+    const registered = await web.submit('/settings/applications', { _csrf: web.csrf, name: 'Notes App', redirect_uris: REDIRECT });
     const clientId = /id="new-client-id" readonly value="([^"]+)"/.exec(registered.text)![1]!;
     const secret = /id="new-client-secret" readonly value="([^"]+)"/.exec(registered.text)![1]!;
     const tokens = await post(d, '/api/oauth/token', {

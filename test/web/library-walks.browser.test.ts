@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     const web = await loggedIn(d, ada);
     await web.get('/settings/applications');
     const redirect = `https://notes.example.com/oauth/callback/${'very-long-path-segment-'.repeat(6)}`;
-    const registered = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Hydrology field notebook synchroniser', redirect_uris: redirect });
+    const registered = await web.submit('/settings/applications', { _csrf: web.csrf, name: 'Hydrology field notebook synchroniser', redirect_uris: redirect });
     clientId = /id="new-client-id" readonly value="([^"]+)"/.exec(registered.text)![1]!;
     const secret = /id="new-client-secret" readonly value="([^"]+)"/.exec(registered.text)![1]!;
     const code = await getCode(web, { client_id: clientId, redirect_uri: redirect });

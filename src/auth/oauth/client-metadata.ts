@@ -61,7 +61,7 @@ export function readClientMetadata(doc: unknown): ClientMetadata {
   if (uris.length > MAX_REDIRECT_URIS) throw new ClientMetadataProblem(`at most ${MAX_REDIRECT_URIS} redirect URIs`, true);
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ClientMetadataProblem(`redirect URI ${uri} ${problem}`, true);
+    if (problem) throw new ClientMetadataProblem(`redirect URI ${JSON.stringify(uri)} ${problem}`, true);
   }
   const redirectUris = [...new Set(uris)];
 

@@ -82,7 +82,7 @@ export class ClientService {
     if (uris.length > MAX_REDIRECT_URIS) throw invalidRequest(`at most ${MAX_REDIRECT_URIS} redirect URIs`);
     for (const uri of uris) {
       const problem = redirectUriProblem(uri);
-      if (problem) throw invalidRequest(`redirect URI ${uri} ${problem}`);
+      if (problem) throw invalidRequest(`redirect URI ${JSON.stringify(uri)} ${problem}`);
     }
     const secret = r.isPublic ? null : newSecret();
     const client = await this.store.create({

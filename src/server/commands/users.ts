@@ -10,18 +10,19 @@ import { canPrompt, type IO, readStdin } from '../../cli/io.js';
 import { ApiKeyStore } from '../../store/sql/api-keys.js';
 import { LoginAttemptStore } from '../../store/sql/login-attempts.js';
 import { ProjectStore } from '../../store/sql/projects.js';
+import { SessionStore } from '../../store/sql/sessions.js';
 import { SetupTokenStore } from '../../store/sql/setup-tokens.js';
 import { UserStore } from '../../store/sql/users.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
-async function readPassword(io: IO): Promise<string> {
+async function readPassword(io: IO, command = 'users add'): Promise<string> {
   if (canPrompt(io)) {
     const first = await promptPassword({ message: 'Password:', mask: true }, { input: io.stdin, output: io.stderr });
     const again = await promptPassword({ message: 'Repeat password:', mask: true }, { input: io.stdin, output: io.stderr });
     if (first !== again) throw new CliError('the passwords do not match');
     return first;
   }
-  if (io.stdin.isTTY) throw new UsageError('cannot prompt for a password here', 'pipe it on stdin: echo "$PASSWORD" | docsearch users add <email>');
+  if (io.stdin.isTTY) throw new UsageError('cannot prompt for a password here', `pipe it on stdin: echo "$PASSWORD" | docsearch ${command} <email>`);
   const text = await readStdin(io);
   return text.replace(/\r?\n$/, '');
 }
@@ -70,6 +71,41 @@ Examples:
           io.stderr.write(`API key (${scopes.join(' ')}) — shown once, store it now:\n`);
           io.stdout.write(`${issued.key}\n`);
         }
+      } catch (err) {
+        if (isAppError(err) && err.status < 500) throw new CliError(err.message);
+        throw err;
+      } finally {
+        await database.close();
+      }
+    });
+  users
+    .command('set-password')
+    .summary("set an account's password and sign it out everywhere")
+    .description(
+      "Set an account's password (for a user who forgot theirs) and end all its web sessions. The password is prompted for on a terminal and read from stdin otherwise. API keys and connected apps keep working.",
+    )
+    .argument('<email>', 'the account email')
+    .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
+    .addOption(databaseOption())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ docsearch users set-password alice@example.com
+  $ echo "$NEW_PASSWORD" | docsearch users set-password alice@example.com --data-dir /var/lib/docsearch
+`,
+    )
+    .action(async (email: string, flags: { dataDir?: string; database?: string }) => {
+      const config = operatorConfig(io, 'users set-password', { 'data-dir': flags.dataDir, database: flags.database });
+      const password = await readPassword(io, 'users set-password');
+      const database = await openOperatorDatabase(config);
+      try {
+        const { db } = database;
+        const now = systemClock;
+        const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
+        const user = await accounts.setPassword(email, password);
+        const ended = await new SessionStore(db, now).deleteForUser(user.id);
+        io.stderr.write(`set the password of ${user.email} (${user.id}); signed out ${ended} web session${ended === 1 ? '' : 's'}\n`);
       } catch (err) {
         if (isAppError(err) && err.status < 500) throw new CliError(err.message);
         throw err;

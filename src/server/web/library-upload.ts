@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { rm } from 'node:fs/promises';
 import { isAppError, notFound } from '../../core/errors.js';
 import type { ReceivedFile } from '../../ingest/documents.js';
-import { sentence } from '../../web/format.js';
+import { plural, sentence } from '../../web/format.js';
 import { receiveMultipart } from '../api/documents/multipart.js';
 import { parsePaths } from '../api/documents/paths.js';
 import type { Services } from '../services.js';
@@ -57,7 +57,7 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
       }
       const fresh = accepted.filter((a) => !a.duplicate).length;
       const parts = [
-        fresh > 0 ? `Uploaded ${fresh} file${fresh === 1 ? '' : 's'}; ${fresh === 1 ? 'it is' : 'they are'} being indexed.` : '',
+        fresh > 0 ? `Uploaded ${plural(fresh, 'file')}; ${fresh === 1 ? 'it is' : 'they are'} being indexed.` : '',
         accepted.length > fresh ? `${accepted.length - fresh} already in this project.` : '',
         received.refused.length > 0 ? `Not uploaded: ${received.refused.map((r) => r.message).join('; ')}.` : '',
       ];

@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { throttledMessage } from '../../auth/accounts.js';
 import { loginPage } from '../../web/pages/login.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -23,7 +24,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     if (!result.ok) {
       const error =
         result.reason === 'throttled'
-          ? `Too many failed attempts. Try again in ${Math.ceil((result.retryAfterMs ?? 0) / 60_000)} minute(s).`
+          ? throttledMessage(result.retryAfterMs ?? 0)
           : 'Wrong email or password.';
       if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
       return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo }), result.reason === 'throttled' ? 429 : 401);

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import type { WebSession } from '../../auth/web-sessions.js';
+import type { OnceMessage, WebSession } from '../../auth/web-sessions.js';
 import { AppError } from '../../core/errors.js';
 import type { Html } from '../../web/html.js';
 import { type Flash, withFlash } from '../../web/pages/layout.js';
@@ -19,6 +19,9 @@ export function webSession(s: Services): Middleware<AppState> {
   return async (ctx, next) => {
     ctx.state.session = await s.webSessions.load(ctx.cookies.get(SESSION_COOKIE));
     await next();
+    // A secret a form left for the next page is shown there or nowhere: the first page after it drops it.
+    const session = ctx.state.session;
+    if (session?.onceSealed && ctx.method === 'GET' && ctx.status === 200 && ctx.response.is('html')) await s.webSessions.takeOnce(session);
   };
 }
 
@@ -55,6 +58,23 @@ export async function endSession(ctx: WebContext, s: Services): Promise<void> {
   if (ctx.state.session) await s.webSessions.end(ctx.state.session.id);
   ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, overwrite: true });
   ctx.state.session = null;
+}
+
+/**
+ * Post/Redirect/Get for a form that created a secret: keeps it in the session for the next page, and redirects
+ * there with 303, so reloading that page shows it (once) and re-posts nothing.
+ */
+export async function redirectWithOnce(ctx: WebContext, s: Services, message: OnceMessage, to: string): Promise<void> {
+  await s.webSessions.stashOnce(ctx.state.session!, message);
+  ctx.status = 303;
+  ctx.redirect(to);
+}
+
+/** What a form left for this page with `redirectWithOnce`, when it is of this kind; gone after this page. */
+export async function takeOnce<K extends OnceMessage['kind']>(ctx: WebContext, s: Services, kind: K): Promise<Extract<OnceMessage, { kind: K }> | null> {
+  const session = ctx.state.session;
+  const message = session ? await s.webSessions.takeOnce(session) : null;
+  return message?.kind === kind ? (message as Extract<OnceMessage, { kind: K }>) : null;
 }
 
 /** Parses an urlencoded form (small, no files). */

@@ -9,7 +9,7 @@ import { settingsConnectedPage } from '../../web/pages/settings-connected.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
-import { checkCsrf, flash, formBody, formField, render, requireUser, type WebContext } from './session.js';
+import { checkCsrf, flash, formBody, formField, redirectWithOnce, render, requireUser, takeOnce, type WebContext } from './session.js';
 
 type User = { id: string; email: string };
 
@@ -43,7 +43,9 @@ async function showConnected(ctx: WebContext, oauth: OAuthProvider, user: User) 
 export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
   router.get('settings.applications', '/settings/applications', async (ctx) => {
     const user = await requireUser(ctx, s);
-    if (user) await showApps(ctx, oauth, user);
+    if (!user) return;
+    const fresh = await takeOnce(ctx, s, 'client-secret');
+    await showApps(ctx, oauth, user, fresh ? { issued: { name: fresh.name, clientId: fresh.clientId, secret: fresh.secret, rotated: fresh.rotated } } : {});
   });
 
   router.post('settings.applications.register', '/settings/applications', formBody(), async (ctx) => {
@@ -53,7 +55,7 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
     const form = { name: formField(ctx, 'name'), redirectUris: formField(ctx, 'redirect_uris'), isPublic: formField(ctx, 'public') === '1' };
     try {
       const { client, secret } = await oauth.clients.register({ name: form.name, redirectUris: form.redirectUris.split(/\r?\n/), isPublic: form.isPublic, userId: user.id });
-      await showApps(ctx, oauth, user, { issued: { name: client.name, clientId: client.id, secret, rotated: false } });
+      await redirectWithOnce(ctx, s, { kind: 'client-secret', name: client.name, clientId: client.id, secret, rotated: false }, '/settings/applications');
     } catch (err) {
       if (isAppError(err) && err.status < 500) return showApps(ctx, oauth, user, { error: err.message, form });
       throw err;
@@ -99,7 +101,7 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
     checkCsrf(ctx, s);
     const secret = await oauth.clients.rotateSecret(user.id, ctx.params.id!);
     const client = (await oauth.clients.find(ctx.params.id!))!;
-    await showApps(ctx, oauth, user, { issued: { name: client.name, clientId: client.id, secret, rotated: true } });
+    await redirectWithOnce(ctx, s, { kind: 'client-secret', name: client.name, clientId: client.id, secret, rotated: true }, '/settings/applications');
   });
 
   router.post('settings.applications.delete', '/settings/applications/:id/delete', formBody(), async (ctx) => {

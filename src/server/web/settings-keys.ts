@@ -7,7 +7,7 @@ import { keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
-import { checkCsrf, flash, formBody, formField, formFields, render, requireUser, type WebContext } from './session.js';
+import { checkCsrf, flash, formBody, formField, formFields, redirectWithOnce, render, requireUser, takeOnce, type WebContext } from './session.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: { id: string; email: string }, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
   const keys = await s.apiKeys.list(user.id);
@@ -26,7 +26,9 @@ async function showKeys(ctx: WebContext, s: Services, user: { id: string; email:
 export function settingsKeysRoutes(router: Router<AppState>, s: Services): void {
   router.get('settings.keys', '/settings/keys', async (ctx) => {
     const user = await requireUser(ctx, s);
-    if (user) await showKeys(ctx, s, user);
+    if (!user) return;
+    const fresh = await takeOnce(ctx, s, 'api-key');
+    await showKeys(ctx, s, user, fresh ? { newKey: { key: fresh.key, name: fresh.name } } : {});
   });
 
   router.post('settings.keys.create', '/settings/keys', formBody(), async (ctx) => {
@@ -37,7 +39,7 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     const scopes = formFields(ctx, 'scopes').filter(isScope) as Scope[];
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });
     const issued = await s.apiKeys.issue(user.id, name, scopes);
-    await showKeys(ctx, s, user, { newKey: { key: issued.key, name } });
+    await redirectWithOnce(ctx, s, { kind: 'api-key', key: issued.key, name }, '/settings/keys');
   });
 
   router.get('settings.keys.revoke.confirm', '/settings/keys/:id/revoke', async (ctx) => {

@@ -20,6 +20,8 @@ export interface SessionsTable {
   created_at: number;
   expires_at: number;
   last_seen_at: number;
+  /** What a form created for the next page to show once, sealed (010; see auth/web-sessions.ts). */
+  once_sealed: string | null;
 }
 
 export interface SetupTokensTable {

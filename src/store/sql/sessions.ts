@@ -6,6 +6,8 @@ export interface SessionRow {
   userId: string | null;
   expiresAt: number;
   lastSeenAt: number;
+  /** What a form left for the next page to show once, sealed; null when nothing is waiting. */
+  onceSealed: string | null;
 }
 
 /** How often a session's sliding expiry is written at most. */
@@ -29,11 +31,11 @@ export class SessionStore {
   async find(idHash: string): Promise<SessionRow | null> {
     const row = await this.db
       .selectFrom('sessions')
-      .select(['id_hash', 'user_id', 'expires_at', 'last_seen_at'])
+      .select(['id_hash', 'user_id', 'expires_at', 'last_seen_at', 'once_sealed'])
       .where('id_hash', '=', idHash)
       .where('expires_at', '>', this.now())
       .executeTakeFirst();
-    return row ? { idHash: row.id_hash, userId: row.user_id, expiresAt: row.expires_at, lastSeenAt: row.last_seen_at } : null;
+    return row ? { idHash: row.id_hash, userId: row.user_id, expiresAt: row.expires_at, lastSeenAt: row.last_seen_at, onceSealed: row.once_sealed } : null;
   }
 
   /**
@@ -49,6 +51,24 @@ export class SessionStore {
       .where('id_hash', '=', session.idHash)
       .where('last_seen_at', '<', now - TOUCH_INTERVAL_MS)
       .execute();
+  }
+
+  async setOnce(idHash: string, sealed: string): Promise<void> {
+    await this.db.updateTable('sessions').set({ once_sealed: sealed }).where('id_hash', '=', idHash).execute();
+  }
+
+  /** Clears what `setOnce` left, if it is still `sealed`; true for the one caller that cleared it. */
+  async clearOnce(idHash: string, sealed: string): Promise<boolean> {
+    const res = await this.db.updateTable('sessions').set({ once_sealed: null }).where('id_hash', '=', idHash).where('once_sealed', '=', sealed).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Ends every session of a user but the one kept (a password change keeps the session that made it). */
+  async deleteForUser(userId: string, keepIdHash?: string): Promise<number> {
+    let q = this.db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keepIdHash) q = q.where('id_hash', '!=', keepIdHash);
+    const res = await q.executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 
   async delete(idHash: string): Promise<void> {

@@ -46,6 +46,27 @@ export class UserStore {
     return row ? { id: row.id, email: row.email, createdAt: row.created_at, passwordHash: row.password_hash } : null;
   }
 
+  async findWithHashById(id: string): Promise<UserWithHash | null> {
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? { id: row.id, email: row.email, createdAt: row.created_at, passwordHash: row.password_hash } : null;
+  }
+
+  async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
+    const res = await this.db.updateTable('users').set({ password_hash: passwordHash, updated_at: this.now() }).where('id', '=', id).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Changes a user's email; 'conflict' when another account has it (ignoring ASCII case, as the unique index compares). */
+  async setEmail(id: string, email: string): Promise<boolean | 'conflict'> {
+    try {
+      const res = await this.db.updateTable('users').set({ email, updated_at: this.now() }).where('id', '=', id).executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    } catch (err) {
+      if (dialectOf(this.db).isUniqueViolation(err)) return 'conflict';
+      throw err;
+    }
+  }
+
   async findById(id: string): Promise<User | null> {
     const row = await this.db.selectFrom('users').select(['id', 'email', 'created_at']).where('id', '=', id).executeTakeFirst();
     return row ? { id: row.id, email: row.email, createdAt: row.created_at } : null;

@@ -1,4 +1,4 @@
-import { formatBytes, formatTime, pageSpan, typeName } from '../format.js';
+import { formatBytes, formatTime, pageSpan, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
@@ -133,7 +133,7 @@ export function documentsDeletePage(d: {
     active: 'documents',
     title: one ? `Delete “${one.filename}”?` : `Delete ${n} documents?`,
     body: html`${one ? null : html`<ul class="doomed">${d.documents.map((doc) => html`<li class="filename">${doc.filename}</li>`)}</ul>`}
-  <p>Search stops finding ${one ? 'it' : 'them'} at once (${chunks} chunk${chunks === 1 ? '' : 's'}), and the original file${one ? ' goes' : 's go'} too.
+  <p>Search stops finding ${one ? 'it' : 'them'} at once (${plural(chunks, 'chunk')}), and the original file${one ? ' goes' : 's go'} too.
   This can't be undone.</p>`,
     action: '/documents/delete',
     fields: { ids: d.documents.map((doc) => doc.id), return_to: d.returnTo },

@@ -1,6 +1,6 @@
 import { type Html, html, raw } from '../html.js';
 
-export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected';
+export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account';
 
 export interface LayoutData {
   title: string;
@@ -18,7 +18,7 @@ export interface Flash {
   text: string;
 }
 
-const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected'];
+const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account'];
 
 /** Where the flash goes: right after main opens. layout() writes this exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
@@ -57,6 +57,7 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/settings/keys', 'API Keys', data.active === 'keys')}
   ${link('/settings/applications', 'Applications', data.active === 'applications')}
   ${link('/settings/connected', 'Connected apps', data.active === 'connected')}
+  ${link('/settings/account', 'Account', data.active === 'account')}
 </nav>`
       : null;
   return html`<!doctype html>

@@ -1,4 +1,4 @@
-import { formatBytes, formatTime, typeName } from '../format.js';
+import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
@@ -31,9 +31,9 @@ export interface ProjectPageData {
   notice?: string;
 }
 
-/** "3 documents · 9 chunks · 13 KB · still indexing 1 document": on the page, and in the feed project.js polls. */
+/** "3 documents · 9 chunks · 13 KiB · still indexing 1 document": on the page, and in the feed project.js polls. */
 export const projectSummary = (p: Pick<ProjectRow, 'documentCount' | 'chunkCount' | 'sizeBytes' | 'indexing'>): string =>
-  [`${p.documentCount} document${p.documentCount === 1 ? '' : 's'}`, `${p.chunkCount} chunks`, formatBytes(p.sizeBytes), indexingNote(p.indexing)]
+  [plural(p.documentCount, 'document'), plural(p.chunkCount, 'chunk'), formatBytes(p.sizeBytes), indexingNote(p.indexing)]
     .filter((part) => part)
     .join(' · ');
 
@@ -92,7 +92,7 @@ export function projectPage(d: ProjectPageData) {
         <label>Choose files <input type="file" name="file" id="pick-files" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
         <label>Choose a folder <input type="file" name="file" id="pick-folder" webkitdirectory multiple></label>
       </div>
-      <p class="muted">or drop files or folders here. PDF, DOCX or TXT, up to ${d.limits.maxFileMb} MB each, ${d.limits.maxFiles} at a time.
+      <p class="muted">or drop files or folders here. PDF, DOCX or TXT, up to ${d.limits.maxFileMb} MiB each, ${d.limits.maxFiles} at a time.
         A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
     </div>
     <button type="submit">Upload</button>
@@ -105,7 +105,7 @@ export function projectPage(d: ProjectPageData) {
     <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Status</th><th scope="col" class="num">Chunks</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${d.documents.map((doc) => documentRow(doc, d.csrfToken))}</tbody>
   </table></div>
-  ${d.more ? html`<p class="muted">Showing the first ${d.documents.length} documents: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
+  ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
 
   <h2>Project settings</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
@@ -130,8 +130,8 @@ export function projectDeletePage(d: { user: { email: string }; csrfToken: strin
     csrfToken: d.csrfToken,
     active: 'projects',
     title: `Delete “${p.name}”?`,
-    body: html`<p>This deletes the project and everything in it: <strong>${p.documentCount} document${p.documentCount === 1 ? '' : 's'}</strong>
-    (${p.chunkCount} chunks, ${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
+    body: html`<p>This deletes the project and everything in it: <strong>${plural(p.documentCount, 'document')}</strong>
+    (${plural(p.chunkCount, 'chunk')}, ${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
     and this can't be undone.</p>`,
     action: `/projects/${p.id}/delete`,
     confirm: 'Delete project and its documents',

@@ -1,4 +1,4 @@
-import { formatBytes } from '../format.js';
+import { formatBytes, plural } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 
@@ -15,7 +15,7 @@ export interface ProjectRow {
 }
 
 /** "still indexing 3 documents", or nothing when all are done. */
-export const indexingNote = (n: number): string => (n > 0 ? `still indexing ${n} document${n === 1 ? '' : 's'}` : '');
+export const indexingNote = (n: number): string => (n > 0 ? `still indexing ${plural(n, 'document')}` : '');
 
 export interface ProjectsPageData {
   user: { email: string };

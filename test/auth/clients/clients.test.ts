@@ -30,7 +30,7 @@ describe('docsearch clients add', () => {
     expect(none.stderr).toContain('error: at least one --redirect-uri is required');
     const http = await runCli(['clients', 'add', '--name', 'X', '--redirect-uri', 'http://example.com/cb', '--data-dir', dir]);
     expect(http.code).toBe(1);
-    expect(http.stderr).toContain('error: redirect URI http://example.com/cb must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
+    expect(http.stderr).toContain('error: redirect URI "http://example.com/cb" must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
     expect(http.stdout).toBe('');
   });
 });

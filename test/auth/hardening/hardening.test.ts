@@ -93,7 +93,7 @@ describe('auth hardening', () => {
     /** An application registered by a user on Settings → Applications, with the attacker's redirect URI. */
     async function userApp(owner: WebClient): Promise<string> {
       await owner.get('/settings/applications');
-      const res = await owner.post('/settings/applications', { _csrf: owner.csrf, name: 'Totally Legit', redirect_uris: EVIL });
+      const res = await owner.submit('/settings/applications', { _csrf: owner.csrf, name: 'Totally Legit', redirect_uris: EVIL });
       return /id="new-client-id" readonly value="([^"]+)"/.exec(res.text)![1]!;
     }
 

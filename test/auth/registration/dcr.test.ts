@@ -110,8 +110,8 @@ describe('dynamic client registration (policy open)', () => {
 
   it('refuses bad metadata with RFC 7591 errors', async () => {
     const cases: [unknown, string, string][] = [
-      [{ redirect_uris: ['http://example.com/cb'] }, 'invalid_redirect_uri', 'redirect URI http://example.com/cb must use https (http is allowed only for 127.0.0.1, [::1] and localhost)'],
-      [{ redirect_uris: ['https://app.example.org/cb#frag'] }, 'invalid_redirect_uri', 'redirect URI https://app.example.org/cb#frag must not contain a fragment (#)'],
+      [{ redirect_uris: ['http://example.com/cb'] }, 'invalid_redirect_uri', 'redirect URI "http://example.com/cb" must use https (http is allowed only for 127.0.0.1, [::1] and localhost)'],
+      [{ redirect_uris: ['https://app.example.org/cb#frag'] }, 'invalid_redirect_uri', 'redirect URI "https://app.example.org/cb#frag" must not contain a fragment (#)'],
       [{ client_name: 'No URIs' }, 'invalid_redirect_uri', 'redirect_uris is required: at least one redirect URI'],
       [{ redirect_uris: 'https://app.example.org/cb' }, 'invalid_client_metadata', 'redirect_uris must be an array of strings'],
       [{ redirect_uris: ['https://a.example.org/cb'], grant_types: ['client_credentials'] }, 'invalid_client_metadata', 'grant_types client_credentials not supported (supported: authorization_code, refresh_token)'],

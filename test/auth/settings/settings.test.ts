@@ -25,7 +25,9 @@ describe('Settings → Applications and Connected apps', () => {
 
   async function register(name: string, uris = REDIRECT) {
     await web.get('/settings/applications');
-    const res = await web.post('/settings/applications', { _csrf: web.csrf, name, redirect_uris: uris });
+    const res = await web.submit('/settings/applications', { _csrf: web.csrf, name, redirect_uris: uris });
+    // Post/Redirect/Get: the form redirects, and the page it leads to shows the secret.
+    expect(res.redirectedFrom).toMatchObject({ status: 303, location: '/settings/applications' });
     expect(res.status).toBe(200);
     const { clientId, secret } = issued(res.text);
     return { clientId: clientId!, secret: secret!, page: res.text };
@@ -43,6 +45,9 @@ describe('Settings → Applications and Connected apps', () => {
     expect(again.text).toContain(clientId);
     expect(again.text).toContain('https://page.example.com/cb');
     expect(again.text).not.toContain(secret);
+    expect(again.text).not.toContain('new-client-secret');
+    // The secret never travels in a URL, and the page the redirect leads to is the only one that shows it.
+    expect(page).toContain(secret);
     expect((await exchange(clientId, secret)).status).toBe(200);
     // Bob does not see Alice's applications.
     const bobWeb = await loggedIn(d, bob);
@@ -53,9 +58,13 @@ describe('Settings → Applications and Connected apps', () => {
     await web.get('/settings/applications');
     const http = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'http://app.example.com/cb' });
     expect(http.status).toBe(400);
-    expect(http.text).toContain('redirect URI http://app.example.com/cb must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
+    expect(http.text).toContain('redirect URI &quot;http://app.example.com/cb&quot; must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
     const fragment = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'https://app.example.com/cb#x' });
     expect(fragment.text).toContain('must not contain a fragment (#)');
+    // The value is quoted, so a sentence about it reads as one.
+    const words = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'not a url' });
+    expect(words.status).toBe(400);
+    expect(words.text).toContain('redirect URI &quot;not a url&quot; is not an absolute URL');
     const noCsrf = await web.post('/settings/applications', { name: 'Bad', redirect_uris: REDIRECT });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.text).toContain('the form expired or did not come from this site');
@@ -63,7 +72,8 @@ describe('Settings → Applications and Connected apps', () => {
 
   it('rotates the secret: the old one stops working at once', async () => {
     const { clientId, secret } = await register('Rotating App');
-    const rotated = await web.post(`/settings/applications/${clientId}/rotate`, { _csrf: web.csrf });
+    const rotated = await web.submit(`/settings/applications/${clientId}/rotate`, { _csrf: web.csrf });
+    expect(rotated.redirectedFrom).toMatchObject({ status: 303, location: '/settings/applications' });
     const fresh = issued(rotated.text).secret!;
     expect(fresh).toMatch(/^dscs_/);
     expect(fresh).not.toBe(secret);

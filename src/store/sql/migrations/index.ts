@@ -8,6 +8,7 @@ import * as m006 from './006-job-turns.js';
 import * as m007 from './007-job-origin.js';
 import * as m008 from './008-document-list-indexes.js';
 import * as m009 from './009-oauth-self-registration.js';
+import * as m010 from './010-session-once.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-job-origin': m007,
   '008-document-list-indexes': m008,
   '009-oauth-self-registration': m009,
+  '010-session-once': m010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,59 @@
+import type Router from '@koa/router';
+import type { AccountChangeResult } from '../../auth/accounts.js';
+import { MIN_PASSWORD_LENGTH } from '../../auth/password.js';
+import { plural } from '../../web/format.js';
+import { type SettingsAccountData, settingsAccountPage } from '../../web/pages/settings-account.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { checkCsrf, flash, formBody, formField, render, requireUser, type WebContext } from './session.js';
+
+type User = { id: string; email: string };
+
+function showAccount(ctx: WebContext, user: User, extra: Partial<SettingsAccountData> = {}, status = 200): void {
+  render(ctx, settingsAccountPage({ user, csrfToken: ctx.state.session!.csrfToken, minPasswordLength: MIN_PASSWORD_LENGTH, ...extra }), status);
+}
+
+/** The page again with why a change was refused: 401 for a wrong password, 429 (Retry-After) once throttled. */
+function refused(ctx: WebContext, user: User, form: 'password' | 'email', result: Extract<AccountChangeResult, { ok: false }>, newEmail?: string): void {
+  if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
+  const status = result.reason === 'throttled' ? 429 : result.reason === 'invalid' ? 401 : 400;
+  showAccount(ctx, user, { error: { form, message: result.message }, newEmail }, status);
+}
+
+/** Settings → Account: change the password (the current one required; other sessions end) and the email. */
+export function settingsAccountRoutes(router: Router<AppState>, s: Services): void {
+  router.get('settings.account', '/settings/account', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (user) showAccount(ctx, user);
+  });
+
+  router.post('settings.account.password', '/settings/account/password', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const session = checkCsrf(ctx, s);
+    const next = formField(ctx, 'new_password');
+    if (next !== formField(ctx, 'new_password_again')) {
+      return showAccount(ctx, user, { error: { form: 'password', message: 'The new passwords do not match.' } }, 400);
+    }
+    const result = await s.accounts.changePassword(user.id, formField(ctx, 'current_password'), next, ctx.ip);
+    if (!result.ok) return refused(ctx, user, 'password', result);
+    const ended = await s.webSessions.endOthers(user.id, session);
+    s.log.info({ user: user.id, sessions_ended: ended }, 'password changed on Settings → Account');
+    flash(ctx, ended > 0 ? `Password changed. Signed out ${plural(ended, 'other session')}.` : 'Password changed.');
+    ctx.status = 303;
+    ctx.redirect('/settings/account');
+  });
+
+  router.post('settings.account.email', '/settings/account/email', formBody(), async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    checkCsrf(ctx, s);
+    const email = formField(ctx, 'email');
+    const result = await s.accounts.changeEmail(user.id, formField(ctx, 'password'), email, ctx.ip);
+    if (!result.ok) return refused(ctx, user, 'email', result, email);
+    s.log.info({ user: user.id }, 'email changed on Settings → Account');
+    flash(ctx, `Email changed to ${result.user.email}. Log in with it from now on.`);
+    ctx.status = 303;
+    ctx.redirect('/settings/account');
+  });
+}

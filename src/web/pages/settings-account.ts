@@ -1,0 +1,47 @@
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+export interface SettingsAccountData {
+  user: { email: string };
+  csrfToken: string;
+  minPasswordLength: number;
+  /** Which form failed, and why: its message is shown beside that form. */
+  error?: { form: 'password' | 'email'; message: string };
+  /** The email the email form was sent with, kept after an error. */
+  newEmail?: string;
+}
+
+/** Settings → Account: change the password (other sessions end) and the email, each with the current password. */
+export function settingsAccountPage(d: SettingsAccountData) {
+  const error = (form: 'password' | 'email') =>
+    d.error?.form === form ? html`<p class="error" role="alert" id="${form}-error">${d.error.message}</p>` : null;
+  return layout(
+    { title: 'Account', user: d.user, csrfToken: d.csrfToken, active: 'account' },
+    html`<section class="card">
+  <h1>Account</h1>
+  <p>You are signed in as <strong id="account-email">${d.user.email}</strong>.</p>
+  <h2 id="password-heading">Change password</h2>
+  <p class="muted">Your other browser sessions are signed out; this one stays. API keys and connected apps keep working.</p>
+  ${error('password')}
+  <form method="post" action="/settings/account/password" class="stack" aria-labelledby="password-heading">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="text" name="username" value="${d.user.email}" autocomplete="username" hidden>
+    <label>Current password <input type="password" name="current_password" autocomplete="current-password" required></label>
+    <label>New password <input type="password" name="new_password" autocomplete="new-password" minlength="${d.minPasswordLength}" required
+      aria-describedby="password-rule"></label>
+    <p class="muted" id="password-rule">At least ${d.minPasswordLength} characters.</p>
+    <label>Repeat the new password <input type="password" name="new_password_again" autocomplete="new-password" minlength="${d.minPasswordLength}" required></label>
+    <button type="submit">Change password</button>
+  </form>
+  <h2 id="email-heading">Change email</h2>
+  <p class="muted">You log in with your email address.</p>
+  ${error('email')}
+  <form method="post" action="/settings/account/email" class="stack" aria-labelledby="email-heading">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label>New email <input type="email" name="email" maxlength="254" autocomplete="email" required value="${d.newEmail ?? ''}"></label>
+    <label>Current password <input type="password" name="password" autocomplete="current-password" required></label>
+    <button type="submit">Change email</button>
+  </form>
+</section>`,
+  );
+}
