@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerClientCommands } from './cli/commands/index.js';
 import { runComplete } from './cli/commands/complete.js';
 import { applyProgramSettings } from './cli/commands/shared/command.js';
-import { CliError, EXIT, EXIT_CODE_TABLE } from './cli/errors.js';
+import { CliError, EXIT, EXIT_CODE_TABLE, InterruptedError } from './cli/errors.js';
 import { type IO, processIO } from './cli/io.js';
 import { environmentHelp, type ServerVariable } from './cli/environment.js';
 import { splitJsonFields } from './cli/output/json.js';
@@ -103,7 +103,7 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
       return EXIT.usage;
     }
     if (err instanceof CliError) {
-      io.stderr.write(`error: ${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+      io.stderr.write(`${err instanceof InterruptedError ? '' : 'error: '}${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
       return err.exitCode;
     }
     const e = err as Error;

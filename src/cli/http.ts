@@ -1,3 +1,4 @@
+import { credentialShapeProblem, PASTE_HINT } from './auth/credential-shape.js';
 import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from './errors.js';
 
 export interface RequestOptions {
@@ -33,7 +34,20 @@ export function networkError(baseUrl: string, err: unknown, hint = 'check --serv
   // A file of a streamed upload that could not be read: not the server's fault.
   if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
-  return new CliError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, undefined, hint);
+  return new UnreachableError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, why, hint);
+}
+
+/** No answer from the server (refused, reset, timed out): what a caller may retry, unlike an answer it did not like. */
+export class UnreachableError extends CliError {
+  override name = 'UnreachableError';
+  constructor(
+    message: string,
+    /** The network cause in a word or two (ECONNREFUSED). */
+    readonly why: string,
+    hint?: string,
+  ) {
+    super(message, undefined, hint);
+  }
 }
 
 /**
@@ -60,7 +74,11 @@ export class ApiClient {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...opts.headers };
     if (!opts.anonymous) {
       if (!this.opts.token) throw new AuthRequiredError();
-      headers.authorization = `Bearer ${await this.opts.token()}`;
+      const token = await this.opts.token();
+      // The last guard for every caller: a character fetch cannot put in a header would read as a network failure.
+      const problem = credentialShapeProblem(token);
+      if (problem) throw new AuthRequiredError(`that is not a valid key (${problem})`, PASTE_HINT);
+      headers.authorization = `Bearer ${token}`;
     }
     let body: RequestInit['body'];
     if (opts.json !== undefined) {
@@ -82,7 +100,33 @@ export class ApiClient {
       throw networkError(this.baseUrl, err, this.opts.unreachableHint);
     }
     if (res.ok) return res;
+    if (res.status === 404 && (await this.isNoRoute(res.clone()))) throw this.wrongServerUrl(path);
     throw await apiErrorFrom(res, `${method} ${path}`);
+  }
+
+  /**
+   * A 404 that no API route gave: docsearch's "no route for …", or a page that is not a docsearch error at all (a
+   * proxy, another site). Either way the base URL is wrong, not the id asked for.
+   */
+  private async isNoRoute(res: Response): Promise<boolean> {
+    const text = await res.text().catch(() => '');
+    try {
+      const body = JSON.parse(text) as ErrorBody;
+      const message = typeof body.error === 'object' ? body.error.message : undefined;
+      return typeof body.error !== 'object' || /^no route for /.test(message ?? '');
+    } catch {
+      return true;
+    }
+  }
+
+  private wrongServerUrl(path: string): CliError {
+    const u = new URL(this.baseUrl);
+    const root = u.pathname !== '/' && u.pathname !== '' ? ` (did you mean ${u.origin}?)` : '';
+    return new CliError(
+      `the server URL ${this.baseUrl} looks wrong: it answered 404 for the API path ${path}`,
+      undefined,
+      `give the server's root address${root}: fix --server, DOCSEARCH_URL, or log in again at the right address with \`docsearch login --server URL\``,
+    );
   }
 
   async json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {

@@ -63,6 +63,17 @@ export function warn(io: IO, line: string): void {
   io.stderr.write(`warning: ${line}\n`);
 }
 
+/**
+ * Ctrl-C as an AbortSignal, for the span of a wait that should end with a word about what goes on without the CLI
+ * (`upload --wait`); `dispose` gives SIGINT back its default (exit at once).
+ */
+export function interruptSignal(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSigint) };
+}
+
 /** Reads all of stdin as text (passwords and tokens piped in by scripts). */
 export async function readStdin(io: IO): Promise<string> {
   const chunks: Buffer[] = [];

@@ -116,7 +116,7 @@ describe('a CI walk: CI=true, no TTY, --with-token, the GitHub Action (issue 21)
     // The key appears only in the command that tells the runner to mask it in the log.
     expect(first.stdout.split('\n').filter((l) => l.includes(user.apiKey))).toEqual([`::add-mask::${user.apiKey}`]);
     expect(first.stderr).not.toContain(user.apiKey);
-    expect(first.stderr).toContain('error: 1 of 7 file(s) failed:\n  docs/manual.pdf: ');
+    expect(first.stderr).toContain('error: 1 of 7 files failed:\n  docs/manual.pdf: ');
 
     // Re-running the unchanged folder sends nothing and still fails, with the summary line (plain CLI, no --json).
     const again = await runCli(['upload', docs, '--sync', '--prune', '--project', 'handbook', '--wait'], { env, timeoutMs: 240_000 });

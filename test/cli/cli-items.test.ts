@@ -58,10 +58,10 @@ describe('small CLI defects of issue 21 (item 9) and progress in documents list'
     expect((await runCli(['upload', join(dir, 'ledger.txt'), '--project', 'slow', '--create-project'], { env })).code).toBe(0);
     const res = await runCli(['documents', 'list', '--project', 'slow'], { env });
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/\tledger\.txt\t(queued|processing \d+%)\t/);
-    expect(res.stderr).toContain('still indexing 1 document(s): not searchable until ready');
+    expect(res.stdout).toMatch(/\tledger\.txt\tslow\t(queued|processing \d+%)\t/);
+    expect(res.stderr).toContain('still indexing 1 document: not searchable until ready');
     const projects = await runCli(['projects'], { env });
-    expect(projects.stderr).toContain('still indexing 1 document(s) (1 in slow): not searchable until ready');
+    expect(projects.stderr).toContain('still indexing 1 document (1 in slow): not searchable until ready');
     const json = await runCli(['documents', 'list', '--project', 'slow', '--json', 'status'], { env });
     expect(json.stderr).toBe('');
     expect((await runCli(['upload', join(dir, 'ledger.txt'), '--project', 'slow', '--wait'], { env, timeoutMs: 200_000 })).code).toBe(0);

@@ -86,10 +86,10 @@ describe('progress board', () => {
     const io = testIO(true);
     io.stderr.columns = 0;
     const board = new ProgressBoard(io, ['a.txt']);
-    board.update(0, 'done', 1, 'ready (1 chunks)');
+    board.update(0, 'done', 1, 'ready (1 chunk)');
     board.stop();
     await flush();
-    expect(io.err()).toBe('\x1b[2Ka.txt     ready (1 chunks)\n');
+    expect(io.err()).toBe('\x1b[2Ka.txt     ready (1 chunk)\n');
   });
 
   it('never goes backwards: upload and processing are separate phases, a lower fraction or an earlier phase is ignored', async () => {

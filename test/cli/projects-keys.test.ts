@@ -40,7 +40,7 @@ describe('docsearch projects / keys against a daemon', () => {
 
     const noYes = await cli(['projects', 'delete', id]);
     expect(noYes.code).toBe(2);
-    expect(noYes.stderr).toBe('error: not on a terminal, so not asking: add --yes to delete project "Employee handbook" and its 0 document(s)\nhint: This cannot be undone.\n');
+    expect(noYes.stderr).toBe('error: not on a terminal, so not asking: add --yes to delete project "Employee handbook" and its 0 documents\nhint: This cannot be undone.\n');
     expect((await api(d, `/api/v1/projects/${id}`, { token: user.apiKey })).status).toBe(200);
 
     const del = await cli(['projects', 'delete', 'Employee handbook', '--yes']);

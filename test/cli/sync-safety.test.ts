@@ -53,7 +53,7 @@ describe('upload --sync --prune cannot delete what it should not (issue 21, defe
     for (const f of ['a1.txt', 'a2.txt', 'a3.txt']) rmSync(join(dir, f));
     const res = await sync(dir, 'emptied');
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain(`error: ${dir} has no files to sync, so --prune would delete all 3 synced document(s) of project emptied: stopped, nothing was changed\n`);
+    expect(res.stderr).toContain(`error: ${dir} has no files to sync, so --prune would delete all 3 synced documents of project emptied: stopped, nothing was changed\n`);
     expect(res.stderr).toContain('hint: check the folder (is a mount or checkout missing?');
     expect(await paths('emptied')).toEqual(['a1.txt', 'a2.txt', 'a3.txt']);
     const forced = await sync(dir, 'emptied', '--force');
@@ -71,7 +71,7 @@ describe('upload --sync --prune cannot delete what it should not (issue 21, defe
     expect(dry.code).toBe(0);
     expect(dry.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(0, 2).join(' '))).toEqual(['new b1.txt', 'delete a2.txt', 'delete a3.txt', 'delete a4.txt']);
     expect(dry.stderr).toContain('warning: --prune would delete 3 of the 5 synced documents of project mass, more than --max-delete 2: a real run would stop here');
-    expect(dry.stderr).toContain('dry run: would upload 1 file(s) to project mass and delete 3 document(s); nothing was changed');
+    expect(dry.stderr).toContain('dry run: would upload 1 file to project mass and delete 3 documents; nothing was changed');
     const dryJson = await sync(dir, 'mass', '--dry-run', '--json');
     expect(JSON.parse(dryJson.stdout).sync.counts).toEqual({ new: 1, changed: 0, unchanged: 2, deleted: 3, failed: 0, ignored: 0 });
 

@@ -53,7 +53,7 @@ describe('docsearch upload / search / documents', () => {
     expect(res.stderr).toContain('skipped docs/logo.png: unsupported file type (PDF, DOCX and plain text only)');
     expect(res.stderr).toContain('skipped docs/guides/: a folder (add --recursive to include subfolders)');
     expect(res.stderr).toContain('docs/vacation.txt: ready (');
-    expect(res.stderr).toContain('done: 2 file(s) ready to search');
+    expect(res.stderr).toContain('done: 2 files ready to search');
     expect(res.code).toBe(0);
     const rows = res.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
     expect(rows.map((r) => [r[0], r[2]])).toEqual([
@@ -106,8 +106,8 @@ describe('docsearch upload / search / documents', () => {
     const last = res.stderr.trimEnd().split('\n');
     // One line per failed file; the rejected one (no document) is not pointed at `documents show`.
     // The summary comes first, also when files failed.
-    expect(last).toContain('done: 1 file(s) ready to search, 2 failed');
-    const at = last.indexOf('error: 2 of 3 file(s) failed:');
+    expect(last).toContain('done: 1 file ready to search, 2 failed');
+    const at = last.indexOf('error: 2 of 3 files failed:');
     expect(at).toBeGreaterThanOrEqual(0);
     // Entries start two spaces in; a long one wraps onto lines indented further.
     const entries = last.slice(at + 1, last.findIndex((l) => l.startsWith('hint: '))).reduce<string[]>((out, l) => (/^ {2}\S/.test(l) ? [...out, l] : [...out.slice(0, -1), `${out.at(-1)} ${l.trim()}`]), []);

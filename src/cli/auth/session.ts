@@ -1,6 +1,7 @@
 import type { CredentialStore, StoredCredential } from '../credentials.js';
 import { AuthRequiredError, CliError } from '../errors.js';
 import { networkError } from '../http.js';
+import { credentialShapeProblem, PASTE_HINT } from './credential-shape.js';
 import { discover } from './discovery.js';
 import { CLI_CLIENT_ID, OAuthClientError, processTokenResponse, refreshTokenGrantRequest, type TokenSet } from './oauth-client.js';
 
@@ -49,6 +50,18 @@ export async function resolveCredential(d: SessionDeps): Promise<ResolvedCredent
 }
 
 /**
+ * Refuses a credential whose shape no server issues, naming where it came from (exit 4): sent, it would fail inside
+ * fetch and be taken for a network failure. A saved one that is not whole was damaged on this machine.
+ */
+export function checkShape(resolved: ResolvedCredential, server: string): void {
+  const { credential, source } = resolved;
+  const problem = [credential.access_token, credential.refresh_token].flatMap((t) => (t === undefined ? [] : [credentialShapeProblem(t)])).find(Boolean);
+  if (!problem) return;
+  if (source === '--token' || source === 'DOCSEARCH_TOKEN') throw new AuthRequiredError(`${source}: that is not a valid key (${problem})`, PASTE_HINT);
+  throw new AuthRequiredError(`the login saved for ${server} is damaged (${problem})`, `run \`docsearch login --server ${server}\` again`);
+}
+
+/**
  * The bearer credential for the next request. A stored OAuth login close to expiry is refreshed
  * first (refresh tokens rotate: the new pair is saved before it is used); a failed refresh is
  * an authentication error (exit 4) with the login hint.
@@ -56,6 +69,7 @@ export async function resolveCredential(d: SessionDeps): Promise<ResolvedCredent
 export async function bearerToken(d: SessionDeps): Promise<string> {
   const resolved = await resolveCredential(d);
   if (!resolved) throw new AuthRequiredError(`not logged in to ${d.server}`);
+  checkShape(resolved, d.server);
   const { credential } = resolved;
   if (credential.type !== 'oauth' || credential.expires_at === undefined || credential.expires_at - d.now() > REFRESH_MARGIN_MS) {
     return credential.access_token;

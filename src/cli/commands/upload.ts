@@ -2,10 +2,11 @@ import { stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { DocumentRecord, Project } from '../api-types.js';
 import type { Context } from '../context.js';
-import { ApiError, CliError, UsageError } from '../errors.js';
-import type { ApiClient } from '../http.js';
-import { canPrompt, notice, terminalWidth, warn } from '../io.js';
+import { ApiError, CliError, InterruptedError, UsageError } from '../errors.js';
+import { type ApiClient, UnreachableError } from '../http.js';
+import { canPrompt, interruptSignal, notice, terminalWidth, warn } from '../io.js';
 import { emitJson } from '../output/json.js';
+import { count } from '../output/plural.js';
 import { printTable } from '../output/table.js';
 import { wrap } from '../output/wrap.js';
 import { type Collected, collectFiles, type LocalFile } from '../upload/collect-files.js';
@@ -54,7 +55,7 @@ async function postBatch(http: ApiClient, files: LocalFile[], fields: Record<str
     headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
   });
   if (!res || !Array.isArray(res.documents) || res.documents.length !== files.length) {
-    throw new CliError(`the server answered the upload of ${files.length} file(s) with ${res?.documents?.length ?? 'no'} document(s)`);
+    throw new CliError(`the server answered the upload of ${count(files.length, 'file')} with ${count(res?.documents?.length ?? 0, 'document')}`);
   }
   return res.documents;
 }
@@ -98,22 +99,79 @@ async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<str
   return outcomes;
 }
 
-/** Polls each document until it is ready or failed (GET /api/v1/documents/{id}); `outcomes[i]` is the reporter's row i. */
-async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Reporter, timeoutMs: number): Promise<void> {
+/** How long `--wait` keeps asking a server that stopped answering (a restart, a network blip) before giving up. */
+const RETRY_FOR_MS = 60_000;
+const MAX_BACKOFF_MS = 8_000;
+
+/** No answer, or the answer of a server on its way down or up (a proxy in front of a restarting daemon). */
+const isTransient = (err: unknown): boolean => err instanceof UnreachableError || (err instanceof ApiError && [502, 503, 504].includes(err.status));
+
+/** Sleeps `ms`, or less when `signal` (Ctrl-C) fires first. */
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** The documents still processing, one per line with its id: what goes on on the server without the CLI. */
+const stillProcessing = (outcomes: Outcome[], pending: Set<number>): string =>
+  [...pending].map((i) => `  ${outcomes[i]!.file.path} (${outcomes[i]!.document!.id})`).join('\n');
+
+const FOLLOW_HINT = 'follow them with `docsearch documents list --status processing` (or `docsearch documents show ID`)';
+
+/**
+ * Polls each document until it is ready or failed (GET /api/v1/documents/{id}); `outcomes[i]` is the reporter's row i.
+ * The files are on the server already, so a server that stops answering (a restart) is asked again with backoff for
+ * up to a minute, said once; after that, and on Ctrl-C, it names what is still processing there and how to follow it.
+ */
+async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Reporter, timeoutMs: number, interrupt: AbortSignal): Promise<void> {
   const http = ctx.http();
   const deadline = ctx.now() + timeoutMs;
   const pending = new Set(outcomes.flatMap((o, i) => (o.document && !settled(o.document) ? [i] : [])));
+  let lostSince: number | undefined;
+  let backoff = POLL_MS;
   while (pending.size > 0) {
+    const interrupted = () =>
+      new InterruptedError(`stopped waiting; ${count(pending.size, 'document')} still processing, which ${pending.size === 1 ? 'continues' : 'continue'} on the server:\n${stillProcessing(outcomes, pending)}`, FOLLOW_HINT);
+    if (interrupt.aborted) throw interrupted();
     if (ctx.now() > deadline) {
-      const names = [...pending].map((i) => outcomes[i]!.file.path).join(', ');
-      throw new CliError(`gave up waiting after ${Math.round(timeoutMs / 1000)} s; still processing: ${names}`, undefined, 'check later with `docsearch documents list`, or raise --timeout');
+      const unreachable = lostSince === undefined ? '' : ` (${http.baseUrl} has not answered for ${Math.round((ctx.now() - lostSince) / 1000)} s)`;
+      throw new CliError(`gave up waiting after ${Math.round(timeoutMs / 1000)} s${unreachable}; still processing on the server:\n${stillProcessing(outcomes, pending)}`, undefined, `${FOLLOW_HINT}, or raise --timeout`);
     }
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    for (const i of [...pending]) {
-      const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`);
-      outcomes[i]!.document = { ...outcomes[i]!.document!, ...d };
-      report.processing(i, d);
-      if (settled(d)) pending.delete(i);
+    await pause(lostSince === undefined ? POLL_MS : backoff, interrupt);
+    if (interrupt.aborted) throw interrupted();
+    try {
+      for (const i of [...pending]) {
+        const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: interrupt });
+        outcomes[i]!.document = { ...outcomes[i]!.document!, ...d };
+        report.processing(i, d);
+        if (settled(d)) pending.delete(i);
+      }
+      if (lostSince !== undefined && !ctx.io.quiet) report.note(`${http.baseUrl} answers again; still waiting`);
+      lostSince = undefined;
+      backoff = POLL_MS;
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw interrupted();
+      if (!isTransient(err)) throw err;
+      const why = err instanceof UnreachableError ? err.why : `${(err as ApiError).status}`;
+      if (lostSince === undefined) {
+        lostSince = ctx.now();
+        report.note(
+          `warning: lost contact with ${http.baseUrl} (${why}); ${pending.size === 1 ? 'the file still processing is' : `the ${pending.size} files still processing are`} already on the server. Retrying for up to ${RETRY_FOR_MS / 1000} s…`,
+        );
+      } else if (ctx.now() - lostSince >= RETRY_FOR_MS) {
+        throw new CliError(
+          `could not reach ${http.baseUrl} for ${Math.round((ctx.now() - lostSince) / 1000)} s while waiting (${why}). The server had accepted the files; still processing there when it stopped answering:\n${stillProcessing(outcomes, pending)}`,
+          undefined,
+          `once the server is back, ${FOLLOW_HINT}`,
+        );
+      }
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
     }
   }
 }
@@ -139,7 +197,7 @@ async function checkDeletes(ctx: Context, opts: UploadOptions, plan: SyncPlan, f
   let problem: { message: string; hint: string } | undefined;
   if (fileCount === 0) {
     problem = {
-      message: `${folder} has no files to sync, so --prune would delete all ${deletes} synced document(s) of project ${projectName}`,
+      message: `${folder} has no files to sync, so --prune would delete all ${count(deletes, 'synced document')} of project ${projectName}`,
       hint: `check the folder (is a mount or checkout missing? does ${IGNORE_FILE} leave everything out?); to empty the project anyway add --force`,
     };
   } else if (deletes > max) {
@@ -161,11 +219,19 @@ const failedEntry = (o: Outcome) => ({ path: o.file.path, document_id: o.documen
 function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadable: string[]): string {
   const width = terminalWidth(ctx.io);
   const lines: string[] = [];
-  if (failed.length > 0) lines.push(`${failed.length} of ${total} file(s) failed:`);
+  if (failed.length > 0) lines.push(`${failed.length} of ${count(total, 'file')} failed:`);
   for (const o of failed) lines.push(...wrap(`${o.file.path}: ${o.error ?? o.document?.error ?? 'failed'}${o.document ? ` (document ${o.document.id})` : ''}`, width, '  ', '    '));
-  if (unreadable.length > 0) lines.push(`${unreadable.length} file(s) or folder(s) could not be read:`);
+  if (unreadable.length > 0) lines.push(`${unreadable.length} ${unreadable.length === 1 ? 'file or folder' : 'files or folders'} could not be read:`);
   for (const u of unreadable) lines.push(...wrap(u, width, '  ', '    '));
   return lines.join('\n');
+}
+
+/** Why nothing was sent, with the hint that fits: --recursive only where subfolders were left out. */
+function nothingToUpload(unsupported: number, subfolders: number): CliError {
+  const types = 'docsearch reads PDF, DOCX and plain text (.txt, .md, .rst, .csv, .log): convert the file to one of them first';
+  if (subfolders > 0) return new CliError('nothing to upload: no PDF, DOCX or text files found', undefined, `add --recursive to include subfolders${unsupported > 0 ? `; ${types}` : ''}`);
+  if (unsupported > 0) return new CliError(`nothing to upload: ${unsupported === 1 ? 'that file type is' : 'those file types are'} not supported`, undefined, types);
+  return new CliError('nothing to upload: no PDF, DOCX or text files found', undefined, 'name files, or folders that hold some');
 }
 
 /** Checks the flags against each other and the one folder --sync mirrors; returns nothing or throws a usage error. */
@@ -226,19 +292,19 @@ async function reportDryRun(
   } else {
     if (p.missing) notice(ctx.io, `would create project ${opts.project}`);
     printPlan(ctx, p.toSend, p.plan);
-    notice(ctx.io, `dry run: would upload ${p.toSend.length} file(s) to ${p.missing ? `project ${opts.project}` : p.where}${p.plan ? ` and delete ${p.plan.remove.length} document(s)` : ''}; nothing was changed`);
+    notice(ctx.io, `dry run: would upload ${count(p.toSend.length, 'file')} to ${p.missing ? `project ${opts.project}` : p.where}${p.plan ? ` and delete ${count(p.plan.remove.length, 'document')}` : ''}; nothing was changed`);
   }
   if (failedBefore.length > 0 || unreadable.length > 0) throw new CliError(failureMessage(ctx, failedBefore, files.length, unreadable), undefined, 'fix or remove those files');
 }
 
 export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   await checkFlags(opts);
-  const { files, skipped, unreadable, ignored } = await collectFiles(opts.paths, opts.recursive || opts.sync);
+  const { files, skipped, unreadable, ignored, unsupported = 0, subfolders = 0 } = await collectFiles(opts.paths, opts.recursive || opts.sync);
   for (const s of skipped) notice(ctx.io, `skipped ${s}`);
   for (const u of unreadable) notice(ctx.io, `skipped ${u}`);
   if (files.length === 0 && !opts.sync) {
     if (unreadable.length > 0) throw new CliError(failureMessage(ctx, [], 0, unreadable), undefined, 'check the permissions of those files and folders');
-    throw new CliError('nothing to upload: no PDF, DOCX or text files found', undefined, 'name files or folders (add --recursive for subfolders)');
+    throw nothingToUpload(unsupported, subfolders);
   }
 
   const http = ctx.http();
@@ -266,13 +332,20 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
 
   if (opts.dryRun) return reportDryRun(ctx, opts, { toSend, plan, kept, missing, projectId: project?.id, where, collected: { files, skipped, unreadable, ignored } });
 
-  if (!opts.json && toSend.length > 0) notice(ctx.io, `uploading ${toSend.length} file(s) to ${where} on ${http.baseUrl}`);
+  if (!opts.json && toSend.length > 0) notice(ctx.io, `uploading ${count(toSend.length, 'file')} to ${where} on ${http.baseUrl}`);
   const pendingKept = opts.wait ? kept.filter((o) => !settled(o.document!)) : [];
   const report = reporter(ctx.io, [...toSend, ...pendingKept.map((o) => o.file)], opts);
   let outcomes: Outcome[] = [];
   try {
     outcomes = await uploadAll(http, toSend, fields, opts.sync, report);
-    if (opts.wait) await waitForProcessing(ctx, [...outcomes, ...pendingKept], report, opts.timeoutMs);
+    if (opts.wait) {
+      const interrupt = interruptSignal();
+      try {
+        await waitForProcessing(ctx, [...outcomes, ...pendingKept], report, opts.timeoutMs, interrupt.signal);
+      } finally {
+        interrupt.dispose();
+      }
+    }
   } finally {
     report.stop();
   }
@@ -308,7 +381,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   if (plan) notice(ctx.io, `done: ${plan.add.length} added, ${plan.replace.length} replaced, ${removed.length} deleted, ${plan.unchanged.length} unchanged${failures}${waiting}`);
   else {
     const ok = outcomes.length - failed.length;
-    notice(ctx.io, opts.wait ? `done: ${ok} file(s) ready to search${failures}` : `done: ${ok} file(s) queued${failures}; add --wait to wait until they are searchable`);
+    notice(ctx.io, opts.wait ? `done: ${count(ok, 'file')} ready to search${failures}` : `done: ${count(ok, 'file')} queued${failures}; add --wait to wait until they are searchable`);
   }
   if (failed.length > 0 || unreadable.length > 0) {
     const withDoc = failed.find((o) => o.document);

@@ -78,6 +78,14 @@ export class ProgressBoard {
     this.io.stderr.write(out);
   }
 
+  /** Prints `line` above the board (which is redrawn under it), so a notice is neither overwritten nor torn. */
+  note(line: string): void {
+    const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
+    this.io.stderr.write(`${up}\x1b[2K${line}\n\x1b[J`);
+    this.drawn = 0;
+    this.render();
+  }
+
   /** Draws the final state and leaves it on screen. */
   stop(): void {
     clearTimeout(this.timer);

@@ -28,6 +28,9 @@ export interface Collected {
   unreadable: string[];
   /** Paths below a folder left out by its ignore rules (`.docsearchignore`, dotfiles, node_modules/); folders end in `/`. */
   ignored: string[];
+  /** Files skipped for their type, and subfolders skipped without --recursive: what to hint when nothing is left. */
+  unsupported?: number;
+  subfolders?: number;
 }
 
 /** Why `p` could not be read, in words: a link whose target is missing is a broken link, not a file that disappeared. */
@@ -59,7 +62,10 @@ async function walk(root: string, dir: string, recursive: boolean, rules: Ignore
     }
     if (e.isDirectory()) {
       if (recursive) await walk(root, p, true, rules, out);
-      else out.skipped.push(`${p}/: a folder (add --recursive to include subfolders)`);
+      else {
+        out.skipped.push(`${p}/: a folder (add --recursive to include subfolders)`);
+        out.subfolders = (out.subfolders ?? 0) + 1;
+      }
     } else if (e.isFile() || e.isSymbolicLink()) {
       await addFile(p, rel, out);
     }
@@ -69,6 +75,7 @@ async function walk(root: string, dir: string, recursive: boolean, rules: Ignore
 async function addFile(p: string, rel: string, out: Collected): Promise<void> {
   if (!SUPPORTED_EXTENSIONS.has(extname(p).toLowerCase())) {
     out.skipped.push(`${p}: unsupported file type (PDF, DOCX and plain text only)`);
+    out.unsupported = (out.unsupported ?? 0) + 1;
     return;
   }
   let size: number;

@@ -1,5 +1,6 @@
 import type { DocumentRecord } from '../api-types.js';
 import { type IO, isStderrTTY, notice } from '../io.js';
+import { count } from '../output/plural.js';
 import { ProgressBoard } from '../output/progress.js';
 import type { LocalFile } from './collect-files.js';
 
@@ -15,6 +16,8 @@ export interface Reporter {
   uploading(i: number, fraction: number): void;
   uploaded(i: number, o: Outcome): void;
   processing(i: number, d: DocumentRecord): void;
+  /** A line about the whole run (lost contact, retrying), kept clear of the bars. */
+  note(line: string): void;
   stop(): void;
 }
 
@@ -25,7 +28,7 @@ export function reporter(io: IO, files: LocalFile[], opts: { wait: boolean; json
   if (isStderrTTY(io) && !opts.json) {
     const board = new ProgressBoard(io, files.map((f) => f.path));
     const processing = (i: number, d: DocumentRecord) => {
-      if (d.status === 'ready') board.update(i, 'done', 1, `ready (${d.chunk_count ?? 0} chunks)`);
+      if (d.status === 'ready') board.update(i, 'done', 1, `ready (${count(d.chunk_count ?? 0, 'chunk')})`);
       else if (d.status === 'failed') board.update(i, 'done', 1, 'failed (see below)');
       else board.update(i, 'processing', d.progress ?? 0, d.status);
     };
@@ -37,6 +40,7 @@ export function reporter(io: IO, files: LocalFile[], opts: { wait: boolean; json
         else processing(i, o.document!);
       },
       processing,
+      note: (line) => board.note(line),
       stop: () => board.stop(),
     };
   }
@@ -46,9 +50,10 @@ export function reporter(io: IO, files: LocalFile[], opts: { wait: boolean; json
     uploading: () => {},
     uploaded: (_i, o) => say(o.error ? `${o.file.path}: rejected: ${o.error}` : `${o.file.path}: ${o.document!.duplicate ? 'already uploaded' : 'uploaded'} as ${o.document!.id} (${o.document!.status})`),
     processing: (i, d) => {
-      if (d.status === 'ready') say(`${files[i]!.path}: ready (${d.chunk_count ?? 0} chunks${d.warnings?.length ? `; ${d.warnings.join('; ')}` : ''})`);
+      if (d.status === 'ready') say(`${files[i]!.path}: ready (${count(d.chunk_count ?? 0, 'chunk')}${d.warnings?.length ? `; ${d.warnings.join('; ')}` : ''})`);
       if (d.status === 'failed') say(`${files[i]!.path}: failed: ${d.error ?? 'unknown error'}`);
     },
+    note: (line) => io.stderr.write(`${line}\n`),
     stop: () => {},
   };
 }

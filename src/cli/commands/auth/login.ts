@@ -12,6 +12,7 @@ import {
   processTokenResponse,
   validateAuthorizationResponse,
 } from '../../auth/oauth-client.js';
+import { credentialShapeProblem, PASTE_HINT } from '../../auth/credential-shape.js';
 import { toStored } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
@@ -119,6 +120,8 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
     const token = (await readToken(ctx)).trim();
     if (!token) throw new UsageError('--with-token reads the token from stdin, and stdin was empty', 'echo "$DOCSEARCH_KEY" | docsearch login --with-token');
     if (/\s/.test(token)) throw new UsageError('--with-token expects a single token on stdin');
+    const problem = credentialShapeProblem(token);
+    if (problem) throw new AuthRequiredError(`that is not a valid key (${problem})`, PASTE_HINT);
     await verifyToken(ctx, opts.server, token);
     credential = { type: 'token', access_token: token };
   } else {

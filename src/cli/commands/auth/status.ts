@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { VERSION } from '../../../core/version.js';
 import type { Me } from '../../api-types.js';
-import { bearerToken, credentialMethod, resolveCredential } from '../../auth/session.js';
+import { bearerToken, checkShape, credentialMethod, resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import type { StoredCredential } from '../../credentials.js';
 import { ApiError, AuthRequiredError, CliError } from '../../errors.js';
@@ -55,7 +55,10 @@ export async function run(opts: StatusOptions, ctx: Context): Promise<void> {
   const resolved = await resolveCredential(ctx.session());
   // A token from --token or the environment wins over the saved login for the active server.
   const override = resolved && (resolved.source === '--token' || resolved.source === 'DOCSEARCH_TOKEN') ? resolved : null;
-  if (override) states.push(await check(ctx, active, override.source, override.credential, async () => override.credential.access_token, true));
+  if (override) {
+    const token = async () => (checkShape(override, active), override.credential.access_token);
+    states.push(await check(ctx, active, override.source, override.credential, token, true));
+  }
   for (const server of saved) {
     const credential = await store.get(server);
     if (!credential) continue;

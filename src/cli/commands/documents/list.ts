@@ -1,24 +1,29 @@
 import { type Command, Option } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import type { DocumentRecord, Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { ApiError } from '../../errors.js';
 import type { ApiClient } from '../../http.js';
 import { notice } from '../../io.js';
 import { emitJson } from '../../output/json.js';
+import { count } from '../../output/plural.js';
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
-import { resolveProject } from '../shared/resolve-project.js';
+import { listAllProjects, resolveProject } from '../shared/resolve-project.js';
 
 export const STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
+/** The API's sort values (GET /api/v1/documents `sort`); `-uploaded` is the web library's "Newest first". */
+export const SORTS = ['-uploaded', 'uploaded', 'name', '-name', '-size', 'size'] as const;
 
 export interface ListOptions {
   project?: string;
   status?: string;
   path?: string;
+  sort: string;
   json: boolean;
 }
 
 /** Every document matching the filters, following next_cursor. */
-export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string }): Promise<DocumentRecord[]> {
+export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string; sort?: string }): Promise<DocumentRecord[]> {
   const documents: DocumentRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -31,20 +36,32 @@ export async function listDocuments(http: ApiClient, query: { project_id?: strin
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
-  const projectId = opts.project ? (await resolveProject(ctx, opts.project)).id : undefined;
-  const documents = await listDocuments(http, { project_id: projectId, status: opts.status, path: opts.path });
+  const project = opts.project ? await resolveProject(ctx, opts.project) : undefined;
+  const documents = await listDocuments(http, { project_id: project?.id, status: opts.status, path: opts.path, sort: opts.sort });
   if (opts.json) return emitJson(ctx, { documents }, 'documents');
+  // One projects list for every row's name (none needed when --project names the one project).
+  const names = project ? new Map([[project.id, project.name]]) : await projectNames(http);
   printTable(ctx.io, {
-    headers: ['ID', 'FILENAME', 'STATUS', 'CHUNKS', 'SIZE', 'UPDATED'],
-    rows: documents.map((d) => [d.id, d.path ?? d.filename, statusText(d), d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
+    headers: ['ID', 'FILENAME', 'PROJECT', 'STATUS', 'CHUNKS', 'SIZE', 'UPDATED'],
+    rows: documents.map((d) => [d.id, d.path ?? d.filename, names.get(d.project_id) ?? d.project_id, statusText(d), d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
     now: ctx.now(),
   });
   const indexing = documents.filter((d) => d.status === 'queued' || d.status === 'processing').length;
   if (indexing > 0) notice(ctx.io, indexingNotice(indexing));
 }
 
+/** Project names by id; empty for a key that may not list projects (rows then show the id). */
+export async function projectNames(http: ApiClient): Promise<Map<string, string>> {
+  try {
+    return new Map((await listAllProjects(http)).map((p: Project) => [p.id, p.name]));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return new Map();
+    throw err;
+  }
+}
+
 /** The line under a listing while documents are queued or processing: they are not searchable yet. */
-export const indexingNotice = (n: number, where = ''): string => `still indexing ${n} document(s)${where}: not searchable until ready (\`docsearch upload --wait\` waits for them)`;
+export const indexingNotice = (n: number, where = ''): string => `still indexing ${count(n, 'document')}${where}: not searchable until ready (\`docsearch upload --wait\` waits for them)`;
 
 /** The caller's documents still queued or processing, in every project. */
 export async function indexingDocuments(http: ApiClient): Promise<DocumentRecord[]> {
@@ -58,12 +75,14 @@ export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
     summary: 'list documents and their processing status',
     description:
-      'List documents and their processing status (with how far along a document being processed is). FILENAME shows the path in the folder for documents uploaded with `upload --sync`. ' +
+      'List documents and their processing status (with how far along a document being processed is), newest first like the web library. ' +
+      'FILENAME shows the path in the folder for documents uploaded with `upload --sync`; PROJECT the project each belongs to. ' +
       'A line on stderr says how many are still being indexed.',
     examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed', 'docsearch documents list --json id,path,sha256 --jq ".documents[].path"'],
   })
     .option('-p, --project <project>', 'only this project (name or id)')
     .addOption(new Option('--status <status>', 'only documents in this state').choices(STATUSES))
     .option('--path <path>', 'only the document uploaded from this path (upload --sync)')
-    .action((flags: { project?: string; status?: string; path?: string }) => runF({ ...flags, json: Boolean(ctx.globals().json) }, ctx));
+    .addOption(new Option('--sort <order>', 'order: uploaded, name or size; a leading - reverses').choices(SORTS).default('-uploaded'))
+    .action((flags: { project?: string; status?: string; path?: string; sort: string }) => runF({ ...flags, json: Boolean(ctx.globals().json) }, ctx));
 }

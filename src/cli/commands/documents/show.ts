@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import type { DocumentRecord, Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { ApiError } from '../../errors.js';
 import { emitJson } from '../../output/json.js';
 
 import { printFields } from '../../output/table.js';
@@ -15,13 +16,21 @@ export interface ShowOptions {
 export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
   const [d] = (await getDocuments(ctx, [opts.id])) as [DocumentRecord];
   if (opts.json) return emitJson(ctx, d);
+  const project = await ctx
+    .http()
+    .get<Project>(`/api/v1/projects/${encodeURIComponent(d.project_id)}`)
+    .catch((err: unknown) => {
+      // A key that may not read projects still shows the document, with the project's id alone.
+      if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return undefined;
+      throw err;
+    });
   printFields(
     ctx.io,
     [
       ['id', d.id],
       ['filename', d.filename],
       ['path', d.path ?? undefined],
-      ['project', d.project_id],
+      ['project', project ? `${project.name} (${d.project_id})` : d.project_id],
       ['status', d.status],
       ['progress', d.progress === undefined ? undefined : `${Math.round(d.progress * 100)}%`],
       ['type', d.content_type],

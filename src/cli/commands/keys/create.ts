@@ -17,7 +17,7 @@ export interface CreateOptions {
 function parseScopes(value: string): string[] {
   const scopes = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
   const unknown = scopes.filter((s) => !SCOPES.includes(s));
-  if (unknown.length > 0 || scopes.length === 0) throw new InvalidArgumentError(`unknown scope(s) ${unknown.join(', ') || '(none)'}; valid: ${SCOPES.join(', ')}`);
+  if (unknown.length > 0 || scopes.length === 0) throw new InvalidArgumentError(`unknown ${unknown.length === 1 ? 'scope' : 'scopes'} ${unknown.join(', ') || '(none)'}; valid: ${SCOPES.join(', ')}`);
   return scopes;
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
+import { count } from '../../output/plural.js';
 import { notice } from '../../io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
@@ -14,7 +15,7 @@ export interface DeleteOptions {
 
 export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  await confirmDestructive(ctx.io, { action: `delete project "${p.name}" and its ${p.document_count} document(s)`, consequence: 'This cannot be undone.' }, opts.yes);
+  await confirmDestructive(ctx.io, { action: `delete project "${p.name}" and its ${count(p.document_count, 'document')}`, consequence: 'This cannot be undone.' }, opts.yes);
   await ctx.http().delete(`/api/v1/projects/${encodeURIComponent(p.id)}`);
   if (opts.json) return emitJson(ctx, { deleted: p.id });
   notice(ctx.io, `deleted project ${p.name} (${p.id})`);
