@@ -26,6 +26,7 @@ import { dirname, join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { addUser, type Daemon, REPO, startDaemon } from '../test/helpers/daemon.js';
 import { fillDisk } from '../test/helpers/fill-disk.js';
+import { makeHugeImagePdf, makeNestedFormsPdf } from '../test/ingest/build-fixtures.js';
 
 // ---------- options ----------
 const argv = process.argv.slice(2);
@@ -232,6 +233,13 @@ async function badInputBurst(token: string): Promise<void> {
   await call('/api/v1/search', { method: 'POST', token, headers: { 'content-type': 'application/json', 'content-encoding': 'deflate' }, body: JSON.stringify({ query: 'x' }) });
   await upload(token, [{ name: 'random.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(32 * 1024)]) }]);
   await raw(`TRACE /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  // Hostile previews (issue #44): a declared 16000×16000 image and nested form XObjects, 17 thumbnails at once.
+  const hostile = await upload(token, [
+    { name: 'huge-image.pdf', bytes: makeHugeImagePdf(16_000) },
+    { name: 'nested-forms.pdf', bytes: makeNestedFormsPdf(24) },
+  ]);
+  const ids = ((hostile?.body?.documents ?? []) as { id: string }[]).map((d) => d.id);
+  if (ids.length > 0) await Promise.all(Array.from({ length: 17 }, (_, i) => call(`/api/v1/documents/${ids[i % ids.length]}/thumbnail`, { token })));
 }
 
 async function listAll(token: string): Promise<{ id: string; status: string; sha256: string; project_id: string }[]> {
