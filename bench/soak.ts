@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { addUser, type Daemon, REPO, startDaemon } from '../test/helpers/daemon.js';
 import { fillDisk } from '../test/helpers/fill-disk.js';
+import { makeHugeImagePdf, makeNestedFormsPdf } from '../test/ingest/build-fixtures.js';
 
 // ---------- options ----------
 const argv = process.argv.slice(2);
@@ -255,6 +256,13 @@ async function badInputBurst(token: string): Promise<void> {
     await call(`/api/oauth/authorize?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcb&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`, {});
   }
   await call('/api/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['javascript:alert(1)'] }) });
+  // Hostile previews (issue #44): a declared 16000×16000 image and nested form XObjects, 17 thumbnails at once.
+  const hostile = await upload(token, [
+    { name: 'huge-image.pdf', bytes: makeHugeImagePdf(16_000) },
+    { name: 'nested-forms.pdf', bytes: makeNestedFormsPdf(24) },
+  ]);
+  const ids = ((hostile?.body?.documents ?? []) as { id: string }[]).map((d) => d.id);
+  if (ids.length > 0) await Promise.all(Array.from({ length: 17 }, (_, i) => call(`/api/v1/documents/${ids[i % ids.length]}/thumbnail`, { token })));
 }
 
 async function listAll(token: string): Promise<{ id: string; status: string; sha256: string; project_id: string }[]> {

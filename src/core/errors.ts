@@ -40,6 +40,8 @@ export interface AppErrorOptions {
   /** Extra response headers (WWW-Authenticate, Retry-After). */
   headers?: Record<string, string>;
   expose?: boolean;
+  /** A 5xx that is an expected condition (overload), logged as a warning rather than an error. */
+  logLevel?: 'warn';
 }
 
 export class AppError extends Error {
@@ -48,6 +50,7 @@ export class AppError extends Error {
   readonly details: unknown;
   readonly headers: Record<string, string>;
   readonly expose: boolean;
+  readonly logLevel: 'warn' | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -57,6 +60,7 @@ export class AppError extends Error {
     this.details = options.details;
     this.headers = options.headers ?? {};
     this.expose = options.expose ?? this.status < 500;
+    this.logLevel = options.logLevel;
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { createCanvas } from '@napi-rs/canvas';
-import { openPdf } from '../ingest/ocr/render.js';
+import { openPdf, withImageBudget } from '../ingest/ocr/render.js';
 
 export interface ThumbnailRequest {
   id: number;
@@ -33,7 +33,8 @@ async function render(req: ThumbnailRequest): Promise<Uint8Array> {
     const context = canvas.getContext('2d');
     context.fillStyle = '#ffffff'; // paper, also under transparent scans
     context.fillRect(0, 0, width, height);
-    await page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise;
+    // An image over the pixel budget is not decoded; the page fails rather than show without it.
+    await withImageBudget(() => page.render({ canvas: canvas as never, canvasContext: context as never, viewport }).promise);
     return new Uint8Array(await canvas.encode('webp', 80));
   } finally {
     await doc.destroy();

@@ -1,6 +1,7 @@
 /**
  * First-page thumbnails of PDFs for the document page and `GET /api/v1/documents/{id}/thumbnail`, rendered on
- * demand in one worker thread (thumbnail-worker.ts) with a time and heap limit, one page at a time, and kept in
+ * demand in a few worker threads (thumbnail-worker.ts) with a time and heap limit (and pdf.js's pixel budget for
+ * images, render.ts), one page per thread at a time, users served in turn, and kept in
  * a small in-memory LRU by content hash (a WebP thumbnail is 5–30 KB; the same bytes always give the same image).
  * A file that cannot be rendered, or takes too long, is remembered as such and not tried again.
  */
@@ -11,18 +12,44 @@ import type { ThumbnailReply, ThumbnailRequest } from './thumbnail-worker.js';
 export interface ThumbnailOptions {
   /** Image width in pixels (default 320: sharp at 160 CSS pixels on a 2× screen). */
   width?: number;
-  /** Longest a render may take before its thread is ended (default 20 000 ms). */
+  /**
+   * Longest a render may take before its thread is ended and the file remembered as not drawable (default
+   * 4 000 ms: a real first page takes well under a second; a hostile one must not hold a thread for long).
+   */
   timeoutMs?: number;
-  /** V8 heap limit of the thread in MB (default 256). */
+  /** V8 heap limit of each thread in MB (default 128). Native canvas memory is bounded by the pixel budgets. */
   maxOldGenerationSizeMb?: number;
-  /** The thread exits after this long without work (default 30 000 ms). */
+  /** A thread exits after this long without work (default 30 000 ms), which also returns its memory. */
   idleMs?: number;
   /** Thumbnails (and failures) remembered (default 256). */
   cacheEntries?: number;
-  /** Renders waiting beyond the one running before more are refused with 503 (default 16). */
+  /** Threads drawing at once (default 2). One user draws on at most threads − 1 of them, so others get one. */
+  threads?: number;
+  /** Renders waiting in all, beyond those drawing, before more are refused with 503 (default 16). */
   maxWaiting?: number;
+  /** Renders one user may have waiting before theirs are refused with 503 (default 4). */
+  maxWaitingPerOwner?: number;
   workerUrl?: URL;
 }
+
+interface Job {
+  key: string;
+  read: () => Promise<Uint8Array>;
+  resolve(image: Uint8Array | null): void;
+  reject(err: unknown): void;
+}
+
+interface Slot {
+  worker: Worker | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+  busy: boolean;
+}
+
+/** Seconds a client is told to wait after a 503. */
+const RETRY_AFTER_S = 5;
+
+const overloaded = (why: string): AppError =>
+  new AppError('service_unavailable', `${why}; try again in a few seconds`, { expose: true, logLevel: 'warn', headers: { 'Retry-After': String(RETRY_AFTER_S) } });
 
 export class ThumbnailRenderer {
   readonly width: number;
@@ -31,12 +58,17 @@ export class ThumbnailRenderer {
   private readonly idleMs: number;
   private readonly cacheEntries: number;
   private readonly maxWaiting: number;
+  private readonly maxWaitingPerOwner: number;
+  private readonly perOwnerRunning: number;
   private readonly workerUrl: URL;
   /** WebP bytes, or null for a file that could not be rendered; insertion order is recency. */
   private readonly cache = new Map<string, Uint8Array | null>();
-  private worker: Worker | undefined;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Renders asked for and not yet answered, by content: a second request for the same file shares the first. */
+  private readonly pending = new Map<string, Promise<Uint8Array | null>>();
+  /** Each owner's waiting renders; the map's order is whose turn it is (served owners move to the back). */
+  private readonly queues = new Map<string, Job[]>();
+  private readonly running = new Map<string, number>();
+  private readonly slots: Slot[];
   private waiting = 0;
   private nextId = 0;
   private closed = false;
@@ -45,37 +77,78 @@ export class ThumbnailRenderer {
 
   constructor(opts: ThumbnailOptions = {}) {
     this.width = opts.width ?? 320;
-    this.timeoutMs = opts.timeoutMs ?? 20_000;
-    this.heapMb = opts.maxOldGenerationSizeMb ?? 256;
+    this.timeoutMs = opts.timeoutMs ?? 4_000;
+    this.heapMb = opts.maxOldGenerationSizeMb ?? 128;
     this.idleMs = opts.idleMs ?? 30_000;
     this.cacheEntries = opts.cacheEntries ?? 256;
     this.maxWaiting = opts.maxWaiting ?? 16;
+    this.maxWaitingPerOwner = opts.maxWaitingPerOwner ?? 4;
+    const threads = Math.max(1, opts.threads ?? 2);
+    this.perOwnerRunning = Math.max(1, threads - 1);
+    this.slots = Array.from({ length: threads }, () => ({ worker: undefined, idleTimer: undefined, busy: false }));
     this.workerUrl = opts.workerUrl ?? new URL('./thumbnail-worker.js', import.meta.url);
   }
 
   /**
    * The WebP image of the first page of the PDF with content hash `sha256` (its bytes come from `read` when not
-   * cached), or null when it cannot be rendered (broken, hostile or too slow).
+   * cached), or null when it cannot be rendered (broken, hostile or too slow). `owner` (the user) gets its turn
+   * round-robin with the other owners waiting, so one user's many renders do not hold back another's.
    */
-  async render(sha256: string, read: () => Promise<Uint8Array>): Promise<Uint8Array | null> {
+  async render(sha256: string, read: () => Promise<Uint8Array>, opts: { owner?: string } = {}): Promise<Uint8Array | null> {
     const cached = this.cache.get(sha256);
     if (cached !== undefined) {
       this.remember(sha256, cached);
       return cached;
     }
-    if (this.closed) throw new AppError('service_unavailable', 'the server is shutting down');
-    if (this.waiting >= this.maxWaiting) throw new AppError('service_unavailable', 'too many thumbnails are being drawn; try again in a moment');
+    const shared = this.pending.get(sha256);
+    if (shared) return shared;
+    if (this.closed) throw new AppError('service_unavailable', 'the server is shutting down', { expose: true, logLevel: 'warn' });
+    const owner = opts.owner ?? '';
+    const queue = this.queues.get(owner) ?? [];
+    if (queue.length >= this.maxWaitingPerOwner) throw overloaded(`you have ${queue.length} previews waiting to be drawn`);
+    if (this.waiting >= this.maxWaiting) throw overloaded('too many previews are waiting to be drawn');
+    const run = new Promise<Uint8Array | null>((resolve, reject) => queue.push({ key: sha256, read, resolve, reject }));
+    if (!this.queues.has(owner)) this.queues.set(owner, queue);
     this.waiting++;
-    const run = this.queue.then(async () => {
-      this.waiting--;
-      const again = this.cache.get(sha256); // drawn while this one waited
-      if (again !== undefined) return again;
-      const image = await this.draw(await read());
-      this.remember(sha256, image);
-      return image;
-    });
-    this.queue = run.catch(() => undefined);
+    this.pending.set(sha256, run);
+    void run.finally(() => this.pending.delete(sha256)).catch(() => undefined);
+    this.pump();
     return run;
+  }
+
+  /** Starts waiting renders on free threads: owners in turn, none on more than `perOwnerRunning` threads. */
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (slot.busy || this.closed) continue;
+      const owner = [...this.queues.keys()].find((o) => (this.running.get(o) ?? 0) < this.perOwnerRunning);
+      if (owner === undefined) return;
+      const queue = this.queues.get(owner)!;
+      const job = queue.shift()!;
+      this.waiting--;
+      this.queues.delete(owner); // to the back of the turn order, or gone when nothing waits
+      if (queue.length > 0) this.queues.set(owner, queue);
+      this.running.set(owner, (this.running.get(owner) ?? 0) + 1);
+      slot.busy = true;
+      void this.runJob(slot, job).finally(() => {
+        slot.busy = false;
+        const n = (this.running.get(owner) ?? 1) - 1;
+        if (n > 0) this.running.set(owner, n);
+        else this.running.delete(owner);
+        this.pump();
+      });
+    }
+  }
+
+  private async runJob(slot: Slot, job: Job): Promise<void> {
+    try {
+      const again = this.cache.get(job.key); // drawn while this one waited
+      if (again !== undefined) return job.resolve(again);
+      const image = await this.draw(slot, await job.read());
+      this.remember(job.key, image);
+      job.resolve(image);
+    } catch (err) {
+      job.reject(err);
+    }
   }
 
   private remember(key: string, value: Uint8Array | null): void {
@@ -84,34 +157,35 @@ export class ThumbnailRenderer {
     while (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
   }
 
-  private thread(): Worker {
-    clearTimeout(this.idleTimer);
-    if (!this.worker) {
+  private thread(slot: Slot): Worker {
+    clearTimeout(slot.idleTimer);
+    if (!slot.worker) {
       this.started++;
       const worker = new Worker(this.workerUrl, { resourceLimits: { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: 32 }, stdout: true, stderr: true });
       worker.stdout.resume();
       worker.stderr.resume();
       worker.unref();
       worker.once('exit', () => {
-        if (this.worker === worker) this.worker = undefined;
+        if (slot.worker === worker) slot.worker = undefined;
       });
-      this.worker = worker;
+      slot.worker = worker;
     }
-    return this.worker;
+    return slot.worker;
   }
 
-  private draw(data: Uint8Array): Promise<Uint8Array | null> {
-    const worker = this.thread();
+  private draw(slot: Slot, data: Uint8Array): Promise<Uint8Array | null> {
+    const worker = this.thread(slot);
     const id = ++this.nextId;
     return new Promise<Uint8Array | null>((resolve) => {
       const done = (image: Uint8Array | null, keep: boolean) => {
         clearTimeout(timer);
         worker.off('message', onMessage).off('error', onGone).off('exit', onGone);
         if (!keep) {
-          if (this.worker === worker) this.worker = undefined;
+          // Over time or out of memory: the thread goes, and with it whatever it held.
+          if (slot.worker === worker) slot.worker = undefined;
           void worker.terminate();
         } else if (!this.closed) {
-          this.idleTimer = setTimeout(() => void this.stopThread(), this.idleMs).unref();
+          slot.idleTimer = setTimeout(() => void this.stopThread(slot), this.idleMs).unref();
         }
         resolve(image);
       };
@@ -125,16 +199,19 @@ export class ThumbnailRenderer {
     });
   }
 
-  private async stopThread(): Promise<void> {
-    const worker = this.worker;
-    this.worker = undefined;
+  private async stopThread(slot: Slot): Promise<void> {
+    const worker = slot.worker;
+    slot.worker = undefined;
     await worker?.terminate();
   }
 
-  /** Ends the thread; renders waiting are refused. */
+  /** Ends the threads; renders waiting are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.idleTimer);
-    await this.stopThread();
+    for (const queue of this.queues.values()) for (const job of queue) job.reject(new AppError('service_unavailable', 'the server is shutting down', { expose: true, logLevel: 'warn' }));
+    this.queues.clear();
+    this.waiting = 0;
+    for (const slot of this.slots) clearTimeout(slot.idleTimer);
+    await Promise.all(this.slots.map((slot) => this.stopThread(slot)));
   }
 }

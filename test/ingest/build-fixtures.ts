@@ -166,3 +166,61 @@ export function makeDocx(body: string, footnotes: Record<number, string> = {}): 
 function escapeXml(s: string): string {
   return s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
 }
+
+/** A PDF from numbered object bodies (object 1 the catalog), with a correct xref. */
+function assemblePdf(objects: (string | Buffer)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n', 'latin1')];
+  let length = parts[0]!.length;
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(length);
+    const chunk = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
+    parts.push(chunk);
+    length += chunk.length;
+  });
+  let tail = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) tail += `${String(o).padStart(10, '0')} 00000 n \n`;
+  tail += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  parts.push(Buffer.from(tail, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+const streamObject = (dict: string, data: Buffer): Buffer =>
+  Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+
+/**
+ * Hostile (issue #44 item 12): one page drawing an image XObject that declares `size` × `size` RGB pixels from a
+ * few hundred bytes of Flate data. Decoding it as declared takes size² × 4 bytes (16000: 1 GB) before any drawing.
+ */
+export function makeHugeImagePdf(size = 16_000): Buffer {
+  const content = Buffer.from('q 612 0 0 792 0 0 cm /Im1 Do Q\n', 'latin1');
+  return assemblePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>',
+    streamObject('', content),
+    streamObject(`/Type /XObject /Subtype /Image /Width ${size} /Height ${size} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode`, deflateSync(Buffer.alloc(64 * 1024))),
+  ]);
+}
+
+/**
+ * Hostile (issue #44 item 13): a page drawing a form XObject that draws the next one twice, `depth` deep, the
+ * last a small filled square: a few KB whose page is 2^depth squares to interpret.
+ */
+export function makeNestedFormsPdf(depth = 24): Buffer {
+  const first = 5; // object number of form 0
+  const forms: Buffer[] = [];
+  for (let i = 0; i < depth; i++) {
+    const next = first + i + 1;
+    const body = i === depth - 1 ? '0 0 1 rg 0 0 2 2 re f\n' : 'q /X Do Q q 1 0 0 1 0.5 0.5 cm /X Do Q\n';
+    const resources = i === depth - 1 ? '' : `/Resources << /XObject << /X ${next} 0 R >> >>`;
+    forms.push(streamObject(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] ${resources}`, Buffer.from(body, 'latin1')));
+  }
+  return assemblePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X ${first} 0 R >> >> /Contents 4 0 R >>`,
+    streamObject('', Buffer.from('q 10 0 0 10 0 0 cm /X Do Q\n', 'latin1')),
+    ...forms,
+  ]);
+}

@@ -111,7 +111,7 @@ describe('projects', () => {
     expect(blank.body.error.message).toMatch(/^body\.name: /);
     const ctrl = await api(d, '/api/v1/projects', { token: a.apiKey, body: { name: 'a\u0007b' } });
     expect(ctrl.status).toBe(400);
-    expect(ctrl.body.error.message).toBe('body.name: must not contain control characters');
+    expect(ctrl.body.error.message).toBe('body.name: must not contain U+0007 (a control character)');
     const big = await api(d, '/api/v1/projects', { token: a.apiKey, body: { name: 'big', metadata: { blob: 'x'.repeat(20_000) } } });
     expect(big.status).toBe(400);
     expect(big.body.error.message).toBe('body.metadata: must be at most 16 KiB of JSON');

@@ -42,12 +42,12 @@ describe('thumbnail renderer', () => {
 
   it('ends a render that takes too long with its thread, and refuses renders beyond its queue', async () => {
     const { ThumbnailRenderer } = await load();
-    const renderer = new ThumbnailRenderer({ timeoutMs: 500, maxWaiting: 2, workerUrl: new URL('../fixtures/ingest/hang-worker.mjs', import.meta.url) });
+    const renderer = new ThumbnailRenderer({ timeoutMs: 500, threads: 1, maxWaiting: 1, workerUrl: new URL('../fixtures/ingest/hang-worker.mjs', import.meta.url) });
     try {
       const pdf = async () => Buffer.from('%PDF-1.7\n');
       const started = Date.now();
       const runs = [renderer.render('a', pdf), renderer.render('b', pdf)];
-      await expect(renderer.render('c', pdf)).rejects.toThrow('too many thumbnails are being drawn; try again in a moment');
+      await expect(renderer.render('c', pdf)).rejects.toThrow('too many previews are waiting to be drawn; try again in a few seconds');
       expect(await Promise.all(runs)).toEqual([null, null]);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
       expect(renderer.started).toBe(2); // each hung render took its thread with it

@@ -1,3 +1,4 @@
+import { unsafeTextProblem } from '../../core/unsafe-text.js';
 import { SCOPES } from '../scopes.js';
 import { isLoopbackHttp, redirectUriProblem } from './redirect-uri.js';
 
@@ -67,6 +68,9 @@ export function readClientMetadata(doc: unknown): ClientMetadata {
 
   const name = optionalString(doc, 'client_name');
   if (name !== null && name.length > MAX_CLIENT_NAME) throw new ClientMetadataProblem(`client_name must be at most ${MAX_CLIENT_NAME} characters`);
+  // Shown on the consent page: a name that displays as another (bidi overrides, controls) is refused.
+  const unsafe = name !== null ? unsafeTextProblem(name) : undefined;
+  if (unsafe) throw new ClientMetadataProblem(`client_name ${unsafe}`);
   const clientUri = optionalString(doc, 'client_uri');
   if (clientUri !== null && !/^https?:$/.test(urlOrNull(clientUri)?.protocol ?? '')) throw new ClientMetadataProblem('client_uri must be an http or https URL');
   if (clientUri !== null && clientUri.length > 2000) throw new ClientMetadataProblem('client_uri must be at most 2000 characters');

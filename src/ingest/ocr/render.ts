@@ -35,9 +35,18 @@ const BLANK_RATIO = 20_000;
 const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const asset = (folder: string): string => `${join(pdfjsRoot, folder)}/`;
 
+/**
+ * pdf.js's own pixel budget: an image whose declared Width × Height is over it is dropped before anything is
+ * decoded (evaluator's buildPaintImageXObject checks the image dictionary), which is the point — a 747 KB file
+ * may declare a 16000 × 16000 image, and decoding it, then drawing it, costs gigabytes of native memory that no
+ * heap limit sees. pdf.js says so only as a warning, which `withImageBudget` counts so a page can fail saying why.
+ */
+const OVERSIZED_WARNING = 'Image exceeded maximum allowed size';
+
 export function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   return getDocument({
     data: bytes,
+    maxImageSize: MAX_PIXELS,
     standardFontDataUrl: asset('standard_fonts'),
     cMapUrl: asset('cmaps'),
     cMapPacked: true,
@@ -47,7 +56,8 @@ export function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
     isEvalSupported: false,
     // Decoded images as pixel arrays (not bitmaps), which embeddedImage reads.
     isOffscreenCanvasSupported: false,
-    verbosity: 0,
+    // Warnings (on console.warn, in this thread: pdf.js runs its worker side here) carry the dropped-image notice.
+    verbosity: 1,
   }).promise;
 }
 
@@ -66,9 +76,36 @@ export interface PageImage {
 export async function pageImage(doc: PDFDocumentProxy, pageNumber: number, dpi = DEFAULT_DPI): Promise<PageImage> {
   const page = await doc.getPage(pageNumber);
   try {
-    return (await embeddedImage(page)) ?? (await renderPage(page, dpi));
+    return await withImageBudget(async () => (await embeddedImage(page)) ?? (await renderPage(page, dpi)));
   } finally {
     page.cleanup();
+  }
+}
+
+export class ImageTooLarge extends Error {
+  override name = 'ImageTooLarge';
+  constructor() {
+    super(`the page has an image larger than ${MAX_PIXELS / 1_000_000} million pixels, which is not drawn (memory limit)`);
+  }
+}
+
+/**
+ * Runs `draw` (one page at a time in this thread) and fails it with ImageTooLarge when pdf.js dropped an image
+ * over the pixel budget meanwhile: a page missing its image would read as blank, or be shown wrongly. Other
+ * pdf.js warnings are dropped, as with verbosity 0.
+ */
+export async function withImageBudget<T>(draw: () => Promise<T>): Promise<T> {
+  const log = console.warn;
+  let dropped = 0;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].includes(OVERSIZED_WARNING)) dropped++;
+  };
+  try {
+    const value = await draw();
+    if (dropped > 0) throw new ImageTooLarge();
+    return value;
+  } finally {
+    console.warn = log;
   }
 }
 

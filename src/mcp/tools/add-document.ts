@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unsafeTextProblem } from '../../core/unsafe-text.js';
 import type { Library } from '../library.js';
 import { MAX_NOTE_CHARS } from '../limits.js';
 import { structured } from '../tool-result.js';
@@ -29,7 +30,11 @@ export const addDocumentTool: ToolDefinition = {
         .trim()
         .min(1)
         .max(200)
-        .regex(/^[^\u0000-\u001f\u007f\u0080-\u009f\u202a-\u202e\u2066-\u2069/\\]+$/, 'must not contain control characters, / or \\')
+        .superRefine((value, ctx) => {
+          const problem = unsafeTextProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
+        .regex(/^[^/\\]+$/, 'must not contain / or \\')
         .describe('the document\'s name, e.g. "meeting-notes-2026-03-01.md" (.md is added when it has no .md or .txt ending)'),
       text: z.string().min(1).max(MAX_NOTE_CHARS).describe('the content, plain text or Markdown'),
       project_id: z.string().min(1).max(100).optional().describe('the project to add it to (default: the default project)'),

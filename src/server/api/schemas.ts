@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../../auth/scopes.js';
+import { unsafeTextProblem } from '../../core/unsafe-text.js';
 
 /** Shared wire schemas of /api/v1. Each is also a named component of the OpenAPI document. */
 
@@ -20,6 +21,12 @@ export const Pagination = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50),
   cursor: z.string().max(200).optional(),
 });
+
+/** A name people read: refuses controls, bidi formatting and lone surrogates (core/unsafe-text.ts), naming the character. */
+export function readableText(value: string, ctx: z.RefinementCtx): void {
+  const problem = unsafeTextProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+}
 
 export const Metadata = z.record(z.string(), z.unknown());
 

@@ -97,7 +97,8 @@ export function errorHandler(): Middleware<AppState> {
       // A small body refused before it was read is drained, so the client gets the answer rather than a
       // broken pipe; anything else left unread ends the connection with the answer.
       if (!ctx.req.complete && !(await drainSmallUnreadBody(ctx.req))) ctx.set('Connection', 'close');
-      if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
+      if (err.status >= 500 && err.logLevel === 'warn') ctx.state.log?.warn({ code: err.code, msg: err.message }, 'request refused');
+      else if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
       else ctx.state.log?.debug({ code: err.code, msg: err.message }, 'request rejected');
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);

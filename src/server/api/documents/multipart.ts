@@ -12,6 +12,7 @@ import { basename, extname } from 'node:path';
 import busboy from 'busboy';
 import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
+import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../ingest/file-store.js';
 import { OLE2_CFB, SNIFF_BYTES, sniffType } from '../../../ingest/sniff.js';
 import type { DocumentType } from '../../../ingest/types.js';
@@ -143,6 +144,9 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         // busboy ends a part cut off by the end of the body with an error on its stream ("Unexpected end of file").
         stream.on('error', (err: Error) => abort(malformed(err)));
         const filename = cleanFilename(info.filename, index);
+        // A name that could display as another is refused, not cleaned: the sender learns which character.
+        const unsafe = unsafeTextProblem(info.filename ?? '');
+        if (unsafe) fail(invalidRequest(`file ${index + 1} ("${filename}"): its filename ${unsafe}`));
         if (ended) {
           stream.resume(); // parts busboy had buffered when the read ended: no temp file for them
           return;

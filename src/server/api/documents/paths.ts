@@ -1,15 +1,17 @@
 import { invalidRequest } from '../../../core/errors.js';
+import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 
 export const MAX_PATH_CHARS = 1024;
 
-/** One upload path: relative, `/`-separated, no `.`/`..` segments or control characters. */
+/** One upload path: relative, `/`-separated, no `.`/`..` segments, control or bidi formatting characters. */
 function checkPath(p: unknown, i: number): string | null {
   if (p === null) return null;
   const bad = (why: string) => invalidRequest(`paths[${i}]: ${why}`);
   if (typeof p !== 'string') throw bad('must be a string or null');
   if (p.length === 0 || p.length > MAX_PATH_CHARS) throw bad(`must be 1 to ${MAX_PATH_CHARS} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(p)) throw bad('must not contain control characters or backslashes (use / between folders)');
+  const unsafe = unsafeTextProblem(p);
+  if (unsafe) throw bad(unsafe);
+  if (p.includes('\\')) throw bad('must not contain backslashes (use / between folders)');
   if (p.startsWith('/') || p.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) {
     throw bad(`must be a relative path like "guides/setup.md" (got "${p}")`);
   }

@@ -13,7 +13,7 @@ export async function sendThumbnail(ctx: Context, s: Services, userId: string, d
   const doc = await s.documents.get(userId, documentId);
   if (!doc || !(await s.files.stat(doc.sha256))) throw notFound('document');
   if (doc.contentType !== PDF) throw new AppError('not_found', 'only PDFs have a thumbnail');
-  const image = await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256));
+  const image = await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256), { owner: userId });
   if (!image) throw new AppError('not_found', 'the first page of this PDF could not be drawn');
   ctx.status = 200;
   ctx.type = 'image/webp';

@@ -1,17 +1,21 @@
 import { z } from 'zod';
 import { toIso } from '../../../core/clock.js';
 import { DOCUMENT_STATUSES, type DocumentRecord } from '../../../store/sql/documents.js';
-import { Metadata, Timestamp } from '../schemas.js';
+import { Metadata, readableText, Timestamp } from '../schemas.js';
 
 export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
 
-/** A name to show: 1–255 characters, no control characters and no folder separators (the path says where it came from). */
+/**
+ * A name to show: 1–255 characters, no control or bidi formatting characters (core/unsafe-text.ts) and no folder
+ * separators (the path says where it came from).
+ */
 export const DocumentFilename = z
   .string()
   .trim()
   .min(1)
   .max(255)
-  .regex(/^[^\u0000-\u001f\u007f/\\]+$/, 'must not contain control characters, / or \\');
+  .superRefine(readableText)
+  .regex(/^[^/\\]+$/, 'must not contain / or \\');
 
 export const DocumentSchema = z
   .object({

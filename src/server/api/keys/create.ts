@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
-import { ApiKey, ErrorBody, ScopeSchema } from '../schemas.js';
+import { ApiKey, ErrorBody, readableText, ScopeSchema } from '../schemas.js';
 import { keyToWire } from './wire.js';
 
 export const createKey = (s: Services) =>
@@ -17,7 +17,7 @@ export const createKey = (s: Services) =>
     tag: 'keys',
     summary: 'Create an API key. The response is the only time the key is shown. A key cannot hold scopes its creator lacks. Callable with an API key, or with the CLI\'s browser login (manage:keys).',
     body: z.strictObject({
-      name: z.string().trim().min(1).max(100).optional(),
+      name: z.string().trim().min(1).max(100).superRefine(readableText).optional(),
       scopes: z.array(ScopeSchema).min(1).optional().describe('default: both scopes'),
     }),
     responses: {

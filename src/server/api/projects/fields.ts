@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { Metadata } from '../schemas.js';
+import { Metadata, readableText } from '../schemas.js';
 
 export const ProjectName = z
   .string()
   .trim()
   .min(1)
   .max(100)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+  .superRefine(readableText);
 
 export const ProjectDescription = z.string().max(2000);
 
