@@ -90,6 +90,14 @@ describe('names that display as others', () => {
     const rename = await web.post(`/documents/${id}/rename`, { _csrf: web.csrf, filename: 'a\u0085b.txt' });
     expect(rename.status).toBe(400);
     expect(rename.text).toContain('U+0085');
+    // Settings: an API key's and an application's name.
+    await web.get('/settings/keys');
+    const key = await web.post('/settings/keys', { _csrf: web.csrf, name: 'laptop\u202e', scopes: ['read:documents'] });
+    expect(key.text).toContain('U+202E');
+    expect((await api(d, '/api/v1/keys', { token: user.apiKey })).body.keys.map((k: { name: string | null }) => k.name)).not.toContain('laptop\u202e');
+    await web.get('/settings/applications');
+    const app = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Mail\u202eapp', redirect_uris: 'https://app.example.org/cb' });
+    expect(app.text).toContain('U+202E');
   });
 
   it('refuses a web form posted from another site (Origin, Sec-Fetch-Site) beside the CSRF token', async () => {

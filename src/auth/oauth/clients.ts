@@ -8,6 +8,7 @@ import { type ClientMetadata, ClientMetadataProblem, displayName, MAX_REDIRECT_U
 import { InvalidClient } from './errors.js';
 import type { RegistrationPolicy } from './metadata.js';
 import { redirectUriProblem } from './redirect-uri.js';
+import { unsafeTextProblem } from '../../core/unsafe-text.js';
 
 /** The CLI's built-in public client (seeded by migration 003-oauth). */
 export const CLI_CLIENT_ID = 'docsearch-cli';
@@ -77,6 +78,8 @@ export class ClientService {
     const name = r.name.trim();
     if (!name) throw invalidRequest('the application needs a name');
     if (name.length > 100) throw invalidRequest('the application name must be at most 100 characters');
+    const unsafe = unsafeTextProblem(name);
+    if (unsafe) throw invalidRequest(`the application name ${unsafe}`);
     const uris = [...new Set(r.redirectUris.map((u) => u.trim()).filter(Boolean))];
     if (uris.length === 0) throw invalidRequest('register at least one redirect URI');
     if (uris.length > MAX_REDIRECT_URIS) throw invalidRequest(`at most ${MAX_REDIRECT_URIS} redirect URIs`);

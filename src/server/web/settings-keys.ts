@@ -8,6 +8,7 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
 import { checkCsrf, flash, formBody, formField, formFields, redirectWithOnce, render, requireUser, takeOnce, type WebContext } from './session.js';
+import { unsafeTextProblem } from '../../core/unsafe-text.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: { id: string; email: string }, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
   const keys = await s.apiKeys.list(user.id);
@@ -38,6 +39,8 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     const name = formField(ctx, 'name').trim().slice(0, 100) || null;
     const scopes = formFields(ctx, 'scopes').filter(isScope) as Scope[];
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });
+    const unsafe = name === null ? undefined : unsafeTextProblem(name);
+    if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.` });
     const issued = await s.apiKeys.issue(user.id, name, scopes);
     await redirectWithOnce(ctx, s, { kind: 'api-key', key: issued.key, name }, '/settings/keys');
   });
