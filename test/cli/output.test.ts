@@ -10,6 +10,8 @@ import { applyHighlights } from '../../src/cli/commands/search.js';
 import type { IO } from '../../src/cli/io.js';
 import { ProgressBoard } from '../../src/cli/output/progress.js';
 import { printTable } from '../../src/cli/output/table.js';
+import { wrap, wrapFields } from '../../src/cli/output/wrap.js';
+import stringWidth from 'string-width';
 import { relativeTime } from '../../src/cli/output/time.js';
 
 /** Buffers standing in for the process streams, as a TTY or a pipe (gh's iostreams.Test()). */
@@ -37,6 +39,20 @@ describe('tables', () => {
     printTable(io, { headers: ['ID', 'NAME', 'DOCS', 'SIZE', 'CREATED'], rows: rows.map((r) => [...r]), now: NOW });
     await flush();
     expect(io.out()).toBe('ID     NAME      DOCS  SIZE     CREATED\nprj_1  handbook  3     2.4 MiB  3 minutes ago\nprj_2  a b       0     12 B     never\n');
+  });
+
+  it('on a TTY: columns line up after CJK and emoji names (two terminal columns each), not after their .length', async () => {
+    const io = testIO(true);
+    printTable(io, { headers: ['NAME', 'DOCS'], rows: [['報告書', 1], ['📚 books', 2], ['plain', 3]], now: NOW });
+    await flush();
+    expect(io.out()).toBe('NAME      DOCS\n報告書    1\n📚 books  2\nplain     3\n');
+  });
+
+  it('wraps by terminal columns: a line of CJK words is never wider than the terminal', () => {
+    const lines = wrap('東京都 大阪府 京都府 北海道 神奈川県 愛知県 福岡県 兵庫県 埼玉県 千葉県', 24);
+    for (const line of lines) expect(stringWidth(line)).toBeLessThanOrEqual(24);
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of wrapFields([{ text: '長い長い長い長い長い長い長い長い長い長い長い長い名前.pdf' }], 24, '  ')) expect(stringWidth(line)).toBeLessThanOrEqual(24);
   });
 
   it('piped: no header, tab-separated, RFC 3339 and exact bytes', async () => {

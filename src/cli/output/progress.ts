@@ -1,4 +1,5 @@
 import type { IO } from '../io.js';
+import { fitColumns, padColumns, stringWidth } from './columns.js';
 
 /** Beyond this many rows a per-file board would scroll; one bar per phase is shown instead. */
 const MAX_ROWS = 15;
@@ -38,7 +39,7 @@ export class ProgressBoard {
     labels: string[],
   ) {
     this.rows = labels.map((label) => ({ label, phase: 'waiting', fraction: 0, status: '' }));
-    this.width = Math.min(40, Math.max(...labels.map((l) => l.length), 8));
+    this.width = Math.min(40, Math.max(...labels.map((l) => stringWidth(l)), 8));
   }
 
   update(index: number, phase: Phase, fraction: number, status = ''): void {
@@ -63,7 +64,7 @@ export class ProgressBoard {
       return [`uploading   ${bar(sent / n)} ${pct(sent / n)}`, `processing  ${bar(processed / n)} ${pct(processed / n)}  ${done}/${n} files done`];
     }
     return this.rows.map((r) => {
-      const label = r.label.length > this.width ? `…${r.label.slice(-(this.width - 1))}` : r.label.padEnd(this.width);
+      const label = stringWidth(r.label) > this.width ? padColumns(`…${fitColumns(r.label, this.width - 1, true)}`, this.width) : padColumns(r.label, this.width);
       const meter = r.phase === 'uploading' || r.phase === 'processing' ? `${r.phase.padEnd(10)}  ${bar(r.fraction)} ${pct(r.fraction)}` : '';
       return `${label}  ${meter}${meter && r.status ? '  ' : ''}${r.status}`.trimEnd();
     });

@@ -1,5 +1,6 @@
 import { type IO, isStdoutTTY } from '../io.js';
 import { humanBytes, relativeTime } from './time.js';
+import { padColumns, stringWidth } from './columns.js';
 
 /** A cell: plain text, a timestamp (relative on a TTY, RFC 3339 piped) or a byte count. */
 export type Cell = string | number | null | undefined | { time: string | null } | { bytes: number };
@@ -32,16 +33,16 @@ export function printTable(io: IO, { headers, rows, now }: TableOptions): void {
     return;
   }
   const all = [headers, ...cells];
-  const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? ''))));
+  for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? c : padColumns(c, widths[i]!))).join('  ').trimEnd()}\n`);
 }
 
 /** Key/value pairs for `show` commands: aligned on a TTY, tab-separated piped. */
 export function printFields(io: IO, fields: Array<[string, Cell]>, now: number): void {
   const tty = isStdoutTTY(io);
-  const width = Math.max(...fields.map(([k]) => k.length));
+  const width = Math.max(...fields.map(([k]) => stringWidth(k)));
   for (const [k, v] of fields) {
     const value = render(v, tty, now);
-    io.stdout.write(tty ? `${`${k}:`.padEnd(width + 2)}${value}\n` : `${k}\t${value}\n`);
+    io.stdout.write(tty ? `${padColumns(`${k}:`, width + 2)}${value}\n` : `${k}\t${value}\n`);
   }
 }

@@ -1,8 +1,7 @@
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
+import { fitColumns, stringWidth } from './columns.js';
 
-/** Visible length: ANSI styling takes no columns. */
-export const visibleLength = (s: string): number => s.replace(ANSI, '').length;
+/** Columns on a terminal: ANSI styling takes none, a CJK character or an emoji two (columns.ts). */
+export const visibleLength = (s: string): number => stringWidth(s);
 
 /**
  * Word-wraps `text` to `width` columns, the first line starting with `indent` and the others with `hang` (so
@@ -56,21 +55,22 @@ export function wrapFields(fields: Field[], width: number, hang: string): string
     const sep = len === 0 ? 0 : run?.field === field ? 1 : 2;
     if (run?.field === field) run.words.push(word);
     else line.push({ field, words: [word] });
-    len += sep + word.length;
+    len += sep + stringWidth(word);
   };
   fields.forEach((f, fi) => {
     const words = f.text.split(/\s+/).filter(Boolean);
-    const whole = words.join(' ').length;
+    const whole = stringWidth(words.join(' '));
     // A field that does not fit on this line but fits on a fresh one starts a fresh one.
     if (len > 0 && len + 2 + whole > room() && whole <= Math.max(20, width - hang.length)) newLine();
     words.forEach((word, wi) => {
       let w = word;
       const sep = len === 0 ? 0 : wi === 0 ? 2 : 1;
-      if (len > 0 && len + sep + w.length > room()) newLine();
-      while (w.length > room()) {
+      if (len > 0 && len + sep + stringWidth(w) > room()) newLine();
+      while (stringWidth(w) > room()) {
         if (len > 0) newLine();
-        put(fi, w.slice(0, room()));
-        w = w.slice(room());
+        const head = fitColumns(w, room());
+        put(fi, head);
+        w = w.slice(head.length);
         newLine();
       }
       if (w) put(fi, w);
