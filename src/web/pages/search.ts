@@ -22,6 +22,8 @@ export interface SearchPageData {
   /** 0-based index of the page's first result. */
   start?: number;
   previousCursor?: string | null;
+  /** No document in any project yet: the page says so and leads to the upload. */
+  libraryEmpty?: boolean;
   error?: string;
 }
 
@@ -142,7 +144,11 @@ export function searchPage(d: SearchPageData) {
     <button type="submit">Search</button>
   </form>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
-  ${results(d)}
+  ${
+    d.libraryEmpty
+      ? html`<p class="notice" id="empty-library" role="status">Your library is empty: there is nothing to search yet. <a href="/documents#upload">Upload PDF, DOCX or TXT files</a> and search finds them once they are indexed.</p>`
+      : results(d)
+  }
 </section>`,
   );
 }
