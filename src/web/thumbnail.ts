@@ -54,13 +54,14 @@ export class ThumbnailRenderer {
   }
 
   /**
-   * The WebP image of the first page of the PDF with content hash `sha256` (its bytes come from `read` when not
-   * cached), or null when it cannot be rendered (broken, hostile or too slow).
+   * The WebP image of page `page` (default the first) of the PDF with content hash `sha256` (its bytes come from
+   * `read` when not cached), or null when it cannot be rendered (broken, hostile, too slow, or no such page).
    */
-  async render(sha256: string, read: () => Promise<Uint8Array>): Promise<Uint8Array | null> {
-    const cached = this.cache.get(sha256);
+  async render(sha256: string, read: () => Promise<Uint8Array>, page = 1): Promise<Uint8Array | null> {
+    const key = page === 1 ? sha256 : `${sha256}:${page}`;
+    const cached = this.cache.get(key);
     if (cached !== undefined) {
-      this.remember(sha256, cached);
+      this.remember(key, cached);
       return cached;
     }
     if (this.closed) throw new AppError('service_unavailable', 'the server is shutting down');
@@ -68,10 +69,10 @@ export class ThumbnailRenderer {
     this.waiting++;
     const run = this.queue.then(async () => {
       this.waiting--;
-      const again = this.cache.get(sha256); // drawn while this one waited
+      const again = this.cache.get(key); // drawn while this one waited
       if (again !== undefined) return again;
-      const image = await this.draw(await read());
-      this.remember(sha256, image);
+      const image = await this.draw(await read(), page);
+      this.remember(key, image);
       return image;
     });
     this.queue = run.catch(() => undefined);
@@ -100,7 +101,7 @@ export class ThumbnailRenderer {
     return this.worker;
   }
 
-  private draw(data: Uint8Array): Promise<Uint8Array | null> {
+  private draw(data: Uint8Array, page: number): Promise<Uint8Array | null> {
     const worker = this.thread();
     const id = ++this.nextId;
     return new Promise<Uint8Array | null>((resolve) => {
@@ -121,7 +122,7 @@ export class ThumbnailRenderer {
       const onGone = () => done(null, false);
       const timer = setTimeout(() => done(null, false), this.timeoutMs);
       worker.on('message', onMessage).once('error', onGone).once('exit', onGone);
-      worker.postMessage({ id, data, width: this.width, maxHeight: this.width * 2 } satisfies ThumbnailRequest);
+      worker.postMessage({ id, data, width: this.width, maxHeight: this.width * 2, page } satisfies ThumbnailRequest);
     });
   }
 

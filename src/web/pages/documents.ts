@@ -117,7 +117,7 @@ export function documentsPage(d: DocumentsPageData) {
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
       <label class="inline-label">Move selected to <select name="project_id">${d.projects.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
-      <button type="submit" name="action" value="retry" class="secondary">Retry failed</button>
+      <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
     </div>
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
