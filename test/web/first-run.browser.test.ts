@@ -258,6 +258,12 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       expect(await page.locator('main').textContent()).not.toContain('0 chunks');
       expect(await page.locator('main').textContent()).toContain('Search stops finding it at once, and the original file goes too.');
 
+      // Its sibling: an empty project's deletion names no zero counts.
+      const empty = (await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'Empty shelf' } })).body.id as string;
+      await page.goto(`${d.url}/projects/${empty}/delete`);
+      expect(await page.locator('main').textContent()).toContain('This deletes the project. It has no documents.');
+      expect(await page.locator('main').textContent()).not.toMatch(/\b0 (chunks|documents)/);
+
       await page.goto(`${d.url}/documents`);
       expect(await page.locator('button[value=retry]').textContent()).toBe('Retry selected');
       await page.click('button[value=retry]');

@@ -24,9 +24,9 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const projectId = queryString(ctx, 'project');
   const cursor = queryString(ctx, 'cursor');
   const projects = await userProjects(s, user.id);
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects };
-  // Nothing uploaded yet (documents still in work count: they are coming): say so rather than "no matches".
-  if (projects.every((p) => p.documentCount === 0)) return render(ctx, searchPage({ ...data, libraryEmpty: true }));
+  // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
+  const libraryEmpty = projects.every((p) => p.documentCount === 0);
+  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty };
   if (q.trim() === '') return render(ctx, searchPage(data));
   const body = SearchBody.safeParse({
     query: q,

@@ -144,8 +144,11 @@ export function projectDeletePage(d: { user: { email: string }; csrfToken: strin
     csrfToken: d.csrfToken,
     active: 'projects',
     title: `Delete “${p.name}”?`,
-    body: html`<p>This deletes the project and everything in it: <strong>${p.documentCount} document${p.documentCount === 1 ? '' : 's'}</strong>
-    (${p.chunkCount} chunks, ${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
+    body:
+      p.documentCount === 0
+        ? html`<p>This deletes the project. It has no documents. This can't be undone.</p>`
+        : html`<p>This deletes the project and everything in it: <strong>${p.documentCount} document${p.documentCount === 1 ? '' : 's'}</strong>
+    (${p.chunkCount > 0 ? `${p.chunkCount} chunk${p.chunkCount === 1 ? '' : 's'}, ` : ''}${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
     and this can't be undone.</p>`,
     action: `/projects/${p.id}/delete`,
     confirm: 'Delete project and its documents',

@@ -20,7 +20,7 @@ export async function sendThumbnail(ctx: Context, s: Services, userId: string, d
   if (doc.contentType !== PDF) throw new AppError('not_found', 'only PDFs have a thumbnail');
   if (doc.pages !== null && page > doc.pages) throw new AppError('not_found', `this PDF has ${doc.pages} page${doc.pages === 1 ? '' : 's'}: there is no page ${page}`);
   const image = await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256), page);
-  if (!image) throw new AppError('not_found', `page ${page} of this PDF could not be drawn`);
+  if (!image) throw new AppError('not_found', `${page === 1 ? 'the first page' : `page ${page}`} of this PDF could not be drawn`);
   ctx.status = 200;
   ctx.type = 'image/webp';
   // The same bytes always give the same image: the browser may keep it, privately.
