@@ -219,13 +219,27 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       const loaded = () => thumb.evaluate((el) => ((img) => img.complete && img.naturalWidth)(el as unknown as { complete: boolean; naturalWidth: number }));
       await expect.poll(loaded, { timeout: 30_000 }).toBe(320);
       expect(await page.locator('#preview-where').textContent()).toBe('Page 1 of 14');
-      expect(await page.locator('#preview a[rel=prev]').count()).toBe(0);
+      expect(await page.locator('#preview a[rel=prev]').isVisible()).toBe(false);
+      await page.evaluate('window.samePage = true'); // the script turns pages in place
       await page.click('#preview a[rel=next]');
       await expect.poll(() => page.locator('#preview-where').textContent()).toBe('Page 2 of 14');
       expect(await thumb.getAttribute('src')).toContain('page=2');
       await expect.poll(loaded, { timeout: 30_000 }).toBe(320);
+      expect(await page.evaluate('window.samePage')).toBe(true);
+      expect(page.url()).toContain('?page=2');
       await page.click('#preview a[rel=prev]');
       await expect.poll(() => page.locator('#preview-where').textContent()).toBe('Page 1 of 14');
+      expect(await page.locator('#preview a[rel=prev]').isVisible()).toBe(false);
+
+      // Without script the same links load the page at that page of the preview.
+      const bare = await browser.newContext({ viewport: DESK, javaScriptEnabled: false });
+      const plain = await login(bare, user, d.url);
+      await plain.goto(`${d.url}/documents/${doc!.id}?page=13`);
+      await plain.click('#preview a[rel=next]');
+      expect(await plain.locator('#preview-where').textContent()).toBe('Page 14 of 14');
+      expect(await plain.locator('#preview a[rel=next]').isVisible()).toBe(false);
+      expect(await plain.locator('img.thumb').getAttribute('src')).toBe(`/documents/${doc!.id}/thumbnail.webp?page=14`);
+      await bare.close();
 
       // The API's thumbnail takes the page too.
       const p14 = await fetch(`${d.url}/api/v1/documents/${doc!.id}/thumbnail?page=14`, { headers: { authorization: `Bearer ${user.apiKey}` } });

@@ -68,18 +68,21 @@ function textSection(d: DocumentPageData) {
 </section>`;
 }
 
-/** A PDF's preview, page by page: previous and next are links (`?page=N`), so it works without script too. */
+/**
+ * A PDF's preview, page by page: previous and next are links (`?page=N`), so it works without script; app.js
+ * swaps the image in place instead. Both links are always there, hidden at either end, for the script to show.
+ */
 function preview(d: DocumentPageData) {
   const doc = d.document;
   const n = d.previewPage;
   const pages = doc.pages ?? 1;
-  const at = (p: number) => `/documents/${doc.id}?page=${p}#preview`;
-  return html`<figure class="preview" id="preview">
+  const at = (p: number) => `/documents/${doc.id}?page=${Math.min(pages, Math.max(1, p))}#preview`;
+  return html`<figure class="preview" id="preview" data-page="${n}" data-pages="${pages}" data-document-id="${doc.id}" data-filename="${doc.filename}">
     <img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160">
     <figcaption><nav class="preview-pager" aria-label="Preview pages">
-      ${n > 1 ? html`<a href="${at(n - 1)}" rel="prev" aria-label="Previous page">‹ Prev</a>` : null}
-      <span id="preview-where">Page ${n} of ${pages}</span>
-      ${n < pages ? html`<a href="${at(n + 1)}" rel="next" aria-label="Next page">Next ›</a>` : null}
+      <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Prev</a>
+      <span id="preview-where" aria-live="polite">Page ${n} of ${pages}</span>
+      <a href="${at(n + 1)}" rel="next" aria-label="Next page"${n < pages ? null : html` hidden`}>Next ›</a>
     </nav></figcaption>
   </figure>`;
 }
