@@ -124,6 +124,14 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await page.click('#upload button[type=submit]');
       await page.waitForURL(`${d.url}/projects/${projects[0]!.id}`);
       expect(await page.locator('.flash').textContent()).toBe('Nothing was uploaded: choose one or more files or a folder first.');
+
+      // The API reads the same body the same way: a browser's empty picker part (no name, no bytes) is no file.
+      const body =
+        '--b\r\nContent-Disposition: form-data; name="file"; filename="tides.txt"\r\nContent-Type: text/plain\r\n\r\nSpring tides at the new moon.\n\r\n' +
+        '--b\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--b--\r\n';
+      const res = await fetch(`${d.url}/api/v1/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.apiKey}`, 'content-type': 'multipart/form-data; boundary=b' }, body });
+      expect(res.status).toBe(202);
+      expect(((await res.json()) as { documents: { filename: string }[] }).documents.map((x) => x.filename)).toEqual(['tides.txt']);
     } finally {
       await context.close();
     }
