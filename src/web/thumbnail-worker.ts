@@ -14,6 +14,8 @@ export interface ThumbnailRequest {
   /** Width of the image in pixels; the height follows the page, at most `maxHeight`. */
   width: number;
   maxHeight: number;
+  /** The page to draw, from 1 (default 1). */
+  page?: number;
 }
 
 export type ThumbnailReply = { id: number; ok: true; image: Uint8Array } | { id: number; ok: false; message: string };
@@ -23,7 +25,7 @@ const port = parentPort!;
 async function render(req: ThumbnailRequest): Promise<Uint8Array> {
   const doc = await openPdf(req.data);
   try {
-    const page = await doc.getPage(1);
+    const page = await doc.getPage(req.page ?? 1);
     const base = page.getViewport({ scale: 1 });
     const viewport = page.getViewport({ scale: req.width / Math.max(1, base.width) });
     const width = Math.max(1, Math.ceil(viewport.width));

@@ -34,6 +34,7 @@ export interface ThumbnailOptions {
 
 interface Job {
   key: string;
+  page: number;
   read: () => Promise<Uint8Array>;
   resolve(image: Uint8Array | null): void;
   reject(err: unknown): void;
@@ -90,28 +91,31 @@ export class ThumbnailRenderer {
   }
 
   /**
-   * The WebP image of the first page of the PDF with content hash `sha256` (its bytes come from `read` when not
-   * cached), or null when it cannot be rendered (broken, hostile or too slow). `owner` (the user) gets its turn
-   * round-robin with the other owners waiting, so one user's many renders do not hold back another's.
+   * The WebP image of page `page` (default the first) of the PDF with content hash `sha256` (its bytes come from
+   * `read` when not cached), or null when it cannot be rendered (broken, hostile, too slow, or no such page).
+   * `owner` (the user) gets its turn round-robin with the other owners waiting, so one user's many renders do not
+   * hold back another's.
    */
-  async render(sha256: string, read: () => Promise<Uint8Array>, opts: { owner?: string } = {}): Promise<Uint8Array | null> {
-    const cached = this.cache.get(sha256);
+  async render(sha256: string, read: () => Promise<Uint8Array>, opts: { owner?: string; page?: number } = {}): Promise<Uint8Array | null> {
+    const page = opts.page ?? 1;
+    const key = page === 1 ? sha256 : `${sha256}:${page}`;
+    const cached = this.cache.get(key);
     if (cached !== undefined) {
-      this.remember(sha256, cached);
+      this.remember(key, cached);
       return cached;
     }
-    const shared = this.pending.get(sha256);
+    const shared = this.pending.get(key);
     if (shared) return shared;
     if (this.closed) throw new AppError('service_unavailable', 'the server is shutting down', { expose: true, logLevel: 'warn' });
     const owner = opts.owner ?? '';
     const queue = this.queues.get(owner) ?? [];
     if (queue.length >= this.maxWaitingPerOwner) throw overloaded(`you have ${queue.length} previews waiting to be drawn`);
     if (this.waiting >= this.maxWaiting) throw overloaded('too many previews are waiting to be drawn');
-    const run = new Promise<Uint8Array | null>((resolve, reject) => queue.push({ key: sha256, read, resolve, reject }));
+    const run = new Promise<Uint8Array | null>((resolve, reject) => queue.push({ key, page, read, resolve, reject }));
     if (!this.queues.has(owner)) this.queues.set(owner, queue);
     this.waiting++;
-    this.pending.set(sha256, run);
-    void run.finally(() => this.pending.delete(sha256)).catch(() => undefined);
+    this.pending.set(key, run);
+    void run.finally(() => this.pending.delete(key)).catch(() => undefined);
     this.pump();
     return run;
   }
@@ -143,7 +147,7 @@ export class ThumbnailRenderer {
     try {
       const again = this.cache.get(job.key); // drawn while this one waited
       if (again !== undefined) return job.resolve(again);
-      const image = await this.draw(slot, await job.read());
+      const image = await this.draw(slot, await job.read(), job.page);
       this.remember(job.key, image);
       job.resolve(image);
     } catch (err) {
@@ -173,7 +177,7 @@ export class ThumbnailRenderer {
     return slot.worker;
   }
 
-  private draw(slot: Slot, data: Uint8Array): Promise<Uint8Array | null> {
+  private draw(slot: Slot, data: Uint8Array, page: number): Promise<Uint8Array | null> {
     const worker = this.thread(slot);
     const id = ++this.nextId;
     return new Promise<Uint8Array | null>((resolve) => {
@@ -195,7 +199,7 @@ export class ThumbnailRenderer {
       const onGone = () => done(null, false);
       const timer = setTimeout(() => done(null, false), this.timeoutMs);
       worker.on('message', onMessage).once('error', onGone).once('exit', onGone);
-      worker.postMessage({ id, data, width: this.width, maxHeight: this.width * 2 } satisfies ThumbnailRequest);
+      worker.postMessage({ id, data, page, width: this.width, maxHeight: this.width * 2 } satisfies ThumbnailRequest);
     });
   }
 

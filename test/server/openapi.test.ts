@@ -120,6 +120,9 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     const res = await call(`/api/v1/documents/${up.body.documents[0].id}/thumbnail`, { token: full.apiKey });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/webp');
+    expect((await call(`/api/v1/documents/${up.body.documents[0].id}/thumbnail?page=1`, { token: full.apiKey })).status).toBe(200);
+    expect((await call(`/api/v1/documents/${up.body.documents[0].id}/thumbnail?page=2`, { token: full.apiKey })).status).toBe(404); // one page
+    expect((await call(`/api/v1/documents/${up.body.documents[0].id}/thumbnail?page=0`, { token: full.apiKey })).status).toBe(400);
     expect((await call(`/api/v1/documents/${await someDocument(call, full)}/thumbnail`, { token: full.apiKey })).status).toBe(404);
   },
   'PATCH /api/v1/documents/{id}': async ({ call, full }) => {

@@ -5,7 +5,7 @@ import { type DocumentPageData, documentPage, documentsDeletePage } from '../../
 import { DocumentFilename } from '../api/documents/wire.js';
 import { sendOriginal } from '../api/documents/file.js';
 import { documentText } from '../api/documents/text.js';
-import { sendThumbnail } from '../api/documents/thumbnail.js';
+import { sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -29,6 +29,12 @@ export function selectedIds(ctx: WebContext): string[] {
 /** A failed action on one document, for a flash: “notes.pdf”: why. */
 export const failedOn = (filename: string, err: AppError) => `“${filename}”: ${err.message}`;
 
+/** `?page=N` of the document page's preview, within the document's pages (1 when absent or out of range). */
+function previewPage(raw: string, pages: number | null): number {
+  const n = /^\d{1,6}$/.test(raw) ? Number(raw) : 1;
+  return n >= 1 && n <= (pages ?? 1) ? n : 1;
+}
+
 async function showDocument(ctx: WebContext, s: Services, user: User, id: string, error?: string, status = 200) {
   const doc = await s.documents.get(user.id, id);
   const projects = doc ? await userProjects(s, user.id) : [];
@@ -46,6 +52,7 @@ async function showDocument(ctx: WebContext, s: Services, user: User, id: string
     project: { id: project.id, name: project.name },
     projects: projects.map((p) => ({ id: p.id, name: p.name })),
     text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined },
+    previewPage: previewPage(queryString(ctx, 'page'), doc.pages),
     ...(error ? { error } : {}),
   };
   render(ctx, documentPage(data), status);
@@ -80,7 +87,10 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
 
   router.get('document.thumbnail', '/documents/:id/thumbnail.webp', async (ctx) => {
     const user = await requireUser(ctx, s);
-    if (user) await sendThumbnail(ctx, s, user.id, ctx.params.id!);
+    if (!user) return;
+    const page = ThumbnailQuery.safeParse({ ...(queryString(ctx, 'page') ? { page: queryString(ctx, 'page') } : {}) });
+    if (!page.success) return renderNotFound(ctx, user, 'document');
+    await sendThumbnail(ctx, s, user.id, ctx.params.id!, page.data.page);
   });
 
   router.get('document.delete.confirm', '/documents/:id/delete', async (ctx) => {

@@ -67,6 +67,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       s.documents.list(user.id, toFilter(query), PAGE, at, query.sort),
       s.documents.countInWork(user.id),
     ]);
+    const fallback = projects.find((p) => p.isDefault) ?? projects[0]!;
     render(
       ctx,
       documentsPage({
@@ -79,6 +80,11 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
         first: at ? listUrl(filter) : null,
         indexing: [...indexing.values()].reduce((a, b) => a + b, 0),
         self: listUrl(filter, at ? query.cursor : undefined),
+        upload: {
+          projectId: fallback.id,
+          projectName: fallback.name,
+          limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
+        },
         ...(error ? { error } : {}),
       }),
     );

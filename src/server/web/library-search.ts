@@ -23,7 +23,10 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const view: SearchView = queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
   const projectId = queryString(ctx, 'project');
   const cursor = queryString(ctx, 'cursor');
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects: await userProjects(s, user.id) };
+  const projects = await userProjects(s, user.id);
+  // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
+  const libraryEmpty = projects.every((p) => p.documentCount === 0);
+  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty };
   if (q.trim() === '') return render(ctx, searchPage(data));
   const body = SearchBody.safeParse({
     query: q,

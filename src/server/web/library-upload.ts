@@ -39,7 +39,9 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
       // The bare form gets its project page back with the reason, when the whole body was read (else the
       // error handler answers and closes the connection).
       if (script || !isAppError(err) || err.status >= 500 || !ctx.req.complete) throw err;
-      flash(ctx, `Nothing was uploaded: ${sentence(err.message)}`, 'error');
+      // The form posted with nothing chosen in either picker: say what to do, not what the API expects.
+      const why = err.message.startsWith('no file:') ? 'choose one or more files or a folder first.' : sentence(err.message);
+      flash(ctx, `Nothing was uploaded: ${why}`, 'error');
       ctx.status = 303;
       return ctx.redirect(back);
     }

@@ -19,6 +19,8 @@ export interface DocumentPageData {
   projects: { id: string; name: string }[];
   /** What search sees, from `text.cursor` on (the first chunks when absent). */
   text: { pages: TextPage[]; next: string | null; continued: boolean };
+  /** The page the preview shows (a PDF's; 1 otherwise). */
+  previewPage: number;
   error?: string;
 }
 
@@ -44,9 +46,13 @@ function textSection(d: DocumentPageData) {
         ? 'The text appears here once indexing finishes.'
         : 'No text was found in this document (a scan without OCR, or an empty file).';
   const t = d.text;
+  const chunks = doc.chunkCount;
+  // Folded by default: a long document's text would push everything else 30,000 pixels down. Open when paging through it.
   return html`<section aria-labelledby="text-heading" class="doc-text">
   <h2 id="text-heading">Text${t.continued ? html` <span class="muted">(continued)</span>` : null}</h2>
-  <p class="muted">What search sees: the document’s chunks in order, by the page each starts on. Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.</p>
+  <details id="text"${t.continued ? html` open` : null}>
+  <summary>Show the text search sees${chunks > 0 ? ` (${chunks} chunk${chunks === 1 ? '' : 's'}${doc.pages ? `, ${doc.pages} page${doc.pages === 1 ? '' : 's'}` : ''})` : ''}</summary>
+  <p class="muted">The document’s chunks in order, by the page each starts on. Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.</p>
   ${
     t.pages.length === 0
       ? html`<p class="muted" id="no-text">${empty}</p>`
@@ -58,7 +64,27 @@ function textSection(d: DocumentPageData) {
         )
   }
   ${t.next ? html`<p><a href="/documents/${doc.id}?text=${t.next}#text-heading" class="more">More text…</a></p>` : null}
+  </details>
 </section>`;
+}
+
+/**
+ * A PDF's preview, page by page: previous and next are links (`?page=N`), so it works without script; app.js
+ * swaps the image in place instead. Both links are always there, hidden at either end, for the script to show.
+ */
+function preview(d: DocumentPageData) {
+  const doc = d.document;
+  const n = d.previewPage;
+  const pages = doc.pages ?? 1;
+  const at = (p: number) => `/documents/${doc.id}?page=${Math.min(pages, Math.max(1, p))}#preview`;
+  return html`<figure class="preview" id="preview" data-page="${n}" data-pages="${pages}" data-document-id="${doc.id}" data-filename="${doc.filename}">
+    <img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160">
+    <figcaption><nav class="preview-pager" aria-label="Preview pages">
+      <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Prev</a>
+      <span id="preview-where" aria-live="polite">Page ${n} of ${pages}</span>
+      <a href="${at(n + 1)}" rel="next" aria-label="Next page"${n < pages ? null : html` hidden`}>Next ›</a>
+    </nav></figcaption>
+  </figure>`;
 }
 
 export function documentPage(d: DocumentPageData) {
@@ -72,8 +98,14 @@ export function documentPage(d: DocumentPageData) {
   <p class="crumbs"><a href="/documents">Documents</a> › <a href="/projects/${d.project.id}">${d.project.name}</a> ›</p>
   <h1 class="filename">${doc.filename}</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <div class="actions">
+    <a href="${file}" class="button">Open the original</a>
+    <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
+    <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
+    <a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a>
+  </div>
   <div class="doc-head">
-    ${doc.contentType === PDF ? html`<img src="/documents/${doc.id}/thumbnail.webp" class="thumb" alt="First page of ${doc.filename}" width="160">` : null}
+    ${doc.contentType === PDF ? preview(d) : null}
     <dl class="facts">
       <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
       ${doc.path ? html`<dt>Path</dt><dd class="path">${doc.path}</dd>` : null}
@@ -86,14 +118,8 @@ export function documentPage(d: DocumentPageData) {
       <dt>SHA-256</dt><dd><code class="hash">${doc.sha256}</code></dd>
     </dl>
   </div>
-  ${doc.warnings.length > 0 ? html`<h2>Warnings</h2><ul class="warnings">${doc.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : null}
-  <div class="actions">
-    <a href="${file}" class="button">Open the original</a>
-    <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
-    <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
-  </div>
-  ${textSection(d)}
   <h2>Rename or move</h2>
+  <div class="manage">
   <form method="post" action="/documents/${doc.id}/rename" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label class="grow">Name <input type="text" name="filename" maxlength="255" required value="${doc.filename}"></label>
@@ -109,9 +135,9 @@ export function documentPage(d: DocumentPageData) {
   </form>
   ${movable ? null : html`<p class="muted">It can be moved once indexing finishes.</p>`}`
   }
-  <h2>Delete</h2>
-  <p>Deleting removes the document from search at once; the original file goes too.</p>
-  <p><a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a></p>
+  </div>
+  ${doc.warnings.length > 0 ? html`<h2>Warnings</h2><ul class="warnings">${doc.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : null}
+  ${textSection(d)}
 </section>`,
   );
 }
@@ -133,7 +159,10 @@ export function documentsDeletePage(d: {
     active: 'documents',
     title: one ? `Delete “${one.filename}”?` : `Delete ${n} documents?`,
     body: html`${one ? null : html`<ul class="doomed">${d.documents.map((doc) => html`<li class="filename">${doc.filename}</li>`)}</ul>`}
-  <p>Search stops finding ${one ? 'it' : 'them'} at once (${plural(chunks, 'chunk')}), and the original file${one ? ' goes' : 's go'} too.
+  <p>Search stops finding ${one ? 'it' : 'them'} at once${
+    // A document that never got indexed (failed, or still queued) has no chunks to name.
+    chunks > 0 ? ` (${plural(chunks, 'chunk')})` : ''
+  }, and the original file${one ? ' goes' : 's go'} too.
   This can't be undone.</p>`,
     action: '/documents/delete',
     fields: { ids: d.documents.map((doc) => doc.id), return_to: d.returnTo },

@@ -1,8 +1,7 @@
 import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
-import { type DocumentRow, pathLine, statusCell } from './project.js';
-import { indexingNote } from './projects.js';
+import { type DocumentRow, documentsTable, pathLine, statusCell, uploadForm } from './project.js';
 
 /** The Documents page's filters, as the form and its links carry them (names of GET /api/v1/documents where they match). */
 export interface DocumentsFilter {
@@ -30,6 +29,8 @@ export interface DocumentsPageData {
   indexing: number;
   /** This page's own address (forms come back here). */
   self: string;
+  /** Where the empty library's upload area puts files: the default project. */
+  upload: { projectId: string; projectName: string; limits: { maxFileMb: number; maxFiles: number } };
   error?: string;
 }
 
@@ -65,6 +66,17 @@ function row(doc: DocumentsPageData['documents'][number], projects: Map<string, 
 </tr>`;
 }
 
+/** The empty library: the upload area for the default project, and the list the uploads appear in. */
+function emptyLibrary(d: DocumentsPageData) {
+  const u = d.upload;
+  return html`<p id="no-documents">Your library is empty. Upload PDF, DOCX or TXT files here: they go into your
+    <a href="/projects/${u.projectId}" class="project-name">${u.projectName}</a> project, and search finds them once they are indexed.
+    More projects can be made under <a href="/projects">Projects</a>.</p>
+  <h2 id="upload-heading">Upload your first documents</h2>
+  ${uploadForm(u.projectId, u.limits, d.csrfToken)}
+  ${documentsTable(u.projectId, [], d.csrfToken)}`;
+}
+
 /**
  * The whole library: every document of every project, filtered, sorted and paged (keyset cursor, so past any
  * number of documents). Choose documents to delete (after a confirmation) or move them; retry failed ones.
@@ -74,13 +86,15 @@ export function documentsPage(d: DocumentsPageData) {
   const f = d.filter;
   const names = new Map(d.projects.map((p) => [p.id, p.name]));
   const filtered = f.project_id || f.type || f.status || f.filename || f.from || f.to;
+  // A new account's first page: nothing to filter yet, so it leads to the upload instead.
+  const empty = d.documents.length === 0 && !filtered && !d.first;
   return layout(
-    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents' },
+    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', ...(empty ? { script: 'project.js' as const } : {}) },
     html`<section class="card">
   <h1>Documents</h1>
-  <p class="muted">Every document in your library.${d.indexing > 0 ? html` <span class="indexing" role="status">${indexingNote(d.indexing)}.</span>` : null}</p>
+  <p class="muted">Every document in your library.${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
-  <form method="get" action="/documents" class="filters" aria-label="Filter documents">
+  ${empty ? emptyLibrary(d) : html`<form method="get" action="/documents" class="filters" aria-label="Filter documents">
     <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="255"></label>
     <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
     <label>Type <select name="type">${option('', 'Any type', f.type)}${TYPES.map(([v, l]) => option(v, l, f.type))}</select></label>
@@ -89,14 +103,12 @@ export function documentsPage(d: DocumentsPageData) {
     <label>to <input type="date" name="to" value="${f.to}"></label>
     <label>Sort <select name="sort">${SORTS.map(([v, l]) => option(v, l, f.sort))}</select></label>
     <div class="filter-actions"><button type="submit">Show</button>${filtered ? html` <a href="/documents">Clear filters</a>` : null}</div>
-  </form>
+  </form>`}
   ${
-    d.documents.length === 0
-      ? html`<p class="muted" id="no-documents">${
-          filtered || d.first
-            ? 'No documents match these filters.'
-            : html`Your library is empty. Upload PDF, DOCX or TXT files into a project: open one under <a href="/projects">Projects</a>.`
-        }</p>`
+    empty
+      ? null
+      : d.documents.length === 0
+      ? html`<p class="muted" id="no-documents">No documents match these filters.</p>`
       : html`<form method="post" action="/documents/bulk" id="bulk" class="bulk">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.self}">
@@ -105,10 +117,10 @@ export function documentsPage(d: DocumentsPageData) {
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
       <label class="inline-label">Move selected to <select name="project_id">${d.projects.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
-      <button type="submit" name="action" value="retry" class="secondary">Retry failed</button>
+      <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
     </div>
     <div class="scroll"><table class="documents rows" id="documents">
-      <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Status</th><th scope="col">Uploaded</th></tr></thead>
+      <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
       <tbody>${d.documents.map((doc) => row(doc, names))}</tbody>
     </table></div>
   </form>`

@@ -58,6 +58,28 @@ export const retryForm = (doc: Pick<DocumentRow, 'id' | 'filename'>, csrfToken: 
 /** The upload path under a name, when there is one. */
 export const pathLine = (path: string | null) => (path ? html`<br><span class="path muted" title="Uploaded from">${path}</span>` : null);
 
+/**
+ * The upload area for a project: two pickers and a drop zone. With project.js, choosing or dropping starts the
+ * upload at once (the script hides the button and says so); without it, the button posts what was chosen.
+ */
+export function uploadForm(projectId: string, limits: { maxFileMb: number; maxFiles: number }, csrfToken: string) {
+  return html`<form method="post" action="/projects/${projectId}/upload" enctype="multipart/form-data" id="upload" class="upload" aria-labelledby="upload-heading"
+    data-max-files="${limits.maxFiles}" data-max-bytes="${limits.maxFileMb * 1024 * 1024}">
+    <input type="hidden" name="_csrf" value="${csrfToken}">
+    <div class="dropzone" id="dropzone">
+      <div class="pickers">
+        <label>Choose files <input type="file" name="file" id="pick-files" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
+        <label>Choose a folder <input type="file" name="file" id="pick-folder" webkitdirectory multiple></label>
+      </div>
+      <p class="muted">Or drop files or folders here. PDF, DOCX or TXT, up to ${limits.maxFileMb} MB each, ${limits.maxFiles} at a time.
+        A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
+      <p class="upload-how" id="upload-how">Choose files or a folder, then press Upload.</p>
+    </div>
+    <button type="submit" id="upload-submit">Upload</button>
+    <ul id="upload-list" class="upload-list" aria-live="polite"></ul>
+  </form>`;
+}
+
 export function documentRow(doc: DocumentRow, csrfToken: string) {
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
   <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${pathLine(doc.path)}</td>
@@ -69,6 +91,14 @@ export function documentRow(doc: DocumentRow, csrfToken: string) {
   <td class="actions-cell">${doc.status === 'failed' ? retryForm(doc, csrfToken, `/projects/${doc.projectId}`) : null}
     <a href="/documents/${doc.id}/delete" class="danger-link" aria-label="Delete ${doc.filename}…">Delete…</a></td>
 </tr>`;
+}
+
+/** A project's documents, live: project.js polls `data-poll-url` and adds or updates rows (hidden while empty). */
+export function documentsTable(projectId: string, documents: DocumentRow[], csrfToken: string) {
+  return html`<div class="scroll"><table class="documents rows" id="documents" data-poll-url="/projects/${projectId}/documents.json"${documents.length === 0 ? html` hidden` : null}>
+    <thead><tr><th scope="col" class="col-name">File</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col" class="num">Chunks</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${documents.map((doc) => documentRow(doc, csrfToken))}</tbody>
+  </table></div>`;
 }
 
 export function projectPage(d: ProjectPageData) {
@@ -84,27 +114,11 @@ export function projectPage(d: ProjectPageData) {
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
 
   <h2 id="upload-heading">Upload</h2>
-  <form method="post" action="/projects/${p.id}/upload" enctype="multipart/form-data" id="upload" class="upload" aria-labelledby="upload-heading"
-    data-max-files="${d.limits.maxFiles}" data-max-bytes="${d.limits.maxFileMb * 1024 * 1024}">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <div class="dropzone" id="dropzone">
-      <div class="pickers">
-        <label>Choose files <input type="file" name="file" id="pick-files" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
-        <label>Choose a folder <input type="file" name="file" id="pick-folder" webkitdirectory multiple></label>
-      </div>
-      <p class="muted">or drop files or folders here. PDF, DOCX or TXT, up to ${d.limits.maxFileMb} MiB each, ${d.limits.maxFiles} at a time.
-        A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
-    </div>
-    <button type="submit">Upload</button>
-    <ul id="upload-list" class="upload-list" aria-live="polite"></ul>
-  </form>
+  ${uploadForm(p.id, d.limits, d.csrfToken)}
 
   <h2>Documents</h2>
   ${d.documents.length === 0 ? html`<p class="muted" id="no-documents">No documents yet: upload some above.</p>` : null}
-  <div class="scroll"><table class="documents rows" id="documents" data-poll-url="/projects/${p.id}/documents.json"${d.documents.length === 0 ? html` hidden` : null}>
-    <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col">Status</th><th scope="col" class="num">Chunks</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>${d.documents.map((doc) => documentRow(doc, d.csrfToken))}</tbody>
-  </table></div>
+  ${documentsTable(p.id, d.documents, d.csrfToken)}
   ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
 
   <h2>Project settings</h2>
@@ -130,8 +144,11 @@ export function projectDeletePage(d: { user: { email: string }; csrfToken: strin
     csrfToken: d.csrfToken,
     active: 'projects',
     title: `Delete “${p.name}”?`,
-    body: html`<p>This deletes the project and everything in it: <strong>${plural(p.documentCount, 'document')}</strong>
-    (${plural(p.chunkCount, 'chunk')}, ${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
+    body:
+      p.documentCount === 0
+        ? html`<p>This deletes the project. It has no documents. This can't be undone.</p>`
+        : html`<p>This deletes the project and everything in it: <strong>${plural(p.documentCount, 'document')}</strong>
+    (${p.chunkCount > 0 ? `${plural(p.chunkCount, 'chunk')}, ` : ''}${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
     and this can't be undone.</p>`,
     action: `/projects/${p.id}/delete`,
     confirm: 'Delete project and its documents',

@@ -31,7 +31,7 @@ export function projectsPage(d: ProjectsPageData) {
     (p) => html`<tr data-project-id="${p.id}">
   <td><a href="/projects/${p.id}" class="project-name">${p.name}</a>${p.isDefault ? html` <span class="badge">default</span>` : null}
     ${p.description ? html`<br><span class="muted">${p.description}</span>` : null}
-    ${p.indexing > 0 ? html`<br><span class="indexing" role="status">${indexingNote(p.indexing)}</span>` : null}</td>
+    ${p.indexing > 0 ? html`<br><span class="indexing" role="status">Still indexing ${p.indexing} document${p.indexing === 1 ? '' : 's'}</span>` : null}</td>
   <td class="num" data-label="Documents">${p.documentCount}</td>
   <td class="num" data-label="Chunks">${p.chunkCount}</td>
   <td class="num" data-label="Size">${formatBytes(p.sizeBytes)}</td>

@@ -22,6 +22,8 @@ export interface SearchPageData {
   /** 0-based index of the page's first result. */
   start?: number;
   previousCursor?: string | null;
+  /** No document in any project yet: the page says so and leads to the upload. */
+  libraryEmpty?: boolean;
   error?: string;
 }
 
@@ -54,18 +56,22 @@ function docMeta(doc: DocumentRef, project: { id: string; name: string }, extra:
   return html`<p class="meta"><a href="/projects/${project.id}" class="project">${project.name}</a>${doc.path ? html` · <span class="path">${doc.path}</span>` : null}${extra}</p>`;
 }
 
-function passageResult(r: SearchResult, q: string): Html {
+/** On each result of a weak answer: it is only near, not a match. */
+const weakLabel = (weak: boolean) => (weak ? html` <span class="badge weak-label">weak match</span>` : null);
+
+function passageResult(r: SearchResult, q: string, weak: boolean): Html {
   return html`<li class="result" data-document-id="${r.document.id}">
-  <h2><a href="/documents/${r.document.id}" class="filename">${r.document.filename}</a></h2>
+  <h2><a href="/documents/${r.document.id}" class="filename">${r.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(r.document, r.project, null)}
   ${passageBody(r, r.document, q)}
 </li>`;
 }
 
 function documentResult(d: DocumentResult, q: string, weak: boolean): Html {
-  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'matching passage', 'matching passages')}</span>` : null;
+  // Not "matching": in meaning mode every passage of a document can rank; this is how many of its passages the results hold.
+  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results</span>` : null;
   return html`<li class="result" data-document-id="${d.document.id}">
-  <h2><a href="/documents/${d.document.id}" class="filename">${d.document.filename}</a></h2>
+  <h2><a href="/documents/${d.document.id}" class="filename">${d.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(d.document, d.project, more)}
   <ol class="passages">${d.passages.map((p) => html`<li class="passage-result">${passageBody(p, d.document, q)}</li>`)}</ol>
 </li>`;
@@ -92,8 +98,11 @@ function summary(d: SearchPageData, res: SearchResponse, shown: number): Html {
   }
   const first = (d.start ?? 0) + 1;
   const last = (d.start ?? 0) + shown;
-  const total = res.total.relation === 'eq' ? number(res.total.value) : `at least ${number(res.total.value)}`;
-  return html`<p class="muted range" role="status">${number(first)}–${number(last)} of ${total} ${res.total.value === 1 && res.total.relation === 'eq' ? unit[0] : unit[1]} for “${d.q}”</p>`;
+  // The last page knows the total exactly; "at least" only while there are pages beyond and the count is a floor above them.
+  const exact = res.total.relation === 'eq' || !res.next_cursor;
+  const value = exact && res.total.relation !== 'eq' ? last : res.total.value;
+  const total = exact ? number(value) : value > last ? `at least ${number(value)}` : `more than ${number(last)}`;
+  return html`<p class="muted range" role="status">${number(first)}–${number(last)} of ${total} ${exact && value === 1 ? unit[0] : unit[1]} for “${d.q}”</p>`;
 }
 
 function pager(d: SearchPageData, res: SearchResponse): Html | null {
@@ -113,7 +122,7 @@ function results(d: SearchPageData): Html | null {
         ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.documents.map((x) => documentResult(x, d.q, res.weak))}</ol>`
         : null
       : res.results.length
-        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.results.map((x) => passageResult(x, d.q))}</ol>`
+        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.results.map((x) => passageResult(x, d.q, res.weak))}</ol>`
         : null;
   const shown = 'documents' in res ? res.documents.length : res.results.length;
   const indexing = res.indexing
@@ -142,7 +151,11 @@ export function searchPage(d: SearchPageData) {
     <button type="submit">Search</button>
   </form>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
-  ${results(d)}
+  ${
+    d.libraryEmpty
+      ? html`<p class="notice" id="empty-library" role="status">Your library is empty: there is nothing to search yet. <a href="/documents#upload">Upload PDF, DOCX or TXT files</a> and search finds them once they are indexed.</p>`
+      : results(d)
+  }
 </section>`,
   );
 }

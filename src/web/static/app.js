@@ -41,3 +41,34 @@ if (all && all.form) {
     all.indeterminate = picked > 0 && picked < boxes().length;
   });
 }
+
+// The document page's preview: Prev and Next swap the page image in place (without script they load the page).
+const preview = document.getElementById('preview');
+if (preview) {
+  const img = preview.querySelector('img');
+  const where = document.getElementById('preview-where');
+  const prev = preview.querySelector('a[rel=prev]');
+  const next = preview.querySelector('a[rel=next]');
+  const pages = Number(preview.dataset.pages);
+  const id = preview.dataset.documentId;
+  let page = Number(preview.dataset.page);
+  const show = (n) => {
+    page = n;
+    img.src = `/documents/${id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}`;
+    img.alt = `Page ${n} of ${preview.dataset.filename}`;
+    where.textContent = `Page ${n} of ${pages}`;
+    prev.hidden = n <= 1;
+    next.hidden = n >= pages;
+    prev.href = `/documents/${id}?page=${Math.max(1, n - 1)}#preview`;
+    next.href = `/documents/${id}?page=${Math.min(pages, n + 1)}#preview`;
+    history.replaceState(null, '', `/documents/${id}?page=${n}#preview`);
+  };
+  preview.addEventListener('click', (event) => {
+    const link = event.target instanceof Element ? event.target.closest('a[rel=prev], a[rel=next]') : null;
+    if (!link) return;
+    event.preventDefault();
+    show(link === next ? Math.min(pages, page + 1) : Math.max(1, page - 1));
+    // Keep focus on a visible control at either end.
+    if (link.hidden) (link === next ? prev : next).focus();
+  });
+}

@@ -33,6 +33,13 @@
   function say(e, text, kind) {
     e.msg.textContent = text;
     e.li.className = kind;
+    if (kind === 'error') {
+      // A refused file was not uploaded: no full bar beside the reason, but a failed state in words.
+      const state = document.createElement('span');
+      state.className = 'state';
+      state.textContent = 'Not uploaded';
+      e.bar.replaceWith(state);
+    }
   }
 
   function send(file, path) {
@@ -124,7 +131,8 @@
     const res = await fetch(table.dataset.pollUrl, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
     if (!res.ok || res.redirected) return false; // signed out meanwhile: the next navigation shows the login page
     const { summary, documents } = await res.json();
-    document.getElementById('project-summary').textContent = summary;
+    const summaryLine = document.getElementById('project-summary');
+    if (summaryLine) summaryLine.textContent = summary;
     const tbody = table.tBodies[0];
     for (const d of documents) {
       const fresh = rowFrom(d.row);
@@ -161,6 +169,11 @@
     void tick();
   }
 
+  // One model: choosing (or dropping) starts the upload, so there is no button to press; the bare form keeps it.
+  const submit = document.getElementById('upload-submit');
+  if (submit) submit.hidden = true;
+  const how = document.getElementById('upload-how');
+  if (how) how.textContent = 'Uploading starts as soon as you choose files or a folder, or drop them here.';
   for (const input of inputs) {
     input.addEventListener('change', () => {
       const items = chosen(input);

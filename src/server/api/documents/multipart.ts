@@ -202,6 +202,12 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
                 // A failed write reaches this callback before the stream's 'error' event: the part was not stored,
                 // and the request must not go on to accept it.
                 if (err) return onWriteError(err);
+                // An empty file input in a browser's form (a folder picker left alone) is a part with no name and
+                // no bytes: nothing was chosen there, so nothing is received.
+                if (!info.filename && size === 0) {
+                  void rm(path, { force: true });
+                  return done();
+                }
                 slots[index] = {
                   tempPath: path,
                   filename,
