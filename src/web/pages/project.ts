@@ -71,7 +71,7 @@ export function uploadForm(projectId: string, limits: { maxFileMb: number; maxFi
         <label>Choose files <input type="file" name="file" id="pick-files" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
         <label>Choose a folder <input type="file" name="file" id="pick-folder" webkitdirectory multiple></label>
       </div>
-      <p class="muted">Or drop files or folders here. PDF, DOCX or TXT, up to ${limits.maxFileMb} MB each, ${limits.maxFiles} at a time.
+      <p class="muted">Or drop files or folders here. PDF, DOCX or TXT, up to ${limits.maxFileMb} MiB each, ${limits.maxFiles} at a time.
         A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
       <p class="upload-how" id="upload-how">Choose files or a folder, then press Upload.</p>
     </div>
