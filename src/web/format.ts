@@ -1,20 +1,6 @@
 /** How pages write sizes, times, counts and statuses for people. */
 
-/**
- * Binary units with their IEC names (KiB, MiB), written as the CLI's `humanBytes` (src/cli/output/time.ts) writes
- * them, so one file has one size on the page and in the terminal (test/web/format.test.ts holds them together).
- */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
-}
+export { formatBytes } from '../core/bytes.js';
 
 /** "1 chunk", "2 chunks", "1,204 documents": a count and its noun, agreeing. `many` defaults to `one` + "s". */
 export function plural(n: number, one: string, many = `${one}s`): string {

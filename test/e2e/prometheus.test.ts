@@ -95,7 +95,11 @@ describe.skipIf(SKIP !== null)(`Prometheus scrapes /metrics under load${SKIP ? `
     expect(await one('docsearch_jobs{state="pending"}')).toBe(0);
     expect(await one('docsearch_upkeep_leader')).toBe(1);
     // A dashboard's query: the search stages' 95th percentile over the last minute, one series per stage.
-    const stages = await prom.query('histogram_quantile(0.95, sum by (stage, le) (rate(docsearch_search_stage_duration_seconds_bucket[1m])))');
+    // rate() needs two scrapes of a series: the stages' series first appear with the first search, so wait for one more.
+    const stages = await until('two scrapes of every search stage', 15_000, async () => {
+      const series = await prom.query('histogram_quantile(0.95, sum by (stage, le) (rate(docsearch_search_stage_duration_seconds_bucket[1m])))');
+      return series.length >= 6 ? series : undefined;
+    });
     expect(stages.map((s) => s.metric.stage).sort()).toEqual(expect.arrayContaining(['embed', 'fusion', 'hydrate', 'keyword', 'vector', 'visibility']));
     // The scrapes themselves went through the token: none was refused.
     expect(await one('sum(docsearch_http_request_duration_seconds_count{route="metrics",status="401"}) or vector(0)')).toBe(0);

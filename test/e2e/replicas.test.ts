@@ -144,8 +144,10 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
     expect(home.text).toContain(owner.email);
     // The form's CSRF token came from replica 1's page; the form goes to replica 2.
     const created = await web.post(`${r(2).url}/settings/keys`, { _csrf: web.csrf, name: 'made across replicas', scopes: 'read:documents' });
-    expect(created.status).toBe(200);
-    const key = /id="new-key" readonly value="(dsk_[0-9A-Za-z]+)"/.exec(created.text)?.[1];
+    // Post/Redirect/Get: the key waits in the shared database for the next page, shown here by a third replica.
+    expect(created.status).toBe(303);
+    const shown = await web.get(`${r(0).url}${created.location}`);
+    const key = /id="new-key" readonly value="(dsk_[0-9A-Za-z]+)"/.exec(shown.text)?.[1];
     expect(key).toBeDefined();
     expect((await api(at(r(0).url), '/api/v1/projects', { token: key! })).status).toBe(200);
     // A token from another session is refused everywhere.

@@ -1,5 +1,6 @@
 import { type IO, isStdoutTTY } from '../io.js';
-import { humanBytes, relativeTime } from './time.js';
+import { formatBytes } from '../../core/bytes.js';
+import { relativeTime } from './time.js';
 import { padColumns, stringWidth } from './columns.js';
 
 /** A cell: plain text, a timestamp (relative on a TTY, RFC 3339 piped) or a byte count. */
@@ -15,7 +16,7 @@ function render(cell: Cell, tty: boolean, now: number): string {
   if (cell === null || cell === undefined) return tty ? '-' : '';
   if (typeof cell === 'object') {
     if ('time' in cell) return cell.time === null ? (tty ? 'never' : '') : tty ? relativeTime(cell.time, now) : cell.time;
-    return tty ? humanBytes(cell.bytes) : String(cell.bytes);
+    return tty ? formatBytes(cell.bytes) : String(cell.bytes);
   }
   // Tabs and newlines inside a value would break the tab-separated form.
   return String(cell).replace(/[\t\r\n]+/g, ' ');

@@ -24,16 +24,3 @@ export function relativeTime(iso: string, now: number): string {
   return future ? 'in 1 minute' : '1 minute ago';
 }
 
-/** Sizes in binary (IEC) units, as the web library shows them: 1 KiB = 1024 bytes. */
-export function humanBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let i = 0;
-  // Moves up a unit also when rounding would show 1024 (1 048 000 bytes is "1.0 MiB", not "1024 KiB").
-  while (Math.round(v) >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v < 9.95 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}

@@ -118,8 +118,10 @@ export function checkCsrf(ctx: WebContext, s: Services, token = formField(ctx, '
  * a page of another site cannot make its browser send our Host with its own Origin.
  */
 function checkSameOrigin(ctx: WebContext, s: Services): void {
-  const origin = ctx.get('origin');
   const site = ctx.get('sec-fetch-site').toLowerCase();
+  // Our pages are served with Referrer-Policy: no-referrer, under which Chromium sends `Origin: null` on their own
+  // form posts, with Sec-Fetch-Site: same-origin; `null` from anywhere else (a sandboxed frame) stays refused.
+  const origin = ctx.get('origin') === 'null' && site === 'same-origin' ? '' : ctx.get('origin');
   let publicOrigin = '';
   try {
     publicOrigin = new URL(s.publicUrl()).origin;
