@@ -1,6 +1,7 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type JSONRPCMessage, ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Library } from './library.js';
 import { registerDocumentResources } from './resources.js';
 import { runTool } from './tool-result.js';
@@ -29,7 +30,12 @@ export interface McpServerOptions {
  * daemon's `/mcp` builds one per request over its route handlers; `docsearch mcp` one per process over HTTP).
  */
 export function createMcpServer(library: Library, opts: McpServerOptions): McpServer {
-  const server = new McpServer({ name: 'docsearch', title: 'docsearch', version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'docsearch', title: 'docsearch', version: opts.version },
+    // The SDK's server otherwise makes an Ajv instance of its own (for elicitation, which these tools never ask
+    // for) each time: a quarter of a millisecond of every /mcp request. One per process serves them all.
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
+  );
   for (const tool of TOOLS) {
     server.registerTool(tool.name, tool.config, ((args: Record<string, unknown>) => runTool(() => tool.run(library, args), opts.report)) as never);
   }
@@ -41,6 +47,7 @@ export function createMcpServer(library: Library, opts: McpServerOptions): McpSe
 }
 
 let toolList: Promise<ListToolsResult> | undefined;
+let validator: AjvJsonSchemaValidator | undefined;
 
 /** tools/list as the SDK's own handler answers it, from a server of the same tools over no library. */
 async function sdkToolList(version: string): Promise<ListToolsResult> {
