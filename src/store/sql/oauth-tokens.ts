@@ -44,17 +44,7 @@ export class OAuthTokenStore {
       .execute();
   }
 
-  async insertToken(t: {
-    tokenHash: string;
-    kind: TokenKind;
-    grantId: string;
-    clientId: string;
-    userId: string;
-    scopes: string[];
-    createdAt: number;
-    expiresAt: number;
-    resource: string | null;
-  }): Promise<void> {
+  async insertToken(t: Omit<OAuthTokenRecord, 'usedAt' | 'revokedAt' | 'grantRevokedAt'>): Promise<void> {
     await this.db
       .insertInto('oauth_tokens')
       .values({
