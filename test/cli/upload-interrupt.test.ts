@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addUser, BIN, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
 import { cliEnv } from './cli-env.js';
+import { missingFile } from '../helpers/requirement.js';
 
 /** A text long enough that processing takes seconds: the wait is still going when the daemon stops or Ctrl-C comes. */
 function bigFile(name: string, lines = 3000): string {
@@ -70,7 +71,7 @@ describe('upload --wait rides through interruptions (issue 44)', () => {
   });
 
   // `script` (util-linux) gives the CLI a pseudo-terminal: ^C typed into it is the terminal's interrupt, as a person's is.
-  it.skipIf(!existsSync('/usr/bin/script'))('Ctrl-C during the wait, in a terminal: names the documents still processing on the server, exit 130', { timeout: 120_000 }, async () => {
+  it.skipIf(missingFile('/usr/bin/script', 'apt-get install -y bsdutils') !== null)('Ctrl-C during the wait, in a terminal: names the documents still processing on the server, exit 130', { timeout: 120_000 }, async () => {
     const d = await startDaemon();
     daemons.push(d);
     const user = await addUser(d);
