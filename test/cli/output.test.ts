@@ -9,6 +9,7 @@ import {
 import { applyHighlights } from '../../src/cli/commands/search.js';
 import type { IO } from '../../src/cli/io.js';
 import { ProgressBoard } from '../../src/cli/output/progress.js';
+import { loadColumns } from '../../src/cli/output/columns.js';
 import { printTable } from '../../src/cli/output/table.js';
 import { wrap, wrapFields } from '../../src/cli/output/wrap.js';
 import stringWidth from 'string-width';
@@ -26,6 +27,8 @@ function testIO(tty: boolean): IO & { out: () => string; err: () => string } {
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
+// What the CLI does before a command that prints runs (commands/index.ts).
+await loadColumns();
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 
 describe('tables', () => {

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { type Context, createContext, DEFAULT_SERVER } from '../context.js';
+import { loadColumns } from '../output/columns.js';
 import type { IO } from '../io.js';
 import { authCommand } from './auth/index.js';
 import * as login from './auth/login.js';
@@ -24,10 +25,12 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
     .option('--json', 'JSON on stdout and no notices on stderr; `--json f1,f2` keeps those fields of each listed item')
     .addOption(new Option('--json-fields <fields>', 'the fields of `--json f1,f2`').hideHelp())
     .option('--jq <expr>', 'filter the JSON output with a jq expression (implies --json; strings print raw)')
-    .hook('preAction', () => {
+    .hook('preAction', async (_program, action) => {
       const g = program.opts<{ json?: boolean; jq?: string }>();
       if (g.jq !== undefined) program.setOptionValue('json', true);
       if (g.json || g.jq !== undefined) io.quiet = true;
+      // Shell completion answers every Tab and prints no table.
+      if (action.name() !== 'completion') await loadColumns();
     });
   const ctx = createContext(io, program, overrides);
   const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), keysCommand(ctx), mcp.build(ctx), completion.build(ctx)];
