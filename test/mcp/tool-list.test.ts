@@ -1,34 +1,46 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+/**
+ * The daemon answers tools/list from one answer kept per process (src/mcp/server.ts): that answer must be exactly
+ * what the SDK's own handler gives for the same tools. Both are asked over the Streamable HTTP transport: the
+ * daemon's /mcp over real HTTP, the SDK's plain McpServer through the same transport class in-process.
+ */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import type { Library } from '../../src/mcp/library.js';
-import { createMcpServer, TOOLS } from '../../src/mcp/server.js';
+import { addUser, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { TOOLS } from '../../src/mcp/server.js';
 
-async function list(server: McpServer): Promise<unknown> {
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+const HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+async function sdkAnswer(): Promise<unknown> {
+  const plain = new McpServer({ name: 'docsearch', version: '1' });
+  for (const tool of TOOLS) plain.registerTool(tool.name, tool.config, (() => ({ content: [] })) as never);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await plain.connect(transport);
   try {
-    return await client.listTools();
+    const res = await transport.handleRequest(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: HEADERS, body: LIST }));
+    return ((await res.json()) as { result: unknown }).result;
   } finally {
-    await client.close();
+    await plain.close();
   }
 }
 
 describe('tools/list', () => {
-  it('answers what the SDK itself lists for the same tools, on every server built, from one kept answer', async () => {
-    // The SDK's own handler, as createMcpServer registers the tools.
-    const plain = new McpServer({ name: 'docsearch', version: '1' });
-    for (const tool of TOOLS) plain.registerTool(tool.name, tool.config, (() => ({ content: [] })) as never);
-    const expected = await list(plain);
-    expect((expected as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+  let d: Daemon;
+  let user: TestUser;
+  daemonForSuite(async (started) => {
+    d = started;
+    user = await addUser(d);
+  });
 
-    const library = {} as Library;
-    const first = await list(createMcpServer(library, { version: '1', report: () => {} }));
-    const second = await list(createMcpServer(library, { version: '1', report: () => {} }));
-    expect(first).toEqual(expected);
-    expect(second).toEqual(expected);
+  it("answers what the SDK's own handler lists for the same tools, request after request", async () => {
+    const expected = await sdkAnswer();
+    expect((expected as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${d.url}/mcp`, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${user.apiKey}` }, body: LIST });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { result: unknown }).result).toEqual(expected);
+    }
   });
 });
