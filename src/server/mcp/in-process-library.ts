@@ -40,6 +40,7 @@ export class InProcessLibrary implements Library {
         query: route.query ? parseInput(route.query, input.query ?? {}, 'query') : undefined,
         params: route.params ? parseInput(route.params, input.params ?? {}, 'params') : undefined,
         principal: this.principal,
+        // The routes called here (search, lists, a document, its text) read no request context; uploads go through addNote.
         ctx: undefined as never,
       });
       return result.body as T;
