@@ -208,7 +208,7 @@ async function main(): Promise<void> {
     `(${load >= availableParallelism() ? 'the machine was shared with other jobs' : 'no other jobs running'}). GET /search?q=… rendered to HTML through a logged-in session ` +
     `(20 results per page, hybrid, no reranker — the default), ${CHUNKS.toLocaleString('en')} chunks in 1,000 documents, ${QUERIES} distinct queries after 10 warm-up ones, ` +
     `each page kind in turn: the grouped first page (one entry per document, its best passages under it: the default), its Next page (the cursor), and the passages view. ` +
-    `Every query matches every chunk's words, so each page fuses a full keyword list (1,000) with the vector list (200) and checks every candidate document. ` +
+    `Every query matches every chunk's words, so each page fills its keyword list (200 for a first page, 1,000 for a later one) and fuses it with the vector list (200) and checks every candidate document. ` +
     `A first page is new to the daemon, so it includes its query embedding; a Next page reuses the cached query vector. Server time is the daemon's access-log time for the request.\n\n` +
     `| page | server p50 (ms) | server p95 (ms) | server max (ms) | client wall p50 / p95 (ms) | daemon CPU per page (ms) | results per page |\n` +
     `|---|---:|---:|---:|---:|---:|---:|\n${rows.join('\n')}\n\n` +

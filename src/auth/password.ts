@@ -2,7 +2,7 @@ import { hash, verify } from '@node-rs/argon2';
 
 /**
  * Argon2id with OWASP's recommended floor (19 MiB, 2 passes): memory-hard so a stolen database
- * resists GPU cracking, cheap enough (~30 ms) for a login on 2 cores.
+ * resists GPU cracking, cheap enough for a login on 2 cores.
  */
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 

@@ -8,7 +8,7 @@ export interface Yielder {
   yieldToForeground(): Promise<void>;
 }
 
-/** Long enough for a search (~20–40 ms idle) to finish; short enough that ingestion keeps most of its pace. */
+/** Long enough for a search to finish (docs/BENCHMARKS.md#search-latency); short enough that ingestion keeps most of its pace. */
 const DEFAULT_MAX_WAIT_MS = 250;
 
 export class ForegroundGate implements Yielder {

@@ -61,7 +61,7 @@ export class DocumentGone extends Error {
 
 export const PROGRESS = { parsed: 0.1, ocr: 0.2, written: 0.95 } as const;
 
-/** Chunks per slice: 4 micro-batches of the built-in model, ~20 ms of chunking on the event loop. */
+/** Chunks per slice: 4 micro-batches of the built-in model, and a short enough hold of the event loop while chunking. */
 export const SLICE = 64;
 
 /** Its own function so the original's bytes are garbage once parsed (an async function keeps its locals). */

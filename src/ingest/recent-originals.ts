@@ -1,8 +1,8 @@
 /**
  * Originals this replica received lately, kept on its own disk beside the object store (shared mode). The replica
  * that accepts an upload usually also claims its job (its claims prefer the jobs of its own uploads, see
- * JobStoreOptions.origin), and reading the original back from S3 cost a GET: ~3–5 CPU-ms of AWS SDK work in the
- * replica and a round trip, per document. A kept copy is a hard link to the received temp file (no copy; the upload's bytes were hashed
+ * JobStoreOptions.origin), and reading the original back from S3 cost a GET: AWS SDK work in the replica and a
+ * round trip per document, a visible share of shared mode's CPU (bench/results/scale.md). A kept copy is a hard link to the received temp file (no copy; the upload's bytes were hashed
  * as they arrived), checked against its hash when read, and goes after `maxAgeMs` or when the copies pass
  * `maxBytes`, oldest first. It is only a shortcut: a copy that is gone, or wrong, means a read from the store.
  */

@@ -40,7 +40,7 @@ export function createMcpServer(library: Library, opts: McpServerOptions): McpSe
     server.registerTool(tool.name, tool.config, ((args: Record<string, unknown>) => runTool(() => tool.run(library, args), opts.report)) as never);
   }
   registerDocumentResources(server.server, library, opts.report);
-  // The SDK converts every tool's zod schemas to JSON Schema on each tools/list (~1.4 ms of CPU), and /mcp builds a
+  // The SDK converts every tool's zod schemas to JSON Schema on each tools/list (bench/results/mcp.md), and /mcp builds a
   // server per request: the answer is the same for every caller, so it is made by the SDK once and kept.
   server.server.setRequestHandler(ListToolsRequestSchema, () => (toolList ??= sdkToolList(opts.version).catch((err: unknown) => ((toolList = undefined), Promise.reject(err)))));
   return server;

@@ -14,7 +14,7 @@ export function termRanges(text: string, terms: Term[]): Range[] {
   const exact = new Set(terms.map((t) => t.text));
   const stems = new Set(terms.map((t) => t.stem));
   // Unspaced scripts (CJK): such a term may sit inside a longer run. Picked once, not per word: testing every term
-  // against this regex for every word of every shown passage was ~0.8 ms of a search's main thread.
+  // against this regex for every word of every shown passage was a visible share of a search's main thread.
   const inner = [...exact].filter((t) => t.length >= 2 && /[^\p{Script=Latin}\p{N}]/u.test(t));
   const out: Range[] = [];
   for (const { word, start, end } of wordSpans(text)) {

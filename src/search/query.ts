@@ -29,7 +29,7 @@ export const SearchBody = z.strictObject({
   limit: z.number().int().min(1).max(MAX_LIMIT).default(10).describe('most results (passages, or documents when grouped) on this page (1..100)'),
   project_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these projects (ids of other users match nothing)'),
   document_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these documents (ids of other users match nothing)'),
-  mode: z.enum(SEARCH_MODES).default('hybrid').describe('hybrid: vector ∪ keyword with rank fusion; vector or keyword alone'),
+  mode: z.enum(SEARCH_MODES).default('hybrid').describe('hybrid: vector ∪ keyword, their scores fused; vector or keyword alone'),
   rerank: z.boolean().default(true).describe('apply the configured reranker to the top candidates'),
   group: z
     .enum(SEARCH_GROUPS)

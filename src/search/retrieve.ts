@@ -8,7 +8,7 @@
  * directly.
  *
  * Both lists are taken to a fixed depth. A first page reads the keyword list less deep (`firstPageKeywordDepth`):
- * its top ranks the same (SciFact nDCG@10 equal from depth 200 up, docs/BENCHMARKS.md) and at a million chunks the
+ * its top ranks the same (SciFact nDCG@10 by depth: docs/BENCHMARKS.md#search-quality) and at a million chunks the
  * keyword search to 1,000 is the largest cost of a search. Later pages read the full list; the cursor remembers
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
@@ -52,8 +52,8 @@ export interface RetrieveOptions {
 
 export const DEFAULT_RETRIEVE: RetrieveOptions = {
   keywordDepth: 1000,
-  // SciFact nDCG@10 by keyword depth 100 / 200 / 300 / 1,000 (test): .7272 / .7287 / .7287 / .7286; at a million
-  // chunks 200 instead of 300 took 1.1–3.8 ms off a search through the daemon (docs/BENCHMARKS.md).
+  // SciFact ranks the same from depth 200 up, and at a million chunks a shallower list is a faster search
+  // (docs/BENCHMARKS.md#search-quality, bench/results/search.md).
   firstPageKeywordDepth: 200,
   vectorDepth: 200,
   // Chosen on SciFact train (bench/quality.ts --tune): equal weights; better than every RRF k and weight tried.
@@ -193,7 +193,8 @@ export class Retriever {
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
-    // million chunks the keyword list (~15 CPU-ms) outlasts the embedding, and the two searches overlap.
+    // million chunks the keyword list outlasts the embedding, and the two searches overlap (stage times:
+    // docs/BENCHMARKS.md#search-latency).
     const timed = this.deps.timings ? timedStage(this.deps.timings) : <T>(_: SearchStage, work: () => Promise<T>) => work();
     const [vector, keywordAll, vectorAll] = await Promise.all([
       vectorP,

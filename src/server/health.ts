@@ -32,9 +32,9 @@ export async function checkHealth(
 
 /**
  * How long the answer of a probe that asks a remote engine (PostgreSQL, S3) is reused (see sharedProbe): how
- * soon an outage shows in health. A round of them costs a replica ~10 CPU-ms (the AWS SDK's HeadBucket ~6, a
- * LanceDB listing ~2.3, a PostgreSQL round trip ~1): once a second that was a third of an idle replica's CPU
- * behind a load balancer, and ~1 CPU-ms a chunk of shared-mode ingestion. Five seconds is still well inside a
+ * soon an outage shows in health. A round of them (the AWS SDK's HeadBucket, a LanceDB listing, a PostgreSQL round
+ * trip) is dear: once a second it was a third of an idle replica's CPU behind a load balancer and a measurable part
+ * of shared-mode ingestion (bench/results/scale.md). Five seconds is still well inside a
  * load balancer's usual fall window, and every replica sees a shared engine go at about the same time anyway.
  */
 export const REMOTE_PROBE_REUSE_MS = 5000;

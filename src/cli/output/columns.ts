@@ -6,8 +6,8 @@
 let measure: ((text: string) => number) | undefined;
 
 /**
- * Loads string-width, before a command that prints runs (commands/index.ts). Loading it builds a Unicode segmenter
- * (~40 ms of CPU), which `--version` and shell completion, run on every Tab, should not pay.
+ * Loads string-width, before a command that prints runs (commands/index.ts). Loading it builds a Unicode segmenter,
+ * a noticeable pause that `--version` and shell completion, run on every Tab, should not pay.
  */
 export async function loadColumns(): Promise<void> {
   measure ??= (await import('string-width')).default;

@@ -1,7 +1,7 @@
 /**
  * One long-lived native Tesseract process reading page after page: with `stream_filelist` it takes image paths on
  * its stdin and writes each page's word table (TSV) to its stdout as soon as the page is read. Starting tesseract
- * for every page cost ~0.1 of the ~2 CPU-s of a dense A4 page (loading the model and dictionaries, faulting in
+ * for every page cost a few percent of a dense A4 page's CPU (loading the model and dictionaries, faulting in
  * its memory); a session pays that once, and the engine keeps one per OCR lane while it is loaded.
  *
  * Each page image is written to the session's own temporary folder and followed by a tiny blank "sentinel" image:

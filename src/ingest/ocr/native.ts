@@ -2,7 +2,7 @@
  * Native Tesseract (Debian's `tesseract-ocr`) as a child process: the probe that finds it, and one-page runs (the
  * page image on its stdin, its word table, TSV, on stdout; the engine reads pages through long-lived sessions,
  * native-session.ts, and uses these for its check). About twice as fast as the same network in tesseract.js's
- * WebAssembly (see docs/BENCHMARKS.md), and a crashed or hung process takes nothing else with it.
+ * WebAssembly (see docs/BENCHMARKS.md#ocr), and a crashed or hung process takes nothing else with it.
  *
  * Every process gets an argument array (no shell), one OpenMP thread (pages run in parallel instead: Debian's
  * build otherwise spins threads against each other), a lower CPU priority than searches, a time limit after which

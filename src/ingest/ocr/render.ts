@@ -6,7 +6,7 @@
  *   decoded by pdf.js but never drawn, a 1-bit scan stays 1-bit (PBM, which also spares Tesseract its
  *   thresholding) and a gray or colour one becomes 8-bit gray (PGM), at the scan's own resolution when that is
  *   200–600 dpi. Drawing a 300-dpi A4 scan onto a canvas and reading it back cost ten times its decoding
- *   (0.35 against 0.03 CPU-s);
+ *   (docs/ingest.md#ocr-of-scanned-pages);
  * - any other page is rendered by pdf.js onto an @napi-rs/canvas at ~300 dpi (what Tesseract's models are
  *   trained for) and turned to 8-bit gray.
  *

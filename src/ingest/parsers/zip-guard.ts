@@ -17,11 +17,9 @@ export interface ZipLimits {
   /** Entries smaller than this are exempt from the ratio check (tiny XML compresses very well). */
   ratioFloor: number;
   /**
-   * Most bytes the XML parts may inflate to, together. mammoth holds them as strings and a DOM; with its
-   * zip buffers (outside the worker's heap limit) 180 MB of XML took the process to 1.46 GB. Measured on
-   * text-dense documents: 30 MB of XML parsed at a daemon peak of 966 MiB, 45 MB at 1,121 MiB, and 60 MB ran
-   * the parser out of its heap (a failed document, peak 1,150 MiB), so past 48 MB the answer is this limit's
-   * clearer message.
+   * Most bytes the XML parts may inflate to, together. mammoth holds them as strings and a DOM, with its zip
+   * buffers outside the worker's heap limit; on text-dense documents a little past this limit ran the parser out
+   * of its heap (docs/ingest.md#parsing), so past it the answer is this limit's clearer message.
    */
   maxXml: number;
 }

@@ -6,7 +6,7 @@
  * place, weights first, so two processes building at once never see half a graph (rename is atomic within a
  * directory; the loser's rename just replaces identical bytes).
  *
- * The build runs in a short-lived worker thread: it holds ~300 MB at its peak (fp16 widening, transposes,
+ * The build runs in a short-lived worker thread: it holds several hundred MB at its peak (fp16 widening, transposes,
  * protobuf encoding), which a worker gives back when it exits, while the main thread's heap would keep it.
  * The int8 variant is calibrated first (calibration.ts): an fp32 graph with probe outputs is built to a temporary
  * file, run on the calibration sequences, and removed.

@@ -28,7 +28,7 @@ import { WordPieceTokenizer, type ModelInput } from './wordpiece-tokenizer.js';
 export const BUILTIN_EMBEDDER_ID = 'builtin:all-MiniLM-L6-v2';
 /** The embedder id of each precision: fp32 keeps the id vectors were stored under before int8 existed. */
 export const BUILTIN_EMBEDDER_IDS: Record<BertPrecision, string> = { fp32: BUILTIN_EMBEDDER_ID, int8: `${BUILTIN_EMBEDDER_ID}-int8` };
-/** The precision `builtin` means: int8 measured as accurate as fp32 on SciFact at 1.85× the passages per CPU-second (docs/models.md). */
+/** The precision `builtin` means: int8 measured about as accurate as fp32 on SciFact at nearly twice the passages per CPU-second (docs/BENCHMARKS.md#embedding). */
 export const DEFAULT_BUILTIN_PRECISION: BertPrecision = 'int8';
 /** How long the passage session stays open without a passage batch (then it closes and gives its memory back). */
 export const DEFAULT_PASSAGE_IDLE_MS = 60_000;
@@ -43,8 +43,8 @@ export interface BuiltinEmbedderOptions {
   /** The passage session closes after this long without a passage batch (default 60 s). */
   passageIdleMs?: number;
   /**
-   * Texts per forward pass. 8 and 16 cost the same CPU per passage on 2 cores (66 vs 68 ms at ~200 tokens), but 8
-   * holds ~100 MB less activation memory; 64 was slower and used 1.3 GB.
+   * Texts per forward pass. 8 and 16 cost the same CPU per passage on 2 cores, but 8 holds less activation memory;
+   * 64 was slower and used far more (docs/models.md).
    */
   batchSize?: number;
   /** onnxruntime intra-op threads; default: every core. */
@@ -120,9 +120,8 @@ export class BuiltinEmbedder implements Embedder {
     });
     this.graphBuilt = graph.built;
     this.graphPath = graph.path;
-    // A query is a few dozen tokens (3–4 CPU-ms in int8). Two threads end it sooner, so the vector search that waits
-    // for it starts sooner (1M-chunk A/B: p50 −0.6 to −1.0 ms, p95 −0.9 to −3.1, the same CPU); more would not help
-    // products of ~24 rows.
+    // A query is a few dozen tokens. Two threads end it sooner, so the vector search that waits for it starts sooner
+    // at the same CPU (the A/B: bench/results/search.md); more would not help products of ~24 rows.
     this.querySession = await OnnxSession.open(graph.path, { intraOpThreads: Math.min(2, availableParallelism()), lean: true, ...this.spin() });
     this.lastError = undefined;
   }

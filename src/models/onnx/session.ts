@@ -37,8 +37,8 @@ export interface OnnxSessionOptions {
    */
   spinWait?: boolean;
   /**
-   * For small inputs (search queries): no memory arena and no pre-packed weight copies, which halves what a
-   * session holds (~165 → ~60 MB for MiniLM) at a cost that only large batches would notice.
+   * For small inputs (search queries): no memory arena and no pre-packed weight copies, which more than halves
+   * what a session holds (docs/models.md) at a cost that only large batches would notice.
    */
   lean?: boolean;
   /**

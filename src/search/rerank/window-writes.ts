@@ -3,7 +3,7 @@
  * the chunk index handed to the ingest pipeline and to document/project removal is wrapped so that every
  * add() also embeds and stores the added chunks' sentence windows, every delete removes them and a move moves them. The
  * write stage deletes a document's chunks before adding them, so windows are replaced per document too.
- * Costs ingest time (one extra model pass over each chunk's sentences) — see docs/BENCHMARKS.md.
+ * Costs ingest time (one extra model pass over each chunk's sentences) — see docs/BENCHMARKS.md#search-quality.
  */
 import type { Embedder } from '../../models/embedder.js';
 import type { ChunkWindowIndex, WindowRow } from '../../store/lancedb/chunk-windows.js';

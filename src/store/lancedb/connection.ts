@@ -29,9 +29,8 @@ export interface CacheSizes {
 export const DEFAULT_CACHE: CacheSizes = { indexBytes: 256 * MiB, metadataBytes: 64 * MiB };
 
 /**
- * Decoded, an index takes more memory than its files (measured at 1,000,000 chunks: the 426 MB HNSW-SQ index
- * held 855 MiB of cache), and a cache smaller than an index keeps none of it: every search read and decoded the
- * whole index again (a vector search took 317 ms under the 256 MiB cap, 13 ms with room). So the cap is twice
+ * Decoded, an index takes about twice the memory of its files, and a cache smaller than an index keeps none of it:
+ * every search read and decoded the whole index again (at a million chunks: bench/results/search.md). So the cap is twice
  * the indexes' size on disk.
  */
 const DECODED_PER_STORED_BYTE = 2;
@@ -221,9 +220,9 @@ export class VectorStore {
       const connection = await lancedb.connect(uri, { storageOptions: storageOptions(loc), readConsistencyInterval, session: caches });
       // Only searches read through the cache. Writes, version checks and upkeep (which reads whole fragments once
       // to rewrite them) go to the store directly: through the relay every request crossed loopback twice, and
-      // ingestion cost ~1.5x the CPU per chunk of embedded mode instead of ~1.2x.
+      // ingestion cost noticeably more CPU per chunk (bench/results/scale.md).
       // The search connection checks for new versions only when told to (LanceDB's check lists the table's
-      // versions: 15-40 ms on RGW, and every search in the second after it waited on one), unless every read
+      // versions on the store, and every search in the second after it waited on one), unless every read
       // must check (0 s). A mirror's connection moves only when ChunkIndex has brought the copy up to date.
       const searchConnection = mirror
         ? await lancedb.connect(mirror.root, { session: caches })

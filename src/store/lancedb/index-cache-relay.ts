@@ -2,8 +2,8 @@
  * Shared mode: searches reach the object store through this relay on the replica's loopback (VectorStore's
  * `searchConnection`), which serves the index's immutable files from a disk cache (index-file-cache.ts) and passes
  * every other request on. LanceDB (0.33) keeps decoded indexes and manifests in memory but reads data pages from
- * the store on every search: on RGW a hybrid search made ~35 requests, ~200 ms, against ~20 ms for the same reads
- * on a local disk. LanceDB has no disk cache of its own, and its object-store client takes only an endpoint, so
+ * the store on every search: on RGW a hybrid search made dozens of requests and took ten times the same reads on a
+ * local disk (docs/BENCHMARKS.md#object-storage). LanceDB has no disk cache of its own, and its object-store client takes only an endpoint, so
  * the cache sits at the endpoint.
  *
  * LanceDB signs its requests with a key made for this process (random, never stored or logged); the relay checks

@@ -344,7 +344,7 @@ export abstract class OwnedRowsTable {
    * What writers call after each write: an optimize `optimizeGapMs()` after the first write it does not cover
    * yet, so a burst of small documents shares one index update instead of each adding an index segment. Not at
    * once after an idle spell either: a burst's first document would pay one whole pass (most of it the
-   * full-text index's update, ~2 CPU-s at a million chunks, whatever the rows added) and the rest of the
+   * full-text index's update, about the same whatever the rows added: docs/BENCHMARKS.md#search-latency) and the rest of the
    * burst another. Rows written meanwhile are already searchable (LanceDB scans unindexed rows); this only
    * keeps scans short.
    */
@@ -380,7 +380,7 @@ export abstract class OwnedRowsTable {
     return this.deleteWhere(`document_id = ${lit(documentId)}`);
   }
 
-  /** The ids of the documents that have rows here now: one column read through (0.6 CPU-s a million rows). */
+  /** The ids of the documents that have rows here now: one column read through (dear at a million rows). */
   async documentIds(): Promise<Set<string>> {
     const ids = new Set<string>();
     const table = this.table;

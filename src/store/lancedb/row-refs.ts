@@ -1,7 +1,7 @@
 /**
  * Which user, document and chunk index a row of the chunks table holds, by its row address: so a search's first
- * stage asks LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was half of what
- * the two lists cost at a million chunks (keyword list 20.4 → 11.6 CPU-ms without, vector list 16.1 → 8.1); with the
+ * stage asks LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was about half of what
+ * the two lists cost at a million chunks (bench/results/search.md); with the
  * user known as well, a sole user's search needs no tenant filter in LanceDB (`ChunkIndex.soleScope`).
  *
  * An address is (fragment id << 32 | offset). Fragment ids are never reused, a compaction writes new fragments, a

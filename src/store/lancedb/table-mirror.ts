@@ -1,7 +1,7 @@
 /**
  * Shared mode: a replica's local copy of the tables on object storage, which searches open as a local LanceDB
- * dataset. Read through the file cache's relay (index-cache-relay.ts), a hybrid search made ~35 HTTP requests to
- * the relay in this process, 47.5 ms against 17.4 ms for the same reads of a local directory (docs/BENCHMARKS.md):
+ * dataset. Read through the file cache's relay (index-cache-relay.ts), a hybrid search made dozens of HTTP requests to
+ * the relay in this process, two to three times the same reads of a local directory (docs/BENCHMARKS.md#object-storage):
  * LanceDB caches decoded indexes but reads data pages on every search, and each read through an object store is a
  * request. From local files the same reads are `pread`s.
  *

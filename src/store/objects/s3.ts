@@ -77,8 +77,8 @@ export class S3ObjectStore implements ObjectStore {
       requestHandler: { connectionTimeout: 5000, socketTimeout: 120_000 },
       // Failed requests reach the caller as errors; the SDK would also print some to the console.
       logger: QUIET,
-      // Each command's middleware stack resolved once, not again on every request (~0.5–1 of the ~4 CPU-ms a
-      // PutObject costs on a 2-core machine). Nothing here adds middleware to a client or a command.
+      // Each command's middleware stack resolved once, not again on every request (a sizeable part of a PutObject's
+      // CPU: bench/results/scale.md). Nothing here adds middleware to a client or a command.
       cacheMiddleware: true,
     });
     return new S3ObjectStore(sdk, client, loc.bucket, loc.prefix);

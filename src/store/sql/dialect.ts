@@ -58,8 +58,8 @@ export interface SqlDialect {
   withoutIndex(column: string): Expression<string>;
   /**
    * `column IN (values)` with the values bound as one parameter: a JSON array read by `json_each` on SQLite, an
-   * array on PostgreSQL. A search asks for 400–1,200 candidate documents at once; bound one by one they took 2.9 ms
-   * of the daemon's only thread on SQLite at a million chunks, as one JSON array 1.1 (docs/BENCHMARKS.md).
+   * array on PostgreSQL. A search asks for 400–1,200 candidate documents at once; bound one by one they took more than twice
+   * as long on the daemon's only thread as one JSON array (bench/results/search.md).
    */
   inValues(column: string, values: readonly string[]): RawBuilder<boolean>;
   /** A unique index or primary key refused the row. */

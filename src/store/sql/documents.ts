@@ -197,7 +197,7 @@ export class DocumentStore {
   async getMany(userId: string, ids: string[]): Promise<DocumentRecord[]> {
     if (ids.length === 0) return [];
     // The tenant check, kept out of index choice: SQLite would otherwise pick the (user_id, status) index, which
-    // scans every document of the user (10k at 100k chunks: 1.3 ms) instead of ids.length key lookups.
+    // scans every document of the user instead of ids.length key lookups.
     const rows = await this.db
       .selectFrom('documents')
       .selectAll()
@@ -215,7 +215,7 @@ export class DocumentStore {
    * grace period), one begun after sees the new one (its chunks were durable before it became ready). Strict `<`: a
    * swap in the search's own millisecond counts as after it. A document ready before `ready_at` was recorded
    * (null) shows. The check runs in the database and answers ids only: a search asks it of 300–1,200 candidates,
-   * and reading their rows for a check in JavaScript took twice as long (docs/BENCHMARKS.md).
+   * and reading their rows for a check in JavaScript took twice as long (bench/results/search.md).
    */
   async visibleAmong(userId: string, ids: string[], asOf: number): Promise<Set<string>> {
     if (ids.length === 0) return new Set();

@@ -35,8 +35,8 @@ class KeepErrorSqliteDialect extends SqliteDialect {
 const KEPT_STATEMENTS = 256;
 
 /**
- * Kysely prepares every query anew, and SQLite compiles it each time: ~0.3 ms of a search's main thread at a million
- * chunks (its four statements). The same SQL text gets the statement compiled before; SQLite itself recompiles a
+ * Kysely prepares every query anew, and SQLite compiles it each time: a measurable part of a search's main thread
+ * (its four statements; bench/results/search.md). The same SQL text gets the statement compiled before; SQLite itself recompiles a
  * kept statement when the schema has changed since. Kysely runs one query at a time on the connection (a stream
  * holds it to the end), so a kept statement is never asked for while it is still reading rows.
  */
@@ -74,7 +74,7 @@ export async function openSqlite(path: string, opts: { migrate?: boolean } = {})
   // a long read holding a checkpoint back, would leave a large WAL for good. Truncate it back to 16 MiB.
   raw.pragma('journal_size_limit = 16777216');
   // A search looks up its 400+ candidate documents at random: with SQLite's default 2 MiB page cache each lookup
-  // read its pages from the OS again (2.5 ms a search at 100k documents, against 1.1 with these: docs/BENCHMARKS.md).
+  // read its pages from the OS again (more than twice the time of these settings: bench/results/search.md).
   // Reads through a memory map skip the read() call; the cache keeps what was read. Both fill only as pages are read.
   raw.pragma('cache_size = -65536');
   raw.pragma('mmap_size = 268435456');

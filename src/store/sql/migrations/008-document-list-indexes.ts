@@ -3,8 +3,8 @@ import { type Kysely, sql } from 'kysely';
 /**
  * Indexes for a library of 100,000 documents and more, where each listing used to read and sort every document of
  * the user. The document list in each of its orders (upload = id, name, size; by status too) reads one page of an
- * index instead: at 100,000 documents a page of the default list took 17 ms through the API. The projects' counts
- * (documents, chunks, bytes per project) read a covering index instead of the rows: 64 ms for a one-project list.
+ * index instead (before and after at 100,000 documents: bench/results/search.md). The projects' counts (documents,
+ * chunks, bytes per project) read a covering index instead of the rows.
  * (user_id, status, id) serves everything (user_id, status) did, so that one goes.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
