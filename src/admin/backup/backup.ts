@@ -76,6 +76,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
   const work = await mkdtemp(join(tmpdir(), 'docsearch-backup-'));
   const release = await library.lockBackups();
   try {
+    progress.line(`backup ${id} of ${library.label} into ${opts.repository}`);
     const previous = (await listBackups(repo)).filter((b) => b.manifest).at(-1)?.manifest ?? null;
     const stale = await removeBackupTags(library.vectors);
     if (stale > 0) progress.line(`removed the version tags a backup that did not finish left (${stale})`);
