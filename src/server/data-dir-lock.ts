@@ -25,13 +25,8 @@ function pidOfHolder(dataDir: string): number | null {
  * no flock. `daemon.pid` only names the holder in the refusal message.
  */
 export function lockDataDir(dataDir: string): () => void {
-  const db = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
-  try {
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.exec('BEGIN EXCLUSIVE'); // never committed: the lock lasts until close
-  } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+  const release = lockFile(join(dataDir, LOCK_FILE));
+  if (!release) {
     const pid = pidOfHolder(dataDir);
     throw new Error(`another docsearch daemon${pid ? ` (pid ${pid})` : ''} is using ${dataDir}; stop it or pick another --data-dir`);
   }
@@ -45,6 +40,20 @@ export function lockDataDir(dataDir: string): () => void {
   return () => {
     // The pid file goes first: once the lock is released it may already belong to the next daemon.
     rmSync(join(dataDir, PID_FILE), { force: true });
-    db.close();
+    release();
   };
+}
+
+/** The OS lock lockDataDir takes, on any file: its release, or null while another process holds it. */
+export function lockFile(path: string): (() => void) | null {
+  const db = new BetterSqlite3(path, { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE'); // never committed: the lock lasts until close
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    return null;
+  }
+  return () => db.close();
 }

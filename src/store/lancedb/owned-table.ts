@@ -3,6 +3,7 @@ import type { Yielder } from '../../core/foreground.js';
 import { type ColumnDefaults, conformBatch, type RecordBatch, type Schema, tableOf } from './arrow-batches.js';
 import type { SharedAccess } from './connection.js';
 import { PruneHorizon } from './prune-horizon.js';
+import { isTaggedVersionCleanup } from './version-pins.js';
 
 /** A string as a LanceDB SQL literal: filters are built from ids, so quotes are doubled, never interpolated raw. */
 export const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
@@ -301,7 +302,13 @@ export abstract class OwnedRowsTable {
     if (upkept.horizon.needsListing()) upkept.horizon.learn((await table.listVersions()).map((v) => v.timestamp));
     const cutoff = upkept.horizon.cutoff(now) - PRUNE_MARGIN_MS;
     if (cutoff <= upkept.prunedTo) return;
-    await table.optimize({ cleanupOlderThan: new Date(cutoff), deleteUnverified: !this.shared });
+    try {
+      await table.optimize({ cleanupOlderThan: new Date(cutoff), deleteUnverified: !this.shared });
+    } catch (err) {
+      // A backup holds a version this prune would reach (version-pins.ts): pruning waits until it has copied it.
+      if (!isTaggedVersionCleanup(err)) throw err;
+      return;
+    }
     upkept.prunedTo = cutoff;
     upkept.prunedAt = Date.now();
     upkept.settled = await table.version();

@@ -1,0 +1,215 @@
+/**
+ * One backup of a running library into a repository (repository.ts), while daemons go on serving it:
+ *
+ * 1. the database, as of one moment (store/sql/snapshot.ts);
+ * 2. then each index table's latest version, tagged so that the daemon's pruning leaves its files until they are
+ *    copied (version-pins.ts). Taken after the database, the version holds every chunk of every document the
+ *    snapshot has as ready (chunks are written before a document is marked ready, and removed before its row
+ *    is); rows of documents the snapshot does not have are swept by the restored daemon at its start;
+ * 3. the originals the snapshot's documents use, and the files of those table versions, each hashed as read:
+ *    those the last complete backup has already (same place, same size: they are immutable) are not copied again;
+ * 4. the manifest, last: until it is written, the backup does not exist for `restore`.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CliError } from '../../cli/errors.js';
+import { VERSION } from '../../core/version.js';
+import type { Progress } from '../../server/commands/migrate/progress.js';
+import type { ObjectStore } from '../../store/objects/object-store.js';
+import { referencedOriginals } from '../../store/sql/library-copy.js';
+import { fileOfVersion, pinLatest, removeBackupTags, unpin } from '../../store/lancedb/version-pins.js';
+import { openSqlite } from '../../store/sql/sqlite.js';
+import { copyObject, eachLimited } from './copy-object.js';
+import { type BackedUpFile, BACKUP_FORMAT, type BackupManifest, sealManifest } from './manifest.js';
+import type { RateLimit } from './rate-limit.js';
+import { databaseKey, listBackups, manifestKey, objectKey, ownKey, type Repository } from './repository.js';
+import type { RunningLibrary } from './running-library.js';
+
+/** Files copied at once (object stores answer each request in tens of milliseconds: keep several in flight). */
+const FILES_AT_ONCE = 4;
+
+export interface BackupSummary {
+  id: string;
+  library: string;
+  repository: string;
+  taken_at: string;
+  /** The backup this one took unchanged files from, or null (the first). */
+  based_on: string | null;
+  tables: { name: string; version: number; rows: number }[];
+  files: { total: number; bytes: number; copied: number; copied_bytes: number; reused: number; reused_bytes: number };
+  originals: { total: number; copied: number; missing: string[] };
+  database_bytes: number;
+  removed_backups: string[];
+  seconds: number;
+}
+
+export interface BackupOptions {
+  library: RunningLibrary;
+  repo: Repository;
+  repository: string;
+  progress: Progress;
+  rate?: RateLimit;
+  /** Keep only this many newest backups (this one included); absent: keep all. */
+  keep?: number;
+  now?: () => number;
+}
+
+/** A sortable id: the time, and a few random characters for two backups in one second. */
+function newId(now: number): string {
+  return `${new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Every key under `prefix` (for a table: its files, as paths relative to `lancedb/`). */
+async function keysUnder(store: ObjectStore, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const key of store.list(prefix)) out.push(key);
+  return out.sort();
+}
+
+export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
+  const now = opts.now ?? Date.now;
+  const started = now();
+  const { library, repo, progress } = opts;
+  const id = newId(started);
+  const work = await mkdtemp(join(tmpdir(), 'docsearch-backup-'));
+  const release = await library.lockBackups();
+  try {
+    progress.line(`backup ${id} of ${library.label} into ${opts.repository}`);
+    const previous = (await listBackups(repo)).filter((b) => b.manifest).at(-1)?.manifest ?? null;
+    const stale = await removeBackupTags(library.vectors);
+    if (stale > 0) progress.line(`removed the version tags a backup that did not finish left (${stale})`);
+
+    const snapshot = join(work, 'docsearch.db');
+    const takenAt = await library.snapshotDatabase(snapshot);
+    progress.line(`database: snapshot taken at ${new Date(takenAt).toISOString()}`);
+    const tables = await pinLatest(library.vectors, id);
+    try {
+      progress.line(`index: ${tables.length ? tables.map((t) => `${t.name} at version ${t.version} (${t.rows.toLocaleString('en-US')} rows)`).join(', ') : 'no tables yet'}`);
+      const db = await openSqlite(snapshot, { migrate: false });
+      const originals = await referencedOriginals(db.db).finally(() => db.close());
+
+      // What to copy: the originals, each pinned version's files, and the small files beside the tables.
+      const wanted: { path: string; key: string; immutable: boolean; original: boolean }[] = [];
+      for (const { sha256 } of originals) {
+        const path = `files/${sha256.slice(0, 2)}/${sha256}`;
+        wanted.push({ path, key: objectKey(path), immutable: true, original: true });
+      }
+      const pinned = new Map(tables.map((t) => [`${t.name}.lance`, t.version]));
+      for (const key of await keysUnder(library.root, 'lancedb/')) {
+        const rest = key.slice('lancedb/'.length);
+        const slash = rest.indexOf('/');
+        if (slash < 0) {
+          if (!rest.endsWith('.tmp')) wanted.push({ path: key, key: ownKey(id, key), immutable: false, original: false });
+          continue;
+        }
+        const version = pinned.get(rest.slice(0, slash));
+        if (version !== undefined && fileOfVersion(rest.slice(slash + 1), version)) wanted.push({ path: key, key: objectKey(key), immutable: true, original: false });
+      }
+
+      const before = new Map((previous?.files ?? []).map((f) => [f.path, f]));
+      const files: BackedUpFile[] = [];
+      const missing: string[] = [];
+      const counts = { copied: 0, copiedBytes: 0, reused: 0, reusedBytes: 0 };
+      const step = progress.step('files', wanted.length, 'files');
+      await eachLimited(wanted, FILES_AT_ONCE, async (w) => {
+        const had = w.immutable ? before.get(w.path) : undefined;
+        if (had && had.key === w.key) {
+          const [src, dst] = await Promise.all([library.root.head(w.path), repo.store.head(w.key)]);
+          if (src && dst && src.size === had.size && dst.size === had.size) {
+            files.push(had);
+            counts.reused++;
+            counts.reusedBytes += had.size;
+            return step.add(1);
+          }
+        }
+        const got = await copyObject(library.root, w.path, repo.store, w.key, { tmpDir: repo.tmpDir, ...(opts.rate ? { rate: opts.rate } : {}) });
+        if (!got) {
+          // An original whose documents were deleted while this ran; a file of another version pruned meanwhile.
+          if (w.original) missing.push(w.path.slice(w.path.lastIndexOf('/') + 1));
+          return step.add(1);
+        }
+        files.push({ path: w.path, key: w.key, ...got });
+        counts.copied++;
+        counts.copiedBytes += got.size;
+        step.add(1, got.size);
+      });
+      step.end();
+
+      const local = new (await import('../../store/objects/local.js')).LocalObjectStore(work);
+      const database = await copyObject(local, 'docsearch.db', repo.store, databaseKey(id), { tmpDir: repo.tmpDir });
+      if (!database) throw new CliError('the database snapshot vanished before it was stored');
+      files.sort((a, b) => a.path.localeCompare(b.path));
+      const manifest: Omit<BackupManifest, 'checksum'> = {
+        format: BACKUP_FORMAT,
+        id,
+        docsearch: VERSION,
+        library: library.label,
+        mode: library.mode,
+        taken_at: new Date(takenAt).toISOString(),
+        completed_at: new Date(now()).toISOString(),
+        database: { path: 'docsearch.db', key: databaseKey(id), ...database },
+        tables,
+        files,
+        missing_originals: missing.sort(),
+      };
+      await repo.store.put(manifestKey(id), sealManifest(manifest));
+      progress.line(`backup ${id} complete: ${counts.copied} file(s) copied (${mb(counts.copiedBytes)}), ${counts.reused} unchanged since ${previous?.id ?? '-'} (${mb(counts.reusedBytes)})`);
+      const removed = opts.keep ? await applyRetention(repo, opts.keep, progress) : [];
+      return {
+        id,
+        library: library.label,
+        repository: opts.repository,
+        taken_at: manifest.taken_at,
+        based_on: previous?.id ?? null,
+        tables,
+        files: { total: files.length, bytes: files.reduce((n, f) => n + f.size, 0), copied: counts.copied, copied_bytes: counts.copiedBytes, reused: counts.reused, reused_bytes: counts.reusedBytes },
+        originals: { total: originals.length, copied: files.filter((f) => f.path.startsWith('files/') && !before.has(f.path)).length, missing },
+        database_bytes: database.size,
+        removed_backups: removed,
+        seconds: Math.round((now() - started) / 100) / 10,
+      };
+    } finally {
+      await unpin(library.vectors, id);
+    }
+  } finally {
+    release();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * Keeps the `keep` newest complete backups: older ones lose their manifest first (from then on they are not
+ * backups), then their own files, then the shared objects no kept backup lists. Left-overs of interrupted runs
+ * older than the oldest kept backup go too.
+ */
+async function applyRetention(repo: Repository, keep: number, progress: Progress): Promise<string[]> {
+  const all = await listBackups(repo);
+  if (all.some((b) => !b.manifest)) {
+    progress.line('retention skipped: a manifest in the repository does not check out (see docsearch restore --list)');
+    return [];
+  }
+  const kept = all.slice(-keep);
+  const dropped = all.slice(0, Math.max(0, all.length - keep)).map((b) => b.id);
+  for (const id of dropped) await repo.store.delete(manifestKey(id));
+  const oldest = kept[0]!.id;
+  const used = new Set(kept.flatMap((b) => [b.manifest!.database.key, ...b.manifest!.files.map((f) => f.key)]));
+  let removed = 0;
+  for await (const key of repo.store.list('backups/')) {
+    const id = key.split('/')[1]!;
+    if (id < oldest && !key.endsWith('/manifest.json')) {
+      await repo.store.delete(key);
+      removed++;
+    }
+  }
+  for await (const key of repo.store.list('objects/')) {
+    if (used.has(key)) continue;
+    await repo.store.delete(key);
+    removed++;
+  }
+  if (dropped.length) progress.line(`retention: removed backup(s) ${dropped.join(', ')} (${removed} file(s) no kept backup uses)`);
+  return dropped;
+}

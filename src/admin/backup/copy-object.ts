@@ -1,0 +1,69 @@
+/**
+ * One file from one object store into another, through a local temp file, hashed on the way: what a backup
+ * copies out of a library and a restore copies back. A restore places nothing whose bytes do not hash to what
+ * the manifest says; a backup records the hash of what it read.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ObjectStore } from '../../store/objects/object-store.js';
+import type { RateLimit } from './rate-limit.js';
+
+export interface Copied {
+  size: number;
+  sha256: string;
+}
+
+export class ChecksumMismatch extends Error {
+  override name = 'ChecksumMismatch';
+}
+
+/**
+ * Copies `from[fromKey]` to `to[toKey]`; null when there is no such object. With `expect`, bytes that differ from
+ * it (size or sha256) are not placed: ChecksumMismatch. An object already at `toKey` is kept.
+ */
+export async function copyObject(
+  from: ObjectStore,
+  fromKey: string,
+  to: ObjectStore,
+  toKey: string,
+  opts: { tmpDir: string; rate?: RateLimit; expect?: Copied; onBytes?: (n: number) => void },
+): Promise<Copied | null> {
+  const src = await from.open(fromKey);
+  if (!src) return null;
+  const tmp = join(opts.tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
+  const hash = createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      opts.onBytes?.(chunk.length);
+      if (!opts.rate) return done(null, chunk);
+      opts.rate.take(chunk.length).then(() => done(null, chunk), done);
+    },
+  });
+  try {
+    await pipeline(src.body, tap, createWriteStream(tmp, { mode: 0o600 }));
+    const got = { size, sha256: hash.digest('hex') };
+    if (opts.expect && (got.size !== opts.expect.size || got.sha256 !== opts.expect.sha256)) {
+      throw new ChecksumMismatch(`${from.location}/${fromKey}: ${got.size} bytes hashing to ${got.sha256}, the manifest says ${opts.expect.size} bytes hashing to ${opts.expect.sha256}`);
+    }
+    await to.putFileIfAbsent(toKey, tmp);
+    return got;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** Runs `fn` over `items`, `limit` at a time. */
+export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}

@@ -1,0 +1,42 @@
+/**
+ * A consistent copy of a running library's database, taken while daemons write to it (`docsearch backup`), as a
+ * SQLite file in either mode: the embedded database by `VACUUM INTO` (one read transaction: the copy is the
+ * database as it was when that began, and writers are not held up); a PostgreSQL database by reading every
+ * library table in one REPEATABLE READ READ ONLY transaction into a new SQLite database of this version's
+ * schema (library-copy.ts copies the rows, as `migrate` does). Restoring into PostgreSQL copies them back.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import { copyTable, LIBRARY_TABLES } from './library-copy.js';
+import { openSqlite } from './sqlite.js';
+
+/** Copies the SQLite database at `from` into the new file `to`; returns when its read transaction began. */
+export function snapshotSqlite(from: string, to: string, now: () => number = Date.now): number {
+  const db = new BetterSqlite3(from, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  try {
+    const at = now();
+    db.prepare('VACUUM INTO ?').run(to);
+    return at;
+  } finally {
+    db.close();
+  }
+}
+
+/** Copies every library table of a PostgreSQL database, as of one moment, into a new SQLite file; returns that moment. */
+export async function snapshotPostgres(from: Kysely<any>, to: string, now: () => number = Date.now): Promise<number> {
+  const target = await openSqlite(to);
+  try {
+    return await from
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(async (trx) => {
+        // The snapshot of a REPEATABLE READ transaction is taken at its first statement.
+        const at = now();
+        for (const table of LIBRARY_TABLES) await copyTable(trx, target.db, table, { cutoff: at, batchRows: 1000 });
+        return at;
+      });
+  } finally {
+    await target.close();
+  }
+}
