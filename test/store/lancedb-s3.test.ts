@@ -59,7 +59,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     await index.deleteDocument('d1');
     expect(await index.count()).toBe(1);
     expect(await index.keywordSearch({ userId: 'u1', query: 'penguins', limit: 10 })).toEqual([]);
-    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
+    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: 1 });
   });
 
   /** Replica a writes the first row of a new library; b opens it after, looking for others' commits every `readConsistencyS`. */
@@ -146,7 +146,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     const a = await replica(url, { locks, events });
     await a.index.add([row('u1', 'd1', 0, 'made by a')], EMBEDDER); // creates the table and announces it
     for (let i = 0; i < 50 && !b.index.indexInfo(); i++) await sleep(100);
-    expect(b.index.indexInfo()).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
+    expect(b.index.indexInfo()).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: 1 });
     await events.publish('document_settled', 'd1'); // as the daemon does once the document is ready
     await b.index.refresh();
     expect((await b.index.keywordSearch({ userId: 'u1', query: 'made', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
