@@ -45,7 +45,7 @@ export const migrationProvider: MigrationProvider = {
  * that does not know a column must not write rows. Reads only, before anything else touches the database.
  */
 export async function refuseNewerSchema(db: Kysely<any>): Promise<void> {
-  const tables = await db.introspection.getTables();
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
   if (!tables.some((t) => t.name === 'kysely_migration')) return;
   const rows = await db.selectFrom('kysely_migration').select('name').execute();
   const unknown = (rows as { name: string }[]).map((r) => r.name).filter((name) => !(name in MIGRATIONS));
