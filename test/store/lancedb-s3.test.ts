@@ -146,7 +146,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     const a = await replica(url, { locks, events });
     await a.index.add([row('u1', 'd1', 0, 'made by a')], EMBEDDER); // creates the table and announces it
     for (let i = 0; i < 50 && !b.index.indexInfo(); i++) await sleep(100);
-    expect(b.index.indexInfo()).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: 1 });
+    expect(b.index.indexInfo()).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
     await events.publish('document_settled', 'd1'); // as the daemon does once the document is ready
     await b.index.refresh();
     expect((await b.index.keywordSearch({ userId: 'u1', query: 'made', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
