@@ -110,6 +110,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
     });
 
     it('once a newer release has migrated it, is refused by serve and users add (exit 3), every file left as it was', async () => {
+      await daemon?.stop(); // already stopped, unless the test above failed
       // As a newer docsearch leaves it: one more migration applied (the daemon above left its lock and reserve).
       const raw = new BetterSqlite3(join(dataDir, 'docsearch.db'));
       raw.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run(NEWER_MIGRATION, new Date().toISOString());
@@ -196,6 +197,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
     });
 
     it('once a newer release has migrated it, is refused by serve and users add (exit 3), the database and objects left as they were', async () => {
+      await daemon?.stop(); // already stopped, unless the test above failed
       await query('INSERT INTO kysely_migration (name, timestamp) VALUES ($1, $2)', [NEWER_MIGRATION, new Date().toISOString()]);
       const [database, stored] = [dump(), await objects()];
       const served = await serveOnce(dataDir, env, ['--storage', storage()]);
