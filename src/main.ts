@@ -7,6 +7,7 @@ import { type IO, processIO } from './cli/io.js';
 import { environmentHelp, type ServerVariable } from './cli/environment.js';
 import { splitJsonFields } from './cli/output/json.js';
 import { VERSION } from './core/version.js';
+import { NewerLibraryError } from './store/newer-library.js';
 
 const EXIT_CODES_HELP = `\nExit codes:\n${EXIT_CODE_TABLE.map(([code, what]) => `  ${code}  ${what}`).join('\n')}\n`;
 const TOPICS_HELP = '\nHelp topics:\n  docsearch help environment  the environment variables of the client and the server\n';
@@ -103,6 +104,10 @@ export async function main(argv: string[], io: IO = processIO()): Promise<number
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
       return EXIT.usage;
+    }
+    if (err instanceof NewerLibraryError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return EXIT.newerLibrary;
     }
     if (err instanceof CliError) {
       io.stderr.write(`${err instanceof InterruptedError ? '' : 'error: '}${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);

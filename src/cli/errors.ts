@@ -1,14 +1,15 @@
 /**
  * CLI errors and exit codes, decided in one place (like gh's cmd.go): 0 ok, 1 error, 2 usage,
- * 4 authentication needed. Each error carries an optional hint: what to do next.
+ * 3 a library too new for this build (server side), 4 authentication needed. Each error carries an optional hint: what to do next.
  */
-export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4, interrupted: 130 } as const;
+export const EXIT = { ok: 0, error: 1, usage: 2, newerLibrary: 3, auth: 4, interrupted: 130 } as const;
 
 /** The exit-code table as shown in `--help`, README and docs/cli.md. */
 export const EXIT_CODE_TABLE: ReadonlyArray<readonly [number, string]> = [
   [EXIT.ok, 'success'],
   [EXIT.error, 'error (a request failed, a file failed to ingest, a project or document not found, the server is unreachable)'],
   [EXIT.usage, 'usage error (bad flags or arguments; a confirmation needed: `--yes`, or `--force` past the delete guard of `upload --sync --prune`; `login` without a terminal)'],
+  [EXIT.newerLibrary, '`serve` or an operator command refused a library written by a newer docsearch (upgrade docsearch; nothing in the library was changed)'],
   [EXIT.auth, 'authentication needed (run `docsearch login`, or set DOCSEARCH_TOKEN), or a credential that is not a valid key'],
   [EXIT.interrupted, 'interrupted (Ctrl-C) while waiting; what the server already accepted goes on there'],
 ];

@@ -59,7 +59,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     await index.deleteDocument('d1');
     expect(await index.count()).toBe(1);
     expect(await index.keywordSearch({ userId: 'u1', query: 'penguins', limit: 10 })).toEqual([]);
-    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
+    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: 1 });
   });
 
   /** Replica a writes the first row of a new library; b opens it after, looking for others' commits every `readConsistencyS`. */

@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { CliError } from '../../cli/errors.js';
 import type { IO } from '../../cli/io.js';
+import { NewerLibraryError } from '../../store/newer-library.js';
 import { type DatabaseHandle, openDatabase } from '../../store/sql/database.js';
 import { ConfigError, resolveConfig, type ServeConfig } from '../config.js';
 
@@ -27,6 +28,7 @@ export async function openOperatorDatabase(config: ServeConfig): Promise<Databas
   try {
     return await openDatabase({ url: config.database, dataDir: config.dataDir });
   } catch (err) {
+    if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
     throw new CliError((err as Error).message);
   }
 }

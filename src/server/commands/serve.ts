@@ -3,6 +3,7 @@ import type { IO } from '../../cli/io.js';
 import { ConfigError, optionHelp, resolveConfig } from '../config.js';
 import { startDaemon } from '../daemon.js';
 import { CliError } from '../../cli/errors.js';
+import { NewerLibraryError } from '../../store/newer-library.js';
 
 /** `docsearch serve`: options come from the declarations in config.ts. */
 export function serveCommand(io: IO, setExit: (code: Promise<number>) => void): Command {
@@ -40,6 +41,7 @@ Examples:
     try {
       daemon = await startDaemon({ config, notices: io.stderr });
     } catch (err) {
+      if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
       throw new CliError(`could not start: ${(err as Error).message}`);
     }
     setExit(

@@ -9,6 +9,7 @@
  */
 import * as lancedb from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Int32, Schema, type Table as ArrowTable, Utf8 } from 'apache-arrow';
+import { NewerLibraryError } from '../newer-library.js';
 import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableOptions, upkeepLockKey } from './owned-table.js';
@@ -79,13 +80,22 @@ export interface IndexInfo {
 }
 
 const INFO_FILE = 'chunks-index.json';
+/**
+ * The layout of the chunk index this build writes and reads, recorded as `format` in the index info (absent, as
+ * 0.1.0 wrote it: 1). A release that changes the tables so that older builds would misread them raises it, and an
+ * older build refuses the library instead of writing to it.
+ */
+export const INDEX_FORMAT = 1;
 /** Shared mode: how often the index info is re-read, should an `index_changed` event have been missed. */
 const INFO_POLL_MS = 30_000;
 
 /** The index info a library's store holds (null before its first chunk was written). */
 export async function readIndexInfo(store: VectorStore): Promise<IndexInfo | null> {
   const bytes = await store.meta.get(INFO_FILE);
-  return bytes ? (JSON.parse(bytes.toString('utf8')) as IndexInfo) : null;
+  if (!bytes) return null;
+  const { format = 1, ...info } = JSON.parse(bytes.toString('utf8')) as IndexInfo & { format?: number };
+  if (format > INDEX_FORMAT) throw new NewerLibraryError('chunk index format', format, INDEX_FORMAT);
+  return info;
 }
 
 /** Columns a chunks table may lack, with the value their rows have (see ensureOcrColumn). */
@@ -326,7 +336,7 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   private async saveInfo(info: IndexInfo): Promise<void> {
-    await this.store.meta.put(INFO_FILE, JSON.stringify(info));
+    await this.store.meta.put(INFO_FILE, JSON.stringify({ ...info, format: INDEX_FORMAT }));
     this.info = info;
     await this.store.shared?.events.publish('index_changed', '');
   }

@@ -2,7 +2,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle, DatabaseLog } from './database.js';
 import { redactDatabaseUrl } from './database-url.js';
-import { migrate } from './migrations/index.js';
+import { NewerLibraryError } from '../newer-library.js';
+import { migrate, refuseNewerSchema } from './migrations/index.js';
 import { PgEvents } from './pg-events.js';
 import { PgLocks } from './pg-locks.js';
 import type { Database } from './schema.js';
@@ -78,9 +79,11 @@ export async function openPostgres(url: string, log?: DatabaseLog, opts: { migra
     await db.destroy(); // ends `pool`
   };
   try {
+    await refuseNewerSchema(db);
     if (opts.migrate ?? true) await migrate(db);
   } catch (err) {
     await closeAll().catch(() => undefined);
+    if (err instanceof NewerLibraryError) throw err;
     throw new Error(`cannot open the PostgreSQL database ${location}: ${(err as Error).message}`, { cause: err });
   }
   let closed: Promise<void> | undefined;

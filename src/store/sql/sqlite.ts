@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, type SqliteDatabase, SqliteDriver } from 'kysely';
 import { LocalEvents, LocalLocks } from '../coordination.js';
 import type { DatabaseHandle } from './database.js';
-import { migrate } from './migrations/index.js';
+import { migrate, refuseNewerSchema } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 /**
@@ -80,6 +80,7 @@ export async function openSqlite(path: string, opts: { migrate?: boolean } = {})
   raw.pragma('mmap_size = 268435456');
   const db = new Kysely<Database>({ dialect: new KeepErrorSqliteDialect(raw) });
   try {
+    await refuseNewerSchema(db);
     if (opts.migrate ?? true) await migrate(db);
   } catch (err) {
     await db.destroy();

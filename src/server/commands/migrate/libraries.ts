@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { CliError, UsageError } from '../../../cli/errors.js';
 import type { Lease } from '../../../store/coordination.js';
 import { LIBRARY_LOCK } from '../../../store/library-lock.js';
+import { NewerLibraryError } from '../../../store/newer-library.js';
 import { LocalObjectStore } from '../../../store/objects/local.js';
 import { describeS3, parseS3Location, StorageConfigError } from '../../../store/objects/location.js';
 import type { ObjectStore } from '../../../store/objects/object-store.js';
@@ -115,6 +116,7 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     let database: DatabaseHandle | null = null;
     if (!makesNothing) {
       database = await openDatabase({ url: spec.database, dataDir: spec.dataDir ?? '', migrate: false }).catch((err: unknown) => {
+        if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
         throw new CliError(`could not open the ${side} database ${databaseLocation(spec)}: ${(err as Error).message}`);
       });
       const db = database;

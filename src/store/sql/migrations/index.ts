@@ -9,6 +9,7 @@ import * as m007 from './007-job-origin.js';
 import * as m008 from './008-document-list-indexes.js';
 import * as m009 from './009-oauth-self-registration.js';
 import * as m010 from './010-session-once.js';
+import { NewerLibraryError } from '../../newer-library.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no
@@ -28,9 +29,30 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-session-once': m010,
 };
 
+/** The number of a migration's name (`010-session-once` → 10). */
+const numberOf = (name: string): number => Number.parseInt(name, 10);
+
+/** The schema this build writes: its last migration's number. */
+export const KNOWN_SCHEMA = Math.max(...Object.keys(MIGRATIONS).map(numberOf));
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => MIGRATIONS,
 };
+
+/**
+ * Refuses a database holding a migration this build does not know (written by a newer release, or by a build of
+ * another line): Kysely's Migrator would fail on it only after taking its lock and making its tables, and code
+ * that does not know a column must not write rows. Reads only, before anything else touches the database.
+ */
+export async function refuseNewerSchema(db: Kysely<any>): Promise<void> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === 'kysely_migration')) return;
+  const rows = await db.selectFrom('kysely_migration').select('name').execute();
+  const unknown = (rows as { name: string }[]).map((r) => r.name).filter((name) => !(name in MIGRATIONS));
+  if (unknown.length === 0) return;
+  const found = Math.max(...unknown.map(numberOf).filter((n) => Number.isInteger(n)), KNOWN_SCHEMA);
+  throw new NewerLibraryError('schema', found, KNOWN_SCHEMA, `; unknown migrations: ${unknown.sort().join(', ')}`);
+}
 
 /**
  * Runs pending migrations: one list for both engines, under Kysely's Migrator, whose lock (an advisory lock on

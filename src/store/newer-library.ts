@@ -1,0 +1,20 @@
+import { VERSION } from '../core/version.js';
+
+/**
+ * A library (its database schema, or its chunk index) written by a newer docsearch than this build. Opening it
+ * is refused before anything in it is written: an older build would migrate it backwards, or misread what it
+ * does not know. `serve` and the operator commands end with exit code 3 on it (docs/operations.md, Upgrading).
+ */
+export class NewerLibraryError extends Error {
+  override name = 'NewerLibraryError';
+
+  /** `part` names what is newer ("schema", "chunk index format"); `found` and `known` are its numbers. */
+  constructor(
+    readonly part: string,
+    readonly found: number,
+    readonly known: number,
+    detail = '',
+  ) {
+    super(`this library was written by a newer docsearch (${part} ${found}, this build knows ${known}${detail}): upgrade docsearch (this is ${VERSION}); nothing in the library was changed`);
+  }
+}
