@@ -50,7 +50,7 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
 function addresses(list: Address[]): string {
   return list
     .flatMap((a) => (a.group ? a.group : [a]))
-    .map((m) => (m.name && m.address ? `${m.name} <${m.address}>` : m.name || m.address || ''))
+    .map((m) => (m.name && m.address ? `${m.name} (${m.address})` : m.name || m.address || ''))
     .filter((s) => s)
     .join(', ');
 }
