@@ -36,7 +36,7 @@ port.on('message', (input: WorkerInput) => {
     try {
       const parser = PARSERS[input.type];
       if (!parser) throw new Error(`no parser for ${String(input.type)}`);
-      const doc = await parser(input.bytes, input.options);
+      const doc = await parser(input.bytes, { ...input.options, type: input.type });
       port.postMessage({ id: input.id, ok: true, doc } satisfies WorkerOutput);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

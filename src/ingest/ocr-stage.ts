@@ -1,11 +1,12 @@
 /**
- * OCR stage, between parse and chunk: the pages the parser found without a usable text layer
+ * OCR stage, between parse and chunk: the pages the parser found without a usable text layer (every page of an
+ * uploaded image)
  * (`ParsedDocument.ocrPages`) are recognised by the OCR engine and their text goes into the document as blocks
  * marked `ocr`, on their own pages, in page order. The document's warnings say which pages were OCR'd, with
  * which languages and how confident Tesseract was, and which pages OCR could not read.
  */
 import type { OcrEngine, OcrPage } from './ocr/engine.js';
-import { PDF, type Block, type DocumentType, type ParsedDocument } from './types.js';
+import { IMAGE_TYPES, PDF, type Block, type DocumentType, type ParsedDocument } from './types.js';
 
 const LOW_CONFIDENCE = 50;
 const NO_TEXT_LAYER = /\bno (usable )?text layer\b/;
@@ -25,7 +26,7 @@ export async function applyOcr(
   progress: (share: number) => Promise<void>,
 ): Promise<ParsedDocument> {
   const wanted = parsed.ocrPages ?? [];
-  if (!ocr || type !== PDF || wanted.length === 0) return parsed;
+  if (!ocr || (type !== PDF && !IMAGE_TYPES.has(type)) || wanted.length === 0) return parsed;
 
   const run = await ocr.recognize(bytes, wanted, { onPage: (done, total) => progress(done / total) });
   const read = run.pages.filter((p) => p.text.trim() !== '');

@@ -3,21 +3,58 @@
  * `Chunk`s sized in the embedder's own tokens.
  */
 
-/** The content types the pipeline accepts, decided from the bytes (see sniff.ts). */
-export type DocumentType =
-  | 'application/pdf'
-  | 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
-  | 'text/plain';
+/** The content types the pipeline accepts, decided from the bytes (see sniff.ts and sniff-zip.ts). */
+export const PDF = 'application/pdf';
+export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export const TXT = 'text/plain';
+export const MARKDOWN = 'text/markdown';
+export const HTML = 'text/html';
+export const CSV = 'text/csv';
+export const TSV = 'text/tab-separated-values';
+export const RTF = 'application/rtf';
+export const EML = 'message/rfc822';
+export const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+export const ODT = 'application/vnd.oasis.opendocument.text';
+export const ODP = 'application/vnd.oasis.opendocument.presentation';
+export const ODS = 'application/vnd.oasis.opendocument.spreadsheet';
+export const EPUB = 'application/epub+zip';
+export const PNG = 'image/png';
+export const JPEG = 'image/jpeg';
+export const TIFF = 'image/tiff';
+export const WEBP = 'image/webp';
 
-export const PDF: DocumentType = 'application/pdf';
-export const DOCX: DocumentType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-export const TXT: DocumentType = 'text/plain';
+export const DOCUMENT_TYPES = [PDF, DOCX, TXT, MARKDOWN, HTML, CSV, TSV, RTF, EML, PPTX, XLSX, ODT, ODP, ODS, EPUB, PNG, JPEG, TIFF, WEBP] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** The short name a person knows each type by (the upload page, the CLI, the 415 text, error messages). */
+export const TYPE_NAMES: Record<DocumentType, string> = {
+  [PDF]: 'PDF', [DOCX]: 'DOCX', [TXT]: 'TXT', [MARKDOWN]: 'Markdown', [HTML]: 'HTML', [CSV]: 'CSV', [TSV]: 'TSV',
+  [RTF]: 'RTF', [EML]: 'EML', [PPTX]: 'PPTX', [XLSX]: 'XLSX', [ODT]: 'ODT', [ODP]: 'ODP', [ODS]: 'ODS',
+  [EPUB]: 'EPUB', [PNG]: 'PNG', [JPEG]: 'JPEG', [TIFF]: 'TIFF', [WEBP]: 'WebP',
+};
+
+/** Images: no text of their own, every page goes through OCR. */
+export const IMAGE_TYPES: ReadonlySet<string> = new Set([PNG, JPEG, TIFF, WEBP]);
+
+/**
+ * What a chunk's `pageStart`/`pageEnd` count for each type: PDF and image pages, slides, spreadsheet rows (the
+ * sheet is the heading), EPUB chapters in spine order. Types absent here have no unit (the heading trail is the
+ * citation).
+ */
+export type CitationUnit = 'page' | 'slide' | 'row' | 'chapter';
+export const CITATION_UNITS: Partial<Record<DocumentType, CitationUnit>> = {
+  [PDF]: 'page', [PNG]: 'page', [JPEG]: 'page', [TIFF]: 'page', [WEBP]: 'page',
+  [PPTX]: 'slide', [ODP]: 'slide',
+  [XLSX]: 'row', [ODS]: 'row', [CSV]: 'row', [TSV]: 'row',
+  [EPUB]: 'chapter',
+};
 
 export type BlockKind = 'heading' | 'paragraph' | 'list' | 'table' | 'footnote';
 
 export interface Block {
   text: string;
-  /** 1-based page number, for formats that have pages (PDF). */
+  /** 1-based page number, for formats that have pages (PDF, images), or the slide, row or chapter (CITATION_UNITS). */
   page?: number;
   /**
    * Heading path in effect at this block, outermost first. A heading block's own path ends with itself, so a
@@ -45,6 +82,8 @@ export interface ParsedDocument {
 export interface ParseOptions {
   /** Filename as uploaded; only used for a fallback title, never to decide the type. */
   filename?: string;
+  /** The type the bytes were sniffed as (one parser serves CSV and TSV, ODP and PPTX …). */
+  type?: DocumentType;
 }
 
 /**
@@ -74,3 +113,6 @@ export interface Chunk {
   /** Some of the text came from OCR. */
   ocr?: boolean;
 }
+
+/** The accepted types as a person reads them, for messages ("accepted: …"). */
+export const ACCEPTED_TYPES = 'PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP';

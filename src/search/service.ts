@@ -18,6 +18,7 @@ import { cutPage, type PageCut } from './page.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
+import { citation, type Citation } from './citation.js';
 import { sentenceWindows } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
 import type { SearchTimings } from './timings.js';
@@ -33,6 +34,8 @@ export interface SearchPassage {
   heading?: string;
   /** Present (true) when the chunk's text was recognised by OCR from a page image. */
   ocr?: true;
+  /** What `page_start`–`page_end` count (page, slide, row, chapter), for types that have such a unit. */
+  citation?: Citation;
 }
 
 export interface DocumentRef {
@@ -142,6 +145,11 @@ export interface SearchServiceDeps {
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
 export const WEAK_RESULTS = 5;
 
+function cited<P extends SearchPassage>(p: P, d: DocumentRow): P {
+  const c = citation(d.contentType, p);
+  return c ? { ...p, citation: c } : p;
+}
+
 const documentRef = (d: DocumentRow): DocumentRef => ({
   id: d.id,
   filename: d.filename,
@@ -212,7 +220,7 @@ export class SearchService {
         if (!doc || !passages[0]) continue;
         // A weak answer's list is nearest neighbours, not matches: it counts only the passages it shows.
         const matches = weak ? passages.length : g.matches;
-        documents.push({ document: documentRef(doc), project: passages[0].project, score: g.score, matches, passages: passages.map(({ project: _p, ...p }) => p) });
+        documents.push({ document: documentRef(doc), project: passages[0].project, score: g.score, matches, passages: passages.map(({ project: _p, ...p }) => cited(p, doc)) });
       }
       response = { ...base, documents };
     } else {
@@ -220,7 +228,7 @@ export class SearchService {
       for (const r of shown) {
         const p = passage(r);
         const doc = docs.get(r.chunk.document_id);
-        if (p && doc) results.push({ ...p, document: documentRef(doc) });
+        if (p && doc) results.push({ ...cited(p, doc), document: documentRef(doc) });
       }
       response = { ...base, results };
     }

@@ -16,6 +16,22 @@ const TYPE_NAMES: Record<string, string> = {
   'application/pdf': 'PDF',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'DOCX',
   'text/plain': 'Text',
+  'text/markdown': 'Markdown',
+  'text/html': 'HTML',
+  'text/csv': 'CSV',
+  'text/tab-separated-values': 'TSV',
+  'application/rtf': 'RTF',
+  'message/rfc822': 'E-mail',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'PPTX',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'XLSX',
+  'application/vnd.oasis.opendocument.text': 'ODT',
+  'application/vnd.oasis.opendocument.presentation': 'ODP',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ODS',
+  'application/epub+zip': 'EPUB',
+  'image/png': 'PNG',
+  'image/jpeg': 'JPEG',
+  'image/tiff': 'TIFF',
+  'image/webp': 'WebP',
 };
 
 export const typeName = (contentType: string): string => TYPE_NAMES[contentType] ?? contentType;

@@ -95,13 +95,13 @@ describe('the CLI in the first hour (issue 44)', () => {
 
   it('11: upload of a single unsupported file says the type is not supported, not "--recursive"', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'docsearch-epub-'));
-    writeFileSync(join(dir, 'handbook.epub'), 'PK not really an epub');
-    const res = await runCli(['upload', join(dir, 'handbook.epub')], { env });
+    writeFileSync(join(dir, 'handbook.mobi'), 'BOOKMOBI not really');
+    const res = await runCli(['upload', join(dir, 'handbook.mobi')], { env });
     expect(res.code).toBe(1);
     expect(res.stderr).toBe(
-      `skipped ${join(dir, 'handbook.epub')}: unsupported file type (PDF, DOCX and plain text only)\n` +
+      `skipped ${join(dir, 'handbook.mobi')}: unsupported file type (see docs/ingest.md for the formats docsearch reads)\n` +
         'error: nothing to upload: that file type is not supported\n' +
-        'hint: docsearch reads PDF, DOCX and plain text (.txt, .md, .rst, .csv, .log): convert the file to one of them first\n',
+        'hint: docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text: convert the file to one of them first\n',
     );
     expect(res.stderr).not.toContain('--recursive');
   });

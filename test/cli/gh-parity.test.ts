@@ -90,12 +90,12 @@ describe('the CLI as a new user meets it (issue 15)', () => {
   it('8: --json prints no notices; whoami shows the account and still answers (exit 0, a warning) with the server down', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'docsearch-quiet-'));
     writeFileSync(join(dir, 'note.txt'), 'A short note about quiet JSON output.\n');
-    writeFileSync(join(dir, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    writeFileSync(join(dir, 'logo.gif'), Buffer.from('GIF8', 'ascii'));
     const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
     const up = await runCli(['upload', dir, '--json'], { env });
     expect(up.code).toBe(0);
     expect(up.stderr).toBe('');
-    expect(JSON.parse(up.stdout).skipped).toEqual([`${join(dir, 'logo.png')}: unsupported file type (PDF, DOCX and plain text only)`]);
+    expect(JSON.parse(up.stdout).skipped).toEqual([`${join(dir, 'logo.gif')}: unsupported file type (see docs/ingest.md for the formats docsearch reads)`]);
 
     const offline = await runCli(['whoami'], { env: cliEnv(null, { DOCSEARCH_URL: 'http://127.0.0.1:9', DOCSEARCH_TOKEN: user.apiKey }) });
     expect(offline.code).toBe(0);

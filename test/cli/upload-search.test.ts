@@ -15,7 +15,7 @@ function makeDocs(root: string): void {
   );
   writeFileSync(join(root, 'docs/onboarding.md'), '# Onboarding\n\nNew hires get a laptop and a badge on their first day. The security team sets up the VPN client.\n');
   writeFileSync(join(root, 'docs/guides/expenses.txt'), 'Expense reports are filed within thirty days, with receipts attached for anything above twenty euros.\n');
-  writeFileSync(join(root, 'docs/logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  writeFileSync(join(root, 'docs/logo.gif'), Buffer.from('GIF89a', 'ascii'));
 }
 
 describe('docsearch upload / search / documents', () => {
@@ -50,7 +50,7 @@ describe('docsearch upload / search / documents', () => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
-    expect(res.stderr).toContain('skipped docs/logo.png: unsupported file type (PDF, DOCX and plain text only)');
+    expect(res.stderr).toContain('skipped docs/logo.gif: unsupported file type (see docs/ingest.md for the formats docsearch reads)');
     expect(res.stderr).toContain('skipped docs/guides/: a folder (add --recursive to include subfolders)');
     expect(res.stderr).toContain('docs/vacation.txt: ready (');
     expect(res.stderr).toContain('done: 2 files ready to search');
@@ -114,7 +114,7 @@ describe('docsearch upload / search / documents', () => {
     expect(entries).toHaveLength(2);
     const failures = entries.sort();
     expect(failures[0]).toMatch(new RegExp(`^  ${join(dir, 'broken.pdf').replace(/[.]/g, '\\.')}: .+ \\(document doc_\\w+\\)$`));
-    expect(failures[1]).toBe(`  ${join(dir, 'garbage.pdf')}: "garbage.pdf" is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT)`);
+    expect(failures[1]).toBe(`  ${join(dir, 'garbage.pdf')}: "garbage.pdf" is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP)`);
     expect(last.at(-1)).toMatch(/^hint: fix those files and upload them again; `docsearch documents show doc_\w+` has details$/);
     expect(res.stdout).toContain(`${join(dir, 'fine.txt')}\t`);
     expect(res.stdout).toMatch(/garbage\.pdf\t\trejected/);

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunk.js';
-import { OLE2_CFB, sniffType } from '../../src/ingest/sniff.js';
+import { OLE2_CFB, sniffType, ZIP } from '../../src/ingest/sniff.js';
+import { sniffZip } from '../../src/ingest/sniff-zip.js';
 import type { Chunk, DocumentType } from '../../src/ingest/types.js';
 import { loadMiniLmTokenizer } from './minilm-tokenizer.js';
 import { unmet } from '../helpers/requirement.js';
@@ -90,7 +91,8 @@ describe.skipIf(!present || !built)('hard real-world files', () => {
       const finish = (r: Omit<Result, 'file' | 'seconds'>): void => {
         results.push({ file, seconds: (performance.now() - started) / 1000, ...r });
       };
-      const type = sniffType(bytes.subarray(0, 8192));
+      const head = sniffType(bytes.subarray(0, 8192));
+      const type = head === ZIP ? await sniffZip(bytes, bytes.subarray(0, 8192)) : head;
       if (type === null) return finish({ outcome: 'failed', chunks: 0, message: 'unsupported type', text: '' });
       if (type === OLE2_CFB) {
         return finish({ outcome: 'failed', chunks: 0, message: 'encrypted or legacy .doc — not supported', text: '' });

@@ -153,7 +153,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       ]);
       await expect.poll(() => page.locator('#upload-list li.ok').count(), { timeout: 30_000 }).toBe(1);
       const failed = page.locator('#upload-list li.error');
-      expect(await failed.textContent()).toContain('"program.bin" is not a PDF, DOCX or text file');
+      expect(await failed.textContent()).toContain('"program.bin" is not a type docsearch reads');
       expect(await failed.locator('progress').count()).toBe(0);
       expect(await failed.locator('.state').textContent()).toBe('Not uploaded');
       expect(await page.locator('#upload-list li.ok progress').evaluate((b) => (b as unknown as { value: number }).value)).toBe(100);

@@ -11,7 +11,8 @@ import { loggedIn, uploadAs, waitSettled } from './library-client.js';
  * the Documents page (filters, paging past a page, bulk move and delete), uploads without script that keep
  * the good files, folder paths, and the small things (project-name wording, favicon).
  */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+/** A GIF's head: an image type docsearch does not read. */
+const GIF = Buffer.from('474946383961010001000000002c00000000010001000002', 'hex');
 const REDIRECT = 'http://127.0.0.1:9/actions-cb';
 
 /** The notice or error a page shows once after a form (see session.ts flash). */
@@ -196,7 +197,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
       archive,
       [
         { name: 'report.pdf', body: makePdf([[{ lines: ['Quarterly glacier report.'] }]]) },
-        { name: 'photo.png', body: PNG },
+        { name: 'photo.gif', body: GIF },
       ],
       { via: 'field', accept: 'text/html' },
     );
@@ -204,14 +205,14 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(mixed.location).toBe(`/projects/${archive}`);
     const page = await web.get(`/projects/${archive}`);
     expect(flashOf(page.text)).toBe(
-      'Uploaded 1 file; it is being indexed. Not uploaded: &quot;photo.png&quot; is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT).',
+      'Uploaded 1 file; it is being indexed. Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP).',
     );
     expect(page.text).toContain('>report.pdf</a>');
-    const onlyBad = await uploadAs(web, d, archive, [{ name: 'photo.png', body: PNG }], { via: 'field', accept: 'text/html' });
+    const onlyBad = await uploadAs(web, d, archive, [{ name: 'photo.gif', body: GIF }], { via: 'field', accept: 'text/html' });
     expect(onlyBad.status).toBe(303);
-    expect(flashOf((await web.get(`/projects/${archive}`)).text)).toBe('Not uploaded: &quot;photo.png&quot; is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT).');
+    expect(flashOf((await web.get(`/projects/${archive}`)).text)).toBe('Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP).');
     // The script's upload (one file, JSON) still answers 415 with the reason.
-    expect((await uploadAs(web, d, archive, [{ name: 'photo.png', body: PNG }])).status).toBe(415);
+    expect((await uploadAs(web, d, archive, [{ name: 'photo.gif', body: GIF }])).status).toBe(415);
 
     // A browser posting a folder names each file by its path inside it: kept as the document's path.
     const folder = await uploadAs(web, d, archive, [{ name: 'trip/day 1/notes.txt', body: 'Day one: fog on the pass.\n' }], { via: 'field', accept: 'text/html' });

@@ -78,7 +78,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       await page.dispatchEvent('#dropzone', 'drop', { dataTransfer: dropped });
       // An unsupported file gets the API's error in words, next to its name.
       await page.setInputFiles('input[type=file]', [{ name: 'program.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]) }]);
-      await expect.poll(() => page.locator('#upload-list li.error').textContent(), { timeout: 30_000 }).toContain('"program.bin" is not a PDF, DOCX or text file');
+      await expect.poll(() => page.locator('#upload-list li.error').textContent(), { timeout: 30_000 }).toContain('"program.bin" is not a type docsearch reads');
       // The uploads run side by side: the small refused one may answer before a larger one has finished.
       await expect.poll(() => page.locator('#upload-list li.ok').count(), { timeout: 30_000 }).toBe(3);
       expect(await page.locator('#upload-list li.ok progress').evaluateAll((bars) => bars.map((b) => (b as unknown as { value: number }).value))).toEqual([100, 100, 100]);

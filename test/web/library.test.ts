@@ -180,7 +180,7 @@ describe('web library pages', () => {
     expect(plain.location).toBe(`/projects/${projectId}`);
     const bad = await uploadAs(web, d, projectId, [{ name: 'program.bin', body: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]) }]);
     expect(bad.status).toBe(415);
-    expect(bad.body.error.message).toBe('"program.bin" is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT)');
+    expect(bad.body.error.message).toBe('"program.bin" is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP)');
     const page = await web.get(`/projects/${projectId}`);
     expect(page.text).toContain('plain.txt');
     expect(page.text).not.toContain('program.bin');

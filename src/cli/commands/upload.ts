@@ -228,10 +228,10 @@ function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadab
 
 /** Why nothing was sent, with the hint that fits: --recursive only where subfolders were left out. */
 function nothingToUpload(unsupported: number, subfolders: number): CliError {
-  const types = 'docsearch reads PDF, DOCX and plain text (.txt, .md, .rst, .csv, .log): convert the file to one of them first';
-  if (subfolders > 0) return new CliError('nothing to upload: no PDF, DOCX or text files found', undefined, `add --recursive to include subfolders${unsupported > 0 ? `; ${types}` : ''}`);
+  const types = 'docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text: convert the file to one of them first';
+  if (subfolders > 0) return new CliError('nothing to upload: no documents docsearch reads found', undefined, `add --recursive to include subfolders${unsupported > 0 ? `; ${types}` : ''}`);
   if (unsupported > 0) return new CliError(`nothing to upload: ${unsupported === 1 ? 'that file type is' : 'those file types are'} not supported`, undefined, types);
-  return new CliError('nothing to upload: no PDF, DOCX or text files found', undefined, 'name files, or folders that hold some');
+  return new CliError('nothing to upload: no documents docsearch reads found', undefined, 'name files, or folders that hold some');
 }
 
 /** Checks the flags against each other and the one folder --sync mirrors; returns nothing or throws a usage error. */
@@ -416,9 +416,9 @@ function parsePrefix(value: string): string {
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('upload', {
-    summary: 'upload PDF, DOCX and text files',
+    summary: 'upload documents (PDF, office files, e-books, e-mail, images, text)',
     description:
-      'Upload files and folders (PDF, DOCX, plain text) to a project; other files are skipped with a note, unreadable ones are named and make the exit code 1 once the rest is uploaded. ' +
+      'Upload files and folders (PDF, office files, e-books, e-mail, images, text) to a project; other files are skipped with a note, unreadable ones are named and make the exit code 1 once the rest is uploaded. ' +
       `Files stream from disk, up to 20 per request. In a folder, dotfiles, node_modules/ and what its ${IGNORE_FILE} (gitignore syntax) names are left out. ` +
       'With --wait, waits until each is processed and searchable. Exits non-zero if any file failed, naming each one.\n\n' +
       'With --sync the project mirrors one folder (subfolders included): each document remembers its path in the folder; unchanged files cost one hash and are not sent; ' +

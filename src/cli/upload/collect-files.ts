@@ -5,10 +5,14 @@ import { UsageError } from '../errors.js';
 import { type IgnoreRules, loadIgnoreRules } from './ignore-rules.js';
 
 /**
- * Extensions worth sending. The server decides the type by content (PDF, DOCX, plain text); this
- * list only spares uploading what can never pass (images, spreadsheets) and says so.
+ * Extensions worth sending. The server decides the type by content (docs/ingest.md lists the formats); this
+ * list only spares uploading what can never pass (archives, programs, legacy Office files) and says so.
  */
-export const SUPPORTED_EXTENSIONS = new Set(['.pdf', '.docx', '.txt', '.text', '.md', '.markdown', '.rst', '.csv', '.log']);
+export const SUPPORTED_EXTENSIONS = new Set([
+  '.pdf', '.docx', '.odt', '.rtf', '.epub', '.pptx', '.odp', '.xlsx', '.ods', '.csv', '.tsv', '.tab',
+  '.txt', '.text', '.md', '.markdown', '.rst', '.log', '.html', '.htm', '.xhtml', '.eml',
+  '.png', '.jpg', '.jpeg', '.tif', '.tiff', '.webp',
+]);
 
 export interface LocalFile {
   /** The path as the user will recognise it (relative to what they typed). */
@@ -74,7 +78,7 @@ async function walk(root: string, dir: string, recursive: boolean, rules: Ignore
 
 async function addFile(p: string, rel: string, out: Collected): Promise<void> {
   if (!SUPPORTED_EXTENSIONS.has(extname(p).toLowerCase())) {
-    out.skipped.push(`${p}: unsupported file type (PDF, DOCX and plain text only)`);
+    out.skipped.push(`${p}: unsupported file type (see docs/ingest.md for the formats docsearch reads)`);
     out.unsupported = (out.unsupported ?? 0) + 1;
     return;
   }

@@ -1,5 +1,6 @@
 /**
- * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (render.ts) and either hands it
+ * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (render.ts; an uploaded image's
+ * page through image-page.ts) and either hands it
  * back (native Tesseract reads it in a process of its own) or recognises it here with tesseract.js, which runs
  * its WebAssembly Tesseract in a thread of its own below this one (ended with this thread). A blank page is
  * answered as such, with no recognition. The engine gives this thread a heap limit and ends it when a page takes
@@ -16,6 +17,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type tesseract from 'tesseract.js';
 import { BACKGROUND_NICE } from './native.js';
+import { imageType } from '../sniff.js';
+import { imagePage } from './image-page.js';
 import { isBlank, openPdf, pageImage } from './render.js';
 
 export interface OcrWorkerData {
@@ -85,7 +88,9 @@ function getDocument(request: OcrPageRequest): Promise<PDFDocumentProxy> {
 async function handle(request: OcrPageRequest): Promise<{ reply: OcrPageReply; transfer: ArrayBuffer[] }> {
   const started = performance.now();
   const worker = request.recognize ? getRecognizer(request.recognize.languages, request.recognize.langPath) : undefined;
-  const image = await pageImage(await getDocument(request), request.page, config.dpi);
+  // An uploaded image is its own page; a PDF's page is drawn by pdf.js.
+  const bytes = new Uint8Array(request.data, 0, Math.min(16, request.data.byteLength));
+  const image = imageType(bytes) ? await imagePage(new Uint8Array(request.data), request.page) : await pageImage(await getDocument(request), request.page, config.dpi);
   const rendered = performance.now();
   const renderMs = Math.round(rendered - started);
   if (isBlank(image)) return { reply: { id: request.id, ok: true, blank: true, renderMs }, transfer: [] };

@@ -8,7 +8,7 @@
 import mammoth from 'mammoth';
 import type { Block, BlockKind, ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
-import { checkZip, type ZipLimits } from './zip-guard.js';
+import { readZip, type ZipLimits } from './zip-guard.js';
 
 export interface DocxOptions extends ParseOptions {
   zipLimits?: Partial<ZipLimits>;
@@ -16,13 +16,17 @@ export interface DocxOptions extends ParseOptions {
 
 export const NO_TEXT = 'no text found (empty document?)';
 
+/** Parts read here when mammoth yields nothing (ruby-only text) or skips them (altChunk HTML). */
+const WORD = { noun: 'the Word document', keep: /^word\/(document\.xml|[^/]+\.x?html?)$/i };
+
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<ParsedDocument> {
   // Word wraps a password-protected .docx in an OLE2 container, the same one a legacy .doc uses.
   if (CFB_MAGIC.every((b, i) => bytes[i] === b)) throw new ParseError('encrypted or legacy .doc — not supported');
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const parts = await checkZip(buffer, opts.zipLimits);
+  const { parts, names } = await readZip(buffer, WORD, opts.zipLimits);
+  if (!names.has('word/document.xml')) throw new ParseError('not a Word document (.docx)');
 
   let model: MammothDocument | undefined;
   try {

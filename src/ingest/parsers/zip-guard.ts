@@ -1,8 +1,9 @@
 /**
- * Zip-bomb guard for .docx, run before mammoth. JSZip (inside mammoth) inflates whatever the archive claims, so
- * the limits are checked here on the central directory, and the XML parts — the ones mammoth inflates — are
- * inflated once through yauzl, which stops a stream that grows past its declared size. Also the place that tells
- * "not a Word document" from "damaged Word document".
+ * Zip-bomb guard for every ZIP-based format (DOCX, PPTX, XLSX, ODF, EPUB), run before any parser sees the
+ * archive. JSZip (inside mammoth) inflates whatever the archive claims, so the limits are checked here on the
+ * central directory, and the XML parts are inflated once through yauzl, which stops a stream that grows past its
+ * declared size. The parts a parser reads are handed back inflated, so the parsers never open the ZIP themselves.
+ * Messages name the format ("the EPUB is damaged or truncated (…)").
  */
 import yauzl from 'yauzl';
 import { ParseError } from './errors.js';
@@ -32,17 +33,25 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
   maxXml: 48 * 1024 * 1024,
 };
 
-const NOT_DOCX = 'not a Word document (.docx)';
+export interface ZipFormat {
+  /** How messages name the file: "the Word document", "the EPUB". */
+  noun: string;
+  /** Parts handed back inflated, by name. */
+  keep: RegExp;
+}
 
-/** Parts the DOCX parser reads itself when mammoth yields nothing (ruby-only text) or skips them (altChunk HTML). */
-const KEPT_PART = /^word\/(document\.xml|[^/]+\.x?html?)$/i;
+export interface ZipContents {
+  /** The kept parts (see ZipFormat.keep) by name. */
+  parts: Map<string, Buffer>;
+  /** Every entry's name. */
+  names: Set<string>;
+}
 
-/**
- * Checks the archive against `limits` and returns the kept parts (see KEPT_PART) by name.
- * Throws ParseError for a zip bomb, a damaged archive, or a zip without `word/document.xml`.
- */
-export async function checkZip(buffer: Buffer, limits: Partial<ZipLimits> = {}): Promise<Map<string, Buffer>> {
+/** Checks the archive against `limits` and returns its kept parts. Throws ParseError for a zip bomb or a damaged archive. */
+export async function readZip(buffer: Buffer, format: ZipFormat, limits: Partial<ZipLimits> = {}): Promise<ZipContents> {
   const l = { ...DEFAULT_ZIP_LIMITS, ...limits };
+  const noun = format.noun;
+  const Noun = noun[0]!.toUpperCase() + noun.slice(1);
   let zip: yauzl.ZipFile;
   try {
     zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
@@ -51,54 +60,53 @@ export async function checkZip(buffer: Buffer, limits: Partial<ZipLimits> = {}):
       ),
     );
   } catch (err) {
-    throw new ParseError(`the Word document is damaged or truncated (${reason(err)})`, { cause: err });
+    throw new ParseError(`${noun} is damaged or truncated (${reason(err)})`, { cause: err });
   }
 
   const kept = new Map<string, Buffer>();
+  const names = new Set<string>();
   try {
     if (zip.entryCount > l.maxEntries) {
-      throw new ParseError(`the Word document has too many parts (${zip.entryCount}) — refused as a possible zip bomb`);
+      throw new ParseError(`${Noun} has too many parts (${zip.entryCount}) — refused as a possible zip bomb`);
     }
     const xmlParts: yauzl.Entry[] = [];
     let total = 0;
     let xml = 0;
-    let hasDocument = false;
     await eachEntry(zip, (entry) => {
       total += entry.uncompressedSize;
       if (total > l.maxTotalUncompressed) {
         throw new ParseError(
-          `the Word document would expand to more than ${Math.round(l.maxTotalUncompressed / 1048576)} MB — refused as a possible zip bomb`,
+          `${Noun} would expand to more than ${Math.round(l.maxTotalUncompressed / 1048576)} MB — refused as a possible zip bomb`,
         );
       }
       if (
         entry.uncompressedSize > l.ratioFloor &&
         entry.uncompressedSize / Math.max(1, entry.compressedSize) > l.maxRatio
       ) {
-        throw new ParseError('the Word document is compressed suspiciously well — refused as a possible zip bomb');
+        throw new ParseError(`${Noun} is compressed suspiciously well — refused as a possible zip bomb`);
       }
-      if (entry.fileName === 'word/document.xml') hasDocument = true;
-      if (/\.(xml|rels|html?|xhtml)$/i.test(entry.fileName)) {
+      names.add(entry.fileName);
+      if (/\.(xml|rels|html?|xhtml|opf|ncx)$/i.test(entry.fileName)) {
         xmlParts.push(entry);
         xml += entry.uncompressedSize;
         if (xml > l.maxXml) {
           throw new ParseError(
-            `the Word document's text parts expand to more than ${Math.round(l.maxXml / 1048576)} MB of XML — too large to parse`,
+            `${Noun}'s text parts expand to more than ${Math.round(l.maxXml / 1048576)} MB of XML — too large to parse`,
           );
         }
       }
     });
-    if (!hasDocument) throw new ParseError(NOT_DOCX);
     for (const entry of xmlParts) {
-      const content = await drain(zip, entry, KEPT_PART.test(entry.fileName));
+      const content = await drain(zip, entry, format.keep.test(entry.fileName));
       if (content) kept.set(entry.fileName, content);
     }
   } catch (err) {
     if (err instanceof ParseError) throw err;
-    throw new ParseError(`the Word document is damaged or truncated (${reason(err)})`, { cause: err });
+    throw new ParseError(`${noun} is damaged or truncated (${reason(err)})`, { cause: err });
   } finally {
     zip.close();
   }
-  return kept;
+  return { parts: kept, names };
 }
 
 function eachEntry(zip: yauzl.ZipFile, onEntry: (entry: yauzl.Entry) => void): Promise<void> {

@@ -35,6 +35,15 @@ const passageFields = {
   page_end: z.number().int().optional(),
   heading: z.string().optional().describe('the heading path in effect, outermost first, joined with " > "'),
   ocr: z.literal(true).optional().describe('present when the text was recognised by OCR from a scanned page (it may contain recognition errors)'),
+  citation: z
+    .object({
+      unit: z.enum(['page', 'slide', 'row', 'chapter']).describe('what page_start–page_end count: PDF and image pages, PPTX/ODP slides, spreadsheet and CSV rows, EPUB chapters (in reading order)'),
+      start: z.number().int(),
+      end: z.number().int(),
+      sheet: z.string().optional().describe('the sheet the rows are on (XLSX, ODS)'),
+    })
+    .optional()
+    .describe('what the passage cites, for types that have such a unit (absent for DOCX, ODT, RTF, TXT, Markdown, HTML, e-mail: their `heading` is the citation)'),
 };
 
 const SearchPassage = z.object(passageFields).meta({ id: 'SearchPassage' });

@@ -53,7 +53,7 @@ export const upload = (s: Services) =>
       400: { description: 'Malformed form, unknown field, bad metadata, too many files', schema: ErrorBody },
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
-      415: { description: 'Not multipart, or a file that is not PDF, DOCX or TXT', schema: ErrorBody },
+      415: { description: 'Not multipart, or a file of a type docsearch does not read (accepted, by their bytes: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP; an encrypted Office file or a legacy .doc/.xls/.ppt is refused)', schema: ErrorBody },
       507: { description: 'The server is out of disk space: nothing was stored', schema: ErrorBody },
     },
     async handler({ query, principal, ctx }) {

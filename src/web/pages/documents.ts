@@ -38,6 +38,22 @@ const TYPES: [string, string][] = [
   ['pdf', 'PDF'],
   ['docx', 'DOCX'],
   ['txt', 'Text'],
+  ['md', 'Markdown'],
+  ['html', 'HTML'],
+  ['pptx', 'PPTX'],
+  ['xlsx', 'XLSX'],
+  ['odt', 'ODT'],
+  ['odp', 'ODP'],
+  ['ods', 'ODS'],
+  ['csv', 'CSV'],
+  ['tsv', 'TSV'],
+  ['rtf', 'RTF'],
+  ['epub', 'EPUB'],
+  ['eml', 'E-mail'],
+  ['png', 'PNG'],
+  ['jpeg', 'JPEG'],
+  ['tiff', 'TIFF'],
+  ['webp', 'WebP'],
 ];
 const STATUSES = ['queued', 'processing', 'ready', 'failed'];
 const SORTS: [string, string][] = [
@@ -69,7 +85,7 @@ function row(doc: DocumentsPageData['documents'][number], projects: Map<string, 
 /** The empty library: the upload area for the default project, and the list the uploads appear in. */
 function emptyLibrary(d: DocumentsPageData) {
   const u = d.upload;
-  return html`<p id="no-documents">Your library is empty. Upload PDF, DOCX or TXT files here: they go into your
+  return html`<p id="no-documents">Your library is empty. Upload documents (PDF, Word, OpenDocument, slides, spreadsheets, e-books, e-mail, images, text) here: they go into your
     <a href="/projects/${u.projectId}" class="project-name">${u.projectName}</a> project, and search finds them once they are indexed.
     More projects can be made under <a href="/projects">Projects</a>.</p>
   <h2 id="upload-heading">Upload your first documents</h2>

@@ -4,6 +4,9 @@ import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
 import { indexingNote, type ProjectRow } from './projects.js';
 
+/** The file picker's filter: the extensions of every type the upload reads (the server decides by the bytes). */
+const ACCEPT = '.pdf,.docx,.odt,.rtf,.epub,.pptx,.odp,.xlsx,.ods,.csv,.tsv,.txt,.md,.markdown,.html,.htm,.xhtml,.eml,.png,.jpg,.jpeg,.tif,.tiff,.webp';
+
 export interface DocumentRow {
   id: string;
   projectId: string;
@@ -68,10 +71,10 @@ export function uploadForm(projectId: string, limits: { maxFileMb: number; maxFi
     <input type="hidden" name="_csrf" value="${csrfToken}">
     <div class="dropzone" id="dropzone">
       <div class="pickers">
-        <label>Choose files <input type="file" name="file" id="pick-files" multiple accept=".pdf,.docx,.txt,application/pdf,text/plain,application/vnd.openxmlformats-officedocument.wordprocessingml.document"></label>
+        <label>Choose files <input type="file" name="file" id="pick-files" multiple accept="${ACCEPT}"></label>
         <label>Choose a folder <input type="file" name="file" id="pick-folder" webkitdirectory multiple></label>
       </div>
-      <p class="muted">Or drop files or folders here. PDF, DOCX or TXT, up to ${limits.maxFileMb} MiB each, ${limits.maxFiles} at a time.
+      <p class="muted">Or drop files or folders here. PDF, Word, OpenDocument, slides, spreadsheets, EPUB, RTF, Markdown, HTML, e-mail, images or text, up to ${limits.maxFileMb} MiB each, ${limits.maxFiles} at a time.
         A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
       <p class="upload-how" id="upload-how">Choose files or a folder, then press Upload.</p>
     </div>

@@ -153,7 +153,7 @@ export function searchPage(d: SearchPageData) {
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${
     d.libraryEmpty
-      ? html`<p class="notice" id="empty-library" role="status">Your library is empty: there is nothing to search yet. <a href="/documents#upload">Upload PDF, DOCX or TXT files</a> and search finds them once they are indexed.</p>`
+      ? html`<p class="notice" id="empty-library" role="status">Your library is empty: there is nothing to search yet. <a href="/documents#upload">Upload documents</a> and search finds them once they are indexed.</p>`
       : results(d)
   }
 </section>`,

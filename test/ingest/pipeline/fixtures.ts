@@ -1,6 +1,6 @@
 /**
  * Test documents made from scratch: a multi-page text PDF written as PDF syntax, a DOCX zipped with the shared zip builder,
- * plain text, and non-documents (PNG, ELF). Nothing is copied from ../shared.
+ * plain text, and non-documents (GIF, ELF). Nothing is copied from ../shared.
  */
 import { makeZip } from '../build-fixtures.js';
 
@@ -65,7 +65,10 @@ export function makeDocx(sections: { heading: string; paragraphs: string[] }[]):
   });
 }
 
-/** A real PNG header (and a little more): not a document. */
+/** A GIF header (and a little more): an image type docsearch does not read. */
+export const GIF = Buffer.concat([Buffer.from('GIF89a', 'ascii'), Buffer.from([1, 0, 1, 0, 0x80, 0, 0]), Buffer.alloc(64, 0x11)]);
+
+/** A real PNG header (and a little more). */
 export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.from('IHDR'), Buffer.alloc(64, 0x11)]);
 
 /** An ELF executable header: not a document. */

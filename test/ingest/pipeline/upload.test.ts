@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
-import { ELF, makeDocx, makePdf, PNG, prose } from './fixtures.js';
+import { ELF, GIF, makeDocx, makePdf, prose } from './fixtures.js';
 import { storedChunks, storedFiles, uploadFiles } from './helpers.js';
 import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../../../src/models/builtin/minilm-embedder.js';
 
@@ -140,14 +140,14 @@ describe('upload → parse → chunk → embed → index', () => {
     expect(docs.body.documents.map((x: { filename: string }) => x.filename)).not.toContain('small.txt');
   }, 30_000);
 
-  it('refuses what is not a PDF, DOCX or text by its bytes (415), whatever its name', async () => {
-    for (const [name, bytes] of [['picture.pdf', PNG], ['program.txt', ELF]] as const) {
+  it('refuses what is not a type it reads by its bytes (415), whatever its name', async () => {
+    for (const [name, bytes] of [['picture.pdf', GIF], ['program.txt', ELF]] as const) {
       const res = await uploadFiles(d, alice.apiKey, [{ name, bytes }]);
       expect(res.status).toBe(415);
-      expect(res.body.error).toMatchObject({ code: 'unsupported_media_type', message: `"${name}" is not a PDF, DOCX or text file (accepted: PDF, DOCX, TXT)` });
+      expect(res.body.error).toMatchObject({ code: 'unsupported_media_type', message: `"${name}" is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP)` });
     }
     const empty = await uploadFiles(d, alice.apiKey, [{ name: 'empty.txt', bytes: Buffer.alloc(0) }]);
-    expect(empty.body.error.message).toBe('"empty.txt" is empty (accepted: PDF, DOCX, TXT)');
+    expect(empty.body.error.message).toBe('"empty.txt" is empty (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP)');
     const json = await api(d, '/api/v1/upload', { token: alice.apiKey, body: { file: 'x' } });
     expect(json.status).toBe(415);
     expect(json.body.error.message).toBe('request body must be multipart/form-data with one or more "file" parts');

@@ -14,8 +14,9 @@ import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../ingest/file-store.js';
-import { OLE2_CFB, SNIFF_BYTES, sniffType } from '../../../ingest/sniff.js';
-import type { DocumentType } from '../../../ingest/types.js';
+import { OLE2_CFB, SNIFF_BYTES, ZIP, sniffType } from '../../../ingest/sniff.js';
+import { sniffZip } from '../../../ingest/sniff-zip.js';
+import { ACCEPTED_TYPES, type DocumentType } from '../../../ingest/types.js';
 import { isRelativePath } from './paths.js';
 
 export interface ReceivedPart {
@@ -255,12 +256,15 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
     const out: ReceivedPart[] = [];
     const refused: Received['refused'] = [];
     for (const r of received) {
-      const sniffed = r.sizeBytes === 0 ? null : sniffType(r.head, r.filename);
+      const head = r.sizeBytes === 0 ? null : sniffType(r.head, r.filename);
+      const sniffed = head === ZIP ? await sniffZip(r.tempPath, r.head) : head;
       if (sniffed === null || sniffed === OLE2_CFB) {
         const why =
           sniffed === OLE2_CFB
-            ? `"${r.filename}" is an encrypted .docx or a legacy .doc — not supported (accepted: PDF, DOCX, TXT)`
-            : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a PDF, DOCX or text file'} (accepted: PDF, DOCX, TXT)`;
+            ? `"${r.filename}" is an encrypted Office file or a legacy .doc, .xls or .ppt — not supported: save it as .docx, .xlsx or .pptx (accepted: ${ACCEPTED_TYPES})`
+            : head === ZIP
+              ? `"${r.filename}" is a ZIP archive that holds no document docsearch reads, or a damaged one (accepted: ${ACCEPTED_TYPES})`
+              : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${ACCEPTED_TYPES})`;
         if (!limits.partial) throw new AppError('unsupported_media_type', why);
         refused.push({ filename: r.filename, message: why });
         await rm(r.tempPath, { force: true });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../../core/errors.js';
-import { DOCX, PDF, TXT } from '../../../ingest/types.js';
+import { CSV, DOCX, EML, EPUB, HTML, JPEG, MARKDOWN, ODP, ODS, ODT, PDF, PNG, PPTX, RTF, TIFF, TSV, TXT, WEBP, XLSX } from '../../../ingest/types.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
 import { decodeCursor, encodeCursor } from '../pagination.js';
 import { MAX_PATH_CHARS } from './paths.js';
@@ -12,7 +12,7 @@ import { DocumentStatus } from './wire.js';
  */
 
 /** Short type names, as people and `--type` say them. */
-export const DOCUMENT_TYPES = { pdf: PDF, docx: DOCX, txt: TXT } as const;
+export const DOCUMENT_TYPES = { pdf: PDF, docx: DOCX, txt: TXT, md: MARKDOWN, html: HTML, pptx: PPTX, xlsx: XLSX, odt: ODT, odp: ODP, ods: ODS, csv: CSV, tsv: TSV, rtf: RTF, epub: EPUB, eml: EML, png: PNG, jpeg: JPEG, tiff: TIFF, webp: WEBP } as const;
 export type DocumentTypeName = keyof typeof DOCUMENT_TYPES;
 
 /** A time as RFC 3339, or a day (YYYY-MM-DD, 00:00 UTC); epoch milliseconds after parsing. */
@@ -36,7 +36,7 @@ export const DocumentListQuery = z.strictObject({
   cursor: z.string().max(400).optional().describe('next_cursor of the previous page (with the same sort)'),
   project_id: z.string().min(1).max(100).optional(),
   status: DocumentStatus.optional(),
-  type: z.enum(Object.keys(DOCUMENT_TYPES) as [DocumentTypeName, ...DocumentTypeName[]]).optional().describe('pdf, docx or txt'),
+  type: z.enum(Object.keys(DOCUMENT_TYPES) as [DocumentTypeName, ...DocumentTypeName[]]).optional().describe(Object.keys(DOCUMENT_TYPES).join(', ')),
   path: z.string().min(1).max(MAX_PATH_CHARS).optional().describe('only documents uploaded from this relative path'),
   filename: z.string().min(1).max(255).optional().describe('only documents whose name contains this, any case'),
   uploaded_since: Time.optional().describe('uploaded at or after this date or time'),

@@ -22,7 +22,7 @@ export const DocumentSchema = z
     id: z.string(),
     project_id: z.string(),
     filename: z.string(),
-    content_type: z.string().describe('decided from the bytes: application/pdf, the DOCX type or text/plain'),
+    content_type: z.string().describe('decided from the bytes (a ZIP by what it holds): application/pdf, text/plain, text/markdown, text/html, text/csv, image/png … — docs/ingest.md lists them'),
     size_bytes: z.number().int(),
     sha256: z.string(),
     status: DocumentStatus,

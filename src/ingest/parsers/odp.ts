@@ -1,0 +1,48 @@
+/**
+ * OpenDocument presentations (.odp): each `draw:page` is a slide — its title frame (`presentation:class="title"`)
+ * is the heading, the other frames its body, `presentation:notes` the speaker notes. The slide number is the
+ * "page" a result cites. Read with saxes from content.xml (odf.ts).
+ */
+import type { ParsedDocument, ParseOptions } from '../types.js';
+import { clean, readOdf, walkOdf } from './odf.js';
+import { slideBlocks, type Slide } from './slides.js';
+import type { ZipLimits } from './zip-guard.js';
+
+const NOUN = 'the OpenDocument presentation (.odp)';
+
+export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?: Partial<ZipLimits> } = {}): Promise<ParsedDocument> {
+  const pkg = await readOdf(bytes, NOUN, opts.zipLimits);
+  const slides: Slide[] = [];
+  let slide: Slide | undefined;
+  let where: 'title' | 'body' | 'notes' = 'body';
+  let frameClass: string[] = [];
+  let notes = 0;
+  let text: string | null = null;
+
+  walkOdf(pkg.content, NOUN, {
+    open(name, attrs) {
+      if (name === 'draw:page') {
+        slide = { title: [], body: [], notes: [] };
+        slides.push(slide);
+      } else if (name === 'presentation:notes') notes++;
+      else if (name === 'draw:frame') frameClass.push(attrs['presentation:class'] ?? '');
+      else if (name === 'text:p' || name === 'text:h') {
+        text = '';
+        where = notes > 0 ? 'notes' : frameClass.at(-1) === 'title' ? 'title' : 'body';
+      }
+    },
+    text(t) {
+      if (text !== null) text += t;
+    },
+    close(name) {
+      if (name === 'presentation:notes') notes--;
+      else if (name === 'draw:frame') frameClass.pop();
+      else if ((name === 'text:p' || name === 'text:h') && text !== null) {
+        const line = clean(text);
+        text = null;
+        if (line && slide) slide[where].push(line);
+      } else if (name === 'draw:page') frameClass = [];
+    },
+  });
+  return slideBlocks(slides, pkg.title);
+}
