@@ -269,9 +269,9 @@ async function checkFlags(opts: UploadOptions): Promise<void> {
   if (opts.prune && !opts.sync) throw new UsageError('--prune only works with --sync', example);
   if (opts.prefix !== undefined && !opts.sync) throw new UsageError('--prefix only works with --sync', 'docsearch upload docs/ --sync --prefix handbook');
   if ((opts.maxDelete !== undefined || opts.force) && !opts.prune) throw new UsageError(`${opts.force ? '--force' : '--max-delete'} only works with --sync --prune`, example);
-  if (!opts.sync) return;
   if (opts.watch && !opts.sync) throw new UsageError('--watch keeps a --sync running: add --sync', 'docsearch upload notes/ --sync --prune --watch --project notes');
   if (opts.watch && (opts.dryRun || opts.wait)) throw new UsageError(`--watch runs until stopped, so it cannot be combined with ${opts.dryRun ? '--dry-run' : '--wait'}`, 'follow processing with `docsearch documents list --status processing`');
+  if (!opts.sync) return;
   if (opts.paths.length !== 1) throw new UsageError(`--sync mirrors one folder: give exactly one (got ${opts.paths.length})`, example);
   const folder = opts.paths[0]!;
   const s = await stat(folder).catch(() => undefined);
