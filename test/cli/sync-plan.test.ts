@@ -33,8 +33,8 @@ describe('upload --sync plan', () => {
     expect(plan.add.map((f) => f.rel)).toEqual(['new/place.txt', 'copy.txt']);
     expect(plan.remove).toEqual([{ document: docs[2], reason: 'moved' }, { document: docs[4], reason: 'pruned' }]);
     expect(movedAway(plan)).toEqual([docs[2]]);
-    // A move is no loss: the delete guard counts only what leaves the project.
-    expect(pruned(plan).map((r) => r.document.id)).toEqual(['d5']);
+    // The guard counts a move: a wrong folder holding another folder's bytes looks like one.
+    expect(pruned(plan).map((r) => r.document.id)).toEqual(['d3', 'd5']);
     // Without --prune nothing is deleted: the bytes stay under their old path.
     const kept = planSync([file('new/place.txt', 'G')], docs, false);
     expect(kept.remove).toEqual([]);

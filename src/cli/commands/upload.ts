@@ -360,7 +360,8 @@ async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget,
     const problem = deleteProblem({ ...opts, prune }, plan, files.length, target.name);
     if (problem) {
       report.refused(problem.message, problem.hint, pruned(plan).map((r) => r.document.path ?? r.document.filename));
-      removals = removals.filter((r) => r.reason !== 'pruned');
+      // A moved file's old document stays too: its bytes sent again are answered with it ("already uploaded").
+      removals = removals.filter((r) => r.reason === 'stale');
     }
   }
   const deleted = async (rs: SyncPlan['remove']) => {

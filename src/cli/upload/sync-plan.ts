@@ -95,8 +95,12 @@ export function planSync(local: Array<LocalFile & { sha256: string }>, documents
 /** The default --max-delete: half of the documents the sync covers (at least 1: deleting one file is never a mass delete). */
 export const defaultMaxDelete = (synced: number): number => Math.max(1, Math.floor(synced / 2));
 
-/** What the delete guard counts: a moved file's document is not lost, its bytes are sent again under the new path. */
-export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason === 'pruned');
+/**
+ * What the delete guard counts: documents leaving the path their file is gone from, pruned or moved. A move is counted
+ * although its bytes are sent again: the same bytes in a wrong folder (another folder's files, a sync without its
+ * --prefix) look like moves, and the guard must stop that.
+ */
+export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason !== 'stale');
 
 /** Deleted before anything is sent: until its document is gone, the server answers a moved file's bytes with it. */
 export const movedAway = (plan: SyncPlan) => plan.remove.filter((r) => r.reason === 'moved').map((r) => r.document);

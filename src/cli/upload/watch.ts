@@ -29,7 +29,7 @@ const QUIET_MS = 300;
 const MAX_DELAY_MS = 2_000;
 /** Between tries while the server does not answer: short at first (a restart), then capped so catching up stays prompt. */
 const FIRST_BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 4_000;
+const MAX_BACKOFF_MS = 2_000;
 /** A file is sent once its size has held still this long (a large copy in progress is not sent half-written). */
 const WRITE_SETTLED_MS = 200;
 
