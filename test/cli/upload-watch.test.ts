@@ -212,6 +212,24 @@ describe('upload --sync --watch: the project follows the folder (issue 41)', () 
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a plain --sync --prune follows a rename too: the old document goes first, the bytes are sent at the new path', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-watch-'));
+    const body = text(TOPICS[6]!, 'renamed once');
+    writeFileSync(join(dir, 'before.txt'), body);
+    const sync = async () => {
+      const res = await runCli(['upload', dir, '--sync', '--prune', '--project', 'renames', '--create-project', '--json'], { env });
+      expect(res.code, res.stderr).toBe(0);
+      return JSON.parse(res.stdout).sync;
+    };
+    await sync();
+    renameSync(join(dir, 'before.txt'), join(dir, 'after.txt'));
+    const second = await sync();
+    expect(second.added).toEqual(['after.txt']);
+    expect(second.removed).toEqual([expect.objectContaining({ path: 'before.txt', reason: 'moved' })]);
+    expect(await holdings(await projectId('renames'))).toEqual([`after.txt ${sha(body)}`]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('--watch needs --sync, and runs until stopped so it takes neither --wait nor --dry-run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'docsearch-watch-'));
     for (const [flags, message] of [
