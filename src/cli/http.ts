@@ -50,6 +50,9 @@ export class UnreachableError extends CliError {
   }
 }
 
+/** No answer, or the answer of a server on its way down or up (a proxy in front of a restarting daemon): worth asking again. */
+export const isTransient = (err: unknown): boolean => err instanceof UnreachableError || (err instanceof ApiError && [502, 503, 504].includes(err.status));
+
 /**
  * The one HTTP client of the CLI: base URL, bearer credential, JSON in and out, and API errors
  * turned into CliErrors carrying the server's message and request id. 401 → exit 4 with the login hint.

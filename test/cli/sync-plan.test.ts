@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DocumentRecord } from '../../src/cli/api-types.js';
 import { passage } from '../../src/cli/commands/search.js';
 import { wrap } from '../../src/cli/output/wrap.js';
-import { defaultMaxDelete, planSync, pruned } from '../../src/cli/upload/sync-plan.js';
+import { defaultMaxDelete, movedAway, planSync, pruned } from '../../src/cli/upload/sync-plan.js';
 
 const file = (rel: string, sha256: string) => ({ path: `docs/${rel}`, name: rel.split('/').at(-1)!, rel, size: 1, sha256 });
 const doc = (id: string, path: string | null, sha256: string) => ({ id, path, sha256, filename: 'x', size_bytes: 1, content_type: 'text/plain', project_id: 'prj', status: 'ready' }) as DocumentRecord;
@@ -26,6 +26,19 @@ describe('upload --sync plan', () => {
     expect(plan.unchanged.map((u) => u.file.rel)).toEqual(['a.txt']);
     expect(plan.remove).toEqual([{ document: docs[0], reason: 'stale' }]);
     expect(plan.unchanged[0]!.document).toBe(docs[3]);
+  });
+
+  it('with --prune, bytes whose only path is gone are a moved file: its document goes first and the bytes are sent at the new path', () => {
+    const plan = planSync([file('a.txt', 'A'), file('b.txt', 'B'), file('new/place.txt', 'G'), file('copy.txt', 'G')], docs, true);
+    expect(plan.add.map((f) => f.rel)).toEqual(['new/place.txt', 'copy.txt']);
+    expect(plan.remove).toEqual([{ document: docs[2], reason: 'moved' }, { document: docs[4], reason: 'pruned' }]);
+    expect(movedAway(plan)).toEqual([docs[2]]);
+    // The guard counts a move: a wrong folder holding another folder's bytes looks like one.
+    expect(pruned(plan).map((r) => r.document.id)).toEqual(['d3', 'd5']);
+    // Without --prune nothing is deleted: the bytes stay under their old path.
+    const kept = planSync([file('new/place.txt', 'G')], docs, false);
+    expect(kept.remove).toEqual([]);
+    expect(kept.unchanged[0]!.document).toBe(docs[2]);
   });
 
   it('with a prefix, only documents below it belong to the sync: another folder\'s documents are never pruned', () => {

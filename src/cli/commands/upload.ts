@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { DocumentRecord, Project } from '../api-types.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, InterruptedError, UsageError } from '../errors.js';
-import { type ApiClient, UnreachableError } from '../http.js';
+import { type ApiClient, isTransient, UnreachableError } from '../http.js';
 import { canPrompt, interruptSignal, notice, terminalWidth, warn } from '../io.js';
 import { emitJson } from '../output/json.js';
 import { count } from '../output/plural.js';
@@ -13,7 +13,9 @@ import { type Collected, collectFiles, type LocalFile } from '../upload/collect-
 import { IGNORE_FILE } from '../upload/ignore-rules.js';
 import { multipartBody } from '../upload/multipart.js';
 import { type Outcome, type Reporter, reporter, settled } from '../upload/reporter.js';
-import { defaultMaxDelete, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
+import { watchFolder } from '../upload/watch.js';
+import { defaultMaxDelete, HashCache, movedAway, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
+import { type WatchReport, watchReport } from '../upload/watch-report.js';
 import { listDocuments } from './documents/list.js';
 import { parseMetadata } from './projects/create.js';
 import { defineCommand, intOption } from './shared/command.js';
@@ -44,15 +46,25 @@ export interface UploadOptions {
   force: boolean;
   /** Print what would be sent and deleted; change nothing. */
   dryRun: boolean;
+  /** With sync: after the first pass, keep the project following the folder's changes until stopped. */
+  watch?: boolean;
   json: boolean;
 }
 
-async function postBatch(http: ApiClient, files: LocalFile[], fields: Record<string, string>, withPaths: boolean, onProgress: (i: number, sent: number) => void): Promise<DocumentRecord[]> {
+async function postBatch(
+  http: ApiClient,
+  files: LocalFile[],
+  fields: Record<string, string>,
+  withPaths: boolean,
+  onProgress: (i: number, sent: number) => void,
+  signal?: AbortSignal,
+): Promise<DocumentRecord[]> {
   const all = withPaths ? { ...fields, paths: JSON.stringify(files.map((f) => f.rel)) } : fields;
   const mp = multipartBody(all, files, onProgress);
   const res = await http.json<{ documents: DocumentRecord[] }>('POST', '/api/v1/upload', {
     body: mp.body,
     headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
+    signal,
   });
   if (!res || !Array.isArray(res.documents) || res.documents.length !== files.length) {
     throw new CliError(`the server answered the upload of ${count(files.length, 'file')} with ${count(res?.documents?.length ?? 0, 'document')}`);
@@ -63,13 +75,13 @@ async function postBatch(http: ApiClient, files: LocalFile[], fields: Record<str
 /** A rejection that belongs to one file (type, size, content), not to the request as a whole. */
 const isPerFileRejection = (err: unknown): err is ApiError => err instanceof ApiError && [400, 413, 415, 422].includes(err.status);
 
-async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<string, string>, withPaths: boolean, report: Reporter): Promise<Outcome[]> {
+async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<string, string>, withPaths: boolean, report: Reporter, signal?: AbortSignal): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   for (let start = 0; start < files.length; start += BATCH_SIZE) {
     const batch = files.slice(start, start + BATCH_SIZE);
     const progress = (i: number, sent: number) => report.uploading(start + i, batch[i]!.size ? sent / batch[i]!.size : 1);
     try {
-      const docs = await postBatch(http, batch, fields, withPaths, progress);
+      const docs = await postBatch(http, batch, fields, withPaths, progress, signal);
       docs.forEach((document, i) => {
         outcomes.push({ file: batch[i]!, document });
         report.uploaded(start + i, outcomes.at(-1)!);
@@ -85,7 +97,7 @@ async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<str
       for (let i = 0; i < batch.length; i++) {
         let outcome: Outcome;
         try {
-          const [document] = await postBatch(http, [batch[i]!], fields, withPaths, (_j, sent) => progress(i, sent));
+          const [document] = await postBatch(http, [batch[i]!], fields, withPaths, (_j, sent) => progress(i, sent), signal);
           outcome = { file: batch[i]!, document: document! };
         } catch (single) {
           if (!isPerFileRejection(single)) throw single;
@@ -102,9 +114,6 @@ async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<str
 /** How long `--wait` keeps asking a server that stopped answering (a restart, a network blip) before giving up. */
 const RETRY_FOR_MS = 60_000;
 const MAX_BACKOFF_MS = 8_000;
-
-/** No answer, or the answer of a server on its way down or up (a proxy in front of a restarting daemon). */
-const isTransient = (err: unknown): boolean => err instanceof UnreachableError || (err instanceof ApiError && [502, 503, 504].includes(err.status));
 
 /** Sleeps `ms`, or less when `signal` (Ctrl-C) fires first. */
 const pause = (ms: number, signal: AbortSignal) =>
@@ -176,12 +185,25 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
   }
 }
 
-/** Hashes the folder's files and compares them with the project's documents (none for a project not made yet). */
-async function syncPlan(ctx: Context, files: LocalFile[], projectId: string | undefined, prune: boolean, prefix: string | undefined): Promise<SyncPlan> {
+/**
+ * Hashes the folder's files (through `hashes` when a watch keeps them) and compares them with the project's
+ * documents (none for a project not made yet).
+ */
+async function syncPlan(ctx: Context, files: LocalFile[], projectId: string | undefined, prune: boolean, prefix: string | undefined, hashes?: HashCache): Promise<SyncPlan> {
   const documents = projectId ? await listDocuments(ctx.http(), { project_id: projectId }) : [];
   const hashed = [];
-  for (const f of files) hashed.push({ ...f, rel: syncedPath(f.rel, prefix), sha256: await sha256File(f.path) });
+  for (const f of files) hashed.push({ ...f, rel: syncedPath(f.rel, prefix), sha256: await (hashes ? hashes.sha256(f.path) : sha256File(f.path)) });
+  hashes?.retain(files.map((f) => f.path));
   return planSync(hashed, documents, prune, prefix);
+}
+
+/** Deletes documents in turn; one already gone (a sync of the same folder running at the same time got there first) counts as deleted. */
+async function deleteDocuments(http: ApiClient, documents: DocumentRecord[], signal?: AbortSignal): Promise<void> {
+  for (const document of documents) {
+    await http.delete(`/api/v1/documents/${encodeURIComponent(document.id)}`, { signal }).catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+    });
+  }
 }
 
 /**
@@ -190,8 +212,18 @@ async function syncPlan(ctx: Context, files: LocalFile[], projectId: string | un
  * anything is sent. A person at a terminal is asked; elsewhere it is a usage error naming --force. A dry run warns.
  */
 async function checkDeletes(ctx: Context, opts: UploadOptions, plan: SyncPlan, fileCount: number, projectName: string): Promise<void> {
+  const problem = deleteProblem(opts, plan, fileCount, projectName);
+  if (!problem) return;
+  if (opts.dryRun) return warn(ctx.io, `${problem.message}: a real run would stop here (${problem.hint})`);
+  if (!canPrompt(ctx.io)) throw new UsageError(`${problem.message}: stopped, nothing was changed`, problem.hint);
   const deletes = pruned(plan).length;
-  if (!opts.prune || opts.force || deletes === 0) return;
+  await confirmDestructive(ctx.io, { action: `delete ${deletes} of the ${plan.synced} synced documents of project ${projectName}`, consequence: problem.message }, false);
+}
+
+/** What the delete guard holds against the plan (see checkDeletes), or nothing. */
+function deleteProblem(opts: UploadOptions, plan: SyncPlan, fileCount: number, projectName: string): { message: string; hint: string } | undefined {
+  const deletes = pruned(plan).length;
+  if (!opts.prune || opts.force || deletes === 0) return undefined;
   const max = opts.maxDelete ?? defaultMaxDelete(plan.synced);
   const folder = opts.paths[0]!;
   let problem: { message: string; hint: string } | undefined;
@@ -206,10 +238,7 @@ async function checkDeletes(ctx: Context, opts: UploadOptions, plan: SyncPlan, f
       hint: `check that ${folder} is the folder this project mirrors (two folders in one project need --prefix); to delete them anyway add --force or raise --max-delete`,
     };
   }
-  if (!problem) return;
-  if (opts.dryRun) return warn(ctx.io, `${problem.message}: a real run would stop here (${problem.hint})`);
-  if (!canPrompt(ctx.io)) throw new UsageError(`${problem.message}: stopped, nothing was changed`, problem.hint);
-  await confirmDestructive(ctx.io, { action: `delete ${deletes} of the ${plan.synced} synced documents of project ${projectName}`, consequence: problem.message }, false);
+  return problem;
 }
 
 const isFailed = (o: Outcome) => Boolean(o.error) || o.document?.status === 'failed';
@@ -240,6 +269,8 @@ async function checkFlags(opts: UploadOptions): Promise<void> {
   if (opts.prune && !opts.sync) throw new UsageError('--prune only works with --sync', example);
   if (opts.prefix !== undefined && !opts.sync) throw new UsageError('--prefix only works with --sync', 'docsearch upload docs/ --sync --prefix handbook');
   if ((opts.maxDelete !== undefined || opts.force) && !opts.prune) throw new UsageError(`${opts.force ? '--force' : '--max-delete'} only works with --sync --prune`, example);
+  if (opts.watch && !opts.sync) throw new UsageError('--watch keeps a --sync running: add --sync', 'docsearch upload notes/ --sync --prune --watch --project notes');
+  if (opts.watch && (opts.dryRun || opts.wait)) throw new UsageError(`--watch runs until stopped, so it cannot be combined with ${opts.dryRun ? '--dry-run' : '--wait'}`, 'follow processing with `docsearch documents list --status processing`');
   if (!opts.sync) return;
   if (opts.paths.length !== 1) throw new UsageError(`--sync mirrors one folder: give exactly one (got ${opts.paths.length})`, example);
   const folder = opts.paths[0]!;
@@ -255,7 +286,7 @@ function printPlan(ctx: Context, toSend: LocalFile[], plan: SyncPlan | undefined
         ...plan.add.map((f) => ['new', f.rel, undefined]),
         ...plan.replace.map((f) => ['changed', f.rel, undefined]),
         ...plan.remove
-          .map((r) => [r.reason === 'pruned' ? 'delete' : 'delete old', r.document.path ?? r.document.filename, r.document.id])
+          .map((r) => [{ pruned: 'delete', stale: 'delete old', moved: 'delete moved' }[r.reason], r.document.path ?? r.document.filename, r.document.id])
           .sort((x, y) => x[1]!.localeCompare(y[1]!)),
       ]
     : toSend.map((f) => ['upload', f.path, undefined]);
@@ -297,8 +328,86 @@ async function reportDryRun(
   if (failedBefore.length > 0 || unreadable.length > 0) throw new CliError(failureMessage(ctx, failedBefore, files.length, unreadable), undefined, 'fix or remove those files');
 }
 
+/** The form fields every upload request of a run carries: the project (when one was named) and the metadata. */
+function uploadFields(opts: UploadOptions, project: Project | undefined): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (opts.project && project) fields.project_id = project.id;
+  if (opts.metadata) fields.metadata = JSON.stringify(opts.metadata);
+  return fields;
+}
+
+interface WatchTarget {
+  project: Project | undefined;
+  name: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * One pass of `--sync --watch`: the same plan and delete guard as `--sync`. The first pass asks at the guard on a
+ * terminal and stops elsewhere, as `--sync` does; a later one (nobody to ask) keeps what the guard protects, says so,
+ * and still sends what changed. A moved file's old document goes first (see movedAway); each change is a line.
+ */
+async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget, hashes: HashCache, report: WatchReport, first: boolean, signal: AbortSignal): Promise<void> {
+  const http = ctx.http();
+  const { files, unreadable, ignored } = await collectFiles(opts.paths, true);
+  report.unreadable(unreadable);
+  // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
+  const prune = opts.prune && unreadable.length === 0;
+  const plan = await syncPlan(ctx, files, target.project?.id, prune, opts.prefix, hashes);
+  let removals = plan.remove;
+  if (first) await checkDeletes(ctx, { ...opts, prune }, plan, files.length, target.name);
+  else {
+    const problem = deleteProblem({ ...opts, prune }, plan, files.length, target.name);
+    if (problem) {
+      report.refused(problem.message, problem.hint, pruned(plan).map((r) => r.document.path ?? r.document.filename));
+      // A moved file's old document stays too: its bytes sent again are answered with it ("already uploaded").
+      removals = removals.filter((r) => r.reason === 'stale');
+    }
+  }
+  const deleted = async (rs: SyncPlan['remove']) => {
+    for (const r of rs) {
+      await deleteDocuments(http, [r.document], signal);
+      report.change({ kind: 'deleted', path: r.document.path ?? r.document.filename, document: r.document, reason: r.reason });
+    }
+  };
+  await deleted(removals.filter((r) => r.reason === 'moved'));
+  const rows: Reporter = {
+    uploading: () => {},
+    uploaded: (i, o) =>
+      report.change(o.error ? { kind: 'rejected', path: o.file.rel, error: o.error } : { kind: i < plan.add.length ? 'added' : 'replaced', path: o.file.rel, document: o.document! }),
+    processing: () => {},
+    note: () => {},
+    stop: () => {},
+  };
+  const outcomes = await uploadAll(http, [...plan.add, ...plan.replace], target.fields, true, rows, signal);
+  await deleted(removals.filter((r) => r.reason !== 'moved'));
+  const counts = { new: plan.add.length, changed: plan.replace.length, unchanged: plan.unchanged.length, deleted: removals.length, ignored: ignored.length };
+  report.synced({ ...counts, failed: outcomes.filter(isFailed).length }, first);
+}
+
+/** `--sync --watch`: a first pass, then one after each burst of changes, until stopped (upload/watch.ts says when). */
+async function watchSync(ctx: Context, opts: UploadOptions): Promise<void> {
+  const hashes = new HashCache();
+  const report = watchReport(ctx.io, opts.json, ctx.now);
+  let target: WatchTarget | undefined;
+  await watchFolder({
+    folder: opts.paths[0]!,
+    baseUrl: ctx.http().baseUrl,
+    where: () => (opts.project ? `project ${target?.name}` : 'your default project'),
+    report,
+    pass: async (first, signal) => {
+      if (!target) {
+        const { project } = await targetProject(ctx, opts);
+        target = { project, name: project?.name ?? opts.project ?? 'default', fields: uploadFields(opts, project) };
+      }
+      await watchPass(ctx, opts, target, hashes, report, first, signal);
+    },
+  });
+}
+
 export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   await checkFlags(opts);
+  if (opts.watch) return watchSync(ctx, opts);
   const { files, skipped, unreadable, ignored, unsupported = 0, subfolders = 0 } = await collectFiles(opts.paths, opts.recursive || opts.sync);
   for (const s of skipped) notice(ctx.io, `skipped ${s}`);
   for (const u of unreadable) notice(ctx.io, `skipped ${u}`);
@@ -310,9 +419,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const { project, missing } = await targetProject(ctx, opts);
   const projectName = project?.name ?? opts.project ?? 'default';
-  const fields: Record<string, string> = {};
-  if (opts.project && project) fields.project_id = project.id;
-  if (opts.metadata) fields.metadata = JSON.stringify(opts.metadata);
+  const fields = uploadFields(opts, project);
 
   let plan: SyncPlan | undefined;
   let toSend = files;
@@ -337,6 +444,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   const report = reporter(ctx.io, [...toSend, ...pendingKept.map((o) => o.file)], opts);
   let outcomes: Outcome[] = [];
   try {
+    if (plan) await deleteDocuments(http, movedAway(plan));
     outcomes = await uploadAll(http, toSend, fields, opts.sync, report);
     if (opts.wait) {
       const interrupt = interruptSignal();
@@ -349,14 +457,8 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   } finally {
     report.stop();
   }
-  const removed: DocumentRecord[] = [];
-  for (const { document } of plan?.remove ?? []) {
-    // Already gone (a sync of the same folder running at the same time got there first): what was planned holds.
-    await http.delete(`/api/v1/documents/${encodeURIComponent(document.id)}`).catch((err: unknown) => {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
-    });
-    removed.push(document);
-  }
+  const removed = (plan?.remove ?? []).map((r) => r.document);
+  await deleteDocuments(http, (plan?.remove ?? []).filter((r) => r.reason !== 'moved').map((r) => r.document));
 
   const failed = [...outcomes, ...kept].filter(isFailed);
   if (opts.json) {
@@ -425,7 +527,10 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'a changed file replaces its old version, which leaves search exactly when the new one is ready (it stays if the new one fails); --prune deletes documents whose file is gone. ' +
       'A sync exits non-zero while any file of the folder is failed on the server, even when nothing was sent. ' +
       'A prune that would delete more than --max-delete documents (default: half of those the sync covers), or all of them because the folder is empty, stops unless --force is given. ' +
-      '--dry-run prints the plan and changes nothing.',
+      '--dry-run prints the plan and changes nothing.\n\n' +
+      'With --watch, after the first sync the folder is watched and each burst of changes is synced the same way (same delete guard, which then keeps the documents and says so), ' +
+      'one line per change (--json: one JSON object per line). A server that stops answering is retried with backoff, said once; the changes made meanwhile are caught up from the folder as it is then. ' +
+      'Runs until Ctrl-C (exit 130) or SIGTERM (exit 0).',
     examples: [
       'docsearch upload report.pdf',
       'docsearch upload docs/ --project handbook --wait',
@@ -433,6 +538,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       `docsearch upload notes.txt --metadata '{"source":"wiki"}'`,
       'docsearch upload docs/ --project handbook --sync --prune --dry-run',
       'docsearch upload policies/ --project handbook --sync --prune --prefix policies   # a second folder in the same project',
+      'docsearch upload ~/notes --project notes --create-project --sync --prune --watch',
       'DOCSEARCH_URL=https://docs.example.com DOCSEARCH_TOKEN=dsk_... npx docsearch upload docs/ --project handbook --sync --prune --wait',
     ],
   })
@@ -449,6 +555,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('--max-delete <n>', 'with --prune, stop when more documents would be deleted (default: half of those the sync covers, at least 1)', intOption('--max-delete', 0, 1_000_000))
     .option('--force', 'with --prune, delete past --max-delete, or every synced document when the folder is empty')
     .option('--dry-run', 'print what would be uploaded and deleted; change nothing')
+    .option('--watch', 'with --sync, keep watching the folder after the first sync and follow each change until stopped')
     .action(
       (
         paths: string[],
@@ -465,6 +572,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
           maxDelete?: number;
           force?: boolean;
           dryRun?: boolean;
+          watch?: boolean;
         },
       ) =>
         runF(
@@ -482,6 +590,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
             maxDelete: flags.maxDelete,
             force: Boolean(flags.force),
             dryRun: Boolean(flags.dryRun),
+            watch: Boolean(flags.watch),
             json: Boolean(ctx.globals().json),
           },
           ctx,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { DocumentRecord } from '../api-types.js';
 import type { LocalFile } from './collect-files.js';
 
@@ -10,6 +11,30 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * The hashes of one long-running sync (`--watch`): a file whose size, times and inode are those it had when it was
+ * hashed is not read again, so a pass over a large folder after one edit reads one file.
+ */
+export class HashCache {
+  private readonly known = new Map<string, { stamp: string; sha256: string }>();
+
+  async sha256(path: string): Promise<string> {
+    const s = await stat(path);
+    const stamp = `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    const hit = this.known.get(path);
+    if (hit?.stamp === stamp) return hit.sha256;
+    const sha256 = await sha256File(path);
+    this.known.set(path, { stamp, sha256 });
+    return sha256;
+  }
+
+  /** Forgets the files no longer in the folder. */
+  retain(paths: string[]): void {
+    const keep = new Set(paths);
+    for (const p of this.known.keys()) if (!keep.has(p)) this.known.delete(p);
+  }
+}
+
 export interface SyncPlan {
   /** New paths. */
   add: LocalFile[];
@@ -17,8 +42,12 @@ export interface SyncPlan {
   replace: LocalFile[];
   /** Nothing to send: the project holds these bytes at this path (or elsewhere); `document` is the one holding them. */
   unchanged: Array<{ file: LocalFile; document: DocumentRecord }>;
-  /** Documents to delete: paths gone from the folder (--prune), and old versions whose new bytes the project already holds under another path. */
-  remove: Array<{ document: DocumentRecord; reason: 'pruned' | 'stale' }>;
+  /**
+   * Documents to delete: paths gone from the folder (--prune), old versions whose new bytes the project already holds
+   * under another path, and (--prune) documents whose file was moved: a project holds each content once, so a moved
+   * file's document goes before its bytes are sent again under the new path.
+   */
+  remove: Array<{ document: DocumentRecord; reason: 'pruned' | 'stale' | 'moved' }>;
   /** Documents the sync covers (those with a path, below the prefix): what the delete guard measures against. */
   synced: number;
 }
@@ -39,20 +68,26 @@ export function planSync(local: Array<LocalFile & { sha256: string }>, documents
   for (const d of documents) if (inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
   const bySha = new Map(documents.map((d) => [d.sha256, d]));
   const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0) };
+  const present = new Set(local.map((f) => f.rel));
+  const moved = new Set<string>();
   for (const f of local) {
     const here = atPath.get(f.rel) ?? [];
     const same = here.find((d) => d.sha256 === f.sha256);
     const elsewhere = bySha.get(f.sha256);
     if (same) plan.unchanged.push({ file: f, document: same });
-    else if (elsewhere) {
+    else if (elsewhere && prune && inScope(elsewhere.path, prefix) && !present.has(elsewhere.path)) {
+      // The same bytes under a path that is gone: a renamed or moved file, sent again at its new path.
+      (here.length > 0 ? plan.replace : plan.add).push(f);
+      if (!moved.has(elsewhere.id)) plan.remove.push({ document: elsewhere, reason: 'moved' });
+      moved.add(elsewhere.id);
+    } else if (elsewhere) {
       // The server would answer "duplicate" (a project holds each content once): the old version here goes.
       plan.unchanged.push({ file: f, document: elsewhere });
       for (const d of here) plan.remove.push({ document: d, reason: 'stale' });
     } else (here.length > 0 ? plan.replace : plan.add).push(f);
   }
   if (prune) {
-    const present = new Set(local.map((f) => f.rel));
-    for (const [path, docs] of atPath) if (!present.has(path)) for (const d of docs) plan.remove.push({ document: d, reason: 'pruned' });
+    for (const [path, docs] of atPath) if (!present.has(path)) for (const d of docs) if (!moved.has(d.id)) plan.remove.push({ document: d, reason: 'pruned' });
   }
   return plan;
 }
@@ -60,4 +95,12 @@ export function planSync(local: Array<LocalFile & { sha256: string }>, documents
 /** The default --max-delete: half of the documents the sync covers (at least 1: deleting one file is never a mass delete). */
 export const defaultMaxDelete = (synced: number): number => Math.max(1, Math.floor(synced / 2));
 
-export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason === 'pruned');
+/**
+ * What the delete guard counts: documents leaving the path their file is gone from, pruned or moved. A move is counted
+ * although its bytes are sent again: the same bytes in a wrong folder (another folder's files, a sync without its
+ * --prefix) look like moves, and the guard must stop that.
+ */
+export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason !== 'stale');
+
+/** Deleted before anything is sent: until its document is gone, the server answers a moved file's bytes with it. */
+export const movedAway = (plan: SyncPlan) => plan.remove.filter((r) => r.reason === 'moved').map((r) => r.document);

@@ -1,0 +1,94 @@
+import type { DocumentRecord } from '../api-types.js';
+import { type IO, notice, warn } from '../io.js';
+
+/** What one pass of `upload --sync --watch` did, in the words of the `sync` summary of `--sync`. */
+export interface PassCounts {
+  new: number;
+  changed: number;
+  unchanged: number;
+  deleted: number;
+  failed: number;
+  ignored: number;
+}
+
+export type Change =
+  | { kind: 'added' | 'replaced'; path: string; document: DocumentRecord }
+  | { kind: 'deleted'; path: string; document: DocumentRecord; reason: 'pruned' | 'stale' | 'moved' }
+  | { kind: 'rejected'; path: string; error: string };
+
+/**
+ * What `--watch` tells: one line per change on stderr, in the plain lines of the upload reporter ("path: what"); with
+ * `--json`, one JSON object per line on stdout (`event` names it) for scripts and log shippers. Warnings (lost
+ * contact, a refused delete) also go to stderr under `--json`, as every warning does.
+ */
+export interface WatchReport {
+  /** The first pass is done and the folder is watched. */
+  watching(folder: string, where: string): void;
+  change(c: Change): void;
+  /** The end of a pass that changed something (or the first pass). */
+  synced(counts: PassCounts, first: boolean): void;
+  /** The delete guard held: `paths` stay in the project (said once per distinct refusal). */
+  refused(message: string, hint: string, paths: string[]): void;
+  /** Contact lost (said once until it is back). */
+  lost(url: string, why: string): void;
+  back(url: string): void;
+  /** A pass that could not finish for a local reason (a file or the folder changing under it); it runs again. */
+  retrying(message: string): void;
+  /** Files or folders a pass could not read (each said once). */
+  unreadable(lines: string[]): void;
+  stopped(folder: string, signal: NodeJS.Signals): void;
+}
+
+export function watchReport(io: IO, json: boolean, now: () => number = Date.now): WatchReport {
+  const said = new Set<string>();
+  const fresh = (lines: string[]) => lines.filter((l) => !said.has(l) && said.add(l));
+  if (json) {
+    const emit = (event: string, data: Record<string, unknown> = {}) => io.stdout.write(`${JSON.stringify({ event, time: new Date(now()).toISOString(), ...data })}\n`);
+    return {
+      watching: (folder) => emit('watching', { folder }),
+      change: (c) =>
+        c.kind === 'rejected'
+          ? emit('rejected', { path: c.path, error: c.error })
+          : emit(c.kind, { path: c.path, document_id: c.document.id, status: c.document.status, ...(c.kind === 'deleted' ? { reason: c.reason } : {}) }),
+      synced: (counts) => emit('synced', { counts }),
+      refused: (message, hint, paths) => {
+        if (fresh([message]).length === 0) return;
+        warn(io, `${message}: not deleting (${hint})`);
+        emit('delete_refused', { message, paths });
+      },
+      lost: (url, why) => {
+        warn(io, `lost contact with ${url} (${why}); retrying with backoff, changes are caught up when it answers`);
+        emit('unreachable', { url, error: why });
+      },
+      back: (url) => emit('reconnected', { url }),
+      retrying: (message) => emit('retrying', { message }),
+      unreadable: (lines) => {
+        const news = fresh(lines);
+        if (news.length > 0) emit('unreadable', { paths: news });
+      },
+      stopped: (folder, signal) => emit('stopped', { folder, signal }),
+    };
+  }
+  const say = (line: string) => notice(io, line);
+  return {
+    watching: (folder, where) => say(`watching ${folder} for changes, mirrored to ${where} (Ctrl-C to stop)`),
+    change: (c) => {
+      if (c.kind === 'rejected') return say(`${c.path}: rejected: ${c.error}`);
+      if (c.kind === 'deleted') return say(`${c.path}: deleted ${c.document.id}${c.reason === 'moved' ? ' (its file moved; sent again at its new path)' : c.reason === 'stale' ? ' (an old version)' : ''}`);
+      say(`${c.path}: ${c.document.duplicate ? 'already uploaded' : c.kind === 'added' ? 'added' : 'replaced'} as ${c.document.id} (${c.document.status})`);
+    },
+    synced: (n, first) => {
+      if (!first && n.new + n.changed + n.deleted + n.failed === 0) return;
+      say(`synced: ${n.new} added, ${n.changed} replaced, ${n.deleted} deleted, ${n.unchanged} unchanged${n.failed ? `, ${n.failed} failed` : ''}`);
+    },
+    refused: (message, hint) => fresh([message]).length > 0 && warn(io, `${message}: not deleting (${hint})`),
+    lost: (url, why) => warn(io, `lost contact with ${url} (${why}); retrying with backoff, changes are caught up when it answers`),
+    back: (url) => say(`${url} answers again; caught up with the folder`),
+    retrying: (message) => say(`${message}; trying again`),
+    unreadable: (lines) => {
+      for (const l of fresh(lines)) say(`skipped ${l}`);
+    },
+    // After Ctrl-C the interruption's own line says it (exit 130).
+    stopped: (folder, signal) => signal !== 'SIGINT' && say(`stopped watching ${folder}`),
+  };
+}
