@@ -41,7 +41,7 @@ import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '../core/logger.js';
 import { describeAccess, metricsAccess } from './metrics/access.js';
 import { timedOcr, timedPassages } from './metrics/instrument.js';
 import { DaemonMetrics } from './metrics/metrics.js';

@@ -14,7 +14,7 @@ import type { DocumentStore } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */

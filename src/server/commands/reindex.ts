@@ -8,7 +8,7 @@ import { ChunkIndex } from '../../store/lancedb/chunks.js';
 import { DocumentStore } from '../../store/sql/documents.js';
 import { JobStore } from '../../store/sql/jobs.js';
 import { lockDataDir } from '../data-dir-lock.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../../core/logger.js';
 import { openStorage } from '../storage.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
