@@ -25,7 +25,7 @@ import { unfinishedMigration } from '../store/sql/library-copy.js';
 import { ChunkIndex } from '../store/lancedb/chunks.js';
 import { ApiKeyStore } from '../store/sql/api-keys.js';
 import { DocumentStore } from '../store/sql/documents.js';
-import { openDatabase } from '../store/sql/database.js';
+import { openDatabase } from '../store/sql/open-database.js';
 import { JobStore } from '../store/sql/jobs.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { openOAuthStores } from '../store/sql/oauth-transaction.js';

@@ -1,7 +1,8 @@
 import { Option } from 'commander';
 import { CliError } from '../../cli/errors.js';
 import type { IO } from '../../cli/io.js';
-import { type DatabaseHandle, openDatabase } from '../../store/sql/database.js';
+import type { DatabaseHandle } from '../../store/sql/database.js';
+import { openDatabase } from '../../store/sql/open-database.js';
 import { ConfigError, resolveConfig, type ServeConfig } from '../config.js';
 
 /**

@@ -4,7 +4,7 @@ import type { AuthorizationRequest } from '../../auth/oauth/authorize/request.js
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
 import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
 import { consentPage, type SelfRegisteredApp } from '../../web/pages/consent.js';
-import { refusedForUser, respondAuthorizeError } from '../oauth/authorize.js';
+import { refusedForUser, respondAuthorizeError } from '../oauth/authorize-errors.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { AppError } from '../../core/errors.js';
