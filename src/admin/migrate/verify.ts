@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FileStore } from '../../ingest/file-store.js';
-import { readIndexInfo } from '../../store/lancedb/chunks.js';
+import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import type { VectorStore } from '../../store/lancedb/connection.js';
 import { readStoredIndex, type TableDigest, type TableReader } from '../../store/lancedb/table-reader.js';
 import { LIBRARY_TABLES, referencedOriginals, tableDigest } from '../../store/sql/library-copy.js';
