@@ -3,7 +3,8 @@ import type { AuthorizationRequest } from '../../auth/oauth/authorize/request.js
 import { AccessDenied } from '../../auth/oauth/errors.js';
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
 import { oauthErrorPage } from '../../web/pages/consent.js';
-import { render, type WebContext } from '../web/session.js';
+import { render } from '../web/render.js';
+import type { WebContext } from '../web/session.js';
 
 /**
  * Sends an authorize error where it may go. RFC 9700 §4.11.2: the server redirects automatically only to a

@@ -8,7 +8,10 @@ import { refusedForUser, respondAuthorizeError } from '../oauth/authorize-errors
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { AppError } from '../../core/errors.js';
-import { checkCsrf, formBody, formField, render, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import type { WebContext } from './session.js';
 
 function redirectHost(uri: string): string {
   try {

@@ -7,7 +7,9 @@ import { receiveMultipart } from '../api/documents/multipart.js';
 import { parsePaths } from '../api/documents/paths.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, flash, requireUser } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { requireUser } from './session.js';
 
 /**
  * Uploads into a project from its page. The page's script sends one file per request with the CSRF token in
