@@ -8,13 +8,14 @@ export const ROOMS = {
   terminal: ['core'],
   store: ['core'],
   models: ['core'],
+  pdf: ['core'],
   auth: ['core', 'store'],
-  ingest: ['core', 'models', 'store'],
+  ingest: ['core', 'models', 'pdf', 'store'],
   search: ['core', 'ingest', 'models', 'store'],
-  web: ['core', 'auth', 'ingest', 'search'],
+  web: ['core', 'auth', 'search'],
   mcp: ['core'],
   cli: ['core', 'mcp', 'terminal'],
-  server: ['core', 'auth', 'ingest', 'mcp', 'models', 'search', 'store', 'web'],
+  server: ['core', 'auth', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
   admin: ['core', 'auth', 'ingest', 'models', 'search', 'server', 'store', 'terminal'],
 };
 

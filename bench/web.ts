@@ -285,7 +285,7 @@ async function libraryPages(d: Daemon, web: WebClient): Promise<string> {
 async function thumbnails(): Promise<string> {
   const pdf = readFileSync(join(REPO, 'test/fixtures/extract/latex-2col.pdf'));
   // The daemon's renderer from dist/, whose worker script is built JavaScript (this file runs from src/ under tsx).
-  const { ThumbnailRenderer } = (await import(join(REPO, 'dist/web/thumbnail.js'))) as typeof import('../src/web/thumbnail.js');
+  const { ThumbnailRenderer } = (await import(join(REPO, 'dist/pdf/thumbnail.js'))) as typeof import('../src/pdf/thumbnail.js');
   const renderer = new ThumbnailRenderer();
   const once = async (key: string) => {
     const c0 = process.cpuUsage();

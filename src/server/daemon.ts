@@ -48,7 +48,7 @@ import { DaemonMetrics } from './metrics/metrics.js';
 import { oauthRouters } from './oauth/index.js';
 import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
-import { ThumbnailRenderer } from '../web/thumbnail.js';
+import { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import { openStorage } from './storage.js';
 
 export interface DaemonOptions {

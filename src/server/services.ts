@@ -8,7 +8,7 @@ import type { FileStore } from '../ingest/file-store.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
 import type { SearchService } from '../search/service.js';
-import type { ThumbnailRenderer } from '../web/thumbnail.js';
+import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';

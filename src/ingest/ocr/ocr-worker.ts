@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (render.ts) and either hands it
+ * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (pdf/page-image.ts) and either hands it
  * back (native Tesseract reads it in a process of its own) or recognises it here with tesseract.js, which runs
  * its WebAssembly Tesseract in a thread of its own below this one (ended with this thread). A blank page is
  * answered as such, with no recognition. The engine gives this thread a heap limit and ends it when a page takes
@@ -16,7 +16,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type tesseract from 'tesseract.js';
 import { BACKGROUND_NICE } from './native.js';
-import { isBlank, openPdf, pageImage } from './render.js';
+import { isBlank, openPdf, pageImage } from '../../pdf/page-image.js';
 
 export interface OcrWorkerData {
   dpi: number;
@@ -89,7 +89,7 @@ async function handle(request: OcrPageRequest): Promise<{ reply: OcrPageReply; t
   const rendered = performance.now();
   const renderMs = Math.round(rendered - started);
   if (isBlank(image)) return { reply: { id: request.id, ok: true, blank: true, renderMs }, transfer: [] };
-  // The image's buffer is its own (render.ts allocates it whole): moved to the engine, not copied.
+  // The image's buffer is its own (page-image.ts allocates it whole): moved to the engine, not copied.
   if (!worker) return { reply: { id: request.id, ok: true, image: image.pnm, dpi: image.dpi, renderMs }, transfer: [image.pnm.buffer as ArrayBuffer] };
   const w = await worker;
   // PNM carries no resolution; without it Tesseract assumes 70 dpi and misjudges text sizes.
