@@ -11,11 +11,12 @@ export const ROOMS = {
   pdf: ['core'],
   auth: ['core', 'store'],
   ingest: ['core', 'models', 'pdf', 'store'],
+  documents: ['core', 'ingest', 'store'],
   search: ['core', 'ingest', 'models', 'store'],
   web: ['core', 'auth', 'search'],
   mcp: ['core'],
   cli: ['core', 'mcp', 'terminal'],
-  server: ['core', 'auth', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
+  server: ['core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
   admin: ['core', 'auth', 'ingest', 'models', 'search', 'server', 'store', 'terminal'],
 };
 

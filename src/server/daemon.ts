@@ -10,7 +10,7 @@ import { WebSessionService } from '../auth/web-sessions.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ForegroundGate } from '../core/foreground.js';
 import { VERSION } from '../core/version.js';
-import { DocumentService } from '../ingest/documents.js';
+import { DocumentService } from '../documents/lifecycle.js';
 import { createExtractor } from '../ingest/extract.js';
 import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/ocr/engine.js';
 import { resolveOcrLanguages } from '../ingest/ocr/languages.js';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FileStore } from '../../ingest/file-store.js';
+import type { FileStore } from '../../store/objects/originals.js';
 import { batchBytes, filterRows, type RecordBatch } from '../../store/lancedb/arrow-batches.js';
 import { ChunkWindowIndex } from '../../store/lancedb/chunk-windows.js';
 import { ChunkIndex } from '../../store/lancedb/chunks.js';

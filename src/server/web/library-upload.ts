@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { rm } from 'node:fs/promises';
 import { isAppError, notFound } from '../../core/errors.js';
-import type { ReceivedFile } from '../../ingest/documents.js';
+import type { ReceivedFile } from '../../documents/lifecycle.js';
 import { plural, sentence } from '../../web/format.js';
 import { receiveMultipart } from '../api/documents/multipart.js';
 import { parsePaths } from '../api/documents/paths.js';
