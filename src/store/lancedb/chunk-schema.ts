@@ -7,7 +7,7 @@ import { Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache
 
 /**
  * A chunk's id: its document's id and its index there, so a retried write is recognisable. A search's first stage
- * rebuilds it from `document_id` and `chunk_index` rather than reading `id` (see `refs`), so every row's id is this.
+ * rebuilds it from `document_id` and `chunk_index` rather than reading `id` (see `hits` in chunk-search.ts), so every row's id is this.
  */
 export const chunkId = (documentId: string, index: number): string => `${documentId}:${index}`;
 

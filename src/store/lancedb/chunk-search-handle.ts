@@ -78,7 +78,7 @@ export class SearchHandles {
         this.copyFailedAt = Date.now();
         this.log?.warn({ err, table: this.kind }, 'could not update the copy of the index on this replica; searching the store directly meanwhile');
       }
-      // Refreshes leave the main handle to its own consistency interval (see `refreshView`).
+      // Refreshes leave the main handle to its own consistency interval (see ChunkIndex.refreshView).
       await table.checkoutLatest();
       return table;
     }
