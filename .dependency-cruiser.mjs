@@ -17,7 +17,7 @@ export const ROOMS = {
   mcp: ['core'],
   cli: ['core', 'mcp', 'terminal'],
   server: ['core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
-  admin: ['core', 'auth', 'ingest', 'models', 'search', 'server', 'store', 'terminal'],
+  admin: ['core', 'auth', 'ingest', 'models', 'server', 'store', 'terminal'],
 };
 
 /** src/main.ts, the composition root: the commands of cli/ and admin/, and the server's option list for help. */
