@@ -40,7 +40,7 @@ type ExtractModule = typeof import('../src/ingest/extract.js');
 type EngineModule = typeof import('../src/ingest/ocr/engine.js');
 type LanguagesModule = typeof import('../src/ingest/ocr/languages.js');
 type NativeModule = typeof import('../src/ingest/ocr/native.js');
-type RenderModule = typeof import('../src/ingest/ocr/render.js');
+type RenderModule = typeof import('../src/pdf/page-image.js');
 type StageModule = typeof import('../src/ingest/ocr-stage.js');
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -118,7 +118,7 @@ export async function runOcrBench(only?: string[]): Promise<{ rows: OcrBenchRow[
   const { OcrEngine } = (await import(join(DIST, 'ingest/ocr/engine.js'))) as EngineModule;
   const { resolveOcrLanguages } = (await import(join(DIST, 'ingest/ocr/languages.js'))) as LanguagesModule;
   const { probeTesseract, recognizeNative } = (await import(join(DIST, 'ingest/ocr/native.js'))) as NativeModule;
-  const { openPdf, pageImage } = (await import(join(DIST, 'ingest/ocr/render.js'))) as RenderModule;
+  const { openPdf, pageImage } = (await import(join(DIST, 'pdf/page-image.js'))) as RenderModule;
   const { stageForNative } = (await import(join(DIST, 'ingest/ocr/languages.js'))) as LanguagesModule;
   const { applyOcr } = (await import(join(DIST, 'ingest/ocr-stage.js'))) as StageModule;
   const native = await probeTesseract('tesseract').catch(() => undefined);

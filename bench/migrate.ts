@@ -19,10 +19,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { processIO } from '../src/cli/io.js';
-import { type Progress, progressOn } from '../src/server/commands/migrate/progress.js';
-import { type MigrationSummary, runMigration } from '../src/server/commands/migrate/run.js';
-import type { LibrarySpec } from '../src/server/commands/migrate/libraries.js';
+import { processIO } from '../src/terminal/io.js';
+import { type Progress, progressOn } from '../src/admin/migrate/progress.js';
+import { type MigrationSummary, runMigration } from '../src/admin/migrate/run.js';
+import type { LibrarySpec } from '../src/admin/migrate/libraries.js';
 import { addUser, api, SHARED, type StartOptions, startDaemon } from '../test/helpers/daemon.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { startRgw } from '../test/helpers/rgw.js';

@@ -37,7 +37,9 @@ import { DEFAULT_RETRIEVE, type Fusion, rankFirstStage, type RetrieveOptions, Re
 import { sentenceWindows } from '../src/search/sentence-windows.js';
 import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
-import { ChunkIndex, DEFAULT_ANN, type ChunkRow, type KeywordHit, type VectorHit } from '../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';
+import type { KeywordHit, VectorHit } from '../src/store/lancedb/chunk-search.js';
+import { ChunkIndex, DEFAULT_ANN } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { nonsenseQueries } from './nonsense.js';
 import { available, chunkAbstract, docRanking, ndcgAt, pairedPermutationP, readCorpus, readSplit, recallAt, SCIFACT } from './scifact.js';

@@ -17,7 +17,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
-import { ChunkIndex, type ChunkRow, chunkId } from '../src/store/lancedb/chunks.js';
+import { type ChunkRow, chunkId } from '../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { openSqlite } from '../src/store/sql/sqlite.js';
 import { DocumentStore } from '../src/store/sql/documents.js';
@@ -284,7 +285,7 @@ async function libraryPages(d: Daemon, web: WebClient): Promise<string> {
 async function thumbnails(): Promise<string> {
   const pdf = readFileSync(join(REPO, 'test/fixtures/extract/latex-2col.pdf'));
   // The daemon's renderer from dist/, whose worker script is built JavaScript (this file runs from src/ under tsx).
-  const { ThumbnailRenderer } = (await import(join(REPO, 'dist/web/thumbnail.js'))) as typeof import('../src/web/thumbnail.js');
+  const { ThumbnailRenderer } = (await import(join(REPO, 'dist/pdf/thumbnail.js'))) as typeof import('../src/pdf/thumbnail.js');
   const renderer = new ThumbnailRenderer();
   const once = async (key: string) => {
     const c0 = process.cpuUsage();

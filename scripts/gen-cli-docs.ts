@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, type Option } from 'commander';
 import { JSON_FIELDS, JSON_LIST_COMMANDS } from '../src/cli/api-types.js';
 import { registerClientCommands } from '../src/cli/commands/index.js';
-import { EXIT_CODE_TABLE } from '../src/cli/errors.js';
+import { EXIT_CODE_TABLE } from '../src/terminal/errors.js';
 import { CLIENT_ENVIRONMENT } from '../src/cli/environment.js';
 import { OPERATOR_COMMANDS, serverVariables } from '../src/main.js';
 import { optionHelp } from '../src/server/config.js';

@@ -2,8 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { registerClientCommands } from './cli/commands/index.js';
 import { runComplete } from './cli/commands/complete.js';
 import { applyProgramSettings } from './cli/commands/shared/command.js';
-import { CliError, EXIT, EXIT_CODE_TABLE, InterruptedError } from './cli/errors.js';
-import { type IO, processIO } from './cli/io.js';
+import { CliError, EXIT, EXIT_CODE_TABLE, InterruptedError } from './terminal/errors.js';
+import { type IO, processIO } from './terminal/io.js';
 import { environmentHelp, type ServerVariable } from './cli/environment.js';
 import { splitJsonFields } from './cli/output/json.js';
 import { VERSION } from './core/version.js';
@@ -31,14 +31,14 @@ type SetPending = (p: Promise<number>) => void;
  * each is listed by name and summary; test/cli/startup.test.ts checks these summaries match the real commands.
  */
 export const OPERATOR_COMMANDS: ReadonlyArray<{ name: string; summary: string; load: (io: IO, setPending: SetPending) => Promise<Command> }> = [
-  { name: 'serve', summary: 'run the docsearch daemon (API, OAuth server, web pages, ingestion)', load: async (io, set) => (await import('./server/commands/serve.js')).serveCommand(io, set) },
-  { name: 'users', summary: 'manage accounts on this machine (operators)', load: async (io) => (await import('./server/commands/users.js')).usersCommand(io) },
-  { name: 'reindex', summary: 're-embed the index with the configured embedder (daemon stopped)', load: async (io) => (await import('./server/commands/reindex.js')).reindexCommand(io) },
-  { name: 'clients', summary: 'manage OAuth clients on this machine (operators)', load: async (io) => (await import('./server/commands/clients.js')).clientsCommand(io) },
+  { name: 'serve', summary: 'run the docsearch daemon (API, OAuth server, web pages, ingestion)', load: async (io, set) => (await import('./admin/serve.js')).serveCommand(io, set) },
+  { name: 'users', summary: 'manage accounts on this machine (operators)', load: async (io) => (await import('./admin/users.js')).usersCommand(io) },
+  { name: 'reindex', summary: 're-embed the index with the configured embedder (daemon stopped)', load: async (io) => (await import('./admin/reindex.js')).reindexCommand(io) },
+  { name: 'clients', summary: 'manage OAuth clients on this machine (operators)', load: async (io) => (await import('./admin/clients.js')).clientsCommand(io) },
   {
     name: 'migrate',
     summary: 'copy a library between a data directory and shared mode (daemons stopped)',
-    load: async (io) => (await import('./server/commands/migrate.js')).migrateCommand(io),
+    load: async (io) => (await import('./admin/migrate.js')).migrateCommand(io),
   },
   { name: 'backup', summary: 'copy a running library into a backup (directory or s3://), incrementally', load: async (io) => (await import('./admin/backup/commands.js')).backupCommand(io) },
   { name: 'restore', summary: 'restore a backup into an empty data directory, verified', load: async (io) => (await import('./admin/backup/commands.js')).restoreCommand(io) },
@@ -66,7 +66,7 @@ function commandNames(cmd: Command, out = new Set<string>()): Set<string> {
 }
 
 /**
- * The composition root: client commands from cli/ and operator commands from server/commands/.
+ * The composition root: client commands from cli/ and operator commands from admin/.
  * Returns the exit code; bin/docsearch sets it. The only place errors become exit codes.
  */
 export async function main(argv: string[], io: IO = processIO()): Promise<number> {

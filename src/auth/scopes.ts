@@ -17,7 +17,7 @@ export type GrantScope = (typeof GRANT_SCOPES)[number];
 /**
  * Scopes only the named clients may request. Any other client asking for one gets the same `invalid_scope` as for a
  * scope that does not exist, so a third party cannot even learn it is there. The id is the CLI's built-in public
- * client (seeded by migration 003-oauth; CLI_CLIENT_ID in oauth/clients.ts).
+ * client (seeded by migration 003-oauth; CLI_CLIENT_ID in store/sql/oauth-clients.ts).
  */
 export const FIRST_PARTY_SCOPES: Readonly<Record<typeof KEYS_SCOPE, readonly string[]>> = { [KEYS_SCOPE]: ['docsearch-cli'] };
 

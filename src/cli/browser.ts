@@ -1,4 +1,4 @@
-import { CliError } from './errors.js';
+import { CliError } from '../terminal/errors.js';
 
 export interface Browser {
   /** Opens an http(s) URL in the user's browser; false when it could not. */

@@ -4,9 +4,9 @@ import { bearerToken, REFRESH_MARGIN_MS, resolveCredential, type SessionDeps } f
 import { type Browser, systemBrowser } from './browser.js';
 import { CliConfig } from './config.js';
 import { type CredentialStore, createCredentialStore } from './credentials.js';
-import { UsageError } from './errors.js';
+import { UsageError } from '../terminal/errors.js';
 import { ApiClient } from './http.js';
-import type { IO } from './io.js';
+import type { IO } from '../terminal/io.js';
 
 /**
  * The address `docsearch serve` listens on by default. Duplicated from DEFAULT_PORT in

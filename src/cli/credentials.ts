@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { CliError, UsageError } from './errors.js';
-import { type IO, warn } from './io.js';
+import { CliError, UsageError } from '../terminal/errors.js';
+import { type IO, warn } from '../terminal/io.js';
 import { configDir } from './paths.js';
 import { readJsonFile, writePrivateJson } from './private-json-file.js';
 

@@ -1,5 +1,5 @@
 import { credentialShapeProblem, PASTE_HINT } from './auth/credential-shape.js';
-import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from './errors.js';
+import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from '../terminal/errors.js';
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;

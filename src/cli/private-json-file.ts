@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CliError } from './errors.js';
+import { CliError } from '../terminal/errors.js';
 
 /** A JSON file of the CLI's own (settings, file-backed credentials): undefined when it does not exist. */
 export function readJsonFile(path: string, hint: string): unknown {

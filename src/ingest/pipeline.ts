@@ -18,7 +18,7 @@ import type { DocumentRecord } from '../store/sql/documents.js';
 import { chunkStream } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
-import { type FileStore, MissingOriginal } from './file-store.js';
+import { type FileStore, MissingOriginal } from '../store/objects/originals.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
 import type { Chunk, DocumentType, ParsedDocument } from './types.js';

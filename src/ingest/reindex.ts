@@ -10,7 +10,7 @@
 export const REINDEX_LEASE = 'reindex';
 import type { Clock } from '../core/clock.js';
 import type { Embedder } from '../models/embedder.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../core/logger.js';
 import type { Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';

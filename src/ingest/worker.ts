@@ -33,7 +33,7 @@ import { isDatabaseUnavailable } from '../core/database-unavailable.js';
 import { isDiskFull } from '../core/disk-full.js';
 import type { Yielder } from '../core/foreground.js';
 import { isModelError } from '../models/errors.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../core/logger.js';
 import type { Events } from '../store/coordination.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';

@@ -7,7 +7,8 @@
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
 import type { Yielder } from '../core/foreground.js';
-import { type ChunkIndex, type ChunkRow, chunkId } from '../store/lancedb/chunks.js';
+import { type ChunkRow, chunkId } from '../store/lancedb/chunk-schema.js';
+import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { Chunk } from './types.js';
 
 export interface WriteTarget {

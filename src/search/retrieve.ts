@@ -13,7 +13,8 @@
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
 import type { Embedder } from '../models/embedder.js';
-import type { ShownChunk, ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunks.js';
+import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
+import type { ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunk-search.js';
 import { relevanceFloor } from './floor.js';
 import { byScoreThenId, reciprocalRankFusion, scoreFusion } from './fusion.js';
 import type { QueryVectorCache } from './query-cache.js';

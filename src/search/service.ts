@@ -10,7 +10,7 @@
  */
 import { AppError } from '../core/errors.js';
 import type { ForegroundGate } from '../core/foreground.js';
-import type { ShownChunk } from '../store/lancedb/chunks.js';
+import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
 import { type DocumentGroup, groupByDocument } from './group.js';
 import { highlights, type Range } from './highlights.js';

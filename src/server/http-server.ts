@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
 export interface HttpServer {
   server: Server;

@@ -3,18 +3,18 @@ import type { ApiKeyService } from '../auth/api-keys.js';
 import type { BearerResolver } from '../auth/principal.js';
 import type { WebSessionService } from '../auth/web-sessions.js';
 import type { Clock } from '../core/clock.js';
-import type { DocumentService } from '../ingest/documents.js';
-import type { FileStore } from '../ingest/file-store.js';
+import type { DocumentService } from '../documents/lifecycle.js';
+import type { FileStore } from '../store/objects/originals.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
 import type { SearchService } from '../search/service.js';
-import type { ThumbnailRenderer } from '../web/thumbnail.js';
+import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { WebSession } from '../auth/web-sessions.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
 /** What middleware leaves on ctx.state for later steps. */
 export interface AppState {

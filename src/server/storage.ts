@@ -4,8 +4,8 @@
  * for originals). `serve` and `reindex` both open storage here, so they read the same configuration.
  */
 import { join } from 'node:path';
-import { FileStore } from '../ingest/file-store.js';
-import { RecentOriginals } from '../ingest/recent-originals.js';
+import { FileStore } from '../store/objects/originals.js';
+import { RecentOriginals } from '../store/objects/recent-originals.js';
 import type { Events, Locks } from '../store/coordination.js';
 import { VectorStore } from '../store/lancedb/connection.js';
 import { LocalObjectStore } from '../store/objects/local.js';

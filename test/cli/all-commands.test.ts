@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { registerClientCommands } from '../../src/cli/commands/index.js';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/terminal/io.js';
 import { runCli } from '../helpers/daemon.js';
 import { cliEnv } from './cli-env.js';
 

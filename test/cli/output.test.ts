@@ -7,7 +7,7 @@ import {
   validateAuthorizationResponse,
 } from '../../src/cli/auth/oauth-client.js';
 import { applyHighlights } from '../../src/cli/commands/search.js';
-import type { IO } from '../../src/cli/io.js';
+import type { IO } from '../../src/terminal/io.js';
 import { ProgressBoard } from '../../src/cli/output/progress.js';
 import { loadColumns } from '../../src/cli/output/columns.js';
 import { printTable } from '../../src/cli/output/table.js';

@@ -2,7 +2,8 @@
  * Chunk rows with synthetic vectors, for tests of the chunk store on object storage: they test the store, not a
  * model. Each row's text has a unique `item<i>` word and its vector is a fixed function of `i`.
  */
-import type { ChunkIndex, ChunkRow } from '../../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../../src/store/lancedb/chunk-schema.js';
+import type { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 
 export const DIM = 16;
 export const EMBEDDER = { id: 'builtin:all-MiniLM-L6-v2', dimension: DIM };

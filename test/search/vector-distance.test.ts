@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { rng } from '../../bench/scifact.js';
 

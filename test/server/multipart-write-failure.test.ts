@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
-import { FileStore } from '../../src/ingest/file-store.js';
+import { FileStore } from '../../src/store/objects/originals.js';
 import { receiveMultipart } from '../../src/server/api/documents/multipart.js';
 import { LocalObjectStore } from '../../src/store/objects/local.js';
 import { missingFile } from '../helpers/requirement.js';

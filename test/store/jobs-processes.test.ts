@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/secrets.js';
-import { FileStore } from '../../src/ingest/file-store.js';
+import { FileStore } from '../../src/store/objects/originals.js';
 import { LocalObjectStore } from '../../src/store/objects/local.js';
 import type { DatabaseHandle } from '../../src/store/sql/database.js';
 import { DocumentStore } from '../../src/store/sql/documents.js';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withWindowWrites } from '../../src/search/rerank/window-writes.js';
 import { ChunkWindowIndex } from '../../src/store/lancedb/chunk-windows.js';
-import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
 
 const DIM = 8;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChunkIndex, type ChunkRow } from '../../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { PruneHorizon } from '../../src/store/lancedb/prune-horizon.js';
 

@@ -6,7 +6,9 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { type Events, LocalEvents, LocalLocks, type Locks } from '../../src/store/coordination.js';
-import { ChunkIndex, type ChunkRow, readIndexInfo } from '../../src/store/lancedb/chunks.js';
+import { readIndexInfo } from '../../src/store/lancedb/chunk-index-info.js';
+import type { ChunkRow } from '../../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { upkeepLockKey } from '../../src/store/lancedb/owned-table.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore, MissingOriginal } from '../../src/ingest/file-store.js';
+import { FileStore, MissingOriginal } from '../../src/store/objects/originals.js';
 import { LocalObjectStore } from '../../src/store/objects/local.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import type { ObjectStore } from '../../src/store/objects/object-store.js';

@@ -5,10 +5,10 @@
  */
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { CliError, UsageError } from '../../cli/errors.js';
-import { type IO, writeJson } from '../../cli/io.js';
-import { progressOn } from '../../server/commands/migrate/progress.js';
-import { operatorConfig } from '../../server/commands/operator-database.js';
+import { CliError, UsageError } from '../../terminal/errors.js';
+import { type IO, writeJson } from '../../terminal/io.js';
+import { progressOn } from '../migrate/progress.js';
+import { operatorConfig } from '../operator-database.js';
 import { runBackup } from './backup.js';
 import { parseRate, RateLimit } from './rate-limit.js';
 import { describeRepository, listBackups, openRepository, readManifest } from './repository.js';

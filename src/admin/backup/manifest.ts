@@ -4,7 +4,7 @@
  * can verify each one, and an incremental run can tell which files the repository has already.
  */
 import { createHash } from 'node:crypto';
-import { CliError } from '../../cli/errors.js';
+import { CliError } from '../../terminal/errors.js';
 
 /** The manifest format this version writes; a newer one is refused (written by a later docsearch). */
 export const BACKUP_FORMAT = 1;

@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CliError, UsageError } from '../../cli/errors.js';
+import { CliError, UsageError } from '../../terminal/errors.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from '../../cli/errors.js';
-import type { Progress } from '../../server/commands/migrate/progress.js';
+import { CliError } from '../../terminal/errors.js';
+import type { Progress } from '../migrate/progress.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
 import { VectorStore } from '../../store/lancedb/connection.js';
 import { latestVersions } from '../../store/lancedb/version-pins.js';

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../../cli/errors.js';
+import { CliError } from '../../terminal/errors.js';
 import { lockFile } from '../../server/data-dir-lock.js';
 import { VectorStore } from '../../store/lancedb/connection.js';
 import { LocalObjectStore } from '../../store/objects/local.js';

@@ -10,8 +10,6 @@ import type { RegistrationPolicy } from './metadata.js';
 import { redirectUriProblem } from './redirect-uri.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
 
-/** The CLI's built-in public client (seeded by migration 003-oauth). */
-export const CLI_CLIENT_ID = 'docsearch-cli';
 const SECRET_PREFIX = 'dscs_';
 
 export interface RegisteredClient {

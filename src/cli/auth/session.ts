@@ -1,5 +1,5 @@
 import type { CredentialStore, StoredCredential } from '../credentials.js';
-import { AuthRequiredError, CliError } from '../errors.js';
+import { AuthRequiredError, CliError } from '../../terminal/errors.js';
 import { networkError } from '../http.js';
 import { credentialShapeProblem, PASTE_HINT } from './credential-shape.js';
 import { discover } from './discovery.js';

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type Context, createContext, DEFAULT_SERVER } from '../context.js';
 import { loadColumns } from '../output/columns.js';
-import type { IO } from '../io.js';
+import type { IO } from '../../terminal/io.js';
 import { authCommand } from './auth/index.js';
 import * as login from './auth/login.js';
 import * as logout from './auth/logout.js';

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
 import type { DocumentResult, SearchDocument, SearchPassage, SearchResponse, SearchResult } from '../api-types.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../io.js';
+import { UsageError } from '../../terminal/errors.js';
+import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal/io.js';
 import { emitJson } from '../output/json.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import { collect, defineCommand, intOption } from './shared/command.js';

@@ -1,6 +1,6 @@
 import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
 import { LibraryError } from '../../mcp/library.js';
-import { ApiError, AuthRequiredError, CliError } from '../errors.js';
+import { ApiError, AuthRequiredError, CliError } from '../../terminal/errors.js';
 import type { ApiClient } from '../http.js';
 
 /** Seconds the server may take to make a note searchable before add_document answers with its status. */

@@ -1,7 +1,7 @@
 import { ALL_JSON_FIELDS, type JsonList, JSON_FIELDS } from '../api-types.js';
 import type { Context } from '../context.js';
-import { CliError, UsageError } from '../errors.js';
-import { writeJson } from '../io.js';
+import { CliError, UsageError } from '../../terminal/errors.js';
+import { writeJson } from '../../terminal/io.js';
 import { closest } from '../commands/shared/suggest.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { IO } from '../io.js';
+import type { IO } from '../../terminal/io.js';
 import { fitColumns, padColumns, stringWidth } from './columns.js';
 
 /** Beyond this many rows a per-file board would scroll; one bar per phase is shown instead. */

@@ -1,4 +1,4 @@
-import { type IO, isStdoutTTY } from '../io.js';
+import { type IO, isStdoutTTY } from '../../terminal/io.js';
 import { formatBytes } from '../../core/bytes.js';
 import { relativeTime } from './time.js';
 import { padColumns, stringWidth } from './columns.js';

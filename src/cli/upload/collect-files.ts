@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, lstat, readdir, readlink, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../terminal/errors.js';
 import { type IgnoreRules, loadIgnoreRules } from './ignore-rules.js';
 
 /**

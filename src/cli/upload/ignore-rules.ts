@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError } from '../../terminal/errors.js';
 
 /** The ignore file read at the top of an uploaded folder (gitignore syntax, like .dockerignore: one file). */
 export const IGNORE_FILE = '.docsearchignore';

@@ -1,5 +1,5 @@
 import type { DocumentRecord } from '../api-types.js';
-import { type IO, isStderrTTY, notice } from '../io.js';
+import { type IO, isStderrTTY, notice } from '../../terminal/io.js';
 import { count } from '../output/plural.js';
 import { ProgressBoard } from '../output/progress.js';
 import type { LocalFile } from './collect-files.js';

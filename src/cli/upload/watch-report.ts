@@ -1,5 +1,5 @@
 import type { DocumentRecord } from '../api-types.js';
-import { type IO, notice, warn } from '../io.js';
+import { type IO, notice, warn } from '../../terminal/io.js';
 
 /** What one pass of `upload --sync --watch` did, in the words of the `sync` summary of `--sync`. */
 export interface PassCounts {

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { extname, relative, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, CliError, EXIT, InterruptedError } from '../errors.js';
+import { ApiError, CliError, EXIT, InterruptedError } from '../../terminal/errors.js';
 import { isTransient, UnreachableError } from '../http.js';
 import { SUPPORTED_EXTENSIONS } from './collect-files.js';
 import { IGNORE_FILE, type IgnoreRules, loadIgnoreRules } from './ignore-rules.js';

@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import { MAX_IMAGE_PIXELS } from '../parsers/image.js';
-import type { PageImage } from './render.js';
+import type { PageImage } from '../../pdf/page-image.js';
 
 /** Images are taken as scanned at this resolution when they do not say (Tesseract needs one to size text). */
 const ASSUMED_DPI = 300;

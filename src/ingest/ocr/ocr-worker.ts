@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (render.ts; an uploaded image's
+ * Worker-thread entry for engine.ts: makes the image of one PDF page at a time (pdf/page-image.ts; an uploaded image's
  * page through image-page.ts) and either hands it
  * back (native Tesseract reads it in a process of its own) or recognises it here with tesseract.js, which runs
  * its WebAssembly Tesseract in a thread of its own below this one (ended with this thread). A blank page is
@@ -19,7 +19,7 @@ import type tesseract from 'tesseract.js';
 import { BACKGROUND_NICE } from './native.js';
 import { imageType } from '../sniff.js';
 import { imagePage } from './image-page.js';
-import { isBlank, openPdf, pageImage } from './render.js';
+import { isBlank, openPdf, pageImage } from '../../pdf/page-image.js';
 
 export interface OcrWorkerData {
   dpi: number;
@@ -94,7 +94,7 @@ async function handle(request: OcrPageRequest): Promise<{ reply: OcrPageReply; t
   const rendered = performance.now();
   const renderMs = Math.round(rendered - started);
   if (isBlank(image)) return { reply: { id: request.id, ok: true, blank: true, renderMs }, transfer: [] };
-  // The image's buffer is its own (render.ts allocates it whole): moved to the engine, not copied.
+  // The image's buffer is its own (page-image.ts allocates it whole): moved to the engine, not copied.
   if (!worker) return { reply: { id: request.id, ok: true, image: image.pnm, dpi: image.dpi, renderMs }, transfer: [image.pnm.buffer as ArrayBuffer] };
   const w = await worker;
   // PNM carries no resolution; without it Tesseract assumes 70 dpi and misjudges text sizes.

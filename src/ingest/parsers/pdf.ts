@@ -1,14 +1,12 @@
 /**
- * PDF text with pdf.js (pdfjs-dist, legacy build for Node). In Node pdf.js runs its "worker" code on this
- * thread, which is right here: extract.ts already gives every parse its own worker thread with a time and
- * memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
+ * PDF text with pdf.js, opened by pdf/load.ts on this thread: extract.ts already gives every parse its own
+ * worker thread with a time and memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
  * rest of the document is kept. Pages without a usable text layer are listed in `ocrPages` and give no
  * blocks (the OCR stage reads them).
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { getDocument, Util, VerbosityLevel, type PDFDocumentLoadingTask, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
+import { loadPdf } from '../../pdf/load.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
 import { toBlocks, type LaidOutPage } from './pdf-blocks.js';
@@ -19,8 +17,6 @@ import { checkStreams } from './pdf-stream-guard.js';
 export const ENCRYPTED = 'encrypted PDF — not supported';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
 
-const PDFJS_ROOT = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
   const head = latin1(bytes.subarray(0, 1024));
   if (!head.includes('%PDF-')) throw new ParseError('not a PDF file (no %PDF header)');
@@ -30,7 +26,7 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   let pdf: PDFDocumentProxy;
   // pdf.js may transfer or detach what it is given; it gets its own copy, with hyphens drawn as U+00AD marked.
   const marked = markSoftHyphens(bytes);
-  let task = open(marked);
+  let task = loadPdf(marked);
   const warnings = pdfjsWarnings();
   try {
     try {
@@ -39,7 +35,7 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
       if (marked.length === bytes.length) throw err;
       // The marking update must never cost a file its text: the original bytes are tried as they are.
       await task.destroy().catch(() => {});
-      task = open(new Uint8Array(bytes));
+      task = loadPdf(new Uint8Array(bytes));
       pdf = await task.promise;
       warnings.take(); // what the failed attempt logged is not about any page
     }
@@ -57,21 +53,6 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
     await pdf.destroy().catch(() => {});
     warnings.stop();
   }
-}
-
-function open(data: Uint8Array): PDFDocumentLoadingTask {
-  return getDocument({
-    data,
-    // Warnings are on so a page whose content stream is damaged can be named (see pdfjsWarnings).
-    verbosity: VerbosityLevel.WARNINGS,
-    isEvalSupported: false,
-    disableFontFace: true,
-    useSystemFonts: false,
-    stopAtErrors: false,
-    cMapUrl: join(PDFJS_ROOT, 'cmaps/'),
-    cMapPacked: true,
-    standardFontDataUrl: join(PDFJS_ROOT, 'standard_fonts/'),
-  });
 }
 
 /** Content-stream errors pdf.js recovers from by skipping what it cannot parse: the page's text is partial. */

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../core/logger.js';
 import type { AppState } from '../state.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;

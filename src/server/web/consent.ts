@@ -4,11 +4,14 @@ import type { AuthorizationRequest } from '../../auth/oauth/authorize/request.js
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
 import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
 import { consentPage, type SelfRegisteredApp } from '../../web/pages/consent.js';
-import { refusedForUser, respondAuthorizeError } from '../oauth/authorize.js';
+import { refusedForUser, respondAuthorizeError } from '../oauth/authorize-errors.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { AppError } from '../../core/errors.js';
-import { checkCsrf, formBody, formField, render, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import type { WebContext } from './session.js';
 
 function redirectHost(uri: string): string {
   try {

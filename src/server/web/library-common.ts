@@ -4,7 +4,8 @@ import { messagePage } from '../../web/pages/message.js';
 import type { DocumentRow } from '../../web/pages/project.js';
 import type { ProjectRow } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
-import { render, type WebContext } from './session.js';
+import { render } from './render.js';
+import type { WebContext } from './session.js';
 
 /** Most projects a page lists (the API pages through more). */
 export const PROJECTS_SHOWN = 500;

@@ -10,7 +10,12 @@ import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { documentView, queryString, renderNotFound, userProjects } from './library-common.js';
-import { checkCsrf, flash, formBody, formField, formFields, render, requireUser, safeReturnTo, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField, formFields } from './form.js';
+import { render } from './render.js';
+import { requireUser, type WebContext } from './session.js';
+import { safeReturnTo } from './return-to.js';
 
 type User = { id: string; email: string };
 

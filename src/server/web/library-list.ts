@@ -8,7 +8,12 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { failedOn, selectedIds } from './library-documents.js';
 import { documentView, queryString, userProjects } from './library-common.js';
-import { checkCsrf, flash, formBody, formField, render, requireUser, safeReturnTo, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import { requireUser, type WebContext } from './session.js';
+import { safeReturnTo } from './return-to.js';
 
 /** Documents per page of the list. */
 const PAGE = 50;

@@ -7,7 +7,10 @@ import { projectsPage } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { documentView, projectRow, renderNotFound, userProjects } from './library-common.js';
-import { checkCsrf, formBody, formField, render, requireUser, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import { requireUser, type WebContext } from './session.js';
 
 /** Most documents the project page lists. */
 const DOCUMENTS_SHOWN = 500;

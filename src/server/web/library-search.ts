@@ -5,7 +5,8 @@ import { searchPage, type SearchView } from '../../web/pages/search.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { queryString, userProjects } from './library-common.js';
-import { render, requireUser, type WebContext } from './session.js';
+import { render } from './render.js';
+import { requireUser, type WebContext } from './session.js';
 
 const RESULTS_PER_PAGE = 20;
 

@@ -1,13 +1,15 @@
 import type Router from '@koa/router';
 import { rm } from 'node:fs/promises';
 import { isAppError, notFound } from '../../core/errors.js';
-import type { ReceivedFile } from '../../ingest/documents.js';
+import type { ReceivedFile } from '../../documents/lifecycle.js';
 import { plural, sentence } from '../../web/format.js';
 import { receiveMultipart } from '../api/documents/multipart.js';
 import { parsePaths } from '../api/documents/paths.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, flash, requireUser } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { requireUser } from './session.js';
 
 /**
  * Uploads into a project from its page. The page's script sends one file per request with the CSRF token in

@@ -3,7 +3,11 @@ import { throttledMessage } from '../../auth/accounts.js';
 import { loginPage } from '../../web/pages/login.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, endSession, ensureSession, formBody, formField, render, safeReturnTo, startUserSession } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { endSession, ensureSession, startUserSession } from './session.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import { safeReturnTo } from './return-to.js';
 
 export function loginRoutes(router: Router<AppState>, s: Services): void {
   router.get('login', '/login', async (ctx) => {

@@ -1,16 +1,14 @@
+/**
+ * The web session: its cookie, loaded for pages, started, replaced at sign-in (no fixation) and ended; the secret a
+ * form leaves for the next page; the signed-in user a page needs. Forms, CSRF, flash messages and rendering are in
+ * their own files beside it.
+ */
 import type { Context, Middleware } from 'koa';
-import { koaBody } from 'koa-body';
 import type { OnceMessage, WebSession } from '../../auth/web-sessions.js';
-import { AppError } from '../../core/errors.js';
-import type { Html } from '../../web/html.js';
-import { type Flash, withFlash } from '../../web/pages/layout.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 
 export const SESSION_COOKIE = 'ds_session';
-/** One message for the next page (what a form just did), read and cleared by that page's render. */
-const FLASH_COOKIE = 'ds_flash';
-const FLASH_MAX_CHARS = 600;
 
 export type WebContext = Context & { state: AppState };
 
@@ -75,100 +73,6 @@ export async function takeOnce<K extends OnceMessage['kind']>(ctx: WebContext, s
   const session = ctx.state.session;
   const message = session ? await s.webSessions.takeOnce(session) : null;
   return message?.kind === kind ? (message as Extract<OnceMessage, { kind: K }>) : null;
-}
-
-/** Parses an urlencoded form (small, no files). */
-export function formBody(): Middleware {
-  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb' });
-  return parse as unknown as Middleware;
-}
-
-export function formField(ctx: WebContext, name: string): string {
-  const value = (ctx.request as { body?: Record<string, unknown> }).body?.[name];
-  if (Array.isArray(value)) return String(value[0] ?? '');
-  return typeof value === 'string' ? value : '';
-}
-
-export function formFields(ctx: WebContext, name: string): string[] {
-  const value = (ctx.request as { body?: Record<string, unknown> }).body?.[name];
-  if (Array.isArray(value)) return value.map(String);
-  return typeof value === 'string' ? [value] : [];
-}
-
-/**
- * Every state-changing form carries the session's CSRF token; anything else is refused. Script calls
- * (uploads) send it in X-CSRF-Token instead, which another site can't set without a CORS preflight.
- */
-export function checkCsrf(ctx: WebContext, s: Services, token = formField(ctx, '_csrf') || ctx.get('x-csrf-token')): WebSession {
-  checkSameOrigin(ctx, s);
-  const session = ctx.state.session;
-  if (!session || !s.webSessions.checkCsrf(session, token)) {
-    throw new AppError('forbidden', 'the form expired or did not come from this site — reload the page and try again', {
-      details: { reason: 'csrf' },
-    });
-  }
-  return session;
-}
-
-/**
- * Beside the token, what the browser says about where a post comes from: an `Origin` other than this site's, or
- * `Sec-Fetch-Site: cross-site`, is refused. Absent headers pass (form clients that are no browser, old
- * browsers): the token still holds. This site is the public URL's origin, or the origin the request itself was
- * addressed to (a daemon reached by another name than its public URL, e.g. behind a proxy not yet configured):
- * a page of another site cannot make its browser send our Host with its own Origin.
- */
-function checkSameOrigin(ctx: WebContext, s: Services): void {
-  const site = ctx.get('sec-fetch-site').toLowerCase();
-  // Our pages are served with Referrer-Policy: no-referrer, under which Chromium sends `Origin: null` on their own
-  // form posts, with Sec-Fetch-Site: same-origin; `null` from anywhere else (a sandboxed frame) stays refused.
-  const origin = ctx.get('origin') === 'null' && site === 'same-origin' ? '' : ctx.get('origin');
-  let publicOrigin = '';
-  try {
-    publicOrigin = new URL(s.publicUrl()).origin;
-  } catch {
-    /* no public URL yet: only the request's own origin */
-  }
-  // Spelt out: `ctx.origin` is not always Koa's own here (a middleware may set it from the Origin header).
-  const ownOrigin = `${ctx.request.protocol}://${ctx.request.host}`;
-  const foreign = origin !== '' && origin !== publicOrigin && origin !== ownOrigin;
-  if (foreign || site === 'cross-site') {
-    throw new AppError('forbidden', 'this form was sent from another site — open the page on this site and try again', {
-      details: { reason: 'origin', ...(origin ? { origin } : {}), ...(site ? { sec_fetch_site: site } : {}) },
-    });
-  }
-}
-
-/** Only same-site paths may be returned to after login (no open redirects). */
-export function safeReturnTo(value: string | undefined): string | undefined {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
-  return value;
-}
-
-/**
- * Says what a form did on the page it redirects to ("Deleted “notes.pdf”."). A cookie rather than a query
- * parameter, so nobody can put words on someone else's page through a link.
- */
-export function flash(ctx: WebContext, text: string, kind: Flash['kind'] = 'notice'): void {
-  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(text.slice(0, FLASH_MAX_CHARS))}`;
-  ctx.cookies.set(FLASH_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: 60_000, overwrite: true });
-}
-
-function takeFlash(ctx: WebContext): Flash | null {
-  const raw = ctx.cookies.get(FLASH_COOKIE);
-  if (!raw) return null;
-  ctx.cookies.set(FLASH_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, overwrite: true });
-  try {
-    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: decodeURIComponent(raw.slice(1)).slice(0, FLASH_MAX_CHARS) };
-  } catch {
-    return null;
-  }
-}
-
-export function render(ctx: WebContext, page: Html, status = 200): void {
-  const message = status < 400 ? takeFlash(ctx) : null;
-  ctx.status = status;
-  ctx.type = 'html';
-  ctx.body = (message ? withFlash(page, message) : page).value;
 }
 
 /** The signed-in user for a settings page, or a redirect to the login page and back. */

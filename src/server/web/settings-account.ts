@@ -5,7 +5,11 @@ import { plural } from '../../web/format.js';
 import { type SettingsAccountData, settingsAccountPage } from '../../web/pages/settings-account.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, flash, formBody, formField, render, requireUser, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import { requireUser, type WebContext } from './session.js';
 
 type User = { id: string; email: string };
 

@@ -9,7 +9,11 @@ import { settingsConnectedPage } from '../../web/pages/settings-connected.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
-import { checkCsrf, flash, formBody, formField, redirectWithOnce, render, requireUser, takeOnce, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField } from './form.js';
+import { redirectWithOnce, requireUser, takeOnce, type WebContext } from './session.js';
+import { render } from './render.js';
 
 type User = { id: string; email: string };
 

@@ -7,7 +7,11 @@ import { keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
-import { checkCsrf, flash, formBody, formField, formFields, redirectWithOnce, render, requireUser, takeOnce, type WebContext } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField, formFields } from './form.js';
+import { redirectWithOnce, requireUser, takeOnce, type WebContext } from './session.js';
+import { render } from './render.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: { id: string; email: string }, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {

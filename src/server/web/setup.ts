@@ -5,7 +5,10 @@ import { messagePage } from '../../web/pages/message.js';
 import { setupPage } from '../../web/pages/setup.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf, ensureSession, formBody, formField, render, startUserSession } from './session.js';
+import { checkCsrf } from './csrf.js';
+import { ensureSession, startUserSession } from './session.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
 
 const USED = { title: 'Setup link not valid', message: 'This setup link has already been used or is not valid. Log in instead, or ask the operator to run `docsearch users add <email>`.' };
 

@@ -150,7 +150,7 @@ export class VectorStore {
     readonly searchConnection: lancedb.Connection = connection,
     /**
      * With a file cache: how old a search handle's view of a table may get before a search has it re-checked in
-     * the background (ChunkIndex's `searchTable`). Undefined where the search connection checks by itself.
+     * the background (chunk-search-handle.ts). Undefined where the search connection checks by itself.
      */
     readonly searchRecheckMs?: number,
     /** Shared mode with the tables copied to this replica: what `searchConnection` opens (table-mirror.ts). */

@@ -2,7 +2,7 @@
  * Which user, document and chunk index a row of the chunks table holds, by its row address: so a search's first
  * stage asks LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was about half of what
  * the two lists cost at a million chunks (bench/results/search.md); with the
- * user known as well, a sole user's search needs no tenant filter in LanceDB (`ChunkIndex.soleScope`).
+ * user known as well, a sole user's search needs no tenant filter in LanceDB (`soleScope` in chunk-search.ts).
  *
  * An address is (fragment id << 32 | offset). Fragment ids are never reused, a compaction writes new fragments, a
  * deletion only marks rows, and nothing rewrites these columns in place (a move to another project updates

@@ -7,7 +7,8 @@ import type * as lancedb from '@lancedb/lancedb';
 import { type Cell, RowDigest, rowHasher } from '../row-digest.js';
 import type { ColumnDefaults, RecordBatch, Schema } from './arrow-batches.js';
 import { WINDOWS_TABLE } from './chunk-windows.js';
-import { CHUNK_COLUMN_DEFAULTS, type IndexInfo, readIndexInfo } from './chunks.js';
+import { type IndexInfo, readIndexInfo } from './chunk-index-info.js';
+import { CHUNK_COLUMN_DEFAULTS } from './chunk-schema.js';
 import type { VectorStore } from './connection.js';
 
 /** Row count and checksum per document, and of the whole table. */

@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import type { Events, Locks } from '../coordination.js';
 import type { Engine } from './dialect.js';
 import type { Database } from './schema.js';
-import { openSqlite } from './sqlite.js';
 
 export type Db = Kysely<Database>;
 
@@ -43,14 +42,3 @@ export interface DatabaseOptions {
 }
 
 export const sqlitePath = (dataDir: string): string => join(dataDir, 'docsearch.db');
-
-/**
- * Opens the configured database (`--database`, else SQLite in the data directory) and runs pending migrations.
- * The PostgreSQL driver is loaded only when one is configured: the embedded default never pays for it.
- */
-export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
-  const migrate = opts.migrate ?? true;
-  if (!opts.url) return openSqlite(sqlitePath(opts.dataDir), { migrate });
-  const { openPostgres } = await import('./postgres.js');
-  return openPostgres(opts.url, opts.log, { migrate });
-}

@@ -5,7 +5,7 @@
  * lacks are removed, so a run that was interrupted, started again, ends in the same state, never in duplicates.
  */
 import { DEFAULT_MIGRATION_TABLE, type Kysely, sql } from 'kysely';
-import { CLI_CLIENT_ID } from '../../auth/oauth/clients.js';
+import { CLI_CLIENT_ID } from './oauth-clients.js';
 import { type Cell, RowDigest, rowHasher } from '../row-digest.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';

@@ -3,6 +3,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
 import type { OAuthClientsTable } from './schema.js';
 
+/** The CLI's built-in public client, seeded by migration 003-oauth in every database. */
+export const CLI_CLIENT_ID = 'docsearch-cli';
+
 /**
  * Who registered a client: the operator (`docsearch clients add`, the built-in CLI), a user (Settings →
  * Applications), the client itself (RFC 7591 Dynamic Client Registration), or nobody: its client_id is the URL

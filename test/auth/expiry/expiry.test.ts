@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_CLIENT_ID } from '../../../src/auth/oauth/clients.js';
+import { CLI_CLIENT_ID } from '../../../src/store/sql/oauth-clients.js';
 import { OAuthProvider } from '../../../src/auth/oauth/provider.js';
 import { OAuthError } from '../../../src/auth/oauth/errors.js';
 import { bearer } from '../../../src/server/middleware/bearer.js';

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stageForNative, resolveOcrLanguages } from '../../../src/ingest/ocr/languages.js';
 import { NativeTimeout, probeTesseract, recognizeNative, runTool, tsvText } from '../../../src/ingest/ocr/native.js';
 import { TesseractSession } from '../../../src/ingest/ocr/native-session.js';
-import { openPdf, pageImage } from '../../../src/ingest/ocr/render.js';
+import { openPdf, pageImage } from '../../../src/pdf/page-image.js';
 import { unmet } from '../../helpers/requirement.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'docsearch-native-test-'));

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForegroundGate } from '../../../src/core/foreground.js';
-import { ChunkIndex, type ChunkRow } from '../../../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
 /** The chunks table on a real LanceDB in a fresh directory. Vectors are synthetic: this tests the store, not a model. */

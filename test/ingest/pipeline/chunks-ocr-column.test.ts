@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChunkIndex, type ChunkRow } from '../../../src/store/lancedb/chunks.js';
+import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
+import { ChunkIndex } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
 const EMBEDDER = { id: 'builtin:all-MiniLM-L6-v2', dimension: 4 };

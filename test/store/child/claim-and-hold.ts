@@ -4,7 +4,7 @@
  * (test/store/jobs-processes.test.ts kills it with SIGKILL).
  */
 import { systemClock } from '../../../src/core/clock.js';
-import { openDatabase } from '../../../src/store/sql/database.js';
+import { openDatabase } from '../../../src/store/sql/open-database.js';
 import { JobStore } from '../../../src/store/sql/jobs.js';
 
 const [url, leaseMs, heartbeatMs] = [process.argv[2]!, Number(process.argv[3]), Number(process.argv[4])];

@@ -17,9 +17,9 @@ import { toStored } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import type { StoredCredential } from '../../credentials.js';
-import { AuthRequiredError, CancelledError, CliError, EXIT, UsageError } from '../../errors.js';
+import { AuthRequiredError, CancelledError, CliError, EXIT, UsageError } from '../../../terminal/errors.js';
 import { ApiClient, networkError } from '../../http.js';
-import { canPrompt, isStderrTTY, notice, readLine, readStdin } from '../../io.js';
+import { canPrompt, isStderrTTY, notice, readLine, readStdin } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 
 /** How long the browser flow waits for the redirect: the server's authorization codes live 10 minutes. */

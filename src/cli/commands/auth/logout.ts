@@ -3,7 +3,7 @@ import { discover } from '../../auth/discovery.js';
 import { CLI_CLIENT_ID, processRevocationResponse, revocationRequest } from '../../auth/oauth-client.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { notice, warn } from '../../io.js';
+import { notice, warn } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 
 export interface LogoutOptions {

@@ -4,7 +4,7 @@ import type { Me } from '../../api-types.js';
 import { bearerToken, checkShape, credentialMethod, resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import type { StoredCredential } from '../../credentials.js';
-import { ApiError, AuthRequiredError, CliError } from '../../errors.js';
+import { ApiError, AuthRequiredError, CliError } from '../../../terminal/errors.js';
 import { ApiClient } from '../../http.js';
 import { emitJson } from '../../output/json.js';
 import { printTable } from '../../output/table.js';

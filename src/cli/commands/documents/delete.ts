@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { notice } from '../../io.js';
+import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';
 import { getDocuments } from './get-document.js';

@@ -1,6 +1,6 @@
 import type { DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError } from '../../errors.js';
+import { ApiError, CliError } from '../../../terminal/errors.js';
 
 /** The one error for documents that do not exist, naming each id (like projectNotFound): exit 1. */
 export function documentsNotFound(ids: string[], baseUrl: string): CliError {

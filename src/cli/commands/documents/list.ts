@@ -1,9 +1,9 @@
 import { type Command, Option } from 'commander';
 import type { DocumentRecord, Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../../terminal/errors.js';
 import type { ApiClient } from '../../http.js';
-import { notice } from '../../io.js';
+import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { count } from '../../output/plural.js';
 import { printTable } from '../../output/table.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { DocumentRecord, Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../../terminal/errors.js';
 import { emitJson } from '../../output/json.js';
 
 import { printFields } from '../../output/table.js';

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { ApiKey } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { notice, writeOut } from '../../io.js';
+import { notice, writeOut } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { keyRequest } from './key-request.js';
 

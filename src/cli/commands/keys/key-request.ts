@@ -1,7 +1,7 @@
 import { KEYS_SCOPE } from '../../auth/oauth-client.js';
 import { resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError } from '../../errors.js';
+import { ApiError, CliError } from '../../../terminal/errors.js';
 
 /**
  * Runs a request of a `keys` command. The server manages keys for an API key, or for an access token holding

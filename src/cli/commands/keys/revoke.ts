@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { ApiKey } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
-import { notice } from '../../io.js';
+import { CliError } from '../../../terminal/errors.js';
+import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../shared/confirm.js';

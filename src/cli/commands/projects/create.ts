@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { UsageError } from '../../errors.js';
-import { notice, writeOut } from '../../io.js';
+import { UsageError } from '../../../terminal/errors.js';
+import { notice, writeOut } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 
 export interface CreateOptions {

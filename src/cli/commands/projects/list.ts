@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { isStdoutTTY, notice } from '../../io.js';
+import { isStdoutTTY, notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 
 import { printTable } from '../../output/table.js';

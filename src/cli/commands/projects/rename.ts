@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { notice } from '../../io.js';
+import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
 

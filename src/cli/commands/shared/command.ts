@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { UsageError } from '../../errors.js';
-import type { IO } from '../../io.js';
+import { UsageError } from '../../../terminal/errors.js';
+import type { IO } from '../../../terminal/io.js';
 import { closest } from './suggest.js';
 
 /**

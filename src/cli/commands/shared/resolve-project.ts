@@ -1,8 +1,8 @@
 import type { Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
-import { CancelledError, CliError } from '../../errors.js';
+import { CancelledError, CliError } from '../../../terminal/errors.js';
 import type { ApiClient } from '../../http.js';
-import { canPrompt, notice } from '../../io.js';
+import { canPrompt, notice } from '../../../terminal/io.js';
 
 /** Every project of the caller, following next_cursor. */
 export async function listAllProjects(http: ApiClient, signal?: AbortSignal): Promise<Project[]> {

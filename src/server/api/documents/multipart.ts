@@ -13,7 +13,7 @@ import busboy from 'busboy';
 import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
-import type { FileStore } from '../../../ingest/file-store.js';
+import type { FileStore } from '../../../store/objects/originals.js';
 import { OLE2_CFB, SNIFF_BYTES, ZIP, sniffType } from '../../../ingest/sniff.js';
 import { sniffZip } from '../../../ingest/sniff-zip.js';
 import { ACCEPTED_TYPES, type DocumentType } from '../../../ingest/types.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../../../core/errors.js';
-import type { ChunkFields } from '../../../store/lancedb/chunks.js';
+import type { ChunkFields } from '../../../store/lancedb/chunk-schema.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';

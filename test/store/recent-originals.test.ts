@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RecentOriginals } from '../../src/ingest/recent-originals.js';
+import { RecentOriginals } from '../../src/store/objects/recent-originals.js';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import { ClientService } from '../../auth/oauth/clients.js';
-import { systemClock } from '../../core/clock.js';
-import { isAppError } from '../../core/errors.js';
-import { CliError, UsageError } from '../../cli/errors.js';
-import type { IO } from '../../cli/io.js';
-import { OAuthClientStore } from '../../store/sql/oauth-clients.js';
+import { ClientService } from '../auth/oauth/clients.js';
+import { systemClock } from '../core/clock.js';
+import { isAppError } from '../core/errors.js';
+import { CliError, UsageError } from '../terminal/errors.js';
+import type { IO } from '../terminal/io.js';
+import { OAuthClientStore } from '../store/sql/oauth-clients.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];

@@ -2,7 +2,7 @@
  * How a migration reports as it goes, on stderr: one line redrawn in place on a terminal; plain lines otherwise
  * (a log, CI), at each tenth of a step and at its end, so that a long copy shows it is moving without flooding.
  */
-import { type IO, isStderrTTY } from '../../../cli/io.js';
+import { type IO, isStderrTTY } from '../../terminal/io.js';
 
 export interface Step {
   /** `n` more units done (and `bytes` more moved). */

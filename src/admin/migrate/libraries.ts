@@ -7,20 +7,21 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CliError, UsageError } from '../../../cli/errors.js';
-import type { Lease } from '../../../store/coordination.js';
-import { LIBRARY_LOCK } from '../../../store/library-lock.js';
-import { NewerLibraryError } from '../../../store/newer-library.js';
-import { LocalObjectStore } from '../../../store/objects/local.js';
-import { describeS3, parseS3Location, StorageConfigError } from '../../../store/objects/location.js';
-import type { ObjectStore } from '../../../store/objects/object-store.js';
-import { type DatabaseHandle, openDatabase, sqlitePath } from '../../../store/sql/database.js';
-import { databaseUrlProblem, redactDatabaseUrl } from '../../../store/sql/database-url.js';
-import { hasLibrarySchema } from '../../../store/sql/library-copy.js';
-import { migrate } from '../../../store/sql/migrations/index.js';
-import { advisoryLockHolders } from '../../../store/sql/pg-locks.js';
-import { lockDataDir } from '../../data-dir-lock.js';
-import { openStorage, type Storage } from '../../storage.js';
+import { CliError, UsageError } from '../../terminal/errors.js';
+import type { Lease } from '../../store/coordination.js';
+import { LIBRARY_LOCK } from '../../store/library-lock.js';
+import { NewerLibraryError } from '../../store/newer-library.js';
+import { LocalObjectStore } from '../../store/objects/local.js';
+import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
+import type { ObjectStore } from '../../store/objects/object-store.js';
+import { type DatabaseHandle, sqlitePath } from '../../store/sql/database.js';
+import { openDatabase } from '../../store/sql/open-database.js';
+import { databaseUrlProblem, redactDatabaseUrl } from '../../store/sql/database-url.js';
+import { hasLibrarySchema } from '../../store/sql/library-copy.js';
+import { migrate } from '../../store/sql/migrations/index.js';
+import { advisoryLockHolders } from '../../store/sql/pg-locks.js';
+import { lockDataDir } from '../../server/data-dir-lock.js';
+import { openStorage, type Storage } from '../../server/storage.js';
 
 /** Where a library lives: a data directory, with its database and/or storage elsewhere (shared mode). */
 export interface LibrarySpec {
@@ -149,7 +150,7 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
       root: () =>
         (root ??= (async () => {
           if (!spec.storage) return new LocalObjectStore(spec.dataDir!);
-          const { S3ObjectStore } = await import('../../../store/objects/s3.js');
+          const { S3ObjectStore } = await import('../../store/objects/s3.js');
           const store = await S3ObjectStore.connect(parseS3Location(spec.storage, env));
           closers.push(() => store.close());
           return store;

@@ -1,9 +1,10 @@
 import { Option } from 'commander';
-import { CliError } from '../../cli/errors.js';
-import type { IO } from '../../cli/io.js';
-import { NewerLibraryError } from '../../store/newer-library.js';
-import { type DatabaseHandle, openDatabase } from '../../store/sql/database.js';
-import { ConfigError, resolveConfig, type ServeConfig } from '../config.js';
+import { CliError } from '../terminal/errors.js';
+import type { IO } from '../terminal/io.js';
+import { NewerLibraryError } from '../store/newer-library.js';
+import type { DatabaseHandle } from '../store/sql/database.js';
+import { openDatabase } from '../store/sql/open-database.js';
+import { ConfigError, resolveConfig, type ServeConfig } from '../server/config.js';
 
 /**
  * What the operator commands (`users add`, `clients add`, `reindex`) share with `serve`: the same flags,

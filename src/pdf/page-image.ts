@@ -13,10 +13,9 @@
  * Each image comes with its count of dark pixels, so a blank page is known without recognising it. Fonts, CMaps
  * and image decoders come from the pdfjs-dist package on disk, never from the network.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
-import { getDocument, ImageKind, OPS, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { ImageKind, OPS, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { loadPdf } from './load.js';
 
 export const DEFAULT_DPI = 300;
 /**
@@ -32,9 +31,6 @@ const EMBEDDED_DPI = { min: 200, max: 600 };
  */
 const BLANK_RATIO = 20_000;
 
-const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-const asset = (folder: string): string => `${join(pdfjsRoot, folder)}/`;
-
 /**
  * pdf.js's own pixel budget: an image whose declared Width × Height is over it is dropped before anything is
  * decoded (evaluator's buildPaintImageXObject checks the image dictionary), which is the point — a 747 KB file
@@ -43,22 +39,9 @@ const asset = (folder: string): string => `${join(pdfjsRoot, folder)}/`;
  */
 const OVERSIZED_WARNING = 'Image exceeded maximum allowed size';
 
+/** Opens a PDF to draw its pages, with the pixel budget (`withImageBudget` tells when it dropped an image). */
 export function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
-  return getDocument({
-    data: bytes,
-    maxImageSize: MAX_PIXELS,
-    standardFontDataUrl: asset('standard_fonts'),
-    cMapUrl: asset('cmaps'),
-    cMapPacked: true,
-    wasmUrl: asset('wasm'),
-    iccUrl: asset('iccs'),
-    useSystemFonts: false,
-    isEvalSupported: false,
-    // Decoded images as pixel arrays (not bitmaps), which embeddedImage reads.
-    isOffscreenCanvasSupported: false,
-    // Warnings (on console.warn, in this thread: pdf.js runs its worker side here) carry the dropped-image notice.
-    verbosity: 1,
-  }).promise;
+  return loadPdf(bytes, { maxImageSize: MAX_PIXELS }).promise;
 }
 
 export interface PageImage {

@@ -9,7 +9,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ObjectInfo, ObjectStore } from '../store/objects/object-store.js';
+import type { ObjectInfo, ObjectStore } from './object-store.js';
 import type { RecentOriginals } from './recent-originals.js';
 
 const SHA = /^[0-9a-f]{64}$/;

@@ -3,8 +3,8 @@
  * resumption, already done, or something else: refused), copy, verify, and record the outcome in the target.
  * Returns the summary `--json` prints; a verification that finds differences still returns it, with `ok` false.
  */
-import { readStoredIndex } from '../../../store/lancedb/table-reader.js';
-import { clearLeftovers, countKept, LIBRARY_TABLES, libraryBirth, referencedOriginals } from '../../../store/sql/library-copy.js';
+import { readStoredIndex } from '../../store/lancedb/table-reader.js';
+import { clearLeftovers, countKept, LIBRARY_TABLES, libraryBirth, referencedOriginals } from '../../store/sql/library-copy.js';
 import { copyIndex, copyOriginals, copyTables, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
 import { checkDistinct, type LibrarySpec, openLibrary, type OpenedLibrary, storageLocation } from './libraries.js';
 import type { Progress } from './progress.js';

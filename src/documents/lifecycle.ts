@@ -10,8 +10,8 @@ import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
-import type { FileStore } from './file-store.js';
-import type { DocumentType } from './types.js';
+import type { FileStore } from '../store/objects/originals.js';
+import type { DocumentType } from '../ingest/types.js';
 
 /** A file streamed to the file store's temp folder, hashed and typed. */
 export interface ReceivedFile {

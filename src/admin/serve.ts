@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
-import type { IO } from '../../cli/io.js';
-import { ConfigError, optionHelp, resolveConfig } from '../config.js';
-import { startDaemon } from '../daemon.js';
-import { CliError } from '../../cli/errors.js';
-import { NewerLibraryError } from '../../store/newer-library.js';
+import type { IO } from '../terminal/io.js';
+import { ConfigError, optionHelp, resolveConfig } from '../server/config.js';
+import { startDaemon } from '../server/daemon.js';
+import { CliError } from '../terminal/errors.js';
+import { NewerLibraryError } from '../store/newer-library.js';
 
 /** `docsearch serve`: options come from the declarations in config.ts. */
 export function serveCommand(io: IO, setExit: (code: Promise<number>) => void): Command {

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 
-type ThumbnailModule = typeof import('../../src/web/thumbnail.js');
-const load = async (): Promise<ThumbnailModule> => (await import(new URL('../../dist/web/thumbnail.js', import.meta.url).href)) as ThumbnailModule;
+type ThumbnailModule = typeof import('../../src/pdf/thumbnail.js');
+const load = async (): Promise<ThumbnailModule> => (await import(new URL('../../dist/pdf/thumbnail.js', import.meta.url).href)) as ThumbnailModule;
 
 describe('thumbnail renderer', () => {
   it('draws the first page once per content, and a broken file is a null answer that is not tried again', async () => {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { CliError, UsageError } from '../../cli/errors.js';
-import { type IO, writeJson } from '../../cli/io.js';
+import { CliError, UsageError } from '../terminal/errors.js';
+import { type IO, writeJson } from '../terminal/io.js';
 import { checkSpec } from './migrate/libraries.js';
 import { progressOn } from './migrate/progress.js';
 import { type MigrationSummary, runMigration } from './migrate/run.js';

@@ -1,18 +1,18 @@
 import { password as promptPassword } from '@inquirer/prompts';
 import { Command, Option } from 'commander';
-import { AccountService } from '../../auth/accounts.js';
-import { ApiKeyService } from '../../auth/api-keys.js';
-import { parseScopes, SCOPES } from '../../auth/scopes.js';
-import { systemClock } from '../../core/clock.js';
-import { isAppError } from '../../core/errors.js';
-import { CliError, UsageError } from '../../cli/errors.js';
-import { canPrompt, type IO, readStdin } from '../../cli/io.js';
-import { ApiKeyStore } from '../../store/sql/api-keys.js';
-import { LoginAttemptStore } from '../../store/sql/login-attempts.js';
-import { ProjectStore } from '../../store/sql/projects.js';
-import { SessionStore } from '../../store/sql/sessions.js';
-import { SetupTokenStore } from '../../store/sql/setup-tokens.js';
-import { UserStore } from '../../store/sql/users.js';
+import { AccountService } from '../auth/accounts.js';
+import { ApiKeyService } from '../auth/api-keys.js';
+import { parseScopes, SCOPES } from '../auth/scopes.js';
+import { systemClock } from '../core/clock.js';
+import { isAppError } from '../core/errors.js';
+import { CliError, UsageError } from '../terminal/errors.js';
+import { canPrompt, type IO, readStdin } from '../terminal/io.js';
+import { ApiKeyStore } from '../store/sql/api-keys.js';
+import { LoginAttemptStore } from '../store/sql/login-attempts.js';
+import { ProjectStore } from '../store/sql/projects.js';
+import { SessionStore } from '../store/sql/sessions.js';
+import { SetupTokenStore } from '../store/sql/setup-tokens.js';
+import { UserStore } from '../store/sql/users.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 async function readPassword(io: IO, command = 'users add'): Promise<string> {

@@ -3,8 +3,8 @@
  * into which storage, the time that decides which sessions and tokens are still live, and whether it finished.
  * It is how a second run tells a resumption of the same migration from a target that holds something else.
  */
-import { CliError } from '../../../cli/errors.js';
-import { libraryContents, MIGRATION_SETTING, readSetting, writeSetting } from '../../../store/sql/library-copy.js';
+import { CliError } from '../../terminal/errors.js';
+import { libraryContents, MIGRATION_SETTING, readSetting, writeSetting } from '../../store/sql/library-copy.js';
 import type { OpenedLibrary } from './libraries.js';
 
 /** What the last verification found different: copied again by the next run. */

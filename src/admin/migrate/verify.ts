@@ -5,11 +5,11 @@
  * index info. What differs is named, and kept for the next run to copy again.
  */
 import { createHash } from 'node:crypto';
-import type { FileStore } from '../../../ingest/file-store.js';
-import { readIndexInfo } from '../../../store/lancedb/chunks.js';
-import type { VectorStore } from '../../../store/lancedb/connection.js';
-import { readStoredIndex, type TableDigest, type TableReader } from '../../../store/lancedb/table-reader.js';
-import { LIBRARY_TABLES, referencedOriginals, tableDigest } from '../../../store/sql/library-copy.js';
+import type { FileStore } from '../../store/objects/originals.js';
+import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
+import type { VectorStore } from '../../store/lancedb/connection.js';
+import { readStoredIndex, type TableDigest, type TableReader } from '../../store/lancedb/table-reader.js';
+import { LIBRARY_TABLES, referencedOriginals, tableDigest } from '../../store/sql/library-copy.js';
 import { eachLimited, type SourceProblems } from './copy.js';
 import type { OpenedLibrary } from './libraries.js';
 import type { Progress } from './progress.js';

@@ -1,15 +1,15 @@
 import { Command } from 'commander';
-import { CliError } from '../../cli/errors.js';
-import { type IO, isStderrTTY, notice } from '../../cli/io.js';
-import { systemClock } from '../../core/clock.js';
-import { Reindexer } from '../../ingest/reindex.js';
-import { createEmbedder } from '../../models/registry.js';
-import { ChunkIndex } from '../../store/lancedb/chunks.js';
-import { DocumentStore } from '../../store/sql/documents.js';
-import { JobStore } from '../../store/sql/jobs.js';
-import { lockDataDir } from '../data-dir-lock.js';
-import { createLogger } from '../logger.js';
-import { openStorage } from '../storage.js';
+import { CliError } from '../terminal/errors.js';
+import { type IO, isStderrTTY, notice } from '../terminal/io.js';
+import { systemClock } from '../core/clock.js';
+import { Reindexer } from '../ingest/reindex.js';
+import { createEmbedder } from '../models/registry.js';
+import { ChunkIndex } from '../store/lancedb/chunks.js';
+import { DocumentStore } from '../store/sql/documents.js';
+import { JobStore } from '../store/sql/jobs.js';
+import { lockDataDir } from '../server/data-dir-lock.js';
+import { createLogger } from '../core/logger.js';
+import { openStorage } from '../server/storage.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 /**

@@ -1,0 +1,89 @@
+/**
+ * The rooms of src/ and which rooms each may import: docs/DEVELOPING.md's room map, checked. `npm test` runs it
+ * (test/core/architecture.test.ts), which also checks that the map there lists exactly these rooms, each with
+ * these imports, and that src/ holds no folder outside them. A room may always import its own files.
+ */
+export const ROOMS = {
+  core: [],
+  terminal: ['core'],
+  store: ['core'],
+  models: ['core'],
+  pdf: ['core'],
+  auth: ['core', 'store'],
+  ingest: ['core', 'models', 'pdf', 'store'],
+  documents: ['core', 'ingest', 'store'],
+  search: ['core', 'ingest', 'models', 'store'],
+  web: ['core', 'auth', 'search'],
+  mcp: ['core'],
+  cli: ['core', 'mcp', 'terminal'],
+  server: ['core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
+  admin: ['core', 'auth', 'ingest', 'models', 'server', 'store', 'terminal'],
+};
+
+/** src/main.ts, the composition root: the commands of cli/ and admin/, and the server's option list for help. */
+export const ROOT_IMPORTS = ['admin', 'cli', 'core', 'server', 'terminal'];
+
+const anyOf = (rooms) => `^src/(${rooms.join('|')})/`;
+
+/** Packages only one room may import: the store's engines stay behind the store, the HTTP stack in the server. */
+const PACKAGE_HOMES = [
+  { packages: ['kysely', 'pg'], home: 'store/sql', why: 'store/sql/ is the only code that writes SQL' },
+  { packages: ['@lancedb/lancedb', 'apache-arrow'], home: 'store/lancedb', why: 'store/lancedb/ is the only code that talks to LanceDB' },
+  { packages: ['@aws-sdk', '@smithy'], home: 'store/objects', why: 'store/objects/ is the only code that talks to object storage' },
+  { packages: ['koa', 'koa-body', '@koa/router', 'busboy'], home: 'server', why: 'only the server speaks HTTP as a server' },
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'an import circle: split the shared part into a file both import',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'a file nothing imports and that imports nothing: dead, or a worker entry named where it is started',
+      from: { orphan: true, pathNot: '\\.d\\.ts$' },
+      to: {},
+    },
+    ...Object.entries(ROOMS).map(([room, allowed]) => ({
+      name: `room-${room}`,
+      severity: 'error',
+      comment: allowed.length ? `${room}/ imports only ${allowed.join(', ')}` : `${room}/ imports no other room`,
+      from: { path: `^src/${room}/` },
+      to: { path: '^src/', pathNot: anyOf([room, ...allowed]) },
+    })),
+    {
+      name: 'room-main',
+      severity: 'error',
+      comment: `src/main.ts imports only ${ROOT_IMPORTS.join(', ')}`,
+      from: { path: '^src/main\\.ts$' },
+      to: { path: '^src/', pathNot: anyOf(ROOT_IMPORTS) },
+    },
+    ...PACKAGE_HOMES.map(({ packages, home, why }) => ({
+      name: `package-home-${home.replace('/', '-')}`,
+      severity: 'error',
+      comment: why,
+      from: { path: '^src/', pathNot: `^src/${home}/` },
+      to: { path: `node_modules/(${packages.join('|')})/` },
+    })),
+    {
+      name: 'no-dev-dependencies',
+      severity: 'error',
+      comment: 'the package ships without its devDependencies: src/ may name their types only',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/web/static/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};

@@ -1,0 +1,27 @@
+import type { Flash } from '../../web/pages/layout.js';
+import type { WebContext } from './session.js';
+
+/** One message for the next page (what a form just did), read and cleared by that page's render. */
+const FLASH_COOKIE = 'ds_flash';
+const FLASH_MAX_CHARS = 600;
+
+/**
+ * Says what a form did on the page it redirects to ("Deleted “notes.pdf”."). A cookie rather than a query
+ * parameter, so nobody can put words on someone else's page through a link.
+ */
+export function flash(ctx: WebContext, text: string, kind: Flash['kind'] = 'notice'): void {
+  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(text.slice(0, FLASH_MAX_CHARS))}`;
+  ctx.cookies.set(FLASH_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: 60_000, overwrite: true });
+}
+
+/** The message a form left for this page, cleared as it is read. */
+export function takeFlash(ctx: WebContext): Flash | null {
+  const raw = ctx.cookies.get(FLASH_COOKIE);
+  if (!raw) return null;
+  ctx.cookies.set(FLASH_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, overwrite: true });
+  try {
+    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: decodeURIComponent(raw.slice(1)).slice(0, FLASH_MAX_CHARS) };
+  } catch {
+    return null;
+  }
+}

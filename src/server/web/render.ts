@@ -1,0 +1,12 @@
+import type { Html } from '../../web/html.js';
+import { withFlash } from '../../web/pages/layout.js';
+import { takeFlash } from './flash.js';
+import type { WebContext } from './session.js';
+
+/** Sends a page, with the message a form left for it (see flash.ts) unless the page is an error. */
+export function render(ctx: WebContext, page: Html, status = 200): void {
+  const message = status < 400 ? takeFlash(ctx) : null;
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = (message ? withFlash(page, message) : page).value;
+}

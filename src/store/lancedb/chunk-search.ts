@@ -1,0 +1,261 @@
+/**
+ * The chunk searches: vector and keyword first stages and hydration by id, each within one user's chunks.
+ *
+ * Tenant isolation: every search takes a user id and filters on it inside LanceDB, never as a post-filter in the
+ * caller. The one exception is a search of a user's whole library in a table that holds no other user's rows
+ * (`soleScope`): the tenant filter is skipped there, and each hit is rechecked — its user read from the row
+ * directory or the row itself (`hits`) — and the search runs again with the filter should any other user's row turn
+ * up (`firstStage`). Hydration (`getMany`) checks each row's user too.
+ */
+import type * as lancedb from '@lancedb/lancedb';
+import type { Table as ArrowTable } from 'apache-arrow';
+import { chunkId, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
+import { lit, type TableLog } from './owned-table.js';
+import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
+
+export interface ChunkSearchScope {
+  userId: string;
+  limit: number;
+  /** Restrict to these projects / documents (of the same user). Empty arrays match nothing. */
+  projectIds?: string[];
+  documentIds?: string[];
+}
+
+/** What the first stage returns per chunk: enough to fuse and rank documents; the rest is hydrated by id. */
+export interface ChunkRef {
+  id: string;
+  document_id: string;
+  /** LanceDB's row address when read: a direct take. Compaction moves rows, so it is checked, never trusted. */
+  _rowid?: bigint;
+}
+
+export interface VectorHit extends ChunkRef {
+  /** Cosine distance (0 = same direction, 2 = opposite). */
+  _distance: number;
+}
+
+export interface KeywordHit extends ChunkRef {
+  /** BM25 score, higher is better. */
+  _score: number;
+}
+
+const SOLE_USER_TTL_MS = 30_000;
+
+const inList = (column: string, values: string[]): string => (values.length === 0 ? 'false' : `${column} IN (${values.map(lit).join(', ')})`);
+
+function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
+  const parts = [`user_id = ${lit(scope.userId)}`];
+  if (scope.projectIds) parts.push(inList('project_id', scope.projectIds));
+  if (scope.documentIds) parts.push(inList('document_id', scope.documentIds));
+  return parts.join(' AND ');
+}
+
+/** Rows written since the row directory's last scan are read as searches meet them; it is scanned again at most this often. */
+export const ROW_REFS_RESCAN_MS = 300_000;
+
+type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
+
+/**
+ * First-stage hits read column-wise from the Arrow result (per-row proxies, `toArray()`, cost ~1.5 ms per 100 rows,
+ * as much as the search itself), each row's user, document and chunk index from `refOf`: rows of any user but
+ * `userId` are left out (a search of a user's whole library runs without its tenant filter when nobody else had
+ * rows: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`). The id is rebuilt
+ * (`chunkId`), never read, even where a search reads the row's REF_COLUMNS itself: a take reads a page of each column
+ * for every row, and unique ids spread over many more pages than run-length document ids and small indexes — at a
+ * million chunks, 300 rows' `id` and `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
+ */
+function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, userId: string, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
+  const rowids = result.getChild('_rowid')!;
+  const scores = result.getChild(score)!;
+  const out: Hit<S>[] = [];
+  for (let i = 0; i < result.numRows; i++) {
+    const _rowid = rowids.get(i) as bigint;
+    const { user_id, document_id, chunk_index } = refOf(i, _rowid);
+    if (user_id !== userId) continue;
+    const hit = { id: chunkId(document_id, chunk_index), document_id, _rowid } as Hit<S>;
+    hit[score] = (Number(scores.get(i)) * scale) as Hit<S>[S];
+    out.push(hit);
+  }
+  return out;
+}
+
+export interface SearchDeps {
+  /** The handle searches read (see SearchHandles); undefined before the first write. */
+  table: () => Promise<lancedb.Table | undefined>;
+  /** The row directory of a table (row-refs.ts). */
+  refsOf: (table: lancedb.Table) => RowRefs;
+  /** HNSW candidate list size (AnnOptions.ef). */
+  ef: number;
+  log: TableLog | undefined;
+}
+
+export class ChunkSearches {
+  /** Per user searching: whether they owned every row when last counted (see `soleUser`). */
+  private readonly sole = new Map<string, { sole: boolean; at: number }>();
+  /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
+  private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
+
+  constructor(private readonly deps: SearchDeps) {}
+
+  /**
+   * The user's chunks among `refs` (any order; other users' and deleted chunks are absent). Rows are
+   * taken by address (2.3 ms for 20 at 100k rows, against 5 ms for an `id IN` lookup); a row that moved
+   * since (compaction) is looked up by id.
+   */
+  async getMany(userId: string, refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
+    const table = refs.length === 0 ? undefined : await this.deps.table();
+    if (!table) return [];
+    const wanted = new Set(refs.map((r) => r.id));
+    const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
+    const found = new Map<string, ShownChunk>();
+    if (addressed.length > 0) {
+      for (const r of await table.takeRowIds(addressed).select([...SHOWN_FIELDS]).toArray()) {
+        const row = toShown(r as Record<string, unknown>);
+        if (row.user_id === userId && wanted.has(row.id)) found.set(row.id, row);
+      }
+    }
+    const rest = [...wanted].filter((id) => !found.has(id));
+    if (rest.length > 0) {
+      const rows = await table
+        .query()
+        .where(`user_id = ${lit(userId)} AND id IN (${rest.map(lit).join(', ')})`)
+        .select([...SHOWN_FIELDS])
+        .limit(rest.length)
+        .toArray();
+      for (const r of rows) found.set(r.id as string, toShown(r as Record<string, unknown>));
+    }
+    return [...found.values()];
+  }
+
+  /**
+   * Nearest chunks to `vector` by cosine distance, within the user's (and optional projects'/documents')
+   * chunks. Uses the HNSW index when there is one (the filter is applied before the graph search, so a
+   * narrow scope still gets its nearest rows); rows written since the last optimize are scanned exactly.
+   */
+  async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
+    const table = q.limit > 0 ? await this.deps.table() : undefined;
+    if (!table) return [];
+    // Filtering before the graph search passes over every row of the scope in each search (13 of a vector
+    // search's 19 ms at a million chunks). In a sole user's whole library (`soleScope`) the search runs unfiltered,
+    // the same rows, and each hit's user is checked by `firstStage` (LanceDB's post-filter read `user_id` for the
+    // 400 candidates the graph visits: 5.3 against 3.8 ms). Its fallback reads the columns with the filter.
+    const sole = await this.soleScope(table, q);
+    const search = (refine: boolean, columns: readonly string[] = []) => {
+      let query = table.vectorSearch(q.vector).distanceType('cosine');
+      if (!sole) query = query.where(scopeFilter(q));
+      else if (columns.length > 0) query = query.where(scopeFilter(q)).postfilter();
+      query = query.ef(Math.max(this.deps.ef, q.limit));
+      if (refine) query = query.refineFactor(1);
+      return query.select([...columns, '_distance']).withRowId().limit(q.limit).toArrow();
+    };
+    const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q.userId, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
+    // The HNSW-SQ index answers the squared L2 distance of its 8-bit vectors (2 − 2·cos), a flat scan of rows
+    // written since the last optimize 1 − cos, and LanceDB merges the two lists as they are. Refining re-reads the
+    // candidates' vectors for their exact cosine distance (~2 CPU-ms of ~7 at a million chunks), needed only when
+    // both answered: when the index holds every row of the version searched, halving its distance gives the cosine
+    // distance to within ~0.001 (docs/BENCHMARKS.md); with no index every distance is exact. A search whose version
+    // moved under it (an index built, rows added) runs again, refined.
+    const version = await table.version();
+    const coverage = await this.vectorCoverage(table, version);
+    if (coverage === 'part') return resolve(await search(true), true, 1);
+    const rows = await search(false);
+    if ((await table.version()) !== version) return resolve(await search(true), true, 1);
+    return resolve(rows, false, coverage === 'all' ? 0.5 : 1);
+  }
+
+  /**
+   * Whether the vector index covers every row of `version` of `table` ('all'), some ('part') or none ('none':
+   * no index, every search is a flat scan), remembered for the version the table was last asked at.
+   */
+  private async vectorCoverage(table: lancedb.Table, version: number): Promise<'all' | 'part' | 'none'> {
+    const known = this.coverage.get(table);
+    if (known?.version === version) return known.coverage;
+    const stats = await table.indexStats(VECTOR_INDEX);
+    const coverage = !stats ? 'none' : stats.numUnindexedRows === 0 ? 'all' : 'part';
+    // Only what was read at `version` is remembered: the table may have moved while the stats were read.
+    if ((await table.version()) === version) this.coverage.set(table, { version, coverage });
+    return coverage;
+  }
+
+  /**
+   * Whether a search's scope is the user's whole library in a table holding no other user's rows (one person's
+   * library): it may then run without its tenant filter, each hit's user checked as it is named (`hits`). A search
+   * that meets another user's rows anyway (added since the count) runs again with the filter (`firstStage`).
+   */
+  private async soleScope(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
+    return !q.projectIds && !q.documentIds && (await this.soleUser(table, q.userId));
+  }
+
+  /** Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (~1.5 ms at a million rows). */
+  private async soleUser(table: lancedb.Table, userId: string): Promise<boolean> {
+    const known = this.sole.get(userId);
+    if (known && performance.now() - known.at < SOLE_USER_TTL_MS) return known.sole;
+    const [own, all] = await Promise.all([table.countRows(`user_id = ${lit(userId)}`), table.countRows()]);
+    if (this.sole.size >= 256) this.sole.clear();
+    const sole = all > 0 && own === all;
+    this.sole.set(userId, { sole, at: performance.now() });
+    return sole;
+  }
+
+  /** BM25 matches of `query` on search_text, within the user's (and optional projects'/documents') chunks. */
+  async keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
+    const table = q.limit > 0 && q.query.trim() !== '' ? await this.deps.table() : undefined;
+    if (!table) return [];
+    // As `vectorSearch`: in a sole user's whole library without the tenant filter (9.2 against 8.0 ms at a million).
+    const sole = await this.soleScope(table, q);
+    const search = (columns: readonly string[] = []) => {
+      let query = table.query().fullTextSearch(q.query, { columns: 'search_text' });
+      if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
+      return query
+        .select([...columns, '_score'])
+        .withRowId()
+        .limit(q.limit)
+        .toArrow();
+    };
+    return this.firstStage(table, q.userId, sole, await search(), '_score', 1, () => search(REF_COLUMNS));
+  }
+
+  /**
+   * The `userId`'s hits of a first-stage search that read scores and row addresses only, each row's user, document
+   * and chunk index from the row directory; the rows it lacks (written since its scan) are taken from the table in
+   * one read and kept. The search runs again reading the columns itself, with its tenant filter (`withColumns`),
+   * should one be gone by then (an optimize compacted it away in between), or should a search run `unfiltered`
+   * (`soleScope`) have met another user's rows: they would have taken places in its list, and later searches of
+   * the user filter until the next count.
+   */
+  private async firstStage<S extends '_distance' | '_score'>(
+    table: lancedb.Table,
+    userId: string,
+    unfiltered: boolean,
+    result: ArrowTable,
+    score: S,
+    scale: number,
+    withColumns: () => Promise<ArrowTable>,
+  ): Promise<Hit<S>[]> {
+    const again = async () => {
+      const rows = await withColumns();
+      return hits(rows, score, scale, userId, columnRefs(rows));
+    };
+    const directory = this.deps.refsOf(table);
+    const rowids = result.getChild('_rowid')!;
+    const missing: bigint[] = [];
+    for (let i = 0; i < result.numRows; i++) {
+      const rowid = rowids.get(i) as bigint;
+      if (!directory.has(rowid)) missing.push(rowid);
+    }
+    if (missing.length > 0) {
+      void directory.scan(table, ROW_REFS_RESCAN_MS).catch((err: unknown) => this.deps.log?.warn({ err }, 'could not read the chunk row directory; searches read their rows meanwhile'));
+      const read = await table.takeRowIds(missing).select([...REF_COLUMNS]).withRowId().toArrow().catch(() => null);
+      const refOf = read && columnRefs(read);
+      const readIds = read?.getChild('_rowid');
+      for (let i = 0; refOf && readIds && i < read.numRows; i++) directory.remember(readIds.get(i) as bigint, refOf(i));
+      if (missing.some((rowid) => !directory.has(rowid))) return again();
+    }
+    const found = hits(result, score, scale, userId, (_, rowid) => directory.get(rowid)!);
+    if (unfiltered && found.length < result.numRows) {
+      this.sole.set(userId, { sole: false, at: performance.now() });
+      return again();
+    }
+    return found;
+  }
+}
