@@ -7,7 +7,7 @@ import { type IO, processIO } from './terminal/io.js';
 import { environmentHelp, type ServerVariable } from './cli/environment.js';
 import { splitJsonFields } from './cli/output/json.js';
 import { VERSION } from './core/version.js';
-import { NewerLibraryError } from './store/newer-library.js';
+import { NewerLibraryError } from './core/newer-library.js';
 
 const EXIT_CODES_HELP = `\nExit codes:\n${EXIT_CODE_TABLE.map(([code, what]) => `  ${code}  ${what}`).join('\n')}\n`;
 const TOPICS_HELP = '\nHelp topics:\n  docsearch help environment  the environment variables of the client and the server\n';

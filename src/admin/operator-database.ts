@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { CliError } from '../terminal/errors.js';
 import type { IO } from '../terminal/io.js';
-import { NewerLibraryError } from '../store/newer-library.js';
+import { NewerLibraryError } from '../core/newer-library.js';
 import type { DatabaseHandle } from '../store/sql/database.js';
 import { openDatabase } from '../store/sql/open-database.js';
 import { ConfigError, resolveConfig, type ServeConfig } from '../server/config.js';

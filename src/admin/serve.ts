@@ -3,7 +3,7 @@ import type { IO } from '../terminal/io.js';
 import { ConfigError, optionHelp, resolveConfig } from '../server/config.js';
 import { startDaemon } from '../server/daemon.js';
 import { CliError } from '../terminal/errors.js';
-import { NewerLibraryError } from '../store/newer-library.js';
+import { NewerLibraryError } from '../core/newer-library.js';
 
 /** `docsearch serve`: options come from the declarations in config.ts. */
 export function serveCommand(io: IO, setExit: (code: Promise<number>) => void): Command {

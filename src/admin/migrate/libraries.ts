@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import type { Lease } from '../../store/coordination.js';
 import { LIBRARY_LOCK } from '../../store/library-lock.js';
-import { NewerLibraryError } from '../../store/newer-library.js';
+import { NewerLibraryError } from '../../core/newer-library.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';

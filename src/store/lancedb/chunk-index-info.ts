@@ -2,7 +2,7 @@
  * Which embedder built the vectors, and the table holding them: `chunks-index.json` next to the tables (in the data
  * dir, or on the object store where every replica reads it; written atomically).
  */
-import { NewerLibraryError } from '../newer-library.js';
+import { NewerLibraryError } from '../../core/newer-library.js';
 import type { VectorStore } from './connection.js';
 
 export interface IndexInfo {

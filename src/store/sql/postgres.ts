@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle, DatabaseLog } from './database.js';
 import { redactDatabaseUrl } from './database-url.js';
-import { NewerLibraryError } from '../newer-library.js';
+import { NewerLibraryError } from '../../core/newer-library.js';
 import { migrate, refuseNewerSchema } from './migrations/index.js';
 import { PgEvents } from './pg-events.js';
 import { PgLocks } from './pg-locks.js';

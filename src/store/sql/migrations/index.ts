@@ -9,7 +9,7 @@ import * as m007 from './007-job-origin.js';
 import * as m008 from './008-document-list-indexes.js';
 import * as m009 from './009-oauth-self-registration.js';
 import * as m010 from './010-session-once.js';
-import { NewerLibraryError } from '../../newer-library.js';
+import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
  * Migrations are listed here explicitly (not read from disk) so the built package needs no

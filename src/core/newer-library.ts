@@ -1,4 +1,4 @@
-import { VERSION } from '../core/version.js';
+import { VERSION } from './version.js';
 
 /**
  * A library (its database schema, or its chunk index) written by a newer docsearch than this build. Opening it
