@@ -41,7 +41,7 @@ export const OPERATOR_COMMANDS: ReadonlyArray<{ name: string; summary: string; l
     load: async (io) => (await import('./admin/migrate.js')).migrateCommand(io),
   },
   { name: 'backup', summary: 'copy a running library into a backup (directory or s3://), incrementally', load: async (io) => (await import('./admin/backup/commands.js')).backupCommand(io) },
-  { name: 'restore', summary: 'restore a backup into an empty data directory, verified', load: async (io) => (await import('./admin/backup/commands.js')).restoreCommand(io) },
+  { name: 'restore', summary: 'restore a backup into an empty data directory or shared-mode database and storage, verified', load: async (io) => (await import('./admin/backup/commands.js')).restoreCommand(io) },
 ];
 
 /** Global options that take a value: their value is not the command word. */

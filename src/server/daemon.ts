@@ -97,7 +97,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       cleanups.push(() => hold.release());
     }
     const migrating = await unfinishedMigration(database.db);
-    if (migrating) throw new Error(`this library is still being copied in from ${migrating}: run that \`docsearch migrate\` again to finish it`);
+    if (migrating) throw new Error(`this library is still being copied in from ${migrating.from}: run that \`docsearch ${migrating.command}\` again to finish it`);
     const { db, locks, events } = database;
     const storage = await openStorage(config, opts.env ?? process.env, { locks, events, log });
     cleanups.push(() => storage.close());

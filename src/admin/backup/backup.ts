@@ -174,7 +174,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
       await unpin(library.vectors, id);
     }
   } finally {
-    release();
+    await release();
     await rm(work, { recursive: true, force: true });
   }
 }

@@ -247,6 +247,16 @@ export class VectorStore {
     }
   }
 
+  /**
+   * The tables under `<prefix>/lancedb` on S3 for a process that takes no part in the replicas' work (`backup`,
+   * `restore`): it writes no rows, so it neither takes the upkeep lease (it would optimize and prune as the leader)
+   * nor joins the commit funnel; it reads, and tags versions (version-pins.ts).
+   */
+  static async openS3Detached(loc: S3Location, meta: ObjectStore): Promise<VectorStore> {
+    const uri = describeS3(loc, 'lancedb');
+    return new VectorStore(uri, 's3', await lancedb.connect(uri, { storageOptions: storageOptions(loc), session: session(DEFAULT_CACHE) }), meta);
+  }
+
   get isOpen(): boolean {
     return !this.closed;
   }

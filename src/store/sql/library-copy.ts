@@ -188,12 +188,12 @@ export async function countKept(db: AnyDb, table: LibraryTable, cutoff: number):
 }
 
 /**
- * The source of a migration into this database that has not finished (null when none): such a library is only
- * partly there, so the daemon must not serve it.
+ * A copy into this database that has not finished (null when none): what it copies from, and the command that
+ * copies (`migrate`, or `restore` from a backup). Such a library is only partly there, so the daemon must not serve it.
  */
-export async function unfinishedMigration(db: AnyDb): Promise<string | null> {
+export async function unfinishedMigration(db: AnyDb): Promise<{ from: string; command: 'migrate' | 'restore' } | null> {
   const text = await readSetting(db, MIGRATION_SETTING);
   if (!text) return null;
-  const record = JSON.parse(text) as { state?: string; source?: { library?: string } };
-  return record.state === 'verified' ? null : (record.source?.library ?? 'another library');
+  const record = JSON.parse(text) as { state?: string; command?: 'restore'; source?: { library?: string } };
+  return record.state === 'verified' ? null : { from: record.source?.library ?? 'another library', command: record.command ?? 'migrate' };
 }

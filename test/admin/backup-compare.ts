@@ -1,0 +1,207 @@
+/**
+ * What the backup tests of both modes share: the load a backup runs under (4 uploaders, 2 searchers), and the
+ * comparison of a restored library with its source as of the backup's moment — the snapshot's documents, their
+ * chunks, the vectors of those ready then bit for bit, and the `migrate` comparison of search results (the same
+ * chunk ids in the same order, scores within 1e-5).
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { expect } from 'vitest';
+import { api, type Daemon, REPO } from '../helpers/daemon.js';
+import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
+
+type ConnectionModule = typeof import('../../src/store/lancedb/connection.js');
+type VectorStore = Awaited<ReturnType<ConnectionModule['VectorStore']['open']>>;
+
+export const QUERIES = ['which laws cover semiconductor masks', 'where do marmots hibernate', 'why do tides rise', 'owls hunting at night'];
+/**
+ * What the searchers send during the load: not the compared queries. A query vector is cached, and concurrent queries
+ * are embedded in one batch, whose int8 activations share one quantization scale: a vector cached under load is not
+ * the one a lone query gets.
+ */
+const LOAD_QUERIES = ['semiconductor mask protection', 'alpine animals in winter'];
+const TOPICS = ['Marmots hibernate in burrows through the alpine winter.', 'The moon pulls the oceans and the tides rise twice a day.', 'Owls hunt at night over the meadows.', 'Glaciers carve valleys as they creep downhill.'];
+
+interface Hit {
+  id: string;
+  document: string;
+  text: string;
+  score: number;
+}
+
+async function search(d: Daemon, token: string): Promise<Hit[][]> {
+  const out: Hit[][] = [];
+  for (const query of QUERIES) {
+    const res = await api(d, '/api/v1/search', { token, body: { query, limit: 10, mode: 'vector', rerank: false } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    out.push((res.body.results as { chunk_id: string; document: { id: string }; text: string; score: number }[]).map((r) => ({ id: r.chunk_id, document: r.document.id, text: r.text, score: r.score })));
+  }
+  return out;
+}
+
+/** The `migrate` test's comparison: the same chunk ids in the same order, scores within 1e-5. */
+function expectSameResults(got: Hit[][], want: Hit[][]): void {
+  expect(got.map((hits) => hits.map(({ id, document, text }) => ({ id, document, text })))).toEqual(want.map((hits) => hits.map(({ id, document, text }) => ({ id, document, text }))));
+  got.forEach((hits, q) => hits.forEach((h, i) => expect(h.score).toBeCloseTo(want[q]![i]!.score, 5)));
+}
+
+export interface Doc {
+  id: string;
+  sha256: string;
+  status: string;
+  chunk_count: number;
+}
+
+export async function documents(d: Daemon, token: string): Promise<Map<string, Doc>> {
+  const out = new Map<string, Doc>();
+  let cursor: string | null = null;
+  do {
+    const res = await api(d, `/api/v1/documents?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    for (const doc of res.body.documents as Doc[]) out.set(doc.id, doc);
+    cursor = res.body.next_cursor ?? null;
+  } while (cursor);
+  return out;
+}
+
+export const settled = (d: Daemon, token: string) =>
+  waitFor(async () => [...(await documents(d, token)).values()].every((x) => x.status === 'ready' || x.status === 'failed'), 240_000, 'every document settled');
+
+/**
+ * Runs `during` while 4 clients upload notes and 2 search through `d`; returns what it returned, once the load has
+ * stopped, and checks that uploads went on while it ran.
+ */
+export async function underLoad<T>(d: Daemon, token: string, during: () => Promise<T>): Promise<T> {
+  let stop = false;
+  let uploaded = 0;
+  let searched = 0;
+  const uploader = async (c: number) => {
+    for (let j = 0; !stop; j++) {
+      const text = `${TOPICS[c]} Client ${c} note ${j}: ${'detail '.repeat(20 + j)}\n\n${TOPICS[(c + 1) % 4]} (${j})\n`;
+      const res = await uploadFiles(d, token, [{ name: `c${c}-${j}.txt`, bytes: Buffer.from(text) }]);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      uploaded++;
+    }
+  };
+  const searcher = async (q: number) => {
+    while (!stop) {
+      const res = await api(d, '/api/v1/search', { token, body: { query: LOAD_QUERIES[q]!, limit: 5 } });
+      expect(res.status).toBe(200);
+      searched++;
+    }
+  };
+  const clients = [0, 1, 2, 3].map(uploader).concat([0, 1].map(searcher));
+  try {
+    await waitFor(async () => uploaded >= 8, 120_000, 'uploads under way');
+    const atStart = uploaded;
+    const out = await during();
+    expect(uploaded - atStart, 'uploads went on during the backup').toBeGreaterThan(0);
+    expect(searched).toBeGreaterThan(0);
+    return out;
+  } finally {
+    stop = true;
+    await Promise.all(clients);
+  }
+}
+
+/** The documents of a backup's database snapshot (a SQLite file), and each one's status at the backup's moment. */
+function snapshotStatuses(file: string): Map<string, string> {
+  const db = new Database(file, { readonly: true });
+  try {
+    return new Map((db.prepare('SELECT id, status FROM documents').all() as { id: string; status: string }[]).map((r) => [r.id, r.status]));
+  } finally {
+    db.close();
+  }
+}
+
+interface StoredRow {
+  document_id: string;
+  fields: Record<string, unknown>;
+  vector: number[];
+}
+
+/** Every chunk row of a library's index by chunk id, read only through the built module `migrate` reads with. */
+async function chunkRows(open: () => Promise<VectorStore>): Promise<Map<string, StoredRow>> {
+  const { readStoredIndex } = (await import(join(REPO, 'dist/store/lancedb/table-reader.js'))) as typeof import('../../src/store/lancedb/table-reader.js');
+  const store = await open();
+  try {
+    const out = new Map<string, StoredRow>();
+    const { chunks } = await readStoredIndex(store);
+    for await (const batch of chunks!.scan(['id', 'user_id', 'document_id', 'chunk_index', 'heading', 'page_start', 'page_end', 'text', 'ocr', 'vector'])) {
+      for (const proxy of batch.toArray()) {
+        const { vector, ...fields } = proxy.toJSON() as Record<string, unknown>;
+        out.set(fields.id as string, { document_id: fields.document_id as string, fields: { ...fields, chunk_index: Number(fields.chunk_index) }, vector: [...(vector as Iterable<number>)] });
+      }
+    }
+    return out;
+  } finally {
+    await store.close();
+  }
+}
+
+export const localIndex = (dataDir: string) => async () => {
+  const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
+  return VectorStore.open(join(dataDir, 'lancedb'));
+};
+
+export const s3Index = (storage: string, env: Record<string, string>) => async () => {
+  const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
+  const { parseS3Location } = (await import(join(REPO, 'dist/store/objects/location.js'))) as typeof import('../../src/store/objects/location.js');
+  const { S3ObjectStore } = (await import(join(REPO, 'dist/store/objects/s3.js'))) as typeof import('../../src/store/objects/s3.js');
+  const loc = parseS3Location(storage, env);
+  return VectorStore.openS3Detached(loc, (await S3ObjectStore.connect(loc)).at('lancedb'));
+};
+
+export interface Library {
+  daemon: Daemon;
+  index: () => Promise<VectorStore>;
+}
+
+/**
+ * Checks that `restored` (its daemon having finished what was queued) is `source` as of the backup whose database
+ * snapshot is `snapshotFile`, then brings both back to what was searchable at that moment, the documents ready then
+ * (the source by deleting what it took in later or was still working on, the copy what it finished after the
+ * restore), and compares every query's results.
+ */
+export async function expectRestoredAsOfBackup(source: Library, restored: Library, token: string, snapshotFile: string, least: number): Promise<void> {
+  const [src, got] = [await documents(source.daemon, token), await documents(restored.daemon, token)];
+  const snapshot = snapshotStatuses(snapshotFile);
+  expect(new Set(got.keys()), 'the restored library holds the documents of the snapshot').toEqual(new Set(snapshot.keys()));
+  expect(got.size, 'uploads after the backup moment are not in it').toBeLessThan(src.size);
+  const ready = new Set([...snapshot].filter(([, status]) => status === 'ready').map(([id]) => id));
+  expect(ready.size).toBeGreaterThan(least);
+  for (const doc of got.values()) {
+    expect(doc.status).toBe('ready');
+    expect(src.get(doc.id)).toMatchObject({ sha256: doc.sha256, chunk_count: doc.chunk_count, status: 'ready' });
+  }
+  // Every chunk is the source's; of a document ready at the backup's moment, with its vector bit for bit. Documents
+  // still queued or processing then were finished by the restored daemon, with vectors of their own: the int8 model
+  // quantizes a batch's activations with one scale, so a passage's vector depends on what shared its batch.
+  const [a, b] = [await chunkRows(source.index), await chunkRows(restored.index)];
+  let compared = 0;
+  for (const [id, row] of b) {
+    if (!got.has(row.document_id)) continue;
+    expect(row.fields, `chunk ${id}`).toEqual(a.get(id)?.fields);
+    if (ready.has(row.document_id)) {
+      expect(row.vector, `vector of ${id}`).toEqual(a.get(id)!.vector);
+      compared++;
+    }
+  }
+  expect(compared).toBeGreaterThan(0);
+  expect([...b.values()].filter((r) => got.has(r.document_id)).length).toBe([...got.values()].reduce((n, d) => n + d.chunk_count, 0));
+
+  for (const [x, docs] of [
+    [source.daemon, src],
+    [restored.daemon, got],
+  ] as const) {
+    for (const id of docs.keys()) if (!ready.has(id)) expect((await api(x, `/api/v1/documents/${id}`, { method: 'DELETE', token })).status).toBe(204);
+  }
+  const want = await search(source.daemon, token);
+  expect(want.every((hits) => hits.length > 0)).toBe(true);
+  expectSameResults(await search(restored.daemon, token), want);
+  // The originals come back byte for byte.
+  for (const id of [...ready].slice(0, 6)) {
+    const [x, y] = await Promise.all([source.daemon, restored.daemon].map((d) => fetch(`${d.url}/api/v1/documents/${id}/file`, { headers: { authorization: `Bearer ${token}` } }).then((f) => f.arrayBuffer())));
+    expect(Buffer.from(y!).equals(Buffer.from(x!))).toBe(true);
+  }
+}
