@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Daemon, REPO, removeDir, startDaemon } from '../helpers/daemon.js';
-import { installGlobally, pack, userEnv } from './install.js';
+import { execFileAsync, installGlobally, pack, userEnv } from './install.js';
 
 /**
  * `npm install -g docsearch` as a user runs it: the tarball `npm run pack:server` makes, installed into an empty
@@ -20,26 +19,31 @@ describe('the full package installs from its tarball and serves', () => {
   });
 
   it('packs, installs globally, and the installed docsearch serves, ingests and searches', { timeout: 1_500_000 }, async () => {
-    const installed = installGlobally(pack('pack-server.mjs'));
+    const installed = await installGlobally(await pack('pack-server.mjs'));
     process.stderr.write(`full package: installed in ${installed.seconds.toFixed(0)} s\n`);
-    const run = (args: string[], input = '') => execFileSync(installed.bin, args, { input, env: { ...userEnv(), DOCSEARCH_CREDENTIALS: 'file', XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'docsearch-xdg-')) }, encoding: 'utf8', timeout: 300_000 });
+    const env = { ...userEnv(), DOCSEARCH_CREDENTIALS: 'file', XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'docsearch-xdg-')) };
+    const run = async (args: string[], input?: string) => {
+      const child = execFileAsync(installed.bin, args, { env, encoding: 'utf8', timeout: 300_000 });
+      child.child.stdin!.end(input ?? '');
+      return (await child).stdout;
+    };
 
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
-    expect(run(['--version']).trim()).toBe(version);
+    expect((await run(['--version'])).trim()).toBe(version);
 
     // Its own model cache: the installed package builds the model from the weights it brought, nothing fetched.
     daemon = await startDaemon({ bin: installed.bin, args: ['--model-cache-dir', mkdtempSync(join(tmpdir(), 'docsearch-models-'))], timeoutMs: 300_000 });
-    const apiKey = run(['users', 'add', 'pkg@example.com', '--data-dir', daemon.dataDir, '--api-key'], 'correct horse battery staple\n').trim();
+    const apiKey = (await run(['users', 'add', 'pkg@example.com', '--data-dir', daemon.dataDir, '--api-key'], 'correct horse battery staple\n')).trim();
     expect(apiKey).toMatch(/^dsk_/);
 
     const folder = mkdtempSync(join(tmpdir(), 'docsearch-pkg-docs-'));
     writeFileSync(join(folder, 'kiln.txt'), 'Firing a wood kiln takes three days; the potters feed it pine every few minutes to keep the temperature rising.');
     writeFileSync(join(folder, 'tides.txt'), 'Spring tides happen near new and full moon, when the sun and the moon pull along the same line.');
     const client = ['--server', daemon.url, '--token', apiKey];
-    const uploaded = JSON.parse(run([...client, 'upload', join(folder, 'kiln.txt'), join(folder, 'tides.txt'), '--project', 'pkg', '--create-project', '--wait', '--json']));
+    const uploaded = JSON.parse(await run([...client, 'upload', join(folder, 'kiln.txt'), join(folder, 'tides.txt'), '--project', 'pkg', '--create-project', '--wait', '--json']));
     expect(JSON.stringify(uploaded)).toContain('ready');
 
-    const found = JSON.parse(run([...client, 'search', 'how long does a wood-fired kiln burn', '--project', 'pkg', '--json'])) as { documents?: unknown[]; results?: unknown[] };
+    const found = JSON.parse(await run([...client, 'search', 'how long does a wood-fired kiln burn', '--project', 'pkg', '--json'])) as { documents?: unknown[]; results?: unknown[] };
     expect(JSON.stringify((found.documents ?? found.results)![0])).toContain('kiln.txt');
   });
 });

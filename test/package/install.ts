@@ -1,8 +1,12 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { lstatSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
 import { REPO } from '../helpers/daemon.js';
+
+/** Children run asynchronously: a test worker blocked for minutes loses its line to vitest. */
+export const execFileAsync = promisify(execFile);
 
 /**
  * The environment a user's shell would have: this process's, less what `npm test` put there. npm exports the
@@ -24,10 +28,10 @@ export function userEnv(): Record<string, string> {
 }
 
 /** Runs a committed pack script (scripts/pack-server.mjs or pack-cli.mjs) and returns the tarball's path. */
-export function pack(script: string): string {
+export async function pack(script: string): Promise<string> {
   const out = mkdtempSync(join(tmpdir(), 'docsearch-pack-out-'));
-  const printed = execFileSync(process.execPath, [join(REPO, 'scripts', script), out], { cwd: REPO, env: userEnv(), encoding: 'utf8', timeout: 600_000 });
-  return printed.trim().split('\n').at(-1)!;
+  const { stdout } = await execFileAsync(process.execPath, [join(REPO, 'scripts', script), out], { cwd: REPO, env: userEnv(), encoding: 'utf8', timeout: 600_000 });
+  return stdout.trim().split('\n').at(-1)!;
 }
 
 export interface Installed {
@@ -38,11 +42,11 @@ export interface Installed {
 }
 
 /** `npm install -g --prefix <empty folder> <tgz>`, run from a folder outside the repository, as a user would. */
-export function installGlobally(tgz: string): Installed {
+export async function installGlobally(tgz: string): Promise<Installed> {
   const prefix = mkdtempSync(join(tmpdir(), 'docsearch-prefix-'));
   const cwd = mkdtempSync(join(tmpdir(), 'docsearch-user-'));
   const t0 = performance.now();
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, tgz], { cwd, env: userEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 900_000 });
+  await execFileAsync('npm', ['install', '-g', '--prefix', prefix, tgz], { cwd, env: userEnv(), encoding: 'utf8', timeout: 900_000, maxBuffer: 64 << 20 });
   return { prefix, bin: join(prefix, 'bin', 'docsearch'), seconds: (performance.now() - t0) / 1000 };
 }
 
