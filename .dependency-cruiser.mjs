@@ -22,6 +22,8 @@ export const ROOMS = {
 
 /** src/main.ts, the composition root: the commands of cli/ and admin/, and the server's option list for help. */
 export const ROOT_IMPORTS = ['admin', 'cli', 'core', 'server', 'terminal'];
+/** src/client-main.ts, the light client's root (docsearch-cli): no server code may reach its bundle. */
+export const CLIENT_ROOT_IMPORTS = ['cli', 'core', 'mcp', 'terminal'];
 
 const anyOf = (rooms) => `^src/(${rooms.join('|')})/`;
 
@@ -63,6 +65,13 @@ export default {
       comment: `src/main.ts imports only ${ROOT_IMPORTS.join(', ')}`,
       from: { path: '^src/main\\.ts$' },
       to: { path: '^src/', pathNot: anyOf(ROOT_IMPORTS) },
+    },
+    {
+      name: 'room-client-main',
+      severity: 'error',
+      comment: `src/client-main.ts imports only ${CLIENT_ROOT_IMPORTS.join(', ')}`,
+      from: { path: '^src/client-main\\.ts$' },
+      to: { path: '^src/', pathNot: anyOf(CLIENT_ROOT_IMPORTS) },
     },
     ...PACKAGE_HOMES.map(({ packages, home, why }) => ({
       name: `package-home-${home.replace('/', '-')}`,

@@ -24,11 +24,12 @@ flag "${INPUT_FORCE:-false}" force && args+=(--force)
 if flag "${INPUT_DRY_RUN:-false}" dry-run; then args+=(--dry-run); else args+=(--wait); fi
 flag "${INPUT_CREATE_PROJECT:-false}" create-project && args+=(--create-project)
 
-# docsearch from PATH (an earlier `npm install -g docsearch` step), else the npm package of the version asked for.
+# docsearch from PATH (an earlier install step), else the light client, docsearch-cli, of the version asked for:
+# the client alone (a few MB, seconds to install), not the server's ONNX, LanceDB and SQLite.
 if command -v docsearch > /dev/null; then
   docsearch=(docsearch)
 else
-  docsearch=(npx --yes --package "docsearch@${INPUT_VERSION:-latest}" docsearch)
+  docsearch=(npx --yes --package "docsearch-cli@${INPUT_VERSION:-latest}" docsearch)
 fi
 
 out="$(mktemp)"

@@ -54,8 +54,17 @@ export class KeychainStore implements CredentialStore {
   readonly kind = 'keychain' as const;
   readonly location = `the OS keychain (service "${SERVICE}")`;
 
+  /** The native binding, loaded on first use; docsearch-cli has it as an optional dependency, which may be absent. */
+  private async keyring() {
+    try {
+      return await import('@napi-rs/keyring');
+    } catch (err) {
+      throw new KeychainUnavailable(`the keychain binding @napi-rs/keyring is not installed (${firstLine(err)})`);
+    }
+  }
+
   private async entry(server: string) {
-    const { AsyncEntry } = await import('@napi-rs/keyring');
+    const { AsyncEntry } = await this.keyring();
     return new AsyncEntry(SERVICE, server);
   }
 
@@ -84,7 +93,7 @@ export class KeychainStore implements CredentialStore {
   }
 
   async list() {
-    const { findCredentialsAsync } = await import('@napi-rs/keyring');
+    const { findCredentialsAsync } = await this.keyring();
     const found = await this.withTimeout('searching the keychain', (signal) => findCredentialsAsync(SERVICE, null, signal));
     return found.filter((c) => parseCredential(c.password)).map((c) => c.account);
   }

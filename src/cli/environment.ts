@@ -34,16 +34,20 @@ function rows(items: Array<[string, string]>): string[] {
   return items.map(([n, d]) => `  ${n.padEnd(width)}  ${d}`);
 }
 
-/** The text of `docsearch help environment`. */
-export function environmentHelp(server: readonly ServerVariable[]): string {
+/** The text of `docsearch help environment`; `server` is undefined where only the client is installed (docsearch-cli). */
+export function environmentHelp(server: readonly ServerVariable[] | undefined): string {
   return [
     'Environment variables',
     '',
     'Client commands (login, upload, search, projects, documents, keys, …):',
     ...rows(CLIENT_ENVIRONMENT.map((v) => [v.name, v.description])),
     '',
-    'The server (docsearch serve; each is also a flag and a config-file key; a flag wins over the variable):',
-    ...rows(server.map((v) => [v.env, `${v.description} (${v.flag}${v.defaultText === undefined ? '' : `; default ${v.defaultText}`})`])),
+    ...(server
+      ? [
+          'The server (docsearch serve; each is also a flag and a config-file key; a flag wins over the variable):',
+          ...rows(server.map((v) => [v.env, `${v.description} (${v.flag}${v.defaultText === undefined ? '' : `; default ${v.defaultText}`})`])),
+        ]
+      : ['The server: not installed here (docsearch-cli is the client only); `docsearch help environment` of the full docsearch package lists its variables.']),
     '',
   ].join('\n');
 }
