@@ -43,7 +43,7 @@ describe('upload --sync plan', () => {
 });
 
 describe('search passages and wrapping', () => {
-  it('a long chunk shows the window around its first highlight, cut at words, highlights shifted', () => {
+  it('a long chunk shows the excerpt around its best highlight, cut at words, highlights shifted', () => {
     const text = `${'lorem ipsum '.repeat(60)}the fire exit is north ${'dolor sit '.repeat(60)}`;
     const at = text.indexOf('fire exit');
     const p = passage(text, [[at, at + 9]], 120);
