@@ -1,4 +1,7 @@
-/** Wire shapes of /api/v1 as the CLI reads them (ARCHITECTURE.md §3). cli/ cannot import server/'s schemas. */
+/**
+ * Wire shapes of /api/v1 as the CLI reads them (ARCHITECTURE.md §3). cli/ cannot import server/'s schemas, so they
+ * are written here and checked against the OpenAPI document by test/server/client-wire-types.test.ts.
+ */
 
 export interface Project {
   id: string;

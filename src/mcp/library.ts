@@ -2,6 +2,7 @@
  * What the MCP tools need of a library, in the REST API's own wire shapes (docs/api.md), so one tool surface
  * runs over two backends: the daemon's route handlers in-process (`/mcp`) and the REST API over HTTP
  * (`docsearch mcp`, stdio). Each call acts as one authenticated user; a backend enforces that user's scopes.
+ * The wire types are checked against the OpenAPI document by test/server/client-wire-types.test.ts.
  */
 
 export interface WireProject {
