@@ -59,7 +59,8 @@ function clientType(file: string, name: string): ts.Type {
 /** A union's members, less the `undefined` an optional property's type carries (its absence is checked apart). */
 const members = (t: ts.Type): ts.Type[] => (t.isUnion() ? t.types : [t]).filter((m) => !(m.flags & ts.TypeFlags.Undefined));
 const flags = (t: ts.Type, f: ts.TypeFlags) => members(t).some((m) => (m.flags & f) !== 0);
-const literals = (t: ts.Type) => members(t).flatMap((m) => (m.isLiteral() ? [m.value] : m.flags & ts.TypeFlags.BooleanLiteral ? [checker.typeToString(m) === 'true'] : []));
+const literals = (t: ts.Type): unknown[] =>
+  members(t).flatMap((m): unknown[] => (m.isLiteral() ? [m.value] : m.flags & ts.TypeFlags.BooleanLiteral ? [checker.typeToString(m) === 'true'] : []));
 
 /**
  * Where type `t` fails to accept every value schema `s` allows ([] when it accepts them all). `path` names the
@@ -77,7 +78,7 @@ function accepts(t: ts.Type, s: Schema, path: string, elsewhere: ReadonlySet<str
   const said = `${path}: ${checker.typeToString(t)}`;
   const values = s.const !== undefined ? [s.const] : s.enum;
   if (values && !flags(t, ts.TypeFlags.String | ts.TypeFlags.Number | ts.TypeFlags.Boolean)) {
-    const missing = values.filter((v) => !literals(t).includes(v as never));
+    const missing = values.filter((v) => !literals(t).includes(v));
     return missing.length ? [`${said} does not accept ${missing.map((v) => JSON.stringify(v)).join(', ')}`] : [];
   }
   switch (s.type) {
