@@ -52,7 +52,8 @@ interface SearchDocumentRef {
   path?: string;
 }
 
-export interface WireSearchResponse {
+/** What every page of POST /api/v1/search says beside its results (the CLI reads it too: cli/api-types.ts). */
+export interface WireSearchEnvelope {
   query: string;
   took_ms: number;
   total: { value: number; relation: 'eq' | 'gte' };
@@ -60,6 +61,9 @@ export interface WireSearchResponse {
   next_cursor: string | null;
   indexing: number;
   warnings?: string[];
+}
+
+export interface WireSearchResponse extends WireSearchEnvelope {
   results?: (WirePassage & { document: SearchDocumentRef; project: { id: string; name: string } })[];
   documents?: { document: SearchDocumentRef; project: { id: string; name: string }; score: number; matches: number; passages: WirePassage[] }[];
 }
