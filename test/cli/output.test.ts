@@ -67,6 +67,7 @@ describe('tables', () => {
 
   it('relative times', () => {
     expect(relativeTime('2025-06-01T11:59:50Z', NOW)).toBe('just now');
+    expect(relativeTime(new Date(NOW).toISOString(), NOW)).toBe('just now');
     // 50 s and 90 s ago read alike: "1 minute ago", never "a minute ago" beside "1 minute ago".
     expect(relativeTime('2025-06-01T11:59:10Z', NOW)).toBe('1 minute ago');
     expect(relativeTime('2025-06-01T11:58:30Z', NOW)).toBe('1 minute ago');

@@ -15,7 +15,7 @@ export function relativeTime(iso: string, now: number): string {
   if (Number.isNaN(then)) return iso;
   const seconds = Math.round((then - now) / 1000);
   const s = Math.abs(seconds);
-  if (s < 45) return seconds < 0 ? 'just now' : 'in a moment';
+  if (s < 45) return seconds > 0 ? 'in a moment' : 'just now';
   // 45–59 s count as one minute, said like every other minute count ("1 minute ago"), never "a minute ago".
   const [size, unit] = UNITS.find(([size]) => s >= size) ?? UNITS.at(-1)!;
   return phrase.format(Math.sign(seconds) * Math.max(1, Math.floor(s / size)), unit);
