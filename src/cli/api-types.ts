@@ -1,4 +1,8 @@
-/** Wire shapes of /api/v1 as the CLI reads them (ARCHITECTURE.md §3). cli/ cannot import server/'s schemas. */
+/**
+ * Wire shapes of /api/v1 as the CLI reads them (ARCHITECTURE.md §3). cli/ cannot import server/'s schemas, so they
+ * are written here and checked against the OpenAPI document by test/server/client-wire-types.test.ts.
+ */
+import type { WireSearchEnvelope } from '../mcp/library.js';
 
 export interface Project {
   id: string;
@@ -81,18 +85,8 @@ export interface DocumentResult {
   passages: SearchPassage[];
 }
 
-interface SearchResponseBase {
-  query: string;
-  took_ms: number;
-  total: { value: number; relation: 'eq' | 'gte' };
-  weak: boolean;
-  next_cursor: string | null;
-  indexing: number;
-  warnings?: string[];
-}
-
-/** POST /api/v1/search: `results` (passages), or `documents` with group "document". */
-export type SearchResponse = SearchResponseBase & ({ results: SearchResult[] } | { documents: DocumentResult[] });
+/** POST /api/v1/search: `results` (passages), or `documents` with group "document"; the envelope as MCP reads it. */
+export type SearchResponse = WireSearchEnvelope & ({ results: SearchResult[] } | { documents: DocumentResult[] });
 
 /** GET /api/v1/me. */
 export interface Me {

@@ -2,6 +2,7 @@
  * What the MCP tools need of a library, in the REST API's own wire shapes (docs/api.md), so one tool surface
  * runs over two backends: the daemon's route handlers in-process (`/mcp`) and the REST API over HTTP
  * (`docsearch mcp`, stdio). Each call acts as one authenticated user; a backend enforces that user's scopes.
+ * The wire types are checked against the OpenAPI document by test/server/client-wire-types.test.ts.
  */
 
 export interface WireProject {
@@ -51,7 +52,8 @@ interface SearchDocumentRef {
   path?: string;
 }
 
-export interface WireSearchResponse {
+/** What every page of POST /api/v1/search says beside its results (the CLI reads it too: cli/api-types.ts). */
+export interface WireSearchEnvelope {
   query: string;
   took_ms: number;
   total: { value: number; relation: 'eq' | 'gte' };
@@ -59,6 +61,9 @@ export interface WireSearchResponse {
   next_cursor: string | null;
   indexing: number;
   warnings?: string[];
+}
+
+export interface WireSearchResponse extends WireSearchEnvelope {
   results?: (WirePassage & { document: SearchDocumentRef; project: { id: string; name: string } })[];
   documents?: { document: SearchDocumentRef; project: { id: string; name: string }; score: number; matches: number; passages: WirePassage[] }[];
 }

@@ -3,6 +3,7 @@
  * OpenAPI entry come from one place) and the normalised object the pipeline runs on.
  */
 import { z } from 'zod';
+import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../core/search-limits.js';
 
 export const SEARCH_MODES = ['hybrid', 'vector', 'keyword'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -10,8 +11,6 @@ export type SearchMode = (typeof SEARCH_MODES)[number];
 export const SEARCH_GROUPS = ['none', 'document'] as const;
 export type SearchGroup = (typeof SEARCH_GROUPS)[number];
 
-export const MAX_QUERY_CHARS = 2000;
-export const MAX_LIMIT = 100;
 export const MAX_PASSAGES_PER_DOCUMENT = 5;
 const MAX_FILTER_IDS = 1000;
 /** A cursor grows by 4 bytes a result shown (cursor.ts): ~6,500 characters after the longest list. */
@@ -25,8 +24,8 @@ export const SearchBody = z.strictObject({
     .trim()
     .min(1, 'must not be empty')
     .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
-    .describe('what to look for, in natural language (1..2000 characters after trimming)'),
-  limit: z.number().int().min(1).max(MAX_LIMIT).default(10).describe('most results (passages, or documents when grouped) on this page (1..100)'),
+    .describe(`what to look for, in natural language (1..${MAX_QUERY_CHARS} characters after trimming)`),
+  limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10).describe(`most results (passages, or documents when grouped) on this page (1..${MAX_SEARCH_LIMIT})`),
   project_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these projects (ids of other users match nothing)'),
   document_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these documents (ids of other users match nothing)'),
   mode: z.enum(SEARCH_MODES).default('hybrid').describe('hybrid: vector ∪ keyword, their scores fused; vector or keyword alone'),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
-import { type PageResponse, WebClient } from '../server/web-client.js';
+import { type Daemon, runCli } from '../helpers/daemon.js';
+import { hiddenFields, type PageResponse, type WebClient } from '../server/web-client.js';
 
 /**
  * Drives the OAuth flow over real HTTP the way a browser would: a cookie-holding web client logs
@@ -24,12 +24,7 @@ export async function addClient(d: Daemon, opts: { name?: string; redirectUris: 
   return { clientId: id, clientSecret: /^client_secret: (\S+)$/m.exec(res.stdout)?.[1] ?? null };
 }
 
-export async function loggedIn(d: Daemon, user: TestUser): Promise<WebClient> {
-  const web = new WebClient(d);
-  const res = await web.login(user.email, user.password);
-  if (res.status !== 302) throw new Error(`login failed: ${res.status}`);
-  return web;
-}
+export { loggedIn } from '../server/web-client.js';
 
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -42,17 +37,8 @@ export function authorizePath(params: Record<string, string | undefined>): strin
   return `/api/oauth/authorize?${q}`;
 }
 
-const unescape = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#96;/g, '`').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-
 /** The hidden fields of the consent form on a page, unescaped. */
-export function consentFields(page: string): Record<string, string> {
-  const form = /<form method="post" action="\/oauth\/consent">([\s\S]*?)<\/form>/.exec(page)?.[1];
-  if (!form) throw new Error(`no consent form on the page:\n${page.slice(0, 800)}`);
-  const fields: Record<string, string> = {};
-  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescape(m[2]!);
-  return fields;
-}
+export const consentFields = (page: string): Record<string, string> => hiddenFields(page, '/oauth/consent');
 
 /** Opens the authorize URL as the logged-in user and posts the decision; returns the final redirect. */
 export async function decide(web: WebClient, params: Record<string, string | undefined>, decision: 'approve' | 'deny'): Promise<{ consent: PageResponse; redirect: URL }> {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { BIN, type Daemon, type TestUser } from '../helpers/daemon.js';
-import { webLogin } from './web-session.js';
+import { hiddenFields, loggedIn } from '../server/web-client.js';
 
 export interface BrowserLogin {
   /** The authorize URL the CLI printed. */
@@ -15,7 +15,7 @@ export interface BrowserLogin {
 }
 
 /**
- * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in HTTP session
+ * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in web client
  * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
  */
 export async function browserLogin(d: Daemon, user: TestUser, env: Record<string, string>, extra: string[] = []): Promise<BrowserLogin> {
@@ -35,14 +35,14 @@ export async function browserLogin(d: Daemon, user: TestUser, env: Record<string
       }
     });
   });
-  const web = await webLogin(d, user.email, user.password);
+  const web = await loggedIn(d, user);
   let res = await web.get(authorizeUrl);
   let consent = '';
   if (res.status === 200) {
-    consent = await res.text();
-    res = await web.submit(consent, '/oauth/consent', { decision: 'approve' });
+    consent = res.text;
+    res = await web.post('/oauth/consent', { ...hiddenFields(consent, '/oauth/consent'), decision: 'approve' });
   }
-  const callback = res.headers.get('location');
+  const callback = res.location;
   if (!callback) throw new Error(`no redirect after consent: ${res.status}`);
   // The "browser" lands on the CLI's loopback listener.
   const landing = await (await fetch(callback)).text();

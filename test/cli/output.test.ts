@@ -67,12 +67,17 @@ describe('tables', () => {
 
   it('relative times', () => {
     expect(relativeTime('2025-06-01T11:59:50Z', NOW)).toBe('just now');
+    expect(relativeTime(new Date(NOW).toISOString(), NOW)).toBe('just now');
     // 50 s and 90 s ago read alike: "1 minute ago", never "a minute ago" beside "1 minute ago".
     expect(relativeTime('2025-06-01T11:59:10Z', NOW)).toBe('1 minute ago');
     expect(relativeTime('2025-06-01T11:58:30Z', NOW)).toBe('1 minute ago');
     expect(relativeTime('2025-06-01T11:00:00Z', NOW)).toBe('1 hour ago');
     expect(relativeTime('2025-05-30T12:00:00Z', NOW)).toBe('2 days ago');
     expect(relativeTime('2025-06-01T13:00:00Z', NOW)).toBe('in 1 hour');
+    expect(relativeTime('2025-06-01T12:00:20Z', NOW)).toBe('in a moment');
+    expect(relativeTime('2023-05-01T12:00:00Z', NOW)).toBe('2 years ago');
+    expect(relativeTime('2025-04-01T12:00:00Z', NOW)).toBe('2 months ago');
+    expect(relativeTime('not a time', NOW)).toBe('not a time');
   });
 });
 

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentRecord } from '../../src/cli/api-types.js';
 import { passage } from '../../src/cli/commands/search.js';
+import { loadColumns } from '../../src/cli/output/columns.js';
 import { wrap } from '../../src/cli/output/wrap.js';
 import { defaultMaxDelete, movedAway, planSync, pruned } from '../../src/cli/upload/sync-plan.js';
 
@@ -56,7 +57,8 @@ describe('upload --sync plan', () => {
 });
 
 describe('search passages and wrapping', () => {
-  it('a long chunk shows the window around its first highlight, cut at words, highlights shifted', () => {
+  beforeAll(loadColumns);
+  it('a long chunk shows the excerpt around its best highlight, cut at words, highlights shifted', () => {
     const text = `${'lorem ipsum '.repeat(60)}the fire exit is north ${'dolor sit '.repeat(60)}`;
     const at = text.indexOf('fire exit');
     const p = passage(text, [[at, at + 9]], 120);
@@ -76,5 +78,10 @@ describe('search passages and wrapping', () => {
     for (const l of lines.slice(1)) expect(l).toMatch(/^ {5}\S/);
     expect(lines.map((l) => l.trim()).join(' ')).toBe(words);
     expect(wrap('\x1b[1mbold\x1b[22m word', 20, '  ')).toEqual(['  \x1b[1mbold\x1b[22m word']);
+    // A styled run broken over lines is closed at the line's end and reopened after the hang, so the hang is plain.
+    const styled = wrap(`\x1b[4m${words}\x1b[24m`, 30, '', '  ');
+    for (const l of styled) expect(l).toMatch(/^ *\x1b\[4m.*\x1b\[24m$/);
+    // Line breaks in a passage are white space like any other; a word wider than the line stands alone, uncut.
+    expect(wrap(`a\n\nb ${'x'.repeat(25)} c`, 20)).toEqual(['a b', 'x'.repeat(25), 'c']);
   });
 });

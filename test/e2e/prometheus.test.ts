@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Prometheus, prometheusMissing, startPrometheus } from '../helpers/prometheus.js';
+import { waitFor } from '../helpers/eventually.js';
 
 const SKIP = prometheusMissing();
 const TOKEN = 'scrape-token-5f0c9e1d7a2b4c6e8f10';
@@ -20,21 +21,6 @@ function documentedRules(): string {
   const block = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((y) => y.startsWith('groups:'));
   if (!block) throw new Error('docs/operations.md has no ```yaml block starting with groups:');
   return block;
-}
-
-async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe.skipIf(SKIP !== null)(`Prometheus scrapes /metrics under load${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
@@ -57,7 +43,7 @@ describe.skipIf(SKIP !== null)(`Prometheus scrapes /metrics under load${SKIP ? `
   });
 
   it('counts the documents ingested and the searches made, per route, from what it scraped', async () => {
-    await until('the first scrape', 15_000, async () => ((await prom.query('up{job="docsearch"}'))[0]?.value === 1 ? true : undefined));
+    await waitFor(async () => ((await prom.query('up{job="docsearch"}'))[0]?.value === 1 ? true : undefined), 15_000, 'the first scrape', { intervalMs: 250, retryErrors: true });
 
     // Load: uploads in parallel (each waits until its document is ready) while searches run.
     const uploads = Array.from({ length: UPLOADS }, async (_, i) => {
@@ -75,10 +61,10 @@ describe.skipIf(SKIP !== null)(`Prometheus scrapes /metrics under load${SKIP ? `
     await Promise.all([...uploads, ...searches]);
 
     // A scrape after the load: the counters reach what was done (they never go past it).
-    const ingested = await until('a scrape showing every upload ingested', 30_000, async () => {
+    const ingested = await waitFor(async () => {
       const [r] = await prom.query('docsearch_documents_ingested_total{outcome="ready"}');
       return r && r.value >= UPLOADS ? r : undefined;
-    });
+    }, 30_000, 'a scrape showing every upload ingested', { intervalMs: 250, retryErrors: true });
     expect(ingested.value).toBe(UPLOADS);
     expect(ingested.metric).toMatchObject({ job: 'docsearch', instance: new URL(d.url).host });
 
@@ -96,21 +82,21 @@ describe.skipIf(SKIP !== null)(`Prometheus scrapes /metrics under load${SKIP ? `
     expect(await one('docsearch_upkeep_leader')).toBe(1);
     // A dashboard's query: the search stages' 95th percentile over the last minute, one series per stage.
     // rate() needs two scrapes of a series: the stages' series first appear with the first search, so wait for one more.
-    const stages = await until('two scrapes of every search stage', 15_000, async () => {
+    const stages = await waitFor(async () => {
       const series = await prom.query('histogram_quantile(0.95, sum by (stage, le) (rate(docsearch_search_stage_duration_seconds_bucket[1m])))');
       return series.length >= 6 ? series : undefined;
-    });
+    }, 15_000, 'two scrapes of every search stage', { intervalMs: 250, retryErrors: true });
     expect(stages.map((s) => s.metric.stage).sort()).toEqual(expect.arrayContaining(['embed', 'fusion', 'hydrate', 'keyword', 'vector', 'visibility']));
     // The scrapes themselves went through the token: none was refused.
     expect(await one('sum(docsearch_http_request_duration_seconds_count{route="metrics",status="401"}) or vector(0)')).toBe(0);
   });
 
   it('loads the alert rules docs/operations.md gives, and evaluates them without errors', async () => {
-    const rules = await until('the documented rules evaluated', 15_000, async () => {
+    const rules = await waitFor(async () => {
       const data = (await prom.get('/api/v1/rules')) as { groups: { rules: { type: string; name: string; health: string; lastError?: string }[] }[] };
       const all = data.groups.flatMap((g) => g.rules);
       return all.length > 0 && all.every((r) => r.health === 'ok') ? all : undefined;
-    });
+    }, 15_000, 'the documented rules evaluated', { intervalMs: 250, retryErrors: true });
     expect(rules.filter((r) => r.type === 'alerting')).toHaveLength(5);
     // Every query of the documented Grafana dashboard parses and answers over these series.
     const dashboard = JSON.parse(readFileSync(join(REPO, 'docs/grafana-dashboard.json'), 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitFor } from './eventually.js';
 import { createTestDatabase } from './postgres.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -109,12 +110,9 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
  */
 export async function untilHealth(daemon: Daemon, ready: (components: Record<string, any>) => boolean, what: string, timeoutMs = 300_000): Promise<number> {
   const t0 = performance.now();
-  for (;;) {
-    const res = await fetch(`${daemon.url}/api/v1/health`);
-    if (ready(((await res.json()) as { components?: Record<string, any> }).components ?? {})) return (performance.now() - t0) / 1000;
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${what}: not after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const components = async () => ((await (await fetch(`${daemon.url}/api/v1/health`)).json()) as { components?: Record<string, any> }).components ?? {};
+  await waitFor(async () => ready(await components()), timeoutMs, what);
+  return (performance.now() - t0) / 1000;
 }
 
 /**

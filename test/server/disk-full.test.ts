@@ -11,6 +11,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { fillDisk, mountTmpfs, unmount } from '../helpers/fill-disk.js';
+import { waitFor } from '../helpers/eventually.js';
 
 const MOUNT_MB = 64;
 /** Uploads queued before the disk fills: enough that some are still waiting when it does. */
@@ -47,16 +48,6 @@ async function upload(d: Daemon, key: string, name: string, text: string, wait =
   form.append('file', new Blob([text], { type: 'text/plain' }), name);
   const res = await fetch(`${d.url}/api/v1/upload${wait ? '?wait=true' : ''}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
   return { status: res.status, body: await res.json() };
-}
-
-async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 async function statuses(d: Daemon, key: string): Promise<string[]> {
@@ -114,10 +105,10 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
     fillDisk(filler);
     let waiting: number;
     try {
-      const health = await until('health to report the full disk', 10_000, async () => {
+      const health = await waitFor(async () => {
         const h = await api(daemon, '/api/v1/health');
         return h.status === 503 ? h : undefined;
-      });
+      }, 10_000, 'health to report the full disk', { intervalMs: 250 });
       expect(health.body.components.storage.status).toBe('down');
       await new Promise((r) => setTimeout(r, 4000)); // the worker meets the full disk, backs off and retries
       expect(daemon.proc.exitCode).toBeNull();
@@ -130,14 +121,12 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
     }
     // Resumed: the next document is ready within 30 s; the rest follow at the machine's ingest speed.
     const readyAtFree = (await statuses(daemon, user.apiKey)).filter((s) => s === 'ready').length;
-    await until('ingestion to resume', 30_000, async () =>
-      (await statuses(daemon, user.apiKey)).filter((s) => s === 'ready').length > readyAtFree ? true : undefined,
-    );
-    await until('every document to be ready', 120_000, async () => {
+    await waitFor(async () => (await statuses(daemon, user.apiKey)).filter((s) => s === 'ready').length > readyAtFree, 30_000, 'ingestion to resume', { intervalMs: 250 });
+    await waitFor(async () => {
       const st = await statuses(daemon, user.apiKey);
       return st.length === before + DOCS && st.every((s) => s === 'ready') ? true : undefined;
-    });
-    await until('health to recover', 10_000, async () => ((await api(daemon, '/api/v1/health')).status === 200 ? true : undefined));
+    }, 120_000, 'every document to be ready', { intervalMs: 250 });
+    await waitFor(async () => ((await api(daemon, '/api/v1/health')).status === 200 ? true : undefined), 10_000, 'health to recover', { intervalMs: 250 });
     const db = new BetterSqlite3(join(dataDir, 'docsearch.db'), { readonly: true });
     try {
       const charged = db.prepare('SELECT attempts, COUNT(*) AS n FROM jobs GROUP BY attempts').all();
@@ -160,7 +149,7 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
     } finally {
       freeDisk();
     }
-    await until('health to recover', 30_000, async () => ((await api(daemon, '/api/v1/health')).status === 200 ? true : undefined));
+    await waitFor(async () => ((await api(daemon, '/api/v1/health')).status === 200 ? true : undefined), 30_000, 'health to recover', { intervalMs: 250 });
     const ok = await upload(daemon, user.apiKey, 'after-restart.txt', ABSTRACTS[50]!, true);
     expect(ok.status).toBe(200);
     expect(ok.body.documents[0].status).toBe('ready');

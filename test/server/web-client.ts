@@ -1,4 +1,4 @@
-import type { Daemon } from '../helpers/daemon.js';
+import type { Daemon, TestUser } from '../helpers/daemon.js';
 
 export interface PageResponse {
   status: number;
@@ -9,8 +9,8 @@ export interface PageResponse {
 }
 
 /**
- * A minimal form-posting browser for the server-rendered pages: keeps cookies, never follows
- * redirects (tests assert them), and reads the CSRF token out of the last page it saw.
+ * A minimal form-posting browser for the server-rendered pages, the tests' one web client: keeps cookies, never
+ * follows redirects (tests assert them), and reads the CSRF token out of the last page it saw.
  */
 export class WebClient {
   readonly cookies = new Map<string, string>();
@@ -51,10 +51,14 @@ export class WebClient {
     return { ...(await this.get(posted.location)), redirectedFrom: posted };
   }
 
-  private async request(method: string, path: string, body?: URLSearchParams): Promise<PageResponse> {
-    const headers: Record<string, string> = { accept: 'text/html', ...this.headers };
+  /**
+   * One request with the client's cookies, its answer's cookies kept. A form is sent urlencoded, FormData as
+   * multipart (the page script's uploads); `extra` headers go on top of the client's (`accept` is text/html).
+   */
+  async request(method: string, path: string, body?: URLSearchParams | FormData, extra: Record<string, string> = {}): Promise<PageResponse> {
+    const headers: Record<string, string> = { accept: 'text/html', ...this.headers, ...extra };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
+    if (body instanceof URLSearchParams) headers['content-type'] = 'application/x-www-form-urlencoded';
     const url = path.startsWith('http') ? path : this.daemon.url + path;
     const res = await fetch(url, { method, headers, body, redirect: 'manual' });
     for (const line of res.headers.getSetCookie()) {
@@ -66,7 +70,9 @@ export class WebClient {
       else this.cookies.set(name, value);
     }
     const text = await res.text();
-    if (res.headers.get('content-type')?.includes('text/html')) this.lastPage = text;
+    // A redirect's body is never a page a browser shows: the last page stays the one the form was on.
+    const redirect = res.status >= 300 && res.status < 400;
+    if (!redirect && res.headers.get('content-type')?.includes('text/html')) this.lastPage = text;
     return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
   }
 
@@ -75,6 +81,26 @@ export class WebClient {
     await this.get('/login');
     return this.post('/login', { _csrf: this.csrf, email, password, return_to: '' });
   }
+}
+
+/** A client logged in as `user` through the login form. */
+export async function loggedIn(d: Daemon, user: TestUser): Promise<WebClient> {
+  const web = new WebClient(d);
+  const res = await web.login(user.email, user.password);
+  if (res.status !== 302) throw new Error(`login failed: ${res.status}`);
+  return web;
+}
+
+const unescape = (s: string) =>
+  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&#96;/g, '`').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/** The hidden fields of the form on `page` that posts to `action`, unescaped. */
+export function hiddenFields(page: string, action: string): Record<string, string> {
+  const form = new RegExp(`<form[^>]*action="${action.replace(/[/.]/g, '\\$&')}"[^>]*>([\\s\\S]*?)</form>`).exec(page)?.[1];
+  if (!form) throw new Error(`no form posting to ${action} on the page:\n${page.slice(0, 800)}`);
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[unescape(m[1]!)] = unescape(m[2]!);
+  return fields;
 }
 
 /** The key shown once after generating one on Settings → API Keys. */

@@ -3,18 +3,7 @@ import { expect, it } from 'vitest';
 import type { EventChannel, Events } from '../../src/store/coordination.js';
 import type { DatabaseHandle } from '../../src/store/sql/database.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+import { sleep, waitFor } from '../helpers/eventually.js';
 
 /** Records what a subscriber hears. */
 function listen(events: Events, channel: EventChannel): string[] {
@@ -95,8 +84,8 @@ describeEachEngine('locks', ({ engine, handle, another }) => {
       const lease = (await a.locks.tryAcquire('leader'))!;
       expect(await b.locks.tryAcquire('leader')).toBeNull();
       expect(await terminate(b, sql`pid in (select pid from pg_locks where locktype = 'advisory')`)).toBe(1);
-      await until('the lease to notice', () => !lease.held() || undefined);
-      const taken = await until('the lock to be free', () => b.locks.tryAcquire('leader').then((l) => l ?? undefined));
+      await waitFor(() => !lease.held(), 15_000, 'the lease to notice', { intervalMs: 25 });
+      const taken = await waitFor(() => b.locks.tryAcquire('leader'), 15_000, 'the lock to be free', { intervalMs: 25 });
       expect(taken.held()).toBe(true);
       await taken.release();
       await lease.release(); // releasing a lost lease is harmless
@@ -120,10 +109,10 @@ describeEachEngine('events', ({ engine, handle, another }) => {
     const hereB = listen(b.events, 'document_settled');
     const jobsB = listen(b.events, 'jobs');
     // On PostgreSQL, subscribing starts listening; an empty payload says "look again" once it is in place.
-    if (engine === 'postgresql') await until('B to listen', () => hereB.includes('') || undefined);
+    if (engine === 'postgresql') await waitFor(() => hereB.includes(''), 15_000, 'B to listen', { intervalMs: 25 });
     await a.events.publish('document_settled', 'doc_1');
     expect(hereA.filter(Boolean)).toEqual(['doc_1']); // at once, no round trip
-    await until('B to hear it', () => hereB.includes('doc_1') || undefined);
+    await waitFor(() => hereB.includes('doc_1'), 15_000, 'B to hear it', { intervalMs: 25 });
     await b.events.publish('jobs', 'doc_2');
     await sleep(300); // time for a second delivery, were there one
     expect(hereA.filter(Boolean)).toEqual(['doc_1']);
@@ -142,12 +131,12 @@ describeEachEngine('events', ({ engine, handle, another }) => {
     it('listens again after its connection is cut, and tells subscribers to look again', async () => {
       const [a, b] = [handle(), await another()];
       const heard = listen(b.events, 'jobs');
-      await until('B to listen', () => heard.includes('') || undefined);
+      await waitFor(() => heard.includes(''), 15_000, 'B to listen', { intervalMs: 25 });
       heard.length = 0;
       expect(await terminate(a, sql`query like 'LISTEN%'`)).toBeGreaterThan(0);
-      await until('the gap signal after reconnecting', () => heard.includes('') || undefined);
+      await waitFor(() => heard.includes(''), 15_000, 'the gap signal after reconnecting', { intervalMs: 25 });
       await a.events.publish('jobs', 'after-reconnect');
-      await until('B to hear events again', () => heard.includes('after-reconnect') || undefined);
+      await waitFor(() => heard.includes('after-reconnect'), 15_000, 'B to hear events again', { intervalMs: 25 });
     });
   }
 });

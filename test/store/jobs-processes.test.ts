@@ -13,22 +13,18 @@ import { openPostgres } from '../../src/store/sql/postgres.js';
 import { ProjectStore } from '../../src/store/sql/projects.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { addUser, type Daemon, REPO, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { sleep, waitFor } from '../helpers/eventually.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { newPostgresDatabase } from '../helpers/store-dialects.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `probe` gives a value; the time it took. */
 async function within<T>(timeoutMs: number, what: string, probe: () => Promise<T | undefined>): Promise<{ value: T; ms: number }> {
   const start = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return { value, ms: Date.now() - start };
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
+  const value = await waitFor(probe, timeoutMs, what, { intervalMs: 50 });
+  return { value, ms: Date.now() - start };
 }
 
 /**

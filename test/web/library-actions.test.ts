@@ -40,7 +40,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
 
   async function uploaded(projectId: string, files: { name: string; body: string | Buffer }[]): Promise<string[]> {
     await web.get(`/projects/${projectId}`);
-    const up = await uploadAs(web, d, projectId, files);
+    const up = await uploadAs(web, projectId, files);
     expect(up.status, JSON.stringify(up.body)).toBe(202);
     const ids = up.body.documents.map((x: { id: string }) => x.id) as string[];
     await waitSettled(d, alice, ids);
@@ -178,7 +178,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
 
   it('project lists say how many documents are still being indexed', async () => {
     await web.get(`/projects/${field}`);
-    const up = await uploadAs(web, d, field, [{ name: 'long.txt', body: 'The survey team walked the transect and counted marmots. '.repeat(600) }]);
+    const up = await uploadAs(web, field, [{ name: 'long.txt', body: 'The survey team walked the transect and counted marmots. '.repeat(600) }]);
     const id = up.body.documents[0].id;
     const projects = await web.get('/projects');
     const row = projects.text.slice(projects.text.indexOf(`data-project-id="${field}"`));
@@ -193,7 +193,6 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     await web.get(`/projects/${archive}`);
     const mixed = await uploadAs(
       web,
-      d,
       archive,
       [
         { name: 'report.pdf', body: makePdf([[{ lines: ['Quarterly glacier report.'] }]]) },
@@ -208,14 +207,14 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
       'Uploaded 1 file; it is being indexed. Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP).',
     );
     expect(page.text).toContain('>report.pdf</a>');
-    const onlyBad = await uploadAs(web, d, archive, [{ name: 'photo.gif', body: GIF }], { via: 'field', accept: 'text/html' });
+    const onlyBad = await uploadAs(web, archive, [{ name: 'photo.gif', body: GIF }], { via: 'field', accept: 'text/html' });
     expect(onlyBad.status).toBe(303);
     expect(flashOf((await web.get(`/projects/${archive}`)).text)).toBe('Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP).');
     // The script's upload (one file, JSON) still answers 415 with the reason.
-    expect((await uploadAs(web, d, archive, [{ name: 'photo.gif', body: GIF }])).status).toBe(415);
+    expect((await uploadAs(web, archive, [{ name: 'photo.gif', body: GIF }])).status).toBe(415);
 
     // A browser posting a folder names each file by its path inside it: kept as the document's path.
-    const folder = await uploadAs(web, d, archive, [{ name: 'trip/day 1/notes.txt', body: 'Day one: fog on the pass.\n' }], { via: 'field', accept: 'text/html' });
+    const folder = await uploadAs(web, archive, [{ name: 'trip/day 1/notes.txt', body: 'Day one: fog on the pass.\n' }], { via: 'field', accept: 'text/html' });
     expect(folder.status).toBe(303);
     const listed = await api(d, `/api/v1/documents?project_id=${archive}&path=${encodeURIComponent('trip/day 1/notes.txt')}`, { token: alice.apiKey });
     expect(listed.body.documents.map((x: { filename: string; path: string }) => [x.filename, x.path])).toEqual([['notes.txt', 'trip/day 1/notes.txt']]);

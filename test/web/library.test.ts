@@ -35,7 +35,7 @@ describe('web library pages', () => {
         [{ lines: FILLER.map((l) => l.replace('Section', 'Appendix')) }],
         [{ lines: ['The marmot colonies hibernate under the scree slopes.', 'Marmots whistle when eagles circle.'] }],
       ]);
-      const up = await uploadAs(web, d, projectId, [
+      const up = await uploadAs(web, projectId, [
         { name: 'survey.pdf', body: pdf },
         { name: `${XSS}.txt`, body: `The glacier notes mention ${XSS} in their text about crevasses.\n` },
       ]);
@@ -143,7 +143,7 @@ describe('web library pages', () => {
     expect((await other.post(`/documents/${pdfId}/delete`, { _csrf: csrf })).status).toBe(404);
     expect((await other.post(`/projects/${projectId}/delete`, { _csrf: csrf })).status).toBe(404);
     expect((await other.post(`/projects/${projectId}/edit`, { _csrf: csrf, name: 'mine now', description: '' })).status).toBe(404);
-    expect((await uploadAs(other, d, projectId, [{ name: 'x.txt', body: 'intruder text\n' }])).status).toBe(404);
+    expect((await uploadAs(other, projectId, [{ name: 'x.txt', body: 'intruder text\n' }])).status).toBe(404);
     expect((await api(d, `/api/v1/documents/${pdfId}`, { token: alice.apiKey })).body.status).toBe('ready');
   });
 
@@ -163,7 +163,7 @@ describe('web library pages', () => {
         expect(res.text).toContain('the form expired or did not come from this site');
       }
       for (const via of ['header', 'field'] as const) {
-        const up = await uploadAs(web, d, projectId, [{ name: 'csrf.txt', body: 'forged upload\n' }], { csrf: token ?? null, via });
+        const up = await uploadAs(web, projectId, [{ name: 'csrf.txt', body: 'forged upload\n' }], { csrf: token ?? null, via });
         expect(up.status, `upload via ${via} with ${token ?? 'no token'}`).toBe(403);
       }
     }
@@ -175,10 +175,10 @@ describe('web library pages', () => {
 
   it('uploads without script (the form posts _csrf), and gives the API’s type and size errors in words', async () => {
     await web.get(`/projects/${projectId}`);
-    const plain = await uploadAs(web, d, projectId, [{ name: 'plain.txt', body: 'Uploaded through the bare form.\n' }], { via: 'field', accept: 'text/html' });
+    const plain = await uploadAs(web, projectId, [{ name: 'plain.txt', body: 'Uploaded through the bare form.\n' }], { via: 'field', accept: 'text/html' });
     expect(plain.status).toBe(303);
     expect(plain.location).toBe(`/projects/${projectId}`);
-    const bad = await uploadAs(web, d, projectId, [{ name: 'program.bin', body: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]) }]);
+    const bad = await uploadAs(web, projectId, [{ name: 'program.bin', body: Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]) }]);
     expect(bad.status).toBe(415);
     expect(bad.body.error.message).toBe('"program.bin" is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP)');
     const page = await web.get(`/projects/${projectId}`);

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { excerptRange, snippet } from '../../src/web/snippet.js';
+import { snippet } from '../../src/web/snippet.js';
 
 describe('search result snippets', () => {
   const text = `${'Lead-in words about nothing much. '.repeat(12)}The marmot colonies hibernate under the scree. ${'Trailing filler text here. '.repeat(12)}`;
   const passage: [number, number] = [text.indexOf('The marmot'), text.indexOf('scree.') + 6];
-
-  it('centres a short excerpt on the best passage and cuts at word boundaries', () => {
-    const [s, e] = excerptRange(text, passage, 160);
-    expect(e - s).toBeLessThanOrEqual(160);
-    expect(s).toBeLessThanOrEqual(passage[0]);
-    expect(e).toBeGreaterThanOrEqual(passage[1]);
-    expect(text[s - 1]).toMatch(/\s/);
-    expect(text[e]).toMatch(/\s/);
-  });
 
   it('marks the query terms, styles the passage, and escapes the text', () => {
     const out = snippet(`<b>x</b> ${text}`, [[passage[0] + 9, passage[1] + 9]], 'marmots hibernate', 160).value;

@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { BlockList, isIP } from 'node:net';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Fetches client ID metadata documents (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25): the
@@ -17,7 +18,7 @@ import type { IncomingMessage } from 'node:http';
  *   answer that changes between the check and the connect (rebinding) is never used;
  * - 5 s for the whole exchange, 64 KiB of body (the connection is cut as soon as more arrives), JSON only;
  * - documents are cached per their Cache-Control max-age, bounded to [60 s, 24 h], 5 min by default, in a
- *   small bounded cache (lru-cache is not among the dependencies, so a Map in insertion order).
+ *   bounded LRU (each entry carries its own expiry: the TTL is the response's, and `now` is the test seam).
  */
 
 export class MetadataFetchError extends Error {
@@ -85,16 +86,15 @@ export function cacheTtlMs(cacheControl: string | undefined): number {
 }
 
 export class ClientMetadataFetcher {
-  private readonly cache = new Map<string, { json: unknown; until: number }>();
+  private readonly cache: LRUCache<string, { json: unknown; until: number }>;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
-  private readonly cacheEntries: number;
   private readonly now: () => number;
 
   constructor(private readonly opts: MetadataFetchOptions) {
     this.timeoutMs = opts.timeoutMs ?? 5000;
     this.maxBytes = opts.maxBytes ?? 64 * 1024;
-    this.cacheEntries = opts.cacheEntries ?? 1000;
+    this.cache = new LRUCache({ max: opts.cacheEntries ?? 1000 });
     this.now = opts.now ?? Date.now;
   }
 
@@ -106,7 +106,6 @@ export class ClientMetadataFetcher {
     if (hit && hit.until > this.now()) return { json: hit.json, fresh: false };
     this.cache.delete(key);
     const { json, ttlMs } = await this.fetch(url);
-    if (this.cache.size >= this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, { json, until: this.now() + ttlMs });
     return { json, fresh: true };
   }

@@ -1,4 +1,6 @@
 import { type Command, Option } from 'commander';
+import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
+import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
 import type { DocumentResult, SearchDocument, SearchPassage, SearchResponse, SearchResult } from '../api-types.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../terminal/errors.js';
@@ -19,9 +21,6 @@ export interface SearchOptions {
   view: 'documents' | 'passages';
   json: boolean;
 }
-
-/** The API's page size limit: more results are fetched page by page. */
-const API_MAX_LIMIT = 100;
 
 /** Marks each [start,end) highlight range with `mark`, merging overlaps and clamping to the text. */
 export function applyHighlights(text: string, highlights: Array<[number, number]>, mark: (s: string) => string): string {
@@ -45,30 +44,12 @@ function pages(r: SearchPassage): string | null {
   return r.page_end != null && r.page_end !== r.page_start ? `pp. ${r.page_start}–${r.page_end}` : `p. ${r.page_start}`;
 }
 
-/** At most this many characters of a chunk are shown: the passage around its matches. */
-export const PASSAGE_CHARS = 320;
-/** The API takes queries of at most this many characters (after trimming). */
-export const MAX_QUERY_CHARS = 2000;
-
 /**
- * The part of a chunk worth reading: a window of about PASSAGE_CHARS around the first highlight (the API marks
- * the best-matching sentence and the query's words), cut at word boundaries with "…" where text was left out.
- * Returns the passage and its highlights shifted into it.
+ * The part of a chunk worth reading: the excerpt around its best passage (core/excerpt.ts, the window the web page
+ * shows too), with "…" where text was left out. Returns the excerpt's text and the highlights shifted into it.
  */
-export function passage(text: string, highlights: Array<[number, number]>, max = PASSAGE_CHARS): { text: string; highlights: Array<[number, number]> } {
-  if (text.length <= max) return { text, highlights };
-  const first = [...highlights].sort((a, b) => a[0] - b[0])[0];
-  let start = first ? Math.max(0, first[0] - Math.floor(max / 4)) : 0;
-  let end = Math.min(text.length, start + max);
-  start = Math.max(0, Math.min(start, end - max));
-  if (start > 0) {
-    const space = text.indexOf(' ', start);
-    if (space >= 0 && space < (first?.[0] ?? end)) start = space + 1;
-  }
-  if (end < text.length) {
-    const space = text.lastIndexOf(' ', end);
-    if (space > start) end = space;
-  }
+export function passage(text: string, highlights: Array<[number, number]>, max = EXCERPT_CHARS): { text: string; highlights: Array<[number, number]> } {
+  const { start, end } = excerpt(text, highlights, max);
   const pre = start > 0 ? '… ' : '';
   const shifted = highlights
     .map(([s, e]) => [Math.max(s, start) - start + pre.length, Math.min(e, end) - start + pre.length] as [number, number])
@@ -111,7 +92,7 @@ async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, 
   let pages = 0;
   let cursor: string | null = null;
   do {
-    const limit = Math.min(API_MAX_LIMIT, opts.limit - all.length);
+    const limit = Math.min(MAX_SEARCH_LIMIT, opts.limit - all.length);
     res = await http.post<SearchResponse>('/api/v1/search', { ...body, limit, ...(cursor ? { cursor } : {}) });
     pages++;
     took += res.took_ms;

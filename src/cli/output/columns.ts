@@ -4,13 +4,16 @@
  * wrapped lines of non-Latin names.
  */
 let measure: ((text: string) => number) | undefined;
+/** wrap-ansi: word-wraps by the same columns, closing and reopening styling at line ends. */
+let wrapper: ((text: string, columns: number, options: { trim: boolean }) => string) | undefined;
 
 /**
- * Loads string-width, before a command that prints runs (commands/index.ts). Loading it builds a Unicode segmenter,
- * a noticeable pause that `--version` and shell completion, run on every Tab, should not pay.
+ * Loads string-width and wrap-ansi, before a command that prints runs (commands/index.ts). Loading them builds a
+ * Unicode segmenter, a noticeable pause that `--version` and shell completion, run on every Tab, should not pay.
  */
 export async function loadColumns(): Promise<void> {
   measure ??= (await import('string-width')).default;
+  wrapper ??= (await import('wrap-ansi')).default;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -20,6 +23,9 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 export function stringWidth(text: string): number {
   return measure ? measure(text) : text.replace(ANSI, '').length;
 }
+
+/** `text` word-wrapped to `columns` columns (a word wider than that alone on its line); before loadColumns, one line. */
+export const wrapColumns = (text: string, columns: number): string[] => (wrapper ? wrapper(text, columns, { trim: true }) : text).split('\n');
 
 /** `text` followed by spaces up to `columns` columns. */
 export const padColumns = (text: string, columns: number): string => text + ' '.repeat(Math.max(0, columns - stringWidth(text)));

@@ -1,31 +1,18 @@
-import { fitColumns, stringWidth } from './columns.js';
-
-/** Columns on a terminal: ANSI styling takes none, a CJK character or an emoji two (columns.ts). */
-export const visibleLength = (s: string): number => stringWidth(s);
+import { fitColumns, stringWidth, wrapColumns } from './columns.js';
 
 /**
- * Word-wraps `text` to `width` columns, the first line starting with `indent` and the others with `hang` (so
- * wrapped lines never fall back to column 0). Styling sequences are carried along and not counted. A word longer
- * than a line gets a line alone.
+ * Word-wraps `text` to `width` columns (wrap-ansi), the first line starting with `indent` and the others with `hang`
+ * (so wrapped lines never fall back to column 0). White space, line breaks included, is one space; styling
+ * sequences are carried along and not counted. A word longer than a line gets a line alone.
  */
 export function wrap(text: string, width: number, indent = '', hang = indent): string[] {
-  const lines: string[] = [];
-  let line = '';
-  let len = 0;
-  const prefix = () => (lines.length === 0 ? indent : hang);
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const w = visibleLength(word);
-    const room = Math.max(20, width - prefix().length);
-    if (len > 0 && len + 1 + w > room) {
-      lines.push(prefix() + line);
-      line = '';
-      len = 0;
-    }
-    line += (len > 0 ? ' ' : '') + word;
-    len += (len > 0 ? 1 : 0) + w;
-  }
-  if (line) lines.push(prefix() + line);
-  return lines;
+  const words = text.split(/\s+/).filter(Boolean).join(' ');
+  if (!words) return [];
+  const room = (prefix: string) => Math.max(20, width - prefix.length);
+  const [first = '', ...rest] = wrapColumns(words, room(indent));
+  // A hang of another width than the indent gives the later lines another width: they are wrapped again to theirs.
+  const later = rest.length > 0 && room(hang) !== room(indent) ? wrapColumns(rest.join(' '), room(hang)) : rest;
+  return [indent + first, ...later.map((l) => hang + l)];
 }
 
 export interface Field {

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { LRUCache } from 'lru-cache';
 import type { TokenCounter } from '../embedder.js';
 import { wordPieceOffsets } from './wordpiece-offsets.js';
 
@@ -33,7 +34,7 @@ export class WordPieceTokenizer implements TokenCounter {
    * Recent encodings by text. The chunker counts each chunk's text and the embedder encodes the same string
    * moments later; remembering the last few hundred saves that second pass (a quarter of ingest tokenising).
    */
-  private readonly recent = new Map<string, number[]>();
+  private readonly recent = new LRUCache<string, number[]>({ max: RECENT });
 
   private constructor(
     private readonly tokenizer: Tokenizer,
@@ -60,7 +61,6 @@ export class WordPieceTokenizer implements TokenCounter {
     if (known) return known;
     const ids = this.tokenizer.encode(text, { add_special_tokens: false }).ids;
     if (text.length > RECENT_MAX_CHARS) return ids; // chunk-sized texts only: the cache stays ~2 MB
-    if (this.recent.size >= RECENT) this.recent.delete(this.recent.keys().next().value!);
     this.recent.set(text, ids);
     return ids;
   }

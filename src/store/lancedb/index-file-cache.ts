@@ -12,6 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 
 export const BLOCK_BYTES = 1024 * 1024;
 
@@ -35,15 +36,17 @@ export class IndexFileCache {
   private readonly entries = new Map<string, Entry>();
   private total = 0;
   private readonly metas = new Map<string, ObjectMeta>();
-  /** Blocks also held in memory (`<id>/<n>`), least recently used first. */
-  private readonly hot = new Map<string, Buffer>();
-  private hotBytes = 0;
+  /** Blocks also held in memory (`<id>/<n>`), least recently used dropped past `memoryBytes`. */
+  private readonly hot: LRUCache<string, Buffer>;
 
   private constructor(
     readonly dir: string,
     readonly maxBytes: number,
     readonly memoryBytes: number,
-  ) {}
+  ) {
+    // A size of 1 holds no block: lru-cache wants a positive bound, and a block over it is not kept.
+    this.hot = new LRUCache({ maxSize: Math.max(1, memoryBytes), sizeCalculation: (b) => Math.max(1, b.length) });
+  }
 
   /** Opens the cache at `dir`, counting what an earlier run left (most recently written last). */
   static async open(dir: string, maxBytes: number, memoryBytes = Math.min(DEFAULT_MEMORY_BYTES, maxBytes)): Promise<IndexFileCache> {
@@ -112,11 +115,7 @@ export class IndexFileCache {
 
   private forgetHot(id: string): void {
     this.metas.delete(id);
-    for (const [name, b] of this.hot) {
-      if (!name.startsWith(`${id}/`)) continue;
-      this.hot.delete(name);
-      this.hotBytes -= b.length;
-    }
+    for (const name of [...this.hot.keys()].filter((n) => n.startsWith(`${id}/`))) this.hot.delete(name);
   }
 
   private async writeAtomic(id: string, file: string, data: Buffer | string): Promise<void> {
@@ -165,10 +164,7 @@ export class IndexFileCache {
     const id = IndexFileCache.id(key);
     const name = `${id}/${n}`;
     let block = this.hot.get(name);
-    if (block) {
-      this.hot.delete(name);
-      this.hot.set(name, block);
-    } else {
+    if (!block) {
       try {
         block = await readFile(join(this.dir, id, String(n)));
       } catch (err) {
@@ -176,26 +172,15 @@ export class IndexFileCache {
         throw err;
       }
       if (block.length !== blockBytes) return undefined;
-      this.keepHot(name, block);
+      this.hot.set(name, block);
     }
     this.touch(id);
     return block.subarray(from, to);
   }
 
-  private keepHot(name: string, block: Buffer): void {
-    if (this.hot.has(name)) return;
-    this.hot.set(name, block);
-    this.hotBytes += block.length;
-    for (const [old, b] of this.hot) {
-      if (this.hotBytes <= this.memoryBytes) break;
-      this.hot.delete(old);
-      this.hotBytes -= b.length;
-    }
-  }
-
   async putBlock(key: string, n: number, data: Buffer): Promise<void> {
     const id = IndexFileCache.id(key);
-    this.keepHot(`${id}/${n}`, data);
+    this.hot.set(`${id}/${n}`, data);
     await this.writeAtomic(id, String(n), data);
     this.account(id, data.length);
     await this.evict();

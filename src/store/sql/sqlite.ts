@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type DatabaseConnection, type Driver, Kysely, SqliteDialect, type SqliteDatabase, SqliteDriver } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { LocalEvents, LocalLocks } from '../coordination.js';
 import type { DatabaseHandle } from './database.js';
 import { migrate, refuseNewerSchema } from './migrations/index.js';
@@ -41,14 +42,11 @@ const KEPT_STATEMENTS = 256;
  * holds it to the end), so a kept statement is never asked for while it is still reading rows.
  */
 function keptStatements(raw: BetterSqlite3.Database): SqliteDatabase {
-  const kept = new Map<string, BetterSqlite3.Statement>();
+  const kept = new LRUCache<string, BetterSqlite3.Statement>({ max: KEPT_STATEMENTS });
   return {
     prepare(sql: string) {
       let statement = kept.get(sql);
-      if (statement) kept.delete(sql);
-      else statement = raw.prepare(sql);
-      kept.set(sql, statement);
-      if (kept.size > KEPT_STATEMENTS) kept.delete(kept.keys().next().value!);
+      if (!statement) kept.set(sql, (statement = raw.prepare(sql)));
       return statement;
     },
     close() {

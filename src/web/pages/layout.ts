@@ -1,3 +1,4 @@
+import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
 export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account';
@@ -30,7 +31,7 @@ const link = (href: string, label: string, current: boolean) =>
 /** The header's search box, on every page but search itself (which has its own); `/` focuses it (app.js). */
 const headerSearch = html`<form method="get" action="/search" role="search" class="site-search">
   <label for="site-search" class="visually-hidden">Search your library</label>
-  <input type="search" id="site-search" name="q" maxlength="2000" placeholder="Search (press /)" aria-keyshortcuts="/" required>
+  <input type="search" id="site-search" name="q" maxlength="${MAX_QUERY_CHARS}" placeholder="Search (press /)" aria-keyshortcuts="/" required>
 </form>`;
 
 export function layout(data: LayoutData, body: Html): Html {

@@ -1,3 +1,4 @@
+import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
 import { pageSpan } from '../format.js';
@@ -137,7 +138,7 @@ export function searchPage(d: SearchPageData) {
     html`<section class="card">
   <h1>Search your library</h1>
   <form method="get" action="/search" class="search" role="search">
-    <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="2000" required autofocus></label>
+    <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="${MAX_QUERY_CHARS}" required autofocus></label>
     <label>Project <select name="project">
       <option value="">All projects</option>
       ${d.projects.map((p) => html`<option value="${p.id}"${p.id === d.projectId ? html` selected` : null}>${p.name}</option>`)}

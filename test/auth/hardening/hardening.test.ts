@@ -11,19 +11,11 @@ const EVIL = 'https://evil.example/x';
 
 /** A login form session from a given client address, as a proxy would forward it. */
 async function loginFrom(d: Daemon, forwardedFor: string): Promise<(email: string, password: string) => Promise<number>> {
-  const page = await fetch(`${d.url}/login`, { headers: { 'x-forwarded-for': forwardedFor } });
-  const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const csrf = /name="_csrf" value="([^"]*)"/.exec(await page.text())![1]!;
-  return async (email, password) => {
-    const res = await fetch(`${d.url}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'x-forwarded-for': forwardedFor, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, email, password, return_to: '' }),
-    });
-    await res.arrayBuffer();
-    return res.status;
-  };
+  const web = new WebClient(d);
+  web.headers['x-forwarded-for'] = forwardedFor;
+  await web.get('/login');
+  const csrf = web.csrf;
+  return async (email, password) => (await web.post('/login', { _csrf: csrf, email, password, return_to: '' })).status;
 }
 
 describe('auth hardening', () => {

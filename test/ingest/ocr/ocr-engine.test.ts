@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { characterAccuracy, truthPages } from '../../helpers/char-accuracy.js';
 import { REPO } from '../../helpers/daemon.js';
+import { waitFor } from '../../helpers/eventually.js';
 import { unmet } from '../../helpers/requirement.js';
 
 type EngineModule = typeof import('../../../src/ingest/ocr/engine.js');
@@ -46,11 +47,6 @@ async function withEngine<T>(options: Omit<EngineOptions, 'languages'> & { langu
   } finally {
     await engine.close();
   }
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 600 && !condition(); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!condition()) throw new Error(`gave up waiting for ${what}`);
 }
 
 const ENGINES = installed ? (['native', 'tesseract.js'] as const) : (['tesseract.js'] as const);
@@ -196,7 +192,7 @@ ${page}
           // the language folder as it is.
           const made = readdirSync(tmp).map((f) => f.replace(/-[^-]+$/, '-')).sort();
           expect(made).toEqual(installed ? ['docsearch-ocr-pages-', 'docsearch-tessdata-'] : []);
-          await until(() => !engine.isLoaded, 'the idle engine to be released');
+          await waitFor(() => !engine.isLoaded, 60_000, 'the idle engine to be released');
           expect(engine.threads).toBe(0);
           expect(readdirSync(tmp)).toEqual([]);
         }
@@ -274,14 +270,14 @@ ${page}
       expect(run.pages).toEqual([]);
       expect(run.failed).toEqual([{ page: 1, reason: expect.stringMatching(/^took longer than \d\.\d s$/), timedOut: true }]);
       const pid = Number(readFileSync(pids, 'utf8').trim());
-      await until(() => {
+      await waitFor(() => {
         try {
           process.kill(pid, 0);
           return false;
         } catch {
           return true;
         }
-      }, 'the hung process to be gone');
+      }, 60_000, 'the hung process to be gone');
     });
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, REPO, type Daemon } from '../../helpers/daemon.js';
+import { waitFor } from '../../helpers/eventually.js';
 
 export interface UploadFile {
   name: string;
@@ -105,15 +106,8 @@ export function storedFiles(dataDir: string): { originals: string[]; temp: strin
   return { originals, temp };
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** The one polling loop (helpers/eventually.ts), here too for the pipeline tests and the helpers built on them. */
+export { waitFor };
 
 /** Polls GET /api/v1/reindex until no re-index is required or running; resolves with that status. */
 export function reindexFinished(d: Daemon, token: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
