@@ -1,6 +1,6 @@
 /**
  * Every format of #41 through the real daemon (dist/, the built-in model, OCR on): each fixture of
- * test/fixtures/formats (made by make.sh there) ends ready, a keyword search for a sentence in it finds it, the
+ * test/fixtures/formats (made by make.sh there with pandoc, LibreOffice and ImageMagick) ends ready, a keyword search for a sentence in it finds it, the
  * passage has none of the format's markup, and the passage cites the right page, slide, sheet and rows, or
  * chapter. Renamed files go to the parser their bytes say (an EPUB named .docx is an EPUB, a PNG named .pdf is OCR'd)
  * or fail naming their real format.
@@ -35,13 +35,14 @@ const CASES: Case[] = [
   { file: 'page.html', type: 'text/html', query: 'keeper polishes Fresnel lens', holds: 'The keeper polishes the Fresnel lens & trims the wick before dusk\u00a0falls.', title: 'Lighthouse Keeping', heading: 'Lighthouse Keeping > Lamps' },
   { file: 'berths.csv', type: 'text/csv', query: 'Cassiopeia copper ore', holds: 'vessel: Cassiopeia · berth: east · cargo: copper ore, refined', citation: { unit: 'row' } },
   { file: 'berths.tsv', type: 'text/tab-separated-values', query: 'Delphine salt', holds: 'vessel: Delphine · berth: west · cargo: salt', citation: { unit: 'row', start: 2, end: 2 } },
-  { file: 'memo.rtf', type: 'application/rtf', query: 'customs officer stamps manifest triplicate', holds: 'The customs officer stamps each manifest in triplicate before noon. Café receipts are kept', title: 'Customs Memo', heading: 'Customs Memo' },
+  { file: 'memo.rtf', type: 'application/rtf', query: 'customs officer stamps manifest triplicate', holds: 'The customs officer stamps each manifest in triplicate before noon. Café receipts are kept.', title: 'Customs Memo', heading: 'Customs Memo' },
   { file: 'message.eml', type: 'message/rfc822', query: 'foghorn sounds thirty seconds', holds: 'The foghorn sounds every thirty seconds while visibility stays below one nautical mile.', title: 'Fog schedule', heading: 'Fog schedule' },
-  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'deckhands double mooring lines gale', holds: 'Deckhands double the mooring lines before a gale.', title: 'Port Safety Briefing', heading: 'Mooring lines', citation: { unit: 'slide', start: 2, end: 2 } },
-  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'chafing gear protects hawsers', holds: 'Remind the crew that chafing gear protects the hawsers.', citation: { unit: 'slide', start: 2, end: 2 } },
+  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'deckhands double mooring lines gale', holds: 'Deckhands double the mooring lines before a gale.', title: 'Port Safety Briefing', heading: 'Mooring lines', citation: { unit: 'slide', start: 3, end: 3 } },
+  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'chafing gear protects hawsers', holds: 'Remind the crew that chafing gear protects the hawsers.', citation: { unit: 'slide', start: 3, end: 3 } },
   { file: 'berths.xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', query: 'Borealis refrigerated mackerel', holds: 'vessel: Borealis · berth: south · cargo: refrigerated mackerel', citation: { unit: 'row', sheet: 'Berths' } },
+  { file: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', query: 'dredger deepened approach channel', holds: 'The dredger deepened the approach channel to twelve metres last winter.', title: 'Dredging Report', heading: 'Channel depth' },
   { file: 'logbook.odt', type: 'application/vnd.oasis.opendocument.text', query: 'navigator plots course shoals starlight', holds: 'The navigator plots a course around the shoals by starlight.', title: 'Ship Logbook', heading: 'Voyage > Second watch' },
-  { file: 'drills.odp', type: 'application/vnd.oasis.opendocument.presentation', query: 'ring buoy swimmer', holds: 'Throw the ring buoy and keep pointing at the swimmer.', title: 'Crew Drills', heading: 'Man overboard', citation: { unit: 'slide', start: 2, end: 2 } },
+  { file: 'drills.odp', type: 'application/vnd.oasis.opendocument.presentation', query: 'ring buoy swimmer', holds: 'Throw the ring buoy and keep pointing at the swimmer.', title: 'Crew Drills', heading: 'Man overboard', citation: { unit: 'slide', start: 3, end: 3 } },
   { file: 'tides.ods', type: 'application/vnd.oasis.opendocument.spreadsheet', query: 'Penzance slack water pier', holds: 'port: Penzance · high water: slack water lingers near the pier', title: 'Tide Table', citation: { unit: 'row', sheet: 'Tides' } },
   { file: 'coast.epub', type: 'application/epub+zip', query: 'schooner aground reef equinox storm', holds: 'The schooner ran aground on the reef during the equinox storm.', title: 'Tales of the Coast', heading: 'The Wreck', citation: { unit: 'chapter', start: 2, end: 2 } },
   { file: 'coast.epub', type: 'application/epub+zip', query: 'smugglers brandy casks', holds: 'brandy\u00a0casks', heading: 'The Smugglers', citation: { unit: 'chapter', start: 3, end: 3 } },
@@ -75,7 +76,7 @@ describe('formats through the daemon', () => {
       docs.set(file, doc);
     }
     expect(docs.get('scan.tiff').pages).toBe(2);
-    expect(docs.get('briefing.pptx').pages).toBe(2);
+    expect(docs.get('briefing.pptx').pages).toBe(3);
     expect(docs.get('message.eml').warnings).toContain('attachments not indexed: tides.csv');
   }, 300_000);
 
@@ -93,8 +94,8 @@ describe('formats through the daemon', () => {
     }, 60_000);
   }
 
-  it('leaves what is not text out: scripts, styles, navigation, front matter, slide numbers, comments', async () => {
-    for (const [file, gone] of [['page.html', /tracking|color: red|About us|Copyright/], ['notes.md', /tags:|port\]/], ['briefing.pptx', /\b99\b/], ['logbook.odt', /check this/]] as const) {
+  it('leaves what is not text out: scripts, styles, navigation, front matter, slide-number placeholders', async () => {
+    for (const [file, gone] of [['page.html', /tracking|color: red|About us|Copyright/], ['notes.md', /tags:|port\]/], ['drills.odp', /<number>/]] as const) {
       const text = await api(d, `/api/v1/documents/${docs.get(file).id}/text`, { token: alice.apiKey });
       expect(text.status).toBe(200);
       const all = JSON.stringify(text.body);
