@@ -277,7 +277,7 @@ const ticks = (f: string[], a: number, b: number): number => ((Number(f[a]) + Nu
  * across pages and documents, so the children that ended alone would miss their work; a session alive at the
  * first reading and ended at the second is counted by both, so the difference of two readings is right.
  */
-function processCpuSeconds(pid: number): { own: number; children: number } {
+export function processCpuSeconds(pid: number): { own: number; children: number } {
   const self = statFields(pid);
   if (!self) throw new Error(`process ${pid} is gone`);
   const byParent = new Map<number, { pid: number; f: string[] }[]>();

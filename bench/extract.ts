@@ -16,8 +16,11 @@
  * and page numbers (withoutFurniture in extract-score.ts: the parser drops them on purpose); "raw recall" is
  * against its whole output. Split and glued words are judged by the whole output's vocabulary.
  *
+ * 3. ocr: image-only PDFs through the OCR engine (bench/extract-ocr.ts);
+ * 4. formats: every other format, made by real producers, through the daemon's path (bench/extract-formats.ts).
+ *
  * Options: --parser <module> (a module exporting `parse(bytes)`, default src/ingest/parsers/pdf.ts; used to
- * measure an older parser from a checkout of an earlier commit), --corpus <dir>, --only generated|corpus|ocr,
+ * measure an older parser from a checkout of an earlier commit), --corpus <dir>, --only generated|corpus|ocr|formats,
  * --json <file>, --show-broken (print every split and glued word with its context), --show-missed <n> (print
  * the n reference words each file misses most).
  */
@@ -225,6 +228,14 @@ if (args.only === undefined || args.only === 'ocr') {
   printOcrBench(await runOcrBench());
   printApiBench([await runApiBench('auto'), await runApiBench('tesseract.js')]);
 }
-if (args.json) writeFileSync(args.json, JSON.stringify({ parser: parserPath, rows, notes }, null, 2));
+let formats: unknown[] = [];
+if (args.only === undefined || args.only === 'formats') {
+  // Part 4: every format, through the daemon's path in dist/.
+  const { runFormatsBench, printFormatsBench } = await import('./extract-formats.js');
+  const formatRows = await runFormatsBench();
+  printFormatsBench(formatRows);
+  formats = formatRows;
+}
+if (args.json) writeFileSync(args.json, JSON.stringify({ parser: parserPath, rows, notes, formats }, null, 2));
 // A parser that never settled may hold the event loop open.
 process.exit(0);

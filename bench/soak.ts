@@ -5,8 +5,9 @@
  * 1. N minutes of mixed load: two users upload SciFact abstracts (1–3 per request) and search, while the
  *    daemon is killed with SIGKILL and restarted `--kills` times, and a burst of bad input (truncated
  *    multipart, a huge Content-Length, 5,000-deep JSON, a bogus Content-Encoding, random bytes as a PDF,
- *    TRACE; on /mcp malformed JSON-RPC, an unknown tool, a 6 MiB body, a foreign Origin; client ID metadata URLs on
- *    internal addresses and a bad registration) is sent every 30 s.
+ *    TRACE, a hostile file of every format from test/ingest/formats/hostile-files.ts; on /mcp malformed JSON-RPC,
+ *    an unknown tool, a 6 MiB body, a foreign Origin; client ID metadata URLs on internal addresses and a bad
+ *    registration) is sent every 30 s.
  * 2. A disk-full episode when run as root (the data directory is then a tmpfs): uploads on the full disk,
  *    then the time from freeing space until a new upload is ready.
  * 3. SIGTERM under keep-alive load: exit code, time to exit, requests served after the signal, pid file.
@@ -28,6 +29,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { addUser, type Daemon, REPO, startDaemon } from '../test/helpers/daemon.js';
 import { fillDisk } from '../test/helpers/fill-disk.js';
 import { makeHugeImagePdf, makeNestedFormsPdf } from '../test/ingest/build-fixtures.js';
+import { hostileFormatFiles } from '../test/ingest/formats/hostile-files.js';
 
 // ---------- options ----------
 const argv = process.argv.slice(2);
@@ -263,6 +265,9 @@ async function badInputBurst(token: string): Promise<void> {
   ]);
   const ids = ((hostile?.body?.documents ?? []) as { id: string }[]).map((d) => d.id);
   if (ids.length > 0) await Promise.all(Array.from({ length: 17 }, (_, i) => call(`/api/v1/documents/${ids[i % ids.length]}/thumbnail`, { token })));
+  // Hostile files of every format (#41): a zip bomb, XXE and billion laughs, deep HTML, huge sheet and image, an
+  // e-mail of 10,000 parts; each must fail its own document (after the first burst they are duplicates).
+  await upload(token, hostileFormatFiles().map(([name, bytes]) => ({ name, bytes })));
 }
 
 async function listAll(token: string): Promise<{ id: string; status: string; sha256: string; project_id: string }[]> {

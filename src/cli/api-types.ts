@@ -4,6 +4,8 @@
  */
 import type { WireSearchEnvelope } from '../mcp/library.js';
 
+import type { CitationFields } from '../core/citation-label.js';
+
 export interface Project {
   id: string;
   name: string;
@@ -62,6 +64,8 @@ export interface SearchPassage {
   heading?: string | null;
   /** True when the text was recognised by OCR from a scanned page. */
   ocr?: boolean;
+  /** What the passage cites, for types with such a unit (slides, sheet rows, chapters, pages). */
+  citation?: CitationFields;
 }
 
 export interface SearchDocument {
@@ -104,7 +108,7 @@ export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at'],
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at'],
-  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'document', 'project'],
+  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
 } as const satisfies Record<string, readonly string[]>;
 

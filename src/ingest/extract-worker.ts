@@ -7,12 +7,12 @@
 import { parentPort } from 'node:worker_threads';
 import { isParseError } from './parsers/errors.js';
 import { PARSERS } from './parsers/index.js';
-import type { DocumentType, ParseOptions } from './types.js';
+import type { ParsedType, ParseOptions } from './types.js';
 
 export interface WorkerInput {
   /** Echoed in the answer, so an answer is never taken for another document's. */
   id: number;
-  type: DocumentType;
+  type: ParsedType;
   bytes: Uint8Array;
   options: ParseOptions;
 }

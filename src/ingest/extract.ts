@@ -11,9 +11,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { convertLegacy, legacyRefusal, type LibreOffice } from './office/libreoffice.js';
 import { ParseError } from './parsers/errors.js';
 import type { WorkerInput, WorkerOutput } from './extract-worker.js';
-import type { DocumentType, ParsedDocument, ParseOptions } from './types.js';
+import { CONVERTED_TO, isLegacyOffice, type DocumentType, type ParsedDocument, type ParseOptions, type ParsedType } from './types.js';
 
 export interface ExtractorOptions {
   /** Wall-clock limit per document (default 60 000 ms). */
@@ -28,10 +29,14 @@ export interface ExtractorOptions {
   maxDocumentsPerWorker?: number;
   /** An idle worker exits after this long (default 30 000 ms). */
   idleMs?: number;
+  /** Converts legacy .doc, .xls and .ppt before they are parsed; without it they fail with what to install. */
+  libreOffice?: LibreOffice;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_OLD_GENERATION_MB = 512;
+/** The most a legacy Office file may grow to in its modern format (the parsers' own limits then apply). */
+const MAX_CONVERTED_BYTES = 256 * 1024 * 1024;
 
 export const OUT_OF_MEMORY = 'the file could not be parsed (out of memory)';
 const STOPPED = 'the file could not be parsed (the parser stopped without a result)';
@@ -51,6 +56,7 @@ export class Extractor {
   private readonly workerUrl: URL;
   private readonly maxDocumentsPerWorker: number;
   private readonly idleMs: number;
+  private readonly libreOffice: LibreOffice | undefined;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly workers = new Set<PooledWorker>();
@@ -67,14 +73,21 @@ export class Extractor {
     this.workerUrl = options.workerUrl ?? new URL('./extract-worker.js', import.meta.url);
     this.maxDocumentsPerWorker = positive(options.maxDocumentsPerWorker ?? 200, 'maxDocumentsPerWorker');
     this.idleMs = positive(options.idleMs ?? 30_000, 'idleMs');
+    this.libreOffice = options.libreOffice;
   }
 
-  /** Parses `bytes` as `type`. Resolves with the document or rejects with a ParseError; never anything else. */
+  /**
+   * Parses `bytes` as `type` (a legacy Office file after LibreOffice converted it, with the same time limit).
+   * Resolves with the document or rejects with a ParseError; never anything else.
+   */
   async extract(bytes: Uint8Array, type: DocumentType, options: ParseOptions = {}): Promise<ParsedDocument> {
     if (this.closed) throw new Error('extractor is closed');
     await this.acquire();
     try {
-      return await this.parse(bytes, type, options);
+      if (!isLegacyOffice(type)) return await this.parse(bytes, type, options);
+      if (!this.libreOffice) throw new ParseError(`the file is ${legacyRefusal(type, false)}`);
+      const converted = await convertLegacy(this.libreOffice, bytes, type, { timeoutMs: this.timeoutMs, maxOutputBytes: MAX_CONVERTED_BYTES });
+      return await this.parse(converted, CONVERTED_TO[type], options);
     } finally {
       this.release();
     }
@@ -164,7 +177,7 @@ export class Extractor {
     await pooled.worker.terminate();
   }
 
-  private parse(bytes: Uint8Array, type: DocumentType, options: ParseOptions): Promise<ParsedDocument> {
+  private parse(bytes: Uint8Array, type: ParsedType, options: ParseOptions): Promise<ParsedDocument> {
     // The worker gets its own copy, transferred rather than cloned, so the caller's buffer stays usable.
     const copy = new Uint8Array(bytes.byteLength);
     copy.set(bytes);

@@ -3,6 +3,8 @@
  * `Chunk`s sized in the embedder's own tokens.
  */
 
+import type { CitationUnit } from '../core/citation-label.js';
+
 /** The content types the pipeline accepts, decided from the bytes (see sniff.ts and sniff-zip.ts). */
 export const PDF = 'application/pdf';
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -23,16 +25,27 @@ export const PNG = 'image/png';
 export const JPEG = 'image/jpeg';
 export const TIFF = 'image/tiff';
 export const WEBP = 'image/webp';
+/** Legacy binary Office (OLE2): read after LibreOffice converts them (office/libreoffice.ts), when it is installed. */
+export const DOC = 'application/msword';
+export const XLS = 'application/vnd.ms-excel';
+export const PPT = 'application/vnd.ms-powerpoint';
 
-export const DOCUMENT_TYPES = [PDF, DOCX, TXT, MARKDOWN, HTML, CSV, TSV, RTF, EML, PPTX, XLSX, ODT, ODP, ODS, EPUB, PNG, JPEG, TIFF, WEBP] as const;
+export const DOCUMENT_TYPES = [PDF, DOCX, TXT, MARKDOWN, HTML, CSV, TSV, RTF, EML, PPTX, XLSX, ODT, ODP, ODS, EPUB, PNG, JPEG, TIFF, WEBP, DOC, XLS, PPT] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 /** The short name a person knows each type by (the upload page, the CLI, the 415 text, error messages). */
 export const TYPE_NAMES: Record<DocumentType, string> = {
   [PDF]: 'PDF', [DOCX]: 'DOCX', [TXT]: 'TXT', [MARKDOWN]: 'Markdown', [HTML]: 'HTML', [CSV]: 'CSV', [TSV]: 'TSV',
   [RTF]: 'RTF', [EML]: 'EML', [PPTX]: 'PPTX', [XLSX]: 'XLSX', [ODT]: 'ODT', [ODP]: 'ODP', [ODS]: 'ODS',
-  [EPUB]: 'EPUB', [PNG]: 'PNG', [JPEG]: 'JPEG', [TIFF]: 'TIFF', [WEBP]: 'WebP',
+  [EPUB]: 'EPUB', [PNG]: 'PNG', [JPEG]: 'JPEG', [TIFF]: 'TIFF', [WEBP]: 'WebP', [DOC]: 'DOC', [XLS]: 'XLS', [PPT]: 'PPT',
 };
+
+export type LegacyOfficeType = typeof DOC | typeof XLS | typeof PPT;
+/** What LibreOffice converts each legacy type to: the type whose parser then reads it. */
+export const CONVERTED_TO = { [DOC]: DOCX, [XLS]: XLSX, [PPT]: PPTX } as const satisfies Record<LegacyOfficeType, DocumentType>;
+/** The types a parser reads directly (parsers/index.ts). */
+export type ParsedType = Exclude<DocumentType, LegacyOfficeType>;
+export const isLegacyOffice = (type: string): type is LegacyOfficeType => type in CONVERTED_TO;
 
 /** Images: no text of their own, every page goes through OCR. */
 export const IMAGE_TYPES: ReadonlySet<string> = new Set([PNG, JPEG, TIFF, WEBP]);
@@ -42,11 +55,10 @@ export const IMAGE_TYPES: ReadonlySet<string> = new Set([PNG, JPEG, TIFF, WEBP])
  * sheet is the heading), EPUB chapters in spine order. Types absent here have no unit (the heading trail is the
  * citation).
  */
-export type CitationUnit = 'page' | 'slide' | 'row' | 'chapter';
 export const CITATION_UNITS: Partial<Record<DocumentType, CitationUnit>> = {
   [PDF]: 'page', [PNG]: 'page', [JPEG]: 'page', [TIFF]: 'page', [WEBP]: 'page',
-  [PPTX]: 'slide', [ODP]: 'slide',
-  [XLSX]: 'row', [ODS]: 'row', [CSV]: 'row', [TSV]: 'row',
+  [PPTX]: 'slide', [ODP]: 'slide', [PPT]: 'slide',
+  [XLSX]: 'row', [ODS]: 'row', [CSV]: 'row', [TSV]: 'row', [XLS]: 'row',
   [EPUB]: 'chapter',
 };
 
@@ -83,7 +95,7 @@ export interface ParseOptions {
   /** Filename as uploaded; only used for a fallback title, never to decide the type. */
   filename?: string;
   /** The type the bytes were sniffed as (one parser serves CSV and TSV, ODP and PPTX …). */
-  type?: DocumentType;
+  type?: ParsedType;
 }
 
 /**

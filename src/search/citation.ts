@@ -3,15 +3,11 @@
  * slides, spreadsheet rows (with the sheet: the passage's heading), EPUB chapters. The numbers are the chunk's
  * stored page range; this names what they count.
  */
+import type { CitationFields } from '../core/citation-label.js';
 import { CITATION_UNITS, type DocumentType } from '../ingest/types.js';
 
-export interface Citation {
-  unit: 'page' | 'slide' | 'row' | 'chapter';
-  start: number;
-  end: number;
-  /** The sheet the rows are on (spreadsheets with named sheets). */
-  sheet?: string;
-}
+/** `sheet` is the sheet the rows are on (spreadsheets with named sheets); core/citation-label.ts reads it out. */
+export type Citation = CitationFields;
 
 export function citation(contentType: string, p: { page_start?: number; page_end?: number; heading?: string }): Citation | undefined {
   const unit = CITATION_UNITS[contentType as DocumentType];

@@ -86,6 +86,7 @@ export const OPTIONS = [
   { name: 'parse-timeout', kind: 'int', default: 50, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file (50 s leaves room to fail a hung file within a minute of its upload)' },
   { name: 'ocr', kind: 'enum', default: 'auto', choices: ['auto', 'native', 'tesseract.js', 'off'], valueName: 'mode', description: 'OCR of PDF pages without a usable text layer (scans), offline: auto reads them with native Tesseract when it is installed (Debian: tesseract-ocr) and with tesseract.js otherwise; native or tesseract.js uses only that one; off leaves them unsearchable, with a warning on the document' },
   { name: 'ocr-languages', kind: 'string', default: 'eng', valueName: 'langs', description: 'OCR languages: codes joined by "+" (eng+fra), each from its installed npm package @tesseract.js-data/<code>, or a folder of <code>.traineddata files; native Tesseract reads a language from its own installed data (tesseract-ocr-<code>) when it has it; nothing is downloaded' },
+  { name: 'libreoffice', kind: 'enum', default: 'auto', choices: ['auto', 'off'], valueName: 'mode', description: 'legacy Office files (.doc, .xls, .ppt): auto converts them with LibreOffice when it is installed (Debian: libreoffice-writer-nogui, -calc-nogui, -impress-nogui), sandboxed and within --parse-timeout, and refuses them with what to install otherwise; off always refuses them' },
   {
     name: 'model-threads',
     kind: 'int',

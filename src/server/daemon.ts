@@ -14,6 +14,7 @@ import { DocumentService } from '../documents/lifecycle.js';
 import { createExtractor } from '../ingest/extract.js';
 import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/ocr/engine.js';
 import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
+import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
@@ -77,6 +78,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   // Settings are checked before the data directory is touched.
   const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages);
   if (config.ocr === 'native') await probeTesseract('tesseract').catch((err: Error) => Promise.reject(new Error(`--ocr native: ${err.message}`)));
+  // Looked for while the stores open; the extractor and uploads need the answer.
+  const libreOfficeFound = config.libreoffice === 'off' ? Promise.resolve(undefined) : findLibreOffice(log);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // On a full disk even taking the lock needs a few bytes (SQLite's journal): the reserve is given back first.
   const reserve = new SpaceReserve(config.dataDir);
@@ -139,7 +142,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       },
       { version: VERSION, database: database.engine, storage: vectors.engine, embedder: embedder.id },
     );
-    const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000 });
+    const libreOffice = await libreOfficeFound;
+    const extractor = createExtractor({ timeoutMs: config.parseTimeout * 1000, ...(libreOffice ? { libreOffice } : {}) });
     cleanups.push(() => extractor.close());
     const ocr = ocrLanguages
       ? new OcrEngine({ languages: ocrLanguages, engine: config.ocr as OcrEngineChoice, concurrency: config.ocrThreads, background: foreground, onState: (state) => logOcr(log, state) })
@@ -231,6 +235,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       documents,
       ingest,
       files,
+      ...(libreOffice ? { libreOffice } : {}),
       reindex,
       search: search.service,
       thumbnails,
@@ -252,6 +257,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         reranker: search.probe,
         // Up while loading (searches are served); `preload` is for whoever wants to know they are at full speed.
         search_index: async () => ({ status: 'up', preload }),
+        // Never down: without it legacy Office files are refused at upload, everything else works.
+        legacy_office: async () => ({ status: 'up', converter: libreOffice ? describeLibreOffice(libreOffice) : null, ...(libreOffice ? {} : { reason: config.libreoffice === 'off' ? 'off (--libreoffice off)' : 'LibreOffice is not installed' }) }),
       },
     };
 
@@ -330,5 +337,17 @@ function logOcr(log: Logger, state: OcrEngineState): void {
     log.warn({ event: 'ocr.fallback', engine: state.engine, reason: state.reason }, `OCR goes on with ${state.engine}: ${state.reason}`);
   } else {
     log.info({ event: 'ocr.released' }, 'OCR released its threads and data after being idle');
+  }
+}
+
+/** LibreOffice for legacy Office files, if it is installed: like native Tesseract, used when found at start. */
+async function findLibreOffice(log: Logger): Promise<LibreOffice | undefined> {
+  try {
+    const office = await probeLibreOffice();
+    log.info({ event: 'libreoffice.found', version: office.version, network_isolated: office.isolate.length > 0 }, `legacy .doc, .xls and .ppt are converted with ${describeLibreOffice(office)}${office.isolate.length ? '' : ' (without network isolation: unshare -rn is not allowed here)'}`);
+    return office;
+  } catch (err) {
+    log.info({ event: 'libreoffice.missing', reason: (err as Error).message }, 'legacy .doc, .xls and .ppt are refused: LibreOffice is not installed');
+    return undefined;
   }
 }

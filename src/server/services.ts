@@ -5,6 +5,7 @@ import type { WebSessionService } from '../auth/web-sessions.js';
 import type { Clock } from '../core/clock.js';
 import type { DocumentService } from '../documents/lifecycle.js';
 import type { FileStore } from '../store/objects/originals.js';
+import type { LibreOffice } from '../ingest/office/libreoffice.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
 import type { SearchService } from '../search/service.js';
@@ -49,6 +50,8 @@ export interface Services {
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;
+  /** Converts legacy .doc, .xls and .ppt, when it was found at start and --libreoffice is not off. */
+  libreOffice?: LibreOffice;
   reindex: Reindexer;
   /** POST /api/v1/search: retrieval, reranking, hydration, highlights. */
   search: SearchService;

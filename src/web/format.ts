@@ -32,6 +32,9 @@ const TYPE_NAMES: Record<string, string> = {
   'image/jpeg': 'JPEG',
   'image/tiff': 'TIFF',
   'image/webp': 'WebP',
+  'application/msword': 'DOC',
+  'application/vnd.ms-excel': 'XLS',
+  'application/vnd.ms-powerpoint': 'PPT',
 };
 
 export const typeName = (contentType: string): string => TYPE_NAMES[contentType] ?? contentType;

@@ -5,8 +5,10 @@
  * answers and documents still being indexed said in words, the sync path shown, --json as the API response.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, BIN, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, BIN, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { storedChunks, uploadFiles } from '../ingest/pipeline/helpers.js';
 import { cliEnv } from './cli-env.js';
 
@@ -159,4 +161,16 @@ describe('docsearch search', () => {
     for (let i = 0; i < 600 && (await api(d, `/api/v1/documents/${id}`, { token: user.apiKey })).body.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 250));
     expect((await run(['search', WORD, '--mode', 'keyword', '--limit', '1'])).stderr).not.toContain('still indexing');
   });
+
+  it('cites a slide, or a sheet with its rows, instead of page numbers', async () => {
+    const files = ['briefing.pptx', 'berths.xlsx'].map((name) => ({ name, bytes: readFileSync(join(REPO, 'test/fixtures/formats', name)) }));
+    expect((await uploadFiles(d, user.apiKey, files, { query: '?wait=true&wait_timeout=300' })).status).toBe(200);
+    const slide = await run(['search', 'deckhands mooring lines gale', '--mode', 'keyword', '--limit', '1']);
+    expect(slide.stdout).toMatch(/^1\. briefing\.pptx {2}slide 3 · Mooring lines {2}\[default\] keyword #1\n/);
+    const rows = await run(['search', 'Borealis refrigerated mackerel', '--mode', 'keyword', '--limit', '1']);
+    // The sheet is the passage's heading: said once, after the rows.
+    expect(rows.stdout).toMatch(/^1\. berths\.xlsx {2}rows? \d+(–\d+)? · Berths {2}\[default\] keyword #1\n/);
+    const json = JSON.parse((await run(['search', 'deckhands mooring lines gale', '--mode', 'keyword', '--limit', '1', '--json', 'citation'])).stdout);
+    expect(json.results[0].citation).toEqual({ unit: 'slide', start: 3, end: 3 });
+  }, 300_000);
 });

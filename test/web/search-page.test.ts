@@ -3,8 +3,10 @@
  * next and previous pages through the API's cursors to the end without repeats, the passages view, weak answers
  * and documents still being indexed said in words, sync paths shown, foreign or broken page links refused.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import type { WebClient } from '../server/web-client.js';
@@ -125,4 +127,30 @@ describe('search page', () => {
     for (let i = 0; i < 600 && (await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).body.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 250));
     expect((await web.get(q(WORD, '&mode=keyword'))).text).not.toContain('Still indexing');
   });
+
+  it('cites a slide, a sheet and its rows, a chapter — on the search page and the document page', async () => {
+    const files = ['briefing.pptx', 'berths.xlsx', 'coast.epub'].map((name) => ({ name, bytes: readFileSync(join(REPO, 'test/fixtures/formats', name)) }));
+    const up = await uploadFiles(d, alice.apiKey, files, { query: '?wait=true&wait_timeout=300' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const result = async (query: string, filename: string) => {
+      const text = (await web.get(q(query, '&view=passages&mode=keyword'))).text;
+      const at = text.indexOf(`class="filename">${filename}</a>`);
+      expect(at, `${query}: ${filename}`).toBeGreaterThan(-1);
+      return text.slice(at, text.indexOf('</li>', at));
+    };
+    const slide = await result('deckhands mooring lines gale', 'briefing.pptx');
+    expect(slide).toContain('<p class="meta"><span class="page">slide 3</span> · <span class="heading">Mooring lines</span></p>');
+    expect(slide).toContain('>Open the original</a>');
+    // The sheet is said once, with the rows.
+    const rows = await result('Borealis refrigerated mackerel', 'berths.xlsx');
+    expect(rows).toMatch(/<p class="meta"><span class="page">rows? \d+(–\d+)? · Berths<\/span><\/p>/);
+    const chapter = await result('schooner aground reef', 'coast.epub');
+    expect(chapter).toContain('<span class="page">chapter 2</span> · <span class="heading">The Wreck</span>');
+    expect(`${slide}${rows}${chapter}`).not.toMatch(/\bpp?\. \d/);
+
+    const deck = up.body.documents.find((doc: any) => doc.filename === 'briefing.pptx');
+    const page = (await web.get(`/documents/${deck.id}`)).text;
+    expect([...page.matchAll(/<h3>([^<]+)<\/h3>/g)].map((m) => m[1])).toEqual(['Slide 1', 'Slide 2', 'Slide 3']);
+    expect(page).toContain('by the slide each starts on');
+  }, 300_000);
 });

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { citationLabel } from '../../core/citation-label.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
 import type { DocumentResult, SearchDocument, SearchPassage, SearchResponse, SearchResult } from '../api-types.js';
@@ -39,9 +40,11 @@ export function applyHighlights(text: string, highlights: Array<[number, number]
   return out + text.slice(pos);
 }
 
-function pages(r: SearchPassage): string | null {
+/** What a result cites: "p. 3", "slide 2", "rows 4–9 · Berths", "chapter 3" (page numbers from a server without `citation`). */
+function cites(r: SearchPassage): string | null {
+  if (r.citation) return citationLabel(r.citation);
   if (r.page_start == null) return null;
-  return r.page_end != null && r.page_end !== r.page_start ? `pp. ${r.page_start}–${r.page_end}` : `p. ${r.page_start}`;
+  return citationLabel({ unit: 'page', start: r.page_start, end: r.page_end ?? r.page_start });
 }
 
 /**
@@ -142,7 +145,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     const shownText = passage(p.text, p.highlights ?? []);
     return wrap(applyHighlights(shownText.text, shownText.highlights, mark), width, '   ');
   };
-  const where = (p: SearchPassage) => [pages(p), p.heading, p.ocr ? 'OCR' : null].filter(Boolean).join(' · ');
+  const where = (p: SearchPassage) => [cites(p), p.heading !== p.citation?.sheet ? p.heading : null, p.ocr ? 'OCR' : null].filter(Boolean).join(' · ');
   if ('documents' in res) {
     res.documents.forEach((d, i) => {
       const more = !res.weak && d.matches > 1 ? `${d.matches} matching passages` : '';

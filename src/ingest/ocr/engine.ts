@@ -29,7 +29,8 @@ import { availableParallelism } from 'node:os';
 import type { Yielder } from '../../core/foreground.js';
 import { seconds } from './duration.js';
 import { stageForNative, stageForTesseractJs, type OcrLanguages, type StagedData } from './languages.js';
-import { NativeTimeout, probeTesseract, recognizeNative, type NativeTesseract } from './native.js';
+import { ToolTimeout } from '../run-tool.js';
+import { probeTesseract, recognizeNative, type NativeTesseract } from './native.js';
 import { TesseractSession } from './native-session.js';
 import { OcrThread, PageTimeout } from './ocr-thread.js';
 import type { OcrPageReply, OcrPageRequest } from './ocr-worker.js';
@@ -298,7 +299,7 @@ export class OcrEngine {
       engines.add(describeNative(native.tesseract));
       return { page: request.page, ...read, renderMs: reply.renderMs, recognizeMs: Math.round(performance.now() - started) };
     } catch (err) {
-      if (err instanceof NativeTimeout) return { page: request.page, reason: err.message, timedOut: true };
+      if (err instanceof ToolTimeout) return { page: request.page, reason: err.message, timedOut: true };
       const reason = short((err as Error).message);
       if (this.closed || this.choice === 'native') return { page: request.page, reason };
       if (++loaded.nativeFailuresInRow >= NATIVE_FAILURES && loaded.nativeUnusable === undefined) {

@@ -16,7 +16,8 @@ import { writeFile } from 'node:fs/promises';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seconds } from './duration.js';
-import { BACKGROUND_NICE, type NativeTesseract, NativeTimeout, tesseractArgs, tsvText } from './native.js';
+import { BACKGROUND_NICE, ToolTimeout } from '../run-tool.js';
+import { type NativeTesseract, tesseractArgs, tsvText } from './native.js';
 
 const MAX_OUTPUT_CHARS = 16 * 1024 * 1024;
 /** Tesseract's last words are what explains a failure; earlier stderr is progress notes. */
@@ -88,7 +89,7 @@ export class TesseractSession {
     const sentinelPage = 2 * ++this.pages;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.fail(new NativeTimeout(`took longer than ${seconds(timeoutMs)}`));
+        this.fail(new ToolTimeout(`took longer than ${seconds(timeoutMs)}`));
       }, timeoutMs);
       this.pending = { sentinel: new RegExp(`(?:^|\\n)1\\t${sentinelPage}\\t[^\\n]*\\n`), resolve, reject, timer };
       this.child.stdin.write(`${this.image}\n${this.sentinel}\n`);

@@ -3,19 +3,11 @@
  * page image on its stdin, its word table, TSV, on stdout; the engine reads pages through long-lived sessions,
  * native-session.ts, and uses these for its check). About twice as fast as the same network in tesseract.js's
  * WebAssembly (see docs/BENCHMARKS.md#ocr), and a crashed or hung process takes nothing else with it.
- *
- * Every process gets an argument array (no shell), one OpenMP thread (pages run in parallel instead: Debian's
- * build otherwise spins threads against each other), a lower CPU priority than searches, a time limit after which
- * its process group is killed, and bounded output; whatever it prints on stderr is only used to explain a
- * failure.
+ * Every process runs through run-tool.ts (no shell, one OpenMP thread, a lower priority, a time limit, bounded
+ * output).
  */
-import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
-import { seconds } from './duration.js';
+import { runTool, toolFailure as failure } from '../run-tool.js';
 
-/** Nice 10, as the embedder's passage threads: a search competing for the cores gets them first. */
-export const BACKGROUND_NICE = 10;
-const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 const PROBE_TIMEOUT_MS = 10_000;
 
 export interface NativeTesseract {
@@ -33,83 +25,6 @@ export interface NativeRecognizeOptions {
   dpi: number;
   timeoutMs: number;
   signal?: AbortSignal;
-}
-
-export class NativeTimeout extends Error {
-  override name = 'NativeTimeout';
-}
-
-interface ToolResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs `path args…`, feeding `input`; rejects with NativeTimeout after `timeoutMs`, or when `signal` aborts (the
- * process is killed either way).
- */
-export function runTool(path: string, args: readonly string[], options: { input?: Uint8Array; timeoutMs: number; nice?: boolean; signal?: AbortSignal }): Promise<ToolResult> {
-  return new Promise((resolve, reject) => {
-    // Its own process group, so a wrapper script and whatever it started are killed together.
-    const child = spawn(path, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: { ...process.env, OMP_THREAD_LIMIT: '1' } });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const kill = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', abort);
-      fn();
-    };
-    const abort = () => {
-      kill();
-      finish(() => reject(new Error('stopped')));
-    };
-    const timer = setTimeout(() => {
-      kill();
-      finish(() => reject(new NativeTimeout(`took longer than ${seconds(options.timeoutMs)}`)));
-    }, options.timeoutMs);
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_OUTPUT_BYTES) {
-        kill();
-        finish(() => reject(new Error('tesseract printed more than 16 MB')));
-        return;
-      }
-      into.push(chunk);
-    };
-    if (options.signal?.aborted) abort();
-    else options.signal?.addEventListener('abort', abort);
-    child.stdout.on('data', collect(out));
-    child.stderr.on('data', collect(err));
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      finish(() => reject(new Error(e.code === 'ENOENT' ? `${path} is not installed` : `could not run ${path}: ${e.message}`))),
-    );
-    child.on('close', (code, signal) =>
-      finish(() => resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') })),
-    );
-    if (options.nice && child.pid !== undefined && process.platform === 'linux') {
-      try {
-        setPriority(child.pid, BACKGROUND_NICE);
-      } catch {
-        // it has already exited
-      }
-    }
-    // A process that exits without reading its input closes the pipe: that is its exit status's to explain.
-    child.stdin.on('error', () => {});
-    child.stdin.end(options.input ?? null);
-  });
 }
 
 /**
@@ -193,11 +108,4 @@ export function tsvText(tsv: string): { text: string; confidence: number } {
     }
   }
   return { text: text === '' ? '' : `${text}\n`, confidence: words ? sum / words : 0 };
-}
-
-function failure(res: ToolResult): string {
-  const how = res.signal ? ` (killed by ${res.signal})` : res.code !== null && res.code !== 0 ? ` (exit status ${res.code})` : '';
-  // The last line that says something; Tesseract's progress notes come before it.
-  const said = res.stderr.split('\n').map((l) => l.trim()).filter(Boolean).at(-1)?.slice(0, 200);
-  return `${how}${said ? `: ${said}` : ''}`;
 }

@@ -16,7 +16,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type tesseract from 'tesseract.js';
-import { BACKGROUND_NICE } from './native.js';
+import { BACKGROUND_NICE } from '../run-tool.js';
 import { imageType } from '../sniff.js';
 import { imagePage } from './image-page.js';
 import { isBlank, openPdf, pageImage } from '../../pdf/page-image.js';

@@ -2,7 +2,7 @@
  * The parser for each accepted content type. extract.ts runs these inside a worker; nothing else should call
  * them directly with untrusted bytes (a parser may hang, log, or exhaust memory on a hostile file).
  */
-import type { DocumentType, ParsedDocument, ParseOptions } from '../types.js';
+import type { ParsedDocument, ParsedType, ParseOptions } from '../types.js';
 import { parse as parseCsv } from './csv.js';
 import { parse as parseDocx } from './docx.js';
 import { parse as parseEmail } from './email.js';
@@ -21,7 +21,8 @@ import { parse as parseXlsx } from './xlsx.js';
 
 export type Parser = (bytes: Uint8Array, opts?: ParseOptions) => Promise<ParsedDocument>;
 
-export const PARSERS: Record<DocumentType, Parser> = {
+/** Legacy Office types have none: the extractor has LibreOffice convert them and reads the result (extract.ts). */
+export const PARSERS: Record<ParsedType, Parser> = {
   'application/pdf': parsePdf,
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': parseDocx,
   'text/plain': parseTxt,

@@ -1,7 +1,8 @@
 /**
  * OpenDocument presentations (.odp): each `draw:page` is a slide — its title frame (`presentation:class="title"`)
  * is the heading, the other frames its body, `presentation:notes` the speaker notes. The slide number is the
- * "page" a result cites. Read with saxes from content.xml (odf.ts).
+ * "page" a result cites. The placeholders LibreOffice puts on slides and notes pages (slide number, footer, date)
+ * hold fields such as "<number>", not words of the slide, and are left out. Read with saxes from content.xml (odf.ts).
  */
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { clean, readOdf, walkOdf } from './odf.js';
@@ -9,6 +10,7 @@ import { slideBlocks, type Slide } from './slides.js';
 import type { ZipLimits } from './zip-guard.js';
 
 const NOUN = 'the OpenDocument presentation (.odp)';
+const PLACEHOLDERS = new Set(['page-number', 'footer', 'header', 'date-time']);
 
 export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?: Partial<ZipLimits> } = {}): Promise<ParsedDocument> {
   const pkg = await readOdf(bytes, NOUN, opts.zipLimits);
@@ -27,8 +29,10 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
       } else if (name === 'presentation:notes') notes++;
       else if (name === 'draw:frame') frameClass.push(attrs['presentation:class'] ?? '');
       else if (name === 'text:p' || name === 'text:h') {
+        const frame = frameClass.at(-1) ?? '';
+        if (PLACEHOLDERS.has(frame) || (notes > 0 && frame !== 'notes')) return;
         text = '';
-        where = notes > 0 ? 'notes' : frameClass.at(-1) === 'title' ? 'title' : 'body';
+        where = notes > 0 ? 'notes' : frame === 'title' ? 'title' : 'body';
       }
     },
     text(t) {

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../../core/errors.js';
 import type { Services } from '../services.js';
-import { receiveMultipart } from './documents/multipart.js';
+import { legacyOffice, receiveMultipart } from './documents/multipart.js';
 import { parsePaths } from './documents/paths.js';
 import { documentToWire, UploadedDocument } from './documents/wire.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
@@ -53,7 +53,7 @@ export const upload = (s: Services) =>
       400: { description: 'Malformed form, unknown field, bad metadata, too many files', schema: ErrorBody },
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
-      415: { description: 'Not multipart, or a file of a type docsearch does not read (accepted, by their bytes: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP; an encrypted Office file or a legacy .doc/.xls/.ppt is refused)', schema: ErrorBody },
+      415: { description: 'Not multipart, or a file of a type docsearch does not read (accepted, by their bytes: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP; legacy DOC, XLS and PPT when the server has LibreOffice, else refused saying what to install; an encrypted Office file is refused)', schema: ErrorBody },
       507: { description: 'The server is out of disk space: nothing was stored', schema: ErrorBody },
     },
     async handler({ query, principal, ctx }) {
@@ -61,6 +61,7 @@ export const upload = (s: Services) =>
         maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
         maxFiles: s.config.maxFiles,
         fields: UPLOAD_FIELDS,
+        legacyOffice: legacyOffice(s),
       });
       const temps = received.files.map((f) => f.tempPath);
       try {

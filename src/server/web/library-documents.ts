@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { type AppError, isAppError } from '../../core/errors.js';
+import { CITATION_UNITS, type DocumentType } from '../../ingest/types.js';
 import { sentence } from '../../web/format.js';
 import { type DocumentPageData, documentPage, documentsDeletePage } from '../../web/pages/document.js';
 import { DocumentFilename } from '../api/documents/wire.js';
@@ -58,6 +59,7 @@ async function showDocument(ctx: WebContext, s: Services, user: User, id: string
     projects: projects.map((p) => ({ id: p.id, name: p.name })),
     text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined },
     previewPage: previewPage(queryString(ctx, 'page'), doc.pages),
+    unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
     ...(error ? { error } : {}),
   };
   render(ctx, documentPage(data), status);

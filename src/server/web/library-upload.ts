@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { isAppError, notFound } from '../../core/errors.js';
 import type { ReceivedFile } from '../../documents/lifecycle.js';
 import { plural, sentence } from '../../web/format.js';
-import { receiveMultipart } from '../api/documents/multipart.js';
+import { legacyOffice, receiveMultipart } from '../api/documents/multipart.js';
 import { parsePaths } from '../api/documents/paths.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -36,6 +36,7 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
         maxFiles: s.config.maxFiles,
         fields: ['_csrf', 'paths'],
         partial: !script,
+        legacyOffice: legacyOffice(s),
       });
     } catch (err) {
       // The bare form gets its project page back with the reason, when the whole body was read (else the

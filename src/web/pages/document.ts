@@ -1,4 +1,5 @@
-import { formatBytes, formatTime, pageSpan, plural, typeName } from '../format.js';
+import { type CitationUnit, citationLabel, unitHeading } from '../../core/citation-label.js';
+import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
@@ -21,13 +22,15 @@ export interface DocumentPageData {
   text: { pages: TextPage[]; next: string | null; continued: boolean };
   /** The page the preview shows (a PDF's; 1 otherwise). */
   previewPage: number;
+  /** What the text's page numbers count for this type (slides, rows, chapters, pages), or null: it has none. */
+  unit: CitationUnit | null;
   error?: string;
 }
 
 const PDF = 'application/pdf';
 
-function chunk(c: TextPage['chunks'][number]) {
-  const where = c.page_end !== null && c.page_end !== c.page_start ? pageSpan(c.page_start ?? undefined, c.page_end) : null;
+function chunk(c: TextPage['chunks'][number], unit: CitationUnit) {
+  const where = c.page_start !== null && c.page_end !== null && c.page_end !== c.page_start ? citationLabel({ unit, start: c.page_start, end: c.page_end }) : null;
   return html`<li class="chunk" id="chunk-${c.index}">
   <p class="chunk-meta muted">Chunk ${c.index + 1}${where ? html` · ${where}` : null}${c.heading ? html` · <span class="heading">${c.heading}</span>` : null}${
     c.ocr ? html` · <span class="badge ocr" title="Recognised by OCR from the page image">OCR</span>` : null
@@ -52,14 +55,14 @@ function textSection(d: DocumentPageData) {
   <h2 id="text-heading">Text${t.continued ? html` <span class="muted">(continued)</span>` : null}</h2>
   <details id="text"${t.continued ? html` open` : null}>
   <summary>Show the text search sees${chunks > 0 ? ` (${chunks} chunk${chunks === 1 ? '' : 's'}${doc.pages ? `, ${doc.pages} page${doc.pages === 1 ? '' : 's'}` : ''})` : ''}</summary>
-  <p class="muted">The document’s chunks in order, by the page each starts on. Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.</p>
+  <p class="muted">The document’s chunks in order, by the ${d.unit === null || d.unit === 'page' ? 'page' : d.unit} each starts on. Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.</p>
   ${
     t.pages.length === 0
       ? html`<p class="muted" id="no-text">${empty}</p>`
       : t.pages.map(
           (p) => html`<section class="text-page"${p.page !== null ? html` data-page="${p.page}"` : null}>
-  ${p.page !== null ? html`<h3>Page ${p.page}</h3>` : null}
-  <ol class="chunks">${p.chunks.map(chunk)}</ol>
+  ${p.page !== null ? html`<h3>${unitHeading(d.unit ?? 'page', p.page)}</h3>` : null}
+  <ol class="chunks">${p.chunks.map((c) => chunk(c, d.unit ?? 'page'))}</ol>
 </section>`,
         )
   }

@@ -54,6 +54,9 @@ const TYPES: [string, string][] = [
   ['jpeg', 'JPEG'],
   ['tiff', 'TIFF'],
   ['webp', 'WebP'],
+  ['doc', 'DOC'],
+  ['xls', 'XLS'],
+  ['ppt', 'PPT'],
 ];
 const STATUSES = ['queued', 'processing', 'ready', 'failed'];
 const SORTS: [string, string][] = [

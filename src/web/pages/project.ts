@@ -5,7 +5,7 @@ import { layout } from './layout.js';
 import { indexingNote, type ProjectRow } from './projects.js';
 
 /** The file picker's filter: the extensions of every type the upload reads (the server decides by the bytes). */
-const ACCEPT = '.pdf,.docx,.odt,.rtf,.epub,.pptx,.odp,.xlsx,.ods,.csv,.tsv,.txt,.md,.markdown,.html,.htm,.xhtml,.eml,.png,.jpg,.jpeg,.tif,.tiff,.webp';
+const ACCEPT = '.pdf,.docx,.odt,.rtf,.epub,.pptx,.odp,.xlsx,.ods,.csv,.tsv,.txt,.md,.markdown,.html,.htm,.xhtml,.eml,.png,.jpg,.jpeg,.tif,.tiff,.webp,.doc,.xls,.ppt';
 
 export interface DocumentRow {
   id: string;

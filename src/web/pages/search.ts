@@ -1,3 +1,4 @@
+import { citationLabel } from '../../core/citation-label.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
@@ -40,17 +41,24 @@ export function originalHref(doc: Pick<DocumentRef, 'id' | 'content_type'>, p: P
 const number = (n: number) => n.toLocaleString('en');
 const plural = (n: number, one: string, many: string) => `${number(n)} ${n === 1 ? one : many}`;
 
-/** "p. 3 · Part II > Expenses": where a passage sits in its document. */
+/** What a passage cites: "p. 3", "slide 2", "rows 4–9 · Berths", "chapter 3" (page numbers where no citation came). */
+function cites(p: SearchPassage): string | null {
+  return p.citation ? citationLabel(p.citation) : pageSpan(p.page_start, p.page_end);
+}
+
+/** "p. 3 · Part II > Expenses", "rows 4–9 · Berths": where a passage sits in its document (a sheet is said once). */
 function where(p: SearchPassage): Html | null {
-  const pages = pageSpan(p.page_start, p.page_end);
-  const parts = [pages ? html`<span class="page">${pages}</span>` : null, p.heading ? html`<span class="heading">${p.heading}</span>` : null].filter((x) => x !== null);
+  const cited = cites(p);
+  const heading = p.heading && p.heading !== p.citation?.sheet ? p.heading : null;
+  const parts = [cited ? html`<span class="page">${cited}</span>` : null, heading ? html`<span class="heading">${heading}</span>` : null].filter((x) => x !== null);
   return parts.length ? html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}</p>` : null;
 }
 
 function passageBody(p: SearchPassage, doc: DocumentRef, q: string): Html {
-  const pages = pageSpan(p.page_start, p.page_end);
+  // Only a PDF opens at a page; other originals download whole.
+  const at = doc.content_type === 'application/pdf' ? pageSpan(p.page_start, p.page_end) : null;
   return html`${where(p)}<p class="snippet">${snippet(p.text, p.highlights, q)}</p>
-  <p class="links"><a href="${originalHref(doc, p)}" class="original">Open the original${pages ? html` at ${pages}` : null}</a></p>`;
+  <p class="links"><a href="${originalHref(doc, p)}" class="original">Open the original${at ? html` at ${at}` : null}</a></p>`;
 }
 
 function docMeta(doc: DocumentRef, project: { id: string; name: string }, extra: Html | null): Html {

@@ -1,18 +1,17 @@
 /**
  * Every format of #41 through the real daemon (dist/, the built-in model, OCR on): each fixture of
- * test/fixtures/formats (made by make.sh there) ends ready, a keyword search for a sentence in it finds it, the
+ * test/fixtures/formats (made by make.sh there with pandoc, LibreOffice and ImageMagick) ends ready, a keyword search for a sentence in it finds it, the
  * passage has none of the format's markup, and the passage cites the right page, slide, sheet and rows, or
  * chapter. Renamed files go to the parser their bytes say (an EPUB named .docx is an EPUB, a PNG named .pdf is OCR'd)
  * or fail naming their real format.
  */
 import { readFileSync } from 'node:fs';
-import { crc32, deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
-import { makeZip } from '../build-fixtures.js';
 import { uploadFiles } from '../pipeline/helpers.js';
+import { hostileFormatFiles } from './hostile-files.js';
 
 const fixture = (name: string) => readFileSync(join(REPO, 'test/fixtures/formats', name));
 /** Markup of any of the formats: tags, entities, RTF control words, MIME boundaries, Markdown emphasis and links. */
@@ -35,13 +34,14 @@ const CASES: Case[] = [
   { file: 'page.html', type: 'text/html', query: 'keeper polishes Fresnel lens', holds: 'The keeper polishes the Fresnel lens & trims the wick before dusk\u00a0falls.', title: 'Lighthouse Keeping', heading: 'Lighthouse Keeping > Lamps' },
   { file: 'berths.csv', type: 'text/csv', query: 'Cassiopeia copper ore', holds: 'vessel: Cassiopeia · berth: east · cargo: copper ore, refined', citation: { unit: 'row' } },
   { file: 'berths.tsv', type: 'text/tab-separated-values', query: 'Delphine salt', holds: 'vessel: Delphine · berth: west · cargo: salt', citation: { unit: 'row', start: 2, end: 2 } },
-  { file: 'memo.rtf', type: 'application/rtf', query: 'customs officer stamps manifest triplicate', holds: 'The customs officer stamps each manifest in triplicate before noon. Café receipts are kept', title: 'Customs Memo', heading: 'Customs Memo' },
+  { file: 'memo.rtf', type: 'application/rtf', query: 'customs officer stamps manifest triplicate', holds: 'The customs officer stamps each manifest in triplicate before noon. Café receipts are kept.', title: 'Customs Memo', heading: 'Customs Memo' },
   { file: 'message.eml', type: 'message/rfc822', query: 'foghorn sounds thirty seconds', holds: 'The foghorn sounds every thirty seconds while visibility stays below one nautical mile.', title: 'Fog schedule', heading: 'Fog schedule' },
-  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'deckhands double mooring lines gale', holds: 'Deckhands double the mooring lines before a gale.', title: 'Port Safety Briefing', heading: 'Mooring lines', citation: { unit: 'slide', start: 2, end: 2 } },
-  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'chafing gear protects hawsers', holds: 'Remind the crew that chafing gear protects the hawsers.', citation: { unit: 'slide', start: 2, end: 2 } },
+  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'deckhands double mooring lines gale', holds: 'Deckhands double the mooring lines before a gale.', title: 'Port Safety Briefing', heading: 'Mooring lines', citation: { unit: 'slide', start: 3, end: 3 } },
+  { file: 'briefing.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', query: 'chafing gear protects hawsers', holds: 'Remind the crew that chafing gear protects the hawsers.', citation: { unit: 'slide', start: 3, end: 3 } },
   { file: 'berths.xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', query: 'Borealis refrigerated mackerel', holds: 'vessel: Borealis · berth: south · cargo: refrigerated mackerel', citation: { unit: 'row', sheet: 'Berths' } },
+  { file: 'report.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', query: 'dredger deepened approach channel', holds: 'The dredger deepened the approach channel to twelve metres last winter.', title: 'Dredging Report', heading: 'Channel depth' },
   { file: 'logbook.odt', type: 'application/vnd.oasis.opendocument.text', query: 'navigator plots course shoals starlight', holds: 'The navigator plots a course around the shoals by starlight.', title: 'Ship Logbook', heading: 'Voyage > Second watch' },
-  { file: 'drills.odp', type: 'application/vnd.oasis.opendocument.presentation', query: 'ring buoy swimmer', holds: 'Throw the ring buoy and keep pointing at the swimmer.', title: 'Crew Drills', heading: 'Man overboard', citation: { unit: 'slide', start: 2, end: 2 } },
+  { file: 'drills.odp', type: 'application/vnd.oasis.opendocument.presentation', query: 'ring buoy swimmer', holds: 'Throw the ring buoy and keep pointing at the swimmer.', title: 'Crew Drills', heading: 'Man overboard', citation: { unit: 'slide', start: 3, end: 3 } },
   { file: 'tides.ods', type: 'application/vnd.oasis.opendocument.spreadsheet', query: 'Penzance slack water pier', holds: 'port: Penzance · high water: slack water lingers near the pier', title: 'Tide Table', citation: { unit: 'row', sheet: 'Tides' } },
   { file: 'coast.epub', type: 'application/epub+zip', query: 'schooner aground reef equinox storm', holds: 'The schooner ran aground on the reef during the equinox storm.', title: 'Tales of the Coast', heading: 'The Wreck', citation: { unit: 'chapter', start: 2, end: 2 } },
   { file: 'coast.epub', type: 'application/epub+zip', query: 'smugglers brandy casks', holds: 'brandy\u00a0casks', heading: 'The Smugglers', citation: { unit: 'chapter', start: 3, end: 3 } },
@@ -75,7 +75,7 @@ describe('formats through the daemon', () => {
       docs.set(file, doc);
     }
     expect(docs.get('scan.tiff').pages).toBe(2);
-    expect(docs.get('briefing.pptx').pages).toBe(2);
+    expect(docs.get('briefing.pptx').pages).toBe(3);
     expect(docs.get('message.eml').warnings).toContain('attachments not indexed: tides.csv');
   }, 300_000);
 
@@ -93,8 +93,8 @@ describe('formats through the daemon', () => {
     }, 60_000);
   }
 
-  it('leaves what is not text out: scripts, styles, navigation, front matter, slide numbers, comments', async () => {
-    for (const [file, gone] of [['page.html', /tracking|color: red|About us|Copyright/], ['notes.md', /tags:|port\]/], ['briefing.pptx', /\b99\b/], ['logbook.odt', /check this/]] as const) {
+  it('leaves what is not text out: scripts, styles, navigation, front matter, slide-number placeholders', async () => {
+    for (const [file, gone] of [['page.html', /tracking|color: red|About us|Copyright/], ['notes.md', /tags:|port\]/], ['drills.odp', /<number>/]] as const) {
       const text = await api(d, `/api/v1/documents/${docs.get(file).id}/text`, { token: alice.apiKey });
       expect(text.status).toBe(200);
       const all = JSON.stringify(text.body);
@@ -115,32 +115,7 @@ describe('formats through the daemon', () => {
   }, 120_000);
 
   it('fails each hostile file on its own, quickly and clearly, and goes on with the next upload', async () => {
-    const laughs = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>';
-    const xxe = '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>';
-    const pptxTypes = '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/></Types>';
-    const xlsxTypes = '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>';
-    const odt = (content: string) => makeZip({ mimetype: 'application/vnd.oasis.opendocument.text', 'content.xml': content });
-    const epub = (opf: string) =>
-      makeZip({
-        mimetype: 'application/epub+zip',
-        'META-INF/container.xml': '<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="content.opf"/></rootfiles></container>',
-        'content.opf': opf,
-      });
-    const cells = `${Array.from({ length: 100 }, (_, i) => `c${i}`).join(',')}\n`;
-    const attachments = Array.from({ length: 10_000 }, (_, i) => `--B\nContent-Type: text/plain; name="a${i}.txt"\nContent-Disposition: attachment\n\nx\n`).join('');
-    const hostile: [string, Buffer, RegExp][] = [
-      ['bomb.pptx', makeZip({ '[Content_Types].xml': pptxTypes, 'ppt/presentation.xml': '<p:presentation xmlns:p="p"/>', 'ppt/slides/slide1.xml': Buffer.alloc(20 * 1024 * 1024, 0x20) }), /^The PowerPoint presentation is compressed suspiciously well — refused as a possible zip bomb$/],
-      ['laughs.xlsx', makeZip({ '[Content_Types].xml': xlsxTypes, 'xl/workbook.xml': `${laughs}<workbook>&lol3;</workbook>` }), /^the Excel workbook has an XML part with a DOCTYPE/],
-      ['xxe.xlsx', makeZip({ '[Content_Types].xml': xlsxTypes, 'xl/workbook.xml': `${xxe}<workbook>&xxe;</workbook>` }), /^the Excel workbook has an XML part with a DOCTYPE/],
-      ['laughs.odt', odt(`${laughs}<office:document-content>&lol3;</office:document-content>`), /^the OpenDocument text \(\.odt\) has an XML part with a DOCTYPE/],
-      ['xxe.odt', odt(`${xxe}<office:document-content>&xxe;</office:document-content>`), /^the OpenDocument text \(\.odt\) has an XML part with a DOCTYPE/],
-      ['laughs.epub', epub(`${laughs}<package>&lol3;</package>`), /^the EPUB has an XML part with a DOCTYPE/],
-      ['xxe.epub', epub(`${xxe}<package>&xxe;</package>`), /^the EPUB has an XML part with a DOCTYPE/],
-      ['nested.html', Buffer.from(`<!DOCTYPE html><html><body>${'<div>'.repeat(1_000_000)}deep`), /^the HTML nests elements more than 5,000 deep/],
-      ['huge.csv', Buffer.from(cells.repeat(100_000)), /^the CSV file has more than 1,000,000 filled cells — too large to index/],
-      ['huge.png', hugePng(40_000, 40_000), /^the PNG image is 40,000 × 40,000 pixels — more than the 100-million-pixel limit$/],
-      ['many.eml', Buffer.from(`From: a@example.org\nSubject: many\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n${attachments}--B--\n`), /^the e-mail has 10,001 MIME parts \(more than 1,000\) — refused$/],
-    ];
+    const hostile = hostileFormatFiles();
     for (const [name, bytes, message] of hostile) {
       const started = performance.now();
       const doc = await upload(d, alice, name, bytes);
@@ -152,20 +127,3 @@ describe('formats through the daemon', () => {
     expect(after.status).toBe('ready');
   }, 300_000);
 });
-
-/** A PNG that says it is `width` × `height` pixels: its header only (the size is checked before any pixel is read). */
-function hugePng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit gray
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1024))), chunk('IEND', Buffer.alloc(0))]);
-}

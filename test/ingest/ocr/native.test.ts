@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stageForNative, resolveOcrLanguages } from '../../../src/ingest/ocr/languages.js';
-import { NativeTimeout, probeTesseract, recognizeNative, runTool, tsvText } from '../../../src/ingest/ocr/native.js';
+import { probeTesseract, recognizeNative, tsvText } from '../../../src/ingest/ocr/native.js';
+import { runTool, ToolTimeout } from '../../../src/ingest/run-tool.js';
 import { TesseractSession } from '../../../src/ingest/ocr/native-session.js';
 import { openPdf, pageImage } from '../../../src/pdf/page-image.js';
 import { unmet } from '../../helpers/requirement.js';
@@ -65,7 +66,7 @@ describe('native Tesseract', () => {
   it('kills a hung process (and what it started) at its time limit', async () => {
     const pids = join(temp, 'hung.pids');
     const hung = fake(`sleep 1000 & echo $! > ${pids}; echo $$ >> ${pids}; wait`);
-    await expect(runTool(hung, [], { timeoutMs: 500 })).rejects.toBeInstanceOf(NativeTimeout);
+    await expect(runTool(hung, [], { timeoutMs: 500 })).rejects.toBeInstanceOf(ToolTimeout);
     const alive = (pid: number) => {
       try {
         process.kill(pid, 0);
@@ -161,7 +162,7 @@ done`);
 
   it('kills a process that takes too long, and one still reading when the session ends', async () => {
     const hung = new TesseractSession(fakeNative('exec sleep 1000'), opts);
-    await expect(hung.recognize(image, 500)).rejects.toBeInstanceOf(NativeTimeout);
+    await expect(hung.recognize(image, 500)).rejects.toBeInstanceOf(ToolTimeout);
     expect(hung.dead).toBe(true);
     const ended = new TesseractSession(fakeNative('exec sleep 1000'), opts);
     const reading = ended.recognize(image, 60_000);

@@ -14,9 +14,12 @@ import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../store/objects/originals.js';
+import { legacyRefusal } from '../../../ingest/office/libreoffice.js';
+import type { Services } from '../../services.js';
+import { sniffCfb } from '../../../ingest/sniff-cfb.js';
 import { OLE2_CFB, SNIFF_BYTES, ZIP, sniffType } from '../../../ingest/sniff.js';
 import { sniffZip } from '../../../ingest/sniff-zip.js';
-import { ACCEPTED_TYPES, type DocumentType } from '../../../ingest/types.js';
+import { ACCEPTED_TYPES, isLegacyOffice, type DocumentType } from '../../../ingest/types.js';
 import { isRelativePath } from './paths.js';
 
 export interface ReceivedPart {
@@ -46,7 +49,13 @@ export interface ReceiveLimits {
    * request (the bare upload form: keep the good files, say which were not taken). The API refuses (415).
    */
   partial?: boolean;
+  /** Legacy .doc, .xls and .ppt are taken (LibreOffice converts them); otherwise refused with what to install. */
+  legacyOffice?: 'converted' | 'not installed' | 'off';
 }
+
+/** Whether this server takes legacy Office files, for ReceiveLimits. */
+export const legacyOffice = (s: Pick<Services, 'config' | 'libreOffice'>): ReceiveLimits['legacyOffice'] =>
+  s.libreOffice ? 'converted' : s.config.libreoffice === 'off' ? 'off' : 'not installed';
 
 const MAX_FIELD_BYTES = 64 * 1024;
 
@@ -257,16 +266,21 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
     const refused: Received['refused'] = [];
     for (const r of received) {
       const head = r.sizeBytes === 0 ? null : sniffType(r.head, r.filename);
-      const sniffed = head === ZIP ? await sniffZip(r.tempPath, r.head) : head;
-      if (sniffed === null || sniffed === OLE2_CFB) {
-        const why =
-          sniffed === OLE2_CFB
-            ? `"${r.filename}" is an encrypted Office file or a legacy .doc, .xls or .ppt — not supported: save it as .docx, .xlsx or .pptx (accepted: ${ACCEPTED_TYPES})`
+      const sniffed = head === ZIP ? await sniffZip(r.tempPath, r.head) : head === OLE2_CFB ? await sniffCfb(r.tempPath) : head;
+      const why =
+        sniffed === null
+          ? head === OLE2_CFB
+            ? `"${r.filename}" is an encrypted Office file or another kind of OLE2 file — not supported (accepted: ${ACCEPTED_TYPES})`
             : head === ZIP
               ? `"${r.filename}" is a ZIP archive that holds no document docsearch reads, or a damaged one (accepted: ${ACCEPTED_TYPES})`
-              : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${ACCEPTED_TYPES})`;
-        if (!limits.partial) throw new AppError('unsupported_media_type', why);
-        refused.push({ filename: r.filename, message: why });
+              : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${ACCEPTED_TYPES})`
+          : isLegacyOffice(sniffed) && limits.legacyOffice !== 'converted'
+            ? `"${r.filename}" is ${legacyRefusal(sniffed, limits.legacyOffice === 'off')}`
+            : undefined;
+      if (sniffed === null || why !== undefined) {
+        const message = why ?? `"${r.filename}" is not a type docsearch reads`;
+        if (!limits.partial) throw new AppError('unsupported_media_type', message);
+        refused.push({ filename: r.filename, message });
         await rm(r.tempPath, { force: true });
         continue;
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../../core/errors.js';
-import { CSV, DOCX, EML, EPUB, HTML, JPEG, MARKDOWN, ODP, ODS, ODT, PDF, PNG, PPTX, RTF, TIFF, TSV, TXT, WEBP, XLSX } from '../../../ingest/types.js';
+import { CSV, DOC, DOCX, EML, EPUB, HTML, JPEG, MARKDOWN, ODP, ODS, ODT, PDF, PNG, PPT, PPTX, RTF, TIFF, TSV, TXT, WEBP, XLS, XLSX } from '../../../ingest/types.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
 import { decodeCursor, encodeCursor } from '../pagination.js';
 import { MAX_PATH_CHARS } from './paths.js';
@@ -12,7 +12,7 @@ import { DocumentStatus } from './wire.js';
  */
 
 /** Short type names, as people and `--type` say them. */
-export const DOCUMENT_TYPES = { pdf: PDF, docx: DOCX, txt: TXT, md: MARKDOWN, html: HTML, pptx: PPTX, xlsx: XLSX, odt: ODT, odp: ODP, ods: ODS, csv: CSV, tsv: TSV, rtf: RTF, epub: EPUB, eml: EML, png: PNG, jpeg: JPEG, tiff: TIFF, webp: WEBP } as const;
+export const DOCUMENT_TYPES = { pdf: PDF, docx: DOCX, txt: TXT, md: MARKDOWN, html: HTML, pptx: PPTX, xlsx: XLSX, odt: ODT, odp: ODP, ods: ODS, csv: CSV, tsv: TSV, rtf: RTF, epub: EPUB, eml: EML, png: PNG, jpeg: JPEG, tiff: TIFF, webp: WEBP, doc: DOC, xls: XLS, ppt: PPT } as const;
 export type DocumentTypeName = keyof typeof DOCUMENT_TYPES;
 
 /** A time as RFC 3339, or a day (YYYY-MM-DD, 00:00 UTC); epoch milliseconds after parsing. */
