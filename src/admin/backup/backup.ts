@@ -4,8 +4,12 @@
  * 1. the database, as of one moment (store/sql/snapshot.ts);
  * 2. then each index table's latest version, tagged so that the daemon's pruning leaves its files until they are
  *    copied (version-pins.ts). Taken after the database, the version holds every chunk of every document the
- *    snapshot has as ready (chunks are written before a document is marked ready, and removed before its row
- *    is); rows of documents the snapshot does not have are swept by the restored daemon at its start;
+ *    snapshot has as ready (chunks are written before a document is marked ready), but for those deleted in
+ *    between (chunks are removed before the row is): the snapshot's copy leaves them out, and takes the project
+ *    of those moved in between from their rows (index-window.ts). The backup is the library as if those changes
+ *    came before its moment; the summary names them (`deleted_while_taken`, `moved_while_taken`). Rows of
+ *    documents the snapshot does not have are swept by the restored daemon at its start. A re-index that
+ *    switches to a new table while the backup runs fails it (run it again): the pinned table would be dropped;
  * 3. the originals the snapshot's documents use, and the files of those table versions, each hashed as read:
  *    those the last complete backup has already (same place, same size: they are immutable) are not copied again;
  * 4. the manifest, last: until it is written, the backup does not exist for `restore`.
@@ -21,6 +25,8 @@ import type { ObjectStore } from '../../store/objects/object-store.js';
 import { referencedOriginals } from '../../store/sql/library-copy.js';
 import { fileOfVersion, pinLatest, removeBackupTags, unpin } from '../../store/lancedb/version-pins.js';
 import { openSqlite } from '../../store/sql/sqlite.js';
+import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
+import { applyWindowChanges } from './index-window.js';
 import { copyObject, eachLimited } from './copy-object.js';
 import { type BackedUpFile, BACKUP_FORMAT, type BackupManifest, sealManifest } from './manifest.js';
 import type { RateLimit } from './rate-limit.js';
@@ -42,6 +48,10 @@ export interface BackupSummary {
   originals: { total: number; copied: number; missing: string[] };
   database_bytes: number;
   removed_backups: string[];
+  /** Documents deleted between the database snapshot and the index pin: left out. */
+  deleted_while_taken: string[];
+  /** Documents moved to another project between the two: in the backup under that project. */
+  moved_while_taken: string[];
   seconds: number;
 }
 
@@ -54,6 +64,8 @@ export interface BackupOptions {
   /** Keep only this many newest backups (this one included); absent: keep all. */
   keep?: number;
   now?: () => number;
+  /** Test seam: runs between the database snapshot and the index pin. */
+  afterSnapshot?: () => Promise<void>;
 }
 
 /** A sortable id: the time, and a few random characters for two backups in one second. */
@@ -82,11 +94,18 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
     if (stale > 0) progress.line(`removed the version tags a backup that did not finish left (${stale})`);
 
     const snapshot = join(work, 'docsearch.db');
+    const indexBefore = await readIndexInfo(library.vectors);
     const takenAt = await library.snapshotDatabase(snapshot);
     progress.line(`database: snapshot taken at ${new Date(takenAt).toISOString()}`);
+    await opts.afterSnapshot?.();
     const tables = await pinLatest(library.vectors, id);
     try {
       progress.line(`index: ${tables.length ? tables.map((t) => `${t.name} at version ${t.version} (${t.rows.toLocaleString('en-US')} rows)`).join(', ') : 'no tables yet'}`);
+      const index = await readIndexInfo(library.vectors);
+      if (indexBefore && index?.table !== indexBefore.table) throw reindexed();
+      const changes = await applyWindowChanges(snapshot, library.vectors, tables.find((t) => t.name === index?.table));
+      if (changes.deleted.length) progress.line(`left out, deleted after the database snapshot and before the index pin: ${changes.deleted.join(', ')}`);
+      if (changes.moved.length) progress.line(`moved after the database snapshot and before the index pin, backed up in their new project: ${changes.moved.join(', ')}`);
       const db = await openSqlite(snapshot, { migrate: false });
       const originals = await referencedOriginals(db.db).finally(() => db.close());
 
@@ -136,6 +155,8 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         step.add(1, got.size);
       });
       step.end();
+      // The index info copied names the pinned table only if no re-index switched meanwhile (and dropped it).
+      if ((await readIndexInfo(library.vectors))?.table !== index?.table) throw reindexed();
 
       const local = new (await import('../../store/objects/local.js')).LocalObjectStore(work);
       const database = await copyObject(local, 'docsearch.db', repo.store, databaseKey(id), { tmpDir: repo.tmpDir });
@@ -168,6 +189,8 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         originals: { total: originals.length, copied: files.filter((f) => f.path.startsWith('files/') && !before.has(f.path)).length, missing },
         database_bytes: database.size,
         removed_backups: removed,
+        deleted_while_taken: changes.deleted,
+        moved_while_taken: changes.moved,
         seconds: Math.round((now() - started) / 100) / 10,
       };
     } finally {
@@ -178,6 +201,8 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
     await rm(work, { recursive: true, force: true });
   }
 }
+
+const reindexed = () => new CliError('a re-index switched the chunk index to a new table while the backup ran', 1, 'run the backup again once the re-index is finished');
 
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
 

@@ -57,6 +57,37 @@ export async function pinLatest(store: VectorStore, id: string): Promise<PinnedT
   return out;
 }
 
+/** What a table holds of one document at a version: its rows, and the project they are under. */
+export interface DocumentRows {
+  rows: number;
+  project: string;
+}
+
+/**
+ * Each document's rows in a chunks table at a pinned version. Only two columns are read (no vectors, no text), as
+ * Arrow batches streamed through: one pass over a million rows holds no more than one entry per document.
+ */
+export async function documentRowsAt(store: VectorStore, pinned: PinnedTable): Promise<Map<string, DocumentRows>> {
+  const table = await store.connection.openTable(pinned.name);
+  try {
+    await table.checkout(pinned.version);
+    const out = new Map<string, DocumentRows>();
+    const batches = table.query().select(['document_id', 'project_id']) as AsyncIterable<{ numRows: number; getChild(name: string): { get(i: number): unknown } | null }>;
+    for await (const batch of batches) {
+      const [documents, projects] = [batch.getChild('document_id')!, batch.getChild('project_id')!];
+      for (let i = 0; i < batch.numRows; i++) {
+        const id = documents.get(i) as string;
+        const had = out.get(id);
+        if (had) had.rows++;
+        else out.set(id, { rows: 1, project: projects.get(i) as string });
+      }
+    }
+    return out;
+  } finally {
+    table.close();
+  }
+}
+
 /** Removes backup `id`'s tags (the pruning they held back goes on). */
 export async function unpin(store: VectorStore, id: string): Promise<void> {
   await eachTable(store, async (table) => {
