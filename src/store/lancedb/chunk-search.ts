@@ -9,6 +9,7 @@
  */
 import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
+import { LRUCache } from 'lru-cache';
 import { chunkId, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
 import { lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
@@ -91,7 +92,7 @@ export interface SearchDeps {
 
 export class ChunkSearches {
   /** Per user searching: whether they owned every row when last counted (see `soleUser`). */
-  private readonly sole = new Map<string, { sole: boolean; at: number }>();
+  private readonly sole = new LRUCache<string, boolean>({ max: 256, ttl: SOLE_USER_TTL_MS });
   /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
 
@@ -189,11 +190,10 @@ export class ChunkSearches {
   /** Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (~1.5 ms at a million rows). */
   private async soleUser(table: lancedb.Table, userId: string): Promise<boolean> {
     const known = this.sole.get(userId);
-    if (known && performance.now() - known.at < SOLE_USER_TTL_MS) return known.sole;
+    if (known !== undefined) return known;
     const [own, all] = await Promise.all([table.countRows(`user_id = ${lit(userId)}`), table.countRows()]);
-    if (this.sole.size >= 256) this.sole.clear();
     const sole = all > 0 && own === all;
-    this.sole.set(userId, { sole, at: performance.now() });
+    this.sole.set(userId, sole);
     return sole;
   }
 
@@ -253,7 +253,7 @@ export class ChunkSearches {
     }
     const found = hits(result, score, scale, userId, (_, rowid) => directory.get(rowid)!);
     if (unfiltered && found.length < result.numRows) {
-      this.sole.set(userId, { sole: false, at: performance.now() });
+      this.sole.set(userId, false);
       return again();
     }
     return found;
