@@ -1,8 +1,9 @@
 /**
  * First-page thumbnails of PDFs for the document page and `GET /api/v1/documents/{id}/thumbnail`, rendered on
  * demand in a few worker threads (thumbnail-worker.ts) with a time and heap limit (and pdf.js's pixel budget for
- * images, page-image.ts), one page per thread at a time, users served in turn, and kept in
- * a small in-memory LRU by content hash (a WebP thumbnail is 5–30 KB; the same bytes always give the same image).
+ * images, page-image.ts), one page per thread at a time, users served in turn, and kept in a small in-memory LRU
+ * by content hash (WebP thumbnails are small: bench/results/web.md#thumbnail-figures; the same bytes always give
+ * the same image).
  * A file that cannot be rendered, or takes too long, is remembered as such and not tried again.
  */
 import { Worker } from 'node:worker_threads';
