@@ -147,10 +147,10 @@ export class IngestWorker {
 
   /**
    * A job was just queued (or handed back): wakes one idle loop. One, not all: in shared mode every replica
-   * hears each announcement, and waking all their loops made ~11 claim transactions per document (8 loops)
-   * where one takes it. A loop that gets a job wakes the next idle one, so a backlog still fills every loop. A
-   * wake-up with no loop idle is kept for the next loop about to sleep: an announcement that arrives while a
-   * loop is between an empty claim and its sleep is not lost.
+   * hears each announcement, and waking all their loops made many claim transactions per document where one
+   * takes it (bench/results/scale.md). A loop that gets a job wakes the next idle one, so a backlog still fills
+   * every loop. A wake-up with no loop idle is kept for the next loop about to sleep: an announcement that
+   * arrives while a loop is between an empty claim and its sleep is not lost.
    */
   notify(): void {
     if (!this.wakeOne()) this.pendingWakes = Math.min(this.pendingWakes + 1, this.opts.concurrency);

@@ -1,8 +1,9 @@
 /**
  * Worker-thread entry for thumbnail.ts: renders the first page of one PDF at a time with pdf.js (opened as
  * page-image.ts opens it, with its pixel budget) onto an @napi-rs/canvas, and answers with a WebP image (quality
- * 80: a page of text is ~25 KB, where a PNG is ~95 KB). The renderer gives this thread a heap limit and ends it
- * when a page takes too long, so a hostile file costs a thread, never the daemon.
+ * 80: a page of text is a fraction of its PNG's size, bench/results/web.md#thumbnail-figures). The renderer gives
+ * this thread a heap limit and ends it when a page takes too long, so a hostile file costs a thread, never the
+ * daemon.
  */
 import { parentPort } from 'node:worker_threads';
 import { createCanvas } from '@napi-rs/canvas';

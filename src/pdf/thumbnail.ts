@@ -1,11 +1,13 @@
 /**
  * First-page thumbnails of PDFs for the document page and `GET /api/v1/documents/{id}/thumbnail`, rendered on
  * demand in a few worker threads (thumbnail-worker.ts) with a time and heap limit (and pdf.js's pixel budget for
- * images, page-image.ts), one page per thread at a time, users served in turn, and kept in
- * a small in-memory LRU by content hash (a WebP thumbnail is 5–30 KB; the same bytes always give the same image).
+ * images, page-image.ts), one page per thread at a time, users served in turn, and kept in a small in-memory LRU
+ * by content hash (WebP thumbnails are small: bench/results/web.md#thumbnail-figures; the same bytes always give
+ * the same image).
  * A file that cannot be rendered, or takes too long, is remembered as such and not tried again.
  */
 import { Worker } from 'node:worker_threads';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../core/errors.js';
 import type { ThumbnailReply, ThumbnailRequest } from './thumbnail-worker.js';
 
@@ -57,13 +59,12 @@ export class ThumbnailRenderer {
   private readonly timeoutMs: number;
   private readonly heapMb: number;
   private readonly idleMs: number;
-  private readonly cacheEntries: number;
   private readonly maxWaiting: number;
   private readonly maxWaitingPerOwner: number;
   private readonly perOwnerRunning: number;
   private readonly workerUrl: URL;
-  /** WebP bytes, or null for a file that could not be rendered; insertion order is recency. */
-  private readonly cache = new Map<string, Uint8Array | null>();
+  /** WebP bytes, or false for a file that could not be rendered. */
+  private readonly cache: LRUCache<string, Uint8Array | false>;
   /** Renders asked for and not yet answered, by content: a second request for the same file shares the first. */
   private readonly pending = new Map<string, Promise<Uint8Array | null>>();
   /** Each owner's waiting renders; the map's order is whose turn it is (served owners move to the back). */
@@ -81,7 +82,7 @@ export class ThumbnailRenderer {
     this.timeoutMs = opts.timeoutMs ?? 4_000;
     this.heapMb = opts.maxOldGenerationSizeMb ?? 128;
     this.idleMs = opts.idleMs ?? 30_000;
-    this.cacheEntries = opts.cacheEntries ?? 256;
+    this.cache = new LRUCache({ max: opts.cacheEntries ?? 256 });
     this.maxWaiting = opts.maxWaiting ?? 16;
     this.maxWaitingPerOwner = opts.maxWaitingPerOwner ?? 4;
     const threads = Math.max(1, opts.threads ?? 2);
@@ -100,10 +101,7 @@ export class ThumbnailRenderer {
     const page = opts.page ?? 1;
     const key = page === 1 ? sha256 : `${sha256}:${page}`;
     const cached = this.cache.get(key);
-    if (cached !== undefined) {
-      this.remember(key, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached || null;
     const shared = this.pending.get(key);
     if (shared) return shared;
     if (this.closed) throw new AppError('service_unavailable', 'the server is shutting down', { expose: true, logLevel: 'warn' });
@@ -145,20 +143,14 @@ export class ThumbnailRenderer {
 
   private async runJob(slot: Slot, job: Job): Promise<void> {
     try {
-      const again = this.cache.get(job.key); // drawn while this one waited
-      if (again !== undefined) return job.resolve(again);
+      const again = this.cache.peek(job.key); // drawn while this one waited
+      if (again !== undefined) return job.resolve(again || null);
       const image = await this.draw(slot, await job.read(), job.page);
-      this.remember(job.key, image);
+      this.cache.set(job.key, image ?? false);
       job.resolve(image);
     } catch (err) {
       job.reject(err);
     }
-  }
-
-  private remember(key: string, value: Uint8Array | null): void {
-    this.cache.delete(key);
-    this.cache.set(key, value);
-    while (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
   }
 
   private thread(slot: Slot): Worker {

@@ -25,8 +25,8 @@ export const ORPHAN_MIN_AGE_MS = 6 * HOUR;
 
 /**
  * Shared mode: commits to one table go one at a time across replicas. Left to LanceDB's optimistic retries, four
- * writers on RGW saw single adds take up to 9–29 s (p95 ~2 s); funnelled, p95 ~0.9 s and at most ~2–4 s, at about
- * the same commits per second (docs/BENCHMARKS.md, "Object storage").
+ * writers on RGW saw single adds take many seconds at the tail; funnelled, the tail is cut at about the same
+ * commits per second (docs/BENCHMARKS.md#object-storage, bench/results/lancedb-s3.md).
  */
 const FUNNEL_COMMITS = true;
 

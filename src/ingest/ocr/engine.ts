@@ -19,8 +19,8 @@
  * - a document gets `budgetMs(pages)`: a base plus a share per page, so a 40-page scan finishes while a
  *   document of slow pages still ends.
  *
- * Limits are wall-clock and generous: a dense A4 page costs ~1–5 s of CPU (native / tesseract.js), and a shared
- * machine can stretch that several times over.
+ * Limits are wall-clock and generous: a dense A4 page costs seconds of CPU (docs/BENCHMARKS.md#ocr),
+ * and a shared machine can stretch that several times over.
  *
  * A page that fails is reported with a reason; the document's other pages go on.
  */

@@ -11,7 +11,7 @@ import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { documentView, queryString, renderNotFound, userProjects } from './library-common.js';
-import { checkCsrf } from './csrf.js';
+import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
@@ -111,18 +111,16 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
 
   // Confirmed on the page above (or the Documents page's bulk delete): the documents named in `ids`.
   router.post('documents.delete', '/documents/delete', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     await deleteDocuments(ctx, s, user, selectedIds(ctx));
     ctx.status = 303;
     ctx.redirect(safeReturnTo(formField(ctx, 'return_to')) ?? '/documents');
   });
 
   router.post('document.delete', '/documents/:id/delete', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const doc = await s.documents.get(user.id, ctx.params.id!);
     if (!doc) return renderNotFound(ctx, user, 'document');
     await deleteDocuments(ctx, s, user, [doc.id]);
@@ -131,9 +129,8 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
   });
 
   router.post('document.rename', '/documents/:id/rename', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const name = DocumentFilename.safeParse(formField(ctx, 'filename'));
     if (!name.success) return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400);
     const doc = await s.ingest.rename(user.id, ctx.params.id!, name.data).catch(() => null);
@@ -144,9 +141,8 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
   });
 
   router.post('document.move', '/documents/:id/move', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const projectId = formField(ctx, 'project_id');
     try {
       const doc = await s.ingest.move(user.id, ctx.params.id!, projectId);
@@ -162,9 +158,8 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
   });
 
   router.post('document.retry', '/documents/:id/retry', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     try {
       const doc = await s.ingest.retry(user.id, ctx.params.id!);
       flash(ctx, `“${doc.filename}” is queued again.`);

@@ -8,7 +8,7 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { failedOn, selectedIds } from './library-documents.js';
 import { documentView, queryString, userProjects } from './library-common.js';
-import { checkCsrf } from './csrf.js';
+import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
@@ -97,9 +97,8 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
 
   // The list's buttons: delete (asks first), move, retry the failed ones; then back to the same page of the list.
   router.post('documents.bulk', '/documents/bulk', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const returnTo = safeReturnTo(formField(ctx, 'return_to')) ?? '/documents';
     const back = () => {
       ctx.status = 303;

@@ -7,7 +7,7 @@ import { projectsPage } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { documentView, projectRow, renderNotFound, userProjects } from './library-common.js';
-import { checkCsrf } from './csrf.js';
+import { requireFormUser } from './csrf.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext } from './session.js';
@@ -62,9 +62,8 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
   });
 
   router.post('projects.create', '/projects', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const form = readProjectForm(ctx);
     if (form.error) return showProjects(ctx, s, user, { error: form.error, form }, 400);
     await s.projects.ensureDefault(user.id);
@@ -80,9 +79,8 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
   });
 
   router.post('project.edit', '/projects/:id/edit', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const form = readProjectForm(ctx);
     if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error }, 400);
     const result = await s.projects.update(user.id, ctx.params.id!, { name: form.name, description: form.description });
@@ -102,9 +100,8 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
   });
 
   router.post('project.delete', '/projects/:id/delete', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const project = await s.projects.get(user.id, ctx.params.id!);
     if (!project) return renderNotFound(ctx, user, 'project');
     if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.' }, 409);

@@ -5,7 +5,7 @@ import { plural } from '../../web/format.js';
 import { type SettingsAccountData, settingsAccountPage } from '../../web/pages/settings-account.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkCsrf } from './csrf.js';
+import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
@@ -32,16 +32,15 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
   });
 
   router.post('settings.account.password', '/settings/account/password', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    const session = checkCsrf(ctx, s);
     const next = formField(ctx, 'new_password');
     if (next !== formField(ctx, 'new_password_again')) {
       return showAccount(ctx, user, { error: { form: 'password', message: 'The new passwords do not match.' } }, 400);
     }
     const result = await s.accounts.changePassword(user.id, formField(ctx, 'current_password'), next, ctx.ip);
     if (!result.ok) return refused(ctx, user, 'password', result);
-    const ended = await s.webSessions.endOthers(user.id, session);
+    const ended = await s.webSessions.endOthers(user.id, ctx.state.session!);
     s.log.info({ user: user.id, sessions_ended: ended }, 'password changed on Settings → Account');
     flash(ctx, ended > 0 ? `Password changed. Signed out ${plural(ended, 'other session')}.` : 'Password changed.');
     ctx.status = 303;
@@ -49,9 +48,8 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
   });
 
   router.post('settings.account.email', '/settings/account/email', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const email = formField(ctx, 'email');
     const result = await s.accounts.changeEmail(user.id, formField(ctx, 'password'), email, ctx.ip);
     if (!result.ok) return refused(ctx, user, 'email', result, email);

@@ -9,7 +9,7 @@ import { settingsConnectedPage } from '../../web/pages/settings-connected.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
-import { checkCsrf } from './csrf.js';
+import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { redirectWithOnce, requireUser, takeOnce, type WebContext } from './session.js';
@@ -53,9 +53,8 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
   });
 
   router.post('settings.applications.register', '/settings/applications', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const form = { name: formField(ctx, 'name'), redirectUris: formField(ctx, 'redirect_uris'), isPublic: formField(ctx, 'public') === '1' };
     try {
       const { client, secret } = await oauth.clients.register({ name: form.name, redirectUris: form.redirectUris.split(/\r?\n/), isPublic: form.isPublic, userId: user.id });
@@ -100,18 +99,16 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
   }
 
   router.post('settings.applications.rotate', '/settings/applications/:id/rotate', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const secret = await oauth.clients.rotateSecret(user.id, ctx.params.id!);
     const client = (await oauth.clients.find(ctx.params.id!))!;
     await redirectWithOnce(ctx, s, { kind: 'client-secret', name: client.name, clientId: client.id, secret, rotated: true }, '/settings/applications');
   });
 
   router.post('settings.applications.delete', '/settings/applications/:id/delete', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const app = await oauth.clients.find(ctx.params.id!);
     await oauth.clients.delete(user.id, ctx.params.id!);
     flash(ctx, `Deleted the application “${app!.name}”; its tokens no longer work.`);
@@ -144,9 +141,8 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
   });
 
   router.post('settings.connected.revoke', '/settings/connected/:clientId/revoke', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const app = (await oauth.connectedApps(user.id)).find((a) => a.clientId === ctx.params.clientId);
     if ((await oauth.revokeConnected(user.id, ctx.params.clientId!)) > 0 && app) flash(ctx, `Revoked the access of “${app.clientName}”.`);
     ctx.redirect('/settings/connected');

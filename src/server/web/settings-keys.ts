@@ -7,7 +7,7 @@ import { keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
-import { checkCsrf } from './csrf.js';
+import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { redirectWithOnce, requireUser, takeOnce, type WebContext } from './session.js';
@@ -37,9 +37,8 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
   });
 
   router.post('settings.keys.create', '/settings/keys', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const name = formField(ctx, 'name').trim().slice(0, 100) || null;
     const scopes = formFields(ctx, 'scopes').filter(isScope) as Scope[];
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });
@@ -72,9 +71,8 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
   });
 
   router.post('settings.keys.revoke', '/settings/keys/:id/revoke', formBody(), async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireFormUser(ctx, s);
     if (!user) return;
-    checkCsrf(ctx, s);
     const key = (await s.apiKeys.list(user.id)).find((k) => k.id === ctx.params.id);
     if (key && (await s.apiKeys.revoke(user.id, key.id))) flash(ctx, `Revoked the key “${key.name ?? keyLabel(key)}”.`);
     ctx.redirect('/settings/keys');

@@ -40,8 +40,9 @@ export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index'>;
 export const CHUNK_COLUMN_DEFAULTS = { ocr: false };
 export const VECTOR_INDEX = 'vector_idx';
 /**
- * Scalar indexes. Every search filters on user_id, many on project_id: few distinct values, so bitmaps
- * (at 100k rows the tenant filter costs ~1 ms against ~2.5 ms with a btree). Hydration looks rows up by id.
+ * Scalar indexes. Every search filters on user_id, many on project_id: few distinct values, so bitmaps (the
+ * tenant filter runs faster than with a btree: bench/results/search.md#chunks-table-figures).
+ * Hydration looks rows up by id.
  */
 export const SCALAR_INDEXES = [
   ['user_id', () => lancedb.Index.bitmap()],
@@ -50,8 +51,8 @@ export const SCALAR_INDEXES = [
 ] as const;
 
 export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
-// A take reads each column's page apart: leaving out search_text and chunk_index takes 10 rows in half the CPU at a
-// million chunks (1.4 against 2.6 ms).
+// A take reads each column's page apart: leaving out search_text and chunk_index nearly halves a page's take
+// (bench/results/search.md#chunks-table-figures).
 export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
 
 export function chunkSchema(dimension: number): Schema {

@@ -62,8 +62,8 @@ export class SearchHandles {
    * version is checked out by number (one manifest read) and a refresh checks for the latest version; a copy is
    * brought up to date first, then moved to its latest version (only when a search asks: a replica ingesting with
    * nobody searching lists nothing). Past `searchRecheckMs` without either, a search starts a check (`recheck`)
-   * and answers from the view it has: a check lists the table's versions, 15-40 ms on RGW, and was on the path of
-   * every search in the second after the last one.
+   * and answers from the view it has: a check lists the table's versions, a round trip to the store that was on the
+   * path of every search in the second after the last one (bench/results/search.md#chunks-table-figures).
    */
   async table(): Promise<lancedb.Table | undefined> {
     const { table } = this.main();

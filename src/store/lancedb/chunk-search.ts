@@ -9,6 +9,7 @@
  */
 import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
+import { LRUCache } from 'lru-cache';
 import { chunkId, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
 import { lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
@@ -56,13 +57,13 @@ export const ROW_REFS_RESCAN_MS = 300_000;
 type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
 
 /**
- * First-stage hits read column-wise from the Arrow result (per-row proxies, `toArray()`, cost ~1.5 ms per 100 rows,
- * as much as the search itself), each row's user, document and chunk index from `refOf`: rows of any user but
+ * First-stage hits read column-wise from the Arrow result (per-row proxies and `toArray()` cost as
+ * much as the search itself), each row's user, document and chunk index from `refOf`: rows of any user but
  * `userId` are left out (a search of a user's whole library runs without its tenant filter when nobody else had
  * rows: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`). The id is rebuilt
  * (`chunkId`), never read, even where a search reads the row's REF_COLUMNS itself: a take reads a page of each column
- * for every row, and unique ids spread over many more pages than run-length document ids and small indexes — at a
- * million chunks, 300 rows' `id` and `document_id` took 13 CPU-ms, `document_id` and `chunk_index` 8.
+ * for every row, and unique ids spread over many more pages than run-length document ids and small indexes
+ * (bench/results/search.md#chunks-table-figures).
  */
 function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, userId: string, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
   const rowids = result.getChild('_rowid')!;
@@ -91,7 +92,7 @@ export interface SearchDeps {
 
 export class ChunkSearches {
   /** Per user searching: whether they owned every row when last counted (see `soleUser`). */
-  private readonly sole = new Map<string, { sole: boolean; at: number }>();
+  private readonly sole = new LRUCache<string, boolean>({ max: 256, ttl: SOLE_USER_TTL_MS });
   /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
 
@@ -99,8 +100,8 @@ export class ChunkSearches {
 
   /**
    * The user's chunks among `refs` (any order; other users' and deleted chunks are absent). Rows are
-   * taken by address (2.3 ms for 20 at 100k rows, against 5 ms for an `id IN` lookup); a row that moved
-   * since (compaction) is looked up by id.
+   * taken by address (less than half the time of an `id IN` lookup: bench/results/search.md#chunks-table-figures);
+   * a row that moved since (compaction) is looked up by id.
    */
   async getMany(userId: string, refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
     const table = refs.length === 0 ? undefined : await this.deps.table();
@@ -135,10 +136,11 @@ export class ChunkSearches {
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     const table = q.limit > 0 ? await this.deps.table() : undefined;
     if (!table) return [];
-    // Filtering before the graph search passes over every row of the scope in each search (13 of a vector
-    // search's 19 ms at a million chunks). In a sole user's whole library (`soleScope`) the search runs unfiltered,
-    // the same rows, and each hit's user is checked by `firstStage` (LanceDB's post-filter read `user_id` for the
-    // 400 candidates the graph visits: 5.3 against 3.8 ms). Its fallback reads the columns with the filter.
+    // Filtering before the graph search passes over every row of the scope in each search (most of a vector
+    // search's time in a large table). In a sole user's whole library (`soleScope`) the search runs unfiltered,
+    // the same rows, and each hit's user is checked by `firstStage` (cheaper than LanceDB's post-filter reading
+    // `user_id` for the 400 candidates the graph visits: bench/results/search.md#chunks-table-figures).
+    // Its fallback reads the columns with the filter.
     const sole = await this.soleScope(table, q);
     const search = (refine: boolean, columns: readonly string[] = []) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine');
@@ -151,10 +153,10 @@ export class ChunkSearches {
     const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q.userId, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
     // The HNSW-SQ index answers the squared L2 distance of its 8-bit vectors (2 − 2·cos), a flat scan of rows
     // written since the last optimize 1 − cos, and LanceDB merges the two lists as they are. Refining re-reads the
-    // candidates' vectors for their exact cosine distance (~2 CPU-ms of ~7 at a million chunks), needed only when
+    // candidates' vectors for their exact cosine distance (a large share of a vector search's CPU), needed only when
     // both answered: when the index holds every row of the version searched, halving its distance gives the cosine
-    // distance to within ~0.001 (docs/BENCHMARKS.md); with no index every distance is exact. A search whose version
-    // moved under it (an index built, rows added) runs again, refined.
+    // distance closely enough (bench/results/search.md#chunks-table-figures); with no index every distance is
+    // exact. A search whose version moved under it (an index built, rows added) runs again, refined.
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
     if (coverage === 'part') return resolve(await search(true), true, 1);
@@ -186,14 +188,16 @@ export class ChunkSearches {
     return !q.projectIds && !q.documentIds && (await this.soleUser(table, q.userId));
   }
 
-  /** Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (~1.5 ms at a million rows). */
+  /**
+   * Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (the search that counts
+   * waits for it: bench/results/search.md#chunks-table-figures).
+   */
   private async soleUser(table: lancedb.Table, userId: string): Promise<boolean> {
     const known = this.sole.get(userId);
-    if (known && performance.now() - known.at < SOLE_USER_TTL_MS) return known.sole;
+    if (known !== undefined) return known;
     const [own, all] = await Promise.all([table.countRows(`user_id = ${lit(userId)}`), table.countRows()]);
-    if (this.sole.size >= 256) this.sole.clear();
     const sole = all > 0 && own === all;
-    this.sole.set(userId, { sole, at: performance.now() });
+    this.sole.set(userId, sole);
     return sole;
   }
 
@@ -201,7 +205,8 @@ export class ChunkSearches {
   async keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
     const table = q.limit > 0 && q.query.trim() !== '' ? await this.deps.table() : undefined;
     if (!table) return [];
-    // As `vectorSearch`: in a sole user's whole library without the tenant filter (9.2 against 8.0 ms at a million).
+    // As `vectorSearch`: in a sole user's whole library without the tenant filter, which is faster here too
+    // (bench/results/search.md#chunks-table-figures).
     const sole = await this.soleScope(table, q);
     const search = (columns: readonly string[] = []) => {
       let query = table.query().fullTextSearch(q.query, { columns: 'search_text' });
@@ -253,7 +258,7 @@ export class ChunkSearches {
     }
     const found = hits(result, score, scale, userId, (_, rowid) => directory.get(rowid)!);
     if (unfiltered && found.length < result.numRows) {
-      this.sole.set(userId, { sole: false, at: performance.now() });
+      this.sole.set(userId, false);
       return again();
     }
     return found;

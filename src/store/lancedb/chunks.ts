@@ -31,18 +31,19 @@ import { RowRefs } from './row-refs.js';
 
 export interface AnnOptions {
   /**
-   * Rows from which an HNSW vector index is kept. Below it a flat scan is as fast (LanceDB scans
-   * ~2k vectors/ms here; 100k rows flat take ~50 ms, the index ~6 ms). Default 10,000.
+   * Rows from which an HNSW vector index is kept. Below it a flat scan is about as fast, and no index
+   * needs building (bench/results/search.md#chunks-table-figures). Default 10,000.
    */
   minRows: number;
   /**
-   * Each optimize folds new rows into a small delta index, and every search visits each one (~0.25 ms
-   * apiece); past this many the index is rebuilt whole (~0.23 ms per row on 2 cores). Default 16.
+   * Each optimize folds new rows into a small delta index, and every search visits each one; past this many
+   * the index is rebuilt whole, which costs in proportion to the rows
+   * (bench/results/search.md#chunks-table-figures). Default 16.
    */
   maxSegments: number;
   /**
-   * HNSW candidate list size. Against exact search on 100k SciFact chunks, recall@100 is 0.97 at 200,
-   * 0.98 at 400, 0.98 at 800, at about the same cost (~6–9 ms with the tenant filter). Default 400.
+   * HNSW candidate list size. Against exact search, recall@100 gains little past 400 and smaller lists save
+   * little time (bench/results/search.md#chunks-table-figures). Default 400.
    */
   ef: number;
 }
@@ -51,9 +52,10 @@ export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 4
 
 /**
  * How long a chunks table of `rows` waits between background optimizes: 1 s per 20k rows, at least 5 s, at most
- * 30 s. At 100k rows, 16 segments span ≥ 80 s against a ~23 s rebuild. The 5 s floor batches index upkeep under
- * bulk ingestion (each optimize compacts and updates the FTS index: once a second, that was a tenth of the
- * daemon's CPU per chunk); rows written meanwhile are scanned, which costs a search little at a few hundred rows.
+ * 30 s: 16 segments then span several times a whole rebuild. The 5 s floor batches index upkeep under bulk
+ * ingestion (each optimize compacts and updates the FTS index, at a cost that grows little with what it adds);
+ * rows written meanwhile are scanned, which costs a search little at a few hundred rows
+ * (bench/results/search.md#chunks-table-figures).
  */
 export function chunkOptimizeGapMs(rows: number): number {
   return Math.min(30_000, Math.max(5000, rows / 20));
@@ -227,7 +229,7 @@ export class ChunkIndex extends OwnedRowsTable {
 
   /**
    * Loads the table's indexes into memory, so the first search after a start does not pay for it
-   * (~120 ms at 100k chunks). The daemon runs it in the background at startup.
+   * (bench/results/search.md#chunks-table-figures). The daemon runs it in the background at startup.
    */
   async prewarm(): Promise<void> {
     if (!this.table) return;
@@ -237,8 +239,8 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   /**
-   * The ids of the documents that have rows, from the row directory the startup preload read (the same rows:
-   * reading them again was 0.6 CPU-s at a million chunks); scanned now if it was not.
+   * The ids of the documents that have rows, from the row directory the startup preload read (the same rows,
+   * which are costly to read again in a large table); scanned now if it was not.
    */
   override async documentIds(): Promise<Set<string>> {
     const table = await this.handles.table();

@@ -22,8 +22,8 @@ export interface CacheSizes {
 /**
  * LanceDB's caches default to 6 GB (indexes) and 1 GB (metadata), and every optimize re-keys them (new
  * index ids, new versions) while the superseded entries stay until the cap is reached: under a steady
- * mixed load the cache grew ~18x past what a fresh open of the same data holds, one cause of the RSS
- * climb in issue #12. Capped here at a size that holds the live indexes of ~100k chunks; a bigger library
+ * mixed load the cache grew many times past what a fresh open of the same data holds, one cause of the
+ * RSS climb in issue #12 (docs/RELIABILITY.md). Capped here at a size that holds the live indexes of ~100k chunks; a bigger library
  * gets a cap sized to its indexes when the store is opened (`sizedCache`).
  */
 export const DEFAULT_CACHE: CacheSizes = { indexBytes: 256 * MiB, metadataBytes: 64 * MiB };

@@ -8,8 +8,8 @@
  * deletion only marks rows, and nothing rewrites these columns in place (a move to another project updates
  * `project_id` alone): what an address held stays true for as long as the table exists (a table made again under the
  * same name starts over: `ChunkIndex` drops its directory then). The directory is built by one scan of the three
- * columns (0.5–0.65 s at a million rows); rows written since are read from the table when a search first meets them and kept one
- * by one until the next scan.
+ * columns (bench/results/search.md#chunks-table-figures); rows written since are read from the table when a search
+ * first meets them and kept one by one until the next scan.
  */
 import { endianness } from 'node:os';
 import type * as lancedb from '@lancedb/lancedb';

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import { Schema } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
+import { type ChunkRow, chunkSchema } from '../../../src/store/lancedb/chunk-schema.js';
 import { ChunkIndex } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
@@ -28,22 +28,8 @@ const row = (doc: string, text: string, vector: number[], ocr?: boolean): ChunkR
   vector: Float32Array.from(vector),
 });
 
-/** The chunks table as this project wrote it before OCR: no `ocr` column. */
-function oldSchema(dimension: number): Schema {
-  return new Schema([
-    new Field('id', new Utf8(), false),
-    new Field('user_id', new Utf8(), false),
-    new Field('project_id', new Utf8(), false),
-    new Field('document_id', new Utf8(), false),
-    new Field('chunk_index', new Int32(), false),
-    new Field('text', new Utf8(), false),
-    new Field('search_text', new Utf8(), false),
-    new Field('heading', new Utf8(), true),
-    new Field('page_start', new Int32(), true),
-    new Field('page_end', new Int32(), true),
-    new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
-  ]);
-}
+/** The chunks table as this project wrote it before OCR: today's columns less `ocr`. */
+const oldSchema = (dimension: number): Schema => new Schema(chunkSchema(dimension).fields.filter((f) => f.name !== 'ocr'));
 
 describe('chunks table ocr column', () => {
   let dir: string;
