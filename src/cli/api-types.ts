@@ -48,6 +48,8 @@ export interface DocumentRecord {
   metadata?: Record<string, unknown>;
   /** The relative path it was uploaded from (`upload --sync`), or null. */
   path?: string | null;
+  /** The id of the e-mail it was attached to (deleted with it), or null. */
+  attached_to?: string | null;
   created_at?: string;
   updated_at?: string;
 }
@@ -106,7 +108,7 @@ export interface Me {
  */
 export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at'],
-  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'created_at', 'updated_at'],
+  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at'],
   results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],

@@ -4,6 +4,8 @@
  * (chunks out of the index at once, originals when no document references them any more), and waiting for
  * documents to settle (`?wait=true`).
  */
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import type { Clock } from '../core/clock.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { Events, Locks } from '../store/coordination.js';
@@ -11,7 +13,8 @@ import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { FileStore } from '../store/objects/originals.js';
-import type { DocumentType } from '../ingest/types.js';
+import type { Attachment, DocumentType } from '../ingest/types.js';
+import type { AttachmentSink } from '../ingest/worker.js';
 
 /** A file streamed to the file store's temp folder, hashed and typed. */
 export interface ReceivedFile {
@@ -59,7 +62,7 @@ const originalLock = (sha256: string) => `original:${sha256}`;
  */
 export const REPLACED_GRACE_MS = 15_000;
 
-export class DocumentService {
+export class DocumentService implements AttachmentSink {
   private readonly waiters = new Set<() => void>();
   private stopped = false;
   /** The pending sweep of replaced documents; `again` when a document settled after it was set. */
@@ -103,6 +106,50 @@ export class DocumentService {
     // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
     if (queued) await this.deps.events.publish('jobs', queued.document.id).catch(() => undefined);
     return out;
+  }
+
+  /**
+   * An e-mail's attachments become documents of their own in its project, linked to it (`attachedTo`), at
+   * `<message path>/<attachment name>` when the message has a path (so `upload --sync` finds them under it and
+   * leaves them to it). Bytes the project already holds as an attachment (this job run before, or an earlier
+   * version of the message) are linked to this message instead of stored twice; bytes it holds as a document
+   * uploaded by itself stay that document.
+   */
+  async acceptAttachments(message: DocumentRecord, attachments: Attachment[]): Promise<void> {
+    let queued = false;
+    for (const a of attachments) {
+      const sha256 = createHash('sha256').update(a.bytes).digest('hex');
+      const tempPath = this.deps.files.tempFile().path;
+      await writeFile(tempPath, a.bytes, { mode: 0o600 });
+      const path = message.path === null ? null : `${message.path}/${a.filename}`;
+      const { document, duplicate } = await this.deps.locks.withLock(originalLock(sha256), async () => {
+        await this.deps.files.place(tempPath, sha256);
+        try {
+          return await this.deps.documents.createQueued({
+            userId: message.userId,
+            projectId: message.projectId,
+            filename: a.filename,
+            contentType: a.contentType,
+            sizeBytes: a.bytes.byteLength,
+            sha256,
+            metadata: {},
+            path,
+            attachedTo: message.id,
+          });
+        } catch (err) {
+          if ((await this.deps.documents.countBySha(sha256)) === 0) await this.deps.files.remove(sha256);
+          throw err;
+        }
+      });
+      if (duplicate && document.attachedTo !== message.id) await this.deps.documents.relinkAttachment(document.id, message.id, path);
+      queued ||= !duplicate;
+    }
+    if (queued) await this.deps.events.publish('jobs', message.id).catch(() => undefined);
+  }
+
+  /** Deletes the documents attached to a message (the message itself was deleted, or is being). */
+  async removeAttachments(message: Pick<DocumentRecord, 'id'>): Promise<void> {
+    for (const a of await this.deps.documents.attachmentsOf(message.id)) await this.delete(a.userId, a.id);
   }
 
   /** Gives a user's document another name (results show it at once: search reads names from the row). */
@@ -152,7 +199,7 @@ export class DocumentService {
     return (await this.deps.documents.get(userId, id)) ?? doc;
   }
 
-  /** Deletes a user's document; false when it is not theirs or does not exist. */
+  /** Deletes a user's document and the documents attached to it; false when it is not theirs or does not exist. */
   async delete(userId: string, id: string): Promise<boolean> {
     const doc = await this.deps.documents.get(userId, id);
     if (!doc) return false;
@@ -161,6 +208,8 @@ export class DocumentService {
     await this.deps.documents.delete(userId, doc.id);
     await this.release(doc.sha256);
     this.settled(doc.id);
+    // Its attachments go with it (the reverse never: an attachment deleted leaves its message).
+    await this.removeAttachments(doc);
     return true;
   }
 

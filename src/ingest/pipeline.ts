@@ -21,7 +21,7 @@ import type { Extractor } from './extract.js';
 import { type FileStore, MissingOriginal } from '../store/objects/originals.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
-import type { Chunk, DocumentType, ParsedDocument } from './types.js';
+import type { Attachment, Chunk, DocumentType, ParsedDocument } from './types.js';
 import { type ChunkWriter, toRows } from './write.js';
 
 export interface PipelineDeps {
@@ -47,6 +47,10 @@ export interface PipelineResult {
   chunkCount: number;
   pages: number | null;
   warnings: string[];
+  /** What the file says about itself (ParsedDocument.metadata), for the document's metadata. */
+  metadata?: Record<string, unknown>;
+  /** Files it carries that become documents of their own (an e-mail's attachments). */
+  attachments: Attachment[];
   /**
    * Milliseconds per stage, for the `document.ingested` event and the ingest bench. Slices overlap (one is
    * embedded while the previous one is written), so embed and write are each stage's own time, not a split.
@@ -163,6 +167,8 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     chunkCount: count,
     pages: parsed.pages ?? null,
     warnings: parsed.warnings,
+    ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
+    attachments: parsed.attachments ?? [],
     timings: { parseMs: ms(timings.parseMs), ocrMs: ms(timings.ocrMs), chunkMs: ms(timings.chunkMs), embedMs: ms(timings.embedMs), writeMs: ms(timings.writeMs) },
   };
 }

@@ -89,6 +89,17 @@ export interface ParsedDocument {
   ocrPages?: number[];
   /** Human-readable notes shown on the document (e.g. "no text layer (scanned?)"). */
   warnings: string[];
+  /** What the file says about itself, merged into the document's metadata (an e-mail's From, To, Date …). */
+  metadata?: Record<string, unknown>;
+  /** Files the document carries that become documents of their own (an e-mail's attachments), in order. */
+  attachments?: Attachment[];
+}
+
+/** A file found inside a document, of a type the pipeline reads (decided from its bytes). */
+export interface Attachment {
+  filename: string;
+  contentType: DocumentType;
+  bytes: Uint8Array;
 }
 
 export interface ParseOptions {

@@ -35,12 +35,21 @@ import type { Yielder } from '../core/foreground.js';
 import { isModelError } from '../models/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Events } from '../store/coordination.js';
-import type { DocumentStore } from '../store/sql/documents.js';
+import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import { type Job, type JobStore, LeaseLost } from '../store/sql/jobs.js';
 import { isParseError } from './parsers/errors.js';
 import { DocumentGone, type PipelineDeps, type PipelineResult, runPipeline } from './pipeline.js';
+import type { Attachment } from './types.js';
 import { ChunkWriter } from './write.js';
+
+/** Makes documents of the files a document carries (an e-mail's attachments), linked to it (DocumentService). */
+export interface AttachmentSink {
+  /** Stores each file and queues a document for it; running it again for the same files makes no new documents. */
+  acceptAttachments(carrier: DocumentRecord, files: Attachment[]): Promise<void>;
+  /** Deletes the documents attached to `carrier` (it was deleted while they were being made). */
+  removeAttachments(carrier: DocumentRecord): Promise<void>;
+}
 
 export interface IngestWorkerOptions {
   /**
@@ -73,6 +82,8 @@ export interface IngestWorkerDeps {
   pipeline: Omit<PipelineDeps, 'writer' | 'chunks'> & { chunks: ChunkIndex };
   log: Logger;
   now: Clock;
+  /** Where an e-mail's attachments become documents; without it they are not indexed. */
+  attachments?: AttachmentSink;
   /** Called when a document reaches ready or failed (wakes `?wait=true` uploads). */
   onSettled?: (documentId: string) => void;
   /** Chunk commits give way to searches in flight (core/foreground.ts). */
@@ -352,15 +363,20 @@ export class IngestWorker {
         await this.handleFailure(job, doc.id, err, started);
         return;
       }
+      // Before the message is ready, so a run cut off in between makes them on its retry (which makes no duplicates).
+      if (result.attachments.length > 0) await this.deps.attachments?.acceptAttachments(doc, result.attachments);
       const kept = await documents.markReady(doc.id, job, {
         chunkCount: result.chunkCount,
         pages: result.pages,
         warnings: result.warnings,
         embedderId: this.deps.pipeline.embedder.id,
+        // What the uploader gave wins over what the file says.
+        ...(result.metadata ? { metadata: { ...result.metadata, ...doc.metadata } } : {}),
       });
       if (!kept) {
-        // Deleted while being written: take its chunks back out.
+        // Deleted while being written: take its chunks, and the attachments made meanwhile, back out.
         await this.deps.pipeline.chunks.deleteDocument(doc.id);
+        if (result.attachments.length > 0) await this.deps.attachments?.removeAttachments(doc);
         return;
       }
       log.info(

@@ -29,6 +29,7 @@ export interface WireDocument {
   warnings: string[];
   error: string | null;
   path: string | null;
+  attached_to: string | null;
   created_at: string;
   updated_at: string;
   duplicate?: boolean;

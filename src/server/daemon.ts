@@ -192,6 +192,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         now,
         pipeline: { files, extractor, embedder: timedPassages(embedder, metrics), chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr: timedOcr(ocr, metrics) } : {}) },
         onSettled: (id) => ingest.settled(id),
+        attachments: { acceptAttachments: (doc, files) => ingest.acceptAttachments(doc, files), removeAttachments: (doc) => ingest.removeAttachments(doc) },
         background: foreground,
         events,
         outcomes: metrics,

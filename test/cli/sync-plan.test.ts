@@ -20,6 +20,14 @@ describe('upload --sync plan', () => {
     expect(planSync([file('a.txt', 'A')], docs, false).remove).toEqual([]);
   });
 
+  it("an e-mail's attachments (paths under the message) are never pruned, moved or counted: they go with their message", () => {
+    const mail = [doc('m', 'mail/a.eml', 'E'), { ...doc('att', 'mail/a.eml/report.pdf', 'P'), attached_to: 'm' }];
+    const plan = planSync([file('mail/a.eml', 'E'), file('mail/copy-of-report.pdf', 'P')], mail, true);
+    expect(plan.remove).toEqual([]);
+    expect(plan.synced).toBe(1);
+    expect(plan.unchanged.map((u) => u.document.id)).toEqual(['m', 'att']);
+  });
+
   it('bytes the project holds under another path are not sent again; the old version at this path goes', () => {
     const plan = planSync([file('a.txt', 'N')], docs, false);
     expect(plan.add).toEqual([]);

@@ -60,12 +60,13 @@ const inScope = (path: string | null | undefined, prefix: string | undefined): p
 
 /**
  * Compares a folder with a project: each local file costs one hash, compared with the documents' sha256 and
- * path from the API. Documents without a path (uploaded without --sync), or outside the prefix (another folder's
- * sync), are never touched. `local[].rel` is already the path in the project (see syncedPath).
+ * path from the API. Documents without a path (uploaded without --sync), outside the prefix (another folder's
+ * sync), or attached to an e-mail (its attachments: `message.eml/report.pdf`, kept and deleted with the message), are
+ * never touched. `local[].rel` is already the path in the project (see syncedPath).
  */
 export function planSync(local: Array<LocalFile & { sha256: string }>, documents: DocumentRecord[], prune: boolean, prefix?: string): SyncPlan {
   const atPath = new Map<string, DocumentRecord[]>();
-  for (const d of documents) if (inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
+  for (const d of documents) if (!d.attached_to && inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
   const bySha = new Map(documents.map((d) => [d.sha256, d]));
   const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0) };
   const present = new Set(local.map((f) => f.rel));
@@ -75,7 +76,7 @@ export function planSync(local: Array<LocalFile & { sha256: string }>, documents
     const same = here.find((d) => d.sha256 === f.sha256);
     const elsewhere = bySha.get(f.sha256);
     if (same) plan.unchanged.push({ file: f, document: same });
-    else if (elsewhere && prune && inScope(elsewhere.path, prefix) && !present.has(elsewhere.path)) {
+    else if (elsewhere && !elsewhere.attached_to && prune && inScope(elsewhere.path, prefix) && !present.has(elsewhere.path)) {
       // The same bytes under a path that is gone: a renamed or moved file, sent again at its new path.
       (here.length > 0 ? plan.replace : plan.add).push(f);
       if (!moved.has(elsewhere.id)) plan.remove.push({ document: elsewhere, reason: 'moved' });

@@ -34,13 +34,15 @@ export interface DocumentRecord {
   replacedAt: number | null;
   /** When it last became ready; null if never (or before this was recorded). */
   readyAt: number | null;
+  /** The e-mail this document came attached to (a document of its own, deleted with the message), or null. */
+  attachedTo: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
 export type SearchDocumentFields = Pick<DocumentRecord, 'id' | 'filename' | 'contentType' | 'path'>;
 
-export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & { path?: string | null };
+export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & { path?: string | null; attachedTo?: string | null };
 
 type Row = Database['documents'];
 
@@ -102,6 +104,7 @@ const toRecord = (r: Row): DocumentRecord => ({
   replacedBy: r.replaced_by,
   replacedAt: r.replaced_at,
   readyAt: r.ready_at,
+  attachedTo: r.attached_to,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -157,6 +160,7 @@ export class DocumentStore {
       replaced_by: null,
       replaced_at: null,
       ready_at: null,
+      attached_to: input.attachedTo ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -435,10 +439,11 @@ export class DocumentStore {
   async markReady(
     id: string,
     job: JobLease,
-    result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string },
+    result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string; metadata?: Record<string, unknown> },
   ): Promise<boolean> {
     const now = this.now();
     const ready = {
+      ...(result.metadata ? { metadata: JSON.stringify(result.metadata) } : {}),
       status: 'ready',
       ready_at: now,
       progress: 1,
@@ -526,6 +531,26 @@ export class DocumentStore {
   async listReplaced(before: number): Promise<{ id: string; userId: string }[]> {
     const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('replaced_by', 'is not', null).where('replaced_at', '<', before).execute();
     return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  }
+
+  /** The documents that came attached to an e-mail (any status). */
+  async attachmentsOf(id: string): Promise<{ id: string; userId: string }[]> {
+    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('attached_to', '=', id).execute();
+    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  }
+
+  /**
+   * Links a document of the message's project to the message, at `path`: an attachment found already stored (the
+   * same bytes, from a retried job or an earlier version of the message) belongs to this message from now on, so
+   * removing the earlier version leaves it. A document that is no attachment (uploaded by itself) is left as it is.
+   */
+  async relinkAttachment(id: string, attachedTo: string, path: string | null): Promise<void> {
+    await this.db
+      .updateTable('documents')
+      .set({ attached_to: attachedTo, path, updated_at: this.now() })
+      .where('id', '=', id)
+      .where('attached_to', 'is not', null)
+      .execute();
   }
 
   /** Deletes the row (its job goes with it: ON DELETE CASCADE). */

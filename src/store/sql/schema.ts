@@ -84,6 +84,8 @@ export interface DocumentsTable {
   replaced_at: number | null;
   /** When it last became ready (null: never, or before this column existed). */
   ready_at: number | null;
+  /** The e-mail this document was attached to (its attachments are documents of their own), or null. */
+  attached_to: string | null;
   created_at: number;
   updated_at: number;
 }

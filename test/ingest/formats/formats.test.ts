@@ -76,7 +76,8 @@ describe('formats through the daemon', () => {
     }
     expect(docs.get('scan.tiff').pages).toBe(2);
     expect(docs.get('briefing.pptx').pages).toBe(3);
-    expect(docs.get('message.eml').warnings).toContain('attachments not indexed: tides.csv');
+    // Its CSV attachment is a document of its own (email-attachments.test.ts), not a warning.
+    expect(docs.get('message.eml').warnings.join(' ')).not.toMatch(/tides\.csv/);
   }, 300_000);
 
   for (const c of CASES) {

@@ -33,6 +33,10 @@ export const DocumentSchema = z
     error: z.string().nullable().describe('why the document failed, for people'),
     metadata: Metadata,
     path: z.string().nullable().describe('the relative path it was uploaded from (multipart `paths`), or null'),
+    attached_to: z
+      .string()
+      .nullable()
+      .describe('the id of the e-mail this document was attached to (deleted with it; `path` is then under the message\'s), or null'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -57,6 +61,7 @@ export const documentToWire = (d: DocumentRecord) => ({
   error: d.error,
   metadata: d.metadata,
   path: d.path,
+  attached_to: d.attachedTo,
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });

@@ -9,6 +9,7 @@ import * as m007 from './007-job-origin.js';
 import * as m008 from './008-document-list-indexes.js';
 import * as m009 from './009-oauth-self-registration.js';
 import * as m010 from './010-session-once.js';
+import * as m011 from './011-document-attachments.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-document-list-indexes': m008,
   '009-oauth-self-registration': m009,
   '010-session-once': m010,
+  '011-document-attachments': m011,
 };
 
 /** The number of a migration's name (`010-session-once` → 10). */

@@ -1,0 +1,126 @@
+/**
+ * An e-mail's attachments become documents of their own (#41), through the real daemon: with-attachments.eml (written
+ * by Python's e-mail package, make-email.py) carries a PDF, a DOCX and a GIF. The message and the two readable
+ * attachments end ready and searchable, each attachment linked to its message; the GIF is named in the message's
+ * warning; From/To/Cc/Date/Subject are the message's metadata. Running the message's job again makes no second copy;
+ * `upload --sync --prune` of a folder holding the message leaves its attachments; deleting the message deletes them.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, REPO, runCli, type TestUser } from '../../helpers/daemon.js';
+import { waitFor } from '../../helpers/eventually.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
+import { cliEnv } from '../../cli/cli-env.js';
+import { uploadFiles } from '../pipeline/helpers.js';
+
+const EML = readFileSync(join(REPO, 'test/fixtures/formats/with-attachments.eml'));
+
+describe('e-mail attachments are documents of their own, linked to the message', () => {
+  let d: Daemon;
+  let alice: TestUser;
+  daemonForSuite(async (started) => {
+    d = started;
+    alice = await addUser(d);
+  }, { cleanExit: false });
+
+  const list = async (projectId: string): Promise<any[]> => {
+    const res = await api(d, `/api/v1/documents?project_id=${projectId}&limit=100`, { token: alice.apiKey });
+    expect(res.status).toBe(200);
+    return res.body.documents;
+  };
+  const project = async (name: string): Promise<string> => {
+    const res = await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name } });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  };
+  /** The project's documents once there are `n` and every one is settled. */
+  const settled = (projectId: string, n: number) =>
+    waitFor(async () => {
+      const docs = await list(projectId);
+      return docs.length === n && docs.every((x) => x.status === 'ready' || x.status === 'failed') && docs;
+    }, 300_000, `${n} settled documents`);
+  const search = async (query: string, projectId: string) => {
+    const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query, limit: 5, project_ids: [projectId] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.results.map((r: any) => r.document.filename);
+  };
+
+  it('makes the PDF and the DOCX documents linked to the message, names the GIF, keeps the headers as metadata; a rerun duplicates nothing; deleting the message deletes them', { timeout: 600_000 }, async () => {
+    const inbox = await project('inbox');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'survey.eml', bytes: EML }], { projectId: inbox, query: '?wait=true&wait_timeout=300' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const message = up.body.documents[0];
+    expect(message).toMatchObject({ status: 'ready', content_type: 'message/rfc822', attached_to: null });
+    expect(message.warnings.join(' ')).toMatch(/attachments not indexed .*: logo\.gif$/);
+    expect(message.metadata.email).toEqual({
+      from: 'Harbour Master <master@port.example>',
+      to: ['Pilot Office <pilots@port.example>', 'dredging@port.example'],
+      cc: ['Archive <archive@port.example>'],
+      date: '2025-03-05T10:30:00.000Z',
+      subject: 'Channel survey papers',
+    });
+
+    const docs = await settled(inbox, 3);
+    const byName = new Map(docs.map((x) => [x.filename, x]));
+    expect(byName.get('licence.pdf')).toMatchObject({ status: 'ready', content_type: 'application/pdf', attached_to: message.id, path: null });
+    expect(byName.get('dredging.docx')).toMatchObject({
+      status: 'ready',
+      content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      attached_to: message.id,
+    });
+    expect(await search('dredger deepened the approach channel', inbox)).toContain('dredging.docx');
+    expect(await search('copyleft license for software and other kinds of works', inbox)).toContain('licence.pdf');
+    expect(await search('lock gates close at the turn of the tide', inbox)).toContain('survey.eml');
+
+    // The message's job runs again (as after a crash): the attachments it finds stored are the same documents.
+    const db = new BetterSqlite3(join(d.dataDir, 'docsearch.db'));
+    try {
+      db.prepare("UPDATE documents SET status = 'failed', error = 'test' WHERE id = ?").run(message.id);
+      db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(message.id);
+    } finally {
+      db.close();
+    }
+    expect((await api(d, `/api/v1/documents/${message.id}/retry`, { method: 'POST', token: alice.apiKey })).status).toBe(202);
+    await waitFor(async () => (await api(d, `/api/v1/documents/${message.id}`, { token: alice.apiKey })).body.status === 'ready', 300_000, 'the message ready again');
+    const after = await settled(inbox, 3);
+    expect(after.map((x) => x.id).sort()).toEqual(docs.map((x) => x.id).sort());
+
+    // Deleting an attachment leaves the message; deleting the message deletes the other attachment.
+    expect((await api(d, `/api/v1/documents/${byName.get('licence.pdf').id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    expect((await list(inbox)).map((x) => x.filename).sort()).toEqual(['dredging.docx', 'survey.eml']);
+    expect((await api(d, `/api/v1/documents/${message.id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    expect(await list(inbox)).toEqual([]);
+    expect(await search('dredger deepened the approach channel', inbox)).toEqual([]);
+  });
+
+  it('upload --sync --prune of a folder holding the message keeps its attachments, at paths under the message', { timeout: 600_000 }, async () => {
+    const work = mkdtempSync(join(tmpdir(), 'docsearch-eml-sync-'));
+    try {
+      const dir = join(work, 'mail');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'survey.eml'), EML);
+      writeFileSync(join(dir, 'note.txt'), 'A note about the harbour cranes and their winter servicing.\n');
+      const env = cliEnv(d, { DOCSEARCH_TOKEN: alice.apiKey });
+      const sync = async () => {
+        const res = await runCli(['upload', dir, '--sync', '--prune', '--project', 'mailbox', '--create-project', '--wait', '--json'], { env, timeoutMs: 400_000 });
+        expect(res.code, res.stderr).toBe(0);
+        return JSON.parse(res.stdout);
+      };
+      await sync();
+      const projects = await api(d, '/api/v1/projects', { token: alice.apiKey });
+      const mailbox = projects.body.projects.find((p: any) => p.name === 'mailbox').id;
+      const first = await settled(mailbox, 4);
+      const message = first.find((x) => x.filename === 'survey.eml');
+      expect(first.filter((x) => x.attached_to === message.id).map((x) => x.path).sort()).toEqual(['survey.eml/dredging.docx', 'survey.eml/licence.pdf']);
+
+      const again = await sync();
+      expect(again.sync.removed ?? []).toEqual([]);
+      expect((await settled(mailbox, 4)).map((x) => x.id).sort()).toEqual(first.map((x) => x.id).sort());
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
