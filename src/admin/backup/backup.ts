@@ -27,7 +27,8 @@ import { fileOfVersion, pinLatest, removeBackupTags, unpin } from '../../store/l
 import { openSqlite } from '../../store/sql/sqlite.js';
 import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import { applyWindowChanges } from './index-window.js';
-import { copyObject, eachLimited } from './copy-object.js';
+import { eachLimited } from '../each-limited.js';
+import { copyObject } from './copy-object.js';
 import { type BackedUpFile, BACKUP_FORMAT, type BackupManifest, sealManifest } from './manifest.js';
 import type { RateLimit } from './rate-limit.js';
 import { databaseKey, listBackups, manifestKey, objectKey, ownKey, type Repository } from './repository.js';

@@ -3,13 +3,13 @@
  * copies out of a library and a restore copies back. A restore places nothing whose bytes do not hash to what
  * the manifest says; a backup records the hash of what it read.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from '../../store/objects/object-store.js';
+import { hashingTap } from '../hashing-tap.js';
 import type { RateLimit } from './rate-limit.js';
 
 export interface Copied {
@@ -35,20 +35,13 @@ export async function copyObject(
   const src = await from.open(fromKey);
   if (!src) return null;
   const tmp = join(opts.tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
-  const hash = createHash('sha256');
-  let size = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      opts.onBytes?.(chunk.length);
-      if (!opts.rate) return done(null, chunk);
-      opts.rate.take(chunk.length).then(() => done(null, chunk), done);
-    },
+  const tap = hashingTap((chunk) => {
+    opts.onBytes?.(chunk.length);
+    return opts.rate?.take(chunk.length);
   });
   try {
-    await pipeline(src.body, tap, createWriteStream(tmp, { mode: 0o600 }));
-    const got = { size, sha256: hash.digest('hex') };
+    await pipeline(src.body, tap.stream, createWriteStream(tmp, { mode: 0o600 }));
+    const got = { size: tap.size(), sha256: tap.sha256() };
     if (opts.expect && (got.size !== opts.expect.size || got.sha256 !== opts.expect.sha256)) {
       throw new ChecksumMismatch(`${from.location}/${fromKey}: ${got.size} bytes hashing to ${got.sha256}, the manifest says ${opts.expect.size} bytes hashing to ${opts.expect.sha256}`);
     }
@@ -57,13 +50,4 @@ export async function copyObject(
   } finally {
     await rm(tmp, { force: true });
   }
-}
-
-/** Runs `fn` over `items`, `limit` at a time. */
-export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

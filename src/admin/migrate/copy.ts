@@ -5,9 +5,7 @@
  * a target it already filled: tables are upserted and trimmed to the source, an original already there is left,
  * a document whose chunks are all there is skipped and one with only some is written again whole.
  */
-import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FileStore } from '../../store/objects/originals.js';
 import { batchBytes, filterRows, type RecordBatch } from '../../store/lancedb/arrow-batches.js';
@@ -15,6 +13,8 @@ import { ChunkWindowIndex } from '../../store/lancedb/chunk-windows.js';
 import { ChunkIndex } from '../../store/lancedb/chunks.js';
 import { readStoredIndex, type TableReader } from '../../store/lancedb/table-reader.js';
 import { copyTable, countKept, LIBRARY_TABLES, referencedOriginals } from '../../store/sql/library-copy.js';
+import { eachLimited } from '../each-limited.js';
+import { hashingTap } from '../hashing-tap.js';
 import type { OpenedLibrary } from './libraries.js';
 import type { Progress } from './progress.js';
 import type { Redo } from './record.js';
@@ -76,41 +76,24 @@ export async function copyTables(ctx: CopyContext): Promise<TableCount[]> {
   return out;
 }
 
-/** Runs `fn` over `items`, `limit` at a time. */
-export async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
-
 /** Streams one original into the target, hashing it on the way: bytes that do not match their name are not placed. */
 async function copyOriginal(from: FileStore, to: FileStore, sha256: string): Promise<number | 'missing' | 'damaged'> {
   const src = await from.open(sha256);
   if (!src) return 'missing';
   const tmp = to.tempFile();
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
+  const tap = hashingTap();
   try {
-    await pipeline(src.body, tap, tmp.stream);
+    await pipeline(src.body, tap.stream, tmp.stream);
   } catch (err) {
     await rm(tmp.path, { force: true });
     throw err;
   }
-  if (hash.digest('hex') !== sha256) {
+  if (tap.sha256() !== sha256) {
     await rm(tmp.path, { force: true });
     return 'damaged';
   }
   await to.place(tmp.path, sha256);
-  return bytes;
+  return tap.size();
 }
 
 export async function copyOriginals(ctx: CopyContext, problems: SourceProblems): Promise<OriginalsCount> {
