@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { api, type Daemon, REPO } from '../helpers/daemon.js';
+import { expectSameResults, type Hit, searchHits } from '../helpers/same-results.js';
 import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 
 type ConnectionModule = typeof import('../../src/store/lancedb/connection.js');
@@ -22,28 +23,7 @@ export const QUERIES = ['which laws cover semiconductor masks', 'where do marmot
 const LOAD_QUERIES = ['semiconductor mask protection', 'alpine animals in winter'];
 const TOPICS = ['Marmots hibernate in burrows through the alpine winter.', 'The moon pulls the oceans and the tides rise twice a day.', 'Owls hunt at night over the meadows.', 'Glaciers carve valleys as they creep downhill.'];
 
-interface Hit {
-  id: string;
-  document: string;
-  text: string;
-  score: number;
-}
-
-async function search(d: Daemon, token: string): Promise<Hit[][]> {
-  const out: Hit[][] = [];
-  for (const query of QUERIES) {
-    const res = await api(d, '/api/v1/search', { token, body: { query, limit: 10, mode: 'vector', rerank: false } });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    out.push((res.body.results as { chunk_id: string; document: { id: string }; text: string; score: number }[]).map((r) => ({ id: r.chunk_id, document: r.document.id, text: r.text, score: r.score })));
-  }
-  return out;
-}
-
-/** The `migrate` test's comparison: the same chunk ids in the same order, scores within 1e-5. */
-function expectSameResults(got: Hit[][], want: Hit[][]): void {
-  expect(got.map((hits) => hits.map(({ id, document, text }) => ({ id, document, text })))).toEqual(want.map((hits) => hits.map(({ id, document, text }) => ({ id, document, text }))));
-  got.forEach((hits, q) => hits.forEach((h, i) => expect(h.score).toBeCloseTo(want[q]![i]!.score, 5)));
-}
+const search = (d: Daemon, token: string) => searchHits(d, token, QUERIES, { limit: 10, mode: 'vector', rerank: false });
 
 export interface Doc {
   id: string;
@@ -204,4 +184,27 @@ export async function expectRestoredAsOfBackup(source: Library, restored: Librar
     const [x, y] = await Promise.all([source.daemon, restored.daemon].map((d) => fetch(`${d.url}/api/v1/documents/${id}/file`, { headers: { authorization: `Bearer ${token}` } }).then((f) => f.arrayBuffer())));
     expect(Buffer.from(y!).equals(Buffer.from(x!))).toBe(true);
   }
+}
+
+interface ManifestFiles {
+  files: { path: string; key: string; size: number }[];
+}
+
+/**
+ * An incremental run (`s`, its --json summary) against the backup before it: what the last backup has (the same path,
+ * immutable) is not copied again; the rest is, and is counted; the originals copied are exactly those of the
+ * documents (`shas`, the library's now) the first backup did not have, among them `uploaded`'s.
+ */
+export function expectIncremental(s: any, before: ManifestFiles, after: ManifestFiles, shas: string[], uploaded: string): { fresh: ManifestFiles['files']; newOriginals: string[] } {
+  const had = new Map(before.files.map((f) => [f.path, f]));
+  const fresh = after.files.filter((f) => !had.has(f.path) || f.key !== had.get(f.path)!.key);
+  expect(s.files.reused).toBe(after.files.length - fresh.length);
+  expect(s.files.reused).toBeGreaterThan(0);
+  expect(s.files.copied).toBe(fresh.length);
+  expect(s.files.copied_bytes).toBe(fresh.reduce((n, f) => n + f.size, 0));
+  expect(s.files.copied_bytes).toBeLessThan(s.files.bytes);
+  const newOriginals = [...new Set(shas)].map((sha) => `files/${sha.slice(0, 2)}/${sha}`).filter((p) => !had.has(p)).sort();
+  expect(newOriginals).toContain(`files/${uploaded.slice(0, 2)}/${uploaded}`);
+  expect(fresh.filter((f) => f.path.startsWith('files/')).map((f) => f.path).sort()).toEqual(newOriginals);
+  return { fresh, newOriginals };
 }

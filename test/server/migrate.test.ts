@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addClient, getCode, loggedIn, post, type RegisteredClient } from '../auth/oauth-flow.js';
 import { addUser, api, BIN, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { expectSameResults, type Hit, searchHits } from '../helpers/same-results.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
@@ -29,27 +30,7 @@ const TEXTS = [
 const QUERIES = ['which laws cover semiconductor masks', 'where do marmots hibernate', 'why do tides rise'];
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
-interface Hit {
-  id: string;
-  document: string;
-  text: string;
-  score: number;
-}
-
-async function searchAll(d: Daemon, token: string): Promise<Hit[][]> {
-  const out: Hit[][] = [];
-  for (const query of QUERIES) {
-    const res = await api(d, '/api/v1/search', { token, body: { query, limit: 5 } });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    out.push((res.body.results as { chunk_id: string; document: { id: string }; text: string; score: number }[]).map((r) => ({ id: r.chunk_id, document: r.document.id, text: r.text, score: r.score })));
-  }
-  return out;
-}
-
-function expectSameResults(got: Hit[][], want: Hit[][]): void {
-  expect(got.map((hits) => hits.map(({ id, document, text }) => ({ id, document, text })))).toEqual(want.map((hits) => hits.map(({ id, document, text }) => ({ id, document, text }))));
-  got.forEach((hits, q) => hits.forEach((h, i) => expect(h.score).toBeCloseTo(want[q]![i]!.score, 5)));
-}
+const searchAll = (d: Daemon, token: string) => searchHits(d, token, QUERIES, { limit: 5 });
 
 describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and PostgreSQL + RGW${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let pg: PgCluster;
