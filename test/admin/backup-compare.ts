@@ -55,11 +55,13 @@ export async function underLoad<T>(d: Daemon, token: string, during: () => Promi
   let stop = false;
   let uploaded = 0;
   let searched = 0;
+  let firstLoadDoc: string | undefined;
   const uploader = async (c: number) => {
     for (let j = 0; !stop; j++) {
       const text = `${TOPICS[c]} Client ${c} note ${j}: ${'detail '.repeat(20 + j)}\n\n${TOPICS[(c + 1) % 4]} (${j})\n`;
       const res = await uploadFiles(d, token, [{ name: `c${c}-${j}.txt`, bytes: Buffer.from(text) }]);
       expect(res.status, JSON.stringify(res.body)).toBe(202);
+      firstLoadDoc ??= res.body.documents[0].id as string;
       uploaded++;
     }
   };
@@ -73,6 +75,9 @@ export async function underLoad<T>(d: Daemon, token: string, during: () => Promi
   const clients = [0, 1, 2, 3].map(uploader).concat([0, 1].map(searcher));
   try {
     await waitFor(async () => uploaded >= 8, 120_000, 'uploads under way');
+    // The backup's snapshot must hold a document of the load that is ready (the comparison needs one), however
+    // slowly a busy machine ingests: wait for the first one.
+    await waitFor(async () => (await api(d, `/api/v1/documents/${firstLoadDoc}`, { token })).body.status === 'ready', 120_000, 'a load upload ready');
     const atStart = uploaded;
     const out = await during();
     expect(uploaded - atStart, 'uploads went on during the backup').toBeGreaterThan(0);
