@@ -29,6 +29,18 @@ describe('graph cache', () => {
     expect(again).toEqual({ path: a.path, sha256: a.sha256, built: false });
   }, 300_000);
 
+  it("reports the builder process's own error and leaves no graph behind", async () => {
+    const bad = await mkdtemp(join(tmpdir(), 'docsearch-graph-bad-'));
+    try {
+      const weightsPath = join(bad, 'model.safetensors');
+      await writeFile(weightsPath, Buffer.from('not a safetensors file'));
+      await expect(ensureBertGraph({ ...minilm, weightsPath }, join(bad, 'cache'), { precision: 'fp32' })).rejects.toThrow(/safetensors/i);
+      expect(await readdir(join(bad, 'cache'))).toEqual([]);
+    } finally {
+      await rm(bad, { recursive: true, force: true });
+    }
+  });
+
   it('names each variant apart', () => {
     expect(variantName({ precision: 'fp32' })).toBe('fp32');
     expect(variantName({ precision: 'fp32', int8Storage: 'unsigned' })).toBe('fp32');

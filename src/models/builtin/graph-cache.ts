@@ -6,8 +6,9 @@
  * place, weights first, so two processes building at once never see half a graph (rename is atomic within a
  * directory; the loser's rename just replaces identical bytes).
  *
- * The build runs in a short-lived worker thread: it holds several hundred MB at its peak (fp16 widening, transposes,
- * protobuf encoding), which a worker gives back when it exits, while the main thread's heap would keep it.
+ * The build runs in a short-lived child process: it holds a few hundred MB at its peak (fp16 widening, transposes,
+ * protobuf encoding, the calibration session), which an exited process gives back to the system, while a worker
+ * thread's freed memory stays in the daemon (the first start's idle RSS: docs/BENCHMARKS.md, "Memory").
  * The int8 variant is calibrated first (calibration.ts): an fp32 graph with probe outputs is built to a temporary
  * file, run on the calibration sequences, and removed.
  */
@@ -16,8 +17,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
-import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { startModuleWorker } from '../../core/module-worker.js';
+import { forkModule } from '../../core/module-process.js';
 import { OnnxSession } from '../onnx/session.js';
 import { type ActivationRanges, type BertConfig, type BertPrecision, buildBertGraph, type Int8Storage } from './bert-graph.js';
 import { calibrationSequences, measureActivationRanges } from './calibration.js';
@@ -49,17 +49,17 @@ export interface ModelFiles {
   tokenizerPath: string;
 }
 
+/** What the child process builds: the graph at `path`, calibrated first (int8) with a temporary graph at `calibrationPath`. */
 interface BuildRequest {
-  role: typeof ROLE;
-  weightsPath: string;
-  configPath: string;
+  files: ModelFiles;
   path: string;
+  calibrationPath: string;
   variant: GraphVariant;
-  activationRanges?: ActivationRanges;
-  probes?: boolean;
 }
 
-type BuildReply = { ok: true } | { ok: false; error: string };
+interface BuildFailure {
+  error: string;
+}
 
 /** The variant's part of the file name: `fp32`, `int8s` or `int8u`. */
 export function variantName(variant: GraphVariant): string {
@@ -74,9 +74,7 @@ export async function ensureBertGraph(files: ModelFiles, cacheDir: string, varia
   const path = `${base}.${variantName(variant)}.onnx`;
   if ((await isFile(path)) && (await isFile(weightsFileOf(path)))) return { path, sha256, built: false };
   await mkdir(cacheDir, { recursive: true });
-  const { weightsPath, configPath } = files;
-  const activationRanges = variant.precision === 'int8' ? await calibrate(files, `${base}.calibration.${process.pid}.${randomBytes(4).toString('hex')}.onnx`) : undefined;
-  await buildInWorker({ role: ROLE, weightsPath, configPath, path, variant, ...(activationRanges ? { activationRanges } : {}) });
+  await buildInChildProcess({ files, path, calibrationPath: `${base}.calibration.${process.pid}.${randomBytes(4).toString('hex')}.onnx`, variant });
   await removeEarlierRevisions(cacheDir, sha256);
   return { path, sha256, built: true };
 }
@@ -96,7 +94,7 @@ async function removeEarlierRevisions(cacheDir: string, sha256: string): Promise
 /** Builds the fp32 graph with probes at `path`, measures the activation ranges with it, and removes it. */
 async function calibrate(files: ModelFiles, path: string): Promise<ActivationRanges> {
   try {
-    await buildInWorker({ role: ROLE, weightsPath: files.weightsPath, configPath: files.configPath, path, variant: { precision: 'fp32' }, probes: true });
+    await write(files, path, { precision: 'fp32' }, { probes: true });
     const session = await OnnxSession.open(path, { intraOpThreads: availableParallelism() });
     try {
       return await measureActivationRanges(session, calibrationSequences(files.tokenizerPath));
@@ -108,24 +106,31 @@ async function calibrate(files: ModelFiles, path: string): Promise<ActivationRan
   }
 }
 
-async function buildInWorker(request: BuildRequest): Promise<void> {
-  const worker = startModuleWorker(import.meta.url, { workerData: request });
-  const reply = await new Promise<BuildReply>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`the graph builder stopped (exit code ${code})`)));
-  }).finally(() => worker.terminate());
-  if (!reply.ok) throw new Error(reply.error);
+async function buildInChildProcess(request: BuildRequest): Promise<void> {
+  const child = forkModule(import.meta.url, [ROLE, JSON.stringify(request)]);
+  let failure: BuildFailure | undefined;
+  child.on('message', (m: BuildFailure) => (failure = m));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c, s) => resolve([c, s]));
+  });
+  if (failure) throw new Error(failure.error);
+  if (code !== 0) throw new Error(`the graph builder stopped (${signal ?? `exit code ${code}`})`);
 }
 
-/** In the worker: build, then write weights and graph under temporary names and rename them into place. */
-async function build({ weightsPath, configPath, path, variant, activationRanges, probes }: BuildRequest): Promise<void> {
-  const config = JSON.parse(await readFile(configPath, 'utf8')) as BertConfig;
+/** In the child process: calibrate (int8), then build. */
+async function build({ files, path, calibrationPath, variant }: BuildRequest): Promise<void> {
+  const activationRanges = variant.precision === 'int8' ? await calibrate(files, calibrationPath) : undefined;
+  await write(files, path, variant, activationRanges ? { activationRanges } : {});
+}
+
+/** Builds one graph, then writes weights and graph under temporary names and renames them into place. */
+async function write(files: ModelFiles, path: string, variant: GraphVariant, extra: { activationRanges?: ActivationRanges; probes?: boolean }): Promise<void> {
+  const config = JSON.parse(await readFile(files.configPath, 'utf8')) as BertConfig;
   const weightsFile = weightsFileOf(path);
-  const encoded = buildBertGraph(readSafetensors(await readFile(weightsPath)), config, {
+  const encoded = buildBertGraph(readSafetensors(await readFile(files.weightsPath)), config, {
     ...variant,
-    ...(activationRanges ? { activationRanges } : {}),
-    ...(probes ? { probes } : {}),
+    ...extra,
     // Small tensors (biases, LayerNorm vectors) stay inline: a page each in the weights file would waste more.
     external: { location: basename(weightsFile), minBytes: 16_384 },
   });
@@ -159,9 +164,10 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-if (!isMainThread && (workerData as Partial<BuildRequest> | null)?.role === ROLE) {
-  build(workerData as BuildRequest).then(
-    () => parentPort!.postMessage({ ok: true } satisfies BuildReply),
-    (err: unknown) => parentPort!.postMessage({ ok: false, error: err instanceof Error ? err.message : String(err) } satisfies BuildReply),
+if (process.argv[2] === ROLE && process.send) {
+  // The parent waits for the exit; a failure's message goes first, and is flushed before the exit.
+  build(JSON.parse(process.argv[3]!) as BuildRequest).then(
+    () => process.exit(0),
+    (err: unknown) => process.send!({ error: err instanceof Error ? err.message : String(err) } satisfies BuildFailure, () => process.exit(1)),
   );
 }
