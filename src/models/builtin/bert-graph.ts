@@ -1,8 +1,9 @@
 /**
  * Builds an ONNX graph of a BERT encoder (all-MiniLM-L6-v2) from safetensors weights.
  *
- * Inputs `input_ids` and `attention_mask` (int64 [batch, seq]); output `last_hidden_state`
- * (float [batch, seq, hidden]). Pooling stays in code so the per-token states remain available.
+ * Inputs `input_ids` and `attention_mask` (int64 [batch, seq]); output `sentence_embedding` (float [batch, hidden]):
+ * the last hidden states' mean over the unmasked tokens, L2-normalised, as sentence-transformers pools. Pooling in
+ * the graph spares the daemon a [batch, seq, hidden] copy per batch (~400 KB a passage) only to average it.
  *
  * - Opset 17 (native LayerNormalization) for the embeddings; each encoder layer uses onnxruntime's
  *   `com.microsoft` CPU kernels — Attention (fused QKV projection, scaled-dot-product, mask),
@@ -207,7 +208,15 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     );
   }
 
-  g.op('Identity', [x], {}, 'last_hidden_state');
-  g.output('last_hidden_state', 'float32', ['batch', 'seq', H]);
+  // Mean over the unmasked tokens, then x / max(‖x‖, 1e-12), as sentence-transformers' Pooling + Normalize do.
+  // (At opset 17 ReduceSum takes its axes as an input, ReduceL2 still as an attribute.)
+  const maskF = g.op('Cast', [mask], { to: { int: FLOAT } });
+  const axis1 = g.ints('axis_1', [1]);
+  const summed = g.op('ReduceSum', [g.op('Mul', [x, g.op('Unsqueeze', [maskF, g.ints('axis_2', [2])])]), axis1], { keepdims: { int: 0 } });
+  const tokens = g.op('Max', [g.op('ReduceSum', [maskF, axis1], { keepdims: { int: 1 } }), g.scalar('min_tokens', 1e-9)]);
+  const mean = g.op('Div', [summed, tokens]);
+  const norm = g.op('Max', [g.op('ReduceL2', [mean], { axes: { ints: [1] }, keepdims: { int: 1 } }), g.scalar('min_norm', 1e-12)]);
+  g.op('Div', [mean, norm], {}, 'sentence_embedding');
+  g.output('sentence_embedding', 'float32', ['batch', H]);
   return g.encodeWith({ opset: 17, ...(options.external ? { external: options.external } : {}) });
 }

@@ -19,11 +19,10 @@ import type { EmbedOptions, Embedder, ModelStatus } from '../embedder.js';
 import { ModelError } from '../errors.js';
 import { type BatchItem, TextBatchQueue } from '../text-batch-queue.js';
 import { OnnxSession } from '../onnx/session.js';
-import { l2NormalizeInPlace, meanPool } from '../vector-math.js';
 import type { BertPrecision, Int8Storage } from './bert-graph.js';
 import { ensureBertGraph } from './graph-cache.js';
 import { int8StorageForThisCpu } from './int8-storage.js';
-import { WordPieceTokenizer, type ModelInput } from './wordpiece-tokenizer.js';
+import { WordPieceTokenizer } from './wordpiece-tokenizer.js';
 
 export const BUILTIN_EMBEDDER_ID = 'builtin:all-MiniLM-L6-v2';
 /** The embedder id of each precision: fp32 keeps the id vectors were stored under before int8 existed. */
@@ -58,19 +57,12 @@ export interface BuiltinEmbedderOptions {
 }
 
 
-export interface TokenVectors {
-  /** The model's tokens, [CLS] and [SEP] included, after truncation. */
-  tokens: string[];
-  /** One L2-normalised contextual vector per token. */
-  vectors: Float32Array[];
-}
-
 const PROVIDER = 'builtin';
 
-/** One text waiting for the model; `done` maps its row of the batch's hidden state to the caller's result. */
+/** One text waiting for the model; `done` takes its unit vector. */
 interface TextItem extends BatchItem {
   text: string;
-  done: (hidden: Float32Array, row: number, length: number, seqLen: number, input: ModelInput) => void;
+  done: (vector: Float32Array) => void;
 }
 
 export class BuiltinEmbedder implements Embedder {
@@ -161,59 +153,30 @@ export class BuiltinEmbedder implements Embedder {
     return this.passage !== undefined;
   }
 
-  async embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
-    const perText = await this.forward(texts, opts.kind === 'query' ? 'high' : 'low', (hidden, row, len, seq) =>
-      l2NormalizeInPlace(meanPool(hidden, row, len, seq, this.dimension)),
-    );
-    return perText;
-  }
-
-  /** Per-token contextual vectors (L2-normalised), for late-interaction scoring. */
-  async embedTokens(texts: string[]): Promise<TokenVectors[]> {
-    return this.forward(texts, 'low', (hidden, row, len, seq, input) => {
-      const vectors: Float32Array[] = [];
-      for (let t = 0; t < len; t++) {
-        const start = (row * seq + t) * this.dimension;
-        vectors.push(l2NormalizeInPlace(hidden.slice(start, start + this.dimension)));
-      }
-      return { tokens: input.tokens, vectors };
-    });
-  }
-
   /**
-   * Queues `texts` for the model and maps each row of the hidden state through `pick`. Batches are formed by
-   * the queue from every caller's waiting texts (see batch-queue.ts); tokenisation happens per batch, inside
-   * the queue, so a large call never blocks the loop up front.
+   * Queues `texts` for the model. Batches are formed by the queue from every caller's waiting texts (see
+   * text-batch-queue.ts); tokenisation happens per batch, inside the queue, so a large call never blocks the loop
+   * up front.
    */
-  private async forward<T>(
-    texts: string[],
-    priority: Priority,
-    pick: (hidden: Float32Array, row: number, length: number, seqLen: number, input: ModelInput) => T,
-  ): Promise<T[]> {
+  async embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     await this.init();
-    const results = new Array<T>(texts.length);
-    const items = texts.map(
-      (text, i): TextItem => ({
-        text,
-        size: text.length,
-        done: (hidden, row, length, seqLen, input) => (results[i] = pick(hidden, row, length, seqLen, input)),
-      }),
-    );
-    await this.queue.push(priority, items);
+    const results = new Array<Float32Array>(texts.length);
+    const items = texts.map((text, i): TextItem => ({ text, size: text.length, done: (vector) => (results[i] = vector) }));
+    await this.queue.push(opts.kind === 'query' ? 'high' : 'low', items);
     return results;
   }
 
   private async runBatch(batch: TextItem[], lane: Priority): Promise<void> {
     const inputs = batch.map((item) => this.tokenizer.modelInput(item.text));
-    if (lane === 'high') return this.deliver(batch, inputs, await this.run(inputs, this.querySession));
+    if (lane === 'high') return this.deliver(batch, await this.run(inputs, this.querySession));
     this.passageRuns++;
     try {
       const session = await this.passageSession().catch((err: unknown) => {
         throw new ModelError(PROVIDER, `built-in model failed to load: ${err instanceof Error ? err.message : String(err)}`, { transient: false, cause: err });
       });
       try {
-        this.deliver(batch, inputs, await this.run(inputs, session));
+        this.deliver(batch, await this.run(inputs, session));
       } finally {
         // A session whose worker died is not reused: the next batch opens a fresh one.
         if (session.error && this.passage) {
@@ -226,17 +189,18 @@ export class BuiltinEmbedder implements Embedder {
     }
   }
 
-  private deliver(batch: TextItem[], inputs: ModelInput[], { hidden, seqLen }: { hidden: Float32Array; seqLen: number }): void {
-    inputs.forEach((input, row) => batch[row]!.done(hidden, row, input.ids.length, seqLen, input));
+  private deliver(batch: TextItem[], vectors: Float32Array): void {
+    batch.forEach((item, row) => item.done(vectors.slice(row * this.dimension, (row + 1) * this.dimension)));
   }
 
-  private async run(inputs: ModelInput[], session: OnnxSession | undefined): Promise<{ hidden: Float32Array; seqLen: number }> {
+  /** The batch's unit vectors, pooled and normalised in the graph (bert-graph.ts), row after row. */
+  private async run(inputs: number[][], session: OnnxSession | undefined): Promise<Float32Array> {
     if (!session || this.closed) throw new ModelError(PROVIDER, 'embedder is closed', { transient: false });
-    const seqLen = Math.max(...inputs.map((i) => i.ids.length));
+    const seqLen = Math.max(...inputs.map((i) => i.length));
     const ids = new BigInt64Array(inputs.length * seqLen);
     const mask = new BigInt64Array(inputs.length * seqLen);
     inputs.forEach((input, row) => {
-      input.ids.forEach((id, t) => {
+      input.forEach((id, t) => {
         ids[row * seqLen + t] = BigInt(id);
         mask[row * seqLen + t] = 1n;
       });
@@ -245,9 +209,9 @@ export class BuiltinEmbedder implements Embedder {
     try {
       const out = await session.run(
         { input_ids: { type: 'int64', data: ids, dims }, attention_mask: { type: 'int64', data: mask, dims } },
-        ['last_hidden_state'],
+        ['sentence_embedding'],
       );
-      return { hidden: out.last_hidden_state!.data as Float32Array, seqLen };
+      return out.sentence_embedding!.data as Float32Array;
     } catch (err) {
       throw new ModelError(PROVIDER, `inference failed: ${err instanceof Error ? err.message : String(err)}`, {
         transient: false,

@@ -11,12 +11,6 @@ import { LRUCache } from 'lru-cache';
 import type { TokenCounter } from '../embedder.js';
 import { wordPieceOffsets } from './wordpiece-offsets.js';
 
-export interface ModelInput {
-  ids: number[];
-  /** Token strings, same length as ids, specials included. */
-  tokens: string[];
-}
-
 interface TokenizerJson {
   added_tokens?: { content: string; special?: boolean }[];
   model?: { unk_token?: string };
@@ -80,10 +74,9 @@ export class WordPieceTokenizer implements TokenCounter {
     };
   }
 
-  /** What the model is fed: content cut to fit `maxTokens`, then [CLS] … [SEP]. */
-  modelInput(text: string): ModelInput {
+  /** The ids the model is fed: content cut to fit `maxTokens`, then [CLS] … [SEP]. */
+  modelInput(text: string): number[] {
     const room = this.maxTokens - this.prefix.length - this.suffix.length;
-    const ids = [...this.prefix, ...this.content(text).slice(0, room), ...this.suffix];
-    return { ids, tokens: ids.map((id) => this.tokenizer.id_to_token(id) ?? this.unk) };
+    return [...this.prefix, ...this.content(text).slice(0, room), ...this.suffix];
   }
 }

@@ -151,7 +151,8 @@ export class OnnxSession {
 
   /**
    * Runs the model. Input buffers are transferred to the worker (the caller must not reuse them);
-   * `fetches` limits which outputs come back.
+   * `fetches` limits which outputs come back. It must be the graph's first outputs: onnxruntime-node 1.22 names
+   * the results of other subsets after the first outputs (the values are right, the names are not).
    */
   run(feeds: Record<string, TensorData>, fetches?: string[]): Promise<Record<string, TensorData>> {
     if (this.closed) return Promise.reject(new Error('onnx session is closed'));
