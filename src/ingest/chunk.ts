@@ -33,6 +33,12 @@ interface Piece {
   page: number | undefined;
 }
 
+/**
+ * Blocks up to this many characters per token of budget are counted whole before they are split: English runs
+ * ~4.5 characters a token, so such a block most likely fits.
+ */
+const LIKELY_FITS_CHARS_PER_TOKEN = 3;
+
 /** The header may take at most this share of the budget; longer titles and heading paths are cut. */
 const MAX_HEADER_SHARE = 1 / 3;
 
@@ -191,24 +197,30 @@ function render(pieces: Piece[], blocks: Block[]): string {
   return parts.filter((p) => p).join('\n\n');
 }
 
-/** Splits `text` into [start, end, tokens] ranges of at most `budget` tokens each. */
+/**
+ * Splits `text` into [start, end, tokens] ranges of at most `budget` tokens each. A short block is counted whole
+ * first, as it most likely fits; a longer one is counted sentence by sentence, and rejoined when they fit together
+ * after all: sentences end at whitespace or punctuation, where the tokenizer splits anyway, so their counts add up
+ * to the whole's and a block is tokenised once, not twice.
+ */
 function splitToFit(text: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
-  const trimmedStart = text.search(/\S/);
-  if (trimmedStart < 0) return [];
-  // Counting a block far longer than any chunk is wasted work; its sentences are counted anyway, and packing
-  // rejoins them when they fit together after all.
-  if (text.length <= budget * 6) {
+  if (text.search(/\S/) < 0) return [];
+  if (text.length <= budget * LIKELY_FITS_CHARS_PER_TOKEN) {
     const whole = tokenizer.count(text);
     if (whole <= budget) return [[0, text.length, whole]];
   }
   const out: [number, number, number][] = [];
+  // Every count includes the model's special tokens ([CLS], [SEP]); the whole block's has them once.
+  const specials = tokenizer.count('');
+  let total = specials;
   for (const [s, e] of splitSentences(text)) {
     const sentence = text.slice(s, e);
     const n = tokenizer.count(sentence);
+    total += n - specials;
     if (n <= budget) out.push([s, e, n]);
     else for (const [ws, we, wn] of splitWords(sentence, budget, tokenizer)) out.push([s + ws, s + we, wn]);
   }
-  return out;
+  return out.length > 1 && total <= budget ? [[0, text.length, total]] : out;
 }
 
 /** Word-boundary pieces for one overlong sentence; single words beyond the budget are cut at token boundaries. */
