@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry for extract.ts: parses the documents it is sent, one at a time, and posts each result.
- * The pool reuses this worker for many documents, so the parser libraries load once. Parsers and their
+ * The pool reuses this worker for many documents, so each parser's libraries load once, with its first document. Parsers and their
  * libraries may log to the console and throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
@@ -34,9 +34,9 @@ const port = parentPort!;
 port.on('message', (input: WorkerInput) => {
   void (async () => {
     try {
-      const parser = PARSERS[input.type];
-      if (!parser) throw new Error(`no parser for ${String(input.type)}`);
-      const doc = await parser(input.bytes, { ...input.options, type: input.type });
+      const load = PARSERS[input.type];
+      if (!load) throw new Error(`no parser for ${String(input.type)}`);
+      const doc = await (await load())(input.bytes, { ...input.options, type: input.type });
       port.postMessage({ id: input.id, ok: true, doc } satisfies WorkerOutput);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
