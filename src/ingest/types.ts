@@ -137,5 +137,8 @@ export interface Chunk {
   ocr?: boolean;
 }
 
-/** The accepted types as a person reads them, for messages ("accepted: …"). */
-export const ACCEPTED_TYPES = 'PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP';
+/** The accepted types as a person reads them, for messages ("accepted: …"); legacy Office where LibreOffice converts it. */
+export function acceptedTypes(legacyOffice: boolean): string {
+  const read = 'PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP';
+  return legacyOffice ? `${read}; DOC, XLS and PPT through LibreOffice` : read;
+}

@@ -5,6 +5,7 @@ import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { type WebClient } from '../server/web-client.js';
 import { loggedIn, uploadAs, waitSettled } from './library-client.js';
+import { acceptedList } from '../helpers/accepted-types.js';
 
 /**
  * The library pages' actions over real HTTP (#21): destructive buttons ask first and say what they did,
@@ -204,12 +205,12 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(mixed.location).toBe(`/projects/${archive}`);
     const page = await web.get(`/projects/${archive}`);
     expect(flashOf(page.text)).toBe(
-      'Uploaded 1 file; it is being indexed. Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP).',
+      `Uploaded 1 file; it is being indexed. Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: ${acceptedList()}).`,
     );
     expect(page.text).toContain('>report.pdf</a>');
     const onlyBad = await uploadAs(web, archive, [{ name: 'photo.gif', body: GIF }], { via: 'field', accept: 'text/html' });
     expect(onlyBad.status).toBe(303);
-    expect(flashOf((await web.get(`/projects/${archive}`)).text)).toBe('Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP).');
+    expect(flashOf((await web.get(`/projects/${archive}`)).text)).toBe(`Not uploaded: &quot;photo.gif&quot; is not a type docsearch reads (accepted: ${acceptedList()}).`);
     // The script's upload (one file, JSON) still answers 415 with the reason.
     expect((await uploadAs(web, archive, [{ name: 'photo.gif', body: GIF }])).status).toBe(415);
 

@@ -5,18 +5,18 @@
  * LibreOffice on the PATH, the upload is refused with a 415 that says why and what to do, and health says so too.
  * An encrypted Office file (an OLE2 container of something else) is refused as such, never taken for a .doc.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { acceptedList, hasLibreOffice } from '../../helpers/accepted-types.js';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
 import { unmet } from '../../helpers/requirement.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { uploadFiles } from '../pipeline/helpers.js';
 
 const fixture = (name: string) => readFileSync(join(REPO, 'test/fixtures/formats', name));
-const noOffice = unmet(spawnSync('soffice', ['--version'], { timeout: 30_000 }).status === 0 ? null : 'LibreOffice is not installed (Debian: libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)');
+const noOffice = unmet(hasLibreOffice ? null : 'LibreOffice is not installed (Debian: libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)');
 const MARKUP = /<\/?[a-z][^>]*>|&[a-z]+;|\\[a-z]+\d*/i;
 
 const CASES = [
@@ -74,7 +74,8 @@ describe.skipIf(noOffice)(`legacy Office converted by LibreOffice${noOffice ? ` 
   it('refuses an encrypted Office file as what it is, and fails a damaged .doc on its own', async () => {
     const encrypted = await upload(d, alice, 'secret.docx', encryptedOoxml());
     expect(encrypted.status).toBe(415);
-    expect(encrypted.body.error.message).toMatch(/^"secret\.docx" is an encrypted Office file or another kind of OLE2 file — not supported/);
+    // The list of what is accepted names legacy Office, as this server converts it.
+    expect(encrypted.body.error.message).toBe(`"secret.docx" is an encrypted Office file or another kind of OLE2 file — not supported (accepted: ${acceptedList(true)})`);
     const doc = fixture('ledger.doc');
     // The directory (which names the WordDocument stream) kept, the stream itself overwritten.
     const damaged = Buffer.from(doc);
@@ -104,6 +105,9 @@ describe('legacy Office switched off', () => {
     expect(res.body.error.message).toBe('"ledger.doc" is a Word 97–2003 document (.doc), which this server cannot read: converting it with LibreOffice is switched off (--libreoffice off) — or save it as .docx');
     const health = await api(d, '/api/v1/health');
     expect(health.body.components.legacy_office).toEqual({ status: 'up', converter: null, reason: 'off (--libreoffice off)' });
+    // Nor does the list of what is accepted name it.
+    const other = await upload(d, alice, 'program.bin', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]));
+    expect(other.body.error.message).toBe(`"program.bin" is not a type docsearch reads (accepted: ${acceptedList(false)})`);
   });
 });
 

@@ -19,7 +19,7 @@ import type { Services } from '../../services.js';
 import { sniffCfb } from '../../../ingest/sniff-cfb.js';
 import { OLE2_CFB, SNIFF_BYTES, ZIP, sniffType } from '../../../ingest/sniff.js';
 import { sniffZip } from '../../../ingest/sniff-zip.js';
-import { ACCEPTED_TYPES, isLegacyOffice, type DocumentType } from '../../../ingest/types.js';
+import { acceptedTypes, isLegacyOffice, type DocumentType } from '../../../ingest/types.js';
 import { isRelativePath } from './paths.js';
 
 export interface ReceivedPart {
@@ -264,16 +264,17 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
 
     const out: ReceivedPart[] = [];
     const refused: Received['refused'] = [];
+    const accepted = acceptedTypes(limits.legacyOffice === 'converted');
     for (const r of received) {
       const head = r.sizeBytes === 0 ? null : sniffType(r.head, r.filename);
       const sniffed = head === ZIP ? await sniffZip(r.tempPath, r.head) : head === OLE2_CFB ? await sniffCfb(r.tempPath) : head;
       const why =
         sniffed === null
           ? head === OLE2_CFB
-            ? `"${r.filename}" is an encrypted Office file or another kind of OLE2 file — not supported (accepted: ${ACCEPTED_TYPES})`
+            ? `"${r.filename}" is an encrypted Office file or another kind of OLE2 file — not supported (accepted: ${accepted})`
             : head === ZIP
-              ? `"${r.filename}" is a ZIP archive that holds no document docsearch reads, or a damaged one (accepted: ${ACCEPTED_TYPES})`
-              : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${ACCEPTED_TYPES})`
+              ? `"${r.filename}" is a ZIP archive that holds no document docsearch reads, or a damaged one (accepted: ${accepted})`
+              : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${accepted})`
           : isLegacyOffice(sniffed) && limits.legacyOffice !== 'converted'
             ? `"${r.filename}" is ${legacyRefusal(sniffed, limits.legacyOffice === 'off')}`
             : undefined;
