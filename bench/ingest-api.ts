@@ -51,7 +51,7 @@ export interface IngestRun {
 }
 
 /**
- * Uploads `files` (in requests of `perRequest`), then polls until every document is ready or failed. With
+ * Uploads `files` (in requests of `perRequest`, from `clients` clients at once), then polls until every document is ready or failed. With
  * `queries`, one client searches back to back (hybrid) for as long as the ingest runs. With `upkeepMs`, the
  * daemon's CPU is counted on past that, for as long as its background index upkeep may still be waiting to start
  * and then until it is idle: what the ingest costs in all, not only until its documents are ready.
@@ -60,7 +60,7 @@ export async function ingestThroughApi(
   d: Daemon,
   token: string,
   files: UploadFile[],
-  opts: { perRequest?: number; queries?: string[]; upkeepMs?: number; onTick?: (unfinished: string, total: number) => void } = {},
+  opts: { perRequest?: number; clients?: number; queries?: string[]; upkeepMs?: number; onTick?: (unfinished: string, total: number) => void } = {},
 ): Promise<IngestRun> {
   const pid = d.proc.pid!;
   const cpu0 = cpuMs(pid);
@@ -80,11 +80,17 @@ export async function ingestThroughApi(
   })();
   const ids: string[] = [];
   const perRequest = opts.perRequest ?? 20;
-  for (let i = 0; i < files.length; i += perRequest) {
-    const res = await uploadFiles(d, token, files.slice(i, i + perRequest));
-    if (res.status !== 202 && res.status !== 200) throw new Error(`upload answered ${res.status}: ${JSON.stringify(res.body)}`);
-    ids.push(...res.body.documents.map((x: { id: string }) => x.id));
-  }
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: opts.clients ?? 1 }, async () => {
+      for (let i = next; i < files.length; i = next) {
+        next += perRequest;
+        const res = await uploadFiles(d, token, files.slice(i, i + perRequest));
+        if (res.status !== 202 && res.status !== 200) throw new Error(`upload answered ${res.status}: ${JSON.stringify(res.body)}`);
+        ids.push(...res.body.documents.map((x: { id: string }) => x.id));
+      }
+    }),
+  );
   // Cheap polling (the daemon's CPU is being measured): only the unfinished documents are listed.
   const open = async (status: string): Promise<number> =>
     ((await api(d, `/api/v1/documents?limit=100&status=${status}`, { token })).body.documents as unknown[]).length;

@@ -2,7 +2,7 @@
  * Ingest throughput (npm run bench:ingest), through a real daemon (built binary, built-in model):
  *
  * - the daemon-API cases (bench/ingest-api.ts), each on a fresh daemon: 1,000 and 5,183 SciFact abstracts
- *   uploaded as .txt (20 per request), one 20 MB text; chunks/s, the daemon's CPU-ms per chunk beside the
+ *   uploaded as .txt (20 per request), the 1,000 again one per request from 4 clients at once, one 20 MB text; chunks/s, the daemon's CPU-ms per chunk beside the
  *   model's own CPU-ms per passage of the same texts, peak RSS; and the 1,000 abstracts again with search
  *   p50/p95 (one client, hybrid, SciFact test queries, 100 ms between searches) while they are ingested, beside
  *   the same searches once the daemon is idle;
@@ -11,9 +11,11 @@
  *   from the daemon's `document.ingested` events;
  * - time-to-searchable for one generated 100-page text PDF: from the start of the upload until a keyword from
  *   its last page is found in the chunks table (target ≤ 30 s on 2 cores);
- * - the daemon's RSS right after start, once its model is loaded and it is idle, and its peak RSS (VmHWM).
+ * - the daemon's RSS right after start, once its model is loaded and it is idle, and its peak RSS (VmHWM);
+ * - a first start on an empty model cache (the graph is built) beside a restart: seconds until the model is loaded,
+ *   idle RSS, peak RSS.
  *
- * `--cases a,b` picks cases (scifact-1000, scifact-1000-search, scifact-5183, txt-20mb, pdfs; default all); `--txt-max-seconds N`
+ * `--cases a,b` picks cases (start, scifact-1000, scifact-1000-single, scifact-1000-search, scifact-5183, txt-20mb, pdfs; default all); `--txt-max-seconds N`
  * stops following the 20 MB text after N s (default 3600) and reports its rate so far; `--embedder <spec>` runs the
  * daemons (and the model yardstick) with that embedder (builtin, builtin:fp32, builtin:int8). `--write` replaces the
  * "## Ingestion" section of docs/BENCHMARKS.md with the results.
@@ -69,14 +71,14 @@ const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const CASES = (arg('--cases') ?? 'scifact-1000,scifact-1000-search,scifact-5183,txt-20mb,pdfs').split(',');
+const CASES = (arg('--cases') ?? 'start,scifact-1000,scifact-1000-single,scifact-1000-search,scifact-5183,txt-20mb,pdfs').split(',');
 const TXT_MAX_SECONDS = Number(arg('--txt-max-seconds') ?? 3600);
 const EMBEDDER = arg('--embedder') ?? 'builtin';
 /** The yardstick's precision: the daemon's (its default when `builtin`). */
 const PRECISION = EMBEDDER.startsWith('builtin:') ? (EMBEDDER.slice('builtin:'.length) as BertPrecision) : undefined;
 const DAEMON_ARGS = ['--max-upload-mb', '50', '--embedder', EMBEDDER];
 /** Stored chunks re-embedded by the model alone for the yardstick. */
-const MODEL_SAMPLE = 300;
+const MODEL_SAMPLE = 1000;
 
 interface ApiRow {
   name: string;
@@ -88,6 +90,8 @@ interface ApiRow {
   startRssMb: number;
   peakRssMb: number;
   model: { cpuMsPerPassage: number; wallMsPerPassage: number };
+  /** The daemon's passage-model threads' CPU over the run (the model's own cost in place, same texts, same run). */
+  modelThreadsMs?: number;
   note: string;
 }
 
@@ -114,13 +118,15 @@ async function apiCase(name: string, run: (d: Daemon, token: string) => Promise<
   }
 }
 
-async function scifact(n: number, withSearch: boolean): Promise<ApiRow> {
+/** `single`: one abstract per request from 4 clients at once, the way many small clients upload; else 20 per request. */
+async function scifact(n: number, withSearch: boolean, single = false): Promise<ApiRow> {
   const docs = readCorpus().slice(0, n);
   const files = docs.map((x) => ({ name: `${x.id}.txt`, bytes: Buffer.from(`# ${x.title}\n\n${x.text}\n`) }));
   // Test and train queries (1,109): the ingest's searches stay new to the query-vector cache.
   const queries = withSearch ? [...readSplit('test'), ...readSplit('train')].map((q) => q.text) : [];
-  return apiCase(`${n} SciFact abstracts (.txt)${withSearch ? ', one client searching' : ''}`, async (d, token) => {
-    const r = await ingestThroughApi(d, token, files, { queries, onTick: (open, total) => process.stderr.write(`\r  ${open} of ${total} not ready yet   `) });
+  const how = single ? ', one per request, 4 clients' : '';
+  return apiCase(`${n} SciFact abstracts (.txt)${how}${withSearch ? ', one client searching' : ''}`, async (d, token) => {
+    const r = await ingestThroughApi(d, token, files, { queries, ...(single ? { perRequest: 1, clients: 4 } : {}), onTick: (open, total) => process.stderr.write(`\r  ${open} of ${total} not ready yet   `) });
     process.stderr.write('\n');
     // Queries the ingest run did not use yet, so the query-vector cache does not flatter the idle figures.
     const idle = withSearch ? await searchLatencies(d, token, queries.slice(r.searchMs.length % queries.length).concat(queries), 200) : [];
@@ -128,7 +134,7 @@ async function scifact(n: number, withSearch: boolean): Promise<ApiRow> {
     const search = withSearch ? `search p50/p95 while ingesting ${p(r.searchMs)} (${r.searchMs.length} searches), idle after ${p(idle)}` : '';
     const per = (ms: number) => (ms / r.chunks).toFixed(1);
     const split = `CPU-ms/chunk: model threads ${per(r.cpuSplit.model)}, main thread ${per(r.cpuSplit.main)}, LanceDB ${per(r.cpuSplit.lancedb)}, other ${per(r.cpuSplit.other)}`;
-    return { docs: r.documents, chunks: r.chunks, seconds: r.seconds, daemonCpuMs: r.daemonCpuMs, note: [r.failed ? `${r.failed} failed` : '', search, split].filter(Boolean).join('; ') };
+    return { docs: r.documents, chunks: r.chunks, seconds: r.seconds, daemonCpuMs: r.daemonCpuMs, modelThreadsMs: r.cpuSplit.model, note: [r.failed ? `${r.failed} failed` : '', search, split].filter(Boolean).join('; ') };
   });
 }
 
@@ -142,16 +148,38 @@ async function bigTxt(mb: number): Promise<ApiRow> {
   });
 }
 
+/** A first start on an empty model cache, then a restart on the same data: what each holds once idle. */
+async function starts(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-bench-start-'));
+  const out: string[] = [];
+  try {
+    for (const run of ['first start (graph built)', 'restart']) {
+      const t0 = performance.now();
+      const d = await startDaemon({ dataDir, args: [...DAEMON_ARGS, '--model-cache-dir', join(dataDir, 'models')] });
+      await modelLoaded(d);
+      const seconds = (performance.now() - t0) / 1000;
+      await new Promise((r) => setTimeout(r, 2000)); // idle: start-up work settles
+      out.push(`${run}: model loaded in ${seconds.toFixed(1)} s, idle RSS ${vmRssMb(d.proc.pid!)} MiB, peak ${vmHwmMb(d.proc.pid!)} MiB`);
+      await d.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.stderr.write(`${out.join('\n')}\n`);
+  return `Start (\`--cases start\`): ${out.join('; ')}.`;
+}
+
 function apiTable(rows: ApiRow[]): string[] {
   return [
-    '| case | docs | chunks | seconds | chunks/s | daemon CPU-ms/chunk | model CPU-ms/passage | CPU ratio | model-bound s | time ratio | RSS after start MiB | peak RSS MiB | notes |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| case | docs | chunks | seconds | chunks/s | daemon CPU-ms/chunk | model CPU-ms/passage | CPU ratio | in-place ratio | model-bound s | time ratio | RSS after start MiB | peak RSS MiB | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
       const perChunk = r.daemonCpuMs / r.chunks;
       const bound = (r.chunks * r.model.wallMsPerPassage) / 1000;
+      const inPlace = r.modelThreadsMs ? `${(r.daemonCpuMs / r.modelThreadsMs).toFixed(2)}×` : '–';
       return (
         `| ${r.name} | ${r.docs} | ${r.chunks} | ${r.seconds.toFixed(0)} | ${(r.chunks / r.seconds).toFixed(1)} | ${perChunk.toFixed(1)} | ` +
-        `${r.model.cpuMsPerPassage.toFixed(1)} | ${(perChunk / r.model.cpuMsPerPassage).toFixed(2)}× | ${bound.toFixed(0)} | ${(r.seconds / bound).toFixed(2)}× | ${r.startRssMb} | ${r.peakRssMb} | ${r.note} |`
+        `${r.model.cpuMsPerPassage.toFixed(1)} | ${(perChunk / r.model.cpuMsPerPassage).toFixed(2)}× | ${inPlace} | ${bound.toFixed(0)} | ${(r.seconds / bound).toFixed(2)}× | ${r.startRssMb} | ${r.peakRssMb} | ${r.note} |`
       );
     }),
   ];
@@ -161,8 +189,10 @@ async function main(): Promise<void> {
   const write = process.argv.includes('--write');
   const load0 = loadavg()[0]!;
   const apiRows: ApiRow[] = [];
+  const startLine = CASES.includes('start') ? await starts() : undefined;
   if (scifactAvailable()) {
     if (CASES.includes('scifact-1000')) apiRows.push(await scifact(1000, false));
+    if (CASES.includes('scifact-1000-single')) apiRows.push(await scifact(1000, false, true));
     // Searching costs the daemon CPU too: the same ingest again with one client searching, for the latencies.
     if (CASES.includes('scifact-1000-search')) apiRows.push(await scifact(1000, true));
     if (CASES.includes('scifact-5183')) apiRows.push(await scifact(5183, false));
@@ -178,13 +208,15 @@ async function main(): Promise<void> {
     ...(apiRows.length
       ? [
           'Daemon-API cases, each on a fresh daemon. CPU ratio = the daemon\'s CPU time per chunk (all threads, from /proc) over the',
-          "model's own CPU time per passage, measured right after on a sample of the same stored texts; model-bound s = chunks ×",
+          "model's own CPU time per passage, measured right after on a sample of the same stored texts; in-place ratio = the daemon's CPU",
+          "over its passage-model threads' in the same run (the yardstick moves with the machine's speed between runs, this does not); model-bound s = chunks ×",
           "the model's own wall time per passage; time ratio = seconds over that (sensitive to the machine's load, the CPU ratio is not).",
           '',
           ...apiTable(apiRows),
           '',
         ]
       : []),
+    ...(startLine ? [startLine, ''] : []),
     ...pdfSection,
   ].join('\n');
   process.stdout.write(`${section}\n`);
