@@ -30,7 +30,20 @@ const SHARED_SKIP = postgresUnavailable() ?? rgwUnavailable();
 type Recorded = Observed & { users: FixtureUser[] };
 const recorded = (release: string, mode: 'embedded' | 'shared'): Recorded => JSON.parse(readFileSync(join(FIXTURES, release, `${mode}.json`), 'utf8')) as Recorded;
 
-/** Today's answers against the release's: everything it recorded, the scores within 1e-5. */
+/**
+ * The release's numbers, each as "within 1e-5": a query is embedded by today's model graph, whose float operations
+ * may round differently in the last bits (mean pooling moved into the graph in GRAPH_REVISION 4).
+ */
+const near = (v: unknown): unknown =>
+  typeof v === 'number' && !Number.isInteger(v)
+    ? expect.closeTo(v, 5)
+    : Array.isArray(v)
+      ? v.map(near)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, near(x)]))
+        : v;
+
+/** Today's answers against the release's: everything it recorded, the scores and similarities within 1e-5. */
 function expectSameAnswers(now: Observed, then: Observed): void {
   expect(now.projects).toEqual(then.projects);
   expect(now.documents).toEqual(then.documents);
@@ -43,7 +56,7 @@ function expectSameAnswers(now: Observed, then: Observed): void {
       const { score, ...fields } = before.results[j]!;
       expect(Math.abs((r.score as number) - (score as number)), `${what}, result ${j}: score ${String(r.score)} against ${String(score)}`).toBeLessThanOrEqual(1e-5);
       // Fields the release answered with (a later release may add others).
-      expect(Object.fromEntries(Object.keys(fields).map((k) => [k, r[k]])), what).toEqual(fields);
+      expect(Object.fromEntries(Object.keys(fields).map((k) => [k, r[k]])), what).toEqual(near(fields));
     });
   });
 }
