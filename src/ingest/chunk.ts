@@ -77,7 +77,7 @@ export function* chunkStream(
       for (let i = 0; i < blocks.length; i++) {
         const block = blocks[i]!;
         // Reported piece by piece: one long paragraph (a text file without line breaks) still moves the progress.
-        for (const [start, end, tokens] of splitToFit(block.text, budget, tokenizer)) {
+        for (const [start, end, tokens] of splitToFit(block.text, budget, special, tokenizer)) {
           yield { block: i, start, end, tokens, page: block.page };
           opts.onProgress?.(doneChars + end, totalChars);
         }
@@ -203,7 +203,7 @@ function render(pieces: Piece[], blocks: Block[]): string {
  * after all: sentences end at whitespace or punctuation, where the tokenizer splits anyway, so their counts add up
  * to the whole's and a block is tokenised once, not twice.
  */
-function splitToFit(text: string, budget: number, tokenizer: TokenCounter): [number, number, number][] {
+function splitToFit(text: string, budget: number, specials: number, tokenizer: TokenCounter): [number, number, number][] {
   if (text.search(/\S/) < 0) return [];
   if (text.length <= budget * LIKELY_FITS_CHARS_PER_TOKEN) {
     const whole = tokenizer.count(text);
@@ -211,7 +211,6 @@ function splitToFit(text: string, budget: number, tokenizer: TokenCounter): [num
   }
   const out: [number, number, number][] = [];
   // Every count includes the model's special tokens ([CLS], [SEP]); the whole block's has them once.
-  const specials = tokenizer.count('');
   let total = specials;
   for (const [s, e] of splitSentences(text)) {
     const sentence = text.slice(s, e);

@@ -7,13 +7,13 @@
  * serves until the restore is run again; a target that holds a library is refused.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, BIN, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Topology, startTopology, topologyUnavailable } from '../helpers/topology.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { documents, expectIncremental, expectRestoredAsOfBackup, s3Index, settled, underLoad } from './backup-compare.js';
 
@@ -26,7 +26,7 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
   let topo: Topology;
   let user: TestUser;
   let lb: Daemon;
-  const dirs: string[] = [];
+  const dirs = tempDirs('docsearch-backup');
   let first: any;
   const repo = `s3://${REPO_BUCKET}/docsearch`;
   const env = () => topo.env;
@@ -45,16 +45,14 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
   const manifest = async (id: string) => JSON.parse((await repoObject(`backups/${id}/manifest.json`))!.toString('utf8')) as { files: { path: string; key: string; size: number }[] };
   /** A backup's database snapshot, as a local file. */
   const snapshotFile = async (id: string) => {
-    const dir = mkdtempSync(join(tmpdir(), 'docsearch-backup-snapshot-'));
-    dirs.push(dir);
+    const dir = dirs.make('snapshot');
     writeFileSync(join(dir, 'database.sqlite'), (await repoObject(`backups/${id}/database.sqlite`))!);
     return join(dir, 'database.sqlite');
   };
   /** A new empty database and prefix to restore into. */
   const emptyTarget = async (name: string) => ({ database: await topo.pg.createDatabase(), storage: `s3://${topo.rgw.bucket}/${name}` });
   const startOn = async (t: { database: string; storage: string }) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-restored-'));
-    dirs.push(dataDir);
+    const dataDir = dirs.make('restored');
     return startDaemon({ dataDir, databaseUrl: t.database, env: topo.rgw.env(), args: ['--storage', t.storage], timeoutMs: 2 * MINUTE });
   };
 
@@ -68,7 +66,7 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
   }, 10 * MINUTE);
   afterAll(async () => {
     await topo?.stop();
-    for (const dir of dirs) removeDir(dir);
+    dirs.removeAll();
   });
 
   it('backs up into s3:// while 4 clients upload and 2 search; the restore into a new database and prefix equals the source at the backup moment', async () => {

@@ -4,14 +4,13 @@
  * (not a ready document without chunks), one moved there is restored under its new project, found by a search
  * scoped to it, and the rest is restored whole; the summary names both.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackup } from '../../src/admin/backup/backup.js';
 import { openRepository } from '../../src/admin/backup/repository.js';
 import { openEmbeddedLibrary } from '../../src/admin/backup/running-library.js';
-import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { documents } from './backup-compare.js';
 
@@ -24,18 +23,14 @@ const NOTES = {
 describe('a backup while documents are deleted and moved between its database snapshot and its index pin', () => {
   let d: Daemon;
   let user: TestUser;
-  const dirs: string[] = [];
-  const tmp = (what: string) => {
-    const dir = mkdtempSync(join(tmpdir(), `docsearch-backup-${what}-`));
-    dirs.push(dir);
-    return dir;
-  };
+  const dirs = tempDirs('docsearch-backup');
+  const tmp = dirs.make;
   const ids: Record<keyof typeof NOTES, string> = { kept: '', deleted: '', moved: '' };
   let project: string;
 
   beforeAll(async () => {
     d = await startDaemon();
-    dirs.push(d.dataDir);
+    dirs.keep(d.dataDir);
     user = await addUser(d);
     const created = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'Night birds' } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -49,7 +44,7 @@ describe('a backup while documents are deleted and moved between its database sn
   }, 300_000);
   afterAll(async () => {
     await d?.stop();
-    for (const dir of dirs) removeDir(dir);
+    dirs.removeAll();
   });
 
   it('restores the library as if the deletion and the move came before the snapshot', async () => {

@@ -5,11 +5,11 @@
  * damaged, newer or misplaced backup is refused, saying why.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, BIN, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { documents, expectIncremental, expectRestoredAsOfBackup, localIndex, settled, underLoad } from './backup-compare.js';
 
@@ -18,19 +18,15 @@ const PDFS = ['latex-1col.pdf', 'pandoc.pdf', 'libreoffice.pdf'].map((n) => ({ n
 describe('docsearch backup and restore of a running embedded library', () => {
   let d: Daemon;
   let user: TestUser;
-  const dirs: string[] = [];
-  const tmp = (what: string) => {
-    const dir = mkdtempSync(join(tmpdir(), `docsearch-backup-${what}-`));
-    dirs.push(dir);
-    return dir;
-  };
+  const dirs = tempDirs('docsearch-backup');
+  const tmp = dirs.make;
   const cli = (args: string[], timeoutMs = 240_000) => runCli(args, { timeoutMs });
   let repo: string;
   let first: any;
 
   beforeAll(async () => {
     d = await startDaemon();
-    dirs.push(d.dataDir);
+    dirs.keep(d.dataDir);
     user = await addUser(d);
     const up = await uploadFiles(d, user.apiKey, PDFS, { query: '?wait=true' });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
@@ -38,7 +34,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
   }, 300_000);
   afterAll(async () => {
     await d?.stop();
-    for (const dir of dirs) removeDir(dir);
+    dirs.removeAll();
   });
 
   it('backs up while 4 clients upload and 2 search; the restore equals the source at the backup moment', async () => {

@@ -11,26 +11,32 @@ export type Parser = (bytes: Uint8Array, opts?: ParseOptions) => Promise<ParsedD
 
 type LoadParser = () => Promise<Parser>;
 
-const csv: LoadParser = () => import('./csv.js').then((m) => m.parse);
-const image: LoadParser = () => import('./image.js').then((m) => m.parse);
+/** Each import() names its module literally, so the bundler and the dependency rules still see it. */
+const lazy =
+  (load: () => Promise<{ parse: Parser }>): LoadParser =>
+  () =>
+    load().then((m) => m.parse);
+
+const csv = lazy(() => import('./csv.js'));
+const image = lazy(() => import('./image.js'));
 
 /** Legacy Office types have none: the extractor has LibreOffice convert them and reads the result (extract.ts). */
 export const PARSERS: Record<ParsedType, LoadParser> = {
-  'application/pdf': () => import('./pdf.js').then((m) => m.parse),
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': () => import('./docx.js').then((m) => m.parse),
-  'text/plain': () => import('./txt.js').then((m) => m.parse),
-  'text/markdown': () => import('./markdown.js').then((m) => m.parse),
-  'text/html': () => import('./html.js').then((m) => m.parse),
+  'application/pdf': lazy(() => import('./pdf.js')),
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': lazy(() => import('./docx.js')),
+  'text/plain': lazy(() => import('./txt.js')),
+  'text/markdown': lazy(() => import('./markdown.js')),
+  'text/html': lazy(() => import('./html.js')),
   'text/csv': csv,
   'text/tab-separated-values': csv,
-  'application/rtf': () => import('./rtf.js').then((m) => m.parse),
-  'message/rfc822': () => import('./email.js').then((m) => m.parse),
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': () => import('./pptx.js').then((m) => m.parse),
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': () => import('./xlsx.js').then((m) => m.parse),
-  'application/vnd.oasis.opendocument.text': () => import('./odt.js').then((m) => m.parse),
-  'application/vnd.oasis.opendocument.presentation': () => import('./odp.js').then((m) => m.parse),
-  'application/vnd.oasis.opendocument.spreadsheet': () => import('./ods.js').then((m) => m.parse),
-  'application/epub+zip': () => import('./epub.js').then((m) => m.parse),
+  'application/rtf': lazy(() => import('./rtf.js')),
+  'message/rfc822': lazy(() => import('./email.js')),
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': lazy(() => import('./pptx.js')),
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': lazy(() => import('./xlsx.js')),
+  'application/vnd.oasis.opendocument.text': lazy(() => import('./odt.js')),
+  'application/vnd.oasis.opendocument.presentation': lazy(() => import('./odp.js')),
+  'application/vnd.oasis.opendocument.spreadsheet': lazy(() => import('./ods.js')),
+  'application/epub+zip': lazy(() => import('./epub.js')),
   'image/png': image,
   'image/jpeg': image,
   'image/tiff': image,

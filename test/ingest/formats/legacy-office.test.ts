@@ -16,7 +16,7 @@ import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { uploadFiles } from '../pipeline/helpers.js';
 
 const fixture = (name: string) => readFileSync(join(REPO, 'test/fixtures/formats', name));
-const noOffice = unmet(hasLibreOffice ? null : 'LibreOffice is not installed (Debian: libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)');
+const noOffice = unmet(hasLibreOffice() ? null : 'LibreOffice is not installed (Debian: libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)');
 const MARKUP = /<\/?[a-z][^>]*>|&[a-z]+;|\\[a-z]+\d*/i;
 
 const CASES = [
