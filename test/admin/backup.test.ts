@@ -88,8 +88,15 @@ describe('docsearch backup and restore of a running embedded library', () => {
 
   it('a backup killed midway leaves nothing restore accepts; the next run cleans up and completes', async () => {
     const killedRepo = tmp('killed');
+    // The backups' own temp folder (TMPDIR), to see what the killed one leaves there: its database snapshot.
+    const scratch = tmp('scratch');
+    const env = { TMPDIR: scratch };
+    const workFolders = () => readdirSync(scratch).filter((n) => n.startsWith('docsearch-backup-'));
     // Slowed down, so that it is still copying when killed.
-    const proc = spawn(process.execPath, [BIN, 'backup', '--data-dir', d.dataDir, '--to', killedRepo, '--max-rate', '16k'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, 'backup', '--data-dir', d.dataDir, '--to', killedRepo, '--max-rate', '16k'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stderr = '';
     const killed = await new Promise<boolean>((resolve) => {
       proc.stderr.on('data', (b: Buffer) => {
@@ -100,6 +107,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
     });
     expect(killed, stderr).toBe(true);
     expect(readdirSync(join(killedRepo, 'objects')).length, 'it had started copying').toBeGreaterThan(0);
+    expect(workFolders(), 'the killed run left its work folder').toHaveLength(1);
 
     const target = join(tmp('from-killed'), 'data');
     const none = await cli(['restore', '--from', killedRepo, '--to', target]);
@@ -110,9 +118,11 @@ describe('docsearch backup and restore of a running embedded library', () => {
     expect(named.code).toBe(1);
     expect(named.stderr).toMatch(/has no manifest: it is incomplete/);
 
-    const again = await cli(['backup', '--data-dir', d.dataDir, '--to', killedRepo, '--json']);
+    const again = await runCli(['backup', '--data-dir', d.dataDir, '--to', killedRepo, '--json'], { timeoutMs: 240_000, env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/removed the version tags a backup that did not finish left/);
+    expect(again.stderr).toMatch(/removed the work folder of a backup that did not finish \(1\)/);
+    expect(workFolders(), `nor its own (${readdirSync(scratch).join(', ')})`).toEqual([]);
     const ok = await cli(['restore', '--from', killedRepo, '--to', target, '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ id: JSON.parse(again.stdout).id, verified: true });

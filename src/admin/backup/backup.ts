@@ -15,10 +15,10 @@
  * 4. the manifest, last: until it is written, the backup does not exist for `restore`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../../terminal/errors.js';
+import { scratchFolder } from '../../core/scratch-folder.js';
 import { VERSION } from '../../core/version.js';
 import type { Progress } from '../migrate/progress.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
@@ -86,10 +86,12 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
   const started = now();
   const { library, repo, progress } = opts;
   const id = newId(started);
-  const work = await mkdtemp(join(tmpdir(), 'docsearch-backup-'));
+  // Its database snapshot: a backup killed midway leaves it, and the next one removes it (core/scratch-folder.ts).
+  const { path: work, abandoned } = await scratchFolder('backup');
   const release = await library.lockBackups();
   try {
     progress.line(`backup ${id} of ${library.label} into ${opts.repository}`);
+    if (abandoned > 0) progress.line(`removed the work folder of a backup that did not finish (${abandoned})`);
     const previous = (await listBackups(repo)).filter((b) => b.manifest).at(-1)?.manifest ?? null;
     const stale = await removeBackupTags(library.vectors);
     if (stale > 0) progress.line(`removed the version tags a backup that did not finish left (${stale})`);

@@ -7,9 +7,9 @@
  * record of the copy under way that the daemon refuses to serve (as during a migration).
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { scratchFolder } from '../../core/scratch-folder.js';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
 import type { Lease } from '../../store/coordination.js';
@@ -113,7 +113,7 @@ export async function sharedTarget(database: string, storage: string, env: NodeJ
       await clearLeftovers(handle.db);
       await writeSetting(handle.db, MIGRATION_SETTING, JSON.stringify({ command: 'restore', source: { library: backup }, state: 'copying', startedAt: Date.now() } satisfies RestoreRecord));
     }
-    const tmpDir = await mkdtemp(join(tmpdir(), 'docsearch-restore-'));
+    const { path: tmpDir } = await scratchFolder('restore');
     closers.push(() => rm(tmpDir, { recursive: true, force: true }));
     return {
       label,
