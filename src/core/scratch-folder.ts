@@ -3,6 +3,7 @@
  * cannot remove its own (a backup's holds a database snapshot), so the next one of its kind removes those whose
  * process is gone. A live process, or a reused pid, keeps its folder.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,8 +24,17 @@ export async function scratchFolder(kind: string): Promise<{ path: string; aband
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+  // A process killed but not yet reaped by its parent still answers kill(0): on Linux its state says so.
+  return !/^\d+ \(.*\) Z/s.test(readProcStat(pid));
+}
+
+function readProcStat(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
   }
 }
