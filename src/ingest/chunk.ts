@@ -59,6 +59,8 @@ export function* chunkStream(
   if (!Number.isInteger(maxTokens) || maxTokens < 16) throw new TypeError('"maxTokens" must be an integer ≥ 16');
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0) throw new TypeError('"overlapTokens" must be an integer ≥ 0');
   const special = opts.specialTokens ?? 2;
+  // What the counter adds to every count (0 for a counter that leaves the specials out): splitToFit sums sentences.
+  const countedSpecials = tokenizer.count('');
   const next = { index: 0 };
   const totalChars = doc.blocks.reduce((n, b) => n + b.text.length, 0);
   let doneChars = 0;
@@ -77,7 +79,7 @@ export function* chunkStream(
       for (let i = 0; i < blocks.length; i++) {
         const block = blocks[i]!;
         // Reported piece by piece: one long paragraph (a text file without line breaks) still moves the progress.
-        for (const [start, end, tokens] of splitToFit(block.text, budget, special, tokenizer)) {
+        for (const [start, end, tokens] of splitToFit(block.text, budget, countedSpecials, tokenizer)) {
           yield { block: i, start, end, tokens, page: block.page };
           opts.onProgress?.(doneChars + end, totalChars);
         }
@@ -210,7 +212,7 @@ function splitToFit(text: string, budget: number, specials: number, tokenizer: T
     if (whole <= budget) return [[0, text.length, whole]];
   }
   const out: [number, number, number][] = [];
-  // Every count includes the model's special tokens ([CLS], [SEP]); the whole block's has them once.
+  // Every count includes what the counter adds to any text (`specials`); the whole block's has it once.
   let total = specials;
   for (const [s, e] of splitSentences(text)) {
     const sentence = text.slice(s, e);
