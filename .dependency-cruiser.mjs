@@ -10,14 +10,15 @@ export const ROOMS = {
   models: ['core'],
   pdf: ['core'],
   auth: ['core', 'store'],
+  access: ['auth', 'core', 'store'],
   ingest: ['core', 'models', 'pdf', 'store'],
   documents: ['core', 'ingest', 'store'],
   search: ['core', 'ingest', 'models', 'store'],
   web: ['core', 'auth', 'search'],
   mcp: ['core'],
   cli: ['core', 'mcp', 'terminal'],
-  server: ['core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
-  admin: ['core', 'auth', 'ingest', 'models', 'server', 'store', 'terminal'],
+  server: ['access', 'core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'store', 'web'],
+  admin: ['access', 'core', 'auth', 'ingest', 'models', 'server', 'store', 'terminal'],
 };
 
 /** src/main.ts, the composition root: the commands of cli/ and admin/, and the server's option list for help. */

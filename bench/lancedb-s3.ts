@@ -214,9 +214,9 @@ async function timeSearchReads(index: ChunkIndex, data: ChunkRow[], requests?: S
   };
   const ROUNDS = 30;
   for (let i = 0; i < ROUNDS; i++) {
-    const vector = await timed('vector', () => index.vectorSearch({ userId: 'u1', vector: data[(i * 37) % data.length]!.vector, limit: 200 }));
-    const keyword = await timed('keyword', () => index.keywordSearch({ userId: 'u1', query: queries[i % queries.length]!, limit: 1000 }));
-    await timed('hydrate', () => index.getMany('u1', [...vector.slice(0, 10), ...keyword.slice(0, 10)]));
+    const vector = await timed('vector', () => index.vectorSearch({ projectIds: ['p'], vector: data[(i * 37) % data.length]!.vector, limit: 200 }));
+    const keyword = await timed('keyword', () => index.keywordSearch({ projectIds: ['p'], query: queries[i % queries.length]!, limit: 1000 }));
+    await timed('hydrate', () => index.getMany(['p'], [...vector.slice(0, 10), ...keyword.slice(0, 10)]));
   }
   return Object.entries(steps)
     .map(([name, st]) => `${name} ${pct(st.ms.sort((a, b) => a - b), 50).toFixed(1)} ms${requests ? ` (${(st.requests / ROUNDS).toFixed(1)} requests)` : ''}`)

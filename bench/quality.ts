@@ -163,7 +163,7 @@ async function evaluate(retriever: Retriever, queries: Query[], mode: SearchMode
   let weakOrEmpty = 0;
   const t0 = performance.now();
   for (const q of queries) {
-    const { ranked, weak, warnings } = await retriever.retrieve({ userId: USER, query: q.text, mode, reranker, list: 'first-page' });
+    const { ranked, weak, warnings } = await retriever.retrieve({ projectIds: [PROJECT], query: q.text, mode, reranker, list: 'first-page' });
     if (warnings.length) throw new Error(`query ${q.id}: ${warnings.join('; ')}`);
     if (weak || ranked.length === 0) weakOrEmpty++;
     const docs = groupByDocument(ranked, 1).map((g) => g.documentId);
@@ -183,9 +183,9 @@ export interface Lists {
 export async function readLists(built: Built, retriever: Retriever, queries: Query[], depth: { vector: number; keyword: number }): Promise<Lists[]> {
   const out: Lists[] = [];
   for (const query of queries) {
-    const vector = await built.chunks.vectorSearch({ userId: USER, limit: depth.vector, vector: await retriever.queryVector(query.text) });
+    const vector = await built.chunks.vectorSearch({ projectIds: [PROJECT], limit: depth.vector, vector: await retriever.queryVector(query.text) });
     const terms = keywordQuery(query.text);
-    const keyword = terms ? await built.chunks.keywordSearch({ userId: USER, limit: depth.keyword, query: terms }) : [];
+    const keyword = terms ? await built.chunks.keywordSearch({ projectIds: [PROJECT], limit: depth.keyword, query: terms }) : [];
     out.push({ query, vector, keyword });
   }
   return out;

@@ -33,7 +33,7 @@ import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-win
 import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';
 import { ChunkIndex, chunkOptimizeGapMs } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
-import { lit } from '../src/store/lancedb/owned-table.js';
+import { inList, lit } from '../src/store/lancedb/owned-table.js';
 import { openSqlite } from '../src/store/sql/sqlite.js';
 import { DocumentStore } from '../src/store/sql/documents.js';
 import { JobStore } from '../src/store/sql/jobs.js';
@@ -278,6 +278,16 @@ async function vectorIndexed(rows: { dir: string; meta: LibraryMeta }, embedderI
   return { dir, meta };
 }
 
+/** The projects a library's user owns (what their searches cover). */
+async function ownProjects(dataDir: string, userId: string): Promise<string[]> {
+  const sqlite = await openSqlite(join(dataDir, 'docsearch.db'));
+  try {
+    return (await new ProjectStore(sqlite.db, () => Date.now()).ownedBy(userId)).map((p) => p.id);
+  } finally {
+    await sqlite.close();
+  }
+}
+
 interface Probe {
   recall10: number;
   recall100: number;
@@ -293,12 +303,12 @@ interface Probe {
  * The exact top 100 of each query, by a full scan (~1.1 CPU-s a query at a million rows): kept beside the rows, since
  * it depends only on them and the queries, not on the vector index.
  */
-async function exactTop100(rowsDir: string, table: lancedb.Table, userId: string, vectors: Float32Array[]): Promise<string[][]> {
+async function exactTop100(rowsDir: string, table: lancedb.Table, projectIds: string[], vectors: Float32Array[]): Promise<string[][]> {
   const path = join(rowsDir, `exact-${hash(...vectors.map((v) => new Uint8Array(v.buffer)))}.json`);
   if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as string[][];
   const out: string[][] = [];
   for (const v of vectors) {
-    const rows = (await table.vectorSearch(v).distanceType('cosine').where(`user_id = ${lit(userId)}`).bypassVectorIndex().select(['id']).limit(100).toArray()) as { id: string }[];
+    const rows = (await table.vectorSearch(v).distanceType('cosine').where(inList('project_id', projectIds)).bypassVectorIndex().select(['id']).limit(100).toArray()) as { id: string }[];
     out.push(rows.map((r) => r.id));
   }
   writeFileSync(path, JSON.stringify(out));
@@ -306,12 +316,12 @@ async function exactTop100(rowsDir: string, table: lancedb.Table, userId: string
 }
 
 /** Recall of the index against an exact scan, and what each first-stage query costs LanceDB, in this process. */
-async function probe(dataDir: string, rowsDir: string, userId: string, embedderId: string, queries: { text: string; vector: Float32Array }[]): Promise<Probe> {
+async function probe(dataDir: string, rowsDir: string, projectIds: string[], embedderId: string, queries: { text: string; vector: Float32Array }[]): Promise<Probe> {
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   const chunks = await ChunkIndex.open(store, { embedderId });
   const table = await store.connection.openTable(chunks.indexInfo()!.table);
   await chunks.prewarm();
-  const exact = await exactTop100(rowsDir, table, userId, queries.map((q) => q.vector));
+  const exact = await exactTop100(rowsDir, table, projectIds, queries.map((q) => q.vector));
   const cpu = async (fn: () => Promise<unknown>): Promise<number> => {
     const c0 = process.cpuUsage();
     await fn();
@@ -326,9 +336,9 @@ async function probe(dataDir: string, rowsDir: string, userId: string, embedderI
   let hydrateMs = 0;
   for (const [i, q] of queries.entries()) {
     let ann: { id: string; _distance: number; _rowid?: bigint }[] = [];
-    vectorMs += await cpu(async () => (ann = await chunks.vectorSearch({ userId, limit: 100, vector: q.vector })));
-    keywordMs += await cpu(() => chunks.keywordSearch({ userId, limit: 100, query: keywordQuery(q.text) }));
-    hydrateMs += await cpu(() => chunks.getMany(userId, ann.slice(0, 20)));
+    vectorMs += await cpu(async () => (ann = await chunks.vectorSearch({ projectIds, limit: 100, vector: q.vector })));
+    keywordMs += await cpu(() => chunks.keywordSearch({ projectIds, limit: 100, query: keywordQuery(q.text) }));
+    hydrateMs += await cpu(() => chunks.getMany(projectIds, ann.slice(0, 20)));
     const top = (k: number) => new Set(ann.slice(0, k).map((x) => x.id));
     const [a10, a100] = [top(10), top(100)];
     hits10 += exact[i]!.slice(0, 10).filter((id) => a10.has(id)).length;
@@ -474,7 +484,7 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
     const test = readSplit('test').map((q) => q.text);
     const train = readSplit('train').map((q) => q.text);
     log(`${size.toLocaleString('en')} chunks: recall and in-process query costs`);
-    const probed = await probe(dataDir, rows.dir, meta.userId, embedder.id, test.map((text, i) => ({ text, vector: queryVectors[i]! })));
+    const probed = await probe(dataDir, rows.dir, await ownProjects(dataDir, meta.userId), embedder.id, test.map((text, i) => ({ text, vector: queryVectors[i]! })));
     log(JSON.stringify(probed));
     const d = await startDaemon({ dataDir, args: ['--reranker', 'builtin', '--log-level', 'warn'], timeoutMs: 120_000 });
     try {

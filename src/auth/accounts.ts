@@ -3,7 +3,7 @@ import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import type { LoginAttemptStore, ThrottlePolicy } from '../store/sql/login-attempts.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { SetupTokenStore } from '../store/sql/setup-tokens.js';
-import type { User, UserStore } from '../store/sql/users.js';
+import type { User, UserStore, UserWithHash } from '../store/sql/users.js';
 import { checkPasswordStrength, unknownUserHash, hashPassword, verifyPassword } from './password.js';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
@@ -19,7 +19,7 @@ const sentenceOf = (text: string): string => text.charAt(0).toUpperCase() + text
 
 export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 
-export type LoginResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled'; retryAfterMs?: number };
+export type LoginResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'disabled'; retryAfterMs?: number };
 
 /** What an account change from Settings did: done, or why not (a sentence for the page). */
 export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'refused'; message: string; retryAfterMs?: number };
@@ -29,6 +29,8 @@ function validEmail(emailInput: string): string {
   if (!EMAIL_PATTERN.test(email) || email.length > 254) throw invalidRequest(`"${email}" is not an email address`);
   return email;
 }
+
+const withoutHash = ({ passwordHash: _, ...user }: UserWithHash): User => user;
 
 /** Accounts: creation (setup page, operator command), login with throttling, the first-run setup token. */
 export class AccountService {
@@ -65,9 +67,11 @@ export class AccountService {
     const user = await this.users.findByEmail(email.trim());
     const valid = await verifyPassword(user?.passwordHash ?? (await unknownUserHash()), password);
     if (!user || !valid) return { ok: false, reason: 'invalid' };
+    // Said only to whoever knows the password: a disabled account is not a wrong password.
+    if (user.disabledAt !== null) return { ok: false, reason: 'disabled' };
     await this.attempts.clear(byEmail);
     await this.attempts.refund(byAddress, LOGIN_THROTTLE);
-    return { ok: true, user: { id: user.id, email: user.email, createdAt: user.createdAt } };
+    return { ok: true, user: withoutHash(user) };
   }
 
   /**
@@ -83,7 +87,7 @@ export class AccountService {
     if (!(await verifyPassword(user.passwordHash, password))) return { ok: false, reason: 'invalid', message: 'The current password is not right.' };
     await this.attempts.clear(byEmail);
     await this.attempts.refund(byAddress, LOGIN_THROTTLE);
-    return { ok: true, user: { id: user.id, email: user.email, createdAt: user.createdAt } };
+    return { ok: true, user: withoutHash(user) };
   }
 
   /** Settings → Account: a new password, with the current one. The caller ends the user's other sessions. */
@@ -119,7 +123,7 @@ export class AccountService {
     const user = await this.users.findByEmail(email.trim());
     if (!user) throw new AppError('not_found', `no account has the email ${email.trim()}`);
     await this.users.setPasswordHash(user.id, await hashPassword(password));
-    return { id: user.id, email: user.email, createdAt: user.createdAt };
+    return withoutHash(user);
   }
 
   findUser(id: string): Promise<User | null> {

@@ -25,7 +25,8 @@ export class ApiKeyService {
     private readonly now: Clock,
   ) {}
 
-  async issue(userId: string, name: string | null, scopes: readonly Scope[] = DEFAULT_SCOPES): Promise<IssuedApiKey> {
+  /** A new key; `projectIds` limits it to those projects (the caller checked its user may read them). */
+  async issue(userId: string, name: string | null, scopes: readonly Scope[] = DEFAULT_SCOPES, projectIds: string[] | null = null): Promise<IssuedApiKey> {
     const key = API_KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
     const record = await this.store.create({
       userId,
@@ -34,6 +35,7 @@ export class ApiKeyService {
       last4: key.slice(-4),
       keyHash: sha256Hex(key),
       scopes: [...scopes],
+      projectIds,
     });
     return { key, record };
   }
@@ -55,6 +57,6 @@ export class ApiKeyService {
     const record = await this.store.findActiveByHash(sha256Hex(credential));
     if (!record) return null;
     await this.store.touch(record);
-    return { userId: record.userId, scopes: record.scopes as Scope[], kind: 'api_key', credentialId: record.id, resource: null };
+    return { userId: record.userId, scopes: record.scopes as Scope[], kind: 'api_key', credentialId: record.id, resource: null, projectLimit: record.projectIds };
   }
 }

@@ -16,6 +16,8 @@ export interface Principal {
    * resolver decides it.
    */
   resource: string | null;
+  /** An API key limited to these projects (the per-project key); null: every project its user may read. */
+  projectLimit: string[] | null;
 }
 
 /**

@@ -17,6 +17,19 @@ export interface Project {
   size_bytes: number;
   created_at: string;
   updated_at: string;
+  /** The caller's role on it: viewer, editor or owner. */
+  role?: 'viewer' | 'editor' | 'owner';
+  /** Its owner of record's e-mail (null: an account since deleted). */
+  owner?: string | null;
+}
+
+/** GET /api/v1/projects/{id}/members. */
+export interface ProjectMember {
+  id: string;
+  kind: 'user' | 'group';
+  email?: string;
+  group?: string;
+  role: 'viewer' | 'editor' | 'owner';
 }
 
 export interface ApiKey {
@@ -25,6 +38,8 @@ export interface ApiKey {
   prefix: string;
   last4: string;
   scopes: string[];
+  /** The projects the key is limited to; null: every project its user reads. */
+  project_ids?: string[] | null;
   created_at: string;
   last_used_at: string | null;
 }
@@ -50,6 +65,8 @@ export interface DocumentRecord {
   path?: string | null;
   /** The id of the e-mail it was attached to (deleted with it), or null. */
   attached_to?: string | null;
+  /** Who uploaded it (their e-mail; null for an account since deleted). */
+  uploaded_by?: string | null;
   created_at?: string;
   updated_at?: string;
 }
@@ -107,9 +124,9 @@ export interface Me {
  * wire fields above; docs/cli.md lists them from here.
  */
 export const JSON_FIELDS = {
-  projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at'],
-  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'created_at', 'updated_at'],
-  keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at'],
+  projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
+  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'created_at', 'updated_at'],
+  keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
   results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
 } as const satisfies Record<string, readonly string[]>;

@@ -75,8 +75,9 @@ export class DocumentService implements AttachmentSink {
   }
 
   /**
-   * Stores each file under its hash and queues a document for it, in order. Bytes already in the project give
-   * back the existing document with `duplicate: true` (nothing re-embedded). Temp files are consumed.
+   * Stores each file under its hash and queues a document for it, in order, uploaded by `userId` into a project
+   * the caller checked they may edit. Bytes already in the project give back the existing document with
+   * `duplicate: true` (nothing re-embedded). Temp files are consumed.
    */
   async accept(userId: string, projectId: string, files: ReceivedFile[], metadata: Record<string, unknown>): Promise<AcceptedDocument[]> {
     const out: AcceptedDocument[] = [];
@@ -149,26 +150,26 @@ export class DocumentService implements AttachmentSink {
 
   /** Deletes the documents attached to a message (the message itself was deleted, or is being). */
   async removeAttachments(message: Pick<DocumentRecord, 'id'>): Promise<void> {
-    for (const a of await this.deps.documents.attachmentsOf(message.id)) await this.delete(a.userId, a.id);
+    for (const id of await this.deps.documents.attachmentsOf(message.id)) await this.deleteById(id);
   }
 
-  /** Gives a user's document another name (results show it at once: search reads names from the row). */
-  async rename(userId: string, id: string, filename: string): Promise<DocumentRecord> {
-    const doc = await this.deps.documents.rename(userId, id, filename);
-    if (!doc) throw notFound('document');
-    return doc;
+  /** Gives a document another name (results show it at once: search reads names from the row). */
+  async rename(doc: Pick<DocumentRecord, 'id'>, filename: string): Promise<DocumentRecord> {
+    const renamed = await this.deps.documents.rename(doc.id, filename);
+    if (!renamed) throw notFound('document');
+    return renamed;
   }
 
   /**
-   * Moves a user's document into another of their projects: the row first (with its checks, see
+   * Moves a document into another project (the caller checked both): the row first (with its checks, see
    * DocumentStore.move), then its chunks in one commit; if the chunks cannot move, the row goes back. Search
    * scopes projects on the chunks, so at any instant a search finds the document under exactly one project.
    * One move of a document at a time, so two moves can't leave the row and the chunks in different projects.
    */
-  async move(userId: string, id: string, projectId: string): Promise<DocumentRecord> {
-    if ((await this.deps.projects.names(userId, [projectId])).length === 0) throw notFound('project');
+  async move(doc: Pick<DocumentRecord, 'id'>, projectId: string): Promise<DocumentRecord> {
+    const id = doc.id;
     return this.deps.locks.withLock(`document:${id}`, async () => {
-      const moved = await this.deps.documents.move(userId, id, projectId);
+      const moved = await this.deps.documents.move(id, projectId);
       switch (moved.outcome) {
         case 'not_found':
           throw notFound('document');
@@ -191,21 +192,27 @@ export class DocumentService implements AttachmentSink {
   }
 
   /** A failed document is queued again: its job runs as if the file were new (see DocumentStore.retry). */
-  async retry(userId: string, id: string): Promise<DocumentRecord> {
-    const doc = await this.deps.documents.get(userId, id);
-    if (!doc) throw notFound('document');
-    if (!(await this.deps.documents.retry(userId, id))) throw conflict(`only a failed document can be retried (this one is ${doc.status})`);
-    await this.deps.events.publish('jobs', id).catch(() => undefined);
-    return (await this.deps.documents.get(userId, id)) ?? doc;
+  async retry(doc: DocumentRecord): Promise<DocumentRecord> {
+    if (!(await this.deps.documents.retry(doc.id))) {
+      const now = await this.deps.documents.get(doc.id);
+      if (!now) throw notFound('document');
+      throw conflict(`only a failed document can be retried (this one is ${now.status})`);
+    }
+    await this.deps.events.publish('jobs', doc.id).catch(() => undefined);
+    return (await this.deps.documents.get(doc.id)) ?? doc;
   }
 
-  /** Deletes a user's document and the documents attached to it; false when it is not theirs or does not exist. */
-  async delete(userId: string, id: string): Promise<boolean> {
-    const doc = await this.deps.documents.get(userId, id);
+  /** Deletes a document and the documents attached to it (the caller checked it may); false when it is gone already. */
+  async delete(doc: Pick<DocumentRecord, 'id'>): Promise<boolean> {
+    return this.deleteById(doc.id);
+  }
+
+  private async deleteById(id: string): Promise<boolean> {
+    const doc = await this.deps.documents.get(id);
     if (!doc) return false;
     // Chunks first: once the row is gone nothing points at them, and search must stop finding them now.
     await this.deps.chunks.deleteDocument(doc.id);
-    await this.deps.documents.delete(userId, doc.id);
+    await this.deps.documents.delete(doc.id);
     await this.release(doc.sha256);
     this.settled(doc.id);
     // Its attachments go with it (the reverse never: an attachment deleted leaves its message).
@@ -213,11 +220,11 @@ export class DocumentService implements AttachmentSink {
     return true;
   }
 
-  /** Deletes a project with its documents, their chunks and (unshared) originals. */
-  async removeProject(userId: string, projectId: string): Promise<void> {
-    const docs = await this.deps.documents.listInProject(userId, projectId);
+  /** Deletes a project (the caller checked it may) with its documents, their chunks and (unshared) originals. */
+  async removeProject(projectId: string): Promise<void> {
+    const docs = await this.deps.documents.listInProject(projectId);
     await this.deps.chunks.deleteProject(projectId);
-    await this.deps.projects.delete(userId, projectId); // documents and jobs cascade
+    await this.deps.projects.delete(projectId); // documents, jobs and members cascade
     for (const sha of new Set(docs.map((d) => d.sha256))) await this.release(sha);
     for (const d of docs) this.settled(d.id);
   }
@@ -306,17 +313,17 @@ export class DocumentService implements AttachmentSink {
 
   /** Deletes documents a newer version at their path replaced more than the grace period ago (chunks, rows, unshared files). */
   private async removeReplaced(): Promise<void> {
-    for (const d of await this.deps.documents.listReplaced(this.deps.now() - REPLACED_GRACE_MS)) await this.delete(d.userId, d.id);
+    for (const id of await this.deps.documents.listReplaced(this.deps.now() - REPLACED_GRACE_MS)) await this.deleteById(id);
   }
 
   /**
    * Resolves with the documents once each is ready or failed (or deleted), or with their current state when
    * `timeoutMs` runs out; `settled` says which.
    */
-  async waitSettled(userId: string, ids: string[], timeoutMs: number): Promise<{ documents: DocumentRecord[]; settled: boolean }> {
+  async waitSettled(ids: string[], timeoutMs: number): Promise<{ documents: DocumentRecord[]; settled: boolean }> {
     const deadline = this.deps.now() + timeoutMs;
     for (;;) {
-      const docs = await this.deps.documents.getMany(userId, ids);
+      const docs = await this.deps.documents.getMany(ids);
       const done = docs.every((d) => TERMINAL.has(d.status));
       const left = deadline - this.deps.now();
       if (done || left <= 0 || this.stopped) return { documents: ids.map((id) => docs.find((d) => d.id === id)).filter((d) => d !== undefined), settled: done };

@@ -52,9 +52,13 @@ export const SearchBody = z.strictObject({
 export type SearchBodyInput = z.infer<typeof SearchBody>;
 
 export interface SearchQuery {
+  /** Whose search it is: a page's cursor works only for them. */
   userId: string;
+  /** The projects searched: those the caller may read, narrowed to `projectIds` when asked (access/ decides). */
+  scope: string[];
   query: string;
   limit: number;
+  /** The projects the request named (part of what a cursor is bound to), or none. */
   projectIds?: string[];
   documentIds?: string[];
   mode: SearchMode;
@@ -64,9 +68,10 @@ export interface SearchQuery {
   cursor?: string;
 }
 
-export function toSearchQuery(userId: string, body: SearchBodyInput): SearchQuery {
+export function toSearchQuery(userId: string, scope: string[], body: SearchBodyInput): SearchQuery {
   const q: SearchQuery = {
     userId,
+    scope,
     query: body.query,
     limit: body.limit,
     mode: body.mode,

@@ -26,7 +26,7 @@ import type { SearchStage, SearchTimings } from './timings.js';
 export interface ChunkSearcher {
   vectorSearch(q: ChunkSearchScope & { vector: Float32Array }): Promise<VectorHit[]>;
   keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]>;
-  getMany(userId: string, refs: ChunkRef[]): Promise<ShownChunk[]>;
+  getMany(projectIds: readonly string[], refs: ChunkRef[]): Promise<ShownChunk[]>;
 }
 
 /** A convex combination of max-normalised scores, or reciprocal rank fusion with its k. */
@@ -100,10 +100,10 @@ export interface Retrieval {
 }
 
 export interface RetrieveInput {
-  userId: string;
+  /** The projects searched (the caller may read each). */
+  projectIds: string[];
   query: string;
   mode: SearchMode;
-  projectIds?: string[];
   documentIds?: string[];
   reranker: CandidateReranker | null;
   /**
@@ -184,8 +184,7 @@ export class Retriever {
   }
 
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
-    const scope: Omit<ChunkSearchScope, 'limit'> = { userId: input.userId };
-    if (input.projectIds) scope.projectIds = input.projectIds;
+    const scope: Omit<ChunkSearchScope, 'limit'> = { projectIds: input.projectIds };
     if (input.documentIds) scope.documentIds = input.documentIds;
     const { vectorDepth } = this.opts;
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
@@ -233,11 +232,11 @@ export class Retriever {
       const reranker = input.reranker;
       const rerankStarted = performance.now();
       try {
-        loaded = await this.hydrate(input.userId, head);
+        loaded = await this.hydrate(input.projectIds, head);
         const outcome = await withDeadline(this.opts.rerankTimeoutMs, (signal) =>
           reranker.score(
             {
-              userId: input.userId,
+              projectIds: input.projectIds,
               query: input.query,
               queryVector: vector,
               candidates: head.map((r) => ({ id: r.chunk.id, text: loaded.get(r.chunk.id)?.text ?? '', firstStage: r.score / top })),
@@ -269,10 +268,10 @@ export class Retriever {
   }
 
   /** Full rows of `ranked` by chunk id, reading only those not in `loaded`. A chunk deleted meanwhile is absent. */
-  async hydrate(userId: string, ranked: RankedChunk[], loaded: Map<string, ShownChunk> = new Map()): Promise<Map<string, ShownChunk>> {
+  async hydrate(projectIds: readonly string[], ranked: RankedChunk[], loaded: Map<string, ShownChunk> = new Map()): Promise<Map<string, ShownChunk>> {
     const missing = ranked.map((r) => r.chunk).filter((c) => !loaded.has(c.id));
     const out = new Map(loaded);
-    for (const c of await this.deps.chunks.getMany(userId, missing)) out.set(c.id, c);
+    for (const c of await this.deps.chunks.getMany(projectIds, missing)) out.set(c.id, c);
     return out;
   }
 }

@@ -122,13 +122,13 @@ export interface SearchServiceDeps {
      * Which candidate documents a search begun at `asOf` (wall clock, ms) shows: ready before then, not yet replaced
      * by then (the rule: DocumentStore.visibleAmong). A later page keeps its first page's moment.
      */
-    visibleAmong(userId: string, ids: string[], asOf: number): Promise<ReadonlySet<string>>;
-    /** What a result shows of each document (other users' ids are absent). */
-    searchFields(userId: string, ids: string[]): Promise<DocumentRow[]>;
-    /** The user's documents (within the filters) still queued or processing. */
-    countIndexing(userId: string, filter: { projectIds?: string[]; documentIds?: string[] }): Promise<number>;
+    visibleAmong(projectIds: readonly string[], ids: string[], asOf: number): Promise<ReadonlySet<string>>;
+    /** What a result shows of each document (those outside the projects are absent). */
+    searchFields(projectIds: readonly string[], ids: string[]): Promise<DocumentRow[]>;
+    /** The projects' documents (of `documentIds`, when given) still queued or processing. */
+    countIndexing(projectIds: readonly string[], documentIds?: string[]): Promise<number>;
   };
-  projects: { names(userId: string, ids: string[]): Promise<ProjectRef[]> };
+  projects: { names(ids: readonly string[]): Promise<ProjectRef[]> };
   /** Seals and opens page cursors. */
   cursors: CursorCodec;
   /** True while the stored vectors come from another embedder (search answers 409). */
@@ -179,14 +179,14 @@ export class SearchService {
     const cursor: CursorState | null = q.cursor === undefined ? null : this.deps.cursors.decode(q.userId, digest, q.cursor);
     // The moment this search looks at (see `visibleAmong`): its first page's, on every later page.
     const asOf = cursor?.asOf ?? (this.deps.clock ?? Date.now)();
-    const filter = { ...(q.projectIds ? { projectIds: q.projectIds } : {}), ...(q.documentIds ? { documentIds: q.documentIds } : {}) };
+    const documents = q.documentIds ? { documentIds: q.documentIds } : {};
 
-    const visible = (ids: string[]) => this.deps.documents.visibleAmong(q.userId, ids, asOf);
+    const visible = (ids: string[]) => this.deps.documents.visibleAmong(q.scope, ids, asOf);
     const retrieve = (list: 'first-page' | 'full') =>
-      this.deps.retriever.retrieve({ userId: q.userId, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...filter });
+      this.deps.retriever.retrieve({ projectIds: q.scope, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...documents });
     // A first page (nothing shown yet; also the web page's way back to it) reads the shorter first-page list.
     const firstPage = (cursor?.shown.length ?? 0) === 0;
-    const [first, indexing] = await Promise.all([retrieve(firstPage ? 'first-page' : 'full'), this.deps.documents.countIndexing(q.userId, filter)]);
+    const [first, indexing] = await Promise.all([retrieve(firstPage ? 'first-page' : 'full'), this.deps.documents.countIndexing(q.scope, q.documentIds)]);
     let retrieval = first;
     let cut = this.cut(q, retrieval, cursor);
     // The short list ran out before the page did (grouping folds many chunks into few documents) while the
@@ -209,7 +209,7 @@ export class SearchService {
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
     const hydrateStarted = performance.now();
-    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded), this.documentsOf(q.userId, shown)]);
+    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded), this.documentsOf(q.scope, shown)]);
     this.deps.timings?.stage('hydrate', (performance.now() - hydrateStarted) / 1000);
     let response: SearchResponse;
     if (groups) {
@@ -248,9 +248,9 @@ export class SearchService {
   }
 
   /** The shown chunks' documents by id; one deleted since the search checked it is absent (its results are left out). */
-  private async documentsOf(userId: string, shown: RankedChunk[]): Promise<Map<string, DocumentRow>> {
+  private async documentsOf(scope: readonly string[], shown: RankedChunk[]): Promise<Map<string, DocumentRow>> {
     const ids = [...new Set(shown.map((r) => r.chunk.document_id))];
-    return new Map((await this.deps.documents.searchFields(userId, ids)).map((d) => [d.id, d]));
+    return new Map((await this.deps.documents.searchFields(scope, ids)).map((d) => [d.id, d]));
   }
 
   /**
@@ -258,9 +258,9 @@ export class SearchService {
    * highlights, or null when it was deleted since the lists were read.
    */
   private async passages(q: SearchQuery, shown: RankedChunk[], loaded: Map<string, ShownChunk>): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
-    const rows = await this.deps.retriever.hydrate(q.userId, shown, loaded);
+    const rows = await this.deps.retriever.hydrate(q.scope, shown, loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
-    const projects = new Map((await this.deps.projects.names(q.userId, projectIds)).map((p) => [p.id, p]));
+    const projects = new Map((await this.deps.projects.names(projectIds)).map((p) => [p.id, p]));
     const terms = queryTerms(q.query);
     return (r) => {
       const chunk = rows.get(r.chunk.id);

@@ -12,6 +12,7 @@ import type { AppState } from './state.js';
 import { documentRoutes } from './web/library-documents.js';
 import { documentListRoutes } from './web/library-list.js';
 import { projectRoutes } from './web/library-projects.js';
+import { sharingRoutes } from './web/library-sharing.js';
 import { searchRoutes } from './web/library-search.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
@@ -45,6 +46,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   staticRoutes(pages);
   searchRoutes(pages, s);
   projectRoutes(pages, s);
+  sharingRoutes(pages, s);
   documentListRoutes(pages, s);
   documentRoutes(pages, s);
   uploadRoutes(pages, s);

@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { AccessControl } from '../access/access-control.js';
+import { Sharing } from '../access/sharing.js';
+import { TeamAdmin } from '../access/team-admin.js';
 import { AccountService } from '../auth/accounts.js';
 import { ApiKeyService } from '../auth/api-keys.js';
 import type { RegistrationPolicy } from '../auth/oauth/metadata.js';
@@ -30,6 +33,10 @@ import { openDatabase } from '../store/sql/open-database.js';
 import { JobStore } from '../store/sql/jobs.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { openOAuthStores } from '../store/sql/oauth-transaction.js';
+import { GroupStore } from '../store/sql/groups.js';
+import { InviteStore } from '../store/sql/invites.js';
+import { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
+import { ProjectMemberStore } from '../store/sql/project-members.js';
 import { ProjectStore } from '../store/sql/projects.js';
 import { SessionStore } from '../store/sql/sessions.js';
 import { SettingsStore } from '../store/sql/settings.js';
@@ -152,9 +159,27 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
 
     const projects = new ProjectStore(db, now);
     const attempts = new LoginAttemptStore(db, now);
-    const accounts = new AccountService(new UserStore(db, now), projects, new SetupTokenStore(db, now), attempts);
-    const apiKeys = new ApiKeyService(new ApiKeyStore(db, now), now);
-    const webSessions = new WebSessionService(new SessionStore(db, now));
+    const users = new UserStore(db, now);
+    const accounts = new AccountService(users, projects, new SetupTokenStore(db, now), attempts);
+    const apiKeyStore = new ApiKeyStore(db, now);
+    const apiKeys = new ApiKeyService(apiKeyStore, now);
+    const sessionStore = new SessionStore(db, now);
+    const webSessions = new WebSessionService(sessionStore);
+    const members = new ProjectMemberStore(db, now);
+    const groups = new GroupStore(db, now);
+    const access = new AccessControl({ grants: members, projects, documents, users });
+    const sharing = new Sharing({ access, members, projects, users, groups, settings: new SettingsStore(db) });
+    const teamAdmin = new TeamAdmin({
+      users,
+      groups,
+      members,
+      projects,
+      apiKeys: apiKeyStore,
+      sessions: sessionStore,
+      tokens: new OAuthTokenStore(db),
+      invites: new InviteStore(db, now),
+      now,
+    });
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
     const oauth = new OAuthProvider(openOAuthStores(db, now), now, {
       publicUrl: () => publicUrl,
@@ -226,9 +251,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       now,
       publicUrl: () => publicUrl,
       accounts,
+      access,
+      sharing,
+      teamAdmin,
+      users,
       apiKeys,
       projects,
-      projectRemoval: { remove: (userId, projectId) => ingest.removeProject(userId, projectId) },
+      projectRemoval: { remove: (projectId) => ingest.removeProject(projectId) },
       webSessions,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
       embedder,

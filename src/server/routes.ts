@@ -15,6 +15,7 @@ import { createProject } from './api/projects/create.js';
 import { deleteProject } from './api/projects/delete.js';
 import { getProject } from './api/projects/get.js';
 import { listProjects } from './api/projects/list.js';
+import { addMember, listMembers, removeMember, transferProject } from './api/projects/members.js';
 import { updateProject } from './api/projects/update.js';
 import { reindexStatus, startReindex } from './api/reindex.js';
 import type { ApiRoute } from './api/route.js';
@@ -35,6 +36,10 @@ export function apiRoutes(s: Services): ApiRoute[] {
     getProject(s),
     updateProject(s),
     deleteProject(s),
+    listMembers(s),
+    addMember(s),
+    removeMember(s),
+    transferProject(s),
     listKeys(s),
     createKey(s),
     deleteKey(s),

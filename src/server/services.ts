@@ -1,3 +1,6 @@
+import type { AccessControl } from '../access/access-control.js';
+import type { Sharing } from '../access/sharing.js';
+import type { TeamAdmin } from '../access/team-admin.js';
 import type { AccountService } from '../auth/accounts.js';
 import type { ApiKeyService } from '../auth/api-keys.js';
 import type { BearerResolver } from '../auth/principal.js';
@@ -13,6 +16,7 @@ import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
+import type { UserStore } from '../store/sql/users.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
 import type { Logger } from '../core/logger.js';
@@ -20,7 +24,7 @@ import type { DaemonMetrics } from './metrics/metrics.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
-  remove(userId: string, projectId: string): Promise<void>;
+  remove(projectId: string): Promise<void>;
 }
 
 /**
@@ -35,6 +39,14 @@ export interface Services {
   /** The externally reachable base URL, without a trailing slash. */
   publicUrl: () => string;
   accounts: AccountService;
+  /** What a principal may do with which project: every route and page asks it (docs/permissions.md). */
+  access: AccessControl;
+  /** Project members: share, unshare, transfer, and the sharing policy. */
+  sharing: Sharing;
+  /** Accounts, groups and invitations, for admins. */
+  teamAdmin: TeamAdmin;
+  /** E-mails of accounts (owners, uploaders). */
+  users: UserStore;
   apiKeys: ApiKeyService;
   projects: ProjectStore;
   projectRemoval: ProjectRemoval;

@@ -26,8 +26,8 @@ export function rows(doc: string, count: number, from = 0): ChunkRow[] {
 
 /** A hybrid search's three reads, as the daemon makes them. */
 export async function search(index: ChunkIndex, seed: number) {
-  const vec = await index.vectorSearch({ userId: 'u1', vector: vector(seed), limit: 20 });
-  const kw = await index.keywordSearch({ userId: 'u1', query: `krill item${seed}`, limit: 50 });
-  const shown = await index.getMany('u1', [...vec.slice(0, 10), ...kw.slice(0, 10)]);
+  const vec = await index.vectorSearch({ projectIds: ['p'], vector: vector(seed), limit: 20 });
+  const kw = await index.keywordSearch({ projectIds: ['p'], query: `krill item${seed}`, limit: 50 });
+  const shown = await index.getMany(['p'], [...vec.slice(0, 10), ...kw.slice(0, 10)]);
   return { vec: vec.map((h) => [h.id, h._distance]), kw: kw.map((h) => [h.id, h._score]), shown: shown.map((c) => [c.id, c.text]) };
 }

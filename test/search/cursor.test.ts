@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CursorCodec, fingerprint, searchDigest } from '../../src/search/cursor.js';
 import type { SearchQuery } from '../../src/search/query.js';
 
-const query: SearchQuery = { userId: 'usr_a', query: 'standard deduction', limit: 10, mode: 'hybrid', rerank: true, group: 'none', passagesPerDocument: 3 };
+const query: SearchQuery = { userId: 'usr_a', scope: ['prj_a'], query: 'standard deduction', limit: 10, mode: 'hybrid', rerank: true, group: 'none', passagesPerDocument: 3 };
 const codec = new CursorCodec(randomBytes(32));
 const digest = searchDigest(query);
 const state = { asOf: 1_700_000_000_000, shown: ['doc_secretid00000000000000:7', 'doc_other:0'].map(fingerprint) };

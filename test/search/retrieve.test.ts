@@ -54,7 +54,7 @@ function setup(vector: string[], keyword: string[], opts: Partial<RetrieveOption
   return { retriever, calls };
 }
 
-const base = { userId: 'u', reranker: null };
+const base = { projectIds: ['p'], reranker: null };
 
 describe('retriever', () => {
   it('fuses vector and keyword lists in hybrid mode, sending keyword search only plain terms', async () => {
@@ -124,7 +124,7 @@ describe('retriever', () => {
     expect(out.ranked.map((r) => r.chunk.id)).toEqual(['c', 'b', 'a', 'd']);
     expect(out.reranked).toBe('reverse');
     // Hydrating the shown head reads only what the reranker did not already load.
-    const rows = await retriever.hydrate('u', out.ranked, out.loaded);
+    const rows = await retriever.hydrate(['p'], out.ranked, out.loaded);
     expect([...rows.keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
     expect(calls.hydrated).toEqual([['a', 'b', 'c'], ['d']]);
   });

@@ -108,7 +108,7 @@ describe('search API (builtin reranker)', () => {
     expect(bobs.body.results[0].document.id).toBe(docs.bobGarden);
   });
 
-  it('holds project and document filters, and ids of other users match nothing', async () => {
+  it("holds project and document filters, and names another user's ids as not found (never an empty answer)", async () => {
     const inP2 = await search(d, alice.apiKey, { query: 'tomatoes sunlight', project_ids: [aliceProject2], limit: 100 });
     expect(inP2.status).toBe(200);
     expect(inP2.body.results.length).toBeGreaterThan(0);
@@ -118,10 +118,11 @@ describe('search API (builtin reranker)', () => {
     for (const r of byDoc.body.results) expect(r.document.id).toBe(docs.alicePdf);
 
     const foreignProject = await search(d, alice.apiKey, { query: 'sourdough', project_ids: [bobProject] });
-    expect(foreignProject.status).toBe(200);
-    expect(foreignProject.body.results).toEqual([]);
+    expect(foreignProject.status).toBe(404);
+    expect(foreignProject.body.error.message).toContain(bobProject);
     const foreignDoc = await search(d, alice.apiKey, { query: 'sourdough', document_ids: [docs.bobBaking] });
-    expect(foreignDoc.body.results).toEqual([]);
+    expect(foreignDoc.status).toBe(404);
+    expect(foreignDoc.body.error.message).toContain(docs.bobBaking);
     const emptyFilter = await search(d, alice.apiKey, { query: 'tomatoes', project_ids: [] });
     expect(emptyFilter.body.results).toEqual([]);
   });

@@ -71,6 +71,34 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     const def = list.body.projects.find((x: { is_default: boolean }) => x.is_default);
     expect((await call(`/api/v1/projects/${def.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(409);
   },
+  'GET /api/v1/projects/{id}/members': async ({ call, full, other }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to list members of' } });
+    expect((await call(`/api/v1/projects/${p.body.id}/members`, { token: full.apiKey })).status).toBe(200);
+    expect((await call(`/api/v1/projects/${p.body.id}/members`, { token: other.apiKey })).status).toBe(404);
+  },
+  'POST /api/v1/projects/{id}/members': async ({ call, full, other }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to share' } });
+    const path = `/api/v1/projects/${p.body.id}/members`;
+    expect((await call(path, { token: full.apiKey, body: { email: other.email, role: 'viewer' } })).status).toBe(201);
+    expect((await call(path, { token: full.apiKey, body: { email: other.email, role: 'editor' } })).status).toBe(200);
+    expect((await call(path, { token: other.apiKey, body: { email: full.email, role: 'viewer' } })).status).toBe(403); // an editor, no owner
+    expect((await call(path, { token: full.apiKey, body: { email: 'nobody@example.com', role: 'viewer' } })).status).toBe(404);
+  },
+  'DELETE /api/v1/projects/{id}/members/{member_id}': async ({ call, full, other }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to unshare' } });
+    const path = `/api/v1/projects/${p.body.id}/members`;
+    const member = await call(path, { token: full.apiKey, body: { email: other.email, role: 'viewer' } });
+    expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: other.apiKey })).status).toBe(403);
+    expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
+    expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+  },
+  'POST /api/v1/projects/{id}/transfer': async ({ call, full, other }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to transfer' } });
+    expect((await call(`/api/v1/projects/${p.body.id}/transfer`, { token: other.apiKey, body: { email: other.email } })).status).toBe(404);
+    const moved = await call(`/api/v1/projects/${p.body.id}/transfer`, { token: full.apiKey, body: { email: other.email } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.owner).toBe(other.email);
+  },
   'POST /api/v1/keys': async ({ call, full, writeOnly }) => {
     expect((await call('/api/v1/keys', { token: full.apiKey, body: { name: 'contract', scopes: ['read:documents'] } })).status).toBe(201);
     expect((await call('/api/v1/keys', { token: writeOnly, body: { scopes: ['read:documents'] } })).status).toBe(403);

@@ -46,8 +46,32 @@ describeEachEngine('users', ({ handle }) => {
     expect((await users.findByEmail('ÉMILE@EXAMPLE.COM'))?.id).toBe(upper!.id);
     expect((await users.findByEmail('émile@Example.com'))?.id).toBe(lower!.id);
     expect(await users.findByEmail('nobody@example.com')).toBeNull();
-    expect(await users.findById(alice!.id)).toEqual({ id: alice!.id, email: 'Alice@Example.com', createdAt: alice!.createdAt });
+    expect(await users.findById(alice!.id)).toEqual({ id: alice!.id, email: 'Alice@Example.com', createdAt: alice!.createdAt, isAdmin: true, disabledAt: null });
     expect(await users.count()).toBe(3);
+    // The first account is the admin; the others are not.
+    expect(upper!.isAdmin).toBe(false);
+    expect(await users.countAdmins()).toBe(1);
+  });
+
+  it('disables, enables and deletes an account: a deleted one keeps its row, frees its e-mail and is found by nothing', async () => {
+    const users = new UserStore(handle().db, clock());
+    const keys = new ApiKeyStore(handle().db, clock());
+    const bob = (await users.create('bob-offboarded@example.com', 'hash-b'))!;
+    const key = await keys.create({ userId: bob.id, name: 'k', prefix: 'dsk_bob0', last4: 'bob0', keyHash: 'hash-bob-key', scopes: ['read:documents'] });
+    expect(await keys.findActiveByHash('hash-bob-key')).toEqual(key);
+    expect(await users.setDisabled(bob.id, 123)).toBe(true);
+    expect(await users.findById(bob.id)).toMatchObject({ disabledAt: 123 });
+    expect(await keys.findActiveByHash('hash-bob-key')).toBeNull(); // a disabled account's key resolves to nothing
+    expect(await users.setDisabled(bob.id, null)).toBe(true);
+    expect(await keys.findActiveByHash('hash-bob-key')).toEqual(key);
+    expect(await users.tombstone(bob.id)).toBe(true);
+    expect(await users.findById(bob.id)).toBeNull();
+    expect(await users.findByEmail('bob-offboarded@example.com')).toBeNull();
+    expect(await keys.findActiveByHash('hash-bob-key')).toBeNull();
+    expect((await users.list()).some((u) => u.id === bob.id)).toBe(false);
+    const again = await users.create('bob-offboarded@example.com', 'hash-b2');
+    expect(again).not.toBeNull();
+    expect(again!.id).not.toBe(bob.id);
   });
 
   it('gives one email to exactly one of many concurrent creators', async () => {

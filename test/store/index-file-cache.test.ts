@@ -72,13 +72,13 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
     await fill(url, 200);
     // An hour between version checks: only catching up after its own commit can show the new rows.
     const cached = await replica(url, { dir: join(suite.dir, 'own'), maxBytes: 256 * MiB }, 3600);
-    expect((await cached.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).length).toBe(0);
+    expect((await cached.index.keywordSearch({ projectIds: ['p'], query: 'item999', limit: 5 })).length).toBe(0);
     const relayed = cached.store.relay!.stats.requests;
     await cached.index.add(rows('d9', 1, 999), EMBEDDER);
     await cached.index.deleteDocument('d1');
     expect(cached.store.relay!.stats.requests).toBe(relayed);
     suite.log.reset();
-    expect((await cached.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).map((h) => h.id)).toEqual(['d9:999']);
+    expect((await cached.index.keywordSearch({ projectIds: ['p'], query: 'item999', limit: 5 })).map((h) => h.id)).toEqual(['d9:999']);
     expect((await search(cached.index, 5)).shown.every(([id]) => String(id).startsWith('d9:'))).toBe(true);
     expect(cached.store.relay!.stats.requests).toBeGreaterThan(relayed);
     // It caught up with its own commits by their version numbers: no listing of the versions.
@@ -89,7 +89,7 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
     const url = library();
     const writer = await fill(url, 200);
     const cached = await replica(url, { dir: join(suite.dir, 'recheck'), maxBytes: 256 * MiB }, 1);
-    const found = async () => (await cached.index.keywordSearch({ userId: 'u1', query: 'item777', limit: 5 })).map((h) => h.id);
+    const found = async () => (await cached.index.keywordSearch({ projectIds: ['p'], query: 'item777', limit: 5 })).map((h) => h.id);
     expect(await found()).toEqual([]);
     await writer.index.add(rows('d7', 1, 777), EMBEDDER);
     suite.log.reset();

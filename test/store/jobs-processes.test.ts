@@ -116,15 +116,15 @@ describe.skipIf(postgresUnavailable() !== null)('jobs across processes on Postgr
       const { document } = await documents.createQueued({ userId, projectId: project.id, filename: 'other.txt', contentType: 'text/plain', sizeBytes: bytes.length, sha256, metadata: {} });
       // Not announced: nobody claims it (the next poll is ~30 s after the daemon started).
       await sleep(4_000);
-      expect((await documents.getById(document.id))?.status).toBe('queued');
+      expect((await documents.get(document.id))?.status).toBe('queued');
       await h.events.publish('jobs', document.id);
       const claimed = await within(5_000, 'the announced job to be claimed', async () => {
-        const status = (await documents.getById(document.id))?.status;
+        const status = (await documents.get(document.id))?.status;
         return status === 'queued' ? undefined : status;
       });
       expect(Date.now() - startedAt).toBeLessThan(25_000); // well before the poll
       expect(['processing', 'ready']).toContain(claimed.value);
-      await within(60_000, 'the document to be ready', async () => ((await documents.getById(document.id))?.status === 'ready' ? true : undefined));
+      await within(60_000, 'the document to be ready', async () => ((await documents.get(document.id))?.status === 'ready' ? true : undefined));
       wokenUser = user;
       // The job the other replica holds is still its own: a replica starting takes nobody's work for dead.
       expect(await h.db.selectFrom('jobs').select(['state', 'lease_owner']).where('id', '=', held.id).executeTakeFirst()).toEqual({ state: 'running', lease_owner: 'other-replica' });

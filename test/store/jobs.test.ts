@@ -119,7 +119,7 @@ describeEachEngine('jobs', (suite: EngineSuite) => {
     await expect(first.fail(job, 'x')).rejects.toBeInstanceOf(LeaseLost);
     await expect(first.release(job)).rejects.toBeInstanceOf(LeaseLost);
     await expect(new DocumentStore(h.db, first, now).markReady(job.documentId, job, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' })).rejects.toBeInstanceOf(LeaseLost);
-    expect((await new DocumentStore(h.db, first, now).getById(job.documentId))?.status).toBe('queued'); // rolled back
+    expect((await new DocumentStore(h.db, first, now).get(job.documentId))?.status).toBe('queued'); // rolled back
     await second.complete(again);
     expect(await second.countOpen()).toBe(0);
   });
@@ -157,7 +157,7 @@ describeEachEngine('jobs', (suite: EngineSuite) => {
     const one = (await jobs.claim('me', 60_000))!;
     await documents.markProcessing(one.documentId);
     await documents.release(one.documentId, one);
-    expect((await documents.get(userId, one.documentId))?.status).toBe('queued');
+    expect((await documents.get(one.documentId))?.status).toBe('queued');
     const back = (await jobs.claim('me', 60_000))!;
     expect(back).toMatchObject({ id: one.id, attempts: 1, released: true });
     const other = (await jobs.claim('previous-process', 60_000))!;
@@ -166,7 +166,7 @@ describeEachEngine('jobs', (suite: EngineSuite) => {
     expect(await jobs.heartbeat(back, 60_000)).toBe(true);
     expect(await jobs.heartbeat(other, 60_000)).toBe(false);
     // A job whose document is deleted meanwhile ends quietly: nothing left to record.
-    await documents.delete(userId, back.documentId);
+    await documents.delete(back.documentId);
     await jobs.complete(back);
     expect(await documents.requeueIdleLeases('me', [])).toBe(0);
     const idle = (await jobs.claim('me', 60_000))!;

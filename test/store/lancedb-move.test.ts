@@ -53,7 +53,7 @@ describe('moving a document between projects in the chunk index', () => {
       await index.add(rows('d1', 'pA', 5), { id: 'test', dimension: DIM });
       await index.add(rows('d2', 'pA', 3), { id: 'test', dimension: DIM });
       const inProject = async (projectIds: string[]) =>
-        (await chunks.keywordSearch({ userId: 'u1', query: 'marmots', limit: 50, projectIds })).map((h) => h.id).sort();
+        (await chunks.keywordSearch({ query: 'marmots', limit: 50, projectIds })).map((h) => h.id).sort();
       // The background pass the adds asked for, now: later it finds nothing changed and commits nothing.
       await chunks.optimize();
       const versionBefore = await (chunks as unknown as { table: { version(): Promise<number> } }).table.version();
@@ -71,7 +71,7 @@ describe('moving a document between projects in the chunk index', () => {
       await index.deleteProject('pA');
       expect(await chunks.count('d1')).toBe(5);
       expect(await chunks.count('d2')).toBe(0);
-      const kept = await windows.windowsFor('u1', ['d1:0', 'd1:4', 'd2:0']);
+      const kept = await windows.windowsFor(['pA', 'pB'], ['d1:0', 'd1:4', 'd2:0']);
       expect([...kept.keys()].sort()).toEqual(['d1:0', 'd1:4']);
       expect(await windows.count()).toBeLessThan(windowCount);
       await index.deleteProject('pB');

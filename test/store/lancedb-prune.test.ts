@@ -67,7 +67,7 @@ describe('LanceDB version pruning', () => {
         live.delete(gone);
       }
       index.optimizeSoon(); // as the ingest pipeline does: at most one background optimize a second
-      await index.keywordSearch({ userId: 'u1', query: 'protein tumor', limit: 10 });
+      await index.keywordSearch({ projectIds: ['p-u1'], query: 'protein tumor', limit: 10 });
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 4000)); // the last optimize, then the prune pass once the burst is out of the window

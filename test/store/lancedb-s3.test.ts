@@ -51,16 +51,16 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     await index.add([row('u2', 'd2', 0, 'penguins of another tenant', unit(1, 0, 0, 0))], EMBEDDER);
     expect(await index.count()).toBe(3);
     expect((await index.documentChunks('d1')).map((c) => c.text)).toEqual(['penguins swim in cold water', 'penguins nest on ice']);
-    const kw = await index.keywordSearch({ userId: 'u1', query: 'penguins', limit: 10 });
+    const kw = await index.keywordSearch({ projectIds: ['p-u1'], query: 'penguins', limit: 10 });
     expect(kw.map((h) => h.id).sort()).toEqual(['d1:0', 'd1:1']);
-    const vec = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0), limit: 1 });
+    const vec = await index.vectorSearch({ projectIds: ['p-u1'], vector: unit(1, 0, 0, 0), limit: 1 });
     expect(vec.map((h) => h.id)).toEqual(['d1:0']);
-    expect((await index.getMany('u1', vec)).map((c) => c.id)).toEqual(['d1:0']);
+    expect((await index.getMany(['p-u1'], vec)).map((c) => c.id)).toEqual(['d1:0']);
     await index.optimize();
-    expect((await index.keywordSearch({ userId: 'u2', query: 'penguins', limit: 10 })).map((h) => h.id)).toEqual(['d2:0']);
+    expect((await index.keywordSearch({ projectIds: ['p-u2'], query: 'penguins', limit: 10 })).map((h) => h.id)).toEqual(['d2:0']);
     await index.deleteDocument('d1');
     expect(await index.count()).toBe(1);
-    expect(await index.keywordSearch({ userId: 'u1', query: 'penguins', limit: 10 })).toEqual([]);
+    expect(await index.keywordSearch({ projectIds: ['p-u1'], query: 'penguins', limit: 10 })).toEqual([]);
     expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: 1 });
   });
 
@@ -80,7 +80,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     await a.index.add([row('u1', 'd2', 0, 'second')], EMBEDDER);
     await sleep(1100);
     expect(await b.index.count()).toBe(2);
-    expect((await b.index.keywordSearch({ userId: 'u1', query: 'second', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
+    expect((await b.index.keywordSearch({ projectIds: ['p-u1'], query: 'second', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
   });
 
   it("deletes and moves a document's rows another replica appended after this one last looked", async () => {
@@ -151,7 +151,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     expect(b.index.indexInfo()).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4 });
     await events.publish('document_settled', 'd1'); // as the daemon does once the document is ready
     await b.index.refresh();
-    expect((await b.index.keywordSearch({ userId: 'u1', query: 'made', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
+    expect((await b.index.keywordSearch({ projectIds: ['p-u1'], query: 'made', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
   });
 
   it.each([false, true])('keeps every row when two replicas write the same table at once, first writes included (funnelled: %s)', async (funnelCommits) => {

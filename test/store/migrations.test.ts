@@ -47,17 +47,17 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
-      const projects = await new ProjectStore(db, now).list(user.id, 10);
+      const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
       expect(projects.projects.map((p) => [p.name, p.isDefault, p.documentCount, p.chunkCount, p.sizeBytes])).toEqual([
         ['default', true, 1, 0, 99],
         ['Notes', false, 1, 3, 1234],
       ]);
       const jobs = new JobStore(db, now);
       const documents = new DocumentStore(db, jobs, now);
-      const ready = (await documents.list(user.id, { path: 'dir/ready.txt' }, 10)).documents[0]!;
+      const ready = (await documents.list(projects.projects.map((p) => p.id), { path: 'dir/ready.txt' }, 10)).documents[0]!;
       expect(ready).toMatchObject({ status: 'ready', chunkCount: 3, warnings: ['a warning'], metadata: { k: 'v' }, embedderId: 'builtin:all-MiniLM-L6-v2', attachedTo: null });
       // The queued document's job is claimed and finished by today's queue.
       const job = (await jobs.claim('worker', 60_000))!;
@@ -77,15 +77,17 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–011 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–012 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
     const now = sqliteSchema(fresh);
     // 007 added a column to jobs (SQLite appends it to the table's statement); 008 replaced one index; 009 added
-    // columns to the OAuth tables; 010 one to sessions; 011 one to documents.
+    // columns to the OAuth tables; 010 one to sessions; 011 one to documents; 012 three to users, one to api_keys,
+    // four tables, and moved 008's list indexes from the uploader to the project.
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
+      api_keys: append('"project_ids" text'),
       documents: append('"attached_to" text'),
       jobs: append('"origin" text'),
       oauth_clients: append(`"registration" text default 'operator' not null, "client_uri" text`),
@@ -93,20 +95,29 @@ describe('migrations on SQLite', () => {
       oauth_grants: append('"resource" text'),
       oauth_tokens: append('"resource" text'),
       sessions: append('"once_sealed" text'),
+      users: append('"is_admin" integer default 0 not null, "disabled_at" integer, "deleted_at" integer'),
     };
     const dropped = new Set(['documents_user_status']);
     for (const [name, statement] of before) expect(now.get(name), name).toBe(dropped.has(name) ? undefined : (added[name]?.(statement) ?? statement));
     expect([...now.keys()].filter((name) => !before.has(name)).sort()).toEqual([
       'documents_attached_to',
-      'documents_user_name',
+      'documents_project_counts',
+      'documents_project_name',
+      'documents_project_order',
+      'documents_project_size',
+      'documents_project_status_order',
       'documents_user_order',
-      'documents_user_project_counts',
-      'documents_user_size',
-      'documents_user_status_order',
+      'group_members',
+      'group_members_user',
+      'groups',
+      'groups_name',
+      'invites',
       'job_turns',
       'jobs_origin_claim',
       'jobs_user_claim',
       'oauth_clients_registration',
+      'project_members',
+      'project_members_member',
     ]);
   });
 });
@@ -128,7 +139,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

@@ -26,41 +26,42 @@ describeEachEngine('projects', (suite) => {
     expect(await projects.create(userId, { name: 'NOTES' })).toBeNull();
     expect((await projects.create(userId, { name: 'Ärger' }))?.name).toBe('Ärger');
     expect(await projects.create(userId, { name: 'ärger' })).not.toBeNull(); // only A–Z fold
-    expect((await projects.findByName(userId, 'notes'))?.id).toBe(notes!.id);
-    expect((await projects.findByName(userId, 'ÄRGER'))?.name).toBe('Ärger');
 
     // Byte counts beyond 32 bits (a 5 GB file) and chunk sums come back as numbers.
     const big: NewDocument = { userId, projectId: notes!.id, filename: 'big.pdf', contentType: 'application/pdf', sizeBytes: 5_000_000_000, sha256: 'a'.repeat(64), metadata: {} };
     await documents.createQueued(big);
     await documents.createQueued({ ...big, filename: 'small.txt', sizeBytes: 10, sha256: 'b'.repeat(64) });
-    const listed = await projects.list(userId, 10);
+    const mine = (await projects.ownedBy(userId)).map((p) => p.id);
+    const listed = await projects.listAmong(mine, 10);
     expect(listed.hasMore).toBe(false);
     expect(listed.projects.find((p) => p.id === notes!.id)).toMatchObject({ documentCount: 2, sizeBytes: 5_000_000_010, chunkCount: 0 });
-    const page = await projects.list(userId, 2);
+    const page = await projects.listAmong(mine, 2);
     expect(page.hasMore).toBe(true);
-    expect((await projects.list(userId, 10, page.projects[1]!.id)).projects).toHaveLength(2);
-    expect(await projects.names(userId, [notes!.id, def.id])).toEqual(expect.arrayContaining([{ id: notes!.id, name: 'Notes' }, { id: def.id, name: 'default' }]));
+    expect((await projects.listAmong(mine, 10, page.projects[1]!.id)).projects).toHaveLength(2);
+    expect((await projects.listAmong([notes!.id], 10)).projects.map((p) => p.id)).toEqual([notes!.id]);
+    expect(await projects.names([notes!.id, def.id])).toEqual(expect.arrayContaining([{ id: notes!.id, name: 'Notes' }, { id: def.id, name: 'default' }]));
 
-    expect(await projects.update(userId, notes!.id, { name: 'Default' })).toBe('conflict');
-    expect(await projects.update(userId, notes!.id, { name: 'Journal', metadata: { team: 'b' } })).toMatchObject({ name: 'Journal', metadata: { team: 'b' } });
-    expect(await projects.update('someone-else', notes!.id, { name: 'x' })).toBeNull();
-    expect(await projects.delete(userId, notes!.id)).toBe(true);
-    expect(await projects.get(userId, notes!.id)).toBeNull();
+    expect(await projects.update(notes!.id, { name: 'Default' })).toBe('conflict');
+    expect(await projects.update(notes!.id, { name: 'Journal', metadata: { team: 'b' } })).toMatchObject({ name: 'Journal', metadata: { team: 'b' } });
+    expect(await projects.update('prj_missing', { name: 'x' })).toBeNull();
+    expect(await projects.delete(notes!.id)).toBe(true);
+    expect(await projects.get(notes!.id)).toBeNull();
     expect(await documents.countBySha('a'.repeat(64))).toBe(0); // documents went with it
   });
 
-  it('resolves a project id for an upload: the user\'s own, or their default one (made when missing), never another user\'s', async () => {
+  it("names a user's own default project (made when missing), and hands a project to another owner of record", async () => {
     const { db } = suite.handle();
     const projects = new ProjectStore(db, now);
     const alice = await newUser(suite, 'resolve-a@example.com');
     const bob = await newUser(suite, 'resolve-b@example.com');
-    const defaultId = await projects.resolveId(alice);
+    const defaultId = await projects.defaultId(alice);
     expect(defaultId).toBe((await projects.ensureDefault(alice)).id);
-    expect(await projects.resolveId(alice, '')).toBe(defaultId);
     const notes = (await projects.create(alice, { name: 'notes' }))!;
-    expect(await projects.resolveId(alice, notes.id)).toBe(notes.id);
-    expect(await projects.resolveId(bob, notes.id)).toBeNull();
-    expect(await projects.resolveId(alice, 'prj_missing')).toBeNull();
+    await projects.create(bob, { name: 'NOTES' });
+    expect(await projects.setOwner(notes.id, bob)).toBe('conflict'); // bob has a "notes" of his own
+    expect(await projects.setOwner(defaultId, bob)).toBe(true);
+    expect(await projects.get(defaultId)).toMatchObject({ userId: bob, isDefault: false }); // bob keeps his own default
+    expect((await projects.ownedBy(alice)).map((p) => p.id)).toEqual([notes.id]);
   });
 
   it('adopts a project the user named "default" (any ASCII case) as the default one', async () => {
@@ -106,19 +107,18 @@ describeEachEngine('documents', (suite) => {
     expect(job).toMatchObject({ documentId: first.document.id, owner: 'worker-1', attempts: 1 });
     await documents.markProcessing(job.documentId);
     expect(await documents.setProgress(job.documentId, 0.5)).toBe(true);
-    expect((await documents.get(userId, job.documentId))?.progress).toBe(0.5);
+    expect((await documents.get(job.documentId))?.progress).toBe(0.5);
     expect(await documents.markReady(job.documentId, job, { chunkCount: 7, pages: 2, warnings: ['w'], embedderId: 'builtin' })).toBe(true);
-    const ready = await documents.get(userId, job.documentId);
+    const ready = await documents.get(job.documentId);
     expect(ready).toMatchObject({ status: 'ready', progress: 1, chunkCount: 7, pages: 2, warnings: ['w'], embedderId: 'builtin' });
     expect(ready!.readyAt).toBeGreaterThan(0);
     expect(await jobs.countOpen()).toBe(0);
-    expect(await documents.get('another-user', job.documentId)).toBeNull();
-    expect((await documents.getMany(userId, [job.documentId, 'doc_missing'])).map((d) => d.id)).toEqual([job.documentId]);
-    expect(await documents.getMany('another-user', [job.documentId])).toEqual([]);
-    expect((await documents.list(userId, { status: 'ready' }, 10)).documents.map((d) => d.id)).toEqual([job.documentId]);
+    expect((await documents.getMany([job.documentId, 'doc_missing'])).map((d) => d.id)).toEqual([job.documentId]);
+    expect((await documents.list(['prj_other'], { status: 'ready' }, 10)).documents).toEqual([]);
+    expect((await documents.list([project.id], { status: 'ready' }, 10)).documents.map((d) => d.id)).toEqual([job.documentId]);
     expect(await documents.allShas()).toEqual(new Set([first.document.sha256]));
-    expect(await documents.delete(userId, job.documentId)).toBe(true);
-    expect(await documents.delete(userId, job.documentId)).toBe(false);
+    expect(await documents.delete(job.documentId)).toBe(true);
+    expect(await documents.delete(job.documentId)).toBe(false);
   });
 
   it('makes one document of the same bytes accepted concurrently through several pools', async () => {
@@ -131,7 +131,7 @@ describeEachEngine('documents', (suite) => {
     expect(new Set(results.map((r) => r.document.id)).size).toBe(1);
     const jobs = await handles[0]!.db.selectFrom('jobs').select('id').where('document_id', '=', results[0]!.document.id).execute();
     expect(jobs).toHaveLength(1);
-    expect(await stores[1]!.delete(userId, results[0]!.document.id)).toBe(true); // the suite's queue is empty again
+    expect(await stores[1]!.delete(results[0]!.document.id)).toBe(true); // the suite's queue is empty again
   });
 
   it('hides an older version at the same path when the newer one becomes ready, then lists it for removal', async () => {
@@ -139,47 +139,47 @@ describeEachEngine('documents', (suite) => {
     const old = (await documents.createQueued(input(userId, project.id, 'v1', 'notes/a.txt'))).document;
     await documents.markReady(old.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
     const newer = (await documents.createQueued(input(userId, project.id, 'v2', 'notes/a.txt'))).document;
-    expect((await documents.list(userId, { path: 'notes/a.txt' }, 10)).documents.map((d) => d.id)).toEqual([old.id, newer.id]);
+    expect((await documents.list([project.id], { path: 'notes/a.txt' }, 10)).documents.map((d) => d.id)).toEqual([old.id, newer.id]);
     const swapAt = t;
     await documents.markReady(newer.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
-    expect((await documents.list(userId, { path: 'notes/a.txt' }, 10)).documents.map((d) => d.id)).toEqual([newer.id]);
-    expect(await documents.getById(old.id)).toMatchObject({ replacedBy: newer.id });
+    expect((await documents.list([project.id], { path: 'notes/a.txt' }, 10)).documents.map((d) => d.id)).toEqual([newer.id]);
+    expect(await documents.get(old.id)).toMatchObject({ replacedBy: newer.id });
     expect(await documents.listReplaced(swapAt)).toEqual([]);
-    expect(await documents.listReplaced(t + 1)).toEqual([{ id: old.id, userId }]);
+    expect(await documents.listReplaced(t + 1)).toEqual([old.id]);
 
     // What a search begun at each moment shows: exactly one version on either side of the swap; a swap in the
     // search's own millisecond counts as after it.
-    const swap = (await documents.getById(newer.id))!.readyAt!;
-    const visible = async (asOf: number) => [...(await documents.visibleAmong(userId, [old.id, newer.id], asOf))];
+    const swap = (await documents.get(newer.id))!.readyAt!;
+    const visible = async (asOf: number) => [...(await documents.visibleAmong([project.id], [old.id, newer.id], asOf))];
     expect(await visible(swap - 1)).toEqual([old.id]);
     expect(await visible(swap)).toEqual([old.id]);
     expect(await visible(swap + 1)).toEqual([newer.id]);
     expect(await visible(swap + 60_000)).toEqual([newer.id]);
-    expect(await documents.visibleAmong('another-user', [old.id, newer.id], swap + 1)).toEqual(new Set());
+    expect(await documents.visibleAmong(['prj_other'], [old.id, newer.id], swap + 1)).toEqual(new Set());
   });
 
   it('shows a search only documents ready before it began: not one still processing, ready later, or another user\'s', async () => {
     const { userId, project, jobs, documents } = await owner(suite, 'visible@example.com');
     const ready = (await documents.createQueued(input(userId, project.id, 'vis1'))).document;
     await documents.markReady(ready.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
-    const readyAt = (await documents.getById(ready.id))!.readyAt!;
+    const readyAt = (await documents.get(ready.id))!.readyAt!;
     const processing = (await documents.createQueued(input(userId, project.id, 'vis2'))).document;
     await documents.markProcessing(processing.id);
     const failed = (await documents.createQueued(input(userId, project.id, 'vis3'))).document;
     await suite.handle().db.updateTable('documents').set({ status: 'failed' }).where('id', '=', failed.id).execute();
     const ids = [ready.id, processing.id, failed.id, 'doc_missing'];
-    expect(await documents.visibleAmong(userId, ids, readyAt + 1)).toEqual(new Set([ready.id]));
-    expect(await documents.visibleAmong(userId, ids, readyAt)).toEqual(new Set());
-    expect(await documents.visibleAmong(userId, [], readyAt + 1)).toEqual(new Set());
+    expect(await documents.visibleAmong([project.id], ids, readyAt + 1)).toEqual(new Set([ready.id]));
+    expect(await documents.visibleAmong([project.id], ids, readyAt)).toEqual(new Set());
+    expect(await documents.visibleAmong([project.id], [], readyAt + 1)).toEqual(new Set());
     // Ready before ready_at was recorded (null): shown.
     await suite.handle().db.updateTable('documents').set({ ready_at: null }).where('id', '=', ready.id).execute();
-    expect(await documents.visibleAmong(userId, ids, 0)).toEqual(new Set([ready.id]));
-    expect(await documents.visibleAmong('another-user', ids, readyAt + 1)).toEqual(new Set());
-    expect(await documents.searchFields(userId, [ready.id, 'doc_missing'])).toEqual([{ id: ready.id, filename: 'vis1.txt', contentType: 'text/plain', path: null }]);
-    expect(await documents.searchFields('another-user', [ready.id])).toEqual([]);
+    expect(await documents.visibleAmong([project.id], ids, 0)).toEqual(new Set([ready.id]));
+    expect(await documents.visibleAmong(['prj_other'], ids, readyAt + 1)).toEqual(new Set());
+    expect(await documents.searchFields([project.id], [ready.id, 'doc_missing'])).toEqual([{ id: ready.id, filename: 'vis1.txt', contentType: 'text/plain', path: null }]);
+    expect(await documents.searchFields(['prj_other'], [ready.id])).toEqual([]);
     expect(await documents.existing([ready.id, processing.id, 'doc_missing'])).toEqual(new Set([ready.id, processing.id]));
     expect(await documents.existing([])).toEqual(new Set());
-    for (const id of [processing.id, failed.id]) await documents.delete(userId, id); // their open jobs too: later tests claim
+    for (const id of [processing.id, failed.id]) await documents.delete(id); // their open jobs too: later tests claim
   });
 
   it('hides nothing when the newer document has no path; a document deleted while being processed is not made ready', async () => {
@@ -188,12 +188,12 @@ describeEachEngine('documents', (suite) => {
     await documents.markReady(first.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
     const second = (await documents.createQueued(input(userId, project.id, 'p2'))).document;
     await documents.markReady(second.id, (await jobs.claim('w', 60_000))!, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' });
-    expect((await documents.list(userId, { status: 'ready' }, 10)).documents.map((d) => d.id).sort()).toEqual([first.id, second.id].sort());
+    expect((await documents.list([project.id], { status: 'ready' }, 10)).documents.map((d) => d.id).sort()).toEqual([first.id, second.id].sort());
 
     const gone = (await documents.createQueued(input(userId, project.id, 'p3'))).document;
     const job = (await jobs.claim('w', 60_000))!;
     expect(await documents.markProcessing(gone.id)).toMatchObject({ id: gone.id, status: 'processing', progress: 0 });
-    expect(await documents.delete(userId, gone.id)).toBe(true);
+    expect(await documents.delete(gone.id)).toBe(true);
     expect(await documents.markProcessing(gone.id)).toBeNull();
     expect(await documents.markReady(gone.id, job, { chunkCount: 1, pages: null, warnings: [], embedderId: 'e' })).toBe(false);
     expect(await jobs.countOpen()).toBe(0);
@@ -206,14 +206,14 @@ describeEachEngine('documents', (suite) => {
     await documents.markProcessing(doc.id);
     const retryAt = t + 60_000;
     await documents.requeue(doc.id, job, 'model server down', retryAt);
-    expect(await documents.getById(doc.id)).toMatchObject({ status: 'queued' });
+    expect(await documents.get(doc.id)).toMatchObject({ status: 'queued' });
     expect(await jobs.claim('w', 60_000)).toBeNull();
     expect(await jobs.nextRunAt()).toBe(retryAt);
     t = retryAt;
     const retried = (await jobs.claim('w', 60_000))!;
     expect(retried).toMatchObject({ id: job.id, attempts: 2, lastError: 'model server down' });
     await documents.markFailed(doc.id, retried, 'not a PDF after all', ['w']);
-    expect(await documents.getById(doc.id)).toMatchObject({ status: 'failed', error: 'not a PDF after all', warnings: ['w'], chunkCount: 0 });
+    expect(await documents.get(doc.id)).toMatchObject({ status: 'failed', error: 'not a PDF after all', warnings: ['w'], chunkCount: 0 });
     expect(await jobs.countOpen()).toBe(0);
   });
 });

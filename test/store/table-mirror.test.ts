@@ -129,7 +129,7 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
     const own = await logS3Requests(suite.rgw.endpoint);
     try {
       const copy = await replica(url, { cache: { dir: join(suite.dir, 'lazy'), maxBytes: 256 * MiB }, readConsistencyS: 3600, endpoint: own.endpoint });
-      const found = async () => (await copy.index.keywordSearch({ userId: 'u1', query: 'item666', limit: 5 })).map((h) => h.id);
+      const found = async () => (await copy.index.keywordSearch({ projectIds: ['p'], query: 'item666', limit: 5 })).map((h) => h.id);
       expect(await found()).toEqual([]);
       await writer.index.add(rows('d6', 1, 666), EMBEDDER);
       own.reset();
@@ -149,10 +149,10 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
     await fill(url, 200);
     // An hour between checks: only catching up after its own commit can show the new rows.
     const copy = await replica(url, { cache: { dir: join(suite.dir, 'own'), maxBytes: 256 * MiB }, readConsistencyS: 3600 });
-    expect((await copy.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).length).toBe(0);
+    expect((await copy.index.keywordSearch({ projectIds: ['p'], query: 'item999', limit: 5 })).length).toBe(0);
     await copy.index.add(rows('d9', 1, 999), EMBEDDER);
     await copy.index.deleteDocument('d1');
-    expect((await copy.index.keywordSearch({ userId: 'u1', query: 'item999', limit: 5 })).map((h) => h.id)).toEqual(['d9:999']);
+    expect((await copy.index.keywordSearch({ projectIds: ['p'], query: 'item999', limit: 5 })).map((h) => h.id)).toEqual(['d9:999']);
     expect((await search(copy.index, 5)).shown.every(([id]) => String(id).startsWith('d9:'))).toBe(true);
   });
 
@@ -161,7 +161,7 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
     const writer = await fill(url, 200);
     const copy = await replica(url, { cache: { dir: join(suite.dir, 'recheck'), maxBytes: 256 * MiB }, readConsistencyS: 1 });
     const strict = await replica(url, { cache: { dir: join(suite.dir, 'strict'), maxBytes: 256 * MiB }, readConsistencyS: 0 });
-    const found = async (index: ChunkIndex) => (await index.keywordSearch({ userId: 'u1', query: 'item777', limit: 5 })).map((h) => h.id);
+    const found = async (index: ChunkIndex) => (await index.keywordSearch({ projectIds: ['p'], query: 'item777', limit: 5 })).map((h) => h.id);
     expect(await found(copy.index)).toEqual([]);
     expect(await found(strict.index)).toEqual([]);
     await writer.index.add(rows('d7', 1, 777), EMBEDDER);
@@ -243,7 +243,7 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
     const url = library();
     const writer = await fill(url, 200);
     const copy = await replica(url, { cache: { dir: tmpfs, maxBytes: 256 * MiB }, readConsistencyS: 3600 });
-    const found = async () => (await copy.index.keywordSearch({ userId: 'u1', query: 'item888', limit: 5 })).map((h) => h.id);
+    const found = async () => (await copy.index.keywordSearch({ projectIds: ['p'], query: 'item888', limit: 5 })).map((h) => h.id);
     expect(await found()).toEqual([]);
     const filler = join(tmpfs, 'filler');
     fillDisk(filler);
@@ -275,7 +275,7 @@ describe.skipIf(SKIP !== null)(`a replica's copy of the tables on S3 (Ceph RGW)$
     await writer.index.add(rows('d3', 10, 3000), EMBEDDER);
     const again = await replica(url, { cache });
     expect(existsSync(partial)).toBe(false);
-    expect((await again.index.keywordSearch({ userId: 'u1', query: 'item3005', limit: 5 })).map((h) => h.id)).toEqual(['d3:3005']);
+    expect((await again.index.keywordSearch({ projectIds: ['p'], query: 'item3005', limit: 5 })).map((h) => h.id)).toEqual(['d3:3005']);
     // What the writer added since (its data file, and what a background optimize wrote), and a manifest: far
     // fewer files than the copy holds.
     expect(again.store.mirror!.stats.files).toBeGreaterThan(0);

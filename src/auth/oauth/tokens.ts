@@ -47,6 +47,6 @@ export function accessTokenResolver(store: OAuthTokenStore, now: Clock) {
     const token = await store.find(sha256Hex(credential));
     if (!token || token.kind !== 'access' || token.revokedAt !== null || token.grantRevokedAt !== null) return null;
     if (token.expiresAt <= now()) return null;
-    return { userId: token.userId, scopes: token.scopes as GrantScope[], kind: 'oauth', credentialId: token.grantId, expiresAt: token.expiresAt, resource: token.resource };
+    return { userId: token.userId, scopes: token.scopes as GrantScope[], kind: 'oauth', credentialId: token.grantId, expiresAt: token.expiresAt, resource: token.resource, projectLimit: null };
   };
 }

@@ -24,7 +24,7 @@ export interface BuiltinRerankParams {
 export const DEFAULT_BUILTIN_PARAMS: BuiltinRerankParams = { lambda: 0.5 };
 
 export interface WindowSource {
-  windowsFor(userId: string, chunkIds: string[]): Promise<Map<string, StoredWindow[]>>;
+  windowsFor(projectIds: readonly string[], chunkIds: string[]): Promise<Map<string, StoredWindow[]>>;
 }
 
 /**
@@ -59,12 +59,12 @@ export class BuiltinReranker implements Reranker, CandidateReranker {
   }
 
   async score(
-    input: { userId: string; query: string; queryVector: Float32Array | undefined; candidates: RerankCandidate[] },
+    input: { projectIds: readonly string[]; query: string; queryVector: Float32Array | undefined; candidates: RerankCandidate[] },
     signal: AbortSignal,
   ): Promise<RerankOutcome> {
     const queryVector = input.queryVector ?? (await this.embedder.embed([input.query], { kind: 'query' }))[0]!;
     const stored = await this.windows.windowsFor(
-      input.userId,
+      input.projectIds,
       input.candidates.map((c) => c.id),
     );
     signal.throwIfAborted();

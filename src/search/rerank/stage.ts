@@ -22,7 +22,7 @@ export interface RerankOutcome {
 export interface CandidateReranker {
   readonly id: string;
   score(
-    input: { userId: string; query: string; queryVector: Float32Array | undefined; candidates: RerankCandidate[] },
+    input: { projectIds: readonly string[]; query: string; queryVector: Float32Array | undefined; candidates: RerankCandidate[] },
     signal: AbortSignal,
   ): Promise<RerankOutcome>;
 }

@@ -1,3 +1,4 @@
+import { ROLES } from '../../access/roles.js';
 import { z } from 'zod';
 import { SCOPES } from '../../auth/scopes.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
@@ -42,6 +43,8 @@ export const Project = z
     size_bytes: z.number().int(),
     created_at: Timestamp,
     updated_at: Timestamp,
+    role: z.enum(ROLES).describe("the caller's role on the project: viewer, editor or owner (docs/permissions.md)"),
+    owner: z.string().nullable().describe("the e-mail of the project's owner of record (null when that account is gone)"),
   })
   .meta({ id: 'Project' });
 
@@ -54,6 +57,7 @@ export const ApiKey = z
     prefix: z.string().describe('first characters of the key, for recognising it'),
     last4: z.string(),
     scopes: z.array(ScopeSchema),
+    project_ids: z.array(z.string()).nullable().describe('the projects the key is limited to; null: every project its user may read'),
     created_at: Timestamp,
     last_used_at: Timestamp.nullable(),
   })

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { SearchBody, toSearchQuery } from '../../search/query.js';
+import type { Actor } from '../../access/access-control.js';
+import { AppError } from '../../core/errors.js';
+import { SearchBody, type SearchBodyInput, type SearchQuery, toSearchQuery } from '../../search/query.js';
 import type { Services } from '../services.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
@@ -83,6 +85,21 @@ const DocumentsResponse = z
   .object({ ...responseFields, documents: z.array(DocumentResult).describe('this page of documents, best first (`group` "document")') })
   .meta({ id: 'SearchDocumentsResponse' });
 
+/**
+ * A search as the actor may run it: over every project they read, or those of `project_ids`, and the documents of
+ * `document_ids` — each of which they must be able to read, else a 404 naming it (never an empty answer that
+ * reads as "no matches").
+ */
+export async function searchQueryFor(s: Services, actor: Actor, body: SearchBodyInput): Promise<SearchQuery> {
+  const scope = await s.access.scope(actor, body.project_ids);
+  if (body.document_ids) {
+    const readable = new Set((await s.access.documents(actor, body.document_ids, 'read')).map((d) => d.id));
+    const unknown = [...new Set(body.document_ids)].filter((id) => !readable.has(id));
+    if (unknown.length > 0) throw new AppError('not_found', `document not found: ${unknown.join(', ')}`, { details: { document_ids: unknown } });
+  }
+  return toSearchQuery(actor.userId, scope, body);
+}
+
 export const search = (s: Services) =>
   defineRoute({
     name: 'search',
@@ -90,14 +107,16 @@ export const search = (s: Services) =>
     path: '/search',
     scope: 'read:documents',
     tag: 'search',
-    summary: "Hybrid semantic search over the caller's chunks: vector ∪ keyword, rank fusion, reranking, highlights; passages or documents, page by page.",
+    summary:
+      'Hybrid semantic search over every project the caller may read (or those of `project_ids`): vector ∪ keyword, rank fusion, reranking, highlights; passages or documents, page by page.',
     body: SearchBody,
     responses: {
       200: { description: 'A page of ranked results (possibly none): `results` (passages), or `documents` with group "document"', schema: z.union([PassagesResponse, DocumentsResponse]) },
       400: { description: 'Invalid body (the message names the field), or a cursor this server did not issue to the caller for this search', schema: ErrorBody },
+      404: { description: 'A project or document of `project_ids` or `document_ids` the caller may not read (or that does not exist), named', schema: ErrorBody },
       409: { description: 'The index is being rebuilt for a new embedding model', schema: ErrorBody },
     },
     async handler({ body, principal }) {
-      return { status: 200, body: await s.search.search(toSearchQuery(principal.userId, body)) };
+      return { status: 200, body: await s.search.search(await searchQueryFor(s, principal, body)) };
     },
   });

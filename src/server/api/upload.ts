@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
-import { invalidRequest, notFound } from '../../core/errors.js';
+import { invalidRequest } from '../../core/errors.js';
+import type { DocumentRecord } from '../../store/sql/documents.js';
 import type { Services } from '../services.js';
 import { legacyOffice, receiveMultipart } from './documents/multipart.js';
 import { parsePaths } from './documents/paths.js';
@@ -67,16 +68,16 @@ export const upload = (s: Services) =>
       try {
         const metadata = parseMetadata(received.fields.metadata);
         const paths = parsePaths(received.fields.paths, received.files.length);
-        const projectId = await s.projects.resolveId(principal.userId, received.fields.project_id);
-        if (!projectId) throw notFound('project');
+        const projectId = await s.access.uploadTarget(principal, received.fields.project_id);
         const files = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
         const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata);
         temps.length = 0;
         const dup = new Map(accepted.map((a) => [a.document.id, a.duplicate]));
-        const wire = (d: Parameters<typeof documentToWire>[0]) => ({ ...documentToWire(d), ...(dup.get(d.id) ? { duplicate: true } : {}) });
+        const uploader = (await s.users.emails([principal.userId])).get(principal.userId) ?? null;
+        const wire = (d: DocumentRecord) => ({ ...documentToWire(d, uploader), ...(dup.get(d.id) ? { duplicate: true } : {}) });
         if (query.wait === 'true' || query.wait === '1') {
           const ids = [...new Set(accepted.map((a) => a.document.id))];
-          const { documents, settled } = await s.ingest.waitSettled(principal.userId, ids, (query.wait_timeout ?? MAX_WAIT_S) * 1000);
+          const { documents, settled } = await s.ingest.waitSettled(ids, (query.wait_timeout ?? MAX_WAIT_S) * 1000);
           const byId = new Map(documents.map((d) => [d.id, d]));
           const out = accepted.map((a) => byId.get(a.document.id) ?? a.document).map(wire);
           return { status: settled ? 200 : 202, body: { documents: out } };

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { TXT } from '../../ingest/types.js';
 import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
 import { LibraryError } from '../../mcp/library.js';
-import { documentToWire } from '../api/documents/wire.js';
+import { oneDocumentToWire } from '../api/documents/wire.js';
 import type { ApiRoute } from '../api/route.js';
 import { parseInput } from '../api/validate.js';
 import { toAppError } from '../middleware/error-handler.js';
@@ -80,8 +80,7 @@ export class InProcessLibrary implements Library {
     const { s, principal } = this;
     try {
       this.requireScope('write:documents');
-      const projectId = await s.projects.resolveId(principal.userId, note.project_id);
-      if (!projectId) throw notFound('project');
+      const projectId = await s.access.uploadTarget(principal, note.project_id);
       const bytes = Buffer.from(note.text, 'utf8');
       if (bytes.length > s.config.maxUploadMb * 1024 * 1024) throw new AppError('payload_too_large', `the note is larger than the server's upload limit (${s.config.maxUploadMb} MiB)`);
       const temp = s.files.tempFile();
@@ -92,8 +91,8 @@ export class InProcessLibrary implements Library {
         });
         const sha256 = createHash('sha256').update(bytes).digest('hex');
         const [accepted] = await s.ingest.accept(principal.userId, projectId, [{ tempPath: temp.path, filename: note.filename, contentType: TXT, sizeBytes: bytes.length, sha256 }], {});
-        const { documents } = await s.ingest.waitSettled(principal.userId, [accepted!.document.id], NOTE_WAIT_MS);
-        return { ...documentToWire(documents[0] ?? accepted!.document), ...(accepted!.duplicate ? { duplicate: true } : {}) };
+        const { documents } = await s.ingest.waitSettled([accepted!.document.id], NOTE_WAIT_MS);
+        return { ...(await oneDocumentToWire(s, documents[0] ?? accepted!.document)), ...(accepted!.duplicate ? { duplicate: true } : {}) };
       } finally {
         await rm(temp.path, { force: true });
       }

@@ -2,7 +2,7 @@ import type { WebSession } from '../../auth/web-sessions.js';
 import { AppError } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import { formField } from './form.js';
-import { requireUser, type WebContext } from './session.js';
+import { requireUser, type WebContext, type WebUser } from './session.js';
 
 /**
  * Every state-changing form carries the session's CSRF token; anything else is refused. Script calls
@@ -23,7 +23,7 @@ export function checkCsrf(ctx: WebContext, s: Services, token = formField(ctx, '
  * The signed-in user sending a state-changing form, its CSRF token checked (refused with 403 otherwise); null
  * when nobody is signed in, after a redirect to the login page and back.
  */
-export async function requireFormUser(ctx: WebContext, s: Services): Promise<{ id: string; email: string } | null> {
+export async function requireFormUser(ctx: WebContext, s: Services): Promise<WebUser | null> {
   const user = await requireUser(ctx, s);
   if (user) checkCsrf(ctx, s);
   return user;

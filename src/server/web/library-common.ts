@@ -1,3 +1,4 @@
+import { type Role, roleAllows } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import type { Project } from '../../store/sql/projects.js';
 import { messagePage } from '../../web/pages/message.js';
@@ -5,7 +6,7 @@ import type { DocumentRow } from '../../web/pages/project.js';
 import type { ProjectRow } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import { render } from './render.js';
-import type { WebContext } from './session.js';
+import type { WebContext, WebUser } from './session.js';
 
 /** Most projects a page lists (the API pages through more). */
 export const PROJECTS_SHOWN = 500;
@@ -16,12 +17,24 @@ export function queryString(ctx: WebContext, name: string): string {
   return typeof v === 'string' ? v : '';
 }
 
-export async function userProjects(s: Services, userId: string): Promise<Project[]> {
-  await s.projects.ensureDefault(userId);
-  return (await s.projects.list(userId, PROJECTS_SHOWN)).projects;
+/** Every project the user may read, their own default made when missing, each with their role and its owner. */
+export async function userProjects(s: Services, user: WebUser): Promise<Project[]> {
+  await s.projects.ensureDefault(user.id);
+  return (await s.projects.listAmong(await s.access.readable(user.actor), PROJECTS_SHOWN)).projects;
 }
 
-export const projectRow = (p: Project, indexing = 0): ProjectRow => ({
+/** The projects the user may upload into or move documents to (editor or owner). */
+export async function editableProjects(s: Services, user: WebUser): Promise<Project[]> {
+  const roles = await s.access.roles(user.actor);
+  return (await userProjects(s, user)).filter((p) => roleAllows(roles.get(p.id) ?? 'viewer', 'edit'));
+}
+
+export async function projectRows(s: Services, user: WebUser, projects: Project[], indexing: Map<string, number> = new Map()): Promise<ProjectRow[]> {
+  const [roles, owners] = await Promise.all([s.access.roles(user.actor), s.users.emails(projects.map((p) => p.userId))]);
+  return projects.map((p) => projectRow(p, roles.get(p.id) ?? 'viewer', p.userId === user.id ? null : (owners.get(p.userId) ?? 'a deleted account'), indexing.get(p.id)));
+}
+
+export const projectRow = (p: Project, role: Role, sharedBy: string | null, indexing = 0): ProjectRow => ({
   id: p.id,
   name: p.name,
   description: p.description,
@@ -30,6 +43,8 @@ export const projectRow = (p: Project, indexing = 0): ProjectRow => ({
   chunkCount: p.chunkCount,
   sizeBytes: p.sizeBytes,
   indexing,
+  role,
+  sharedBy,
 });
 
 export const documentView = (d: DocumentRecord): DocumentRow => ({

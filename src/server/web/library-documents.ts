@@ -10,15 +10,16 @@ import { sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { documentView, queryString, renderNotFound, userProjects } from './library-common.js';
+import type { ProjectAction } from '../../access/roles.js';
+import type { DocumentRecord } from '../../store/sql/documents.js';
+import { documentView, editableProjects, queryString, renderNotFound } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
-import { requireUser, type WebContext } from './session.js';
+import { requireUser, type WebContext, type WebUser } from './session.js';
 import { safeReturnTo } from './return-to.js';
 
-type User = { id: string; email: string };
 
 /** Chunks of text the document page shows at a time. */
 const TEXT_CHUNKS = 100;
@@ -41,22 +42,39 @@ function previewPage(raw: string, pages: number | null): number {
   return n >= 1 && n <= (pages ?? 1) ? n : 1;
 }
 
-async function showDocument(ctx: WebContext, s: Services, user: User, id: string, error?: string, status = 200) {
-  const doc = await s.documents.get(user.id, id);
-  const projects = doc ? await userProjects(s, user.id) : [];
-  const project = doc && projects.find((p) => p.id === doc.projectId);
-  if (!doc || !project) return renderNotFound(ctx, user, 'document');
+/** The document, when the user may do `action` with it; else the not-found page (null). A 403 is thrown. */
+export async function documentFor(ctx: WebContext, s: Services, user: WebUser, id: string, action: ProjectAction): Promise<DocumentRecord | null> {
+  try {
+    return (await s.access.document(user.actor, id, action)).document;
+  } catch (err) {
+    if (!isAppError(err) || err.status !== 404) throw err;
+    renderNotFound(ctx, user, 'document');
+    return null;
+  }
+}
+
+async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: string, error?: string, status = 200) {
+  const doc = await documentFor(ctx, s, user, id, 'read');
+  if (!doc) return;
+  const [[project], role, editable, uploaders] = await Promise.all([
+    s.projects.names([doc.projectId]),
+    s.access.roleOn(user.actor, doc.projectId),
+    editableProjects(s, user),
+    s.users.emails([doc.userId]),
+  ]);
   const cursor = queryString(ctx, 'text') || undefined;
-  const text = await documentText(s, user.id, doc.id, TEXT_CHUNKS, cursor).catch((err: unknown) => {
-    if (isAppError(err) && err.status === 400) return documentText(s, user.id, doc.id, TEXT_CHUNKS); // a stale link: from the start
+  const text = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor).catch((err: unknown) => {
+    if (isAppError(err) && err.status === 400) return documentText(s, user.actor, doc.id, TEXT_CHUNKS); // a stale link: from the start
     throw err;
   });
   const data: DocumentPageData = {
     user,
     csrfToken: ctx.state.session!.csrfToken,
     document: { ...documentView(doc), pages: doc.pages, warnings: doc.warnings, sha256: doc.sha256 },
-    project: { id: project.id, name: project.name },
-    projects: projects.map((p) => ({ id: p.id, name: p.name })),
+    project: { id: doc.projectId, name: project?.name ?? '' },
+    role: role ?? 'viewer',
+    uploadedBy: uploaders.get(doc.userId) ?? null,
+    projects: editable.map((p) => ({ id: p.id, name: p.name })),
     text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined },
     previewPage: previewPage(queryString(ctx, 'page'), doc.pages),
     unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
@@ -66,13 +84,13 @@ async function showDocument(ctx: WebContext, s: Services, user: User, id: string
 }
 
 /**
- * Deletes the user's documents among `ids`, one by one (each leaves search at once), and says what happened
- * on the next page.
+ * Deletes the documents among `ids` the user may delete, one by one (each leaves search at once), and says what
+ * happened on the next page.
  */
-async function deleteDocuments(ctx: WebContext, s: Services, user: User, ids: string[]): Promise<void> {
-  const docs = await s.documents.getMany(user.id, ids);
+async function deleteDocuments(ctx: WebContext, s: Services, user: WebUser, ids: string[]): Promise<void> {
+  const docs = await s.access.documents(user.actor, ids, 'edit');
   const deleted: string[] = [];
-  for (const doc of docs) if (await s.ingest.delete(user.id, doc.id)) deleted.push(doc.filename);
+  for (const doc of docs) if (await s.ingest.delete(doc)) deleted.push(doc.filename);
   if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”.`);
   else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents.`);
 }
@@ -89,7 +107,7 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
 
   router.get('document.file', '/documents/:id/file', async (ctx) => {
     const user = await requireUser(ctx, s);
-    if (user) await sendOriginal(ctx, s, user.id, ctx.params.id!);
+    if (user) await sendOriginal(ctx, s, user.actor, ctx.params.id!);
   });
 
   router.get('document.thumbnail', '/documents/:id/thumbnail.webp', async (ctx) => {
@@ -97,14 +115,14 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const page = ThumbnailQuery.safeParse({ ...(queryString(ctx, 'page') ? { page: queryString(ctx, 'page') } : {}) });
     if (!page.success) return renderNotFound(ctx, user, 'document');
-    await sendThumbnail(ctx, s, user.id, ctx.params.id!, page.data.page);
+    await sendThumbnail(ctx, s, user.actor, ctx.params.id!, page.data.page);
   });
 
   router.get('document.delete.confirm', '/documents/:id/delete', async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
-    const doc = await s.documents.get(user.id, ctx.params.id!);
-    if (!doc) return renderNotFound(ctx, user, 'document');
+    const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
+    if (!doc) return;
     const returnTo = safeReturnTo(queryString(ctx, 'return_to')) ?? `/projects/${doc.projectId}`;
     render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: [doc], returnTo }));
   });
@@ -121,8 +139,8 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
   router.post('document.delete', '/documents/:id/delete', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
-    const doc = await s.documents.get(user.id, ctx.params.id!);
-    if (!doc) return renderNotFound(ctx, user, 'document');
+    const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
+    if (!doc) return;
     await deleteDocuments(ctx, s, user, [doc.id]);
     ctx.status = 303;
     ctx.redirect(`/projects/${doc.projectId}`);
@@ -133,8 +151,9 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const name = DocumentFilename.safeParse(formField(ctx, 'filename'));
     if (!name.success) return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400);
-    const doc = await s.ingest.rename(user.id, ctx.params.id!, name.data).catch(() => null);
-    if (!doc) return renderNotFound(ctx, user, 'document');
+    const found = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
+    if (!found) return;
+    const doc = await s.ingest.rename(found, name.data);
     flash(ctx, `Renamed to “${doc.filename}”.`);
     ctx.status = 303;
     ctx.redirect(`/documents/${doc.id}`);
@@ -145,8 +164,11 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const projectId = formField(ctx, 'project_id');
     try {
-      const doc = await s.ingest.move(user.id, ctx.params.id!, projectId);
-      const [project] = await s.projects.names(user.id, [projectId]);
+      const found = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
+      if (!found) return;
+      await s.access.check(user.actor, projectId, 'edit');
+      const doc = await s.ingest.move(found, projectId);
+      const [project] = await s.projects.names([projectId]);
       flash(ctx, `Moved to “${project?.name ?? ''}”: search finds it there now.`);
       ctx.status = 303;
       ctx.redirect(`/documents/${doc.id}`);
@@ -161,7 +183,9 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     try {
-      const doc = await s.ingest.retry(user.id, ctx.params.id!);
+      const found = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
+      if (!found) return;
+      const doc = await s.ingest.retry(found);
       flash(ctx, `“${doc.filename}” is queued again.`);
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;

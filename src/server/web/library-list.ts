@@ -7,7 +7,7 @@ import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from 
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { failedOn, selectedIds } from './library-documents.js';
-import { documentView, queryString, userProjects } from './library-common.js';
+import { documentView, queryString, editableProjects, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
@@ -67,12 +67,12 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     } catch {
       error = 'That page link is out of date; showing the first page.';
     }
-    const [projects, page, indexing] = await Promise.all([
-      userProjects(s, user.id),
-      s.documents.list(user.id, toFilter(query), PAGE, at, query.sort),
-      s.documents.countInWork(user.id),
-    ]);
-    const fallback = projects.find((p) => p.isDefault) ?? projects[0]!;
+    const projects = await userProjects(s, user);
+    const readable = projects.map((p) => p.id);
+    // A project filter the user may not read (or that is gone) lists nothing, as an empty project would.
+    const scope = query.project_id ? readable.filter((id) => id === query.project_id) : readable;
+    const [page, indexing, editable] = await Promise.all([s.documents.list(scope, toFilter(query), PAGE, at, query.sort), s.documents.countInWork(scope), editableProjects(s, user)]);
+    const fallback = projects.find((p) => p.isDefault && p.userId === user.id) ?? projects[0]!;
     render(
       ctx,
       documentsPage({
@@ -80,6 +80,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
         csrfToken: ctx.state.session!.csrfToken,
         filter,
         projects: projects.map((p) => ({ id: p.id, name: p.name })),
+        moveTargets: editable.map((p) => ({ id: p.id, name: p.name })),
         documents: page.documents.map(documentView),
         next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next)) : null,
         first: at ? listUrl(filter) : null,
@@ -104,12 +105,13 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       ctx.status = 303;
       ctx.redirect(returnTo);
     };
-    const docs = await s.documents.getMany(user.id, selectedIds(ctx));
+    const action = formField(ctx, 'action');
+    // Delete, move and retry need an editor's role on each document's project: the others are left out, as if unselected.
+    const docs = await s.access.documents(user.actor, selectedIds(ctx), 'edit');
     if (docs.length === 0) {
       flash(ctx, 'Select one or more documents first.', 'error');
       return back();
     }
-    const action = formField(ctx, 'action');
     if (action === 'delete') {
       return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo }));
     }
@@ -118,7 +120,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       return back();
     }
     const projectId = formField(ctx, 'project_id');
-    const [target] = action === 'move' ? await s.projects.names(user.id, [projectId]) : [];
+    const target = action === 'move' ? (await editableProjects(s, user)).find((p) => p.id === projectId) : undefined;
     if (action === 'move' && !target) {
       flash(ctx, 'Choose a project to move them to.', 'error');
       return back();
@@ -128,8 +130,8 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     for (const doc of docs) {
       if (action === 'retry' && doc.status !== 'failed') continue;
       try {
-        if (action === 'move') await s.ingest.move(user.id, doc.id, projectId);
-        else await s.ingest.retry(user.id, doc.id);
+        if (action === 'move') await s.ingest.move(doc, projectId);
+        else await s.ingest.retry(doc);
         done.push(doc.filename);
       } catch (err) {
         if (!isAppError(err) || err.status >= 500) throw err;

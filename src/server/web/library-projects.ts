@@ -6,16 +6,16 @@ import { documentRow, projectDeletePage, projectPage, projectSummary } from '../
 import { projectsPage } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { documentView, projectRow, renderNotFound, userProjects } from './library-common.js';
+import type { ProjectAction } from '../../access/roles.js';
+import { documentView, projectRows, renderNotFound, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
-import { requireUser, type WebContext } from './session.js';
+import { requireUser, type WebContext, type WebUser } from './session.js';
 
 /** Most documents the project page lists. */
 const DOCUMENTS_SHOWN = 500;
 
-type User = { id: string; email: string };
 
 /** The project form's fields, checked with the API's own schemas; an error sentence when they don't pass. */
 function readProjectForm(ctx: WebContext): { name: string; description: string; error?: string } {
@@ -29,22 +29,36 @@ function readProjectForm(ctx: WebContext): { name: string; description: string; 
   return { name: name.value ?? form.name, description: description.value ?? form.description, error: name.error ?? description.error };
 }
 
-async function showProjects(ctx: WebContext, s: Services, user: User, extra: { error?: string; form?: { name: string; description: string } } = {}, status = 200) {
-  const [projects, indexing] = await Promise.all([userProjects(s, user.id), s.documents.countInWork(user.id)]);
-  render(ctx, projectsPage({ user, csrfToken: ctx.state.session!.csrfToken, projects: projects.map((p) => projectRow(p, indexing.get(p.id))), ...extra }), status);
+async function showProjects(ctx: WebContext, s: Services, user: WebUser, extra: { error?: string; form?: { name: string; description: string } } = {}, status = 200) {
+  const projects = await userProjects(s, user);
+  const indexing = await s.documents.countInWork(projects.map((p) => p.id));
+  render(ctx, projectsPage({ user, csrfToken: ctx.state.session!.csrfToken, projects: await projectRows(s, user, projects, indexing), ...extra }), status);
 }
 
-async function showProject(ctx: WebContext, s: Services, user: User, id: string, extra: { error?: string } = {}, status = 200) {
-  const project = await s.projects.get(user.id, id);
-  if (!project) return renderNotFound(ctx, user, 'project');
-  const { documents, hasMore } = await s.documents.list(user.id, { projectId: project.id }, DOCUMENTS_SHOWN);
-  const indexing = (await s.documents.countInWork(user.id)).get(project.id);
+/** The project, when the user may do `action` with it; else the not-found page (null). A 403 is thrown. */
+async function projectFor(ctx: WebContext, s: Services, user: WebUser, id: string, action: ProjectAction) {
+  const role = await s.access.roleOn(user.actor, id);
+  if (!role) {
+    renderNotFound(ctx, user, 'project');
+    return null;
+  }
+  return (await s.access.project(user.actor, id, action)).project;
+}
+
+async function showProject(ctx: WebContext, s: Services, user: WebUser, id: string, extra: { error?: string } = {}, status = 200) {
+  const project = await projectFor(ctx, s, user, id, 'read');
+  if (!project) return;
+  const { documents, hasMore } = await s.documents.list([project.id], {}, DOCUMENTS_SHOWN);
+  const indexing = await s.documents.countInWork([project.id]);
+  const [row] = await projectRows(s, user, [project], indexing);
+  const members = row!.role === 'owner' ? await s.sharing.members(user.actor, project.id) : null;
   render(
     ctx,
     projectPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
-      project: projectRow(project, indexing),
+      project: row!,
+      members,
       documents: documents.map(documentView),
       more: hasMore,
       limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
@@ -66,6 +80,7 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const form = readProjectForm(ctx);
     if (form.error) return showProjects(ctx, s, user, { error: form.error, form }, 400);
+    s.access.requireCreate(user.actor);
     await s.projects.ensureDefault(user.id);
     const project = await s.projects.create(user.id, { name: form.name, description: form.description });
     if (!project) return showProjects(ctx, s, user, { error: `A project named “${form.name}” already exists.`, form }, 409);
@@ -83,8 +98,9 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const form = readProjectForm(ctx);
     if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error }, 400);
-    const result = await s.projects.update(user.id, ctx.params.id!, { name: form.name, description: form.description });
-    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `A project named “${form.name}” already exists.` }, 409);
+    if (!(await projectFor(ctx, s, user, ctx.params.id!, 'manage'))) return;
+    const result = await s.projects.update(ctx.params.id!, { name: form.name, description: form.description });
+    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.` }, 409);
     if (!result) return renderNotFound(ctx, user, 'project');
     ctx.status = 303;
     ctx.redirect(`/projects/${result.id}`);
@@ -93,19 +109,19 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
   router.get('project.delete.confirm', '/projects/:id/delete', async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
-    const project = await s.projects.get(user.id, ctx.params.id!);
-    if (!project) return renderNotFound(ctx, user, 'project');
+    const project = await projectFor(ctx, s, user, ctx.params.id!, 'manage');
+    if (!project) return;
     if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.' }, 409);
-    render(ctx, projectDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, project: projectRow(project) }));
+    render(ctx, projectDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, project: (await projectRows(s, user, [project]))[0]! }));
   });
 
   router.post('project.delete', '/projects/:id/delete', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
-    const project = await s.projects.get(user.id, ctx.params.id!);
-    if (!project) return renderNotFound(ctx, user, 'project');
+    const project = await projectFor(ctx, s, user, ctx.params.id!, 'manage');
+    if (!project) return;
     if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.' }, 409);
-    await s.projectRemoval.remove(user.id, project.id);
+    await s.projectRemoval.remove(project.id);
     ctx.status = 303;
     ctx.redirect('/projects');
   });
@@ -115,14 +131,14 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
   router.get('project.documents', '/projects/:id/documents.json', async (ctx) => {
     const user = await requireUser(ctx, s);
     if (!user) return;
-    const project = await s.projects.get(user.id, ctx.params.id!);
-    if (!project) return renderNotFound(ctx, user, 'project');
-    const { documents } = await s.documents.list(user.id, { projectId: project.id }, DOCUMENTS_SHOWN);
+    const project = await projectFor(ctx, s, user, ctx.params.id!, 'read');
+    if (!project) return;
+    const { documents } = await s.documents.list([project.id], {}, DOCUMENTS_SHOWN);
     const csrf = ctx.state.session!.csrfToken;
-    const indexing = (await s.documents.countInWork(user.id)).get(project.id);
+    const [row] = await projectRows(s, user, [project], await s.documents.countInWork([project.id]));
     ctx.body = {
-      summary: projectSummary(projectRow(project, indexing)),
-      documents: documents.map((d) => ({ id: d.id, status: d.status, progress: d.progress, row: documentRow(documentView(d), csrf).value })),
+      summary: projectSummary(row!),
+      documents: documents.map((d) => ({ id: d.id, status: d.status, progress: d.progress, row: documentRow(documentView(d), csrf, row!.role).value })),
     };
   });
 }

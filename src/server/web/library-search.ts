@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
-import { SEARCH_MODES, SearchBody, type SearchMode, toSearchQuery } from '../../search/query.js';
+import { SEARCH_MODES, SearchBody, type SearchMode } from '../../search/query.js';
+import { searchQueryFor } from '../api/search.js';
 import { searchPage, type SearchView } from '../../web/pages/search.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -24,7 +25,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const view: SearchView = queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
   const projectId = queryString(ctx, 'project');
   const cursor = queryString(ctx, 'cursor');
-  const projects = await userProjects(s, user.id);
+  const projects = await userProjects(s, user);
   // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
   const libraryEmpty = projects.every((p) => p.documentCount === 0);
   const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty };
@@ -42,7 +43,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     return render(ctx, searchPage({ ...data, error: `The search ${issue.path.join('.') === 'query' ? 'text' : issue.path.join('.')} ${issue.message}.` }), 400);
   }
   try {
-    const page = await s.search.searchPage(toSearchQuery(user.id, body.data));
+    const page = await s.search.searchPage(await searchQueryFor(s, user.actor, body.data));
     render(ctx, searchPage({ ...data, response: page.response, start: page.start, previousCursor: page.previousCursor }));
   } catch (err) {
     if (!isAppError(err) || err.status >= 500) throw err;

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import { rm } from 'node:fs/promises';
-import { isAppError, notFound } from '../../core/errors.js';
+import { isAppError } from '../../core/errors.js';
 import type { ReceivedFile } from '../../documents/lifecycle.js';
 import { plural, sentence } from '../../web/format.js';
 import { legacyOffice, receiveMultipart } from '../api/documents/multipart.js';
@@ -25,8 +25,7 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const header = ctx.get('x-csrf-token');
     if (header) checkCsrf(ctx, s, header);
-    const projectId = await s.projects.resolveId(user.id, ctx.params.id!);
-    if (!projectId) throw notFound('project');
+    const projectId = await s.access.uploadTarget(user.actor, ctx.params.id!);
     const script = ctx.accepts('html', 'json') === 'json';
     const back = `/projects/${projectId}`;
     let received;

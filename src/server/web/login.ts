@@ -29,9 +29,11 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       const error =
         result.reason === 'throttled'
           ? throttledMessage(result.retryAfterMs ?? 0)
-          : 'Wrong email or password.';
+          : result.reason === 'disabled'
+            ? 'This account is disabled. Ask an administrator of this docsearch to enable it.'
+            : 'Wrong email or password.';
       if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
-      return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo }), result.reason === 'throttled' ? 429 : 401);
+      return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo }), result.reason === 'throttled' ? 429 : result.reason === 'disabled' ? 403 : 401);
     }
     await startUserSession(ctx, s, result.user.id);
     ctx.redirect(returnTo ?? '/');

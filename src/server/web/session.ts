@@ -4,6 +4,7 @@
  * their own files beside it.
  */
 import type { Context, Middleware } from 'koa';
+import { type Actor, sessionActor } from '../../access/access-control.js';
 import type { OnceMessage, WebSession } from '../../auth/web-sessions.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -75,13 +76,21 @@ export async function takeOnce<K extends OnceMessage['kind']>(ctx: WebContext, s
   return message?.kind === kind ? (message as Extract<OnceMessage, { kind: K }>) : null;
 }
 
-/** The signed-in user for a settings page, or a redirect to the login page and back. */
-export async function requireUser(ctx: WebContext, s: Services): Promise<{ id: string; email: string } | null> {
+/** Who a page is for: the signed-in person, and what access/ knows them by (a browser holds every document scope). */
+export interface WebUser {
+  id: string;
+  email: string;
+  isAdmin: boolean;
+  actor: Actor;
+}
+
+/** The signed-in user for a page, or a redirect to the login page and back. */
+export async function requireUser(ctx: WebContext, s: Services): Promise<WebUser | null> {
   const userId = ctx.state.session?.userId;
   const user = userId ? await s.accounts.findUser(userId) : null;
-  if (!user) {
+  if (!user || user.disabledAt !== null) {
     ctx.redirect(`/login?return_to=${encodeURIComponent(ctx.originalUrl)}`);
     return null;
   }
-  return { id: user.id, email: user.email };
+  return { id: user.id, email: user.email, isAdmin: user.isAdmin, actor: sessionActor(user.id) };
 }

@@ -1,24 +1,27 @@
 /**
- * The chunk searches: vector and keyword first stages and hydration by id, each within one user's chunks.
+ * The chunk searches: vector and keyword first stages and hydration by id, each within a set of projects — those
+ * the searcher may read, as access/ decided.
  *
- * Tenant isolation: every search takes a user id and filters on it inside LanceDB, never as a post-filter in the
- * caller. The one exception is a search of a user's whole library in a table that holds no other user's rows
- * (`soleScope`): the tenant filter is skipped there, and each hit is rechecked — its user read from the row
- * directory or the row itself (`hits`) — and the search runs again with the filter should any other user's row turn
- * up (`firstStage`). Hydration (`getMany`) checks each row's user too.
+ * Scope: every search takes its project ids and filters on them inside LanceDB (`project_id IN (…)`, a bitmap
+ * index), never as a post-filter in the caller. The one exception is a search whose projects hold every row of the
+ * table (one person's library, or a team reading everything: `soleScope`): the filter is skipped there, and each
+ * hit is rechecked — its project read from the row directory or the row itself (`hits`) — and the search runs again
+ * with the filter should a row of another project turn up (`firstStage`). Hydration (`getMany`) checks each row's
+ * project too.
  */
+import { createHash } from 'node:crypto';
 import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import { chunkId, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
-import { lit, type TableLog } from './owned-table.js';
+import { inList, lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
 
 export interface ChunkSearchScope {
-  userId: string;
+  /** The projects searched. An empty list matches nothing. */
+  projectIds: readonly string[];
   limit: number;
-  /** Restrict to these projects / documents (of the same user). Empty arrays match nothing. */
-  projectIds?: string[];
+  /** Restrict to these documents (of those projects). An empty list matches nothing. */
   documentIds?: string[];
 }
 
@@ -40,16 +43,16 @@ export interface KeywordHit extends ChunkRef {
   _score: number;
 }
 
-const SOLE_USER_TTL_MS = 30_000;
-
-const inList = (column: string, values: string[]): string => (values.length === 0 ? 'false' : `${column} IN (${values.map(lit).join(', ')})`);
+const SOLE_SCOPE_TTL_MS = 30_000;
 
 function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
-  const parts = [`user_id = ${lit(scope.userId)}`];
-  if (scope.projectIds) parts.push(inList('project_id', scope.projectIds));
+  const parts = [inList('project_id', scope.projectIds)];
   if (scope.documentIds) parts.push(inList('document_id', scope.documentIds));
   return parts.join(' AND ');
 }
+
+/** A set of projects as a short key (a team member may read thousands). */
+const scopeKey = (projectIds: readonly string[]): string => createHash('sha256').update([...projectIds].sort().join('\n')).digest('base64url');
 
 /** Rows written since the row directory's last scan are read as searches meet them; it is scanned again at most this often. */
 export const ROW_REFS_RESCAN_MS = 300_000;
@@ -58,21 +61,20 @@ type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
 
 /**
  * First-stage hits read column-wise from the Arrow result (per-row proxies and `toArray()` cost as
- * much as the search itself), each row's user, document and chunk index from `refOf`: rows of any user but
- * `userId` are left out (a search of a user's whole library runs without its tenant filter when nobody else had
- * rows: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`). The id is rebuilt
+ * much as the search itself), each row's project, document and chunk index from `refOf`: rows of any project
+ * outside `scope` are left out (a search runs without its filter when its projects held every row: see `soleScope`). The score keeps its column's name, times `scale` (see `vectorSearch`). The id is rebuilt
  * (`chunkId`), never read, even where a search reads the row's REF_COLUMNS itself: a take reads a page of each column
  * for every row, and unique ids spread over many more pages than run-length document ids and small indexes
  * (bench/results/search.md#chunks-table-figures).
  */
-function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, userId: string, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
+function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, scope: ReadonlySet<string>, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
   const rowids = result.getChild('_rowid')!;
   const scores = result.getChild(score)!;
   const out: Hit<S>[] = [];
   for (let i = 0; i < result.numRows; i++) {
     const _rowid = rowids.get(i) as bigint;
-    const { user_id, document_id, chunk_index } = refOf(i, _rowid);
-    if (user_id !== userId) continue;
+    const { project_id, document_id, chunk_index } = refOf(i, _rowid);
+    if (!scope.has(project_id)) continue;
     const hit = { id: chunkId(document_id, chunk_index), document_id, _rowid } as Hit<S>;
     hit[score] = (Number(scores.get(i)) * scale) as Hit<S>[S];
     out.push(hit);
@@ -91,35 +93,36 @@ export interface SearchDeps {
 }
 
 export class ChunkSearches {
-  /** Per user searching: whether they owned every row when last counted (see `soleUser`). */
-  private readonly sole = new LRUCache<string, boolean>({ max: 256, ttl: SOLE_USER_TTL_MS });
+  /** Per set of projects searched: whether they held every row when last counted (see `soleProjects`). */
+  private readonly sole = new LRUCache<string, boolean>({ max: 256, ttl: SOLE_SCOPE_TTL_MS });
   /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
 
   constructor(private readonly deps: SearchDeps) {}
 
   /**
-   * The user's chunks among `refs` (any order; other users' and deleted chunks are absent). Rows are
+   * The chunks among `refs` in these projects (any order; other projects' and deleted chunks are absent). Rows are
    * taken by address (less than half the time of an `id IN` lookup: bench/results/search.md#chunks-table-figures);
    * a row that moved since (compaction) is looked up by id.
    */
-  async getMany(userId: string, refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
+  async getMany(projectIds: readonly string[], refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
     const table = refs.length === 0 ? undefined : await this.deps.table();
     if (!table) return [];
     const wanted = new Set(refs.map((r) => r.id));
+    const scope = new Set(projectIds);
     const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
     const found = new Map<string, ShownChunk>();
     if (addressed.length > 0) {
       for (const r of await table.takeRowIds(addressed).select([...SHOWN_FIELDS]).toArray()) {
         const row = toShown(r as Record<string, unknown>);
-        if (row.user_id === userId && wanted.has(row.id)) found.set(row.id, row);
+        if (scope.has(row.project_id) && wanted.has(row.id)) found.set(row.id, row);
       }
     }
     const rest = [...wanted].filter((id) => !found.has(id));
     if (rest.length > 0) {
       const rows = await table
         .query()
-        .where(`user_id = ${lit(userId)} AND id IN (${rest.map(lit).join(', ')})`)
+        .where(`${inList('project_id', projectIds)} AND id IN (${rest.map(lit).join(', ')})`)
         .select([...SHOWN_FIELDS])
         .limit(rest.length)
         .toArray();
@@ -129,17 +132,16 @@ export class ChunkSearches {
   }
 
   /**
-   * Nearest chunks to `vector` by cosine distance, within the user's (and optional projects'/documents')
-   * chunks. Uses the HNSW index when there is one (the filter is applied before the graph search, so a
+   * Nearest chunks to `vector` by cosine distance, within the scope's projects (and documents, when given). Uses the HNSW index when there is one (the filter is applied before the graph search, so a
    * narrow scope still gets its nearest rows); rows written since the last optimize are scanned exactly.
    */
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     const table = q.limit > 0 ? await this.deps.table() : undefined;
     if (!table) return [];
     // Filtering before the graph search passes over every row of the scope in each search (most of a vector
-    // search's time in a large table). In a sole user's whole library (`soleScope`) the search runs unfiltered,
-    // the same rows, and each hit's user is checked by `firstStage` (cheaper than LanceDB's post-filter reading
-    // `user_id` for the 400 candidates the graph visits: bench/results/search.md#chunks-table-figures).
+    // search's time in a large table). When the scope's projects hold every row (`soleScope`) the search runs
+    // unfiltered, the same rows, and each hit's project is checked by `firstStage` (cheaper than LanceDB's
+    // post-filter reading `project_id` for the 400 candidates the graph visits: bench/results/search.md#chunks-table-figures).
     // Its fallback reads the columns with the filter.
     const sole = await this.soleScope(table, q);
     const search = (refine: boolean, columns: readonly string[] = []) => {
@@ -150,7 +152,7 @@ export class ChunkSearches {
       if (refine) query = query.refineFactor(1);
       return query.select([...columns, '_distance']).withRowId().limit(q.limit).toArrow();
     };
-    const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q.userId, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
+    const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
     // The HNSW-SQ index answers the squared L2 distance of its 8-bit vectors (2 − 2·cos), a flat scan of rows
     // written since the last optimize 1 − cos, and LanceDB merges the two lists as they are. Refining re-reads the
     // candidates' vectors for their exact cosine distance (a large share of a vector search's CPU), needed only when
@@ -180,32 +182,33 @@ export class ChunkSearches {
   }
 
   /**
-   * Whether a search's scope is the user's whole library in a table holding no other user's rows (one person's
-   * library): it may then run without its tenant filter, each hit's user checked as it is named (`hits`). A search
-   * that meets another user's rows anyway (added since the count) runs again with the filter (`firstStage`).
+   * Whether a search's projects hold every row of the table (one person's library, or someone who reads every
+   * project): it may then run without its filter, each hit's project checked as it is named (`hits`). A search that
+   * meets another project's rows anyway (added since the count) runs again with the filter (`firstStage`).
    */
   private async soleScope(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
-    return !q.projectIds && !q.documentIds && (await this.soleUser(table, q.userId));
+    return !q.documentIds && q.projectIds.length > 0 && (await this.soleProjects(table, q.projectIds));
   }
 
   /**
-   * Whether every row of the table is this user's: counted at most every SOLE_USER_TTL_MS (the search that counts
-   * waits for it: bench/results/search.md#chunks-table-figures).
+   * Whether every row of the table is in these projects: counted at most every SOLE_SCOPE_TTL_MS (the search that
+   * counts waits for it: bench/results/search.md#chunks-table-figures).
    */
-  private async soleUser(table: lancedb.Table, userId: string): Promise<boolean> {
-    const known = this.sole.get(userId);
+  private async soleProjects(table: lancedb.Table, projectIds: readonly string[]): Promise<boolean> {
+    const key = scopeKey(projectIds);
+    const known = this.sole.get(key);
     if (known !== undefined) return known;
-    const [own, all] = await Promise.all([table.countRows(`user_id = ${lit(userId)}`), table.countRows()]);
-    const sole = all > 0 && own === all;
-    this.sole.set(userId, sole);
+    const [inScope, all] = await Promise.all([table.countRows(inList('project_id', projectIds)), table.countRows()]);
+    const sole = all > 0 && inScope === all;
+    this.sole.set(key, sole);
     return sole;
   }
 
-  /** BM25 matches of `query` on search_text, within the user's (and optional projects'/documents') chunks. */
+  /** BM25 matches of `query` on search_text, within the scope's projects (and documents, when given). */
   async keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
     const table = q.limit > 0 && q.query.trim() !== '' ? await this.deps.table() : undefined;
     if (!table) return [];
-    // As `vectorSearch`: in a sole user's whole library without the tenant filter, which is faster here too
+    // As `vectorSearch`: without the filter when the projects hold every row, which is faster here too
     // (bench/results/search.md#chunks-table-figures).
     const sole = await this.soleScope(table, q);
     const search = (columns: readonly string[] = []) => {
@@ -217,29 +220,30 @@ export class ChunkSearches {
         .limit(q.limit)
         .toArrow();
     };
-    return this.firstStage(table, q.userId, sole, await search(), '_score', 1, () => search(REF_COLUMNS));
+    return this.firstStage(table, q, sole, await search(), '_score', 1, () => search(REF_COLUMNS));
   }
 
   /**
-   * The `userId`'s hits of a first-stage search that read scores and row addresses only, each row's user, document
+   * The scope's hits of a first-stage search that read scores and row addresses only, each row's project, document
    * and chunk index from the row directory; the rows it lacks (written since its scan) are taken from the table in
-   * one read and kept. The search runs again reading the columns itself, with its tenant filter (`withColumns`),
-   * should one be gone by then (an optimize compacted it away in between), or should a search run `unfiltered`
-   * (`soleScope`) have met another user's rows: they would have taken places in its list, and later searches of
-   * the user filter until the next count.
+   * one read and kept. The search runs again reading the columns itself, with its filter (`withColumns`), should
+   * one be gone by then (an optimize compacted it away in between), or should a search run `unfiltered`
+   * (`soleScope`) have met another project's rows: they would have taken places in its list, and later searches of
+   * the same projects filter until the next count.
    */
   private async firstStage<S extends '_distance' | '_score'>(
     table: lancedb.Table,
-    userId: string,
+    q: Omit<ChunkSearchScope, 'limit'>,
     unfiltered: boolean,
     result: ArrowTable,
     score: S,
     scale: number,
     withColumns: () => Promise<ArrowTable>,
   ): Promise<Hit<S>[]> {
+    const scope = new Set(q.projectIds);
     const again = async () => {
       const rows = await withColumns();
-      return hits(rows, score, scale, userId, columnRefs(rows));
+      return hits(rows, score, scale, scope, columnRefs(rows));
     };
     const directory = this.deps.refsOf(table);
     const rowids = result.getChild('_rowid')!;
@@ -256,9 +260,9 @@ export class ChunkSearches {
       for (let i = 0; refOf && readIds && i < read.numRows; i++) directory.remember(readIds.get(i) as bigint, refOf(i));
       if (missing.some((rowid) => !directory.has(rowid))) return again();
     }
-    const found = hits(result, score, scale, userId, (_, rowid) => directory.get(rowid)!);
+    const found = hits(result, score, scale, scope, (_, rowid) => directory.get(rowid)!);
     if (unfiltered && found.length < result.numRows) {
-      this.sole.set(userId, false);
+      this.sole.set(scopeKey(q.projectIds), false);
       return again();
     }
     return found;

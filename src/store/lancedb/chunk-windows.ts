@@ -8,7 +8,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { RecordBatch } from './arrow-batches.js';
 import type { VectorStore } from './connection.js';
-import { lit, OwnedRowsTable, type TableLog } from './owned-table.js';
+import { inList, lit, OwnedRowsTable, type TableLog } from './owned-table.js';
 
 export interface WindowRow {
   chunk_id: string;
@@ -115,13 +115,13 @@ export class ChunkWindowIndex extends OwnedRowsTable {
     return this.table ? this.table.countRows() : 0;
   }
 
-  /** The windows of `chunkIds` (of `userId` only), each chunk's in window order. Chunks without windows are absent. */
-  async windowsFor(userId: string, chunkIds: string[]): Promise<Map<string, StoredWindow[]>> {
+  /** The windows of `chunkIds` (within `projectIds` only), each chunk's in window order. Chunks without windows are absent. */
+  async windowsFor(projectIds: readonly string[], chunkIds: string[]): Promise<Map<string, StoredWindow[]>> {
     const out = new Map<string, StoredWindow[]>();
     if (!this.table || chunkIds.length === 0) return out;
     const rows = (await this.table
       .query()
-      .where(`user_id = ${lit(userId)} AND chunk_id IN (${chunkIds.map(lit).join(', ')})`)
+      .where(`${inList('project_id', projectIds)} AND chunk_id IN (${chunkIds.map(lit).join(', ')})`)
       .select(['chunk_id', 'window_index', 'start', 'end', 'vector'])
       .limit(chunkIds.length * 64)
       .toArray()) as { chunk_id: string; window_index: number; start: number; end: number; vector: { toArray(): Float32Array } | Float32Array }[];

@@ -347,8 +347,8 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   /** The user's chunks among `refs` (see ChunkSearches.getMany). */
-  getMany(userId: string, refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
-    return this.searches.getMany(userId, refs);
+  getMany(projectIds: readonly string[], refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
+    return this.searches.getMany(projectIds, refs);
   }
 
   /** Nearest chunks to `vector` within the scope (see ChunkSearches.vectorSearch). */

@@ -8,6 +8,9 @@ import { isTaggedVersionCleanup } from './version-pins.js';
 /** A string as a LanceDB SQL literal: filters are built from ids, so quotes are doubled, never interpolated raw. */
 export const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
+/** `column IN (…values)` as a filter; no values matches nothing. */
+export const inList = (column: string, values: readonly string[]): string => (values.length === 0 ? 'false' : `${column} IN (${values.map(lit).join(', ')})`);
+
 /**
  * How long a superseded table version stays on disk. A search reads the version that was current when it
  * started; searches take well under a second and time out far below a minute, so a minute is a wide margin.

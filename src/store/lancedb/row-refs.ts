@@ -1,12 +1,13 @@
 /**
- * Which user, document and chunk index a row of the chunks table holds, by its row address: so a search's first
+ * Which project, document and chunk index a row of the chunks table holds, by its row address: so a search's first
  * stage asks LanceDB for scores and addresses only. Taking two columns of each of ~400 candidates was about half of what
  * the two lists cost at a million chunks (bench/results/search.md); with the
- * user known as well, a sole user's search needs no tenant filter in LanceDB (`soleScope` in chunk-search.ts).
+ * project known as well, a search whose projects hold every row needs no scope filter in LanceDB (`soleScope` in chunk-search.ts).
  *
  * An address is (fragment id << 32 | offset). Fragment ids are never reused, a compaction writes new fragments, a
- * deletion only marks rows, and nothing rewrites these columns in place (a move to another project updates
- * `project_id` alone): what an address held stays true for as long as the table exists (a table made again under the
+ * deletion only marks rows, and an update (a move to another project sets `project_id`) deletes the rows and writes
+ * them again at new addresses (test/store/row-refs.test.ts holds LanceDB to this): what an address held stays true
+ * for as long as the table exists (a table made again under the
  * same name starts over: `ChunkIndex` drops its directory then). The directory is built by one scan of the three
  * columns (bench/results/search.md#chunks-table-figures); rows written since are read from the table when a search
  * first meets them and kept one by one until the next scan.
@@ -15,20 +16,20 @@ import { endianness } from 'node:os';
 import type * as lancedb from '@lancedb/lancedb';
 
 export interface RowRef {
-  user_id: string;
+  project_id: string;
   document_id: string;
   chunk_index: number;
 }
 
 /** The columns a row's `RowRef` is read from. */
-export const REF_COLUMNS = ['user_id', 'document_id', 'chunk_index'] as const;
+export const REF_COLUMNS = ['project_id', 'document_id', 'chunk_index'] as const;
 
 /** Each row's `RowRef` in a result or batch that read `REF_COLUMNS`. */
 export function columnRefs(result: Columns): (i: number) => RowRef {
-  const users = result.getChild('user_id')!;
+  const projects = result.getChild('project_id')!;
   const docs = result.getChild('document_id')!;
   const indexes = result.getChild('chunk_index')!;
-  return (i) => ({ user_id: users.get(i) as string, document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) });
+  return (i) => ({ project_id: projects.get(i) as string, document_id: docs.get(i) as string, chunk_index: Number(indexes.get(i)) });
 }
 
 /** Rows kept one by one at most; past it they are forgotten and read again until the next scan. */
@@ -37,8 +38,8 @@ const MAX_LOOSE = 200_000;
 interface Fragment {
   /** Per offset: the index of its document id in `names`, or −1 for an offset not read (a deleted row). */
   docs: Int32Array;
-  /** Per offset: the index of its user id in `names`. */
-  users: Int32Array;
+  /** Per offset: the index of its project id in `names`. */
+  projects: Int32Array;
   indexes: Int32Array;
 }
 
@@ -49,15 +50,15 @@ class Scanned {
   private readonly nameIds = new Map<string, number>();
 
   add(rowid: bigint, ref: RowRef, sizeHint: number): void {
-    this.put(Number(rowid >> 32n), Number(rowid & 0xffff_ffffn), this.nameOf(ref.user_id), this.nameOf(ref.document_id), ref.chunk_index, sizeHint);
+    this.put(Number(rowid >> 32n), Number(rowid & 0xffff_ffffn), this.nameOf(ref.project_id), this.nameOf(ref.document_id), ref.chunk_index, sizeHint);
   }
 
-  /** One row by its fragment and offset, its user and document as indexes of `names` (`nameOf`). */
-  put(fragmentId: number, offset: number, user: number, doc: number, chunkIndex: number, sizeHint: number): void {
+  /** One row by its fragment and offset, its project and document as indexes of `names` (`nameOf`). */
+  put(fragmentId: number, offset: number, project: number, doc: number, chunkIndex: number, sizeHint: number): void {
     let fragment = this.fragments.get(fragmentId);
     if (!fragment || offset >= fragment.docs.length) fragment = this.grow(fragmentId, fragment, Math.max(offset + 1, sizeHint));
     fragment.docs[offset] = doc;
-    fragment.users[offset] = user;
+    fragment.projects[offset] = project;
     fragment.indexes[offset] = chunkIndex;
   }
 
@@ -90,15 +91,15 @@ class Scanned {
     if (!fragment) return undefined;
     const offset = Number(rowid & 0xffff_ffffn);
     const name = offset < fragment.docs.length ? fragment.docs[offset]! : -1;
-    return name < 0 ? undefined : { user_id: this.names[fragment.users[offset]!]!, document_id: this.names[name]!, chunk_index: fragment.indexes[offset]! };
+    return name < 0 ? undefined : { project_id: this.names[fragment.projects[offset]!]!, document_id: this.names[name]!, chunk_index: fragment.indexes[offset]! };
   }
 
   private grow(id: number, old: Fragment | undefined, size: number): Fragment {
     const length = Math.max(size, (old?.docs.length ?? 0) * 2);
-    const fragment = { docs: new Int32Array(length).fill(-1), users: new Int32Array(length), indexes: new Int32Array(length) };
+    const fragment = { docs: new Int32Array(length).fill(-1), projects: new Int32Array(length), indexes: new Int32Array(length) };
     if (old) {
       fragment.docs.set(old.docs);
-      fragment.users.set(old.users);
+      fragment.projects.set(old.projects);
       fragment.indexes.set(old.indexes);
     }
     this.fragments.set(id, fragment);
@@ -169,18 +170,18 @@ export class RowRefs {
 /**
  * Adds a scanned batch from its Arrow buffers, when it is what LanceDB's scans give (each column one contiguous
  * chunk, no nulls, Utf8 ids, Int32 chunk indexes, Uint64 addresses); false, having added nothing, otherwise. An id is
- * decoded only where its bytes differ from the row before's (a document's rows lie together, and most libraries have
- * one user): decoding two strings a row through `get()` was half of the scan's CPU at a million rows.
+ * decoded only where its bytes differ from the row before's (a document's rows lie together, and so do a project's
+ * mostly): decoding two strings a row through `get()` was half of the scan's CPU at a million rows.
  */
 function addRaw(into: Scanned, batch: Columns & { numRows: number }): boolean {
-  const users = idColumn(batch.getChild('user_id'), into);
+  const projects = idColumn(batch.getChild('project_id'), into);
   const docs = idColumn(batch.getChild('document_id'), into);
   const indexes = plainValues(batch.getChild('chunk_index'));
   const rowids = plainValues(batch.getChild('_rowid'));
-  if (!LITTLE_ENDIAN || !users || !docs || !(indexes instanceof Int32Array) || !(rowids instanceof BigUint64Array)) return false;
+  if (!LITTLE_ENDIAN || !projects || !docs || !(indexes instanceof Int32Array) || !(rowids instanceof BigUint64Array)) return false;
   // An address is (fragment id << 32 | offset): read as two little-endian 32-bit halves, without a BigInt a row.
   const halves = new Uint32Array(rowids.buffer, rowids.byteOffset, rowids.length * 2);
-  for (let i = 0; i < batch.numRows; i++) into.put(halves[2 * i + 1]!, halves[2 * i]!, users(i), docs(i), indexes[i]!, batch.numRows);
+  for (let i = 0; i < batch.numRows; i++) into.put(halves[2 * i + 1]!, halves[2 * i]!, projects(i), docs(i), indexes[i]!, batch.numRows);
   return true;
 }
 

@@ -13,6 +13,8 @@ export interface ApiKeyRecord {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** The projects the key is limited to; null: every project its user may read. */
+  projectIds: string[] | null;
 }
 
 export interface NewApiKey {
@@ -22,6 +24,7 @@ export interface NewApiKey {
   last4: string;
   keyHash: string;
   scopes: string[];
+  projectIds?: string[] | null;
 }
 
 type Row = Omit<ApiKeysTable, 'key_hash'>;
@@ -36,12 +39,13 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
+  projectIds: r.project_ids === null ? null : (JSON.parse(r.project_ids) as string[]),
 });
 
 /** How stale `last_used_at` may be. */
 const USE_GRANULARITY_MS = 60_000;
 
-const COLUMNS = ['id', 'user_id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const COLUMNS = ['id', 'user_id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at', 'revoked_at', 'project_ids'] as const;
 
 export class ApiKeyStore {
   constructor(
@@ -61,6 +65,7 @@ export class ApiKeyStore {
       created_at: now,
       last_used_at: null,
       revoked_at: null,
+      project_ids: key.projectIds ? JSON.stringify(key.projectIds) : null,
     };
     await this.db.insertInto('api_keys').values({ ...row, key_hash: key.keyHash }).execute();
     return toRecord(row);
@@ -78,14 +83,24 @@ export class ApiKeyStore {
     return rows.map(toRecord);
   }
 
+  /** The key with this hash, while it is not revoked and its user is neither disabled nor deleted. */
   async findActiveByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     const row = await this.db
-      .selectFrom('api_keys')
-      .select(COLUMNS)
-      .where('key_hash', '=', keyHash)
-      .where('revoked_at', 'is', null)
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select(COLUMNS.map((c) => `k.${c}` as const))
+      .where('k.key_hash', '=', keyHash)
+      .where('k.revoked_at', 'is', null)
+      .where('u.disabled_at', 'is', null)
+      .where('u.deleted_at', 'is', null)
       .executeTakeFirst();
     return row ? toRecord(row) : null;
+  }
+
+  /** Revokes every key of a user (disabled or deleted); how many were active. */
+  async revokeAllOf(userId: string): Promise<number> {
+    const res = await this.db.updateTable('api_keys').set({ revoked_at: this.now() }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows);
   }
 
   /** Revokes one of the user's keys; false when it is not theirs or already revoked. */

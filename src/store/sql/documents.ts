@@ -187,27 +187,16 @@ export class DocumentStore {
     });
   }
 
-  async get(userId: string, id: string): Promise<DocumentRecord | null> {
-    const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-    return row ? toRecord(row) : null;
-  }
-
-  /** For the worker, which acts for whoever owns the job. */
-  async getById(id: string): Promise<DocumentRecord | null> {
+  /** A document by id, whoever may read it: access/ decides that from its project. */
+  async get(id: string): Promise<DocumentRecord | null> {
     const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toRecord(row) : null;
   }
 
-  async getMany(userId: string, ids: string[]): Promise<DocumentRecord[]> {
+  /** Documents by id (absent ones left out), whoever may read them: access/ decides that from their projects. */
+  async getMany(ids: string[]): Promise<DocumentRecord[]> {
     if (ids.length === 0) return [];
-    // The tenant check, kept out of index choice: SQLite would otherwise pick the (user_id, status) index, which
-    // scans every document of the user instead of ids.length key lookups.
-    const rows = await this.db
-      .selectFrom('documents')
-      .selectAll()
-      .where(dialectOf(this.db).withoutIndex('user_id'), '=', userId)
-      .where('id', 'in', ids)
-      .execute();
+    const rows = await this.db.selectFrom('documents').selectAll().where(dialectOf(this.db).inValues('id', ids)).execute();
     return rows.map(toRecord);
   }
 
@@ -221,14 +210,16 @@ export class DocumentStore {
    * (null) shows. The check runs in the database and answers ids only: a search asks it of 300–1,200 candidates,
    * and reading their rows for a check in JavaScript took twice as long (bench/results/search.md).
    */
-  async visibleAmong(userId: string, ids: string[], asOf: number): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
+  async visibleAmong(projectIds: readonly string[], ids: string[], asOf: number): Promise<Set<string>> {
+    if (ids.length === 0 || projectIds.length === 0) return new Set();
     const dialect = dialectOf(this.db);
+    // The scope check kept out of index choice: SQLite would otherwise pick a (project_id, …) index, which scans
+    // every document of the projects instead of ids.length key lookups.
     const rows = await this.db
       .selectFrom('documents')
       .select('id')
-      .where(dialect.withoutIndex('user_id'), '=', userId)
       .where(dialect.inValues('id', ids))
+      .where(dialect.withoutIndex('project_id'), 'in', projectIds)
       .where('status', '=', 'ready')
       .where((eb) => eb.or([eb('ready_at', 'is', null), eb('ready_at', '<', asOf)]))
       .where((eb) => eb.or([eb('replaced_at', 'is', null), eb('replaced_at', '>=', asOf)]))
@@ -236,31 +227,32 @@ export class DocumentStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** What a search result shows of each of the user's documents among `ids` (other users' ids are absent). */
-  async searchFields(userId: string, ids: string[]): Promise<SearchDocumentFields[]> {
-    if (ids.length === 0) return [];
+  /** What a search result shows of each document among `ids` in these projects (others are absent). */
+  async searchFields(projectIds: readonly string[], ids: string[]): Promise<SearchDocumentFields[]> {
+    if (ids.length === 0 || projectIds.length === 0) return [];
     const dialect = dialectOf(this.db);
     const rows = await this.db
       .selectFrom('documents')
       .select(['id', 'filename', 'content_type', 'path'])
-      .where(dialect.withoutIndex('user_id'), '=', userId)
       .where(dialect.inValues('id', ids))
+      .where(dialect.withoutIndex('project_id'), 'in', projectIds)
       .execute();
     return rows.map((r) => ({ id: r.id, filename: r.filename, contentType: r.content_type, path: r.path }));
   }
 
   /**
-   * A page of a user's documents in `sort` order (default: upload order, oldest first). `after` is where the
+   * A page of the documents in these projects in `sort` order (default: upload order, oldest first). `after` is where the
    * previous page ended (`next` of its answer): keyset paging, so a page costs the same at any depth and
    * documents added meanwhile are neither skipped nor repeated.
    */
   async list(
-    userId: string,
+    projectIds: readonly string[],
     filter: DocumentFilter,
     limit: number,
     after?: DocumentPosition,
     sort: DocumentSort = 'uploaded',
   ): Promise<{ documents: DocumentRecord[]; hasMore: boolean; next: DocumentPosition | null }> {
+    if (projectIds.length === 0) return { documents: [], hasMore: false, next: null };
     const { column, desc } = SORTS[sort];
     const key = column === 'name' ? sql<string | number>`lower(filename)` : column === 'size' ? sql<string | number>`size_bytes` : null;
     const dir = desc ? 'desc' : 'asc';
@@ -269,7 +261,7 @@ export class DocumentStore {
       .selectFrom('documents')
       .selectAll()
       .select((key ?? sql<string | number>`id`).as('sort_key'))
-      .where('user_id', '=', userId)
+      .where('project_id', 'in', [...projectIds])
       .where('replaced_by', 'is', null)
       .limit(limit + 1);
     if (key) q = q.orderBy(key, dir);
@@ -301,12 +293,13 @@ export class DocumentStore {
     return { documents: page.map(toRecord), hasMore: rows.length > limit, next };
   }
 
-  /** How many of a user's documents each project still has queued or processing (projects with none are absent). */
-  async countInWork(userId: string): Promise<Map<string, number>> {
+  /** How many documents each of these projects still has queued or processing (projects with none are absent). */
+  async countInWork(projectIds: readonly string[]): Promise<Map<string, number>> {
+    if (projectIds.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('documents')
       .select((eb) => ['project_id', eb.fn.countAll<number>().as('n')])
-      .where('user_id', '=', userId)
+      .where('project_id', 'in', [...projectIds])
       .where('status', 'in', ['queued', 'processing'])
       .where('replaced_by', 'is', null)
       .groupBy('project_id')
@@ -314,20 +307,20 @@ export class DocumentStore {
     return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
   }
 
-  /** Gives a document another name; null when it is not the user's. */
-  async rename(userId: string, id: string, filename: string): Promise<DocumentRecord | null> {
-    await this.db.updateTable('documents').set({ filename, updated_at: this.now() }).where('id', '=', id).where('user_id', '=', userId).execute();
-    return this.get(userId, id);
+  /** Gives a document another name; null when there is no such document. */
+  async rename(id: string, filename: string): Promise<DocumentRecord | null> {
+    await this.db.updateTable('documents').set({ filename, updated_at: this.now() }).where('id', '=', id).execute();
+    return this.get(id);
   }
 
   /**
-   * Moves a settled (ready or failed) document to another project of the same user, in one transaction with
+   * Moves a settled (ready or failed) document to another project, in one transaction with
    * its checks: a document being indexed stays (the worker writes its chunks under the project it read), and
    * a project holds each content, and each sync path, once. The caller moves the chunks.
    */
-  async move(userId: string, id: string, projectId: string): Promise<MoveOutcome> {
+  async move(id: string, projectId: string): Promise<MoveOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
       if (doc.project_id === projectId) return { outcome: 'moved', document: toRecord(doc), from: projectId };
       if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };
@@ -352,15 +345,14 @@ export class DocumentStore {
 
   /**
    * A failed document goes back in the queue: its own job is reopened (pending, attempts from zero), so the
-   * worker runs it exactly as a new upload. False when it is not the user's or not failed.
+   * worker runs it exactly as a new upload. False when there is no such failed document.
    */
-  async retry(userId: string, id: string): Promise<boolean> {
+  async retry(id: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const res = await trx
         .updateTable('documents')
         .set({ status: 'queued', progress: 0, error: null, updated_at: this.now() })
         .where('id', '=', id)
-        .where('user_id', '=', userId)
         .where('status', '=', 'failed')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) return false;
@@ -370,22 +362,21 @@ export class DocumentStore {
     });
   }
 
-  /** How many of a user's documents (within the filters; empty lists match nothing) are still queued or processing. */
-  async countIndexing(userId: string, filter: { projectIds?: string[]; documentIds?: string[] } = {}): Promise<number> {
-    if (filter.projectIds?.length === 0 || filter.documentIds?.length === 0) return 0;
+  /** How many documents of these projects (and of `documentIds`, when given; empty lists match nothing) are still queued or processing. */
+  async countIndexing(projectIds: readonly string[], documentIds?: string[]): Promise<number> {
+    if (projectIds.length === 0 || documentIds?.length === 0) return 0;
     let q = this.db
       .selectFrom('documents')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('user_id', '=', userId)
+      .where('project_id', 'in', [...projectIds])
       .where('status', 'in', ['queued', 'processing']);
-    if (filter.projectIds) q = q.where('project_id', 'in', filter.projectIds);
-    if (filter.documentIds) q = q.where('id', 'in', filter.documentIds);
+    if (documentIds) q = q.where('id', 'in', documentIds);
     return Number((await q.executeTakeFirstOrThrow()).n);
   }
 
   /** Ids and hashes of a project's documents (for removing a project's chunks and files). */
-  async listInProject(userId: string, projectId: string): Promise<{ id: string; sha256: string }[]> {
-    return this.db.selectFrom('documents').select(['id', 'sha256']).where('user_id', '=', userId).where('project_id', '=', projectId).execute();
+  async listInProject(projectId: string): Promise<{ id: string; sha256: string }[]> {
+    return this.db.selectFrom('documents').select(['id', 'sha256']).where('project_id', '=', projectId).execute();
   }
 
   /** How many documents (any user, any project) reference these bytes: the file store keeps a file while > 0. */
@@ -528,15 +519,15 @@ export class DocumentStore {
   }
 
   /** Documents hidden by a newer version at their path before `before`, waiting to be removed with their chunks and file. */
-  async listReplaced(before: number): Promise<{ id: string; userId: string }[]> {
-    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('replaced_by', 'is not', null).where('replaced_at', '<', before).execute();
-    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  async listReplaced(before: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('documents').select('id').where('replaced_by', 'is not', null).where('replaced_at', '<', before).execute();
+    return rows.map((r) => r.id);
   }
 
   /** The documents that came attached to an e-mail (any status). */
-  async attachmentsOf(id: string): Promise<{ id: string; userId: string }[]> {
-    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('attached_to', '=', id).execute();
-    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  async attachmentsOf(id: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('documents').select('id').where('attached_to', '=', id).execute();
+    return rows.map((r) => r.id);
   }
 
   /**
@@ -554,8 +545,8 @@ export class DocumentStore {
   }
 
   /** Deletes the row (its job goes with it: ON DELETE CASCADE). */
-  async delete(userId: string, id: string): Promise<boolean> {
-    const res = await this.db.deleteFrom('documents').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  async delete(id: string): Promise<boolean> {
+    const res = await this.db.deleteFrom('documents').where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) === 1;
   }
 }

@@ -72,8 +72,10 @@ export class OAuthTokenStore {
     const row = await this.db
       .selectFrom('oauth_tokens as t')
       .innerJoin('oauth_grants as g', 'g.id', 't.grant_id')
+      .innerJoin('users as u', 'u.id', 't.user_id')
       .selectAll('t')
-      .select('g.revoked_at as grant_revoked_at')
+      // A disabled (or deleted) user's grants count as revoked, whatever their rows say.
+      .select((eb) => eb.fn.coalesce('g.revoked_at', 'u.disabled_at').as('grant_revoked_at'))
       .where('t.token_hash', '=', tokenHash)
       .$if(!!opts.forUpdate && dialectOf(this.db).lockRows, (q) => q.forUpdate(['t']))
       .executeTakeFirst();
@@ -108,6 +110,13 @@ export class OAuthTokenStore {
   async revokeGrant(grantId: string, at: number): Promise<void> {
     await this.db.updateTable('oauth_grants').set({ revoked_at: at }).where('id', '=', grantId).where('revoked_at', 'is', null).execute();
     await this.db.updateTable('oauth_tokens').set({ revoked_at: at }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+  }
+
+  /** Revokes every grant of a user, with their tokens (the account is disabled or deleted); how many were live. */
+  async revokeAllOfUser(userId: string, at: number): Promise<number> {
+    const grants = await this.db.selectFrom('oauth_grants').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    for (const g of grants) await this.revokeGrant(g.id, at);
+    return grants.length;
   }
 
   /** Revokes every grant a user gave one client (Connected apps → Revoke). */

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
@@ -27,31 +26,20 @@ export interface ProjectPatch {
 
 export const DEFAULT_PROJECT_NAME = 'default';
 
+/**
+ * Projects and their counts. Who may see or change which project is not decided here (access/ does): every
+ * method takes project ids the caller already checked, except those named for one user's own projects.
+ */
 export class ProjectStore {
   constructor(
     private readonly db: Db,
     private readonly now: Clock,
   ) {}
 
-  /** Projects with live counts from the documents table. */
-  private query(userId: string) {
+  /** Projects with live counts over every document in them, whoever uploaded it. */
+  private query() {
     return this.db
       .selectFrom('projects as p')
-      .leftJoin(
-        (eb) =>
-          eb
-            .selectFrom('documents')
-            .select((e) => [
-              'project_id',
-              e.fn.countAll<number>().as('document_count'),
-              e.fn.sum<number>('chunk_count').as('chunk_count'),
-              e.fn.sum<number>('size_bytes').as('size_bytes'),
-            ])
-            .where('user_id', '=', userId)
-            .groupBy('project_id')
-            .as('d'),
-        (join) => join.onRef('d.project_id', '=', 'p.id'),
-      )
       .select([
         'p.id',
         'p.user_id',
@@ -61,14 +49,13 @@ export class ProjectStore {
         'p.is_default',
         'p.created_at',
         'p.updated_at',
-        sql<number>`coalesce(d.document_count, 0)`.as('document_count'),
-        sql<number>`coalesce(d.chunk_count, 0)`.as('chunk_count'),
-        sql<number>`coalesce(d.size_bytes, 0)`.as('size_bytes'),
-      ])
-      .where('p.user_id', '=', userId);
+        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.countAll<number>().as('n')).whereRef('d.project_id', '=', 'p.id').as('document_count'),
+        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.sum<number>('d.chunk_count').as('n')).whereRef('d.project_id', '=', 'p.id').as('chunk_count'),
+        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.sum<number>('d.size_bytes').as('n')).whereRef('d.project_id', '=', 'p.id').as('size_bytes'),
+      ]);
   }
 
-  private static toProject(r: ProjectsTable & { document_count: number; chunk_count: number; size_bytes: number }): Project {
+  private static toProject(r: ProjectsTable & { document_count: number | null; chunk_count: number | null; size_bytes: number | null }): Project {
     return {
       id: r.id,
       userId: r.user_id,
@@ -76,52 +63,53 @@ export class ProjectStore {
       description: r.description,
       metadata: JSON.parse(r.metadata) as Record<string, unknown>,
       isDefault: r.is_default === 1,
-      documentCount: Number(r.document_count),
-      chunkCount: Number(r.chunk_count),
-      sizeBytes: Number(r.size_bytes),
+      documentCount: Number(r.document_count ?? 0),
+      chunkCount: Number(r.chunk_count ?? 0),
+      sizeBytes: Number(r.size_bytes ?? 0),
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     };
   }
 
-  /** Page of a user's projects in creation order; `after` is the last id of the previous page. */
-  async list(userId: string, limit: number, after?: string): Promise<{ projects: Project[]; hasMore: boolean }> {
-    let q = this.query(userId).orderBy('p.id', 'asc').limit(limit + 1);
+  /** A page of the projects among `ids` in creation order; `after` is the last id of the previous page. */
+  async listAmong(ids: readonly string[], limit: number, after?: string): Promise<{ projects: Project[]; hasMore: boolean }> {
+    if (ids.length === 0) return { projects: [], hasMore: false };
+    let q = this.query().where(dialectOf(this.db).inValues('p.id', ids)).orderBy('p.id', 'asc').limit(limit + 1);
     if (after) q = q.where('p.id', '>', after);
     const rows = await q.execute();
     return { projects: rows.slice(0, limit).map(ProjectStore.toProject), hasMore: rows.length > limit };
   }
 
-  async get(userId: string, id: string): Promise<Project | null> {
-    const row = await this.query(userId).where('p.id', '=', id).executeTakeFirst();
+  async get(id: string): Promise<Project | null> {
+    const row = await this.query().where('p.id', '=', id).executeTakeFirst();
     return row ? ProjectStore.toProject(row) : null;
   }
 
-  /**
-   * The id of the user's project `id`, or without one of their default project (made when missing); null when
-   * the user has no such project. No counts: an upload needs only the id, and the counts aggregate every document
-   * of the user, once per upload.
-   */
-  async resolveId(userId: string, id?: string): Promise<string | null> {
-    const own = this.db.selectFrom('projects').select('id').where('user_id', '=', userId);
-    if (id) return (await own.where('id', '=', id).executeTakeFirst())?.id ?? null;
-    return (await own.where('is_default', '=', 1).executeTakeFirst())?.id ?? (await this.ensureDefault(userId)).id;
+  /** Id, name and owner of record of the projects among `ids`, without counts. */
+  async heads(ids: readonly string[]): Promise<{ id: string; name: string; userId: string; isDefault: boolean }[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('projects').select(['id', 'name', 'user_id', 'is_default']).where(dialectOf(this.db).inValues('id', ids)).execute();
+    return rows.map((r) => ({ id: r.id, name: r.name, userId: r.user_id, isDefault: r.is_default === 1 }));
   }
 
   /** Ids and names only (no counts): what search results carry, without aggregating documents. */
-  async names(userId: string, ids: string[]): Promise<{ id: string; name: string }[]> {
-    if (ids.length === 0) return [];
-    return this.db.selectFrom('projects').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', ids).execute();
+  async names(ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+    return (await this.heads(ids)).map(({ id, name }) => ({ id, name }));
   }
 
-  async findByName(userId: string, name: string): Promise<Project | null> {
-    const row = await this.query(userId)
-      .where(dialectOf(this.db).equalsIgnoreCase('p.name', name))
-      .executeTakeFirst();
-    return row ? ProjectStore.toProject(row) : null;
+  /** The id of a user's own default project, made when missing. */
+  async defaultId(userId: string): Promise<string> {
+    const own = await this.db.selectFrom('projects').select('id').where('user_id', '=', userId).where('is_default', '=', 1).executeTakeFirst();
+    return own?.id ?? (await this.ensureDefault(userId)).id;
   }
 
-  /** Creates a project; null when the user already has one with that name. */
+  /** The projects a user is the owner of record of. */
+  async ownedBy(userId: string): Promise<{ id: string; name: string; isDefault: boolean }[]> {
+    const rows = await this.db.selectFrom('projects').select(['id', 'name', 'is_default']).where('user_id', '=', userId).orderBy('id').execute();
+    return rows.map((r) => ({ id: r.id, name: r.name, isDefault: r.is_default === 1 }));
+  }
+
+  /** Creates a project owned by `userId`; null when they already own one with that name. */
   async create(
     userId: string,
     input: { name: string; description?: string; metadata?: Record<string, unknown>; isDefault?: boolean },
@@ -143,12 +131,12 @@ export class ProjectStore {
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-    return this.get(userId, id);
+    return this.get(id);
   }
 
   /** The user's default project, created on first need. */
   async ensureDefault(userId: string): Promise<Project> {
-    const row = await this.query(userId).where('p.is_default', '=', 1).executeTakeFirst();
+    const row = await this.query().where('p.user_id', '=', userId).where('p.is_default', '=', 1).executeTakeFirst();
     if (row) return ProjectStore.toProject(row);
     const created = await this.create(userId, { name: DEFAULT_PROJECT_NAME, description: 'Default project', isDefault: true });
     if (created) return created;
@@ -162,24 +150,38 @@ export class ProjectStore {
     return this.ensureDefault(userId);
   }
 
-  /** Applies a patch; 'conflict' when the new name is taken, null when not found. */
-  async update(userId: string, id: string, patch: ProjectPatch): Promise<Project | null | 'conflict'> {
+  /** Applies a patch; 'conflict' when its owner already has a project of the new name, null when not found. */
+  async update(id: string, patch: ProjectPatch): Promise<Project | null | 'conflict'> {
     const set: { name?: string; description?: string; metadata?: string; updated_at: number } = { updated_at: this.now() };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.metadata !== undefined) set.metadata = JSON.stringify(patch.metadata);
     try {
-      const res = await this.db.updateTable('projects').set(set).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const res = await this.db.updateTable('projects').set(set).where('id', '=', id).executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) return null;
     } catch (err) {
       if (dialectOf(this.db).isUniqueViolation(err)) return 'conflict';
       throw err;
     }
-    return this.get(userId, id);
+    return this.get(id);
   }
 
-  async delete(userId: string, id: string): Promise<boolean> {
-    const res = await this.db.deleteFrom('projects').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  /**
+   * Makes `userId` the owner of record; 'conflict' when they already own a project of this name. A default
+   * project stops being one: its new owner has their own.
+   */
+  async setOwner(id: string, userId: string): Promise<boolean | 'conflict'> {
+    try {
+      const res = await this.db.updateTable('projects').set({ user_id: userId, is_default: 0, updated_at: this.now() }).where('id', '=', id).executeTakeFirst();
+      return Number(res.numUpdatedRows) === 1;
+    } catch (err) {
+      if (dialectOf(this.db).isUniqueViolation(err)) return 'conflict';
+      throw err;
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const res = await this.db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) === 1;
   }
 }

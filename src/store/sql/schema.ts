@@ -11,6 +11,48 @@ export interface UsersTable {
   password_hash: string;
   created_at: number;
   updated_at: number;
+  /** 1 for an admin (012): manages accounts, groups and the sharing policy. */
+  is_admin: number;
+  /** When the account was disabled: it signs in to nothing, every credential of it fails (012). */
+  disabled_at: number | null;
+  /** When the account was deleted: the row stays, without e-mail or password, as the uploader of its documents (012). */
+  deleted_at: number | null;
+}
+
+export interface GroupsTable {
+  id: string;
+  name: string;
+  description: string;
+  /** 'local' (managed by admins) or the identity provider's name (synced at sign-in, read-only here). */
+  source: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface GroupMembersTable {
+  group_id: string;
+  user_id: string;
+  created_at: number;
+}
+
+/** A user's or a group's role on a project; the owner of record (`projects.user_id`) has no row. */
+export interface ProjectMembersTable {
+  project_id: string;
+  member_id: string;
+  member_kind: 'user' | 'group';
+  role: 'viewer' | 'editor' | 'owner';
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface InvitesTable {
+  token_hash: string;
+  email: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface SessionsTable {
@@ -48,10 +90,13 @@ export interface ApiKeysTable {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON array of the projects the key is limited to; null: every project its user may read (012). */
+  project_ids: string | null;
 }
 
 export interface ProjectsTable {
   id: string;
+  /** The owner of record: an owner without a `project_members` row, named as the project's owner (012). */
   user_id: string;
   name: string;
   description: string;
@@ -63,6 +108,7 @@ export interface ProjectsTable {
 
 export interface DocumentsTable {
   id: string;
+  /** Who uploaded it (its project decides who may read it). */
   user_id: string;
   project_id: string;
   filename: string;
@@ -190,4 +236,8 @@ export interface Database {
   oauth_grants: OAuthGrantsTable;
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  project_members: ProjectMembersTable;
+  invites: InvitesTable;
 }

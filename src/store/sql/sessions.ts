@@ -30,10 +30,13 @@ export class SessionStore {
 
   async find(idHash: string): Promise<SessionRow | null> {
     const row = await this.db
-      .selectFrom('sessions')
-      .select(['id_hash', 'user_id', 'expires_at', 'last_seen_at', 'once_sealed'])
-      .where('id_hash', '=', idHash)
-      .where('expires_at', '>', this.now())
+      .selectFrom('sessions as s')
+      .leftJoin('users as u', 'u.id', 's.user_id')
+      .select(['s.id_hash', 's.user_id', 's.expires_at', 's.last_seen_at', 's.once_sealed'])
+      .where('s.id_hash', '=', idHash)
+      .where('s.expires_at', '>', this.now())
+      // A disabled user's session is over, even before its row is deleted.
+      .where((eb) => eb.or([eb('s.user_id', 'is', null), eb('u.disabled_at', 'is', null)]))
       .executeTakeFirst();
     return row ? { idHash: row.id_hash, userId: row.user_id, expiresAt: row.expires_at, lastSeenAt: row.last_seen_at, onceSealed: row.once_sealed } : null;
   }

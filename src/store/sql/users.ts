@@ -1,65 +1,92 @@
+import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
+import type { UsersTable } from './schema.js';
 
 export interface User {
   id: string;
   email: string;
   createdAt: number;
+  isAdmin: boolean;
+  /** When the account was disabled; null while it may sign in. */
+  disabledAt: number | null;
 }
 
 export interface UserWithHash extends User {
   passwordHash: string;
 }
 
+const COLUMNS = ['id', 'email', 'created_at', 'is_admin', 'disabled_at'] as const;
+
+const toUser = (r: Pick<UsersTable, (typeof COLUMNS)[number]>): User => ({
+  id: r.id,
+  email: r.email,
+  createdAt: r.created_at,
+  isAdmin: Number(r.is_admin) === 1,
+  disabledAt: r.disabled_at,
+});
+
+/**
+ * Accounts. A deleted account keeps its row (the uploader of documents that stay in other people's projects), with
+ * its e-mail and password gone: no lookup here returns it but `findById` with `includeDeleted`.
+ */
 export class UserStore {
   constructor(
     private readonly db: Db,
     private readonly now: Clock,
   ) {}
 
+  private live() {
+    return this.db.selectFrom('users').where('deleted_at', 'is', null);
+  }
+
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.live().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  /** Creates a user; returns null when the email is taken (ignoring ASCII case, as the unique index compares). */
-  async create(email: string, passwordHash: string): Promise<User | null> {
+  /**
+   * Creates a user; returns null when the email is taken (ignoring ASCII case, as the unique index compares). The
+   * first account of a library is its admin: decided in the insert itself, so two first accounts made at once can't
+   * both be.
+   */
+  async create(email: string, passwordHash: string, opts: { admin?: boolean } = {}): Promise<User | null> {
     const now = this.now();
     const id = newId('usr', now);
+    const firstIsAdmin = sql<number>`(case when exists (select 1 from users where deleted_at is null) then 0 else 1 end)`;
     const res = await this.db
       .insertInto('users')
-      .values({ id, email, password_hash: passwordHash, created_at: now, updated_at: now })
+      .values({ id, email, password_hash: passwordHash, created_at: now, updated_at: now, is_admin: opts.admin ? 1 : firstIsAdmin, disabled_at: null, deleted_at: null })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-    return { id, email, createdAt: now };
+    return this.findById(id);
   }
 
   async findByEmail(email: string): Promise<UserWithHash | null> {
-    const row = await this.db
-      .selectFrom('users')
-      .selectAll()
+    const row = await this.live()
+      .select([...COLUMNS, 'password_hash'])
       .where(dialectOf(this.db).equalsIgnoreCase('email', email))
       .executeTakeFirst();
-    return row ? { id: row.id, email: row.email, createdAt: row.created_at, passwordHash: row.password_hash } : null;
+    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
   }
 
   async findWithHashById(id: string): Promise<UserWithHash | null> {
-    const row = await this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? { id: row.id, email: row.email, createdAt: row.created_at, passwordHash: row.password_hash } : null;
+    const row = await this.live().select([...COLUMNS, 'password_hash']).where('id', '=', id).executeTakeFirst();
+    return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
   }
 
   async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
-    const res = await this.db.updateTable('users').set({ password_hash: passwordHash, updated_at: this.now() }).where('id', '=', id).executeTakeFirst();
+    const res = await this.db.updateTable('users').set({ password_hash: passwordHash, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 
   /** Changes a user's email; 'conflict' when another account has it (ignoring ASCII case, as the unique index compares). */
   async setEmail(id: string, email: string): Promise<boolean | 'conflict'> {
     try {
-      const res = await this.db.updateTable('users').set({ email, updated_at: this.now() }).where('id', '=', id).executeTakeFirst();
+      const res = await this.db.updateTable('users').set({ email, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
       return Number(res.numUpdatedRows) > 0;
     } catch (err) {
       if (dialectOf(this.db).isUniqueViolation(err)) return 'conflict';
@@ -68,7 +95,50 @@ export class UserStore {
   }
 
   async findById(id: string): Promise<User | null> {
-    const row = await this.db.selectFrom('users').select(['id', 'email', 'created_at']).where('id', '=', id).executeTakeFirst();
-    return row ? { id: row.id, email: row.email, createdAt: row.created_at } : null;
+    const row = await this.live().select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  /** E-mails of these users (deleted ones absent), for showing who uploaded or owns what. */
+  async emails(ids: readonly string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.live().select(['id', 'email']).where('id', 'in', [...new Set(ids)]).execute();
+    return new Map(rows.map((r) => [r.id, r.email]));
+  }
+
+  /** Every account but deleted ones, in creation order. */
+  async list(): Promise<User[]> {
+    return (await this.live().select(COLUMNS).orderBy('created_at').orderBy('id').execute()).map(toUser);
+  }
+
+  async countAdmins(): Promise<number> {
+    const row = await this.live().select((eb) => eb.fn.countAll<number>().as('n')).where('is_admin', '=', 1).where('disabled_at', 'is', null).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async setAdmin(id: string, admin: boolean): Promise<boolean> {
+    const res = await this.db.updateTable('users').set({ is_admin: admin ? 1 : 0, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Disables (a time) or enables (null) an account; false when there is no such live account. */
+  async setDisabled(id: string, at: number | null): Promise<boolean> {
+    const res = await this.db.updateTable('users').set({ disabled_at: at, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Deletes an account, keeping its row as a tombstone: the e-mail becomes one that can't be typed (so the address
+   * is free for a new account), the password a hash nothing matches.
+   */
+  async tombstone(id: string): Promise<boolean> {
+    const now = this.now();
+    const res = await this.db
+      .updateTable('users')
+      .set({ email: `deleted-${id}@deleted.invalid`, password_hash: '!', is_admin: 0, disabled_at: now, deleted_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 }

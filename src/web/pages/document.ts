@@ -16,7 +16,11 @@ export interface DocumentPageData {
   csrfToken: string;
   document: DocumentRow & { pages: number | null; warnings: string[]; sha256: string };
   project: { id: string; name: string };
-  /** The user's projects, for Move. */
+  /** The viewer's role on its project: a viewer sees no rename, move, retry or delete. */
+  role: 'viewer' | 'editor' | 'owner';
+  /** Who uploaded it (null: an account since deleted). */
+  uploadedBy: string | null;
+  /** The projects the viewer edits, for Move. */
   projects: { id: string; name: string }[];
   /** What search sees, from `text.cursor` on (the first chunks when absent). */
   text: { pages: TextPage[]; next: string | null; continued: boolean };
@@ -95,6 +99,7 @@ export function documentPage(d: DocumentPageData) {
   const file = `/documents/${doc.id}/file`;
   const movable = doc.status === 'ready' || doc.status === 'failed';
   const others = d.projects.filter((p) => p.id !== d.project.id);
+  const edits = d.role !== 'viewer';
   return layout(
     { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'documents' },
     html`<section class="card">
@@ -105,7 +110,7 @@ export function documentPage(d: DocumentPageData) {
     <a href="${file}" class="button">Open the original</a>
     <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
     <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
-    <a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a>
+    ${edits ? html`<a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a>` : null}
   </div>
   <div class="doc-head">
     ${doc.contentType === PDF ? preview(d) : null}
@@ -116,12 +121,23 @@ export function documentPage(d: DocumentPageData) {
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
       <dt>Pages</dt><dd>${doc.pages ?? '—'}</dd>
       <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
-      <dt>Status</dt><dd>${statusCell(doc)} ${doc.status === 'failed' ? retryForm(doc, d.csrfToken) : null}</dd>
+      <dt>Status</dt><dd>${statusCell(doc)} ${edits && doc.status === 'failed' ? retryForm(doc, d.csrfToken) : null}</dd>
       <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>
+      <dt>Uploaded by</dt><dd class="uploader">${d.uploadedBy ?? 'a deleted account'}</dd>
       <dt>SHA-256</dt><dd><code class="hash">${doc.sha256}</code></dd>
     </dl>
   </div>
-  <h2>Rename or move</h2>
+  ${edits ? manageSection(d, others, movable) : null}
+  ${doc.warnings.length > 0 ? html`<h2>Warnings</h2><ul class="warnings">${doc.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : null}
+  ${textSection(d)}
+</section>`,
+  );
+}
+
+/** Rename and move, for an editor or owner of its project. */
+function manageSection(d: DocumentPageData, others: DocumentPageData['projects'], movable: boolean) {
+  const doc = d.document;
+  return html`<h2>Rename or move</h2>
   <div class="manage">
   <form method="post" action="/documents/${doc.id}/rename" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
@@ -138,11 +154,7 @@ export function documentPage(d: DocumentPageData) {
   </form>
   ${movable ? null : html`<p class="muted">It can be moved once indexing finishes.</p>`}`
   }
-  </div>
-  ${doc.warnings.length > 0 ? html`<h2>Warnings</h2><ul class="warnings">${doc.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : null}
-  ${textSection(d)}
-</section>`,
-  );
+  </div>`;
 }
 
 /** Deleting one document, or several chosen on the Documents page: asks first, naming each. */

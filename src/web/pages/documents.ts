@@ -20,6 +20,8 @@ export interface DocumentsPageData {
   csrfToken: string;
   filter: DocumentsFilter;
   projects: { id: string; name: string }[];
+  /** The projects the user edits: where selected documents may be moved. */
+  moveTargets: { id: string; name: string }[];
   documents: DocumentRow[];
   /** Link to the next page (the same filters and a cursor), or null on the last page. */
   next: string | null;
@@ -93,7 +95,7 @@ function emptyLibrary(d: DocumentsPageData) {
     More projects can be made under <a href="/projects">Projects</a>.</p>
   <h2 id="upload-heading">Upload your first documents</h2>
   ${uploadForm(u.projectId, u.limits, d.csrfToken)}
-  ${documentsTable(u.projectId, [], d.csrfToken)}`;
+  ${documentsTable(u.projectId, [], d.csrfToken, 'owner')}`;
 }
 
 /**
@@ -134,7 +136,7 @@ export function documentsPage(d: DocumentsPageData) {
     <div class="bulk-actions" role="group" aria-label="With the selected documents">
       <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
-      <label class="inline-label">Move selected to <select name="project_id">${d.projects.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
+      <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
     </div>

@@ -22,10 +22,23 @@ export interface DocumentRow {
   createdAt: number;
 }
 
+/** A member as the Share section lists them. */
+export interface MemberView {
+  id: string;
+  kind: 'user' | 'group';
+  email?: string;
+  group?: string;
+  role: 'viewer' | 'editor' | 'owner';
+  /** The owner of record: an owner who can't be removed (only transferred from). */
+  ofRecord?: boolean;
+}
+
 export interface ProjectPageData {
   user: { email: string };
   csrfToken: string;
   project: ProjectRow;
+  /** Its members, for an owner (the Share section); null for anyone else. */
+  members: MemberView[] | null;
   documents: DocumentRow[];
   /** True when the project has more documents than the page lists. */
   more: boolean;
@@ -83,7 +96,8 @@ export function uploadForm(projectId: string, limits: { maxFileMb: number; maxFi
   </form>`;
 }
 
-export function documentRow(doc: DocumentRow, csrfToken: string) {
+export function documentRow(doc: DocumentRow, csrfToken: string, role: ProjectRow['role']) {
+  const edits = role !== 'viewer';
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
   <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${pathLine(doc.path)}</td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
@@ -91,16 +105,16 @@ export function documentRow(doc: DocumentRow, csrfToken: string) {
   <td class="status-cell" data-label="Status" aria-live="polite">${statusCell(doc)}</td>
   <td class="num chunks" data-label="Chunks">${doc.chunkCount}</td>
   <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
-  <td class="actions-cell">${doc.status === 'failed' ? retryForm(doc, csrfToken, `/projects/${doc.projectId}`) : null}
-    <a href="/documents/${doc.id}/delete" class="danger-link" aria-label="Delete ${doc.filename}…">Delete…</a></td>
+  <td class="actions-cell">${edits && doc.status === 'failed' ? retryForm(doc, csrfToken, `/projects/${doc.projectId}`) : null}
+    ${edits ? html`<a href="/documents/${doc.id}/delete" class="danger-link" aria-label="Delete ${doc.filename}…">Delete…</a>` : null}</td>
 </tr>`;
 }
 
 /** A project's documents, live: project.js polls `data-poll-url` and adds or updates rows (hidden while empty). */
-export function documentsTable(projectId: string, documents: DocumentRow[], csrfToken: string) {
+export function documentsTable(projectId: string, documents: DocumentRow[], csrfToken: string, role: ProjectRow['role']) {
   return html`<div class="scroll"><table class="documents rows" id="documents" data-poll-url="/projects/${projectId}/documents.json"${documents.length === 0 ? html` hidden` : null}>
     <thead><tr><th scope="col" class="col-name">File</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col" class="num">Chunks</th><th scope="col">Uploaded</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-    <tbody>${documents.map((doc) => documentRow(doc, csrfToken))}</tbody>
+    <tbody>${documents.map((doc) => documentRow(doc, csrfToken, role))}</tbody>
   </table></div>`;
 }
 
@@ -113,20 +127,75 @@ export function projectPage(d: ProjectPageData) {
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
+  <p class="role-note">Your role: <strong class="role role-${p.role}">${p.role}</strong>${p.sharedBy ? html` · shared with you by ${p.sharedBy}` : null}</p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
 
-  <h2 id="upload-heading">Upload</h2>
-  ${uploadForm(p.id, d.limits, d.csrfToken)}
+  ${p.role === 'viewer' ? null : html`<h2 id="upload-heading">Upload</h2>
+  ${uploadForm(p.id, d.limits, d.csrfToken)}`}
 
   <h2>Documents</h2>
-  ${d.documents.length === 0 ? html`<p class="muted" id="no-documents">No documents yet: upload some above.</p>` : null}
-  ${documentsTable(p.id, d.documents, d.csrfToken)}
+  ${d.documents.length === 0 ? html`<p class="muted" id="no-documents">No documents yet${p.role === 'viewer' ? '' : ': upload some above'}.</p>` : null}
+  ${documentsTable(p.id, d.documents, d.csrfToken, p.role)}
   ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
 
-  <h2>Project settings</h2>
+  ${d.members ? shareSection(p, d.members, d.csrfToken) : null}
+  ${p.role === 'owner' ? projectSettings(p, d.csrfToken) : null}
+</section>`,
+  );
+}
+
+const ROLE_HELP = 'Viewers search and read; editors also upload, rename, move, retry and delete documents; owners also share, rename, delete and transfer the project.';
+
+function roleSelect(selected: MemberView['role'], label: string) {
+  return html`<select name="role" aria-label="${label}">${(['viewer', 'editor', 'owner'] as const).map(
+    (r) => html`<option value="${r}"${r === selected ? html` selected` : null}>${r}</option>`,
+  )}</select>`;
+}
+
+/** Who the project is shared with, and the forms that change it (owners only). */
+function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
+  const csrf = html`<input type="hidden" name="_csrf" value="${csrfToken}">`;
+  const rows = members.map((m) => {
+    const name = m.kind === 'user' ? m.email! : `group: ${m.group!}`;
+    const ofRecord = m.ofRecord === true;
+    return html`<tr data-member-id="${m.id}">
+  <td>${name}${ofRecord ? html` <span class="badge">owner of record</span>` : null}</td>
+  <td>${
+    ofRecord
+      ? m.role
+      : html`<form method="post" action="/projects/${p.id}/members" class="inline">${csrf}
+      <input type="hidden" name="member" value="${m.kind === 'user' ? m.email! : `group:${m.group!}`}">${roleSelect(m.role, `Role of ${name}`)}
+      <button type="submit" class="secondary small">Change</button></form>`
+  }</td>
+  <td>${ofRecord ? null : html`<form method="post" action="/projects/${p.id}/members/${m.id}/remove" class="inline">${csrf}
+      <button type="submit" class="secondary small" aria-label="Stop sharing with ${name}">Remove</button></form>`}</td>
+</tr>`;
+  });
+  return html`<h2 id="share">Share</h2>
+  <p class="muted">${ROLE_HELP}</p>
+  <div class="scroll"><table class="members rows" aria-label="Members">
+    <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>
+  <form method="post" action="/projects/${p.id}/members" class="stack" id="share-form">${csrf}
+    <label>Share with <input type="text" name="member" required maxlength="254" placeholder="person@example.com or group:name" autocomplete="off"></label>
+    <label>Role ${roleSelect('viewer', 'Role')}</label>
+    <button type="submit">Share</button>
+  </form>
+  <details><summary>Transfer this project</summary>
+    <form method="post" action="/projects/${p.id}/transfer" class="stack">${csrf}
+      <label>New owner of record (e-mail) <input type="email" name="email" required maxlength="254"></label>
+      <p class="muted">You stay an owner until you remove yourself.</p>
+      <button type="submit" class="secondary">Transfer</button>
+    </form>
+  </details>`;
+}
+
+function projectSettings(p: ProjectRow, csrfToken: string) {
+  return html`<h2>Project settings</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="hidden" name="_csrf" value="${csrfToken}">
     <label>Name <input type="text" name="name" maxlength="100" required value="${p.name}"></label>
     <label>Description <textarea name="description" rows="2" maxlength="2000">${p.description}</textarea></label>
     <button type="submit" class="secondary">Save</button>
@@ -135,9 +204,7 @@ export function projectPage(d: ProjectPageData) {
     p.isDefault
       ? html`<p class="muted">The default project can’t be deleted.</p>`
       : html`<p><a href="/projects/${p.id}/delete" class="danger-link">Delete this project…</a></p>`
-  }
-</section>`,
-  );
+  }`;
 }
 
 export function projectDeletePage(d: { user: { email: string }; csrfToken: string; project: ProjectRow }) {

@@ -51,23 +51,23 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     await index.optimize();
     await index.add([row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0))], EMBEDDER);
     // d2 was written after the last index build: still found.
-    const hits = await index.keywordSearch({ userId: 'u1', query: 'zebras', limit: 5 });
+    const hits = await index.keywordSearch({ projectIds: ['p1'], query: 'zebras', limit: 5 });
     expect(hits.map((h) => h.id)).toEqual(['d2:0']);
     expect(hits[0]!._score).toBeGreaterThan(0);
     expect(hits[0]).toEqual({ id: 'd2:0', document_id: 'd2', _score: hits[0]!._score, _rowid: expect.any(BigInt) });
     // Hydration reads what a result shows: not the indexed text, nor the position.
     const { vector: _v, search_text: _s, chunk_index: _i, ...d2 } = row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0));
-    expect(await index.getMany('u1', hits)).toEqual([d2]); // by row address
-    expect(await index.getMany('u1', [{ id: 'd2:0' }, { id: 'missing' }])).toEqual([d2]); // by id
-    expect(await index.getMany('u2', hits)).toEqual([]); // another user's chunk reads nothing, either way
-    expect(await index.getMany('u2', [{ id: 'd2:0' }])).toEqual([]);
+    expect(await index.getMany(['p1'], hits)).toEqual([d2]); // by row address
+    expect(await index.getMany(['p1'], [{ id: 'd2:0' }, { id: 'missing' }])).toEqual([d2]); // by id
+    expect(await index.getMany(['p2'], hits)).toEqual([]); // another project's chunk reads nothing, either way
+    expect(await index.getMany(['p2'], [{ id: 'd2:0' }])).toEqual([]);
     await index.optimize();
-    expect((await index.keywordSearch({ userId: 'u1', query: 'zebras', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
+    expect((await index.keywordSearch({ projectIds: ['p1'], query: 'zebras', limit: 5 })).map((h) => h.id)).toEqual(['d2:0']);
     // Compaction moved the rows: the old addresses find nothing, and the lookup falls back to ids.
-    expect(await index.getMany('u1', hits)).toEqual([d2]);
+    expect(await index.getMany(['p1'], hits)).toEqual([d2]);
   });
 
-  it('scopes every search to the user, and to projects and documents when asked', async () => {
+  it('scopes every search to its projects, and to documents when asked', async () => {
     await index.add(
       [
         row('u1', 'p1', 'd1', 0, 'glaciers carve valleys', unit(1, 0, 0, 0)),
@@ -76,25 +76,26 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
       ],
       EMBEDDER,
     );
-    const kw = await index.keywordSearch({ userId: 'u1', query: 'glaciers', limit: 10 });
+    const kw = await index.keywordSearch({ projectIds: ['p1', 'p2'], query: 'glaciers', limit: 10 });
     expect(kw.map((h) => h.id).sort()).toEqual(['d1:0', 'd2:0']);
-    expect((await index.keywordSearch({ userId: 'u1', query: 'glaciers', limit: 10, projectIds: ['p2'] })).map((h) => h.id)).toEqual(['d2:0']);
-    expect(await index.keywordSearch({ userId: 'u1', query: 'glaciers', limit: 10, projectIds: ['p3'] })).toEqual([]);
-    expect(await index.keywordSearch({ userId: 'u1', query: 'glaciers', limit: 10, documentIds: [] })).toEqual([]);
+    expect((await index.keywordSearch({ projectIds: ['p2'], query: 'glaciers', limit: 10 })).map((h) => h.id)).toEqual(['d2:0']);
+    expect((await index.keywordSearch({ projectIds: ['p3'], query: 'glaciers', limit: 10 })).map((h) => h.id)).toEqual(['d3:0']);
+    expect(await index.keywordSearch({ projectIds: [], query: 'glaciers', limit: 10 })).toEqual([]);
+    expect(await index.keywordSearch({ projectIds: ['p1', 'p2'], query: 'glaciers', limit: 10, documentIds: [] })).toEqual([]);
 
-    const vec = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0), limit: 10 });
+    const vec = await index.vectorSearch({ projectIds: ['p1', 'p2'], vector: unit(1, 0, 0, 0), limit: 10 });
     expect(vec.map((h) => h.id)).toEqual(['d1:0', 'd2:0']);
     expect(vec[0]!._distance).toBeCloseTo(0, 5);
     expect(vec[1]!._distance).toBeGreaterThan(vec[0]!._distance);
-    expect((await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0), limit: 10, documentIds: ['d2'] })).map((h) => h.id)).toEqual(['d2:0']);
+    expect((await index.vectorSearch({ projectIds: ['p1', 'p2'], vector: unit(1, 0, 0, 0), limit: 10, documentIds: ['d2'] })).map((h) => h.id)).toEqual(['d2:0']);
     // A quote in a filter value is data, not SQL.
-    expect(await index.vectorSearch({ userId: "u1' OR '1'='1", vector: unit(1, 0, 0, 0), limit: 10 })).toEqual([]);
+    expect(await index.vectorSearch({ projectIds: ["p1' OR '1'='1"], vector: unit(1, 0, 0, 0), limit: 10 })).toEqual([]);
   });
 
-  it("a user who owns every row gets the nearest ones, and never another user's rows added since", async () => {
+  it("a search whose projects hold every row gets the nearest ones, and never another project's rows added since", async () => {
     const mine = Array.from({ length: 20 }, (_, i) => row('u1', 'p1', `d${i}`, 0, `note ${i}`, unit(1, i / 10, (i % 3) / 5, 0.1)));
     await index.add(mine, EMBEDDER);
-    const near = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 });
+    const near = await index.vectorSearch({ projectIds: ['p1'], vector: unit(1, 0, 0, 0.1), limit: 5 });
     const q = unit(1, 0, 0, 0.1);
     const exact = mine
       .map((r) => ({ id: r.id, d: 1 - r.vector.reduce((sum, x, k) => sum + x * q[k]!, 0) }))
@@ -102,19 +103,19 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
       .slice(0, 5)
       .map((x) => x.id);
     expect(near.map((h) => h.id)).toEqual(exact);
-    // u1 was the only user a moment ago (the answer is kept for a while); u2's rows are nearer than any of u1's.
+    // p1 held every row a moment ago (the answer is kept for a while); p9's rows are nearer than any of p1's.
     await index.add([row('u2', 'p9', 'x1', 0, 'theirs', unit(1, 0, 0, 0.1)), row('u2', 'p9', 'x2', 0, 'theirs too', unit(1, 0.01, 0, 0.1))], EMBEDDER);
-    const after = await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 });
+    const after = await index.vectorSearch({ projectIds: ['p1'], vector: unit(1, 0, 0, 0.1), limit: 5 });
     expect(after.every((h) => !h.id.startsWith('x'))).toBe(true);
-    expect((await index.vectorSearch({ userId: 'u2', vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(['x1:0', 'x2:0']);
-    // The same once the row directory knows u2's rows, and through the keyword list (its best matches are u2's).
+    expect((await index.vectorSearch({ projectIds: ['p9'], vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(['x1:0', 'x2:0']);
+    // The same once the row directory knows p9's rows, and through the keyword list (its best matches are p9's).
     await index.add([row('u2', 'p9', 'x3', 0, 'note note note', unit(0, 0, 1, 0))], EMBEDDER);
     for (const scanned of [false, true]) {
       if (scanned) await index.prewarm();
-      expect((await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(exact);
-      const words = await index.keywordSearch({ userId: 'u1', query: 'note', limit: 50 });
+      expect((await index.vectorSearch({ projectIds: ['p1'], vector: unit(1, 0, 0, 0.1), limit: 5 })).map((h) => h.id)).toEqual(exact);
+      const words = await index.keywordSearch({ projectIds: ['p1'], query: 'note', limit: 50 });
       expect(words.map((h) => h.id).sort()).toEqual(mine.map((r) => r.id).sort());
-      expect((await index.keywordSearch({ userId: 'u2', query: 'note', limit: 50 })).map((h) => h.id)).toEqual(['x3:0']);
+      expect((await index.keywordSearch({ projectIds: ['p9'], query: 'note', limit: 50 })).map((h) => h.id)).toEqual(['x3:0']);
     }
   });
 
@@ -126,7 +127,7 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(await index.count('d1')).toBe(2);
     await index.deleteDocument('d1');
     expect(await index.count('d1')).toBe(0);
-    expect((await index.keywordSearch({ userId: 'u1', query: 'alpha', limit: 10 })).map((h) => h.id)).toEqual(['d2:0']);
+    expect((await index.keywordSearch({ projectIds: ['p1', 'p2'], query: 'alpha', limit: 10 })).map((h) => h.id)).toEqual(['d2:0']);
     await index.deleteProject('p2');
     expect(await index.count()).toBe(0);
   });
@@ -145,7 +146,7 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(other.reindexRequired()).toBe(false);
     expect(other.indexInfo()).toMatchObject({ embedderId: 'ollama:nomic-embed-text', dimension: 3 });
     expect(seen.at(-1)).toBe(1);
-    expect((await other.keywordSearch({ userId: 'u1', query: 'alpha', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
+    expect((await other.keywordSearch({ projectIds: ['p1'], query: 'alpha', limit: 5 })).map((h) => h.id)).toEqual(['d1:0']);
     await expect(other.add([row('u1', 'p1', 'd3', 0, 'x', unit(1, 0, 0, 0))], { id: 'ollama:nomic-embed-text', dimension: 3 })).rejects.toThrow('vector of length 4, index expects 3');
   });
 
@@ -161,8 +162,8 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
       const db = await lancedb.connect(dir);
       const table = await db.openTable(index.indexInfo()!.table);
       for (const found of [
-        await index.keywordSearch({ userId: 'u1', query: 'alpha', limit: 100 }),
-        await index.vectorSearch({ userId: 'u1', vector: unit(1, 0, 0, 0.1), limit: 100 }),
+        await index.keywordSearch({ projectIds: ['p1', 'p2'], query: 'alpha', limit: 100 }),
+        await index.vectorSearch({ projectIds: ['p1', 'p2'], vector: unit(1, 0, 0, 0.1), limit: 100 }),
       ]) {
         const stored = await table.takeRowIds(found.map((h) => h._rowid!)).select(['id']).withRowId().toArray();
         const idAt = new Map(stored.map((r: { _rowid: bigint; id: string }) => [r._rowid, r.id]));
@@ -183,6 +184,9 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     await check();
     await index.moveDocument('c', 'p2'); // an update rewrites rows
     await check();
+    // …at new addresses (the row directory keeps each address's project: row-refs.ts relies on this)
+    expect((await index.keywordSearch({ projectIds: ['p2'], query: 'alpha', limit: 100 })).map((h) => h.id).sort()).toEqual(['c:0', 'c:1', 'c:2']);
+    expect((await index.keywordSearch({ projectIds: ['p1'], query: 'alpha', limit: 100 })).some((h) => h.document_id === 'c')).toBe(false);
     await index.deleteDocument('b');
     for (const i of [0, 1, 2]) live.delete(`b:${i}`);
     await check();
@@ -197,8 +201,8 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     await index.add([row('u1', 'p1', 'd1', 0, 'alpha', unit(1, 0, 0, 0))], EMBEDDER);
     const odd = { ...row('u1', 'p1', 'd1', 1, 'beta', unit(0, 1, 0, 0)), id: 'c1' };
     await expect(index.add([odd], EMBEDDER)).rejects.toThrow('chunk id c1 is not d1:1');
-    expect((await index.keywordSearch({ userId: 'u1', query: 'beta', limit: 5 })).map((h) => h.id)).toEqual([]);
-    expect((await index.keywordSearch({ userId: 'u1', query: 'alpha', limit: 5 })).map((h) => ({ id: h.id, document_id: h.document_id }))).toEqual([{ id: 'd1:0', document_id: 'd1' }]);
+    expect((await index.keywordSearch({ projectIds: ['p1'], query: 'beta', limit: 5 })).map((h) => h.id)).toEqual([]);
+    expect((await index.keywordSearch({ projectIds: ['p1'], query: 'alpha', limit: 5 })).map((h) => ({ id: h.id, document_id: h.document_id }))).toEqual([{ id: 'd1:0', document_id: 'd1' }]);
   });
 });
 
@@ -210,7 +214,7 @@ describe('ChunkIndex with its HNSW vector index', () => {
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
   const randomUnit = () => unit(...Array.from({ length: DIM }, rand));
   const rows = (user: string, doc: string, n: number, from = 0) =>
-    Array.from({ length: n }, (_, i) => row(user, 'p1', doc, from + i, `chunk ${from + i} of ${doc}`, randomUnit()));
+    Array.from({ length: n }, (_, i) => row(user, `p-${user}`, doc, from + i, `chunk ${from + i} of ${doc}`, randomUnit()));
 
   let dir: string;
   let store: VectorStore;
@@ -235,17 +239,17 @@ describe('ChunkIndex with its HNSW vector index', () => {
 
     // The query is u2's row, but u1 must only ever get u1's rows; its own row comes first for u2.
     const probe = theirs[5]!;
-    const forU1 = await index.vectorSearch({ userId: 'u1', vector: probe.vector, limit: 50 });
+    const forU1 = await index.vectorSearch({ projectIds: ['p-u1'], vector: probe.vector, limit: 50 });
     expect(forU1).toHaveLength(50);
     expect(forU1.every((h) => h.document_id === 'd1')).toBe(true);
-    const forU2 = await index.vectorSearch({ userId: 'u2', vector: probe.vector, limit: 5 });
+    const forU2 = await index.vectorSearch({ projectIds: ['p-u2'], vector: probe.vector, limit: 5 });
     expect(forU2[0]).toMatchObject({ id: probe.id });
     expect(forU2[0]!._distance).toBeCloseTo(0, 2);
 
     // A narrow filter still gets all of its rows back, nearest first.
     const few = rows('u1', 'd3', 3);
     await index.add(few, model);
-    const scoped = await index.vectorSearch({ userId: 'u1', vector: few[1]!.vector, limit: 10, documentIds: ['d3'] });
+    const scoped = await index.vectorSearch({ projectIds: ['p-u1'], vector: few[1]!.vector, limit: 10, documentIds: ['d3'] });
     expect(scoped.map((h) => h.id).sort()).toEqual(few.map((r) => r.id).sort());
     expect(scoped[0]!.id).toBe(few[1]!.id);
 

@@ -62,8 +62,8 @@ describe('chunks table ocr column', () => {
     expect(before).toMatchObject({ text: 'legacy penguins' });
     expect(before!.ocr).toBeUndefined();
     await index.add([row('scanned', 'scanned penguins', [0, 1, 0, 0], true)], EMBEDDER);
-    const hits = await index.vectorSearch({ userId: 'u1', vector: [0, 1, 0, 0], limit: 2 });
-    const found = await index.getMany('u1', hits);
+    const hits = await index.vectorSearch({ projectIds: ['p1'], vector: [0, 1, 0, 0], limit: 2 });
+    const found = await index.getMany(['p1'], hits);
     expect(found.map((c) => [c.document_id, c.ocr ?? false]).sort()).toEqual([
       ['legacy', false],
       ['scanned', true],

@@ -12,9 +12,10 @@ export const deleteDocument = (s: Services) =>
     tag: 'documents',
     summary: 'Delete a document. Its chunks leave the index before the answer; the original file goes when no document references it.',
     params: IdParams,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Not found', schema: ErrorBody } },
+    responses: { 204: { description: 'Deleted' }, 403: { description: 'A viewer of the project', schema: ErrorBody }, 404: { description: 'Not found', schema: ErrorBody } },
     async handler({ params, principal }) {
-      if (!(await s.ingest.delete(principal.userId, params.id))) throw notFound('document');
+      const { document } = await s.access.document(principal, params.id, 'edit');
+      if (!(await s.ingest.delete(document))) throw notFound('document');
       return { status: 204 };
     },
   });

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Actor } from '../../../access/access-control.js';
 import { notFound } from '../../../core/errors.js';
 import { DOCX, PDF, TXT } from '../../../ingest/types.js';
 import type { Services } from '../../services.js';
@@ -16,13 +17,12 @@ export function contentDisposition(kind: 'inline' | 'attachment', filename: stri
 }
 
 /**
- * Answers with a user's original file, streamed from the file store, or 404 when the document is not theirs (or
- * gone). Shared by the API route and the web page route, so both apply the same tenancy and headers. HEAD asks the
+ * Answers with a document's original file, streamed from the file store, or 404 when the actor may not read it (or
+ * it is gone). Shared by the API route and the web page route, so both ask access/ alike and send the same headers. HEAD asks the
  * store for the size only: on object storage, opening the object would start a download nobody reads.
  */
-export async function sendOriginal(ctx: Context, s: Services, userId: string, documentId: string): Promise<void> {
-  const doc = await s.documents.get(userId, documentId);
-  if (!doc) throw notFound('document');
+export async function sendOriginal(ctx: Context, s: Services, actor: Actor, documentId: string): Promise<void> {
+  const { document: doc } = await s.access.document(actor, documentId, 'read');
   const original = ctx.method === 'HEAD' ? await s.files.stat(doc.sha256) : await s.files.open(doc.sha256);
   if (!original) throw notFound('document');
   ctx.status = 200;
@@ -50,10 +50,10 @@ export const getDocumentFile = (s: Services) =>
     params: IdParams,
     responses: {
       200: { description: 'The original bytes', media: [PDF, DOCX, TXT] },
-      404: { description: 'Not found (or another user’s document)', schema: ErrorBody },
+      404: { description: 'Not found (or a document the caller may not read)', schema: ErrorBody },
     },
     async handler({ params, principal, ctx }) {
-      await sendOriginal(ctx, s, principal.userId, params.id);
+      await sendOriginal(ctx, s, principal, params.id);
       return { status: 200 };
     },
   });

@@ -1,7 +1,7 @@
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
-import { DocumentSchema, documentToWire } from './wire.js';
+import { DocumentSchema, oneDocumentToWire } from './wire.js';
 
 export const retryDocument = (s: Services) =>
   defineRoute({
@@ -14,10 +14,12 @@ export const retryDocument = (s: Services) =>
     params: IdParams,
     responses: {
       202: { description: 'Queued again', schema: DocumentSchema },
+      403: { description: 'A viewer of the project', schema: ErrorBody },
       404: { description: 'Not found', schema: ErrorBody },
       409: { description: 'The document is not failed', schema: ErrorBody },
     },
     async handler({ params, principal }) {
-      return { status: 202, body: documentToWire(await s.ingest.retry(principal.userId, params.id)) };
+      const { document } = await s.access.document(principal, params.id, 'edit');
+      return { status: 202, body: await oneDocumentToWire(s, await s.ingest.retry(document)) };
     },
   });

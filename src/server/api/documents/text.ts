@@ -1,3 +1,4 @@
+import type { Actor } from '../../../access/access-control.js';
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../../../core/errors.js';
 import type { ChunkFields } from '../../../store/lancedb/chunk-schema.js';
@@ -54,10 +55,9 @@ function decodeFrom(cursor: string | undefined): number {
 }
 
 /** A ready document's chunks from `cursor` on, at most `limit`, grouped by page; other states have none yet. */
-export async function documentText(s: Services, userId: string, id: string, limit: number, cursor?: string): Promise<z.output<typeof DocumentText>> {
+export async function documentText(s: Services, actor: Actor, id: string, limit: number, cursor?: string): Promise<z.output<typeof DocumentText>> {
   const from = decodeFrom(cursor);
-  const doc = await s.documents.get(userId, id);
-  if (!doc) throw notFound('document');
+  const { document: doc } = await s.access.document(actor, id, 'read');
   // Chunks of a document still being written are not what search sees yet (it shows only ready documents).
   const all = doc.status === 'ready' ? await s.chunks.documentChunks(doc.id) : [];
   const page = all.filter((c) => c.chunk_index >= from).slice(0, limit + 1);
@@ -79,6 +79,6 @@ export const getDocumentText = (s: Services) =>
     query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), cursor: z.string().max(100).optional() }),
     responses: { 200: { description: 'The text, by page', schema: DocumentText }, 404: { description: 'Not found', schema: ErrorBody } },
     async handler({ params, query, principal }) {
-      return { status: 200, body: await documentText(s, principal.userId, params.id, query.limit, query.cursor) };
+      return { status: 200, body: await documentText(s, principal, params.id, query.limit, query.cursor) };
     },
   });

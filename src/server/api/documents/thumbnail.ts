@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { Actor } from '../../../access/access-control.js';
 import { z } from 'zod';
 import { AppError, notFound } from '../../../core/errors.js';
 import { PDF } from '../../../ingest/types.js';
@@ -10,16 +11,16 @@ import { ErrorBody, IdParams } from '../schemas.js';
 export const ThumbnailQuery = z.strictObject({ page: z.coerce.number().int().min(1).max(100_000).default(1) });
 
 /**
- * Answers with a page (the first by default) of a user's PDF as a WebP image; 404 when the document is not theirs,
- * is no PDF, has no such page, or its page cannot be drawn. Shared by the API route and the document page, like the
+ * Answers with a page (the first by default) of a PDF as a WebP image; 404 when the actor may not read the document,
+ * it is no PDF, has no such page, or its page cannot be drawn. Shared by the API route and the document page, like the
  * original.
  */
-export async function sendThumbnail(ctx: Context, s: Services, userId: string, documentId: string, page = 1): Promise<void> {
-  const doc = await s.documents.get(userId, documentId);
-  if (!doc || !(await s.files.stat(doc.sha256))) throw notFound('document');
+export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, documentId: string, page = 1): Promise<void> {
+  const { document: doc } = await s.access.document(actor, documentId, 'read');
+  if (!(await s.files.stat(doc.sha256))) throw notFound('document');
   if (doc.contentType !== PDF) throw new AppError('not_found', 'only PDFs have a thumbnail');
   if (doc.pages !== null && page > doc.pages) throw new AppError('not_found', `this PDF has ${doc.pages} page${doc.pages === 1 ? '' : 's'}: there is no page ${page}`);
-  const image = await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256), { owner: userId, page });
+  const image = await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256), { owner: actor.userId, page });
   if (!image) throw new AppError('not_found', `${page === 1 ? 'the first page' : `page ${page}`} of this PDF could not be drawn`);
   ctx.status = 200;
   ctx.type = 'image/webp';
@@ -45,7 +46,7 @@ export const getDocumentThumbnail = (s: Services) =>
       503: { description: 'Too many thumbnails being drawn at once; try again', schema: ErrorBody },
     },
     async handler({ params, query, principal, ctx }) {
-      await sendThumbnail(ctx, s, principal.userId, params.id, query.page);
+      await sendThumbnail(ctx, s, principal, params.id, query.page);
       return { status: 200 };
     },
   });

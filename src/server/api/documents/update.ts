@@ -3,7 +3,7 @@ import { invalidRequest } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
-import { DocumentFilename, DocumentSchema, documentToWire } from './wire.js';
+import { DocumentFilename, DocumentSchema, oneDocumentToWire } from './wire.js';
 
 export const updateDocument = (s: Services) =>
   defineRoute({
@@ -13,20 +13,25 @@ export const updateDocument = (s: Services) =>
     scope: 'write:documents',
     tag: 'documents',
     summary:
-      'Rename a document (`filename`) or move it to another of your projects (`project_id`). A move takes its chunks along in one ' +
+      'Rename a document (`filename`) or move it to another project (`project_id`); the caller edits both projects. A move takes its chunks along in one ' +
       'index commit: a search scoped to either project finds it in exactly one of them at any moment. A document still being ' +
       'indexed can be renamed but not moved (409), and a project holds each content and each upload path once (409).',
     params: IdParams,
     body: z.strictObject({ filename: DocumentFilename.optional(), project_id: z.string().min(1).max(100).optional() }),
     responses: {
       200: { description: 'The document as it is now', schema: DocumentSchema },
-      404: { description: 'No such document, or no such project (also another user’s)', schema: ErrorBody },
+      403: { description: 'A viewer of either project', schema: ErrorBody },
+      404: { description: 'No such document, or no such project (also one the caller may not read)', schema: ErrorBody },
       409: { description: 'Still being indexed, or the project already holds the same file or path', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
       if (body.filename === undefined && body.project_id === undefined) throw invalidRequest('body: nothing to change (filename or project_id)');
-      let doc = body.project_id !== undefined ? await s.ingest.move(principal.userId, params.id, body.project_id) : null;
-      if (body.filename !== undefined) doc = await s.ingest.rename(principal.userId, params.id, body.filename);
-      return { status: 200, body: documentToWire(doc!) };
+      let { document: doc } = await s.access.document(principal, params.id, 'edit');
+      if (body.project_id !== undefined) {
+        await s.access.check(principal, body.project_id, 'edit');
+        doc = await s.ingest.move(doc, body.project_id);
+      }
+      if (body.filename !== undefined) doc = await s.ingest.rename(doc, body.filename);
+      return { status: 200, body: await oneDocumentToWire(s, doc) };
     },
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toIso } from '../../../core/clock.js';
 import { DOCUMENT_STATUSES, type DocumentRecord } from '../../../store/sql/documents.js';
+import type { Services } from '../../services.js';
 import { Metadata, readableText, Timestamp } from '../schemas.js';
 
 export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
@@ -37,6 +38,7 @@ export const DocumentSchema = z
       .string()
       .nullable()
       .describe('the id of the e-mail this document was attached to (deleted with it; `path` is then under the message\'s), or null'),
+    uploaded_by: z.string().nullable().describe('the e-mail of who uploaded it (null when that account was deleted: the document stays)'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -46,7 +48,7 @@ export const UploadedDocument = DocumentSchema.extend({
   duplicate: z.boolean().optional().describe('true when the project already held these bytes: that document is returned'),
 }).meta({ id: 'UploadedDocument' });
 
-export const documentToWire = (d: DocumentRecord) => ({
+export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => ({
   id: d.id,
   project_id: d.projectId,
   filename: d.filename,
@@ -62,6 +64,15 @@ export const documentToWire = (d: DocumentRecord) => ({
   metadata: d.metadata,
   path: d.path,
   attached_to: d.attachedTo,
+  uploaded_by: uploadedBy,
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });
+
+/** Documents on the wire, each with its uploader's e-mail (one lookup for all). */
+export async function documentsToWire(s: Pick<Services, 'users'>, docs: DocumentRecord[]) {
+  const emails = await s.users.emails(docs.map((d) => d.userId));
+  return docs.map((d) => documentToWire(d, emails.get(d.userId) ?? null));
+}
+
+export const oneDocumentToWire = async (s: Pick<Services, 'users'>, doc: DocumentRecord) => (await documentsToWire(s, [doc]))[0]!;

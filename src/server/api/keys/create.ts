@@ -19,18 +19,27 @@ export const createKey = (s: Services) =>
     body: z.strictObject({
       name: z.string().trim().min(1).max(100).superRefine(readableText).optional(),
       scopes: z.array(ScopeSchema).min(1).optional().describe('default: both scopes'),
+      project_ids: z
+        .array(z.string().min(1).max(100))
+        .min(1)
+        .max(100)
+        .optional()
+        .describe('limit the key to these projects (each one the caller may read); default: every project its user may read, now and later'),
     }),
     responses: {
       201: { description: 'Created', schema: ApiKey.extend({ key: z.string().describe('the API key; shown once') }) },
       400: { description: 'Invalid body', schema: ErrorBody },
       403: { description: 'Scope not held by the caller', schema: ErrorBody },
+      404: { description: 'A project of `project_ids` the caller may not read, named', schema: ErrorBody },
     },
     async handler({ body, principal }) {
       // A key holds document scopes only: the CLI login's manage:keys stays with the login.
       const scopes = body.scopes ?? principal.scopes.filter(isScope);
       const missing = scopes.filter((sc) => !principal.scopes.includes(sc));
       if (missing.length > 0) throw new AppError('insufficient_scope', `cannot grant scopes the caller lacks: ${missing.join(', ')}`);
-      const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, [...new Set(scopes)]);
+      // A key limited to projects may make keys only within its own limit (access.scope refuses the rest).
+      const projectIds = body.project_ids ? await s.access.scope(principal, body.project_ids) : principal.projectLimit;
+      const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, [...new Set(scopes)], projectIds ? [...projectIds] : null);
       return { status: 201, body: { ...keyToWire(issued.record), key: issued.key } };
     },
   });

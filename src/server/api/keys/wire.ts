@@ -7,6 +7,7 @@ export const keyToWire = (k: ApiKeyRecord) => ({
   prefix: k.prefix,
   last4: k.last4,
   scopes: k.scopes,
+  project_ids: k.projectIds,
   created_at: toIso(k.createdAt),
   last_used_at: k.lastUsedAt === null ? null : toIso(k.lastUsedAt),
 });

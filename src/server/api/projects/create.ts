@@ -13,17 +13,19 @@ export const createProject = (s: Services) =>
     path: '/projects',
     scope: 'write:documents',
     tag: 'projects',
-    summary: 'Create a project. Names are unique per user (case-insensitive).',
+    summary: 'Create a project, owned by the caller. Names are unique per owner (case-insensitive).',
     body: z.strictObject({ name: ProjectName, description: ProjectDescription.optional(), metadata: ProjectMetadata.optional() }),
     responses: {
       201: { description: 'Created', schema: Project },
       400: { description: 'Invalid body', schema: ErrorBody },
+      403: { description: 'A key limited to some projects', schema: ErrorBody },
       409: { description: 'Name taken', schema: ErrorBody },
     },
     async handler({ body, principal }) {
+      s.access.requireCreate(principal);
       await s.projects.ensureDefault(principal.userId);
       const project = await s.projects.create(principal.userId, body);
       if (!project) throw conflict(`a project named "${body.name}" already exists`);
-      return { status: 201, body: projectToWire(project) };
+      return { status: 201, body: projectToWire(project, 'owner', (await s.users.emails([principal.userId])).get(principal.userId) ?? null) };
     },
   });

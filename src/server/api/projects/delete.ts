@@ -1,4 +1,4 @@
-import { conflict, notFound } from '../../../core/errors.js';
+import { conflict } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
@@ -10,18 +10,18 @@ export const deleteProject = (s: Services) =>
     path: '/projects/:id',
     scope: 'write:documents',
     tag: 'projects',
-    summary: 'Delete a project and every document in it. The default project cannot be deleted.',
+    summary: "Delete a project and every document in it (owners only). An owner's default project cannot be deleted.",
     params: IdParams,
     responses: {
       204: { description: 'Deleted' },
+      403: { description: 'Not an owner of the project', schema: ErrorBody },
       404: { description: 'Not found', schema: ErrorBody },
       409: { description: 'The default project', schema: ErrorBody },
     },
     async handler({ params, principal }) {
-      const project = await s.projects.get(principal.userId, params.id);
-      if (!project) throw notFound('project');
+      const { project } = await s.access.project(principal, params.id, 'manage');
       if (project.isDefault) throw conflict('the default project cannot be deleted');
-      await s.projectRemoval.remove(principal.userId, project.id);
+      await s.projectRemoval.remove(project.id);
       return { status: 204 };
     },
   });

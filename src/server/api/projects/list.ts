@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import { decodeCursor, encodeCursor } from '../pagination.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, Pagination, Project } from '../schemas.js';
-import { projectToWire } from './wire.js';
+import { projectsToWire } from './wire.js';
 
 export const listProjects = (s: Services) =>
   defineRoute({
@@ -12,7 +12,7 @@ export const listProjects = (s: Services) =>
     path: '/projects',
     scope: 'read:documents',
     tag: 'projects',
-    summary: "List the caller's projects with metadata and counts (cursor-paginated, creation order).",
+    summary: "List the projects the caller may read — their own and those shared with them or their groups — with metadata, counts, the caller's role and the owner (cursor-paginated, creation order).",
     query: Pagination,
     responses: {
       200: { description: 'A page of projects', schema: z.object({ projects: z.array(Project), next_cursor: z.string().nullable() }) },
@@ -20,11 +20,11 @@ export const listProjects = (s: Services) =>
     },
     async handler({ query, principal }) {
       await s.projects.ensureDefault(principal.userId);
-      const { projects, hasMore } = await s.projects.list(principal.userId, query.limit, decodeCursor(query.cursor));
+      const { projects, hasMore } = await s.projects.listAmong(await s.access.readable(principal), query.limit, decodeCursor(query.cursor));
       const last = projects.at(-1);
       return {
         status: 200,
-        body: { projects: projects.map(projectToWire), next_cursor: hasMore && last ? encodeCursor(last.id) : null },
+        body: { projects: await projectsToWire(s, principal, projects), next_cursor: hasMore && last ? encodeCursor(last.id) : null },
       };
     },
   });

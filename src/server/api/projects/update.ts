@@ -4,7 +4,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams, Project } from '../schemas.js';
 import { ProjectDescription, ProjectMetadata, ProjectName } from './fields.js';
-import { projectToWire } from './wire.js';
+import { oneProjectToWire } from './wire.js';
 
 export const updateProject = (s: Services) =>
   defineRoute({
@@ -13,20 +13,22 @@ export const updateProject = (s: Services) =>
     path: '/projects/:id',
     scope: 'write:documents',
     tag: 'projects',
-    summary: 'Rename a project or change its description or metadata (metadata is replaced whole).',
+    summary: 'Rename a project or change its description or metadata (metadata is replaced whole). Owners only.',
     params: IdParams,
     body: z.strictObject({ name: ProjectName.optional(), description: ProjectDescription.optional(), metadata: ProjectMetadata.optional() }),
     responses: {
       200: { description: 'Updated', schema: Project },
       400: { description: 'Invalid body', schema: ErrorBody },
+      403: { description: 'Not an owner of the project', schema: ErrorBody },
       404: { description: 'Not found', schema: ErrorBody },
       409: { description: 'Name taken', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
       if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (name, description or metadata)');
-      const result = await s.projects.update(principal.userId, params.id, body);
-      if (result === 'conflict') throw conflict(`a project named "${body.name}" already exists`);
+      await s.access.check(principal, params.id, 'manage');
+      const result = await s.projects.update(params.id, body);
+      if (result === 'conflict') throw conflict(`its owner already has a project named "${body.name}"`);
       if (!result) throw notFound('project');
-      return { status: 200, body: projectToWire(result) };
+      return { status: 200, body: await oneProjectToWire(s, principal, result) };
     },
   });

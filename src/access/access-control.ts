@@ -1,0 +1,179 @@
+/**
+ * The one place that decides what a principal may do with a project (docs/permissions.md). Every surface — the
+ * REST API, the web pages and forms, MCP (through the REST handlers), search, thumbnails and originals — asks it,
+ * and none filters by owner itself.
+ *
+ * What decides: the user's grants (owner of record, their own rows, their groups' rows: the highest counts), the
+ * credential's scopes (read:documents reads, write:documents changes) and a key's project limit. An account that
+ * is disabled or deleted has no credential that resolves at all (auth/), so it never reaches here.
+ *
+ * Nothing is cached between requests: an unshare or a removal from a group takes effect at the next request, on
+ * every replica. Within one request the grants are read once (`roles` remembers them per actor object).
+ *
+ * Refusals: a project (or document) the actor may not read is `not_found`, exactly as one that does not exist, so
+ * its existence does not leak; one they read but may not change is `forbidden` (403), naming their role.
+ */
+import type { Scope } from '../auth/scopes.js';
+import { AppError, notFound } from '../core/errors.js';
+import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
+import type { Grant, ProjectMemberStore } from '../store/sql/project-members.js';
+import type { Project, ProjectStore } from '../store/sql/projects.js';
+import type { UserStore } from '../store/sql/users.js';
+import { ACTION_ROLE, ACTION_SCOPE, higher, type ProjectAction, type Role, roleAllows } from './roles.js';
+
+/** Who is asking: a user, through a credential with scopes and perhaps a project limit. */
+export interface Actor {
+  userId: string;
+  /** The credential's scopes (a signed-in browser holds read:documents and write:documents). */
+  scopes: readonly string[];
+  /** A key limited to these projects; null: every project the user may read. */
+  projectLimit: readonly string[] | null;
+}
+
+/** A browser signed in as `userId`: the person themselves, with every document scope and no project limit. */
+export const sessionActor = (userId: string): Actor => ({ userId, scopes: ['read:documents', 'write:documents'], projectLimit: null });
+
+export interface AccessDeps {
+  grants: Pick<ProjectMemberStore, 'grantsOf'>;
+  projects: Pick<ProjectStore, 'get' | 'heads' | 'defaultId'>;
+  documents: Pick<DocumentStore, 'get' | 'getMany'>;
+  users: Pick<UserStore, 'findById'>;
+}
+
+const forbidden = (message: string, details?: unknown) => new AppError('forbidden', message, { details });
+
+function scopeRefused(scope: Scope): AppError {
+  return new AppError('insufficient_scope', `this credential lacks the ${scope} scope`, { details: { required_scope: scope } });
+}
+
+export class AccessControl {
+  private readonly asked = new WeakMap<Actor, Promise<Map<string, Role>>>();
+
+  constructor(private readonly deps: AccessDeps) {}
+
+  /**
+   * Every project the actor may read, with their effective role on it: the highest of their grants, within the
+   * credential's project limit.
+   */
+  roles(actor: Actor): Promise<Map<string, Role>> {
+    let roles = this.asked.get(actor);
+    if (!roles) {
+      roles = this.deps.grants.grantsOf(actor.userId).then((grants) => effectiveRoles(grants, actor.projectLimit));
+      this.asked.set(actor, roles);
+    }
+    return roles;
+  }
+
+  /** The ids of every project the actor may read. */
+  async readable(actor: Actor): Promise<string[]> {
+    return [...(await this.roles(actor)).keys()];
+  }
+
+  /** The actor's role on a project, or null when they may not read it. */
+  async roleOn(actor: Actor, projectId: string): Promise<Role | null> {
+    return (await this.roles(actor)).get(projectId) ?? null;
+  }
+
+  /**
+   * Throws unless the actor may do `action` with the project (see the refusals above); their role when they may.
+   * `scope` stands in for the action's own where an owner only reads (the member list).
+   */
+  async check(actor: Actor, projectId: string, action: ProjectAction, opts: { what?: string; scope?: Scope } = {}): Promise<Role> {
+    const role = await this.roleOn(actor, projectId);
+    if (!role) throw notFound(opts.what ?? 'project');
+    const scope = opts.scope ?? ACTION_SCOPE[action];
+    if (!actor.scopes.includes(scope)) throw scopeRefused(scope);
+    if (!roleAllows(role, action)) {
+      throw forbidden(`your role on this project is ${role}: this needs ${ACTION_ROLE[action]}`, { role, required_role: ACTION_ROLE[action] });
+    }
+    return role;
+  }
+
+  /** The project with its counts, when the actor may do `action` with it. */
+  async project(actor: Actor, projectId: string, action: ProjectAction, opts: { scope?: Scope } = {}): Promise<{ project: Project; role: Role }> {
+    const role = await this.check(actor, projectId, action, opts);
+    const project = await this.deps.projects.get(projectId);
+    if (!project) throw notFound('project');
+    return { project, role };
+  }
+
+  /** The document, when the actor may do `action` with its project. */
+  async document(actor: Actor, documentId: string, action: ProjectAction): Promise<{ document: DocumentRecord; role: Role }> {
+    const document = await this.deps.documents.get(documentId);
+    if (!document) throw notFound('document');
+    const role = await this.check(actor, document.projectId, action, { what: 'document' });
+    return { document, role };
+  }
+
+  /**
+   * The documents among `ids` the actor may do `action` with (the others, unreadable or absent, are left out
+   * silently: a bulk form acts on what it may).
+   */
+  async documents(actor: Actor, ids: string[], action: ProjectAction): Promise<DocumentRecord[]> {
+    if (!actor.scopes.includes(ACTION_SCOPE[action])) return [];
+    const roles = await this.roles(actor);
+    return (await this.deps.documents.getMany(ids)).filter((d) => {
+      const role = roles.get(d.projectId);
+      return role !== undefined && roleAllows(role, action);
+    });
+  }
+
+  /**
+   * The projects a search or a listing covers: every readable one, or those of `requested` (each must be readable,
+   * else `not_found` naming the first that is not, as REST and MCP say of any other unknown id).
+   */
+  async scope(actor: Actor, requested?: readonly string[]): Promise<string[]> {
+    const roles = await this.roles(actor);
+    if (!requested) return [...roles.keys()];
+    const unknown = requested.filter((id) => !roles.has(id));
+    if (unknown.length > 0) throw new AppError('not_found', `project not found: ${unknown.join(', ')}`, { details: { project_ids: unknown } });
+    return [...new Set(requested)];
+  }
+
+  /**
+   * Where an upload goes: the named project (the actor must edit it), or else the user's own default project —
+   * for a key limited to projects, its only project, and without one a clear error.
+   */
+  async uploadTarget(actor: Actor, projectId?: string): Promise<string> {
+    if (projectId) {
+      await this.check(actor, projectId, 'edit');
+      return projectId;
+    }
+    if (actor.projectLimit) {
+      const editable = [...(await this.roles(actor))].filter(([, role]) => roleAllows(role, 'edit')).map(([id]) => id);
+      if (editable.length === 1) return editable[0]!;
+      throw new AppError('invalid_request', 'this key is limited to projects: name one with project_id', { details: { project_ids: actor.projectLimit } });
+    }
+    const id = await this.deps.projects.defaultId(actor.userId);
+    await this.check(actor, id, 'edit');
+    return id;
+  }
+
+  /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */
+  requireCreate(actor: Actor): void {
+    if (!actor.scopes.includes('write:documents')) throw scopeRefused('write:documents');
+    if (actor.projectLimit) throw forbidden('this key is limited to some projects: it cannot create projects');
+  }
+
+  /** Whether the user is an admin (and live). */
+  async isAdmin(userId: string): Promise<boolean> {
+    return (await this.deps.users.findById(userId))?.isAdmin === true;
+  }
+
+  /** Throws `forbidden` unless the actor is an admin. */
+  async requireAdmin(actor: Pick<Actor, 'userId'>): Promise<void> {
+    if (!(await this.isAdmin(actor.userId))) throw forbidden('only an administrator may do this');
+  }
+}
+
+/** The highest role per project among `grants`, kept to `limit` when the credential has one. */
+export function effectiveRoles(grants: readonly Grant[], limit: readonly string[] | null): Map<string, Role> {
+  const allowed = limit ? new Set(limit) : null;
+  const roles = new Map<string, Role>();
+  for (const g of grants) {
+    if (allowed && !allowed.has(g.projectId)) continue;
+    const had = roles.get(g.projectId);
+    roles.set(g.projectId, had ? higher(had, g.role) : g.role);
+  }
+  return roles;
+}

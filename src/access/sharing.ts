@@ -1,0 +1,129 @@
+/**
+ * Sharing a project: its members, adding or changing one (a user by e-mail, or a group), removing one, handing the
+ * project to another owner of record — each for the project's owners only (AccessControl.check 'manage'), within
+ * the instance's sharing policy.
+ */
+import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
+import type { GroupStore } from '../store/sql/groups.js';
+import type { MemberKind, ProjectMemberStore } from '../store/sql/project-members.js';
+import type { Project, ProjectStore } from '../store/sql/projects.js';
+import type { SettingsStore } from '../store/sql/settings.js';
+import type { UserStore } from '../store/sql/users.js';
+import type { AccessControl, Actor } from './access-control.js';
+import type { Role } from './roles.js';
+
+/**
+ * Who may share with whom: `anyone` — any owner with any account or group on this instance (the default);
+ * `groups` — an owner only with the groups they belong to and the people in them; `admins` — only admins share.
+ */
+export const SHARING_POLICIES = ['anyone', 'groups', 'admins'] as const;
+export type SharingPolicy = (typeof SHARING_POLICIES)[number];
+export const isSharingPolicy = (v: string): v is SharingPolicy => (SHARING_POLICIES as readonly string[]).includes(v);
+
+const POLICY_KEY = 'sharing_policy';
+
+export interface Member {
+  /** The user's or the group's id. */
+  id: string;
+  kind: MemberKind;
+  email?: string;
+  group?: string;
+  role: Role;
+  /** The owner of record: listed first, removed only by a transfer. */
+  ofRecord?: true;
+}
+
+export type ShareTarget = { email: string } | { group: string };
+
+export interface SharingDeps {
+  access: AccessControl;
+  members: ProjectMemberStore;
+  projects: Pick<ProjectStore, 'get' | 'setOwner'>;
+  users: Pick<UserStore, 'findByEmail' | 'findById' | 'emails'>;
+  groups: Pick<GroupStore, 'findByName' | 'groupsOf' | 'members'>;
+  settings: Pick<SettingsStore, 'get' | 'set'>;
+}
+
+export class Sharing {
+  constructor(private readonly deps: SharingDeps) {}
+
+  async policy(): Promise<SharingPolicy> {
+    const value = await this.deps.settings.get(POLICY_KEY);
+    return value && isSharingPolicy(value) ? value : 'anyone';
+  }
+
+  async setPolicy(policy: SharingPolicy): Promise<void> {
+    await this.deps.settings.set(POLICY_KEY, policy);
+  }
+
+  /** A project's members, its owner of record first. Owners only. */
+  async members(actor: Actor, projectId: string): Promise<Member[]> {
+    const { project } = await this.deps.access.project(actor, projectId, 'manage', { scope: 'read:documents' });
+    return this.list(project);
+  }
+
+  private async list(project: Project): Promise<Member[]> {
+    const owner = (await this.deps.users.emails([project.userId])).get(project.userId);
+    const rows = await this.deps.members.list(project.id);
+    return [
+      ...(owner ? [{ id: project.userId, kind: 'user' as const, email: owner, role: 'owner' as const, ofRecord: true as const }] : []),
+      ...rows.map((r) => ({ id: r.memberId, kind: r.kind, ...(r.kind === 'user' ? { email: r.label } : { group: r.label }), role: r.role })),
+    ];
+  }
+
+  /** Gives a user (by e-mail) or a group a role on the project, or changes theirs. Owners only, within the policy. */
+  async share(actor: Actor, projectId: string, target: ShareTarget, role: Role): Promise<{ member: Member; created: boolean }> {
+    const { project } = await this.deps.access.project(actor, projectId, 'manage');
+    const member = await this.resolve(actor, target);
+    if (member.kind === 'user' && member.id === project.userId) throw conflict(`${member.email} owns this project already`);
+    if (member.kind === 'user' && member.id === actor.userId) throw invalidRequest('you cannot change your own role on a project');
+    const outcome = await this.deps.members.upsert(project.id, { id: member.id, kind: member.kind }, role, actor.userId);
+    return { member: { ...member, role }, created: outcome === 'created' };
+  }
+
+  /** Removes a member (their own access, not what they uploaded). Owners only; the owner of record stays. */
+  async unshare(actor: Actor, projectId: string, memberId: string): Promise<void> {
+    const { project } = await this.deps.access.project(actor, projectId, 'manage');
+    if (memberId === project.userId) throw conflict('the owner of record cannot be removed: transfer the project to someone else first');
+    if (!(await this.deps.members.remove(project.id, memberId))) throw notFound('member');
+  }
+
+  /**
+   * Makes another user the owner of record. The previous one stays an owner (a member row), so nothing is lost;
+   * they may leave afterwards. Owners only.
+   */
+  async transfer(actor: Actor, projectId: string, email: string): Promise<Project> {
+    const { project } = await this.deps.access.project(actor, projectId, 'manage');
+    const to = await this.resolve(actor, { email });
+    if (to.id === project.userId) return project;
+    const moved = await this.deps.projects.setOwner(project.id, to.id);
+    if (moved === 'conflict') throw conflict(`${email} already owns a project named "${project.name}": rename one of them first`);
+    await this.deps.members.remove(project.id, to.id);
+    await this.deps.members.upsert(project.id, { id: project.userId, kind: 'user' }, 'owner', actor.userId);
+    return (await this.deps.projects.get(project.id)) ?? project;
+  }
+
+  /**
+   * The account or group a share names, when the policy lets this actor share with it. An address or group the
+   * actor may not share with reads as one that does not exist.
+   */
+  private async resolve(actor: Actor, target: ShareTarget): Promise<Omit<Member, 'role'> & { email?: string }> {
+    const policy = await this.policy();
+    const admin = await this.deps.access.isAdmin(actor.userId);
+    if (policy === 'admins' && !admin) throw new AppError('forbidden', 'only administrators may share projects on this instance (sharing policy: admins)');
+    const mine = policy === 'groups' && !admin ? await this.deps.groups.groupsOf(actor.userId) : null;
+    if ('group' in target) {
+      const group = await this.deps.groups.findByName(target.group.trim());
+      if (!group || (mine && !mine.some((g) => g.id === group.id))) throw notFound(`group "${target.group.trim()}"`);
+      return { id: group.id, kind: 'group', group: group.name };
+    }
+    const email = target.email.trim();
+    const user = await this.deps.users.findByEmail(email);
+    if (!user) throw notFound(`user with e-mail ${email}`);
+    if (mine) {
+      const shared = await Promise.all(mine.map((g) => this.deps.groups.members(g.id)));
+      if (!shared.some((members) => members.some((m) => m.id === user.id))) throw notFound(`user with e-mail ${email}`);
+    }
+    return { id: user.id, kind: 'user', email: user.email };
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * What admins do to accounts and groups (the Admin pages, and the operator's `docsearch users` and `docsearch
+ * groups` on the server machine): list, invite, disable, enable, delete (handing their projects to someone else),
+ * make or unmake admins; make groups and change who is in them.
+ *
+ * Offboarding ends everything at once: disabling or deleting an account deletes its web sessions and revokes its
+ * API keys and OAuth grants in the database every replica reads, and the credential lookups refuse a disabled
+ * account's leftovers besides (auth/, store/sql/). Nothing another person owns is lost: a deleted account's
+ * uploads stay in the projects they were uploaded to, and its own projects go to the account named, or the delete
+ * is refused while they hold anything.
+ */
+import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
+import type { Clock } from '../core/clock.js';
+import { randomUrlToken, sha256Hex } from '../core/secrets.js';
+import type { ApiKeyStore } from '../store/sql/api-keys.js';
+import { type Group, type GroupStore, LOCAL_GROUPS } from '../store/sql/groups.js';
+import type { InviteStore } from '../store/sql/invites.js';
+import type { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
+import type { ProjectMemberStore } from '../store/sql/project-members.js';
+import type { ProjectStore } from '../store/sql/projects.js';
+import type { SessionStore } from '../store/sql/sessions.js';
+import type { User, UserStore } from '../store/sql/users.js';
+
+/** How long an invitation link works. */
+export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+
+export interface TeamAdminDeps {
+  users: UserStore;
+  groups: GroupStore;
+  members: Pick<ProjectMemberStore, 'removeEverywhere'>;
+  projects: Pick<ProjectStore, 'ownedBy' | 'get' | 'setOwner' | 'update' | 'delete'>;
+  apiKeys: Pick<ApiKeyStore, 'revokeAllOf'>;
+  sessions: Pick<SessionStore, 'deleteForUser'>;
+  tokens: Pick<OAuthTokenStore, 'revokeAllOfUser'>;
+  invites: InviteStore;
+  now: Clock;
+}
+
+/** What disabling or deleting ended. */
+export interface Ended {
+  sessions: number;
+  keys: number;
+  grants: number;
+}
+
+export class TeamAdmin {
+  constructor(private readonly deps: TeamAdminDeps) {}
+
+  listUsers(): Promise<User[]> {
+    return this.deps.users.list();
+  }
+
+  async user(email: string): Promise<User> {
+    const user = await this.deps.users.findByEmail(email.trim());
+    if (!user) throw notFound(`account ${email.trim()}`);
+    const { passwordHash: _, ...plain } = user;
+    return plain;
+  }
+
+  /** Stops an account signing in to anything, and ends what it had open. The last admin stays. */
+  async disable(user: User): Promise<Ended> {
+    if (user.isAdmin && user.disabledAt === null) await this.keepAnAdmin();
+    await this.deps.users.setDisabled(user.id, this.deps.now());
+    return this.endCredentials(user.id);
+  }
+
+  async enable(user: User): Promise<void> {
+    await this.deps.users.setDisabled(user.id, null);
+  }
+
+  async setAdmin(user: User, admin: boolean): Promise<void> {
+    if (!admin && user.isAdmin) await this.keepAnAdmin();
+    await this.deps.users.setAdmin(user.id, admin);
+  }
+
+  /**
+   * Deletes an account. Its own projects go to `transferTo` (who becomes their owner of record; a name they
+   * already use gets " (from <e-mail>)"); without one, the delete is refused while any of them holds documents
+   * (empty ones go with the account). What it uploaded elsewhere stays where it is.
+   */
+  async delete(user: User, transferTo?: User): Promise<Ended & { transferred: number; removed: number }> {
+    if (transferTo?.id === user.id) throw invalidRequest('an account cannot transfer its projects to itself');
+    if (transferTo && transferTo.disabledAt !== null) throw conflict(`${transferTo.email} is disabled: transfer to an active account`);
+    if (user.isAdmin) await this.keepAnAdmin();
+    const owned = await this.deps.projects.ownedBy(user.id);
+    const counted = await Promise.all(owned.map((p) => this.deps.projects.get(p.id)));
+    const holding = counted.filter((p) => p !== null && p.documentCount > 0);
+    if (!transferTo && holding.length > 0) {
+      throw conflict(`${user.email} owns ${holding.length} project${holding.length === 1 ? '' : 's'} with documents (${holding.map((p) => p!.name).join(', ')}): transfer them to another account`, {
+        projects: holding.map((p) => ({ id: p!.id, name: p!.name })),
+      });
+    }
+    let transferred = 0;
+    let removed = 0;
+    for (const p of counted) {
+      if (!p) continue;
+      if (!transferTo) {
+        await this.deps.projects.delete(p.id);
+        removed++;
+        continue;
+      }
+      if ((await this.deps.projects.setOwner(p.id, transferTo.id)) === 'conflict') {
+        await this.deps.projects.update(p.id, { name: `${p.name} (from ${user.email})`.slice(0, 200) });
+        await this.deps.projects.setOwner(p.id, transferTo.id);
+      }
+      transferred++;
+    }
+    const ended = await this.endCredentials(user.id);
+    await this.deps.members.removeEverywhere(user.id);
+    await this.deps.groups.leaveAll(user.id);
+    await this.deps.users.tombstone(user.id);
+    return { ...ended, transferred, removed };
+  }
+
+  private async endCredentials(userId: string): Promise<Ended> {
+    const now = this.deps.now();
+    const [sessions, keys, grants] = await Promise.all([this.deps.sessions.deleteForUser(userId), this.deps.apiKeys.revokeAllOf(userId), this.deps.tokens.revokeAllOfUser(userId, now)]);
+    return { sessions, keys, grants };
+  }
+
+  /** Refuses the change that would leave no active admin. */
+  private async keepAnAdmin(): Promise<void> {
+    if ((await this.deps.users.countAdmins()) <= 1) throw conflict('this is the only active admin: make another account an admin first');
+  }
+
+  /** A one-time link token for a new account with this address (shown once; only its hash is kept). */
+  async invite(email: string, by: string | null): Promise<string> {
+    const address = email.trim();
+    if (!/^[^\s@]+@[^\s@]+$/.test(address) || address.length > 254) throw invalidRequest(`"${address}" is not an email address`);
+    if (await this.deps.users.findByEmail(address)) throw conflict(`an account with the e-mail ${address} exists already`);
+    const token = randomUrlToken(32);
+    await this.deps.invites.create(sha256Hex(token), address, by, INVITE_TTL_MS);
+    return token;
+  }
+
+  listGroups(): Promise<Group[]> {
+    return this.deps.groups.list();
+  }
+
+  async group(name: string): Promise<Group> {
+    const group = await this.deps.groups.findByName(name.trim());
+    if (!group) throw notFound(`group "${name.trim()}"`);
+    return group;
+  }
+
+  async createGroup(name: string, description = ''): Promise<Group> {
+    const trimmed = name.trim();
+    if (!/^[^\s:/][^:/]{0,99}$/u.test(trimmed)) throw invalidRequest('a group name is 1–100 characters, without ":" or "/", and does not start with a space');
+    const group = await this.deps.groups.create(trimmed, description.trim());
+    if (!group) throw conflict(`a group named "${trimmed}" exists already`);
+    return group;
+  }
+
+  /** Deletes a group: its members lose what it was given, and keep what they hold themselves. */
+  async deleteGroup(group: Group): Promise<void> {
+    this.local(group);
+    await this.deps.members.removeEverywhere(group.id);
+    await this.deps.groups.delete(group.id);
+  }
+
+  async addToGroup(group: Group, user: User): Promise<boolean> {
+    this.local(group);
+    return this.deps.groups.addMember(group.id, user.id);
+  }
+
+  async removeFromGroup(group: Group, user: User): Promise<boolean> {
+    this.local(group);
+    return this.deps.groups.removeMember(group.id, user.id);
+  }
+
+  members(group: Group): Promise<{ id: string; email: string }[]> {
+    return this.deps.groups.members(group.id);
+  }
+
+  /** An identity provider's groups are changed there: here they are read-only. */
+  private local(group: Group): void {
+    if (group.source !== LOCAL_GROUPS) throw new AppError('forbidden', `the group "${group.name}" comes from ${group.source}: change its members there`);
+  }
+}

@@ -1,0 +1,65 @@
+import type Router from '@koa/router';
+import { isRole } from '../../access/roles.js';
+import { invalidRequest, isAppError } from '../../core/errors.js';
+import { sentence } from '../../web/format.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { requireFormUser } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField } from './form.js';
+import { renderNotFound } from './library-common.js';
+import type { WebContext, WebUser } from './session.js';
+
+/** "group:Team" names a group; anything else an e-mail address. */
+const shareTarget = (member: string) => (/^group:/i.test(member) ? { group: member.slice('group:'.length).trim() } : { email: member.trim() });
+
+/**
+ * Runs a sharing change for the project page's Share section, and goes back there with what happened. A project the
+ * user may not read is the not-found page; any other refusal (a viewer, an unknown address, the policy) is said on
+ * the project page.
+ */
+async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>): Promise<void> {
+  if (!(await s.access.roleOn(user.actor, projectId))) return renderNotFound(ctx, user, 'project');
+  try {
+    flash(ctx, await work());
+  } catch (err) {
+    if (!isAppError(err) || err.status >= 500) throw err;
+    flash(ctx, sentence(err.message), 'error');
+  }
+  ctx.status = 303;
+  ctx.redirect(`/projects/${projectId}#share`);
+}
+
+/** The Share section's forms: share or change a role, stop sharing, hand the project to another owner of record. */
+export function sharingRoutes(router: Router<AppState>, s: Services): void {
+  router.post('project.members.add', '/projects/:id/members', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const member = formField(ctx, 'member');
+    const role = formField(ctx, 'role');
+    await change(ctx, s, user, ctx.params.id!, async () => {
+      if (!isRole(role)) throw invalidRequest('choose a role: viewer, editor or owner');
+      const { member: m, created } = await s.sharing.share(user.actor, ctx.params.id!, shareTarget(member), role);
+      const who = m.email ?? `the group ${m.group}`;
+      return created ? `Shared with ${who} as ${role}.` : `${sentence(who)} is now ${role === 'owner' ? 'an' : 'a'} ${role}.`;
+    });
+  });
+
+  router.post('project.members.remove', '/projects/:id/members/:member_id/remove', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    await change(ctx, s, user, ctx.params.id!, async () => {
+      await s.sharing.unshare(user.actor, ctx.params.id!, ctx.params.member_id!);
+      return 'No longer shared with them: what they uploaded stays.';
+    });
+  });
+
+  router.post('project.transfer', '/projects/:id/transfer', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    await change(ctx, s, user, ctx.params.id!, async () => {
+      const project = await s.sharing.transfer(user.actor, ctx.params.id!, formField(ctx, 'email'));
+      return `“${project.name}” now belongs to ${formField(ctx, 'email').trim()}; you stay an owner until you remove yourself.`;
+    });
+  });
+}

@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import type { Db } from './database.js';
+import type { ProjectMembersTable } from './schema.js';
+
+export type Role = ProjectMembersTable['role'];
+export type MemberKind = ProjectMembersTable['member_kind'];
+
+/** How a user holds a role on a project: as its owner of record, directly, or through a group. */
+export interface Grant {
+  projectId: string;
+  role: Role;
+  via: 'owner' | 'user' | 'group';
+}
+
+export interface MemberRow {
+  projectId: string;
+  memberId: string;
+  kind: MemberKind;
+  role: Role;
+  /** The user's e-mail or the group's name. */
+  label: string;
+  createdAt: number;
+}
+
+/**
+ * Who holds which role on which project (`project_members`), and every grant one user holds. Only this module
+ * writes the table; access/ decides what the grants allow.
+ */
+export class ProjectMemberStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: Clock,
+  ) {}
+
+  /**
+   * Every grant of a live user, in one statement: the projects they own of record, their own rows, and their groups'
+   * rows. A user with several grants on a project gets each (the access module takes the highest).
+   */
+  async grantsOf(userId: string): Promise<Grant[]> {
+    const rows = await sql<{ project_id: string; role: Role; via: Grant['via'] }>`
+      select p.id as project_id, 'owner' as role, 'owner' as via from projects p where p.user_id = ${userId}
+      union all
+      select m.project_id, m.role, 'user' as via from project_members m where m.member_id = ${userId}
+      union all
+      select m.project_id, m.role, 'group' as via
+        from group_members g join project_members m on m.member_id = g.group_id
+        where g.user_id = ${userId}`.execute(this.db);
+    return rows.rows.map((r) => ({ projectId: r.project_id, role: r.role, via: r.via }));
+  }
+
+  /** A project's members with their e-mails or group names (deleted users absent), oldest first. */
+  async list(projectId: string): Promise<MemberRow[]> {
+    const rows = await this.db
+      .selectFrom('project_members as m')
+      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'm.member_id').on('u.deleted_at', 'is', null))
+      .leftJoin('groups as g', 'g.id', 'm.member_id')
+      .select(['m.project_id', 'm.member_id', 'm.member_kind', 'm.role', 'm.created_at', 'u.email', 'g.name'])
+      .where('m.project_id', '=', projectId)
+      .orderBy('m.created_at')
+      .orderBy('m.member_id')
+      .execute();
+    return rows.flatMap((r) => {
+      const label = r.member_kind === 'user' ? r.email : r.name;
+      return label === null ? [] : [{ projectId: r.project_id, memberId: r.member_id, kind: r.member_kind, role: r.role, label, createdAt: r.created_at }];
+    });
+  }
+
+  /** Gives a user or a group a role on a project, or changes it: whether the row is new. */
+  async upsert(projectId: string, member: { id: string; kind: MemberKind }, role: Role, by: string | null): Promise<'created' | 'updated'> {
+    const now = this.now();
+    const existed = await this.db.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('member_id', '=', member.id).executeTakeFirst();
+    await this.db
+      .insertInto('project_members')
+      .values({ project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['project_id', 'member_id']).doUpdateSet({ role, updated_at: now }))
+      .execute();
+    return existed ? 'updated' : 'created';
+  }
+
+  async remove(projectId: string, memberId: string): Promise<boolean> {
+    const res = await this.db.deleteFrom('project_members').where('project_id', '=', projectId).where('member_id', '=', memberId).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  /** Removes a user or a group from every project (the account or group is gone). */
+  async removeEverywhere(memberId: string): Promise<void> {
+    await this.db.deleteFrom('project_members').where('member_id', '=', memberId).execute();
+  }
+}
