@@ -19,6 +19,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/auth/registration/cimd.test.ts',
   'test/server/setup-login.test.ts',
   'test/server/health.test.ts',
+  'test/access/permission-matrix.test.ts',
   'test/server/api-errors.test.ts',
 ];
 

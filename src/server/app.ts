@@ -29,6 +29,26 @@ export interface AppOptions {
   extraRouters?: ((router: Router<AppState>, s: Services) => void)[];
 }
 
+/**
+ * Every page and form route on one router: the web UI, and what `extra` mounts (OAuth's pages). Exported so that the
+ * permission matrix test can list them without a daemon (test/access/permission-matrix.test.ts).
+ */
+export function mountPages(pages: Router<AppState>, s: Services, extra: NonNullable<AppOptions['extraRouters']>): void {
+  staticRoutes(pages);
+  searchRoutes(pages, s);
+  projectRoutes(pages, s);
+  sharingRoutes(pages, s);
+  documentListRoutes(pages, s);
+  documentRoutes(pages, s);
+  uploadRoutes(pages, s);
+  pages.get('settings', '/settings', (ctx) => ctx.redirect('/settings/keys'));
+  loginRoutes(pages, s);
+  setupRoutes(pages, s);
+  settingsKeysRoutes(pages, s);
+  settingsAccountRoutes(pages, s);
+  for (const mount of extra) mount(pages, s);
+}
+
 /** Builds the Koa application without listening; daemon.ts owns the socket and the lifecycle. */
 export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   // Only the entries our own proxies appended can be trusted: the leftmost ones are whatever the client sent.
@@ -43,19 +63,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   const scrape = new Router<AppState>();
   metricsRoutes(scrape, s);
   const pages = new Router<AppState>();
-  staticRoutes(pages);
-  searchRoutes(pages, s);
-  projectRoutes(pages, s);
-  sharingRoutes(pages, s);
-  documentListRoutes(pages, s);
-  documentRoutes(pages, s);
-  uploadRoutes(pages, s);
-  pages.get('settings', '/settings', (ctx) => ctx.redirect('/settings/keys'));
-  loginRoutes(pages, s);
-  setupRoutes(pages, s);
-  settingsKeysRoutes(pages, s);
-  settingsAccountRoutes(pages, s);
-  for (const mount of opts.extraRouters ?? []) mount(pages, s);
+  mountPages(pages, s, opts.extraRouters ?? []);
 
   const sessions = webSession(s);
   app.use(

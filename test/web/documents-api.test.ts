@@ -138,7 +138,8 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
     expect((await list('type=gif')).status).toBe(400);
     // Another user's filters match nothing of Alice's.
     expect((await list('type=pdf', bob.apiKey)).body.documents).toEqual([]);
-    expect((await list(`project_id=${field}`, bob.apiKey)).body.documents).toEqual([]);
+    // Another user's project is not found, as one that does not exist: never an empty list that reads as "no documents".
+    expect((await list(`project_id=${field}`, bob.apiKey)).status).toBe(404);
   });
 
   it('renames: search shows the new name at once; bad names are refused in words; others get 404', async () => {

@@ -15,15 +15,16 @@ const shareTarget = (member: string) => (/^group:/i.test(member) ? { group: memb
 
 /**
  * Runs a sharing change for the project page's Share section, and goes back there with what happened. A project the
- * user may not read is the not-found page; any other refusal (a viewer, an unknown address, the policy) is said on
- * the project page.
+ * user may not read is the not-found page, a role short the "not allowed" page; what the form got wrong (an unknown
+ * address, the owner of record) is said on the project page.
  */
 async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>): Promise<void> {
   if (!(await s.access.roleOn(user.actor, projectId))) return renderNotFound(ctx, user, 'project');
   try {
     flash(ctx, await work());
   } catch (err) {
-    if (!isAppError(err) || err.status >= 500) throw err;
+    // A role or right short is the "not allowed" page, as elsewhere; what the form got wrong is said on the project page.
+    if (!isAppError(err) || err.status >= 500 || err.status === 403) throw err;
     flash(ctx, sentence(err.message), 'error');
   }
   ctx.status = 303;
