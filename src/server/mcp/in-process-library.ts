@@ -63,6 +63,10 @@ export class InProcessLibrary implements Library {
     return this.call('projects.list', { query: page });
   }
 
+  getProject(id: string): Promise<WireProject> {
+    return this.call('projects.get', { params: { id } });
+  }
+
   listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
     return this.call('documents.list', { query: filter });
   }

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { type Library, LibraryError, type WireDocument } from '../library.js';
+import { orNull, stringOrNull } from './json-schema.js';
+
+/** A document as the tools show it: what GET /api/v1/documents/{id} says, with its project's name. */
+export const DocumentSummary = z.object({
+  id: z.string().describe('pass as `document_id` to get_document, or in `document_ids` to search and get_documents'),
+  filename: z.string(),
+  path: stringOrNull().describe('the relative path it was uploaded or synced from, or null'),
+  project_id: z.string(),
+  project_name: z.string(),
+  content_type: z.string().describe('decided from the bytes: application/pdf, text/plain, message/rfc822 …'),
+  status: z.enum(['queued', 'processing', 'ready', 'failed']).describe('only ready documents are searchable and have text'),
+  pages: orNull(z.number().int().min(0)).describe('pages of a PDF or image, slides of a presentation; null for other types'),
+  size_bytes: z.number().int(),
+  chunk_count: z.number().int().describe('the passages search indexed'),
+  warnings: z.array(z.string()).describe('what processing noticed, e.g. pages read by OCR or without text'),
+  error: stringOrNull().describe('why processing failed, or null'),
+  attached_to: stringOrNull().describe('the id of the e-mail this file was attached to, or null'),
+  metadata: z.record(z.string(), z.unknown()).describe('what the file says about itself: an e-mail\'s `email` {from, to, cc, date, subject}, a PDF\'s title …'),
+  created_at: z.string(),
+});
+export type DocumentSummary = z.infer<typeof DocumentSummary>;
+
+/** The names of the projects `ids`, each asked once (GET /projects/{id}). */
+export async function projectNames(library: Library, ids: Iterable<string>): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const id of new Set(ids)) names.set(id, (await library.getProject(id)).name);
+  return names;
+}
+
+export function summary(d: WireDocument, projectName: string): DocumentSummary {
+  return {
+    id: d.id,
+    filename: d.filename,
+    path: d.path || null,
+    project_id: d.project_id,
+    project_name: projectName,
+    content_type: d.content_type,
+    status: d.status,
+    pages: d.pages,
+    size_bytes: d.size_bytes,
+    chunk_count: d.chunk_count,
+    warnings: d.warnings,
+    error: d.error || null,
+    attached_to: d.attached_to,
+    metadata: d.metadata ?? {},
+    created_at: d.created_at,
+  };
+}
+
+/** Documents as the tools show them, their projects' names asked once each. */
+export async function summaries(library: Library, documents: readonly WireDocument[]): Promise<DocumentSummary[]> {
+  const names = await projectNames(library, documents.map((d) => d.project_id));
+  return documents.map((d) => summary(d, names.get(d.project_id)!));
+}
+
+/**
+ * The caller's project `id`, or a tool error naming it: an id that is not a project of theirs would otherwise read
+ * as a project without matches. Asked of GET /projects/{id}, so whatever the API lets the caller see, this follows.
+ */
+export async function requireProject(library: Library, id: string) {
+  try {
+    return await library.getProject(id);
+  } catch (err) {
+    if (err instanceof LibraryError && err.status === 404) throw new LibraryError(404, 'not_found', `no project "${id}": list_projects gives the ids of yours`);
+    throw err;
+  }
+}
+
+/** The caller's document `id`, or a tool error naming it. */
+export async function requireDocument(library: Library, id: string): Promise<WireDocument> {
+  try {
+    return await library.getDocument(id);
+  } catch (err) {
+    if (err instanceof LibraryError && err.status === 404) throw new LibraryError(404, 'not_found', `no document "${id}": search or list_documents gives the ids of yours`);
+    throw err;
+  }
+}
