@@ -14,8 +14,9 @@ interface ZodIssueLike {
   message: string;
 }
 
+/** zod's error (the SDK parses with zod's core, whose errors are not Error instances). */
 const isSchemaError = (err: unknown): err is { issues: ZodIssueLike[] } =>
-  err instanceof Error && err.name === 'ZodError' && Array.isArray((err as { issues?: unknown }).issues);
+  typeof err === 'object' && err !== null && /ZodError/.test((err as { name?: unknown }).name as string) && Array.isArray((err as { issues?: unknown }).issues);
 
 /**
  * Makes a request whose params do not fit the method's schema (`tools/call` with `arguments: null`) an Invalid
@@ -32,7 +33,7 @@ export function cleanParamErrors(server: Server): void {
         return await handler(request, extra);
       } catch (err) {
         if (!isSchemaError(err)) throw err;
-        const issues = err.issues.map((i) => `${['params', ...i.path.map(String)].join('.')}: ${i.message}`);
+        const issues = err.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`);
         throw protocolError(ErrorCode.InvalidParams, `invalid ${method} request: ${issues.join('; ')}`);
       }
     });

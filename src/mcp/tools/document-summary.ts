@@ -17,7 +17,16 @@ export const DocumentSummary = z.object({
   warnings: z.array(z.string()).describe('what processing noticed, e.g. pages read by OCR or without text'),
   error: stringOrNull().describe('why processing failed, or null'),
   attached_to: stringOrNull().describe('the id of the e-mail this file was attached to, or null'),
-  metadata: z.record(z.string(), z.unknown()).describe('what the file says about itself: an e-mail\'s `email` {from, to, cc, date, subject}, a PDF\'s title …'),
+  email: z
+    .object({
+      from: stringOrNull().describe('the sender, "Name <address>"'),
+      to: z.array(z.string()).describe('the recipients'),
+      cc: z.array(z.string()).describe('the copied recipients'),
+      date: stringOrNull().describe('when it was sent, ISO 8601 when the header parses'),
+      subject: stringOrNull().describe('the subject line'),
+    })
+    .optional()
+    .describe('for an e-mail: its headers'),
   created_at: z.string(),
 });
 export type DocumentSummary = z.infer<typeof DocumentSummary>;
@@ -27,6 +36,16 @@ export async function projectNames(library: Library, ids: Iterable<string>): Pro
   const names = new Map<string, string>();
   for (const id of new Set(ids)) names.set(id, (await library.getProject(id)).name);
   return names;
+}
+
+type Email = NonNullable<DocumentSummary['email']>;
+
+/** The e-mail headers the parser records (ingest/parsers/email.ts), checked, as metadata is also the uploader's to set. */
+function isEmail(value: unknown): value is Email {
+  const e = value as Email | undefined;
+  const text = (v: unknown) => v === null || (typeof v === 'string' && v !== '');
+  const list = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return typeof e === 'object' && e !== null && text(e.from) && list(e.to) && list(e.cc) && text(e.date) && text(e.subject);
 }
 
 export function summary(d: WireDocument, projectName: string): DocumentSummary {
@@ -44,7 +63,7 @@ export function summary(d: WireDocument, projectName: string): DocumentSummary {
     warnings: d.warnings,
     error: d.error || null,
     attached_to: d.attached_to,
-    metadata: d.metadata ?? {},
+    ...(isEmail(d.metadata?.email) ? { email: d.metadata.email } : {}),
     created_at: d.created_at,
   };
 }

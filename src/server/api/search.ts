@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notFound } from '../../core/errors.js';
 import { SearchBody, toSearchQuery } from '../../search/query.js';
 import type { Services } from '../services.js';
 import { defineRoute } from './route.js';
@@ -83,6 +84,20 @@ const DocumentsResponse = z
   .object({ ...responseFields, documents: z.array(DocumentResult).describe('this page of documents, best first (`group` "document")') })
   .meta({ id: 'SearchDocumentsResponse' });
 
+/** Filter ids that are not the caller's would narrow the search to nothing, as if nothing matched: a 404 naming the first. */
+async function requireOwnIds(s: Services, userId: string, body: { project_ids?: string[]; document_ids?: string[] }): Promise<void> {
+  if (body.project_ids?.length) {
+    const own = new Set((await s.projects.names(userId, [...new Set(body.project_ids)])).map((p) => p.id));
+    const missing = body.project_ids.find((id) => !own.has(id));
+    if (missing !== undefined) throw notFound(`project "${missing}"`);
+  }
+  if (body.document_ids?.length) {
+    const own = new Set((await s.documents.getMany(userId, [...new Set(body.document_ids)])).map((d) => d.id));
+    const missing = body.document_ids.find((id) => !own.has(id));
+    if (missing !== undefined) throw notFound(`document "${missing}"`);
+  }
+}
+
 export const search = (s: Services) =>
   defineRoute({
     name: 'search',
@@ -95,9 +110,11 @@ export const search = (s: Services) =>
     responses: {
       200: { description: 'A page of ranked results (possibly none): `results` (passages), or `documents` with group "document"', schema: z.union([PassagesResponse, DocumentsResponse]) },
       400: { description: 'Invalid body (the message names the field), or a cursor this server did not issue to the caller for this search', schema: ErrorBody },
+      404: { description: 'An id in `project_ids` or `document_ids` that is not one of the caller\'s (the message names it)', schema: ErrorBody },
       409: { description: 'The index is being rebuilt for a new embedding model', schema: ErrorBody },
     },
     async handler({ body, principal }) {
+      await requireOwnIds(s, principal.userId, body);
       return { status: 200, body: await s.search.search(toSearchQuery(principal.userId, body)) };
     },
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notFound } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody } from '../schemas.js';
@@ -19,8 +20,11 @@ export const listDocuments = (s: Services) =>
     responses: {
       200: { description: 'A page of documents', schema: z.object({ documents: z.array(DocumentSchema), next_cursor: z.string().nullable() }) },
       400: { description: 'Bad query', schema: ErrorBody },
+      404: { description: 'No such project of the caller\'s (`project_id`)', schema: ErrorBody },
     },
     async handler({ query, principal }) {
+      // A project that is not the caller's would list nothing, as if it were empty: it is a 404, as on every route.
+      if (query.project_id !== undefined && !(await s.projects.get(principal.userId, query.project_id))) throw notFound(`project "${query.project_id}"`);
       const { documents, next } = await s.documents.list(principal.userId, toFilter(query), query.limit, decodeListCursor(query.sort, query.cursor), query.sort);
       return { status: 200, body: { documents: documents.map(documentToWire), next_cursor: next ? encodeListCursor(query.sort, next) : null } };
     },
