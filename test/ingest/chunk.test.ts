@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunk.js';
 import { splitSentences } from '../../src/ingest/sentences.js';
 import type { Block, ParsedDocument, TokenCounter } from '../../src/ingest/types.js';
+import { rng } from '../helpers/rng.js';
 import { loadMiniLmTokenizer } from './minilm-tokenizer.js';
 
 let tokenizer: TokenCounter;
@@ -109,14 +110,7 @@ describe('chunkDocument', () => {
   });
 
   it('records where each chunk lies, so the text rebuilds exactly even where sentences repeat across chunk boundaries', () => {
-    // Mulberry32: the same documents every run.
-    let seed = 49;
-    const rand = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rand = rng(49);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     let overlaps = 0;
     const lines = ['Total due: 120.00 EUR.', 'ERROR disk full on /var.', 'The lessee shall pay the rent monthly.', 'See clause 4.', sentence(1), 'x'];

@@ -7,20 +7,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { rng } from '../helpers/rng.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { call, httpClient, stdioClient } from './mcp-client.js';
-
-/** Mulberry32: the same texts every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Invoice, log and contract lines: long enough (≥ 16 characters) to look like an overlap when they repeat. */
 const LINES = [
