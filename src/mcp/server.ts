@@ -33,8 +33,12 @@ export interface McpServerOptions {
 /** The tools a credential with `scopes` may call. */
 export const toolsFor = (scopes: readonly string[]): ToolDefinition[] => TOOLS.filter((t) => scopes.includes(t.scope));
 
-/** A tool's config for the SDK: its arguments as a strict object, so an argument it does not name is refused, not ignored. */
-const sdkConfig = (tool: ToolDefinition) => ({ ...tool.config, inputSchema: z.strictObject(tool.config.inputSchema) });
+/**
+ * A tool's config for the SDK: its arguments as a strict object, so an argument it does not name is refused, not
+ * ignored. Made once per tool: /mcp registers every tool on each request's server.
+ */
+const sdkConfigs = new Map(TOOLS.map((tool) => [tool, { ...tool.config, inputSchema: z.strictObject(tool.config.inputSchema) }]));
+const sdkConfig = (tool: ToolDefinition) => sdkConfigs.get(tool)!;
 
 /**
  * The MCP server over one library, for one caller: the same tools and resources on both transports (the
