@@ -4,29 +4,23 @@ import { orNull, stringOrNull } from './json-schema.js';
 
 /** A document as the tools show it: what GET /api/v1/documents/{id} says, with its project's name. */
 export const DocumentSummary = z.object({
-  id: z.string().describe('pass as `document_id` to get_document, or in `document_ids` to search and get_documents'),
+  id: z.string(),
   filename: z.string(),
-  path: stringOrNull().describe('the relative path it was uploaded or synced from, or null'),
+  path: stringOrNull().describe('where it was uploaded or synced from'),
   project_id: z.string(),
   project_name: z.string(),
-  content_type: z.string().describe('decided from the bytes: application/pdf, text/plain, message/rfc822 …'),
-  status: z.enum(['queued', 'processing', 'ready', 'failed']).describe('only ready documents are searchable and have text'),
-  pages: orNull(z.number().int().min(0)).describe('pages of a PDF or image, slides of a presentation; null for other types'),
+  content_type: z.string(),
+  status: z.enum(['queued', 'processing', 'ready', 'failed']).describe('ready: searchable, with text'),
+  pages: orNull(z.number().int().min(0)).describe('PDF or image pages, slides'),
   size_bytes: z.number().int(),
-  chunk_count: z.number().int().describe('the passages search indexed'),
-  warnings: z.array(z.string()).describe('what processing noticed, e.g. pages read by OCR or without text'),
-  error: stringOrNull().describe('why processing failed, or null'),
-  attached_to: stringOrNull().describe('the id of the e-mail this file was attached to, or null'),
+  chunk_count: z.number().int(),
+  warnings: z.array(z.string()),
+  error: stringOrNull().describe('why processing failed'),
+  attached_to: stringOrNull().describe('the id of the e-mail it was attached to'),
   email: z
-    .object({
-      from: stringOrNull().describe('the sender, "Name <address>"'),
-      to: z.array(z.string()).describe('the recipients'),
-      cc: z.array(z.string()).describe('the copied recipients'),
-      date: stringOrNull().describe('when it was sent, ISO 8601 when the header parses'),
-      subject: stringOrNull().describe('the subject line'),
-    })
+    .object({ from: stringOrNull(), to: z.array(z.string()), cc: z.array(z.string()), date: stringOrNull(), subject: stringOrNull() })
     .optional()
-    .describe('for an e-mail: its headers'),
+    .describe("an e-mail's headers"),
   created_at: z.string(),
 });
 export type DocumentSummary = z.infer<typeof DocumentSummary>;
