@@ -76,14 +76,9 @@ export function docRanking(chunkDocIds: string[]): string[] {
 }
 
 /** Deterministic PRNG (mulberry32), so benches that sample build and test the same way every run. */
-export function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../test/helpers/rng.js';
+
+export { rng };
 
 /**
  * Two-sided paired randomization test on per-query scores (Smucker et al., CIKM 2007): how often

@@ -126,7 +126,7 @@ export class AccessControl {
     const roles = await this.roles(actor);
     if (!requested) return [...roles.keys()];
     const unknown = requested.filter((id) => !roles.has(id));
-    if (unknown.length > 0) throw new AppError('not_found', `project not found: ${unknown.join(', ')}`, { details: { project_ids: unknown } });
+    if (unknown.length > 0) throw new AppError('not_found', `project "${unknown[0]}" not found`, { details: { project_ids: unknown } });
     return [...new Set(requested)];
   }
 

@@ -1,5 +1,6 @@
 import { credentialShapeProblem, PASTE_HINT } from './auth/credential-shape.js';
 import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from '../terminal/errors.js';
+import { refusalText } from '../core/refusal-text.js';
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -175,7 +176,7 @@ export async function apiErrorFrom(res: Response, what: string): Promise<CliErro
   if (res.status < 500 && res.status !== 429) {
     // A refusal of what the person asked for: the server's words, without the request line or `body.` field
     // prefixes (`name: must not be empty`); the request id only helps with server failures.
-    const plain = message.replace(/^(body|query|params)\./, '').replace(/ in (body|query|params)$/, '');
+    const plain = refusalText(message);
     const hint403 = res.status === 403 ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need' : undefined;
     return new ApiError(plain, res.status, e?.code ?? `http_${res.status}`, requestId, hint403);
   }

@@ -8,9 +8,12 @@
  * - `embedText` is a short header (document title, heading path) followed by the text; the header's tokens and
  *   the model's special tokens come out of `maxTokens`, so what gets embedded is never truncated.
  * - Headings that are furniture or sentences stay out of the heading path (heading-trail.ts).
+ * - Each chunk records where it lies in the document's text (`placement`): how much of its start repeats the text
+ *   before, what separates it from that text, and where its pages start, so the text can be rebuilt exactly.
  */
 import { cleanTrails } from './heading-trail.js';
 import { splitSentences } from './sentences.js';
+import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
 
 export interface ChunkOptions {
@@ -61,7 +64,7 @@ export function* chunkStream(
   const special = opts.specialTokens ?? 2;
   // What the counter adds to every count (0 for a counter that leaves the specials out): splitToFit sums sentences.
   const countedSpecials = tokenizer.count('');
-  const next = { index: 0 };
+  const next: EmitState = { index: 0, base: 0, frontier: null };
   const totalChars = doc.blocks.reduce((n, b) => n + b.text.length, 0);
   let doneChars = 0;
 
@@ -90,7 +93,17 @@ export function* chunkStream(
       const first = group[0]!.block === 0 && group[0]!.start === 0;
       yield* emit(group, blocks, first ? firstHeader : header, headings, budget, tokenizer, next);
     }
+    next.base += blocks.length;
   }
+}
+
+/** What emit carries from chunk to chunk: the next index, and where the text given so far ends. */
+interface EmitState {
+  index: number;
+  /** The document-wide number of the current section's first block. */
+  base: number;
+  /** The end of the text the chunks so far hold: a block (document-wide number) and an offset in its text. */
+  frontier: { block: number; end: number } | null;
 }
 
 /** Runs of blocks that share a heading path; lazy, so a huge document is not regrouped up front. */
@@ -153,14 +166,14 @@ function* emit(
   headings: string[],
   budget: number,
   tokenizer: TokenCounter,
-  next: { index: number },
+  next: EmitState,
 ): Generator<Chunk> {
   // Token counts of pieces add up almost exactly (splits fall on whitespace); the real count has the last word.
   const limit = budget + tokenizer.count(header);
   let pieces = group;
   const overflow: Piece[] = [];
   for (;;) {
-    const text = render(pieces, blocks);
+    const { text, parts } = render(pieces, blocks);
     const embedText = header + text;
     const tokenCount = tokenizer.count(embedText);
     if (tokenCount > limit && pieces.length > 1) {
@@ -170,7 +183,7 @@ function* emit(
     }
     if (text.trim()) {
       const pages = pieces.map((p) => p.page).filter((p): p is number => p !== undefined);
-      const chunk: Chunk = { index: next.index++, text, embedText, headings: [...headings], tokenCount };
+      const chunk: Chunk = { index: next.index++, text, embedText, headings: [...headings], tokenCount, placement: place(text, parts, blocks, next) };
       if (pages.length) {
         chunk.pageStart = Math.min(...pages);
         chunk.pageEnd = Math.max(...pages);
@@ -183,9 +196,18 @@ function* emit(
   if (overflow.length) yield* emit(overflow, blocks, header, headings, budget, tokenizer, next);
 }
 
+/** A stretch of one block in a chunk's text: [start, end) in the block's text, found at `at` in the chunk's. */
+interface Part {
+  block: number;
+  start: number;
+  end: number;
+  at: number;
+}
+
 /** The original text each piece covers, contiguous pieces of one block rejoined, blocks separated by a blank line. */
-function render(pieces: Piece[], blocks: Block[]): string {
-  const parts: string[] = [];
+function render(pieces: Piece[], blocks: Block[]): { text: string; parts: Part[] } {
+  const parts: Part[] = [];
+  let text = '';
   let i = 0;
   while (i < pieces.length) {
     const first = pieces[i]!;
@@ -193,10 +215,51 @@ function render(pieces: Piece[], blocks: Block[]): string {
     while (i + 1 < pieces.length && pieces[i + 1]!.block === first.block && pieces[i + 1]!.start >= last.end) {
       last = pieces[++i]!;
     }
-    parts.push(blocks[first.block]!.text.slice(first.start, last.end).trim());
+    const slice = blocks[first.block]!.text.slice(first.start, last.end);
+    const trimmed = slice.trim();
+    if (trimmed) {
+      if (text) text += '\n\n';
+      const start = first.start + slice.length - slice.trimStart().length;
+      parts.push({ block: first.block, start, end: start + trimmed.length, at: text.length });
+      text += trimmed;
+    }
     i++;
   }
-  return parts.filter((p) => p).join('\n\n');
+  return { text, parts };
+}
+
+/**
+ * Where a chunk's text lies in the document's text (the blocks' trimmed texts, a blank line between two), from
+ * the pieces it was made of, never from its words: a sentence that repeats is not mistaken for the overlap.
+ * Moves `state.frontier` past the chunk.
+ */
+function place(text: string, parts: Part[], blocks: Block[], state: EmitState): ChunkPlacement {
+  const { base, frontier } = state;
+  let overlap = 0;
+  for (const p of parts) {
+    const block = base + p.block;
+    if (!frontier || block > frontier.block || (block === frontier.block && p.start >= frontier.end)) break;
+    overlap = p.at + (block < frontier.block ? p.end : Math.min(p.end, frontier.end)) - p.start;
+  }
+  let separator = '';
+  if (overlap > 0) {
+    const rest = text.slice(overlap);
+    separator = rest.slice(0, rest.length - rest.trimStart().length);
+    overlap += separator.length;
+  } else if (frontier && parts.length) {
+    const first = parts[0]!;
+    separator = base + first.block === frontier.block ? blocks[first.block]!.text.slice(frontier.end, first.start) : '\n\n';
+  }
+  const pageStarts: [number, number][] = [];
+  for (const p of parts) {
+    const page = blocks[p.block]!.page;
+    if (page !== undefined && page !== pageStarts.at(-1)?.[1]) pageStarts.push([p.at, page]);
+  }
+  const last = parts.at(-1);
+  if (last && (!frontier || base + last.block > frontier.block || (base + last.block === frontier.block && last.end > frontier.end))) {
+    state.frontier = { block: base + last.block, end: last.end };
+  }
+  return { overlap, separator, page_starts: pageStarts };
 }
 
 /**

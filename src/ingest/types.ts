@@ -4,6 +4,7 @@
  */
 
 import type { CitationUnit } from '../core/citation-label.js';
+import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 
 /** The content types the pipeline accepts, decided from the bytes (see sniff.ts and sniff-zip.ts). */
 export const PDF = 'application/pdf';
@@ -135,6 +136,8 @@ export interface Chunk {
   tokenCount: number;
   /** Some of the text came from OCR. */
   ocr?: boolean;
+  /** Where the text lies in the document's text: how it rebuilds without the overlaps. */
+  placement: ChunkPlacement;
 }
 
 /** The accepted types as a person reads them, for messages ("accepted: …"); legacy Office where LibreOffice converts it. */

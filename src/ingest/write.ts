@@ -30,6 +30,7 @@ export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Arr
     page_start: c.pageStart ?? null,
     page_end: c.pageEnd ?? null,
     ocr: c.ocr === true,
+    placement: JSON.stringify(c.placement),
     vector: vectors[i]!,
   }));
 }

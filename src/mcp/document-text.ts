@@ -1,73 +1,90 @@
-import type { Library, WireTextChunk } from './library.js';
+import { type Library, LibraryError, type WireDocument, type WireTextChunk, type WireUnit } from './library.js';
 
 /** Chunks asked for per request while a document's text is read (the API's most). */
 const CHUNKS_PER_REQUEST = 500;
-/** How far back a chunk's start is looked for in the text before it (chunks overlap by a few sentences). */
-const OVERLAP_WINDOW = 4000;
-/** Shortest run taken as the overlap: shorter ones are coincidences (a repeated word). */
-const MIN_OVERLAP = 16;
+
+/** A document's chunks in order, and what their pages count (GET /documents/{id}/text). */
+export interface DocumentChunks {
+  unit: WireUnit | null;
+  chunks: WireTextChunk[];
+}
 
 export interface AssembledText {
   text: string;
-  /** Where each page's text starts in `text`, in page order; empty for formats without pages. */
-  pages: { page: number; offset: number }[];
+  /** Each marker line ("[page N]") in order: where it starts in `text`, and the pages it stands for. */
+  pages: { page: number; last: number; offset: number }[];
+  /**
+   * The chunks were indexed by an older release, which did not record where each lies in the text: they are
+   * joined whole, so the sentences consecutive chunks share appear twice.
+   */
+  overlapsKept: boolean;
 }
 
 /** Every chunk of a document, in order, read a request at a time. */
-export async function readChunks(library: Library, documentId: string): Promise<WireTextChunk[]> {
+export async function readChunks(library: Library, documentId: string): Promise<DocumentChunks> {
   const chunks: WireTextChunk[] = [];
+  let unit: WireUnit | null = null;
   let cursor: string | undefined;
   do {
     const page = await library.documentText(documentId, { limit: CHUNKS_PER_REQUEST, ...(cursor ? { cursor } : {}) });
+    unit = page.unit;
     for (const p of page.pages) chunks.push(...p.chunks);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
-  return chunks;
+  return { unit, chunks };
 }
 
 /**
- * Where `next` starts repeating the end of `text`: consecutive chunks of a section share their overlapping
- * sentences verbatim (ingest/chunk.ts), so the longest suffix of `text` that is a prefix of `next` is the overlap.
- * Found by searching the text's tail for the chunk's first characters, then checking each candidate in full.
+ * A document's text as one string, rebuilt from its chunks by where the chunker recorded each lies (each chunk's
+ * separator, then its text after the overlap): the document's text exactly, never guessed from repeated words.
+ * A line "[page N]" ("[slide N]", "[row N]", "[chapter N]" by the type's unit) marks where each page starts, so
+ * an agent can cite it. Chunks without placements (an older release's) are joined whole, a blank line between.
  */
-function overlapLength(text: string, next: string): number {
-  const from = Math.max(0, text.length - OVERLAP_WINDOW);
-  const probe = next.slice(0, MIN_OVERLAP);
-  if (probe.length < MIN_OVERLAP) return 0;
-  for (let at = text.indexOf(probe, from); at !== -1; at = text.indexOf(probe, at + 1)) {
-    const length = text.length - at;
-    if (length <= next.length && next.startsWith(text.slice(at))) return length;
-  }
-  return 0;
-}
-
-/** The line that says where a chunk's page (or pages) start. */
-const pageLine = (c: WireTextChunk) => (c.page_end !== null && c.page_end > c.page_start! ? `[pages ${c.page_start}–${c.page_end}]` : `[page ${c.page_start}]`);
-
-/**
- * A document's text as one string, rebuilt from its chunks without their overlaps, with a `[page N]` line where
- * a chunk on a new page starts (`[pages N–M]` for a chunk that runs across pages), so an agent can cite pages.
- */
-export function assembleText(chunks: readonly WireTextChunk[]): string {
+export function assembleText({ unit, chunks }: DocumentChunks): AssembledText {
+  const label = unit ?? 'page';
+  const pages: AssembledText['pages'] = [];
   let text = '';
-  let lastPage: number | null = null;
-  for (const chunk of chunks) {
-    const overlap = text ? overlapLength(text, chunk.text) : 0;
-    const rest = chunk.text.slice(overlap);
-    const page = chunk.page_start;
-    if (page !== null && page !== lastPage) {
-      text += `${text ? '\n\n' : ''}${pageLine(chunk)}\n${rest.trimStart()}`;
-      lastPage = chunk.page_end ?? page;
-    } else {
-      text += overlap > 0 ? rest : `${text ? '\n\n' : ''}${rest}`;
+  const mark = (page: number, last = page) => {
+    pages.push({ page, last, offset: text.length });
+    text += last > page ? `[${label}s ${page}–${last}]\n` : `[${label} ${page}]\n`;
+  };
+  if (chunks.every((c) => c.placement)) {
+    let current: number | undefined;
+    for (const { text: chunkText, placement } of chunks) {
+      const { overlap, separator, page_starts } = placement!;
+      text += separator;
+      let from = overlap;
+      for (const [at, page] of page_starts) {
+        if (at < overlap || page === current) continue;
+        text += chunkText.slice(from, at);
+        mark(page);
+        from = at;
+        current = page;
+      }
+      text += chunkText.slice(from);
     }
+    return { text, pages, overlapsKept: false };
   }
-  return text;
+  let previous: number | null = null;
+  for (const c of chunks) {
+    if (text) text += '\n\n';
+    if (c.page_start !== null && c.page_start !== previous) mark(c.page_start, c.page_end ?? c.page_start);
+    previous = c.page_start;
+    text += c.text;
+  }
+  return { text, pages, overlapsKept: true };
 }
 
-/** The chunks that hold any of the pages from `from` to `to` (a chunk runs across pages: it is in if it touches one). */
-export function chunksOnPages(chunks: readonly WireTextChunk[], from = 1, to = Infinity): WireTextChunk[] {
-  return chunks.filter((c) => c.page_start !== null && c.page_start <= to && (c.page_end ?? c.page_start) >= from);
+/**
+ * The stretch of `text` that holds pages `from` to `to`: from the first marker of a page in the range to the
+ * first marker past it (a marker of a span of pages counts when it reaches into the range). Null when none does.
+ */
+export function pagesRange(assembled: AssembledText, from = 1, to = Infinity): { start: number; end: number } | null {
+  const { pages, text } = assembled;
+  const first = pages.findIndex((p) => p.last >= from && p.page <= to);
+  if (first < 0) return null;
+  const after = pages.findIndex((p, i) => i > first && p.page > to);
+  return { start: pages[first]!.offset, end: after < 0 ? text.length : pages[after]!.offset };
 }
 
 /** The end of a window of at most `max` characters from `start`, moved back to a space so a word is not cut. */
@@ -78,4 +95,59 @@ export function windowEnd(text: string, start: number, max: number): number {
   const newline = text.lastIndexOf('\n', end - 1);
   const cut = Math.max(space, newline);
   return cut > start + max / 2 ? cut + 1 : end;
+}
+
+/** A window of a document's text, as get_document and get_documents answer it. */
+export interface TextWindow {
+  text: string;
+  offset: number;
+  end: number;
+  total_chars: number;
+  next_offset: number | null;
+  cut: boolean;
+  note?: string;
+}
+
+/**
+ * Up to `max_chars` of a document's text (or of its pages `page_from`–`page_to`) from `offset`, ending at a space.
+ * A document that is not ready has no text yet: an empty window and a note that says why.
+ */
+export async function readWindow(
+  library: Library,
+  document: WireDocument,
+  want: { page_from?: number; page_to?: number; offset?: number; max_chars: number },
+): Promise<TextWindow> {
+  if (document.status !== 'ready') {
+    const note =
+      document.status === 'failed'
+        ? `the document failed to process: ${document.error ?? 'no reason recorded'}`
+        : `the document is ${document.status}: its text is available once it is ready`;
+    return { text: '', offset: 0, end: 0, total_chars: 0, next_offset: null, cut: false, note };
+  }
+  const read = await readChunks(library, document.id);
+  const assembled = assembleText(read);
+  let text = assembled.text;
+  if (want.page_from !== undefined || want.page_to !== undefined) {
+    const range = pagesRange(assembled, want.page_from, want.page_to);
+    if (!range) {
+      const unit = read.unit ?? 'page';
+      const last = assembled.pages.at(-1)?.last ?? 0;
+      throw new LibraryError(400, 'invalid_request', last === 0 ? 'this document has no pages: read it by offset instead' : `${unit} ${want.page_from ?? want.page_to} is past the document's last ${unit} (${last})`);
+    }
+    text = text.slice(range.start, range.end).trimEnd();
+  }
+  const start = Math.min(want.offset ?? 0, text.length);
+  const end = windowEnd(text, start, want.max_chars);
+  const cut = end < text.length;
+  return {
+    text: text.slice(start, end),
+    offset: start,
+    end,
+    total_chars: text.length,
+    next_offset: cut ? end : null,
+    cut,
+    ...(assembled.overlapsKept
+      ? { note: 'indexed by an older release, which did not record where its passages overlap: the sentences two passages share appear twice' }
+      : {}),
+  };
 }

@@ -30,6 +30,8 @@ export interface WireDocument {
   error: string | null;
   path: string | null;
   attached_to: string | null;
+  /** What the file says about itself: an e-mail's `email` (from, to, cc, date, subject), a PDF's title … */
+  metadata: Record<string, unknown>;
   created_at: string;
   updated_at: string;
   duplicate?: boolean;
@@ -75,8 +77,11 @@ export interface WireSearchRequest {
   mode: 'hybrid' | 'vector' | 'keyword';
   group: 'none' | 'document';
   project_ids?: string[];
+  document_ids?: string[];
   cursor?: string;
 }
+
+export type WireUnit = 'page' | 'slide' | 'row' | 'chapter';
 
 export interface WireTextChunk {
   id: string;
@@ -86,11 +91,13 @@ export interface WireTextChunk {
   page_start: number | null;
   page_end: number | null;
   ocr: boolean;
+  placement: { overlap: number; separator: string; page_starts: [number, number][] } | null;
 }
 
 export interface WireDocumentText {
   document_id: string;
   status: WireDocument['status'];
+  unit: WireUnit | null;
   pages: { page: number | null; chunks: WireTextChunk[] }[];
   next_cursor: string | null;
 }
@@ -99,6 +106,7 @@ export interface DocumentListFilter {
   project_id?: string;
   status?: WireDocument['status'];
   filename?: string;
+  path?: string;
   limit: number;
   cursor?: string;
 }
@@ -112,6 +120,7 @@ export interface NewNote {
 export interface Library {
   search(request: WireSearchRequest): Promise<WireSearchResponse>;
   listProjects(page: { limit: number; cursor?: string }): Promise<{ projects: WireProject[]; next_cursor: string | null }>;
+  getProject(id: string): Promise<WireProject>;
   listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }>;
   getDocument(id: string): Promise<WireDocument>;
   /** The document's chunks in order (GET /documents/{id}/text), `limit` at a time. */

@@ -12,3 +12,8 @@ export const DEFAULT_LIST_LIMIT = 25;
 export const MAX_LIST_LIMIT = 100;
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
+/** get_documents: documents per call, and characters of text in all by default. */
+export const MAX_MULTI_DOCUMENTS = 20;
+export const DEFAULT_MULTI_CHARS = 50_000;
+/** search: ids in project_ids or document_ids, each checked to be the caller's. */
+export const MAX_FILTER_IDS = 50;

@@ -1,14 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { assembleText, readChunks, windowEnd } from './document-text.js';
+import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { readWindow } from './document-text.js';
 import { type Library, LibraryError } from './library.js';
 import { MAX_LIST_LIMIT, MAX_WINDOW_CHARS } from './limits.js';
+import { protocolError } from './protocol-errors.js';
+
+/** MCP's "resource not found" (2025-11-25 §resources, error handling). */
+const RESOURCE_NOT_FOUND = -32002;
 
 const SCHEME = 'docsearch://documents/';
 export const DOCUMENT_TEMPLATE = `${SCHEME}{id}`;
@@ -16,7 +14,7 @@ export const DOCUMENT_TEMPLATE = `${SCHEME}{id}`;
 export const documentUri = (id: string) => SCHEME + encodeURIComponent(id);
 
 function idOf(uri: string): string {
-  if (!uri.startsWith(SCHEME)) throw new McpError(ErrorCode.InvalidParams, `unknown resource ${uri}: documents are ${DOCUMENT_TEMPLATE}`);
+  if (!uri.startsWith(SCHEME)) throw protocolError(ErrorCode.InvalidParams, `unknown resource ${uri}: documents are ${DOCUMENT_TEMPLATE}`);
   return decodeURIComponent(uri.slice(SCHEME.length));
 }
 
@@ -25,10 +23,10 @@ async function asProtocolError<T>(work: () => Promise<T>, report: (err: unknown)
   try {
     return await work();
   } catch (err) {
-    if (err instanceof McpError) throw err;
-    if (err instanceof LibraryError) throw new McpError(err.status === 404 ? -32002 : ErrorCode.InvalidParams, err.message);
+    if (err instanceof LibraryError) throw protocolError(err.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, `${err.message} (${err.code})`);
+    if (err instanceof Error && Number.isInteger((err as { code?: unknown }).code)) throw err;
     report(err);
-    throw new McpError(ErrorCode.InternalError, 'reading the resource failed on the server');
+    throw protocolError(ErrorCode.InternalError, 'reading the resource failed on the server');
   }
 }
 
@@ -55,7 +53,8 @@ export function registerDocumentResources(server: Server, library: Library, repo
       const cursor = request.params?.cursor;
       const page = await library.listDocuments({ limit: MAX_LIST_LIMIT, status: 'ready', ...(cursor ? { cursor } : {}) });
       return {
-        resources: page.documents.map((d) => ({ uri: documentUri(d.id), name: d.filename, mimeType: 'text/plain', size: d.size_bytes })),
+        // No `size`: it would be the text's, which only reading every chunk tells (the file's size is not it).
+        resources: page.documents.map((d) => ({ uri: documentUri(d.id), name: d.filename, mimeType: 'text/plain' })),
         ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}),
       };
     }, report),
@@ -64,12 +63,9 @@ export function registerDocumentResources(server: Server, library: Library, repo
     asProtocolError(async () => {
       const uri = request.params.uri;
       const document = await library.getDocument(idOf(uri));
-      if (document.status !== 'ready') {
-        return { contents: [{ uri, mimeType: 'text/plain', text: `(${document.filename} is ${document.status}${document.error ? `: ${document.error}` : ''})` }] };
-      }
-      const text = assembleText(await readChunks(library, document.id));
-      const end = windowEnd(text, 0, MAX_WINDOW_CHARS);
-      const shown = end < text.length ? `${text.slice(0, end)}\n\n[cut at ${end} of ${text.length} characters: call get_document with offset ${end} to read on]` : text;
+      const window = await readWindow(library, document, { max_chars: MAX_WINDOW_CHARS });
+      const text = window.note && !window.text ? `(${document.filename}: ${window.note})` : window.text;
+      const shown = window.cut ? `${text}\n\n[cut at ${window.end} of ${window.total_chars} characters: call get_document with offset ${window.end} to read on]` : text;
       return { contents: [{ uri, mimeType: 'text/plain', text: shown }] };
     }, report),
   );

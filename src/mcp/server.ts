@@ -2,28 +2,43 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type JSONRPCMessage, ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { z } from 'zod';
 import type { Library } from './library.js';
+import { cleanParamErrors } from './protocol-errors.js';
 import { registerDocumentResources } from './resources.js';
 import { runTool } from './tool-result.js';
 import { addDocumentTool } from './tools/add-document.js';
 import { getDocumentTool } from './tools/get-document.js';
+import { getDocumentsTool } from './tools/get-documents.js';
 import { listDocumentsTool } from './tools/list-documents.js';
 import { listProjectsTool } from './tools/list-projects.js';
 import { searchTool } from './tools/search.js';
 import type { ToolDefinition } from './tools/tool.js';
 
-export const TOOLS: readonly ToolDefinition[] = [searchTool, getDocumentTool, listProjectsTool, listDocumentsTool, addDocumentTool];
+export const TOOLS: readonly ToolDefinition[] = [searchTool, getDocumentTool, getDocumentsTool, listProjectsTool, listDocumentsTool, addDocumentTool];
 
 const INSTRUCTIONS =
-  "docsearch holds the user's own documents (PDF, Word, text), in projects. To answer from them: search, then read around " +
-  'the best hits with get_document and cite the file name and page. list_projects and list_documents show what is there; ' +
-  'add_document saves a note for later.';
+  "docsearch holds the user's own documents (PDF, Word and OpenDocument files, slides, spreadsheets, e-books, web pages, e-mails, " +
+  'Markdown and text, scans read by OCR), in projects. To answer from them: search, then read around the best hits with ' +
+  'get_document and cite the file name and page. list_projects and list_documents show what is there; add_document saves a note for later.';
 
 export interface McpServerOptions {
   version: string;
+  /** The caller's scopes: only the tools they allow are listed and callable. */
+  scopes: readonly string[];
   /** Called with an unexpected failure (a bug, a store down); the client only learns that the call failed. */
   report: (err: unknown) => void;
 }
+
+/** The tools a credential with `scopes` may call. */
+export const toolsFor = (scopes: readonly string[]): ToolDefinition[] => TOOLS.filter((t) => scopes.includes(t.scope));
+
+/**
+ * A tool's config for the SDK: its arguments as a strict object, so an argument it does not name is refused, not
+ * ignored. Made once per tool: /mcp registers every tool on each request's server.
+ */
+const sdkConfigs = new Map(TOOLS.map((tool) => [tool, { ...tool.config, inputSchema: z.strictObject(tool.config.inputSchema) }]));
+const sdkConfig = (tool: ToolDefinition) => sdkConfigs.get(tool)!;
 
 /**
  * The MCP server over one library, for one caller: the same tools and resources on both transports (the
@@ -36,23 +51,33 @@ export function createMcpServer(library: Library, opts: McpServerOptions): McpSe
     // for) each time: a quarter of a millisecond of every /mcp request. One per process serves them all.
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
-  for (const tool of TOOLS) {
-    server.registerTool(tool.name, tool.config, ((args: Record<string, unknown>) => runTool(() => tool.run(library, args), opts.report)) as never);
+  const tools = toolsFor(opts.scopes);
+  for (const tool of tools) {
+    server.registerTool(tool.name, sdkConfig(tool), ((args: Record<string, unknown>) => runTool(() => tool.run(library, args), opts.report)) as never);
   }
   registerDocumentResources(server.server, library, opts.report);
   // The SDK converts every tool's zod schemas to JSON Schema on each tools/list (bench/results/mcp.md), and /mcp builds a
-  // server per request: the answer is the same for every caller, so it is made by the SDK once and kept.
-  server.server.setRequestHandler(ListToolsRequestSchema, () => (toolList ??= sdkToolList(opts.version).catch((err: unknown) => ((toolList = undefined), Promise.reject(err)))));
+  // server per request: the answer is the same for every caller with the same tools, so it is made by the SDK once and kept.
+  const key = tools.map((t) => t.name).join(',');
+  server.server.setRequestHandler(ListToolsRequestSchema, () => {
+    let answer = toolLists.get(key);
+    if (!answer) {
+      answer = sdkToolList(opts.version, tools).catch((err: unknown) => (toolLists.delete(key), Promise.reject(err)));
+      toolLists.set(key, answer);
+    }
+    return answer;
+  });
+  cleanParamErrors(server.server);
   return server;
 }
 
-let toolList: Promise<ListToolsResult> | undefined;
+const toolLists = new Map<string, Promise<ListToolsResult>>();
 let validator: AjvJsonSchemaValidator | undefined;
 
 /** tools/list as the SDK's own handler answers it, from a server of the same tools over no library. */
-async function sdkToolList(version: string): Promise<ListToolsResult> {
+async function sdkToolList(version: string, tools: readonly ToolDefinition[]): Promise<ListToolsResult> {
   const server = new McpServer({ name: 'docsearch', version });
-  for (const tool of TOOLS) server.registerTool(tool.name, tool.config, (() => ({ content: [] })) as never);
+  for (const tool of tools) server.registerTool(tool.name, sdkConfig(tool), (() => ({ content: [] })) as never);
   const [ours, theirs] = InMemoryTransport.createLinkedPair();
   await server.connect(ours);
   try {

@@ -26,8 +26,8 @@ export const SearchBody = z.strictObject({
     .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
     .describe(`what to look for, in natural language (1..${MAX_QUERY_CHARS} characters after trimming)`),
   limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10).describe(`most results (passages, or documents when grouped) on this page (1..${MAX_SEARCH_LIMIT})`),
-  project_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these projects (ids of other users match nothing)'),
-  document_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these documents (ids of other users match nothing)'),
+  project_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these projects (an id that is not the caller\'s is a 404)'),
+  document_ids: z.array(Id).max(MAX_FILTER_IDS).optional().describe('only chunks of these documents (an id that is not the caller\'s is a 404)'),
   mode: z.enum(SEARCH_MODES).default('hybrid').describe('hybrid: vector ∪ keyword, their scores fused; vector or keyword alone'),
   rerank: z.boolean().default(true).describe('apply the configured reranker to the top candidates'),
   group: z

@@ -7,7 +7,6 @@
  * Each operation that changes something runs on a project of its own (made like P), so a cell that wrongly let a
  * change through cannot spoil the cells after it.
  */
-import type Router from '@koa/router';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountPages } from '../../src/server/app.js';
@@ -273,7 +272,8 @@ async function ownApp(w: WebSide): Promise<string> {
 }
 
 /** A tool error's words as a cell. */
-function toolOutcome(res: { isError?: boolean; content?: unknown; structuredContent?: unknown }, shows?: (body: any) => boolean): Outcome {
+function toolOutcome(answer: unknown, shows?: (body: any) => boolean): Outcome {
+  const res = answer as { isError?: boolean; content?: unknown; structuredContent?: unknown };
   if (!res.isError) return shows && !shows(res.structuredContent) ? '∅' : '✓';
   const text = ((res.content as { text?: string }[]) ?? []).map((c) => c.text ?? '').join(' ').toLowerCase();
   if (/not found|no such/.test(text)) return '404';
@@ -318,7 +318,7 @@ function webRoutes(): string[] {
       return recorder;
     };
   }
-  mountPages(recorder as unknown as Router<never>, {} as Services, [oauthRouters({} as OAuthProvider)]);
+  mountPages(recorder as unknown as Parameters<typeof mountPages>[0], {} as Services, [oauthRouters({} as OAuthProvider)]);
   return seen;
 }
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunk.js';
 import { splitSentences } from '../../src/ingest/sentences.js';
 import type { Block, ParsedDocument, TokenCounter } from '../../src/ingest/types.js';
+import { rng } from '../helpers/rng.js';
 import { loadMiniLmTokenizer } from './minilm-tokenizer.js';
 
 let tokenizer: TokenCounter;
@@ -106,6 +107,54 @@ describe('chunkDocument', () => {
 
   it('returns no chunks for a document without text', () => {
     expect(chunkDocument(doc([]), { tokenizer, maxTokens: 256, overlapTokens: 32, title: 'x' })).toEqual([]);
+  });
+
+  it('records where each chunk lies, so the text rebuilds exactly even where sentences repeat across chunk boundaries', () => {
+    const rand = rng(49);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    let overlaps = 0;
+    const lines = ['Total due: 120.00 EUR.', 'ERROR disk full on /var.', 'The lessee shall pay the rent monthly.', 'See clause 4.', sentence(1), 'x'];
+    for (let round = 0; round < 40; round++) {
+      const blocks: Block[] = [];
+      let headings: string[] = [];
+      for (let b = 0; b < 2 + Math.floor(rand() * 10); b++) {
+        if (rand() < 0.15) {
+          headings = [pick(['Terms', 'Log', 'Invoice'])];
+          blocks.push({ text: headings[0]!, headings, kind: 'heading', page: 1 + Math.floor(b / 3) });
+          continue;
+        }
+        // Lines that repeat one after another (three times, at random), joined by the whitespace a parser leaves.
+        const body: string[] = [];
+        for (let l = 0; l < 1 + Math.floor(rand() * 30); l++) {
+          const line = pick(lines);
+          for (let r = rand() < 0.4 ? 3 : 1; r > 0; r--) body.push(line, pick([' ', '\n', '  ', ' \n']));
+        }
+        blocks.push({ text: ` ${body.join('')}`, headings, kind: 'paragraph', page: 1 + Math.floor(b / 3) });
+      }
+      const expected = blocks.map((b) => b.text.trim()).join('\n\n');
+      // Where each page starts in that text: at its first block.
+      const expectedPages: [number, number][] = [];
+      blocks.reduce((at, b) => {
+        if (b.page !== expectedPages.at(-1)?.[1]) expectedPages.push([at, b.page!]);
+        return at + b.text.trim().length + 2;
+      }, 0);
+      for (const [maxTokens, overlapTokens] of [[40, 20], [64, 32], [128, 8]] as const) {
+        const chunks = chunkDocument(doc(blocks), { tokenizer, maxTokens, overlapTokens, title: 'T' });
+        let rebuilt = '';
+        const pages: [number, number][] = [];
+        for (const { text, placement } of chunks) {
+          rebuilt += placement.separator;
+          for (const [at, page] of placement.page_starts) {
+            if (at >= placement.overlap && page !== pages.at(-1)?.[1]) pages.push([rebuilt.length + at - placement.overlap, page]);
+          }
+          rebuilt += text.slice(placement.overlap);
+        }
+        expect(rebuilt).toBe(expected);
+        expect(pages).toEqual(expectedPages);
+        overlaps += chunks.filter((c) => c.placement.overlap > 0).length;
+      }
+    }
+    expect(overlaps).toBeGreaterThan(100);
   });
 
   it('rejects nonsensical sizes', () => {

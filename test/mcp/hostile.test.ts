@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon } from '../helpers/daemon.js';
+import { rng } from '../helpers/rng.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
@@ -27,16 +28,6 @@ daemonForSuite(async (daemon) => {
   documentId = up.body.documents[0].id;
   expect(up.body.documents[0].status).toBe('ready');
 });
-
-/** Deterministic PRNG (mulberry32): the same 1,000 bodies every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * What a hostile body must get: `http` a 4xx refusal with a JSON-RPC error object (the envelope itself is bad),

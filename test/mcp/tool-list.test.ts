@@ -8,6 +8,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { describe, expect, it } from 'vitest';
 import { addUser, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { z } from 'zod';
 import { TOOLS } from '../../src/mcp/server.js';
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -15,7 +16,7 @@ const HEADERS = { accept: 'application/json, text/event-stream', 'content-type':
 
 async function sdkAnswer(): Promise<unknown> {
   const plain = new McpServer({ name: 'docsearch', version: '1' });
-  for (const tool of TOOLS) plain.registerTool(tool.name, tool.config, (() => ({ content: [] })) as never);
+  for (const tool of TOOLS) plain.registerTool(tool.name, { ...tool.config, inputSchema: z.strictObject(tool.config.inputSchema) }, (() => ({ content: [] })) as never);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await plain.connect(transport);
   try {

@@ -72,9 +72,9 @@ describe('MCP tools', () => {
     await bobClient?.close();
   });
 
-  it('lists five tools with input and output schemas, and marks the read-only ones', async () => {
+  it('lists six tools with input and output schemas, and marks the read-only ones', async () => {
     const { tools } = await aliceClient.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['add_document', 'get_document', 'list_documents', 'list_projects', 'search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['add_document', 'get_document', 'get_documents', 'list_documents', 'list_projects', 'search']);
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(80);
       expect(t.inputSchema.type).toBe('object');
@@ -143,13 +143,20 @@ describe('MCP tools', () => {
     expect(found.results[0].document_id).toBe(out.document.id);
   });
 
-  it('a read-only key searches but cannot add documents', async () => {
+  it('a read-only key searches, is not offered add_document and cannot call it', async () => {
     const ro = await httpClient(d, readOnlyKey);
     try {
       expect((await call(ro, 'search', { query: 'lighthouse keeper' })).results.length).toBeGreaterThan(0);
-      expect(await callError(ro, 'add_document', { filename: 'x.md', text: 'not allowed' })).toMatch(/write:documents/);
+      expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('add_document');
+      expect(await callError(ro, 'add_document', { filename: 'x.md', text: 'not allowed' })).toMatch(/add_document not found/);
     } finally {
       await ro.close();
+    }
+    const stdio = await stdioClient(d.url, readOnlyKey);
+    try {
+      expect((await stdio.listTools()).tools.map((t) => t.name)).not.toContain('add_document');
+    } finally {
+      await stdio.close();
     }
     const listed = await api(d, '/api/v1/documents?filename=x.md', { token: alice.apiKey });
     expect(listed.body.documents).toEqual([]);
@@ -158,10 +165,11 @@ describe('MCP tools', () => {
   it("one user never sees another's documents", async () => {
     const out = await call(bobClient, 'search', { query: 'lighthouse beacon violet', mode: 'keyword' });
     expect(out.results ?? []).toEqual([]);
-    expect(await callError(bobClient, 'get_document', { document_id: pdfId })).toMatch(/not found/);
+    expect(await callError(bobClient, 'get_document', { document_id: pdfId })).toBe(`no document "${pdfId}": search or list_documents gives the ids of yours (not_found)`);
     expect((await call(bobClient, 'list_documents', {})).documents).toEqual([]);
     expect((await bobClient.listResources()).resources).toEqual([]);
-    await expect(bobClient.readResource({ uri: `docsearch://documents/${pdfId}` })).rejects.toThrow(/not found/);
+    // One "MCP error -32002: " (the client's), not two.
+    await expect(bobClient.readResource({ uri: `docsearch://documents/${pdfId}` })).rejects.toThrow(/^MCP error -32002: document not found \(not_found\)$/);
   });
 
   it('serves each document as a resource', async () => {
@@ -192,11 +200,11 @@ describe('MCP tools', () => {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('get_document');
       const out = await call(client, 'search', { query: 'beacon colour on page 3', mode: 'keyword' });
       expect(out.results.find((r: any) => r.text.includes('teal'))).toMatchObject({ document_id: pdfId, page_start: 3 });
-      expect(await callError(client, 'get_document', { document_id: 'doc_missing' })).toMatch(/not found/);
+      expect(await callError(client, 'get_document', { document_id: 'doc_missing' })).toMatch(/no document "doc_missing"/);
     } finally {
       await client.close();
     }
-    expect(stderr.join('')).toContain(`serving ${d.url} on stdio`);
+    expect(stderr.join('')).toContain(`serving ${d.url} on stdio (read:documents, write:documents)`);
   });
 
   it('the MCP Inspector CLI lists the tools of docsearch mcp and calls search', async () => {

@@ -108,7 +108,7 @@ describe('search API (builtin reranker)', () => {
     expect(bobs.body.results[0].document.id).toBe(docs.bobGarden);
   });
 
-  it("holds project and document filters, and names another user's ids as not found (never an empty answer)", async () => {
+  it('holds project and document filters, and an id that is not the caller\'s is a 404 naming it', async () => {
     const inP2 = await search(d, alice.apiKey, { query: 'tomatoes sunlight', project_ids: [aliceProject2], limit: 100 });
     expect(inP2.status).toBe(200);
     expect(inP2.body.results.length).toBeGreaterThan(0);
@@ -117,12 +117,15 @@ describe('search API (builtin reranker)', () => {
     const byDoc = await search(d, alice.apiKey, { query: 'planets', document_ids: [docs.alicePdf], limit: 100 });
     for (const r of byDoc.body.results) expect(r.document.id).toBe(docs.alicePdf);
 
-    const foreignProject = await search(d, alice.apiKey, { query: 'sourdough', project_ids: [bobProject] });
+    // Not "no results": a filter that cannot match is a mistake to report (#49).
+    const foreignProject = await search(d, alice.apiKey, { query: 'sourdough', project_ids: [aliceProject2, bobProject] });
     expect(foreignProject.status).toBe(404);
-    expect(foreignProject.body.error.message).toContain(bobProject);
-    const foreignDoc = await search(d, alice.apiKey, { query: 'sourdough', document_ids: [docs.bobBaking] });
+    expect(foreignProject.body.error.message).toBe(`project "${bobProject}" not found`);
+    const unknownProject = await search(d, alice.apiKey, { query: 'sourdough', project_ids: ['prj_nope'] });
+    expect(unknownProject.body.error.message).toBe('project "prj_nope" not found');
+    const foreignDoc = await search(d, alice.apiKey, { query: 'sourdough', document_ids: [docs.alicePdf, docs.bobBaking] });
     expect(foreignDoc.status).toBe(404);
-    expect(foreignDoc.body.error.message).toContain(docs.bobBaking);
+    expect(foreignDoc.body.error.message).toBe(`document "${docs.bobBaking}" not found`);
     const emptyFilter = await search(d, alice.apiKey, { query: 'tomatoes', project_ids: [] });
     expect(emptyFilter.body.results).toEqual([]);
   });

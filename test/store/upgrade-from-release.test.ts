@@ -21,6 +21,7 @@ import { type Daemon, REPO, removeDir, runCli, startDaemon } from '../helpers/da
 import { PG_BIN, type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { call, type FixtureUser, type Observed, observe, PASSWORD, uploadReady } from '../helpers/upgrade-library.js';
+import { httpClient } from '../mcp/mcp-client.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/upgrade');
 const RELEASES = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'README.md')));
@@ -70,6 +71,21 @@ async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Prom
   const doc = await uploadReady(daemon.url, alice.apiKey, 'after-upgrade.txt', Buffer.from('Bicycles are parked in the courtyard shed, never in the corridors.\n'), handbook.id);
   const { results } = await call(daemon.url, alice.apiKey, '/api/v1/search', { body: { query: 'where to park a bicycle', limit: 3 } });
   expect(results[0].document.id).toBe(doc.id);
+  // The release's chunks did not record where they lie in the text: MCP reads them joined whole and says so; a
+  // new document's chunks did.
+  const { documents } = await call(daemon.url, alice.apiKey, '/api/v1/documents?status=ready&limit=100');
+  const old = (documents as { id: string }[]).find((d) => d.id !== doc.id)!;
+  const chunks = (id: string) => call(daemon.url, alice.apiKey, `/api/v1/documents/${id}/text`).then((t) => t.pages.flatMap((p: { chunks: unknown[] }) => p.chunks));
+  expect((await chunks(old.id)).every((c: { placement: unknown }) => c.placement === null)).toBe(true);
+  expect((await chunks(doc.id))[0].placement).toEqual({ overlap: 0, separator: '', page_starts: [] });
+  const mcp = await httpClient(`${daemon.url}/mcp`, alice.apiKey);
+  try {
+    const read = (await mcp.callTool({ name: 'get_document', arguments: { document_id: old.id } })).structuredContent as { text: string; note?: string };
+    expect(read.text.length).toBeGreaterThan(0);
+    expect(read.note).toMatch(/indexed by an older release/);
+  } finally {
+    await mcp.close();
+  }
 }
 
 /** Every file of a directory by path with its sha256. */

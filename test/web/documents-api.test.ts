@@ -136,10 +136,12 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
     expect(bad.body.error.message).toBe('query.uploaded_since: must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)');
     expect((await list('uploaded_since=2026-02-30')).body.error.message).toBe('query.uploaded_since: is not a real date');
     expect((await list('type=gif')).status).toBe(400);
-    // Another user's filters match nothing of Alice's.
+    // Another user's filters match nothing of Alice's; another user's project is a 404, not an empty project (#49).
     expect((await list('type=pdf', bob.apiKey)).body.documents).toEqual([]);
-    // Another user's project is not found, as one that does not exist: never an empty list that reads as "no documents".
-    expect((await list(`project_id=${field}`, bob.apiKey)).status).toBe(404);
+    const foreign = await list(`project_id=${field}`, bob.apiKey);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.message).toBe(`project "${field}" not found`);
+    expect((await list('project_id=prj_nope')).status).toBe(404);
   });
 
   it('renames: search shows the new name at once; bad names are refused in words; others get 404', async () => {

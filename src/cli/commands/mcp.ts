@@ -24,12 +24,16 @@ export function build(ctx: Context): Command {
       import('../mcp/http-library.js'),
     ]);
     const { url } = ctx.server();
+    // The server and the credential are tried before serving: an unreachable server or an unusable credential
+    // ends the command with the reason on standard error (the client's MCP log), so the client shows the server
+    // as failed at once, not as connected with every tool failing. The credential's scopes decide the tools.
+    const { scopes } = await ctx.http().get<{ scopes: string[] }>('/api/v1/me');
     const report = (err: unknown) => ctx.io.stderr.write(`docsearch mcp: ${(err as Error)?.stack ?? String(err)}\n`);
-    const server = createMcpServer(new HttpLibrary(ctx.http()), { version: VERSION, report });
+    const server = createMcpServer(new HttpLibrary(ctx.http()), { version: VERSION, scopes, report });
     const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
     await server.connect(transport);
-    ctx.io.stderr.write(`docsearch mcp: serving ${url} on stdio\n`);
+    ctx.io.stderr.write(`docsearch mcp: serving ${url} on stdio (${scopes.join(', ')})\n`);
     // The client ends the session by closing our stdin (MCP stdio transport); a signal ends it too.
     ctx.io.stdin.once('end', () => void server.close());
     await closed;

@@ -34,6 +34,10 @@ export class HttpLibrary implements Library {
     return mapped(this.http.get('/api/v1/projects', { query: page }));
   }
 
+  getProject(id: string): Promise<WireProject> {
+    return mapped(this.http.get(`/api/v1/projects/${encodeURIComponent(id)}`));
+  }
+
   listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
     return mapped(this.http.get('/api/v1/documents', { query: { ...filter } }));
   }

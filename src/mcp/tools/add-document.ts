@@ -3,7 +3,7 @@ import { unsafeTextProblem } from '../../core/unsafe-text.js';
 import type { Library } from '../library.js';
 import { MAX_NOTE_CHARS } from '../limits.js';
 import { structured } from '../tool-result.js';
-import { DocumentSummary, summary } from './get-document.js';
+import { DocumentSummary, requireProject, summaries } from './document-summary.js';
 import type { ToolDefinition } from './tool.js';
 
 const output = {
@@ -18,6 +18,7 @@ function noteName(filename: string): string {
 
 export const addDocumentTool: ToolDefinition = {
   name: 'add_document',
+  scope: 'write:documents',
   config: {
     title: 'Save a note as a document',
     description:
@@ -36,15 +37,21 @@ export const addDocumentTool: ToolDefinition = {
         })
         .regex(/^[^/\\]+$/, 'must not contain / or \\')
         .describe('the document\'s name, e.g. "meeting-notes-2026-03-01.md" (.md is added when it has no .md or .txt ending)'),
-      text: z.string().min(1).max(MAX_NOTE_CHARS).describe('the content, plain text or Markdown'),
-      project_id: z.string().min(1).max(100).optional().describe('the project to add it to (default: the default project)'),
+      text: z
+        .string()
+        .max(MAX_NOTE_CHARS)
+        .regex(/\S/, 'must not be empty or only whitespace: there would be nothing to search')
+        .describe(`the content, plain text or Markdown (at most ${MAX_NOTE_CHARS.toLocaleString('en')} characters)`),
+      project_id: z.string().min(1).max(100).optional().describe('the project to add it to (an id from list_projects; default: the default project)'),
     },
     outputSchema: output,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   },
   async run(library: Library, args: Record<string, unknown>) {
     const a = args as { filename: string; text: string; project_id?: string };
+    if (a.project_id !== undefined) await requireProject(library, a.project_id);
     const document = await library.addNote({ filename: noteName(a.filename), text: a.text, ...(a.project_id ? { project_id: a.project_id } : {}) });
-    return structured({ document: summary(document), duplicate: document.duplicate === true });
+    const [shown] = await summaries(library, [document]);
+    return structured({ document: shown!, duplicate: document.duplicate === true });
   },
 };

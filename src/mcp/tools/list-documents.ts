@@ -2,33 +2,35 @@ import { z } from 'zod';
 import type { Library } from '../library.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
-import { DocumentSummary, summary } from './get-document.js';
+import { DocumentSummary, requireProject, summaries } from './document-summary.js';
 import type { ToolDefinition } from './tool.js';
 
 const output = {
   documents: z.array(DocumentSummary),
-  next_cursor: z.string().nullable().describe('pass as `cursor` (with the same filters) for the next page; null on the last page'),
+  next_cursor: z.union([z.string().min(1), z.null()]).describe('pass as `cursor` (with the same filters) for the next page; null on the last page'),
 };
 
 export const listDocumentsTool: ToolDefinition = {
   name: 'list_documents',
+  scope: 'read:documents',
   config: {
     title: 'List documents',
     description:
       "List the user's documents, in upload order, optionally only one project's, only those in a status, or only those whose file name " +
       'contains some text. Use it to find a document by name, or to see what the library holds; search is better for finding by content.',
     inputSchema: {
-      project_id: z.string().min(1).max(100).optional(),
-      status: z.enum(['queued', 'processing', 'ready', 'failed']).optional(),
+      project_id: z.string().min(1).max(100).optional().describe('only this project\'s documents (an id from list_projects)'),
+      status: z.enum(['queued', 'processing', 'ready', 'failed']).optional().describe('only documents in this state (ready: searchable)'),
       name: z.string().min(1).max(255).optional().describe('part of the file name, any case'),
-      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
-      cursor: z.string().min(1).max(400).optional(),
+      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`documents on this page (1–${MAX_LIST_LIMIT})`),
+      cursor: z.string().min(1).max(400).optional().describe('next_cursor of the previous page, with the same filters'),
     },
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async run(library: Library, args: Record<string, unknown>) {
     const a = args as { project_id?: string; status?: 'queued' | 'processing' | 'ready' | 'failed'; name?: string; limit: number; cursor?: string };
+    if (a.project_id !== undefined) await requireProject(library, a.project_id);
     const page = await library.listDocuments({
       limit: a.limit,
       ...(a.project_id ? { project_id: a.project_id } : {}),
@@ -36,6 +38,6 @@ export const listDocumentsTool: ToolDefinition = {
       ...(a.name ? { filename: a.name } : {}),
       ...(a.cursor ? { cursor: a.cursor } : {}),
     });
-    return structured({ documents: page.documents.map(summary), next_cursor: page.next_cursor });
+    return structured({ documents: await summaries(library, page.documents), next_cursor: page.next_cursor });
   },
 };

@@ -7,7 +7,7 @@ import type { ToolDefinition } from './tool.js';
 const output = {
   projects: z.array(
     z.object({
-      id: z.string(),
+      id: z.string().describe('pass as `project_id` to search, list_documents or add_document'),
       name: z.string(),
       description: z.string(),
       is_default: z.boolean().describe('where documents go when no project is named'),
@@ -16,16 +16,17 @@ const output = {
       updated_at: z.string(),
     }),
   ),
-  next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+  next_cursor: z.union([z.string().min(1), z.null()]).describe('pass as `cursor` for the next page; null on the last page'),
 };
 
 export const listProjectsTool: ToolDefinition = {
   name: 'list_projects',
+  scope: 'read:documents',
   config: {
     title: 'List projects',
     description: "List the user's projects (folders of documents) with how many documents each holds. Use a project's id to limit search, list_documents or add_document to it.",
     inputSchema: {
-      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
+      limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`projects on this page (1–${MAX_LIST_LIMIT})`),
       cursor: z.string().min(1).max(400).optional().describe('next_cursor of the previous page'),
     },
     outputSchema: output,

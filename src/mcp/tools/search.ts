@@ -1,17 +1,21 @@
 import { z } from 'zod';
-import type { Library, WirePassage, WireSearchResponse } from '../library.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
+import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
+import { requireDocument, requireProject } from './document-summary.js';
+import { PAGE_MEANING } from './get-document.js';
 import type { ToolDefinition } from './tool.js';
+
+const SCORE = 'how well it matches, for ordering this search\'s results only (not comparable across searches): half meaning, half keywords, each scaled by its list\'s best (0–1), or the reranker\'s score';
 
 const Passage = z.object({
   chunk_id: z.string(),
   text: z.string().describe('the passage; cut at ' + MAX_PASSAGE_CHARS + ' characters when `text_cut` is true'),
   text_cut: z.boolean().optional(),
   highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets into text of the best sentence and the query terms'),
-  score: z.number(),
-  page_start: z.number().int().optional(),
-  page_end: z.number().int().optional(),
+  score: z.number().describe(SCORE),
+  page_start: z.number().int().optional().describe(`where the passage starts: ${PAGE_MEANING}; absent for types without`),
+  page_end: z.number().int().optional().describe('where it ends (inclusive)'),
   heading: z.string().optional().describe('the heading path the passage sits under'),
   ocr: z.boolean().optional().describe('recognised by OCR from a scanned page: may contain recognition errors'),
 });
@@ -19,20 +23,29 @@ const Passage = z.object({
 const DocumentRef = {
   document_id: z.string().describe('pass to get_document to read more of it'),
   filename: z.string(),
-  path: z.string().optional(),
+  path: z.string().optional().describe('the relative path it was uploaded or synced from'),
   project: z.object({ id: z.string(), name: z.string() }),
 };
 
 const output = {
-  query: z.string(),
+  query: z.string().describe('the query as searched (trimmed)'),
   weak: z.boolean().describe('true: nothing matched the words and nothing was close in meaning; these are only the nearest few, treat them with doubt'),
-  total: z.object({ value: z.number().int(), relation: z.enum(['eq', 'gte']) }),
-  next_cursor: z.string().nullable().describe('pass as `cursor` with the same query for the next page; null on the last page'),
+  total: z
+    .object({ value: z.number().int(), relation: z.enum(['eq', 'gte']) })
+    .describe('how many results there are over all pages: exactly `value` (eq) or at least (gte)'),
+  next_cursor: z.union([z.string().min(1), z.null()]).describe('pass as `cursor` with the same query for the next page; null on the last page'),
   indexing: z.number().int().describe('documents still being processed: results may be incomplete'),
-  warnings: z.array(z.string()).optional(),
+  warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
   results: z.array(z.object({ ...DocumentRef, ...Passage.shape })).optional().describe('passages, best first (group "none")'),
   documents: z
-    .array(z.object({ ...DocumentRef, score: z.number(), matches: z.number().int(), passages: z.array(Passage) }))
+    .array(
+      z.object({
+        ...DocumentRef,
+        score: z.number().describe("its best passage's score"),
+        matches: z.number().int().describe('how many of its passages matched'),
+        passages: z.array(Passage).describe('its best passages, best first'),
+      }),
+    )
     .optional()
     .describe('documents with their best passages, best first (group "document")'),
 };
@@ -76,16 +89,20 @@ function toOutput(r: WireSearchResponse) {
 
 export const searchTool: ToolDefinition = {
   name: 'search',
+  scope: 'read:documents',
   config: {
     title: 'Search documents',
     description:
-      "Search the user's document library (PDFs, Word files, text) by meaning and by keywords at once, and get the best-matching " +
+      "Search the user's document library (PDF, Word and OpenDocument files, slides, spreadsheets, e-books, web pages, e-mails, " +
+      'Markdown and text, scans read by OCR) by meaning and by keywords at once, and get the best-matching ' +
       'passages with their document, project and page. Use it first for any question the user\'s own documents may answer; ' +
       'then read around a hit with get_document. Phrase the query as the answer would be written. If `weak` is true, ' +
       'nothing really matched: say so rather than rely on the passages.',
     inputSchema: {
       query: z.string().trim().min(1).max(2000).describe('what to look for, in natural language or keywords'),
-      project_id: z.string().min(1).max(100).optional().describe('only this project (ids from list_projects)'),
+      project_id: z.string().min(1).max(100).optional().describe('only this project (an id from list_projects); the same as project_ids with one id'),
+      project_ids: z.array(z.string().min(1).max(100)).min(1).max(MAX_FILTER_IDS).optional().describe('only these projects (ids from list_projects)'),
+      document_ids: z.array(z.string().min(1).max(100)).min(1).max(MAX_FILTER_IDS).optional().describe('only these documents (ids from search or list_documents)'),
       mode: z.enum(['hybrid', 'vector', 'keyword']).default('hybrid').describe('hybrid (default) combines meaning and exact words; keyword for exact names, codes, numbers'),
       limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT).describe('results on this page'),
       group: z.enum(['none', 'document']).default('none').describe('none: a flat list of passages; document: one entry per document with its best passages'),
@@ -95,13 +112,29 @@ export const searchTool: ToolDefinition = {
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async run(library: Library, args: Record<string, unknown>) {
-    const a = args as { query: string; project_id?: string; mode: 'hybrid' | 'vector' | 'keyword'; limit: number; group: 'none' | 'document'; cursor?: string };
+    const a = args as {
+      query: string;
+      project_id?: string;
+      project_ids?: string[];
+      document_ids?: string[];
+      mode: 'hybrid' | 'vector' | 'keyword';
+      limit: number;
+      group: 'none' | 'document';
+      cursor?: string;
+    };
+    if (a.project_id !== undefined && a.project_ids !== undefined) throw new LibraryError(400, 'invalid_request', 'give project_id or project_ids, not both');
+    const projectIds = a.project_ids ? [...new Set(a.project_ids)] : a.project_id !== undefined ? [a.project_id] : undefined;
+    const documentIds = a.document_ids ? [...new Set(a.document_ids)] : undefined;
+    // An id that is not the caller's would only narrow the search to nothing: it is an error that names it.
+    for (const id of projectIds ?? []) await requireProject(library, id);
+    for (const id of documentIds ?? []) await requireDocument(library, id);
     const response = await library.search({
       query: a.query,
       limit: a.limit,
       mode: a.mode,
       group: a.group,
-      ...(a.project_id ? { project_ids: [a.project_id] } : {}),
+      ...(projectIds ? { project_ids: projectIds } : {}),
+      ...(documentIds ? { document_ids: documentIds } : {}),
       ...(a.cursor ? { cursor: a.cursor } : {}),
     });
     return structured(toOutput(response));

@@ -5,6 +5,8 @@ import type { Library } from '../library.js';
 /** One tool: what tools/list shows (schemas, annotations, a description written for a model) and its work. */
 export interface ToolDefinition {
   name: string;
+  /** The scope a credential needs to use it: tools/list shows a credential only the tools it may call. */
+  scope: 'read:documents' | 'write:documents';
   config: {
     title: string;
     description: string;
@@ -12,6 +14,6 @@ export interface ToolDefinition {
     outputSchema: ZodRawShape;
     annotations: ToolAnnotations;
   };
-  /** `args` have passed inputSchema. Throws LibraryError for refusals. */
+  /** `args` have passed inputSchema (no argument it does not name). Throws LibraryError for refusals. */
   run(library: Library, args: Record<string, unknown>): Promise<CallToolResult>;
 }

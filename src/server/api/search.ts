@@ -95,7 +95,7 @@ export async function searchQueryFor(s: Services, actor: Actor, body: SearchBody
   if (body.document_ids) {
     const readable = new Set((await s.access.documents(actor, body.document_ids, 'read')).map((d) => d.id));
     const unknown = [...new Set(body.document_ids)].filter((id) => !readable.has(id));
-    if (unknown.length > 0) throw new AppError('not_found', `document not found: ${unknown.join(', ')}`, { details: { document_ids: unknown } });
+    if (unknown.length > 0) throw new AppError('not_found', `document "${unknown[0]}" not found`, { details: { document_ids: unknown } });
   }
   return toSearchQuery(actor.userId, scope, body);
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Principal } from '../../auth/principal.js';
 import { AppError, notFound } from '../../core/errors.js';
+import { refusalText } from '../../core/refusal-text.js';
 import { TXT } from '../../ingest/types.js';
 import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
 import { LibraryError } from '../../mcp/library.js';
@@ -63,6 +64,10 @@ export class InProcessLibrary implements Library {
     return this.call('projects.list', { query: page });
   }
 
+  getProject(id: string): Promise<WireProject> {
+    return this.call('projects.get', { params: { id } });
+  }
+
   listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
     return this.call('documents.list', { query: filter });
   }
@@ -105,5 +110,5 @@ export class InProcessLibrary implements Library {
 /** An API refusal becomes a LibraryError with its status and message; an internal failure stays an error to log. */
 function asLibraryError(err: unknown): unknown {
   const e = toAppError(err);
-  return e.expose ? new LibraryError(e.status, e.code, e.message) : err;
+  return e.expose ? new LibraryError(e.status, e.code, refusalText(e.message)) : err;
 }

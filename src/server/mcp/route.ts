@@ -80,7 +80,7 @@ export function mcpRoutes(router: Router<AppState>, s: Services, routes: readonl
     if (Array.isArray(message) && message.length === 0) return refuse(ctx, 400, -32600, 'invalid request: an empty batch');
 
     const report = (err: unknown) => ctx.state.log?.error({ err }, 'mcp tool failed');
-    const server = createMcpServer(new InProcessLibrary(s, routes, principal), { version: s.version, report });
+    const server = createMcpServer(new InProcessLibrary(s, routes, principal), { version: s.version, scopes: principal.scopes, report });
     // The web-standard transport, handed the body parsed above: its answer is a Response that Koa sends like any
     // other (the Node wrapper would convert the request and response once more through @hono/node-server).
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -7,16 +7,17 @@
  * So the classes that build batches here come from the CommonJS build, the one LanceDB loads.
  */
 import { createRequire } from 'node:module';
-import type { Data, RecordBatch, Schema, Table } from 'apache-arrow';
+import type { Data, DataType, RecordBatch, Schema, Table } from 'apache-arrow';
 
 const arrow = createRequire(import.meta.url)('apache-arrow') as typeof import('apache-arrow');
 
 export type { RecordBatch, Schema };
 
-/** A value for a column the batches lack (one added to the table since they were written). */
-export type ColumnDefaults = Record<string, boolean>;
+/** A value for a column the batches lack (one added to the table since they were written): a flag, or null. */
+export type ColumnDefaults = Record<string, boolean | null>;
 
-function constantBool(value: boolean, length: number): Data {
+function constant(value: boolean | null, type: DataType, length: number): Data {
+  if (value === null) return arrow.vectorFromArray(new Array<null>(length).fill(null), type).data[0]!;
   const bits = new Uint8Array(Math.ceil(length / 8)).fill(value ? 0xff : 0);
   return arrow.makeData({ type: new arrow.Bool(), length, nullCount: 0, data: bits });
 }
@@ -37,7 +38,7 @@ export function conformBatch(batch: RecordBatch, schema: Schema, defaults: Colum
     if (!column) {
       const value = defaults[field.name];
       if (value === undefined) throw new Error(`rows lack column "${field.name}"`);
-      return constantBool(value, batch.numRows);
+      return constant(value, field.type, batch.numRows);
     }
     if (typeText(column.type) !== typeText(field.type)) throw new Error(`column "${field.name}" is ${typeText(column.type)} in the rows, ${typeText(field.type)} in the table`);
     // A record batch's column is one piece of data.

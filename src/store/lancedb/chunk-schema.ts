@@ -28,7 +28,29 @@ export interface ChunkRow {
   page_end: number | null;
   /** The text came (partly) from OCR of a page image. Optional when writing: absent means false. */
   ocr?: boolean;
+  /** `ChunkPlacement` as JSON; null in rows written before it was recorded. Optional when writing: absent means null. */
+  placement?: string | null;
   vector: Float32Array;
+}
+
+/**
+ * Where a chunk's text lies in its document's text (ingest/chunk.ts): the document's text is every chunk's
+ * `separator` followed by its text after the first `overlap` characters, in chunk order. Offsets are UTF-16.
+ */
+export interface ChunkPlacement {
+  /** Characters at the start of the text that the chunks before already hold (the overlap, and the separator after it). */
+  overlap: number;
+  /** The document's text between the chunks before and this chunk's new text: '' for the first chunk. */
+  separator: string;
+  /** [offset in the text, page] where each page (slide, row, chapter) in the text starts, in order; empty without pages. */
+  page_starts: [number, number][];
+}
+
+/** A row's placement, or null when it has none (written before placements were recorded) or not one of this shape. */
+export function parsePlacement(json: string | null | undefined): ChunkPlacement | null {
+  if (!json) return null;
+  const p = JSON.parse(json) as ChunkPlacement;
+  return Number.isInteger(p.overlap) && typeof p.separator === 'string' && Array.isArray(p.page_starts) ? p : null;
 }
 
 export type ChunkFields = Omit<ChunkRow, 'vector'>;
@@ -36,8 +58,9 @@ export type ChunkFields = Omit<ChunkRow, 'vector'>;
 /** What a search result shows of a chunk (and a reranker reads): no vector, no indexed text, no position. */
 export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index'>;
 
-/** Columns a chunks table may lack, with the value their rows have (see ensureOcrColumn). */
-export const CHUNK_COLUMN_DEFAULTS = { ocr: false };
+/** Columns a chunks table may lack, with the value their rows have (see ensureColumns), and the SQL that says it. */
+export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null };
+const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = { ocr: 'false', placement: 'CAST(NULL AS STRING)' };
 export const VECTOR_INDEX = 'vector_idx';
 /**
  * Scalar indexes. Every search filters on user_id, many on project_id: few distinct values, so bitmaps (the
@@ -50,7 +73,7 @@ export const SCALAR_INDEXES = [
   ['id', () => lancedb.Index.btree()],
 ] as const;
 
-export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
+export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement'] as const;
 // A take reads each column's page apart: leaving out search_text and chunk_index nearly halves a page's take
 // (bench/results/search.md#chunks-table-figures).
 export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
@@ -68,14 +91,19 @@ export function chunkSchema(dimension: number): Schema {
     new Field('page_start', new Int32(), true),
     new Field('page_end', new Int32(), true),
     new Field('ocr', new Bool(), true),
+    new Field('placement', new Utf8(), true),
     new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
   ]);
 }
 
-/** Tables written before OCR existed lack the `ocr` column: their chunks were all read from text layers. */
-export async function ensureOcrColumn(table: lancedb.Table): Promise<void> {
-  const schema = await table.schema();
-  if (!schema.fields.some((f) => f.name === 'ocr')) await table.addColumns([{ name: 'ocr', valueSql: 'false' }]);
+/**
+ * Tables written by older releases lack columns added since: `ocr` (their chunks were all read from text layers)
+ * and `placement` (unknown for their chunks).
+ */
+export async function ensureColumns(table: lancedb.Table): Promise<void> {
+  const have = new Set((await table.schema()).fields.map((f) => f.name));
+  const missing = Object.entries(DEFAULT_SQL).filter(([name]) => !have.has(name));
+  if (missing.length) await table.addColumns(missing.map(([name, valueSql]) => ({ name, valueSql })));
 }
 
 export async function ensureScalarIndexes(table: lancedb.Table): Promise<void> {
@@ -100,5 +128,5 @@ export function toShown(r: Record<string, unknown>): ShownChunk {
 }
 
 export function toFields(r: Record<string, unknown>): ChunkFields {
-  return { ...toShown(r), chunk_index: Number(r.chunk_index), search_text: r.search_text as string };
+  return { ...toShown(r), chunk_index: Number(r.chunk_index), search_text: r.search_text as string, placement: (r.placement as string | null) ?? null };
 }

@@ -16,7 +16,7 @@ import {
   chunkSchema,
   type ChunkFields,
   type ChunkRow,
-  ensureOcrColumn,
+  ensureColumns,
   ensureScalarIndexes,
   FIELDS,
   type ShownChunk,
@@ -107,9 +107,9 @@ export class ChunkIndex extends OwnedRowsTable {
       const names = await store.connection.tableNames();
       if (names.includes(info.table)) {
         const table = (index.table = await store.connection.openTable(info.table));
-        // Tables made before the ocr column and these indexes existed; replicas starting together upgrade one at a time.
+        // Tables made before these columns and indexes existed; replicas starting together upgrade one at a time.
         await index.commit(async () => {
-          await ensureOcrColumn(table);
+          await ensureColumns(table);
           await ensureScalarIndexes(table);
         });
         index.rows = await index.table.countRows();
@@ -299,7 +299,7 @@ export class ChunkIndex extends OwnedRowsTable {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
         if (r.id !== chunkId(r.document_id, r.chunk_index)) throw new Error(`chunk id ${r.id} is not ${chunkId(r.document_id, r.chunk_index)}`);
       }
-      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false })) as unknown as Record<string, unknown>[];
+      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false, placement: r.placement ?? null })) as unknown as Record<string, unknown>[];
       await this.commit(() => table.add(data));
     });
   }

@@ -1,7 +1,8 @@
 import type { Actor } from '../../../access/access-control.js';
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../../../core/errors.js';
-import type { ChunkFields } from '../../../store/lancedb/chunk-schema.js';
+import { CITATION_UNITS, type DocumentType } from '../../../ingest/types.js';
+import { type ChunkFields, parsePlacement } from '../../../store/lancedb/chunk-schema.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
@@ -15,12 +16,26 @@ export const TextChunk = z.object({
   page_start: z.number().int().nullable(),
   page_end: z.number().int().nullable(),
   ocr: z.boolean().describe('the text was recognised by OCR from a page image'),
+  placement: z
+    .object({
+      overlap: z.number().int().describe('UTF-16 characters at the start of `text` that the chunks before already hold (consecutive chunks of a section share a sentence or two)'),
+      separator: z.string().describe('the document\'s text between the chunks before and this chunk\'s new text: a blank line between paragraphs, a space or line break within one; "" for the first chunk'),
+      page_starts: z
+        .array(z.tuple([z.number().int(), z.number().int()]))
+        .describe('[offset into `text`, page] where each page (slide, row, chapter: see `unit`) in the chunk starts, in order; empty without pages'),
+    })
+    .nullable()
+    .describe('where the chunk lies in the document\'s text, which is every chunk\'s `separator` and its text after `overlap`, in order; null for chunks indexed by an older release, which did not record it'),
 });
 
 export const DocumentText = z
   .object({
     document_id: z.string(),
     status: DocumentStatus,
+    unit: z
+      .enum(['page', 'slide', 'row', 'chapter'])
+      .nullable()
+      .describe('what `page`, `page_start` and `page_end` count for this type: PDF and image pages, PPTX/ODP slides, spreadsheet and CSV rows, EPUB chapters; null for types without (DOCX, TXT, HTML, e-mail…)'),
     pages: z.array(
       z.object({
         page: z.number().int().nullable().describe('the page the chunks start on; null for formats without pages (DOCX, TXT)'),
@@ -37,7 +52,16 @@ export type TextPage = z.output<typeof DocumentText>['pages'][number];
 export function pagesOf(chunks: ChunkFields[]): TextPage[] {
   const pages: TextPage[] = [];
   for (const c of chunks) {
-    const chunk = { id: c.id, index: c.chunk_index, text: c.text, heading: c.heading, page_start: c.page_start, page_end: c.page_end, ocr: c.ocr === true };
+    const chunk = {
+      id: c.id,
+      index: c.chunk_index,
+      text: c.text,
+      heading: c.heading,
+      page_start: c.page_start,
+      page_end: c.page_end,
+      ocr: c.ocr === true,
+      placement: parsePlacement(c.placement),
+    };
     const last = pages.at(-1);
     if (last && last.page === c.page_start) last.chunks.push(chunk);
     else pages.push({ page: c.page_start, chunks: [chunk] });
@@ -62,7 +86,8 @@ export async function documentText(s: Services, actor: Actor, id: string, limit:
   const all = doc.status === 'ready' ? await s.chunks.documentChunks(doc.id) : [];
   const page = all.filter((c) => c.chunk_index >= from).slice(0, limit + 1);
   const more = page.length > limit;
-  return { document_id: doc.id, status: doc.status, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? encodeFrom(page[limit]!.chunk_index) : null };
+  const unit = CITATION_UNITS[doc.contentType as DocumentType] ?? null;
+  return { document_id: doc.id, status: doc.status, unit, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? encodeFrom(page[limit]!.chunk_index) : null };
 }
 
 export const getDocumentText = (s: Services) =>
