@@ -68,13 +68,17 @@ export class ClientMetadataFetcher {
     this.now = opts.now ?? Date.now;
   }
 
-  /** The document at `url`, from the cache while it is fresh. Throws MetadataFetchError with the reason. */
-  async get(url: URL): Promise<FetchedDocument> {
+  /**
+   * The document at `url`, from the cache while it is fresh. Throws MetadataFetchError with the reason.
+   * `beforeFetch` runs only when the network is about to be used (it may throw to stop it: the rate limit).
+   */
+  async get(url: URL, beforeFetch?: () => Promise<void>): Promise<FetchedDocument> {
     if (url.protocol !== 'https:') throw new MetadataFetchError('only https URLs are fetched');
     const key = url.href;
     const hit = this.cache.get(key);
     if (hit && hit.until > this.now()) return { json: hit.json, fresh: false };
     this.cache.delete(key);
+    await beforeFetch?.();
     const { json, ttlMs } = await this.fetch(url);
     this.cache.set(key, { json, until: this.now() + ttlMs });
     return { json, fresh: true };

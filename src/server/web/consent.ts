@@ -70,7 +70,7 @@ export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAut
     if (!user) throw new AppError('unauthorized', 'your session ended before you decided — start again from the application');
     checkCsrf(ctx, s);
     const params = Object.fromEntries([...AUTHORIZE_PARAMETERS].map((k) => [k, formField(ctx, k)]).filter(([, v]) => v !== ''));
-    const outcome = await oauth.validateAuthorize(params);
+    const outcome = await oauth.validateAuthorize(params, ctx.ip);
     if (!outcome.ok) {
       ctx.status = 303; // used only when the error is redirected
       return respondAuthorizeError(ctx, oauth, outcome, user.id);

@@ -77,6 +77,14 @@ describe('dynamic client registration (policy open)', () => {
     const noPkce = await web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: redirect, response_type: 'code' }));
     expect(noPkce.status).toBe(400);
     expect(noPkce.text).toContain('PKCE is required for public clients');
+
+    // RFC 8252 §7.3: only the port varies; another path, host or query is not the registered URI.
+    for (const other of ['http://127.0.0.1:49152/other', 'http://127.0.0.1:49152/callback/x', 'http://[::1]:49152/callback', 'http://127.0.0.1:49152/callback?next=/']) {
+      const res = await web.get(authorizePath({ ...params, redirect_uri: other }));
+      expect(res.status, other).toBe(400);
+      expect(res.location, other).toBeNull();
+      expect(res.text, other).toContain('<code class="oauth-error">invalid_redirect_uri</code>');
+    }
   });
 
   it('never redirects an error to a self-registered client’s URI: it shows a page', async () => {
@@ -99,11 +107,17 @@ describe('dynamic client registration (policy open)', () => {
     expect(basic.body.token_endpoint_auth_method).toBe('client_secret_basic');
     expect(basic.body.client_secret).toMatch(/^dscs_/);
 
-    const code = await getCode(web, { client_id: reg.body.client_id, redirect_uri: redirect });
-    const wrong = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: 'dscs_wrong', redirect_uri: redirect });
+    // Self-registered: PKCE S256 is required even of a confidential client (docs/mcp.md), and the error is a page.
+    const noPkce = await web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: redirect, response_type: 'code' }));
+    expect(noPkce.status).toBe(400);
+    expect(noPkce.location).toBeNull();
+    expect(noPkce.text).toContain('PKCE is required for clients that registered themselves: send code_challenge and code_challenge_method=S256');
+    const { verifier, challenge } = pkce();
+    const code = await getCode(web, { client_id: reg.body.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' });
+    const wrong = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: 'dscs_wrong', redirect_uri: redirect, code_verifier: verifier });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
-    const ok = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: reg.body.client_secret, redirect_uri: redirect });
+    const ok = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: reg.body.client_secret, redirect_uri: redirect, code_verifier: verifier });
     expect(ok.status).toBe(200);
     expect((await api(d, '/api/v1/projects', { token: ok.body.access_token })).status).toBe(200);
   });
