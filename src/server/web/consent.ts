@@ -49,7 +49,12 @@ export function showConsent(ctx: WebContext, user: { email: string }, req: Autho
     consentPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
-      app: { name: req.client.name, clientId: req.client.id, selfRegistered: selfRegistration(req.client) },
+      app: {
+        name: req.client.name,
+        clientId: req.client.id,
+        selfRegistered: selfRegistration(req.client),
+        origin: req.client.registration === 'metadata_document' ? redirectHost(req.client.id) : redirectHost(req.redirectUri),
+      },
       redirectHost: redirectHost(req.redirectUri),
       scopes: req.scopes,
       params,

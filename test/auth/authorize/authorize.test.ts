@@ -51,7 +51,7 @@ describe('authorize endpoint', () => {
   it('shows the app name and requested scopes in plain words on the consent screen', async () => {
     const res = await web.get(authorizePath({ ...base(), scope: 'read:documents' }));
     expect(res.status).toBe(200);
-    expect(res.text).toContain('Authorize <span class="app-name">Notes &lt;App&gt;</span>?');
+    expect(res.text).toContain('Authorize <bdi class="app-name">Notes &lt;App&gt;</bdi>?');
     expect(res.text).toContain('Search and read your documents and projects');
     expect(res.text).not.toContain('Upload, change and delete');
     expect(res.text).toContain('<code>127.0.0.1:9</code>');

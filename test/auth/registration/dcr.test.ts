@@ -234,3 +234,40 @@ describe('dynamic client registration (policy off)', () => {
     expect(token.body.error).toBe('invalid_client');
   });
 });
+
+describe('the consent page of a client that named itself (security probe, finding 10)', () => {
+  let d: Daemon;
+  let web: WebClient;
+
+  daemonForSuite(async (started) => {
+    d = started;
+    web = await loggedIn(d, await addUser(d));
+  });
+
+  it('warns of a name that could pass for another, shows where the client comes from, and keeps its marks in their box', async () => {
+    // The security probe's finding 10: homoglyph, zero-width and combining-mark names reached the consent page as they were.
+    const cases: [string, string][] = [
+      ['d\u043ecsearch CLI (\u043efficial)', 'mixes Latin and Cyrillic letters'],
+      ['\u0455\u0441\u043e\u0440\u0435', 'uses letters that only look like Latin ones (it reads as “scope”)'],
+      ['doc\u200bsearch CLI', 'contains invisible characters'],
+      [`Z${'\u0301'.repeat(99)}`, 'stacks many marks on one letter'],
+    ];
+    for (const [name, concern] of cases) {
+      const reg = await register(d, { ...MCP_CLIENT, client_name: name });
+      expect(reg.status, name).toBe(201);
+      const { challenge } = pkce();
+      const page = await web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+      expect(page.status, name).toBe(200);
+      expect(page.text, name).toContain(`<strong>Careful:</strong> this application's name ${concern}.`);
+      expect(page.text, name).toContain('Judge it by where it comes from: <strong><code class="origin">127.0.0.1:8765</code></strong>');
+      expect(page.text).toContain('<p class="client-origin">From <strong><code class="origin">127.0.0.1:8765</code></strong></p>');
+      expect(page.text).not.toContain('\u200b');
+      expect(page.text).not.toMatch(/\p{M}{3}/u);
+    }
+    const plain = await register(d, { ...MCP_CLIENT, client_name: 'Plain Notes 📝' });
+    const { challenge } = pkce();
+    const page = await web.get(authorizePath({ client_id: plain.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+    expect(page.text).toContain('Authorize <bdi class="app-name">Plain Notes 📝</bdi>?');
+    expect(page.text).not.toContain('Careful:');
+  });
+});
