@@ -298,6 +298,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const maintenance = setInterval(() => {
       webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
       oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed'));
+      attempts.purgeStale(now() - 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'login attempt purge failed'));
     }, HOUR);
     maintenance.unref();
     cleanups.push(() => clearInterval(maintenance));
