@@ -7,7 +7,7 @@ import { addUser, api, type Daemon } from '../../helpers/daemon.js';
 import { selfSigned } from '../../helpers/self-signed.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
-import { authorizePath, decide, HEX64, loggedIn, pkce, post } from '../oauth-flow.js';
+import { authorizePath, decide, HEX64, loggedIn, pkce, post, signedInSuite } from '../oauth-flow.js';
 
 /**
  * Client ID metadata documents, served over real https on 127.0.0.1 with a certificate made here (openssl) and
@@ -92,11 +92,14 @@ afterAll(async () => {
 
 const rssKb = (d: Daemon): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.proc.pid}/status`, 'utf8'))![1]);
 
-/** The authorize page for a client_id, as a signed-in user sees it. */
-function open(web: WebClient, clientId: string) {
+/** The authorize path for a client_id, with a fresh PKCE challenge. */
+function authorizeFor(clientId: string): string {
   const { challenge } = pkce();
-  return web.get(authorizePath({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+  return authorizePath({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' });
 }
+
+/** The authorize page for a client_id, as a signed-in user sees it. */
+const open = (web: WebClient, clientId: string) => web.get(authorizeFor(clientId));
 
 describe('client ID metadata documents (private addresses allowed)', () => {
   let d: Daemon;
@@ -234,21 +237,8 @@ async function metadataDocumentRows(d: Daemon): Promise<number> {
 }
 
 describe('client ID metadata documents under a flood (security probe, finding 1)', () => {
-  let d: Daemon;
-  let web: WebClient;
-
-  daemonForSuite(
-    async (started) => {
-      d = started;
-      web = await loggedIn(d, await addUser(d));
-    },
-    { args: ['--client-metadata-allow-private'], env: { NODE_EXTRA_CA_CERTS: tls.certFile } },
-  );
-
-  const authorizeSignedOut = (clientId: string) => {
-    const { challenge } = pkce();
-    return fetch(d.url + authorizePath({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }), { redirect: 'manual' });
-  };
+  const suite = signedInSuite({ args: ['--client-metadata-allow-private'], env: { NODE_EXTRA_CA_CERTS: tls.certFile } });
+  const authorizeSignedOut = (clientId: string) => fetch(suite.d.url + authorizeFor(clientId), { redirect: 'manual' });
 
   it('stores no row for a signed-out flood, limits new documents per address like registration, on every endpoint', async () => {
     // 20 new documents an hour per address, as for RFC 7591 registration: each is a fetch this server makes.
@@ -263,19 +253,19 @@ describe('client ID metadata documents under a flood (security probe, finding 1)
     expect(await limited.text()).toContain('too many client registrations (or unrecorded client metadata documents) from this address');
     for (const path of ['/api/oauth/token', '/api/oauth/revoke'] as const) {
       const body = path === '/api/oauth/token' ? { grant_type: 'authorization_code', code: 'x', client_id: `${base}/flood/t.json`, redirect_uri: REDIRECT } : { token: 'x', client_id: `${base}/flood/r.json` };
-      const res = await post(d, path, body);
+      const res = await post(suite.d, path, body);
       expect(res.status, path).toBe(429);
       expect(res.body.error, path).toBe('too_many_requests');
       expect(res.headers.get('retry-after'), path).toMatch(/^\d+$/);
     }
-    expect(await metadataDocumentRows(d)).toBe(0);
+    expect(await metadataDocumentRows(suite.d)).toBe(0);
 
     // A document already fetched costs nothing more; its row is written when a signed-in user approves it.
     const { verifier, challenge } = pkce();
     const clientId = `${base}/flood/3.json`;
-    const { redirect } = await decide(web, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }, 'approve');
-    expect(await metadataDocumentRows(d)).toBe(1);
-    const tokens = await post(d, '/api/oauth/token', { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier });
+    const { redirect } = await decide(suite.web, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }, 'approve');
+    expect(await metadataDocumentRows(suite.d)).toBe(1);
+    const tokens = await post(suite.d, '/api/oauth/token', { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier });
     expect(tokens.status).toBe(200);
   });
 });

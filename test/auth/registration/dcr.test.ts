@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
-import { authorizePath, consentFields, decide, getCode, HEX64, loggedIn, pkce, post } from '../oauth-flow.js';
+import { authorizePath, consentFields, decide, getCode, HEX64, loggedIn, pkce, post, signedInSuite } from '../oauth-flow.js';
 
 const REGISTER = '/api/oauth/register';
 const TOKEN = '/api/oauth/token';
@@ -236,13 +236,7 @@ describe('dynamic client registration (policy off)', () => {
 });
 
 describe('the consent page of a client that named itself (security probe, finding 10)', () => {
-  let d: Daemon;
-  let web: WebClient;
-
-  daemonForSuite(async (started) => {
-    d = started;
-    web = await loggedIn(d, await addUser(d));
-  });
+  const suite = signedInSuite();
 
   it('warns of a name that could pass for another, shows where the client comes from, and keeps its marks in their box', async () => {
     // The security probe's finding 10: homoglyph, zero-width and combining-mark names reached the consent page as they were.
@@ -253,10 +247,10 @@ describe('the consent page of a client that named itself (security probe, findin
       [`Z${'\u0301'.repeat(99)}`, 'stacks many marks on one letter'],
     ];
     for (const [name, concern] of cases) {
-      const reg = await register(d, { ...MCP_CLIENT, client_name: name });
+      const reg = await register(suite.d, { ...MCP_CLIENT, client_name: name });
       expect(reg.status, name).toBe(201);
       const { challenge } = pkce();
-      const page = await web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+      const page = await suite.web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
       expect(page.status, name).toBe(200);
       expect(page.text, name).toContain(`<strong>Careful:</strong> this application's name ${concern}.`);
       expect(page.text, name).toContain('Judge it by where it comes from: <strong><code class="origin">127.0.0.1:8765</code></strong>');
@@ -264,9 +258,9 @@ describe('the consent page of a client that named itself (security probe, findin
       expect(page.text).not.toContain('\u200b');
       expect(page.text).not.toMatch(/\p{M}{3}/u);
     }
-    const plain = await register(d, { ...MCP_CLIENT, client_name: 'Plain Notes 📝' });
+    const plain = await register(suite.d, { ...MCP_CLIENT, client_name: 'Plain Notes 📝' });
     const { challenge } = pkce();
-    const page = await web.get(authorizePath({ client_id: plain.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+    const page = await suite.web.get(authorizePath({ client_id: plain.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
     expect(page.text).toContain('Authorize <bdi class="app-name">Plain Notes 📝</bdi>?');
     expect(page.text).not.toContain('Careful:');
   });
