@@ -80,6 +80,12 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 | \`files/\` | uploaded originals, content-addressed |
 | \`models/\` | the built-in model's generated ONNX graph (unless \`--model-cache-dir\` points elsewhere) |
 | \`daemon.pid\` | lock: one daemon per data directory (also in shared mode, where each replica has a data directory of its own) |
+
+Everything here is its owner's alone: every operator command (\`serve\`, \`users\`, \`clients\`, \`reindex\`, \`migrate\`,
+\`backup\`, \`restore\`) runs with a umask of 077, so each folder it creates is 0700 and each file 0600 — the database,
+the index, the originals, a backup repository, the scratch copies OCR and LibreOffice work on — whatever the shell's
+umask. \`serve\` narrows a data directory that others can enter or read (made by an older release, or by hand) to
+0700 and logs \`data_dir.tightened\` with the mode it had.
 `;
 }
 

@@ -1,4 +1,5 @@
 import type { ServerVariable } from './cli/environment.js';
+import { keepNewFilesPrivate } from './core/private-files.js';
 import { type IO, processIO } from './terminal/io.js';
 import { OPERATOR_SUMMARIES, type OperatorName } from './cli/operator-commands.js';
 import { type OperatorCommand, runProgram } from './cli/program.js';
@@ -28,7 +29,15 @@ const LOADERS: Record<OperatorName, OperatorCommand['load']> = {
   restore: async (io) => (await import('./admin/backup/commands.js')).restoreCommand(io),
 };
 
-export const OPERATOR_COMMANDS: readonly OperatorCommand[] = Object.entries(OPERATOR_SUMMARIES).map(([name, summary]) => ({ name, summary, load: LOADERS[name as OperatorName] }));
+/** Every operator command writes the library's files (or a backup of them): only its user may read what it creates. */
+export const OPERATOR_COMMANDS: readonly OperatorCommand[] = Object.entries(OPERATOR_SUMMARIES).map(([name, summary]) => ({
+  name,
+  summary,
+  load: (...args: Parameters<OperatorCommand['load']>) => {
+    keepNewFilesPrivate();
+    return LOADERS[name as OperatorName](...args);
+  },
+}));
 
 /**
  * The composition root of the full package: client commands from cli/ and operator commands from

@@ -7,6 +7,7 @@ import type { IO } from '../terminal/io.js';
 import { environmentHelp, type ServerVariable } from './environment.js';
 import { splitJsonFields } from './output/json.js';
 import { NewerLibraryError } from '../core/newer-library.js';
+import { terminalSafe } from '../core/unsafe-text.js';
 import { VERSION } from '../core/version.js';
 
 const EXIT_CODES_HELP = `\nExit codes:\n${EXIT_CODE_TABLE.map(([code, what]) => `  ${code}  ${what}`).join('\n')}\n`;
@@ -95,15 +96,16 @@ export async function runProgram(argv: string[], io: IO, parts: ProgramParts): P
       return EXIT.usage;
     }
     if (err instanceof NewerLibraryError) {
-      io.stderr.write(`error: ${err.message}\n`);
+      io.stderr.write(`error: ${terminalSafe(err.message)}\n`);
       return EXIT.newerLibrary;
     }
     if (err instanceof CliError) {
-      io.stderr.write(`${err instanceof InterruptedError ? '' : 'error: '}${err.message}\n${err.hint ? `hint: ${err.hint}\n` : ''}`);
+      // A message may quote the server (an API error's words): shown, never obeyed.
+      io.stderr.write(`${err instanceof InterruptedError ? '' : 'error: '}${terminalSafe(err.message)}\n${err.hint ? `hint: ${terminalSafe(err.hint)}\n` : ''}`);
       return err.exitCode;
     }
     const e = err as Error;
-    io.stderr.write(program.opts().debug ? `${e.stack ?? e}\n` : `error: ${e.message}\n(run with --debug for details)\n`);
+    io.stderr.write(terminalSafe(program.opts().debug ? `${e.stack ?? e}\n` : `error: ${e.message}\n(run with --debug for details)\n`));
     return EXIT.error;
   }
 }

@@ -152,7 +152,7 @@ export const OPTIONS = [
     valueName: 'mode',
     description:
       'GET /metrics for Prometheus (docs/operations.md): auto = served without credentials only while the daemon is bound to a loopback address, ' +
-      'without --trust-proxy, to requests that came through no proxy (no X-Forwarded-For or Forwarded header), and not at all otherwise; ' +
+      'without --trust-proxy or a --public-url on another host, to requests that name a loopback Host and came through no proxy (no X-Forwarded-For, Forwarded, Via or similar header), and not at all otherwise; ' +
       'on = served to whoever reaches the port; off = never. With --metrics-token set, auto and on both require it',
   },
   {

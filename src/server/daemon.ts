@@ -12,6 +12,7 @@ import { OAuthProvider } from '../auth/oauth/provider.js';
 import { WebSessionService } from '../auth/web-sessions.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ForegroundGate } from '../core/foreground.js';
+import { tightenFolder } from '../core/private-files.js';
 import { VERSION } from '../core/version.js';
 import { DocumentService } from '../documents/lifecycle.js';
 import { createExtractor } from '../ingest/extract.js';
@@ -88,6 +89,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   // Looked for while the stores open; the extractor and uploads need the answer.
   const libreOfficeFound = config.libreoffice === 'off' ? Promise.resolve(undefined) : findLibreOffice(log);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // A data directory an earlier release (or another tool) made readable by others is narrowed: what lies under a
+  // 0700 folder is out of their reach, whatever its own mode.
+  const widened = tightenFolder(config.dataDir);
+  if (widened !== null) {
+    log.warn({ event: 'data_dir.tightened', dataDir: config.dataDir, mode: `0${widened.toString(8)}` }, `the data directory was readable by other users (mode 0${widened.toString(8)}): it is now 0700`);
+  }
   // On a full disk even taking the lock needs a few bytes (SQLite's journal): the reserve is given back first.
   const reserve = new SpaceReserve(config.dataDir);
   const reserveReleased = await reserve.releaseIfFull();
@@ -320,6 +327,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const maintenance = setInterval(() => {
       webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
       oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed'));
+      attempts.purgeStale(now() - 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'login attempt purge failed'));
     }, HOUR);
     maintenance.unref();
     cleanups.push(() => clearInterval(maintenance));

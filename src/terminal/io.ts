@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { terminalSafe } from '../core/unsafe-text.js';
 
 /** All CLI output goes through here: data to stdout, notices, progress and prompts to stderr. */
 export interface IO {
@@ -52,15 +53,18 @@ export function writeOut(io: IO, line: string): void {
   io.stdout.write(line.endsWith('\n') ? line : `${line}\n`);
 }
 
-/** Notices and progress lines go to stderr so stdout stays clean for data; none under `--json`. */
-export function notice(io: IO, line: string): void {
+/**
+ * Notices and progress lines go to stderr so stdout stays clean for data; none under `--json`. A line often carries
+ * a server's or a document's words, so it is printed terminal-safe, and `style` (dim…) is applied after that.
+ */
+export function notice(io: IO, line: string, style: (s: string) => string = (s) => s): void {
   if (io.quiet) return;
-  io.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+  io.stderr.write(`${style(terminalSafe(line.replace(/\n$/, '')))}\n`);
 }
 
 /** Warnings go to stderr even under `--json`: something the person must know (credentials in plain text). */
 export function warn(io: IO, line: string): void {
-  io.stderr.write(`warning: ${line}\n`);
+  io.stderr.write(`warning: ${terminalSafe(line)}\n`);
 }
 
 /**

@@ -6,9 +6,12 @@
 import { EXCERPT_CHARS, excerpt, type TextRange } from '../core/excerpt.js';
 import { termRanges } from '../search/highlights.js';
 import { queryTerms } from '../search/terms.js';
+import { withoutDirectionalControls } from './display-text.js';
 import { type Html, html } from './html.js';
 
-export function snippet(text: string, highlights: readonly TextRange[], query: string, max = EXCERPT_CHARS): Html {
+export function snippet(original: string, highlights: readonly TextRange[], query: string, max = EXCERPT_CHARS): Html {
+  // An override in the text (an e-mail subject's U+202E) must not reverse what follows it: the From/To line.
+  const text = withoutDirectionalControls(original);
   const { start, end, passage } = excerpt(text, highlights, max);
   const marks = termRanges(text, queryTerms(query)).filter(([s, e]) => s >= start && e <= end);
   const parts: Html[] = [];

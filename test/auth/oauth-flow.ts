@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Daemon, runCli } from '../helpers/daemon.js';
-import { hiddenFields, type PageResponse, type WebClient } from '../server/web-client.js';
+import { addUser, type Daemon, runCli, type StartOptions } from '../helpers/daemon.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { hiddenFields, loggedIn, type PageResponse, type WebClient } from '../server/web-client.js';
 
 /**
  * Drives the OAuth flow over real HTTP the way a browser would: a cookie-holding web client logs
@@ -25,6 +26,16 @@ export async function addClient(d: Daemon, opts: { name?: string; redirectUris: 
 }
 
 export { loggedIn } from '../server/web-client.js';
+
+/** A daemon for the enclosing describe block and a signed-in user's web client, both set once it started. */
+export function signedInSuite(opts: StartOptions = {}): { d: Daemon; web: WebClient } {
+  const suite = {} as { d: Daemon; web: WebClient };
+  daemonForSuite(async (started) => {
+    suite.d = started;
+    suite.web = await loggedIn(started, await addUser(started));
+  }, opts);
+  return suite;
+}
 
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');

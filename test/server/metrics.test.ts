@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, metricsAccess } from '../../src/server/metrics/access.js';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
@@ -30,6 +31,19 @@ function sum(all: Map<string, number>, name: string, labels: Record<string, stri
 async function scrape(d: Daemon, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> {
   const res = await fetch(`${d.url}/metrics`, { headers });
   return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The status of a scrape sent with exactly these headers (Host included, which fetch will not let one set). */
+function scrapeAs(d: Daemon, headers: Record<string, string>): Promise<number> {
+  const url = new URL(`${d.url}/metrics`);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 const TEXTS = [
@@ -105,6 +119,17 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     expect((await scrape(d, { forwarded: 'for=203.0.113.7' })).status).toBe(404);
     expect((await scrape(d)).status).toBe(200);
   });
+
+  it('other proxies’ headers, and a Host that is not a loopback name (a DNS-rebinding page), get 404 too', async () => {
+    const port = new URL(d.url).port;
+    // A browser on a page of evil.example whose name now resolves to 127.0.0.1 sends its own host name.
+    for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.nip.io:${port}`, `localhost.evil.example:${port}`]) expect(await scrapeAs(d, { host }), host).toBe(404);
+    for (const header of ['via', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'true-client-ip']) {
+      expect(await scrapeAs(d, { host: `127.0.0.1:${port}`, [header]: header === 'via' ? '1.1 proxy' : '203.0.113.7' }), header).toBe(404);
+    }
+    // Prometheus on this machine, however it names the target.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'localhost', `[::1]:${port}`]) expect(await scrapeAs(d, { host }), host).toBe(200);
+  });
 });
 
 describe('GET /metrics with --metrics-token', () => {
@@ -139,8 +164,18 @@ describe('GET /metrics behind a proxy (--trust-proxy) without a token', () => {
   });
 });
 
+describe('GET /metrics on a loopback bind published elsewhere (--public-url) without a token', () => {
+  let d: Daemon;
+  daemonForSuite((started) => void (d = started), { args: ['--public-url', 'https://docs.example.com'] });
+
+  it('is not served (404), even to a request with no forwarding header: the proxy in front need not add one', async () => {
+    expect((await scrape(d)).status).toBe(404);
+    expect(d.stdout()).toContain('not served (--public-url https://docs.example.com says it is reached from elsewhere (a proxy relays requests here), and no --metrics-token is set)');
+  });
+});
+
 describe('the access rule', () => {
-  const rule = (host: string, extra: { metrics?: string; metricsToken?: string; trustProxy?: boolean } = {}) =>
+  const rule = (host: string, extra: { metrics?: string; metricsToken?: string; trustProxy?: boolean; publicUrl?: string } = {}) =>
     metricsAccess({ metrics: 'auto', trustProxy: false, host, ...extra }).kind;
 
   it('auto: open on a loopback bind, off on any other without a token, token-only with one', () => {
@@ -150,6 +185,10 @@ describe('the access rule', () => {
     expect(rule('0.0.0.0')).toBe('off');
     expect(rule('10.0.0.5')).toBe('off');
     expect(rule('127.0.0.1', { trustProxy: true })).toBe('off');
+    expect(rule('127.0.0.1', { publicUrl: 'https://docs.example.com' })).toBe('off');
+    expect(rule('127.0.0.1', { publicUrl: 'http://127.0.0.1:7411' })).toBe('open');
+    expect(rule('127.0.0.1', { publicUrl: 'http://localhost:7411/' })).toBe('open');
+    expect(rule('127.0.0.1', { publicUrl: 'https://docs.example.com', metricsToken: 'x'.repeat(32) })).toBe('token');
     expect(rule('0.0.0.0', { metricsToken: 'x'.repeat(32) })).toBe('token');
     expect(rule('127.0.0.1', { metricsToken: 'x'.repeat(32) })).toBe('token');
   });

@@ -10,6 +10,7 @@ import { UserStore } from '../../src/store/sql/users.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
 
 const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
 
 /** The database with a count of the UPDATE statements sent through it. */
 function countingUpdates(db: Db) {
@@ -195,6 +196,19 @@ describeEachEngine('login attempts', ({ handle, another }) => {
     await attempts.clear('email:w@example.com');
     expect(await attempts.take(keys, POLICY)).toBe(0);
     await attempts.refund('email:unknown@example.com', POLICY); // nothing to give back: no error
+  });
+
+  it('purges counters a day old that hold no lock in force; a live lock stays (rows of unauthenticated requests)', async () => {
+    const now = clock();
+    const attempts = new LoginAttemptStore(handle().db, now);
+    const stale = Array.from({ length: 50 }, (_, i) => `email:guess-${i}@example.com`);
+    for (const key of stale) expect(await attempts.take([key], POLICY)).toBe(0);
+    const locked = ['email:locked@example.com'];
+    for (let i = 0; i < 5; i++) await attempts.take(locked, { ...POLICY, lockMs: 2 * DAY });
+    now.advance(DAY + 10 * MIN);
+    expect(await attempts.purgeStale(now() - DAY)).toBeGreaterThanOrEqual(stale.length); // and earlier tests' counters
+    expect(await attempts.purgeStale(now() - DAY)).toBe(0);
+    expect(await attempts.take(locked, POLICY)).toBeGreaterThan(0); // still locked: its row was kept
   });
 
   it('200 concurrent attempts over three pools check at most 5 passwords', async () => {

@@ -22,8 +22,8 @@ async function setup(suite: EngineSuite, email: string) {
     return redirect.searchParams.get('code')!;
   };
   const exchange = (replica: OAuthProvider, value: string) =>
-    replica.token({ grant_type: 'authorization_code', code: value, client_id: client.id, client_secret: secret!, redirect_uri: REDIRECT }, undefined);
-  const refresh = (replica: OAuthProvider, value: string) => replica.token({ grant_type: 'refresh_token', refresh_token: value, client_id: client.id, client_secret: secret! }, undefined);
+    replica.token({ grant_type: 'authorization_code', code: value, client_id: client.id, client_secret: secret!, redirect_uri: REDIRECT }, undefined, '127.0.0.1');
+  const refresh = (replica: OAuthProvider, value: string) => replica.token({ grant_type: 'refresh_token', refresh_token: value, client_id: client.id, client_secret: secret! }, undefined, '127.0.0.1');
   const live = async (t: TokenResponse) => (await replicas[0]!.resolveAccessToken(t.access_token)) !== null;
   return { replicas, userId, client, code, exchange, refresh, live };
 }

@@ -139,13 +139,13 @@ describe('search page', () => {
       return text.slice(at, text.indexOf('</li>', at));
     };
     const slide = await result('deckhands mooring lines gale', 'briefing.pptx');
-    expect(slide).toContain('<p class="meta"><span class="page">slide 3</span> · <span class="heading">Mooring lines</span></p>');
+    expect(slide).toContain('<p class="meta"><span class="page">slide 3</span> · <bdi class="heading">Mooring lines</bdi></p>');
     expect(slide).toContain('>Open the original</a>');
     // The sheet is said once, with the rows.
     const rows = await result('Borealis refrigerated mackerel', 'berths.xlsx');
     expect(rows).toMatch(/<p class="meta"><span class="page">rows? \d+(–\d+)? · Berths<\/span><\/p>/);
     const chapter = await result('schooner aground reef', 'coast.epub');
-    expect(chapter).toContain('<span class="page">chapter 2</span> · <span class="heading">The Wreck</span>');
+    expect(chapter).toContain('<span class="page">chapter 2</span> · <bdi class="heading">The Wreck</bdi>');
     expect(`${slide}${rows}${chapter}`).not.toMatch(/\bpp?\. \d/);
 
     const deck = up.body.documents.find((doc: any) => doc.filename === 'briefing.pptx');
@@ -153,4 +153,23 @@ describe('search page', () => {
     expect([...page.matchAll(/<h3>([^<]+)<\/h3>/g)].map((m) => m[1])).toEqual(['Slide 1', 'Slide 2', 'Slide 3']);
     expect(page).toContain('by the slide each starts on');
   }, 300_000);
+
+  it('an override in an e-mail subject reverses nothing: not the From/To line of the snippet, not the document page', async () => {
+    // The security probe's finding 10: "Invoice <U+202E>fdp.exe" displays as "Invoice exe.pdf", and the line after it backwards.
+    const subject = `=?UTF-8?B?${Buffer.from('Harbour dues invoice \u202efdp.exe').toString('base64')}?=`;
+    const mail = ['From: Harbour Master <dues@harbour.example>', 'To: skipper@example.com', `Subject: ${subject}`, 'Content-Type: text/plain; charset=utf-8', '', 'Mooring dues for the quarter, payable to the harbour office.', ''].join('\r\n');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'dues.eml', bytes: txt(mail) }], { query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const page = (await web.get(q('harbour dues invoice mooring', '&view=passages&mode=keyword'))).text;
+    const at = page.indexOf('class="filename">dues.eml</a>');
+    expect(at).toBeGreaterThan(-1);
+    const result = page.slice(at, page.indexOf('</li>', at));
+    expect(result).toContain('<bdi class="heading">Harbour dues invoice \ufffdfdp.exe</bdi>');
+    expect(result).toContain('<p class="snippet" dir="auto">');
+    expect(result.replace(/<[^>]+>/g, '')).toMatch(/Harbour dues invoice \ufffdfdp\.exe\s+From: Harbour Master \(dues@harbour\.example\) · To: skipper@example\.com/);
+    expect(page).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    const doc = (await web.get(`/documents/${up.body.documents[0].id}`)).text;
+    expect(doc).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(doc).toContain('<p class="chunk-text" dir="auto">');
+  }, 120_000);
 });

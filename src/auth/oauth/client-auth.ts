@@ -24,7 +24,8 @@ function fromBasic(header: string): { clientId: string; clientSecret: string } {
   }
 }
 
-export async function authenticateClient(clients: ClientService, authorization: string | undefined, params: OAuthParams): Promise<OAuthClientRecord> {
+/** `clientIp`: the caller's address, which fetching a metadata document not yet recorded counts on. */
+export async function authenticateClient(clients: ClientService, authorization: string | undefined, params: OAuthParams, clientIp: string): Promise<OAuthClientRecord> {
   let clientId = params.client_id;
   let secret = params.client_secret;
   if (authorization && /^Basic\s/i.test(authorization)) {
@@ -35,7 +36,7 @@ export async function authenticateClient(clients: ClientService, authorization: 
     secret = basic.clientSecret || undefined;
   }
   if (clientId === undefined) throw new InvalidClient('client authentication failed: no client_id was sent');
-  const client = await clients.resolve(clientId);
+  const client = await clients.resolve(clientId, clientIp);
   if (!client) throw new InvalidClient('client authentication failed: unknown client_id');
   if (client.isPublic) {
     if (secret !== undefined) throw new InvalidClient('client authentication failed: this public client has no secret');

@@ -1,9 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
+import { refusedAddress } from './refused-address.js';
 
 /**
  * Fetches client ID metadata documents (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25): the
@@ -11,9 +12,10 @@ import { LRUCache } from 'lru-cache';
  * authorize endpoint can make this server fetch a URL of its choosing, so the fetch is guarded against SSRF
  * here, once:
  * - https only, no user information, no redirects followed;
- * - the host is resolved first and every address it has is checked: loopback, private, CGNAT, unique-local
- *   are refused unless the operator allows private addresses (tests, private networks); link-local (cloud
- *   metadata at 169.254.169.254), unspecified, multicast and reserved addresses always;
+ * - the host is resolved first and every address it has is checked (refused-address.ts): loopback, private,
+ *   CGNAT, unique-local and site-local are refused unless the operator allows private addresses (tests, private
+ *   networks); link-local (cloud metadata at 169.254.169.254), unspecified, multicast, reserved addresses and
+ *   IPv6 addresses that embed an IPv4 address (NAT64, 6to4, Teredo) always;
  * - the connection goes to the address that was checked (the request's `lookup` answers with it), so a DNS
  *   answer that changes between the check and the connect (rebinding) is never used;
  * - 5 s for the whole exchange, 64 KiB of body (the connection is cut as soon as more arrives), JSON only;
@@ -41,38 +43,6 @@ export interface MetadataFetchOptions {
   now?: () => number;
 }
 
-const ALWAYS_REFUSED: [string, string[]][] = [
-  ['an unspecified address', ['0.0.0.0/8', '::/128']],
-  ['a link-local address', ['169.254.0.0/16', 'fe80::/10']],
-  ['a multicast address', ['224.0.0.0/4', 'ff00::/8']],
-  ['a reserved address', ['240.0.0.0/4', '192.0.0.0/24', '198.18.0.0/15', '64:ff9b::/96', '100::/64', '2001:db8::/32']],
-];
-const PRIVATE: [string, string[]][] = [
-  ['a loopback address', ['127.0.0.0/8', '::1/128']],
-  ['a private address', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']],
-  ['a shared (CGNAT) address', ['100.64.0.0/10']],
-];
-
-function blockList(subnets: string[]): BlockList {
-  const list = new BlockList();
-  for (const s of subnets) {
-    const [net, bits] = s.split('/') as [string, string];
-    list.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
-  }
-  return list;
-}
-const CLASSES = [...ALWAYS_REFUSED, ...PRIVATE].map(([what, subnets]) => ({ what, list: blockList(subnets), private: PRIVATE.some(([w]) => w === what) }));
-
-/** Why an address may not be fetched from (e.g. "a loopback address"), or null when it may. */
-export function refusedAddress(address: string, allowPrivate: boolean): string | null {
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const ip = mapped ?? address;
-  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  for (const c of CLASSES) if (c.list.check(ip, family) && !(c.private && allowPrivate)) return c.what;
-  return null;
-}
-
 const MIN_TTL_MS = 60_000;
 const MAX_TTL_MS = 24 * 3600_000;
 const DEFAULT_TTL_MS = 5 * 60_000;
@@ -98,13 +68,17 @@ export class ClientMetadataFetcher {
     this.now = opts.now ?? Date.now;
   }
 
-  /** The document at `url`, from the cache while it is fresh. Throws MetadataFetchError with the reason. */
-  async get(url: URL): Promise<FetchedDocument> {
+  /**
+   * The document at `url`, from the cache while it is fresh. Throws MetadataFetchError with the reason.
+   * `beforeFetch` runs only when the network is about to be used (it may throw to stop it: the rate limit).
+   */
+  async get(url: URL, beforeFetch?: () => Promise<void>): Promise<FetchedDocument> {
     if (url.protocol !== 'https:') throw new MetadataFetchError('only https URLs are fetched');
     const key = url.href;
     const hit = this.cache.get(key);
     if (hit && hit.until > this.now()) return { json: hit.json, fresh: false };
     this.cache.delete(key);
+    await beforeFetch?.();
     const { json, ttlMs } = await this.fetch(url);
     this.cache.set(key, { json, until: this.now() + ttlMs });
     return { json, fresh: true };

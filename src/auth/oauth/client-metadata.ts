@@ -54,15 +54,20 @@ function stringArray(doc: Record<string, unknown>, field: string): string[] | nu
   return v as string[];
 }
 
-export function readClientMetadata(doc: unknown): ClientMetadata {
+/**
+ * `echoValues`: whether a problem may quote the value it is about. A registration body is the caller's own (yes);
+ * a fetched metadata document is not, and its problems are shown to whoever named its URL (no).
+ */
+export function readClientMetadata(doc: unknown, { echoValues }: { echoValues: boolean }): ClientMetadata {
   if (!isObject(doc)) throw new ClientMetadataProblem('the client metadata must be a JSON object');
+  const quote = (value: string) => (echoValues ? ` ${JSON.stringify(value)}` : '');
 
   const uris = stringArray(doc, 'redirect_uris');
   if (uris === null || uris.length === 0) throw new ClientMetadataProblem('redirect_uris is required: at least one redirect URI', true);
   if (uris.length > MAX_REDIRECT_URIS) throw new ClientMetadataProblem(`at most ${MAX_REDIRECT_URIS} redirect URIs`, true);
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new ClientMetadataProblem(`redirect URI ${JSON.stringify(uri)} ${problem}`, true);
+    if (problem) throw new ClientMetadataProblem(`redirect URI${quote(uri)} ${problem}`, true);
   }
   const redirectUris = [...new Set(uris)];
 
@@ -77,19 +82,19 @@ export function readClientMetadata(doc: unknown): ClientMetadata {
 
   const method = optionalString(doc, 'token_endpoint_auth_method');
   if (method !== null && !AUTH_METHODS.includes(method as TokenEndpointAuthMethod)) {
-    throw new ClientMetadataProblem(`token_endpoint_auth_method ${method} is not supported (supported: ${AUTH_METHODS.join(', ')})`);
+    throw new ClientMetadataProblem(`token_endpoint_auth_method${echoValues ? ` ${method}` : ''} is not supported (supported: ${AUTH_METHODS.join(', ')})`);
   }
   const grants = stringArray(doc, 'grant_types');
   if (grants !== null) {
     const unsupported = grants.filter((g) => !(SUPPORTED_GRANT_TYPES as readonly string[]).includes(g));
-    if (unsupported.length > 0) throw new ClientMetadataProblem(`grant_types ${unsupported.join(', ')} not supported (supported: ${SUPPORTED_GRANT_TYPES.join(', ')})`);
+    if (unsupported.length > 0) throw new ClientMetadataProblem(`grant_types${echoValues ? ` ${unsupported.join(', ')}` : ''} not supported (supported: ${SUPPORTED_GRANT_TYPES.join(', ')})`);
     if (!grants.includes('authorization_code')) throw new ClientMetadataProblem('grant_types must include authorization_code');
   }
   const responses = stringArray(doc, 'response_types');
   if (responses !== null && (responses.length === 0 || responses.some((r) => r !== 'code'))) throw new ClientMetadataProblem('response_types must be ["code"]');
   const scope = optionalString(doc, 'scope');
   const unknownScopes = (scope ?? '').split(' ').filter((s) => s && !(SCOPES as readonly string[]).includes(s));
-  if (unknownScopes.length > 0) throw new ClientMetadataProblem(`unknown scope: ${unknownScopes.join(' ')} (supported: ${SCOPES.join(' ')})`);
+  if (unknownScopes.length > 0) throw new ClientMetadataProblem(`unknown scope${echoValues ? `: ${unknownScopes.join(' ')}` : ''} (supported: ${SCOPES.join(' ')})`);
 
   return {
     name,

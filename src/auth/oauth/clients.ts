@@ -5,7 +5,7 @@ import { randomBase62, safeEqual, sha256Hex } from '../../core/secrets.js';
 import type { ClientRegistrationKind, OAuthClientRecord, OAuthClientStore } from '../../store/sql/oauth-clients.js';
 import { type ClientMetadataFetcher, MetadataFetchError } from './client-metadata-fetch.js';
 import { type ClientMetadata, ClientMetadataProblem, displayName, MAX_REDIRECT_URIS, readClientMetadata } from './client-metadata.js';
-import { InvalidClient } from './errors.js';
+import { InvalidClient, TooManyRequests } from './errors.js';
 import type { RegistrationPolicy } from './metadata.js';
 import { redirectUriProblem } from './redirect-uri.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
@@ -30,11 +30,21 @@ export interface ClientRegistration {
   loopbackAnyPort?: boolean;
 }
 
-/** How self-registered clients are received: the operator's policy, and the fetcher of metadata documents. */
+/**
+ * How self-registered clients are received: the operator's policy, the fetcher of metadata documents, and the
+ * per-address registration rate limit (0, or the milliseconds to wait) that fetching an unrecorded document counts on.
+ */
 export interface SelfRegistration {
   policy: RegistrationPolicy;
   documents: ClientMetadataFetcher | null;
+  takeSlot: (clientIp: string) => Promise<number>;
 }
+
+/**
+ * Dynamically registered clients that may wait for their first use at once: registering one more deletes the oldest
+ * that never got a code or a grant, so a flood from many addresses (each within the rate limit) stays bounded.
+ */
+export const MAX_UNUSED_DYNAMIC_CLIENTS = 1000;
 
 export const SELF_REGISTRATION_OFF = 'this server does not accept self-registered clients; ask its operator to register the application';
 
@@ -65,7 +75,7 @@ export class ClientService {
   constructor(
     private readonly store: OAuthClientStore,
     private readonly now: Clock,
-    private readonly self: SelfRegistration = { policy: 'off', documents: null },
+    private readonly self: SelfRegistration = { policy: 'off', documents: null, takeSlot: async () => 0 },
   ) {}
 
   get registrationPolicy(): RegistrationPolicy {
@@ -101,7 +111,8 @@ export class ClientService {
   }
 
   /** RFC 7591: a client that registers itself, owned by `userId` when the policy asked for an account's credential. */
-  registerDynamic(meta: ClientMetadata, userId: string | null): Promise<RegisteredClient> {
+  async registerDynamic(meta: ClientMetadata, userId: string | null): Promise<RegisteredClient> {
+    await this.store.evictUnusedDynamic(MAX_UNUSED_DYNAMIC_CLIENTS - 1);
     return this.register({
       name: displayName(meta, 'Unnamed application'),
       redirectUris: meta.redirectUris,
@@ -121,39 +132,58 @@ export class ClientService {
 
   /**
    * A client by the client_id a protocol request names (authorize, token, revocation): a registered one, or —
-   * for an https URL — the client its metadata document describes, fetched (or from the cache) and recorded
-   * under that URL so that codes and tokens can refer to it. A document that can't be used is invalid_client,
-   * with what was wrong.
+   * for an https URL — the client its metadata document describes, fetched (or from the cache). A document that
+   * can't be used is invalid_client, saying what was wrong without repeating what the document holds (whoever
+   * asks need not be signed in). Nothing is stored here for a client not yet recorded: its row is written when a
+   * signed-in user approves it (`record`), so no unauthenticated request adds rows; a fresh fetch of a recorded
+   * one updates its row. Fetching a document not yet recorded counts on the caller's address like a registration
+   * (429 past the limit): each such request makes this server reach out to a URL of the caller's choosing.
    */
-  async resolve(id: string): Promise<OAuthClientRecord | null> {
+  async resolve(id: string, clientIp: string): Promise<OAuthClientRecord | null> {
     if (!isMetadataDocumentClientId(id)) return this.find(id);
     if (this.self.policy === 'off' || !this.self.documents) throw new InvalidClient(SELF_REGISTRATION_OFF);
     const url = metadataDocumentUrl(id);
+    const stored = await this.store.find(id);
+    const known = stored?.registration === 'metadata_document' ? stored : null;
     let fetched;
     try {
-      fetched = await this.self.documents.get(url);
+      fetched = await this.self.documents.get(url, known ? undefined : () => this.admit(clientIp));
     } catch (err) {
       if (err instanceof MetadataFetchError) throw new InvalidClient(`the client metadata document at ${id} could not be fetched: ${err.message}`);
       throw err;
     }
+    if (!fetched.fresh && known) return known;
     const invalid = (why: string) => new InvalidClient(`the client metadata document at ${id} is not valid: ${why}`);
     let meta: ClientMetadata;
     try {
-      meta = readClientMetadata(fetched.json);
+      meta = readClientMetadata(fetched.json, { echoValues: false });
     } catch (err) {
       if (err instanceof ClientMetadataProblem) throw invalid(err.message);
       throw err;
     }
     const doc = fetched.json as Record<string, unknown>;
-    if (doc.client_id !== id) throw invalid(`its client_id (${JSON.stringify(doc.client_id ?? null)}) must equal the URL it was fetched from`);
+    if (doc.client_id !== id) throw invalid('its client_id must equal the URL it was fetched from');
     // The document is public: a client identified by it cannot keep a secret, so it proves itself with PKCE.
     if (meta.authMethod !== null && meta.authMethod !== 'none') throw invalid('token_endpoint_auth_method must be none');
     if (doc.client_secret !== undefined) throw invalid('it must not contain a client_secret');
-    if (!fetched.fresh) {
-      const stored = await this.store.find(id);
-      if (stored?.registration === 'metadata_document') return stored;
-    }
-    return this.store.upsertMetadataDocument({ id, name: displayName(meta, url.host), redirectUris: meta.redirectUris, loopbackAnyPort: meta.loopbackAnyPort, clientUri: meta.clientUri });
+    const described = { id, name: displayName(meta, url.host), redirectUris: meta.redirectUris, loopbackAnyPort: meta.loopbackAnyPort, clientUri: meta.clientUri };
+    if (known) return this.store.upsertMetadataDocument(described);
+    const at = this.now();
+    return { ...described, userId: null, secretHash: null, isPublic: true, registration: 'metadata_document', createdAt: at, updatedAt: at };
+  }
+
+  /**
+   * Before a code is issued to it (a signed-in user approved it): the row of a metadata-document client, written
+   * or refreshed. Such rows come only from approvals, each behind a rate-limited fetch, and go with the purge.
+   */
+  async record(client: OAuthClientRecord): Promise<void> {
+    if (client.registration === 'metadata_document') await this.store.upsertMetadataDocument(client);
+  }
+
+  /** Throws 429 when the caller's address has used up its registrations. */
+  private async admit(clientIp: string): Promise<void> {
+    const waitMs = await this.self.takeSlot(clientIp);
+    if (waitMs > 0) throw new TooManyRequests('too many client registrations (or unrecorded client metadata documents) from this address', waitMs);
   }
 
   listOwned(userId: string): Promise<OAuthClientRecord[]> {

@@ -45,6 +45,14 @@ export class InvalidClient extends OAuthError {
   }
 }
 
+/** A per-address rate limit was reached: 429 with Retry-After (whole seconds). */
+export class TooManyRequests extends OAuthError {
+  constructor(what: string, waitMs: number) {
+    const seconds = Math.ceil(waitMs / 1000);
+    super('too_many_requests', `${what}; try again in ${seconds} s`, 429, true, { 'Retry-After': String(seconds) });
+  }
+}
+
 export class ServerError extends OAuthError {
   constructor(cause: unknown) {
     super('server_error', 'the authorization server hit an internal error', 500, false, {}, cause);

@@ -54,7 +54,7 @@ export class OAuthProvider {
     const policy = opts.registration ?? 'off';
     if (policy !== 'off' && !opts.attempts) throw new Error('client registration needs the attempt counters for its rate limit');
     const documents = policy === 'off' ? null : new ClientMetadataFetcher({ allowPrivate: !!opts.metadataAllowPrivate, now });
-    this.clients = new ClientService(stores.clients, now, { policy, documents });
+    this.clients = new ClientService(stores.clients, now, { policy, documents, takeSlot: (clientIp) => this.takeRegistrationSlot(clientIp) });
     this.resolveAccessToken = accessTokenResolver(stores.tokens, now);
   }
 
@@ -62,9 +62,9 @@ export class OAuthProvider {
     return this.clients.registrationPolicy;
   }
 
-  /** Runs the authorize checks on the request's parameters (query or consent form). */
-  validateAuthorize(params: unknown): Promise<AuthorizeOutcome> {
-    return validateAuthorizeRequest(this.clients, this.opts.publicUrl(), params);
+  /** Runs the authorize checks on the request's parameters (query or consent form), sent from `clientIp`. */
+  validateAuthorize(params: unknown, clientIp: string): Promise<AuthorizeOutcome> {
+    return validateAuthorizeRequest(this.clients, this.opts.publicUrl(), params, clientIp);
   }
 
   /**
@@ -87,6 +87,7 @@ export class OAuthProvider {
 
   /** The user approved: a fresh code, and where to send the browser. */
   async approve(req: AuthorizationRequest, userId: string): Promise<string> {
+    await this.clients.record(req.client);
     const code = await issueAuthorizationCode(this.stores.codes, this.now(), req, userId);
     return withQuery(req.redirectUri, { code, state: req.state });
   }
@@ -100,12 +101,12 @@ export class OAuthProvider {
     return withQuery(redirectUri, { ...toOAuthWire(error), state });
   }
 
-  token(body: unknown, authorization: string | undefined): Promise<TokenResponse> {
-    return handleTokenRequest({ clients: this.clients, stores: this.stores, now: this.now, publicUrl: this.opts.publicUrl() }, body, authorization);
+  token(body: unknown, authorization: string | undefined, clientIp: string): Promise<TokenResponse> {
+    return handleTokenRequest({ clients: this.clients, stores: this.stores, now: this.now, publicUrl: this.opts.publicUrl() }, body, authorization, clientIp);
   }
 
-  revoke(body: unknown, authorization: string | undefined): Promise<void> {
-    return handleRevokeRequest({ clients: this.clients, stores: this.stores, now: this.now }, body, authorization);
+  revoke(body: unknown, authorization: string | undefined, clientIp: string): Promise<void> {
+    return handleRevokeRequest({ clients: this.clients, stores: this.stores, now: this.now }, body, authorization, clientIp);
   }
 
   /** Settings → Connected apps. */

@@ -3,8 +3,9 @@
  * - registered URIs are absolute, carry no fragment, and use https — or http only on a loopback
  *   host — or a private-use scheme with a dot (native apps, `com.example.app:/cb`);
  * - a presented URI matches a registered one by exact string comparison;
- * - clients flagged for loopback (the CLI) also accept http://127.0.0.1:<any port>/<path> and
- *   http://[::1]:<any port>/<path>; `localhost` is not accepted for those (RFC 8252 §8.3).
+ * - clients flagged for loopback (native apps: the CLI, self-registered clients whose URIs are all loopback) may
+ *   present one of their registered http://127.0.0.1/… or http://[::1]/… URIs on any port: only the port
+ *   varies (RFC 8252 §7.3), never the host or the path; `localhost` is matched exactly (RFC 8252 §8.3).
  */
 const LOOPBACK_LITERALS = new Set(['127.0.0.1', '[::1]']);
 const LOOPBACK_HOSTS = new Set([...LOOPBACK_LITERALS, 'localhost']);
@@ -41,8 +42,18 @@ export function isLoopbackRedirect(uri: string): boolean {
   return !!url && url.protocol === 'http:' && LOOPBACK_LITERALS.has(url.hostname) && !url.username && !url.password && !uri.includes('#');
 }
 
+/** `presented` is `registered` on another port: both loopback literals, and equal once the port is made the same. */
+function samePortAside(registered: string, presented: string): boolean {
+  const url = parse(registered);
+  const at = parse(presented);
+  if (!url || !at || !isLoopbackRedirect(registered)) return false;
+  url.port = at.port;
+  return url.href === presented;
+}
+
 export function redirectUriAllowed(client: { redirectUris: string[]; loopbackAnyPort: boolean }, uri: string): boolean {
-  return client.redirectUris.includes(uri) || (client.loopbackAnyPort && isLoopbackRedirect(uri));
+  if (client.redirectUris.includes(uri)) return true;
+  return client.loopbackAnyPort && isLoopbackRedirect(uri) && client.redirectUris.some((registered) => samePortAside(registered, uri));
 }
 
 /** Appends query parameters to a redirect URI, keeping its own query as it is (RFC 6749 §3.1.2). */

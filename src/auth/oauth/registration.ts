@@ -50,7 +50,7 @@ export function registrationResponse(client: OAuthClientRecord, secret: string |
 export async function handleRegistrationRequest(clients: ClientService, body: unknown, ownerUserId: string | null) {
   let meta;
   try {
-    meta = readClientMetadata(body);
+    meta = readClientMetadata(body, { echoValues: true });
   } catch (err) {
     if (err instanceof ClientMetadataProblem) throw new RegistrationError(err.redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata', err.message);
     throw err;

@@ -19,9 +19,10 @@ export async function handleRevokeRequest(
   deps: { clients: ClientService; stores: OAuthStoreSet; now: Clock },
   body: unknown,
   authorization: string | undefined,
+  clientIp: string,
 ): Promise<void> {
   const params = readParams(body);
-  const client = await authenticateClient(deps.clients, authorization, params);
+  const client = await authenticateClient(deps.clients, authorization, params, clientIp);
   const presented = requireParam(params, 'token');
   if (!looksLikeOAuthToken(presented)) return;
   const hash = sha256Hex(presented);

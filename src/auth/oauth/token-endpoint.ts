@@ -17,12 +17,13 @@ export async function handleTokenRequest(
   deps: { clients: ClientService; stores: OAuthStoreSet; now: Clock; publicUrl: string },
   body: unknown,
   authorization: string | undefined,
+  clientIp: string,
 ): Promise<TokenResponse> {
   const params = readParams(body);
   const grantType = requireParam(params, 'grant_type');
   const grant = GRANTS.get(grantType);
   if (!grant) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported (supported: ${[...GRANTS.keys()].join(', ')})`);
-  const client = await authenticateClient(deps.clients, authorization, params);
+  const client = await authenticateClient(deps.clients, authorization, params, clientIp);
   const own = Object.fromEntries(Object.entries(params).filter(([k]) => grant.parameters.has(k)));
   // RFC 8707 §2: an unknown resource is invalid_target whatever the grant (the grants compare known ones).
   const resource = params.resource === undefined ? undefined : resolveResource(params.resource, deps.publicUrl);

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { citationLabel } from '../../core/citation-label.js';
+import { terminalSafe } from '../../core/unsafe-text.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
 import type { DocumentResult, SearchDocument, SearchPassage, SearchResponse, SearchResult } from '../api-types.js';
@@ -23,7 +24,10 @@ export interface SearchOptions {
   json: boolean;
 }
 
-/** Marks each [start,end) highlight range with `mark`, merging overlaps and clamping to the text. */
+/**
+ * Marks each [start,end) highlight range with `mark`, merging overlaps and clamping to the text; the text itself is
+ * made terminal-safe piece by piece (a document's controls are shown, not obeyed), so the offsets still hold.
+ */
 export function applyHighlights(text: string, highlights: Array<[number, number]>, mark: (s: string) => string): string {
   const ranges = highlights
     .map(([s, e]) => [Math.max(0, s), Math.min(text.length, e)] as [number, number])
@@ -34,10 +38,10 @@ export function applyHighlights(text: string, highlights: Array<[number, number]
   for (const [s, e] of ranges) {
     if (e <= pos) continue;
     const start = Math.max(s, pos);
-    out += text.slice(pos, start) + mark(text.slice(start, e));
+    out += terminalSafe(text.slice(pos, start)) + mark(terminalSafe(text.slice(start, e)));
     pos = e;
   }
-  return out + text.slice(pos);
+  return out + terminalSafe(text.slice(pos));
 }
 
 /** What a result cites: "p. 3", "slide 2", "rows 4–9 · Berths", "chapter 3" (page numbers from a server without `citation`). */
@@ -73,8 +77,8 @@ export function scoreSources(r: SearchPassage): string {
     .join(' · ');
 }
 
-/** A document as people know it: the path it was synced from, else its file name. */
-export const documentLabel = (d: SearchDocument): string => d.path ?? d.filename;
+/** A document as people know it: the path it was synced from, else its file name (terminal-safe). */
+export const documentLabel = (d: SearchDocument): string => terminalSafe(d.path ?? d.filename);
 
 const items = (res: SearchResponse): (SearchResult | DocumentResult)[] => ('documents' in res ? res.documents : res.results);
 
@@ -145,11 +149,11 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     const shownText = passage(p.text, p.highlights ?? []);
     return wrap(applyHighlights(shownText.text, shownText.highlights, mark), width, '   ');
   };
-  const where = (p: SearchPassage) => [cites(p), p.heading !== p.citation?.sheet ? p.heading : null, p.ocr ? 'OCR' : null].filter(Boolean).join(' · ');
+  const where = (p: SearchPassage) => terminalSafe([cites(p), p.heading !== p.citation?.sheet ? p.heading : null, p.ocr ? 'OCR' : null].filter(Boolean).join(' · '));
   if ('documents' in res) {
     res.documents.forEach((d, i) => {
       const more = !res.weak && d.matches > 1 ? `${d.matches} matching passages` : '';
-      write(wrapFields([{ text: `${i + 1}. ${documentLabel(d.document)}`, style: st.bold }, { text: `[${d.project.name}]`, style: st.dim }, { text: more, style: st.dim }], width, '   '));
+      write(wrapFields([{ text: `${i + 1}. ${documentLabel(d.document)}`, style: st.bold }, { text: `[${terminalSafe(d.project.name)}]`, style: st.dim }, { text: more, style: st.dim }], width, '   '));
       d.passages.forEach((p, pi) => {
         const head: Field[] = [{ text: where(p) }, { text: scoreSources(p), style: st.dim }];
         write([...(pi > 0 ? [''] : []), ...wrapFields(head, width - 3, '').map((l) => `   ${l}`), ...text(p)]);
@@ -162,13 +166,13 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
       const fields: Field[] = [
         { text: `${i + 1}. ${documentLabel(r.document)}`, style: st.bold },
         { text: where(r) },
-        { text: `[${r.project.name}]${sources ? ` ${sources}` : ''}`, style: st.dim },
+        { text: `[${terminalSafe(r.project.name)}]${sources ? ` ${sources}` : ''}`, style: st.dim },
       ];
       write([...wrapFields(fields, width, '   '), ...text(r), '']);
     });
   }
   const more = shown.length < res.total.value || res.next_cursor ? '; --limit N or --all for more' : '';
-  notice(ctx.io, st.dim(`${counted(shown.length, res, unit)} in ${res.took_ms} ms${more}`));
+  notice(ctx.io, `${counted(shown.length, res, unit)} in ${res.took_ms} ms${more}`, st.dim);
   if (indexing) notice(ctx.io, indexing);
 }
 

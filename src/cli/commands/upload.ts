@@ -349,8 +349,9 @@ interface WatchTarget {
  */
 async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget, hashes: HashCache, report: WatchReport, first: boolean, signal: AbortSignal): Promise<void> {
   const http = ctx.http();
-  const { files, unreadable, ignored } = await collectFiles(opts.paths, true);
+  const { files, unreadable, ignored, outside } = await collectFiles(opts.paths, true);
   report.unreadable(unreadable);
+  report.outside(outside);
   // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
   const prune = opts.prune && unreadable.length === 0;
   const plan = await syncPlan(ctx, files, target.project?.id, prune, opts.prefix, hashes);
@@ -408,7 +409,7 @@ async function watchSync(ctx: Context, opts: UploadOptions): Promise<void> {
 export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   await checkFlags(opts);
   if (opts.watch) return watchSync(ctx, opts);
-  const { files, skipped, unreadable, ignored, unsupported = 0, subfolders = 0 } = await collectFiles(opts.paths, opts.recursive || opts.sync);
+  const { files, skipped, unreadable, ignored, outside, unsupported = 0, subfolders = 0 } = await collectFiles(opts.paths, opts.recursive || opts.sync);
   for (const s of skipped) notice(ctx.io, `skipped ${s}`);
   for (const u of unreadable) notice(ctx.io, `skipped ${u}`);
   if (files.length === 0 && !opts.sync) {
@@ -437,7 +438,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   const kept: Outcome[] = (plan?.unchanged ?? []).map((u) => ({ file: u.file, document: u.document }));
   const where = opts.project ? `project ${projectName}` : 'your default project';
 
-  if (opts.dryRun) return reportDryRun(ctx, opts, { toSend, plan, kept, missing, projectId: project?.id, where, collected: { files, skipped, unreadable, ignored } });
+  if (opts.dryRun) return reportDryRun(ctx, opts, { toSend, plan, kept, missing, projectId: project?.id, where, collected: { files, skipped, unreadable, ignored, outside } });
 
   if (!opts.json && toSend.length > 0) notice(ctx.io, `uploading ${count(toSend.length, 'file')} to ${where} on ${http.baseUrl}`);
   const pendingKept = opts.wait ? kept.filter((o) => !settled(o.document!)) : [];

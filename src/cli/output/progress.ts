@@ -1,4 +1,5 @@
 import type { IO } from '../../terminal/io.js';
+import { terminalSafe } from '../../core/unsafe-text.js';
 import { fitColumns, padColumns, stringWidth } from './columns.js';
 
 /** Beyond this many rows a per-file board would scroll; one bar per phase is shown instead. */
@@ -38,8 +39,9 @@ export class ProgressBoard {
     private readonly io: IO,
     labels: string[],
   ) {
-    this.rows = labels.map((label) => ({ label, phase: 'waiting', fraction: 0, status: '' }));
-    this.width = Math.min(40, Math.max(...labels.map((l) => stringWidth(l)), 8));
+    // File names and the server's words are shown, never obeyed (the board's own control sequences are its only ones).
+    this.rows = labels.map((label) => ({ label: terminalSafe(label), phase: 'waiting', fraction: 0, status: '' }));
+    this.width = Math.min(40, Math.max(...this.rows.map((r) => stringWidth(r.label)), 8));
   }
 
   update(index: number, phase: Phase, fraction: number, status = ''): void {
@@ -47,7 +49,7 @@ export class ProgressBoard {
     if (!row || ORDER[phase] < ORDER[row.phase]) return;
     row.fraction = phase === row.phase ? Math.max(row.fraction, fraction) : fraction;
     row.phase = phase;
-    row.status = status;
+    row.status = terminalSafe(status);
     // Redraws at most ~12 times a second however fast bytes arrive.
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
@@ -82,7 +84,7 @@ export class ProgressBoard {
   /** Prints `line` above the board (which is redrawn under it), so a notice is neither overwritten nor torn. */
   note(line: string): void {
     const up = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
-    this.io.stderr.write(`${up}\x1b[2K${line}\n\x1b[J`);
+    this.io.stderr.write(`${up}\x1b[2K${terminalSafe(line)}\n\x1b[J`);
     this.drawn = 0;
     this.render();
   }

@@ -1,5 +1,6 @@
 import { type IO, isStdoutTTY } from '../../terminal/io.js';
 import { formatBytes } from '../../core/bytes.js';
+import { terminalSafe } from '../../core/unsafe-text.js';
 import { relativeTime } from './time.js';
 import { padColumns, stringWidth } from './columns.js';
 
@@ -18,8 +19,8 @@ function render(cell: Cell, tty: boolean, now: number): string {
     if ('time' in cell) return cell.time === null ? (tty ? 'never' : '') : tty ? relativeTime(cell.time, now) : cell.time;
     return tty ? formatBytes(cell.bytes) : String(cell.bytes);
   }
-  // Tabs and newlines inside a value would break the tab-separated form.
-  return String(cell).replace(/[\t\r\n]+/g, ' ');
+  // Tabs and newlines inside a value would break the tab-separated form; other controls are shown, not obeyed.
+  return terminalSafe(String(cell).replace(/[\t\r\n]+/g, ' '));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { access, lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../../terminal/errors.js';
 import { type IgnoreRules, loadIgnoreRules } from './ignore-rules.js';
@@ -32,6 +32,11 @@ export interface Collected {
   unreadable: string[];
   /** Paths below a folder left out by its ignore rules (`.docsearchignore`, dotfiles, node_modules/); folders end in `/`. */
   ignored: string[];
+  /**
+   * Symbolic links below a folder that lead out of it, one line each (also in `skipped`): never followed, so a link
+   * planted in a cloned repository or an unpacked archive (`notes.md -> ~/.ssh/id_ed25519`) uploads nothing.
+   */
+  outside: string[];
   /** Files skipped for their type, and subfolders skipped without --recursive: what to hint when nothing is left. */
   unsupported?: number;
   subfolders?: number;
@@ -49,7 +54,37 @@ async function why(p: string, err: unknown): Promise<string> {
   return (err as Error).message ?? String(err);
 }
 
-async function walk(root: string, dir: string, recursive: boolean, rules: IgnoreRules, out: Collected): Promise<void> {
+/** A folder being walked: the path as given, where it really is (links resolved), and its ignore rules. */
+interface Root {
+  path: string;
+  real: string;
+  rules: IgnoreRules;
+}
+
+/**
+ * A symbolic link met while walking a folder. One to a file inside the folder (links resolved, `..` included) is
+ * uploaded like the file it names; one that leads out of the folder is refused and said; one to a folder is never
+ * followed, inside or out (it would send a subtree twice, or loop).
+ */
+async function addLink(root: Root, p: string, rel: string, out: Collected): Promise<void> {
+  let target: string;
+  let isDir: boolean;
+  try {
+    target = await realpath(p);
+    isDir = (await stat(target)).isDirectory();
+  } catch (err) {
+    out.unreadable.push(`${p}: cannot read the file (${await why(p, err)})`);
+    return;
+  }
+  if (target !== root.real && !target.startsWith(root.real.endsWith(sep) ? root.real : root.real + sep)) {
+    const line = `${p}${isDir ? '/' : ''}: a symbolic link to ${await readlink(p)}, outside ${root.path} (not followed, nothing uploaded from it)`;
+    out.skipped.push(line);
+    out.outside.push(line);
+  } else if (isDir) out.skipped.push(`${p}/: a symbolic link to a folder (folder links are not followed)`);
+  else await addFile(p, rel, out);
+}
+
+async function walk(root: Root, dir: string, recursive: boolean, out: Collected): Promise<void> {
   let entries;
   try {
     entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
@@ -59,20 +94,19 @@ async function walk(root: string, dir: string, recursive: boolean, rules: Ignore
   }
   for (const e of entries) {
     const p = join(dir, e.name);
-    const rel = relative(root, p).split(sep).join('/');
-    if (rules.ignores(e.isDirectory() ? `${rel}/` : rel)) {
+    const rel = relative(root.path, p).split(sep).join('/');
+    if (root.rules.ignores(e.isDirectory() ? `${rel}/` : rel)) {
       out.ignored.push(e.isDirectory() ? `${rel}/` : rel);
       continue;
     }
     if (e.isDirectory()) {
-      if (recursive) await walk(root, p, true, rules, out);
+      if (recursive) await walk(root, p, true, out);
       else {
         out.skipped.push(`${p}/: a folder (add --recursive to include subfolders)`);
         out.subfolders = (out.subfolders ?? 0) + 1;
       }
-    } else if (e.isFile() || e.isSymbolicLink()) {
-      await addFile(p, rel, out);
-    }
+    } else if (e.isSymbolicLink()) await addLink(root, p, rel, out);
+    else if (e.isFile()) await addFile(p, rel, out);
   }
 }
 
@@ -100,10 +134,11 @@ async function addFile(p: string, rel: string, out: Collected): Promise<void> {
 
 /**
  * Expands the command's paths: files as given, folders' files (subfolders with --recursive) less what the folder's
- * ignore rules leave out. A path that does not exist is a usage error (a typo), a broken link is named as one.
+ * ignore rules leave out. A path that does not exist is a usage error (a typo), a broken link is named as one. A path
+ * the user names is read even when it is a link; links found inside a folder are judged by addLink.
  */
 export async function collectFiles(paths: string[], recursive: boolean): Promise<Collected> {
-  const out: Collected = { files: [], skipped: [], unreadable: [], ignored: [] };
+  const out: Collected = { files: [], skipped: [], unreadable: [], ignored: [], outside: [] };
   for (const p of paths) {
     let s;
     try {
@@ -116,7 +151,8 @@ export async function collectFiles(paths: string[], recursive: boolean): Promise
     }
     if (s.isDirectory()) {
       const dir = p.replace(/\/+$/, '') || '/';
-      await walk(dir, dir, recursive, await loadIgnoreRules(dir), out);
+      // The folder itself may be a link the user named: its links are judged against where it really is.
+      await walk({ path: dir, real: await realpath(dir), rules: await loadIgnoreRules(dir) }, dir, recursive, out);
     } else await addFile(p, basename(p), out);
   }
   // The same file named twice (`a.txt ./a.txt`, or a file and its folder) is sent and reported once.

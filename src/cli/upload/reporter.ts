@@ -1,4 +1,5 @@
 import type { DocumentRecord } from '../api-types.js';
+import { terminalSafe } from '../../core/unsafe-text.js';
 import { type IO, isStderrTTY, notice } from '../../terminal/io.js';
 import { count } from '../output/plural.js';
 import { ProgressBoard } from '../output/progress.js';
@@ -53,7 +54,7 @@ export function reporter(io: IO, files: LocalFile[], opts: { wait: boolean; json
       if (d.status === 'ready') say(`${files[i]!.path}: ready (${count(d.chunk_count ?? 0, 'chunk')}${d.warnings?.length ? `; ${d.warnings.join('; ')}` : ''})`);
       if (d.status === 'failed') say(`${files[i]!.path}: failed: ${d.error ?? 'unknown error'}`);
     },
-    note: (line) => io.stderr.write(`${line}\n`),
+    note: (line) => io.stderr.write(`${terminalSafe(line)}\n`),
     stop: () => {},
   };
 }

@@ -36,6 +36,8 @@ export interface WatchReport {
   retrying(message: string): void;
   /** Files or folders a pass could not read (each said once). */
   unreadable(lines: string[]): void;
+  /** Symbolic links that lead out of the folder, not followed (each said once). */
+  outside(lines: string[]): void;
   stopped(folder: string, signal: NodeJS.Signals): void;
 }
 
@@ -44,6 +46,10 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
   const fresh = (lines: string[]) => lines.filter((l) => !said.has(l) && said.add(l));
   if (json) {
     const emit = (event: string, data: Record<string, unknown> = {}) => io.stdout.write(`${JSON.stringify({ event, time: new Date(now()).toISOString(), ...data })}\n`);
+    const emitFresh = (event: string) => (lines: string[]) => {
+      const news = fresh(lines);
+      if (news.length > 0) emit(event, { paths: news });
+    };
     return {
       watching: (folder) => emit('watching', { folder }),
       change: (c) =>
@@ -62,14 +68,15 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       },
       back: (url) => emit('reconnected', { url }),
       retrying: (message) => emit('retrying', { message }),
-      unreadable: (lines) => {
-        const news = fresh(lines);
-        if (news.length > 0) emit('unreadable', { paths: news });
-      },
+      unreadable: emitFresh('unreadable'),
+      outside: emitFresh('skipped'),
       stopped: (folder, signal) => emit('stopped', { folder, signal }),
     };
   }
   const say = (line: string) => notice(io, line);
+  const skippedOnce = (lines: string[]) => {
+    for (const l of fresh(lines)) say(`skipped ${l}`);
+  };
   return {
     watching: (folder, where) => say(`watching ${folder} for changes, mirrored to ${where} (Ctrl-C to stop)`),
     change: (c) => {
@@ -85,9 +92,8 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
     lost: (url, why) => warn(io, `lost contact with ${url} (${why}); retrying with backoff, changes are caught up when it answers`),
     back: (url) => say(`${url} answers again; caught up with the folder`),
     retrying: (message) => say(`${message}; trying again`),
-    unreadable: (lines) => {
-      for (const l of fresh(lines)) say(`skipped ${l}`);
-    },
+    unreadable: skippedOnce,
+    outside: skippedOnce,
     // After Ctrl-C the interruption's own line says it (exit 130).
     stopped: (folder, signal) => signal !== 'SIGINT' && say(`stopped watching ${folder}`),
   };

@@ -99,7 +99,9 @@ export async function watchFolder(o: WatchOptions): Promise<void> {
     if (rel === '' || rel === IGNORE_FILE) return false;
     return rules.ignores(rel) || ((stats === undefined || stats.isDirectory()) && rules.ignores(`${rel}/`));
   };
-  const watcher = watch(o.folder, { ignoreInitial: true, ignored, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLED_MS, pollInterval: 50 } });
+  // Links are not followed: one to a folder elsewhere (even `/`) would be watched whole. A pass judges each link
+  // (collect-files.ts) and a new one is an event like any new file.
+  const watcher = watch(o.folder, { ignoreInitial: true, ignored, followSymlinks: false, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLED_MS, pollInterval: 50 } });
   watcher.on('all', (event, p) => {
     const rel = relOf(p);
     if (!matters(event, rel)) return;

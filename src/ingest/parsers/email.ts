@@ -100,10 +100,13 @@ function unique(name: string, taken: Set<string>): string {
   return out;
 }
 
-/** The attachment's name as a document's filename: no folders, no control or bidi characters, at most 255 characters. */
+/**
+ * The attachment's name as a document's filename: no folders, no control or bidi characters, at most 255 characters,
+ * never `.` or `..` (it is also the last segment of the attachment's path, `mail/x.eml/<name>`).
+ */
 function cleanName(raw: MailAttachment['filename'], index: number): string {
   const name = [...basename((raw ?? '').replaceAll('\\', '/'))].filter((c) => !unsafeChar(c)).join('').trim();
-  return name ? [...name].slice(0, MAX_FILENAME).join('') : `attachment-${index + 1}`;
+  return name && name !== '.' && name !== '..' ? [...name].slice(0, MAX_FILENAME).join('') : `attachment-${index + 1}`;
 }
 
 function addresses(list: Address[]): string {

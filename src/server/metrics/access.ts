@@ -6,8 +6,12 @@
  * - `--metrics off`: 404;
  * - `--metrics on` without a token: open to whoever reaches the port (a private network the operator vouches for);
  * - `--metrics auto` (the default) without a token: open only while nothing but this machine can reach it — the
- *   daemon is bound to a loopback address, is not told it sits behind a proxy (`--trust-proxy`), and the request
- *   carries no forwarding header (a proxy on the same machine relays the world to a loopback bind) — else 404.
+ *   daemon is bound to a loopback address, is not told it sits behind a proxy (`--trust-proxy`) or is published
+ *   at another address (`--public-url` naming a host that is not loopback); and per request: it carries no
+ *   forwarding header of any common proxy (a proxy on the same machine relays the world to a loopback bind), and
+ *   its Host names a loopback address (`127.0.0.1:7411`, `localhost`, `[::1]`), which a page on another site
+ *   cannot send: a DNS-rebinding page reaches the port under its own host name — else 404. The absence of
+ *   forwarding headers alone proves nothing (a proxy need not add them), hence the configuration checks too.
  */
 import { isIP } from 'node:net';
 import { AppError } from '../../core/errors.js';
@@ -17,7 +21,8 @@ export type MetricsMode = 'auto' | 'on' | 'off';
 
 export type MetricsAccess =
   | { kind: 'off'; why: string }
-  | { kind: 'open'; why: string; refuseForwarded: boolean }
+  /** `localOnly`: only requests that name a loopback host and came through no proxy (auto). */
+  | { kind: 'open'; why: string; localOnly: boolean }
   | { kind: 'token'; token: string };
 
 /** A loopback bind: 127.0.0.0/8, ::1 (also as ::ffff:127.x), or `localhost`. */
@@ -29,14 +34,27 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
-export function metricsAccess(config: { metrics: string; metricsToken?: string | undefined; host: string; trustProxy: boolean }): MetricsAccess {
+/** The headers proxies add (or pass on) when they relay a request: any of them means it may come from anywhere. */
+export const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'via', 'true-client-ip', 'cf-connecting-ip'] as const;
+
+/** The host part of a Host header (`[::1]:7411` → `[::1]`), or null when there is none. */
+function hostOf(header: string | undefined): string | null {
+  const m = /^(\[[^\]]*\]|[^:]+)(?::\d+)?$/.exec(header?.trim() ?? '');
+  return m ? m[1]! : null;
+}
+
+export function metricsAccess(config: { metrics: string; metricsToken?: string | undefined; host: string; trustProxy: boolean; publicUrl?: string | undefined }): MetricsAccess {
   const mode = config.metrics as MetricsMode;
   if (mode === 'off') return { kind: 'off', why: '--metrics off' };
   if (config.metricsToken) return { kind: 'token', token: config.metricsToken };
-  if (mode === 'on') return { kind: 'open', why: '--metrics on', refuseForwarded: false };
+  if (mode === 'on') return { kind: 'open', why: '--metrics on', localOnly: false };
   if (!isLoopbackHost(config.host)) return { kind: 'off', why: `bound to ${config.host}, not a loopback address, and no --metrics-token is set` };
   if (config.trustProxy) return { kind: 'off', why: '--trust-proxy says a proxy relays requests here, and no --metrics-token is set' };
-  return { kind: 'open', why: `bound to loopback address ${config.host}`, refuseForwarded: true };
+  const published = config.publicUrl ? hostOf(URL.canParse(config.publicUrl) ? new URL(config.publicUrl).host : '') : null;
+  if (config.publicUrl && !(published && isLoopbackHost(published))) {
+    return { kind: 'off', why: `--public-url ${config.publicUrl} says it is reached from elsewhere (a proxy relays requests here), and no --metrics-token is set` };
+  }
+  return { kind: 'open', why: `bound to loopback address ${config.host}`, localOnly: true };
 }
 
 /** How the log's start line describes the access rule. */
@@ -48,10 +66,12 @@ export function describeAccess(access: MetricsAccess): string {
 const NOT_SERVED = (): AppError => new AppError('not_found', 'not found');
 
 /** Throws the refusal for a request (404, or 401 with a challenge), or returns when it may read the metrics. */
-export function checkMetricsRequest(access: MetricsAccess, headers: { authorization?: string | undefined; forwarded: boolean }): void {
+export function checkMetricsRequest(access: MetricsAccess, headers: { authorization?: string | undefined; forwarded: boolean; host?: string | undefined }): void {
   if (access.kind === 'off') throw NOT_SERVED();
   if (access.kind === 'open') {
-    if (access.refuseForwarded && headers.forwarded) throw NOT_SERVED();
+    if (!access.localOnly) return;
+    const host = hostOf(headers.host);
+    if (headers.forwarded || !host || !isLoopbackHost(host)) throw NOT_SERVED();
     return;
   }
   const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(headers.authorization ?? '');

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { checkMetricsRequest, metricsAccess } from './access.js';
+import { checkMetricsRequest, FORWARDING_HEADERS, metricsAccess } from './access.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -12,7 +12,11 @@ export const METRICS_PATH = '/metrics';
 export function metricsRoutes(router: Router<AppState>, s: Services): void {
   const access = metricsAccess(s.config);
   router.get('metrics', METRICS_PATH, async (ctx) => {
-    checkMetricsRequest(access, { authorization: ctx.get('authorization') || undefined, forwarded: ctx.get('x-forwarded-for') !== '' || ctx.get('forwarded') !== '' });
+    checkMetricsRequest(access, {
+      authorization: ctx.get('authorization') || undefined,
+      forwarded: FORWARDING_HEADERS.some((h) => ctx.get(h) !== ''),
+      host: ctx.get('host') || undefined,
+    });
     const { body, contentType } = await s.metrics.render();
     ctx.set('Cache-Control', 'no-store');
     ctx.type = contentType;

@@ -19,7 +19,9 @@ export function respondAuthorizeError(ctx: WebContext, oauth: OAuthProvider, out
   const trusted = userId !== null && client !== null && (client.registration === 'operator' || client.userId === userId);
   if (outcome.redirectUri !== null && trusted) return ctx.redirect(oauth.errorRedirect(outcome.error, outcome.redirectUri, outcome.state));
   ctx.state.log?.debug({ error: outcome.error.error, msg: outcome.error.description }, 'authorize request refused');
-  render(ctx, oauthErrorPage({ error: outcome.error.error, description: outcome.error.description }), outcome.error.status >= 500 ? 500 : 400);
+  const status = outcome.error.status >= 500 ? 500 : outcome.error.status === 429 ? 429 : 400;
+  for (const [k, v] of Object.entries(outcome.error.headers)) if (k.toLowerCase() === 'retry-after') ctx.set(k, v);
+  render(ctx, oauthErrorPage({ error: outcome.error.error, description: outcome.error.description }), status);
 }
 
 /** A client another account registered for itself (policy `users`) is shown an error page, never the consent screen. */

@@ -14,7 +14,7 @@ import { requireUser } from '../web/session.js';
  */
 export function authorizeRoute(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
   router.get('oauth.authorize', AUTHORIZE_PATH, async (ctx) => {
-    const outcome = await oauth.validateAuthorize(ctx.query);
+    const outcome = await oauth.validateAuthorize(ctx.query, ctx.ip);
     if (!outcome.ok) {
       const userId = ctx.state.session?.userId;
       const signedIn = userId ? await s.accounts.findUser(userId) : null;

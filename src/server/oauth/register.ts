@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { OAuthError } from '../../auth/oauth/errors.js';
+import { OAuthError, TooManyRequests } from '../../auth/oauth/errors.js';
 import { REGISTER_PATH } from '../../auth/oauth/metadata.js';
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
 import { RegistrationError } from '../../auth/oauth/registration.js';
@@ -29,10 +29,7 @@ export function registerRoute(router: Router<AppState>, s: Services, oauth: OAut
     const policy = oauth.registrationPolicy;
     if (policy === 'off') return sendOAuthError(ctx, new OAuthError('access_denied', SELF_REGISTRATION_OFF, 403));
     const waitMs = await oauth.takeRegistrationSlot(ctx.ip);
-    if (waitMs > 0) {
-      const seconds = Math.ceil(waitMs / 1000);
-      return sendOAuthError(ctx, new OAuthError('too_many_requests', `too many client registrations from this address; try again in ${seconds} s`, 429, true, { 'Retry-After': String(seconds) }));
-    }
+    if (waitMs > 0) return sendOAuthError(ctx, new TooManyRequests('too many client registrations from this address', waitMs));
     await next();
   }, body, async (ctx) => {
     try {

@@ -8,7 +8,7 @@ import { noStore, oauthBody, requestBody, sendOAuthError } from './respond.js';
 export function revokeRoute(router: Router<AppState>, oauth: OAuthProvider): void {
   router.post('oauth.revoke', REVOKE_PATH, oauthBody(), async (ctx) => {
     try {
-      await oauth.revoke(requestBody(ctx), ctx.get('authorization') || undefined);
+      await oauth.revoke(requestBody(ctx), ctx.get('authorization') || undefined, ctx.ip);
       noStore(ctx);
       ctx.status = 200;
       ctx.body = '';

@@ -8,7 +8,7 @@ import { noStore, oauthBody, requestBody, sendOAuthError } from './respond.js';
 export function tokenRoute(router: Router<AppState>, oauth: OAuthProvider): void {
   router.post('oauth.token', TOKEN_PATH, oauthBody(), async (ctx) => {
     try {
-      const tokens = await oauth.token(requestBody(ctx), ctx.get('authorization') || undefined);
+      const tokens = await oauth.token(requestBody(ctx), ctx.get('authorization') || undefined, ctx.ip);
       noStore(ctx);
       ctx.body = tokens;
     } catch (err) {

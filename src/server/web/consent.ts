@@ -49,7 +49,12 @@ export function showConsent(ctx: WebContext, user: { email: string }, req: Autho
     consentPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
-      app: { name: req.client.name, clientId: req.client.id, selfRegistered: selfRegistration(req.client) },
+      app: {
+        name: req.client.name,
+        clientId: req.client.id,
+        selfRegistered: selfRegistration(req.client),
+        origin: req.client.registration === 'metadata_document' ? redirectHost(req.client.id) : redirectHost(req.redirectUri),
+      },
       redirectHost: redirectHost(req.redirectUri),
       scopes: req.scopes,
       params,
@@ -70,7 +75,7 @@ export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAut
     if (!user) throw new AppError('unauthorized', 'your session ended before you decided — start again from the application');
     checkCsrf(ctx, s);
     const params = Object.fromEntries([...AUTHORIZE_PARAMETERS].map((k) => [k, formField(ctx, k)]).filter(([, v]) => v !== ''));
-    const outcome = await oauth.validateAuthorize(params);
+    const outcome = await oauth.validateAuthorize(params, ctx.ip);
     if (!outcome.ok) {
       ctx.status = 303; // used only when the error is redirected
       return respondAuthorizeError(ctx, oauth, outcome, user.id);

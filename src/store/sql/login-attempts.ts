@@ -76,6 +76,20 @@ export class LoginAttemptStore {
       .execute();
   }
 
+  /**
+   * Deletes counters whose window began before `before` and that hold no lock still in force: every unknown e-mail
+   * tried at the login form (and every address that registered a client) leaves a row, which nobody signed in sent.
+   * Windows last an hour at most, so a counter that old counts nothing any more.
+   */
+  async purgeStale(before: number): Promise<number> {
+    const res = await this.db
+      .deleteFrom('login_attempts')
+      .where('window_start', '<', before)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', this.now())]))
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
   async clear(key: string): Promise<void> {
     await this.db.deleteFrom('login_attempts').where('key', '=', key).execute();
   }

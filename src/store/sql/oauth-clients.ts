@@ -80,7 +80,8 @@ export class OAuthClientStore {
 
   /**
    * Creates or refreshes the row of a client known by its metadata document (keyed by the document's URL), so
-   * that codes, grants and tokens can reference it; a re-fetched document replaces what was stored.
+   * that codes, grants and tokens can reference it (written when a user approves it); a re-fetched document
+   * replaces what was stored.
    */
   async upsertMetadataDocument(c: Pick<OAuthClientRecord, 'id' | 'name' | 'redirectUris' | 'loopbackAnyPort' | 'clientUri'>): Promise<OAuthClientRecord> {
     const now = this.now();
@@ -94,6 +95,24 @@ export class OAuthClientStore {
     // Only a URL-shaped id can get here, and no other registration makes one; but never hand back someone else's row.
     if (!stored || stored.registration !== 'metadata_document') throw new Error(`client ${c.id} exists and is not a metadata-document client`);
     return stored;
+  }
+
+  /**
+   * Keeps at most `keep` dynamically registered (RFC 7591) clients that never got a code or a grant, deleting the
+   * oldest beyond that: registration is open to anyone, so their number is bounded here rather than by trust.
+   */
+  async evictUnusedDynamic(keep: number): Promise<number> {
+    const unused = this.db
+      .selectFrom('oauth_clients as c')
+      .where('c.registration', '=', 'dynamic')
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_grants as g').select(sql<number>`1`.as('one')).whereRef('g.client_id', '=', 'c.id'))))
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_codes as k').select(sql<number>`1`.as('one')).whereRef('k.client_id', '=', 'c.id'))));
+    const { n } = await unused.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const excess = Number(n) - keep;
+    if (excess <= 0) return 0;
+    const oldest = unused.select('c.id').orderBy('c.created_at', 'asc').orderBy('c.id', 'asc').limit(excess);
+    const res = await this.db.deleteFrom('oauth_clients').where('id', 'in', oldest).executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 
   /**

@@ -62,7 +62,7 @@ function keptStatements(raw: BetterSqlite3.Database): SqliteDatabase {
  * directory (data-dir-lock.ts), so its locks and events are in-process ones.
  */
 export async function openSqlite(path: string, opts: { migrate?: boolean } = {}): Promise<DatabaseHandle> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const raw = new BetterSqlite3(path);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');

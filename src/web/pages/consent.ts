@@ -1,4 +1,5 @@
 import { type GrantScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
+import { displayName, nameConcerns } from '../display-text.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 
@@ -14,7 +15,8 @@ export interface SelfRegisteredApp {
 export interface ConsentData {
   user: { email: string };
   csrfToken: string;
-  app: { name: string; clientId: string; selfRegistered: SelfRegisteredApp | null };
+  /** `origin`: where the application is known to come from — its metadata document's host, else where it returns to. */
+  app: { name: string; clientId: string; selfRegistered: SelfRegisteredApp | null; origin: string };
   /** Host (and port) the browser returns to, so the user sees where the code goes. */
   redirectHost: string;
   scopes: GrantScope[];
@@ -36,14 +38,30 @@ function selfRegisteredNotice(app: SelfRegisteredApp, redirectHost: string) {
   }. It will receive access at <code class="redirect-host">${redirectHost}</code>. Allow it only if you started this from an application you trust.</p>`;
 }
 
-/** The consent screen: which application, what it may do (in plain words), approve or deny. */
+/**
+ * A name that could pass for another (letters of two alphabets, look-alike letters, invisible characters, stacked
+ * marks): said in words, with where the application comes from, which it cannot fake.
+ */
+function nameWarning(name: string, origin: string) {
+  const concerns = nameConcerns(name);
+  if (concerns.length === 0) return null;
+  return html`<p class="error flash name-warning" role="alert"><strong>Careful:</strong> this application's name ${concerns.join(', and ')}. A name like that can imitate another application's. Judge it by where it comes from: <strong><code class="origin">${origin}</code></strong>.</p>`;
+}
+
+/**
+ * The consent screen: which application, what it may do (in plain words), approve or deny. The name is shown
+ * isolated (<bdi>) and tidied (display-text.ts), in a box it cannot draw out of, with the application's origin.
+ */
 export function consentPage(d: ConsentData) {
+  const name = displayName(d.app.name);
   return layout(
-    { title: `Authorize ${d.app.name}`, user: d.user, csrfToken: d.csrfToken },
+    { title: `Authorize ${name}`, user: d.user, csrfToken: d.csrfToken },
     html`<section class="card narrow consent">
-  <h1>Authorize <span class="app-name">${d.app.name}</span>?</h1>
+  <h1>Authorize <bdi class="app-name">${name}</bdi>?</h1>
+  <p class="client-origin">From <strong><code class="origin">${d.app.origin}</code></strong></p>
+  ${nameWarning(d.app.name, d.app.origin)}
   ${d.app.selfRegistered ? selfRegisteredNotice(d.app.selfRegistered, d.redirectHost) : null}
-  <p><strong>${d.app.name}</strong> wants to access your docsearch account <strong>${d.user.email}</strong>. It will be able to:</p>
+  <p><strong><bdi class="app-name">${name}</bdi></strong> wants to access your docsearch account <strong>${d.user.email}</strong>. It will be able to:</p>
   <ul class="scopes">
     ${d.scopes.map((s) => html`<li data-scope="${s}">${SCOPE_DESCRIPTIONS[s]} <code class="muted">${s}</code></li>`)}
   </ul>

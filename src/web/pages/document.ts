@@ -1,5 +1,6 @@
 import { type CitationUnit, citationLabel, unitHeading } from '../../core/citation-label.js';
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
+import { withoutDirectionalControls } from '../display-text.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
@@ -36,10 +37,10 @@ const PDF = 'application/pdf';
 function chunk(c: TextPage['chunks'][number], unit: CitationUnit) {
   const where = c.page_start !== null && c.page_end !== null && c.page_end !== c.page_start ? citationLabel({ unit, start: c.page_start, end: c.page_end }) : null;
   return html`<li class="chunk" id="chunk-${c.index}">
-  <p class="chunk-meta muted">Chunk ${c.index + 1}${where ? html` · ${where}` : null}${c.heading ? html` · <span class="heading">${c.heading}</span>` : null}${
+  <p class="chunk-meta muted">Chunk ${c.index + 1}${where ? html` · ${where}` : null}${c.heading ? html` · <bdi class="heading">${withoutDirectionalControls(c.heading)}</bdi>` : null}${
     c.ocr ? html` · <span class="badge ocr" title="Recognised by OCR from the page image">OCR</span>` : null
   }</p>
-  <p class="chunk-text">${c.text}</p>
+  <p class="chunk-text" dir="auto">${withoutDirectionalControls(c.text)}</p>
 </li>`;
 }
 

@@ -3,6 +3,7 @@ import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
 import { pageSpan } from '../format.js';
+import { withoutDirectionalControls } from '../display-text.js';
 import { type Html, html } from '../html.js';
 import { snippet } from '../snippet.js';
 import { layout } from './layout.js';
@@ -50,14 +51,14 @@ function cites(p: SearchPassage): string | null {
 function where(p: SearchPassage): Html | null {
   const cited = cites(p);
   const heading = p.heading && p.heading !== p.citation?.sheet ? p.heading : null;
-  const parts = [cited ? html`<span class="page">${cited}</span>` : null, heading ? html`<span class="heading">${heading}</span>` : null].filter((x) => x !== null);
+  const parts = [cited ? html`<span class="page">${cited}</span>` : null, heading ? html`<bdi class="heading">${withoutDirectionalControls(heading)}</bdi>` : null].filter((x) => x !== null);
   return parts.length ? html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}</p>` : null;
 }
 
 function passageBody(p: SearchPassage, doc: DocumentRef, q: string): Html {
   // Only a PDF opens at a page; other originals download whole.
   const at = doc.content_type === 'application/pdf' ? pageSpan(p.page_start, p.page_end) : null;
-  return html`${where(p)}<p class="snippet">${snippet(p.text, p.highlights, q)}</p>
+  return html`${where(p)}<p class="snippet" dir="auto">${snippet(p.text, p.highlights, q)}</p>
   <p class="links"><a href="${originalHref(doc, p)}" class="original">Open the original${at ? html` at ${at}` : null}</a></p>`;
 }
 

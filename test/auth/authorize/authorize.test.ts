@@ -51,7 +51,7 @@ describe('authorize endpoint', () => {
   it('shows the app name and requested scopes in plain words on the consent screen', async () => {
     const res = await web.get(authorizePath({ ...base(), scope: 'read:documents' }));
     expect(res.status).toBe(200);
-    expect(res.text).toContain('Authorize <span class="app-name">Notes &lt;App&gt;</span>?');
+    expect(res.text).toContain('Authorize <bdi class="app-name">Notes &lt;App&gt;</bdi>?');
     expect(res.text).toContain('Search and read your documents and projects');
     expect(res.text).not.toContain('Upload, change and delete');
     expect(res.text).toContain('<code>127.0.0.1:9</code>');
@@ -163,13 +163,15 @@ describe('authorize endpoint', () => {
     const noPkce = await errorRedirect({ ...cli, redirect_uri: 'http://127.0.0.1:41234/callback' }, 'http://127.0.0.1:41234/callback');
     expect(noPkce).toEqual({ error: 'invalid_request', error_description: 'PKCE is required for public clients: send code_challenge and code_challenge_method=S256', state: 's' });
     const { challenge } = pkce();
-    for (const uri of ['http://127.0.0.1:41234/callback', 'http://127.0.0.1:5/x', 'http://[::1]:6553/callback']) {
+    for (const uri of ['http://127.0.0.1:41234/callback', 'http://127.0.0.1:5/callback', 'http://[::1]:6553/callback']) {
       const res = await web.get(authorizePath({ ...cli, redirect_uri: uri, code_challenge: challenge, code_challenge_method: 'S256' }));
       expect(res.status).toBe(200);
       expect(res.text).toContain('docsearch CLI');
     }
-    // Not loopback literals: no registered URI to fall back to, so an error page.
-    for (const uri of ['http://localhost:41234/callback', 'https://127.0.0.1:41234/callback', 'http://127.0.0.2:1/cb', 'http://evil.example/cb']) {
+    // Not loopback literals, or another path than the registered one (RFC 8252 §7.3: only the port varies): an
+    // error page, never the registered URI (its port is whatever the CLI listens on at the time).
+    const others = ['http://127.0.0.1:5/x', 'http://127.0.0.1:5/callback/', 'http://127.0.0.1:5/callback?x=1', 'http://[::1]:5/cb'];
+    for (const uri of ['http://localhost:41234/callback', 'https://127.0.0.1:41234/callback', 'http://127.0.0.2:1/cb', 'http://evil.example/cb', ...others]) {
       const res = await web.get(authorizePath({ ...cli, redirect_uri: uri, code_challenge: challenge, code_challenge_method: 'S256' }));
       expect(res.status).toBe(400);
       expect(res.location).toBeNull();

@@ -22,7 +22,7 @@ import { pkce } from '../oauth-flow.js';
  * check runs through the real bearer middleware and error handler in a minimal Koa app.
  */
 const MIN = 60_000;
-const REDIRECT = 'http://127.0.0.1:9/cb';
+const REDIRECT = 'http://127.0.0.1:9/callback';
 
 describe('code and token lifetimes (injected clock)', () => {
   let dir: string;
@@ -61,14 +61,14 @@ describe('code and token lifetimes (injected clock)', () => {
 
   async function code(): Promise<{ code: string; verifier: string }> {
     const { verifier, challenge } = pkce();
-    const outcome = await oauth.validateAuthorize({ client_id: CLI_CLIENT_ID, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' });
+    const outcome = await oauth.validateAuthorize({ client_id: CLI_CLIENT_ID, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }, '127.0.0.1');
     if (!outcome.ok) throw outcome.error;
     const location = new URL(await oauth.approve(outcome.request, userId));
     return { code: location.searchParams.get('code')!, verifier };
   }
   const exchange = (c: { code: string; verifier: string }) =>
-    oauth.token({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: CLI_CLIENT_ID, redirect_uri: REDIRECT }, undefined);
-  const refresh = (token: string) => oauth.token({ grant_type: 'refresh_token', refresh_token: token, client_id: CLI_CLIENT_ID }, undefined);
+    oauth.token({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: CLI_CLIENT_ID, redirect_uri: REDIRECT }, undefined, '127.0.0.1');
+  const refresh = (token: string) => oauth.token({ grant_type: 'refresh_token', refresh_token: token, client_id: CLI_CLIENT_ID }, undefined, '127.0.0.1');
   async function rejection(p: Promise<unknown>): Promise<{ error: string; description: string }> {
     const err = await p.then(
       () => null,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cacheTtlMs, refusedAddress } from '../../../src/auth/oauth/client-metadata-fetch.js';
+import { cacheTtlMs } from '../../../src/auth/oauth/client-metadata-fetch.js';
+import { refusedAddress } from '../../../src/auth/oauth/refused-address.js';
 
 /** The metadata-document fetcher's address and cache rules, table by table (the fetch itself: cimd.test.ts). */
+const EMBEDS = 'an address that embeds an IPv4 address (NAT64, 6to4, Teredo or IPv4-compatible)';
+
 describe('client metadata fetch rules', () => {
   it('classifies addresses; private ones only pass when allowed, special ones never', () => {
     const cases: [string, string | null, string | null][] = [
@@ -24,6 +27,22 @@ describe('client metadata fetch rules', () => {
       ['224.0.0.1', 'a multicast address', 'a multicast address'],
       ['ff02::1', 'a multicast address', 'a multicast address'],
       ['255.255.255.255', 'a reserved address', 'a reserved address'],
+      ['192.0.2.7', 'a reserved address', 'a reserved address'],
+      ['2001:db8::1', 'a reserved address', 'a reserved address'],
+      // IPv6 forms that reach an IPv4 address (the security probe's finding 9): refused whatever they embed.
+      ['::7f00:1', EMBEDS, EMBEDS],
+      ['::808:808', EMBEDS, EMBEDS],
+      ['::127.0.0.1', EMBEDS, EMBEDS],
+      ['::ffff:0:7f00:1', EMBEDS, EMBEDS],
+      ['64:ff9b::7f00:1', EMBEDS, EMBEDS],
+      ['64:ff9b::808:808', EMBEDS, EMBEDS],
+      ['64:ff9b:1::a00:1', EMBEDS, EMBEDS],
+      ['2002:7f00:1::1', EMBEDS, EMBEDS],
+      ['2002:808:808::1', EMBEDS, EMBEDS],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', EMBEDS, EMBEDS],
+      ['::ffff:8.8.8.8', null, null],
+      ['fec0::1', 'a private (site-local) address', null],
+      ['fe80::1%eth0', 'a link-local address', 'a link-local address'],
       ['8.8.8.8', null, null],
       ['172.32.0.1', null, null],
       ['100.128.0.1', null, null],

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/store/sql/open-database.js';
 import { addUser, api, type Daemon } from '../../helpers/daemon.js';
 import { selfSigned } from '../../helpers/self-signed.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
-import { authorizePath, decide, HEX64, loggedIn, pkce, post } from '../oauth-flow.js';
+import { authorizePath, decide, HEX64, loggedIn, pkce, post, signedInSuite } from '../oauth-flow.js';
 
 /**
  * Client ID metadata documents, served over real https on 127.0.0.1 with a certificate made here (openssl) and
@@ -40,6 +41,13 @@ beforeAll(async () => {
         return json(document('/mismatch.json', { client_id: 'https://someone-else.example.org/client.json' }));
       case '/secret.json':
         return json(document('/secret.json', { token_endpoint_auth_method: 'client_secret_basic' }));
+      case '/object-id.json':
+        // Whatever the fetched document holds is not shown back to whoever named its URL (probe finding 7).
+        return json(document('/object-id.json', { client_id: { note: 'LEAKED-FIELD-VALUE' } }));
+      case '/bad-uri.json':
+        return json(document('/bad-uri.json', { redirect_uris: ['http://LEAKED-REDIRECT.example/cb'] }));
+      case '/bad-method.json':
+        return json(document('/bad-method.json', { token_endpoint_auth_method: 'LEAKED-METHOD' }));
       case '/html':
         res.writeHead(200, { 'content-type': 'text/html' });
         return res.end('<html></html>');
@@ -65,6 +73,7 @@ beforeAll(async () => {
         return pump();
       }
       default:
+        if (req.url?.startsWith('/flood/')) return json(document(req.url));
         res.writeHead(404);
         res.end();
     }
@@ -83,11 +92,14 @@ afterAll(async () => {
 
 const rssKb = (d: Daemon): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.proc.pid}/status`, 'utf8'))![1]);
 
-/** The authorize page for a client_id, as a signed-in user sees it. */
-function open(web: WebClient, clientId: string) {
+/** The authorize path for a client_id, with a fresh PKCE challenge. */
+function authorizeFor(clientId: string): string {
   const { challenge } = pkce();
-  return web.get(authorizePath({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+  return authorizePath({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' });
 }
+
+/** The authorize page for a client_id, as a signed-in user sees it. */
+const open = (web: WebClient, clientId: string) => web.get(authorizeFor(clientId));
 
 describe('client ID metadata documents (private addresses allowed)', () => {
   let d: Daemon;
@@ -130,7 +142,10 @@ describe('client ID metadata documents (private addresses allowed)', () => {
 
   it('refuses documents that are not acceptable, each with what was wrong', async () => {
     const cases: [string, string][] = [
-      ['/mismatch.json', `the client metadata document at ${base}/mismatch.json is not valid: its client_id (&quot;https://someone-else.example.org/client.json&quot;) must equal the URL it was fetched from`],
+      ['/mismatch.json', `the client metadata document at ${base}/mismatch.json is not valid: its client_id must equal the URL it was fetched from`],
+      ['/object-id.json', `the client metadata document at ${base}/object-id.json is not valid: its client_id must equal the URL it was fetched from`],
+      ['/bad-uri.json', `the client metadata document at ${base}/bad-uri.json is not valid: redirect URI must use https (http is allowed only for 127.0.0.1, [::1] and localhost)`],
+      ['/bad-method.json', `the client metadata document at ${base}/bad-method.json is not valid: token_endpoint_auth_method is not supported (supported: none, client_secret_post, client_secret_basic)`],
       ['/secret.json', `the client metadata document at ${base}/secret.json is not valid: token_endpoint_auth_method must be none`],
       ['/redirect.json', `the client metadata document at ${base}/redirect.json could not be fetched: it answered with a redirect (302), and redirects are not followed`],
       ['/html', `the client metadata document at ${base}/html could not be fetched: its content type is text/html, not application/json`],
@@ -142,6 +157,7 @@ describe('client ID metadata documents (private addresses allowed)', () => {
       expect(page.location).toBeNull();
       expect(page.text).toContain(message);
       expect(page.text).toContain('invalid_client');
+      expect(page.text).not.toMatch(/LEAKED|someone-else/i);
     }
     const http = await open(web, 'http://127.0.0.1:1/client.json');
     expect(http.text).toContain('client_id http://127.0.0.1:1/client.json is not a usable client metadata document URL: it must use https');
@@ -156,6 +172,15 @@ describe('client ID metadata documents (private addresses allowed)', () => {
     const page = await open(web, 'https://169.254.169.254/latest/meta-data/client.json');
     expect(performance.now() - t0).toBeLessThan(1000);
     expect(page.text).toContain('could not be fetched: the address 169.254.169.254 is a link-local address');
+  });
+
+  it('never fetches from an IPv6 address that carries an IPv4 one (this machine, 127.0.0.1, among them)', async () => {
+    const port = new URL(base).port;
+    for (const host of ['[::7f00:1]', '[::ffff:0:7f00:1]', '[64:ff9b::7f00:1]', '[64:ff9b:1::7f00:1]', '[2002:7f00:1::1]', '[2001::1]']) {
+      const page = await open(web, `https://${host}:${port}/client.json`);
+      expect(page.status, host).toBe(400);
+      expect(page.text, host).toContain(`is an address that embeds an IPv4 address (NAT64, 6to4, Teredo or IPv4-compatible)`);
+    }
   });
 
   it('cuts off a 50 MB document at 64 KiB without buffering it, and stays up', async () => {
@@ -197,5 +222,50 @@ describe('client ID metadata documents (default: private addresses refused)', ()
     expect(page.text).toContain(`the client metadata document at ${base}/client.json could not be fetched: the address 127.0.0.1 is a loopback address`);
     const named = await open(web, `https://localhost:${new URL(base).port}/client.json`);
     expect(named.text).toMatch(/the address (127\.0\.0\.1|::1) \(of localhost\) is a loopback address/);
+  });
+});
+
+/** The metadata-document client rows of a daemon's database (SQLite file or PostgreSQL), counted. */
+async function metadataDocumentRows(d: Daemon): Promise<number> {
+  const handle = await openDatabase({ url: d.databaseUrl, dataDir: d.dataDir, migrate: false });
+  try {
+    const row = await handle.db.selectFrom('oauth_clients').where('registration', '=', 'metadata_document').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('client ID metadata documents under a flood (security probe, finding 1)', () => {
+  const suite = signedInSuite({ args: ['--client-metadata-allow-private'], env: { NODE_EXTRA_CA_CERTS: tls.certFile } });
+  const authorizeSignedOut = (clientId: string) => fetch(suite.d.url + authorizeFor(clientId), { redirect: 'manual' });
+
+  it('stores no row for a signed-out flood, limits new documents per address like registration, on every endpoint', async () => {
+    // 20 new documents an hour per address, as for RFC 7591 registration: each is a fetch this server makes.
+    for (let i = 0; i < 20; i++) {
+      const res = await authorizeSignedOut(`${base}/flood/${i}.json`);
+      expect(res.status, `document ${i}`).toBe(302); // a valid request: on to the login page
+      expect(res.headers.get('location')).toMatch(/^\/login\?/);
+    }
+    const limited = await authorizeSignedOut(`${base}/flood/20.json`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.text()).toContain('too many client registrations (or unrecorded client metadata documents) from this address');
+    for (const path of ['/api/oauth/token', '/api/oauth/revoke'] as const) {
+      const body = path === '/api/oauth/token' ? { grant_type: 'authorization_code', code: 'x', client_id: `${base}/flood/t.json`, redirect_uri: REDIRECT } : { token: 'x', client_id: `${base}/flood/r.json` };
+      const res = await post(suite.d, path, body);
+      expect(res.status, path).toBe(429);
+      expect(res.body.error, path).toBe('too_many_requests');
+      expect(res.headers.get('retry-after'), path).toMatch(/^\d+$/);
+    }
+    expect(await metadataDocumentRows(suite.d)).toBe(0);
+
+    // A document already fetched costs nothing more; its row is written when a signed-in user approves it.
+    const { verifier, challenge } = pkce();
+    const clientId = `${base}/flood/3.json`;
+    const { redirect } = await decide(suite.web, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }, 'approve');
+    expect(await metadataDocumentRows(suite.d)).toBe(1);
+    const tokens = await post(suite.d, '/api/oauth/token', { grant_type: 'authorization_code', code: redirect.searchParams.get('code')!, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
-import { authorizePath, consentFields, decide, getCode, HEX64, loggedIn, pkce, post } from '../oauth-flow.js';
+import { authorizePath, consentFields, decide, getCode, HEX64, loggedIn, pkce, post, signedInSuite } from '../oauth-flow.js';
 
 const REGISTER = '/api/oauth/register';
 const TOKEN = '/api/oauth/token';
@@ -77,6 +77,14 @@ describe('dynamic client registration (policy open)', () => {
     const noPkce = await web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: redirect, response_type: 'code' }));
     expect(noPkce.status).toBe(400);
     expect(noPkce.text).toContain('PKCE is required for public clients');
+
+    // RFC 8252 §7.3: only the port varies; another path, host or query is not the registered URI.
+    for (const other of ['http://127.0.0.1:49152/other', 'http://127.0.0.1:49152/callback/x', 'http://[::1]:49152/callback', 'http://127.0.0.1:49152/callback?next=/']) {
+      const res = await web.get(authorizePath({ ...params, redirect_uri: other }));
+      expect(res.status, other).toBe(400);
+      expect(res.location, other).toBeNull();
+      expect(res.text, other).toContain('<code class="oauth-error">invalid_redirect_uri</code>');
+    }
   });
 
   it('never redirects an error to a self-registered client’s URI: it shows a page', async () => {
@@ -99,11 +107,17 @@ describe('dynamic client registration (policy open)', () => {
     expect(basic.body.token_endpoint_auth_method).toBe('client_secret_basic');
     expect(basic.body.client_secret).toMatch(/^dscs_/);
 
-    const code = await getCode(web, { client_id: reg.body.client_id, redirect_uri: redirect });
-    const wrong = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: 'dscs_wrong', redirect_uri: redirect });
+    // Self-registered: PKCE S256 is required even of a confidential client (docs/mcp.md), and the error is a page.
+    const noPkce = await web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: redirect, response_type: 'code' }));
+    expect(noPkce.status).toBe(400);
+    expect(noPkce.location).toBeNull();
+    expect(noPkce.text).toContain('PKCE is required for clients that registered themselves: send code_challenge and code_challenge_method=S256');
+    const { verifier, challenge } = pkce();
+    const code = await getCode(web, { client_id: reg.body.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: 'S256' });
+    const wrong = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: 'dscs_wrong', redirect_uri: redirect, code_verifier: verifier });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
-    const ok = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: reg.body.client_secret, redirect_uri: redirect });
+    const ok = await post(d, TOKEN, { grant_type: 'authorization_code', code, client_id: reg.body.client_id, client_secret: reg.body.client_secret, redirect_uri: redirect, code_verifier: verifier });
     expect(ok.status).toBe(200);
     expect((await api(d, '/api/v1/projects', { token: ok.body.access_token })).status).toBe(200);
   });
@@ -218,5 +232,36 @@ describe('dynamic client registration (policy off)', () => {
     const token = await post(d, TOKEN, { grant_type: 'authorization_code', code: 'x', client_id: 'https://client.example.org/oauth/metadata.json', redirect_uri: 'http://127.0.0.1:1/cb' });
     expect(token.status).toBe(401);
     expect(token.body.error).toBe('invalid_client');
+  });
+});
+
+describe('the consent page of a client that named itself (security probe, finding 10)', () => {
+  const suite = signedInSuite();
+
+  it('warns of a name that could pass for another, shows where the client comes from, and keeps its marks in their box', async () => {
+    // The security probe's finding 10: homoglyph, zero-width and combining-mark names reached the consent page as they were.
+    const cases: [string, string][] = [
+      ['d\u043ecsearch CLI (\u043efficial)', 'mixes Latin and Cyrillic letters'],
+      ['\u0455\u0441\u043e\u0440\u0435', 'uses letters that only look like Latin ones (it reads as “scope”)'],
+      ['doc\u200bsearch CLI', 'contains invisible characters'],
+      [`Z${'\u0301'.repeat(99)}`, 'stacks many marks on one letter'],
+    ];
+    for (const [name, concern] of cases) {
+      const reg = await register(suite.d, { ...MCP_CLIENT, client_name: name });
+      expect(reg.status, name).toBe(201);
+      const { challenge } = pkce();
+      const page = await suite.web.get(authorizePath({ client_id: reg.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+      expect(page.status, name).toBe(200);
+      expect(page.text, name).toContain(`<strong>Careful:</strong> this application's name ${concern}.`);
+      expect(page.text, name).toContain('Judge it by where it comes from: <strong><code class="origin">127.0.0.1:8765</code></strong>');
+      expect(page.text).toContain('<p class="client-origin">From <strong><code class="origin">127.0.0.1:8765</code></strong></p>');
+      expect(page.text).not.toContain('\u200b');
+      expect(page.text).not.toMatch(/\p{M}{3}/u);
+    }
+    const plain = await register(suite.d, { ...MCP_CLIENT, client_name: 'Plain Notes 📝' });
+    const { challenge } = pkce();
+    const page = await suite.web.get(authorizePath({ client_id: plain.body.client_id, redirect_uri: 'http://127.0.0.1:8765/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }));
+    expect(page.text).toContain('Authorize <bdi class="app-name">Plain Notes 📝</bdi>?');
+    expect(page.text).not.toContain('Careful:');
   });
 });

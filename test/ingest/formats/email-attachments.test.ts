@@ -123,4 +123,45 @@ describe('e-mail attachments are documents of their own, linked to the message',
       rmSync(work, { recursive: true, force: true });
     }
   });
+  it('an attachment named "." or ".." gets a plain name, never a path segment; a document cannot be renamed so', { timeout: 300_000 }, async () => {
+    // The security probe's minor item: such names made paths like `mail/odd.eml/..`, and a rename to `..` was accepted.
+    const part = (name: string, type: string, file: string) =>
+      [`--b`, `Content-Type: ${type}; name="${name}"`, `Content-Disposition: attachment; filename="${name}"`, 'Content-Transfer-Encoding: base64', '', readFileSync(join(REPO, 'test/fixtures/formats', file)).toString('base64').replace(/.{76}/g, '$&\r\n'), ''].join('\r\n');
+    const eml = [
+      'From: Harbour Master <master@port.example>',
+      'To: pilots@port.example',
+      'Subject: Odd names',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Two papers on the pilot boat roster, attached.',
+      part('..', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'report.docx'),
+      part('.', 'application/rtf', 'memo.rtf'),
+      '--b--',
+      '',
+    ].join('\r\n');
+    const odd = await project('odd names');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'odd.eml', bytes: Buffer.from(eml) }], { projectId: odd, query: '?wait=true&wait_timeout=300', fields: { paths: JSON.stringify(['mail/odd.eml']) } });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const docs = await settled(odd, 3);
+    const attachments = docs.filter((x) => x.attached_to !== null).map((x) => [x.filename, x.path]).sort();
+    expect(attachments).toEqual([
+      ['attachment-1', 'mail/odd.eml/attachment-1'],
+      ['attachment-2', 'mail/odd.eml/attachment-2'],
+    ]);
+
+    const message = up.body.documents[0].id as string;
+    for (const filename of ['..', '.', ' .. ']) {
+      const res = await api(d, `/api/v1/documents/${message}`, { method: 'PATCH', token: alice.apiKey, body: { filename } });
+      expect(res.status, filename).toBe(400);
+      expect(JSON.stringify(res.body.error), filename).toContain('must not be \\".\\" or \\"..\\"');
+    }
+    // An upload named ".." is stored under a name of its own.
+    const dots = await uploadFiles(d, alice.apiKey, [{ name: '..', bytes: Buffer.from('A note about the pilot boat roster for the spring tides.') }], { projectId: odd, query: '?wait=true' });
+    expect(dots.status, JSON.stringify(dots.body)).toBe(200);
+    expect(dots.body.documents[0].filename).toBe('upload-1');
+  });
 });

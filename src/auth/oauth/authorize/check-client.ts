@@ -8,7 +8,7 @@ import type { AuthorizeCheck } from './request.js';
 export const checkClient: AuthorizeCheck = async (ctx) => {
   const id = ctx.params.client_id;
   if (id === undefined) throw new InvalidRequest('missing required parameter: client_id');
-  const client = await ctx.clients.resolve(id);
+  const client = await ctx.clients.resolve(id, ctx.clientIp);
   if (!client) throw new InvalidClient('unknown client_id: no application is registered under it');
   ctx.client = client;
 };

@@ -23,11 +23,11 @@ export type AuthorizeOutcome =
   /** redirectUri null: show the error to the user, never redirect. `client` is set once client_id named a registered one. */
   | { ok: false; error: OAuthError; redirectUri: string | null; state: string | undefined; client: OAuthClientRecord | null };
 
-export async function validateAuthorizeRequest(clients: ClientService, publicUrl: string, input: unknown): Promise<AuthorizeOutcome> {
+export async function validateAuthorizeRequest(clients: ClientService, publicUrl: string, input: unknown, clientIp: string): Promise<AuthorizeOutcome> {
   const raw = (input ?? {}) as Record<string, unknown>;
   // state is echoed exactly as received (a repeated state is a parameter error, shown as a page).
   const state = typeof raw.state === 'string' && raw.state !== '' ? raw.state : undefined;
-  const ctx: AuthorizeContext = { params: {}, clients, publicUrl };
+  const ctx: AuthorizeContext = { params: {}, clients, publicUrl, clientIp };
   try {
     ctx.params = readParams(input, AUTHORIZE_PARAMETERS);
     for (const check of CHECKS) await check(ctx);

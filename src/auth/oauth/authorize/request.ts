@@ -9,6 +9,8 @@ export interface AuthorizeContext {
   clients: ClientService;
   /** The daemon's public URL, which names its resources (RFC 8707). */
   publicUrl: string;
+  /** The address the request came from (a metadata document not yet recorded is fetched on its account). */
+  clientIp: string;
   client?: OAuthClientRecord;
   /** Where errors may be sent: set once the redirect target is known to be registered. */
   errorRedirectUri?: string;

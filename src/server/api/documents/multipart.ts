@@ -83,7 +83,8 @@ function cutAt(s: string, max: number): string {
 export function cleanFilename(raw: string | undefined, index: number): string {
   // eslint-disable-next-line no-control-regex
   const name = basename((raw ?? '').replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  if (!name) return `upload-${index + 1}`;
+  // `.` and `..` name no file (and would be a path segment of an e-mail's attachments).
+  if (!name || name === '.' || name === '..') return `upload-${index + 1}`;
   const ext = extname(name);
   if (name.length <= MAX_FILENAME || ext.length > 16) return cutAt(name, MAX_FILENAME);
   return cutAt(name.slice(0, -ext.length), MAX_FILENAME - ext.length) + ext;

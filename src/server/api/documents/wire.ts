@@ -16,7 +16,8 @@ export const DocumentFilename = z
   .min(1)
   .max(255)
   .superRefine(readableText)
-  .regex(/^[^/\\]+$/, 'must not contain / or \\');
+  .regex(/^[^/\\]+$/, 'must not contain / or \\')
+  .refine((name) => name !== '.' && name !== '..', 'must not be "." or ".."');
 
 export const DocumentSchema = z
   .object({

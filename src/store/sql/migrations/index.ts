@@ -11,6 +11,7 @@ import * as m009 from './009-oauth-self-registration.js';
 import * as m010 from './010-session-once.js';
 import * as m011 from './011-document-attachments.js';
 import * as m012 from './012-sharing.js';
+import * as m013 from './013-oauth-loopback-paths.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-session-once': m010,
   '011-document-attachments': m011,
   '012-sharing': m012,
+  '013-oauth-loopback-paths': m013,
 };
 
 /** The number of a migration's name (`010-session-once` → 10). */
