@@ -27,7 +27,7 @@ export const INVITE_TTL_MS = 7 * 24 * 3600_000;
 export interface TeamAdminDeps {
   users: UserStore;
   groups: GroupStore;
-  members: Pick<ProjectMemberStore, 'removeEverywhere'>;
+  members: Pick<ProjectMemberStore, 'removeEverywhere' | 'list' | 'remove'>;
   projects: Pick<ProjectStore, 'ownedBy' | 'get' | 'setOwner' | 'update' | 'delete'>;
   apiKeys: Pick<ApiKeyStore, 'revokeAllOf'>;
   sessions: Pick<SessionStore, 'deleteForUser'>;
@@ -74,35 +74,36 @@ export class TeamAdmin {
   }
 
   /**
-   * Deletes an account. Its own projects go to `transferTo` (who becomes their owner of record; a name they
-   * already use gets " (from <e-mail>)"); without one, the delete is refused while any of them holds documents
-   * (empty ones go with the account). What it uploaded elsewhere stays where it is.
+   * Deletes an account. Its own projects that hold anything (documents, or other members) go to `transferTo`, who
+   * becomes their owner of record (a name they already use gets " (from <e-mail>)"); without one, the delete is
+   * refused while there are such projects. Empty, unshared ones go with the account. What it uploaded into other
+   * people's projects stays where it is.
    */
   async delete(user: User, transferTo?: User): Promise<Ended & { transferred: number; removed: number }> {
     if (transferTo?.id === user.id) throw invalidRequest('an account cannot transfer its projects to itself');
     if (transferTo && transferTo.disabledAt !== null) throw conflict(`${transferTo.email} is disabled: transfer to an active account`);
     if (user.isAdmin) await this.keepAnAdmin();
-    const owned = await this.deps.projects.ownedBy(user.id);
-    const counted = await Promise.all(owned.map((p) => this.deps.projects.get(p.id)));
-    const holding = counted.filter((p) => p !== null && p.documentCount > 0);
+    const owned = (await Promise.all((await this.deps.projects.ownedBy(user.id)).map((p) => this.deps.projects.get(p.id)))).filter((p) => p !== null);
+    const members = await Promise.all(owned.map((p) => this.deps.members.list(p.id)));
+    const holding = owned.filter((p, i) => p.documentCount > 0 || members[i]!.length > 0);
     if (!transferTo && holding.length > 0) {
-      throw conflict(`${user.email} owns ${holding.length} project${holding.length === 1 ? '' : 's'} with documents (${holding.map((p) => p!.name).join(', ')}): transfer them to another account`, {
-        projects: holding.map((p) => ({ id: p!.id, name: p!.name })),
+      throw conflict(`${user.email} owns ${holding.length} project${holding.length === 1 ? '' : 's'} with documents or members (${holding.map((p) => p.name).join(', ')}): transfer them to another account`, {
+        projects: holding.map((p) => ({ id: p.id, name: p.name })),
       });
     }
     let transferred = 0;
     let removed = 0;
-    for (const p of counted) {
-      if (!p) continue;
-      if (!transferTo) {
+    for (const p of owned) {
+      if (!holding.includes(p)) {
         await this.deps.projects.delete(p.id);
         removed++;
         continue;
       }
-      if ((await this.deps.projects.setOwner(p.id, transferTo.id)) === 'conflict') {
+      if ((await this.deps.projects.setOwner(p.id, transferTo!.id)) === 'conflict') {
         await this.deps.projects.update(p.id, { name: `${p.name} (from ${user.email})`.slice(0, 200) });
-        await this.deps.projects.setOwner(p.id, transferTo.id);
+        await this.deps.projects.setOwner(p.id, transferTo!.id);
       }
+      await this.deps.members.remove(p.id, transferTo!.id); // an owner of record needs no row of their own
       transferred++;
     }
     const ended = await this.endCredentials(user.id);

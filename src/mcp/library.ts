@@ -15,6 +15,10 @@ export interface WireProject {
   size_bytes: number;
   created_at: string;
   updated_at: string;
+  /** The user's role on it (docs/permissions.md). */
+  role: 'viewer' | 'editor' | 'owner';
+  /** Its owner of record's e-mail; null when that account was deleted. */
+  owner: string | null;
 }
 
 export interface WireDocument {

@@ -66,6 +66,13 @@ function expectSameAnswers(now: Observed, then: Observed): void {
 async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Promise<void> {
   for (const user of users) expect((await call(daemon.url, user.apiKey, '/api/v1/me')).email).toBe(user.email);
   const alice = users[0]!;
+  // The oldest account became the admin; everyone owns their own projects, and sees no one else's.
+  expect(await Promise.all(users.map(async (u) => (await call(daemon.url, u.apiKey, '/api/v1/me')).admin))).toEqual(users.map((_, i) => i === 0));
+  for (const user of users) {
+    const own = (await call(daemon.url, user.apiKey, '/api/v1/projects')).projects as { role: string; owner: string }[];
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((p) => p.role === 'owner' && p.owner === user.email)).toBe(true);
+  }
   const { projects } = await call(daemon.url, alice.apiKey, '/api/v1/projects');
   const handbook = (projects as { id: string; name: string }[]).find((p) => p.name === 'Handbook')!;
   const doc = await uploadReady(daemon.url, alice.apiKey, 'after-upgrade.txt', Buffer.from('Bicycles are parked in the courtyard shed, never in the corridors.\n'), handbook.id);

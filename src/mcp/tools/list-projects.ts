@@ -10,7 +10,9 @@ const output = {
       id: z.string().describe('pass as `project_id` to search, list_documents or add_document'),
       name: z.string(),
       description: z.string(),
-      is_default: z.boolean().describe('where documents go when no project is named'),
+      is_default: z.boolean().describe("the user's own project where documents go when no project is named"),
+      role: z.enum(['viewer', 'editor', 'owner']).describe('what the user may do here: viewer reads; editor also adds and changes documents; owner also shares it'),
+      owner: z.string().optional().describe("the e-mail of the project's owner (another person's when it was shared with the user)"),
       document_count: z.number().int(),
       size_bytes: z.number().int(),
       updated_at: z.string(),
@@ -24,7 +26,8 @@ export const listProjectsTool: ToolDefinition = {
   scope: 'read:documents',
   config: {
     title: 'List projects',
-    description: "List the user's projects (folders of documents) with how many documents each holds. Use a project's id to limit search, list_documents or add_document to it.",
+    description:
+      "List the projects the user may read (folders of documents: their own and those shared with them or their groups) with the user's role and how many documents each holds. Use a project's id to limit search, list_documents or add_document to it (add_document needs the editor or owner role).",
     inputSchema: {
       limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`projects on this page (1–${MAX_LIST_LIMIT})`),
       cursor: z.string().min(1).max(400).optional().describe('next_cursor of the previous page'),
@@ -41,6 +44,8 @@ export const listProjectsTool: ToolDefinition = {
         name: p.name,
         description: p.description,
         is_default: p.is_default,
+        role: p.role,
+        ...(p.owner ? { owner: p.owner } : {}),
         document_count: p.document_count,
         size_bytes: p.size_bytes,
         updated_at: p.updated_at,

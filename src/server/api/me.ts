@@ -11,6 +11,8 @@ const Me = z
     email: z.string(),
     kind: z.enum(['api_key', 'oauth', 'session']).describe('what the presented credential is'),
     scopes: z.array(z.enum(GRANT_SCOPES)).describe('the scopes this credential carries'),
+    admin: z.boolean().describe('whether the account is an admin of this docsearch (manages accounts, groups and the sharing policy)'),
+    project_ids: z.array(z.string()).nullable().describe('the projects this credential is limited to (a per-project key); null: every project the account may read'),
   })
   .meta({ id: 'Me' });
 
@@ -26,6 +28,6 @@ export const me = (s: Services) =>
     async handler({ principal }) {
       const user = await s.accounts.findUser(principal.userId);
       if (!user) throw notFound('account');
-      return { status: 200, body: { id: user.id, email: user.email, kind: principal.kind, scopes: principal.scopes } };
+      return { status: 200, body: { id: user.id, email: user.email, kind: principal.kind, scopes: principal.scopes, admin: user.isAdmin, project_ids: principal.projectLimit } };
     },
   });

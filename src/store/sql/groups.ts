@@ -84,7 +84,7 @@ export class GroupStore {
   async addMember(groupId: string, userId: string): Promise<boolean> {
     const res = await this.db
       .insertInto('group_members')
-      .values({ group_id: groupId, user_id: userId, created_at: this.now() })
+      .values({ id: `${groupId}:${userId}`, group_id: groupId, user_id: userId, created_at: this.now() })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;

@@ -47,6 +47,10 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'oauth_codes', key: 'code_hash', keep: { where: (cutoff) => ['expires_at', '>', cutoff], why: 'expired authorization codes stay behind' } },
   { name: 'oauth_tokens', key: 'token_hash', keep: { where: (cutoff) => ['expires_at', '>', cutoff], why: 'expired access and refresh tokens stay behind' } },
   { name: 'settings', key: 'key' },
+  { name: 'groups', key: 'id' },
+  { name: 'group_members', key: 'id' },
+  { name: 'project_members', key: 'id' },
+  { name: 'invites', key: 'token_hash' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

@@ -72,8 +72,8 @@ export class ProjectMemberStore {
     const existed = await this.db.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('member_id', '=', member.id).executeTakeFirst();
     await this.db
       .insertInto('project_members')
-      .values({ project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.columns(['project_id', 'member_id']).doUpdateSet({ role, updated_at: now }))
+      .values({ id: `${projectId}:${member.id}`, project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ role, updated_at: now }))
       .execute();
     return existed ? 'updated' : 'created';
   }

@@ -30,6 +30,8 @@ export interface GroupsTable {
 }
 
 export interface GroupMembersTable {
+  /** `<group_id>:<user_id>`: one key column, as every table has. */
+  id: string;
   group_id: string;
   user_id: string;
   created_at: number;
@@ -37,6 +39,8 @@ export interface GroupMembersTable {
 
 /** A user's or a group's role on a project; the owner of record (`projects.user_id`) has no row. */
 export interface ProjectMembersTable {
+  /** `<project_id>:<member_id>`: one key column, as every table has. */
+  id: string;
   project_id: string;
   member_id: string;
   member_kind: 'user' | 'group';

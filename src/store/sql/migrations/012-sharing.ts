@@ -34,17 +34,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await d.uniqueIndexIgnoringCase('groups_name', 'groups', [], 'name').execute(db);
 
+  // One key column each (`id`, the pair joined), as every table has: `migrate` pages through tables by it.
   await db.schema
     .createTable('group_members')
+    .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('group_id', 'text', (c) => c.notNull().references('groups.id').onDelete('cascade'))
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('created_at', d.int64, (c) => c.notNull())
-    .addPrimaryKeyConstraint('group_members_pk', ['group_id', 'user_id'])
     .execute();
   await db.schema.createIndex('group_members_user').on('group_members').column('user_id').execute();
 
   await db.schema
     .createTable('project_members')
+    .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
     // A user's or a group's id (their prefixes tell them apart; `member_kind` says it without parsing).
     .addColumn('member_id', 'text', (c) => c.notNull())
@@ -53,7 +55,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_by', 'text')
     .addColumn('created_at', d.int64, (c) => c.notNull())
     .addColumn('updated_at', d.int64, (c) => c.notNull())
-    .addPrimaryKeyConstraint('project_members_pk', ['project_id', 'member_id'])
     .execute();
   await db.schema.createIndex('project_members_member').on('project_members').columns(['member_id', 'project_id']).execute();
 
