@@ -290,8 +290,8 @@ const MCP: Record<string, (c: Client, f: () => Promise<Fixture>) => Promise<Outc
   'tool list_projects': async (c) => toolOutcome(await c.callTool({ name: 'list_projects', arguments: {} }), (b) => JSON.stringify(b).includes(shared.id)),
   'tool search': async (c) => toolOutcome(await c.callTool({ name: 'search', arguments: { query: `${WORD} handbook`, project_id: shared.id } })),
   'tool list_documents': async (c) => toolOutcome(await c.callTool({ name: 'list_documents', arguments: { project_id: shared.id } })),
-  'tool get_document': async (c) => toolOutcome(await c.callTool({ name: 'get_document', arguments: { id: shared.document } })),
-  'tool get_documents': async (c) => toolOutcome(await c.callTool({ name: 'get_documents', arguments: { ids: [shared.document] } })),
+  'tool get_document': async (c) => toolOutcome(await c.callTool({ name: 'get_document', arguments: { document_id: shared.document } })),
+  'tool get_documents': async (c) => toolOutcome(await c.callTool({ name: 'get_documents', arguments: { document_ids: [shared.document] } })),
   'tool add_document': async (c) => toolOutcome(await c.callTool({ name: 'add_document', arguments: { project_id: shared.id, filename: `mcp-${++made}.txt`, text: `added ${made}` } })),
   'resource list': async (c) => {
     const { resources } = await c.listResources();
@@ -398,7 +398,10 @@ describe('the permission matrix of docs/permissions.md', () => {
           const run = MCP[row.operation];
           if (!run) throw new Error(`no MCP cell runner for ${row.operation}`);
           const client = await mcpClient(principal);
-          got[principal] = client === 'refused' ? '401' : await run(client, () => fixture());
+          // A tool a credential's scopes do not allow is neither listed nor callable: a scope refusal.
+          const tool = row.operation.startsWith('tool ') ? row.operation.slice('tool '.length) : null;
+          const listed = client !== 'refused' && (tool === null || (await client.listTools()).tools.some((t) => t.name === tool));
+          got[principal] = client === 'refused' ? '401' : listed ? await run(client, () => fixture()) : '403';
         }
       }
       expect(got).toEqual(row.expected);
