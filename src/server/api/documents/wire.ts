@@ -37,6 +37,8 @@ export const DocumentSchema = z
       .string()
       .nullable()
       .describe('the id of the e-mail this document was attached to (deleted with it; `path` is then under the message\'s), or null'),
+    source_id: z.string().nullable().describe('the source that keeps this document current (GET /projects/{id}/sources/{source_id}), or null: an upload'),
+    source_path: z.string().nullable().describe("the document's path in its source (a file's path in the folder or bucket, a page's path on the site, a message's folder and id), or null"),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -62,6 +64,8 @@ export const documentToWire = (d: DocumentRecord) => ({
   metadata: d.metadata,
   path: d.path,
   attached_to: d.attachedTo,
+  source_id: d.sourceId,
+  source_path: d.sourcePath,
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });

@@ -10,6 +10,7 @@ import * as m008 from './008-document-list-indexes.js';
 import * as m009 from './009-oauth-self-registration.js';
 import * as m010 from './010-session-once.js';
 import * as m011 from './011-document-attachments.js';
+import * as m014 from './014-sources.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-oauth-self-registration': m009,
   '010-session-once': m010,
   '011-document-attachments': m011,
+  '014-sources': m014,
 };
 
 /** The number of a migration's name (`010-session-once` → 10). */
