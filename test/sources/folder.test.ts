@@ -7,7 +7,8 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { cliEnv } from '../cli/cli-env.js';
+import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
 import { kindAcceptance, SourceClient } from '../helpers/sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
@@ -190,6 +191,34 @@ describe('folder sources', () => {
     expect(text).toMatch(/^docsearch_sources\{state="paused"\} [1-9]\d*$/m);
     expect(text).toMatch(/^docsearch_source_item_errors 0$/m);
   });
+
+  it('is managed from the CLI: sources add, list, show, sync, remove', async () => {
+    const dir = folder('cli', { 'cli.txt': 'A file the command line added, about otters.' });
+    const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
+    await client.project('cli project');
+    const added = await runCli(['sources', 'add', 'cli project', `file://${dir}`, '--every', '2m', '--exclude', '**/*.tmp'], { env });
+    expect(added.code, added.stderr).toBe(0);
+    const id = added.stdout.trim();
+    expect(id).toMatch(/^src_/);
+    expect(added.stderr).toMatch(/added folder source file:\/\/.* to cli project, every 2m/);
+    const listed = await runCli(['sources', 'list', '--project', 'cli project', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const sources = JSON.parse(listed.stdout).sources as { id: string; every: string; options: unknown }[];
+    expect(sources).toEqual([expect.objectContaining({ id, every: '2m', options: { exclude: ['**/*.tmp'] } })]);
+    const synced = await runCli(['sources', 'sync', id], { env });
+    expect(synced.code, synced.stderr).toBe(0);
+    const shown = await waitFor(async () => {
+      const out = await runCli(['sources', 'show', id], { env });
+      return /last pass\s+1 listed: . added/.test(out.stdout) ? out : undefined;
+    }, 30_000, 'a pass in `sources show`');
+    expect(shown.stdout).toMatch(/kind\s+folder/);
+    expect(shown.stdout).toMatch(/every\s+2m/);
+    const table = await runCli(['sources'], { env });
+    expect(table.stdout).toContain(id);
+    const removed = await runCli(['sources', 'remove', id, '--yes'], { env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse((await runCli(['sources', 'list', '--project', 'cli project', '--json'], { env })).stdout).sources).toEqual([]);
+  }, 3 * MINUTE);
 
   it('keeps sources across a restart, and runs them after it', async () => {
     const dir = folder('restart', { 'before.txt': 'Written before the restart, about owls.' });
