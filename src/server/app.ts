@@ -13,6 +13,7 @@ import { documentRoutes } from './web/library-documents.js';
 import { documentListRoutes } from './web/library-list.js';
 import { projectRoutes } from './web/library-projects.js';
 import { searchRoutes } from './web/library-search.js';
+import { sourceRoutes } from './web/library-sources.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
@@ -45,6 +46,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   staticRoutes(pages);
   searchRoutes(pages, s);
   projectRoutes(pages, s);
+  sourceRoutes(pages, s);
   documentListRoutes(pages, s);
   documentRoutes(pages, s);
   uploadRoutes(pages, s);

@@ -11,6 +11,7 @@ import { cliEnv } from '../cli/cli-env.js';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
 import { kindAcceptance, SourceClient } from '../helpers/sources.js';
+import { loggedIn } from '../server/web-client.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const MINUTE = 60_000;
@@ -218,6 +219,39 @@ describe('folder sources', () => {
     const removed = await runCli(['sources', 'remove', id, '--yes'], { env });
     expect(removed.code, removed.stderr).toBe(0);
     expect(JSON.parse((await runCli(['sources', 'list', '--project', 'cli project', '--json'], { env })).stdout).sources).toEqual([]);
+  }, 3 * MINUTE);
+
+  it('is managed on the project page\'s Sources tab: add, see its state, sync, pause, resume, remove', async () => {
+    const dir = folder('web', { 'page.txt': 'A file the web page added, about puffins.' });
+    const project = await client.project('web tab');
+    const web = await loggedIn(d, user);
+    const page = await web.get(`/projects/${project}`);
+    expect(page.text).toContain(`href="/projects/${project}/sources"`);
+    const tab = await web.get(`/projects/${project}/sources`);
+    expect(tab.status).toBe(200);
+    expect(tab.text).toContain('No sources yet.');
+    const refused = await web.submit(`/projects/${project}/sources`, { _csrf: web.csrf, url: `file://${outside}`, kind: '', every: '1h', username: '', password: '' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/The source was not added: url: .*not under a folder the server allows/);
+    const added = await web.submit(`/projects/${project}/sources`, { _csrf: web.csrf, url: `file://${dir}`, kind: '', every: '30m', username: '', password: '' });
+    expect(added.status).toBe(200);
+    expect(added.text).toContain(`Added file://${dir}: its first pass is under way.`);
+    const [source] = (await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey })).body.sources as { id: string }[];
+    await client.passAfter(project, source!.id, 0);
+    const shown = await web.get(`/projects/${project}/sources`);
+    expect(shown.text).toMatch(/every 30m/);
+    expect(shown.text).toMatch(/1 item: 1 added, 0 changed, 0 deleted, 0 unchanged/);
+    const paused = await web.submit(`/projects/${project}/sources/${source!.id}/pause`, { _csrf: web.csrf });
+    expect(paused.text).toContain('Paused: paused by its owner');
+    const resumed = await web.submit(`/projects/${project}/sources/${source!.id}/resume`, { _csrf: web.csrf });
+    expect(resumed.text).toMatch(/resumed: its next pass removes what it finds gone/);
+    const other = await addUser(d);
+    const stranger = await loggedIn(d, other);
+    expect((await stranger.get(`/projects/${project}/sources`)).status).toBe(404);
+    expect((await stranger.post(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: (await stranger.get('/projects'), stranger.csrf) })).status).toBe(404);
+    const removed = await web.submit(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: web.csrf, keep_documents: 'true' });
+    expect(removed.text).toContain(`Removed file://${dir}; its documents stay.`);
+    expect(removed.text).toContain('No sources yet.');
   }, 3 * MINUTE);
 
   it('keeps sources across a restart, and runs them after it', async () => {
