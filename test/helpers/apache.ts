@@ -27,7 +27,7 @@ export interface Apache {
   /** http://127.0.0.1:PORT of the static site, and its document root. */
   siteUrl: string;
   siteDir: string;
-  /** http://127.0.0.1:PORT/<name>.git serves the bare repository gitDir/<name>.git. */
+  /** http://127.0.0.1:PORT/<name>.git serves the bare repository gitDir/<name>.git; under /private/ with `davUser`'s basic authentication. */
   gitUrl: string;
   gitDir: string;
   /** Makes a file or folder the server writes or reads as its own user (www-data under root). */
@@ -115,6 +115,12 @@ Listen 127.0.0.1:${gitPort}
   <Directory /usr/lib/git-core>
     Require all granted
   </Directory>
+  <Location /private/>
+    AuthType Basic
+    AuthName "git"
+    AuthUserFile ${dir}/htpasswd
+    Require valid-user
+  </Location>
 </VirtualHost>
 `,
   );

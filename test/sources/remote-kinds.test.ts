@@ -120,7 +120,60 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
     }, 3 * MINUTE);
   });
 
-  it('uses the real git binary from Debian', () => {
-    expect(execFileSync('git', ['--version'], { encoding: 'utf8' })).toMatch(/^git version 2\./);
+  describe('git', () => {
+    let work: string;
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    const commit = (message: string) => {
+      git('add', '-A');
+      git('commit', '--quiet', '--allow-empty', '-m', message);
+      git('push', '--quiet', 'origin', 'HEAD:main');
+    };
+
+    beforeAll(() => {
+      const bare = join(apache.gitDir, 'private', 'docs.git');
+      mkdirSync(join(apache.gitDir, 'private'), { recursive: true });
+      execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
+      work = dirs.make('git-work');
+      git('init', '--quiet', '--initial-branch=main');
+      git('remote', 'add', 'origin', bare);
+    });
+
+    it('passes the acceptance of a kind against git http-backend, incremental by commit diff', async () => {
+      const url = `${apache.gitUrl}/private/docs.git`;
+      const write = (path: string, text: string) => {
+        mkdirSync(join(work, path, '..'), { recursive: true });
+        writeFileSync(join(work, path), text);
+      };
+      await kindAcceptance(client, 'git', {
+        names: ['alpha.txt', 'beta.md', 'gamma.txt'],
+        seed: async () => {
+          write('alpha.txt', 'The alphaword stands for the first of three notes.');
+          write('sub/beta.md', '# Beta\n\nThe betaword is the second note.');
+          write('gamma.txt', 'The gammaword closes the set of notes.');
+          commit('three notes');
+        },
+        change: async () => {
+          write('sub/beta.md', '# Beta\n\nNow the changedword stands here instead, a new text.');
+          commit('beta changed');
+        },
+        removeOne: async () => {
+          rmSync(join(work, 'gamma.txt'));
+          commit('gamma removed');
+        },
+        removeAll: async () => {
+          rmSync(join(work, 'alpha.txt'));
+          rmSync(join(work, 'sub'), { recursive: true });
+          commit('all removed');
+        },
+        body: () => ({ url, options: { branch: 'main', username: apache.davUser.name, password: apache.davUser.password } }),
+        badBody: () => ({ url, options: { branch: 'main', username: apache.davUser.name, password: 'wrong password' } }),
+        badWord: 'refused the credentials',
+        delta: true,
+      });
+    }, 5 * MINUTE);
+
+    it('uses the real git binary from Debian', () => {
+      expect(execFileSync('git', ['--version'], { encoding: 'utf8' })).toMatch(/^git version 2\./);
+    });
   });
 });

@@ -1,10 +1,11 @@
 /** Every kind of source, by name, and the kind a URL names when none is given. */
 import type { KindName, SourceKind } from '../kind.js';
 import { folder } from './folder.js';
+import { git } from './git.js';
 import { s3 } from './s3.js';
 import { webdav } from './webdav.js';
 
-export const KINDS: Partial<Record<KindName, SourceKind>> = { folder, webdav, s3 };
+export const KINDS: Partial<Record<KindName, SourceKind>> = { folder, webdav, s3, git };
 
 /**
  * The kind a URL names: by its scheme (file:, s3:, git:, imap:, imaps:); an http(s) URL is a Git repository when
