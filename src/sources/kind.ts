@@ -71,6 +71,8 @@ export interface SourceEnv {
   roots: readonly string[];
   /** A folder this source's connection may keep things in between passes (a clone), on this replica. */
   scratchDir: string;
+  /** The largest item fetched (`--max-upload-mb`): a kind that downloads while it lists stops there too. */
+  maxItemBytes: number;
   /** Ends the connection's work: the pass is over (shutdown, lock lost). */
   signal: AbortSignal;
   now: Clock;

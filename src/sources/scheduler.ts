@@ -172,6 +172,7 @@ export class SourceScheduler {
       reach: this.deps.reach,
       roots: this.deps.roots,
       scratchDir: join(this.deps.scratchRoot, source.id),
+      maxItemBytes: this.deps.maxItemBytes,
       signal,
       now,
     };

@@ -30,6 +30,8 @@ export interface Apache {
   /** http://127.0.0.1:PORT/<name>.git serves the bare repository gitDir/<name>.git; under /private/ with `davUser`'s basic authentication. */
   gitUrl: string;
   gitDir: string;
+  /** The static site's access log so far: one `GET /path HTTP/1.1 STATUS` line per request. */
+  siteLog(): string;
   /** Makes a file or folder the server writes or reads as its own user (www-data under root). */
   own(path: string): void;
   stop(): Promise<void>;
@@ -99,6 +101,8 @@ Listen 127.0.0.1:${gitPort}
   </Directory>
 </VirtualHost>
 <VirtualHost 127.0.0.1:${sitePort}>
+  LogFormat "%r %>s" brief
+  CustomLog ${dir}/site-access.log brief
   DocumentRoot ${siteDir}
   <Directory ${siteDir}>
     Require all granted
@@ -153,6 +157,7 @@ Listen 127.0.0.1:${gitPort}
     siteDir,
     gitUrl: `http://127.0.0.1:${gitPort}`,
     gitDir,
+    siteLog: () => (existsSync(join(dir, 'site-access.log')) ? readFileSync(join(dir, 'site-access.log'), 'utf8') : ''),
     own,
     stop,
   };

@@ -120,6 +120,66 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
     }, 3 * MINUTE);
   });
 
+  describe('web', () => {
+    const page = (title: string, text: string, links = '') => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p>${links}</body></html>`;
+    const write = (path: string, body: string | Buffer) => {
+      const full = join(apache.siteDir, path);
+      mkdirSync(join(full, '..'), { recursive: true });
+      writeFileSync(full, body);
+    };
+    const sitemap = (paths: string[]) =>
+      write('sitemap.xml', `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths.map((p) => `<url><loc>${apache.siteUrl}/${p}</loc></url>`).join('')}</urlset>`);
+
+    beforeAll(() => {
+      write('robots.txt', `User-agent: *\nDisallow: /docs/private/\nDisallow: /crawl/hidden.html\nSitemap: ${apache.siteUrl}/sitemap.xml\n`);
+    });
+
+    it('passes the acceptance of a kind against a static site with sitemap.xml and robots.txt, with conditional requests', async () => {
+      await kindAcceptance(client, 'web', {
+        names: ['alpha.html', 'beta.html', 'gamma.html'],
+        seed: async () => {
+          write('docs/alpha.html', page('Alpha', 'The alphaword stands for the first of three notes.'));
+          write('docs/beta.html', page('Beta', 'The betaword is the second note.'));
+          write('docs/gamma.html', page('Gamma', 'The gammaword closes the set of notes.'));
+          write('docs/private/secret.html', page('Secret', 'A disallowed page about the secretword.'));
+          sitemap(['docs/alpha.html', 'docs/beta.html', 'docs/gamma.html', 'docs/private/secret.html']);
+        },
+        change: async () => write('docs/beta.html', page('Beta', 'Now the changedword stands here instead, a new and longer text.')),
+        removeOne: async () => {
+          rmSync(join(apache.siteDir, 'docs', 'gamma.html'));
+          sitemap(['docs/alpha.html', 'docs/beta.html', 'docs/private/secret.html']);
+        },
+        removeAll: async () => {
+          rmSync(join(apache.siteDir, 'docs'), { recursive: true });
+          sitemap([]);
+        },
+        body: () => ({ url: `${apache.siteUrl}/docs/`, options: { delay_ms: 0 } }),
+      });
+    }, 5 * MINUTE);
+
+    it('crawls a part of a site without a sitemap entry: links within it, a linked PDF, not what robots.txt disallows or another origin', async () => {
+      const { makePdf } = await import('../ingest/build-fixtures.js');
+      write('crawl/index.html', page('Start', 'The crawl starts on this page about lanterns.', '<a href="page2.html">next</a> <a href="report.pdf">report</a> <a href="hidden.html">hidden</a> <a href="/docs-elsewhere.html">out</a> <a href="https://example.com/">far</a> <a href="style.css">css</a>'));
+      write('crawl/page2.html', page('Second', 'The second page talks about candles.', '<a href="index.html">back</a>'));
+      write('crawl/hidden.html', page('Hidden', 'A page robots.txt keeps out, about torches.'));
+      write('crawl/report.pdf', makePdf([[{ lines: ['A linked PDF report about beacons.'] }]]));
+      const project = await client.project('crawl');
+      const source = await client.add(project, { kind: 'web', url: `${apache.siteUrl}/crawl/`, options: { delay_ms: 0 } });
+      await client.passAfter(project, source.id, 0);
+      const docs = await client.settled(project, source.id, 3);
+      expect([...docs.keys()].sort()).toEqual(['crawl/', 'crawl/page2.html', 'crawl/report.pdf']);
+      expect(await client.found(project, 'beacons')).toEqual(['report.pdf']);
+      expect(await client.found(project, 'torches')).toEqual([]);
+      const logged = apache.siteLog().length;
+      const again = await client.sync(project, source.id);
+      const requests = apache.siteLog().slice(logged).split('\n').filter((l) => l.startsWith('GET /crawl/'));
+      expect(requests.map((l) => l.split(' ').pop()).sort()).toEqual(['304', '304', '304', '304']);
+      // Every page asked again with its ETag: 304, nothing downloaded. (crawl/ and crawl/index.html, which page2 links
+      // to, are two items with the same bytes: one document.)
+      expect(again.last_result).toMatchObject({ listed: 4, unchanged: 4, added: 0, changed: 0 });
+    }, 3 * MINUTE);
+  });
+
   describe('git', () => {
     let work: string;
     const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
