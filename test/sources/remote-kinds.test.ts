@@ -10,23 +10,26 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
+import { type Dovecot, dovecotUnavailable, startDovecot } from '../helpers/dovecot.js';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/eventually.js';
 import { kindAcceptance, SourceClient } from '../helpers/sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const MINUTE = 60_000;
-const SKIP = apacheUnavailable();
+const SKIP = apacheUnavailable() ?? dovecotUnavailable();
 
 describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   const dirs = tempDirs('docsearch-remote-sources');
   let apache: Apache;
+  let dovecot: Dovecot;
   let d: Daemon;
   let user: TestUser;
   let client: SourceClient;
   let keyFile: string;
 
   beforeAll(async () => {
-    apache = await startApache();
+    [apache, dovecot] = await Promise.all([startApache(), startDovecot()]);
     keyFile = join(dirs.make('key'), 'secrets.key');
     writeFileSync(keyFile, 'f'.repeat(8) + '0123456789abcdef0123456789abcdef', { mode: 0o600 });
     d = await startDaemon({ args: ['--sources-allow-private', '--secrets-key-file', keyFile, '--sources-min-interval', '1'] });
@@ -37,6 +40,7 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
     await d?.stop();
     if (d) removeDir(d.dataDir);
     await apache?.stop();
+    await dovecot?.stop();
     dirs.removeAll();
   });
 
@@ -177,6 +181,60 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       // Every page asked again with its ETag: 304, nothing downloaded. (crawl/ and crawl/index.html, which page2 links
       // to, are two items with the same bytes: one document.)
       expect(again.last_result).toMatchObject({ listed: 4, unchanged: 4, added: 0, changed: 0 });
+    }, 3 * MINUTE);
+  });
+
+  describe('imap', () => {
+    const message = (id: string, subject: string, text: string) =>
+      `From: Reports <reports@example.com>\nTo: team@example.com\nSubject: ${subject}\nDate: Tue, 03 Mar 2026 10:00:00 +0000\nMessage-ID: <${id}@example.com>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n${text}\n`;
+    const url = () => `imap://${dovecot.host}:${dovecot.port}/INBOX`;
+    const mine = new Map<string, string>();
+
+    it('passes the acceptance of a kind against Dovecot, messages delivered into its maildir', async () => {
+      await kindAcceptance(client, 'imap', {
+        names: ['alpha.eml', 'beta.eml', 'gamma.eml'],
+        seed: async () => {
+          mine.set('alpha', dovecot.deliver(message('alpha', 'alpha', 'The alphaword stands for the first of three notes.')));
+          mine.set('beta', dovecot.deliver(message('beta', 'beta', 'The betaword is the second note.')));
+          mine.set('gamma', dovecot.deliver(message('gamma', 'gamma', 'The gammaword closes the set of notes.')));
+        },
+        // Saved again with the same Message-ID (as a mail client saves an edited draft): a new UID, the same document.
+        change: async () => {
+          dovecot.remove(mine.get('beta')!);
+          mine.set('beta', dovecot.deliver(message('beta', 'beta', 'Now the changedword stands here instead, a new text.')));
+        },
+        removeOne: async () => dovecot.remove(mine.get('gamma')!),
+        removeAll: async () => {
+          for (const f of dovecot.files()) rmSync(f);
+        },
+        body: () => ({ url: url(), options: { username: dovecot.user.name, password: dovecot.user.password } }),
+        badBody: () => ({ url: url(), options: { username: dovecot.user.name, password: 'wrong password' } }),
+        badWord: 'refused the credentials',
+      });
+    }, 5 * MINUTE);
+
+    it('makes attachments documents attached to their message, and moves processed mail to move_to', async () => {
+      for (const f of dovecot.files()) rmSync(f);
+      const boundary = 'b0undary';
+      dovecot.deliver(
+        `From: Billing <billing@example.com>\nTo: team@example.com\nSubject: Invoice March\nMessage-ID: <invoice-3@example.com>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="${boundary}"\n\n--${boundary}\nContent-Type: text/plain\n\nPlease find the invoice attached.\n--${boundary}\nContent-Type: text/plain; name="invoice.txt"\nContent-Disposition: attachment; filename="invoice.txt"\n\nInvoice number 42 for consulting about kingfishers.\n--${boundary}--\n`,
+      );
+      const project = await client.project('mail with attachments');
+      const source = await client.add(project, { url: url(), options: { username: dovecot.user.name, password: dovecot.user.password, move_to: 'Processed' } });
+      await client.passAfter(project, source.id, 0);
+      await waitFor(async () => (await client.allDocuments(project)).length === 2, 60_000, 'the message and its attachment');
+      const docs = await client.allDocuments(project);
+      const mail = docs.find((x) => x.filename === 'Invoice March.eml')!;
+      expect(mail.source_path).toBe('invoice-3@example.com.eml');
+      const attachment = docs.find((x) => x.filename === 'invoice.txt') as unknown as { attached_to: string };
+      expect(attachment.attached_to).toBe(mail.id);
+      await waitFor(async () => (await client.found(project, 'kingfishers')).length === 1, 60_000, 'the attachment searchable');
+      // Moved out of INBOX into Processed, where the source still reads it: the same document.
+      expect(dovecot.files('INBOX')).toEqual([]);
+      expect(dovecot.files('Processed')).toHaveLength(1);
+      const again = await client.sync(project, source.id);
+      expect(again.last_result).toMatchObject({ deleted: 0, added: 0 });
+      expect((await client.documents(project, source.id)).get('invoice-3@example.com.eml')?.id).toBe(mail.id);
     }, 3 * MINUTE);
   });
 

@@ -2,11 +2,12 @@
 import type { KindName, SourceKind } from '../kind.js';
 import { folder } from './folder.js';
 import { git } from './git.js';
+import { imap } from './imap.js';
 import { s3 } from './s3.js';
 import { web } from './web.js';
 import { webdav } from './webdav.js';
 
-export const KINDS: Partial<Record<KindName, SourceKind>> = { folder, webdav, s3, git, web };
+export const KINDS: Partial<Record<KindName, SourceKind>> = { folder, webdav, s3, git, web, imap };
 
 /**
  * The kind a URL names: by its scheme (file:, s3:, git:, imap:, imaps:); an http(s) URL is a Git repository when
