@@ -51,6 +51,8 @@ export interface SchedulerOptions {
 const DEFERRED_RETRY_MS = 60_000;
 /** The first retry after a failed pass; doubled per failure, up to the source's schedule. */
 const RETRY_BASE_MS = 30_000;
+/** How soon a due source another process holds is tried again (it may have died: its lock then went with it). */
+const HELD_RETRY_MS = 10_000;
 
 export const sourceLock = (id: string) => `source:${id}`;
 
@@ -133,7 +135,7 @@ export class SourceScheduler {
         if (this.running.has(source.id) || this.skipUntil.has(source.id)) continue;
         const lease = await this.deps.locks.tryAcquire(sourceLock(source.id));
         if (!lease) {
-          this.skipUntil.set(source.id, now + Math.min(source.everyMs, RETRY_BASE_MS));
+          this.skipUntil.set(source.id, now + Math.min(source.everyMs, HELD_RETRY_MS));
           continue;
         }
         this.begin(source, lease);

@@ -76,15 +76,21 @@ export class SourceClient {
 
   /** The project's documents that came from the source, by source path. */
   async documents(projectId: string, sourceId: string): Promise<Map<string, DocWire>> {
-    const res = await api(this.daemon as Daemon, `/api/v1/documents?project_id=${projectId}&limit=100`, { token: this.token });
-    expect(res.status).toBe(200);
-    const docs = (res.body.documents as DocWire[]).filter((d) => d.source_id === sourceId);
+    const docs = (await this.allDocuments(projectId)).filter((d) => d.source_id === sourceId);
     return new Map(docs.map((d) => [d.source_path!, d]));
   }
 
+  /** Every document of the project, page after page. */
   async allDocuments(projectId: string): Promise<DocWire[]> {
-    const res = await api(this.daemon as Daemon, `/api/v1/documents?project_id=${projectId}&limit=100`, { token: this.token });
-    return res.body.documents as DocWire[];
+    const all: DocWire[] = [];
+    let cursor = '';
+    do {
+      const res = await api(this.daemon as Daemon, `/api/v1/documents?project_id=${projectId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: this.token });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      all.push(...(res.body.documents as DocWire[]));
+      cursor = res.body.next_cursor ?? '';
+    } while (cursor);
+    return all;
   }
 
   /** Waits until every document of the source is ready (or failed) and returns them. */
