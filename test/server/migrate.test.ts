@@ -102,7 +102,7 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
     expect(rows).toMatchObject({ users: 1, documents: 4, api_keys: 1, oauth_grants: 1, sources: 1, source_items: 1 });
     expect(rows.oauth_clients).toBeGreaterThanOrEqual(2); // the CLI's built-in client and the registered one
     expect(s.originals).toMatchObject({ files: 4, copied: 0 });
-    expect(s.index.chunks.documents).toBe(3);
+    expect(s.index.chunks.documents).toBe(4);
     const listed = await rgw.client().send(new ListObjectsV2Command({ Bucket: rgw.bucket, Prefix: 'moved/' }));
     expect(listed.KeyCount ?? 0).toBe(0);
   });
