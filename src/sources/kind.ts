@@ -104,11 +104,3 @@ export class SourceError extends Error {
 export class ItemError extends Error {
   override name = 'ItemError';
 }
-
-/** Collects an async iterable into memory (the kinds' small replies). */
-export async function readAll(body: AsyncIterable<Uint8Array> | Uint8Array): Promise<Buffer> {
-  if (body instanceof Uint8Array) return Buffer.from(body);
-  const parts: Buffer[] = [];
-  for await (const part of body) parts.push(Buffer.from(part));
-  return Buffer.concat(parts);
-}

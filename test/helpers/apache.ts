@@ -4,15 +4,13 @@
  * sitemap.xml) and Git repositories over smart HTTP (git http-backend as CGI), one port each. One server per test
  * file (`startApache()` in beforeAll, `stop()` in afterAll). As root it serves as www-data, which Apache requires.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from './eventually.js';
 import { freePort } from './ports.js';
 import { unmet } from './requirement.js';
+import { spawnServer } from './spawned-server.js';
 
 const APACHE = '/usr/sbin/apache2';
 const MODULES = '/usr/lib/apache2/modules';
@@ -43,13 +41,6 @@ export function apacheUnavailable(): string | null {
   if (!existsSync(GIT_BACKEND)) return unmet('git http-backend is not installed (Debian: apt-get install git)');
   return null;
 }
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
 
 export async function startApache(): Promise<Apache> {
   const reason = apacheUnavailable();
@@ -128,27 +119,7 @@ Listen 127.0.0.1:${gitPort}
 </VirtualHost>
 `,
   );
-  // A process group of its own: prefork signals its whole group when it stops, which would otherwise be the test run's.
-  const proc: ChildProcess = spawn(APACHE, ['-d', dir, '-f', join(dir, 'httpd.conf'), '-DFOREGROUND'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  let stderr = '';
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if ((await portOpen(davPort)) && (await portOpen(sitePort)) && (await portOpen(gitPort))) break;
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
-      await stop();
-      throw new Error(`apache2 did not start: ${stderr}\n${log}`);
-    }
-    await sleep(50);
-  }
+  const { stop } = await spawnServer('apache2', APACHE, ['-d', dir, '-f', join(dir, 'httpd.conf'), '-DFOREGROUND'], { dir, ports: [davPort, sitePort, gitPort], log: join(dir, 'error.log') });
   return {
     davUrl: `http://127.0.0.1:${davPort}`,
     davUser,

@@ -4,15 +4,13 @@
  * mail the way a local delivery agent does: a file in the maildir's new/ folder. As root Dovecot runs its
  * processes as its own users and the mail as `nobody`; otherwise everything runs as the current user.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from './eventually.js';
 import { freePort } from './ports.js';
 import { unmet } from './requirement.js';
+import { spawnServer } from './spawned-server.js';
 
 const DOVECOT = '/usr/sbin/dovecot';
 
@@ -32,13 +30,6 @@ export interface Dovecot {
 export function dovecotUnavailable(): string | null {
   return existsSync(DOVECOT) && existsSync('/usr/lib/dovecot/imap') ? null : unmet('Dovecot is not installed (Debian: apt-get install dovecot-imapd)');
 }
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
 
 export async function startDovecot(): Promise<Dovecot> {
   const reason = dovecotUnavailable();
@@ -98,25 +89,7 @@ service imap-login {
 }
 `,
   );
-  const proc: ChildProcess = spawn(DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  let stderr = '';
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 20_000;
-  while (!(await portOpen(port))) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      const log = existsSync(join(dir, 'dovecot.log')) ? readFileSync(join(dir, 'dovecot.log'), 'utf8') : '';
-      await stop();
-      throw new Error(`dovecot did not start: ${stderr}\n${log}`);
-    }
-    await sleep(50);
-  }
+  const { stop } = await spawnServer('dovecot', DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { dir, ports: [port], log: join(dir, 'dovecot.log') });
   let n = 0;
   const folderDir = (folder = 'INBOX') => (folder === 'INBOX' ? maildir : join(maildir, `.${folder.replaceAll('/', '.')}`));
   return {

@@ -17,6 +17,13 @@ import { kindAcceptance, SourceClient } from '../helpers/sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const MINUTE = 60_000;
+
+/** Writes a file at `path` under `base`, making its folders. */
+function writeAt(base: string, path: string, body: string | Buffer): void {
+  const full = join(base, path);
+  mkdirSync(join(full, '..'), { recursive: true });
+  writeFileSync(full, body);
+}
 const SKIP = apacheUnavailable() ?? dovecotUnavailable();
 
 describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
@@ -45,11 +52,7 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
   });
 
   describe('webdav', () => {
-    const write = (path: string, text: string) => {
-      const full = join(apache.davDir, 'docs', path);
-      mkdirSync(join(full, '..'), { recursive: true });
-      writeFileSync(full, text);
-    };
+    const write = (path: string, text: string) => writeAt(join(apache.davDir, 'docs'), path, text);
 
     it('passes the acceptance of a kind against Apache mod_dav', async () => {
       const url = () => `${apache.davUrl}/docs/`;
@@ -126,11 +129,7 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
 
   describe('web', () => {
     const page = (title: string, text: string, links = '') => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p>${links}</body></html>`;
-    const write = (path: string, body: string | Buffer) => {
-      const full = join(apache.siteDir, path);
-      mkdirSync(join(full, '..'), { recursive: true });
-      writeFileSync(full, body);
-    };
+    const write = (path: string, body: string | Buffer) => writeAt(apache.siteDir, path, body);
     const sitemap = (paths: string[]) =>
       write('sitemap.xml', `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths.map((p) => `<url><loc>${apache.siteUrl}/${p}</loc></url>`).join('')}</urlset>`);
 
@@ -258,10 +257,7 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
 
     it('passes the acceptance of a kind against git http-backend, incremental by commit diff', async () => {
       const url = `${apache.gitUrl}/private/docs.git`;
-      const write = (path: string, text: string) => {
-        mkdirSync(join(work, path, '..'), { recursive: true });
-        writeFileSync(join(work, path), text);
-      };
+      const write = (path: string, text: string) => writeAt(work, path, text);
       await kindAcceptance(client, 'git', {
         names: ['alpha.txt', 'beta.md', 'gamma.txt'],
         seed: async () => {
