@@ -198,6 +198,12 @@ export class SourceScheduler {
         log.info({ event: 'source.sync_stopped', ...base }, 'source pass stopped before the end; the next pass continues it');
         return;
       }
+      if (!(await store.getById(source.id))) {
+        // Removed while its pass ran: a document the pass made after the removal stays, as an upload.
+        await this.deps.documents.detachSource(source.id);
+        log.info({ event: 'source.sync_stopped', ...base }, 'source removed while its pass ran');
+        return;
+      }
       const failures = source.failures + 1;
       const message = describe(err);
       const retryMs = Math.min(source.everyMs, RETRY_BASE_MS * 2 ** Math.min(failures - 1, 20));
