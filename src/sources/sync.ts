@@ -64,8 +64,9 @@ export class PassStopped extends Error {
   override name = 'PassStopped';
 }
 
-/** How often (in listed items) a pass records the unchanged items it saw and how far it got. */
+/** How often a pass records the unchanged items it saw and how far it got: every so many items, or so many ms. */
 const SEEN_FLUSH = 500;
+const SEEN_FLUSH_MS = 1000;
 
 /** Include and exclude globs of a source's options, as one test on paths. */
 export function pathFilter(options: Record<string, unknown>): (path: string) => boolean {
@@ -97,10 +98,13 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
   const gone: string[] = [];
   let seen: string[] = [];
   let lastPath: string | null = null;
+  let flushedAt = deps.now();
   const flush = async () => {
     await store.markSeen(source.id, source.pass, seen, kind.resumable ? lastPath : null);
     seen = [];
+    flushedAt = deps.now();
   };
+  const due = () => seen.length >= SEEN_FLUSH || deps.now() - flushedAt >= SEEN_FLUSH_MS;
 
   for await (const item of listing.items) {
     if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
@@ -116,12 +120,12 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     if (before && before.version === item.version && before.error === null) {
       count('unchanged');
       seen.push(item.path);
-      if (seen.length >= SEEN_FLUSH) await flush();
+      if (due()) await flush();
       continue;
     }
     const action = await syncItem(source, conn, item, before, deps);
     count(action);
-    if (result.listed % SEEN_FLUSH === 0) await flush();
+    if (due()) await flush();
   }
   await flush();
 

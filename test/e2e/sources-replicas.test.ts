@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
@@ -79,17 +80,25 @@ describe.skipIf(SKIP !== null)(`sources on two replicas, PostgreSQL and RGW${SKI
 
   it('runs each source on one replica at a time; a replica killed mid-pass leaves nothing duplicated', async () => {
     const b = await bucket();
-    const COUNT = 80;
+    const COUNT = 150;
     for (let i = 0; i < COUNT; i++) await b.put(`many/note-${String(i).padStart(3, '0')}.txt`, `Note ${i} of ${COUNT}: a short text about the number ${i * 13} and its neighbours.`);
     const client = new SourceClient(at(topo.lb.url), owner.apiKey);
     const project = await client.project('killed mid-pass');
     const source = await client.add(project, { url: `s3://${b.name}/many/`, options: b.options() });
     // The replica that runs the first pass says so in its log; it is killed once some items are in.
     const runner = await waitFor(() => topo.replicas.find((x) => logEvents(x.logs(), 'source.sync_started').some((e) => e.source_id === source.id)), MINUTE, 'a replica starting the pass');
-    await waitFor(async () => (await client.documents(project, source.id)).size >= 10, 2 * MINUTE, 'the pass under way');
-    const midway = (await client.documents(project, source.id)).size;
+    // Killed once the pass has recorded how far its listing got (every second): the next pass continues after it.
+    const db = new pg.Pool({ connectionString: topo.databaseUrl, max: 1 });
+    let resumeAfter: string;
+    try {
+      resumeAfter = await waitFor(async () => (await db.query<{ resume_after: string | null }>('select resume_after from sources where id = $1', [source.id])).rows[0]?.resume_after, 2 * MINUTE, 'the pass recording how far it got', { intervalMs: 20 });
+    } finally {
+      await db.end();
+    }
     await runner.kill9();
+    const midway = (await client.documents(project, source.id)).size;
     expect(midway).toBeLessThan(COUNT);
+    expect(resumeAfter).toMatch(/^note-\d{3}\.txt$/);
     const other = topo.replicas.find((x) => x !== runner)!;
     const survivor = new SourceClient(at(other.url), owner.apiKey);
     // The lock went with the killed replica's connection: the other one takes the source over and finishes the pass.
@@ -102,6 +111,11 @@ describe.skipIf(SKIP !== null)(`sources on two replicas, PostgreSQL and RGW${SKI
       'the other replica finishing the pass',
     );
     expect(done.error).toBeUndefined();
+    // The other replica's pass continued the listing after the last key recorded, instead of from the start.
+    const continued = logEvents(other.logs(), 'source.synced').find((e) => e.source_id === source.id)!;
+    // (At most as many as were left after the key seen recorded: the pass may have recorded a later one before the kill.)
+    expect(continued.listed).toBeGreaterThan(0);
+    expect(continued.listed).toBeLessThanOrEqual(COUNT - 1 - Number(resumeAfter.slice(5, 8)));
     expect(logEvents(other.logs(), 'source.sync_started').some((e) => e.source_id === source.id)).toBe(true);
     const docs = await survivor.settled(project, source.id, COUNT, 5 * MINUTE);
     expect(docs.size).toBe(COUNT);

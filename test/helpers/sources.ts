@@ -67,7 +67,7 @@ export class SourceClient {
       async () => {
         const s = await this.get(projectId, id);
         const ended = Math.max(Date.parse(s.last_sync ?? '') || 0, s.status === 'error' || s.status === 'paused' ? Date.parse(String(s.updated_at)) : 0);
-        return s.status !== 'syncing' && ended >= since ? s : undefined;
+        return s.status !== 'syncing' && ended > 0 && ended >= since ? s : undefined;
       },
       timeoutMs,
       `a pass of source ${id} after ${new Date(since).toISOString()}`,
