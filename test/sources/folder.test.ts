@@ -249,6 +249,9 @@ describe('folder sources', () => {
     const stranger = await loggedIn(d, other);
     expect((await stranger.get(`/projects/${project}/sources`)).status).toBe(404);
     expect((await stranger.post(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: (await stranger.get('/projects'), stranger.csrf) })).status).toBe(404);
+    const confirm = await web.get(`/projects/${project}/sources/${source!.id}/remove`);
+    expect(confirm.text).toContain(`Remove the source file://${dir}?`);
+    expect(confirm.text).toContain('It made 1 document: they are deleted with it');
     const removed = await web.submit(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: web.csrf, keep_documents: 'true' });
     expect(removed.text).toContain(`Removed file://${dir}; its documents stay.`);
     expect(removed.text).toContain('No sources yet.');

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { KINDS } from '../../sources/kinds/index.js';
-import { sourcesPage, type SourceRow } from '../../web/pages/sources.js';
+import { sourceRemovePage, sourcesPage, type SourceRow } from '../../web/pages/sources.js';
 import { projectForSources } from '../api/sources/access.js';
 import { sourceStatus } from '../api/sources/wire.js';
 import type { Services } from '../services.js';
@@ -81,6 +81,17 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
     flash(ctx, `Added ${form.url}: its first pass is under way.`);
     ctx.status = 303;
     ctx.redirect(`/projects/${project.id}/sources`);
+  });
+
+  router.get('project.sources.remove.confirm', '/projects/:id/sources/:sid/remove', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const project = await projectOf(ctx, s, user);
+    if (!project) return;
+    const source = await s.sources.get(project.id, ctx.params.sid!).catch(() => null);
+    if (!source) return renderNotFound(ctx, user, 'project');
+    const documents = (await s.documents.ofSource(source.id)).length;
+    render(ctx, sourceRemovePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: project.id, source, documents }));
   });
 
   const action = (name: string, run: (projectId: string, sid: string, ctx: WebContext) => Promise<string>) =>

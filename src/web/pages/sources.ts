@@ -1,5 +1,6 @@
 import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
+import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import type { ProjectRow } from './projects.js';
@@ -58,8 +59,7 @@ export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   <p class="actions">
     ${s.status === 'paused' ? button(`${base}/resume`, 'Resume and confirm', csrfToken, { cls: 'small' }) : button(`${base}/sync`, 'Sync now', csrfToken)}
     ${s.status === 'paused' ? null : button(`${base}/pause`, 'Pause', csrfToken)}
-    ${button(`${base}/remove`, 'Remove with its documents', csrfToken, { cls: 'danger small' })}
-    ${button(`${base}/remove`, 'Remove, keep documents', csrfToken, { fields: { keep_documents: 'true' } })}
+    <a href="${base}/remove" class="danger-link" aria-label="Remove ${s.url}…">Remove…</a>
   </p>
 </li>`;
 }
@@ -90,4 +90,21 @@ export function sourcesPage(d: SourcesPageData) {
   </form>
 </section>`,
   );
+}
+
+/** Removing a source asks first, and whether its documents go with it. */
+export function sourceRemovePage(d: { user: { email: string }; csrfToken: string; projectId: string; source: Pick<SourceRow, 'id' | 'url'>; documents: number }) {
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'projects',
+    title: `Remove the source ${d.source.url}?`,
+    body: html`<p>The source stops keeping this project current. It made ${plural(d.documents, 'document')}: they are deleted with it and leave
+    search at once, unless you keep them, as if they had been uploaded.</p>
+    <p><label><input type="checkbox" name="keep_documents" value="true" form="remove-source"> Keep its documents</label></p>`,
+    action: `/projects/${d.projectId}/sources/${d.source.id}/remove`,
+    formId: 'remove-source',
+    confirm: 'Remove the source',
+    cancel: `/projects/${d.projectId}/sources`,
+  });
 }
