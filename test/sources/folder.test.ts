@@ -263,7 +263,7 @@ describe('folder sources', () => {
     const source = await client.add(project, { url: `file://${dir}` });
     await client.passAfter(project, source.id, 0);
     await d.stop();
-    d = await startDaemon({ dataDir: d.dataDir, args: args() });
+    d = await startDaemon({ dataDir: d.dataDir, ...(d.databaseUrl ? { databaseUrl: d.databaseUrl } : {}), args: args() });
     client = new SourceClient(d, user.apiKey);
     writeFileSync(join(dir, 'after.txt'), 'Written after the restart, about badgers.');
     const after = await client.sync(project, source.id);
