@@ -193,6 +193,25 @@ describe('folder sources', () => {
     expect(text).toMatch(/^docsearch_source_item_errors 0$/m);
   });
 
+  it('shows an item it cannot read (its type) on the source, goes on with the others, and tries it again next pass', async () => {
+    const dir = folder('unreadable', { 'fine.txt': 'A readable note about wrens.' });
+    writeFileSync(join(dir, 'program.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]));
+    const project = await client.project('unreadable items');
+    const source = await client.add(project, { url: `file://${dir}` });
+    const first = await client.passAfter(project, source.id, 0);
+    expect(first.status).toBe('active');
+    expect(first.last_result).toMatchObject({ added: 1, failed: 1 });
+    const shown = await client.get(project, source.id);
+    expect(shown.item_errors).toEqual({ count: 1, items: [expect.objectContaining({ path: 'program.bin', error: expect.stringMatching(/"program.bin" is not a type docsearch reads/) })] });
+    expect(await (await fetch(`${d.url}/metrics`)).text()).toMatch(/^docsearch_source_item_errors [1-9]\d*$/m);
+    // Fixed at the source: the next pass takes it.
+    writeFileSync(join(dir, 'program.bin'), 'Now plain text about nuthatches.');
+    const again = await client.sync(project, source.id);
+    expect(again.last_result).toMatchObject({ failed: 0, unchanged: 1 });
+    expect((await client.get(project, source.id)).item_errors?.count).toBe(0);
+    await client.settled(project, source.id, 2);
+  });
+
   it('is managed from the CLI: sources add, list, show, sync, remove', async () => {
     const dir = folder('cli', { 'cli.txt': 'A file the command line added, about otters.' });
     const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
