@@ -203,7 +203,8 @@ describe('folder sources', () => {
     expect(first.last_result).toMatchObject({ added: 1, failed: 1 });
     const shown = await client.get(project, source.id);
     expect(shown.item_errors).toEqual({ count: 1, items: [expect.objectContaining({ path: 'program.bin', error: expect.stringMatching(/"program.bin" is not a type docsearch reads/) })] });
-    expect(await (await fetch(`${d.url}/metrics`)).text()).toMatch(/^docsearch_source_item_errors [1-9]\d*$/m);
+    // The gauge is read at scrapes, at most every 5 s.
+    await waitFor(async () => /^docsearch_source_item_errors [1-9]\d*$/m.test(await (await fetch(`${d.url}/metrics`)).text()), 15_000, 'the item error in /metrics');
     // Fixed at the source: the next pass takes it.
     writeFileSync(join(dir, 'program.bin'), 'Now plain text about nuthatches.');
     const again = await client.sync(project, source.id);
