@@ -109,6 +109,11 @@ describe('folder sources', () => {
     const bad = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, every: '5 minutes' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/every: a duration/);
+    const fast = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, every: '500ms' } });
+    expect(fast.body.error.message).toMatch(/every: a duration/);
+    const unknown = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, options: { colour: 'red' } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/^options: .*"colour"/);
   });
 
   it('pauses a pass that would delete more than 10 % and more than 5 documents, and deletes once confirmed', async () => {
