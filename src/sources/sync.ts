@@ -108,12 +108,13 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
 
   for await (const item of listing.items) {
     if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
-    // A path with a newline cannot be an item's key (store/sql/sources.ts); no file system or protocol here makes one.
-    if (!item.path || item.path.includes('\n') || !wanted(item.path)) continue;
+    // A recorded item that is gone is gone, whatever the globs say now.
     if (item.deleted) {
       if (known.has(item.path)) gone.push(item.path);
       continue;
     }
+    // A path with a newline cannot be an item's key (store/sql/sources.ts): such a file is passed over.
+    if (!item.path || item.path.includes('\n') || !wanted(item.path)) continue;
     result.listed++;
     lastPath = item.path;
     const before = known.get(item.path);
