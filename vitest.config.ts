@@ -21,6 +21,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/health.test.ts',
   'test/access/permission-matrix.test.ts',
   'test/server/api-errors.test.ts',
+  'test/sources/folder.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

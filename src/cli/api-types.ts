@@ -67,8 +67,43 @@ export interface DocumentRecord {
   attached_to?: string | null;
   /** Who uploaded it (their e-mail; null for an account since deleted). */
   uploaded_by?: string | null;
+  /** The source that keeps it current and its path there, or null (an upload). */
+  source_id?: string | null;
+  source_path?: string | null;
   created_at?: string;
   updated_at?: string;
+}
+
+export type SourceStatus = 'active' | 'syncing' | 'paused' | 'error';
+
+export interface SourcePassResult {
+  listed: number;
+  added: number;
+  changed: number;
+  deleted: number;
+  unchanged: number;
+  failed: number;
+  deferred: number;
+  ms: number;
+}
+
+export interface Source {
+  id: string;
+  project_id: string;
+  kind: string;
+  url: string;
+  every: string;
+  status: SourceStatus;
+  paused_reason: string | null;
+  last_sync: string | null;
+  next_sync: string | null;
+  last_result: SourcePassResult | null;
+  error?: string;
+  options: Record<string, unknown>;
+  secrets: string[];
+  item_errors?: { count: number; items: { path: string; error: string; at: string }[] };
+  created_at: string;
+  updated_at: string;
 }
 
 export interface SearchPassage {
@@ -125,7 +160,8 @@ export interface Me {
  */
 export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
-  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'created_at', 'updated_at'],
+  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'created_at', 'updated_at'],
+  sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'item_errors', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
   results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
@@ -140,6 +176,7 @@ export type JsonList = keyof typeof JSON_FIELDS;
 export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string }> = {
   projects: { command: 'projects list', key: 'projects' },
   documents: { command: 'documents list', key: 'documents' },
+  sources: { command: 'sources list', key: 'sources' },
   keys: { command: 'keys list', key: 'keys' },
   results: { command: 'search', key: 'results' },
   search_documents: { command: 'search --documents', key: 'documents' },

@@ -10,7 +10,7 @@ import type { Clock } from '../core/clock.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
+import type { DocumentRecord, DocumentStore, ReplaceOutcome } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { Attachment, DocumentType } from '../ingest/types.js';
@@ -25,6 +25,8 @@ export interface ReceivedFile {
   sha256: string;
   /** The relative path it was uploaded from: a ready upload replaces the older document at the same path. */
   path?: string | null;
+  /** The source it came from and its path there (sources/sync.ts). */
+  source?: { id: string; path: string };
 }
 
 export interface AcceptedDocument {
@@ -95,6 +97,7 @@ export class DocumentService implements AttachmentSink {
               sha256: f.sha256,
               metadata,
               path: f.path ?? null,
+              ...(f.source ? { sourceId: f.source.id, sourcePath: f.source.path } : {}),
             });
           } catch (err) {
             if ((await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
@@ -107,6 +110,36 @@ export class DocumentService implements AttachmentSink {
     // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
     if (queued) await this.deps.events.publish('jobs', queued.document.id).catch(() => undefined);
     return out;
+  }
+
+  /**
+   * Gives a settled document new bytes and keeps its id (a source's item changed): stored under their hash, the
+   * row queued again with them (DocumentStore.replaceContent), its job run again; the old bytes' original goes
+   * when nothing references it any more. `busy` (still being indexed) and `same_content` (another document of the
+   * project holds these bytes) change nothing. The temp file is consumed either way.
+   */
+  async replace(id: string, f: ReceivedFile, metadata: Record<string, unknown>): Promise<ReplaceOutcome> {
+    const outcome = await this.deps.locks.withLock(originalLock(f.sha256), async () => {
+      await this.deps.files.place(f.tempPath, f.sha256);
+      let replaced: ReplaceOutcome | undefined;
+      try {
+        replaced = await this.deps.documents.replaceContent(id, {
+          filename: f.filename,
+          contentType: f.contentType,
+          sizeBytes: f.sizeBytes,
+          sha256: f.sha256,
+          metadata,
+          sourcePath: f.source?.path ?? null,
+        });
+        return replaced;
+      } finally {
+        if (replaced?.outcome !== 'replaced' && (await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
+      }
+    });
+    if (outcome.outcome !== 'replaced') return outcome;
+    await this.release(outcome.previousSha256);
+    await this.deps.events.publish('jobs', id).catch(() => undefined);
+    return outcome;
   }
 
   /**

@@ -14,6 +14,7 @@ import { documentListRoutes } from './web/library-list.js';
 import { projectRoutes } from './web/library-projects.js';
 import { sharingRoutes } from './web/library-sharing.js';
 import { searchRoutes } from './web/library-search.js';
+import { sourceRoutes } from './web/library-sources.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
@@ -38,6 +39,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   searchRoutes(pages, s);
   projectRoutes(pages, s);
   sharingRoutes(pages, s);
+  sourceRoutes(pages, s);
   documentListRoutes(pages, s);
   documentRoutes(pages, s);
   uploadRoutes(pages, s);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { storageProblem } from '../store/objects/location.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url.js';
 
@@ -164,7 +164,40 @@ export const OPTIONS = [
     description: 'bearer token Prometheus must send to read /metrics (Authorization: Bearer <token>; scrape_config authorization.credentials_file); required to serve them on a non-loopback bind with --metrics auto. Prefer the environment variable',
   },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
+  {
+    name: 'secrets-key-file',
+    kind: 'path',
+    valueName: 'file',
+    description:
+      'a file holding the key (at least 32 bytes, e.g. `openssl rand -hex 32 > key; chmod 600 key`) that seals the credentials of sources (docs/sources.md) at rest; without it, sources that need credentials are refused. Every replica needs the same key, and a restored backup the key it was made under',
+  },
+  {
+    name: 'source-roots',
+    kind: 'string',
+    valueName: 'dirs',
+    check: rootsProblem,
+    description: 'folders on this machine (absolute paths, comma-separated) that `folder` sources may be in, e.g. /srv/docs,/mnt/share; unset: no folder sources',
+  },
+  {
+    name: 'sources-allow-private',
+    kind: 'bool',
+    default: false,
+    description:
+      'let sources connect to loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7) and CGNAT addresses: intranet sites, a NAS, a mail server on the LAN; link-local (169.254/16) and other special addresses never',
+  },
+  { name: 'sources-delete-guard-percent', kind: 'int', default: 10, min: 0, max: 100, valueName: 'n', description: 'a source pass that would delete more than this share (%) of its documents, and more than --sources-delete-guard-count of them, pauses the source until an owner confirms' },
+  { name: 'sources-delete-guard-count', kind: 'int', default: 5, min: 0, max: 1000000, valueName: 'n', description: 'see --sources-delete-guard-percent' },
+  { name: 'sources-min-interval', kind: 'int', default: 60, min: 1, max: 86400, valueName: 'seconds', description: 'the shortest schedule (`every`) a source may have' },
 ] as const satisfies readonly OptionDef[];
+
+/** `--source-roots`: absolute paths, comma-separated. */
+function rootsProblem(value: string): string | null {
+  for (const dir of value.split(',').map((d) => d.trim()).filter(Boolean)) if (!isAbsolute(dir)) return `${JSON.stringify(dir)} is not an absolute path`;
+  return null;
+}
+
+/** `--source-roots` as a list. */
+export const sourceRoots = (config: Pick<ServeConfig, 'sourceRoots'>): string[] => (config.sourceRoots ?? '').split(',').map((d) => d.trim()).filter(Boolean);
 
 type Def = (typeof OPTIONS)[number];
 type ValueOf<D extends Def> = D['kind'] extends 'int' ? number : D['kind'] extends 'bool' ? boolean : string;

@@ -59,6 +59,13 @@ import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
 import { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import { openStorage } from './storage.js';
+import { SealedBox } from '../core/sealed-box.js';
+import { Reach } from '../sources/reach.js';
+import { SourceScheduler } from '../sources/scheduler.js';
+import { SourceService } from '../sources/service.js';
+import { SourceStore } from '../store/sql/sources.js';
+import { legacyOffice } from './api/documents/multipart.js';
+import { sourceRoots } from './config.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -116,6 +123,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const migrating = await unfinishedMigration(database.db);
     if (migrating) throw new Error(`this library is still being copied in from ${migrating.from}: run that \`docsearch ${migrating.command}\` again to finish it`);
     const { db, locks, events } = database;
+    // Read before anything else starts: a key file that cannot be used stops the daemon, saying why.
+    const box = config.secretsKeyFile ? openSecretsKey(config.secretsKeyFile) : null;
     const storage = await openStorage(config, opts.env ?? process.env, { locks, events, log });
     cleanups.push(() => storage.close());
     const { vectors, files } = storage;
@@ -151,6 +160,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
           return { version: state?.version ?? null, unindexed: state?.unindexed ?? null };
         },
         upkeepLeader: upkeep ? () => upkeep.isLeader() : () => true,
+        sources: () => sourceStore.stats(),
         now,
         log,
       },
@@ -165,6 +175,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (ocr) cleanups.push(() => ocr.close());
 
     const projects = new ProjectStore(db, now);
+    const sourceStore = new SourceStore(db, now);
     const attempts = new LoginAttemptStore(db, now);
     const users = new UserStore(db, now);
     const accounts = new AccountService(users, projects, new SetupTokenStore(db, now), attempts);
@@ -250,6 +261,28 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       preload = loaded ? 'done' : 'failed';
     });
 
+    const roots = sourceRoots(config);
+    const sources = new SourceService({ store: sourceStore, documents, ingest, events, box, roots, minEveryMs: config.sourcesMinInterval * 1000 });
+    const reach = new Reach(config.sourcesAllowPrivate);
+    const scheduler = new SourceScheduler({
+      service: sources,
+      store: sourceStore,
+      documents,
+      ingest,
+      files,
+      legacyOffice: legacyOffice({ config, ...(libreOffice ? { libreOffice } : {}) }),
+      maxItemBytes: config.maxUploadMb * 1024 * 1024,
+      guard: { percent: config.sourcesDeleteGuardPercent, count: config.sourcesDeleteGuardCount },
+      now,
+      locks,
+      events,
+      reach,
+      roots,
+      scratchRoot: join(config.dataDir, 'sources'),
+      log,
+      metrics: metrics.sourcesRun,
+    });
+
     const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
     const services: Services = {
       config,
@@ -277,6 +310,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       search: search.service,
       thumbnails,
       metrics,
+      sources,
       healthProbes: {
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
@@ -305,6 +339,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
     // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
     cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), extractor.close()]).then(() => undefined));
+    // Sources stop first (cleanups run in reverse): a pass ends at its next item, before the workers and stores close.
+    await scheduler.start();
+    cleanups.push(async () => {
+      await scheduler.stop();
+      reach.close();
+    });
 
     // Made before listening, so that the link is printed together with the address (a database round trip later
     // would leave anyone reading the notices unsure whether a link is coming).
@@ -363,6 +403,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   } catch (err) {
     await cleanup();
     throw err;
+  }
+}
+
+/** The sealing key of source credentials; a file that cannot serve stops the start with the reason. */
+function openSecretsKey(path: string): SealedBox {
+  try {
+    return SealedBox.fromFile(path);
+  } catch (err) {
+    throw new Error(`--secrets-key-file: ${(err as Error).message}`);
   }
 }
 

@@ -20,6 +20,12 @@ import { updateProject } from './api/projects/update.js';
 import { reindexStatus, startReindex } from './api/reindex.js';
 import type { ApiRoute } from './api/route.js';
 import { search } from './api/search.js';
+import { createSource } from './api/sources/create.js';
+import { deleteSource } from './api/sources/delete.js';
+import { getSource } from './api/sources/get.js';
+import { listSources } from './api/sources/list.js';
+import { syncSource } from './api/sources/sync.js';
+import { updateSource } from './api/sources/update.js';
 import { upload } from './api/upload.js';
 import type { Services } from './services.js';
 
@@ -40,6 +46,12 @@ export function apiRoutes(s: Services): ApiRoute[] {
     addMember(s),
     removeMember(s),
     transferProject(s),
+    listSources(s),
+    createSource(s),
+    getSource(s),
+    updateSource(s),
+    deleteSource(s),
+    syncSource(s),
     listKeys(s),
     createKey(s),
     deleteKey(s),

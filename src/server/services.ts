@@ -12,6 +12,7 @@ import type { LibreOffice } from '../ingest/office/libreoffice.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
 import type { SearchService } from '../search/service.js';
+import type { SourceService } from '../sources/service.js';
 import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
@@ -71,4 +72,6 @@ export interface Services {
   thumbnails: ThumbnailRenderer;
   /** GET /metrics: this replica's Prometheus registry, and what hot paths report into. */
   metrics: DaemonMetrics;
+  /** Sources that keep projects current (their passes run in the daemon's scheduler). */
+  sources: SourceService;
 }

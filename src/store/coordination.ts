@@ -13,7 +13,9 @@ export type EventChannel =
   /** A document reached ready or failed (or was deleted): `?wait=true` uploads wake, readers refresh. Payload: the document id. */
   | 'document_settled'
   /** The chunk index switched tables or embedder (a re-index finished). Payload: empty. */
-  | 'index_changed';
+  | 'index_changed'
+  /** A source was added, changed or asked to sync now: schedulers look for due sources. Payload: the source id. */
+  | 'sources';
 
 export interface Events {
   /** Delivered to every subscriber of every process, this one included, at most once each; lost when nobody listens. */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { documents, expectIncremental, expectRestoredAsOfBackup, localIndex, settled, underLoad } from './backup-compare.js';
@@ -24,10 +24,19 @@ describe('docsearch backup and restore of a running embedded library', () => {
   let repo: string;
   let first: any;
 
+  let sourceId: string;
+  let projectId: string;
+
   beforeAll(async () => {
-    d = await startDaemon();
+    // A source (of an empty folder: no documents of its own) that must come back with the restore.
+    const sources = tmp('sources');
+    d = await startDaemon({ args: ['--source-roots', sources] });
     dirs.keep(d.dataDir);
     user = await addUser(d);
+    projectId = (await api(d, '/api/v1/projects', { token: user.apiKey })).body.projects[0].id;
+    const source = await api(d, `/api/v1/projects/${projectId}/sources`, { token: user.apiKey, body: { url: `file://${sources}`, every: '1d' } });
+    expect(source.status, JSON.stringify(source.body)).toBe(201);
+    sourceId = source.body.id;
     const up = await uploadFiles(d, user.apiKey, PDFS, { query: '?wait=true' });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     repo = tmp('repo');
@@ -56,6 +65,9 @@ describe('docsearch backup and restore of a running embedded library', () => {
       // Documents still queued or processing at the backup's moment are finished by the restored daemon.
       await settled(r, user.apiKey);
       const snapshot = join(repo, 'backups', first.id, 'database.sqlite');
+      const source = await api(r, `/api/v1/projects/${projectId}/sources/${sourceId}`, { token: user.apiKey });
+      expect(source.status).toBe(200);
+      expect(source.body).toMatchObject({ kind: 'folder', every: '1d' });
       await expectRestoredAsOfBackup({ daemon: d, index: localIndex(d.dataDir) }, { daemon: r, index: localIndex(target) }, user.apiKey, snapshot, PDFS.length);
     } finally {
       await r.stop();

@@ -29,6 +29,7 @@ const EXPECTED = [
   'login', 'logout', 'whoami', 'auth', 'auth status', 'upload', 'search',
   'projects', 'projects list', 'projects create', 'projects show', 'projects rename', 'projects delete',
   'documents', 'documents list', 'documents show', 'documents delete',
+  'sources', 'sources list', 'sources add', 'sources show', 'sources sync', 'sources remove',
   'keys', 'keys list', 'keys create', 'keys revoke',
   'mcp', 'completion',
 ];

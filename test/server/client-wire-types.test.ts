@@ -143,6 +143,7 @@ const PAIRS: [keyof typeof files, string, Schema][] = [
   ['cli', 'DocumentResult', components.DocumentResult!],
   ['cli', 'SearchResponse', search],
   ['cli', 'Me', components.Me!],
+  ['cli', 'Source', components.Source!],
   ['mcp', 'WireProject', components.Project!],
   ['mcp', 'WireDocument', { anyOf: [components.Document!, components.UploadedDocument!] }],
   ['mcp', 'WirePassage', components.SearchPassage!],
@@ -178,6 +179,7 @@ describe('the clients\' wire types agree with the OpenAPI document', () => {
     const lists: Record<keyof typeof JSON_FIELDS, Schema> = {
       projects: components.Project!,
       documents: components.Document!,
+      sources: components.Source!,
       keys: components.ApiKey!,
       results: components.SearchResult!,
       search_documents: components.DocumentResult!,

@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addClient, getCode, loggedIn, post, type RegisteredClient } from '../auth/oauth-flow.js';
 import { addUser, api, BIN, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/eventually.js';
 import { expectSameResults, type Hit, searchHits } from '../helpers/same-results.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
@@ -42,6 +43,9 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
   let tokens: { access_token: string; refresh_token: string };
   let before: Hit[][];
   let documentIds: string[];
+  let sourceRoot: string;
+  let projectId: string;
+  let sourceId: string;
   const dirs: string[] = [];
   const storage = () => `s3://${rgw.bucket}/moved`;
   const migrate = (args: string[], timeoutMs = 240_000) => runCli(['migrate', ...args], { env: rgw.env(), timeoutMs });
@@ -50,7 +54,11 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
   beforeAll(async () => {
     [pg, rgw] = await Promise.all([startPostgres(), startRgw()]);
     databaseUrl = await pg.createDatabase();
-    const d = await startDaemon();
+    // A folder source, whose rows (the source, its item, its document's source) move with the library.
+    sourceRoot = mkdtempSync(join(tmpdir(), 'docsearch-migrate-source-'));
+    dirs.push(sourceRoot);
+    writeFileSync(join(sourceRoot, 'lichens.txt'), 'Lichens are a fungus and an alga living as one.\n');
+    const d = await startDaemon({ args: ['--source-roots', sourceRoot] });
     source = d.dataDir;
     dirs.push(source);
     try {
@@ -65,6 +73,14 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
       const docs = up.body.documents as { id: string; status: string }[];
       expect(docs.map((x) => x.status)).toEqual(['ready', 'ready', 'ready']);
       documentIds = docs.map((x) => x.id);
+      projectId = (await api(d, '/api/v1/projects', { token: user.apiKey })).body.projects[0].id;
+      const added = await api(d, `/api/v1/projects/${projectId}/sources`, { token: user.apiKey, body: { url: `file://${sourceRoot}` } });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      sourceId = added.body.id;
+      await waitFor(async () => {
+        const listed = await api(d, `/api/v1/documents?project_id=${projectId}`, { token: user.apiKey });
+        return listed.body.documents.some((x: { source_id: string | null; status: string }) => x.source_id === sourceId && x.status === 'ready');
+      }, 60_000, 'the source\'s document');
       before = await searchAll(d, user.apiKey);
       expect(before.every((hits) => hits.length > 0 && hits.every((h) => typeof h.id === 'string' && h.id.length > 0))).toBe(true);
     } finally {
@@ -83,10 +99,10 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
     const s = JSON.parse(res.stdout);
     expect(s).toMatchObject({ dry_run: true, target_state: 'fresh', verification: null });
     const rows = Object.fromEntries((s.tables as { name: string; rows: number }[]).map((t) => [t.name, t.rows]));
-    expect(rows).toMatchObject({ users: 1, documents: 3, api_keys: 1, oauth_grants: 1 });
+    expect(rows).toMatchObject({ users: 1, documents: 4, api_keys: 1, oauth_grants: 1, sources: 1, source_items: 1 });
     expect(rows.oauth_clients).toBeGreaterThanOrEqual(2); // the CLI's built-in client and the registered one
-    expect(s.originals).toMatchObject({ files: 3, copied: 0 });
-    expect(s.index.chunks.documents).toBe(3);
+    expect(s.originals).toMatchObject({ files: 4, copied: 0 });
+    expect(s.index.chunks.documents).toBe(4);
     const listed = await rgw.client().send(new ListObjectsV2Command({ Bucket: rgw.bucket, Prefix: 'moved/' }));
     expect(listed.KeyCount ?? 0).toBe(0);
   });
@@ -125,7 +141,7 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
     const s = JSON.parse(res.stdout);
     expect(s).toMatchObject({ target_state: 'resumed', verification: { ok: true, differences: [] } });
     // It was killed copying the index: the tables and originals were there, and are not copied again.
-    expect(s.originals).toMatchObject({ files: 3, copied: 0 });
+    expect(s.originals).toMatchObject({ files: 4, copied: 0 });
     expect(res.stderr).toMatch(/resuming the copy/);
     expect(res.stderr).toMatch(/verified: the target holds the same rows, originals and chunks/);
 
@@ -140,6 +156,12 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
     try {
       expectSameResults(await searchAll(d, user.apiKey), before);
       expectSameResults(await searchAll(d, tokens.access_token), before);
+      // The source moved with its state, and its document still says it came from it.
+      const source = await api(d, `/api/v1/projects/${projectId}/sources/${sourceId}`, { token: user.apiKey });
+      expect(source.status).toBe(200);
+      expect(source.body).toMatchObject({ kind: 'folder', last_result: { added: 1 } });
+      const moved = await api(d, `/api/v1/documents?project_id=${projectId}`, { token: user.apiKey });
+      expect(moved.body.documents.filter((x: { source_id: string | null }) => x.source_id === sourceId).map((x: { source_path: string }) => x.source_path)).toEqual(['lichens.txt']);
       const refreshed = await post(d, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.clientSecret! });
       expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
       expectSameResults(await searchAll(d, refreshed.body.access_token), before);

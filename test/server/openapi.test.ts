@@ -99,6 +99,37 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect(moved.status).toBe(200);
     expect(moved.body.owner).toBe(other.email);
   },
+  'GET /api/v1/projects/{id}/sources': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'listed sources' } });
+    expect((await call(`/api/v1/projects/${p.body.id}/sources`, { token: full.apiKey })).status).toBe(200);
+    expect((await call('/api/v1/projects/prj_missing/sources', { token: full.apiKey })).status).toBe(404);
+  },
+  'POST /api/v1/projects/{id}/sources': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'added sources' } });
+    expect((await call(`/api/v1/projects/${p.body.id}/sources`, { token: full.apiKey, body: { url: 's3://contract-bucket/docs', every: '1d' } })).status).toBe(201);
+    expect((await call(`/api/v1/projects/${p.body.id}/sources`, { token: full.apiKey, body: { url: 'gopher://example.com/' } })).status).toBe(400);
+  },
+  'GET /api/v1/projects/{id}/sources/{sid}': async ({ call, full }) => {
+    const { project, source } = await someSource(call, full);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}`, { token: full.apiKey })).status).toBe(200);
+    expect((await call(`/api/v1/projects/${project}/sources/src_missing`, { token: full.apiKey })).status).toBe(404);
+  },
+  'PATCH /api/v1/projects/{id}/sources/{sid}': async ({ call, full }) => {
+    const { project, source } = await someSource(call, full);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}`, { method: 'PATCH', token: full.apiKey, body: { every: '2d' } })).status).toBe(200);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}`, { method: 'PATCH', token: full.apiKey, body: {} })).status).toBe(400);
+  },
+  'POST /api/v1/projects/{id}/sources/{sid}/sync': async ({ call, full }) => {
+    const { project, source } = await someSource(call, full);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}/sync`, { method: 'POST', token: full.apiKey, body: {} })).status).toBe(202);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}`, { method: 'PATCH', token: full.apiKey, body: { status: 'paused' } })).status).toBe(200);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}/sync`, { method: 'POST', token: full.apiKey, body: {} })).status).toBe(409);
+  },
+  'DELETE /api/v1/projects/{id}/sources/{sid}': async ({ call, full }) => {
+    const { project, source } = await someSource(call, full);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}?keep_documents=true`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
+    expect((await call(`/api/v1/projects/${project}/sources/${source}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+  },
   'POST /api/v1/keys': async ({ call, full, writeOnly }) => {
     expect((await call('/api/v1/keys', { token: full.apiKey, body: { name: 'contract', scopes: ['read:documents'] } })).status).toBe(201);
     expect((await call('/api/v1/keys', { token: writeOnly, body: { scopes: ['read:documents'] } })).status).toBe(403);
@@ -201,6 +232,14 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
 };
 
 /** Uploads a small TXT and returns its document id (for document routes). */
+/** A new source (an S3 bucket nobody can reach from here: adding one connects to nothing). */
+async function someSource(call: Ctx['call'], full: TestUser): Promise<{ project: string; source: string }> {
+  const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: `sources ${Math.random().toString(36).slice(2)}` } });
+  const s = await call(`/api/v1/projects/${p.body.id}/sources`, { token: full.apiKey, body: { url: 's3://contract-bucket/docs', every: '1d' } });
+  expect(s.status).toBe(201);
+  return { project: p.body.id, source: s.body.id };
+}
+
 async function someDocument(call: Ctx['call'], full: TestUser): Promise<string> {
   const list = await call('/api/v1/documents', { token: full.apiKey });
   const first = (list.body?.documents ?? [])[0];

@@ -65,6 +65,17 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       const projectUrl = page.url();
       expect(await page.locator('h1').textContent()).toBe('Field notes');
 
+      // The project's Sources tab: a source added through its form is listed with its state.
+      await page.click('nav.tabs >> text=Sources');
+      await page.waitForURL(/\/sources$/);
+      await page.fill('input[name=url]', 's3://field-notes-bucket/survey/');
+      await page.click('button:has-text("Add source")');
+      await page.waitForURL(/\/sources$/);
+      await expect.poll(() => page.locator('.sources .source').count()).toBe(1);
+      expect(await page.locator('.sources .source').textContent()).toContain('s3://field-notes-bucket/survey/');
+      await capture(page, '03-sources');
+      await page.goto(projectUrl);
+
       // Two files through the picker (the page's script uploads on change, one request per file).
       await page.setInputFiles('input[type=file]', [
         { name: 'meadow-survey.pdf', mimeType: 'application/pdf', buffer: FILES.pdf },

@@ -27,12 +27,19 @@ export interface IndexSnapshot {
   unindexed: { fts: number; vector: number } | null;
 }
 
+export interface SourcesSnapshot {
+  states: Record<'active' | 'paused' | 'syncing' | 'error', number>;
+  itemErrors: number;
+}
+
 /** Where the scrape-time gauges read from; each may be absent (then its gauges are not shown). */
 export interface MetricSources {
   queue?: () => Promise<QueueSnapshot>;
   index?: () => Promise<IndexSnapshot>;
   /** True while this process holds the index upkeep lease (embedded mode: always). */
   upkeepLeader?: () => boolean;
+  /** Sources by state, and their items whose last fetch failed (the whole library's). */
+  sources?: () => Promise<SourcesSnapshot>;
   now?: () => number;
   log?: { warn(obj: object, msg: string): void };
 }
@@ -62,6 +69,9 @@ export class DaemonMetrics {
   private readonly documents: Counter<'outcome'>;
   private readonly chunks: Counter<string>;
   private readonly retries: Counter<string>;
+  private readonly sourcePasses: Counter<'kind' | 'outcome'>;
+  private readonly sourcePassSeconds: Histogram<'kind'>;
+  private readonly sourceItems: Counter<'kind' | 'action'>;
   /** Label children made once: the search path observes without building label objects. */
   private readonly stageChildren = new Map<SearchStage, { observe(v: number): void }>();
 
@@ -113,6 +123,19 @@ export class DaemonMetrics {
     });
     this.chunks = new Counter({ name: 'docsearch_chunks_ingested_total', help: 'Chunks written by this replica for documents that became ready', registers });
     this.retries = new Counter({ name: 'docsearch_ingest_retries_total', help: 'Ingest attempts that failed transiently and were queued again with a backoff', registers });
+    this.sourcePasses = new Counter({
+      name: 'docsearch_source_passes_total',
+      help: 'Source passes this replica ran, by kind and outcome: ok, paused (the deletion guard held deletions back) or error (the source could not be read)',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.sourcePassSeconds = new Histogram({ name: 'docsearch_source_pass_duration_seconds', help: 'Source passes this replica ran, from listing to the last item, by kind', labelNames: ['kind'], buckets: WORK_BUCKETS, registers });
+    this.sourceItems = new Counter({
+      name: 'docsearch_source_items_total',
+      help: 'Items source passes went through on this replica, by kind and action: added, changed, deleted, unchanged, failed (its fetch or type; retried next pass), deferred (its document was still being indexed)',
+      labelNames: ['kind', 'action'],
+      registers,
+    });
     for (const outcome of ['ready', 'failed'] as const) this.documents.inc({ outcome }, 0);
     for (const kind of ['passage', 'query']) this.embedTexts.inc({ kind }, 0);
     for (const outcome of ['read', 'blank', 'failed'] as const) this.ocrPages.inc({ outcome }, 0);
@@ -167,6 +190,28 @@ export class DaemonMetrics {
         },
       });
     }
+    if (sources.sources) {
+      const read = shared(() => sources.sources!().then((x) => (ok('sources'), x), failed('sources')), 5000);
+      new Gauge({
+        name: 'docsearch_sources',
+        help: 'Sources by state (the whole library): active (scheduled), paused (by the deletion guard or an owner), syncing (a pass running now), error (the last pass failed; retried with backoff). A source counts under every state that holds',
+        labelNames: ['state'],
+        registers,
+        async collect() {
+          const x = await read();
+          if (x) for (const [state, n] of Object.entries(x.states)) this.set({ state }, n);
+        },
+      });
+      new Gauge({
+        name: 'docsearch_source_item_errors',
+        help: "Items of sources whose last fetch failed (shown on each source; retried at its next pass)",
+        registers,
+        async collect() {
+          const x = await read();
+          if (x) this.set(x.itemErrors);
+        },
+      });
+    }
     if (sources.upkeepLeader) {
       const leader = sources.upkeepLeader;
       new Gauge({
@@ -214,6 +259,15 @@ export class DaemonMetrics {
   retried(): void {
     this.retries.inc();
   }
+
+  /** What the source scheduler reports (sources/scheduler.ts). */
+  readonly sourcesRun = {
+    pass: (kind: string, outcome: 'ok' | 'paused' | 'error', seconds: number) => {
+      this.sourcePasses.inc({ kind, outcome });
+      this.sourcePassSeconds.observe({ kind }, seconds);
+    },
+    item: (kind: string, action: string) => this.sourceItems.inc({ kind, action }),
+  };
 
   /** The text exposition format, and its content type. */
   async render(): Promise<{ body: string; contentType: string }> {

@@ -36,13 +36,29 @@ export interface DocumentRecord {
   readyAt: number | null;
   /** The e-mail this document came attached to (a document of its own, deleted with the message), or null. */
   attachedTo: string | null;
+  /** The source that keeps it current and its path there, or null (an upload). */
+  sourceId: string | null;
+  sourcePath: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
 export type SearchDocumentFields = Pick<DocumentRecord, 'id' | 'filename' | 'contentType' | 'path'>;
 
-export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & { path?: string | null; attachedTo?: string | null };
+export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata'> & {
+  path?: string | null;
+  attachedTo?: string | null;
+  sourceId?: string | null;
+  sourcePath?: string | null;
+};
+
+/** New bytes for a document that keeps its id (a source's item changed): see DocumentStore.replaceContent. */
+export type NewContent = Pick<DocumentRecord, 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata' | 'sourcePath'>;
+
+export type ReplaceOutcome =
+  | { outcome: 'replaced'; document: DocumentRecord; previousSha256: string }
+  | { outcome: 'gone' | 'busy' }
+  | { outcome: 'same_content'; other: string };
 
 type Row = Database['documents'];
 
@@ -105,6 +121,8 @@ const toRecord = (r: Row): DocumentRecord => ({
   replacedAt: r.replaced_at,
   readyAt: r.ready_at,
   attachedTo: r.attached_to,
+  sourceId: r.source_id,
+  sourcePath: r.source_path,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -161,6 +179,8 @@ export class DocumentStore {
       replaced_at: null,
       ready_at: null,
       attached_to: input.attachedTo ?? null,
+      source_id: input.sourceId ?? null,
+      source_path: input.sourcePath ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -542,6 +562,59 @@ export class DocumentStore {
       .where('id', '=', id)
       .where('attached_to', 'is not', null)
       .execute();
+  }
+
+  /**
+   * Gives a settled (ready or failed) document new bytes under the same id: the row is queued again with the new
+   * name, type, size, hash and metadata, and its job run again as `released` (JobStore.rerun), so the worker's run first removes
+   * the chunks of the old bytes. Search stops showing it at once (it is no longer ready) and shows the new version
+   * once it is. A document being indexed is `busy` (its worker holds the job); bytes another document of the project
+   * holds are `same_content` (a project holds each content once).
+   */
+  async replaceContent(id: string, content: NewContent): Promise<ReplaceOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
+      if (!doc || doc.replaced_by !== null) return { outcome: 'gone' };
+      if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };
+      const clash = await trx
+        .selectFrom('documents')
+        .select('id')
+        .where('project_id', '=', doc.project_id)
+        .where('sha256', '=', content.sha256)
+        .where('id', '!=', id)
+        .executeTakeFirst();
+      if (clash) return { outcome: 'same_content', other: clash.id };
+      const now = this.now();
+      const set = {
+        filename: content.filename,
+        content_type: content.contentType,
+        size_bytes: content.sizeBytes,
+        sha256: content.sha256,
+        metadata: JSON.stringify(content.metadata),
+        source_path: content.sourcePath,
+        status: 'queued',
+        progress: 0,
+        chunk_count: 0,
+        pages: null,
+        warnings: '[]',
+        error: null,
+        updated_at: now,
+      } as const;
+      await trx.updateTable('documents').set(set).where('id', '=', id).execute();
+      await this.jobs.rerun(trx, id, doc.user_id);
+      return { outcome: 'replaced', document: toRecord({ ...doc, ...set }), previousSha256: doc.sha256 };
+    });
+  }
+
+  /** The ids of the documents a source made (any status). */
+  async ofSource(sourceId: string): Promise<{ id: string; userId: string }[]> {
+    const rows = await this.db.selectFrom('documents').select(['id', 'user_id']).where('source_id', '=', sourceId).execute();
+    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
+  }
+
+  /** A removed source's documents stay as uploads: their source and source path are cleared. */
+  async detachSource(sourceId: string): Promise<void> {
+    await this.db.updateTable('documents').set({ source_id: null, source_path: null, updated_at: this.now() }).where('source_id', '=', sourceId).execute();
   }
 
   /** Deletes the row (its job goes with it: ON DELETE CASCADE). */

@@ -384,6 +384,24 @@ export class JobStore {
     return Number(res.numUpdatedRows);
   }
 
+  /**
+   * A settled document's job runs again for new bytes (DocumentStore.replaceContent): pending, attempts from zero,
+   * `released` so that its run first removes the rows of the old bytes. A document whose finished job is gone (a
+   * `docsearch migrate` leaves finished jobs behind) gets a new one, released likewise. Inside the caller's transaction.
+   */
+  async rerun(trx: Transaction<Database>, documentId: string, userId: string): Promise<void> {
+    const now = this.now();
+    const res = await trx
+      .updateTable('jobs')
+      .set({ state: 'pending', attempts: 0, released: 1, lease_owner: null, lease_expires_at: null, last_error: null, run_after: now, updated_at: now })
+      .where('document_id', '=', documentId)
+      .where('state', 'in', ['done', 'failed'])
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) return;
+    await this.insert(trx, documentId, userId);
+    await trx.updateTable('jobs').set({ released: 1 }).where('document_id', '=', documentId).where('state', '=', 'pending').execute();
+  }
+
   /** A claimed job handed back unfinished (a graceful shutdown): pending again, and the claim does not count as an attempt. */
   async release(job: JobLease, trx: Transaction<Database> | Db = this.db): Promise<void> {
     await this.finish(trx, job, { state: 'pending', lease_owner: null, lease_expires_at: null, attempts: sql<number>`attempts - 1`, released: 1, updated_at: this.now() });

@@ -39,6 +39,8 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'oauth_grants', key: 'id' },
   { name: 'api_keys', key: 'id' },
   { name: 'documents', key: 'id' },
+  { name: 'sources', key: 'id' },
+  { name: 'source_items', key: 'id' },
   { name: 'jobs', key: 'id', keep: { where: () => ['state', '!=', 'done'], why: 'finished jobs are history; pending, running and failed ones (a retry reopens it) move' } },
   { name: 'job_turns', key: 'user_id' },
   { name: 'sessions', key: 'id_hash', keep: { where: (cutoff) => ['expires_at', '>', cutoff], why: 'expired web sessions stay behind' } },

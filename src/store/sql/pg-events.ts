@@ -8,6 +8,7 @@ const CHANNELS: Record<EventChannel, string> = {
   jobs: 'docsearch_jobs',
   document_settled: 'docsearch_document_settled',
   index_changed: 'docsearch_index_changed',
+  sources: 'docsearch_sources',
 };
 const BY_NAME = new Map(Object.entries(CHANNELS).map(([channel, name]) => [name, channel as EventChannel]));
 

@@ -136,6 +136,9 @@ export interface DocumentsTable {
   ready_at: number | null;
   /** The e-mail this document was attached to (its attachments are documents of their own), or null. */
   attached_to: string | null;
+  /** The source it came from and its path there (014), or null: an upload. */
+  source_id: string | null;
+  source_path: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -225,6 +228,59 @@ export interface OAuthTokensTable {
   resource: string | null;
 }
 
+/** A source that keeps a project current (014; store/sql/sources.ts). */
+export interface SourcesTable {
+  id: string;
+  project_id: string;
+  /** Whose documents its items become (the project's owner). */
+  user_id: string;
+  kind: string;
+  /** Without credentials (they are in `secrets`). */
+  url: string;
+  every_ms: number;
+  /** JSON object: the kind's options that are not secret. */
+  options: string;
+  /** The kind's secrets as a JSON object sealed under --secrets-key-file (core/sealed-box.ts), or null. */
+  secrets: string | null;
+  status: 'active' | 'paused';
+  paused_reason: string | null;
+  /** 1: the owner confirmed; the next pass deletes what it finds gone, however much. */
+  confirm_deletions: number;
+  /** Where the kind's next listing starts (a commit, a UID), or null. */
+  cursor: string | null;
+  /** Number of the current (or last) pass; items listed in it have `seen_in` = pass. */
+  pass: number;
+  /** The last path a pass still open has recorded (a resumable listing continues after it), or null. */
+  resume_after: string | null;
+  next_sync_at: number;
+  /** When someone asked for a pass now (one running then is followed by another). */
+  requested_at: number | null;
+  syncing_since: number | null;
+  /** Which process runs the pass (the scheduler's id, in its log lines). */
+  syncing_on: string | null;
+  last_sync_at: number | null;
+  /** JSON: what the last finished pass did. */
+  last_result: string | null;
+  error: string | null;
+  failures: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SourceItemsTable {
+  /** `source_id` and `path` joined by a newline (store/sql/sources.ts: itemKey). */
+  id: string;
+  source_id: string;
+  path: string;
+  /** The kind's version of the item (ETag, mtime and size, blob id, UID): unchanged means nothing to fetch. */
+  version: string;
+  sha256: string | null;
+  document_id: string | null;
+  error: string | null;
+  seen_in: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -244,4 +300,6 @@ export interface Database {
   group_members: GroupMembersTable;
   project_members: ProjectMembersTable;
   invites: InvitesTable;
+  sources: SourcesTable;
+  source_items: SourceItemsTable;
 }

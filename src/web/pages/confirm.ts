@@ -11,6 +11,8 @@ export interface ConfirmData {
   body: Html;
   /** Where the confirmed form posts, with its hidden fields. */
   action: string;
+  /** The form's id, for fields in `body` that belong to it (`form=` attribute). */
+  formId?: string;
   fields?: Record<string, string | readonly string[]>;
   /** The button's words: the action itself ("Delete 3 documents"), never "OK". */
   confirm: string;
@@ -29,7 +31,7 @@ export function confirmPage(d: ConfirmData) {
     html`<section class="card narrow confirm">
   <h1>${d.title}</h1>
   ${d.body}
-  <form method="post" action="${d.action}">
+  <form method="post" action="${d.action}"${d.formId ? html` id="${d.formId}"` : null}>
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     ${hidden}
     <div class="actions">

@@ -2,6 +2,7 @@ import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
+import { projectTabs } from './project-tabs.js';
 import { indexingNote, type ProjectRow } from './projects.js';
 
 /** The file picker's filter: the extensions of every type the upload reads (the server decides by the bytes). */
@@ -127,6 +128,7 @@ export function projectPage(d: ProjectPageData) {
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
+  ${projectTabs(p.id, 'documents')}
   <p class="role-note">Your role: <strong class="role role-${p.role}">${p.role}</strong>${p.sharedBy ? html` · shared with you by ${p.sharedBy}` : null}</p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}

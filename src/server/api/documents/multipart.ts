@@ -14,12 +14,10 @@ import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../store/objects/originals.js';
-import { legacyRefusal } from '../../../ingest/office/libreoffice.js';
 import type { Services } from '../../services.js';
-import { sniffCfb } from '../../../ingest/sniff-cfb.js';
-import { OLE2_CFB, SNIFF_BYTES, ZIP, sniffType } from '../../../ingest/sniff.js';
-import { sniffZip } from '../../../ingest/sniff-zip.js';
-import { acceptedTypes, isLegacyOffice, type DocumentType } from '../../../ingest/types.js';
+import { fileType, type LegacyOffice } from '../../../ingest/file-type.js';
+import { SNIFF_BYTES } from '../../../ingest/sniff.js';
+import type { DocumentType } from '../../../ingest/types.js';
 import { isRelativePath } from './paths.js';
 
 export interface ReceivedPart {
@@ -50,11 +48,11 @@ export interface ReceiveLimits {
    */
   partial?: boolean;
   /** Legacy .doc, .xls and .ppt are taken (LibreOffice converts them); otherwise refused with what to install. */
-  legacyOffice?: 'converted' | 'not installed' | 'off';
+  legacyOffice?: LegacyOffice;
 }
 
 /** Whether this server takes legacy Office files, for ReceiveLimits. */
-export const legacyOffice = (s: Pick<Services, 'config' | 'libreOffice'>): ReceiveLimits['legacyOffice'] =>
+export const legacyOffice = (s: Pick<Services, 'config' | 'libreOffice'>): LegacyOffice =>
   s.libreOffice ? 'converted' : s.config.libreoffice === 'off' ? 'off' : 'not installed';
 
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -265,27 +263,15 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
 
     const out: ReceivedPart[] = [];
     const refused: Received['refused'] = [];
-    const accepted = acceptedTypes(limits.legacyOffice === 'converted');
     for (const r of received) {
-      const head = r.sizeBytes === 0 ? null : sniffType(r.head, r.filename);
-      const sniffed = head === ZIP ? await sniffZip(r.tempPath, r.head) : head === OLE2_CFB ? await sniffCfb(r.tempPath) : head;
-      const why =
-        sniffed === null
-          ? head === OLE2_CFB
-            ? `"${r.filename}" is an encrypted Office file or another kind of OLE2 file — not supported (accepted: ${accepted})`
-            : head === ZIP
-              ? `"${r.filename}" is a ZIP archive that holds no document docsearch reads, or a damaged one (accepted: ${accepted})`
-              : `"${r.filename}" ${r.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${accepted})`
-          : isLegacyOffice(sniffed) && limits.legacyOffice !== 'converted'
-            ? `"${r.filename}" is ${legacyRefusal(sniffed, limits.legacyOffice === 'off')}`
-            : undefined;
-      if (sniffed === null || why !== undefined) {
-        const message = why ?? `"${r.filename}" is not a type docsearch reads`;
-        if (!limits.partial) throw new AppError('unsupported_media_type', message);
-        refused.push({ filename: r.filename, message });
+      const decided = await fileType(r, limits.legacyOffice);
+      if ('refused' in decided) {
+        if (!limits.partial) throw new AppError('unsupported_media_type', decided.refused);
+        refused.push({ filename: r.filename, message: decided.refused });
         await rm(r.tempPath, { force: true });
         continue;
       }
+      const sniffed = decided.type;
       out.push({ tempPath: r.tempPath, filename: r.filename, contentType: sniffed, sizeBytes: r.sizeBytes, sha256: r.sha256, ...(r.relativePath ? { relativePath: r.relativePath } : {}) });
     }
     return { files: out, fields, refused };

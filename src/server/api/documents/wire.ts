@@ -40,6 +40,8 @@ export const DocumentSchema = z
       .nullable()
       .describe('the id of the e-mail this document was attached to (deleted with it; `path` is then under the message\'s), or null'),
     uploaded_by: z.string().nullable().describe('the e-mail of who uploaded it (null when that account was deleted: the document stays)'),
+    source_id: z.string().nullable().describe('the source that keeps this document current (GET /projects/{id}/sources/{source_id}), or null: an upload'),
+    source_path: z.string().nullable().describe("the document's path in its source (a file's path in the folder or bucket, a page's path on the site, a message's folder and id), or null"),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -66,6 +68,8 @@ export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => 
   path: d.path,
   attached_to: d.attachedTo,
   uploaded_by: uploadedBy,
+  source_id: d.sourceId,
+  source_path: d.sourcePath,
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { KIND_NAMES } from '../../../sources/kind.js';
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ErrorBody, IdParams } from '../schemas.js';
+import { projectForSources } from './access.js';
+import { Every, SourceOptions, SourceSchema, sourceToWire } from './wire.js';
+
+export const createSource = (s: Services) =>
+  defineRoute({
+    name: 'sources.create',
+    method: 'POST',
+    path: '/projects/:id/sources',
+    scope: 'write:documents',
+    tag: 'sources',
+    summary:
+      'Add a source that keeps the project current: a server folder (file:///srv/docs, under --source-roots), a WebDAV folder, an S3 bucket (s3://bucket/prefix), ' +
+      'a Git repository, a web site or an IMAP mailbox (docs/sources.md). The kind comes from the URL when not given. The first pass starts at once.',
+    params: IdParams,
+    body: z.strictObject({ kind: z.enum(KIND_NAMES).optional(), url: z.string().min(1).max(2000), every: Every.optional(), options: SourceOptions.optional() }),
+    responses: {
+      201: { description: 'Added; its first pass is under way', schema: SourceSchema },
+      400: { description: 'Invalid kind, URL, schedule or options; a folder outside --source-roots; credentials without --secrets-key-file', schema: ErrorBody },
+      404: { description: 'Project not found', schema: ErrorBody },
+    },
+    async handler({ params, body, principal }) {
+      const project = await projectForSources(s, principal, params.id);
+      // Its documents are uploaded by whoever added the source.
+      const source = await s.sources.create({ id: project.id, userId: principal.userId }, body);
+      return { status: 201, body: sourceToWire(source, s.sources) };
+    },
+  });

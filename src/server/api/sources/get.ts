@@ -1,0 +1,26 @@
+import type { Services } from '../../services.js';
+import { defineRoute } from '../route.js';
+import { ErrorBody } from '../schemas.js';
+import { projectForSources } from './access.js';
+import { SourceParams, SourceSchema, sourceToWire } from './wire.js';
+
+/** Items with an error a source shows at most. */
+const ITEM_ERRORS_SHOWN = 50;
+
+export const getSource = (s: Services) =>
+  defineRoute({
+    name: 'sources.get',
+    method: 'GET',
+    path: '/projects/:id/sources/:sid',
+    scope: 'read:documents',
+    tag: 'sources',
+    summary: `One source, with the items whose last fetch failed (the latest ${ITEM_ERRORS_SHOWN}).`,
+    params: SourceParams,
+    responses: { 200: { description: 'The source', schema: SourceSchema }, 404: { description: 'Not found', schema: ErrorBody } },
+    async handler({ params, principal }) {
+      const project = await projectForSources(s, principal, params.id, { reading: true });
+      const source = await s.sources.get(project.id, params.sid);
+      const errors = await s.sources.itemErrors(source.id, ITEM_ERRORS_SHOWN);
+      return { status: 200, body: { ...sourceToWire(source, s.sources), item_errors: errors } };
+    },
+  });

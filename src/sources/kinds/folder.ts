@@ -1,0 +1,105 @@
+/**
+ * `folder`: a folder on the server machine (`file:///srv/docs`), allowed only under the roots the operator lists
+ * (`--source-roots`). A file's version is its mtime and size; the engine hashes a file whose version changed and
+ * re-indexes it only when its bytes did. Nothing leads out of the folder: its real path (symlinks resolved) must lie
+ * under a root, and a symlink in it whose target lies outside it is passed over, as is a file swapped for one
+ * between the listing and the read (it is opened by its real path, without following a last symlink).
+ */
+import { constants, type Dirent } from 'node:fs';
+import { open, opendir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ItemError, type ListedItem, type SourceConnection, type SourceKind, SourceError } from '../kind.js';
+import { globOptions } from './options.js';
+
+/** `inside` is `dir` or lies under it (both real paths). */
+const within = (dir: string, inside: string): boolean => {
+  const rel = relative(dir, inside);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/** The real path of a source folder, checked against the roots; throws SourceError saying why not. */
+async function folderOf(url: URL, roots: readonly string[]): Promise<string> {
+  const path = fileURLToPath(url);
+  let real: string;
+  try {
+    real = await realpath(path);
+    if (!(await stat(real)).isDirectory()) throw new SourceError(`${path} is not a folder`);
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw new SourceError(`${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  for (const root of roots) {
+    const realRoot = await realpath(root).catch(() => null);
+    if (realRoot && within(realRoot, real)) return real;
+  }
+  throw new SourceError(`${path} is not under a folder the server allows sources in (${roots.length ? roots.join(', ') : 'none: the operator lists them with --source-roots'})`);
+}
+
+export const folder: SourceKind = {
+  name: 'folder',
+  schemes: ['file:'],
+  options: z.strictObject({ ...globOptions }),
+  secretOptions: [],
+  urlCredentials: null,
+  resumable: false,
+  async check(url, roots) {
+    if (url.protocol !== 'file:') return 'a folder source is a file: URL, such as file:///srv/docs';
+    if (url.host !== '' && url.host !== 'localhost') return 'a folder source names a folder on the server: file:///path (no host)';
+    if (roots.length === 0) return 'the server allows no folder sources: its operator lists the folders they may be under with --source-roots';
+    return folderOf(url, roots).then(
+      () => null,
+      (err: Error) => err.message,
+    );
+  },
+  async connect(setup, env) {
+    const top = await folderOf(setup.url, env.roots);
+    return new FolderConnection(top);
+  },
+};
+
+class FolderConnection implements SourceConnection {
+  constructor(private readonly top: string) {}
+
+  async list() {
+    const top = this.top;
+    async function* walk(dir: string, visited: Set<string>): AsyncIterable<ListedItem> {
+      const entries: Dirent[] = [];
+      for await (const entry of await opendir(dir)) entries.push(entry);
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
+        const full = join(dir, entry.name);
+        let real = full;
+        if (entry.isSymbolicLink()) {
+          real = await realpath(full).catch(() => '');
+          if (!real || !within(top, real)) continue; // leads out of the folder (or nowhere)
+        }
+        const st = await stat(real).catch(() => null);
+        if (!st) continue; // gone since the directory was read
+        if (st.isDirectory()) {
+          if (visited.has(real)) continue; // a symlink loop
+          visited.add(real);
+          yield* walk(full, visited);
+        } else if (st.isFile()) {
+          yield { path: relative(top, full).split(sep).join('/'), version: `${Math.trunc(st.mtimeMs)}:${st.size}` };
+        }
+      }
+    }
+    return { complete: true, items: walk(top, new Set([top])), cursor: () => null };
+  }
+
+  async fetch(item: ListedItem) {
+    const full = join(this.top, ...item.path.split('/'));
+    const real = await realpath(full).catch(() => null);
+    if (!real) throw new ItemError('the file is gone');
+    if (!within(this.top, real)) throw new ItemError('the file now leads out of the source folder (a symlink): not read');
+    // O_NOFOLLOW: a last component swapped for a symlink since the realpath is refused, not followed.
+    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+      throw new ItemError(`the file cannot be read (${err.code ?? err.message})`);
+    });
+    return { body: handle.createReadStream() };
+  }
+
+  async close() {}
+}

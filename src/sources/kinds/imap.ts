@@ -1,0 +1,156 @@
+/**
+ * `imap`: the messages of a mailbox folder (`imaps://mail.example.com/INBOX`, `imap://host:143/Invoices`), through
+ * `imapflow`. Each message is an e-mail document (its attachments become documents attached to it, as for an
+ * uploaded .eml). A message's version is its folder, UIDVALIDITY and UID: a pass asks the folder for its UIDs and
+ * fetches only the envelopes of UIDs it has not seen, and the bodies of new messages. A message's path is its
+ * Message-ID, so a message saved again under a new UID with the same Message-ID (an edited draft) replaces its
+ * document, and one moved to the `move_to` folder (which the source then reads too) keeps it.
+ *
+ * The connection goes to the address the reach check approved; TLS (imaps:, or STARTTLS when the server offers it)
+ * checks the certificate against the URL's host name.
+ */
+import { ImapFlow } from 'imapflow';
+import { z } from 'zod';
+import { ItemError, type ListedItem, type ListRequest, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
+import { secret, username } from './options.js';
+
+const Options = z.strictObject({
+  username,
+  password: secret.optional(),
+  move_to: z.string().min(1).max(250).optional().describe('a folder to move each message to once it is indexed (read by the source as well)'),
+});
+
+const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A Message-ID as a path: its bare form, without characters a path keeps apart. */
+const idPath = (messageId: string | undefined, uid: number): string => {
+  const bare = (messageId ?? '').trim().replace(/^<|>$/g, '').replace(/[\s/\\]+/g, '_');
+  return bare ? `${bare}.eml` : `uid-${uid}.eml`;
+};
+
+const versionOf = (folder: string, uidValidity: bigint | number | string, uid: number) => `${folder}\t${uidValidity}\t${uid}`;
+
+function parseVersion(version: string): { folder: string; uid: number } {
+  const [folder, , uid] = version.split('\t');
+  return { folder: folder!, uid: Number(uid) };
+}
+
+function sourceError(err: unknown, where: string): SourceError {
+  const e = err as { authenticationFailed?: boolean; responseText?: string; message?: string; code?: string };
+  if (e.authenticationFailed) return new SourceError(`the mail server refused the credentials: check username and password (${e.responseText ?? 'authentication failed'})`);
+  return new SourceError(`the mailbox ${where} could not be read: ${e.responseText ?? e.message ?? e.code ?? String(err)}`);
+}
+
+class ImapConnection implements SourceConnection {
+  constructor(
+    private readonly client: ImapFlow,
+    private readonly folder: string,
+    private readonly moveTo: string | undefined,
+    private readonly where: string,
+  ) {}
+
+  async list(request: ListRequest) {
+    const folders = this.moveTo ? [this.folder, this.moveTo] : [this.folder];
+    // Paths by version, from what earlier passes recorded: a UID seen before needs no envelope again.
+    const pathOf = new Map<string, string>();
+    for (const path of request.knownPaths()) pathOf.set(request.known(path)!, path);
+    const items: ListedItem[] = [];
+    const taken = new Set<string>();
+    for (const folder of folders) {
+      let lock;
+      try {
+        lock = await this.client.getMailboxLock(folder);
+      } catch (err) {
+        if (folder === this.moveTo) continue; // not made yet: nothing moved so far
+        throw sourceError(err, `${this.where} (${folder})`);
+      }
+      try {
+        const box = this.client.mailbox;
+        const validity = box === false ? 0 : box.uidValidity;
+        const uids = ((await this.client.search({ all: true }, { uid: true })) || []) as number[];
+        const unseen = uids.filter((uid) => !pathOf.has(versionOf(folder, validity, uid)));
+        const ids = new Map<number, string | undefined>();
+        if (unseen.length > 0) {
+          for await (const msg of this.client.fetch(unseen.join(','), { uid: true, envelope: true }, { uid: true })) ids.set(msg.uid, msg.envelope?.messageId);
+        }
+        for (const uid of uids.sort((a, b) => a - b)) {
+          const version = versionOf(folder, validity, uid);
+          let path = pathOf.get(version) ?? idPath(ids.get(uid), uid);
+          // The same Message-ID twice (a copy): each its own item.
+          if (taken.has(path)) path = `${path.replace(/\.eml$/, '')}#${uid}.eml`;
+          taken.add(path);
+          items.push({ path, version });
+        }
+      } finally {
+        lock.release();
+      }
+    }
+    return { complete: true, items: (async function* () { yield* items; })(), cursor: () => null };
+  }
+
+  async fetch(item: ListedItem) {
+    const { folder, uid } = parseVersion(item.version);
+    const lock = await this.client.getMailboxLock(folder);
+    try {
+      const msg = await this.client.fetchOne(String(uid), { source: true, envelope: true }, { uid: true });
+      if (!msg || !msg.source) throw new ItemError('the message is gone');
+      if (this.moveTo && folder === this.folder) {
+        // Processed: moved where the source reads it too (its path, the Message-ID, keeps its document).
+        const moved = await this.client.messageMove(String(uid), this.moveTo, { uid: true }).catch((err: Error) => {
+          throw new ItemError(`the message could not be moved to ${this.moveTo}: ${err.message}`);
+        });
+        if (!moved) throw new ItemError(`the message could not be moved to ${this.moveTo}`);
+      }
+      const subject = (msg.envelope?.subject ?? '').replace(/[\\/\p{Cc}]+/gu, ' ').trim().slice(0, 150);
+      return { body: msg.source, filename: `${subject || 'message'}.eml`, metadata: { mailbox: folder } };
+    } finally {
+      lock.release();
+    }
+  }
+
+  async close() {
+    await this.client.logout().catch(() => this.client.close());
+  }
+}
+
+export const imap: SourceKind = {
+  name: 'imap',
+  schemes: ['imap:', 'imaps:'],
+  options: Options,
+  secretOptions: ['password'],
+  urlCredentials: { username: 'username', password: 'password' },
+  resumable: false,
+  async check(url) {
+    if (!url.hostname) return 'an IMAP source is imaps://host/FOLDER (or imap://host:143/FOLDER)';
+    return null;
+  },
+  async connect(setup, env) {
+    const o = setup.options as z.infer<typeof Options>;
+    const secure = setup.url.protocol === 'imaps:';
+    const host = setup.url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const { address } = await env.reach.resolve(host);
+    const folder = decodeURIComponent(setup.url.pathname.replace(/^\/+/, '')) || 'INBOX';
+    const where = `${setup.url.protocol}//${setup.url.host}/${folder}`;
+    const client = new ImapFlow({
+      host: address,
+      port: Number(setup.url.port) || (secure ? 993 : 143),
+      secure,
+      servername: host,
+      auth: { user: o.username, pass: setup.secrets.password ?? '' },
+      logger: QUIET,
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      tls: { servername: host },
+    });
+    // A socket error after the connection is up would otherwise be thrown as an unhandled 'error' event.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (err) {
+      throw sourceError(err, where);
+    }
+    // The folder processed mail goes to is made once; it may exist already.
+    if (o.move_to) await client.mailboxCreate(o.move_to).catch(() => undefined);
+    return new ImapConnection(client, folder, o.move_to, where);
+  },
+};

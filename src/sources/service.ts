@@ -1,0 +1,209 @@
+/**
+ * Sources as their owners manage them: adding one (its kind, URL, schedule and options checked, its credentials
+ * sealed under the operator's key), changing, pausing and resuming, asking for a pass now, and removing one with
+ * or without its documents. Who may do this with a project is the caller's decision (server/api/sources/access.ts).
+ */
+import { newId } from '../core/ids.js';
+import { AppError, invalidRequest, notFound } from '../core/errors.js';
+import { SealedBox, SealedBoxError } from '../core/sealed-box.js';
+import type { DocumentService } from '../documents/lifecycle.js';
+import type { Events } from '../store/coordination.js';
+import type { DocumentStore } from '../store/sql/documents.js';
+import type { SourcePatch, SourceRecord, SourceStore } from '../store/sql/sources.js';
+import { DEFAULT_EVERY, formatEvery, MAX_EVERY_MS, parseEvery } from './every.js';
+import { KIND_NAMES, type KindName, type SourceKind, type SourceSetup, SourceError } from './kind.js';
+import { KINDS, kindOfUrl } from './kinds/index.js';
+
+export interface SourceServiceDeps {
+  store: SourceStore;
+  documents: DocumentStore;
+  ingest: DocumentService;
+  events: Events;
+  /** Seals credentials (`--secrets-key-file`); without it a source with credentials is refused. */
+  box: SealedBox | null;
+  /** `--source-roots`. */
+  roots: readonly string[];
+  /** The shortest schedule allowed (`--sources-min-interval`). */
+  minEveryMs: number;
+}
+
+export interface NewSourceInput {
+  kind?: string | undefined;
+  url: string;
+  every?: string | undefined;
+  options?: Record<string, unknown> | undefined;
+}
+
+export interface SourcePatchInput {
+  every?: string | undefined;
+  options?: Record<string, unknown> | undefined;
+  status?: 'active' | 'paused' | undefined;
+}
+
+export class SourceService {
+  constructor(private readonly deps: SourceServiceDeps) {}
+
+  kind(source: Pick<SourceRecord, 'kind'>): SourceKind {
+    const kind = KINDS[source.kind as KindName];
+    if (!kind) throw new SourceError(`this server does not know sources of kind ${source.kind}`);
+    return kind;
+  }
+
+  /** A source's URL, options and credentials as its kind takes them; SourceError when its credentials cannot be opened. */
+  setup(source: SourceRecord): SourceSetup {
+    let secrets: Record<string, string> = {};
+    if (source.sealedSecrets !== null) {
+      if (!this.deps.box) throw new SourceError('its credentials cannot be read: the server was started without --secrets-key-file');
+      try {
+        secrets = JSON.parse(this.deps.box.open(source.sealedSecrets, source.id)) as Record<string, string>;
+      } catch (err) {
+        if (err instanceof SealedBoxError) throw new SourceError(`its credentials cannot be read: ${err.message}; enter them again`);
+        throw err;
+      }
+    }
+    return { url: new URL(source.url), options: source.options, secrets };
+  }
+
+  /** Names of the secret options a source has (shown instead of their values). */
+  secretNames(source: SourceRecord): string[] {
+    if (source.sealedSecrets === null) return [];
+    try {
+      return Object.keys(this.setup(source).secrets).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** A new source of `project`, added by `project.userId` (the uploader of its documents). */
+  async create(project: { id: string; userId: string }, input: NewSourceInput): Promise<SourceRecord> {
+    const url = parseUrl(input.url);
+    const kindName = input.kind ?? kindOfUrl(url);
+    if (!kindName) throw invalidRequest(`url: ${url.protocol} URLs name no kind of source; give kind (${KIND_NAMES.join(', ')})`);
+    const kind = KINDS[kindName as KindName];
+    if (!kind) throw invalidRequest(`kind: must be one of ${Object.keys(KINDS).join(', ')}`);
+    const options = { ...input.options };
+    if (url.username || url.password) {
+      if (!kind.urlCredentials) throw invalidRequest(`url: a ${kind.name} source takes no credentials in its URL`);
+      if (url.username) options[kind.urlCredentials.username] ??= decodeURIComponent(url.username);
+      if (url.password) options[kind.urlCredentials.password] ??= decodeURIComponent(url.password);
+      url.username = '';
+      url.password = '';
+    }
+    const problem = await kind.check(url, this.deps.roots);
+    if (problem) throw invalidRequest(`url: ${problem}`);
+    const { plain, secrets } = this.splitOptions(kind, options);
+    const id = newId('src');
+    const source = await this.deps.store.create({
+      id,
+      projectId: project.id,
+      userId: project.userId,
+      kind: kind.name,
+      url: url.href,
+      everyMs: this.every(input.every ?? DEFAULT_EVERY),
+      options: plain,
+      sealedSecrets: this.seal(secrets, id),
+    });
+    await this.announce(source.id);
+    return source;
+  }
+
+  async list(projectId: string): Promise<SourceRecord[]> {
+    return this.deps.store.listInProject(projectId);
+  }
+
+  async get(projectId: string, id: string): Promise<SourceRecord> {
+    const source = await this.deps.store.get(projectId, id);
+    if (!source) throw notFound('source');
+    return source;
+  }
+
+  /**
+   * New options replace the old ones; a secret option not given keeps its value (they are never shown, so a
+   * client cannot send them back). Resuming a paused source confirms the deletions it paused for.
+   */
+  async update(projectId: string, id: string, input: SourcePatchInput): Promise<SourceRecord> {
+    const source = await this.get(projectId, id);
+    const kind = this.kind(source);
+    const patch: SourcePatch = {};
+    if (input.every !== undefined) patch.everyMs = this.every(input.every);
+    if (input.options !== undefined) {
+      const kept = this.setup(source).secrets;
+      const { plain, secrets } = this.splitOptions(kind, { ...kept, ...input.options });
+      patch.options = plain;
+      if (JSON.stringify(secrets) !== JSON.stringify(kept)) patch.sealedSecrets = this.seal(secrets, id);
+    }
+    if (input.status !== undefined) patch.status = input.status;
+    const updated = await this.deps.store.update(id, patch);
+    if (!updated) throw notFound('source');
+    await this.announce(id);
+    return updated;
+  }
+
+  /** Items of a source whose last fetch failed. */
+  itemErrors(id: string, limit: number) {
+    return this.deps.store.itemErrors(id, limit);
+  }
+
+  /** A pass now (after the running one, if any); `confirm` lets through once the deletions a paused source held back. */
+  async sync(projectId: string, id: string, confirm: boolean): Promise<SourceRecord> {
+    const source = await this.get(projectId, id);
+    if (source.status === 'paused' && !confirm) {
+      throw new AppError('conflict', `the source is paused: ${source.pausedReason ?? 'by its owner'}. Sync it with confirm to resume it`);
+    }
+    const updated = await this.deps.store.requestSync(id, confirm);
+    await this.announce(id);
+    return updated ?? source;
+  }
+
+  /** Removes a source; its documents go with it unless `keepDocuments`, which leaves them as uploads. */
+  async remove(projectId: string, id: string, keepDocuments: boolean): Promise<void> {
+    await this.get(projectId, id);
+    await this.deps.store.delete(id);
+    if (keepDocuments) return this.deps.documents.detachSource(id);
+    for (const doc of await this.deps.documents.ofSource(id)) await this.deps.ingest.delete(doc);
+  }
+
+  private every(text: string): number {
+    const ms = parseEvery(text);
+    if (ms === null) throw invalidRequest('every: a duration such as "15m", "1h" or "1d"');
+    if (ms < this.deps.minEveryMs) throw invalidRequest(`every: at least ${formatEvery(this.deps.minEveryMs)} on this server`);
+    if (ms > MAX_EVERY_MS) throw invalidRequest(`every: at most ${formatEvery(MAX_EVERY_MS)}`);
+    return ms;
+  }
+
+  /** The kind's options checked, and its secret ones set apart. */
+  private splitOptions(kind: SourceKind, options: Record<string, unknown>): { plain: Record<string, unknown>; secrets: Record<string, string> } {
+    const parsed = kind.options.safeParse(options);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const where = ['options', ...issue.path.map(String)].join('.');
+      throw invalidRequest(`${where}: ${issue.message}`);
+    }
+    const plain: Record<string, unknown> = {};
+    const secrets: Record<string, string> = {};
+    for (const [k, v] of Object.entries(parsed.data)) {
+      if (v === undefined) continue;
+      if (kind.secretOptions.includes(k)) secrets[k] = String(v);
+      else plain[k] = v;
+    }
+    return { plain, secrets };
+  }
+
+  private seal(secrets: Record<string, string>, id: string): string | null {
+    if (Object.keys(secrets).length === 0) return null;
+    if (!this.deps.box) throw invalidRequest('options: this server keeps no credentials (its operator has not set --secrets-key-file)');
+    return this.deps.box.seal(JSON.stringify(secrets), id);
+  }
+
+  private async announce(id: string): Promise<void> {
+    await this.deps.events.publish('sources', id).catch(() => undefined);
+  }
+}
+
+function parseUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw invalidRequest('url: not a URL (a folder is file:///path/to/folder)');
+  }
+}

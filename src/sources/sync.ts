@@ -1,0 +1,287 @@
+/**
+ * One pass of one source: list, compare with what earlier passes recorded, fetch only what changed, and make the
+ * project match, through the same document lifecycle as uploads (DocumentService):
+ *
+ * - a new item becomes a document (the same bytes already in the project: that document, as for an upload);
+ * - a changed item replaces its document's bytes in place, keeping its id; one still being indexed waits for the
+ *   next pass;
+ * - an unchanged item (same version) costs its listing entry: nothing is fetched; one whose new version has the
+ *   same bytes only has its version recorded;
+ * - a gone item's document is deleted (DocumentService.delete, as the REST API deletes), unless the deletion guard
+ *   pauses the source instead: a pass that would delete more than `guard.percent` % of the source's documents and
+ *   more than `guard.count` of them, or every one of them (a source that suddenly lists nothing: an expired
+ *   password, an unmounted share), deletes nothing until an owner confirms.
+ *
+ * Every item's outcome is recorded as soon as it is known, so a pass cut off anywhere (a crash, kill -9, a lost
+ * lock) leaves nothing to redo twice: the next pass finds the documents made (same bytes) and the items recorded.
+ */
+import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { Minimatch } from 'minimatch';
+import type { Clock } from '../core/clock.js';
+import type { DocumentService } from '../documents/lifecycle.js';
+import { fileType, type LegacyOffice } from '../ingest/file-type.js';
+import { SNIFF_BYTES } from '../ingest/sniff.js';
+import type { DocumentType } from '../ingest/types.js';
+import type { DocumentStore } from '../store/sql/documents.js';
+import type { FileStore } from '../store/objects/originals.js';
+import type { PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
+import { type Fetched, ItemError, type ListedItem, type SourceConnection, type SourceKind } from './kind.js';
+
+/** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
+export interface DeletionGuard {
+  percent: number;
+  count: number;
+}
+
+export interface PassDeps {
+  store: SourceStore;
+  documents: DocumentStore;
+  ingest: DocumentService;
+  files: FileStore;
+  legacyOffice: LegacyOffice;
+  maxItemBytes: number;
+  guard: DeletionGuard;
+  now: Clock;
+  /** False once the pass must stop: the source's lock was lost, or the daemon is stopping. */
+  mayGoOn(): boolean;
+  /** Told what each item came to (metrics). */
+  onItem?(action: ItemAction): void;
+}
+
+export type ItemAction = 'added' | 'changed' | 'deleted' | 'unchanged' | 'failed' | 'deferred';
+
+export interface PassOutcome {
+  result: PassResult;
+  cursor: string | null;
+  /** Set when the deletion guard paused the source: why, in words for its owner. */
+  pausedReason: string | null;
+}
+
+/** The pass must stop before it is done (the lock was lost, the daemon stops): what it recorded stays. */
+export class PassStopped extends Error {
+  override name = 'PassStopped';
+}
+
+/** How often a pass records the unchanged items it saw and how far it got: every so many items, or so many ms. */
+const SEEN_FLUSH = 500;
+const SEEN_FLUSH_MS = 1000;
+
+/** Include and exclude globs of a source's options, as one test on paths. */
+export function pathFilter(options: Record<string, unknown>): (path: string) => boolean {
+  const globs = (key: string) => (Array.isArray(options[key]) ? (options[key] as string[]) : []);
+  const include = globs('include');
+  const exclude = globs('exclude');
+  const matchers = (globs: string[]) => globs.map((g) => new Minimatch(g, { dot: true }));
+  const inc = matchers(include);
+  const exc = matchers(exclude);
+  return (path) => (inc.length === 0 || inc.some((m) => m.match(path))) && !exc.some((m) => m.match(path));
+}
+
+export async function runPass(source: SourceRecord, kind: SourceKind, conn: SourceConnection, deps: PassDeps): Promise<PassOutcome> {
+  const started = deps.now();
+  const { store } = deps;
+  const known = await store.items(source.id);
+  const wanted = pathFilter(source.options);
+  const result: PassResult = { listed: 0, added: 0, changed: 0, deleted: 0, unchanged: 0, failed: 0, deferred: 0, ms: 0 };
+  const count = (action: ItemAction) => {
+    result[action]++;
+    deps.onItem?.(action);
+  };
+  const listing = await conn.list({
+    cursor: source.cursor,
+    resumeAfter: kind.resumable ? source.resumeAfter : null,
+    known: (path) => known.get(path)?.version,
+    knownPaths: () => known.keys(),
+  });
+  const gone: string[] = [];
+  let seen: string[] = [];
+  let lastPath: string | null = null;
+  let flushedAt = deps.now();
+  const flush = async () => {
+    await store.markSeen(source.id, source.pass, seen, kind.resumable ? lastPath : null);
+    seen = [];
+    flushedAt = deps.now();
+  };
+  const due = () => seen.length >= SEEN_FLUSH || deps.now() - flushedAt >= SEEN_FLUSH_MS;
+
+  for await (const item of listing.items) {
+    if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
+    // A recorded item that is gone is gone, whatever the globs say now.
+    if (item.deleted) {
+      if (known.has(item.path)) gone.push(item.path);
+      continue;
+    }
+    // A path with a newline cannot be an item's key (store/sql/sources.ts): such a file is passed over.
+    if (!item.path || item.path.includes('\n') || !wanted(item.path)) continue;
+    result.listed++;
+    lastPath = item.path;
+    const before = known.get(item.path);
+    if (before && before.version === item.version && before.error === null) {
+      count('unchanged');
+      seen.push(item.path);
+      if (due()) await flush();
+      continue;
+    }
+    const action = await syncItem(source, conn, item, before, deps);
+    count(action);
+    if (due()) await flush();
+  }
+  await flush();
+
+  // A complete listing: whatever was recorded and not listed in this pass is gone (resumed passes included).
+  const items = await store.items(source.id);
+  if (listing.complete) for (const [path, item] of items) if (item.seenIn !== source.pass) gone.push(path);
+  const pausedReason = gone.length > 0 && !source.confirmDeletions ? guardReason(items, gone, deps.guard) : null;
+  if (pausedReason === null && gone.length > 0) {
+    // How many items are each document: one of several paths with the same bytes leaves the document to the others.
+    const paths = new Map<string, number>();
+    for (const i of items.values()) if (i.documentId) paths.set(i.documentId, (paths.get(i.documentId) ?? 0) + 1);
+    for (const path of gone) {
+      if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
+      const documentId = items.get(path)?.documentId;
+      await store.deleteItems(source.id, [path]);
+      if (documentId) {
+        const left = (paths.get(documentId) ?? 1) - 1;
+        paths.set(documentId, left);
+        if (left === 0) await deleteOwn(source, documentId, deps);
+      }
+      count('deleted');
+    }
+  }
+  result.ms = deps.now() - started;
+  // A guard that paused the pass keeps the cursor where it was: the next pass, once confirmed, finds the same deletions.
+  return { result, cursor: pausedReason === null ? listing.cursor() : source.cursor, pausedReason };
+}
+
+/** Why the deletions of this pass need an owner's confirmation, or null when they may go ahead. */
+function guardReason(items: Map<string, SourceItem>, gone: string[], guard: DeletionGuard): string | null {
+  const goneSet = new Set(gone);
+  const documents = new Set<string>();
+  const kept = new Set<string>();
+  for (const [path, i] of items) {
+    if (!i.documentId) continue;
+    documents.add(i.documentId);
+    if (!goneSet.has(path)) kept.add(i.documentId);
+  }
+  const removed = [...documents].filter((id) => !kept.has(id)).length;
+  const share = documents.size === 0 ? 0 : (removed / documents.size) * 100;
+  const confirm = 'nothing was removed; resume the source (or sync it with confirm) to remove them';
+  if (removed > 0 && kept.size === 0) return `the source no longer lists any of its ${removed} documents (an expired password or an unmounted share looks like this): ${confirm}`;
+  if (removed > guard.count && share > guard.percent) {
+    return `this pass would remove ${removed} of the source's ${documents.size} documents (${Math.round(share)} %, more than ${guard.percent} % and more than ${guard.count}): ${confirm}`;
+  }
+  return null;
+}
+
+/** Fetches a new or changed item and makes its document match it; what it came to. */
+async function syncItem(source: SourceRecord, conn: SourceConnection, item: ListedItem, before: SourceItem | undefined, deps: PassDeps): Promise<ItemAction> {
+  const record = (fields: Partial<SourceItem>) =>
+    deps.store.putItem(source.id, {
+      path: item.path,
+      version: item.version,
+      sha256: before?.sha256 ?? null,
+      documentId: before?.documentId ?? null,
+      error: null,
+      seenIn: source.pass,
+      ...fields,
+    });
+  let received: Received | undefined;
+  try {
+    const fetched = await conn.fetch(item);
+    received = await receive(fetched, item, deps);
+    const current = before?.documentId ? await deps.documents.get(before.documentId) : null;
+    if (current && current.sha256 === received.sha256) {
+      // New version, same bytes (a touched file, a re-upload): only the version is recorded.
+      await rm(received.tempPath, { force: true });
+      await record({ sha256: received.sha256, documentId: current.id });
+      return before!.error === null ? 'unchanged' : 'changed';
+    }
+    if (current && current.sourceId === source.id) {
+      const replaced = await deps.ingest.replace(current.id, { ...received, source: { id: source.id, path: item.path } }, received.metadata);
+      received = undefined; // consumed
+      if (replaced.outcome === 'busy') {
+        // Left as it was: the next pass (soon, see scheduler.ts) finds the item changed again.
+        await record({ version: before!.version, error: null });
+        return 'deferred';
+      }
+      if (replaced.outcome === 'replaced') {
+        await record({ sha256: replaced.document.sha256, documentId: current.id });
+        return 'changed';
+      }
+      if (replaced.outcome === 'same_content') {
+        // Another document of the project holds the new bytes: the item is that document now.
+        await record({ sha256: null, documentId: replaced.other });
+        const items = await deps.store.items(source.id);
+        if (![...items.values()].some((i) => i.documentId === current.id)) await deleteOwn(source, current.id, deps);
+        return 'changed';
+      }
+      // Deleted meanwhile: the next pass fetches the item again and makes it anew.
+      await record({ version: '', documentId: null, sha256: null });
+      return 'deferred';
+    }
+    const [accepted] = await deps.ingest.accept(source.userId, source.projectId, [{ ...received, source: { id: source.id, path: item.path } }], received.metadata);
+    received = undefined;
+    await record({ sha256: accepted!.document.sha256, documentId: accepted!.document.id });
+    return before ? 'changed' : 'added';
+  } catch (err) {
+    if (received) await rm(received.tempPath, { force: true });
+    if (!(err instanceof ItemError)) throw err;
+    // Recorded with the version it had, so the next pass tries again; the message is shown on the source.
+    await record({ version: before?.version ?? '', error: err.message });
+    return 'failed';
+  }
+}
+
+interface Received {
+  tempPath: string;
+  filename: string;
+  contentType: DocumentType;
+  sizeBytes: number;
+  sha256: string;
+  metadata: Record<string, unknown>;
+}
+
+/** Streams an item's bytes to the file store's temp folder (hashed, counted, capped) and decides its type. */
+async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Promise<Received> {
+  const filename = fetched.filename ?? (posix.basename(item.path) || 'index');
+  const { path: tempPath, stream } = deps.files.tempFile();
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let size = 0;
+  const written = new Promise<void>((resolve, reject) => {
+    stream.once('finish', resolve);
+    stream.once('error', reject);
+  });
+  try {
+    const parts = fetched.body instanceof Uint8Array ? [fetched.body] : fetched.body;
+    for await (const part of parts) {
+      const chunk = Buffer.from(part);
+      size += chunk.length;
+      if (size > deps.maxItemBytes) throw new ItemError(`larger than ${Math.round(deps.maxItemBytes / 1024 / 1024)} MiB (--max-upload-mb)`);
+      hash.update(chunk);
+      if (headBytes < SNIFF_BYTES) {
+        head.push(chunk.subarray(0, SNIFF_BYTES - headBytes));
+        headBytes += Math.min(chunk.length, SNIFF_BYTES - headBytes);
+      }
+      if (!stream.write(chunk)) await new Promise<void>((r) => stream.once('drain', () => r()));
+    }
+    stream.end();
+    await written;
+    const decided = await fileType({ tempPath, head: Buffer.concat(head), filename, sizeBytes: size }, deps.legacyOffice);
+    if ('refused' in decided) throw new ItemError(decided.refused);
+    return { tempPath, filename, contentType: decided.type, sizeBytes: size, sha256: hash.digest('hex'), metadata: fetched.metadata ?? {} };
+  } catch (err) {
+    stream.destroy();
+    await rm(tempPath, { force: true });
+    throw err;
+  }
+}
+
+/** Deletes a document the source made (uploads beside it are never touched), as the REST API deletes. */
+async function deleteOwn(source: SourceRecord, documentId: string, deps: PassDeps): Promise<void> {
+  const doc = await deps.documents.get(documentId);
+  if (doc && doc.sourceId === source.id) await deps.ingest.delete(doc);
+}

@@ -1,0 +1,110 @@
+import { formatTime, plural } from '../format.js';
+import { html } from '../html.js';
+import { confirmPage } from './confirm.js';
+import { layout } from './layout.js';
+import { projectTabs } from './project-tabs.js';
+import type { ProjectRow } from './projects.js';
+
+/** A source as its project's Sources tab shows it. */
+export interface SourceRow {
+  id: string;
+  kind: string;
+  url: string;
+  every: string;
+  status: 'active' | 'syncing' | 'paused' | 'error';
+  pausedReason: string | null;
+  error: string | null;
+  lastSync: number | null;
+  nextSync: number | null;
+  lastResult: { listed: number; added: number; changed: number; deleted: number; unchanged: number; failed: number } | null;
+  /** Names of the secret options set (never their values). */
+  secrets: string[];
+  itemErrors: { count: number; items: { path: string; error: string }[] };
+}
+
+export interface SourcesPageData {
+  user: { email: string };
+  csrfToken: string;
+  project: Pick<ProjectRow, 'id' | 'name' | 'isDefault'>;
+  sources: SourceRow[];
+  kinds: readonly string[];
+  error?: string;
+  form?: { kind: string; url: string; every: string; username: string };
+}
+
+const lastPass = (r: NonNullable<SourceRow['lastResult']>) =>
+  `${plural(r.listed, 'item')}: ${r.added} added, ${r.changed} changed, ${r.deleted} deleted, ${r.unchanged} unchanged${r.failed ? `, ${r.failed} failed` : ''}`;
+
+const button = (action: string, label: string, csrfToken: string, opts: { cls?: string; fields?: Record<string, string> } = {}) =>
+  html`<form method="post" action="${action}" class="inline">
+    <input type="hidden" name="_csrf" value="${csrfToken}">${Object.entries(opts.fields ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+    <button type="submit" class="${opts.cls ?? 'secondary small'}">${label}</button>
+  </form>`;
+
+export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
+  const base = `/projects/${projectId}/sources/${s.id}`;
+  return html`<li class="source" data-source-id="${s.id}" data-status="${s.status}">
+  <p><strong>${s.kind}</strong> <span class="path">${s.url}</span> · every ${s.every}
+    <span class="status status-${s.status}">${s.status}</span></p>
+  ${s.status === 'paused' ? html`<p class="error" role="status">Paused: ${s.pausedReason ?? 'by its owner'}</p>` : null}
+  ${s.error ? html`<p class="error" role="status">The last pass failed: ${s.error}</p>` : null}
+  <p class="muted">${s.lastSync === null ? 'No pass has finished yet.' : html`Last pass ${formatTime(s.lastSync)}${s.lastResult ? html`: ${lastPass(s.lastResult)}` : null}.`}
+    ${s.nextSync !== null && s.status !== 'paused' ? html` Next ${formatTime(s.nextSync)}.` : null}
+    ${s.secrets.length ? html` Credentials set: ${s.secrets.join(', ')}.` : null}</p>
+  ${
+    s.itemErrors.count > 0
+      ? html`<details><summary>${plural(s.itemErrors.count, 'item')} could not be read</summary><ul>${s.itemErrors.items.map((i) => html`<li><span class="path">${i.path}</span>: ${i.error}</li>`)}</ul></details>`
+      : null
+  }
+  <p class="actions">
+    ${s.status === 'paused' ? button(`${base}/resume`, 'Resume and confirm', csrfToken, { cls: 'small' }) : button(`${base}/sync`, 'Sync now', csrfToken)}
+    ${s.status === 'paused' ? null : button(`${base}/pause`, 'Pause', csrfToken)}
+    <a href="${base}/remove" class="danger-link" aria-label="Remove ${s.url}…">Remove…</a>
+  </p>
+</li>`;
+}
+
+export function sourcesPage(d: SourcesPageData) {
+  const p = d.project;
+  const f = d.form ?? { kind: '', url: '', every: '1h', username: '' };
+  return layout(
+    { title: `${p.name}: sources`, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    html`<section class="card">
+  <p class="crumbs"><a href="/projects">Projects</a> ›</p>
+  <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
+  ${projectTabs(p.id, 'sources')}
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <p class="muted">Sources keep this project current: each is looked at on its schedule, new and changed items are indexed, and deleted ones removed.
+    A pass that would remove many documents at once pauses instead, until you confirm.</p>
+  <h2>Sources</h2>
+  ${d.sources.length === 0 ? html`<p class="muted" id="no-sources">No sources yet.</p>` : html`<ul class="sources" id="sources">${d.sources.map((s) => sourceCard(p.id, s, d.csrfToken))}</ul>`}
+  <h2 id="add-source">Add a source</h2>
+  <form method="post" action="/projects/${p.id}/sources" class="stack" aria-labelledby="add-source">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label>URL <input type="text" name="url" required maxlength="2000" value="${f.url}" placeholder="file:///srv/docs, https://cloud.example.com/remote.php/dav/files/me/Docs/, s3://bucket/prefix, imaps://mail.example.com/INBOX"></label>
+    <label>Kind <select name="kind"><option value="">from the URL</option>${d.kinds.map((k) => html`<option value="${k}"${f.kind === k ? html` selected` : null}>${k}</option>`)}</select></label>
+    <label>Every <input type="text" name="every" maxlength="20" value="${f.every}" placeholder="15m, 1h, 1d"></label>
+    <label>User name <input type="text" name="username" maxlength="500" value="${f.username}" autocomplete="off"></label>
+    <label>Password <input type="password" name="password" maxlength="4000" autocomplete="new-password"></label>
+    <button type="submit">Add source</button>
+  </form>
+</section>`,
+  );
+}
+
+/** Removing a source asks first, and whether its documents go with it. */
+export function sourceRemovePage(d: { user: { email: string }; csrfToken: string; projectId: string; source: Pick<SourceRow, 'id' | 'url'>; documents: number }) {
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'projects',
+    title: `Remove the source ${d.source.url}?`,
+    body: html`<p>The source stops keeping this project current. It made ${plural(d.documents, 'document')}: they are deleted with it and leave
+    search at once, unless you keep them, as if they had been uploaded.</p>
+    <p><label><input type="checkbox" name="keep_documents" value="true" form="remove-source"> Keep its documents</label></p>`,
+    action: `/projects/${d.projectId}/sources/${d.source.id}/remove`,
+    formId: 'remove-source',
+    confirm: 'Remove the source',
+    cancel: `/projects/${d.projectId}/sources`,
+  });
+}

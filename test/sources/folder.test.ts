@@ -1,0 +1,298 @@
+/**
+ * Sources through the built daemon, with the `folder` kind (no server to start): the issue's acceptance for a kind,
+ * files on disk showing up within one interval, a symlink out of the folder ignored, the roots, the deletion guard
+ * and its confirmation, removal with and without the documents, another user's project, metrics, and sources kept
+ * across a restart.
+ */
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv } from '../cli/cli-env.js';
+import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/eventually.js';
+import { kindAcceptance, SourceClient } from '../helpers/sources.js';
+import { loggedIn } from '../server/web-client.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+
+const MINUTE = 60_000;
+
+describe('folder sources', () => {
+  const dirs = tempDirs('docsearch-sources');
+  let root: string;
+  let outside: string;
+  let d: Daemon;
+  let user: TestUser;
+  let client: SourceClient;
+  const args = () => ['--source-roots', root, '--sources-min-interval', '1', '--sources-delete-guard-count', '5', '--sources-delete-guard-percent', '10'];
+
+  beforeAll(async () => {
+    root = dirs.make('root');
+    outside = dirs.make('outside');
+    d = await startDaemon({ args: args() });
+    user = await addUser(d);
+    client = new SourceClient(d, user.apiKey);
+  }, 2 * MINUTE);
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    dirs.removeAll();
+  });
+
+  /** A new folder under the root, with `files` written into it. */
+  function folder(name: string, files: Record<string, string> = {}): string {
+    const dir = join(root, name);
+    mkdirSync(dir, { recursive: true });
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    return dir;
+  }
+
+  it('passes the acceptance of a kind: added, changed in place, deleted, all deleted (paused)', async () => {
+    const dir = folder('acceptance');
+    await kindAcceptance(client, 'folder', {
+      names: ['alpha.txt', 'beta.md', 'gamma.txt'],
+      seed: async () => {
+        writeFileSync(join(dir, 'alpha.txt'), 'The alphaword stands for the first of three notes.');
+        mkdirSync(join(dir, 'sub'), { recursive: true });
+        writeFileSync(join(dir, 'sub', 'beta.md'), '# Beta\n\nThe betaword is the second note.');
+        writeFileSync(join(dir, 'gamma.txt'), 'The gammaword closes the set of notes.');
+      },
+      change: async () => writeFileSync(join(dir, 'sub', 'beta.md'), '# Beta\n\nNow the changedword stands here instead, a new text.'),
+      removeOne: async () => rmSync(join(dir, 'gamma.txt')),
+      removeAll: async () => {
+        rmSync(join(dir, 'alpha.txt'));
+        rmSync(join(dir, 'sub'), { recursive: true });
+      },
+      body: () => ({ url: `file://${dir}` }),
+    });
+  }, 5 * MINUTE);
+
+  it('shows files added, changed and deleted on disk within one interval, and ignores a symlink out of the folder', async () => {
+    const dir = folder('live', { 'one.txt': 'The first file of the live folder talks about kestrels.' });
+    writeFileSync(join(outside, 'secret.txt'), 'A secret outside the root about passwords and vaults.');
+    symlinkSync(join(outside, 'secret.txt'), join(dir, 'leak.txt'));
+    symlinkSync(outside, join(dir, 'leak-dir'));
+    const project = await client.project('live folder');
+    const source = await client.add(project, { url: `file://${dir}`, every: '2s' });
+    const paths = async () => [...(await client.documents(project, source.id)).keys()].sort();
+    await waitFor(async () => (await paths()).join() === 'one.txt', 30_000, 'the first file');
+
+    writeFileSync(join(dir, 'two.txt'), 'A second file arrives, about herons.');
+    writeFileSync(join(dir, 'one.txt'), 'The first file now talks about falcons instead.');
+    const t0 = Date.now();
+    await waitFor(async () => (await paths()).join() === 'one.txt,two.txt', 30_000, 'the added file');
+    await waitFor(async () => (await client.found(project, 'falcons')).length === 1, 60_000, 'the changed file searchable');
+    rmSync(join(dir, 'two.txt'));
+    await waitFor(async () => (await paths()).join() === 'one.txt', 30_000, 'the deleted file gone');
+    // Each change was picked up by the next pass, every 2 s (plus indexing).
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(await client.found(project, 'passwords vaults')).toEqual([]);
+    const shown = await client.get(project, source.id);
+    expect(shown.last_result?.failed).toBe(0);
+  }, 3 * MINUTE);
+
+  it('refuses a folder outside --source-roots, also through .. or a symlink, and a URL of no kind', async () => {
+    const project = await client.project('refused folders');
+    const refused = async (url: string, pattern: RegExp) => {
+      const res = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.message).toMatch(pattern);
+    };
+    await refused(`file://${outside}`, /not under a folder the server allows/);
+    await refused(`file://${root}/../${outside.split('/').pop()}`, /not under a folder the server allows/);
+    const link = join(root, 'to-outside');
+    symlinkSync(outside, link);
+    await refused(`file://${link}`, /not under a folder the server allows/);
+    await refused('ftp://example.com/docs', /name no kind of source/);
+    const bad = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, every: '5 minutes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/every: a duration/);
+    const fast = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, every: '500ms' } });
+    expect(fast.body.error.message).toMatch(/every: a duration/);
+    const unknown = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, options: { colour: 'red' } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/^options: .*"colour"/);
+  });
+
+  it('pauses a pass that would delete more than 10 % and more than 5 documents, and deletes once confirmed', async () => {
+    const files = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`note-${i}.txt`, `Note number ${i} of twelve, about topic ${i * 7}.`]));
+    const dir = folder('guarded', files);
+    const project = await client.project('guarded folder');
+    const source = await client.add(project, { url: `file://${dir}` });
+    await client.passAfter(project, source.id, 0);
+    await client.settled(project, source.id, 12);
+    // 3 of 12: more than 10 % but not more than 5, so they go.
+    for (const i of [0, 1, 2]) rmSync(join(dir, `note-${i}.txt`));
+    expect((await client.sync(project, source.id)).last_result).toMatchObject({ deleted: 3 });
+    // 6 of 9: paused, nothing removed.
+    for (const i of [3, 4, 5, 6, 7, 8]) rmSync(join(dir, `note-${i}.txt`));
+    const paused = await client.sync(project, source.id);
+    expect(paused.status).toBe('paused');
+    expect(paused.paused_reason).toMatch(/would remove 6 of the source's 9 documents \(67 %, more than 10 % and more than 5\)/);
+    expect((await client.documents(project, source.id)).size).toBe(9);
+    // A paused source is not synced without confirmation.
+    const refused = await api(d, `/api/v1/projects/${project}/sources/${source.id}/sync`, { token: user.apiKey, body: {} });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/paused: this pass would remove 6/);
+    const confirmed = await client.sync(project, source.id, { confirm: true });
+    expect(confirmed.status).toBe('active');
+    expect(confirmed.last_result).toMatchObject({ deleted: 6, unchanged: 3 });
+    expect([...(await client.documents(project, source.id)).keys()].sort()).toEqual(['note-10.txt', 'note-11.txt', 'note-9.txt']);
+  }, 3 * MINUTE);
+
+  it('removes a source with its documents, or keeps them as uploads; an upload beside a source stays', async () => {
+    const dir = folder('removal', { 'kept.txt': 'Kept text about lighthouses.', 'other.txt': 'Other text about harbours.' });
+    const project = await client.project('removal');
+    const form = new FormData();
+    form.append('project_id', project);
+    form.append('file', new Blob(['An upload beside the source, about tugboats.'], { type: 'text/plain' }), 'upload.txt');
+    expect((await fetch(`${d.url}/api/v1/upload?wait=true`, { method: 'POST', headers: { authorization: `Bearer ${user.apiKey}` }, body: form })).status).toBe(200);
+    const first = await client.add(project, { url: `file://${dir}` });
+    await client.passAfter(project, first.id, 0);
+    await client.settled(project, first.id, 2);
+    expect((await api(d, `/api/v1/projects/${project}/sources/${first.id}?keep_documents=true`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    const kept = await client.allDocuments(project);
+    expect(kept.map((x) => [x.filename, x.source_id]).sort()).toEqual([['kept.txt', null], ['other.txt', null], ['upload.txt', null]]);
+
+    const dir2 = folder('removal-2', { 'gone.txt': 'This text about glaciers leaves with its source.' });
+    const second = await client.add(project, { url: `file://${dir2}` });
+    await client.passAfter(project, second.id, 0);
+    await client.settled(project, second.id, 1);
+    expect((await api(d, `/api/v1/projects/${project}/sources/${second.id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect((await client.allDocuments(project)).map((x) => x.filename).sort()).toEqual(['kept.txt', 'other.txt', 'upload.txt']);
+    expect((await api(d, `/api/v1/projects/${project}/sources/${second.id}`, { token: user.apiKey })).status).toBe(404);
+  }, 3 * MINUTE);
+
+  it("keeps another user's sources from view and change (404)", async () => {
+    const project = await client.project('private sources');
+    const source = await client.add(project, { url: `file://${folder('private')}` });
+    const other = await addUser(d);
+    for (const [method, path] of [
+      ['GET', `/projects/${project}/sources`],
+      ['GET', `/projects/${project}/sources/${source.id}`],
+      ['PATCH', `/projects/${project}/sources/${source.id}`],
+      ['DELETE', `/projects/${project}/sources/${source.id}`],
+      ['POST', `/projects/${project}/sources/${source.id}/sync`],
+      ['POST', `/projects/${project}/sources`],
+    ] as const) {
+      const res = await api(d, `/api/v1${path}`, { method, token: other.apiKey, ...(method === 'GET' || method === 'DELETE' ? {} : { body: method === 'PATCH' ? { every: '2h' } : method === 'POST' && path.endsWith('sources') ? { url: 'file:///tmp' } : {} }) });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+  });
+
+  it('refuses credentials when the server has no --secrets-key-file, and never stores them', async () => {
+    const project = await client.project('no key');
+    const res = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: 'https://alice:hunter2hunter2@cloud.example.com/remote.php/dav/files/alice/' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/keeps no credentials .*--secrets-key-file/);
+  });
+
+  it('counts passes and items in /metrics, and shows paused sources', async () => {
+    const text = await (await fetch(`${d.url}/metrics`)).text();
+    expect(text).toMatch(/^docsearch_source_passes_total\{kind="folder",outcome="ok"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^docsearch_source_passes_total\{kind="folder",outcome="paused"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^docsearch_source_items_total\{kind="folder",action="added"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^docsearch_sources\{state="paused"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^docsearch_source_item_errors 0$/m);
+  });
+
+  it('shows an item it cannot read (its type) on the source, goes on with the others, and tries it again next pass', async () => {
+    const dir = folder('unreadable', { 'fine.txt': 'A readable note about wrens.' });
+    writeFileSync(join(dir, 'program.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]));
+    const project = await client.project('unreadable items');
+    const source = await client.add(project, { url: `file://${dir}` });
+    const first = await client.passAfter(project, source.id, 0);
+    expect(first.status).toBe('active');
+    expect(first.last_result).toMatchObject({ added: 1, failed: 1 });
+    const shown = await client.get(project, source.id);
+    expect(shown.item_errors).toEqual({ count: 1, items: [expect.objectContaining({ path: 'program.bin', error: expect.stringMatching(/"program.bin" is not a type docsearch reads/) })] });
+    // The gauge is read at scrapes, at most every 5 s.
+    await waitFor(async () => /^docsearch_source_item_errors [1-9]\d*$/m.test(await (await fetch(`${d.url}/metrics`)).text()), 15_000, 'the item error in /metrics');
+    // Fixed at the source: the next pass takes it.
+    writeFileSync(join(dir, 'program.bin'), 'Now plain text about nuthatches.');
+    const again = await client.sync(project, source.id);
+    expect(again.last_result).toMatchObject({ failed: 0, unchanged: 1 });
+    expect((await client.get(project, source.id)).item_errors?.count).toBe(0);
+    await client.settled(project, source.id, 2);
+  });
+
+  it('is managed from the CLI: sources add, list, show, sync, remove', async () => {
+    const dir = folder('cli', { 'cli.txt': 'A file the command line added, about otters.' });
+    const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
+    await client.project('cli project');
+    const added = await runCli(['sources', 'add', 'cli project', `file://${dir}`, '--every', '2m', '--exclude', '**/*.tmp'], { env });
+    expect(added.code, added.stderr).toBe(0);
+    const id = added.stdout.trim();
+    expect(id).toMatch(/^src_/);
+    expect(added.stderr).toMatch(/added folder source file:\/\/.* to cli project, every 2m/);
+    const listed = await runCli(['sources', 'list', '--project', 'cli project', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const sources = JSON.parse(listed.stdout).sources as { id: string; every: string; options: unknown }[];
+    expect(sources).toEqual([expect.objectContaining({ id, every: '2m', options: { exclude: ['**/*.tmp'] } })]);
+    const synced = await runCli(['sources', 'sync', id], { env });
+    expect(synced.code, synced.stderr).toBe(0);
+    const shown = await waitFor(async () => {
+      const out = await runCli(['sources', 'show', id], { env });
+      return /last pass\s+1 listed: . added/.test(out.stdout) ? out : undefined;
+    }, 30_000, 'a pass in `sources show`');
+    expect(shown.stdout).toMatch(/kind\s+folder/);
+    expect(shown.stdout).toMatch(/every\s+2m/);
+    const table = await runCli(['sources'], { env });
+    expect(table.stdout).toContain(id);
+    const removed = await runCli(['sources', 'remove', id, '--yes'], { env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse((await runCli(['sources', 'list', '--project', 'cli project', '--json'], { env })).stdout).sources).toEqual([]);
+  }, 3 * MINUTE);
+
+  it('is managed on the project page\'s Sources tab: add, see its state, sync, pause, resume, remove', async () => {
+    const dir = folder('web', { 'page.txt': 'A file the web page added, about puffins.' });
+    const project = await client.project('web tab');
+    const web = await loggedIn(d, user);
+    const page = await web.get(`/projects/${project}`);
+    expect(page.text).toContain(`href="/projects/${project}/sources"`);
+    const tab = await web.get(`/projects/${project}/sources`);
+    expect(tab.status).toBe(200);
+    expect(tab.text).toContain('No sources yet.');
+    const refused = await web.submit(`/projects/${project}/sources`, { _csrf: web.csrf, url: `file://${outside}`, kind: '', every: '1h', username: '', password: '' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/The source was not added: url: .*not under a folder the server allows/);
+    const added = await web.submit(`/projects/${project}/sources`, { _csrf: web.csrf, url: `file://${dir}`, kind: '', every: '30m', username: '', password: '' });
+    expect(added.status).toBe(200);
+    expect(added.text).toContain(`Added file://${dir}: its first pass is under way.`);
+    const [source] = (await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey })).body.sources as { id: string }[];
+    await client.passAfter(project, source!.id, 0);
+    const shown = await web.get(`/projects/${project}/sources`);
+    expect(shown.text).toMatch(/every 30m/);
+    expect(shown.text).toMatch(/1 item: 1 added, 0 changed, 0 deleted, 0 unchanged/);
+    const paused = await web.submit(`/projects/${project}/sources/${source!.id}/pause`, { _csrf: web.csrf });
+    expect(paused.text).toContain('Paused: paused by its owner');
+    const resumed = await web.submit(`/projects/${project}/sources/${source!.id}/resume`, { _csrf: web.csrf });
+    expect(resumed.text).toMatch(/resumed: its next pass removes what it finds gone/);
+    const other = await addUser(d);
+    const stranger = await loggedIn(d, other);
+    expect((await stranger.get(`/projects/${project}/sources`)).status).toBe(404);
+    expect((await stranger.post(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: (await stranger.get('/projects'), stranger.csrf) })).status).toBe(404);
+    const confirm = await web.get(`/projects/${project}/sources/${source!.id}/remove`);
+    expect(confirm.text).toContain(`Remove the source file://${dir}?`);
+    expect(confirm.text).toContain('It made 1 document: they are deleted with it');
+    const removed = await web.submit(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: web.csrf, keep_documents: 'true' });
+    expect(removed.text).toContain(`Removed file://${dir}; its documents stay.`);
+    expect(removed.text).toContain('No sources yet.');
+  }, 3 * MINUTE);
+
+  it('keeps sources across a restart, and runs them after it', async () => {
+    const dir = folder('restart', { 'before.txt': 'Written before the restart, about owls.' });
+    const project = await client.project('restart');
+    const source = await client.add(project, { url: `file://${dir}` });
+    await client.passAfter(project, source.id, 0);
+    await d.stop();
+    d = await startDaemon({ dataDir: d.dataDir, ...(d.databaseUrl ? { databaseUrl: d.databaseUrl } : {}), args: args() });
+    client = new SourceClient(d, user.apiKey);
+    writeFileSync(join(dir, 'after.txt'), 'Written after the restart, about badgers.');
+    const after = await client.sync(project, source.id);
+    expect(after.last_result).toMatchObject({ added: 1, unchanged: 1 });
+    await client.settled(project, source.id, 2);
+  }, 3 * MINUTE);
+});

@@ -1,0 +1,296 @@
+/**
+ * The network kinds of source against real servers from Debian, started here on loopback: Apache (a WebDAV folder
+ * with mod_dav, a static site with robots.txt and sitemap.xml, Git over smart HTTP through git http-backend) and
+ * Dovecot (IMAP, messages delivered into its maildir). One daemon (with --sources-allow-private, since everything is
+ * on 127.0.0.1) and one of each server for the whole file. Each kind passes the issue's acceptance; the reach rules
+ * and sealed credentials are checked here too.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
+import { type Dovecot, dovecotUnavailable, startDovecot } from '../helpers/dovecot.js';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/eventually.js';
+import { kindAcceptance, SourceClient } from '../helpers/sources.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+
+const MINUTE = 60_000;
+
+/** Writes a file at `path` under `base`, making its folders. */
+function writeAt(base: string, path: string, body: string | Buffer): void {
+  const full = join(base, path);
+  mkdirSync(join(full, '..'), { recursive: true });
+  writeFileSync(full, body);
+}
+const SKIP = apacheUnavailable() ?? dovecotUnavailable();
+
+describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  const dirs = tempDirs('docsearch-remote-sources');
+  let apache: Apache;
+  let dovecot: Dovecot;
+  let d: Daemon;
+  let user: TestUser;
+  let client: SourceClient;
+  let keyFile: string;
+
+  beforeAll(async () => {
+    [apache, dovecot] = await Promise.all([startApache(), startDovecot()]);
+    keyFile = join(dirs.make('key'), 'secrets.key');
+    writeFileSync(keyFile, 'f'.repeat(8) + '0123456789abcdef0123456789abcdef', { mode: 0o600 });
+    d = await startDaemon({ args: ['--sources-allow-private', '--secrets-key-file', keyFile, '--sources-min-interval', '1'] });
+    user = await addUser(d);
+    client = new SourceClient(d, user.apiKey);
+  }, 2 * MINUTE);
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    await apache?.stop();
+    await dovecot?.stop();
+    dirs.removeAll();
+  });
+
+  describe('webdav', () => {
+    const write = (path: string, text: string) => writeAt(join(apache.davDir, 'docs'), path, text);
+
+    it('passes the acceptance of a kind against Apache mod_dav', async () => {
+      const url = () => `${apache.davUrl}/docs/`;
+      await kindAcceptance(client, 'webdav', {
+        names: ['alpha.txt', 'beta.md', 'gamma.txt'],
+        seed: async () => {
+          write('alpha.txt', 'The alphaword stands for the first of three notes.');
+          write('sub/beta.md', '# Beta\n\nThe betaword is the second note.');
+          write('gamma.txt', 'The gammaword closes the set of notes.');
+        },
+        change: async () => write('sub/beta.md', '# Beta\n\nNow the changedword stands here instead, a new text.'),
+        removeOne: async () => rmSync(join(apache.davDir, 'docs', 'gamma.txt')),
+        removeAll: async () => {
+          rmSync(join(apache.davDir, 'docs'), { recursive: true });
+          mkdirSync(join(apache.davDir, 'docs'));
+        },
+        body: () => ({ kind: 'webdav', url: url(), options: { username: apache.davUser.name, password: apache.davUser.password } }),
+        badBody: () => ({ kind: 'webdav', url: url(), options: { username: apache.davUser.name, password: 'wrong password' } }),
+        badWord: 'refused the credentials \\(HTTP 401\\)',
+      });
+    }, 5 * MINUTE);
+
+    it('takes credentials in the URL, seals them at rest, and never shows them', async () => {
+      write('sealed/note.txt', 'A note behind basic authentication about moths.');
+      const project = await client.project('sealed credentials');
+      const u = new URL(`${apache.davUrl}/docs/sealed/`);
+      u.username = apache.davUser.name;
+      u.password = apache.davUser.password;
+      const source = await client.add(project, { kind: 'webdav', url: u.href });
+      expect(source.url).toBe(`${apache.davUrl}/docs/sealed/`);
+      expect(source.options).toEqual({ username: apache.davUser.name });
+      expect(source.secrets).toEqual(['password']);
+      await client.passAfter(project, source.id, 0);
+      await client.settled(project, source.id, 1);
+      const listed = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey });
+      expect(JSON.stringify(listed.body)).not.toContain(apache.davUser.password);
+      // Neither the database nor the log holds the password.
+      for (const file of ['docsearch.db', 'docsearch.db-wal']) expect(existsSync(join(d.dataDir, file)) && readFileSync(join(d.dataDir, file)).includes(apache.davUser.password), file).toBe(false);
+      const basic = Buffer.from(`${apache.davUser.name}:${apache.davUser.password}`).toString('base64');
+      const wrong = Buffer.from(`${apache.davUser.name}:wrong password`).toString('base64');
+      // Nor the log, even the failed pass of the acceptance above with the wrong password.
+      for (const secret of [apache.davUser.password, basic, 'wrong password', wrong]) expect(d.stdout()).not.toContain(secret);
+      // A new schedule keeps the password; new options without it keep it too.
+      const patched = await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'PATCH', token: user.apiKey, body: { every: '2h', options: { username: apache.davUser.name, include: ['**/*.txt'] } } });
+      expect(patched.status).toBe(200);
+      expect(patched.body).toMatchObject({ every: '2h', secrets: ['password'], options: { username: apache.davUser.name, include: ['**/*.txt'] } });
+      const again = await client.sync(project, source.id);
+      expect(again.status).toBe('active');
+      expect(again.last_result).toMatchObject({ unchanged: 1 });
+    }, 3 * MINUTE);
+  });
+
+  describe('reach', () => {
+    it('refuses loopback without --sources-allow-private, and link-local always, as an error on the source', async () => {
+      const strict = await startDaemon({ args: ['--secrets-key-file', keyFile] });
+      try {
+        const owner = await addUser(strict);
+        const c = new SourceClient(strict, owner.apiKey);
+        const project = await c.project('reach');
+        const loop = await c.add(project, { kind: 'webdav', url: `${apache.davUrl}/docs/` });
+        const failed = await c.passAfter(project, loop.id, 0);
+        expect(failed.status).toBe('error');
+        expect(failed.error).toMatch(/127\.0\.0\.1 is a loopback address: sources may not connect to it \(.*--sources-allow-private\)/);
+        const metadata = await c.add(project, { kind: 'webdav', url: 'http://169.254.169.254/latest/' });
+        expect((await c.passAfter(project, metadata.id, 0)).error).toMatch(/169\.254\.169\.254 is a link-local address/);
+        expect(await c.allDocuments(project)).toEqual([]);
+      } finally {
+        await strict.stop();
+        removeDir(strict.dataDir);
+      }
+      // Allowed here, but link-local never.
+      const project = await client.project('reach allowed');
+      const metadata = await client.add(project, { kind: 'webdav', url: 'http://169.254.169.254/latest/' });
+      expect((await client.passAfter(project, metadata.id, 0)).error).toMatch(/169\.254\.169\.254 is a link-local address/);
+    }, 3 * MINUTE);
+  });
+
+  describe('web', () => {
+    const page = (title: string, text: string, links = '') => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1><p>${text}</p>${links}</body></html>`;
+    const write = (path: string, body: string | Buffer) => writeAt(apache.siteDir, path, body);
+    const sitemap = (paths: string[]) =>
+      write('sitemap.xml', `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths.map((p) => `<url><loc>${apache.siteUrl}/${p}</loc></url>`).join('')}</urlset>`);
+
+    beforeAll(() => {
+      write('robots.txt', `User-agent: *\nDisallow: /docs/private/\nDisallow: /crawl/hidden.html\nSitemap: ${apache.siteUrl}/sitemap.xml\n`);
+    });
+
+    it('passes the acceptance of a kind against a static site with sitemap.xml and robots.txt, with conditional requests', async () => {
+      await kindAcceptance(client, 'web', {
+        names: ['alpha.html', 'beta.html', 'gamma.html'],
+        seed: async () => {
+          write('docs/alpha.html', page('Alpha', 'The alphaword stands for the first of three notes.'));
+          write('docs/beta.html', page('Beta', 'The betaword is the second note.'));
+          write('docs/gamma.html', page('Gamma', 'The gammaword closes the set of notes.'));
+          write('docs/private/secret.html', page('Secret', 'A disallowed page about the secretword.'));
+          sitemap(['docs/alpha.html', 'docs/beta.html', 'docs/gamma.html', 'docs/private/secret.html']);
+        },
+        change: async () => write('docs/beta.html', page('Beta', 'Now the changedword stands here instead, a new and longer text.')),
+        removeOne: async () => {
+          rmSync(join(apache.siteDir, 'docs', 'gamma.html'));
+          sitemap(['docs/alpha.html', 'docs/beta.html', 'docs/private/secret.html']);
+        },
+        removeAll: async () => {
+          rmSync(join(apache.siteDir, 'docs'), { recursive: true });
+          sitemap([]);
+        },
+        body: () => ({ url: `${apache.siteUrl}/docs/`, options: { delay_ms: 0 } }),
+      });
+    }, 5 * MINUTE);
+
+    it('crawls a part of a site without a sitemap entry: links within it, a linked PDF, not what robots.txt disallows or another origin', async () => {
+      const { makePdf } = await import('../ingest/build-fixtures.js');
+      write('crawl/index.html', page('Start', 'The crawl starts on this page about lanterns.', '<a href="page2.html">next</a> <a href="report.pdf">report</a> <a href="hidden.html">hidden</a> <a href="/docs-elsewhere.html">out</a> <a href="https://example.com/">far</a> <a href="style.css">css</a>'));
+      write('crawl/page2.html', page('Second', 'The second page talks about candles.', '<a href="index.html">back</a>'));
+      write('crawl/hidden.html', page('Hidden', 'A page robots.txt keeps out, about torches.'));
+      write('crawl/report.pdf', makePdf([[{ lines: ['A linked PDF report about beacons.'] }]]));
+      const project = await client.project('crawl');
+      const source = await client.add(project, { kind: 'web', url: `${apache.siteUrl}/crawl/`, options: { delay_ms: 0 } });
+      await client.passAfter(project, source.id, 0);
+      const docs = await client.settled(project, source.id, 3);
+      expect([...docs.keys()].sort()).toEqual(['crawl/', 'crawl/page2.html', 'crawl/report.pdf']);
+      expect(await client.found(project, 'beacons')).toEqual(['report.pdf']);
+      expect(await client.found(project, 'torches')).toEqual([]);
+      const logged = apache.siteLog().length;
+      const again = await client.sync(project, source.id);
+      const requests = apache.siteLog().slice(logged).split('\n').filter((l) => l.startsWith('GET /crawl/'));
+      expect(requests.map((l) => l.split(' ').pop()).sort()).toEqual(['304', '304', '304', '304']);
+      // Every page asked again with its ETag: 304, nothing downloaded. (crawl/ and crawl/index.html, which page2 links
+      // to, are two items with the same bytes: one document.)
+      expect(again.last_result).toMatchObject({ listed: 4, unchanged: 4, added: 0, changed: 0 });
+    }, 3 * MINUTE);
+  });
+
+  describe('imap', () => {
+    const message = (id: string, subject: string, text: string) =>
+      `From: Reports <reports@example.com>\nTo: team@example.com\nSubject: ${subject}\nDate: Tue, 03 Mar 2026 10:00:00 +0000\nMessage-ID: <${id}@example.com>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n${text}\n`;
+    const url = () => `imap://${dovecot.host}:${dovecot.port}/INBOX`;
+    const mine = new Map<string, string>();
+
+    it('passes the acceptance of a kind against Dovecot, messages delivered into its maildir', async () => {
+      await kindAcceptance(client, 'imap', {
+        names: ['alpha.eml', 'beta.eml', 'gamma.eml'],
+        seed: async () => {
+          mine.set('alpha', dovecot.deliver(message('alpha', 'alpha', 'The alphaword stands for the first of three notes.')));
+          mine.set('beta', dovecot.deliver(message('beta', 'beta', 'The betaword is the second note.')));
+          mine.set('gamma', dovecot.deliver(message('gamma', 'gamma', 'The gammaword closes the set of notes.')));
+        },
+        // Saved again with the same Message-ID (as a mail client saves an edited draft): a new UID, the same document.
+        change: async () => {
+          dovecot.remove(mine.get('beta')!);
+          mine.set('beta', dovecot.deliver(message('beta', 'beta', 'Now the changedword stands here instead, a new text.')));
+        },
+        removeOne: async () => dovecot.remove(mine.get('gamma')!),
+        removeAll: async () => {
+          for (const f of dovecot.files()) rmSync(f);
+        },
+        body: () => ({ url: url(), options: { username: dovecot.user.name, password: dovecot.user.password } }),
+        badBody: () => ({ url: url(), options: { username: dovecot.user.name, password: 'wrong password' } }),
+        badWord: 'refused the credentials',
+      });
+    }, 5 * MINUTE);
+
+    it('makes attachments documents attached to their message, and moves processed mail to move_to', async () => {
+      for (const f of dovecot.files()) rmSync(f);
+      const boundary = 'b0undary';
+      dovecot.deliver(
+        `From: Billing <billing@example.com>\nTo: team@example.com\nSubject: Invoice March\nMessage-ID: <invoice-3@example.com>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="${boundary}"\n\n--${boundary}\nContent-Type: text/plain\n\nPlease find the invoice attached.\n--${boundary}\nContent-Type: text/plain; name="invoice.txt"\nContent-Disposition: attachment; filename="invoice.txt"\n\nInvoice number 42 for consulting about kingfishers.\n--${boundary}--\n`,
+      );
+      const project = await client.project('mail with attachments');
+      const source = await client.add(project, { url: url(), options: { username: dovecot.user.name, password: dovecot.user.password, move_to: 'Processed' } });
+      await client.passAfter(project, source.id, 0);
+      await waitFor(async () => (await client.allDocuments(project)).length === 2, 60_000, 'the message and its attachment');
+      const docs = await client.allDocuments(project);
+      const mail = docs.find((x) => x.filename === 'Invoice March.eml')!;
+      expect(mail.source_path).toBe('invoice-3@example.com.eml');
+      const attachment = docs.find((x) => x.filename === 'invoice.txt') as unknown as { attached_to: string };
+      expect(attachment.attached_to).toBe(mail.id);
+      await waitFor(async () => (await client.found(project, 'kingfishers')).length === 1, 60_000, 'the attachment searchable');
+      // Moved out of INBOX into Processed, where the source still reads it: the same document.
+      expect(dovecot.files('INBOX')).toEqual([]);
+      expect(dovecot.files('Processed')).toHaveLength(1);
+      const again = await client.sync(project, source.id);
+      expect(again.last_result).toMatchObject({ deleted: 0, added: 0 });
+      expect((await client.documents(project, source.id)).get('invoice-3@example.com.eml')?.id).toBe(mail.id);
+    }, 3 * MINUTE);
+  });
+
+  describe('git', () => {
+    let work: string;
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    const commit = (message: string) => {
+      git('add', '-A');
+      git('commit', '--quiet', '--allow-empty', '-m', message);
+      git('push', '--quiet', 'origin', 'HEAD:main');
+    };
+
+    beforeAll(() => {
+      const bare = join(apache.gitDir, 'private', 'docs.git');
+      mkdirSync(join(apache.gitDir, 'private'), { recursive: true });
+      execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
+      work = dirs.make('git-work');
+      git('init', '--quiet', '--initial-branch=main');
+      git('remote', 'add', 'origin', bare);
+    });
+
+    it('passes the acceptance of a kind against git http-backend, incremental by commit diff', async () => {
+      const url = `${apache.gitUrl}/private/docs.git`;
+      const write = (path: string, text: string) => writeAt(work, path, text);
+      await kindAcceptance(client, 'git', {
+        names: ['alpha.txt', 'beta.md', 'gamma.txt'],
+        seed: async () => {
+          write('alpha.txt', 'The alphaword stands for the first of three notes.');
+          write('sub/beta.md', '# Beta\n\nThe betaword is the second note.');
+          write('gamma.txt', 'The gammaword closes the set of notes.');
+          commit('three notes');
+        },
+        change: async () => {
+          write('sub/beta.md', '# Beta\n\nNow the changedword stands here instead, a new text.');
+          commit('beta changed');
+        },
+        removeOne: async () => {
+          rmSync(join(work, 'gamma.txt'));
+          commit('gamma removed');
+        },
+        removeAll: async () => {
+          rmSync(join(work, 'alpha.txt'));
+          rmSync(join(work, 'sub'), { recursive: true });
+          commit('all removed');
+        },
+        body: () => ({ url, options: { branch: 'main', username: apache.davUser.name, password: apache.davUser.password } }),
+        badBody: () => ({ url, options: { branch: 'main', username: apache.davUser.name, password: 'wrong password' } }),
+        badWord: 'refused the credentials',
+        delta: true,
+      });
+    }, 5 * MINUTE);
+
+    it('uses the real git binary from Debian', () => {
+      expect(execFileSync('git', ['--version'], { encoding: 'utf8' })).toMatch(/^git version 2\./);
+    });
+  });
+});
