@@ -129,6 +129,18 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
     return restOutcome(await api(d, `/api/v1/projects/${p.id}/members/${p.bob}`, { method: 'DELETE', token }));
   },
   'POST /api/v1/projects/{id}/transfer': async (token, f) => restOutcome(await api(d, `/api/v1/projects/${(await f()).id}/transfer`, { token, body: { email: users.eve.email } })),
+  'GET /api/v1/projects/{id}/sources': async (token) => restOutcome(await api(d, `/api/v1/projects/${shared.id}/sources`, { token })),
+  'POST /api/v1/projects/{id}/sources': async (token, f) => restOutcome(await api(d, `/api/v1/projects/${(await f()).id}/sources`, { token, body: { url: SOURCE_URL, every: '1d' } })),
+  'GET /api/v1/projects/{id}/sources/{sid}': async (token) => restOutcome(await api(d, `/api/v1/projects/${shared.id}/sources/${await sharedSource()}`, { token })),
+  'PATCH /api/v1/projects/{id}/sources/{sid}': async (token, f) => {
+    const p = await withSource(await f());
+    return restOutcome(await api(d, `/api/v1/projects/${p.id}/sources/${p.source}`, { method: 'PATCH', token, body: { every: '2d' } }));
+  },
+  'DELETE /api/v1/projects/{id}/sources/{sid}': async (token, f) => {
+    const p = await withSource(await f());
+    return restOutcome(await api(d, `/api/v1/projects/${p.id}/sources/${p.source}?keep_documents=true`, { method: 'DELETE', token }));
+  },
+  'POST /api/v1/projects/{id}/sources/{sid}/sync': async (token) => restOutcome(await api(d, `/api/v1/projects/${shared.id}/sources/${await sharedSource()}/sync`, { method: 'POST', token, body: {} })),
   'GET /api/v1/keys': async (token) => restOutcome(await api(d, '/api/v1/keys', { token })),
   'POST /api/v1/keys': async (token) => restOutcome(await api(d, '/api/v1/keys', { token, body: { name: 'matrix' } })),
   'DELETE /api/v1/keys/{id}': async (token) => {
@@ -185,6 +197,19 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
     return webOutcome(await client.post(`/projects/${p.id}/members/${p.bob}/remove`, { _csrf: csrf }));
   },
   'POST /projects/:id/transfer': async ({ client, csrf }, f) => webOutcome(await client.post(`/projects/${(await f()).id}/transfer`, { _csrf: csrf, email: users.eve.email })),
+  'GET /projects/:id/sources': async ({ client }) => webOutcome(await client.get(`/projects/${shared.id}/sources`)),
+  'POST /projects/:id/sources': async ({ client, csrf }, f) => webOutcome(await client.post(`/projects/${(await f()).id}/sources`, { _csrf: csrf, kind: '', url: SOURCE_URL, every: '1d' })),
+  'GET /projects/:id/sources/:sid/remove': async ({ client }) => webOutcome(await client.get(`/projects/${shared.id}/sources/${await sharedSource()}/remove`)),
+  'POST /projects/:id/sources/:sid/sync': async ({ client, csrf }) => webOutcome(await client.post(`/projects/${shared.id}/sources/${await sharedSource()}/sync`, { _csrf: csrf })),
+  'POST /projects/:id/sources/:sid/resume': async ({ client, csrf }) => webOutcome(await client.post(`/projects/${shared.id}/sources/${await sharedSource()}/resume`, { _csrf: csrf })),
+  'POST /projects/:id/sources/:sid/pause': async ({ client, csrf }, f) => {
+    const p = await withSource(await f());
+    return webOutcome(await client.post(`/projects/${p.id}/sources/${p.source}/pause`, { _csrf: csrf }));
+  },
+  'POST /projects/:id/sources/:sid/remove': async ({ client, csrf }, f) => {
+    const p = await withSource(await f());
+    return webOutcome(await client.post(`/projects/${p.id}/sources/${p.source}/remove`, { _csrf: csrf, keep_documents: 'true' }));
+  },
   'GET /documents': async ({ client }) => webOutcome(await client.get('/documents'), (r) => r.text.includes(`/documents/${shared.document}"`)),
   'POST /documents/bulk': async ({ client, csrf }) => {
     // Retry the selection: a ready document is "not failed" for whoever may change it, not selected at all for the rest.
@@ -238,6 +263,19 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
   'GET /admin/sharing': async ({ client }) => webOutcome(await client.get('/admin/sharing')),
   'POST /admin/sharing': async ({ client, csrf }) => webOutcome(await client.post('/admin/sharing', { _csrf: csrf, policy: 'anyone' })),
 };
+
+/** A source no test reaches (it fails its passes): what the source routes act on. */
+const SOURCE_URL = 's3://permission-matrix-bucket/docs';
+let sharedSourceId: string | undefined;
+
+async function withSource<F extends Fixture>(p: F): Promise<F & { source: string }> {
+  const res = await ok('add a source', api(d, `/api/v1/projects/${p.id}/sources`, { token: users.alice.apiKey, body: { url: SOURCE_URL, every: '1d' } }));
+  return { ...p, source: res.body.id as string };
+}
+
+async function sharedSource(): Promise<string> {
+  return (sharedSourceId ??= (await withSource(shared)).source);
+}
 
 async function userId(u: TestUser): Promise<string> {
   return (await api(d, '/api/v1/me', { token: u.apiKey })).body.id as string;
