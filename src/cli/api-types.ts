@@ -127,6 +127,7 @@ export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
+  members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
 } as const satisfies Record<string, readonly string[]>;
@@ -141,6 +142,7 @@ export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string
   projects: { command: 'projects list', key: 'projects' },
   documents: { command: 'documents list', key: 'documents' },
   keys: { command: 'keys list', key: 'keys' },
+  members: { command: 'projects members', key: 'members' },
   results: { command: 'search', key: 'results' },
   search_documents: { command: 'search --documents', key: 'documents' },
 };

@@ -23,3 +23,8 @@ export function unsafeTextProblem(value: string): string | undefined {
   const bad = unsafeChar(value);
   return bad && `must not contain ${bad.code} (${bad.kind})`;
 }
+
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
+
+/** `value` with each refused character as U+FFFD: for printing text stored before it was refused, or from elsewhere. */
+export const printable = (value: string): string => value.replace(UNSAFE_ALL, '\ufffd');

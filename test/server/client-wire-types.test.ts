@@ -135,6 +135,7 @@ const search = response('post', '/api/v1/search', '200');
 const PAIRS: [keyof typeof files, string, Schema][] = [
   ['cli', 'Project', components.Project!],
   ['cli', 'ApiKey', components.ApiKey!],
+  ['cli', 'ProjectMember', components.ProjectMember!],
   // The documents' routes and the upload's: only an upload says whether the file was a duplicate.
   ['cli', 'DocumentRecord', { anyOf: [components.Document!, components.UploadedDocument!] }],
   ['cli', 'SearchPassage', components.SearchPassage!],
@@ -179,6 +180,7 @@ describe('the clients\' wire types agree with the OpenAPI document', () => {
       projects: components.Project!,
       documents: components.Document!,
       keys: components.ApiKey!,
+      members: components.ProjectMember!,
       results: components.SearchResult!,
       search_documents: components.DocumentResult!,
     };

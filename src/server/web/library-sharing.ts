@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import { isRole } from '../../access/roles.js';
-import { invalidRequest, isAppError } from '../../core/errors.js';
+import { invalidRequest } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
-import { flash } from './flash.js';
+import { redirectWithOutcome } from './flash.js';
 import { formBody, formField } from './form.js';
 import { renderNotFound } from './library-common.js';
 import type { WebContext, WebUser } from './session.js';
@@ -20,14 +20,7 @@ const shareTarget = (member: string) => (/^group:/i.test(member) ? { group: memb
  */
 async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>): Promise<void> {
   if (!(await s.access.roleOn(user.actor, projectId))) return renderNotFound(ctx, user, 'project');
-  try {
-    flash(ctx, await work());
-  } catch (err) {
-    if (!isAppError(err) || err.status >= 500) throw err;
-    flash(ctx, sentence(err.message), 'error');
-  }
-  ctx.status = 303;
-  ctx.redirect(`/projects/${projectId}#share`);
+  await redirectWithOutcome(ctx, `/projects/${projectId}#share`, work);
 }
 
 /** The Share section's forms: share or change a role, stop sharing, hand the project to another owner of record. */
