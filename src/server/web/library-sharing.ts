@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import { isRole } from '../../access/roles.js';
 import { invalidRequest } from '../../core/errors.js';
-import { sentence } from '../../web/format.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
@@ -33,8 +32,8 @@ export function sharingRoutes(router: Router<AppState>, s: Services): void {
     await change(ctx, s, user, ctx.params.id!, async () => {
       if (!isRole(role)) throw invalidRequest('choose a role: viewer, editor or owner');
       const { member: m, created } = await s.sharing.share(user.actor, ctx.params.id!, shareTarget(member), role);
-      const who = m.email ?? `the group ${m.group}`;
-      return created ? `Shared with ${who} as ${role}.` : `${sentence(who)} is now ${role === 'owner' ? 'an' : 'a'} ${role}.`;
+      if (created) return `Shared with ${m.email ?? `the group ${m.group}`} as ${role}.`;
+      return `${m.email ?? `The group ${m.group}`} is now ${role === 'viewer' ? 'a' : 'an'} ${role}.`;
     });
   });
 
