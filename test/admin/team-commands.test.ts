@@ -140,6 +140,8 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     expect((await api(d, `/api/v1/projects/${shared.body.id}/members`, { token: alice.apiKey, body: { email: carol.email, role: 'editor' } })).status).toBe(201);
     const theirs = await uploadFiles(d, carol.apiKey, [{ name: 'voles.txt', bytes: Buffer.from('Water voles burrow in the steep banks of the ditch.\n') }], { projectId: shared.body.id, query: '?wait=true' });
     expect([mine.body.documents[0].status, theirs.body.documents[0].status]).toEqual(['ready', 'ready']);
+    expect((await op('groups', 'create', 'birders')).code).toBe(0);
+    expect((await op('groups', 'add', 'birders', carol.email)).code).toBe(0);
     expect((await api(d, `/api/v1/documents/${theirs.body.documents[0].id}`, { token: alice.apiKey })).body.uploaded_by).toBe(carol.email);
 
     const ask = await op('users', 'delete', carol.email, '--transfer-to', heir.email);
@@ -167,7 +169,16 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
       (await api(d, '/api/v1/search', { token, body: { query } })).body.results.map((r: { document: { filename: string } }) => r.document.filename);
     expect(await found(heir.apiKey, 'where do herons nest')).toContain('herons.txt');
     expect(await found(alice.apiKey, 'where do water voles burrow')).toContain('voles.txt');
+    // She left the project shared with her and her groups.
+    const members = (await api(d, `/api/v1/projects/${shared.body.id}/members`, { token: alice.apiKey })).body.members;
+    expect(members.map((m: { email?: string }) => m.email)).toEqual([alice.email]);
+    expect((await op('groups', 'members', 'birders')).stdout).toBe('');
     // The address is free for a new account.
     expect((await op('users', 'invite', carol.email)).code).toBe(0);
+
+    // An account with empty projects only: they go with it.
+    const temp = await addUser(d);
+    const gone = await op('users', 'delete', temp.email, '--yes');
+    expect(gone.stderr).toBe(`deleted ${temp.email}; deleted 1 empty project; ended 0 web sessions, revoked 1 API key and 0 connected apps\n`);
   });
 });

@@ -133,6 +133,13 @@ describe('Admin pages', () => {
     const reused = await again.post('/invite', { _csrf: again.csrf, token, password: 'another good password', password2: 'another good password' });
     expect(reused.status).toBe(404);
 
+    // A newer invitation for an address replaces the older one.
+    await web.get('/admin/users');
+    const first = inviteLink((await post(web, '/admin/users/invite', { email: 'hank@example.com' })).text)!;
+    const second = inviteLink((await post(web, '/admin/users/invite', { email: 'hank@example.com' })).text)!;
+    expect((await again.get(first)).status).toBe(404);
+    expect((await again.get(second)).status).toBe(200);
+
     // An address with an account already is refused; so is one that is not an address.
     await web.get('/admin/users');
     expect(flashOf((await post(web, '/admin/users/invite', { email: bob.email })).text)).toBe(`An account with the e-mail ${bob.email} exists already.`);
@@ -232,6 +239,8 @@ describe('Admin pages', () => {
     const mine = await api(d, '/api/v1/projects?limit=100', { token: admin.apiKey });
     const moved = mine.body.projects.find((p: { name: string }) => p.name === 'field notes');
     expect(moved).toMatchObject({ owner: admin.email, role: 'owner', document_count: 1 });
+    // Her default project took a name the admin uses already: it says whose it was.
+    expect(mine.body.projects.find((p: { name: string }) => p.name === `default (from ${gail.email})`)).toMatchObject({ owner: admin.email, is_default: false });
     const doc = await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: admin.apiKey });
     expect(doc.body).toMatchObject({ filename: 'otters.txt', uploaded_by: null });
   });

@@ -62,6 +62,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Admin: invite, group, share, disab
       await page.click('button:has-text("Make an invitation link")');
       await page.waitForSelector('#invite-link');
       const link = await page.inputValue('#invite-link');
+      expect(await page.locator('button.copy[data-copy-target="invite-link"]').count()).toBe(1);
       expect(link).toMatch(new RegExp(`^${d.url}/invite\\?token=[\\w-]{43}$`));
       await capture(page, 'admin-01-users-invited');
       await page.goto(`${d.url}/admin/users`);
