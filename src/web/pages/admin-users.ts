@@ -1,6 +1,7 @@
 import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
+import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
 
 export interface AdminUserRow {
@@ -48,10 +49,7 @@ export function adminUsersPage(d: AdminUsersData) {
   const fresh = d.newInvite
     ? html`<div class="notice" role="status">
   <p><strong>Send this link to ${d.newInvite.email} now.</strong> It works once, for 7 days, and will not be shown again.</p>
-  <div class="copy-row">
-    <input type="text" id="invite-link" readonly value="${d.newInvite.link}" aria-label="Invitation link">
-    <button type="button" class="copy" data-copy-target="invite-link">Copy</button>
-  </div>
+  ${copyRow('invite-link', d.newInvite.link, 'Invitation link')}
 </div>`
     : null;
   return layout(
