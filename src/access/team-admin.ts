@@ -114,8 +114,12 @@ export class TeamAdmin {
         continue;
       }
       if ((await this.deps.projects.setOwner(p.id, transferTo.id)) === 'conflict') {
-        await this.deps.projects.update(p.id, { name: `${p.name} (from ${user.email})`.slice(0, 200) });
-        await this.deps.projects.setOwner(p.id, transferTo.id);
+        const renamed = `${p.name} (from ${user.email})`.slice(0, 200);
+        await this.deps.projects.update(p.id, { name: renamed });
+        // Both names taken: stop with the account still there, rather than leave the project to a deleted one.
+        if ((await this.deps.projects.setOwner(p.id, transferTo.id)) === 'conflict') {
+          throw conflict(`${transferTo.email} already has projects named "${p.name}" and "${renamed}": rename one of them, then delete again`);
+        }
       }
       transferred++;
     }

@@ -181,4 +181,19 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const gone = await op('users', 'delete', temp.email, '--yes');
     expect(gone.stderr).toBe(`deleted ${temp.email}; deleted 1 empty project; ended 0 web sessions, revoked 1 API key and 0 connected apps\n`);
   });
+
+  it.skipIf(skip !== null)('users delete --transfer-to stops, with nothing lost, when the heir has both names a project could take', async () => {
+    const [ivy, jay] = [await addUser(d), await addUser(d)];
+    const log = await api(d, '/api/v1/projects', { token: ivy.apiKey, body: { name: 'log' } });
+    const up = await uploadFiles(d, ivy.apiKey, [{ name: 'tides.txt', bytes: Buffer.from('Spring tides follow the new and the full moon.\n') }], { projectId: log.body.id, query: '?wait=true' });
+    for (const name of ['log', `log (from ${ivy.email})`]) expect((await api(d, '/api/v1/projects', { token: jay.apiKey, body: { name } })).status).toBe(201);
+    const refused = await op('users', 'delete', ivy.email, '--transfer-to', jay.email, '--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`error: ${jay.email} already has projects named "log" and "log (from ${ivy.email})": rename one of them, then delete again\n`);
+    // Ivy is still there, and so is her document, in a project she owns.
+    expect((await api(d, '/api/v1/me', { token: ivy.apiKey })).status).toBe(200);
+    const doc = await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: ivy.apiKey });
+    expect(doc.body).toMatchObject({ filename: 'tides.txt', project_id: log.body.id, uploaded_by: ivy.email });
+    expect((await api(d, `/api/v1/projects/${log.body.id}`, { token: ivy.apiKey })).body).toMatchObject({ owner: ivy.email, role: 'owner' });
+  });
 });
