@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, BIN, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { missingFile } from '../helpers/requirement.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { ENGINES, newPostgresDatabase } from '../helpers/store-dialects.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
@@ -195,5 +197,28 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const doc = await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: ivy.apiKey });
     expect(doc.body).toMatchObject({ filename: 'tides.txt', project_id: log.body.id, uploaded_by: ivy.email });
     expect((await api(d, `/api/v1/projects/${log.body.id}`, { token: ivy.apiKey })).body).toMatchObject({ owner: ivy.email, role: 'owner' });
+  });
+
+  // `script` (util-linux) gives the command a pseudo-terminal: the operator is asked, and "no" changes nothing.
+  it.skipIf(skip !== null || missingFile('/usr/bin/script', 'apt-get install -y bsdutils') !== null)('users delete on a terminal asks; no keeps the account, yes deletes it', async () => {
+    const kim = await addUser(d);
+    const ask = async (answer: string) => {
+      const cmd = `${process.execPath} ${BIN} users delete ${kim.email} --data-dir ${d.dataDir}`;
+      const proc = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, ...d.env, CI: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      await expect.poll(() => out, { timeout: 60_000 }).toContain(`Delete the account ${kim.email}? This cannot be undone.`);
+      proc.stdin.write(`${answer}\r`);
+      const code = await new Promise<number | null>((r) => proc.once('exit', r));
+      return { code, out };
+    };
+    const no = await ask('n');
+    expect(no.code).toBe(1);
+    expect(no.out).toContain('error: cancelled');
+    expect((await api(d, '/api/v1/me', { token: kim.apiKey })).status).toBe(200);
+    const yes = await ask('y');
+    expect(yes.code).toBe(0);
+    expect(yes.out).toContain(`deleted ${kim.email}; deleted 1 empty project;`);
+    expect((await api(d, '/api/v1/me', { token: kim.apiKey })).status).toBe(401);
   });
 });
