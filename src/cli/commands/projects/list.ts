@@ -23,7 +23,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
       p.id,
       p.is_default && isStdoutTTY(ctx.io) ? `${p.name} (default)` : p.name,
       p.role,
-      p.owner === null ? 'a deleted account' : p.owner,
+      p.owner,
       p.document_count,
       p.chunk_count,
       { bytes: p.size_bytes },
