@@ -55,7 +55,7 @@ ${rows.join('\n')}
 Booleans accept \`true/false\`, \`1/0\`, \`yes/no\`, \`on/off\`. Paths are resolved against the working directory.
 Options marked secret (\`openai-api-key\`, \`reranker-api-key\`, and the password in \`database\`) are masked in
 logs and error messages; prefer passing them through the environment rather than on the command line, where other
-local users can read them in the process list. The operator commands (\`users add\`, \`clients add\`, \`reindex\`)
+local users can read them in the process list. The operator commands (\`users …\`, \`groups …\`, \`clients add\`, \`reindex\`)
 read the same \`--data-dir\`, \`--database\`, environment and config file as \`serve\`.
 
 ## Example config file

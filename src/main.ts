@@ -22,6 +22,7 @@ export function serverVariables(options: readonly ServerVariable[]): ServerVaria
 const LOADERS: Record<OperatorName, OperatorCommand['load']> = {
   serve: async (io, set) => (await import('./admin/serve.js')).serveCommand(io, set),
   users: async (io) => (await import('./admin/users.js')).usersCommand(io),
+  groups: async (io) => (await import('./admin/groups.js')).groupsCommand(io),
   reindex: async (io) => (await import('./admin/reindex.js')).reindexCommand(io),
   clients: async (io) => (await import('./admin/clients.js')).clientsCommand(io),
   migrate: async (io) => (await import('./admin/migrate.js')).migrateCommand(io),

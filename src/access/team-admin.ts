@@ -9,15 +9,18 @@
  * uploads stay in the projects they were uploaded to, and its own projects go to the account named, or the delete
  * is refused while they hold anything.
  */
+import type { AccountService } from '../auth/accounts.js';
+import { checkPasswordStrength } from '../auth/password.js';
 import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
+import { unsafeTextProblem } from '../core/unsafe-text.js';
 import type { ApiKeyStore } from '../store/sql/api-keys.js';
 import { type Group, type GroupStore, LOCAL_GROUPS } from '../store/sql/groups.js';
 import type { InviteStore } from '../store/sql/invites.js';
 import type { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import type { ProjectMemberStore } from '../store/sql/project-members.js';
-import type { ProjectStore } from '../store/sql/projects.js';
+import type { Project, ProjectStore } from '../store/sql/projects.js';
 import type { SessionStore } from '../store/sql/sessions.js';
 import type { User, UserStore } from '../store/sql/users.js';
 
@@ -33,6 +36,8 @@ export interface TeamAdminDeps {
   sessions: Pick<SessionStore, 'deleteForUser'>;
   tokens: Pick<OAuthTokenStore, 'revokeAllOfUser'>;
   invites: InviteStore;
+  /** Makes the account an invitation is accepted with (the password rules, the default project). */
+  accounts: Pick<AccountService, 'createUser'>;
   now: Clock;
 }
 
@@ -42,6 +47,11 @@ export interface Ended {
   keys: number;
   grants: number;
 }
+
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** "ended 2 web sessions, revoked 1 API key and 1 connected app": what an offboarding ended, for people. */
+export const endedSummary = (e: Ended): string => `ended ${count(e.sessions, 'web session')}, revoked ${count(e.keys, 'API key')} and ${count(e.grants, 'connected app')}`;
 
 export class TeamAdmin {
   constructor(private readonly deps: TeamAdminDeps) {}
@@ -55,6 +65,12 @@ export class TeamAdmin {
     if (!user) throw notFound(`account ${email.trim()}`);
     const { passwordHash: _, ...plain } = user;
     return plain;
+  }
+
+  async userById(id: string): Promise<User> {
+    const user = await this.deps.users.findById(id);
+    if (!user) throw notFound('account');
+    return user;
   }
 
   /** Stops an account signing in to anything, and ends what it had open. The last admin stays. */
@@ -83,7 +99,7 @@ export class TeamAdmin {
     if (transferTo?.id === user.id) throw invalidRequest('an account cannot transfer its projects to itself');
     if (transferTo && transferTo.disabledAt !== null) throw conflict(`${transferTo.email} is disabled: transfer to an active account`);
     if (user.isAdmin) await this.keepAnAdmin();
-    const owned = (await Promise.all((await this.deps.projects.ownedBy(user.id)).map((p) => this.deps.projects.get(p.id)))).filter((p) => p !== null);
+    const owned = await this.ownedProjects(user);
     const members = await Promise.all(owned.map((p) => this.deps.members.list(p.id)));
     const holding = owned.filter((p, i) => p.documentCount > 0 || members[i]!.length > 0);
     if (!transferTo && holding.length > 0) {
@@ -100,8 +116,12 @@ export class TeamAdmin {
         continue;
       }
       if ((await this.deps.projects.setOwner(p.id, transferTo!.id)) === 'conflict') {
-        await this.deps.projects.update(p.id, { name: `${p.name} (from ${user.email})`.slice(0, 200) });
-        await this.deps.projects.setOwner(p.id, transferTo!.id);
+        const renamed = `${p.name} (from ${user.email})`.slice(0, 100);
+        await this.deps.projects.update(p.id, { name: renamed });
+        // Both names taken: stop with the account still there, rather than leave the project to a deleted one.
+        if ((await this.deps.projects.setOwner(p.id, transferTo!.id)) === 'conflict') {
+          throw conflict(`${transferTo!.email} already has projects named "${p.name}" and "${renamed}": rename one of them, then delete again`);
+        }
       }
       await this.deps.members.remove(p.id, transferTo!.id); // an owner of record needs no row of their own
       transferred++;
@@ -111,6 +131,12 @@ export class TeamAdmin {
     await this.deps.groups.leaveAll(user.id);
     await this.deps.users.tombstone(user.id);
     return { ...ended, transferred, removed };
+  }
+
+  /** The projects an account owns of record, with their counts (what a delete hands on, or removes when empty). */
+  async ownedProjects(user: User): Promise<Project[]> {
+    const counted = await Promise.all((await this.deps.projects.ownedBy(user.id)).map((p) => this.deps.projects.get(p.id)));
+    return counted.filter((p): p is Project => p !== null);
   }
 
   private async endCredentials(userId: string): Promise<Ended> {
@@ -127,11 +153,34 @@ export class TeamAdmin {
   /** A one-time link token for a new account with this address (shown once; only its hash is kept). */
   async invite(email: string, by: string | null): Promise<string> {
     const address = email.trim();
+    const unsafe = unsafeTextProblem(address);
+    if (unsafe) throw invalidRequest(`an email address ${unsafe}`);
     if (!/^[^\s@]+@[^\s@]+$/.test(address) || address.length > 254) throw invalidRequest(`"${address}" is not an email address`);
     if (await this.deps.users.findByEmail(address)) throw conflict(`an account with the e-mail ${address} exists already`);
     const token = randomUrlToken(32);
     await this.deps.invites.create(sha256Hex(token), address, by, INVITE_TTL_MS);
     return token;
+  }
+
+  /** Invitations not yet used or expired (never their links: those were shown once). */
+  openInvites(): Promise<{ email: string; createdAt: number; expiresAt: number }[]> {
+    return this.deps.invites.listOpen();
+  }
+
+  /** The address an invitation link is for while it works (unused, unexpired); null otherwise. */
+  invitation(token: string): Promise<string | null> {
+    return token ? this.deps.invites.emailFor(sha256Hex(token)) : Promise.resolve(null);
+  }
+
+  /**
+   * Accepts an invitation: makes its account with this password, for the one caller whose use of the link wins.
+   * The password is checked first, so a weak one does not use the link up. Null for a used, expired or unknown link.
+   */
+  async acceptInvite(token: string, password: string): Promise<User | null> {
+    const weak = checkPasswordStrength(password);
+    if (weak) throw invalidRequest(weak);
+    const email = token ? await this.deps.invites.consume(sha256Hex(token)) : null;
+    return email === null ? null : this.deps.accounts.createUser(email, password);
   }
 
   listGroups(): Promise<Group[]> {
@@ -144,9 +193,18 @@ export class TeamAdmin {
     return group;
   }
 
+  async groupById(id: string): Promise<Group> {
+    const group = await this.deps.groups.get(id);
+    if (!group) throw notFound('group');
+    return group;
+  }
+
   async createGroup(name: string, description = ''): Promise<Group> {
     const trimmed = name.trim();
     if (!/^[^\s:/][^:/]{0,99}$/u.test(trimmed)) throw invalidRequest('a group name is 1–100 characters, without ":" or "/", and does not start with a space');
+    const unsafe = unsafeTextProblem(trimmed) ?? unsafeTextProblem(description.trim());
+    if (unsafe) throw invalidRequest(`a group's name and description ${unsafe}`);
+    if (description.trim().length > 2000) throw invalidRequest('a group description is at most 2,000 characters');
     const group = await this.deps.groups.create(trimmed, description.trim());
     if (!group) throw conflict(`a group named "${trimmed}" exists already`);
     return group;

@@ -6,7 +6,11 @@ import { parseScopes, SCOPES } from '../auth/scopes.js';
 import { systemClock } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { CliError, UsageError } from '../terminal/errors.js';
-import { canPrompt, type IO, readStdin } from '../terminal/io.js';
+import { canPrompt, type IO, readStdin, writeJson } from '../terminal/io.js';
+import { confirmDestructive } from '../terminal/confirm.js';
+import { endedSummary } from '../access/team-admin.js';
+import { toIso } from '../core/clock.js';
+import type { ServeConfig } from '../server/config.js';
 import { ApiKeyStore } from '../store/sql/api-keys.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { ProjectStore } from '../store/sql/projects.js';
@@ -14,6 +18,7 @@ import { SessionStore } from '../store/sql/sessions.js';
 import { SetupTokenStore } from '../store/sql/setup-tokens.js';
 import { UserStore } from '../store/sql/users.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { count, examples, type LibraryFlags, libraryOptions, printRows, wantsJson, withTeamAdmin } from './operator-team.js';
 
 async function readPassword(io: IO, command = 'users add'): Promise<string> {
   if (canPrompt(io)) {
@@ -113,5 +118,141 @@ Examples:
         await database.close();
       }
     });
+  addOffboardingCommands(users, io);
   return users;
+}
+
+/** `users list|invite|disable|enable|delete|set-admin`: what an admin does on the Admin pages, from the server machine. */
+function addOffboardingCommands(users: Command, io: IO): void {
+  libraryOptions(
+    users
+      .command('list')
+      .summary('list the accounts')
+      .description('List every account: e-mail, admin, disabled, created. Tab-separated through a pipe; --json for scripts.')
+      .option('--json', 'print {users: [...]} on stdout'),
+  )
+    .addHelpText('after', examples('docsearch users list', 'docsearch users list --json --data-dir /var/lib/docsearch'))
+    .action(async (flags: LibraryFlags, cmd: Command) =>
+      withTeamAdmin(io, 'users list', flags, async ({ team }) => {
+        const all = await team.listUsers();
+        if (wantsJson(cmd)) {
+          return writeJson(io, {
+            users: all.map((u) => ({ id: u.id, email: u.email, admin: u.isAdmin, disabled: u.disabledAt !== null, disabled_at: u.disabledAt === null ? null : toIso(u.disabledAt), created_at: toIso(u.createdAt) })),
+          });
+        }
+        printRows(
+          io,
+          ['ID', 'EMAIL', 'ADMIN', 'DISABLED', 'CREATED'],
+          all.map((u) => [u.id, u.email, u.isAdmin ? 'yes' : 'no', u.disabledAt === null ? 'no' : toIso(u.disabledAt), toIso(u.createdAt)]),
+        );
+      }),
+    );
+
+  libraryOptions(
+    users
+      .command('invite')
+      .summary('make a one-time link for a new account')
+      .description(
+        "Make an invitation: a link that works once, for 7 days, where the person chooses a password and is signed in. Prints the link on stdout (it is shown only this once; only its hash is kept). The link starts with the server's public URL.",
+      )
+      .argument('<email>', 'the new account’s e-mail')
+      .option('--public-url <url>', 'the URL people reach the server at (env DOCSEARCH_PUBLIC_URL; default: the configured one, else http://<host>:<port>)'),
+  )
+    .addHelpText('after', examples('docsearch users invite bob@example.com --public-url https://docs.example.com'))
+    .action(async (email: string, flags: LibraryFlags & { publicUrl?: string }) => {
+      await withTeamAdmin(
+        io,
+        'users invite',
+        flags,
+        async ({ team, config }) => {
+          const base = invitationBase(config);
+          const token = await team.invite(email, null);
+          io.stderr.write(`invited ${email.trim()}: send them this link; it works once, for 7 days, and is not shown again\n`);
+          io.stdout.write(`${base}/invite?token=${token}\n`);
+        },
+        { 'public-url': flags.publicUrl },
+      );
+    });
+
+  libraryOptions(
+    users
+      .command('disable')
+      .summary('stop an account signing in, and end what it has open')
+      .description('Disable an account: it can no longer sign in, and its web sessions, API keys and connected apps end at once, on every replica. Its projects and documents stay; enable it again with `users enable`.')
+      .argument('<email>', 'the account e-mail'),
+  )
+    .addHelpText('after', examples('docsearch users disable bob@example.com'))
+    .action(async (email: string, flags: LibraryFlags) =>
+      withTeamAdmin(io, 'users disable', flags, async ({ team }) => {
+        const user = await team.user(email);
+        const ended = await team.disable(user);
+        io.stderr.write(`disabled ${user.email}; ${endedSummary(ended)}\n`);
+      }),
+    );
+
+  libraryOptions(users.command('enable').summary('let a disabled account sign in again').argument('<email>', 'the account e-mail'))
+    .description('Enable a disabled account: it can sign in again. What disabling ended (sessions, API keys, connected apps) stays ended.')
+    .addHelpText('after', examples('docsearch users enable bob@example.com'))
+    .action(async (email: string, flags: LibraryFlags) =>
+      withTeamAdmin(io, 'users enable', flags, async ({ team }) => {
+        const user = await team.user(email);
+        await team.enable(user);
+        io.stderr.write(`enabled ${user.email}: they can sign in again\n`);
+      }),
+    );
+
+  libraryOptions(
+    users
+      .command('delete')
+      .summary('delete an account, handing its projects to another')
+      .description(
+        "Delete an account. It is signed out everywhere (web sessions, API keys, connected apps end at once). Its projects go to --transfer-to, documents and all; without it, the delete is refused while any of them holds documents (empty ones are deleted). What it uploaded into other people's projects stays there. Asks first on a terminal; elsewhere --yes is required.",
+      )
+      .argument('<email>', 'the account e-mail')
+      .option('--transfer-to <email>', 'the account that gets its projects')
+      .option('-y, --yes', 'do not ask for confirmation'),
+  )
+    .addHelpText('after', examples('docsearch users delete bob@example.com --transfer-to alice@example.com', 'docsearch users delete temp@example.com --yes'))
+    .action(async (email: string, flags: LibraryFlags & { transferTo?: string; yes?: boolean }) => {
+      const { transferTo, yes } = flags;
+      await withTeamAdmin(io, 'users delete', flags, async ({ team }) => {
+        const user = await team.user(email);
+        const to = transferTo ? await team.user(transferTo) : undefined;
+        const owned = await team.ownedProjects(user);
+        const hand = to && owned.length > 0 ? ` and hand its ${count(owned.length, 'project')} to ${to.email}` : '';
+        await confirmDestructive(io, { action: `delete the account ${user.email}${hand}`, consequence: 'This cannot be undone.' }, yes);
+        const done = await team.delete(user, to);
+        const moved = to && done.transferred > 0 ? `; ${count(done.transferred, 'project')} now ${done.transferred === 1 ? 'belongs' : 'belong'} to ${to.email}` : '';
+        const removed = done.removed > 0 ? `; deleted ${count(done.removed, 'empty project')}` : '';
+        io.stderr.write(`deleted ${user.email}${moved}${removed}; ${endedSummary(done)}\n`);
+      });
+    });
+
+  libraryOptions(
+    users
+      .command('set-admin')
+      .summary('make an account an admin, or (--off) not')
+      .description('Make an account an administrator (the Admin pages: users, groups, the sharing policy), or with --off take that away. The last active admin stays one.')
+      .argument('<email>', 'the account e-mail')
+      .option('--off', 'take admin away instead'),
+  )
+    .addHelpText('after', examples('docsearch users set-admin alice@example.com', 'docsearch users set-admin bob@example.com --off'))
+    .action(async (email: string, flags: LibraryFlags & { off?: boolean }) => {
+      await withTeamAdmin(io, 'users set-admin', flags, async ({ team }) => {
+        const user = await team.user(email);
+        await team.setAdmin(user, !flags.off);
+        io.stderr.write(flags.off ? `${user.email} is no longer an admin\n` : `${user.email} is now an admin\n`);
+      });
+    });
+}
+
+/**
+ * Where an invitation link points: the public URL people reach the server at, as `serve` resolves it (flag,
+ * environment, config file), else what `serve` would print with these settings.
+ */
+function invitationBase(config: ServeConfig): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
+  if (config.port === 0) throw new UsageError('no public URL is configured and the port is 0', 'pass --public-url https://… (or set DOCSEARCH_PUBLIC_URL)');
+  const host = config.host === '0.0.0.0' || config.host === '[::]' ? '127.0.0.1' : config.host;
+  return `http://${host}:${config.port}`;
 }

@@ -17,7 +17,8 @@ export interface WebSession {
 /** What a form created, for the page it redirects to: shown there once. */
 export type OnceMessage =
   | { kind: 'api-key'; key: string; name: string | null }
-  | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean };
+  | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
+  | { kind: 'invite'; email: string; link: string };
 
 /**
  * The CSRF token is derived from the session id (HMAC), so it needs no storage and changes

@@ -163,6 +163,7 @@ export const JSON_FIELDS = {
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'created_at', 'updated_at'],
   sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'item_errors', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
+  members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
 } as const satisfies Record<string, readonly string[]>;
@@ -178,6 +179,7 @@ export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string
   documents: { command: 'documents list', key: 'documents' },
   sources: { command: 'sources list', key: 'sources' },
   keys: { command: 'keys list', key: 'keys' },
+  members: { command: 'projects members', key: 'members' },
   results: { command: 'search', key: 'results' },
   search_documents: { command: 'search --documents', key: 'documents' },
 };

@@ -177,7 +177,8 @@ export async function apiErrorFrom(res: Response, what: string): Promise<CliErro
     // A refusal of what the person asked for: the server's words, without the request line or `body.` field
     // prefixes (`name: must not be empty`); the request id only helps with server failures.
     const plain = refusalText(message);
-    const hint403 = res.status === 403 ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need' : undefined;
+    // A `forbidden` 403 is the person's role on a project or an admin-only action, which no other credential changes.
+    const hint403 = res.status === 403 && e?.code !== 'forbidden' ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need' : undefined;
     return new ApiError(plain, res.status, e?.code ?? `http_${res.status}`, requestId, hint403);
   }
   const hint =

@@ -7,6 +7,7 @@
 export const OPERATOR_SUMMARIES = {
   serve: 'run the docsearch daemon (API, OAuth server, web pages, ingestion)',
   users: 'manage accounts on this machine (operators)',
+  groups: 'manage groups of accounts on this machine (operators)',
   reindex: 're-embed the index with the configured embedder (daemon stopped)',
   clients: 'manage OAuth clients on this machine (operators)',
   migrate: 'copy a library between a data directory and shared mode (daemons stopped)',

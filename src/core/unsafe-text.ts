@@ -41,3 +41,8 @@ export function terminalSafe(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
+
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
+
+/** `value` with each refused character as U+FFFD: for printing text stored before it was refused, or from elsewhere. */
+export const printable = (value: string): string => value.replace(UNSAFE_ALL, '\ufffd');

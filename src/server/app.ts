@@ -9,6 +9,10 @@ import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import type { Services } from './services.js';
 import type { AppState } from './state.js';
+import { adminGroupRoutes } from './web/admin-groups.js';
+import { adminSharingRoutes } from './web/admin-sharing.js';
+import { adminUserRoutes } from './web/admin-users.js';
+import { inviteRoutes } from './web/invite.js';
 import { documentRoutes } from './web/library-documents.js';
 import { documentListRoutes } from './web/library-list.js';
 import { projectRoutes } from './web/library-projects.js';
@@ -48,6 +52,10 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   setupRoutes(pages, s);
   settingsKeysRoutes(pages, s);
   settingsAccountRoutes(pages, s);
+  adminUserRoutes(pages, s);
+  adminGroupRoutes(pages, s);
+  adminSharingRoutes(pages, s);
+  inviteRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AccessControl } from '../access/access-control.js';
 import { Sharing } from '../access/sharing.js';
-import { TeamAdmin } from '../access/team-admin.js';
+import { openTeamAdmin } from '../access/open-team-admin.js';
 import { AccountService } from '../auth/accounts.js';
 import { ApiKeyService } from '../auth/api-keys.js';
 import type { RegistrationPolicy } from '../auth/oauth/metadata.js';
@@ -35,8 +35,6 @@ import { JobStore } from '../store/sql/jobs.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { openOAuthStores } from '../store/sql/oauth-transaction.js';
 import { GroupStore } from '../store/sql/groups.js';
-import { InviteStore } from '../store/sql/invites.js';
-import { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import { ProjectMemberStore } from '../store/sql/project-members.js';
 import { ProjectStore } from '../store/sql/projects.js';
 import { SessionStore } from '../store/sql/sessions.js';
@@ -187,17 +185,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const groups = new GroupStore(db, now);
     const access = new AccessControl({ grants: members, projects, documents, users });
     const sharing = new Sharing({ access, members, projects, users, groups, settings: new SettingsStore(db) });
-    const teamAdmin = new TeamAdmin({
-      users,
-      groups,
-      members,
-      projects,
-      apiKeys: apiKeyStore,
-      sessions: sessionStore,
-      tokens: new OAuthTokenStore(db),
-      invites: new InviteStore(db, now),
-      now,
-    });
+    const teamAdmin = openTeamAdmin(db, now);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
     const oauth = new OAuthProvider(openOAuthStores(db, now), now, {
       publicUrl: () => publicUrl,

@@ -45,8 +45,12 @@ export function pageSpan(start?: number, end?: number): string | null {
   return end !== undefined && end !== start ? `pp. ${start}–${end}` : `p. ${start}`;
 }
 
-/** An error message as a sentence of its own: "the file is empty" → "The file is empty." */
+/**
+ * An error message as a sentence of its own: "the file is empty" → "The file is empty." One that opens with an
+ * e-mail address keeps it as written ("bob@example.com owns …").
+ */
 export function sentence(text: string): string {
   const s = text.trim();
-  return s.charAt(0).toUpperCase() + s.slice(1) + (/[.!?…]$/.test(s) ? '' : '.');
+  const first = /^[^\s@]+@/.test(s) ? s.charAt(0) : s.charAt(0).toUpperCase();
+  return first + s.slice(1) + (/[.!?…]$/.test(s) ? '' : '.');
 }

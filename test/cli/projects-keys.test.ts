@@ -24,8 +24,9 @@ describe('docsearch projects / keys against a daemon', () => {
     expect(rows.map((r) => r[1])).toEqual(['default', 'handbook']);
     const row = rows[1]!;
     expect(row[0]).toBe(id);
-    expect(row.slice(2, 5)).toEqual(['0', '0', '0']);
-    expect(row[5]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(row.slice(2, 4)).toEqual(['owner', user.email]);
+    expect(row.slice(4, 7)).toEqual(['0', '0', '0']);
+    expect(row[7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 
     const json = await cli(['projects', 'list', '--json']);
     const api1 = await api(d, '/api/v1/projects?limit=100', { token: user.apiKey });

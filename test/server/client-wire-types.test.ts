@@ -135,6 +135,7 @@ const search = response('post', '/api/v1/search', '200');
 const PAIRS: [keyof typeof files, string, Schema][] = [
   ['cli', 'Project', components.Project!],
   ['cli', 'ApiKey', components.ApiKey!],
+  ['cli', 'ProjectMember', components.ProjectMember!],
   // The documents' routes and the upload's: only an upload says whether the file was a duplicate.
   ['cli', 'DocumentRecord', { anyOf: [components.Document!, components.UploadedDocument!] }],
   ['cli', 'SearchPassage', components.SearchPassage!],
@@ -181,6 +182,7 @@ describe('the clients\' wire types agree with the OpenAPI document', () => {
       documents: components.Document!,
       sources: components.Source!,
       keys: components.ApiKey!,
+      members: components.ProjectMember!,
       results: components.SearchResult!,
       search_documents: components.DocumentResult!,
     };

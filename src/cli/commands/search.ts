@@ -10,7 +10,7 @@ import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal
 import { emitJson } from '../output/json.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import { collect, defineCommand, intOption } from './shared/command.js';
-import { findProject, listAllProjects, projectNotFound } from './shared/resolve-project.js';
+import { resolveProjects } from './shared/resolve-project.js';
 
 export interface SearchOptions {
   query: string;
@@ -112,15 +112,7 @@ async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, 
 
 export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
-  let projectIds: string[] | undefined;
-  if (opts.projects.length > 0) {
-    const all = await listAllProjects(http);
-    projectIds = opts.projects.map((ref) => {
-      const p = findProject(all, ref);
-      if (!p) throw projectNotFound(ref, http.baseUrl);
-      return p.id;
-    });
-  }
+  const projectIds = opts.projects.length > 0 ? (await resolveProjects(ctx, opts.projects)).map((p) => p.id) : undefined;
   const body = {
     query: opts.query,
     ...(projectIds ? { project_ids: projectIds } : {}),

@@ -19,7 +19,7 @@ import { type WatchReport, watchReport } from '../upload/watch-report.js';
 import { listDocuments } from './documents/list.js';
 import { parseMetadata } from './projects/create.js';
 import { defineCommand, intOption } from './shared/command.js';
-import { confirmDestructive } from './shared/confirm.js';
+import { confirmDestructive } from '../../terminal/confirm.js';
 import { defaultProject, findProject, listAllProjects, projectNotFound, resolveProject } from './shared/resolve-project.js';
 
 /** The API accepts at most 20 `file` parts per request (ARCHITECTURE.md §3). */

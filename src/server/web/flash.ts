@@ -1,3 +1,5 @@
+import { isAppError } from '../../core/errors.js';
+import { sentence } from '../../web/format.js';
 import type { Flash } from '../../web/pages/layout.js';
 import type { WebContext } from './session.js';
 
@@ -24,4 +26,27 @@ export function takeFlash(ctx: WebContext): Flash | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Runs a form's change and goes back to `to` (303) saying what happened: `work`'s sentence, or the refusal (an
+ * AppError under 500) as an error. Anything else is thrown on.
+ */
+export async function redirectWithOutcome(ctx: WebContext, to: string, work: () => Promise<string>): Promise<void> {
+  try {
+    flash(ctx, await work());
+  } catch (err) {
+    flashRefusal(ctx, err);
+  }
+  ctx.status = 303;
+  ctx.redirect(to);
+}
+
+/**
+ * A refusal (an AppError under 500) as the next page's error message; anything else is thrown on, and so is a role or
+ * right short (403): that is the "not allowed" page, as on every other page.
+ */
+export function flashRefusal(ctx: WebContext, err: unknown): void {
+  if (!isAppError(err) || err.status >= 500 || err.status === 403) throw err;
+  flash(ctx, sentence(err.message), 'error');
 }

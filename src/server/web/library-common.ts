@@ -38,7 +38,8 @@ export const projectRow = (p: Project, role: Role, sharedBy: string | null, inde
   id: p.id,
   name: p.name,
   description: p.description,
-  isDefault: p.isDefault,
+  // Someone else's default project, shared, is not where this user's uploads go.
+  isDefault: p.isDefault && sharedBy === null,
   documentCount: p.documentCount,
   chunkCount: p.chunkCount,
   sizeBytes: p.sizeBytes,

@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
 import { isRole } from '../../access/roles.js';
-import { invalidRequest, isAppError } from '../../core/errors.js';
-import { sentence } from '../../web/format.js';
+import { invalidRequest } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
-import { flash } from './flash.js';
+import { redirectWithOutcome } from './flash.js';
 import { formBody, formField } from './form.js';
 import { renderNotFound } from './library-common.js';
 import type { WebContext, WebUser } from './session.js';
@@ -20,15 +19,7 @@ const shareTarget = (member: string) => (/^group:/i.test(member) ? { group: memb
  */
 async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>): Promise<void> {
   if (!(await s.access.roleOn(user.actor, projectId))) return renderNotFound(ctx, user, 'project');
-  try {
-    flash(ctx, await work());
-  } catch (err) {
-    // A role or right short is the "not allowed" page, as elsewhere; what the form got wrong is said on the project page.
-    if (!isAppError(err) || err.status >= 500 || err.status === 403) throw err;
-    flash(ctx, sentence(err.message), 'error');
-  }
-  ctx.status = 303;
-  ctx.redirect(`/projects/${projectId}#share`);
+  await redirectWithOutcome(ctx, `/projects/${projectId}#share`, work);
 }
 
 /** The Share section's forms: share or change a role, stop sharing, hand the project to another owner of record. */
@@ -41,8 +32,8 @@ export function sharingRoutes(router: Router<AppState>, s: Services): void {
     await change(ctx, s, user, ctx.params.id!, async () => {
       if (!isRole(role)) throw invalidRequest('choose a role: viewer, editor or owner');
       const { member: m, created } = await s.sharing.share(user.actor, ctx.params.id!, shareTarget(member), role);
-      const who = m.email ?? `the group ${m.group}`;
-      return created ? `Shared with ${who} as ${role}.` : `${sentence(who)} is now ${role === 'owner' ? 'an' : 'a'} ${role}.`;
+      if (created) return `Shared with ${m.email ?? `the group ${m.group}`} as ${role}.`;
+      return `${m.email ?? `The group ${m.group}`} is now ${role === 'viewer' ? 'a' : 'an'} ${role}.`;
     });
   });
 

@@ -14,6 +14,10 @@ export interface ConfirmData {
   /** The form's id, for fields in `body` that belong to it (`form=` attribute). */
   formId?: string;
   fields?: Record<string, string | readonly string[]>;
+  /** Fields the person fills in before confirming (whom to hand things to), above the buttons. */
+  inputs?: Html;
+  /** Why the last try was refused, said above the form. */
+  error?: string;
   /** The button's words: the action itself ("Delete 3 documents"), never "OK". */
   confirm: string;
   /** Where Cancel goes: the page the user came from. */
@@ -31,9 +35,11 @@ export function confirmPage(d: ConfirmData) {
     html`<section class="card narrow confirm">
   <h1>${d.title}</h1>
   ${d.body}
-  <form method="post" action="${d.action}"${d.formId ? html` id="${d.formId}"` : null}>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <form method="post" action="${d.action}"${d.formId ? html` id="${d.formId}"` : null}${d.inputs ? html` class="stack"` : null}>
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     ${hidden}
+    ${d.inputs}
     <div class="actions">
       <button type="submit" class="danger-solid" id="confirm">${d.confirm}</button>
       <a href="${d.cancel}" class="button secondary">Cancel</a>

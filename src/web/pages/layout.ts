@@ -1,12 +1,12 @@
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
-export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account';
+export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'admin-users' | 'admin-groups' | 'admin-sharing';
 
 export interface LayoutData {
   title: string;
-  /** The signed-in user's email, when there is one: shows the navigation and logout. */
-  user?: { email: string } | null;
+  /** The signed-in user's email, when there is one: shows the navigation and logout (and Admin, for admins). */
+  user?: { email: string; isAdmin?: boolean } | null;
   csrfToken?: string;
   active?: Section;
   /** A page's own script from /static (besides app.js), loaded deferred. */
@@ -20,6 +20,7 @@ export interface Flash {
 }
 
 const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account'];
+const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing'];
 
 /** Where the flash goes: right after main opens. layout() writes this exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
@@ -36,12 +37,14 @@ const headerSearch = html`<form method="get" action="/search" role="search" clas
 
 export function layout(data: LayoutData, body: Html): Html {
   const inSettings = data.active !== undefined && SETTINGS.includes(data.active);
+  const inAdmin = data.active !== undefined && ADMIN.includes(data.active);
   const nav = data.user
     ? html`<nav class="top" aria-label="Main">
         ${link('/', 'Search', data.active === 'search')}
         ${link('/documents', 'Documents', data.active === 'documents')}
         ${link('/projects', 'Projects', data.active === 'projects')}
         ${link('/settings', 'Settings', inSettings)}
+        ${data.user.isAdmin ? link('/admin', 'Admin', inAdmin) : null}
       </nav>
       ${data.active === 'search' ? null : headerSearch}
       <div class="account">
@@ -60,7 +63,13 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/settings/connected', 'Connected apps', data.active === 'connected')}
   ${link('/settings/account', 'Account', data.active === 'account')}
 </nav>`
-      : null;
+      : data.user && inAdmin
+        ? html`<nav class="sub" aria-label="Admin">
+  ${link('/admin/users', 'Users', data.active === 'admin-users')}
+  ${link('/admin/groups', 'Groups', data.active === 'admin-groups')}
+  ${link('/admin/sharing', 'Sharing', data.active === 'admin-sharing')}
+</nav>`
+        : null;
   return html`<!doctype html>
 <html lang="en">
 <head>

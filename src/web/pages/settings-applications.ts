@@ -1,4 +1,5 @@
 import { html } from '../html.js';
+import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
 
 export interface AppRow {
@@ -28,12 +29,12 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
   <p><strong>${d.issued.rotated ? 'New secret for' : 'Registered'} ${d.issued.name}.</strong>
   ${d.issued.secret ? 'Copy the client secret now: it will not be shown again.' : 'This is a public client: it has no secret and must use PKCE.'}</p>
   <label>Client ID
-    <div class="copy-row"><input type="text" id="new-client-id" readonly value="${d.issued.clientId}"><button type="button" class="copy" data-copy-target="new-client-id">Copy</button></div>
+    ${copyRow('new-client-id', d.issued.clientId)}
   </label>
   ${
     d.issued.secret
       ? html`<label>Client secret
-    <div class="copy-row"><input type="text" id="new-client-secret" readonly value="${d.issued.secret}"><button type="button" class="copy" data-copy-target="new-client-secret">Copy</button></div>
+    ${copyRow('new-client-secret', d.issued.secret)}
   </label>`
       : null
   }

@@ -1,5 +1,6 @@
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../../auth/scopes.js';
 import { html } from '../html.js';
+import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
 
 export interface KeyRow {
@@ -30,10 +31,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
   const fresh = d.newKey
     ? html`<div class="notice" role="status">
   <p><strong>Copy your new API key now.</strong> It will not be shown again.</p>
-  <div class="copy-row">
-    <input type="text" id="new-key" readonly value="${d.newKey.key}" aria-label="New API key">
-    <button type="button" class="copy" data-copy-target="new-key">Copy</button>
-  </div>
+  ${copyRow('new-key', d.newKey.key, 'New API key')}
 </div>`
     : null;
   const rows = d.keys.map(

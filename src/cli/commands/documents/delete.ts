@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
-import { confirmDestructive } from '../shared/confirm.js';
+import { confirmDestructive } from '../../../terminal/confirm.js';
 import { getDocuments } from './get-document.js';
 
 export interface DeleteOptions {

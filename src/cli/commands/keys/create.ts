@@ -3,7 +3,8 @@ import type { ApiKey } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice, writeOut } from '../../../terminal/io.js';
-import { defineCommand } from '../shared/command.js';
+import { collect, defineCommand } from '../shared/command.js';
+import { resolveProjects } from '../shared/resolve-project.js';
 import { keyRequest } from './key-request.js';
 
 const SCOPES = ['read:documents', 'write:documents'];
@@ -11,6 +12,8 @@ const SCOPES = ['read:documents', 'write:documents'];
 export interface CreateOptions {
   name?: string;
   scopes?: string[];
+  /** Limit the key to these projects (names or ids). */
+  projects?: string[];
   json: boolean;
 }
 
@@ -22,20 +25,31 @@ function parseScopes(value: string): string[] {
 }
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
-  const body = { ...(opts.name ? { name: opts.name } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}) };
+  const limit = opts.projects?.length ? await resolveProjects(ctx, opts.projects) : undefined;
+  const body = { ...(opts.name ? { name: opts.name } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}), ...(limit ? { project_ids: limit.map((p) => p.id) } : {}) };
   const created = await keyRequest(ctx, () => ctx.http().post<ApiKey & { key: string }>('/api/v1/keys', body));
   if (opts.json) return emitJson(ctx, created);
-  notice(ctx.io, `created API key ${created.id} (${created.scopes.join(' ')}) — shown once, store it now:`);
+  const only = limit ? `, only for ${limit.map((p) => p.name).join(', ')}` : '';
+  notice(ctx.io, `created API key ${created.id} (${created.scopes.join(' ')}${only}) — shown once, store it now:`);
   writeOut(ctx.io, created.key);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('create', {
     summary: 'create an API key and print it once',
-    description: 'Create an API key for scripts and CI. The key is printed on stdout once and cannot be shown again. A key cannot hold scopes your login lacks.',
-    examples: ['docsearch keys create --name ci', 'docsearch keys create --name reader --scopes read:documents', 'KEY=$(docsearch keys create --name deploy)'],
+    description:
+      'Create an API key for scripts and CI. The key is printed on stdout once and cannot be shown again. A key cannot hold scopes your login lacks. With --project the key reaches only those projects (and cannot make projects).',
+    examples: [
+      'docsearch keys create --name ci',
+      'docsearch keys create --name reader --scopes read:documents',
+      'docsearch keys create --name handbook-ci --project handbook',
+      'KEY=$(docsearch keys create --name deploy)',
+    ],
   })
     .option('--name <name>', 'a name to recognise the key by')
     .option('--scopes <scopes>', `comma-separated scopes (${SCOPES.join(', ')}; default: those of your login)`, parseScopes)
-    .action((flags: { name?: string; scopes?: string[] }) => runF({ name: flags.name, scopes: flags.scopes, json: Boolean(ctx.globals().json) }, ctx));
+    .option('-p, --project <project>', 'limit the key to this project (name or id); repeatable. Default: every project you may read, now and later', collect, [])
+    .action((flags: { name?: string; scopes?: string[]; project: string[] }) =>
+      runF({ name: flags.name, scopes: flags.scopes, projects: flags.project, json: Boolean(ctx.globals().json) }, ctx),
+    );
 }

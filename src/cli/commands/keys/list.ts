@@ -5,6 +5,7 @@ import { emitJson } from '../../output/json.js';
 
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
+import { listAllProjects } from '../shared/resolve-project.js';
 import { keyRequest } from './key-request.js';
 
 export interface ListOptions {
@@ -17,16 +18,18 @@ export const maskedKey = (k: Pick<ApiKey, 'prefix' | 'last4'>): string => `${k.p
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const { keys } = await keyRequest(ctx, () => ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys'));
   if (opts.json) return emitJson(ctx, { keys }, 'keys');
+  // A limit is shown by project name; an id no longer readable (unshared since) stays an id.
+  const names = keys.some((k) => k.project_ids) ? new Map((await listAllProjects(ctx.http())).map((p) => [p.id, p.name])) : new Map<string, string>();
   printTable(ctx.io, {
-    headers: ['ID', 'NAME', 'KEY', 'SCOPES', 'CREATED', 'LAST USED'],
-    rows: keys.map((k) => [k.id, k.name, maskedKey(k), k.scopes.join(' '), { time: k.created_at }, { time: k.last_used_at }]),
+    headers: ['ID', 'NAME', 'KEY', 'SCOPES', 'PROJECTS', 'CREATED', 'LAST USED'],
+    rows: keys.map((k) => [k.id, k.name, maskedKey(k), k.scopes.join(' '), k.project_ids ? k.project_ids.map((id) => names.get(id) ?? id).join(', ') : 'all', { time: k.created_at }, { time: k.last_used_at }]),
     now: ctx.now(),
   });
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
-    summary: 'list your API keys (never the keys themselves)',
+    summary: 'list your API keys (never the keys themselves) and the projects each may reach',
     examples: ['docsearch keys list', 'docsearch keys list --json'],
   }).action(() => runF({ json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -5,7 +5,7 @@ import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
-import { confirmDestructive } from '../shared/confirm.js';
+import { confirmDestructive } from '../../../terminal/confirm.js';
 import { keyRequest } from './key-request.js';
 import { maskedKey } from './list.js';
 

@@ -4,7 +4,7 @@ import { emitJson } from '../../output/json.js';
 import { count } from '../../output/plural.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
-import { confirmDestructive } from '../shared/confirm.js';
+import { confirmDestructive } from '../../../terminal/confirm.js';
 import { resolveProject } from '../shared/resolve-project.js';
 
 export interface DeleteOptions {

@@ -17,9 +17,18 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const projects = await listAllProjects(ctx.http());
   if (opts.json) return emitJson(ctx, { projects }, 'projects');
   printTable(ctx.io, {
-    headers: ['ID', 'NAME', 'DOCUMENTS', 'CHUNKS', 'SIZE', 'CREATED'],
+    headers: ['ID', 'NAME', 'ROLE', 'OWNER', 'DOCUMENTS', 'CHUNKS', 'SIZE', 'CREATED'],
     // "(default)" is for people; piped, the column holds the name alone (the is_default field says it in --json).
-    rows: projects.map((p: Project) => [p.id, p.is_default && isStdoutTTY(ctx.io) ? `${p.name} (default)` : p.name, p.document_count, p.chunk_count, { bytes: p.size_bytes }, { time: p.created_at }]),
+    rows: projects.map((p: Project) => [
+      p.id,
+      p.is_default && isStdoutTTY(ctx.io) ? `${p.name} (default)` : p.name,
+      p.role,
+      p.owner,
+      p.document_count,
+      p.chunk_count,
+      { bytes: p.size_bytes },
+      { time: p.created_at },
+    ]),
     now: ctx.now(),
   });
   const indexing = await indexingDocuments(ctx.http());
@@ -31,8 +40,9 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
-    summary: 'list your projects with document counts',
-    description: 'List your projects with document counts. A line on stderr says how many documents are still being indexed, per project.',
+    summary: 'list your projects and those shared with you, with document counts',
+    description:
+      'List the projects you may read — your own and those shared with you or your groups — with your role, their owner and document counts. A line on stderr says how many documents are still being indexed, per project.',
     examples: ['docsearch projects list', 'docsearch projects list --json'],
   }).action(() => runF({ json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -21,9 +21,30 @@ export function projectNotFound(ref: string, baseUrl: string, hint = 'see your p
   return new CliError(`project "${ref}" not found on ${baseUrl}`, undefined, hint);
 }
 
-/** A project by exact id, else by name (case-insensitive, as the server keeps names unique). */
+/**
+ * A project by exact id, else by name (case-insensitive). Names are unique per owner, but the caller may read
+ * projects of several (shared with them): a name two of those share is refused, listing them with their owners, so
+ * nothing is done to a project picked by guess.
+ */
 export function findProject(projects: Project[], ref: string): Project | undefined {
-  return projects.find((p) => p.id === ref) ?? projects.find((p) => p.name.toLowerCase() === ref.toLowerCase());
+  const byId = projects.find((p) => p.id === ref);
+  if (byId) return byId;
+  const named = projects.filter((p) => p.name.toLowerCase() === ref.toLowerCase());
+  if (named.length <= 1) return named[0];
+  const owner = (p: Project) => (p.owner === undefined ? '' : `  owned by ${p.owner ?? 'a deleted account'}`);
+  const list = named.map((p) => `  ${p.id}  ${p.name}${owner(p)}`).join('\n');
+  throw new CliError(`${named.length} of your projects are named "${ref}":\n${list}`, undefined, 'use the id');
+}
+
+/** Several projects by id or name, from one listing (`search --project a --project b`, `keys create --project`). */
+export async function resolveProjects(ctx: Context, refs: readonly string[]): Promise<Project[]> {
+  const http = ctx.http();
+  const all = await listAllProjects(http);
+  return refs.map((ref) => {
+    const found = findProject(all, ref);
+    if (!found) throw projectNotFound(ref, http.baseUrl);
+    return found;
+  });
 }
 
 /** The caller's default project (uploads without --project go there). */

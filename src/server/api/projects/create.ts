@@ -26,6 +26,6 @@ export const createProject = (s: Services) =>
       await s.projects.ensureDefault(principal.userId);
       const project = await s.projects.create(principal.userId, body);
       if (!project) throw conflict(`a project named "${body.name}" already exists`);
-      return { status: 201, body: projectToWire(project, 'owner', (await s.users.emails([principal.userId])).get(principal.userId) ?? null) };
+      return { status: 201, body: projectToWire(project, 'owner', (await s.users.emails([principal.userId])).get(principal.userId) ?? null, true) };
     },
   });

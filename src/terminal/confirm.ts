@@ -1,5 +1,5 @@
-import { CancelledError, UsageError } from '../../../terminal/errors.js';
-import { canPrompt, type IO } from '../../../terminal/io.js';
+import { CancelledError, UsageError } from './errors.js';
+import { canPrompt, type IO } from './io.js';
 
 export interface Destructive {
   /** What will be done, as a verb phrase: "delete document a.txt". */

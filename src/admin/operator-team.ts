@@ -1,0 +1,71 @@
+import { type Command } from 'commander';
+import { openTeamAdmin } from '../access/open-team-admin.js';
+import type { TeamAdmin } from '../access/team-admin.js';
+import { systemClock } from '../core/clock.js';
+import { isAppError } from '../core/errors.js';
+import { printable } from '../core/unsafe-text.js';
+import type { ServeConfig } from '../server/config.js';
+import type { DatabaseHandle } from '../store/sql/database.js';
+import { CliError } from '../terminal/errors.js';
+import { type IO, isStdoutTTY } from '../terminal/io.js';
+import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+
+/** The flags that name the library, as `serve` takes them: a data directory, or a shared-mode database. */
+export interface LibraryFlags {
+  dataDir?: string;
+  database?: string;
+}
+
+/** Adds --data-dir and --database to an operator command. */
+export function libraryOptions(cmd: Command): Command {
+  return cmd.option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)').addOption(databaseOption());
+}
+
+export interface TeamRun {
+  team: TeamAdmin;
+  config: ServeConfig;
+  database: DatabaseHandle;
+  /** Where the library is, for the words on stderr. */
+  where: string;
+}
+
+/**
+ * Runs an operator's account or group change on the library's database (safe beside running daemons: they read
+ * it at every request, so it applies on every replica at once). A refusal is a plain error, not a stack.
+ */
+export async function withTeamAdmin(io: IO, command: string, flags: LibraryFlags, work: (run: TeamRun) => Promise<void>, more: Record<string, unknown> = {}): Promise<void> {
+  const config = operatorConfig(io, command, { ...more, 'data-dir': flags.dataDir, database: flags.database });
+  const database = await openOperatorDatabase(config);
+  try {
+    await work({ team: openTeamAdmin(database.db, systemClock), config, database, where: database.shared ? database.location : config.dataDir });
+  } catch (err) {
+    if (isAppError(err) && err.status < 500) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await database.close();
+  }
+}
+
+/** Whether `--json` was given: it is also the program's global flag, which commander may hand to the program instead. */
+export const wantsJson = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json);
+
+/**
+ * Rows for an operator: under a header with aligned columns on a terminal; tab-separated without a header through a
+ * pipe. Stored text is printed with control characters replaced, so a name cannot drive the terminal.
+ */
+export function printRows(io: IO, headers: string[], rows: string[][]): void {
+  const cells = rows.map((r) => r.map((c) => printable(c).replace(/[\t\r\n]+/g, ' ')));
+  if (!isStdoutTTY(io)) {
+    for (const r of cells) io.stdout.write(`${r.join('\t')}\n`);
+    return;
+  }
+  const all = [headers, ...cells];
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => [...(r[i] ?? '')].length)));
+  for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]! + c.length - [...c].length))).join('  ').trimEnd()}\n`);
+}
+
+/** "1 project", "2 projects". */
+export const count = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** An "Examples:" block for `--help`, as every command ends with. */
+export const examples = (...lines: string[]): string => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;

@@ -1,0 +1,36 @@
+import { type Command, Option } from 'commander';
+import type { ProjectMember } from '../../api-types.js';
+import type { Context } from '../../context.js';
+import { emitJson } from '../../output/json.js';
+import { notice } from '../../../terminal/io.js';
+import { defineCommand } from '../shared/command.js';
+import { resolveProject } from '../shared/resolve-project.js';
+import { memberLabel, ROLES, shareTarget } from './members.js';
+
+export interface ShareOptions {
+  project: string;
+  member: string;
+  role: (typeof ROLES)[number];
+  json: boolean;
+}
+
+export async function run(opts: ShareOptions, ctx: Context): Promise<void> {
+  const p = await resolveProject(ctx, opts.project);
+  const res = await ctx.http().send('POST', `/api/v1/projects/${encodeURIComponent(p.id)}/members`, { json: { ...shareTarget(opts.member), role: opts.role } });
+  const member = (await res.json()) as ProjectMember;
+  if (opts.json) return emitJson(ctx, member);
+  notice(ctx.io, res.status === 201 ? `shared project ${p.name} with ${memberLabel(member)} as ${member.role}` : `${memberLabel(member)} is now ${member.role} of project ${p.name}`);
+}
+
+export function build(ctx: Context, runF: typeof run = run): Command {
+  return defineCommand('share', {
+    summary: 'share a project with a person or a group, or change their role',
+    description:
+      "Share a project with a person (their e-mail) or a group (group:NAME), or change the role they have: viewer (search and read), editor (also upload, rename, move and delete documents) or owner (also share, rename, delete and transfer the project). Owners only, within the server's sharing policy.",
+    examples: ['docsearch projects share handbook bob@example.com', 'docsearch projects share handbook group:legal --role editor'],
+  })
+    .argument('<project>', 'project name or id')
+    .argument('<member>', 'an e-mail, or group:NAME')
+    .addOption(new Option('--role <role>', 'the role to give').choices(ROLES).default('viewer'))
+    .action((project: string, member: string, flags: { role: ShareOptions['role'] }) => runF({ project, member, role: flags.role, json: Boolean(ctx.globals().json) }, ctx));
+}

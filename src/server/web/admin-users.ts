@@ -1,0 +1,118 @@
+import type Router from '@koa/router';
+import { endedSummary } from '../../access/team-admin.js';
+import { invalidRequest, isAppError } from '../../core/errors.js';
+import { plural, sentence } from '../../web/format.js';
+import { adminUserDeletePage, adminUsersPage } from '../../web/pages/admin-users.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { requireAdmin, requireAdminForm } from './admin-common.js';
+import { flash, flashRefusal, redirectWithOutcome } from './flash.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import { redirectWithOnce, takeOnce, type WebContext, type WebUser } from './session.js';
+
+/** An admin's own account is kept from what would lock them out: disabling or deleting it is for another admin. */
+function notOnYourself(admin: WebUser, targetId: string, what: string): void {
+  if (admin.id === targetId) throw invalidRequest(`you cannot ${what} your own account: another admin can`);
+}
+
+async function showDeleteConfirm(ctx: WebContext, s: Services, admin: WebUser, targetId: string, extra: { transferTo?: string; error?: string } = {}, status = 200) {
+  const target = await s.teamAdmin.userById(targetId);
+  const projects = await s.teamAdmin.ownedProjects(target);
+  render(ctx, adminUserDeletePage({ user: admin, csrfToken: ctx.state.session!.csrfToken, target, projects, ...extra }), status);
+}
+
+/** Admin → Users: the accounts, invitations, disable and enable, admin or not, delete (handing projects on). */
+export function adminUserRoutes(router: Router<AppState>, s: Services): void {
+  router.get('admin', '/admin', async (ctx) => {
+    if (await requireAdmin(ctx, s)) ctx.redirect('/admin/users');
+  });
+
+  router.get('admin.users', '/admin/users', async (ctx) => {
+    const admin = await requireAdmin(ctx, s);
+    if (!admin) return;
+    const fresh = await takeOnce(ctx, s, 'invite');
+    const [users, invites] = await Promise.all([s.teamAdmin.listUsers(), s.teamAdmin.openInvites()]);
+    render(ctx, adminUsersPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, users, invites, ...(fresh ? { newInvite: { email: fresh.email, link: fresh.link } } : {}) }));
+  });
+
+  router.post('admin.users.invite', '/admin/users/invite', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    const email = formField(ctx, 'email').trim();
+    let token: string;
+    try {
+      token = await s.teamAdmin.invite(email, admin.id);
+    } catch (err) {
+      flashRefusal(ctx, err);
+      ctx.status = 303;
+      return ctx.redirect('/admin/users#invite');
+    }
+    s.log.info({ admin: admin.id }, 'invitation made on Admin → Users');
+    await redirectWithOnce(ctx, s, { kind: 'invite', email, link: `${s.publicUrl()}/invite?token=${token}` }, '/admin/users#invite');
+  });
+
+  router.post('admin.users.disable', '/admin/users/:id/disable', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    await redirectWithOutcome(ctx, '/admin/users', async () => {
+      notOnYourself(admin, ctx.params.id!, 'disable');
+      const target = await s.teamAdmin.userById(ctx.params.id!);
+      const ended = await s.teamAdmin.disable(target);
+      s.log.info({ admin: admin.id, user: target.id, ...ended }, 'account disabled on Admin → Users');
+      return `Disabled ${target.email}: ${endedSummary(ended)}.`;
+    });
+  });
+
+  router.post('admin.users.enable', '/admin/users/:id/enable', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    await redirectWithOutcome(ctx, '/admin/users', async () => {
+      const target = await s.teamAdmin.userById(ctx.params.id!);
+      await s.teamAdmin.enable(target);
+      s.log.info({ admin: admin.id, user: target.id }, 'account enabled on Admin → Users');
+      return `Enabled ${target.email}: they can sign in again (their old keys and sessions stay ended).`;
+    });
+  });
+
+  router.post('admin.users.admin', '/admin/users/:id/admin', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    const value = formField(ctx, 'admin');
+    // An admin who gives up their own admin cannot come back to this page: they go to the start.
+    const self = ctx.params.id === admin.id && value === 'off';
+    await redirectWithOutcome(ctx, self ? '/' : '/admin/users', async () => {
+      if (value !== 'on' && value !== 'off') throw invalidRequest('admin must be on or off');
+      const target = await s.teamAdmin.userById(ctx.params.id!);
+      await s.teamAdmin.setAdmin(target, value === 'on');
+      s.log.info({ admin: admin.id, user: target.id, is_admin: value === 'on' }, 'admin changed on Admin → Users');
+      return value === 'on' ? `${target.email} is now an admin.` : `${target.email} is no longer an admin.`;
+    });
+  });
+
+  router.get('admin.users.delete.confirm', '/admin/users/:id/delete', async (ctx) => {
+    const admin = await requireAdmin(ctx, s);
+    if (admin) await showDeleteConfirm(ctx, s, admin, ctx.params.id!);
+  });
+
+  router.post('admin.users.delete', '/admin/users/:id/delete', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    const target = await s.teamAdmin.userById(ctx.params.id!);
+    const transferTo = formField(ctx, 'transfer_to').trim();
+    try {
+      notOnYourself(admin, target.id, 'delete');
+      const to = transferTo ? await s.teamAdmin.user(transferTo) : undefined;
+      const done = await s.teamAdmin.delete(target, to);
+      s.log.info({ admin: admin.id, user: target.id, transferred_to: to?.id, ...done }, 'account deleted on Admin → Users');
+      const handed = to && done.transferred > 0 ? `; ${plural(done.transferred, 'project')} now ${done.transferred === 1 ? 'belongs' : 'belong'} to ${to.email}` : '';
+      flash(ctx, `Deleted ${target.email}${handed}; ${endedSummary(done)}.`);
+      ctx.status = 303;
+      ctx.redirect('/admin/users');
+    } catch (err) {
+      // Refused (an unknown account to hand things to, projects with documents and nobody named): said on the page.
+      if (!isAppError(err) || err.status >= 500) throw err;
+      await showDeleteConfirm(ctx, s, admin, target.id, { transferTo, error: sentence(err.message) }, err.status);
+    }
+  });
+}

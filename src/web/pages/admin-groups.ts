@@ -1,0 +1,113 @@
+import { plural } from '../format.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+export interface AdminGroupRow {
+  id: string;
+  name: string;
+  description: string;
+  /** 'local' (changed here) or the identity provider it comes from (read-only here). */
+  source: string;
+  memberCount: number;
+}
+
+const LOCAL = 'local';
+
+/** "from <provider>": a group an identity provider owns, whose members are changed there. */
+const fromProvider = (g: AdminGroupRow) => (g.source === LOCAL ? null : html` <span class="badge source">from ${g.source}</span>`);
+
+export interface AdminGroupsData {
+  user: { email: string };
+  csrfToken: string;
+  groups: AdminGroupRow[];
+  error?: string;
+  /** Form values kept after a refusal. */
+  form?: { name: string; description: string };
+}
+
+/** Admin → Groups: every group with its size, and a form for a new one. */
+export function adminGroupsPage(d: AdminGroupsData) {
+  const rows = d.groups.map(
+    (g) => html`<tr data-group-id="${g.id}">
+  <td><a href="/admin/groups/${g.id}" class="group-name">${g.name}</a>${fromProvider(g)}${g.description ? html`<br><span class="muted">${g.description}</span>` : null}</td>
+  <td class="num" data-label="Members">${g.memberCount}</td>
+</tr>`,
+  );
+  return layout(
+    { title: 'Groups', user: d.user, csrfToken: d.csrfToken, active: 'admin-groups' },
+    html`<section class="card">
+  <h1>Groups</h1>
+  <p>Share a project with a group (<code>group:name</code> in its Share section) and everyone in it gets that role; whoever leaves the group loses it at once.</p>
+  ${
+    d.groups.length === 0
+      ? html`<p class="muted" id="no-groups">No groups yet.</p>`
+      : html`<div class="scroll"><table class="groups rows" aria-label="Groups">
+    <thead><tr><th scope="col">Group</th><th scope="col" class="num">Members</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`
+  }
+  <h2 id="new-group">New group</h2>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <form method="post" action="/admin/groups" class="stack" aria-labelledby="new-group">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label>Name <input type="text" name="name" required maxlength="100" value="${d.form?.name ?? ''}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="2000">${d.form?.description ?? ''}</textarea></label>
+    <button type="submit">Create group</button>
+  </form>
+</section>`,
+  );
+}
+
+export interface AdminGroupData {
+  user: { email: string };
+  csrfToken: string;
+  group: AdminGroupRow;
+  members: { id: string; email: string }[];
+}
+
+/** One group: its members, and (for a local group) the forms that add, remove and delete. */
+export function adminGroupPage(d: AdminGroupData) {
+  const g = d.group;
+  const local = g.source === LOCAL;
+  const csrf = html`<input type="hidden" name="_csrf" value="${d.csrfToken}">`;
+  const rows = d.members.map(
+    (m) => html`<tr data-user-id="${m.id}">
+  <td>${m.email}</td>
+  <td>${
+    local
+      ? html`<form method="post" action="/admin/groups/${g.id}/members/${m.id}/remove" class="inline">${csrf}<button type="submit" class="secondary small" aria-label="Remove ${m.email} from ${g.name}">Remove</button></form>`
+      : null
+  }</td>
+</tr>`,
+  );
+  return layout(
+    { title: g.name, user: d.user, csrfToken: d.csrfToken, active: 'admin-groups' },
+    html`<section class="card">
+  <p class="crumbs"><a href="/admin/groups">Groups</a> ›</p>
+  <h1>${g.name}${fromProvider(g)}</h1>
+  ${g.description ? html`<p>${g.description}</p>` : null}
+  ${local ? null : html`<p class="muted" id="read-only">This group comes from ${g.source}: its members are changed there, and it is read-only here.</p>`}
+  <h2>Members</h2>
+  <p class="muted">${plural(d.members.length, 'member')}</p>
+  ${
+    d.members.length === 0
+      ? null
+      : html`<div class="scroll"><table class="members rows" aria-label="Members">
+    <thead><tr><th scope="col">E-mail</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`
+  }
+  ${
+    local
+      ? html`<form method="post" action="/admin/groups/${g.id}/members" class="stack" id="add-member">${csrf}
+    <label>Add a person (e-mail) <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
+    <button type="submit">Add to group</button>
+  </form>
+  <h2>Delete this group</h2>
+  <p class="muted">Its members lose what was shared with the group; what was shared with them directly stays.</p>
+  <form method="post" action="/admin/groups/${g.id}/delete">${csrf}<button type="submit" class="danger">Delete group</button></form>`
+      : null
+  }
+</section>`,
+  );
+}
