@@ -210,7 +210,7 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
     const p = await withSource(await f());
     return webOutcome(await client.post(`/projects/${p.id}/sources/${p.source}/remove`, { _csrf: csrf, keep_documents: 'true' }));
   },
-  'GET /documents': async ({ client }) => webOutcome(await client.get('/documents'), (r) => r.text.includes(`/documents/${shared.document}"`)),
+  'GET /documents': async ({ client }) => webOutcome(await client.get(`/documents?project_id=${shared.id}`), (r) => r.text.includes(`/documents/${shared.document}"`)),
   'POST /documents/bulk': async ({ client, csrf }) => {
     // Retry the selection: a ready document is "not failed" for whoever may change it, not selected at all for the rest.
     const res = await client.submit('/documents/bulk', { _csrf: csrf, ids: [shared.document], action: 'retry', return_to: '/documents' });
@@ -253,6 +253,7 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
   'POST /admin/users/:id/disable': async (w) => webOutcome(await w.client.post(`/admin/users/${await throwaway(w)}/disable`, { _csrf: w.csrf })),
   'POST /admin/users/:id/enable': async (w) => webOutcome(await w.client.post(`/admin/users/${await throwaway(w)}/enable`, { _csrf: w.csrf })),
   'POST /admin/users/:id/admin': async (w) => webOutcome(await w.client.post(`/admin/users/${await throwaway(w)}/admin`, { _csrf: w.csrf, admin: 'off' })),
+  'GET /admin/users/:id/delete': async (w) => webOutcome(await w.client.get(`/admin/users/${await throwaway(w)}/delete`)),
   'POST /admin/users/:id/delete': async (w) => webOutcome(await w.client.post(`/admin/users/${await throwaway(w)}/delete`, { _csrf: w.csrf, transfer_to: users.frank.email })),
   'GET /admin/groups': async ({ client }) => webOutcome(await client.get('/admin/groups')),
   'POST /admin/groups': async ({ client, csrf }) => webOutcome(await client.post('/admin/groups', { _csrf: csrf, name: `group ${++made}`, description: '' })),
@@ -306,7 +307,7 @@ async function throwawayGroup(w: WebSide): Promise<string> {
 async function ownApp(w: WebSide): Promise<string> {
   await w.client.post('/settings/applications', { _csrf: w.csrf, name: `App ${++made}`, redirect_uris: 'https://app.example.com/callback' });
   const page = await w.client.get('/settings/applications');
-  return /action="\/settings\/applications\/([^/"]+)\/delete"/.exec(page.text)?.[1] ?? 'cli_none';
+  return /href="\/settings\/applications\/([^/"]+)\/delete"/.exec(page.text)?.[1] ?? 'cli_none';
 }
 
 /** A tool error's words as a cell. */
@@ -314,7 +315,7 @@ function toolOutcome(answer: unknown, shows?: (body: any) => boolean): Outcome {
   const res = answer as { isError?: boolean; content?: unknown; structuredContent?: unknown };
   if (!res.isError) return shows && !shows(res.structuredContent) ? '∅' : '✓';
   const text = ((res.content as { text?: string }[]) ?? []).map((c) => c.text ?? '').join(' ').toLowerCase();
-  if (/not found|no such/.test(text)) return '404';
+  if (/not.found|no such|^no (project|document) /.test(text)) return '404';
   if (/role|scope|not allowed|forbidden|may not/.test(text)) return '403';
   throw new Error(`a tool error that is no refusal: ${text}`);
 }
@@ -403,7 +404,7 @@ describe('the permission matrix of docs/permissions.md', () => {
   it('names every REST route, web form, web page about a project or document, and MCP tool', async () => {
     const named = (surface: Row['surface']) => new Set(rows.filter((r) => r.surface === surface).map((r) => r.operation));
     const openapi = (await api(d, '/api/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const routes = Object.entries(openapi.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} /api/v1${path}`));
+    const routes = Object.entries(openapi.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
     expect([...named('REST API')].sort()).toEqual(routes.sort());
     const pages = webRoutes().filter((r) => !NOT_ABOUT_A_PROJECT.test(r) && (r.startsWith('POST ') || /^GET \/(projects|documents|admin)\/.*:/.test(r) || /^GET \/admin\//.test(r)));
     const webNamed = named('Web pages and forms');

@@ -76,7 +76,7 @@ export async function requireProject(library: Library, id: string) {
   try {
     return await library.getProject(id);
   } catch (err) {
-    if (err instanceof LibraryError && err.status === 404) throw new LibraryError(404, 'not_found', `no project "${id}": list_projects gives the ids of yours`);
+    if (err instanceof LibraryError && err.status === 404) throw new LibraryError(404, 'not_found', `no project "${id}" that this user may read: list_projects gives their ids`);
     throw err;
   }
 }
@@ -86,7 +86,7 @@ export async function requireDocument(library: Library, id: string): Promise<Wir
   try {
     return await library.getDocument(id);
   } catch (err) {
-    if (err instanceof LibraryError && err.status === 404) throw new LibraryError(404, 'not_found', `no document "${id}": search or list_documents gives the ids of yours`);
+    if (err instanceof LibraryError && err.status === 404) throw new LibraryError(404, 'not_found', `no document "${id}" that this user may read: search or list_documents gives their ids`);
     throw err;
   }
 }

@@ -14,7 +14,7 @@ import type { ProjectAction } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import { documentView, editableProjects, queryString, renderNotFound } from './library-common.js';
 import { requireFormUser } from './csrf.js';
-import { flash } from './flash.js';
+import { flash, flashRefusal } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
@@ -188,9 +188,8 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
       const doc = await s.ingest.retry(found);
       flash(ctx, `“${doc.filename}” is queued again.`);
     } catch (err) {
-      if (!isAppError(err) || err.status >= 500) throw err;
-      if (err.status === 404) return renderNotFound(ctx, user, 'document');
-      flash(ctx, sentence(err.message), 'error');
+      if (isAppError(err) && err.status === 404) return renderNotFound(ctx, user, 'document');
+      flashRefusal(ctx, err);
     }
     ctx.status = 303;
     ctx.redirect(safeReturnTo(formField(ctx, 'return_to')) ?? `/documents/${ctx.params.id}`);
