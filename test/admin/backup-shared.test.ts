@@ -14,8 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Topology, startTopology, topologyUnavailable } from '../helpers/topology.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { s3Index } from '../helpers/chunk-rows.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { documents, expectIncremental, expectRestoredAsOfBackup, s3Index, settled, underLoad } from './backup-compare.js';
+import { documents, expectIncremental, expectRestoredAsOfBackup, settled, underLoad } from './backup-compare.js';
 
 const SKIP = topologyUnavailable();
 const MINUTE = 60_000;

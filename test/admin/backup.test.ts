@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { localIndex } from '../helpers/chunk-rows.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { documents, expectIncremental, expectRestoredAsOfBackup, localIndex, settled, underLoad } from './backup-compare.js';
+import { documents, expectIncremental, expectRestoredAsOfBackup, settled, underLoad } from './backup-compare.js';
 
 const PDFS = ['latex-1col.pdf', 'pandoc.pdf', 'libreoffice.pdf'].map((n) => ({ name: n, bytes: readFileSync(join(REPO, 'test/fixtures/extract', n)) }));
 
