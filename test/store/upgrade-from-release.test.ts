@@ -15,35 +15,19 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SCHEMA } from '../../src/store/sql/migrations/index.js';
 import { chunkRows, localIndex } from '../helpers/chunk-rows.js';
-import { type Daemon, REPO, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
+import { type Daemon, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
 import { PG_BIN, type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
-import { expectAnswersAcrossCpus, expectSameAnswers } from '../helpers/upgrade-answers.js';
-import { call, type FixtureUser, modelKernels, type Observed, observe, PASSWORD, uploadReady } from '../helpers/upgrade-library.js';
+import { expectReleaseAnswers, FIXTURES, loadSharedFixture, PREFIX, recorded, RELEASES } from '../helpers/release-fixture.js';
+import { call, type FixtureUser, observe, PASSWORD, uploadReady } from '../helpers/upgrade-library.js';
 
-const FIXTURES = join(REPO, 'test/fixtures/upgrade');
-const RELEASES = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'README.md')));
-const PREFIX = 'library';
 const SHARED_SKIP = postgresUnavailable() ?? rgwUnavailable();
-
-type Recorded = Observed & { users: FixtureUser[] };
-const recorded = (release: string, mode: 'embedded' | 'shared'): Recorded => JSON.parse(readFileSync(join(FIXTURES, release, `${mode}.json`), 'utf8')) as Recorded;
-
-/** Whether this machine picks the model's kernels as the one the release's answers were computed on did. */
-const onFixtureMachine = (release: string): boolean => {
-  const file = join(FIXTURES, release, 'machine.json');
-  return existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { kernels: string }).kernels === modelKernels();
-};
-
-
-/** The release's answers as the promise for this machine has them (see the file's comment). */
-const expectReleaseAnswers = (release: string, now: Observed, then: Observed) => (onFixtureMachine(release) ? expectSameAnswers(now, then) : expectAnswersAcrossCpus(now, then));
 
 /** The accounts still sign in by their keys, and a new document goes in and is found. */
 async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Promise<void> {
@@ -160,6 +144,22 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       expect(digestDir(dataDir)).toEqual(before);
     });
 
+    it('with a migration of this build’s number that it does not know (another line’s), is refused (exit 3), saying so', async () => {
+      const other = `${String(KNOWN_SCHEMA).padStart(3, '0')}-from-another-line`;
+      const raw = new BetterSqlite3(join(dataDir, 'docsearch.db'));
+      raw.prepare('DELETE FROM kysely_migration WHERE name = ?').run(NEWER_MIGRATION);
+      raw.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run(other, new Date().toISOString());
+      raw.close();
+      const before = digestDir(dataDir);
+      const served = await serveOnce(dataDir);
+      expect(served.code, served.stderr).toBe(3);
+      expect(served.stderr).toContain(`error: this library was written by another build of docsearch (schema ${KNOWN_SCHEMA}, a number this build also knows, but unknown migrations: ${other}): run the docsearch that wrote it`);
+      expect(digestDir(dataDir)).toEqual(before);
+      const cleanup = new BetterSqlite3(join(dataDir, 'docsearch.db'));
+      cleanup.prepare('DELETE FROM kysely_migration WHERE name = ?').run(other);
+      cleanup.close();
+    });
+
     it('with a chunk index format newer than this build knows, is refused (exit 3), every file left as it was', async () => {
       const raw = new BetterSqlite3(join(dataDir, 'docsearch.db'));
       raw.prepare('DELETE FROM kysely_migration WHERE name = ?').run(NEWER_MIGRATION);
@@ -206,14 +206,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       [cluster, rgw] = await Promise.all([startPostgres(), startRgw()]);
       databaseUrl = await cluster.createDatabase();
       env = { DOCSEARCH_DATABASE_URL: databaseUrl, ...rgw.env() };
-      const load = spawnSync(join(PG_BIN, 'psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f', join(FIXTURES, release, 'shared/database.sql'), databaseUrl], { encoding: 'utf8' });
-      if (load.status !== 0) throw new Error(`psql could not load the dump: ${load.stderr}`);
-      const root = join(FIXTURES, release, 'shared/objects');
-      const s3 = rgw.client();
-      for (const file of Object.keys(digestDir(root))) {
-        await s3.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: `${PREFIX}/${file}`, Body: readFileSync(join(root, file)) }));
-      }
-      s3.destroy();
+      await loadSharedFixture(release, databaseUrl, rgw);
     });
     afterAll(async () => {
       await daemon?.stop();
