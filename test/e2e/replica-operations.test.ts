@@ -133,6 +133,10 @@ describe.skipIf(SKIP !== null)(`two replicas as the docs run them (PostgreSQL + 
     expect(Number.parseInt(applied.at(-1)!, 10)).toBe(KNOWN_SCHEMA);
     await waitFor(async () => (await api({ url: lb!.url } as Daemon, '/api/v1/health')).status === 200, MINUTE, 'the load balancer serving');
     expectReleaseAnswers(RELEASE, await observe(lb!.url, then.users), then);
+    // A migration can be planned while the replicas serve: its dry run only reads (test/admin/migrate-dry-run.test.ts).
+    const planned = await runCli(['migrate', '--from-database', env.DOCSEARCH_DATABASE_URL!, '--from-storage', env.DOCSEARCH_STORAGE!, '--to', join(stateRoot, 'planned'), '--dry-run', '--json'], { env, timeoutMs: 2 * MINUTE });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(JSON.parse(planned.stdout)).toMatchObject({ dry_run: true, target_state: 'fresh' });
 
     // A build older than the library (what an old replica is once the new release has migrated): refused at start,
     // exit 3, which the unit does not restart; a replica that was already running goes on serving, unaware.
