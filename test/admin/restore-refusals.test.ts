@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, BIN, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
@@ -105,6 +105,19 @@ describe('docsearch restore refuses what it cannot vouch for', () => {
     const named = await restore(['--from', damaged, '--backup', older, '--to', target, '--json']);
     expect(named.code, named.stderr).toBe(0);
     expect(JSON.parse(named.stdout)).toMatchObject({ id: older, verified: true });
+  }, 300_000);
+
+  it('a sealed manifest moved into another backup’s folder, to pass an old backup off as the newest, is refused', async () => {
+    const moved = copyOfRepo();
+    const [older] = ids as [string, string];
+    const later = `${older.slice(0, 4)}9${older.slice(5)}`; // the same moment, years later
+    mkdirSync(join(moved, 'backups', later), { recursive: true });
+    cpSync(join(moved, 'backups', older), join(moved, 'backups', later), { recursive: true });
+    const target = join(dirs.make('moved'), 'data');
+    const res = await restore(['--from', moved, '--to', target]);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toContain(`backup ${later} in ${moved} is damaged: its manifest names backup ${older}, not ${later} (the folder it is in)`);
+    expect(existsSync(target)).toBe(false);
   }, 300_000);
 
   it('without the backup key, a sealed backup is refused, naming --key-file', async () => {

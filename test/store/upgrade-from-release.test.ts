@@ -122,6 +122,16 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
         restored = await startDaemon({ dataDir: target, databaseUrl: '', timeoutMs: 120_000 });
         expectReleaseAnswers(release, await observe(restored.url, then.users), then);
         expect(await restored.stop()).toBe(0);
+
+        // Backups go on into the same repository: the first does not trust the release's manifest for the files'
+        // hashes (it reads them all again), and retention counts the release's backup as one.
+        const next = await runCli(['backup', '--data-dir', target, '--to', repo, '--keep', '1', '--json'], { timeoutMs: 120_000 });
+        expect(next.code, next.stderr).toBe(0);
+        const s = JSON.parse(next.stdout);
+        expect(s).toMatchObject({ based_on: null, files: { reused: 0 } });
+        expect(s.removed_backups).toEqual(readdirSync(join(FIXTURES, release, 'embedded/backup/backups')));
+        const listed = await runCli(['restore', '--from', repo, '--list', '--json', '--key-file', join(target, 'backup.key')]);
+        expect(JSON.parse(listed.stdout)).toMatchObject([{ id: s.id, status: 'complete' }]);
       } finally {
         await restored?.stop();
         removeDir(work);
