@@ -102,6 +102,10 @@ describe('docsearch restore refuses what it cannot vouch for', () => {
       { id: newest, status: 'damaged', complete: false },
     ]);
 
+    const none = await restore(['--from', damaged, '--backup', '20990101T000000Z-000000', '--to', target]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain(`there is no backup 20990101T000000Z-000000 in ${damaged}`);
+
     const named = await restore(['--from', damaged, '--backup', older, '--to', target, '--json']);
     expect(named.code, named.stderr).toBe(0);
     expect(JSON.parse(named.stdout)).toMatchObject({ id: older, verified: true });

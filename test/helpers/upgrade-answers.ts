@@ -30,14 +30,19 @@ const near = (v: unknown): unknown =>
         ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, near(x)]))
         : v;
 
-/** Today's answers against the release's: everything it recorded, the scores and similarities within 1e-5. */
-export function expectSameAnswers(now: Observed, then: Observed): void {
+type Search = Observed['searches'][number];
+
+/** The same projects, documents and searches asked; then `check` on each search's results, today's and the release's. */
+function compareSearches(now: Observed, then: Observed, check: (search: Search, before: Search, what: string) => void): void {
   expect(now.projects).toEqual(then.projects);
   expect(now.documents).toEqual(then.documents);
   expect(now.searches.map((s) => [s.user, s.body])).toEqual(then.searches.map((s) => [s.user, s.body]));
-  now.searches.forEach((search, i) => {
-    const before = then.searches[i]!;
-    const what = `${search.user}: ${JSON.stringify(search.body)}`;
+  now.searches.forEach((search, i) => check(search, then.searches[i]!, `${search.user}: ${JSON.stringify(search.body)}`));
+}
+
+/** Today's answers against the release's: everything it recorded, the scores and similarities within 1e-5. */
+export function expectSameAnswers(now: Observed, then: Observed): void {
+  compareSearches(now, then, (search, before, what) => {
     expect(search.results.map((r) => r.chunk_id), what).toEqual(before.results.map((r) => r.chunk_id));
     search.results.forEach((r, j) => {
       const { score, ...fields } = before.results[j]!;
@@ -48,7 +53,7 @@ export function expectSameAnswers(now: Observed, then: Observed): void {
   });
 }
 
-type Hit = Observed['searches'][number]['results'][number];
+type Hit = Search['results'][number];
 type Scores = { vector?: { similarity: number }; keyword?: { bm25: number } };
 
 /**
@@ -59,12 +64,7 @@ type Scores = { vector?: { similarity: number }; keyword?: { bm25: number } };
  * when the release scored them within twice the drift of each other.
  */
 export function expectAnswersAcrossCpus(now: Observed, then: Observed): void {
-  expect(now.projects).toEqual(then.projects);
-  expect(now.documents).toEqual(then.documents);
-  expect(now.searches.map((s) => [s.user, s.body])).toEqual(then.searches.map((s) => [s.user, s.body]));
-  now.searches.forEach((search, i) => {
-    const before = then.searches[i]!;
-    const what = `${search.user}: ${JSON.stringify(search.body)}`;
+  compareSearches(now, then, (search, before, what) => {
     const similarity = (r: Hit) => (r.scores as Scores).vector?.similarity;
     const atEdge = (page: Hit[], r: Hit) => (r.score as number) - (page.at(-1)!.score as number) <= ACROSS_CPUS.score || Math.abs((similarity(r) ?? Infinity) - FLOOR) <= ACROSS_CPUS.similarity;
     const was = new Map(before.results.map((r) => [r.chunk_id, r]));

@@ -14,7 +14,7 @@ import { databaseOption, operatorConfig } from '../operator-database.js';
 import { runBackup } from './backup.js';
 import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey } from './backup-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
-import { type BackupEntry, describeRepository, listBackups, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
+import { type BackupEntry, backupExists, describeRepository, listBackups, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
 import { restoreInto } from './restore.js';
 import { embeddedTarget, type RestoreTarget, sharedTarget } from './restore-target.js';
 import { openEmbeddedLibrary, openSharedLibrary, type RunningLibrary } from './running-library.js';
@@ -188,9 +188,7 @@ Examples:
 async function chooseBackup(repo: Repository, where: string, key: BackupKey | null, id: string | undefined, trust: boolean): Promise<BackupEntry> {
   if (id) {
     const b = await readBackup(repo, id, key);
-    if (b.status === 'incomplete' && !(await repo.store.list(`backups/${id}/`)[Symbol.asyncIterator]().next()).value) {
-      throw new CliError(`there is no backup ${id} in ${where}`, 1, 'see the backups it holds: docsearch restore --list');
-    }
+    if (b.status === 'incomplete' && !(await backupExists(repo, id))) throw new CliError(`there is no backup ${id} in ${where}`, 1, 'see the backups it holds: docsearch restore --list');
     if (!restorable(b, trust)) throw refusal(b, where);
     return b;
   }

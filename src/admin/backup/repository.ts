@@ -66,6 +66,12 @@ export async function listBackups(repo: Repository, key: BackupKey | null): Prom
   return out;
 }
 
+/** Whether the repository holds anything of backup `id`. */
+export async function backupExists(repo: Repository, id: string): Promise<boolean> {
+  for await (const _ of repo.store.list(`backups/${id}/`)) return true;
+  return false;
+}
+
 /** Backup `id` as its manifest shows it (`incomplete` when it has none). */
 export async function readBackup(repo: Repository, id: string, key: BackupKey | null): Promise<BackupEntry> {
   let bytes: Buffer | null;
