@@ -77,9 +77,15 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 |---|---|
 | \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs. Secrets are stored only as hashes. Not used with \`--database\` (that state is in PostgreSQL). |
 | \`lancedb/\` | LanceDB tables: chunks, vectors, full-text index |
-| \`files/\` | uploaded originals, content-addressed |
+| \`files/\` | uploaded originals, content-addressed (\`files/tmp/\`: uploads on their way in) |
 | \`models/\` | the built-in model's generated ONNX graph (unless \`--model-cache-dir\` points elsewhere) |
-| \`daemon.pid\` | lock: one daemon per data directory (also in shared mode, where each replica has a data directory of its own) |
+| \`daemon.lock\` (+ \`-journal\`) | lock: one daemon per data directory (also in shared mode, where each replica has a data directory of its own); an OS lock (SQLite's exclusive lock on the file), so it goes with the process |
+| \`daemon.pid\` | the pid of the daemon holding the lock, named when another is refused |
+| \`space-reserve\` | 8 MiB the daemon keeps aside and deletes at a start on a full disk, so the database can still open (health then reports \`storage: down\` until there is room again) |
+| \`backup.lock\` (+ \`-journal\`) | lock: one \`docsearch backup\` of this library at a time (embedded mode), held as \`daemon.lock\` is |
+| \`backup.key\` | the key \`docsearch backup\` seals an embedded library's backups with, made on the first backup (mode 0600); keep a copy apart from the backups ([operations.md](operations.md#backup-and-restore)) |
+| \`cache/\` | shared mode: the copy of the index's tables (\`cache/tables\`) or the cache of its files (\`cache/index\`), and copies of the originals this replica received lately (\`cache/originals\`); safe to delete while the daemon is stopped |
+| \`tmp/\` | shared mode: uploads on their way to the object store |
 
 Everything here is its owner's alone: every operator command (\`serve\`, \`users\`, \`clients\`, \`reindex\`, \`migrate\`,
 \`backup\`, \`restore\`) runs with a umask of 077, so each folder it creates is 0700 and each file 0600 — the database,

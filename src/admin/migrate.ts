@@ -48,7 +48,7 @@ export function migrateCommand(io: IO): Command {
         'open jobs, originals, and the chunk index with its vectors (nothing is embedded again) — from one place to another:\n' +
         'a data directory (embedded mode) into PostgreSQL and S3 object storage (shared mode), back, or between two of either.\n' +
         'Nothing may run on either side meanwhile: the data-dir lock and the database\'s library lock keep daemons out, and the\n' +
-        'command refuses while one runs. Interrupted, it resumes where it stopped when run again; at the end it verifies row\n' +
+        'command refuses while one runs (but for --dry-run, which only reads the source). Interrupted, it resumes where it stopped when run again; at the end it verifies row\n' +
         'counts and checksums of every table, each original\'s sha256 and each document\'s chunks, and exits 1 naming what differs.\n' +
         'S3 endpoint and keys come from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, for both sides.',
     )
@@ -58,7 +58,7 @@ export function migrateCommand(io: IO): Command {
     .option('--to <dir>', 'data directory to copy into (made if missing; must hold no library)')
     .addOption(new Option('--to-database <url>', 'PostgreSQL database to copy into (empty, or holding an unfinished copy of the same library)').env('DOCSEARCH_TO_DATABASE_URL'))
     .option('--to-storage <url>', 'object storage to copy into, s3://bucket/prefix (empty, or holding an unfinished copy)')
-    .option('--dry-run', 'show what would be copied and whether the target can take it; write nothing')
+    .option('--dry-run', 'show what would be copied and whether the target can take it; write nothing (runs while the source is served)')
     .option('--json', 'print a JSON summary on stdout (progress stays on stderr)')
     .option('--batch-rows <n>', 'chunk-index rows per commit (also database rows per transaction, at most 1,000)', String(DEFAULT_BATCH_ROWS))
     .addHelpText(

@@ -6,7 +6,8 @@ import { CliConfig } from './config.js';
 import { type CredentialStore, createCredentialStore } from './credentials.js';
 import { UsageError } from '../terminal/errors.js';
 import { ApiClient } from './http.js';
-import type { IO } from '../terminal/io.js';
+import { RETRY_POLICY } from './request-retry.js';
+import { type IO, notice, warn } from '../terminal/io.js';
 
 /**
  * The address `docsearch serve` listens on by default. Duplicated from DEFAULT_PORT in
@@ -131,7 +132,14 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
     }),
     http: once(() => {
       const { url, source } = ctx.server();
-      return new ApiClient({ baseUrl: url, token: sharedBearer(ctx), fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}`, unreachableHint: source === 'saved default' ? savedServerHint(url) : undefined });
+      return new ApiClient({
+        baseUrl: url,
+        token: sharedBearer(ctx),
+        fetch: ctx.fetch,
+        userAgent: `docsearch-cli/${VERSION}`,
+        unreachableHint: source === 'saved default' ? savedServerHint(url) : undefined,
+        retry: { policy: RETRY_POLICY, notify: (event, line) => (event === 'lost' ? warn(io, line) : notice(io, line)) },
+      });
     }),
     ...overrides,
   };

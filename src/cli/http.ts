@@ -1,6 +1,10 @@
 import { credentialShapeProblem, PASTE_HINT } from './auth/credential-shape.js';
 import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from '../terminal/errors.js';
 import { refusalText } from '../core/refusal-text.js';
+import { Contact, type RetryPolicy } from './request-retry.js';
+import { networkError } from './unreachable.js';
+
+export { isTransient, networkError, UnreachableError } from './unreachable.js';
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -12,7 +16,18 @@ export interface RequestOptions {
   /** Send without the bearer credential (health). */
   anonymous?: boolean;
   signal?: AbortSignal;
+  /**
+   * Whether the request may be sent again after a failure in flight (with a client that retries): by default
+   * GET, HEAD, PUT and DELETE without a streamed body; a POST that changes nothing (a search) says so; a caller
+   * with its own way of asking again says not.
+   */
+  retry?: boolean;
 }
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/** Where the client tells of contact lost (a warning) and regained (a notice). */
+export type Notify = (event: 'lost' | 'back', line: string) => void;
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -22,37 +37,14 @@ export interface ApiClientOptions {
   userAgent: string;
   /** The hint when the server cannot be reached (default: check --server or DOCSEARCH_URL). */
   unreachableHint?: string;
+  /** Ask again what may be asked again when contact is lost (request-retry.ts), telling `notify`; absent: never. */
+  retry?: { policy: RetryPolicy; notify: Notify };
 }
 
 interface ErrorBody {
   error?: { code?: string; message?: string; request_id?: string } | string;
   error_description?: string;
 }
-
-/** Describes a fetch failure ("fetch failed" says nothing) by its network cause; `hint` says how to point elsewhere. */
-export function networkError(baseUrl: string, err: unknown, hint = 'check --server or DOCSEARCH_URL'): CliError {
-  const cause = (err as { cause?: { code?: string; message?: string; path?: string; syscall?: string } }).cause;
-  // A file of a streamed upload that could not be read: not the server's fault.
-  if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
-  const why = cause?.code ?? cause?.message ?? (err as Error).message;
-  return new UnreachableError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, why, hint);
-}
-
-/** No answer from the server (refused, reset, timed out): what a caller may retry, unlike an answer it did not like. */
-export class UnreachableError extends CliError {
-  override name = 'UnreachableError';
-  constructor(
-    message: string,
-    /** The network cause in a word or two (ECONNREFUSED). */
-    readonly why: string,
-    hint?: string,
-  ) {
-    super(message, undefined, hint);
-  }
-}
-
-/** No answer, or the answer of a server on its way down or up (a proxy in front of a restarting daemon): worth asking again. */
-export const isTransient = (err: unknown): boolean => err instanceof UnreachableError || (err instanceof ApiError && [502, 503, 504].includes(err.status));
 
 /**
  * The one HTTP client of the CLI: base URL, bearer credential, JSON in and out, and API errors
@@ -61,10 +53,42 @@ export const isTransient = (err: unknown): boolean => err instanceof Unreachable
 export class ApiClient {
   readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
+  private readonly contact: Contact | undefined;
+  private notify: Notify | undefined;
 
   constructor(private readonly opts: ApiClientOptions) {
     this.baseUrl = opts.baseUrl;
     this.fetchImpl = opts.fetch ?? fetch;
+    this.notify = opts.retry?.notify;
+    this.contact = opts.retry && new Contact(opts.baseUrl, opts.retry.policy, (event, line) => this.notify?.(event, line));
+  }
+
+  /** The same client without a retry policy: for a caller that rides through lost contact its own way (`--watch`). */
+  withoutRetry(): ApiClient {
+    return new ApiClient({ ...this.opts, retry: undefined });
+  }
+
+  /** Tells of contact lost and regained through `notify` until the returned function is called (a progress board's own lines). */
+  routeNotices(notify: Notify): () => void {
+    const before = this.notify;
+    this.notify = notify;
+    return () => {
+      this.notify = before;
+    };
+  }
+
+  /**
+   * Runs `attempt` — requests whose bodies it makes afresh each time (an upload's stream), their answers read — again
+   * after a failure in flight, as the client's requests that may be asked again are; once without a retry policy.
+   */
+  retrying<T>(attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.contact ? this.contact.retrying(attempt, signal) : attempt();
+  }
+
+  /** Whether `send` asks again by itself. */
+  private replayable(method: string, opts: RequestOptions): boolean {
+    const streamed = opts.body !== undefined && typeof opts.body === 'object' && opts.body !== null && Symbol.asyncIterator in opts.body;
+    return !streamed && (opts.retry ?? IDEMPOTENT.has(method));
   }
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -73,8 +97,15 @@ export class ApiClient {
     return u.toString();
   }
 
-  /** Sends the request and returns the raw Response on 2xx; throws a CliError otherwise. */
-  async send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+  /**
+   * Sends the request and returns the raw Response on 2xx; throws a CliError otherwise. One that may be asked again
+   * is, until its answer comes (its body is the caller's to read: a download cut off midway is not asked again).
+   */
+  send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    return this.replayable(method, opts) ? this.retrying(() => this.sendOnce(method, path, opts), opts.signal) : this.sendOnce(method, path, opts);
+  }
+
+  private async sendOnce(method: string, path: string, opts: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...opts.headers };
     if (!opts.anonymous) {
       if (!this.opts.token) throw new AuthRequiredError();
@@ -103,6 +134,7 @@ export class ApiClient {
       if ((err as Error).name === 'AbortError') throw err;
       throw networkError(this.baseUrl, err, this.opts.unreachableHint);
     }
+    if (![502, 503, 504].includes(res.status)) this.contact?.answeredNow();
     if (res.ok) return res;
     if (res.status === 404 && (await this.isNoRoute(res.clone()))) throw this.wrongServerUrl(path);
     throw await apiErrorFrom(res, `${method} ${path}`);
@@ -133,10 +165,32 @@ export class ApiClient {
     );
   }
 
-  async json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const res = await this.send(method, path, opts);
+  /** The request's JSON answer; one that may be asked again is, until its answer has come whole. */
+  json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    if (!this.replayable(method, opts)) return this.jsonOnce<T>(method, path, opts);
+    let attempts = 0;
+    return this.retrying(async () => {
+      try {
+        return await this.jsonOnce<T>(method, path, opts);
+      } catch (err) {
+        // A DELETE asked again after a failure in flight finds the thing gone: the first one deleted it.
+        if (++attempts > 1 && method === 'DELETE' && err instanceof ApiError && err.status === 404) return undefined as T;
+        throw err;
+      }
+    }, opts.signal);
+  }
+
+  private async jsonOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
+    const res = await this.sendOnce(method, path, opts);
     if (res.status === 204) return undefined as T;
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      // The connection went while the answer came (a replica killed mid-response).
+      if ((err as Error).name === 'AbortError') throw err;
+      throw networkError(this.baseUrl, err, this.opts.unreachableHint);
+    }
     if (!text) return undefined as T;
     try {
       return JSON.parse(text) as T;

@@ -4,15 +4,13 @@
  * chunks, the vectors of those ready then bit for bit, and the `migrate` comparison of search results (the same
  * chunk ids in the same order, scores within 1e-5).
  */
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import { api, type Daemon, REPO } from '../helpers/daemon.js';
+import { api, type Daemon } from '../helpers/daemon.js';
+import { chunkRows, type VectorStore } from '../helpers/chunk-rows.js';
 import { expectSameResults, type Hit, searchHits } from '../helpers/same-results.js';
 import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 
-type ConnectionModule = typeof import('../../src/store/lancedb/connection.js');
-type VectorStore = Awaited<ReturnType<ConnectionModule['VectorStore']['open']>>;
 
 export const QUERIES = ['which laws cover semiconductor masks', 'where do marmots hibernate', 'why do tides rise', 'owls hunting at night'];
 /**
@@ -98,44 +96,6 @@ function snapshotStatuses(file: string): Map<string, string> {
     db.close();
   }
 }
-
-interface StoredRow {
-  document_id: string;
-  fields: Record<string, unknown>;
-  vector: number[];
-}
-
-/** Every chunk row of a library's index by chunk id, read only through the built module `migrate` reads with. */
-async function chunkRows(open: () => Promise<VectorStore>): Promise<Map<string, StoredRow>> {
-  const { readStoredIndex } = (await import(join(REPO, 'dist/store/lancedb/table-reader.js'))) as typeof import('../../src/store/lancedb/table-reader.js');
-  const store = await open();
-  try {
-    const out = new Map<string, StoredRow>();
-    const { chunks } = await readStoredIndex(store);
-    for await (const batch of chunks!.scan(['id', 'user_id', 'document_id', 'chunk_index', 'heading', 'page_start', 'page_end', 'text', 'ocr', 'vector'])) {
-      for (const proxy of batch.toArray()) {
-        const { vector, ...fields } = proxy.toJSON() as Record<string, unknown>;
-        out.set(fields.id as string, { document_id: fields.document_id as string, fields: { ...fields, chunk_index: Number(fields.chunk_index) }, vector: [...(vector as Iterable<number>)] });
-      }
-    }
-    return out;
-  } finally {
-    await store.close();
-  }
-}
-
-export const localIndex = (dataDir: string) => async () => {
-  const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
-  return VectorStore.open(join(dataDir, 'lancedb'));
-};
-
-export const s3Index = (storage: string, env: Record<string, string>) => async () => {
-  const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
-  const { parseS3Location } = (await import(join(REPO, 'dist/store/objects/location.js'))) as typeof import('../../src/store/objects/location.js');
-  const { S3ObjectStore } = (await import(join(REPO, 'dist/store/objects/s3.js'))) as typeof import('../../src/store/objects/s3.js');
-  const loc = parseS3Location(storage, env);
-  return VectorStore.openS3Detached(loc, (await S3ObjectStore.connect(loc)).at('lancedb'));
-};
 
 export interface Library {
   daemon: Daemon;

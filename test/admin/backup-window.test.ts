@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackup } from '../../src/admin/backup/backup.js';
+import { backupKeyAt } from '../../src/admin/backup/backup-key.js';
 import { openRepository } from '../../src/admin/backup/repository.js';
 import { openEmbeddedLibrary } from '../../src/admin/backup/running-library.js';
 import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
@@ -53,12 +54,15 @@ describe('a backup while documents are deleted and moved between its database sn
     const library = await openEmbeddedLibrary(d.dataDir);
     const repo = await openRepository(repoDir, process.env);
     const lines: string[] = [];
+    const keyFile = join(tmp('key'), 'backup.key');
+    const { key } = await backupKeyAt(keyFile);
     let summary;
     try {
       summary = await runBackup({
         library,
         repo,
         repository: repoDir,
+        key,
         progress: { line: (text) => lines.push(text), step: () => ({ add: () => undefined, end: () => undefined }) },
         afterSnapshot: async () => {
           expect((await api(d, `/api/v1/documents/${ids.deleted}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
@@ -73,7 +77,7 @@ describe('a backup while documents are deleted and moved between its database sn
     }
 
     const target = join(tmp('restore'), 'data');
-    const restored = await runCli(['restore', '--from', repoDir, '--to', target, '--json'], { timeoutMs: 240_000 });
+    const restored = await runCli(['restore', '--from', repoDir, '--to', target, '--key-file', keyFile, '--json'], { timeoutMs: 240_000 });
     expect(restored.code, restored.stderr).toBe(0);
     const r = await startDaemon({ dataDir: target });
     try {

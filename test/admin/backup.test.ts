@@ -1,17 +1,20 @@
 /**
  * `docsearch backup` and `docsearch restore` through the built binary, on a library a real daemon serves while 4
  * clients upload and 2 search: the restored library holds the source's documents, chunks and search results as of
- * the backup's moment; a second run copies only what changed; a backup killed midway is never restorable; a
- * damaged, newer or misplaced backup is refused, saying why.
+ * the backup's moment, and the backup key with which backup sealed it (made in the data dir on the first run);
+ * a second run copies only what changed; a backup killed midway is listed as incomplete and never restored; a
+ * damaged, newer or misplaced backup is refused, saying why. (test/admin/restore-refusals.test.ts: what restore
+ * refuses of a repository someone else wrote to.)
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { localIndex } from '../helpers/chunk-rows.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { documents, expectIncremental, expectRestoredAsOfBackup, localIndex, settled, underLoad } from './backup-compare.js';
+import { documents, expectIncremental, expectRestoredAsOfBackup, settled, underLoad } from './backup-compare.js';
 
 const PDFS = ['latex-1col.pdf', 'pandoc.pdf', 'libreoffice.pdf'].map((n) => ({ name: n, bytes: readFileSync(join(REPO, 'test/fixtures/extract', n)) }));
 
@@ -23,6 +26,8 @@ describe('docsearch backup and restore of a running embedded library', () => {
   const cli = (args: string[], timeoutMs = 240_000) => runCli(args, { timeoutMs });
   let repo: string;
   let first: any;
+  /** Where backup makes its key: `backup.key` in the data dir. */
+  let keyFile: string;
 
   let sourceId: string;
   let projectId: string;
@@ -40,6 +45,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const up = await uploadFiles(d, user.apiKey, PDFS, { query: '?wait=true' });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     repo = tmp('repo');
+    keyFile = join(d.dataDir, 'backup.key');
   }, 300_000);
   afterAll(async () => {
     await d?.stop();
@@ -53,12 +59,18 @@ describe('docsearch backup and restore of a running embedded library', () => {
     expect(first).toMatchObject({ based_on: null, files: { reused: 0 }, originals: { missing: [] } });
     expect(first.files.copied).toBe(first.files.total);
     expect(res.stderr).toMatch(/database: snapshot taken at/);
+    // The first backup made the key that seals it, for its owner's eyes only, and said so.
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(res.stderr).toContain(`made the backup key ${keyFile} (key ${first.key_id}): keep a copy of it apart from the backups`);
 
     await settled(d, user.apiKey);
     const target = join(tmp('restore'), 'data');
-    const restored = await cli(['restore', '--from', repo, '--to', target, '--json']);
+    const restored = await cli(['restore', '--from', repo, '--to', target, '--key-file', keyFile, '--json']);
     expect(restored.code, restored.stderr).toBe(0);
-    expect(JSON.parse(restored.stdout)).toMatchObject({ id: first.id, verified: true });
+    expect(JSON.parse(restored.stdout)).toMatchObject({ id: first.id, verified: true, key_id: first.key_id });
+    // The restored library's backups go on under the same key.
+    expect(readFileSync(join(target, 'backup.key'), 'utf8')).toBe(readFileSync(keyFile, 'utf8'));
+    expect(statSync(join(target, 'backup.key')).mode & 0o777).toBe(0o600);
 
     const r = await startDaemon({ dataDir: target });
     try {
@@ -94,8 +106,8 @@ describe('docsearch backup and restore of a running embedded library', () => {
     expect(kept.code, kept.stderr).toBe(0);
     const k = JSON.parse(kept.stdout);
     expect(k.removed_backups.sort()).toEqual([first.id, s.id].sort());
-    const list = await cli(['restore', '--from', repo, '--list', '--json']);
-    expect(JSON.parse(list.stdout).map((b: { id: string }) => b.id)).toEqual([k.id]);
+    const list = await cli(['restore', '--from', repo, '--list', '--json', '--key-file', keyFile]);
+    expect(JSON.parse(list.stdout)).toMatchObject([{ id: k.id, status: 'complete', key_id: first.key_id }]);
   }, 600_000);
 
   it('a backup killed midway leaves nothing restore accepts; the next run cleans up and completes', async () => {
@@ -122,20 +134,24 @@ describe('docsearch backup and restore of a running embedded library', () => {
     expect(workFolders(), 'the killed run left its work folder').toHaveLength(1);
 
     const target = join(tmp('from-killed'), 'data');
-    const none = await cli(['restore', '--from', killedRepo, '--to', target]);
+    const id = /^backup (\S+) of /m.exec(stderr)![1]!;
+    // Listed as what it is, though it was the repository's first.
+    const listed = await cli(['restore', '--from', killedRepo, '--list', '--json', '--key-file', keyFile]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ id, status: 'incomplete', complete: false, problem: expect.stringMatching(/no manifest: it was interrupted, or is still running \(started at /) }]);
+    expect((await cli(['restore', '--from', killedRepo, '--list', '--key-file', keyFile])).stdout).toMatch(new RegExp(`^${id}  incomplete +it has no manifest`));
+    const none = await cli(['restore', '--from', killedRepo, '--to', target, '--key-file', keyFile]);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/holds no complete backup/);
-    const id = /^backup (\S+) of /m.exec(stderr)![1]!;
-    const named = await cli(['restore', '--from', killedRepo, '--backup', id, '--to', target]);
+    const named = await cli(['restore', '--from', killedRepo, '--backup', id, '--to', target, '--key-file', keyFile]);
     expect(named.code).toBe(1);
-    expect(named.stderr).toMatch(/has no manifest: it is incomplete/);
+    expect(named.stderr).toMatch(/is incomplete: it has no manifest/);
 
     const again = await runCli(['backup', '--data-dir', d.dataDir, '--to', killedRepo, '--json'], { timeoutMs: 240_000, env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/removed the version tags a backup that did not finish left/);
     expect(again.stderr).toMatch(/removed the work folder of a backup that did not finish \(1\)/);
     expect(workFolders(), `nor its own (${readdirSync(scratch).join(', ')})`).toEqual([]);
-    const ok = await cli(['restore', '--from', killedRepo, '--to', target, '--json']);
+    const ok = await cli(['restore', '--from', killedRepo, '--to', target, '--key-file', keyFile, '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ id: JSON.parse(again.stdout).id, verified: true });
   }, 600_000);
@@ -143,7 +159,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
   it('refuses a non-empty target, a damaged file and a manifest of a newer format', async () => {
     const busy = tmp('busy');
     writeFileSync(join(busy, 'something'), 'x');
-    const full = await cli(['restore', '--from', repo, '--to', busy]);
+    const full = await cli(['restore', '--from', repo, '--to', busy, '--key-file', keyFile]);
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/is not empty/);
 
@@ -153,7 +169,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const objectPath = join(repo, original.key);
     const bytes = readFileSync(objectPath);
     writeFileSync(objectPath, Buffer.concat([bytes.subarray(0, -1), Buffer.from([bytes.at(-1)! ^ 1])]));
-    const damaged = await cli(['restore', '--from', repo, '--to', join(tmp('damaged'), 'data')]);
+    const damaged = await cli(['restore', '--from', repo, '--to', join(tmp('damaged'), 'data'), '--key-file', keyFile]);
     writeFileSync(objectPath, bytes);
     expect(damaged.code).toBe(1);
     expect(damaged.stderr).toMatch(/checksum mismatch/);
@@ -161,9 +177,9 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const manifestPath = join(repo, 'backups', id!, 'manifest.json');
     const text = readFileSync(manifestPath, 'utf8');
     writeFileSync(manifestPath, JSON.stringify({ ...m, format: 99 }));
-    const newer = await cli(['restore', '--from', repo, '--backup', id!, '--to', join(tmp('newer'), 'data')]);
+    const newer = await cli(['restore', '--from', repo, '--backup', id!, '--to', join(tmp('newer'), 'data'), '--key-file', keyFile]);
     writeFileSync(manifestPath, text);
     expect(newer.code).toBe(1);
-    expect(newer.stderr).toMatch(/backup format 99; this version reads format 1/);
+    expect(newer.stderr).toMatch(/backup format 99; this version reads format 2/);
   }, 300_000);
 });

@@ -5,7 +5,8 @@
  * release and of today's daemon opening its library (test/store/upgrade-from-release.test.ts). Only REST calls
  * every release since 0.1.0 answers. No vitest import: the fixture script runs it outside vitest.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { arch } from 'node:os';
 import { basename, join } from 'node:path';
 import { REPO } from './daemon.js';
 
@@ -41,6 +42,26 @@ export const LIBRARY: { email: string; projects: { name: string; description: st
 ];
 
 export const PASSWORD = 'correct horse battery staple';
+
+/** The CPU features ONNX Runtime picks the built-in model's kernels by (int8 and float matrix products, activations). */
+const KERNEL_FLAGS = new Set([
+  ...['sse4_1', 'sse4_2', 'avx', 'avx2', 'fma', 'f16c', 'avx512f', 'avx512bw', 'avx512dq', 'avx512vl', 'avx512_vnni', 'avx_vnni', 'avx512_bf16', 'avx512_fp16'],
+  ...['amx_tile', 'amx_int8', 'amx_bf16', 'asimd', 'asimddp', 'i8mm', 'sve', 'sve2', 'bf16', 'fphp', 'asimdhp'],
+]);
+
+/**
+ * What decides how this machine computes a query's vector: its architecture and the CPU features among those the
+ * model's kernels are chosen by. Two machines that agree embed a query to the same bits; others may round it
+ * differently (docs/operations.md, "How it is tested"). A fixture records it (`machine.json`).
+ */
+export function modelKernels(): string {
+  const info = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const flags = /^(?:flags|Features)\s*:(.*)$/m.exec(info)?.[1]?.trim().split(/\s+/) ?? ['unknown'];
+  return [arch(), ...flags.filter((f) => KERNEL_FLAGS.has(f) || f === 'unknown').sort()].join(' ');
+}
+
+/** The CPU's name, for people reading a fixture. */
+export const cpuName = (): string => /^model name\s*:(.*)$/m.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1]?.trim() ?? arch();
 
 /** The searches asked of each user: `project` narrows to one of theirs by name. */
 const SEARCHES: { user: number; body: Record<string, unknown>; project?: string }[] = [

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO } from '../helpers/daemon.js';
 
@@ -39,16 +39,42 @@ export interface Installed {
   /** The installed `docsearch` launcher. */
   bin: string;
   seconds: number;
+  /** What npm said on stderr (its warnings). */
+  npmStderr: string;
 }
 
-/** `npm install -g --prefix <empty folder> <tgz>`, run from a folder outside the repository, as a user would. */
-export async function installGlobally(tgz: string): Promise<Installed> {
-  const prefix = mkdtempSync(join(tmpdir(), 'docsearch-prefix-'));
-  const cwd = mkdtempSync(join(tmpdir(), 'docsearch-user-'));
-  const t0 = performance.now();
-  await execFileAsync('npm', ['install', '-g', '--prefix', prefix, tgz], { cwd, env: userEnv(), encoding: 'utf8', timeout: 900_000, maxBuffer: 64 << 20 });
-  return { prefix, bin: join(prefix, 'bin', 'docsearch'), seconds: (performance.now() - t0) / 1000 };
+/**
+ * The README's lines that install `pkg`'s tarball: from its Install section's code block that packs it, the lines
+ * from the first that names the tarball to the `npm install -g` (e.g. `tgz=$PWD/docsearch-0.2.0.tgz` and
+ * `npm install -g --allow-scripts="better-sqlite3,$tgz" "$tgz"`).
+ */
+export function readmeInstall(pkg: 'docsearch' | 'docsearch-cli'): string[] {
+  const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
+  const tarball = `${pkg}-${version}.tgz`;
+  const block = [...readFileSync(join(REPO, 'README.md'), 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!.split('\n').map((l) => l.replace(/\s+# .*$/, '')))
+    .find((lines) => lines.some((l) => l.includes(tarball)) && lines.some((l) => l.startsWith('npm install -g ')));
+  if (!block) throw new Error(`README.md shows no \`npm install -g\` of ${tarball}`);
+  const first = block.findIndex((l) => l.includes(tarball));
+  const last = block.findIndex((l) => l.startsWith('npm install -g '));
+  return block.slice(first, last + 1);
 }
+
+/**
+ * The README's install of `pkg` (readmeInstall), run with bash in the folder that holds `tgz` (as after `npm run
+ * pack:…`), into an empty prefix (npm_config_prefix) and from a user's environment.
+ */
+export async function installGlobally(tgz: string, pkg: 'docsearch' | 'docsearch-cli'): Promise<Installed> {
+  const prefix = mkdtempSync(join(tmpdir(), 'docsearch-prefix-'));
+  const lines = readmeInstall(pkg);
+  const t0 = performance.now();
+  const { stderr } = await execFileAsync('bash', ['-euc', lines.join('\n')], { cwd: dirname(tgz), env: { ...userEnv(), npm_config_prefix: prefix }, encoding: 'utf8', timeout: 900_000, maxBuffer: 64 << 20 });
+  return { prefix, bin: join(prefix, 'bin', 'docsearch'), seconds: (performance.now() - t0) / 1000, npmStderr: stderr };
+}
+
+/** The packages npm says have install scripts nobody allowed (`npm warn install-scripts`), by name. */
+export const unallowedScripts = (npmStderr: string): string[] =>
+  [...npmStderr.matchAll(/^npm warn install-scripts\s+(@?[^@\s]+)@\S+ \(/gm)].map((m) => m[1]!).sort();
 
 /** Bytes of every file under `dir` (links counted as links): the installed size. */
 export function installedBytes(dir: string): number {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
-import { execFileAsync, type Installed, installedBytes, installGlobally, pack, userEnv } from './install.js';
+import { execFileAsync, type Installed, installedBytes, installGlobally, pack, unallowedScripts, userEnv } from './install.js';
 
 /** The light client's budget (issue #43): what `npm install -g docsearch-cli` may put on a CI runner or a laptop. */
 const MAX_INSTALLED_BYTES = 15e6;
@@ -31,7 +31,8 @@ describe('the light client (docsearch-cli) installs small and talks to a server'
     });
 
   beforeAll(async () => {
-    installed = await installGlobally(await pack('pack-cli.mjs'));
+    installed = await installGlobally(await pack('pack-cli.mjs'), 'docsearch-cli');
+    expect(unallowedScripts(installed.npmStderr), 'nothing to run at install').toEqual([]);
     daemon = await startDaemon();
     const home = mkdtempSync(join(tmpdir(), 'docsearch-cli-home-'));
     // Logins go to a file in a temp home: never the keychain of the machine running the tests.

@@ -2,65 +2,33 @@
  * Upgrades across releases, on the libraries released docsearch versions wrote (test/fixtures/upgrade/<release>/,
  * made by scripts/make-upgrade-fixture.sh with that release's own code): today's daemon opens each one, in
  * embedded mode (a copy of its data dir) and in shared mode (its pg_dump loaded into a fresh PostgreSQL 15
- * database, its objects put into a fresh Ceph RGW bucket), migrates it, and answers what the release answered —
- * same projects and documents, same searches (chunk ids, order, snippets; scores within 1e-5) — and takes a new
- * upload. A library from a newer release (a migration this build does not know, a newer chunk index format) is
- * refused by `serve` and the operator commands with exit code 3, and left byte for byte as it was.
+ * database, its objects put into a fresh Ceph RGW bucket), migrates it, keeps every chunk and stored vector bit for
+ * bit, answers what the release answered — as docs/operations.md ("Upgrading") promises: on the CPU the fixture
+ * was made on (the same model kernels, `machine.json`), the same chunk ids in the same order with every number
+ * within 1e-5; on another, within the drift a query's vector may have there — and takes a new upload. The backup
+ * the release wrote restores (one made before backups were sealed, on --trust-repository only). A library from a
+ * newer release (a migration this build does not know, a newer chunk index format) is refused by `serve` and the
+ * operator commands with exit code 3, and left byte for byte as it was.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SCHEMA } from '../../src/store/sql/migrations/index.js';
-import { type Daemon, REPO, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
+import { chunkRows, localIndex } from '../helpers/chunk-rows.js';
+import { type Daemon, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
 import { PG_BIN, type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
-import { call, type FixtureUser, type Observed, observe, PASSWORD, uploadReady } from '../helpers/upgrade-library.js';
+import { expectReleaseAnswers, FIXTURES, loadSharedFixture, PREFIX, recorded, RELEASES } from '../helpers/release-fixture.js';
+import { call, type FixtureUser, observe, PASSWORD, uploadReady } from '../helpers/upgrade-library.js';
 import { httpClient } from '../mcp/mcp-client.js';
 
-const FIXTURES = join(REPO, 'test/fixtures/upgrade');
-const RELEASES = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'README.md')));
-const PREFIX = 'library';
 const SHARED_SKIP = postgresUnavailable() ?? rgwUnavailable();
-
-type Recorded = Observed & { users: FixtureUser[] };
-const recorded = (release: string, mode: 'embedded' | 'shared'): Recorded => JSON.parse(readFileSync(join(FIXTURES, release, `${mode}.json`), 'utf8')) as Recorded;
-
-/**
- * The release's numbers, each as "within 1e-5": a query is embedded by today's model graph, whose float operations
- * may round differently in the last bits (mean pooling moved into the graph in GRAPH_REVISION 4).
- */
-const near = (v: unknown): unknown =>
-  typeof v === 'number' && !Number.isInteger(v)
-    ? expect.closeTo(v, 5)
-    : Array.isArray(v)
-      ? v.map(near)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, near(x)]))
-        : v;
-
-/** Today's answers against the release's: everything it recorded, the scores and similarities within 1e-5. */
-function expectSameAnswers(now: Observed, then: Observed): void {
-  expect(now.projects).toEqual(then.projects);
-  expect(now.documents).toEqual(then.documents);
-  expect(now.searches.map((s) => [s.user, s.body])).toEqual(then.searches.map((s) => [s.user, s.body]));
-  now.searches.forEach((search, i) => {
-    const before = then.searches[i]!;
-    const what = `${search.user}: ${JSON.stringify(search.body)}`;
-    expect(search.results.map((r) => r.chunk_id), what).toEqual(before.results.map((r) => r.chunk_id));
-    search.results.forEach((r, j) => {
-      const { score, ...fields } = before.results[j]!;
-      expect(Math.abs((r.score as number) - (score as number)), `${what}, result ${j}: score ${String(r.score)} against ${String(score)}`).toBeLessThanOrEqual(1e-5);
-      // Fields the release answered with (a later release may add others).
-      expect(Object.fromEntries(Object.keys(fields).map((k) => [k, r[k]])), what).toEqual(near(fields));
-    });
-  });
-}
 
 /** The accounts still sign in by their keys, and a new document goes in and is found. */
 async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Promise<void> {
@@ -139,10 +107,58 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
 
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 });
-      expectSameAnswers(await observe(daemon.url, then.users), then);
+      expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
       expect(Number.parseInt(appliedSqlite(dataDir).at(-1)!, 10)).toBe(KNOWN_SCHEMA);
+      // Nothing was embedded again: every chunk the release stored is there with its fields and vector, bit for bit.
+      const pristine = mkdtempSync(join(tmpdir(), `docsearch-upgrade-${release}-pristine-`));
+      try {
+        cpSync(join(FIXTURES, release, 'embedded/data/lancedb'), join(pristine, 'lancedb'), { recursive: true });
+        const [stored, upgraded] = [await chunkRows(localIndex(pristine)), await chunkRows(localIndex(dataDir))];
+        expect(stored.size).toBeGreaterThan(0);
+        for (const [id, row] of stored) expect(upgraded.get(id), id).toEqual(row);
+      } finally {
+        removeDir(pristine);
+      }
+    });
+
+    it.skipIf(!existsSync(join(FIXTURES, release, 'embedded/backup')))('its backup, written by the release, restores into a new data dir, which answers as the release did', async () => {
+      const work = mkdtempSync(join(tmpdir(), `docsearch-upgrade-${release}-backup-`));
+      let restored: Daemon | undefined;
+      try {
+        const repo = join(work, 'repo');
+        cpSync(join(FIXTURES, release, 'embedded/backup'), repo, { recursive: true });
+        const target = join(work, 'data');
+        const key = join(FIXTURES, release, 'embedded/backup.key');
+        let trust = ['--key-file', key];
+        if (!existsSync(key)) {
+          // Written before backups were sealed: refused unless the repository is trusted, which is said.
+          const refused = await runCli(['restore', '--from', repo, '--to', target], { timeoutMs: 120_000 });
+          expect(refused.code, refused.stderr).toBe(1);
+          expect(refused.stderr).toMatch(/is not sealed: it was written by docsearch \S+ before backups were sealed/);
+          trust = ['--trust-repository'];
+        }
+        const res = await runCli(['restore', '--from', repo, '--to', target, ...trust, '--json'], { timeoutMs: 120_000 });
+        expect(res.code, res.stderr).toBe(0);
+        expect(JSON.parse(res.stdout)).toMatchObject({ verified: true });
+        restored = await startDaemon({ dataDir: target, databaseUrl: '', timeoutMs: 120_000 });
+        expectReleaseAnswers(release, await observe(restored.url, then.users), then);
+        expect(await restored.stop()).toBe(0);
+
+        // Backups go on into the same repository: the first does not trust the release's manifest for the files'
+        // hashes (it reads them all again), and retention counts the release's backup as one.
+        const next = await runCli(['backup', '--data-dir', target, '--to', repo, '--keep', '1', '--json'], { timeoutMs: 120_000 });
+        expect(next.code, next.stderr).toBe(0);
+        const s = JSON.parse(next.stdout);
+        expect(s).toMatchObject({ based_on: null, files: { reused: 0 } });
+        expect(s.removed_backups).toEqual(readdirSync(join(FIXTURES, release, 'embedded/backup/backups')));
+        const listed = await runCli(['restore', '--from', repo, '--list', '--json', '--key-file', join(target, 'backup.key')]);
+        expect(JSON.parse(listed.stdout)).toMatchObject([{ id: s.id, status: 'complete' }]);
+      } finally {
+        await restored?.stop();
+        removeDir(work);
+      }
     });
 
     it('once a newer release has migrated it, is refused by serve and users add (exit 3), every file left as it was', async () => {
@@ -159,6 +175,22 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       expect(added.code, added.stderr).toBe(3);
       expect(added.stderr).toMatch(NEWER_SCHEMA);
       expect(digestDir(dataDir)).toEqual(before);
+    });
+
+    it('with a migration of this build’s number that it does not know (another line’s), is refused (exit 3), saying so', async () => {
+      const other = `${String(KNOWN_SCHEMA).padStart(3, '0')}-from-another-line`;
+      const raw = new BetterSqlite3(join(dataDir, 'docsearch.db'));
+      raw.prepare('DELETE FROM kysely_migration WHERE name = ?').run(NEWER_MIGRATION);
+      raw.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run(other, new Date().toISOString());
+      raw.close();
+      const before = digestDir(dataDir);
+      const served = await serveOnce(dataDir);
+      expect(served.code, served.stderr).toBe(3);
+      expect(served.stderr).toContain(`error: this library was written by another build of docsearch (schema ${KNOWN_SCHEMA}, a number this build also knows, but unknown migrations: ${other}): run the docsearch that wrote it`);
+      expect(digestDir(dataDir)).toEqual(before);
+      const cleanup = new BetterSqlite3(join(dataDir, 'docsearch.db'));
+      cleanup.prepare('DELETE FROM kysely_migration WHERE name = ?').run(other);
+      cleanup.close();
     });
 
     it('with a chunk index format newer than this build knows, is refused (exit 3), every file left as it was', async () => {
@@ -207,14 +239,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       [cluster, rgw] = await Promise.all([startPostgres(), startRgw()]);
       databaseUrl = await cluster.createDatabase();
       env = { DOCSEARCH_DATABASE_URL: databaseUrl, ...rgw.env() };
-      const load = spawnSync(join(PG_BIN, 'psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f', join(FIXTURES, release, 'shared/database.sql'), databaseUrl], { encoding: 'utf8' });
-      if (load.status !== 0) throw new Error(`psql could not load the dump: ${load.stderr}`);
-      const root = join(FIXTURES, release, 'shared/objects');
-      const s3 = rgw.client();
-      for (const file of Object.keys(digestDir(root))) {
-        await s3.send(new PutObjectCommand({ Bucket: rgw.bucket, Key: `${PREFIX}/${file}`, Body: readFileSync(join(root, file)) }));
-      }
-      s3.destroy();
+      await loadSharedFixture(release, databaseUrl, rgw);
     });
     afterAll(async () => {
       await daemon?.stop();
@@ -225,7 +250,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
 
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 });
-      expectSameAnswers(await observe(daemon.url, then.users), then);
+      expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
       const applied = await query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name');

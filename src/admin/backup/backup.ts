@@ -11,8 +11,10 @@
  *    documents the snapshot does not have are swept by the restored daemon at its start. A re-index that
  *    switches to a new table while the backup runs fails it (run it again): the pinned table would be dropped;
  * 3. the originals the snapshot's documents use, and the files of those table versions, each hashed as read:
- *    those the last complete backup has already (same place, same size: they are immutable) are not copied again;
- * 4. the manifest, last: until it is written, the backup does not exist for `restore`.
+ *    those the last complete backup sealed with the same key has already (same place, same size: they are
+ *    immutable) are not copied again; a manifest that key did not seal is not trusted for their hashes;
+ * 4. the manifest, sealed with the backup key (manifest.ts), last: until it is written, the backup does not exist
+ *    for `restore`, which lists it as incomplete (the run writes `started.json` first).
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -29,9 +31,10 @@ import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import { applyWindowChanges } from './index-window.js';
 import { eachLimited } from '../each-limited.js';
 import { copyObject } from './copy-object.js';
-import { type BackedUpFile, BACKUP_FORMAT, type BackupManifest, sealManifest } from './manifest.js';
+import type { BackupKey } from './backup-key.js';
+import { type BackedUpFile, BACKUP_FORMAT, type BackupManifest, databaseKey, isLibraryPath, manifestKey, objectKey, ownKey, sealManifest, startedKey } from './manifest.js';
 import type { RateLimit } from './rate-limit.js';
-import { databaseKey, listBackups, manifestKey, objectKey, ownKey, type Repository } from './repository.js';
+import { listBackups, type Repository } from './repository.js';
 import type { RunningLibrary } from './running-library.js';
 
 /** Files copied at once (object stores answer each request in tens of milliseconds: keep several in flight). */
@@ -41,6 +44,8 @@ export interface BackupSummary {
   id: string;
   library: string;
   repository: string;
+  /** The backup key that sealed it. */
+  key_id: string;
   taken_at: string;
   /** The backup this one took unchanged files from, or null (the first). */
   based_on: string | null;
@@ -60,6 +65,8 @@ export interface BackupOptions {
   library: RunningLibrary;
   repo: Repository;
   repository: string;
+  /** Seals the manifest. */
+  key: BackupKey;
   progress: Progress;
   rate?: RateLimit;
   /** Keep only this many newest backups (this one included); absent: keep all. */
@@ -90,9 +97,10 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
   const { path: work, abandoned } = await scratchFolder('backup');
   const release = await library.lockBackups();
   try {
-    progress.line(`backup ${id} of ${library.label} into ${opts.repository}`);
+    progress.line(`backup ${id} of ${library.label} into ${opts.repository}, sealed with backup key ${opts.key.id}`);
+    await repo.store.put(startedKey(id), `${JSON.stringify({ id, docsearch: VERSION, library: library.label, started_at: new Date(started).toISOString() })}\n`);
     if (abandoned > 0) progress.line(`removed the work folder of a backup that did not finish (${abandoned})`);
-    const previous = (await listBackups(repo)).filter((b) => b.manifest).at(-1)?.manifest ?? null;
+    const previous = await basis(repo, opts.key, progress);
     const stale = await removeBackupTags(library.vectors);
     if (stale > 0) progress.line(`removed the version tags a backup that did not finish left (${stale})`);
 
@@ -123,7 +131,8 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         const rest = key.slice('lancedb/'.length);
         const slash = rest.indexOf('/');
         if (slash < 0) {
-          if (!rest.endsWith('.tmp')) wanted.push({ path: key, key: ownKey(id, key), immutable: false, original: false });
+          // Files beside the tables that are no part of the index (a temp file, an editor's) stay behind.
+          if (!rest.endsWith('.tmp') && isLibraryPath(key)) wanted.push({ path: key, key: ownKey(id, key), immutable: false, original: false });
           continue;
         }
         const version = pinned.get(rest.slice(0, slash));
@@ -165,7 +174,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
       const database = await copyObject(local, 'docsearch.db', repo.store, databaseKey(id), { tmpDir: repo.tmpDir });
       if (!database) throw new CliError('the database snapshot vanished before it was stored');
       files.sort((a, b) => a.path.localeCompare(b.path));
-      const manifest: Omit<BackupManifest, 'checksum'> = {
+      const manifest: Omit<BackupManifest, 'key_id'> = {
         format: BACKUP_FORMAT,
         id,
         docsearch: VERSION,
@@ -178,13 +187,14 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         files,
         missing_originals: missing.sort(),
       };
-      await repo.store.put(manifestKey(id), sealManifest(manifest));
+      await repo.store.put(manifestKey(id), sealManifest(manifest, opts.key));
       progress.line(`backup ${id} complete: ${counts.copied} file(s) copied (${mb(counts.copiedBytes)}), ${counts.reused} unchanged since ${previous?.id ?? '-'} (${mb(counts.reusedBytes)})`);
-      const removed = opts.keep ? await applyRetention(repo, opts.keep, progress) : [];
+      const removed = opts.keep ? await applyRetention(repo, opts.key, opts.keep, progress) : [];
       return {
         id,
         library: library.label,
         repository: opts.repository,
+        key_id: opts.key.id,
         taken_at: manifest.taken_at,
         based_on: previous?.id ?? null,
         tables,
@@ -205,19 +215,33 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
   }
 }
 
+/**
+ * The backup this one takes unchanged files from: the newest sealed with `key`. A newer one that is not (damaged,
+ * sealed with another key, unsealed) is said, and not trusted for the files' hashes.
+ */
+async function basis(repo: Repository, key: BackupKey, progress: Progress): Promise<BackupManifest | null> {
+  const all = (await listBackups(repo, key)).filter((b) => b.status !== 'incomplete');
+  const previous = all.filter((b) => b.status === 'complete').at(-1);
+  const newest = all.at(-1);
+  if (newest && newest !== previous) progress.line(`note: backup ${newest.id} is ${newest.status}: ${newest.problem}; this one copies every file ${previous ? `${previous.id} does not have` : 'again (the repository keeps what it has)'}`);
+  return previous?.manifest ?? null;
+}
+
 const reindexed = () => new CliError('a re-index switched the chunk index to a new table while the backup ran', 1, 'run the backup again once the re-index is finished');
 
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
 
 /**
- * Keeps the `keep` newest complete backups: older ones lose their manifest first (from then on they are not
- * backups), then their own files, then the shared objects no kept backup lists. Left-overs of interrupted runs
- * older than the oldest kept backup go too.
+ * Keeps the `keep` newest complete backups (sealed with `key`, or unsealed ones of an earlier release): older ones
+ * lose their manifest first (from then on they are not backups), then their own files, then the shared objects no
+ * kept backup lists. Left-overs of interrupted runs older than the oldest kept backup go too. Nothing goes while a
+ * manifest does not check out with the key: which files it needs is not known.
  */
-async function applyRetention(repo: Repository, keep: number, progress: Progress): Promise<string[]> {
-  const all = await listBackups(repo);
-  if (all.some((b) => !b.manifest)) {
-    progress.line('retention skipped: a manifest in the repository does not check out (see docsearch restore --list)');
+async function applyRetention(repo: Repository, key: BackupKey, keep: number, progress: Progress): Promise<string[]> {
+  const all = (await listBackups(repo, key)).filter((b) => b.status !== 'incomplete');
+  const odd = all.find((b) => b.status !== 'complete' && b.status !== 'unsealed');
+  if (odd) {
+    progress.line(`retention skipped: backup ${odd.id} is ${odd.status} (${odd.problem}); see docsearch restore --list`);
     return [];
   }
   const kept = all.slice(-keep);
@@ -226,16 +250,16 @@ async function applyRetention(repo: Repository, keep: number, progress: Progress
   const oldest = kept[0]!.id;
   const used = new Set(kept.flatMap((b) => [b.manifest!.database.key, ...b.manifest!.files.map((f) => f.key)]));
   let removed = 0;
-  for await (const key of repo.store.list('backups/')) {
-    const id = key.split('/')[1]!;
-    if (id < oldest && !key.endsWith('/manifest.json')) {
-      await repo.store.delete(key);
+  for await (const k of repo.store.list('backups/')) {
+    const id = k.split('/')[1]!;
+    if (id < oldest && !k.endsWith('/manifest.json')) {
+      await repo.store.delete(k);
       removed++;
     }
   }
-  for await (const key of repo.store.list('objects/')) {
-    if (used.has(key)) continue;
-    await repo.store.delete(key);
+  for await (const k of repo.store.list('objects/')) {
+    if (used.has(k)) continue;
+    await repo.store.delete(k);
     removed++;
   }
   if (dropped.length) progress.line(`retention: removed backup(s) ${dropped.join(', ')} (${removed} file(s) no kept backup uses)`);

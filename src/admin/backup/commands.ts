@@ -3,15 +3,18 @@
  * directory or s3://bucket/prefix), and back into an empty data directory. See docs/operations.md, "Backup and
  * restore".
  */
-import { resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { chmod, copyFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { CliError, UsageError } from '../../terminal/errors.js';
-import { type IO, writeJson } from '../../terminal/io.js';
+import { type IO, warn, writeJson } from '../../terminal/io.js';
 import { progressOn } from '../migrate/progress.js';
 import { databaseOption, operatorConfig } from '../operator-database.js';
 import { runBackup } from './backup.js';
+import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey } from './backup-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
-import { describeRepository, listBackups, openRepository, readManifest } from './repository.js';
+import { type BackupEntry, backupExists, describeRepository, listBackups, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
 import { restoreInto } from './restore.js';
 import { embeddedTarget, type RestoreTarget, sharedTarget } from './restore-target.js';
 import { openEmbeddedLibrary, openSharedLibrary, type RunningLibrary } from './running-library.js';
@@ -22,6 +25,9 @@ export const BACKUP_SUMMARY = 'copy a running library into a backup (directory o
 export const RESTORE_SUMMARY = 'restore a backup into an empty data directory or shared-mode database and storage, verified';
 
 const storageOption = (what: string) => new Option('--storage <s3-url>', `s3://bucket/prefix: ${what}`);
+
+/** The key file in a data directory, where an embedded library's backups are sealed by default. */
+export const DEFAULT_KEY_FILE = 'backup.key';
 
 /** Shared mode needs both its database and its storage; either alone names half a library. */
 function sharedPair(database: string | undefined, storage: string | undefined, flags: string): { database: string; storage: string } | null {
@@ -39,7 +45,10 @@ export function backupCommand(io: IO): Command {
         'A shared-mode library is named as its replicas name it (--database, or DOCSEARCH_DATABASE_URL, and --storage).\n' +
         'The repository is a directory or s3://bucket/prefix; it holds many backups, each run copying only the files the last\n' +
         'one lacks (originals and index files never change). A backup exists once its manifest is written, last: one that was\n' +
-        'interrupted is never taken for complete. S3 keys come from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.',
+        'interrupted is never taken for complete. The manifest is sealed with a backup key (HMAC-SHA256) that restore checks, so\n' +
+        'that whoever can write the repository cannot make restore take a backup they altered: an embedded library\'s key is\n' +
+        'backup.key in its data directory unless --key-file names another, made on first use; keep a copy apart from the backups.\n' +
+        'S3 keys come from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY.',
     )
     .requiredOption('--to <repository>', 'directory or s3://bucket/prefix keeping the backups')
     .option('--data-dir <dir>', 'data directory of the library (env DOCSEARCH_DATA_DIR)')
@@ -47,6 +56,7 @@ export function backupCommand(io: IO): Command {
     .addOption(storageOption("the shared-mode library's index and originals"))
     .option('--keep <n>', 'after a successful run, keep only the newest n backups (the files only older ones use go too)')
     .option('--max-rate <rate>', 'read at most this many bytes a second (e.g. 20M), to leave the disk to the daemon')
+    .option('--key-file <file>', `the backup key that seals the manifest, made if missing (env ${KEY_FILE_ENV}; default: <data-dir>/${DEFAULT_KEY_FILE}, required in shared mode)`)
     .option('--json', 'print a JSON summary on stdout (progress stays on stderr)')
     .addHelpText(
       'after',
@@ -54,27 +64,38 @@ export function backupCommand(io: IO): Command {
 Examples:
   $ docsearch backup --data-dir /var/lib/docsearch --to /mnt/backups/docsearch --keep 14
   $ AWS_ENDPOINT_URL=https://s3.example.net docsearch backup --data-dir /var/lib/docsearch --to s3://backups/docsearch --json
-  $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db/docsearch docsearch backup --storage s3://library/docsearch --to s3://backups/docsearch
+  $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db/docsearch docsearch backup --storage s3://library/docsearch --to s3://backups/docsearch --key-file /etc/docsearch/backup.key
 `,
     )
-    .action(async (flags: { to: string; dataDir?: string; database?: string; storage?: string; keep?: string; maxRate?: string }, cmd: Command) => {
+    .action(async (flags: { to: string; dataDir?: string; database?: string; storage?: string; keep?: string; maxRate?: string; keyFile?: string }, cmd: Command) => {
       const keep = flags.keep === undefined ? undefined : Number(flags.keep);
       if (keep !== undefined && (!Number.isInteger(keep) || keep < 1)) throw new UsageError(`--keep must be a positive integer, got ${JSON.stringify(flags.keep)}`);
       const rate = flags.maxRate === undefined ? undefined : parseRate(flags.maxRate);
       if (rate === null) throw new UsageError(`--max-rate must be bytes a second such as 500k or 20M, got ${JSON.stringify(flags.maxRate)}`);
       const config = operatorConfig(io, 'backup', { 'data-dir': flags.dataDir, database: flags.database, storage: flags.storage });
       const shared = sharedPair(config.database, config.storage, '--database or DOCSEARCH_DATABASE_URL, and --storage');
+      const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined) ?? (shared ? undefined : join(resolve(config.dataDir), DEFAULT_KEY_FILE));
+      if (!keyFile) throw new UsageError(`a shared-mode backup is sealed with a key you keep: name its file with --key-file (or ${KEY_FILE_ENV})`, 'the file is made on first use; keep a copy apart from the backups, restore needs it');
       const library: RunningLibrary = shared ? await openSharedLibrary(shared.database, shared.storage, io.env) : await openEmbeddedLibrary(resolve(config.dataDir));
-      const repo = await openRepository(flags.to, io.env).catch(async (err: unknown) => {
+      const progress = progressOn(io);
+      let repo: Repository;
+      let key: BackupKey;
+      try {
+        const made = await backupKeyAt(resolve(keyFile), (line) => warn(io, line));
+        key = made.key;
+        if (made.created) progress.line(`made the backup key ${key.path} (key ${key.id}): keep a copy of it apart from the backups, restore checks them with it (--key-file)`);
+        repo = await openRepository(flags.to, io.env);
+      } catch (err) {
         await library.close();
         throw err;
-      });
+      }
       try {
         const summary = await runBackup({
           library,
           repo,
           repository: describeRepository(flags.to, io.env),
-          progress: progressOn(io),
+          key,
+          progress,
           ...(rate ? { rate: new RateLimit(rate) } : {}),
           ...(keep ? { keep } : {}),
         });
@@ -92,12 +113,16 @@ export function restoreCommand(io: IO): Command {
     .description(
       'Bring a backup made by `docsearch backup` back into a new or empty data directory (--to), or an empty shared-mode\n' +
         'database and storage (--database, or DOCSEARCH_DATABASE_URL, and --storage; a backup of either mode goes into either):\n' +
-        "every file is checked against the backup's manifest (size and sha256) before it is placed, each index table against\n" +
-        'the version backed up, and the database rows against the backup. A backup without a complete manifest (one that was\n' +
-        'interrupted) is refused. With --list, show the backups a repository holds.',
+        "the manifest's seal is checked with the backup key (--key-file), every file against the manifest (size and sha256) before\n" +
+        'it is placed, each index table against the version backed up, and the database rows against the backup. Without\n' +
+        '--backup it takes the newest backup in the repository, and refuses, naming it, when that one is incomplete (interrupted,\n' +
+        'or still running), damaged, or cannot be checked: it never falls back to an older backup on its own. With --list, show\n' +
+        'the backups a repository holds and what each is.',
     )
     .requiredOption('--from <repository>', 'directory or s3://bucket/prefix keeping the backups')
-    .option('--backup <id>', 'which backup (default: the newest complete one)')
+    .option('--backup <id>', 'which backup (default: the newest)')
+    .option('--key-file <file>', `the backup key the backups were sealed with (env ${KEY_FILE_ENV}); an embedded library's backup made it as <data-dir>/${DEFAULT_KEY_FILE}`)
+    .option('--trust-repository', 'restore a backup whose seal cannot be checked: one written before backups were sealed (docsearch 0.2.0), or whose key is lost. Its files are still checked against its manifest, but a manifest rewritten by whoever could write the repository would not be noticed')
     .option('--to <dir>', 'data directory to restore into (new or empty)')
     .addOption(databaseOption())
     .addOption(storageOption('where the restored index and originals go (empty), with --database'))
@@ -107,35 +132,45 @@ export function restoreCommand(io: IO): Command {
       'after',
       `
 Examples:
-  $ docsearch restore --from /mnt/backups/docsearch --list
-  $ docsearch restore --from /mnt/backups/docsearch --to /var/lib/docsearch-restored
+  $ docsearch restore --from /mnt/backups/docsearch --list --key-file /root/docsearch-backup.key
+  $ docsearch restore --from /mnt/backups/docsearch --to /var/lib/docsearch-restored --key-file /root/docsearch-backup.key
   $ docsearch serve --data-dir /var/lib/docsearch-restored
-  $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db/restored docsearch restore --from s3://backups/docsearch --storage s3://library/restored
+  $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db/restored docsearch restore --from s3://backups/docsearch --storage s3://library/restored --key-file /etc/docsearch/backup.key
 `,
     )
-    .action(async (flags: { from: string; backup?: string; to?: string; database?: string; storage?: string; list?: boolean }, cmd: Command) => {
+    .action(async (flags: { from: string; backup?: string; to?: string; database?: string; storage?: string; list?: boolean; keyFile?: string; trustRepository?: boolean }, cmd: Command) => {
       const json = jsonWanted(cmd);
+      const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined);
+      const key = keyFile ? await readBackupKey(resolve(keyFile), (line) => warn(io, line)) : null;
       const repo = await openRepository(flags.from, io.env);
+      const where = describeRepository(flags.from, io.env);
       try {
         if (flags.list) {
-          const backups = await listBackups(repo);
-          if (json) writeJson(io, backups.map((b) => ({ id: b.id, complete: !!b.manifest, taken_at: b.manifest?.taken_at ?? null, files: b.manifest?.files.length ?? null, problem: b.problem ?? null })));
-          else for (const b of backups) io.stdout.write(`${b.id}  ${b.manifest ? `complete  taken at ${b.manifest.taken_at}  ${b.manifest.files.length} files` : `damaged: ${b.problem}`}\n`);
+          const backups = await listBackups(repo, key);
+          if (json) writeJson(io, backups.map(listed));
+          else for (const b of backups) io.stdout.write(`${b.id}  ${listLine(b)}\n`);
           return;
         }
         // The environment's database counts only with --storage: it may be set for a daemon on this machine.
         const shared = sharedPair(flags.database ?? (flags.storage ? io.env.DOCSEARCH_DATABASE_URL : undefined), flags.storage, '--database or DOCSEARCH_DATABASE_URL, and --storage');
         if (shared && flags.to) throw new UsageError('restore into a data directory (--to) or a shared-mode database and storage (--database, --storage), not both');
         if (!shared && !flags.to) throw new UsageError('name where to restore: --to <data-dir>, or --database and --storage', 'see `docsearch restore --help`');
-        let id = flags.backup;
-        if (!id) {
-          id = (await listBackups(repo)).filter((b) => b.manifest).at(-1)?.id;
-          if (!id) throw new CliError(`${describeRepository(flags.from, io.env)} holds no complete backup`, 1, 'a backup that was interrupted has no manifest and cannot be restored; run `docsearch backup` again');
-        }
-        const manifest = await readManifest(repo, id);
+        const chosen = await chooseBackup(repo, where, key, flags.backup, !!flags.trustRepository);
+        const manifest = chosen.manifest!;
+        const keyId = chosen.status === 'complete' ? key!.id : null;
+        const progress = progressOn(io);
+        progress.line(`restoring backup ${manifest.id} of ${manifest.library} (the library as of ${manifest.taken_at}) from ${where}`);
+        if (!keyId) warn(io, `backup ${manifest.id} is restored on trust (--trust-repository): ${chosen.problem}`);
         const target: RestoreTarget = shared ? await sharedTarget(shared.database, shared.storage, io.env, `backup ${manifest.id} of ${manifest.library}`) : await embeddedTarget(resolve(flags.to!));
         try {
-          const summary = await restoreInto({ repo, manifest, target, progress: progressOn(io) });
+          const summary = await restoreInto({ repo, manifest, keyId, target, progress });
+          // The restored library's next backups go on under the same key.
+          if (!shared && keyId) {
+            const kept = join(resolve(flags.to!), DEFAULT_KEY_FILE);
+            await copyFile(key!.path, kept, constants.COPYFILE_EXCL);
+            await chmod(kept, 0o600);
+            progress.line(`the backup key is kept as ${kept}, for the restored library's backups`);
+          }
           if (json) writeJson(io, summary);
         } finally {
           await target.close();
@@ -144,4 +179,58 @@ Examples:
         repo.close();
       }
     });
+}
+
+/**
+ * The backup to restore: the one named, or else the newest in the repository. Neither is replaced by another when
+ * it cannot be restored: an older backup is restored only when asked for by its id.
+ */
+async function chooseBackup(repo: Repository, where: string, key: BackupKey | null, id: string | undefined, trust: boolean): Promise<BackupEntry> {
+  if (id) {
+    const b = await readBackup(repo, id, key);
+    if (b.status === 'incomplete' && !(await backupExists(repo, id))) throw new CliError(`there is no backup ${id} in ${where}`, 1, 'see the backups it holds: docsearch restore --list');
+    if (!restorable(b, trust)) throw refusal(b, where);
+    return b;
+  }
+  const all = await listBackups(repo, key);
+  const newest = all.at(-1);
+  if (!newest) throw new CliError(`${where} holds no backup`, 1, 'run `docsearch backup` first');
+  if (restorable(newest, trust)) return newest;
+  const why = refusal(newest, where);
+  const older = all.filter((b) => restorable(b, trust)).at(-1);
+  if (!older) throw new CliError(`${where} holds no complete backup: ${why.message}`, 1, why.hint);
+  throw new CliError(
+    `${why.message}; restore does not fall back to an older backup on its own`,
+    1,
+    `to restore the newest one that can be restored, name it: --backup ${older.id} (the library as of ${older.manifest!.taken_at}); ${why.hint ?? ''}`.replace(/; $/, ''),
+  );
+}
+
+/** A backup as `restore --list --json` shows it. */
+const listed = (b: BackupEntry) => ({
+  id: b.id,
+  status: b.status,
+  complete: b.status === 'complete',
+  taken_at: b.manifest?.taken_at ?? null,
+  files: b.manifest?.files.length ?? null,
+  key_id: b.manifest?.key_id ?? null,
+  problem: b.problem ?? null,
+});
+
+/** A backup as `restore --list` shows it, after its id. */
+function listLine(b: BackupEntry): string {
+  const m = b.manifest;
+  const what = m ? `taken at ${m.taken_at}  ${m.files.length} files` : '';
+  switch (b.status) {
+    case 'complete':
+      return `complete     ${what}  sealed with key ${m!.key_id}`;
+    case 'unsealed':
+      return `unsealed     ${what}  written by docsearch ${m!.docsearch} before backups were sealed: restore takes it with --trust-repository`;
+    case 'unchecked':
+      return `sealed       ${what}  with key ${m!.key_id}, not checked (no --key-file)`;
+    case 'other-key':
+      return `other key    ${what}  ${b.problem}`;
+    default:
+      return `${b.status.padEnd(12)} ${b.problem}`;
+  }
 }

@@ -23,7 +23,8 @@ export class ChecksumMismatch extends Error {
 
 /**
  * Copies `from[fromKey]` to `to[toKey]`; null when there is no such object. With `expect`, bytes that differ from
- * it (size or sha256) are not placed: ChecksumMismatch. An object already at `toKey` is kept.
+ * it (size or sha256) are not placed: ChecksumMismatch, before a byte is read when the object's size differs, and
+ * as soon as more bytes come than it says. An object already at `toKey` is kept.
  */
 export async function copyObject(
   from: ObjectStore,
@@ -34,17 +35,23 @@ export async function copyObject(
 ): Promise<Copied | null> {
   const src = await from.open(fromKey);
   if (!src) return null;
+  const { expect } = opts;
+  const mismatch = (size: string) => new ChecksumMismatch(`${from.location}/${fromKey}: ${size}, the manifest says ${expect!.size} bytes hashing to ${expect!.sha256}`);
+  if (expect && src.size !== expect.size) {
+    src.body.destroy();
+    throw mismatch(`${src.size} bytes`);
+  }
   const tmp = join(opts.tmpDir, `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}.part`);
-  const tap = hashingTap((chunk) => {
+  const tap = hashingTap((chunk, seen) => {
+    // The size said is checked above; a source that goes on past it (it grew, or lied) is cut off here.
+    if (expect && seen > expect.size) throw mismatch(`more than ${expect.size} bytes`);
     opts.onBytes?.(chunk.length);
     return opts.rate?.take(chunk.length);
   });
   try {
     await pipeline(src.body, tap.stream, createWriteStream(tmp, { mode: 0o600 }));
     const got = { size: tap.size(), sha256: tap.sha256() };
-    if (opts.expect && (got.size !== opts.expect.size || got.sha256 !== opts.expect.sha256)) {
-      throw new ChecksumMismatch(`${from.location}/${fromKey}: ${got.size} bytes hashing to ${got.sha256}, the manifest says ${opts.expect.size} bytes hashing to ${opts.expect.sha256}`);
-    }
+    if (expect && (got.size !== expect.size || got.sha256 !== expect.sha256)) throw mismatch(`${got.size} bytes hashing to ${got.sha256}`);
     await to.putFileIfAbsent(toKey, tmp);
     return got;
   } finally {

@@ -2,7 +2,8 @@
  * Where backups are kept (`--to` of `backup`, `--from` of `restore`): a directory or `s3://bucket/prefix`, as an
  * object store. Immutable files (originals, the index's data and index files) are stored once under `objects/`
  * and shared by every backup that has them, so a run copies only what the last one lacks; each backup keeps its
- * database snapshot and manifest under `backups/<id>/`, the manifest written last.
+ * database snapshot and manifest under `backups/<id>/`, a note that it started first and the manifest last
+ * (manifest.ts has the layout).
  */
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import { CliError, UsageError } from '../../terminal/errors.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
-import { type BackupManifest, openManifest } from './manifest.js';
+import type { BackupKey } from './backup-key.js';
+import { type BackupManifest, checkManifest, manifestKey, type ManifestStatus, startedKey } from './manifest.js';
 
 export interface Repository {
   store: ObjectStore;
@@ -19,14 +21,6 @@ export interface Repository {
   tmpDir: string;
   close(): void;
 }
-
-const MANIFEST = /^backups\/([^/]+)\/manifest\.json$/;
-
-export const manifestKey = (id: string): string => `backups/${id}/manifest.json`;
-export const databaseKey = (id: string): string => `backups/${id}/database.sqlite`;
-/** Immutable files by their place in the library; mutable ones (the index info) per backup. */
-export const objectKey = (path: string): string => `objects/${path}`;
-export const ownKey = (id: string, path: string): string => `backups/${id}/${path}`;
 
 export async function openRepository(location: string, env: NodeJS.ProcessEnv): Promise<Repository> {
   if (location.startsWith('s3://')) {
@@ -45,32 +39,74 @@ export async function openRepository(location: string, env: NodeJS.ProcessEnv): 
   const dir = resolve(location);
   const tmpDir = join(dir, 'tmp');
   await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-  return { store: new LocalObjectStore(dir), tmpDir, close: () => undefined };
+  // Regular files only: whoever can write the repository must not make a restore read a device, a FIFO or a link.
+  return { store: new LocalObjectStore(dir, { regularFilesOnly: true }), tmpDir, close: () => undefined };
 }
 
 export const describeRepository = (location: string, env: NodeJS.ProcessEnv): string => (location.startsWith('s3://') ? describeS3(parseS3Location(location, env)) : resolve(location));
 
-/** Every backup with a manifest, oldest first (ids sort by time); `manifest` null where it is damaged. */
-export async function listBackups(repo: Repository): Promise<{ id: string; manifest: BackupManifest | null; problem?: string }[]> {
-  const ids: string[] = [];
-  for await (const key of repo.store.list('backups/')) {
-    const m = MANIFEST.exec(key);
-    if (m) ids.push(m[1]!);
+export interface BackupEntry {
+  id: string;
+  /** `incomplete`: no manifest (a run that was interrupted, or is still running). */
+  status: ManifestStatus | 'incomplete';
+  /** Vouched for only when `status` is `complete` (or `unsealed`, by whoever trusts the repository). */
+  manifest: BackupManifest | null;
+  problem?: string;
+}
+
+/** Every backup in the repository, complete or not, oldest first (ids sort by time); `key` checks the seals. */
+export async function listBackups(repo: Repository, key: BackupKey | null): Promise<BackupEntry[]> {
+  const ids = new Set<string>();
+  for await (const k of repo.store.list('backups/')) {
+    const parts = k.split('/');
+    if (parts.length >= 3) ids.add(parts[1]!);
   }
-  const out = [];
-  for (const id of ids.sort()) {
-    try {
-      out.push({ id, manifest: await readManifest(repo, id) });
-    } catch (err) {
-      out.push({ id, manifest: null, problem: (err as Error).message });
-    }
-  }
+  const out: BackupEntry[] = [];
+  for (const id of [...ids].sort()) out.push(await readBackup(repo, id, key));
   return out;
 }
 
-/** The manifest of backup `id`; a CliError when it has none (incomplete: interrupted) or it does not check out. */
-export async function readManifest(repo: Repository, id: string): Promise<BackupManifest> {
-  const bytes = await repo.store.get(manifestKey(id));
-  if (!bytes) throw new CliError(`backup ${id} in ${repo.store.location} has no manifest: it is incomplete (interrupted) or does not exist`, 1, 'restore a complete one (docsearch restore --list)');
-  return openManifest(bytes.toString('utf8'), `backup ${id}`);
+/** Whether the repository holds anything of backup `id`. */
+export async function backupExists(repo: Repository, id: string): Promise<boolean> {
+  for await (const _ of repo.store.list(`backups/${id}/`)) return true;
+  return false;
+}
+
+/** Backup `id` as its manifest shows it (`incomplete` when it has none). */
+export async function readBackup(repo: Repository, id: string, key: BackupKey | null): Promise<BackupEntry> {
+  let bytes: Buffer | null;
+  try {
+    bytes = await repo.store.get(manifestKey(id));
+  } catch (err) {
+    return { id, status: 'damaged', manifest: null, problem: `its manifest cannot be read: ${(err as Error).message}` };
+  }
+  if (!bytes) {
+    const started = await repo.store.head(startedKey(id)).catch(() => null);
+    const since = started ? ` (started at ${started.modified.toISOString()})` : '';
+    return { id, status: 'incomplete', manifest: null, problem: `it has no manifest: it was interrupted, or is still running${since}` };
+  }
+  return { id, ...checkManifest(bytes.toString('utf8'), id, key) };
+}
+
+/** Whether `restore` takes the backup: sealed with the key given, or, trusting the repository, sealed with none it can check. */
+export const restorable = (b: BackupEntry, trustRepository: boolean): boolean =>
+  b.status === 'complete' || (trustRepository && (b.status === 'unsealed' || b.status === 'unchecked' || b.status === 'other-key'));
+
+/** What `restore` says of a backup it does not take, and what would make it take one. */
+export function refusal(b: BackupEntry, where: string): CliError {
+  const what = `backup ${b.id} in ${where}`;
+  switch (b.status) {
+    case 'incomplete':
+      return new CliError(`${what} is incomplete: ${b.problem}`, 1, 'restore a complete one (docsearch restore --list)');
+    case 'newer':
+      return new CliError(`${what} cannot be read: ${b.problem}`, 1, 'restore it with that docsearch or later');
+    case 'unchecked':
+      return new CliError(`${what} cannot be checked: ${b.problem}`, 1, 'name the key file backup sealed it with: --key-file FILE (or DOCSEARCH_BACKUP_KEY_FILE); embedded, backup keeps it as backup.key in the data directory');
+    case 'other-key':
+      return new CliError(`${what} cannot be checked: ${b.problem}`, 1, 'name the key file backup sealed it with (--key-file); if that key is lost, --trust-repository restores it unchecked');
+    case 'unsealed':
+      return new CliError(`${what} is not sealed: ${b.problem}`, 1, 'if nobody else can have written to the repository, restore it with --trust-repository');
+    default:
+      return new CliError(`${what} is damaged: ${b.problem}`, 1, 'restore another backup (docsearch restore --list)');
+  }
 }

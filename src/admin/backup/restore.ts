@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CliError } from '../../terminal/errors.js';
 import type { Progress } from '../migrate/progress.js';
 import { latestVersions } from '../../store/lancedb/version-pins.js';
-import { LocalObjectStore } from '../../store/objects/local.js';
+import { LocalObjectStore, NotRegularFile } from '../../store/objects/local.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
 import { eachLimited } from '../each-limited.js';
 import { ChecksumMismatch, copyObject } from './copy-object.js';
@@ -25,12 +25,14 @@ export interface RestoreSummary {
   bytes: number;
   tables: { name: string; version: number; rows: number }[];
   verified: true;
+  /** The backup key its manifest's seal was checked with; null when it was taken on trust (--trust-repository). */
+  key_id: string | null;
   seconds: number;
 }
 
 const AGAIN = 'restore another backup (docsearch restore --list); the target is left incomplete: empty it first';
 
-export async function restoreInto(opts: { repo: Repository; manifest: BackupManifest; target: RestoreTarget; progress: Progress; now?: () => number }): Promise<RestoreSummary> {
+export async function restoreInto(opts: { repo: Repository; manifest: BackupManifest; keyId: string | null; target: RestoreTarget; progress: Progress; now?: () => number }): Promise<RestoreSummary> {
   const now = opts.now ?? Date.now;
   const started = now();
   const { repo, manifest: m, target, progress } = opts;
@@ -40,6 +42,7 @@ export async function restoreInto(opts: { repo: Repository; manifest: BackupMani
       if (!got) throw new CliError(`backup ${m.id} is damaged: ${f.key} is missing from ${repo.store.location}`, 1, AGAIN);
     } catch (err) {
       if (err instanceof ChecksumMismatch) throw new CliError(`backup ${m.id} is damaged: checksum mismatch: ${err.message}`, 1, AGAIN);
+      if (err instanceof NotRegularFile) throw new CliError(`backup ${m.id} is damaged: ${err.message}`, 1, AGAIN);
       throw err;
     }
   };
@@ -65,7 +68,8 @@ export async function restoreInto(opts: { repo: Repository; manifest: BackupMani
     await vectors.close();
   }
   await target.placeDatabase(join(target.tmpDir, pending));
-  progress.line(`restored backup ${m.id} (the library as of ${m.taken_at}) into ${target.label}: every file verified`);
+  const manifest = opts.keyId ? `its manifest's seal checked with backup key ${opts.keyId}` : 'its manifest taken on trust (--trust-repository)';
+  progress.line(`restored backup ${m.id} (the library as of ${m.taken_at}) into ${target.label}: every file verified against the manifest, ${manifest}`);
   return {
     id: m.id,
     taken_at: m.taken_at,
@@ -74,6 +78,7 @@ export async function restoreInto(opts: { repo: Repository; manifest: BackupMani
     bytes: m.files.reduce((n, f) => n + f.size, m.database.size),
     tables: m.tables,
     verified: true,
+    key_id: opts.keyId,
     seconds: Math.round((now() - started) / 100) / 10,
   };
 }

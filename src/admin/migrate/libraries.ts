@@ -95,7 +95,8 @@ export interface OpenedLibrary {
 /**
  * Opens one side, holding its lock. The source must be a library; the target may be anything empty, and is made
  * (directory, database schema) unless `dryRun`. The source's schema is brought up to this version's, as `serve`
- * would do (nothing else in it is written).
+ * would do (nothing else in it is written). A dry run only reads the source, so it takes no lock there: it may look
+ * at a library while its daemons serve it (what it counts is the library as of then).
  */
 export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.ProcessEnv, opts: { dryRun: boolean }): Promise<OpenedLibrary> {
   const label = describeLibrary(spec, env);
@@ -108,7 +109,8 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     if (side === 'source' && sqlite && !existsSync(sqlitePath(spec.dataDir!))) {
       throw new CliError(`${spec.dataDir} holds no docsearch library (there is no docsearch.db in it)`, 1, 'pass the --data-dir the daemon ran with, or --from-database for a shared-mode library');
     }
-    const dirInUse = spec.dataDir && (sqlite || !spec.storage);
+    const readOnly = side === 'source' && opts.dryRun;
+    const dirInUse = spec.dataDir && (sqlite || !spec.storage) && !readOnly;
     if (dirInUse) {
       if (side === 'target' && !opts.dryRun) mkdirSync(spec.dataDir!, { recursive: true, mode: 0o700 });
       if (existsSync(spec.dataDir!)) closers.push(lockDir(side, spec.dataDir!));
@@ -122,7 +124,7 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
       });
       const db = database;
       closers.push(() => db.close());
-      if (!sqlite) closers.push(await holdExclusively(side, db));
+      if (!sqlite && !readOnly) closers.push(await holdExclusively(side, db));
     }
     let schema = database ? await hasLibrarySchema(database.db) : false;
     if (side === 'source' && !schema) throw new CliError(`${databaseLocation(spec)} holds no docsearch library (it has none of its tables)`);

@@ -100,7 +100,8 @@ async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, 
   let cursor: string | null = null;
   do {
     const limit = Math.min(MAX_SEARCH_LIMIT, opts.limit - all.length);
-    res = await http.post<SearchResponse>('/api/v1/search', { ...body, limit, ...(cursor ? { cursor } : {}) });
+    // A search changes nothing: asked again when it fails in flight.
+    res = await http.post<SearchResponse>('/api/v1/search', { ...body, limit, ...(cursor ? { cursor } : {}) }, { retry: true });
     pages++;
     took += res.took_ms;
     all.push(...items(res));

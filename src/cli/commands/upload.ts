@@ -51,6 +51,10 @@ export interface UploadOptions {
   json: boolean;
 }
 
+/**
+ * One upload request, sent again (its body streamed afresh) when it fails in flight: the server takes the same bytes
+ * at the same path in a project once, so the files a lost request delivered come back as the same documents.
+ */
 async function postBatch(
   http: ApiClient,
   files: LocalFile[],
@@ -60,12 +64,14 @@ async function postBatch(
   signal?: AbortSignal,
 ): Promise<DocumentRecord[]> {
   const all = withPaths ? { ...fields, paths: JSON.stringify(files.map((f) => f.rel)) } : fields;
-  const mp = multipartBody(all, files, onProgress);
-  const res = await http.json<{ documents: DocumentRecord[] }>('POST', '/api/v1/upload', {
-    body: mp.body,
-    headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
-    signal,
-  });
+  const res = await http.retrying(() => {
+    const mp = multipartBody(all, files, onProgress);
+    return http.json<{ documents: DocumentRecord[] }>('POST', '/api/v1/upload', {
+      body: mp.body,
+      headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
+      signal,
+    });
+  }, signal);
   if (!res || !Array.isArray(res.documents) || res.documents.length !== files.length) {
     throw new CliError(`the server answered the upload of ${count(files.length, 'file')} with ${count(res?.documents?.length ?? 0, 'document')}`);
   }
@@ -156,7 +162,8 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
     if (interrupt.aborted) throw interrupted();
     try {
       for (const i of [...pending]) {
-        const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: interrupt });
+        // Not asked again by the client: this loop rides through lost contact itself, saying what is on the server.
+        const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: interrupt, retry: false });
         outcomes[i]!.document = { ...outcomes[i]!.document!, ...d };
         report.processing(i, d);
         if (settled(d)) pending.delete(i);
@@ -387,7 +394,10 @@ async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget,
 }
 
 /** `--sync --watch`: a first pass, then one after each burst of changes, until stopped (upload/watch.ts says when). */
-async function watchSync(ctx: Context, opts: UploadOptions): Promise<void> {
+async function watchSync(parent: Context, opts: UploadOptions): Promise<void> {
+  // A pass's requests are not asked again one by one: the watch retries whole passes, for as long as it runs.
+  const client = parent.http().withoutRetry();
+  const ctx: Context = { ...parent, http: () => client };
   const hashes = new HashCache();
   const report = watchReport(ctx.io, opts.json, ctx.now);
   let target: WatchTarget | undefined;
@@ -443,6 +453,8 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   if (!opts.json && toSend.length > 0) notice(ctx.io, `uploading ${count(toSend.length, 'file')} to ${where} on ${http.baseUrl}`);
   const pendingKept = opts.wait ? kept.filter((o) => !settled(o.document!)) : [];
   const report = reporter(ctx.io, [...toSend, ...pendingKept.map((o) => o.file)], opts);
+  // Lost contact (a replica killed mid-upload) is said among the progress lines, not across them.
+  const unroute = http.routeNotices((event, line) => (event === 'lost' ? report.note(`warning: ${line}`) : !ctx.io.quiet && report.note(line)));
   let outcomes: Outcome[] = [];
   try {
     if (plan) await deleteDocuments(http, movedAway(plan));
@@ -456,6 +468,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
       }
     }
   } finally {
+    unroute();
     report.stop();
   }
   const removed = (plan?.remove ?? []).map((r) => r.document);

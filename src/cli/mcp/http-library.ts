@@ -27,7 +27,8 @@ export class HttpLibrary implements Library {
   constructor(private readonly http: ApiClient) {}
 
   search(request: WireSearchRequest): Promise<WireSearchResponse> {
-    return mapped(this.http.post('/api/v1/search', request));
+    // A search changes nothing, and a note's bytes are taken once per project: both asked again when they fail in flight.
+    return mapped(this.http.post('/api/v1/search', request, { retry: true }));
   }
 
   listProjects(page: { limit: number; cursor?: string }): Promise<{ projects: WireProject[]; next_cursor: string | null }> {
@@ -54,7 +55,7 @@ export class HttpLibrary implements Library {
     const form = new FormData();
     if (note.project_id) form.append('project_id', note.project_id);
     form.append('file', new Blob([note.text], { type: 'text/plain' }), note.filename);
-    const res = await mapped(this.http.json<{ documents: WireDocument[] }>('POST', '/api/v1/upload', { body: form, query: { wait: 'true', wait_timeout: NOTE_WAIT_S } }));
+    const res = await mapped(this.http.json<{ documents: WireDocument[] }>('POST', '/api/v1/upload', { body: form, query: { wait: 'true', wait_timeout: NOTE_WAIT_S }, retry: true }));
     return res.documents[0]!;
   }
 }

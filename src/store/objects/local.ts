@@ -3,17 +3,37 @@
  * place (atomic on one file system), so a crash never leaves a half-written object under its key.
  */
 import { randomBytes } from 'node:crypto';
-import { access, constants, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { access, constants, link, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ObjectInfo, ObjectStore } from './object-store.js';
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
+/** An object that is not a regular file, in a store that takes only those (`regularFilesOnly`). */
+export class NotRegularFile extends Error {
+  override name = 'NotRegularFile';
+}
+
+const notRegular = (location: string, key: string, what: string) => new NotRegularFile(`${join(location, key)} is ${what} where a regular file belongs: refused`);
+
+export interface LocalObjectStoreOptions {
+  /**
+   * Objects are regular files only: a symlink, device or FIFO under a key is refused (an Error) rather than followed
+   * or read. For directories others may write, such as a backup repository: a link to /dev/zero would never end,
+   * and a FIFO would block the reader.
+   */
+  regularFilesOnly?: boolean;
+}
+
 export class LocalObjectStore implements ObjectStore {
   readonly engine = 'local';
 
-  constructor(readonly location: string) {}
+  constructor(
+    readonly location: string,
+    private readonly opts: LocalObjectStoreOptions = {},
+  ) {}
 
   private pathOf(key: string): string {
     if (key === '' || key.startsWith('/') || key.split('/').some((s) => s === '' || s === '.' || s === '..')) throw new TypeError(`invalid object key "${key}"`);
@@ -50,22 +70,18 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async get(key: string): Promise<Buffer | null> {
+    const handle = await this.openFile(key);
+    if (!handle) return null;
     try {
-      return await readFile(this.pathOf(key));
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
+      return await handle.readFile();
+    } finally {
+      await handle.close();
     }
   }
 
   async open(key: string): Promise<{ body: Readable; size: number } | null> {
-    let handle;
-    try {
-      handle = await open(this.pathOf(key), 'r');
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
+    const handle = await this.openFile(key);
+    if (!handle) return null;
     // Size and bytes from one open file: a removal meanwhile cannot make them disagree.
     try {
       const { size } = await handle.stat();
@@ -76,9 +92,34 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /** The file under `key` opened for reading, or null when there is none; see `regularFilesOnly`. */
+  private async openFile(key: string) {
+    const strict = this.opts.regularFilesOnly === true;
+    let handle;
+    try {
+      // O_NONBLOCK: opening a FIFO does not wait for a writer (it is refused below); no effect on regular files.
+      handle = await open(this.pathOf(key), strict ? fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK : 'r');
+    } catch (err) {
+      if (isMissing(err)) return null;
+      if (strict && (err as NodeJS.ErrnoException).code === 'ELOOP') throw notRegular(this.location, key, 'a symbolic link');
+      throw err;
+    }
+    if (strict) {
+      const st = await handle.stat().catch(async (err: unknown) => {
+        await handle.close();
+        throw err;
+      });
+      if (!st.isFile()) {
+        await handle.close();
+        throw notRegular(this.location, key, st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'a directory or special file');
+      }
+    }
+    return handle;
+  }
+
   async head(key: string): Promise<ObjectInfo | null> {
     try {
-      const st = await stat(this.pathOf(key));
+      const st = await (this.opts.regularFilesOnly ? lstat : stat)(this.pathOf(key));
       return st.isFile() ? { size: st.size, modified: st.mtime } : null;
     } catch (err) {
       if (isMissing(err)) return null;

@@ -1,0 +1,57 @@
+/**
+ * The CLI's retry policy (src/cli/request-retry.ts) beyond the upload (test/e2e/replica-operations.test.ts): a
+ * long-running client, `docsearch mcp`, rides through its server restarting, as a replica behind a load balancer
+ * would; and a server that never answered is not waited for: "is `docsearch serve` running?" comes at once.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { addUser, type Daemon, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
+import { freePort } from '../helpers/ports.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { call, stdioClient } from '../mcp/mcp-client.js';
+import { cliEnv } from './cli-env.js';
+
+describe('the CLI when the server stops answering', () => {
+  const daemons: Daemon[] = [];
+  afterEach(async () => {
+    for (const d of daemons.splice(0)) {
+      await d.stop();
+      removeDir(d.dataDir);
+    }
+  });
+
+  it('docsearch mcp: a tool call made while its server restarts is answered once the server is back, said once on stderr', { timeout: 240_000 }, async () => {
+    const d = await startDaemon();
+    daemons.push(d);
+    const user = await addUser(d);
+    const up = await uploadFiles(d, user.apiKey, [{ name: 'otters.txt', bytes: Buffer.from('Sea otters hold hands while they sleep so that they do not drift apart.\n') }], { query: '?wait=true' });
+    expect(up.status).toBe(200);
+    const otters = up.body.documents[0].id as string;
+    const stderr: string[] = [];
+    const client = await stdioClient(d.url, user.apiKey, stderr);
+    try {
+      expect((await call(client, 'search', { query: 'otters sleeping' })).results[0].document_id).toBe(otters);
+      expect(await d.stop()).toBe(0);
+      const answered = call(client, 'search', { query: 'why do otters hold hands' });
+      // The call is under way against a server that is down; the same server comes back on its port.
+      await new Promise((r) => setTimeout(r, 2000));
+      const again = await startDaemon({ dataDir: d.dataDir, args: ['--port', new URL(d.url).port] });
+      daemons.splice(0, 1, again);
+      expect((await answered).results[0].document_id).toBe(otters);
+      const said = stderr.join('');
+      expect(said.match(/warning: lost contact with http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); retrying for up to 60 s…/g), said).toHaveLength(1);
+      expect(said).toMatch(/answers again/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a server that never answered is not retried: the command fails at once, asking whether docsearch serve runs', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const t0 = Date.now();
+    const res = await runCli(['search', 'anything'], { env: cliEnv(null, { DOCSEARCH_URL: url, DOCSEARCH_TOKEN: `dsk_${'a'.repeat(43)}` }) });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`could not reach ${url} (ECONNREFUSED) — is \`docsearch serve\` running?`);
+    expect(res.stderr).not.toContain('lost contact');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+});
