@@ -62,6 +62,9 @@ export type ReplaceOutcome =
 
 type Row = Database['documents'];
 
+/** What a document waiting for its (first or next) ingest holds: no result of an earlier run. */
+const QUEUED = { status: 'queued', progress: 0, chunk_count: 0, pages: null, warnings: '[]', error: null } as const;
+
 /** List order: by upload time (the id's time part), name (case-insensitive) or size; `-` for descending. */
 export const DOCUMENT_SORTS = ['uploaded', '-uploaded', 'name', '-name', 'size', '-size'] as const;
 export type DocumentSort = (typeof DOCUMENT_SORTS)[number];
@@ -167,12 +170,7 @@ export class DocumentStore {
       size_bytes: input.sizeBytes,
       sha256: input.sha256,
       metadata: JSON.stringify(input.metadata),
-      status: 'queued',
-      progress: 0,
-      chunk_count: 0,
-      pages: null,
-      warnings: '[]',
-      error: null,
+      ...QUEUED,
       embedder_id: null,
       path: input.path ?? null,
       replaced_by: null,
@@ -592,12 +590,7 @@ export class DocumentStore {
         sha256: content.sha256,
         metadata: JSON.stringify(content.metadata),
         source_path: content.sourcePath,
-        status: 'queued',
-        progress: 0,
-        chunk_count: 0,
-        pages: null,
-        warnings: '[]',
-        error: null,
+        ...QUEUED,
         updated_at: now,
       } as const;
       await trx.updateTable('documents').set(set).where('id', '=', id).execute();
