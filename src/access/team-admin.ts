@@ -100,8 +100,7 @@ export class TeamAdmin {
     if (transferTo && transferTo.disabledAt !== null) throw conflict(`${transferTo.email} is disabled: transfer to an active account`);
     if (user.isAdmin) await this.keepAnAdmin();
     const owned = await this.ownedProjects(user);
-    const members = await Promise.all(owned.map((p) => this.deps.members.list(p.id)));
-    const holding = owned.filter((p, i) => p.documentCount > 0 || members[i]!.length > 0);
+    const holding = await this.holding(owned);
     if (!transferTo && holding.length > 0) {
       throw conflict(`${user.email} owns ${holding.length} project${holding.length === 1 ? '' : 's'} with documents or members (${holding.map((p) => p.name).join(', ')}): transfer them to another account`, {
         projects: holding.map((p) => ({ id: p.id, name: p.name })),
@@ -134,6 +133,16 @@ export class TeamAdmin {
   }
 
   /** The projects an account owns of record, with their counts (what a delete hands on, or removes when empty). */
+  /** The account's projects that a delete hands over (they hold documents, or others were given a role on them). */
+  async projectsToHandOver(user: User): Promise<Project[]> {
+    return this.holding(await this.ownedProjects(user));
+  }
+
+  private async holding(projects: Project[]): Promise<Project[]> {
+    const members = await Promise.all(projects.map((p) => this.deps.members.list(p.id)));
+    return projects.filter((p, i) => p.documentCount > 0 || members[i]!.length > 0);
+  }
+
   async ownedProjects(user: User): Promise<Project[]> {
     const counted = await Promise.all((await this.deps.projects.ownedBy(user.id)).map((p) => this.deps.projects.get(p.id)));
     return counted.filter((p): p is Project => p !== null);

@@ -218,8 +218,8 @@ function addOffboardingCommands(users: Command, io: IO): void {
       await withTeamAdmin(io, 'users delete', flags, async ({ team }) => {
         const user = await team.user(email);
         const to = transferTo ? await team.user(transferTo) : undefined;
-        const owned = await team.ownedProjects(user);
-        const hand = to && owned.length > 0 ? ` and hand its ${count(owned.length, 'project')} to ${to.email}` : '';
+        const handed = await team.projectsToHandOver(user);
+        const hand = to && handed.length > 0 ? ` and hand its ${count(handed.length, 'project')} to ${to.email}` : '';
         await confirmDestructive(io, { action: `delete the account ${user.email}${hand}`, consequence: 'This cannot be undone.' }, yes);
         const done = await team.delete(user, to);
         const moved = to && done.transferred > 0 ? `; ${count(done.transferred, 'project')} now ${done.transferred === 1 ? 'belongs' : 'belong'} to ${to.email}` : '';

@@ -148,16 +148,16 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
 
     const ask = await op('users', 'delete', carol.email, '--transfer-to', heir.email);
     expect(ask.code).toBe(2);
-    expect(ask.stderr).toBe(`error: not on a terminal, so not asking: add --yes to delete the account ${carol.email} and hand its 2 projects to ${heir.email}\nhint: This cannot be undone.\n`);
+    expect(ask.stderr).toBe(`error: not on a terminal, so not asking: add --yes to delete the account ${carol.email} and hand its 1 project to ${heir.email}\nhint: This cannot be undone.\n`);
     const holding = await op('users', 'delete', carol.email, '--yes');
     expect(holding.code).toBe(1);
-    expect(holding.stderr).toBe(`error: ${carol.email} owns 1 project with documents (carol notes): transfer them to another account\n`);
+    expect(holding.stderr).toBe(`error: ${carol.email} owns 1 project with documents or members (carol notes): transfer them to another account\n`);
     expect((await op('users', 'delete', carol.email, '--transfer-to', 'nobody@example.com', '--yes')).stderr).toBe('error: account nobody@example.com not found\n');
     expect((await api(d, '/api/v1/me', { token: carol.apiKey })).status).toBe(200); // nothing was done
 
     const deleted = await op('users', 'delete', carol.email, '--transfer-to', heir.email, '--yes');
     expect(deleted.code, deleted.stderr).toBe(0);
-    expect(deleted.stderr).toBe(`deleted ${carol.email}; 2 projects now belong to ${heir.email}; ended 0 web sessions, revoked 1 API key and 0 connected apps\n`);
+    expect(deleted.stderr).toBe(`deleted ${carol.email}; 1 project now belongs to ${heir.email}; deleted 1 empty project; ended 0 web sessions, revoked 1 API key and 0 connected apps\n`);
     expect((await api(d, '/api/v1/projects', { token: carol.apiKey })).status).toBe(401);
     expect(rows((await op('users', 'list')).stdout).map((r) => r[1])).not.toContain(carol.email);
 

@@ -224,7 +224,7 @@ describe('Admin pages', () => {
 
     const refused = await post(web, `/admin/users/${id}/delete`, { transfer_to: '' });
     expect(refused.status).toBe(409);
-    expect(errorOf(refused.text)).toBe(`${gail.email} owns 1 project with documents (field notes): transfer them to another account.`);
+    expect(errorOf(refused.text)).toBe(`${gail.email} owns 1 project with documents or members (field notes): transfer them to another account.`);
     const unknown = await post(web, `/admin/users/${id}/delete`, { transfer_to: 'nobody@example.com' });
     expect(unknown.status).toBe(404);
     expect(errorOf(unknown.text)).toBe('Account nobody@example.com not found.');
@@ -233,14 +233,14 @@ describe('Admin pages', () => {
 
     const done = await post(web, `/admin/users/${id}/delete`, { transfer_to: admin.email });
     expect(done.redirectedFrom!.location).toBe('/admin/users');
-    expect(flashOf(done.text)).toBe(`Deleted ${gail.email}; 2 projects now belong to ${admin.email}; ended 0 web sessions, revoked 1 API key and 0 connected apps.`);
+    expect(flashOf(done.text)).toBe(`Deleted ${gail.email}; 1 project now belongs to ${admin.email}; deleted 1 empty project; ended 0 web sessions, revoked 1 API key and 0 connected apps.`);
     expect(userId(done.text, gail.email)).toBeUndefined();
     expect((await api(d, '/api/v1/projects', { token: gail.apiKey })).status).toBe(401);
     const mine = await api(d, '/api/v1/projects?limit=100', { token: admin.apiKey });
     const moved = mine.body.projects.find((p: { name: string }) => p.name === 'field notes');
     expect(moved).toMatchObject({ owner: admin.email, role: 'owner', document_count: 1 });
-    // Her default project took a name the admin uses already: it says whose it was.
-    expect(mine.body.projects.find((p: { name: string }) => p.name === `default (from ${gail.email})`)).toMatchObject({ owner: admin.email, is_default: false });
+    // Her default project held nothing and was shared with nobody: it went with her account.
+    expect(mine.body.projects.some((p: { name: string }) => p.name.startsWith('default (from'))).toBe(false);
     const doc = await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { token: admin.apiKey });
     expect(doc.body).toMatchObject({ filename: 'otters.txt', uploaded_by: null });
   });

@@ -106,7 +106,8 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
       const done = await s.teamAdmin.delete(target, to);
       s.log.info({ admin: admin.id, user: target.id, transferred_to: to?.id, ...done }, 'account deleted on Admin → Users');
       const handed = to && done.transferred > 0 ? `; ${plural(done.transferred, 'project')} now ${done.transferred === 1 ? 'belongs' : 'belong'} to ${to.email}` : '';
-      flash(ctx, `Deleted ${target.email}${handed}; ${endedSummary(done)}.`);
+      const removed = done.removed > 0 ? `; deleted ${plural(done.removed, 'empty project')}` : '';
+      flash(ctx, `Deleted ${target.email}${handed}${removed}; ${endedSummary(done)}.`);
       ctx.status = 303;
       ctx.redirect('/admin/users');
     } catch (err) {
