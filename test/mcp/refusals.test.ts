@@ -94,14 +94,14 @@ describe('MCP refusals', () => {
 
   it('names an unknown or foreign project id on every tool that takes one, never answering with nothing', async () => {
     for (const id of ['prj_nope', bobProject]) {
-      const expected = `no project "${id}": list_projects gives the ids of yours (not_found)`;
+      const expected = `no project "${id}" that this user may read: list_projects gives their ids (not_found)`;
       expect(await bothRefuse('search', { query: 'engine', project_id: id })).toBe(expected);
       expect(await bothRefuse('search', { query: 'engine', project_ids: [aliceProject, id] })).toBe(expected);
       expect(await bothRefuse('list_documents', { project_id: id })).toBe(expected);
       expect(await bothRefuse('add_document', { filename: 'x.md', text: 'hello', project_id: id })).toBe(expected);
     }
     for (const id of ['doc_nope', bobDocument]) {
-      const expected = `no document "${id}": search or list_documents gives the ids of yours (not_found)`;
+      const expected = `no document "${id}" that this user may read: search or list_documents gives their ids (not_found)`;
       expect(await bothRefuse('search', { query: 'engine', document_ids: [id] })).toBe(expected);
       expect(await bothRefuse('get_document', { document_id: id })).toBe(expected);
       expect(await bothRefuse('get_documents', { document_ids: [noteId, id] })).toBe(expected);

@@ -165,7 +165,7 @@ describe('MCP tools', () => {
   it("one user never sees another's documents", async () => {
     const out = await call(bobClient, 'search', { query: 'lighthouse beacon violet', mode: 'keyword' });
     expect(out.results ?? []).toEqual([]);
-    expect(await callError(bobClient, 'get_document', { document_id: pdfId })).toBe(`no document "${pdfId}": search or list_documents gives the ids of yours (not_found)`);
+    expect(await callError(bobClient, 'get_document', { document_id: pdfId })).toBe(`no document "${pdfId}" that this user may read: search or list_documents gives their ids (not_found)`);
     expect((await call(bobClient, 'list_documents', {})).documents).toEqual([]);
     expect((await bobClient.listResources()).resources).toEqual([]);
     // One "MCP error -32002: " (the client's), not two.
