@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { storageProblem } from '../store/objects/location.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url.js';
+import { parseSecretsKey } from '../core/sealed-secret.js';
+import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -164,6 +166,34 @@ export const OPTIONS = [
     description: 'bearer token Prometheus must send to read /metrics (Authorization: Bearer <token>; scrape_config authorization.credentials_file); required to serve them on a non-loopback bind with --metrics auto. Prefer the environment variable',
   },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
+  {
+    name: 'require-2fa',
+    kind: 'enum',
+    default: 'off',
+    choices: TWO_FACTOR_POLICIES,
+    valueName: 'who',
+    description:
+      'accounts that must sign in with a second factor (an authenticator app or a passkey, docs/security.md): off = those who set one up; admins = admins too, sent to set one up at their next page; all = everyone. ' +
+      'Until they have one, such an account reaches only Settings → Security and mints no API key or OAuth grant',
+  },
+  {
+    name: 'secrets-key',
+    kind: 'string',
+    secret: true,
+    valueName: 'key',
+    check: (value) => (parseSecretsKey(value) ? null : 'must be 32 bytes as 43 base64url or 64 hex characters (e.g. `openssl rand -hex 32`)'),
+    description:
+      'the key that seals authenticator-app secrets in the database (default: <data-dir>/secrets.key, made at first start). Replicas of one library must share it; keep it with your backups, which do not hold it. Prefer the environment variable',
+  },
+  {
+    name: 'audit-retention-days',
+    kind: 'int',
+    default: 365,
+    min: 0,
+    max: 36500,
+    valueName: 'n',
+    description: 'days the audit log keeps an event (docs/operations.md#audit-log); older ones are removed hourly. 0 keeps them for ever',
+  },
 ] as const satisfies readonly OptionDef[];
 
 type Def = (typeof OPTIONS)[number];

@@ -8,6 +8,7 @@ import { SessionStore } from '../../src/store/sql/sessions.js';
 import { SetupTokenStore } from '../../src/store/sql/setup-tokens.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
+import { RecordedAudit } from '../helpers/audit.js';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -116,7 +117,7 @@ describeEachEngine('per-request credential checks', ({ handle }) => {
     const now = clock();
     const counted = countingUpdates(handle().db);
     const user = (await new UserStore(counted.db, now).create('busy@example.com', 'h'))!;
-    const keys = new ApiKeyService(new ApiKeyStore(counted.db, now), now);
+    const keys = new ApiKeyService(new ApiKeyStore(counted.db, now), now, new RecordedAudit());
     const sessions = new WebSessionService(new SessionStore(counted.db, now));
     const { key } = await keys.issue(user.id, 'ci');
     const session = await sessions.start(user.id);

@@ -9,6 +9,7 @@ import { CliError, UsageError } from '../../terminal/errors.js';
 import { type IO, writeJson } from '../../terminal/io.js';
 import { progressOn } from '../migrate/progress.js';
 import { databaseOption, operatorConfig } from '../operator-database.js';
+import { recordInLibrary } from '../operator-audit.js';
 import { runBackup } from './backup.js';
 import { parseRate, RateLimit } from './rate-limit.js';
 import { describeRepository, listBackups, openRepository, readManifest } from './repository.js';
@@ -78,6 +79,10 @@ Examples:
           ...(rate ? { rate: new RateLimit(rate) } : {}),
           ...(keep ? { keep } : {}),
         });
+        await recordInLibrary(shared ? { database: shared.database, dataDir: '' } : { dataDir: resolve(config.dataDir) }, 'backup', {
+          type: 'backup.created',
+          details: { backup: summary.id, repository: summary.repository, files: summary.files.total, copied: summary.files.copied },
+        });
         if (jsonWanted(cmd)) writeJson(io, summary);
       } finally {
         repo.close();
@@ -136,6 +141,11 @@ Examples:
         const target: RestoreTarget = shared ? await sharedTarget(shared.database, shared.storage, io.env, `backup ${manifest.id} of ${manifest.library}`) : await embeddedTarget(resolve(flags.to!));
         try {
           const summary = await restoreInto({ repo, manifest, target, progress: progressOn(io) });
+          // In the restored library: its log goes on from the backup's events with this one.
+          await recordInLibrary(shared ? { database: shared.database, dataDir: '' } : { dataDir: resolve(flags.to!) }, 'restore', {
+            type: 'restore.completed',
+            details: { backup: manifest.id, from: manifest.library, taken_at: manifest.taken_at },
+          });
           if (json) writeJson(io, summary);
         } finally {
           await target.close();
