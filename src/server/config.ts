@@ -206,7 +206,7 @@ export type ServeConfig = {
 
 /** The option's environment variable: DOCSEARCH_<NAME>, unless it declares its own. */
 export const envName = (def: Pick<OptionDef, 'name' | 'env'>): string => def.env ?? `DOCSEARCH_${def.name.toUpperCase().replaceAll('-', '_')}`;
-const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
