@@ -21,6 +21,8 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/health.test.ts',
   'test/access/permission-matrix.test.ts',
   'test/server/api-errors.test.ts',
+  'test/server/audit-log.test.ts',
+  'test/auth/two-factor/two-factor.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();
