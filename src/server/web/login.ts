@@ -106,7 +106,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
   router.post('login.passkey.options', '/login/passkey/options', jsonBody(), async (ctx) => {
     const session = checkCsrf(ctx, s);
     const rp = relyingParty(s);
-    if (!rp) throw new AppError('not_found', 'this server does not offer passkeys (see Settings → Security)');
+    if (!rp) throw new AppError('conflict', 'this server does not offer passkeys: its public URL must name a host (not an IP address) on https or localhost');
     const user = await pendingUser(ctx, s);
     const options = await s.passkeys.authenticationOptions(rp, user?.id ?? null);
     await s.webSessions.setChallenge(session, options.challenge, s.now());

@@ -146,7 +146,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
   router.post('settings.security.passkeys.options', `${PAGE}/passkeys/options`, jsonBody(), async (ctx) => {
     const user = await requireJsonUser(ctx, s);
     const rp = relyingParty(s);
-    if (!rp) throw new AppError('not_found', 'this server does not offer passkeys (see Settings → Security)');
+    if (!rp) throw new AppError('conflict', 'this server does not offer passkeys: its public URL must name a host (not an IP address) on https or localhost');
     const options = await s.passkeys.registrationOptions(rp, user);
     await s.webSessions.setChallenge(ctx.state.session!, options.challenge, s.now());
     ctx.body = options;
