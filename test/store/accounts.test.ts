@@ -92,7 +92,7 @@ describeEachEngine('sessions', ({ handle }) => {
     await sessions.create('hash-1', user.id, 10 * MIN);
     await sessions.create('hash-2', null, MIN);
     const created = now();
-    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created, onceSealed: null });
+    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created, onceSealed: null, signedInWith: null, clientIp: null, userAgent: null, pendingUserId: null });
     now.advance(30_000);
     await sessions.touch((await sessions.find('hash-1'))!, 10 * MIN); // within the minute: not written
     expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() - 30_000 + 10 * MIN);
