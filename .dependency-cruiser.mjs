@@ -34,6 +34,8 @@ const PACKAGE_HOMES = [
   { packages: ['@lancedb/lancedb', 'apache-arrow'], home: 'store/lancedb', why: 'store/lancedb/ is the only code that talks to LanceDB' },
   { packages: ['@aws-sdk', '@smithy'], home: 'store/objects', why: 'store/objects/ is the only code that talks to object storage' },
   { packages: ['koa', 'koa-body', '@koa/router', 'busboy'], home: 'server', why: 'only the server speaks HTTP as a server' },
+  { packages: ['otpauth', '@simplewebauthn/server'], home: 'auth', why: 'auth/ is the only code that checks second factors' },
+  { packages: ['uqr', 'bowser'], home: 'web', why: 'QR codes and browser names are drawn by the pages only' },
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

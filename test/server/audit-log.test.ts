@@ -101,6 +101,27 @@ describe('the audit log', () => {
     expect(d.stdout()).toContain(`"event":"audit.document.deleted"`);
   });
 
+  it('records shares, applications and consents, account changes and sign-outs', async () => {
+    const project = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Audited' } })).body.id as string;
+    expect((await api(d, `/api/v1/projects/${project}/members`, { token: alice.apiKey, body: { email: admin.email, role: 'viewer' } })).status).toBe(201);
+    expect((await api(d, `/api/v1/projects/${project}/members`, { token: alice.apiKey, body: { email: admin.email, role: 'editor' } })).status).toBe(200);
+    const shared = await events(d, admin.apiKey, `?type=project.shared&target=${project}`);
+    expect(shared.map((e) => [e.details.role, e.details.change])).toEqual([
+      ['editor', 'role'],
+      ['viewer', 'added'],
+    ]);
+    const web = await loggedIn(d, alice);
+    await web.get('/settings/applications');
+    expect((await web.post('/settings/applications', { _csrf: web.csrf, name: 'Audited app', redirect_uris: 'https://app.example.com/callback' })).status).toBe(303);
+    const [registered] = await events(d, admin.apiKey, `?type=oauth_app.registered&actor=${aliceId}`);
+    expect(registered).toMatchObject({ via: 'session', target: { type: 'oauth_app', label: 'Audited app' }, details: { registration: 'user' } });
+    await web.get('/settings/account');
+    expect((await web.post('/settings/account/password', { _csrf: web.csrf, current_password: alice.password, new_password: alice.password, new_password_again: alice.password })).status).toBe(303);
+    expect(await events(d, admin.apiKey, `?type=account.password_changed&actor=${aliceId}`)).toHaveLength(1);
+    expect((await web.post('/logout', { _csrf: web.csrf })).status).toBe(302);
+    expect(await events(d, admin.apiKey, `?type=sign_out&actor=${aliceId}`)).toHaveLength(1);
+  });
+
   it('is for admins only: 403 for anyone else, 401 without a credential; filters and a cursor page through it', async () => {
     const refused = await api(d, '/api/v1/audit-events', { token: alice.apiKey });
     expect(refused.status).toBe(403);

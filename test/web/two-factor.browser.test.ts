@@ -63,7 +63,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('two-factor sign-in and passkeys'),
       await page.waitForURL(`${base}/settings/security`);
       await page.click('button:has-text("Set up an authenticator app")');
       await page.waitForSelector('img.qr');
-      expect(await page.locator('img.qr').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+      expect(await page.locator('img.qr').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
       expect(await axeViolations(page)).toEqual([]);
       const secret = (await page.locator('#totp-secret').textContent())!;
       const enrolCode = totpCode(secret);

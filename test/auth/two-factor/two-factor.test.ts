@@ -8,6 +8,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, runCli, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { WebClient } from '../../server/web-client.js';
+import { browserLogin } from '../../cli/browser-login.js';
+import { cliEnv } from '../../cli/cli-env.js';
 import { authorizePath, pkce } from '../oauth-flow.js';
 import { enrolTotp, totpCode } from './totp.js';
 
@@ -108,6 +110,28 @@ describe('two-factor sign-in with an authenticator app', () => {
     expect((await codeStep(again.web, next)).status).toBe(401);
   });
 
+  it("takes `docsearch login`'s browser through the same second step before its consent", async () => {
+    const user = await addUser(d);
+    const { secret } = await enrolTotp(await loggedIn(d, user));
+    const login = await browserLogin(d, user, cliEnv(null), [], async (authorizeUrl) => {
+      const web = browser(d);
+      const path = authorizeUrl.slice(d.url.length);
+      const toLogin = await web.get(path);
+      expect(toLogin.location).toBe(`/login?return_to=${encodeURIComponent(path)}`);
+      await web.get(toLogin.location!);
+      const password = await web.post('/login', { _csrf: web.csrf, email: user.email, password: user.password, return_to: path });
+      expect(password.location).toBe(`/login/verify?return_to=${encodeURIComponent(path)}`);
+      // Owing the code, the authorize URL sends it to sign in again: no consent page yet.
+      expect((await web.get(path)).location).toMatch(/^\/login\?/);
+      await web.get(password.location!);
+      const verified = await web.post('/login/verify', { _csrf: web.csrf, code: totpCode(secret, 1), return_to: path });
+      expect(verified.location).toBe(path);
+      return web;
+    });
+    expect(login.consent).toContain('name="decision"');
+    expect(login.code, login.stderr).toBe(0);
+  });
+
   it('accepts each recovery code once, in place of a code', async () => {
     const user = await addUser(d);
     const { recoveryCodes } = await enrolTotp(await loggedIn(d, user));
@@ -168,6 +192,56 @@ describe('two-factor sign-in with an authenticator app', () => {
     expect(events.body.events[0].user_agent).toMatch(/^docsearch users reset-2fa \(/);
     const none = await runCli(['users', 'reset-2fa', user.email, '--data-dir', d.dataDir], { env: d.env });
     expect(none.stderr).toContain('has no second factor: nothing to reset');
+  });
+});
+
+describe('Settings → Security: sessions', () => {
+  let d: Daemon;
+  daemonForSuite(
+    async (started) => {
+      d = started;
+    },
+    { args: ['--trust-proxy'] },
+  );
+  beforeEach(newAddress);
+
+  it('lists where the account is signed in (device, address, last seen) and ends one, or every other', async () => {
+    const user = await addUser(d);
+    const laptop = await loggedIn(d, user);
+    newAddress();
+    const phone = browser(d);
+    phone.headers['user-agent'] = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+    expect((await phone.login(user.email, user.password)).status).toBe(302);
+    newAddress();
+    const third = await loggedIn(d, user);
+    const page = await laptop.get('/settings/security');
+    const table = /<table class="rows" id="sessions">([\s\S]*?)<\/table>/.exec(page.text)![1]!;
+    const rows = [...table.matchAll(/<tr( class="current")?>([\s\S]*?)<\/tr>/g)].slice(1).map((m) => ({
+      current: !!m[1],
+      device: /<td>([^<]*)/.exec(m[2]!)![1]!.trim(),
+      address: /data-label="Address">([^<]*)</.exec(m[2]!)![1],
+      handle: /sessions\/([0-9a-f]{16})\/end/.exec(m[2]!)?.[1],
+    }));
+    expect(rows).toHaveLength(3);
+    expect(rows.find((r) => r.current)).toMatchObject({ address: `198.51.100.${addresses - 2}`, handle: undefined });
+    const phoneRow = rows.find((r) => r.device.startsWith('Safari'))!;
+    expect(phoneRow).toMatchObject({ device: 'Safari 17 on iOS 17.4', address: `198.51.100.${addresses - 1}` });
+    expect(page.text).toContain('with password');
+    // End the phone's: it is signed out at its next page, the others are not.
+    expect((await laptop.submit(`/settings/security/sessions/${phoneRow.handle}/end`, { _csrf: laptop.csrf })).text).toContain('Ended that session.');
+    expect((await phone.get('/settings/keys')).location).toMatch(/^\/login/);
+    expect((await third.get('/settings/keys')).status).toBe(200);
+    const thirdRow = rows.find((r) => !r.current && r !== phoneRow)!;
+    // Another account's session cannot be ended by its handle.
+    const other = await loggedIn(d, await addUser(d));
+    await other.get('/settings/security');
+    const ended = await other.submit(`/settings/security/sessions/${thirdRow.handle}/end`, { _csrf: other.csrf });
+    expect(ended.text).toContain('That session had ended already.');
+    expect((await third.get('/settings/keys')).status).toBe(200);
+    const all = await laptop.submit('/settings/security/sessions/end-others', { _csrf: laptop.csrf });
+    expect(all.text).toContain('Signed out 1 other session.');
+    expect((await third.get('/settings/keys')).location).toMatch(/^\/login/);
+    expect((await laptop.get('/settings/keys')).status).toBe(200);
   });
 });
 
