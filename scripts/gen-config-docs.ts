@@ -75,11 +75,12 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 
 | Path | What |
 |---|---|
-| \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs. Secrets are stored only as hashes. Not used with \`--database\` (that state is in PostgreSQL). |
+| \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs, the audit log. Secrets are stored only as hashes (authenticator-app secrets sealed). Not used with \`--database\` (that state is in PostgreSQL). |
 | \`lancedb/\` | LanceDB tables: chunks, vectors, full-text index |
 | \`files/\` | uploaded originals, content-addressed |
 | \`models/\` | the built-in model's generated ONNX graph (unless \`--model-cache-dir\` points elsewhere) |
 | \`daemon.pid\` | lock: one daemon per data directory (also in shared mode, where each replica has a data directory of its own) |
+| \`secrets.key\` | the key that seals authenticator-app secrets in the database (made at first start; with \`--storage s3://…\` it is under the shared prefix instead, and \`--secrets-key\` replaces either). Not in backups: keep it with them ([security.md](security.md#the-secrets-key)) |
 
 Everything here is its owner's alone: every operator command (\`serve\`, \`users\`, \`clients\`, \`reindex\`, \`migrate\`,
 \`backup\`, \`restore\`) runs with a umask of 077, so each folder it creates is 0700 and each file 0600 — the database,

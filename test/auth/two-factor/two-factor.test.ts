@@ -5,7 +5,10 @@
  * (test/web/two-factor.browser.test.ts) walks the same in Chromium, with passkeys.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, runCli, type TestUser } from '../../helpers/daemon.js';
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { WebClient } from '../../server/web-client.js';
 import { browserLogin } from '../../cli/browser-login.js';
@@ -284,5 +287,36 @@ describe('--require-2fa all', () => {
     const off = await web.post('/settings/security/totp/disable', { _csrf: web.csrf, password: user.password });
     expect(off.status).toBe(400);
     expect(off.text).toContain('set up another one before removing this one');
+  });
+});
+
+describe('the secrets key', () => {
+  it('seals authenticator secrets outside the database: another key is refused while they exist, the same one opens them', async () => {
+    const d = await startDaemon();
+    try {
+      const user = await addUser(d);
+      const { secret } = await enrolTotp(await loggedIn(d, user));
+      expect(statSync(join(d.dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
+      expect(await d.stop()).toBe(0);
+      const other = randomBytes(32).toString('hex');
+      const refused = await startDaemon({ dataDir: d.dataDir, args: ['--secrets-key', other] }).then(
+        (started) => started.stop().then(() => 'started'),
+        (err: Error) => err.message,
+      );
+      expect(refused).toContain('this library seals authenticator-app secrets with another secrets key');
+      expect(refused).not.toContain(other);
+      const again = await startDaemon({ dataDir: d.dataDir });
+      try {
+        const web = browser(again);
+        await web.login(user.email, user.password);
+        await web.get('/login/verify');
+        expect((await web.post('/login/verify', { _csrf: web.csrf, code: totpCode(secret, 1), return_to: '' })).status).toBe(303);
+      } finally {
+        expect(await again.stop()).toBe(0);
+      }
+    } finally {
+      await d.stop();
+      removeDir(d.dataDir);
+    }
   });
 });
