@@ -299,13 +299,13 @@ describe('the secrets key', () => {
       expect(statSync(join(d.dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
       expect(await d.stop()).toBe(0);
       const other = randomBytes(32).toString('hex');
-      const refused = await startDaemon({ dataDir: d.dataDir, args: ['--secrets-key', other] }).then(
+      const refused = await startDaemon({ dataDir: d.dataDir, databaseUrl: d.databaseUrl, args: ['--secrets-key', other] }).then(
         (started) => started.stop().then(() => 'started'),
         (err: Error) => err.message,
       );
       expect(refused).toContain('this library seals authenticator-app secrets with another secrets key');
       expect(refused).not.toContain(other);
-      const again = await startDaemon({ dataDir: d.dataDir });
+      const again = await startDaemon({ dataDir: d.dataDir, databaseUrl: d.databaseUrl });
       try {
         const web = browser(again);
         await web.login(user.email, user.password);
