@@ -22,6 +22,8 @@ const API_SUITES_ON_POSTGRES = [
   'test/access/permission-matrix.test.ts',
   'test/server/api-errors.test.ts',
   'test/sources/folder.test.ts',
+  'test/server/audit-log.test.ts',
+  'test/auth/two-factor/two-factor.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

@@ -29,6 +29,7 @@ import { api, removeDir, startDaemon, waitPreloaded } from '../test/helpers/daem
 import { percentile } from './ingest-api.js';
 import { linkTree } from './library-copy.js';
 import { rng } from './scifact.js';
+import { RecordedAudit } from '../test/helpers/audit.js';
 
 const USERS = 1000;
 const PROJECTS_PER_USER = 5;
@@ -157,7 +158,7 @@ async function populate(dataDir: string, source: SharedSource[], size: number, e
   await vectorIndexed.optimize();
   await vectorIndexed.close();
   store.close();
-  const keys = new ApiKeyService(new ApiKeyStore(sqlite.db, now), now);
+  const keys = new ApiKeyService(new ApiKeyStore(sqlite.db, now), now, new RecordedAudit());
   const readerKey = (await keys.issue(userIds[0]!, 'bench reader')).key;
   const ownKey = (await keys.issue(userIds[1]!, 'bench own')).key;
   const readerProjects = [...projectIds.slice(0, PROJECTS_PER_USER), ...direct, ...viaGroups];

@@ -75,7 +75,7 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 
 | Path | What |
 |---|---|
-| \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs. Secrets are stored only as hashes. Not used with \`--database\` (that state is in PostgreSQL). |
+| \`docsearch.db\` (+ \`-wal\`, \`-shm\`) | SQLite metadata: accounts, sessions, API keys, OAuth, projects, documents, jobs, the audit log. Secrets are stored only as hashes (authenticator-app secrets sealed). Not used with \`--database\` (that state is in PostgreSQL). |
 | \`lancedb/\` | LanceDB tables: chunks, vectors, full-text index |
 | \`files/\` | uploaded originals, content-addressed (\`files/tmp/\`: uploads on their way in) |
 | \`models/\` | the built-in model's generated ONNX graph (unless \`--model-cache-dir\` points elsewhere) |
@@ -86,6 +86,7 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 | \`backup.key\` | the key \`docsearch backup\` seals an embedded library's backups with, made on the first backup (mode 0600); keep a copy apart from the backups ([operations.md](operations.md#backup-and-restore)) |
 | \`cache/\` | shared mode: the copy of the index's tables (\`cache/tables\`) or the cache of its files (\`cache/index\`), and copies of the originals this replica received lately (\`cache/originals\`); safe to delete while the daemon is stopped |
 | \`tmp/\` | shared mode: uploads on their way to the object store |
+| \`secrets.key\` | the key that seals authenticator-app secrets and sources' credentials in the database (made at first start; with \`--storage s3://…\` it is under the shared prefix instead, and \`--secrets-key\` or \`--secrets-key-file\` replaces either). Not in backups: keep it with them ([security.md](security.md#the-secrets-key)) |
 
 Everything here is its owner's alone: every operator command (\`serve\`, \`users\`, \`clients\`, \`reindex\`, \`migrate\`,
 \`backup\`, \`restore\`) runs with a umask of 077, so each folder it creates is 0700 and each file 0600 — the database,

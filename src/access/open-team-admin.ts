@@ -1,4 +1,5 @@
 import { AccountService } from '../auth/accounts.js';
+import type { AuditLog } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
 import { ApiKeyStore } from '../store/sql/api-keys.js';
 import type { Db } from '../store/sql/database.js';
@@ -17,7 +18,7 @@ import { TeamAdmin } from './team-admin.js';
  * TeamAdmin on a library's database: the daemon's (the Admin pages), or the one an operator command opens on the
  * server machine (`docsearch users`, `docsearch groups`). One wiring, so both end the same credentials.
  */
-export function openTeamAdmin(db: Db, now: Clock): TeamAdmin {
+export function openTeamAdmin(db: Db, now: Clock, audit: AuditLog): TeamAdmin {
   const users = new UserStore(db, now);
   const projects = new ProjectStore(db, now);
   return new TeamAdmin({
@@ -31,5 +32,6 @@ export function openTeamAdmin(db: Db, now: Clock): TeamAdmin {
     invites: new InviteStore(db, now),
     accounts: new AccountService(users, projects, new SetupTokenStore(db, now), new LoginAttemptStore(db, now)),
     now,
+    audit,
   });
 }

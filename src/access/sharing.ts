@@ -3,6 +3,7 @@
  * project to another owner of record — each for the project's owners only (AccessControl.check 'manage'), within
  * the instance's sharing policy.
  */
+import type { AuditLog } from '../core/audit.js';
 import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
 import type { GroupStore } from '../store/sql/groups.js';
 import type { MemberKind, ProjectMemberStore } from '../store/sql/project-members.js';
@@ -42,6 +43,8 @@ export interface SharingDeps {
   users: Pick<UserStore, 'findByEmail' | 'findById' | 'emails'>;
   groups: Pick<GroupStore, 'findByName' | 'groupsOf' | 'members'>;
   settings: Pick<SettingsStore, 'get' | 'set'>;
+  /** Where shares, role changes, removals, transfers and policy changes are recorded. */
+  audit: AuditLog;
 }
 
 export class Sharing {
@@ -53,7 +56,9 @@ export class Sharing {
   }
 
   async setPolicy(policy: SharingPolicy): Promise<void> {
+    const before = await this.policy();
     await this.deps.settings.set(POLICY_KEY, policy);
+    await this.deps.audit.record({ type: 'sharing.policy_changed', details: { from: before, to: policy } });
   }
 
   /** A project's members, its owner of record first. Owners only. */
@@ -78,6 +83,11 @@ export class Sharing {
     if (member.kind === 'user' && member.id === project.userId) throw conflict(`${member.email} owns this project already`);
     if (member.kind === 'user' && member.id === actor.userId) throw invalidRequest('you cannot change your own role on a project');
     const outcome = await this.deps.members.upsert(project.id, { id: member.id, kind: member.kind }, role, actor.userId);
+    await this.deps.audit.record({
+      type: 'project.shared',
+      target: { type: 'project', id: project.id, label: project.name },
+      details: { member: member.id, member_kind: member.kind, member_name: member.email ?? member.group, role, change: outcome === 'created' ? 'added' : 'role' },
+    });
     return { member: { ...member, role }, created: outcome === 'created' };
   }
 
@@ -86,6 +96,7 @@ export class Sharing {
     const { project } = await this.deps.access.project(actor, projectId, 'manage');
     if (memberId === project.userId) throw conflict('the owner of record cannot be removed: transfer the project to someone else first');
     if (!(await this.deps.members.remove(project.id, memberId))) throw notFound('member');
+    await this.deps.audit.record({ type: 'project.unshared', target: { type: 'project', id: project.id, label: project.name }, details: { member: memberId } });
   }
 
   /**
@@ -100,6 +111,7 @@ export class Sharing {
     if (moved === 'conflict') throw conflict(`${email} already owns a project named "${project.name}": rename one of them first`);
     await this.deps.members.remove(project.id, to.id);
     await this.deps.members.upsert(project.id, { id: project.userId, kind: 'user' }, 'owner', actor.userId);
+    await this.deps.audit.record({ type: 'project.transferred', target: { type: 'project', id: project.id, label: project.name }, details: { from: project.userId, to: to.id, to_email: to.email } });
     return (await this.deps.projects.get(project.id)) ?? project;
   }
 

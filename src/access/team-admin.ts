@@ -11,6 +11,7 @@
  */
 import type { AccountService } from '../auth/accounts.js';
 import { checkPasswordStrength } from '../auth/password.js';
+import type { AuditLog } from '../core/audit.js';
 import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
@@ -39,7 +40,12 @@ export interface TeamAdminDeps {
   /** Makes the account an invitation is accepted with (the password rules, the default project). */
   accounts: Pick<AccountService, 'createUser'>;
   now: Clock;
+  /** Where every change to accounts and groups is recorded (who: the request's or the operator's audit context). */
+  audit: AuditLog;
 }
+
+const accountTarget = (user: Pick<User, 'id' | 'email'>) => ({ type: 'account', id: user.id, label: user.email });
+const groupTarget = (group: Pick<Group, 'id' | 'name'>) => ({ type: 'group', id: group.id, label: group.name });
 
 /** What disabling or deleting ended. */
 export interface Ended {
@@ -77,16 +83,20 @@ export class TeamAdmin {
   async disable(user: User): Promise<Ended> {
     if (user.isAdmin && user.disabledAt === null) await this.keepAnAdmin();
     await this.deps.users.setDisabled(user.id, this.deps.now());
-    return this.endCredentials(user.id);
+    const ended = await this.endCredentials(user.id);
+    await this.deps.audit.record({ type: 'account.disabled', target: accountTarget(user), details: { ...ended } });
+    return ended;
   }
 
   async enable(user: User): Promise<void> {
     await this.deps.users.setDisabled(user.id, null);
+    await this.deps.audit.record({ type: 'account.enabled', target: accountTarget(user) });
   }
 
   async setAdmin(user: User, admin: boolean): Promise<void> {
     if (!admin && user.isAdmin) await this.keepAnAdmin();
     await this.deps.users.setAdmin(user.id, admin);
+    await this.deps.audit.record({ type: 'account.admin_changed', target: accountTarget(user), details: { admin } });
   }
 
   /**
@@ -129,6 +139,7 @@ export class TeamAdmin {
     await this.deps.members.removeEverywhere(user.id);
     await this.deps.groups.leaveAll(user.id);
     await this.deps.users.tombstone(user.id);
+    await this.deps.audit.record({ type: 'account.deleted', target: accountTarget(user), details: { ...ended, transferred, removed, transferred_to: transferTo?.email ?? null } });
     return { ...ended, transferred, removed };
   }
 
@@ -168,6 +179,7 @@ export class TeamAdmin {
     if (await this.deps.users.findByEmail(address)) throw conflict(`an account with the e-mail ${address} exists already`);
     const token = randomUrlToken(32);
     await this.deps.invites.create(sha256Hex(token), address, by, INVITE_TTL_MS);
+    await this.deps.audit.record({ type: 'account.invited', details: { email: address } });
     return token;
   }
 
@@ -216,6 +228,7 @@ export class TeamAdmin {
     if (description.trim().length > 2000) throw invalidRequest('a group description is at most 2,000 characters');
     const group = await this.deps.groups.create(trimmed, description.trim());
     if (!group) throw conflict(`a group named "${trimmed}" exists already`);
+    await this.deps.audit.record({ type: 'group.created', target: groupTarget(group) });
     return group;
   }
 
@@ -224,16 +237,21 @@ export class TeamAdmin {
     this.local(group);
     await this.deps.members.removeEverywhere(group.id);
     await this.deps.groups.delete(group.id);
+    await this.deps.audit.record({ type: 'group.deleted', target: groupTarget(group) });
   }
 
   async addToGroup(group: Group, user: User): Promise<boolean> {
     this.local(group);
-    return this.deps.groups.addMember(group.id, user.id);
+    const added = await this.deps.groups.addMember(group.id, user.id);
+    if (added) await this.deps.audit.record({ type: 'group.member_added', target: groupTarget(group), details: { user: user.id, email: user.email } });
+    return added;
   }
 
   async removeFromGroup(group: Group, user: User): Promise<boolean> {
     this.local(group);
-    return this.deps.groups.removeMember(group.id, user.id);
+    const removed = await this.deps.groups.removeMember(group.id, user.id);
+    if (removed) await this.deps.audit.record({ type: 'group.member_removed', target: groupTarget(group), details: { user: user.id, email: user.email } });
+    return removed;
   }
 
   members(group: Group): Promise<{ id: string; email: string }[]> {

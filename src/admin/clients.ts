@@ -6,6 +6,7 @@ import { CliError, UsageError } from '../terminal/errors.js';
 import type { IO } from '../terminal/io.js';
 import { OAuthClientStore } from '../store/sql/oauth-clients.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { operatorAudit } from './operator-audit.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -40,7 +41,7 @@ Examples:
       const config = operatorConfig(io, 'clients add', { 'data-dir': flags.dataDir, database: flags.database });
       const database = await openOperatorDatabase(config);
       try {
-        const service = new ClientService(new OAuthClientStore(database.db, systemClock), systemClock);
+        const service = new ClientService(new OAuthClientStore(database.db, systemClock), systemClock, operatorAudit(database.db, 'clients add'));
         const { client, secret } = await service.register({ name: flags.name, redirectUris: flags.redirectUri, isPublic: !!flags.public, userId: null });
         io.stderr.write(
           `registered ${client.isPublic ? 'public' : 'confidential'} client "${client.name}" in ${database.shared ? database.location : config.dataDir}\n` +

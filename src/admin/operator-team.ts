@@ -1,4 +1,5 @@
 import { type Command } from 'commander';
+import { operatorAudit } from './operator-audit.js';
 import { openTeamAdmin } from '../access/open-team-admin.js';
 import type { TeamAdmin } from '../access/team-admin.js';
 import { systemClock } from '../core/clock.js';
@@ -37,7 +38,7 @@ export async function withTeamAdmin(io: IO, command: string, flags: LibraryFlags
   const config = operatorConfig(io, command, { ...more, 'data-dir': flags.dataDir, database: flags.database });
   const database = await openOperatorDatabase(config);
   try {
-    await work({ team: openTeamAdmin(database.db, systemClock), config, database, where: database.shared ? database.location : config.dataDir });
+    await work({ team: openTeamAdmin(database.db, systemClock, operatorAudit(database.db, command)), config, database, where: database.shared ? database.location : config.dataDir });
   } catch (err) {
     if (isAppError(err) && err.status < 500) throw new CliError(err.message);
     throw err;

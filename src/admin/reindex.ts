@@ -11,6 +11,7 @@ import { lockDataDir } from '../server/data-dir-lock.js';
 import { createLogger } from '../core/logger.js';
 import { openStorage } from '../server/storage.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { operatorAudit } from './operator-audit.js';
 
 /**
  * `docsearch reindex`: re-embeds the stored chunks with the configured embedder, in place, while no daemon runs
@@ -81,6 +82,7 @@ Examples:
         const tty = isStderrTTY(io);
         let lastPct = -1;
         notice(io, `re-embedding the index: ${from} → ${embedder.id}`);
+        await operatorAudit(database.db, 'reindex').record({ type: 'reindex.started', details: { from, to: embedder.id } });
         await reindexer.run((done, total) => {
           const pct = total === 0 ? 100 : Math.floor((done / total) * 100);
           if (tty) io.stderr.write(`\r${done}/${total} chunks (${pct}%)`);

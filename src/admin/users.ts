@@ -19,6 +19,8 @@ import { SetupTokenStore } from '../store/sql/setup-tokens.js';
 import { UserStore } from '../store/sql/users.js';
 import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 import { count, examples, type LibraryFlags, libraryOptions, printRows, wantsJson, withTeamAdmin } from './operator-team.js';
+import { operatorAudit } from './operator-audit.js';
+import { resetTwoFactorCommand } from './users-two-factor.js';
 
 async function readPassword(io: IO, command = 'users add'): Promise<string> {
   if (canPrompt(io)) {
@@ -69,10 +71,12 @@ Examples:
         const { db } = database;
         const now = systemClock;
         const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
+        const audit = operatorAudit(db, 'users add');
         const user = await accounts.createUser(email, password);
+        await audit.record({ type: 'account.created', target: { type: 'account', id: user.id, label: user.email }, details: { how: 'docsearch users add' } });
         io.stderr.write(`created account ${user.email} (${user.id}) in ${database.shared ? database.location : config.dataDir}\n`);
         if (flags.apiKey) {
-          const issued = await new ApiKeyService(new ApiKeyStore(db, now), now).issue(user.id, flags.keyName, scopes);
+          const issued = await new ApiKeyService(new ApiKeyStore(db, now), now, audit).issue(user.id, flags.keyName, scopes);
           io.stderr.write(`API key (${scopes.join(' ')}) — shown once, store it now:\n`);
           io.stdout.write(`${issued.key}\n`);
         }
@@ -110,6 +114,7 @@ Examples:
         const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
         const user = await accounts.setPassword(email, password);
         const ended = await new SessionStore(db, now).deleteForUser(user.id);
+        await operatorAudit(db, 'users set-password').record({ type: 'account.password_set', target: { type: 'account', id: user.id, label: user.email }, details: { sessions_ended: ended } });
         io.stderr.write(`set the password of ${user.email} (${user.id}); signed out ${ended} web session${ended === 1 ? '' : 's'}\n`);
       } catch (err) {
         if (isAppError(err) && err.status < 500) throw new CliError(err.message);
@@ -119,6 +124,7 @@ Examples:
       }
     });
   addOffboardingCommands(users, io);
+  users.addCommand(resetTwoFactorCommand(io));
   return users;
 }
 

@@ -19,7 +19,17 @@ const sentenceOf = (text: string): string => text.charAt(0).toUpperCase() + text
 
 export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000 };
 
-export type LoginResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'disabled'; retryAfterMs?: number };
+/**
+ * What a sign-in did. A refusal says whether this attempt began a lockout (`locked`: the e-mail's count, the
+ * address's, or both) and names the account whose password was tried, when it exists (for the audit log only:
+ * the page says the same whichever it is).
+ */
+export type LoginResult =
+  | { ok: true; user: User }
+  | { ok: false; reason: 'invalid' | 'throttled' | 'disabled'; retryAfterMs?: number; locked?: ('email' | 'ip')[]; user?: Pick<User, 'id' | 'email'> };
+
+/** Which of the throttle's keys an attempt locked: 'email:…' → 'email'. */
+export const lockedKinds = (keys: readonly string[]): ('email' | 'ip' | '2fa')[] => keys.map((k) => k.slice(0, k.indexOf(':')) as 'email' | 'ip' | '2fa');
 
 /** What an account change from Settings did: done, or why not (a sentence for the page). */
 export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'refused'; message: string; retryAfterMs?: number };
@@ -62,23 +72,25 @@ export class AccountService {
    */
   async login(email: string, password: string, clientIp: string): Promise<LoginResult> {
     const [byEmail, byAddress] = [`email:${email.trim().toLowerCase()}`, `ip:${clientIp}`];
-    const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE);
+    const locking: string[] = [];
+    const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE, locking);
     if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };
     const user = await this.users.findByEmail(email.trim());
     const valid = await verifyPassword(user?.passwordHash ?? (await unknownUserHash()), password);
-    if (!user || !valid) return { ok: false, reason: 'invalid' };
+    const tried = user ? { user: { id: user.id, email: user.email } } : {};
+    if (!user || !valid) return { ok: false, reason: 'invalid', ...tried, ...(locking.length ? { locked: lockedKinds(locking) as ('email' | 'ip')[] } : {}) };
     // Said only to whoever knows the password: a disabled account is not a wrong password.
-    if (user.disabledAt !== null) return { ok: false, reason: 'disabled' };
+    if (user.disabledAt !== null) return { ok: false, reason: 'disabled', ...tried };
     await this.attempts.clear(byEmail);
     await this.attempts.refund(byAddress, LOGIN_THROTTLE);
     return { ok: true, user: withoutHash(user) };
   }
 
   /**
-   * Checks a signed-in user's current password before an account change, counted like a login (the same keys, so
+   * Checks a signed-in user's current password before an account change (or a change to its second factors), counted like a login (the same keys, so
    * guesses here and on the login form share one budget): after 5 wrong ones in 15 minutes it is locked.
    */
-  private async checkCurrentPassword(userId: string, password: string, clientIp: string): Promise<AccountChangeResult> {
+  async checkCurrentPassword(userId: string, password: string, clientIp: string): Promise<AccountChangeResult> {
     const user = await this.users.findWithHashById(userId);
     if (!user) return { ok: false, reason: 'invalid', message: 'This account no longer exists.' };
     const [byEmail, byAddress] = [`email:${user.email.trim().toLowerCase()}`, `ip:${clientIp}`];

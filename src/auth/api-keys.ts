@@ -1,3 +1,4 @@
+import type { AuditLog } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
 import { randomBase62, sha256Hex } from '../core/secrets.js';
 import type { ApiKeyRecord, ApiKeyStore } from '../store/sql/api-keys.js';
@@ -23,6 +24,8 @@ export class ApiKeyService {
   constructor(
     private readonly store: ApiKeyStore,
     private readonly now: Clock,
+    /** Where keys made and revoked are recorded. */
+    private readonly audit: AuditLog,
   ) {}
 
   /** A new key; `projectIds` limits it to those projects (the caller checked its user may read them). */
@@ -37,6 +40,7 @@ export class ApiKeyService {
       scopes: [...scopes],
       projectIds,
     });
+    await this.audit.record({ type: 'api_key.created', target: { type: 'api_key', id: record.id, label: name ?? record.prefix }, details: { owner: userId, scopes: [...scopes], project_ids: projectIds } });
     return { key, record };
   }
 
@@ -44,8 +48,10 @@ export class ApiKeyService {
     return this.store.listActive(userId);
   }
 
-  revoke(userId: string, id: string): Promise<boolean> {
-    return this.store.revoke(userId, id);
+  async revoke(userId: string, id: string): Promise<boolean> {
+    const revoked = await this.store.revoke(userId, id);
+    if (revoked) await this.audit.record({ type: 'api_key.revoked', target: { type: 'api_key', id }, details: { owner: userId } });
+    return revoked;
   }
 
   /**

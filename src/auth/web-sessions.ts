@@ -1,9 +1,15 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { randomUrlToken, safeEqual, sha256Hex } from '../core/secrets.js';
-import type { SessionStore } from '../store/sql/sessions.js';
+import type { SeenFrom, SessionListing, SessionStore } from '../store/sql/sessions.js';
+
+export type { SeenFrom };
 
 export const SESSION_TTL_MS = 7 * 24 * 3600_000;
 export const ANONYMOUS_SESSION_TTL_MS = 3600_000;
+/** How long the second step of a sign-in waits for its code or passkey after the password was right. */
+export const SECOND_STEP_TTL_MS = 5 * 60_000;
+/** How long a WebAuthn ceremony may take (the browser's own timeout is a minute). */
+export const CHALLENGE_TTL_MS = 2 * 60_000;
 
 export interface WebSession {
   /** The cookie value. Only its hash is stored. */
@@ -12,13 +18,34 @@ export interface WebSession {
   csrfToken: string;
   /** What a form left for this session's next page, still sealed (see `stashOnce`). */
   onceSealed?: string | null;
+  /**
+   * How it was signed in: 'password', or with the second factor it passed ('password+totp', 'password+recovery',
+   * 'password+passkey'), 'passkey' alone; 'setup' or 'invite' for an account just made. Null when anonymous, and for
+   * a session signed in before second factors existed.
+   */
+  signedInWith?: string | null;
+  /** The account whose password was right, still owing its second factor. */
+  pendingUserId?: string | null;
 }
+
+/** Whether a session's sign-in passed a second factor (a passkey alone is one: something held, and a PIN or biometric). */
+export const passedSecondFactor = (signedInWith: string | null | undefined): boolean => !!signedInWith && (signedInWith.includes('+') || signedInWith === 'passkey');
+
+/** One of a user's sessions, listed for them; `handle` names it in forms (a prefix of the stored hash, never the cookie). */
+export interface ListedSession extends Omit<SessionListing, 'idHash'> {
+  handle: string;
+  current: boolean;
+}
+
+/** The part of a session's stored hash that names it in URLs: 64 bits, plenty among one person's sessions. */
+const HANDLE_CHARS = 16;
 
 /** What a form created, for the page it redirects to: shown there once. */
 export type OnceMessage =
   | { kind: 'api-key'; key: string; name: string | null }
   | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
-  | { kind: 'invite'; email: string; link: string };
+  | { kind: 'invite'; email: string; link: string }
+  | { kind: 'recovery-codes'; codes: string[] };
 
 /**
  * The CSRF token is derived from the session id (HMAC), so it needs no storage and changes
@@ -54,18 +81,48 @@ function unseal(sessionId: string, sealed: string): OnceMessage | null {
 export class WebSessionService {
   constructor(private readonly store: SessionStore) {}
 
-  async start(userId: string | null): Promise<WebSession> {
+  /** A new session: anonymous (a form's CSRF token), signed in (`userId`, how), or owing a second factor (`pendingUserId`). */
+  async start(userId: string | null, opts: { signedInWith?: string; seen?: SeenFrom; pendingUserId?: string } = {}): Promise<WebSession> {
     const id = randomUrlToken(32);
-    await this.store.create(sha256Hex(id), userId, userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS);
-    return { id, userId, csrfToken: csrfFor(id) };
+    await this.store.create(sha256Hex(id), userId, userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, { ...opts, pendingTtlMs: SECOND_STEP_TTL_MS });
+    return { id, userId, csrfToken: csrfFor(id), signedInWith: opts.signedInWith ?? null, pendingUserId: opts.pendingUserId ?? null };
   }
 
-  async load(id: string | undefined): Promise<WebSession | null> {
+  async load(id: string | undefined, seen?: SeenFrom): Promise<WebSession | null> {
     if (!id || id.length > 100) return null;
     const row = await this.store.find(sha256Hex(id));
     if (!row) return null;
-    await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS);
-    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed };
+    await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, row.userId ? seen : undefined);
+    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId };
+  }
+
+  /** The user's signed-in sessions, `current` marked. */
+  async list(userId: string, current: WebSession): Promise<ListedSession[]> {
+    const currentHash = sha256Hex(current.id);
+    return (await this.store.listForUser(userId)).map(({ idHash, ...rest }) => ({ ...rest, handle: idHash.slice(0, HANDLE_CHARS), current: idHash === currentHash }));
+  }
+
+  /** Ends the user's session named by `handle` (see ListedSession); false when none of theirs is. */
+  async endListed(userId: string, handle: string): Promise<boolean> {
+    if (!/^[0-9a-f]{16}$/.test(handle)) return false;
+    const match = (await this.store.listForUser(userId)).find((s) => s.idHash.startsWith(handle));
+    return match ? this.store.deleteOfUser(userId, match.idHash) : false;
+  }
+
+  /** Records that this session has now passed a second factor too (it was just set up from it). */
+  async upgrade(session: WebSession, signedInWith: string): Promise<void> {
+    await this.store.setSignedInWith(sha256Hex(session.id), signedInWith);
+    session.signedInWith = signedInWith;
+  }
+
+  /** Keeps a WebAuthn challenge for this session's next answer. */
+  setChallenge(session: WebSession, challenge: string, now: number): Promise<void> {
+    return this.store.setChallenge(sha256Hex(session.id), challenge, now + CHALLENGE_TTL_MS);
+  }
+
+  /** The challenge this session was given, once; null when none is waiting or it expired. */
+  takeChallenge(session: WebSession): Promise<string | null> {
+    return this.store.takeChallenge(sha256Hex(session.id));
   }
 
   /**

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Clock } from '../core/clock.js';
+import type { AuditLog } from '../core/audit.js';
 import { conflict, notFound } from '../core/errors.js';
 import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
@@ -47,6 +48,8 @@ export interface DocumentServiceDeps {
    */
   events: Events;
   now: Clock;
+  /** Where deletes and moves are recorded (who and from where: the request's audit context). */
+  audit: AuditLog;
   /**
    * How often a waiting upload looks again without being woken (default 1 s): only a safety net, since settled
    * documents are announced; in shared mode announcements cross replicas, so it can be longer.
@@ -220,6 +223,7 @@ export class DocumentService implements AttachmentSink {
         await this.deps.documents.unmove(id, moved.from);
         throw err;
       }
+      await this.deps.audit.record({ type: 'document.moved', target: { type: 'document', id, label: moved.document.filename }, details: { from_project: moved.from, to_project: projectId } });
       return moved.document;
     });
   }
@@ -237,12 +241,14 @@ export class DocumentService implements AttachmentSink {
 
   /** Deletes a document and the documents attached to it (the caller checked it may); false when it is gone already. */
   async delete(doc: Pick<DocumentRecord, 'id'>): Promise<boolean> {
-    return this.deleteById(doc.id);
+    const deleted = await this.deleteById(doc.id);
+    if (deleted) await this.deps.audit.record({ type: 'document.deleted', target: { type: 'document', id: deleted.id, label: deleted.filename }, details: { project: deleted.projectId } });
+    return deleted !== null;
   }
 
-  private async deleteById(id: string): Promise<boolean> {
+  private async deleteById(id: string): Promise<DocumentRecord | null> {
     const doc = await this.deps.documents.get(id);
-    if (!doc) return false;
+    if (!doc) return null;
     // Chunks first: once the row is gone nothing points at them, and search must stop finding them now.
     await this.deps.chunks.deleteDocument(doc.id);
     await this.deps.documents.delete(doc.id);
@@ -250,16 +256,18 @@ export class DocumentService implements AttachmentSink {
     this.settled(doc.id);
     // Its attachments go with it (the reverse never: an attachment deleted leaves its message).
     await this.removeAttachments(doc);
-    return true;
+    return doc;
   }
 
   /** Deletes a project (the caller checked it may) with its documents, their chunks and (unshared) originals. */
   async removeProject(projectId: string): Promise<void> {
+    const project = await this.deps.projects.get(projectId);
     const docs = await this.deps.documents.listInProject(projectId);
     await this.deps.chunks.deleteProject(projectId);
     await this.deps.projects.delete(projectId); // documents, jobs and members cascade
     for (const sha of new Set(docs.map((d) => d.sha256))) await this.release(sha);
     for (const d of docs) this.settled(d.id);
+    await this.deps.audit.record({ type: 'project.deleted', target: { type: 'project', id: projectId, label: project?.name ?? null }, details: { documents: docs.length } });
   }
 
   /** Removes the original when no document references it any more; true when it was removed. */

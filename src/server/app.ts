@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { withAuditContext } from '../core/audit.js';
 import { apiRouter } from './api/router.js';
 import type { ApiRoute } from './api/route.js';
 import { mcpRoutes } from './mcp/route.js';
@@ -24,6 +25,8 @@ import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
 import { settingsAccountRoutes } from './web/settings-account.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
+import { settingsSecurityRoutes } from './web/settings-security.js';
+import { adminAuditRoutes } from './web/admin-audit.js';
 import { setupRoutes } from './web/setup.js';
 import { staticRoutes } from './web/static.js';
 
@@ -56,6 +59,8 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   adminGroupRoutes(pages, s);
   adminSharingRoutes(pages, s);
   inviteRoutes(pages, s);
+  settingsSecurityRoutes(pages, s);
+  adminAuditRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }
 
@@ -83,6 +88,8 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
       finished: (ctx, seconds) => s.metrics.request(ctx.method, routeOf(ctx as MatchedContext), ctx.status, seconds),
     }),
   );
+  // What audit events recorded while serving the request are about: who is named once a credential or session says.
+  app.use((ctx, next) => withAuditContext({ actor: null, via: 'anonymous', clientIp: ctx.ip, userAgent: ctx.get('user-agent') || null, requestId: ctx.state.requestId }, next));
   app.use(securityHeaders({ hsts: s.publicUrl().startsWith('https:') }));
   app.use(errorHandler());
   app.use(api.routes());

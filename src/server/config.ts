@@ -3,6 +3,8 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { storageProblem } from '../store/objects/location.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url.js';
+import { parseSecretsKey } from '../core/sealed-secret.js';
+import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -169,7 +171,7 @@ export const OPTIONS = [
     kind: 'path',
     valueName: 'file',
     description:
-      'a file holding the key (at least 32 bytes, e.g. `openssl rand -hex 32 > key; chmod 600 key`) that seals the credentials of sources (docs/sources.md) at rest; without it, sources that need credentials are refused. Every replica needs the same key, and a restored backup the key it was made under',
+      'a file holding the secrets key (32 bytes as 64 hex or 43 base64url characters: `openssl rand -hex 32 > key; chmod 600 key`) that seals the credentials of sources (docs/sources.md) and authenticator-app secrets at rest: the file form of --secrets-key. Every replica needs the same key, and a restored library the key its secrets were sealed with',
   },
   {
     name: 'source-roots',
@@ -188,6 +190,34 @@ export const OPTIONS = [
   { name: 'sources-delete-guard-percent', kind: 'int', default: 10, min: 0, max: 100, valueName: 'n', description: 'a source pass that would delete more than this share (%) of its documents, and more than --sources-delete-guard-count of them, pauses the source until an owner confirms' },
   { name: 'sources-delete-guard-count', kind: 'int', default: 5, min: 0, max: 1000000, valueName: 'n', description: 'see --sources-delete-guard-percent' },
   { name: 'sources-min-interval', kind: 'int', default: 60, min: 1, max: 86400, valueName: 'seconds', description: 'the shortest schedule (`every`) a source may have' },
+  {
+    name: 'require-2fa',
+    kind: 'enum',
+    default: 'off',
+    choices: TWO_FACTOR_POLICIES,
+    valueName: 'who',
+    description:
+      'accounts that must sign in with a second factor (an authenticator app or a passkey, docs/security.md): off = those who set one up; admins = admins too, sent to set one up at their next page; all = everyone. ' +
+      'Until they have one, such an account reaches only Settings → Security and mints no API key or OAuth grant',
+  },
+  {
+    name: 'secrets-key',
+    kind: 'string',
+    secret: true,
+    valueName: 'key',
+    check: (value) => (parseSecretsKey(value) ? null : 'must be 32 bytes as 43 base64url or 64 hex characters (e.g. `openssl rand -hex 32`)'),
+    description:
+      'the key that seals authenticator-app secrets in the database (default: <data-dir>/secrets.key, made at first start). Replicas of one library must share it; keep it with your backups, which do not hold it. Prefer the environment variable',
+  },
+  {
+    name: 'audit-retention-days',
+    kind: 'int',
+    default: 365,
+    min: 0,
+    max: 36500,
+    valueName: 'n',
+    description: 'days the audit log keeps an event (docs/operations.md#audit-log); older ones are removed hourly. 0 keeps them for ever',
+  },
 ] as const satisfies readonly OptionDef[];
 
 /** `--source-roots`: absolute paths, comma-separated. */
@@ -209,7 +239,7 @@ export type ServeConfig = {
 
 /** The option's environment variable: DOCSEARCH_<NAME>, unless it declares its own. */
 export const envName = (def: Pick<OptionDef, 'name' | 'env'>): string => def.env ?? `DOCSEARCH_${def.name.toUpperCase().replaceAll('-', '_')}`;
-const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const camel = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -10,6 +10,14 @@ import { ApiKeyService } from '../auth/api-keys.js';
 import type { RegistrationPolicy } from '../auth/oauth/metadata.js';
 import { OAuthProvider } from '../auth/oauth/provider.js';
 import { WebSessionService } from '../auth/web-sessions.js';
+import { PasskeyService, relyingPartyOf } from '../auth/passkeys.js';
+import { TwoFactorService } from '../auth/two-factor.js';
+import type { TwoFactorPolicy } from '../auth/two-factor-policy.js';
+import { AuditTrail } from '../store/audit-trail.js';
+import { AuditEventStore } from '../store/sql/audit-events.js';
+import { PasskeyStore } from '../store/sql/passkeys.js';
+import { TwoFactorStore } from '../store/sql/two-factor.js';
+import { openSecretsKey } from './secrets-key.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ForegroundGate } from '../core/foreground.js';
 import { tightenFolder } from '../core/private-files.js';
@@ -57,7 +65,6 @@ import { apiRoutes } from './routes.js';
 import type { Services } from './services.js';
 import { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import { openStorage } from './storage.js';
-import { SealedBox } from '../core/sealed-box.js';
 import { Reach } from '../sources/reach.js';
 import { SourceScheduler } from '../sources/scheduler.js';
 import { SourceService } from '../sources/service.js';
@@ -122,7 +129,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (migrating) throw new Error(`this library is still being copied in from ${migrating.from}: run that \`docsearch ${migrating.command}\` again to finish it`);
     const { db, locks, events } = database;
     // Read before anything else starts: a key file that cannot be used stops the daemon, saying why.
-    const box = config.secretsKeyFile ? openSecretsKey(config.secretsKeyFile) : null;
     const storage = await openStorage(config, opts.env ?? process.env, { locks, events, log });
     cleanups.push(() => storage.close());
     const { vectors, files } = storage;
@@ -176,22 +182,42 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const sourceStore = new SourceStore(db, now);
     const attempts = new LoginAttemptStore(db, now);
     const users = new UserStore(db, now);
+    const auditEvents = new AuditEventStore(db);
+    const audit = new AuditTrail({ store: auditEvents, users, log, now });
+    const settings = new SettingsStore(db);
+    const twoFactorStore = new TwoFactorStore(db, now);
+    // One key seals every secret the server reads back: authenticator apps' seeds and sources' credentials.
+    const sealed = { anySealed: async () => (await twoFactorStore.anySealed()) || (await sourceStore.anySealed()) };
+    const sealer = await openSecretsKey(config, { settings, sealed, ...(storage.shared ? { sharedStore: storage.shared } : {}), log });
+    const passkeyStore = new PasskeyStore(db, now);
     const accounts = new AccountService(users, projects, new SetupTokenStore(db, now), attempts);
     const apiKeyStore = new ApiKeyStore(db, now);
-    const apiKeys = new ApiKeyService(apiKeyStore, now);
+    const apiKeys = new ApiKeyService(apiKeyStore, now, audit);
     const sessionStore = new SessionStore(db, now);
     const webSessions = new WebSessionService(sessionStore);
     const members = new ProjectMemberStore(db, now);
     const groups = new GroupStore(db, now);
     const access = new AccessControl({ grants: members, projects, documents, users });
-    const sharing = new Sharing({ access, members, projects, users, groups, settings: new SettingsStore(db) });
-    const teamAdmin = openTeamAdmin(db, now);
+    const sharing = new Sharing({ access, members, projects, users, groups, settings, audit });
+    const teamAdmin = openTeamAdmin(db, now, audit);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
+    const twoFactor = new TwoFactorService({
+      store: twoFactorStore,
+      passkeys: passkeyStore,
+      users,
+      attempts,
+      sealer,
+      policy: config.require2fa as TwoFactorPolicy,
+      issuer: () => `docsearch (${hostOf(publicUrl)})`,
+      now,
+    });
+    const passkeys = new PasskeyService({ store: passkeyStore, users });
     const oauth = new OAuthProvider(openOAuthStores(db, now), now, {
       publicUrl: () => publicUrl,
       registration: config.clientRegistration as RegistrationPolicy,
       metadataAllowPrivate: config.clientMetadataAllowPrivate,
       attempts,
+      audit,
     });
     const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now });
     const search = await openSearch({
@@ -209,7 +235,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       chunks,
       documents,
       projects,
-      settings: new SettingsStore(db),
+      settings,
       log,
       foreground,
       timings: metrics.search,
@@ -233,7 +259,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     );
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
-    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
+    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
     // After the preload, whose row directory names the chunks' documents, and before health calls it done: the sweep
@@ -250,7 +276,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     });
 
     const roots = sourceRoots(config);
-    const sources = new SourceService({ store: sourceStore, documents, ingest, events, box, roots, minEveryMs: config.sourcesMinInterval * 1000 });
+    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000 });
     const reach = new Reach(config.sourcesAllowPrivate);
     const scheduler = new SourceScheduler({
       service: sources,
@@ -287,6 +313,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       projects,
       projectRemoval: { remove: (projectId) => ingest.removeProject(projectId) },
       webSessions,
+      twoFactor,
+      passkeys,
+      relyingParty: () => relyingPartyOf(publicUrl),
+      audit,
+      auditEvents,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
       embedder,
       chunks,
@@ -356,6 +387,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
       oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed'));
       attempts.purgeStale(now() - 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'login attempt purge failed'));
+      if (config.auditRetentionDays > 0) auditEvents.purgeBefore(now() - config.auditRetentionDays * 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'audit log purge failed'));
     }, HOUR);
     maintenance.unref();
     cleanups.push(() => clearInterval(maintenance));
@@ -394,12 +426,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   }
 }
 
-/** The sealing key of source credentials; a file that cannot serve stops the start with the reason. */
-function openSecretsKey(path: string): SealedBox {
+/** The host a URL names, for labels ("docsearch (search.example.com)"). */
+function hostOf(url: string): string {
   try {
-    return SealedBox.fromFile(path);
-  } catch (err) {
-    throw new Error(`--secrets-key-file: ${(err as Error).message}`);
+    return new URL(url).host;
+  } catch {
+    return url;
   }
 }
 

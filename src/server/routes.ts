@@ -1,3 +1,4 @@
+import { listAuditEvents } from './api/audit-events.js';
 import { deleteDocument } from './api/documents/delete.js';
 import { getDocumentFile } from './api/documents/file.js';
 import { getDocument } from './api/documents/get.js';
@@ -67,5 +68,6 @@ export function apiRoutes(s: Services): ApiRoute[] {
     startReindex(s),
     reindexStatus(s),
     search(s),
+    listAuditEvents(s),
   ];
 }

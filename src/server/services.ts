@@ -5,6 +5,10 @@ import type { AccountService } from '../auth/accounts.js';
 import type { ApiKeyService } from '../auth/api-keys.js';
 import type { BearerResolver } from '../auth/principal.js';
 import type { WebSessionService } from '../auth/web-sessions.js';
+import type { PasskeyService, RelyingParty } from '../auth/passkeys.js';
+import type { TwoFactorService } from '../auth/two-factor.js';
+import type { AuditLog } from '../core/audit.js';
+import type { AuditEventStore } from '../store/sql/audit-events.js';
 import type { Clock } from '../core/clock.js';
 import type { DocumentService } from '../documents/lifecycle.js';
 import type { FileStore } from '../store/objects/originals.js';
@@ -52,6 +56,15 @@ export interface Services {
   projects: ProjectStore;
   projectRemoval: ProjectRemoval;
   webSessions: WebSessionService;
+  /** Authenticator apps and recovery codes, and the `--require-2fa` policy. */
+  twoFactor: TwoFactorService;
+  passkeys: PasskeyService;
+  /** Who passkeys are for (the public URL's host), or why this server cannot offer them. */
+  relyingParty: () => RelyingParty | { unavailable: string };
+  /** Records what people and operators do (docs/operations.md#audit-log). */
+  audit: AuditLog;
+  /** The audit log's rows, for admins to read. */
+  auditEvents: AuditEventStore;
   /** Asked in order by the bearer middleware: API keys first, then OAuth access tokens. */
   bearerResolvers: BearerResolver[];
   healthProbes: Record<string, HealthProbe>;

@@ -9,6 +9,7 @@ import { RecentOriginals } from '../store/objects/recent-originals.js';
 import type { Events, Locks } from '../store/coordination.js';
 import { VectorStore } from '../store/lancedb/connection.js';
 import { LocalObjectStore } from '../store/objects/local.js';
+import type { ObjectStore } from '../store/objects/object-store.js';
 import { parseS3Location } from '../store/objects/location.js';
 import { S3ObjectStore, s3ErrorMessage } from '../store/objects/s3.js';
 import type { ServeConfig } from './config.js';
@@ -42,6 +43,8 @@ export interface Storage {
   orphanMinAgeMs: number;
   /** Health components of the storage: `vector_store`, and `s3` in shared mode. */
   probes: Record<string, HealthProbe>;
+  /** The bucket prefix every replica shares (S3 only): where the secrets key is kept when no option gives it. */
+  shared?: ObjectStore;
   close(): Promise<void>;
 }
 
@@ -101,6 +104,7 @@ export async function openStorage(
       vectors,
       files,
       orphanMinAgeMs: ORPHAN_MIN_AGE_MS,
+      shared: root,
       probes: {
         vector_store: sharedProbe(vectorStoreProbe(vectors), REMOTE_PROBE_REUSE_MS),
         s3: sharedProbe(async () => ((await root.probe()).up ? { status: 'up' } : { status: 'down' }), REMOTE_PROBE_REUSE_MS),

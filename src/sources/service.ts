@@ -5,7 +5,7 @@
  */
 import { newId } from '../core/ids.js';
 import { AppError, invalidRequest, notFound } from '../core/errors.js';
-import { SealedBox, SealedBoxError } from '../core/sealed-box.js';
+import type { SecretSealer } from '../core/sealed-secret.js';
 import type { DocumentService } from '../documents/lifecycle.js';
 import type { Events } from '../store/coordination.js';
 import type { DocumentStore } from '../store/sql/documents.js';
@@ -19,8 +19,8 @@ export interface SourceServiceDeps {
   documents: DocumentStore;
   ingest: DocumentService;
   events: Events;
-  /** Seals credentials (`--secrets-key-file`); without it a source with credentials is refused. */
-  box: SealedBox | null;
+  /** The library's secrets key (server/secrets-key.ts): source credentials are sealed under it, bound to the source's id. */
+  sealer: SecretSealer;
   /** `--source-roots`. */
   roots: readonly string[];
   /** The shortest schedule allowed (`--sources-min-interval`). */
@@ -53,13 +53,11 @@ export class SourceService {
   setup(source: SourceRecord): SourceSetup {
     let secrets: Record<string, string> = {};
     if (source.sealedSecrets !== null) {
-      if (!this.deps.box) throw new SourceError('its credentials cannot be read: the server was started without --secrets-key-file');
-      try {
-        secrets = JSON.parse(this.deps.box.open(source.sealedSecrets, source.id)) as Record<string, string>;
-      } catch (err) {
-        if (err instanceof SealedBoxError) throw new SourceError(`its credentials cannot be read: ${err.message}; enter them again`);
-        throw err;
-      }
+      const opened = this.deps.sealer.open(source.sealedSecrets, source.id);
+      // The library refuses to start with another key while anything is sealed (server/secrets-key.ts): a value
+      // that does not open was changed in the database.
+      if (opened === null) throw new SourceError('its credentials cannot be read (they were sealed under another key, or changed); enter them again');
+      secrets = JSON.parse(opened) as Record<string, string>;
     }
     return { url: new URL(source.url), options: source.options, secrets };
   }
@@ -191,8 +189,7 @@ export class SourceService {
 
   private seal(secrets: Record<string, string>, id: string): string | null {
     if (Object.keys(secrets).length === 0) return null;
-    if (!this.deps.box) throw invalidRequest('options: this server keeps no credentials (its operator has not set --secrets-key-file)');
-    return this.deps.box.seal(JSON.stringify(secrets), id);
+    return this.deps.sealer.seal(JSON.stringify(secrets), id);
   }
 
   private async announce(id: string): Promise<void> {

@@ -20,6 +20,7 @@ import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { httpClient } from '../mcp/mcp-client.js';
 import { loggedIn, type PageResponse, type WebClient } from '../server/web-client.js';
 import { type Outcome, type Principal, PRINCIPALS, readMatrix, type Row } from './matrix-table.js';
+import { totpCode } from '../auth/two-factor/totp.js';
 
 const WORD = 'zanzibarite';
 const PDF = makePdf([[{ lines: [`The ${WORD} handbook explains how the quarterly audit is run.`, 'Every team files its report by the fifth day.'] }]], { title: 'Handbook' });
@@ -161,6 +162,7 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
     restOutcome(await api(d, '/api/v1/search', { token, body: { query: `${WORD} handbook`, limit: 50 } }), (b) => b.results.some((r: { document: { id: string } }) => r.document.id === shared.document)),
   'GET /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { token })),
   'POST /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { method: 'POST', token })),
+  'GET /api/v1/audit-events': async (token) => restOutcome(await api(d, '/api/v1/audit-events?limit=5', { token })),
 };
 
 /** A web answer as a cell: sent to sign in (401), a refusal page, or through; ∅ when `shows` says P or D is absent. */
@@ -248,6 +250,27 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
   'POST /settings/applications/:id/delete': async (w) => webOutcome(await w.client.post(`/settings/applications/${await ownApp(w)}/delete`, { _csrf: w.csrf })),
   'POST /settings/applications/:id/rotate': async (w) => webOutcome(await w.client.post(`/settings/applications/${await ownApp(w)}/rotate`, { _csrf: w.csrf })),
   'POST /settings/connected/:clientId/revoke': async ({ client, csrf }) => webOutcome(await client.post('/settings/connected/cli_none/revoke', { _csrf: csrf })),
+  'POST /settings/security/totp/start': async ({ client, csrf }) => webOutcome(await client.post('/settings/security/totp/start', { _csrf: csrf })),
+  'POST /settings/security/totp': async ({ client, csrf }) => {
+    // Set up with the code the app would show (the disable row turns it off again).
+    const started = await client.post('/settings/security/totp/start', { _csrf: csrf });
+    if (started.location?.startsWith('/login')) return webOutcome(started);
+    const secret = /id="totp-secret">([A-Z2-7]+)</.exec((await client.get('/settings/security')).text)?.[1];
+    if (!secret) throw new Error('no authenticator key on Settings → Security');
+    return webOutcome(await client.post('/settings/security/totp', { _csrf: csrf, code: totpCode(secret) }));
+  },
+  'POST /settings/security/totp/disable': async ({ client, csrf, user }) => webOutcome(await client.post('/settings/security/totp/disable', { _csrf: csrf, password: user.password })),
+  'POST /settings/security/recovery-codes': async ({ client, csrf, user }) => webOutcome(await client.post('/settings/security/recovery-codes', { _csrf: csrf, password: user.password })),
+  // The matrix's daemon has an IP address for its public URL, so passkeys are not offered (409): access let it through.
+  'POST /settings/security/passkeys/options': async ({ client, csrf }) => webOutcome(await client.request('POST', '/settings/security/passkeys/options', undefined, { 'x-csrf-token': csrf, accept: 'application/json' })),
+  'POST /settings/security/passkeys': async ({ client, csrf }) =>
+    webOutcome(await client.request('POST', '/settings/security/passkeys', undefined, { 'x-csrf-token': csrf, accept: 'application/json' })),
+  'POST /settings/security/passkeys/:id/rename': async ({ client, csrf }) => webOutcome(await client.post('/settings/security/passkeys/pk_none/rename', { _csrf: csrf, name: 'renamed' })),
+  'POST /settings/security/passkeys/:id/remove': async ({ client, csrf, user }) => webOutcome(await client.post('/settings/security/passkeys/pk_none/remove', { _csrf: csrf, password: user.password })),
+  'POST /settings/security/passkey-sign-in': async ({ client, csrf }) => webOutcome(await client.post('/settings/security/passkey-sign-in', { _csrf: csrf, sign_in: 'second-factor' })),
+  'POST /settings/security/sessions/:handle/end': async ({ client, csrf }) => webOutcome(await client.post('/settings/security/sessions/0000000000000000/end', { _csrf: csrf })),
+  'POST /settings/security/sessions/end-others': async ({ client, csrf }) => webOutcome(await client.post('/settings/security/sessions/end-others', { _csrf: csrf })),
+  'GET /admin/audit': async ({ client }) => webOutcome(await client.get('/admin/audit')),
   'GET /admin/users': async ({ client }) => webOutcome(await client.get('/admin/users')),
   'POST /admin/users/invite': async ({ client, csrf }) => webOutcome(await client.post('/admin/users/invite', { _csrf: csrf, email: `invited-${++made}@example.com` })),
   'POST /admin/users/:id/disable': async (w) => webOutcome(await w.client.post(`/admin/users/${await throwaway(w)}/disable`, { _csrf: w.csrf })),

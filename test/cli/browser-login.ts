@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { BIN, type Daemon, type TestUser } from '../helpers/daemon.js';
-import { hiddenFields, loggedIn } from '../server/web-client.js';
+import { hiddenFields, loggedIn, type WebClient } from '../server/web-client.js';
 
 export interface BrowserLogin {
   /** The authorize URL the CLI printed. */
@@ -17,8 +17,16 @@ export interface BrowserLogin {
 /**
  * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in web client
  * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
+ * `signIn` replaces the password sign-in: it gets the authorize URL and returns a client signed in however the
+ * account signs in (its second factor too).
  */
-export async function browserLogin(d: Daemon, user: TestUser, env: Record<string, string>, extra: string[] = []): Promise<BrowserLogin> {
+export async function browserLogin(
+  d: Daemon,
+  user: TestUser,
+  env: Record<string, string>,
+  extra: string[] = [],
+  signIn: (authorizeUrl: string) => Promise<WebClient> = () => loggedIn(d, user),
+): Promise<BrowserLogin> {
   const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser', ...extra], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
@@ -35,7 +43,7 @@ export async function browserLogin(d: Daemon, user: TestUser, env: Record<string
       }
     });
   });
-  const web = await loggedIn(d, user);
+  const web = await signIn(authorizeUrl);
   let res = await web.get(authorizeUrl);
   let consent = '';
   if (res.status === 200) {

@@ -101,7 +101,7 @@ describe('resolveConfig', () => {
 
   it('every option has a DOCSEARCH_* variable and a description', () => {
     for (const o of optionHelp()) {
-      expect(o.env).toMatch(/^DOCSEARCH_[A-Z_]+$/);
+      expect(o.env).toMatch(/^DOCSEARCH_[A-Z0-9_]+$/);
       expect(o.description.length).toBeGreaterThan(10);
     }
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type Daemon, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
 import { newKeyOnPage, WebClient } from './web-client.js';
+import { enrolTotp, totpCode } from '../auth/two-factor/totp.js';
 
 const EMAIL = 'secret-keeper@example.com';
 const PASSWORD = 'Pa55word-that-must-never-leak';
@@ -65,6 +66,20 @@ describe('no secret in logs or in the database file', () => {
     expect((await api(d, '/api/v1/projects', { token: ci.stdout.trim() })).status).toBe(200);
     expect(ci.stdout.trim()).toMatch(/^dsk_/);
     expect(ci.stderr).not.toContain(CI_PASSWORD);
+
+    // An authenticator app set up (its key and recovery codes shown once), then signed in with a code and a recovery code.
+    const { secret, recoveryCodes } = await enrolTotp(again);
+    secrets.set('authenticator key', secret);
+    recoveryCodes.forEach((code, i) => secrets.set(`recovery code ${i + 1}`, code));
+    const code = totpCode(secret, 1);
+    secrets.set('authenticator code', code);
+    for (const second of [code, recoveryCodes[0]!]) {
+      const web = new WebClient(d);
+      await web.login(EMAIL, PASSWORD);
+      await web.get('/login/verify');
+      expect((await web.post('/login/verify', { _csrf: web.csrf, code: second, return_to: '' })).status).toBe(303);
+      secrets.set(`session cookie after ${second === code ? 'a code' : 'a recovery code'}`, web.sessionCookie!);
+    }
 
     const out = await again.post('/logout', { _csrf: again.csrf });
     expect(out.status).toBe(302);

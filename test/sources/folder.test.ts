@@ -4,7 +4,7 @@
  * and its confirmation, removal with and without the documents, another user's project, metrics, and sources kept
  * across a restart.
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from '../cli/cli-env.js';
@@ -182,11 +182,14 @@ describe('folder sources', () => {
     }
   });
 
-  it('refuses credentials when the server has no --secrets-key-file, and never stores them', async () => {
-    const project = await client.project('no key');
+  it("seals credentials under the library's own secrets key when the operator names none, and never shows them", async () => {
+    const project = await client.project('own key');
     const res = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: 'https://alice:hunter2hunter2@cloud.example.com/remote.php/dav/files/alice/' } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.message).toMatch(/keeps no credentials .*--secrets-key-file/);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(JSON.stringify(res.body)).not.toContain('hunter2');
+    expect(res.body.secrets).toEqual(['password']);
+    expect(statSync(join(d.dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(d.dataDir, 'docsearch.db')).includes('hunter2hunter2')).toBe(false);
   });
 
   it('counts passes and items in /metrics, and shows paused sources', async () => {

@@ -38,7 +38,7 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
   beforeAll(async () => {
     [apache, dovecot] = await Promise.all([startApache(), startDovecot()]);
     keyFile = join(dirs.make('key'), 'secrets.key');
-    writeFileSync(keyFile, 'f'.repeat(8) + '0123456789abcdef0123456789abcdef', { mode: 0o600 });
+    writeFileSync(keyFile, `${'0123456789abcdef'.repeat(4)}\n`, { mode: 0o600 });
     d = await startDaemon({ args: ['--sources-allow-private', '--secrets-key-file', keyFile, '--sources-min-interval', '1'] });
     user = await addUser(d);
     client = new SourceClient(d, user.apiKey);

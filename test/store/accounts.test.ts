@@ -8,6 +8,7 @@ import { SessionStore } from '../../src/store/sql/sessions.js';
 import { SetupTokenStore } from '../../src/store/sql/setup-tokens.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
+import { RecordedAudit } from '../helpers/audit.js';
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -91,7 +92,7 @@ describeEachEngine('sessions', ({ handle }) => {
     await sessions.create('hash-1', user.id, 10 * MIN);
     await sessions.create('hash-2', null, MIN);
     const created = now();
-    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created, onceSealed: null });
+    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created, onceSealed: null, signedInWith: null, clientIp: null, userAgent: null, pendingUserId: null });
     now.advance(30_000);
     await sessions.touch((await sessions.find('hash-1'))!, 10 * MIN); // within the minute: not written
     expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() - 30_000 + 10 * MIN);
@@ -116,7 +117,7 @@ describeEachEngine('per-request credential checks', ({ handle }) => {
     const now = clock();
     const counted = countingUpdates(handle().db);
     const user = (await new UserStore(counted.db, now).create('busy@example.com', 'h'))!;
-    const keys = new ApiKeyService(new ApiKeyStore(counted.db, now), now);
+    const keys = new ApiKeyService(new ApiKeyStore(counted.db, now), now, new RecordedAudit());
     const sessions = new WebSessionService(new SessionStore(counted.db, now));
     const { key } = await keys.issue(user.id, 'ci');
     const session = await sessions.start(user.id);

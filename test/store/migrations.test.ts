@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -64,7 +64,9 @@ describe('migrations on SQLite', () => {
       expect(job).toMatchObject({ kind: 'ingest', attempts: 1, released: false });
       expect(await documents.markReady(job.documentId, job, { chunkCount: 1, pages: 1, warnings: [], embedderId: 'e' })).toBe(true);
       expect((await new ApiKeyStore(db, now).findActiveByHash('c'.repeat(64)))?.scopes).toEqual(['read:documents']);
-      expect((await new SessionStore(db, now).find('d'.repeat(64)))?.userId).toBe(user.id);
+      // 015: a session signed in before second factors existed says nothing of how; it owes no second step.
+      expect(await new SessionStore(db, now).find('d'.repeat(64))).toMatchObject({ userId: user.id, signedInWith: null, pendingUserId: null });
+      expect(await new UserStore(db, now).passkeySignIn(user.id)).toBe(false);
       expect(await new SetupTokenStore(db, now).isValid('e'.repeat(64))).toBe(true);
       const oauth = openOAuthStores(db, now);
       // 009: codes and tokens issued before resource indicators are the REST API's; clients keep who registered them.
@@ -84,14 +86,16 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–014 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–015 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
     const now = sqliteSchema(fresh);
     // 007 added a column to jobs (SQLite appends it to the table's statement); 008 replaced one index; 009 added
     // columns to the OAuth tables; 010 one to sessions; 011 one to documents; 012 three to users, one to api_keys,
-    // four tables, and moved 008's list indexes from the uploader to the project; 013 two OAuth indexes; 014 two columns to documents, and the sources' tables.
+    // four tables, and moved 008's list indexes from the uploader to the project; 013 two OAuth indexes; 014 two columns
+    // to documents, and the sources' tables; 015 a column to users, seven to sessions, four tables (second factors,
+    // passkeys, the audit log).
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text'),
@@ -101,12 +105,17 @@ describe('migrations on SQLite', () => {
       oauth_codes: append('"resource" text'),
       oauth_grants: append('"resource" text'),
       oauth_tokens: append('"resource" text'),
-      sessions: append('"once_sealed" text'),
-      users: append('"is_admin" integer default 0 not null, "disabled_at" integer, "deleted_at" integer'),
+      sessions: append('"once_sealed" text, "signed_in_with" text, "client_ip" text, "user_agent" text, "pending_user_id" text, "pending_until" integer, "challenge" text, "challenge_until" integer'),
+      users: append('"is_admin" integer default 0 not null, "disabled_at" integer, "deleted_at" integer, "passkey_sign_in" integer default 0 not null'),
     };
     const dropped = new Set(['documents_user_status']);
     for (const [name, statement] of before) expect(now.get(name), name).toBe(dropped.has(name) ? undefined : (added[name]?.(statement) ?? statement));
     expect([...now.keys()].filter((name) => !before.has(name)).sort()).toEqual([
+      'audit_events',
+      'audit_events_actor',
+      'audit_events_at',
+      'audit_events_target',
+      'audit_events_type',
       'documents_attached_to',
       'documents_project_counts',
       'documents_project_name',
@@ -126,13 +135,20 @@ describe('migrations on SQLite', () => {
       'oauth_clients_registration',
       'oauth_codes_client',
       'oauth_grants_client',
+      'passkeys',
+      'passkeys_credential',
+      'passkeys_user',
       'project_members',
       'project_members_member',
+      'recovery_codes',
+      'recovery_codes_user',
+      'sessions_user',
       'source_items',
       'source_items_document',
       'sources',
       'sources_due',
       'sources_project',
+      'totp_secrets',
     ]);
   });
 });
@@ -154,7 +170,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

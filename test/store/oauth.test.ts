@@ -5,6 +5,7 @@ import { sha256Hex } from '../../src/core/secrets.js';
 import { openOAuthStores } from '../../src/store/sql/oauth-transaction.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { type EngineSuite, describeEachEngine } from '../helpers/store-dialects.js';
+import { RecordedAudit } from '../helpers/audit.js';
 
 const REDIRECT = 'https://app.example.com/cb';
 const now = () => Date.now();
@@ -14,7 +15,7 @@ const now = () => Date.now();
  * providers on separate pools of one database; on SQLite they share the daemon's one connection.
  */
 async function setup(suite: EngineSuite, email: string) {
-  const replicas = [suite.handle(), await suite.another(), await suite.another()].map((h) => new OAuthProvider(openOAuthStores(h.db, now), now, { publicUrl: () => 'https://docsearch.example.com' }));
+  const replicas = [suite.handle(), await suite.another(), await suite.another()].map((h) => new OAuthProvider(openOAuthStores(h.db, now), now, { publicUrl: () => 'https://docsearch.example.com', audit: new RecordedAudit() }));
   const userId = (await new UserStore(suite.handle().db, now).create(email, 'h'))!.id;
   const { client, secret } = await replicas[0]!.clients.register({ name: 'App', redirectUris: [REDIRECT], userId: null });
   const code = async () => {

@@ -11,6 +11,7 @@ import { CliError, UsageError } from '../../terminal/errors.js';
 import { type IO, warn, writeJson } from '../../terminal/io.js';
 import { progressOn } from '../migrate/progress.js';
 import { databaseOption, operatorConfig } from '../operator-database.js';
+import { recordInLibrary } from '../operator-audit.js';
 import { runBackup } from './backup.js';
 import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey } from './backup-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
@@ -99,6 +100,10 @@ Examples:
           ...(rate ? { rate: new RateLimit(rate) } : {}),
           ...(keep ? { keep } : {}),
         });
+        await recordInLibrary(shared ? { database: shared.database, dataDir: '' } : { dataDir: resolve(config.dataDir) }, 'backup', {
+          type: 'backup.created',
+          details: { backup: summary.id, repository: summary.repository, files: summary.files.total, copied: summary.files.copied },
+        });
         if (jsonWanted(cmd)) writeJson(io, summary);
       } finally {
         repo.close();
@@ -171,6 +176,11 @@ Examples:
             await chmod(kept, 0o600);
             progress.line(`the backup key is kept as ${kept}, for the restored library's backups`);
           }
+          // In the restored library: its log goes on from the backup's events with this one.
+          await recordInLibrary(shared ? { database: shared.database, dataDir: '' } : { dataDir: resolve(flags.to!) }, 'restore', {
+            type: 'restore.completed',
+            details: { backup: manifest.id, from: manifest.library, taken_at: manifest.taken_at },
+          });
           if (json) writeJson(io, summary);
         } finally {
           await target.close();

@@ -3,6 +3,7 @@
  * resumption, already done, or something else: refused), copy, verify, and record the outcome in the target.
  * Returns the summary `--json` prints; a verification that finds differences still returns it, with `ok` false.
  */
+import { operatorAudit } from '../operator-audit.js';
 import { readStoredIndex } from '../../store/lancedb/table-reader.js';
 import { clearLeftovers, countKept, LIBRARY_TABLES, libraryBirth, referencedOriginals } from '../../store/sql/library-copy.js';
 import { copyIndex, copyOriginals, copyTables, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
@@ -102,6 +103,8 @@ export async function runMigration(opts: MigrateOptions): Promise<MigrationSumma
     if (checked.ok) {
       delete record.redo;
       await writeRecord(target, { ...record, state: 'verified', verifiedAt: now() });
+      // In the copy, once it is verified (a later run finds it done and leaves it as it is).
+      await operatorAudit(target.database!.db, 'migrate').record({ type: 'migrate.completed', details: { from: source.label, to: target.label, originals: originals.files, chunks: index.chunks?.rows ?? null } });
     } else await writeRecord(target, { ...record, redo: checked.redo });
     return {
       ...base,

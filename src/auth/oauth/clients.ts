@@ -1,3 +1,4 @@
+import type { AuditLog } from '../../core/audit.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, invalidRequest, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -71,10 +72,15 @@ function metadataDocumentUrl(id: string): URL {
 const newSecret = () => SECRET_PREFIX + randomBase62(43);
 
 /** Registered applications: registration with validated redirect URIs, secret rotation, deletion, secret checks. */
+/** An application as the audit log names it. */
+export const appTarget = (client: Pick<OAuthClientRecord, 'id' | 'name'>) => ({ type: 'oauth_app', id: client.id, label: client.name });
+
 export class ClientService {
   constructor(
     private readonly store: OAuthClientStore,
     private readonly now: Clock,
+    /** Where registrations, secret rotations and deletions are recorded. */
+    private readonly audit: AuditLog,
     private readonly self: SelfRegistration = { policy: 'off', documents: null, takeSlot: async () => 0 },
   ) {}
 
@@ -107,6 +113,7 @@ export class ClientService {
       clientUri: r.clientUri ?? null,
       loopbackAnyPort: !!r.loopbackAnyPort,
     });
+    await this.audit.record({ type: 'oauth_app.registered', target: appTarget(client), details: { registration: client.registration, public: client.isPublic, owner: client.userId, redirect_uris: uris } });
     return { client, secret };
   }
 
@@ -197,12 +204,15 @@ export class ClientService {
     if (client.isPublic) throw new AppError('invalid_request', 'public clients have no secret');
     const secret = newSecret();
     if (!(await this.store.replaceSecret(userId, id, sha256Hex(secret)))) throw notFound('application');
+    await this.audit.record({ type: 'oauth_app.secret_rotated', target: appTarget(client) });
     return secret;
   }
 
   /** Deletes an application the user owns, revoking every code and token issued to it. */
   async delete(userId: string, id: string): Promise<void> {
-    if (!(await this.store.delete(userId, id))) throw notFound('application');
+    const client = await this.store.find(id);
+    if (!client || !(await this.store.delete(userId, id))) throw notFound('application');
+    await this.audit.record({ type: 'oauth_app.deleted', target: appTarget(client) });
   }
 
   /** Compares a presented secret with the stored hash in constant time. */

@@ -1,3 +1,4 @@
+import type { AuditLog } from '../../core/audit.js';
 import type { Clock } from '../../core/clock.js';
 import type { LoginAttemptStore } from '../../store/sql/login-attempts.js';
 import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
@@ -7,7 +8,7 @@ import type { BearerResolver } from '../principal.js';
 import { type AuthorizeOutcome, validateAuthorizeRequest } from './authorize/index.js';
 import type { AuthorizationRequest } from './authorize/request.js';
 import { ClientMetadataFetcher } from './client-metadata-fetch.js';
-import { ClientService } from './clients.js';
+import { appTarget, ClientService } from './clients.js';
 import { issueAuthorizationCode } from './codes.js';
 import { AccessDenied, type OAuthError, toOAuthWire } from './errors.js';
 import { USED_CODE_RETENTION_MS } from './lifetimes.js';
@@ -39,6 +40,8 @@ export interface OAuthProviderOptions {
   metadataAllowPrivate?: boolean;
   /** Counters for the registration rate limit (the login throttle's store); required unless registration is off. */
   attempts?: LoginAttemptStore;
+  /** Where registrations, consents and revocations are recorded. */
+  audit: AuditLog;
 }
 
 export class OAuthProvider {
@@ -54,7 +57,7 @@ export class OAuthProvider {
     const policy = opts.registration ?? 'off';
     if (policy !== 'off' && !opts.attempts) throw new Error('client registration needs the attempt counters for its rate limit');
     const documents = policy === 'off' ? null : new ClientMetadataFetcher({ allowPrivate: !!opts.metadataAllowPrivate, now });
-    this.clients = new ClientService(stores.clients, now, { policy, documents, takeSlot: (clientIp) => this.takeRegistrationSlot(clientIp) });
+    this.clients = new ClientService(stores.clients, now, opts.audit, { policy, documents, takeSlot: (clientIp) => this.takeRegistrationSlot(clientIp) });
     this.resolveAccessToken = accessTokenResolver(stores.tokens, now);
   }
 
@@ -89,6 +92,7 @@ export class OAuthProvider {
   async approve(req: AuthorizationRequest, userId: string): Promise<string> {
     await this.clients.record(req.client);
     const code = await issueAuthorizationCode(this.stores.codes, this.now(), req, userId);
+    await this.opts.audit.record({ type: 'oauth.consented', target: appTarget(req.client), details: { scopes: req.scopes, resource: req.resource, registration: req.client.registration } });
     return withQuery(req.redirectUri, { code, state: req.state });
   }
 
@@ -115,8 +119,10 @@ export class OAuthProvider {
   }
 
   /** Revokes everything a user granted one application; the number of grants revoked. */
-  revokeConnected(userId: string, clientId: string): Promise<number> {
-    return this.stores.tokens.revokeUserClient(userId, clientId, this.now());
+  async revokeConnected(userId: string, clientId: string): Promise<number> {
+    const grants = await this.stores.tokens.revokeUserClient(userId, clientId, this.now());
+    if (grants > 0) await this.opts.audit.record({ type: 'oauth.revoked', target: { type: 'oauth_app', id: clientId }, details: { grants } });
+    return grants;
   }
 
   /** Drops expired tokens, long-expired codes and unused self-registered clients (hourly, from the daemon). */

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { BearerResolver, Principal } from '../../auth/principal.js';
 import type { GrantScope, Scope } from '../../auth/scopes.js';
+import { actingAs } from '../../core/audit.js';
 import { AppError } from '../../core/errors.js';
 import type { AppState } from '../state.js';
 
@@ -41,6 +42,7 @@ export async function resolveBearer(resolvers: readonly BearerResolver[], header
     if (principal.kind !== 'api_key' && principal.resource !== resource) {
       return { ok: false, message: `this access token was issued for another resource (${principal.resource ?? 'the REST API'})`, withError: true };
     }
+    actingAs({ id: principal.userId }, principal.kind, principal.credentialId);
     return { ok: true, principal };
   }
   return { ok: false, message: 'the credential is not valid, has expired or was revoked', withError: true };

@@ -36,6 +36,8 @@ export function requestId(
         path: ctx.path,
         status: ctx.status,
         ms: Math.round(elapsed),
+        // Koa's ctx.ip: the socket's peer, or with --trust-proxy the address our proxies saw (proxy-hops from the right).
+        client_ip: ctx.ip,
         user: ctx.state.principal?.userId ?? ctx.state.session?.userId ?? undefined,
       };
       if (opts.quiet?.(ctx)) ctx.state.log.debug(line, 'request');

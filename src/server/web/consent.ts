@@ -11,7 +11,7 @@ import { AppError } from '../../core/errors.js';
 import { checkCsrf } from './csrf.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
-import type { WebContext } from './session.js';
+import { signedIn, type WebContext } from './session.js';
 
 function redirectHost(uri: string): string {
   try {
@@ -69,10 +69,15 @@ export function showConsent(ctx: WebContext, user: { email: string }, req: Autho
  */
 export function consentRoutes(router: Router<AppState>, s: Services, oauth: OAuthProvider): void {
   router.post('oauth.consent', '/oauth/consent', formBody(), async (ctx) => {
-    const userId = ctx.state.session?.userId;
-    const user = userId ? await s.accounts.findUser(userId) : null;
+    // The sign-in gate of every page (a session short of a second factor its account has or must have is refused):
+    // a grant is minted only from a session that passed it.
+    const user = await signedIn(ctx, s);
     // Signed out while the consent screen was open: nothing to return to here, so say so.
-    if (!user) throw new AppError('unauthorized', 'your session ended before you decided — start again from the application');
+    if ('reason' in user) {
+      throw user.reason === 'enrol'
+        ? new AppError('forbidden', 'set up a second factor first (Settings → Security), then start again from the application')
+        : new AppError('unauthorized', 'your session ended before you decided — start again from the application');
+    }
     checkCsrf(ctx, s);
     const params = Object.fromEntries([...AUTHORIZE_PARAMETERS].map((k) => [k, formField(ctx, k)]).filter(([, v]) => v !== ''));
     const outcome = await oauth.validateAuthorize(params, ctx.ip);

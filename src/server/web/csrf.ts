@@ -23,8 +23,8 @@ export function checkCsrf(ctx: WebContext, s: Services, token = formField(ctx, '
  * The signed-in user sending a state-changing form, its CSRF token checked (refused with 403 otherwise); null
  * when nobody is signed in, after a redirect to the login page and back.
  */
-export async function requireFormUser(ctx: WebContext, s: Services): Promise<WebUser | null> {
-  const user = await requireUser(ctx, s);
+export async function requireFormUser(ctx: WebContext, s: Services, opts: { enrolling?: boolean } = {}): Promise<WebUser | null> {
+  const user = await requireUser(ctx, s, opts);
   if (user) checkCsrf(ctx, s);
   return user;
 }

@@ -19,3 +19,15 @@ export function formFields(ctx: WebContext, name: string): string[] {
   if (Array.isArray(value)) return value.map(String);
   return typeof value === 'string' ? [value] : [];
 }
+
+/** Parses a small JSON body (a page script's WebAuthn answer); nothing else is accepted. */
+export function jsonBody(): Middleware {
+  const parse = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: '64kb', jsonStrict: true });
+  return parse as unknown as Middleware;
+}
+
+/** The parsed JSON body, or an empty object. */
+export function jsonFields(ctx: WebContext): Record<string, unknown> {
+  const body = (ctx.request as { body?: unknown }).body;
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}

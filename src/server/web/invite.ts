@@ -9,7 +9,8 @@ import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
-import { ensureSession, startUserSession, type WebContext } from './session.js';
+import { completeSignIn } from './sign-in.js';
+import { ensureSession, type WebContext } from './session.js';
 
 const NOT_VALID = {
   title: 'Invitation link not valid',
@@ -41,7 +42,7 @@ export function inviteRoutes(router: Router<AppState>, s: Services): void {
       // Used up between the two reads above and here by another tab or person.
       if (!user) return render(ctx, messagePage(NOT_VALID), 404);
       s.log.info({ user: user.id }, 'account created through an invitation');
-      await startUserSession(ctx, s, user.id);
+      await completeSignIn(ctx, s, user, 'invite');
       ctx.status = 303;
       ctx.redirect('/');
     } catch (err) {

@@ -1,13 +1,49 @@
+/**
+ * Signing in and out: the password form, its second step (a code, or a passkey) for accounts that have a second
+ * factor, and a passkey alone for accounts that chose it. Each method ends in `completeSignIn` (sign-in.ts), which an
+ * identity provider's callback can call too.
+ */
 import type Router from '@koa/router';
 import { throttledMessage } from '../../auth/accounts.js';
-import { loginPage } from '../../web/pages/login.js';
+import type { RelyingParty } from '../../auth/passkeys.js';
+import { AppError } from '../../core/errors.js';
+import { loginPage, secondStepPage } from '../../web/pages/login.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
-import { endSession, ensureSession, startUserSession } from './session.js';
-import { formBody, formField } from './form.js';
+import { endSession, ensureSession, type WebContext } from './session.js';
+import { formBody, formField, jsonBody, jsonFields } from './form.js';
 import { render } from './render.js';
 import { safeReturnTo } from './return-to.js';
+import { awaitSecondFactor, completeSignIn, recordRefusal, SECOND_STEP_PATH } from './sign-in.js';
+
+/** The server's passkey relying party, or null when it cannot offer passkeys (see relyingPartyOf). */
+export function relyingParty(s: Services): RelyingParty | null {
+  const rp = s.relyingParty();
+  return 'unavailable' in rp ? null : rp;
+}
+
+const withReturn = (path: string, returnTo: string | null | undefined): string => (returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path);
+
+/** Why a refused sign-in step is refused, in the page's words, and its status. */
+function refusalPage(reason: 'invalid' | 'throttled' | 'disabled', retryAfterMs: number | undefined, wrong: string): { error: string; status: number } {
+  if (reason === 'throttled') return { error: throttledMessage(retryAfterMs ?? 0), status: 429 };
+  if (reason === 'disabled') return { error: 'This account is disabled. Ask an administrator of this docsearch to enable it.', status: 403 };
+  return { error: wrong, status: 401 };
+}
+
+/** The account owing its second factor in this session, if it is still live. */
+async function pendingUser(ctx: WebContext, s: Services) {
+  const id = ctx.state.session?.pendingUserId;
+  const user = id ? await s.accounts.findUser(id) : null;
+  return user && user.disabledAt === null ? user : null;
+}
+
+async function showSecondStep(ctx: WebContext, s: Services, user: { id: string }, returnTo: string | null | undefined, error?: string, status = 200): Promise<void> {
+  const factors = await s.twoFactor.status(user.id);
+  const page = secondStepPage({ csrfToken: ctx.state.session!.csrfToken, ...(returnTo ? { returnTo } : {}), ...(error ? { error } : {}), totp: factors.totp, passkeys: factors.passkeys > 0 && relyingParty(s) !== null });
+  render(ctx, page, status);
+}
 
 export function loginRoutes(router: Router<AppState>, s: Services): void {
   router.get('login', '/login', async (ctx) => {
@@ -17,7 +53,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       return render(ctx, loginPage({ csrfToken: (await ensureSession(ctx, s)).csrfToken, error: 'No account exists yet: open the setup link that `docsearch serve` printed, or run `docsearch users add <email>`.' }));
     }
     const session = await ensureSession(ctx, s);
-    render(ctx, loginPage({ csrfToken: session.csrfToken, returnTo }));
+    render(ctx, loginPage({ csrfToken: session.csrfToken, returnTo, passkeys: relyingParty(s) !== null }));
   });
 
   router.post('login.submit', '/login', formBody(), async (ctx) => {
@@ -26,22 +62,79 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     const returnTo = safeReturnTo(formField(ctx, 'return_to'));
     const result = await s.accounts.login(email, formField(ctx, 'password'), ctx.ip);
     if (!result.ok) {
-      const error =
-        result.reason === 'throttled'
-          ? throttledMessage(result.retryAfterMs ?? 0)
-          : result.reason === 'disabled'
-            ? 'This account is disabled. Ask an administrator of this docsearch to enable it.'
-            : 'Wrong email or password.';
+      await recordRefusal(s, { step: 'password', reason: result.reason, email, user: result.user, locked: result.locked });
+      const { error, status } = refusalPage(result.reason, result.retryAfterMs, 'Wrong email or password.');
       if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
-      return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo }), result.reason === 'throttled' ? 429 : result.reason === 'disabled' ? 403 : 401);
+      return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo, passkeys: relyingParty(s) !== null }), status);
     }
-    await startUserSession(ctx, s, result.user.id);
+    if (await s.twoFactor.hasSecondFactor(result.user.id)) {
+      await awaitSecondFactor(ctx, s, result.user);
+      ctx.status = 303;
+      return ctx.redirect(withReturn(SECOND_STEP_PATH, returnTo));
+    }
+    await completeSignIn(ctx, s, result.user, 'password');
     ctx.redirect(returnTo ?? '/');
+  });
+
+  router.get('login.verify', SECOND_STEP_PATH, async (ctx) => {
+    const returnTo = safeReturnTo(ctx.query.return_to as string | undefined);
+    const user = await pendingUser(ctx, s);
+    if (!user) return ctx.redirect(withReturn('/login', returnTo));
+    await showSecondStep(ctx, s, user, returnTo);
+  });
+
+  router.post('login.verify.submit', SECOND_STEP_PATH, formBody(), async (ctx) => {
+    checkCsrf(ctx, s);
+    const returnTo = safeReturnTo(formField(ctx, 'return_to'));
+    const user = await pendingUser(ctx, s);
+    // The five minutes are over (or it never began): the password again.
+    if (!user) return ctx.redirect(withReturn('/login', returnTo));
+    const result = await s.twoFactor.verifyCode(user, formField(ctx, 'code'), ctx.ip);
+    if (!result.ok) {
+      await recordRefusal(s, { step: 'code', reason: result.reason, user, locked: result.locked });
+      const { error, status } = refusalPage(result.reason, result.retryAfterMs, 'That code is not valid (a code works once). Try the next one.');
+      if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
+      return showSecondStep(ctx, s, user, returnTo, error, status);
+    }
+    await completeSignIn(ctx, s, user, result.method === 'totp' ? 'password+totp' : 'password+recovery');
+    if (result.method === 'recovery') await s.audit.record({ type: 'recovery_code.used', details: { left: result.recoveryCodesLeft ?? 0 } });
+    ctx.status = 303;
+    ctx.redirect(result.method === 'recovery' && (result.recoveryCodesLeft ?? 0) < 3 ? '/settings/security?recovery=low' : (returnTo ?? '/'));
+  });
+
+  // A passkey: the second step of a password sign-in (this session owes one), or the whole sign-in.
+  router.post('login.passkey.options', '/login/passkey/options', jsonBody(), async (ctx) => {
+    const session = checkCsrf(ctx, s);
+    const rp = relyingParty(s);
+    if (!rp) throw new AppError('conflict', 'this server does not offer passkeys: its public URL must name a host (not an IP address) on https or localhost');
+    const user = await pendingUser(ctx, s);
+    const options = await s.passkeys.authenticationOptions(rp, user?.id ?? null);
+    await s.webSessions.setChallenge(session, options.challenge, s.now());
+    ctx.body = options;
+  });
+
+  router.post('login.passkey', '/login/passkey', jsonBody(), async (ctx) => {
+    const session = checkCsrf(ctx, s);
+    const body = jsonFields(ctx);
+    const returnTo = safeReturnTo(typeof body.return_to === 'string' ? body.return_to : undefined);
+    const rp = relyingParty(s);
+    const challenge = await s.webSessions.takeChallenge(session);
+    if (!rp || !challenge) throw new AppError('invalid_request', 'the passkey request expired: try again');
+    const pending = await pendingUser(ctx, s);
+    const outcome = await s.passkeys.authenticate(rp, body.response as never, challenge, pending?.id ?? null);
+    if (!outcome.ok) {
+      await recordRefusal(s, { step: 'passkey', reason: 'invalid', ...(pending ? { user: pending } : {}) });
+      throw new AppError('unauthorized', outcome.message);
+    }
+    await completeSignIn(ctx, s, outcome.value.user, pending ? 'password+passkey' : 'passkey');
+    ctx.body = { redirect: returnTo ?? '/' };
   });
 
   router.post('logout', '/logout', formBody(), async (ctx) => {
     checkCsrf(ctx, s);
+    const userId = ctx.state.session?.userId;
     await endSession(ctx, s);
+    if (userId) await s.audit.record({ type: 'sign_out', actor: { id: userId } });
     ctx.redirect('/login');
   });
 }

@@ -5,7 +5,8 @@
  */
 import type { Context, Middleware } from 'koa';
 import { type Actor, sessionActor } from '../../access/access-control.js';
-import type { OnceMessage, WebSession } from '../../auth/web-sessions.js';
+import { type OnceMessage, passedSecondFactor, type SeenFrom, type WebSession } from '../../auth/web-sessions.js';
+import { actingAs } from '../../core/audit.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 
@@ -16,13 +17,16 @@ export type WebContext = Context & { state: AppState };
 /** Loads the web session named by the cookie (if any) for pages; /api routes never see cookies. */
 export function webSession(s: Services): Middleware<AppState> {
   return async (ctx, next) => {
-    ctx.state.session = await s.webSessions.load(ctx.cookies.get(SESSION_COOKIE));
+    ctx.state.session = await s.webSessions.load(ctx.cookies.get(SESSION_COOKIE), seenFrom(ctx));
     await next();
     // A secret a form left for the next page is shown there or nowhere: the first page after it drops it.
     const session = ctx.state.session;
     if (session?.onceSealed && ctx.method === 'GET' && ctx.status === 200 && ctx.response.is('html')) await s.webSessions.takeOnce(session);
   };
 }
+
+/** Where a request comes from, as a session keeps it (Settings → Security lists it). */
+export const seenFrom = (ctx: Context): SeenFrom => ({ clientIp: ctx.ip, userAgent: ctx.get('user-agent') || null });
 
 function setCookie(ctx: WebContext, session: WebSession): void {
   ctx.cookies.set(SESSION_COOKIE, session.id, {
@@ -44,10 +48,15 @@ export async function ensureSession(ctx: WebContext, s: Services): Promise<WebSe
   return session;
 }
 
-/** Replaces the session with a fresh authenticated one (no session fixation). */
-export async function startUserSession(ctx: WebContext, s: Services, userId: string): Promise<WebSession> {
+/**
+ * Replaces the session with a fresh one (no session fixation): signed in as `userId` (how: `signedInWith`, see
+ * WebSession), or, with `pending`, still anonymous and owing that account's second factor.
+ */
+export async function startUserSession(ctx: WebContext, s: Services, userId: string, signedInWith: string, opts: { pending?: boolean } = {}): Promise<WebSession> {
   if (ctx.state.session) await s.webSessions.end(ctx.state.session.id);
-  const session = await s.webSessions.start(userId);
+  const session = opts.pending
+    ? await s.webSessions.start(null, { pendingUserId: userId, seen: seenFrom(ctx) })
+    : await s.webSessions.start(userId, { signedInWith, seen: seenFrom(ctx) });
   setCookie(ctx, session);
   ctx.state.session = session;
   return session;
@@ -82,15 +91,50 @@ export interface WebUser {
   email: string;
   isAdmin: boolean;
   actor: Actor;
+  /** Whether this session passed a second factor (a passkey alone counts). */
+  secondFactor: boolean;
+  /** Whether `--require-2fa` asks this account for a second factor it does not have yet. */
+  mustEnrol: boolean;
 }
 
-/** The signed-in user for a page, or a redirect to the login page and back. */
-export async function requireUser(ctx: WebContext, s: Services): Promise<WebUser | null> {
-  const userId = ctx.state.session?.userId;
-  const user = userId ? await s.accounts.findUser(userId) : null;
-  if (!user || user.disabledAt !== null) {
-    ctx.redirect(`/login?return_to=${encodeURIComponent(ctx.originalUrl)}`);
+/** Why a request is not let through as a signed-in person, and where it is sent instead. */
+export type Refused = { reason: 'signed_out' | 'second_factor' | 'enrol'; to: string };
+
+/**
+ * The one gate of every signed-in page and form (and of the OAuth consent): the session's account, live, and
+ * through every factor it has.
+ * - Signed out, or the account disabled: to the login page and back.
+ * - A session that did not pass a second factor while the account has one (opened before it was set up): ended,
+ *   and to the login page.
+ * - An account `--require-2fa` asks a second factor of, without one: only pages that set one up (`enrolling`) let
+ *   it through (with `mustEnrol`); every other page sends it to Settings → Security and back.
+ */
+export async function signedIn(ctx: WebContext, s: Services, opts: { enrolling?: boolean } = {}): Promise<WebUser | Refused> {
+  const back = encodeURIComponent(ctx.originalUrl);
+  const session = ctx.state.session;
+  const user = session?.userId ? await s.accounts.findUser(session.userId) : null;
+  if (!session || !user || user.disabledAt !== null) return { reason: 'signed_out', to: `/login?return_to=${back}` };
+  const passed = passedSecondFactor(session.signedInWith);
+  const required = s.twoFactor.required(user);
+  let mustEnrol = false;
+  if (!passed) {
+    if (await s.twoFactor.hasSecondFactor(user.id)) {
+      await endSession(ctx, s);
+      return { reason: 'second_factor', to: `/login?return_to=${back}` };
+    }
+    if (required && !opts.enrolling) return { reason: 'enrol', to: `/settings/security?return_to=${back}` };
+    mustEnrol = required;
+  }
+  actingAs({ id: user.id, email: user.email }, 'session');
+  return { id: user.id, email: user.email, isAdmin: user.isAdmin, actor: sessionActor(user.id), secondFactor: passed, mustEnrol };
+}
+
+/** The signed-in user for a page (see `signedIn`), or a redirect to where they must go first. */
+export async function requireUser(ctx: WebContext, s: Services, opts: { enrolling?: boolean } = {}): Promise<WebUser | null> {
+  const user = await signedIn(ctx, s, opts);
+  if ('reason' in user) {
+    ctx.redirect(user.to);
     return null;
   }
-  return { id: user.id, email: user.email, isAdmin: user.isAdmin, actor: sessionActor(user.id) };
+  return user;
 }

@@ -41,7 +41,7 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
     const result = await s.accounts.changePassword(user.id, formField(ctx, 'current_password'), next, ctx.ip);
     if (!result.ok) return refused(ctx, user, 'password', result);
     const ended = await s.webSessions.endOthers(user.id, ctx.state.session!);
-    s.log.info({ user: user.id, sessions_ended: ended }, 'password changed on Settings → Account');
+    await s.audit.record({ type: 'account.password_changed', target: { type: 'account', id: user.id, label: user.email }, details: { sessions_ended: ended } });
     flash(ctx, ended > 0 ? `Password changed. Signed out ${plural(ended, 'other session')}.` : 'Password changed.');
     ctx.status = 303;
     ctx.redirect('/settings/account');
@@ -53,7 +53,7 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
     const email = formField(ctx, 'email');
     const result = await s.accounts.changeEmail(user.id, formField(ctx, 'password'), email, ctx.ip);
     if (!result.ok) return refused(ctx, user, 'email', result, email);
-    s.log.info({ user: user.id }, 'email changed on Settings → Account');
+    await s.audit.record({ type: 'account.email_changed', target: { type: 'account', id: user.id, label: result.user.email }, details: { from: user.email, to: result.user.email } });
     flash(ctx, `Email changed to ${result.user.email}. Log in with it from now on.`);
     ctx.status = 303;
     ctx.redirect('/settings/account');

@@ -6,7 +6,8 @@ import { setupPage } from '../../web/pages/setup.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
-import { ensureSession, startUserSession } from './session.js';
+import { ensureSession } from './session.js';
+import { completeSignIn } from './sign-in.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 
@@ -28,7 +29,8 @@ export function setupRoutes(router: Router<AppState>, s: Services): void {
     try {
       const user = await s.accounts.completeSetup(token, email, formField(ctx, 'password'));
       s.log.info({ user: user.id }, 'first account created through the setup link');
-      await startUserSession(ctx, s, user.id);
+      await s.audit.record({ type: 'account.created', actor: { id: user.id, email: user.email }, target: { type: 'account', id: user.id, label: user.email }, details: { how: 'setup link' } });
+      await completeSignIn(ctx, s, user, 'setup');
       ctx.redirect('/documents'); // the library: empty, it says where to upload
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;

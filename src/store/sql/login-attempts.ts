@@ -29,9 +29,10 @@ export class LoginAttemptStore {
    * reaches it locks the key for `lockMs`. A window older than `windowMs`, or a lock that has ended, starts the
    * count over. The upserts hold their rows until the transaction ends, so concurrent attempts on one key (from
    * any process) are counted one after another: however many arrive at once, at most `maxFailures` passwords
-   * are checked. A successful login gives its attempt back with `refund`.
+   * are checked. A successful login gives its attempt back with `refund`. `locking`, when given, hears the keys this
+   * attempt locked (it was their last allowed one): a lockout begins if it fails (the audit log records it).
    */
-  async take(keys: readonly string[], policy: ThrottlePolicy): Promise<number> {
+  async take(keys: readonly string[], policy: ThrottlePolicy, locking?: string[]): Promise<number> {
     const now = this.now();
     const lockedUntil = now + policy.lockMs;
     const existing = sql.table('login_attempts');
@@ -55,6 +56,7 @@ export class LoginAttemptStore {
             .returning(['failures', 'locked_until'])
             .executeTakeFirstOrThrow();
           if (row.failures > policy.maxFailures) throw new Refused(Math.max(1, (row.locked_until ?? now) - now));
+          if (Number(row.failures) === policy.maxFailures) locking?.push(key);
         }
       });
       return 0;

@@ -17,6 +17,8 @@ export interface UsersTable {
   disabled_at: number | null;
   /** When the account was deleted: the row stays, without e-mail or password, as the uploader of its documents (012). */
   deleted_at: number | null;
+  /** 1: a passkey alone signs the account in (passwordless); 0: a passkey is a second factor after the password (015). */
+  passkey_sign_in: Generated<number>;
 }
 
 export interface GroupsTable {
@@ -68,6 +70,74 @@ export interface SessionsTable {
   last_seen_at: number;
   /** What a form created for the next page to show once, sealed (010; see auth/web-sessions.ts). */
   once_sealed: string | null;
+  /** How it was signed in ('password', 'password+totp', 'passkey', …; 015); null for an anonymous or older session. */
+  signed_in_with: string | null;
+  /** The client address and browser it was last seen from (015). */
+  client_ip: string | null;
+  user_agent: string | null;
+  /** The account whose password was right, waiting for its second factor until `pending_until` (015). */
+  pending_user_id: string | null;
+  pending_until: number | null;
+  /** A WebAuthn challenge this session was given, single use, until `challenge_until` (015). */
+  challenge: string | null;
+  challenge_until: number | null;
+}
+
+/** An account's authenticator-app (TOTP) secret, sealed (015). */
+export interface TotpSecretsTable {
+  user_id: string;
+  secret_sealed: string;
+  created_at: number;
+  /** Null while it is being set up (no code confirmed yet). */
+  enabled_at: number | null;
+  /** The last time step whose code was accepted: no code is accepted twice. */
+  last_step: number | null;
+}
+
+/** One-time recovery codes: their hashes (015). */
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** WebAuthn credentials (015): public keys, nothing secret. */
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  /** base64url, as the browser names it. */
+  credential_id: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON array of transports (usb, internal, hybrid, …). */
+  transports: string;
+  name: string;
+  backed_up: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** The audit log (015): append-only. */
+export interface AuditEventsTable {
+  /** Sorts by time (core/ids.ts): the cursor. */
+  id: string;
+  at: number;
+  type: string;
+  actor_id: string | null;
+  actor_email: string | null;
+  /** 'session' | 'api_key' | 'oauth' | 'operator' | 'anonymous' | 'system'. */
+  via: string;
+  credential_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  target_label: string | null;
+  client_ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  /** JSON object. */
+  details: string;
 }
 
 export interface SetupTokensTable {
@@ -240,7 +310,7 @@ export interface SourcesTable {
   every_ms: number;
   /** JSON object: the kind's options that are not secret. */
   options: string;
-  /** The kind's secrets as a JSON object sealed under --secrets-key-file (core/sealed-box.ts), or null. */
+  /** The kind's secrets as a JSON object sealed under the library's secrets key (core/sealed-secret.ts), or null. */
   secrets: string | null;
   status: 'active' | 'paused';
   paused_reason: string | null;
@@ -302,4 +372,8 @@ export interface Database {
   invites: InvitesTable;
   sources: SourcesTable;
   source_items: SourceItemsTable;
+  totp_secrets: TotpSecretsTable;
+  recovery_codes: RecoveryCodesTable;
+  passkeys: PasskeysTable;
+  audit_events: AuditEventsTable;
 }

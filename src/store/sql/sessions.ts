@@ -8,7 +8,32 @@ export interface SessionRow {
   lastSeenAt: number;
   /** What a form left for the next page to show once, sealed; null when nothing is waiting. */
   onceSealed: string | null;
+  /** How it was signed in ('password', 'password+totp', 'passkey', …); null when anonymous (or signed in before 015). */
+  signedInWith: string | null;
+  clientIp: string | null;
+  userAgent: string | null;
+  /** The account whose password was right, waiting for its second factor (null when none is, or it has expired). */
+  pendingUserId: string | null;
 }
+
+/** A signed-in session as its owner sees it listed. */
+export interface SessionListing {
+  idHash: string;
+  createdAt: number;
+  lastSeenAt: number;
+  signedInWith: string | null;
+  clientIp: string | null;
+  userAgent: string | null;
+}
+
+/** Where a request came from, kept on its session (Settings → Security lists them). */
+export interface SeenFrom {
+  clientIp: string;
+  userAgent: string | null;
+}
+
+/** Longest user agent kept on a session. */
+const MAX_USER_AGENT = 400;
 
 /** How often a session's sliding expiry is written at most. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -20,11 +45,22 @@ export class SessionStore {
     private readonly now: Clock,
   ) {}
 
-  async create(idHash: string, userId: string | null, ttlMs: number): Promise<void> {
+  async create(idHash: string, userId: string | null, ttlMs: number, opts: { signedInWith?: string; seen?: SeenFrom; pendingUserId?: string; pendingTtlMs?: number } = {}): Promise<void> {
     const now = this.now();
     await this.db
       .insertInto('sessions')
-      .values({ id_hash: idHash, user_id: userId, created_at: now, expires_at: now + ttlMs, last_seen_at: now })
+      .values({
+        id_hash: idHash,
+        user_id: userId,
+        created_at: now,
+        expires_at: now + ttlMs,
+        last_seen_at: now,
+        signed_in_with: opts.signedInWith ?? null,
+        client_ip: opts.seen?.clientIp ?? null,
+        user_agent: opts.seen?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+        pending_user_id: opts.pendingUserId ?? null,
+        pending_until: opts.pendingUserId ? now + (opts.pendingTtlMs ?? 0) : null,
+      })
       .execute();
   }
 
@@ -32,25 +68,37 @@ export class SessionStore {
     const row = await this.db
       .selectFrom('sessions as s')
       .leftJoin('users as u', 'u.id', 's.user_id')
-      .select(['s.id_hash', 's.user_id', 's.expires_at', 's.last_seen_at', 's.once_sealed'])
+      .select(['s.id_hash', 's.user_id', 's.expires_at', 's.last_seen_at', 's.once_sealed', 's.signed_in_with', 's.client_ip', 's.user_agent', 's.pending_user_id', 's.pending_until'])
       .where('s.id_hash', '=', idHash)
       .where('s.expires_at', '>', this.now())
       // A disabled user's session is over, even before its row is deleted.
       .where((eb) => eb.or([eb('s.user_id', 'is', null), eb('u.disabled_at', 'is', null)]))
       .executeTakeFirst();
-    return row ? { idHash: row.id_hash, userId: row.user_id, expiresAt: row.expires_at, lastSeenAt: row.last_seen_at, onceSealed: row.once_sealed } : null;
+    if (!row) return null;
+    const pending = row.pending_user_id !== null && Number(row.pending_until) > this.now() ? row.pending_user_id : null;
+    return {
+      idHash: row.id_hash,
+      userId: row.user_id,
+      expiresAt: row.expires_at,
+      lastSeenAt: row.last_seen_at,
+      onceSealed: row.once_sealed,
+      signedInWith: row.signed_in_with,
+      clientIp: row.client_ip,
+      userAgent: row.user_agent,
+      pendingUserId: pending,
+    };
   }
 
   /**
    * Sliding expiry, written at most once a minute per session to spare the disk. `session` is the row the request
    * found: seen within the minute, no statement is sent at all.
    */
-  async touch(session: Pick<SessionRow, 'idHash' | 'lastSeenAt'>, ttlMs: number): Promise<void> {
+  async touch(session: Pick<SessionRow, 'idHash' | 'lastSeenAt'>, ttlMs: number, seen?: SeenFrom): Promise<void> {
     const now = this.now();
     if (session.lastSeenAt >= now - TOUCH_INTERVAL_MS) return;
     await this.db
       .updateTable('sessions')
-      .set({ last_seen_at: now, expires_at: now + ttlMs })
+      .set({ last_seen_at: now, expires_at: now + ttlMs, ...(seen ? { client_ip: seen.clientIp, user_agent: seen.userAgent?.slice(0, MAX_USER_AGENT) ?? null } : {}) })
       .where('id_hash', '=', session.idHash)
       .where('last_seen_at', '<', now - TOUCH_INTERVAL_MS)
       .execute();
@@ -72,6 +120,43 @@ export class SessionStore {
     if (keepIdHash) q = q.where('id_hash', '!=', keepIdHash);
     const res = await q.executeTakeFirst();
     return Number(res.numDeletedRows);
+  }
+
+  /** The signed-in sessions of a user that have not expired, the most recently seen first. */
+  async listForUser(userId: string): Promise<SessionListing[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .select(['id_hash', 'created_at', 'last_seen_at', 'signed_in_with', 'client_ip', 'user_agent'])
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', this.now())
+      .orderBy('last_seen_at', 'desc')
+      .execute();
+    return rows.map((r) => ({ idHash: r.id_hash, createdAt: Number(r.created_at), lastSeenAt: Number(r.last_seen_at), signedInWith: r.signed_in_with, clientIp: r.client_ip, userAgent: r.user_agent }));
+  }
+
+  /** Ends one of a user's sessions; false when it is not theirs (or already over). */
+  async deleteOfUser(userId: string, idHash: string): Promise<boolean> {
+    const res = await this.db.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', '=', idHash).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
+  /** How the session passed sign-in, once it has passed more (a second factor set up from it). */
+  async setSignedInWith(idHash: string, signedInWith: string): Promise<void> {
+    await this.db.updateTable('sessions').set({ signed_in_with: signedInWith }).where('id_hash', '=', idHash).execute();
+  }
+
+  /** Gives the session a WebAuthn challenge (replacing one it had), valid until `until`. */
+  async setChallenge(idHash: string, challenge: string, until: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ challenge, challenge_until: until }).where('id_hash', '=', idHash).execute();
+  }
+
+  /** The session's WebAuthn challenge, taken: only the first caller gets it, and only before it expires. */
+  async takeChallenge(idHash: string): Promise<string | null> {
+    const row = await this.db.selectFrom('sessions').select(['challenge', 'challenge_until']).where('id_hash', '=', idHash).executeTakeFirst();
+    if (!row?.challenge) return null;
+    const res = await this.db.updateTable('sessions').set({ challenge: null, challenge_until: null }).where('id_hash', '=', idHash).where('challenge', '=', row.challenge).executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) return null;
+    return Number(row.challenge_until) > this.now() ? row.challenge : null;
   }
 
   async delete(idHash: string): Promise<void> {

@@ -22,4 +22,8 @@ export class SettingsStore {
   async set(key: string, value: string): Promise<void> {
     await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
   }
+
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('settings').where('key', '=', key).execute();
+  }
 }

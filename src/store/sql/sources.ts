@@ -17,7 +17,7 @@ export interface SourceRecord {
   url: string;
   everyMs: number;
   options: Record<string, unknown>;
-  /** Sealed (core/sealed-box.ts); never leaves the server. */
+  /** Sealed under the library's secrets key (core/sealed-secret.ts); never leaves the server. */
   sealedSecrets: string | null;
   status: 'active' | 'paused';
   pausedReason: string | null;
@@ -128,6 +128,11 @@ export class SourceStore {
     private readonly db: Db,
     private readonly now: Clock,
   ) {}
+
+  /** Whether any source holds sealed credentials (a new secrets key would make them unreadable). */
+  async anySealed(): Promise<boolean> {
+    return (await this.db.selectFrom('sources').select('id').where('secrets', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
+  }
 
   /** A new source, due at once. */
   async create(input: NewSource): Promise<SourceRecord> {

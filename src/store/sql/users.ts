@@ -141,4 +141,14 @@ export class UserStore {
       .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
+
+  /** Whether a passkey alone signs the account in (passwordless), rather than being a second factor after the password. */
+  async passkeySignIn(id: string): Promise<boolean> {
+    const row = await this.live().select('passkey_sign_in').where('id', '=', id).executeTakeFirst();
+    return Number(row?.passkey_sign_in ?? 0) === 1;
+  }
+
+  async setPasskeySignIn(id: string, on: boolean): Promise<void> {
+    await this.db.updateTable('users').set({ passkey_sign_in: on ? 1 : 0, updated_at: this.now() }).where('id', '=', id).execute();
+  }
 }

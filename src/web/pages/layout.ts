@@ -1,7 +1,7 @@
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
-export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'admin-users' | 'admin-groups' | 'admin-sharing';
+export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit';
 
 export interface LayoutData {
   title: string;
@@ -10,7 +10,7 @@ export interface LayoutData {
   csrfToken?: string;
   active?: Section;
   /** A page's own script from /static (besides app.js), loaded deferred. */
-  script?: 'project.js';
+  script?: 'project.js' | 'passkeys.js';
 }
 
 /** What a form just did, shown once on the page it led to (see server/web/session.ts `flash`). */
@@ -19,8 +19,8 @@ export interface Flash {
   text: string;
 }
 
-const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account'];
-const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing'];
+const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account', 'security'];
+const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'audit'];
 
 /** Where the flash goes: right after main opens. layout() writes this exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
@@ -62,12 +62,14 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/settings/applications', 'Applications', data.active === 'applications')}
   ${link('/settings/connected', 'Connected apps', data.active === 'connected')}
   ${link('/settings/account', 'Account', data.active === 'account')}
+  ${link('/settings/security', 'Security', data.active === 'security')}
 </nav>`
       : data.user && inAdmin
         ? html`<nav class="sub" aria-label="Admin">
   ${link('/admin/users', 'Users', data.active === 'admin-users')}
   ${link('/admin/groups', 'Groups', data.active === 'admin-groups')}
   ${link('/admin/sharing', 'Sharing', data.active === 'admin-sharing')}
+  ${link('/admin/audit', 'Audit log', data.active === 'audit')}
 </nav>`
         : null;
   return html`<!doctype html>

@@ -7,11 +7,27 @@ export interface LoginPageData {
   error?: string;
   /** Where to go after login (a local path, checked by the caller). */
   returnTo?: string;
+  /** Offer "Sign in with a passkey" (the server can: see auth/passkeys.ts relyingPartyOf). */
+  passkeys?: boolean;
+}
+
+/**
+ * A passkey ceremony's form, run by /static/passkeys.js (hidden until that script finds WebAuthn in the browser):
+ * it asks `options` for a challenge, lets the browser sign it, and posts the answer to `action` as JSON.
+ */
+export function passkeyForm(d: { id: string; action: string; options: string; csrfToken: string; returnTo?: string; label: string; ceremony: 'sign-in' | 'register'; nameField?: boolean }) {
+  return html`<form id="${d.id}" method="post" action="${d.action}" data-passkey="${d.ceremony}" data-options="${d.options}" class="stack passkey" hidden>
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
+    ${d.nameField ? html`<label>Name <input type="text" name="name" maxlength="100" placeholder="e.g. Work laptop" required></label>` : null}
+    <p class="error" role="alert" hidden></p>
+    <button type="submit">${d.label}</button>
+  </form>`;
 }
 
 export function loginPage(d: LoginPageData) {
   return layout(
-    { title: 'Log in' },
+    { title: 'Log in', ...(d.passkeys ? { script: 'passkeys.js' as const } : {}) },
     html`<section class="card narrow">
   <h1>Log in</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
@@ -21,6 +37,40 @@ export function loginPage(d: LoginPageData) {
     <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
     <button type="submit">Log in</button>
+  </form>
+  ${d.passkeys ? passkeyForm({ id: 'passkey-sign-in', action: '/login/passkey', options: '/login/passkey/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Sign in with a passkey', ceremony: 'sign-in' }) : null}
+</section>`,
+  );
+}
+
+export interface SecondStepPageData {
+  csrfToken: string;
+  returnTo?: string;
+  error?: string;
+  /** The account has an authenticator app (else the code field takes recovery codes only). */
+  totp: boolean;
+  /** The account has passkeys, and this server can use them. */
+  passkeys: boolean;
+}
+
+/** The second step of a password sign-in: a code (form field `code`), or a passkey. */
+export function secondStepPage(d: SecondStepPageData) {
+  return layout(
+    { title: 'Two-factor sign-in', ...(d.passkeys ? { script: 'passkeys.js' as const } : {}) },
+    html`<section class="card narrow">
+  <h1>Two-factor sign-in</h1>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  ${d.passkeys ? passkeyForm({ id: 'passkey-second-factor', action: '/login/passkey', options: '/login/passkey/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Use your passkey', ceremony: 'sign-in' }) : null}
+  <form method="post" action="/login/verify" class="stack">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
+    <label>${d.totp ? 'Code from your authenticator app, or a recovery code' : 'A recovery code'}
+      <input type="text" name="code" autocomplete="one-time-code" ${d.totp ? html`inputmode="numeric"` : null} maxlength="32" required autofocus></label>
+    <button type="submit">Verify</button>
+  </form>
+  <form method="post" action="/logout" class="inline">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <button type="submit" class="link">Cancel and sign out</button>
   </form>
 </section>`,
   );

@@ -15,6 +15,7 @@ import { openOAuthStores } from '../../../src/store/sql/oauth-transaction.js';
 import { UserStore } from '../../../src/store/sql/users.js';
 import { removeDir } from '../../helpers/daemon.js';
 import { pkce } from '../oauth-flow.js';
+import { RecordedAudit } from '../../helpers/audit.js';
 
 /**
  * Expiry needs a clock the test can move, and the daemon takes none from outside: so the grant
@@ -37,7 +38,7 @@ describe('code and token lifetimes (injected clock)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'docsearch-oauth-expiry-'));
     sqlite = await openSqlite(join(dir, 'docsearch.db'));
-    oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now, { publicUrl: () => 'http://127.0.0.1' });
+    oauth = new OAuthProvider(openOAuthStores(sqlite.db, now), now, { publicUrl: () => 'http://127.0.0.1', audit: new RecordedAudit() });
     userId = (await new UserStore(sqlite.db, now).create('expiry@example.com', 'not-a-real-hash'))!.id;
     const app = new Koa();
     app.use(((ctx: Koa.Context, next: Koa.Next) => {

@@ -6,6 +6,7 @@ import { openOAuthStores } from '../../../src/store/sql/oauth-transaction.js';
 import { UserStore } from '../../../src/store/sql/users.js';
 import { describeEachEngine } from '../../helpers/store-dialects.js';
 import { pkce } from '../oauth-flow.js';
+import { RecordedAudit } from '../../helpers/audit.js';
 
 const DAY = 24 * 3600_000;
 const REDIRECT = 'http://127.0.0.1:9/cb';
@@ -19,7 +20,7 @@ describeEachEngine('purge of unused self-registered clients', (suite) => {
     let t = Date.UTC(2030, 0, 1);
     const now = () => t;
     const db = suite.handle().db;
-    const oauth = new OAuthProvider(openOAuthStores(db, now), now, { publicUrl: () => 'https://docsearch.example.com', registration: 'open', attempts: new LoginAttemptStore(db, now) });
+    const oauth = new OAuthProvider(openOAuthStores(db, now), now, { publicUrl: () => 'https://docsearch.example.com', registration: 'open', attempts: new LoginAttemptStore(db, now), audit: new RecordedAudit() });
     const userId = (await new UserStore(db, now).create(`purge-${suite.engine}@example.com`, 'h'))!.id;
     const metadata = { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
     const unused = await oauth.register(metadata, null);
@@ -56,7 +57,7 @@ describeEachEngine('bound on dynamically registered clients', (suite) => {
     let t = Date.UTC(2030, 0, 1);
     const now = () => t++;
     const db = suite.handle().db;
-    const oauth = new OAuthProvider(openOAuthStores(db, now), now, { publicUrl: () => 'https://docsearch.example.com', registration: 'open', attempts: new LoginAttemptStore(db, now) });
+    const oauth = new OAuthProvider(openOAuthStores(db, now), now, { publicUrl: () => 'https://docsearch.example.com', registration: 'open', attempts: new LoginAttemptStore(db, now), audit: new RecordedAudit() });
     const userId = (await new UserStore(db, now).create(`bound-${suite.engine}@example.com`, 'h'))!.id;
     const metadata = { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' };
     const inUse = await oauth.register(metadata, null);

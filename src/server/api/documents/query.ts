@@ -16,7 +16,7 @@ export const DOCUMENT_TYPES = { pdf: PDF, docx: DOCX, txt: TXT, md: MARKDOWN, ht
 export type DocumentTypeName = keyof typeof DOCUMENT_TYPES;
 
 /** A time as RFC 3339, or a day (YYYY-MM-DD, 00:00 UTC); epoch milliseconds after parsing. */
-const Time = z
+export const Time = z
   .string()
   .max(40)
   .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)')

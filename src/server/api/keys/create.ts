@@ -6,6 +6,18 @@ import { defineRoute } from '../route.js';
 import { ApiKey, ErrorBody, readableText, ScopeSchema } from '../schemas.js';
 import { keyToWire } from './wire.js';
 
+/**
+ * A new credential is minted only for an account that has the second factor the policy asks of it: the key or CLI
+ * login making it may predate the policy (or a reset of the account's factors), and a password alone must not
+ * lead, through an older credential, to fresh ones.
+ */
+async function refuseWithoutRequiredFactor(s: Services, userId: string): Promise<void> {
+  const user = await s.accounts.findUser(userId);
+  if (user && s.twoFactor.required(user) && !(await s.twoFactor.hasSecondFactor(userId))) {
+    throw new AppError('forbidden', 'this server requires a second factor for your account: set one up in Settings → Security before making keys');
+  }
+}
+
 export const createKey = (s: Services) =>
   defineRoute({
     name: 'keys.create',
@@ -29,10 +41,11 @@ export const createKey = (s: Services) =>
     responses: {
       201: { description: 'Created', schema: ApiKey.extend({ key: z.string().describe('the API key; shown once') }) },
       400: { description: 'Invalid body', schema: ErrorBody },
-      403: { description: 'Scope not held by the caller', schema: ErrorBody },
+      403: { description: 'Scope not held by the caller, or the account owes the second factor `--require-2fa` asks of it', schema: ErrorBody },
       404: { description: 'A project of `project_ids` the caller may not read, named', schema: ErrorBody },
     },
     async handler({ body, principal }) {
+      await refuseWithoutRequiredFactor(s, principal.userId);
       // A key holds document scopes only: the CLI login's manage:keys stays with the login.
       const scopes = body.scopes ?? principal.scopes.filter(isScope);
       const missing = scopes.filter((sc) => !principal.scopes.includes(sc));

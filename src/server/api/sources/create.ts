@@ -20,7 +20,7 @@ export const createSource = (s: Services) =>
     body: z.strictObject({ kind: z.enum(KIND_NAMES).optional(), url: z.string().min(1).max(2000), every: Every.optional(), options: SourceOptions.optional() }),
     responses: {
       201: { description: 'Added; its first pass is under way', schema: SourceSchema },
-      400: { description: 'Invalid kind, URL, schedule or options; a folder outside --source-roots; credentials without --secrets-key-file', schema: ErrorBody },
+      400: { description: 'Invalid kind, URL, schedule or options; a folder outside --source-roots', schema: ErrorBody },
       404: { description: 'Project not found', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {

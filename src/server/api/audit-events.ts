@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { AUDIT_EVENT_TYPES } from '../../core/audit.js';
+import { toIso } from '../../core/clock.js';
+import type { AuditRecord } from '../../store/sql/audit-events.js';
+import type { Services } from '../services.js';
+import { Time } from './documents/query.js';
+import { decodeCursor, encodeCursor } from './pagination.js';
+import { defineRoute } from './route.js';
+import { ErrorBody, Timestamp } from './schemas.js';
+
+export const AuditEvent = z
+  .object({
+    id: z.string(),
+    at: Timestamp,
+    type: z.string().describe(`what happened: ${AUDIT_EVENT_TYPES.join(', ')}`),
+    actor: z.object({ id: z.string().nullable(), email: z.string().nullable() }).nullable().describe('the account that did it (as it was then); null for the operator, the daemon, or nobody signed in'),
+    via: z.enum(['session', 'api_key', 'oauth', 'operator', 'anonymous', 'system']).describe('how the actor reached the server'),
+    credential_id: z.string().nullable().describe('the API key or OAuth grant used, if any'),
+    target: z.object({ type: z.string(), id: z.string(), label: z.string().nullable() }).nullable().describe('what it was done to'),
+    client_ip: z.string().nullable().describe('the client address (the real one behind --trust-proxy)'),
+    user_agent: z.string().nullable().describe("the browser or client; for the operator, the command, system user and host"),
+    request_id: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEvent' });
+
+/** The listing's filters and page, for the API and the Admin page alike. */
+export const AuditQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page (with the same filters)'),
+  type: z
+    .string()
+    .max(60)
+    .regex(/^[a-z_]+(\.[a-z_]*)?$/, 'must be an event type (sign_in.failed) or a family ending in a dot (sign_in.)')
+    .optional()
+    .describe('an event type, or a family of them ending in a dot (`sign_in.`)'),
+  actor: z.string().min(1).max(254).optional().describe('the account that acted: its id (usr_…) or its e-mail as it was then'),
+  target: z.string().min(1).max(200).optional().describe('the id of what it was done to (a document, project, account, key, application…)'),
+  client_ip: z.string().min(1).max(64).optional(),
+  since: Time.optional().describe('at or after this date or time'),
+  until: Time.optional().describe('before this date or time'),
+});
+
+export function auditEventToWire(e: AuditRecord): z.infer<typeof AuditEvent> {
+  return {
+    id: e.id,
+    at: toIso(e.at),
+    type: e.type,
+    actor: e.actorId || e.actorEmail ? { id: e.actorId, email: e.actorEmail } : null,
+    via: e.via as z.infer<typeof AuditEvent>['via'],
+    credential_id: e.credentialId,
+    target: e.targetType && e.targetId ? { type: e.targetType, id: e.targetId, label: e.targetLabel } : null,
+    client_ip: e.clientIp,
+    user_agent: e.userAgent,
+    request_id: e.requestId,
+    details: e.details,
+  };
+}
+
+export const listAuditEvents = (s: Services) =>
+  defineRoute({
+    name: 'audit.list',
+    method: 'GET',
+    path: '/audit-events',
+    scope: 'authenticated',
+    tag: 'audit',
+    summary:
+      'The audit log, newest first (admins only): sign-ins and their failures, lockouts, second factors and passkeys, keys, applications, consents, account changes, shares, document deletes and moves, backups, restores and operator commands. Filters narrow it; cursor-paginated.',
+    query: AuditQuery,
+    responses: {
+      200: { description: 'A page of events', schema: z.object({ events: z.array(AuditEvent), next_cursor: z.string().nullable() }) },
+      400: { description: 'Bad query', schema: ErrorBody },
+      403: { description: 'The caller is not an admin', schema: ErrorBody },
+    },
+    async handler({ query, principal }) {
+      await s.access.requireAdmin(principal);
+      const { events, nextCursor } = await findAuditEvents(s, query);
+      return { status: 200, body: { events: events.map(auditEventToWire), next_cursor: nextCursor } };
+    },
+  });
+
+/** A page of events matching the query, newest first, and the cursor of the next (older) one. The caller checked admin. */
+export async function findAuditEvents(s: Services, query: z.infer<typeof AuditQuery>): Promise<{ events: AuditRecord[]; nextCursor: string | null }> {
+  const events = await s.auditEvents.list(
+    {
+      ...(query.type ? { type: query.type } : {}),
+      ...(query.actor ? (query.actor.startsWith('usr_') ? { actorId: query.actor } : { actorEmail: query.actor }) : {}),
+      ...(query.target ? { targetId: query.target } : {}),
+      ...(query.client_ip ? { clientIp: query.client_ip } : {}),
+      ...(query.since !== undefined ? { since: query.since } : {}),
+      ...(query.until !== undefined ? { until: query.until } : {}),
+      ...(query.cursor ? { before: decodeCursor(query.cursor)! } : {}),
+    },
+    query.limit + 1,
+  );
+  const page = events.slice(0, query.limit);
+  return { events: page, nextCursor: events.length > query.limit ? encodeCursor(page.at(-1)!.id) : null };
+}

@@ -1,0 +1,28 @@
+import type Router from '@koa/router';
+import { adminAuditPage } from '../../web/pages/admin-audit.js';
+import { AuditQuery, findAuditEvents } from '../api/audit-events.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { render } from './render.js';
+import { requireUser } from './session.js';
+
+const FILTERS = ['type', 'actor', 'target', 'client_ip', 'since', 'until'] as const;
+
+/** Admin → Audit log (`/admin/audit`): what `GET /api/v1/audit-events` lists (same filters, same check), as a page. */
+export function adminAuditRoutes(router: Router<AppState>, s: Services): void {
+  router.get('admin.audit', '/admin/audit', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    await s.access.requireAdmin(user.actor);
+    const given = Object.fromEntries(FILTERS.map((k) => [k, typeof ctx.query[k] === 'string' ? (ctx.query[k] as string).trim() : '']).filter(([, v]) => v !== ''));
+    const cursor = typeof ctx.query.cursor === 'string' ? { cursor: ctx.query.cursor } : {};
+    const base = { user, csrfToken: ctx.state.session!.csrfToken, filters: given };
+    const parsed = AuditQuery.safeParse({ ...given, ...cursor });
+    if (!parsed.success) {
+      const error = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ');
+      return render(ctx, adminAuditPage({ ...base, events: [], older: null, error }), 400);
+    }
+    const { events, nextCursor } = await findAuditEvents(s, parsed.data);
+    render(ctx, adminAuditPage({ ...base, events, older: nextCursor ? new URLSearchParams({ ...given, cursor: nextCursor }).toString() : null }));
+  });
+}

@@ -1,0 +1,73 @@
+import { formatTime } from '../format.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+export interface AuditRow {
+  id: string;
+  at: number;
+  type: string;
+  actorEmail: string | null;
+  via: string;
+  targetType: string | null;
+  targetLabel: string | null;
+  targetId: string | null;
+  clientIp: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+}
+
+export interface AdminAuditData {
+  user: { email: string };
+  csrfToken: string;
+  events: AuditRow[];
+  /** The filters as given (the form shows them again). */
+  filters: { type?: string; actor?: string; target?: string; client_ip?: string; since?: string; until?: string };
+  /** The query string of the next (older) page, or null. */
+  older: string | null;
+  error?: string;
+}
+
+const detailText = (details: Record<string, unknown>): string =>
+  Object.entries(details)
+    .filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join('; ');
+
+/** Admin → Audit log: every recorded event, newest first, with the API's filters. */
+export function adminAuditPage(d: AdminAuditData) {
+  const field = (name: keyof AdminAuditData['filters'], label: string, placeholder: string) =>
+    html`<label>${label} <input type="text" name="${name}" value="${d.filters[name] ?? ''}" placeholder="${placeholder}" maxlength="254"></label>`;
+  const rows = d.events.map(
+    (e) => html`<tr>
+  <td data-label="When"><time datetime="${new Date(e.at).toISOString()}">${formatTime(e.at)}</time></td>
+  <td data-label="Event"><code>${e.type}</code></td>
+  <td data-label="Who">${e.actorEmail ?? (e.via === 'operator' ? html`<em>operator</em>` : html`<em>nobody signed in</em>`)} <span class="muted">(${e.via})</span></td>
+  <td data-label="What">${e.targetType ? html`${e.targetType} ${e.targetLabel ?? e.targetId}` : null}</td>
+  <td data-label="From">${e.clientIp ?? ''}${e.userAgent ? html`<br><span class="muted">${e.userAgent.slice(0, 120)}</span>` : null}</td>
+  <td data-label="Details">${detailText(e.details)}</td>
+</tr>`,
+  );
+  return layout(
+    { title: 'Audit log', user: d.user, csrfToken: d.csrfToken, active: 'audit' },
+    html`<section class="card">
+  <h1>Audit log</h1>
+  <p class="muted">Who did what, from where: kept for the days the operator set (<code>--audit-retention-days</code>). Also at <code>GET /api/v1/audit-events</code>.</p>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <form method="get" action="/admin/audit" class="filters" role="search" aria-label="Filter the audit log">
+    ${field('type', 'Event', 'sign_in. or document.deleted')}
+    ${field('actor', 'Who', 'e-mail or usr_…')}
+    ${field('target', 'Target id', 'doc_…, prj_…')}
+    ${field('client_ip', 'Address', '203.0.113.7')}
+    ${field('since', 'Since', '2026-03-01')}
+    ${field('until', 'Before', '2026-04-01')}
+    <button type="submit">Filter</button>
+  </form>
+  ${
+    d.events.length === 0
+      ? html`<p class="muted" id="no-events">No events match.</p>`
+      : html`<table class="rows" id="audit-events"><thead><tr><th>When</th><th>Event</th><th>Who</th><th>What</th><th>From</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table>`
+  }
+  ${d.older ? html`<p><a href="/admin/audit?${d.older}" rel="next">Older events</a></p>` : null}
+</section>`,
+  );
+}
