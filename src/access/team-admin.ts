@@ -12,7 +12,7 @@
 import type { AccountService } from '../auth/accounts.js';
 import { checkPasswordStrength } from '../auth/password.js';
 import type { AuditLog } from '../core/audit.js';
-import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
+import { conflict, invalidRequest, notFound } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import { unsafeTextProblem } from '../core/unsafe-text.js';
@@ -260,6 +260,7 @@ export class TeamAdmin {
 
   /** An identity provider's groups are changed there: here they are read-only. */
   private local(group: Group): void {
-    if (group.source !== LOCAL_GROUPS) throw new AppError('forbidden', `the group "${group.name}" comes from ${group.source}: change its members there`);
+    // Not a right the admin lacks: the group is kept elsewhere (a conflict with where it lives, said on the page).
+    if (group.source !== LOCAL_GROUPS) throw conflict(`the group "${group.name}" comes from ${group.source}: change its members there`);
   }
 }

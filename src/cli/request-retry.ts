@@ -18,9 +18,6 @@ export interface RetryPolicy {
 
 export const RETRY_POLICY: RetryPolicy = { forMs: 60_000, firstDelayMs: 500, maxDelayMs: 8_000 };
 
-/** Causes that mean nothing listens at the address (as opposed to a server that went away). */
-const NOBODY_THERE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
 /**
  * Contact lost and regained across the requests of one client: said once when it is lost (`notify`, a warning),
  * once when the server answers again (a notice), however many requests were in flight.
@@ -50,7 +47,9 @@ export class Contact {
         this.answeredNow();
         return out;
       } catch (err) {
-        if (!isTransient(err) || (!this.answered && err instanceof UnreachableError && NOBODY_THERE.has(err.why))) throw err;
+        // An address that never answered is a wrong address (nothing listens, no such host, a port fetch refuses), not
+        // a server that went away: said at once. A load balancer's 502–504 is an answer of sorts and is waited out.
+        if (!isTransient(err) || (!this.answered && err instanceof UnreachableError)) throw err;
         const now = this.now();
         since ??= now;
         if (now - since >= this.policy.forMs) {
