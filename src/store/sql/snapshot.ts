@@ -8,6 +8,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { copyTable, LIBRARY_TABLES } from './library-copy.js';
+import { lastApplied } from './migrations/index.js';
 import { openSqlite } from './sqlite.js';
 
 /** Copies the SQLite database at `from` into the new file `to`; returns when its read transaction began. */
@@ -22,9 +23,15 @@ export function snapshotSqlite(from: string, to: string, now: () => number = Dat
   }
 }
 
-/** Copies every library table of a PostgreSQL database, as of one moment, into a new SQLite file; returns that moment. */
+/**
+ * Copies every library table of a PostgreSQL database, as of one moment, into a new SQLite file; returns that moment.
+ * The copy has the schema the database has (its last migration), not this build's: a library backed up before an
+ * upgrade is restored as it was, and migrated forward then, data migrations included.
+ */
 export async function snapshotPostgres(from: Kysely<any>, to: string, now: () => number = Date.now): Promise<number> {
-  const target = await openSqlite(to);
+  const upTo = await lastApplied(from);
+  const target = await openSqlite(to, upTo ? { upTo } : {});
+  const present = new Set((await target.db.introspection.getTables()).map((t) => t.name));
   try {
     return await from
       .transaction()
@@ -33,7 +40,7 @@ export async function snapshotPostgres(from: Kysely<any>, to: string, now: () =>
       .execute(async (trx) => {
         // The snapshot of a REPEATABLE READ transaction is taken at its first statement.
         const at = now();
-        for (const table of LIBRARY_TABLES) await copyTable(trx, target.db, table, { cutoff: at, batchRows: 1000 });
+        for (const table of LIBRARY_TABLES) if (present.has(table.name)) await copyTable(trx, target.db, table, { cutoff: at, batchRows: 1000 });
         return at;
       });
   } finally {

@@ -59,9 +59,10 @@ function keptStatements(raw: BetterSqlite3.Database): SqliteDatabase {
 /**
  * Opens (creating if needed) the embedded metadata database in WAL mode and runs pending migrations.
  * WAL lets operator commands (`docsearch users add`) write while the daemon runs. One daemon uses a data
- * directory (data-dir-lock.ts), so its locks and events are in-process ones.
+ * directory (data-dir-lock.ts), so its locks and events are in-process ones. `migrate: false` runs none, `upTo` only
+ * as far as that one (a snapshot of an older library).
  */
-export async function openSqlite(path: string, opts: { migrate?: boolean } = {}): Promise<DatabaseHandle> {
+export async function openSqlite(path: string, opts: { migrate?: boolean; upTo?: string } = {}): Promise<DatabaseHandle> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const raw = new BetterSqlite3(path);
   raw.pragma('journal_mode = WAL');
@@ -79,7 +80,7 @@ export async function openSqlite(path: string, opts: { migrate?: boolean } = {})
   const db = new Kysely<Database>({ dialect: new KeepErrorSqliteDialect(raw) });
   try {
     await refuseNewerSchema(db);
-    if (opts.migrate ?? true) await migrate(db);
+    if (opts.migrate ?? true) await migrate(db, opts.upTo);
   } catch (err) {
     await db.destroy();
     throw err;

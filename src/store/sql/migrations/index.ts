@@ -39,6 +39,14 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-two-factor-audit': m015,
 };
 
+/** The last migration applied to a database (null: none, or no migration table yet). */
+export async function lastApplied(db: Kysely<any>): Promise<string | null> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === 'kysely_migration')) return null;
+  const rows = (await db.selectFrom('kysely_migration').select('name').execute()) as { name: string }[];
+  return rows.map((r) => r.name).sort().at(-1) ?? null;
+}
+
 /** The number of a migration's name (`010-session-once` → 10). */
 const numberOf = (name: string): number => Number.parseInt(name, 10);
 
@@ -69,8 +77,9 @@ export async function refuseNewerSchema(db: Kysely<any>): Promise<void> {
  * PostgreSQL) lets replicas that start together migrate once: the first runs them, the others wait and then find
  * nothing left to do.
  */
-export async function migrate(db: Kysely<any>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+export async function migrate(db: Kysely<any>, upTo?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (!error) return;
   const failed = results?.find((r) => r.status === 'Error')?.migrationName;
   // Before any migration ran (no connection, no lock): the error as it is.
