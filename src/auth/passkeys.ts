@@ -7,16 +7,15 @@
  * stands in for both factors; as a second factor, presence is enough. Counters that go backwards (a cloned
  * authenticator) are refused by the verifier.
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+
+/** Loaded on first use: the verifier adds ~25 MiB to every daemon, most of whose accounts never register a passkey. */
+const webauthn = () => import('@simplewebauthn/server');
 import type { PasskeyRecord, PasskeyStore } from '../store/sql/passkeys.js';
 import type { User, UserStore } from '../store/sql/users.js';
 
@@ -63,7 +62,7 @@ export class PasskeyService {
   /** Options for `navigator.credentials.create`: a discoverable credential (so it can sign in alone), none twice. */
   async registrationOptions(rp: RelyingParty, user: Pick<User, 'id' | 'email'>): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.deps.store.list(user.id);
-    return generateRegistrationOptions({
+    return (await webauthn()).generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.id,
       userName: user.email,
@@ -78,7 +77,7 @@ export class PasskeyService {
   async register(rp: RelyingParty, user: Pick<User, 'id'>, response: RegistrationResponseJSON, expectedChallenge: string, nameInput: string): Promise<PasskeyOutcome<PasskeyRecord>> {
     let verified;
     try {
-      verified = await verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
+      verified = await (await webauthn()).verifyRegistrationResponse({ response, expectedChallenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: false });
     } catch (err) {
       return { ok: false, message: `The passkey was not accepted: ${(err as Error).message}` };
     }
@@ -103,7 +102,7 @@ export class PasskeyService {
    */
   async authenticationOptions(rp: RelyingParty, forUserId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const allow = forUserId ? (await this.deps.store.list(forUserId)).map((p) => ({ id: p.credentialId, transports: p.transports })) : [];
-    return generateAuthenticationOptions({ rpID: rp.id, allowCredentials: allow, userVerification: forUserId ? 'preferred' : 'required' });
+    return (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, allowCredentials: allow, userVerification: forUserId ? 'preferred' : 'required' });
   }
 
   /**
@@ -115,7 +114,7 @@ export class PasskeyService {
     if (!passkey || (forUserId !== null && passkey.userId !== forUserId)) return { ok: false, message: 'This passkey is not registered here for this account.' };
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge,
         expectedOrigin: rp.origin,

@@ -9,7 +9,7 @@
  * The connection goes to the address the reach check approved; TLS (imaps:, or STARTTLS when the server offers it)
  * checks the certificate against the URL's host name.
  */
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import { z } from 'zod';
 import { ItemError, type ListedItem, type ListRequest, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import { secret, username } from './options.js';
@@ -131,6 +131,8 @@ export const imap: SourceKind = {
     const { address } = await env.reach.resolve(host);
     const folder = decodeURIComponent(setup.url.pathname.replace(/^\/+/, '')) || 'INBOX';
     const where = `${setup.url.protocol}//${setup.url.host}/${folder}`;
+    // Loaded on first use: imapflow adds ~25 MiB to a daemon that may never have a mailbox source.
+    const { ImapFlow } = await import('imapflow');
     const client = new ImapFlow({
       host: address,
       port: Number(setup.url.port) || (secure ? 993 : 143),

@@ -5,7 +5,7 @@
  * refuses Depth infinity; a file's version is its ETag (its modification time and size where the server sends none).
  */
 import { z } from 'zod';
-import { createClient, type FileStat, type WebDAVClient } from 'webdav';
+import type { FileStat, WebDAVClient } from 'webdav';
 import { ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import { globOptions, secret, username } from './options.js';
 
@@ -37,6 +37,8 @@ export const webdav: SourceKind = {
     const o = setup.options as z.infer<typeof Options>;
     // webdav(s):// is how some clients name it; the requests are HTTP(S).
     const url = new URL(setup.url.href.replace(/^webdav(s?):/, 'http$1:'));
+    // Loaded on first use: the client adds ~20 MiB to a daemon that may never have a WebDAV source.
+    const { createClient } = await import('webdav');
     const client = createClient(url.href, {
       ...(o.username ? { username: o.username, password: setup.secrets.password ?? '' } : {}),
       httpAgent: env.reach.httpAgent,
