@@ -115,7 +115,7 @@ describe.skipIf(SKIP !== null)(`MCP on three replicas behind haproxy, round robi
     expect(client.getServerVersion()?.name).toBe('docsearch');
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['add_document', 'get_document', 'list_documents', 'list_projects', 'search']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['add_document', 'get_document', 'get_documents', 'list_documents', 'list_projects', 'search']);
 
     const text = `# Across replicas\n\n${prose('mcp-replicas', 6)}\n\n${MARKER}\n\n${prose('mcp-replicas-tail', 4)}\n`;
     const added = structured(await call(client, 'add_document', { filename: NOTE, text }));

@@ -160,7 +160,7 @@ describe('the audit log', () => {
     try {
       const backup = await runCli(['backup', '--data-dir', d.dataDir, '--to', repo], { timeoutMs: 120_000 });
       expect(backup.code, backup.stderr).toBe(0);
-      const restore = await runCli(['restore', '--from', repo, '--to', target], { timeoutMs: 120_000 });
+      const restore = await runCli(['restore', '--from', repo, '--to', target, '--key-file', join(d.dataDir, 'backup.key')], { timeoutMs: 120_000 });
       expect(restore.code, restore.stderr).toBe(0);
       const restored = await startDaemon({ dataDir: target });
       try {

@@ -303,7 +303,7 @@ describe('the secrets key', () => {
         (started) => started.stop().then(() => 'started'),
         (err: Error) => err.message,
       );
-      expect(refused).toContain('this library seals authenticator-app secrets with another secrets key');
+      expect(refused).toContain("this library seals authenticator-app secrets and sources' credentials with another secrets key");
       expect(refused).not.toContain(other);
       const again = await startDaemon({ dataDir: d.dataDir, databaseUrl: d.databaseUrl });
       try {
