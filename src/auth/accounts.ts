@@ -24,7 +24,8 @@ export type LoginResult = { ok: true; user: User } | { ok: false; reason: 'inval
 /** What an account change from Settings did: done, or why not (a sentence for the page). */
 export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'refused'; message: string; retryAfterMs?: number };
 
-function validEmail(emailInput: string): string {
+/** The address trimmed, or an invalid_request error saying it is not one. */
+export function validEmail(emailInput: string): string {
   const email = emailInput.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254) throw invalidRequest(`"${email}" is not an email address`);
   return email;

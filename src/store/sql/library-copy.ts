@@ -53,6 +53,7 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'group_members', key: 'id' },
   { name: 'project_members', key: 'id' },
   { name: 'invites', key: 'token_hash' },
+  { name: 'identities', key: 'id' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

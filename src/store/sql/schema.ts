@@ -59,6 +59,18 @@ export interface InvitesTable {
   used_at: number | null;
 }
 
+/** An account's link to who it is at an identity provider (017; docs/sso.md). */
+export interface IdentitiesTable {
+  id: string;
+  user_id: string;
+  /** An OpenID Connect issuer URL, or `trusted-header` for the sign-in proxy. */
+  provider: string;
+  /** The provider's stable id of the person: the ID token's `sub`, or the proxy's user header. */
+  subject: string;
+  created_at: number;
+  last_sign_in_at: number;
+}
+
 export interface SessionsTable {
   /** sha256 of the cookie value: the session id itself is never stored. */
   id_hash: string;
@@ -302,4 +314,5 @@ export interface Database {
   invites: InvitesTable;
   sources: SourcesTable;
   source_items: SourceItemsTable;
+  identities: IdentitiesTable;
 }

@@ -13,6 +13,7 @@ import * as m011 from './011-document-attachments.js';
 import * as m012 from './012-sharing.js';
 import * as m013 from './013-oauth-loopback-paths.js';
 import * as m014 from './014-sources.js';
+import * as m017 from './017-identities.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '012-sharing': m012,
   '013-oauth-loopback-paths': m013,
   '014-sources': m014,
+  '017-identities': m017,
 };
 
 /** The number of a migration's name (`010-session-once` → 10). */
