@@ -13,9 +13,8 @@
 import { validEmail } from '../auth/accounts.js';
 import type { ExternalIdentity } from '../auth/sso/identity.js';
 import type { Group, GroupStore } from '../store/sql/groups.js';
-import type { IdentityStore } from '../store/sql/identities.js';
-import type { ProjectStore } from '../store/sql/projects.js';
-import type { User, UserStore } from '../store/sql/users.js';
+import type { NewAccountStores } from '../store/sql/identities.js';
+import type { User } from '../store/sql/users.js';
 import { groupNameProblem } from './team-admin.js';
 
 export interface ProviderPolicy {
@@ -29,11 +28,10 @@ export interface ProviderPolicy {
   linkAccounts: boolean;
 }
 
-export interface ProviderAccountDeps {
-  users: UserStore;
+export interface ProviderAccountDeps extends NewAccountStores {
+  /** Runs a first sign-in's writes (account, default project, link) as one transaction. */
+  transaction<T>(fn: (stores: NewAccountStores) => Promise<T>): Promise<T>;
   groups: GroupStore;
-  identities: IdentityStore;
-  projects: Pick<ProjectStore, 'ensureDefault'>;
   /** Something the operator should hear about (a group that could not be synced); never a secret. */
   warn: (message: string, fields: Record<string, unknown>) => void;
 }
@@ -102,11 +100,16 @@ export class ProviderAccounts {
       const { passwordHash: _, ...user } = existing;
       return { ok: true, user, created: false, linked: true };
     }
-    // No password: '!' is a hash nothing matches (as a deleted account's). The first account of a library is its admin.
-    const user = await this.deps.users.create(email, '!');
-    if (!user) return this.account(identity); // made at the same moment by a concurrent sign-in: link to that one, or refuse
-    await this.deps.projects.ensureDefault(user.id);
-    if (!(await this.deps.identities.link(user.id, identity.provider, identity.subject))) return this.account(identity);
+    const user = await this.deps.transaction(async ({ users, projects, identities }) => {
+      // No password: '!' is a hash nothing matches (as a deleted account's). The first account of a library is its admin.
+      const made = await users.create(email, '!');
+      if (!made) return null;
+      await projects.ensureDefault(made.id);
+      if (!(await identities.link(made.id, identity.provider, identity.subject))) throw new LinkedMeanwhile();
+      return made;
+    }).catch((err: unknown) => (err instanceof LinkedMeanwhile ? null : Promise.reject(err)));
+    // Null: the e-mail was taken, or the subject linked, by a sign-in at the same moment: decide again from what it made.
+    if (!user) return this.account(identity);
     return { ok: true, user, created: true, linked: false };
   }
 
@@ -136,6 +139,9 @@ export class ProviderAccounts {
     return null;
   }
 }
+
+/** Rolls a new account back: its subject was linked to another account while it was being made. */
+class LinkedMeanwhile extends Error {}
 
 function refused(reason: Exclude<ProviderSignIn, { ok: true }>['reason'], message: string): ProviderSignIn {
   return { ok: false, reason, message };

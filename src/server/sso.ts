@@ -4,9 +4,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Db } from '../store/sql/database.js';
 import { GroupStore } from '../store/sql/groups.js';
-import { IdentityStore } from '../store/sql/identities.js';
-import { ProjectStore } from '../store/sql/projects.js';
-import { UserStore } from '../store/sql/users.js';
+import { openNewAccountStores } from '../store/sql/identities.js';
 import type { ServeConfig } from './config.js';
 
 /** Sign-in through the identity provider (docs/sso.md): what the login pages and the trusted-header sign-in use. */
@@ -35,10 +33,8 @@ export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Lo
   const { db, now, log } = deps;
   const accounts = new ProviderAccounts(
     {
-      users: new UserStore(db, now),
+      ...openNewAccountStores(db, now),
       groups: new GroupStore(db, now),
-      identities: new IdentityStore(db, now),
-      projects: new ProjectStore(db, now),
       warn: (message, fields) => log.warn({ event: 'sso.group_skipped', ...fields }, message),
     },
     {

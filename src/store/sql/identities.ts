@@ -1,6 +1,8 @@
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
+import { ProjectStore } from './projects.js';
+import { UserStore } from './users.js';
 
 export interface Identity {
   userId: string;
@@ -47,4 +49,21 @@ export class IdentityStore {
   async signedIn(provider: string, subject: string): Promise<void> {
     await this.db.updateTable('identities').set({ last_sign_in_at: this.now() }).where('provider', '=', provider).where('subject', '=', subject).execute();
   }
+}
+
+/** What a first sign-in through a provider writes: the account, its default project, its link. */
+export interface NewAccountStores {
+  users: UserStore;
+  projects: ProjectStore;
+  identities: IdentityStore;
+}
+
+/**
+ * Those stores, and a way to write an account and its link as one transaction: a concurrent first sign-in of the
+ * same person waits on the account's e-mail (SQLite's one connection; PostgreSQL's unique index) until the first
+ * has committed both, then finds the link, never an account it may not take.
+ */
+export function openNewAccountStores(db: Db, now: Clock): NewAccountStores & { transaction<T>(fn: (stores: NewAccountStores) => Promise<T>): Promise<T> } {
+  const bind = (d: Db): NewAccountStores => ({ users: new UserStore(d, now), projects: new ProjectStore(d, now), identities: new IdentityStore(d, now) });
+  return { ...bind(db), transaction: (fn) => db.transaction().execute((trx) => fn(bind(trx))) };
 }
