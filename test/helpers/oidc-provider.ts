@@ -42,7 +42,8 @@ export interface TestIdp {
   signIn(authorizationUrl: string | URL, login: string): Promise<URL>;
 }
 
-export async function startIdp(): Promise<TestIdp> {
+/** `clientAuthMethods`: the token endpoint's client authentication methods (default: oidc-provider's own). */
+export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Promise<TestIdp> {
   const ca = privateCa();
   let provider: Provider | null = null;
   const server: Server = createServer({ cert: ca.cert, key: ca.key }, (req, res) => {
@@ -62,7 +63,8 @@ export async function startIdp(): Promise<TestIdp> {
     fetch: caFetch,
     setClients(clients) {
       provider = new Provider(issuer, {
-        clients: clients.map((c) => ({ token_endpoint_auth_method: 'client_secret_basic', ...c })),
+        clients: clients.map((c) => ({ token_endpoint_auth_method: opts.clientAuthMethods?.[0] ?? 'client_secret_basic', ...c })),
+        ...(opts.clientAuthMethods ? { clientAuthMethods: opts.clientAuthMethods } : {}),
         findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...accounts.get(id) }) }),
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
         cookies: { keys: ['docsearch-test-provider-cookies'] },

@@ -42,8 +42,9 @@ export function identityFromClaims(provider: string, claims: Record<string, unkn
     provider,
     subject: String(claims.sub),
     email,
-    // Some providers send the flag as the string "true".
-    emailVerified: email !== null && (claims.email_verified === true || claims.email_verified === 'true'),
+    // Some providers send the flag as the string "true"; Microsoft Entra ID sends none, and says with its optional
+    // claim xms_edov that the address's domain is one the tenant has verified.
+    emailVerified: email !== null && [claims.email_verified, claims.xms_edov].some((v) => v === true || v === 'true'),
     groups: groupsFromClaim(claims, groupsClaim),
   };
 }

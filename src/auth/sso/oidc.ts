@@ -80,8 +80,7 @@ export class OidcSignIn {
    */
   private configuration(server: client.ServerMetadata): client.Configuration {
     const metadata: Partial<client.ClientMetadata> = { [client.clockSkew]: Math.round((this.now() - Date.now()) / 1000) };
-    // client_secret_basic: the method every provider assumes when its metadata names none (RFC 8414 §2).
-    const auth = this.settings.clientSecret ? client.ClientSecretBasic(this.settings.clientSecret) : client.None();
+    const auth = this.settings.clientSecret ? secretAuth(server, this.settings.clientSecret) : client.None();
     const config = new client.Configuration(server, this.settings.clientId, metadata, auth);
     config.timeout = this.seams.timeoutSeconds ?? 10;
     if (this.seams.fetch) config[client.customFetch] = this.seams.fetch as client.CustomFetch;
@@ -147,6 +146,16 @@ export class OidcSignIn {
   signOutUrl(server: client.ServerMetadata, postLogoutRedirectUri: string): URL {
     return client.buildEndSessionUrl(this.configuration(server), { client_id: this.settings.clientId, post_logout_redirect_uri: postLogoutRedirectUri });
   }
+}
+
+/**
+ * How the client secret is sent: client_secret_basic, the method a provider supports when its metadata names none
+ * (RFC 8414 §2), unless it names client_secret_post and not basic.
+ */
+function secretAuth(server: client.ServerMetadata, secret: string): client.ClientAuth {
+  const methods = server.token_endpoint_auth_methods_supported;
+  const postOnly = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
+  return postOnly ? client.ClientSecretPost(secret) : client.ClientSecretBasic(secret);
 }
 
 /** An error's message with its causes (fetch failures say why only in `cause`). */

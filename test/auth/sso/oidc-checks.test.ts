@@ -146,6 +146,31 @@ describe('OpenID Connect sign-in checks (oidc-provider, private CA)', () => {
     expect((await rp().begin()).url.origin).toBe(idp.issuer);
   });
 
+  it('sends the secret in the body to a provider that takes it only there (client_secret_post)', async () => {
+    const postOnly = await startIdp({ clientAuthMethods: ['client_secret_post'] });
+    // How each token request authenticated: oidc-provider takes either way, as strict providers (Authelia) do not.
+    const sent: string[] = [];
+    try {
+      postOnly.setClients([CLIENT]);
+      const signIn = new OidcSignIn(
+        { issuer: postOnly.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret, scopes: 'openid email', groupsClaim: 'groups', redirectUri: () => REDIRECT },
+        {
+          fetch: (input, init) => {
+            if (String(input).endsWith('/token')) sent.push(new Headers(init?.headers).has('authorization') ? 'basic' : String(init?.body).includes('client_secret=') ? 'post' : 'none');
+            return postOnly.fetch(input, init);
+          },
+        },
+      );
+      expect((await signIn.discover()).token_endpoint_auth_methods_supported).toEqual(['client_secret_post']);
+      const { url, transaction } = await signIn.begin();
+      const back = await postOnly.signIn(url, 'quinn');
+      expect((await signIn.complete(transaction, back.search)).subject).toBe('quinn');
+      expect(sent).toEqual(['post']);
+    } finally {
+      await postOnly.stop();
+    }
+  });
+
   it('signs out at the provider: its end_session_endpoint, our client id and where to come back', async () => {
     const signIn = rp();
     const server = (await signIn.metadata())!;
