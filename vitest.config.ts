@@ -22,6 +22,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/access/permission-matrix.test.ts',
   'test/server/api-errors.test.ts',
   'test/sources/folder.test.ts',
+  'test/auth/sso/sso-web.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

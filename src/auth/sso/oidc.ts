@@ -161,7 +161,10 @@ function secretAuth(server: client.ServerMetadata, secret: string): client.Clien
 /** An error's message with its causes (fetch failures say why only in `cause`). */
 function describe(err: unknown): string {
   const parts: string[] = [];
-  for (let e: unknown = err; e instanceof Error && parts.length < 4; e = e.cause) parts.push(e.message);
+  let e: unknown = err;
+  for (; e instanceof Error && parts.length < 4; e = e.cause) parts.push(e.message);
+  // An unexpected answer's cause is the response itself: its status and address say what was wrong.
+  if (e instanceof Response) parts.push(`${e.status} from ${e.url || 'the provider'}`);
   return parts.join(': ') || String(err);
 }
 

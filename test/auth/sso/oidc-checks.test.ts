@@ -171,6 +171,22 @@ describe('OpenID Connect sign-in checks (oidc-provider, private CA)', () => {
     }
   });
 
+  it('names what is wrong with the issuer: one the discovery document does not name, a CA not trusted', async () => {
+    const slash = new OidcSignIn({ ...rp().settings, issuer: `${idp.issuer}/x` }, { fetch: idp.fetch });
+    expect((await refusal(slash.begin())).message).toContain('404');
+    const mismatch = rp({ fetch: async (input, init) => {
+      const res = await idp.fetch(input, init);
+      if (!String(input).endsWith('/.well-known/openid-configuration')) return res;
+      return Response.json({ ...((await res.json()) as object), issuer: `${idp.issuer}/other` });
+    } });
+    expect((await refusal(mismatch.begin())).message).toContain('does not match the expected');
+    // Node's own fetch, without the private CA: what an operator sees without NODE_EXTRA_CA_CERTS.
+    const untrusted = rp({ fetch: globalThis.fetch });
+    const { failure, message } = await refusal(untrusted.begin());
+    expect(failure).toBe('unreachable');
+    expect(message).toMatch(/unable to verify the first certificate|unable to get local issuer certificate|self-signed certificate/);
+  });
+
   it('signs out at the provider: its end_session_endpoint, our client id and where to come back', async () => {
     const signIn = rp();
     const server = (await signIn.metadata())!;

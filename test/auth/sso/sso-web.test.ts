@@ -75,6 +75,15 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       expect(res.status).toBe(302);
       expect(res.location).toBe('/');
     }
+     // Rita is in no group at all: the log says the claim was missing (docs/sso.md, troubleshooting).
+    expect(d.stdout()).toMatch(/"event":"sso\.signed_in".*"groups_claim":"missing"/);
+  });
+
+  it('refuses a person the provider gives no e-mail, saying which claim is missing', async () => {
+    idp.accounts.set('noemail', { groups: ['engineering'] });
+    const res = await ssoSignIn(new WebClient(d), idp, 'noemail');
+    expect(res.status).toBe(403);
+    expect(res.text).toContain(`${PROVIDER_NAME} did not say what this person&#39;s e-mail is: it must send the email claim`);
   });
 
   it('refuses to start a sign-in without the form\'s CSRF token, or from another site', async () => {
@@ -207,6 +216,14 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
   });
 
   describe('password sign-in off, allowed domains, a required group, linking by verified e-mail', () => {
+    it('an empty library offers the provider, and its first sign-in is the admin', async () => {
+      const page = await new WebClient(strict).get('/login');
+      expect(page.text).not.toContain('No account exists yet');
+      idp.accounts.set('first', { email: 'first@example.org', email_verified: true, groups: ['staff'] });
+      expect((await ssoSignIn(new WebClient(strict), idp, 'first')).status).toBe(302);
+      expect(await usersOf(strict)).toEqual([expect.objectContaining({ email: 'first@example.org', admin: true })]);
+    });
+
     it('offers the provider alone, and refuses a password', async () => {
       const page = await new WebClient(strict).get('/login');
       expect(page.text).toContain(`Sign in with ${PROVIDER_NAME}`);
@@ -260,6 +277,15 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       } finally {
         await idp.up();
       }
+    });
+
+    it('break-glass: a password set while sign-in by password is off works once it is turned on again', async () => {
+      const set = await runCli(['users', 'set-password', 'first@example.org', '--data-dir', strict.dataDir], { input: 'a break-glass password\n', env: strict.env });
+      expect(set.code, set.stderr).toBe(0);
+      expect((await new WebClient(strict).login('first@example.org', 'a break-glass password')).status).toBe(403);
+      expect(await strict.stop()).toBe(0);
+      strict = await ssoDaemon(idp, ['--password-login', 'on'], { dataDir: strict.dataDir });
+      expect((await new WebClient(strict).login('first@example.org', 'a break-glass password')).status).toBe(302);
     });
   });
 });
