@@ -283,8 +283,9 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       const set = await runCli(['users', 'set-password', 'first@example.org', '--data-dir', strict.dataDir], { input: 'a break-glass password\n', env: strict.env });
       expect(set.code, set.stderr).toBe(0);
       expect((await new WebClient(strict).login('first@example.org', 'a break-glass password')).status).toBe(403);
+      const { dataDir, databaseUrl } = strict;
       expect(await strict.stop()).toBe(0);
-      strict = await ssoDaemon(idp, ['--password-login', 'on'], { dataDir: strict.dataDir });
+      strict = await ssoDaemon(idp, ['--password-login', 'on'], { dataDir, ...(databaseUrl ? { databaseUrl } : {}) });
       expect((await new WebClient(strict).login('first@example.org', 'a break-glass password')).status).toBe(302);
     });
   });
