@@ -39,6 +39,7 @@ const PACKAGE_HOMES = [
   { packages: ['@lancedb/lancedb', 'apache-arrow'], homes: ['store/lancedb/'], why: 'store/lancedb/ is the only code that talks to LanceDB' },
   { packages: ['@aws-sdk', '@smithy'], homes: ['store/objects/', 'sources/kinds/s3\\.ts$'], why: 'store/objects/ talks to the library\'s object storage, sources/kinds/s3.ts reads a source\'s bucket; nothing else does' },
   { packages: ['koa', 'koa-body', '@koa/router', 'busboy'], homes: ['server/'], why: 'only the server speaks HTTP as a server' },
+  { packages: ['openid-client'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer is made there' },
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
