@@ -14,11 +14,17 @@ export interface BrowserLogin {
   stderr: string;
 }
 
-/**
- * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in web client
- * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
- */
-export async function browserLogin(d: Daemon, user: TestUser, env: Record<string, string>, extra: string[] = []): Promise<BrowserLogin> {
+/** A `docsearch login --no-browser` under way: the authorize URL it printed, and its exit. */
+export interface CliLogin {
+  authorizeUrl: string;
+  exited: Promise<number | null>;
+  stdout: () => string;
+  stderr: () => string;
+  kill: () => void;
+}
+
+/** Starts `docsearch login --no-browser` and waits for the authorize URL it prints for the browser. */
+export async function startCliLogin(d: Daemon, env: Record<string, string>, extra: string[] = []): Promise<CliLogin> {
   const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser', ...extra], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
@@ -35,6 +41,16 @@ export async function browserLogin(d: Daemon, user: TestUser, env: Record<string
       }
     });
   });
+  return { authorizeUrl, exited, stdout: () => stdout, stderr: () => stderr, kill: () => proc.kill() };
+}
+
+/**
+ * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in web client
+ * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
+ */
+export async function browserLogin(d: Daemon, user: TestUser, env: Record<string, string>, extra: string[] = []): Promise<BrowserLogin> {
+  const login = await startCliLogin(d, env, extra);
+  const { authorizeUrl } = login;
   const web = await loggedIn(d, user);
   let res = await web.get(authorizeUrl);
   let consent = '';
@@ -46,5 +62,5 @@ export async function browserLogin(d: Daemon, user: TestUser, env: Record<string
   if (!callback) throw new Error(`no redirect after consent: ${res.status}`);
   // The "browser" lands on the CLI's loopback listener.
   const landing = await (await fetch(callback)).text();
-  return { authorizeUrl, consent, landing, code: await exited, stdout, stderr };
+  return { authorizeUrl, consent, landing, code: await login.exited, stdout: login.stdout(), stderr: login.stderr() };
 }

@@ -3,18 +3,18 @@
  * with a private CA that the daemon trusts through NODE_EXTRA_CA_CERTS: the web pages, `docsearch login` and an MCP
  * client's OAuth flow all pass through the same login page and its "Sign in with …" button.
  */
-import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, BIN, CHROMIUM, CHROMIUM_ARGS, type Daemon, removeDir, runCli, type TestUser } from '../../helpers/daemon.js';
+import { addUser, api, CHROMIUM, CHROMIUM_ARGS, type Daemon, removeDir, runCli, type TestUser } from '../../helpers/daemon.js';
 import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { freePort } from '../../helpers/ports.js';
 import { uploadFiles } from '../../ingest/pipeline/helpers.js';
 import { HostProvider } from '../../mcp/host-provider.js';
 import { call } from '../../mcp/mcp-client.js';
+import { startCliLogin } from '../../cli/browser-login.js';
 import { cliEnv } from '../../cli/cli-env.js';
 import { browserTitle, HAVE_CHROMIUM } from '../../web/browser.js';
 import { PROVIDER_NAME, registerDaemons, ssoDaemon } from './sso-flow.js';
@@ -115,35 +115,22 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('sign-in with an OpenID Provider'),
     expect(crew.status).toBe(404);
 
     const env = cliEnv(null);
-    const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    const exited = new Promise<number | null>((res) => proc.once('exit', (c) => res(c)));
-    const authorizeUrl = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed:\n${stderr}`)), 20_000);
-      proc.stderr.on('data', (b: Buffer) => {
-        stderr += b.toString();
-        const m = /^ {2}(http:\/\/\S+\/api\/oauth\/authorize\?\S+)$/m.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-    });
+    const login = await startCliLogin(d, env);
     const context = await newBrowser();
     try {
       const page = await context.newPage();
-      await page.goto(authorizeUrl);
+      await page.goto(login.authorizeUrl);
       await page.waitForURL(/\/login\?return_to=/);
       await throughProvider(page, 'omar');
       // Back at the authorize URL: docsearch's own consent for the CLI, when it asks.
       await page.waitForURL((u) => u.pathname === '/api/oauth/authorize' || u.port !== new URL(d.url).port);
       if (new URL(page.url()).pathname === '/api/oauth/authorize') await page.click('#approve');
-      expect(await exited, stderr).toBe(0);
+      expect(await login.exited, login.stderr()).toBe(0);
     } finally {
       await context.close();
-      proc.kill();
+      login.kill();
     }
-    expect(stderr).toContain(`Logged in to ${d.url} (browser login`);
+    expect(login.stderr()).toContain(`Logged in to ${d.url} (browser login`);
 
     // Omar reads nothing of Harbour yet. Now the group exists (the provider's): the owner shares the project with it,
     // and Omar's CLI searches it.
