@@ -24,6 +24,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/sources/folder.test.ts',
   'test/server/audit-log.test.ts',
   'test/auth/two-factor/two-factor.test.ts',
+  'test/auth/sso/sso-web.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

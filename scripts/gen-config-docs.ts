@@ -53,7 +53,7 @@ hint: see \`docsearch serve --help\`
 ${rows.join('\n')}
 
 Booleans accept \`true/false\`, \`1/0\`, \`yes/no\`, \`on/off\`. Paths are resolved against the working directory.
-Options marked secret (\`openai-api-key\`, \`reranker-api-key\`, and the password in \`database\`) are masked in
+Options marked secret (\`openai-api-key\`, \`reranker-api-key\`, \`oidc-client-secret\`, and the password in \`database\`) are masked in
 logs and error messages; prefer passing them through the environment rather than on the command line, where other
 local users can read them in the process list. The operator commands (\`users …\`, \`groups …\`, \`clients add\`, \`reindex\`)
 read the same \`--data-dir\`, \`--database\`, environment and config file as \`serve\`.

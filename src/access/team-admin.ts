@@ -59,6 +59,13 @@ const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 /** "ended 2 web sessions, revoked 1 API key and 1 connected app": what an offboarding ended, for people. */
 export const endedSummary = (e: Ended): string => `ended ${count(e.sessions, 'web session')}, revoked ${count(e.keys, 'API key')} and ${count(e.grants, 'connected app')}`;
 
+/** What is wrong with a group's name (a local group's, or one a provider sends), or null. */
+export function groupNameProblem(name: string): string | null {
+  if (!/^[^\s:/][^:/]{0,99}$/u.test(name)) return 'a group name is 1–100 characters, without ":" or "/", and does not start with a space';
+  const unsafe = unsafeTextProblem(name);
+  return unsafe ? `a group's name ${unsafe}` : null;
+}
+
 export class TeamAdmin {
   constructor(private readonly deps: TeamAdminDeps) {}
 
@@ -222,9 +229,10 @@ export class TeamAdmin {
 
   async createGroup(name: string, description = ''): Promise<Group> {
     const trimmed = name.trim();
-    if (!/^[^\s:/][^:/]{0,99}$/u.test(trimmed)) throw invalidRequest('a group name is 1–100 characters, without ":" or "/", and does not start with a space');
-    const unsafe = unsafeTextProblem(trimmed) ?? unsafeTextProblem(description.trim());
-    if (unsafe) throw invalidRequest(`a group's name and description ${unsafe}`);
+    const problem = groupNameProblem(trimmed);
+    if (problem) throw invalidRequest(problem);
+    const unsafe = unsafeTextProblem(description.trim());
+    if (unsafe) throw invalidRequest(`a group's description ${unsafe}`);
     if (description.trim().length > 2000) throw invalidRequest('a group description is at most 2,000 characters');
     const group = await this.deps.groups.create(trimmed, description.trim());
     if (!group) throw conflict(`a group named "${trimmed}" exists already`);

@@ -34,7 +34,8 @@ export const lockedKinds = (keys: readonly string[]): ('email' | 'ip' | '2fa')[]
 /** What an account change from Settings did: done, or why not (a sentence for the page). */
 export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'refused'; message: string; retryAfterMs?: number };
 
-function validEmail(emailInput: string): string {
+/** The address trimmed, or an invalid_request error saying it is not one. */
+export function validEmail(emailInput: string): string {
   const email = emailInput.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254) throw invalidRequest(`"${email}" is not an email address`);
   return email;

@@ -20,16 +20,21 @@ export interface WebSession {
   onceSealed?: string | null;
   /**
    * How it was signed in: 'password', or with the second factor it passed ('password+totp', 'password+recovery',
-   * 'password+passkey'), 'passkey' alone; 'setup' or 'invite' for an account just made. Null when anonymous, and for
-   * a session signed in before second factors existed.
+   * 'password+passkey'), 'passkey' alone; 'sso' or 'trusted-header' through the identity provider; 'setup' or
+   * 'invite' for an account just made. Null when anonymous, and for a session signed in before second factors existed.
    */
   signedInWith?: string | null;
   /** The account whose password was right, still owing its second factor. */
   pendingUserId?: string | null;
 }
 
-/** Whether a session's sign-in passed a second factor (a passkey alone is one: something held, and a PIN or biometric). */
-export const passedSecondFactor = (signedInWith: string | null | undefined): boolean => !!signedInWith && (signedInWith.includes('+') || signedInWith === 'passkey');
+/**
+ * Whether a session's sign-in passed a second factor (a passkey alone is one: something held, and a PIN or
+ * biometric). A sign-in through the identity provider counts as one: the provider asks its own factors, and asking
+ * docsearch's after it would send the person round (docs/sso.md).
+ */
+const AS_STRONG = new Set(['passkey', 'sso', 'trusted-header']);
+export const passedSecondFactor = (signedInWith: string | null | undefined): boolean => !!signedInWith && (signedInWith.includes('+') || AS_STRONG.has(signedInWith));
 
 /** One of a user's sessions, listed for them; `handle` names it in forms (a prefix of the stored hash, never the cookie). */
 export interface ListedSession extends Omit<SessionListing, 'idHash'> {

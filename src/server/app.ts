@@ -10,6 +10,7 @@ import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import type { Services } from './services.js';
 import type { AppState } from './state.js';
+import { forwardedOnlyFromProxies } from './trusted-proxies.js';
 import { adminGroupRoutes } from './web/admin-groups.js';
 import { adminSharingRoutes } from './web/admin-sharing.js';
 import { adminUserRoutes } from './web/admin-users.js';
@@ -23,6 +24,8 @@ import { sourceRoutes } from './web/library-sources.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
+import { ssoRoutes } from './web/sso.js';
+import { trustedHeaderSignIn } from './web/trusted-header.js';
 import { settingsAccountRoutes } from './web/settings-account.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
 import { settingsSecurityRoutes } from './web/settings-security.js';
@@ -52,6 +55,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   uploadRoutes(pages, s);
   pages.get('settings', '/settings', (ctx) => ctx.redirect('/settings/keys'));
   loginRoutes(pages, s);
+  ssoRoutes(pages, s);
   setupRoutes(pages, s);
   settingsKeysRoutes(pages, s);
   settingsAccountRoutes(pages, s);
@@ -67,7 +71,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
 /** Builds the Koa application without listening; daemon.ts owns the socket and the lifecycle. */
 export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   // Only the entries our own proxies appended can be trusted: the leftmost ones are whatever the client sent.
-  const app = new Koa<AppState>({ proxy: s.config.trustProxy, maxIpsCount: s.config.proxyHops });
+  const app = new Koa<AppState>({ proxy: s.config.trustProxy !== false, maxIpsCount: s.config.proxyHops });
   app.silent = true; // errors are logged by errorHandler, not printed by koa
 
   const api = apiRouter(s, opts.routes);
@@ -81,6 +85,9 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   mountPages(pages, s, opts.extraRouters ?? []);
 
   const sessions = webSession(s);
+  // Before anything reads the client's address: a --trust-proxy list trusts X-Forwarded-* from its peers alone.
+  const forwarded = forwardedOnlyFromProxies(s.config.trustProxy);
+  if (forwarded) app.use(forwarded);
   app.use(
     requestId(s.log, {
       // Scrapes and a load balancer's passing health checks come several times a minute per replica.
@@ -98,6 +105,8 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.use(scrape.routes());
   // /api/v1 ends at the API router: the pages' allowedMethods must not answer for it (it would drop Allow).
   app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : sessions(ctx, next)));
+  const headerSignIn = trustedHeaderSignIn(s);
+  if (headerSignIn) app.use(headerSignIn);
   app.use(pages.routes());
   app.use(pages.allowedMethods({ throw: true }));
   return app;

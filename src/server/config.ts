@@ -5,6 +5,7 @@ import { storageProblem } from '../store/objects/location.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url.js';
 import { parseSecretsKey } from '../core/sealed-secret.js';
 import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
+import { proxyListProblem } from './trusted-proxies.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -12,7 +13,7 @@ import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
  * option and where its value came from) and docs/configuration.md.
  * Precedence: flag, then environment, then config file, then default.
  */
-type Kind = 'int' | 'string' | 'bool' | 'path' | 'enum';
+type Kind = 'int' | 'string' | 'bool' | 'path' | 'enum' | 'bool-or-addresses';
 
 interface OptionDef<K extends Kind = Kind> {
   /** Flag name without dashes; also the config-file key. */
@@ -74,7 +75,14 @@ export const OPTIONS = [
       'browser origins (comma-separated, e.g. https://app.example.com) whose pages may call /mcp besides the public URL\'s own; a request with any other Origin header is refused (DNS-rebinding protection). Clients that are not browsers send none',
   },
   { name: 'log-level', kind: 'enum', default: 'info', choices: LOG_LEVELS, valueName: 'level', description: 'log verbosity; logs are JSON lines on stdout' },
-  { name: 'trust-proxy', kind: 'bool', default: false, description: 'trust X-Forwarded-* headers from a reverse proxy (client address, https)' },
+  {
+    name: 'trust-proxy',
+    kind: 'bool-or-addresses',
+    default: false,
+    valueName: 'addresses',
+    description:
+      'trust X-Forwarded-* headers from a reverse proxy (client address, https): true from any peer, or only from these addresses and CIDR ranges (comma-separated, e.g. 10.0.0.5,10.1.0.0/16), the only peers that may also send the trusted sign-in headers (--trusted-header-login)',
+  },
   { name: 'proxy-hops', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'with --trust-proxy: trusted proxies in front of the daemon; the client address is the Nth X-Forwarded-For entry from the right' },
   { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', description: 'embedding model: builtin (= builtin:int8) | builtin:fp32 | builtin:int8 | ollama:<model> | openai:<model>' },
   { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
@@ -218,7 +226,56 @@ export const OPTIONS = [
     valueName: 'n',
     description: 'days the audit log keeps an event (docs/operations.md#audit-log); older ones are removed hourly. 0 keeps them for ever',
   },
+  {
+    name: 'oidc-issuer',
+    kind: 'string',
+    valueName: 'url',
+    check: issuerProblem,
+    description:
+      'sign in with an OpenID Connect provider (docs/sso.md): its issuer, an https URL (discovery reads <issuer>/.well-known/openid-configuration); a private or loopback address is fine, and a private CA is trusted through NODE_EXTRA_CA_CERTS',
+  },
+  { name: 'oidc-client-id', kind: 'string', valueName: 'id', description: 'the client ID docsearch is registered under at the provider; its redirect URI there is <public-url>/login/sso/callback' },
+  { name: 'oidc-client-secret', kind: 'string', secret: true, valueName: 'secret', description: 'the client secret (sent as client_secret_basic, or client_secret_post where the provider offers only that); unset: a public client, with PKCE only. Prefer the environment variable' },
+  { name: 'oidc-scopes', kind: 'string', default: 'openid email profile', valueName: 'scopes', check: (v) => (v.split(/\s+/).includes('openid') ? null : 'must include openid'), description: 'the scopes asked for (space-separated); add the one that brings the groups claim where the provider needs one (groups)' },
+  { name: 'oidc-groups-claim', kind: 'string', default: 'groups', valueName: 'claim', description: 'the claim (in the ID token or from userinfo) that lists the person\'s groups; a dotted path reaches into an object (realm_access.roles)' },
+  { name: 'sso-name', kind: 'string', valueName: 'name', description: 'what the identity provider is called on the "Sign in with …" button and on the groups it brings (default: the issuer\'s host; with trusted-header sign-in alone, "the sign-in proxy")' },
+  { name: 'sso-allowed-domains', kind: 'string', valueName: 'domains', description: 'e-mail domains (comma-separated) whose people get an account at their first sign-in through the provider, with a verified e-mail; unset: anyone the provider signs in' },
+  { name: 'sso-required-group', kind: 'string', valueName: 'group', description: 'a provider group a person must be in to sign in through the provider (checked at every sign-in)' },
+  { name: 'sso-admin-group', kind: 'string', valueName: 'group', description: 'the provider group whose members are admins here; set at every sign-in through the provider' },
+  { name: 'sso-link-accounts', kind: 'bool', default: false, description: 'let a first sign-in through the provider take over the local account with the same e-mail, when the provider says the e-mail is verified; off: such a sign-in is refused' },
+  { name: 'password-login', kind: 'enum', default: 'on', choices: ['on', 'off'], valueName: 'mode', description: 'off: the login page offers the identity provider alone (needs --oidc-issuer or --trusted-header-login); `docsearch users set-password` still sets passwords, for when it is turned on again' },
+  { name: 'trusted-header-login', kind: 'bool', default: false, description: 'sign people in to the web pages by the headers a forward-auth proxy (Authelia, Authentik, oauth2-proxy) sets, accepted only from the --trust-proxy addresses; the API keeps its bearer credentials' },
+  { name: 'trusted-header-user', kind: 'string', default: 'Remote-User', valueName: 'header', description: 'with --trusted-header-login: the header naming the signed-in person (their stable user name at the proxy)' },
+  { name: 'trusted-header-email', kind: 'string', default: 'Remote-Email', valueName: 'header', description: 'with --trusted-header-login: the header with their e-mail (without it, a user header that is an e-mail address is used)' },
+  { name: 'trusted-header-groups', kind: 'string', default: 'Remote-Groups', valueName: 'header', description: 'with --trusted-header-login: the header listing their groups, separated by commas or |' },
 ] as const satisfies readonly OptionDef[];
+
+/** `--oidc-issuer`: an https URL without query or fragment. */
+function issuerProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${JSON.stringify(value)} is not a URL`;
+  }
+  if (url.protocol !== 'https:') return 'must be an https URL (the provider signs people in: its answers must not travel in the clear)';
+  if (url.search || url.hash) return 'must have no query or fragment';
+  return null;
+}
+
+/**
+ * Options that only make sense together, checked once all are read: a sign-in that cannot work stops the start
+ * with what to set.
+ */
+function combinationProblem(c: ServeConfig): string | null {
+  if (c.oidcIssuer && !c.oidcClientId) return '--oidc-issuer needs --oidc-client-id (the client docsearch is registered as at the provider)';
+  if (!c.oidcIssuer && c.oidcClientId) return '--oidc-client-id needs --oidc-issuer';
+  if (c.passwordLogin === 'off' && !c.oidcIssuer && !c.trustedHeaderLogin) return '--password-login off needs another way to sign in: --oidc-issuer or --trusted-header-login';
+  if (c.trustedHeaderLogin && typeof c.trustProxy !== 'string') {
+    return '--trusted-header-login needs --trust-proxy to list the proxy\'s addresses (e.g. --trust-proxy 10.0.0.5), so that no one else can send the sign-in headers';
+  }
+  return null;
+}
 
 /** `--source-roots`: absolute paths, comma-separated. */
 function rootsProblem(value: string): string | null {
@@ -230,7 +287,7 @@ function rootsProblem(value: string): string | null {
 export const sourceRoots = (config: Pick<ServeConfig, 'sourceRoots'>): string[] => (config.sourceRoots ?? '').split(',').map((d) => d.trim()).filter(Boolean);
 
 type Def = (typeof OPTIONS)[number];
-type ValueOf<D extends Def> = D['kind'] extends 'int' ? number : D['kind'] extends 'bool' ? boolean : string;
+type ValueOf<D extends Def> = D['kind'] extends 'int' ? number : D['kind'] extends 'bool' ? boolean : D['kind'] extends 'bool-or-addresses' ? boolean | string : string;
 type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
 
 export type ServeConfig = {
@@ -265,12 +322,16 @@ function coerce(def: OptionDef, raw: unknown, source: string, env: NodeJS.Proces
         throw new ConfigError(`${where} must be between ${def.min} and ${def.max}, got ${n}`);
       return n;
     }
-    case 'bool': {
+    case 'bool':
+    case 'bool-or-addresses': {
       if (typeof raw === 'boolean') return raw;
       const s = String(raw).toLowerCase();
       if (['1', 'true', 'yes', 'on'].includes(s)) return true;
       if (['0', 'false', 'no', 'off'].includes(s)) return false;
-      throw new ConfigError(`${where} must be true or false, got ${JSON.stringify(raw)}`);
+      if (def.kind === 'bool') throw new ConfigError(`${where} must be true or false, got ${JSON.stringify(raw)}`);
+      const problem = proxyListProblem(String(raw));
+      if (problem) throw new ConfigError(`${where} must be true, false or a list of addresses: ${problem}`);
+      return String(raw).trim();
     }
     case 'enum': {
       const s = String(raw);
@@ -334,6 +395,8 @@ export function resolveConfig(flags: Record<string, unknown>, env: NodeJS.Proces
   }
   out.dataDir ??= defaultDataDir(env);
   out.modelCacheDir ??= join(out.dataDir as string, 'models');
+  const problem = combinationProblem(out as ServeConfig);
+  if (problem) throw new ConfigError(problem);
   return out as ServeConfig;
 }
 
@@ -360,7 +423,7 @@ export interface OptionHelp {
 /** Help rows for commander and docs/configuration.md. */
 export function optionHelp(): OptionHelp[] {
   return (OPTIONS as readonly OptionDef[]).map((def) => ({
-    flag: def.kind === 'bool' ? `--${def.name} [bool]` : `--${def.name} <${def.valueName ?? 'value'}>`,
+    flag: def.kind === 'bool' ? `--${def.name} [bool]` : def.kind === 'bool-or-addresses' ? `--${def.name} [${def.valueName}]` : `--${def.name} <${def.valueName ?? 'value'}>`,
     env: envName(def),
     description: def.description,
     defaultText: def.default === undefined ? undefined : String(def.default),

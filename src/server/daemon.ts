@@ -71,6 +71,7 @@ import { SourceService } from '../sources/service.js';
 import { SourceStore } from '../store/sql/sources.js';
 import { legacyOffice } from './api/documents/multipart.js';
 import { sourceRoots } from './config.js';
+import { openSso } from './sso.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -330,6 +331,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       thumbnails,
       metrics,
       sources,
+      sso: openSso(config, { db, now, log, publicUrl: () => publicUrl }),
       healthProbes: {
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,

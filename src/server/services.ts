@@ -24,6 +24,7 @@ import type { ProjectStore } from '../store/sql/projects.js';
 import type { UserStore } from '../store/sql/users.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
+import type { Sso } from './sso.js';
 import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
 
@@ -87,4 +88,6 @@ export interface Services {
   metrics: DaemonMetrics;
   /** Sources that keep projects current (their passes run in the daemon's scheduler). */
   sources: SourceService;
+  /** Sign-in through the identity provider (docs/sso.md); null when none is configured. */
+  sso: Sso | null;
 }

@@ -14,19 +14,17 @@ export interface BrowserLogin {
   stderr: string;
 }
 
-/**
- * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in web client
- * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
- * `signIn` replaces the password sign-in: it gets the authorize URL and returns a client signed in however the
- * account signs in (its second factor too).
- */
-export async function browserLogin(
-  d: Daemon,
-  user: TestUser,
-  env: Record<string, string>,
-  extra: string[] = [],
-  signIn: (authorizeUrl: string) => Promise<WebClient> = () => loggedIn(d, user),
-): Promise<BrowserLogin> {
+/** A `docsearch login --no-browser` under way: the authorize URL it printed, and its exit. */
+export interface CliLogin {
+  authorizeUrl: string;
+  exited: Promise<number | null>;
+  stdout: () => string;
+  stderr: () => string;
+  kill: () => void;
+}
+
+/** Starts `docsearch login --no-browser` and waits for the authorize URL it prints for the browser. */
+export async function startCliLogin(d: Daemon, env: Record<string, string>, extra: string[] = []): Promise<CliLogin> {
   const proc = spawn(process.execPath, [BIN, 'login', '--server', d.url, '--no-browser', ...extra], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
@@ -43,6 +41,24 @@ export async function browserLogin(
       }
     });
   });
+  return { authorizeUrl, exited, stdout: () => stdout, stderr: () => stderr, kill: () => proc.kill() };
+}
+
+/**
+ * `docsearch login --no-browser` driven to its end: the printed authorize URL is opened by a logged-in web client
+ * standing in for the browser, consent approved, and the redirect delivered to the CLI's loopback listener.
+ * `signIn` replaces the password sign-in: it gets the authorize URL and returns a client signed in however the
+ * account signs in (its second factor too).
+ */
+export async function browserLogin(
+  d: Daemon,
+  user: TestUser,
+  env: Record<string, string>,
+  extra: string[] = [],
+  signIn: (authorizeUrl: string) => Promise<WebClient> = () => loggedIn(d, user),
+): Promise<BrowserLogin> {
+  const login = await startCliLogin(d, env, extra);
+  const { authorizeUrl } = login;
   const web = await signIn(authorizeUrl);
   let res = await web.get(authorizeUrl);
   let consent = '';
@@ -54,5 +70,5 @@ export async function browserLogin(
   if (!callback) throw new Error(`no redirect after consent: ${res.status}`);
   // The "browser" lands on the CLI's loopback listener.
   const landing = await (await fetch(callback)).text();
-  return { authorizeUrl, consent, landing, code: await exited, stdout, stderr };
+  return { authorizeUrl, consent, landing, code: await login.exited, stdout: login.stdout(), stderr: login.stderr() };
 }

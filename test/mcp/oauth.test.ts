@@ -12,11 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { freePort } from '../helpers/ports.js';
@@ -25,47 +23,10 @@ import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { consentFields, getCode, loggedIn, pkce, post } from '../auth/oauth-flow.js';
 import type { WebClient } from '../server/web-client.js';
+import { HostProvider } from './host-provider.js';
 import { call } from './mcp-client.js';
 
 const MARKER = 'The vault of the Hallam archive opens only at the spring equinox.';
-
-/** What an MCP host keeps for one server: its registration, the PKCE verifier, the tokens. It opens no browser: the test is the browser. */
-class HostProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  stored: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  constructor(
-    readonly redirectUrl: string,
-    readonly clientMetadataUrl?: string,
-  ) {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'Test Assistant', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** The user's part, in their browser: the consent page for the URL the client opened, then Allow; returns the page and the code. */
 async function consent(web: WebClient, authorizationUrl: URL): Promise<{ page: string; code: string; redirect: URL }> {

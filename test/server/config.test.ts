@@ -72,7 +72,13 @@ describe('resolveConfig', () => {
     [{ port: '1.5' }, {}, 'option "port" (from --port) must be an integer, got "1.5"'],
     [{}, { DOCSEARCH_PORT: '65536' }, 'option "port" (from DOCSEARCH_PORT) must be between 0 and 65535, got 65536'],
     [{}, { DOCSEARCH_LOG_LEVEL: 'verbose' }, 'option "log-level" (from DOCSEARCH_LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
-    [{}, { DOCSEARCH_TRUST_PROXY: 'maybe' }, 'option "trust-proxy" (from DOCSEARCH_TRUST_PROXY) must be true or false, got "maybe"'],
+    [{}, { DOCSEARCH_TRUST_PROXY: 'maybe' }, 'option "trust-proxy" (from DOCSEARCH_TRUST_PROXY) must be true, false or a list of addresses: "maybe" is not an IP address or a CIDR range such as 10.0.0.0/24'],
+    [{}, { DOCSEARCH_TRUST_PROXY: '10.0.0.5, 10.1.0.0/33' }, 'option "trust-proxy" (from DOCSEARCH_TRUST_PROXY) must be true, false or a list of addresses: "10.1.0.0/33" is not an IP address or a CIDR range such as 10.0.0.0/24'],
+    [{ 'oidc-issuer': 'http://sso.example.org' }, { DOCSEARCH_OIDC_CLIENT_ID: 'docsearch' }, 'option "oidc-issuer" (from --oidc-issuer): must be an https URL (the provider signs people in: its answers must not travel in the clear)'],
+    [{}, { DOCSEARCH_OIDC_ISSUER: 'https://sso.example.org' }, '--oidc-issuer needs --oidc-client-id (the client docsearch is registered as at the provider)'],
+    [{ 'oidc-scopes': 'email profile' }, {}, 'option "oidc-scopes" (from --oidc-scopes): must include openid'],
+    [{ 'password-login': 'off' }, {}, '--password-login off needs another way to sign in: --oidc-issuer or --trusted-header-login'],
+    [{ 'trusted-header-login': true, 'trust-proxy': true }, {}, "--trusted-header-login needs --trust-proxy to list the proxy's addresses (e.g. --trust-proxy 10.0.0.5), so that no one else can send the sign-in headers"],
     [{ 'ingest-workers': '0' }, {}, 'option "ingest-workers" (from --ingest-workers) must be between 1 and 16, got 0'],
     [{ 'model-threads': '0' }, {}, 'option "model-threads" (from --model-threads) must be between 1 and 64, got 0'],
   ])('names the option and its source: %j %j', (flags, env, message) => {
@@ -89,6 +95,14 @@ describe('resolveConfig', () => {
     const arr = configFile([1]);
     expect(() => resolveConfig({}, cleanEnv(), arr)).toThrow(`config file ${arr} must hold a JSON object`);
     expect(() => resolveConfig({}, cleanEnv(), join(dir, 'missing.json'))).toThrow(`config file ${join(dir, 'missing.json')} does not exist`);
+  });
+
+  it('--trust-proxy takes true, false or the proxies\' addresses; the OpenID Connect settings come from DOCSEARCH_OIDC_*', () => {
+    expect(resolveConfig({ trustProxy: '10.0.0.5, 10.1.0.0/16,::1' }, cleanEnv()).trustProxy).toBe('10.0.0.5, 10.1.0.0/16,::1');
+    expect(resolveConfig({ trustProxy: 'on' }, cleanEnv()).trustProxy).toBe(true);
+    const c = resolveConfig({}, cleanEnv({ DOCSEARCH_OIDC_ISSUER: 'https://10.0.0.9:8443/realms/acme', DOCSEARCH_OIDC_CLIENT_ID: 'docsearch', DOCSEARCH_OIDC_CLIENT_SECRET: 's3cret-value', DOCSEARCH_OIDC_GROUPS_CLAIM: 'realm_access.roles' }));
+    expect([c.oidcIssuer, c.oidcClientId, c.oidcScopes, c.oidcGroupsClaim, c.passwordLogin]).toEqual(['https://10.0.0.9:8443/realms/acme', 'docsearch', 'openid email profile', 'realm_access.roles', 'on']);
+    expect(redactConfig(c).oidcClientSecret).toBe('[redacted]');
   });
 
   it('masks secret options for logs', () => {

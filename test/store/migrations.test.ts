@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '017-identities']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -86,7 +86,7 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–015 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–017 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
@@ -95,7 +95,7 @@ describe('migrations on SQLite', () => {
     // columns to the OAuth tables; 010 one to sessions; 011 one to documents; 012 three to users, one to api_keys,
     // four tables, and moved 008's list indexes from the uploader to the project; 013 two OAuth indexes; 014 two columns
     // to documents, and the sources' tables; 015 a column to users, seven to sessions, four tables (second factors,
-    // passkeys, the audit log).
+    // passkeys, the audit log); 017 the identities table.
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text'),
@@ -128,6 +128,9 @@ describe('migrations on SQLite', () => {
       'group_members_user',
       'groups',
       'groups_name',
+      'identities',
+      'identities_provider_subject',
+      'identities_user',
       'invites',
       'job_turns',
       'jobs_origin_claim',
@@ -170,7 +173,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '017-identities']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

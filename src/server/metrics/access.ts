@@ -43,13 +43,13 @@ function hostOf(header: string | undefined): string | null {
   return m ? m[1]! : null;
 }
 
-export function metricsAccess(config: { metrics: string; metricsToken?: string | undefined; host: string; trustProxy: boolean; publicUrl?: string | undefined }): MetricsAccess {
+export function metricsAccess(config: { metrics: string; metricsToken?: string | undefined; host: string; trustProxy: boolean | string; publicUrl?: string | undefined }): MetricsAccess {
   const mode = config.metrics as MetricsMode;
   if (mode === 'off') return { kind: 'off', why: '--metrics off' };
   if (config.metricsToken) return { kind: 'token', token: config.metricsToken };
   if (mode === 'on') return { kind: 'open', why: '--metrics on', localOnly: false };
   if (!isLoopbackHost(config.host)) return { kind: 'off', why: `bound to ${config.host}, not a loopback address, and no --metrics-token is set` };
-  if (config.trustProxy) return { kind: 'off', why: '--trust-proxy says a proxy relays requests here, and no --metrics-token is set' };
+  if (config.trustProxy !== false) return { kind: 'off', why: '--trust-proxy says a proxy relays requests here, and no --metrics-token is set' };
   const published = config.publicUrl ? hostOf(URL.canParse(config.publicUrl) ? new URL(config.publicUrl).host : '') : null;
   if (config.publicUrl && !(published && isLoopbackHost(published))) {
     return { kind: 'off', why: `--public-url ${config.publicUrl} says it is reached from elsewhere (a proxy relays requests here), and no --metrics-token is set` };

@@ -15,6 +15,7 @@ import { endSession, ensureSession, type WebContext } from './session.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
 import { render } from './render.js';
 import { safeReturnTo } from './return-to.js';
+import { afterSignOut, ssoLoginOptions } from './sso.js';
 import { awaitSecondFactor, completeSignIn, recordRefusal, SECOND_STEP_PATH } from './sign-in.js';
 
 /** The server's passkey relying party, or null when it cannot offer passkeys (see relyingPartyOf). */
@@ -50,22 +51,26 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     const returnTo = safeReturnTo(ctx.query.return_to as string | undefined);
     if (ctx.state.session?.userId) return ctx.redirect(returnTo ?? '/');
     if (!(await s.accounts.hasUsers())) {
-      return render(ctx, loginPage({ csrfToken: (await ensureSession(ctx, s)).csrfToken, error: 'No account exists yet: open the setup link that `docsearch serve` printed, or run `docsearch users add <email>`.' }));
+      // With a provider, its first sign-in makes the first account (the admin): the page offers it.
+      if (!s.sso) return render(ctx, loginPage({ csrfToken: (await ensureSession(ctx, s)).csrfToken, error: 'No account exists yet: open the setup link that `docsearch serve` printed, or run `docsearch users add <email>`.' }));
     }
     const session = await ensureSession(ctx, s);
-    render(ctx, loginPage({ csrfToken: session.csrfToken, returnTo, passkeys: relyingParty(s) !== null }));
+    render(ctx, loginPage({ csrfToken: session.csrfToken, returnTo, passkeys: relyingParty(s) !== null, ...ssoLoginOptions(s) }));
   });
 
   router.post('login.submit', '/login', formBody(), async (ctx) => {
     const session = checkCsrf(ctx, s);
     const email = formField(ctx, 'email');
     const returnTo = safeReturnTo(formField(ctx, 'return_to'));
+    if (s.config.passwordLogin === 'off') {
+      return render(ctx, loginPage({ csrfToken: session.csrfToken, error: `Password sign-in is off here: sign in with ${s.sso?.name ?? 'the identity provider'}.`, returnTo, ...ssoLoginOptions(s) }), 403);
+    }
     const result = await s.accounts.login(email, formField(ctx, 'password'), ctx.ip);
     if (!result.ok) {
       await recordRefusal(s, { step: 'password', reason: result.reason, email, user: result.user, locked: result.locked });
       const { error, status } = refusalPage(result.reason, result.retryAfterMs, 'Wrong email or password.');
       if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
-      return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo, passkeys: relyingParty(s) !== null }), status);
+      return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo, passkeys: relyingParty(s) !== null, ...ssoLoginOptions(s) }), status);
     }
     if (await s.twoFactor.hasSecondFactor(result.user.id)) {
       await awaitSecondFactor(ctx, s, result.user);
@@ -108,6 +113,8 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     const rp = relyingParty(s);
     if (!rp) throw new AppError('conflict', 'this server does not offer passkeys: its public URL must name a host (not an IP address) on https or localhost');
     const user = await pendingUser(ctx, s);
+    // A passkey alone signs a local account in, as a password does: off with passwords (--password-login off).
+    if (!user && s.config.passwordLogin === 'off') throw new AppError('forbidden', `sign in with ${s.sso?.name ?? 'the identity provider'}: signing in here without it is off`);
     const options = await s.passkeys.authenticationOptions(rp, user?.id ?? null);
     await s.webSessions.setChallenge(session, options.challenge, s.now());
     ctx.body = options;
@@ -121,6 +128,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     const challenge = await s.webSessions.takeChallenge(session);
     if (!rp || !challenge) throw new AppError('invalid_request', 'the passkey request expired: try again');
     const pending = await pendingUser(ctx, s);
+    if (!pending && s.config.passwordLogin === 'off') throw new AppError('forbidden', `sign in with ${s.sso?.name ?? 'the identity provider'}: signing in here without it is off`);
     const outcome = await s.passkeys.authenticate(rp, body.response as never, challenge, pending?.id ?? null);
     if (!outcome.ok) {
       await recordRefusal(s, { step: 'passkey', reason: 'invalid', ...(pending ? { user: pending } : {}) });
@@ -135,6 +143,6 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     const userId = ctx.state.session?.userId;
     await endSession(ctx, s);
     if (userId) await s.audit.record({ type: 'sign_out', actor: { id: userId } });
-    ctx.redirect('/login');
+    ctx.redirect(await afterSignOut(s, userId));
   });
 }

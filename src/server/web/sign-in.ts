@@ -1,6 +1,6 @@
 /**
  * How a sign-in ends, whatever proved who it was — a password (and its second factor), a passkey alone, a setup or
- * invitation link, or later an identity provider's callback: every method calls `completeSignIn` once it is sure.
+ * invitation link, the identity provider's callback or a forward-auth proxy's headers: every method calls `completeSignIn` once it is sure.
  * It starts a fresh session (no fixation) that records how it was signed in, records the audit event, and goes on
  * to where the person was going. A password whose account has a second factor calls `awaitSecondFactor` instead.
  */
@@ -10,7 +10,7 @@ import type { Services } from '../services.js';
 import { startUserSession, type WebContext } from './session.js';
 
 /** How a session was signed in (stored on it; `+` joins the factors). */
-export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 'password+passkey' | 'passkey' | 'setup' | 'invite';
+export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 'password+passkey' | 'passkey' | 'sso' | 'trusted-header' | 'setup' | 'invite';
 
 /** Where the second step of a password sign-in asks for its code or passkey. */
 export const SECOND_STEP_PATH = '/login/verify';

@@ -57,6 +57,7 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'recovery_codes', key: 'code_hash' },
   { name: 'passkeys', key: 'id' },
   { name: 'audit_events', key: 'id' },
+  { name: 'identities', key: 'id' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

@@ -61,6 +61,18 @@ export interface InvitesTable {
   used_at: number | null;
 }
 
+/** An account's link to who it is at an identity provider (017; docs/sso.md). */
+export interface IdentitiesTable {
+  id: string;
+  user_id: string;
+  /** An OpenID Connect issuer URL, or `trusted-header` for the sign-in proxy. */
+  provider: string;
+  /** The provider's stable id of the person: the ID token's `sub`, or the proxy's user header. */
+  subject: string;
+  created_at: number;
+  last_sign_in_at: number;
+}
+
 export interface SessionsTable {
   /** sha256 of the cookie value: the session id itself is never stored. */
   id_hash: string;
@@ -376,4 +388,5 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   passkeys: PasskeysTable;
   audit_events: AuditEventsTable;
+  identities: IdentitiesTable;
 }

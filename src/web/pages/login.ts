@@ -1,5 +1,6 @@
 import { html } from '../html.js';
 import { layout } from './layout.js';
+import { type SsoSignIn, ssoSignIn } from './sso-sign-in.js';
 
 export interface LoginPageData {
   csrfToken: string;
@@ -9,6 +10,8 @@ export interface LoginPageData {
   returnTo?: string;
   /** Offer "Sign in with a passkey" (the server can: see auth/passkeys.ts relyingPartyOf). */
   passkeys?: boolean;
+  /** Sign-in through the identity provider, when one is configured. */
+  sso?: SsoSignIn | undefined;
 }
 
 /**
@@ -31,14 +34,17 @@ export function loginPage(d: LoginPageData) {
     html`<section class="card narrow">
   <h1>Log in</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
-  <form method="post" action="/login">
+  ${d.sso?.passwordLogin === false
+    ? null
+    : html`<form method="post" action="/login">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
     <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
     <button type="submit">Log in</button>
-  </form>
-  ${d.passkeys ? passkeyForm({ id: 'passkey-sign-in', action: '/login/passkey', options: '/login/passkey/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Sign in with a passkey', ceremony: 'sign-in' }) : null}
+  </form>`}
+  ${d.passkeys && d.sso?.passwordLogin !== false ? passkeyForm({ id: 'passkey-sign-in', action: '/login/passkey', options: '/login/passkey/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Sign in with a passkey', ceremony: 'sign-in' }) : null}
+  ${d.sso ? ssoSignIn({ ...d.sso, csrfToken: d.csrfToken, returnTo: d.returnTo }) : null}
 </section>`,
   );
 }

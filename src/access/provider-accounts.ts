@@ -1,0 +1,148 @@
+/**
+ * Accounts and groups from an identity provider (docs/sso.md): who a sign-in through the provider (OpenID Connect,
+ * or a trusted-header proxy) is here. Decided at every such sign-in:
+ * - who may: a required group, and for a first sign-in the allowed e-mail domains (a verified e-mail only);
+ * - which account: the one linked to the person's subject at the provider; else, at a first sign-in, a new account,
+ *   or the local account with the same e-mail when the operator allows linking and the provider vouches for the
+ *   e-mail (`email_verified`) — never through an unverified one, which anybody could have typed at the provider;
+ * - their groups: the provider's groups, made here as groups of its source (read-only in docsearch, so sharing can
+ *   use them), joined and left to match the claim — losing a group there loses what it was given here at once;
+ * - whether they are an admin, when an admin group is mapped.
+ * A disabled account signs in to nothing: the provider cannot enable it.
+ */
+import { validEmail } from '../auth/accounts.js';
+import type { ExternalIdentity } from '../auth/sso/identity.js';
+import type { Group, GroupStore } from '../store/sql/groups.js';
+import type { NewAccountStores } from '../store/sql/identities.js';
+import type { User } from '../store/sql/users.js';
+import { groupNameProblem } from './team-admin.js';
+
+export interface ProviderPolicy {
+  /** The provider's name: the source its groups are marked with. */
+  source: string;
+  /** Lower-case domains; empty: any. */
+  allowedDomains: readonly string[];
+  requiredGroup: string | null;
+  adminGroup: string | null;
+  /** Whether a first sign-in may take over the local account with the same (verified) e-mail. */
+  linkAccounts: boolean;
+}
+
+export interface ProviderAccountDeps extends NewAccountStores {
+  /** Runs a first sign-in's writes (account, default project, link) as one transaction. */
+  transaction<T>(fn: (stores: NewAccountStores) => Promise<T>): Promise<T>;
+  groups: GroupStore;
+  /** Something the operator should hear about (a group that could not be synced); never a secret. */
+  warn: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export type ProviderSignIn =
+  | { ok: true; user: User; created: boolean; linked: boolean }
+  | { ok: false; reason: 'disabled' | 'not-allowed' | 'no-email' | 'taken'; message: string };
+
+const sameName = (a: string | null, b: string): boolean => a !== null && a.toLowerCase() === b.toLowerCase();
+
+export class ProviderAccounts {
+  constructor(
+    private readonly deps: ProviderAccountDeps,
+    readonly policy: ProviderPolicy,
+  ) {}
+
+  async signIn(identity: ExternalIdentity): Promise<ProviderSignIn> {
+    const { requiredGroup } = this.policy;
+    if (requiredGroup && !identity.groups?.some((g) => sameName(requiredGroup, g))) {
+      return refused('not-allowed', `Only members of the group “${requiredGroup}” at ${this.policy.source} may sign in here.`);
+    }
+    const found = await this.account(identity);
+    if (!found.ok) return found;
+    const { user } = found;
+    if (user.disabledAt !== null) return refused('disabled', 'This account is disabled. Ask an administrator of this docsearch to enable it.');
+    await this.deps.identities.signedIn(identity.provider, identity.subject);
+    await this.syncGroups(user, identity.groups ?? []);
+    const admin = this.policy.adminGroup ? (identity.groups ?? []).some((g) => sameName(this.policy.adminGroup, g)) : user.isAdmin;
+    if (admin !== user.isAdmin) await this.deps.users.setAdmin(user.id, admin);
+    return { ...found, user: { ...user, isAdmin: admin } };
+  }
+
+  /** Whether the account is linked at this provider (signing out of docsearch signs out there too). */
+  linked(userId: string, provider: string): Promise<boolean> {
+    return this.deps.identities.linked(userId, provider);
+  }
+
+  /** The account linked to the identity; at a first sign-in, the one made or linked for it, or why not. */
+  private async account(identity: ExternalIdentity): Promise<ProviderSignIn> {
+    const link = await this.deps.identities.find(identity.provider, identity.subject);
+    if (link) {
+      const user = await this.deps.users.findById(link.userId);
+      if (user) return { ok: true, user, created: false, linked: false };
+      // Its account was deleted: the person is new again.
+      await this.deps.identities.unlink(identity.provider, identity.subject);
+    }
+    if (!identity.email) return refused('no-email', `${this.policy.source} did not say what this person's e-mail is: it must send the email claim (the email scope).`);
+    let email: string;
+    try {
+      email = validEmail(identity.email);
+    } catch {
+      return refused('no-email', `${this.policy.source} sent “${identity.email}”, which is not an e-mail address.`);
+    }
+    if (this.policy.allowedDomains.length > 0) {
+      const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+      if (!identity.emailVerified || !this.policy.allowedDomains.includes(domain)) {
+        return refused('not-allowed', `Accounts here are for verified e-mail addresses at ${this.policy.allowedDomains.join(', ')}.`);
+      }
+    }
+    const existing = await this.deps.users.findByEmail(email);
+    if (existing) {
+      if (!this.policy.linkAccounts || !identity.emailVerified || (await this.deps.identities.linked(existing.id, identity.provider))) {
+        return refused('taken', `An account with the e-mail ${email} exists here already, and signing in through ${this.policy.source} may not take it over. Sign in with its password, or ask an administrator.`);
+      }
+      if (!(await this.deps.identities.link(existing.id, identity.provider, identity.subject))) return this.account(identity);
+      const { passwordHash: _, ...user } = existing;
+      return { ok: true, user, created: false, linked: true };
+    }
+    const user = await this.deps.transaction(async ({ users, projects, identities }) => {
+      // No password: '!' is a hash nothing matches (as a deleted account's). The first account of a library is its admin.
+      const made = await users.create(email, '!');
+      if (!made) return null;
+      await projects.ensureDefault(made.id);
+      if (!(await identities.link(made.id, identity.provider, identity.subject))) throw new LinkedMeanwhile();
+      return made;
+    }).catch((err: unknown) => (err instanceof LinkedMeanwhile ? null : Promise.reject(err)));
+    // Null: the e-mail was taken, or the subject linked, by a sign-in at the same moment: decide again from what it made.
+    if (!user) return this.account(identity);
+    return { ok: true, user, created: true, linked: false };
+  }
+
+  /** Joins the provider's groups named in the claim and leaves the others of its source; local groups stay as they are. */
+  private async syncGroups(user: User, names: readonly string[]): Promise<void> {
+    const wanted = new Map<string, Group>();
+    for (const raw of names) {
+      const name = raw.trim();
+      const problem = groupNameProblem(name);
+      if (problem) {
+        this.deps.warn('a group from the identity provider was not synced: its name is not one docsearch takes', { group: raw.slice(0, 200), problem });
+        continue;
+      }
+      const group = await this.providerGroup(name);
+      if (group) wanted.set(group.id, group);
+    }
+    const current = (await this.deps.groups.groupsOf(user.id)).filter((g) => g.source === this.policy.source);
+    for (const g of current) if (!wanted.has(g.id)) await this.deps.groups.removeMember(g.id, user.id);
+    for (const g of wanted.values()) await this.deps.groups.addMember(g.id, user.id);
+  }
+
+  /** The provider's group of this name, made when new; null when a group of another source has the name. */
+  private async providerGroup(name: string): Promise<Group | null> {
+    const group = (await this.deps.groups.findByName(name)) ?? (await this.deps.groups.create(name, '', this.policy.source)) ?? (await this.deps.groups.findByName(name));
+    if (group && group.source === this.policy.source) return group;
+    this.deps.warn('a group from the identity provider was not synced: a group of another source has its name', { group: name, source: group?.source ?? null });
+    return null;
+  }
+}
+
+/** Rolls a new account back: its subject was linked to another account while it was being made. */
+class LinkedMeanwhile extends Error {}
+
+function refused(reason: Exclude<ProviderSignIn, { ok: true }>['reason'], message: string): ProviderSignIn {
+  return { ok: false, reason, message };
+}

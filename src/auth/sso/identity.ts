@@ -1,0 +1,50 @@
+/**
+ * Who an identity provider says signed in: what an OpenID Connect sign-in (oidc.ts) and the trusted-header proxy
+ * (server/web/trusted-header.ts) both hand to the accounts they sign in to (access/provider-accounts.ts).
+ */
+export interface ExternalIdentity {
+  /** The provider: the OpenID Connect issuer (as its discovery document names it), or `trusted-header`. */
+  provider: string;
+  /** The provider's stable id of the person (`sub`; the proxy's user header). */
+  subject: string;
+  email: string | null;
+  /** Whether the provider vouches for the e-mail (`email_verified: true`; the operator's proxy always does). */
+  emailVerified: boolean;
+  /** Their groups at the provider; null when it said nothing about groups at all (no such claim or header). */
+  groups: string[] | null;
+}
+
+export const TRUSTED_HEADER_PROVIDER = 'trusted-header';
+
+/** A claim's value at a dotted path (`realm_access.roles`); a name that is itself a key wins over a path. */
+function claimAt(claims: Record<string, unknown>, path: string): unknown {
+  if (path in claims) return claims[path];
+  let value: unknown = claims;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** The groups claim as names: an array of strings, or one string; anything else is no groups claim. */
+export function groupsFromClaim(claims: Record<string, unknown>, claim: string): string[] | null {
+  const value = claimAt(claims, claim);
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((g): g is string => typeof g === 'string');
+  return null;
+}
+
+/** An identity from OpenID Connect claims (the ID token's, with userinfo's where the token lacks them). */
+export function identityFromClaims(provider: string, claims: Record<string, unknown>, groupsClaim: string): ExternalIdentity {
+  const email = typeof claims.email === 'string' && claims.email.trim() !== '' ? claims.email.trim() : null;
+  return {
+    provider,
+    subject: String(claims.sub),
+    email,
+    // Some providers send the flag as the string "true"; Microsoft Entra ID sends none, and says with its optional
+    // claim xms_edov that the address's domain is one the tenant has verified.
+    emailVerified: email !== null && [claims.email_verified, claims.xms_edov].some((v) => v === true || v === 'true'),
+    groups: groupsFromClaim(claims, groupsClaim),
+  };
+}

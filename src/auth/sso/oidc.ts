@@ -1,0 +1,181 @@
+import * as client from 'openid-client';
+import { type Clock, systemClock } from '../../core/clock.js';
+import { type ExternalIdentity, identityFromClaims } from './identity.js';
+import type { OidcTransaction } from './transaction.js';
+
+/**
+ * OpenID Connect sign-in as a relying party, through openid-client (OpenID Certified): issuer discovery, the
+ * Authorization Code flow with PKCE (S256), `state` and `nonce`, and the ID token's checks (issuer, audience,
+ * expiry, nonce, authorized party) — none of it written here. What is ours: when to discover, which client
+ * authentication, where the claims come from, and the words for what went wrong.
+ */
+export interface OidcSettings {
+  /** `--oidc-issuer`: any https URL, private and loopback addresses included (a private CA via NODE_EXTRA_CA_CERTS). */
+  issuer: string;
+  clientId: string;
+  /** Unset: a public client, PKCE alone. */
+  clientSecret?: string | undefined;
+  /** Space-separated; includes openid. */
+  scopes: string;
+  groupsClaim: string;
+  /** <public-url>/login/sso/callback, as registered at the provider. */
+  redirectUri: () => string;
+}
+
+/** Test seams: the clock the ID token's times are checked against, and the HTTP client that reaches the provider. */
+export interface OidcSeams {
+  now?: Clock;
+  fetch?: typeof fetch;
+  /** Seconds a request to the provider may take. */
+  timeoutSeconds?: number;
+}
+
+/**
+ * Why a sign-in did not complete: the provider could not be reached; it refused or ended the sign-in (an error in
+ * its answer, a code it would not exchange); its answer failed a check (state, nonce, issuer, audience, signature);
+ * the ID token's times do not fit this server's clock (skew).
+ */
+export type SsoFailure = 'unreachable' | 'denied' | 'invalid' | 'clock';
+
+export class SsoError extends Error {
+  override name = 'SsoError';
+  constructor(
+    readonly failure: SsoFailure,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+export class OidcSignIn {
+  /** The last discovered metadata: sign-in starts discover afresh (so a provider that is down is seen at once). */
+  private server: client.ServerMetadata | null = null;
+  private readonly now: Clock;
+
+  constructor(
+    readonly settings: OidcSettings,
+    private readonly seams: OidcSeams = {},
+  ) {
+    this.now = seams.now ?? systemClock;
+  }
+
+  /** The provider's metadata, discovered now; SsoError('unreachable') when it cannot be had. */
+  async discover(): Promise<client.ServerMetadata> {
+    try {
+      const config = await client.discovery(new URL(this.settings.issuer), this.settings.clientId, undefined, undefined, {
+        timeout: this.seams.timeoutSeconds ?? 10,
+        ...(this.seams.fetch ? { [client.customFetch]: this.seams.fetch as client.CustomFetch } : {}),
+      });
+      this.server = config.serverMetadata();
+      return this.server;
+    } catch (err) {
+      throw new SsoError('unreachable', `could not read the provider's configuration at ${this.settings.issuer}: ${describe(err)}`, { cause: err });
+    }
+  }
+
+  /**
+   * A configuration for one exchange with the provider, its clock set to ours (openid-client takes an offset from
+   * the system clock, in seconds).
+   */
+  private configuration(server: client.ServerMetadata): client.Configuration {
+    const metadata: Partial<client.ClientMetadata> = { [client.clockSkew]: Math.round((this.now() - Date.now()) / 1000) };
+    const auth = this.settings.clientSecret ? secretAuth(server, this.settings.clientSecret) : client.None();
+    const config = new client.Configuration(server, this.settings.clientId, metadata, auth);
+    config.timeout = this.seams.timeoutSeconds ?? 10;
+    if (this.seams.fetch) config[client.customFetch] = this.seams.fetch as client.CustomFetch;
+    return config;
+  }
+
+  /** Where to send the browser, and what to keep until it comes back (transaction.ts seals it). */
+  async begin(returnTo?: string): Promise<{ url: URL; transaction: OidcTransaction }> {
+    const server = await this.discover();
+    const verifier = client.randomPKCECodeVerifier();
+    const transaction: OidcTransaction = { state: client.randomState(), nonce: client.randomNonce(), verifier, startedAt: this.now(), ...(returnTo ? { returnTo } : {}) };
+    const url = client.buildAuthorizationUrl(this.configuration(server), {
+      redirect_uri: this.settings.redirectUri(),
+      scope: this.settings.scopes,
+      state: transaction.state,
+      nonce: transaction.nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    return { url, transaction };
+  }
+
+  /**
+   * Finishes a sign-in from the provider's redirect back (`query`: its query string): checks the answer against
+   * the transaction, exchanges the code, validates the ID token, and reads userinfo for claims the token lacks.
+   */
+  async complete(transaction: OidcTransaction, query: string): Promise<ExternalIdentity> {
+    const server = this.server ?? (await this.discover());
+    const config = this.configuration(server);
+    const callback = new URL(this.settings.redirectUri());
+    callback.search = query;
+    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    try {
+      tokens = await client.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: transaction.verifier,
+        expectedState: transaction.state,
+        expectedNonce: transaction.nonce,
+        idTokenExpected: true,
+      });
+    } catch (err) {
+      throw failure(err);
+    }
+    const idToken = tokens.claims()!;
+    let claims: Record<string, unknown> = { ...idToken };
+    // Many providers put email and groups only in userinfo (OpenID Connect Core §5.4); the ID token's own claims win.
+    if (server.userinfo_endpoint && tokens.access_token) {
+      try {
+        const info = await client.fetchUserInfo(config, tokens.access_token, idToken.sub);
+        claims = { ...info, ...idToken };
+      } catch (err) {
+        throw failure(err);
+      }
+    }
+    return identityFromClaims(server.issuer, claims, this.settings.groupsClaim);
+  }
+
+  /** The provider's metadata as last discovered, else discovered now; null when it cannot be had. */
+  async metadata(): Promise<client.ServerMetadata | null> {
+    return this.server ?? this.discover().catch(() => null);
+  }
+
+  /** RP-initiated logout at the provider's end_session_endpoint: our client id, and where to come back to. */
+  signOutUrl(server: client.ServerMetadata, postLogoutRedirectUri: string): URL {
+    return client.buildEndSessionUrl(this.configuration(server), { client_id: this.settings.clientId, post_logout_redirect_uri: postLogoutRedirectUri });
+  }
+}
+
+/**
+ * How the client secret is sent: client_secret_basic, the method a provider supports when its metadata names none
+ * (RFC 8414 §2), unless it names client_secret_post and not basic.
+ */
+function secretAuth(server: client.ServerMetadata, secret: string): client.ClientAuth {
+  const methods = server.token_endpoint_auth_methods_supported;
+  const postOnly = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
+  return postOnly ? client.ClientSecretPost(secret) : client.ClientSecretBasic(secret);
+}
+
+/** An error's message with its causes (fetch failures say why only in `cause`). */
+function describe(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (; e instanceof Error && parts.length < 4; e = e.cause) parts.push(e.message);
+  // An unexpected answer's cause is the response itself: its status and address say what was wrong.
+  if (e instanceof Response) parts.push(`${e.status} from ${e.url || 'the provider'}`);
+  return parts.join(': ') || String(err);
+}
+
+/** What openid-client threw, as an SsoError that says which kind of failure it was. */
+function failure(err: unknown): SsoError {
+  if (err instanceof client.AuthorizationResponseError) {
+    return new SsoError('denied', `the provider ended the sign-in: ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`, { cause: err });
+  }
+  if (err instanceof client.ResponseBodyError) return new SsoError('denied', `the provider refused the sign-in: ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`, { cause: err });
+  const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  if (code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED') return new SsoError('clock', `the ID token's times do not fit this server's clock: ${describe(err)}`, { cause: err });
+  if (err instanceof client.ClientError && code?.startsWith('OAUTH_')) return new SsoError('invalid', `the provider's answer failed a check: ${describe(err)}`, { cause: err });
+  return new SsoError('unreachable', `could not reach the provider: ${describe(err)}`, { cause: err });
+}

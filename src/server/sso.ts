@@ -1,0 +1,63 @@
+import { ProviderAccounts } from '../access/provider-accounts.js';
+import { OidcSignIn, type OidcSeams } from '../auth/sso/oidc.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { Db } from '../store/sql/database.js';
+import { GroupStore } from '../store/sql/groups.js';
+import { openNewAccountStores } from '../store/sql/identities.js';
+import type { ServeConfig } from './config.js';
+
+/** Sign-in through the identity provider (docs/sso.md): what the login pages and the trusted-header sign-in use. */
+export interface Sso {
+  /** On the "Sign in with …" button, and the source of the provider's groups. */
+  name: string;
+  /** OpenID Connect, when --oidc-issuer is set. */
+  oidc: OidcSignIn | null;
+  accounts: ProviderAccounts;
+}
+
+/** Where the provider sends people back: <public-url> + this is the redirect URI registered there. */
+export const SSO_CALLBACK_PATH = '/login/sso/callback';
+
+const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
+
+/** The provider's name: --sso-name, else the issuer's host, else (trusted headers alone) the proxy. */
+export function ssoName(config: Pick<ServeConfig, 'ssoName' | 'oidcIssuer'>): string {
+  return config.ssoName?.trim() || (config.oidcIssuer ? new URL(config.oidcIssuer).host : 'the sign-in proxy');
+}
+
+/** The sign-in through the provider that the configuration asks for; null when it asks for none. */
+export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Logger; publicUrl: () => string; seams?: OidcSeams }): Sso | null {
+  if (!config.oidcIssuer && !config.trustedHeaderLogin) return null;
+  const name = ssoName(config);
+  const { db, now, log } = deps;
+  const accounts = new ProviderAccounts(
+    {
+      ...openNewAccountStores(db, now),
+      groups: new GroupStore(db, now),
+      warn: (message, fields) => log.warn({ event: 'sso.group_skipped', ...fields }, message),
+    },
+    {
+      source: name,
+      allowedDomains: list(config.ssoAllowedDomains),
+      requiredGroup: config.ssoRequiredGroup?.trim() || null,
+      adminGroup: config.ssoAdminGroup?.trim() || null,
+      linkAccounts: config.ssoLinkAccounts,
+    },
+  );
+  const oidc =
+    config.oidcIssuer && config.oidcClientId
+      ? new OidcSignIn(
+          {
+            issuer: config.oidcIssuer,
+            clientId: config.oidcClientId,
+            clientSecret: config.oidcClientSecret,
+            scopes: config.oidcScopes,
+            groupsClaim: config.oidcGroupsClaim,
+            redirectUri: () => `${deps.publicUrl()}${SSO_CALLBACK_PATH}`,
+          },
+          { now, ...deps.seams },
+        )
+      : null;
+  return { name, oidc, accounts };
+}

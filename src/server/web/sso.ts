@@ -1,0 +1,130 @@
+/**
+ * Sign-in with the OpenID Connect provider (docs/sso.md): the login page's "Sign in with …" button posts here, the
+ * browser goes to the provider and comes back to the callback, which signs the person in to the account the
+ * provider's identity is (access/provider-accounts.ts) and returns to where they were going — a page, the consent
+ * page of `docsearch login`, an application or an MCP client — through the same `return_to` as the password form.
+ * Signing out ends the provider's session too, where it offers RP-initiated logout.
+ */
+import type Router from '@koa/router';
+import { type OidcSignIn, SsoError } from '../../auth/sso/oidc.js';
+import { openTransaction, sealTransaction, TRANSACTION_TTL_MS } from '../../auth/sso/transaction.js';
+import { notFound } from '../../core/errors.js';
+import { loginPage } from '../../web/pages/login.js';
+import type { SsoSignIn } from '../../web/pages/sso-sign-in.js';
+import type { Services } from '../services.js';
+import { SSO_CALLBACK_PATH, type Sso } from '../sso.js';
+import type { AppState } from '../state.js';
+import { checkCsrf } from './csrf.js';
+import { formBody, formField } from './form.js';
+import { render } from './render.js';
+import { safeReturnTo } from './return-to.js';
+import { ensureSession, type WebContext } from './session.js';
+import { completeSignIn } from './sign-in.js';
+
+export const SSO_START_PATH = '/login/sso';
+/** The sealed transaction (auth/sso/transaction.ts), sent back only to the callback. */
+const TRANSACTION_COOKIE = 'ds_sso';
+
+/** What the login page offers besides (or instead of) the password form. */
+export function ssoLoginOptions(s: Services): { sso?: SsoSignIn } {
+  if (!s.sso) return {};
+  return { sso: { name: s.sso.name, button: s.sso.oidc !== null, passwordLogin: s.config.passwordLogin !== 'off' } };
+}
+
+export function ssoRoutes(router: Router<AppState>, s: Services): void {
+  router.post('login.sso', SSO_START_PATH, formBody(), async (ctx) => {
+    const { sso, oidc } = configured(s);
+    const session = checkCsrf(ctx, s);
+    const returnTo = safeReturnTo(formField(ctx, 'return_to'));
+    let begun: Awaited<ReturnType<OidcSignIn['begin']>>;
+    try {
+      begun = await oidc.begin(returnTo);
+    } catch (err) {
+      return failed(ctx, s, sso, err, returnTo);
+    }
+    ctx.cookies.set(TRANSACTION_COOKIE, sealTransaction(session.id, begun.transaction), {
+      httpOnly: true,
+      // Lax: the provider's redirect back is a top-level GET from its site, which Lax cookies go along with.
+      sameSite: 'lax',
+      secure: ctx.secure,
+      path: SSO_CALLBACK_PATH,
+      maxAge: TRANSACTION_TTL_MS,
+      overwrite: true,
+    });
+    ctx.status = 303;
+    ctx.redirect(begun.url.href);
+  });
+
+  router.get('login.sso.callback', SSO_CALLBACK_PATH, async (ctx) => {
+    const { sso, oidc } = configured(s);
+    const sealed = ctx.cookies.get(TRANSACTION_COOKIE);
+    ctx.cookies.set(TRANSACTION_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: SSO_CALLBACK_PATH, maxAge: 0, overwrite: true });
+    const session = ctx.state.session;
+    const transaction = session ? openTransaction(session.id, sealed, s.now) : null;
+    if (!transaction) {
+      s.log.info({ event: 'sso.failed', failure: 'no_transaction' }, 'a sign-in came back from the provider without a sign-in started in this browser');
+      return showError(ctx, s, 'This sign-in expired, or was started in another browser. Start it again.', 400);
+    }
+    let identity: Awaited<ReturnType<OidcSignIn['complete']>>;
+    try {
+      identity = await oidc.complete(transaction, ctx.querystring);
+    } catch (err) {
+      return failed(ctx, s, sso, err, transaction.returnTo);
+    }
+    const outcome = await sso.accounts.signIn(identity);
+    if (!outcome.ok) {
+      s.log.info({ event: 'sso.refused', reason: outcome.reason, provider: identity.provider }, `a sign-in through ${sso.name} was refused: ${outcome.reason}`);
+      return showError(ctx, s, outcome.message, 403, transaction.returnTo);
+    }
+    s.log.info(
+      {
+        event: 'sso.signed_in',
+        user: outcome.user.id,
+        provider: identity.provider,
+        created: outcome.created,
+        linked: outcome.linked,
+        // "missing" is the first thing to look for when groups do not arrive (docs/sso.md, troubleshooting).
+        groups_claim: identity.groups === null ? 'missing' : identity.groups.length,
+      },
+      `signed in through ${sso.name}`,
+    );
+    await completeSignIn(ctx, s, outcome.user, 'sso');
+    ctx.redirect(transaction.returnTo ?? '/');
+  });
+}
+
+/**
+ * Where the browser goes after signing out of docsearch: the provider's end_session_endpoint, when the account is
+ * linked there and the provider has one (RP-initiated logout, back to our login page); else our login page.
+ */
+export async function afterSignOut(s: Services, userId: string | null | undefined): Promise<string> {
+  const oidc = s.sso?.oidc;
+  if (!userId || !oidc) return '/login';
+  const server = await oidc.metadata();
+  if (!server?.end_session_endpoint || !(await s.sso!.accounts.linked(userId, server.issuer))) return '/login';
+  return oidc.signOutUrl(server, `${s.publicUrl()}/login`).href;
+}
+
+function configured(s: Services): { sso: Sso; oidc: OidcSignIn } {
+  if (!s.sso?.oidc) throw notFound('page');
+  return { sso: s.sso, oidc: s.sso.oidc };
+}
+
+/** A sign-in that did not complete: logged with why, and the login page saying what to do. */
+function failed(ctx: WebContext, s: Services, sso: Sso, err: unknown, returnTo: string | undefined): Promise<void> {
+  if (!(err instanceof SsoError)) throw err;
+  s.log.warn({ event: 'sso.failed', failure: err.failure, reason: err.message }, `a sign-in through ${sso.name} failed: ${err.message}`);
+  const passwords = s.config.passwordLogin !== 'off';
+  const message = {
+    unreachable: `${sso.name} cannot be reached right now, so signing in with it does not work. Try again in a while${passwords ? ', or log in with your password' : ''}.`,
+    denied: `${sso.name} did not sign you in. Try again.`,
+    invalid: `The answer from ${sso.name} could not be verified, so you are not signed in. Try again; if it happens again, tell an administrator (the server's log says why).`,
+    clock: `The answer from ${sso.name} carries times that do not fit this server's clock, so you are not signed in. Tell an administrator: the clocks of this server and of ${sso.name} differ.`,
+  }[err.failure];
+  return showError(ctx, s, message, err.failure === 'unreachable' ? 502 : err.failure === 'denied' ? 403 : 400, returnTo);
+}
+
+async function showError(ctx: WebContext, s: Services, error: string, status: number, returnTo?: string): Promise<void> {
+  const session = await ensureSession(ctx, s);
+  render(ctx, loginPage({ csrfToken: session.csrfToken, error, returnTo, ...ssoLoginOptions(s) }), status);
+}

@@ -1,0 +1,67 @@
+/**
+ * Trusted-header sign-in (docs/sso.md), for a forward-auth proxy in front of docsearch (Authelia, Authentik's
+ * outpost, oauth2-proxy): the proxy signs the person in and names them in request headers (Remote-User,
+ * Remote-Email, Remote-Groups by default). Those headers are believed only from the --trust-proxy addresses —
+ * anyone else could type them — and only for the web pages: /api keeps its bearer credentials.
+ *
+ * A page request that names someone other than the session's person (or no session) signs them in: the account is
+ * found or made, and its groups synced, as a sign-in through OpenID Connect does (access/provider-accounts.ts).
+ * While the headers stay the same nothing more happens; when the proxy's groups for the person change, they are
+ * synced at the next page.
+ */
+import type { Middleware } from 'koa';
+import { type ExternalIdentity, TRUSTED_HEADER_PROVIDER } from '../../auth/sso/identity.js';
+import { sha256Hex } from '../../core/secrets.js';
+import { messagePage } from '../../web/pages/message.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import { peerMatcher } from '../trusted-proxies.js';
+import { render } from './render.js';
+import type { WebContext } from './session.js';
+import { completeSignIn } from './sign-in.js';
+
+/** Whose session it is and what the headers said when it was signed in from them (a digest: nothing to keep). */
+const SEEN_COOKIE = 'ds_header_seen';
+
+export function trustedHeaderSignIn(s: Services): Middleware<AppState> | null {
+  const { config } = s;
+  if (!config.trustedHeaderLogin || typeof config.trustProxy !== 'string' || !s.sso) return null;
+  const sso = s.sso;
+  const fromProxy = peerMatcher(config.trustProxy);
+  return async (ctx, next) => {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path.startsWith('/api/') || ctx.path.startsWith('/static/')) return next();
+    const identity = fromProxy(ctx.req.socket.remoteAddress) ? headerIdentity(ctx, config) : null;
+    if (!identity) return next();
+    const seen = (userId: string) => sha256Hex(JSON.stringify([userId, identity.subject, identity.email, identity.groups]));
+    const session = ctx.state.session;
+    if (session?.userId && ctx.cookies.get(SEEN_COOKIE) === seen(session.userId)) return next();
+    const outcome = await sso.accounts.signIn(identity);
+    if (!outcome.ok) {
+      s.log.info({ event: 'sso.refused', reason: outcome.reason, provider: TRUSTED_HEADER_PROVIDER }, `a sign-in through ${sso.name} was refused: ${outcome.reason}`);
+      return render(ctx as WebContext, messagePage({ title: 'Not signed in', message: outcome.message }), 403);
+    }
+    // Another person than the session's: a new session (no fixation). The same person with new groups keeps theirs.
+    if (session?.userId !== outcome.user.id) {
+      await completeSignIn(ctx as WebContext, s, outcome.user, 'trusted-header');
+      s.log.info({ event: 'sso.signed_in', user: outcome.user.id, provider: TRUSTED_HEADER_PROVIDER, created: outcome.created, linked: outcome.linked }, `signed in through ${sso.name}`);
+    }
+    ctx.cookies.set(SEEN_COOKIE, seen(outcome.user.id), { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', overwrite: true });
+    return next();
+  };
+}
+
+/** The person the proxy names, or null when it names nobody. */
+function headerIdentity(ctx: WebContext, config: Services['config']): ExternalIdentity | null {
+  const user = ctx.get(config.trustedHeaderUser).trim();
+  if (!user) return null;
+  const email = ctx.get(config.trustedHeaderEmail).trim() || (/^[^\s@]+@[^\s@]+$/.test(user) ? user : '');
+  const groups = ctx.get(config.trustedHeaderGroups);
+  return {
+    provider: TRUSTED_HEADER_PROVIDER,
+    subject: user,
+    email: email || null,
+    // The operator trusts the proxy with who people are: its e-mail is as good as verified.
+    emailVerified: email !== '',
+    groups: ctx.headers[config.trustedHeaderGroups.toLowerCase()] === undefined ? null : groups.split(/[,|]/).map((g) => g.trim()).filter(Boolean),
+  };
+}

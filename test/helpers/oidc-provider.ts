@@ -1,0 +1,158 @@
+import { createServer, request, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { type PrivateCa, privateCa } from './private-ca.js';
+
+/**
+ * A real OpenID Provider nobody here wrote: node's oidc-provider (OpenID Certified), on https at 127.0.0.1 with a
+ * certificate from a private CA this helper makes. Its development sign-in pages take any login name with any
+ * password; the login name is the account, whose claims the test sets (and changes between sign-ins) in `accounts`.
+ */
+export interface TestAccount {
+  email?: string;
+  email_verified?: boolean;
+  groups?: string[];
+  name?: string;
+}
+
+export interface TestClient {
+  client_id: string;
+  client_secret: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
+}
+
+export interface TestIdp {
+  issuer: string;
+  ca: PrivateCa;
+  /** Login name → the claims the provider gives for it (sub is the login name). */
+  accounts: Map<string, TestAccount>;
+  /** Registers the relying parties: a new provider instance (sign-ins at the old one are forgotten). */
+  setClients(clients: TestClient[]): void;
+  /** Stops accepting connections, as a provider that is down; `up` takes them again on the same port. */
+  down(): Promise<void>;
+  up(): Promise<void>;
+  stop(): Promise<void>;
+  /** A fetch that trusts the private CA (the test process was not started with NODE_EXTRA_CA_CERTS). */
+  fetch: typeof fetch;
+  /**
+   * Signs in at the provider as `login` from an authorization URL, as a person does in a browser (the login form,
+   * then consent): the URL the provider sends the browser back to.
+   */
+  signIn(authorizationUrl: string | URL, login: string): Promise<URL>;
+}
+
+/** `clientAuthMethods`: the token endpoint's client authentication methods (default: oidc-provider's own). */
+export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Promise<TestIdp> {
+  const ca = privateCa();
+  let provider: Provider | null = null;
+  const server: Server = createServer({ cert: ca.cert, key: ca.key }, (req, res) => {
+    if (provider) return provider.callback()(req, res);
+    res.writeHead(503).end('no clients registered yet');
+  });
+  await listen(server, 0);
+  const port = (server.address() as AddressInfo).port;
+  const issuer = `https://127.0.0.1:${port}`;
+  const accounts = new Map<string, TestAccount>();
+  const caFetch = fetchTrusting(ca.ca);
+
+  const idp: TestIdp = {
+    issuer,
+    ca,
+    accounts,
+    fetch: caFetch,
+    setClients(clients) {
+      provider = new Provider(issuer, {
+        clients: clients.map((c) => ({ token_endpoint_auth_method: opts.clientAuthMethods?.[0] ?? 'client_secret_basic', ...c })),
+        ...(opts.clientAuthMethods ? { clientAuthMethods: opts.clientAuthMethods } : {}),
+        findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...accounts.get(id) }) }),
+        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+        cookies: { keys: ['docsearch-test-provider-cookies'] },
+        features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+        // An ID token lives an hour (the expiry test moves docsearch's clock past it).
+        ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 3600, IdToken: 3600 },
+      });
+      // Its errors are answers to the client (what the tests look at); the logs would only be noise.
+      provider.on('server_error', () => {});
+    },
+    async down() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+    up: () => listen(server, port),
+    async stop() {
+      if (server.listening) await idp.down();
+      ca.remove();
+    },
+    async signIn(authorizationUrl, login) {
+      const jar = new Map<string, string>();
+      let url = new URL(authorizationUrl);
+      let body: URLSearchParams | undefined;
+      for (let step = 0; step < 12; step++) {
+        if (url.origin !== issuer) return url;
+        const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+        if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
+        const res = await caFetch(url, { method: body ? 'POST' : 'GET', headers, body });
+        for (const line of res.headers.getSetCookie()) {
+          const [pair] = line.split(';');
+          const eq = pair!.indexOf('=');
+          jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+        }
+        const location = res.headers.get('location');
+        if (location) {
+          url = new URL(location, url);
+          body = undefined;
+          continue;
+        }
+        const page = await res.text();
+        const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1]?.replaceAll('&amp;', '&');
+        const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1];
+        if (!action || !prompt) throw new Error(`the provider answered ${res.status} without a sign-in form:\n${page.slice(0, 600)}`);
+        body = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any password' } : { prompt });
+        url = new URL(action, url);
+      }
+      throw new Error('the provider did not send the browser back');
+    },
+  };
+  return idp;
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** fetch over node:https with this CA trusted; no redirect is followed (every caller here reads them itself). */
+function fetchTrusting(ca: Buffer): typeof fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const headers = new Headers(init.headers);
+    let body: Buffer | undefined;
+    if (init.body instanceof URLSearchParams) {
+      body = Buffer.from(init.body.toString());
+      if (!headers.has('content-type')) headers.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+    } else if (init.body != null) {
+      body = Buffer.from(await new Response(init.body).arrayBuffer());
+    }
+    return new Promise<Response>((resolve, reject) => {
+      const req = request(url, { method: init.method ?? 'GET', headers: Object.fromEntries(headers), ca, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) for (const item of [v ?? []].flat()) out.append(k, item);
+          const status = res.statusCode ?? 500;
+          resolve(new Response([204, 205, 304].includes(status) ? null : Buffer.concat(chunks), { status, headers: out }));
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }) as typeof fetch;
+}
