@@ -77,6 +77,8 @@ export interface SearchPassage {
   /** What `score` came from: the rank in each first-stage list and the reranker's score. */
   scores?: { vector?: { rank: number; similarity: number }; keyword?: { rank: number; bm25: number }; rerank?: number };
   text: string;
+  /** The sentence(s) of `text` that best answer the query (absent from older servers). */
+  snippet?: string;
   highlights: Array<[number, number]>;
   page_start?: number | null;
   page_end?: number | null;
@@ -127,7 +129,7 @@ export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
-  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
+  results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -63,7 +63,10 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     s.users.emails([doc.userId]),
   ]);
   const cursor = queryString(ctx, 'text') || undefined;
-  const text = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor).catch((err: unknown) => {
+  const page = previewPage(queryString(ctx, 'page'), doc.pages);
+  // A result links here at its page (`?page=N#chunk-K`): the text shown starts there, so its chunk is on the page.
+  const fromPage = queryString(ctx, 'page') && page > 1 ? page : undefined;
+  const text = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor, fromPage).catch((err: unknown) => {
     if (isAppError(err) && err.status === 400) return documentText(s, user.actor, doc.id, TEXT_CHUNKS); // a stale link: from the start
     throw err;
   });
@@ -75,8 +78,8 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     role: role ?? 'viewer',
     uploadedBy: uploaders.get(doc.userId) ?? null,
     projects: editable.map((p) => ({ id: p.id, name: p.name })),
-    text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined },
-    previewPage: previewPage(queryString(ctx, 'page'), doc.pages),
+    text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined || (text.pages[0]?.chunks[0]?.index ?? 0) > 0 },
+    previewPage: page,
     unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
     ...(error ? { error } : {}),
   };

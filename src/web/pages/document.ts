@@ -72,6 +72,7 @@ function textSection(d: DocumentPageData) {
         )
   }
   ${t.next ? html`<p><a href="/documents/${doc.id}?text=${t.next}#text-heading" class="more">More text…</a></p>` : null}
+  ${t.continued ? html`<p><a href="/documents/${doc.id}#text-heading" class="from-start">The text from the start</a></p>` : null}
   </details>
 </section>`;
 }

@@ -72,3 +72,26 @@ if (preview) {
     if (link.hidden) (link === next ? prev : next).focus();
   });
 }
+
+// A search result opens the document at its passage (#chunk-K): the folded text opens, the passage is marked and
+// scrolled into view. A passage past the text shown loads the window of text that starts with it.
+function showMatch() {
+  const m = /^#chunk-(\d{1,9})$/.exec(location.hash);
+  if (!m) return;
+  const chunk = document.getElementById(`chunk-${m[1]}`);
+  if (chunk) {
+    const text = chunk.closest('details');
+    if (text) text.open = true;
+    for (const other of document.querySelectorAll('.chunk.match')) other.classList.remove('match');
+    chunk.classList.add('match');
+    chunk.scrollIntoView({ block: 'center' });
+    return;
+  }
+  const url = new URL(location.href);
+  if (!document.getElementById('text') || url.searchParams.has('text')) return;
+  // The text's cursor (GET /api/v1/documents/{id}/text): base64url of "chunk:K".
+  url.searchParams.set('text', btoa(`chunk:${m[1]}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  location.replace(url.toString());
+}
+showMatch();
+window.addEventListener('hashchange', showMatch);
