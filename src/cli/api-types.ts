@@ -71,6 +71,15 @@ export interface DocumentRecord {
   updated_at?: string;
 }
 
+/** GET /api/v1/trash: a document in the trash. */
+export interface TrashEntry extends Omit<DocumentRecord, 'duplicate'> {
+  trashed_at: string;
+  /** Who deleted it (their e-mail), or null. */
+  trashed_by: string | null;
+  /** When it is removed for good unless restored. */
+  purge_at: string;
+}
+
 export interface SearchPassage {
   chunk_id: string;
   score: number;
@@ -131,6 +140,7 @@ export const JSON_FIELDS = {
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
+  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;
@@ -145,6 +155,7 @@ export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string
   keys: { command: 'keys list', key: 'keys' },
   results: { command: 'search', key: 'results' },
   search_documents: { command: 'search --documents', key: 'documents' },
+  trash: { command: 'trash list', key: 'documents' },
 };
 
 /** Every field name any list command knows: decides whether the word after `--json` is a field list. */

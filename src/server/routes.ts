@@ -20,6 +20,7 @@ import { updateProject } from './api/projects/update.js';
 import { reindexStatus, startReindex } from './api/reindex.js';
 import type { ApiRoute } from './api/route.js';
 import { search } from './api/search.js';
+import { listTrash, purgeFromTrash, restoreFromTrash } from './api/trash.js';
 import { upload } from './api/upload.js';
 import type { Services } from './services.js';
 
@@ -52,6 +53,9 @@ export function apiRoutes(s: Services): ApiRoute[] {
     updateDocument(s),
     retryDocument(s),
     deleteDocument(s),
+    listTrash(s),
+    restoreFromTrash(s),
+    purgeFromTrash(s),
     startReindex(s),
     reindexStatus(s),
     search(s),

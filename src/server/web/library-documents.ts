@@ -93,9 +93,10 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
 async function deleteDocuments(ctx: WebContext, s: Services, user: WebUser, ids: string[]): Promise<void> {
   const docs = await s.access.documents(user.actor, ids, 'edit');
   const deleted: string[] = [];
-  for (const doc of docs) if (await s.ingest.delete(doc)) deleted.push(doc.filename);
-  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”.`);
-  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents.`);
+  for (const doc of docs) if (await s.ingest.delete(doc, user.actor.userId)) deleted.push(doc.filename);
+  const kept = s.config.trashDays > 0;
+  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”${kept ? ': the Trash keeps it for now' : ''}.`);
+  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents${kept ? ': the Trash keeps them for now' : ''}.`);
 }
 
 /**
@@ -127,7 +128,7 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!doc) return;
     const returnTo = safeReturnTo(queryString(ctx, 'return_to')) ?? `/projects/${doc.projectId}`;
-    render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: [doc], returnTo }));
+    render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: [doc], returnTo, trashDays: s.config.trashDays }));
   });
 
   // Confirmed on the page above (or the Documents page's bulk delete): the documents named in `ids`.

@@ -113,7 +113,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       return back();
     }
     if (action === 'delete') {
-      return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo }));
+      return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo, trashDays: s.config.trashDays }));
     }
     if (action !== 'move' && action !== 'retry') {
       flash(ctx, 'Choose what to do with the selected documents.', 'error');

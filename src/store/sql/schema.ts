@@ -136,6 +136,9 @@ export interface DocumentsTable {
   ready_at: number | null;
   /** The e-mail this document was attached to (its attachments are documents of their own), or null. */
   attached_to: string | null;
+  /** When it was deleted into the trash (null: it is not in the trash), and by whom (a user id). */
+  trashed_at: number | null;
+  trashed_by: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -166,6 +166,8 @@ export function documentsDeletePage(d: {
   documents: { id: string; filename: string; chunkCount: number }[];
   /** Where to go back (Cancel, and after deleting). */
   returnTo: string;
+  /** Days the trash keeps them (0: deleting is final). */
+  trashDays: number;
 }) {
   const n = d.documents.length;
   const one = n === 1 ? d.documents[0]! : null;
@@ -179,8 +181,11 @@ export function documentsDeletePage(d: {
   <p>Search stops finding ${one ? 'it' : 'them'} at once${
     // A document that never got indexed (failed, or still queued) has no chunks to name.
     chunks > 0 ? ` (${plural(chunks, 'chunk')})` : ''
-  }, and the original file${one ? ' goes' : 's go'} too.
-  This can't be undone.</p>`,
+  }.${
+    d.trashDays > 0
+      ? html` ${one ? 'It goes' : 'They go'} to the <a href="/trash">Trash</a>, where ${one ? 'it' : 'they'} can be restored as ${one ? 'it was' : 'they were'} for ${plural(d.trashDays, 'day')}.`
+      : html` The original file${one ? ' goes' : 's go'} too. This can't be undone.`
+  }</p>`,
     action: '/documents/delete',
     fields: { ids: d.documents.map((doc) => doc.id), return_to: d.returnTo },
     confirm: one ? 'Delete document' : `Delete ${n} documents`,

@@ -113,7 +113,7 @@ export function documentsPage(d: DocumentsPageData) {
     { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', ...(empty ? { script: 'project.js' as const } : {}) },
     html`<section class="card">
   <h1>Documents</h1>
-  <p class="muted">Every document in your library.${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>
+  <p class="muted">Every document in your library (deleted ones wait in the <a href="/trash" class="trash-link">Trash</a>).${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${empty ? emptyLibrary(d) : html`<form method="get" action="/documents" class="filters" aria-label="Filter documents">
     <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="255"></label>

@@ -12,6 +12,7 @@ import * as m010 from './010-session-once.js';
 import * as m011 from './011-document-attachments.js';
 import * as m012 from './012-sharing.js';
 import * as m013 from './013-oauth-loopback-paths.js';
+import * as m016 from './016-trash.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-document-attachments': m011,
   '012-sharing': m012,
   '013-oauth-loopback-paths': m013,
+  '016-trash': m016,
 };
 
 /** The number of a migration's name (`010-session-once` → 10). */
