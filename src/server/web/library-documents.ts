@@ -26,11 +26,11 @@ const TEXT_CHUNKS = 100;
 /** Documents one form may act on (a page of the Documents list). */
 export const MAX_SELECTED = 100;
 
-const ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
+export const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 
 /** The `ids` of a form: well-formed, each once, at most a page's worth. */
 export function selectedIds(ctx: WebContext): string[] {
-  return [...new Set(formFields(ctx, 'ids').filter((id) => ID.test(id)))].slice(0, MAX_SELECTED);
+  return [...new Set(formFields(ctx, 'ids').filter((id) => DOCUMENT_ID.test(id)))].slice(0, MAX_SELECTED);
 }
 
 /** A failed action on one document, for a flash: “notes.pdf”: why. */

@@ -4,7 +4,7 @@ import { withoutDirectionalControls } from '../display-text.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
-import { type DocumentRow, retryForm, statusCell } from './project.js';
+import { type DocumentRow, liveStatus, retryForm } from './project.js';
 
 /** Chunks starting on one page (page null: a format without pages), as GET /api/v1/documents/{id}/text gives them. */
 export interface TextPage {
@@ -123,7 +123,7 @@ export function documentPage(d: DocumentPageData) {
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
       <dt>Pages</dt><dd>${doc.pages ?? '—'}</dd>
       <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
-      <dt>Status</dt><dd>${statusCell(doc)} ${edits && doc.status === 'failed' ? retryForm(doc, d.csrfToken) : null}</dd>
+      <dt>Status</dt><dd>${liveStatus(doc)} ${edits ? html`<span data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${retryForm(doc, d.csrfToken)}</span>` : null}</dd>
       <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>
       <dt>Uploaded by</dt><dd class="uploader">${d.uploadedBy ?? 'a deleted account'}</dd>
       <dt>SHA-256</dt><dd><code class="hash">${doc.sha256}</code></dd>
@@ -152,9 +152,9 @@ function manageSection(d: DocumentPageData, others: DocumentPageData['projects']
       : html`<form method="post" action="/documents/${doc.id}/move" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label class="grow">Move to project <select name="project_id">${others.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
-    <button type="submit" class="secondary"${movable ? null : html` disabled`}>Move</button>
+    <button type="submit" class="secondary" data-enabled-when="settled"${movable ? null : html` disabled`}>Move</button>
   </form>
-  ${movable ? null : html`<p class="muted">It can be moved once indexing finishes.</p>`}`
+  <p class="muted" data-hidden-when="settled"${movable ? html` hidden` : null}>It can be moved once indexing finishes.</p>`
   }
   </div>`;
 }

@@ -95,3 +95,37 @@ function showMatch() {
 }
 showMatch();
 window.addEventListener('hashchange', showMatch);
+
+// Live status, the one way every page follows documents in work (the document page, the Documents list): while any
+// `.live-status` shows queued or processing, ask /documents/status.json about those and swap in what the server says.
+// Controls follow: `data-shown-when="failed"` (Retry) shows on a failure, `data-enabled-when="settled"` (Move) and
+// `data-hidden-when="settled"` once the document is ready or failed.
+const SETTLED = ['ready', 'failed'];
+function follow(el, status) {
+  const scope = el.closest('tr, .card') || document;
+  for (const c of scope.querySelectorAll('[data-shown-when]')) c.hidden = c.dataset.shownWhen !== status;
+  for (const c of scope.querySelectorAll('[data-enabled-when="settled"]')) c.disabled = !SETTLED.includes(status);
+  for (const c of scope.querySelectorAll('[data-hidden-when="settled"]')) c.hidden = SETTLED.includes(status);
+}
+async function pollStatus() {
+  const busy = [...document.querySelectorAll('.live-status[data-document-id]')].filter((el) => !SETTLED.includes(el.dataset.status));
+  if (busy.length === 0) return;
+  try {
+    const ids = [...new Set(busy.map((el) => el.dataset.documentId))].join(',');
+    const res = await fetch(`/documents/status.json?ids=${ids}`, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    if (res.redirected) return; // signed out meanwhile: the next navigation shows the login page
+    for (const d of res.ok ? (await res.json()).documents : []) {
+      for (const el of busy.filter((b) => b.dataset.documentId === d.id)) {
+        if (el.dataset.status === d.status && el.dataset.progress === String(d.progress)) continue;
+        el.innerHTML = d.html; // the server's own escaped markup
+        el.dataset.status = d.status;
+        el.dataset.progress = String(d.progress);
+        follow(el, d.status);
+      }
+    }
+  } catch {
+    // The server away for a moment: ask again next time.
+  }
+  setTimeout(pollStatus, 1500);
+}
+void pollStatus();
