@@ -32,7 +32,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'Delete documents: they leave search at once and go to the trash with their chunks and original, where `docsearch trash restore` brings them back for the server\'s --trash-days (30 by default). Asks first on a terminal; elsewhere --yes is required.',
     examples: ['docsearch documents delete doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents delete doc_a doc_b --yes'],
   })
-    .argument('<ids...>', 'document ids')
+    .argument('<documents...>', 'ids, sync paths or file names')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((ids: string[], flags: { yes?: boolean }) => runF({ ids, yes: Boolean(flags.yes), json: Boolean(ctx.globals().json) }, ctx));
 }
