@@ -5,22 +5,13 @@
  * The Documents page keeps its uploader (#53 item 5); the folder picker reads as one (item 8).
  */
 import { describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { addUser, api, type TestUser } from '../helpers/daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { browserSuite, browserTitle, HAVE_CHROMIUM } from './browser.js';
+import { browserSuite, browserTitle, HAVE_CHROMIUM, signIn } from './browser.js';
 
 describe.skipIf(!HAVE_CHROMIUM)(browserTitle('status follows the server without a reload'), () => {
   const suite = browserSuite();
   let user: TestUser;
-
-  async function login(page: Page): Promise<void> {
-    await page.goto(`${suite.d.url}/login`);
-    await page.fill('input[name=email]', user.email);
-    await page.fill('input[name=password]', user.password);
-    await page.click('button[type=submit]');
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
-  }
 
   /** Files that keep the worker busy for a while, so what is uploaded or retried after them waits in the queue. */
   const backlog = (tag: string) =>
@@ -36,7 +27,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('status follows the server without 
     const context = await suite.browser.newContext();
     const page = await context.newPage();
     try {
-      await login(page);
+      await signIn(page, suite.d.url, user);
       await page.goto(`${suite.d.url}/documents/${id}`);
       expect(await page.locator('.live-status').getAttribute('data-status')).toBe('failed');
       // Work ahead of it in the queue, then Retry: the page comes back with it queued.
@@ -69,7 +60,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('status follows the server without 
     const context = await suite.browser.newContext();
     const page = await context.newPage();
     try {
-      await login(page);
+      await signIn(page, suite.d.url, user);
       await page.goto(`${suite.d.url}/documents`);
       expect(await page.locator('tr[data-document-id]').count()).toBeGreaterThan(0);
       await page.click('details.upload-more > summary');

@@ -9,21 +9,13 @@ import type { Page } from 'playwright-core';
 import { addUser, api, type TestUser } from '../helpers/daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { browserSuite, browserTitle, HAVE_CHROMIUM } from './browser.js';
+import { browserSuite, browserTitle, HAVE_CHROMIUM, signIn } from './browser.js';
 
 const filler = (page: number) => Array.from({ length: 30 }, (_, i) => `Page ${page} line ${i + 1} of the survey log lists the weather and the tides.`);
 
 describe.skipIf(!HAVE_CHROMIUM)(browserTitle('a result opens at its passage'), () => {
   const suite = browserSuite();
   let user: TestUser;
-
-  async function login(page: Page): Promise<void> {
-    await page.goto(`${suite.d.url}/login`);
-    await page.fill('input[name=email]', user.email);
-    await page.fill('input[name=password]', user.password);
-    await page.click('button[type=submit]');
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
-  }
 
   /** Whether the element is inside the viewport (its box at least partly visible). */
   const inView = (page: Page, selector: string) =>
@@ -42,7 +34,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('a result opens at its passage'), (
       const top = (await api(suite.d, '/api/v1/search', { token: user.apiKey, body: { query: 'narwhalite sighting', limit: 1 } })).body.results[0];
       const at = top.page_start as number;
       expect(at).toBeGreaterThan(1);
-      await login(page);
+      await signIn(page, suite.d.url, user);
       await page.goto(`${suite.d.url}/search?q=narwhalite+sighting`);
       const link = page.locator('ol.results > li.result').first().locator('a.at-match').first();
       expect(await link.getAttribute('href')).toBe(`/documents/${top.document.id}?page=${at}#chunk-${top.chunk_id.split(':')[1]}`);
