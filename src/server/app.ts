@@ -12,6 +12,7 @@ import type { AppState } from './state.js';
 import { documentRoutes } from './web/library-documents.js';
 import { documentListRoutes } from './web/library-list.js';
 import { trashRoutes } from './web/library-trash.js';
+import { viewRoutes } from './web/library-view.js';
 import { projectRoutes } from './web/library-projects.js';
 import { sharingRoutes } from './web/library-sharing.js';
 import { searchRoutes } from './web/library-search.js';
@@ -42,6 +43,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   documentListRoutes(pages, s);
   documentRoutes(pages, s);
   trashRoutes(pages, s);
+  viewRoutes(pages, s);
   uploadRoutes(pages, s);
   pages.get('settings', '/settings', (ctx) => ctx.redirect('/settings/keys'));
   loginRoutes(pages, s);

@@ -211,6 +211,7 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
   },
   'GET /documents/:id': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}`)),
   'GET /documents/:id/file': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/file`)),
+  'GET /documents/:id/view': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/view`)),
   'GET /documents/:id/thumbnail.webp': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/thumbnail.webp`)),
   'GET /documents/:id/delete': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/delete`)),
   'POST /documents/:id/delete': async ({ client, csrf }, f) => webOutcome(await client.post(`/documents/${(await f()).document}/delete`, { _csrf: csrf })),

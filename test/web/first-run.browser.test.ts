@@ -235,6 +235,8 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await expect.poll(loaded, { timeout: 30_000 }).toBe(320);
       expect(await page.evaluate('window.samePage')).toBe(true);
       expect(page.url()).toContain('?page=2');
+      // The image opens the PDF larger, in the browser's viewer, at the page shown.
+      expect(await page.locator('#preview a.enlarge').getAttribute('href')).toBe(`/documents/${doc!.id}/file#page=2`);
       await page.click('#preview a[rel=prev]');
       await expect.poll(() => page.locator('#preview-where').textContent()).toBe('Page 1 of 14');
       expect(await page.locator('#preview a[rel=prev]').isVisible()).toBe(false);
@@ -247,6 +249,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       expect(await plain.locator('#preview-where').textContent()).toBe('Page 14 of 14');
       expect(await plain.locator('#preview a[rel=next]').isVisible()).toBe(false);
       expect(await plain.locator('img.thumb').getAttribute('src')).toBe(`/documents/${doc!.id}/thumbnail.webp?page=14`);
+      expect(await plain.locator('#preview a.enlarge').getAttribute('href')).toBe(`/documents/${doc!.id}/file#page=14`);
       await bare.close();
 
       // The API's thumbnail takes the page too.

@@ -6,7 +6,7 @@ import { type DocumentPageData, documentPage, documentsDeletePage } from '../../
 import { DocumentFilename } from '../api/documents/wire.js';
 import { sendOriginal } from '../api/documents/file.js';
 import { documentText } from '../api/documents/text.js';
-import { sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
+import { hasThumbnail, sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -79,6 +79,7 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     uploadedBy: uploaders.get(doc.userId) ?? null,
     projects: editable.map((p) => ({ id: p.id, name: p.name })),
     text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined || (text.pages[0]?.chunks[0]?.index ?? 0) > 0 },
+    previewed: hasThumbnail(doc.contentType),
     previewPage: page,
     unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
     ...(error ? { error } : {}),

@@ -25,7 +25,9 @@ export interface DocumentPageData {
   projects: { id: string; name: string }[];
   /** What search sees, from `text.cursor` on (the first chunks when absent). */
   text: { pages: TextPage[]; next: string | null; continued: boolean };
-  /** The page the preview shows (a PDF's; 1 otherwise). */
+  /** Whether it has a preview drawn page by page (a PDF, an image). */
+  previewed: boolean;
+  /** The page the preview shows (1 for a single page). */
   previewPage: number;
   /** What the text's page numbers count for this type (slides, rows, chapters, pages), or null: it has none. */
   unit: CitationUnit | null;
@@ -78,16 +80,18 @@ function textSection(d: DocumentPageData) {
 }
 
 /**
- * A PDF's preview, page by page: previous and next are links (`?page=N`), so it works without script; app.js
- * swaps the image in place instead. Both links are always there, hidden at either end, for the script to show.
+ * A PDF's or a scan's preview, page by page: previous and next are links (`?page=N`), so it works without script;
+ * app.js swaps the image in place instead. Both links are always there, hidden at either end, for the script to show.
+ * The image opens it larger: a PDF in the browser's own viewer at that page (which zooms), an image in the viewer.
  */
 function preview(d: DocumentPageData) {
   const doc = d.document;
   const n = d.previewPage;
   const pages = doc.pages ?? 1;
   const at = (p: number) => `/documents/${doc.id}?page=${Math.min(pages, Math.max(1, p))}#preview`;
+  const larger = doc.contentType === PDF ? `/documents/${doc.id}/file#page=${n}` : `/documents/${doc.id}/view`;
   return html`<figure class="preview" id="preview" data-page="${n}" data-pages="${pages}" data-document-id="${doc.id}" data-filename="${doc.filename}">
-    <img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160">
+    <a href="${larger}" class="enlarge" title="Open it larger"><img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160"></a>
     <figcaption><nav class="preview-pager" aria-label="Preview pages">
       <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Prev</a>
       <span id="preview-where" aria-live="polite">Page ${n} of ${pages}</span>
@@ -109,13 +113,13 @@ export function documentPage(d: DocumentPageData) {
   <h1 class="filename">${doc.filename}</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <div class="actions">
-    <a href="${file}" class="button">Open the original</a>
+    <a href="/documents/${doc.id}/view" class="button view">View</a>
     <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
     <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
     ${edits ? html`<a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a>` : null}
   </div>
   <div class="doc-head">
-    ${doc.contentType === PDF ? preview(d) : null}
+    ${d.previewed ? preview(d) : null}
     <dl class="facts">
       <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
       ${doc.path ? html`<dt>Path</dt><dd class="path">${doc.path}</dd>` : null}

@@ -42,10 +42,14 @@ export function passageHref(doc: Pick<DocumentRef, 'id'>, p: Pick<SearchPassage,
   return `/documents/${encodeURIComponent(doc.id)}${p.page_start !== undefined ? `?page=${p.page_start}` : ''}#chunk-${chunk}`;
 }
 
-/** Where a result's original opens: a PDF at the passage's page, in the browser's viewer. */
+/**
+ * Where a result opens to be looked at: a PDF's original at the passage's page, in the browser's viewer; any other
+ * type in our viewer (`/view`), at the passage's page, slide or rows where it shows text by page.
+ */
 export function originalHref(doc: Pick<DocumentRef, 'id' | 'content_type'>, p: Pick<SearchPassage, 'page_start'>): string {
-  const base = `/documents/${encodeURIComponent(doc.id)}/file`;
-  return doc.content_type === 'application/pdf' && p.page_start !== undefined ? `${base}#page=${p.page_start}` : base;
+  const id = encodeURIComponent(doc.id);
+  if (doc.content_type === 'application/pdf') return `/documents/${id}/file${p.page_start !== undefined ? `#page=${p.page_start}` : ''}`;
+  return `/documents/${id}/view${p.page_start !== undefined ? `#page-${p.page_start}` : ''}`;
 }
 
 const number = (n: number) => n.toLocaleString('en');
@@ -65,10 +69,11 @@ function where(p: SearchPassage): Html | null {
 }
 
 function passageBody(p: SearchPassage, doc: DocumentRef, q: string): Html {
-  // Only a PDF opens at a page; other originals download whole.
-  const at = doc.content_type === 'application/pdf' ? pageSpan(p.page_start, p.page_end) : null;
+  // A PDF opens as itself at its page; other types in the viewer.
+  const pdf = doc.content_type === 'application/pdf';
+  const at = pdf ? pageSpan(p.page_start, p.page_end) : null;
   return html`${where(p)}<p class="snippet" dir="auto">${snippet(p, q)}</p>
-  <p class="links"><a href="${passageHref(doc, p)}" class="at-match">Show it in the document</a> · <a href="${originalHref(doc, p)}" class="original">Open the original${at ? html` at ${at}` : null}</a></p>`;
+  <p class="links"><a href="${passageHref(doc, p)}" class="at-match">Show it in the document</a> · <a href="${originalHref(doc, p)}" class="original">${pdf ? 'Open the original' : 'View it'}${at ? html` at ${at}` : null}</a></p>`;
 }
 
 function docMeta(doc: DocumentRef, project: { id: string; name: string }, extra: Html | null): Html {

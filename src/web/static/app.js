@@ -49,6 +49,7 @@ if (preview) {
   const where = document.getElementById('preview-where');
   const prev = preview.querySelector('a[rel=prev]');
   const next = preview.querySelector('a[rel=next]');
+  const larger = preview.querySelector('a.enlarge');
   const pages = Number(preview.dataset.pages);
   const id = preview.dataset.documentId;
   let page = Number(preview.dataset.page);
@@ -57,6 +58,7 @@ if (preview) {
     img.src = `/documents/${id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}`;
     img.alt = `Page ${n} of ${preview.dataset.filename}`;
     where.textContent = `Page ${n} of ${pages}`;
+    if (larger.pathname.endsWith('/file')) larger.setAttribute('href', `${larger.pathname}#page=${n}`); // a PDF opens larger at the page shown
     prev.hidden = n <= 1;
     next.hidden = n >= pages;
     prev.href = `/documents/${id}?page=${Math.max(1, n - 1)}#preview`;
