@@ -27,7 +27,7 @@ export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, doc
   const noun = image ? 'image' : 'PDF';
   if (doc.pages !== null && page > doc.pages) throw new AppError('not_found', `this ${noun} has ${doc.pages} page${doc.pages === 1 ? '' : 's'}: there is no page ${page}`);
   const webp = image
-    ? await imageThumbnail(await s.files.read(doc.sha256), page, s.thumbnails.width)
+    ? await imageThumbnail(doc.sha256, () => s.files.read(doc.sha256), page, s.thumbnails.width)
     : await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256), { owner: actor.userId, page });
   if (!webp) throw new AppError('not_found', `${page === 1 ? 'the first page' : `page ${page}`} of this ${noun} could not be drawn`);
   ctx.status = 200;
