@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { addUser, REPO, type TestUser } from '../helpers/daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { browserSuite, browserTitle, HAVE_CHROMIUM, signIn, watchCsp } from './browser.js';
+import { axeViolations, browserSuite, browserTitle, HAVE_CHROMIUM, signIn, watchCsp } from './browser.js';
 
 const HOSTILE = `<!DOCTYPE html>
 <html><head><title>Harbour office</title><script src="https://attacker.example/lib.js"></script></head><body>
@@ -104,6 +104,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       // Only the inline (data:) image stays; the remote one is gone whole.
       expect(await page.locator('article.rendered img').evaluateAll((els) => els.map((el) => el.getAttribute('alt')))).toEqual(['inline dot']);
       expect(await page.locator('article.rendered a').getAttribute('rel')).toBe('noopener noreferrer nofollow');
+      expect(await axeViolations(page)).toEqual([]);
 
       await page.goto(`${suite.d.url}/documents/${mail}/view`);
       expect(await page.locator('.email-headers').textContent()).toContain('Pier four crane');
@@ -127,6 +128,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       expect(await page.locator('#page-3 h2').textContent()).toBe('Slide 3');
       expect(await page.locator('#page-3 pre').textContent()).toContain('Deckhands double the mooring lines before a gale.');
       expect(await page.locator('#page-2 h2').textContent()).toBe('Slide 2');
+      expect(await axeViolations(page)).toEqual([]);
 
       // A PDF and a text file open as themselves, in the browser, not as a download.
       await page.goto(`${suite.d.url}/documents/${notes}/view`);
@@ -140,6 +142,24 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       expect(csp).toEqual([]);
     } finally {
       await context.close();
+    }
+
+    // Through the same access check as the document page: another user finds nothing, a visitor is sent to sign in.
+    const other = await addUser(suite.d);
+    const theirs = await suite.browser.newContext();
+    const anonymous = await suite.browser.newContext();
+    try {
+      const them = await theirs.newPage();
+      await signIn(them, suite.d.url, other);
+      const seen = await them.goto(`${suite.d.url}/documents/${page1}/view`);
+      expect(seen!.status()).toBe(404);
+      expect(await them.content()).not.toContain('Tide tables');
+      const visitor = await anonymous.newPage();
+      await visitor.goto(`${suite.d.url}/documents/${page1}/view`);
+      expect(new URL(visitor.url()).pathname).toBe('/login');
+    } finally {
+      await theirs.close();
+      await anonymous.close();
     }
   });
 });
