@@ -6,6 +6,7 @@
  * and styles from the daemon only, images from it or `data:`) holds besides.
  */
 import { micromark } from 'micromark';
+import { frontmatter, frontmatterHtml } from 'micromark-extension-frontmatter';
 import sanitizeHtml from 'sanitize-html';
 import { type Html, raw } from './html.js';
 
@@ -27,7 +28,8 @@ export function safeHtml(dirty: string): Html {
   return raw(sanitizeHtml(dirty, OPTIONS)); // sanitized above: the one place a document's markup reaches a page
 }
 
-/** Markdown rendered (CommonMark; raw HTML in it escaped by micromark) and sanitized. */
+/** Markdown rendered (CommonMark; raw HTML in it escaped by micromark; YAML or TOML front matter left out, as its parser reads it) and sanitized. */
 export function markdownHtml(markdown: string): Html {
-  return safeHtml(micromark(markdown));
+  const matter = ['yaml', 'toml'] as const;
+  return safeHtml(micromark(markdown, { extensions: [frontmatter([...matter])], htmlExtensions: [frontmatterHtml([...matter])] }));
 }

@@ -37,7 +37,10 @@ const EMAIL = [
   '',
 ].join('\r\n');
 
-const MARKDOWN = `# Tide log
+const MARKDOWN = `---
+title: Tides of the harbour
+---
+# Tide log
 
 The *spring* tide peaks at **dawn**.
 
@@ -115,6 +118,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       await page.goto(`${suite.d.url}/documents/${markdown}/view`);
       expect(await page.locator('article.rendered h1').textContent()).toBe('Tide log');
       expect(await page.locator('article.rendered em').textContent()).toBe('spring');
+      expect(await page.locator('article.rendered').textContent()).not.toContain('Tides of the harbour'); // front matter is no text
       expect(await page.locator('article.rendered strong').textContent()).toBe('dawn');
       expect(await page.locator('article.rendered script, article.rendered img, article.rendered [onerror]').count()).toBe(0);
       expect(await page.evaluate('window.pwned')).toBeUndefined();
