@@ -277,11 +277,11 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await upload(d.url, user, [{ name: 'ships-log.txt', body: long }], false);
       await page.goto(`${d.url}/documents`);
       const intro = await page.locator('main h1 + p').textContent();
-      if (intro!.includes('indexing')) expect(intro).toMatch(/^Every document in your library\. Still indexing 1 document/);
+      if (intro!.includes('indexing')) expect(intro).toMatch(/^Every document in your library \(deleted ones wait in the Trash\)\. Still indexing 1 document/);
 
       await page.goto(`${d.url}/documents/${bad!.id}/delete`);
       expect(await page.locator('main').textContent()).not.toContain('0 chunks');
-      expect(await page.locator('main').textContent()).toContain('Search stops finding it at once, and the original file goes too.');
+      expect(await page.locator('main').textContent()).toContain('Search stops finding it at once. It goes to the Trash, where it can be restored as it was for 30 days.');
 
       // Its sibling: an empty project's deletion names no zero counts.
       const empty = (await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'Empty shelf' } })).body.id as string;

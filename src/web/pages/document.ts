@@ -93,7 +93,7 @@ function preview(d: DocumentPageData) {
   return html`<figure class="preview" id="preview" data-page="${n}" data-pages="${pages}" data-document-id="${doc.id}" data-filename="${doc.filename}">
     <a href="${larger}" class="enlarge" title="Open it larger"><img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160"></a>
     <figcaption><nav class="preview-pager" aria-label="Preview pages">
-      <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Prev</a>
+      <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Previous</a>
       <span id="preview-where" aria-live="polite">Page ${n} of ${pages}</span>
       <a href="${at(n + 1)}" rel="next" aria-label="Next page"${n < pages ? null : html` hidden`}>Next ›</a>
     </nav></figcaption>
