@@ -194,7 +194,10 @@ export async function readLists(built: Built, retriever: Retriever, queries: Que
 /** nDCG@10 over read lists with a fusion, floor and depths (the ranking rankFirstStage gives the daemon). */
 export function ndcgOf(lists: Lists[], opts: Pick<RetrieveOptions, 'fusion' | 'vectorDepth' | 'keywordDepth'>, floor: number | null): number[] {
   return lists.map(({ query, vector, keyword }) => {
-    const { ranked } = rankFirstStage({ vector: vector.slice(0, opts.vectorDepth), keyword: keyword.slice(0, opts.keywordDepth) }, opts.fusion, floor);
+    const v = vector.slice(0, opts.vectorDepth);
+    const k = keyword.slice(0, opts.keywordDepth);
+    const cut = { ...(v.length >= opts.vectorDepth ? { vector: v.at(-1) } : {}), ...(k.length >= opts.keywordDepth ? { keyword: k.at(-1) } : {}) };
+    const { ranked } = rankFirstStage({ vector: v, keyword: k }, opts.fusion, floor, cut);
     return ndcgAt(10, docRanking(ranked.map((r) => r.chunk.document_id)), query.relevant);
   });
 }
@@ -220,6 +223,8 @@ async function tune(built: Built, retriever: Retriever, train: Query[], builtin:
   const alphas = [0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7];
   log(`  ${alphas.map((a) => `α=${a}`.padStart(8)).join('')}`);
   log(`  ${alphas.map((a) => consider({ method: 'convex', vectorWeight: a, keywordWeight: Number((1 - a).toFixed(2)) }).toFixed(4).padStart(8)).join('')}`);
+  log('  the same, a candidate missing from a list that stopped at its depth counted at that list\'s last score (absent "last"; above: 0)');
+  log(`  ${alphas.map((a) => consider({ method: 'convex', vectorWeight: a, keywordWeight: Number((1 - a).toFixed(2)), absent: 'last' }).toFixed(4).padStart(8)).join('')}`);
   log(`  best: ${JSON.stringify(best.fusion)}: ${best.ndcg.toFixed(4)} (the default: ${JSON.stringify(DEFAULT_RETRIEVE.fusion)})`);
 
   // Documents by their best passage (β = 0, what groupByDocument does) or helped by their second (s1 + β·s2).

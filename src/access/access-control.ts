@@ -36,7 +36,7 @@ export const sessionActor = (userId: string): Actor => ({ userId, scopes: ['read
 export interface AccessDeps {
   grants: Pick<ProjectMemberStore, 'grantsOf'>;
   projects: Pick<ProjectStore, 'get' | 'heads' | 'defaultId'>;
-  documents: Pick<DocumentStore, 'get' | 'getMany'>;
+  documents: Pick<DocumentStore, 'get' | 'getMany' | 'trashed'>;
   users: Pick<UserStore, 'findById'>;
 }
 
@@ -103,6 +103,27 @@ export class AccessControl {
     if (!document) throw notFound('document');
     const role = await this.check(actor, document.projectId, action, { what: 'document' });
     return { document, role };
+  }
+
+  /**
+   * A document in the trash, when the actor edits its project: the trash is theirs to see (`read`), restore and
+   * purge (`edit`). Anyone else — a viewer too — finds no such entry (`not_found`); a credential without the action's
+   * scope is refused.
+   */
+  async trashed(actor: Actor, documentId: string, action: 'read' | 'edit'): Promise<DocumentRecord> {
+    const document = await this.deps.documents.trashed(documentId);
+    const role = document ? await this.roleOn(actor, document.projectId) : null;
+    if (!document || !role || !roleAllows(role, 'edit')) throw notFound('document');
+    const scope = ACTION_SCOPE[action];
+    if (!actor.scopes.includes(scope)) throw scopeRefused(scope);
+    return document;
+  }
+
+  /** The projects whose trash the actor sees: those they edit (within a key's limit), or of `requested` (each readable, else `not_found`). */
+  async trashScope(actor: Actor, requested?: string): Promise<string[]> {
+    const roles = await this.roles(actor);
+    if (requested !== undefined && !roles.has(requested)) throw new AppError('not_found', `project "${requested}" not found`, { details: { project_id: requested } });
+    return [...roles].filter(([id, role]) => roleAllows(role, 'edit') && (requested === undefined || id === requested)).map(([id]) => id);
   }
 
   /**

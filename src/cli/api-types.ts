@@ -106,12 +106,23 @@ export interface Source {
   updated_at: string;
 }
 
+/** GET /api/v1/trash: a document in the trash. */
+export interface TrashEntry extends Omit<DocumentRecord, 'duplicate'> {
+  trashed_at: string;
+  /** Who deleted it (their e-mail), or null. */
+  trashed_by: string | null;
+  /** When it is removed for good unless restored. */
+  purge_at: string;
+}
+
 export interface SearchPassage {
   chunk_id: string;
   score: number;
   /** What `score` came from: the rank in each first-stage list and the reranker's score. */
   scores?: { vector?: { rank: number; similarity: number }; keyword?: { rank: number; bm25: number }; rerank?: number };
   text: string;
+  /** The sentence(s) of `text` that best answer the query (absent from older servers). */
+  snippet?: string;
   highlights: Array<[number, number]>;
   page_start?: number | null;
   page_end?: number | null;
@@ -164,8 +175,9 @@ export const JSON_FIELDS = {
   sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'item_errors', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
   members: ['id', 'kind', 'email', 'group', 'role'],
-  results: ['chunk_id', 'score', 'scores', 'text', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
+  results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
+  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;
@@ -182,6 +194,7 @@ export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string
   members: { command: 'projects members', key: 'members' },
   results: { command: 'search', key: 'results' },
   search_documents: { command: 'search --documents', key: 'documents' },
+  trash: { command: 'trash list', key: 'documents' },
 };
 
 /** Every field name any list command knows: decides whether the word after `--json` is a field list. */

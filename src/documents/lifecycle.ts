@@ -1,8 +1,9 @@
 /**
  * The document lifecycle outside the worker: accepting received uploads (file store + documents row + job),
- * renaming, moving between projects and retrying failed documents, deleting a document or a whole project
- * (chunks out of the index at once, originals when no document references them any more), and waiting for
- * documents to settle (`?wait=true`).
+ * renaming, moving between projects and retrying failed documents, deleting a document into the trash (out of
+ * search at once, its chunks and original kept), restoring it, and removing it for good — purged from the trash,
+ * after the trash's retention, replaced by a newer version, or with its whole project (chunks out of the index,
+ * originals when no document references them any more) — and waiting for documents to settle (`?wait=true`).
  */
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -55,7 +56,12 @@ export interface DocumentServiceDeps {
    * documents are announced; in shared mode announcements cross replicas, so it can be longer.
    */
   settlePollMs?: number;
+  /** How long a deleted document stays in the trash (`--trash-days`); 0: deleting removes it for good at once. */
+  trashRetentionMs?: number;
 }
+
+/** The trash keeps a deleted document this long unless told otherwise. */
+export const DEFAULT_TRASH_RETENTION_MS = 30 * 24 * 3600_000;
 
 const TERMINAL = new Set(['ready', 'failed']);
 
@@ -87,27 +93,8 @@ export class DocumentService implements AttachmentSink {
   async accept(userId: string, projectId: string, files: ReceivedFile[], metadata: Record<string, unknown>): Promise<AcceptedDocument[]> {
     const out: AcceptedDocument[] = [];
     for (const f of files) {
-      out.push(
-        await this.deps.locks.withLock(originalLock(f.sha256), async () => {
-          await this.deps.files.place(f.tempPath, f.sha256);
-          try {
-            return await this.deps.documents.createQueued({
-              userId,
-              projectId,
-              filename: f.filename,
-              contentType: f.contentType,
-              sizeBytes: f.sizeBytes,
-              sha256: f.sha256,
-              metadata,
-              path: f.path ?? null,
-              ...(f.source ? { sourceId: f.source.id, sourcePath: f.source.path } : {}),
-            });
-          } catch (err) {
-            if ((await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
-            throw err;
-          }
-        }),
-      );
+      await this.purgeTrashedCopy(projectId, f.sha256);
+      out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata)));
     }
     const queued = out.find((d) => !d.duplicate);
     // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
@@ -146,6 +133,36 @@ export class DocumentService implements AttachmentSink {
   }
 
   /**
+   * The same bytes uploaded again after a delete are a new document, as before there was a trash (a sync re-sends a
+   * moved file's bytes under its new path): the copy in the project's trash goes for good first.
+   */
+  private async purgeTrashedCopy(projectId: string, sha256: string): Promise<void> {
+    const inTrash = await this.deps.documents.trashedCopy(projectId, sha256);
+    if (inTrash) await this.deleteById(inTrash);
+  }
+
+  /** Stores one file's original and records its queued document (under the original's lock). */
+  private async place(userId: string, projectId: string, f: ReceivedFile, metadata: Record<string, unknown>): Promise<AcceptedDocument> {
+    await this.deps.files.place(f.tempPath, f.sha256);
+    try {
+      return await this.deps.documents.createQueued({
+        userId,
+        projectId,
+        filename: f.filename,
+        contentType: f.contentType,
+        sizeBytes: f.sizeBytes,
+        sha256: f.sha256,
+        metadata,
+        path: f.path ?? null,
+        ...(f.source ? { sourceId: f.source.id, sourcePath: f.source.path } : {}),
+      });
+    } catch (err) {
+      if ((await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
+      throw err;
+    }
+  }
+
+  /**
    * An e-mail's attachments become documents of their own in its project, linked to it (`attachedTo`), at
    * `<message path>/<attachment name>` when the message has a path (so `upload --sync` finds them under it and
    * leaves them to it). Bytes the project already holds as an attachment (this job run before, or an earlier
@@ -159,6 +176,7 @@ export class DocumentService implements AttachmentSink {
       const tempPath = this.deps.files.tempFile().path;
       await writeFile(tempPath, a.bytes, { mode: 0o600 });
       const path = message.path === null ? null : `${message.path}/${a.filename}`;
+      await this.purgeTrashedCopy(message.projectId, sha256);
       const { document, duplicate } = await this.deps.locks.withLock(originalLock(sha256), async () => {
         await this.deps.files.place(tempPath, sha256);
         try {
@@ -212,7 +230,7 @@ export class DocumentService implements AttachmentSink {
         case 'busy':
           throw conflict('the document is still being indexed: move it once it is ready (or failed)');
         case 'same_content':
-          throw conflict(`the other project already holds the same file ("${moved.other}")`);
+          throw conflict(`the other project already holds the same file ("${moved.other}")${moved.inTrash ? ' in its trash: restore or purge it there first' : ''}`);
         case 'same_path':
           throw conflict(`the other project already has a document at this document's path ("${moved.other}")`);
       }
@@ -239,15 +257,66 @@ export class DocumentService implements AttachmentSink {
     return (await this.deps.documents.get(doc.id)) ?? doc;
   }
 
-  /** Deletes a document and the documents attached to it (the caller checked it may); false when it is gone already. */
-  async delete(doc: Pick<DocumentRecord, 'id'>): Promise<boolean> {
-    const deleted = await this.deleteById(doc.id);
-    if (deleted) await this.deps.audit.record({ type: 'document.deleted', target: { type: 'document', id: deleted.id, label: deleted.filename }, details: { project: deleted.projectId } });
-    return deleted !== null;
+  /**
+   * Deletes a document and the documents attached to it (the caller checked it may), `by` a user: into the trash,
+   * out of search at once, for the trash's retention — or for good when the trash keeps nothing. False when it is
+   * gone (or in the trash) already.
+   */
+  async delete(doc: Pick<DocumentRecord, 'id'>, by: string | null = null): Promise<boolean> {
+    const record = await this.deps.documents.get(doc.id);
+    if (!record) return false;
+    let deleted: boolean;
+    if (this.retentionMs === 0) deleted = (await this.deleteById(doc.id)) !== null;
+    else {
+      deleted = await this.deps.documents.trash(doc.id, by);
+      // Waits on it end: it is gone as far as they are concerned.
+      if (deleted) this.settled(doc.id);
+    }
+    if (deleted) await this.deps.audit.record({ type: 'document.deleted', target: { type: 'document', id: record.id, label: record.filename }, details: { project: record.projectId } });
+    return deleted;
   }
 
+  /** Takes a document out of the trash (the caller checked it may): searchable again at once, under its id. */
+  async restore(doc: Pick<DocumentRecord, 'id'>): Promise<DocumentRecord> {
+    const restored = await this.deps.documents.restore(doc.id);
+    switch (restored.outcome) {
+      case 'not_found':
+        throw notFound('document');
+      case 'same_path':
+        throw conflict(`another document is at its path now ("${restored.other}"): delete or move that one first`);
+    }
+    return restored.document;
+  }
+
+  /** Removes a document in the trash for good now (the caller checked it may); false when it is not in the trash. */
+  async purge(doc: Pick<DocumentRecord, 'id'>): Promise<boolean> {
+    if (!(await this.deps.documents.trashed(doc.id))) return false;
+    return (await this.deleteById(doc.id)) !== null;
+  }
+
+  /** Removes for good what has been in the trash longer than its retention; how many documents went. */
+  async purgeExpiredTrash(): Promise<number> {
+    if (this.retentionMs === 0) return 0;
+    let purged = 0;
+    for (;;) {
+      const ids = await this.deps.documents.expiredTrash(this.deps.now() - this.retentionMs);
+      for (const id of ids) if (await this.deleteById(id)) purged++;
+      if (ids.length < 1000) return purged;
+    }
+  }
+
+  /** When a document in the trash is removed for good unless restored. */
+  purgeAt(doc: Pick<DocumentRecord, 'trashedAt'>): number {
+    return (doc.trashedAt ?? this.deps.now()) + this.retentionMs;
+  }
+
+  private get retentionMs(): number {
+    return this.deps.trashRetentionMs ?? DEFAULT_TRASH_RETENTION_MS;
+  }
+
+  /** Removes a document for good, in the trash or not: chunks, row, original when unshared, its attachments. */
   private async deleteById(id: string): Promise<DocumentRecord | null> {
-    const doc = await this.deps.documents.get(id);
+    const doc = await this.deps.documents.forRemoval(id);
     if (!doc) return null;
     // Chunks first: once the row is gone nothing points at them, and search must stop finding them now.
     await this.deps.chunks.deleteDocument(doc.id);

@@ -2,6 +2,9 @@
  * Chunk stage: turns parsed blocks into passages sized in the embedder's own tokens.
  *
  * - A chunk never spans two sections (a section is a heading and the blocks under it, up to the next heading).
+ *   A paragraph that reads as a heading the parser did not mark (a short title line over body text: plain text, a
+ *   PDF whose headings are bold rather than larger) starts a new chunk too, with nothing carried over, unless the
+ *   chunk before it would hold less than an eighth of the budget.
  * - Inside a section, blocks are packed greedily; a block too big for one chunk is split at sentence
  *   boundaries, a sentence too big at word boundaries, a word too big (minified code, base64) at token boundaries.
  * - Consecutive chunks of a section overlap by up to `overlapTokens` of whole trailing pieces.
@@ -11,7 +14,7 @@
  * - Each chunk records where it lies in the document's text (`placement`): how much of its start repeats the text
  *   before, what separates it from that text, and where its pages start, so the text can be rebuilt exactly.
  */
-import { cleanTrails } from './heading-trail.js';
+import { cleanTrails, sentenceLike } from './heading-trail.js';
 import { splitSentences } from './sentences.js';
 import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
@@ -89,7 +92,8 @@ export function* chunkStream(
         doneChars += block.text.length;
       }
     }
-    for (const group of pack(pieces(), budget, Math.min(overlapTokens, Math.floor(budget / 2)))) {
+    const opensUnmarkedHeading = (p: Piece) => p.start === 0 && p.block > 0 && unmarkedHeading(blocks[p.block]!, blocks[p.block + 1]);
+    for (const group of pack(pieces(), budget, Math.min(overlapTokens, Math.floor(budget / 2)), opensUnmarkedHeading)) {
       const first = group[0]!.block === 0 && group[0]!.start === 0;
       yield* emit(group, blocks, first ? firstHeader : header, headings, budget, tokenizer, next);
     }
@@ -132,13 +136,44 @@ function makeHeader(title: string, headings: string[], tokenizer: TokenCounter, 
   return `${cutToTokens(header, limit - 1, tokenizer)}…\n\n`;
 }
 
-/** Greedy packing with overlap; each group is one chunk's pieces. */
-function* pack(pieces: Iterable<Piece>, budget: number, overlap: number): Generator<Piece[]> {
+/** Words a title line has at most, and a body paragraph under it at least. */
+const TITLE_WORDS = 10;
+const BODY_WORDS = 12;
+
+/**
+ * A paragraph the parser did not mark as a heading but that reads as one: one short line that opens with a capital
+ * or a number ("3.2 Commuting", "TRAVEL"), ends without sentence punctuation and is no sentence, over a body paragraph.
+ */
+export function unmarkedHeading(block: Block, next: Block | undefined): boolean {
+  if (block.kind !== 'paragraph' || !next || next.kind !== 'paragraph') return false;
+  const text = block.text.trim();
+  const words = text.split(/\s+/).length;
+  return (
+    !text.includes('\n') &&
+    words <= TITLE_WORDS &&
+    text.length <= 90 &&
+    /^[\p{Lu}\p{N}]/u.test(text) &&
+    !/[.,;:!?…]$/u.test(text) &&
+    !sentenceLike(text) &&
+    next.text.trim().split(/\s+/).length >= BODY_WORDS
+  );
+}
+
+/**
+ * Greedy packing with overlap; each group is one chunk's pieces. A piece `breaksBefore` says opens an unmarked
+ * heading ends the chunk early (when it holds an eighth of the budget), and no overlap is carried across it.
+ */
+function* pack(pieces: Iterable<Piece>, budget: number, overlap: number, breaksBefore: (p: Piece) => boolean): Generator<Piece[]> {
   let current: Piece[] = [];
   let tokens = 0;
   let fresh = 0; // pieces in `current` not carried over from the previous chunk
   for (const piece of pieces) {
-    if (current.length && tokens + piece.tokens > budget) {
+    if (fresh > 0 && tokens >= budget / 8 && breaksBefore(piece)) {
+      yield current;
+      current = [];
+      tokens = 0;
+      fresh = 0;
+    } else if (current.length && tokens + piece.tokens > budget) {
       if (fresh > 0) yield current;
       const carried: Piece[] = [];
       let carriedTokens = 0;

@@ -45,6 +45,7 @@ export interface WirePassage {
   chunk_id: string;
   score: number;
   text: string;
+  snippet: string;
   highlights: [number, number][];
   page_start?: number;
   page_end?: number;

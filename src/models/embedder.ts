@@ -32,6 +32,8 @@ export type EmbedKind = 'query' | 'passage';
 export interface EmbedOptions {
   /** Queries jump ahead of queued passages; some models also prefix them differently. */
   kind: EmbedKind;
+  /** Passages a search waits for (its results' sentences): they jump ahead too, embedded as passages. */
+  foreground?: boolean;
 }
 
 export interface Embedder {

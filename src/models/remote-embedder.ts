@@ -64,7 +64,7 @@ export abstract class RemoteEmbedder implements Embedder {
     const batches: Promise<Float32Array[]>[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       const batch = texts.slice(i, i + this.batchSize);
-      batches.push(this.queue.push(opts.kind === 'query' ? 'high' : 'low', batch.length, () => this.embedBatch(batch)));
+      batches.push(this.queue.push(opts.kind === 'query' || opts.foreground ? 'high' : 'low', batch.length, () => this.embedBatch(batch)));
     }
     for (const vectors of await Promise.all(batches)) out.push(...vectors);
     return out;

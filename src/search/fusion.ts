@@ -5,9 +5,12 @@
  * - reciprocal rank fusion (Cormack et al., SIGIR 2009): score(d) = Σ_lists weight / (k + rank_d), rank from 1.
  *   Rank-based, so BM25 and cosine scales never need calibrating against each other.
  * - a convex combination of scores (Bruch et al., "An Analysis of Fusion Functions for Hybrid Retrieval", TOIS
- *   2023): score(d) = Σ_lists weight · score_d / max score of the list, 0 where a list lacks d. Each list is
- *   scaled by its own best, so it is as free of calibration, and it keeps how far apart the scores are, which
- *   ranks throw away: on SciFact train it beats every RRF setting tried (docs/search.md).
+ *   2023): score(d) = Σ_lists weight · score_d / max score of the list. Each list is scaled by its own best, so it
+ *   is as free of calibration, and it keeps how far apart the scores are, which ranks throw away: on SciFact train
+ *   it beats every RRF setting tried (docs/search.md). Where a list lacks d it adds 0 — unless the list stopped at
+ *   its depth (`absent`): then d may well have scored just under its last, and counting 0 lets a lone, overwhelming
+ *   match in the other list lose to near-duplicates that list ranked (a code query whose record's vector fell out
+ *   of the vector list after a re-embedding, docs/search.md#fusion).
  */
 
 export interface Ranked {
@@ -35,17 +38,27 @@ export function reciprocalRankFusion<T extends Ranked>(
 }
 
 /**
- * Convex combination of max-normalised scores; `score` reads an item's score in its list (higher is better).
- * A list whose best score is not positive contributes nothing.
+ * Convex combination of max-normalised scores; `score` reads an item's score in its list (higher is better), and
+ * `absent`, when given, is what an item the list lacks counts as (the list's last score, when it stopped at its
+ * depth). A list whose best score is not positive contributes nothing.
  */
 export function scoreFusion<T extends Ranked>(
-  lists: readonly { items: readonly T[]; score: (item: T) => number; weight: number }[],
+  lists: readonly { items: readonly T[]; score: (item: T) => number; weight: number; absent?: number }[],
 ): FusedCandidate<T>[] {
   const tops = lists.map((list) => list.items.reduce((m, item) => Math.max(m, list.score(item)), -Infinity));
-  return fuse(
+  const part = (li: number, score: number) => (tops[li]! > 0 ? (lists[li]!.weight * score) / tops[li]! : 0);
+  const fused = fuse(
     lists.map((l) => l.items),
-    (li, item) => (tops[li]! > 0 ? (lists[li]!.weight * lists[li]!.score(item)) / tops[li]! : 0),
+    (li, item) => part(li, lists[li]!.score(item)),
   );
+  if (lists.every((l) => l.absent === undefined)) return fused;
+  for (const c of fused) {
+    c.ranks.forEach((rank, li) => {
+      const absent = lists[li]!.absent;
+      if (rank === undefined && absent !== undefined) c.score += part(li, absent);
+    });
+  }
+  return fused.sort(compareFused);
 }
 
 /** Sums each candidate's `contribution` over the lists (a duplicate within one list counts once, at its best rank). */

@@ -1,7 +1,6 @@
 /**
  * Highlights of one result: sorted, non-overlapping [start, end) UTF-16 ranges into the result's
- * `text`. The best-matching sentence window comes as one range (by the reranker's window scores when
- * it had them, else by query-term overlap), and query-term occurrences outside it as word ranges.
+ * `text`. Its answer (answer.ts) comes as one range, and query-term occurrences outside it as word ranges.
  */
 import type { SentenceWindow } from './sentence-windows.js';
 import { stem, type Term, wordSpans } from './terms.js';
@@ -29,44 +28,6 @@ export function termRanges(text: string, terms: Term[]): Range[] {
   return out;
 }
 
-/**
- * The window to highlight: the one with the highest `windowScores` entry when given, else the one
- * with the most distinct query terms (ties: earliest). Undefined when nothing matches at all.
- */
-export function bestWindow(
-  text: string,
-  windows: SentenceWindow[],
-  terms: Term[],
-  windowScores?: number[],
-): SentenceWindow | undefined {
-  return pickWindow(text, windows, windowScores, () => termRanges(text, terms));
-}
-
-/**
- * `bestWindow` given the text's term ranges (asked for only without window scores). The ranges are found once for the
- * whole text rather than again in each window: windows are whole sentences, so no word straddles two.
- */
-function pickWindow(text: string, windows: SentenceWindow[], windowScores: number[] | undefined, termRangesOfText: () => Range[]): SentenceWindow | undefined {
-  if (windows.length === 0) return undefined;
-  if (windowScores && windowScores.length === windows.length) {
-    let best = 0;
-    for (let i = 1; i < windows.length; i++) if (windowScores[i]! > windowScores[best]!) best = i;
-    return windows[best];
-  }
-  const ranges = termRangesOfText();
-  let best: SentenceWindow | undefined;
-  let bestCount = 0;
-  for (const w of windows) {
-    const found = new Set<string>();
-    for (const [s, e] of ranges) if (s >= w.start && e <= w.end) found.add(stem(text.slice(s, e).toLowerCase()));
-    if (found.size > bestCount) {
-      best = w;
-      bestCount = found.size;
-    }
-  }
-  return best;
-}
-
 /** Merges the sentence range and the term ranges into sorted, non-overlapping ranges. */
 export function mergeRanges(ranges: Range[]): Range[] {
   const sorted = ranges.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -79,8 +40,8 @@ export function mergeRanges(ranges: Range[]): Range[] {
   return out;
 }
 
-export function highlights(text: string, windows: SentenceWindow[], terms: Term[], windowScores?: number[]): Range[] {
+/** The answer's range (answer.ts) and the query terms' ranges, merged. */
+export function highlights(text: string, answer: SentenceWindow | undefined, terms: Term[]): Range[] {
   const ranges = termRanges(text, terms);
-  const sentence = pickWindow(text, windows, windowScores, () => ranges);
-  return mergeRanges(sentence ? [[sentence.start, sentence.end], ...ranges] : ranges);
+  return mergeRanges(answer ? [[answer.start, answer.end], ...ranges] : ranges);
 }

@@ -11,6 +11,7 @@ import { createReranker, type ModelConfig, threads } from '../models/registry.js
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
+import { AnswerMeaning } from './answer-meaning.js';
 import { CursorCodec } from './cursor.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
@@ -67,6 +68,7 @@ export async function openSearch(deps: {
   const service = new SearchService({
     retriever,
     reranker,
+    answers: new AnswerMeaning({ embedder: deps.embedder, queryVector: (query) => retriever.queryVector(query), log: deps.log }),
     documents: deps.documents,
     projects: deps.projects,
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),

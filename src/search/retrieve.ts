@@ -29,8 +29,13 @@ export interface ChunkSearcher {
   getMany(projectIds: readonly string[], refs: ChunkRef[]): Promise<ShownChunk[]>;
 }
 
-/** A convex combination of max-normalised scores, or reciprocal rank fusion with its k. */
-export type Fusion = { method: 'convex'; vectorWeight: number; keywordWeight: number } | { method: 'rrf'; k: number; vectorWeight: number; keywordWeight: number };
+/**
+ * A convex combination of max-normalised scores, or reciprocal rank fusion with its k. `absent` (convex only): what a
+ * candidate missing from a list that stopped at its depth counts as there, 0 or the list's last score (fusion.ts).
+ */
+export type Fusion =
+  | { method: 'convex'; vectorWeight: number; keywordWeight: number; absent?: 'zero' | 'last' }
+  | { method: 'rrf'; k: number; vectorWeight: number; keywordWeight: number };
 
 export interface RetrieveOptions {
   /** Keyword matches taken (BM25 order) for the full list. A query matching more is answered "at least". */
@@ -58,7 +63,7 @@ export const DEFAULT_RETRIEVE: RetrieveOptions = {
   firstPageKeywordDepth: 200,
   vectorDepth: 200,
   // Chosen on SciFact train (bench/quality.ts --tune): equal weights; better than every RRF k and weight tried.
-  fusion: { method: 'convex', vectorWeight: 0.5, keywordWeight: 0.5 },
+  fusion: { method: 'convex', vectorWeight: 0.5, keywordWeight: 0.5, absent: 'last' },
   rerankDepth: 50,
   rerankTimeoutMs: 2000,
 };
@@ -124,15 +129,18 @@ export function rankFirstStage(
   lists: { vector: readonly VectorHit[]; keyword: readonly KeywordHit[] },
   fusion: RetrieveOptions['fusion'],
   floor: number | null,
+  /** The last hit of each list as read, when it stopped at its depth: what lies beyond scored at most that. */
+  cut: { vector?: VectorHit; keyword?: KeywordHit } = {},
 ): { ranked: RankedChunk[]; weak: boolean } {
   const vectorById = new Map(lists.vector.map((h) => [h.id, h]));
   const keywordById = new Map(lists.keyword.map((h) => [h.id, h]));
+  const bound = fusion.method === 'convex' && fusion.absent === 'last';
   const fused =
     fusion.method === 'rrf'
       ? reciprocalRankFusion<ChunkRef>([lists.vector, lists.keyword], { k: fusion.k, weights: [fusion.vectorWeight, fusion.keywordWeight] })
       : scoreFusion<ChunkRef>([
-          { items: lists.vector, score: (h) => 1 - vectorById.get(h.id)!._distance, weight: fusion.vectorWeight },
-          { items: lists.keyword, score: (h) => keywordById.get(h.id)!._score, weight: fusion.keywordWeight },
+          { items: lists.vector, score: (h) => 1 - vectorById.get(h.id)!._distance, weight: fusion.vectorWeight, ...(bound && cut.vector ? { absent: 1 - cut.vector._distance } : {}) },
+          { items: lists.keyword, score: (h) => keywordById.get(h.id)!._score, weight: fusion.keywordWeight, ...(bound && cut.keyword ? { absent: cut.keyword._score } : {}) },
         ]);
   const all = fused.map((c): RankedChunk => {
     const [vRank, kRank] = c.ranks;
@@ -211,7 +219,8 @@ export class Retriever {
     const keywordHits = shown ? keywordAll.filter((h) => shown.has(h.document_id)) : keywordAll;
 
     const fusionStarted = performance.now();
-    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor);
+    const cut = { ...(vectorAll.length >= vectorDepth ? { vector: vectorAll.at(-1) } : {}), ...(keywordAll.length >= keywordDepth ? { keyword: keywordAll.at(-1) } : {}) };
+    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor, cut);
     this.deps.timings?.stage('fusion', (performance.now() - fusionStarted) / 1000);
     const { weak } = first;
     let { ranked } = first;

@@ -13,13 +13,15 @@ import type { ForegroundGate } from '../core/foreground.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
 import { type DocumentGroup, groupByDocument } from './group.js';
+import { answerUnits, chooseAnswer, scoresFromWindows } from './answer.js';
+import type { AnswerMeaning } from './answer-meaning.js';
 import { highlights, type Range } from './highlights.js';
 import { cutPage, type PageCut } from './page.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
 import { citation, type Citation } from './citation.js';
-import { sentenceWindows } from './sentence-windows.js';
+import type { SentenceWindow } from './sentence-windows.js';
 import { queryTerms } from './terms.js';
 import type { SearchTimings } from './timings.js';
 
@@ -28,6 +30,8 @@ export interface SearchPassage {
   score: number;
   scores: ScoreSources;
   text: string;
+  /** The sentence(s) of `text` that best answer the query (answer.ts): a slice of `text`, marked in `highlights`. */
+  snippet: string;
   highlights: Range[];
   page_start?: number;
   page_end?: number;
@@ -140,6 +144,8 @@ export interface SearchServiceDeps {
   clock?: () => number;
   /** Told how long each search and its page's hydration took (the retriever tells its own stages). */
   timings?: SearchTimings;
+  /** Scores the shown passages' sentences by meaning, to choose each one's answer (else: by the query's terms). */
+  answers?: AnswerMeaning;
 }
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
@@ -254,25 +260,26 @@ export class SearchService {
   }
 
   /**
-   * The shown chunks' rows (reading only those not loaded yet) and projects; then each chunk as a passage with its
-   * highlights, or null when it was deleted since the lists were read.
+   * The shown chunks' rows (reading only those not loaded yet) and projects, and each one's answer; then each chunk
+   * as a passage with its snippet and highlights, or null when it was deleted since the lists were read.
    */
   private async passages(q: SearchQuery, shown: RankedChunk[], loaded: Map<string, ShownChunk>): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
     const rows = await this.deps.retriever.hydrate(q.scope, shown, loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
-    const projects = new Map((await this.deps.projects.names(projectIds)).map((p) => [p.id, p]));
+    const [projects, answers] = await Promise.all([this.deps.projects.names(projectIds).then((list) => new Map(list.map((p) => [p.id, p]))), this.answers(q, shown, rows)]);
     const terms = queryTerms(q.query);
     return (r) => {
       const chunk = rows.get(r.chunk.id);
       const project = chunk && projects.get(chunk.project_id);
       if (!chunk || !project) return null;
-      const windows = r.windows ?? sentenceWindows(chunk.text);
+      const answer = answers.get(chunk.id);
       const p: SearchPassage & { project: ProjectRef } = {
         chunk_id: chunk.id,
         score: r.score,
         scores: r.scores,
         text: chunk.text,
-        highlights: highlights(chunk.text, windows, terms, r.windows?.map((w) => w.score)),
+        snippet: answer ? chunk.text.slice(answer.start, answer.end) : '',
+        highlights: highlights(chunk.text, answer, terms),
         project,
       };
       if (chunk.page_start !== null) p.page_start = chunk.page_start;
@@ -281,5 +288,36 @@ export class SearchService {
       if (chunk.ocr) p.ocr = true;
       return p;
     };
+  }
+
+  /**
+   * Each shown chunk's answer unit: by the builtin reranker's window scores when it scored the chunk, else by the
+   * meaning of its sentences (one model call for the page; not in keyword mode, which asks for words alone), with
+   * the query's terms.
+   */
+  private async answers(q: SearchQuery, shown: RankedChunk[], rows: Map<string, ShownChunk>): Promise<Map<string, SentenceWindow>> {
+    const terms = queryTerms(q.query);
+    const byId = new Map(shown.map((r) => [r.chunk.id, r]));
+    const units = new Map([...rows.values()].filter((c) => byId.has(c.id)).map((c) => [c.id, answerUnits(c.text)]));
+    const meaning = new Map<string, number[]>();
+    for (const [id, list] of units) {
+      const windows = byId.get(id)!.windows;
+      const scored = windows ? scoresFromWindows(list, windows) : undefined;
+      if (scored) meaning.set(id, scored);
+    }
+    const unscored = [...units].filter(([id, list]) => !meaning.has(id) && list.length > 1);
+    if (this.deps.answers && q.mode !== 'keyword' && unscored.length > 0) {
+      const texts = unscored.map(([id, list]) => list.map((u) => rows.get(id)!.text.slice(u.start, u.end)));
+      const started = performance.now();
+      const scores = await this.deps.answers.scores(q.query, texts);
+      this.deps.timings?.stage('answers', (performance.now() - started) / 1000);
+      unscored.forEach(([id], i) => scores?.[i] && meaning.set(id, scores[i]));
+    }
+    const out = new Map<string, SentenceWindow>();
+    for (const [id, list] of units) {
+      const choice = chooseAnswer(rows.get(id)!.text, list, terms, meaning.get(id));
+      if (choice) out.set(id, choice.unit);
+    }
+    return out;
   }
 }

@@ -16,8 +16,10 @@ export type SearchStage =
   | 'fusion'
   /** Reading the head's rows and reranking it (when a reranker ran). */
   | 'rerank'
-  /** Rows, documents and projects of the page shown. */
-  | 'hydrate';
+  /** Rows, documents and projects of the page shown, and their answers. */
+  | 'hydrate'
+  /** Scoring the shown passages' sentences by meaning, to choose their answers (within `hydrate`; not in keyword mode). */
+  | 'answers';
 
 export interface SearchTimings {
   stage(stage: SearchStage, seconds: number): void;

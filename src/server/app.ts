@@ -17,6 +17,8 @@ import { adminUserRoutes } from './web/admin-users.js';
 import { inviteRoutes } from './web/invite.js';
 import { documentRoutes } from './web/library-documents.js';
 import { documentListRoutes } from './web/library-list.js';
+import { trashRoutes } from './web/library-trash.js';
+import { viewRoutes } from './web/library-view.js';
 import { projectRoutes } from './web/library-projects.js';
 import { sharingRoutes } from './web/library-sharing.js';
 import { searchRoutes } from './web/library-search.js';
@@ -52,6 +54,8 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   sourceRoutes(pages, s);
   documentListRoutes(pages, s);
   documentRoutes(pages, s);
+  trashRoutes(pages, s);
+  viewRoutes(pages, s);
   uploadRoutes(pages, s);
   pages.get('settings', '/settings', (ctx) => ctx.redirect('/settings/keys'));
   loginRoutes(pages, s);

@@ -72,6 +72,7 @@ import { SourceStore } from '../store/sql/sources.js';
 import { legacyOffice } from './api/documents/multipart.js';
 import { sourceRoots } from './config.js';
 import { openSso } from './sso.js';
+import { scheduleTrashPurge } from '../documents/trash-purge.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -260,7 +261,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     );
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
-    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
+    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, trashRetentionMs: config.trashDays * 24 * HOUR, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
+    cleanups.push(scheduleTrashPurge({ purge: () => ingest.purgeExpiredTrash(), leader: upkeep ? () => upkeep.isLeader() : () => true, everyMs: HOUR, log }));
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
     // After the preload, whose row directory names the chunks' documents, and before health calls it done: the sweep

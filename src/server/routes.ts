@@ -27,6 +27,7 @@ import { getSource } from './api/sources/get.js';
 import { listSources } from './api/sources/list.js';
 import { syncSource } from './api/sources/sync.js';
 import { updateSource } from './api/sources/update.js';
+import { listTrash, purgeFromTrash, restoreFromTrash } from './api/trash.js';
 import { upload } from './api/upload.js';
 import type { Services } from './services.js';
 
@@ -65,6 +66,9 @@ export function apiRoutes(s: Services): ApiRoute[] {
     updateDocument(s),
     retryDocument(s),
     deleteDocument(s),
+    listTrash(s),
+    restoreFromTrash(s),
+    purgeFromTrash(s),
     startReindex(s),
     reindexStatus(s),
     search(s),

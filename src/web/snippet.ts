@@ -1,7 +1,7 @@
 /**
- * A result's snippet: the excerpt of the chunk around its best passage (core/excerpt.ts, the same window the CLI
- * shows), with the query's terms in `<mark>`. Terms are found with the same matcher the service uses, so the page
- * and the API agree.
+ * A result's snippet: the excerpt of the chunk that opens with its answer (core/excerpt.ts, the same window the CLI
+ * shows), the answer as one styled run, with the query's terms in `<mark>`. Terms are found with the same matcher
+ * the service uses, so the page and the API agree.
  */
 import { EXCERPT_CHARS, excerpt, type TextRange } from '../core/excerpt.js';
 import { termRanges } from '../search/highlights.js';
@@ -9,10 +9,11 @@ import { queryTerms } from '../search/terms.js';
 import { withoutDirectionalControls } from './display-text.js';
 import { type Html, html } from './html.js';
 
-export function snippet(original: string, highlights: readonly TextRange[], query: string, max = EXCERPT_CHARS): Html {
-  // An override in the text (an e-mail subject's U+202E) must not reverse what follows it: the From/To line.
-  const text = withoutDirectionalControls(original);
-  const { start, end, passage } = excerpt(text, highlights, max);
+export function snippet(p: { text: string; snippet?: string; highlights: readonly TextRange[] }, query: string, max = EXCERPT_CHARS): Html {
+  // An override in the text (an e-mail subject's U+202E) must not reverse what follows it: the From/To line. The
+  // controls are replaced one for one, so the answer's offsets still hold.
+  const text = withoutDirectionalControls(p.text);
+  const { start, end, passage } = excerpt(text, p.snippet === undefined ? undefined : withoutDirectionalControls(p.snippet), p.highlights, max);
   const marks = termRanges(text, queryTerms(query)).filter(([s, e]) => s >= start && e <= end);
   const parts: Html[] = [];
   let at = start;

@@ -53,6 +53,8 @@ let d: Daemon;
 let users: Users;
 let q: string;
 let shared: Fixture;
+/** A project like P with D in its trash, for the cells that only look. */
+let trashed: Fixture;
 const bearer = {} as Record<Principal, string>;
 const mcpBearer = {} as Record<Principal, string>;
 const web = {} as Record<keyof Users, { client: WebClient; csrf: string }>;
@@ -77,6 +79,13 @@ async function fixture(pdf = false): Promise<Fixture> {
   await share({ group: 'team', role: 'editor' });
   await share({ email: users.gina.email, role: 'viewer' });
   return { id, name, document, bob };
+}
+
+/** A project like P whose document Alice has deleted: D is in its trash. */
+async function inTrash(f: () => Promise<Fixture>): Promise<Fixture> {
+  const p = await f();
+  await ok('delete D', api(d, `/api/v1/documents/${p.document}`, { method: 'DELETE', token: users.alice.apiKey }));
+  return p;
 }
 
 async function operator(...args: string[]): Promise<void> {
@@ -158,6 +167,9 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
   'PATCH /api/v1/documents/{id}': async (token, f) => restOutcome(await api(d, `/api/v1/documents/${(await f()).document}`, { method: 'PATCH', token, body: { filename: 'renamed.txt' } })),
   'POST /api/v1/documents/{id}/retry': async (token) => restOutcome(await api(d, `/api/v1/documents/${shared.document}/retry`, { method: 'POST', token })),
   'DELETE /api/v1/documents/{id}': async (token, f) => restOutcome(await api(d, `/api/v1/documents/${(await f()).document}`, { method: 'DELETE', token })),
+  'GET /api/v1/trash': async (token) => restOutcome(await api(d, '/api/v1/trash?limit=100', { token }), (b) => b.documents.some((x: { id: string }) => x.id === trashed.document)),
+  'POST /api/v1/trash/{id}/restore': async (token, f) => restOutcome(await api(d, `/api/v1/trash/${(await inTrash(f)).document}/restore`, { method: 'POST', token })),
+  'DELETE /api/v1/trash/{id}': async (token, f) => restOutcome(await api(d, `/api/v1/trash/${(await inTrash(f)).document}`, { method: 'DELETE', token })),
   'POST /api/v1/search': async (token) =>
     restOutcome(await api(d, '/api/v1/search', { token, body: { query: `${WORD} handbook`, limit: 50 } }), (b) => b.results.some((r: { document: { id: string } }) => r.document.id === shared.document)),
   'GET /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { token })),
@@ -226,6 +238,7 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
   },
   'GET /documents/:id': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}`)),
   'GET /documents/:id/file': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/file`)),
+  'GET /documents/:id/view': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/view`)),
   'GET /documents/:id/thumbnail.webp': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/thumbnail.webp`)),
   'GET /documents/:id/delete': async ({ client }) => webOutcome(await client.get(`/documents/${shared.document}/delete`)),
   'POST /documents/:id/delete': async ({ client, csrf }, f) => webOutcome(await client.post(`/documents/${(await f()).document}/delete`, { _csrf: csrf })),
@@ -237,6 +250,10 @@ const WEB: Record<string, (w: WebSide, f: () => Promise<Fixture>) => Promise<Out
     return webOutcome(await client.post(`/documents/${p.document}/move`, { _csrf: csrf, project_id: own?.id ?? 'prj_none' }));
   },
   'POST /documents/:id/retry': async ({ client, csrf }) => webOutcome(await client.post(`/documents/${shared.document}/retry`, { _csrf: csrf })),
+  'GET /trash': async ({ client }) => webOutcome(await client.get('/trash'), (r) => r.text.includes(`/trash/${trashed.document}/restore`)),
+  'POST /trash/:id/restore': async ({ client, csrf }, f) => webOutcome(await client.post(`/trash/${(await inTrash(f)).document}/restore`, { _csrf: csrf })),
+  'GET /trash/:id/purge': async ({ client }) => webOutcome(await client.get(`/trash/${trashed.document}/purge`)),
+  'POST /trash/:id/purge': async ({ client, csrf }, f) => webOutcome(await client.post(`/trash/${(await inTrash(f)).document}/purge`, { _csrf: csrf })),
   'GET /search': async ({ client }) => webOutcome(await client.get(`/search?q=${WORD}+handbook&view=passages`), (r) => r.text.includes(`/documents/${shared.document}`)),
   'POST /settings/keys': async ({ client, csrf }) => webOutcome(await client.post('/settings/keys', { _csrf: csrf, name: 'web key', scopes: ['read:documents'] })),
   'POST /settings/keys/:id/revoke': async ({ client, csrf, user }) => {
@@ -396,6 +413,7 @@ describe('the permission matrix of docs/permissions.md', () => {
     await operator('groups', 'add', 'team', users.dan.email, '--data-dir', d.dataDir);
     q = (await ok('Q', api(d, '/api/v1/projects', { token: users.alice.apiKey, body: { name: 'Q' } }))).body.id;
     shared = await fixture(true);
+    trashed = await inTrash(() => fixture());
     const limited = (await ok('limited key', api(d, '/api/v1/keys', { token: users.alice.apiKey, body: { name: 'Q only', project_ids: [q] } }))).body.key as string;
     const app = await addClient(d, { name: 'Matrix reader', redirectUris: ['http://127.0.0.1:9/callback'] });
     const people: [Principal, keyof Users][] = [

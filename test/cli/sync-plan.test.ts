@@ -66,16 +66,17 @@ describe('upload --sync plan', () => {
 
 describe('search passages and wrapping', () => {
   beforeAll(loadColumns);
-  it('a long chunk shows the excerpt around its best highlight, cut at words, highlights shifted', () => {
+  it('a long chunk shows the excerpt opening with its answer, cut at words, highlights shifted', () => {
     const text = `${'lorem ipsum '.repeat(60)}the fire exit is north ${'dolor sit '.repeat(60)}`;
     const at = text.indexOf('fire exit');
-    const p = passage(text, [[at, at + 9]], 120);
+    const p = passage({ text, snippet: 'the fire exit is north', highlights: [[at, at + 9]] }, 120);
+    expect(p.text.startsWith('… the fire exit is north dolor')).toBe(true);
     expect(p.text.startsWith('… ')).toBe(true);
     expect(p.text.endsWith(' …')).toBe(true);
     expect(p.text.length).toBeLessThanOrEqual(124);
     const [s, e] = p.highlights[0]!;
     expect(p.text.slice(s, e)).toBe('fire exit');
-    expect(passage('short text', [[0, 5]])).toEqual({ text: 'short text', highlights: [[0, 5]] });
+    expect(passage({ text: 'short text', highlights: [[0, 5]] })).toEqual({ text: 'short text', highlights: [[0, 5]] });
   });
 
   it('wraps to the width with an indent (and a hanging indent), not counting styling', () => {

@@ -243,4 +243,25 @@ describe('upload --sync --watch: the project follows the folder (issue 41)', () 
     }
     rmSync(dir, { recursive: true, force: true });
   });
+  it('says each file\'s final state: ready, failed with the reason, skipped with the reason (#53 item 4)', { timeout: 300_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-watch-final-'));
+    writeFileSync(join(dir, 'first.txt'), text(TOPICS[6]!));
+    // Without --json: the lines a person reads on stderr.
+    const proc = spawn(process.execPath, [BIN, 'upload', dir, '--sync', '--watch', '--project', 'finals', '--create-project'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    watchers.push({ proc, stdout: () => '', stderr: () => err, events: () => [], exited: new Promise((res) => proc.once('exit', res)) });
+    try {
+      await vi.waitFor(() => expect(err).toContain('first.txt: ready (1 chunk)'), { timeout: 60_000, interval: 100 });
+      // A truncated PDF (its header, then nothing) and a file of a type docsearch does not read.
+      writeFileSync(join(dir, 'bad.pdf'), '%PDF-1.7\n1 0 obj\n<< /Type /Catalog');
+      writeFileSync(join(dir, 'notes.bin'), Buffer.from([0, 1, 2, 3, 255, 254]));
+      await vi.waitFor(() => expect(err).toMatch(/bad\.pdf: failed: \S+/), { timeout: 60_000, interval: 100 });
+      await vi.waitFor(() => expect(err).toMatch(/skipped \S*notes\.bin: unsupported file type/), { timeout: 30_000, interval: 100 });
+      expect(err).toContain('bad.pdf: added');
+    } finally {
+      proc.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/ingest/chunk.js';
+import { fromText } from '../../src/ingest/parsers/txt.js';
 import { splitSentences } from '../../src/ingest/sentences.js';
 import type { Block, ParsedDocument, TokenCounter } from '../../src/ingest/types.js';
 import { rng } from '../helpers/rng.js';
@@ -63,6 +64,30 @@ describe('chunkDocument', () => {
     ]);
     // The chunk opens with its heading, so the header stops at the parent (here: just the title).
     expect(chunks[0]!.embedText).toBe('Doc\n\nAlpha\n\nAlpha body on page one.\n\nAlpha body on page two.');
+  });
+
+  it('starts a new chunk, carrying nothing over, at a line that reads as a heading the parser did not mark', () => {
+    const body = (topic: string) => `${topic} is covered by the policy in full, and staff should read this part before they claim anything from the office.`;
+    const text = [
+      'Annual staff report',
+      `${body('Leave')} ${body('Sick leave')}`,
+      '3.2 Travel and commuting',
+      `${body('Commuting')} Staff who cycle to the office receive 35 euros a month towards their bicycle.`,
+      'ANNEX',
+      body('The annex'),
+      'a short line without a capital',
+      body('Parking'),
+    ].join('\n\n');
+    const d = fromText(text);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 256, overlapTokens: 32, title: 'report.txt' });
+    expect(chunks.map((c) => c.text.split('\n\n')[0])).toEqual(['Annual staff report', '3.2 Travel and commuting', 'ANNEX']);
+    expect(chunks[1]!.text).toContain('35 euros');
+    expect(chunks[2]!.text).toContain('a short line without a capital');
+    // Lines that are not headings break nothing: a sentence, a line ending in a colon, one over a short line.
+    for (const line of ['The office is open on Monday.', 'The following applies:', 'Totals']) {
+      const blocks = fromText(`Intro ${body('x')}\n\n${line}\n\n${line === 'Totals' ? '42' : body('y')}`).blocks;
+      expect(chunkDocument({ blocks, warnings: [] }, { tokenizer, maxTokens: 256, overlapTokens: 32, title: 't' })).toHaveLength(1);
+    }
   });
 
   it('repeats the full heading path on continuation chunks', () => {

@@ -25,6 +25,21 @@ describe('score fusion (convex combination of max-normalised scores)', () => {
     expect(fused[2]!.score).toBeCloseTo((0.5 * 0.6) / 0.61);
   });
 
+  it('counts an item a list lacks at that list\'s last score when it stopped at its depth (`absent`), so a lone keyword match beats look-alikes', () => {
+    // x is the only keyword match worth the name (BM25 10.8 against 0.7) but fell out of the vector list, whose
+    // last (its depth) scored 0.9: near-duplicates a, b of similarity ~0.95 must not outrank it for that.
+    const vector = list({ a: 0.95, b: 0.94, last: 0.9 }, 0.5);
+    const keyword = list({ x: 10.8, a: 0.7, b: 0.7 }, 0.5);
+    expect(scoreFusion([vector, keyword])[0]!.id).toBe('a');
+    const fused = scoreFusion([{ ...vector, absent: 0.9 }, keyword]);
+    expect(fused[0]!.id).toBe('x');
+    expect(fused[0]!.score).toBeCloseTo((0.5 * 0.9) / 0.95 + 0.5);
+    expect(fused[0]!.ranks).toEqual([undefined, 1]);
+    // Both lists cut: a vector-only item gets the keyword list's last too.
+    const both = scoreFusion([{ ...vector, absent: 0.9 }, { ...list({ x: 10.8, a: 2 }, 0.5), absent: 2 }]);
+    expect(both.find((f) => f.id === 'last')!.score).toBeCloseTo((0.5 * 0.9) / 0.95 + (0.5 * 2) / 10.8);
+  });
+
   it('ignores a list whose best score is not positive, and breaks ties by best rank, then id', () => {
     const fused = scoreFusion([list({ a: -0.2, b: -0.3 }, 0.5), list({ d: 1, c: 1 }, 0.5)]);
     // c and d tie at 0.5 and at best rank (1 and 2 in the same list): d ranked first there, so d; a and b tie at 0.

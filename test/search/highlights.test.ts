@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bestWindow, highlights, mergeRanges, termRanges } from '../../src/search/highlights.js';
+import { answerUnits, chooseAnswer, MAX_UNIT_CHARS, scoresFromWindows } from '../../src/search/answer.js';
+import { highlights, mergeRanges, termRanges } from '../../src/search/highlights.js';
 import { sentenceWindows } from '../../src/search/sentence-windows.js';
 import { keywordQuery, queryTerms } from '../../src/search/terms.js';
 
@@ -55,23 +56,41 @@ describe('highlights', () => {
     expect(mark('statinsX statin', termRanges('statinsX statin', queryTerms('statin')))).toEqual(['statin']);
   });
 
-  it('picks the window with the most query terms when no window scores are given', () => {
-    const w = bestWindow(text, windows, queryTerms('statin cholesterol'));
-    expect(text.slice(w!.start, w!.end)).toBe('Statins reduce cholesterol in most adults.');
+  it('picks the unit with the most query terms without meaning scores, and by meaning plus terms with them', () => {
+    const a = chooseAnswer(text, windows, queryTerms('statin cholesterol'));
+    expect(text.slice(a!.unit.start, a!.unit.end)).toBe('Statins reduce cholesterol in most adults.');
+    const m = chooseAnswer(text, windows, queryTerms('statin cholesterol'), windows.map((_, i) => (i === 0 ? 0.9 : 0.1)));
+    expect(text.slice(m!.unit.start, m!.unit.end)).toBe('Aspirin lowers fever within an hour.');
+    // Terms still count: a close second in meaning that holds the query's words wins.
+    const both = chooseAnswer(text, windows, queryTerms('statin cholesterol'), windows.map((_, i) => (i === 0 ? 0.5 : 0.45)));
+    expect(both!.index).toBe(1);
   });
 
-  it('prefers the reranker window scores when present', () => {
-    const w = bestWindow(text, windows, queryTerms('statin cholesterol'), windows.map((_, i) => (i === 0 ? 0.9 : 0.1)));
-    expect(text.slice(w!.start, w!.end)).toBe('Aspirin lowers fever within an hour.');
+  it('takes the builtin reranker\'s window scores for the units inside each window', () => {
+    expect(scoresFromWindows(windows, windows.map((w, i) => ({ ...w, score: i })))).toEqual([0, 1, 2]);
+    expect(scoresFromWindows(windows, [{ start: 0, end: 5, score: 1 }])).toBeUndefined();
   });
 
-  it('merges the sentence and term ranges into sorted, non-overlapping ranges', () => {
-    const ranges = highlights(text, windows, queryTerms('cholesterol exercise'));
+  it('cuts a unit without sentence punctuation (a list) at lines, then words, so no answer is the whole chunk', () => {
+    const list = Array.from({ length: 40 }, (_, i) => `item ${i} costs ${i * 3} euros`).join('\n');
+    const units = answerUnits(list);
+    expect(units.length).toBeGreaterThan(1);
+    for (const u of units) expect(u.end - u.start).toBeLessThanOrEqual(MAX_UNIT_CHARS);
+    const line = 'word '.repeat(300).trim();
+    const pieces = answerUnits(line);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.map((u) => line.slice(u.start, u.end)).join(' ')).toBe(line);
+    const a = chooseAnswer(list, units, queryTerms('item 17'));
+    expect(list.slice(a!.unit.start, a!.unit.end)).toContain('item 17 costs 51 euros');
+  });
+
+  it('merges the answer and term ranges into sorted, non-overlapping ranges', () => {
+    const ranges = highlights(text, windows[1], queryTerms('cholesterol exercise'));
     expect(mark(text, ranges)).toEqual(['Statins reduce cholesterol in most adults.', 'exercise']);
     expect(mergeRanges([[5, 8], [0, 2], [1, 3], [8, 9], [10, 10]])).toEqual([[0, 3], [5, 9]]);
   });
 
   it('returns no ranges when nothing matches', () => {
-    expect(highlights(text, windows, queryTerms('🧬'))).toEqual([]);
+    expect(highlights(text, undefined, queryTerms('🧬'))).toEqual([]);
   });
 });

@@ -145,6 +145,7 @@ const PAIRS: [keyof typeof files, string, Schema][] = [
   ['cli', 'SearchResponse', search],
   ['cli', 'Me', components.Me!],
   ['cli', 'Source', components.Source!],
+  ['cli', 'TrashEntry', components.TrashEntry!],
   ['mcp', 'WireProject', components.Project!],
   ['mcp', 'WireDocument', { anyOf: [components.Document!, components.UploadedDocument!] }],
   ['mcp', 'WirePassage', components.SearchPassage!],
@@ -185,6 +186,7 @@ describe('the clients\' wire types agree with the OpenAPI document', () => {
       members: components.ProjectMember!,
       results: components.SearchResult!,
       search_documents: components.DocumentResult!,
+      trash: components.TrashEntry!,
     };
     for (const [list, schema] of Object.entries(lists)) expect([...JSON_FIELDS[list as keyof typeof JSON_FIELDS]].sort(), list).toEqual(Object.keys(resolve(schema).properties!).sort());
   });

@@ -210,6 +210,21 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: full.apiKey })).status).toBeLessThan(300);
     expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
   },
+  'POST /api/v1/trash/{id}/restore': async (c) => {
+    const { call, full, other } = c;
+    const id = await trashed(c, other, 'restore me');
+    const res = await call(`/api/v1/trash/${id}/restore`, { method: 'POST', token: other.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(id);
+    expect((await call(`/api/v1/trash/${id}/restore`, { method: 'POST', token: other.apiKey })).status).toBe(404);
+    expect((await call(`/api/v1/trash/${await trashed(c, other, 'not yours')}/restore`, { method: 'POST', token: full.apiKey })).status).toBe(404);
+  },
+  'DELETE /api/v1/trash/{id}': async (c) => {
+    const { call, other } = c;
+    const id = await trashed(c, other, 'purge me');
+    expect((await call(`/api/v1/trash/${id}`, { method: 'DELETE', token: other.apiKey })).status).toBe(204);
+    expect((await call(`/api/v1/trash/${id}`, { method: 'DELETE', token: other.apiKey })).status).toBe(404);
+  },
   'POST /api/v1/reindex': async ({ call, full }) => {
     expect((await call('/api/v1/reindex', { method: 'POST', token: full.apiKey })).status).toBeLessThan(300);
   },
@@ -245,6 +260,16 @@ async function someDocument(call: Ctx['call'], full: TestUser): Promise<string> 
   const first = (list.body?.documents ?? [])[0];
   if (first) return first.id;
   throw new Error('no document to exercise: POST /api/v1/upload must run first');
+}
+
+/** A note of `user`'s, uploaded and deleted: its id, in the trash. */
+async function trashed({ call, callRaw }: Pick<Ctx, 'call' | 'callRaw'>, user: TestUser, text: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([`${text}: a note for the trash routes.\n`], { type: 'text/plain' }), `${text}.txt`);
+  const up = await callRaw('/api/v1/upload?wait=true', { method: 'POST', headers: { authorization: `Bearer ${user.apiKey}` }, body: form });
+  const id = up.body.documents[0].id as string;
+  expect((await call(`/api/v1/documents/${id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+  return id;
 }
 
 function matcherFor(template: string): RegExp {

@@ -32,6 +32,15 @@ export function browserSuite(): { readonly d: Daemon; readonly browser: Browser 
   return suite;
 }
 
+/** Signs `user` in on the login page of the daemon at `url`, and waits to leave it. */
+export async function signIn(page: Page, url: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${url}/login`);
+  await page.fill('input[name=email]', user.email);
+  await page.fill('input[name=password]', user.password);
+  await page.click('button[type=submit]');
+  await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+}
+
 /** Records the page's Content-Security-Policy violations (the console reports them) in `sink`. */
 export function watchCsp(page: Page, sink: string[]): Page {
   page.on('console', (m) => {

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { makeDocx, makePdf, para } from '../ingest/build-fixtures.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
 /**
  * The document API the library pages are built on (#21): filters, sorts and keyset paging of GET /documents;
@@ -283,7 +285,7 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
     expect(webp.length).toBeLessThan(40_000);
     const txt = await api(d, `/api/v1/documents/${docs[1]!.id}/thumbnail`, { token: alice.apiKey });
     expect(txt.status).toBe(404);
-    expect(txt.body.error.message).toBe('only PDFs have a thumbnail');
+    expect(txt.body.error.message).toBe('only PDFs and images have a thumbnail');
     expect((await api(d, `/api/v1/documents/${survey.id}/thumbnail`, { token: bob.apiKey })).status).toBe(404);
     // A file that passes as a PDF but can't be drawn fails its own thumbnail, not the daemon.
     const broken = await fetch(`${d.url}/api/v1/upload?wait=true`, {
@@ -300,5 +302,20 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
     expect(none.status).toBe(404);
     expect(none.body.error.message).toBe('the first page of this PDF could not be drawn');
     expect((await api(d, '/api/v1/health')).status).toBe(200);
+  });
+
+  it('draws a scanned JPEG as a WebP thumbnail, upright and 320 pixels wide', async () => {
+    // A landscape photo stored sideways, with EXIF orientation 6 (turn it a quarter clockwise): shown upright, portrait.
+    const jpeg = await sharp({ create: { width: 1200, height: 800, channels: 3, background: { r: 200, g: 200, b: 200 } } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'scan.jpg', bytes: jpeg }], { query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const id = (up.body.documents as Doc[])[0]!.id;
+    const res = await fetch(`${d.url}/api/v1/documents/${id}/thumbnail`, { headers: { authorization: `Bearer ${alice.apiKey}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/webp');
+    const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['webp', 320, 480]);
+    expect((await api(d, `/api/v1/documents/${id}/thumbnail?page=2`, { token: alice.apiKey })).body.error.message).toBe('this image has 1 page: there is no page 2');
+    expect((await api(d, `/api/v1/documents/${id}/thumbnail`, { token: bob.apiKey })).status).toBe(404);
   });
 });

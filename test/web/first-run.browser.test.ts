@@ -235,6 +235,8 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await expect.poll(loaded, { timeout: 30_000 }).toBe(320);
       expect(await page.evaluate('window.samePage')).toBe(true);
       expect(page.url()).toContain('?page=2');
+      // The image opens the PDF larger, in the browser's viewer, at the page shown.
+      expect(await page.locator('#preview a.enlarge').getAttribute('href')).toBe(`/documents/${doc!.id}/file#page=2`);
       await page.click('#preview a[rel=prev]');
       await expect.poll(() => page.locator('#preview-where').textContent()).toBe('Page 1 of 14');
       expect(await page.locator('#preview a[rel=prev]').isVisible()).toBe(false);
@@ -247,6 +249,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       expect(await plain.locator('#preview-where').textContent()).toBe('Page 14 of 14');
       expect(await plain.locator('#preview a[rel=next]').isVisible()).toBe(false);
       expect(await plain.locator('img.thumb').getAttribute('src')).toBe(`/documents/${doc!.id}/thumbnail.webp?page=14`);
+      expect(await plain.locator('#preview a.enlarge').getAttribute('href')).toBe(`/documents/${doc!.id}/file#page=14`);
       await bare.close();
 
       // The API's thumbnail takes the page too.
@@ -274,11 +277,11 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await upload(d.url, user, [{ name: 'ships-log.txt', body: long }], false);
       await page.goto(`${d.url}/documents`);
       const intro = await page.locator('main h1 + p').textContent();
-      if (intro!.includes('indexing')) expect(intro).toMatch(/^Every document in your library\. Still indexing 1 document/);
+      if (intro!.includes('indexing')) expect(intro).toMatch(/^Every document in your library \(deleted ones wait in the Trash\)\. Still indexing 1 document/);
 
       await page.goto(`${d.url}/documents/${bad!.id}/delete`);
       expect(await page.locator('main').textContent()).not.toContain('0 chunks');
-      expect(await page.locator('main').textContent()).toContain('Search stops finding it at once, and the original file goes too.');
+      expect(await page.locator('main').textContent()).toContain('Search stops finding it at once. It goes to the Trash, where it can be restored as it was for 30 days.');
 
       // Its sibling: an empty project's deletion names no zero counts.
       const empty = (await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'Empty shelf' } })).body.id as string;

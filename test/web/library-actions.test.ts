@@ -68,7 +68,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(done.status).toBe(303);
     expect(done.location).toBe(`/projects/${field}`);
     const after = await web.get(`/projects/${field}`);
-    expect(flashOf(after.text)).toBe('Deleted “doomed notes.txt”.');
+    expect(flashOf(after.text)).toBe('Deleted “doomed notes.txt”: the Trash keeps it for now.');
     expect(flashOf((await web.get(`/projects/${field}`)).text)).toBeNull(); // said once
     expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
     // Another user's document: no confirmation page, and a forged confirmation deletes nothing.
@@ -173,7 +173,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200);
     const gone = await web.post('/documents/delete', { _csrf: web.csrf, ids: picked, return_to: '/documents?sort=name' });
     expect(gone.location).toBe('/documents?sort=name');
-    expect(flashOf((await web.get('/documents?sort=name')).text)).toBe('Deleted 2 documents.');
+    expect(flashOf((await web.get('/documents?sort=name')).text)).toBe('Deleted 2 documents: the Trash keeps them for now.');
     for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
   }, 240_000);
 

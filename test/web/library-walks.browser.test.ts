@@ -156,7 +156,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(1);
     await page.click('#confirm');
     await page.waitForURL(/\/documents\?type=txt$/);
-    expect(await page.locator('.flash').textContent()).toBe('Deleted 2 documents.');
+    expect(await page.locator('.flash').textContent()).toBe('Deleted 2 documents: the Trash keeps them for now.');
     expect((await page.locator('#documents a.filename').allTextContents()).sort()).toEqual([LONG_FILE, 'marmots.txt'].sort());
     expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(0);
   }, 120_000);

@@ -77,7 +77,8 @@ describe('web library pages', () => {
     expect(res.status).toBe(200);
     const first = res.text.slice(res.text.indexOf('<li class="result"'));
     expect(first).toContain(`data-document-id="${pdfId}"`);
-    expect(first).toContain(`<a href="/documents/${pdfId}" class="filename">survey.pdf</a>`);
+    // The name opens the document at the passage (its chunk, the preview on its page).
+    expect(first).toMatch(new RegExp(`<a href="/documents/${pdfId}\\?page=2#chunk-\\d+" class="filename">survey\\.pdf</a>`));
     // The chunk runs from the end of page 2 into page 3: the original opens where the chunk starts.
     expect(first).toContain('<span class="page">pp. 2–3</span>');
     expect(first).toContain(`href="/documents/${pdfId}/file#page=2"`);

@@ -22,7 +22,7 @@ function response(over: Partial<DocumentsResponse> & { docs: number; matches?: n
       project: { id: 'prj_1', name: 'default' },
       score: 1,
       matches,
-      passages: [{ chunk_id: `c${i}`, score: 1, scores: {} as never, text: 'High tide at six.', highlights: [] }],
+      passages: [{ chunk_id: `c${i}`, score: 1, scores: {} as never, text: 'High tide at six.', snippet: 'High tide at six.', highlights: [] }],
     })),
     ...rest,
   };

@@ -13,6 +13,7 @@ import * as mcp from './mcp.js';
 import { projectsCommand } from './projects/index.js';
 import * as search from './search.js';
 import { sourcesCommand } from './sources/index.js';
+import { trashCommand } from './trash/index.js';
 import * as upload from './upload.js';
 
 /**
@@ -34,7 +35,7 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
       if (action.name() !== 'completion') await loadColumns();
     });
   const ctx = createContext(io, program, overrides);
-  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), sourcesCommand(ctx), keysCommand(ctx), mcp.build(ctx), completion.build(ctx)];
+  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), sourcesCommand(ctx), trashCommand(ctx), keysCommand(ctx), mcp.build(ctx), completion.build(ctx)];
   for (const c of commands) program.addCommand(c);
   return ctx;
 }

@@ -52,11 +52,13 @@ function cites(r: SearchPassage): string | null {
 }
 
 /**
- * The part of a chunk worth reading: the excerpt around its best passage (core/excerpt.ts, the window the web page
+ * The part of a chunk worth reading: its answer, whole, then what follows (core/excerpt.ts, the window the web page
  * shows too), with "…" where text was left out. Returns the excerpt's text and the highlights shifted into it.
  */
-export function passage(text: string, highlights: Array<[number, number]>, max = EXCERPT_CHARS): { text: string; highlights: Array<[number, number]> } {
-  const { start, end } = excerpt(text, highlights, max);
+export function passage(p: Pick<SearchPassage, 'text' | 'snippet' | 'highlights'>, max = EXCERPT_CHARS): { text: string; highlights: Array<[number, number]> } {
+  const { text } = p;
+  const highlights = p.highlights ?? [];
+  const { start, end } = excerpt(text, p.snippet, highlights, max);
   const pre = start > 0 ? '… ' : '';
   const shifted = highlights
     .map(([s, e]) => [Math.max(s, start) - start + pre.length, Math.min(e, end) - start + pre.length] as [number, number])
@@ -139,7 +141,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   const mark = st.enabled ? (s: string) => st.bold(st.underline(s)) : (s: string) => s;
   const write = (lines: string[]) => ctx.io.stdout.write(`${lines.join('\n')}\n`);
   const text = (p: SearchPassage) => {
-    const shownText = passage(p.text, p.highlights ?? []);
+    const shownText = passage(p);
     return wrap(applyHighlights(shownText.text, shownText.highlights, mark), width, '   ');
   };
   const where = (p: SearchPassage) => terminalSafe([cites(p), p.heading !== p.citation?.sheet ? p.heading : null, p.ocr ? 'OCR' : null].filter(Boolean).join(' · '));

@@ -356,9 +356,10 @@ interface WatchTarget {
  */
 async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget, hashes: HashCache, report: WatchReport, first: boolean, signal: AbortSignal): Promise<void> {
   const http = ctx.http();
-  const { files, unreadable, ignored, outside } = await collectFiles(opts.paths, true);
+  const { files, unreadable, ignored, outside, skipped } = await collectFiles(opts.paths, true);
   report.unreadable(unreadable);
   report.outside(outside);
+  report.skipped(skipped);
   // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
   const prune = opts.prune && unreadable.length === 0;
   const plan = await syncPlan(ctx, files, target.project?.id, prune, opts.prefix, hashes);
@@ -388,9 +389,39 @@ async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget,
     stop: () => {},
   };
   const outcomes = await uploadAll(http, [...plan.add, ...plan.replace], target.fields, true, rows, signal);
+  const pending = outcomes.flatMap((o) => (o.document && !o.document.duplicate && !settled(o.document) ? [{ path: o.file.rel, id: o.document.id }] : []));
+  void reportSettled(http, pending, report, signal);
   await deleted(removals.filter((r) => r.reason !== 'moved'));
   const counts = { new: plan.add.length, changed: plan.replace.length, unchanged: plan.unchanged.length, deleted: removals.length, ignored: ignored.length };
   report.synced({ ...counts, failed: outcomes.filter(isFailed).length }, first);
+}
+
+/** How often `--watch` asks after the documents a pass sent until each is ready or failed. */
+const SETTLE_POLL_MS = 1000;
+
+/**
+ * Says each sent document's final state once the server has it (ready, or failed with the reason), while the watch
+ * goes on: a file that fails must not pass for uploaded. Ends with the watch; a document deleted meanwhile is dropped.
+ */
+async function reportSettled(http: ApiClient, pending: { path: string; id: string }[], report: WatchReport, signal: AbortSignal): Promise<void> {
+  let left = pending;
+  while (left.length > 0 && !signal.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
+    const next: typeof left = [];
+    for (const p of left) {
+      let doc: DocumentRecord;
+      try {
+        doc = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(p.id)}`, { signal });
+      } catch (err) {
+        // Deleted meanwhile: nothing to say; the server away: ask again next round.
+        if (!(err instanceof ApiError && err.status === 404)) next.push(p);
+        continue;
+      }
+      if (settled(doc)) report.settled(p.path, doc);
+      else next.push(p);
+    }
+    left = next;
+  }
 }
 
 /** `--sync --watch`: a first pass, then one after each burst of changes, until stopped (upload/watch.ts says when). */

@@ -25,6 +25,8 @@ export interface WatchReport {
   /** The first pass is done and the folder is watched. */
   watching(folder: string, where: string): void;
   change(c: Change): void;
+  /** A document a pass sent reached its final state: ready, or failed with the reason. */
+  settled(path: string, document: DocumentRecord): void;
   /** The end of a pass that changed something (or the first pass). */
   synced(counts: PassCounts, first: boolean): void;
   /** The delete guard held: `paths` stay in the project (said once per distinct refusal). */
@@ -38,6 +40,8 @@ export interface WatchReport {
   unreadable(lines: string[]): void;
   /** Symbolic links that lead out of the folder, not followed (each said once). */
   outside(lines: string[]): void;
+  /** Files a pass does not send, with why: an unsupported type, not a regular file (each said once). */
+  skipped(lines: string[]): void;
   stopped(folder: string, signal: NodeJS.Signals): void;
 }
 
@@ -56,6 +60,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
         c.kind === 'rejected'
           ? emit('rejected', { path: c.path, error: c.error })
           : emit(c.kind, { path: c.path, document_id: c.document.id, status: c.document.status, ...(c.kind === 'deleted' ? { reason: c.reason } : {}) }),
+      settled: (path, d) => emit(d.status, { path, document_id: d.id, ...(d.status === 'failed' ? { error: d.error } : { chunk_count: d.chunk_count }) }),
       synced: (counts) => emit('synced', { counts }),
       refused: (message, hint, paths) => {
         if (fresh([message]).length === 0) return;
@@ -70,6 +75,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       retrying: (message) => emit('retrying', { message }),
       unreadable: emitFresh('unreadable'),
       outside: emitFresh('skipped'),
+      skipped: emitFresh('skipped'),
       stopped: (folder, signal) => emit('stopped', { folder, signal }),
     };
   }
@@ -84,6 +90,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       if (c.kind === 'deleted') return say(`${c.path}: deleted ${c.document.id}${c.reason === 'moved' ? ' (its file moved; sent again at its new path)' : c.reason === 'stale' ? ' (an old version)' : ''}`);
       say(`${c.path}: ${c.document.duplicate ? 'already uploaded' : c.kind === 'added' ? 'added' : 'replaced'} as ${c.document.id} (${c.document.status})`);
     },
+    settled: (path, d) => say(d.status === 'failed' ? `${path}: failed: ${d.error ?? 'no reason given'}` : `${path}: ready (${d.chunk_count ?? 0} chunk${d.chunk_count === 1 ? '' : 's'})`),
     synced: (n, first) => {
       if (!first && n.new + n.changed + n.deleted + n.failed === 0) return;
       say(`synced: ${n.new} added, ${n.changed} replaced, ${n.deleted} deleted, ${n.unchanged} unchanged${n.failed ? `, ${n.failed} failed` : ''}`);
@@ -94,6 +101,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
     retrying: (message) => say(`${message}; trying again`),
     unreadable: skippedOnce,
     outside: skippedOnce,
+    skipped: skippedOnce,
     // After Ctrl-C the interruption's own line says it (exit 130).
     stopped: (folder, signal) => signal !== 'SIGINT' && say(`stopped watching ${folder}`),
   };

@@ -44,9 +44,12 @@ function classify(err: unknown, first: boolean): 'lost' | 'local' | 'fatal' {
   return 'local';
 }
 
-/** Whether a path below the folder can change what a sync sends: a supported file, a folder, or the ignore file. */
+/**
+ * Whether a path below the folder can change what a sync sends or says: a supported file, a folder, the ignore file,
+ * or a new file of another type (the pass says it is skipped, as a one-off run does).
+ */
 const matters = (event: string, rel: string): boolean =>
-  event === 'addDir' || event === 'unlinkDir' || rel === IGNORE_FILE || SUPPORTED_EXTENSIONS.has(extname(rel).toLowerCase());
+  event === 'addDir' || event === 'unlinkDir' || event === 'add' || rel === IGNORE_FILE || SUPPORTED_EXTENSIONS.has(extname(rel).toLowerCase());
 
 /**
  * Watches the folder (chokidar) and runs a full sync pass after each burst of changes. A pass always plans from the

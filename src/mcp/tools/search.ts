@@ -10,9 +10,10 @@ const SCORE = 'how well it matches, for ordering this search\'s results only (no
 
 const Passage = z.object({
   chunk_id: z.string(),
+  snippet: z.string().describe('the sentence(s) of the passage that best answer the query: read it first'),
   text: z.string().describe('the passage; cut at ' + MAX_PASSAGE_CHARS + ' characters when `text_cut` is true'),
   text_cut: z.boolean().optional(),
-  highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets into text of the best sentence and the query terms'),
+  highlights: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) offsets into text of the snippet and the query terms'),
   score: z.number().describe(SCORE),
   page_start: z.number().int().optional().describe(`where the passage starts: ${PAGE_MEANING}; absent for types without`),
   page_end: z.number().int().optional().describe('where it ends (inclusive)'),
@@ -54,6 +55,7 @@ function passage(p: WirePassage): z.infer<typeof Passage> {
   const cut = p.text.length > MAX_PASSAGE_CHARS;
   return {
     chunk_id: p.chunk_id,
+    snippet: p.snippet,
     text: cut ? p.text.slice(0, MAX_PASSAGE_CHARS) : p.text,
     ...(cut ? { text_cut: true } : {}),
     highlights: cut ? p.highlights.filter(([, end]) => end <= MAX_PASSAGE_CHARS) : p.highlights,

@@ -163,7 +163,7 @@ export class BuiltinEmbedder implements Embedder {
     await this.init();
     const results = new Array<Float32Array>(texts.length);
     const items = texts.map((text, i): TextItem => ({ text, size: text.length, done: (vector) => (results[i] = vector) }));
-    await this.queue.push(opts.kind === 'query' ? 'high' : 'low', items);
+    await this.queue.push(opts.kind === 'query' || opts.foreground ? 'high' : 'low', items);
     return results;
   }
 

@@ -30,9 +30,12 @@ const passageFields = {
     })
     .describe('what `score` came from'),
   text: z.string(),
+  snippet: z
+    .string()
+    .describe('the sentence(s) of `text` that best answer the query, by meaning and by its words: a slice of `text`, whose range is one of `highlights` (show it first)'),
   highlights: z
     .array(z.tuple([z.number().int(), z.number().int()]))
-    .describe('sorted, non-overlapping [start, end) UTF-16 offsets into text: the best-matching sentence and query terms'),
+    .describe('sorted, non-overlapping [start, end) UTF-16 offsets into text: the snippet and the query terms'),
   page_start: z.number().int().optional(),
   page_end: z.number().int().optional(),
   heading: z.string().optional().describe('the heading path in effect, outermost first, joined with " > "'),

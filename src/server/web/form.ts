@@ -2,9 +2,15 @@ import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { WebContext } from './session.js';
 
+/**
+ * A form field may repeat this often and still read as a list (the Documents page's 50 checkboxes and more): qs turns
+ * a field repeated more than its default 20 times into an object, and the selection was silently empty.
+ */
+const MAX_REPEATS = 1000;
+
 /** Parses an urlencoded form (small, no files). */
 export function formBody(): Middleware {
-  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb' });
+  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb', queryString: { arrayLimit: MAX_REPEATS } });
   return parse as unknown as Middleware;
 }
 

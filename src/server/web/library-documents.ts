@@ -6,7 +6,7 @@ import { type DocumentPageData, documentPage, documentsDeletePage } from '../../
 import { DocumentFilename } from '../api/documents/wire.js';
 import { sendOriginal } from '../api/documents/file.js';
 import { documentText } from '../api/documents/text.js';
-import { sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
+import { hasThumbnail, sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -26,11 +26,11 @@ const TEXT_CHUNKS = 100;
 /** Documents one form may act on (a page of the Documents list). */
 export const MAX_SELECTED = 100;
 
-const ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
+export const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 
 /** The `ids` of a form: well-formed, each once, at most a page's worth. */
 export function selectedIds(ctx: WebContext): string[] {
-  return [...new Set(formFields(ctx, 'ids').filter((id) => ID.test(id)))].slice(0, MAX_SELECTED);
+  return [...new Set(formFields(ctx, 'ids').filter((id) => DOCUMENT_ID.test(id)))].slice(0, MAX_SELECTED);
 }
 
 /** A failed action on one document, for a flash: “notes.pdf”: why. */
@@ -63,7 +63,10 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     s.users.emails([doc.userId]),
   ]);
   const cursor = queryString(ctx, 'text') || undefined;
-  const text = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor).catch((err: unknown) => {
+  const page = previewPage(queryString(ctx, 'page'), doc.pages);
+  // A result links here at its page (`?page=N#chunk-K`): the text shown starts there, so its chunk is on the page.
+  const fromPage = queryString(ctx, 'page') && page > 1 ? page : undefined;
+  const text = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor, fromPage).catch((err: unknown) => {
     if (isAppError(err) && err.status === 400) return documentText(s, user.actor, doc.id, TEXT_CHUNKS); // a stale link: from the start
     throw err;
   });
@@ -75,8 +78,9 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     role: role ?? 'viewer',
     uploadedBy: uploaders.get(doc.userId) ?? null,
     projects: editable.map((p) => ({ id: p.id, name: p.name })),
-    text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined },
-    previewPage: previewPage(queryString(ctx, 'page'), doc.pages),
+    text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined || (text.pages[0]?.chunks[0]?.index ?? 0) > 0 },
+    previewed: hasThumbnail(doc.contentType),
+    previewPage: page,
     unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
     ...(error ? { error } : {}),
   };
@@ -90,9 +94,10 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
 async function deleteDocuments(ctx: WebContext, s: Services, user: WebUser, ids: string[]): Promise<void> {
   const docs = await s.access.documents(user.actor, ids, 'edit');
   const deleted: string[] = [];
-  for (const doc of docs) if (await s.ingest.delete(doc)) deleted.push(doc.filename);
-  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”.`);
-  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents.`);
+  for (const doc of docs) if (await s.ingest.delete(doc, user.actor.userId)) deleted.push(doc.filename);
+  const kept = s.config.trashDays > 0;
+  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”${kept ? ': the Trash keeps it for now' : ''}.`);
+  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents${kept ? ': the Trash keeps them for now' : ''}.`);
 }
 
 /**
@@ -124,7 +129,7 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!doc) return;
     const returnTo = safeReturnTo(queryString(ctx, 'return_to')) ?? `/projects/${doc.projectId}`;
-    render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: [doc], returnTo }));
+    render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: [doc], returnTo, trashDays: s.config.trashDays }));
   });
 
   // Confirmed on the page above (or the Documents page's bulk delete): the documents named in `ids`.

@@ -3,10 +3,11 @@ import { isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
 import { documentsDeletePage } from '../../web/pages/document.js';
 import { type DocumentsFilter, documentsPage } from '../../web/pages/documents.js';
+import { statusCell } from '../../web/pages/project.js';
 import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from '../api/documents/query.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { failedOn, selectedIds } from './library-documents.js';
+import { DOCUMENT_ID, failedOn, MAX_SELECTED, selectedIds } from './library-documents.js';
 import { documentView, queryString, editableProjects, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
@@ -96,6 +97,15 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     );
   });
 
+  // Every page's live status (app.js): the state of the documents named, those the user may read; the others absent.
+  router.get('documents.status', '/documents/status.json', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const ids = [...new Set(queryString(ctx, 'ids').split(',').filter((id) => DOCUMENT_ID.test(id)))].slice(0, MAX_SELECTED);
+    const docs = await s.access.documents(user.actor, ids, 'read');
+    ctx.body = { documents: docs.map((d) => ({ id: d.id, status: d.status, progress: d.progress, html: statusCell(d).value })) };
+  });
+
   // The list's buttons: delete (asks first), move, retry the failed ones; then back to the same page of the list.
   router.post('documents.bulk', '/documents/bulk', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
@@ -113,7 +123,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       return back();
     }
     if (action === 'delete') {
-      return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo }));
+      return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo, trashDays: s.config.trashDays }));
     }
     if (action !== 'move' && action !== 'retry') {
       flash(ctx, 'Choose what to do with the selected documents.', 'error');

@@ -39,6 +39,9 @@ export interface DocumentRecord {
   /** The source that keeps it current and its path there, or null (an upload). */
   sourceId: string | null;
   sourcePath: string | null;
+  /** When it went to the trash (null: it is not in the trash), and who deleted it (a user id, null when unknown). */
+  trashedAt: number | null;
+  trashedBy: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -100,7 +103,15 @@ export interface DocumentPosition {
 export type MoveOutcome =
   | { outcome: 'moved'; document: DocumentRecord; from: string }
   | { outcome: 'not_found' | 'busy' }
-  | { outcome: 'same_content' | 'same_path'; other: string };
+  | { outcome: 'same_content' | 'same_path'; other: string; inTrash: boolean };
+
+export type RestoreOutcome = { outcome: 'restored'; document: DocumentRecord } | { outcome: 'not_found' } | { outcome: 'same_path'; other: string };
+
+/** Where a page of the trash ended: the last entry's time in the trash and id (newest first). */
+export interface TrashPosition {
+  trashedAt: number;
+  id: string;
+}
 
 
 const toRecord = (r: Row): DocumentRecord => ({
@@ -126,6 +137,8 @@ const toRecord = (r: Row): DocumentRecord => ({
   attachedTo: r.attached_to,
   sourceId: r.source_id,
   sourcePath: r.source_path,
+  trashedAt: r.trashed_at,
+  trashedBy: r.trashed_by,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -138,12 +151,14 @@ const toRecord = (r: Row): DocumentRecord => ({
  */
 function hideReplaced(db: QueryCreator<Database>, id: string, now: number) {
   const ofDocument = (column: 'project_id' | 'path') => db.selectFrom('documents as d').select(`d.${column}`).where('d.id', '=', id);
+  // A version in the trash stays there for its retention (it is no longer at the path: the new one is).
   return db
     .updateTable('documents')
     .set({ replaced_by: id, replaced_at: now })
     .where((eb) => eb.and([eb('project_id', '=', ofDocument('project_id')), eb('path', '=', ofDocument('path'))]))
     .where('id', '<', id)
-    .where('replaced_by', 'is', null);
+    .where('replaced_by', 'is', null)
+    .where('trashed_at', 'is', null);
 }
 
 export class DocumentStore {
@@ -155,7 +170,8 @@ export class DocumentStore {
 
   /**
    * Inserts a queued document and its ingest job in one transaction, so an accepted upload is never lost.
-   * Returns the existing document instead (`duplicate: true`) when the project already holds these bytes; the
+   * Returns the existing document instead (`duplicate: true`) when the project already holds these bytes (in its
+   * trash too: DocumentService.accept removes that copy first); the
    * insert itself decides (the unique index on project and hash), so two processes accepting the same bytes at
    * once make one document, and the other gets it as the duplicate.
    */
@@ -179,6 +195,8 @@ export class DocumentStore {
       attached_to: input.attachedTo ?? null,
       source_id: input.sourceId ?? null,
       source_path: input.sourcePath ?? null,
+      trashed_at: null,
+      trashed_by: null,
       created_at: now,
       updated_at: now,
     };
@@ -205,17 +223,34 @@ export class DocumentStore {
     });
   }
 
-  /** A document by id, whoever may read it: access/ decides that from its project. */
+  /** A document by id, whoever may read it (access/ decides that from its project); one in the trash is absent. */
   async get(id: string): Promise<DocumentRecord | null> {
+    const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is', null).executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  /** A document in the trash by id, or null. */
+  async trashed(id: string): Promise<DocumentRecord | null> {
+    const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is not', null).executeTakeFirst();
+    return row ? toRecord(row) : null;
+  }
+
+  /** A document by id whether in the trash or not (for removing it for good). */
+  private async any(id: string): Promise<DocumentRecord | null> {
     const row = await this.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toRecord(row) : null;
   }
 
-  /** Documents by id (absent ones left out), whoever may read them: access/ decides that from their projects. */
+  /** Documents by id (absent ones, and those in the trash, left out), whoever may read them: access/ decides that from their projects. */
   async getMany(ids: string[]): Promise<DocumentRecord[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.selectFrom('documents').selectAll().where(dialectOf(this.db).inValues('id', ids)).execute();
+    const rows = await this.db.selectFrom('documents').selectAll().where(dialectOf(this.db).inValues('id', ids)).where('trashed_at', 'is', null).execute();
     return rows.map(toRecord);
+  }
+
+  /** What removing a document for good needs of it: its row as it is, in the trash or not. */
+  forRemoval(id: string): Promise<DocumentRecord | null> {
+    return this.any(id);
   }
 
   /**
@@ -239,6 +274,7 @@ export class DocumentStore {
       .where(dialect.inValues('id', ids))
       .where(dialect.withoutIndex('project_id'), 'in', projectIds)
       .where('status', '=', 'ready')
+      .where('trashed_at', 'is', null)
       .where((eb) => eb.or([eb('ready_at', 'is', null), eb('ready_at', '<', asOf)]))
       .where((eb) => eb.or([eb('replaced_at', 'is', null), eb('replaced_at', '>=', asOf)]))
       .execute();
@@ -254,6 +290,7 @@ export class DocumentStore {
       .select(['id', 'filename', 'content_type', 'path'])
       .where(dialect.inValues('id', ids))
       .where(dialect.withoutIndex('project_id'), 'in', projectIds)
+      .where('trashed_at', 'is', null)
       .execute();
     return rows.map((r) => ({ id: r.id, filename: r.filename, contentType: r.content_type, path: r.path }));
   }
@@ -281,6 +318,7 @@ export class DocumentStore {
       .select((key ?? sql<string | number>`id`).as('sort_key'))
       .where('project_id', 'in', [...projectIds])
       .where('replaced_by', 'is', null)
+      .where('trashed_at', 'is', null)
       .limit(limit + 1);
     if (key) q = q.orderBy(key, dir);
     q = q.orderBy('id', dir);
@@ -320,6 +358,7 @@ export class DocumentStore {
       .where('project_id', 'in', [...projectIds])
       .where('status', 'in', ['queued', 'processing'])
       .where('replaced_by', 'is', null)
+      .where('trashed_at', 'is', null)
       .groupBy('project_id')
       .execute();
     return new Map(rows.map((r) => [r.project_id, Number(r.n)]));
@@ -338,18 +377,21 @@ export class DocumentStore {
    */
   async move(id: string, projectId: string): Promise<MoveOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirst();
+      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is', null).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
       if (doc.project_id === projectId) return { outcome: 'moved', document: toRecord(doc), from: projectId };
       if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };
       const clash = await trx
         .selectFrom('documents')
-        .select(['filename', 'sha256', 'path'])
+        .select(['filename', 'sha256', 'path', 'trashed_at'])
         .where('project_id', '=', projectId)
         .where('replaced_by', 'is', null)
-        .where((eb) => (doc.path === null ? eb('sha256', '=', doc.sha256) : eb.or([eb('sha256', '=', doc.sha256), eb('path', '=', doc.path)])))
+        // The same bytes in the other project's trash clash too (a project holds each content once); a path only in use.
+        .where((eb) =>
+          doc.path === null ? eb('sha256', '=', doc.sha256) : eb.or([eb('sha256', '=', doc.sha256), eb.and([eb('path', '=', doc.path), eb('trashed_at', 'is', null)])]),
+        )
         .executeTakeFirst();
-      if (clash) return { outcome: clash.sha256 === doc.sha256 ? 'same_content' : 'same_path', other: clash.filename };
+      if (clash) return { outcome: clash.sha256 === doc.sha256 ? 'same_content' : 'same_path', other: clash.filename, inTrash: clash.trashed_at !== null };
       const now = this.now();
       await trx.updateTable('documents').set({ project_id: projectId, updated_at: now }).where('id', '=', id).execute();
       return { outcome: 'moved', document: toRecord({ ...doc, project_id: projectId, updated_at: now }), from: doc.project_id };
@@ -387,7 +429,8 @@ export class DocumentStore {
       .selectFrom('documents')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('project_id', 'in', [...projectIds])
-      .where('status', 'in', ['queued', 'processing']);
+      .where('status', 'in', ['queued', 'processing'])
+      .where('trashed_at', 'is', null);
     if (documentIds) q = q.where('id', 'in', documentIds);
     return Number((await q.executeTakeFirstOrThrow()).n);
   }
@@ -608,6 +651,92 @@ export class DocumentStore {
   /** A removed source's documents stay as uploads: their source and source path are cleared. */
   async detachSource(sourceId: string): Promise<void> {
     await this.db.updateTable('documents').set({ source_id: null, source_path: null, updated_at: this.now() }).where('source_id', '=', sourceId).execute();
+  }
+
+  /**
+   * Puts a document in the trash, with the attachments not already there (one instant for all, which is how a
+   * restore knows them). Out of search, lists and counts at once; its chunks and original stay. False when it is
+   * not there (deleted, or in the trash already).
+   */
+  async trash(id: string, by: string | null): Promise<boolean> {
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      const res = await trx.updateTable('documents').set({ trashed_at: now, trashed_by: by }).where('id', '=', id).where('trashed_at', 'is', null).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) return false;
+      await trx.updateTable('documents').set({ trashed_at: now, trashed_by: by }).where('attached_to', '=', id).where('trashed_at', 'is', null).execute();
+      return true;
+    });
+  }
+
+  /**
+   * Takes a document out of the trash, with the attachments that went there with it: searchable again at once,
+   * under the same id. Refused when another document now holds its path in its project (a newer version was
+   * uploaded there since).
+   */
+  async restore(id: string): Promise<RestoreOutcome> {
+    return this.db.transaction().execute(async (trx): Promise<RestoreOutcome> => {
+      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is not', null).executeTakeFirst();
+      if (!doc) return { outcome: 'not_found' };
+      if (doc.path !== null) {
+        const clash = await trx
+          .selectFrom('documents')
+          .select('filename')
+          .where('project_id', '=', doc.project_id)
+          .where('path', '=', doc.path)
+          .where('id', '!=', id)
+          .where('trashed_at', 'is', null)
+          .where('replaced_by', 'is', null)
+          .executeTakeFirst();
+        if (clash) return { outcome: 'same_path', other: clash.filename };
+      }
+      await trx.updateTable('documents').set({ trashed_at: null, trashed_by: null }).where('id', '=', id).execute();
+      await trx.updateTable('documents').set({ trashed_at: null, trashed_by: null }).where('attached_to', '=', id).where('trashed_at', '=', doc.trashed_at).execute();
+      return { outcome: 'restored', document: toRecord({ ...doc, trashed_at: null, trashed_by: null }) };
+    });
+  }
+
+  /**
+   * A page of the trash of these projects, newest first: the documents deleted, without the attachments that went
+   * with their message (they come back with it). `after` is where the previous page ended.
+   */
+  async listTrash(projectIds: readonly string[], limit: number, after?: TrashPosition): Promise<{ documents: DocumentRecord[]; next: TrashPosition | null }> {
+    if (projectIds.length === 0) return { documents: [], next: null };
+    let q = this.db
+      .selectFrom('documents as d')
+      .selectAll('d')
+      .where('d.project_id', 'in', [...projectIds])
+      .where('d.trashed_at', 'is not', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('documents as m')
+              .select('m.id')
+              .whereRef('m.id', '=', 'd.attached_to')
+              .whereRef('m.trashed_at', '=', 'd.trashed_at'),
+          ),
+        ),
+      )
+      .orderBy('d.trashed_at', 'desc')
+      .orderBy('d.id', 'desc')
+      .limit(limit + 1);
+    if (after) q = q.where((eb) => eb.or([eb('d.trashed_at', '<', after.trashedAt), eb.and([eb('d.trashed_at', '=', after.trashedAt), eb('d.id', '<', after.id)])]));
+    const rows = await q.execute();
+    const page = rows.slice(0, limit).map(toRecord);
+    const last = page.at(-1);
+    return { documents: page, next: rows.length > limit && last ? { trashedAt: last.trashedAt!, id: last.id } : null };
+  }
+
+  /** The document in a project's trash holding these bytes, if any (a project holds each content once, trash included). */
+  async trashedCopy(projectId: string, sha256: string): Promise<string | null> {
+    const row = await this.db.selectFrom('documents').select('id').where('project_id', '=', projectId).where('sha256', '=', sha256).where('trashed_at', 'is not', null).executeTakeFirst();
+    return row?.id ?? null;
+  }
+
+  /** Documents in the trash since before `before` (epoch ms): their retention is over. */
+  async expiredTrash(before: number, limit = 1000): Promise<string[]> {
+    const rows = await this.db.selectFrom('documents').select('id').where('trashed_at', '<', before).orderBy('trashed_at').limit(limit).execute();
+    return rows.map((r) => r.id);
   }
 
   /** Deletes the row (its job goes with it: ON DELETE CASCADE). */

@@ -37,6 +37,7 @@ export class ProjectStore {
   ) {}
 
   /** Projects with live counts over every document in them, whoever uploaded it. */
+  /** With each project's counts: documents in its trash are not counted. */
   private query() {
     return this.db
       .selectFrom('projects as p')
@@ -49,9 +50,9 @@ export class ProjectStore {
         'p.is_default',
         'p.created_at',
         'p.updated_at',
-        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.countAll<number>().as('n')).whereRef('d.project_id', '=', 'p.id').as('document_count'),
-        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.sum<number>('d.chunk_count').as('n')).whereRef('d.project_id', '=', 'p.id').as('chunk_count'),
-        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.sum<number>('d.size_bytes').as('n')).whereRef('d.project_id', '=', 'p.id').as('size_bytes'),
+        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.countAll<number>().as('n')).whereRef('d.project_id', '=', 'p.id').where('d.trashed_at', 'is', null).as('document_count'),
+        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.sum<number>('d.chunk_count').as('n')).whereRef('d.project_id', '=', 'p.id').where('d.trashed_at', 'is', null).as('chunk_count'),
+        (eb) => eb.selectFrom('documents as d').select((e) => e.fn.sum<number>('d.size_bytes').as('n')).whereRef('d.project_id', '=', 'p.id').where('d.trashed_at', 'is', null).as('size_bytes'),
       ]);
   }
 

@@ -221,6 +221,9 @@ export interface DocumentsTable {
   /** The source it came from and its path there (014), or null: an upload. */
   source_id: string | null;
   source_path: string | null;
+  /** When it was deleted into the trash (null: it is not in the trash), and by whom (a user id). */
+  trashed_at: number | null;
+  trashed_by: string | null;
   created_at: number;
   updated_at: number;
 }

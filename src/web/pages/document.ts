@@ -4,7 +4,7 @@ import { withoutDirectionalControls } from '../display-text.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
-import { type DocumentRow, retryForm, statusCell } from './project.js';
+import { type DocumentRow, liveStatus, retryForm } from './project.js';
 
 /** Chunks starting on one page (page null: a format without pages), as GET /api/v1/documents/{id}/text gives them. */
 export interface TextPage {
@@ -25,7 +25,9 @@ export interface DocumentPageData {
   projects: { id: string; name: string }[];
   /** What search sees, from `text.cursor` on (the first chunks when absent). */
   text: { pages: TextPage[]; next: string | null; continued: boolean };
-  /** The page the preview shows (a PDF's; 1 otherwise). */
+  /** Whether it has a preview drawn page by page (a PDF, an image). */
+  previewed: boolean;
+  /** The page the preview shows (1 for a single page). */
   previewPage: number;
   /** What the text's page numbers count for this type (slides, rows, chapters, pages), or null: it has none. */
   unit: CitationUnit | null;
@@ -72,23 +74,26 @@ function textSection(d: DocumentPageData) {
         )
   }
   ${t.next ? html`<p><a href="/documents/${doc.id}?text=${t.next}#text-heading" class="more">More text…</a></p>` : null}
+  ${t.continued ? html`<p><a href="/documents/${doc.id}#text-heading" class="from-start">The text from the start</a></p>` : null}
   </details>
 </section>`;
 }
 
 /**
- * A PDF's preview, page by page: previous and next are links (`?page=N`), so it works without script; app.js
- * swaps the image in place instead. Both links are always there, hidden at either end, for the script to show.
+ * A PDF's or a scan's preview, page by page: previous and next are links (`?page=N`), so it works without script;
+ * app.js swaps the image in place instead. Both links are always there, hidden at either end, for the script to show.
+ * The image opens it larger: a PDF in the browser's own viewer at that page (which zooms), an image in the viewer.
  */
 function preview(d: DocumentPageData) {
   const doc = d.document;
   const n = d.previewPage;
   const pages = doc.pages ?? 1;
   const at = (p: number) => `/documents/${doc.id}?page=${Math.min(pages, Math.max(1, p))}#preview`;
+  const larger = doc.contentType === PDF ? `/documents/${doc.id}/file#page=${n}` : `/documents/${doc.id}/view`;
   return html`<figure class="preview" id="preview" data-page="${n}" data-pages="${pages}" data-document-id="${doc.id}" data-filename="${doc.filename}">
-    <img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160">
+    <a href="${larger}" class="enlarge" title="Open it larger"><img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160"></a>
     <figcaption><nav class="preview-pager" aria-label="Preview pages">
-      <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Prev</a>
+      <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Previous</a>
       <span id="preview-where" aria-live="polite">Page ${n} of ${pages}</span>
       <a href="${at(n + 1)}" rel="next" aria-label="Next page"${n < pages ? null : html` hidden`}>Next ›</a>
     </nav></figcaption>
@@ -108,13 +113,13 @@ export function documentPage(d: DocumentPageData) {
   <h1 class="filename">${doc.filename}</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <div class="actions">
-    <a href="${file}" class="button">Open the original</a>
+    <a href="/documents/${doc.id}/view" class="button view">View</a>
     <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
     <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
     ${edits ? html`<a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a>` : null}
   </div>
   <div class="doc-head">
-    ${doc.contentType === PDF ? preview(d) : null}
+    ${d.previewed ? preview(d) : null}
     <dl class="facts">
       <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
       ${doc.path ? html`<dt>Path</dt><dd class="path">${doc.path}</dd>` : null}
@@ -122,7 +127,7 @@ export function documentPage(d: DocumentPageData) {
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
       <dt>Pages</dt><dd>${doc.pages ?? '—'}</dd>
       <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
-      <dt>Status</dt><dd>${statusCell(doc)} ${edits && doc.status === 'failed' ? retryForm(doc, d.csrfToken) : null}</dd>
+      <dt>Status</dt><dd>${liveStatus(doc)} ${edits ? html`<span data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${retryForm(doc, d.csrfToken)}</span>` : null}</dd>
       <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>
       <dt>Uploaded by</dt><dd class="uploader">${d.uploadedBy ?? 'a deleted account'}</dd>
       <dt>SHA-256</dt><dd><code class="hash">${doc.sha256}</code></dd>
@@ -151,9 +156,9 @@ function manageSection(d: DocumentPageData, others: DocumentPageData['projects']
       : html`<form method="post" action="/documents/${doc.id}/move" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label class="grow">Move to project <select name="project_id">${others.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
-    <button type="submit" class="secondary"${movable ? null : html` disabled`}>Move</button>
+    <button type="submit" class="secondary" data-enabled-when="settled"${movable ? null : html` disabled`}>Move</button>
   </form>
-  ${movable ? null : html`<p class="muted">It can be moved once indexing finishes.</p>`}`
+  <p class="muted" data-hidden-when="settled"${movable ? html` hidden` : null}>It can be moved once indexing finishes.</p>`
   }
   </div>`;
 }
@@ -165,6 +170,8 @@ export function documentsDeletePage(d: {
   documents: { id: string; filename: string; chunkCount: number }[];
   /** Where to go back (Cancel, and after deleting). */
   returnTo: string;
+  /** Days the trash keeps them (0: deleting is final). */
+  trashDays: number;
 }) {
   const n = d.documents.length;
   const one = n === 1 ? d.documents[0]! : null;
@@ -178,8 +185,11 @@ export function documentsDeletePage(d: {
   <p>Search stops finding ${one ? 'it' : 'them'} at once${
     // A document that never got indexed (failed, or still queued) has no chunks to name.
     chunks > 0 ? ` (${plural(chunks, 'chunk')})` : ''
-  }, and the original file${one ? ' goes' : 's go'} too.
-  This can't be undone.</p>`,
+  }.${
+    d.trashDays > 0
+      ? html` ${one ? 'It goes' : 'They go'} to the <a href="/trash">Trash</a>, where ${one ? 'it' : 'they'} can be restored as ${one ? 'it was' : 'they were'} for ${plural(d.trashDays, 'day')}.`
+      : html` The original file${one ? ' goes' : 's go'} too. This can't be undone.`
+  }</p>`,
     action: '/documents/delete',
     fields: { ids: d.documents.map((doc) => doc.id), return_to: d.returnTo },
     confirm: one ? 'Delete document' : `Delete ${n} documents`,

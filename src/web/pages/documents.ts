@@ -1,7 +1,7 @@
 import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
-import { type DocumentRow, documentsTable, pathLine, statusCell, uploadForm } from './project.js';
+import { type DocumentRow, documentsTable, liveStatus, pathLine, uploadForm } from './project.js';
 
 /** The Documents page's filters, as the form and its links carry them (names of GET /api/v1/documents where they match). */
 export interface DocumentsFilter {
@@ -72,6 +72,10 @@ const SORTS: [string, string][] = [
 
 const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : null}>${label}</option>`;
 
+/**
+ * A document's row. Retry sits inside the bulk form (forms can't nest): the button posts that form, with its token,
+ * to this document's retry; it shows when the document fails (app.js follows the status).
+ */
 function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>) {
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
   <td class="pick"><input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}"></td>
@@ -79,10 +83,7 @@ function row(doc: DocumentsPageData['documents'][number], projects: Map<string, 
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
   <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
-  <td class="status-cell" data-label="Status">${statusCell(doc)}${
-    // Inside the bulk form (forms can't nest): the button posts that form, with its token, to this document's retry.
-    doc.status === 'failed' ? html` <button type="submit" formaction="/documents/${doc.id}/retry" class="secondary small" aria-label="Retry ${doc.filename}">Retry</button>` : null
-  }</td>
+  <td class="status-cell" data-label="Status">${liveStatus(doc)} <button type="submit" formaction="/documents/${doc.id}/retry" class="secondary small" aria-label="Retry ${doc.filename}" data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>Retry</button></td>
   <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
 </tr>`;
 }
@@ -113,9 +114,14 @@ export function documentsPage(d: DocumentsPageData) {
     { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', ...(empty ? { script: 'project.js' as const } : {}) },
     html`<section class="card">
   <h1>Documents</h1>
-  <p class="muted">Every document in your library.${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>
+  <p class="muted">Every document in your library (deleted ones wait in the <a href="/trash" class="trash-link">Trash</a>).${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
-  ${empty ? emptyLibrary(d) : html`<form method="get" action="/documents" class="filters" aria-label="Filter documents">
+  ${empty ? emptyLibrary(d) : html`<details class="upload-more">
+    <summary id="upload-heading">Upload documents into <span class="project-name">${d.upload.projectName}</span></summary>
+    ${uploadForm(d.upload.projectId, d.upload.limits, d.csrfToken)}
+    <p class="muted">Into another project: open it under <a href="/projects">Projects</a>.</p>
+  </details>
+  <form method="get" action="/documents" class="filters" aria-label="Filter documents">
     <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="255"></label>
     <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
     <label>Type <select name="type">${option('', 'Any type', f.type)}${TYPES.map(([v, l]) => option(v, l, f.type))}</select></label>

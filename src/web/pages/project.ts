@@ -66,6 +66,13 @@ export function statusCell(doc: Pick<DocumentRow, 'status' | 'progress' | 'error
 }
 
 /** Retry for a failed document: its job runs again, as for a new upload. */
+/**
+ * A document's status that follows the server while it is queued or processing (app.js polls
+ * /documents/status.json and swaps it, the one way every page keeps status live).
+ */
+export const liveStatus = (doc: Pick<DocumentRow, 'id' | 'status' | 'progress' | 'error'>) =>
+  html`<span class="live-status" data-document-id="${doc.id}" data-status="${doc.status}" data-progress="${String(doc.progress)}" aria-live="polite">${statusCell(doc)}</span>`;
+
 export const retryForm = (doc: Pick<DocumentRow, 'id' | 'filename'>, csrfToken: string, returnTo?: string) =>
   html`<form method="post" action="/documents/${doc.id}/retry" class="inline">
     <input type="hidden" name="_csrf" value="${csrfToken}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}

@@ -33,10 +33,23 @@ export interface SearchPageData {
 const MODE_LABELS: Record<SearchMode, string> = { hybrid: 'Hybrid (meaning + words)', vector: 'Meaning only', keyword: 'Words only' };
 const VIEW_LABELS: Record<SearchView, string> = { documents: 'Documents', passages: 'Passages' };
 
-/** Where a result's original opens: a PDF at the passage's page, in the browser's viewer. */
+/**
+ * Where a passage opens on the document page: at its chunk (`#chunk-K`, scrolled into view and marked), with the
+ * preview on its page (`?page=N`) for a type that has pages.
+ */
+export function passageHref(doc: Pick<DocumentRef, 'id'>, p: Pick<SearchPassage, 'chunk_id' | 'page_start'>): string {
+  const chunk = p.chunk_id.slice(p.chunk_id.lastIndexOf(':') + 1);
+  return `/documents/${encodeURIComponent(doc.id)}${p.page_start !== undefined ? `?page=${p.page_start}` : ''}#chunk-${chunk}`;
+}
+
+/**
+ * Where a result opens to be looked at: a PDF's original at the passage's page, in the browser's viewer; any other
+ * type in our viewer (`/view`), at the passage's page, slide or rows where it shows text by page.
+ */
 export function originalHref(doc: Pick<DocumentRef, 'id' | 'content_type'>, p: Pick<SearchPassage, 'page_start'>): string {
-  const base = `/documents/${encodeURIComponent(doc.id)}/file`;
-  return doc.content_type === 'application/pdf' && p.page_start !== undefined ? `${base}#page=${p.page_start}` : base;
+  const id = encodeURIComponent(doc.id);
+  if (doc.content_type === 'application/pdf') return `/documents/${id}/file${p.page_start !== undefined ? `#page=${p.page_start}` : ''}`;
+  return `/documents/${id}/view${p.page_start !== undefined ? `#page-${p.page_start}` : ''}`;
 }
 
 const number = (n: number) => n.toLocaleString('en');
@@ -56,10 +69,11 @@ function where(p: SearchPassage): Html | null {
 }
 
 function passageBody(p: SearchPassage, doc: DocumentRef, q: string): Html {
-  // Only a PDF opens at a page; other originals download whole.
-  const at = doc.content_type === 'application/pdf' ? pageSpan(p.page_start, p.page_end) : null;
-  return html`${where(p)}<p class="snippet" dir="auto">${snippet(p.text, p.highlights, q)}</p>
-  <p class="links"><a href="${originalHref(doc, p)}" class="original">Open the original${at ? html` at ${at}` : null}</a></p>`;
+  // A PDF opens as itself at its page; other types in the viewer.
+  const pdf = doc.content_type === 'application/pdf';
+  const at = pdf ? pageSpan(p.page_start, p.page_end) : null;
+  return html`${where(p)}<p class="snippet" dir="auto">${snippet(p, q)}</p>
+  <p class="links"><a href="${passageHref(doc, p)}" class="at-match">Show it in the document</a> · <a href="${originalHref(doc, p)}" class="original">${pdf ? 'Open the original' : 'View it'}${at ? html` at ${at}` : null}</a></p>`;
 }
 
 function docMeta(doc: DocumentRef, project: { id: string; name: string }, extra: Html | null): Html {
@@ -71,7 +85,7 @@ const weakLabel = (weak: boolean) => (weak ? html` <span class="badge weak-label
 
 function passageResult(r: SearchResult, q: string, weak: boolean): Html {
   return html`<li class="result" data-document-id="${r.document.id}">
-  <h2><a href="/documents/${r.document.id}" class="filename">${r.document.filename}</a>${weakLabel(weak)}</h2>
+  <h2><a href="${passageHref(r.document, r)}" class="filename">${r.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(r.document, r.project, null)}
   ${passageBody(r, r.document, q)}
 </li>`;
@@ -81,7 +95,7 @@ function documentResult(d: DocumentResult, q: string, weak: boolean): Html {
   // Not "matching": in meaning mode every passage of a document can rank; this is how many of its passages the results hold.
   const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results</span>` : null;
   return html`<li class="result" data-document-id="${d.document.id}">
-  <h2><a href="/documents/${d.document.id}" class="filename">${d.document.filename}</a>${weakLabel(weak)}</h2>
+  <h2><a href="${d.passages[0] ? passageHref(d.document, d.passages[0]) : `/documents/${d.document.id}`}" class="filename">${d.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(d.document, d.project, more)}
   <ol class="passages">${d.passages.map((p) => html`<li class="passage-result">${passageBody(p, d.document, q)}</li>`)}</ol>
 </li>`;

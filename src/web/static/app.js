@@ -49,6 +49,7 @@ if (preview) {
   const where = document.getElementById('preview-where');
   const prev = preview.querySelector('a[rel=prev]');
   const next = preview.querySelector('a[rel=next]');
+  const larger = preview.querySelector('a.enlarge');
   const pages = Number(preview.dataset.pages);
   const id = preview.dataset.documentId;
   let page = Number(preview.dataset.page);
@@ -57,6 +58,7 @@ if (preview) {
     img.src = `/documents/${id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}`;
     img.alt = `Page ${n} of ${preview.dataset.filename}`;
     where.textContent = `Page ${n} of ${pages}`;
+    if (larger.pathname.endsWith('/file')) larger.setAttribute('href', `${larger.pathname}#page=${n}`); // a PDF opens larger at the page shown
     prev.hidden = n <= 1;
     next.hidden = n >= pages;
     prev.href = `/documents/${id}?page=${Math.max(1, n - 1)}#preview`;
@@ -72,3 +74,60 @@ if (preview) {
     if (link.hidden) (link === next ? prev : next).focus();
   });
 }
+
+// A search result opens the document at its passage (#chunk-K): the folded text opens, the passage is marked and
+// scrolled into view. A passage past the text shown loads the window of text that starts with it.
+function showMatch() {
+  const m = /^#chunk-(\d{1,9})$/.exec(location.hash);
+  if (!m) return;
+  const chunk = document.getElementById(`chunk-${m[1]}`);
+  if (chunk) {
+    const text = chunk.closest('details');
+    if (text) text.open = true;
+    for (const other of document.querySelectorAll('.chunk.match')) other.classList.remove('match');
+    chunk.classList.add('match');
+    chunk.scrollIntoView({ block: 'center' });
+    return;
+  }
+  const url = new URL(location.href);
+  if (!document.getElementById('text') || url.searchParams.has('text')) return;
+  // The text's cursor (GET /api/v1/documents/{id}/text): base64url of "chunk:K".
+  url.searchParams.set('text', btoa(`chunk:${m[1]}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  location.replace(url.toString());
+}
+showMatch();
+window.addEventListener('hashchange', showMatch);
+
+// Live status, the one way every page follows documents in work (the document page, the Documents list): while any
+// `.live-status` shows queued or processing, ask /documents/status.json about those and swap in what the server says.
+// Controls follow: `data-shown-when="failed"` (Retry) shows on a failure, `data-enabled-when="settled"` (Move) and
+// `data-hidden-when="settled"` once the document is ready or failed.
+const SETTLED = ['ready', 'failed'];
+function follow(el, status) {
+  const scope = el.closest('tr, .card') || document;
+  for (const c of scope.querySelectorAll('[data-shown-when]')) c.hidden = c.dataset.shownWhen !== status;
+  for (const c of scope.querySelectorAll('[data-enabled-when="settled"]')) c.disabled = !SETTLED.includes(status);
+  for (const c of scope.querySelectorAll('[data-hidden-when="settled"]')) c.hidden = SETTLED.includes(status);
+}
+async function pollStatus() {
+  const busy = [...document.querySelectorAll('.live-status[data-document-id]')].filter((el) => !SETTLED.includes(el.dataset.status));
+  if (busy.length === 0) return;
+  try {
+    const ids = [...new Set(busy.map((el) => el.dataset.documentId))].join(',');
+    const res = await fetch(`/documents/status.json?ids=${ids}`, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    if (res.redirected) return; // signed out meanwhile: the next navigation shows the login page
+    for (const d of res.ok ? (await res.json()).documents : []) {
+      for (const el of busy.filter((b) => b.dataset.documentId === d.id)) {
+        if (el.dataset.status === d.status && el.dataset.progress === String(d.progress)) continue;
+        el.innerHTML = d.html; // the server's own escaped markup
+        el.dataset.status = d.status;
+        el.dataset.progress = String(d.progress);
+        follow(el, d.status);
+      }
+    }
+  } catch {
+    // The server away for a moment: ask again next time.
+  }
+  setTimeout(pollStatus, 1500);
+}
+void pollStatus();

@@ -17,21 +17,22 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   // Look each one up first: typos fail (all named) before anything is deleted, and the prompt can name the files.
   const docs = await getDocuments(ctx, [...new Set(opts.ids)]);
   const names = docs.map((d) => d.filename).join(', ');
-  await confirmDestructive(ctx.io, { action: `delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}`, consequence: 'Their chunks leave search at once.' }, opts.yes);
+  await confirmDestructive(ctx.io, { action: `delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}`, consequence: 'They leave search at once and wait in the trash (`docsearch trash`) until the server empties it.' }, opts.yes);
   for (const d of docs) {
     await http.delete(`/api/v1/documents/${encodeURIComponent(d.id)}`);
-    if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id})`);
+    if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id}): restore it with \`docsearch trash restore ${d.id}\``);
   }
   if (opts.json) return emitJson(ctx, { deleted: docs.map((d) => d.id) });
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('delete', {
-    summary: 'delete documents (their chunks leave the index at once)',
-    description: 'Delete documents; their chunks leave the search index at once. Asks first on a terminal; elsewhere --yes is required.',
+    summary: 'delete documents (out of search at once, into the trash)',
+    description:
+      'Delete documents: they leave search at once and go to the trash with their chunks and original, where `docsearch trash restore` brings them back for the server\'s --trash-days (30 by default). Asks first on a terminal; elsewhere --yes is required.',
     examples: ['docsearch documents delete doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents delete doc_a doc_b --yes'],
   })
-    .argument('<ids...>', 'document ids')
+    .argument('<documents...>', 'ids, sync paths or file names')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((ids: string[], flags: { yes?: boolean }) => runF({ ids, yes: Boolean(flags.yes), json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -8,19 +8,40 @@ export function documentsNotFound(ids: string[], baseUrl: string): CliError {
   return new CliError(`${ids.length === 1 ? 'document' : 'documents'} ${named} not found on ${baseUrl}`, undefined, 'see your documents with `docsearch documents list`');
 }
 
+const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
+
 /**
- * Looks each document up (GET /api/v1/documents/{id}), all at once. Ids the server does not know are named
- * together, so a typo among several is found before anything is done to the others.
+ * The document a name means: the one uploaded from that path (`upload --sync`), else the one of that file name; a
+ * name several documents share is refused, listing them, so nothing is done by guess. Null when none has it.
  */
-export async function getDocuments(ctx: Context, ids: string[]): Promise<DocumentRecord[]> {
+async function byName(ctx: Context, name: string): Promise<DocumentRecord | null> {
   const http = ctx.http();
-  const results = await Promise.allSettled(ids.map((id) => http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(id)}`)));
-  const missing = ids.filter((_, i) => {
-    const r = results[i]!;
-    return r.status === 'rejected' && r.reason instanceof ApiError && r.reason.status === 404;
-  });
+  const list = async (query: Record<string, string>) =>
+    (await http.get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { ...query, limit: 100 } })).documents;
+  let found = await list({ path: name });
+  if (found.length === 0) found = (await list({ filename: name })).filter((d) => d.filename === name);
+  if (found.length <= 1) return found[0] ?? null;
+  const lines = found.map((d) => `  ${d.id}  ${d.path ?? d.filename}`).join('\n');
+  throw new CliError(`${found.length} documents are named "${name}":\n${lines}`, undefined, 'name one by its id');
+}
+
+/**
+ * Looks each document up, all at once: by id (GET /api/v1/documents/{id}), or by sync path or file name. References
+ * the server does not know are named together, so a typo among several is found before anything is done to the others.
+ */
+export async function getDocuments(ctx: Context, refs: string[]): Promise<DocumentRecord[]> {
+  const http = ctx.http();
+  const lookup = async (ref: string): Promise<DocumentRecord | null> => {
+    if (!DOCUMENT_ID.test(ref)) return byName(ctx, ref);
+    try {
+      return await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(ref)}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    }
+  };
+  const found = await Promise.all(refs.map(lookup));
+  const missing = refs.filter((_, i) => found[i] === null);
   if (missing.length > 0) throw documentsNotFound(missing, http.baseUrl);
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return results.map((r) => (r as PromiseFulfilledResult<DocumentRecord>).value);
+  return found as DocumentRecord[];
 }

@@ -43,7 +43,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const names = project ? new Map([[project.id, project.name]]) : await projectNames(http);
   printTable(ctx.io, {
     headers: ['ID', 'FILENAME', 'PROJECT', 'STATUS', 'CHUNKS', 'SIZE', 'UPDATED'],
-    rows: documents.map((d) => [d.id, d.path ?? d.filename, names.get(d.project_id) ?? d.project_id, statusText(d), d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
+    rows: documents.map((d) => [d.id, shownName(d), names.get(d.project_id) ?? d.project_id, statusText(d), d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
     now: ctx.now(),
   });
   const indexing = documents.filter((d) => d.status === 'queued' || d.status === 'processing').length;
@@ -67,6 +67,12 @@ export const indexingNotice = (n: number, where = ''): string => `still indexing
 export async function indexingDocuments(http: ApiClient): Promise<DocumentRecord[]> {
   return [...(await listDocuments(http, { status: 'queued' })), ...(await listDocuments(http, { status: 'processing' }))];
 }
+
+/**
+ * What the FILENAME column shows: the document's name in the folder it was synced from (a name given since, on the
+ * web or with `documents rename`, replaces the file's own in its path).
+ */
+export const shownName = (d: Pick<DocumentRecord, 'filename' | 'path'>): string => (d.path ? `${d.path.slice(0, d.path.lastIndexOf('/') + 1)}${d.filename}` : d.filename);
 
 /** A document still being processed shows how far along it is: `processing 40%`. */
 export const statusText = (d: DocumentRecord): string => (d.status === 'processing' && d.progress !== undefined ? `processing ${Math.round(d.progress * 100)}%` : d.status);

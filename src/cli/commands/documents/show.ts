@@ -50,8 +50,8 @@ export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('show', {
     summary: 'show one document, its status, warnings and error',
-    examples: ['docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq --json'],
+    examples: ['docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents show handbook/leave.pdf', 'docsearch documents show report.pdf --json'],
   })
-    .argument('<id>', 'document id')
+    .argument('<document>', 'id, sync path or file name')
     .action((id: string) => runF({ id, json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -10,12 +10,13 @@ export const deleteDocument = (s: Services) =>
     path: '/documents/:id',
     scope: 'write:documents',
     tag: 'documents',
-    summary: 'Delete a document. Its chunks leave the index before the answer; the original file goes when no document references it.',
+    summary:
+      'Delete a document: it leaves search and lists before the answer and goes to the trash (`GET /api/v1/trash`) with its chunks and original, restorable for `--trash-days` (30); then, or when purged, it is removed for good (its attachments with it).',
     params: IdParams,
-    responses: { 204: { description: 'Deleted' }, 403: { description: 'A viewer of the project', schema: ErrorBody }, 404: { description: 'Not found', schema: ErrorBody } },
+    responses: { 204: { description: 'In the trash' }, 403: { description: 'A viewer of the project', schema: ErrorBody }, 404: { description: 'Not found', schema: ErrorBody } },
     async handler({ params, principal }) {
       const { document } = await s.access.document(principal, params.id, 'edit');
-      if (!(await s.ingest.delete(document))) throw notFound('document');
+      if (!(await s.ingest.delete(document, principal.userId))) throw notFound('document');
       return { status: 204 };
     },
   });

@@ -1,13 +1,13 @@
 import type { Context } from 'koa';
 import type { Actor } from '../../../access/access-control.js';
 import { notFound } from '../../../core/errors.js';
-import { DOCX, PDF, TXT } from '../../../ingest/types.js';
+import { DOCX, JPEG, PDF, PNG, TXT, WEBP } from '../../../ingest/types.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 
-/** Originals browsers can show themselves open inline (a PDF at `#page=N`); anything else downloads. */
-const INLINE = new Set<string>([PDF, TXT]);
+/** Originals browsers can show themselves open inline (a PDF at `#page=N`, an image the viewer shows); anything else downloads. */
+const INLINE = new Set<string>([PDF, TXT, PNG, JPEG, WEBP]);
 
 /** An RFC 6266 header: an ASCII fallback for old clients, and the exact name as RFC 5987 `filename*`. */
 export function contentDisposition(kind: 'inline' | 'attachment', filename: string): string {

@@ -78,12 +78,16 @@ function decodeFrom(cursor: string | undefined): number {
   return Number(m[1]);
 }
 
-/** A ready document's chunks from `cursor` on, at most `limit`, grouped by page; other states have none yet. */
-export async function documentText(s: Services, actor: Actor, id: string, limit: number, cursor?: string): Promise<z.output<typeof DocumentText>> {
-  const from = decodeFrom(cursor);
+/**
+ * A ready document's chunks from `cursor` on (or, without one, from the first chunk that reaches page `fromPage`), at
+ * most `limit`, grouped by page; other states have none yet.
+ */
+export async function documentText(s: Services, actor: Actor, id: string, limit: number, cursor?: string, fromPage?: number): Promise<z.output<typeof DocumentText>> {
   const { document: doc } = await s.access.document(actor, id, 'read');
   // Chunks of a document still being written are not what search sees yet (it shows only ready documents).
   const all = doc.status === 'ready' ? await s.chunks.documentChunks(doc.id) : [];
+  const reaching = cursor === undefined && fromPage !== undefined ? all.find((c) => (c.page_end ?? c.page_start ?? 0) >= fromPage) : undefined;
+  const from = reaching ? reaching.chunk_index : decodeFrom(cursor);
   const page = all.filter((c) => c.chunk_index >= from).slice(0, limit + 1);
   const more = page.length > limit;
   const unit = CITATION_UNITS[doc.contentType as DocumentType] ?? null;

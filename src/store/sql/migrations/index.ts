@@ -14,6 +14,7 @@ import * as m012 from './012-sharing.js';
 import * as m013 from './013-oauth-loopback-paths.js';
 import * as m014 from './014-sources.js';
 import * as m015 from './015-two-factor-audit.js';
+import * as m016 from './016-trash.js';
 import * as m017 from './017-identities.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-oauth-loopback-paths': m013,
   '014-sources': m014,
   '015-two-factor-audit': m015,
+  '016-trash': m016,
   '017-identities': m017,
 };
 

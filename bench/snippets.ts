@@ -1,0 +1,263 @@
+/**
+ * npm run bench:snippets [-- --tune]
+ *
+ * How often the excerpt a person reads holds the answer: the excerpt the web page and the CLI show
+ * (src/core/excerpt.ts, 320 characters), chosen three ways —
+ * - "centred on the term-best sentence": the rule before answers (the sentence window with most query terms, the
+ *   excerpt centred on it, an overlong one cut);
+ * - "answer by terms": the answer unit (src/search/answer.ts) chosen by the query's terms alone, excerpt opening with it;
+ * - "answer by meaning and terms": the daemon's (the model scores each unit, src/search/answer-meaning.ts).
+ *
+ * Two sets:
+ * 1. SciFact test claims whose judgments name rationale sentences (../shared/eval/scifact, queries' metadata): each
+ *    claim through the daemon's retrieval (hybrid, first page, no reranker, bench/quality.ts's index); every judged
+ *    abstract among its first 10 results counts once, a hit when its excerpt holds a rationale sentence whole.
+ * 2. The hard files of ../shared/eval/docs, parsed (the daemon's parse worker, dist/) and chunked as the daemon does
+ *    (no OCR): known items. From each
+ *    document with text, up to 5 chunks; in each, a sentence that is not the chunk's first (at least 8 words); the
+ *    query is half its content words (seeded), in order. A hit when the chunk's excerpt holds that sentence whole.
+ *
+ * Cost: the model's time to score the sentences of a page of 10 results (cold cache, the daemon's AnswerMeaning),
+ * per result. `--tune` prints SciFact TRAIN hit rates by TERM_WEIGHT (the test split is not used for it). Rewrites the
+ * "Answer snippets" section of docs/BENCHMARKS.md.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type TextRange, excerptRange } from '../src/core/excerpt.js';
+import { chunkDocument } from '../src/ingest/chunk.js';
+import { splitSentences } from '../src/ingest/sentences.js';
+import { DOCX, type DocumentType, PDF, TXT } from '../src/ingest/types.js';
+import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
+import { createEmbedder } from '../src/models/registry.js';
+import { dot } from '../src/models/vector-math.js';
+import { AnswerMeaning } from '../src/search/answer-meaning.js';
+import { answerUnits, chooseAnswer, TERM_WEIGHT } from '../src/search/answer.js';
+import { QueryVectorCache } from '../src/search/query-cache.js';
+import { DEFAULT_RETRIEVE, Retriever } from '../src/search/retrieve.js';
+import { type SentenceWindow, sentenceWindows } from '../src/search/sentence-windows.js';
+import { queryTerms, stem, wordSpans } from '../src/search/terms.js';
+import { buildChunks } from './quality.js';
+import { available, rng, SCIFACT } from './scifact.js';
+import { VectorCache } from './vector-cache.js';
+
+const REPO = resolve(import.meta.dirname, '..');
+const CACHE = join(REPO, 'bench/.cache');
+const DOCS = resolve(REPO, '../shared/eval/docs');
+const PROJECT = 'scifact';
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+const pct = (n: number, of: number) => `${((100 * n) / Math.max(1, of)).toFixed(1)} %`;
+
+type Method = 'centred' | 'terms' | 'meaning';
+const METHODS: Record<Method, string> = {
+  centred: 'centred on the term-best sentence (before)',
+  terms: 'answer by terms',
+  meaning: 'answer by meaning and terms (the daemon)',
+};
+
+/** One judged case: a chunk's text, the query, and the sentences any of which answers it. */
+interface Case {
+  query: string;
+  text: string;
+  answers: string[];
+}
+
+/** The rule before answers: the window with most distinct query terms (earliest), the excerpt centred on it. */
+function centredExcerpt(text: string, query: string): TextRange {
+  const terms = queryTerms(query);
+  const stems = new Set(terms.map((t) => t.stem));
+  let best: SentenceWindow | undefined;
+  let bestCount = 0;
+  for (const w of sentenceWindows(text)) {
+    const found = new Set(wordSpans(text.slice(w.start, w.end)).map((s) => stem(s.word.toLowerCase())).filter((s) => stems.has(s)));
+    if (found.size > bestCount) [best, bestCount] = [w, found.size];
+  }
+  const max = 320;
+  if (text.length <= max) return [0, text.length];
+  const [ps, pe] = best ? [best.start, best.end] : [0, 0];
+  if (pe - ps >= max) return [ps, ps + max];
+  const start = Math.max(0, Math.min(ps - Math.floor((max - (pe - ps)) / 2), text.length - max));
+  return [start, start + max];
+}
+
+async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: VectorCache, weights: number[] = [TERM_WEIGHT]): Promise<{ hits: Record<Method, number>; byWeight: number[] }> {
+  const units = cases.map((c) => answerUnits(c.text));
+  const unitTexts = cases.map((c, i) => units[i]!.map((u) => c.text.slice(u.start, u.end)));
+  const queryVecs = await vectors.embed(embedder, cases.map((c) => c.query), 'query');
+  const flat = await vectors.embed(embedder, unitTexts.flat(), 'passage', (d, t) => log(`  embedded sentences ${d}/${t}`));
+  const hits: Record<Method, number> = { centred: 0, terms: 0, meaning: 0 };
+  const byWeight = weights.map(() => 0);
+  const holds = (c: Case, [s, e]: TextRange) => c.answers.some((a) => c.text.slice(s, e).includes(a));
+  let k = 0;
+  cases.forEach((c, i) => {
+    const meaning = unitTexts[i]!.map(() => dot(queryVecs[i]!, flat[k++]!));
+    const terms = queryTerms(c.query);
+    const shown = (choice: ReturnType<typeof chooseAnswer>) => excerptRange(c.text, choice ? [choice.unit.start, choice.unit.end] : undefined);
+    if (holds(c, centredExcerpt(c.text, c.query))) hits.centred++;
+    if (holds(c, shown(chooseAnswer(c.text, units[i]!, terms)))) hits.terms++;
+    weights.forEach((w, wi) => {
+      // The argmax of meaning + w × share, as chooseAnswer (meaning + TERM_WEIGHT × share) finds it with meaning scaled by TERM_WEIGHT / w.
+      const choice = w === 0 ? chooseAnswer(c.text, units[i]!, [], meaning) : chooseAnswer(c.text, units[i]!, terms, meaning.map((m) => (m * TERM_WEIGHT) / w));
+      if (holds(c, shown(choice))) byWeight[wi]!++;
+    });
+  });
+  hits.meaning = byWeight[weights.indexOf(TERM_WEIGHT)] ?? 0;
+  return { hits, byWeight };
+}
+
+/** SciFact claims of a split with rationale sentences: their judged abstracts among the first 10 results. */
+async function scifactCases(split: 'train' | 'test', retriever: Retriever): Promise<{ cases: Case[]; claims: number; unaligned: number }> {
+  const ids = new Set(
+    readFileSync(join(SCIFACT, 'qrels', `${split}.tsv`), 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split('\t')[0]),
+  );
+  const corpus = new Map(
+    readFileSync(join(SCIFACT, 'corpus.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { _id: string; text: string })
+      .map((d) => [d._id, d.text]),
+  );
+  const claims = readFileSync(join(SCIFACT, 'queries.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { _id: string; text: string; metadata: Record<string, { sentences: number[] }[]> })
+    .filter((q) => ids.has(q._id) && Object.keys(q.metadata).length > 0);
+  const cases: Case[] = [];
+  let unaligned = 0;
+  for (const claim of claims) {
+    const { ranked } = await retriever.retrieve({ projectIds: [PROJECT], query: claim.text, mode: 'hybrid', reranker: null, list: 'first-page' });
+    const top = ranked.slice(0, 10);
+    const rows = await retriever.hydrate([PROJECT], top);
+    const seen = new Set<string>();
+    for (const r of top) {
+      const doc = r.chunk.document_id;
+      const evidence = claim.metadata[doc];
+      const row = rows.get(r.chunk.id);
+      if (!evidence || !row || seen.has(doc)) continue;
+      seen.add(doc);
+      // Rationale sentences by index into the abstract's sentences (the corpus joined them with single spaces).
+      const abstract = corpus.get(doc)!;
+      const sentences = splitSentences(abstract).map(([s, e]) => abstract.slice(s, e));
+      const wanted = [...new Set(evidence.flatMap((e) => e.sentences))];
+      if (wanted.some((i) => i >= sentences.length)) unaligned++;
+      cases.push({ query: claim.text, text: row.text, answers: wanted.map((i) => sentences[i]).filter((s): s is string => s !== undefined) });
+    }
+  }
+  return { cases, claims: claims.length, unaligned };
+}
+
+/** Known items from the hard files: a sentence of a chunk (not its first) and a query of half its content words. */
+async function hardFileCases(tokenizer: BuiltinEmbedder['tokenizer'], maxTokens: number): Promise<{ cases: Case[]; files: number; withText: number }> {
+  const manifest = readFileSync(join(DOCS, 'manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]!);
+  // The daemon's parse worker, from dist/ (the worker file exists only built).
+  const { createExtractor } = (await import(join(REPO, 'dist/ingest/extract.js'))) as typeof import('../src/ingest/extract.js');
+  const extractor = createExtractor({ timeoutMs: 60_000 });
+  const random = rng(7);
+  const cases: Case[] = [];
+  let withText = 0;
+  try {
+    for (const file of manifest) {
+      const bytes = new Uint8Array(readFileSync(join(DOCS, file)));
+      // The set is PDF, DOCX and TXT by folder; files that are not what their folder says fail to parse and are left out.
+      const type: DocumentType = file.startsWith('pdf/') ? PDF : file.startsWith('docx/') ? DOCX : TXT;
+      const parsed = await extractor.extract(bytes, type).catch(() => null);
+      if (!parsed || !parsed.blocks.some((b) => b.text.trim())) continue;
+      const chunks = chunkDocument(parsed, { tokenizer, maxTokens, overlapTokens: 32, title: file });
+      if (chunks.length === 0) continue;
+      withText++;
+      const step = Math.max(1, Math.floor(chunks.length / 5));
+      for (let i = 0; i < chunks.length && cases.filter((c) => c.query.startsWith(`${file}\0`)).length < 5; i += step) {
+        const text = chunks[i]!.text;
+        const units = answerUnits(text).slice(1).filter((u) => text.slice(u.start, u.end).split(/\s+/).length >= 8);
+        if (units.length === 0) continue;
+        const unit = units[Math.floor(random() * units.length)]!;
+        const sentence = text.slice(unit.start, unit.end);
+        const words = queryTerms(sentence).map((t) => t.text);
+        const kept = words.filter(() => random() < 0.5);
+        if (kept.length < 3) continue;
+        cases.push({ query: `${file}\0${kept.join(' ')}`, text, answers: [sentence] });
+      }
+    }
+  } finally {
+    await extractor.close();
+  }
+  return { cases: cases.map((c) => ({ ...c, query: c.query.split('\0')[1]! })), files: manifest.length, withText };
+}
+
+/**
+ * ms per result for the model to score a page of 10 results' sentences, cold (a fresh cache per page; the query's
+ * vector is cached, as the search embedded it already): the median page of up to 15, after one to warm up.
+ */
+async function costPerResult(embedder: BuiltinEmbedder, cases: Case[]): Promise<{ msPerResult: number; unitsPerResult: number }> {
+  const pages = Math.min(16, Math.floor(cases.length / 10));
+  const ms: number[] = [];
+  let units = 0;
+  for (let p = 0; p < pages; p++) {
+    const page = cases.slice(p * 10, p * 10 + 10);
+    const [q] = await embedder.embed([page[0]!.query], { kind: 'query' });
+    const meaning = new AnswerMeaning({ embedder, queryVector: async () => q! }, { deadlineMs: 600_000 });
+    const texts = page.map((c) => answerUnits(c.text).map((u) => c.text.slice(u.start, u.end)));
+    const t = performance.now();
+    await meaning.scores(page[0]!.query, texts);
+    if (p === 0) continue;
+    ms.push(performance.now() - t);
+    units += texts.flat().length;
+  }
+  ms.sort((a, b) => a - b);
+  return { msPerResult: ms[Math.floor(ms.length / 2)]! / 10, unitsPerResult: units / ((pages - 1) * 10) };
+}
+
+async function main(): Promise<void> {
+  if (!available()) {
+    log(`skipped: ${SCIFACT} is not there (the shared eval data is needed)`);
+    return;
+  }
+  const load = loadavg()[0]!;
+  const embedder = createEmbedder({ embedder: 'builtin', reranker: 'none', modelCacheDir: join(CACHE, 'models'), ollamaHost: '', openaiBaseUrl: '' });
+  if (!(embedder instanceof BuiltinEmbedder)) throw new Error('the built-in embedder is needed');
+  await embedder.init();
+  const vectors = VectorCache.open(join(CACHE, 'vectors-builtin.bin'), embedder.id, embedder.dimension);
+  const built = await buildChunks(embedder, vectors);
+  const retriever = new Retriever({ chunks: built.chunks, embedder, cache: new QueryVectorCache(10_000) }, DEFAULT_RETRIEVE);
+
+  if (process.argv.includes('--tune')) {
+    const train = await scifactCases('train', retriever);
+    const weights = [0, 0.1, 0.25, 0.5, 1, 2];
+    const { hits, byWeight } = await scoreCases(train.cases, embedder, vectors, weights);
+    log(`\nSciFact TRAIN: ${train.cases.length} judged abstracts in the first 10 of ${train.claims} claims`);
+    log(`  terms only: ${pct(hits.terms, train.cases.length)}; meaning + w × terms: ${weights.map((w, i) => `w=${w} ${pct(byWeight[i]!, train.cases.length)}`).join(', ')}`);
+  }
+
+  const test = await scifactCases('test', retriever);
+  const scifact = await scoreCases(test.cases, embedder, vectors);
+  log(`SciFact test: ${test.cases.length} cases; ${JSON.stringify(scifact.hits)}`);
+  const hard = existsSync(join(DOCS, 'manifest.tsv')) ? await hardFileCases(embedder.tokenizer, embedder.maxTokens) : null;
+  const hardScores = hard ? await scoreCases(hard.cases, embedder, vectors) : null;
+  if (hard) log(`hard files: ${hard.cases.length} cases; ${JSON.stringify(hardScores!.hits)}`);
+  const cost = await costPerResult(embedder, test.cases);
+  log(`cost: ${cost.msPerResult.toFixed(1)} ms per result (${cost.unitsPerResult.toFixed(1)} sentences)`);
+
+  const machine = `${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${availableParallelism()} cores, Node ${process.version}, 1-min load average at start ${load.toFixed(1)}`;
+  const row = (name: string, n: number, hits: Record<Method, number>) => `| ${name} | ${n} | ${(Object.keys(METHODS) as Method[]).map((m) => pct(hits[m], n)).join(' | ')} |`;
+  const section =
+    `\`npm run bench:snippets\`, ${new Date().toISOString().slice(0, 10)}, ${machine}, embedder ${embedder.id}. ` +
+    'The share of results whose excerpt (what the web page and the CLI show, 320 characters) holds the answer sentence whole.\n\n' +
+    `- SciFact: the ${test.claims} test claims with rationale sentences, retrieved as the daemon does (hybrid, first page); each judged abstract in a claim's first 10 results is a case` +
+    `${test.unaligned ? ` (${test.unaligned} cases name a sentence past the abstract's last by our splitter, and can never hit)` : ''}.\n` +
+    (hard ? `- Hard files: ${hard.withText} of the ${hard.files} files of ../shared/eval/docs yield text (no OCR here); known items: a sentence of a chunk that is not its first, the query half its content words.\n` : '') +
+    `- Cost: scoring a page of 10 results' sentences with the model, cold cache, the median of 15 pages: ${cost.msPerResult.toFixed(1)} ms per result (${cost.unitsPerResult.toFixed(1)} sentences a result); the daemon keeps scored sentences in an LRU, and gives up after 2 s (then terms alone choose).\n\n` +
+    `| set | cases | ${(Object.keys(METHODS) as Method[]).map((m) => METHODS[m]).join(' | ')} |\n|---|---|${'---|'.repeat(3)}\n` +
+    `${row('SciFact test', test.cases.length, scifact.hits)}\n${hard ? `${row('hard files', hard.cases.length, hardScores!.hits)}\n` : ''}`;
+  process.stdout.write(`\n${section}\n`);
+  const bm = join(REPO, 'docs/BENCHMARKS.md');
+  const doc = readFileSync(bm, 'utf8');
+  const heading = '## Answer snippets';
+  writeFileSync(bm, doc.includes(heading) ? doc.replace(/## Answer snippets\n[\s\S]*?(?=\n## |$)/, `${heading}\n\n${section}`) : `${doc.trimEnd()}\n\n${heading}\n\n${section}`);
+  built.store.close();
+  await embedder.close();
+}
+
+await main();

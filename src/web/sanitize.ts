@@ -1,0 +1,35 @@
+/**
+ * A document's own HTML (an HTML page, an e-mail's body, Markdown rendered) made safe to show inside our pages, with
+ * sanitize-html (a well-kept allowlist sanitizer: htmlparser2 underneath, which the HTML parser already uses): no
+ * script, no event handler, no style, no frame or form, and nothing that would fetch from elsewhere — an image stays
+ * only when it is inline (`data:`); links keep their address but open nothing by themselves. The page's CSP (script
+ * and styles from the daemon only, images from it or `data:`) holds besides.
+ */
+import { micromark } from 'micromark';
+import { frontmatter, frontmatterHtml } from 'micromark-extension-frontmatter';
+import sanitizeHtml from 'sanitize-html';
+import { type Html, raw } from './html.js';
+
+const OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 'del', 'ins', 'sup', 'sub'],
+  allowedAttributes: { a: ['href', 'title', 'rel', 'referrerpolicy'], img: ['src', 'alt', 'title', 'width', 'height'], td: ['colspan', 'rowspan'], th: ['colspan', 'rowspan', 'scope'], ol: ['start'] },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: { img: ['data'] },
+  allowProtocolRelative: false,
+  // A whole page's <title> is the document's name, not its text (sanitize-html keeps the text of tags it drops).
+  nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'title'],
+  // An image whose source went (a remote one) is dropped whole rather than shown broken.
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', referrerpolicy: 'no-referrer' }) },
+};
+
+/** `dirty` HTML as markup safe to embed in a page. */
+export function safeHtml(dirty: string): Html {
+  return raw(sanitizeHtml(dirty, OPTIONS)); // sanitized above: the one place a document's markup reaches a page
+}
+
+/** Markdown rendered (CommonMark; raw HTML in it escaped by micromark; YAML or TOML front matter left out, as its parser reads it) and sanitized. */
+export function markdownHtml(markdown: string): Html {
+  const matter = ['yaml', 'toml'] as const;
+  return safeHtml(micromark(markdown, { extensions: [frontmatter([...matter])], htmlExtensions: [frontmatterHtml([...matter])] }));
+}

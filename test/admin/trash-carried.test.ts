@@ -1,0 +1,69 @@
+/**
+ * The trash goes where the library goes (#53 item 7): after `docsearch backup` + `restore`, and after `docsearch
+ * migrate` into another data directory, a document deleted before is still in the trash, still out of search, and
+ * restored from there with its chunks (searchable again, no re-embedding) under its id.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
+
+describe('backup, restore and migrate carry the trash', () => {
+  const dirs = tempDirs('docsearch-trash-carried');
+  let source: string;
+  let user: TestUser;
+  let kept: string;
+  let trashed: string;
+
+  beforeAll(async () => {
+    const d = await startDaemon();
+    source = d.dataDir;
+    dirs.keep(source);
+    try {
+      user = await addUser(d);
+      const up = await uploadFiles(d, user.apiKey, [
+        { name: 'kept.txt', bytes: Buffer.from('The marsupial ledger stays.') },
+        { name: 'trashed.txt', bytes: Buffer.from('The marsupial almanac was deleted.') },
+      ], { query: '?wait=true' });
+      expect(up.status, JSON.stringify(up.body)).toBe(200);
+      [kept, trashed] = (up.body.documents as { id: string }[]).map((x) => x.id) as [string, string];
+      expect((await api(d, `/api/v1/documents/${trashed}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    } finally {
+      await d.stop();
+    }
+  }, 300_000);
+  afterAll(() => dirs.removeAll());
+
+  async function expectTrashCarried(dataDir: string): Promise<void> {
+    const r = await startDaemon({ dataDir });
+    try {
+      const search = async () =>
+        ((await api(r, '/api/v1/search', { token: user.apiKey, body: { query: 'marsupial', mode: 'keyword' } })).body.results as { document: { id: string } }[]).map((x) => x.document.id).sort();
+      expect(await search()).toEqual([kept]);
+      const trash = await api(r, '/api/v1/trash', { token: user.apiKey });
+      expect(trash.body.documents.map((x: { id: string }) => x.id)).toEqual([trashed]);
+      expect((await api(r, `/api/v1/trash/${trashed}/restore`, { method: 'POST', token: user.apiKey })).status).toBe(200);
+      expect(await search()).toEqual([kept, trashed].sort());
+    } finally {
+      await r.stop();
+    }
+  }
+
+  it('backup and restore', async () => {
+    const repo = dirs.make('repo');
+    const backup = await runCli(['backup', '--data-dir', source, '--to', repo], { timeoutMs: 240_000 });
+    expect(backup.code, backup.stderr).toBe(0);
+    const target = join(dirs.make('restored'), 'data');
+    const restored = await runCli(['restore', '--from', repo, '--to', target], { timeoutMs: 240_000 });
+    expect(restored.code, restored.stderr).toBe(0);
+    await expectTrashCarried(target);
+  }, 600_000);
+
+  it('migrate into another data directory', async () => {
+    const target = join(dirs.make('migrated'), 'data');
+    const moved = await runCli(['migrate', '--from', source, '--to', target], { timeoutMs: 240_000 });
+    expect(moved.code, moved.stderr).toBe(0);
+    await expectTrashCarried(target);
+  }, 600_000);
+});

@@ -1,0 +1,84 @@
+/**
+ * `docsearch documents retry|rename|move` and documents named by path or file name (#53 item 8), through the built
+ * binary against a real daemon; a renamed synced document shows its new name in FILENAME; tables fit a terminal of 80
+ * and of 120 columns (a real pseudo-terminal from util-linux `script`), cutting names with "…" rather than wrapping.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { api, BIN, runCli } from '../helpers/daemon.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { type CliSuite, cliSuite } from './cli-env.js';
+
+const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** The CLI on a pseudo-terminal `cols` wide: what a person sees (stdout and stderr together). */
+function onTerminal(cols: number, args: string[], env: Record<string, string>): Promise<string> {
+  const cmd = `stty cols ${cols} rows 60; ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const proc = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...env, COLUMNS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    proc.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    proc.once('error', reject);
+    proc.once('exit', () => resolve(out.replaceAll('\r\n', '\n')));
+  });
+}
+
+describe('docsearch documents: retry, rename, move, names, tables that fit', () => {
+  let s: CliSuite;
+  cliSuite((suite) => (s = suite), { timeoutMs: 60_000 });
+
+  it('retries, renames and moves documents named by id, sync path or file name; FILENAME shows the new name', { timeout: 300_000 }, async () => {
+    const files = [
+      { name: 'broken.pdf', bytes: Buffer.from('%PDF-1.7\nnot really a PDF after all\n') },
+      { name: 'leave.txt', bytes: Buffer.from('Leave is booked in the HR system two weeks ahead.') },
+    ];
+    const up = await uploadFiles(s.d, s.user.apiKey, files, { query: '?wait=true', fields: { paths: JSON.stringify(['handbook/broken.pdf', 'handbook/leave.txt']) } });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const [broken, leave] = up.body.documents as { id: string; status: string }[];
+    expect(broken!.status).toBe('failed');
+
+    const shown = await runCli(['documents', 'show', 'handbook/leave.txt', '--json'], { env: s.env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout).id).toBe(leave!.id);
+    expect(JSON.parse((await runCli(['documents', 'show', 'leave.txt', '--json'], { env: s.env })).stdout).id).toBe(leave!.id);
+    const unknown = await runCli(['documents', 'show', 'nothing-like-it.txt'], { env: s.env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('"nothing-like-it.txt" not found');
+
+    const refused = await runCli(['documents', 'retry', 'leave.txt'], { env: s.env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('only a failed document can be retried: leave.txt is ready');
+    const retried = await runCli(['documents', 'retry', 'broken.pdf'], { env: s.env });
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stderr).toContain(`queued handbook/broken.pdf (${broken!.id}) again`);
+
+    const renamed = await runCli(['documents', 'rename', 'handbook/leave.txt', 'Leave policy.txt'], { env: s.env });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect((await api(s.d, `/api/v1/documents/${leave!.id}`, { token: s.user.apiKey })).body.filename).toBe('Leave policy.txt');
+    const listed = await runCli(['documents', 'list'], { env: s.env });
+    expect(listed.stdout).toContain(`${leave!.id}\thandbook/Leave policy.txt\t`);
+
+    expect((await runCli(['projects', 'create', 'archive'], { env: s.env })).code).toBe(0);
+    const moved = await runCli(['documents', 'move', 'Leave policy.txt', '--to', 'archive'], { env: s.env });
+    expect(moved.code, moved.stderr).toBe(0);
+    const project = (await api(s.d, `/api/v1/documents/${leave!.id}`, { token: s.user.apiKey })).body.project_id;
+    expect((await api(s.d, `/api/v1/projects/${project}`, { token: s.user.apiKey })).body.name).toBe('archive');
+  });
+
+  it('fits documents list and auth status to 80 and to 120 columns', { timeout: 120_000 }, async () => {
+    const long = 'quarterly maintenance schedule for the northern lighthouse keepers association and its many volunteers';
+    await uploadFiles(s.d, s.user.apiKey, [{ name: `${long}.txt`, bytes: Buffer.from('The lens was polished before the winter storms.') }], {
+      query: '?wait=true',
+      fields: { paths: JSON.stringify([`archives/a folder with a rather long name/${long}.txt`]) },
+    });
+    for (const cols of [80, 120]) {
+      for (const args of [['documents', 'list'], ['auth', 'status']]) {
+        const out = await onTerminal(cols, args, s.env);
+        const lines = out.split('\n').filter((l) => l.trim());
+        expect(lines.length, out).toBeGreaterThan(1);
+        for (const line of lines) expect(line.replace(/\x1b\[[0-9;]*m/g, '').length, `${args.join(' ')} at ${cols}: ${line}`).toBeLessThanOrEqual(cols);
+      }
+    }
+  });
+});
