@@ -177,7 +177,7 @@ export const JSON_FIELDS = {
   members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
-  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
+  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;
