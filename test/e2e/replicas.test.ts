@@ -259,7 +259,7 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
       const rows = await waitFor(
         async () => {
           const { rows } = await db.query<{ id: string; path: string; sha256: string; status: string; chunk_count: number; replaced_by: string | null }>(
-            'SELECT id, path, sha256, status, chunk_count, replaced_by FROM documents WHERE project_id = $1',
+            'SELECT id, path, sha256, status, chunk_count, replaced_by FROM documents WHERE project_id = $1 AND trashed_at IS NULL',
             [projectId],
           );
           return rows.length === expected.size ? rows : undefined;
@@ -269,7 +269,11 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
       );
       expect(new Map(rows.map((x) => [x.path, x.sha256]))).toEqual(expected);
       expect(rows.every((x) => x.status === 'ready' && x.replaced_by === null)).toBe(true);
-      const chunks = (await chunkRows()).filter((c) => c.project_id === projectId);
+      // The pruned files wait in the trash, once each, with their chunks (out of search until restored).
+      const trashed = (await db.query<{ id: string; path: string }>('SELECT id, path FROM documents WHERE project_id = $1 AND trashed_at IS NOT NULL', [projectId])).rows;
+      expect(trashed.map((x) => x.path).sort()).toEqual(['f5.txt', 'f6.txt', 'sub/f8.txt']);
+      const inTrash = new Set(trashed.map((x) => x.id));
+      const chunks = (await chunkRows()).filter((c) => c.project_id === projectId && !inTrash.has(c.document_id));
       const perDoc = new Map<string, number>();
       for (const c of chunks) perDoc.set(c.document_id, (perDoc.get(c.document_id) ?? 0) + 1);
       expect(new Map(rows.map((x) => [x.id, x.chunk_count]))).toEqual(perDoc);

@@ -32,6 +32,13 @@ const near = (v: unknown): unknown =>
 
 type Search = Observed['searches'][number];
 
+/**
+ * Where in a chunk the answer lies (`highlights`) is chosen by each release's answer-sentence selection (it marked
+ * keyword hits until 0.2.0, the best-answering sentence since, issue 53): the stored library does not hold it.
+ */
+const CHOSEN_ANEW = new Set(['highlights']);
+const compared = (fields: Record<string, unknown>): string[] => Object.keys(fields).filter((k) => !CHOSEN_ANEW.has(k));
+
 /** The same projects, documents and searches asked; then `check` on each search's results, today's and the release's. */
 function compareSearches(now: Observed, then: Observed, check: (search: Search, before: Search, what: string) => void): void {
   expect(now.projects).toEqual(then.projects);
@@ -48,7 +55,8 @@ export function expectSameAnswers(now: Observed, then: Observed): void {
       const { score, ...fields } = before.results[j]!;
       expect(Math.abs((r.score as number) - (score as number)), `${what}, result ${j}: score ${String(r.score)} against ${String(score)}`).toBeLessThanOrEqual(1e-5);
       // Fields the release answered with (a later release may add others).
-      expect(Object.fromEntries(Object.keys(fields).map((k) => [k, r[k]])), what).toEqual(near(fields));
+      const keys = compared(fields);
+      expect(Object.fromEntries(keys.map((k) => [k, r[k]])), what).toEqual(near(Object.fromEntries(keys.map((k) => [k, fields[k]]))));
     });
   });
 }
@@ -80,7 +88,8 @@ export function expectAnswersAcrossCpus(now: Observed, then: Observed): void {
       if (x.vector && y.vector) expect(Math.abs(x.vector.similarity - y.vector.similarity), `${where}: similarity`).toBeLessThanOrEqual(ACROSS_CPUS.similarity);
       if (x.keyword && y.keyword) expect(x.keyword.bm25, `${where}: bm25`).toBeCloseTo(y.keyword.bm25, 5);
       const { score: _s, scores: _x, ...fields } = b;
-      expect(Object.fromEntries(Object.keys(fields).map((k) => [k, r[k]])), where).toEqual(near(fields));
+      const keys = compared(fields);
+      expect(Object.fromEntries(keys.map((k) => [k, r[k]])), where).toEqual(near(Object.fromEntries(keys.map((k) => [k, fields[k]]))));
     }
     common.forEach((r, j) => {
       for (const later of common.slice(j + 1)) {

@@ -86,7 +86,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     expect((await fetch(`${d.url}/api/v1/documents/${pdf!.id}/file`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status).toBe(404);
   });
 
-  it('keeps one object for the same bytes uploaded twice, and removes it with the last document that uses it', async () => {
+  it('keeps one object for the same bytes uploaded twice, and removes it with the last document that uses it, once out of the trash', async () => {
     const first = await uploadFiles(d, user.apiKey, [{ name: 'copy-1.txt', bytes: Buffer.from('Shared bytes, stored once.\n') }], { query: '?wait=true' });
     const project = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'second home' } });
     const second = await uploadFiles(d, user.apiKey, [{ name: 'copy-2.txt', bytes: Buffer.from('Shared bytes, stored once.\n') }], { query: '?wait=true', projectId: project.body.id });
@@ -94,9 +94,14 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     expect(second.body.documents[0].sha256).toBe(sha);
     const key = `library/files/${sha.slice(0, 2)}/${sha}`;
     expect(await objectKeys(key)).toEqual([key]);
-    expect((await api(d, `/api/v1/documents/${first.body.documents[0].id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    const [a, b] = [first.body.documents[0].id as string, second.body.documents[0].id as string];
+    expect((await api(d, `/api/v1/documents/${a}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect((await api(d, `/api/v1/trash/${a}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
     expect(await objectKeys(key)).toEqual([key]);
-    expect((await api(d, `/api/v1/documents/${second.body.documents[0].id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    // In the trash, a document keeps its original (a restore needs it); purged, it lets it go.
+    expect((await api(d, `/api/v1/documents/${b}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect(await objectKeys(key)).toEqual([key]);
+    expect((await api(d, `/api/v1/trash/${b}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
     expect(await objectKeys(key)).toEqual([]);
   });
 

@@ -51,4 +51,10 @@ describe('answers across CPUs: the promised drift, and no more', () => {
   it('lets the last result of a page give its place to one scored within the drift of it', () => {
     expectAnswersAcrossCpus(changed(leave, (rs) => [...rs.slice(0, -1), { ...rs.at(-1)!, chunk_id: 'chk_next:0', score: rs.at(-1)!.score - ACROSS_CPUS.score / 2 }]), then);
   });
+
+  it('holds every field the release answered with but where the answer lies in a chunk, which each release chooses', () => {
+    expectAnswersAcrossCpus(changed(free, ([a, ...rest]) => [{ ...a!, highlights: [[0, 12]] }, ...rest]), then);
+    fails(changed(free, ([a, ...rest]) => [{ ...a!, heading: 'Another heading' }, ...rest]));
+    fails(changed(free, ([a, ...rest]) => [{ ...a!, page_start: 99 }, ...rest]));
+  });
 });
