@@ -42,6 +42,22 @@ export async function documents(d: Daemon, token: string): Promise<Map<string, D
   return out;
 }
 
+/**
+ * The bytes the library holds for this user: their documents' and what waits in their trash (a deleted document
+ * keeps its original until it is purged, and backups carry it).
+ */
+export async function heldSha256s(d: Daemon, token: string): Promise<string[]> {
+  const shas = [...(await documents(d, token)).values()].map((x) => x.sha256);
+  let cursor: string | null = null;
+  do {
+    const res = await api(d, `/api/v1/trash?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    shas.push(...(res.body.documents as Doc[]).map((x) => x.sha256));
+    cursor = res.body.next_cursor ?? null;
+  } while (cursor);
+  return shas;
+}
+
 export const settled = (d: Daemon, token: string) =>
   waitFor(async () => [...(await documents(d, token)).values()].every((x) => x.status === 'ready' || x.status === 'failed'), 240_000, 'every document settled');
 

@@ -14,7 +14,7 @@ import { addUser, api, BIN, type Daemon, REPO, runCli, startDaemon, type TestUse
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { localIndex } from '../helpers/chunk-rows.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { documents, expectIncremental, expectRestoredAsOfBackup, settled, underLoad } from './backup-compare.js';
+import { expectIncremental, expectRestoredAsOfBackup, heldSha256s, settled, underLoad } from './backup-compare.js';
 
 const PDFS = ['latex-1col.pdf', 'pandoc.pdf', 'libreoffice.pdf'].map((n) => ({ name: n, bytes: readFileSync(join(REPO, 'test/fixtures/extract', n)) }));
 
@@ -95,7 +95,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const s = JSON.parse(res.stdout);
     expect(s.based_on).toBe(first.id);
     const [before, after] = [manifest(first.id), manifest(s.id)];
-    const shas = [...(await documents(d, user.apiKey)).values()].map((x) => x.sha256);
+    const shas = await heldSha256s(d, user.apiKey);
     const { newOriginals } = expectIncremental(s, before, after, shas, up.body.documents[0].sha256);
     expect(s.originals.copied).toBe(newOriginals.length);
     // Nothing is copied twice into the repository: one object per immutable file.

@@ -179,7 +179,9 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
       const up = await uploadFiles(d, user.apiKey, [{ name: 'new.txt', bytes: Buffer.from('Owls hunt at night over the meadows.\n') }], { query: '?wait=true' });
       expect(up.status, JSON.stringify(up.body)).toBe(200);
       expect(up.body.documents[0].status).toBe('ready');
+      // Gone for good (the trash's chunks would still count in the keyword statistics the next test compares).
       await api(d, `/api/v1/documents/${up.body.documents[0].id}`, { method: 'DELETE', token: user.apiKey });
+      expect((await api(d, `/api/v1/trash/${up.body.documents[0].id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
     } finally {
       await d.stop();
     }

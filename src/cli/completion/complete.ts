@@ -69,7 +69,8 @@ async function argumentValues(cmd: Command, positional: number, lookups: Lookups
   const name = arg.name();
   if (name === 'project') return { files: false, candidates: await lookups.projects() };
   if (name === 'key') return { files: false, candidates: await lookups.keys() };
-  if ((name === 'id' || name === 'ids') && cmd.parent?.name() === 'documents') return { files: false, candidates: await lookups.documents() };
+  // Documents are named by id, sync path or file name; ids are what completion offers (unique, and short to type).
+  if (['id', 'ids', 'document', 'documents'].includes(name) && cmd.parent?.name() === 'documents') return { files: false, candidates: await lookups.documents() };
   if (/path/.test(name)) return { files: true };
   return none;
 }

@@ -191,7 +191,7 @@ describe('upload → parse → chunk → embed → index', () => {
     expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200);
   }, 60_000);
 
-  it('delete takes the chunks out of the index at once, keeps counts true, and drops the unshared original', async () => {
+  it('delete takes the document out of lists and counts at once, into the trash; purged, its chunks and unshared original go', async () => {
     const project = await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'deletions' } });
     const bytes = Buffer.from(`${prose('del-a', 30)}\n\n${prose('del-b', 30)}`);
     const up = await uploadFiles(d, alice.apiKey, [{ name: 'gone.txt', bytes }], { projectId: project.body.id, query: '?wait=true' });
@@ -204,10 +204,14 @@ describe('upload → parse → chunk → embed → index', () => {
 
     const del = await api(d, `/api/v1/documents/${doc.id}`, { method: 'DELETE', token: alice.apiKey });
     expect(del.status).toBe(204);
-    expect((await storedChunks(d.dataDir, doc.id)).count).toBe(0);
-    expect(storedFiles(d.dataDir).originals).not.toContain(doc.sha256);
     expect((await api(d, `/api/v1/documents/${doc.id}`, { token: alice.apiKey })).status).toBe(404);
     expect((await api(d, `/api/v1/projects/${project.body.id}`, { token: alice.apiKey })).body).toMatchObject({ document_count: 0, chunk_count: 0, size_bytes: 0 });
+    // In the trash it keeps what a restore needs.
+    expect((await storedChunks(d.dataDir, doc.id)).count).toBe(doc.chunk_count);
+    expect(storedFiles(d.dataDir).originals).toContain(doc.sha256);
+    expect((await api(d, `/api/v1/trash/${doc.id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    expect((await storedChunks(d.dataDir, doc.id)).count).toBe(0);
+    expect(storedFiles(d.dataDir).originals).not.toContain(doc.sha256);
   }, 60_000);
 
   it('deleting a project removes its documents, chunks and files', async () => {
