@@ -10,6 +10,7 @@ import { hasThumbnail, sendThumbnail, ThumbnailQuery } from '../api/documents/th
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { splitOcrNote } from '../../ingest/ocr-stage.js';
 import type { ProjectAction } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import { documentView, editableProjects, queryString, renderNotFound } from './library-common.js';
@@ -70,18 +71,22 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     if (isAppError(err) && err.status === 400) return documentText(s, user.actor, doc.id, TEXT_CHUNKS); // a stale link: from the start
     throw err;
   });
+  // What OCR read is information, shown among the facts; only a low confidence is a warning.
+  const { ocr, warnings } = splitOcrNote(doc.warnings);
   const data: DocumentPageData = {
     user,
     csrfToken: ctx.state.session!.csrfToken,
-    document: { ...documentView(doc), pages: doc.pages, warnings: doc.warnings, sha256: doc.sha256 },
+    document: { ...documentView(doc), pages: doc.pages, warnings, sha256: doc.sha256 },
     project: { id: doc.projectId, name: project?.name ?? '' },
     role: role ?? 'viewer',
     uploadedBy: uploaders.get(doc.userId) ?? null,
     projects: editable.map((p) => ({ id: p.id, name: p.name })),
     text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined || (text.pages[0]?.chunks[0]?.index ?? 0) > 0 },
-    previewed: hasThumbnail(doc.contentType),
+    // A failed document's page would be a broken image (an unreadable file, or one not drawn yet): no preview.
+    previewed: hasThumbnail(doc.contentType) && doc.status !== 'failed',
     previewPage: page,
     unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
+    ocr,
     ...(error ? { error } : {}),
   };
   render(ctx, documentPage(data), status);
