@@ -1,14 +1,15 @@
 /**
  * The document page's facts, by type, through the real daemon (#53): a deck counts slides, not pages; what OCR read
  * is a fact, not a warning, and only an OCR'd document explains the OCR badge; a PDF that failed shows no preview
- * (a broken image) and a one-page one no "Page 1 of 1" pager.
+ * (a broken image) and a one-page one no "Page 1 of 1" pager; an e-mail lists its attachments and each links back.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { addUser, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/eventually.js';
+import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import type { WebClient } from '../server/web-client.js';
 import { loggedIn } from './library-client.js';
@@ -36,6 +37,7 @@ describe('the document page says what a document is', () => {
           { name: 'broken.pdf', bytes: Buffer.from('%PDF-1.7\nthis is not a PDF at all\n%%EOF\n') },
           { name: 'one.pdf', bytes: makePdf([[{ lines: ['The lighthouse keeper logs the fog signal every hour.'] }]]) },
           { name: 'notes.txt', bytes: Buffer.from('The tide tables for the harbour, read at dawn.\n') },
+          { name: 'survey.eml', bytes: fixture('formats/with-attachments.eml') },
         ],
         { query: '?wait=true&wait_timeout=300' },
       );
@@ -47,6 +49,7 @@ describe('the document page says what a document is', () => {
         ['broken.pdf', 'failed'],
         ['one.pdf', 'ready'],
         ['notes.txt', 'ready'],
+        ['survey.eml', 'ready'],
       ]);
     },
     { setupTimeoutMs: 360_000 },
@@ -83,5 +86,27 @@ describe('the document page says what a document is', () => {
     expect(one).not.toContain('preview-pager');
     expect(one).not.toContain('Page 1 of 1');
     expect(await page('scan.pdf')).toContain('<span id="preview-where" aria-live="polite">Page 1 of 2</span>');
+  });
+
+  it('an e-mail lists its attachments, linked, and each attachment links back to its e-mail', async () => {
+    const message = ids['survey.eml']!;
+    const attached = await waitFor(
+      async () => {
+        const res = await api(d, '/api/v1/documents?limit=100', { token: alice.apiKey });
+        const found = res.body.documents.filter((x: any) => x.attached_to === message);
+        return found.length === 2 && (found as { id: string; filename: string }[]);
+      },
+      120_000,
+      'the e-mail’s two attachments',
+    );
+    const mail = await page('survey.eml');
+    const list = mail.slice(mail.indexOf('<dt>Attachments</dt>'));
+    expect(list).toMatch(/^<dt>Attachments<\/dt><dd><ul class="attachments">/);
+    for (const a of attached) {
+      expect(list).toContain(`<li><a href="/documents/${a.id}">${a.filename}</a></li>`);
+      const res = await web.get(`/documents/${a.id}`);
+      expect(res.text).toContain(`<dt>Attached to</dt><dd class="attached-to"><a href="/documents/${message}">survey.eml</a></dd>`);
+    }
+    expect(await page('notes.txt')).not.toMatch(/<dt>(Attachments|Attached to)<\/dt>/);
   });
 });

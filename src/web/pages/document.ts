@@ -33,6 +33,9 @@ export interface DocumentPageData {
   unit: CitationUnit | null;
   /** What OCR read ("pages 1–2 (eng), mean confidence 96 %"), or null: no page was OCR'd. A low one is among the warnings too. */
   ocr: { text: string; low: boolean } | null;
+  /** An e-mail's attachments (documents of their own) the viewer may read, and the e-mail an attachment came in. */
+  attachments: { id: string; filename: string }[];
+  attachedTo: { id: string; filename: string } | null;
   error?: string;
 }
 
@@ -131,6 +134,12 @@ export function documentPage(d: DocumentPageData) {
     <dl class="facts">
       <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
       ${doc.path ? html`<dt>Path</dt><dd class="path">${doc.path}</dd>` : null}
+      ${d.attachedTo ? html`<dt>Attached to</dt><dd class="attached-to"><a href="/documents/${d.attachedTo.id}">${d.attachedTo.filename}</a></dd>` : null}
+      ${
+        d.attachments.length > 0
+          ? html`<dt>Attachments</dt><dd><ul class="attachments">${d.attachments.map((a) => html`<li><a href="/documents/${a.id}">${a.filename}</a></li>`)}</ul></dd>`
+          : null
+      }
       <dt>Type</dt><dd>${typeName(doc.contentType)}</dd>
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
       ${doc.pages !== null ? html`<dt>${d.unit === 'slide' ? 'Slides' : 'Pages'}</dt><dd>${doc.pages}</dd>` : null}
