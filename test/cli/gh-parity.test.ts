@@ -131,7 +131,7 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     });
     proc.stdin.write(`${user.apiKey}\r`);
     const code = await new Promise<number | null>((r) => proc.once('exit', r));
-    expect(out).toContain(`Logged in to ${d.url} (token)`);
+    expect(out).toContain(`Logged in to ${d.url} as ${user.email} (token)`);
     expect(out).not.toContain(user.apiKey);
     expect(code).toBe(0);
   });
