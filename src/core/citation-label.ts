@@ -25,6 +25,12 @@ export function citationLabel(c: CitationFields): string {
   return c.sheet ? `${span} · ${c.sheet}` : span;
 }
 
+/** `n` of the unit in words, as a document's length: "1 page", "4 slides". */
+export function unitCount(unit: CitationUnit, n: number): string {
+  const [one, many] = unit === 'page' ? ['page', 'pages'] : WORDS[unit];
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** The heading of a stretch of a document's text that starts at unit `n`: "Page 3", "Slide 2", "Row 4", "Chapter 1". */
 export function unitHeading(unit: CitationUnit, n: number): string {
   return `${unit === 'page' ? 'Page' : WORDS[unit][0].replace(/^./, (ch) => ch.toUpperCase())} ${n}`;

@@ -9,6 +9,9 @@ import type { OcrEngine, OcrPage } from './ocr/engine.js';
 import { IMAGE_TYPES, PDF, type Block, type DocumentType, type ParsedDocument } from './types.js';
 
 const LOW_CONFIDENCE = 50;
+/** How the note on what OCR read starts (splitOcrNote finds it among the warnings by it). */
+const OCR_NOTE = 'OCR: ';
+const LOW_HINT = ' — low: is the text in a language missing from --ocr-languages?';
 const NO_TEXT_LAYER = /\bno (usable )?text layer\b/;
 
 /** The OCR engine as this stage uses it; absent when OCR is off. */
@@ -35,8 +38,8 @@ export async function applyOcr(
   if (read.length > 0) {
     const confidence = Math.round(read.reduce((sum, p) => sum + p.confidence, 0) / read.length);
     // Low confidence over whole pages usually means text in a language OCR was not told about.
-    const hint = confidence < LOW_CONFIDENCE ? ' — low: is the text in a language missing from --ocr-languages?' : '';
-    warnings.push(`OCR: ${pageList(read.map((p) => p.page))} (${ocr.languages}), mean confidence ${confidence} %${hint}`);
+    const hint = confidence < LOW_CONFIDENCE ? LOW_HINT : '';
+    warnings.push(`${OCR_NOTE}${pageList(read.map((p) => p.page))} (${ocr.languages}), mean confidence ${confidence} %${hint}`);
   }
   const blank = run.pages.filter((p) => p.text.trim() === '').map((p) => p.page);
   if (blank.length > 0) warnings.push(`OCR found no text on ${pageList(blank)}`);
@@ -80,6 +83,17 @@ function joinLines(lines: string[]): string {
     else out = /^\p{Ll}/u.test(line) ? out.slice(0, -1) + line : out + line;
   }
   return out;
+}
+
+/**
+ * The note applyOcr leaves on what OCR read ("pages 1–2 (eng), mean confidence 96 %"), taken out of a document's
+ * warnings (null: no page was OCR'd). It is information unless its confidence is low: then it stays a warning too.
+ */
+export function splitOcrNote(warnings: string[]): { ocr: { text: string; low: boolean } | null; warnings: string[] } {
+  const note = warnings.find((w) => w.startsWith(OCR_NOTE));
+  if (note === undefined) return { ocr: null, warnings };
+  const low = note.endsWith(LOW_HINT);
+  return { ocr: { text: note.slice(OCR_NOTE.length), low }, warnings: low ? warnings : warnings.filter((w) => w !== note) };
 }
 
 /** "pages 1–3, 5" / "page 2". */

@@ -37,6 +37,8 @@ describe('docsearch login / whoami / logout', () => {
     const env = cliEnv(null);
     const login = await runCli(['login', '--server', d.url, '--with-token'], { env, input: `${user.apiKey}\n` });
     expect(login.code).toBe(0);
+    // It says which account the key is.
+    expect(login.stderr).toContain(`Logged in to ${d.url} as ${user.email} (token).`);
     const file = join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json');
     const warnings = login.stderr.split('\n').filter((l) => l.startsWith('warning:'));
     expect(warnings).toEqual([`warning: DOCSEARCH_CREDENTIALS=file: storing credentials in plain text in ${file} (mode 0600)`]);
@@ -102,7 +104,7 @@ describe('docsearch login / whoami / logout', () => {
     expect(landing).toContain('Logged in');
     expect(code).toBe(0);
     expect(stdout).toBe('');
-    expect(stderr).toContain(`Logged in to ${d.url} (browser login; scopes: read:documents write:documents manage:keys)`);
+    expect(stderr).toContain(`Logged in to ${d.url} as ${user.email} (browser login; scopes: read:documents write:documents manage:keys)`);
 
     const file = join(env.XDG_CONFIG_HOME!, 'docsearch/credentials.json');
     const stored = JSON.parse(readFileSync(file, 'utf8')).servers[d.url];

@@ -87,6 +87,17 @@ describe('a CI walk: CI=true, no TTY, --with-token, the GitHub Action (issue 21)
     expect((await runCli(['projects', '--json', 'name'], { env })).code).toBe(0);
   });
 
+  it('a sync\'s summary counts each file once: a file that failed is not also added', { timeout: 300_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-once-'));
+    writeFileSync(join(dir, 'a.txt'), 'The ferry leaves pier one at nine.\n');
+    writeFileSync(join(dir, 'b.txt'), 'The ferry leaves pier two at ten.\n');
+    writeFileSync(join(dir, 'broken.pdf'), BROKEN_PDF);
+    const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey, CI: 'true' });
+    const res = await runCli(['upload', dir, '--sync', '--project', 'counted-once', '--create-project', '--wait'], { env, timeoutMs: 240_000 });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('done: 2 added, 0 replaced, 0 deleted, 0 unchanged, 1 failed\n');
+  });
+
   it('sync with an ignore file, --dry-run, a failed file that fails every run until fixed or removed, and the delete guard', { timeout: 600_000 }, async () => {
     const workspace = mkdtempSync(join(tmpdir(), 'docsearch-repo-'));
     const docs = join(workspace, 'docs');
@@ -122,7 +133,7 @@ describe('a CI walk: CI=true, no TTY, --with-token, the GitHub Action (issue 21)
     const again = await runCli(['upload', docs, '--sync', '--prune', '--project', 'handbook', '--wait'], { env, timeoutMs: 240_000 });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('sync: 0 new, 0 changed, 7 unchanged, 0 to delete, 3 ignored');
-    expect(again.stderr).toContain('done: 0 added, 0 replaced, 0 deleted, 7 unchanged, 1 failed\n');
+    expect(again.stderr).toContain('done: 0 added, 0 replaced, 0 deleted, 6 unchanged, 1 failed\n');
     expect(again.stderr).toContain(`${docs}/manual.pdf: `);
     const rerun = await runAction(workspace, inputs);
     expect(rerun.code).toBe(1);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { api, type Daemon, REPO, runCli, type TestUser } from '../helpers/daemon.js';
 import { cliEnv, cliSuite } from './cli-env.js';
 
 /** Issue 44, the CLI's part: what a new user trips on in the first hour (defects 3, 9 and the CLI items of 11). */
@@ -99,11 +99,19 @@ describe('the CLI in the first hour (issue 44)', () => {
     const res = await runCli(['upload', join(dir, 'handbook.mobi')], { env });
     expect(res.code).toBe(1);
     expect(res.stderr).toBe(
-      `skipped ${join(dir, 'handbook.mobi')}: unsupported file type (see docs/ingest.md for the formats docsearch reads)\n` +
+      `skipped ${join(dir, 'handbook.mobi')}: unsupported file type (docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text)\n` +
         'error: nothing to upload: that file type is not supported\n' +
         'hint: docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text: convert the file to one of them first\n',
     );
     expect(res.stderr).not.toContain('--recursive');
+  });
+
+  it('11: a legacy Office file (.doc) is sent, for the server to read or refuse, not skipped as unsupported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-doc-'));
+    writeFileSync(join(dir, 'ledger.doc'), readFileSync(join(REPO, 'test/fixtures/formats/ledger.doc')));
+    const res = await runCli(['upload', join(dir, 'ledger.doc')], { env });
+    expect(res.stderr).not.toContain('skipped');
+    expect(res.stderr).toMatch(/ledger\.doc: (uploaded as doc_\w+|rejected: .*not a type docsearch reads)/);
   });
 
   it('11: --server with a path the server does not serve says the URL looks wrong and how to fix it', async () => {

@@ -95,7 +95,7 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     const up = await runCli(['upload', dir, '--json'], { env });
     expect(up.code).toBe(0);
     expect(up.stderr).toBe('');
-    expect(JSON.parse(up.stdout).skipped).toEqual([`${join(dir, 'logo.gif')}: unsupported file type (see docs/ingest.md for the formats docsearch reads)`]);
+    expect(JSON.parse(up.stdout).skipped).toEqual([`${join(dir, 'logo.gif')}: unsupported file type (docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text)`]);
 
     const offline = await runCli(['whoami'], { env: cliEnv(null, { DOCSEARCH_URL: 'http://127.0.0.1:9', DOCSEARCH_TOKEN: user.apiKey }) });
     expect(offline.code).toBe(0);
@@ -131,7 +131,7 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     });
     proc.stdin.write(`${user.apiKey}\r`);
     const code = await new Promise<number | null>((r) => proc.once('exit', r));
-    expect(out).toContain(`Logged in to ${d.url} (token)`);
+    expect(out).toContain(`Logged in to ${d.url} as ${user.email} (token)`);
     expect(out).not.toContain(user.apiKey);
     expect(code).toBe(0);
   });

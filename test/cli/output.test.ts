@@ -128,9 +128,18 @@ describe('progress board', () => {
     board.update(0, 'uploading', 0.13); // a late progress event of an earlier chunk
     expect(frame()).toBe('a.txt     uploading   [################----]  79%');
     board.update(0, 'processing', 0.13, 'processing');
-    expect(frame()).toBe('a.txt     processing  [###-----------------]  13%  processing');
+    expect(frame()).toBe('a.txt     processing  [###-----------------]  13%');
     board.update(0, 'uploading', 1);
-    expect(frame()).toBe('a.txt     processing  [###-----------------]  13%  processing');
+    expect(frame()).toBe('a.txt     processing  [###-----------------]  13%');
+  });
+
+  it('says "processing" once; a status that adds to the phase (queued) is shown after the meter', async () => {
+    const io = testIO(true);
+    const board = new ProgressBoard(io, ['a.txt']);
+    board.update(0, 'processing', 0, 'queued');
+    board.stop();
+    await flush();
+    expect(io.err().split('\x1b[2K').at(-1)!.trim()).toBe('a.txt     processing  [--------------------]   0%  queued');
   });
 });
 

@@ -51,7 +51,7 @@ describe('docsearch upload / search / documents', () => {
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
-    expect(res.stderr).toContain('skipped docs/logo.gif: unsupported file type (see docs/ingest.md for the formats docsearch reads)');
+    expect(res.stderr).toContain('skipped docs/logo.gif: unsupported file type (docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text)');
     expect(res.stderr).toContain('skipped docs/guides/: a folder (add --recursive to include subfolders)');
     expect(res.stderr).toContain('docs/vacation.txt: ready (');
     expect(res.stderr).toContain('done: 2 files ready to search');

@@ -237,6 +237,27 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     }
   }, 180_000);
 
+  it('on a phone the Documents page opens on its documents: filters and bulk actions start folded', async () => {
+    const phone = await open(await suite.browser.newContext({ viewport: WIDTHS.phone, storageState: await context.storageState() }));
+    try {
+      await phone.goto(`${d.url}/documents`);
+      const first = await phone.locator('#documents tbody tr').first().boundingBox();
+      expect(first!.y).toBeLessThan(WIDTHS.phone.height);
+      expect(await phone.locator('input[name=filename]').isVisible()).toBe(false);
+      expect(await phone.locator('button[value=move]').isVisible()).toBe(false);
+      await phone.click('summary:has-text("Filter and sort")');
+      expect(await phone.locator('input[name=filename]').isVisible()).toBe(true);
+      await phone.click('summary:has-text("With the selected documents")');
+      expect(await phone.locator('button[value=move]').isVisible()).toBe(true);
+      // At desk width both are open, as they are without script.
+      await page.goto(`${d.url}/documents`);
+      expect(await page.locator('input[name=filename]').isVisible()).toBe(true);
+      expect(await page.locator('button[value=move]').isVisible()).toBe(true);
+    } finally {
+      await phone.context().close();
+    }
+  });
+
   it('long names never make a page scroll sideways; the upload list wraps a 201-character name', async () => {
     await page.goto(`${d.url}/projects/${field}`);
     await page.setInputFiles('#pick-files', [{ name: LONG_FILE.replace('.txt', '-2.txt'), mimeType: 'text/plain', buffer: Buffer.from('A second long-named note.\n') }]);

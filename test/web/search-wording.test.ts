@@ -49,7 +49,17 @@ describe('the search page’s counts (#44 item 11)', () => {
   it('a document with many passages in the results says so, not "N matching passages"', () => {
     const page = text(searchPage({ ...base, response: response({ docs: 1, matches: 110, total: { value: 1, relation: 'eq' } }), start: 0 }).value);
     expect(page).not.toContain('matching passages');
-    expect(page).toContain('110 passages of it in the results');
+    expect(page).toContain('110 passages of it in the results; the best one is shown');
+  });
+
+  it('a document whose passages are all shown does not say "shown"; with more than shown, it says how many are', () => {
+    const all = response({ docs: 1, matches: 3, total: { value: 1, relation: 'eq' } });
+    const three = all.documents[0]!.passages[0]!;
+    all.documents[0]!.passages = [three, { ...three, chunk_id: 'c1' }, { ...three, chunk_id: 'c2' }];
+    expect(text(searchPage({ ...base, response: all, start: 0 }).value)).toContain('3 passages of it in the results ');
+    expect(text(searchPage({ ...base, response: all, start: 0 }).value)).not.toContain('shown');
+    all.documents[0]!.matches = 10;
+    expect(text(searchPage({ ...base, response: all, start: 0 }).value)).toContain('10 passages of it in the results; the best 3 are shown');
   });
 
   it('each result of a weak answer is marked as a weak match', () => {

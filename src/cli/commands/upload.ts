@@ -9,7 +9,7 @@ import { emitJson } from '../output/json.js';
 import { count } from '../output/plural.js';
 import { printTable } from '../output/table.js';
 import { wrap } from '../output/wrap.js';
-import { type Collected, collectFiles, type LocalFile } from '../upload/collect-files.js';
+import { type Collected, collectFiles, type LocalFile, READ_FORMATS } from '../upload/collect-files.js';
 import { IGNORE_FILE } from '../upload/ignore-rules.js';
 import { multipartBody } from '../upload/multipart.js';
 import { type Outcome, type Reporter, reporter, settled } from '../upload/reporter.js';
@@ -264,7 +264,7 @@ function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadab
 
 /** Why nothing was sent, with the hint that fits: --recursive only where subfolders were left out. */
 function nothingToUpload(unsupported: number, subfolders: number): CliError {
-  const types = 'docsearch reads PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text: convert the file to one of them first';
+  const types = `docsearch reads ${READ_FORMATS}: convert the file to one of them first`;
   if (subfolders > 0) return new CliError('nothing to upload: no documents docsearch reads found', undefined, `add --recursive to include subfolders${unsupported > 0 ? `; ${types}` : ''}`);
   if (unsupported > 0) return new CliError(`nothing to upload: ${unsupported === 1 ? 'that file type is' : 'those file types are'} not supported`, undefined, types);
   return new CliError('nothing to upload: no documents docsearch reads found', undefined, 'name files, or folders that hold some');
@@ -525,7 +525,12 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   // The summary comes before any failure, so a CI log always shows it.
   const failures = failed.length > 0 ? `, ${failed.length} failed` : '';
   const waiting = opts.wait || toSend.length === 0 ? '' : ' (still processing; add --wait to wait)';
-  if (plan) notice(ctx.io, `done: ${plan.add.length} added, ${plan.replace.length} replaced, ${removed.length} deleted, ${plan.unchanged.length} unchanged${failures}${waiting}`);
+  if (plan) {
+    // Each file is counted once: a failed one under "failed", not also as added, replaced or unchanged.
+    const ok = (os: Outcome[]) => os.filter((o) => !isFailed(o)).length;
+    const [added, replaced] = [ok(outcomes.slice(0, plan.add.length)), ok(outcomes.slice(plan.add.length))];
+    notice(ctx.io, `done: ${added} added, ${replaced} replaced, ${removed.length} deleted, ${ok(kept)} unchanged${failures}${waiting}`);
+  }
   else {
     const ok = outcomes.length - failed.length;
     notice(ctx.io, opts.wait ? `done: ${count(ok, 'file')} ready to search${failures}` : `done: ${count(ok, 'file')} queued${failures}; add --wait to wait until they are searchable`);

@@ -68,7 +68,9 @@ export class ProgressBoard {
     return this.rows.map((r) => {
       const label = stringWidth(r.label) > this.width ? padColumns(`…${fitColumns(r.label, this.width - 1, true)}`, this.width) : padColumns(r.label, this.width);
       const meter = r.phase === 'uploading' || r.phase === 'processing' ? `${r.phase.padEnd(10)}  ${bar(r.fraction)} ${pct(r.fraction)}` : '';
-      return `${label}  ${meter}${meter && r.status ? '  ' : ''}${r.status}`.trimEnd();
+      // A status that only repeats the phase ("processing") is said once, by the meter.
+      const status = meter && r.status === r.phase ? '' : r.status;
+      return `${label}  ${meter}${meter && status ? '  ' : ''}${status}`.trimEnd();
     });
   }
 

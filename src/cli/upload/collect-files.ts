@@ -4,12 +4,15 @@ import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../../terminal/errors.js';
 import { type IgnoreRules, loadIgnoreRules } from './ignore-rules.js';
 
+/** The formats the server reads, in words, for the notes on files it would not. */
+export const READ_FORMATS = 'PDF, Word, OpenDocument, PowerPoint, Excel, EPUB, RTF, CSV, Markdown, HTML, e-mail, images and plain text';
+
 /**
- * Extensions worth sending. The server decides the type by content (docs/ingest.md lists the formats); this
- * list only spares uploading what can never pass (archives, programs, legacy Office files) and says so.
+ * Extensions worth sending. The server decides the type by content (READ_FORMATS); this list only spares
+ * uploading what can never pass (archives, programs) and says so.
  */
 export const SUPPORTED_EXTENSIONS = new Set([
-  '.pdf', '.docx', '.odt', '.rtf', '.epub', '.pptx', '.odp', '.xlsx', '.ods', '.csv', '.tsv', '.tab',
+  '.pdf', '.docx', '.doc', '.odt', '.rtf', '.epub', '.pptx', '.ppt', '.odp', '.xlsx', '.xls', '.ods', '.csv', '.tsv', '.tab',
   '.txt', '.text', '.md', '.markdown', '.rst', '.log', '.html', '.htm', '.xhtml', '.eml',
   '.png', '.jpg', '.jpeg', '.tif', '.tiff', '.webp',
 ]);
@@ -112,7 +115,7 @@ async function walk(root: Root, dir: string, recursive: boolean, out: Collected)
 
 async function addFile(p: string, rel: string, out: Collected): Promise<void> {
   if (!SUPPORTED_EXTENSIONS.has(extname(p).toLowerCase())) {
-    out.skipped.push(`${p}: unsupported file type (see docs/ingest.md for the formats docsearch reads)`);
+    out.skipped.push(`${p}: unsupported file type (docsearch reads ${READ_FORMATS})`);
     out.unsupported = (out.unsupported ?? 0) + 1;
     return;
   }

@@ -63,6 +63,11 @@ export const documentView = (d: DocumentRecord): DocumentRow => ({
 });
 
 /** Another user's project, document, key or application is not found, exactly like one that never existed. */
+/** The documents that came attached to e-mail `id` and the user may read, by name (the viewer and the document page link them). */
+export async function readableAttachments(s: Services, user: WebUser, id: string): Promise<{ id: string; filename: string }[]> {
+  return (await s.access.documents(user.actor, await s.documents.attachmentsOf(id), 'read')).map((a) => ({ id: a.id, filename: a.filename }));
+}
+
 export function renderNotFound(ctx: WebContext, user: { email: string }, what: 'project' | 'document' | 'API key' | 'application' | 'connected app'): void {
   const where = what === 'project' || what === 'document' ? 'in your library' : 'in your account';
   render(ctx, messagePage({ title: 'Not found', message: `There is no such ${what} ${where}.`, user, csrfToken: ctx.state.session?.csrfToken }), 404);

@@ -10,9 +10,10 @@ import { hasThumbnail, sendThumbnail, ThumbnailQuery } from '../api/documents/th
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { splitOcrNote } from '../../ingest/ocr-stage.js';
 import type { ProjectAction } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
-import { documentView, editableProjects, queryString, renderNotFound } from './library-common.js';
+import { documentView, editableProjects, queryString, readableAttachments, renderNotFound } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash, flashRefusal } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
@@ -56,11 +57,13 @@ export async function documentFor(ctx: WebContext, s: Services, user: WebUser, i
 async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: string, error?: string, status = 200) {
   const doc = await documentFor(ctx, s, user, id, 'read');
   if (!doc) return;
-  const [[project], role, editable, uploaders] = await Promise.all([
+  const [[project], role, editable, uploaders, attachments, [message]] = await Promise.all([
     s.projects.names([doc.projectId]),
     s.access.roleOn(user.actor, doc.projectId),
     editableProjects(s, user),
     s.users.emails([doc.userId]),
+    readableAttachments(s, user, doc.id),
+    doc.attachedTo ? s.access.documents(user.actor, [doc.attachedTo], 'read') : [],
   ]);
   const cursor = queryString(ctx, 'text') || undefined;
   const page = previewPage(queryString(ctx, 'page'), doc.pages);
@@ -70,18 +73,24 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     if (isAppError(err) && err.status === 400) return documentText(s, user.actor, doc.id, TEXT_CHUNKS); // a stale link: from the start
     throw err;
   });
+  // What OCR read is information, shown among the facts; only a low confidence is a warning.
+  const { ocr, warnings } = splitOcrNote(doc.warnings);
   const data: DocumentPageData = {
     user,
     csrfToken: ctx.state.session!.csrfToken,
-    document: { ...documentView(doc), pages: doc.pages, warnings: doc.warnings, sha256: doc.sha256 },
+    document: { ...documentView(doc), pages: doc.pages, warnings, sha256: doc.sha256 },
     project: { id: doc.projectId, name: project?.name ?? '' },
     role: role ?? 'viewer',
     uploadedBy: uploaders.get(doc.userId) ?? null,
     projects: editable.map((p) => ({ id: p.id, name: p.name })),
     text: { pages: text.pages, next: text.next_cursor, continued: cursor !== undefined || (text.pages[0]?.chunks[0]?.index ?? 0) > 0 },
-    previewed: hasThumbnail(doc.contentType),
+    // A failed document's page would be a broken image (an unreadable file, or one not drawn yet): no preview.
+    previewed: hasThumbnail(doc.contentType) && doc.status !== 'failed',
     previewPage: page,
     unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null,
+    ocr,
+    attachments,
+    attachedTo: message ? { id: message.id, filename: message.filename } : null,
     ...(error ? { error } : {}),
   };
   render(ctx, documentPage(data), status);

@@ -7,6 +7,7 @@ import { type ViewBody, viewPage } from '../../web/pages/view.js';
 import { documentText } from '../api/documents/text.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { readableAttachments } from './library-common.js';
 import { documentFor } from './library-documents.js';
 import { render } from './render.js';
 import { requireUser, type WebUser } from './session.js';
@@ -28,7 +29,7 @@ async function viewBody(s: Services, user: WebUser, doc: DocumentRecord): Promis
     if (doc.contentType === EML) {
       const mail = await PostalMime.parse(bytes, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 });
       const email = (doc.metadata.email ?? {}) as Record<string, unknown>;
-      const attachments = (await s.access.documents(user.actor, await s.documents.attachmentsOf(doc.id), 'read')).map((a) => ({ id: a.id, filename: a.filename }));
+      const attachments = await readableAttachments(s, user, doc.id);
       return {
         kind: 'email',
         headers: { from: list(email.from), to: list(email.to), cc: list(email.cc), date: list(email.date), subject: list(email.subject) },

@@ -1,4 +1,4 @@
-import { type CitationUnit, citationLabel, unitHeading } from '../../core/citation-label.js';
+import { type CitationUnit, citationLabel, unitCount, unitHeading } from '../../core/citation-label.js';
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { withoutDirectionalControls } from '../display-text.js';
 import { html } from '../html.js';
@@ -31,6 +31,11 @@ export interface DocumentPageData {
   previewPage: number;
   /** What the text's page numbers count for this type (slides, rows, chapters, pages), or null: it has none. */
   unit: CitationUnit | null;
+  /** What OCR read ("pages 1–2 (eng), mean confidence 96 %"), or null: no page was OCR'd. A low one is among the warnings too. */
+  ocr: { text: string; low: boolean } | null;
+  /** An e-mail's attachments (documents of their own) the viewer may read, and the e-mail an attachment came in. */
+  attachments: { id: string; filename: string }[];
+  attachedTo: { id: string; filename: string } | null;
   error?: string;
 }
 
@@ -61,8 +66,10 @@ function textSection(d: DocumentPageData) {
   return html`<section aria-labelledby="text-heading" class="doc-text">
   <h2 id="text-heading">Text${t.continued ? html` <span class="muted">(continued)</span>` : null}</h2>
   <details id="text"${t.continued ? html` open` : null}>
-  <summary>Show the text search sees${chunks > 0 ? ` (${chunks} chunk${chunks === 1 ? '' : 's'}${doc.pages ? `, ${doc.pages} page${doc.pages === 1 ? '' : 's'}` : ''})` : ''}</summary>
-  <p class="muted">The document’s chunks in order, by the ${d.unit === null || d.unit === 'page' ? 'page' : d.unit} each starts on. Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.</p>
+  <summary>Show the text search sees${chunks > 0 ? ` (${chunks} chunk${chunks === 1 ? '' : 's'}${doc.pages ? `, ${unitCount(d.unit ?? 'page', doc.pages)}` : ''})` : ''}</summary>
+  <p class="muted">The document’s chunks in order, by the ${d.unit === null || d.unit === 'page' ? 'page' : d.unit} each starts on.${
+    d.ocr ? html` Text read from a page image by OCR is marked <span class="badge ocr">OCR</span>.` : null
+  }</p>
   ${
     t.pages.length === 0
       ? html`<p class="muted" id="no-text">${empty}</p>`
@@ -92,11 +99,15 @@ function preview(d: DocumentPageData) {
   const larger = doc.contentType === PDF ? `/documents/${doc.id}/file#page=${n}` : `/documents/${doc.id}/view`;
   return html`<figure class="preview" id="preview" data-page="${n}" data-pages="${pages}" data-document-id="${doc.id}" data-filename="${doc.filename}">
     <a href="${larger}" class="enlarge" title="Open it larger"><img src="/documents/${doc.id}/thumbnail.webp${n === 1 ? '' : `?page=${n}`}" class="thumb" alt="Page ${n} of ${doc.filename}" width="160"></a>
-    <figcaption><nav class="preview-pager" aria-label="Preview pages">
+    ${
+      pages > 1
+        ? html`<figcaption><nav class="preview-pager" aria-label="Preview pages">
       <a href="${at(n - 1)}" rel="prev" aria-label="Previous page"${n > 1 ? null : html` hidden`}>‹ Previous</a>
       <span id="preview-where" aria-live="polite">Page ${n} of ${pages}</span>
       <a href="${at(n + 1)}" rel="next" aria-label="Next page"${n < pages ? null : html` hidden`}>Next ›</a>
-    </nav></figcaption>
+    </nav></figcaption>`
+        : null
+    }
   </figure>`;
 }
 
@@ -123,9 +134,16 @@ export function documentPage(d: DocumentPageData) {
     <dl class="facts">
       <dt>Project</dt><dd><a href="/projects/${d.project.id}">${d.project.name}</a></dd>
       ${doc.path ? html`<dt>Path</dt><dd class="path">${doc.path}</dd>` : null}
+      ${d.attachedTo ? html`<dt>Attached to</dt><dd class="attached-to"><a href="/documents/${d.attachedTo.id}">${d.attachedTo.filename}</a></dd>` : null}
+      ${
+        d.attachments.length > 0
+          ? html`<dt>Attachments</dt><dd><ul class="attachments">${d.attachments.map((a) => html`<li><a href="/documents/${a.id}">${a.filename}</a></li>`)}</ul></dd>`
+          : null
+      }
       <dt>Type</dt><dd>${typeName(doc.contentType)}</dd>
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
-      <dt>Pages</dt><dd>${doc.pages ?? '—'}</dd>
+      ${doc.pages !== null ? html`<dt>${d.unit === 'slide' ? 'Slides' : 'Pages'}</dt><dd>${doc.pages}</dd>` : null}
+      ${d.ocr && !d.ocr.low ? html`<dt>OCR</dt><dd class="ocr-note">${d.ocr.text}</dd>` : null}
       <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
       <dt>Status</dt><dd>${liveStatus(doc)} ${edits ? html`<span data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${retryForm(doc, d.csrfToken)}</span>` : null}</dd>
       <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>

@@ -121,6 +121,8 @@ export function documentsPage(d: DocumentsPageData) {
     ${uploadForm(d.upload.projectId, d.upload.limits, d.csrfToken)}
     <p class="muted">Into another project: open it under <a href="/projects">Projects</a>.</p>
   </details>
+  <details class="fold" data-fold-narrow open>
+  <summary>Filter and sort${filtered ? ' (filtered)' : ''}</summary>
   <form method="get" action="/documents" class="filters" aria-label="Filter documents">
     <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="255"></label>
     <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
@@ -130,7 +132,8 @@ export function documentsPage(d: DocumentsPageData) {
     <label>to <input type="date" name="to" value="${f.to}"></label>
     <label>Sort <select name="sort">${SORTS.map(([v, l]) => option(v, l, f.sort))}</select></label>
     <div class="filter-actions"><button type="submit">Show</button>${filtered ? html` <a href="/documents">Clear filters</a>` : null}</div>
-  </form>`}
+  </form>
+  </details>`}
   ${
     empty
       ? null
@@ -139,6 +142,8 @@ export function documentsPage(d: DocumentsPageData) {
       : html`<form method="post" action="/documents/bulk" id="bulk" class="bulk">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.self}">
+    <details class="fold" data-fold-narrow open>
+    <summary>With the selected documents: delete, move, retry</summary>
     <div class="bulk-actions" role="group" aria-label="With the selected documents">
       <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
@@ -146,6 +151,7 @@ export function documentsPage(d: DocumentsPageData) {
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
     </div>
+    </details>
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
       <tbody>${d.documents.map((doc) => row(doc, names))}</tbody>

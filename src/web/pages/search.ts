@@ -93,7 +93,10 @@ function passageResult(r: SearchResult, q: string, weak: boolean): Html {
 
 function documentResult(d: DocumentResult, q: string, weak: boolean): Html {
   // Not "matching": in meaning mode every passage of a document can rank; this is how many of its passages the results hold.
-  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results</span>` : null;
+  // The API gives a document's best few passages, not all it counts: say how many of them are shown.
+  const shown = d.passages.length;
+  const some = shown < d.matches ? `; the best ${shown === 1 ? 'one is' : `${number(shown)} are`} shown` : '';
+  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results${some}</span>` : null;
   return html`<li class="result" data-document-id="${d.document.id}">
   <h2><a href="${d.passages[0] ? passageHref(d.document, d.passages[0]) : `/documents/${d.document.id}`}" class="filename">${d.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(d.document, d.project, more)}

@@ -42,6 +42,10 @@ if (all && all.form) {
   });
 }
 
+// On a phone the Documents page's filters and bulk actions would fill the first screen: they start folded there
+// (open without script, and on wider screens).
+if (matchMedia('(max-width: 640px)').matches) for (const fold of document.querySelectorAll('details[data-fold-narrow]')) fold.open = false;
+
 // The document page's preview: Prev and Next swap the page image in place (without script they load the page).
 const preview = document.getElementById('preview');
 if (preview) {

@@ -130,7 +130,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('sign-in with an OpenID Provider'),
       await context.close();
       login.kill();
     }
-    expect(login.stderr()).toContain(`Logged in to ${d.url} (browser login`);
+    expect(login.stderr()).toContain(`Logged in to ${d.url} as omar@example.org (browser login`);
 
     // Omar reads nothing of Harbour yet. Now the group exists (the provider's): the owner shares the project with it,
     // and Omar's CLI searches it.

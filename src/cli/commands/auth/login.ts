@@ -14,6 +14,7 @@ import {
 } from '../../auth/oauth-client.js';
 import { credentialShapeProblem, PASTE_HINT } from '../../auth/credential-shape.js';
 import { toStored } from '../../auth/session.js';
+import type { Me } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import type { StoredCredential } from '../../credentials.js';
@@ -33,14 +34,28 @@ export interface LoginOptions {
   json: boolean;
 }
 
+const clientWith = (ctx: Context, server: string, token: string) =>
+  new ApiClient({ baseUrl: server, token: async () => token, fetch: ctx.fetch, userAgent: 'docsearch-cli' });
+
 async function verifyToken(ctx: Context, server: string, token: string): Promise<void> {
-  const client = new ApiClient({ baseUrl: server, token: async () => token, fetch: ctx.fetch, userAgent: 'docsearch-cli' });
+  const client = clientWith(ctx, server, token);
   try {
     await client.get('/api/v1/projects', { query: { limit: 1 } });
   } catch (err) {
     if (err instanceof AuthRequiredError) throw new AuthRequiredError(`${server} rejected the token`, 'check that you pasted the whole key (dsk_…) and that it was not revoked');
     // A write-only key cannot list projects, yet it is a valid credential.
     if (err instanceof CliError && 'status' in err && err.status === 403) return;
+    throw err;
+  }
+}
+
+/** Which account the new credential is (GET /api/v1/me), or null when the server does not say: login succeeded either way. */
+async function accountEmail(ctx: Context, server: string, token: string): Promise<string | null> {
+  const client = clientWith(ctx, server, token);
+  try {
+    return (await client.get<Me>('/api/v1/me')).email;
+  } catch (err) {
+    if (err instanceof CliError) return null;
     throw err;
   }
 }
@@ -131,8 +146,9 @@ export async function run(opts: LoginOptions, ctx: Context): Promise<void> {
   await store.set(opts.server, credential);
   ctx.config().update({ default_server: opts.server });
   const how = credential.type === 'oauth' ? 'browser login' : 'token';
-  if (opts.json) return emitJson(ctx, { server: opts.server, method: how, scope: credential.scope ?? null, storage: store.kind });
-  notice(ctx.io, `Logged in to ${opts.server} (${how}${credential.scope ? `; scopes: ${credential.scope}` : ''}). Credentials are in ${store.location}.`);
+  const email = await accountEmail(ctx, opts.server, credential.access_token);
+  if (opts.json) return emitJson(ctx, { server: opts.server, email, method: how, scope: credential.scope ?? null, storage: store.kind });
+  notice(ctx.io, `Logged in to ${opts.server}${email ? ` as ${email}` : ''} (${how}${credential.scope ? `; scopes: ${credential.scope}` : ''}). Credentials are in ${store.location}.`);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
