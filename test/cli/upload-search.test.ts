@@ -153,7 +153,7 @@ describe('docsearch upload / search / documents', () => {
     expect((await run(['documents', 'delete', doc.id])).code).toBe(2);
     const del = await run(['documents', 'delete', doc.id, '--yes']);
     expect(del.code).toBe(0);
-    expect(del.stderr).toBe(`deleted expenses.txt (${doc.id})\n`);
+    expect(del.stderr).toBe(`deleted expenses.txt (${doc.id}): restore it with \`docsearch trash restore ${doc.id}\`\n`);
     expect((await api(d, `/api/v1/documents/${doc.id}`, { token: user.apiKey })).status).toBe(404);
   });
 });
