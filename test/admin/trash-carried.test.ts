@@ -55,7 +55,7 @@ describe('backup, restore and migrate carry the trash', () => {
     const backup = await runCli(['backup', '--data-dir', source, '--to', repo], { timeoutMs: 240_000 });
     expect(backup.code, backup.stderr).toBe(0);
     const target = join(dirs.make('restored'), 'data');
-    const restored = await runCli(['restore', '--from', repo, '--to', target], { timeoutMs: 240_000 });
+    const restored = await runCli(['restore', '--from', repo, '--to', target, '--key-file', join(source, 'backup.key')], { timeoutMs: 240_000 });
     expect(restored.code, restored.stderr).toBe(0);
     await expectTrashCarried(target);
   }, 600_000);
