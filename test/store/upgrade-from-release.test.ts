@@ -123,7 +123,8 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       }
     });
 
-    it.skipIf(!existsSync(join(FIXTURES, release, 'embedded/backup')))('its backup, written by the release, restores into a new data dir, which answers as the release did', async () => {
+    // Only releases that had `docsearch backup` (0.2.0 on) left a backup to restore: the others have no such test.
+    if (existsSync(join(FIXTURES, release, 'embedded/backup'))) it('its backup, written by the release, restores into a new data dir, which answers as the release did', async () => {
       const work = mkdtempSync(join(tmpdir(), `docsearch-upgrade-${release}-backup-`));
       let restored: Daemon | undefined;
       try {
