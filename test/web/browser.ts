@@ -16,10 +16,10 @@ const AXE = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8')
 export const browserTitle = (title: string): string => (HAVE_CHROMIUM ? `browser: ${title}` : `browser: ${title} (skipped: ${NO_CHROMIUM})`);
 
 /** A daemon and a Chromium for the enclosing describe block, started before its tests and stopped after. */
-export function browserSuite(): { readonly d: Daemon; readonly browser: Browser } {
+export function browserSuite(args: string[] = []): { readonly d: Daemon; readonly browser: Browser } {
   const suite = {} as { d: Daemon; browser: Browser };
   beforeAll(async () => {
-    suite.d = await startDaemon();
+    suite.d = await startDaemon({ args });
     suite.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     mkdirSync(ARTIFACTS, { recursive: true });
   });
