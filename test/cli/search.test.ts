@@ -76,6 +76,8 @@ describe('docsearch search', () => {
   });
 
   const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...env, ...extra }, timeoutMs: 120_000 });
+  /** How the handbook's entry counts its passages: all of them are shown (three at most are). */
+  const handbookCount = () => `${handbook} passages in the results${handbook > 3 ? ', best 3 shown' : ''}`;
 
   it('on a terminal: one entry per document, its passages under it, the count and how to see more', async () => {
     const { code, out } = await runTty(['search', `${WORD} cabinet jar drawer`, '--mode', 'keyword', '--limit', '3'], env);
@@ -83,7 +85,7 @@ describe('docsearch search', () => {
     const lines = out.trimEnd().split('\n');
     const headers = lines.filter((l) => /^\d+\. /.test(l));
     expect(headers).toHaveLength(3);
-    expect(headers[0]).toBe(`1. handbook.txt  [default]  ${handbook} matching passages`);
+    expect(headers[0]).toBe(`1. handbook.txt  [default]  ${handbookCount()}`);
     for (const h of headers.slice(1)) expect(h).toMatch(/^[23]\. notes\/note-\d+\.txt {2}\[default\]$/);
     // Its best passages (three at most) follow, indented, each with where it ranked.
     expect(lines[1]).toBe('   keyword #1');
@@ -100,7 +102,7 @@ describe('docsearch search', () => {
     const tty = await runTty(['search', `${WORD} cabinet`, '--mode', 'keyword', '--limit', '2', '--passages'], env);
     expect(tty.out).toMatch(/^1\. handbook\.txt {2}\[default\] keyword #1\n/);
     const grouped = await run(['search', `${WORD} cabinet`, '--mode', 'keyword', '--limit', '2', '--documents']);
-    expect(grouped.stdout.startsWith(`1. handbook.txt  [default]  ${handbook} matching passages\n   keyword #1\n`)).toBe(true);
+    expect(grouped.stdout.startsWith(`1. handbook.txt  [default]  ${handbookCount()}\n   keyword #1\n`)).toBe(true);
     const both = await run(['search', WORD, '--passages', '--documents']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("option '--passages' cannot be used with option '--documents'");
@@ -127,6 +129,28 @@ describe('docsearch search', () => {
     const plain = await run(['search', WORD, '--mode', 'keyword', '--all']);
     expect(plain.stdout.split('\n').filter((l) => /^\d+\. /.test(l))).toHaveLength(passages);
     expect(plain.stderr).toBe(`${passages} of ${passages} passages in ${/in (\d+) ms/.exec(plain.stderr)![1]} ms\n`);
+  });
+
+  it('a document with more passages than it shows says so, and --document NAME lists all of them (#53 item 8)', async () => {
+    const sections = Array.from({ length: 12 }, (_, i) =>
+      [`Section ${i + 1}`, '', ...Array.from({ length: 6 }, (_, j) => `Field log ${i + 1}.${j + 1}: the quillwort bed by marker ${i * 6 + j} was counted again at dawn.`)].join('\n'),
+    );
+    const up = await uploadFiles(d, user.apiKey, [{ name: 'quillwort survey.md', bytes: txt(sections.join('\n\n')) }], { query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const chunks = (await storedChunks(d.dataDir, up.body.documents[0].id)).rows.filter((r) => r.text.includes('quillwort')).length;
+    expect(chunks).toBeGreaterThan(3);
+    const grouped = await runTty(['search', 'quillwort', '--mode', 'keyword'], env);
+    const lines = grouped.out.trimEnd().split('\n');
+    expect(lines[0]).toBe(`1. quillwort survey.md  [default]  ${chunks} passages in the results, best 3 shown`);
+    expect(lines.at(-1)).toBe('every passage of one document: add --document NAME');
+    const all = await run(['search', 'quillwort', '--mode', 'keyword', '--document', 'quillwort survey.md', '--all']);
+    expect(all.code, all.stderr).toBe(0);
+    const headers = all.stdout.split('\n').filter((l) => /^\d+\. /.test(l));
+    expect(headers).toHaveLength(chunks);
+    for (const h of headers) expect(h).toMatch(/^\d+\. quillwort survey\.md /);
+    const missing = await run(['search', 'quillwort', '--document', 'no such survey.md']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('document "no such survey.md" not found');
   });
 
   it('wraps result headers at the terminal width between words, never inside one', async () => {

@@ -93,6 +93,38 @@ describe('search page', () => {
     expect(page.next).toContain('view=passages');
   });
 
+  it('a document with more passages in the results than it shows links to all of them, a search within it (#53 item 8)', async () => {
+    const sections = Array.from({ length: 16 }, (_, i) =>
+      [`Section ${i + 1}`, '', ...Array.from({ length: 6 }, (_, j) => `Field log ${i + 1}.${j + 1}: the quillwort bed by marker ${i * 6 + j} was counted again at dawn and its depth written down.`)].join('\n'),
+    );
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'quillwort survey.md', bytes: txt(sections.join('\n\n')) }], { query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const id = up.body.documents[0].id as string;
+    const grouped = await web.get(q('quillwort', '&mode=keyword'));
+    const result = grouped.text.slice(grouped.text.indexOf(`data-document-id="${id}"`));
+    const matches = Number(/(\d+) passages of it in the results; the best \d+ are shown/.exec(result)?.[1]);
+    expect(matches).toBeGreaterThan(3);
+    const link = /<a href="([^"]+)" class="all-passages">Show all its passages<\/a>/.exec(result)?.[1]?.replaceAll('&amp;', '&');
+    expect(link).toBe(`/search?q=quillwort&mode=keyword&document=${id}`);
+    const within = await web.get(link!);
+    expect(within.status).toBe(200);
+    const page = read(within.text);
+    expect(page.status).toBe(`1–${matches} of ${matches} passages of <bdi class="filename">quillwort survey.md</bdi> for “quillwort”`);
+    expect(new Set(page.ids)).toEqual(new Set([id]));
+    expect(page.ids).toHaveLength(matches);
+    // The form searches the same document again; a link leads back to the whole library.
+    expect(within.text).toContain(`<input type="hidden" name="document" value="${id}">`);
+    expect(within.text).toContain('<a href="/search?q=quillwort&amp;mode=keyword">Search all documents for “quillwort”</a>');
+    // Another user learns nothing of it: the same answer as for a document that does not exist.
+    const bob = await loggedIn(d, await addUser(d));
+    const foreign = await bob.get(link!);
+    const missing = await bob.get(link!.replace(id, 'doc_00000000000000000000000000'));
+    expect([foreign.status, missing.status]).toEqual([404, 404]);
+    expect(foreign.text).toContain(`document &quot;${id}&quot; not found`);
+    expect(read(foreign.text).ids).toEqual([]);
+    expect(foreign.text).not.toContain('quillwort survey');
+  });
+
   it('says when nothing is close, and shows only the nearest few without a next page', async () => {
     const res = await web.get(q('xyzzyplugh frobnicate'));
     const page = read(res.text);

@@ -10,6 +10,7 @@ import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal
 import { emitJson } from '../output/json.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import { collect, defineCommand, intOption } from './shared/command.js';
+import { getDocuments } from './documents/get-document.js';
 import { resolveProjects } from './shared/resolve-project.js';
 
 export interface SearchOptions {
@@ -17,6 +18,8 @@ export interface SearchOptions {
   /** Results wanted (documents, or passages); Infinity with --all. */
   limit: number;
   projects: string[];
+  /** Only these documents (ids, sync paths or file names). */
+  documents: string[];
   mode?: 'hybrid' | 'vector' | 'keyword';
   rerank: boolean;
   /** One entry per document, or every passage in rank order. */
@@ -116,9 +119,11 @@ async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, 
 export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const projectIds = opts.projects.length > 0 ? (await resolveProjects(ctx, opts.projects)).map((p) => p.id) : undefined;
+  const documentIds = opts.documents.length > 0 ? (await getDocuments(ctx, opts.documents)).map((d) => d.id) : undefined;
   const body = {
     query: opts.query,
     ...(projectIds ? { project_ids: projectIds } : {}),
+    ...(documentIds ? { document_ids: documentIds } : {}),
     ...(opts.mode ? { mode: opts.mode } : {}),
     ...(opts.rerank ? {} : { rerank: false }),
     ...(opts.view === 'documents' ? { group: 'document' } : {}),
@@ -145,9 +150,11 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     return wrap(applyHighlights(shownText.text, shownText.highlights, mark), width, '   ');
   };
   const where = (p: SearchPassage) => terminalSafe([cites(p), p.heading !== p.citation?.sheet ? p.heading : null, p.ocr ? 'OCR' : null].filter(Boolean).join(' · '));
+  // Not "matching": in meaning mode every passage can rank; this is how many of the document's passages the results hold.
+  const hidden = 'documents' in res && !res.weak && res.documents.some((d) => d.matches > d.passages.length);
   if ('documents' in res) {
     res.documents.forEach((d, i) => {
-      const more = !res.weak && d.matches > 1 ? `${d.matches} matching passages` : '';
+      const more = res.weak || d.matches <= 1 ? '' : `${d.matches} passages in the results${d.matches > d.passages.length ? `, best ${d.passages.length} shown` : ''}`;
       write(wrapFields([{ text: `${i + 1}. ${documentLabel(d.document)}`, style: st.bold }, { text: `[${terminalSafe(d.project.name)}]`, style: st.dim }, { text: more, style: st.dim }], width, '   '));
       d.passages.forEach((p, pi) => {
         const head: Field[] = [{ text: where(p) }, { text: scoreSources(p), style: st.dim }];
@@ -168,6 +175,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   }
   const more = shown.length < res.total.value || res.next_cursor ? '; --limit N or --all for more' : '';
   notice(ctx.io, `${counted(shown.length, res, unit)} in ${res.took_ms} ms${more}`, st.dim);
+  if (hidden) notice(ctx.io, 'every passage of one document: add --document NAME', st.dim);
   if (indexing) notice(ctx.io, indexing);
 }
 
@@ -185,6 +193,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'docsearch search "parental leave policy"',
       'docsearch search "termination clause" --project contracts --limit 5',
       'docsearch search "invoice" --passages --all',
+      'docsearch search "notice period" --document handbook.pdf',
       'docsearch search "vpn setup" --json | jq ".results[0].document.filename"',
     ],
   })
@@ -192,16 +201,17 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('-n, --limit <n>', 'most results to show: documents, or passages with --passages (pages through the API as needed)', intOption('--limit', 1, 100_000), 10)
     .option('--all', 'show every result (page until the last)')
     .option('-p, --project <project>', 'only this project (name or id); repeatable', collect, [])
+    .option('-d, --document <document>', 'only this document (id, sync path or file name), e.g. to see all its passages; repeatable', collect, [])
     .addOption(new Option('--mode <mode>', 'retrieval mode').choices(['hybrid', 'vector', 'keyword']))
     .addOption(new Option('--passages', 'list every passage in rank order (the default through a pipe)').conflicts('documents'))
     .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
-    .action((query: string, flags: { limit: number; all?: boolean; project: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean }) => {
+    .action((query: string, flags: { limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean }) => {
       if (!query.trim()) throw new UsageError('the query is empty');
       if (query.trim().length > MAX_QUERY_CHARS) throw new UsageError(`the query is ${query.trim().length} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
       const json = Boolean(ctx.globals().json);
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
       const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
-      return runF({ query, limit: flags.all ? Infinity : flags.limit, projects: flags.project, mode: flags.mode, rerank: flags.rerank, view, json }, ctx);
+      return runF({ query, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json }, ctx);
     });
 }

@@ -13,8 +13,8 @@ const RESULTS_PER_PAGE = 20;
 
 /**
  * The home page and GET /search: the same search service as POST /api/v1/search, rendered on the server
- * so it works without JavaScript; grouped by document unless `view=passages`, paged by the API's cursors
- * (`cursor=`). Validation messages come from the API's schema.
+ * so it works without JavaScript; grouped by document unless `view=passages` or `document=` (one document's
+ * passages), paged by the API's cursors (`cursor=`). Validation messages come from the API's schema.
  */
 async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const user = await requireUser(ctx, s);
@@ -22,7 +22,8 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const q = queryString(ctx, 'q');
   const modeParam = queryString(ctx, 'mode');
   const mode: SearchMode = (SEARCH_MODES as readonly string[]).includes(modeParam) ? (modeParam as SearchMode) : 'hybrid';
-  const view: SearchView = queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
+  const documentId = queryString(ctx, 'document');
+  const view: SearchView = documentId || queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
   const projectId = queryString(ctx, 'project');
   const cursor = queryString(ctx, 'cursor');
   const projects = await userProjects(s, user);
@@ -36,15 +37,19 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     limit: RESULTS_PER_PAGE,
     group: view === 'documents' ? 'document' : 'none',
     ...(projectId ? { project_ids: [projectId] } : {}),
+    ...(documentId ? { document_ids: [documentId] } : {}),
     ...(cursor ? { cursor } : {}),
   });
   if (!body.success) {
     const issue = body.error.issues[0]!;
+    if (issue.path[0] === 'document_ids') return render(ctx, searchPage({ ...data, error: `document "${documentId}" not found` }), 404);
     return render(ctx, searchPage({ ...data, error: `The search ${issue.path.join('.') === 'query' ? 'text' : issue.path.join('.')} ${issue.message}.` }), 400);
   }
   try {
     const page = await s.search.searchPage(await searchQueryFor(s, user.actor, body.data));
-    render(ctx, searchPage({ ...data, response: page.response, start: page.start, previousCursor: page.previousCursor }));
+    // searchQueryFor refused a document its user may not read (a 404, as for one that does not exist).
+    const [document] = documentId ? await s.access.documents(user.actor, [documentId], 'read') : [];
+    render(ctx, searchPage({ ...data, ...(document ? { document: { id: document.id, filename: document.filename } } : {}), response: page.response, start: page.start, previousCursor: page.previousCursor }));
   } catch (err) {
     if (!isAppError(err) || err.status >= 500) throw err;
     const message = err.message.startsWith('body.cursor') ? 'That page link belongs to another search: search again to start from the first page.' : err.message;

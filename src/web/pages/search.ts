@@ -3,7 +3,7 @@ import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
 import { pageSpan } from '../format.js';
-import { withoutDirectionalControls } from '../display-text.js';
+import { displayName, withoutDirectionalControls } from '../display-text.js';
 import { type Html, html } from '../html.js';
 import { snippet } from '../snippet.js';
 import { layout } from './layout.js';
@@ -20,6 +20,8 @@ export interface SearchPageData {
   /** The project filter ('' for all projects). */
   projectId: string;
   projects: { id: string; name: string }[];
+  /** The one document searched (`document=`: the passages of a grouped result beyond the few it shows). */
+  document?: { id: string; filename: string };
   /** Undefined before a query was asked. */
   response?: SearchResponse;
   /** 0-based index of the page's first result. */
@@ -91,12 +93,14 @@ function passageResult(r: SearchResult, q: string, weak: boolean): Html {
 </li>`;
 }
 
-function documentResult(d: DocumentResult, q: string, weak: boolean): Html {
+function documentResult(d: DocumentResult, page: SearchPageData, weak: boolean): Html {
+  const q = page.q;
   // Not "matching": in meaning mode every passage of a document can rank; this is how many of its passages the results hold.
-  // The API gives a document's best few passages, not all it counts: say how many of them are shown.
+  // The API gives a document's best few passages, not all it counts: say how many of them are shown, and link to the rest.
   const shown = d.passages.length;
   const some = shown < d.matches ? `; the best ${shown === 1 ? 'one is' : `${number(shown)} are`} shown` : '';
-  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results${some}</span>` : null;
+  const rest = shown < d.matches ? html` · <a href="${documentSearchHref(page, d.document.id)}" class="all-passages">Show all its passages</a>` : null;
+  const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results${some}</span>${rest}` : null;
   return html`<li class="result" data-document-id="${d.document.id}">
   <h2><a href="${d.passages[0] ? passageHref(d.document, d.passages[0]) : `/documents/${d.document.id}`}" class="filename">${d.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(d.document, d.project, more)}
@@ -104,24 +108,39 @@ function documentResult(d: DocumentResult, q: string, weak: boolean): Html {
 </li>`;
 }
 
-/** The link to another page of the same search. */
-function pageHref(d: SearchPageData, cursor: string): string {
+/** The search's own parameters: query, project, mode. */
+function searchParams(d: SearchPageData): URLSearchParams {
   const params = new URLSearchParams({ q: d.q });
   if (d.projectId) params.set('project', d.projectId);
   if (d.mode !== 'hybrid') params.set('mode', d.mode);
-  if (d.view !== 'documents') params.set('view', d.view);
+  return params;
+}
+
+/** The link to another page of the same search. */
+function pageHref(d: SearchPageData, cursor: string): string {
+  const params = searchParams(d);
+  if (d.document) params.set('document', d.document.id);
+  else if (d.view !== 'documents') params.set('view', d.view);
   params.set('cursor', cursor);
+  return `/search?${params.toString()}`;
+}
+
+/** The same search within one document, passage by passage; without `documentId`, across the library again. */
+function documentSearchHref(d: SearchPageData, documentId?: string): string {
+  const params = searchParams(d);
+  if (documentId) params.set('document', documentId);
   return `/search?${params.toString()}`;
 }
 
 /** What the page says about its results: the range shown, how many there are (only as far as known), or why none. */
 function summary(d: SearchPageData, res: SearchResponse, shown: number): Html {
   const unit = d.view === 'documents' ? (['document', 'documents'] as const) : (['passage', 'passages'] as const);
+  const within = d.document ? html` of <bdi class="filename">${displayName(d.document.filename)}</bdi>` : null;
   if (res.weak) {
     return html`<p class="notice weak" role="status">No close matches for “${d.q}”: nothing contains its words, and nothing is close in meaning. These are the nearest ${unit[1]}, probably not what you are looking for.</p>`;
   }
   if (shown === 0) {
-    return html`<p class="muted" role="status">${(d.start ?? 0) > 0 ? html`No more ${unit[1]} for “${d.q}”.` : html`No passages match “${d.q}”. Try other words, another mode, or all projects.`}</p>`;
+    return html`<p class="muted" role="status">${(d.start ?? 0) > 0 ? html`No more ${unit[1]}${within} for “${d.q}”.` : html`No passages${within} match “${d.q}”. Try other words, another mode, or all projects.`}</p>`;
   }
   const first = (d.start ?? 0) + 1;
   const last = (d.start ?? 0) + shown;
@@ -129,7 +148,7 @@ function summary(d: SearchPageData, res: SearchResponse, shown: number): Html {
   const exact = res.total.relation === 'eq' || !res.next_cursor;
   const value = exact && res.total.relation !== 'eq' ? last : res.total.value;
   const total = exact ? number(value) : value > last ? `at least ${number(value)}` : `more than ${number(last)}`;
-  return html`<p class="muted range" role="status">${number(first)}–${number(last)} of ${total} ${exact && value === 1 ? unit[0] : unit[1]} for “${d.q}”</p>`;
+  return html`<p class="muted range" role="status">${number(first)}–${number(last)} of ${total} ${exact && value === 1 ? unit[0] : unit[1]}${within} for “${d.q}”</p>`;
 }
 
 function pager(d: SearchPageData, res: SearchResponse): Html | null {
@@ -146,7 +165,7 @@ function results(d: SearchPageData): Html | null {
   const list =
     'documents' in res
       ? res.documents.length
-        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.documents.map((x) => documentResult(x, d.q, res.weak))}</ol>`
+        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.documents.map((x) => documentResult(x, d, res.weak))}</ol>`
         : null
       : res.results.length
         ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.results.map((x) => passageResult(x, d.q, res.weak))}</ol>`
@@ -155,7 +174,8 @@ function results(d: SearchPageData): Html | null {
   const indexing = res.indexing
     ? html`<p class="notice indexing" role="status">Still indexing ${plural(res.indexing, 'document', 'documents')}: results may be incomplete until ${res.indexing === 1 ? 'it is' : 'they are'} ready.</p>`
     : null;
-  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${list}${pager(d, res)}`;
+  const back = d.document ? html`<p class="back"><a href="${documentSearchHref(d)}">Search all documents for “${d.q}”</a></p>` : null;
+  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${back}${list}${pager(d, res)}`;
 }
 
 export function searchPage(d: SearchPageData) {
@@ -172,9 +192,13 @@ export function searchPage(d: SearchPageData) {
     <label>Mode <select name="mode">
       ${SEARCH_MODES.map((m) => html`<option value="${m}"${m === d.mode ? html` selected` : null}>${MODE_LABELS[m]}</option>`)}
     </select></label>
-    <label>Show <select name="view">
+    ${
+      d.document
+        ? html`<input type="hidden" name="document" value="${d.document.id}">`
+        : html`<label>Show <select name="view">
       ${(['documents', 'passages'] as const).map((v) => html`<option value="${v}"${v === d.view ? html` selected` : null}>${VIEW_LABELS[v]}</option>`)}
-    </select></label>
+    </select></label>`
+    }
     <button type="submit">Search</button>
   </form>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
