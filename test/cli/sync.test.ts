@@ -154,4 +154,35 @@ describe('upload --sync: the project mirrors a folder', () => {
     const list = await runCli(['documents', 'list', '--project', 'partial', '--json', 'path'], { env });
     expect(JSON.parse(list.stdout).documents.map((x: { path: string }) => x.path).sort()).toEqual(['gone.txt', 'keep.txt']);
   });
+
+  it('a file moved to another project and synced again warns that it makes a second copy (#53 item 8)', { timeout: 300_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-sync-moved-'));
+    writeFileSync(join(dir, 'charter.txt'), 'The harbour charter names the pilots who may bring ships past the breakwater.\n');
+    writeFileSync(join(dir, 'tides.txt'), 'The tide tables of the outer harbour are printed each spring.\n');
+    const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
+    const args = ['upload', dir, '--sync', '--project', 'harbour', '--create-project', '--wait'];
+    const first = await runCli(args, { env, timeoutMs: 240_000 });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('second copy');
+    expect((await runCli(['projects', 'create', 'Archive'], { env })).code).toBe(0);
+    const moved = await runCli(['documents', 'move', 'charter.txt', '--to', 'Archive'], { env });
+    expect(moved.code, moved.stderr).toBe(0);
+
+    const again = await runCli(args, { env, timeoutMs: 240_000 });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('warning: charter.txt is already in project Archive (as charter.txt): uploading it here makes a second copy\n');
+    expect(again.stderr).not.toContain('tides.txt is already');
+    // Nothing once this project holds it again.
+    const dry = await runCli([...args, '--dry-run'], { env });
+    expect(dry.stderr).not.toContain('second copy');
+    // The API's filter behind it: the same bytes, wherever the caller may read them, and only there.
+    const sha = (await api(d, `/api/v1/documents?project_id=${JSON.parse((await runCli(['projects', 'list', '--json'], { env })).stdout).projects.find((p: { name: string }) => p.name === 'Archive').id}`, { token: user.apiKey })).body.documents[0].sha256 as string;
+    const both = await api(d, `/api/v1/documents?sha256=${sha}`, { token: user.apiKey });
+    expect(both.body.documents).toHaveLength(2);
+    const stranger = await addUser(d);
+    expect((await api(d, `/api/v1/documents?sha256=${sha}`, { token: stranger.apiKey })).body.documents).toEqual([]);
+    const bad = await api(d, '/api/v1/documents?sha256=XYZ', { token: user.apiKey });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('must be one to 100 lowercase hex SHA-256 digests, comma-separated');
+  });
 });

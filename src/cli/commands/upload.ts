@@ -17,6 +17,7 @@ import { watchFolder } from '../upload/watch.js';
 import { defaultMaxDelete, HashCache, movedAway, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
 import { type WatchReport, watchReport } from '../upload/watch-report.js';
 import { listDocuments } from './documents/list.js';
+import { elsewhereLine, foundElsewhere } from './upload-elsewhere.js';
 import { parseMetadata } from './projects/create.js';
 import { defineCommand, intOption } from './shared/command.js';
 import { confirmDestructive } from '../../terminal/confirm.js';
@@ -380,6 +381,7 @@ async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget,
     }
   };
   await deleted(removals.filter((r) => r.reason === 'moved'));
+  for (const f of await foundElsewhere(http, plan.add, target.project?.id)) warn(ctx.io, elsewhereLine(f));
   const rows: Reporter = {
     uploading: () => {},
     uploaded: (i, o) =>
@@ -472,6 +474,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
     plan = await syncPlan(ctx, files, project?.id, prune, opts.prefix);
     toSend = [...plan.add, ...plan.replace];
     if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged, ${plan.remove.length} to delete, ${ignored.length} ignored`);
+    for (const f of await foundElsewhere(http, plan.add, project?.id)) warn(ctx.io, elsewhereLine(f));
     await checkDeletes(ctx, { ...opts, prune }, plan, files.length, projectName);
   }
   // Files of the folder whose document the project already holds: a failed one fails this run too (a re-run of an

@@ -35,11 +35,14 @@ export class HashCache {
   }
 }
 
+/** A file of the folder with its bytes' digest. */
+export type HashedFile = LocalFile & { sha256: string };
+
 export interface SyncPlan {
   /** New paths. */
-  add: LocalFile[];
+  add: HashedFile[];
   /** Changed bytes at a path the project holds: the upload replaces that document once it is ready. */
-  replace: LocalFile[];
+  replace: HashedFile[];
   /** Nothing to send: the project holds these bytes at this path (or elsewhere); `document` is the one holding them. */
   unchanged: Array<{ file: LocalFile; document: DocumentRecord }>;
   /**
@@ -64,7 +67,7 @@ const inScope = (path: string | null | undefined, prefix: string | undefined): p
  * sync), or attached to an e-mail (its attachments: `message.eml/report.pdf`, kept and deleted with the message), are
  * never touched. `local[].rel` is already the path in the project (see syncedPath).
  */
-export function planSync(local: Array<LocalFile & { sha256: string }>, documents: DocumentRecord[], prune: boolean, prefix?: string): SyncPlan {
+export function planSync(local: HashedFile[], documents: DocumentRecord[], prune: boolean, prefix?: string): SyncPlan {
   const atPath = new Map<string, DocumentRecord[]>();
   for (const d of documents) if (!d.attached_to && inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
   const bySha = new Map(documents.map((d) => [d.sha256, d]));

@@ -92,6 +92,8 @@ export interface DocumentFilter {
   uploadedBefore?: number;
   /** Part of the filename, any case. */
   filename?: string;
+  /** Any of these contents (hex SHA-256). */
+  sha256?: string[];
 }
 
 /** Where a page of a sorted list ended: the last id, and its sort value unless the order is by upload time. */
@@ -326,6 +328,7 @@ export class DocumentStore {
     if (filter.path !== undefined) q = q.where('path', '=', filter.path);
     if (filter.status) q = q.where('status', '=', filter.status);
     if (filter.contentType) q = q.where('content_type', '=', filter.contentType);
+    if (filter.sha256) q = q.where('sha256', 'in', filter.sha256);
     if (filter.uploadedFrom !== undefined) q = q.where('created_at', '>=', filter.uploadedFrom);
     if (filter.uploadedBefore !== undefined) q = q.where('created_at', '<', filter.uploadedBefore);
     if (filter.filename) {

@@ -23,7 +23,7 @@ export interface ListOptions {
 }
 
 /** Every document matching the filters, following next_cursor. */
-export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string; sort?: string }): Promise<DocumentRecord[]> {
+export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string; sort?: string; sha256?: string }): Promise<DocumentRecord[]> {
   const documents: DocumentRecord[] = [];
   let cursor: string | undefined;
   do {

@@ -39,6 +39,11 @@ export const DocumentListQuery = z.strictObject({
   type: z.enum(Object.keys(DOCUMENT_TYPES) as [DocumentTypeName, ...DocumentTypeName[]]).optional().describe(Object.keys(DOCUMENT_TYPES).join(', ')),
   path: z.string().min(1).max(MAX_PATH_CHARS).optional().describe('only documents uploaded from this relative path'),
   filename: z.string().min(1).max(255).optional().describe('only documents whose name contains this, any case'),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}(,[0-9a-f]{64}){0,99}$/, 'must be one to 100 lowercase hex SHA-256 digests, comma-separated')
+    .optional()
+    .describe('only documents with these contents: up to 100 SHA-256 digests, comma-separated (is this file already in my library, and where?)'),
   uploaded_since: Time.optional().describe('uploaded at or after this date or time'),
   uploaded_before: Time.optional().describe('uploaded before this date or time'),
   sort: z
@@ -48,13 +53,14 @@ export const DocumentListQuery = z.strictObject({
 });
 export type DocumentListQuery = z.output<typeof DocumentListQuery>;
 
-export function toFilter(q: Pick<DocumentListQuery, 'project_id' | 'status' | 'type' | 'path' | 'filename' | 'uploaded_since' | 'uploaded_before'>): DocumentFilter {
+export function toFilter(q: Pick<DocumentListQuery, 'project_id' | 'status' | 'type' | 'path' | 'filename' | 'sha256' | 'uploaded_since' | 'uploaded_before'>): DocumentFilter {
   return {
     ...(q.project_id ? { projectId: q.project_id } : {}),
     ...(q.status ? { status: q.status } : {}),
     ...(q.type ? { contentType: DOCUMENT_TYPES[q.type] } : {}),
     ...(q.path !== undefined ? { path: q.path } : {}),
     ...(q.filename ? { filename: q.filename } : {}),
+    ...(q.sha256 ? { sha256: [...new Set(q.sha256.split(','))] } : {}),
     ...(q.uploaded_since !== undefined ? { uploadedFrom: q.uploaded_since } : {}),
     ...(q.uploaded_before !== undefined ? { uploadedBefore: q.uploaded_before } : {}),
   };
