@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { IO } from '../terminal/io.js';
+import { colorEnabled, isStdoutTTY, type IO } from '../terminal/io.js';
 import { ConfigError, optionHelp, resolveConfig } from '../server/config.js';
 import { startDaemon } from '../server/daemon.js';
 import { CliError } from '../terminal/errors.js';
@@ -39,7 +39,9 @@ Examples:
     }
     let daemon;
     try {
-      daemon = await startDaemon({ config, notices: io.stderr });
+      // auto: text for a person at a terminal, JSON for whatever reads a pipe or a file (journald, containers).
+      const text = config.logFormat === 'text' || (config.logFormat === 'auto' && isStdoutTTY(io));
+      daemon = await startDaemon({ config, notices: io.stderr, logStyle: text ? { format: 'text', color: colorEnabled(io, 'stdout') } : { format: 'json' } });
     } catch (err) {
       if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
       throw new CliError(`could not start: ${(err as Error).message}`);

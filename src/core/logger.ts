@@ -1,10 +1,15 @@
 import { destination as pinoDestination, pino, stdTimeFunctions, type Logger } from 'pino';
+import { textDestination } from './log-text.js';
 
 export type { Logger };
 
+/** JSON lines (for journald, containers, files and log shippers), or short text lines for a person at a terminal. */
+export type LogStyle = { format: 'json' } | { format: 'text'; color: boolean };
+
 /**
- * JSON logs on stdout. Anything that could hold a secret is redacted by path, and request logs
- * carry the path without its query string (setup links and OAuth redirects put secrets there).
+ * Logs on stdout: JSON lines, or text lines made from the same redacted JSON (log-text.ts). Anything that could hold a
+ * secret is redacted by path, and request logs carry the path without its query string (setup links and OAuth
+ * redirects put secrets there).
  */
 export const REDACT_PATHS = [
   'authorization',
@@ -30,7 +35,8 @@ export const REDACT_PATHS = [
   'config.rerankerApiKey',
 ];
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(level: string, destination?: NodeJS.WritableStream, style: LogStyle = { format: 'json' }): Logger {
+  const out = destination ?? pinoDestination({ fd: 1, sync: false });
   return pino(
     {
       level,
@@ -38,6 +44,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       timestamp: stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     },
-    destination ?? pinoDestination({ fd: 1, sync: false }),
+    style.format === 'text' ? textDestination(out, style.color) : out,
   );
 }

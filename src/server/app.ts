@@ -40,6 +40,8 @@ export interface AppOptions {
   routes: ApiRoute[];
   /** Extra page/endpoint routers mounted beside the built-in pages (OAuth, settings pages of later capabilities). */
   extraRouters?: ((router: Router<AppState>, s: Services) => void)[];
+  /** Further requests whose log line goes at `debug` (the daemon's: until the setup link is used, on a terminal). */
+  quietRequests?: (ctx: { path: string; status: number }) => Promise<boolean>;
 }
 
 /**
@@ -95,7 +97,7 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.use(
     requestId(s.log, {
       // Scrapes and a load balancer's passing health checks come several times a minute per replica.
-      quiet: (ctx) => (ctx.path === '/api/v1/health' || ctx.path === '/metrics') && ctx.status === 200,
+      quiet: (ctx) => ((ctx.path === '/api/v1/health' || ctx.path === '/metrics') && ctx.status === 200) || (opts.quietRequests?.(ctx) ?? false),
       finished: (ctx, seconds) => s.metrics.request(ctx.method, routeOf(ctx as MatchedContext), ctx.status, seconds),
     }),
   );

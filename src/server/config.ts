@@ -74,7 +74,18 @@ export const OPTIONS = [
     description:
       'browser origins (comma-separated, e.g. https://app.example.com) whose pages may call /mcp besides the public URL\'s own; a request with any other Origin header is refused (DNS-rebinding protection). Clients that are not browsers send none',
   },
-  { name: 'log-level', kind: 'enum', default: 'info', choices: LOG_LEVELS, valueName: 'level', description: 'log verbosity; logs are JSON lines on stdout' },
+  { name: 'log-level', kind: 'enum', default: 'info', choices: LOG_LEVELS, valueName: 'level', description: 'log verbosity; logs go to stdout in the --log-format' },
+  {
+    name: 'log-format',
+    kind: 'enum',
+    default: 'auto',
+    choices: ['auto', 'json', 'text'],
+    valueName: 'format',
+    description:
+      'json = one JSON object per line (docs/operations.md#logs); text = one short line per event for a person (time, level, message, e.g. "GET /api/v1/search 200 12 ms"), ' +
+      'in colour on a terminal without NO_COLOR, and while no account exists without the lines of requests that did not fail (so the setup link stays in sight); ' +
+      'auto = text when stdout is a terminal, json otherwise (pipes, files, journald, containers)',
+  },
   {
     name: 'trust-proxy',
     kind: 'bool-or-addresses',

@@ -56,7 +56,7 @@ import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
-import { createLogger, type Logger } from '../core/logger.js';
+import { createLogger, type Logger, type LogStyle } from '../core/logger.js';
 import { describeAccess, metricsAccess } from './metrics/access.js';
 import { timedOcr, timedPassages } from './metrics/instrument.js';
 import { DaemonMetrics } from './metrics/metrics.js';
@@ -78,6 +78,8 @@ export interface DaemonOptions {
   config: ServeConfig;
   /** Where operator notices go (the bound address, the setup link). */
   notices: NodeJS.WritableStream;
+  /** The logs' form (`--log-format`, auto resolved by whoever knows the terminal); default JSON. */
+  logStyle?: LogStyle;
   logger?: Logger;
   now?: Clock;
   /** Where the AWS_* variables of `--storage s3://…` are read (default: process.env). */
@@ -96,7 +98,8 @@ const HOUR = 3600_000;
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const { config } = opts;
   const now = opts.now ?? systemClock;
-  const log = opts.logger ?? createLogger(config.logLevel);
+  const logStyle = opts.logStyle ?? { format: 'json' };
+  const log = opts.logger ?? createLogger(config.logLevel, undefined, logStyle);
   // Settings are checked before the data directory is touched.
   const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages);
   if (config.ocr === 'native') await probeTesseract('tesseract').catch((err: Error) => Promise.reject(new Error(`--ocr native: ${err.message}`)));
@@ -372,7 +375,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     // Made before listening, so that the link is printed together with the address (a database round trip later
     // would leave anyone reading the notices unsure whether a link is coming).
     const setupToken = await accounts.newSetupToken();
-    const app = createApp(services, { routes: apiRoutes(services), extraRouters: [oauthRouters(oauth)] });
+    // A person reading text logs needs the setup link above them: until an account exists, a request line each
+    // time their browser loads something would push it out of sight. Failures are still said.
+    const quietUntilSetup = setupToken && logStyle.format === 'text' ? untilAnAccount(accounts) : undefined;
+    const app = createApp(services, {
+      routes: apiRoutes(services),
+      extraRouters: [oauthRouters(oauth)],
+      ...(quietUntilSetup ? { quietRequests: async (ctx: { status: number }) => ctx.status < 500 && (await quietUntilSetup()) } : {}),
+    });
     const http = serveHttp(app.callback(), { maxBodyBytes: maxRequestBytes({ maxFileBytes: config.maxUploadMb * 1024 * 1024, maxFiles: config.maxFiles, fields: UPLOAD_FIELDS }) });
     const server = http.server;
     await new Promise<void>((resolve, reject) => {
@@ -402,7 +412,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       `docsearch ${VERSION} listening on ${boundUrl}\n` +
         (setupToken
           ? `No account exists yet. Open this one-time link to create the first one:\n  ${publicUrl}/setup?token=${setupToken}\n` +
-            `(or run: docsearch users add <email> ${database.shared ? 'with the same DOCSEARCH_DATABASE_URL' : `--data-dir ${config.dataDir}`})\n`
+            `(or run: docsearch users add <email> ${database.shared ? 'with the same DOCSEARCH_DATABASE_URL' : `--data-dir ${config.dataDir}`})\n` +
+            (quietUntilSetup ? 'Until then, only requests that fail are logged here.\n' : '')
           : ''),
     );
 
@@ -428,6 +439,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await cleanup();
     throw err;
   }
+}
+
+/**
+ * Whether the library still has no account: asked of the database while it has none (another process may add one:
+ * `docsearch users add`, a replica's setup page), never again once it has.
+ */
+function untilAnAccount(accounts: { hasUsers(): Promise<boolean> }): () => Promise<boolean> {
+  let none = true;
+  // A database that cannot answer changes nothing here: the requests it fails are logged as failures anyway.
+  return async () => (none &&= !(await accounts.hasUsers().catch(() => false)));
 }
 
 /** The host a URL names, for labels ("docsearch (search.example.com)"). */

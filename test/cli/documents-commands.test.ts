@@ -1,21 +1,25 @@
 /**
  * `docsearch documents retry|rename|move` and documents named by path or file name (#53 item 8), through the built
  * binary against a real daemon; a renamed synced document shows its new name in FILENAME; tables fit a terminal of 80
- * and of 120 columns (a real pseudo-terminal from util-linux `script`), cutting names with "…" rather than wrapping.
+ * and of 120 columns (a real pseudo-terminal from util-linux `script`), cutting names with "…" rather than wrapping;
+ * upload's progress board shows a path whole where the terminal has room for it.
  */
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { api, BIN, runCli } from '../helpers/daemon.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { type CliSuite, cliSuite } from './cli-env.js';
 
 const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /** The CLI on a pseudo-terminal `cols` wide: what a person sees (stdout and stderr together). */
-function onTerminal(cols: number, args: string[], env: Record<string, string>): Promise<string> {
+function onTerminal(cols: number, args: string[], env: Record<string, string>, cwd?: string): Promise<string> {
   const cmd = `stty cols ${cols} rows 60; ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const proc = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...env, COLUMNS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn('script', ['-qec', cmd, '/dev/null'], { cwd, env: { ...process.env, ...env, COLUMNS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
     proc.stderr.on('data', (b: Buffer) => (out += b.toString()));
@@ -27,6 +31,8 @@ function onTerminal(cols: number, args: string[], env: Record<string, string>): 
 describe('docsearch documents: retry, rename, move, names, tables that fit', () => {
   let s: CliSuite;
   cliSuite((suite) => (s = suite), { timeoutMs: 60_000 });
+  const temp = tempDirs('docsearch-documents');
+  afterAll(() => temp.removeAll());
 
   it('retries, renames and moves documents named by id, sync path or file name; FILENAME shows the new name', { timeout: 300_000 }, async () => {
     const files = [
@@ -80,5 +86,23 @@ describe('docsearch documents: retry, rename, move, names, tables that fit', () 
         for (const line of lines) expect(line.replace(/\x1b\[[0-9;]*m/g, '').length, `${args.join(' ')} at ${cols}: ${line}`).toBeLessThanOrEqual(cols);
       }
     }
+  });
+
+  it('upload progress shows a path whole where the terminal has room, and cuts it at its left only where it has not', { timeout: 120_000 }, async () => {
+    const work = temp.make('board');
+    const path = 'reports/2025/quarterly/north-region/lighthouse-maintenance-schedule.txt'; // 70 columns
+    mkdirSync(dirname(join(work, path)), { recursive: true });
+    writeFileSync(join(work, path), 'The keepers polish the lens every Sunday before dusk.');
+    // The rows of the board's final state (a file's outcome), without the control sequences that redraw it.
+    const finalRows = async (cols: number) => {
+      const out = await onTerminal(cols, ['upload', 'reports', '--recursive', '--wait'], s.env, work);
+      return out.split('\n').map((l) => l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')).filter((l) => /  (ready|already uploaded) \(/.test(l));
+    };
+    const wide = await finalRows(120);
+    expect(wide.at(-1), wide.join('\n')).toMatch(new RegExp(`^${path.replaceAll('.', '\\.')}  +(ready|already uploaded)`));
+    const narrow = await finalRows(80);
+    const row = narrow.at(-1)!;
+    expect(row, narrow.join('\n')).toMatch(/^…[^ ]*\/lighthouse-maintenance-schedule\.txt  +(ready|already uploaded)/);
+    expect(row.length).toBeLessThanOrEqual(80);
   });
 });

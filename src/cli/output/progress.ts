@@ -5,6 +5,10 @@ import { fitColumns, padColumns, stringWidth } from './columns.js';
 /** Beyond this many rows a per-file board would scroll; one bar per phase is shown instead. */
 const MAX_ROWS = 15;
 const BAR_WIDTH = 20;
+/** Columns of a row's meter: "processing  [####################] 100%". */
+const METER_WIDTH = 10 + 2 + (BAR_WIDTH + 2) + 1 + 4;
+/** Labels are padded to at least this, and never cut narrower. */
+const MIN_LABEL = 8;
 
 /** A file goes through these in order, never back: its bytes are sent, then the server processes it. */
 export type Phase = 'waiting' | 'uploading' | 'processing' | 'done';
@@ -33,7 +37,6 @@ export class ProgressBoard {
   private rows: Row[];
   private drawn = 0;
   private timer: NodeJS.Timeout | undefined;
-  private readonly width: number;
 
   constructor(
     private readonly io: IO,
@@ -41,7 +44,14 @@ export class ProgressBoard {
   ) {
     // File names and the server's words are shown, never obeyed (the board's own control sequences are its only ones).
     this.rows = labels.map((label) => ({ label: terminalSafe(label), phase: 'waiting', fraction: 0, status: '' }));
-    this.width = Math.min(40, Math.max(...this.rows.map((r) => stringWidth(r.label)), 8));
+  }
+
+  /**
+   * The label column: as wide as the longest path, cut (at its left, keeping the file name) only where the terminal
+   * leaves too little room for it beside a meter.
+   */
+  private labelWidth(cols: number): number {
+    return Math.max(MIN_LABEL, Math.min(Math.max(...this.rows.map((r) => stringWidth(r.label))), cols - 1 - 2 - METER_WIDTH));
   }
 
   update(index: number, phase: Phase, fraction: number, status = ''): void {
@@ -57,7 +67,7 @@ export class ProgressBoard {
     }, 80);
   }
 
-  private lines(): string[] {
+  private lines(cols: number): string[] {
     if (this.rows.length > MAX_ROWS) {
       const n = this.rows.length;
       const sent = this.rows.reduce((s, r) => s + (ORDER[r.phase] > ORDER.uploading ? 1 : r.phase === 'uploading' ? r.fraction : 0), 0);
@@ -65,8 +75,9 @@ export class ProgressBoard {
       const done = this.rows.filter((r) => r.phase === 'done').length;
       return [`uploading   ${bar(sent / n)} ${pct(sent / n)}`, `processing  ${bar(processed / n)} ${pct(processed / n)}  ${done}/${n} files done`];
     }
+    const width = this.labelWidth(cols);
     return this.rows.map((r) => {
-      const label = stringWidth(r.label) > this.width ? padColumns(`…${fitColumns(r.label, this.width - 1, true)}`, this.width) : padColumns(r.label, this.width);
+      const label = stringWidth(r.label) > width ? padColumns(`…${fitColumns(r.label, width - 1, true)}`, width) : padColumns(r.label, width);
       const meter = r.phase === 'uploading' || r.phase === 'processing' ? `${r.phase.padEnd(10)}  ${bar(r.fraction)} ${pct(r.fraction)}` : '';
       // A status that only repeats the phase ("processing") is said once, by the meter.
       const status = meter && r.status === r.phase ? '' : r.status;
@@ -77,7 +88,7 @@ export class ProgressBoard {
   render(): void {
     const cols = this.io.stderr.columns || 100; // a pseudo-terminal without a size reports 0
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
-    const lines = this.lines();
+    const lines = this.lines(cols);
     for (const l of lines) out += `\x1b[2K${l.slice(0, cols - 1)}\n`;
     this.drawn = lines.length;
     this.io.stderr.write(out);

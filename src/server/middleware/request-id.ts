@@ -14,7 +14,7 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export function requestId(
   logger: Logger,
   opts: {
-    quiet?: (ctx: { path: string; status: number }) => boolean;
+    quiet?: (ctx: { path: string; status: number }) => boolean | Promise<boolean>;
     /** Told each request once its response is decided (metrics), with its seconds. */
     finished?: (ctx: Parameters<Middleware<AppState>>[0], seconds: number) => void;
   } = {},
@@ -40,7 +40,7 @@ export function requestId(
         client_ip: ctx.ip,
         user: ctx.state.principal?.userId ?? ctx.state.session?.userId ?? undefined,
       };
-      if (opts.quiet?.(ctx)) ctx.state.log.debug(line, 'request');
+      if (await opts.quiet?.(ctx)) ctx.state.log.debug(line, 'request');
       else ctx.state.log.info(line, 'request');
     }
   };
