@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import { type Clock, systemClock } from '../../core/clock.js';
 import { type ExternalIdentity, identityFromClaims } from './identity.js';
 import type { OidcTransaction } from './transaction.js';
@@ -48,9 +48,17 @@ export class SsoError extends Error {
   }
 }
 
+/**
+ * openid-client, loaded on first use: ~8.6 MiB of resident memory and ~27 ms at start that a server without
+ * `--oidc-issuer` never needs (the first start's memory is held to a bar: docs/BENCHMARKS.md).
+ */
+type Client = typeof OpenIdClient;
+let loading: Promise<Client> | undefined;
+const openIdClient = (): Promise<Client> => (loading ??= import('openid-client'));
+
 export class OidcSignIn {
   /** The last discovered metadata: sign-in starts discover afresh (so a provider that is down is seen at once). */
-  private server: client.ServerMetadata | null = null;
+  private server: OpenIdClient.ServerMetadata | null = null;
   private readonly now: Clock;
 
   constructor(
@@ -61,11 +69,12 @@ export class OidcSignIn {
   }
 
   /** The provider's metadata, discovered now; SsoError('unreachable') when it cannot be had. */
-  async discover(): Promise<client.ServerMetadata> {
+  async discover(): Promise<OpenIdClient.ServerMetadata> {
+    const client = await openIdClient();
     try {
       const config = await client.discovery(new URL(this.settings.issuer), this.settings.clientId, undefined, undefined, {
         timeout: this.seams.timeoutSeconds ?? 10,
-        ...(this.seams.fetch ? { [client.customFetch]: this.seams.fetch as client.CustomFetch } : {}),
+        ...(this.seams.fetch ? { [client.customFetch]: this.seams.fetch as OpenIdClient.CustomFetch } : {}),
       });
       this.server = config.serverMetadata();
       return this.server;
@@ -78,21 +87,22 @@ export class OidcSignIn {
    * A configuration for one exchange with the provider, its clock set to ours (openid-client takes an offset from
    * the system clock, in seconds).
    */
-  private configuration(server: client.ServerMetadata): client.Configuration {
-    const metadata: Partial<client.ClientMetadata> = { [client.clockSkew]: Math.round((this.now() - Date.now()) / 1000) };
-    const auth = this.settings.clientSecret ? secretAuth(server, this.settings.clientSecret) : client.None();
+  private configuration(client: Client, server: OpenIdClient.ServerMetadata): OpenIdClient.Configuration {
+    const metadata: Partial<OpenIdClient.ClientMetadata> = { [client.clockSkew]: Math.round((this.now() - Date.now()) / 1000) };
+    const auth = this.settings.clientSecret ? secretAuth(client, server, this.settings.clientSecret) : client.None();
     const config = new client.Configuration(server, this.settings.clientId, metadata, auth);
     config.timeout = this.seams.timeoutSeconds ?? 10;
-    if (this.seams.fetch) config[client.customFetch] = this.seams.fetch as client.CustomFetch;
+    if (this.seams.fetch) config[client.customFetch] = this.seams.fetch as OpenIdClient.CustomFetch;
     return config;
   }
 
   /** Where to send the browser, and what to keep until it comes back (transaction.ts seals it). */
   async begin(returnTo?: string): Promise<{ url: URL; transaction: OidcTransaction }> {
     const server = await this.discover();
+    const client = await openIdClient();
     const verifier = client.randomPKCECodeVerifier();
     const transaction: OidcTransaction = { state: client.randomState(), nonce: client.randomNonce(), verifier, startedAt: this.now(), ...(returnTo ? { returnTo } : {}) };
-    const url = client.buildAuthorizationUrl(this.configuration(server), {
+    const url = client.buildAuthorizationUrl(this.configuration(client, server), {
       redirect_uri: this.settings.redirectUri(),
       scope: this.settings.scopes,
       state: transaction.state,
@@ -109,10 +119,11 @@ export class OidcSignIn {
    */
   async complete(transaction: OidcTransaction, query: string): Promise<ExternalIdentity> {
     const server = this.server ?? (await this.discover());
-    const config = this.configuration(server);
+    const client = await openIdClient();
+    const config = this.configuration(client, server);
     const callback = new URL(this.settings.redirectUri());
     callback.search = query;
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<Client['authorizationCodeGrant']>>;
     try {
       tokens = await client.authorizationCodeGrant(config, callback, {
         pkceCodeVerifier: transaction.verifier,
@@ -121,7 +132,7 @@ export class OidcSignIn {
         idTokenExpected: true,
       });
     } catch (err) {
-      throw failure(err);
+      throw failure(client, err);
     }
     const idToken = tokens.claims()!;
     let claims: Record<string, unknown> = { ...idToken };
@@ -131,20 +142,21 @@ export class OidcSignIn {
         const info = await client.fetchUserInfo(config, tokens.access_token, idToken.sub);
         claims = { ...info, ...idToken };
       } catch (err) {
-        throw failure(err);
+        throw failure(client, err);
       }
     }
     return identityFromClaims(server.issuer, claims, this.settings.groupsClaim);
   }
 
   /** The provider's metadata as last discovered, else discovered now; null when it cannot be had. */
-  async metadata(): Promise<client.ServerMetadata | null> {
+  async metadata(): Promise<OpenIdClient.ServerMetadata | null> {
     return this.server ?? this.discover().catch(() => null);
   }
 
   /** RP-initiated logout at the provider's end_session_endpoint: our client id, and where to come back to. */
-  signOutUrl(server: client.ServerMetadata, postLogoutRedirectUri: string): URL {
-    return client.buildEndSessionUrl(this.configuration(server), { client_id: this.settings.clientId, post_logout_redirect_uri: postLogoutRedirectUri });
+  async signOutUrl(server: OpenIdClient.ServerMetadata, postLogoutRedirectUri: string): Promise<URL> {
+    const client = await openIdClient();
+    return client.buildEndSessionUrl(this.configuration(client, server), { client_id: this.settings.clientId, post_logout_redirect_uri: postLogoutRedirectUri });
   }
 }
 
@@ -152,7 +164,7 @@ export class OidcSignIn {
  * How the client secret is sent: client_secret_basic, the method a provider supports when its metadata names none
  * (RFC 8414 §2), unless it names client_secret_post and not basic.
  */
-function secretAuth(server: client.ServerMetadata, secret: string): client.ClientAuth {
+function secretAuth(client: Client, server: OpenIdClient.ServerMetadata, secret: string): OpenIdClient.ClientAuth {
   const methods = server.token_endpoint_auth_methods_supported;
   const postOnly = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
   return postOnly ? client.ClientSecretPost(secret) : client.ClientSecretBasic(secret);
@@ -169,7 +181,7 @@ function describe(err: unknown): string {
 }
 
 /** What openid-client threw, as an SsoError that says which kind of failure it was. */
-function failure(err: unknown): SsoError {
+function failure(client: Client, err: unknown): SsoError {
   if (err instanceof client.AuthorizationResponseError) {
     return new SsoError('denied', `the provider ended the sign-in: ${err.error}${err.error_description ? ` (${err.error_description})` : ''}`, { cause: err });
   }

@@ -102,7 +102,7 @@ export async function afterSignOut(s: Services, userId: string | null | undefine
   if (!userId || !oidc) return '/login';
   const server = await oidc.metadata();
   if (!server?.end_session_endpoint || !(await s.sso!.accounts.linked(userId, server.issuer))) return '/login';
-  return oidc.signOutUrl(server, `${s.publicUrl()}/login`).href;
+  return (await oidc.signOutUrl(server, `${s.publicUrl()}/login`)).href;
 }
 
 function configured(s: Services): { sso: Sso; oidc: OidcSignIn } {

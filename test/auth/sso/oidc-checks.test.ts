@@ -190,7 +190,7 @@ describe('OpenID Connect sign-in checks (oidc-provider, private CA)', () => {
   it('signs out at the provider: its end_session_endpoint, our client id and where to come back', async () => {
     const signIn = rp();
     const server = (await signIn.metadata())!;
-    const out = signIn.signOutUrl(server, 'http://127.0.0.1:9/login');
+    const out = await signIn.signOutUrl(server, 'http://127.0.0.1:9/login');
     expect(out.href.startsWith(server.end_session_endpoint!)).toBe(true);
     expect(out.searchParams.get('client_id')).toBe(CLIENT.client_id);
     expect(out.searchParams.get('post_logout_redirect_uri')).toBe('http://127.0.0.1:9/login');
