@@ -39,6 +39,7 @@ export async function resolveBearer(resolvers: readonly BearerResolver[], header
   for (const resolve of resolvers) {
     const principal = await resolve(credential);
     if (!principal) continue;
+    if ('refused' in principal) return { ok: false, message: principal.refused, withError: true };
     if (principal.kind !== 'api_key' && principal.resource !== resource) {
       return { ok: false, message: `this access token was issued for another resource (${principal.resource ?? 'the REST API'})`, withError: true };
     }
