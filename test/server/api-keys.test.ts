@@ -100,7 +100,7 @@ describe('API keys', () => {
     expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="docsearch", error="invalid_token", error_description="the API key expired on 2026-01-05 14:03 UTC"');
     const mcp = await mcpCall(d, key);
     expect(mcp.status).toBe(401);
-    expect((await mcp.json()).error.message).toBe('the API key expired on 2026-01-05 14:03 UTC');
+    expect(((await mcp.json()) as { error: { message: string } }).error.message).toBe('the API key expired on 2026-01-05 14:03 UTC');
     expect(mcp.headers.get('www-authenticate')).toContain('error_description="the API key expired on 2026-01-05 14:03 UTC"');
 
     // A key never made says nothing of expiry.
