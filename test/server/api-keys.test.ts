@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/sql/open-database.js';
-import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { newKeyOnPage, WebClient } from './web-client.js';
 
@@ -300,6 +300,28 @@ describe('API keys', () => {
       expect(bad.text).toContain('Choose when the key expires.');
     }
     expect((await api(d, '/api/v1/keys', { token: owner.apiKey })).body.keys.map((k: { name: string }) => k.name)).not.toContain('bad lifetime');
+  });
+
+  it('docsearch users add --api-key --key-expires gives the provisioned key an expiry; a bad one makes neither account nor key', async () => {
+    const add = (email: string, ...extra: string[]) => runCli(['users', 'add', email, '--data-dir', d.dataDir, '--api-key', ...extra], { input: 'correct horse battery staple\n', env: d.env });
+    const made = await add('expiring-ci@example.com', '--key-expires', '90d');
+    expect(made.code).toBe(0);
+    const key = made.stdout.trim();
+    const [row] = (await api(d, '/api/v1/keys', { token: key })).body.keys;
+    expect(made.stderr).toContain(`API key (read:documents write:documents, expires ${row.expires_at}) — shown once, store it now:`);
+    const lifetime = Date.parse(row.expires_at) - Date.parse(row.created_at);
+    expect(lifetime).toBeGreaterThanOrEqual(90 * DAY);
+    expect(lifetime).toBeLessThan(90 * DAY + 5000);
+
+    const form = await add('bad-form@example.com', '--key-expires', 'soon');
+    expect(form.code).toBe(2);
+    expect(form.stderr).toContain('error: --key-expires: "soon" is not an expiry: give `30d` (days from now), a date such as 2027-01-31, an RFC 3339 timestamp, or `never`');
+    const past = await add('bad-past@example.com', '--key-expires', '2020-01-01');
+    expect(past.code).toBe(1);
+    expect(past.stderr).toContain('error: the expiry 2020-01-01T00:00:00.000Z has already passed: give a moment in the future');
+    // Neither account was made: adding them again works.
+    expect((await add('bad-past@example.com')).code).toBe(0);
+    expect((await add('bad-form@example.com')).code).toBe(0);
   });
 
   it('the settings page needs a login', async () => {
