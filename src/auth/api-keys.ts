@@ -42,7 +42,8 @@ export class ApiKeyService {
 
   /** A new key, with the document scopes given (default: both), for every project or some, expiring or not. */
   async issue(userId: string, name: string | null, { scopes = DEFAULT_SCOPES, projectIds = null, expires = 'never' }: KeyOptions = {}): Promise<IssuedApiKey> {
-    const expiresAt = this.expiresAtFor(expires);
+    const createdAt = this.now();
+    const expiresAt = this.expiresAtFor(expires, createdAt);
     const key = API_KEY_PREFIX + randomBase62(KEY_BODY_LENGTH);
     const record = await this.store.create({
       userId,
@@ -53,6 +54,7 @@ export class ApiKeyService {
       scopes: [...scopes],
       projectIds,
       expiresAt,
+      createdAt,
     });
     await this.audit.record({
       type: 'api_key.created',
@@ -63,9 +65,8 @@ export class ApiKeyService {
   }
 
   /** The moment a key made now expires (null: never); a moment already past or more than MAX_KEY_DAYS away is refused. */
-  expiresAtFor(expires: KeyExpiry): number | null {
+  expiresAtFor(expires: KeyExpiry, now = this.now()): number | null {
     if (expires === 'never') return null;
-    const now = this.now();
     if ('days' in expires) {
       if (!Number.isInteger(expires.days) || expires.days < 1 || expires.days > MAX_KEY_DAYS) throw new AppError('invalid_request', `a key lasts 1 to ${MAX_KEY_DAYS} days, not ${expires.days}`);
       return now + expires.days * DAY_MS;

@@ -257,9 +257,10 @@ describeEachEngine('API key expiry', ({ handle }) => {
     const audit = new RecordedAudit();
     const keys = new ApiKeyService(new ApiKeyStore(handle().db, now), now, audit);
     const lasting = await keys.issue(user.id, 'lasting');
+    now.advance(1); // ids sort by time: newest first
     const { key, record } = await keys.issue(user.id, 'weekly', { expires: { days: 7 } });
     expect(record.expiresAt).toBe(now() + 7 * DAY);
-    expect(audit.events.at(-1)).toMatchObject({ type: 'api_key.created', details: { expires_at: '2027-01-12T14:03:00.000Z' } });
+    expect(audit.events.at(-1)).toMatchObject({ type: 'api_key.created', details: { expires_at: '2027-01-12T14:03:00.001Z' } });
     expect(audit.events.at(-2)).toMatchObject({ details: { expires_at: null } });
     now.advance(7 * DAY - 1);
     expect(await keys.resolve(key)).toMatchObject({ userId: user.id, kind: 'api_key', expiresAt: record.expiresAt });

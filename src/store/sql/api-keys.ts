@@ -28,6 +28,8 @@ export interface NewApiKey {
   scopes: string[];
   projectIds?: string[] | null;
   expiresAt?: number | null;
+  /** The moment its expiry was reckoned from, so that "30 days" is 30 days to the millisecond; default: now. */
+  createdAt?: number;
 }
 
 type Row = Omit<ApiKeysTable, 'key_hash'>;
@@ -58,7 +60,7 @@ export class ApiKeyStore {
   ) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const now = this.now();
+    const now = key.createdAt ?? this.now();
     const row: Row = {
       id: newId('key', now),
       user_id: key.userId,
