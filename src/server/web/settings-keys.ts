@@ -22,7 +22,7 @@ async function showKeys(ctx: WebContext, s: Services, user: { id: string; email:
       user,
       csrfToken: ctx.state.session!.csrfToken,
       now: s.now(),
-      keys: keys.map((k) => ({ ...k, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt) })),
+      keys: keys.map((k) => ({ ...k, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt), expired: s.apiKeys.expired(k) })),
       ...extra,
     }),
     extra.error ? 400 : 200,

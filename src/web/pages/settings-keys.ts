@@ -15,6 +15,8 @@ export interface KeyRow {
   lastUsedAt: string | null;
   /** When the key stops authenticating (ms); null: never. */
   expiresAt: number | null;
+  /** Whether it has, by the daemon's clock. */
+  expired: boolean;
 }
 
 /**
@@ -48,10 +50,10 @@ export const keyLabel = (k: Pick<KeyRow, 'prefix' | 'last4'>): string => `${k.pr
 const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
 
 /** "Expired", "in 3 days", "in 5 hours" or "No expiration", with the exact moment beside it for a key that expires. */
-function expiry(at: number | null, now: number) {
+function expiry({ expiresAt: at, expired }: Pick<KeyRow, 'expiresAt' | 'expired'>, now: number) {
   if (at === null) return html`<span class="muted">No expiration</span>`;
   const moment = html`<time datetime="${new Date(at).toISOString()}">${formatTime(at)}</time>`;
-  if (at <= now) return html`<strong class="error">Expired</strong> <span class="muted">${moment}</span>`;
+  if (expired) return html`<strong class="error">Expired</strong> <span class="muted">${moment}</span>`;
   const left = at - now;
   // Rounded: a key made for 90 days reads "in 90 days", not 89 and some hours.
   const days = Math.round(left / DAY_MS);
@@ -72,7 +74,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
   <td data-label="Scopes">${k.scopes.join(' ')}</td>
   <td data-label="Created">${when(k.createdAt)}</td>
   <td data-label="Last used">${when(k.lastUsedAt)}</td>
-  <td data-label="Expires">${expiry(k.expiresAt, d.now)}</td>
+  <td data-label="Expires">${expiry(k, d.now)}</td>
   <td><a href="/settings/keys/${k.id}/revoke" class="danger-link" aria-label="Revoke ${k.name ?? keyLabel(k)}…">Revoke…</a></td>
 </tr>`,
   );

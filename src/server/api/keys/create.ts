@@ -63,6 +63,6 @@ export const createKey = (s: Services) =>
       // A key limited to projects may make keys only within its own limit (access.scope refuses the rest).
       const projectIds = body.project_ids ? await s.access.scope(principal, body.project_ids) : principal.projectLimit;
       const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, { scopes: [...new Set(scopes)], projectIds: projectIds ? [...projectIds] : null, expires });
-      return { status: 201, body: { ...keyToWire(issued.record, s.now), key: issued.key } };
+      return { status: 201, body: { ...keyToWire(issued.record, false), key: issued.key } };
     },
   });

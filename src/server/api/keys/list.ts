@@ -18,6 +18,6 @@ export const listKeys = (s: Services) =>
     responses: { 200: { description: 'Keys not revoked, newest first', schema: z.object({ keys: z.array(ApiKey) }) } },
     async handler({ principal }) {
       const keys = await s.apiKeys.list(principal.userId);
-      return { status: 200, body: { keys: keys.map((k) => keyToWire(k, s.now)) } };
+      return { status: 200, body: { keys: keys.map((k) => keyToWire(k, s.apiKeys.expired(k))) } };
     },
   });
