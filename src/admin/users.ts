@@ -5,6 +5,7 @@ import { ApiKeyService } from '../auth/api-keys.js';
 import { parseScopes, SCOPES } from '../auth/scopes.js';
 import { systemClock } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
+import { EXPIRES_FORMS, type KeyExpiry, parseExpires } from '../core/key-expiry.js';
 import { CliError, UsageError } from '../terminal/errors.js';
 import { canPrompt, type IO, readStdin, writeJson } from '../terminal/io.js';
 import { confirmDestructive } from '../terminal/confirm.js';
@@ -52,18 +53,26 @@ export function usersCommand(io: IO): Command {
     .option('--api-key', 'also create an API key for the account and print it (once) on stdout')
     .addOption(new Option('--scopes <scopes>', `scopes of that key, comma or space separated (${SCOPES.join(', ')})`).default(SCOPES.join(',')))
     .option('--key-name <name>', 'name of that key', 'provisioned')
+    .addOption(new Option('--key-expires <when>', `when that key expires: ${EXPIRES_FORMS}`).default('never'))
     .addHelpText(
       'after',
       `
 Examples:
   $ docsearch users add alice@example.com
   $ echo "$CI_PASSWORD" | docsearch users add ci@example.com --api-key --scopes write:documents,read:documents
+  $ echo "$CI_PASSWORD" | docsearch users add ci@example.com --api-key --key-expires 90d
   $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db.internal/docsearch docsearch users add bob@example.com
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; database?: string; apiKey?: boolean; scopes: string; keyName: string }) => {
+    .action(async (email: string, flags: { dataDir?: string; database?: string; apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }) => {
       const { scopes, unknown } = parseScopes(flags.scopes);
       if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}`, `valid scopes: ${SCOPES.join(', ')}`);
+      let expires: KeyExpiry;
+      try {
+        expires = parseExpires(flags.keyExpires);
+      } catch (err) {
+        throw new UsageError(`--key-expires: ${(err as Error).message}`);
+      }
       const config = operatorConfig(io, 'users add', { 'data-dir': flags.dataDir, database: flags.database });
       const password = await readPassword(io);
       const database = await openOperatorDatabase(config);
@@ -72,12 +81,16 @@ Examples:
         const now = systemClock;
         const accounts = new AccountService(new UserStore(db, now), new ProjectStore(db, now), new SetupTokenStore(db, now), new LoginAttemptStore(db, now));
         const audit = operatorAudit(db, 'users add');
+        const keys = new ApiKeyService(new ApiKeyStore(db, now), now, audit);
+        // A past or too distant expiry is refused before the account is made, not after.
+        if (flags.apiKey) keys.expiresAtFor(expires);
         const user = await accounts.createUser(email, password);
         await audit.record({ type: 'account.created', target: { type: 'account', id: user.id, label: user.email }, details: { how: 'docsearch users add' } });
         io.stderr.write(`created account ${user.email} (${user.id}) in ${database.shared ? database.location : config.dataDir}\n`);
         if (flags.apiKey) {
-          const issued = await new ApiKeyService(new ApiKeyStore(db, now), now, audit).issue(user.id, flags.keyName, scopes);
-          io.stderr.write(`API key (${scopes.join(' ')}) — shown once, store it now:\n`);
+          const issued = await keys.issue(user.id, flags.keyName, { scopes, expires });
+          const until = issued.record.expiresAt === null ? '' : `, expires ${toIso(issued.record.expiresAt)}`;
+          io.stderr.write(`API key (${scopes.join(' ')}${until}) — shown once, store it now:\n`);
           io.stdout.write(`${issued.key}\n`);
         }
       } catch (err) {

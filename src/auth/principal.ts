@@ -7,7 +7,7 @@ export interface Principal {
   scopes: GrantScope[];
   kind: 'api_key' | 'oauth';
   credentialId: string;
-  /** For OAuth tokens: when the token stops being valid (ms). */
+  /** When the credential stops being valid (ms): an OAuth token's end, an API key's expiry; absent: never. */
   expiresAt?: number;
   /**
    * RFC 8707: what the credential may be used at. For an OAuth access token its bound resource —
@@ -20,9 +20,14 @@ export interface Principal {
   projectLimit: string[] | null;
 }
 
+/** A credential of the resolver's kind that it knows but refuses, and why: said to the caller, who holds it. */
+export interface CredentialRefused {
+  refused: string;
+}
+
 /**
  * A bearer resolver turns a presented credential into a principal, or null when the credential
- * is not one of its kind or not valid. The bearer middleware asks each resolver in turn, so
- * OAuth access tokens plug in beside API keys without touching the middleware.
+ * is not one of its kind or not valid (or a refusal whose reason the holder may be told). The bearer middleware
+ * asks each resolver in turn, so OAuth access tokens plug in beside API keys without touching the middleware.
  */
-export type BearerResolver = (credential: string) => Promise<Principal | null>;
+export type BearerResolver = (credential: string) => Promise<Principal | CredentialRefused | null>;

@@ -42,6 +42,10 @@ export interface ApiKey {
   project_ids?: string[] | null;
   created_at: string;
   last_used_at: string | null;
+  /** From when the key no longer authenticates; null: never. */
+  expires_at: string | null;
+  /** Whether `expires_at` has passed, by the server's clock. */
+  expired: boolean;
 }
 
 export type DocumentStatus = 'queued' | 'processing' | 'ready' | 'failed';
@@ -163,6 +167,8 @@ export interface Me {
   email: string;
   kind: 'api_key' | 'oauth' | 'session';
   scopes: string[];
+  /** When the presented credential stops working; null: never. */
+  expires_at: string | null;
 }
 
 /**
@@ -173,7 +179,7 @@ export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'created_at', 'updated_at'],
   sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'item_errors', 'created_at', 'updated_at'],
-  keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at'],
+  keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at', 'expires_at', 'expired'],
   members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],

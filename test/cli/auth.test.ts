@@ -33,6 +33,13 @@ describe('docsearch login / whoami / logout', () => {
     expect(res.stderr).toBe(`error: could not reach ${url} (ECONNREFUSED) — is \`docsearch serve\` running?\nhint: check --server or DOCSEARCH_URL\n`);
   });
 
+  it('whoami says when the API key in use expires', async () => {
+    const made = await api(d, '/api/v1/keys', { token: user.apiKey, body: { name: 'expiring', expires_in_days: 7 } });
+    const env = cliEnv(null, { DOCSEARCH_URL: d.url, DOCSEARCH_TOKEN: made.body.key });
+    expect(JSON.parse((await runCli(['whoami', '--json'], { env })).stdout)).toMatchObject({ method: 'API key', expires_at: made.body.expires_at });
+    expect((await runCli(['whoami'], { env })).stdout).toContain(`\nexpires\t${made.body.expires_at}\n`);
+  });
+
   it('--with-token verifies the key, stores it in a 0600 file with one warning, and whoami reports it', async () => {
     const env = cliEnv(null);
     const login = await runCli(['login', '--server', d.url, '--with-token'], { env, input: `${user.apiKey}\n` });

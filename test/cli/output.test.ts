@@ -58,6 +58,17 @@ describe('tables', () => {
     for (const line of wrapFields([{ text: '長い長い長い長い長い長い長い長い長い長い長い長い名前.pdf' }], 24, '  ')) expect(stringWidth(line)).toBeLessThanOrEqual(24);
   });
 
+  it('a time said with a word before it (an expired key): "expired 3 days ago" on a TTY, the moment alone piped', async () => {
+    const expiry = [['key_1', { time: '2025-05-29T12:00:00Z', said: 'expired' }], ['key_2', { time: '2025-07-01T12:00:00Z' }], ['key_3', { time: null }]];
+    const tty = testIO(true);
+    printTable(tty, { headers: ['ID', 'EXPIRES'], rows: expiry, now: NOW });
+    const piped = testIO(false);
+    printTable(piped, { headers: ['ID', 'EXPIRES'], rows: expiry, now: NOW });
+    await flush();
+    expect(tty.out()).toBe('ID     EXPIRES\nkey_1  expired 3 days ago\nkey_2  in 1 month\nkey_3  never\n');
+    expect(piped.out()).toBe('key_1\t2025-05-29T12:00:00Z\nkey_2\t2025-07-01T12:00:00Z\nkey_3\t\n');
+  });
+
   it('piped: no header, tab-separated, RFC 3339 and exact bytes', async () => {
     const io = testIO(false);
     printTable(io, { headers: ['ID', 'NAME', 'DOCS', 'SIZE', 'CREATED'], rows: rows.map((r) => [...r]), now: NOW });

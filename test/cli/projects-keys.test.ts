@@ -179,4 +179,40 @@ describe('docsearch projects / keys against a daemon', () => {
     expect((await api(d, '/api/v1/projects', { token: b.key })).status).toBe(200);
     expect((await cli(['keys', 'revoke', a.id, '--yes'])).code).toBe(0);
   });
+
+  it('keys create --expires 30d|DATE|never sets when a key expires; keys list shows it in EXPIRES and --json; bad values are refused', async () => {
+    const DAY = 86_400_000;
+    const month = await cli(['keys', 'create', '--name', 'monthly', '--expires', '30d']);
+    expect(month.code).toBe(0);
+    const monthly = JSON.parse((await cli(['keys', 'list', '--json'])).stdout).keys.find((k: { name: string }) => k.name === 'monthly');
+    expect(month.stderr).toBe(`created API key ${monthly.id} (read:documents write:documents, expires ${monthly.expires_at}) — shown once, store it now:\n`);
+    const lifetime = Date.parse(monthly.expires_at) - Date.parse(monthly.created_at);
+    expect(lifetime).toBe(30 * DAY);
+    expect(monthly.expired).toBe(false);
+
+    const year = new Date().getUTCFullYear() + 1;
+    const dated = JSON.parse((await cli(['keys', 'create', '--name', 'dated', '--expires', `${year}-01-31`, '--json'])).stdout);
+    expect(dated).toMatchObject({ name: 'dated', expires_at: `${year}-01-31T00:00:00.000Z`, expired: false });
+    const never = JSON.parse((await cli(['keys', 'create', '--name', 'lasting', '--expires', 'never', '--json'])).stdout);
+    expect(never).toMatchObject({ expires_at: null, expired: false });
+
+    // Piped: the EXPIRES column holds the exact moment, or nothing for a key that never expires.
+    const rows = (await cli(['keys'])).stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const row = (name: string) => rows.find((r) => r[1] === name)!;
+    expect(row('dated')[7]).toBe(`${year}-01-31T00:00:00.000Z`);
+    expect(row('lasting')[7]).toBe('');
+    const fields = JSON.parse((await cli(['keys', 'list', '--json', 'name,expires_at,expired'])).stdout);
+    expect(fields.keys.find((k: { name: string }) => k.name === 'dated')).toEqual({ name: 'dated', expires_at: `${year}-01-31T00:00:00.000Z`, expired: false });
+
+    const badForm = await cli(['keys', 'create', '--name', 'bad', '--expires', '30x']);
+    expect(badForm.code).toBe(2);
+    expect(badForm.stderr).toContain("error: option '--expires <when>' argument '30x' is invalid. \"30x\" is not an expiry: give `30d` (days from now), a date such as 2027-01-31, an RFC 3339 timestamp, or `never`");
+    const tooLong = await cli(['keys', 'create', '--name', 'bad', '--expires', '4000d']);
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toContain('"4000d" is out of range: a key lasts 1 to 3650 days');
+    const past = await cli(['keys', 'create', '--name', 'bad', '--expires', '2020-01-01']);
+    expect(past.code).toBe(1);
+    expect(past.stderr).toMatch(/^error: the expiry 2020-01-01T00:00:00.000Z has already passed: give a moment in the future\n/);
+    expect(JSON.parse((await cli(['keys', 'list', '--json'])).stdout).keys.map((k: { name: string }) => k.name)).not.toContain('bad');
+  });
 });

@@ -122,7 +122,7 @@ describeEachEngine('per-request credential checks', ({ handle }) => {
     const { key } = await keys.issue(user.id, 'ci');
     const session = await sessions.start(user.id);
     for (let i = 0; i < 10; i++) {
-      expect((await keys.resolve(key))?.userId).toBe(user.id);
+      expect(await keys.resolve(key)).toMatchObject({ userId: user.id });
       expect((await sessions.load(session.id))?.userId).toBe(user.id);
       now.advance(1000);
     }
@@ -247,5 +247,45 @@ describeEachEngine('API keys', ({ handle }) => {
     expect(await keys.revoke(user.id, a.id)).toBe(false);
     expect(await keys.findActiveByHash('hash-a')).toBeNull();
     expect((await keys.listActive(user.id)).map((k) => k.id)).toEqual([b.id]);
+  });
+});
+
+describeEachEngine('API key expiry', ({ handle }) => {
+  it('a key works until the moment it expires, then is refused saying when; it stays listed, and is audited with it', async () => {
+    const now = clock(Date.UTC(2027, 0, 5, 14, 3));
+    const user = (await new UserStore(handle().db, now).create('expiry@example.com', 'h'))!;
+    const audit = new RecordedAudit();
+    const keys = new ApiKeyService(new ApiKeyStore(handle().db, now), now, audit);
+    const lasting = await keys.issue(user.id, 'lasting');
+    now.advance(1); // ids sort by time: newest first
+    const { key, record } = await keys.issue(user.id, 'weekly', { expires: { days: 7 } });
+    expect(record.expiresAt).toBe(now() + 7 * DAY);
+    expect(audit.events.at(-1)).toMatchObject({ type: 'api_key.created', details: { expires_at: '2027-01-12T14:03:00.001Z' } });
+    expect(audit.events.at(-2)).toMatchObject({ details: { expires_at: null } });
+    now.advance(7 * DAY - 1);
+    expect(await keys.resolve(key)).toMatchObject({ userId: user.id, kind: 'api_key', expiresAt: record.expiresAt });
+    expect(keys.expired(record)).toBe(false);
+    now.advance(1);
+    expect(await keys.resolve(key)).toEqual({ refused: 'the API key expired on 2027-01-12 14:03 UTC' });
+    expect(await keys.resolve(lasting.key)).toMatchObject({ userId: user.id });
+    expect(keys.expired(record)).toBe(true);
+    // Listed, expired, until revoked: its owner sees why a script stopped.
+    expect((await keys.list(user.id)).map((k) => [k.name, k.expiresAt])).toEqual([
+      ['weekly', record.expiresAt],
+      ['lasting', null],
+    ]);
+    expect(await keys.revoke(user.id, record.id)).toBe(true);
+    expect(await keys.resolve(key)).toBeNull();
+  });
+
+  it('refuses an expiry already past, more than 3650 days away, or of a lifetime out of range, and makes no key', async () => {
+    const now = clock(Date.UTC(2027, 0, 5));
+    const user = (await new UserStore(handle().db, now).create('bad-expiry@example.com', 'h'))!;
+    const keys = new ApiKeyService(new ApiKeyStore(handle().db, now), now, new RecordedAudit());
+    await expect(keys.issue(user.id, 'past', { expires: { at: now() } })).rejects.toMatchObject({ code: 'invalid_request', message: 'the expiry 2027-01-05T00:00:00.000Z has already passed: give a moment in the future' });
+    await expect(keys.issue(user.id, 'far', { expires: { at: now() + 3651 * DAY } })).rejects.toMatchObject({ message: 'the expiry 2037-01-03T00:00:00.000Z is more than 3650 days away' });
+    await expect(keys.issue(user.id, 'zero', { expires: { days: 0 } })).rejects.toMatchObject({ message: 'a key lasts 1 to 3650 days, not 0' });
+    expect(await keys.list(user.id)).toEqual([]);
+    expect((await keys.issue(user.id, 'longest', { expires: { days: 3650 } })).record.expiresAt).toBe(now() + 3650 * DAY);
   });
 });

@@ -33,6 +33,9 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Settings → API Keys, generate, c
 
       // Generate.
       await page.fill('input[name=name]', 'browser key');
+      // 30 days unless changed; the control is found by its label.
+      expect(await page.getByLabel('Expiration').inputValue()).toBe('30');
+      await page.getByLabel('Expiration').selectOption({ label: '90 days' });
       await page.click('button:has-text("Generate new API key")');
       await page.waitForSelector('#new-key');
       expect(await page.locator('.notice').textContent()).toContain('It will not be shown again.');
@@ -63,6 +66,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Settings → API Keys, generate, c
       const row = page.locator('tr', { hasText: 'browser key' });
       expect(await row.locator('code').textContent()).toBe(`${shown.slice(0, 8)}…${shown.slice(-4)}`);
       expect(await row.textContent()).not.toContain('never');
+      expect(await row.locator('td[data-label=Expires]').textContent()).toMatch(/^in 90 days \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)$/);
 
       // Revoke from the page, after saying yes on the confirmation: the key stops working at once.
       await row.locator('a:has-text("Revoke")').click();

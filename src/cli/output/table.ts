@@ -4,8 +4,11 @@ import { terminalSafe } from '../../core/unsafe-text.js';
 import { relativeTime } from './time.js';
 import { fitColumns, padColumns, stringWidth } from './columns.js';
 
-/** A cell: plain text, a timestamp (relative on a TTY, RFC 3339 piped) or a byte count. */
-export type Cell = string | number | null | undefined | { time: string | null } | { bytes: number };
+/**
+ * A cell: plain text, a timestamp (relative on a TTY, RFC 3339 piped; `said` opens its relative form, as in "expired
+ * 3 days ago") or a byte count.
+ */
+export type Cell = string | number | null | undefined | { time: string | null; said?: string } | { bytes: number };
 
 export interface TableOptions {
   headers: string[];
@@ -16,7 +19,7 @@ export interface TableOptions {
 function render(cell: Cell, tty: boolean, now: number): string {
   if (cell === null || cell === undefined) return tty ? '-' : '';
   if (typeof cell === 'object') {
-    if ('time' in cell) return cell.time === null ? (tty ? 'never' : '') : tty ? relativeTime(cell.time, now) : cell.time;
+    if ('time' in cell) return cell.time === null ? (tty ? 'never' : '') : tty ? [cell.said, relativeTime(cell.time, now)].filter(Boolean).join(' ') : cell.time;
     return tty ? formatBytes(cell.bytes) : String(cell.bytes);
   }
   // Tabs and newlines inside a value would break the tab-separated form; other controls are shown, not obeyed.

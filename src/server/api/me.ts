@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { GRANT_SCOPES } from '../../auth/scopes.js';
+import { toIso } from '../../core/clock.js';
 import { notFound } from '../../core/errors.js';
 import type { Services } from '../services.js';
 import { defineRoute } from './route.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, Timestamp } from './schemas.js';
 
 const Me = z
   .object({
@@ -13,6 +14,7 @@ const Me = z
     scopes: z.array(z.enum(GRANT_SCOPES)).describe('the scopes this credential carries'),
     admin: z.boolean().describe('whether the account is an admin of this docsearch (manages accounts, groups and the sharing policy)'),
     project_ids: z.array(z.string()).nullable().describe('the projects this credential is limited to (a per-project key); null: every project the account may read'),
+    expires_at: Timestamp.nullable().describe('when this credential stops working (an API key given an expiry, an access token); null: a key that never expires, or a web session'),
   })
   .meta({ id: 'Me' });
 
@@ -28,6 +30,17 @@ export const me = (s: Services) =>
     async handler({ principal }) {
       const user = await s.accounts.findUser(principal.userId);
       if (!user) throw notFound('account');
-      return { status: 200, body: { id: user.id, email: user.email, kind: principal.kind, scopes: principal.scopes, admin: user.isAdmin, project_ids: principal.projectLimit } };
+      return {
+        status: 200,
+        body: {
+          id: user.id,
+          email: user.email,
+          kind: principal.kind,
+          scopes: principal.scopes,
+          admin: user.isAdmin,
+          project_ids: principal.projectLimit,
+          expires_at: principal.expiresAt === undefined ? null : toIso(principal.expiresAt),
+        },
+      };
     },
   });

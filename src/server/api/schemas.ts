@@ -60,6 +60,8 @@ export const ApiKey = z
     project_ids: z.array(z.string()).nullable().describe('the projects the key is limited to; null: every project its user may read'),
     created_at: Timestamp,
     last_used_at: Timestamp.nullable(),
+    expires_at: Timestamp.nullable().describe('from when the key no longer authenticates; null: never'),
+    expired: z.boolean().describe('true once `expires_at` has passed: the key gets 401 until it is revoked and replaced'),
   })
   .meta({ id: 'ApiKey' });
 

@@ -9,7 +9,7 @@ const REALM = 'docsearch';
 
 /** Why a credential of this kind may not call a route limited to other kinds. */
 const KIND_REFUSED: Record<Principal['kind'], string> = {
-  // Keys are the user's own never-expiring credentials: an app must not mint one that outlives its revocation.
+  // Keys are the user's own credentials, by default never expiring: an app must not mint one that outlives its revocation.
   oauth: 'API keys are managed with an API key or in Settings → API keys, not with an application’s access token',
   api_key: 'this route does not accept API keys',
 };
@@ -39,6 +39,7 @@ export async function resolveBearer(resolvers: readonly BearerResolver[], header
   for (const resolve of resolvers) {
     const principal = await resolve(credential);
     if (!principal) continue;
+    if ('refused' in principal) return { ok: false, message: principal.refused, withError: true };
     if (principal.kind !== 'api_key' && principal.resource !== resource) {
       return { ok: false, message: `this access token was issued for another resource (${principal.resource ?? 'the REST API'})`, withError: true };
     }

@@ -3,7 +3,7 @@ import { isScope, type Scope } from '../../auth/scopes.js';
 import { toIso } from '../../core/clock.js';
 import { html } from '../../web/html.js';
 import { confirmPage } from '../../web/pages/confirm.js';
-import { keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
+import { EXPIRY_CHOICES, keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
@@ -21,7 +21,8 @@ async function showKeys(ctx: WebContext, s: Services, user: { id: string; email:
     settingsKeysPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
-      keys: keys.map((k) => ({ ...k, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt) })),
+      now: s.now(),
+      keys: keys.map((k) => ({ ...k, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt), expired: s.apiKeys.expired(k) })),
       ...extra,
     }),
     extra.error ? 400 : 200,
@@ -44,7 +45,9 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });
     const unsafe = name === null ? undefined : unsafeTextProblem(name);
     if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.` });
-    const issued = await s.apiKeys.issue(user.id, name, scopes);
+    const choice = EXPIRY_CHOICES.find((c) => c.value === formField(ctx, 'expires'));
+    if (!choice) return showKeys(ctx, s, user, { error: 'Choose when the key expires.' });
+    const issued = await s.apiKeys.issue(user.id, name, { scopes, expires: choice.days === null ? 'never' : { days: choice.days } });
     await redirectWithOnce(ctx, s, { kind: 'api-key', key: issued.key, name }, '/settings/keys');
   });
 

@@ -15,6 +15,8 @@ export interface ApiKeyRecord {
   revokedAt: number | null;
   /** The projects the key is limited to; null: every project its user may read. */
   projectIds: string[] | null;
+  /** When the key stops authenticating (ms); null: never. */
+  expiresAt: number | null;
 }
 
 export interface NewApiKey {
@@ -25,6 +27,9 @@ export interface NewApiKey {
   keyHash: string;
   scopes: string[];
   projectIds?: string[] | null;
+  expiresAt?: number | null;
+  /** The moment its expiry was reckoned from, so that "30 days" is 30 days to the millisecond; default: now. */
+  createdAt?: number;
 }
 
 type Row = Omit<ApiKeysTable, 'key_hash'>;
@@ -40,12 +45,13 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
   projectIds: r.project_ids === null ? null : (JSON.parse(r.project_ids) as string[]),
+  expiresAt: r.expires_at,
 });
 
 /** How stale `last_used_at` may be. */
 const USE_GRANULARITY_MS = 60_000;
 
-const COLUMNS = ['id', 'user_id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at', 'revoked_at', 'project_ids'] as const;
+const COLUMNS = ['id', 'user_id', 'name', 'prefix', 'last4', 'scopes', 'created_at', 'last_used_at', 'revoked_at', 'project_ids', 'expires_at'] as const;
 
 export class ApiKeyStore {
   constructor(
@@ -54,7 +60,7 @@ export class ApiKeyStore {
   ) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const now = this.now();
+    const now = key.createdAt ?? this.now();
     const row: Row = {
       id: newId('key', now),
       user_id: key.userId,
@@ -66,12 +72,13 @@ export class ApiKeyStore {
       last_used_at: null,
       revoked_at: null,
       project_ids: key.projectIds ? JSON.stringify(key.projectIds) : null,
+      expires_at: key.expiresAt ?? null,
     };
     await this.db.insertInto('api_keys').values({ ...row, key_hash: key.keyHash }).execute();
     return toRecord(row);
   }
 
-  /** Active (not revoked) keys of a user, newest first. */
+  /** A user's keys not revoked, newest first: expired ones too, so their owner sees why a script stopped working. */
   async listActive(userId: string): Promise<ApiKeyRecord[]> {
     const rows = await this.db
       .selectFrom('api_keys')
@@ -83,7 +90,10 @@ export class ApiKeyStore {
     return rows.map(toRecord);
   }
 
-  /** The key with this hash, while it is not revoked and its user is neither disabled nor deleted. */
+  /**
+   * The key with this hash, while it is not revoked and its user is neither disabled nor deleted. An expired key is
+   * still found: the caller refuses it, saying when it expired.
+   */
   async findActiveByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     const row = await this.db
       .selectFrom('api_keys as k')

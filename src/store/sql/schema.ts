@@ -178,6 +178,8 @@ export interface ApiKeysTable {
   revoked_at: number | null;
   /** JSON array of the projects the key is limited to; null: every project its user may read (012). */
   project_ids: string | null;
+  /** When the key stops authenticating (ms); null: never (018). */
+  expires_at: number | null;
 }
 
 export interface ProjectsTable {

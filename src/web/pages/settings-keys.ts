@@ -1,4 +1,6 @@
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../../auth/scopes.js';
+import { DAY_MS } from '../../core/key-expiry.js';
+import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
@@ -11,12 +13,32 @@ export interface KeyRow {
   scopes: string[];
   createdAt: string;
   lastUsedAt: string | null;
+  /** When the key stops authenticating (ms); null: never. */
+  expiresAt: number | null;
+  /** Whether it has, by the daemon's clock. */
+  expired: boolean;
 }
+
+/**
+ * The lifetimes the form offers (GitHub's, for its fine-grained tokens), 30 days first: a key that expires is the
+ * safer default, and "No expiration" stays one choice away for a key that must not.
+ */
+export const EXPIRY_CHOICES = [
+  { value: '7', days: 7, label: '7 days' },
+  { value: '30', days: 30, label: '30 days' },
+  { value: '60', days: 60, label: '60 days' },
+  { value: '90', days: 90, label: '90 days' },
+  { value: '365', days: 365, label: '1 year' },
+  { value: 'never', days: null, label: 'No expiration' },
+] as const;
+const DEFAULT_EXPIRY = '30';
 
 export interface SettingsKeysData {
   user: { email: string };
   csrfToken: string;
   keys: KeyRow[];
+  /** The daemon's clock, for "expires in N days". */
+  now: number;
   /** The key just generated: shown this once, never again. */
   newKey?: { key: string; name: string | null };
   error?: string;
@@ -26,6 +48,17 @@ export interface SettingsKeysData {
 export const keyLabel = (k: Pick<KeyRow, 'prefix' | 'last4'>): string => `${k.prefix}…${k.last4}`;
 
 const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
+
+/** "Expired", "in 3 days", "in 5 hours" or "No expiration", with the exact moment beside it for a key that expires. */
+function expiry({ expiresAt: at, expired }: Pick<KeyRow, 'expiresAt' | 'expired'>, now: number) {
+  if (at === null) return html`<span class="muted">No expiration</span>`;
+  const moment = html`<time datetime="${new Date(at).toISOString()}">${formatTime(at)}</time>`;
+  if (expired) return html`<strong class="error">Expired</strong> <span class="muted">${moment}</span>`;
+  const left = at - now;
+  // Rounded: a key made for 90 days reads "in 90 days", not 89 and some hours.
+  const days = Math.round(left / DAY_MS);
+  return html`in ${days >= 1 ? plural(days, 'day') : plural(Math.max(1, Math.round(left / 3_600_000)), 'hour')} <span class="muted">(${moment})</span>`;
+}
 
 export function settingsKeysPage(d: SettingsKeysData) {
   const fresh = d.newKey
@@ -41,6 +74,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
   <td data-label="Scopes">${k.scopes.join(' ')}</td>
   <td data-label="Created">${when(k.createdAt)}</td>
   <td data-label="Last used">${when(k.lastUsedAt)}</td>
+  <td data-label="Expires">${expiry(k, d.now)}</td>
   <td><a href="/settings/keys/${k.id}/revoke" class="danger-link" aria-label="Revoke ${k.name ?? keyLabel(k)}…">Revoke…</a></td>
 </tr>`,
   );
@@ -57,14 +91,18 @@ export function settingsKeysPage(d: SettingsKeysData) {
     <fieldset><legend>Scopes</legend>
       ${SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}" checked> <code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</label>`)}
     </fieldset>
+    <label>Expiration <select name="expires" aria-describedby="expires-help">
+      ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${c.value === DEFAULT_EXPIRY ? html` selected` : null}>${c.label}</option>`)}
+    </select></label>
+    <p class="muted" id="expires-help">An expired key gets <code>401</code> saying when it expired; it stays listed here until you revoke it.</p>
     <button type="submit">Generate new API key</button>
   </form>
-  <h2>Active keys</h2>
+  <h2>Your keys</h2>
   ${
     d.keys.length === 0
       ? html`<p class="muted">No API keys yet.</p>`
       : html`<table class="keys rows">
-  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table>`
   }

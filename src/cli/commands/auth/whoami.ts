@@ -46,7 +46,8 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
     method,
     credential_source: resolved.source,
     scopes,
-    expires_at: after.expires_at ? new Date(after.expires_at).toISOString() : null,
+    // A browser login's access token ends on this machine's record (renewed as it goes); an API key's expiry only the server knows.
+    expires_at: after.expires_at ? new Date(after.expires_at).toISOString() : (me?.expires_at ?? null),
     ...(opts.showToken ? { token: after.access_token } : {}),
   };
   if ('offline' in answer) warn(ctx.io, `${answer.offline}; showing what this machine knows (the account is not verified)`);

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { EXPIRES_FORMS, type KeyExpiry, parseExpires } from '../../../core/key-expiry.js';
 import type { ApiKey } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
@@ -14,8 +15,21 @@ export interface CreateOptions {
   scopes?: string[];
   /** Limit the key to these projects (names or ids). */
   projects?: string[];
+  expires?: KeyExpiry;
   json: boolean;
 }
+
+function parseExpiresOption(value: string): KeyExpiry {
+  try {
+    return parseExpires(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+/** The request body's expiry fields: the server reckons the days from its own clock. */
+const expiryBody = (expires: KeyExpiry | undefined) =>
+  expires === undefined || expires === 'never' ? {} : 'days' in expires ? { expires_in_days: expires.days } : { expires_at: new Date(expires.at).toISOString() };
 
 function parseScopes(value: string): string[] {
   const scopes = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
@@ -26,11 +40,12 @@ function parseScopes(value: string): string[] {
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const limit = opts.projects?.length ? await resolveProjects(ctx, opts.projects) : undefined;
-  const body = { ...(opts.name ? { name: opts.name } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}), ...(limit ? { project_ids: limit.map((p) => p.id) } : {}) };
+  const body = { ...(opts.name ? { name: opts.name } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}), ...(limit ? { project_ids: limit.map((p) => p.id) } : {}), ...expiryBody(opts.expires) };
   const created = await keyRequest(ctx, () => ctx.http().post<ApiKey & { key: string }>('/api/v1/keys', body));
   if (opts.json) return emitJson(ctx, created);
   const only = limit ? `, only for ${limit.map((p) => p.name).join(', ')}` : '';
-  notice(ctx.io, `created API key ${created.id} (${created.scopes.join(' ')}${only}) — shown once, store it now:`);
+  const until = created.expires_at ? `, expires ${created.expires_at}` : '';
+  notice(ctx.io, `created API key ${created.id} (${created.scopes.join(' ')}${only}${until}) — shown once, store it now:`);
   writeOut(ctx.io, created.key);
 }
 
@@ -38,18 +53,22 @@ export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('create', {
     summary: 'create an API key and print it once',
     description:
-      'Create an API key for scripts and CI. The key is printed on stdout once and cannot be shown again. A key cannot hold scopes your login lacks. With --project the key reaches only those projects (and cannot make projects).',
+      'Create an API key for scripts and CI. The key is printed on stdout once and cannot be shown again. A key cannot hold scopes your login lacks. With --project the key reaches only those projects (and cannot make projects). ' +
+      'With --expires it stops working after that many days or from that date (00:00 UTC) or moment; without it, it never expires. An expired key gets 401 saying when it expired.',
     examples: [
       'docsearch keys create --name ci',
       'docsearch keys create --name reader --scopes read:documents',
       'docsearch keys create --name handbook-ci --project handbook',
+      'docsearch keys create --name ci --expires 90d',
+      'docsearch keys create --name audit --expires 2027-01-31',
       'KEY=$(docsearch keys create --name deploy)',
     ],
   })
     .option('--name <name>', 'a name to recognise the key by')
     .option('--scopes <scopes>', `comma-separated scopes (${SCOPES.join(', ')}; default: those of your login)`, parseScopes)
     .option('-p, --project <project>', 'limit the key to this project (name or id); repeatable. Default: every project you may read, now and later', collect, [])
-    .action((flags: { name?: string; scopes?: string[]; project: string[] }) =>
-      runF({ name: flags.name, scopes: flags.scopes, projects: flags.project, json: Boolean(ctx.globals().json) }, ctx),
+    .option('--expires <when>', `when the key stops working: ${EXPIRES_FORMS} (default: never)`, parseExpiresOption)
+    .action((flags: { name?: string; scopes?: string[]; project: string[]; expires?: KeyExpiry }) =>
+      runF({ name: flags.name, scopes: flags.scopes, projects: flags.project, expires: flags.expires, json: Boolean(ctx.globals().json) }, ctx),
     );
 }

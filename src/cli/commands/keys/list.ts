@@ -21,15 +21,26 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   // A limit is shown by project name; an id no longer readable (unshared since) stays an id.
   const names = keys.some((k) => k.project_ids) ? new Map((await listAllProjects(ctx.http())).map((p) => [p.id, p.name])) : new Map<string, string>();
   printTable(ctx.io, {
-    headers: ['ID', 'NAME', 'KEY', 'SCOPES', 'PROJECTS', 'CREATED', 'LAST USED'],
-    rows: keys.map((k) => [k.id, k.name, maskedKey(k), k.scopes.join(' '), k.project_ids ? k.project_ids.map((id) => names.get(id) ?? id).join(', ') : 'all', { time: k.created_at }, { time: k.last_used_at }]),
+    headers: ['ID', 'NAME', 'KEY', 'SCOPES', 'PROJECTS', 'CREATED', 'LAST USED', 'EXPIRES'],
+    rows: keys.map((k) => [
+      k.id,
+      k.name,
+      maskedKey(k),
+      k.scopes.join(' '),
+      k.project_ids ? k.project_ids.map((id) => names.get(id) ?? id).join(', ') : 'all',
+      { time: k.created_at },
+      { time: k.last_used_at },
+      { time: k.expires_at, said: k.expired ? 'expired' : undefined },
+    ]),
     now: ctx.now(),
   });
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('list', {
-    summary: 'list your API keys (never the keys themselves) and the projects each may reach',
+    summary: 'list your API keys (never the keys themselves), the projects each may reach and when each expires',
+    description:
+      'List your API keys that are not revoked: name, prefix…last 4, scopes, projects, when each was made and last used, and when it expires. An expired key stays listed (EXPIRES reads "expired …") until you revoke it.',
     examples: ['docsearch keys list', 'docsearch keys list --json'],
   }).action(() => runF({ json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -1,6 +1,7 @@
 import { isScope, KEYS_SCOPE } from '../../../auth/scopes.js';
 import { z } from 'zod';
 import { AppError } from '../../../core/errors.js';
+import { type KeyExpiry, MAX_KEY_DAYS, parseMoment } from '../../../core/key-expiry.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ApiKey, ErrorBody, readableText, ScopeSchema } from '../schemas.js';
@@ -37,14 +38,23 @@ export const createKey = (s: Services) =>
         .max(100)
         .optional()
         .describe('limit the key to these projects (each one the caller may read); default: every project its user may read, now and later'),
+      expires_in_days: z.number().int().min(1).max(MAX_KEY_DAYS).optional().describe('the key stops working this many days from now; default: it never expires'),
+      expires_at: z
+        .string()
+        .max(40)
+        .refine((v) => parseMoment(v) !== null, 'must be a date (2027-01-31: from 00:00 UTC that day) or an RFC 3339 timestamp with its offset')
+        .optional()
+        .describe(`when the key stops working: a date (from 00:00 UTC) or an RFC 3339 timestamp, in the future and within ${MAX_KEY_DAYS} days; not with expires_in_days`),
     }),
     responses: {
       201: { description: 'Created', schema: ApiKey.extend({ key: z.string().describe('the API key; shown once') }) },
-      400: { description: 'Invalid body', schema: ErrorBody },
+      400: { description: 'Invalid body; an expiry past, more than 3650 days away, or given twice', schema: ErrorBody },
       403: { description: 'Scope not held by the caller, or the account owes the second factor `--require-2fa` asks of it', schema: ErrorBody },
       404: { description: 'A project of `project_ids` the caller may not read, named', schema: ErrorBody },
     },
     async handler({ body, principal }) {
+      if (body.expires_in_days !== undefined && body.expires_at !== undefined) throw new AppError('invalid_request', 'body: give expires_in_days or expires_at, not both');
+      const expires: KeyExpiry = body.expires_in_days !== undefined ? { days: body.expires_in_days } : body.expires_at !== undefined ? { at: parseMoment(body.expires_at)! } : 'never';
       await refuseWithoutRequiredFactor(s, principal.userId);
       // A key holds document scopes only: the CLI login's manage:keys stays with the login.
       const scopes = body.scopes ?? principal.scopes.filter(isScope);
@@ -52,7 +62,7 @@ export const createKey = (s: Services) =>
       if (missing.length > 0) throw new AppError('insufficient_scope', `cannot grant scopes the caller lacks: ${missing.join(', ')}`);
       // A key limited to projects may make keys only within its own limit (access.scope refuses the rest).
       const projectIds = body.project_ids ? await s.access.scope(principal, body.project_ids) : principal.projectLimit;
-      const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, [...new Set(scopes)], projectIds ? [...projectIds] : null);
-      return { status: 201, body: { ...keyToWire(issued.record), key: issued.key } };
+      const issued = await s.apiKeys.issue(principal.userId, body.name ?? null, { scopes: [...new Set(scopes)], projectIds: projectIds ? [...projectIds] : null, expires });
+      return { status: 201, body: { ...keyToWire(issued.record, false), key: issued.key } };
     },
   });

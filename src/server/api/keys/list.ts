@@ -14,10 +14,10 @@ export const listKeys = (s: Services) =>
     credentials: ['api_key'],
     tokensWith: KEYS_SCOPE,
     tag: 'keys',
-    summary: "The caller's active API keys. The key itself is never returned after creation.",
-    responses: { 200: { description: 'Active keys, newest first', schema: z.object({ keys: z.array(ApiKey) }) } },
+    summary: "The caller's API keys that are not revoked, expired ones included (with `expired: true`) until revoked. The key itself is never returned after creation.",
+    responses: { 200: { description: 'Keys not revoked, newest first', schema: z.object({ keys: z.array(ApiKey) }) } },
     async handler({ principal }) {
       const keys = await s.apiKeys.list(principal.userId);
-      return { status: 200, body: { keys: keys.map(keyToWire) } };
+      return { status: 200, body: { keys: keys.map((k) => keyToWire(k, s.apiKeys.expired(k))) } };
     },
   });

@@ -1,7 +1,8 @@
 import { toIso } from '../../../core/clock.js';
 import type { ApiKeyRecord } from '../../../store/sql/api-keys.js';
 
-export const keyToWire = (k: ApiKeyRecord) => ({
+/** A key as the API shows it; `expired` by the daemon's clock (ApiKeyService.expired), so a client with a wrong clock still reads it right. */
+export const keyToWire = (k: ApiKeyRecord, expired: boolean) => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -10,4 +11,6 @@ export const keyToWire = (k: ApiKeyRecord) => ({
   project_ids: k.projectIds,
   created_at: toIso(k.createdAt),
   last_used_at: k.lastUsedAt === null ? null : toIso(k.lastUsedAt),
+  expires_at: k.expiresAt === null ? null : toIso(k.expiresAt),
+  expired,
 });

@@ -16,6 +16,7 @@ import * as m014 from './014-sources.js';
 import * as m015 from './015-two-factor-audit.js';
 import * as m016 from './016-trash.js';
 import * as m017 from './017-identities.js';
+import * as m018 from './018-api-key-expiry.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-two-factor-audit': m015,
   '016-trash': m016,
   '017-identities': m017,
+  '018-api-key-expiry': m018,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */
