@@ -298,12 +298,16 @@ describe('API keys', () => {
       '<td data-label="Expires"><strong class="error">Expired</strong> <span class="muted"><time datetime="2026-01-05T14:03:00.000Z">2026-01-05 14:03 UTC</time></span></td>',
     );
 
-    for (const expires of [undefined, '45', 'forever']) {
-      const bad = await web.post('/settings/keys', { _csrf: web.csrf, name: 'bad lifetime', scopes: 'read:documents', ...(expires ? { expires } : {}) });
+    for (const expires of ['45', 'forever']) {
+      const bad = await web.post('/settings/keys', { _csrf: web.csrf, name: 'bad lifetime', scopes: 'read:documents', expires });
       expect(bad.status).toBe(400);
       expect(bad.text).toContain('Choose when the key expires.');
     }
     expect((await api(d, '/api/v1/keys', { token: owner.apiKey })).body.keys.map((k: { name: string }) => k.name)).not.toContain('bad lifetime');
+    // A post without the field (a page loaded before expiry existed) gets what the form preselects: 30 days.
+    expect((await web.post('/settings/keys', { _csrf: web.csrf, name: 'older page', scopes: 'read:documents' })).status).toBe(303);
+    const older = (await api(d, '/api/v1/keys', { token: owner.apiKey })).body.keys.find((k: { name: string }) => k.name === 'older page');
+    expect(Date.parse(older.expires_at) - Date.parse(older.created_at)).toBe(30 * 24 * 3600_000);
   });
 
   it('docsearch users add --api-key --key-expires gives the provisioned key an expiry; a bad one makes neither account nor key', async () => {

@@ -3,7 +3,7 @@ import { isScope, type Scope } from '../../auth/scopes.js';
 import { toIso } from '../../core/clock.js';
 import { html } from '../../web/html.js';
 import { confirmPage } from '../../web/pages/confirm.js';
-import { EXPIRY_CHOICES, keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
+import { DEFAULT_EXPIRY, EXPIRY_CHOICES, keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
@@ -45,7 +45,7 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });
     const unsafe = name === null ? undefined : unsafeTextProblem(name);
     if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.` });
-    const choice = EXPIRY_CHOICES.find((c) => c.value === formField(ctx, 'expires'));
+    const choice = EXPIRY_CHOICES.find((c) => c.value === (formField(ctx, 'expires') || DEFAULT_EXPIRY));
     if (!choice) return showKeys(ctx, s, user, { error: 'Choose when the key expires.' });
     const issued = await s.apiKeys.issue(user.id, name, { scopes, expires: choice.days === null ? 'never' : { days: choice.days } });
     await redirectWithOnce(ctx, s, { kind: 'api-key', key: issued.key, name }, '/settings/keys');

@@ -31,7 +31,8 @@ export const EXPIRY_CHOICES = [
   { value: '365', days: 365, label: '1 year' },
   { value: 'never', days: null, label: 'No expiration' },
 ] as const;
-const DEFAULT_EXPIRY = '30';
+/** What the form preselects, and what a post without the field (a page from before expiry existed) gets. */
+export const DEFAULT_EXPIRY = '30';
 
 export interface SettingsKeysData {
   user: { email: string };
