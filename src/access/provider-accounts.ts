@@ -93,6 +93,9 @@ export class ProviderAccounts {
     }
     const existing = await this.deps.users.findByEmail(email);
     if (existing) {
+      // A sign-in of the same person at the same moment may have made this account, and linked it in the same
+      // transaction, since the lookup above: then it is theirs, not one to refuse as taken.
+      if (await this.deps.identities.find(identity.provider, identity.subject)) return this.account(identity);
       if (!this.policy.linkAccounts || !identity.emailVerified || (await this.deps.identities.linked(existing.id, identity.provider))) {
         return refused('taken', `An account with the e-mail ${email} exists here already, and signing in through ${this.policy.source} may not take it over. Sign in with its password, or ask an administrator.`);
       }
