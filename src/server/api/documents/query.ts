@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../../core/errors.js';
+import { MOMENT, momentOf } from '../../../core/moment.js';
 import { CSV, DOC, DOCX, EML, EPUB, HTML, JPEG, MARKDOWN, ODP, ODS, ODT, PDF, PNG, PPT, PPTX, RTF, TIFF, TSV, TXT, WEBP, XLS, XLSX } from '../../../ingest/types.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
 import { decodeCursor, encodeCursor } from '../pagination.js';
@@ -19,12 +20,10 @@ export type DocumentTypeName = keyof typeof DOCUMENT_TYPES;
 export const Time = z
   .string()
   .max(40)
-  .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/, 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)')
+  .regex(MOMENT, 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)')
   .transform((v, ctx) => {
-    const ms = Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v);
-    // Date.parse rolls 2026-02-30 over into March: the day must exist as written.
-    const [y, m, d] = v.slice(0, 10).split('-').map(Number) as [number, number, number];
-    if (Number.isNaN(ms) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d) {
+    const ms = momentOf(v);
+    if (ms === null) {
       ctx.addIssue({ code: 'custom', message: 'is not a real date' });
       return z.NEVER;
     }

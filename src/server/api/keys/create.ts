@@ -1,7 +1,8 @@
 import { isScope, KEYS_SCOPE } from '../../../auth/scopes.js';
 import { z } from 'zod';
 import { AppError } from '../../../core/errors.js';
-import { type KeyExpiry, MAX_KEY_DAYS, parseMoment } from '../../../core/key-expiry.js';
+import { type KeyExpiry, MAX_KEY_DAYS } from '../../../core/key-expiry.js';
+import { parseMoment } from '../../../core/moment.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ApiKey, ErrorBody, readableText, ScopeSchema } from '../schemas.js';
