@@ -185,7 +185,7 @@ function addOffboardingCommands(users: Command, io: IO): void {
         flags,
         async ({ team, config }) => {
           const base = invitationBase(config);
-          const token = await team.invite(email, null);
+          const { token } = await team.invite(email, null);
           io.stderr.write(`invited ${email.trim()}: send them this link; it works once, for 7 days, and is not shown again\n`);
           io.stdout.write(`${base}/invite?token=${token}\n`);
         },

@@ -35,6 +35,10 @@ export const AUDIT_EVENT_TYPES = [
   'oauth.revoked',
   'account.created',
   'account.invited',
+  'account.invite_revoked',
+  'password_reset.requested',
+  'password_reset.link_made',
+  'password_reset.completed',
   'account.password_changed',
   'account.password_set',
   'account.email_changed',
@@ -57,6 +61,8 @@ export const AUDIT_EVENT_TYPES = [
   'restore.completed',
   'migrate.completed',
   'reindex.started',
+  'mail.sent',
+  'mail.failed',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

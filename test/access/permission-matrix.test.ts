@@ -81,6 +81,13 @@ async function fixture(pdf = false): Promise<Fixture> {
   return { id, name, document, bob };
 }
 
+const spares = new Map<string, Promise<TestUser>>();
+/** An account of no other use, made once per purpose: what the admin routes that change accounts act on. */
+function spare(purpose: string, disabled = false): Promise<TestUser> {
+  if (!spares.has(purpose)) spares.set(purpose, addUser(d).then(async (u) => (disabled && (await operator('users', 'disable', u.email, '--data-dir', d.dataDir)), u)));
+  return spares.get(purpose)!;
+}
+
 /** A project like P whose document Alice has deleted: D is in its trash. */
 async function inTrash(f: () => Promise<Fixture>): Promise<Fixture> {
   const p = await f();
@@ -173,6 +180,39 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
   'POST /api/v1/search': async (token) =>
     restOutcome(await api(d, '/api/v1/search', { token, body: { query: `${WORD} handbook`, limit: 50 } }), (b) => b.results.some((r: { document: { id: string } }) => r.document.id === shared.document)),
   'GET /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { token })),
+  'GET /api/v1/admin/users': async (token) => restOutcome(await api(d, '/api/v1/admin/users', { token })),
+  'GET /api/v1/admin/users/{user}': async (token) => restOutcome(await api(d, `/api/v1/admin/users/${encodeURIComponent(users.eve.email)}`, { token })),
+  'PATCH /api/v1/admin/users/{user}': async (token) => restOutcome(await api(d, `/api/v1/admin/users/${encodeURIComponent(users.eve.email)}`, { method: 'PATCH', token, body: { admin: false } })),
+  'POST /api/v1/admin/users/{user}/disable': async (token) => restOutcome(await api(d, `/api/v1/admin/users/${(await spare('disable')).email}/disable`, { method: 'POST', token })),
+  'POST /api/v1/admin/users/{user}/enable': async (token) => {
+    const who = await spare('enable', true);
+    return restOutcome(await api(d, `/api/v1/admin/users/${who.email}/enable`, { method: 'POST', token }));
+  },
+  'DELETE /api/v1/admin/users/{user}': async (token) => restOutcome(await api(d, `/api/v1/admin/users/${(await spare('delete')).email}`, { method: 'DELETE', token })),
+  'POST /api/v1/admin/users/{user}/reset-link': async (token) => restOutcome(await api(d, `/api/v1/admin/users/${(await spare('reset')).email}/reset-link`, { token, body: { send: false } })),
+  'GET /api/v1/admin/invitations': async (token) => restOutcome(await api(d, '/api/v1/admin/invitations', { token })),
+  'POST /api/v1/admin/invitations': async (token) => restOutcome(await api(d, '/api/v1/admin/invitations', { token, body: { emails: [`invited${++made}@example.com`] } })),
+  'DELETE /api/v1/admin/invitations/{id}': async (token) => {
+    const made_ = await ok('invite', api(d, '/api/v1/admin/invitations', { token: users.frank.apiKey, body: { emails: [`revoked${++made}@example.com`] } }));
+    return restOutcome(await api(d, `/api/v1/admin/invitations/${made_.body.invitations[0].id}`, { method: 'DELETE', token }));
+  },
+  'GET /api/v1/admin/groups': async (token) => restOutcome(await api(d, '/api/v1/admin/groups', { token })),
+  'POST /api/v1/admin/groups': async (token) => restOutcome(await api(d, '/api/v1/admin/groups', { token, body: { name: `made ${++made}` } })),
+  'GET /api/v1/admin/groups/{group}': async (token) => restOutcome(await api(d, '/api/v1/admin/groups/team', { token })),
+  'DELETE /api/v1/admin/groups/{group}': async (token) => {
+    const g = await ok('group', api(d, '/api/v1/admin/groups', { token: users.frank.apiKey, body: { name: `doomed ${++made}` } }));
+    return restOutcome(await api(d, `/api/v1/admin/groups/${g.body.id}`, { method: 'DELETE', token }));
+  },
+  'POST /api/v1/admin/groups/{group}/members': async (token) => restOutcome(await api(d, '/api/v1/admin/groups/team/members', { token, body: { user: (await spare('member')).email } })),
+  'DELETE /api/v1/admin/groups/{group}/members/{user}': async (token) => {
+    const who = await spare('leaver');
+    await ok('join', api(d, '/api/v1/admin/groups/team/members', { token: users.frank.apiKey, body: { user: who.email } }));
+    return restOutcome(await api(d, `/api/v1/admin/groups/team/members/${who.email}`, { method: 'DELETE', token }));
+  },
+  'GET /api/v1/admin/mail': async (token) => restOutcome(await api(d, '/api/v1/admin/mail', { token })),
+  // Without a mail server an admin gets 409 (nothing to send through): past the access check, so allowed.
+  'POST /api/v1/admin/mail/test': async (token) => restOutcome(await api(d, '/api/v1/admin/mail/test', { token, body: {} })),
+  'POST /api/v1/admin/mail/retry': async (token) => restOutcome(await api(d, '/api/v1/admin/mail/retry', { method: 'POST', token })),
   'POST /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { method: 'POST', token })),
   'GET /api/v1/audit-events': async (token) => restOutcome(await api(d, '/api/v1/audit-events?limit=5', { token })),
 };

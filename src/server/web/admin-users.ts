@@ -42,7 +42,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const email = formField(ctx, 'email').trim();
     let token: string;
     try {
-      token = await s.teamAdmin.invite(email, admin.id);
+      token = (await s.teamAdmin.invite(email, admin)).token;
     } catch (err) {
       flashRefusal(ctx, err);
       ctx.status = 303;
