@@ -48,7 +48,7 @@ export function adminAuditPage(d: AdminAuditData) {
 </tr>`,
   );
   return layout(
-    { title: 'Audit log', user: d.user, csrfToken: d.csrfToken, active: 'audit' },
+    { title: 'Audit log', user: d.user, csrfToken: d.csrfToken, active: 'audit', wide: true },
     html`<section class="card">
   <h1>Audit log</h1>
   <p class="muted">Who did what, from where: kept for the days the operator set (<code>--audit-retention-days</code>). Also at <code>GET /api/v1/audit-events</code>.</p>

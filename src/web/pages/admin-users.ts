@@ -53,7 +53,7 @@ export function adminUsersPage(d: AdminUsersData) {
 </div>`
     : null;
   return layout(
-    { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users' },
+    { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users', wide: true },
     html`<section class="card">
   <h1>Users</h1>
   <p>Disabling or deleting an account signs it out everywhere at once: its web sessions end, and its API keys and connected apps stop working.</p>
@@ -66,7 +66,7 @@ export function adminUsersPage(d: AdminUsersData) {
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>E-mail <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
-    <button type="submit">Make an invitation link</button>
+    <button type="submit" class="primary">Make an invitation link</button>
   </form>
   <h2>Open invitations</h2>
   ${

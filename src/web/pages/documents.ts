@@ -111,7 +111,7 @@ export function documentsPage(d: DocumentsPageData) {
   // A new account's first page: nothing to filter yet, so it leads to the upload instead.
   const empty = d.documents.length === 0 && !filtered && !d.first;
   return layout(
-    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', ...(empty ? { script: 'project.js' as const } : {}) },
+    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', wide: true, ...(empty ? { script: 'project.js' as const } : {}) },
     html`<section class="card">
   <h1>Documents</h1>
   <p class="muted">Every document in your library (deleted ones wait in the <a href="/trash" class="trash-link">Trash</a>).${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>

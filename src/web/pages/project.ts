@@ -1,7 +1,7 @@
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
-import { layout } from './layout.js';
+import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import { indexingNote, type ProjectRow } from './projects.js';
 
@@ -99,7 +99,7 @@ export function uploadForm(projectId: string, limits: { maxFileMb: number; maxFi
         A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
       <p class="upload-how" id="upload-how">Choose files or a folder, then press Upload.</p>
     </div>
-    <button type="submit" id="upload-submit">Upload</button>
+    <button type="submit" id="upload-submit" class="primary">Upload</button>
     <ul id="upload-list" class="upload-list" aria-live="polite"></ul>
   </form>`;
 }
@@ -129,9 +129,9 @@ export function documentsTable(projectId: string, documents: DocumentRow[], csrf
 export function projectPage(d: ProjectPageData) {
   const p = d.project;
   return layout(
-    { title: p.name, user: d.user, csrfToken: d.csrfToken, active: 'projects', script: 'project.js' },
+    { title: p.name, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true, script: 'project.js' },
     html`<section class="card">
-  <p class="crumbs"><a href="/projects">Projects</a> ›</p>
+  ${crumbs([{ href: '/projects', label: 'Projects' }])}
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>

@@ -67,7 +67,7 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
       <textarea name="redirect_uris" rows="3" required placeholder="https://app.example.com/oauth/callback">${d.form?.redirectUris ?? ''}</textarea>
     </label>
     <label class="check"><input type="checkbox" name="public" value="1"${d.form?.isPublic ? html` checked` : null}> Public client (native or browser app that can't keep a secret; PKCE required)</label>
-    <button type="submit">Register application</button>
+    <button type="submit" class="primary">Register application</button>
   </form>
   <h2>Your applications</h2>
   ${

@@ -96,7 +96,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
       ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${c.value === DEFAULT_EXPIRY ? html` selected` : null}>${c.label}</option>`)}
     </select></label>
     <p class="muted" id="expires-help">An expired key gets <code>401</code> saying when it expired; it stays listed here until you revoke it.</p>
-    <button type="submit">Generate new API key</button>
+    <button type="submit" class="primary">Generate new API key</button>
   </form>
   <h2>Your keys</h2>
   ${

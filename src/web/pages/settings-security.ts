@@ -84,7 +84,7 @@ function totpSection(d: SettingsSecurityData) {
   <form method="post" action="/settings/security/totp" class="stack" aria-label="Confirm the authenticator app">
     ${hidden(d)}<input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
     <label>Code from the app <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required autofocus></label>
-    <button type="submit">Turn on</button>
+    <button type="submit" class="primary">Turn on</button>
   </form>`;
   }
   return html`<p id="totp-status">Off.</p>

@@ -1,7 +1,7 @@
 import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
-import { layout } from './layout.js';
+import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import type { ProjectRow } from './projects.js';
 
@@ -68,9 +68,9 @@ export function sourcesPage(d: SourcesPageData) {
   const p = d.project;
   const f = d.form ?? { kind: '', url: '', every: '1h', username: '' };
   return layout(
-    { title: `${p.name}: sources`, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    { title: `${p.name}: sources`, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true },
     html`<section class="card">
-  <p class="crumbs"><a href="/projects">Projects</a> ›</p>
+  ${crumbs([{ href: '/projects', label: 'Projects' }])}
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${projectTabs(p.id, 'sources')}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
@@ -86,7 +86,7 @@ export function sourcesPage(d: SourcesPageData) {
     <label>Every <input type="text" name="every" maxlength="20" value="${f.every}" placeholder="15m, 1h, 1d"></label>
     <label>User name <input type="text" name="username" maxlength="500" value="${f.username}" autocomplete="off"></label>
     <label>Password <input type="password" name="password" maxlength="4000" autocomplete="new-password"></label>
-    <button type="submit">Add source</button>
+    <button type="submit" class="primary">Add source</button>
   </form>
 </section>`,
   );

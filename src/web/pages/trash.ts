@@ -50,9 +50,8 @@ function row(e: TrashRow, csrf: string) {
 /** The trash of the projects the user edits: restore a document (the same id, searchable again at once) or remove it for good. */
 export function trashPage(d: TrashPageData) {
   return layout(
-    { title: 'Trash', user: d.user, csrfToken: d.csrfToken, active: 'documents' },
+    { title: 'Trash', user: d.user, csrfToken: d.csrfToken, active: 'trash', wide: true },
     html`<section class="card">
-  <p class="crumbs"><a href="/documents">Documents</a> ›</p>
   <h1>Trash</h1>
   <p class="muted">Deleted documents of the projects you edit stay here for ${d.days} day${d.days === 1 ? '' : 's'}, out of search, and can be restored as they were. Then they are removed for good.</p>
   ${
@@ -76,7 +75,7 @@ export function trashPurgePage(d: { user: { email: string }; csrfToken: string; 
   return confirmPage({
     user: d.user,
     csrfToken: d.csrfToken,
-    active: 'documents',
+    active: 'trash',
     title: `Delete “${d.entry.filename}” for good?`,
     body: html`<p>It leaves the trash now: its text, its chunks and its original file are removed, and it can't be restored.</p>`,
     action: `/trash/${d.entry.id}/purge`,
