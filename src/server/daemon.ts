@@ -79,6 +79,7 @@ import { OutboxSender } from '../mail/outbox-sender.js';
 import { defaultFrom } from '../mail/from.js';
 import { smtpTransport } from '../mail/smtp-transport.js';
 import { MailOutboxStore } from '../store/sql/mail-outbox.js';
+import { KnownDeviceStore } from '../store/sql/known-devices.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -366,6 +367,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       sso: openSso(config, { db, now, log, publicUrl: () => publicUrl }),
       mailer,
       outbox,
+      devices: new KnownDeviceStore(db, now),
       healthProbes: {
         // Never down: mail waits in the outbox while the mail server is away. Admins read what is queued and failed in
         // the admin API and Admin → Mail (health is public: no counts).

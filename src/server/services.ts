@@ -29,6 +29,7 @@ import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { MailOutboxStore } from '../store/sql/mail-outbox.js';
+import type { KnownDeviceStore } from '../store/sql/known-devices.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
@@ -96,4 +97,6 @@ export interface Services {
   mailer: Mailer;
   /** The outbox's rows, for admins to read. */
   outbox: MailOutboxStore;
+  /** Browsers each account signed in from (new-browser notices). */
+  devices: KnownDeviceStore;
 }

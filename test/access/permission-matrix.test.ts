@@ -442,7 +442,7 @@ function webRoutes(): string[] {
 }
 
 /** Web routes outside the matrix: sign-in flows (test/auth/), static files, settings pages that list one's own things. */
-const NOT_ABOUT_A_PROJECT = /^(POST|GET) \/(login|logout|setup|invite|oauth\/consent|api\/oauth\/|\.well-known\/|static\/|favicon)/;
+const NOT_ABOUT_A_PROJECT = /^(POST|GET) \/(login|logout|setup|invite|forgot-password|reset-password|oauth\/consent|api\/oauth\/|\.well-known\/|static\/|favicon)/;
 
 describe('the permission matrix of docs/permissions.md', () => {
   beforeAll(async () => {
