@@ -54,7 +54,7 @@ import { maxRequestBytes } from './api/documents/multipart.js';
 import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { lockDataDir, recordDaemonUrl } from './data-dir-lock.js';
 import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
 import { createLogger, type Logger, type LogStyle } from '../core/logger.js';
@@ -432,6 +432,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const boundUrl = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
     publicUrl ||= boundUrl;
+    // Operator commands on this data directory print links that must reach this daemon (`users invite`).
+    recordDaemonUrl(config.dataDir, publicUrl);
     if (config.smtpUrl) {
       const sender = new OutboxSender({ store: outbox, mailer, transport: smtpTransport(config.smtpUrl, config.smtpFrom ?? defaultFrom(publicUrl)), locks, events, audit, log, now });
       sender.start();

@@ -62,6 +62,7 @@ interface PageCase {
 
 const PAGES: PageCase[] = [
   { name: 'sign-in', as: 'nobody', path: () => '/login', shot: true },
+  { name: 'forgot-password', as: 'nobody', path: () => '/forgot-password' },
   { name: 'sign-in-second-step', as: 'carol-pending', path: () => '/login/verify' },
   { name: 'invitation', as: 'nobody', path: (w) => `/invite?token=${w.inviteToken}` },
   { name: 'not-found-signed-out', as: 'nobody', path: () => '/setup?token=nope' },
