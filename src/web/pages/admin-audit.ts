@@ -8,6 +8,7 @@ export interface AuditRow {
   type: string;
   actorEmail: string | null;
   via: string;
+  by: string;
   targetType: string | null;
   targetLabel: string | null;
   targetId: string | null;
@@ -27,6 +28,9 @@ export interface AdminAuditData {
   error?: string;
 }
 
+/** Who did it, when no account did. */
+const BY_WORDS = { sso: 'the identity provider', source: 'a source', system: 'the server' } as const;
+
 const detailText = (details: Record<string, unknown>): string =>
   Object.entries(details)
     .filter(([, v]) => v !== null && v !== undefined)
@@ -41,7 +45,7 @@ export function adminAuditPage(d: AdminAuditData) {
     (e) => html`<tr>
   <td data-label="When"><time datetime="${new Date(e.at).toISOString()}">${formatTime(e.at)}</time></td>
   <td data-label="Event"><code>${e.type}</code></td>
-  <td data-label="Who">${e.actorEmail ?? (e.via === 'operator' ? html`<em>operator</em>` : html`<em>nobody signed in</em>`)} <span class="muted">(${e.via})</span></td>
+  <td data-label="Who">${e.actorEmail ?? (e.by === 'operator' ? html`<em>operator</em>` : e.by === 'sso' || e.by === 'source' || e.by === 'system' ? html`<em>${BY_WORDS[e.by]}</em>` : html`<em>nobody signed in</em>`)} <span class="muted">(${e.by === 'user' ? e.via : e.by})</span></td>
   <td data-label="What">${e.targetType ? html`${e.targetType} ${e.targetLabel ?? e.targetId}` : null}</td>
   <td data-label="From">${e.clientIp ?? ''}${e.userAgent ? html`<br><span class="muted">${e.userAgent.slice(0, 120)}</span>` : null}</td>
   <td data-label="Details">${detailText(e.details)}</td>
