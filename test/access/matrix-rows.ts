@@ -152,11 +152,12 @@ const REST: Record<string, Spec<RestRequest>> = {
   'GET /api/v1/documents/{id}/file': restGet((t) => `/api/v1/documents/${t.document}/file`),
   'GET /api/v1/documents/{id}/text': restGet((t) => `/api/v1/documents/${t.document}/text`),
   'GET /api/v1/documents/{id}/thumbnail': restGet((t) => `/api/v1/documents/${t.document}/thumbnail`),
+  // A name of its own per cell, so that each refused cell's rename would show.
   'PATCH /api/v1/documents/{id}': {
     on: {},
-    request: (t) => ({ method: 'PATCH', path: `/api/v1/documents/${t.document}`, body: { filename: 'renamed.txt' } }),
+    request: (t, _as, m) => ({ method: 'PATCH', path: `/api/v1/documents/${t.document}`, body: { filename: `renamed-${m.next()}.txt` } }),
     ok: 200,
-    effect: (c) => must(after(c, 'documents', c.t.document)?.filename === 'renamed.txt', 'D renamed'),
+    effect: (c) => must(after(c, 'documents', c.t.document)?.filename.startsWith('renamed-'), 'D renamed'),
   },
   'POST /api/v1/documents/{id}/retry': {
     request: (t) => ({ method: 'POST', path: `/api/v1/documents/${t.failed}/retry` }),
@@ -372,10 +373,10 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(after(c, 'documents', c.t.document)?.trashed_at, 'D in the trash'),
   }),
-  'POST /documents/:id/rename': form((t) => `/documents/${t.document}/rename`, () => ({ filename: 'renamed.txt' }), {
+  'POST /documents/:id/rename': form((t) => `/documents/${t.document}/rename`, (_t, _as, m) => ({ filename: `renamed-${m.next()}.txt` }), {
     on: {},
     ok: 303,
-    effect: (c) => must(after(c, 'documents', c.t.document)?.filename === 'renamed.txt', 'D renamed'),
+    effect: (c) => must(after(c, 'documents', c.t.document)?.filename.startsWith('renamed-'), 'D renamed'),
   }),
   // To a project the person edits: their own default one.
   'POST /documents/:id/move': {
