@@ -43,7 +43,7 @@ const PACKAGE_HOMES = [
   { packages: ['otpauth', '@simplewebauthn/server'], homes: ['auth/'], why: 'auth/ is the only code that checks second factors' },
   { packages: ['uqr', 'bowser'], homes: ['web/'], why: 'QR codes and browser names are drawn by the pages only' },
   { packages: ['nodemailer'], homes: ['mail/'], why: 'mail/ is the one place that talks SMTP: everything else queues mail in the outbox' },
-  { packages: ['openid-client'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer is made there' },
+  { packages: ['openid-client', 'jose'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer (a logout token too) is made there' },
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -58,6 +58,7 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'passkeys', key: 'id' },
   { name: 'audit_events', key: 'id' },
   { name: 'identities', key: 'id' },
+  { name: 'notices', key: 'id' },
   { name: 'mail_outbox', key: 'id' },
   { name: 'password_resets', key: 'token_hash', keep: { where: (cutoff) => ['expires_at', '>', cutoff], why: 'expired password reset links stay behind' } },
   { name: 'known_devices', key: 'id' },
