@@ -340,6 +340,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       twoFactor,
       passkeys,
       relyingParty: () => relyingPartyOf(publicUrl),
+      extractor,
       audit,
       auditEvents,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
