@@ -170,6 +170,17 @@ export class AccessControl {
     return id;
   }
 
+  /**
+   * Whether the actor may see and revoke one of its user's API keys (whose limit is `keyLimit`): a credential without a
+   * project limit, any of them; a key limited to projects, only keys limited within its own limit — never an
+   * unlimited one, which would reach further than it does. It makes keys within that limit too (keys.create).
+   */
+  keyWithin(actor: Actor, keyLimit: readonly string[] | null): boolean {
+    if (!actor.projectLimit) return true;
+    const own = new Set(actor.projectLimit);
+    return keyLimit !== null && keyLimit.every((id) => own.has(id));
+  }
+
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */
   requireCreate(actor: Actor): void {
     if (!actor.scopes.includes('write:documents')) throw scopeRefused('write:documents');
