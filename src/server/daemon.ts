@@ -354,6 +354,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       twoFactor,
       passkeys,
       relyingParty: () => relyingPartyOf(publicUrl),
+      extractor,
       audit,
       auditEvents,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],

@@ -30,6 +30,7 @@ import type { DaemonMetrics } from './metrics/metrics.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { MailOutboxStore } from '../store/sql/mail-outbox.js';
 import type { KnownDeviceStore } from '../store/sql/known-devices.js';
+import type { Extractor } from '../ingest/extract.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
@@ -80,6 +81,8 @@ export interface Services {
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;
+  /** Parses originals in worker threads with a time and memory limit (the viewer's tables read sheets through it). */
+  extractor: Extractor;
   /** Converts legacy .doc, .xls and .ppt, when it was found at start and --libreoffice is not off. */
   libreOffice?: LibreOffice;
   reindex: Reindexer;
