@@ -58,7 +58,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Admin: invite, group, share, disab
       await page.waitForURL(`${d.url}/admin/users`);
       expect(await page.locator('nav.sub[aria-label=Admin] a.active').textContent()).toBe('Users');
       expect(await page.locator('tr', { hasText: admin.email }).textContent()).toContain('admin');
-      await page.fill('form[action="/admin/users/invite"] input[name=email]', CAROL);
+      await page.fill('form[action="/admin/users/invite"] [name=email]', CAROL);
       await page.click('button:has-text("Make an invitation link")');
       await page.waitForSelector('#invite-link');
       const link = await page.inputValue('#invite-link');
