@@ -9,17 +9,18 @@ export const ROOMS = {
   store: ['core'],
   models: ['core'],
   pdf: ['core'],
+  language: ['core'],
   auth: ['core', 'store'],
   access: ['auth', 'core', 'store'],
-  ingest: ['core', 'models', 'pdf', 'store'],
+  ingest: ['core', 'language', 'models', 'pdf', 'store'],
   documents: ['core', 'ingest', 'store'],
   sources: ['core', 'auth', 'documents', 'ingest', 'store'],
-  search: ['core', 'ingest', 'models', 'store'],
-  web: ['core', 'auth', 'search'],
+  search: ['core', 'ingest', 'language', 'models', 'store'],
+  web: ['core', 'auth', 'language', 'search'],
   mcp: ['core'],
   cli: ['core', 'mcp', 'terminal'],
-  server: ['access', 'core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'sources', 'store', 'web'],
-  admin: ['access', 'core', 'auth', 'ingest', 'models', 'server', 'store', 'terminal'],
+  server: ['access', 'core', 'auth', 'documents', 'ingest', 'language', 'mcp', 'models', 'pdf', 'search', 'sources', 'store', 'web'],
+  admin: ['access', 'core', 'auth', 'ingest', 'language', 'models', 'server', 'store', 'terminal'],
 };
 
 /** src/main.ts, the composition root: the commands of cli/ and admin/, and the server's option list for help. */

@@ -51,6 +51,8 @@ export interface PipelineResult {
   metadata?: Record<string, unknown>;
   /** Files it carries that become documents of their own (an e-mail's attachments). */
   attachments: Attachment[];
+  /** The language most of its chunks are in (ISO 639-1), or null when none could be told. */
+  language: string | null;
   /**
    * Milliseconds per stage, for the `document.ingested` event and the ingest bench. Slices overlap (one is
    * embedded while the previous one is written), so embed and write are each stage's own time, not a split.
@@ -89,6 +91,13 @@ async function ocr(deps: PipelineDeps, doc: DocumentRecord, parsed: ParsedDocume
   return applyOcr(deps.ocr, parsed, await original(deps, doc), doc.contentType as DocumentType, progress);
 }
 
+/** The language most chunks are in; a chunk whose language could not be told counts for none. */
+function mostCommon(languages: Map<string | null, number>): string | null {
+  let best: string | null = null;
+  for (const [language, n] of languages) if (language !== null && (best === null || n > languages.get(best)!)) best = language;
+  return best;
+}
+
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks: PipelineHooks): Promise<PipelineResult> {
@@ -116,7 +125,8 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     title: parsed.title ?? doc.filename,
     onProgress: (done, total) => (taken = total > 0 ? done / total : 1),
   });
-  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId };
+  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId, language: doc.languageSetting };
+  const languages = new Map<string | null, number>();
   const model = { id: deps.embedder.id, dimension: deps.embedder.dimension };
   let count = 0;
   let previous: Promise<void> | undefined;
@@ -142,7 +152,9 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
         timings.embedMs += since(s);
         await before; // rows are committed in document order
         s = performance.now();
-        await deps.writer.write(toRows(target, slice, vectors));
+        const rows = toRows(target, slice, vectors);
+        for (const r of rows) languages.set(r.language ?? null, (languages.get(r.language ?? null) ?? 0) + 1);
+        await deps.writer.write(rows);
         timings.writeMs += since(s);
       })();
       latest = work;
@@ -169,6 +181,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     warnings: parsed.warnings,
     ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
     attachments: parsed.attachments ?? [],
+    language: mostCommon(languages),
     timings: { parseMs: ms(timings.parseMs), ocrMs: ms(timings.ocrMs), chunkMs: ms(timings.chunkMs), embedMs: ms(timings.embedMs), writeMs: ms(timings.writeMs) },
   };
 }

@@ -12,9 +12,11 @@
  * keyword search to 1,000 is the largest cost of a search. Later pages read the full list; the cursor remembers
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
+import { queryForms } from '../language/analyse.js';
+import { queryLanguages } from '../language/detect.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
-import type { ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunk-search.js';
+import type { ChunkRef, ChunkSearchScope, KeywordHit, KeywordQuery, VectorHit } from '../store/lancedb/chunk-search.js';
 import { relevanceFloor } from './floor.js';
 import { byScoreThenId, reciprocalRankFusion, scoreFusion } from './fusion.js';
 import type { QueryVectorCache } from './query-cache.js';
@@ -25,7 +27,7 @@ import type { SearchStage, SearchTimings } from './timings.js';
 
 export interface ChunkSearcher {
   vectorSearch(q: ChunkSearchScope & { vector: Float32Array }): Promise<VectorHit[]>;
-  keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]>;
+  keywordSearch(q: ChunkSearchScope & KeywordQuery): Promise<KeywordHit[]>;
   getMany(projectIds: readonly string[], refs: ChunkRef[]): Promise<ShownChunk[]>;
 }
 
@@ -102,6 +104,8 @@ export interface Retrieval {
   warnings: string[];
   /** The reranker that ordered the top, when one ran and succeeded. */
   reranked?: string;
+  /** The query's keyword forms in the languages it was read in (language/analyse.ts): what highlights look for. */
+  forms: string[];
 }
 
 export interface RetrieveInput {
@@ -169,6 +173,11 @@ export class Retriever {
       log?: { warn(obj: object, msg: string): void };
       /** Told each stage's time. */
       timings?: Pick<SearchTimings, 'stage'>;
+      /**
+       * The languages the documents of these projects are in, most documents first: what a query whose own language
+       * cannot be told is analysed in (language/detect.ts). Absent: English.
+       */
+      libraryLanguages?: (projectIds: readonly string[]) => Promise<readonly string[]>;
     },
     private readonly opts: RetrieveOptions = DEFAULT_RETRIEVE,
   ) {
@@ -198,6 +207,9 @@ export class Retriever {
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
 
     const keywords = input.mode === 'vector' ? '' : keywordQuery(input.query);
+    const languages = this.deps.libraryLanguages;
+    const formList = queryForms(input.query, await queryLanguages(input.query, async () => (languages ? languages(input.projectIds) : [])));
+    const forms = input.mode === 'vector' ? '' : formList.join(' ');
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
@@ -206,7 +218,7 @@ export class Retriever {
     const timed = this.deps.timings ? timedStage(this.deps.timings) : <T>(_: SearchStage, work: () => Promise<T>) => work();
     const [vector, keywordAll, vectorAll] = await Promise.all([
       vectorP,
-      keywords ? timed('keyword', () => this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords })) : Promise.resolve([]),
+      keywords || forms ? timed('keyword', () => this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords, forms })) : Promise.resolve([]),
       input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => timed('vector', () => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! }))),
     ]);
 
@@ -271,7 +283,7 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings };
+    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: formList };
     if (reranked) out.reranked = reranked;
     return out;
   }

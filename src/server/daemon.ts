@@ -13,6 +13,7 @@ import { WebSessionService } from '../auth/web-sessions.js';
 import { PasskeyService, relyingPartyOf } from '../auth/passkeys.js';
 import { TwoFactorService } from '../auth/two-factor.js';
 import type { TwoFactorPolicy } from '../auth/two-factor-policy.js';
+import { ANALYSIS_VERSION } from '../language/analyse.js';
 import { AuditTrail } from '../store/audit-trail.js';
 import { AuditEventStore } from '../store/sql/audit-events.js';
 import { PasskeyStore } from '../store/sql/passkeys.js';
@@ -141,7 +142,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const foreground = new ForegroundGate();
     const embedder = createEmbedder({ ...config, background: foreground });
     cleanups.push(() => embedder.close());
-    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id, keywordAnalysis: ANALYSIS_VERSION }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     // Searches work while the indexes load, only slower: health says when the preload (and the sweep after it) is over.
     let preload: 'running' | 'done' | 'failed' = 'running';
