@@ -29,6 +29,7 @@ import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/
 import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
 import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
+import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
@@ -171,6 +172,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         },
         upkeepLeader: upkeep ? () => upkeep.isLeader() : () => true,
         sources: () => sourceStore.stats(),
+        backfill: (): Record<string, { pending: number | null }> => backfill.status().derivers,
         now,
         log,
       },
@@ -225,7 +227,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       attempts,
       audit,
     });
-    const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now });
+    const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now, onSwitched: () => backfill.nudge() });
     const search = await openSearch({
       models: {
         embedder: config.embedder,
@@ -263,6 +265,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
+    // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
+    const derivers: ChunkDeriver[] = [];
+    const backfill: ChunkBackfill = new ChunkBackfill({
+      chunks,
+      derivers,
+      ...(database.shared ? { locks } : {}),
+      background: foreground,
+      busy: (): boolean => worker.running.size > 0,
+      ready: () => !reindex.blocking,
+      onWritten: (deriver, rows) => metrics.backfilled(deriver, rows),
+      log,
+    });
+    // Another replica's re-index switched the table: its rows are pending again.
+    cleanups.push(events.subscribe('index_changed', () => backfill.nudge()));
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
     const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, trashRetentionMs: config.trashDays * 24 * HOUR, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
@@ -280,6 +296,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         (err: unknown) => log.warn({ err }, 'could not sweep index rows of deleted documents; the next start tries again'),
       );
       preload = loaded ? 'done' : 'failed';
+      // After the preload: its first counts read the same columns.
+      backfill.start();
     });
 
     const roots = sourceRoots(config);
@@ -355,6 +373,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         reranker: search.probe,
         // Up while loading (searches are served); `preload` is for whoever wants to know they are at full speed.
         search_index: async () => ({ status: 'up', preload }),
+        // Never down: searches work throughout; this says how far stored chunks are from what ingestion writes today.
+        backfill: async () => ({ status: 'up', ...backfill.status() }),
         // Never down: without it legacy Office files are refused at upload, everything else works.
         legacy_office: async () => ({ status: 'up', converter: libreOffice ? describeLibreOffice(libreOffice) : null, ...(libreOffice ? {} : { reason: config.libreoffice === 'off' ? 'off (--libreoffice off)' : 'LibreOffice is not installed' }) }),
       },
@@ -365,7 +385,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await worker.start();
     // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
     // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
-    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), extractor.close()]).then(() => undefined));
+    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), backfill.stop(), extractor.close()]).then(() => undefined));
     // Sources stop first (cleanups run in reverse): a pass ends at its next item, before the workers and stores close.
     await scheduler.start();
     cleanups.push(async () => {

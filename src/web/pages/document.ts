@@ -3,7 +3,7 @@ import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { withoutDirectionalControls } from '../display-text.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
-import { layout } from './layout.js';
+import { crumbs, layout } from './layout.js';
 import { type DocumentRow, liveStatus, retryForm } from './project.js';
 
 /** Chunks starting on one page (page null: a format without pages), as GET /api/v1/documents/{id}/text gives them. */
@@ -118,9 +118,9 @@ export function documentPage(d: DocumentPageData) {
   const others = d.projects.filter((p) => p.id !== d.project.id);
   const edits = d.role !== 'viewer';
   return layout(
-    { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'documents' },
+    { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'document' },
     html`<section class="card">
-  <p class="crumbs"><a href="/documents">Documents</a> › <a href="/projects/${d.project.id}">${d.project.name}</a> ›</p>
+  ${crumbs([{ href: '/documents', label: 'Documents' }, { href: `/projects/${d.project.id}`, label: d.project.name }])}
   <h1 class="filename">${doc.filename}</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <div class="actions">
@@ -197,7 +197,7 @@ export function documentsDeletePage(d: {
   return confirmPage({
     user: d.user,
     csrfToken: d.csrfToken,
-    active: 'documents',
+    active: 'document',
     title: one ? `Delete “${one.filename}”?` : `Delete ${n} documents?`,
     body: html`${one ? null : html`<ul class="doomed">${d.documents.map((doc) => html`<li class="filename">${doc.filename}</li>`)}</ul>`}
   <p>Search stops finding ${one ? 'it' : 'them'} at once${

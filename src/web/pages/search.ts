@@ -199,7 +199,7 @@ export function searchPage(d: SearchPageData) {
       ${(['documents', 'passages'] as const).map((v) => html`<option value="${v}"${v === d.view ? html` selected` : null}>${VIEW_LABELS[v]}</option>`)}
     </select></label>`
     }
-    <button type="submit">Search</button>
+    <button type="submit" class="primary">Search</button>
   </form>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${

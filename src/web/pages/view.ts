@@ -66,7 +66,7 @@ function body(b: ViewBody, doc: ViewPageData['document']): Html {
 export function viewPage(d: ViewPageData) {
   const doc = d.document;
   return layout(
-    { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'documents' },
+    { title: doc.filename, user: d.user, csrfToken: d.csrfToken, active: 'document' },
     html`<section class="card viewer">
   <p class="crumbs"><a href="/documents">Documents</a> › <a href="/documents/${doc.id}">${doc.filename}</a> ›</p>
   <h1 class="filename">${doc.filename}</h1>
