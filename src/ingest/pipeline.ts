@@ -19,6 +19,7 @@ import { chunkStream } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
 import { type FileStore, MissingOriginal } from '../store/objects/originals.js';
+import { mostCommonLanguage } from '../language/detect.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
 import type { Attachment, Chunk, DocumentType, ParsedDocument } from './types.js';
@@ -89,13 +90,6 @@ async function original(deps: PipelineDeps, doc: DocumentRecord): Promise<Buffer
 async function ocr(deps: PipelineDeps, doc: DocumentRecord, parsed: ParsedDocument, progress: (share: number) => Promise<void>): Promise<ParsedDocument> {
   if (!deps.ocr || !parsed.ocrPages?.length) return parsed;
   return applyOcr(deps.ocr, parsed, await original(deps, doc), doc.contentType as DocumentType, progress);
-}
-
-/** The language most chunks are in; a chunk whose language could not be told counts for none. */
-function mostCommon(languages: Map<string | null, number>): string | null {
-  let best: string | null = null;
-  for (const [language, n] of languages) if (language !== null && (best === null || n > languages.get(best)!)) best = language;
-  return best;
 }
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -181,7 +175,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     warnings: parsed.warnings,
     ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
     attachments: parsed.attachments ?? [],
-    language: mostCommon(languages),
+    language: mostCommonLanguage(languages),
     timings: { parseMs: ms(timings.parseMs), ocrMs: ms(timings.ocrMs), chunkMs: ms(timings.chunkMs), embedMs: ms(timings.embedMs), writeMs: ms(timings.writeMs) },
   };
 }

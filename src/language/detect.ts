@@ -54,7 +54,7 @@ function byScript(text: string): string | undefined {
   if (s.letters === 0) return undefined;
   const cjk = s.han + s.kana;
   // Japanese mixes kana into nearly every sentence; Chinese never does.
-  if (cjk / s.letters > 0.3) return s.kana > 0 && s.kana / cjk > 0.05 ? 'ja' : 'zh';
+  if (cjk / s.letters > 0.3 || (cjk >= 20 && cjk / s.letters > 0.15)) return s.kana > 0 && s.kana / cjk > 0.05 ? 'ja' : 'zh';
   if (s.hangul / s.letters > 0.3) return 'ko';
   if (s.icu / s.letters > 0.3) {
     if (s.thai * 2 > s.icu) return 'th';
@@ -67,7 +67,9 @@ function byScript(text: string): string | undefined {
 
 /** The language of a chunk's text (ISO 639-1), or null when it cannot be told (no letters, or no detection). */
 export function detectLanguage(text: string): string | null {
-  const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
+  // From the middle: a text's start is where headings, names and commands in another language are.
+  const from = Math.max(0, Math.floor((text.length - SAMPLE_CHARS) / 2));
+  const sample = text.length > SAMPLE_CHARS ? text.slice(from, from + SAMPLE_CHARS) : text;
   const script = byScript(sample);
   if (script) return script;
   const [best] = detector().detectAll(sample);
@@ -80,6 +82,8 @@ export function detectLanguage(text: string): string | null {
  */
 export function reliableLanguage(query: string, minWords = 3): string | null {
   const script = byScript(query);
+  // Han alone is Chinese or Japanese kanji (図書館, 領収書): the library's languages decide.
+  if (script === 'zh') return null;
   if (script) return script;
   if ((query.match(/[\p{L}\p{N}]+/gu) ?? []).length < minWords) return null;
   const [best] = loadedDetector()?.detectAll(query) ?? [];
@@ -87,15 +91,23 @@ export function reliableLanguage(query: string, minWords = 3): string | null {
 }
 
 /** At most this many of the library's languages are tried on an ambiguous query (those of the most documents). */
-const MAX_QUERY_LANGUAGES = 8;
+const MAX_QUERY_LANGUAGES = 16;
 
 /**
- * The languages a query is analysed in: its own when it can be told (`reliableLanguage`), else the languages the
- * searched library's documents are in (`library`, most documents first; asked only then), else English.
+ * The languages a query is analysed in (`languages`): its own when it can be told (`own`, see `reliableLanguage`),
+ * else the languages the searched library's documents are in (`library`, most documents first; asked only then),
+ * else English.
  */
-export async function queryLanguages(query: string, library: () => Promise<readonly string[]>): Promise<string[]> {
+export async function queryLanguages(query: string, library: () => Promise<readonly string[]>): Promise<{ languages: string[]; own: string | null }> {
   const own = reliableLanguage(query);
-  if (own) return [own];
+  if (own) return { languages: [own], own };
   const held = (await library()).slice(0, MAX_QUERY_LANGUAGES);
-  return held.length > 0 ? [...held] : ['en'];
+  return { languages: held.length > 0 ? [...held] : ['en'], own: null };
+}
+
+/** The language most of a text's parts (a document's chunks) are in, by count; parts whose language was not told count for none. */
+export function mostCommonLanguage(counts: ReadonlyMap<string | null, number> | undefined): string | null {
+  let best: string | null = null;
+  for (const [language, n] of counts ?? []) if (language !== null && (best === null || n > counts!.get(best)!)) best = language;
+  return best;
 }

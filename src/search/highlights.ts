@@ -13,7 +13,7 @@ export type Range = [number, number];
  * text whose forms in its language meet the query's is marked ("Fahrrädern" for "Fahrrad", "книгу" for "книга",
  * 图书馆 as jieba cut it).
  */
-export interface AnalysedQuery {
+export interface QueryFormsIn {
   forms: ReadonlySet<string>;
   language: string | null;
 }
@@ -22,12 +22,12 @@ export interface AnalysedQuery {
  * Word ranges in `text` whose word (or its stem) is one of `terms`, or whose forms meet the query's `analysed` forms.
  * Ranges may overlap (mergeRanges joins them).
  */
-export function termRanges(text: string, terms: Term[], analysed?: AnalysedQuery): Range[] {
+export function termRanges(text: string, terms: Term[], analysed?: QueryFormsIn): Range[] {
   const out = analysed && analysed.forms.size > 0 ? analysedRanges(text, analysed) : [];
   return terms.length === 0 ? out : [...termRangesTyped(text, terms), ...out];
 }
 
-function analysedRanges(text: string, analysed: AnalysedQuery): Range[] {
+function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
   const out: Range[] = [];
   for (const w of analysedWords(text, analysed.language)) if (w.forms.some((f) => analysed.forms.has(f))) out.push([w.start, w.end]);
   return out;
@@ -65,7 +65,7 @@ export function mergeRanges(ranges: Range[]): Range[] {
 }
 
 /** The answer's range (answer.ts) and the query terms' ranges, merged. */
-export function highlights(text: string, answer: SentenceWindow | undefined, terms: Term[], analysed?: AnalysedQuery): Range[] {
+export function highlights(text: string, answer: SentenceWindow | undefined, terms: Term[], analysed?: QueryFormsIn): Range[] {
   const ranges = termRanges(text, terms, analysed);
   return mergeRanges(answer ? [[answer.start, answer.end], ...ranges] : ranges);
 }

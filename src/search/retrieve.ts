@@ -12,7 +12,7 @@
  * keyword search to 1,000 is the largest cost of a search. Later pages read the full list; the cursor remembers
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
-import { queryForms } from '../language/analyse.js';
+import { analyseQuery } from '../language/analyse.js';
 import { queryLanguages } from '../language/detect.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
@@ -69,6 +69,12 @@ export const DEFAULT_RETRIEVE: RetrieveOptions = {
   rerankDepth: 50,
   rerankTimeoutMs: 2000,
 };
+
+/**
+ * Fusion weights for a query in a language the embedder does not read (bench:languages, docs/search.md#languages):
+ * the vector list still counts, as a tie-breaker among keyword matches, but no longer outranks them.
+ */
+export const UNREAD_LANGUAGE_FUSION = { vectorWeight: 0.25, keywordWeight: 0.75 } as const;
 
 /** What a result's score came from: its rank (1-based) in each first-stage list, and the reranker's score. */
 export interface ScoreSources {
@@ -168,7 +174,7 @@ export class Retriever {
   constructor(
     private readonly deps: {
       chunks: ChunkSearcher;
-      embedder: Pick<Embedder, 'id' | 'embed'>;
+      embedder: Pick<Embedder, 'id' | 'embed' | 'languages'>;
       cache?: QueryVectorCache;
       log?: { warn(obj: object, msg: string): void };
       /** Told each stage's time. */
@@ -200,6 +206,18 @@ export class Retriever {
     return v!;
   }
 
+  /**
+   * The fusion for a query in `language`: the configured one, unless the embedder is known not to read that language
+   * (the built-in model reads English): its neighbours of a Korean question are then little more than chance, and
+   * the keyword list leads (UNREAD_LANGUAGE_FUSION).
+   */
+  private fusionFor(language: string | null): Fusion {
+    const fusion = this.opts.fusion;
+    const reads = this.deps.embedder.languages;
+    if (!language || !reads || reads.includes(language) || fusion.method !== 'convex') return fusion;
+    return { ...fusion, ...UNREAD_LANGUAGE_FUSION };
+  }
+
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
     const scope: Omit<ChunkSearchScope, 'limit'> = { projectIds: input.projectIds };
     if (input.documentIds) scope.documentIds = input.documentIds;
@@ -207,11 +225,13 @@ export class Retriever {
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
 
     const keywords = input.mode === 'vector' ? '' : keywordQuery(input.query);
-    const languages = this.deps.libraryLanguages;
-    const formList = queryForms(input.query, await queryLanguages(input.query, async () => (languages ? languages(input.projectIds) : [])));
-    const forms = input.mode === 'vector' ? '' : formList.join(' ');
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
+    const library = this.deps.libraryLanguages;
+    const read = await queryLanguages(input.query, async () => (library ? library(input.projectIds) : []));
+    const analysed = analyseQuery(input.query, read.languages);
+    const forms = input.mode === 'vector' ? '' : analysed.text;
+    const fusion = this.fusionFor(read.own);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
     // million chunks the keyword list outlasts the embedding, and the two searches overlap (stage times:
     // docs/BENCHMARKS.md#search-latency).
@@ -232,7 +252,7 @@ export class Retriever {
 
     const fusionStarted = performance.now();
     const cut = { ...(vectorAll.length >= vectorDepth ? { vector: vectorAll.at(-1) } : {}), ...(keywordAll.length >= keywordDepth ? { keyword: keywordAll.at(-1) } : {}) };
-    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor, cut);
+    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, fusion, this.floor, cut);
     this.deps.timings?.stage('fusion', (performance.now() - fusionStarted) / 1000);
     const { weak } = first;
     let { ranked } = first;
@@ -283,7 +303,7 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: formList };
+    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms };
     if (reranked) out.reranked = reranked;
     return out;
   }

@@ -88,9 +88,11 @@ describe('languages', () => {
   it('reads a short or ambiguous query in the languages the library holds, a clear one in its own', async () => {
     expect(reliableLanguage('Wie viele Urlaubstage habe ich im Jahr?')).toBe('de');
     expect(reliableLanguage('Buecher')).toBe(null);
-    expect(await queryLanguages('Buecher', async () => ['de', 'fr'])).toEqual(['de', 'fr']);
-    expect(await queryLanguages('Buecher', async () => [])).toEqual(['en']);
-    expect(await queryLanguages('图书馆', async () => ['de'])).toEqual(['zh']);
+    expect(await queryLanguages('Buecher', async () => ['de', 'fr'])).toEqual({ languages: ['de', 'fr'], own: null });
+    expect(await queryLanguages('Buecher', async () => [])).toEqual({ languages: ['en'], own: null });
+    // Han alone may be Chinese or Japanese: read as what the library holds.
+    expect((await queryLanguages('図書館', async () => ['zh', 'ja'])).languages).toEqual(['zh', 'ja']);
+    expect(await queryLanguages('家で仕事をしていい日は週に何日ですか？', async () => ['zh'])).toEqual({ languages: ['ja'], own: 'ja' });
   });
 });
 

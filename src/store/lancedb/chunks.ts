@@ -392,6 +392,28 @@ export class ChunkIndex extends OwnedRowsTable {
     return (await table.query().where(predicate).select([...columns]).limit(limit).toArray()) as Record<string, unknown>[];
   }
 
+  /**
+   * How many chunks of each document are in each language (null: not told), read in one pass over two small
+   * columns: the documents an older release made ready get their language from it (ingest/language-backfill.ts).
+   */
+  async languageTally(): Promise<Map<string, Map<string | null, number>>> {
+    const out = new Map<string, Map<string | null, number>>();
+    const table = this.table;
+    if (!table) return out;
+    for await (const batch of table.query().select(['document_id', 'language']) as AsyncIterable<{ getChild(name: string): { get(i: number): unknown } | null; numRows: number }>) {
+      const docs = batch.getChild('document_id')!;
+      const langs = batch.getChild('language')!;
+      for (let i = 0; i < batch.numRows; i++) {
+        const doc = docs.get(i) as string;
+        const lang = (langs.get(i) as string | null) ?? null;
+        const tally = out.get(doc) ?? new Map<string | null, number>();
+        out.set(doc, tally);
+        tally.set(lang, (tally.get(lang) ?? 0) + 1);
+      }
+    }
+    return out;
+  }
+
   /** Rows for which `predicate` holds (0 before the first write). */
   async countWhere(predicate: string): Promise<number> {
     return this.table ? this.table.countRows(predicate) : 0;

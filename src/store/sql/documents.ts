@@ -70,6 +70,9 @@ export type ReplaceOutcome =
 
 type Row = Database['documents'];
 
+/** A document's language when none of its chunks' could be told (BCP 47's "undetermined"). */
+export const UNDETERMINED = 'und';
+
 /** What a document waiting for its (first or next) ingest holds: no result of an earlier run. */
 const QUEUED = { status: 'queued', progress: 0, chunk_count: 0, pages: null, warnings: '[]', error: null } as const;
 
@@ -292,6 +295,19 @@ export class DocumentStore {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Ready documents whose language was never recorded (made ready by a release before 019). */
+  async readyWithoutLanguage(): Promise<string[]> {
+    const rows = await this.db.selectFrom('documents').select('id').where('status', '=', 'ready').where('language', 'is', null).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Records documents' languages (`UNDETERMINED` where none could be told), leaving those recorded meanwhile. */
+  async setLanguages(languages: ReadonlyMap<string, string>): Promise<void> {
+    for (const [id, language] of languages) {
+      await this.db.updateTable('documents').set({ language }).where('id', '=', id).where('language', 'is', null).execute();
+    }
+  }
+
   /**
    * The languages the ready documents of these projects are in, most documents first: what a short query is read as
    * (search/service.ts). A team reading thousands of projects gets one grouped count.
@@ -305,6 +321,7 @@ export class DocumentStore {
       .where('status', '=', 'ready')
       .where('trashed_at', 'is', null)
       .where('language', 'is not', null)
+      .where('language', '!=', UNDETERMINED)
       .groupBy('language')
       .execute();
     return rows.map((r) => ({ language: r.language!, documents: Number(r.n) })).sort((a, b) => b.documents - a.documents || (a.language < b.language ? -1 : 1));
@@ -526,7 +543,7 @@ export class DocumentStore {
     const now = this.now();
     const ready = {
       ...(result.metadata ? { metadata: JSON.stringify(result.metadata) } : {}),
-      ...(result.language !== undefined ? { language: result.language } : {}),
+      ...(result.language !== undefined ? { language: result.language ?? UNDETERMINED } : {}),
       status: 'ready',
       ready_at: now,
       progress: 1,
