@@ -6,7 +6,9 @@
  * Prints top-1 and top-3 per language and kind of query (exact word, word variant, paraphrase, English question),
  * in keyword and hybrid mode; the queries that missed (`--misses`); the chunks table's size on disk; the daemon's
  * ingest CPU per chunk beside the model's own CPU per passage on the same stored texts; search p50 per mode.
- * `--json FILE` writes the figures; `--args "..."` passes daemon arguments.
+ * `--json FILE` writes the figures; `--args "..."` passes daemon arguments; `--keep DIR` keeps the library in DIR and
+ * searches it again on the next run with the same DIR. `--tokenizers`: LanceDB's own tokenizers against the
+ * pre-analysed column, without a daemon (bench/language-tokenizers.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { addUser, removeDir, startDaemon } from '../test/helpers/daemon.js';
 import { loadLanguageSet, QUERY_KINDS, type QueryOutcome, runSetQueries, tally, uploadLanguageSet } from '../test/helpers/language-set.js';
+import { compareTokenizers } from './language-tokenizers.js';
 import { closeModel, cpuMs, documentTotals, modelLoaded, modelOnly, percentile, storedSearchTexts } from './ingest-api.js';
 
 const arg = (name: string): string | undefined => {
@@ -22,6 +25,10 @@ const arg = (name: string): string | undefined => {
 };
 
 const set = loadLanguageSet();
+if (process.argv.includes('--tokenizers')) {
+  console.log((await compareTokenizers(set)).join('\n'));
+  process.exit(0);
+}
 // `--keep DIR`: the library stays in DIR, and a later run with the same DIR searches it again without ingesting.
 const keep = arg('--keep');
 const kept = keep && existsSync(join(keep, 'bench-user.json')) ? (JSON.parse(readFileSync(join(keep, 'bench-user.json'), 'utf8')) as { apiKey: string; ingestSeconds: number; ingestCpu: number }) : null;
