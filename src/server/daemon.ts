@@ -323,6 +323,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       metrics: metrics.sourcesRun,
     });
 
+    const sso = openSso(config, { db, now, log, audit, sealer, publicUrl: () => publicUrl });
+    // Whose admin flag the provider sets at every sign-in (--sso-admin-group), marked so that it is not changed here.
+    await users.markAdminsManagedBy(sso?.accounts.policy.adminGroup ? sso.name : null, sso?.providers ?? []);
+
     const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
     const services: Services = {
       config,
@@ -342,6 +346,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       twoFactor,
       passkeys,
       relyingParty: () => relyingPartyOf(publicUrl),
+      extractor,
       audit,
       auditEvents,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
@@ -356,7 +361,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       thumbnails,
       metrics,
       sources,
-      sso: openSso(config, { db, now, log, publicUrl: () => publicUrl }),
+      sso,
       healthProbes: {
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,

@@ -58,6 +58,7 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'passkeys', key: 'id' },
   { name: 'audit_events', key: 'id' },
   { name: 'identities', key: 'id' },
+  { name: 'notices', key: 'id' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

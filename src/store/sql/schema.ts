@@ -19,6 +19,10 @@ export interface UsersTable {
   deleted_at: number | null;
   /** 1: a passkey alone signs the account in (passwordless); 0: a passkey is a second factor after the password (015). */
   passkey_sign_in: Generated<number>;
+  /** The identity provider that sets the admin flag at each sign-in (`--sso-admin-group`); null: set here (019). */
+  admin_managed_by: string | null;
+  /** When an admin or the person let the provider take this local account over at its next sign-in (019). */
+  link_offered_at: number | null;
 }
 
 export interface GroupsTable {
@@ -93,6 +97,14 @@ export interface SessionsTable {
   /** A WebAuthn challenge this session was given, single use, until `challenge_until` (015). */
   challenge: string | null;
   challenge_until: number | null;
+  /** Signed in through this identity provider (its issuer), as this subject, in its session `provider_sid` (019). */
+  provider: string | null;
+  provider_subject: string | null;
+  provider_sid: string | null;
+  /** The provider's refresh token, sealed under the secrets key: the periodic re-check asks with it (019). */
+  provider_refresh: string | null;
+  /** When the provider last said this session still stands (019). */
+  provider_checked_at: number | null;
 }
 
 /** An account's authenticator-app (TOTP) secret, sealed (015). */
@@ -150,6 +162,8 @@ export interface AuditEventsTable {
   request_id: string | null;
   /** JSON object. */
   details: string;
+  /** Who caused it: user, admin, operator, sso, source, system, anonymous (019). */
+  by: Generated<string | null>;
 }
 
 export interface SetupTokensTable {
@@ -357,6 +371,24 @@ export interface SourcesTable {
   failures: number;
   created_at: number;
   updated_at: number;
+  /** JSON: the deletions the guard holds for an owner's confirmation (why, how many, which); null when none (019). */
+  held_deletions: string | null;
+}
+
+/** What the web's bell shows a person (019): a source of theirs paused or failing. */
+export interface NoticesTable {
+  id: string;
+  user_id: string;
+  /** 'source.held', 'source.failing'. */
+  kind: string;
+  project_id: string | null;
+  /** What it is about (a source's id): one unread notice per person, kind and subject. */
+  subject_id: string | null;
+  message: string;
+  /** A page of this server (a path) where it can be dealt with. */
+  link: string | null;
+  created_at: number;
+  read_at: number | null;
 }
 
 export interface SourceItemsTable {
@@ -399,4 +431,5 @@ export interface Database {
   passkeys: PasskeysTable;
   audit_events: AuditEventsTable;
   identities: IdentitiesTable;
+  notices: NoticesTable;
 }
