@@ -56,7 +56,8 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
   router.post('admin.users.invite', '/admin/users/invite', formBody(), async (ctx) => {
     const admin = await requireAdminForm(ctx, s);
     if (!admin) return;
-    const emails = formField(ctx, 'email').split(/[\s,;]+/).filter(Boolean);
+    // One address per line, or separated by commas or semicolons (not spaces: "not an address" is refused whole).
+    const emails = formField(ctx, 'email').split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
     const send = formField(ctx, 'send') === 'on';
     let outcomes: InviteOutcome[];
     try {
@@ -69,9 +70,9 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
       return ctx.redirect('/admin/users#invite');
     }
     const made = outcomes.flatMap((o) => (o.ok ? [o] : []));
-    const refused = outcomes.flatMap((o) => (o.ok ? [] : [`${o.email}: ${o.error}`]));
+    const refused = outcomes.flatMap((o) => (o.ok ? [] : [outcomes.length === 1 ? sentence(o.error) : `${o.email}: ${o.error}`]));
     const mailed = made.filter((o) => o.issued.mailed).map((o) => o.email);
-    const said = [mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null, refused.length > 0 ? `Not invited: ${refused.join('; ')}.` : null].filter(Boolean).join(' ');
+    const said = [mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null, refused.length > 0 ? (outcomes.length === 1 ? refused[0] : `Not invited: ${refused.join('; ')}.`) : null].filter(Boolean).join(' ');
     if (said) flash(ctx, said, refused.length > 0 ? 'error' : 'notice');
     const links = made.filter((o) => !o.issued.mailed).map((o, i) => ({ id: i === 0 ? 'invite-link' : `invite-link-${i + 1}`, label: `Invitation link for ${o.email}`, link: `${s.publicUrl()}/invite?token=${o.issued.token}` }));
     if (links.length > 0) return redirectWithOnce(ctx, s, { kind: 'links', links }, '/admin/users#invite');

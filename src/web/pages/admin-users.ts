@@ -101,25 +101,31 @@ function inviteRow(i: AdminInviteRow, csrfToken: string) {
 </tr>`;
 }
 
+/** Links just made, shown this once to copy. */
+const freshLinks = (links: readonly { id: string; label: string; link: string }[]) =>
+  links.length === 0
+    ? null
+    : html`<div class="notice" role="status">
+  <p><strong>Send ${links.length === 1 ? 'this link' : 'these links'} now.</strong> Each works once and will not be shown again.</p>
+  ${links.map((l) => copyRow(l.id, l.link, l.label))}
+</div>`;
+
 /** Admin → Users: every account, invitations (new links shown once), and what an admin may do to each. */
 export function adminUsersPage(d: AdminUsersData) {
-  const fresh = d.newLinks?.length
-    ? html`<div class="notice" role="status">
-  <p><strong>Send ${d.newLinks.length === 1 ? 'this link' : 'these links'} now.</strong> Each works once and will not be shown again.</p>
-  ${d.newLinks.map((l) => copyRow(l.id, l.link, l.label))}
-</div>`
-    : null;
+  const resets = (d.newLinks ?? []).filter((l) => l.id.startsWith('reset-'));
+  const invites = (d.newLinks ?? []).filter((l) => !l.id.startsWith('reset-'));
   return layout(
     { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users', wide: true },
     html`<section class="card">
   <h1>Users</h1>
   <p>Disabling or deleting an account signs it out everywhere at once: its web sessions end, and its API keys and connected apps stop working.</p>
+  ${freshLinks(resets)}
   <div class="scroll"><table class="users rows" aria-label="Accounts">
     <thead><tr><th scope="col">E-mail</th><th scope="col">Admin</th><th scope="col">Sign-in</th><th scope="col">2FA</th><th scope="col">Last sign-in</th><th scope="col">Uploads</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${d.users.map((u) => userRow(u, d))}</tbody>
   </table></div>
   <h2 id="invite">Invite people</h2>
-  ${fresh}
+  ${freshLinks(invites)}
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>E-mail addresses <textarea name="email" required rows="3" maxlength="20000" autocomplete="off" aria-describedby="invite-hint"></textarea>
