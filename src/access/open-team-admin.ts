@@ -7,6 +7,7 @@ import { GroupStore } from '../store/sql/groups.js';
 import { InviteStore } from '../store/sql/invites.js';
 import type { Mailer } from '../mail/mailer.js';
 import { AccountOverviewStore } from '../store/sql/account-overview.js';
+import { QuotaStore } from '../store/sql/quotas.js';
 import { PasswordResetStore } from '../store/sql/password-resets.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
@@ -35,6 +36,7 @@ export function openTeamAdmin(db: Db, now: Clock, audit: AuditLog, mailer?: Mail
     invites: new InviteStore(db, now),
     resets: new PasswordResetStore(db, now),
     overview: new AccountOverviewStore(db),
+    quotas: new QuotaStore(db),
     ...(mailer ? { mailer } : {}),
     accounts: new AccountService(users, projects, new SetupTokenStore(db, now), new LoginAttemptStore(db, now)),
     now,

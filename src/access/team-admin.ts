@@ -13,7 +13,8 @@ import type { AccountService } from '../auth/accounts.js';
 import { checkPasswordStrength, hashPassword } from '../auth/password.js';
 import type { Mailer } from '../mail/mailer.js';
 import { inviteMail, passwordResetMail } from '../mail/messages.js';
-import type { AccountOverview, AccountOverviewStore } from '../store/sql/account-overview.js';
+import type { AccountOverview, AccountOverviewStore, Usage } from '../store/sql/account-overview.js';
+import type { QuotaStore } from '../store/sql/quotas.js';
 import type { PasswordResetStore } from '../store/sql/password-resets.js';
 import type { AuditLog } from '../core/audit.js';
 import { conflict, invalidRequest, isAppError, notFound } from '../core/errors.js';
@@ -62,6 +63,8 @@ export interface TeamAdminDeps {
   invites: InviteStore;
   resets: PasswordResetStore;
   overview: AccountOverviewStore;
+  /** Admins' quotas on accounts and projects (documents/quotas.ts checks them at upload). */
+  quotas: QuotaStore;
   /** Mails invitations and reset links when the daemon has a mail server (absent: operator commands, and the links are shown instead). */
   mailer?: Mailer;
   /** Makes the account an invitation is accepted with (the password rules, the default project). */
@@ -130,6 +133,29 @@ export class TeamAdmin {
   async enable(user: User): Promise<void> {
     await this.deps.users.setDisabled(user.id, null);
     await this.deps.audit.record({ type: 'account.enabled', target: accountTarget(user) });
+  }
+
+  /** An account's own quota in bytes, or null: the default (`--quota-default`). */
+  async setUserQuota(user: User, bytes: number | null): Promise<void> {
+    await this.deps.quotas.setUser(user.id, bytes);
+    await this.deps.audit.record({ type: 'account.quota_set', target: accountTarget(user), details: { quota_bytes: bytes } });
+  }
+
+  /** Own quotas of these accounts (null: the default applies). */
+  userQuotas(users: readonly User[]): Promise<Map<string, number | null>> {
+    return this.deps.quotas.userQuotas(users.map((u) => u.id));
+  }
+
+  /** A project's quota in bytes, or null: none. */
+  async setProjectQuota(project: { id: string; name: string }, bytes: number | null): Promise<void> {
+    await this.deps.quotas.setProject(project.id, bytes);
+    await this.deps.audit.record({ type: 'project.quota_set', target: { type: 'project', id: project.id, label: project.name }, details: { quota_bytes: bytes } });
+  }
+
+  /** A project's quota and what its live documents hold (the admin API). */
+  async projectUsage(projectId: string): Promise<{ quotaBytes: number | null; usage: Usage }> {
+    const [quotaBytes, usage] = await Promise.all([this.deps.quotas.projectQuota(projectId), this.deps.overview.usageOf('project_id', [projectId])]);
+    return { quotaBytes, usage: usage.get(projectId) ?? { documents: 0, bytes: 0, chunks: 0 } };
   }
 
   async setAdmin(user: User, admin: boolean): Promise<void> {

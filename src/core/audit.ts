@@ -47,6 +47,8 @@ export const AUDIT_EVENT_TYPES = [
   'account.enabled',
   'account.deleted',
   'account.admin_changed',
+  'account.quota_set',
+  'project.quota_set',
   'group.created',
   'group.deleted',
   'group.member_added',

@@ -14,3 +14,13 @@ export function formatBytes(n: number): string {
   }
   return `${v < 9.95 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
+
+const UNITS: Record<string, number> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3, tb: 1e12, tib: 1024 ** 4 };
+
+/** "500MiB", "2 GB", "1.5GiB" as bytes (a bare number is MiB, as in --max-upload-mb); null for anything else. */
+export function parseByteSize(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$/i.exec(text);
+  if (!m) return null;
+  const bytes = Math.round(Number(m[1]) * UNITS[(m[2] ?? 'mib').toLowerCase()]!);
+  return Number.isSafeInteger(bytes) ? bytes : null;
+}

@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'rate_limited'
   | 'internal_error'
   | 'service_unavailable'
-  | 'insufficient_storage';
+  | 'insufficient_storage'
+  | 'quota_exceeded';
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -32,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
   service_unavailable: 503,
   insufficient_storage: 507,
+  quota_exceeded: 507,
 };
 
 export interface AppErrorOptions {

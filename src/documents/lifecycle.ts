@@ -17,6 +17,7 @@ import type { ProjectStore } from '../store/sql/projects.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { Attachment, DocumentType } from '../ingest/types.js';
 import type { AttachmentSink } from '../ingest/worker.js';
+import type { Quotas } from './quotas.js';
 
 /** A file streamed to the file store's temp folder, hashed and typed. */
 export interface ReceivedFile {
@@ -58,6 +59,8 @@ export interface DocumentServiceDeps {
   settlePollMs?: number;
   /** How long a deleted document stays in the trash (`--trash-days`); 0: deleting removes it for good at once. */
   trashRetentionMs?: number;
+  /** Refuses an upload past an account's or a project's quota (documents/quotas.ts), before anything is stored. */
+  quotas?: Pick<Quotas, 'check'>;
 }
 
 /** The trash keeps a deleted document this long unless told otherwise. */
@@ -91,6 +94,7 @@ export class DocumentService implements AttachmentSink {
    * `duplicate: true` (nothing re-embedded). Temp files are consumed.
    */
   async accept(userId: string, projectId: string, files: ReceivedFile[], metadata: Record<string, unknown>): Promise<AcceptedDocument[]> {
+    await this.deps.quotas?.check(userId, projectId, files.reduce((n, f) => n + f.sizeBytes, 0));
     const out: AcceptedDocument[] = [];
     for (const f of files) {
       await this.purgeTrashedCopy(projectId, f.sha256);

@@ -7,6 +7,7 @@ import { parseSecretsKey } from '../core/sealed-secret.js';
 import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 import { proxyListProblem } from './trusted-proxies.js';
 import { redactSmtpUrl, smtpUrlProblem } from '../mail/smtp-url.js';
+import { parseByteSize } from '../core/bytes.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -115,6 +116,14 @@ export const OPTIONS = [
   { name: 'reranker-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key sent to an http:<url> reranker (prefer the environment variable)' },
   { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },
   { name: 'max-files', kind: 'int', default: 20, min: 1, max: 1000, valueName: 'n', description: 'most files in one upload request' },
+  {
+    name: 'quota-default',
+    kind: 'string',
+    valueName: 'size',
+    check: (v) => (parseByteSize(v) === null ? `${JSON.stringify(v)} is not a size such as 500MiB or 2GB` : null),
+    description:
+      'the most that the live documents each account uploaded may add up to (500MiB, 2GB; a bare number is MiB); past it an upload is refused (507) and a source pauses. An admin sets an account\'s own quota, or a project\'s, in the admin API (docs/operations.md#quotas); unset: no default quota',
+  },
   {
     name: 'trash-days',
     kind: 'int',

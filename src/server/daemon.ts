@@ -82,6 +82,10 @@ import { defaultFrom } from '../mail/from.js';
 import { smtpTransport } from '../mail/smtp-transport.js';
 import { MailOutboxStore } from '../store/sql/mail-outbox.js';
 import { KnownDeviceStore } from '../store/sql/known-devices.js';
+import { Quotas } from '../documents/quotas.js';
+import { QuotaStore } from '../store/sql/quotas.js';
+import { AccountOverviewStore } from '../store/sql/account-overview.js';
+import { parseByteSize } from '../core/bytes.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -292,7 +296,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(events.subscribe('index_changed', () => backfill.nudge()));
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
-    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, trashRetentionMs: config.trashDays * 24 * HOUR, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
+    const quotas = new Quotas({ store: new QuotaStore(db), usage: new AccountOverviewStore(db), defaultUserBytes: config.quotaDefault === undefined ? null : parseByteSize(config.quotaDefault) });
+    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, quotas, trashRetentionMs: config.trashDays * 24 * HOUR, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
     cleanups.push(scheduleTrashPurge({ purge: () => ingest.purgeExpiredTrash(), leader: upkeep ? () => upkeep.isLeader() : () => true, everyMs: HOUR, log }));
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
@@ -348,6 +353,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       access,
       sharing,
       teamAdmin,
+      quotas,
       users,
       apiKeys,
       projects,

@@ -1,6 +1,7 @@
 import { adminCreateGroup, adminDeleteGroup, adminGetGroup, adminListGroups, adminAddGroupMember, adminRemoveGroupMember } from './api/admin/groups.js';
 import { adminCreateInvitations, adminListInvitations, adminRevokeInvitation } from './api/admin/invitations.js';
 import { adminListMail, adminRetryMail, adminTestMail } from './api/admin/mail.js';
+import { adminUpdateProject } from './api/admin/projects.js';
 import { adminDeleteUser, adminDisableUser, adminEnableUser, adminGetUser, adminListUsers, adminResetLink, adminUpdateUser } from './api/admin/users.js';
 import { listAuditEvents } from './api/audit-events.js';
 import { deleteDocument } from './api/documents/delete.js';
@@ -84,6 +85,7 @@ export function apiRoutes(s: Services): ApiRoute[] {
     adminEnableUser(s),
     adminDeleteUser(s),
     adminResetLink(s),
+    adminUpdateProject(s),
     adminListInvitations(s),
     adminCreateInvitations(s),
     adminRevokeInvitation(s),

@@ -1,3 +1,4 @@
+import type { Quotas } from '../documents/quotas.js';
 import type { AccessControl } from '../access/access-control.js';
 import type { Sharing } from '../access/sharing.js';
 import type { TeamAdmin } from '../access/team-admin.js';
@@ -55,6 +56,8 @@ export interface Services {
   sharing: Sharing;
   /** Accounts, groups and invitations, for admins. */
   teamAdmin: TeamAdmin;
+  /** Which quota applies to an account (its own or --quota-default); uploads are checked in DocumentService.accept. */
+  quotas: Pick<Quotas, 'userQuota'>;
   /** E-mails of accounts (owners, uploaders). */
   users: UserStore;
   apiKeys: ApiKeyService;

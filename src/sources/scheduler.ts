@@ -188,7 +188,7 @@ export class SourceScheduler {
       await store.endPass(source.id, startedAt, { cursor: outcome.cursor, result, error: null, failures: 0, pausedReason, nextSyncAt });
       const seconds = (performance.now() - started) / 1000;
       this.deps.metrics?.pass(source.kind, pausedReason ? 'paused' : 'ok', seconds);
-      if (pausedReason) log.warn({ event: 'source.paused', ...base, reason: pausedReason }, 'source paused by the deletion guard');
+      if (pausedReason) log.warn({ event: 'source.paused', ...base, reason: pausedReason }, 'source paused (its deletion guard, or a quota)');
       log.info({ event: 'source.synced', ...base, ...result, paused: pausedReason !== null }, 'source pass finished');
     } catch (err) {
       if (err instanceof PassStopped || !mayGoOn()) {

@@ -27,6 +27,7 @@ import type { DocumentType } from '../ingest/types.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
+import { isQuotaExceeded } from '../documents/quotas.js';
 import { type Fetched, ItemError, type ListedItem, type SourceConnection, type SourceKind } from './kind.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
@@ -55,7 +56,7 @@ export type ItemAction = 'added' | 'changed' | 'deleted' | 'unchanged' | 'failed
 export interface PassOutcome {
   result: PassResult;
   cursor: string | null;
-  /** Set when the deletion guard paused the source: why, in words for its owner. */
+  /** Set when the deletion guard or a quota paused the source: why, in words for its owner. */
   pausedReason: string | null;
 }
 
@@ -124,7 +125,17 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
       if (due()) await flush();
       continue;
     }
-    const action = await syncItem(source, conn, item, before, deps);
+    let action: ItemAction;
+    try {
+      action = await syncItem(source, conn, item, before, deps);
+    } catch (err) {
+      if (!isQuotaExceeded(err)) throw err;
+      // Past a quota: the source pauses with the reason and this item stays unrecorded, so the pass that follows
+      // the owner's confirmation (once the quota is raised or space freed) fetches it and the rest again.
+      await flush();
+      result.ms = deps.now() - started;
+      return { result, cursor: source.cursor, pausedReason: err.message };
+    }
     count(action);
     if (due()) await flush();
   }

@@ -203,6 +203,11 @@ const REST: Record<string, Spec<RestRequest>> = {
     ok: 200,
     effect: (c) => must(after(c, 'users', c.t.account)?.is_admin === 1, 'the account an admin'),
   },
+  'PATCH /api/v1/admin/projects/{project}': {
+    request: (t) => ({ method: 'PATCH', path: `/api/v1/admin/projects/${t.project}`, body: { quota_bytes: 1_000_000 } }),
+    ok: 200,
+    effect: (c) => must(Number(after(c, 'projects', c.t.project)?.quota_bytes) === 1_000_000, 'the project has the quota'),
+  },
   'POST /api/v1/admin/users/{user}/disable': {
     on: { account: 'active' },
     request: (t) => ({ method: 'POST', path: `/api/v1/admin/users/${t.account}/disable` }),

@@ -34,7 +34,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     if (!admin) return;
     const fresh = await takeOnce(ctx, s, 'links');
     const [users, invites, groups] = await Promise.all([s.teamAdmin.listUsers(), s.teamAdmin.openInvites(), s.teamAdmin.listGroups()]);
-    const overview = await s.teamAdmin.overview(users);
+    const [overview, quotas] = await Promise.all([s.teamAdmin.overview(users), s.teamAdmin.userQuotas(users)]);
     const groupNames = new Map(groups.map((g) => [g.id, g.name]));
     render(
       ctx,
@@ -43,7 +43,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
         csrfToken: ctx.state.session!.csrfToken,
         users: users.map((u) => {
           const o = overview.get(u.id);
-          return { ...u, lastSignInAt: o?.lastSignInAt ?? null, providers: o?.providers ?? [], twoFactor: { totp: o?.totp ?? false, passkeys: o?.passkeys ?? 0 }, usage: o?.usage ?? { documents: 0, bytes: 0 } };
+          return { ...u, lastSignInAt: o?.lastSignInAt ?? null, providers: o?.providers ?? [], twoFactor: { totp: o?.totp ?? false, passkeys: o?.passkeys ?? 0 }, usage: o?.usage ?? { documents: 0, bytes: 0 }, quotaBytes: s.quotas.userQuota(quotas.get(u.id) ?? null) };
         }),
         invites: invites.map((i) => ({ ...i, group: i.groupId === null ? null : (groupNames.get(i.groupId) ?? null), by: i.createdBy?.email ?? null })),
         groups: groups.filter((g) => g.source === LOCAL_GROUPS).map((g) => ({ id: g.id, name: g.name })),

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import { rm } from 'node:fs/promises';
 import { isAppError } from '../../core/errors.js';
-import type { ReceivedFile } from '../../documents/lifecycle.js';
+import type { AcceptedDocument, ReceivedFile } from '../../documents/lifecycle.js';
+import { isQuotaExceeded } from '../../documents/quotas.js';
 import { plural, sentence } from '../../web/format.js';
 import { legacyOffice, receiveMultipart } from '../api/documents/multipart.js';
 import { parsePaths } from '../api/documents/paths.js';
@@ -52,7 +53,16 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
       if (!header) checkCsrf(ctx, s, received.fields._csrf ?? '');
       const paths = received.fields.paths !== undefined ? parsePaths(received.fields.paths, received.files.length) : received.files.map((f) => f.relativePath ?? null);
       const files: ReceivedFile[] = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
-      const accepted = await s.ingest.accept(user.id, projectId, files, {});
+      let accepted: AcceptedDocument[];
+      try {
+        accepted = await s.ingest.accept(user.id, projectId, files, {});
+      } catch (err) {
+        // Past a quota (a 507): the form's page says which, as it says any other refusal.
+        if (script || !isQuotaExceeded(err)) throw err;
+        flash(ctx, `Nothing was uploaded: ${sentence(err.message)}`, 'error');
+        ctx.status = 303;
+        return ctx.redirect(back);
+      }
       temps.length = 0;
       if (script) {
         ctx.status = 202;

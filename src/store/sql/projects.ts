@@ -60,7 +60,7 @@ export class ProjectStore {
       ]);
   }
 
-  private static toProject(r: ProjectsTable & { document_count: number | null; chunk_count: number | null; size_bytes: number | null }): Project {
+  private static toProject(r: Omit<ProjectsTable, 'quota_bytes'> & { document_count: number | null; chunk_count: number | null; size_bytes: number | null }): Project {
     return {
       id: r.id,
       userId: r.user_id,

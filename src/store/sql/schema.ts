@@ -25,6 +25,8 @@ export interface UsersTable {
   link_offered_at: number | null;
   /** The last sign-in of any kind (020); null: never signed in since. */
   last_sign_in_at: number | null;
+  /** An admin's limit on the bytes of the live documents the account uploaded (025); null: `--quota-default`. */
+  quota_bytes: number | null;
 }
 
 export interface GroupsTable {
@@ -254,6 +256,8 @@ export interface ProjectsTable {
   is_default: number;
   /** The language its documents are set to (ISO 639-1), or null: detected per chunk (019). */
   language: string | null;
+  /** An admin's limit on the bytes of the project's live documents (025); null: none. */
+  quota_bytes: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -20,6 +20,8 @@ export interface AdminUserRow {
   providers: string[];
   twoFactor: { totp: boolean; passkeys: number };
   usage: { documents: number; bytes: number };
+  /** The quota that applies to it (its own or --quota-default), or null: none. */
+  quotaBytes: number | null;
 }
 
 export interface AdminInviteRow {
@@ -61,7 +63,7 @@ function userRow(u: AdminUserRow, d: AdminUsersData) {
   <td data-label="Sign-in">${u.providers.length > 0 ? html`provider <span class="muted">(${u.providers.map(hostOf).join(', ')})</span>` : 'local'}</td>
   <td data-label="2FA">${secondFactors(u.twoFactor)}</td>
   <td data-label="Last sign-in">${u.lastSignInAt === null ? html`<span class="muted">never</span>` : formatTime(u.lastSignInAt)}</td>
-  <td class="num" data-label="Uploads">${plural(u.usage.documents, 'document')} <span class="muted">· ${formatBytes(u.usage.bytes)}</span></td>
+  <td class="num" data-label="Uploads">${plural(u.usage.documents, 'document')} <span class="muted">· ${formatBytes(u.usage.bytes)}${u.quotaBytes === null ? '' : ` of ${formatBytes(u.quotaBytes)}`}</span></td>
   <td data-label="Status">${u.disabledAt === null ? 'active' : html`<strong class="error">disabled</strong> <span class="muted">since ${formatTime(u.disabledAt)}</span>`}</td>
   <td class="actions-cell">
     ${

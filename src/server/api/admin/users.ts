@@ -23,12 +23,15 @@ export const AdminUser = z
     providers: z.array(z.string()).describe('the identity providers the account is linked at'),
     two_factor: z.object({ totp: z.boolean(), passkeys: z.number().int() }).describe('an authenticator app set up, and how many passkeys'),
     usage: UsageSchema.describe('what the documents it uploaded hold (live ones: not replaced, not in the Trash)'),
+    quota: z
+      .object({ limit_bytes: z.number().int().nullable().describe('null: no quota'), own: z.boolean().describe('false: the default (--quota-default) applies') })
+      .describe('the most its live uploads may hold (docs/operations.md#quotas)'),
   })
   .meta({ id: 'AdminUser' });
 
 const NO_OVERVIEW: Omit<AccountOverview, 'userId'> = { lastSignInAt: null, providers: [], totp: false, passkeys: 0, usage: { documents: 0, bytes: 0, chunks: 0 } };
 
-export function adminUserToWire(u: User, o: Omit<AccountOverview, 'userId'> = NO_OVERVIEW): z.infer<typeof AdminUser> {
+export function adminUserToWire(s: Services, u: User, o: Omit<AccountOverview, 'userId'> = NO_OVERVIEW, ownQuota: number | null = null): z.infer<typeof AdminUser> {
   return {
     id: u.id,
     email: u.email,
@@ -41,6 +44,7 @@ export function adminUserToWire(u: User, o: Omit<AccountOverview, 'userId'> = NO
     providers: o.providers,
     two_factor: { totp: o.totp, passkeys: o.passkeys },
     usage: o.usage,
+    quota: { limit_bytes: s.quotas.userQuota(ownQuota), own: ownQuota !== null },
   };
 }
 
@@ -60,8 +64,8 @@ export const IssuedLink = z
 export const issuedToWire = (s: Services, path: string, i: Issued) => ({ link: i.mailed ? null : `${s.publicUrl()}${path}?token=${i.token}`, mailed: i.mailed, expires_at: toIso(i.expiresAt) });
 
 async function oneUser(s: Services, user: User) {
-  const overview = (await s.teamAdmin.overview([user])).get(user.id);
-  return adminUserToWire(user, overview);
+  const [overview, quotas] = await Promise.all([s.teamAdmin.overview([user]), s.teamAdmin.userQuotas([user])]);
+  return adminUserToWire(s, user, overview.get(user.id), quotas.get(user.id) ?? null);
 }
 
 export const adminListUsers = (s: Services) =>
@@ -76,8 +80,8 @@ export const adminListUsers = (s: Services) =>
     async handler({ principal }) {
       await requireAdminCaller(s, principal);
       const users = await s.teamAdmin.listUsers();
-      const overview = await s.teamAdmin.overview(users);
-      return { status: 200, body: { users: users.map((u) => adminUserToWire(u, overview.get(u.id))) } };
+      const [overview, quotas] = await Promise.all([s.teamAdmin.overview(users), s.teamAdmin.userQuotas(users)]);
+      return { status: 200, body: { users: users.map((u) => adminUserToWire(s, u, overview.get(u.id), quotas.get(u.id) ?? null)) } };
     },
   });
 
@@ -104,9 +108,12 @@ export const adminUpdateUser = (s: Services) =>
     path: '/admin/users/:user',
     scope: 'write:documents',
     tag: 'admin',
-    summary: 'Make an account an admin or not (`admin`). The last active admin stays one. Admins only.',
+    summary: 'Make an account an admin or not (`admin`); give it a quota of its own (`quota_bytes`; null: the default). The last active admin stays one. Admins only.',
     params: Ref,
-    body: z.strictObject({ admin: z.boolean().optional() }),
+    body: z.strictObject({
+      admin: z.boolean().optional(),
+      quota_bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional().describe('the most its live uploads may hold, in bytes; null: --quota-default'),
+    }),
     responses: {
       200: { description: 'The account, changed', schema: AdminUser },
       400: { description: 'Invalid body', schema: ErrorBody },
@@ -118,6 +125,7 @@ export const adminUpdateUser = (s: Services) =>
       await requireAdminCaller(s, principal);
       const user = await accountNamed(s, params.user);
       if (body.admin !== undefined && body.admin !== user.isAdmin) await s.teamAdmin.setAdmin(user, body.admin);
+      if (body.quota_bytes !== undefined) await s.teamAdmin.setUserQuota(user, body.quota_bytes);
       return { status: 200, body: await oneUser(s, await s.teamAdmin.userById(user.id)) };
     },
   });
