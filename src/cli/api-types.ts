@@ -184,6 +184,8 @@ export interface AdminUser {
   providers: string[];
   two_factor: { totp: boolean; passkeys: number };
   usage: { documents: number; bytes: number; chunks: number };
+  /** The most its live uploads may hold: its own quota (`own`) or --quota-default; null: none. */
+  quota: { limit_bytes: number | null; own: boolean };
 }
 
 /** GET /api/v1/admin/invitations. */

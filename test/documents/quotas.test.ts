@@ -88,8 +88,11 @@ describe('quotas', () => {
     expect(wire.body).toMatchObject({ usage: { documents: 1, bytes: 16 * KIB }, quota: { limit_bytes: 24 * KIB, own: false } });
     expect(wire.body.usage.chunks).toBeGreaterThan(0);
     expect((await (await loggedIn(d, admin)).get('/admin/users')).text).toContain('1 document <span class="muted">· 16 KiB of 24 KiB</span>');
-    const raised = await api(d, '/api/v1/admin/users/alice@example.com', { token: admin.apiKey, method: 'PATCH', body: { quota_bytes: 1024 * KIB } });
-    expect(raised.body.quota).toEqual({ limit_bytes: 1024 * KIB, own: true });
+    const listed = await runCli(['admin', 'users', 'list'], { env: cliEnv(d, { DOCSEARCH_TOKEN: admin.apiKey }) });
+    expect(listed.stdout).toMatch(/^alice@example\.com\t.*\t1\t16384\t24576\tno$/m);
+    const raised = await runCli(['admin', 'users', 'set-quota', 'alice@example.com', '1MiB'], { env: cliEnv(d, { DOCSEARCH_TOKEN: admin.apiKey }) });
+    expect(raised.stderr).toContain('alice@example.com has a quota of 1.0 MiB; its uploads hold 16 KiB');
+    expect((await api(d, '/api/v1/admin/users/alice@example.com', { token: admin.apiKey })).body.quota).toEqual({ limit_bytes: 1024 * KIB, own: true });
     const fits = await uploadFiles(d, alice.apiKey, [{ name: 'second.txt', bytes: text('second', 16) }]);
     expect(fits.status).toBe(202);
     const audit = await api(d, '/api/v1/audit-events?type=account.quota_set', { token: admin.apiKey });

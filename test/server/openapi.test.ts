@@ -235,6 +235,12 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`/api/v1/admin/users/${encodeURIComponent(full.email)}`, { method: 'PATCH', token: full.apiKey, body: { admin: true } })).status).toBe(200);
     expect((await call(`/api/v1/admin/users/${encodeURIComponent(full.email)}`, { method: 'PATCH', token: full.apiKey, body: { admin: false } })).status).toBe(409);
   },
+  'PATCH /api/v1/admin/projects/{project}': async ({ call, full, other }) => {
+    const p = await call('/api/v1/projects', { token: other.apiKey, body: { name: 'to cap' } });
+    expect((await call(`/api/v1/admin/projects/${p.body.id}`, { method: 'PATCH', token: full.apiKey, body: { quota_bytes: 1_000_000 } })).status).toBe(200);
+    expect((await call('/api/v1/admin/projects/prj_missing', { method: 'PATCH', token: full.apiKey, body: { quota_bytes: null } })).status).toBe(404);
+    expect((await call(`/api/v1/admin/projects/${p.body.id}`, { method: 'PATCH', token: other.apiKey, body: { quota_bytes: null } })).status).toBe(403);
+  },
   'POST /api/v1/admin/users/{user}/disable': async ({ call, d, full }) => {
     const spare = await addUser(d);
     expect((await call(`/api/v1/admin/users/${spare.email}/disable`, { method: 'POST', token: full.apiKey })).status).toBe(200);

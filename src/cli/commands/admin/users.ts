@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminUser, IssuedLink } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { formatBytes, parseByteSize } from '../../../core/bytes.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
@@ -17,8 +18,18 @@ async function list(ctx: Context): Promise<void> {
   const { users } = await ctx.http().get<{ users: AdminUser[] }>('/api/v1/admin/users');
   if (ctx.globals().json) return emitJson(ctx, { users });
   printTable(ctx.io, {
-    headers: ['EMAIL', 'ADMIN', 'KIND', '2FA', 'LAST SIGN-IN', 'DOCUMENTS', 'SIZE', 'DISABLED'],
-    rows: users.map((u) => [u.email, u.admin ? 'yes' : 'no', u.kind, twoFactor(u), { time: u.last_sign_in_at, said: u.last_sign_in_at ? undefined : 'never' }, u.usage.documents, { bytes: u.usage.bytes }, u.disabled ? { time: u.disabled_at } : 'no']),
+    headers: ['EMAIL', 'ADMIN', 'KIND', '2FA', 'LAST SIGN-IN', 'DOCUMENTS', 'SIZE', 'QUOTA', 'DISABLED'],
+    rows: users.map((u) => [
+      u.email,
+      u.admin ? 'yes' : 'no',
+      u.kind,
+      twoFactor(u),
+      { time: u.last_sign_in_at, said: u.last_sign_in_at ? undefined : 'never' },
+      u.usage.documents,
+      { bytes: u.usage.bytes },
+      u.quota.limit_bytes === null ? 'none' : { bytes: u.quota.limit_bytes },
+      u.disabled ? { time: u.disabled_at } : 'no',
+    ]),
     now: ctx.now(),
   });
 }
@@ -118,6 +129,25 @@ export function usersCommand(ctx: Context): Command {
         const res = await ctx.http().post<IssuedLink>(`${userPath(user)}/reset-link`, { send: flags.mail });
         if (ctx.globals().json) return emitJson(ctx, res);
         showLink(ctx, `reset link for ${user}`, res);
+      }),
+  );
+  group.addCommand(
+    defineCommand('set-quota', {
+      summary: 'give an account a quota of its own (500MiB, 2GB), or (--default) the server default again',
+      description:
+        "The most the live documents the account uploaded may hold (docs/operations.md#quotas). Past it an upload is refused, naming the quota, and the account's sources pause. --default drops the account's own quota, so --quota-default applies again.",
+      examples: ['docsearch admin users set-quota alice@example.com 10GiB', 'docsearch admin users set-quota alice@example.com --default'],
+    })
+      .argument('<user>', 'the account: e-mail or id')
+      .argument('[size]', 'the quota: 500MiB, 2GB (a bare number is MiB)')
+      .option('--default', 'drop its own quota: the server default applies')
+      .action(async (user: string, size: string | undefined, flags: { default?: boolean }) => {
+        const bytes = flags.default ? null : size === undefined ? undefined : parseByteSize(size);
+        if (bytes === undefined || (bytes === null && !flags.default)) throw new CliError(size === undefined ? 'give a size (500MiB, 2GB) or --default' : `"${size}" is not a size such as 500MiB or 2GB`);
+        const res = await ctx.http().patch<AdminUser>(userPath(user), { quota_bytes: bytes });
+        if (ctx.globals().json) return emitJson(ctx, res);
+        const limit = res.quota.limit_bytes === null ? 'no quota' : `a quota of ${formatBytes(res.quota.limit_bytes)}`;
+        notice(ctx.io, `${res.email} has ${limit}${res.quota.own ? '' : ' (the server default)'}; its uploads hold ${formatBytes(res.usage.bytes)}`);
       }),
   );
   group.addCommand(
