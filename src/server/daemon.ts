@@ -73,6 +73,8 @@ import { SourceStore } from '../store/sql/sources.js';
 import { legacyOffice } from './api/documents/multipart.js';
 import { sourceRoots } from './config.js';
 import { openSso } from './sso.js';
+import { sourceAlerts } from './source-alerts.js';
+import { NoticeStore } from '../store/sql/notices.js';
 import { scheduleTrashPurge } from '../documents/trash-purge.js';
 
 export interface DaemonOptions {
@@ -299,8 +301,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       backfill.start();
     });
 
+    const notices = new NoticeStore(db, now);
     const roots = sourceRoots(config);
-    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000 });
+    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000, audit });
     const reach = new Reach(config.sourcesAllowPrivate);
     const scheduler = new SourceScheduler({
       service: sources,
@@ -319,6 +322,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       scratchRoot: join(config.dataDir, 'sources'),
       log,
       metrics: metrics.sourcesRun,
+      alerts: sourceAlerts({ access, notices, projects, log }),
     });
 
     const sso = openSso(config, { db, now, log, audit, sealer, publicUrl: () => publicUrl });
@@ -359,6 +363,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       metrics,
       sources,
       sso,
+      notices,
       healthProbes: {
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
