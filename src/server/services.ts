@@ -28,6 +28,10 @@ import type { Sso } from './sso.js';
 import type { NoticeStore } from '../store/sql/notices.js';
 import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { MailOutboxStore } from '../store/sql/mail-outbox.js';
+import type { KnownDeviceStore } from '../store/sql/known-devices.js';
+import type { Extractor } from '../ingest/extract.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
@@ -78,6 +82,8 @@ export interface Services {
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;
+  /** Parses originals in worker threads with a time and memory limit (the viewer's tables read sheets through it). */
+  extractor: Extractor;
   /** Converts legacy .doc, .xls and .ppt, when it was found at start and --libreoffice is not off. */
   libreOffice?: LibreOffice;
   reindex: Reindexer;
@@ -93,4 +99,10 @@ export interface Services {
   sso: Sso | null;
   /** What the web's bell shows each person (a source paused or failing). */
   notices: NoticeStore;
+  /** Queues e-mail in the outbox (docs/mail.md); `enabled` is false without --smtp-url. */
+  mailer: Mailer;
+  /** The outbox's rows, for admins to read. */
+  outbox: MailOutboxStore;
+  /** Browsers each account signed in from (new-browser notices). */
+  devices: KnownDeviceStore;
 }

@@ -4,15 +4,15 @@
  */
 import type { AccessControl } from '../access/access-control.js';
 import type { Logger } from '../core/logger.js';
+import type { Mailer } from '../mail/mailer.js';
+import { sourceAlertMail } from '../mail/messages.js';
 import type { SourceAlerts } from '../sources/alerts.js';
 import type { NoticeStore } from '../store/sql/notices.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { HeldDeletions, SourceRecord } from '../store/sql/sources.js';
 
-/** An e-mail about a source, to one person (mail's outbox, once `--smtp-url` is set). */
-export type SourceMail = (to: { id: string; email: string }, alert: { project: string; source: SourceRecord; reason: string; link: string }) => Promise<void>;
-
-export function sourceAlerts(deps: { access: Pick<AccessControl, 'managersOf'>; notices: NoticeStore; projects: Pick<ProjectStore, 'get'>; log: Logger; mail?: SourceMail }): SourceAlerts {
+/** Each person gets a notice in the bell, and (through the outbox, when `--smtp-url` is set) one e-mail per new notice. */
+export function sourceAlerts(deps: { access: Pick<AccessControl, 'managersOf'>; notices: NoticeStore; projects: Pick<ProjectStore, 'get'>; log: Logger; mailer: Pick<Mailer, 'send' | 'link'> }): SourceAlerts {
   const tell = async (source: SourceRecord, kind: 'source.held' | 'source.failing', reason: string) => {
     const people = await deps.access.managersOf(source.projectId);
     const project = (await deps.projects.get(source.projectId))?.name ?? source.projectId;
@@ -23,7 +23,10 @@ export function sourceAlerts(deps: { access: Pick<AccessControl, 'managersOf'>; 
       { kind, projectId: source.projectId, subjectId: source.id, message, link },
     );
     deps.log.info({ event: 'source.alerted', source_id: source.id, kind, notified: people.length, new_notices: told.length }, "told the source's owners and editors");
-    if (deps.mail) for (const person of people.filter((p) => told.includes(p.id))) await deps.mail(person, { project, source, reason, link });
+    // Mailed once per episode, as the notice is new: a hold that goes on updates the notice and sends nothing more.
+    for (const person of people.filter((p) => told.includes(p.id))) {
+      await deps.mailer.send(sourceAlertMail({ to: person.email, publicUrl: deps.mailer.link(''), project, source: source.url, reason, link: deps.mailer.link(link) }));
+    }
   };
   return {
     held: (source: SourceRecord, held: HeldDeletions) => tell(source, 'source.held', `${held.count} document${held.count === 1 ? '' : 's'} would be removed; nothing is removed until you confirm (${held.reason.split(':')[0]})`),

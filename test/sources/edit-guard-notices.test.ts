@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from '../cli/cli-env.js';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
 import { addUser, api, BIN, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { type Postfix, postfixUnavailable, startPostfix } from '../helpers/postfix.js';
 import { missingFile } from '../helpers/requirement.js';
 import { SourceClient } from '../helpers/sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
@@ -31,10 +32,11 @@ interface WireEvent {
   details: Record<string, unknown>;
 }
 
-describe.skipIf(apacheUnavailable() !== null)('sources edited, guarded and calling for help', () => {
+describe.skipIf(apacheUnavailable() !== null || postfixUnavailable() !== null)('sources edited, guarded and calling for help', () => {
   const dirs = tempDirs('docsearch-sources-edit');
   let root: string;
   let apache: Apache;
+  let postfix: Postfix;
   let d: Daemon;
   let admin: TestUser;
   let owner: TestUser;
@@ -44,8 +46,8 @@ describe.skipIf(apacheUnavailable() !== null)('sources edited, guarded and calli
 
   beforeAll(async () => {
     root = dirs.make('root');
-    apache = await startApache();
-    d = await startDaemon({ args: ['--source-roots', root, '--sources-min-interval', '1', '--sources-delete-guard-count', '2', '--sources-delete-guard-percent', '10', '--sources-allow-private'] });
+    [apache, postfix] = await Promise.all([startApache(), startPostfix()]);
+    d = await startDaemon({ args: ['--smtp-url', postfix.url, '--public-url', 'http://docs.test.internal', '--source-roots', root, '--sources-min-interval', '1', '--sources-delete-guard-count', '2', '--sources-delete-guard-percent', '10', '--sources-allow-private'] });
     admin = await addUser(d);
     owner = await addUser(d);
     editor = await addUser(d);
@@ -58,6 +60,7 @@ describe.skipIf(apacheUnavailable() !== null)('sources edited, guarded and calli
       removeDir(d.dataDir);
     }
     await apache?.stop();
+    await postfix?.stop();
     dirs.removeAll();
   });
 
@@ -172,12 +175,21 @@ describe.skipIf(apacheUnavailable() !== null)('sources edited, guarded and calli
       const page = await (await loggedIn(d, who)).get('/projects');
       expect(page.text, who.email).toMatch(/href="\/notices" class="bell unread">Notices <span class="badge warn" aria-label="1 unread">1<\/span>/);
     }
+    // And each got one e-mail through the outbox (a real postfix), linking to the Sources tab; the viewer none.
+    for (const who of [owner, editor]) {
+      const mail = await postfix.waitFor(who.email);
+      expect(mail.subject).toBe(`Source needs attention: file://${dir} in guarded memos`);
+      expect(mail.text).toContain('4 documents would be removed');
+      expect(mail.text).toContain(`http://docs.test.internal/projects/${project}/sources`);
+    }
     const viewerPage = await (await loggedIn(d, viewer)).get('/projects');
     expect(viewerPage.text).toContain('href="/notices" class="bell">Notices</a>');
     const notices = await web.get('/notices');
     expect(notices.text).toContain('4 documents would be removed');
     expect(notices.text).toContain(`href="/projects/${project}/sources"`);
     await web.submit('/notices/read', { _csrf: web.csrf });
+    expect(postfix.messages().filter((m) => m.to.includes(viewer.email))).toHaveLength(0);
+    expect(postfix.messages().filter((m) => m.to.includes(owner.email) && m.subject.startsWith('Source needs attention'))).toHaveLength(1);
     expect((await web.get('/projects')).text).toContain('href="/notices" class="bell">Notices</a>');
 
     // Admin → Sources: the admin, no member of the project, sees its state, not its documents.

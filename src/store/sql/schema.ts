@@ -23,6 +23,8 @@ export interface UsersTable {
   admin_managed_by: string | null;
   /** When an admin or the person let the provider take this local account over at its next sign-in (019). */
   link_offered_at: number | null;
+  /** The last sign-in of any kind (020); null: never signed in since. */
+  last_sign_in_at: number | null;
 }
 
 export interface GroupsTable {
@@ -63,6 +65,52 @@ export interface InvitesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** 1: the account it makes is an admin (020). */
+  is_admin: Generated<number>;
+  /** A local group the account it makes joins (020). */
+  group_id: string | null;
+}
+
+/** Mail waiting to be sent, or sent, or given up on (020; docs/mail.md). */
+export interface MailOutboxTable {
+  id: string;
+  /** invite | password_reset | sign_in_notice | source_alert | test */
+  kind: string;
+  to_address: string;
+  subject: string;
+  /** The text (and HTML) body, sealed under the secrets key; null once sent (it may hold a one-time link). */
+  body_sealed: string | null;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** The sender that holds the row while it sends, and until when (a crashed sender's claim runs out). */
+  claimed_by: string | null;
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+  /** What the mail server called it (its queue id in the 250 reply, or the Message-ID). */
+  message_id: string | null;
+}
+
+/** One-time password reset links (020): only the SHA-256 of a link's token is kept. */
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  /** The admin who made it; null: the person asked for it themselves ("Forgot password?"). */
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A browser an account has signed in from (020): `id` is the SHA-256 of the account id and the browser's cookie. */
+export interface KnownDevicesTable {
+  id: string;
+  user_id: string;
+  user_agent: string | null;
+  created_at: number;
+  last_seen_at: number;
 }
 
 /** An account's link to who it is at an identity provider (017; docs/sso.md). */
@@ -204,6 +252,8 @@ export interface ProjectsTable {
   description: string;
   metadata: string;
   is_default: number;
+  /** The language its documents are set to (ISO 639-1), or null: detected per chunk (019). */
+  language: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -240,6 +290,9 @@ export interface DocumentsTable {
   /** When it was deleted into the trash (null: it is not in the trash), and by whom (a user id). */
   trashed_at: number | null;
   trashed_by: string | null;
+  /** The language most of its chunks are in (null: not ready yet, or ready before 019), and the one it is set to (019). */
+  language: string | null;
+  language_setting: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -427,4 +480,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   identities: IdentitiesTable;
   notices: NoticesTable;
+  mail_outbox: MailOutboxTable;
+  password_resets: PasswordResetsTable;
+  known_devices: KnownDevicesTable;
 }
