@@ -83,9 +83,10 @@ export class ProjectMemberStore {
   }
 
   /** Gives a user or a group a role on a project, or changes it: whether the row is new. */
-  async upsert(projectId: string, member: { id: string; kind: MemberKind }, role: Role, by: string | null): Promise<'created' | 'updated'> {
+  async upsert(projectId: string, member: { id: string; kind: MemberKind }, role: Role, by: string | null): Promise<'created' | 'updated' | 'unchanged'> {
     const now = this.now();
     const existed = await this.db.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('member_id', '=', member.id).executeTakeFirst();
+    if (existed?.role === role) return 'unchanged';
     await this.db
       .insertInto('project_members')
       .values({ id: `${projectId}:${member.id}`, project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })
