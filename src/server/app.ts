@@ -34,6 +34,7 @@ import { settingsKeysRoutes } from './web/settings-keys.js';
 import { settingsSecurityRoutes } from './web/settings-security.js';
 import { adminAuditRoutes } from './web/admin-audit.js';
 import { setupRoutes } from './web/setup.js';
+import { sudoRoutes } from './web/sudo.js';
 import { staticRoutes } from './web/static.js';
 
 export interface AppOptions {
@@ -72,6 +73,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   inviteRoutes(pages, s);
   passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
+  sudoRoutes(pages, s);
   adminAuditRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }
