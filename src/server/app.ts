@@ -37,6 +37,7 @@ import { settingsSecurityRoutes } from './web/settings-security.js';
 import { adminAuditRoutes } from './web/admin-audit.js';
 import { adminMailRoutes } from './web/admin-mail.js';
 import { setupRoutes } from './web/setup.js';
+import { sudoRoutes } from './web/sudo.js';
 import { staticRoutes } from './web/static.js';
 
 export interface AppOptions {
@@ -75,6 +76,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   inviteRoutes(pages, s);
   passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
+  sudoRoutes(pages, s);
   adminAuditRoutes(pages, s);
   adminSourceRoutes(pages, s);
   noticeRoutes(pages, s);

@@ -29,6 +29,7 @@ function auditTable(): { type: string; by: string[] }[] {
 const ELSEWHERE: Record<string, string> = {
   'sign_in.locked_out': 'test/server/audit-log.test.ts',
   'session.ended': 'test/auth/sso/provider-state.test.ts',
+  'session.confirmed': 'test/web/two-factor.browser.test.ts',
   'totp.enabled': 'test/auth/two-factor/two-factor.test.ts',
   'two_factor.reset': 'test/auth/two-factor/two-factor.test.ts',
   'oauth_app.registered': 'test/server/audit-log.test.ts',
