@@ -138,11 +138,11 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
       const before = previous;
       const work = (async () => {
         let s = performance.now();
-        const vectors = await embedChunks(deps.embedder, slice);
+        const embedded = await embedChunks(deps.embedder, slice);
         timings.embedMs += since(s);
         await before; // rows are committed in document order
         s = performance.now();
-        await deps.writer.write(toRows(target, slice, vectors));
+        await deps.writer.write(toRows(target, slice, embedded));
         timings.writeMs += since(s);
       })();
       latest = work;

@@ -10,6 +10,7 @@ import type { Yielder } from '../core/foreground.js';
 import { type ChunkRow, chunkId } from '../store/lancedb/chunk-schema.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { Chunk } from './types.js';
+import type { EmbeddedChunk } from './unit-vectors.js';
 
 export interface WriteTarget {
   documentId: string;
@@ -17,7 +18,7 @@ export interface WriteTarget {
   projectId: string;
 }
 
-export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkRow[] {
+export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): ChunkRow[] {
   return chunks.map((c, i) => ({
     id: chunkId(target.documentId, c.index),
     user_id: target.userId,
@@ -31,7 +32,8 @@ export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Arr
     page_end: c.pageEnd ?? null,
     ocr: c.ocr === true,
     placement: JSON.stringify(c.placement),
-    vector: vectors[i]!,
+    units: embedded[i]!.units,
+    vector: embedded[i]!.vector,
   }));
 }
 

@@ -2,7 +2,7 @@
  * Highlights of one result: sorted, non-overlapping [start, end) UTF-16 ranges into the result's
  * `text`. Its answer (answer.ts) comes as one range, and query-term occurrences outside it as word ranges.
  */
-import type { SentenceWindow } from './sentence-windows.js';
+import type { SentenceWindow } from '../ingest/sentence-windows.js';
 import { stem, type Term, wordSpans } from './terms.js';
 
 export type Range = [number, number];

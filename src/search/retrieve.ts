@@ -102,6 +102,8 @@ export interface Retrieval {
   warnings: string[];
   /** The reranker that ordered the top, when one ran and succeeded. */
   reranked?: string;
+  /** The query's vector, when the search embedded it (not in keyword mode): answers are scored against it. */
+  queryVector?: Float32Array;
 }
 
 export interface RetrieveInput {
@@ -273,6 +275,7 @@ export class Retriever {
     }
     const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings };
     if (reranked) out.reranked = reranked;
+    if (vector) out.queryVector = vector;
     return out;
   }
 
