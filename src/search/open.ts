@@ -12,6 +12,7 @@ import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
 import { CursorCodec } from './cursor.js';
+import { LibraryLanguages } from './library-languages.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
 import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
@@ -65,8 +66,16 @@ export async function openSearch(deps: {
   const reranker: CandidateReranker | null = builtin ?? (model ? fromModelReranker(model) : null);
 
   const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
+  const languages = new LibraryLanguages(deps.documents);
   const retriever = new Retriever(
-    { chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log, ...(deps.timings ? { timings: deps.timings } : {}) },
+    {
+    chunks: deps.chunks,
+    embedder: deps.embedder,
+    cache: new QueryVectorCache(512),
+    log: deps.log,
+    libraryLanguages: (projectIds) => languages.of(projectIds),
+    ...(deps.timings ? { timings: deps.timings } : {}),
+    },
     { ...DEFAULT_RETRIEVE, ...(deps.rerankTimeoutMs !== undefined ? { rerankTimeoutMs: deps.rerankTimeoutMs } : {}) },
   );
   const service = new SearchService({

@@ -13,6 +13,7 @@ import { WebSessionService } from '../auth/web-sessions.js';
 import { PasskeyService, relyingPartyOf } from '../auth/passkeys.js';
 import { TwoFactorService } from '../auth/two-factor.js';
 import type { TwoFactorPolicy } from '../auth/two-factor-policy.js';
+import { ANALYSIS_VERSION } from '../language/analyse.js';
 import { AuditTrail } from '../store/audit-trail.js';
 import { AuditEventStore } from '../store/sql/audit-events.js';
 import { PasskeyStore } from '../store/sql/passkeys.js';
@@ -29,6 +30,7 @@ import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
 import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
 import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
+import { languageDeriver } from '../ingest/language-backfill.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { unitsDeriver } from '../ingest/unit-vectors.js';
 import { IngestWorker } from '../ingest/worker.js';
@@ -55,7 +57,7 @@ import { maxRequestBytes } from './api/documents/multipart.js';
 import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
-import { lockDataDir } from './data-dir-lock.js';
+import { lockDataDir, recordDaemonUrl } from './data-dir-lock.js';
 import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
 import { createLogger, type Logger, type LogStyle } from '../core/logger.js';
@@ -75,6 +77,12 @@ import { legacyOffice } from './api/documents/multipart.js';
 import { sourceRoots } from './config.js';
 import { openSso } from './sso.js';
 import { scheduleTrashPurge } from '../documents/trash-purge.js';
+import { Mailer } from '../mail/mailer.js';
+import { OutboxSender } from '../mail/outbox-sender.js';
+import { defaultFrom } from '../mail/from.js';
+import { smtpTransport } from '../mail/smtp-transport.js';
+import { MailOutboxStore } from '../store/sql/mail-outbox.js';
+import { KnownDeviceStore } from '../store/sql/known-devices.js';
 
 export interface DaemonOptions {
   config: ServeConfig;
@@ -96,6 +104,8 @@ export interface RunningDaemon {
 }
 
 const HOUR = 3600_000;
+/** How long sent and failed mail stays listed in the outbox (the audit log keeps that it was sent). */
+const OUTBOX_KEEP_MS = 30 * 24 * HOUR;
 
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const { config } = opts;
@@ -143,7 +153,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const foreground = new ForegroundGate();
     const embedder = createEmbedder({ ...config, background: foreground, onModelRun: (lane, texts) => metrics.modelRan(lane, texts) });
     cleanups.push(() => embedder.close());
-    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id, keywordAnalysis: ANALYSIS_VERSION }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     // Searches work while the indexes load, only slower: health says when the preload (and the sweep after it) is over.
     let preload: 'running' | 'done' | 'failed' = 'running';
@@ -207,8 +217,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const groups = new GroupStore(db, now);
     const access = new AccessControl({ grants: members, projects, documents, users });
     const sharing = new Sharing({ access, members, projects, users, groups, settings, audit });
-    const teamAdmin = openTeamAdmin(db, now, audit);
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
+    const mailer = new Mailer({ db, enabled: config.smtpUrl !== undefined, sealer, events, now, publicUrl: () => publicUrl });
+    const outbox = new MailOutboxStore(db, now);
+    const teamAdmin = openTeamAdmin(db, now, audit, mailer);
     const twoFactor = new TwoFactorService({
       store: twoFactorStore,
       passkeys: passkeyStore,
@@ -267,7 +279,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
     // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
-    const derivers: ChunkDeriver[] = [unitsDeriver(embedder)];
+    const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents }), unitsDeriver(embedder)];
     const backfill: ChunkBackfill = new ChunkBackfill({
       chunks,
       derivers,
@@ -325,6 +337,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       metrics: metrics.sourcesRun,
     });
 
+    const sso = openSso(config, { db, now, log, audit, sealer, publicUrl: () => publicUrl });
+    // Whose admin flag the provider sets at every sign-in (--sso-admin-group), marked so that it is not changed here.
+    await users.markAdminsManagedBy(sso?.accounts.policy.adminGroup ? sso.name : null, sso?.providers ?? []);
+
     const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
     const services: Services = {
       config,
@@ -344,6 +360,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       twoFactor,
       passkeys,
       relyingParty: () => relyingPartyOf(publicUrl),
+      extractor,
       audit,
       auditEvents,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
@@ -358,8 +375,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       thumbnails,
       metrics,
       sources,
-      sso: openSso(config, { db, now, log, publicUrl: () => publicUrl }),
+      sso,
+      mailer,
+      outbox,
+      devices: new KnownDeviceStore(db, now),
       healthProbes: {
+        // Never down: mail waits in the outbox while the mail server is away. Admins read what is queued and failed in
+        // the admin API and Admin → Mail (health is public: no counts).
+        mail: async () => ({ status: 'up', configured: mailer.enabled }),
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
         embedder: async () => {
@@ -375,7 +398,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         },
         reranker: search.probe,
         // Up while loading (searches are served); `preload` is for whoever wants to know they are at full speed.
-        search_index: async () => ({ status: 'up', preload }),
+        // `keyword`: the column keyword search reads — `search_text` (the release's English analysis) until an upgraded
+        // library's chunks are all re-analysed in their languages (the `language` backfill), `keyword_text` from then.
+        search_index: async () => ({ status: 'up', preload, keyword: chunks.keywordColumn() }),
         // Never down: searches work throughout; this says how far stored chunks are from what ingestion writes today.
         backfill: async () => ({ status: 'up', ...backfill.status() }),
         // Never down: without it legacy Office files are refused at upload, everything else works.
@@ -420,11 +445,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const boundUrl = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
     publicUrl ||= boundUrl;
+    // Operator commands on this data directory print links that must reach this daemon (`users invite`).
+    recordDaemonUrl(config.dataDir, publicUrl);
+    if (config.smtpUrl) {
+      const sender = new OutboxSender({ store: outbox, mailer, transport: smtpTransport(config.smtpUrl, config.smtpFrom ?? defaultFrom(publicUrl)), locks, events, audit, log, now });
+      sender.start();
+      cleanups.push(() => sender.stop());
+    }
 
     const maintenance = setInterval(() => {
       webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
       oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed'));
       attempts.purgeStale(now() - 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'login attempt purge failed'));
+      outbox.purgeBefore(now() - OUTBOX_KEEP_MS).catch((err: unknown) => log.warn({ err }, 'mail outbox purge failed'));
       if (config.auditRetentionDays > 0) auditEvents.purgeBefore(now() - config.auditRetentionDays * 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'audit log purge failed'));
     }, HOUR);
     maintenance.unref();

@@ -1,6 +1,7 @@
 import { type Html, html } from '../html.js';
 import { copyRow } from './copy-row.js';
 import { crumbs, layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 /**
  * Every component of the design system (docs/design.md) on one page, with the markup the pages use: what a new page
@@ -83,7 +84,7 @@ ${section(
       <td data-label="Project"><a href="#" class="project-name">${r.project}</a></td>
       <td class="num" data-label="Size">${r.size}</td>
       <td data-label="Uploaded"><time>${r.at}</time></td>
-      <td class="actions-cell"><div class="row-actions"><button type="button" class="small" aria-label="Restore ${r.name}">Restore</button><button type="button" class="small danger" aria-label="Delete ${r.name} for good">Delete for good…</button></div></td>
+      <td class="actions-cell"><div class="row-actions"><button type="button" class="small">${forRow('Restore', r.name)}</button><button type="button" class="small danger">${forRow('Delete for good…', r.name)}</button></div></td>
     </tr>`,
     )}</tbody>
   </table></div>

@@ -2,6 +2,7 @@ import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 import { type DocumentRow, documentsTable, liveStatus, pathLine, uploadForm } from './project.js';
+import { forRow } from './row-action.js';
 
 /** The Documents page's filters, as the form and its links carry them (names of GET /api/v1/documents where they match). */
 export interface DocumentsFilter {
@@ -83,7 +84,7 @@ function row(doc: DocumentsPageData['documents'][number], projects: Map<string, 
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
   <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
-  <td class="status-cell" data-label="Status">${liveStatus(doc)} <button type="submit" formaction="/documents/${doc.id}/retry" class="secondary small" aria-label="Retry ${doc.filename}" data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>Retry</button></td>
+  <td class="status-cell" data-label="Status">${liveStatus(doc)} <button type="submit" formaction="/documents/${doc.id}/retry" class="small" data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${forRow('Retry', doc.filename)}</button></td>
   <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
 </tr>`;
 }

@@ -4,6 +4,7 @@ import { confirmPage } from './confirm.js';
 import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import { indexingNote, type ProjectRow } from './projects.js';
+import { forRow } from './row-action.js';
 
 /** The file picker's filter: the extensions of every type the upload reads (the server decides by the bytes). */
 const ACCEPT = '.pdf,.docx,.odt,.rtf,.epub,.pptx,.odp,.xlsx,.ods,.csv,.tsv,.txt,.md,.markdown,.html,.htm,.xhtml,.eml,.png,.jpg,.jpeg,.tif,.tiff,.webp,.doc,.xls,.ppt';
@@ -40,6 +41,8 @@ export interface ProjectPageData {
   project: ProjectRow;
   /** Its members, for an owner (the Share section); null for anyone else. */
   members: MemberView[] | null;
+  /** What the share box offers as one types: `group:<name>` and people's e-mails (owners only). */
+  suggestions?: readonly string[];
   documents: DocumentRow[];
   /** True when the project has more documents than the page lists. */
   more: boolean;
@@ -76,7 +79,7 @@ export const liveStatus = (doc: Pick<DocumentRow, 'id' | 'status' | 'progress' |
 export const retryForm = (doc: Pick<DocumentRow, 'id' | 'filename'>, csrfToken: string, returnTo?: string) =>
   html`<form method="post" action="/documents/${doc.id}/retry" class="inline">
     <input type="hidden" name="_csrf" value="${csrfToken}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}
-    <button type="submit" class="secondary small" aria-label="Retry ${doc.filename}">Retry</button>
+    <button type="submit" class="small">${forRow('Retry', doc.filename)}</button>
   </form>`;
 
 /** The upload path under a name, when there is one. */
@@ -114,7 +117,7 @@ export function documentRow(doc: DocumentRow, csrfToken: string, role: ProjectRo
   <td class="num chunks" data-label="Chunks">${doc.chunkCount}</td>
   <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
   <td class="actions-cell">${edits && doc.status === 'failed' ? retryForm(doc, csrfToken, `/projects/${doc.projectId}`) : null}
-    ${edits ? html`<a href="/documents/${doc.id}/delete" class="danger-link" aria-label="Delete ${doc.filename}…">Delete…</a>` : null}</td>
+    ${edits ? html`<a href="/documents/${doc.id}/delete" class="button danger small">${forRow('Delete…', doc.filename)}</a>` : null}</td>
 </tr>`;
 }
 
@@ -148,7 +151,7 @@ export function projectPage(d: ProjectPageData) {
   ${documentsTable(p.id, d.documents, d.csrfToken, p.role)}
   ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
 
-  ${d.members ? shareSection(p, d.members, d.csrfToken) : null}
+  ${d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : null}
   ${p.role === 'owner' ? projectSettings(p, d.csrfToken) : null}
 </section>`,
   );
@@ -163,7 +166,7 @@ function roleSelect(selected: MemberView['role'], label: string) {
 }
 
 /** Who the project is shared with, and the forms that change it (owners only). */
-function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
+function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, suggestions: readonly string[]) {
   const csrf = html`<input type="hidden" name="_csrf" value="${csrfToken}">`;
   const rows = members.map((m) => {
     const name = m.kind === 'user' ? m.email! : `group: ${m.group!}`;
@@ -175,10 +178,10 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
       ? m.role
       : html`<form method="post" action="/projects/${p.id}/members" class="inline">${csrf}
       <input type="hidden" name="member" value="${m.kind === 'user' ? m.email! : `group:${m.group!}`}">${roleSelect(m.role, `Role of ${name}`)}
-      <button type="submit" class="secondary small">Change</button></form>`
+      <button type="submit" class="small">${forRow('Change', name)}</button></form>`
   }</td>
   <td>${ofRecord ? null : html`<form method="post" action="/projects/${p.id}/members/${m.id}/remove" class="inline">${csrf}
-      <button type="submit" class="secondary small" aria-label="Stop sharing with ${name}">Remove</button></form>`}</td>
+      <button type="submit" class="danger small">${forRow('Remove', name)}</button></form>`}</td>
 </tr>`;
   });
   return html`<h2 id="share">Share</h2>
@@ -188,7 +191,9 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
     <tbody>${rows}</tbody>
   </table></div>
   <form method="post" action="/projects/${p.id}/members" class="stack" id="share-form">${csrf}
-    <label>Share with <input type="text" name="member" required maxlength="254" placeholder="person@example.com or group:name" autocomplete="off"></label>
+    <label>Share with <input type="text" name="member" required maxlength="254" list="share-suggestions" autocomplete="off" aria-describedby="share-hint">
+      <span class="hint" id="share-hint">A person's e-mail, or group:name for a group (e.g. group:editors).</span></label>
+    <datalist id="share-suggestions">${suggestions.map((v) => html`<option value="${v}"></option>`)}</datalist>
     <label>Role ${roleSelect('viewer', 'Role')}</label>
     <button type="submit">Share</button>
   </form>

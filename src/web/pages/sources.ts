@@ -4,6 +4,7 @@ import { confirmPage } from './confirm.js';
 import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import type { ProjectRow } from './projects.js';
+import { forRow } from './row-action.js';
 
 /** A source as its project's Sources tab shows it. */
 export interface SourceRow {
@@ -59,7 +60,7 @@ export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   <p class="actions">
     ${s.status === 'paused' ? button(`${base}/resume`, 'Resume and confirm', csrfToken, { cls: 'small' }) : button(`${base}/sync`, 'Sync now', csrfToken)}
     ${s.status === 'paused' ? null : button(`${base}/pause`, 'Pause', csrfToken)}
-    <a href="${base}/remove" class="danger-link" aria-label="Remove ${s.url}…">Remove…</a>
+    <a href="${base}/remove" class="button danger small">${forRow('Remove…', s.url)}</a>
   </p>
 </li>`;
 }

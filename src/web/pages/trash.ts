@@ -3,6 +3,7 @@ import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
 import { pathLine } from './project.js';
+import { forRow } from './row-action.js';
 
 /** A document in the trash, as the Trash page lists it. */
 export interface TrashRow {
@@ -40,9 +41,9 @@ function row(e: TrashRow, csrf: string) {
   <td class="actions-cell">
     <form method="post" action="/trash/${e.id}/restore" class="inline">
       <input type="hidden" name="_csrf" value="${csrf}">
-      <button type="submit" class="secondary small" aria-label="Restore ${e.filename}">Restore</button>
+      <button type="submit" class="small">${forRow('Restore', e.filename)}</button>
     </form>
-    <a href="/trash/${e.id}/purge" class="button danger small" aria-label="Delete ${e.filename} for good">Delete for good…</a>
+    <a href="/trash/${e.id}/purge" class="button danger small">${forRow('Delete for good…', e.filename)}</a>
   </td>
 </tr>`;
 }
