@@ -82,15 +82,15 @@ export interface Built {
 }
 
 /** The SciFact chunks table (vectors and answer units), built once per corpus + model + chunker code. */
-export async function buildChunks(embedder: BuiltinEmbedder): Promise<Built> {
+export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<string>): Promise<Built> {
   const corpusStat = statSync(join(SCIFACT, 'corpus.jsonl'));
   const code = ['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/write.ts', 'src/store/lancedb/chunks.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts'].map((f) => readFileSync(join(REPO, f), 'utf8'));
-  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...code]);
+  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...code, ...(only ? [[...only].sort().join(',')] : [])]);
   const dir = join(CACHE, `scifact-${key}`);
   const done = join(dir, 'COMPLETE');
   if (!existsSync(done)) {
     rmSync(dir, { recursive: true, force: true });
-    const docs = readCorpus();
+    const docs = readCorpus().filter((d) => !only || only.has(d.id));
     const t0 = performance.now();
     const perDoc = docs.map((d) => chunkAbstract(d, embedder.tokenizer, embedder.maxTokens, OVERLAP_TOKENS));
     const all = perDoc.flat();

@@ -71,11 +71,15 @@ describe('answer snippets', () => {
   );
 
   /** The questions whose answer `shown` (the top result as the surface shows it, searched in `project`) does not hold. */
-  async function misses(shown: (question: string, project: string) => Promise<string>): Promise<string[]> {
+  async function misses(shown: (question: string, project: string) => Promise<string>, parallel = 1): Promise<string[]> {
     const out: string[] = [];
-    for (const { question, answer, structured: inStructured } of QUESTIONS) {
-      const text = plain(await shown(question, inStructured ? structured : plainSet));
-      if (!text.includes(answer)) out.push(`${question} → ${text.slice(0, 200)}`);
+    for (let i = 0; i < QUESTIONS.length; i += parallel) {
+      await Promise.all(
+        QUESTIONS.slice(i, i + parallel).map(async ({ question, answer, structured: inStructured }) => {
+          const text = plain(await shown(question, inStructured ? structured : plainSet));
+          if (!text.includes(answer)) out.push(`${question} → ${text.slice(0, 200)}`);
+        }),
+      );
     }
     return out;
   }
@@ -89,7 +93,7 @@ describe('answer snippets', () => {
         const r = await runCli(['search', q, '--limit', '1', '--project', project], { env });
         expect(r.code, r.stderr).toBe(0);
         return r.stdout;
-      }),
+      }, 4), // a few at a time: each run is a process start, mostly waiting
     );
   }, 300_000);
 

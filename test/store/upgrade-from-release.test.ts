@@ -147,9 +147,9 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work; the chunks get their units in the background, across a restart', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000, args: ['--backfill', 'off'] });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 }))).daemon;
       await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
-      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 }))).daemon;
       expect(await daemon.stop()).toBe(0);
       expect(Number.parseInt(appliedSqlite(dataDir).at(-1)!, 10)).toBe(KNOWN_SCHEMA);
       // Nothing was embedded again: every chunk the release stored is there with its fields and vector, bit for bit.
@@ -162,7 +162,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       } finally {
         removeDir(pristine);
       }
-    }, 240_000);
+    }, 360_000);
 
     // Only releases that had `docsearch backup` (0.2.0 on) left a backup to restore: the others have no such test.
     if (existsSync(join(FIXTURES, release, 'embedded/backup'))) it('its backup, written by the release, restores into a new data dir, which answers as the release did', async () => {
@@ -293,13 +293,13 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work; the chunks get their units in the background, across a restart', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage(), '--backfill', 'off'], timeoutMs: 120_000 });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 }))).daemon;
       await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
-      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 }))).daemon;
       expect(await daemon.stop()).toBe(0);
       const applied = await query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name');
       expect(Number.parseInt(applied.at(-1)!.name, 10)).toBe(KNOWN_SCHEMA);
-    }, 240_000);
+    }, 360_000);
 
     it('once a newer release has migrated it, is refused by serve and users add (exit 3), the database and objects left as they were', async () => {
       await daemon?.stop(); // already stopped, unless the test above failed
