@@ -27,13 +27,17 @@ import { sourceRoutes } from './web/library-sources.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
+import { noticeRoutes } from './web/notices.js';
+import { adminSourceRoutes } from './web/admin-sources.js';
 import { ssoRoutes } from './web/sso.js';
 import { trustedHeaderSignIn } from './web/trusted-header.js';
 import { settingsAccountRoutes } from './web/settings-account.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
 import { settingsSecurityRoutes } from './web/settings-security.js';
 import { adminAuditRoutes } from './web/admin-audit.js';
+import { adminMailRoutes } from './web/admin-mail.js';
 import { setupRoutes } from './web/setup.js';
+import { sudoRoutes } from './web/sudo.js';
 import { staticRoutes } from './web/static.js';
 
 export interface AppOptions {
@@ -72,7 +76,11 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   inviteRoutes(pages, s);
   passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
+  sudoRoutes(pages, s);
   adminAuditRoutes(pages, s);
+  adminSourceRoutes(pages, s);
+  noticeRoutes(pages, s);
+  adminMailRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }
 

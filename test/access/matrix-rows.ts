@@ -413,6 +413,12 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(!after(c, 'sources', c.t.source), 'S removed'),
   }),
+  'GET /projects/:id/sources/:sid/edit': page((t) => `/projects/${t.project}/sources/${t.source}/edit`),
+  'POST /projects/:id/sources/:sid/edit': form((t) => `/projects/${t.project}/sources/${t.source}/edit`, () => ({ every: '3d', include: '', exclude: '' }), {
+    on: { source: true },
+    ok: 303,
+    effect: (c) => must(after(c, 'sources', c.t.source)?.every_ms === 3 * DAY, 'S runs every 3 days'),
+  }),
   'GET /documents': page(
     (t) => `/documents?project_id=${t.project}`,
     (text, t) => text.includes(`/documents/${t.document}"`),
@@ -623,6 +629,23 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(after(c, 'users', c.t.account)?.is_admin === 1, 'the account an admin'),
   }),
+  'POST /admin/users/:id/reset-link': form((t) => `/admin/users/${t.account}/reset-link`, () => ({}), {
+    on: { account: 'active' },
+    ok: 303,
+    effect: (c) => must(added(c, 'password_resets').some((r) => r.user_id === c.t.account), 'a reset link for the account'),
+  }),
+  'POST /admin/invitations/:id/revoke': {
+    // An invitation Frank made for the cell.
+    request: async (_t, _as, m) => {
+      const made = await api(m.d, '/api/v1/admin/invitations', { token: m.users.frank.apiKey, body: { emails: [`web-revoked-${m.next()}@example.com`], send: false } });
+      return { path: `/admin/invitations/${made.body.invitations[0].id}/revoke`, form: {} };
+    },
+    ok: 303,
+    effect: (c) => must(rows(c.after, 'invites').length === rows(c.before, 'invites').length - 1, 'the invitation gone'),
+  },
+  'GET /admin/mail': page(() => '/admin/mail'),
+  'POST /admin/mail/test': form(() => '/admin/mail/test', () => ({}), { ok: 303 }),
+  'POST /admin/mail/retry': form(() => '/admin/mail/retry', () => ({}), { ok: 303 }),
   'GET /admin/users/:id/delete': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/delete` }), ok: 200 },
   'POST /admin/users/:id/delete': form((t) => `/admin/users/${t.account}/delete`, (_t, _as, m) => ({ transfer_to: m.users.frank.email }), {
     on: { account: 'active' },
@@ -658,6 +681,12 @@ const WEB: Record<string, Spec<WebRequest>> = {
     undo: async (c) => void (await c.as.web.post('/admin/sharing', { _csrf: c.as.csrf, policy: 'anyone' })),
   }),
   'GET /admin/audit': page(() => '/admin/audit'),
+  'GET /admin/sources': page(() => '/admin/sources'),
+  'GET /notices': page(() => '/notices'),
+  'POST /notices/read': form(() => '/notices/read', () => ({}), {
+    ok: 303,
+    effect: (c) => must(rows(c.after, 'notices').every((x) => x.user_id !== c.as.user.id || x.read_at !== null), 'their notices read'),
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------------------------
