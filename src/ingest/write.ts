@@ -7,18 +7,38 @@
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
 import type { Yielder } from '../core/foreground.js';
-import { type ChunkRow, chunkId } from '../store/lancedb/chunk-schema.js';
+import { metadataEntries, metaList } from '../core/metadata-entries.js';
+import { type ChunkWrite, chunkId, type DocumentFields } from '../store/lancedb/chunk-schema.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import type { DocumentRecord } from '../store/sql/documents.js';
 import type { Chunk } from './types.js';
 
 export interface WriteTarget {
   documentId: string;
   userId: string;
   projectId: string;
+  /** What each chunk carries of its document, for filters (absent: nothing, as rows of older releases). */
+  fields?: DocumentFields;
 }
 
-export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkRow[] {
+/**
+ * What a document's chunks carry of it for filters: its type, upload time, path, source, labels (ids) and metadata
+ * (`metadata`: the document's, with what its file says merged in, as markReady records it).
+ */
+export function documentFields(doc: Pick<DocumentRecord, 'contentType' | 'createdAt' | 'path' | 'sourceId'>, labelIds: readonly string[], metadata: Record<string, unknown>): DocumentFields {
+  return {
+    content_type: doc.contentType,
+    uploaded_at: doc.createdAt,
+    path: doc.path,
+    source_id: doc.sourceId,
+    labels: [...labelIds].sort(),
+    meta: metaList(metadataEntries(metadata)),
+  };
+}
+
+export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkWrite[] {
   return chunks.map((c, i) => ({
+    ...target.fields,
     id: chunkId(target.documentId, c.index),
     user_id: target.userId,
     project_id: target.projectId,
@@ -36,7 +56,7 @@ export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Arr
 }
 
 interface Waiting {
-  rows: ChunkRow[];
+  rows: ChunkWrite[];
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -58,7 +78,7 @@ export class ChunkWriter {
   ) {}
 
   /** Resolves once `rows` are committed (durable and searchable). */
-  write(rows: ChunkRow[]): Promise<void> {
+  write(rows: ChunkWrite[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.waiting.push({ rows, resolve, reject });

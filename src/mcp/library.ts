@@ -36,6 +36,8 @@ export interface WireDocument {
   attached_to: string | null;
   /** What the file says about itself: an e-mail's `email` (from, to, cc, date, subject), a PDF's title … */
   metadata: Record<string, unknown>;
+  /** Its labels' names. */
+  labels: string[];
   created_at: string;
   updated_at: string;
   duplicate?: boolean;

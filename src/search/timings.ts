@@ -19,7 +19,11 @@ export type SearchStage =
   /** Rows, documents and projects of the page shown, and their answers. */
   | 'hydrate'
   /** Scoring the shown passages' sentences by meaning, to choose their answers (within `hydrate`; not in keyword mode). */
-  | 'answers';
+  | 'answers'
+  /** Turning the search's filters into the chunk columns' values (searches with filters). */
+  | 'filters'
+  /** Counting the facets asked over the whole list (within `hydrate`). */
+  | 'facets';
 
 export interface SearchTimings {
   stage(stage: SearchStage, seconds: number): void;

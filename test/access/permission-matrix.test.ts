@@ -78,7 +78,16 @@ async function fixture(pdf = false): Promise<Fixture> {
   await share({ email: users.carol.email, role: 'viewer' });
   await share({ group: 'team', role: 'editor' });
   await share({ email: users.gina.email, role: 'viewer' });
+  // D carries a label of P's: searches and lists filter by it, and facets count it.
+  await ok('label D', api(d, `/api/v1/documents/${document}`, { method: 'PATCH', token: alice, body: { labels: ['matrix'] } }));
   return { id, name, document, bob };
+}
+
+/** A project like P and the id of its label "matrix" (D's). */
+async function labelled(f: () => Promise<Fixture>): Promise<{ id: string; label: string }> {
+  const p = await f();
+  const labels = (await ok('labels', api(d, `/api/v1/projects/${p.id}/labels`, { token: users.alice.apiKey }))).body.labels as { id: string; name: string }[];
+  return { id: p.id, label: labels.find((l) => l.name === 'matrix')!.id };
 }
 
 /** A project like P whose document Alice has deleted: D is in its trash. */
@@ -133,6 +142,16 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
   'PATCH /api/v1/projects/{id}': async (token, f) => restOutcome(await api(d, `/api/v1/projects/${(await f()).id}`, { method: 'PATCH', token, body: { description: 'changed' } })),
   'DELETE /api/v1/projects/{id}': async (token, f) => restOutcome(await api(d, `/api/v1/projects/${(await f()).id}`, { method: 'DELETE', token })),
   'GET /api/v1/projects/{id}/members': async (token) => restOutcome(await api(d, `/api/v1/projects/${shared.id}/members`, { token })),
+  'GET /api/v1/projects/{id}/labels': async (token) => restOutcome(await api(d, `/api/v1/projects/${shared.id}/labels`, { token })),
+  'POST /api/v1/projects/{id}/labels': async (token, f) => restOutcome(await api(d, `/api/v1/projects/${(await f()).id}/labels`, { token, body: { name: `made ${++made}` } })),
+  'PATCH /api/v1/projects/{id}/labels/{label_id}': async (token, f) => {
+    const { id, label } = await labelled(f);
+    return restOutcome(await api(d, `/api/v1/projects/${id}/labels/${label}`, { method: 'PATCH', token, body: { color: 'red' } }));
+  },
+  'DELETE /api/v1/projects/{id}/labels/{label_id}': async (token, f) => {
+    const { id, label } = await labelled(f);
+    return restOutcome(await api(d, `/api/v1/projects/${id}/labels/${label}`, { method: 'DELETE', token }));
+  },
   'POST /api/v1/projects/{id}/members': async (token, f) => restOutcome(await api(d, `/api/v1/projects/${(await f()).id}/members`, { token, body: { email: users.eve.email, role: 'viewer' } })),
   'DELETE /api/v1/projects/{id}/members/{member_id}': async (token, f) => {
     const p = await f();
@@ -159,7 +178,7 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
     return restOutcome(await api(d, `/api/v1/keys/${made.status === 201 ? made.body.id : 'key_none'}`, { method: 'DELETE', token }));
   },
   'POST /api/v1/upload': async (token) => restOutcome(await uploadFiles(d, token, [{ name: `up-${++made}.txt`, bytes: Buffer.from(`upload ${made}\n`) }], { projectId: shared.id })),
-  'GET /api/v1/documents': async (token) => restOutcome(await api(d, '/api/v1/documents?limit=100', { token }), (b) => b.documents.some((x: { id: string }) => x.id === shared.document)),
+  'GET /api/v1/documents': async (token) => restOutcome(await api(d, '/api/v1/documents?limit=100&labels=matrix', { token }), (b) => b.documents.some((x: { id: string }) => x.id === shared.document)),
   'GET /api/v1/documents/{id}': async (token) => restOutcome(await api(d, `/api/v1/documents/${shared.document}`, { token })),
   'GET /api/v1/documents/{id}/file': async (token) => restOutcome(await api(d, `/api/v1/documents/${shared.document}/file`, { token })),
   'GET /api/v1/documents/{id}/text': async (token) => restOutcome(await api(d, `/api/v1/documents/${shared.document}/text`, { token })),
@@ -171,7 +190,13 @@ const REST: Record<string, (token: string, f: () => Promise<Fixture>) => Promise
   'POST /api/v1/trash/{id}/restore': async (token, f) => restOutcome(await api(d, `/api/v1/trash/${(await inTrash(f)).document}/restore`, { method: 'POST', token })),
   'DELETE /api/v1/trash/{id}': async (token, f) => restOutcome(await api(d, `/api/v1/trash/${(await inTrash(f)).document}`, { method: 'DELETE', token })),
   'POST /api/v1/search': async (token) =>
-    restOutcome(await api(d, '/api/v1/search', { token, body: { query: `${WORD} handbook`, limit: 50 } }), (b) => b.results.some((r: { document: { id: string } }) => r.document.id === shared.document)),
+    restOutcome(await api(d, '/api/v1/search', { token, body: { query: `${WORD} handbook`, limit: 50, filters: { labels: ['matrix'] }, facets: ['project', 'label', 'type'] } }), (b) => {
+      const shows = b.results.some((r: { document: { id: string } }) => r.document.id === shared.document);
+      // The facets count the same list: they name P exactly when the results show D.
+      const counted = b.facets.project.some((v: { value: string }) => v.value === shared.id);
+      if (counted !== shows) throw new Error(`facets ${counted ? 'count' : 'leave out'} P while the results ${shows ? 'show' : 'leave out'} D: ${JSON.stringify(b.facets)}`);
+      return shows;
+    }),
   'GET /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { token })),
   'POST /api/v1/reindex': async (token) => restOutcome(await api(d, '/api/v1/reindex', { method: 'POST', token })),
   'GET /api/v1/audit-events': async (token) => restOutcome(await api(d, '/api/v1/audit-events?limit=5', { token })),

@@ -58,6 +58,10 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'passkeys', key: 'id' },
   { name: 'audit_events', key: 'id' },
   { name: 'identities', key: 'id' },
+  { name: 'labels', key: 'id' },
+  { name: 'document_labels', key: 'id' },
+  { name: 'document_metadata', key: 'id' },
+  { name: 'saved_searches', key: 'id' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

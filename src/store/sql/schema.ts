@@ -368,6 +368,49 @@ export interface SourceItemsTable {
   updated_at: number;
 }
 
+/** A project's label: each name once per project, any case (019). */
+export interface LabelsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** One of LABEL_COLORS (store/sql/labels.ts). */
+  color: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A label on a document (019). */
+export interface DocumentLabelsTable {
+  /** `<document_id>:<label_id>`. */
+  id: string;
+  document_id: string;
+  label_id: string;
+  created_at: number;
+}
+
+/** A document's metadata as filters read it (core/metadata-entries.ts), one row per key and per value (019). */
+export interface DocumentMetadataTable {
+  /** `<document_id>:<n>`. */
+  id: string;
+  document_id: string;
+  key: string;
+  /** The value's JSON text; null for the row that says the key exists. */
+  value: string | null;
+  number: number | null;
+  moment: number | null;
+}
+
+/** A person's named search (019): `search` is its JSON (query, filters, mode, group); shared with `project_id`'s members. */
+export interface SavedSearchesTable {
+  id: string;
+  user_id: string;
+  project_id: string | null;
+  name: string;
+  search: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -394,4 +437,8 @@ export interface Database {
   passkeys: PasskeysTable;
   audit_events: AuditEventsTable;
   identities: IdentitiesTable;
+  labels: LabelsTable;
+  document_labels: DocumentLabelsTable;
+  document_metadata: DocumentMetadataTable;
+  saved_searches: SavedSearchesTable;
 }

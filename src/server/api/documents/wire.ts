@@ -42,6 +42,7 @@ export const DocumentSchema = z
     uploaded_by: z.string().nullable().describe('the e-mail of who uploaded it (null when that account was deleted: the document stays)'),
     source_id: z.string().nullable().describe('the source that keeps this document current (GET /projects/{id}/sources/{source_id}), or null: an upload'),
     source_path: z.string().nullable().describe("the document's path in its source (a file's path in the folder or bucket, a page's path on the site, a message's folder and id), or null"),
+    labels: z.array(z.string()).describe('its labels\' names, from its project\'s vocabulary (GET /projects/{id}/labels), sorted (an extra of docsearch: docs/api.md#labels)'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -51,7 +52,7 @@ export const UploadedDocument = DocumentSchema.extend({
   duplicate: z.boolean().optional().describe('true when the project already held these bytes: that document is returned'),
 }).meta({ id: 'UploadedDocument' });
 
-export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => ({
+export const documentToWire = (d: DocumentRecord, uploadedBy: string | null, labels: readonly string[]) => ({
   id: d.id,
   project_id: d.projectId,
   filename: d.filename,
@@ -70,14 +71,15 @@ export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => 
   uploaded_by: uploadedBy,
   source_id: d.sourceId,
   source_path: d.sourcePath,
+  labels: [...labels],
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });
 
-/** Documents on the wire, each with its uploader's e-mail (one lookup for all). */
-export async function documentsToWire(s: Pick<Services, 'users'>, docs: DocumentRecord[]) {
-  const emails = await s.users.emails(docs.map((d) => d.userId));
-  return docs.map((d) => documentToWire(d, emails.get(d.userId) ?? null));
+/** Documents on the wire, each with its uploader's e-mail and its labels (one lookup of each for all). */
+export async function documentsToWire(s: Pick<Services, 'users' | 'labels'>, docs: DocumentRecord[]) {
+  const [emails, labels] = await Promise.all([s.users.emails(docs.map((d) => d.userId)), s.labels.ofDocuments(docs.map((d) => d.id))]);
+  return docs.map((d) => documentToWire(d, emails.get(d.userId) ?? null, (labels.get(d.id) ?? []).map((l) => l.name)));
 }
 
-export const oneDocumentToWire = async (s: Pick<Services, 'users'>, doc: DocumentRecord) => (await documentsToWire(s, [doc]))[0]!;
+export const oneDocumentToWire = async (s: Pick<Services, 'users' | 'labels'>, doc: DocumentRecord) => (await documentsToWire(s, [doc]))[0]!;
