@@ -41,7 +41,7 @@ const PACKAGE_HOMES = [
   { packages: ['koa', 'koa-body', '@koa/router', 'busboy'], homes: ['server/'], why: 'only the server speaks HTTP as a server' },
   { packages: ['otpauth', '@simplewebauthn/server'], homes: ['auth/'], why: 'auth/ is the only code that checks second factors' },
   { packages: ['uqr', 'bowser'], homes: ['web/'], why: 'QR codes and browser names are drawn by the pages only' },
-  { packages: ['openid-client'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer is made there' },
+  { packages: ['openid-client', 'jose'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer (a logout token too) is made there' },
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

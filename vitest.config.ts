@@ -21,6 +21,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/setup-login.test.ts',
   'test/server/health.test.ts',
   'test/access/permission-matrix.test.ts',
+  'test/access/access-mutations.test.ts',
   'test/server/api-errors.test.ts',
   'test/sources/folder.test.ts',
   'test/server/audit-log.test.ts',

@@ -13,6 +13,7 @@
  * Refusals: a project (or document) the actor may not read is `not_found`, exactly as one that does not exist, so
  * its existence does not leak; one they read but may not change is `forbidden` (403), naming their role.
  */
+import { actingAsAdmin } from '../core/audit.js';
 import type { Scope } from '../auth/scopes.js';
 import { AppError, notFound } from '../core/errors.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
@@ -170,6 +171,17 @@ export class AccessControl {
     return id;
   }
 
+  /**
+   * Whether the actor may see and revoke one of its user's API keys (whose limit is `keyLimit`): a credential without a
+   * project limit, any of them; a key limited to projects, only keys limited within its own limit — never an
+   * unlimited one, which would reach further than it does. It makes keys within that limit too (keys.create).
+   */
+  keyWithin(actor: Actor, keyLimit: readonly string[] | null): boolean {
+    if (!actor.projectLimit) return true;
+    const own = new Set(actor.projectLimit);
+    return keyLimit !== null && keyLimit.every((id) => own.has(id));
+  }
+
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */
   requireCreate(actor: Actor): void {
     if (!actor.scopes.includes('write:documents')) throw scopeRefused('write:documents');
@@ -184,6 +196,8 @@ export class AccessControl {
   /** Throws `forbidden` unless the actor is an admin. */
   async requireAdmin(actor: Pick<Actor, 'userId'>): Promise<void> {
     if (!(await this.isAdmin(actor.userId))) throw forbidden('only an administrator may do this');
+    // What the request changes from here on is an admin's doing (the audit log's `by: admin`).
+    actingAsAdmin();
   }
 }
 

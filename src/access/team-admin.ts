@@ -101,6 +101,10 @@ export class TeamAdmin {
   }
 
   async setAdmin(user: User, admin: boolean): Promise<void> {
+    // The provider sets it again at the next sign-in: a change here would be undone silently (issue 61).
+    if (user.adminManagedBy !== null) {
+      throw conflict(`${user.email} is ${user.isAdmin ? '' : 'not '}an admin through ${user.adminManagedBy}'s admin group, which sets this at every sign-in: change their groups at ${user.adminManagedBy}`);
+    }
     if (!admin && user.isAdmin) await this.keepAnAdmin();
     await this.deps.users.setAdmin(user.id, admin);
     await this.deps.audit.record({ type: 'account.admin_changed', target: accountTarget(user), details: { admin } });

@@ -156,13 +156,13 @@ function addOffboardingCommands(users: Command, io: IO): void {
         const all = await team.listUsers();
         if (wantsJson(cmd)) {
           return writeJson(io, {
-            users: all.map((u) => ({ id: u.id, email: u.email, admin: u.isAdmin, disabled: u.disabledAt !== null, disabled_at: u.disabledAt === null ? null : toIso(u.disabledAt), created_at: toIso(u.createdAt) })),
+            users: all.map((u) => ({ id: u.id, email: u.email, admin: u.isAdmin, admin_from: u.adminManagedBy, disabled: u.disabledAt !== null, disabled_at: u.disabledAt === null ? null : toIso(u.disabledAt), created_at: toIso(u.createdAt) })),
           });
         }
         printRows(
           io,
           ['ID', 'EMAIL', 'ADMIN', 'DISABLED', 'CREATED'],
-          all.map((u) => [u.id, u.email, u.isAdmin ? 'yes' : 'no', u.disabledAt === null ? 'no' : toIso(u.disabledAt), toIso(u.createdAt)]),
+          all.map((u) => [u.id, u.email, `${u.isAdmin ? 'yes' : 'no'}${u.adminManagedBy ? ` (from ${u.adminManagedBy})` : ''}`, u.disabledAt === null ? 'no' : toIso(u.disabledAt), toIso(u.createdAt)]),
         );
       }),
     );

@@ -44,7 +44,16 @@ export class Reindexer {
   private refused = false;
 
   constructor(
-    private readonly deps: { chunks: ChunkIndex; embedder: Embedder; documents: DocumentStore; locks: Locks; log: Logger; now: Clock },
+    private readonly deps: {
+      chunks: ChunkIndex;
+      embedder: Embedder;
+      documents: DocumentStore;
+      locks: Locks;
+      log: Logger;
+      now: Clock;
+      /** Told once the index has switched to the re-embedded table (the backfill looks at its rows). */
+      onSwitched?: () => void;
+    },
   ) {}
 
   /** True while ingestion and search must wait. */
@@ -112,6 +121,7 @@ export class Reindexer {
         },
       );
       await documents.setEmbedderForAll(embedder.id);
+      this.deps.onSwitched?.();
       log.info({ event: 'reindex.finished', from, to: embedder.id, chunks: result.chunks, ms: now() - this.state.started_at! }, 're-index finished');
     } catch (err) {
       this.state.error = (err as Error).message;

@@ -29,6 +29,8 @@ import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/
 import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
 import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
+import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
+import { documentFieldsDeriver } from '../ingest/filter-fields.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
@@ -173,6 +175,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         },
         upkeepLeader: upkeep ? () => upkeep.isLeader() : () => true,
         sources: () => sourceStore.stats(),
+        backfill: (): Record<string, { pending: number | null }> => backfill.status().derivers,
         now,
         log,
       },
@@ -228,7 +231,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       attempts,
       audit,
     });
-    const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now });
+    const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now, onSwitched: () => backfill.nudge() });
     const search = await openSearch({
       models: {
         embedder: config.embedder,
@@ -270,6 +273,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
+    // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
+    const derivers: ChunkDeriver[] = [documentFieldsDeriver({ documents, labels })];
+    const backfill: ChunkBackfill = new ChunkBackfill({
+      chunks,
+      derivers,
+      ...(database.shared ? { locks } : {}),
+      background: foreground,
+      busy: (): boolean => worker.running.size > 0,
+      ready: () => !reindex.blocking,
+      onWritten: (deriver, rows) => metrics.backfilled(deriver, rows),
+      log,
+    });
+    // Another replica's re-index switched the table: its rows are pending again.
+    cleanups.push(events.subscribe('index_changed', () => backfill.nudge()));
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
     const labelService = new LabelService({ labels, chunks: search.chunkWrites, locks, audit });
@@ -300,6 +317,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         (err: unknown) => log.warn({ err }, 'could not sweep index rows of deleted documents; the next start tries again'),
       );
       preload = loaded ? 'done' : 'failed';
+      // After the preload: its first counts read the same columns.
+      backfill.start();
     });
 
     const roots = sourceRoots(config);
@@ -324,6 +343,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       metrics: metrics.sourcesRun,
     });
 
+    const sso = openSso(config, { db, now, log, audit, sealer, publicUrl: () => publicUrl });
+    // Whose admin flag the provider sets at every sign-in (--sso-admin-group), marked so that it is not changed here.
+    await users.markAdminsManagedBy(sso?.accounts.policy.adminGroup ? sso.name : null, sso?.providers ?? []);
+
     const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
     const services: Services = {
       config,
@@ -343,6 +366,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       twoFactor,
       passkeys,
       relyingParty: () => relyingPartyOf(publicUrl),
+      extractor,
       audit,
       auditEvents,
       bearerResolvers: [(credential) => apiKeys.resolve(credential), oauth.resolveAccessToken],
@@ -359,7 +383,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       thumbnails,
       metrics,
       sources,
-      sso: openSso(config, { db, now, log, publicUrl: () => publicUrl }),
+      sso,
       healthProbes: {
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
@@ -377,6 +401,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         reranker: search.probe,
         // Up while loading (searches are served); `preload` is for whoever wants to know they are at full speed.
         search_index: async () => ({ status: 'up', preload }),
+        // Never down: searches work throughout; this says how far stored chunks are from what ingestion writes today.
+        backfill: async () => ({ status: 'up', ...backfill.status() }),
         // Never down: without it legacy Office files are refused at upload, everything else works.
         legacy_office: async () => ({ status: 'up', converter: libreOffice ? describeLibreOffice(libreOffice) : null, ...(libreOffice ? {} : { reason: config.libreoffice === 'off' ? 'off (--libreoffice off)' : 'LibreOffice is not installed' }) }),
       },
@@ -387,7 +413,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await worker.start();
     // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
     // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
-    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), extractor.close()]).then(() => undefined));
+    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), backfill.stop(), extractor.close()]).then(() => undefined));
     // Sources stop first (cleanups run in reverse): a pass ends at its next item, before the workers and stores close.
     await scheduler.start();
     cleanups.push(async () => {

@@ -29,6 +29,7 @@ import type { HealthProbe } from './health.js';
 import type { Sso } from './sso.js';
 import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
+import type { Extractor } from '../ingest/extract.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
@@ -83,6 +84,8 @@ export interface Services {
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;
+  /** Parses originals in worker threads with a time and memory limit (the viewer's tables read sheets through it). */
+  extractor: Extractor;
   /** Converts legacy .doc, .xls and .ppt, when it was found at start and --libreoffice is not off. */
   libreOffice?: LibreOffice;
   reindex: Reindexer;

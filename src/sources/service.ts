@@ -32,12 +32,15 @@ export interface NewSourceInput {
   url: string;
   every?: string | undefined;
   options?: Record<string, unknown> | undefined;
+  /** Label names for every document it brings. */
+  labels?: string[] | undefined;
 }
 
 export interface SourcePatchInput {
   every?: string | undefined;
   options?: Record<string, unknown> | undefined;
   status?: 'active' | 'paused' | undefined;
+  labels?: string[] | undefined;
 }
 
 export class SourceService {
@@ -100,6 +103,7 @@ export class SourceService {
       everyMs: this.every(input.every ?? DEFAULT_EVERY),
       options: plain,
       sealedSecrets: this.seal(secrets, id),
+      ...(input.labels ? { labels: input.labels } : {}),
     });
     await this.announce(source.id);
     return source;
@@ -131,6 +135,7 @@ export class SourceService {
       if (JSON.stringify(secrets) !== JSON.stringify(kept)) patch.sealedSecrets = this.seal(secrets, id);
     }
     if (input.status !== undefined) patch.status = input.status;
+    if (input.labels !== undefined) patch.labels = input.labels;
     const updated = await this.deps.store.update(id, patch);
     if (!updated) throw notFound('source');
     await this.announce(id);

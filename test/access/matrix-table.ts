@@ -22,8 +22,17 @@ export interface Row {
   expected: Record<Principal, Outcome>;
 }
 
+const doc = () => readFileSync(join(REPO, 'docs/permissions.md'), 'utf8');
+
+/** The routes docs/permissions.md names under "Routes without a row", as `METHOD /path`. */
+export function readUnrowed(): string[] {
+  const section = doc().split('### Routes without a row')[1]?.split(/\n### /)[0];
+  if (!section) throw new Error('docs/permissions.md: no "Routes without a row" section');
+  return [...section.matchAll(/^\| `([A-Z]+ [^`]+)` \|/gm)].map((m) => m[1]!);
+}
+
 export function readMatrix(): Row[] {
-  const text = readFileSync(join(REPO, 'docs/permissions.md'), 'utf8');
+  const text = doc();
   const rows: Row[] = [];
   let surface: Surface | null = null;
   for (const line of text.split('\n')) {

@@ -16,7 +16,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Settings → API Keys, generate, c
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.url });
     const page = await context.newPage();
     try {
-      // Log in.
+      // Sign in.
       await page.goto(d.url + '/');
       await page.waitForURL(/\/login/);
       await page.fill('input[name=email]', user.email);

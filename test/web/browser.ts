@@ -51,7 +51,7 @@ export function watchCsp(page: Page, sink: string[]): Page {
 
 /** axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only. */
 export async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
+  if (await page.evaluate<boolean>(`typeof window.axe === 'undefined'`)) await page.evaluate(AXE);
   const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
     `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
   );

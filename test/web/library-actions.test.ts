@@ -62,7 +62,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain('<h1>Delete “doomed notes.txt”?</h1>');
     expect(confirm.text).toContain('Search stops finding it at once (1 chunk)');
-    expect(confirm.text).toContain(`href="/projects/${field}" class="button secondary">Cancel</a>`);
+    expect(confirm.text).toContain(`href="/projects/${field}" class="button">Cancel</a>`);
     expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200); // asking changed nothing
     const done = await web.post('/documents/delete', { _csrf: web.csrf, ids: [id!], return_to: `/projects/${field}` });
     expect(done.status).toBe(303);
@@ -169,7 +169,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(ask.status).toBe(200);
     expect(ask.text).toContain('<h1>Delete 2 documents?</h1>');
     expect(ask.text).toContain('<li class="filename">note-50.txt</li>');
-    expect(ask.text).toContain('<button type="submit" class="danger-solid" id="confirm">Delete 2 documents</button>');
+    expect(ask.text).toContain('<button type="submit" class="danger" id="confirm">Delete 2 documents</button>');
     for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200);
     const gone = await web.post('/documents/delete', { _csrf: web.csrf, ids: picked, return_to: '/documents?sort=name' });
     expect(gone.location).toBe('/documents?sort=name');

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizePath, getCode, post } from '../auth/oauth-flow.js';
 import { api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { makePdf } from '../ingest/build-fixtures.js';
-import { ARTIFACTS, axeViolations, browserSuite, browserTitle, HAVE_CHROMIUM, watchCsp } from './browser.js';
+import { browserSuite, browserTitle, HAVE_CHROMIUM, watchCsp } from './browser.js';
 import { loggedIn } from './library-client.js';
 
 const SCAN = readFileSync(join(REPO, 'test/fixtures/ocr/scan-300dpi.pdf'));
@@ -15,27 +15,7 @@ const LONG_FILE = `${'field-survey-of-the-northern-alpine-meadows-'.repeat(4).sl
 const LONG_PROJECT = 'Hydrological-and-glaciological-observations-of-the-upper-valley-catchment-during-the-winter-seasons';
 const WIDTHS = { desk: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 
-/**
- * Anything visible past the right edge of the window: a page that scrolls sideways, or content pushed off-screen
- * inside a scroller. What an `overflow: hidden` ancestor clips (visually hidden text) is not visible there.
- */
-function overflow(page: Page): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const out = [];
-    if (document.documentElement.scrollWidth > window.innerWidth) out.push('page scrollWidth ' + document.documentElement.scrollWidth + ' > ' + window.innerWidth);
-    for (const el of document.body.querySelectorAll('*')) {
-      const r = el.getBoundingClientRect();
-      let right = r.right;
-      for (let a = el.parentElement; a; a = a.parentElement) {
-        if (['hidden', 'clip'].includes(getComputedStyle(a).overflowX)) right = Math.min(right, a.getBoundingClientRect().right);
-      }
-      if (r.width > 0 && right > window.innerWidth + 1) out.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' right=' + Math.round(right));
-    }
-    return out.slice(0, 5);
-  })()`);
-}
-
-describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#21), in light and dark, at desk and phone width'), () => {
+describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#21), walked at desk and phone width'), () => {
   const suite = browserSuite();
   let d: Daemon;
   let ada: TestUser;
@@ -45,10 +25,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
   let longProject: string;
   let scanId: string;
   let longId: string;
-  let keyId: string;
   let clientId: string;
-  const audits: Record<string, string[]> = {};
-  const overflows: Record<string, string[]> = {};
   const cspErrors: string[] = [];
   let setupPath = '';
 
@@ -59,45 +36,22 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
 
   const open = async (ctx: BrowserContext): Promise<Page> => watchCsp(await ctx.newPage(), cspErrors);
 
-  /**
-   * The page as it is now in light and dark, at desk and phone width: axe in each of the four (serious and critical),
-   * nothing past the right edge at either width, and the dark and phone screenshots as test artifacts.
-   */
-  async function everyWay(p: Page, name: string): Promise<void> {
-    for (const scheme of ['light', 'dark'] as const) {
-      await p.emulateMedia({ colorScheme: scheme });
-      for (const [width, size] of Object.entries(WIDTHS)) {
-        await p.setViewportSize(size);
-        overflows[`${name} ${scheme} ${width}`] = await overflow(p);
-        audits[`${name} ${scheme} ${width}`] = await axeViolations(p);
-        if (scheme === 'dark' || width === 'phone') await p.screenshot({ path: join(ARTIFACTS, `${width}-${scheme}-${name}.png`), fullPage: true });
-      }
-    }
-    await p.emulateMedia({ colorScheme: 'light' });
-    await p.setViewportSize(WIDTHS.desk);
-  }
-
-  it('first setup lands in the library; the pages a new user sees pass in light and dark', async () => {
+  it('first setup lands in the library, which says it is empty', async () => {
     context = await suite.browser.newContext({ viewport: WIDTHS.desk });
     page = await open(context);
     await page.goto(d.url + setupPath);
-    await everyWay(page, 'setup');
     await page.fill('input[name=email]', 'ada@example.com');
     await page.fill('input[name=password]', 'correct horse battery staple');
     await page.click('button[type=submit]');
     await page.waitForURL(/\/documents$/);
     expect(await page.locator('#no-documents').textContent()).toContain('Your library is empty.');
-    await everyWay(page, 'documents-empty');
     await page.goto(d.url + '/search?q=lighthouse');
-    await everyWay(page, 'search-empty-library');
     // Ada's API key for the fixtures below.
     await page.goto(d.url + '/settings/keys');
     await page.fill('input[name=name]', `${'Nightly CI upload key for the hydrology group '.repeat(2).trim()}`);
     await page.click('button:has-text("Generate new API key")');
     const key = await page.locator('#new-key').inputValue();
     ada = { email: 'ada@example.com', password: 'correct horse battery staple', apiKey: key };
-    keyId = (await api(d, '/api/v1/keys', { token: key })).body.keys[0].id;
-    await everyWay(page, 'settings-keys-new');
 
     field = (await api(d, '/api/v1/projects', { token: key, body: { name: 'Field notes' } })).body.id;
     longProject = (await api(d, '/api/v1/projects', { token: key, body: { name: LONG_PROJECT, description: 'Notes '.repeat(60) } })).body.id;
@@ -126,7 +80,6 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     expect((await post(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: clientId, client_secret: secret, redirect_uri: redirect })).status).toBe(200);
     await page.goto(d.url + authorizePath({ client_id: clientId, redirect_uri: redirect, response_type: 'code', state: 'x' }));
     expect(await page.locator('h1').textContent()).toContain('Hydrology field notebook synchroniser');
-    await everyWay(page, 'consent');
   }, 240_000);
 
   it('walks the library: Documents → filter → select → delete with a confirmation → told what went', async () => {
@@ -134,12 +87,10 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     await page.click('nav.top >> text=Documents');
     await page.waitForURL(/\/documents$/);
     expect(await page.locator('#documents tbody tr').count()).toBe(6);
-    await everyWay(page, 'documents');
     await page.selectOption('select[name=type]', 'txt');
     await page.click('.filters button:has-text("Show")');
     await page.waitForURL(/type=txt/);
     expect((await page.locator('#documents a.filename').allTextContents()).sort()).toEqual(['edelweiss.txt', 'ibex.txt', LONG_FILE, 'marmots.txt'].sort());
-    await everyWay(page, 'documents-filtered');
     // Select all (script) then narrow it by hand.
     await page.check('#select-all');
     expect(await page.locator('input[name=ids]:checked').count()).toBe(4);
@@ -151,7 +102,6 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     await page.waitForURL(/\/documents\/bulk$/);
     expect(await page.locator('h1').textContent()).toBe('Delete 2 documents?');
     expect((await page.locator('ul.doomed li').allTextContents()).sort()).toEqual(['edelweiss.txt', 'ibex.txt']);
-    await everyWay(page, 'documents-delete-confirm');
     // Both still there until confirmed.
     expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(1);
     await page.click('#confirm');
@@ -170,7 +120,6 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     expect(await page.locator('.text-page h3').first().textContent()).toBe('Page 1');
     expect(await page.locator('.chunk .badge.ocr').count()).toBeGreaterThan(0);
     expect((await page.locator('.chunk-text').allTextContents()).join(' ')).toMatch(/lighthouse keeper/i);
-    await everyWay(page, 'document-scan');
     // Rename and move from the page, each saying what it did.
     await page.fill('input[name=filename]', 'Lighthouse logbook 1898.pdf');
     await page.click('button:has-text("Rename")');
@@ -182,17 +131,11 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     expect(await page.locator('.flash').textContent()).toBe(`Moved to “${LONG_PROJECT}”: search finds it there now.`);
     await page.goto(`${d.url}/search?q=${encodeURIComponent('lighthouse keeper logbook')}&project=${longProject}`);
     expect(await page.locator('li.result a.filename').first().textContent()).toBe('Lighthouse logbook 1898.pdf');
-    await everyWay(page, 'search');
     await page.goto(`${d.url}/search?q=${encodeURIComponent('xyzzyplugh frobnicate')}`);
-    await everyWay(page, 'search-weak');
     await page.goto(`${d.url}/search?q=${encodeURIComponent('xyzzyplugh frobnicate')}&mode=keyword`);
-    await everyWay(page, 'search-no-results');
     await page.goto(`${d.url}/`);
-    await everyWay(page, 'search-home');
     await page.goto(`${d.url}/documents/${longId}`);
-    await everyWay(page, 'document-long-name');
     await page.goto(`${d.url}/documents/${longId}/delete`);
-    await everyWay(page, 'document-delete-confirm');
   }, 120_000);
 
   it('uploads a folder from the picker and by dropping it, keeping each file’s path inside it', async () => {
@@ -258,11 +201,10 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     }
   });
 
-  it('long names never make a page scroll sideways; the upload list wraps a 201-character name', async () => {
+  it('the upload list wraps a 201-character name; on a phone a document row is a card with its delete on screen', async () => {
     await page.goto(`${d.url}/projects/${field}`);
     await page.setInputFiles('#pick-files', [{ name: LONG_FILE.replace('.txt', '-2.txt'), mimeType: 'text/plain', buffer: Buffer.from('A second long-named note.\n') }]);
     await expect.poll(() => page.locator('#upload-list li.ok').count(), { timeout: 60_000 }).toBe(1);
-    await everyWay(page, 'project');
     // On a phone each document is a card: its name gets the width, and the delete link stays on screen.
     await page.setViewportSize(WIDTHS.phone);
     const row = page.locator('#documents tbody tr', { hasText: 'marmots.txt' });
@@ -270,22 +212,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     const del = await row.locator('a:has-text("Delete")').boundingBox();
     expect(del!.x + del!.width).toBeLessThanOrEqual(390);
     await page.setViewportSize(WIDTHS.desk);
-    await page.goto(`${d.url}/projects`);
-    await everyWay(page, 'projects');
-    await page.goto(`${d.url}/projects/${longProject}`);
-    await everyWay(page, 'project-long-name');
-    await page.goto(`${d.url}/projects/${longProject}/delete`);
-    await everyWay(page, 'project-delete-confirm');
-    for (const path of ['/settings/keys', `/settings/keys/${keyId}/revoke`, '/settings/applications', `/settings/applications/${clientId}/delete`, '/settings/connected', `/settings/connected/${clientId}/revoke`]) {
-      await page.goto(d.url + path);
-      await everyWay(page, path.slice(1).replaceAll('/', '-').replace(/(app|key)_[0-9A-Za-z]+/g, 'x'));
-    }
-    await page.goto(`${d.url}/documents/doc_000000000000000000000`);
-    await everyWay(page, 'not-found');
-    const anonymous = await open(await suite.browser.newContext({ viewport: WIDTHS.desk }));
-    await anonymous.goto(`${d.url}/documents`);
-    await anonymous.waitForURL(/\/login\?return_to=/);
-    await everyWay(anonymous, 'login');
+    // Every page's layout, light and dark, at both widths: test/web/every-page.browser.test.ts.
   }, 240_000);
 
   it('"/" focuses search from any page; the header box searches the library', async () => {
@@ -308,10 +235,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     expect(await page.inputValue('input[name=filename]')).toBe('a/b');
   });
 
-  it('no serious or critical accessibility finding in light or dark on any page, nothing past the right edge, no CSP violation', () => {
-    expect(Object.keys(audits).length).toBeGreaterThanOrEqual(4 * 21);
-    expect(Object.entries(audits).filter(([, v]) => v.length > 0)).toEqual([]);
-    expect(Object.entries(overflows).filter(([, v]) => v.length > 0)).toEqual([]);
+  it('no Content-Security-Policy violation on the way', () => {
     expect(cspErrors).toEqual([]);
   });
 });

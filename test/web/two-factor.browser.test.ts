@@ -41,7 +41,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('two-factor sign-in and passkeys'),
   }
 
   async function signOut(page: Page): Promise<void> {
-    await page.click('header button:has-text("Log out")');
+    await page.click('header button:has-text("Sign out")');
     await page.waitForURL(`${base}/login`);
   }
 

@@ -12,6 +12,23 @@ export interface ExternalIdentity {
   emailVerified: boolean;
   /** Their groups at the provider; null when it said nothing about groups at all (no such claim or header). */
   groups: string[] | null;
+  /** What an OpenID Connect sign-in leaves to ask the provider again with (none for the trusted-header proxy). */
+  session?: ProviderSession;
+}
+
+/**
+ * A sign-in's session at the provider: the session id its ID token names (`sid`, for back-channel logout), the
+ * tokens that let docsearch ask again whether the person may still be here (the periodic re-check), and how the
+ * provider says it signed them in (`amr`, `acr`: for `--require-2fa`).
+ */
+export interface ProviderSession {
+  sid: string | null;
+  refreshToken: string | null;
+  accessToken: string | null;
+  /** When the access token expires (ms), if the provider said. */
+  accessTokenExpiresAt: number | null;
+  amr: string[];
+  acr: string | null;
 }
 
 export const TRUSTED_HEADER_PROVIDER = 'trusted-header';
@@ -35,6 +52,24 @@ export function groupsFromClaim(claims: Record<string, unknown>, claim: string):
   return null;
 }
 
+/**
+ * Microsoft Entra ID's issuer hosts (the public cloud, US Government, China; `sts.windows.net` is its v1 issuer):
+ * `xms_edov` is Entra ID's claim, and from any other provider it is whatever that provider lets a person or an
+ * admin put in a claim of that name.
+ */
+const ENTRA_HOSTS = new Set(['login.microsoftonline.com', 'login.microsoftonline.us', 'login.partner.microsoftonline.cn', 'sts.windows.net']);
+
+function isEntraIssuer(issuer: string): boolean {
+  try {
+    const url = new URL(issuer);
+    return url.protocol === 'https:' && ENTRA_HOSTS.has(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+const yes = (v: unknown) => v === true || v === 'true';
+
 /** An identity from OpenID Connect claims (the ID token's, with userinfo's where the token lacks them). */
 export function identityFromClaims(provider: string, claims: Record<string, unknown>, groupsClaim: string): ExternalIdentity {
   const email = typeof claims.email === 'string' && claims.email.trim() !== '' ? claims.email.trim() : null;
@@ -43,8 +78,8 @@ export function identityFromClaims(provider: string, claims: Record<string, unkn
     subject: String(claims.sub),
     email,
     // Some providers send the flag as the string "true"; Microsoft Entra ID sends none, and says with its optional
-    // claim xms_edov that the address's domain is one the tenant has verified.
-    emailVerified: email !== null && [claims.email_verified, claims.xms_edov].some((v) => v === true || v === 'true'),
+    // claim xms_edov that the address's domain is one the tenant has verified (believed from Entra ID only).
+    emailVerified: email !== null && (yes(claims.email_verified) || (isEntraIssuer(provider) && yes(claims.xms_edov))),
     groups: groupsFromClaim(claims, groupsClaim),
   };
 }

@@ -40,6 +40,8 @@ export interface MetricSources {
   upkeepLeader?: () => boolean;
   /** Sources by state, and their items whose last fetch failed (the whole library's). */
   sources?: () => Promise<SourcesSnapshot>;
+  /** The chunk backfill's rows still pending per deriver (null: not counted yet). */
+  backfill?: () => Record<string, { pending: number | null }>;
   now?: () => number;
   log?: { warn(obj: object, msg: string): void };
 }
@@ -72,6 +74,7 @@ export class DaemonMetrics {
   private readonly sourcePasses: Counter<'kind' | 'outcome'>;
   private readonly sourcePassSeconds: Histogram<'kind'>;
   private readonly sourceItems: Counter<'kind' | 'action'>;
+  private readonly backfillRows: Counter<'deriver'>;
   /** Label children made once: the search path observes without building label objects. */
   private readonly stageChildren = new Map<SearchStage, { observe(v: number): void }>();
 
@@ -134,6 +137,12 @@ export class DaemonMetrics {
       name: 'docsearch_source_items_total',
       help: 'Items source passes went through on this replica, by kind and action: added, changed, deleted, unchanged, failed (its fetch or type; retried next pass), deferred (its document was still being indexed)',
       labelNames: ['kind', 'action'],
+      registers,
+    });
+    this.backfillRows = new Counter({
+      name: 'docsearch_backfill_rows_total',
+      help: 'Stored chunk rows this replica brought up to date in the background, by deriver (units, …): see docs/operations.md#upgrading',
+      labelNames: ['deriver'],
       registers,
     });
     for (const outcome of ['ready', 'failed'] as const) this.documents.inc({ outcome }, 0);
@@ -212,6 +221,22 @@ export class DaemonMetrics {
         },
       });
     }
+    if (sources.backfill) {
+      const backfill = sources.backfill;
+      const rows = this.backfillRows;
+      new Gauge({
+        name: 'docsearch_backfill_pending_rows',
+        help: 'Stored chunk rows still waiting for the background backfill, by deriver, as last counted (shared mode: by the replica running it, recounted by the others every minute)',
+        labelNames: ['deriver'],
+        registers,
+        collect() {
+          for (const [deriver, s] of Object.entries(backfill())) {
+            if (s.pending !== null) this.set({ deriver }, s.pending);
+            rows.inc({ deriver }, 0);
+          }
+        },
+      });
+    }
     if (sources.upkeepLeader) {
       const leader = sources.upkeepLeader;
       new Gauge({
@@ -254,6 +279,11 @@ export class DaemonMetrics {
   ingested(outcome: IngestOutcome, chunks = 0): void {
     this.documents.inc({ outcome });
     if (chunks > 0) this.chunks.inc(chunks);
+  }
+
+  /** Rows a backfill deriver wrote. */
+  backfilled(deriver: string, rows: number): void {
+    this.backfillRows.inc({ deriver }, rows);
   }
 
   retried(): void {

@@ -11,7 +11,7 @@ import { completeSignIn } from './sign-in.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 
-const USED = { title: 'Setup link not valid', message: 'This setup link has already been used or is not valid. Log in instead, or ask the operator to run `docsearch users add <email>`.' };
+const USED = { title: 'Setup link not valid', message: 'This setup link has already been used or is not valid. Sign in instead, or ask the operator to run `docsearch users add <email>`.' };
 
 export function setupRoutes(router: Router<AppState>, s: Services): void {
   router.get('setup', '/setup', async (ctx) => {

@@ -5,6 +5,7 @@
  * to where the person was going. A password whose account has a second factor calls `awaitSecondFactor` instead.
  */
 import type { User } from '../../store/sql/users.js';
+import type { ProviderLink } from '../../auth/web-sessions.js';
 import { actingAs } from '../../core/audit.js';
 import type { Services } from '../services.js';
 import { startUserSession, type WebContext } from './session.js';
@@ -15,8 +16,8 @@ export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 
 /** Where the second step of a password sign-in asks for its code or passkey. */
 export const SECOND_STEP_PATH = '/login/verify';
 
-export async function completeSignIn(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, method: SignInMethod): Promise<void> {
-  await startUserSession(ctx, s, user.id, method);
+export async function completeSignIn(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, method: SignInMethod, opts: { provider?: Omit<ProviderLink, 'checkedAt'> | undefined } = {}): Promise<void> {
+  await startUserSession(ctx, s, user.id, method, opts);
   actingAs({ id: user.id, email: user.email }, 'session');
   await s.audit.record({ type: 'sign_in.succeeded', details: { method } });
 }

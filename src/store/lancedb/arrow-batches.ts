@@ -47,6 +47,26 @@ export function conformBatch(batch: RecordBatch, schema: Schema, defaults: Colum
   return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: batch.numRows, nullCount: 0, children }));
 }
 
+/**
+ * Rows (plain objects) as a table of `schema`'s columns named in `columns`, in that order: what a write of some
+ * columns of existing rows (a merge by id) takes.
+ */
+export function rowsTable(schema: Schema, columns: readonly string[], rows: Record<string, unknown>[]): Table {
+  const fields = columns.map((name) => {
+    const field = schema.fields.find((f) => f.name === name);
+    if (!field) throw new Error(`the table has no column "${name}"`);
+    return field;
+  });
+  const children = fields.map((f) => {
+    const vector = arrow.vectorFromArray(rows.map((r) => r[f.name] ?? null), f.type);
+    // Few hundred rows at a time: one piece of data (the builder splits only far larger arrays).
+    if (vector.data.length !== 1) throw new Error(`column "${f.name}" of ${rows.length} rows came out in ${vector.data.length} pieces`);
+    return vector.data[0]!;
+  });
+  const sub = new arrow.Schema(fields);
+  return new arrow.Table(sub, [new arrow.RecordBatch(sub, arrow.makeData({ type: new arrow.Struct(fields), length: rows.length, nullCount: 0, children }))]);
+}
+
 /** Batches of one schema as one table (`table.add` takes a table). */
 export const tableOf = (schema: Schema, batches: RecordBatch[]): Table => new arrow.Table(schema, batches);
 

@@ -8,7 +8,7 @@
  * `rebuild()` has re-embedded every chunk into a fresh table and switched to it.
  */
 import * as lancedb from '@lancedb/lancedb';
-import type { RecordBatch } from './arrow-batches.js';
+import { type RecordBatch, rowsTable, type Schema } from './arrow-batches.js';
 import { INFO_POLL_MS, type IndexInfo, readIndexInfo, writeIndexInfo } from './chunk-index-info.js';
 import {
   CHUNK_COLUMN_DEFAULTS,
@@ -357,6 +357,42 @@ export class ChunkIndex extends OwnedRowsTable {
   async count(documentId?: string): Promise<number> {
     if (!this.table) return 0;
     return this.table.countRows(documentId === undefined ? undefined : `document_id = ${lit(documentId)}`);
+  }
+
+  /**
+   * For the backfill (ingest/backfill.ts): at most `limit` rows for which `predicate` holds, with `columns`, as this
+   * handle sees the table. None while the index waits for a re-index (its rows are another embedder's).
+   */
+  async rowsWhere(predicate: string, columns: readonly string[], limit: number): Promise<Record<string, unknown>[]> {
+    const table = this.table;
+    if (!table || this.reindexRequired()) return [];
+    return (await table.query().where(predicate).select([...columns]).limit(limit).toArray()) as Record<string, unknown>[];
+  }
+
+  /** Rows for which `predicate` holds (0 before the first write). */
+  async countWhere(predicate: string): Promise<number> {
+    return this.table ? this.table.countRows(predicate) : 0;
+  }
+
+  /**
+   * Writes `columns` of existing rows by id (each of `rows` has `id` and those columns): for the backfill, whose
+   * values are a function of each row's other columns, so a row written again meanwhile (ingestion's retry, with the
+   * same text) gets the same values it was given. A row deleted since it was read stays deleted (ids not in the
+   * table are ignored). LanceDB rewrites the rows it changes: the indexes take them in again at the next optimize
+   * (they are scanned meanwhile). Returns how many rows were written.
+   *
+   * Unconditional: LanceDB 0.33 panics on a merge with a `where` on a table whose merge key has a btree index.
+   */
+  writeColumns(rows: Record<string, unknown>[], columns: readonly string[]): Promise<number> {
+    return this.serial(async () => {
+      const table = this.table;
+      if (!table || rows.length === 0) return 0;
+      if (this.reindexRequired()) throw new Error('the chunk index needs re-indexing before its rows can be written');
+      const data = rowsTable((await table.schema()) as unknown as Schema, ['id', ...columns], rows);
+      const result = await this.commit(() => table.mergeInsert('id').whenMatchedUpdateAll().execute(data as unknown as lancedb.Data), table);
+      this.optimizeSoon();
+      return result.numUpdatedRows;
+    });
   }
 
   /**

@@ -254,6 +254,13 @@ export class DocumentStore {
     return rows.map(toRecord);
   }
 
+  /** Documents by id, in the trash or not (absent ones are left out): what their chunks carry of them. */
+  async anyMany(ids: readonly string[]): Promise<DocumentRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('documents').selectAll().where(dialectOf(this.db).inValues('id', [...ids])).execute();
+    return rows.map(toRecord);
+  }
+
   /** What removing a document for good needs of it: its row as it is, in the trash or not. */
   forRemoval(id: string): Promise<DocumentRecord | null> {
     return this.any(id);

@@ -58,6 +58,7 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'passkeys', key: 'id' },
   { name: 'audit_events', key: 'id' },
   { name: 'identities', key: 'id' },
+  { name: 'notices', key: 'id' },
   { name: 'labels', key: 'id' },
   { name: 'document_labels', key: 'id' },
   { name: 'document_metadata', key: 'id' },

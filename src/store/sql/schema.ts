@@ -19,6 +19,10 @@ export interface UsersTable {
   deleted_at: number | null;
   /** 1: a passkey alone signs the account in (passwordless); 0: a passkey is a second factor after the password (015). */
   passkey_sign_in: Generated<number>;
+  /** The identity provider that sets the admin flag at each sign-in (`--sso-admin-group`); null: set here (020). */
+  admin_managed_by: string | null;
+  /** When an admin or the person let the provider take this local account over at its next sign-in (020). */
+  link_offered_at: number | null;
 }
 
 export interface GroupsTable {
@@ -93,6 +97,14 @@ export interface SessionsTable {
   /** A WebAuthn challenge this session was given, single use, until `challenge_until` (015). */
   challenge: string | null;
   challenge_until: number | null;
+  /** Signed in through this identity provider (its issuer), as this subject, in its session `provider_sid` (020). */
+  provider: string | null;
+  provider_subject: string | null;
+  provider_sid: string | null;
+  /** The provider's refresh token, sealed under the secrets key: the periodic re-check asks with it (020). */
+  provider_refresh: string | null;
+  /** When the provider last said this session still stands (020). */
+  provider_checked_at: number | null;
 }
 
 /** An account's authenticator-app (TOTP) secret, sealed (015). */
@@ -150,6 +162,8 @@ export interface AuditEventsTable {
   request_id: string | null;
   /** JSON object. */
   details: string;
+  /** Who caused it: user, admin, operator, sso, source, system, anonymous (020). */
+  by: Generated<string | null>;
 }
 
 export interface SetupTokensTable {
@@ -352,6 +366,26 @@ export interface SourcesTable {
   failures: number;
   created_at: number;
   updated_at: number;
+  /** JSON: the deletions the guard holds for an owner's confirmation (why, how many, which); null when none (020). */
+  held_deletions: string | null;
+  /** The labels (names, a JSON array) it puts on every document it brings (020). */
+  labels: string;
+}
+
+/** What the web's bell shows a person (020): a source of theirs paused or failing. */
+export interface NoticesTable {
+  id: string;
+  user_id: string;
+  /** 'source.held', 'source.failing'. */
+  kind: string;
+  project_id: string | null;
+  /** What it is about (a source's id): one unread notice per person, kind and subject. */
+  subject_id: string | null;
+  message: string;
+  /** A page of this server (a path) where it can be dealt with. */
+  link: string | null;
+  created_at: number;
+  read_at: number | null;
 }
 
 export interface SourceItemsTable {
@@ -368,7 +402,7 @@ export interface SourceItemsTable {
   updated_at: number;
 }
 
-/** A project's label: each name once per project, any case (019). */
+/** A project's label: each name once per project, any case (020). */
 export interface LabelsTable {
   id: string;
   project_id: string;
@@ -379,7 +413,7 @@ export interface LabelsTable {
   updated_at: number;
 }
 
-/** A label on a document (019). */
+/** A label on a document (020). */
 export interface DocumentLabelsTable {
   /** `<document_id>:<label_id>`. */
   id: string;
@@ -388,7 +422,7 @@ export interface DocumentLabelsTable {
   created_at: number;
 }
 
-/** A document's metadata as filters read it (core/metadata-entries.ts), one row per key and per value (019). */
+/** A document's metadata as filters read it (core/metadata-entries.ts), one row per key and per value (020). */
 export interface DocumentMetadataTable {
   /** `<document_id>:<n>`. */
   id: string;
@@ -400,7 +434,7 @@ export interface DocumentMetadataTable {
   moment: number | null;
 }
 
-/** A person's named search (019): `search` is its JSON (query, filters, mode, group); shared with `project_id`'s members. */
+/** A person's named search (020): `search` is its JSON (query, filters, mode, group); shared with `project_id`'s members. */
 export interface SavedSearchesTable {
   id: string;
   user_id: string;
@@ -437,6 +471,7 @@ export interface Database {
   passkeys: PasskeysTable;
   audit_events: AuditEventsTable;
   identities: IdentitiesTable;
+  notices: NoticesTable;
   labels: LabelsTable;
   document_labels: DocumentLabelsTable;
   document_metadata: DocumentMetadataTable;

@@ -1,3 +1,5 @@
+import { breakAtSeparators } from '../break-points.js';
+import { deviceOf } from '../device.js';
 import { formatTime } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
@@ -8,6 +10,7 @@ export interface AuditRow {
   type: string;
   actorEmail: string | null;
   via: string;
+  by: string;
   targetType: string | null;
   targetLabel: string | null;
   targetId: string | null;
@@ -27,6 +30,19 @@ export interface AdminAuditData {
   error?: string;
 }
 
+/** How an event's actor came: said only where it adds to the name (a key, an app, the operator, the system). */
+const VIA: Record<string, string> = { api_key: 'API key', oauth: 'app', operator: 'operator', system: 'system' };
+
+/** Who caused it, where that is not the actor themselves: an admin's work, the provider's word, a source's pass. */
+const BY: Record<string, string> = { admin: 'admin', sso: 'identity provider', source: 'source', operator: 'operator', system: 'system' };
+
+/** Who did it: the account (and how, when not from the web or for themselves), the operator, or nobody signed in (a failed sign-in). */
+function who(e: AuditRow) {
+  const how = BY[e.by] ?? VIA[e.via];
+  if (e.actorEmail) return html`${e.actorEmail}${how ? html` <span class="badge">${how}</span>` : null}`;
+  return how ? html`<em>${how}</em>` : html`<em>nobody signed in</em>`;
+}
+
 const detailText = (details: Record<string, unknown>): string =>
   Object.entries(details)
     .filter(([, v]) => v !== null && v !== undefined)
@@ -41,14 +57,16 @@ export function adminAuditPage(d: AdminAuditData) {
     (e) => html`<tr>
   <td data-label="When"><time datetime="${new Date(e.at).toISOString()}">${formatTime(e.at)}</time></td>
   <td data-label="Event"><code>${e.type}</code></td>
-  <td data-label="Who">${e.actorEmail ?? (e.via === 'operator' ? html`<em>operator</em>` : html`<em>nobody signed in</em>`)} <span class="muted">(${e.via})</span></td>
-  <td data-label="What">${e.targetType ? html`${e.targetType} ${e.targetLabel ?? e.targetId}` : null}</td>
-  <td data-label="From">${e.clientIp ?? ''}${e.userAgent ? html`<br><span class="muted">${e.userAgent.slice(0, 120)}</span>` : null}</td>
-  <td data-label="Details">${detailText(e.details)}</td>
+  <td data-label="Who">${who(e)}</td>
+  <td data-label="What">${e.targetType ? html`${e.targetType} ${breakAtSeparators(e.targetLabel ?? e.targetId ?? '')}` : null}</td>
+  <td data-label="From">${e.clientIp ? html`<span class="nowrap">${e.clientIp}</span>` : null}${
+    e.userAgent ? html`${e.clientIp ? html`<br>` : null}<span class="muted" title="${e.userAgent}">${deviceOf(e.userAgent)}</span>` : null
+  }</td>
+  <td data-label="Details" class="details">${breakAtSeparators(detailText(e.details))}</td>
 </tr>`,
   );
   return layout(
-    { title: 'Audit log', user: d.user, csrfToken: d.csrfToken, active: 'audit' },
+    { title: 'Audit log', user: d.user, csrfToken: d.csrfToken, active: 'audit', wide: true },
     html`<section class="card">
   <h1>Audit log</h1>
   <p class="muted">Who did what, from where: kept for the days the operator set (<code>--audit-retention-days</code>). Also at <code>GET /api/v1/audit-events</code>.</p>
@@ -65,7 +83,7 @@ export function adminAuditPage(d: AdminAuditData) {
   ${
     d.events.length === 0
       ? html`<p class="muted" id="no-events">No events match.</p>`
-      : html`<table class="rows" id="audit-events"><thead><tr><th>When</th><th>Event</th><th>Who</th><th>What</th><th>From</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<div class="table-wrap"><table class="rows" id="audit-events"><thead><tr><th>When</th><th>Event</th><th>Who</th><th>What</th><th>From</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table></div>`
   }
   ${d.older ? html`<p><a href="/admin/audit?${d.older}" rel="next">Older events</a></p>` : null}
 </section>`,

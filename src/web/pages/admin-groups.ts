@@ -1,6 +1,6 @@
 import { plural } from '../format.js';
 import { html } from '../html.js';
-import { layout } from './layout.js';
+import { crumbs, layout } from './layout.js';
 
 export interface AdminGroupRow {
   id: string;
@@ -34,7 +34,7 @@ export function adminGroupsPage(d: AdminGroupsData) {
 </tr>`,
   );
   return layout(
-    { title: 'Groups', user: d.user, csrfToken: d.csrfToken, active: 'admin-groups' },
+    { title: 'Groups', user: d.user, csrfToken: d.csrfToken, active: 'admin-groups', wide: true },
     html`<section class="card">
   <h1>Groups</h1>
   <p>Share a project with a group (<code>group:name</code> in its Share section) and everyone in it gets that role; whoever leaves the group loses it at once.</p>
@@ -52,7 +52,7 @@ export function adminGroupsPage(d: AdminGroupsData) {
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>Name <input type="text" name="name" required maxlength="100" value="${d.form?.name ?? ''}"></label>
     <label>Description <textarea name="description" rows="2" maxlength="2000">${d.form?.description ?? ''}</textarea></label>
-    <button type="submit">Create group</button>
+    <button type="submit" class="primary">Create group</button>
   </form>
 </section>`,
   );
@@ -83,7 +83,7 @@ export function adminGroupPage(d: AdminGroupData) {
   return layout(
     { title: g.name, user: d.user, csrfToken: d.csrfToken, active: 'admin-groups' },
     html`<section class="card">
-  <p class="crumbs"><a href="/admin/groups">Groups</a> ›</p>
+  ${crumbs([{ href: '/admin/groups', label: 'Groups' }])}
   <h1>${g.name}${fromProvider(g)}</h1>
   ${g.description ? html`<p>${g.description}</p>` : null}
   ${local ? null : html`<p class="muted" id="read-only">This group comes from ${g.source}: its members are changed there, and it is read-only here.</p>`}
@@ -101,7 +101,7 @@ export function adminGroupPage(d: AdminGroupData) {
     local
       ? html`<form method="post" action="/admin/groups/${g.id}/members" class="stack" id="add-member">${csrf}
     <label>Add a person (e-mail) <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
-    <button type="submit">Add to group</button>
+    <button type="submit" class="primary">Add to group</button>
   </form>
   <h2>Delete this group</h2>
   <p class="muted">Its members lose what was shared with the group; what was shared with them directly stays.</p>

@@ -25,7 +25,7 @@ export function adminSharingPage(d: { user: { email: string }; csrfToken: string
           html`<label class="check"><input type="radio" name="policy" value="${value}"${value === d.policy ? html` checked` : null}> <strong>${label}</strong> — ${help}</label>`,
       )}
     </fieldset>
-    <button type="submit">Save</button>
+    <button type="submit" class="primary">Save</button>
   </form>
 </section>`,
   );

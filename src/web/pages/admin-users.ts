@@ -3,6 +3,7 @@ import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 export interface AdminUserRow {
   id: string;
@@ -11,6 +12,8 @@ export interface AdminUserRow {
   /** When it was disabled (epoch ms), or null. */
   disabledAt: number | null;
   createdAt: number;
+  /** The identity provider that sets the admin flag (not changed here), or null. */
+  adminManagedBy: string | null;
 }
 
 export interface AdminUsersData {
@@ -23,23 +26,29 @@ export interface AdminUsersData {
 }
 
 /** A one-button form for a row's action. */
-const rowAction = (action: string, csrfToken: string, label: string, ariaLabel: string, fields: Record<string, string> = {}) =>
+const rowAction = (action: string, csrfToken: string, label: string, row: string, fields: Record<string, string> = {}) =>
   html`<form method="post" action="${action}" class="inline"><input type="hidden" name="_csrf" value="${csrfToken}">${Object.entries(fields).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`,
-  )}<button type="submit" class="secondary small" aria-label="${ariaLabel}">${label}</button></form>`;
+  )}<button type="submit" class="small">${forRow(label, row)}</button></form>`;
 
 function userRow(u: AdminUserRow, d: AdminUsersData) {
   const self = u.id === d.user.id;
   const base = `/admin/users/${u.id}`;
   return html`<tr data-user-id="${u.id}">
   <td>${u.email}${self ? html` <span class="badge">you</span>` : null}</td>
-  <td data-label="Admin">${u.isAdmin ? 'admin' : html`<span class="muted">no</span>`}</td>
+  <td data-label="Admin">${u.isAdmin ? 'admin' : html`<span class="muted">no</span>`}${u.adminManagedBy ? html` <span class="badge" title="Set by ${u.adminManagedBy}'s admin group at every sign-in: change it there">from ${u.adminManagedBy}</span>` : null}</td>
   <td data-label="Status">${u.disabledAt === null ? 'active' : html`<strong class="error">disabled</strong> <span class="muted">since ${formatTime(u.disabledAt)}</span>`}</td>
   <td data-label="Created">${formatTime(u.createdAt)}</td>
   <td class="actions-cell">
-    ${u.isAdmin ? rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', `Remove admin from ${u.email}`, { admin: 'off' }) : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', `Make ${u.email} an admin`, { admin: 'on' })}
-    ${self ? null : u.disabledAt === null ? rowAction(`${base}/disable`, d.csrfToken, 'Disable', `Disable ${u.email}`) : rowAction(`${base}/enable`, d.csrfToken, 'Enable', `Enable ${u.email}`)}
-    ${self ? null : html`<a href="${base}/delete" class="danger-link" aria-label="Delete ${u.email}…">Delete…</a>`}
+    ${
+      u.adminManagedBy
+        ? null
+        : u.isAdmin
+          ? rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', u.email, { admin: 'off' })
+          : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', u.email, { admin: 'on' })
+    }
+    ${self ? null : u.disabledAt === null ? rowAction(`${base}/disable`, d.csrfToken, 'Disable', u.email) : rowAction(`${base}/enable`, d.csrfToken, 'Enable', u.email)}
+    ${self ? null : html`<a href="${base}/delete" class="button danger small">${forRow('Delete…', u.email)}</a>`}
   </td>
 </tr>`;
 }
@@ -53,7 +62,7 @@ export function adminUsersPage(d: AdminUsersData) {
 </div>`
     : null;
   return layout(
-    { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users' },
+    { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users', wide: true },
     html`<section class="card">
   <h1>Users</h1>
   <p>Disabling or deleting an account signs it out everywhere at once: its web sessions end, and its API keys and connected apps stop working.</p>
@@ -66,7 +75,7 @@ export function adminUsersPage(d: AdminUsersData) {
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>E-mail <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
-    <button type="submit">Make an invitation link</button>
+    <button type="submit" class="primary">Make an invitation link</button>
   </form>
   <h2>Open invitations</h2>
   ${

@@ -41,8 +41,8 @@ export function confirmPage(d: ConfirmData) {
     ${hidden}
     ${d.inputs}
     <div class="actions">
-      <button type="submit" class="danger-solid" id="confirm">${d.confirm}</button>
-      <a href="${d.cancel}" class="button secondary">Cancel</a>
+      <button type="submit" class="danger" id="confirm">${d.confirm}</button>
+      <a href="${d.cancel}" class="button">Cancel</a>
     </div>
   </form>
 </section>`,

@@ -70,7 +70,7 @@ export function consentPage(d: ConsentData) {
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     ${Object.entries(d.params).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
     <div class="actions">
-      <button type="submit" name="decision" value="approve" id="approve">Allow</button>
+      <button type="submit" name="decision" value="approve" id="approve" class="primary">Allow</button>
       <button type="submit" name="decision" value="deny" id="deny" class="secondary">Deny</button>
     </div>
   </form>

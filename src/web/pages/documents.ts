@@ -2,6 +2,7 @@ import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 import { type DocumentRow, documentsTable, liveStatus, pathLine, uploadForm } from './project.js';
+import { forRow } from './row-action.js';
 
 /** The Documents page's filters, as the form and its links carry them (names of GET /api/v1/documents where they match). */
 export interface DocumentsFilter {
@@ -83,7 +84,7 @@ function row(doc: DocumentsPageData['documents'][number], projects: Map<string, 
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
   <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
-  <td class="status-cell" data-label="Status">${liveStatus(doc)} <button type="submit" formaction="/documents/${doc.id}/retry" class="secondary small" aria-label="Retry ${doc.filename}" data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>Retry</button></td>
+  <td class="status-cell" data-label="Status">${liveStatus(doc)} <button type="submit" formaction="/documents/${doc.id}/retry" class="small" data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${forRow('Retry', doc.filename)}</button></td>
   <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
 </tr>`;
 }
@@ -111,7 +112,7 @@ export function documentsPage(d: DocumentsPageData) {
   // A new account's first page: nothing to filter yet, so it leads to the upload instead.
   const empty = d.documents.length === 0 && !filtered && !d.first;
   return layout(
-    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', ...(empty ? { script: 'project.js' as const } : {}) },
+    { title: 'Documents', user: d.user, csrfToken: d.csrfToken, active: 'documents', wide: true, ...(empty ? { script: 'project.js' as const } : {}) },
     html`<section class="card">
   <h1>Documents</h1>
   <p class="muted">Every document in your library (deleted ones wait in the <a href="/trash" class="trash-link">Trash</a>).${d.indexing > 0 ? html` <span class="indexing" role="status">Still indexing ${d.indexing} document${d.indexing === 1 ? '' : 's'}: search finds ${d.indexing === 1 ? 'it once it is' : 'them once they are'} ready.</span>` : null}</p>

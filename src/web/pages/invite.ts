@@ -25,7 +25,7 @@ export function invitePage(d: InvitePageData) {
     <label>Password <input type="password" name="password" autocomplete="new-password" minlength="${d.minPasswordLength}" required autofocus aria-describedby="password-rule"></label>
     <p class="muted" id="password-rule">At least ${d.minPasswordLength} characters.</p>
     <label>Repeat the password <input type="password" name="password2" autocomplete="new-password" minlength="${d.minPasswordLength}" required></label>
-    <button type="submit">Create account</button>
+    <button type="submit" class="primary">Create account</button>
   </form>
 </section>`,
   );

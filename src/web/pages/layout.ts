@@ -1,7 +1,8 @@
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
-export type Section = 'search' | 'documents' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit';
+/** Where a page sits: its top navigation entry, and (documents, trash, settings, admin) its sub-navigation. `document` is one document's pages. */
+export type Section = 'search' | 'documents' | 'trash' | 'document' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit';
 
 export interface LayoutData {
   title: string;
@@ -11,6 +12,8 @@ export interface LayoutData {
   active?: Section;
   /** A page's own script from /static (besides app.js), loaded deferred. */
   script?: 'project.js' | 'passkeys.js';
+  /** A list page (tables): main takes up to 1440 px instead of 960. */
+  wide?: boolean;
 }
 
 /** What a form just did, shown once on the page it led to (see server/web/session.ts `flash`). */
@@ -20,10 +23,12 @@ export interface Flash {
 }
 
 const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account', 'security'];
+const LIBRARY: readonly Section[] = ['documents', 'trash', 'document'];
 const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'audit'];
 
-/** Where the flash goes: right after main opens. layout() writes this exactly once per page. */
+/** Where the flash goes: right after main opens. layout() writes one of these exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
+const MAIN_OPEN_WIDE = '<main id="main" class="wide">';
 
 /** A navigation link, marked as the current page for assistive technology too. */
 const link = (href: string, label: string, current: boolean) =>
@@ -41,7 +46,7 @@ export function layout(data: LayoutData, body: Html): Html {
   const nav = data.user
     ? html`<nav class="top" aria-label="Main">
         ${link('/', 'Search', data.active === 'search')}
-        ${link('/documents', 'Documents', data.active === 'documents')}
+        ${link('/documents', 'Documents', data.active !== undefined && LIBRARY.includes(data.active))}
         ${link('/projects', 'Projects', data.active === 'projects')}
         ${link('/settings', 'Settings', inSettings)}
         ${data.user.isAdmin ? link('/admin', 'Admin', inAdmin) : null}
@@ -51,12 +56,17 @@ export function layout(data: LayoutData, body: Html): Html {
         <span class="who">${data.user.email}</span>
         <form method="post" action="/logout" class="inline">
           <input type="hidden" name="_csrf" value="${data.csrfToken ?? ''}">
-          <button type="submit" class="link">Log out</button>
+          <button type="submit" class="link">Sign out</button>
         </form>
       </div>`
     : null;
   const subnav =
-    data.user && inSettings
+    data.user && (data.active === 'documents' || data.active === 'trash')
+      ? html`<nav class="sub" aria-label="Library">
+  ${link('/documents', 'All documents', data.active === 'documents')}
+  ${link('/trash', 'Trash', data.active === 'trash')}
+</nav>`
+      : data.user && inSettings
       ? html`<nav class="sub" aria-label="Settings">
   ${link('/settings/keys', 'API Keys', data.active === 'keys')}
   ${link('/settings/applications', 'Applications', data.active === 'applications')}
@@ -64,7 +74,7 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/settings/account', 'Account', data.active === 'account')}
   ${link('/settings/security', 'Security', data.active === 'security')}
 </nav>`
-      : data.user && inAdmin
+        : data.user && inAdmin
         ? html`<nav class="sub" aria-label="Admin">
   ${link('/admin/users', 'Users', data.active === 'admin-users')}
   ${link('/admin/groups', 'Groups', data.active === 'admin-groups')}
@@ -86,7 +96,7 @@ ${data.script ? html`<script src="/static/${data.script}" defer></script>` : nul
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header><a href="/" class="brand">docsearch</a>${nav}</header>
-${raw(MAIN_OPEN)}${subnav}${body}</main>
+${raw(data.wide ? MAIN_OPEN_WIDE : MAIN_OPEN)}${subnav}${body}</main>
 </body>
 </html>`;
 }
@@ -95,8 +105,17 @@ ${raw(MAIN_OPEN)}${subnav}${body}</main>
 export function withFlash(page: Html, flash: Flash): Html {
   const note =
     flash.kind === 'error' ? html`<p class="error flash" role="alert">${flash.text}</p>` : html`<p class="notice flash" role="status">${flash.text}</p>`;
-  const at = page.value.indexOf(MAIN_OPEN);
+  const open = page.value.includes(MAIN_OPEN) ? MAIN_OPEN : MAIN_OPEN_WIDE;
+  const at = page.value.indexOf(open);
   if (at < 0) return page;
-  const end = at + MAIN_OPEN.length;
+  const end = at + open.length;
   return raw(page.value.slice(0, end) + note.value + page.value.slice(end)); // both parts are markup we wrote
+}
+
+/**
+ * The trail above a page's heading: each step a link, the page itself being the heading (never repeated here).
+ * An ordered list in a labelled nav, as the WAI breadcrumb pattern has it; the separators are drawn by CSS.
+ */
+export function crumbs(steps: readonly { href: string; label: string }[]): Html {
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol>${steps.map((s) => html`<li><a href="${s.href}">${s.label}</a></li>`)}</ol></nav>`;
 }

@@ -30,9 +30,9 @@ export function passkeyForm(d: { id: string; action: string; options: string; cs
 
 export function loginPage(d: LoginPageData) {
   return layout(
-    { title: 'Log in', ...(d.passkeys ? { script: 'passkeys.js' as const } : {}) },
+    { title: 'Sign in', ...(d.passkeys ? { script: 'passkeys.js' as const } : {}) },
     html`<section class="card narrow">
-  <h1>Log in</h1>
+  <h1>Sign in</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.sso?.passwordLogin === false
     ? null
@@ -41,7 +41,7 @@ export function loginPage(d: LoginPageData) {
     <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
     <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
-    <button type="submit">Log in</button>
+    <button type="submit" class="primary">Sign in</button>
   </form>`}
   ${d.passkeys && d.sso?.passwordLogin !== false ? passkeyForm({ id: 'passkey-sign-in', action: '/login/passkey', options: '/login/passkey/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Sign in with a passkey', ceremony: 'sign-in' }) : null}
   ${d.sso ? ssoSignIn({ ...d.sso, csrfToken: d.csrfToken, returnTo: d.returnTo }) : null}
@@ -72,7 +72,7 @@ export function secondStepPage(d: SecondStepPageData) {
     <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
     <label>${d.totp ? 'Code from your authenticator app, or a recovery code' : 'A recovery code'}
       <input type="text" name="code" autocomplete="one-time-code" ${d.totp ? html`inputmode="numeric"` : null} maxlength="32" required autofocus></label>
-    <button type="submit">Verify</button>
+    <button type="submit" class="primary">Verify</button>
   </form>
   <form method="post" action="/logout" class="inline">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">

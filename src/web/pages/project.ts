@@ -1,9 +1,10 @@
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
-import { layout } from './layout.js';
+import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import { indexingNote, type ProjectRow } from './projects.js';
+import { forRow } from './row-action.js';
 
 /** The file picker's filter: the extensions of every type the upload reads (the server decides by the bytes). */
 const ACCEPT = '.pdf,.docx,.odt,.rtf,.epub,.pptx,.odp,.xlsx,.ods,.csv,.tsv,.txt,.md,.markdown,.html,.htm,.xhtml,.eml,.png,.jpg,.jpeg,.tif,.tiff,.webp,.doc,.xls,.ppt';
@@ -76,7 +77,7 @@ export const liveStatus = (doc: Pick<DocumentRow, 'id' | 'status' | 'progress' |
 export const retryForm = (doc: Pick<DocumentRow, 'id' | 'filename'>, csrfToken: string, returnTo?: string) =>
   html`<form method="post" action="/documents/${doc.id}/retry" class="inline">
     <input type="hidden" name="_csrf" value="${csrfToken}">${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : null}
-    <button type="submit" class="secondary small" aria-label="Retry ${doc.filename}">Retry</button>
+    <button type="submit" class="small">${forRow('Retry', doc.filename)}</button>
   </form>`;
 
 /** The upload path under a name, when there is one. */
@@ -99,7 +100,7 @@ export function uploadForm(projectId: string, limits: { maxFileMb: number; maxFi
         A folder’s files keep their paths inside it; a file uploaded again at the same path replaces the older version.</p>
       <p class="upload-how" id="upload-how">Choose files or a folder, then press Upload.</p>
     </div>
-    <button type="submit" id="upload-submit">Upload</button>
+    <button type="submit" id="upload-submit" class="primary">Upload</button>
     <ul id="upload-list" class="upload-list" aria-live="polite"></ul>
   </form>`;
 }
@@ -114,7 +115,7 @@ export function documentRow(doc: DocumentRow, csrfToken: string, role: ProjectRo
   <td class="num chunks" data-label="Chunks">${doc.chunkCount}</td>
   <td data-label="Uploaded">${formatTime(doc.createdAt)}</td>
   <td class="actions-cell">${edits && doc.status === 'failed' ? retryForm(doc, csrfToken, `/projects/${doc.projectId}`) : null}
-    ${edits ? html`<a href="/documents/${doc.id}/delete" class="danger-link" aria-label="Delete ${doc.filename}…">Delete…</a>` : null}</td>
+    ${edits ? html`<a href="/documents/${doc.id}/delete" class="button danger small">${forRow('Delete…', doc.filename)}</a>` : null}</td>
 </tr>`;
 }
 
@@ -129,9 +130,9 @@ export function documentsTable(projectId: string, documents: DocumentRow[], csrf
 export function projectPage(d: ProjectPageData) {
   const p = d.project;
   return layout(
-    { title: p.name, user: d.user, csrfToken: d.csrfToken, active: 'projects', script: 'project.js' },
+    { title: p.name, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true, script: 'project.js' },
     html`<section class="card">
-  <p class="crumbs"><a href="/projects">Projects</a> ›</p>
+  ${crumbs([{ href: '/projects', label: 'Projects' }])}
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
@@ -175,10 +176,10 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
       ? m.role
       : html`<form method="post" action="/projects/${p.id}/members" class="inline">${csrf}
       <input type="hidden" name="member" value="${m.kind === 'user' ? m.email! : `group:${m.group!}`}">${roleSelect(m.role, `Role of ${name}`)}
-      <button type="submit" class="secondary small">Change</button></form>`
+      <button type="submit" class="small">${forRow('Change', name)}</button></form>`
   }</td>
   <td>${ofRecord ? null : html`<form method="post" action="/projects/${p.id}/members/${m.id}/remove" class="inline">${csrf}
-      <button type="submit" class="secondary small" aria-label="Stop sharing with ${name}">Remove</button></form>`}</td>
+      <button type="submit" class="danger small">${forRow('Remove', name)}</button></form>`}</td>
 </tr>`;
   });
   return html`<h2 id="share">Share</h2>

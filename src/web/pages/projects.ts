@@ -55,7 +55,7 @@ export function projectsPage(d: ProjectsPageData) {
   const own = d.projects.filter((p) => !p.sharedBy);
   const shared = d.projects.filter((p) => p.sharedBy);
   return layout(
-    { title: 'Projects', user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    { title: 'Projects', user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true },
     html`<section class="card">
   <h1>Projects</h1>
   <p>Projects group documents: search all of them or one at a time, and share them with people or groups.</p>
@@ -68,7 +68,7 @@ export function projectsPage(d: ProjectsPageData) {
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>Name <input type="text" name="name" maxlength="100" required value="${d.form?.name ?? ''}"></label>
     <label>Description <textarea name="description" rows="2" maxlength="2000">${d.form?.description ?? ''}</textarea></label>
-    <button type="submit">Create project</button>
+    <button type="submit" class="primary">Create project</button>
   </form>
 </section>`,
   );

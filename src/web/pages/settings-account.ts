@@ -16,7 +16,7 @@ export function settingsAccountPage(d: SettingsAccountData) {
   const error = (form: 'password' | 'email') =>
     d.error?.form === form ? html`<p class="error" role="alert" id="${form}-error">${d.error.message}</p>` : null;
   return layout(
-    { title: 'Account', user: d.user, csrfToken: d.csrfToken, active: 'account' },
+    { title: 'Account', user: d.user, csrfToken: d.csrfToken, active: 'account', wide: true },
     html`<section class="card">
   <h1>Account</h1>
   <p>You are signed in as <strong id="account-email">${d.user.email}</strong>.</p>

@@ -1,6 +1,8 @@
+import { breakAtSeparators } from '../break-points.js';
 import { html } from '../html.js';
 import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 export interface AppRow {
   id: string;
@@ -44,16 +46,16 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
     (a) => html`<tr data-client-id="${a.id}">
   <td>${a.name}</td>
   <td data-label="Client ID"><code>${a.id}</code>${a.isPublic ? html` <span class="muted">(public)</span>` : null}</td>
-  <td data-label="Redirect URIs">${a.redirectUris.map((u) => html`<code>${u}</code><br>`)}</td>
+  <td data-label="Redirect URIs">${a.redirectUris.map((u) => html`<code class="url">${breakAtSeparators(u)}</code><br>`)}</td>
   <td data-label="Registered">${day(a.createdAt)}</td>
   <td class="actions-cell">
-    ${a.isPublic ? null : html`<a href="/settings/applications/${a.id}/rotate" aria-label="Rotate secret of ${a.name}…">Rotate secret…</a>`}
-    <a href="/settings/applications/${a.id}/delete" class="danger-link" aria-label="Delete ${a.name}…">Delete…</a>
+    ${a.isPublic ? null : html`<a href="/settings/applications/${a.id}/rotate" class="button small">${forRow('Rotate secret…', a.name)}</a>`}
+    <a href="/settings/applications/${a.id}/delete" class="button danger small">${forRow('Delete…', a.name)}</a>
   </td>
 </tr>`,
   );
   return layout(
-    { title: 'Applications', user: d.user, csrfToken: d.csrfToken, active: 'applications' },
+    { title: 'Applications', user: d.user, csrfToken: d.csrfToken, active: 'applications', wide: true },
     html`<section class="card">
   <h1>Applications</h1>
   <p>Register an application to let it act for docsearch users through OAuth 2.0 (authorization code grant).
@@ -67,16 +69,16 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
       <textarea name="redirect_uris" rows="3" required placeholder="https://app.example.com/oauth/callback">${d.form?.redirectUris ?? ''}</textarea>
     </label>
     <label class="check"><input type="checkbox" name="public" value="1"${d.form?.isPublic ? html` checked` : null}> Public client (native or browser app that can't keep a secret; PKCE required)</label>
-    <button type="submit">Register application</button>
+    <button type="submit" class="primary">Register application</button>
   </form>
   <h2>Your applications</h2>
   ${
     d.apps.length === 0
       ? html`<p class="muted">No applications registered yet.</p>`
-      : html`<table class="apps rows">
+      : html`<div class="table-wrap"><table class="apps rows">
   <thead><tr><th>Name</th><th>Client ID</th><th>Redirect URIs</th><th>Registered</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
-</table>`
+</table></div>`
   }
   <p class="muted">Deleting an application revokes every token it holds. Rotating the secret stops the old one at once.</p>
 </section>`,

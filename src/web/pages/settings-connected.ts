@@ -1,6 +1,7 @@
 import { isGrantScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 export interface ConnectedRow {
   clientId: string;
@@ -26,21 +27,21 @@ export function settingsConnectedPage(d: SettingsConnectedData) {
   <td data-label="May"><ul class="scopes">${a.scopes.map((s) => html`<li>${isGrantScope(s) ? SCOPE_DESCRIPTIONS[s] : s} <code class="muted">${s}</code></li>`)}</ul></td>
   <td data-label="Allowed">${day(a.grantedAt)}</td>
   <td data-label="Last token">${day(a.lastIssuedAt)}</td>
-  <td><a href="/settings/connected/${a.clientId}/revoke" class="danger-link" aria-label="Revoke access of ${a.name}…">Revoke access…</a></td>
+  <td class="actions-cell"><a href="/settings/connected/${a.clientId}/revoke" class="button danger small">${forRow('Revoke access…', a.name)}</a></td>
 </tr>`,
   );
   return layout(
-    { title: 'Connected apps', user: d.user, csrfToken: d.csrfToken, active: 'connected' },
+    { title: 'Connected apps', user: d.user, csrfToken: d.csrfToken, active: 'connected', wide: true },
     html`<section class="card">
   <h1>Connected apps</h1>
   <p>Applications you allowed to use your docsearch account. Revoking access ends their tokens at once.</p>
   ${
     d.apps.length === 0
       ? html`<p class="muted">No application has access to your account.</p>`
-      : html`<table class="connected rows">
+      : html`<div class="table-wrap"><table class="connected rows">
   <thead><tr><th>Application</th><th>May</th><th>Allowed</th><th>Last token</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
-</table>`
+</table></div>`
   }
 </section>`,
   );

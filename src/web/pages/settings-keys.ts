@@ -4,6 +4,7 @@ import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { copyRow } from './copy-row.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 export interface KeyRow {
   id: string;
@@ -76,11 +77,11 @@ export function settingsKeysPage(d: SettingsKeysData) {
   <td data-label="Created">${when(k.createdAt)}</td>
   <td data-label="Last used">${when(k.lastUsedAt)}</td>
   <td data-label="Expires">${expiry(k, d.now)}</td>
-  <td><a href="/settings/keys/${k.id}/revoke" class="danger-link" aria-label="Revoke ${k.name ?? keyLabel(k)}…">Revoke…</a></td>
+  <td class="actions-cell"><a href="/settings/keys/${k.id}/revoke" class="button danger small">${forRow('Revoke…', k.name ?? keyLabel(k))}</a></td>
 </tr>`,
   );
   return layout(
-    { title: 'API Keys', user: d.user, csrfToken: d.csrfToken, active: 'keys' },
+    { title: 'API Keys', user: d.user, csrfToken: d.csrfToken, active: 'keys', wide: true },
     html`<section class="card">
   <h1>API Keys</h1>
   <p>API keys let scripts and CI call the docsearch API as you: send <code>Authorization: Bearer &lt;key&gt;</code>.</p>
@@ -96,16 +97,16 @@ export function settingsKeysPage(d: SettingsKeysData) {
       ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${c.value === DEFAULT_EXPIRY ? html` selected` : null}>${c.label}</option>`)}
     </select></label>
     <p class="muted" id="expires-help">An expired key gets <code>401</code> saying when it expired; it stays listed here until you revoke it.</p>
-    <button type="submit">Generate new API key</button>
+    <button type="submit" class="primary">Generate new API key</button>
   </form>
   <h2>Your keys</h2>
   ${
     d.keys.length === 0
       ? html`<p class="muted">No API keys yet.</p>`
-      : html`<table class="keys rows">
+      : html`<div class="table-wrap"><table class="keys rows">
   <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
-</table>`
+</table></div>`
   }
 </section>`,
   );

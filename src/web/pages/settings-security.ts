@@ -84,7 +84,7 @@ function totpSection(d: SettingsSecurityData) {
   <form method="post" action="/settings/security/totp" class="stack" aria-label="Confirm the authenticator app">
     ${hidden(d)}<input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
     <label>Code from the app <input type="text" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" maxlength="7" required autofocus></label>
-    <button type="submit">Turn on</button>
+    <button type="submit" class="primary">Turn on</button>
   </form>`;
   }
   return html`<p id="totp-status">Off.</p>
@@ -138,7 +138,7 @@ function passkeySection(d: SettingsSecurityData) {
   return html`<h2 id="passkeys-heading">Passkeys</h2>
   ${d.passkeysUnavailable ? html`<p class="muted">Passkeys are not available on this server: ${d.passkeysUnavailable}.</p>` : null}
   ${error('passkey')}
-  ${d.passkeys.length ? html`<table class="rows" id="passkeys"><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p class="muted">No passkeys yet.</p>`}
+  ${d.passkeys.length ? html`<div class="table-wrap"><table class="rows" id="passkeys"><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No passkeys yet.</p>`}
   ${d.passkeysUnavailable ? null : passkeyForm({ id: 'passkey-register', action: '/settings/security/passkeys', options: '/settings/security/passkeys/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Add a passkey', ceremony: 'register', nameField: true })}
   ${
     d.passkeys.length
@@ -170,7 +170,7 @@ function sessionsSection(d: SettingsSecurityData) {
   );
   return html`<h2 id="sessions-heading">Sessions</h2>
   <p class="muted">Where you are signed in. Ending a session signs that browser out at its next page.</p>
-  <table class="rows" id="sessions"><thead><tr><th>Device</th><th>Address</th><th>Signed in</th><th>Last seen</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>
+  <div class="table-wrap"><table class="rows" id="sessions"><thead><tr><th>Device</th><th>Address</th><th>Signed in</th><th>Last seen</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
   ${
     d.sessions.length > 1
       ? html`<form method="post" action="/settings/security/sessions/end-others">${hidden(d)}<button type="submit">End every other session</button></form>`
@@ -181,7 +181,7 @@ function sessionsSection(d: SettingsSecurityData) {
 /** Settings → Security: the second factors (authenticator app, recovery codes, passkeys) and the signed-in sessions. */
 export function settingsSecurityPage(d: SettingsSecurityData) {
   return layout(
-    { title: 'Security', user: d.user, csrfToken: d.csrfToken, active: 'security', script: 'passkeys.js' },
+    { title: 'Security', user: d.user, csrfToken: d.csrfToken, active: 'security', wide: true, script: 'passkeys.js' },
     html`<section class="card">
   <h1>Security</h1>
   ${

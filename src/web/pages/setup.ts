@@ -21,7 +21,7 @@ export function setupPage(d: SetupPageData) {
     <input type="hidden" name="token" value="${d.token}">
     <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="new-password" minlength="${d.minPasswordLength}" required></label>
-    <button type="submit">Create account</button>
+    <button type="submit" class="primary">Create account</button>
   </form>
 </section>`,
   );

@@ -1,9 +1,10 @@
 import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
-import { layout } from './layout.js';
+import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import type { ProjectRow } from './projects.js';
+import { forRow } from './row-action.js';
 
 /** A source as its project's Sources tab shows it. */
 export interface SourceRow {
@@ -59,7 +60,7 @@ export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   <p class="actions">
     ${s.status === 'paused' ? button(`${base}/resume`, 'Resume and confirm', csrfToken, { cls: 'small' }) : button(`${base}/sync`, 'Sync now', csrfToken)}
     ${s.status === 'paused' ? null : button(`${base}/pause`, 'Pause', csrfToken)}
-    <a href="${base}/remove" class="danger-link" aria-label="Remove ${s.url}…">Remove…</a>
+    <a href="${base}/remove" class="button danger small">${forRow('Remove…', s.url)}</a>
   </p>
 </li>`;
 }
@@ -68,9 +69,9 @@ export function sourcesPage(d: SourcesPageData) {
   const p = d.project;
   const f = d.form ?? { kind: '', url: '', every: '1h', username: '' };
   return layout(
-    { title: `${p.name}: sources`, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
+    { title: `${p.name}: sources`, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true },
     html`<section class="card">
-  <p class="crumbs"><a href="/projects">Projects</a> ›</p>
+  ${crumbs([{ href: '/projects', label: 'Projects' }])}
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${projectTabs(p.id, 'sources')}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
@@ -86,7 +87,7 @@ export function sourcesPage(d: SourcesPageData) {
     <label>Every <input type="text" name="every" maxlength="20" value="${f.every}" placeholder="15m, 1h, 1d"></label>
     <label>User name <input type="text" name="username" maxlength="500" value="${f.username}" autocomplete="off"></label>
     <label>Password <input type="password" name="password" maxlength="4000" autocomplete="new-password"></label>
-    <button type="submit">Add source</button>
+    <button type="submit" class="primary">Add source</button>
   </form>
 </section>`,
   );

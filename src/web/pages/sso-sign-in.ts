@@ -16,6 +16,6 @@ export function ssoSignIn(d: SsoSignIn & { csrfToken: string; returnTo?: string 
   return html`${d.passwordLogin ? html`<p class="muted or">or</p>` : null}<form method="post" action="/login/sso" class="sso">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
-    <button type="submit" id="sso"${d.passwordLogin ? html` class="secondary"` : null}>Sign in with ${d.name}</button>
+    <button type="submit" id="sso"${d.passwordLogin ? null : html` class="primary"`}>Sign in with ${d.name}</button>
   </form>`;
 }

@@ -3,6 +3,7 @@ import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
 import { pathLine } from './project.js';
+import { forRow } from './row-action.js';
 
 /** A document in the trash, as the Trash page lists it. */
 export interface TrashRow {
@@ -40,9 +41,9 @@ function row(e: TrashRow, csrf: string) {
   <td class="actions-cell">
     <form method="post" action="/trash/${e.id}/restore" class="inline">
       <input type="hidden" name="_csrf" value="${csrf}">
-      <button type="submit" class="secondary small" aria-label="Restore ${e.filename}">Restore</button>
+      <button type="submit" class="small">${forRow('Restore', e.filename)}</button>
     </form>
-    <a href="/trash/${e.id}/purge" class="button danger small" aria-label="Delete ${e.filename} for good">Delete for good…</a>
+    <a href="/trash/${e.id}/purge" class="button danger small">${forRow('Delete for good…', e.filename)}</a>
   </td>
 </tr>`;
 }
@@ -50,9 +51,8 @@ function row(e: TrashRow, csrf: string) {
 /** The trash of the projects the user edits: restore a document (the same id, searchable again at once) or remove it for good. */
 export function trashPage(d: TrashPageData) {
   return layout(
-    { title: 'Trash', user: d.user, csrfToken: d.csrfToken, active: 'documents' },
+    { title: 'Trash', user: d.user, csrfToken: d.csrfToken, active: 'trash', wide: true },
     html`<section class="card">
-  <p class="crumbs"><a href="/documents">Documents</a> ›</p>
   <h1>Trash</h1>
   <p class="muted">Deleted documents of the projects you edit stay here for ${d.days} day${d.days === 1 ? '' : 's'}, out of search, and can be restored as they were. Then they are removed for good.</p>
   ${
@@ -76,7 +76,7 @@ export function trashPurgePage(d: { user: { email: string }; csrfToken: string; 
   return confirmPage({
     user: d.user,
     csrfToken: d.csrfToken,
-    active: 'documents',
+    active: 'trash',
     title: `Delete “${d.entry.filename}” for good?`,
     body: html`<p>It leaves the trash now: its text, its chunks and its original file are removed, and it can't be restored.</p>`,
     action: `/trash/${d.entry.id}/purge`,

@@ -90,7 +90,7 @@ describe('Settings → Account and users set-password', () => {
     const fresh = `renamed-${process.pid}@example.com`;
     const done = await change(fresh);
     expect(done.redirectedFrom).toMatchObject({ status: 303, location: '/settings/account' });
-    expect(done.text).toContain(`Email changed to ${fresh}. Log in with it from now on.`);
+    expect(done.text).toContain(`Email changed to ${fresh}. Sign in with it from now on.`);
     expect(done.text).toContain(`<strong id="account-email">${fresh}</strong>`);
     expect((await from(ip).login(user.email, user.password)).status).toBe(401);
     expect((await from(ip).login(fresh, user.password)).status).toBe(302);

@@ -17,7 +17,21 @@ describe('claims', () => {
     const verified = (claims: Record<string, unknown>) => identityFromClaims('https://idp.example', { sub: 's', email: 'p@example.org', ...claims }, 'groups').emailVerified;
     expect(verified({ email_verified: true })).toBe(true);
     expect(verified({ email_verified: 'true' })).toBe(true);
-    expect(verified({ xms_edov: true })).toBe(true);
+    // Entra ID's optional claim counts from Entra ID's issuers only: elsewhere anyone able to set a profile attribute
+    // the provider maps to claims could name their own address verified (issue 61, Low 16).
+    expect(verified({ xms_edov: true })).toBe(false);
+    expect(verified({ xms_edov: 'true' })).toBe(false);
+    const entra = (issuer: string, claims: Record<string, unknown>) => identityFromClaims(issuer, { sub: 's', email: 'p@example.org', ...claims }, 'groups').emailVerified;
+    const tenant = 'https://login.microsoftonline.com/3f2b0c1d-0000-4000-8000-000000000000/v2.0';
+    expect(entra(tenant, { xms_edov: true })).toBe(true);
+    expect(entra(tenant, { xms_edov: 'true' })).toBe(true);
+    expect(entra(tenant, { xms_edov: false })).toBe(false);
+    expect(entra('https://login.microsoftonline.us/3f2b0c1d-0000-4000-8000-000000000000/v2.0', { xms_edov: true })).toBe(true);
+    expect(entra('https://sts.windows.net/3f2b0c1d-0000-4000-8000-000000000000/', { xms_edov: true })).toBe(true);
+    // Look-alikes are not Entra ID.
+    expect(entra('https://login.microsoftonline.com.example.org/t/v2.0', { xms_edov: true })).toBe(false);
+    expect(entra('https://evil.example/login.microsoftonline.com/v2.0', { xms_edov: true })).toBe(false);
+    expect(entra('http://login.microsoftonline.com/t/v2.0', { xms_edov: true })).toBe(false);
     expect(verified({})).toBe(false);
     expect(verified({ email_verified: false })).toBe(false);
     expect(verified({ email_verified: 'yes' })).toBe(false);

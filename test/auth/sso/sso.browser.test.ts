@@ -89,7 +89,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('sign-in with an OpenID Provider'),
       expect(await page.textContent('body')).toContain(`from ${PROVIDER_NAME}`);
 
       // Signing out signs out at the provider too (it asks to confirm), and comes back to our login page.
-      await page.click('button:has-text("Log out")');
+      await page.click('button:has-text("Sign out")');
       await page.waitForURL((u) => u.origin === idp.issuer);
       await page.click('button:has-text("Yes, sign me out")');
       await page.waitForURL(`${d.url}/login`);

@@ -13,11 +13,12 @@ export const deleteKey = (s: Services) =>
     credentials: ['api_key'],
     tokensWith: KEYS_SCOPE,
     tag: 'keys',
-    summary: 'Revoke an API key; it stops working at once.',
+    summary: 'Revoke an API key; it stops working at once. A key limited to projects revokes only keys limited within its own limit (any other is not found).',
     params: IdParams,
     responses: { 204: { description: 'Revoked' }, 404: { description: 'Not found', schema: ErrorBody } },
     async handler({ params, principal }) {
-      if (!(await s.apiKeys.revoke(principal.userId, params.id))) throw notFound('API key');
+      const key = (await s.apiKeys.list(principal.userId)).find((k) => k.id === params.id);
+      if (!key || !s.access.keyWithin(principal, key.projectIds) || !(await s.apiKeys.revoke(principal.userId, key.id))) throw notFound('API key');
       return { status: 204 };
     },
   });

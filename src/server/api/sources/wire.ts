@@ -39,6 +39,7 @@ export const SourceSchema = z
     error: z.string().optional().describe('why the last pass failed'),
     options: z.record(z.string(), z.unknown()).describe("the kind's options, without secrets"),
     secrets: z.array(z.string()).describe('names of the secret options set (their values are never shown)'),
+    labels: z.array(z.string()).describe('label names it puts on every document it brings (an extra of docsearch: docs/api.md#labels)'),
     item_errors: z
       .object({ count: z.number().int(), items: z.array(z.object({ path: z.string(), error: z.string(), at: Timestamp })) })
       .optional()
@@ -63,6 +64,7 @@ export function sourceToWire(source: SourceRecord, service: SourceService) {
     ...(source.error !== null ? { error: source.error } : {}),
     options: source.options,
     secrets: service.secretNames(source),
+    labels: source.labels,
     created_at: toIso(source.createdAt),
     updated_at: toIso(source.updatedAt),
   };

@@ -11,6 +11,7 @@ import { metadataRows } from '../document-filters.js';
  *   for the documents already stored.
  * - `saved_searches`: a person's named query with its filters, shared with a project's members when `project_id` is
  *   set.
+ * - `sources.labels`: the labels (names, a JSON array) a source puts on every document it brings.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   const d = dialectOf(db);
@@ -62,6 +63,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await d.uniqueIndexIgnoringCase('saved_searches_user_name', 'saved_searches', ['user_id'], 'name').execute(db);
   await db.schema.createIndex('saved_searches_project').on('saved_searches').columns(['project_id']).execute();
+
+  await db.schema.alterTable('sources').addColumn('labels', 'text', (c) => c.notNull().defaultTo('[]')).execute();
 
   // The metadata of documents already stored, a page at a time.
   let after = '';
