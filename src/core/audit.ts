@@ -36,6 +36,10 @@ export const AUDIT_EVENT_TYPES = [
   'account.created',
   'account.linked',
   'account.invited',
+  'account.invite_revoked',
+  'password_reset.requested',
+  'password_reset.link_made',
+  'password_reset.completed',
   'account.password_changed',
   'account.password_set',
   'account.email_changed',
@@ -62,6 +66,8 @@ export const AUDIT_EVENT_TYPES = [
   'restore.completed',
   'migrate.completed',
   'reindex.started',
+  'mail.sent',
+  'mail.failed',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

@@ -6,6 +6,7 @@ import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url
 import { parseSecretsKey } from '../core/sealed-secret.js';
 import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 import { proxyListProblem } from './trusted-proxies.js';
+import { redactSmtpUrl, smtpUrlProblem } from '../mail/smtp-url.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -65,7 +66,17 @@ export const OPTIONS = [
     description:
       'PostgreSQL (15 or later) for shared mode, postgres://user:password@host:5432/db: accounts, projects, documents and the ingest queue, shared by every replica; unset: SQLite at <data-dir>/docsearch.db. The password is masked in logs; prefer the environment variable',
   },
-  { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>)' },
+  { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>); links in e-mail start with it' },
+  {
+    name: 'smtp-url',
+    kind: 'string',
+    valueName: 'url',
+    secret: redactSmtpUrl,
+    check: smtpUrlProblem,
+    description:
+      'send e-mail (invitations, password resets, new sign-in notices, source alerts; docs/mail.md) through this mail server: smtp://user:password@mail.example.com:587 (STARTTLS when offered) or smtps://…:465; unset: no e-mail, and admins hand out links instead. The password is masked in logs; prefer the environment variable',
+  },
+  { name: 'smtp-from', kind: 'string', valueName: 'address', description: 'the From of every mail, e.g. "Docs <docs@example.com>" (default: docsearch <docsearch@the public URL\'s host>)' },
   {
     name: 'mcp-allowed-origins',
     kind: 'string',

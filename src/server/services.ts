@@ -29,6 +29,9 @@ import type { HealthProbe } from './health.js';
 import type { Sso } from './sso.js';
 import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { MailOutboxStore } from '../store/sql/mail-outbox.js';
+import type { KnownDeviceStore } from '../store/sql/known-devices.js';
 import type { Extractor } from '../ingest/extract.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
@@ -99,4 +102,10 @@ export interface Services {
   sources: SourceService;
   /** Sign-in through the identity provider (docs/sso.md); null when none is configured. */
   sso: Sso | null;
+  /** Queues e-mail in the outbox (docs/mail.md); `enabled` is false without --smtp-url. */
+  mailer: Mailer;
+  /** The outbox's rows, for admins to read. */
+  outbox: MailOutboxStore;
+  /** Browsers each account signed in from (new-browser notices). */
+  devices: KnownDeviceStore;
 }

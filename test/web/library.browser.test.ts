@@ -52,6 +52,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       await capture(page, '01-setup');
       await page.fill('input[name=email]', EMAIL);
       await page.fill('input[name=password]', PASSWORD);
+      await page.fill('input[name=password2]', PASSWORD);
       await page.click('button[type=submit]');
       await page.waitForURL(/\/documents$/); // the library, empty for now
 

@@ -19,10 +19,12 @@ export interface UsersTable {
   deleted_at: number | null;
   /** 1: a passkey alone signs the account in (passwordless); 0: a passkey is a second factor after the password (015). */
   passkey_sign_in: Generated<number>;
-  /** The identity provider that sets the admin flag at each sign-in (`--sso-admin-group`); null: set here (020). */
+  /** The identity provider that sets the admin flag at each sign-in (`--sso-admin-group`); null: set here (019). */
   admin_managed_by: string | null;
-  /** When an admin or the person let the provider take this local account over at its next sign-in (020). */
+  /** When an admin or the person let the provider take this local account over at its next sign-in (019). */
   link_offered_at: number | null;
+  /** The last sign-in of any kind (020); null: never signed in since. */
+  last_sign_in_at: number | null;
 }
 
 export interface GroupsTable {
@@ -63,6 +65,52 @@ export interface InvitesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** 1: the account it makes is an admin (020). */
+  is_admin: Generated<number>;
+  /** A local group the account it makes joins (020). */
+  group_id: string | null;
+}
+
+/** Mail waiting to be sent, or sent, or given up on (020; docs/mail.md). */
+export interface MailOutboxTable {
+  id: string;
+  /** invite | password_reset | sign_in_notice | source_alert | test */
+  kind: string;
+  to_address: string;
+  subject: string;
+  /** The text (and HTML) body, sealed under the secrets key; null once sent (it may hold a one-time link). */
+  body_sealed: string | null;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** The sender that holds the row while it sends, and until when (a crashed sender's claim runs out). */
+  claimed_by: string | null;
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+  /** What the mail server called it (its queue id in the 250 reply, or the Message-ID). */
+  message_id: string | null;
+}
+
+/** One-time password reset links (020): only the SHA-256 of a link's token is kept. */
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  /** The admin who made it; null: the person asked for it themselves ("Forgot password?"). */
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A browser an account has signed in from (020): `id` is the SHA-256 of the account id and the browser's cookie. */
+export interface KnownDevicesTable {
+  id: string;
+  user_id: string;
+  user_agent: string | null;
+  created_at: number;
+  last_seen_at: number;
 }
 
 /** An account's link to who it is at an identity provider (017; docs/sso.md). */
@@ -97,13 +145,13 @@ export interface SessionsTable {
   /** A WebAuthn challenge this session was given, single use, until `challenge_until` (015). */
   challenge: string | null;
   challenge_until: number | null;
-  /** Signed in through this identity provider (its issuer), as this subject, in its session `provider_sid` (020). */
+  /** Signed in through this identity provider (its issuer), as this subject, in its session `provider_sid` (019). */
   provider: string | null;
   provider_subject: string | null;
   provider_sid: string | null;
-  /** The provider's refresh token, sealed under the secrets key: the periodic re-check asks with it (020). */
+  /** The provider's refresh token, sealed under the secrets key: the periodic re-check asks with it (019). */
   provider_refresh: string | null;
-  /** When the provider last said this session still stands (020). */
+  /** When the provider last said this session still stands (019). */
   provider_checked_at: number | null;
 }
 
@@ -162,7 +210,7 @@ export interface AuditEventsTable {
   request_id: string | null;
   /** JSON object. */
   details: string;
-  /** Who caused it: user, admin, operator, sso, source, system, anonymous (020). */
+  /** Who caused it: user, admin, operator, sso, source, system, anonymous (019). */
   by: Generated<string | null>;
 }
 
@@ -366,13 +414,13 @@ export interface SourcesTable {
   failures: number;
   created_at: number;
   updated_at: number;
-  /** JSON: the deletions the guard holds for an owner's confirmation (why, how many, which); null when none (020). */
+  /** JSON: the deletions the guard holds for an owner's confirmation (why, how many, which); null when none (019). */
   held_deletions: string | null;
-  /** The labels (names, a JSON array) it puts on every document it brings (020). */
+  /** The labels (names, a JSON array) it puts on every document it brings (022). */
   labels: string;
 }
 
-/** What the web's bell shows a person (020): a source of theirs paused or failing. */
+/** What the web's bell shows a person (019): a source of theirs paused or failing. */
 export interface NoticesTable {
   id: string;
   user_id: string;
@@ -402,7 +450,7 @@ export interface SourceItemsTable {
   updated_at: number;
 }
 
-/** A project's label: each name once per project, any case (020). */
+/** A project's label: each name once per project, any case (022). */
 export interface LabelsTable {
   id: string;
   project_id: string;
@@ -413,7 +461,7 @@ export interface LabelsTable {
   updated_at: number;
 }
 
-/** A label on a document (020). */
+/** A label on a document (022). */
 export interface DocumentLabelsTable {
   /** `<document_id>:<label_id>`. */
   id: string;
@@ -422,7 +470,7 @@ export interface DocumentLabelsTable {
   created_at: number;
 }
 
-/** A document's metadata as filters read it (core/metadata-entries.ts), one row per key and per value (020). */
+/** A document's metadata as filters read it (core/metadata-entries.ts), one row per key and per value (022). */
 export interface DocumentMetadataTable {
   /** `<document_id>:<n>`. */
   id: string;
@@ -434,7 +482,7 @@ export interface DocumentMetadataTable {
   moment: number | null;
 }
 
-/** A person's named search (020): `search` is its JSON (query, filters, mode, group); shared with `project_id`'s members. */
+/** A person's named search (022): `search` is its JSON (query, filters, mode, group); shared with `project_id`'s members. */
 export interface SavedSearchesTable {
   id: string;
   user_id: string;
@@ -472,6 +520,9 @@ export interface Database {
   audit_events: AuditEventsTable;
   identities: IdentitiesTable;
   notices: NoticesTable;
+  mail_outbox: MailOutboxTable;
+  password_resets: PasswordResetsTable;
+  known_devices: KnownDevicesTable;
   labels: LabelsTable;
   document_labels: DocumentLabelsTable;
   document_metadata: DocumentMetadataTable;

@@ -164,6 +164,13 @@ export class UserStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
+  /** Records a sign-in (Admin → Users' "last sign-in"); the time it had before, null for a first sign-in. */
+  async signedIn(id: string): Promise<number | null> {
+    const before = await this.db.selectFrom('users').select('last_sign_in_at').where('id', '=', id).executeTakeFirst();
+    await this.db.updateTable('users').set({ last_sign_in_at: this.now() }).where('id', '=', id).execute();
+    return before?.last_sign_in_at == null ? null : Number(before.last_sign_in_at);
+  }
+
   /** Whether a passkey alone signs the account in (passwordless), rather than being a second factor after the password. */
   async passkeySignIn(id: string): Promise<boolean> {
     const row = await this.live().select('passkey_sign_in').where('id', '=', id).executeTakeFirst();

@@ -18,7 +18,8 @@ import * as m016 from './016-trash.js';
 import * as m017 from './017-identities.js';
 import * as m018 from './018-api-key-expiry.js';
 import * as m019 from './019-team-operations.js';
-import * as m020 from './020-labels-filters.js';
+import * as m020 from './020-mail.js';
+import * as m022 from './022-labels-filters.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -46,7 +47,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '017-identities': m017,
   '018-api-key-expiry': m018,
   '019-team-operations': m019,
-  '020-labels-filters': m020,
+  '020-mail': m020,
+  '022-labels-filters': m022,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */
