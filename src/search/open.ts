@@ -17,6 +17,7 @@ import { AnswerMeaning } from './answer-meaning.js';
 import { FacetCounter } from './facets.js';
 import { FilterResolver } from './filters.js';
 import { CursorCodec } from './cursor.js';
+import { LibraryLanguages } from './library-languages.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
 import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
@@ -72,7 +73,15 @@ export async function openSearch(deps: {
   const reranker: CandidateReranker | null = builtin ?? (model ? fromModelReranker(model) : null);
 
   const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
-  const retriever = new Retriever({ chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log, ...(deps.timings ? { timings: deps.timings } : {}) });
+  const languages = new LibraryLanguages(deps.documents);
+  const retriever = new Retriever({
+    chunks: deps.chunks,
+    embedder: deps.embedder,
+    cache: new QueryVectorCache(512),
+    log: deps.log,
+    libraryLanguages: (projectIds) => languages.of(projectIds),
+    ...(deps.timings ? { timings: deps.timings } : {}),
+  });
   const service = new SearchService({
     retriever,
     reranker,

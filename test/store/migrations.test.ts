@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-labels-filters']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -96,12 +96,14 @@ describe('migrations on SQLite', () => {
     // four tables, and moved 008's list indexes from the uploader to the project; 013 two OAuth indexes; 014 two columns
     // to documents, and the sources' tables; 015 a column to users, seven to sessions, four tables (second factors,
     // passkeys, the audit log); 016 two columns to documents and the trash's index; 017 the identities table; 018 a column to
-    // api_keys; 019 two columns to users, five to sessions and its provider index, the notices' table; 020 the mail's tables; 021 the labels',
-    // documents' metadata and saved searches' tables.
+    // api_keys; 019 columns to users and sessions, an index on sessions, the notices table; 020 the mail outbox, password
+    // resets and known devices, two columns to invites, one to users; 021 two columns to documents, one to projects and
+    // one to sources (languages); 022 a column to sources, the labels', documents' metadata and saved searches' tables.
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text, "expires_at" integer'),
-      documents: append('"attached_to" text, "source_id" text, "source_path" text, "trashed_at" integer, "trashed_by" text'),
+      documents: append('"attached_to" text, "source_id" text, "source_path" text, "trashed_at" integer, "trashed_by" text, "language" text, "language_setting" text'),
+      projects: append('"language" text'),
       jobs: append('"origin" text'),
       oauth_clients: append(`"registration" text default 'operator' not null, "client_uri" text`),
       oauth_codes: append('"resource" text'),
@@ -149,6 +151,7 @@ describe('migrations on SQLite', () => {
       'jobs_origin_claim',
       'jobs_user_claim',
       'known_devices',
+      'known_devices_user',
       'labels',
       'labels_project_name',
       'mail_outbox',
@@ -199,7 +202,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-labels-filters']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);
