@@ -12,9 +12,9 @@ import { invalidRequest } from './errors.js';
 import { type FiltersInput, METADATA_OPERATORS, type Scalar } from './filters.js';
 
 /** The query parameters that are filters (besides `metadata.<key>`). */
-export const FILTER_PARAMS = ['type', 'uploaded_since', 'uploaded_before', 'path_prefix', 'uploaded_by', 'source_id', 'labels', 'metadata'] as const;
+export const FILTER_PARAMS = ['type', 'uploaded_since', 'uploaded_before', 'path_prefix', 'uploaded_by', 'source_id', 'labels', 'language', 'metadata'] as const;
 
-const LISTS = new Set(['type', 'uploaded_by', 'source_id', 'labels']);
+const LISTS = new Set(['type', 'uploaded_by', 'source_id', 'labels', 'language']);
 
 export const isFilterParam = (name: string): boolean => (FILTER_PARAMS as readonly string[]).includes(name) || name.startsWith('metadata.');
 
@@ -106,23 +106,26 @@ export function filtersToParams(f: FiltersInput | undefined): [string, string][]
   return out;
 }
 
-const META_EXPRESSION = /^(!)?([^=<>!]+?)\s*(>=|<=|>|<|=)?\s*(.*)$/s;
+const META_COMPARISON = /^([^=<>!]+?)\s*(>=|<=|>|<|=)\s*(.*)$/s;
+const META_KEY_ALONE = /^(!)?\s*([^=<>!]+)$/s;
 
 /**
  * A CLI `--meta` expression added to a metadata filter: `team=ops` (equal; repeated for one key: any of),
  * `year>=2020`, `date<2025-01-01`, `repo` (has the key), `!draft` (has not). Throws a message naming it.
  */
 export function addMetaExpression(metadata: Record<string, unknown>, expression: string): void {
-  const m = META_EXPRESSION.exec(expression.trim());
-  const [, not, rawKey, op, value] = m ?? [];
-  const key = rawKey?.trim() ?? '';
-  if (!key) throw new Error(`--meta "${expression}": expected KEY=VALUE, KEY>=VALUE, KEY<VALUE …, KEY or !KEY`);
-  if (!op) {
-    if (value) throw new Error(`--meta "${expression}": expected KEY=VALUE, KEY>=VALUE, KEY<VALUE …, KEY or !KEY`);
-    addCondition(metadata, key, '$exists', not ? 'false' : 'true', `--meta ${expression}`);
+  const text = expression.trim();
+  const usage = `--meta "${expression}": expected KEY=VALUE, KEY>=VALUE, KEY<VALUE …, KEY or !KEY`;
+  const alone = META_KEY_ALONE.exec(text);
+  if (alone) {
+    addCondition(metadata, alone[2]!.trim(), '$exists', alone[1] ? 'false' : 'true', `--meta ${expression}`);
     return;
   }
-  if (not) throw new Error(`--meta "${expression}": "!" goes only before a key alone (!KEY: has not the key)`);
+  if (text.startsWith('!')) throw new Error(`--meta "${expression}": "!" goes only before a key alone (!KEY: has not the key)`);
+  const m = META_COMPARISON.exec(text);
+  const key = m?.[1]?.trim() ?? '';
+  if (!m || !key) throw new Error(usage);
+  const [, , op, value] = m;
   const ops = { '=': '$eq', '>=': '$gte', '<=': '$lte', '>': '$gt', '<': '$lt' } as const;
   addCondition(metadata, key, ops[op as keyof typeof ops], value ?? '', `--meta ${expression}`);
 }

@@ -84,6 +84,11 @@ const Moment = z
   .regex(MOMENT, 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)')
   .refine((v) => momentOf(v) !== null, 'is not a real date');
 
+const LanguageCode = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2,3}$/, 'must be a language code (ISO 639-1: en, de, zh …; und: undetermined)');
 const Email = z.string().trim().min(3).max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
 const Id = z.string().min(1).max(100);
 
@@ -96,6 +101,9 @@ export const Filters = z
     uploaded_by: oneOrMore(Email).optional().describe('uploaded by this person (e-mail), any of'),
     source_id: oneOrMore(Id).optional().describe('kept current by this source, any of'),
     labels: oneOrMore(LabelName).optional().describe('labelled with every one of these (label names, any case)'),
+    language: oneOrMore(LanguageCode)
+      .optional()
+      .describe('in one of these languages (ISO 639-1, "und": none could be told): a search keeps the passages in it, a list the documents most of whose passages are'),
     metadata: z
       .record(MetadataKey, Condition)
       .refine((m) => Object.keys(m).length <= MAX_METADATA_CONDITIONS, `must have at most ${MAX_METADATA_CONDITIONS} keys`)
@@ -127,6 +135,8 @@ export interface DocumentFilters {
   sourceIds?: string[];
   /** Label names (as given): the document carries each. */
   labels?: string[];
+  /** Language codes (lowercase). */
+  languages?: string[];
   metadata?: MetadataCondition[];
 }
 
@@ -164,12 +174,14 @@ export function normalFilters(f: FiltersBody | undefined): DocumentFilters | und
   if (sources) out.sourceIds = sources;
   const labels = list(f.labels);
   if (labels) out.labels = labels;
+  const languages = list(f.language);
+  if (languages) out.languages = languages;
   if (f.metadata) out.metadata = Object.entries(f.metadata).flatMap(([key, c]) => metadataConditions(key, c));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** The facets a search counts (docs/api.md#facets), besides `metadata.<key>` for any metadata key. */
-export const FACETS = ['type', 'project', 'uploaded_by', 'year', 'label'] as const;
+export const FACETS = ['type', 'project', 'uploaded_by', 'year', 'label', 'language'] as const;
 export const MAX_FACETS = 20;
 
 export const FacetName = z

@@ -70,6 +70,8 @@ export class FacetCounter {
           return [emails?.get(f.userId) ?? null];
         case 'year':
           return [yearOf(f.createdAt)];
+        case 'language':
+          return [f.language];
         case 'label':
           // One value per name (any case), as the filter matches names.
           return [...new Map((labels?.get(unit.documentId) ?? []).map((l) => [l.name.toLowerCase(), l.name])).values()];

@@ -25,6 +25,7 @@ export class FilterResolver {
     if (f.uploadedBefore !== undefined) out.uploadedBefore = f.uploadedBefore;
     if (f.pathPrefix !== undefined) out.pathPrefix = f.pathPrefix;
     if (f.sourceIds) out.sourceIds = f.sourceIds;
+    if (f.languages) out.languages = f.languages;
     const [userIds, labelIds] = await Promise.all([
       f.uploadedBy ? this.deps.lookups.userIds(f.uploadedBy) : undefined,
       f.labels ? this.deps.labels.idsByName(projectIds, f.labels) : undefined,

@@ -33,6 +33,8 @@ export interface LibraryDoc extends DocSpec {
   id: string;
   projectId: string;
   createdAt: number;
+  /** As the daemon told it (most of its chunks' language). */
+  language: string;
 }
 
 const text = (title: string, extra: string) =>
@@ -131,7 +133,7 @@ export async function buildLibrary(d: Daemon, specs: DocSpec[] = librarySpecs())
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const doc = res.body.documents[0];
       expect(doc.status, JSON.stringify(doc)).toBe('ready');
-      docs.push({ ...spec, id: doc.id, projectId: doc.project_id, createdAt: Date.parse(doc.created_at) });
+      docs.push({ ...spec, id: doc.id, projectId: doc.project_id, createdAt: Date.parse(doc.created_at), language: doc.language });
     }
   }
   return { users, projects, docs, between };
@@ -191,6 +193,8 @@ export function expected(lib: Library, who: Person, filters: Record<string, unkn
     if (by && !by.some((e) => emails[e.toLowerCase()] === doc.by)) return false;
     const labels = asList(filters.labels as string | string[] | undefined);
     if (labels && !labels.every((l) => doc.labels.some((x) => x.toLowerCase() === l.toLowerCase()))) return false;
+    const languages = asList(filters.language as string | string[] | undefined);
+    if (languages && !languages.some((l) => l.toLowerCase() === doc.language)) return false;
     for (const [key, c] of Object.entries((filters.metadata as Record<string, unknown>) ?? {})) if (!metadataHolds(doc.metadata, key, c)) return false;
     return true;
   });
@@ -230,6 +234,8 @@ export function singleFilters(lib: Library): Record<string, unknown>[] {
     { metadata: { team: { $exists: false } } },
     { metadata: { 'nested.level': 'deep' } },
     { metadata: { nested: { $exists: true } } },
+    { language: 'en' },
+    { language: ['DE', 'fr'] },
   ];
 }
 
@@ -266,6 +272,7 @@ export function expectedFacets(lib: Library, docs: LibraryDoc[]): Record<string,
     uploaded_by: count((d) => [lib.users[d.by].email]),
     year: count((d) => [String(new Date(d.createdAt).getUTCFullYear())]),
     label: count((d) => [...new Set(d.labels.map((l) => l.toLowerCase()))]),
+    language: count((d) => [d.language]),
     'metadata.team': count((d) => (valuesAt(d.metadata, 'team') ?? []).map((v) => JSON.stringify(v))),
   };
 }

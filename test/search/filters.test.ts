@@ -3,13 +3,16 @@
  * two upload moments, three uploaders, shared and private projects, labels, paths and metadata
  * (test/helpers/filter-library.ts); every single filter and a generated set of combinations, searched and listed by
  * each person, must answer exactly the documents they may read that match — and facet counts must equal an exact
- * count of that list. On SQLite here and on PostgreSQL in the `postgresql` project.
+ * count of that list. MCP's `search` and `list_documents` (in the daemon, and `docsearch mcp` over REST) take the same
+ * `filters` and answer the same, and so do the CLI's flags on `search` and `documents list`. On SQLite here and on PostgreSQL in the `postgresql` project.
  */
 import { describe, expect, it } from 'vitest';
 import { filtersToParams } from '../../src/core/filter-params.js';
-import { api, type Daemon } from '../helpers/daemon.js';
+import { api, type Daemon, runCli } from '../helpers/daemon.js';
+import { cliEnv } from '../cli/cli-env.js';
 import { buildLibrary, combinedFilters, expected, expectedFacets, type Library, type Person, singleFilters } from '../helpers/filter-library.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { call, callError, httpClient, stdioClient } from '../mcp/mcp-client.js';
 
 const PEOPLE: Person[] = ['alice', 'bob', 'carol'];
 
@@ -67,7 +70,7 @@ describe('filters over REST', () => {
   });
 
   it('counts facets over the whole filtered list, only of documents the caller may read', async () => {
-    const facets = ['type', 'project', 'uploaded_by', 'year', 'label', 'metadata.team'];
+    const facets = ['type', 'project', 'uploaded_by', 'year', 'label', 'language', 'metadata.team'];
     for (const filters of [{}, { labels: 'unpaid' }, { metadata: { team: 'ops' } }, { type: 'pdf' }]) {
       for (const who of PEOPLE) {
         // A page of one result: the counts still cover the whole list.
@@ -113,6 +116,7 @@ describe('filters over REST', () => {
       [{ uploaded_since: 'yesterday' }, /body\.filters\.uploaded_since/],
       [{ uploaded_by: 'bob' }, /body\.filters\.uploaded_by: must be an e-mail/],
       [{ labels: ['a,b'] }, /body\.filters\.labels\.0: must not contain a comma/],
+      [{ language: 'english' }, /body\.filters\.language: must be a language code/],
     ];
     for (const [filters, message] of bad) {
       const res = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'harbour', filters } });
@@ -144,5 +148,64 @@ describe('filters over REST', () => {
     expect(await ids('metadata.team=ops&metadata.team=legal')).toEqual(want('alice', { metadata: { team: { $in: ['ops', 'legal'] } } }));
     expect(await ids('labels=unpaid,urgent')).toEqual(want('alice', { labels: ['unpaid', 'urgent'] }));
     expect(await ids('type=pdf&type=docx')).toEqual(want('alice', { type: ['pdf', 'docx'] }));
+  });
+
+  it('answers the same filters through MCP: search and list_documents, in the daemon and over stdio', async () => {
+    const clients = [await httpClient(d, lib.users.bob.apiKey), await stdioClient(d.url, lib.users.bob.apiKey)];
+    try {
+      const filterSets = [...singleFilters(lib), ...combinedFilters(lib, 8, 61)];
+      for (const [n, client] of clients.entries()) {
+        // The daemon's /mcp takes every filter; stdio (the REST API underneath) every third, to keep the suite short.
+        for (const filters of filterSets.filter((_, i) => n === 0 || i % 3 === 0)) {
+          const ids = want('bob', filters);
+          const found = await call(client, 'search', { query: 'harbour', mode: 'keyword', group: 'document', limit: 50, filters });
+          expect((found.documents as { document_id: string }[]).map((x) => x.document_id).sort(), `mcp search ${n} ${JSON.stringify(filters)}`).toEqual(ids);
+          const listed = await call(client, 'list_documents', { limit: 100, filters });
+          expect((listed.documents as { id: string }[]).map((x) => x.id).sort(), `mcp list ${n} ${JSON.stringify(filters)}`).toEqual(ids);
+        }
+        const faceted = await call(client, 'search', { query: 'harbour', mode: 'keyword', group: 'document', limit: 1, filters: { labels: 'unpaid' }, facets: ['type', 'label'] });
+        const exact = expectedFacets(lib, expected(lib, 'bob', { labels: 'unpaid' }));
+        expect(Object.fromEntries((faceted.facets.type as { value: string; count: number }[]).map((v) => [v.value, v.count]))).toEqual(exact.type);
+        expect(await callError(client, 'search', { query: 'harbour', filters: { type: 'exe' } })).toMatch(/unknown type "exe"/);
+        expect(await callError(client, 'list_documents', { filters: { colour: 'red' } })).toMatch(/colour/);
+      }
+    } finally {
+      for (const c of clients) await c.close();
+    }
+  });
+
+  it('answers the same through the CLI: filter flags on search and documents list, --facets as a table', async () => {
+    const cli = (...args: string[]) => runCli([...args, '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: lib.users.bob.apiKey }) });
+    const e = (p: Person) => lib.users[p].email;
+    const cases: [string[], Record<string, unknown>][] = [
+      [['--type', 'pdf', '--type', 'markdown'], { type: ['pdf', 'markdown'] }],
+      [['--since', lib.between], { uploaded_since: lib.between }],
+      [['--before', lib.between, '--path-prefix', 'contracts/'], { uploaded_before: lib.between, path_prefix: 'contracts/' }],
+      [['--by', e('alice')], { uploaded_by: e('alice') }],
+      [['--label', 'unpaid', '--label', 'urgent'], { labels: ['unpaid', 'urgent'] }],
+      [['--lang', 'en'], { language: 'en' }],
+      [['--meta', 'team=ops', '--meta', 'team=legal'], { metadata: { team: { $in: ['ops', 'legal'] } } }],
+      [['--meta', 'year>=2022'], { metadata: { year: { $gte: 2022 } } }],
+      [['--meta', '!team'], { metadata: { team: { $exists: false } } }],
+    ];
+    for (const [flags, filters] of cases) {
+      const ids = want('bob', filters);
+      const found = await cli('search', 'harbour', '--mode', 'keyword', '--documents', '--all', ...flags, '--json');
+      expect(found.code, found.stderr).toBe(0);
+      expect((JSON.parse(found.stdout).documents as { document: { id: string } }[]).map((x) => x.document.id).sort(), `search ${flags.join(' ')}`).toEqual(ids);
+      const listed = await cli('documents', 'list', ...flags, '--json');
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout).documents as { id: string }[]).map((x) => x.id).sort(), `documents list ${flags.join(' ')}`).toEqual(ids);
+    }
+    const table = await cli('search', 'harbour', '--mode', 'keyword', '--documents', '--label', 'unpaid', '--facets', 'type,label');
+    expect(table.code, table.stderr).toBe(0);
+    const exact = expectedFacets(lib, expected(lib, 'bob', { labels: 'unpaid' }));
+    for (const [type, n] of Object.entries(exact.type!)) expect(table.stdout).toContain(`type\t${type}\t${n}\n`);
+    const bad = await cli('search', 'harbour', '--type', 'exe');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/unknown type "exe"/);
+    const badMeta = await cli('documents', 'list', '--meta', '=x');
+    expect(badMeta.code).not.toBe(0);
+    expect(badMeta.stderr).toMatch(/--meta "=x"/);
   });
 });

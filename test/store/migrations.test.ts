@@ -86,7 +86,7 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–021 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–022 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));

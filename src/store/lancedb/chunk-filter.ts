@@ -10,6 +10,9 @@
 import { META_SEPARATOR } from '../../core/metadata-entries.js';
 import { inList, lit } from './owned-table.js';
 
+/** What a document or chunk is when no language could be told (BCP 47's "undetermined"). */
+export const UNDETERMINED = 'und';
+
 export type MetaPredicate =
   /** Holds one of these `meta` entries (`key␟value`). */
   | { anyOf: string[] }
@@ -27,6 +30,8 @@ export interface ChunkFilter {
   sourceIds?: readonly string[];
   /** Label ids, in groups: a chunk's document carries one of each group's. */
   labelGroups?: readonly (readonly string[])[];
+  /** The chunk's own language (lang's `language` column); `und` is a chunk whose language could not be told. */
+  languages?: readonly string[];
   meta?: readonly MetaPredicate[];
 }
 
@@ -44,6 +49,11 @@ export function chunkFilterSql(f: ChunkFilter): string | null {
   if (f.pathPrefix !== undefined) parts.push(`starts_with(path, ${lit(f.pathPrefix)})`);
   if (f.userIds) parts.push(inList('user_id', f.userIds));
   if (f.sourceIds) parts.push(inList('source_id', f.sourceIds));
+  if (f.languages) {
+    const known = f.languages.filter((l) => l !== UNDETERMINED);
+    const either = [...(known.length > 0 ? [inList('language', known)] : []), ...(known.length < f.languages.length ? ['language IS NULL'] : [])];
+    parts.push(either.join(' OR '));
+  }
   for (const group of f.labelGroups ?? []) parts.push(group.length === 0 ? 'false' : `array_has_any(labels, ${listLiteral(group)})`);
   for (const m of f.meta ?? []) {
     if ('anyOf' in m) parts.push(m.anyOf.length === 0 ? 'false' : `array_has_any(meta, ${listLiteral(m.anyOf)})`);

@@ -144,6 +144,8 @@ export const SCALAR_INDEXES = [
   ['source_id', () => lancedb.Index.bitmap()],
   ['labels', () => lancedb.Index.labelList()],
   ['meta', () => lancedb.Index.labelList()],
+  // lang's chunk language, for the `language` filter: few values.
+  ['language', () => lancedb.Index.bitmap()],
 ] as const;
 
 export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement', 'language', 'keyword_text', ...DOCUMENT_FIELD_COLUMNS] as const;

@@ -54,6 +54,7 @@ export function matchesFilters(f: DocumentFilters, d: SqlDialect): (eb: Document
       all.push(eb('documents.user_id', 'in', eb.selectFrom('users').select('users.id').where((u) => u.or(emails.map((e) => d.equalsIgnoreCase('users.email', e))))));
     }
     if (f.sourceIds) all.push(eb('documents.source_id', 'in', f.sourceIds));
+    if (f.languages) all.push(eb('documents.language', 'in', f.languages));
     for (const name of f.labels ?? []) {
       all.push(
         eb.exists(
@@ -77,6 +78,8 @@ export interface FacetFields {
   projectId: string;
   userId: string;
   createdAt: number;
+  /** Its language (most of its chunks'), null until it is ready. */
+  language: string | null;
 }
 
 /**
@@ -123,10 +126,10 @@ export class FilterLookups {
     if (ids.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('documents')
-      .select(['id', 'content_type', 'project_id', 'user_id', 'created_at'])
+      .select(['id', 'content_type', 'project_id', 'user_id', 'created_at', 'language'])
       .where(dialectOf(this.db).inValues('id', [...ids]))
       .execute();
-    return new Map(rows.map((r) => [r.id, { contentType: r.content_type, projectId: r.project_id, userId: r.user_id, createdAt: Number(r.created_at) }]));
+    return new Map(rows.map((r) => [r.id, { contentType: r.content_type, projectId: r.project_id, userId: r.user_id, createdAt: Number(r.created_at), language: r.language ?? null }]));
   }
 
   /** The values (JSON text) of these keys on these documents: document → key → values. */
