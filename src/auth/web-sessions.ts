@@ -51,7 +51,7 @@ const HANDLE_CHARS = 16;
 export type OnceMessage =
   | { kind: 'api-key'; key: string; name: string | null }
   | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
-  | { kind: 'invite'; email: string; link: string }
+  | { kind: 'links'; links: { id: string; label: string; link: string }[] }
   | { kind: 'recovery-codes'; codes: string[] };
 
 /**

@@ -33,6 +33,7 @@ import { settingsAccountRoutes } from './web/settings-account.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
 import { settingsSecurityRoutes } from './web/settings-security.js';
 import { adminAuditRoutes } from './web/admin-audit.js';
+import { adminMailRoutes } from './web/admin-mail.js';
 import { setupRoutes } from './web/setup.js';
 import { staticRoutes } from './web/static.js';
 
@@ -73,6 +74,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
   adminAuditRoutes(pages, s);
+  adminMailRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }
 

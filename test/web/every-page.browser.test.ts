@@ -111,6 +111,7 @@ const PAGES: PageCase[] = [
   { name: 'admin-group', as: 'ada', path: (w) => `/admin/groups/${w.groupId}` },
   { name: 'admin-sharing', as: 'ada', path: () => '/admin/sharing' },
   { name: 'admin-audit', as: 'ada', path: () => '/admin/audit', shot: true },
+  { name: 'admin-mail', as: 'ada', path: () => '/admin/mail' },
   { name: 'not-found', as: 'ada', path: () => '/documents/doc_000000000000000000000' },
   // The gallery as the daemon would serve it (its stylesheet from /static, under the pages' CSP).
   { name: 'components', as: 'ada', open: (page) => page.setContent(componentsPage().value, { waitUntil: 'load' }) },
