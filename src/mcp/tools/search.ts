@@ -43,7 +43,7 @@ const output = {
       z.string(),
       z.array(
         z.object({
-          value: z.union([z.string(), z.number(), z.boolean(), z.null()]).describe('what the filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a metadata value'),
+          value: z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]).describe('what the filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a metadata value'),
           count: z.number().int().describe('results of the whole list (not only this page) with this value'),
           name: z.string().optional().describe("a project's name"),
           color: z.string().optional().describe("a label's colour"),
