@@ -35,6 +35,7 @@ import { settingsSecurityRoutes } from './web/settings-security.js';
 import { adminAuditRoutes } from './web/admin-audit.js';
 import { adminMailRoutes } from './web/admin-mail.js';
 import { setupRoutes } from './web/setup.js';
+import { sudoRoutes } from './web/sudo.js';
 import { staticRoutes } from './web/static.js';
 
 export interface AppOptions {
@@ -73,6 +74,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   inviteRoutes(pages, s);
   passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
+  sudoRoutes(pages, s);
   adminAuditRoutes(pages, s);
   adminMailRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
