@@ -14,6 +14,7 @@ import { type ChunkWrite, chunkId, type DocumentFields } from '../store/lancedb/
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord } from '../store/sql/documents.js';
 import type { Chunk } from './types.js';
+import type { EmbeddedChunk } from './unit-vectors.js';
 
 export interface WriteTarget {
   documentId: string;
@@ -49,7 +50,7 @@ export function documentFields(doc: Pick<DocumentRecord, 'contentType' | 'create
   };
 }
 
-export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkWrite[] {
+export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): ChunkWrite[] {
   return chunks.map((c, i) => ({
     ...target.fields,
     ...keywordFields(c.text, c.embedText, target.language),
@@ -65,7 +66,8 @@ export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Arr
     page_end: c.pageEnd ?? null,
     ocr: c.ocr === true,
     placement: JSON.stringify(c.placement),
-    vector: vectors[i]!,
+    units: embedded[i]!.units,
+    vector: embedded[i]!.vector,
   }));
 }
 

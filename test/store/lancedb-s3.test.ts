@@ -215,7 +215,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     let endPass!: () => void;
     const passing = locks.withLock(upkeepLockKey('chunks'), () => new Promise<void>((r) => (endPass = r)));
     let rebuilt = false;
-    const rebuild = b.index.rebuild({ id: 'test:other', dimension: 3, embed: async (texts) => texts.map(() => Float32Array.from([0, 0, 1])) }, () => undefined).then((r) => {
+    const rebuild = b.index.rebuild({ id: 'test:other', dimension: 3, embed: async (rows) => rows.map(() => ({ vector: Float32Array.from([0, 0, 1]), units: null })) }, () => undefined).then((r) => {
       rebuilt = true;
       return r;
     });
