@@ -1,12 +1,13 @@
 import type { Html } from '../../web/html.js';
-import { withFlash } from '../../web/pages/layout.js';
+import { withFlash, withTheme } from '../../web/pages/layout.js';
 import { takeFlash } from './flash.js';
+import { themeOf } from './theme.js';
 import type { WebContext } from './session.js';
 
-/** Sends a page, with the message a form left for it (see flash.ts) unless the page is an error. */
+/** Sends a page in this browser's theme, with the message a form left for it (see flash.ts) unless the page is an error. */
 export function render(ctx: WebContext, page: Html, status = 200): void {
   const message = status < 400 ? takeFlash(ctx) : null;
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = (message ? withFlash(page, message) : page).value;
+  ctx.body = withTheme(message ? withFlash(page, message) : page, themeOf(ctx)).value;
 }
