@@ -1,5 +1,5 @@
 import type { Html } from '../../web/html.js';
-import { withFlash, withTheme } from '../../web/pages/layout.js';
+import { withBell, withFlash, withTheme } from '../../web/pages/layout.js';
 import { takeFlash } from './flash.js';
 import { themeOf } from './theme.js';
 import type { WebContext } from './session.js';
@@ -9,5 +9,7 @@ export function render(ctx: WebContext, page: Html, status = 200): void {
   const message = status < 400 ? takeFlash(ctx) : null;
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = withTheme(message ? withFlash(page, message) : page, themeOf(ctx)).value;
+  const unread = ctx.state.unreadNotices;
+  const shown = unread === undefined ? page : withBell(page, unread);
+  ctx.body = withTheme(message ? withFlash(shown, message) : shown, themeOf(ctx)).value;
 }
