@@ -142,11 +142,11 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
       const before = previous;
       const work = (async () => {
         let s = performance.now();
-        const vectors = await embedChunks(deps.embedder, slice);
+        const embedded = await embedChunks(deps.embedder, slice);
         timings.embedMs += since(s);
         await before; // rows are committed in document order
         s = performance.now();
-        const rows = toRows(target, slice, vectors);
+        const rows = toRows(target, slice, embedded);
         for (const r of rows) languages.set(r.language ?? null, (languages.get(r.language ?? null) ?? 0) + 1);
         await deps.writer.write(rows);
         timings.writeMs += since(s);

@@ -12,6 +12,7 @@ import { detectLanguage } from '../language/detect.js';
 import { type ChunkRow, chunkId } from '../store/lancedb/chunk-schema.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { Chunk } from './types.js';
+import type { EmbeddedChunk } from './unit-vectors.js';
 
 export interface WriteTarget {
   documentId: string;
@@ -30,7 +31,7 @@ export function keywordFields(text: string, searchText: string, language: string
   return { language: lang, keyword_text: analyseText(searchText, lang) };
 }
 
-export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkRow[] {
+export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): ChunkRow[] {
   return chunks.map((c, i) => ({
     ...keywordFields(c.text, c.embedText, target.language),
     id: chunkId(target.documentId, c.index),
@@ -45,7 +46,8 @@ export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Arr
     page_end: c.pageEnd ?? null,
     ocr: c.ocr === true,
     placement: JSON.stringify(c.placement),
-    vector: vectors[i]!,
+    units: embedded[i]!.units,
+    vector: embedded[i]!.vector,
   }));
 }
 

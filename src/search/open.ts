@@ -11,14 +11,13 @@ import { createReranker, type ModelConfig, threads } from '../models/registry.js
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
-import { AnswerMeaning } from './answer-meaning.js';
 import { CursorCodec } from './cursor.js';
 import { LibraryLanguages } from './library-languages.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
 import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
 import { withWindowWrites } from './rerank/window-writes.js';
-import { Retriever } from './retrieve.js';
+import { DEFAULT_RETRIEVE, Retriever } from './retrieve.js';
 import { SearchService, type SearchServiceDeps } from './service.js';
 import type { SearchTimings } from './timings.js';
 
@@ -33,6 +32,8 @@ export interface SearchStack {
 
 export async function openSearch(deps: {
   models: ModelConfig;
+  /** How long a search waits for the reranker (`--rerank-timeout`). */
+  rerankTimeoutMs?: number;
   embedder: Embedder;
   vectors: VectorStore;
   chunks: ChunkIndex;
@@ -66,18 +67,20 @@ export async function openSearch(deps: {
 
   const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
   const languages = new LibraryLanguages(deps.documents);
-  const retriever = new Retriever({
+  const retriever = new Retriever(
+    {
     chunks: deps.chunks,
     embedder: deps.embedder,
     cache: new QueryVectorCache(512),
     log: deps.log,
     libraryLanguages: (projectIds) => languages.of(projectIds),
     ...(deps.timings ? { timings: deps.timings } : {}),
-  });
+    },
+    { ...DEFAULT_RETRIEVE, ...(deps.rerankTimeoutMs !== undefined ? { rerankTimeoutMs: deps.rerankTimeoutMs } : {}) },
+  );
   const service = new SearchService({
     retriever,
     reranker,
-    answers: new AnswerMeaning({ embedder: deps.embedder, queryVector: (query) => retriever.queryVector(query), log: deps.log }),
     documents: deps.documents,
     projects: deps.projects,
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),

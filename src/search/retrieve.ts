@@ -110,6 +110,8 @@ export interface Retrieval {
   warnings: string[];
   /** The reranker that ordered the top, when one ran and succeeded. */
   reranked?: string;
+  /** The query's vector, when the search embedded it (not in keyword mode): answers are scored against it. */
+  queryVector?: Float32Array;
   /** The query's keyword forms in the languages it was read in (language/analyse.ts): what highlights look for. */
   forms: string[];
 }
@@ -305,6 +307,7 @@ export class Retriever {
     }
     const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms };
     if (reranked) out.reranked = reranked;
+    if (vector) out.queryVector = vector;
     return out;
   }
 

@@ -10,19 +10,20 @@
  */
 import { AppError } from '../core/errors.js';
 import type { ForegroundGate } from '../core/foreground.js';
+import { answerUnits } from '../ingest/answer-units.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
+import { decodeUnits } from '../store/lancedb/unit-vectors.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
 import { type DocumentGroup, groupByDocument } from './group.js';
-import { answerUnits, chooseAnswer, scoresFromWindows } from './answer.js';
-import type { AnswerMeaning } from './answer-meaning.js';
+import { chooseAnswer, scoresFromWindows } from './answer.js';
 import { highlights, type Range } from './highlights.js';
 import { cutPage, type PageCut } from './page.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
 import { citation, type Citation } from './citation.js';
-import type { SentenceWindow } from './sentence-windows.js';
-import { queryTerms } from './terms.js';
+import type { SentenceWindow } from '../ingest/sentence-windows.js';
+import { queryTerms, type Term } from './terms.js';
 import type { SearchTimings } from './timings.js';
 
 export interface SearchPassage {
@@ -146,8 +147,6 @@ export interface SearchServiceDeps {
   clock?: () => number;
   /** Told how long each search and its page's hydration took (the retriever tells its own stages). */
   timings?: SearchTimings;
-  /** Scores the shown passages' sentences by meaning, to choose each one's answer (else: by the query's terms). */
-  answers?: AnswerMeaning;
 }
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
@@ -203,7 +202,7 @@ export class SearchService {
       retrieval = await retrieve('full');
       cut = this.cut(q, retrieval, cursor);
     }
-    const { ranked, weak, complete, loaded, warnings } = retrieval;
+    const { ranked, weak, complete, warnings } = retrieval;
     const { groups, length, page } = cut;
     const seal = (shown: number[] | null) => (shown ? this.deps.cursors.encode(q.userId, digest, { asOf, shown }) : null);
 
@@ -217,7 +216,7 @@ export class SearchService {
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
     const hydrateStarted = performance.now();
-    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded, new Set(retrieval.forms)), this.documentsOf(q.scope, shown)]);
+    const [passage, docs] = await Promise.all([this.passages(q, shown, retrieval, new Set(retrieval.forms)), this.documentsOf(q.scope, shown)]);
     this.deps.timings?.stage('hydrate', (performance.now() - hydrateStarted) / 1000);
     let response: SearchResponse;
     if (groups) {
@@ -268,13 +267,14 @@ export class SearchService {
   private async passages(
     q: SearchQuery,
     shown: RankedChunk[],
-    loaded: Map<string, ShownChunk>,
+    retrieval: Retrieval,
     forms: ReadonlySet<string>,
   ): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
-    const rows = await this.deps.retriever.hydrate(q.scope, shown, loaded);
+    const rows = await this.deps.retriever.hydrate(q.scope, shown, retrieval.loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
-    const [projects, answers] = await Promise.all([this.deps.projects.names(projectIds).then((list) => new Map(list.map((p) => [p.id, p]))), this.answers(q, shown, rows)]);
+    const projects = new Map((await this.deps.projects.names(projectIds)).map((p) => [p.id, p]));
     const terms = queryTerms(q.query);
+    const answers = this.answers(terms, shown, rows, retrieval.queryVector);
     return (r) => {
       const chunk = rows.get(r.chunk.id);
       const project = chunk && projects.get(chunk.project_id);
@@ -298,32 +298,21 @@ export class SearchService {
   }
 
   /**
-   * Each shown chunk's answer unit: by the builtin reranker's window scores when it scored the chunk, else by the
-   * meaning of its sentences (one model call for the page; not in keyword mode, which asks for words alone), with
-   * the query's terms.
+   * Each shown chunk's answer unit, chosen with the query's terms and, where known, each unit's meaning: the cosine of
+   * its stored vector (ingest/unit-vectors.ts) to the query's, or the builtin reranker's window scores. No model call:
+   * a chunk stored before units existed (the backfill has not reached it yet) is answered by terms, as is a
+   * keyword-mode search (no query vector).
    */
-  private async answers(q: SearchQuery, shown: RankedChunk[], rows: Map<string, ShownChunk>): Promise<Map<string, SentenceWindow>> {
-    const terms = queryTerms(q.query);
-    const byId = new Map(shown.map((r) => [r.chunk.id, r]));
-    const units = new Map([...rows.values()].filter((c) => byId.has(c.id)).map((c) => [c.id, answerUnits(c.text)]));
-    const meaning = new Map<string, number[]>();
-    for (const [id, list] of units) {
-      const windows = byId.get(id)!.windows;
-      const scored = windows ? scoresFromWindows(list, windows) : undefined;
-      if (scored) meaning.set(id, scored);
-    }
-    const unscored = [...units].filter(([id, list]) => !meaning.has(id) && list.length > 1);
-    if (this.deps.answers && q.mode !== 'keyword' && unscored.length > 0) {
-      const texts = unscored.map(([id, list]) => list.map((u) => rows.get(id)!.text.slice(u.start, u.end)));
-      const started = performance.now();
-      const scores = await this.deps.answers.scores(q.query, texts);
-      this.deps.timings?.stage('answers', (performance.now() - started) / 1000);
-      unscored.forEach(([id], i) => scores?.[i] && meaning.set(id, scores[i]));
-    }
+  private answers(terms: Term[], shown: RankedChunk[], rows: Map<string, ShownChunk>, queryVector: Float32Array | undefined): Map<string, SentenceWindow> {
     const out = new Map<string, SentenceWindow>();
-    for (const [id, list] of units) {
-      const choice = chooseAnswer(rows.get(id)!.text, list, terms, meaning.get(id));
-      if (choice) out.set(id, choice.unit);
+    for (const r of shown) {
+      const row = rows.get(r.chunk.id);
+      if (!row || out.has(row.id)) continue;
+      const stored = row.units ? decodeUnits(row.units) : null;
+      const units = stored?.units ?? answerUnits(row.text);
+      const meaning = stored?.scored && queryVector ? stored.scores(queryVector) : r.windows ? scoresFromWindows(units, r.windows) : undefined;
+      const choice = chooseAnswer(row.text, units, terms, meaning, stored?.context ?? row.heading);
+      if (choice) out.set(row.id, choice.unit);
     }
     return out;
   }

@@ -16,10 +16,8 @@ export type SearchStage =
   | 'fusion'
   /** Reading the head's rows and reranking it (when a reranker ran). */
   | 'rerank'
-  /** Rows, documents and projects of the page shown, and their answers. */
-  | 'hydrate'
-  /** Scoring the shown passages' sentences by meaning, to choose their answers (within `hydrate`; not in keyword mode). */
-  | 'answers';
+  /** Rows, documents and projects of the page shown, and their answers (from the units stored with the rows). */
+  | 'hydrate';
 
 export interface SearchTimings {
   stage(stage: SearchStage, seconds: number): void;

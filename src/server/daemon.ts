@@ -32,6 +32,7 @@ import { probeTesseract } from '../ingest/ocr/native.js';
 import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
 import { languageDeriver } from '../ingest/language-backfill.js';
 import { Reindexer } from '../ingest/reindex.js';
+import { unitsDeriver } from '../ingest/unit-vectors.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
 import { createEmbedder } from '../models/registry.js';
@@ -152,7 +153,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const { vectors, files } = storage;
     // Searches run in the foreground: passage batches, chunk commits and index upkeep wait for a gap between them.
     const foreground = new ForegroundGate();
-    const embedder = createEmbedder({ ...config, background: foreground });
+    const embedder = createEmbedder({ ...config, background: foreground, onModelRun: (lane, texts) => metrics.modelRan(lane, texts) });
     cleanups.push(() => embedder.close());
     const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id, keywordAnalysis: ANALYSIS_VERSION }, { log, background: foreground });
     cleanups.push(() => chunks.close());
@@ -251,6 +252,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         ...(config.rerankerApiKey ? { rerankerApiKey: config.rerankerApiKey } : {}),
         ...(config.modelThreads !== undefined ? { modelThreads: config.modelThreads } : {}),
       },
+      rerankTimeoutMs: config.rerankTimeout,
       embedder,
       vectors,
       chunks,
@@ -279,7 +281,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
     // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
-    const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents })];
+    const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents }), unitsDeriver(embedder)];
     const backfill: ChunkBackfill = new ChunkBackfill({
       chunks,
       derivers,
@@ -290,6 +292,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       onWritten: (deriver, rows) => metrics.backfilled(deriver, rows),
       log,
     });
+    for (const d of derivers) metrics.backfilled(d.name, 0);
     // Another replica's re-index switched the table: its rows are pending again.
     cleanups.push(events.subscribe('index_changed', () => backfill.nudge()));
     const thumbnails = new ThumbnailRenderer();
@@ -310,7 +313,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       );
       preload = loaded ? 'done' : 'failed';
       // After the preload: its first counts read the same columns.
-      backfill.start();
+      if (config.backfill === 'on') backfill.start();
+      else void backfill.countOnly();
     });
 
     const notices = new NoticeStore(db, now);

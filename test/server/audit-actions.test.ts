@@ -254,4 +254,17 @@ describe('the audit log misses nothing: the table of audited actions, each once'
     expect(upload.details).toMatchObject({ project: w.project, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((await events(`?target=${w.docA}`)).length).toBe(byName.length);
   });
+
+  it('exports the whole log, or what the filters select, as JSON Lines', async () => {
+    const res = await fetch(`${d.url}/api/v1/audit-events?format=jsonl&type=document.`, { headers: { authorization: `Bearer ${admin.apiKey}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as WireEvent);
+    const paged = await events('?type=document.&limit=200');
+    expect(lines.map((e) => e.id)).toEqual(paged.map((e) => e.id));
+    expect(lines.every((e) => e.type.startsWith('document.'))).toBe(true);
+    const all = await fetch(`${d.url}/api/v1/audit-events?format=jsonl`, { headers: { authorization: `Bearer ${admin.apiKey}` } });
+    expect((await all.text()).trimEnd().split('\n').length).toBeGreaterThan(lines.length);
+    expect((await fetch(`${d.url}/api/v1/audit-events?format=jsonl`, { headers: { authorization: `Bearer ${alice.apiKey}` } })).status).toBe(403);
+  });
 });

@@ -3,7 +3,7 @@
  * and the upgrades a table written by an older release needs. The only file that knows the schema.
  */
 import * as lancedb from '@lancedb/lancedb';
-import { Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import { Binary, Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 
 /**
  * A chunk's id: its document's id and its index there, so a retried write is recognisable. A search's first stage
@@ -30,6 +30,11 @@ export interface ChunkRow {
   ocr?: boolean;
   /** `ChunkPlacement` as JSON; null in rows written before it was recorded. Optional when writing: absent means null. */
   placement?: string | null;
+  /**
+   * The chunk's answer units with their vectors (unit-vectors.ts), or null in rows written before units existed (the
+   * backfill gives them theirs). Optional when writing: absent means null.
+   */
+  units?: Uint8Array | null;
   /**
    * The chunk's language (ISO 639-1: detected, or set on its document, project or source); null when it could not be
    * told, and in rows written before it was recorded until the background analysis reaches them. Optional when
@@ -64,18 +69,19 @@ export function parsePlacement(json: string | null | undefined): ChunkPlacement 
   return Number.isInteger(p.overlap) && typeof p.separator === 'string' && Array.isArray(p.page_starts) ? p : null;
 }
 
-export type ChunkFields = Omit<ChunkRow, 'vector'>;
+export type ChunkFields = Omit<ChunkRow, 'vector' | 'units'>;
 
-/** What a search result shows of a chunk (and a reranker reads): no vector, no indexed text, no position. */
-export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index' | 'keyword_text'>;
+/** What a search result shows of a chunk (and a reranker reads): no vector, no indexed text, no position; its units. */
+export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index' | 'keyword_text'> & { units: Uint8Array | null };
 
 /** Columns a chunks table may lack, with the value their rows have (see ensureColumns), and the SQL that says it. */
-export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null };
+export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null, units: null };
 const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = {
   ocr: 'false',
   placement: 'CAST(NULL AS STRING)',
   language: 'CAST(NULL AS STRING)',
   keyword_text: 'CAST(NULL AS STRING)',
+  units: 'CAST(NULL AS BINARY)',
 };
 export const VECTOR_INDEX = 'vector_idx';
 
@@ -108,7 +114,7 @@ export const SCALAR_INDEXES = [
 export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement', 'language', 'keyword_text'] as const;
 // A take reads each column's page apart: leaving out search_text and chunk_index nearly halves a page's take
 // (bench/results/search.md#chunks-table-figures).
-export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr', 'language'] as const;
+export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr', 'language', 'units'] as const;
 
 export function chunkSchema(dimension: number): Schema {
   return new Schema([
@@ -127,12 +133,14 @@ export function chunkSchema(dimension: number): Schema {
     new Field('language', new Utf8(), true),
     new Field('keyword_text', new Utf8(), true),
     new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
+    new Field('units', new Binary(), true),
   ]);
 }
 
 /**
  * Tables written by older releases lack columns added since: `ocr` (their chunks were all read from text layers),
- * `placement` (unknown for their chunks), `language` and `keyword_text` (filled by the background analysis).
+ * `placement` (unknown for their chunks), `language` and `keyword_text` (filled by the background analysis), and
+ * `units` (given by the backfill: ingest/unit-vectors.ts).
  */
 export async function ensureColumns(table: lancedb.Table): Promise<void> {
   const have = new Set((await table.schema()).fields.map((f) => f.name));
@@ -159,12 +167,14 @@ export function toShown(r: Record<string, unknown>): ShownChunk {
     page_end: r.page_end == null ? null : Number(r.page_end),
     ...(r.ocr === true ? { ocr: true } : {}),
     ...(typeof r.language === 'string' ? { language: r.language } : {}),
+    units: r.units instanceof Uint8Array ? r.units : null,
   };
 }
 
 export function toFields(r: Record<string, unknown>): ChunkFields {
+  const { units: _units, ...shown } = toShown(r);
   return {
-    ...toShown(r),
+    ...shown,
     chunk_index: Number(r.chunk_index),
     search_text: r.search_text as string,
     placement: (r.placement as string | null) ?? null,

@@ -347,7 +347,7 @@ export class ChunkIndex extends OwnedRowsTable {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
         if (r.id !== chunkId(r.document_id, r.chunk_index)) throw new Error(`chunk id ${r.id} is not ${chunkId(r.document_id, r.chunk_index)}`);
       }
-      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false, placement: r.placement ?? null, language: r.language ?? null, keyword_text: r.keyword_text ?? null })) as unknown as Record<string, unknown>[];
+      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false, placement: r.placement ?? null, language: r.language ?? null, keyword_text: r.keyword_text ?? null, units: r.units ?? null })) as unknown as Record<string, unknown>[];
       await this.commit(() => table.add(data));
     });
   }
@@ -468,12 +468,12 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   /**
-   * Re-embeds every stored chunk from its `search_text` into a fresh table with `embedder`'s dimension, then
+   * Re-embeds every stored chunk from its fields (its `search_text`, and its units) into a fresh table with `embedder`'s dimension, then
    * switches to it and drops the old one. The old table keeps answering until the switch; `onProgress` gets
    * (done, total). Writes are held back meanwhile (callers also pause ingestion).
    */
   rebuild(
-    embedder: { id: string; dimension: number; embed(texts: string[]): Promise<Float32Array[]> },
+    embedder: { id: string; dimension: number; embed(rows: ChunkFields[]): Promise<{ vector: Float32Array; units: Uint8Array | null }[]> },
     onProgress: (done: number, total: number) => void,
     batchSize = 64,
   ): Promise<{ chunks: number }> {
@@ -498,8 +498,8 @@ export class ChunkIndex extends OwnedRowsTable {
         let batch: ChunkFields[] = [];
         const flush = async () => {
           if (batch.length === 0) return;
-          const vectors = await embedder.embed(batch.map((b) => b.search_text));
-          await fresh.add(batch.map((b, i) => ({ ...b, vector: vectors[i]! })) as unknown as Record<string, unknown>[]);
+          const embedded = await embedder.embed(batch);
+          await fresh.add(batch.map((b, i) => ({ ...b, vector: embedded[i]!.vector, units: embedded[i]!.units })) as unknown as Record<string, unknown>[]);
           done += batch.length;
           batch = [];
           onProgress(done, total);
