@@ -10,16 +10,17 @@ export const ROOMS = {
   models: ['core'],
   pdf: ['core'],
   auth: ['core', 'store'],
-  access: ['auth', 'core', 'store'],
+  mail: ['core', 'store'],
+  access: ['auth', 'core', 'mail', 'store'],
   ingest: ['core', 'models', 'pdf', 'store'],
   documents: ['core', 'ingest', 'store'],
-  sources: ['core', 'auth', 'documents', 'ingest', 'store'],
+  sources: ['core', 'auth', 'documents', 'ingest', 'mail', 'store'],
   search: ['core', 'ingest', 'models', 'store'],
   web: ['core', 'auth', 'search'],
   mcp: ['core'],
   cli: ['core', 'mcp', 'terminal'],
-  server: ['access', 'core', 'auth', 'documents', 'ingest', 'mcp', 'models', 'pdf', 'search', 'sources', 'store', 'web'],
-  admin: ['access', 'core', 'auth', 'ingest', 'models', 'server', 'store', 'terminal'],
+  server: ['access', 'core', 'auth', 'documents', 'ingest', 'mail', 'mcp', 'models', 'pdf', 'search', 'sources', 'store', 'web'],
+  admin: ['access', 'core', 'auth', 'ingest', 'mail', 'models', 'server', 'store', 'terminal'],
 };
 
 /** src/main.ts, the composition root: the commands of cli/ and admin/, and the server's option list for help. */
@@ -41,7 +42,8 @@ const PACKAGE_HOMES = [
   { packages: ['koa', 'koa-body', '@koa/router', 'busboy'], homes: ['server/'], why: 'only the server speaks HTTP as a server' },
   { packages: ['otpauth', '@simplewebauthn/server'], homes: ['auth/'], why: 'auth/ is the only code that checks second factors' },
   { packages: ['uqr', 'bowser'], homes: ['web/'], why: 'QR codes and browser names are drawn by the pages only' },
-  { packages: ['openid-client'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer is made there' },
+  { packages: ['nodemailer'], homes: ['mail/'], why: 'mail/ is the one place that talks SMTP: everything else queues mail in the outbox' },
+  { packages: ['openid-client', 'jose'], homes: ['auth/sso/'], why: 'auth/sso/ is the one OpenID Connect relying party: every check of a provider\'s answer (a logout token too) is made there' },
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -13,6 +13,7 @@
  * Refusals: a project (or document) the actor may not read is `not_found`, exactly as one that does not exist, so
  * its existence does not leak; one they read but may not change is `forbidden` (403), naming their role.
  */
+import { actingAsAdmin } from '../core/audit.js';
 import type { Scope } from '../auth/scopes.js';
 import { AppError, notFound } from '../core/errors.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
@@ -195,6 +196,8 @@ export class AccessControl {
   /** Throws `forbidden` unless the actor is an admin. */
   async requireAdmin(actor: Pick<Actor, 'userId'>): Promise<void> {
     if (!(await this.isAdmin(actor.userId))) throw forbidden('only an administrator may do this');
+    // What the request changes from here on is an admin's doing (the audit log's `by: admin`).
+    actingAsAdmin();
   }
 }
 

@@ -5,6 +5,9 @@ import { ApiKeyStore } from '../store/sql/api-keys.js';
 import type { Db } from '../store/sql/database.js';
 import { GroupStore } from '../store/sql/groups.js';
 import { InviteStore } from '../store/sql/invites.js';
+import type { Mailer } from '../mail/mailer.js';
+import { AccountOverviewStore } from '../store/sql/account-overview.js';
+import { PasswordResetStore } from '../store/sql/password-resets.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import { ProjectMemberStore } from '../store/sql/project-members.js';
@@ -18,7 +21,7 @@ import { TeamAdmin } from './team-admin.js';
  * TeamAdmin on a library's database: the daemon's (the Admin pages), or the one an operator command opens on the
  * server machine (`docsearch users`, `docsearch groups`). One wiring, so both end the same credentials.
  */
-export function openTeamAdmin(db: Db, now: Clock, audit: AuditLog): TeamAdmin {
+export function openTeamAdmin(db: Db, now: Clock, audit: AuditLog, mailer?: Mailer): TeamAdmin {
   const users = new UserStore(db, now);
   const projects = new ProjectStore(db, now);
   return new TeamAdmin({
@@ -30,6 +33,9 @@ export function openTeamAdmin(db: Db, now: Clock, audit: AuditLog): TeamAdmin {
     sessions: new SessionStore(db, now),
     tokens: new OAuthTokenStore(db),
     invites: new InviteStore(db, now),
+    resets: new PasswordResetStore(db, now),
+    overview: new AccountOverviewStore(db),
+    ...(mailer ? { mailer } : {}),
     accounts: new AccountService(users, projects, new SetupTokenStore(db, now), new LoginAttemptStore(db, now)),
     now,
     audit,

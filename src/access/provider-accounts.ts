@@ -7,10 +7,14 @@
  *   e-mail (`email_verified`) — never through an unverified one, which anybody could have typed at the provider;
  * - their groups: the provider's groups, made here as groups of its source (read-only in docsearch, so sharing can
  *   use them), joined and left to match the claim — losing a group there loses what it was given here at once;
- * - whether they are an admin, when an admin group is mapped.
- * A disabled account signs in to nothing: the provider cannot enable it.
+ * - whether they are an admin, when an admin group is mapped: the flag is then the provider's (marked on the
+ *   account, so that it is not changed here: team-admin.ts refuses).
+ * A disabled account signs in to nothing: the provider cannot enable it. Every change a sign-in makes (an account
+ * made or linked, a group made, joined or left, the admin flag set) is an audit event `by: sso`; a refused sign-in
+ * is a `sign_in.failed` event.
  */
 import { validEmail } from '../auth/accounts.js';
+import type { AuditEvent, AuditLog } from '../core/audit.js';
 import type { ExternalIdentity } from '../auth/sso/identity.js';
 import type { Group, GroupStore } from '../store/sql/groups.js';
 import type { NewAccountStores } from '../store/sql/identities.js';
@@ -34,6 +38,7 @@ export interface ProviderAccountDeps extends NewAccountStores {
   groups: GroupStore;
   /** Something the operator should hear about (a group that could not be synced); never a secret. */
   warn: (message: string, fields: Record<string, unknown>) => void;
+  audit: AuditLog;
 }
 
 export type ProviderSignIn =
@@ -49,19 +54,43 @@ export class ProviderAccounts {
   ) {}
 
   async signIn(identity: ExternalIdentity): Promise<ProviderSignIn> {
-    const { requiredGroup } = this.policy;
+    const outcome = await this.decide(identity);
+    if (!outcome.ok) {
+      const link = await this.deps.identities.find(identity.provider, identity.subject);
+      const user = link ? await this.deps.users.findById(link.userId) : null;
+      await this.deps.audit.record({
+        type: 'sign_in.failed',
+        actor: user ? { id: user.id, email: user.email } : { id: null, email: null },
+        details: { step: 'provider', reason: outcome.reason, provider: this.policy.source, subject: identity.subject, ...(identity.email ? { email: identity.email.slice(0, 254) } : {}) },
+      });
+    }
+    return outcome;
+  }
+
+  private async decide(identity: ExternalIdentity): Promise<ProviderSignIn> {
+    const { requiredGroup, adminGroup, source } = this.policy;
     if (requiredGroup && !identity.groups?.some((g) => sameName(requiredGroup, g))) {
-      return refused('not-allowed', `Only members of the group “${requiredGroup}” at ${this.policy.source} may sign in here.`);
+      return refused('not-allowed', `Only members of the group “${requiredGroup}” at ${source} may sign in here.`);
     }
     const found = await this.account(identity);
     if (!found.ok) return found;
     const { user } = found;
     if (user.disabledAt !== null) return refused('disabled', 'This account is disabled. Ask an administrator of this docsearch to enable it.');
+    const as = { id: user.id, email: user.email };
+    const record = (event: AuditEvent) => this.deps.audit.record({ ...event, actor: as, by: 'sso' });
+    const target = { type: 'account', id: user.id, label: user.email };
+    if (found.created) await record({ type: 'account.created', target, details: { provider: source, subject: identity.subject } });
+    if (found.linked) await record({ type: 'account.linked', target, details: { provider: source, subject: identity.subject } });
     await this.deps.identities.signedIn(identity.provider, identity.subject);
-    await this.syncGroups(user, identity.groups ?? []);
-    const admin = this.policy.adminGroup ? (identity.groups ?? []).some((g) => sameName(this.policy.adminGroup, g)) : user.isAdmin;
-    if (admin !== user.isAdmin) await this.deps.users.setAdmin(user.id, admin);
-    return { ...found, user: { ...user, isAdmin: admin } };
+    await this.syncGroups(user, identity.groups ?? [], record);
+    const admin = adminGroup ? (identity.groups ?? []).some((g) => sameName(adminGroup, g)) : user.isAdmin;
+    if (admin !== user.isAdmin) {
+      await this.deps.users.setAdmin(user.id, admin);
+      await record({ type: 'account.admin_changed', target, details: { admin, provider: source, admin_group: adminGroup } });
+    }
+    const managedBy = adminGroup ? source : null;
+    if (managedBy !== user.adminManagedBy) await this.deps.users.setAdminManagedBy(user.id, managedBy);
+    return { ...found, user: { ...user, isAdmin: admin, adminManagedBy: managedBy } };
   }
 
   /** Whether the account is linked at this provider (signing out of docsearch signs out there too). */
@@ -117,7 +146,7 @@ export class ProviderAccounts {
   }
 
   /** Joins the provider's groups named in the claim and leaves the others of its source; local groups stay as they are. */
-  private async syncGroups(user: User, names: readonly string[]): Promise<void> {
+  private async syncGroups(user: User, names: readonly string[], record: (event: AuditEvent) => Promise<void>): Promise<void> {
     const wanted = new Map<string, Group>();
     for (const raw of names) {
       const name = raw.trim();
@@ -126,17 +155,28 @@ export class ProviderAccounts {
         this.deps.warn('a group from the identity provider was not synced: its name is not one docsearch takes', { group: raw.slice(0, 200), problem });
         continue;
       }
-      const group = await this.providerGroup(name);
+      const group = await this.providerGroup(name, record);
       if (group) wanted.set(group.id, group);
     }
+    const groupTarget = (g: Group) => ({ type: 'group', id: g.id, label: g.name });
+    const member = { user: user.id, email: user.email, provider: this.policy.source };
     const current = (await this.deps.groups.groupsOf(user.id)).filter((g) => g.source === this.policy.source);
-    for (const g of current) if (!wanted.has(g.id)) await this.deps.groups.removeMember(g.id, user.id);
-    for (const g of wanted.values()) await this.deps.groups.addMember(g.id, user.id);
+    for (const g of current) {
+      if (!wanted.has(g.id) && (await this.deps.groups.removeMember(g.id, user.id))) await record({ type: 'group.member_removed', target: groupTarget(g), details: member });
+    }
+    for (const g of wanted.values()) {
+      if (await this.deps.groups.addMember(g.id, user.id)) await record({ type: 'group.member_added', target: groupTarget(g), details: member });
+    }
   }
 
   /** The provider's group of this name, made when new; null when a group of another source has the name. */
-  private async providerGroup(name: string): Promise<Group | null> {
-    const group = (await this.deps.groups.findByName(name)) ?? (await this.deps.groups.create(name, '', this.policy.source)) ?? (await this.deps.groups.findByName(name));
+  private async providerGroup(name: string, record: (event: AuditEvent) => Promise<void>): Promise<Group | null> {
+    let group = await this.deps.groups.findByName(name);
+    if (!group) {
+      group = await this.deps.groups.create(name, '', this.policy.source);
+      if (group) await record({ type: 'group.created', target: { type: 'group', id: group.id, label: group.name }, details: { provider: this.policy.source } });
+      else group = await this.deps.groups.findByName(name);
+    }
     if (group && group.source === this.policy.source) return group;
     this.deps.warn('a group from the identity provider was not synced: a group of another source has its name', { group: name, source: group?.source ?? null });
     return null;

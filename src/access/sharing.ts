@@ -41,7 +41,7 @@ export interface SharingDeps {
   members: ProjectMemberStore;
   projects: Pick<ProjectStore, 'get' | 'setOwner'>;
   users: Pick<UserStore, 'findByEmail' | 'findById' | 'emails'>;
-  groups: Pick<GroupStore, 'findByName' | 'groupsOf' | 'members'>;
+  groups: Pick<GroupStore, 'findByName' | 'groupsOf' | 'members' | 'list'>;
   settings: Pick<SettingsStore, 'get' | 'set'>;
   /** Where shares, role changes, removals, transfers and policy changes are recorded. */
   audit: AuditLog;
@@ -116,6 +116,22 @@ export class Sharing {
   }
 
   /**
+   * What the share box offers as one types (owners only): the groups this actor may share with, as `group:<name>`,
+   * and the people in the groups they are in. Never a list of every account: those the actor does not already work
+   * with are typed in full.
+   */
+  async suggestions(actor: Actor): Promise<string[]> {
+    const policy = await this.policy();
+    const admin = await this.deps.access.isAdmin(actor.userId);
+    if (policy === 'admins' && !admin) return [];
+    const mine = await this.deps.groups.groupsOf(actor.userId);
+    const groups = policy === 'groups' && !admin ? mine : await this.deps.groups.list();
+    const people = new Set<string>();
+    for (const g of mine) for (const m of await this.deps.groups.members(g.id)) if (m.id !== actor.userId) people.add(m.email);
+    return [...groups.map((g) => `group:${g.name}`).sort(), ...[...people].sort()];
+  }
+
+  /**
    * The account or group a share names, when the policy lets this actor share with it. An address or group the
    * actor may not share with reads as one that does not exist.
    */
@@ -130,6 +146,12 @@ export class Sharing {
       return { id: group.id, kind: 'group', group: group.name };
     }
     const email = target.email.trim();
+    if (!email.includes('@')) {
+      // A bare name ("editors") is most likely a group: say how to write one, when it is one this actor may share with.
+      const group = await this.deps.groups.findByName(email);
+      if (group && (!mine || mine.some((g) => g.id === group.id))) throw invalidRequest(`"${email}" is not an e-mail address: to share with the group ${group.name}, write group:${group.name}`);
+      throw invalidRequest(`"${email}" is not an e-mail address: write a person's e-mail, or group:<name> for a group`);
+    }
     const user = await this.deps.users.findByEmail(email);
     if (!user) throw notFound(`user with e-mail ${email}`);
     if (mine) {

@@ -10,15 +10,19 @@
  * is refused while they hold anything.
  */
 import type { AccountService } from '../auth/accounts.js';
-import { checkPasswordStrength } from '../auth/password.js';
+import { checkPasswordStrength, hashPassword } from '../auth/password.js';
+import type { Mailer } from '../mail/mailer.js';
+import { inviteMail, passwordResetMail } from '../mail/messages.js';
+import type { AccountOverview, AccountOverviewStore } from '../store/sql/account-overview.js';
+import type { PasswordResetStore } from '../store/sql/password-resets.js';
 import type { AuditLog } from '../core/audit.js';
-import { conflict, invalidRequest, notFound } from '../core/errors.js';
+import { conflict, invalidRequest, isAppError, notFound } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import { unsafeTextProblem } from '../core/unsafe-text.js';
 import type { ApiKeyStore } from '../store/sql/api-keys.js';
 import { type Group, type GroupStore, LOCAL_GROUPS } from '../store/sql/groups.js';
-import type { InviteStore } from '../store/sql/invites.js';
+import type { InviteStore, OpenInvite } from '../store/sql/invites.js';
 import type { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import type { ProjectMemberStore } from '../store/sql/project-members.js';
 import type { Project, ProjectStore } from '../store/sql/projects.js';
@@ -27,6 +31,25 @@ import type { User, UserStore } from '../store/sql/users.js';
 
 /** How long an invitation link works. */
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+/** How long a password reset link someone asked for works ("Forgot password?"): long enough to read the mail. */
+export const RESET_TTL_MS = 3600_000;
+/** How long a reset link an admin made works: they hand it over themselves, perhaps not at once. */
+export const ADMIN_RESET_TTL_MS = 24 * 3600_000;
+/** "Forgot password?" mails an account at most once in this long (no mailbox flooding through the form). */
+const RESET_ASK_GAP_MS = 60_000;
+/** Most addresses in one bulk invitation. */
+export const MAX_INVITES = 200;
+
+/** What an invitation or reset link became: its token (for a link to show once), and whether it went out by mail. */
+export interface Issued {
+  id: string;
+  token: string;
+  expiresAt: number;
+  mailed: boolean;
+}
+
+/** One address of a bulk invitation: made (with its link) or refused (with why). */
+export type InviteOutcome = { email: string; ok: true; issued: Issued } | { email: string; ok: false; error: string };
 
 export interface TeamAdminDeps {
   users: UserStore;
@@ -37,6 +60,10 @@ export interface TeamAdminDeps {
   sessions: Pick<SessionStore, 'deleteForUser'>;
   tokens: Pick<OAuthTokenStore, 'revokeAllOfUser'>;
   invites: InviteStore;
+  resets: PasswordResetStore;
+  overview: AccountOverviewStore;
+  /** Mails invitations and reset links when the daemon has a mail server (absent: operator commands, and the links are shown instead). */
+  mailer?: Mailer;
   /** Makes the account an invitation is accepted with (the password rules, the default project). */
   accounts: Pick<AccountService, 'createUser'>;
   now: Clock;
@@ -86,6 +113,11 @@ export class TeamAdmin {
     return user;
   }
 
+  /** An admin's own account is kept from what would lock them out: disabling or deleting it is for another admin. */
+  notOnYourself(admin: Pick<User, 'id'>, target: Pick<User, 'id'>, what: string): void {
+    if (admin.id === target.id) throw invalidRequest(`you cannot ${what} your own account: another admin can`);
+  }
+
   /** Stops an account signing in to anything, and ends what it had open. The last admin stays. */
   async disable(user: User): Promise<Ended> {
     if (user.isAdmin && user.disabledAt === null) await this.keepAnAdmin();
@@ -101,6 +133,10 @@ export class TeamAdmin {
   }
 
   async setAdmin(user: User, admin: boolean): Promise<void> {
+    // The provider sets it again at the next sign-in: a change here would be undone silently (issue 61).
+    if (user.adminManagedBy !== null) {
+      throw conflict(`${user.email} is ${user.isAdmin ? '' : 'not '}an admin through ${user.adminManagedBy}'s admin group, which sets this at every sign-in: change their groups at ${user.adminManagedBy}`);
+    }
     if (!admin && user.isAdmin) await this.keepAnAdmin();
     await this.deps.users.setAdmin(user.id, admin);
     await this.deps.audit.record({ type: 'account.admin_changed', target: accountTarget(user), details: { admin } });
@@ -177,22 +213,60 @@ export class TeamAdmin {
     if ((await this.deps.users.countAdmins()) <= 1) throw conflict('this is the only active admin: make another account an admin first');
   }
 
-  /** A one-time link token for a new account with this address (shown once; only its hash is kept). */
-  async invite(email: string, by: string | null): Promise<string> {
+  /**
+   * A one-time invitation link for a new account with this address (shown once; only its hash is kept), with what the
+   * account gets: admin, or a local group. With `send` and a mail server, the link is mailed, queued in the same
+   * transaction that records it. `by` is the admin (null: the operator).
+   */
+  async invite(email: string, by: Pick<User, 'id' | 'email'> | null, opts: { admin?: boolean; group?: Group | null; send?: boolean } = {}): Promise<Issued> {
     const address = email.trim();
     const unsafe = unsafeTextProblem(address);
     if (unsafe) throw invalidRequest(`an email address ${unsafe}`);
     if (!/^[^\s@]+@[^\s@]+$/.test(address) || address.length > 254) throw invalidRequest(`"${address}" is not an email address`);
     if (await this.deps.users.findByEmail(address)) throw conflict(`an account with the e-mail ${address} exists already`);
+    if (opts.group) this.local(opts.group);
     const token = randomUrlToken(32);
-    await this.deps.invites.create(sha256Hex(token), address, by, INVITE_TTL_MS);
-    await this.deps.audit.record({ type: 'account.invited', details: { email: address } });
-    return token;
+    const mailer = opts.send ? this.deps.mailer : undefined;
+    const expiresAt = this.deps.now() + INVITE_TTL_MS;
+    let mailed = false;
+    const id = await this.deps.invites.create(sha256Hex(token), address, by?.id ?? null, INVITE_TTL_MS, { admin: opts.admin ?? false, groupId: opts.group?.id ?? null }, async (trx) => {
+      if (!mailer?.enabled) return;
+      const publicUrl = mailer.link('');
+      mailed = (await mailer.queue(trx, inviteMail({ to: address, link: mailer.link(`/invite?token=${token}`), publicUrl, by: by?.email ?? null, expiresAt, admin: opts.admin ?? false, group: opts.group?.name ?? null }))) !== null;
+    });
+    if (mailed) mailer!.wake();
+    await this.deps.audit.record({ type: 'account.invited', target: { type: 'invitation', id, label: address }, details: { email: address, admin: opts.admin ?? false, group: opts.group?.name ?? null, mailed } });
+    return { id, token, expiresAt, mailed };
   }
 
-  /** Invitations not yet used or expired (never their links: those were shown once). */
-  openInvites(): Promise<{ email: string; createdAt: number; expiresAt: number }[]> {
+  /** Invitations for many addresses at once (one per line, or separated by commas or spaces); each is made or refused on its own. */
+  async inviteMany(emails: readonly string[], by: Pick<User, 'id' | 'email'> | null, opts: { admin?: boolean; group?: Group | null; send?: boolean } = {}): Promise<InviteOutcome[]> {
+    const unique = [...new Map(emails.map((e) => e.trim()).filter(Boolean).map((e) => [e.toLowerCase(), e])).values()];
+    if (unique.length === 0) throw invalidRequest('give at least one e-mail address');
+    if (unique.length > MAX_INVITES) throw invalidRequest(`at most ${MAX_INVITES} addresses at once (got ${unique.length})`);
+    const out: InviteOutcome[] = [];
+    for (const email of unique) {
+      try {
+        out.push({ email, ok: true, issued: await this.invite(email, by, opts) });
+      } catch (err) {
+        if (!isAppError(err) || err.status >= 500) throw err;
+        out.push({ email, ok: false, error: err.message });
+      }
+    }
+    return out;
+  }
+
+  /** Invitations not yet used or expired, with who made them (never their links: those were shown once). */
+  openInvites(): Promise<OpenInvite[]> {
     return this.deps.invites.listOpen();
+  }
+
+  /** Revokes an open invitation: its link stops working at once. */
+  async revokeInvite(id: string): Promise<string> {
+    const email = await this.deps.invites.revoke(id);
+    if (email === null) throw notFound('open invitation');
+    await this.deps.audit.record({ type: 'account.invite_revoked', target: { type: 'invitation', id, label: email }, details: { email } });
+    return email;
   }
 
   /** The address an invitation link is for while it works (unused, unexpired); null otherwise. */
@@ -201,14 +275,94 @@ export class TeamAdmin {
   }
 
   /**
-   * Accepts an invitation: makes its account with this password, for the one caller whose use of the link wins.
-   * The password is checked first, so a weak one does not use the link up. Null for a used, expired or unknown link.
+   * Accepts an invitation: makes its account with this password, for the one caller whose use of the link wins, and
+   * gives it what the invitation said (admin, a group). The password is checked first, so a weak one does not use
+   * the link up. Null for a used, expired or unknown link.
    */
   async acceptInvite(token: string, password: string): Promise<User | null> {
     const weak = checkPasswordStrength(password);
     if (weak) throw invalidRequest(weak);
-    const email = token ? await this.deps.invites.consume(sha256Hex(token)) : null;
-    return email === null ? null : this.deps.accounts.createUser(email, password);
+    const invite = token ? await this.deps.invites.consume(sha256Hex(token)) : null;
+    if (invite === null) return null;
+    const user = await this.deps.accounts.createUser(invite.email, password);
+    if (invite.admin && !user.isAdmin) await this.deps.users.setAdmin(user.id, true);
+    const group = invite.groupId ? await this.deps.groups.get(invite.groupId) : null;
+    if (group) await this.deps.groups.addMember(group.id, user.id);
+    await this.deps.audit.record({ type: 'account.created', target: accountTarget(user), actor: { id: user.id, email: user.email }, details: { how: 'invitation', admin: invite.admin, group: group?.name ?? null } });
+    return { ...user, isAdmin: user.isAdmin || invite.admin };
+  }
+
+  /**
+   * A one-time link that sets a new password for the account (an admin's "send a reset link"; `by` null: the
+   * operator). With `send` and a mail server it is mailed to the account, queued in the transaction that records it;
+   * otherwise its token is for the admin to hand over (shown once).
+   */
+  async resetLink(user: User, by: Pick<User, 'id' | 'email'> | null, opts: { send?: boolean } = {}): Promise<Issued> {
+    if (user.disabledAt !== null) throw conflict(`${user.email} is disabled: enable the account first`);
+    const mailer = opts.send ? this.deps.mailer : undefined;
+    const issued = await this.issueReset(user, by?.id ?? null, ADMIN_RESET_TTL_MS, mailer, true);
+    await this.deps.audit.record({ type: 'password_reset.link_made', target: accountTarget(user), details: { mailed: issued.mailed, expires_at: new Date(issued.expiresAt).toISOString() } });
+    return issued;
+  }
+
+  /**
+   * "Forgot password?": mails a reset link to the account with this address, if there is one that may sign in with a
+   * password, and at most once a minute. Says nothing either way (the page answers the same for any address), so the
+   * form does not tell who has an account. False when no mail server is configured.
+   */
+  async forgotPassword(email: string): Promise<boolean> {
+    const mailer = this.deps.mailer;
+    if (!mailer?.enabled) return false;
+    const user = await this.deps.users.findByEmail(email.trim().slice(0, 254));
+    if (!user || user.disabledAt !== null) return true;
+    const last = await this.deps.resets.lastAskedAt(user.id);
+    if (last !== null && this.deps.now() - last < RESET_ASK_GAP_MS) return true;
+    const { passwordHash: _, ...plain } = user;
+    const issued = await this.issueReset(plain, null, RESET_TTL_MS, mailer, false);
+    await this.deps.audit.record({ type: 'password_reset.requested', target: accountTarget(user), actor: { id: null, email: null }, details: { mailed: issued.mailed } });
+    return true;
+  }
+
+  private async issueReset(user: User, by: string | null, ttlMs: number, mailer: Mailer | undefined, byAdmin: boolean): Promise<Issued> {
+    const token = randomUrlToken(32);
+    const expiresAt = this.deps.now() + ttlMs;
+    let mailed = false;
+    await this.deps.resets.create(sha256Hex(token), user.id, by, ttlMs, async (trx) => {
+      if (!mailer?.enabled) return;
+      mailed = (await mailer.queue(trx, passwordResetMail({ to: user.email, link: mailer.link(`/reset-password?token=${token}`), publicUrl: mailer.link(''), byAdmin, expiresAt }))) !== null;
+    });
+    if (mailed) mailer!.wake();
+    return { id: sha256Hex(token).slice(0, 16), token, expiresAt, mailed };
+  }
+
+  /** The account a reset link is for while it works (unused, unexpired, the account active); null otherwise. */
+  async resetFor(token: string): Promise<User | null> {
+    const id = token ? await this.deps.resets.userFor(sha256Hex(token)) : null;
+    const user = id ? await this.deps.users.findById(id) : null;
+    return user && user.disabledAt === null ? user : null;
+  }
+
+  /**
+   * Uses a reset link: sets the password, once, for the one caller whose use wins, and signs the account out of every
+   * browser (its web sessions end). A weak password is refused before the link is used up. Null for a used, expired
+   * or unknown link, or a disabled account.
+   */
+  async completeReset(token: string, password: string): Promise<{ user: User; sessionsEnded: number } | null> {
+    const weak = checkPasswordStrength(password);
+    if (weak) throw invalidRequest(weak);
+    if (!(await this.resetFor(token))) return null;
+    const userId = await this.deps.resets.consume(sha256Hex(token));
+    const user = userId ? await this.deps.users.findById(userId) : null;
+    if (!user || user.disabledAt !== null) return null;
+    await this.deps.users.setPasswordHash(user.id, await hashPassword(password));
+    const sessionsEnded = await this.deps.sessions.deleteForUser(user.id);
+    await this.deps.audit.record({ type: 'password_reset.completed', target: accountTarget(user), actor: { id: user.id, email: user.email }, details: { sessions_ended: sessionsEnded } });
+    return { user, sessionsEnded };
+  }
+
+  /** Last sign-in, local or provider, second factors and usage of each account (Admin → Users, the admin API). */
+  async overview(users: readonly User[]): Promise<Map<string, AccountOverview>> {
+    return this.deps.overview.all(users.map((u) => u.id));
   }
 
   listGroups(): Promise<Group[]> {
@@ -267,7 +421,7 @@ export class TeamAdmin {
   }
 
   /** An identity provider's groups are changed there: here they are read-only. */
-  private local(group: Group): void {
+  local(group: Group): void {
     // Not a right the admin lacks: the group is kept elsewhere (a conflict with where it lives, said on the page).
     if (group.source !== LOCAL_GROUPS) throw conflict(`the group "${group.name}" comes from ${group.source}: change its members there`);
   }

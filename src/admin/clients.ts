@@ -5,7 +5,7 @@ import { isAppError } from '../core/errors.js';
 import { CliError, UsageError } from '../terminal/errors.js';
 import type { IO } from '../terminal/io.js';
 import { OAuthClientStore } from '../store/sql/oauth-clients.js';
-import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 import { operatorAudit } from './operator-audit.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -28,6 +28,7 @@ export function clientsCommand(io: IO): Command {
     .option('--public', 'a public client (native or browser app): no secret, PKCE required')
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
     .addOption(databaseOption())
+    .addOption(initOption())
     .addHelpText(
       'after',
       `
@@ -36,10 +37,10 @@ Examples:
   $ docsearch clients add --name "Desktop app" --redirect-uri http://127.0.0.1:8765/callback --public
 `,
     )
-    .action(async (flags: { name: string; redirectUri: string[]; public?: boolean; dataDir?: string; database?: string }) => {
+    .action(async (flags: { name: string; redirectUri: string[]; public?: boolean; dataDir?: string; database?: string; init?: boolean }) => {
       if (flags.redirectUri.length === 0) throw new UsageError('at least one --redirect-uri is required', 'e.g. --redirect-uri https://app.example.com/oauth/callback');
       const config = operatorConfig(io, 'clients add', { 'data-dir': flags.dataDir, database: flags.database });
-      const database = await openOperatorDatabase(config);
+      const database = await openOperatorDatabase(config, { init: flags.init });
       try {
         const service = new ClientService(new OAuthClientStore(database.db, systemClock), systemClock, operatorAudit(database.db, 'clients add'));
         const { client, secret } = await service.register({ name: flags.name, redirectUris: flags.redirectUri, isPublic: !!flags.public, userId: null });

@@ -9,17 +9,19 @@ import type { ServeConfig } from '../server/config.js';
 import type { DatabaseHandle } from '../store/sql/database.js';
 import { CliError } from '../terminal/errors.js';
 import { type IO, isStdoutTTY } from '../terminal/io.js';
-import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 /** The flags that name the library, as `serve` takes them: a data directory, or a shared-mode database. */
 export interface LibraryFlags {
   dataDir?: string;
   database?: string;
+  /** Make the library when there is none (otherwise the command refuses). */
+  init?: boolean;
 }
 
 /** Adds --data-dir and --database to an operator command. */
 export function libraryOptions(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)').addOption(databaseOption());
+  return cmd.option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)').addOption(databaseOption()).addOption(initOption());
 }
 
 export interface TeamRun {
@@ -36,7 +38,7 @@ export interface TeamRun {
  */
 export async function withTeamAdmin(io: IO, command: string, flags: LibraryFlags, work: (run: TeamRun) => Promise<void>, more: Record<string, unknown> = {}): Promise<void> {
   const config = operatorConfig(io, command, { ...more, 'data-dir': flags.dataDir, database: flags.database });
-  const database = await openOperatorDatabase(config);
+  const database = await openOperatorDatabase(config, { init: flags.init });
   try {
     await work({ team: openTeamAdmin(database.db, systemClock, operatorAudit(database.db, command)), config, database, where: database.shared ? database.location : config.dataDir });
   } catch (err) {

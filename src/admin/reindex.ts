@@ -10,7 +10,7 @@ import { JobStore } from '../store/sql/jobs.js';
 import { lockDataDir } from '../server/data-dir-lock.js';
 import { createLogger } from '../core/logger.js';
 import { openStorage } from '../server/storage.js';
-import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 import { operatorAudit } from './operator-audit.js';
 
 /**
@@ -29,6 +29,7 @@ export function reindexCommand(io: IO): Command {
     )
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
     .addOption(databaseOption())
+    .addOption(initOption())
     .option('--storage <url>', 'where the index lives, as for serve: unset = the data dir, or s3://bucket/prefix (env DOCSEARCH_STORAGE)')
     .option('--embedder <spec>', 'embedding model: builtin | ollama:<model> | openai:<model> (env DOCSEARCH_EMBEDDER)')
     .option('--model-cache-dir <dir>', 'where the built-in model graph is cached (env DOCSEARCH_MODEL_CACHE_DIR)')
@@ -41,7 +42,7 @@ Examples:
   $ curl -X POST -H "Authorization: Bearer $DOCSEARCH_TOKEN" http://127.0.0.1:7411/api/v1/reindex   # daemon running
 `,
     )
-    .action(async (flags: { dataDir?: string; database?: string; storage?: string; embedder?: string; modelCacheDir?: string; config?: string }) => {
+    .action(async (flags: { dataDir?: string; database?: string; init?: boolean; storage?: string; embedder?: string; modelCacheDir?: string; config?: string }) => {
       const config = operatorConfig(
         io,
         'reindex',
@@ -57,7 +58,7 @@ Examples:
       let database;
       let storage;
       try {
-        database = await openOperatorDatabase(config);
+        database = await openOperatorDatabase(config, { init: flags.init });
       } catch (err) {
         unlock();
         throw err;

@@ -11,7 +11,7 @@ import { TwoFactorStore } from '../store/sql/two-factor.js';
 import { UserStore } from '../store/sql/users.js';
 import { KEY_ID_SETTING } from '../server/secrets-key.js';
 import { operatorAudit } from './operator-audit.js';
-import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
 /**
  * `docsearch users reset-2fa <email>`: for someone who lost their authenticator app, their passkeys and their
@@ -29,6 +29,7 @@ export function resetTwoFactorCommand(io: IO): Command {
     .option('--all', "every account's second factors (and the record of the secrets key they were sealed with)")
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
     .addOption(databaseOption())
+    .addOption(initOption())
     .addHelpText(
       'after',
       `
@@ -37,10 +38,10 @@ Examples:
   $ docsearch users reset-2fa --all --data-dir /var/lib/docsearch
 `,
     )
-    .action(async (email: string | undefined, flags: { all?: boolean; dataDir?: string; database?: string }) => {
+    .action(async (email: string | undefined, flags: { all?: boolean; dataDir?: string; database?: string; init?: boolean }) => {
       if (!!email === !!flags.all) throw new UsageError('name one account by its e-mail, or give --all', 'docsearch users reset-2fa <email>');
       const config = operatorConfig(io, 'users reset-2fa', { 'data-dir': flags.dataDir, database: flags.database });
-      const database = await openOperatorDatabase(config);
+      const database = await openOperatorDatabase(config, { init: flags.init });
       try {
         const { db } = database;
         const now = systemClock;

@@ -12,13 +12,14 @@ import { confirmDestructive } from '../terminal/confirm.js';
 import { endedSummary } from '../access/team-admin.js';
 import { toIso } from '../core/clock.js';
 import type { ServeConfig } from '../server/config.js';
+import { runningDaemonUrl } from '../server/data-dir-lock.js';
 import { ApiKeyStore } from '../store/sql/api-keys.js';
 import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { ProjectStore } from '../store/sql/projects.js';
 import { SessionStore } from '../store/sql/sessions.js';
 import { SetupTokenStore } from '../store/sql/setup-tokens.js';
 import { UserStore } from '../store/sql/users.js';
-import { databaseOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
+import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 import { count, examples, type LibraryFlags, libraryOptions, printRows, wantsJson, withTeamAdmin } from './operator-team.js';
 import { operatorAudit } from './operator-audit.js';
 import { resetTwoFactorCommand } from './users-two-factor.js';
@@ -50,6 +51,7 @@ export function usersCommand(io: IO): Command {
     .argument('<email>', 'the account email')
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
     .addOption(databaseOption())
+    .addOption(initOption())
     .option('--api-key', 'also create an API key for the account and print it (once) on stdout')
     .addOption(new Option('--scopes <scopes>', `scopes of that key, comma or space separated (${SCOPES.join(', ')})`).default(SCOPES.join(',')))
     .option('--key-name <name>', 'name of that key', 'provisioned')
@@ -64,7 +66,7 @@ Examples:
   $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db.internal/docsearch docsearch users add bob@example.com
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; database?: string; apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }) => {
+    .action(async (email: string, flags: { dataDir?: string; database?: string; init?: boolean; apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }) => {
       const { scopes, unknown } = parseScopes(flags.scopes);
       if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}`, `valid scopes: ${SCOPES.join(', ')}`);
       let expires: KeyExpiry;
@@ -75,7 +77,7 @@ Examples:
       }
       const config = operatorConfig(io, 'users add', { 'data-dir': flags.dataDir, database: flags.database });
       const password = await readPassword(io);
-      const database = await openOperatorDatabase(config);
+      const database = await openOperatorDatabase(config, { init: flags.init });
       try {
         const { db } = database;
         const now = systemClock;
@@ -109,6 +111,7 @@ Examples:
     .argument('<email>', 'the account email')
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
     .addOption(databaseOption())
+    .addOption(initOption())
     .addHelpText(
       'after',
       `
@@ -117,10 +120,10 @@ Examples:
   $ echo "$NEW_PASSWORD" | docsearch users set-password alice@example.com --data-dir /var/lib/docsearch
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; database?: string }) => {
+    .action(async (email: string, flags: { dataDir?: string; database?: string; init?: boolean }) => {
       const config = operatorConfig(io, 'users set-password', { 'data-dir': flags.dataDir, database: flags.database });
       const password = await readPassword(io, 'users set-password');
-      const database = await openOperatorDatabase(config);
+      const database = await openOperatorDatabase(config, { init: flags.init });
       try {
         const { db } = database;
         const now = systemClock;
@@ -156,13 +159,13 @@ function addOffboardingCommands(users: Command, io: IO): void {
         const all = await team.listUsers();
         if (wantsJson(cmd)) {
           return writeJson(io, {
-            users: all.map((u) => ({ id: u.id, email: u.email, admin: u.isAdmin, disabled: u.disabledAt !== null, disabled_at: u.disabledAt === null ? null : toIso(u.disabledAt), created_at: toIso(u.createdAt) })),
+            users: all.map((u) => ({ id: u.id, email: u.email, admin: u.isAdmin, admin_from: u.adminManagedBy, disabled: u.disabledAt !== null, disabled_at: u.disabledAt === null ? null : toIso(u.disabledAt), created_at: toIso(u.createdAt) })),
           });
         }
         printRows(
           io,
           ['ID', 'EMAIL', 'ADMIN', 'DISABLED', 'CREATED'],
-          all.map((u) => [u.id, u.email, u.isAdmin ? 'yes' : 'no', u.disabledAt === null ? 'no' : toIso(u.disabledAt), toIso(u.createdAt)]),
+          all.map((u) => [u.id, u.email, `${u.isAdmin ? 'yes' : 'no'}${u.adminManagedBy ? ` (from ${u.adminManagedBy})` : ''}`, u.disabledAt === null ? 'no' : toIso(u.disabledAt), toIso(u.createdAt)]),
         );
       }),
     );
@@ -184,8 +187,8 @@ function addOffboardingCommands(users: Command, io: IO): void {
         'users invite',
         flags,
         async ({ team, config }) => {
-          const base = invitationBase(config);
-          const token = await team.invite(email, null);
+          const base = invitationBase(io, config, flags.publicUrl);
+          const { token } = await team.invite(email, null);
           io.stderr.write(`invited ${email.trim()}: send them this link; it works once, for 7 days, and is not shown again\n`);
           io.stdout.write(`${base}/invite?token=${token}\n`);
         },
@@ -266,12 +269,19 @@ function addOffboardingCommands(users: Command, io: IO): void {
 }
 
 /**
- * Where an invitation link points: the public URL people reach the server at, as `serve` resolves it (flag,
- * environment, config file), else what `serve` would print with these settings.
+ * Where an invitation link points, so that it works: the --public-url given here; else the URL of the daemon running
+ * on this data directory (it holds the directory's lock and recorded its public URL at start, whatever port or
+ * --public-url it was started with); else the public URL the environment or config file sets; else what `serve`
+ * would listen at with these settings, with a warning that no daemon runs there now.
  */
-function invitationBase(config: ServeConfig): string {
+function invitationBase(io: IO, config: ServeConfig, explicit: string | undefined): string {
+  if (explicit) return explicit.replace(/\/+$/, '');
+  const running = runningDaemonUrl(config.dataDir);
+  if (running) return running.replace(/\/+$/, '');
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   if (config.port === 0) throw new UsageError('no public URL is configured and the port is 0', 'pass --public-url https://… (or set DOCSEARCH_PUBLIC_URL)');
   const host = config.host === '0.0.0.0' || config.host === '[::]' ? '127.0.0.1' : config.host;
-  return `http://${host}:${config.port}`;
+  const base = `http://${host}:${config.port}`;
+  io.stderr.write(`warning: no daemon is running on ${config.dataDir}, so this link assumes one will listen at ${base}; pass --public-url to say where people reach it\n`);
+  return base;
 }

@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { randomUrlToken, safeEqual, sha256Hex } from '../core/secrets.js';
-import type { SeenFrom, SessionListing, SessionStore } from '../store/sql/sessions.js';
+import type { ProviderLink, SeenFrom, SessionListing, SessionStore } from '../store/sql/sessions.js';
 
-export type { SeenFrom };
+export type { ProviderLink, SeenFrom };
 
 export const SESSION_TTL_MS = 7 * 24 * 3600_000;
 export const ANONYMOUS_SESSION_TTL_MS = 3600_000;
@@ -26,6 +26,8 @@ export interface WebSession {
   signedInWith?: string | null;
   /** The account whose password was right, still owing its second factor. */
   pendingUserId?: string | null;
+  /** Signed in through an identity provider (OpenID Connect): which, as whom, and what to ask it again with. */
+  provider?: ProviderLink | null;
 }
 
 /**
@@ -87,10 +89,17 @@ export class WebSessionService {
   constructor(private readonly store: SessionStore) {}
 
   /** A new session: anonymous (a form's CSRF token), signed in (`userId`, how), or owing a second factor (`pendingUserId`). */
-  async start(userId: string | null, opts: { signedInWith?: string; seen?: SeenFrom; pendingUserId?: string } = {}): Promise<WebSession> {
+  async start(userId: string | null, opts: { signedInWith?: string; seen?: SeenFrom; pendingUserId?: string; provider?: Omit<ProviderLink, 'checkedAt'> } = {}): Promise<WebSession> {
     const id = randomUrlToken(32);
     await this.store.create(sha256Hex(id), userId, userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, { ...opts, pendingTtlMs: SECOND_STEP_TTL_MS });
-    return { id, userId, csrfToken: csrfFor(id), signedInWith: opts.signedInWith ?? null, pendingUserId: opts.pendingUserId ?? null };
+    return {
+      id,
+      userId,
+      csrfToken: csrfFor(id),
+      signedInWith: opts.signedInWith ?? null,
+      pendingUserId: opts.pendingUserId ?? null,
+      provider: opts.provider ? { ...opts.provider, checkedAt: Date.now() } : null,
+    };
   }
 
   async load(id: string | undefined, seen?: SeenFrom): Promise<WebSession | null> {
@@ -98,7 +107,23 @@ export class WebSessionService {
     const row = await this.store.find(sha256Hex(id));
     if (!row) return null;
     await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, row.userId ? seen : undefined);
-    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId };
+    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId, provider: row.provider };
+  }
+
+  /** Claims the session's re-check for this caller (see SessionStore.claimProviderCheck). */
+  claimProviderCheck(session: WebSession, at: number): Promise<boolean> {
+    return session.provider ? this.store.claimProviderCheck(sha256Hex(session.id), session.provider.checkedAt, at) : Promise.resolve(false);
+  }
+
+  /** The provider said the session stands (a re-check): when, and the tokens for the next one. */
+  async providerChecked(session: WebSession, tokensSealed: string | null, at: number): Promise<void> {
+    await this.store.providerChecked(sha256Hex(session.id), tokensSealed, at);
+    if (session.provider) session.provider = { ...session.provider, tokensSealed, checkedAt: at };
+  }
+
+  /** Ends the sessions a provider's back-channel logout names (see SessionStore.deleteForProvider). */
+  endForProvider(provider: string, who: { subject: string | null; sid: string | null }): Promise<Map<string, number>> {
+    return this.store.deleteForProvider(provider, who);
   }
 
   /** The user's signed-in sessions, `current` marked. */

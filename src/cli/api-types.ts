@@ -171,6 +171,63 @@ export interface Me {
   expires_at: string | null;
 }
 
+/** GET /api/v1/admin/users: an account as an admin sees it. */
+export interface AdminUser {
+  id: string;
+  email: string;
+  admin: boolean;
+  disabled: boolean;
+  disabled_at: string | null;
+  created_at: string;
+  last_sign_in_at: string | null;
+  kind: 'local' | 'provider';
+  providers: string[];
+  two_factor: { totp: boolean; passkeys: number };
+  usage: { documents: number; bytes: number; chunks: number };
+}
+
+/** GET /api/v1/admin/invitations. */
+export interface Invitation {
+  id: string;
+  email: string;
+  admin: boolean;
+  group: string | null;
+  created_at: string;
+  expires_at: string;
+  created_by: { id: string; email: string | null } | null;
+}
+
+/** A link an admin route made: shown once, unless it went out by mail. */
+export interface IssuedLink {
+  link: string | null;
+  mailed: boolean;
+  expires_at: string;
+}
+
+/** GET /api/v1/admin/groups. */
+export interface AdminGroup {
+  id: string;
+  name: string;
+  description: string;
+  source: string;
+  member_count: number;
+  created_at: string;
+}
+
+/** GET /api/v1/admin/mail: one row of the outbox. */
+export interface OutboxMail {
+  id: string;
+  kind: string;
+  to: string;
+  subject: string;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
 /**
  * The fields `--json f1,f2` may select on each list command's items (gh's `--json fields`). They are the
  * wire fields above; docs/cli.md lists them from here.

@@ -208,8 +208,8 @@ export class ApiClient {
   patch<T>(path: string, json?: unknown, opts?: RequestOptions) {
     return this.json<T>('PATCH', path, { ...opts, json });
   }
-  delete(path: string, opts?: RequestOptions) {
-    return this.json<void>('DELETE', path, opts);
+  delete<T = void>(path: string, opts?: RequestOptions) {
+    return this.json<T>('DELETE', path, opts);
   }
 }
 

@@ -34,7 +34,12 @@ export const AUDIT_EVENT_TYPES = [
   'oauth.consented',
   'oauth.revoked',
   'account.created',
+  'account.linked',
   'account.invited',
+  'account.invite_revoked',
+  'password_reset.requested',
+  'password_reset.link_made',
+  'password_reset.completed',
   'account.password_changed',
   'account.password_set',
   'account.email_changed',
@@ -57,11 +62,25 @@ export const AUDIT_EVENT_TYPES = [
   'restore.completed',
   'migrate.completed',
   'reindex.started',
+  'mail.sent',
+  'mail.failed',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
 /** How the actor reached us: a web session, an API key, an OAuth token, the operator's command line, nobody yet, or the daemon itself. */
 export type AuditVia = 'session' | 'api_key' | 'oauth' | 'operator' | 'anonymous' | 'system';
+
+/**
+ * Who caused an event, in one word: a person for themselves (`user`), an admin on others' accounts, groups or
+ * settings (`admin`), the operator's command line, the identity provider's word at a sign-in (`sso`: an account
+ * made, an admin flag or groups set), a source's pass (`source`), the daemon's own work (`system`), or nobody
+ * signed in (`anonymous`: a failed sign-in).
+ */
+export const AUDIT_BY = ['user', 'admin', 'operator', 'sso', 'source', 'system', 'anonymous'] as const;
+export type AuditBy = (typeof AUDIT_BY)[number];
+
+/** `by` when neither the event nor its context says: from how the actor reached the server. */
+export const byOfVia = (via: string): AuditBy => (via === 'operator' ? 'operator' : via === 'anonymous' ? 'anonymous' : via === 'system' ? 'system' : 'user');
 
 export interface AuditActor {
   id: string | null;
@@ -78,6 +97,8 @@ export interface AuditContext {
   clientIp?: string | null;
   userAgent?: string | null;
   requestId?: string | null;
+  /** Set once the request acts as an admin (access/access-control.ts `requireAdmin`); else from `via`. */
+  by?: AuditBy;
 }
 
 export interface AuditEvent {
@@ -88,6 +109,8 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
   /** Who, when not whoever the context says (a failed sign-in names the account that was tried). */
   actor?: AuditActor;
+  /** Who caused it, when not the context's (`sso` for what a provider's sign-in changed, `source` for a pass). */
+  by?: AuditBy;
 }
 
 /** Where events go: the database every replica shares, and the JSON log. */
@@ -105,6 +128,12 @@ export function withAuditContext<T>(context: AuditContext, fn: () => T): T {
 /** The context of the request or command being served; undefined outside one (the daemon's own work). */
 export function currentAuditContext(): AuditContext | undefined {
   return contexts.getStore();
+}
+
+/** Marks the current request as an admin's work on others (its events are `by: admin`). */
+export function actingAsAdmin(): void {
+  const context = contexts.getStore();
+  if (context) context.by = 'admin';
 }
 
 /** Names who the current request acts as, once a credential or session says so. */

@@ -77,6 +77,8 @@ export interface Block {
   kind: BlockKind;
   /** The text was recognised by OCR from the page image, not read from a text layer. */
   ocr?: boolean;
+  /** A table row's cells and its sheet's column names, when the parse was asked for them (ParseOptions.cells). */
+  cells?: { columns: string[]; values: string[] };
 }
 
 export interface ParsedDocument {
@@ -108,6 +110,8 @@ export interface ParseOptions {
   filename?: string;
   /** The type the bytes were sniffed as (one parser serves CSV and TSV, ODP and PPTX …). */
   type?: ParsedType;
+  /** Keep each table row's cells on its block (the web viewer's tables); ingest does not ask for them. */
+  cells?: boolean;
 }
 
 /**

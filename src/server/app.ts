@@ -15,6 +15,7 @@ import { adminGroupRoutes } from './web/admin-groups.js';
 import { adminSharingRoutes } from './web/admin-sharing.js';
 import { adminUserRoutes } from './web/admin-users.js';
 import { inviteRoutes } from './web/invite.js';
+import { passwordResetRoutes } from './web/password-reset.js';
 import { documentRoutes } from './web/library-documents.js';
 import { documentListRoutes } from './web/library-list.js';
 import { trashRoutes } from './web/library-trash.js';
@@ -69,6 +70,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   adminGroupRoutes(pages, s);
   adminSharingRoutes(pages, s);
   inviteRoutes(pages, s);
+  passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
   adminAuditRoutes(pages, s);
   for (const mount of extra) mount(pages, s);

@@ -6,6 +6,7 @@ import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url
 import { parseSecretsKey } from '../core/sealed-secret.js';
 import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 import { proxyListProblem } from './trusted-proxies.js';
+import { redactSmtpUrl, smtpUrlProblem } from '../mail/smtp-url.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -65,7 +66,17 @@ export const OPTIONS = [
     description:
       'PostgreSQL (15 or later) for shared mode, postgres://user:password@host:5432/db: accounts, projects, documents and the ingest queue, shared by every replica; unset: SQLite at <data-dir>/docsearch.db. The password is masked in logs; prefer the environment variable',
   },
-  { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>)' },
+  { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>); links in e-mail start with it' },
+  {
+    name: 'smtp-url',
+    kind: 'string',
+    valueName: 'url',
+    secret: redactSmtpUrl,
+    check: smtpUrlProblem,
+    description:
+      'send e-mail (invitations, password resets, new sign-in notices, source alerts; docs/mail.md) through this mail server: smtp://user:password@mail.example.com:587 (STARTTLS when offered) or smtps://…:465; unset: no e-mail, and admins hand out links instead. The password is masked in logs; prefer the environment variable',
+  },
+  { name: 'smtp-from', kind: 'string', valueName: 'address', description: 'the From of every mail, e.g. "Docs <docs@example.com>" (default: docsearch <docsearch@the public URL\'s host>)' },
   {
     name: 'mcp-allowed-origins',
     kind: 'string',
@@ -263,6 +274,15 @@ export const OPTIONS = [
   { name: 'sso-required-group', kind: 'string', valueName: 'group', description: 'a provider group a person must be in to sign in through the provider (checked at every sign-in)' },
   { name: 'sso-admin-group', kind: 'string', valueName: 'group', description: 'the provider group whose members are admins here; set at every sign-in through the provider' },
   { name: 'sso-link-accounts', kind: 'bool', default: false, description: 'let a first sign-in through the provider take over the local account with the same e-mail, when the provider says the e-mail is verified; off: such a sign-in is refused' },
+  {
+    name: 'sso-recheck',
+    kind: 'int',
+    default: 900,
+    min: 0,
+    valueName: 'seconds',
+    description:
+      'how often (seconds) a web session signed in through the OpenID Connect provider asks it again (refresh token, else userinfo) whether the person may still be here, and takes their groups and admin flag anew: a session the provider ended, or a person it no longer lets in, ends at the next page after this. 0: never (sessions then last their 7 days, or until a back-channel logout)',
+  },
   { name: 'password-login', kind: 'enum', default: 'on', choices: ['on', 'off'], valueName: 'mode', description: 'off: the login page offers the identity provider alone (needs --oidc-issuer or --trusted-header-login); `docsearch users set-password` still sets passwords, for when it is turned on again' },
   { name: 'trusted-header-login', kind: 'bool', default: false, description: 'sign people in to the web pages by the headers a forward-auth proxy (Authelia, Authentik, oauth2-proxy) sets, accepted only from the --trust-proxy addresses; the API keeps its bearer credentials' },
   { name: 'trusted-header-user', kind: 'string', default: 'Remote-User', valueName: 'header', description: 'with --trusted-header-login: the header naming the signed-in person (their stable user name at the proxy)' },

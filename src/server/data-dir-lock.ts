@@ -1,10 +1,12 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { isDiskFull } from '../core/disk-full.js';
 
 const LOCK_FILE = 'daemon.lock';
 const PID_FILE = 'daemon.pid';
+/** The running daemon's public URL, for operator commands that print links (`users invite`): read only while the lock is held. */
+const URL_FILE = 'daemon.url';
 
 function pidOfHolder(dataDir: string): number | null {
   try {
@@ -38,8 +40,9 @@ export function lockDataDir(dataDir: string): () => void {
     if (!isDiskFull(err)) throw err;
   }
   return () => {
-    // The pid file goes first: once the lock is released it may already belong to the next daemon.
+    // The pid and URL files go first: once the lock is released they may already belong to the next daemon.
     rmSync(join(dataDir, PID_FILE), { force: true });
+    rmSync(join(dataDir, URL_FILE), { force: true });
     release();
   };
 }
@@ -56,4 +59,33 @@ export function lockFile(path: string): (() => void) | null {
     return null;
   }
   return () => db.close();
+}
+
+/** Records the URL the daemon holding the lock is reached at (its public URL), for operator commands. */
+export function recordDaemonUrl(dataDir: string, url: string): void {
+  try {
+    writeFileSync(join(dataDir, URL_FILE), `${url}\n`, { mode: 0o600 });
+  } catch (err) {
+    if (!isDiskFull(err)) throw err;
+  }
+}
+
+/**
+ * The public URL of the daemon running on this data directory, or null when none runs (no URL recorded, or the
+ * lock is free: a daemon that died left its file behind). Takes the lock for an instant to find out; makes no file.
+ */
+export function runningDaemonUrl(dataDir: string): string | null {
+  let url: string;
+  try {
+    url = readFileSync(join(dataDir, URL_FILE), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  if (!existsSync(join(dataDir, LOCK_FILE))) return null;
+  const release = lockFile(join(dataDir, LOCK_FILE));
+  if (release) {
+    release();
+    return null;
+  }
+  return url || null;
 }

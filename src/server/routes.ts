@@ -1,3 +1,7 @@
+import { adminCreateGroup, adminDeleteGroup, adminGetGroup, adminListGroups, adminAddGroupMember, adminRemoveGroupMember } from './api/admin/groups.js';
+import { adminCreateInvitations, adminListInvitations, adminRevokeInvitation } from './api/admin/invitations.js';
+import { adminListMail, adminRetryMail, adminTestMail } from './api/admin/mail.js';
+import { adminDeleteUser, adminDisableUser, adminEnableUser, adminGetUser, adminListUsers, adminResetLink, adminUpdateUser } from './api/admin/users.js';
 import { listAuditEvents } from './api/audit-events.js';
 import { deleteDocument } from './api/documents/delete.js';
 import { getDocumentFile } from './api/documents/file.js';
@@ -73,5 +77,24 @@ export function apiRoutes(s: Services): ApiRoute[] {
     reindexStatus(s),
     search(s),
     listAuditEvents(s),
+    adminListUsers(s),
+    adminGetUser(s),
+    adminUpdateUser(s),
+    adminDisableUser(s),
+    adminEnableUser(s),
+    adminDeleteUser(s),
+    adminResetLink(s),
+    adminListInvitations(s),
+    adminCreateInvitations(s),
+    adminRevokeInvitation(s),
+    adminListGroups(s),
+    adminCreateGroup(s),
+    adminGetGroup(s),
+    adminDeleteGroup(s),
+    adminAddGroupMember(s),
+    adminRemoveGroupMember(s),
+    adminListMail(s),
+    adminTestMail(s),
+    adminRetryMail(s),
   ];
 }

@@ -27,6 +27,10 @@ import type { HealthProbe } from './health.js';
 import type { Sso } from './sso.js';
 import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { MailOutboxStore } from '../store/sql/mail-outbox.js';
+import type { KnownDeviceStore } from '../store/sql/known-devices.js';
+import type { Extractor } from '../ingest/extract.js';
 
 /** Removes a project and everything in it (documents, their chunks and files). */
 export interface ProjectRemoval {
@@ -77,6 +81,8 @@ export interface Services {
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;
+  /** Parses originals in worker threads with a time and memory limit (the viewer's tables read sheets through it). */
+  extractor: Extractor;
   /** Converts legacy .doc, .xls and .ppt, when it was found at start and --libreoffice is not off. */
   libreOffice?: LibreOffice;
   reindex: Reindexer;
@@ -90,4 +96,10 @@ export interface Services {
   sources: SourceService;
   /** Sign-in through the identity provider (docs/sso.md); null when none is configured. */
   sso: Sso | null;
+  /** Queues e-mail in the outbox (docs/mail.md); `enabled` is false without --smtp-url. */
+  mailer: Mailer;
+  /** The outbox's rows, for admins to read. */
+  outbox: MailOutboxStore;
+  /** Browsers each account signed in from (new-browser notices). */
+  devices: KnownDeviceStore;
 }

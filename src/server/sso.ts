@@ -1,7 +1,10 @@
 import { ProviderAccounts } from '../access/provider-accounts.js';
+import { type ProviderSession, TRUSTED_HEADER_PROVIDER } from '../auth/sso/identity.js';
 import { OidcSignIn, type OidcSeams } from '../auth/sso/oidc.js';
+import type { AuditLog } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { SecretSealer } from '../core/sealed-secret.js';
 import type { Db } from '../store/sql/database.js';
 import { GroupStore } from '../store/sql/groups.js';
 import { openNewAccountStores } from '../store/sql/identities.js';
@@ -14,6 +17,11 @@ export interface Sso {
   /** OpenID Connect, when --oidc-issuer is set. */
   oidc: OidcSignIn | null;
   accounts: ProviderAccounts;
+  /** The provider ids its accounts are linked under (identities.provider): the issuer, the trusted-header proxy. */
+  providers: string[];
+  /** Seals a sign-in's tokens at the provider for its session row (the periodic re-check asks with them). */
+  sealTokens(subject: string, session: ProviderSession): string | null;
+  openTokens(subject: string, sealed: string | null): ProviderSession | null;
 }
 
 /** Where the provider sends people back: <public-url> + this is the redirect URI registered there. */
@@ -27,7 +35,7 @@ export function ssoName(config: Pick<ServeConfig, 'ssoName' | 'oidcIssuer'>): st
 }
 
 /** The sign-in through the provider that the configuration asks for; null when it asks for none. */
-export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Logger; publicUrl: () => string; seams?: OidcSeams }): Sso | null {
+export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Logger; audit: AuditLog; sealer: SecretSealer; publicUrl: () => string; seams?: OidcSeams }): Sso | null {
   if (!config.oidcIssuer && !config.trustedHeaderLogin) return null;
   const name = ssoName(config);
   const { db, now, log } = deps;
@@ -36,6 +44,7 @@ export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Lo
       ...openNewAccountStores(db, now),
       groups: new GroupStore(db, now),
       warn: (message, fields) => log.warn({ event: 'sso.group_skipped', ...fields }, message),
+      audit: deps.audit,
     },
     {
       source: name,
@@ -59,5 +68,21 @@ export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Lo
           { now, ...deps.seams },
         )
       : null;
-  return { name, oidc, accounts };
+  const providers = [...(config.oidcIssuer ? [config.oidcIssuer] : []), ...(config.trustedHeaderLogin ? [TRUSTED_HEADER_PROVIDER] : [])];
+  // Bound to the person at the provider: a sealed value moved to another's session does not open.
+  const context = (subject: string) => `sso-tokens:${subject}`;
+  return {
+    name,
+    oidc,
+    accounts,
+    providers,
+    sealTokens: (subject, session) =>
+      session.refreshToken || session.accessToken ? deps.sealer.seal(JSON.stringify({ r: session.refreshToken, a: session.accessToken, e: session.accessTokenExpiresAt }), context(subject)) : null,
+    openTokens(subject, sealed) {
+      const opened = sealed ? deps.sealer.open(sealed, context(subject)) : null;
+      if (!opened) return null;
+      const t = JSON.parse(opened) as { r: string | null; a: string | null; e: number | null };
+      return { sid: null, refreshToken: t.r, accessToken: t.a, accessTokenExpiresAt: t.e, amr: [], acr: null };
+    },
+  };
 }

@@ -3,7 +3,7 @@
  * shares (so replicas keep one log, carried by backup, restore and migrate) and an `audit.<type>` JSON log line for
  * log shippers. Who and from where come from the current AuditContext (core/audit.ts) unless the event says.
  */
-import { type AuditEvent, type AuditLog, currentAuditContext } from '../core/audit.js';
+import { type AuditEvent, type AuditLog, byOfVia, currentAuditContext } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { Logger } from '../core/logger.js';
@@ -48,6 +48,7 @@ export class AuditTrail implements AuditLog {
       user_agent: context.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
       request_id: context.requestId ?? null,
       details: JSON.stringify(event.details ?? {}),
+      by: event.by ?? context.by ?? byOfVia(context.via),
     };
     try {
       if (actorId && actorEmail === null) row.actor_email = actorEmail = (await this.deps.users.emails([actorId])).get(actorId) ?? null;
@@ -63,6 +64,7 @@ export class AuditTrail implements AuditLog {
         actor_id: actorId,
         actor_email: actorEmail,
         via: row.via,
+        by: row.by,
         credential_id: row.credential_id,
         target_type: row.target_type,
         target_id: row.target_id,

@@ -15,7 +15,9 @@ export type EventChannel =
   /** The chunk index switched tables or embedder (a re-index finished). Payload: empty. */
   | 'index_changed'
   /** A source was added, changed or asked to sync now: schedulers look for due sources. Payload: the source id. */
-  | 'sources';
+  | 'sources'
+  /** Mail was queued in the outbox: the sender looks for due mail. Payload: empty. */
+  | 'mail';
 
 export interface Events {
   /** Delivered to every subscriber of every process, this one included, at most once each; lost when nobody listens. */

@@ -195,6 +195,81 @@ const REST: Record<string, Spec<RestRequest>> = {
   // The index matches the embedder: nothing to do, for anyone who may start it.
   'POST /api/v1/reindex': { request: () => ({ method: 'POST', path: '/api/v1/reindex' }), ok: 200 },
   'GET /api/v1/audit-events': restGet(() => '/api/v1/audit-events?limit=5'),
+  'GET /api/v1/admin/users': restGet(() => '/api/v1/admin/users'),
+  'GET /api/v1/admin/users/{user}': { on: { account: 'active' }, request: (t) => ({ path: `/api/v1/admin/users/${t.account}` }), ok: 200 },
+  'PATCH /api/v1/admin/users/{user}': {
+    on: { account: 'active' },
+    request: (t) => ({ method: 'PATCH', path: `/api/v1/admin/users/${t.account}`, body: { admin: true } }),
+    ok: 200,
+    effect: (c) => must(after(c, 'users', c.t.account)?.is_admin === 1, 'the account an admin'),
+  },
+  'POST /api/v1/admin/users/{user}/disable': {
+    on: { account: 'active' },
+    request: (t) => ({ method: 'POST', path: `/api/v1/admin/users/${t.account}/disable` }),
+    ok: 200,
+    effect: (c) => must(after(c, 'users', c.t.account)?.disabled_at, 'the account disabled'),
+  },
+  'POST /api/v1/admin/users/{user}/enable': {
+    on: { account: 'disabled' },
+    request: (t) => ({ method: 'POST', path: `/api/v1/admin/users/${t.account}/enable` }),
+    ok: 200,
+    effect: (c) => must(after(c, 'users', c.t.account)?.disabled_at === null, 'the account enabled'),
+  },
+  'DELETE /api/v1/admin/users/{user}': {
+    on: { account: 'active' },
+    request: (t, _as, m) => ({ method: 'DELETE', path: `/api/v1/admin/users/${t.account}?transfer_to=${encodeURIComponent(m.users.frank.email)}` }),
+    ok: 200,
+    effect: (c) => must(after(c, 'users', c.t.account)?.deleted_at, 'the account deleted'),
+  },
+  'POST /api/v1/admin/users/{user}/reset-link': {
+    on: { account: 'active' },
+    request: (t) => ({ path: `/api/v1/admin/users/${t.account}/reset-link`, body: { send: false } }),
+    ok: 201,
+    effect: (c) => must(added(c, 'password_resets').some((r) => r.user_id === c.t.account), 'a reset link for the account'),
+  },
+  'GET /api/v1/admin/invitations': restGet(() => '/api/v1/admin/invitations'),
+  'POST /api/v1/admin/invitations': {
+    request: (_t, _as, m) => ({ path: '/api/v1/admin/invitations', body: { emails: [`invited-${m.next()}@example.com`], send: false } }),
+    ok: 201,
+    effect: (c) => must(added(c, 'invites').length === 1, 'an invitation'),
+  },
+  'DELETE /api/v1/admin/invitations/{id}': {
+    // An invitation Frank made for the cell.
+    request: async (_t, _as, m) => {
+      const made = await api(m.d, '/api/v1/admin/invitations', { token: m.users.frank.apiKey, body: { emails: [`revoked-${m.next()}@example.com`], send: false } });
+      return { method: 'DELETE', path: `/api/v1/admin/invitations/${made.body.invitations[0].id}` };
+    },
+    ok: 204,
+    effect: (c) => must(rows(c.after, 'invites').length === rows(c.before, 'invites').length - 1, 'the invitation gone'),
+  },
+  'GET /api/v1/admin/groups': restGet(() => '/api/v1/admin/groups'),
+  'POST /api/v1/admin/groups': {
+    request: (_t, _as, m) => ({ path: '/api/v1/admin/groups', body: { name: `api group ${m.next()}` } }),
+    ok: 201,
+    effect: (c) => must(added(c, 'groups').length === 1, 'a group'),
+  },
+  'GET /api/v1/admin/groups/{group}': { on: { group: true }, request: (t) => ({ path: `/api/v1/admin/groups/${t.group}` }), ok: 200 },
+  'DELETE /api/v1/admin/groups/{group}': {
+    on: { group: true },
+    request: (t) => ({ method: 'DELETE', path: `/api/v1/admin/groups/${t.group}` }),
+    ok: 204,
+    effect: (c) => must(!after(c, 'groups', c.t.group), 'the group deleted'),
+  },
+  'POST /api/v1/admin/groups/{group}/members': {
+    on: { group: true },
+    request: (t, _as, m) => ({ path: `/api/v1/admin/groups/${t.group}/members`, body: { user: m.users.carol.email } }),
+    ok: 201,
+    effect: (c) => must(keyed(c.after, 'group_members', `${c.t.group}:${c.m.users.carol.id}`).length === 1, 'Carol in the group'),
+  },
+  'DELETE /api/v1/admin/groups/{group}/members/{user}': {
+    on: { group: true },
+    request: (t, _as, m) => ({ method: 'DELETE', path: `/api/v1/admin/groups/${t.group}/members/${m.users.eve.id}` }),
+    ok: 204,
+    effect: (c) => must(keyed(c.after, 'group_members', `${c.t.group}:${c.m.users.eve.id}`).length === 0, 'Eve out of the group'),
+  },
+  'GET /api/v1/admin/mail': restGet(() => '/api/v1/admin/mail'),
+  'POST /api/v1/admin/mail/test': { request: () => ({ path: '/api/v1/admin/mail/test', body: {} }), ok: 202 },
+  'POST /api/v1/admin/mail/retry': { request: () => ({ method: 'POST', path: '/api/v1/admin/mail/retry' }), ok: 200 },
 };
 
 /** F was queued again: its job ran once more (a new job, or the old one put back to run from now). */

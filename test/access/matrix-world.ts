@@ -222,7 +222,8 @@ export class Matrix {
     mkdirSync(this.sourceDir);
     const port = await freePort();
     this.publicUrl = `http://localhost:${port}`;
-    this.d = await startDaemon({ timeoutMs: 60_000, bin: opts.bin, args: ['--port', String(port), '--public-url', this.publicUrl, '--source-roots', this.root] });
+    // A mail server that is not there: what would be mailed waits in the outbox (its rows are the sender's to change).
+    this.d = await startDaemon({ timeoutMs: 60_000, bin: opts.bin, args: ['--port', String(port), '--public-url', this.publicUrl, '--source-roots', this.root, '--smtp-url', 'smtp://127.0.0.1:9'] });
     this.state = await stateReader(this.d);
     // The first account (the admin) by the operator command; the others through the web, which costs no process each.
     const first = await addUser(this.d);

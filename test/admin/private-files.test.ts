@@ -36,8 +36,8 @@ describe('files the operator commands create are private', () => {
 
   it('users add and clients add make a new data directory 0700 and its files 0600', async () => {
     for (const [i, args] of [
-      ['users', 'add', 'first@example.com', '--api-key'],
-      ['clients', 'add', '--name', 'App', '--redirect-uri', 'https://app.example.com/cb'],
+      ['users', 'add', 'first@example.com', '--api-key', '--init'],
+      ['clients', 'add', '--name', 'App', '--redirect-uri', 'https://app.example.com/cb', '--init'],
     ].entries()) {
       const dataDir = join(work, `fresh-${i}`, 'library');
       const res = await runCli([...args, '--data-dir', dataDir], { input: 'correct horse battery staple\n' });

@@ -97,8 +97,8 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const page = await new WebClient(d).get(link);
     expect(page.status).toBe(200);
     expect(page.text).toContain('<strong id="invite-email">dave@example.com</strong>');
-    // Without a configured public URL: what `serve` would print with the same settings.
-    expect((await op('users', 'invite', 'erin@example.com')).stdout).toMatch(/^http:\/\/127\.0\.0\.1:7411\/invite\?token=[\w-]{43}\n$/);
+    // Without a configured public URL: the running daemon's (it listens on a port of its own, not 7411).
+    expect((await op('users', 'invite', 'erin@example.com')).stdout).toMatch(new RegExp(`^${d.url}/invite\\?token=[\\w-]{43}\n$`));
     expect((await op('users', 'invite', alice.email)).stderr).toBe(`error: an account with the e-mail ${alice.email} exists already\n`);
   });
 

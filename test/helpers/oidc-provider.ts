@@ -20,6 +20,10 @@ export interface TestClient {
   client_secret: string;
   redirect_uris: string[];
   post_logout_redirect_uris?: string[];
+  /** Where the provider posts back-channel logout tokens (its session's `sid` in them with the next field). */
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  grant_types?: string[];
 }
 
 export interface TestIdp {
@@ -37,13 +41,24 @@ export interface TestIdp {
   fetch: typeof fetch;
   /**
    * Signs in at the provider as `login` from an authorization URL, as a person does in a browser (the login form,
-   * then consent): the URL the provider sends the browser back to.
+   * then consent): the URL the provider sends the browser back to. The provider's cookies are kept per login, so
+   * that `endSession` can sign that person out there.
    */
   signIn(authorizationUrl: string | URL, login: string): Promise<URL>;
+  /**
+   * Signs `login` out at the provider, as its logout page does (RP-initiated logout, confirmed): the provider's
+   * session ends, its grants are revoked, and it posts a logout token to every client that registered a
+   * back-channel logout URI, before answering.
+   */
+  endSession(login: string): Promise<void>;
 }
 
-/** `clientAuthMethods`: the token endpoint's client authentication methods (default: oidc-provider's own). */
-export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Promise<TestIdp> {
+/**
+ * `clientAuthMethods`: the token endpoint's client authentication methods (default: oidc-provider's own).
+ * `refreshTokens`: give clients allowed the refresh_token grant a refresh token at every sign-in (as Keycloak does),
+ * not only with the offline_access scope.
+ */
+export async function startIdp(opts: { clientAuthMethods?: string[]; refreshTokens?: boolean } = {}): Promise<TestIdp> {
   const ca = privateCa();
   let provider: Provider | null = null;
   const server: Server = createServer({ cert: ca.cert, key: ca.key }, (req, res) => {
@@ -55,6 +70,16 @@ export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Pro
   const issuer = `https://127.0.0.1:${port}`;
   const accounts = new Map<string, TestAccount>();
   const caFetch = fetchTrusting(ca.ca);
+  /** The provider's cookies of each login's browser. */
+  const jars = new Map<string, Map<string, string>>();
+  const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const keepCookies = (jar: Map<string, string>, res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+  };
 
   const idp: TestIdp = {
     issuer,
@@ -68,7 +93,13 @@ export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Pro
         findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...accounts.get(id) }) }),
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
         cookies: { keys: ['docsearch-test-provider-cookies'] },
-        features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+        features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
+        ...(opts.refreshTokens ? { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token') } : {}),
+        // Its own fetch (the back-channel logout posts) refuses loopback addresses, where the daemons under test are.
+        fetch: (url: string | URL, init: RequestInit & { dispatcher?: unknown }) => {
+          const { dispatcher: _, ...rest } = init;
+          return fetch(url, rest);
+        },
         // An ID token lives an hour (the expiry test moves docsearch's clock past it).
         ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 3600, IdToken: 3600 },
       });
@@ -86,18 +117,15 @@ export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Pro
     },
     async signIn(authorizationUrl, login) {
       const jar = new Map<string, string>();
+      jars.set(login, jar);
       let url = new URL(authorizationUrl);
       let body: URLSearchParams | undefined;
       for (let step = 0; step < 12; step++) {
         if (url.origin !== issuer) return url;
-        const headers: Record<string, string> = { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+        const headers: Record<string, string> = { cookie: cookieHeader(jar) };
         if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
         const res = await caFetch(url, { method: body ? 'POST' : 'GET', headers, body });
-        for (const line of res.headers.getSetCookie()) {
-          const [pair] = line.split(';');
-          const eq = pair!.indexOf('=');
-          jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-        }
+        keepCookies(jar, res);
         const location = res.headers.get('location');
         if (location) {
           url = new URL(location, url);
@@ -112,6 +140,23 @@ export async function startIdp(opts: { clientAuthMethods?: string[] } = {}): Pro
         url = new URL(action, url);
       }
       throw new Error('the provider did not send the browser back');
+    },
+    async endSession(login) {
+      const jar = jars.get(login);
+      if (!jar) throw new Error(`${login} has not signed in at the provider`);
+      const page = await caFetch(new URL('/session/end', issuer), { headers: { cookie: cookieHeader(jar) } });
+      keepCookies(jar, page);
+      const text = await page.text();
+      const action = /<form[^>]*action="([^"]+)"/.exec(text)?.[1]?.replaceAll('&amp;', '&');
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(text)?.[1];
+      if (!action || !xsrf) throw new Error(`the provider's logout page has no form:\n${text.slice(0, 600)}`);
+      const done = await caFetch(new URL(action, issuer), {
+        method: 'POST',
+        headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ xsrf, logout: 'yes' }),
+      });
+      if (done.status >= 400) throw new Error(`the provider's logout answered ${done.status}`);
+      jars.delete(login);
     },
   };
   return idp;

@@ -10,7 +10,7 @@ export const execFileAsync = promisify(execFile);
 
 /**
  * The environment a user's shell would have: this process's, less what `npm test` put there. npm exports the
- * repository's .npmrc (`onnxruntime-node-install=skip`) and its own settings as npm_config_*, its run state as
+ * repository's .npmrc and its own settings as npm_config_*, its run state as
  * npm_*, and puts node_modules/.bin and its node-gyp shim on PATH; none of that may steer the install under test.
  * The machine's own npm configuration (~/.npmrc) and certificates stay, as they would for a user.
  */

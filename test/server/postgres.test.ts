@@ -140,7 +140,8 @@ describe('operator commands with --database', () => {
   it.skipIf(postgresUnavailable() !== null)('add users and clients to the PostgreSQL database a daemon serves', async () => {
     const url = await newPostgresDatabase(PASSWORD);
     const env = { DOCSEARCH_DATABASE_URL: url };
-    const added = await runCli(['users', 'add', 'ops@example.com'], { input: 'correct horse battery staple\n', env });
+    // A new database holds no library yet: --init makes it (without it the command refuses, test/admin/operator-library.test.ts).
+    const added = await runCli(['users', 'add', 'ops@example.com', '--init'], { input: 'correct horse battery staple\n', env });
     expect(added.code, added.stderr).toBe(0);
     expect(added.stderr).toContain('created account ops@example.com');
     expect(added.stderr).toContain('postgres://postgres:[redacted]@127.0.0.1:');

@@ -10,6 +10,7 @@ import type { ExternalIdentity } from '../../src/auth/sso/identity.js';
 import { GroupStore } from '../../src/store/sql/groups.js';
 import { openNewAccountStores } from '../../src/store/sql/identities.js';
 import { LIBRARY_TABLES } from '../../src/store/sql/library-copy.js';
+import { RecordedAudit } from '../helpers/audit.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
 
 const now = () => Date.UTC(2026, 11, 1);
@@ -22,7 +23,7 @@ describeEachEngine('identities and accounts from a provider', (suite) => {
   const open = (warnings: unknown[] = []) => {
     const { db } = suite.handle();
     const stores = { ...openNewAccountStores(db, now), groups: new GroupStore(db, now) };
-    return { ...stores, accounts: new ProviderAccounts({ ...stores, warn: (message, fields) => warnings.push({ message, ...fields }) }, POLICY) };
+    return { ...stores, accounts: new ProviderAccounts({ ...stores, warn: (message, fields) => warnings.push({ message, ...fields }), audit: new RecordedAudit() }, POLICY) };
   };
 
   it('links one subject of a provider to one account', async () => {

@@ -62,6 +62,7 @@ interface PageCase {
 
 const PAGES: PageCase[] = [
   { name: 'sign-in', as: 'nobody', path: () => '/login', shot: true },
+  { name: 'forgot-password', as: 'nobody', path: () => '/forgot-password' },
   { name: 'sign-in-second-step', as: 'carol-pending', path: () => '/login/verify' },
   { name: 'invitation', as: 'nobody', path: (w) => `/invite?token=${w.inviteToken}` },
   { name: 'not-found-signed-out', as: 'nobody', path: () => '/setup?token=nope' },
@@ -156,6 +157,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, lig
     expect((await pageProblems(nobody)).filter((p) => !p.startsWith('primary'))).toEqual([]);
     await nobody.fill('input[name=email]', 'ada@example.com');
     await nobody.fill('input[name=password]', 'correct horse battery staple');
+    await nobody.fill('input[name=password2]', 'correct horse battery staple');
     await nobody.click('button[type=submit]');
     await nobody.waitForURL(/\/documents$/);
     await nobody.context().clearCookies();

@@ -73,6 +73,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await page.goto(d.setupUrl!);
       await page.fill('input[name=email]', 'first@example.com');
       await page.fill('input[name=password]', 'correct horse battery staple');
+      await page.fill('input[name=password2]', 'correct horse battery staple');
       await page.click('button[type=submit]');
       await page.waitForURL((u) => !u.pathname.startsWith('/setup'));
       const firstPage = page.url();

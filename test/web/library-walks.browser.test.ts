@@ -42,6 +42,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     await page.goto(d.url + setupPath);
     await page.fill('input[name=email]', 'ada@example.com');
     await page.fill('input[name=password]', 'correct horse battery staple');
+    await page.fill('input[name=password2]', 'correct horse battery staple');
     await page.click('button[type=submit]');
     await page.waitForURL(/\/documents$/);
     expect(await page.locator('#no-documents').textContent()).toContain('Your library is empty.');

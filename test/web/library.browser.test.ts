@@ -52,6 +52,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       await capture(page, '01-setup');
       await page.fill('input[name=email]', EMAIL);
       await page.fill('input[name=password]', PASSWORD);
+      await page.fill('input[name=password2]', PASSWORD);
       await page.click('button[type=submit]');
       await page.waitForURL(/\/documents$/); // the library, empty for now
 
@@ -116,12 +117,12 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       expect(await first.locator('mark').allTextContents()).toEqual(expect.arrayContaining(['marmot', 'hibernate']));
       await capture(page, '04-search');
 
-      // Open the result at its page: the link carries #page=N and the browser (with its session) gets the PDF.
-      const href = (await first.locator('a.original').getAttribute('href'))!;
-      const page0 = /#page=(\d+)$/.exec(href)?.[1];
+      // A PDF's passage opens on the document page at its page (?page=N); the browser (with its session) gets the PDF.
+      const href = (await first.locator('a.at-match').first().getAttribute('href'))!;
+      const page0 = /[?&]page=(\d+)/.exec(href)?.[1];
       expect(page0).toBeDefined();
-      expect(await first.locator('.page').textContent()).toMatch(new RegExp(`^pp?\\. ${page0}`));
-      const original = await page.request.get(d.url + href);
+      expect(await first.locator('.page').first().textContent()).toMatch(new RegExp(`^pp?\\. ${page0}`));
+      const original = await page.request.get(`${d.url}${href.replace(/\?.*$/, '')}/file`);
       expect(original.status()).toBe(200);
       expect(original.headers()['content-type']).toBe('application/pdf');
       expect(original.headers()['content-disposition']).toContain(`filename*=UTF-8''meadow-survey.pdf`);

@@ -172,8 +172,8 @@ describe('search page', () => {
     };
     const slide = await result('deckhands mooring lines gale', 'briefing.pptx');
     expect(slide).toContain('<p class="meta"><span class="page">slide 3</span> · <bdi class="heading">Mooring lines</bdi></p>');
-    // Slides open in the viewer at the slide (their original would download).
-    expect(slide).toMatch(/<a href="\/documents\/doc_\w+\/view#page-3" class="original">View it<\/a>/);
+    // Slides open in the viewer at the passage (their original would download).
+    expect(slide).toMatch(/<a href="\/documents\/doc_\w+\/view\?chunk=\d+&amp;answer=\d+-\d+#passage" class="at-match">Open at this passage<\/a>/);
     // The sheet is said once, with the rows.
     const rows = await result('Borealis refrigerated mackerel', 'berths.xlsx');
     expect(rows).toMatch(/<p class="meta"><span class="page">rows? \d+(–\d+)? · Berths<\/span><\/p>/);

@@ -6,7 +6,7 @@ import { searchPage } from '../../src/web/pages/search.js';
  * Issue #44 item 11: what the search page says about its counts, from answers shaped as the service gives them
  * (a `gte` total on the last page, a document all of whose passages rank). The pages are pure functions.
  */
-const base = { user: { email: 'ada@example.com' }, csrfToken: 't', q: 'tides', mode: 'hybrid' as const, view: 'documents' as const, projectId: '', projects: [] };
+const base = { user: { email: 'ada@example.com' }, csrfToken: 't', q: 'tides', mode: 'hybrid' as const, view: 'documents' as const, projectId: '', projects: [], floor: 0.35 };
 
 function response(over: Partial<DocumentsResponse> & { docs: number; matches?: number }): DocumentsResponse {
   const { docs, matches = 1, ...rest } = over;
@@ -65,5 +65,34 @@ describe('the search page’s counts (#44 item 11)', () => {
   it('each result of a weak answer is marked as a weak match', () => {
     const page = searchPage({ ...base, response: response({ docs: 3, weak: true }), start: 0 }).value;
     expect(page.match(/class="badge weak-label">weak match</g)).toHaveLength(3);
+  });
+
+  it('a passage under the relevance floor that holds at most half the query’s words says it is a weak match (#62 item 5)', () => {
+    const one = (similarity: number, text: string) => {
+      const r = response({ docs: 1, total: { value: 1, relation: 'eq' } });
+      r.documents[0]!.passages = [{ chunk_id: 'doc_0:3', score: 1, scores: { vector: { rank: 1, similarity } }, text, snippet: text, highlights: [] }];
+      return searchPage({ ...base, q: 'per diem rates', response: r, start: 0 }).value;
+    };
+    // Matched only "per", not close in meaning: weak.
+    expect(one(0.2, 'Fees are charged per night at the harbour.')).toContain('weak match');
+    // Close in meaning, or holding most of the words: not weak.
+    expect(one(0.6, 'Fees are charged per night at the harbour.')).not.toContain('weak match');
+    expect(one(0.2, 'The per diem rates for travel are set each year.')).not.toContain('weak match');
+  });
+
+  it('each passage has one link, "Open at this passage": the viewer at the passage, or the document page for a PDF', () => {
+    const r = response({ docs: 2, total: { value: 2, relation: 'eq' } });
+    const text = 'Berths are assigned daily. High tide at six.';
+    r.documents[0]!.document.content_type = 'text/csv';
+    r.documents[0]!.passages = [{ chunk_id: 'doc_0:7', score: 1, scores: {} as never, text, snippet: 'High tide at six.', highlights: [], page_start: 4 }];
+    r.documents[1]!.document.content_type = 'application/pdf';
+    r.documents[1]!.passages = [{ chunk_id: 'doc_1:2', score: 1, scores: {} as never, text, snippet: 'High tide at six.', highlights: [], page_start: 3 }];
+    const page = searchPage({ ...base, response: r, start: 0 }).value;
+    expect([...page.matchAll(/<a href="([^"]+)" class="at-match">([^<]+)</g)].map((m) => [m[1], m[2]])).toEqual([
+      ['/documents/doc_0/view?chunk=7&amp;answer=27-44#passage', 'Open at this passage'],
+      ['/documents/doc_1?chunk=2&amp;answer=27-44&amp;page=3#chunk-2', 'Open at this passage'],
+    ]);
+    expect(page).not.toContain('View it');
+    expect(page).not.toContain('Open the original');
   });
 });

@@ -12,4 +12,16 @@ describe('search result snippets', () => {
     expect(out).toContain('<span class="passage"> under the scree.</span>');
     expect(snippet({ text: '<img src=x onerror=alert(1)> marmot', highlights: [] }, 'marmot').value).toBe('&lt;img src=x onerror=alert(1)&gt; <mark>marmot</mark>');
   });
+
+  it('does not repeat the heading its chunk opens with: the result says it above the snippet (#62 item 5)', () => {
+    const chunk = 'Library loans\n\nThe annual report of the institute describes its reading room. Borrowed books must be returned within nineteen days.';
+    const out = snippet({ text: chunk, highlights: [], heading: 'Annual report > Library loans' }, 'library loan').value;
+    expect(out).toMatch(/^The annual report/);
+    expect(out).not.toContain('loans\n');
+  });
+
+  it('shows an e-mail’s ISO date as a time people read (#61 Low 25)', () => {
+    const out = snippet({ text: 'From: Harbour Office · Date: 2026-03-03T09:00:00.000Z · the crane is back.', highlights: [] }, 'crane').value;
+    expect(out).toContain('<time datetime="2026-03-03T09:00:00.000Z">2026-03-03 09:00 UTC</time>');
+  });
 });

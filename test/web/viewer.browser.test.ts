@@ -111,6 +111,9 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
 
       await page.goto(`${suite.d.url}/documents/${mail}/view`);
       expect(await page.locator('.email-headers').textContent()).toContain('Pier four crane');
+      // Its date as people read times, not the ISO string the parser keeps (#61 Low 25).
+      expect(await page.locator('.email-headers time').textContent()).toBe('2026-03-03 09:00 UTC');
+      expect(await page.locator('.email-headers').textContent()).not.toContain('T09:00:00');
       expect(await page.locator('article.rendered').textContent()).toContain('The pier four crane is back in service.');
       expect(await page.locator('article.rendered script, article.rendered iframe, article.rendered img').count()).toBe(0);
       expect(await page.evaluate('window.pwned')).toBeUndefined();
@@ -123,15 +126,16 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       expect(await page.locator('article.rendered script, article.rendered img, article.rendered [onerror]').count()).toBe(0);
       expect(await page.evaluate('window.pwned')).toBeUndefined();
 
-      // Slides: their text under slide markers; a search result's link opens the viewer at the slide.
+      // Slides as slides; a search result's link opens the viewer at the slide, the passage marked.
       await page.goto(`${suite.d.url}/search?q=${encodeURIComponent('deckhands mooring lines gale')}&view=passages&mode=keyword`);
       const result = page.locator('li.result', { has: page.locator('a.filename', { hasText: 'briefing.pptx' }) }).first();
-      expect(await result.locator('a.original').textContent()).toBe('View it');
-      await result.locator('a.original').click();
-      await page.waitForURL(`${suite.d.url}/documents/${slides}/view#page-3`);
-      expect(await page.locator('#page-3 h2').textContent()).toBe('Slide 3');
-      expect(await page.locator('#page-3 pre').textContent()).toContain('Deckhands double the mooring lines before a gale.');
-      expect(await page.locator('#page-2 h2').textContent()).toBe('Slide 2');
+      expect(await result.locator('a.at-match').textContent()).toBe('Open at this passage');
+      await result.locator('a.at-match').click();
+      await page.waitForURL(new RegExp(`/documents/${slides}/view\\?chunk=\\d+.*#passage$`));
+      expect(await page.locator('#slide-3 .slide-number').textContent()).toBe('Slide 3');
+      expect(await page.locator('#slide-3 .slide-body').textContent()).toContain('Deckhands double the mooring lines before a gale.');
+      expect(await page.locator('#slide-3 mark.answer').count()).toBeGreaterThan(0);
+      expect(await page.locator('#slide-2 .slide-number').textContent()).toBe('Slide 2');
       expect(await axeViolations(page)).toEqual([]);
 
       // A PDF and a text file open as themselves, in the browser, not as a download.

@@ -12,6 +12,23 @@ export interface ExternalIdentity {
   emailVerified: boolean;
   /** Their groups at the provider; null when it said nothing about groups at all (no such claim or header). */
   groups: string[] | null;
+  /** What an OpenID Connect sign-in leaves to ask the provider again with (none for the trusted-header proxy). */
+  session?: ProviderSession;
+}
+
+/**
+ * A sign-in's session at the provider: the session id its ID token names (`sid`, for back-channel logout), the
+ * tokens that let docsearch ask again whether the person may still be here (the periodic re-check), and how the
+ * provider says it signed them in (`amr`, `acr`: for `--require-2fa`).
+ */
+export interface ProviderSession {
+  sid: string | null;
+  refreshToken: string | null;
+  accessToken: string | null;
+  /** When the access token expires (ms), if the provider said. */
+  accessTokenExpiresAt: number | null;
+  amr: string[];
+  acr: string | null;
 }
 
 export const TRUSTED_HEADER_PROVIDER = 'trusted-header';

@@ -1,6 +1,6 @@
 import type * as OpenIdClient from 'openid-client';
 import { type Clock, systemClock } from '../../core/clock.js';
-import { type ExternalIdentity, identityFromClaims } from './identity.js';
+import { type ExternalIdentity, identityFromClaims, type ProviderSession } from './identity.js';
 import type { OidcTransaction } from './transaction.js';
 
 /**
@@ -56,9 +56,14 @@ type Client = typeof OpenIdClient;
 let loading: Promise<Client> | undefined;
 const openIdClient = (): Promise<Client> => (loading ??= import('openid-client'));
 
+/** The event a back-channel logout token carries (OpenID Connect Back-Channel Logout 1.0 §2.4). */
+const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+
 export class OidcSignIn {
   /** The last discovered metadata: sign-in starts discover afresh (so a provider that is down is seen at once). */
   private server: OpenIdClient.ServerMetadata | null = null;
+  /** The provider's signing keys, fetched when a logout token first needs them (and again for a key id not seen). */
+  private jwks: ReturnType<typeof import('jose').createRemoteJWKSet> | undefined;
   private readonly now: Clock;
 
   constructor(
@@ -135,17 +140,98 @@ export class OidcSignIn {
       throw failure(client, err);
     }
     const idToken = tokens.claims()!;
-    let claims: Record<string, unknown> = { ...idToken };
-    // Many providers put email and groups only in userinfo (OpenID Connect Core §5.4); the ID token's own claims win.
-    if (server.userinfo_endpoint && tokens.access_token) {
-      try {
-        const info = await client.fetchUserInfo(config, tokens.access_token, idToken.sub);
-        claims = { ...info, ...idToken };
-      } catch (err) {
-        throw failure(client, err);
-      }
+    const claims = await this.withUserInfo(client, config, server, idToken, tokens.access_token);
+    return { ...identityFromClaims(server.issuer, claims, this.settings.groupsClaim), session: this.sessionOf(idToken, tokens) };
+  }
+
+  /**
+   * The ID token's claims and userinfo's: many providers put email and groups only in userinfo (OpenID Connect Core
+   * §5.4). Where both have a claim, the ID token's wins.
+   */
+  private async withUserInfo(client: Client, config: OpenIdClient.Configuration, server: OpenIdClient.ServerMetadata, idToken: OpenIdClient.IDToken, accessToken: string | undefined): Promise<Record<string, unknown>> {
+    if (!server.userinfo_endpoint || !accessToken) return { ...idToken };
+    try {
+      return { ...(await client.fetchUserInfo(config, accessToken, idToken.sub)), ...idToken };
+    } catch (err) {
+      throw failure(client, err);
     }
-    return identityFromClaims(server.issuer, claims, this.settings.groupsClaim);
+  }
+
+  private sessionOf(idToken: OpenIdClient.IDToken, tokens: OpenIdClient.TokenEndpointResponse & { expiresIn(): number | undefined }, before?: ProviderSession): ProviderSession {
+    const expiresIn = tokens.expiresIn();
+    return {
+      sid: typeof idToken.sid === 'string' ? idToken.sid : (before?.sid ?? null),
+      // A provider that rotates refresh tokens sends a new one; one that does not keeps the old one working.
+      refreshToken: tokens.refresh_token ?? before?.refreshToken ?? null,
+      accessToken: tokens.access_token ?? null,
+      accessTokenExpiresAt: expiresIn === undefined ? null : this.now() + expiresIn * 1000,
+      amr: Array.isArray(idToken.amr) ? idToken.amr.filter((m): m is string => typeof m === 'string') : (before?.amr ?? []),
+      acr: typeof idToken.acr === 'string' ? idToken.acr : (before?.acr ?? null),
+    };
+  }
+
+  /**
+   * Asks the provider whether the person signed in as `subject` may still be here, and who they are now: with the
+   * refresh token (a new ID token and userinfo), else with userinfo while the access token lasts. `ended`: the
+   * provider refused (the session or grant is over there, the account gone or locked), or nothing is left to ask
+   * with. SsoError('unreachable') when it could not be asked.
+   */
+  async recheck(subject: string, session: ProviderSession): Promise<{ ended: true; why: string } | { ended: false; identity: ExternalIdentity }> {
+    const server = this.server ?? (await this.discover());
+    const client = await openIdClient();
+    const config = this.configuration(client, server);
+    try {
+      if (session.refreshToken) {
+        const tokens = await client.refreshTokenGrant(config, session.refreshToken);
+        const idToken = tokens.claims() ?? ({ sub: subject } as OpenIdClient.IDToken);
+        if (idToken.sub !== subject) return { ended: true, why: 'the provider answered for another person' };
+        const claims = await this.withUserInfo(client, config, server, idToken, tokens.access_token);
+        return { ended: false, identity: { ...identityFromClaims(server.issuer, claims, this.settings.groupsClaim), session: this.sessionOf(idToken, tokens, session) } };
+      }
+      if (session.accessToken && server.userinfo_endpoint && (session.accessTokenExpiresAt ?? 0) > this.now()) {
+        const info = await client.fetchUserInfo(config, session.accessToken, subject);
+        return { ended: false, identity: { ...identityFromClaims(server.issuer, info, this.settings.groupsClaim), session } };
+      }
+      return { ended: true, why: 'the provider gave nothing to ask it again with (no refresh token, and the access token expired)' };
+    } catch (err) {
+      // Userinfo's 401 (an access token revoked with the session) is the provider's no, not an outage.
+      if (err instanceof client.WWWAuthenticateChallengeError) return { ended: true, why: `the provider refused the access token: ${describe(err)}` };
+      const failed = failure(client, err);
+      if (failed.failure === 'unreachable') throw failed;
+      return { ended: true, why: failed.message };
+    }
+  }
+
+  /**
+   * Checks a back-channel logout token (OpenID Connect Back-Channel Logout 1.0 §2.6): signed by the provider with a
+   * key of its JWKS, for us (audience), recent, with the logout event and a `sub` or `sid`, and no `nonce`. jose
+   * checks the signature and times; openid-client has no call for this. Whom it logs out, or SsoError('invalid').
+   */
+  async verifyLogoutToken(token: string): Promise<{ issuer: string; sub: string | null; sid: string | null }> {
+    const server = this.server ?? (await this.discover());
+    if (!server.jwks_uri) throw new SsoError('invalid', 'the provider publishes no keys (jwks_uri) to check a logout token with');
+    const { jwtVerify, createRemoteJWKSet, customFetch } = await import('jose');
+    this.jwks ??= createRemoteJWKSet(new URL(server.jwks_uri), this.seams.fetch ? { [customFetch]: this.seams.fetch } : {});
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.jwks, {
+        issuer: server.issuer,
+        audience: this.settings.clientId,
+        maxTokenAge: '10m',
+        clockTolerance: 30,
+        currentDate: new Date(this.now()),
+        requiredClaims: ['iat', 'jti', 'events'],
+      }));
+    } catch (err) {
+      throw new SsoError('invalid', `the logout token failed a check: ${describe(err)}`, { cause: err });
+    }
+    const events = payload.events as Record<string, unknown> | undefined;
+    if (!events || typeof events !== 'object' || typeof events[LOGOUT_EVENT] !== 'object') throw new SsoError('invalid', 'the logout token has no back-channel logout event');
+    if ('nonce' in payload) throw new SsoError('invalid', 'the logout token has a nonce (an ID token sent as a logout token)');
+    const sub = typeof payload.sub === 'string' ? payload.sub : null;
+    const sid = typeof payload.sid === 'string' ? payload.sid : null;
+    if (!sub && !sid) throw new SsoError('invalid', 'the logout token names neither a person (sub) nor a session (sid)');
+    return { issuer: server.issuer, sub, sid };
   }
 
   /** The provider's metadata as last discovered, else discovered now; null when it cannot be had. */

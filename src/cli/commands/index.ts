@@ -2,6 +2,7 @@ import { type Command, Option } from 'commander';
 import { type Context, createContext, DEFAULT_SERVER } from '../context.js';
 import { loadColumns } from '../output/columns.js';
 import type { IO } from '../../terminal/io.js';
+import { adminCommand } from './admin/index.js';
 import { authCommand } from './auth/index.js';
 import * as login from './auth/login.js';
 import * as logout from './auth/logout.js';
@@ -35,7 +36,7 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
       if (action.name() !== 'completion') await loadColumns();
     });
   const ctx = createContext(io, program, overrides);
-  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), sourcesCommand(ctx), trashCommand(ctx), keysCommand(ctx), mcp.build(ctx), completion.build(ctx)];
+  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), sourcesCommand(ctx), trashCommand(ctx), keysCommand(ctx), adminCommand(ctx), mcp.build(ctx), completion.build(ctx)];
   for (const c of commands) program.addCommand(c);
   return ctx;
 }

@@ -17,7 +17,7 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions = {}): Promise
   const firstLine = text.slice(0, text.indexOf('\n') >>> 0);
   const separator = opts.type === TSV ? '\t' : count(firstLine, ';') > count(firstLine, ',') ? ';' : ',';
   const budget = new SheetBudget(noun);
-  const sheet = new SheetRows(undefined);
+  const sheet = new SheetRows(undefined, opts.cells);
   let row = 1;
   for (const cells of records(text, separator)) {
     for (const c of cells) if (c !== '') budget.take();

@@ -27,7 +27,7 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
   walkOdf(pkg.content, NOUN, {
     open(name, attrs) {
       if (name === 'table:table') {
-        sheet = new SheetRows(attrs['table:name']);
+        sheet = new SheetRows(attrs['table:name'], opts.cells);
         row = 0;
       } else if (name === 'table:table-row') {
         rowRepeat = Math.max(1, Number(attrs['table:number-rows-repeated'] ?? 1) || 1);

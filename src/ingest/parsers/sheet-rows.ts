@@ -27,7 +27,11 @@ export class SheetRows {
   private header: string[] | undefined;
   readonly blocks: Block[] = [];
 
-  constructor(private readonly sheet: string | undefined) {}
+  /** `keepCells`: each row's block also carries its cells and the column names (ParseOptions.cells). */
+  constructor(
+    private readonly sheet: string | undefined,
+    private readonly keepCells = false,
+  ) {}
 
   /** `cells[i]` is column i's displayed value ('' for an empty cell). */
   add(row: number, cells: string[]): void {
@@ -41,7 +45,7 @@ export class SheetRows {
       .map((v, i) => (v ? `${this.header![i] || `column ${columnName(i)}`}: ${v}` : ''))
       .filter((s) => s)
       .join(' · ');
-    this.blocks.push({ text, page: row, headings: this.sheet ? [this.sheet] : [], kind: 'table' });
+    this.blocks.push({ text, page: row, headings: this.sheet ? [this.sheet] : [], kind: 'table', ...(this.keepCells ? { cells: { columns: this.header, values } } : {}) });
   }
 
   /** A sheet of a single filled row still says what it holds. */

@@ -34,14 +34,14 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
   const blocks: Block[] = [];
   for (const sheet of sheets) {
     const xml = sheet.part ? parts.get(sheet.part) : undefined;
-    if (xml) blocks.push(...readSheet(xml, sheet.name, strings, dateStyles, budget));
+    if (xml) blocks.push(...readSheet(xml, sheet.name, strings, dateStyles, budget, opts.cells));
   }
   const doc: ParsedDocument = { blocks, warnings: blocks.length ? [] : ['no text found (empty workbook?)'] };
   return doc;
 }
 
-function readSheet(xml: Buffer, name: string, strings: string[], dateStyles: Set<number>, budget: SheetBudget): Block[] {
-  const rows = new SheetRows(name);
+function readSheet(xml: Buffer, name: string, strings: string[], dateStyles: Set<number>, budget: SheetBudget, keepCells = false): Block[] {
+  const rows = new SheetRows(name, keepCells);
   let row = 0;
   let cells: string[] = [];
   let cell: { col: number; type: string; style: number } | undefined;

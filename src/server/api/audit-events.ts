@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUDIT_EVENT_TYPES } from '../../core/audit.js';
+import { AUDIT_BY, AUDIT_EVENT_TYPES } from '../../core/audit.js';
 import { toIso } from '../../core/clock.js';
 import type { AuditRecord } from '../../store/sql/audit-events.js';
 import type { Services } from '../services.js';
@@ -15,6 +15,9 @@ export const AuditEvent = z
     type: z.string().describe(`what happened: ${AUDIT_EVENT_TYPES.join(', ')}`),
     actor: z.object({ id: z.string().nullable(), email: z.string().nullable() }).nullable().describe('the account that did it (as it was then); null for the operator, the daemon, or nobody signed in'),
     via: z.enum(['session', 'api_key', 'oauth', 'operator', 'anonymous', 'system']).describe('how the actor reached the server'),
+    by: z
+      .enum(AUDIT_BY)
+      .describe('who caused it: a person for themselves (user), an admin, the operator, the identity provider at a sign-in (sso), a source, the daemon (system), nobody signed in (anonymous)'),
     credential_id: z.string().nullable().describe('the API key or OAuth grant used, if any'),
     target: z.object({ type: z.string(), id: z.string(), label: z.string().nullable() }).nullable().describe('what it was done to'),
     client_ip: z.string().nullable().describe('the client address (the real one behind --trust-proxy)'),
@@ -35,6 +38,7 @@ export const AuditQuery = z.strictObject({
     .optional()
     .describe('an event type, or a family of them ending in a dot (`sign_in.`)'),
   actor: z.string().min(1).max(254).optional().describe('the account that acted: its id (usr_…) or its e-mail as it was then'),
+  by: z.enum(AUDIT_BY).optional().describe('who caused it (user, admin, operator, sso, source, system, anonymous)'),
   target: z.string().min(1).max(200).optional().describe('the id of what it was done to (a document, project, account, key, application…)'),
   client_ip: z.string().min(1).max(64).optional(),
   since: Time.optional().describe('at or after this date or time'),
@@ -48,6 +52,7 @@ export function auditEventToWire(e: AuditRecord): z.infer<typeof AuditEvent> {
     type: e.type,
     actor: e.actorId || e.actorEmail ? { id: e.actorId, email: e.actorEmail } : null,
     via: e.via as z.infer<typeof AuditEvent>['via'],
+    by: e.by as z.infer<typeof AuditEvent>['by'],
     credential_id: e.credentialId,
     target: e.targetType && e.targetId ? { type: e.targetType, id: e.targetId, label: e.targetLabel } : null,
     client_ip: e.clientIp,
@@ -85,6 +90,7 @@ export async function findAuditEvents(s: Services, query: z.infer<typeof AuditQu
     {
       ...(query.type ? { type: query.type } : {}),
       ...(query.actor ? (query.actor.startsWith('usr_') ? { actorId: query.actor } : { actorEmail: query.actor }) : {}),
+      ...(query.by ? { by: query.by } : {}),
       ...(query.target ? { targetId: query.target } : {}),
       ...(query.client_ip ? { clientIp: query.client_ip } : {}),
       ...(query.since !== undefined ? { since: query.since } : {}),

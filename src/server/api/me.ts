@@ -13,6 +13,7 @@ const Me = z
     kind: z.enum(['api_key', 'oauth', 'session']).describe('what the presented credential is'),
     scopes: z.array(z.enum(GRANT_SCOPES)).describe('the scopes this credential carries'),
     admin: z.boolean().describe('whether the account is an admin of this docsearch (manages accounts, groups and the sharing policy)'),
+    admin_from: z.string().nullable().describe("the identity provider whose admin group sets `admin` at every sign-in (it is not changed here); null: set here"),
     project_ids: z.array(z.string()).nullable().describe('the projects this credential is limited to (a per-project key); null: every project the account may read'),
     expires_at: Timestamp.nullable().describe('when this credential stops working (an API key given an expiry, an access token); null: a key that never expires, or a web session'),
   })
@@ -38,6 +39,7 @@ export const me = (s: Services) =>
           kind: principal.kind,
           scopes: principal.scopes,
           admin: user.isAdmin,
+          admin_from: user.adminManagedBy,
           project_ids: principal.projectLimit,
           expires_at: principal.expiresAt === undefined ? null : toIso(principal.expiresAt),
         },

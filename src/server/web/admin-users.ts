@@ -42,7 +42,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const email = formField(ctx, 'email').trim();
     let token: string;
     try {
-      token = await s.teamAdmin.invite(email, admin.id);
+      token = (await s.teamAdmin.invite(email, admin)).token;
     } catch (err) {
       flashRefusal(ctx, err);
       ctx.status = 303;
@@ -79,9 +79,10 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const admin = await requireAdminForm(ctx, s);
     if (!admin) return;
     const value = formField(ctx, 'admin');
-    // An admin who gives up their own admin cannot come back to this page: they go to the start.
+    // An admin who gives up their own admin cannot come back to this page: they go to the start. A refusal (the last
+    // admin) leaves them where they were, with why.
     const self = ctx.params.id === admin.id && value === 'off';
-    await redirectWithOutcome(ctx, self ? '/' : '/admin/users', async () => {
+    await redirectWithOutcome(ctx, { done: self ? '/' : '/admin/users', refused: '/admin/users' }, async () => {
       if (value !== 'on' && value !== 'off') throw invalidRequest('admin must be on or off');
       const target = await s.teamAdmin.userById(ctx.params.id!);
       await s.teamAdmin.setAdmin(target, value === 'on');

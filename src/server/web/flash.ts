@@ -32,14 +32,16 @@ export function takeFlash(ctx: WebContext): Flash | null {
  * Runs a form's change and goes back to `to` (303) saying what happened: `work`'s sentence, or the refusal (an
  * AppError under 500) as an error. Anything else is thrown on.
  */
-export async function redirectWithOutcome(ctx: WebContext, to: string, work: () => Promise<string>): Promise<void> {
+export async function redirectWithOutcome(ctx: WebContext, to: string | { done: string; refused: string }, work: () => Promise<string>): Promise<void> {
+  let where = typeof to === 'string' ? to : to.done;
   try {
     flash(ctx, await work());
   } catch (err) {
     flashRefusal(ctx, err);
+    if (typeof to !== 'string') where = to.refused;
   }
   ctx.status = 303;
-  ctx.redirect(to);
+  ctx.redirect(where);
 }
 
 /**

@@ -4,6 +4,8 @@ import type { Project } from '../../store/sql/projects.js';
 import { messagePage } from '../../web/pages/message.js';
 import type { DocumentRow } from '../../web/pages/project.js';
 import type { ProjectRow } from '../../web/pages/projects.js';
+import type { OpenedPassage } from '../../web/pages/view.js';
+import { cursorAt, documentText } from '../api/documents/text.js';
 import type { Services } from '../services.js';
 import { render } from './render.js';
 import type { WebContext, WebUser } from './session.js';
@@ -71,4 +73,27 @@ export async function readableAttachments(s: Services, user: WebUser, id: string
 export function renderNotFound(ctx: WebContext, user: { email: string }, what: 'project' | 'document' | 'API key' | 'application' | 'connected app'): void {
   const where = what === 'project' || what === 'document' ? 'in your library' : 'in your account';
   render(ctx, messagePage({ title: 'Not found', message: `There is no such ${what} ${where}.`, user, csrfToken: ctx.state.session?.csrfToken }), 404);
+}
+
+/**
+ * The passage `?chunk=K&answer=S-E` names (a search result's "Open at this passage"): chunk K's text, and the answer
+ * as the [S, E) slice of it the result showed. Null without one, or when the chunk is not this document's.
+ */
+export async function openedPassage(ctx: WebContext, s: Services, user: WebUser, doc: DocumentRecord): Promise<OpenedPassage | null> {
+  const raw = queryString(ctx, 'chunk');
+  if (!/^\d{1,9}$/.test(raw)) return null;
+  const index = Number(raw);
+  const text = await documentText(s, user.actor, doc.id, 1, cursorAt(index));
+  const chunk = text.pages[0]?.chunks[0];
+  if (!chunk || chunk.index !== index) return null;
+  const m = /^(\d{1,9})-(\d{1,9})$/.exec(queryString(ctx, 'answer'));
+  const [start, end] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  const answer = end > start && end <= chunk.text.length ? chunk.text.slice(start, end).trim() : '';
+  return {
+    index,
+    text: chunk.text,
+    answer: answer || null,
+    ...(chunk.page_start !== null ? { rows: [chunk.page_start, chunk.page_end ?? chunk.page_start] as [number, number] } : {}),
+    sheet: chunk.heading?.split(' > ')[0] ?? null,
+  };
 }

@@ -13,7 +13,7 @@ import type { AppState } from '../state.js';
 import { splitOcrNote } from '../../ingest/ocr-stage.js';
 import type { ProjectAction } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
-import { documentView, editableProjects, queryString, readableAttachments, renderNotFound } from './library-common.js';
+import { documentView, editableProjects, openedPassage, queryString, readableAttachments, renderNotFound } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash, flashRefusal } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
@@ -57,13 +57,14 @@ export async function documentFor(ctx: WebContext, s: Services, user: WebUser, i
 async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: string, error?: string, status = 200) {
   const doc = await documentFor(ctx, s, user, id, 'read');
   if (!doc) return;
-  const [[project], role, editable, uploaders, attachments, [message]] = await Promise.all([
+  const [[project], role, editable, uploaders, attachments, [message], passage] = await Promise.all([
     s.projects.names([doc.projectId]),
     s.access.roleOn(user.actor, doc.projectId),
     editableProjects(s, user),
     s.users.emails([doc.userId]),
     readableAttachments(s, user, doc.id),
     doc.attachedTo ? s.access.documents(user.actor, [doc.attachedTo], 'read') : [],
+    openedPassage(ctx, s, user, doc),
   ]);
   const cursor = queryString(ctx, 'text') || undefined;
   const page = previewPage(queryString(ctx, 'page'), doc.pages);
@@ -91,6 +92,7 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     ocr,
     attachments,
     attachedTo: message ? { id: message.id, filename: message.filename } : null,
+    opened: passage ? { index: passage.index, answer: passage.answer } : null,
     ...(error ? { error } : {}),
   };
   render(ctx, documentPage(data), status);

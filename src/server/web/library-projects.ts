@@ -52,6 +52,7 @@ async function showProject(ctx: WebContext, s: Services, user: WebUser, id: stri
   const indexing = await s.documents.countInWork([project.id]);
   const [row] = await projectRows(s, user, [project], indexing);
   const members = row!.role === 'owner' ? await s.sharing.members(user.actor, project.id) : null;
+  const suggestions = members ? await s.sharing.suggestions(user.actor) : [];
   render(
     ctx,
     projectPage({
@@ -59,6 +60,7 @@ async function showProject(ctx: WebContext, s: Services, user: WebUser, id: stri
       csrfToken: ctx.state.session!.csrfToken,
       project: row!,
       members,
+      suggestions,
       documents: documents.map(documentView),
       more: hasMore,
       limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
+import { relevanceFloor } from '../../search/floor.js';
 import { SEARCH_MODES, SearchBody, type SearchMode } from '../../search/query.js';
 import { searchQueryFor } from '../api/search.js';
 import { searchPage, type SearchView } from '../../web/pages/search.js';
@@ -29,7 +30,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const projects = await userProjects(s, user);
   // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
   const libraryEmpty = projects.every((p) => p.documentCount === 0);
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty };
+  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty, floor: relevanceFloor(s.embedder.id) };
   if (q.trim() === '') return render(ctx, searchPage(data));
   const body = SearchBody.safeParse({
     query: q,

@@ -11,6 +11,7 @@ import { loginPage, secondStepPage } from '../../web/pages/login.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
 import { endSession, ensureSession, type WebContext } from './session.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
 import { render } from './render.js';
@@ -102,7 +103,12 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       return showSecondStep(ctx, s, user, returnTo, error, status);
     }
     await completeSignIn(ctx, s, user, result.method === 'totp' ? 'password+totp' : 'password+recovery');
-    if (result.method === 'recovery') await s.audit.record({ type: 'recovery_code.used', details: { left: result.recoveryCodesLeft ?? 0 } });
+    if (result.method === 'recovery') {
+      const left = result.recoveryCodesLeft ?? 0;
+      await s.audit.record({ type: 'recovery_code.used', details: { left } });
+      // Said on the next page, whatever it is: a code is gone, and how many are left decides when to make new ones.
+      flash(ctx, `You signed in with a recovery code: ${left === 0 ? 'none is' : left === 1 ? '1 is' : `${left} are`} left (each works once). ${left < 3 ? 'Make new ones now in Settings → Security.' : 'New ones are made in Settings → Security.'}`, left < 3 ? 'error' : 'notice');
+    }
     ctx.status = 303;
     ctx.redirect(result.method === 'recovery' && (result.recoveryCodesLeft ?? 0) < 3 ? '/settings/security?recovery=low' : (returnTo ?? '/'));
   });

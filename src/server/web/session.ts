@@ -5,10 +5,11 @@
  */
 import type { Context, Middleware } from 'koa';
 import { type Actor, sessionActor } from '../../access/access-control.js';
-import { type OnceMessage, passedSecondFactor, type SeenFrom, type WebSession } from '../../auth/web-sessions.js';
+import { type OnceMessage, passedSecondFactor, type ProviderLink, type SeenFrom, type WebSession } from '../../auth/web-sessions.js';
 import { actingAs } from '../../core/audit.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { checkProviderSession } from './provider-session.js';
 
 export const SESSION_COOKIE = 'ds_session';
 
@@ -52,11 +53,17 @@ export async function ensureSession(ctx: WebContext, s: Services): Promise<WebSe
  * Replaces the session with a fresh one (no session fixation): signed in as `userId` (how: `signedInWith`, see
  * WebSession), or, with `pending`, still anonymous and owing that account's second factor.
  */
-export async function startUserSession(ctx: WebContext, s: Services, userId: string, signedInWith: string, opts: { pending?: boolean } = {}): Promise<WebSession> {
+export async function startUserSession(
+  ctx: WebContext,
+  s: Services,
+  userId: string,
+  signedInWith: string,
+  opts: { pending?: boolean; provider?: Omit<ProviderLink, 'checkedAt'> | undefined } = {},
+): Promise<WebSession> {
   if (ctx.state.session) await s.webSessions.end(ctx.state.session.id);
   const session = opts.pending
     ? await s.webSessions.start(null, { pendingUserId: userId, seen: seenFrom(ctx) })
-    : await s.webSessions.start(userId, { signedInWith, seen: seenFrom(ctx) });
+    : await s.webSessions.start(userId, { signedInWith, seen: seenFrom(ctx), ...(opts.provider ? { provider: opts.provider } : {}) });
   setCookie(ctx, session);
   ctx.state.session = session;
   return session;
@@ -112,8 +119,15 @@ export type Refused = { reason: 'signed_out' | 'second_factor' | 'enrol'; to: st
 export async function signedIn(ctx: WebContext, s: Services, opts: { enrolling?: boolean } = {}): Promise<WebUser | Refused> {
   const back = encodeURIComponent(ctx.originalUrl);
   const session = ctx.state.session;
-  const user = session?.userId ? await s.accounts.findUser(session.userId) : null;
+  let user = session?.userId ? await s.accounts.findUser(session.userId) : null;
   if (!session || !user || user.disabledAt !== null) return { reason: 'signed_out', to: `/login?return_to=${back}` };
+  const provider = await checkProviderSession(s, session, user.id);
+  if (provider === 'ended') {
+    ctx.state.session = null;
+    return { reason: 'signed_out', to: `/login?return_to=${back}` };
+  }
+  // The provider's answer may have changed the admin flag.
+  if (provider === 'renewed') user = (await s.accounts.findUser(user.id)) ?? user;
   const passed = passedSecondFactor(session.signedInWith);
   const required = s.twoFactor.required(user);
   let mustEnrol = false;

@@ -10,19 +10,23 @@ import { renderNotFound } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
-import { redirectWithOnce, requireUser, takeOnce, type WebContext } from './session.js';
+import { redirectWithOnce, requireUser, takeOnce, type WebContext, type WebUser } from './session.js';
+import { isAppError } from '../../core/errors.js';
 import { render } from './render.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
 
-async function showKeys(ctx: WebContext, s: Services, user: { id: string; email: string }, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
+async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
   const keys = await s.apiKeys.list(user.id);
+  const readable = (await Promise.all((await s.access.readable(user.actor)).map((id) => s.projects.get(id)))).filter((p) => p !== null);
+  const names = new Map(readable.map((p) => [p.id, p.name]));
   render(
     ctx,
     settingsKeysPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
       now: s.now(),
-      keys: keys.map((k) => ({ ...k, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt), expired: s.apiKeys.expired(k) })),
+      projects: readable.map((p) => ({ id: p.id, name: p.name })).sort((a, b) => a.name.localeCompare(b.name)),
+      keys: keys.map((k) => ({ ...k, projectNames: k.projectIds ? k.projectIds.map((id) => names.get(id) ?? id) : null, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt), expired: s.apiKeys.expired(k) })),
       ...extra,
     }),
     extra.error ? 400 : 200,
@@ -47,7 +51,18 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.` });
     const choice = EXPIRY_CHOICES.find((c) => c.value === (formField(ctx, 'expires') || DEFAULT_EXPIRY));
     if (!choice) return showKeys(ctx, s, user, { error: 'Choose when the key expires.' });
-    const issued = await s.apiKeys.issue(user.id, name, { scopes, expires: choice.days === null ? 'never' : { days: choice.days } });
+    // Ticked projects limit the key; each must be one the person may read (a forged id is refused, not ignored).
+    const ticked = formFields(ctx, 'projects');
+    let projectIds: string[] | null = null;
+    if (ticked.length > 0) {
+      try {
+        projectIds = await s.access.scope(user.actor, ticked);
+      } catch (err) {
+        if (!isAppError(err) || err.status !== 404) throw err;
+        return showKeys(ctx, s, user, { error: 'A project you ticked is not one you may read: reload the page and tick again.' });
+      }
+    }
+    const issued = await s.apiKeys.issue(user.id, name, { scopes, projectIds, expires: choice.days === null ? 'never' : { days: choice.days } });
     await redirectWithOnce(ctx, s, { kind: 'api-key', key: issued.key, name }, '/settings/keys');
   });
 

@@ -8,7 +8,7 @@ import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
 import { ensureSession } from './session.js';
 import { completeSignIn } from './sign-in.js';
-import { formBody, formField } from './form.js';
+import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
 
 const USED = { title: 'Setup link not valid', message: 'This setup link has already been used or is not valid. Sign in instead, or ask the operator to run `docsearch users add <email>`.' };
@@ -26,6 +26,10 @@ export function setupRoutes(router: Router<AppState>, s: Services): void {
     const token = formField(ctx, 'token');
     const email = formField(ctx, 'email');
     if (!(await s.accounts.setupTokenValid(token))) return render(ctx, messagePage(USED), 404);
+    // The page asks for the password twice; a post without the second (a script, a page from before) is taken as it is.
+    if (formFields(ctx, 'password2').length > 0 && formField(ctx, 'password2') !== formField(ctx, 'password')) {
+      return render(ctx, setupPage({ csrfToken: session.csrfToken, token, email, error: 'The passwords do not match.', minPasswordLength: MIN_PASSWORD_LENGTH }), 400);
+    }
     try {
       const user = await s.accounts.completeSetup(token, email, formField(ctx, 'password'));
       s.log.info({ user: user.id }, 'first account created through the setup link');

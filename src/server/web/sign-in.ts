@@ -5,7 +5,11 @@
  * to where the person was going. A password whose account has a second factor calls `awaitSecondFactor` instead.
  */
 import type { User } from '../../store/sql/users.js';
+import type { ProviderLink } from '../../auth/web-sessions.js';
 import { actingAs } from '../../core/audit.js';
+import { randomUrlToken, sha256Hex } from '../../core/secrets.js';
+import { signInNoticeMail } from '../../mail/messages.js';
+import { deviceOf } from '../../web/device.js';
 import type { Services } from '../services.js';
 import { startUserSession, type WebContext } from './session.js';
 
@@ -15,10 +19,33 @@ export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 
 /** Where the second step of a password sign-in asks for its code or passkey. */
 export const SECOND_STEP_PATH = '/login/verify';
 
-export async function completeSignIn(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, method: SignInMethod): Promise<void> {
-  await startUserSession(ctx, s, user.id, method);
+export async function completeSignIn(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, method: SignInMethod, opts: { provider?: Omit<ProviderLink, 'checkedAt'> | undefined } = {}): Promise<void> {
+  await startUserSession(ctx, s, user.id, method, opts);
   actingAs({ id: user.id, email: user.email }, 'session');
   await s.audit.record({ type: 'sign_in.succeeded', details: { method } });
+  const before = await s.users.signedIn(user.id);
+  await noticeNewBrowser(ctx, s, user, method, before);
+}
+
+/** The cookie that tells this browser apart (a random value; only its hash with the account id is stored). */
+const DEVICE_COOKIE = 'docsearch_device';
+const DEVICE_COOKIE_DAYS = 400;
+
+/**
+ * Remembers this browser for the account, and when the account signed in before but never from it, mails the account
+ * a notice (with a mail server): what browser, from where, when, and what to do if it was not them. A first sign-in,
+ * or one through a setup or invitation link, is no news.
+ */
+async function noticeNewBrowser(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, method: SignInMethod, before: number | null): Promise<void> {
+  let token = ctx.cookies.get(DEVICE_COOKIE);
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
+    token = randomUrlToken(32);
+    ctx.cookies.set(DEVICE_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: DEVICE_COOKIE_DAYS * 24 * 3600_000, overwrite: true });
+  }
+  const userAgent = ctx.get('user-agent') || null;
+  const fresh = await s.devices.seen(sha256Hex(`${user.id}:${token}`), user.id, userAgent);
+  if (!fresh || before === null || method === 'setup' || method === 'invite' || !s.mailer.enabled) return;
+  await s.mailer.send(signInNoticeMail({ to: user.email, publicUrl: s.publicUrl(), browser: deviceOf(userAgent), ip: ctx.ip || null, at: s.now() }));
 }
 
 /** The password was right and the account has a second factor: the session waits (5 minutes) for it. */

@@ -19,9 +19,12 @@ import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { safeReturnTo } from './return-to.js';
 import { ensureSession, type WebContext } from './session.js';
+import { backChannelLogout, providerLink } from './provider-session.js';
 import { completeSignIn } from './sign-in.js';
 
 export const SSO_START_PATH = '/login/sso';
+/** Where the provider posts back-channel logout tokens: <public-url> + this is registered there (docs/sso.md). */
+export const SSO_BACKCHANNEL_PATH = '/login/sso/backchannel-logout';
 /** The sealed transaction (auth/sso/transaction.ts), sent back only to the callback. */
 const TRANSACTION_COOKIE = 'ds_sso';
 
@@ -88,8 +91,28 @@ export function ssoRoutes(router: Router<AppState>, s: Services): void {
       },
       `signed in through ${sso.name}`,
     );
-    await completeSignIn(ctx, s, outcome.user, 'sso');
+    await completeSignIn(ctx, s, outcome.user, 'sso', { provider: providerLink(sso, identity) });
     ctx.redirect(transaction.returnTo ?? '/');
+  });
+
+  // OpenID Connect Back-Channel Logout 1.0: the provider, not a browser, posts a logout token (no session, no CSRF:
+  // the token's signature is the proof). 200 once the sessions it names are ended; 400 for a token that fails a check.
+  router.post('login.sso.backchannel', SSO_BACKCHANNEL_PATH, formBody(), async (ctx) => {
+    configured(s);
+    ctx.set('Cache-Control', 'no-store');
+    const token = formField(ctx, 'logout_token');
+    try {
+      if (!token) throw new SsoError('invalid', 'no logout_token in the request');
+      await backChannelLogout(s, token);
+    } catch (err) {
+      if (!(err instanceof SsoError)) throw err;
+      s.log.warn({ event: 'sso.backchannel_refused', failure: err.failure, reason: err.message }, `a back-channel logout was refused: ${err.message}`);
+      ctx.status = err.failure === 'unreachable' ? 502 : 400;
+      ctx.body = { error: err.failure === 'unreachable' ? 'temporarily_unavailable' : 'invalid_request', error_description: err.message };
+      return;
+    }
+    ctx.status = 200;
+    ctx.body = '';
   });
 }
 

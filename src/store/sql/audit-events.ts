@@ -1,3 +1,5 @@
+import type { Insertable, Selectable } from 'kysely';
+import { byOfVia } from '../../core/audit.js';
 import type { Db } from './database.js';
 import type { AuditEventsTable } from './schema.js';
 
@@ -9,6 +11,8 @@ export interface AuditRecord {
   actorId: string | null;
   actorEmail: string | null;
   via: string;
+  /** Who caused it (core/audit.ts AUDIT_BY). */
+  by: string;
   credentialId: string | null;
   targetType: string | null;
   targetId: string | null;
@@ -26,6 +30,7 @@ export interface AuditFilter {
   actorId?: string;
   /** The actor's e-mail as it was when they acted (ignoring case). */
   actorEmail?: string;
+  by?: string;
   targetId?: string;
   clientIp?: string;
   /** From this time on (ms, inclusive) and before that one (exclusive). */
@@ -35,13 +40,14 @@ export interface AuditFilter {
   before?: string;
 }
 
-const toRecord = (r: AuditEventsTable): AuditRecord => ({
+const toRecord = (r: Selectable<AuditEventsTable>): AuditRecord => ({
   id: r.id,
   at: Number(r.at),
   type: r.type,
   actorId: r.actor_id,
   actorEmail: r.actor_email,
   via: r.via,
+  by: r.by ?? byOfVia(r.via),
   credentialId: r.credential_id,
   targetType: r.target_type,
   targetId: r.target_id,
@@ -59,7 +65,7 @@ const toRecord = (r: AuditEventsTable): AuditRecord => ({
 export class AuditEventStore {
   constructor(private readonly db: Db) {}
 
-  async append(row: AuditEventsTable): Promise<void> {
+  async append(row: Insertable<AuditEventsTable>): Promise<void> {
     await this.db.insertInto('audit_events').values(row).execute();
   }
 
@@ -70,6 +76,7 @@ export class AuditEventStore {
     else if (filter.type) q = q.where('type', '=', filter.type);
     if (filter.actorId) q = q.where('actor_id', '=', filter.actorId);
     if (filter.actorEmail) q = q.where((eb) => eb(eb.fn('lower', ['actor_email']), '=', filter.actorEmail!.toLowerCase()));
+    if (filter.by) q = q.where('by', '=', filter.by);
     if (filter.targetId) q = q.where('target_id', '=', filter.targetId);
     if (filter.clientIp) q = q.where('client_ip', '=', filter.clientIp);
     if (filter.since !== undefined) q = q.where('at', '>=', filter.since);

@@ -58,6 +58,10 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'passkeys', key: 'id' },
   { name: 'audit_events', key: 'id' },
   { name: 'identities', key: 'id' },
+  { name: 'notices', key: 'id' },
+  { name: 'mail_outbox', key: 'id' },
+  { name: 'password_resets', key: 'token_hash', keep: { where: (cutoff) => ['expires_at', '>', cutoff], why: 'expired password reset links stay behind' } },
+  { name: 'known_devices', key: 'id' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

@@ -9,6 +9,7 @@ const CHANNELS: Record<EventChannel, string> = {
   document_settled: 'docsearch_document_settled',
   index_changed: 'docsearch_index_changed',
   sources: 'docsearch_sources',
+  mail: 'docsearch_mail',
 };
 const BY_NAME = new Map(Object.entries(CHANNELS).map(([channel, name]) => [name, channel as EventChannel]));
 

@@ -19,6 +19,12 @@ export interface UsersTable {
   deleted_at: number | null;
   /** 1: a passkey alone signs the account in (passwordless); 0: a passkey is a second factor after the password (015). */
   passkey_sign_in: Generated<number>;
+  /** The identity provider that sets the admin flag at each sign-in (`--sso-admin-group`); null: set here (019). */
+  admin_managed_by: string | null;
+  /** When an admin or the person let the provider take this local account over at its next sign-in (019). */
+  link_offered_at: number | null;
+  /** The last sign-in of any kind (020); null: never signed in since. */
+  last_sign_in_at: number | null;
 }
 
 export interface GroupsTable {
@@ -59,6 +65,52 @@ export interface InvitesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** 1: the account it makes is an admin (020). */
+  is_admin: Generated<number>;
+  /** A local group the account it makes joins (020). */
+  group_id: string | null;
+}
+
+/** Mail waiting to be sent, or sent, or given up on (020; docs/mail.md). */
+export interface MailOutboxTable {
+  id: string;
+  /** invite | password_reset | sign_in_notice | source_alert | test */
+  kind: string;
+  to_address: string;
+  subject: string;
+  /** The text (and HTML) body, sealed under the secrets key; null once sent (it may hold a one-time link). */
+  body_sealed: string | null;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  /** The sender that holds the row while it sends, and until when (a crashed sender's claim runs out). */
+  claimed_by: string | null;
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+  /** What the mail server called it (its queue id in the 250 reply, or the Message-ID). */
+  message_id: string | null;
+}
+
+/** One-time password reset links (020): only the SHA-256 of a link's token is kept. */
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  /** The admin who made it; null: the person asked for it themselves ("Forgot password?"). */
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A browser an account has signed in from (020): `id` is the SHA-256 of the account id and the browser's cookie. */
+export interface KnownDevicesTable {
+  id: string;
+  user_id: string;
+  user_agent: string | null;
+  created_at: number;
+  last_seen_at: number;
 }
 
 /** An account's link to who it is at an identity provider (017; docs/sso.md). */
@@ -93,6 +145,14 @@ export interface SessionsTable {
   /** A WebAuthn challenge this session was given, single use, until `challenge_until` (015). */
   challenge: string | null;
   challenge_until: number | null;
+  /** Signed in through this identity provider (its issuer), as this subject, in its session `provider_sid` (019). */
+  provider: string | null;
+  provider_subject: string | null;
+  provider_sid: string | null;
+  /** The provider's refresh token, sealed under the secrets key: the periodic re-check asks with it (019). */
+  provider_refresh: string | null;
+  /** When the provider last said this session still stands (019). */
+  provider_checked_at: number | null;
 }
 
 /** An account's authenticator-app (TOTP) secret, sealed (015). */
@@ -150,6 +210,8 @@ export interface AuditEventsTable {
   request_id: string | null;
   /** JSON object. */
   details: string;
+  /** Who caused it: user, admin, operator, sso, source, system, anonymous (019). */
+  by: Generated<string | null>;
 }
 
 export interface SetupTokensTable {
@@ -352,6 +414,24 @@ export interface SourcesTable {
   failures: number;
   created_at: number;
   updated_at: number;
+  /** JSON: the deletions the guard holds for an owner's confirmation (why, how many, which); null when none (019). */
+  held_deletions: string | null;
+}
+
+/** What the web's bell shows a person (019): a source of theirs paused or failing. */
+export interface NoticesTable {
+  id: string;
+  user_id: string;
+  /** 'source.held', 'source.failing'. */
+  kind: string;
+  project_id: string | null;
+  /** What it is about (a source's id): one unread notice per person, kind and subject. */
+  subject_id: string | null;
+  message: string;
+  /** A page of this server (a path) where it can be dealt with. */
+  link: string | null;
+  created_at: number;
+  read_at: number | null;
 }
 
 export interface SourceItemsTable {
@@ -394,4 +474,8 @@ export interface Database {
   passkeys: PasskeysTable;
   audit_events: AuditEventsTable;
   identities: IdentitiesTable;
+  notices: NoticesTable;
+  mail_outbox: MailOutboxTable;
+  password_resets: PasswordResetsTable;
+  known_devices: KnownDevicesTable;
 }

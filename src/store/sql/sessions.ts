@@ -14,6 +14,21 @@ export interface SessionRow {
   userAgent: string | null;
   /** The account whose password was right, waiting for its second factor (null when none is, or it has expired). */
   pendingUserId: string | null;
+  /** Signed in through an identity provider: which, as whom, and what the re-check asks it with. */
+  provider: ProviderLink | null;
+}
+
+/** A session's link to the provider it was signed in through (migration 019). */
+export interface ProviderLink {
+  /** The issuer (identities.provider). */
+  provider: string;
+  subject: string;
+  /** The provider's session id (`sid`), when its ID token had one. */
+  sid: string | null;
+  /** The provider's tokens (refresh, access, its expiry), sealed under the secrets key; null when none were given. */
+  tokensSealed: string | null;
+  /** When the provider last said the session stands (the sign-in, or the last re-check). */
+  checkedAt: number;
 }
 
 /** A signed-in session as its owner sees it listed. */
@@ -45,7 +60,12 @@ export class SessionStore {
     private readonly now: Clock,
   ) {}
 
-  async create(idHash: string, userId: string | null, ttlMs: number, opts: { signedInWith?: string; seen?: SeenFrom; pendingUserId?: string; pendingTtlMs?: number } = {}): Promise<void> {
+  async create(
+    idHash: string,
+    userId: string | null,
+    ttlMs: number,
+    opts: { signedInWith?: string; seen?: SeenFrom; pendingUserId?: string; pendingTtlMs?: number; provider?: Omit<ProviderLink, 'checkedAt'> } = {},
+  ): Promise<void> {
     const now = this.now();
     await this.db
       .insertInto('sessions')
@@ -60,6 +80,11 @@ export class SessionStore {
         user_agent: opts.seen?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
         pending_user_id: opts.pendingUserId ?? null,
         pending_until: opts.pendingUserId ? now + (opts.pendingTtlMs ?? 0) : null,
+        provider: opts.provider?.provider ?? null,
+        provider_subject: opts.provider?.subject ?? null,
+        provider_sid: opts.provider?.sid ?? null,
+        provider_refresh: opts.provider?.tokensSealed ?? null,
+        provider_checked_at: opts.provider ? now : null,
       })
       .execute();
   }
@@ -68,7 +93,23 @@ export class SessionStore {
     const row = await this.db
       .selectFrom('sessions as s')
       .leftJoin('users as u', 'u.id', 's.user_id')
-      .select(['s.id_hash', 's.user_id', 's.expires_at', 's.last_seen_at', 's.once_sealed', 's.signed_in_with', 's.client_ip', 's.user_agent', 's.pending_user_id', 's.pending_until'])
+      .select([
+        's.id_hash',
+        's.user_id',
+        's.expires_at',
+        's.last_seen_at',
+        's.once_sealed',
+        's.signed_in_with',
+        's.client_ip',
+        's.user_agent',
+        's.pending_user_id',
+        's.pending_until',
+        's.provider',
+        's.provider_subject',
+        's.provider_sid',
+        's.provider_refresh',
+        's.provider_checked_at',
+      ])
       .where('s.id_hash', '=', idHash)
       .where('s.expires_at', '>', this.now())
       // A disabled user's session is over, even before its row is deleted.
@@ -86,7 +127,42 @@ export class SessionStore {
       clientIp: row.client_ip,
       userAgent: row.user_agent,
       pendingUserId: pending,
+      provider:
+        row.provider && row.provider_subject
+          ? { provider: row.provider, subject: row.provider_subject, sid: row.provider_sid, tokensSealed: row.provider_refresh, checkedAt: Number(row.provider_checked_at ?? 0) }
+          : null,
     };
+  }
+
+  /**
+   * Claims the session's re-check: true for the one caller (of any replica) that moved `checked_at` from what it
+   * read to `at`; the others go on without asking the provider (one refresh token is not used twice).
+   */
+  async claimProviderCheck(idHash: string, seenCheckedAt: number, at: number): Promise<boolean> {
+    const res = await this.db.updateTable('sessions').set({ provider_checked_at: at }).where('id_hash', '=', idHash).where('provider_checked_at', '=', seenCheckedAt).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Records a re-check the provider passed: when, and the tokens it gave for the next one. */
+  async providerChecked(idHash: string, tokensSealed: string | null, at: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ provider_refresh: tokensSealed, provider_checked_at: at }).where('id_hash', '=', idHash).execute();
+  }
+
+  /**
+   * Ends the sessions a provider's back-channel logout names: those signed in through `provider` in its session
+   * `sid`, or (no sid) every one of its person `subject`. The accounts whose sessions ended, with how many.
+   */
+  async deleteForProvider(provider: string, who: { subject: string | null; sid: string | null }): Promise<Map<string, number>> {
+    let q = this.db.selectFrom('sessions').select(['id_hash', 'user_id']).where('provider', '=', provider);
+    if (who.sid) q = q.where('provider_sid', '=', who.sid);
+    if (who.subject) q = q.where('provider_subject', '=', who.subject);
+    const rows = await q.execute();
+    const ended = new Map<string, number>();
+    for (const r of rows) {
+      const res = await this.db.deleteFrom('sessions').where('id_hash', '=', r.id_hash).executeTakeFirst();
+      if (Number(res.numDeletedRows) > 0 && r.user_id) ended.set(r.user_id, (ended.get(r.user_id) ?? 0) + 1);
+    }
+    return ended;
   }
 
   /**

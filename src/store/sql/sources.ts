@@ -162,6 +162,7 @@ export class SourceStore {
       failures: 0,
       created_at: now,
       updated_at: now,
+      held_deletions: null,
     };
     await this.db.insertInto('sources').values(row).execute();
     return toRecord(row);

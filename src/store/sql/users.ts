@@ -12,13 +12,15 @@ export interface User {
   isAdmin: boolean;
   /** When the account was disabled; null while it may sign in. */
   disabledAt: number | null;
+  /** The identity provider that sets the admin flag at each sign-in (`--sso-admin-group`); null: it is set here. */
+  adminManagedBy: string | null;
 }
 
 export interface UserWithHash extends User {
   passwordHash: string;
 }
 
-const COLUMNS = ['id', 'email', 'created_at', 'is_admin', 'disabled_at'] as const;
+const COLUMNS = ['id', 'email', 'created_at', 'is_admin', 'disabled_at', 'admin_managed_by'] as const;
 
 const toUser = (r: Pick<UsersTable, (typeof COLUMNS)[number]>): User => ({
   id: r.id,
@@ -26,6 +28,7 @@ const toUser = (r: Pick<UsersTable, (typeof COLUMNS)[number]>): User => ({
   createdAt: r.created_at,
   isAdmin: Number(r.is_admin) === 1,
   disabledAt: r.disabled_at,
+  adminManagedBy: r.admin_managed_by,
 });
 
 /**
@@ -121,6 +124,25 @@ export class UserStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
+  /** Names the provider that sets this account's admin flag from now on (null: it is set here again). */
+  async setAdminManagedBy(id: string, provider: string | null): Promise<void> {
+    await this.db.updateTable('users').set({ admin_managed_by: provider }).where('id', '=', id).execute();
+  }
+
+  /**
+   * At the daemon's start: the accounts linked at these providers (identities) have their admin flag set by
+   * `provider` when it maps an admin group; with no admin group (null) no account's flag is the provider's.
+   */
+  async markAdminsManagedBy(provider: string | null, linkedAt: readonly string[]): Promise<void> {
+    if (provider === null || linkedAt.length === 0) {
+      await this.db.updateTable('users').set({ admin_managed_by: null }).where('admin_managed_by', 'is not', null).execute();
+      return;
+    }
+    const linked = this.db.selectFrom('identities').select('user_id').where('provider', 'in', [...linkedAt]);
+    await this.db.updateTable('users').set({ admin_managed_by: provider }).where('id', 'in', linked).where('deleted_at', 'is', null).execute();
+    await this.db.updateTable('users').set({ admin_managed_by: null }).where('admin_managed_by', 'is not', null).where('id', 'not in', linked).execute();
+  }
+
   /** Disables (a time) or enables (null) an account; false when there is no such live account. */
   async setDisabled(id: string, at: number | null): Promise<boolean> {
     const res = await this.db.updateTable('users').set({ disabled_at: at, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
@@ -140,6 +162,13 @@ export class UserStore {
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Records a sign-in (Admin → Users' "last sign-in"); the time it had before, null for a first sign-in. */
+  async signedIn(id: string): Promise<number | null> {
+    const before = await this.db.selectFrom('users').select('last_sign_in_at').where('id', '=', id).executeTakeFirst();
+    await this.db.updateTable('users').set({ last_sign_in_at: this.now() }).where('id', '=', id).execute();
+    return before?.last_sign_in_at == null ? null : Number(before.last_sign_in_at);
   }
 
   /** Whether a passkey alone signs the account in (passwordless), rather than being a second factor after the password. */

@@ -10,6 +10,7 @@ export interface AuditRow {
   type: string;
   actorEmail: string | null;
   via: string;
+  by: string;
   targetType: string | null;
   targetLabel: string | null;
   targetId: string | null;
@@ -32,11 +33,14 @@ export interface AdminAuditData {
 /** How an event's actor came: said only where it adds to the name (a key, an app, the operator, the system). */
 const VIA: Record<string, string> = { api_key: 'API key', oauth: 'app', operator: 'operator', system: 'system' };
 
-/** Who did it: the account (and how, when not from the web), the operator, or nobody signed in (a failed sign-in). */
+/** Who caused it, where that is not the actor themselves: an admin's work, the provider's word, a source's pass. */
+const BY: Record<string, string> = { admin: 'admin', sso: 'identity provider', source: 'source', operator: 'operator', system: 'system' };
+
+/** Who did it: the account (and how, when not from the web or for themselves), the operator, or nobody signed in (a failed sign-in). */
 function who(e: AuditRow) {
-  const via = VIA[e.via];
-  if (e.actorEmail) return html`${e.actorEmail}${via ? html` <span class="badge">${via}</span>` : null}`;
-  return via ? html`<em>${via}</em>` : html`<em>nobody signed in</em>`;
+  const how = BY[e.by] ?? VIA[e.via];
+  if (e.actorEmail) return html`${e.actorEmail}${how ? html` <span class="badge">${how}</span>` : null}`;
+  return how ? html`<em>${how}</em>` : html`<em>nobody signed in</em>`;
 }
 
 const detailText = (details: Record<string, unknown>): string =>

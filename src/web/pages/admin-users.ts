@@ -12,6 +12,8 @@ export interface AdminUserRow {
   /** When it was disabled (epoch ms), or null. */
   disabledAt: number | null;
   createdAt: number;
+  /** The identity provider that sets the admin flag (not changed here), or null. */
+  adminManagedBy: string | null;
 }
 
 export interface AdminUsersData {
@@ -34,11 +36,17 @@ function userRow(u: AdminUserRow, d: AdminUsersData) {
   const base = `/admin/users/${u.id}`;
   return html`<tr data-user-id="${u.id}">
   <td>${u.email}${self ? html` <span class="badge">you</span>` : null}</td>
-  <td data-label="Admin">${u.isAdmin ? 'admin' : html`<span class="muted">no</span>`}</td>
+  <td data-label="Admin">${u.isAdmin ? 'admin' : html`<span class="muted">no</span>`}${u.adminManagedBy ? html` <span class="badge" title="Set by ${u.adminManagedBy}'s admin group at every sign-in: change it there">from ${u.adminManagedBy}</span>` : null}</td>
   <td data-label="Status">${u.disabledAt === null ? 'active' : html`<strong class="error">disabled</strong> <span class="muted">since ${formatTime(u.disabledAt)}</span>`}</td>
   <td data-label="Created">${formatTime(u.createdAt)}</td>
   <td class="actions-cell">
-    ${u.isAdmin ? rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', u.email, { admin: 'off' }) : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', u.email, { admin: 'on' })}
+    ${
+      u.adminManagedBy
+        ? null
+        : u.isAdmin
+          ? rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', u.email, { admin: 'off' })
+          : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', u.email, { admin: 'on' })
+    }
     ${self ? null : u.disabledAt === null ? rowAction(`${base}/disable`, d.csrfToken, 'Disable', u.email) : rowAction(`${base}/enable`, d.csrfToken, 'Enable', u.email)}
     ${self ? null : html`<a href="${base}/delete" class="button danger small">${forRow('Delete…', u.email)}</a>`}
   </td>

@@ -36,14 +36,17 @@ export interface DocumentPageData {
   /** An e-mail's attachments (documents of their own) the viewer may read, and the e-mail an attachment came in. */
   attachments: { id: string; filename: string }[];
   attachedTo: { id: string; filename: string } | null;
+  /** The passage a search result opened the page at (`?chunk=K&answer=S-E`): its chunk is marked, its answer found by app.js. */
+  opened: { index: number; answer: string | null } | null;
   error?: string;
 }
 
 const PDF = 'application/pdf';
 
-function chunk(c: TextPage['chunks'][number], unit: CitationUnit) {
+function chunk(c: TextPage['chunks'][number], unit: CitationUnit, opened: DocumentPageData['opened']) {
   const where = c.page_start !== null && c.page_end !== null && c.page_end !== c.page_start ? citationLabel({ unit, start: c.page_start, end: c.page_end }) : null;
-  return html`<li class="chunk" id="chunk-${c.index}">
+  const answer = opened?.index === c.index ? opened.answer : null;
+  return html`<li class="chunk" id="chunk-${c.index}"${answer ? html` data-answer="${answer}"` : null}>
   <p class="chunk-meta muted">Chunk ${c.index + 1}${where ? html` · ${where}` : null}${c.heading ? html` · <bdi class="heading">${withoutDirectionalControls(c.heading)}</bdi>` : null}${
     c.ocr ? html` · <span class="badge ocr" title="Recognised by OCR from the page image">OCR</span>` : null
   }</p>
@@ -76,7 +79,7 @@ function textSection(d: DocumentPageData) {
       : t.pages.map(
           (p) => html`<section class="text-page"${p.page !== null ? html` data-page="${p.page}"` : null}>
   ${p.page !== null ? html`<h3>${unitHeading(d.unit ?? 'page', p.page)}</h3>` : null}
-  <ol class="chunks">${p.chunks.map((c) => chunk(c, d.unit ?? 'page'))}</ol>
+  <ol class="chunks">${p.chunks.map((c) => chunk(c, d.unit ?? 'page', d.opened))}</ol>
 </section>`,
         )
   }
@@ -124,9 +127,9 @@ export function documentPage(d: DocumentPageData) {
   <h1 class="filename">${doc.filename}</h1>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <div class="actions">
-    <a href="/documents/${doc.id}/view" class="button view">View</a>
-    <a href="${file}" download="${doc.filename}" class="button secondary">Download</a>
-    <a href="/search?project=${d.project.id}" class="button secondary">Search this project</a>
+    <a href="/documents/${doc.id}/view" class="button primary view">View</a>
+    <a href="${file}" download="${doc.filename}" class="button">Download</a>
+    <a href="/search?project=${d.project.id}" class="button">Search this project</a>
     ${edits ? html`<a href="/documents/${doc.id}/delete" class="button danger">Delete this document…</a>` : null}
   </div>
   <div class="doc-head">

@@ -42,7 +42,8 @@ export function loginPage(d: LoginPageData) {
     <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
     <button type="submit" class="primary">Sign in</button>
-  </form>`}
+  </form>
+  <p><a href="/forgot-password" id="forgot-password">Forgot password?</a></p>`}
   ${d.passkeys && d.sso?.passwordLogin !== false ? passkeyForm({ id: 'passkey-sign-in', action: '/login/passkey', options: '/login/passkey/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Sign in with a passkey', ceremony: 'sign-in' }) : null}
   ${d.sso ? ssoSignIn({ ...d.sso, csrfToken: d.csrfToken, returnTo: d.returnTo }) : null}
 </section>`,

@@ -41,6 +41,8 @@ export interface ProjectPageData {
   project: ProjectRow;
   /** Its members, for an owner (the Share section); null for anyone else. */
   members: MemberView[] | null;
+  /** What the share box offers as one types: `group:<name>` and people's e-mails (owners only). */
+  suggestions?: readonly string[];
   documents: DocumentRow[];
   /** True when the project has more documents than the page lists. */
   more: boolean;
@@ -149,7 +151,7 @@ export function projectPage(d: ProjectPageData) {
   ${documentsTable(p.id, d.documents, d.csrfToken, p.role)}
   ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
 
-  ${d.members ? shareSection(p, d.members, d.csrfToken) : null}
+  ${d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : null}
   ${p.role === 'owner' ? projectSettings(p, d.csrfToken) : null}
 </section>`,
   );
@@ -164,7 +166,7 @@ function roleSelect(selected: MemberView['role'], label: string) {
 }
 
 /** Who the project is shared with, and the forms that change it (owners only). */
-function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
+function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, suggestions: readonly string[]) {
   const csrf = html`<input type="hidden" name="_csrf" value="${csrfToken}">`;
   const rows = members.map((m) => {
     const name = m.kind === 'user' ? m.email! : `group: ${m.group!}`;
@@ -189,7 +191,9 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string) {
     <tbody>${rows}</tbody>
   </table></div>
   <form method="post" action="/projects/${p.id}/members" class="stack" id="share-form">${csrf}
-    <label>Share with <input type="text" name="member" required maxlength="254" placeholder="person@example.com or group:name" autocomplete="off"></label>
+    <label>Share with <input type="text" name="member" required maxlength="254" list="share-suggestions" autocomplete="off" aria-describedby="share-hint">
+      <span class="hint" id="share-hint">A person's e-mail, or group:name for a group (e.g. group:editors).</span></label>
+    <datalist id="share-suggestions">${suggestions.map((v) => html`<option value="${v}"></option>`)}</datalist>
     <label>Role ${roleSelect('viewer', 'Role')}</label>
     <button type="submit">Share</button>
   </form>

@@ -2,10 +2,11 @@ import { citationLabel } from '../../core/citation-label.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
+import { answerRange } from '../../core/excerpt.js';
 import { pageSpan } from '../format.js';
 import { displayName, withoutDirectionalControls } from '../display-text.js';
 import { type Html, html } from '../html.js';
-import { snippet } from '../snippet.js';
+import { snippet, weakPassage } from '../snippet.js';
 import { layout } from './layout.js';
 
 /** How results are shown: one entry per document (the default) or every passage in rank order. */
@@ -27,6 +28,8 @@ export interface SearchPageData {
   /** 0-based index of the page's first result. */
   start?: number;
   previousCursor?: string | null;
+  /** The embedder's relevance floor (search/floor.ts): a passage under it that holds few of the query's words is a weak match. */
+  floor: number | null;
   /** No document in any project yet: the page says so and leads to the upload. */
   libraryEmpty?: boolean;
   error?: string;
@@ -35,23 +38,26 @@ export interface SearchPageData {
 const MODE_LABELS: Record<SearchMode, string> = { hybrid: 'Hybrid (meaning + words)', vector: 'Meaning only', keyword: 'Words only' };
 const VIEW_LABELS: Record<SearchView, string> = { documents: 'Documents', passages: 'Passages' };
 
-/**
- * Where a passage opens on the document page: at its chunk (`#chunk-K`, scrolled into view and marked), with the
- * preview on its page (`?page=N`) for a type that has pages.
- */
-export function passageHref(doc: Pick<DocumentRef, 'id'>, p: Pick<SearchPassage, 'chunk_id' | 'page_start'>): string {
-  const chunk = p.chunk_id.slice(p.chunk_id.lastIndexOf(':') + 1);
-  return `/documents/${encodeURIComponent(doc.id)}${p.page_start !== undefined ? `?page=${p.page_start}` : ''}#chunk-${chunk}`;
-}
+/** Types whose viewer draws the document itself no better than the document page does (pages as images): a PDF, an image. */
+const NO_VIEWER = /^(application\/pdf|image\/)/;
 
 /**
- * Where a result opens to be looked at: a PDF's original at the passage's page, in the browser's viewer; any other
- * type in our viewer (`/view`), at the passage's page, slide or rows where it shows text by page.
+ * "Open at this passage": the one place a passage opens. The viewer (`/view`), scrolled to the passage with its answer
+ * marked; for a type without one (a PDF, an image) the document page, at the passage's page, its chunk unfolded and
+ * marked. `chunk` names the passage and `answer` the answer's [start, end) in its text, so the page marks exactly the
+ * sentence the result showed.
  */
-export function originalHref(doc: Pick<DocumentRef, 'id' | 'content_type'>, p: Pick<SearchPassage, 'page_start'>): string {
+export function openHref(doc: Pick<DocumentRef, 'id' | 'content_type'>, p: Pick<SearchPassage, 'chunk_id' | 'page_start' | 'text' | 'snippet' | 'highlights'>): string {
+  const chunk = p.chunk_id.slice(p.chunk_id.lastIndexOf(':') + 1);
+  const answer = answerRange(p.text, p.snippet || undefined, p.highlights);
+  const params = new URLSearchParams({ chunk });
+  if (answer) params.set('answer', `${answer[0]}-${answer[1]}`);
   const id = encodeURIComponent(doc.id);
-  if (doc.content_type === 'application/pdf') return `/documents/${id}/file${p.page_start !== undefined ? `#page=${p.page_start}` : ''}`;
-  return `/documents/${id}/view${p.page_start !== undefined ? `#page-${p.page_start}` : ''}`;
+  if (NO_VIEWER.test(doc.content_type)) {
+    if (p.page_start !== undefined) params.set('page', String(p.page_start));
+    return `/documents/${id}?${params.toString()}#chunk-${chunk}`;
+  }
+  return `/documents/${id}/view?${params.toString()}#passage`;
 }
 
 const number = (n: number) => n.toLocaleString('en');
@@ -62,34 +68,36 @@ function cites(p: SearchPassage): string | null {
   return p.citation ? citationLabel(p.citation) : pageSpan(p.page_start, p.page_end);
 }
 
-/** "p. 3 · Part II > Expenses", "rows 4–9 · Berths": where a passage sits in its document (a sheet is said once). */
-function where(p: SearchPassage): Html | null {
+/**
+ * "p. 3 · Part II > Expenses", "rows 4–9 · Berths": where a passage sits in its document (a sheet is said once), and
+ * whether it is only a weak match.
+ */
+function where(p: SearchPassage, weak: boolean): Html | null {
   const cited = cites(p);
   const heading = p.heading && p.heading !== p.citation?.sheet ? p.heading : null;
   const parts = [cited ? html`<span class="page">${cited}</span>` : null, heading ? html`<bdi class="heading">${withoutDirectionalControls(heading)}</bdi>` : null].filter((x) => x !== null);
-  return parts.length ? html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}</p>` : null;
+  if (!parts.length && !weak) return null;
+  return html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}${weak ? html` <span class="badge weak-label">weak match</span>` : null}</p>`;
 }
 
-function passageBody(p: SearchPassage, doc: DocumentRef, q: string): Html {
-  // A PDF opens as itself at its page; other types in the viewer.
-  const pdf = doc.content_type === 'application/pdf';
-  const at = pdf ? pageSpan(p.page_start, p.page_end) : null;
-  return html`${where(p)}<p class="snippet" dir="auto">${snippet(p, q)}</p>
-  <p class="links"><a href="${passageHref(doc, p)}" class="at-match">Show it in the document</a> · <a href="${originalHref(doc, p)}" class="original">${pdf ? 'Open the original' : 'View it'}${at ? html` at ${at}` : null}</a></p>`;
+function passageBody(p: SearchPassage, doc: DocumentRef, q: string, weak: boolean): Html {
+  return html`${where(p, weak)}<p class="snippet" dir="auto">${snippet(p, q)}</p>
+  <p class="links"><a href="${openHref(doc, p)}" class="at-match">Open at this passage</a></p>`;
 }
 
 function docMeta(doc: DocumentRef, project: { id: string; name: string }, extra: Html | null): Html {
   return html`<p class="meta"><a href="/projects/${project.id}" class="project">${project.name}</a>${doc.path ? html` · <span class="path">${doc.path}</span>` : null}${extra}</p>`;
 }
 
-/** On each result of a weak answer: it is only near, not a match. */
+/** On the result of a weak answer, or a document whose passages are all weak: it is only near, not a match. */
 const weakLabel = (weak: boolean) => (weak ? html` <span class="badge weak-label">weak match</span>` : null);
 
-function passageResult(r: SearchResult, q: string, weak: boolean): Html {
+function passageResult(r: SearchResult, page: SearchPageData, weak: boolean): Html {
+  const thin = !weak && weakPassage(r, page.q, page.floor);
   return html`<li class="result" data-document-id="${r.document.id}">
-  <h2><a href="${passageHref(r.document, r)}" class="filename">${r.document.filename}</a>${weakLabel(weak)}</h2>
+  <h2><a href="${openHref(r.document, r)}" class="filename">${r.document.filename}</a>${weakLabel(weak)}</h2>
   ${docMeta(r.document, r.project, null)}
-  ${passageBody(r, r.document, q)}
+  ${passageBody(r, r.document, page.q, thin)}
 </li>`;
 }
 
@@ -101,10 +109,12 @@ function documentResult(d: DocumentResult, page: SearchPageData, weak: boolean):
   const some = shown < d.matches ? `; the best ${shown === 1 ? 'one is' : `${number(shown)} are`} shown` : '';
   const rest = shown < d.matches ? html` · <a href="${documentSearchHref(page, d.document.id)}" class="all-passages">Show all its passages</a>` : null;
   const more = !weak && d.matches > 1 ? html` · <span class="matches">${plural(d.matches, 'passage', 'passages')} of it in the results${some}</span>${rest}` : null;
+  const thin = d.passages.map((p) => !weak && weakPassage(p, q, page.floor));
+  const allThin = thin.length > 0 && thin.every((t) => t);
   return html`<li class="result" data-document-id="${d.document.id}">
-  <h2><a href="${d.passages[0] ? passageHref(d.document, d.passages[0]) : `/documents/${d.document.id}`}" class="filename">${d.document.filename}</a>${weakLabel(weak)}</h2>
+  <h2><a href="${d.passages[0] ? openHref(d.document, d.passages[0]) : `/documents/${d.document.id}`}" class="filename">${d.document.filename}</a>${weakLabel(weak || allThin)}</h2>
   ${docMeta(d.document, d.project, more)}
-  <ol class="passages">${d.passages.map((p) => html`<li class="passage-result">${passageBody(p, d.document, q)}</li>`)}</ol>
+  <ol class="passages">${d.passages.map((p, i) => html`<li class="passage-result">${passageBody(p, d.document, q, thin[i]! && !allThin)}</li>`)}</ol>
 </li>`;
 }
 
@@ -168,7 +178,7 @@ function results(d: SearchPageData): Html | null {
         ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.documents.map((x) => documentResult(x, d, res.weak))}</ol>`
         : null
       : res.results.length
-        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.results.map((x) => passageResult(x, d.q, res.weak))}</ol>`
+        ? html`<ol class="results" start="${(d.start ?? 0) + 1}">${res.results.map((x) => passageResult(x, d, res.weak))}</ol>`
         : null;
   const shown = 'documents' in res ? res.documents.length : res.results.length;
   const indexing = res.indexing

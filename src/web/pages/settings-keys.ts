@@ -12,6 +12,8 @@ export interface KeyRow {
   prefix: string;
   last4: string;
   scopes: string[];
+  /** The projects the key is limited to (their names); null: every project its owner may read. */
+  projectNames?: string[] | null;
   createdAt: string;
   lastUsedAt: string | null;
   /** When the key stops authenticating (ms); null: never. */
@@ -43,6 +45,8 @@ export interface SettingsKeysData {
   now: number;
   /** The key just generated: shown this once, never again. */
   newKey?: { key: string; name: string | null };
+  /** The projects a key may be limited to: every one the person may read. */
+  projects: { id: string; name: string }[];
   error?: string;
 }
 
@@ -74,6 +78,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
   <td>${k.name ?? html`<em>unnamed</em>`}</td>
   <td data-label="Key"><code>${keyLabel(k)}</code></td>
   <td data-label="Scopes">${k.scopes.join(' ')}</td>
+  <td data-label="Projects">${k.projectNames ? k.projectNames.join(', ') : html`<span class="muted">all</span>`}</td>
   <td data-label="Created">${when(k.createdAt)}</td>
   <td data-label="Last used">${when(k.lastUsedAt)}</td>
   <td data-label="Expires">${expiry(k, d.now)}</td>
@@ -93,6 +98,14 @@ export function settingsKeysPage(d: SettingsKeysData) {
     <fieldset><legend>Scopes</legend>
       ${SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}" checked> <code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</label>`)}
     </fieldset>
+    ${
+      d.projects.length > 0
+        ? html`<fieldset aria-describedby="projects-help"><legend>Projects</legend>
+      <p class="hint" id="projects-help">Leave all unticked for a key that reaches every project you may read (now and later); tick some to limit the key to them.</p>
+      ${d.projects.map((p) => html`<label class="check"><input type="checkbox" name="projects" value="${p.id}"> ${p.name}</label>`)}
+    </fieldset>`
+        : null
+    }
     <label>Expiration <select name="expires" aria-describedby="expires-help">
       ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${c.value === DEFAULT_EXPIRY ? html` selected` : null}>${c.label}</option>`)}
     </select></label>
@@ -104,7 +117,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
     d.keys.length === 0
       ? html`<p class="muted">No API keys yet.</p>`
       : html`<div class="table-wrap"><table class="keys rows">
-  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+  <thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Projects</th><th>Created</th><th>Last used</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`
   }

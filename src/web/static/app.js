@@ -79,8 +79,107 @@ if (preview) {
   });
 }
 
-// A search result opens the document at its passage (#chunk-K): the folded text opens, the passage is marked and
-// scrolled into view. A passage past the text shown loads the window of text that starts with it.
+// "Open at this passage": find the passage's words in what the page draws, mark its answer sentence (<mark
+// class="answer">) and its block (.at-passage), and scroll it to the middle of the window. Words are compared as
+// letters and digits only, lowercased, so markup, spacing and punctuation between them do not matter.
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+const lower = (c) => { const l = c.toLowerCase(); return l.length === 1 ? l : c; };
+function normalized(text) {
+  let out = '';
+  for (let i = 0; i < text.length; i++) if (WORD_CHAR.test(text[i])) out += lower(text[i]);
+  return out;
+}
+/** The letters of `root`'s text, each with the text node and offset it came from. */
+function letters(root) {
+  let text = '';
+  const at = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const data = node.data;
+    for (let i = 0; i < data.length; i++) {
+      if (!WORD_CHAR.test(data[i])) continue;
+      text += lower(data[i]);
+      at.push([node, i]);
+    }
+  }
+  return { text, at };
+}
+/** Wraps letters [start, end) of `found` in <mark class="answer">, one per text node; returns the first mark. */
+function markLetters(found, start, end) {
+  const spans = new Map();
+  for (let k = start; k < end; k++) {
+    const [node, i] = found.at[k];
+    const span = spans.get(node);
+    if (span) span[1] = i + 1;
+    else spans.set(node, [i, i + 1]);
+  }
+  // The sentence's closing punctuation belongs to it (the last letter's node, up to the next space).
+  const last = [...spans].at(-1);
+  if (last) while (last[1][1] < last[0].data.length && /[^\s\p{L}\p{N}]/u.test(last[0].data[last[1][1]])) last[1][1]++;
+  let first = null;
+  for (const [node, [from, to]] of spans) {
+    const middle = node.splitText(from);
+    middle.splitText(to - from);
+    const mark = document.createElement('mark');
+    mark.className = 'answer';
+    middle.parentNode.insertBefore(mark, middle);
+    mark.appendChild(middle);
+    first = first || mark;
+  }
+  return first;
+}
+const BLOCK = 'p, li, tr, td, blockquote, pre, h1, h2, h3, h4, h5, h6, dd, .slide, .chunk, section, article';
+/**
+ * Finds the passage (its first words) and its answer in `root`; marks the answer, else the passage's block. Returns
+ * what to scroll to, or null when neither is there.
+ */
+function markPassage(root, passage, answer) {
+  const found = letters(root);
+  const head = passage ? normalized(passage).slice(0, 48) : '';
+  const from = head ? found.text.indexOf(head) : 0;
+  if (answer) {
+    const words = normalized(answer);
+    let start = found.text.indexOf(words, Math.max(0, from));
+    if (start < 0 && from > 0) start = found.text.indexOf(words);
+    if (start >= 0 && words) {
+      const mark = markLetters(found, start, start + words.length);
+      mark.parentElement.closest(BLOCK)?.classList.add('at-passage');
+      return mark;
+    }
+  }
+  if (head && from >= 0) {
+    const block = found.at[from][0].parentElement.closest(BLOCK) || found.at[from][0].parentElement;
+    block.classList.add('at-passage');
+    return block;
+  }
+  return null;
+}
+function scrollToPassage(target) {
+  target.scrollIntoView({ block: 'center' });
+}
+/** The viewer, opened at a passage (#passage): in the drawn document, or in the quote above it when not found there. */
+function openViewerPassage() {
+  const quote = document.querySelector('.passage-quote[data-passage]');
+  const drawn = document.querySelector('.document');
+  if (quote && drawn) {
+    const target = markPassage(drawn, quote.dataset.passage, quote.dataset.answer);
+    if (target) {
+      quote.hidden = true;
+      return scrollToPassage(target);
+    }
+    return scrollToPassage(markPassage(quote, null, quote.dataset.answer) || quote);
+  }
+  const opened = document.getElementById('passage');
+  if (!opened) return;
+  const answer = opened.dataset.answer;
+  const mark = answer ? markPassage(opened, null, answer) || markPassage(opened.closest('.text-page, .slide') || opened.parentElement, null, answer) : null;
+  scrollToPassage(mark || opened);
+}
+openViewerPassage();
+
+// The document page opened at a passage (#chunk-K, from a search result): the folded text opens, the passage is
+// marked (its answer too, `data-answer`) and scrolled into view. A passage past the text shown loads the window of
+// text that starts with it.
 function showMatch() {
   const m = /^#chunk-(\d{1,9})$/.exec(location.hash);
   if (!m) return;
@@ -90,7 +189,8 @@ function showMatch() {
     if (text) text.open = true;
     for (const other of document.querySelectorAll('.chunk.match')) other.classList.remove('match');
     chunk.classList.add('match');
-    chunk.scrollIntoView({ block: 'center' });
+    const answer = chunk.dataset.answer && !chunk.querySelector('mark.answer') ? markPassage(chunk.querySelector('.chunk-text') || chunk, null, chunk.dataset.answer) : null;
+    scrollToPassage(answer || chunk.querySelector('mark.answer') || chunk);
     return;
   }
   const url = new URL(location.href);
@@ -101,6 +201,28 @@ function showMatch() {
 }
 showMatch();
 window.addEventListener('hashchange', showMatch);
+
+// Tables that sort (a sheet in the viewer): the column's button sorts by it, again the other way; numbers as numbers.
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('table[data-sortable] button.sort') : null;
+  if (!button) return;
+  const th = button.closest('th');
+  const table = th.closest('table');
+  const column = Number(button.dataset.column);
+  const ascending = th.getAttribute('aria-sort') !== 'ascending';
+  for (const other of table.querySelectorAll('th[aria-sort]')) other.removeAttribute('aria-sort');
+  th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+  const body = table.tBodies[0];
+  const value = (row) => row.cells[column]?.textContent.trim() ?? '';
+  const number = (v) => (/^-?[\d,]*\.?\d+$/.test(v) ? Number(v.replace(/,/g, '')) : NaN);
+  const rows = [...body.rows].sort((a, b) => {
+    const [x, y] = [value(a), value(b)];
+    const [nx, ny] = [number(x), number(y)];
+    const order = !Number.isNaN(nx) && !Number.isNaN(ny) ? nx - ny : x.localeCompare(y, undefined, { numeric: true, sensitivity: 'base' });
+    return ascending ? order : -order;
+  });
+  body.append(...rows);
+});
 
 // Live status, the one way every page follows documents in work (the document page, the Documents list): while any
 // `.live-status` shows queued or processing, ask /documents/status.json about those and swap in what the server says.

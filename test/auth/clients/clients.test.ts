@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, runCli } from '../../helpers/daemon.js';
 
-/** The operator command `docsearch clients add`, against a fresh data directory (no daemon needed). */
+/** The operator command `docsearch clients add`, against a fresh data directory (no daemon needed; the first makes the library, --init). */
 describe('docsearch clients add', () => {
   const dir = mkdtempSync(join(tmpdir(), 'docsearch-clients-'));
   afterAll(() => removeDir(dir));
 
   it('prints client_id and the secret once on stdout, notices on stderr', async () => {
-    const res = await runCli(['clients', 'add', '--name', 'Ops App', '--redirect-uri', 'https://ops.example.com/cb', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--data-dir', dir]);
+    const res = await runCli(['clients', 'add', '--name', 'Ops App', '--redirect-uri', 'https://ops.example.com/cb', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--data-dir', dir, '--init']);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^client_id: app_[0-9a-z]{9}[0-9A-Za-z]{12}\nclient_secret: dscs_[0-9A-Za-z]{43}\n$/);
     expect(res.stderr).toContain('registered confidential client "Ops App"');

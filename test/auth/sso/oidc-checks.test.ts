@@ -59,7 +59,15 @@ describe('OpenID Connect sign-in checks (oidc-provider, private CA)', () => {
     const back = await idp.signIn(url, 'alice');
     expect(back.origin + back.pathname).toBe(REDIRECT);
     const identity = await signIn.complete(transaction, back.search);
-    expect(identity).toEqual({ provider: idp.issuer, subject: 'alice', email: 'alice@example.org', emailVerified: true, groups: ['engineering', 'docs-admins'] });
+    expect(identity).toEqual({
+      provider: idp.issuer,
+      subject: 'alice',
+      email: 'alice@example.org',
+      emailVerified: true,
+      groups: ['engineering', 'docs-admins'],
+      // What the re-check asks with; no refresh token (not asked for), no sid (no back-channel logout registered).
+      session: { sid: null, refreshToken: null, accessToken: expect.any(String), accessTokenExpiresAt: expect.any(Number), amr: expect.any(Array), acr: null },
+    });
   });
 
   it('refuses an answer whose state is not the one this sign-in sent', async () => {

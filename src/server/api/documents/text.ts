@@ -69,7 +69,8 @@ export function pagesOf(chunks: ChunkFields[]): TextPage[] {
   return pages;
 }
 
-const encodeFrom = (index: number) => Buffer.from(`chunk:${index}`, 'utf8').toString('base64url');
+/** The cursor of the text from chunk `index` on (the document page's and viewer's links into a long text). */
+export const cursorAt = (index: number) => Buffer.from(`chunk:${index}`, 'utf8').toString('base64url');
 
 function decodeFrom(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
@@ -91,7 +92,7 @@ export async function documentText(s: Services, actor: Actor, id: string, limit:
   const page = all.filter((c) => c.chunk_index >= from).slice(0, limit + 1);
   const more = page.length > limit;
   const unit = CITATION_UNITS[doc.contentType as DocumentType] ?? null;
-  return { document_id: doc.id, status: doc.status, unit, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? encodeFrom(page[limit]!.chunk_index) : null };
+  return { document_id: doc.id, status: doc.status, unit, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? cursorAt(page[limit]!.chunk_index) : null };
 }
 
 export const getDocumentText = (s: Services) =>

@@ -17,6 +17,8 @@ import * as m015 from './015-two-factor-audit.js';
 import * as m016 from './016-trash.js';
 import * as m017 from './017-identities.js';
 import * as m018 from './018-api-key-expiry.js';
+import * as m019 from './019-team-operations.js';
+import * as m020 from './020-mail.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -43,6 +45,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-trash': m016,
   '017-identities': m017,
   '018-api-key-expiry': m018,
+  '019-team-operations': m019,
+  '020-mail': m020,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */

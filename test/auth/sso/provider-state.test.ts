@@ -1,0 +1,191 @@
+/**
+ * What the identity provider manages stays the provider's, and what it ends ends here (issue 61, docs/sso.md), with
+ * a real OpenID Provider (oidc-provider, private CA) and the built daemon:
+ * - an admin flag set by `--sso-admin-group` is marked "from the provider" (Admin → Users, `users list`) and cannot
+ *   be changed here (web, operator command: a clear refusal); every change a sign-in makes is audited `by: sso`;
+ * - a back-channel logout from the provider ends the session at once; a forged logout token is refused;
+ * - the periodic re-check (`--sso-recheck`) takes the provider's groups anew, and ends a session the provider ended.
+ * The relying party's own calls (re-check, logout token) are also run in-process, where the clock is a seam.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OidcSignIn, SsoError } from '../../../src/auth/sso/oidc.js';
+import { addUser, api, type Daemon, removeDir, runCli, type TestUser } from '../../helpers/daemon.js';
+import { waitFor } from '../../helpers/eventually.js';
+import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
+import { loggedIn, WebClient } from '../../server/web-client.js';
+import { CLIENT_ID, CLIENT_SECRET, PROVIDER_NAME, ssoDaemon, ssoSignIn } from './sso-flow.js';
+
+interface WireEvent {
+  type: string;
+  by: string;
+  actor: { id: string | null; email: string | null } | null;
+  target: { type: string; id: string; label: string | null } | null;
+  details: Record<string, unknown>;
+}
+
+describe('provider-managed state, back-channel logout and the re-check', () => {
+  let idp: TestIdp;
+  let d: Daemon;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    idp = await startIdp({ refreshTokens: true });
+    d = await ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']);
+    idp.setClients([
+      {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        redirect_uris: [`${d.url}/login/sso/callback`, 'http://127.0.0.1:9/cb'],
+        post_logout_redirect_uris: [`${d.url}/login`],
+        backchannel_logout_uri: `${d.url}/login/sso/backchannel-logout`,
+        backchannel_logout_session_required: true,
+        grant_types: ['authorization_code', 'refresh_token'],
+      },
+    ]);
+    // The library's first account, a local admin: the provider's people come after.
+    admin = await addUser(d);
+  }, 180_000);
+  afterAll(async () => {
+    if (d) {
+      expect(await d.stop()).toBe(0);
+      removeDir(d.dataDir);
+    }
+    await idp?.stop();
+  });
+
+  const op = (...args: string[]) => runCli([...args, '--data-dir', d.dataDir], { env: d.env });
+  const events = async (query: string): Promise<WireEvent[]> => {
+    const res = await api(d, `/api/v1/audit-events${query}`, { token: admin.apiKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.events as WireEvent[];
+  };
+
+  it("marks a provider admin's flag, refuses to change it here, and audits each change a sign-in makes by: sso", async () => {
+    idp.accounts.set('pia', { email: 'pia@example.org', email_verified: true, groups: ['docs-admins', 'engineering'] });
+    expect((await ssoSignIn(new WebClient(d), idp, 'pia')).status).toBe(302);
+    const listed = JSON.parse((await op('users', 'list', '--json')).stdout).users as { id: string; email: string; admin: boolean; admin_from: string | null }[];
+    const pia = listed.find((u) => u.email === 'pia@example.org')!;
+    expect(pia).toMatchObject({ admin: true, admin_from: PROVIDER_NAME });
+    expect(listed.find((u) => u.email === admin.email)).toMatchObject({ admin: true, admin_from: null });
+
+    // The web marks it and offers no button; a hand-made form post is refused, saying where to change it.
+    const web = await loggedIn(d, admin);
+    const page = await web.get('/admin/users');
+    const row = new RegExp(`<tr data-user-id="${pia.id}">([\\s\\S]*?)</tr>`).exec(page.text)![1]!;
+    expect(row).toContain(`from ${PROVIDER_NAME}`);
+    expect(row).not.toContain('Remove admin');
+    const refused = await web.submit(`/admin/users/${pia.id}/admin`, { _csrf: web.csrf, admin: 'off' });
+    expect(refused.text).toContain(`through ${PROVIDER_NAME}&#39;s admin group`);
+    const cli = await op('users', 'set-admin', 'pia@example.org', '--off');
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain(`change their groups at ${PROVIDER_NAME}`);
+    expect(JSON.parse((await op('users', 'list', '--json')).stdout).users.find((u: { id: string }) => u.id === pia.id).admin).toBe(true);
+
+    // The first sign-in: the account made, the provider's groups made and joined, the admin flag granted, each once.
+    const first = (await events(`?by=sso&target=${pia.id}`)).map((e) => [e.type, e.details.admin ?? null]);
+    expect(first.sort()).toEqual([
+      ['account.admin_changed', true],
+      ['account.created', null],
+    ]);
+    const joined = (await events('?by=sso&type=group.member_added')).filter((e) => e.details.user === pia.id).map((e) => e.target!.label);
+    expect(joined.sort()).toEqual(['docs-admins', 'engineering']);
+    expect((await events('?by=sso&type=group.created')).map((e) => e.target!.label)).toEqual(expect.arrayContaining(['docs-admins', 'engineering']));
+    for (const e of await events(`?by=sso&target=${pia.id}`)) expect(e.actor).toEqual({ id: pia.id, email: 'pia@example.org' });
+
+    // The provider takes her out of the admin group: the next sign-in removes the flag, and says so by: sso.
+    idp.accounts.set('pia', { email: 'pia@example.org', email_verified: true, groups: ['engineering'] });
+    expect((await ssoSignIn(new WebClient(d), idp, 'pia')).status).toBe(302);
+    const after = (await events(`?by=sso&target=${pia.id}&type=account.admin_changed`)).map((e) => e.details.admin);
+    expect(after).toEqual([false, true]);
+    const left = (await events('?by=sso&type=group.member_removed')).filter((e) => e.details.user === pia.id).map((e) => e.target!.label);
+    expect(left).toEqual(['docs-admins']);
+    // Still the provider's to set: making her an admin here is refused too.
+    const make = await op('users', 'set-admin', 'pia@example.org');
+    expect(make.code).not.toBe(0);
+    // A sign-in that changes nothing records nothing by: sso.
+    const before = (await events('?by=sso')).length;
+    expect((await ssoSignIn(new WebClient(d), idp, 'pia')).status).toBe(302);
+    expect((await events('?by=sso')).length).toBe(before);
+  });
+
+  it('ends the session at once when the provider sends a back-channel logout, and refuses a forged one', async () => {
+    idp.accounts.set('bo', { email: 'bo@example.org', email_verified: true, groups: ['engineering'] });
+    const web = new WebClient(d);
+    expect((await ssoSignIn(web, idp, 'bo')).status).toBe(302);
+    expect((await web.get('/projects')).status).toBe(200);
+    await idp.endSession('bo');
+    const after = await web.get('/projects');
+    expect(after.status).toBe(302);
+    expect(after.location).toMatch(/^\/login/);
+    const ended = (await events('?type=session.ended&by=sso')).find((e) => e.actor?.email === 'bo@example.org');
+    expect(ended?.details).toMatchObject({ reason: 'back-channel logout', sessions: 1, provider: PROVIDER_NAME });
+
+    // Not signed by the provider: 400, nothing ended.
+    const forged = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: idp.issuer, aud: CLIENT_ID, sub: 'pia', iat: Math.floor(Date.now() / 1000), jti: 'x', events: { 'http://schemas.openid.net/event/backchannel-logout': {} } })).toString('base64url')}.`;
+    const res = await fetch(`${d.url}/login/sso/backchannel-logout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ logout_token: forged }) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+  });
+
+  it('takes the provider’s groups anew at the re-check, without a new sign-in', async () => {
+    const project = (await api(d, '/api/v1/projects', { token: admin.apiKey, body: { name: 'Runbooks' } })).body.id as string;
+    expect((await api(d, `/api/v1/projects/${project}/members`, { token: admin.apiKey, body: { group: 'engineering', role: 'viewer' } })).status).toBe(201);
+    idp.accounts.set('cy', { email: 'cy@example.org', email_verified: true, groups: ['engineering'] });
+    const web = new WebClient(d);
+    expect((await ssoSignIn(web, idp, 'cy')).status).toBe(302);
+    expect((await web.get(`/projects/${project}`)).status).toBe(200);
+    idp.accounts.set('cy', { email: 'cy@example.org', email_verified: true, groups: ['support'] });
+    // Within --sso-recheck (1 s) a page asks the provider again, with the refresh token, and the group is gone.
+    await waitFor(async () => (await web.get(`/projects/${project}`)).status === 404, 30_000, 'the group lost at the re-check');
+    expect((await web.get('/projects')).status).toBe(200);
+    const left = (await events('?by=sso&type=group.member_removed')).find((e) => e.details.email === 'cy@example.org');
+    expect(left?.target?.label).toBe('engineering');
+  });
+
+  describe('the relying party, in-process', () => {
+    const REDIRECT = 'http://127.0.0.1:9/cb';
+    const rp = (now?: () => number) =>
+      new OidcSignIn(
+        { issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: 'openid email profile groups', groupsClaim: 'groups', redirectUri: () => REDIRECT },
+        { fetch: idp.fetch, ...(now ? { now } : {}) },
+      );
+    async function signedIn(login: string) {
+      const signIn = rp();
+      const { url, transaction } = await signIn.begin();
+      const back = await idp.signIn(url, login);
+      return signIn.complete(transaction, back.search);
+    }
+
+    it('a sign-in keeps its session id and a refresh token; the re-check renews them until the provider ends the session', async () => {
+      idp.accounts.set('dee', { email: 'dee@example.org', email_verified: true, groups: ['engineering'] });
+      const identity = await signedIn('dee');
+      expect(identity.session).toMatchObject({ sid: expect.any(String), refreshToken: expect.any(String) });
+      idp.accounts.set('dee', { email: 'dee@example.org', email_verified: true, groups: ['support'] });
+      const again = await rp().recheck('dee', identity.session!);
+      expect(again.ended).toBe(false);
+      if (!again.ended) expect(again.identity.groups).toEqual(['support']);
+      await idp.endSession('dee');
+      const over = await rp().recheck('dee', again.ended ? identity.session! : again.identity.session!);
+      expect(over.ended).toBe(true);
+    });
+
+    it('with no refresh token, asks userinfo while the access token lasts, and ends the session once nothing is left to ask with', async () => {
+      idp.accounts.set('eve', { email: 'eve@example.org', email_verified: true });
+      const { session } = await signedIn('eve');
+      const withoutRefresh = { ...session!, refreshToken: null };
+      expect((await rp().recheck('eve', withoutRefresh)).ended).toBe(false);
+      const later = await rp(() => Date.now() + 2 * 3600_000).recheck('eve', withoutRefresh);
+      expect(later).toMatchObject({ ended: true, why: expect.stringContaining('nothing') });
+    });
+
+    it("checks a logout token: the provider's signature, our audience, the logout event", async () => {
+      const signIn = rp();
+      const bad = await signIn.verifyLogoutToken('not.a.token').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(bad).toBeInstanceOf(SsoError);
+      expect((bad as SsoError).failure).toBe('invalid');
+    });
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * A real mail server for the e-mail tests: Debian's postfix, a private instance from a temp config directory,
+ * taking SMTP on a free loopback port and delivering every address of every domain into one Maildir the test reads
+ * (postfix's `virtual` delivery agent with a static map). Its master runs in the foreground (`master -d`) so the
+ * test owns its process; as root postfix's daemons drop to the `postfix` user and the mail is written as `nobody`.
+ * Nothing leaves the machine: there is no relay transport and no local delivery.
+ */
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { waitFor } from './eventually.js';
+import { freePort } from './ports.js';
+import { unmet } from './requirement.js';
+import { spawnServer } from './spawned-server.js';
+
+const POSTFIX = '/usr/sbin/postfix';
+const MASTER = '/usr/lib/postfix/sbin/master';
+
+/** One delivered message, parsed enough for the tests. */
+export interface Delivered {
+  file: string;
+  to: string;
+  from: string;
+  subject: string;
+  /** The body, with quoted-printable soft breaks joined. */
+  text: string;
+  raw: string;
+}
+
+export interface Postfix {
+  port: number;
+  /** smtp://127.0.0.1:<port> */
+  url: string;
+  /** Every message delivered so far. */
+  messages(): Delivered[];
+  /** Waits until a message to `to` (and matching `match`, when given) arrives; returns it. */
+  waitFor(to: string, match?: (m: Delivered) => boolean, timeoutMs?: number): Promise<Delivered>;
+  /** The instance's log (postfix's maillog). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export function postfixUnavailable(): string | null {
+  if (!existsSync(POSTFIX) || !existsSync(MASTER)) return unmet('postfix is not installed (Debian: apt-get install postfix)');
+  if (process.getuid?.() !== 0) return unmet('a private postfix instance needs root (its daemons drop to the postfix user)');
+  return null;
+}
+
+/** Headers unfolded, the body with quoted-printable decoded (nodemailer writes long lines that way). */
+function parse(file: string): Delivered {
+  const raw = readFileSync(file, 'utf8');
+  const split = raw.indexOf('\n\n');
+  const head = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
+  const header = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? '';
+  let body = raw.slice(split + 2);
+  if (/quoted-printable/i.test(header('Content-Transfer-Encoding'))) {
+    body = Buffer.from(body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  }
+  return { file, to: header('To'), from: header('From'), subject: header('Subject'), text: body, raw };
+}
+
+/** Starts an instance; on `port` when given (a test that had the mail server down on that port first). */
+export async function startPostfix(opts: { port?: number } = {}): Promise<Postfix> {
+  const reason = postfixUnavailable();
+  if (reason) throw new Error(reason);
+  const dir = mkdtempSync(join(tmpdir(), 'docsearch-postfix-'));
+  chmodSync(dir, 0o755);
+  const conf = join(dir, 'conf');
+  const mail = join(dir, 'mail');
+  for (const d of [conf, join(dir, 'queue'), join(dir, 'data'), mail]) mkdirSync(d, { recursive: true });
+  chownSync(join(dir, 'data'), uidOf('postfix'), 0);
+  chownSync(mail, 65534, 65534);
+  const port = opts.port ?? (await freePort());
+  // The services an SMTP-in, virtual-delivery instance needs, none chrooted (the temp dir is the whole world here).
+  writeFileSync(
+    join(conf, 'master.cf'),
+    `127.0.0.1:${port} inet n - n - - smtpd
+cleanup unix n - n - 0 cleanup
+qmgr unix n - n 300 1 qmgr
+rewrite unix - - n - - trivial-rewrite
+bounce unix - - n - 0 bounce
+defer unix - - n - 0 bounce
+trace unix - - n - 0 bounce
+verify unix - - n - 1 verify
+flush unix n - n 1000? 0 flush
+proxymap unix - - n - - proxymap
+smtp unix - - n - - smtp
+showq unix n - n - - showq
+error unix - - n - - error
+retry unix - - n - - error
+discard unix - - n - - discard
+virtual unix - n n - - virtual
+anvil unix - - n - 1 anvil
+scache unix - - n - 1 scache
+postlog unix-dgram n - n - 1 postlogd
+`,
+  );
+  writeFileSync(
+    join(conf, 'main.cf'),
+    `compatibility_level = 3.6
+queue_directory = ${dir}/queue
+data_directory = ${dir}/data
+mail_owner = postfix
+setgid_group = postdrop
+inet_interfaces = 127.0.0.1
+inet_protocols = ipv4
+myhostname = mail.test.internal
+mydestination =
+mynetworks = 127.0.0.0/8
+local_transport = error:no local delivery here
+alias_maps =
+alias_database =
+virtual_mailbox_domains = static:any
+virtual_mailbox_maps = static:inbox/
+virtual_mailbox_base = ${mail}
+virtual_uid_maps = static:65534
+virtual_gid_maps = static:65534
+smtpd_relay_restrictions = permit_mynetworks, reject
+maillog_file = ${dir}/maillog
+maillog_file_prefixes = ${dir}
+`,
+  );
+  // `postfix check` makes the queue directories with their owners and modes.
+  execFileSync(POSTFIX, ['-c', conf, 'check'], { stdio: 'pipe' });
+  const { stop } = await spawnServer('postfix', MASTER, ['-c', conf, '-d'], { dir, ports: [port], log: join(dir, 'maillog') });
+  const inbox = join(mail, 'inbox');
+  const messages = () =>
+    ['new', 'cur'].flatMap((sub) => (existsSync(join(inbox, sub)) ? readdirSync(join(inbox, sub)).sort().map((f) => parse(join(inbox, sub, f))) : []));
+  return {
+    port,
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    async waitFor(to, match, timeoutMs = 30_000) {
+      let found: Delivered | undefined;
+      await waitFor(
+        () => {
+          found = messages().find((m) => m.to.includes(to) && (!match || match(m)));
+          return found !== undefined;
+        },
+        timeoutMs,
+        `a mail to ${to} delivered by postfix`,
+      );
+      return found!;
+    },
+    log: () => (existsSync(join(dir, 'maillog')) ? readFileSync(join(dir, 'maillog'), 'utf8') : ''),
+    stop,
+  };
+}
+
+function uidOf(user: string): number {
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+  if (!line) throw new Error(`no ${user} user: is postfix installed?`);
+  return Number(line.split(':')[2]);
+}
