@@ -19,6 +19,7 @@ import { chunkStream } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
 import { type FileStore, MissingOriginal } from '../store/objects/originals.js';
+import { mostCommonLanguage } from '../language/detect.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
 import type { Attachment, Chunk, DocumentType, ParsedDocument } from './types.js';
@@ -51,6 +52,8 @@ export interface PipelineResult {
   metadata?: Record<string, unknown>;
   /** Files it carries that become documents of their own (an e-mail's attachments). */
   attachments: Attachment[];
+  /** The language most of its chunks are in (ISO 639-1), or null when none could be told. */
+  language: string | null;
   /**
    * Milliseconds per stage, for the `document.ingested` event and the ingest bench. Slices overlap (one is
    * embedded while the previous one is written), so embed and write are each stage's own time, not a split.
@@ -116,7 +119,8 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     title: parsed.title ?? doc.filename,
     onProgress: (done, total) => (taken = total > 0 ? done / total : 1),
   });
-  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId };
+  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId, language: doc.languageSetting };
+  const languages = new Map<string | null, number>();
   const model = { id: deps.embedder.id, dimension: deps.embedder.dimension };
   let count = 0;
   let previous: Promise<void> | undefined;
@@ -142,7 +146,9 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
         timings.embedMs += since(s);
         await before; // rows are committed in document order
         s = performance.now();
-        await deps.writer.write(toRows(target, slice, vectors));
+        const rows = toRows(target, slice, vectors);
+        for (const r of rows) languages.set(r.language ?? null, (languages.get(r.language ?? null) ?? 0) + 1);
+        await deps.writer.write(rows);
         timings.writeMs += since(s);
       })();
       latest = work;
@@ -169,6 +175,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     warnings: parsed.warnings,
     ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
     attachments: parsed.attachments ?? [],
+    language: mostCommonLanguage(languages),
     timings: { parseMs: ms(timings.parseMs), ocrMs: ms(timings.ocrMs), chunkMs: ms(timings.chunkMs), embedMs: ms(timings.embedMs), writeMs: ms(timings.writeMs) },
   };
 }

@@ -370,6 +370,7 @@ export class IngestWorker {
         pages: result.pages,
         warnings: result.warnings,
         embedderId: this.deps.pipeline.embedder.id,
+        language: result.language,
         // What the uploader gave wins over what the file says.
         ...(result.metadata ? { metadata: { ...result.metadata, ...doc.metadata } } : {}),
       });

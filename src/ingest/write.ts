@@ -7,6 +7,8 @@
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
 import type { Yielder } from '../core/foreground.js';
+import { analyseText } from '../language/analyse.js';
+import { detectLanguage } from '../language/detect.js';
 import { type ChunkRow, chunkId } from '../store/lancedb/chunk-schema.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { Chunk } from './types.js';
@@ -15,10 +17,22 @@ export interface WriteTarget {
   documentId: string;
   userId: string;
   projectId: string;
+  /** The language its document, project or source is set to (ISO 639-1); absent: each chunk's is detected. */
+  language?: string | null;
+}
+
+/**
+ * A chunk's language (set, or detected from its text) and its keyword forms in it (language/analyse.ts): the
+ * title and headings of `search_text` are analysed with the text, as they are searched with it.
+ */
+export function keywordFields(text: string, searchText: string, language: string | null | undefined): { language: string | null; keyword_text: string } {
+  const lang = language ?? detectLanguage(text);
+  return { language: lang, keyword_text: analyseText(searchText, lang) };
 }
 
 export function toRows(target: WriteTarget, chunks: Chunk[], vectors: Float32Array[]): ChunkRow[] {
   return chunks.map((c, i) => ({
+    ...keywordFields(c.text, c.embedText, target.language),
     id: chunkId(target.documentId, c.index),
     user_id: target.userId,
     project_id: target.projectId,

@@ -43,6 +43,11 @@ export interface Embedder {
   readonly dimension: number;
   /** Longest input in tokens; longer inputs are truncated by the model. */
   readonly maxTokens: number;
+  /**
+   * The languages the model was trained to read (ISO 639-1), when they are known to be few: the built-in model reads
+   * English. Absent: unknown, or many (a multilingual model served by Ollama).
+   */
+  readonly languages?: readonly string[];
   readonly tokenizer: TokenCounter;
   init(): Promise<void>;
   /** One L2-normalised vector per text, in input order. */

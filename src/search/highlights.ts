@@ -2,14 +2,38 @@
  * Highlights of one result: sorted, non-overlapping [start, end) UTF-16 ranges into the result's
  * `text`. Its answer (answer.ts) comes as one range, and query-term occurrences outside it as word ranges.
  */
+import { analysedWords } from '../language/analyse.js';
 import type { SentenceWindow } from './sentence-windows.js';
 import { stem, type Term, wordSpans } from './terms.js';
 
 export type Range = [number, number];
 
-/** Word ranges in `text` whose word (or its stem) is one of `terms`. */
-export function termRanges(text: string, terms: Term[]): Range[] {
-  if (terms.length === 0) return [];
+/**
+ * A query's keyword forms (language/analyse.ts) and the language of the text they are looked for in: a word of the
+ * text whose forms in its language meet the query's is marked ("Fahrrädern" for "Fahrrad", "книгу" for "книга",
+ * 图书馆 as jieba cut it).
+ */
+export interface QueryFormsIn {
+  forms: ReadonlySet<string>;
+  language: string | null;
+}
+
+/**
+ * Word ranges in `text` whose word (or its stem) is one of `terms`, or whose forms meet the query's `analysed` forms.
+ * Ranges may overlap (mergeRanges joins them).
+ */
+export function termRanges(text: string, terms: Term[], analysed?: QueryFormsIn): Range[] {
+  const out = analysed && analysed.forms.size > 0 ? analysedRanges(text, analysed) : [];
+  return terms.length === 0 ? out : [...termRangesTyped(text, terms), ...out];
+}
+
+function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
+  const out: Range[] = [];
+  for (const w of analysedWords(text, analysed.language)) if (w.forms.some((f) => analysed.forms.has(f))) out.push([w.start, w.end]);
+  return out;
+}
+
+function termRangesTyped(text: string, terms: Term[]): Range[] {
   const exact = new Set(terms.map((t) => t.text));
   const stems = new Set(terms.map((t) => t.stem));
   // Unspaced scripts (CJK): such a term may sit inside a longer run. Picked once, not per word: testing every term
@@ -41,7 +65,7 @@ export function mergeRanges(ranges: Range[]): Range[] {
 }
 
 /** The answer's range (answer.ts) and the query terms' ranges, merged. */
-export function highlights(text: string, answer: SentenceWindow | undefined, terms: Term[]): Range[] {
-  const ranges = termRanges(text, terms);
+export function highlights(text: string, answer: SentenceWindow | undefined, terms: Term[], analysed?: QueryFormsIn): Range[] {
+  const ranges = termRanges(text, terms, analysed);
   return mergeRanges(answer ? [[answer.start, answer.end], ...ranges] : ranges);
 }

@@ -13,6 +13,7 @@ import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
 import { AnswerMeaning } from './answer-meaning.js';
 import { CursorCodec } from './cursor.js';
+import { LibraryLanguages } from './library-languages.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
 import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
@@ -64,7 +65,15 @@ export async function openSearch(deps: {
   const reranker: CandidateReranker | null = builtin ?? (model ? fromModelReranker(model) : null);
 
   const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
-  const retriever = new Retriever({ chunks: deps.chunks, embedder: deps.embedder, cache: new QueryVectorCache(512), log: deps.log, ...(deps.timings ? { timings: deps.timings } : {}) });
+  const languages = new LibraryLanguages(deps.documents);
+  const retriever = new Retriever({
+    chunks: deps.chunks,
+    embedder: deps.embedder,
+    cache: new QueryVectorCache(512),
+    log: deps.log,
+    libraryLanguages: (projectIds) => languages.of(projectIds),
+    ...(deps.timings ? { timings: deps.timings } : {}),
+  });
   const service = new SearchService({
     retriever,
     reranker,

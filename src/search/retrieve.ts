@@ -12,9 +12,11 @@
  * keyword search to 1,000 is the largest cost of a search. Later pages read the full list; the cursor remembers
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
+import { analyseQuery } from '../language/analyse.js';
+import { queryLanguages } from '../language/detect.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
-import type { ChunkRef, ChunkSearchScope, KeywordHit, VectorHit } from '../store/lancedb/chunk-search.js';
+import type { ChunkRef, ChunkSearchScope, KeywordHit, KeywordQuery, VectorHit } from '../store/lancedb/chunk-search.js';
 import { relevanceFloor } from './floor.js';
 import { byScoreThenId, reciprocalRankFusion, scoreFusion } from './fusion.js';
 import type { QueryVectorCache } from './query-cache.js';
@@ -25,7 +27,7 @@ import type { SearchStage, SearchTimings } from './timings.js';
 
 export interface ChunkSearcher {
   vectorSearch(q: ChunkSearchScope & { vector: Float32Array }): Promise<VectorHit[]>;
-  keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]>;
+  keywordSearch(q: ChunkSearchScope & KeywordQuery): Promise<KeywordHit[]>;
   getMany(projectIds: readonly string[], refs: ChunkRef[]): Promise<ShownChunk[]>;
 }
 
@@ -68,6 +70,12 @@ export const DEFAULT_RETRIEVE: RetrieveOptions = {
   rerankTimeoutMs: 2000,
 };
 
+/**
+ * Fusion weights for a query in a language the embedder does not read (bench:languages, docs/search.md#languages):
+ * the vector list still counts, as a tie-breaker among keyword matches, but no longer outranks them.
+ */
+export const UNREAD_LANGUAGE_FUSION = { vectorWeight: 0.25, keywordWeight: 0.75 } as const;
+
 /** What a result's score came from: its rank (1-based) in each first-stage list, and the reranker's score. */
 export interface ScoreSources {
   /** Cosine similarity to the query (1 = same direction). */
@@ -102,6 +110,8 @@ export interface Retrieval {
   warnings: string[];
   /** The reranker that ordered the top, when one ran and succeeded. */
   reranked?: string;
+  /** The query's keyword forms in the languages it was read in (language/analyse.ts): what highlights look for. */
+  forms: string[];
 }
 
 export interface RetrieveInput {
@@ -164,11 +174,16 @@ export class Retriever {
   constructor(
     private readonly deps: {
       chunks: ChunkSearcher;
-      embedder: Pick<Embedder, 'id' | 'embed'>;
+      embedder: Pick<Embedder, 'id' | 'embed' | 'languages'>;
       cache?: QueryVectorCache;
       log?: { warn(obj: object, msg: string): void };
       /** Told each stage's time. */
       timings?: Pick<SearchTimings, 'stage'>;
+      /**
+       * The languages the documents of these projects are in, most documents first: what a query whose own language
+       * cannot be told is analysed in (language/detect.ts). Absent: English.
+       */
+      libraryLanguages?: (projectIds: readonly string[]) => Promise<readonly string[]>;
     },
     private readonly opts: RetrieveOptions = DEFAULT_RETRIEVE,
   ) {
@@ -191,6 +206,18 @@ export class Retriever {
     return v!;
   }
 
+  /**
+   * The fusion for a query in `language`: the configured one, unless the embedder is known not to read that language
+   * (the built-in model reads English): its neighbours of a Korean question are then little more than chance, and
+   * the keyword list leads (UNREAD_LANGUAGE_FUSION).
+   */
+  private fusionFor(language: string | null): Fusion {
+    const fusion = this.opts.fusion;
+    const reads = this.deps.embedder.languages;
+    if (!language || !reads || reads.includes(language) || fusion.method !== 'convex') return fusion;
+    return { ...fusion, ...UNREAD_LANGUAGE_FUSION };
+  }
+
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
     const scope: Omit<ChunkSearchScope, 'limit'> = { projectIds: input.projectIds };
     if (input.documentIds) scope.documentIds = input.documentIds;
@@ -200,13 +227,18 @@ export class Retriever {
     const keywords = input.mode === 'vector' ? '' : keywordQuery(input.query);
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
+    const library = this.deps.libraryLanguages;
+    const read = await queryLanguages(input.query, async () => (library ? library(input.projectIds) : []));
+    const analysed = analyseQuery(input.query, read.languages);
+    const forms = input.mode === 'vector' ? '' : analysed.text;
+    const fusion = this.fusionFor(read.own);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
     // million chunks the keyword list outlasts the embedding, and the two searches overlap (stage times:
     // docs/BENCHMARKS.md#search-latency).
     const timed = this.deps.timings ? timedStage(this.deps.timings) : <T>(_: SearchStage, work: () => Promise<T>) => work();
     const [vector, keywordAll, vectorAll] = await Promise.all([
       vectorP,
-      keywords ? timed('keyword', () => this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords })) : Promise.resolve([]),
+      keywords || forms ? timed('keyword', () => this.deps.chunks.keywordSearch({ ...scope, limit: keywordDepth, query: keywords, forms })) : Promise.resolve([]),
       input.mode === 'keyword' ? Promise.resolve([]) : vectorP.then((v) => timed('vector', () => this.deps.chunks.vectorSearch({ ...scope, limit: vectorDepth, vector: v! }))),
     ]);
 
@@ -220,7 +252,7 @@ export class Retriever {
 
     const fusionStarted = performance.now();
     const cut = { ...(vectorAll.length >= vectorDepth ? { vector: vectorAll.at(-1) } : {}), ...(keywordAll.length >= keywordDepth ? { keyword: keywordAll.at(-1) } : {}) };
-    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, this.opts.fusion, this.floor, cut);
+    const first = rankFirstStage({ vector: vectorHits, keyword: keywordHits }, fusion, this.floor, cut);
     this.deps.timings?.stage('fusion', (performance.now() - fusionStarted) / 1000);
     const { weak } = first;
     let { ranked } = first;
@@ -271,7 +303,7 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings };
+    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms };
     if (reranked) out.reranked = reranked;
     return out;
   }

@@ -131,6 +131,8 @@ export interface SearchServiceDeps {
     searchFields(projectIds: readonly string[], ids: string[]): Promise<DocumentRow[]>;
     /** The projects' documents (of `documentIds`, when given) still queued or processing. */
     countIndexing(projectIds: readonly string[], documentIds?: string[]): Promise<number>;
+    /** The languages of the projects' ready documents, most documents first (DocumentStore.languagesIn). */
+    languagesIn(projectIds: readonly string[]): Promise<{ language: string }[]>;
   };
   projects: { names(ids: readonly string[]): Promise<ProjectRef[]> };
   /** Seals and opens page cursors. */
@@ -215,7 +217,7 @@ export class SearchService {
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
     const hydrateStarted = performance.now();
-    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded), this.documentsOf(q.scope, shown)]);
+    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded, new Set(retrieval.forms)), this.documentsOf(q.scope, shown)]);
     this.deps.timings?.stage('hydrate', (performance.now() - hydrateStarted) / 1000);
     let response: SearchResponse;
     if (groups) {
@@ -263,7 +265,12 @@ export class SearchService {
    * The shown chunks' rows (reading only those not loaded yet) and projects, and each one's answer; then each chunk
    * as a passage with its snippet and highlights, or null when it was deleted since the lists were read.
    */
-  private async passages(q: SearchQuery, shown: RankedChunk[], loaded: Map<string, ShownChunk>): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
+  private async passages(
+    q: SearchQuery,
+    shown: RankedChunk[],
+    loaded: Map<string, ShownChunk>,
+    forms: ReadonlySet<string>,
+  ): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
     const rows = await this.deps.retriever.hydrate(q.scope, shown, loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
     const [projects, answers] = await Promise.all([this.deps.projects.names(projectIds).then((list) => new Map(list.map((p) => [p.id, p]))), this.answers(q, shown, rows)]);
@@ -279,7 +286,7 @@ export class SearchService {
         scores: r.scores,
         text: chunk.text,
         snippet: answer ? chunk.text.slice(answer.start, answer.end) : '',
-        highlights: highlights(chunk.text, answer, terms),
+        highlights: highlights(chunk.text, answer, terms, { forms, language: chunk.language ?? null }),
         project,
       };
       if (chunk.page_start !== null) p.page_start = chunk.page_start;

@@ -13,7 +13,8 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+// Marks (\p{M}) belong to their word: Thai and Devanagari vowel signs, Arabic harakat, combining accents.
+const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}]+)?/gu;
 /** Scripts written without spaces: a run of them is one "word" to the regex but not to a reader. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 

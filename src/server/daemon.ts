@@ -13,6 +13,7 @@ import { WebSessionService } from '../auth/web-sessions.js';
 import { PasskeyService, relyingPartyOf } from '../auth/passkeys.js';
 import { TwoFactorService } from '../auth/two-factor.js';
 import type { TwoFactorPolicy } from '../auth/two-factor-policy.js';
+import { ANALYSIS_VERSION } from '../language/analyse.js';
 import { AuditTrail } from '../store/audit-trail.js';
 import { AuditEventStore } from '../store/sql/audit-events.js';
 import { PasskeyStore } from '../store/sql/passkeys.js';
@@ -29,6 +30,7 @@ import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
 import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
 import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
+import { languageDeriver } from '../ingest/language-backfill.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { IngestWorker } from '../ingest/worker.js';
 import { openSearch } from '../search/open.js';
@@ -150,7 +152,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const foreground = new ForegroundGate();
     const embedder = createEmbedder({ ...config, background: foreground });
     cleanups.push(() => embedder.close());
-    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id }, { log, background: foreground });
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id, keywordAnalysis: ANALYSIS_VERSION }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     // Searches work while the indexes load, only slower: health says when the preload (and the sweep after it) is over.
     let preload: 'running' | 'done' | 'failed' = 'running';
@@ -275,7 +277,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
     // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
-    const derivers: ChunkDeriver[] = [];
+    const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents })];
     const backfill: ChunkBackfill = new ChunkBackfill({
       chunks,
       derivers,
@@ -392,7 +394,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         },
         reranker: search.probe,
         // Up while loading (searches are served); `preload` is for whoever wants to know they are at full speed.
-        search_index: async () => ({ status: 'up', preload }),
+        // `keyword`: the column keyword search reads — `search_text` (the release's English analysis) until an upgraded
+        // library's chunks are all re-analysed in their languages (the `language` backfill), `keyword_text` from then.
+        search_index: async () => ({ status: 'up', preload, keyword: chunks.keywordColumn() }),
         // Never down: searches work throughout; this says how far stored chunks are from what ingestion writes today.
         backfill: async () => ({ status: 'up', ...backfill.status() }),
         // Never down: without it legacy Office files are refused at upload, everything else works.

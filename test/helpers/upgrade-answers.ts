@@ -39,6 +39,19 @@ type Search = Observed['searches'][number];
 const CHOSEN_ANEW = new Set(['highlights']);
 const compared = (fields: Record<string, unknown>): string[] => Object.keys(fields).filter((k) => !CHOSEN_ANEW.has(k));
 
+/**
+ * A keyword match's BM25 score comes from the keyword analysis, which an upgrade redoes in the background
+ * (issue 59, docs/operations.md "Upgrading"): the release's index serves until the library is re-analysed, then the
+ * new one, whose scores differ (its forms and weights are its own). Which chunks match, their order and the fused
+ * scores (each list normalised by its best) are held as before.
+ */
+function withoutBm25(fields: Record<string, unknown>): Record<string, unknown> {
+  const scores = fields.scores as { keyword?: Record<string, unknown> } | undefined;
+  if (!scores?.keyword) return fields;
+  const { bm25: _bm25, ...keyword } = scores.keyword;
+  return { ...fields, scores: { ...scores, keyword } };
+}
+
 /** The same projects, documents and searches asked; then `check` on each search's results, today's and the release's. */
 function compareSearches(now: Observed, then: Observed, check: (search: Search, before: Search, what: string) => void): void {
   expect(now.projects).toEqual(then.projects);
@@ -56,7 +69,7 @@ export function expectSameAnswers(now: Observed, then: Observed): void {
       expect(Math.abs((r.score as number) - (score as number)), `${what}, result ${j}: score ${String(r.score)} against ${String(score)}`).toBeLessThanOrEqual(1e-5);
       // Fields the release answered with (a later release may add others).
       const keys = compared(fields);
-      expect(Object.fromEntries(keys.map((k) => [k, r[k]])), what).toEqual(near(Object.fromEntries(keys.map((k) => [k, fields[k]]))));
+      expect(withoutBm25(Object.fromEntries(keys.map((k) => [k, r[k]]))), what).toEqual(near(withoutBm25(Object.fromEntries(keys.map((k) => [k, fields[k]])))));
     });
   });
 }
@@ -86,7 +99,7 @@ export function expectAnswersAcrossCpus(now: Observed, then: Observed): void {
       expect(Math.abs((r.score as number) - (b.score as number)), `${where}: score ${String(r.score)} against ${String(b.score)}`).toBeLessThanOrEqual(ACROSS_CPUS.score);
       const [x, y] = [r.scores as Scores, b.scores as Scores];
       if (x.vector && y.vector) expect(Math.abs(x.vector.similarity - y.vector.similarity), `${where}: similarity`).toBeLessThanOrEqual(ACROSS_CPUS.similarity);
-      if (x.keyword && y.keyword) expect(x.keyword.bm25, `${where}: bm25`).toBeCloseTo(y.keyword.bm25, 5);
+      expect(x.keyword === undefined, `${where}: a keyword match on one side only`).toBe(y.keyword === undefined);
       const { score: _s, scores: _x, ...fields } = b;
       const keys = compared(fields);
       expect(Object.fromEntries(keys.map((k) => [k, r[k]])), where).toEqual(near(Object.fromEntries(keys.map((k) => [k, fields[k]]))));

@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -86,7 +86,7 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–018 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–021 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
@@ -96,18 +96,23 @@ describe('migrations on SQLite', () => {
     // four tables, and moved 008's list indexes from the uploader to the project; 013 two OAuth indexes; 014 two columns
     // to documents, and the sources' tables; 015 a column to users, seven to sessions, four tables (second factors,
     // passkeys, the audit log); 016 two columns to documents and the trash's index; 017 the identities table; 018 a column to
-    // api_keys.
+    // api_keys; 019 columns to users and sessions, an index on sessions, the notices table; 020 the mail outbox, password
+    // resets and known devices, two columns to invites, one to users; 021 two columns to documents, one to projects and
+    // one to sources (languages).
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text, "expires_at" integer'),
-      documents: append('"attached_to" text, "source_id" text, "source_path" text, "trashed_at" integer, "trashed_by" text'),
+      documents: append('"attached_to" text, "source_id" text, "source_path" text, "trashed_at" integer, "trashed_by" text, "language" text, "language_setting" text'),
+      projects: append('"language" text'),
       jobs: append('"origin" text'),
       oauth_clients: append(`"registration" text default 'operator' not null, "client_uri" text`),
       oauth_codes: append('"resource" text'),
       oauth_grants: append('"resource" text'),
       oauth_tokens: append('"resource" text'),
-      sessions: append('"once_sealed" text, "signed_in_with" text, "client_ip" text, "user_agent" text, "pending_user_id" text, "pending_until" integer, "challenge" text, "challenge_until" integer'),
-      users: append('"is_admin" integer default 0 not null, "disabled_at" integer, "deleted_at" integer, "passkey_sign_in" integer default 0 not null'),
+      sessions: append(
+        '"once_sealed" text, "signed_in_with" text, "client_ip" text, "user_agent" text, "pending_user_id" text, "pending_until" integer, "challenge" text, "challenge_until" integer, "provider" text, "provider_subject" text, "provider_sid" text, "provider_refresh" text, "provider_checked_at" integer',
+      ),
+      users: append('"is_admin" integer default 0 not null, "disabled_at" integer, "deleted_at" integer, "passkey_sign_in" integer default 0 not null, "admin_managed_by" text, "link_offered_at" integer, "last_sign_in_at" integer'),
     };
     const dropped = new Set(['documents_user_status']);
     for (const [name, statement] of before) expect(now.get(name), name).toBe(dropped.has(name) ? undefined : (added[name]?.(statement) ?? statement));
@@ -137,16 +142,25 @@ describe('migrations on SQLite', () => {
       'job_turns',
       'jobs_origin_claim',
       'jobs_user_claim',
+      'known_devices',
+      'known_devices_user',
+      'mail_outbox',
+      'mail_outbox_due',
+      'notices',
+      'notices_user',
       'oauth_clients_registration',
       'oauth_codes_client',
       'oauth_grants_client',
       'passkeys',
       'passkeys_credential',
       'passkeys_user',
+      'password_resets',
+      'password_resets_user',
       'project_members',
       'project_members_member',
       'recovery_codes',
       'recovery_codes_user',
+      'sessions_provider_subject',
       'sessions_user',
       'source_items',
       'source_items_document',
@@ -175,7 +189,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

@@ -52,6 +52,20 @@ describe('answers across CPUs: the promised drift, and no more', () => {
     expectAnswersAcrossCpus(changed(leave, (rs) => [...rs.slice(0, -1), { ...rs.at(-1)!, chunk_id: 'chk_next:0', score: rs.at(-1)!.score - ACROSS_CPUS.score / 2 }]), then);
   });
 
+  it('takes a keyword match\'s BM25 value from the re-analysed index, but not a match lost or gained', () => {
+    type Keyworded = Hit & { scores: { keyword?: { bm25: number; rank: number } } };
+    const kw = then.searches.findIndex((s) => (s.results as Keyworded[]).some((r) => r.scores.keyword));
+    expect(kw).toBeGreaterThanOrEqual(0);
+    const withBm25 = (f: (k: { bm25: number; rank: number } | undefined) => { bm25: number; rank: number } | undefined) =>
+      changed(kw, (rs) => (rs as Keyworded[]).map((r) => {
+        const keyword = f(r.scores.keyword);
+        const { keyword: _k, ...scores } = r.scores;
+        return { ...r, scores: { ...scores, ...(keyword ? { keyword } : {}) } };
+      }));
+    expectAnswersAcrossCpus(withBm25((k) => (k ? { ...k, bm25: k.bm25 * 2.5 } : k)), then);
+    fails(withBm25(() => undefined));
+  });
+
   it('holds every field the release answered with but where the answer lies in a chunk, which each release chooses', () => {
     expectAnswersAcrossCpus(changed(free, ([a, ...rest]) => [{ ...a!, highlights: [[0, 12]] }, ...rest]), then);
     fails(changed(free, ([a, ...rest]) => [{ ...a!, heading: 'Another heading' }, ...rest]));

@@ -19,9 +19,10 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INDEX_FORMAT } from '../../src/store/lancedb/chunk-index-info.js';
 import { KNOWN_SCHEMA } from '../../src/store/sql/migrations/index.js';
 import { chunkRows, localIndex } from '../helpers/chunk-rows.js';
-import { type Daemon, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
+import { type Daemon, removeDir, runCli, startDaemon, untilHealth } from '../helpers/daemon.js';
 import { PG_BIN, type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { expectReleaseAnswers, FIXTURES, loadSharedFixture, PREFIX, recorded, RELEASES } from '../helpers/release-fixture.js';
@@ -29,6 +30,18 @@ import { call, type FixtureUser, observe, PASSWORD, uploadReady } from '../helpe
 import { httpClient } from '../mcp/mcp-client.js';
 
 const SHARED_SKIP = postgresUnavailable() ?? rgwUnavailable();
+
+/**
+ * The release's keyword index served the searches above; the chunks are re-analysed in their languages in the
+ * background (issue 59), and then keyword search reads the new index: the same answers as promised
+ * (docs/operations.md, "Upgrading"), and each ready document has its language.
+ */
+async function expectReanalysed(release: string, daemon: Daemon, then: ReturnType<typeof recorded>): Promise<void> {
+  await untilHealth(daemon, (c) => c.search_index?.keyword === 'keyword_text', 'keyword search on the re-analysed index', 120_000);
+  expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+  const { documents } = await call(daemon.url, then.users[0]!.apiKey, '/api/v1/documents?limit=100');
+  for (const d of documents as { status: string; language: string | null; filename: string }[]) if (d.status === 'ready') expect(d.language, d.filename).toMatch(/^[a-z]{2,3}$/);
+}
 
 /** The accounts still sign in by their keys, and a new document goes in and is found. */
 async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Promise<void> {
@@ -108,6 +121,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+      await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
       expect(Number.parseInt(appliedSqlite(dataDir).at(-1)!, 10)).toBe(KNOWN_SCHEMA);
@@ -199,11 +213,11 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       raw.prepare('DELETE FROM kysely_migration WHERE name = ?').run(NEWER_MIGRATION);
       raw.close();
       const info = join(dataDir, 'lancedb/chunks-index.json');
-      writeFileSync(info, JSON.stringify({ ...JSON.parse(readFileSync(info, 'utf8')), format: 2 }));
+      writeFileSync(info, JSON.stringify({ ...JSON.parse(readFileSync(info, 'utf8')), format: INDEX_FORMAT + 1 }));
       const before = digestDir(dataDir);
       const served = await serveOnce(dataDir);
       expect(served.code, served.stderr).toBe(3);
-      expect(served.stderr).toMatch(/error: this library was written by a newer docsearch \(chunk index format 2, this build knows 1\): upgrade docsearch/);
+      expect(served.stderr).toMatch(new RegExp(`error: this library was written by a newer docsearch \\(chunk index format ${INDEX_FORMAT + 1}, this build knows ${INDEX_FORMAT}\\): upgrade docsearch`));
       expect(digestDir(dataDir)).toEqual(before);
     });
   });
@@ -252,6 +266,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+      await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
       const applied = await query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name');

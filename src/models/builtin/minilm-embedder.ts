@@ -70,6 +70,8 @@ export class BuiltinEmbedder implements Embedder {
   readonly precision: BertPrecision;
   readonly dimension = 384;
   readonly maxTokens = 256;
+  /** all-MiniLM-L6-v2 was trained on English pairs; its WordPiece vocabulary is English. */
+  readonly languages = ['en'] as const;
   readonly tokenizer: WordPieceTokenizer;
   private readonly batchSize: number;
   private readonly queue: TextBatchQueue<TextItem>;

@@ -10,15 +10,21 @@ export interface IndexInfo {
   table: string;
   embedderId: string;
   dimension: number;
+  /**
+   * The keyword analysis (src/language/analyse.ts ANALYSIS_VERSION) every row's `keyword_text` was written with, and
+   * so the keyword index searches `keyword_text`; absent while some rows lack it (a library an older release wrote,
+   * until the background analysis is through), and keyword search reads `search_text` meanwhile.
+   */
+  keywordAnalysis?: number;
 }
 
 const INFO_FILE = 'chunks-index.json';
 /**
  * The layout of the chunk index this build writes and reads, recorded as `format` in the index info (absent, as
  * 0.1.0 wrote it: 1). A release that changes the tables so that older builds would misread them raises it, and an
- * older build refuses the library instead of writing to it.
+ * older build refuses the library instead of writing to it. 2: the keyword index may be on `keyword_text` alone.
  */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 /** Shared mode: how often the index info is re-read, should an `index_changed` event have been missed. */
 export const INFO_POLL_MS = 30_000;
 

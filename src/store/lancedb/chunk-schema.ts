@@ -30,6 +30,17 @@ export interface ChunkRow {
   ocr?: boolean;
   /** `ChunkPlacement` as JSON; null in rows written before it was recorded. Optional when writing: absent means null. */
   placement?: string | null;
+  /**
+   * The chunk's language (ISO 639-1: detected, or set on its document, project or source); null when it could not be
+   * told, and in rows written before it was recorded until the background analysis reaches them. Optional when
+   * writing: absent means null.
+   */
+  language?: string | null;
+  /**
+   * `search_text` analysed for keyword search in the chunk's language (src/language/analyse.ts): the forms the
+   * keyword index holds, space-separated. Null in rows written before it was recorded. Optional when writing.
+   */
+  keyword_text?: string | null;
   vector: Float32Array;
 }
 
@@ -56,12 +67,33 @@ export function parsePlacement(json: string | null | undefined): ChunkPlacement 
 export type ChunkFields = Omit<ChunkRow, 'vector'>;
 
 /** What a search result shows of a chunk (and a reranker reads): no vector, no indexed text, no position. */
-export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index'>;
+export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index' | 'keyword_text'>;
 
 /** Columns a chunks table may lack, with the value their rows have (see ensureColumns), and the SQL that says it. */
-export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null };
-const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = { ocr: 'false', placement: 'CAST(NULL AS STRING)' };
+export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null };
+const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = {
+  ocr: 'false',
+  placement: 'CAST(NULL AS STRING)',
+  language: 'CAST(NULL AS STRING)',
+  keyword_text: 'CAST(NULL AS STRING)',
+};
 export const VECTOR_INDEX = 'vector_idx';
+
+/**
+ * The keyword index: BM25 over `keyword_text`, whose forms were analysed per language before they were written, so
+ * LanceDB only splits at spaces (no stemming, stop words, case or folding of its own: docs/search.md#languages).
+ * Tables written before it searched `search_text` with LanceDB's English analysis (`LEGACY_KEYWORD_COLUMN`) until
+ * their rows were re-analysed.
+ */
+export const KEYWORD_COLUMN = 'keyword_text';
+export const LEGACY_KEYWORD_COLUMN = 'search_text';
+export type KeywordColumn = typeof KEYWORD_COLUMN | typeof LEGACY_KEYWORD_COLUMN;
+/** LanceDB names an index after its column. */
+export const keywordIndexName = (column: KeywordColumn): string => `${column}_idx`;
+export const keywordIndex = (column: KeywordColumn): lancedb.Index =>
+  column === KEYWORD_COLUMN
+    ? lancedb.Index.fts({ baseTokenizer: 'whitespace', lowercase: false, stem: false, removeStopWords: false, asciiFolding: false, maxTokenLength: 64, withPosition: false })
+    : lancedb.Index.fts();
 /**
  * Scalar indexes. Every search filters on user_id, many on project_id: few distinct values, so bitmaps (the
  * tenant filter runs faster than with a btree: bench/results/search.md#chunks-table-figures).
@@ -73,10 +105,10 @@ export const SCALAR_INDEXES = [
   ['id', () => lancedb.Index.btree()],
 ] as const;
 
-export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement'] as const;
+export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement', 'language', 'keyword_text'] as const;
 // A take reads each column's page apart: leaving out search_text and chunk_index nearly halves a page's take
 // (bench/results/search.md#chunks-table-figures).
-export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr'] as const;
+export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr', 'language'] as const;
 
 export function chunkSchema(dimension: number): Schema {
   return new Schema([
@@ -92,13 +124,15 @@ export function chunkSchema(dimension: number): Schema {
     new Field('page_end', new Int32(), true),
     new Field('ocr', new Bool(), true),
     new Field('placement', new Utf8(), true),
+    new Field('language', new Utf8(), true),
+    new Field('keyword_text', new Utf8(), true),
     new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
   ]);
 }
 
 /**
- * Tables written by older releases lack columns added since: `ocr` (their chunks were all read from text layers)
- * and `placement` (unknown for their chunks).
+ * Tables written by older releases lack columns added since: `ocr` (their chunks were all read from text layers),
+ * `placement` (unknown for their chunks), `language` and `keyword_text` (filled by the background analysis).
  */
 export async function ensureColumns(table: lancedb.Table): Promise<void> {
   const have = new Set((await table.schema()).fields.map((f) => f.name));
@@ -124,9 +158,17 @@ export function toShown(r: Record<string, unknown>): ShownChunk {
     page_start: r.page_start == null ? null : Number(r.page_start),
     page_end: r.page_end == null ? null : Number(r.page_end),
     ...(r.ocr === true ? { ocr: true } : {}),
+    ...(typeof r.language === 'string' ? { language: r.language } : {}),
   };
 }
 
 export function toFields(r: Record<string, unknown>): ChunkFields {
-  return { ...toShown(r), chunk_index: Number(r.chunk_index), search_text: r.search_text as string, placement: (r.placement as string | null) ?? null };
+  return {
+    ...toShown(r),
+    chunk_index: Number(r.chunk_index),
+    search_text: r.search_text as string,
+    placement: (r.placement as string | null) ?? null,
+    language: (r.language as string | null) ?? null,
+    keyword_text: (r.keyword_text as string | null) ?? null,
+  };
 }

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
-import { chunkId, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
+import { chunkId, KEYWORD_COLUMN, type KeywordColumn, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
 import { inList, lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
 
@@ -36,6 +36,17 @@ export interface ChunkRef {
 export interface VectorHit extends ChunkRef {
   /** Cosine distance (0 = same direction, 2 = opposite). */
   _distance: number;
+}
+
+/**
+ * What keyword search looks for: the query's words as typed (`query`, for a table still searched on `search_text`,
+ * whose index analyses them itself) and its forms analysed per language (`forms`, space-separated, for
+ * `keyword_text`; src/language/analyse.ts). Without `forms`, `keyword_text` is searched for `query` lower-cased, which
+ * finds only words whose forms are themselves (numbers, codes, words of unstemmed languages).
+ */
+export interface KeywordQuery {
+  query: string;
+  forms?: string;
 }
 
 export interface KeywordHit extends ChunkRef {
@@ -90,6 +101,8 @@ export interface SearchDeps {
   /** HNSW candidate list size (AnnOptions.ef). */
   ef: number;
   log: TableLog | undefined;
+  /** The column keyword search reads (ChunkIndex.keywordColumn). */
+  keywordColumn: () => KeywordColumn;
 }
 
 export class ChunkSearches {
@@ -204,15 +217,17 @@ export class ChunkSearches {
     return sole;
   }
 
-  /** BM25 matches of `query` on search_text, within the scope's projects (and documents, when given). */
-  async keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
-    const table = q.limit > 0 && q.query.trim() !== '' ? await this.deps.table() : undefined;
+  /** BM25 matches of the query on the keyword column, within the scope's projects (and documents, when given). */
+  async keywordSearch(q: ChunkSearchScope & KeywordQuery): Promise<KeywordHit[]> {
+    const column = this.deps.keywordColumn();
+    const text = column === KEYWORD_COLUMN ? (q.forms ?? q.query.toLowerCase()) : q.query;
+    const table = q.limit > 0 && text.trim() !== '' ? await this.deps.table() : undefined;
     if (!table) return [];
     // As `vectorSearch`: without the filter when the projects hold every row, which is faster here too
     // (bench/results/search.md#chunks-table-figures).
     const sole = await this.soleScope(table, q);
     const search = (columns: readonly string[] = []) => {
-      let query = table.query().fullTextSearch(q.query, { columns: 'search_text' });
+      let query = table.query().fullTextSearch(text, { columns: column });
       if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
       return query
         .select([...columns, '_score'])

@@ -19,11 +19,16 @@ import {
   ensureColumns,
   ensureScalarIndexes,
   FIELDS,
+  KEYWORD_COLUMN,
+  type KeywordColumn,
+  keywordIndex,
+  keywordIndexName,
+  LEGACY_KEYWORD_COLUMN,
   type ShownChunk,
   toFields,
   VECTOR_INDEX,
 } from './chunk-schema.js';
-import { type ChunkRef, type ChunkSearchScope, ChunkSearches, type KeywordHit, ROW_REFS_RESCAN_MS, type VectorHit } from './chunk-search.js';
+import { type ChunkRef, type ChunkSearchScope, ChunkSearches, type KeywordHit, type KeywordQuery, ROW_REFS_RESCAN_MS, type VectorHit } from './chunk-search.js';
 import { SearchHandles } from './chunk-search-handle.js';
 import type { VectorStore } from './connection.js';
 import { lit, OwnedRowsTable, type TableOptions, upkeepLockKey } from './owned-table.js';
@@ -46,6 +51,13 @@ export interface AnnOptions {
    * little time (bench/results/search.md#chunks-table-figures). Default 400.
    */
   ef: number;
+}
+
+/** What the daemon is configured with: the embedder, and the keyword analysis ingestion writes (ANALYSIS_VERSION). */
+export interface ConfiguredIndex {
+  embedderId: string;
+  /** Absent: this process writes no keyword_text (a tool that only copies or counts rows). */
+  keywordAnalysis?: number;
 }
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
@@ -76,13 +88,13 @@ export class ChunkIndex extends OwnedRowsTable {
   private constructor(
     private readonly store: VectorStore,
     private info: IndexInfo | null,
-    private readonly configured: { embedderId: string },
+    private readonly configured: ConfiguredIndex,
     private readonly ann: AnnOptions,
     opts: TableOptions,
   ) {
     super(opts, 'chunks', store.shared);
     this.handles = new SearchHandles(store, () => ({ table: this.table, commits: this.commits, refreshes: this.refreshes, committedVersion: this.committedVersion }), this.log, this.kind);
-    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, log: this.log });
+    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, log: this.log, keywordColumn: () => this.keywordColumn() });
     const shared = store.shared;
     if (shared) {
       const follow = () => void this.discover().catch((err: unknown) => this.log?.warn({ err }, 'could not re-read the chunk index info; trying again later'));
@@ -98,7 +110,7 @@ export class ChunkIndex extends OwnedRowsTable {
    */
   static async open(
     store: VectorStore,
-    configured: { embedderId: string },
+    configured: ConfiguredIndex,
     opts: { ann?: Partial<AnnOptions> } & TableOptions = {},
   ): Promise<ChunkIndex> {
     const info = await readIndexInfo(store);
@@ -130,6 +142,35 @@ export class ChunkIndex extends OwnedRowsTable {
     return this.info ? { ...this.info } : null;
   }
 
+  /**
+   * The column keyword search reads: `keyword_text` once every row has it (the index info says with which analysis),
+   * `search_text` before (a library an older release wrote, while the background analysis goes through it).
+   */
+  keywordColumn(): KeywordColumn {
+    return this.info?.keywordAnalysis === undefined && this.info ? LEGACY_KEYWORD_COLUMN : KEYWORD_COLUMN;
+  }
+
+  /**
+   * Every row has `keyword_text` written with `version` of the analysis: keyword search switches to its index (built
+   * first, if this table lacks it), and the index on `search_text` is dropped. Shared mode: the other replicas follow
+   * the index info. Nothing to do when the info already says so.
+   */
+  completeKeywordAnalysis(version: number): Promise<void> {
+    return this.serial(async () => {
+      const table = this.table;
+      const info = this.info;
+      if (!table || !info || info.keywordAnalysis === version) return;
+      const indexes = new Set((await table.listIndices()).map((i) => i.name));
+      if (!indexes.has(keywordIndexName(KEYWORD_COLUMN))) await this.commit(() => table.createIndex(KEYWORD_COLUMN, { config: keywordIndex(KEYWORD_COLUMN), replace: true }));
+      await this.saveInfo({ ...info, keywordAnalysis: version });
+      if (indexes.has(keywordIndexName(LEGACY_KEYWORD_COLUMN))) {
+        await this.commit(() => table.dropIndex(keywordIndexName(LEGACY_KEYWORD_COLUMN))).catch((err: unknown) =>
+          this.log?.warn({ err }, 'could not drop the index on search_text that keyword_text replaced; it stays until the next re-index'),
+        );
+      }
+    });
+  }
+
   /** True when stored vectors come from another embedder than the configured one: search must wait (409). */
   reindexRequired(): boolean {
     return this.info !== null && this.info.embedderId !== this.configured.embedderId;
@@ -141,13 +182,19 @@ export class ChunkIndex extends OwnedRowsTable {
     await this.store.shared?.events.publish('index_changed', '');
   }
 
-  private async createTable(name: string, dimension: number): Promise<lancedb.Table> {
+  /**
+   * A new empty table. `analysed`: every row written to it will have `keyword_text` (ingestion writes it), so only
+   * that column is indexed; a table that rows are copied into from an older one (a re-index, `migrate`) keeps the
+   * index on `search_text` too, until its rows are analysed.
+   */
+  private async createTable(name: string, dimension: number, analysed: boolean): Promise<lancedb.Table> {
     // Shared mode never replaces a table: another replica may have made it a moment ago and be writing to it.
     const mode = this.store.shared ? { mode: 'create' as const, existOk: true } : { mode: 'overwrite' as const };
     const table = await this.store.connection.createEmptyTable(name, chunkSchema(dimension), mode);
     // A table made again under a name starts its fragment ids over: what the directory knew of the old one is void.
     if (this.rowRefs?.table === name) this.rowRefs = undefined;
-    await table.createIndex('search_text', { config: lancedb.Index.fts(), replace: true });
+    await table.createIndex(KEYWORD_COLUMN, { config: keywordIndex(KEYWORD_COLUMN), replace: true });
+    if (!analysed) await table.createIndex(LEGACY_KEYWORD_COLUMN, { config: keywordIndex(LEGACY_KEYWORD_COLUMN), replace: true });
     await ensureScalarIndexes(table);
     return table;
   }
@@ -156,13 +203,14 @@ export class ChunkIndex extends OwnedRowsTable {
    * The table rows are written to, made on first use. Shared mode: under a lock, after re-reading the index info,
    * so replicas writing their first chunks at once end up with one table (another's, when it got there first).
    */
-  private async ensureTable(embedder: { id: string; dimension: number }): Promise<lancedb.Table> {
+  private async ensureTable(embedder: { id: string; dimension: number }, analysed: boolean): Promise<lancedb.Table> {
     if (this.table) return this.table;
     const create = async () => {
       const name = 'chunks';
-      const table = await this.createTable(name, embedder.dimension);
+      const table = await this.createTable(name, embedder.dimension, analysed);
       this.table = table;
-      await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
+      const keywordAnalysis = analysed ? this.configured.keywordAnalysis : undefined;
+      await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension, ...(keywordAnalysis !== undefined ? { keywordAnalysis } : {}) });
       return table;
     };
     const shared = this.store.shared;
@@ -184,7 +232,7 @@ export class ChunkIndex extends OwnedRowsTable {
   /** Shared mode: follows the index info another replica wrote (its first table, or a re-index's switch). */
   protected override async discover(): Promise<void> {
     const info = await readIndexInfo(this.store);
-    if (!info || (info.table === this.info?.table && info.embedderId === this.info.embedderId && this.table)) return;
+    if (!info || (info.table === this.info?.table && info.embedderId === this.info.embedderId && info.keywordAnalysis === this.info.keywordAnalysis && this.table)) return;
     await this.serial(() => this.follow(info));
   }
 
@@ -197,7 +245,7 @@ export class ChunkIndex extends OwnedRowsTable {
 
   /** Work a previous run left: rows written after its last optimize, or a table past the HNSW threshold without one. */
   private async behindOnIndexes(table: lancedb.Table): Promise<boolean> {
-    const fts = await table.indexStats('search_text_idx');
+    const fts = await table.indexStats(keywordIndexName(this.keywordColumn()));
     const vector = await table.indexStats(VECTOR_INDEX);
     return (fts?.numUnindexedRows ?? 0) > 0 || (vector ? vector.numUnindexedRows > 0 : this.rows >= this.ann.minRows);
   }
@@ -262,7 +310,7 @@ export class ChunkIndex extends OwnedRowsTable {
   async indexState(): Promise<{ version: number; unindexed: { fts: number; vector: number } } | null> {
     const table = this.table;
     if (!table) return null;
-    const [version, fts, vector] = await Promise.all([table.version(), table.indexStats('search_text_idx'), table.indexStats(VECTOR_INDEX)]);
+    const [version, fts, vector] = await Promise.all([table.version(), table.indexStats(keywordIndexName(this.keywordColumn())), table.indexStats(VECTOR_INDEX)]);
     // No vector index yet (a small table): every row is searched by a flat scan, which is what it is built for.
     return { version, unindexed: { fts: fts?.numUnindexedRows ?? 0, vector: vector ? vector.numUnindexedRows : 0 } };
   }
@@ -293,13 +341,13 @@ export class ChunkIndex extends OwnedRowsTable {
   add(rows: ChunkRow[], embedder: { id: string; dimension: number }): Promise<void> {
     return this.serial(async () => {
       if (rows.length === 0) return;
-      const table = await this.ensureTable(embedder);
+      const table = await this.ensureTable(embedder, this.configured.keywordAnalysis !== undefined && rows.every((r) => typeof r.keyword_text === 'string'));
       if (this.reindexRequired()) throw new Error('the chunk index needs re-indexing before new chunks can be written');
       for (const r of rows) {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
         if (r.id !== chunkId(r.document_id, r.chunk_index)) throw new Error(`chunk id ${r.id} is not ${chunkId(r.document_id, r.chunk_index)}`);
       }
-      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false, placement: r.placement ?? null })) as unknown as Record<string, unknown>[];
+      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false, placement: r.placement ?? null, language: r.language ?? null, keyword_text: r.keyword_text ?? null })) as unknown as Record<string, unknown>[];
       await this.commit(() => table.add(data));
     });
   }
@@ -312,7 +360,7 @@ export class ChunkIndex extends OwnedRowsTable {
   addBatches(batches: RecordBatch[], embedder: { id: string; dimension: number }): Promise<void> {
     return this.serial(async () => {
       if (batches.every((b) => b.numRows === 0)) return;
-      const table = await this.ensureTable(embedder);
+      const table = await this.ensureTable(embedder, false);
       if (this.reindexRequired()) throw new Error('the chunk index needs re-indexing before new chunks can be written');
       await this.appendBatches(table, batches, CHUNK_COLUMN_DEFAULTS);
     });
@@ -342,6 +390,28 @@ export class ChunkIndex extends OwnedRowsTable {
     const table = this.table;
     if (!table || this.reindexRequired()) return [];
     return (await table.query().where(predicate).select([...columns]).limit(limit).toArray()) as Record<string, unknown>[];
+  }
+
+  /**
+   * How many chunks of each document are in each language (null: not told), read in one pass over two small
+   * columns: the documents an older release made ready get their language from it (ingest/language-backfill.ts).
+   */
+  async languageTally(): Promise<Map<string, Map<string | null, number>>> {
+    const out = new Map<string, Map<string | null, number>>();
+    const table = this.table;
+    if (!table) return out;
+    for await (const batch of table.query().select(['document_id', 'language']) as AsyncIterable<{ getChild(name: string): { get(i: number): unknown } | null; numRows: number }>) {
+      const docs = batch.getChild('document_id')!;
+      const langs = batch.getChild('language')!;
+      for (let i = 0; i < batch.numRows; i++) {
+        const doc = docs.get(i) as string;
+        const lang = (langs.get(i) as string | null) ?? null;
+        const tally = out.get(doc) ?? new Map<string | null, number>();
+        out.set(doc, tally);
+        tally.set(lang, (tally.get(lang) ?? 0) + 1);
+      }
+    }
+    return out;
   }
 
   /** Rows for which `predicate` holds (0 before the first write). */
@@ -393,7 +463,7 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   /** BM25 matches of `query` within the scope (see ChunkSearches.keywordSearch). */
-  keywordSearch(q: ChunkSearchScope & { query: string }): Promise<KeywordHit[]> {
+  keywordSearch(q: ChunkSearchScope & KeywordQuery): Promise<KeywordHit[]> {
     return this.searches.keywordSearch(q);
   }
 
@@ -419,7 +489,9 @@ export class ChunkIndex extends OwnedRowsTable {
       const oldName = this.info?.table;
       const total = old ? await old.countRows() : 0;
       const name = `chunks_${Date.now().toString(36)}`;
-      const fresh = await this.createTable(name, embedder.dimension);
+      // The rows are copied with their keyword_text: as complete as the old table's.
+      const keywordAnalysis = this.info?.keywordAnalysis;
+      const fresh = await this.createTable(name, embedder.dimension, keywordAnalysis !== undefined || !old);
       onProgress(0, total);
       let done = 0;
       if (old) {
@@ -445,7 +517,8 @@ export class ChunkIndex extends OwnedRowsTable {
       this.rows = await fresh.countRows();
       await this.maintainVectorIndex(fresh, this.rows);
       this.table = fresh;
-      await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension });
+      const analysis = keywordAnalysis ?? (old ? undefined : this.configured.keywordAnalysis);
+      await this.saveInfo({ table: name, embedderId: embedder.id, dimension: embedder.dimension, ...(analysis !== undefined ? { keywordAnalysis: analysis } : {}) });
       if (oldName && oldName !== name) await this.dropReplaced(oldName);
       return { chunks: done };
     });

@@ -42,6 +42,10 @@ export interface DocumentRecord {
   /** When it went to the trash (null: it is not in the trash), and who deleted it (a user id, null when unknown). */
   trashedAt: number | null;
   trashedBy: string | null;
+  /** The language most of its chunks are in (ISO 639-1), once ready; null before, or when none could be told. */
+  language: string | null;
+  /** The language its upload, source or project set it to (its chunks are analysed in it), or null: detected. */
+  languageSetting: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -53,6 +57,7 @@ export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filenam
   attachedTo?: string | null;
   sourceId?: string | null;
   sourcePath?: string | null;
+  languageSetting?: string | null;
 };
 
 /** New bytes for a document that keeps its id (a source's item changed): see DocumentStore.replaceContent. */
@@ -64,6 +69,9 @@ export type ReplaceOutcome =
   | { outcome: 'same_content'; other: string };
 
 type Row = Database['documents'];
+
+/** A document's language when none of its chunks' could be told (BCP 47's "undetermined"). */
+export const UNDETERMINED = 'und';
 
 /** What a document waiting for its (first or next) ingest holds: no result of an earlier run. */
 const QUEUED = { status: 'queued', progress: 0, chunk_count: 0, pages: null, warnings: '[]', error: null } as const;
@@ -141,6 +149,8 @@ const toRecord = (r: Row): DocumentRecord => ({
   sourcePath: r.source_path,
   trashedAt: r.trashed_at,
   trashedBy: r.trashed_by,
+  language: r.language ?? null,
+  languageSetting: r.language_setting ?? null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -199,6 +209,8 @@ export class DocumentStore {
       source_path: input.sourcePath ?? null,
       trashed_at: null,
       trashed_by: null,
+      language: null,
+      language_setting: input.languageSetting ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -281,6 +293,38 @@ export class DocumentStore {
       .where((eb) => eb.or([eb('replaced_at', 'is', null), eb('replaced_at', '>=', asOf)]))
       .execute();
     return new Set(rows.map((r) => r.id));
+  }
+
+  /** Ready documents whose language was never recorded (made ready by a release before 019). */
+  async readyWithoutLanguage(): Promise<string[]> {
+    const rows = await this.db.selectFrom('documents').select('id').where('status', '=', 'ready').where('language', 'is', null).execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Records documents' languages (`UNDETERMINED` where none could be told), leaving those recorded meanwhile. */
+  async setLanguages(languages: ReadonlyMap<string, string>): Promise<void> {
+    for (const [id, language] of languages) {
+      await this.db.updateTable('documents').set({ language }).where('id', '=', id).where('language', 'is', null).execute();
+    }
+  }
+
+  /**
+   * The languages the ready documents of these projects are in, most documents first: what a short query is read as
+   * (search/service.ts). A team reading thousands of projects gets one grouped count.
+   */
+  async languagesIn(projectIds: readonly string[]): Promise<{ language: string; documents: number }[]> {
+    if (projectIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('documents')
+      .select(['language', (eb) => eb.fn.countAll<number>().as('n')])
+      .where(dialectOf(this.db).inValues('project_id', projectIds))
+      .where('status', '=', 'ready')
+      .where('trashed_at', 'is', null)
+      .where('language', 'is not', null)
+      .where('language', '!=', UNDETERMINED)
+      .groupBy('language')
+      .execute();
+    return rows.map((r) => ({ language: r.language!, documents: Number(r.n) })).sort((a, b) => b.documents - a.documents || (a.language < b.language ? -1 : 1));
   }
 
   /** What a search result shows of each document among `ids` in these projects (others are absent). */
@@ -494,11 +538,12 @@ export class DocumentStore {
   async markReady(
     id: string,
     job: JobLease,
-    result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string; metadata?: Record<string, unknown> },
+    result: { chunkCount: number; pages: number | null; warnings: string[]; embedderId: string; metadata?: Record<string, unknown>; language?: string | null },
   ): Promise<boolean> {
     const now = this.now();
     const ready = {
       ...(result.metadata ? { metadata: JSON.stringify(result.metadata) } : {}),
+      ...(result.language !== undefined ? { language: result.language ?? UNDETERMINED } : {}),
       status: 'ready',
       ready_at: now,
       progress: 1,

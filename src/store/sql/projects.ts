@@ -11,6 +11,8 @@ export interface Project {
   description: string;
   metadata: Record<string, unknown>;
   isDefault: boolean;
+  /** The language its documents are set to (ISO 639-1), or null: each chunk's is detected. */
+  language: string | null;
   documentCount: number;
   chunkCount: number;
   sizeBytes: number;
@@ -21,6 +23,7 @@ export interface Project {
 export interface ProjectPatch {
   name?: string;
   description?: string;
+  language?: string | null;
   metadata?: Record<string, unknown>;
 }
 
@@ -48,6 +51,7 @@ export class ProjectStore {
         'p.description',
         'p.metadata',
         'p.is_default',
+        'p.language',
         'p.created_at',
         'p.updated_at',
         (eb) => eb.selectFrom('documents as d').select((e) => e.fn.countAll<number>().as('n')).whereRef('d.project_id', '=', 'p.id').where('d.trashed_at', 'is', null).as('document_count'),
@@ -64,6 +68,7 @@ export class ProjectStore {
       description: r.description,
       metadata: JSON.parse(r.metadata) as Record<string, unknown>,
       isDefault: r.is_default === 1,
+      language: r.language ?? null,
       documentCount: Number(r.document_count ?? 0),
       chunkCount: Number(r.chunk_count ?? 0),
       sizeBytes: Number(r.size_bytes ?? 0),
@@ -153,8 +158,9 @@ export class ProjectStore {
 
   /** Applies a patch; 'conflict' when its owner already has a project of the new name, null when not found. */
   async update(id: string, patch: ProjectPatch): Promise<Project | null | 'conflict'> {
-    const set: { name?: string; description?: string; metadata?: string; updated_at: number } = { updated_at: this.now() };
+    const set: { name?: string; description?: string; metadata?: string; language?: string | null; updated_at: number } = { updated_at: this.now() };
     if (patch.name !== undefined) set.name = patch.name;
+    if (patch.language !== undefined) set.language = patch.language;
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.metadata !== undefined) set.metadata = JSON.stringify(patch.metadata);
     try {

@@ -252,6 +252,8 @@ export interface ProjectsTable {
   description: string;
   metadata: string;
   is_default: number;
+  /** The language its documents are set to (ISO 639-1), or null: detected per chunk (019). */
+  language: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -288,6 +290,9 @@ export interface DocumentsTable {
   /** When it was deleted into the trash (null: it is not in the trash), and by whom (a user id). */
   trashed_at: number | null;
   trashed_by: string | null;
+  /** The language most of its chunks are in (null: not ready yet, or ready before 019), and the one it is set to (019). */
+  language: string | null;
+  language_setting: string | null;
   created_at: number;
   updated_at: number;
 }

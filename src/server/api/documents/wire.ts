@@ -42,6 +42,14 @@ export const DocumentSchema = z
     uploaded_by: z.string().nullable().describe('the e-mail of who uploaded it (null when that account was deleted: the document stays)'),
     source_id: z.string().nullable().describe('the source that keeps this document current (GET /projects/{id}/sources/{source_id}), or null: an upload'),
     source_path: z.string().nullable().describe("the document's path in its source (a file's path in the folder or bucket, a page's path on the site, a message's folder and id), or null"),
+    language: z
+      .string()
+      .nullable()
+      .describe('the language most of its chunks are in (ISO 639-1, e.g. "de"; "und" when none could be told), once it is ready; null before (docs/search.md#languages)'),
+    language_setting: z
+      .string()
+      .nullable()
+      .describe('the language its upload, source or project set it to (its chunks are analysed in it rather than detected), or null'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -70,6 +78,8 @@ export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => 
   uploaded_by: uploadedBy,
   source_id: d.sourceId,
   source_path: d.sourcePath,
+  language: d.language,
+  language_setting: d.languageSetting,
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });

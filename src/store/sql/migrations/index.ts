@@ -19,6 +19,7 @@ import * as m017 from './017-identities.js';
 import * as m018 from './018-api-key-expiry.js';
 import * as m019 from './019-team-operations.js';
 import * as m020 from './020-mail.js';
+import * as m021 from './021-languages.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '018-api-key-expiry': m018,
   '019-team-operations': m019,
   '020-mail': m020,
+  '021-languages': m021,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */

@@ -1,0 +1,297 @@
+/**
+ * Keyword analysis per language, the same for a chunk at ingest and a query at search time: the text is cut into
+ * words by script (jieba for Chinese, ICU for Japanese, Thai, Lao, Khmer and Burmese, spaces and punctuation for the
+ * rest), normalised (NFKC, lower case), and each word becomes its forms for the language: stop words dropped, the
+ * Snowball stem, the stem without diacritics as an added form, German umlaut spellings and compound parts, Korean
+ * words without their particle. Runs of Chinese and Japanese characters add their character bigrams, which meet
+ * where a segmentation of the query and of the document disagree; Korean words add their syllable bigrams.
+ *
+ * The keyword index holds these forms (the chunks' `keyword_text`), so LanceDB's own tokenizer only splits at
+ * spaces; the text shown is never changed (docs/search.md#languages).
+ */
+import { chineseWords, simplified } from './chinese.js';
+import { compoundParts, germanUmlauts } from './german.js';
+import { withoutParticle } from './korean.js';
+import { HAN, type ScriptClass, scriptSegments, WORD_RUN } from './scripts.js';
+import { wordRules } from './stemmers.js';
+
+/**
+ * The analysis chunks' `keyword_text` was written with. A library whose rows were written with an older one is
+ * re-analysed in the background (language-backfill.ts); raise it whenever a change here changes any form.
+ */
+export const ANALYSIS_VERSION = 1;
+
+/** Longest form kept: the index's tokenizer drops longer tokens (chunk-schema.ts), and so must a query. */
+export const MAX_FORM_CHARS = 64;
+
+/** A word of a text, where it lies (UTF-16 offsets into the text as given), and its forms. */
+export interface AnalysedWord {
+  start: number;
+  end: number;
+  forms: string[];
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function icuWords(text: string, locale: string): { segment: string; index: number }[] {
+  let s = segmenters.get(locale);
+  if (!s) segmenters.set(locale, (s = new Intl.Segmenter(locale, { granularity: 'word' })));
+  return [...s.segment(text)].filter((x) => x.isWordLike);
+}
+
+const FOLDED_SCRIPTS = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}\p{N}]+$/u;
+const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
+
+/** A form without diacritics (Latin, Greek and Cyrillic letters only: elsewhere marks are letters' vowels). */
+export function fold(form: string): string {
+  if (/^[\x00-\x7f]*$/.test(form) || !FOLDED_SCRIPTS.test(form)) return form;
+  return form
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[ßæœøđłþı]/g, (c) => LIGATURES[c]!);
+}
+
+/**
+ * Words' forms by language and word: text repeats its words, and stemming, folding and compound splitting were most
+ * of the analysis' time (bench:languages). Emptied when full rather than kept in order: a simple bound.
+ */
+const FORM_CACHE_MAX = 200_000;
+const formCache = new Map<string, string[]>();
+
+function cached(language: string | null, word: string, compute: (word: string, language: string | null) => string[]): string[] {
+  const key = `${language ?? ''}\u0000${word}`;
+  let forms = formCache.get(key);
+  if (!forms) {
+    if (formCache.size >= FORM_CACHE_MAX) formCache.clear();
+    forms = compute(word, language);
+    formCache.set(key, forms);
+  }
+  return forms;
+}
+
+/** A Korean word's forms: itself, without its particle, and the latter's syllable bigrams. */
+function hangulForms(word: string): string[] {
+  const stripped = withoutParticle(word);
+  const forms = new Set([word, stripped]);
+  if (stripped.length > 2) bigrams(stripped, forms);
+  return [...forms];
+}
+
+type Side = 'index' | 'query';
+
+/**
+ * Compound parts are forms of their own kind, marked with a trailing `~`: a part matches a query's word as a part,
+ * with the part's own (lower) weight where compounds hold it often, and never counts as the word standing alone
+ * ("Bücher" would otherwise find every page on a "Handbuch" first).
+ */
+const PART = '~';
+
+/** The forms of one word of a spaced script in `language`, as the index holds them; none for a stop word. */
+function spacedForms(word: string, language: string | null): string[] {
+  return spacedWordForms(word, language, 'index');
+}
+
+/**
+ * A query word's forms: as the index's, plus each of its forms as a compound part (`Fahrrad` finds
+ * `Fahrradfahrer`), and its own parts as words and as parts.
+ */
+function spacedQueryForms(word: string, language: string | null): string[] {
+  return spacedWordForms(word, language, 'query');
+}
+
+function spacedWordForms(word: string, language: string | null, side: Side): string[] {
+  if (/^\p{N}+$/u.test(word)) return [word];
+  if (word.length < 2) return [];
+  const rules = wordRules(language);
+  if (rules.stopWords.has(word)) return [];
+  const out = new Set<string>();
+  const add = (w: string, as: 'word' | 'part' | 'both') => {
+    const stem = rules.stem(w);
+    for (const f of new Set([stem, fold(stem)])) {
+      if (as !== 'part') out.add(f);
+      if (as !== 'word') out.add(f + PART);
+    }
+  };
+  if (language === 'de') {
+    const spelled = germanUmlauts(word);
+    add(spelled, side === 'query' ? 'both' : 'word');
+    // The dative plural of nouns in -el ("Teebeuteln"), which Snowball leaves whole.
+    if (spelled.length >= 6 && spelled.endsWith('eln')) add(spelled.slice(0, -1), 'word');
+    for (const part of compoundParts(spelled)) add(part, side === 'query' ? 'both' : 'part');
+  } else {
+    add(word, 'word');
+    // Arabic: Snowball stems a word with its article differently from the word alone (التأمين → تام, تأمين →
+    // تامين); the word without the article is stemmed too (light stemming's first step).
+    const bare = language === 'ar' ? ARABIC_ARTICLE.exec(word) : null;
+    if (bare && word.length - bare[0].length >= 3) add(word.slice(bare[0].length), 'word');
+  }
+  return [...out];
+}
+
+const ARABIC_ARTICLE = /^(?:وال|فال|بال|كال|لل|ال)/;
+
+function bigrams(run: string, out: Set<string>): void {
+  const chars = [...run];
+  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
+}
+
+/** The words of a Chinese or Japanese run for a language; their offsets into the run. */
+function cjWords(run: string, language: string | null): { segment: string; index: number }[] {
+  if (language === 'zh') {
+    let index = 0;
+    return chineseWords(run).map((segment) => {
+      const w = { segment, index };
+      index += segment.length;
+      return w;
+    });
+  }
+  return icuWords(run, 'ja');
+}
+
+/** Text of ASCII only: no normalisation changes it but case. */
+const ASCII = /^[\x00-\x7f]*$/;
+const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+type OnWord = (start: number, end: number, forms: readonly string[]) => void;
+
+/**
+ * Cuts `text` into words with their forms in each of `languages` (a word's forms are the union over them): `onWord`
+ * gets each word's offsets in `text` and forms, `extra` the forms that belong to no one word (bigrams across a run's
+ * words). `side`: a query's words also look for compounds they are part of (see `compoundForms`).
+ */
+function analyse(text: string, languages: readonly (string | null)[], side: Side, onWord: OnWord, extra: (form: string) => void): void {
+  const compute = side === 'query' ? spacedQueryForms : spacedForms;
+  for (const m of text.matchAll(WORD_RUN)) {
+    const raw = m[0];
+    const norm = ASCII.test(raw) ? raw.toLowerCase() : raw.normalize('NFKC').toLowerCase();
+    // The common case, one word of a spaced script: its forms straight from the cache.
+    if (!UNSPACED_RUN.test(norm)) {
+      if (languages.length === 1) {
+        const forms = cached(languages[0]!, norm, compute);
+        if (forms.length > 0) onWord(m.index, m.index + raw.length, forms);
+      } else {
+        const forms = new Set<string>();
+        for (const language of languages) for (const f of cached(language, norm, compute)) forms.add(f);
+        if (forms.size > 0) onWord(m.index, m.index + raw.length, [...forms]);
+      }
+      continue;
+    }
+    // Offsets inside the run hold only when normalising kept its length; otherwise a word stands for the whole run.
+    const alignedRun = norm.length === raw.length;
+    for (const seg of scriptSegments(norm)) {
+      let aligned = alignedRun;
+      const words = new Map<string, { start: number; end: number; forms: Set<string> }>();
+      const word = (start: number, end: number, forms: Iterable<string>) => {
+        const key = `${start}:${end}`;
+        let w = words.get(key);
+        if (!w) {
+          const from = seg.offset + start;
+          const to = seg.offset + end;
+          w = aligned ? { start: m.index + from, end: m.index + to, forms: new Set() } : { start: m.index, end: m.index + raw.length, forms: new Set() };
+          words.set(key, w);
+        }
+        for (const f of forms) w.forms.add(f);
+      };
+      const script: ScriptClass = seg.script;
+      if (script === 'spaced') {
+        for (const language of languages) word(0, seg.text.length, cached(language, seg.text, compute));
+      } else if (script === 'cj') {
+        const runForms = new Set<string>();
+        const readAs = cjLanguages(languages, seg.text);
+        // Chinese is read in Simplified characters (chinese.ts); a conversion that changed the length leaves the
+        // words' offsets to the run.
+        const han = readAs.includes('zh') ? simplified(seg.text) : seg.text;
+        aligned &&= han.length === seg.text.length;
+        bigrams(han, runForms);
+        if (han !== seg.text && readAs.includes('ja')) bigrams(seg.text, runForms);
+        for (const language of readAs) {
+          const run = language === 'zh' ? han : seg.text;
+          for (const w of cjWords(run, language)) {
+            // A lone kana is a particle or an ending (は, を, た): it says nothing on its own.
+            if (w.segment.length === 1 && !HAN.test(w.segment)) continue;
+            word(w.index, w.index + w.segment.length, [w.segment]);
+          }
+        }
+        for (const f of runForms) extra(f);
+      } else if (script === 'hangul') {
+        word(0, seg.text.length, cached('ko', seg.text, hangulForms));
+      } else {
+        const locale = languages.find((l) => l === 'th' || l === 'lo' || l === 'km' || l === 'my') ?? 'th';
+        for (const w of icuWords(seg.text, locale)) word(w.index, w.index + w.segment.length, [w.segment]);
+      }
+      for (const w of words.values()) {
+        const forms = [...w.forms].filter((f) => f.length > 0 && f.length <= MAX_FORM_CHARS);
+        if (forms.length > 0) onWord(w.start, w.end, forms);
+      }
+    }
+  }
+}
+
+/**
+ * The languages whose segmentation a Chinese/Japanese run gets: kana makes it Japanese; Han alone is segmented as
+ * Chinese when Chinese is among the languages, and as Japanese when Japanese is (both when both are: a query).
+ * Han in a text of another language is not segmented (its bigrams stand for it), so jieba loads only for Chinese.
+ */
+function cjLanguages(languages: readonly (string | null)[], run: string): (string | null)[] {
+  if (/[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(run)) return ['ja'];
+  const out = languages.filter((l) => l === 'zh' || l === 'ja');
+  return out.length > 0 ? out : ['ja'];
+}
+
+/** The words of `text` in `language` with their forms and offsets (highlights). */
+export function analysedWords(text: string, language: string | null): AnalysedWord[] {
+  const out: AnalysedWord[] = [];
+  analyse(text, [language], 'index', (start, end, forms) => out.push({ start, end, forms: [...forms] }), () => {});
+  return out;
+}
+
+/** What the keyword index holds for a chunk: its forms in its language, space-separated, in text order. */
+export function analyseText(text: string, language: string | null): string {
+  const out: string[] = [];
+  analyse(
+    text,
+    [language],
+    'index',
+    (_s, _e, forms) => {
+      for (const f of forms) out.push(f);
+    },
+    (f) => out.push(f),
+  );
+  return out.join(' ');
+}
+
+/** A query analysed: its distinct forms (what highlights look for), and the keyword search's input. */
+export interface AnalysedQuery {
+  forms: string[];
+  /**
+   * The forms, space-separated, each a word's own form twice: BM25 sums a query's terms, counting a repeated one
+   * again, so a word's own forms weigh twice a compound part (`buch~`) or a character bigram, which meet more text
+   * than the word does ("Buecher" finds "Bücher" before a manual page that says "Handbuch" six times).
+   */
+  text: string;
+}
+
+/**
+ * A query's forms in each of `languages` (the union: a short query is read as any language the library holds), at
+ * most `maxForms` distinct, in first-seen order.
+ */
+export function analyseQuery(query: string, languages: readonly (string | null)[], maxForms = 128): AnalysedQuery {
+  const weights = new Map<string, number>();
+  const add = (f: string, weight: number) => {
+    if (weights.size < maxForms || weights.has(f)) weights.set(f, Math.max(weights.get(f) ?? 0, weight));
+  };
+  analyse(
+    query,
+    languages.length > 0 ? languages : [null],
+    'query',
+    (_s, _e, forms) => forms.forEach((f) => add(f, f.endsWith(PART) ? 1 : 2)),
+    (f) => add(f, 1),
+  );
+  const terms: string[] = [];
+  for (const [f, w] of weights) for (let i = 0; i < w; i++) terms.push(f);
+  return { forms: [...weights.keys()], text: terms.join(' ') };
+}
+
+/** A query's distinct forms in each of `languages` (see analyseQuery). */
+export function queryForms(query: string, languages: readonly (string | null)[], maxForms = 128): string[] {
+  return analyseQuery(query, languages, maxForms).forms;
+}

@@ -1,0 +1,119 @@
+// Keyword analysis per language (src/language/analyse.ts): what the index holds for a text and what a query is
+// looked up by must meet for the word forms a reader takes as the same word. The daemon-level test of the same is
+// test/search/languages.test.ts.
+import { describe, expect, it } from 'vitest';
+import { analysedWords, analyseText, fold, queryForms } from '../../src/language/analyse.js';
+import { detectLanguage, queryLanguages, reliableLanguage } from '../../src/language/detect.js';
+import { compoundParts } from '../../src/language/german.js';
+import { termRanges } from '../../src/search/highlights.js';
+import { queryTerms } from '../../src/search/terms.js';
+
+/** True when a query, read in `languages`, shares a form with the text analysed in `language`. */
+const meets = (query: string, text: string, language: string, languages: string[] = [language]): boolean => {
+  const indexed = new Set(analyseText(text, language).split(' '));
+  return queryForms(query, languages).some((f) => indexed.has(f));
+};
+
+describe('keyword analysis', () => {
+  it('segments Chinese with jieba and adds character bigrams, so 图书馆, 借阅 and 十九天 each meet the text', () => {
+    const text = '本馆向全体在职员工开放，每人同时最多可借阅图书五册，借阅期限为十九天。我在图书馆借书。';
+    const forms = analyseText(text, 'zh').split(' ');
+    expect(forms).toContain('图书馆');
+    expect(forms).toContain('借阅');
+    for (const q of ['图书馆', '借阅', '十九天']) expect(meets(q, text, 'zh'), q).toBe(true);
+    // The old analysis made the whole clause one token.
+    expect(forms).not.toContain('我在图书馆借书');
+  });
+
+  it('segments Japanese through ICU, folds half-width katakana, and adds bigrams', () => {
+    const text = '社内図書館は本社ビル三階にあり、三十五歳以上の方はバリウム検査が追加されます。';
+    expect(meets('図書館', text, 'ja')).toBe(true);
+    expect(meets('ﾊﾞﾘｳﾑ検査', text, 'ja')).toBe(true);
+    // Lone kana (particles, endings) are not forms.
+    expect(analyseText(text, 'ja').split(' ')).not.toContain('は');
+  });
+
+  it('strips Korean particles and adds syllable bigrams, so 도서관에서 meets 도서관 and 첨부파일 meets 첨부 파일', () => {
+    expect(meets('도서관에서', '사내 도서관은 본관 2층에 있습니다.', 'ko')).toBe(true);
+    expect(meets('도서관', '도서관에서는 휴대전화를 무음으로 설정하십시오.', 'ko')).toBe(true);
+    expect(meets('첨부파일', '의심스러운 메일의 첨부 파일은 열지 마십시오.', 'ko')).toBe(true);
+  });
+
+  it('stems German, splits its compounds and reads written-out umlauts', () => {
+    const text = 'Mit Fahrrädern, die länger stehen, verfahren wir so. Für Fahrradfahrer gibt es Duschen. Bücher werden ersetzt.';
+    expect(meets('Fahrrad', text, 'de')).toBe(true);
+    expect(meets('Fahrrad', 'Für Fahrradfahrer gibt es Duschen.', 'de')).toBe(true);
+    expect(meets('Buecher', 'Ausgeliehen werden können Bücher.', 'de')).toBe(true);
+    expect(compoundParts('fahrradfahrer')).toEqual(['fahrrad', 'fahrer']);
+    expect(compoundParts('urlaubstage')).toEqual(['urlaub', 'tage']);
+    // A frequent word whole is no compound of rarer parts.
+    expect(compoundParts('bibliothek')).toEqual([]);
+    // German stop words are dropped; English ones are not what German text is read with.
+    expect(analyseText('Wie viele Urlaubstage habe ich im Jahr?', 'de').split(' ')).not.toContain('ich');
+  });
+
+  it('stems Russian nouns across their cases, and ё meets е', () => {
+    const text = 'Книги из библиотеки выдаются сотрудникам. Удалённая работа.';
+    for (const q of ['библиотека', 'книга', 'книгу', 'удаленная']) expect(meets(q, text, 'ru'), q).toBe(true);
+  });
+
+  it('keeps diacritics and adds the form without them', () => {
+    expect(analyseText('Le télétravail est ouvert', 'fr').split(' ')).toEqual(expect.arrayContaining(['télétravail', 'teletravail']));
+    expect(meets('teletravail', 'Le télétravail est ouvert', 'fr')).toBe(true);
+    expect(fold('ß')).toBe('ss');
+    // Marks that are vowels elsewhere stay.
+    expect(fold('ห้องสมุด')).toBe('ห้องสมุด');
+  });
+
+  it('segments Thai through ICU', () => {
+    expect(analyseText('ห้องสมุดเปิดทุกวันจันทร์', 'th').split(' ')).toEqual(expect.arrayContaining(['ห้อง', 'สมุด', 'จันทร์']));
+    expect(meets('ห้องสมุด', 'ห้องสมุดเปิดทุกวันจันทร์', 'th')).toBe(true);
+  });
+
+  it('keeps English as LanceDB read it: stems, stop words dropped, codes split at their dashes', () => {
+    expect(analyseText('The cells were running RC-0150 studies', 'en')).toBe('cell run rc 0150 studi');
+  });
+});
+
+describe('languages', () => {
+  it('tells a chunk\'s language, by its script where that says it', () => {
+    expect(detectLanguage('我在图书馆借阅了十九天的书')).toBe('zh');
+    expect(detectLanguage('図書館で本を借りる期間は十四日間です。')).toBe('ja');
+    expect(detectLanguage('도서관은 본관 2층에 있습니다.')).toBe('ko');
+    expect(detectLanguage('Die Werkbibliothek steht allen Beschäftigten offen.')).toBe('de');
+    expect(detectLanguage('Книги из библиотеки выдаются сотрудникам по служебному пропуску.')).toBe('ru');
+    expect(detectLanguage('1234 5678')).toBe(null);
+  });
+
+  it('reads a short or ambiguous query in the languages the library holds, a clear one in its own', async () => {
+    expect(reliableLanguage('Wie viele Urlaubstage habe ich im Jahr?')).toBe('de');
+    expect(reliableLanguage('Buecher')).toBe(null);
+    expect(await queryLanguages('Buecher', async () => ['de', 'fr'])).toEqual({ languages: ['de', 'fr'], own: null });
+    expect(await queryLanguages('Buecher', async () => [])).toEqual({ languages: ['en'], own: null });
+    // Han alone may be Chinese or Japanese: read as what the library holds.
+    expect((await queryLanguages('図書館', async () => ['zh', 'ja'])).languages).toEqual(['zh', 'ja']);
+    expect(await queryLanguages('家で仕事をしていい日は週に何日ですか？', async () => ['zh'])).toEqual({ languages: ['ja'], own: 'ja' });
+  });
+});
+
+describe('highlights in every script', () => {
+  it('marks the word forms the analysis matched, at their own characters', () => {
+    const text = 'Mit Fahrrädern, die länger stehen. Für Fahrradfahrer gibt es Duschen.';
+    const ranges = termRanges(text, queryTerms('Fahrrad'), { forms: new Set(queryForms('Fahrrad', ['de'])), language: 'de' });
+    expect(ranges.map(([s, e]) => text.slice(s, e)).sort()).toEqual(['Fahrradfahrer', 'Fahrrädern']);
+  });
+
+  it('marks a Chinese word inside a run, and a Thai word whole with its vowel marks', () => {
+    const zh = '借阅期限为十九天。';
+    const zr = termRanges(zh, queryTerms('十九天'), { forms: new Set(queryForms('十九天', ['zh'])), language: 'zh' });
+    expect(zr.map(([s, e]) => zh.slice(s, e))).toContain('十九天');
+    const th = 'ห้องสมุดเปิดทุกวัน';
+    const tr = termRanges(th, queryTerms('ห้องสมุด'), { forms: new Set(queryForms('ห้องสมุด', ['th'])), language: 'th' });
+    expect(tr.map(([s, e]) => th.slice(s, e))).toContain('สมุด');
+    // Never a piece of a grapheme: no range starts or ends between a letter and its mark.
+    for (const [s, e] of tr) {
+      expect(/^\p{M}/u.test(th.slice(s))).toBe(false);
+      expect(/^\p{M}/u.test(th.slice(e))).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Keyword and hybrid search in eight languages through a real daemon (built binary, built-in model), on the project's
+ * evaluation set (test/fixtures/languages/, test/helpers/language-set.ts): its 92 documents among real Debian text
+ * in each language (six pages each, cut short to keep the run lean), the queries a native reader would type.
+ * The full set with every distractor and the English questions is `npm run bench:languages` (docs/BENCHMARKS.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon } from '../helpers/daemon.js';
+import { loadLanguageSet, type QueryOutcome, runSetQueries, uploadLanguageSet } from '../helpers/language-set.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
+
+const full = loadLanguageSet();
+const DISTRACTORS_PER_LANGUAGE = 6;
+const set = {
+  ...full,
+  distractors: [...new Set(full.distractors.map((d) => d.language))].flatMap((l) =>
+    full.distractors
+      .filter((d) => d.language === l)
+      .slice(0, DISTRACTORS_PER_LANGUAGE)
+      .map((d) => ({ ...d, text: d.text.slice(0, 1200) })),
+  ),
+};
+const languages = [...new Set(set.queries.map((q) => q.language))].sort();
+
+function shareFirst(outcomes: QueryOutcome[]): { share: number; misses: string[] } {
+  const misses = outcomes.filter((o) => o.rank !== 1).map((o) => `"${o.query.q}" → ${o.query.doc}: got ${o.top.join(', ') || 'nothing'}`);
+  return { share: 1 - misses.length / outcomes.length, misses };
+}
+
+describe('search in every language', () => {
+  let d: Daemon;
+  let token: string;
+  daemonForSuite(
+    async (started) => {
+      d = started;
+      token = (await addUser(d)).apiKey;
+      await uploadLanguageSet(d, token, set);
+    },
+    { setupTimeoutMs: 600_000 },
+  );
+
+  it('keyword mode finds the right document first for ≥ 95 % of exact-word and word-variant queries in every language', async () => {
+    const outcomes = await runSetQueries(
+      d,
+      token,
+      set.queries.filter((q) => q.kind === 'exact' || q.kind === 'variant'),
+      'keyword',
+    );
+    for (const language of languages) {
+      const { share, misses } = shareFirst(outcomes.filter((o) => o.query.language === language));
+      expect(share, `${language}: ${misses.join('; ')}`).toBeGreaterThanOrEqual(0.95);
+    }
+  });
+
+  it('hybrid mode finds it first for ≥ 90 % of the questions in the document\'s own language', async () => {
+    const outcomes = await runSetQueries(
+      d,
+      token,
+      set.queries.filter((q) => q.kind === 'paraphrase'),
+      'hybrid',
+    );
+    const { share, misses } = shareFirst(outcomes);
+    expect(share, misses.join('; ')).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('finds 图书馆, 借阅 and 十九天 in the Chinese document, and marks them', async () => {
+    for (const q of ['图书馆', '借阅', '十九天']) {
+      const res = await api(d, '/api/v1/search', { token, body: { query: q, mode: 'keyword', limit: 1 } });
+      const [top] = res.body.results;
+      expect(top?.document.filename, q).toBe('zh-library.md');
+      expect(top.highlights.map(([s, e]: [number, number]) => top.text.slice(s, e)).join('|'), q).toContain(q);
+    }
+  });
+
+  it('finds Fahrrädern and Fahrradfahrer for "Fahrrad", Bücher for "Buecher", a Russian noun in its other cases, and marks each', async () => {
+    /** Finds `query` in keyword mode: its top result is `filename`, and each of `words` in it lies in a highlight. */
+    const marked = async (query: string, filename: string, words: string[]) => {
+      const res = await api(d, '/api/v1/search', { token, body: { query, mode: 'keyword', limit: 1 } });
+      const [top] = res.body.results;
+      expect(top?.document.filename, query).toBe(filename);
+      const ranges = top.highlights as [number, number][];
+      for (const word of words) {
+        const at = (top.text as string).indexOf(word);
+        expect(at, `${word} in the text`).toBeGreaterThanOrEqual(0);
+        expect(
+          ranges.some(([s, e]) => s <= at && at + word.length <= e),
+          `${query}: ${word} highlighted`,
+        ).toBe(true);
+      }
+    };
+    await marked('Fahrrad', 'de-bicycle.md', ['Fahrrädern', 'Fahrradfahrer']);
+    await marked('Buecher', 'de-library.md', ['Bücher']);
+    // The document says библиотеки, библиотекой, библиотекарю; книги, книгу: never the nominative.
+    await marked('библиотека', 'ru-library.md', ['библиотеки']);
+    await marked('книга', 'ru-library.md', ['Книги']);
+  });
+});
