@@ -56,6 +56,7 @@ async function holdsLibrary(config: ServeConfig): Promise<boolean> {
   try {
     handle = await openDatabase({ url: config.database, dataDir: config.dataDir, migrate: false });
   } catch (err) {
+    if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
     throw new CliError((err as Error).message);
   }
   try {

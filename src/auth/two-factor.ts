@@ -119,15 +119,29 @@ export class TwoFactorService {
     if (!row || row.enabledAt !== null) return { ok: false, reason: 'invalid' };
     const result = await this.counted(user.id, clientIp, () => this.checkTotp(user, row.secretSealed, code));
     if (!result.ok) return result;
-    const recoveryCodes = (await this.deps.store.recoveryCodesLeft(user.id)) === 0 ? await this.newRecoveryCodes(user.id) : undefined;
+    const recoveryCodes = await this.recoveryCodesIfNone(user.id);
     return { ...result, ...(recoveryCodes ? { recoveryCodes } : {}) };
+  }
+
+  /**
+   * Recovery codes for an account that has none left, as its first second factor (an app or a passkey) is set up:
+   * returned, to be shown once. Undefined when it has some.
+   */
+  async recoveryCodesIfNone(userId: string): Promise<string[] | undefined> {
+    return (await this.deps.store.recoveryCodesLeft(userId)) === 0 ? this.newRecoveryCodes(userId) : undefined;
   }
 
   /** Turns the authenticator app off. Recovery codes go too when no passkey is left to recover with them. */
   async disableTotp(userId: string): Promise<boolean> {
     const removed = await this.deps.store.removeTotp(userId);
-    if ((await this.deps.passkeys.list(userId)).length === 0) await this.deps.store.removeRecoveryCodes(userId);
+    await this.forgetRecoveryWithoutFactor(userId);
     return removed;
+  }
+
+  /** Recovery codes stand in for a second factor: with none left (no app, no passkey) they go. */
+  async forgetRecoveryWithoutFactor(userId: string): Promise<void> {
+    const [totp, passkeys] = await Promise.all([this.deps.store.totp(userId), this.deps.passkeys.list(userId)]);
+    if (totp?.enabledAt == null && passkeys.length === 0) await this.deps.store.removeRecoveryCodes(userId);
   }
 
   /** Ten new recovery codes, replacing the old ones; returned once, kept as hashes. */

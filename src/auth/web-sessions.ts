@@ -28,6 +28,8 @@ export interface WebSession {
   pendingUserId?: string | null;
   /** Signed in through an identity provider (OpenID Connect): which, as whom, and what to ask it again with. */
   provider?: ProviderLink | null;
+  /** When its person last proved who they are: the sign-in, or a confirmation in sudo mode (server/web/sudo.ts). */
+  confirmedAt?: number | null;
 }
 
 /**
@@ -51,7 +53,7 @@ const HANDLE_CHARS = 16;
 export type OnceMessage =
   | { kind: 'api-key'; key: string; name: string | null }
   | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
-  | { kind: 'invite'; email: string; link: string }
+  | { kind: 'links'; links: { id: string; label: string; link: string }[] }
   | { kind: 'recovery-codes'; codes: string[] };
 
 /**
@@ -99,6 +101,7 @@ export class WebSessionService {
       signedInWith: opts.signedInWith ?? null,
       pendingUserId: opts.pendingUserId ?? null,
       provider: opts.provider ? { ...opts.provider, checkedAt: Date.now() } : null,
+      confirmedAt: userId ? Date.now() : null,
     };
   }
 
@@ -107,7 +110,7 @@ export class WebSessionService {
     const row = await this.store.find(sha256Hex(id));
     if (!row) return null;
     await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, row.userId ? seen : undefined);
-    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId, provider: row.provider };
+    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId, provider: row.provider, confirmedAt: row.confirmedAt };
   }
 
   /** Claims the session's re-check for this caller (see SessionStore.claimProviderCheck). */
@@ -124,6 +127,12 @@ export class WebSessionService {
   /** Ends the sessions a provider's back-channel logout names (see SessionStore.deleteForProvider). */
   endForProvider(provider: string, who: { subject: string | null; sid: string | null }): Promise<Map<string, number>> {
     return this.store.deleteForProvider(provider, who);
+  }
+
+  /** Its person proved who they are again (sudo mode): from now on the window runs from `at`. */
+  async confirm(session: WebSession, at: number): Promise<void> {
+    await this.store.confirm(sha256Hex(session.id), at);
+    session.confirmedAt = at;
   }
 
   /** The user's signed-in sessions, `current` marked. */

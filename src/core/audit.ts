@@ -17,6 +17,7 @@ export const AUDIT_EVENT_TYPES = [
   'sign_in.locked_out',
   'sign_out',
   'session.ended',
+  'session.confirmed',
   'totp.enabled',
   'totp.disabled',
   'recovery_codes.generated',

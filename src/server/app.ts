@@ -33,7 +33,9 @@ import { settingsAccountRoutes } from './web/settings-account.js';
 import { settingsKeysRoutes } from './web/settings-keys.js';
 import { settingsSecurityRoutes } from './web/settings-security.js';
 import { adminAuditRoutes } from './web/admin-audit.js';
+import { adminMailRoutes } from './web/admin-mail.js';
 import { setupRoutes } from './web/setup.js';
+import { sudoRoutes } from './web/sudo.js';
 import { staticRoutes } from './web/static.js';
 
 export interface AppOptions {
@@ -72,7 +74,9 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   inviteRoutes(pages, s);
   passwordResetRoutes(pages, s);
   settingsSecurityRoutes(pages, s);
+  sudoRoutes(pages, s);
   adminAuditRoutes(pages, s);
+  adminMailRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }
 

@@ -623,6 +623,23 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(after(c, 'users', c.t.account)?.is_admin === 1, 'the account an admin'),
   }),
+  'POST /admin/users/:id/reset-link': form((t) => `/admin/users/${t.account}/reset-link`, () => ({}), {
+    on: { account: 'active' },
+    ok: 303,
+    effect: (c) => must(added(c, 'password_resets').some((r) => r.user_id === c.t.account), 'a reset link for the account'),
+  }),
+  'POST /admin/invitations/:id/revoke': {
+    // An invitation Frank made for the cell.
+    request: async (_t, _as, m) => {
+      const made = await api(m.d, '/api/v1/admin/invitations', { token: m.users.frank.apiKey, body: { emails: [`web-revoked-${m.next()}@example.com`], send: false } });
+      return { path: `/admin/invitations/${made.body.invitations[0].id}/revoke`, form: {} };
+    },
+    ok: 303,
+    effect: (c) => must(rows(c.after, 'invites').length === rows(c.before, 'invites').length - 1, 'the invitation gone'),
+  },
+  'GET /admin/mail': page(() => '/admin/mail'),
+  'POST /admin/mail/test': form(() => '/admin/mail/test', () => ({}), { ok: 303 }),
+  'POST /admin/mail/retry': form(() => '/admin/mail/retry', () => ({}), { ok: 303 }),
   'GET /admin/users/:id/delete': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/delete` }), ok: 200 },
   'POST /admin/users/:id/delete': form((t) => `/admin/users/${t.account}/delete`, (_t, _as, m) => ({ transfer_to: m.users.frank.email }), {
     on: { account: 'active' },

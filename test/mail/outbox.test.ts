@@ -6,11 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
 import { freePort } from '../helpers/ports.js';
 import { type Postfix, postfixUnavailable, startPostfix } from '../helpers/postfix.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
+import { loggedIn } from '../server/web-client.js';
 
 const noPostfix = postfixUnavailable();
 const noPostgres = postgresUnavailable();
@@ -76,8 +77,8 @@ describe.skipIf(noPostfix !== null)(`mail server down${noPostfix ? ` (skipped: $
   let daemon: Daemon;
   let postfix: Postfix | undefined;
   let port: number;
-  let admin: { apiKey: string };
-  let reader: { apiKey: string };
+  let admin: TestUser;
+  let reader: TestUser;
 
   beforeAll(async () => {
     port = await freePort();
@@ -111,8 +112,19 @@ describe.skipIf(noPostfix !== null)(`mail server down${noPostfix ? ` (skipped: $
     expect(Date.parse(waiting.next_attempt_at)).toBeGreaterThan(Date.now());
     expect((await api(daemon, '/api/v1/health')).body.components.mail).toEqual({ status: 'up', configured: true });
 
+    // Admin → Mail shows it waiting, with the mail server's answer; a reader gets "Admins only".
+    const web = await loggedIn(daemon, admin);
+    const page = (await web.get('/admin/mail')).text;
+    const row = new RegExp(`<tr data-mail-id="${queued.body.id}">[\\s\\S]*?</tr>`).exec(page)?.[0] ?? '';
+    expect(row).toContain('<strong>waiting</strong>');
+    expect(row).toMatch(/ECONNREFUSED|connect/i);
+    expect(page).toContain('1 waiting, 0 sent, 0 given up');
+    expect((await (await loggedIn(daemon, reader)).get('/admin/mail')).status).toBe(403);
+
     postfix = await startPostfix({ port });
-    expect((await api(daemon, '/api/v1/admin/mail/retry', { token: admin.apiKey, method: 'POST' })).body).toEqual({ queued: 1 });
+    // "Retry waiting mail now" on the page does what POST /api/v1/admin/mail/retry does.
+    const retried = await web.submit('/admin/mail/retry', { _csrf: web.csrf });
+    expect(retried.text).toContain('Trying 1 waiting mail now.');
     const mail = await postfix.waitFor('root@example.com');
     expect(mail.subject).toMatch(/^docsearch test mail/);
     const sent = await waitFor(async () => (await api(daemon, '/api/v1/admin/mail?status=sent', { token: admin.apiKey })).body.mail[0], 10_000, 'marked sent');

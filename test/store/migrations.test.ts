@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '023-session-confirmed']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -86,7 +86,7 @@ describe('migrations on SQLite', () => {
     }
   });
 
-  it('make the very schema the released migrations made, and then what 006–021 change (001–005 learned PostgreSQL without changing it)', async () => {
+  it('make the very schema the released migrations made, and then what 006–023 change (001–005 learned PostgreSQL without changing it)', async () => {
     const fresh = join(dir, 'fresh.db');
     await (await openSqlite(fresh)).close();
     const before = sqliteSchema(releasedDatabase('pristine.db'));
@@ -98,7 +98,7 @@ describe('migrations on SQLite', () => {
     // passkeys, the audit log); 016 two columns to documents and the trash's index; 017 the identities table; 018 a column to
     // api_keys; 019 columns to users and sessions, an index on sessions, the notices table; 020 the mail outbox, password
     // resets and known devices, two columns to invites, one to users; 021 two columns to documents, one to projects and
-    // one to sources (languages).
+    // one to sources (languages); 023 one to sessions (sudo mode's last proof).
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text, "expires_at" integer'),
@@ -110,7 +110,7 @@ describe('migrations on SQLite', () => {
       oauth_grants: append('"resource" text'),
       oauth_tokens: append('"resource" text'),
       sessions: append(
-        '"once_sealed" text, "signed_in_with" text, "client_ip" text, "user_agent" text, "pending_user_id" text, "pending_until" integer, "challenge" text, "challenge_until" integer, "provider" text, "provider_subject" text, "provider_sid" text, "provider_refresh" text, "provider_checked_at" integer',
+        '"once_sealed" text, "signed_in_with" text, "client_ip" text, "user_agent" text, "pending_user_id" text, "pending_until" integer, "challenge" text, "challenge_until" integer, "provider" text, "provider_subject" text, "provider_sid" text, "provider_refresh" text, "provider_checked_at" integer, "confirmed_at" integer',
       ),
       users: append('"is_admin" integer default 0 not null, "disabled_at" integer, "deleted_at" integer, "passkey_sign_in" integer default 0 not null, "admin_managed_by" text, "link_offered_at" integer, "last_sign_in_at" integer'),
     };
@@ -189,7 +189,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '023-session-confirmed']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

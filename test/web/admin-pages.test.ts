@@ -24,6 +24,8 @@ const errorOf = (page: string) => {
 };
 const h1 = (page: string) => decode(/<h1>([^<]*)/.exec(page)?.[1] ?? '');
 const inviteLink = (page: string) => /id="invite-link" readonly value="([^"]+)"/.exec(page)?.[1] ?? null;
+const resetLink = (page: string) => /id="reset-link" readonly value="([^"]+)"/.exec(page)?.[1] ?? null;
+const rowOf = (page: string, attr: string, id: string) => new RegExp(`<tr ${attr}="${id}">[\\s\\S]*?</tr>`).exec(page)?.[0] ?? '';
 const userId = (page: string, email: string) => new RegExp(`<tr data-user-id="(usr_\\w+)">\\s*<td>${email.replace(/[.]/g, '\\.')}`).exec(page)?.[1];
 
 const ADMIN_GETS = ['/admin', '/admin/users', '/admin/groups', '/admin/sharing'];
@@ -315,5 +317,78 @@ describe('Admin pages', () => {
     expect(flashOf((await post(web, `/projects/${mine.body.id}/members`, { member: bob.email, role: 'editor' })).text)).toBe(`${bob.email} is now an editor.`);
     expect(flashOf((await post(web, `/projects/${mine.body.id}/members`, { member: 'group:Staff', role: 'viewer' })).text)).toBe('Shared with the group Staff as viewer.');
     expect(flashOf((await post(web, `/projects/${mine.body.id}/members`, { member: 'group:staff', role: 'owner' })).text)).toBe('The group Staff is now an owner.');
+  });
+
+  it('Admin → Users: each account’s sign-in kind, 2FA, last sign-in and uploads; invitations in bulk with a role and a group, listed with their maker, revocable; a reset link shown once', async () => {
+    const up = await uploadFiles(d, bob.apiKey, [{ name: 'figures.txt', bytes: Buffer.from('Quarterly figures for the board, in one small file.\n') }], { query: '?wait=true' });
+    expect(up.body.documents.map((doc: { status: string }) => doc.status)).toEqual(['ready']);
+    const users = (await web.get('/admin/users')).text;
+    const bobId = userId(users, bob.email)!;
+    const bobRow = rowOf(users, 'data-user-id', bobId);
+    expect(bobRow).toContain('<td data-label="Sign-in">local</td>');
+    expect(bobRow).toContain('<td data-label="2FA"><span class="muted">none</span></td>');
+    expect(bobRow).toMatch(/<td data-label="Last sign-in">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/td>/);
+    expect(bobRow).toMatch(/<td class="num" data-label="Uploads">\d+ documents? <span class="muted">· \d+ B<\/span><\/td>/);
+    const listed = await api(d, '/api/v1/admin/users', { token: admin.apiKey });
+    const bobWire = listed.body.users.find((u: { email: string }) => u.email === bob.email);
+    expect(bobRow).toContain(`${bobWire.usage.documents} document`);
+    expect(bobWire.usage.bytes).toBeGreaterThanOrEqual(52);
+
+    // Invitations for a list of addresses, as admins in a group; an address with an account is refused by name.
+    expect((await post(web, '/admin/groups', { name: 'auditors', description: '' })).status).toBe(200);
+    const page = (await web.get('/admin/users')).text;
+    const groupId = /<option value="(grp_\w+)">auditors<\/option>/.exec(page)![1]!;
+    const made = await post(web, '/admin/users/invite', { email: `ivy@example.com\njack@example.com, ${bob.email}`, role: 'admin', group: groupId });
+    expect(flashOf(made.text)).toBe(`Not invited: ${bob.email}: an account with the e-mail ${bob.email} exists already.`);
+    const ivyLink = /id="invite-link" readonly value="([^"]+)"/.exec(made.text)![1]!;
+    const jackLink = /id="invite-link-2" readonly value="([^"]+)"/.exec(made.text)![1]!;
+    expect(made.text).toContain('Invitation link for ivy@example.com');
+    const open = (await web.get('/admin/users')).text;
+    expect(open).not.toContain(new URL(ivyLink).searchParams.get('token'));
+    const ivyInvite = /<tr data-invite-id="([^"]+)">\s*<td>ivy@example\.com/.exec(open)![1]!;
+    const jackInvite = /<tr data-invite-id="([^"]+)">\s*<td>jack@example\.com/.exec(open)![1]!;
+    const ivyRow = rowOf(open, 'data-invite-id', ivyInvite);
+    expect(ivyRow).toContain('<td data-label="Gives">admin, group auditors</td>');
+    expect(ivyRow).toContain(`<td data-label="Made by">${admin.email}</td>`);
+    expect(ivyRow).toMatch(/<td data-label="Expires">\d{4}-/);
+
+    // Jack's is revoked: his link stops working. Ivy's makes an admin in the group.
+    const revoked = await post(web, `/admin/invitations/${jackInvite}/revoke`);
+    expect(flashOf(revoked.text)).toBe('Revoked the invitation for jack@example.com: its link no longer works.');
+    expect(revoked.text).not.toContain('jack@example.com</td>');
+    expect((await new WebClient(d).get(jackLink.slice(d.url.length))).status).toBe(404);
+    const ivy = new WebClient(d);
+    await ivy.get(ivyLink.slice(d.url.length));
+    const joined = await ivy.post('/invite', { _csrf: ivy.csrf, token: new URL(ivyLink).searchParams.get('token')!, password: 'ivy has a long password', password2: 'ivy has a long password' });
+    expect(joined.status).toBe(303);
+    expect((await api(d, '/api/v1/admin/users/ivy@example.com', { token: admin.apiKey })).body.admin).toBe(true);
+    expect((await api(d, '/api/v1/admin/groups/auditors', { token: admin.apiKey })).body.members.map((m: { email: string }) => m.email)).toEqual(['ivy@example.com']);
+
+    // Without a mail server, "Reset link" shows a link once; it sets a new password once and ends Bob's sessions.
+    expect((await bobWeb.get('/settings/account')).status).toBe(200);
+    await web.get('/admin/users');
+    const reset = await post(web, `/admin/users/${bobId}/reset-link`);
+    expect(flashOf(reset.text)).toBe(`Made a link that sets a new password for ${bob.email}: send it to them. It works once, for 24 hours, and signs them out everywhere.`);
+    const link = resetLink(reset.text)!;
+    expect(link).toMatch(new RegExp(`^${d.url}/reset-password\\?token=[\\w-]{43}$`));
+    expect(resetLink((await web.get('/admin/users')).text)).toBeNull();
+    const bobNow = new WebClient(d);
+    expect((await bobNow.get(link.slice(d.url.length))).status).toBe(200);
+    const token = new URL(link).searchParams.get('token')!;
+    const set = await bobNow.submit('/reset-password', { _csrf: bobNow.csrf, token, password: 'bob chose a new password', password2: 'bob chose a new password' });
+    expect(set.redirectedFrom?.location).toBe('/login');
+    expect((await bobNow.get(link.slice(d.url.length))).status).toBe(404);
+    expect((await bobWeb.get('/settings/account')).location).toMatch(/^\/login/);
+    expect((await new WebClient(d).login(bob.email, 'bob chose a new password')).status).toBe(302);
+    const audit = await api(d, '/api/v1/audit-events?type=password_reset.&limit=10', { token: admin.apiKey });
+    expect(audit.body.events.map((e: { type: string }) => e.type).sort()).toEqual(['password_reset.completed', 'password_reset.link_made']);
+  });
+
+  it('Admin → Mail without a mail server says so, and a test mail queues nothing', async () => {
+    const page = (await web.get('/admin/mail')).text;
+    expect(page).toContain('This server sends no mail: start it with <code>--smtp-url</code>');
+    expect(page).toContain('<a href="/admin/mail" class="active"');
+    expect(flashOf((await post(web, '/admin/mail/test')).text)).toBe('This server sends no mail: nothing was queued.');
+    expect((await api(d, '/api/v1/admin/mail', { token: admin.apiKey })).body.mail).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { authorizePath, getCode, post } from '../auth/oauth-flow.js';
 import { enrolTotp } from '../auth/two-factor/totp.js';
 import { addUser, api, CHROMIUM, CHROMIUM_ARGS, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { freePort } from '../helpers/ports.js';
+import { registrationResponse } from '../helpers/soft-passkey.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { componentsPage } from '../../src/web/pages/components.js';
 import type { WebClient } from '../server/web-client.js';
@@ -30,6 +31,8 @@ const LONG_PROJECT = 'Hydrological and glaciological observations of the upper v
 /** What the pages are about, made once through the API and the forms. */
 interface World {
   d: Daemon;
+  /** The daemon at http://localhost:<port> (its public URL: passkeys need a host name), where the tabs are signed in. */
+  base: string;
   ada: TestUser;
   bob: TestUser;
   field: string;
@@ -104,6 +107,8 @@ const PAGES: PageCase[] = [
   { name: 'connected-revoke', as: 'ada', path: (w) => `/settings/connected/${w.clientId}/revoke` },
   { name: 'settings-account', as: 'ada', path: () => '/settings/account' },
   { name: 'settings-security', as: 'ada', path: () => '/settings/security', shot: true },
+  { name: 'settings-security-rename', as: 'ada', open: async (page, w) => { await page.goto(`${w.base}/settings/security`); await page.click('#passkeys summary'); } },
+  { name: 'confirm-access', as: 'ada', path: () => '/settings/confirm?return_to=/settings/security' },
   { name: 'consent', as: 'ada', path: (w) => authorizePath({ client_id: w.clientId, redirect_uri: w.redirect, response_type: 'code', state: 'x' }) },
   { name: 'admin-users', as: 'ada', path: () => '/admin/users', shot: true },
   { name: 'admin-user-delete', as: 'ada', path: (w) => `/admin/users/${w.bobId}/delete` },
@@ -111,6 +116,7 @@ const PAGES: PageCase[] = [
   { name: 'admin-group', as: 'ada', path: (w) => `/admin/groups/${w.groupId}` },
   { name: 'admin-sharing', as: 'ada', path: () => '/admin/sharing' },
   { name: 'admin-audit', as: 'ada', path: () => '/admin/audit', shot: true },
+  { name: 'admin-mail', as: 'ada', path: () => '/admin/mail' },
   { name: 'not-found', as: 'ada', path: () => '/documents/doc_000000000000000000000' },
   // The gallery as the daemon would serve it (its stylesheet from /static, under the pages' CSP).
   { name: 'components', as: 'ada', open: (page) => page.setContent(componentsPage().value, { waitUntil: 'load' }) },
@@ -128,6 +134,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, lig
     // localhost, so that the server offers passkeys (a host name on http is allowed there).
     const port = await freePort();
     base = `http://localhost:${port}`;
+    w.base = base;
     w.d = await startDaemon({ args: ['--port', String(port), '--public-url', base] });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
@@ -239,6 +246,18 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, lig
     await pending.fill('input[name=password]', carol.password);
     await pending.click('form[action="/login"] button[type=submit]');
     await pending.waitForURL(/\/login\/verify/);
+
+    // Two passkeys (a software authenticator, through Settings → Security's own requests): their rows and recovery codes.
+    const json = async (path: string, body: unknown) => {
+      const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': adaWeb.csrf, cookie: [...adaWeb.cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
+      const res = await fetch(base + path, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(res.status, path).toBe(200);
+      return res.json() as Promise<any>;
+    };
+    for (const name of ['Work laptop', 'Phone']) {
+      const options = await json('/settings/security/passkeys/options', {});
+      await json('/settings/security/passkeys', { response: registrationResponse(options, base), name });
+    }
 
     await tabFor('ada', adaWeb);
     await tabFor('bob', await loggedIn({ ...d, url: base }, w.bob));

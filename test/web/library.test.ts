@@ -72,16 +72,30 @@ describe('web library pages', () => {
     expect(keys.text).toContain('<nav class="sub" aria-label="Settings">');
   });
 
-  it('search renders on the server: filename, project, page, snippet with <mark>, links to the document and its page', async () => {
+  it('search renders on the server: filename, project, page, snippet with <mark>, opens the document at the passage', async () => {
     const res = await web.get(`/search?q=${encodeURIComponent('marmot colonies')}&project=${projectId}`);
     expect(res.status).toBe(200);
-    const first = res.text.slice(res.text.indexOf('<li class="result"'));
+    const from = res.text.indexOf('<li class="result"');
+    const next = res.text.indexOf('<li class="result"', from + 1);
+    const first = res.text.slice(from, next === -1 ? undefined : next);
     expect(first).toContain(`data-document-id="${pdfId}"`);
-    // The name opens the document at the passage (its chunk, the preview on its page).
-    expect(first).toMatch(new RegExp(`<a href="/documents/${pdfId}\\?page=2#chunk-\\d+" class="filename">survey\\.pdf</a>`));
-    // The chunk runs from the end of page 2 into page 3: the original opens where the chunk starts.
+    // A PDF has no viewer of its own: the name and "Open at this passage" both open the document page at the passage's
+    // page (the chunk runs from the end of page 2 into page 3: where it starts), its chunk named and its answer's offsets.
+    const at = new RegExp(`<a href="(/documents/${pdfId}\\?chunk=(\\d+)&amp;answer=(\\d+)-(\\d+)&amp;page=2#chunk-\\2)" class="at-match">Open at this passage</a>`).exec(first);
+    expect(at, 'an "Open at this passage" link to the document page at page 2').not.toBeNull();
+    const [, href, chunk, start, end] = at!;
+    expect(first).toContain(`<a href="${href}" class="filename">survey.pdf</a>`);
     expect(first).toContain('<span class="page">pp. 2–3</span>');
-    expect(first).toContain(`href="/documents/${pdfId}/file#page=2"`);
+    // The download moved to the document page: a result offers one way to open it.
+    expect(first).not.toContain(`/documents/${pdfId}/file`);
+    // Followed, the link lands on that chunk with the answer the result showed marked for app.js, the preview at page 2.
+    const opened = await web.get(href!.replaceAll('&amp;', '&').split('#')[0]!);
+    expect(opened.status).toBe(200);
+    const marked = new RegExp(`<li class="chunk" id="chunk-${chunk}" data-answer="([^"]+)">`).exec(opened.text);
+    expect(marked, `chunk ${chunk} carries the answer`).not.toBeNull();
+    expect(Number(end)).toBeGreaterThan(Number(start));
+    expect(marked![1]).toMatch(/marmot/i);
+    expect(opened.text).toMatch(/<figure class="preview" id="preview" data-page="2"/);
     expect(first).toMatch(/<mark>marmot<\/mark>/i);
     expect(first).toContain(`Field notes &lt;img src=x onerror=alert(1)&gt;`);
     // Another project's filter, or an unknown mode, never errors.

@@ -28,6 +28,8 @@ const RULES = String.raw`(() => {
     for (let a = el; a; a = a.parentElement) {
       const s = getComputedStyle(a);
       if (s.visibility === 'hidden' || s.display === 'none') return false;
+      // What a closed <details> folds is not drawn (Chromium still gives it boxes); its summary is.
+      if (a.parentElement?.matches('details:not([open])') && a.tagName !== 'SUMMARY') return false;
       if (s.overflow !== 'visible' && a.getBoundingClientRect().width <= 2) return false;
     }
     return r.right > 0 && r.left < vw;

@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
-import { endedSummary } from '../../access/team-admin.js';
+import { endedSummary, type InviteOutcome } from '../../access/team-admin.js';
+import { LOCAL_GROUPS } from '../../store/sql/groups.js';
 import { invalidRequest, isAppError } from '../../core/errors.js';
 import { plural, sentence } from '../../web/format.js';
 import { adminUserDeletePage, adminUsersPage } from '../../web/pages/admin-users.js';
@@ -31,25 +32,72 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
   router.get('admin.users', '/admin/users', async (ctx) => {
     const admin = await requireAdmin(ctx, s);
     if (!admin) return;
-    const fresh = await takeOnce(ctx, s, 'invite');
-    const [users, invites] = await Promise.all([s.teamAdmin.listUsers(), s.teamAdmin.openInvites()]);
-    render(ctx, adminUsersPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, users, invites, ...(fresh ? { newInvite: { email: fresh.email, link: fresh.link } } : {}) }));
+    const fresh = await takeOnce(ctx, s, 'links');
+    const [users, invites, groups] = await Promise.all([s.teamAdmin.listUsers(), s.teamAdmin.openInvites(), s.teamAdmin.listGroups()]);
+    const overview = await s.teamAdmin.overview(users);
+    const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+    render(
+      ctx,
+      adminUsersPage({
+        user: admin,
+        csrfToken: ctx.state.session!.csrfToken,
+        users: users.map((u) => {
+          const o = overview.get(u.id);
+          return { ...u, lastSignInAt: o?.lastSignInAt ?? null, providers: o?.providers ?? [], twoFactor: { totp: o?.totp ?? false, passkeys: o?.passkeys ?? 0 }, usage: o?.usage ?? { documents: 0, bytes: 0 } };
+        }),
+        invites: invites.map((i) => ({ ...i, group: i.groupId === null ? null : (groupNames.get(i.groupId) ?? null), by: i.createdBy?.email ?? null })),
+        groups: groups.filter((g) => g.source === LOCAL_GROUPS).map((g) => ({ id: g.id, name: g.name })),
+        canMail: s.mailer.enabled,
+        ...(fresh ? { newLinks: fresh.links } : {}),
+      }),
+    );
   });
 
   router.post('admin.users.invite', '/admin/users/invite', formBody(), async (ctx) => {
     const admin = await requireAdminForm(ctx, s);
     if (!admin) return;
-    const email = formField(ctx, 'email').trim();
-    let token: string;
+    // One address per line, or separated by commas or semicolons (not spaces: "not an address" is refused whole).
+    const emails = formField(ctx, 'email').split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
+    const send = formField(ctx, 'send') === 'on';
+    let outcomes: InviteOutcome[];
     try {
-      token = (await s.teamAdmin.invite(email, admin)).token;
+      const groupId = formField(ctx, 'group');
+      const group = groupId ? await s.teamAdmin.groupById(groupId) : null;
+      outcomes = await s.teamAdmin.inviteMany(emails, admin, { admin: formField(ctx, 'role') === 'admin', group, send });
     } catch (err) {
       flashRefusal(ctx, err);
       ctx.status = 303;
       return ctx.redirect('/admin/users#invite');
     }
-    s.log.info({ admin: admin.id }, 'invitation made on Admin → Users');
-    await redirectWithOnce(ctx, s, { kind: 'invite', email, link: `${s.publicUrl()}/invite?token=${token}` }, '/admin/users#invite');
+    const made = outcomes.flatMap((o) => (o.ok ? [o] : []));
+    const refused = outcomes.flatMap((o) => (o.ok ? [] : [outcomes.length === 1 ? sentence(o.error) : `${o.email}: ${o.error}`]));
+    const mailed = made.filter((o) => o.issued.mailed).map((o) => o.email);
+    const said = [mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null, refused.length > 0 ? (outcomes.length === 1 ? refused[0] : `Not invited: ${refused.join('; ')}.`) : null].filter(Boolean).join(' ');
+    if (said) flash(ctx, said, refused.length > 0 ? 'error' : 'notice');
+    const links = made.filter((o) => !o.issued.mailed).map((o, i) => ({ id: i === 0 ? 'invite-link' : `invite-link-${i + 1}`, label: `Invitation link for ${o.email}`, link: `${s.publicUrl()}/invite?token=${o.issued.token}` }));
+    if (links.length > 0) return redirectWithOnce(ctx, s, { kind: 'links', links }, '/admin/users#invite');
+    ctx.status = 303;
+    ctx.redirect('/admin/users#invite');
+  });
+
+  router.post('admin.invitations.revoke', '/admin/invitations/:id/revoke', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    await redirectWithOutcome(ctx, '/admin/users#invite', async () => `Revoked the invitation for ${await s.teamAdmin.revokeInvite(ctx.params.id!)}: its link no longer works.`);
+  });
+
+  router.post('admin.users.reset_link', '/admin/users/:id/reset-link', formBody(), async (ctx) => {
+    const admin = await requireAdminForm(ctx, s);
+    if (!admin) return;
+    let link: { id: string; label: string; link: string } | null = null;
+    await redirectWithOutcome(ctx, '/admin/users', async () => {
+      const target = await s.teamAdmin.userById(ctx.params.id!);
+      const issued = await s.teamAdmin.resetLink(target, admin, { send: true });
+      if (issued.mailed) return `Mailed ${target.email} a link to set a new password (it works once, for 24 hours).`;
+      link = { id: 'reset-link', label: `Reset link for ${target.email}`, link: `${s.publicUrl()}/reset-password?token=${issued.token}` };
+      return `Made a link that sets a new password for ${target.email}: send it to them. It works once, for 24 hours, and signs them out everywhere.`;
+    });
+    if (link) await s.webSessions.stashOnce(ctx.state.session!, { kind: 'links', links: [link] });
   });
 
   router.post('admin.users.disable', '/admin/users/:id/disable', formBody(), async (ctx) => {

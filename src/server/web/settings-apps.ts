@@ -14,6 +14,7 @@ import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { redirectWithOnce, requireUser, takeOnce, type WebContext } from './session.js';
 import { render } from './render.js';
+import { requireRecentProof } from './sudo.js';
 
 type User = { id: string; email: string };
 
@@ -54,7 +55,7 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
 
   router.post('settings.applications.register', '/settings/applications', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
-    if (!user) return;
+    if (!user || !(await requireRecentProof(ctx, s, user, 'register an application', '/settings/applications'))) return;
     const form = { name: formField(ctx, 'name'), redirectUris: formField(ctx, 'redirect_uris'), isPublic: formField(ctx, 'public') === '1' };
     try {
       const { client, secret } = await oauth.clients.register({ name: form.name, redirectUris: form.redirectUris.split(/\r?\n/), isPublic: form.isPublic, userId: user.id });
@@ -100,7 +101,7 @@ export function settingsAppsRoutes(router: Router<AppState>, s: Services, oauth:
 
   router.post('settings.applications.rotate', '/settings/applications/:id/rotate', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
-    if (!user) return;
+    if (!user || !(await requireRecentProof(ctx, s, user, 'make a new client secret', '/settings/applications'))) return;
     const secret = await oauth.clients.rotateSecret(user.id, ctx.params.id!);
     const client = (await oauth.clients.find(ctx.params.id!))!;
     await redirectWithOnce(ctx, s, { kind: 'client-secret', name: client.name, clientId: client.id, secret, rotated: true }, '/settings/applications');

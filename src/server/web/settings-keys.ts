@@ -14,6 +14,7 @@ import { redirectWithOnce, requireUser, takeOnce, type WebContext, type WebUser 
 import { isAppError } from '../../core/errors.js';
 import { render } from './render.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
+import { requireRecentProof } from './sudo.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
   const keys = await s.apiKeys.list(user.id);
@@ -43,7 +44,7 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
 
   router.post('settings.keys.create', '/settings/keys', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
-    if (!user) return;
+    if (!user || !(await requireRecentProof(ctx, s, user, 'make a new API key', '/settings/keys'))) return;
     const name = formField(ctx, 'name').trim().slice(0, 100) || null;
     const scopes = formFields(ctx, 'scopes').filter(isScope) as Scope[];
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });

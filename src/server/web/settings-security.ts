@@ -17,6 +17,7 @@ import { type SettingsSecurityData, settingsSecurityPage } from '../../web/pages
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf, requireFormUser } from './csrf.js';
+import { requireRecentProof, requireRecentProofJson } from './sudo.js';
 import { flash } from './flash.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
 import { relyingParty } from './login.js';
@@ -76,6 +77,18 @@ async function secured(ctx: WebContext, s: Services, user: WebUser, signedInWith
   return s.webSessions.endOthers(user.id, ctx.state.session!);
 }
 
+/**
+ * A sensitive change's proof: the current password when the form carries one (a wrong one is refused as before), else
+ * a sign-in or confirmation within sudo mode's window (sudo.ts; else the Confirm access page answers).
+ */
+async function proved(ctx: WebContext, s: Services, user: WebUser, form: NonNullable<SettingsSecurityData['error']>['form'], what: string): Promise<boolean> {
+  if (!formField(ctx, 'password')) return requireRecentProof(ctx, s, user, what, PAGE);
+  const checked = await confirmPassword(ctx, s, user);
+  if (checked.ok) return true;
+  await refused(ctx, s, user, form, checked);
+  return false;
+}
+
 /** Whether removing one factor would leave an account the policy asks a factor of with none. */
 async function lastRequiredFactor(s: Services, user: WebUser, removing: 'totp' | 'passkey'): Promise<boolean> {
   if (!s.twoFactor.required(user)) return false;
@@ -95,7 +108,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
 
   router.post('settings.security.totp.start', `${PAGE}/totp/start`, formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s, { enrolling: true });
-    if (!user) return;
+    if (!user || !(await proved(ctx, s, user, 'totp', 'set up an authenticator app'))) return;
     if (!(await s.twoFactor.startTotp(user))) flash(ctx, 'Your authenticator app is on already.');
     const returnTo = safeReturnTo(formField(ctx, 'return_to'));
     ctx.status = 303;
@@ -125,8 +138,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     if (await lastRequiredFactor(s, user, 'totp')) return refused(ctx, s, user, 'totp-disable', { reason: 'refused', message: LAST_FACTOR });
-    const checked = await confirmPassword(ctx, s, user);
-    if (!checked.ok) return refused(ctx, s, user, 'totp-disable', checked);
+    if (!(await proved(ctx, s, user, 'totp-disable', 'turn off your authenticator app'))) return;
     if (await s.twoFactor.disableTotp(user.id)) await s.audit.record({ type: 'totp.disabled' });
     flash(ctx, 'Authenticator app off.');
     ctx.status = 303;
@@ -135,9 +147,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
 
   router.post('settings.security.recovery', `${PAGE}/recovery-codes`, formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
-    if (!user) return;
-    const checked = await confirmPassword(ctx, s, user);
-    if (!checked.ok) return refused(ctx, s, user, 'recovery', checked);
+    if (!user || !(await proved(ctx, s, user, 'recovery', 'make new recovery codes'))) return;
     const codes = await s.twoFactor.newRecoveryCodes(user.id);
     await s.audit.record({ type: 'recovery_codes.generated', details: { count: codes.length } });
     await redirectWithOnce(ctx, s, { kind: 'recovery-codes', codes }, `${PAGE}#recovery-heading`);
@@ -147,6 +157,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const user = await requireJsonUser(ctx, s);
     const rp = relyingParty(s);
     if (!rp) throw new AppError('conflict', 'this server does not offer passkeys: its public URL must name a host (not an IP address) on https or localhost');
+    await requireRecentProofJson(ctx, s, `${PAGE}#passkeys-heading`);
     const options = await s.passkeys.registrationOptions(rp, user);
     await s.webSessions.setChallenge(ctx.state.session!, options.challenge, s.now());
     ctx.body = options;
@@ -166,8 +177,22 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     if (!outcome.ok) throw new AppError('invalid_request', outcome.message);
     const ended = first ? await secured(ctx, s, user, 'password+passkey') : 0;
     await s.audit.record({ type: 'passkey.added', target: { type: 'passkey', id: outcome.value.id, label: outcome.value.name }, details: { sessions_ended: ended } });
-    flash(ctx, `Added the passkey “${outcome.value.name}”.${ended ? ` Signed out ${plural(ended, 'other session')}.` : ''}`);
+    // A passkey signs in on its own unless the person chose otherwise (GitHub's default): `alone` from the form.
+    const alone = body.alone !== false;
+    if (alone !== (await s.twoFactor.status(user.id)).passkeySignIn) {
+      await s.passkeys.setSignInAlone(user.id, alone);
+      await s.audit.record({ type: 'passkey_sign_in.changed', details: { alone } });
+    }
+    // The first second factor of any kind comes with recovery codes, shown once: a lost laptop is not a locked account.
+    const codes = await s.twoFactor.recoveryCodesIfNone(user.id);
+    if (codes) await s.audit.record({ type: 'recovery_codes.generated', details: { count: codes.length } });
+    flash(ctx, `Added the passkey “${outcome.value.name}”.${alone ? ' It signs you in without your password.' : ''}${ended ? ` Signed out ${plural(ended, 'other session')}.` : ''}`);
     const returnTo = safeReturnTo(typeof body.return_to === 'string' ? body.return_to : undefined);
+    if (codes) {
+      await s.webSessions.stashOnce(ctx.state.session!, { kind: 'recovery-codes', codes });
+      ctx.body = { redirect: `${returnTo ? `${PAGE}?return_to=${encodeURIComponent(returnTo)}` : PAGE}#recovery-heading` };
+      return;
+    }
     ctx.body = { redirect: returnTo ?? PAGE };
   });
 
@@ -191,12 +216,12 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const passkey = (await s.passkeys.list(user.id)).find((p) => p.id === ctx.params.id);
     if (!passkey) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: 'No such passkey.' });
     if (await lastRequiredFactor(s, user, 'passkey')) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: LAST_FACTOR });
-    const checked = await confirmPassword(ctx, s, user);
-    if (!checked.ok) return refused(ctx, s, user, 'passkey', checked);
+    if (!(await proved(ctx, s, user, 'passkey', `remove the passkey “${passkey.name}”`))) return;
     if (await s.passkeys.remove(user.id, passkey.id)) {
       await s.audit.record({ type: 'passkey.removed', target: { type: 'passkey', id: passkey.id, label: passkey.name } });
-      // A passkey alone signs in only while there is one.
+      // A passkey alone signs in only while there is one; recovery codes stay only while a second factor does.
       if ((await s.passkeys.list(user.id)).length === 0) await s.passkeys.setSignInAlone(user.id, false);
+      await s.twoFactor.forgetRecoveryWithoutFactor(user.id);
     }
     flash(ctx, `Removed the passkey “${passkey.name}”.`);
     ctx.status = 303;
@@ -207,6 +232,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const alone = formField(ctx, 'sign_in') === 'alone';
+    if (!(await proved(ctx, s, user, 'passkey-sign-in', alone ? 'let your passkeys sign you in without your password' : 'ask for your password before your passkeys'))) return;
     if (alone && (await s.passkeys.list(user.id)).length === 0) return refused(ctx, s, user, 'passkey-sign-in', { reason: 'refused', message: 'Add a passkey first.' });
     await s.passkeys.setSignInAlone(user.id, alone);
     await s.audit.record({ type: 'passkey_sign_in.changed', details: { alone } });

@@ -153,6 +153,8 @@ export interface SessionsTable {
   provider_refresh: string | null;
   /** When the provider last said this session still stands (019). */
   provider_checked_at: number | null;
+  /** When its person last proved who they are: the sign-in, or a confirmation in sudo mode (023). */
+  confirmed_at: number | null;
 }
 
 /** An account's authenticator-app (TOTP) secret, sealed (015). */

@@ -16,6 +16,8 @@ export interface SessionRow {
   pendingUserId: string | null;
   /** Signed in through an identity provider: which, as whom, and what the re-check asks it with. */
   provider: ProviderLink | null;
+  /** When its person last proved who they are (signed in, or confirmed in sudo mode); null before 023. */
+  confirmedAt: number | null;
 }
 
 /** A session's link to the provider it was signed in through (migration 019). */
@@ -85,8 +87,14 @@ export class SessionStore {
         provider_sid: opts.provider?.sid ?? null,
         provider_refresh: opts.provider?.tokensSealed ?? null,
         provider_checked_at: opts.provider ? now : null,
+        confirmed_at: userId ? now : null,
       })
       .execute();
+  }
+
+  /** Its person proved who they are again (sudo mode). */
+  async confirm(idHash: string, at: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ confirmed_at: at }).where('id_hash', '=', idHash).execute();
   }
 
   async find(idHash: string): Promise<SessionRow | null> {
@@ -109,6 +117,7 @@ export class SessionStore {
         's.provider_sid',
         's.provider_refresh',
         's.provider_checked_at',
+        's.confirmed_at',
       ])
       .where('s.id_hash', '=', idHash)
       .where('s.expires_at', '>', this.now())
@@ -131,6 +140,7 @@ export class SessionStore {
         row.provider && row.provider_subject
           ? { provider: row.provider, subject: row.provider_subject, sid: row.provider_sid, tokensSealed: row.provider_refresh, checkedAt: Number(row.provider_checked_at ?? 0) }
           : null,
+      confirmedAt: row.confirmed_at === null ? null : Number(row.confirmed_at),
     };
   }
 

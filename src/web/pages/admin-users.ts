@@ -1,4 +1,4 @@
-import { formatTime, plural } from '../format.js';
+import { formatBytes, formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { copyRow } from './copy-row.js';
@@ -14,15 +14,36 @@ export interface AdminUserRow {
   createdAt: number;
   /** The identity provider that sets the admin flag (not changed here), or null. */
   adminManagedBy: string | null;
+  /** The last sign-in of any kind (epoch ms), or null. */
+  lastSignInAt: number | null;
+  /** The identity providers the account is linked at (empty: a local account). */
+  providers: string[];
+  twoFactor: { totp: boolean; passkeys: number };
+  usage: { documents: number; bytes: number };
+}
+
+export interface AdminInviteRow {
+  id: string;
+  email: string;
+  admin: boolean;
+  group: string | null;
+  createdAt: number;
+  expiresAt: number;
+  /** Who made it: an admin's e-mail, or null for the operator. */
+  by: string | null;
 }
 
 export interface AdminUsersData {
   user: { id: string; email: string };
   csrfToken: string;
   users: AdminUserRow[];
-  invites: { email: string; createdAt: number; expiresAt: number }[];
-  /** The invitation just made: its link is shown this once. */
-  newInvite?: { email: string; link: string };
+  invites: AdminInviteRow[];
+  /** Local groups an invitation can put the new account in. */
+  groups: { id: string; name: string }[];
+  /** The server sends mail (--smtp-url): invitations and reset links can go out by mail. */
+  canMail: boolean;
+  /** Links just made (invitations, a reset link) that did not go out by mail: shown this once. */
+  newLinks?: { id: string; label: string; link: string }[];
 }
 
 /** A one-button form for a row's action. */
@@ -37,8 +58,11 @@ function userRow(u: AdminUserRow, d: AdminUsersData) {
   return html`<tr data-user-id="${u.id}">
   <td>${u.email}${self ? html` <span class="badge">you</span>` : null}</td>
   <td data-label="Admin">${u.isAdmin ? 'admin' : html`<span class="muted">no</span>`}${u.adminManagedBy ? html` <span class="badge" title="Set by ${u.adminManagedBy}'s admin group at every sign-in: change it there">from ${u.adminManagedBy}</span>` : null}</td>
+  <td data-label="Sign-in">${u.providers.length > 0 ? html`provider <span class="muted">(${u.providers.map(hostOf).join(', ')})</span>` : 'local'}</td>
+  <td data-label="2FA">${secondFactors(u.twoFactor)}</td>
+  <td data-label="Last sign-in">${u.lastSignInAt === null ? html`<span class="muted">never</span>` : formatTime(u.lastSignInAt)}</td>
+  <td class="num" data-label="Uploads">${plural(u.usage.documents, 'document')} <span class="muted">· ${formatBytes(u.usage.bytes)}</span></td>
   <td data-label="Status">${u.disabledAt === null ? 'active' : html`<strong class="error">disabled</strong> <span class="muted">since ${formatTime(u.disabledAt)}</span>`}</td>
-  <td data-label="Created">${formatTime(u.createdAt)}</td>
   <td class="actions-cell">
     ${
       u.adminManagedBy
@@ -48,40 +72,81 @@ function userRow(u: AdminUserRow, d: AdminUsersData) {
           : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', u.email, { admin: 'on' })
     }
     ${self ? null : u.disabledAt === null ? rowAction(`${base}/disable`, d.csrfToken, 'Disable', u.email) : rowAction(`${base}/enable`, d.csrfToken, 'Enable', u.email)}
+    ${u.disabledAt === null ? rowAction(`${base}/reset-link`, d.csrfToken, d.canMail ? 'Mail a reset link' : 'Reset link', u.email) : null}
     ${self ? null : html`<a href="${base}/delete" class="button danger small">${forRow('Delete…', u.email)}</a>`}
   </td>
 </tr>`;
 }
 
-/** Admin → Users: every account, invitations (the new link shown once), and what an admin may do to each. */
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+
+const secondFactors = (f: AdminUserRow['twoFactor']) =>
+  f.totp || f.passkeys > 0 ? [f.totp ? 'app' : null, f.passkeys > 0 ? plural(f.passkeys, 'passkey') : null].filter(Boolean).join(', ') : html`<span class="muted">none</span>`;
+
+function inviteRow(i: AdminInviteRow, csrfToken: string) {
+  const gives = [i.admin ? 'admin' : null, i.group ? `group ${i.group}` : null].filter(Boolean).join(', ');
+  return html`<tr data-invite-id="${i.id}">
+  <td>${i.email}</td>
+  <td data-label="Gives">${gives || html`<span class="muted">member</span>`}</td>
+  <td data-label="Made by">${i.by ?? html`<span class="muted">operator</span>`}</td>
+  <td data-label="Made">${formatTime(i.createdAt)}</td>
+  <td data-label="Expires">${formatTime(i.expiresAt)}</td>
+  <td class="actions-cell">${rowAction(`/admin/invitations/${i.id}/revoke`, csrfToken, 'Revoke', i.email)}</td>
+</tr>`;
+}
+
+/** Links just made, shown this once to copy. */
+const freshLinks = (links: readonly { id: string; label: string; link: string }[]) =>
+  links.length === 0
+    ? null
+    : html`<div class="notice" role="status">
+  <p><strong>Send ${links.length === 1 ? 'this link' : 'these links'} now.</strong> Each works once and will not be shown again.</p>
+  ${links.map((l) => copyRow(l.id, l.link, l.label))}
+</div>`;
+
+/** Admin → Users: every account, invitations (new links shown once), and what an admin may do to each. */
 export function adminUsersPage(d: AdminUsersData) {
-  const fresh = d.newInvite
-    ? html`<div class="notice" role="status">
-  <p><strong>Send this link to ${d.newInvite.email} now.</strong> It works once, for 7 days, and will not be shown again.</p>
-  ${copyRow('invite-link', d.newInvite.link, 'Invitation link')}
-</div>`
-    : null;
+  const resets = (d.newLinks ?? []).filter((l) => l.id.startsWith('reset-'));
+  const invites = (d.newLinks ?? []).filter((l) => !l.id.startsWith('reset-'));
   return layout(
     { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users', wide: true },
     html`<section class="card">
   <h1>Users</h1>
   <p>Disabling or deleting an account signs it out everywhere at once: its web sessions end, and its API keys and connected apps stop working.</p>
+  ${freshLinks(resets)}
   <div class="scroll"><table class="users rows" aria-label="Accounts">
-    <thead><tr><th scope="col">E-mail</th><th scope="col">Admin</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">E-mail</th><th scope="col">Admin</th><th scope="col">Sign-in</th><th scope="col">2FA</th><th scope="col">Last sign-in</th><th scope="col">Uploads</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${d.users.map((u) => userRow(u, d))}</tbody>
   </table></div>
-  <h2 id="invite">Invite someone</h2>
-  ${fresh}
+  <h2 id="invite">Invite people</h2>
+  ${freshLinks(invites)}
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>E-mail <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
-    <button type="submit" class="primary">Make an invitation link</button>
+    <label>E-mail addresses <textarea name="email" required rows="3" maxlength="20000" autocomplete="off" aria-describedby="invite-hint"></textarea>
+      <span class="hint" id="invite-hint">One or more, one per line or separated by commas. Each gets a link that makes their account, once, within 7 days.</span></label>
+    <label>Role <select name="role"><option value="member" selected>member</option><option value="admin">admin</option></select></label>
+    ${
+      d.groups.length > 0
+        ? html`<label>Group <select name="group"><option value="" selected>none</option>${d.groups.map((g) => html`<option value="${g.id}">${g.name}</option>`)}</select></label>`
+        : null
+    }
+    ${d.canMail ? html`<label class="check"><input type="checkbox" name="send" value="on" checked> Send the links by mail</label>` : html`<p class="hint">This server sends no mail (no --smtp-url): the links are shown here, once, for you to send.</p>`}
+    <button type="submit" class="primary">Invite</button>
   </form>
   <h2>Open invitations</h2>
   ${
     d.invites.length === 0
       ? html`<p class="muted" id="no-invites">No open invitations.</p>`
-      : html`<ul class="invites">${d.invites.map((i) => html`<li>${i.email} <span class="muted">· made ${formatTime(i.createdAt)}, works until ${formatTime(i.expiresAt)}</span></li>`)}</ul>`
+      : html`<div class="scroll"><table class="invites rows" aria-label="Open invitations">
+    <thead><tr><th scope="col">E-mail</th><th scope="col">Gives</th><th scope="col">Made by</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <tbody>${d.invites.map((i) => inviteRow(i, d.csrfToken))}</tbody>
+  </table></div>`
   }
 </section>`,
   );

@@ -2,7 +2,7 @@ import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
 /** Where a page sits: its top navigation entry, and (documents, trash, settings, admin) its sub-navigation. `document` is one document's pages. */
-export type Section = 'search' | 'documents' | 'trash' | 'document' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit';
+export type Section = 'search' | 'documents' | 'trash' | 'document' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit' | 'admin-mail';
 
 export interface LayoutData {
   title: string;
@@ -24,7 +24,7 @@ export interface Flash {
 
 const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account', 'security'];
 const LIBRARY: readonly Section[] = ['documents', 'trash', 'document'];
-const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'audit'];
+const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'audit', 'admin-mail'];
 
 /** Where the flash goes: right after main opens. layout() writes one of these exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
@@ -80,6 +80,7 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/admin/groups', 'Groups', data.active === 'admin-groups')}
   ${link('/admin/sharing', 'Sharing', data.active === 'admin-sharing')}
   ${link('/admin/audit', 'Audit log', data.active === 'audit')}
+  ${link('/admin/mail', 'Mail', data.active === 'admin-mail')}
 </nav>`
         : null;
   return html`<!doctype html>

@@ -3,6 +3,7 @@ import { deviceOf } from '../device.js';
 import { formatTime } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 import { passkeyForm } from './login.js';
 
 export interface SecurityPasskey {
@@ -59,8 +60,6 @@ const when = (ms: number | null) => (ms === null ? 'never' : html`<time datetime
 
 const hidden = (d: Pick<SettingsSecurityData, 'csrfToken'>) => html`<input type="hidden" name="_csrf" value="${d.csrfToken}">`;
 
-const passwordField = html`<label>Current password <input type="password" name="password" autocomplete="current-password" required></label>`;
-
 /** The secret of an otpauth:// URI, for typing into an app that cannot scan. */
 const secretOf = (uri: string): string => new URL(uri).searchParams.get('secret') ?? '';
 
@@ -69,9 +68,8 @@ function totpSection(d: SettingsSecurityData) {
   if (d.totp) {
     return html`<p id="totp-status"><strong>On.</strong> Signing in with your password asks for a code from your authenticator app.</p>
   ${error('totp-disable')}
-  <form method="post" action="/settings/security/totp/disable" class="stack" aria-label="Turn off the authenticator app">
-    ${hidden(d)}${passwordField}
-    <button type="submit" class="danger">Turn off</button>
+  <form method="post" action="/settings/security/totp/disable" aria-label="Turn off the authenticator app">
+    ${hidden(d)}<button type="submit" class="danger">Turn off</button>
   </form>`;
   }
   if (d.pendingTotp) {
@@ -87,7 +85,7 @@ function totpSection(d: SettingsSecurityData) {
     <button type="submit" class="primary">Turn on</button>
   </form>`;
   }
-  return html`<p id="totp-status">Off.</p>
+  return html`<p id="totp-status">Off. An app such as Aegis, Google Authenticator or 1Password shows a new code every 30 seconds.</p>
   ${error('totp')}
   <form method="post" action="/settings/security/totp/start">
     ${hidden(d)}<input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
@@ -95,22 +93,27 @@ function totpSection(d: SettingsSecurityData) {
   </form>`;
 }
 
+/** The codes as a file to keep: one a line, with what they are for. */
+const codesFile = (codes: string[]) =>
+  `data:text/plain;charset=utf-8,${encodeURIComponent(`docsearch recovery codes\nEach signs you in once, with your password, when you have neither your passkey nor your app.\n\n${codes.join('\n')}\n`)}`;
+
 function recoverySection(d: SettingsSecurityData) {
   const fresh = d.newRecoveryCodes
-    ? html`<div class="notice" role="status">
-  <p><strong>Save these recovery codes now.</strong> Each signs you in once when you have neither your app nor a passkey. They will not be shown again.</p>
+    ? html`<div class="notice recovery-codes" role="status">
+  <p><strong>Save these recovery codes now.</strong> Each signs you in once, with your password, when you have neither your passkey nor your app. They will not be shown again.</p>
   <ol id="recovery-codes" class="codes">${d.newRecoveryCodes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
-  ${d.returnTo ? html`<p><a href="${d.returnTo}">Continue</a></p>` : null}
+  <div class="actions"><a href="${codesFile(d.newRecoveryCodes)}" download="docsearch-recovery-codes.txt" class="button" id="download-codes">Download</a><button type="button" data-print>Print</button>${
+    d.returnTo ? html`<a href="${d.returnTo}" class="button primary">Continue</a>` : null
+  }</div>
 </div>`
     : null;
   if (!d.totp && d.passkeys.length === 0 && !d.newRecoveryCodes) return null;
   return html`<h2 id="recovery-heading">Recovery codes</h2>
   ${fresh}
-  <p id="recovery-left">${d.recoveryCodesLeft} of 10 left.</p>
+  <p id="recovery-left">${d.recoveryCodesLeft} of 10 left.${d.recoveryCodesLeft < 3 ? html` <strong class="error">Make new ones before they run out.</strong>` : null}</p>
   ${d.error?.form === 'recovery' ? html`<p class="error" role="alert">${d.error.message}</p>` : null}
-  <form method="post" action="/settings/security/recovery-codes" class="stack" aria-labelledby="recovery-heading">
-    ${hidden(d)}${passwordField}
-    <button type="submit">Make new codes</button>
+  <form method="post" action="/settings/security/recovery-codes" aria-labelledby="recovery-heading">
+    ${hidden(d)}<button type="submit">Make new codes</button>
   </form>`;
 }
 
@@ -118,35 +121,36 @@ function passkeySection(d: SettingsSecurityData) {
   const error = (form: 'passkey' | 'passkey-sign-in') => (d.error?.form === form ? html`<p class="error" role="alert">${d.error.message}</p>` : null);
   const rows = d.passkeys.map(
     (p) => html`<tr>
-  <td>${p.name}${p.backedUp ? html` <span class="muted">(synced)</span>` : null}</td>
+  <td>${p.name}${p.backedUp ? html` <span class="badge">synced</span>` : null}</td>
   <td data-label="Added">${when(p.createdAt)}</td>
   <td data-label="Last used">${when(p.lastUsedAt)}</td>
-  <td>
-    <form method="post" action="/settings/security/passkeys/${p.id}/rename" class="inline">
-      ${hidden(d)}<label class="visually-hidden" for="rename-${p.id}">New name for ${p.name}</label>
-      <input id="rename-${p.id}" type="text" name="name" maxlength="100" required value="${p.name}">
-      <button type="submit">Rename</button>
-    </form>
+  <td class="actions-cell"><div class="row-actions">
+    <details class="rename"><summary class="button small">${forRow('Rename', p.name)}</summary>
+      <form method="post" action="/settings/security/passkeys/${p.id}/rename" class="inline-field">
+        ${hidden(d)}<label class="visually-hidden" for="rename-${p.id}">New name for ${p.name}</label>
+        <input id="rename-${p.id}" type="text" name="name" maxlength="100" required value="${p.name}">
+        <button type="submit" class="small">${forRow('Save', p.name)}</button>
+      </form>
+    </details>
     <form method="post" action="/settings/security/passkeys/${p.id}/remove" class="inline">
-      ${hidden(d)}<label class="visually-hidden" for="remove-${p.id}">Current password to remove ${p.name}</label>
-      <input id="remove-${p.id}" type="password" name="password" autocomplete="current-password" placeholder="Current password" required>
-      <button type="submit" class="danger">Remove</button>
+      ${hidden(d)}<button type="submit" class="danger small">${forRow('Remove', p.name)}</button>
     </form>
-  </td>
+  </div></td>
 </tr>`,
   );
   return html`<h2 id="passkeys-heading">Passkeys</h2>
+  <p class="muted">A passkey signs you in with your fingerprint, face or screen lock, and cannot be phished.</p>
   ${d.passkeysUnavailable ? html`<p class="muted">Passkeys are not available on this server: ${d.passkeysUnavailable}.</p>` : null}
   ${error('passkey')}
-  ${d.passkeys.length ? html`<div class="table-wrap"><table class="rows" id="passkeys"><thead><tr><th>Name</th><th>Added</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No passkeys yet.</p>`}
-  ${d.passkeysUnavailable ? null : passkeyForm({ id: 'passkey-register', action: '/settings/security/passkeys', options: '/settings/security/passkeys/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Add a passkey', ceremony: 'register', nameField: true })}
+  ${d.passkeys.length ? html`<div class="table-wrap"><table class="rows" id="passkeys"><thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p class="muted">No passkeys yet.</p>`}
+  ${d.passkeysUnavailable ? null : passkeyForm({ id: 'passkey-register', action: '/settings/security/passkeys', options: '/settings/security/passkeys/options', csrfToken: d.csrfToken, returnTo: d.returnTo, label: 'Add a passkey', ceremony: 'register', nameField: true, alone: d.passkeys.length === 0 || d.passkeySignIn })}
   ${
     d.passkeys.length
       ? html`${error('passkey-sign-in')}<form method="post" action="/settings/security/passkey-sign-in" class="stack">
     ${hidden(d)}
-    <fieldset><legend>Use a passkey</legend>
-      <label class="check"><input type="radio" name="sign_in" value="second-factor" ${d.passkeySignIn ? null : html`checked`}> after my password, as a second factor</label>
-      <label class="check"><input type="radio" name="sign_in" value="alone" ${d.passkeySignIn ? html`checked` : null}> to sign in without my password</label>
+    <fieldset><legend>Your passkeys sign you in</legend>
+      <label class="check"><input type="radio" name="sign_in" value="alone" ${d.passkeySignIn ? html`checked` : null}> On their own, without your password (recommended)</label>
+      <label class="check"><input type="radio" name="sign_in" value="second-factor" ${d.passkeySignIn ? null : html`checked`}> After your password, as a second step</label>
     </fieldset>
     <button type="submit">Save</button>
   </form>`
@@ -157,28 +161,31 @@ function passkeySection(d: SettingsSecurityData) {
 function sessionsSection(d: SettingsSecurityData) {
   const rows = d.sessions.map(
     (x) => html`<tr${x.current ? html` class="current"` : null}>
-  <td>${deviceOf(x.userAgent)}${x.current ? html` <strong>(this one)</strong>` : null}</td>
+  <td>${deviceOf(x.userAgent)}${x.current ? html` <span class="badge accent">this one</span>` : null}</td>
   <td data-label="Address">${x.clientIp ?? 'unknown'}</td>
   <td data-label="Signed in">${when(x.createdAt)}${x.signedInWith ? html` <span class="muted">with ${METHODS[x.signedInWith] ?? x.signedInWith}</span>` : null}</td>
   <td data-label="Last seen">${when(x.lastSeenAt)}</td>
-  <td>${
+  <td class="actions-cell">${
     x.current
       ? null
-      : html`<form method="post" action="/settings/security/sessions/${x.handle}/end" class="inline">${hidden(d)}<button type="submit" class="link">End</button></form>`
+      : html`<form method="post" action="/settings/security/sessions/${x.handle}/end" class="inline">${hidden(d)}<button type="submit" class="danger small">${forRow('End', `the session of ${deviceOf(x.userAgent)} from ${x.clientIp ?? 'an unknown address'}, last seen ${formatTime(x.lastSeenAt)}`)}</button></form>`
   }</td>
 </tr>`,
   );
   return html`<h2 id="sessions-heading">Sessions</h2>
   <p class="muted">Where you are signed in. Ending a session signs that browser out at its next page.</p>
-  <div class="table-wrap"><table class="rows" id="sessions"><thead><tr><th>Device</th><th>Address</th><th>Signed in</th><th>Last seen</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
+  <div class="table-wrap"><table class="rows" id="sessions"><thead><tr><th scope="col">Device</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>
   ${
     d.sessions.length > 1
-      ? html`<form method="post" action="/settings/security/sessions/end-others">${hidden(d)}<button type="submit">End every other session</button></form>`
+      ? html`<form method="post" action="/settings/security/sessions/end-others">${hidden(d)}<button type="submit" class="danger">End every other session</button></form>`
       : null
   }`;
 }
 
-/** Settings → Security: the second factors (authenticator app, recovery codes, passkeys) and the signed-in sessions. */
+/**
+ * Settings → Security: passkeys first (what signs in best), the authenticator app, recovery codes (made with the
+ * first second factor of any kind), and the signed-in sessions. Sensitive changes ask for a recent proof (sudo.ts).
+ */
 export function settingsSecurityPage(d: SettingsSecurityData) {
   return layout(
     { title: 'Security', user: d.user, csrfToken: d.csrfToken, active: 'security', wide: true, script: 'passkeys.js' },
@@ -186,13 +193,13 @@ export function settingsSecurityPage(d: SettingsSecurityData) {
   <h1>Security</h1>
   ${
     d.mustEnrol
-      ? html`<p class="error" role="alert" id="enrol-required">This server requires a second factor for your account. Set up an authenticator app or add a passkey to go on.</p>`
+      ? html`<p class="error" role="alert" id="enrol-required">This server requires a second factor for your account. Add a passkey or set up an authenticator app to go on.</p>`
       : null
   }
+  ${passkeySection(d)}
   <h2 id="totp-heading">Authenticator app</h2>
   ${totpSection(d)}
   ${recoverySection(d)}
-  ${passkeySection(d)}
   ${sessionsSection(d)}
 </section>`,
   );

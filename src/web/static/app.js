@@ -16,6 +16,11 @@ document.addEventListener('click', async (event) => {
   setTimeout(() => { button.textContent = 'Copy'; }, 2000);
 });
 
+// Print buttons (recovery codes): the browser's print dialog; the print stylesheet leaves the page's chrome out.
+document.addEventListener('click', (event) => {
+  if (event.target instanceof Element && event.target.closest('button[data-print]')) window.print();
+});
+
 // "/" focuses search from anywhere (the page's own search box, else the header's), unless the user is typing.
 document.addEventListener('keydown', (event) => {
   if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;

@@ -43,7 +43,8 @@ describe('Settings → Applications and Connected apps', () => {
     expect(page).toContain('data-copy-target="new-client-secret"');
     const again = await web.get('/settings/applications');
     expect(again.text).toContain(clientId);
-    expect(again.text).toContain('https://page.example.com/cb');
+    // The redirect URI reads whole, and may wrap (a phone's width) only after its separators, never inside a word.
+    expect(again.text).toContain('<code class="url">https:<wbr>/<wbr>/<wbr>page.example.com/<wbr>cb</code>');
     expect(again.text).not.toContain(secret);
     expect(again.text).not.toContain('new-client-secret');
     // The secret never travels in a URL, and the page the redirect leads to is the only one that shows it.

@@ -20,6 +20,7 @@ import * as m018 from './018-api-key-expiry.js';
 import * as m019 from './019-team-operations.js';
 import * as m020 from './020-mail.js';
 import * as m021 from './021-languages.js';
+import * as m023 from './023-session-confirmed.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '019-team-operations': m019,
   '020-mail': m020,
   '021-languages': m021,
+  '023-session-confirmed': m023,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */
