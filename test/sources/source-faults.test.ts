@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Dovecot, dovecotUnavailable, startDovecot } from '../helpers/dovecot.js';
@@ -22,6 +22,13 @@ import { type DocWire, SourceClient, type SourceWire } from '../helpers/sources.
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const MINUTE = 60_000;
+/**
+ * How long a wait for a pass or for documents to settle may take: generous, as a waiting deadline (not a bound on
+ * behaviour) on a loaded 2-core CI, where the daemon's embedding shares the cores with every other test.
+ */
+const PATIENCE = 6 * MINUTE;
+/** A scenario's whole time: its waits, each of them at most PATIENCE, and more never happens unless one fails. */
+const SCENARIO = 20 * MINUTE;
 const SKIP = apacheUnavailable() ?? dovecotUnavailable() ?? rgwUnavailable();
 
 /** An item's text: `size` bytes of words that compress poorly (a Git pack carries them about as large). */
@@ -74,7 +81,10 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     d = await startDaemon({ args: ['--sources-allow-private', '--sources-min-interval', '1', '--source-roots', root] });
     user = await addUser(d);
     client = new SourceClient(d, user.apiKey);
-  }, 3 * MINUTE);
+  }, PATIENCE);
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail' && d) process.stderr.write(`--- the daemon's last log lines:\n${`${d.stdout()}\n${d.stderr()}`.split('\n').slice(-60).join('\n')}\n`);
+  });
   afterAll(async () => {
     for (const p of proxies) await p.close();
     await d?.stop();
@@ -91,7 +101,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
 
   /** Asks for a pass and waits for it to end, the server away: it fails saying so, after `retryMs` it is tried again. */
   async function failsAndBacksOff(project: string, source: string, words: RegExp, retryMs: number): Promise<SourceWire> {
-    const failed = await client.sync(project, source);
+    const failed = await client.sync(project, source, { timeoutMs: PATIENCE });
     expect(failed.status, JSON.stringify(failed)).toBe('error');
     expect(failed.error, JSON.stringify(failed)).toMatch(words);
     expect(Date.parse(String(failed.next_sync)) - Date.parse(String(failed.updated_at))).toBeGreaterThan(retryMs - 2000);
@@ -127,9 +137,9 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     const first = { alpha: text('alpha'), beta: text('beta'), gamma: text('gamma') };
     await kind.write(first);
     const source = (await client.add(project, { ...kind.body(proxy.port), every: '1h' })).id;
-    const firstPass = await client.passAfter(project, source, 0);
+    const firstPass = await client.passAfter(project, source, 0, PATIENCE);
     expect(firstPass.last_result, JSON.stringify(firstPass)).toMatchObject({ added: 3 });
-    await client.settled(project, source, 3);
+    await client.settled(project, source, 3, PATIENCE);
     const kept = await held(project, source);
 
     // The server stopped between passes: each pass fails, saying so, and is tried again after 30 s, then 60 s.
@@ -140,7 +150,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     // Back, with one item changed: the next pass takes it, in place; the error is gone.
     await resume();
     await kind.write({ beta: text('betachanged') });
-    const back = await client.sync(project, source);
+    const back = await client.sync(project, source, { timeoutMs: PATIENCE });
     expect(back.status).toBe('active');
     expect(back.error).toBeUndefined();
     expect(back.last_result).toMatchObject({ changed: 1, deleted: 0 });
@@ -156,9 +166,9 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     proxy.holdAfter(12_000);
     const asked = Date.now();
     expect((await api(d, `/api/v1/projects/${project}/sources/${source}/sync`, { token: user.apiKey, body: {} })).status).toBe(202);
-    await waitFor(() => proxy.holding(), MINUTE, `the ${kind.name} pass held midway`);
+    await waitFor(() => proxy.holding(), PATIENCE, `the ${kind.name} pass held midway`);
     await halt();
-    const cut = await client.passAfter(project, source, asked);
+    const cut = await client.passAfter(project, source, asked, PATIENCE);
     expect(cut.status, JSON.stringify(cut)).toBe('error');
     expect(cut.error, JSON.stringify(cut)).toMatch(kind.unreachable);
     const midway = await held(project, source);
@@ -166,9 +176,9 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     expect(midway.size).toBeLessThan(15);
     // Back: the next pass brings the rest, and what the cut pass had made stays as it was.
     await resume();
-    const again = await client.sync(project, source);
+    const again = await client.sync(project, source, { timeoutMs: PATIENCE });
     expect(again.status, JSON.stringify(again)).toBe('active');
-    await client.settled(project, source, 15).catch(async (err: Error) => {
+    await client.settled(project, source, 15, PATIENCE).catch(async (err: Error) => {
       throw new Error(`${err.message}: ${JSON.stringify(await client.get(project, source))} ${JSON.stringify([...(await client.documents(project, source)).values()].map((x) => [x.filename, x.status]))}`);
     });
     const whole = await held(project, source);
@@ -177,7 +187,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
 
     // The credentials stop working on a source that holds 15 documents: a clear error, nothing removed.
     await kind.rotateCredentials();
-    const refused = await client.sync(project, source);
+    const refused = await client.sync(project, source, { timeoutMs: PATIENCE });
     expect(refused.status).toBe('error');
     expect(refused.error).toMatch(/refused the credentials/);
     expect(await held(project, source)).toEqual(whole);
@@ -185,7 +195,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     const since = Date.now();
     const patched = await api(d, `/api/v1/projects/${project}/sources/${source}`, { method: 'PATCH', token: user.apiKey, body: { options: kind.body(proxy.port).options } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-    const fixed = await client.passAfter(project, source, since);
+    const fixed = await client.passAfter(project, source, since, PATIENCE);
     expect(fixed.status).toBe('active');
     expect(fixed.last_result).toMatchObject({ added: 0, deleted: 0, unchanged: kind.delta ? 0 : 15 });
     expect(await held(project, source)).toEqual(whole);
@@ -212,7 +222,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
       unreachable: /the WebDAV folder http:\/\/127\.0\.0\.1:\d+\/faults\/ could not be read: .*(ECONNREFUSED|Premature close)|the source stopped sending \S+ midway/,
     });
     apache.setPassword(apache.davUser.password);
-  }, 5 * MINUTE);
+  }, SCENARIO);
 
   it('Git over smart HTTP (git http-backend) stopped between passes and mid-pass, and a password that stops working', async () => {
     const bare = join(apache.gitDir, 'private', 'faults.git');
@@ -245,7 +255,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
       delta: true,
     });
     apache.setPassword(apache.davUser.password);
-  }, 5 * MINUTE);
+  }, SCENARIO);
 
   it('IMAP (Dovecot) stopped between passes and mid-pass, and a password that stops working', async () => {
     const delivered = new Map<string, string>();
@@ -272,7 +282,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
       },
       unreachable: /the mailbox imap:\/\/127\.0\.0\.1:\d+\/INBOX could not be read: connect ECONNREFUSED|\S+ could not be fetched from the source: Connection not available/,
     });
-  }, 5 * MINUTE);
+  }, SCENARIO);
 
   it('S3 (Ceph RGW) stopped between passes and mid-pass, and a secret key that stops working', async () => {
     const accessKeyId = 'FAULTSACCESSKEY00001';
@@ -297,7 +307,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
       },
       unreachable: /the bucket faults could not be listed: connect ECONNREFUSED|the source stopped sending \S+ midway/,
     });
-  }, 5 * MINUTE);
+  }, SCENARIO);
 
   it('a folder that disappears, or whose share is unmounted (empty), keeps every document and comes back', async () => {
     const dir = join(root, 'share');
@@ -305,8 +315,8 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     for (const w of ['alpha', 'beta', 'gamma']) writeFileSync(join(dir, `${w}.txt`), text(w));
     const project = await client.project('folder faults');
     const source = (await client.add(project, { url: `file://${dir}`, every: '1h' })).id;
-    await client.passAfter(project, source, 0);
-    await client.settled(project, source, 3);
+    await client.passAfter(project, source, 0, PATIENCE);
+    await client.settled(project, source, 3, PATIENCE);
     const kept = await held(project, source);
 
     // Gone (the mount point removed): each pass fails, saying so, and backs off; nothing removed.
@@ -318,7 +328,7 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
 
     // Unmounted: the mount point is there and empty. The deletion guard pauses the source; nothing removed.
     mkdirSync(dir);
-    const empty = await client.sync(project, source);
+    const empty = await client.sync(project, source, { timeoutMs: PATIENCE });
     expect(empty.status).toBe('paused');
     expect(empty.paused_reason).toMatch(/no longer lists any of its 3 documents/);
     expect(await held(project, source)).toEqual(kept);
@@ -328,9 +338,9 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     renameSync(away, dir);
     const since = Date.now();
     expect((await api(d, `/api/v1/projects/${project}/sources/${source}`, { method: 'PATCH', token: user.apiKey, body: { status: 'active' } })).status).toBe(200);
-    const resumed = await client.passAfter(project, source, since);
+    const resumed = await client.passAfter(project, source, since, PATIENCE);
     expect(resumed.status).toBe('active');
     expect(resumed.last_result).toMatchObject({ deleted: 0, unchanged: 3 });
     expect(await held(project, source)).toEqual(kept);
-  }, 3 * MINUTE);
+  }, SCENARIO);
 });
