@@ -35,7 +35,7 @@ export interface Actor {
 export const sessionActor = (userId: string): Actor => ({ userId, scopes: ['read:documents', 'write:documents'], projectLimit: null });
 
 export interface AccessDeps {
-  grants: Pick<ProjectMemberStore, 'grantsOf'>;
+  grants: Pick<ProjectMemberStore, 'grantsOf' | 'holders'>;
   projects: Pick<ProjectStore, 'get' | 'heads' | 'defaultId'>;
   documents: Pick<DocumentStore, 'get' | 'getMany' | 'trashed'>;
   users: Pick<UserStore, 'findById'>;
@@ -191,6 +191,14 @@ export class AccessControl {
   /** Whether the user is an admin (and live). */
   async isAdmin(userId: string): Promise<boolean> {
     return (await this.deps.users.findById(userId))?.isAdmin === true;
+  }
+
+  /**
+   * Who may change a project's documents and sources (its owners and editors, directly or through a group), live
+   * and enabled: who is told when one of its sources needs someone.
+   */
+  managersOf(projectId: string): Promise<{ id: string; email: string }[]> {
+    return this.deps.grants.holders(projectId, ['owner', 'editor']);
   }
 
   /** Throws `forbidden` unless the actor is an admin. */

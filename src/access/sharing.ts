@@ -83,6 +83,8 @@ export class Sharing {
     if (member.kind === 'user' && member.id === project.userId) throw conflict(`${member.email} owns this project already`);
     if (member.kind === 'user' && member.id === actor.userId) throw invalidRequest('you cannot change your own role on a project');
     const outcome = await this.deps.members.upsert(project.id, { id: member.id, kind: member.kind }, role, actor.userId);
+    // Sharing again with the role a member has changes nothing: nothing to record.
+    if (outcome === 'unchanged') return { member: { ...member, role }, created: false };
     await this.deps.audit.record({
       type: 'project.shared',
       target: { type: 'project', id: project.id, label: project.name },

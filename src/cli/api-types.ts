@@ -99,12 +99,16 @@ export interface Source {
   every: string;
   status: SourceStatus;
   paused_reason: string | null;
+  /** Deletions the guard holds for confirmation, and which (the first 500). */
+  held_deletions: { count: number; items: { path: string; document_id: string; filename: string | null }[] } | null;
   last_sync: string | null;
   next_sync: string | null;
   last_result: SourcePassResult | null;
   error?: string;
   options: Record<string, unknown>;
   secrets: string[];
+  /** Secret options to enter again: the sealed ones cannot be read (another secrets key). */
+  secrets_to_reenter: string[];
   item_errors?: { count: number; items: { path: string; error: string; at: string }[] };
   created_at: string;
   updated_at: string;
@@ -235,7 +239,7 @@ export interface OutboxMail {
 export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
   documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'created_at', 'updated_at'],
-  sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'item_errors', 'created_at', 'updated_at'],
+  sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'held_deletions', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'secrets_to_reenter', 'item_errors', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at', 'expires_at', 'expired'],
   members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
@@ -252,7 +256,8 @@ export type JsonList = keyof typeof JSON_FIELDS;
 export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string }> = {
   projects: { command: 'projects list', key: 'projects' },
   documents: { command: 'documents list', key: 'documents' },
-  sources: { command: 'sources list', key: 'sources' },
+  // Gathered from every project's list: printed as one array, as gh prints a list.
+  sources: { command: 'sources list', key: '[]' },
   keys: { command: 'keys list', key: 'keys' },
   members: { command: 'projects members', key: 'members' },
   results: { command: 'search', key: 'results' },

@@ -57,8 +57,15 @@ export const AUDIT_EVENT_TYPES = [
   'project.unshared',
   'project.transferred',
   'project.deleted',
+  'document.uploaded',
+  'document.replaced',
   'document.deleted',
   'document.moved',
+  'document.restored',
+  'document.purged',
+  'source.created',
+  'source.changed',
+  'source.removed',
   'backup.created',
   'restore.completed',
   'migrate.completed',
@@ -100,6 +107,8 @@ export interface AuditContext {
   requestId?: string | null;
   /** Set once the request acts as an admin (access/access-control.ts `requireAdmin`); else from `via`. */
   by?: AuditBy;
+  /** Added to the details of every event recorded in this context (a source's pass: which source, its URL). */
+  details?: Record<string, unknown>;
 }
 
 export interface AuditEvent {

@@ -99,6 +99,15 @@ export class DocumentService implements AttachmentSink {
     const queued = out.find((d) => !d.duplicate);
     // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
     if (queued) await this.deps.events.publish('jobs', queued.document.id).catch(() => undefined);
+    // Who put which bytes where (a duplicate changed nothing: it is the document the project had).
+    for (const { document: d, duplicate } of out) {
+      if (duplicate) continue;
+      await this.deps.audit.record({
+        type: 'document.uploaded',
+        target: { type: 'document', id: d.id, label: d.filename },
+        details: { project: d.projectId, sha256: d.sha256, size_bytes: d.sizeBytes, ...(d.path ? { path: d.path } : {}), ...(d.sourcePath ? { source_path: d.sourcePath } : {}) },
+      });
+    }
     return out;
   }
 
@@ -127,6 +136,11 @@ export class DocumentService implements AttachmentSink {
       }
     });
     if (outcome.outcome !== 'replaced') return outcome;
+    await this.deps.audit.record({
+      type: 'document.replaced',
+      target: { type: 'document', id, label: outcome.document.filename },
+      details: { project: outcome.document.projectId, sha256: outcome.document.sha256, previous_sha256: outcome.previousSha256, ...(f.source ? { source_path: f.source.path } : {}) },
+    });
     await this.release(outcome.previousSha256);
     await this.deps.events.publish('jobs', id).catch(() => undefined);
     return outcome;
@@ -285,13 +299,21 @@ export class DocumentService implements AttachmentSink {
       case 'same_path':
         throw conflict(`another document is at its path now ("${restored.other}"): delete or move that one first`);
     }
-    return restored.document;
+    const d = restored.document;
+    await this.deps.audit.record({ type: 'document.restored', target: { type: 'document', id: d.id, label: d.filename }, details: { project: d.projectId } });
+    return d;
   }
 
   /** Removes a document in the trash for good now (the caller checked it may); false when it is not in the trash. */
   async purge(doc: Pick<DocumentRecord, 'id'>): Promise<boolean> {
     if (!(await this.deps.documents.trashed(doc.id))) return false;
-    return (await this.deleteById(doc.id)) !== null;
+    const purged = await this.deleteById(doc.id);
+    if (purged) await this.recordPurge(purged, 'by hand');
+    return purged !== null;
+  }
+
+  private recordPurge(d: DocumentRecord, reason: 'by hand' | 'retention'): Promise<void> {
+    return this.deps.audit.record({ type: 'document.purged', target: { type: 'document', id: d.id, label: d.filename }, details: { project: d.projectId, sha256: d.sha256, reason } });
   }
 
   /** Removes for good what has been in the trash longer than its retention; how many documents went. */
@@ -300,7 +322,12 @@ export class DocumentService implements AttachmentSink {
     let purged = 0;
     for (;;) {
       const ids = await this.deps.documents.expiredTrash(this.deps.now() - this.retentionMs);
-      for (const id of ids) if (await this.deleteById(id)) purged++;
+      for (const id of ids) {
+        const gone = await this.deleteById(id);
+        if (!gone) continue;
+        purged++;
+        await this.recordPurge(gone, 'retention');
+      }
       if (ids.length < 1000) return purged;
     }
   }

@@ -27,6 +27,8 @@ import { sourceRoutes } from './web/library-sources.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
+import { noticeRoutes } from './web/notices.js';
+import { adminSourceRoutes } from './web/admin-sources.js';
 import { ssoRoutes } from './web/sso.js';
 import { trustedHeaderSignIn } from './web/trusted-header.js';
 import { settingsAccountRoutes } from './web/settings-account.js';
@@ -76,6 +78,8 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   settingsSecurityRoutes(pages, s);
   sudoRoutes(pages, s);
   adminAuditRoutes(pages, s);
+  adminSourceRoutes(pages, s);
+  noticeRoutes(pages, s);
   adminMailRoutes(pages, s);
   for (const mount of extra) mount(pages, s);
 }

@@ -75,6 +75,8 @@ import { SourceStore } from '../store/sql/sources.js';
 import { legacyOffice } from './api/documents/multipart.js';
 import { sourceRoots } from './config.js';
 import { openSso } from './sso.js';
+import { sourceAlerts } from './source-alerts.js';
+import { NoticeStore } from '../store/sql/notices.js';
 import { scheduleTrashPurge } from '../documents/trash-purge.js';
 import { Mailer } from '../mail/mailer.js';
 import { OutboxSender } from '../mail/outbox-sender.js';
@@ -311,8 +313,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       backfill.start();
     });
 
+    const notices = new NoticeStore(db, now);
     const roots = sourceRoots(config);
-    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000 });
+    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000, audit });
     const reach = new Reach(config.sourcesAllowPrivate);
     const scheduler = new SourceScheduler({
       service: sources,
@@ -331,6 +334,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       scratchRoot: join(config.dataDir, 'sources'),
       log,
       metrics: metrics.sourcesRun,
+      alerts: sourceAlerts({ access, notices, projects, log, mailer }),
     });
 
     const sso = openSso(config, { db, now, log, audit, sealer, publicUrl: () => publicUrl });
@@ -372,6 +376,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       metrics,
       sources,
       sso,
+      notices,
       mailer,
       outbox,
       devices: new KnownDeviceStore(db, now),

@@ -25,6 +25,7 @@ import type { UserStore } from '../store/sql/users.js';
 import type { ServeConfig } from './config.js';
 import type { HealthProbe } from './health.js';
 import type { Sso } from './sso.js';
+import type { NoticeStore } from '../store/sql/notices.js';
 import type { Logger } from '../core/logger.js';
 import type { DaemonMetrics } from './metrics/metrics.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -96,6 +97,8 @@ export interface Services {
   sources: SourceService;
   /** Sign-in through the identity provider (docs/sso.md); null when none is configured. */
   sso: Sso | null;
+  /** What the web's bell shows each person (a source paused or failing). */
+  notices: NoticeStore;
   /** Queues e-mail in the outbox (docs/mail.md); `enabled` is false without --smtp-url. */
   mailer: Mailer;
   /** The outbox's rows, for admins to read. */

@@ -10,4 +10,6 @@ export interface AppState {
   principal?: Principal;
   /** Set by the web-session middleware on pages. */
   session?: WebSession | null;
+  /** The signed-in person's unread notices, once a page knows who it is for (the header's bell shows it). */
+  unreadNotices?: number;
 }

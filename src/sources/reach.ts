@@ -106,3 +106,27 @@ export class Reach {
     this.httpsAgent.destroy();
   }
 }
+
+/**
+ * Why no source may ever connect to `host`, said when the source is added rather than at its first pass: an IP
+ * literal of a range refused whatever the operator allows (link-local — cloud metadata at 169.254.169.254 —,
+ * unspecified, multicast, reserved), or a name every address of which is such (metadata.google.internal). Null when
+ * it may be reachable, or the name does not resolve now (the pass says so then). Loopback and private addresses
+ * are the operator's choice (`--sources-allow-private`), checked at each connection.
+ */
+export async function neverReachable(host: string): Promise<string | null> {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  let addresses: Address[];
+  if (isIP(bare)) addresses = [{ address: bare, family: isIP(bare) }];
+  else {
+    try {
+      addresses = await lookupAll(bare);
+    } catch {
+      return null;
+    }
+  }
+  const refused = addresses.map((a) => ({ a: a.address, why: refusedAddress(a.address, true) }));
+  if (refused.length === 0 || refused.some((r) => r.why === null)) return null;
+  const first = refused[0]!;
+  return `${first.a}${first.a === bare ? '' : ` (of ${bare})`} is ${first.why}: sources may never connect to it`;
+}

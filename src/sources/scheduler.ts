@@ -11,10 +11,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withAuditContext } from '../core/audit.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Events, Lease, Locks } from '../store/coordination.js';
 import type { SourceRecord, SourceStore } from '../store/sql/sources.js';
+import { FAILING_AFTER, type SourceAlerts } from './alerts.js';
 import type { SourceEnv } from './kind.js';
 import type { Reach } from './reach.js';
 import type { SourceService } from './service.js';
@@ -38,6 +40,8 @@ export interface SchedulerDeps extends Omit<PassDeps, 'mayGoOn' | 'onItem'> {
   scratchRoot: string;
   log: Logger;
   metrics?: SourceMetrics;
+  /** Tells the source's people when it holds deletions or keeps failing. */
+  alerts?: SourceAlerts;
 }
 
 export interface SchedulerOptions {
@@ -149,7 +153,9 @@ export class SourceScheduler {
 
   private begin(source: SourceRecord, lease: Lease): void {
     const abort = new AbortController();
-    const done = this.pass(source, lease, abort.signal)
+    // What the pass does to documents is the source's doing: its audit events say which source (by: source).
+    const context = { actor: null, via: 'system' as const, by: 'source' as const, details: { source_id: source.id, source_url: source.url } };
+    const done = withAuditContext(context, () => this.pass(source, lease, abort.signal))
       .catch((err: unknown) => this.deps.log.error({ err, source_id: source.id }, 'a source pass failed unexpectedly'))
       .finally(async () => {
         await lease.release().catch(() => undefined);
@@ -183,18 +189,20 @@ export class SourceScheduler {
       await mkdir(env.scratchDir, { recursive: true, mode: 0o700 });
       conn = await kind.connect(service.setup(source), env);
       const outcome = await runPass(source, kind, conn, { ...this.deps, mayGoOn, onItem: (action) => this.deps.metrics?.item(source.kind, action) });
-      const { result, pausedReason } = outcome;
+      const { result, held } = outcome;
       const nextSyncAt = now() + (result.deferred > 0 ? Math.min(source.everyMs, DEFERRED_RETRY_MS) : source.everyMs);
-      await store.endPass(source.id, startedAt, { cursor: outcome.cursor, result, error: null, failures: 0, pausedReason, nextSyncAt });
+      await store.endPass(source.id, startedAt, { cursor: outcome.cursor, result, error: null, failures: 0, held, nextSyncAt });
       const seconds = (performance.now() - started) / 1000;
-      this.deps.metrics?.pass(source.kind, pausedReason ? 'paused' : 'ok', seconds);
-      if (pausedReason) log.warn({ event: 'source.paused', ...base, reason: pausedReason }, 'source paused by the deletion guard');
-      log.info({ event: 'source.synced', ...base, ...result, paused: pausedReason !== null }, 'source pass finished');
+      this.deps.metrics?.pass(source.kind, held ? 'paused' : 'ok', seconds);
+      if (held) log.warn({ event: 'source.paused', ...base, reason: held.reason, held: held.count }, 'the deletion guard holds this source\'s deletions');
+      log.info({ event: 'source.synced', ...base, ...result, paused: held !== null }, 'source pass finished');
+      // Told once, when the guard begins holding (a hold that goes on is on the source's page and in the bell).
+      if (held && source.heldDeletions === null) await this.alert(() => this.deps.alerts?.held(source, held), base);
     } catch (err) {
       if (err instanceof PassStopped || !mayGoOn()) {
         // Stopping, or the lock went with its connection (another process may hold it now): record nothing more
         // than that this process no longer runs it, and only while the lock is still ours.
-        if (lease.held()) await store.endPass(source.id, startedAt, { cursor: source.cursor, result: null, error: source.error, failures: source.failures, pausedReason: null, nextSyncAt: source.nextSyncAt, keepOpen: true });
+        if (lease.held()) await store.endPass(source.id, startedAt, { cursor: source.cursor, result: null, error: source.error, failures: source.failures, nextSyncAt: source.nextSyncAt, keepOpen: true });
         log.info({ event: 'source.sync_stopped', ...base }, 'source pass stopped before the end; the next pass continues it');
         return;
       }
@@ -207,11 +215,21 @@ export class SourceScheduler {
       const failures = source.failures + 1;
       const message = describe(err);
       const retryMs = Math.min(source.everyMs, RETRY_BASE_MS * 2 ** Math.min(failures - 1, 20));
-      await store.endPass(source.id, startedAt, { cursor: source.cursor, result: null, error: message, failures, pausedReason: null, nextSyncAt: now() + retryMs, keepOpen: true });
+      await store.endPass(source.id, startedAt, { cursor: source.cursor, result: null, error: message, failures, nextSyncAt: now() + retryMs, keepOpen: true });
       this.deps.metrics?.pass(source.kind, 'error', (performance.now() - started) / 1000);
       log.warn({ event: 'source.failed', ...base, error: message, failures, retry_in_ms: retryMs, err }, 'source pass failed');
+      if (failures === FAILING_AFTER) await this.alert(() => this.deps.alerts?.failing(source, message, failures), base);
     } finally {
       await conn?.close().catch(() => undefined);
+    }
+  }
+
+  /** Tells the source's people; a failure to do so is logged and does not fail the pass. */
+  private async alert(send: () => Promise<void> | undefined, base: Record<string, unknown>): Promise<void> {
+    try {
+      await send();
+    } catch (err) {
+      this.deps.log.warn({ event: 'source.alert_failed', ...base, err }, "could not tell the source's people");
     }
   }
 

@@ -3,6 +3,7 @@
  * sealed under the operator's key), changing, pausing and resuming, asking for a pass now, and removing one with
  * or without its documents. Who may do this with a project is the caller's decision (server/api/sources/access.ts).
  */
+import type { AuditLog } from '../core/audit.js';
 import { newId } from '../core/ids.js';
 import { AppError, invalidRequest, notFound } from '../core/errors.js';
 import type { SecretSealer } from '../core/sealed-secret.js';
@@ -13,6 +14,7 @@ import type { SourcePatch, SourceRecord, SourceStore } from '../store/sql/source
 import { DEFAULT_EVERY, formatEvery, MAX_EVERY_MS, parseEvery } from './every.js';
 import { KIND_NAMES, type KindName, type SourceKind, type SourceSetup, SourceError } from './kind.js';
 import { KINDS, kindOfUrl } from './kinds/index.js';
+import { neverReachable } from './reach.js';
 
 export interface SourceServiceDeps {
   store: SourceStore;
@@ -25,7 +27,11 @@ export interface SourceServiceDeps {
   roots: readonly string[];
   /** The shortest schedule allowed (`--sources-min-interval`). */
   minEveryMs: number;
+  /** Who added, changed, confirmed or removed which source (never a credential: only which ones changed). */
+  audit: AuditLog;
 }
+
+const sourceTarget = (source: Pick<SourceRecord, 'id' | 'url'>) => ({ type: 'source', id: source.id, label: source.url });
 
 export interface NewSourceInput {
   kind?: string | undefined;
@@ -56,10 +62,18 @@ export class SourceService {
       const opened = this.deps.sealer.open(source.sealedSecrets, source.id);
       // The library refuses to start with another key while anything is sealed (server/secrets-key.ts): a value
       // that does not open was changed in the database.
-      if (opened === null) throw new SourceError('its credentials cannot be read (they were sealed under another key, or changed); enter them again');
+      if (opened === null) throw new SourceError(`its credentials cannot be read (they were sealed under another secrets key, or changed): enter them again (${this.kind(source).secretOptions.join(', ') || 'its credentials'})`);
       secrets = JSON.parse(opened) as Record<string, string>;
     }
     return { url: new URL(source.url), options: source.options, secrets };
+  }
+
+  /**
+   * The secret options to enter again: every one its kind takes when those sealed cannot be opened (the library's
+   * secrets key was replaced or reset); none while they can.
+   */
+  secretsToReenter(source: SourceRecord): string[] {
+    return this.secretsUnreadable(source) ? [...this.kind(source).secretOptions] : [];
   }
 
   /** Names of the secret options a source has (shown instead of their values). */
@@ -90,6 +104,7 @@ export class SourceService {
     const problem = await kind.check(url, this.deps.roots);
     if (problem) throw invalidRequest(`url: ${problem}`);
     const { plain, secrets } = this.splitOptions(kind, options);
+    await refuseUnreachable(url, plain);
     const id = newId('src');
     const source = await this.deps.store.create({
       id,
@@ -101,8 +116,18 @@ export class SourceService {
       options: plain,
       sealedSecrets: this.seal(secrets, id),
     });
+    await this.deps.audit.record({
+      type: 'source.created',
+      target: sourceTarget(source),
+      details: { project: project.id, kind: source.kind, every: formatEvery(source.everyMs), options: plain, secrets: Object.keys(secrets).sort() },
+    });
     await this.announce(source.id);
     return source;
+  }
+
+  /** Every source of the library with its project (for admins: their state, not their documents). */
+  listAll() {
+    return this.deps.store.listAll();
   }
 
   async list(projectId: string): Promise<SourceRecord[]> {
@@ -123,18 +148,48 @@ export class SourceService {
     const source = await this.get(projectId, id);
     const kind = this.kind(source);
     const patch: SourcePatch = {};
-    if (input.every !== undefined) patch.everyMs = this.every(input.every);
+    const changed: Record<string, unknown> = {};
+    if (input.every !== undefined) {
+      patch.everyMs = this.every(input.every);
+      if (patch.everyMs !== source.everyMs) changed.every = formatEvery(patch.everyMs);
+    }
     if (input.options !== undefined) {
-      const kept = this.setup(source).secrets;
+      // Credentials that cannot be opened (the key was reset) are re-entered, not kept.
+      const kept = this.keptSecrets(source);
       const { plain, secrets } = this.splitOptions(kind, { ...kept, ...input.options });
       patch.options = plain;
-      if (JSON.stringify(secrets) !== JSON.stringify(kept)) patch.sealedSecrets = this.seal(secrets, id);
+      if (JSON.stringify(plain) !== JSON.stringify(source.options)) changed.options = plain;
+      if (JSON.stringify(secrets) !== JSON.stringify(kept) || (source.sealedSecrets !== null && this.secretsUnreadable(source))) {
+        patch.sealedSecrets = this.seal(secrets, id);
+        changed.credentials = Object.keys(secrets)
+          .filter((k) => secrets[k] !== kept[k])
+          .sort();
+      }
     }
-    if (input.status !== undefined) patch.status = input.status;
+    if (input.status !== undefined) {
+      patch.status = input.status;
+      if (input.status === 'paused' && source.status !== 'paused') changed.status = 'paused';
+      if (input.status === 'active' && (source.status === 'paused' || source.heldDeletions !== null)) Object.assign(changed, { status: 'active', deletions_confirmed: true });
+    }
     const updated = await this.deps.store.update(id, patch);
     if (!updated) throw notFound('source');
+    if (Object.keys(changed).length > 0) await this.deps.audit.record({ type: 'source.changed', target: sourceTarget(source), details: { project: projectId, ...changed } });
     await this.announce(id);
     return updated;
+  }
+
+  /** The secret options as they are sealed; none when they cannot be opened (another key: they are re-entered). */
+  private keptSecrets(source: SourceRecord): Record<string, string> {
+    try {
+      return this.setup(source).secrets;
+    } catch (err) {
+      if (err instanceof SourceError) return {};
+      throw err;
+    }
+  }
+
+  private secretsUnreadable(source: SourceRecord): boolean {
+    return source.sealedSecrets !== null && this.deps.sealer.open(source.sealedSecrets, source.id) === null;
   }
 
   /** Items of a source whose last fetch failed. */
@@ -149,16 +204,21 @@ export class SourceService {
       throw new AppError('conflict', `the source is paused: ${source.pausedReason ?? 'by its owner'}. Sync it with confirm to resume it`);
     }
     const updated = await this.deps.store.requestSync(id, confirm);
+    if (confirm && (source.status === 'paused' || source.heldDeletions !== null)) {
+      await this.deps.audit.record({ type: 'source.changed', target: sourceTarget(source), details: { project: projectId, status: 'active', deletions_confirmed: true } });
+    }
     await this.announce(id);
     return updated ?? source;
   }
 
   /** Removes a source; its documents go with it unless `keepDocuments`, which leaves them as uploads. */
   async remove(projectId: string, id: string, keepDocuments: boolean): Promise<void> {
-    await this.get(projectId, id);
+    const source = await this.get(projectId, id);
     await this.deps.store.delete(id);
+    const documents = await this.deps.documents.ofSource(id);
+    await this.deps.audit.record({ type: 'source.removed', target: sourceTarget(source), details: { project: projectId, documents: documents.length, kept_documents: keepDocuments } });
     if (keepDocuments) return this.deps.documents.detachSource(id);
-    for (const doc of await this.deps.documents.ofSource(id)) await this.deps.ingest.delete(doc);
+    for (const doc of documents) await this.deps.ingest.delete(doc);
   }
 
   private every(text: string): number {
@@ -194,6 +254,18 @@ export class SourceService {
 
   private async announce(id: string): Promise<void> {
     await this.deps.events.publish('sources', id).catch(() => undefined);
+  }
+}
+
+/** A source aimed where none may connect (cloud metadata, link-local): refused when it is added (reach.ts). */
+async function refuseUnreachable(url: URL, options: Record<string, unknown>): Promise<void> {
+  const hosts: [string, string][] = [];
+  // An s3:// URL names a bucket, not a host: its endpoint option is where it connects.
+  if (url.protocol !== 'file:' && url.protocol !== 's3:' && url.hostname) hosts.push(['url', url.hostname]);
+  if (typeof options.endpoint === 'string') hosts.push(['options.endpoint', new URL(options.endpoint).hostname]);
+  for (const [where, host] of hosts) {
+    const why = await neverReachable(host);
+    if (why) throw invalidRequest(`${where}: ${why}`);
   }
 }
 

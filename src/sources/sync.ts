@@ -8,9 +8,10 @@
  * - an unchanged item (same version) costs its listing entry: nothing is fetched; one whose new version has the
  *   same bytes only has its version recorded;
  * - a gone item's document is deleted (DocumentService.delete, as the REST API deletes), unless the deletion guard
- *   pauses the source instead: a pass that would delete more than `guard.percent` % of the source's documents and
+ *   holds the deletions instead: a pass that would delete more than `guard.percent` % of the source's documents and
  *   more than `guard.count` of them, or every one of them (a source that suddenly lists nothing: an expired
- *   password, an unmounted share), deletes nothing until an owner confirms.
+ *   password, an unmounted share), deletes nothing until an owner confirms. It names the documents it holds, and
+ *   the passes meanwhile go on adding and changing files.
  *
  * Every item's outcome is recorded as soon as it is known, so a pass cut off anywhere (a crash, kill -9, a lost
  * lock) leaves nothing to redo twice: the next pass finds the documents made (same bytes) and the items recorded.
@@ -26,7 +27,7 @@ import { SNIFF_BYTES } from '../ingest/sniff.js';
 import type { DocumentType } from '../ingest/types.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { FileStore } from '../store/objects/originals.js';
-import type { PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
+import type { HeldDeletions, PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
 import { type Fetched, ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from './kind.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
@@ -55,8 +56,8 @@ export type ItemAction = 'added' | 'changed' | 'deleted' | 'unchanged' | 'failed
 export interface PassOutcome {
   result: PassResult;
   cursor: string | null;
-  /** Set when the deletion guard paused the source: why, in words for its owner. */
-  pausedReason: string | null;
+  /** Set when the deletion guard holds this pass's deletions: why, in words for its owner, and which. */
+  held: HeldDeletions | null;
 }
 
 /** The pass must stop before it is done (the lock was lost, the daemon stops): what it recorded stays. */
@@ -133,8 +134,8 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
   // A complete listing: whatever was recorded and not listed in this pass is gone (resumed passes included).
   const items = await store.items(source.id);
   if (listing.complete) for (const [path, item] of items) if (item.seenIn !== source.pass) gone.push(path);
-  const pausedReason = gone.length > 0 && !source.confirmDeletions ? guardReason(items, gone, deps.guard) : null;
-  if (pausedReason === null && gone.length > 0) {
+  const held = gone.length > 0 && !source.confirmDeletions ? await guardHold(items, gone, deps) : null;
+  if (held === null && gone.length > 0) {
     // How many items are each document: one of several paths with the same bytes leaves the document to the others.
     const paths = new Map<string, number>();
     for (const i of items.values()) if (i.documentId) paths.set(i.documentId, (paths.get(i.documentId) ?? 0) + 1);
@@ -151,12 +152,20 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     }
   }
   result.ms = deps.now() - started;
-  // A guard that paused the pass keeps the cursor where it was: the next pass, once confirmed, finds the same deletions.
-  return { result, cursor: pausedReason === null ? listing.cursor() : source.cursor, pausedReason };
+  // Held deletions keep the cursor where it was: a delta listing then lists the same deletions again (its other
+  // changes are known by then, and cost their listing entry), and the pass once confirmed finds them.
+  return { result, cursor: held === null ? listing.cursor() : source.cursor, held };
 }
 
-/** Why the deletions of this pass need an owner's confirmation, or null when they may go ahead. */
-function guardReason(items: Map<string, SourceItem>, gone: string[], guard: DeletionGuard): string | null {
+/** How many held documents a source names (the count says how many there are in all). */
+export const HELD_LISTED = 500;
+
+/**
+ * The deletions of this pass held for an owner's confirmation — why, how many, which documents (their paths and
+ * names) — or null when they may go ahead.
+ */
+async function guardHold(items: Map<string, SourceItem>, gone: string[], deps: Pick<PassDeps, 'guard' | 'documents'>): Promise<HeldDeletions | null> {
+  const { guard } = deps;
   const goneSet = new Set(gone);
   const documents = new Set<string>();
   const kept = new Set<string>();
@@ -165,14 +174,22 @@ function guardReason(items: Map<string, SourceItem>, gone: string[], guard: Dele
     documents.add(i.documentId);
     if (!goneSet.has(path)) kept.add(i.documentId);
   }
-  const removed = [...documents].filter((id) => !kept.has(id)).length;
-  const share = documents.size === 0 ? 0 : (removed / documents.size) * 100;
-  const confirm = 'nothing was removed; resume the source (or sync it with confirm) to remove them';
-  if (removed > 0 && kept.size === 0) return `the source no longer lists any of its ${removed} documents (an expired password or an unmounted share looks like this): ${confirm}`;
-  if (removed > guard.count && share > guard.percent) {
-    return `this pass would remove ${removed} of the source's ${documents.size} documents (${Math.round(share)} %, more than ${guard.percent} % and more than ${guard.count}): ${confirm}`;
-  }
-  return null;
+  const removed = [...documents].filter((id) => !kept.has(id));
+  const share = documents.size === 0 ? 0 : (removed.length / documents.size) * 100;
+  const confirm = 'nothing was removed, and new and changed files still arrive; resume the source (or sync it with confirm) to remove them';
+  let reason: string;
+  if (removed.length > 0 && kept.size === 0) reason = `the source no longer lists any of its ${removed.length} documents (an expired password or an unmounted share looks like this): ${confirm}`;
+  else if (removed.length > guard.count && share > guard.percent) {
+    reason = `this pass would remove ${removed.length} of the source's ${documents.size} documents (${Math.round(share)} %, more than ${guard.percent} % and more than ${guard.count}): ${confirm}`;
+  } else return null;
+  const removedSet = new Set(removed);
+  const named = gone
+    .map((path) => ({ path, documentId: items.get(path)?.documentId ?? null }))
+    .filter((g): g is { path: string; documentId: string } => g.documentId !== null && removedSet.has(g.documentId))
+    .sort((a, b) => a.path.localeCompare(b.path));
+  const listed = named.slice(0, HELD_LISTED);
+  const docs = await Promise.all(listed.map((g) => deps.documents.get(g.documentId)));
+  return { reason, count: removed.length, items: listed.map((g, i) => ({ path: g.path, documentId: g.documentId, filename: docs[i]?.filename ?? null })) };
 }
 
 /** Fetches a new or changed item and makes its document match it; what it came to. */

@@ -33,6 +33,7 @@ export class AuditTrail implements AuditLog {
     const actorId = actor?.id ?? null;
     let actorEmail = actor?.email ?? null;
     const at = this.deps.now();
+    const details = { ...context.details, ...event.details };
     const row = {
       id: newId('aud', at),
       at,
@@ -47,7 +48,7 @@ export class AuditTrail implements AuditLog {
       client_ip: context.clientIp ?? null,
       user_agent: context.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
       request_id: context.requestId ?? null,
-      details: JSON.stringify(event.details ?? {}),
+      details: JSON.stringify(details),
       by: event.by ?? context.by ?? byOfVia(context.via),
     };
     try {
@@ -71,7 +72,7 @@ export class AuditTrail implements AuditLog {
         target_label: row.target_label,
         client_ip: row.client_ip,
         user_agent: row.user_agent,
-        details: event.details ?? {},
+        details,
       },
       `audit: ${event.type}`,
     );

@@ -413,6 +413,12 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(!after(c, 'sources', c.t.source), 'S removed'),
   }),
+  'GET /projects/:id/sources/:sid/edit': page((t) => `/projects/${t.project}/sources/${t.source}/edit`),
+  'POST /projects/:id/sources/:sid/edit': form((t) => `/projects/${t.project}/sources/${t.source}/edit`, () => ({ every: '3d', include: '', exclude: '' }), {
+    on: { source: true },
+    ok: 303,
+    effect: (c) => must(after(c, 'sources', c.t.source)?.every_ms === 3 * DAY, 'S runs every 3 days'),
+  }),
   'GET /documents': page(
     (t) => `/documents?project_id=${t.project}`,
     (text, t) => text.includes(`/documents/${t.document}"`),
@@ -675,6 +681,12 @@ const WEB: Record<string, Spec<WebRequest>> = {
     undo: async (c) => void (await c.as.web.post('/admin/sharing', { _csrf: c.as.csrf, policy: 'anyone' })),
   }),
   'GET /admin/audit': page(() => '/admin/audit'),
+  'GET /admin/sources': page(() => '/admin/sources'),
+  'GET /notices': page(() => '/notices'),
+  'POST /notices/read': form(() => '/notices/read', () => ({}), {
+    ok: 303,
+    effect: (c) => must(rows(c.after, 'notices').every((x) => x.user_id !== c.as.user.id || x.read_at !== null), 'their notices read'),
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------------------------

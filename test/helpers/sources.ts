@@ -67,7 +67,9 @@ export class SourceClient {
     return waitFor(
       async () => {
         const s = await this.get(projectId, id);
-        const ended = Math.max(Date.parse(s.last_sync ?? '') || 0, s.status === 'error' || s.status === 'paused' ? Date.parse(String(s.updated_at)) : 0);
+        // A source the guard holds deletions of still runs passes (their end is last_sync); one paused by its owner does not.
+        const stopped = s.status === 'error' || (s.status === 'paused' && !s.held_deletions);
+        const ended = Math.max(Date.parse(s.last_sync ?? '') || 0, stopped ? Date.parse(String(s.updated_at)) : 0);
         return s.status !== 'syncing' && ended > 0 && ended >= since ? s : undefined;
       },
       timeoutMs,

@@ -116,8 +116,14 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
         const failed = await c.passAfter(project, loop.id, 0);
         expect(failed.status).toBe('error');
         expect(failed.error).toMatch(/127\.0\.0\.1 is a loopback address: sources may not connect to it \(.*--sources-allow-private\)/);
-        const metadata = await c.add(project, { kind: 'webdav', url: 'http://169.254.169.254/latest/' });
-        expect((await c.passAfter(project, metadata.id, 0)).error).toMatch(/169\.254\.169\.254 is a link-local address/);
+        // Link-local (cloud metadata) is refused when the source is added (issue 61, Low 17), a name for it too.
+        for (const url of ['http://169.254.169.254/latest/', 'http://[fe80::1]/x/', 'http://0.0.0.0/x/']) {
+          const refused = await api(strict, `/api/v1/projects/${project}/sources`, { token: owner.apiKey, body: { kind: 'webdav', url } });
+          expect(refused.status, url).toBe(400);
+          expect(refused.body.error.message, url).toMatch(/^url: .* sources may never connect to it$/);
+        }
+        const endpoint = await api(strict, `/api/v1/projects/${project}/sources`, { token: owner.apiKey, body: { url: 's3://bucket/x', options: { endpoint: 'http://169.254.169.254/' } } });
+        expect(endpoint.body.error?.message).toMatch(/^options\.endpoint: 169\.254\.169\.254 is a link-local address/);
         expect(await c.allDocuments(project)).toEqual([]);
       } finally {
         await strict.stop();
@@ -125,8 +131,9 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       }
       // Allowed here, but link-local never.
       const project = await client.project('reach allowed');
-      const metadata = await client.add(project, { kind: 'webdav', url: 'http://169.254.169.254/latest/' });
-      expect((await client.passAfter(project, metadata.id, 0)).error).toMatch(/169\.254\.169\.254 is a link-local address/);
+      const metadata = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { kind: 'webdav', url: 'http://169.254.169.254/latest/' } });
+      expect(metadata.status).toBe(400);
+      expect(metadata.body.error.message).toMatch(/169\.254\.169\.254 is a link-local address/);
     }, 3 * MINUTE);
   });
 

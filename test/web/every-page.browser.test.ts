@@ -98,6 +98,8 @@ const PAGES: PageCase[] = [
   { name: 'project-delete', as: 'ada', path: (w) => `/projects/${w.finance}/delete` },
   { name: 'sources', as: 'ada', path: (w) => `/projects/${w.field}/sources` },
   { name: 'source-remove', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/remove` },
+  { name: 'source-edit', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/edit` },
+  { name: 'notices', as: 'ada', path: () => '/notices' },
   { name: 'settings-keys', as: 'ada', path: () => '/settings/keys', shot: true },
   { name: 'key-revoke', as: 'ada', path: (w) => `/settings/keys/${w.keyId}/revoke` },
   { name: 'settings-applications', as: 'ada', path: () => '/settings/applications' },
@@ -116,6 +118,7 @@ const PAGES: PageCase[] = [
   { name: 'admin-group', as: 'ada', path: (w) => `/admin/groups/${w.groupId}` },
   { name: 'admin-sharing', as: 'ada', path: () => '/admin/sharing' },
   { name: 'admin-audit', as: 'ada', path: () => '/admin/audit', shot: true },
+  { name: 'admin-sources', as: 'ada', path: () => '/admin/sources' },
   { name: 'admin-mail', as: 'ada', path: () => '/admin/mail' },
   { name: 'not-found', as: 'ada', path: () => '/documents/doc_000000000000000000000' },
   // The gallery as the daemon would serve it (its stylesheet from /static, under the pages' CSP).

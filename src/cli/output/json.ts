@@ -58,7 +58,11 @@ export async function emitJson(ctx: Context, data: unknown, list?: JsonList, key
       const guess = unknown.length === 1 ? closest(unknown[0]!, [...known]) : undefined;
       throw new UsageError(`unknown JSON field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')}${guess ? ` (did you mean "${guess}"?)` : ''}`, `available fields: ${known.join(', ')}`);
     }
-    out = key ? { ...(data as object), [key]: ((data as Record<string, unknown[]>)[key] ?? []).map((i) => pick(i, fields)) } : pick(data, fields);
+    out = Array.isArray(data)
+      ? data.map((i) => pick(i, fields))
+      : key
+        ? { ...(data as object), [key]: ((data as Record<string, unknown[]>)[key] ?? []).map((i) => pick(i, fields)) }
+        : pick(data, fields);
   }
   if (g.jq === undefined) return writeJson(ctx.io, out);
   const { default: jqReady } = await import('jq-web');

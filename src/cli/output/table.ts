@@ -14,7 +14,16 @@ export interface TableOptions {
   headers: string[];
   rows: Cell[][];
   now: number;
+  /**
+   * How the table fits a narrow terminal when a column would otherwise be cut: the columns in `drop` are left out,
+   * first to last, until the `flexible` one gets FLEXIBLE_MIN columns; then only it is cut. Without: the widest
+   * column gives up a column at a time.
+   */
+  fit?: { flexible: string; drop: string[] };
 }
+
+/** The width a flexible column (a URL, a name) keeps before other columns are left out for it. */
+const FLEXIBLE_MIN = 24;
 
 function render(cell: Cell, tty: boolean, now: number): string {
   if (cell === null || cell === undefined) return tty ? '-' : '';
@@ -52,20 +61,34 @@ const cut = (text: string, columns: number): string => (stringWidth(text) <= col
  * Prints rows the way gh's tableprinter does: on a terminal, a header and aligned columns with relative times, cut
  * with "…" to the terminal's width; through a pipe, no header and tab-separated values with exact values, whole.
  */
-export function printTable(io: IO, { headers, rows, now }: TableOptions): void {
+export function printTable(io: IO, { headers, rows, now, fit }: TableOptions): void {
   const tty = isStdoutTTY(io);
   const cells = rows.map((r) => r.map((c) => render(c, tty, now)));
   if (!tty) {
     for (const r of cells) io.stdout.write(`${r.join('\t')}\n`);
     return;
   }
-  const all = [headers, ...cells];
-  const widths = fitWidths(
-    headers.map((_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? '')))),
-    headers,
-    terminalWidth(io),
-  );
+  let all = [headers, ...cells];
+  const natural = () => all[0]!.map((_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? ''))));
+  const total = terminalWidth(io);
+  if (fit) all = fitByDropping(all, natural(), total, fit);
+  const widths = fitWidths(natural(), all[0]!, total);
   for (const r of all) io.stdout.write(`${r.map((c, i) => (i === r.length - 1 ? cut(c, widths[i]!) : padColumns(cut(c, widths[i]!), widths[i]!))).join('  ').trimEnd()}\n`);
+}
+
+/** The table without the `drop` columns it must leave out for its flexible column to keep FLEXIBLE_MIN (or all of itself). */
+function fitByDropping(all: string[][], widths: number[], total: number, fit: NonNullable<TableOptions['fit']>): string[][] {
+  const headers = all[0]!;
+  const flexible = headers.indexOf(fit.flexible);
+  if (flexible < 0) return all;
+  const kept = new Set(headers.map((_, i) => i));
+  const room = () => total - [...kept].filter((i) => i !== flexible).reduce((n, i) => n + widths[i]! + 2, 0);
+  for (const name of fit.drop) {
+    if (room() >= Math.min(widths[flexible]!, FLEXIBLE_MIN)) break;
+    const i = headers.indexOf(name);
+    if (i >= 0) kept.delete(i);
+  }
+  return all.map((r) => r.filter((_, i) => kept.has(i)));
 }
 
 /** Key/value pairs for `show` commands: aligned on a TTY, tab-separated piped. */

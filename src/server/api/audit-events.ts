@@ -39,7 +39,7 @@ export const AuditQuery = z.strictObject({
     .describe('an event type, or a family of them ending in a dot (`sign_in.`)'),
   actor: z.string().min(1).max(254).optional().describe('the account that acted: its id (usr_…) or its e-mail as it was then'),
   by: z.enum(AUDIT_BY).optional().describe('who caused it (user, admin, operator, sso, source, system, anonymous)'),
-  target: z.string().min(1).max(200).optional().describe('the id of what it was done to (a document, project, account, key, application…)'),
+  target: z.string().min(1).max(500).optional().describe('what it was done to: its id (a document, project, account, key, application…), or its name as it was then (a file name, an e-mail, a source URL)'),
   client_ip: z.string().min(1).max(64).optional(),
   since: Time.optional().describe('at or after this date or time'),
   until: Time.optional().describe('before this date or time'),

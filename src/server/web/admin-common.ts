@@ -1,3 +1,4 @@
+import { actingAsAdmin } from '../../core/audit.js';
 import { messagePage } from '../../web/pages/message.js';
 import type { Services } from '../services.js';
 import { requireFormUser } from './csrf.js';
@@ -16,8 +17,14 @@ export async function requireAdmin(ctx: WebContext, s: Services): Promise<WebUse
   return user && (user.isAdmin ? user : refuse(ctx, user));
 }
 
-/** The admin sending an Admin form, its CSRF token checked first (as every signed-in form's). */
+/**
+ * The admin sending an Admin form, its CSRF token checked first (as every signed-in form's). What the form changes
+ * is an admin's work: audited `by: admin`, as through the admin API.
+ */
 export async function requireAdminForm(ctx: WebContext, s: Services): Promise<WebUser | null> {
   const user = await requireFormUser(ctx, s);
-  return user && (user.isAdmin ? user : refuse(ctx, user));
+  if (!user) return null;
+  if (!user.isAdmin) return refuse(ctx, user);
+  actingAsAdmin();
+  return user;
 }

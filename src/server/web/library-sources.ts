@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { KINDS } from '../../sources/kinds/index.js';
-import { sourceRemovePage, sourcesPage, type SourceRow } from '../../web/pages/sources.js';
+import { sourceEditPage, sourceRemovePage, sourcesPage, type SourceRow } from '../../web/pages/sources.js';
 import { projectForSources } from '../api/sources/access.js';
-import { sourceStatus } from '../api/sources/wire.js';
+import { pausedReason, sourceStatus } from '../api/sources/wire.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
@@ -27,14 +27,57 @@ async function sourceRow(s: Services, x: SourceRecord): Promise<SourceRow> {
     url: x.url,
     every: formatEvery(x.everyMs),
     status: sourceStatus(x),
-    pausedReason: x.pausedReason,
+    pausedReason: pausedReason(x),
     error: x.error,
     lastSync: x.lastSyncAt,
     nextSync: x.status === 'paused' ? null : x.nextSyncAt,
     lastResult: x.lastResult,
     secrets: s.sources.secretNames(x),
     itemErrors: await s.sources.itemErrors(x.id, ITEM_ERRORS_SHOWN),
+    held: x.heldDeletions,
+    reenter: s.sources.secretsToReenter(x),
   };
+}
+
+/** The lines of a textarea as a list of globs (blank lines dropped). */
+const lines = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+
+const globs = (options: Record<string, unknown>, key: string): string[] => (Array.isArray(options[key]) ? (options[key] as string[]) : []);
+
+/** The edit form of a source, as it is or as it was sent back with what was wrong. */
+async function showEdit(ctx: WebContext, s: Services, user: User, projectId: string, sid: string, extra: { error?: string; every?: string; options?: Record<string, unknown> } = {}, status = 200) {
+  const project = await projectOf(ctx, s, user);
+  if (!project) return;
+  const source = await s.sources.get(projectId, sid).catch(() => null);
+  if (!source) return renderNotFound(ctx, user, 'project');
+  const kind = s.sources.kind(source);
+  const options = extra.options ?? source.options;
+  render(
+    ctx,
+    sourceEditPage({
+      user,
+      csrfToken: ctx.state.session!.csrfToken,
+      project,
+      source: {
+        id: source.id,
+        kind: source.kind,
+        url: source.url,
+        every: extra.every ?? formatEvery(source.everyMs),
+        include: globs(options, 'include'),
+        exclude: globs(options, 'exclude'),
+        username: typeof options.username === 'string' ? options.username : null,
+      },
+      takesUsername: kind.urlCredentials !== null,
+      secretOptions: kind.secretOptions,
+      secretsSet: s.sources.secretNames(source),
+      ...(extra.error ? { error: extra.error } : {}),
+    }),
+    status,
+  );
 }
 
 /** The project the page is about, through the one access check of sources; null (a 404 page sent) when not allowed. */
@@ -79,6 +122,49 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
       throw err;
     }
     flash(ctx, `Added ${form.url}: its first pass is under way.`);
+    ctx.status = 303;
+    ctx.redirect(`/projects/${project.id}/sources`);
+  });
+
+  router.get('project.sources.edit', '/projects/:id/sources/:sid/edit', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (user) await showEdit(ctx, s, user, ctx.params.id!, ctx.params.sid!);
+  });
+
+  // The schedule, the globs and the credentials: the other options stay as they are; a secret left empty keeps its value.
+  router.post('project.sources.edit.save', '/projects/:id/sources/:sid/edit', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const project = await projectOf(ctx, s, user);
+    if (!project) return;
+    const source = await s.sources.get(project.id, ctx.params.sid!).catch(() => null);
+    if (!source) return renderNotFound(ctx, user, 'project');
+    const kind = s.sources.kind(source);
+    const options: Record<string, unknown> = { ...source.options };
+    for (const key of ['include', 'exclude'] as const) {
+      const given = lines(formField(ctx, key));
+      if (given.length) options[key] = given;
+      else delete options[key];
+    }
+    if (kind.urlCredentials) {
+      const name = formField(ctx, 'username').trim();
+      if (name) options.username = name;
+      else delete options.username;
+    }
+    for (const secret of kind.secretOptions) {
+      const value = formField(ctx, `secret_${secret}`);
+      if (value) options[secret] = value;
+    }
+    const every = formField(ctx, 'every').trim();
+    try {
+      await s.sources.update(project.id, source.id, { every, options });
+    } catch (err) {
+      if (!isAppError(err) || err.status !== 400) throw err;
+      // Sent back as typed, but never a secret.
+      const shown = Object.fromEntries(Object.entries(options).filter(([k]) => !kind.secretOptions.includes(k)));
+      return showEdit(ctx, s, user, project.id, source.id, { error: `Nothing was changed: ${err.message}`, every, options: shown }, 400);
+    }
+    flash(ctx, `Saved ${source.url}: its next pass starts now, and its documents stay.`);
     ctx.status = 303;
     ctx.redirect(`/projects/${project.id}/sources`);
   });

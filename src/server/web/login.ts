@@ -148,7 +148,8 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     checkCsrf(ctx, s);
     const userId = ctx.state.session?.userId;
     await endSession(ctx, s);
-    if (userId) await s.audit.record({ type: 'sign_out', actor: { id: userId } });
+    // The person signing out did it (the request reached us through their session, not as nobody).
+    if (userId) await s.audit.record({ type: 'sign_out', actor: { id: userId }, by: 'user' });
     ctx.redirect(await afterSignOut(s, userId));
   });
 }

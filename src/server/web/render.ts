@@ -1,5 +1,5 @@
 import type { Html } from '../../web/html.js';
-import { withFlash } from '../../web/pages/layout.js';
+import { withBell, withFlash } from '../../web/pages/layout.js';
 import { takeFlash } from './flash.js';
 import type { WebContext } from './session.js';
 
@@ -8,5 +8,7 @@ export function render(ctx: WebContext, page: Html, status = 200): void {
   const message = status < 400 ? takeFlash(ctx) : null;
   ctx.status = status;
   ctx.type = 'html';
-  ctx.body = (message ? withFlash(page, message) : page).value;
+  const unread = ctx.state.unreadNotices;
+  const shown = unread === undefined ? page : withBell(page, unread);
+  ctx.body = (message ? withFlash(shown, message) : shown).value;
 }

@@ -140,6 +140,7 @@ export async function signedIn(ctx: WebContext, s: Services, opts: { enrolling?:
     mustEnrol = required;
   }
   actingAs({ id: user.id, email: user.email }, 'session');
+  ctx.state.unreadNotices = await s.notices.unreadCount(user.id);
   return { id: user.id, email: user.email, isAdmin: user.isAdmin, actor: sessionActor(user.id), secondFactor: passed, mustEnrol };
 }
 

@@ -77,7 +77,11 @@ export class AuditEventStore {
     if (filter.actorId) q = q.where('actor_id', '=', filter.actorId);
     if (filter.actorEmail) q = q.where((eb) => eb(eb.fn('lower', ['actor_email']), '=', filter.actorEmail!.toLowerCase()));
     if (filter.by) q = q.where('by', '=', filter.by);
-    if (filter.targetId) q = q.where('target_id', '=', filter.targetId);
+    // A target by its id, or by its name as it was then (a file name, an e-mail, a project's or source's name).
+    if (filter.targetId) {
+      const target = filter.targetId;
+      q = q.where((eb) => eb.or([eb('target_id', '=', target), eb(eb.fn('lower', ['target_label']), '=', target.toLowerCase())]));
+    }
     if (filter.clientIp) q = q.where('client_ip', '=', filter.clientIp);
     if (filter.since !== undefined) q = q.where('at', '>=', filter.since);
     if (filter.until !== undefined) q = q.where('at', '<', filter.until);

@@ -49,6 +49,22 @@ export class ProjectMemberStore {
     return rows.rows.map((r) => ({ projectId: r.project_id, role: r.role, via: r.via }));
   }
 
+  /**
+   * The live, enabled accounts that hold one of `roles` on a project: its owner of record (as `owner`), and members
+   * with such a role directly or through a group. Access decides what roles mean; this only reads the rows.
+   */
+  async holders(projectId: string, roles: readonly Role[]): Promise<{ id: string; email: string }[]> {
+    const wanted = [...roles];
+    const owner = wanted.includes('owner') ? sql`select p.user_id as id from projects p where p.id = ${projectId} union ` : sql``;
+    const rows = await sql<{ id: string; email: string }>`
+      select u.id, u.email from users u where u.deleted_at is null and u.disabled_at is null and u.id in (
+        ${owner}select m.member_id from project_members m where m.project_id = ${projectId} and m.member_kind = 'user' and m.role in (${sql.join(wanted)})
+        union
+        select g.user_id from group_members g join project_members m on m.member_id = g.group_id where m.project_id = ${projectId} and m.role in (${sql.join(wanted)}))
+      order by u.email`.execute(this.db);
+    return rows.rows;
+  }
+
   /** A project's members with their e-mails or group names (deleted users absent), oldest first. */
   async list(projectId: string): Promise<MemberRow[]> {
     const rows = await this.db
@@ -67,9 +83,10 @@ export class ProjectMemberStore {
   }
 
   /** Gives a user or a group a role on a project, or changes it: whether the row is new. */
-  async upsert(projectId: string, member: { id: string; kind: MemberKind }, role: Role, by: string | null): Promise<'created' | 'updated'> {
+  async upsert(projectId: string, member: { id: string; kind: MemberKind }, role: Role, by: string | null): Promise<'created' | 'updated' | 'unchanged'> {
     const now = this.now();
     const existed = await this.db.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('member_id', '=', member.id).executeTakeFirst();
+    if (existed?.role === role) return 'unchanged';
     await this.db
       .insertInto('project_members')
       .values({ id: `${projectId}:${member.id}`, project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })

@@ -35,6 +35,18 @@ export interface SourceRecord {
   failures: number;
   createdAt: number;
   updatedAt: number;
+  /** Deletions the guard holds while passes go on (null: none). */
+  heldDeletions: HeldDeletions | null;
+}
+
+/** The deletions the guard holds for an owner's confirmation (sync.ts). */
+export interface HeldDeletions {
+  /** Why, in words for the owner. */
+  reason: string;
+  /** Documents it would remove. */
+  count: number;
+  /** The first of them by path (sync.ts HELD_LISTED), with their document's id and name. */
+  items: { path: string; documentId: string; filename: string | null }[];
 }
 
 /** What a finished pass did, item by item. */
@@ -75,7 +87,8 @@ export interface PassEnd {
   result: PassResult | null;
   error: string | null;
   failures: number;
-  pausedReason: string | null;
+  /** A finished pass: the deletions it held (null: none, which lifts an earlier hold). Absent: as they were. */
+  held?: HeldDeletions | null;
   nextSyncAt: number;
   /** Keep the pass open: the next one continues this listing (it stopped on an error or a shutdown). */
   keepOpen?: boolean;
@@ -106,6 +119,7 @@ const toRecord = (r: SourceRow): SourceRecord => ({
   failures: r.failures,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
+  heldDeletions: r.held_deletions === null ? null : (JSON.parse(r.held_deletions) as HeldDeletions),
 });
 
 const toItem = (r: Database['source_items']): SourceItem => ({
@@ -180,6 +194,20 @@ export class SourceStore {
     return row ? toRecord(row) : null;
   }
 
+  /** Every source of the library, with its project's name and owner (Admin → Sources: their state, never their documents). */
+  async listAll(): Promise<(SourceRecord & { projectName: string; ownerEmail: string | null })[]> {
+    const rows = await this.db
+      .selectFrom('sources as s')
+      .innerJoin('projects as p', 'p.id', 's.project_id')
+      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'p.user_id').on('u.deleted_at', 'is', null))
+      .selectAll('s')
+      .select(['p.name as project_name', 'u.email as owner_email'])
+      .orderBy('p.name')
+      .orderBy('s.id')
+      .execute();
+    return rows.map((r) => ({ ...toRecord(r), projectName: r.project_name, ownerEmail: r.owner_email }));
+  }
+
   async listInProject(projectId: string): Promise<SourceRecord[]> {
     const rows = await this.db.selectFrom('sources').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
     return rows.map(toRecord);
@@ -187,7 +215,8 @@ export class SourceStore {
 
   /**
    * Changes the schedule, options or credentials, pauses, or resumes. Resuming confirms the deletions a guard
-   * paused for and makes the source due now; a new schedule takes effect from the last pass.
+   * held and makes the source due now, as new options or credentials do; a new schedule takes effect from the last
+   * pass.
    */
   async update(id: string, patch: SourcePatch): Promise<SourceRecord | null> {
     const now = this.now();
@@ -198,7 +227,8 @@ export class SourceStore {
       .updateTable('sources')
       .set({
         ...(patch.everyMs !== undefined ? { every_ms: patch.everyMs, next_sync_at: Math.min(current.nextSyncAt, (current.lastSyncAt ?? now) + patch.everyMs) } : {}),
-        ...(patch.options !== undefined ? { options: JSON.stringify(patch.options) } : {}),
+        // New globs or options take effect at once: a pass now.
+        ...(patch.options !== undefined ? { options: JSON.stringify(patch.options), next_sync_at: now, requested_at: now } : {}),
         ...(patch.sealedSecrets !== undefined ? { secrets: patch.sealedSecrets, error: null, failures: 0, next_sync_at: now, requested_at: now } : {}),
         ...(patch.status === 'paused' ? { status: 'paused', paused_reason: current.pausedReason ?? 'paused by its owner' } : {}),
         ...(resume ? { status: 'active', paused_reason: null, confirm_deletions: 1, next_sync_at: now, requested_at: now } : {}),
@@ -279,10 +309,10 @@ export class SourceStore {
         syncing_on: null,
         error: end.error,
         failures: end.failures,
-        next_sync_at: requested && end.pausedReason === null ? now : end.nextSyncAt,
+        next_sync_at: requested ? now : end.nextSyncAt,
         ...(end.keepOpen ? {} : { resume_after: null }),
         ...(end.result ? { last_result: JSON.stringify(end.result), last_sync_at: now, confirm_deletions: 0 } : {}),
-        ...(end.pausedReason !== null ? { status: 'paused', paused_reason: end.pausedReason } : {}),
+        ...(end.held !== undefined ? { held_deletions: end.held === null ? null : JSON.stringify(end.held) } : {}),
         updated_at: now,
       })
       .where('id', '=', id)
@@ -347,12 +377,16 @@ export class SourceStore {
         eb.fn.countAll<number>().as('n'),
         eb.fn.count<number>('syncing_since').as('syncing'),
         eb.fn.count<number>('error').as('failing'),
+        eb.fn.count<number>('held_deletions').as('held'),
       ])
       .groupBy('status')
       .execute();
     const states = { active: 0, paused: 0, syncing: 0, error: 0 };
     for (const r of rows) {
-      states[r.status] += Number(r.n);
+      // A source whose deletions the guard holds is paused for them, though its passes go on.
+      const held = r.status === 'active' ? Number(r.held) : 0;
+      states[r.status] += Number(r.n) - held;
+      states.paused += held;
       states.syncing += Number(r.syncing);
       states.error += Number(r.failing);
     }

@@ -43,10 +43,13 @@ function who(e: AuditRow) {
   return how ? html`<em>${how}</em>` : html`<em>nobody signed in</em>`;
 }
 
+/** A hash (an upload's sha256) shortened as git shortens commits: it has no place to wrap, and the API has it whole. */
+const shortHash = (v: string): string => (/^[0-9a-f]{32,}$/.test(v) ? `${v.slice(0, 12)}…` : v);
+
 const detailText = (details: Record<string, unknown>): string =>
   Object.entries(details)
     .filter(([, v]) => v !== null && v !== undefined)
-    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? shortHash(v) : JSON.stringify(v)}`)
     .join('; ');
 
 /** Admin → Audit log: every recorded event, newest first, with the API's filters. */

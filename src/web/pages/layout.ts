@@ -2,7 +2,7 @@ import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
 /** Where a page sits: its top navigation entry, and (documents, trash, settings, admin) its sub-navigation. `document` is one document's pages. */
-export type Section = 'search' | 'documents' | 'trash' | 'document' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit' | 'admin-mail';
+export type Section = 'search' | 'documents' | 'trash' | 'document' | 'projects' | 'keys' | 'applications' | 'connected' | 'account' | 'security' | 'admin-users' | 'admin-groups' | 'admin-sharing' | 'audit' | 'admin-mail' | 'admin-sources' | 'notices';
 
 export interface LayoutData {
   title: string;
@@ -24,11 +24,13 @@ export interface Flash {
 
 const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account', 'security'];
 const LIBRARY: readonly Section[] = ['documents', 'trash', 'document'];
-const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'audit', 'admin-mail'];
+const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'admin-sources', 'audit', 'admin-mail'];
 
 /** Where the flash goes: right after main opens. layout() writes one of these exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
 const MAIN_OPEN_WIDE = '<main id="main" class="wide">';
+/** Where the bell goes (withBell): first in the header's account corner, which only a signed-in page has. */
+const ACCOUNT_OPEN = '<div class="account">';
 
 /** A navigation link, marked as the current page for assistive technology too. */
 const link = (href: string, label: string, current: boolean) =>
@@ -52,7 +54,7 @@ export function layout(data: LayoutData, body: Html): Html {
         ${data.user.isAdmin ? link('/admin', 'Admin', inAdmin) : null}
       </nav>
       ${data.active === 'search' ? null : headerSearch}
-      <div class="account">
+      ${raw(ACCOUNT_OPEN)}
         <span class="who">${data.user.email}</span>
         <form method="post" action="/logout" class="inline">
           <input type="hidden" name="_csrf" value="${data.csrfToken ?? ''}">
@@ -79,6 +81,7 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/admin/users', 'Users', data.active === 'admin-users')}
   ${link('/admin/groups', 'Groups', data.active === 'admin-groups')}
   ${link('/admin/sharing', 'Sharing', data.active === 'admin-sharing')}
+  ${link('/admin/sources', 'Sources', data.active === 'admin-sources')}
   ${link('/admin/audit', 'Audit log', data.active === 'audit')}
   ${link('/admin/mail', 'Mail', data.active === 'admin-mail')}
 </nav>`
@@ -100,6 +103,15 @@ ${data.script ? html`<script src="/static/${data.script}" defer></script>` : nul
 ${raw(data.wide ? MAIN_OPEN_WIDE : MAIN_OPEN)}${subnav}${body}</main>
 </body>
 </html>`;
+}
+
+/** The page with the header's bell: the signed-in person's notices, and how many are unread. */
+export function withBell(page: Html, unread: number): Html {
+  const at = page.value.indexOf(ACCOUNT_OPEN);
+  if (at < 0) return page;
+  const bell = html`<a href="/notices" class="bell${unread > 0 ? ' unread' : ''}">Notices${unread > 0 ? html` <span class="badge warn" aria-label="${unread} unread">${unread > 99 ? '99+' : unread}</span>` : null}</a>`;
+  const end = at + ACCOUNT_OPEN.length;
+  return raw(page.value.slice(0, end) + bell.value + page.value.slice(end)); // both parts are markup we wrote
 }
 
 /** The page with `flash` as its first words in main, announced to screen readers. */

@@ -34,7 +34,7 @@ export function parseOption(raw: string, into: Record<string, unknown>): Record<
 }
 
 /** The values of secret options: a prompt each on a terminal, else one line each from stdin, in order. */
-async function readSecrets(ctx: Context, names: string[]): Promise<Record<string, string>> {
+export async function readSecrets(ctx: Context, names: string[]): Promise<Record<string, string>> {
   if (names.length === 0) return {};
   if (canPrompt(ctx.io)) {
     const { password } = await import('@inquirer/prompts');

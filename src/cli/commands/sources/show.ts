@@ -3,7 +3,7 @@ import type { Source } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { printFields } from '../../output/table.js';
-import { notice } from '../../../terminal/io.js';
+import { notice, writeOut } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { findSource, sourcePath } from './find-source.js';
 
@@ -28,9 +28,14 @@ export async function run(opts: { id: string; project?: string; json: boolean },
       ['last pass', r ? `${r.listed} listed: ${r.added} added, ${r.changed} changed, ${r.deleted} deleted, ${r.unchanged} unchanged, ${r.failed} failed (${r.ms} ms)` : 'none yet'],
       ['options', JSON.stringify(s.options)],
       ['secrets', s.secrets.join(', ') || 'none'],
+      ...(s.secrets_to_reenter.length ? ([['enter again', `${s.secrets_to_reenter.join(', ')}: docsearch sources edit ${s.id} --secret ${s.secrets_to_reenter[0]}`]] as [string, string][]) : []),
+      ...(s.held_deletions ? ([['held', `${s.held_deletions.count} document(s) would be removed: docsearch sources sync ${s.id} --confirm removes them`]] as [string, string][]) : []),
     ],
     ctx.now(),
   );
+  // Which documents the guard holds: data (stdout), one path a line, after the fields.
+  for (const item of s.held_deletions?.items ?? []) writeOut(ctx.io, `  would remove ${item.path}`);
+  if (s.held_deletions && s.held_deletions.count > s.held_deletions.items.length) writeOut(ctx.io, `  and ${s.held_deletions.count - s.held_deletions.items.length} more`);
   for (const item of s.item_errors?.items ?? []) notice(ctx.io, `item ${item.path}: ${item.error}`);
 }
 

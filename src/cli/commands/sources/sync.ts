@@ -17,11 +17,11 @@ export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('sync', {
     summary: 'run a source pass now (--confirm resumes a paused source and lets its deletions through)',
     description:
-      'Run a pass of a source now. A source the deletion guard paused is only synced with --confirm, which resumes it and lets its next pass remove what it finds gone.',
+      'Run a pass of a source now. While the deletion guard holds deletions, a pass still adds and changes files and keeps holding them; --confirm lets them through (and resumes a source its owner paused, which runs no pass without it).',
     examples: ['docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq', 'docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq --confirm'],
   })
     .argument('<source>', 'source id')
     .option('--project <project>', 'the project it is in (default: looked for in all)')
-    .option('--confirm', 'resume a paused source and let its deletions through')
+    .option('--confirm', 'let the deletions the guard holds through (and resume a paused source)')
     .action((id: string, flags: { project?: string; confirm?: boolean }) => runF({ id, project: flags.project, confirm: Boolean(flags.confirm), json: Boolean(ctx.globals().json) }, ctx));
 }

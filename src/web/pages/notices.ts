@@ -1,0 +1,36 @@
+import { formatTime } from '../format.js';
+import { html } from '../html.js';
+import { layout } from './layout.js';
+
+export interface NoticeRow {
+  id: string;
+  message: string;
+  link: string | null;
+  createdAt: number;
+  read: boolean;
+}
+
+/** The bell's page: what needs the person (a source holding deletions or failing), the newest first. */
+export function noticesPage(d: { user: { email: string; isAdmin?: boolean }; csrfToken: string; notices: NoticeRow[] }) {
+  const unread = d.notices.filter((n) => !n.read).length;
+  return layout(
+    { title: 'Notices', user: d.user, csrfToken: d.csrfToken, active: 'notices' },
+    html`<section class="card">
+  <div class="page-head"><h1>Notices</h1>${
+    unread > 0
+      ? html`<form method="post" action="/notices/read" class="inline"><input type="hidden" name="_csrf" value="${d.csrfToken}"><button type="submit">Mark all read</button></form>`
+      : null
+  }</div>
+  <p class="muted">Sources of your projects that need you: deletions waiting for your confirmation, passes that keep failing. Owners and editors of a project are told, here and by e-mail when the server sends mail.</p>
+  ${
+    d.notices.length === 0
+      ? html`<p class="empty" id="no-notices">Nothing needs you.</p>`
+      : html`<ul class="notices" id="notices">${d.notices.map(
+          (n) =>
+            html`<li data-notice-id="${n.id}"${n.read ? null : html` class="unread"`}>${n.read ? null : html`<span class="badge warn">new</span> `}${n.message}
+    <span class="muted"><time datetime="${new Date(n.createdAt).toISOString()}">${formatTime(n.createdAt)}</time></span>${n.link ? html` <a href="${n.link}">Open</a>` : null}</li>`,
+        )}</ul>`
+  }
+</section>`,
+  );
+}
