@@ -23,6 +23,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type EmbeddedChunk, embedWithUnits } from '../src/ingest/unit-vectors.js';
 import { toRows } from '../src/ingest/write.js';
 import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from '../src/models/builtin/minilm-embedder.js';
 import { createEmbedder } from '../src/models/registry.js';
@@ -34,7 +35,7 @@ import { BuiltinReranker, DEFAULT_BUILTIN_PARAMS, type BuiltinRerankParams } fro
 import type { CandidateReranker } from '../src/search/rerank/stage.js';
 import { windowRows } from '../src/search/rerank/window-writes.js';
 import { DEFAULT_RETRIEVE, type Fusion, rankFirstStage, type RetrieveOptions, Retriever } from '../src/search/retrieve.js';
-import { sentenceWindows } from '../src/search/sentence-windows.js';
+import { sentenceWindows } from '../src/ingest/sentence-windows.js';
 import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
 import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';
@@ -80,28 +81,33 @@ export interface Built {
   chunkCount: number;
 }
 
-/** The SciFact chunks table, built once per corpus + model + chunker code. */
-export async function buildChunks(embedder: BuiltinEmbedder, vectors: VectorCache): Promise<Built> {
+/** The SciFact chunks table (vectors and answer units), built once per corpus + model + chunker code. */
+export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<string>): Promise<Built> {
   const corpusStat = statSync(join(SCIFACT, 'corpus.jsonl'));
-  const code = ['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/write.ts', 'src/store/lancedb/chunks.ts'].map((f) => readFileSync(join(REPO, f), 'utf8'));
-  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...code]);
+  const code = ['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/write.ts', 'src/store/lancedb/chunks.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts'].map((f) => readFileSync(join(REPO, f), 'utf8'));
+  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...code, ...(only ? [[...only].sort().join(',')] : [])]);
   const dir = join(CACHE, `scifact-${key}`);
   const done = join(dir, 'COMPLETE');
   if (!existsSync(done)) {
     rmSync(dir, { recursive: true, force: true });
-    const docs = readCorpus();
+    const docs = readCorpus().filter((d) => !only || only.has(d.id));
     const t0 = performance.now();
     const perDoc = docs.map((d) => chunkAbstract(d, embedder.tokenizer, embedder.maxTokens, OVERLAP_TOKENS));
     const all = perDoc.flat();
     log(`chunked ${docs.length} abstracts into ${all.length} chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    const chunkVecs = await vectors.embed(embedder, all.map((c) => c.embedText), 'passage', (d, t) => log(`  embedded chunks ${d}/${t}`));
+    // Vectors and answer units from one pass per chunk, as ingestion makes them.
+    const embedded: EmbeddedChunk[] = [];
+    for (let i = 0; i < all.length; i += 256) {
+      embedded.push(...(await embedWithUnits(embedder, all.slice(i, i + 256), { kind: 'passage' })));
+      log(`  embedded chunks ${embedded.length}/${all.length}`);
+    }
     const store = await VectorStore.open(dir);
     const chunks = await ChunkIndex.open(store, { embedderId: embedder.id });
     const rows: ChunkRow[] = [];
     let k = 0;
     docs.forEach((d, di) => {
       const cs = perDoc[di]!;
-      rows.push(...toRows({ documentId: d.id, userId: USER, projectId: PROJECT }, cs, chunkVecs.slice(k, k + cs.length)));
+      rows.push(...toRows({ documentId: d.id, userId: USER, projectId: PROJECT }, cs, embedded.slice(k, k + cs.length)));
       k += cs.length;
     });
     for (let i = 0; i < rows.length; i += 2000) await chunks.add(rows.slice(i, i + 2000), embedder);
@@ -116,7 +122,7 @@ export async function buildChunks(embedder: BuiltinEmbedder, vectors: VectorCach
 
 /** The builtin reranker's sentence windows beside the chunks (only when it is evaluated), rebuilt when their code changes. */
 async function buildWindows(built: Built, embedder: BuiltinEmbedder, vectors: VectorCache): Promise<{ windows: ChunkWindowIndex; windowCount: number }> {
-  const key = sha(['src/search/sentence-windows.ts', 'src/search/rerank/window-writes.ts', 'src/store/lancedb/chunk-windows.ts'].map((f) => readFileSync(join(REPO, f), 'utf8')));
+  const key = sha(['src/ingest/sentence-windows.ts', 'src/search/rerank/window-writes.ts', 'src/store/lancedb/chunk-windows.ts'].map((f) => readFileSync(join(REPO, f), 'utf8')));
   const done = join(built.dir, `WINDOWS-${key}`);
   if (!existsSync(done)) {
     const names = await built.store.connection.tableNames();
@@ -285,7 +291,7 @@ async function main(): Promise<void> {
   if (!(embedder instanceof BuiltinEmbedder)) throw new Error('--embedder must be builtin, builtin:fp32 or builtin:int8');
   await embedder.init();
   const vectors = VectorCache.open(join(CACHE, 'vectors-builtin.bin'), embedder.id, embedder.dimension);
-  const built = await buildChunks(embedder, vectors);
+  const built = await buildChunks(embedder);
   const windows = withBuiltin ? await buildWindows(built, embedder, vectors) : null;
   const chunksBytes = dirSize(join(built.dir, 'chunks.lance'));
   const windowsBytes = windows ? dirSize(join(built.dir, 'chunk_windows.lance')) : 0;

@@ -27,7 +27,7 @@ import { join, resolve } from 'node:path';
 import type * as lancedb from '@lancedb/lancedb';
 import { parseArgs } from 'node:util';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
-import { windowTexts, sentenceWindows } from '../src/search/sentence-windows.js';
+import { windowTexts, sentenceWindows } from '../src/ingest/sentence-windows.js';
 import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
 import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';

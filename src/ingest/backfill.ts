@@ -59,9 +59,10 @@ export interface DeriverStatus {
 export interface BackfillStatus {
   /**
    * `running` here; `waiting` for uploads or for a re-index to finish; `elsewhere`: another replica holds the lease
-   * and runs it; `done`: nothing pending; `starting` before the first count; `stopped` at shutdown.
+   * and runs it; `done`: nothing pending; `off`: turned off (`--backfill off`: counted, not run); `starting` before
+   * the first count; `stopped` at shutdown.
    */
-  state: 'starting' | 'running' | 'waiting' | 'elsewhere' | 'done' | 'stopped';
+  state: 'starting' | 'running' | 'waiting' | 'elsewhere' | 'done' | 'off' | 'stopped';
   derivers: Record<string, DeriverStatus>;
 }
 
@@ -122,6 +123,12 @@ export class ChunkBackfill {
       return;
     }
     this.loop ??= this.run().catch((err: unknown) => this.deps.log.warn({ err, event: 'backfill.stopped' }, 'the chunk backfill stopped unexpectedly; it resumes at the next start'));
+  }
+
+  /** Does not run the pass (turned off): counts what is pending, once, for health and /metrics. */
+  async countOnly(): Promise<void> {
+    this.state = 'off';
+    await this.count().catch((err: unknown) => this.deps.log.warn({ err }, 'could not count the chunks the backfill would bring up to date'));
   }
 
   /** Rows may be pending again (a re-index switched to a fresh table): a finished pass looks again. */

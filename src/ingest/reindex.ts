@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger.js';
 import type { Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
+import { embedWithUnits } from './unit-vectors.js';
 
 export interface ReindexStatus {
   required: boolean;
@@ -112,7 +113,14 @@ export class Reindexer {
         {
           id: embedder.id,
           dimension: embedder.dimension,
-          embed: (texts) => (this.stopping ? Promise.reject(new Error('the daemon is shutting down')) : embedder.embed(texts, { kind: 'passage' })),
+          embed: (rows) =>
+            this.stopping
+              ? Promise.reject(new Error('the daemon is shutting down'))
+              : embedWithUnits(
+                  embedder,
+                  rows.map((r) => ({ text: r.text, embedText: r.search_text })),
+                  { kind: 'passage' },
+                ),
         },
         (done, total) => {
           this.state.done = done;

@@ -36,6 +36,18 @@ export interface EmbedOptions {
   foreground?: boolean;
 }
 
+/** A text and spans of it ([start, end) UTF-16 offsets) that each want a vector of their own. */
+export interface TextWithUnits {
+  text: string;
+  units: readonly (readonly [number, number])[];
+}
+
+/** A text's vector and one per unit, in order: null for a unit the model did not see (cut off past `maxTokens`). */
+export interface UnitVectors {
+  vector: Float32Array;
+  units: (Float32Array | null)[];
+}
+
 export interface Embedder {
   /** Stable id recorded with the index, e.g. `builtin:all-MiniLM-L6-v2`, `ollama:nomic-embed-text`. */
   readonly id: string;
@@ -52,6 +64,12 @@ export interface Embedder {
   init(): Promise<void>;
   /** One L2-normalised vector per text, in input order. */
   embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]>;
+  /**
+   * Each text's vector as `embed` gives it, and from the same pass a vector per unit: the text's token states
+   * averaged over the unit's tokens (late chunking), L2-normalised, in the space of query vectors. Only models whose
+   * token states are at hand have it (the built-in one); remote providers answer one vector per text.
+   */
+  embedUnits?(items: TextWithUnits[], opts: EmbedOptions): Promise<UnitVectors[]>;
   status(): ModelStatus;
   close(): Promise<void>;
 }

@@ -76,7 +76,8 @@ export class OnnxReranker implements Reranker {
       (t) => JSON.parse(t) as object,
       () => ({}),
     );
-    const session = await OnnxSession.open(modelPath, { intraOpThreads: this.opts.intraOpThreads ?? availableParallelism() });
+    // Below searches' query embeddings (their own session, at normal priority): a query never waits for the cores.
+    const session = await OnnxSession.open(modelPath, { intraOpThreads: this.opts.intraOpThreads ?? availableParallelism(), background: true });
     for (const name of ['input_ids', 'attention_mask']) {
       if (!session.inputNames.includes(name)) {
         await session.close();

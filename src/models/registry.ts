@@ -17,6 +17,7 @@ import type { Embedder } from './embedder.js';
 import { HttpReranker } from './http-reranker.js';
 import { OllamaEmbedder } from './ollama-embedder.js';
 import { OllamaReranker } from './ollama-reranker.js';
+import type { ModelLane } from './builtin/minilm-embedder.js';
 import { OnnxReranker } from './onnx-reranker.js';
 import { OpenAIEmbedder } from './openai-embedder.js';
 import type { Reranker } from './reranker.js';
@@ -47,6 +48,8 @@ export interface ModelConfig {
   background?: Yielder;
   /** Threads of the built-in models' and onnx: rerankers' passage sessions; default: one per core. */
   modelThreads?: number;
+  /** Told each forward pass of the built-in model: its lane (queries, or background passages) and texts (the daemon's metrics). */
+  onModelRun?: (lane: ModelLane, texts: number) => void;
 }
 
 export type RerankerFactory = (cfg: ModelConfig) => Reranker;
@@ -118,7 +121,7 @@ export function createEmbedder(cfg: ModelConfig): Embedder {
         throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes a precision, not a model name`);
       }
       if (!cfg.modelCacheDir) throw invalid('modelCacheDir', 'is required for the builtin embedder');
-      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, precision, ...(cfg.background ? { background: cfg.background } : {}), ...threads(cfg) });
+      return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, precision, ...(cfg.background ? { background: cfg.background } : {}), ...(cfg.onModelRun ? { onRun: cfg.onModelRun } : {}), ...threads(cfg) });
     }
     case 'ollama':
       if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');

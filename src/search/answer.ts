@@ -1,73 +1,46 @@
 /**
- * A result's answer: the sentence (or short run of sentences) of its chunk that best matches the query, which the
- * web, the CLI and MCP show first. Units are the chunk's sentence windows (sentence-windows.ts); one longer than
- * MAX_UNIT_CHARS (a list or table without sentence punctuation, which would otherwise be the whole chunk) is cut at
- * line breaks, then at word boundaries, so an answer is always something a person reads at a glance.
+ * A result's answer: the unit of its chunk (ingest/answer-units.ts) that best matches the query, which the web, the CLI
+ * and MCP show first.
  *
- * A unit's score is its meaning (cosine to the query, when the search could embed the units: answer-meaning.ts, or
- * the builtin reranker's stored windows) plus TERM_WEIGHT × how far the share of the query's distinct terms it holds
+ * A unit's score is its meaning (cosine to the query: the unit's vector stored at ingest, or the builtin reranker's
+ * stored windows) plus TERM_WEIGHT × how far the share of the query's distinct terms it holds
  * is past half (0 at half or less, 1 with them all). Without meaning the terms decide, then how often they occur, then
  * the earlier unit. TERM_WEIGHT was chosen on SciFact train's rationale sentences (`npm run bench:snippets -- --tune`;
  * docs/search.md).
  */
-import { type SentenceWindow, sentenceWindows } from './sentence-windows.js';
+import type { SentenceWindow } from '../ingest/sentence-windows.js';
+import type { UnitKind } from '../store/lancedb/unit-vectors.js';
 import { stem, type Term, wordSpans } from './terms.js';
-
-/** A unit longer than this is cut (at line breaks, then words) into pieces of at most UNIT_PIECE_CHARS. */
-export const MAX_UNIT_CHARS = 400;
-const UNIT_PIECE_CHARS = 300;
 
 /** Weight of the query-term share against the cosine (0..1) of meaning. */
 export const TERM_WEIGHT = 0.5;
 
-/** The units an answer is chosen among, in text order, covering every sentence of `text`. */
-export function answerUnits(text: string): SentenceWindow[] {
-  return sentenceWindows(text).flatMap((w) => (w.end - w.start <= MAX_UNIT_CHARS ? [w] : cutUnit(text, w)));
-}
-
-/** An overlong unit in pieces: its lines, and a line still too long at word boundaries into near-equal parts. */
-function cutUnit(text: string, w: SentenceWindow): SentenceWindow[] {
-  const out: SentenceWindow[] = [];
-  for (const m of text.slice(w.start, w.end).matchAll(/[^\n]+/g)) {
-    const start = w.start + m.index + (m[0].length - m[0].trimStart().length);
-    const end = w.start + m.index + m[0].trimEnd().length;
-    if (end <= start) continue;
-    if (end - start <= MAX_UNIT_CHARS) out.push({ start, end });
-    else out.push(...wordPieces(text, start, end));
-  }
-  return out;
-}
-
-function wordPieces(text: string, start: number, end: number): SentenceWindow[] {
-  const parts = Math.ceil((end - start) / UNIT_PIECE_CHARS);
-  const target = (end - start) / parts;
-  const out: SentenceWindow[] = [];
-  let open = start;
-  for (const m of text.slice(start, end).matchAll(/\s+/g)) {
-    const at = start + m.index;
-    if (at - open >= target && end - at > target / 3) {
-      out.push({ start: open, end: at });
-      open = at + m[0].length;
-    }
-  }
-  out.push({ start: open, end });
-  return out;
+/** A unit as answers see it: its span and, when known, its kind (a heading is never the answer). */
+export interface AnswerUnit extends SentenceWindow {
+  kind?: UnitKind;
 }
 
 export interface AnswerChoice {
-  unit: SentenceWindow;
+  unit: AnswerUnit;
   /** Its index among the units. */
   index: number;
 }
 
 /**
  * The unit that answers best. `meaning` (one cosine per unit, or absent) comes from the model; terms are the
- * query's. Undefined only when the text has no units (it is blank).
+ * query's. A heading is not chosen (unless the text is nothing else): its words count for the units under it, as
+ * `context`'s (the header the chunk was embedded under: its document's title, its heading path) count for every unit.
+ * Undefined only when the text has no units (it is blank).
  */
-export function chooseAnswer(text: string, units: readonly SentenceWindow[], terms: readonly Term[], meaning?: readonly number[]): AnswerChoice | undefined {
+export function chooseAnswer(text: string, units: readonly AnswerUnit[], terms: readonly Term[], meaning?: readonly number[], context?: string | null): AnswerChoice | undefined {
   if (units.length === 0) return undefined;
   const stems = new Set(terms.map((t) => t.stem));
   const exact = new Set(terms.map((t) => t.text));
+  const matching = (word: string): string | undefined => {
+    const w = word.toLowerCase();
+    const s = stem(w);
+    return exact.has(w) || stems.has(s) ? s : undefined;
+  };
   const found = units.map(() => ({ distinct: new Set<string>(), hits: 0 }));
   if (stems.size > 0) {
     let u = 0;
@@ -75,23 +48,34 @@ export function chooseAnswer(text: string, units: readonly SentenceWindow[], ter
       while (u < units.length && start >= units[u]!.end) u++;
       if (u === units.length) break;
       if (start < units[u]!.start) continue;
-      const w = word.toLowerCase();
-      const s = stem(w);
-      if (exact.has(w) || stems.has(s)) {
+      const s = matching(word);
+      if (s) {
         found[u]!.distinct.add(s);
         found[u]!.hits++;
       }
     }
   }
+  // The terms each unit's context holds: the chunk's header (title, heading path) for all of them, and each heading
+  // line for the units after it.
+  const everywhere = context ? wordSpans(context).map((w) => matching(w.word)).filter((s): s is string => s !== undefined) : [];
+  const headed = units.map(() => new Set<string>(everywhere));
+  let over = new Set<string>();
+  units.forEach((u, i) => {
+    if (u.kind === 'heading') over = found[i]!.distinct;
+    else for (const s of over) headed[i]!.add(s);
+  });
+  const answers = units.some((u) => u.kind !== 'heading');
   const withMeaning = meaning !== undefined && meaning.length === units.length;
-  let best = 0;
+  let best = -1;
   let bestKey = [-Infinity, -Infinity];
-  units.forEach((_, i) => {
-    const share = stems.size ? found[i]!.distinct.size / stems.size : 0;
+  units.forEach((u, i) => {
+    if (answers && u.kind === 'heading') return;
+    const distinct = new Set([...found[i]!.distinct, ...headed[i]!]);
+    const share = stems.size ? distinct.size / stems.size : 0;
     // With meaning, only a unit holding more than half the query's words gains by them: a word or two in common is
     // what filler around an answer has too (an office handbook says "office" everywhere), and it outweighed meaning.
     const key = withMeaning ? [meaning[i]! + TERM_WEIGHT * Math.max(0, 2 * share - 1), 0] : [share, found[i]!.hits];
-    if (key[0]! > bestKey[0]! || (key[0] === bestKey[0] && key[1]! > bestKey[1]!)) {
+    if (best < 0 || key[0]! > bestKey[0]! || (key[0] === bestKey[0] && key[1]! > bestKey[1]!)) {
       best = i;
       bestKey = key;
     }

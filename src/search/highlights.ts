@@ -3,7 +3,7 @@
  * `text`. Its answer (answer.ts) comes as one range, and query-term occurrences outside it as word ranges.
  */
 import { analysedWords } from '../language/analyse.js';
-import type { SentenceWindow } from './sentence-windows.js';
+import type { SentenceWindow } from '../ingest/sentence-windows.js';
 import { stem, type Term, wordSpans } from './terms.js';
 
 export type Range = [number, number];

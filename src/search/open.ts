@@ -11,14 +11,17 @@ import { createReranker, type ModelConfig, threads } from '../models/registry.js
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
-import { AnswerMeaning } from './answer-meaning.js';
+import type { FilterLookups } from '../store/sql/document-filters.js';
+import type { LabelStore } from '../store/sql/labels.js';
+import { FacetCounter } from './facets.js';
+import { FilterResolver } from './filters.js';
 import { CursorCodec } from './cursor.js';
 import { LibraryLanguages } from './library-languages.js';
 import { QueryVectorCache } from './query-cache.js';
 import { BuiltinReranker } from './rerank/builtin.js';
 import { type CandidateReranker, fromModelReranker } from './rerank/stage.js';
 import { withWindowWrites } from './rerank/window-writes.js';
-import { Retriever } from './retrieve.js';
+import { DEFAULT_RETRIEVE, Retriever } from './retrieve.js';
 import { SearchService, type SearchServiceDeps } from './service.js';
 import type { SearchTimings } from './timings.js';
 
@@ -33,11 +36,17 @@ export interface SearchStack {
 
 export async function openSearch(deps: {
   models: ModelConfig;
+  /** How long a search waits for the reranker (`--rerank-timeout`). */
+  rerankTimeoutMs?: number;
   embedder: Embedder;
   vectors: VectorStore;
   chunks: ChunkIndex;
   documents: SearchServiceDeps['documents'];
   projects: SearchServiceDeps['projects'];
+  /** What filters and facets look up: label names, uploaders, metadata. */
+  lookups: FilterLookups;
+  labels: LabelStore;
+  users: { emails(ids: readonly string[]): Promise<Map<string, string>> };
   /** Server-wide settings: where the secret that seals page cursors is kept (shared by every replica). */
   settings: { getOrCreate(key: string, make: () => string): Promise<string> };
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -66,20 +75,24 @@ export async function openSearch(deps: {
 
   const secret = await deps.settings.getOrCreate('search.cursor_secret', () => randomBytes(32).toString('base64url'));
   const languages = new LibraryLanguages(deps.documents);
-  const retriever = new Retriever({
+  const retriever = new Retriever(
+    {
     chunks: deps.chunks,
     embedder: deps.embedder,
     cache: new QueryVectorCache(512),
     log: deps.log,
     libraryLanguages: (projectIds) => languages.of(projectIds),
     ...(deps.timings ? { timings: deps.timings } : {}),
-  });
+    },
+    { ...DEFAULT_RETRIEVE, ...(deps.rerankTimeoutMs !== undefined ? { rerankTimeoutMs: deps.rerankTimeoutMs } : {}) },
+  );
   const service = new SearchService({
     retriever,
     reranker,
-    answers: new AnswerMeaning({ embedder: deps.embedder, queryVector: (query) => retriever.queryVector(query), log: deps.log }),
     documents: deps.documents,
     projects: deps.projects,
+    filters: new FilterResolver({ lookups: deps.lookups, labels: deps.labels }),
+    facets: new FacetCounter({ lookups: deps.lookups, labels: deps.labels, users: deps.users, projects: deps.projects }),
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),
     reindexRequired: () => deps.chunks.reindexRequired(),
     ...(deps.foreground ? { foreground: deps.foreground } : {}),

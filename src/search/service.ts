@@ -10,19 +10,22 @@
  */
 import { AppError } from '../core/errors.js';
 import type { ForegroundGate } from '../core/foreground.js';
+import { answerUnits } from '../ingest/answer-units.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
+import { decodeUnits } from '../store/lancedb/unit-vectors.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
 import { type DocumentGroup, groupByDocument } from './group.js';
-import { answerUnits, chooseAnswer, scoresFromWindows } from './answer.js';
-import type { AnswerMeaning } from './answer-meaning.js';
+import { chooseAnswer, scoresFromWindows } from './answer.js';
 import { highlights, type Range } from './highlights.js';
 import { cutPage, type PageCut } from './page.js';
+import type { FacetCounter, FacetUnit, FacetValue } from './facets.js';
+import type { FilterResolver } from './filters.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
 import { citation, type Citation } from './citation.js';
-import type { SentenceWindow } from './sentence-windows.js';
-import { queryTerms } from './terms.js';
+import type { SentenceWindow } from '../ingest/sentence-windows.js';
+import { queryTerms, type Term } from './terms.js';
 import type { SearchTimings } from './timings.js';
 
 export interface SearchPassage {
@@ -89,6 +92,8 @@ interface ResponseBase {
   /** Documents in the searched scope still queued or being processed: results may be incomplete. */
   indexing: number;
   warnings?: string[];
+  /** Per facet asked, how many results of the whole list carry each value (facets.ts). */
+  facets?: Record<string, FacetValue[]>;
 }
 
 export interface PassagesResponse extends ResponseBase {
@@ -146,8 +151,10 @@ export interface SearchServiceDeps {
   clock?: () => number;
   /** Told how long each search and its page's hydration took (the retriever tells its own stages). */
   timings?: SearchTimings;
-  /** Scores the shown passages' sentences by meaning, to choose each one's answer (else: by the query's terms). */
-  answers?: AnswerMeaning;
+  /** Turns a search's filters into the chunk columns' values (without it, a search with filters is refused). */
+  filters?: FilterResolver;
+  /** Counts facets (without it, none are counted). */
+  facets?: FacetCounter;
 }
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
@@ -190,8 +197,9 @@ export class SearchService {
     const documents = q.documentIds ? { documentIds: q.documentIds } : {};
 
     const visible = (ids: string[]) => this.deps.documents.visibleAmong(q.scope, ids, asOf);
+    const filter = q.filters ? await this.chunkFilter(q) : undefined;
     const retrieve = (list: 'first-page' | 'full') =>
-      this.deps.retriever.retrieve({ projectIds: q.scope, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...documents });
+      this.deps.retriever.retrieve({ projectIds: q.scope, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...documents, ...(filter ? { filter } : {}) });
     // A first page (nothing shown yet; also the web page's way back to it) reads the shorter first-page list.
     const firstPage = (cursor?.shown.length ?? 0) === 0;
     const [first, indexing] = await Promise.all([retrieve(firstPage ? 'first-page' : 'full'), this.deps.documents.countIndexing(q.scope, q.documentIds)]);
@@ -203,7 +211,7 @@ export class SearchService {
       retrieval = await retrieve('full');
       cut = this.cut(q, retrieval, cursor);
     }
-    const { ranked, weak, complete, loaded, warnings } = retrieval;
+    const { ranked, weak, complete, warnings } = retrieval;
     const { groups, length, page } = cut;
     const seal = (shown: number[] | null) => (shown ? this.deps.cursors.encode(q.userId, digest, { asOf, shown }) : null);
 
@@ -217,7 +225,7 @@ export class SearchService {
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
     const hydrateStarted = performance.now();
-    const [passage, docs] = await Promise.all([this.passages(q, shown, loaded, new Set(retrieval.forms)), this.documentsOf(q.scope, shown)]);
+    const [passage, docs, facets] = await Promise.all([this.passages(q, shown, retrieval, new Set(retrieval.forms)), this.documentsOf(q.scope, shown), this.facets(q, cut, ranked)]);
     this.deps.timings?.stage('hydrate', (performance.now() - hydrateStarted) / 1000);
     let response: SearchResponse;
     if (groups) {
@@ -241,9 +249,31 @@ export class SearchService {
       response = { ...base, results };
     }
     if (warnings.length) response.warnings = warnings;
+    if (facets) response.facets = facets;
     response.took_ms = Math.round(now() - started);
     this.deps.timings?.search((now() - started) / 1000);
     return { response, start: page.start, previousCursor: seal(page.previous) };
+  }
+
+  /** The search's filters as the chunk columns' values (resolved in the projects searched). */
+  private async chunkFilter(q: SearchQuery) {
+    if (!this.deps.filters) throw new AppError('invalid_request', 'this server cannot filter searches');
+    const started = performance.now();
+    const filter = await this.deps.filters.chunkFilter(q.scope, q.filters!);
+    this.deps.timings?.stage('filters', (performance.now() - started) / 1000);
+    return filter;
+  }
+
+  /** The facets asked, counted over the whole list in the response's unit (the list `total` counts). */
+  private async facets(q: SearchQuery, cut: { groups: DocumentGroup[] | null; length: number }, ranked: RankedChunk[]): Promise<Record<string, FacetValue[]> | undefined> {
+    if (!q.facets?.length || !this.deps.facets) return undefined;
+    const units: FacetUnit[] = cut.groups
+      ? cut.groups.slice(0, cut.length).map((g) => ({ documentId: g.documentId, chunks: g.passages.map((p) => p.chunk) }))
+      : ranked.slice(0, cut.length).map((r) => ({ documentId: r.chunk.document_id, chunks: [r.chunk] }));
+    const started = performance.now();
+    const counts = await this.deps.facets.count(units, q.facets);
+    this.deps.timings?.stage('facets', (performance.now() - started) / 1000);
+    return counts;
   }
 
   /** The whole list in the response's unit (a weak answer is only its first page: the nearest, not matches) and the page of it the cursor points at. */
@@ -268,13 +298,14 @@ export class SearchService {
   private async passages(
     q: SearchQuery,
     shown: RankedChunk[],
-    loaded: Map<string, ShownChunk>,
+    retrieval: Retrieval,
     forms: ReadonlySet<string>,
   ): Promise<(r: RankedChunk) => (SearchPassage & { project: ProjectRef }) | null> {
-    const rows = await this.deps.retriever.hydrate(q.scope, shown, loaded);
+    const rows = await this.deps.retriever.hydrate(q.scope, shown, retrieval.loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
-    const [projects, answers] = await Promise.all([this.deps.projects.names(projectIds).then((list) => new Map(list.map((p) => [p.id, p]))), this.answers(q, shown, rows)]);
+    const projects = new Map((await this.deps.projects.names(projectIds)).map((p) => [p.id, p]));
     const terms = queryTerms(q.query);
+    const answers = this.answers(terms, shown, rows, retrieval.queryVector);
     return (r) => {
       const chunk = rows.get(r.chunk.id);
       const project = chunk && projects.get(chunk.project_id);
@@ -298,32 +329,21 @@ export class SearchService {
   }
 
   /**
-   * Each shown chunk's answer unit: by the builtin reranker's window scores when it scored the chunk, else by the
-   * meaning of its sentences (one model call for the page; not in keyword mode, which asks for words alone), with
-   * the query's terms.
+   * Each shown chunk's answer unit, chosen with the query's terms and, where known, each unit's meaning: the cosine of
+   * its stored vector (ingest/unit-vectors.ts) to the query's, or the builtin reranker's window scores. No model call:
+   * a chunk stored before units existed (the backfill has not reached it yet) is answered by terms, as is a
+   * keyword-mode search (no query vector).
    */
-  private async answers(q: SearchQuery, shown: RankedChunk[], rows: Map<string, ShownChunk>): Promise<Map<string, SentenceWindow>> {
-    const terms = queryTerms(q.query);
-    const byId = new Map(shown.map((r) => [r.chunk.id, r]));
-    const units = new Map([...rows.values()].filter((c) => byId.has(c.id)).map((c) => [c.id, answerUnits(c.text)]));
-    const meaning = new Map<string, number[]>();
-    for (const [id, list] of units) {
-      const windows = byId.get(id)!.windows;
-      const scored = windows ? scoresFromWindows(list, windows) : undefined;
-      if (scored) meaning.set(id, scored);
-    }
-    const unscored = [...units].filter(([id, list]) => !meaning.has(id) && list.length > 1);
-    if (this.deps.answers && q.mode !== 'keyword' && unscored.length > 0) {
-      const texts = unscored.map(([id, list]) => list.map((u) => rows.get(id)!.text.slice(u.start, u.end)));
-      const started = performance.now();
-      const scores = await this.deps.answers.scores(q.query, texts);
-      this.deps.timings?.stage('answers', (performance.now() - started) / 1000);
-      unscored.forEach(([id], i) => scores?.[i] && meaning.set(id, scores[i]));
-    }
+  private answers(terms: Term[], shown: RankedChunk[], rows: Map<string, ShownChunk>, queryVector: Float32Array | undefined): Map<string, SentenceWindow> {
     const out = new Map<string, SentenceWindow>();
-    for (const [id, list] of units) {
-      const choice = chooseAnswer(rows.get(id)!.text, list, terms, meaning.get(id));
-      if (choice) out.set(id, choice.unit);
+    for (const r of shown) {
+      const row = rows.get(r.chunk.id);
+      if (!row || out.has(row.id)) continue;
+      const stored = row.units ? decodeUnits(row.units) : null;
+      const units = stored?.units ?? answerUnits(row.text);
+      const meaning = stored?.scored && queryVector ? stored.scores(queryVector) : r.windows ? scoresFromWindows(units, r.windows) : undefined;
+      const choice = chooseAnswer(row.text, units, terms, meaning, stored?.context ?? row.heading);
+      if (choice) out.set(row.id, choice.unit);
     }
     return out;
   }

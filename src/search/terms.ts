@@ -25,14 +25,20 @@ export interface Term {
   stem: string;
 }
 
-/** Strips the commonest English inflections; good enough to match "cells" to "cell", not a real stemmer. */
+/**
+ * Strips the commonest English inflections; good enough to match "cells" to "cell", not a real stemmer. A final "e" goes
+ * too, so that a word and its inflections meet ("fridge", "fridges"; "charge", "charged"), and "ss" keeps its "s".
+ */
 export function stem(word: string): string {
-  const w = word.toLowerCase();
-  if (w.length <= 4) return w;
+  let w = word.toLowerCase();
+  if (w.length <= 3) return w;
   for (const suffix of ['ies', 'ing', 'ed', 'es', 's']) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3) return suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3 && !(suffix === 's' && w.endsWith('ss'))) {
+      w = suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);
+      break;
+    }
   }
-  return w;
+  return w.length > 3 && w.endsWith('e') ? w.slice(0, -1) : w;
 }
 
 /** The word tokens of `text` with their [start, end) offsets. */

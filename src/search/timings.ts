@@ -16,10 +16,12 @@ export type SearchStage =
   | 'fusion'
   /** Reading the head's rows and reranking it (when a reranker ran). */
   | 'rerank'
-  /** Rows, documents and projects of the page shown, and their answers. */
+  /** Rows, documents and projects of the page shown, and their answers (from the units stored with the rows). */
   | 'hydrate'
-  /** Scoring the shown passages' sentences by meaning, to choose their answers (within `hydrate`; not in keyword mode). */
-  | 'answers';
+  /** Turning the search's filters into the chunk columns' values (searches with filters). */
+  | 'filters'
+  /** Counting the facets asked over the whole list (within `hydrate`). */
+  | 'facets';
 
 export interface SearchTimings {
   stage(stage: SearchStage, seconds: number): void;

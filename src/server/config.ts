@@ -108,6 +108,27 @@ export const OPTIONS = [
   { name: 'proxy-hops', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'with --trust-proxy: trusted proxies in front of the daemon; the client address is the Nth X-Forwarded-For entry from the right' },
   { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', description: 'embedding model: builtin (= builtin:int8) | builtin:fp32 | builtin:int8 | ollama:<model> | openai:<model>' },
   { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
+  {
+    name: 'rerank-timeout',
+    kind: 'int',
+    default: 2000,
+    min: 50,
+    max: 60_000,
+    valueName: 'ms',
+    description:
+      "how long a search waits for the reranker (its scores; an onnx: or remote model's pass) before it answers in first-stage order with a warning; " +
+      "the reranker's model work runs below searches' query embeddings",
+  },
+  {
+    name: 'backfill',
+    kind: 'enum',
+    default: 'on',
+    choices: ['on', 'off'],
+    valueName: 'mode',
+    description:
+      'on: stored chunks that lack what this release stores beside them (answer units and their vectors, after an upgrade or a re-index) get it in the background, ' +
+      'giving way to uploads and searches (docs/operations.md#upgrading); off: not now (searches choose those chunks\' answers by their terms)',
+  },
   { name: 'model-cache-dir', kind: 'path', valueName: 'dir', description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
   { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', description: 'Ollama server for ollama:<model> embedders and rerankers' },
   { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },

@@ -7,10 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 
-/** A column's value as the stores give it: text, numbers, flags, nulls, and vectors as float32 arrays. */
-export type Cell = string | number | boolean | bigint | null | undefined | Float32Array;
+/** A column's value as the stores give it: text, numbers, flags, nulls, vectors as float32 arrays, and bytes. */
+export type Cell = string | number | boolean | bigint | null | undefined | Float32Array | Uint8Array;
 
-const TAG = { null: 0, string: 1, number: 2, boolean: 3, bigint: 4, float32: 5 } as const;
+const TAG = { null: 0, string: 1, number: 2, boolean: 3, bigint: 4, float32: 5, bytes: 6 } as const;
 
 /** Encodes rows into one reusable buffer, growing it as needed. */
 class RowEncoder {
@@ -52,7 +52,7 @@ class RowEncoder {
         this.buf[this.at++] = TAG.bigint;
         this.at = this.buf.writeBigInt64LE(value, this.at);
       } else {
-        this.buf[this.at++] = TAG.float32;
+        this.buf[this.at++] = value instanceof Float32Array ? TAG.float32 : TAG.bytes;
         const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
         this.room(4 + bytes.length);
         this.buf.writeUInt32LE(bytes.length, this.at);

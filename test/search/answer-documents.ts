@@ -172,3 +172,400 @@ export const ANSWER_DOCUMENTS: AnswerDocument[] = [
     after: 'Late departure until two can be booked for a fee, subject to availability. Parking in the garage costs fifteen euros a night.',
   },
 ];
+
+/** A file with structure (headed sections, a list, a table) and questions, each answered by one line or sentence of it. */
+export interface StructuredDocument {
+  name: string;
+  body: string;
+  questions: { question: string; answer: string }[];
+}
+
+interface Section {
+  heading: string;
+  /** Sentences around the answer, on the section's topic (the heading's words, the question's). */
+  before: string;
+  answer: string;
+  after: string;
+  question: string;
+}
+
+/**
+ * Handbook-like reports: sections under a heading line (no full stop), then the section's text. As plain text
+ * (the heading alone on its line, a blank line after it) and as Markdown (`## heading`).
+ */
+function headed(name: string, title: string, sections: Section[], form: 'text' | 'markdown'): StructuredDocument {
+  const heading = (h: string) => (form === 'markdown' ? `## ${h}` : h);
+  const body = [form === 'markdown' ? `# ${title}` : title, ...sections.map((s) => `${heading(s.heading)}\n\n${s.before} ${s.answer} ${s.after}`)].join('\n\n');
+  return { name, body: `${body}\n`, questions: sections.map((s) => ({ question: s.question, answer: s.answer })) };
+}
+
+const INSTITUTE: Section[] = [
+  {
+    heading: 'Expedition costs',
+    before: 'The annual report of the marine institute describes the year of its research fleet. The ships sailed on eleven voyages between March and November.',
+    answer: 'The polar voyage came to 1.9 million euros, two thirds of it fuel and crew.',
+    after: 'Two new sonar instruments were bought from the same budget.',
+    question: 'how much did the arctic expedition cost',
+  },
+  {
+    heading: 'Life on board',
+    before: 'The annual report of the marine institute lists what it offers the people who work for it. Most of these services are run by volunteers.',
+    answer: 'Meals at sea cost crew and scientists nothing.',
+    after: 'Laundry is done once a week by the steward.',
+    question: 'do researchers pay for food on board',
+  },
+  {
+    heading: 'Library loans',
+    before: 'The annual report of the marine institute describes how its collections grew this year. Journals going back to 1890 were scanned by students over the summer.',
+    answer: 'Borrowed books must be returned within nineteen days.',
+    after: 'Rare volumes stay in the reading room and are never lent.',
+    question: 'how long is a library loan',
+  },
+  {
+    heading: 'Diving safety',
+    before: 'The annual report of the marine institute records the work done from its boats. Plans for each day are approved by the head of operations the evening before.',
+    answer: 'No one descends below forty metres without a partner and a second air supply.',
+    after: 'Two minor incidents were reported this year, neither with injuries.',
+    question: 'what are the diving safety rules for going deep',
+  },
+];
+
+const TENANTS: Section[] = [
+  {
+    heading: 'Rubbish and recycling',
+    before: 'This guide explains how the building at Linden Court works. The caretaker lives in flat 1A and answers the phone on weekdays.',
+    answer: 'Paper goes out on Mondays, plastic and metal on Thursdays.',
+    after: 'Garden waste is taken twice a year after a notice in the hallway.',
+    question: 'which days is recycling collected',
+  },
+  {
+    heading: 'Quiet hours',
+    before: 'This guide asks everyone at Linden Court to be considerate of their neighbours. The walls between flats are thin, and sound carries up the stairwell.',
+    answer: 'Between ten at night and seven in the morning, music and power tools must stay off.',
+    after: 'Parties can be announced on the notice board a week in advance.',
+    question: 'what are the quiet hours in the building',
+  },
+  {
+    heading: 'Keys and locks',
+    before: 'This guide covers the doors of Linden Court: the front door, the cellar and the flats. Every flat comes with a cellar compartment of its own.',
+    answer: 'A lost key is replaced by the caretaker for a fee of 45 euros.',
+    after: 'Changing a lock yourself is not allowed, since the master key must fit.',
+    question: 'what does it cost to get a new key for my flat',
+  },
+  {
+    heading: 'Balconies',
+    before: 'This guide describes the flats of Linden Court on the garden side. Flower boxes must hang on the inside of the railing.',
+    answer: 'Satellite dishes may be mounted only with the landlord\'s written consent.',
+    after: 'Washing may be dried below the height of the railing.',
+    question: 'can I install a TV antenna on my balcony',
+  },
+];
+
+const CLUB: Section[] = [
+  {
+    heading: 'Membership fees',
+    before: 'The rowing club of Riverside welcomes new members every spring. The club house by the weir has changing rooms, a gym and a small bar.',
+    answer: 'Adults pay 240 euros a year and students half of that.',
+    after: 'The money is due by the end of March.',
+    question: 'what are the membership fees for rowing',
+  },
+  {
+    heading: 'Boat use',
+    before: 'The rowing club of Riverside owns twenty hulls, from singles to an eight. Everything taken out is written in the book at the door.',
+    answer: 'Novices may take out only the wide training sculls until a coach signs them off.',
+    after: 'Damage must be reported to the captain the same day.',
+    question: 'can a beginner rower take any boat',
+  },
+  {
+    heading: 'Winter training',
+    before: 'The rowing club of Riverside is open all year round. When the river is high or frozen nobody goes out on the water.',
+    answer: 'From November to February the squad meets on the rowing machines on Tuesday and Thursday evenings.',
+    after: 'Weekend outings go ahead whenever the water allows.',
+    question: 'how does winter training work for rowers',
+  },
+  {
+    heading: 'Safety on the water',
+    before: 'The rowing club of Riverside follows the river authority\'s rules. Crews keep to the right going upstream.',
+    answer: 'Every rower must have passed a swimming test of two hundred metres in clothes.',
+    after: 'Life jackets are kept in the launch for coaches.',
+    question: 'what safety test do rowers need to pass',
+  },
+];
+
+const CLINIC: Section[] = [
+  {
+    heading: 'Appointments',
+    before: 'The Elm Street clinic has four family doctors and a nurse. The waiting room opens fifteen minutes before the first patient is seen.',
+    answer: 'Visits are booked by phone between eight and ten, or online at any hour.',
+    after: 'Urgent cases are seen the same day.',
+    question: 'how can I book a visit with a doctor',
+  },
+  {
+    heading: 'Repeat prescriptions',
+    before: 'The Elm Street clinic keeps a record of every patient it treats. Pharmacies nearby are sent what the doctors decide electronically.',
+    answer: 'A refill of regular medication takes two working days once requested.',
+    after: 'Controlled drugs need a review with the doctor first.',
+    question: 'how long does a repeat prescription take',
+  },
+  {
+    heading: 'Vaccinations',
+    before: 'The Elm Street clinic follows the national schedule for children and adults. Records are kept in the patient file.',
+    answer: 'Flu shots are given without an appointment on Wednesday mornings in autumn.',
+    after: 'Travel needs are discussed a month ahead.',
+    question: 'when are flu vaccinations given',
+  },
+  {
+    heading: 'Test results',
+    before: 'The Elm Street clinic sends blood samples to the hospital laboratory each afternoon. Most of them are back within the week.',
+    answer: 'The nurse calls only when a value is outside the normal range.',
+    after: 'Patients may also read everything in the online portal.',
+    question: 'will someone call me with my test results',
+  },
+];
+
+const GARDEN: Section[] = [
+  {
+    heading: 'Plot rent',
+    before: 'The allotment society of North Fields manages sixty gardens along the railway. Each has a water tap and a small shed.',
+    answer: 'A full plot costs 85 euros per season, a half plot 50.',
+    after: 'The money is collected at the spring meeting.',
+    question: 'how much is the rent for an allotment plot',
+  },
+  {
+    heading: 'Bonfires',
+    before: 'The allotment society of North Fields asks members to compost what they can. Woody cuttings can go to the shared chipper.',
+    answer: 'Burning garden waste is forbidden from May to September.',
+    after: 'The fire brigade has been called twice in past years.',
+    question: 'are bonfires allowed on the allotments in summer',
+  },
+  {
+    heading: 'Water use',
+    before: 'The allotment society of North Fields pays the water company for every garden. Taps are shut off over the winter to stop pipes bursting.',
+    answer: 'Hoses may be used only before nine in the morning and after six in the evening.',
+    after: 'Rain barrels are encouraged and can be bought through the society.',
+    question: 'when may gardeners water with a hose',
+  },
+  {
+    heading: 'Keeping bees',
+    before: 'The allotment society of North Fields welcomes wildlife on its gardens. Hedges along the fence are left uncut until late summer.',
+    answer: 'Hives need the committee\'s approval and a course certificate.',
+    after: 'Two members already look after colonies near the orchard.',
+    question: 'what do I need for keeping bees on an allotment',
+  },
+];
+
+const PLANETARIUM: Section[] = [
+  {
+    heading: 'Shows',
+    before: 'The city planetarium projects the night sky on a dome of eighteen metres. Seats recline so that the whole dome can be seen.',
+    answer: 'The main programme starts every hour on the hour from eleven to five.',
+    after: 'A programme for children runs on Saturday mornings.',
+    question: 'how often do the star shows start',
+  },
+  {
+    heading: 'Telescope evenings',
+    before: 'The city planetarium has an observatory on its roof. Volunteers from the astronomy club explain what can be seen.',
+    answer: 'On clear Fridays visitors can look through the roof telescopes until midnight.',
+    after: 'When it is cloudy the event is cancelled by noon on the website.',
+    question: 'when are the telescope evenings',
+  },
+  {
+    heading: 'Birthday parties',
+    before: 'The city planetarium can be booked for celebrations on weekend afternoons. Bookings are made at the ticket desk or by phone.',
+    answer: 'Children\'s parties of up to twelve guests include a private show and a room for cake.',
+    after: 'Decorations must not be fixed to the walls.',
+    question: "what is included in a children's birthday party booking",
+  },
+  {
+    heading: 'Accessibility',
+    before: 'The city planetarium was renovated in 2019. The dome and the exhibition are on the ground floor.',
+    answer: 'Six places for wheelchairs are kept free at the back of the dome.',
+    after: 'Assistance dogs are welcome.',
+    question: 'is there wheelchair access to the shows',
+  },
+];
+
+const HOSTEL: Section[] = [
+  {
+    heading: 'Arrival',
+    before: 'The harbour youth hostel stands on the quay, five minutes on foot from the ferry. Its reception is on the first floor above the bakery.',
+    answer: 'Beds can be taken from three in the afternoon; earlier guests may leave their bags in the lock room.',
+    after: 'Late arrivals should phone ahead.',
+    question: 'when is arrival possible at the hostel',
+  },
+  {
+    heading: 'Dormitories',
+    before: 'The harbour youth hostel has rooms for two, four and eight guests. Sheets are included in the price.',
+    answer: 'Mixed rooms sleep eight, and two rooms on the top floor are kept for women only.',
+    after: 'Private rooms have their own shower.',
+    question: 'are there female only dorms',
+  },
+  {
+    heading: 'Breakfast',
+    before: 'The harbour youth hostel shares its kitchen with the bakery below. Guests may cook their own meals in the evening.',
+    answer: 'The morning buffet runs from seven to half past nine and costs six euros.',
+    after: 'Packed lunches can be ordered the day before.',
+    question: 'when is breakfast served and what does it cost',
+  },
+  {
+    heading: 'Curfew',
+    before: 'The harbour youth hostel is in a quiet street of the old town. The front door locks automatically.',
+    answer: 'There is no curfew: each guest gets a door code valid for their stay.',
+    after: 'Noise in the corridors after eleven may lead to a warning.',
+    question: 'do I have to be back at the hostel by a certain time at night',
+  },
+];
+
+const CHOIR: Section[] = [
+  {
+    heading: 'Rehearsals',
+    before: 'The Hillside community choir sings music from five centuries. New voices are welcome in every section.',
+    answer: 'The whole choir practises on Wednesday evenings from half past seven in the church hall.',
+    after: 'Extra sessions are called before concerts.',
+    question: 'when do choir rehearsals take place',
+  },
+  {
+    heading: 'Auditions',
+    before: 'The Hillside community choir keeps its numbers balanced between sopranos, altos, tenors and basses. The director meets every newcomer.',
+    answer: 'Nobody has to sing alone: the director only checks which part suits your range.',
+    after: 'Reading music helps but is not required.',
+    question: 'is there an audition to join the choir',
+  },
+  {
+    heading: 'Concert dress',
+    before: 'The Hillside community choir performs twice a year, in June and before Christmas. Tickets are sold by members.',
+    answer: 'Singers wear black from head to toe, with a red scarf for the winter concert.',
+    after: 'Folders are handed out at the dress rehearsal.',
+    question: 'what do singers wear at choir concerts',
+  },
+  {
+    heading: 'Subscription',
+    before: 'The Hillside community choir is a registered charity. Its accounts are presented at the annual meeting.',
+    answer: 'Each singer gives 15 euros a month, which covers the hall, the director and the sheet music.',
+    after: 'Students and the unemployed may pay what they can.',
+    question: 'how much is the choir subscription',
+  },
+];
+
+/** Lists: a lead-in line, then one item per line (bullets, numbers) or per block (Markdown list items). */
+const LISTS: StructuredDocument[] = [
+  {
+    name: 'pool-rules.md',
+    body:
+      '# Swimming pool rules\n\nThe municipal pool asks every visitor to follow these rules:\n\n' +
+      '- Children under eight must be accompanied in the water by an adult.\n' +
+      '- Outdoor shoes are left on the racks before the changing rooms.\n' +
+      '- The diving board is open only when a lifeguard sits on the high chair.\n' +
+      '- Lockers take a one euro coin, which comes back when the locker is opened.\n' +
+      '- Food and drink stay in the café area next to the entrance.\n',
+    questions: [
+      { question: 'can my six year old swim alone at the municipal pool', answer: 'Children under eight must be accompanied in the water by an adult.' },
+      { question: 'where do I leave my shoes at the swimming pool', answer: 'Outdoor shoes are left on the racks before the changing rooms.' },
+      { question: 'when is the diving board at the pool open', answer: 'The diving board is open only when a lifeguard sits on the high chair.' },
+      { question: 'do the swimming pool lockers need a coin', answer: 'Lockers take a one euro coin, which comes back when the locker is opened.' },
+    ],
+  },
+  {
+    name: 'travel-checklist.txt',
+    body:
+      'Travel checklist for the field trip\n\n' +
+      '1. Passports must be valid for six months after the return date.\n' +
+      '2. Each student brings a sleeping bag rated for zero degrees.\n' +
+      '3. Phones are handed in at breakfast and returned at dinner.\n' +
+      '4. The emergency contact form is signed by a parent before departure.\n' +
+      '5. Pocket money is limited to 60 euros for the week.\n',
+    questions: [
+      { question: 'how long must a passport be valid for the field trip', answer: '1. Passports must be valid for six months after the return date.' },
+      { question: 'what kind of sleeping bag do I pack for the field trip', answer: '2. Each student brings a sleeping bag rated for zero degrees.' },
+      { question: 'when do students get their phones back on the field trip', answer: '3. Phones are handed in at breakfast and returned at dinner.' },
+      { question: 'how much pocket money can a student take on the field trip', answer: '5. Pocket money is limited to 60 euros for the week.' },
+    ],
+  },
+  {
+    name: 'workshop-rules.html',
+    body:
+      '<html><head><title>Workshop rules</title></head><body><h1>Workshop rules</h1><p>Everyone who uses the wood workshop in the basement follows these rules:</p><ul>' +
+      '<li>Safety glasses are worn by everyone in the room while any saw or drill runs.</li>' +
+      '<li>The lathe may be used only after the induction course with the workshop manager.</li>' +
+      '<li>Offcuts longer than half a metre go on the rack by the window for others to use.</li>' +
+      '<li>The last person out sweeps the floor and switches off the dust extractor.</li>' +
+      '<li>Hand tools are signed out on the clipboard by the door.</li>' +
+      '</ul></body></html>\n',
+    questions: [
+      { question: 'do I need eye protection in the workshop', answer: 'Safety glasses are worn by everyone in the room while any saw or drill runs.' },
+      { question: 'who is allowed to use the lathe in the workshop', answer: 'The lathe may be used only after the induction course with the workshop manager.' },
+      { question: 'where do spare wood scraps go in the workshop', answer: 'Offcuts longer than half a metre go on the rack by the window for others to use.' },
+      { question: 'who cleans up the workshop at the end of the day', answer: 'The last person out sweeps the floor and switches off the dust extractor.' },
+    ],
+  },
+];
+
+/** Tables: one row answers each question (an HTML table, a CSV sheet). */
+const TABLES: StructuredDocument[] = [
+  {
+    name: 'waste-depot.html',
+    body:
+      '<html><head><title>Waste depot</title></head><body><h1>What the waste depot takes</h1><table>' +
+      '<tr><th>Item</th><th>Where</th><th>Charge</th></tr>' +
+      '<tr><td>Fridges and freezers</td><td>Bay 2</td><td>10 euros each</td></tr>' +
+      '<tr><td>Car tyres</td><td>Bay 5</td><td>3 euros each, rims removed</td></tr>' +
+      '<tr><td>Paint and solvents</td><td>Hazardous waste hut</td><td>free up to 20 litres</td></tr>' +
+      '<tr><td>Garden waste</td><td>Green container</td><td>free</td></tr>' +
+      '<tr><td>Mattresses</td><td>Bay 7</td><td>8 euros each</td></tr>' +
+      '</table></body></html>\n',
+    questions: [
+      { question: 'what does the waste depot charge for a fridge', answer: 'Fridges and freezers | Bay 2 | 10 euros each' },
+      { question: 'where do tyres go at the waste depot', answer: 'Car tyres | Bay 5 | 3 euros each, rims removed' },
+      { question: 'can I bring leftover paint to the waste depot', answer: 'Paint and solvents | Hazardous waste hut | free up to 20 litres' },
+      { question: 'how much does the waste depot charge for a mattress', answer: 'Mattresses | Bay 7 | 8 euros each' },
+    ],
+  },
+  {
+    name: 'spa-prices.html',
+    body:
+      '<html><head><title>Spa services</title></head><body><h1>Spa services and prices</h1><p>The prices below hold for the whole year.</p><table>' +
+      '<tr><th>Service</th><th>Opening hours</th><th>Price</th></tr>' +
+      '<tr><td>Sauna</td><td>9 to 21</td><td>12 euros</td></tr>' +
+      '<tr><td>Steam bath</td><td>10 to 20</td><td>9 euros</td></tr>' +
+      '<tr><td>Massage</td><td>by appointment</td><td>55 euros an hour</td></tr>' +
+      '<tr><td>Salt water bath</td><td>7 to 22</td><td>6 euros</td></tr>' +
+      '<tr><td>Solarium</td><td>12 to 18</td><td>4 euros for ten minutes</td></tr>' +
+      '</table></body></html>\n',
+    questions: [
+      { question: 'what does the sauna at the spa cost', answer: 'Sauna | 9 to 21 | 12 euros' },
+      { question: 'how much is a massage at the spa', answer: 'Massage | by appointment | 55 euros an hour' },
+      { question: 'how early does the spa salt water bath open', answer: 'Salt water bath | 7 to 22 | 6 euros' },
+      { question: 'until when is the steam bath at the spa open', answer: 'Steam bath | 10 to 20 | 9 euros' },
+    ],
+  },
+  {
+    name: 'bus-timetable.csv',
+    body:
+      'Line,From,To,First bus,Last bus\n' +
+      '4,Central Station,University,05:40,23:10\n' +
+      '11,Harbour,Airport,04:55,00:30\n' +
+      '23,Old Town,Hospital,06:15,21:45\n' +
+      '37,Market Square,Zoo,08:00,19:00\n' +
+      '52,Stadium,Industrial Park,05:10,22:20\n',
+    questions: [
+      { question: 'when does the last bus to the airport leave', answer: 'Line: 11 · From: Harbour · To: Airport · First bus: 04:55 · Last bus: 00:30' },
+      { question: 'which bus line goes to the zoo', answer: 'Line: 37 · From: Market Square · To: Zoo · First bus: 08:00 · Last bus: 19:00' },
+      { question: 'when is the first bus from central station to the university', answer: 'Line: 4 · From: Central Station · To: University · First bus: 05:40 · Last bus: 23:10' },
+      { question: 'when does the last bus to the hospital leave', answer: 'Line: 23 · From: Old Town · To: Hospital · First bus: 06:15 · Last bus: 21:45' },
+    ],
+  },
+];
+
+/** Headed sections, lists and tables: 60 questions, each answered by one sentence, item or row. */
+export const STRUCTURED_DOCUMENTS: StructuredDocument[] = [
+  headed('institute-report.txt', 'Annual report of the marine institute', INSTITUTE, 'text'),
+  headed('tenants-guide.txt', 'Linden Court tenants guide', TENANTS, 'text'),
+  headed('rowing-club.md', 'Riverside rowing club', CLUB, 'markdown'),
+  headed('clinic.txt', 'Elm Street clinic', CLINIC, 'text'),
+  headed('allotments.md', 'North Fields allotment society', GARDEN, 'markdown'),
+  headed('planetarium.txt', 'City planetarium', PLANETARIUM, 'text'),
+  headed('hostel.txt', 'Harbour youth hostel', HOSTEL, 'text'),
+  headed('choir.md', 'Hillside community choir', CHOIR, 'markdown'),
+  ...LISTS,
+  ...TABLES,
+];

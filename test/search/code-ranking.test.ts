@@ -64,7 +64,7 @@ describe('code queries over look-alike records', () => {
     toRows(
       { documentId: r.id, userId: 'u', projectId: PROJECT },
       chunkDocument({ title: `record ${r.id}`, blocks: [{ text: r.text, headings: [], kind: 'paragraph' }], warnings: [] }, { tokenizer: embedder.tokenizer, maxTokens: embedder.maxTokens, overlapTokens: 32, title: `record ${r.id}` }),
-      vectors,
+      vectors.map((vector) => ({ vector, units: null })),
     );
 
   beforeAll(async () => {

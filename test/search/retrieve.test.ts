@@ -19,6 +19,7 @@ const chunk = (id: string) => ({
   heading: null,
   page_start: null,
   page_end: null,
+  units: null,
 });
 
 function setup(vector: string[], keyword: string[], opts: Partial<RetrieveOptions> = {}) {

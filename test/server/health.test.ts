@@ -22,7 +22,7 @@ describe('GET|HEAD /api/v1/health', () => {
 
   it('says when the search indexes are preloaded', async () => {
     await waitPreloaded(d, 30_000);
-    expect((await api(d, '/api/v1/health')).body.components.search_index).toEqual({ status: 'up', preload: 'done' });
+    expect((await api(d, '/api/v1/health')).body.components.search_index).toEqual({ status: 'up', preload: 'done', keyword: 'keyword_text' });
   });
 
   it('ignores a credential, even a bad one', async () => {

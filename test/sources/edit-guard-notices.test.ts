@@ -182,8 +182,18 @@ describe.skipIf(apacheUnavailable() !== null || postfixUnavailable() !== null)('
       expect(mail.text).toContain('4 documents would be removed');
       expect(mail.text).toContain(`http://docs.test.internal/projects/${project}/sources`);
     }
-    const viewerPage = await (await loggedIn(d, viewer)).get('/projects');
+    const viewerWeb = await loggedIn(d, viewer);
+    const viewerPage = await viewerWeb.get('/projects');
     expect(viewerPage.text).toContain('href="/notices" class="bell">Notices</a>');
+    // A viewer is offered only what the role allows (issue 61 item 9): no Sources tab on the project, and in the
+    // library no box to pick the project's documents for delete or move; the editor gets both.
+    expect((await viewerWeb.get(`/projects/${project}`)).text).not.toContain(`href="/projects/${project}/sources"`);
+    const viewerLibrary = (await viewerWeb.get(`/documents?project_id=${project}`)).text;
+    expect(viewerLibrary).toContain(`data-document-id="${first.get('memo-4.txt')!.id}"`);
+    expect(viewerLibrary).not.toContain('name="ids"');
+    const editorWeb = await loggedIn(d, editor);
+    expect((await editorWeb.get(`/projects/${project}`)).text).toContain(`href="/projects/${project}/sources"`);
+    expect((await editorWeb.get(`/documents?project_id=${project}`)).text).toContain(`name="ids" value="${first.get('memo-4.txt')!.id}"`);
     const notices = await web.get('/notices');
     expect(notices.text).toContain('4 documents would be removed');
     expect(notices.text).toContain(`href="/projects/${project}/sources"`);

@@ -6,7 +6,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { describe, expect, it } from 'vitest';
 import { type Events, LocalEvents, LocalLocks, type Locks } from '../../src/store/coordination.js';
-import { readIndexInfo } from '../../src/store/lancedb/chunk-index-info.js';
+import { INDEX_FORMAT, readIndexInfo } from '../../src/store/lancedb/chunk-index-info.js';
 import type { ChunkRow } from '../../src/store/lancedb/chunk-schema.js';
 import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { upkeepLockKey } from '../../src/store/lancedb/owned-table.js';
@@ -61,7 +61,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     await index.deleteDocument('d1');
     expect(await index.count()).toBe(1);
     expect(await index.keywordSearch({ projectIds: ['p-u1'], query: 'penguins', limit: 10 })).toEqual([]);
-    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: 1 });
+    expect(JSON.parse((await root.at('lancedb').get('chunks-index.json'))!.toString())).toEqual({ table: 'chunks', embedderId: EMBEDDER.id, dimension: 4, format: INDEX_FORMAT });
   });
 
   /** Replica a writes the first row of a new library; b opens it after, looking for others' commits every `readConsistencyS`. */
@@ -215,7 +215,7 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     let endPass!: () => void;
     const passing = locks.withLock(upkeepLockKey('chunks'), () => new Promise<void>((r) => (endPass = r)));
     let rebuilt = false;
-    const rebuild = b.index.rebuild({ id: 'test:other', dimension: 3, embed: async (texts) => texts.map(() => Float32Array.from([0, 0, 1])) }, () => undefined).then((r) => {
+    const rebuild = b.index.rebuild({ id: 'test:other', dimension: 3, embed: async (rows) => rows.map(() => ({ vector: Float32Array.from([0, 0, 1]), units: null })) }, () => undefined).then((r) => {
       rebuilt = true;
       return r;
     });

@@ -76,6 +76,32 @@ async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Prom
   }
 }
 
+/** The units backfill as health and /metrics show it. */
+async function backfillState(daemon: Daemon): Promise<{ state: string; pending: number | null; gauge: number; written: number }> {
+  const health = (await (await fetch(`${daemon.url}/api/v1/health`)).json()) as { components: { backfill: { state: string; derivers: { units: { pending: number | null } } } } };
+  const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+  const sample = (name: string) => Number(new RegExp(`^${name}\\{deriver="units"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+  const b = health.components.backfill;
+  return { state: b.state, pending: b.derivers.units.pending, gauge: sample('docsearch_backfill_pending_rows'), written: sample('docsearch_backfill_rows_total') };
+}
+
+/**
+ * Started with the backfill off, the library searches at once, and health and /metrics show its `pending` chunks
+ * without units; restarted with it on, every one gets its units in the background: the count this daemon wrote is
+ * what was pending. Returns the daemon (running) and that count.
+ */
+async function backfillAcrossRestart(first: Daemon, start: () => Promise<Daemon>): Promise<{ daemon: Daemon; pending: number }> {
+  await untilHealth(first, (c) => c.backfill?.derivers?.units?.pending !== null && c.backfill?.derivers?.units?.pending !== undefined, 'the backfill counted');
+  const off = await backfillState(first);
+  expect(off).toMatchObject({ state: 'off', gauge: off.pending, written: 0 });
+  expect(off.pending).toBeGreaterThan(0);
+  expect(await first.stop()).toBe(0);
+  const daemon = await start();
+  await untilHealth(daemon, (c) => c.backfill?.state === 'done', 'the backfill done', 120_000);
+  expect(await backfillState(daemon)).toMatchObject({ state: 'done', pending: 0, gauge: 0, written: off.pending });
+  return { daemon, pending: off.pending! };
+}
+
 /** Every file of a directory by path with its sha256. */
 function digestDir(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -118,9 +144,10 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       removeDir(dataDir);
     });
 
-    it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work', async () => {
-      daemon = await startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 });
+    it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work; the chunks get their units in the background, across a restart', async () => {
+      daemon = await startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000, args: ['--backfill', 'off'] });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 }))).daemon;
       await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
@@ -135,7 +162,7 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       } finally {
         removeDir(pristine);
       }
-    });
+    }, 360_000);
 
     // Only releases that had `docsearch backup` (0.2.0 on) left a backup to restore: the others have no such test.
     if (existsSync(join(FIXTURES, release, 'embedded/backup'))) it('its backup, written by the release, restores into a new data dir, which answers as the release did', async () => {
@@ -263,15 +290,16 @@ describe.each(RELEASES)('a library written by docsearch %s', (release) => {
       await cluster?.destroy();
     });
 
-    it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work', async () => {
-      daemon = await startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 });
+    it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work; the chunks get their units in the background, across a restart', async () => {
+      daemon = await startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage(), '--backfill', 'off'], timeoutMs: 120_000 });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
+      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 }))).daemon;
       await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
       const applied = await query<{ name: string }>('SELECT name FROM kysely_migration ORDER BY name');
       expect(Number.parseInt(applied.at(-1)!.name, 10)).toBe(KNOWN_SCHEMA);
-    });
+    }, 360_000);
 
     it('once a newer release has migrated it, is refused by serve and users add (exit 3), the database and objects left as they were', async () => {
       await daemon?.stop(); // already stopped, unless the test above failed

@@ -3,7 +3,8 @@
  *
  * Inputs `input_ids` and `attention_mask` (int64 [batch, seq]); output `sentence_embedding` (float [batch, hidden]):
  * the last hidden states' mean over the unmasked tokens, L2-normalised, as sentence-transformers pools. Pooling in
- * the graph spares the daemon a [batch, seq, hidden] copy per batch (~400 KB a passage) only to average it.
+ * the graph spares the daemon a [batch, seq, hidden] copy per batch (~400 KB a passage) only to average it; the
+ * states themselves are a second output, `token_embeddings`, fetched only for passages whose units are pooled.
  *
  * - Opset 17 (native LayerNormalization) for the embeddings; each encoder layer uses onnxruntime's
  *   `com.microsoft` CPU kernels — Attention (fused QKV projection, scaled-dot-product, mask),
@@ -218,5 +219,9 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
   const norm = g.op('Max', [g.op('ReduceL2', [mean], { axes: { ints: [1] }, keepdims: { int: 1 } }), g.scalar('min_norm', 1e-12)]);
   g.op('Div', [mean, norm], {}, 'sentence_embedding');
   g.output('sentence_embedding', 'float32', ['batch', H]);
+  // The last hidden states as well, second (a run fetches the first outputs only: onnx/session.ts): a passage's
+  // answer units are pooled from them (minilm-embedder.ts, late chunking), so they cost no pass of their own.
+  g.op('Identity', [x], {}, 'token_embeddings');
+  g.output('token_embeddings', 'float32', ['batch', 'seq', H]);
   return g.encodeWith({ opset: 17, ...(options.external ? { external: options.external } : {}) });
 }

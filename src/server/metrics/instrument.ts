@@ -3,7 +3,7 @@
  * each OCR'd page's time and outcome. Wrappers here rather than hooks in ingest/: the pipeline stays as it is.
  */
 import type { OcrStage } from '../../ingest/ocr-stage.js';
-import type { EmbedOptions, Embedder } from '../../models/embedder.js';
+import type { EmbedOptions, Embedder, TextWithUnits } from '../../models/embedder.js';
 import type { DaemonMetrics } from './metrics.js';
 
 /** `embedder` as the pipeline uses it, timing its passage calls (the id, dimension and status are the model's own). */
@@ -30,6 +30,16 @@ export function timedPassages(embedder: Embedder, metrics: Pick<DaemonMetrics, '
       metrics.embedded(opts.kind, texts.length, (performance.now() - started) / 1000);
       return out;
     },
+    ...(embedder.embedUnits
+      ? {
+          async embedUnits(items: TextWithUnits[], opts: EmbedOptions) {
+            const started = performance.now();
+            const out = await embedder.embedUnits!(items, opts);
+            metrics.embedded(opts.kind, items.length, (performance.now() - started) / 1000);
+            return out;
+          },
+        }
+      : {}),
   };
 }
 

@@ -75,6 +75,7 @@ export class DaemonMetrics {
   private readonly sourcePassSeconds: Histogram<'kind'>;
   private readonly sourceItems: Counter<'kind' | 'action'>;
   private readonly backfillRows: Counter<'deriver'>;
+  private readonly modelTexts: Counter<'lane'>;
   /** Label children made once: the search path observes without building label objects. */
   private readonly stageChildren = new Map<SearchStage, { observe(v: number): void }>();
 
@@ -103,7 +104,7 @@ export class DaemonMetrics {
     this.searches = new Histogram({ name: 'docsearch_search_duration_seconds', help: 'Searches answered (API, web page, MCP), from start to the page of results', buckets: LATENCY_BUCKETS, registers });
     this.stages = new Histogram({
       name: 'docsearch_search_stage_duration_seconds',
-      help: 'Time searches spent per stage: embed (query embedding, cache misses only), keyword, vector, visibility, fusion, rerank, hydrate, answers (within hydrate)',
+      help: 'Time searches spent per stage: embed (query embedding, cache misses only), keyword, vector, visibility, fusion, rerank, hydrate, filters, facets (within hydrate)',
       labelNames: ['stage'],
       buckets: LATENCY_BUCKETS,
       registers,
@@ -145,6 +146,13 @@ export class DaemonMetrics {
       labelNames: ['deriver'],
       registers,
     });
+    this.modelTexts = new Counter({
+      name: 'docsearch_model_texts_total',
+      help: "Texts the built-in model ran through a forward pass, by lane: query (searches' query embeddings, on their own session) and background (passages: ingestion, the backfill)",
+      labelNames: ['lane'],
+      registers,
+    });
+    for (const lane of ['query', 'background']) this.modelTexts.inc({ lane }, 0);
     for (const outcome of ['ready', 'failed'] as const) this.documents.inc({ outcome }, 0);
     for (const kind of ['passage', 'query']) this.embedTexts.inc({ kind }, 0);
     for (const outcome of ['read', 'blank', 'failed'] as const) this.ocrPages.inc({ outcome }, 0);
@@ -223,17 +231,13 @@ export class DaemonMetrics {
     }
     if (sources.backfill) {
       const backfill = sources.backfill;
-      const rows = this.backfillRows;
       new Gauge({
         name: 'docsearch_backfill_pending_rows',
         help: 'Stored chunk rows still waiting for the background backfill, by deriver, as last counted (shared mode: by the replica running it, recounted by the others every minute)',
         labelNames: ['deriver'],
         registers,
         collect() {
-          for (const [deriver, s] of Object.entries(backfill())) {
-            if (s.pending !== null) this.set({ deriver }, s.pending);
-            rows.inc({ deriver }, 0);
-          }
+          for (const [deriver, s] of Object.entries(backfill())) if (s.pending !== null) this.set({ deriver }, s.pending);
         },
       });
     }
@@ -281,7 +285,12 @@ export class DaemonMetrics {
     if (chunks > 0) this.chunks.inc(chunks);
   }
 
-  /** Rows a backfill deriver wrote. */
+  /** A forward pass of the built-in model. */
+  modelRan(lane: 'query' | 'background', texts: number): void {
+    this.modelTexts.inc({ lane }, texts);
+  }
+
+  /** Rows a backfill deriver wrote (0: the deriver exists, so its series shows from the start). */
   backfilled(deriver: string, rows: number): void {
     this.backfillRows.inc({ deriver }, rows);
   }

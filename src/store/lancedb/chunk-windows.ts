@@ -1,5 +1,5 @@
 /**
- * The chunk_windows table: one row per sentence window of a chunk (see search/sentence-windows.ts) with
+ * The chunk_windows table: one row per sentence window of a chunk (see ingest/sentence-windows.ts) with
  * its vector from the builtin model, computed at ingest so the builtin reranker never re-encodes text at
  * query time. Keyed by chunk id; rows carry user and document ids so lookups stay tenant-scoped and a
  * document's windows can be replaced or removed with it.

@@ -92,10 +92,10 @@ export class TableReader {
   }
 }
 
-/** A column value as read from Arrow: scalars as they are, a vector as its float32 array. */
+/** A column value as read from Arrow: scalars as they are, a vector as its float32 array, binary as its bytes. */
 function cell(value: unknown): Cell {
   if (value === null || value === undefined || typeof value !== 'object') return value as Cell;
-  if (value instanceof Float32Array) return value;
+  if (value instanceof Float32Array || value instanceof Uint8Array) return value;
   const array = (value as { toArray?: () => unknown }).toArray?.();
   if (array instanceof Float32Array) return array;
   throw new Error(`cannot checksum a column value of type ${Object.prototype.toString.call(value)}`);

@@ -77,9 +77,10 @@ const option = (value: string, label: string, current: string) => html`<option v
  * A document's row. Retry sits inside the bulk form (forms can't nest): the button posts that form, with its token,
  * to this document's retry; it shows when the document fails (app.js follows the status).
  */
-function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>) {
+function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>, editable: ReadonlySet<string>) {
+  // Only documents the person may change can be picked for the bulk actions (a viewer's are read-only).
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
-  <td class="pick"><input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}"></td>
+  <td class="pick">${editable.has(doc.projectId) ? html`<input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}">` : null}</td>
   <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${pathLine(doc.path)}</td>
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
@@ -108,6 +109,7 @@ function emptyLibrary(d: DocumentsPageData) {
 export function documentsPage(d: DocumentsPageData) {
   const f = d.filter;
   const names = new Map(d.projects.map((p) => [p.id, p.name]));
+  const editable = new Set(d.moveTargets.map((p) => p.id));
   const filtered = f.project_id || f.type || f.status || f.filename || f.from || f.to;
   // A new account's first page: nothing to filter yet, so it leads to the upload instead.
   const empty = d.documents.length === 0 && !filtered && !d.first;
@@ -143,7 +145,7 @@ export function documentsPage(d: DocumentsPageData) {
       : html`<form method="post" action="/documents/bulk" id="bulk" class="bulk">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.self}">
-    <details class="fold" data-fold-narrow open>
+    ${editable.size === 0 ? null : html`<details class="fold" data-fold-narrow open>
     <summary>With the selected documents: delete, move, retry</summary>
     <div class="bulk-actions" role="group" aria-label="With the selected documents">
       <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>
@@ -152,10 +154,10 @@ export function documentsPage(d: DocumentsPageData) {
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
     </div>
-    </details>
+    </details>`}
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
-      <tbody>${d.documents.map((doc) => row(doc, names))}</tbody>
+      <tbody>${d.documents.map((doc) => row(doc, names, editable))}</tbody>
     </table></div>
   </form>`
   }

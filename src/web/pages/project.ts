@@ -138,7 +138,7 @@ export function projectPage(d: ProjectPageData) {
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
-  ${projectTabs(p.id, 'documents')}
+  ${projectTabs(p.id, 'documents', p.role)}
   <p class="role-note">Your role: <strong class="role role-${p.role}">${p.role}</strong>${p.sharedBy ? html` · shared with you by ${p.sharedBy}` : null}</p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}

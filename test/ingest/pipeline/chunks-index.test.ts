@@ -55,8 +55,9 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     expect(hits.map((h) => h.id)).toEqual(['d2:0']);
     expect(hits[0]!._score).toBeGreaterThan(0);
     expect(hits[0]).toEqual({ id: 'd2:0', document_id: 'd2', _score: hits[0]!._score, _rowid: expect.any(BigInt) });
-    // Hydration reads what a result shows: not the indexed text, nor the position.
-    const { vector: _v, search_text: _s, chunk_index: _i, ...d2 } = row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0));
+    // Hydration reads what a result shows: not the indexed text, nor the position; its answer units (none here).
+    const { vector: _v, search_text: _s, chunk_index: _i, ...fields } = row('u1', 'p1', 'd2', 0, 'zebras graze on the savanna', unit(0, 1, 0, 0));
+    const d2 = { ...fields, units: null };
     expect(await index.getMany(['p1'], hits)).toEqual([d2]); // by row address
     expect(await index.getMany(['p1'], [{ id: 'd2:0' }, { id: 'missing' }])).toEqual([d2]); // by id
     expect(await index.getMany(['p2'], hits)).toEqual([]); // another project's chunk reads nothing, either way
@@ -142,7 +143,7 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
       'the chunk index needs re-indexing before new chunks can be written',
     );
     const seen: number[] = [];
-    await other.rebuild({ id: 'ollama:nomic-embed-text', dimension: 3, embed: async (texts) => texts.map(() => unit(1, 1, 1)) }, (done) => seen.push(done));
+    await other.rebuild({ id: 'ollama:nomic-embed-text', dimension: 3, embed: async (rows) => rows.map(() => ({ vector: unit(1, 1, 1), units: null })) }, (done) => seen.push(done));
     expect(other.reindexRequired()).toBe(false);
     expect(other.indexInfo()).toMatchObject({ embedderId: 'ollama:nomic-embed-text', dimension: 3 });
     expect(seen.at(-1)).toBe(1);
@@ -193,7 +194,7 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
     await index.optimize();
     await index.prewarm();
     await check();
-    await index.rebuild({ id: 'other:model', dimension: 4, embed: async (texts) => texts.map((_, i) => unit(1, i / 10, 0, 0.1)) }, () => undefined);
+    await index.rebuild({ id: 'other:model', dimension: 4, embed: async (rows) => rows.map((_, i) => ({ vector: unit(1, i / 10, 0, 0.1), units: null })) }, () => undefined);
     await check(); // a new table: its own directory
   });
 

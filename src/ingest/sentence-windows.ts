@@ -4,7 +4,7 @@
  * at ingest (their vectors are stored beside the chunk, see store/lancedb/chunk-windows.ts) and again
  * at query time for highlights, so both sides agree on the spans.
  */
-import { splitSentences } from '../ingest/sentences.js';
+import { splitSentences } from './sentences.js';
 
 export interface SentenceWindow {
   /** [start, end) UTF-16 offsets into the chunk text. */
