@@ -336,9 +336,8 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
     // Mounted again, and resumed by its owner: every document as it was.
     rmSync(dir, { recursive: true });
     renameSync(away, dir);
-    const since = Date.now();
     expect((await api(d, `/api/v1/projects/${project}/sources/${source}`, { method: 'PATCH', token: user.apiKey, body: { status: 'active' } })).status).toBe(200);
-    const resumed = await client.passAfter(project, source, since, PATIENCE);
+    const resumed = await client.sync(project, source, { timeoutMs: PATIENCE });
     expect(resumed.status).toBe('active');
     expect(resumed.last_result).toMatchObject({ deleted: 0, unchanged: 3 });
     expect(await held(project, source)).toEqual(kept);
