@@ -74,6 +74,12 @@ export interface DocumentRecord {
   /** The source that keeps it current and its path there, or null (an upload). */
   source_id?: string | null;
   source_path?: string | null;
+  /** The language most of its chunks are in (ISO 639-1), once ready (absent from servers before languages). */
+  language?: string | null;
+  /** The language its upload, source or project set it to, or null (absent from servers before languages). */
+  language_setting?: string | null;
+  /** Its labels' names (absent from servers before labels). */
+  labels?: string[];
   created_at?: string;
   updated_at?: string;
 }
@@ -110,6 +116,8 @@ export interface Source {
   /** Secret options to enter again: the sealed ones cannot be read (another secrets key). */
   secrets_to_reenter: string[];
   item_errors?: { count: number; items: { path: string; error: string; at: string }[] };
+  /** The labels (names) it puts on every document it brings (absent from servers before labels). */
+  labels?: string[];
   created_at: string;
   updated_at: string;
 }
@@ -238,13 +246,13 @@ export interface OutboxMail {
  */
 export const JSON_FIELDS = {
   projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
-  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'created_at', 'updated_at'],
-  sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'held_deletions', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'secrets_to_reenter', 'item_errors', 'created_at', 'updated_at'],
+  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'labels', 'created_at', 'updated_at'],
+  sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'held_deletions', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'secrets_to_reenter', 'item_errors', 'labels', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at', 'expires_at', 'expired'],
   members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
-  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
+  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'labels', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;

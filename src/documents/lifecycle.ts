@@ -17,6 +17,7 @@ import type { ProjectStore } from '../store/sql/projects.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { Attachment, DocumentType } from '../ingest/types.js';
 import type { AttachmentSink } from '../ingest/worker.js';
+import type { LabelService } from './labels.js';
 
 /** A file streamed to the file store's temp folder, hashed and typed. */
 export interface ReceivedFile {
@@ -58,6 +59,8 @@ export interface DocumentServiceDeps {
   settlePollMs?: number;
   /** How long a deleted document stays in the trash (`--trash-days`); 0: deleting removes it for good at once. */
   trashRetentionMs?: number;
+  /** Labels: set at upload, carried over to a moved document's new project. */
+  labels?: LabelService;
 }
 
 /** The trash keeps a deleted document this long unless told otherwise. */
@@ -87,15 +90,17 @@ export class DocumentService implements AttachmentSink {
 
   /**
    * Stores each file under its hash and queues a document for it, in order, uploaded by `userId` into a project
-   * the caller checked they may edit. Bytes already in the project give back the existing document with
-   * `duplicate: true` (nothing re-embedded). Temp files are consumed.
+   * the caller checked they may edit, with `labels` (names) on each. Bytes already in the project give back the
+   * existing document with `duplicate: true` (nothing re-embedded; the labels are added to it). Temp files are consumed.
    */
-  async accept(userId: string, projectId: string, files: ReceivedFile[], metadata: Record<string, unknown>): Promise<AcceptedDocument[]> {
+  async accept(userId: string, projectId: string, files: ReceivedFile[], metadata: Record<string, unknown>, labels: readonly string[] = []): Promise<AcceptedDocument[]> {
     const out: AcceptedDocument[] = [];
     for (const f of files) {
       await this.purgeTrashedCopy(projectId, f.sha256);
       out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata)));
     }
+    // Before the jobs are announced; a duplicate (already indexed) gets them on its chunks at once.
+    if (labels.length > 0 && this.deps.labels) await this.deps.labels.change(out.map((d) => d.document), { add: labels });
     const queued = out.find((d) => !d.duplicate);
     // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
     if (queued) await this.deps.events.publish('jobs', queued.document.id).catch(() => undefined);
@@ -249,10 +254,13 @@ export class DocumentService implements AttachmentSink {
           throw conflict(`the other project already has a document at this document's path ("${moved.other}")`);
       }
       if (moved.from === projectId) return moved.document;
+      // Labels are a project's: the moved document keeps the same names in its new project.
+      const carried = await this.deps.labels?.carryOver(id, projectId);
       try {
-        await this.deps.chunks.moveDocument(id, projectId);
+        await this.deps.chunks.moveDocument(id, projectId, carried ? { labels: carried.ids } : {});
       } catch (err) {
         await this.deps.documents.unmove(id, moved.from);
+        await carried?.restore();
         throw err;
       }
       await this.deps.audit.record({ type: 'document.moved', target: { type: 'document', id, label: moved.document.filename }, details: { from_project: moved.from, to_project: projectId } });

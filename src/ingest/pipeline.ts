@@ -23,7 +23,7 @@ import { mostCommonLanguage } from '../language/detect.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
 import type { Attachment, Chunk, DocumentType, ParsedDocument } from './types.js';
-import { type ChunkWriter, toRows } from './write.js';
+import { type ChunkWriter, documentFields, toRows } from './write.js';
 
 export interface PipelineDeps {
   files: FileStore;
@@ -42,6 +42,8 @@ export interface PipelineHooks {
   progress(value: number): Promise<boolean>;
   /** An earlier run of this job (crashed, or handed back unfinished) may have written rows: removed first. */
   mayHaveRows: boolean;
+  /** The document's labels (ids) as the run starts: its chunks carry them (the worker checks them again once ready). */
+  labelIds: readonly string[];
 }
 
 export interface PipelineResult {
@@ -119,7 +121,9 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     title: parsed.title ?? doc.filename,
     onProgress: (done, total) => (taken = total > 0 ? done / total : 1),
   });
-  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId, language: doc.languageSetting };
+  // The metadata markReady records: what the uploader gave wins over what the file says.
+  const fields = documentFields(doc, hooks.labelIds, { ...parsed.metadata, ...doc.metadata });
+  const target = { documentId: doc.id, userId: doc.userId, projectId: doc.projectId, language: doc.languageSetting, fields };
   const languages = new Map<string | null, number>();
   const model = { id: deps.embedder.id, dimension: deps.embedder.dimension };
   let count = 0;

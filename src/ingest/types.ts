@@ -4,42 +4,13 @@
  */
 
 import type { CitationUnit } from '../core/citation-label.js';
+import { CSV, DOC, DOCX, type DocumentType, EPUB, JPEG, ODP, ODS, PDF, PNG, PPT, PPTX, TIFF, TSV, WEBP, XLS, XLSX } from '../core/document-types.js';
 import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 
-/** The content types the pipeline accepts, decided from the bytes (see sniff.ts and sniff-zip.ts). */
-export const PDF = 'application/pdf';
-export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-export const TXT = 'text/plain';
-export const MARKDOWN = 'text/markdown';
-export const HTML = 'text/html';
-export const CSV = 'text/csv';
-export const TSV = 'text/tab-separated-values';
-export const RTF = 'application/rtf';
-export const EML = 'message/rfc822';
-export const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
-export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-export const ODT = 'application/vnd.oasis.opendocument.text';
-export const ODP = 'application/vnd.oasis.opendocument.presentation';
-export const ODS = 'application/vnd.oasis.opendocument.spreadsheet';
-export const EPUB = 'application/epub+zip';
-export const PNG = 'image/png';
-export const JPEG = 'image/jpeg';
-export const TIFF = 'image/tiff';
-export const WEBP = 'image/webp';
-/** Legacy binary Office (OLE2): read after LibreOffice converts them (office/libreoffice.ts), when it is installed. */
-export const DOC = 'application/msword';
-export const XLS = 'application/vnd.ms-excel';
-export const PPT = 'application/vnd.ms-powerpoint';
-
-export const DOCUMENT_TYPES = [PDF, DOCX, TXT, MARKDOWN, HTML, CSV, TSV, RTF, EML, PPTX, XLSX, ODT, ODP, ODS, EPUB, PNG, JPEG, TIFF, WEBP, DOC, XLS, PPT] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
-
-/** The short name a person knows each type by (the upload page, the CLI, the 415 text, error messages). */
-export const TYPE_NAMES: Record<DocumentType, string> = {
-  [PDF]: 'PDF', [DOCX]: 'DOCX', [TXT]: 'TXT', [MARKDOWN]: 'Markdown', [HTML]: 'HTML', [CSV]: 'CSV', [TSV]: 'TSV',
-  [RTF]: 'RTF', [EML]: 'EML', [PPTX]: 'PPTX', [XLSX]: 'XLSX', [ODT]: 'ODT', [ODP]: 'ODP', [ODS]: 'ODS',
-  [EPUB]: 'EPUB', [PNG]: 'PNG', [JPEG]: 'JPEG', [TIFF]: 'TIFF', [WEBP]: 'WebP', [DOC]: 'DOC', [XLS]: 'XLS', [PPT]: 'PPT',
-};
+// The types themselves live in core/ (filters and the CLI name them too).
+export {
+  CSV, DOC, DOCUMENT_TYPES, DOCX, type DocumentType, EML, EPUB, HTML, JPEG, MARKDOWN, ODP, ODS, ODT, PDF, PNG, PPT, PPTX, RTF, TIFF, TSV, TXT, TYPE_NAMES, WEBP, XLS, XLSX,
+} from '../core/document-types.js';
 
 export type LegacyOfficeType = typeof DOC | typeof XLS | typeof PPT;
 /** What LibreOffice converts each legacy type to: the type whose parser then reads it. */

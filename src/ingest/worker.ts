@@ -84,6 +84,8 @@ export interface IngestWorkerDeps {
   now: Clock;
   /** Where an e-mail's attachments become documents; without it they are not indexed. */
   attachments?: AttachmentSink;
+  /** The documents' labels, which their chunks carry (without it, none). */
+  labels?: { idsOf(documentId: string): Promise<string[]> };
   /** Called when a document reaches ready or failed (wakes `?wait=true` uploads). */
   onSettled?: (documentId: string) => void;
   /** Chunk commits give way to searches in flight (core/foreground.ts). */
@@ -336,6 +338,7 @@ export class IngestWorker {
     }, this.opts.heartbeatMs);
     try {
       let result: PipelineResult;
+      let labelIds: string[] = [];
       try {
         // Progress is written at most once per `progressEveryMs`: a small document goes straight from processing
         // to ready, a big one still moves every second or so. (A deletion meanwhile is caught by markReady.)
@@ -349,7 +352,8 @@ export class IngestWorker {
           lastProgress = now;
           return documents.setProgress(doc.id, p);
         };
-        result = await runPipeline(this.pipeline, doc, { progress, mayHaveRows: job.attempts > 1 || job.released });
+        labelIds = (await this.deps.labels?.idsOf(doc.id)) ?? [];
+        result = await runPipeline(this.pipeline, doc, { progress, mayHaveRows: job.attempts > 1 || job.released, labelIds });
       } catch (err) {
         if (err instanceof LeaseLost) throw err;
         if (this.stopping) {
@@ -380,6 +384,9 @@ export class IngestWorker {
         if (result.attachments.length > 0) await this.deps.attachments?.removeAttachments(doc);
         return;
       }
+      // Labels changed while the chunks were written: the change's own update may have missed rows written after it.
+      const labelsNow = (await this.deps.labels?.idsOf(doc.id)) ?? [];
+      if ([...labelsNow].sort().join() !== [...labelIds].sort().join()) await this.deps.pipeline.chunks.setDocumentFields([doc.id], { labels: labelsNow });
       log.info(
         {
           event: 'document.ingested',

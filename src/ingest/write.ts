@@ -9,8 +9,10 @@
 import type { Yielder } from '../core/foreground.js';
 import { analyseText } from '../language/analyse.js';
 import { detectLanguage } from '../language/detect.js';
-import { type ChunkRow, chunkId } from '../store/lancedb/chunk-schema.js';
+import { metadataEntries, metaList } from '../core/metadata-entries.js';
+import { type ChunkWrite, chunkId, type DocumentFields } from '../store/lancedb/chunk-schema.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import type { DocumentRecord } from '../store/sql/documents.js';
 import type { Chunk } from './types.js';
 import type { EmbeddedChunk } from './unit-vectors.js';
 
@@ -20,6 +22,8 @@ export interface WriteTarget {
   projectId: string;
   /** The language its document, project or source is set to (ISO 639-1); absent: each chunk's is detected. */
   language?: string | null;
+  /** What each chunk carries of its document, for filters (absent: nothing, as rows of older releases). */
+  fields?: DocumentFields;
 }
 
 /**
@@ -31,8 +35,24 @@ export function keywordFields(text: string, searchText: string, language: string
   return { language: lang, keyword_text: analyseText(searchText, lang) };
 }
 
-export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): ChunkRow[] {
+/**
+ * What a document's chunks carry of it for filters: its type, upload time, path, source, labels (ids) and metadata
+ * (`metadata`: the document's, with what its file says merged in, as markReady records it).
+ */
+export function documentFields(doc: Pick<DocumentRecord, 'contentType' | 'createdAt' | 'path' | 'sourceId'>, labelIds: readonly string[], metadata: Record<string, unknown>): DocumentFields {
+  return {
+    content_type: doc.contentType,
+    uploaded_at: doc.createdAt,
+    path: doc.path,
+    source_id: doc.sourceId,
+    labels: [...labelIds].sort(),
+    meta: metaList(metadataEntries(metadata)),
+  };
+}
+
+export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<EmbeddedChunk, 'vector'> & { units: Uint8Array | null })[]): ChunkWrite[] {
   return chunks.map((c, i) => ({
+    ...target.fields,
     ...keywordFields(c.text, c.embedText, target.language),
     id: chunkId(target.documentId, c.index),
     user_id: target.userId,
@@ -52,7 +72,7 @@ export function toRows(target: WriteTarget, chunks: Chunk[], embedded: (Pick<Emb
 }
 
 interface Waiting {
-  rows: ChunkRow[];
+  rows: ChunkWrite[];
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -74,7 +94,7 @@ export class ChunkWriter {
   ) {}
 
   /** Resolves once `rows` are committed (durable and searchable). */
-  write(rows: ChunkRow[]): Promise<void> {
+  write(rows: ChunkWrite[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.waiting.push({ rows, resolve, reject });

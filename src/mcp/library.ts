@@ -4,6 +4,7 @@
  * (`docsearch mcp`, stdio). Each call acts as one authenticated user; a backend enforces that user's scopes.
  * The wire types are checked against the OpenAPI document by test/server/client-wire-types.test.ts.
  */
+import type { FiltersInput } from '../core/filters.js';
 
 export interface WireProject {
   id: string;
@@ -36,6 +37,8 @@ export interface WireDocument {
   attached_to: string | null;
   /** What the file says about itself: an e-mail's `email` (from, to, cc, date, subject), a PDF's title … */
   metadata: Record<string, unknown>;
+  /** Its labels' names. */
+  labels: string[];
   created_at: string;
   updated_at: string;
   duplicate?: boolean;
@@ -69,6 +72,15 @@ export interface WireSearchEnvelope {
   next_cursor: string | null;
   indexing: number;
   warnings?: string[];
+  /** Per facet asked, the values of the whole result list and their counts (docs/api.md#facets). */
+  facets?: Record<string, WireFacetValue[]>;
+}
+
+export interface WireFacetValue {
+  value: string | number | boolean | null;
+  count: number;
+  name?: string;
+  color?: string;
 }
 
 export interface WireSearchResponse extends WireSearchEnvelope {
@@ -84,6 +96,9 @@ export interface WireSearchRequest {
   project_ids?: string[];
   document_ids?: string[];
   cursor?: string;
+  /** The filter language (core/filters.ts, docs/api.md#filters). */
+  filters?: FiltersInput;
+  facets?: string[];
 }
 
 export type WireUnit = 'page' | 'slide' | 'row' | 'chapter';
@@ -114,6 +129,8 @@ export interface DocumentListFilter {
   path?: string;
   limit: number;
   cursor?: string;
+  /** The filter language (core/filters.ts): the backends send it as the list's query parameters. */
+  filters?: FiltersInput;
 }
 
 export interface NewNote {

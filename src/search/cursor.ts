@@ -39,6 +39,8 @@ export function searchDigest(q: SearchQuery): Buffer {
     passages: q.group === 'document' ? q.passagesPerDocument : 0,
     projects: q.projectIds ? [...q.projectIds].sort() : null,
     documents: q.documentIds ? [...q.documentIds].sort() : null,
+    // Absent rather than null, so a cursor issued before filters existed stays good for a search without them.
+    ...(q.filters ? { filters: q.filters } : {}),
   };
   return createHash('sha256').update(JSON.stringify(shape)).digest().subarray(0, DIGEST_BYTES);
 }

@@ -11,6 +11,10 @@ import { createReranker, type ModelConfig, threads } from '../models/registry.js
 import { ChunkWindowIndex } from '../store/lancedb/chunk-windows.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { VectorStore } from '../store/lancedb/connection.js';
+import type { FilterLookups } from '../store/sql/document-filters.js';
+import type { LabelStore } from '../store/sql/labels.js';
+import { FacetCounter } from './facets.js';
+import { FilterResolver } from './filters.js';
 import { CursorCodec } from './cursor.js';
 import { LibraryLanguages } from './library-languages.js';
 import { QueryVectorCache } from './query-cache.js';
@@ -39,6 +43,10 @@ export async function openSearch(deps: {
   chunks: ChunkIndex;
   documents: SearchServiceDeps['documents'];
   projects: SearchServiceDeps['projects'];
+  /** What filters and facets look up: label names, uploaders, metadata. */
+  lookups: FilterLookups;
+  labels: LabelStore;
+  users: { emails(ids: readonly string[]): Promise<Map<string, string>> };
   /** Server-wide settings: where the secret that seals page cursors is kept (shared by every replica). */
   settings: { getOrCreate(key: string, make: () => string): Promise<string> };
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -83,6 +91,8 @@ export async function openSearch(deps: {
     reranker,
     documents: deps.documents,
     projects: deps.projects,
+    filters: new FilterResolver({ lookups: deps.lookups, labels: deps.labels }),
+    facets: new FacetCounter({ lookups: deps.lookups, labels: deps.labels, users: deps.users, projects: deps.projects }),
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),
     reindexRequired: () => deps.chunks.reindexRequired(),
     ...(deps.foreground ? { foreground: deps.foreground } : {}),

@@ -3,6 +3,7 @@
  * OpenAPI entry come from one place) and the normalised object the pipeline runs on.
  */
 import { z } from 'zod';
+import { type DocumentFilters, Facets, Filters, normalFilters } from '../core/filters.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../core/search-limits.js';
 
 export const SEARCH_MODES = ['hybrid', 'vector', 'keyword'] as const;
@@ -47,6 +48,8 @@ export const SearchBody = z.strictObject({
     .max(MAX_CURSOR_CHARS)
     .optional()
     .describe('the previous page\'s `next_cursor`, sent with the same query, filters, mode and group; absent for the first page'),
+  filters: Filters.optional(),
+  facets: Facets.optional(),
 });
 
 export type SearchBodyInput = z.infer<typeof SearchBody>;
@@ -66,6 +69,10 @@ export interface SearchQuery {
   group: SearchGroup;
   passagesPerDocument: number;
   cursor?: string;
+  /** Narrow to documents matching these (core/filters.ts); part of what a cursor is bound to. */
+  filters?: DocumentFilters;
+  /** Facets to count over the whole result list (facets.ts). */
+  facets?: string[];
 }
 
 export function toSearchQuery(userId: string, scope: string[], body: SearchBodyInput): SearchQuery {
@@ -82,5 +89,8 @@ export function toSearchQuery(userId: string, scope: string[], body: SearchBodyI
   if (body.project_ids) q.projectIds = [...new Set(body.project_ids)];
   if (body.document_ids) q.documentIds = [...new Set(body.document_ids)];
   if (body.cursor) q.cursor = body.cursor;
+  const filters = normalFilters(body.filters);
+  if (filters) q.filters = filters;
+  if (body.facets?.length) q.facets = [...new Set(body.facets)];
   return q;
 }

@@ -16,6 +16,7 @@ import { analyseQuery } from '../language/analyse.js';
 import { queryLanguages } from '../language/detect.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
+import type { ChunkFilter } from '../store/lancedb/chunk-filter.js';
 import type { ChunkRef, ChunkSearchScope, KeywordHit, KeywordQuery, VectorHit } from '../store/lancedb/chunk-search.js';
 import { relevanceFloor } from './floor.js';
 import { byScoreThenId, reciprocalRankFusion, scoreFusion } from './fusion.js';
@@ -130,6 +131,8 @@ export interface RetrieveInput {
   visible?: (documentIds: string[]) => Promise<ReadonlySet<string>>;
   /** How deep the keyword list is read: for a first page, or the full list (the default). */
   list?: 'first-page' | 'full';
+  /** The search's filters, pushed into both lists' prefilter. */
+  filter?: ChunkFilter;
 }
 
 /**
@@ -223,6 +226,7 @@ export class Retriever {
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
     const scope: Omit<ChunkSearchScope, 'limit'> = { projectIds: input.projectIds };
     if (input.documentIds) scope.documentIds = input.documentIds;
+    if (input.filter) scope.filter = input.filter;
     const { vectorDepth } = this.opts;
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
 

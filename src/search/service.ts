@@ -18,6 +18,8 @@ import { type DocumentGroup, groupByDocument } from './group.js';
 import { chooseAnswer, scoresFromWindows } from './answer.js';
 import { highlights, type Range } from './highlights.js';
 import { cutPage, type PageCut } from './page.js';
+import type { FacetCounter, FacetUnit, FacetValue } from './facets.js';
+import type { FilterResolver } from './filters.js';
 import type { SearchQuery } from './query.js';
 import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
@@ -90,6 +92,8 @@ interface ResponseBase {
   /** Documents in the searched scope still queued or being processed: results may be incomplete. */
   indexing: number;
   warnings?: string[];
+  /** Per facet asked, how many results of the whole list carry each value (facets.ts). */
+  facets?: Record<string, FacetValue[]>;
 }
 
 export interface PassagesResponse extends ResponseBase {
@@ -147,6 +151,10 @@ export interface SearchServiceDeps {
   clock?: () => number;
   /** Told how long each search and its page's hydration took (the retriever tells its own stages). */
   timings?: SearchTimings;
+  /** Turns a search's filters into the chunk columns' values (without it, a search with filters is refused). */
+  filters?: FilterResolver;
+  /** Counts facets (without it, none are counted). */
+  facets?: FacetCounter;
 }
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
@@ -189,8 +197,9 @@ export class SearchService {
     const documents = q.documentIds ? { documentIds: q.documentIds } : {};
 
     const visible = (ids: string[]) => this.deps.documents.visibleAmong(q.scope, ids, asOf);
+    const filter = q.filters ? await this.chunkFilter(q) : undefined;
     const retrieve = (list: 'first-page' | 'full') =>
-      this.deps.retriever.retrieve({ projectIds: q.scope, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...documents });
+      this.deps.retriever.retrieve({ projectIds: q.scope, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...documents, ...(filter ? { filter } : {}) });
     // A first page (nothing shown yet; also the web page's way back to it) reads the shorter first-page list.
     const firstPage = (cursor?.shown.length ?? 0) === 0;
     const [first, indexing] = await Promise.all([retrieve(firstPage ? 'first-page' : 'full'), this.deps.documents.countIndexing(q.scope, q.documentIds)]);
@@ -216,7 +225,7 @@ export class SearchService {
     };
     const shown = (groups ? page.at.map((i) => groups[i]!.passages) : page.at.map((i) => [ranked[i]!])).flat();
     const hydrateStarted = performance.now();
-    const [passage, docs] = await Promise.all([this.passages(q, shown, retrieval, new Set(retrieval.forms)), this.documentsOf(q.scope, shown)]);
+    const [passage, docs, facets] = await Promise.all([this.passages(q, shown, retrieval, new Set(retrieval.forms)), this.documentsOf(q.scope, shown), this.facets(q, cut, ranked)]);
     this.deps.timings?.stage('hydrate', (performance.now() - hydrateStarted) / 1000);
     let response: SearchResponse;
     if (groups) {
@@ -240,9 +249,31 @@ export class SearchService {
       response = { ...base, results };
     }
     if (warnings.length) response.warnings = warnings;
+    if (facets) response.facets = facets;
     response.took_ms = Math.round(now() - started);
     this.deps.timings?.search((now() - started) / 1000);
     return { response, start: page.start, previousCursor: seal(page.previous) };
+  }
+
+  /** The search's filters as the chunk columns' values (resolved in the projects searched). */
+  private async chunkFilter(q: SearchQuery) {
+    if (!this.deps.filters) throw new AppError('invalid_request', 'this server cannot filter searches');
+    const started = performance.now();
+    const filter = await this.deps.filters.chunkFilter(q.scope, q.filters!);
+    this.deps.timings?.stage('filters', (performance.now() - started) / 1000);
+    return filter;
+  }
+
+  /** The facets asked, counted over the whole list in the response's unit (the list `total` counts). */
+  private async facets(q: SearchQuery, cut: { groups: DocumentGroup[] | null; length: number }, ranked: RankedChunk[]): Promise<Record<string, FacetValue[]> | undefined> {
+    if (!q.facets?.length || !this.deps.facets) return undefined;
+    const units: FacetUnit[] = cut.groups
+      ? cut.groups.slice(0, cut.length).map((g) => ({ documentId: g.documentId, chunks: g.passages.map((p) => p.chunk) }))
+      : ranked.slice(0, cut.length).map((r) => ({ documentId: r.chunk.document_id, chunks: [r.chunk] }));
+    const started = performance.now();
+    const counts = await this.deps.facets.count(units, q.facets);
+    this.deps.timings?.stage('facets', (performance.now() - started) / 1000);
+    return counts;
   }
 
   /** The whole list in the response's unit (a weak answer is only its first page: the nearest, not matches) and the page of it the cursor points at. */

@@ -17,7 +17,11 @@ export type SearchStage =
   /** Reading the head's rows and reranking it (when a reranker ran). */
   | 'rerank'
   /** Rows, documents and projects of the page shown, and their answers (from the units stored with the rows). */
-  | 'hydrate';
+  | 'hydrate'
+  /** Turning the search's filters into the chunk columns' values (searches with filters). */
+  | 'filters'
+  /** Counting the facets asked over the whole list (within `hydrate`). */
+  | 'facets';
 
 export interface SearchTimings {
   stage(stage: SearchStage, seconds: number): void;

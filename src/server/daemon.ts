@@ -24,12 +24,14 @@ import { ForegroundGate } from '../core/foreground.js';
 import { tightenFolder } from '../core/private-files.js';
 import { VERSION } from '../core/version.js';
 import { DocumentService } from '../documents/lifecycle.js';
+import { LabelService } from '../documents/labels.js';
 import { createExtractor } from '../ingest/extract.js';
 import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/ocr/engine.js';
 import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
 import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
 import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
+import { documentFieldsDeriver } from '../ingest/filter-fields.js';
 import { languageDeriver } from '../ingest/language-backfill.js';
 import { Reindexer } from '../ingest/reindex.js';
 import { unitsDeriver } from '../ingest/unit-vectors.js';
@@ -49,6 +51,8 @@ import { openOAuthStores } from '../store/sql/oauth-transaction.js';
 import { GroupStore } from '../store/sql/groups.js';
 import { ProjectMemberStore } from '../store/sql/project-members.js';
 import { ProjectStore } from '../store/sql/projects.js';
+import { LabelStore } from '../store/sql/labels.js';
+import { FilterLookups } from '../store/sql/document-filters.js';
 import { SessionStore } from '../store/sql/sessions.js';
 import { SettingsStore } from '../store/sql/settings.js';
 import { SetupTokenStore } from '../store/sql/setup-tokens.js';
@@ -199,6 +203,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (ocr) cleanups.push(() => ocr.close());
 
     const projects = new ProjectStore(db, now);
+    const labels = new LabelStore(db, now);
     const sourceStore = new SourceStore(db, now);
     const attempts = new LoginAttemptStore(db, now);
     const users = new UserStore(db, now);
@@ -258,6 +263,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       chunks,
       documents,
       projects,
+      lookups: new FilterLookups(db),
+      labels,
+      users,
       settings,
       log,
       foreground,
@@ -273,6 +281,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         pipeline: { files, extractor, embedder: timedPassages(embedder, metrics), chunks: search.chunkWrites, overlapTokens: 32, ...(ocr ? { ocr: timedOcr(ocr, metrics) } : {}) },
         onSettled: (id) => ingest.settled(id),
         attachments: { acceptAttachments: (doc, files) => ingest.acceptAttachments(doc, files), removeAttachments: (doc) => ingest.removeAttachments(doc) },
+        labels,
         background: foreground,
         events,
         outcomes: metrics,
@@ -281,7 +290,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
     );
     // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
-    const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents }), unitsDeriver(embedder)];
+    const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents }), unitsDeriver(embedder), documentFieldsDeriver({ documents, labels })];
     const backfill: ChunkBackfill = new ChunkBackfill({
       chunks,
       derivers,
@@ -297,7 +306,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(events.subscribe('index_changed', () => backfill.nudge()));
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
-    const ingest = new DocumentService({ documents, projects, files, chunks: search.chunkWrites, locks, events, now, audit, trashRetentionMs: config.trashDays * 24 * HOUR, ...(database.shared ? { settlePollMs: 5_000 } : {}) });
+    const labelService = new LabelService({ labels, chunks: search.chunkWrites, locks, audit });
+    const ingest = new DocumentService({
+      documents,
+      projects,
+      files,
+      chunks: search.chunkWrites,
+      locks,
+      events,
+      now,
+      audit,
+      labels: labelService,
+      trashRetentionMs: config.trashDays * 24 * HOUR,
+      ...(database.shared ? { settlePollMs: 5_000 } : {}),
+    });
     cleanups.push(scheduleTrashPurge({ purge: () => ingest.purgeExpiredTrash(), leader: upkeep ? () => upkeep.isLeader() : () => true, everyMs: HOUR, log }));
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);
     if (swept.temp + swept.orphans > 0) log.info({ event: 'files.swept', ...swept }, 'removed interrupted uploads and unreferenced originals');
@@ -371,6 +393,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       embedder,
       chunks,
       documents,
+      labels,
+      labelService,
       ingest,
       files,
       ...(libreOffice ? { libreOffice } : {}),

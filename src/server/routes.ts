@@ -15,6 +15,7 @@ import { healthCheck } from './api/health.js';
 import { createKey } from './api/keys/create.js';
 import { deleteKey } from './api/keys/delete.js';
 import { listKeys } from './api/keys/list.js';
+import { createLabel, deleteLabel, listLabels, updateLabel } from './api/labels/routes.js';
 import { me } from './api/me.js';
 import { createProject } from './api/projects/create.js';
 import { deleteProject } from './api/projects/delete.js';
@@ -52,6 +53,10 @@ export function apiRoutes(s: Services): ApiRoute[] {
     addMember(s),
     removeMember(s),
     transferProject(s),
+    listLabels(s),
+    createLabel(s),
+    updateLabel(s),
+    deleteLabel(s),
     listSources(s),
     createSource(s),
     getSource(s),

@@ -11,6 +11,7 @@ import type { AuditLog } from '../core/audit.js';
 import type { AuditEventStore } from '../store/sql/audit-events.js';
 import type { Clock } from '../core/clock.js';
 import type { DocumentService } from '../documents/lifecycle.js';
+import type { LabelService } from '../documents/labels.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { LibreOffice } from '../ingest/office/libreoffice.js';
 import type { Reindexer } from '../ingest/reindex.js';
@@ -20,6 +21,7 @@ import type { SourceService } from '../sources/service.js';
 import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
+import type { LabelStore } from '../store/sql/labels.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { UserStore } from '../store/sql/users.js';
 import type { ServeConfig } from './config.js';
@@ -79,6 +81,10 @@ export interface Services {
   /** The chunks table: vectorSearch / keywordSearch for search; reindexRequired() → 409 while true. */
   chunks: ChunkIndex;
   documents: DocumentStore;
+  /** Projects' label vocabularies and the labels on documents (read side). */
+  labels: LabelStore;
+  /** Changing labels, their chunks kept in step. */
+  labelService: LabelService;
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;

@@ -38,12 +38,15 @@ export interface NewSourceInput {
   url: string;
   every?: string | undefined;
   options?: Record<string, unknown> | undefined;
+  /** Label names for every document it brings. */
+  labels?: string[] | undefined;
 }
 
 export interface SourcePatchInput {
   every?: string | undefined;
   options?: Record<string, unknown> | undefined;
   status?: 'active' | 'paused' | undefined;
+  labels?: string[] | undefined;
 }
 
 export class SourceService {
@@ -115,6 +118,7 @@ export class SourceService {
       everyMs: this.every(input.every ?? DEFAULT_EVERY),
       options: plain,
       sealedSecrets: this.seal(secrets, id),
+      ...(input.labels ? { labels: input.labels } : {}),
     });
     await this.deps.audit.record({
       type: 'source.created',
@@ -170,6 +174,10 @@ export class SourceService {
       patch.status = input.status;
       if (input.status === 'paused' && source.status !== 'paused') changed.status = 'paused';
       if (input.status === 'active' && (source.status === 'paused' || source.heldDeletions !== null)) Object.assign(changed, { status: 'active', deletions_confirmed: true });
+    }
+    if (input.labels !== undefined) {
+      patch.labels = input.labels;
+      if (JSON.stringify(input.labels) !== JSON.stringify(source.labels)) changed.labels = input.labels;
     }
     const updated = await this.deps.store.update(id, patch);
     if (!updated) throw notFound('source');

@@ -238,7 +238,7 @@ async function syncItem(source: SourceRecord, conn: SourceConnection, item: List
       await record({ version: '', documentId: null, sha256: null });
       return 'deferred';
     }
-    const [accepted] = await deps.ingest.accept(source.userId, source.projectId, [{ ...received, source: { id: source.id, path: item.path } }], received.metadata);
+    const [accepted] = await deps.ingest.accept(source.userId, source.projectId, [{ ...received, source: { id: source.id, path: item.path } }], received.metadata, source.labels);
     received = undefined;
     await record({ sha256: accepted!.document.sha256, documentId: accepted!.document.id });
     return before ? 'changed' : 'added';

@@ -144,8 +144,9 @@ const REST: Record<string, Spec<RestRequest>> = {
     ok: 202,
     effect: (c) => must(after(c, 'documents', c.answer.body.documents[0].id)?.project_id === c.t.project, 'a document in P'),
   },
+  // Filtered by D's label: a filter shows only what the caller reads.
   'GET /api/v1/documents': restGet(
-    () => '/api/v1/documents?limit=100&filename=handbook.pdf',
+    () => '/api/v1/documents?limit=100&filename=handbook.pdf&labels=matrix',
     (a, t) => a.body.documents.some((x: { id: string }) => x.id === t.document),
   ),
   'GET /api/v1/documents/{id}': restGet((t) => `/api/v1/documents/${t.document}`),
@@ -186,10 +187,39 @@ const REST: Record<string, Spec<RestRequest>> = {
     ok: 204,
     effect: (c) => must(!after(c, 'documents', c.t.trashed), 'T purged'),
   },
+  // Filtered by D's label, with facets: their counts name P exactly when the results show D, so no count holds a
+  // document the caller may not read.
   'POST /api/v1/search': {
-    request: () => ({ path: '/api/v1/search', body: { query: `${WORD} handbook`, limit: 50 } }),
+    request: () => ({ path: '/api/v1/search', body: { query: `${WORD} handbook`, limit: 50, filters: { labels: ['matrix'] }, facets: ['project', 'label', 'type'] } }),
     ok: 200,
-    shows: (a, t) => a.body.results.some((r: { document: { id: string } }) => r.document.id === t.document),
+    shows: (a, t) => {
+      const shows = a.body.results.some((r: { document: { id: string } }) => r.document.id === t.document);
+      const counted = a.body.facets.project.some((v: { value: string }) => v.value === t.project);
+      must(counted === shows, `facets that name P (${counted}) exactly when the results show D (${shows})`);
+      return shows;
+    },
+  },
+  'GET /api/v1/projects/{id}/labels': restGet(
+    (t) => `/api/v1/projects/${t.project}/labels`,
+    (a, t) => a.body.labels.some((l: { id: string }) => l.id === t.label),
+  ),
+  'POST /api/v1/projects/{id}/labels': {
+    on: {},
+    request: (t, _as, m) => ({ path: `/api/v1/projects/${t.project}/labels`, body: { name: `made ${m.next()}`, color: 'teal' } }),
+    ok: 201,
+    effect: (c) => must(after(c, 'labels', c.answer.body.id)?.project_id === c.t.project, 'a label of P'),
+  },
+  'PATCH /api/v1/projects/{id}/labels/{label_id}': {
+    on: { label: true },
+    request: (t) => ({ method: 'PATCH', path: `/api/v1/projects/${t.project}/labels/${t.label}`, body: { name: 'renamed', color: 'red' } }),
+    ok: 200,
+    effect: (c) => must(after(c, 'labels', c.t.label)?.name === 'renamed', 'L renamed'),
+  },
+  'DELETE /api/v1/projects/{id}/labels/{label_id}': {
+    on: { label: true },
+    request: (t) => ({ method: 'DELETE', path: `/api/v1/projects/${t.project}/labels/${t.label}` }),
+    ok: 204,
+    effect: (c) => must(!after(c, 'labels', c.t.label) && !after(c, 'document_labels', `${c.t.document}:${c.t.label}`), 'L deleted, and off D'),
   },
   'GET /api/v1/reindex': restGet(() => '/api/v1/reindex'),
   // The index matches the embedder: nothing to do, for anyone who may start it.

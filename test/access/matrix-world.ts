@@ -54,6 +54,8 @@ export interface Target {
   account: string;
   /** A group made for the cell, with Eve in it ('' unless asked for). */
   group: string;
+  /** L: P's label "matrix", on D ('' unless asked for). */
+  label: string;
 }
 
 /** What a fresh P holds besides D. */
@@ -64,6 +66,7 @@ export interface Needs {
   key?: boolean;
   account?: 'active' | 'disabled';
   group?: boolean;
+  label?: boolean;
 }
 
 export type Person = 'alice' | 'bob' | 'carol' | 'dan' | 'eve' | 'frank' | 'gina';
@@ -254,7 +257,7 @@ export class Matrix {
     this.connectedApp = await this.registerApp('Connected app');
     for (const person of Object.keys(this.users) as Person[]) await this.connect(this.users[person]);
     // Gina holds a grant on every P, made before she is disabled.
-    this.shared = await this.fixture({ trash: true, failed: true, source: true, key: true }, PDF);
+    this.shared = await this.fixture({ trash: true, failed: true, source: true, key: true, label: true }, PDF);
     await admin.post(`/admin/users/${gina.id}/disable`, { _csrf: admin.csrf });
   }
 
@@ -327,7 +330,7 @@ export class Matrix {
     await share({ email: this.users.carol.email, role: 'viewer' });
     await share({ group: 'team', role: 'editor' });
     if (!this.shared) await share({ email: this.users.gina.email, role: 'viewer' });
-    const t: Target = { project, member, document: d, trashed: '', failed: '', source: '', key: '', account: '', group: '' };
+    const t: Target = { project, member, document: d, trashed: '', failed: '', source: '', key: '', account: '', group: '', label: '' };
     if (needs.trash) {
       t.trashed = await upload('old.txt', Buffer.from(`An old ${WORD} note, deleted ${this.next()}.\n`));
       await this.ok('delete T', api(this.d, `/api/v1/documents/${t.trashed}`, { method: 'DELETE', token: alice }));
@@ -338,6 +341,11 @@ export class Matrix {
     if (needs.key) t.key = (await this.ok('make K', api(this.d, '/api/v1/keys', { token: alice, body: { name: `K ${this.next()}` } }))).body.id;
     if (needs.account) t.account = await this.account(needs.account);
     if (needs.group) t.group = await this.group();
+    if (needs.label) {
+      await this.ok('label D', api(this.d, `/api/v1/documents/${d}`, { method: 'PATCH', token: alice, body: { labels: ['matrix'] } }));
+      const labels = (await this.ok('labels of P', api(this.d, `/api/v1/projects/${project}/labels`, { token: alice }))).body.labels as { id: string }[];
+      t.label = labels[0]!.id;
+    }
     await this.state?.settle();
     return t;
   }

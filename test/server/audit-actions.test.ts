@@ -90,7 +90,7 @@ describe('the audit log misses nothing: the table of audited actions, each once'
   );
 
   /** What the actions share as they go, in the table's order. */
-  const w: { project?: string; other?: string; keyId?: string; docA?: string; docB?: string; source?: string; group?: string; invitation?: string; web?: WebClient } = {};
+  const w: { project?: string; other?: string; keyId?: string; docA?: string; docB?: string; label?: string; source?: string; group?: string; invitation?: string; web?: WebClient } = {};
   const ok = (res: { status: number; body: unknown }, status: number) => expect(res.status, JSON.stringify(res.body)).toBe(status);
   const done = (res: { status: number; body: unknown }) => expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   const as = (u: TestUser, path: string, opts: { method?: string; body?: unknown } = {}) => api(d, path, { token: u.apiKey, ...opts });
@@ -189,6 +189,14 @@ describe('the audit log misses nothing: the table of audited actions, each once'
       w.docB = b.body.documents[0].id;
       ok(await as(alice, `/api/v1/documents/${w.docB}`, { method: 'PATCH', body: { project_id: other.body.id } }), 200);
     },
+    'document.labelled': async () => ok(await as(alice, `/api/v1/documents/${w.docB}`, { method: 'PATCH', body: { labels: { add: ['audited'] } } }), 200),
+    'label.created': async () => {
+      const res = await as(alice, `/api/v1/projects/${w.project}/labels`, { body: { name: 'minutes', color: 'teal' } });
+      ok(res, 201);
+      w.label = res.body.id;
+    },
+    'label.changed': async () => ok(await as(alice, `/api/v1/projects/${w.project}/labels/${w.label}`, { method: 'PATCH', body: { name: 'meeting minutes' } }), 200),
+    'label.deleted': async () => ok(await as(alice, `/api/v1/projects/${w.project}/labels/${w.label}`, { method: 'DELETE' }), 204),
     'document.restored': async () => done(await as(alice, `/api/v1/trash/${w.docA}/restore`, { body: {} })),
     'document.purged': async () => {
       ok(await as(alice, `/api/v1/documents/${w.docA}`, { method: 'DELETE' }), 204);

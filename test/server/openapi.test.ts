@@ -92,6 +92,40 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
     expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
   },
+  'GET /api/v1/projects/{id}/labels': async ({ call, full, other }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to list labels of' } });
+    await call(`/api/v1/projects/${p.body.id}/labels`, { token: full.apiKey, body: { name: 'unpaid' } });
+    const res = await call(`/api/v1/projects/${p.body.id}/labels`, { token: full.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.labels).toMatchObject([{ name: 'unpaid', document_count: 0 }]);
+    expect((await call(`/api/v1/projects/${p.body.id}/labels`, { token: other.apiKey })).status).toBe(404);
+  },
+  'POST /api/v1/projects/{id}/labels': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to label' } });
+    const path = `/api/v1/projects/${p.body.id}/labels`;
+    expect((await call(path, { token: full.apiKey, body: { name: 'Urgent', color: 'red' } })).status).toBe(201);
+    expect((await call(path, { token: full.apiKey, body: { name: 'urgent' } })).status).toBe(409);
+    expect((await call(path, { token: full.apiKey, body: { name: 'a,b' } })).status).toBe(400);
+    expect((await call(path, { token: full.apiKey, body: { name: 'x', color: 'chartreuse' } })).status).toBe(400);
+  },
+  'PATCH /api/v1/projects/{id}/labels/{label_id}': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to rename labels in' } });
+    const path = `/api/v1/projects/${p.body.id}/labels`;
+    const a = await call(path, { token: full.apiKey, body: { name: 'draft' } });
+    await call(path, { token: full.apiKey, body: { name: 'final' } });
+    const res = await call(`${path}/${a.body.id}`, { method: 'PATCH', token: full.apiKey, body: { name: 'review', color: 'blue' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'review', color: 'blue' });
+    expect((await call(`${path}/${a.body.id}`, { method: 'PATCH', token: full.apiKey, body: { name: 'FINAL' } })).status).toBe(409);
+    expect((await call(`${path}/lbl_missing`, { method: 'PATCH', token: full.apiKey, body: { color: 'red' } })).status).toBe(404);
+  },
+  'DELETE /api/v1/projects/{id}/labels/{label_id}': async ({ call, full }) => {
+    const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to delete labels in' } });
+    const path = `/api/v1/projects/${p.body.id}/labels`;
+    const a = await call(path, { token: full.apiKey, body: { name: 'gone' } });
+    expect((await call(`${path}/${a.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
+    expect((await call(`${path}/${a.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+  },
   'POST /api/v1/projects/{id}/transfer': async ({ call, full, other }) => {
     const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to transfer' } });
     expect((await call(`/api/v1/projects/${p.body.id}/transfer`, { token: other.apiKey, body: { email: other.email } })).status).toBe(404);

@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '023-session-confirmed']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters', '023-session-confirmed']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -98,7 +98,8 @@ describe('migrations on SQLite', () => {
     // passkeys, the audit log); 016 two columns to documents and the trash's index; 017 the identities table; 018 a column to
     // api_keys; 019 columns to users and sessions, an index on sessions, the notices table; 020 the mail outbox, password
     // resets and known devices, two columns to invites, one to users; 021 two columns to documents, one to projects and
-    // one to sources (languages); 023 one to sessions (sudo mode's last proof).
+    // one to sources (languages); 022 a column to sources, the labels', documents' metadata and saved searches' tables;
+    // 023 one to sessions (sudo mode's last proof).
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text, "expires_at" integer'),
@@ -122,6 +123,14 @@ describe('migrations on SQLite', () => {
       'audit_events_at',
       'audit_events_target',
       'audit_events_type',
+      'document_labels',
+      'document_labels_document',
+      'document_labels_label',
+      'document_metadata',
+      'document_metadata_document',
+      'document_metadata_moment',
+      'document_metadata_number',
+      'document_metadata_value',
       'documents_attached_to',
       'documents_project_counts',
       'documents_project_name',
@@ -144,6 +153,8 @@ describe('migrations on SQLite', () => {
       'jobs_user_claim',
       'known_devices',
       'known_devices_user',
+      'labels',
+      'labels_project_name',
       'mail_outbox',
       'mail_outbox_due',
       'notices',
@@ -160,6 +171,9 @@ describe('migrations on SQLite', () => {
       'project_members_member',
       'recovery_codes',
       'recovery_codes_user',
+      'saved_searches',
+      'saved_searches_project',
+      'saved_searches_user_name',
       'sessions_provider_subject',
       'sessions_user',
       'source_items',
@@ -189,7 +203,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '023-session-confirmed']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters', '023-session-confirmed']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

@@ -8,7 +8,10 @@ import type { Context } from '../context.js';
 import { UsageError } from '../../terminal/errors.js';
 import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal/io.js';
 import { emitJson } from '../output/json.js';
+import { printTable } from '../output/table.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
+import type { FiltersInput } from '../../core/filters.js';
+import { addFilterFlags, type FilterFlags, filtersFromFlags } from './shared/filter-flags.js';
 import { collect, defineCommand, intOption } from './shared/command.js';
 import { getDocuments } from './documents/get-document.js';
 import { resolveProjects } from './shared/resolve-project.js';
@@ -25,6 +28,10 @@ export interface SearchOptions {
   /** One entry per document, or every passage in rank order. */
   view: 'documents' | 'passages';
   json: boolean;
+  /** The filter language (--type, --label, --meta …: shared/filter-flags.ts). */
+  filters?: FiltersInput;
+  /** Facets to count over the whole result list (--facets), shown as a table after the results. */
+  facets?: string[];
 }
 
 /**
@@ -127,6 +134,8 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     ...(opts.mode ? { mode: opts.mode } : {}),
     ...(opts.rerank ? {} : { rerank: false }),
     ...(opts.view === 'documents' ? { group: 'document' } : {}),
+    ...(opts.filters ? { filters: opts.filters } : {}),
+    ...(opts.facets?.length ? { facets: opts.facets } : {}),
   };
   const res = await fetchAll(opts, ctx, body);
   // --json prints the API response as is (one page), or the pages' results merged into the last page's response.
@@ -136,7 +145,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   const indexing = res.indexing > 0 ? `still indexing ${res.indexing} document${res.indexing === 1 ? '' : 's'}: results may be incomplete` : null;
   const shown = items(res);
   if (shown.length === 0) {
-    notice(ctx.io, `no results for "${opts.query}"`);
+    notice(ctx.io, `no results for "${opts.query}"${opts.filters ? ' with these filters' : ''}`);
     if (indexing) notice(ctx.io, indexing);
     return;
   }
@@ -177,10 +186,23 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   notice(ctx.io, `${counted(shown.length, res, unit)} in ${res.took_ms} ms${more}`, st.dim);
   if (hidden) notice(ctx.io, 'every passage of one document: add --document NAME', st.dim);
   if (indexing) notice(ctx.io, indexing);
+  if (res.facets) printFacets(ctx, res.facets);
+}
+
+/** --facets: one table, a row per facet and value, most frequent first (counts of the whole list, not the page). */
+function printFacets(ctx: Context, facets: NonNullable<SearchResponse['facets']>): void {
+  ctx.io.stdout.write('\n');
+  const shownValue = (facet: string, v: { value: unknown; name?: string }) => terminalSafe(facet === 'project' && v.name ? v.name : v.value === null ? '(none)' : String(v.value));
+  printTable(ctx.io, {
+    headers: ['FACET', 'VALUE', 'COUNT'],
+    rows: Object.entries(facets).flatMap(([facet, values]) => values.map((v) => [facet, shownValue(facet, v), v.count])),
+    now: ctx.now(),
+  });
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
-  return defineCommand('search', {
+  return addFilterFlags(
+    defineCommand('search', {
     summary: 'search your documents',
     description:
       'Search your documents: vector similarity and keyword matching, fused by their normalised scores, then reranked by the server\'s reranker when one is configured (none by default). ' +
@@ -195,8 +217,10 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'docsearch search "invoice" --passages --all',
       'docsearch search "notice period" --document handbook.pdf',
       'docsearch search "vpn setup" --json | jq ".results[0].document.filename"',
+      'docsearch search "supplier" --type pdf --label unpaid --meta "year>=2020" --facets type,label',
     ],
-  })
+  }),
+  )
     .argument('<query>', 'what to look for (words or a question)')
     .option('-n, --limit <n>', 'most results to show: documents, or passages with --passages (pages through the API as needed)', intOption('--limit', 1, 100_000), 10)
     .option('--all', 'show every result (page until the last)')
@@ -206,12 +230,15 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .addOption(new Option('--passages', 'list every passage in rank order (the default through a pipe)').conflicts('documents'))
     .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
-    .action((query: string, flags: { limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean }) => {
+    .option('--facets <names>', 'count the whole result list by these, comma-separated (type, project, uploaded_by, year, label, language, metadata.KEY): a table after the results')
+    .action((query: string, flags: FilterFlags & { limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string }) => {
       if (!query.trim()) throw new UsageError('the query is empty');
       if (query.trim().length > MAX_QUERY_CHARS) throw new UsageError(`the query is ${query.trim().length} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
       const json = Boolean(ctx.globals().json);
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
       const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
-      return runF({ query, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json }, ctx);
+      const filters = filtersFromFlags(flags);
+      const facets = flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
+      return runF({ query, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
     });
 }

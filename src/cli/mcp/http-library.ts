@@ -1,3 +1,4 @@
+import { filtersToParams } from '../../core/filter-params.js';
 import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
 import { LibraryError } from '../../mcp/library.js';
 import { ApiError, AuthRequiredError, CliError } from '../../terminal/errors.js';
@@ -40,7 +41,8 @@ export class HttpLibrary implements Library {
   }
 
   listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
-    return mapped(this.http.get('/api/v1/documents', { query: { ...filter } }));
+    const { filters, ...rest } = filter;
+    return mapped(this.http.get('/api/v1/documents', { query: { ...rest, ...Object.fromEntries(filtersToParams(filters)) } }));
   }
 
   getDocument(id: string): Promise<WireDocument> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Facets, Filters, type FiltersInput } from '../../core/filters.js';
 import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
@@ -37,6 +38,20 @@ const output = {
   next_cursor: z.union([z.string().min(1), z.null()]).describe('pass as `cursor` with the same query for the next page; null on the last page'),
   indexing: z.number().int().describe('documents still being processed: results may be incomplete'),
   warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
+  facets: z
+    .record(
+      z.string(),
+      z.array(
+        z.object({
+          value: z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]).describe('what the filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a metadata value'),
+          count: z.number().int().describe('results of the whole list (not only this page) with this value'),
+          name: z.string().optional().describe("a project's name"),
+          color: z.string().optional().describe("a label's colour"),
+        }),
+      ),
+    )
+    .optional()
+    .describe('with `facets` asked: per facet, its values over the whole result list, most frequent first'),
   results: z.array(z.object({ ...DocumentRef, ...Passage.shape })).optional().describe('passages, best first (group "none")'),
   documents: z
     .array(
@@ -82,6 +97,7 @@ function toOutput(r: WireSearchResponse) {
     next_cursor: r.next_cursor,
     indexing: r.indexing,
     ...(r.warnings?.length ? { warnings: r.warnings } : {}),
+    ...(r.facets ? { facets: r.facets } : {}),
     ...(r.results ? { results: r.results.map((x) => ({ ...documentRef(x.document, x.project), ...passage(x) })) } : {}),
     ...(r.documents
       ? { documents: r.documents.map((d) => ({ ...documentRef(d.document, d.project), score: d.score, matches: d.matches, passages: d.passages.map(passage) })) }
@@ -109,6 +125,10 @@ export const searchTool: ToolDefinition = {
       limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT).describe('results on this page'),
       group: z.enum(['none', 'document']).default('none').describe('none: a flat list of passages; document: one entry per document with its best passages'),
       cursor: z.string().min(1).max(10_000).optional().describe('next_cursor of the previous page, with the same query and options'),
+      filters: Filters.optional().describe(
+        'narrow to documents matching every field given: type (pdf, docx, markdown, email …), uploaded_since / uploaded_before (2026-03-31), path_prefix, uploaded_by (e-mails), source_id, labels (names: all of them), metadata ({key: value}, {key: {"$gte": 2020}}, {key: {"$exists": true}})',
+      ),
+      facets: Facets.optional().describe('count the whole result list by these: type, project, uploaded_by, year, label, metadata.<key> (answered in `facets`)'),
     },
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -123,6 +143,8 @@ export const searchTool: ToolDefinition = {
       limit: number;
       group: 'none' | 'document';
       cursor?: string;
+      filters?: FiltersInput;
+      facets?: string[];
     };
     if (a.project_id !== undefined && a.project_ids !== undefined) throw new LibraryError(400, 'invalid_request', 'give project_id or project_ids, not both');
     const projectIds = a.project_ids ? [...new Set(a.project_ids)] : a.project_id !== undefined ? [a.project_id] : undefined;
@@ -138,6 +160,8 @@ export const searchTool: ToolDefinition = {
       ...(projectIds ? { project_ids: projectIds } : {}),
       ...(documentIds ? { document_ids: documentIds } : {}),
       ...(a.cursor ? { cursor: a.cursor } : {}),
+      ...(a.filters ? { filters: a.filters } : {}),
+      ...(a.facets?.length ? { facets: a.facets } : {}),
     });
     return structured(toOutput(response));
   },

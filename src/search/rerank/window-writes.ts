@@ -53,8 +53,8 @@ export function withWindowWrites(chunks: ChunkIndex, embedder: Pick<Embedder, 'e
       await chunks.deleteDocument(documentId);
       await windows.deleteDocument(documentId);
     },
-    async moveDocument(documentId: string, projectId: string) {
-      await chunks.moveDocument(documentId, projectId);
+    async moveDocument(documentId: string, projectId: string, fields?: Parameters<ChunkIndex['moveDocument']>[2]) {
+      await chunks.moveDocument(documentId, projectId, fields);
       await windows.moveDocument(documentId, projectId);
     },
     async deleteDocuments(documentIds: string[]) {

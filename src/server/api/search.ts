@@ -78,6 +78,24 @@ const responseFields = {
   next_cursor: z.string().nullable().describe('send it as `cursor` (with the same query) for the next page; null on the last page'),
   indexing: z.number().int().describe('documents in the searched scope still queued or being processed: results may be incomplete'),
   warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
+  facets: z
+    .record(
+      z.string(),
+      z.array(
+        z
+          .object({
+            value: z.union([z.string(), z.number(), z.boolean(), z.null()]).describe('what a filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a metadata value'),
+            count: z.number().int().describe('results (passages, or documents when grouped) of the whole list with this value'),
+            name: z.string().optional().describe("a project's name"),
+            color: z.string().optional().describe("a label's colour"),
+          })
+          .meta({ id: 'FacetValue' }),
+      ),
+    )
+    .optional()
+    .describe(
+      'with `facets` asked: per facet, the values of the whole result list (the list `total` counts, never only this page), most frequent first (at most 100). A result counts once under each value it has (a document under each of its labels); where `total` is `gte` the counts, like it, are of the list as read (an extra of docsearch: docs/api.md#facets)',
+    ),
 };
 
 const PassagesResponse = z
@@ -111,11 +129,12 @@ export const search = (s: Services) =>
     scope: 'read:documents',
     tag: 'search',
     summary:
-      'Hybrid semantic search over every project the caller may read (or those of `project_ids`): vector ∪ keyword, rank fusion, reranking, highlights; passages or documents, page by page.',
+      'Hybrid semantic search over every project the caller may read (or those of `project_ids`): vector ∪ keyword, rank fusion, reranking, highlights; passages or documents, page by page. ' +
+      '`filters` narrow it (type, upload time, path, uploader, source, labels, metadata: applied inside the index, never after it) and `facets` count the whole result list by field (extras of docsearch: docs/api.md#filters).',
     body: SearchBody,
     responses: {
       200: { description: 'A page of ranked results (possibly none): `results` (passages), or `documents` with group "document"', schema: z.union([PassagesResponse, DocumentsResponse]) },
-      400: { description: 'Invalid body (the message names the field), or a cursor this server did not issue to the caller for this search', schema: ErrorBody },
+      400: { description: 'Invalid body (the message names the field, a filter\'s unknown field, operator or type, or an unknown facet), or a cursor this server did not issue to the caller for this search', schema: ErrorBody },
       404: { description: 'A project or document of `project_ids` or `document_ids` the caller may not read (or that does not exist), named', schema: ErrorBody },
       409: { description: 'The index is being rebuilt for a new embedding model', schema: ErrorBody },
     },

@@ -3,7 +3,7 @@ import { toIso } from '../../core/clock.js';
 import { invalidRequest, notFound } from '../../core/errors.js';
 import type { DocumentRecord, TrashPosition } from '../../store/sql/documents.js';
 import type { Services } from '../services.js';
-import { DocumentSchema, documentToWire } from './documents/wire.js';
+import { DocumentSchema, documentToWire, oneDocumentToWire } from './documents/wire.js';
 import { defineRoute } from './route.js';
 import { ErrorBody, IdParams, Timestamp } from './schemas.js';
 
@@ -38,10 +38,10 @@ function decodeTrashCursor(cursor: string | undefined): TrashPosition | undefine
 }
 
 /** Trash entries on the wire: each document with who uploaded and who deleted it (one lookup for all). */
-export async function trashToWire(s: Pick<Services, 'users' | 'ingest'>, docs: DocumentRecord[]) {
-  const emails = await s.users.emails([...docs.map((d) => d.userId), ...docs.flatMap((d) => (d.trashedBy ? [d.trashedBy] : []))]);
+export async function trashToWire(s: Pick<Services, 'users' | 'ingest' | 'labels'>, docs: DocumentRecord[]) {
+  const [emails, labels] = await Promise.all([s.users.emails([...docs.map((d) => d.userId), ...docs.flatMap((d) => (d.trashedBy ? [d.trashedBy] : []))]), s.labels.ofDocuments(docs.map((d) => d.id))]);
   return docs.map((d) => ({
-    ...documentToWire(d, emails.get(d.userId) ?? null),
+    ...documentToWire(d, emails.get(d.userId) ?? null, (labels.get(d.id) ?? []).map((l) => l.name)),
     trashed_at: toIso(d.trashedAt!),
     trashed_by: d.trashedBy ? (emails.get(d.trashedBy) ?? null) : null,
     purge_at: toIso(s.ingest.purgeAt(d)),
@@ -88,8 +88,7 @@ export const restoreFromTrash = (s: Services) =>
     async handler({ params, principal }) {
       const doc = await s.access.trashed(principal, params.id, 'edit');
       const restored = await s.ingest.restore(doc);
-      const emails = await s.users.emails([restored.userId]);
-      return { status: 200, body: documentToWire(restored, emails.get(restored.userId) ?? null) };
+      return { status: 200, body: await oneDocumentToWire(s, restored) };
     },
   });
 

@@ -5,7 +5,8 @@ import type { DocumentRecord } from '../../store/sql/documents.js';
 import type { Services } from '../services.js';
 import { legacyOffice, receiveMultipart } from './documents/multipart.js';
 import { parsePaths } from './documents/paths.js';
-import { documentToWire, UploadedDocument } from './documents/wire.js';
+import { documentsToWire, UploadedDocument } from './documents/wire.js';
+import { parseLabelField } from './labels/names.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
@@ -13,7 +14,7 @@ import { ErrorBody } from './schemas.js';
 const MAX_WAIT_S = 600;
 
 /** Form fields besides `file`. */
-export const UPLOAD_FIELDS = ['project_id', 'metadata', 'paths'] as const;
+export const UPLOAD_FIELDS = ['project_id', 'metadata', 'paths', 'labels'] as const;
 
 const UploadQuery = z.strictObject({
   wait: z.enum(['true', 'false', '1', '0']).optional().describe('block until every document is ready or failed'),
@@ -41,8 +42,9 @@ export const upload = (s: Services) =>
     scope: 'write:documents',
     tag: 'documents',
     summary:
-      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`, `paths`). The type comes from the bytes; ' +
-      'the same bytes already in the project return that document with `duplicate: true`. `paths` is a JSON array with one ' +
+      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`, `paths`, `labels`). The type comes from the bytes; ' +
+      'the same bytes already in the project return that document with `duplicate: true` (and `labels` added to it). `labels`: label names, ' +
+      'comma-separated or a JSON array, put on every file (made in the project\'s vocabulary where missing; an extra of docsearch). `paths` is a JSON array with one ' +
       'relative path (or null) per file, in order: new bytes at a path that already holds a document replace it, and the old ' +
       'version leaves search in the same transaction that makes the new one searchable (it stays if the new one fails). ' +
       'With `?wait=true` the answer comes when each document is ready or failed.',
@@ -67,22 +69,22 @@ export const upload = (s: Services) =>
       const temps = received.files.map((f) => f.tempPath);
       try {
         const metadata = parseMetadata(received.fields.metadata);
+        const labels = parseLabelField(received.fields.labels, 'labels');
         const paths = parsePaths(received.fields.paths, received.files.length);
         const projectId = await s.access.uploadTarget(principal, received.fields.project_id);
         const files = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
-        const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata);
+        const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata, labels);
         temps.length = 0;
         const dup = new Map(accepted.map((a) => [a.document.id, a.duplicate]));
-        const uploader = (await s.users.emails([principal.userId])).get(principal.userId) ?? null;
-        const wire = (d: DocumentRecord) => ({ ...documentToWire(d, uploader), ...(dup.get(d.id) ? { duplicate: true } : {}) });
+        // A duplicate is the document someone uploaded before: its own uploader.
+        const wire = async (docs: DocumentRecord[]) => (await documentsToWire(s, docs)).map((d) => ({ ...d, ...(dup.get(d.id) ? { duplicate: true } : {}) }));
         if (query.wait === 'true' || query.wait === '1') {
           const ids = [...new Set(accepted.map((a) => a.document.id))];
           const { documents, settled } = await s.ingest.waitSettled(ids, (query.wait_timeout ?? MAX_WAIT_S) * 1000);
           const byId = new Map(documents.map((d) => [d.id, d]));
-          const out = accepted.map((a) => byId.get(a.document.id) ?? a.document).map(wire);
-          return { status: settled ? 200 : 202, body: { documents: out } };
+          return { status: settled ? 200 : 202, body: { documents: await wire(accepted.map((a) => byId.get(a.document.id) ?? a.document)) } };
         }
-        return { status: 202, body: { documents: accepted.map((a) => wire(a.document)) } };
+        return { status: 202, body: { documents: await wire(accepted.map((a) => a.document)) } };
       } finally {
         // Temp files not handed to the file store (a 404 project, bad metadata) are not kept.
         await Promise.all(temps.map((p) => rm(p, { force: true })));

@@ -18,7 +18,22 @@ export function plainMessage(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/**
+ * The issue to report: for a value that matched no branch of a union, the issue of the branch it came closest to
+ * (one that failed inside the value, not on its type), so `{"$in": "x"}` reads "…$in: must be an array" rather than
+ * "invalid input". Paths are made whole.
+ */
+function closest(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const inner = issue.errors
+    .map((branch) => branch[0])
+    .filter((i): i is z.core.$ZodIssue => i !== undefined && (i.path.length > 0 || i.code !== 'invalid_type') && i.code !== 'invalid_union')
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  return inner ? { ...inner, path: [...issue.path, ...inner.path] } : issue;
+}
+
 function describe(where: string, issue: z.core.$ZodIssue): string {
+  issue = closest(issue);
   const path = [where, ...issue.path.map(String)].join('.');
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');

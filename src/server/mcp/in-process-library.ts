@@ -1,3 +1,4 @@
+import { filtersToParams } from '../../core/filter-params.js';
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Principal } from '../../auth/principal.js';
@@ -69,7 +70,8 @@ export class InProcessLibrary implements Library {
   }
 
   listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
-    return this.call('documents.list', { query: filter });
+    const { filters, ...rest } = filter;
+    return this.call('documents.list', { query: { ...rest, ...Object.fromEntries(filtersToParams(filters)) } });
   }
 
   getDocument(id: string): Promise<WireDocument> {

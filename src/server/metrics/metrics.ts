@@ -104,7 +104,7 @@ export class DaemonMetrics {
     this.searches = new Histogram({ name: 'docsearch_search_duration_seconds', help: 'Searches answered (API, web page, MCP), from start to the page of results', buckets: LATENCY_BUCKETS, registers });
     this.stages = new Histogram({
       name: 'docsearch_search_stage_duration_seconds',
-      help: 'Time searches spent per stage: embed (query embedding, cache misses only), keyword, vector, visibility, fusion, rerank, hydrate',
+      help: 'Time searches spent per stage: embed (query embedding, cache misses only), keyword, vector, visibility, fusion, rerank, hydrate, filters, facets (within hydrate)',
       labelNames: ['stage'],
       buckets: LATENCY_BUCKETS,
       registers,

@@ -3,7 +3,7 @@
  * and the upgrades a table written by an older release needs. The only file that knows the schema.
  */
 import * as lancedb from '@lancedb/lancedb';
-import { Binary, Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import { Binary, Bool, Field, FixedSizeList, Float32, Int32, Int64, List, Schema, Utf8 } from 'apache-arrow';
 
 /**
  * A chunk's id: its document's id and its index there, so a retried write is recognisable. A search's first stage
@@ -50,6 +50,33 @@ export interface ChunkRow {
 }
 
 /**
+ * What a chunk carries of its document, for the filters search pushes into LanceDB's prefilter (core/filters.ts,
+ * chunk-filter.ts): written at ingest, kept in step when labels change or the document moves. Null in rows written
+ * before they were recorded (until the background pass brings them up to date): such rows match no filter on them.
+ * The uploader is `user_id`.
+ */
+export interface DocumentFields {
+  /** The document's content type. */
+  content_type: string;
+  /** When it was uploaded (the document's `created_at`), epoch ms. */
+  uploaded_at: number;
+  /** Its upload or sync path, or null. */
+  path: string | null;
+  /** The source that keeps it current, or null. */
+  source_id: string | null;
+  /** Its labels' ids. */
+  labels: string[];
+  /** Its metadata as the filters compare it: core/metadata-entries.ts `metaList`. */
+  meta: string[];
+}
+
+/** A chunk row and its document's fields (each optional when writing: absent means null). */
+export type ChunkWrite = ChunkRow & Partial<DocumentFields>;
+
+/** The document fields' columns, in the table's order. */
+export const DOCUMENT_FIELD_COLUMNS = ['content_type', 'uploaded_at', 'path', 'source_id', 'labels', 'meta'] as const satisfies readonly (keyof DocumentFields)[];
+
+/**
  * Where a chunk's text lies in its document's text (ingest/chunk.ts): the document's text is every chunk's
  * `separator` followed by its text after the first `overlap` characters, in chunk order. Offsets are UTF-16.
  */
@@ -75,13 +102,19 @@ export type ChunkFields = Omit<ChunkRow, 'vector' | 'units'>;
 export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index' | 'keyword_text'> & { units: Uint8Array | null };
 
 /** Columns a chunks table may lack, with the value their rows have (see ensureColumns), and the SQL that says it. */
-export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null, units: null };
+export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null, units: null, content_type: null, uploaded_at: null, path: null, source_id: null, labels: null, meta: null };
 const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = {
   ocr: 'false',
   placement: 'CAST(NULL AS STRING)',
   language: 'CAST(NULL AS STRING)',
   keyword_text: 'CAST(NULL AS STRING)',
   units: 'CAST(NULL AS BINARY)',
+  content_type: 'CAST(NULL AS STRING)',
+  uploaded_at: 'CAST(NULL AS BIGINT)',
+  path: 'CAST(NULL AS STRING)',
+  source_id: 'CAST(NULL AS STRING)',
+  labels: "arrow_cast(NULL, 'List(Utf8)')",
+  meta: "arrow_cast(NULL, 'List(Utf8)')",
 };
 export const VECTOR_INDEX = 'vector_idx';
 
@@ -109,9 +142,19 @@ export const SCALAR_INDEXES = [
   ['user_id', () => lancedb.Index.bitmap()],
   ['project_id', () => lancedb.Index.bitmap()],
   ['id', () => lancedb.Index.btree()],
+  // The filters' (chunk-filter.ts): few types and sources (bitmaps), times and path prefixes (btrees: ranges and
+  // `LIKE 'prefix%'`), label and metadata lists (label lists: array_has_any / array_has_all).
+  ['content_type', () => lancedb.Index.bitmap()],
+  ['uploaded_at', () => lancedb.Index.btree()],
+  ['path', () => lancedb.Index.btree()],
+  ['source_id', () => lancedb.Index.bitmap()],
+  ['labels', () => lancedb.Index.labelList()],
+  ['meta', () => lancedb.Index.labelList()],
+  // lang's chunk language, for the `language` filter: few values.
+  ['language', () => lancedb.Index.bitmap()],
 ] as const;
 
-export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement', 'language', 'keyword_text'] as const;
+export const FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'chunk_index', 'text', 'search_text', 'heading', 'page_start', 'page_end', 'ocr', 'placement', 'language', 'keyword_text', ...DOCUMENT_FIELD_COLUMNS] as const;
 // A take reads each column's page apart: leaving out search_text and chunk_index nearly halves a page's take
 // (bench/results/search.md#chunks-table-figures).
 export const SHOWN_FIELDS = ['id', 'user_id', 'project_id', 'document_id', 'text', 'heading', 'page_start', 'page_end', 'ocr', 'language', 'units'] as const;
@@ -134,13 +177,20 @@ export function chunkSchema(dimension: number): Schema {
     new Field('keyword_text', new Utf8(), true),
     new Field('vector', new FixedSizeList(dimension, new Field('item', new Float32(), true)), false),
     new Field('units', new Binary(), true),
+    new Field('content_type', new Utf8(), true),
+    new Field('uploaded_at', new Int64(), true),
+    new Field('path', new Utf8(), true),
+    new Field('source_id', new Utf8(), true),
+    new Field('labels', new List(new Field('item', new Utf8(), true)), true),
+    new Field('meta', new List(new Field('item', new Utf8(), true)), true),
   ]);
 }
 
 /**
  * Tables written by older releases lack columns added since: `ocr` (their chunks were all read from text layers),
- * `placement` (unknown for their chunks), `language` and `keyword_text` (filled by the background analysis), and
- * `units` (given by the backfill: ingest/unit-vectors.ts).
+ * `placement` (unknown for their chunks), `language` and `keyword_text` (filled by the background analysis),
+ * `units` (given by the backfill: ingest/unit-vectors.ts) and the document fields (null until the background pass
+ * fills them).
  */
 export async function ensureColumns(table: lancedb.Table): Promise<void> {
   const have = new Set((await table.schema()).fields.map((f) => f.name));
@@ -171,7 +221,23 @@ export function toShown(r: Record<string, unknown>): ShownChunk {
   };
 }
 
-export function toFields(r: Record<string, unknown>): ChunkFields {
+/** A list column's value as read (an Arrow vector, or null). */
+const listOf = (v: unknown): string[] | null => (v == null ? null : [...(v as Iterable<string>)]);
+
+/** A chunk's document fields as read; null for a row written before they were recorded. */
+export function toDocumentFields(r: Record<string, unknown>): DocumentFields | null {
+  if (r.content_type == null) return null;
+  return {
+    content_type: r.content_type as string,
+    uploaded_at: Number(r.uploaded_at),
+    path: (r.path as string | null) ?? null,
+    source_id: (r.source_id as string | null) ?? null,
+    labels: listOf(r.labels) ?? [],
+    meta: listOf(r.meta) ?? [],
+  };
+}
+
+export function toFields(r: Record<string, unknown>): ChunkFields & Partial<DocumentFields> {
   const { units: _units, ...shown } = toShown(r);
   return {
     ...shown,
@@ -180,5 +246,6 @@ export function toFields(r: Record<string, unknown>): ChunkFields {
     placement: (r.placement as string | null) ?? null,
     language: (r.language as string | null) ?? null,
     keyword_text: (r.keyword_text as string | null) ?? null,
+    ...toDocumentFields(r),
   };
 }

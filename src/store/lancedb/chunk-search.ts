@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
+import { type ChunkFilter, chunkFilterSql } from './chunk-filter.js';
 import { chunkId, KEYWORD_COLUMN, type KeywordColumn, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
 import { inList, lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
@@ -23,6 +24,8 @@ export interface ChunkSearchScope {
   limit: number;
   /** Restrict to these documents (of those projects). An empty list matches nothing. */
   documentIds?: string[];
+  /** The search's filters on the chunks' document fields (chunk-filter.ts), pushed into the prefilter. */
+  filter?: ChunkFilter;
 }
 
 /** What the first stage returns per chunk: enough to fuse and rank documents; the rest is hydrated by id. */
@@ -59,8 +62,13 @@ const SOLE_SCOPE_TTL_MS = 30_000;
 function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
   const parts = [inList('project_id', scope.projectIds)];
   if (scope.documentIds) parts.push(inList('document_id', scope.documentIds));
+  const filter = scope.filter && chunkFilterSql(scope.filter);
+  if (filter) parts.push(filter);
   return parts.join(' AND ');
 }
+
+/** How long the count of a filtered scope's rows is kept (it decides between the vector index and an exact scan). */
+const FILTERED_COUNT_TTL_MS = 30_000;
 
 /** A set of projects as a short key (a team member may read thousands). */
 const scopeKey = (projectIds: readonly string[]): string => createHash('sha256').update([...projectIds].sort().join('\n')).digest('base64url');
@@ -100,6 +108,11 @@ export interface SearchDeps {
   refsOf: (table: lancedb.Table) => RowRefs;
   /** HNSW candidate list size (AnnOptions.ef). */
   ef: number;
+  /**
+   * A filtered search whose scope holds at most this many rows scans them exactly instead of walking the vector
+   * index (AnnOptions.exactBelow): a graph walk that may visit only a few of its nodes loses recall.
+   */
+  exactBelow: number;
   log: TableLog | undefined;
   /** The column keyword search reads (ChunkIndex.keywordColumn). */
   keywordColumn: () => KeywordColumn;
@@ -110,6 +123,8 @@ export class ChunkSearches {
   private readonly sole = new LRUCache<string, boolean>({ max: 256, ttl: SOLE_SCOPE_TTL_MS });
   /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
+  /** Rows of a filtered scope, by its predicate: whether a search of it scans exactly (see `exactScan`). */
+  private readonly filteredRows = new LRUCache<string, number>({ max: 256, ttl: FILTERED_COUNT_TTL_MS });
 
   constructor(private readonly deps: SearchDeps) {}
 
@@ -157,15 +172,19 @@ export class ChunkSearches {
     // post-filter reading `project_id` for the 400 candidates the graph visits: bench/results/search.md#chunks-table-figures).
     // Its fallback reads the columns with the filter.
     const sole = await this.soleScope(table, q);
+    const exact = await this.exactScan(table, q);
     const search = (refine: boolean, columns: readonly string[] = []) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine');
       if (!sole) query = query.where(scopeFilter(q));
       else if (columns.length > 0) query = query.where(scopeFilter(q)).postfilter();
-      query = query.ef(Math.max(this.deps.ef, q.limit));
-      if (refine) query = query.refineFactor(1);
+      if (exact) query = query.bypassVectorIndex();
+      else query = query.ef(Math.max(this.deps.ef, q.limit));
+      if (refine && !exact) query = query.refineFactor(1);
       return query.select([...columns, '_distance']).withRowId().limit(q.limit).toArrow();
     };
     const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
+    // An exact scan answers the cosine distance of every row it reads.
+    if (exact) return resolve(await search(false), false, 1);
     // The HNSW-SQ index answers the squared L2 distance of its 8-bit vectors (2 − 2·cos), a flat scan of rows
     // written since the last optimize 1 − cos, and LanceDB merges the two lists as they are. Refining re-reads the
     // candidates' vectors for their exact cosine distance (a large share of a vector search's CPU), needed only when
@@ -178,6 +197,23 @@ export class ChunkSearches {
     const rows = await search(false);
     if ((await table.version()) !== version) return resolve(await search(true), true, 1);
     return resolve(rows, false, coverage === 'all' ? 0.5 : 1);
+  }
+
+  /**
+   * Whether a filtered search scans its rows exactly: when they are few (at most `exactBelow`), the vector index's
+   * walk, which skips the rows the filter leaves out, could end before it met the nearest of them
+   * (docs/BENCHMARKS.md#filtered-search); a scan of that few rows costs about as much as the walk. The count comes from
+   * the scalar indexes and is kept FILTERED_COUNT_TTL_MS.
+   */
+  private async exactScan(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
+    if (!q.filter || !chunkFilterSql(q.filter)) return false;
+    const where = scopeFilter(q);
+    let rows = this.filteredRows.get(where);
+    if (rows === undefined) {
+      rows = await table.countRows(where);
+      this.filteredRows.set(where, rows);
+    }
+    return rows <= this.deps.exactBelow;
   }
 
   /**
@@ -200,7 +236,7 @@ export class ChunkSearches {
    * meets another project's rows anyway (added since the count) runs again with the filter (`firstStage`).
    */
   private async soleScope(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
-    return !q.documentIds && q.projectIds.length > 0 && (await this.soleProjects(table, q.projectIds));
+    return !q.documentIds && !(q.filter && chunkFilterSql(q.filter)) && q.projectIds.length > 0 && (await this.soleProjects(table, q.projectIds));
   }
 
   /**

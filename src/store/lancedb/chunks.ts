@@ -15,7 +15,9 @@ import {
   chunkId,
   chunkSchema,
   type ChunkFields,
-  type ChunkRow,
+  type ChunkWrite,
+  DOCUMENT_FIELD_COLUMNS,
+  type DocumentFields,
   ensureColumns,
   ensureScalarIndexes,
   FIELDS,
@@ -31,7 +33,7 @@ import {
 import { type ChunkRef, type ChunkSearchScope, ChunkSearches, type KeywordHit, type KeywordQuery, ROW_REFS_RESCAN_MS, type VectorHit } from './chunk-search.js';
 import { SearchHandles } from './chunk-search-handle.js';
 import type { VectorStore } from './connection.js';
-import { lit, OwnedRowsTable, type TableOptions, upkeepLockKey } from './owned-table.js';
+import { lit, OwnedRowsTable, sqlValue, type TableOptions, upkeepLockKey } from './owned-table.js';
 import { RowRefs } from './row-refs.js';
 
 export interface AnnOptions {
@@ -51,6 +53,11 @@ export interface AnnOptions {
    * little time (bench/results/search.md#chunks-table-figures). Default 400.
    */
   ef: number;
+  /**
+   * A filtered search whose rows number at most this scans them exactly rather than walk the HNSW index, whose
+   * recall falls when the filter leaves few of its nodes (docs/BENCHMARKS.md#filtered-search). Default 20,000.
+   */
+  exactBelow: number;
 }
 
 /** What the daemon is configured with: the embedder, and the keyword analysis ingestion writes (ANALYSIS_VERSION). */
@@ -60,7 +67,7 @@ export interface ConfiguredIndex {
   keywordAnalysis?: number;
 }
 
-export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400 };
+export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000 };
 
 /**
  * How long a chunks table of `rows` waits between background optimizes: 1 s per 20k rows, at least 5 s, at most
@@ -72,6 +79,10 @@ export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 4
 export function chunkOptimizeGapMs(rows: number): number {
   return Math.min(30_000, Math.max(5000, rows / 20));
 }
+
+/** Document fields as the SQL values of an update. */
+const fieldValues = (fields: Partial<DocumentFields>): Record<string, string> =>
+  Object.fromEntries(DOCUMENT_FIELD_COLUMNS.filter((c) => fields[c] !== undefined).map((c) => [c, sqlValue(fields[c]!)]));
 
 export class ChunkIndex extends OwnedRowsTable {
   /** Row count at the last optimize: sets the background optimize interval. */
@@ -94,7 +105,7 @@ export class ChunkIndex extends OwnedRowsTable {
   ) {
     super(opts, 'chunks', store.shared);
     this.handles = new SearchHandles(store, () => ({ table: this.table, commits: this.commits, refreshes: this.refreshes, committedVersion: this.committedVersion }), this.log, this.kind);
-    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, log: this.log, keywordColumn: () => this.keywordColumn() });
+    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, exactBelow: ann.exactBelow, log: this.log, keywordColumn: () => this.keywordColumn() });
     const shared = store.shared;
     if (shared) {
       const follow = () => void this.discover().catch((err: unknown) => this.log?.warn({ err }, 'could not re-read the chunk index info; trying again later'));
@@ -338,7 +349,7 @@ export class ChunkIndex extends OwnedRowsTable {
   }
 
   /** Adds rows (vectors of the configured embedder's dimension); creates the table on first use. */
-  add(rows: ChunkRow[], embedder: { id: string; dimension: number }): Promise<void> {
+  add(rows: ChunkWrite[], embedder: { id: string; dimension: number }): Promise<void> {
     return this.serial(async () => {
       if (rows.length === 0) return;
       const table = await this.ensureTable(embedder, this.configured.keywordAnalysis !== undefined && rows.every((r) => typeof r.keyword_text === 'string'));
@@ -347,7 +358,7 @@ export class ChunkIndex extends OwnedRowsTable {
         if (r.vector.length !== this.info!.dimension) throw new Error(`vector of length ${r.vector.length}, index expects ${this.info!.dimension}`);
         if (r.id !== chunkId(r.document_id, r.chunk_index)) throw new Error(`chunk id ${r.id} is not ${chunkId(r.document_id, r.chunk_index)}`);
       }
-      const data = rows.map((r) => ({ ...r, ocr: r.ocr ?? false, placement: r.placement ?? null, language: r.language ?? null, keyword_text: r.keyword_text ?? null, units: r.units ?? null })) as unknown as Record<string, unknown>[];
+      const data = rows.map((r) => ({ ...CHUNK_COLUMN_DEFAULTS, ...r, ocr: r.ocr ?? false })) as unknown as Record<string, unknown>[];
       await this.commit(() => table.add(data));
     });
   }
@@ -374,6 +385,20 @@ export class ChunkIndex extends OwnedRowsTable {
    */
   protected override async refreshView(table: lancedb.Table): Promise<void> {
     if (this.store.searchConnection === this.store.connection) await table.checkoutLatest();
+  }
+
+  /**
+   * Sets document fields (chunk-schema.ts DocumentFields) on every row of these documents, in one commit: their
+   * labels changed, or the background pass fills rows written before the fields were recorded.
+   */
+  setDocumentFields(documentIds: readonly string[], fields: Partial<DocumentFields>): Promise<void> {
+    const values = fieldValues(fields);
+    return Object.keys(values).length === 0 ? Promise.resolve() : this.updateDocuments(documentIds, values);
+  }
+
+  /** Moves a document's rows to another project with the fields that change with it (its labels), in one commit. */
+  override moveDocument(documentId: string, projectId: string, fields: Partial<DocumentFields> = {}): Promise<void> {
+    return this.updateDocuments([documentId], { project_id: lit(projectId), ...fieldValues(fields) });
   }
 
   /** Chunk rows, all or of one document. */

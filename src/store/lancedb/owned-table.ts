@@ -8,6 +8,14 @@ import { isTaggedVersionCleanup } from './version-pins.js';
 /** A string as a LanceDB SQL literal: filters are built from ids, so quotes are doubled, never interpolated raw. */
 export const lit = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 
+/** A value as a LanceDB SQL expression: text quoted, a list of texts as a list (typed when empty). */
+export function sqlValue(v: string | number | null | readonly string[]): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'number') return `CAST(${Math.trunc(v)} AS BIGINT)`;
+  if (typeof v === 'string') return lit(v);
+  return v.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `[${v.map(lit).join(', ')}]`;
+}
+
 /** `column IN (…values)` as a filter; no values matches nothing. */
 export const inList = (column: string, values: readonly string[]): string => (values.length === 0 ? 'false' : `${column} IN (${values.map(lit).join(', ')})`);
 
@@ -432,10 +440,19 @@ export abstract class OwnedRowsTable {
    * once (scanned) and folded into the indexes by the next optimize.
    */
   moveDocument(documentId: string, projectId: string): Promise<void> {
+    return this.updateDocuments([documentId], { project_id: lit(projectId) });
+  }
+
+  /**
+   * Sets columns (each a LanceDB SQL expression: see sqlValue) on every row of these documents in one commit: a
+   * search reads all of a document's rows as they were or all as they are. Rows rewritten by the update are
+   * searchable at once (scanned) and folded into the indexes by the next optimize.
+   */
+  protected updateDocuments(documentIds: readonly string[], valuesSql: Record<string, string>): Promise<void> {
     return this.serial(async () => {
       const table = this.table;
-      if (!table) return;
-      await this.commit(() => table.update({ where: `document_id = ${lit(documentId)}`, values: { project_id: projectId } }), table);
+      if (!table || documentIds.length === 0) return;
+      await this.commit(() => table.update({ where: inList('document_id', documentIds), valuesSql }), table);
       this.optimizeSoon();
     });
   }

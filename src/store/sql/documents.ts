@@ -1,8 +1,10 @@
 import { type QueryCreator, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
+import type { DocumentFilters } from '../../core/filters.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
+import { matchesFilters, writeMetadataRows } from './document-filters.js';
 import type { JobLease, JobStore } from './jobs.js';
 import type { Database } from './schema.js';
 
@@ -94,14 +96,12 @@ export interface DocumentFilter {
   status?: DocumentStatus;
   /** Exactly this upload path. */
   path?: string;
-  contentType?: string;
-  /** Uploaded at or after / before these times (epoch ms). */
-  uploadedFrom?: number;
-  uploadedBefore?: number;
   /** Part of the filename, any case. */
   filename?: string;
   /** Any of these contents (hex SHA-256). */
   sha256?: string[];
+  /** The filter language's fields (core/filters.ts): type, upload time, path prefix, uploader, source, labels, metadata. */
+  narrow?: DocumentFilters;
 }
 
 /** Where a page of a sorted list ended: the last id, and its sort value unless the order is by upload time. */
@@ -223,7 +223,10 @@ export class DocumentStore {
         .selectFrom('queued')
         .select('id')
         .executeTakeFirst();
-      return inserted ? { document: toRecord(row), duplicate: false } : { document: toRecord(await existing(this.db)), duplicate: true };
+      if (!inserted) return { document: toRecord(await existing(this.db)), duplicate: true };
+      // A statement of its own (the insert above may have made nothing); the ingest's markReady writes them again.
+      await writeMetadataRows(this.db, row.id, input.metadata);
+      return { document: toRecord(row), duplicate: false };
     }
     return this.db.transaction().execute(async (trx) => {
       const inserted = await trx
@@ -233,6 +236,7 @@ export class DocumentStore {
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { document: toRecord(await existing(trx)), duplicate: true };
       await this.jobs.insert(trx, row.id, input.userId);
+      await writeMetadataRows(trx, row.id, input.metadata);
       return { document: toRecord(row), duplicate: false };
     });
   }
@@ -259,6 +263,13 @@ export class DocumentStore {
   async getMany(ids: string[]): Promise<DocumentRecord[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.selectFrom('documents').selectAll().where(dialectOf(this.db).inValues('id', ids)).where('trashed_at', 'is', null).execute();
+    return rows.map(toRecord);
+  }
+
+  /** Documents by id, in the trash or not (absent ones are left out): what their chunks carry of them. */
+  async anyMany(ids: readonly string[]): Promise<DocumentRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('documents').selectAll().where(dialectOf(this.db).inValues('id', [...ids])).execute();
     return rows.map(toRecord);
   }
 
@@ -371,10 +382,8 @@ export class DocumentStore {
     if (filter.projectId) q = q.where('project_id', '=', filter.projectId);
     if (filter.path !== undefined) q = q.where('path', '=', filter.path);
     if (filter.status) q = q.where('status', '=', filter.status);
-    if (filter.contentType) q = q.where('content_type', '=', filter.contentType);
     if (filter.sha256) q = q.where('sha256', 'in', filter.sha256);
-    if (filter.uploadedFrom !== undefined) q = q.where('created_at', '>=', filter.uploadedFrom);
-    if (filter.uploadedBefore !== undefined) q = q.where('created_at', '<', filter.uploadedBefore);
+    if (filter.narrow) q = q.where(matchesFilters(filter.narrow, dialectOf(this.db)));
     if (filter.filename) {
       // Both sides through the same lower(): SQLite's folds ASCII only, and a JS-lowered pattern would miss "É".
       const pattern = `%${filter.filename.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -577,12 +586,14 @@ export class DocumentStore {
         await this.jobs.leaseLostUnlessGone(job);
         return false;
       }
+      if (Number(done.ready) === 1 && result.metadata) await writeMetadataRows(this.db, id, result.metadata);
       return Number(done.ready) === 1;
     }
     return this.db.transaction().execute(async (trx) => {
       const res = await trx.updateTable('documents').set(ready).where('id', '=', id).executeTakeFirst();
       await this.jobs.complete(job, trx);
       await hideReplaced(trx, id, now).execute();
+      if (Number(res.numUpdatedRows) === 1 && result.metadata) await writeMetadataRows(trx, id, result.metadata);
       return Number(res.numUpdatedRows) === 1;
     });
   }
@@ -685,6 +696,7 @@ export class DocumentStore {
         updated_at: now,
       } as const;
       await trx.updateTable('documents').set(set).where('id', '=', id).execute();
+      await writeMetadataRows(trx, id, content.metadata);
       await this.jobs.rerun(trx, id, doc.user_id);
       return { outcome: 'replaced', document: toRecord({ ...doc, ...set }), previousSha256: doc.sha256 };
     });

@@ -62,6 +62,10 @@ export const LIBRARY_TABLES: readonly LibraryTable[] = [
   { name: 'mail_outbox', key: 'id' },
   { name: 'password_resets', key: 'token_hash', keep: { where: (cutoff) => ['expires_at', '>', cutoff], why: 'expired password reset links stay behind' } },
   { name: 'known_devices', key: 'id' },
+  { name: 'labels', key: 'id' },
+  { name: 'document_labels', key: 'id' },
+  { name: 'document_metadata', key: 'id' },
+  { name: 'saved_searches', key: 'id' },
 ];
 
 /** SQLite takes at most 32,766 parameters in a statement (PostgreSQL 65,535): rows per insert stay under it. */

@@ -423,6 +423,8 @@ export interface SourcesTable {
   updated_at: number;
   /** JSON: the deletions the guard holds for an owner's confirmation (why, how many, which); null when none (019). */
   held_deletions: string | null;
+  /** The labels (names, a JSON array) it puts on every document it brings (022). */
+  labels: string;
 }
 
 /** What the web's bell shows a person (019): a source of theirs paused or failing. */
@@ -452,6 +454,49 @@ export interface SourceItemsTable {
   document_id: string | null;
   error: string | null;
   seen_in: number;
+  updated_at: number;
+}
+
+/** A project's label: each name once per project, any case (022). */
+export interface LabelsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  /** One of LABEL_COLORS (store/sql/labels.ts). */
+  color: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A label on a document (022). */
+export interface DocumentLabelsTable {
+  /** `<document_id>:<label_id>`. */
+  id: string;
+  document_id: string;
+  label_id: string;
+  created_at: number;
+}
+
+/** A document's metadata as filters read it (core/metadata-entries.ts), one row per key and per value (022). */
+export interface DocumentMetadataTable {
+  /** `<document_id>:<n>`. */
+  id: string;
+  document_id: string;
+  key: string;
+  /** The value's JSON text; null for the row that says the key exists. */
+  value: string | null;
+  number: number | null;
+  moment: number | null;
+}
+
+/** A person's named search (022): `search` is its JSON (query, filters, mode, group); shared with `project_id`'s members. */
+export interface SavedSearchesTable {
+  id: string;
+  user_id: string;
+  project_id: string | null;
+  name: string;
+  search: string;
+  created_at: number;
   updated_at: number;
 }
 
@@ -485,4 +530,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   password_resets: PasswordResetsTable;
   known_devices: KnownDevicesTable;
+  labels: LabelsTable;
+  document_labels: DocumentLabelsTable;
+  document_metadata: DocumentMetadataTable;
+  saved_searches: SavedSearchesTable;
 }

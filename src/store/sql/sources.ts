@@ -33,6 +33,8 @@ export interface SourceRecord {
   lastResult: PassResult | null;
   error: string | null;
   failures: number;
+  /** Label names it puts on every document it brings. */
+  labels: string[];
   createdAt: number;
   updatedAt: number;
   /** Deletions the guard holds while passes go on (null: none). */
@@ -71,12 +73,13 @@ export interface SourceItem {
   seenIn: number;
 }
 
-export type NewSource = Pick<SourceRecord, 'id' | 'projectId' | 'userId' | 'kind' | 'url' | 'everyMs' | 'options' | 'sealedSecrets'>;
+export type NewSource = Pick<SourceRecord, 'id' | 'projectId' | 'userId' | 'kind' | 'url' | 'everyMs' | 'options' | 'sealedSecrets'> & { labels?: string[] };
 
 export interface SourcePatch {
   everyMs?: number;
   options?: Record<string, unknown>;
   sealedSecrets?: string | null;
+  labels?: string[];
   /** Pausing, or resuming (which confirms the deletions a guard paused for, and runs a pass now). */
   status?: 'active' | 'paused';
 }
@@ -117,6 +120,7 @@ const toRecord = (r: SourceRow): SourceRecord => ({
   lastResult: r.last_result === null ? null : (JSON.parse(r.last_result) as PassResult),
   error: r.error,
   failures: r.failures,
+  labels: JSON.parse(r.labels) as string[],
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
   heldDeletions: r.held_deletions === null ? null : (JSON.parse(r.held_deletions) as HeldDeletions),
@@ -177,6 +181,7 @@ export class SourceStore {
       created_at: now,
       updated_at: now,
       held_deletions: null,
+      labels: JSON.stringify(input.labels ?? []),
     };
     await this.db.insertInto('sources').values(row).execute();
     return toRecord(row);
@@ -229,6 +234,7 @@ export class SourceStore {
         ...(patch.everyMs !== undefined ? { every_ms: patch.everyMs, next_sync_at: Math.min(current.nextSyncAt, (current.lastSyncAt ?? now) + patch.everyMs) } : {}),
         // New globs or options take effect at once: a pass now.
         ...(patch.options !== undefined ? { options: JSON.stringify(patch.options), next_sync_at: now, requested_at: now } : {}),
+        ...(patch.labels !== undefined ? { labels: JSON.stringify(patch.labels) } : {}),
         ...(patch.sealedSecrets !== undefined ? { secrets: patch.sealedSecrets, error: null, failures: 0, next_sync_at: now, requested_at: now } : {}),
         ...(patch.status === 'paused' ? { status: 'paused', paused_reason: current.pausedReason ?? 'paused by its owner' } : {}),
         ...(resume ? { status: 'active', paused_reason: null, confirm_deletions: 1, next_sync_at: now, requested_at: now } : {}),

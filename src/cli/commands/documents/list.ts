@@ -8,6 +8,9 @@ import { emitJson } from '../../output/json.js';
 import { count } from '../../output/plural.js';
 import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
+import { filtersToParams } from '../../../core/filter-params.js';
+import type { FiltersInput } from '../../../core/filters.js';
+import { addFilterFlags, type FilterFlags, filtersFromFlags } from '../shared/filter-flags.js';
 import { listAllProjects, resolveProject } from '../shared/resolve-project.js';
 
 export const STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
@@ -20,10 +23,12 @@ export interface ListOptions {
   path?: string;
   sort: string;
   json: boolean;
+  /** The filter language (--type, --label, --meta …: shared/filter-flags.ts). */
+  filters?: FiltersInput;
 }
 
 /** Every document matching the filters, following next_cursor. */
-export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string; sort?: string; sha256?: string }): Promise<DocumentRecord[]> {
+export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string; sort?: string; sha256?: string; [filter: string]: string | undefined }): Promise<DocumentRecord[]> {
   const documents: DocumentRecord[] = [];
   let cursor: string | undefined;
   do {
@@ -37,7 +42,7 @@ export async function listDocuments(http: ApiClient, query: { project_id?: strin
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const project = opts.project ? await resolveProject(ctx, opts.project) : undefined;
-  const documents = await listDocuments(http, { project_id: project?.id, status: opts.status, path: opts.path, sort: opts.sort });
+  const documents = await listDocuments(http, { project_id: project?.id, status: opts.status, path: opts.path, sort: opts.sort, ...Object.fromEntries(filtersToParams(opts.filters)) });
   if (opts.json) return emitJson(ctx, { documents }, 'documents');
   // One projects list for every row's name (none needed when --project names the one project).
   const names = project ? new Map([[project.id, project.name]]) : await projectNames(http);
@@ -78,17 +83,22 @@ export const shownName = (d: Pick<DocumentRecord, 'filename' | 'path'>): string 
 export const statusText = (d: DocumentRecord): string => (d.status === 'processing' && d.progress !== undefined ? `processing ${Math.round(d.progress * 100)}%` : d.status);
 
 export function build(ctx: Context, runF: typeof run = run): Command {
-  return defineCommand('list', {
+  return addFilterFlags(
+    defineCommand('list', {
     summary: 'list documents and their processing status',
     description:
       'List documents and their processing status (with how far along a document being processed is), newest first like the web library. ' +
       'FILENAME shows the path in the folder for documents uploaded with `upload --sync`; PROJECT the project each belongs to. ' +
       'A line on stderr says how many are still being indexed.',
-    examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed', 'docsearch documents list --json id,path,sha256 --jq ".documents[].path"'],
-  })
+    examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed', 'docsearch documents list --json id,path,sha256 --jq ".documents[].path"', 'docsearch documents list --label unpaid --type pdf --meta team=ops'],
+  }),
+  )
     .option('-p, --project <project>', 'only this project (name or id)')
     .addOption(new Option('--status <status>', 'only documents in this state').choices(STATUSES))
     .option('--path <path>', 'only the document uploaded from this path (upload --sync)')
     .addOption(new Option('--sort <order>', 'order: uploaded, name or size; a leading - reverses').choices(SORTS).default('-uploaded'))
-    .action((flags: { project?: string; status?: string; path?: string; sort: string }) => runF({ ...flags, json: Boolean(ctx.globals().json) }, ctx));
+    .action((flags: FilterFlags & { project?: string; status?: string; path?: string; sort: string }) => {
+      const filters = filtersFromFlags(flags);
+      return runF({ project: flags.project, status: flags.status, path: flags.path, sort: flags.sort, json: Boolean(ctx.globals().json), ...(filters ? { filters } : {}) }, ctx);
+    });
 }

@@ -1,20 +1,19 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../../core/errors.js';
+import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../../core/filter-params.js';
+import { type DocumentFilters, Filters, normalFilters } from '../../../core/filters.js';
 import { MOMENT, momentOf } from '../../../core/moment.js';
-import { CSV, DOC, DOCX, EML, EPUB, HTML, JPEG, MARKDOWN, ODP, ODS, ODT, PDF, PNG, PPT, PPTX, RTF, TIFF, TSV, TXT, WEBP, XLS, XLSX } from '../../../ingest/types.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
 import { decodeCursor, encodeCursor } from '../pagination.js';
+import { parseInput } from '../validate.js';
 import { MAX_PATH_CHARS } from './paths.js';
 import { DocumentStatus } from './wire.js';
 
 /**
  * The filters and order of a document list, shared by `GET /api/v1/documents` and the Documents page so both
- * accept the same words and mean the same by them.
+ * accept the same words and mean the same by them. The filter language's fields (core/filters.ts) are query
+ * parameters of the same names (core/filter-params.ts).
  */
-
-/** Short type names, as people and `--type` say them. */
-export const DOCUMENT_TYPES = { pdf: PDF, docx: DOCX, txt: TXT, md: MARKDOWN, html: HTML, pptx: PPTX, xlsx: XLSX, odt: ODT, odp: ODP, ods: ODS, csv: CSV, tsv: TSV, rtf: RTF, epub: EPUB, eml: EML, png: PNG, jpeg: JPEG, tiff: TIFF, webp: WEBP, doc: DOC, xls: XLS, ppt: PPT } as const;
-export type DocumentTypeName = keyof typeof DOCUMENT_TYPES;
 
 /** A time as RFC 3339, or a day (YYYY-MM-DD, 00:00 UTC); epoch milliseconds after parsing. */
 export const Time = z
@@ -30,12 +29,14 @@ export const Time = z
     return ms;
   });
 
-export const DocumentListQuery = z.strictObject({
+const Param = z.union([z.string(), z.array(z.string())]);
+const filterParam = (name: string) => Param.optional().describe(`${(Filters.shape as Record<string, z.ZodType>)[name]!.description ?? ''}; lists comma-separated or repeated (docs/api.md#filters)`);
+
+const LIST_PARAMS = {
   limit: z.coerce.number().int().min(1).max(100).default(50),
   cursor: z.string().max(400).optional().describe('next_cursor of the previous page (with the same sort)'),
   project_id: z.string().min(1).max(100).optional(),
   status: DocumentStatus.optional(),
-  type: z.enum(Object.keys(DOCUMENT_TYPES) as [DocumentTypeName, ...DocumentTypeName[]]).optional().describe(Object.keys(DOCUMENT_TYPES).join(', ')),
   path: z.string().min(1).max(MAX_PATH_CHARS).optional().describe('only documents uploaded from this relative path'),
   filename: z.string().min(1).max(255).optional().describe('only documents whose name contains this, any case'),
   sha256: z
@@ -43,25 +44,40 @@ export const DocumentListQuery = z.strictObject({
     .regex(/^[0-9a-f]{64}(,[0-9a-f]{64}){0,99}$/, 'must be one to 100 lowercase hex SHA-256 digests, comma-separated')
     .optional()
     .describe('only documents with these contents: up to 100 SHA-256 digests, comma-separated (is this file already in my library, and where?)'),
-  uploaded_since: Time.optional().describe('uploaded at or after this date or time'),
-  uploaded_before: Time.optional().describe('uploaded before this date or time'),
   sort: z
     .enum(DOCUMENT_SORTS)
     .default('uploaded')
     .describe('uploaded (oldest first, the default), name (case-insensitive) or size; a leading - reverses'),
-});
+};
+
+export const DocumentListQuery = z
+  .object({
+    ...LIST_PARAMS,
+    ...Object.fromEntries(FILTER_PARAMS.map((name) => [name, filterParam(name)])),
+    metadata: Param.optional().describe('the search body\'s `filters.metadata` as JSON; or `metadata.<key>=<value>` (equal, repeated: any of) and `metadata.<key>.$gte=<value>` ($gt, $lt, $lte, $in, $exists) as parameters of their own'),
+  })
+  .catchall(Param)
+  .superRefine((q, ctx) => {
+    const unknown = Object.keys(q).filter((k) => !(k in LIST_PARAMS) && !isFilterParam(k));
+    if (unknown.length > 0) ctx.addIssue({ code: 'unrecognized_keys', keys: unknown, message: 'unknown parameters' });
+  });
 export type DocumentListQuery = z.output<typeof DocumentListQuery>;
 
-export function toFilter(q: Pick<DocumentListQuery, 'project_id' | 'status' | 'type' | 'path' | 'filename' | 'sha256' | 'uploaded_since' | 'uploaded_before'>): DocumentFilter {
+/** The filter language's fields of a list query, validated (a 400 names the parameter) and in normal form. */
+export function listFilters(q: Record<string, unknown>): DocumentFilters | undefined {
+  const raw = filtersFromParams(Object.fromEntries(Object.entries(q).filter(([k]) => isFilterParam(k))) as Record<string, string | string[]>);
+  return raw ? normalFilters(parseInput(Filters, raw, 'query')) : undefined;
+}
+
+export function toFilter(q: DocumentListQuery): DocumentFilter {
+  const narrow = listFilters(q);
   return {
     ...(q.project_id ? { projectId: q.project_id } : {}),
     ...(q.status ? { status: q.status } : {}),
-    ...(q.type ? { contentType: DOCUMENT_TYPES[q.type] } : {}),
     ...(q.path !== undefined ? { path: q.path } : {}),
     ...(q.filename ? { filename: q.filename } : {}),
     ...(q.sha256 ? { sha256: [...new Set(q.sha256.split(','))] } : {}),
-    ...(q.uploaded_since !== undefined ? { uploadedFrom: q.uploaded_since } : {}),
-    ...(q.uploaded_before !== undefined ? { uploadedBefore: q.uploaded_before } : {}),
+    ...(narrow ? { narrow } : {}),
   };
 }
 

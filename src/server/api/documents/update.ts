@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
+import { LabelNames } from '../labels/names.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 import { DocumentFilename, DocumentSchema, oneDocumentToWire } from './wire.js';
 
@@ -13,11 +14,18 @@ export const updateDocument = (s: Services) =>
     scope: 'write:documents',
     tag: 'documents',
     summary:
-      'Rename a document (`filename`) or move it to another project (`project_id`); the caller edits both projects. A move takes its chunks along in one ' +
-      'index commit: a search scoped to either project finds it in exactly one of them at any moment. A document still being ' +
-      'indexed can be renamed but not moved (409), and a project holds each content and each upload path once (409).',
+      'Rename a document (`filename`), move it to another project (`project_id`; the caller edits both projects), or change its `labels`. A move takes its chunks along in one ' +
+      'index commit: a search scoped to either project finds it in exactly one of them at any moment, and its labels go with it (the same names in the new project). A document still being ' +
+      'indexed can be renamed and labelled but not moved (409), and a project holds each content and each upload path once (409).',
     params: IdParams,
-    body: z.strictObject({ filename: DocumentFilename.optional(), project_id: z.string().min(1).max(100).optional() }),
+    body: z.strictObject({
+      filename: DocumentFilename.optional(),
+      project_id: z.string().min(1).max(100).optional(),
+      labels: z
+        .union([LabelNames, z.strictObject({ add: LabelNames.optional(), remove: LabelNames.optional() })])
+        .optional()
+        .describe("its labels' names exactly (made in its project's vocabulary where missing), or {add, remove} to change some (an extra of docsearch: docs/api.md#labels)"),
+    }),
     responses: {
       200: { description: 'The document as it is now', schema: DocumentSchema },
       403: { description: 'A viewer of either project', schema: ErrorBody },
@@ -25,13 +33,17 @@ export const updateDocument = (s: Services) =>
       409: { description: 'Still being indexed, or the project already holds the same file or path', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
-      if (body.filename === undefined && body.project_id === undefined) throw invalidRequest('body: nothing to change (filename or project_id)');
+      if (body.filename === undefined && body.project_id === undefined && body.labels === undefined) throw invalidRequest('body: nothing to change (filename, project_id or labels)');
       let { document: doc } = await s.access.document(principal, params.id, 'edit');
       if (body.project_id !== undefined) {
         await s.access.check(principal, body.project_id, 'edit');
         doc = await s.ingest.move(doc, body.project_id);
       }
       if (body.filename !== undefined) doc = await s.ingest.rename(doc, body.filename);
+      if (body.labels !== undefined) {
+        const labels = body.labels;
+        await s.labelService.change([doc], Array.isArray(labels) ? { set: labels } : { ...(labels.add ? { add: labels.add } : {}), ...(labels.remove ? { remove: labels.remove } : {}) });
+      }
       return { status: 200, body: await oneDocumentToWire(s, doc) };
     },
   });

@@ -50,6 +50,7 @@ export const DocumentSchema = z
       .string()
       .nullable()
       .describe('the language its upload, source or project set it to (its chunks are analysed in it rather than detected), or null'),
+    labels: z.array(z.string()).describe('its labels\' names, from its project\'s vocabulary (GET /projects/{id}/labels), sorted (an extra of docsearch: docs/api.md#labels)'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -59,7 +60,7 @@ export const UploadedDocument = DocumentSchema.extend({
   duplicate: z.boolean().optional().describe('true when the project already held these bytes: that document is returned'),
 }).meta({ id: 'UploadedDocument' });
 
-export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => ({
+export const documentToWire = (d: DocumentRecord, uploadedBy: string | null, labels: readonly string[]) => ({
   id: d.id,
   project_id: d.projectId,
   filename: d.filename,
@@ -80,14 +81,15 @@ export const documentToWire = (d: DocumentRecord, uploadedBy: string | null) => 
   source_path: d.sourcePath,
   language: d.language,
   language_setting: d.languageSetting,
+  labels: [...labels],
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),
 });
 
-/** Documents on the wire, each with its uploader's e-mail (one lookup for all). */
-export async function documentsToWire(s: Pick<Services, 'users'>, docs: DocumentRecord[]) {
-  const emails = await s.users.emails(docs.map((d) => d.userId));
-  return docs.map((d) => documentToWire(d, emails.get(d.userId) ?? null));
+/** Documents on the wire, each with its uploader's e-mail and its labels (one lookup of each for all). */
+export async function documentsToWire(s: Pick<Services, 'users' | 'labels'>, docs: DocumentRecord[]) {
+  const [emails, labels] = await Promise.all([s.users.emails(docs.map((d) => d.userId)), s.labels.ofDocuments(docs.map((d) => d.id))]);
+  return docs.map((d) => documentToWire(d, emails.get(d.userId) ?? null, (labels.get(d.id) ?? []).map((l) => l.name)));
 }
 
-export const oneDocumentToWire = async (s: Pick<Services, 'users'>, doc: DocumentRecord) => (await documentsToWire(s, [doc]))[0]!;
+export const oneDocumentToWire = async (s: Pick<Services, 'users' | 'labels'>, doc: DocumentRecord) => (await documentsToWire(s, [doc]))[0]!;

@@ -4,6 +4,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 import { projectForSources } from './access.js';
+import { LabelNames } from '../labels/names.js';
 import { Every, SourceOptions, SourceSchema, sourceToWire } from './wire.js';
 
 export const createSource = (s: Services) =>
@@ -17,7 +18,13 @@ export const createSource = (s: Services) =>
       'Add a source that keeps the project current: a server folder (file:///srv/docs, under --source-roots), a WebDAV folder, an S3 bucket (s3://bucket/prefix), ' +
       'a Git repository, a web site or an IMAP mailbox (docs/sources.md). The kind comes from the URL when not given. The first pass starts at once.',
     params: IdParams,
-    body: z.strictObject({ kind: z.enum(KIND_NAMES).optional(), url: z.string().min(1).max(2000), every: Every.optional(), options: SourceOptions.optional() }),
+    body: z.strictObject({
+      kind: z.enum(KIND_NAMES).optional(),
+      url: z.string().min(1).max(2000),
+      every: Every.optional(),
+      options: SourceOptions.optional(),
+      labels: LabelNames.optional().describe('label names to put on every document it brings (made in the project\'s vocabulary where missing)'),
+    }),
     responses: {
       201: { description: 'Added; its first pass is under way', schema: SourceSchema },
       400: { description: 'Invalid kind, URL, schedule or options; a folder outside --source-roots', schema: ErrorBody },

@@ -56,6 +56,7 @@ export const SourceSchema = z
     secrets_to_reenter: z
       .array(z.string())
       .describe("secret options to enter again (PATCH options): its credentials were sealed under another secrets key and cannot be read; empty otherwise"),
+    labels: z.array(z.string()).describe('label names it puts on every document it brings (an extra of docsearch: docs/api.md#labels)'),
     item_errors: z
       .object({ count: z.number().int(), items: z.array(z.object({ path: z.string(), error: z.string(), at: Timestamp })) })
       .optional()
@@ -84,6 +85,7 @@ export function sourceToWire(source: SourceRecord, service: SourceService) {
     options: source.options,
     secrets: service.secretNames(source),
     secrets_to_reenter: service.secretsToReenter(source),
+    labels: source.labels,
     created_at: toIso(source.createdAt),
     updated_at: toIso(source.updatedAt),
   };

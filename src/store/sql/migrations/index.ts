@@ -20,6 +20,7 @@ import * as m018 from './018-api-key-expiry.js';
 import * as m019 from './019-team-operations.js';
 import * as m020 from './020-mail.js';
 import * as m021 from './021-languages.js';
+import * as m022 from './022-labels-filters.js';
 import * as m023 from './023-session-confirmed.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '019-team-operations': m019,
   '020-mail': m020,
   '021-languages': m021,
+  '022-labels-filters': m022,
   '023-session-confirmed': m023,
 };
 

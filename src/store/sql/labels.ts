@@ -1,0 +1,211 @@
+import { sql } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from './database.js';
+import { dialectOf } from './dialect.js';
+
+/**
+ * Labels: each project's vocabulary (a name once per project, any case, with a colour) and the labels on its
+ * documents. Who may read or change them is decided by access/ (a project's viewers see them, editors set them);
+ * every method takes ids the caller checked. Only this module writes `labels` and `document_labels`.
+ */
+
+/** The colours a label may have: the web page draws each (docs/web.md). */
+export const LABEL_COLORS = ['gray', 'red', 'orange', 'yellow', 'green', 'teal', 'blue', 'purple', 'pink'] as const;
+export type LabelColor = (typeof LABEL_COLORS)[number];
+
+export interface Label {
+  id: string;
+  projectId: string;
+  name: string;
+  color: LabelColor;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface LabelWithCount extends Label {
+  /** Documents carrying it (not those in the trash, nor versions a newer one replaced). */
+  documentCount: number;
+}
+
+/** A new label's colour when none is asked for: one of the palette by its name, so a name keeps its colour everywhere. */
+export function defaultColor(name: string): LabelColor {
+  let h = 0;
+  for (const c of name.toLowerCase()) h = (h * 31 + c.codePointAt(0)!) >>> 0;
+  return LABEL_COLORS[1 + (h % (LABEL_COLORS.length - 1))]!;
+}
+
+type LabelRow = { id: string; project_id: string; name: string; color: string; created_at: number; updated_at: number };
+
+const toLabel = (r: LabelRow): Label => ({ id: r.id, projectId: r.project_id, name: r.name, color: r.color as LabelColor, createdAt: r.created_at, updatedAt: r.updated_at });
+
+const linkId = (documentId: string, labelId: string) => `${documentId}:${labelId}`;
+
+export class LabelStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: Clock,
+  ) {}
+
+  /** The vocabularies of these projects, by name, each label with its document count. */
+  async list(projectIds: readonly string[]): Promise<LabelWithCount[]> {
+    if (projectIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('labels as l')
+      .selectAll('l')
+      .select((eb) =>
+        eb
+          .selectFrom('document_labels as dl')
+          .innerJoin('documents as d', 'd.id', 'dl.document_id')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('dl.label_id', '=', 'l.id')
+          .where('d.trashed_at', 'is', null)
+          .where('d.replaced_by', 'is', null)
+          .as('document_count'),
+      )
+      .where('l.project_id', 'in', [...projectIds])
+      .orderBy(sql`lower(l.name)`)
+      .orderBy('l.id')
+      .execute();
+    return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
+  }
+
+  async get(id: string): Promise<Label | null> {
+    const row = await this.db.selectFrom('labels').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toLabel(row) : null;
+  }
+
+  /** The project's label of this name (any case), or null. */
+  async byName(projectId: string, name: string): Promise<Label | null> {
+    const row = await this.db.selectFrom('labels').selectAll().where('project_id', '=', projectId).where(dialectOf(this.db).equalsIgnoreCase('name', name)).executeTakeFirst();
+    return row ? toLabel(row) : null;
+  }
+
+  /** A new label; null when the project has one of that name already (any case). */
+  async create(projectId: string, name: string, color: LabelColor = defaultColor(name)): Promise<Label | null> {
+    const now = this.now();
+    const row: LabelRow = { id: newId('lbl', now), project_id: projectId, name, color, created_at: now, updated_at: now };
+    try {
+      await this.db.insertInto('labels').values(row).execute();
+    } catch (err) {
+      if (dialectOf(this.db).isUniqueViolation(err)) return null;
+      throw err;
+    }
+    return toLabel(row);
+  }
+
+  /**
+   * The project's labels of these names (any case), made where missing (with their default colour), in the order
+   * of `names`. Two callers making the same name at once get the same label.
+   */
+  async ensure(projectId: string, names: readonly string[]): Promise<Label[]> {
+    const out: Label[] = [];
+    const seen = new Set<string>();
+    for (const name of names) {
+      if (seen.has(name.toLowerCase())) continue;
+      seen.add(name.toLowerCase());
+      const label = (await this.byName(projectId, name)) ?? (await this.create(projectId, name)) ?? (await this.byName(projectId, name));
+      if (label) out.push(label);
+    }
+    return out;
+  }
+
+  /** Renames or recolours a label: 'conflict' when another of its project has the name, null when it is gone. */
+  async update(id: string, patch: { name?: string; color?: LabelColor }): Promise<Label | 'conflict' | null> {
+    const set = { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.color !== undefined ? { color: patch.color } : {}), updated_at: this.now() };
+    try {
+      const row = await this.db.updateTable('labels').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+      return row ? toLabel(row) : null;
+    } catch (err) {
+      if (dialectOf(this.db).isUniqueViolation(err)) return 'conflict';
+      throw err;
+    }
+  }
+
+  /** Deletes a label (off every document with it); the documents that carried it, for their chunks. */
+  async delete(id: string): Promise<string[] | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const docs = await trx.selectFrom('document_labels').select('document_id').where('label_id', '=', id).execute();
+      const res = await trx.deleteFrom('labels').where('id', '=', id).executeTakeFirst();
+      return Number(res.numDeletedRows) === 1 ? docs.map((d) => d.document_id) : null;
+    });
+  }
+
+  /** Each document's labels, by name. Documents without any are absent. */
+  async ofDocuments(documentIds: readonly string[]): Promise<Map<string, Label[]>> {
+    const out = new Map<string, Label[]>();
+    if (documentIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('document_labels as dl')
+      .innerJoin('labels as l', 'l.id', 'dl.label_id')
+      .select(['dl.document_id', 'l.id', 'l.project_id', 'l.name', 'l.color', 'l.created_at', 'l.updated_at'])
+      .where(dialectOf(this.db).inValues('dl.document_id', [...documentIds]))
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.document_id) ?? [];
+      list.push(toLabel(r));
+      out.set(r.document_id, list);
+    }
+    for (const list of out.values()) list.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || (a.id < b.id ? -1 : 1));
+    return out;
+  }
+
+  /** The ids of a document's labels. */
+  async idsOf(documentId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('document_labels').select('label_id').where('document_id', '=', documentId).orderBy('label_id').execute();
+    return rows.map((r) => r.label_id);
+  }
+
+  /** Puts labels on documents (those already there stay). */
+  async add(documentIds: readonly string[], labelIds: readonly string[]): Promise<void> {
+    const now = this.now();
+    const rows = documentIds.flatMap((document_id) => labelIds.map((label_id) => ({ id: linkId(document_id, label_id), document_id, label_id, created_at: now })));
+    for (let i = 0; i < rows.length; i += 1000) {
+      await this.db
+        .insertInto('document_labels')
+        .values(rows.slice(i, i + 1000))
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    }
+  }
+
+  /** Takes labels off documents. */
+  async remove(documentIds: readonly string[], labelIds: readonly string[]): Promise<void> {
+    if (documentIds.length === 0 || labelIds.length === 0) return;
+    const d = dialectOf(this.db);
+    await this.db.deleteFrom('document_labels').where(d.inValues('document_id', [...documentIds])).where(d.inValues('label_id', [...labelIds])).execute();
+  }
+
+  /** A document's labels become exactly these. */
+  async set(documentId: string, labelIds: readonly string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('document_labels').where('document_id', '=', documentId).execute();
+      const now = this.now();
+      if (labelIds.length > 0) {
+        await trx
+          .insertInto('document_labels')
+          .values([...new Set(labelIds)].map((label_id) => ({ id: linkId(documentId, label_id), document_id: documentId, label_id, created_at: now })))
+          .execute();
+      }
+    });
+  }
+
+  /**
+   * The ids of the labels of these projects named so (any case), per name as given: what a `labels` filter looks
+   * for (a name may be a label in several projects). A name no project has maps to no ids.
+   */
+  async idsByName(projectIds: readonly string[], names: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map(names.map((n) => [n, [] as string[]]));
+    if (projectIds.length === 0 || names.length === 0) return out;
+    const d = dialectOf(this.db);
+    const lower = [...new Set(names.map((n) => n.toLowerCase()))];
+    const rows = await this.db
+      .selectFrom('labels')
+      .select(['id', 'name'])
+      .where('project_id', 'in', [...projectIds])
+      .where((eb) => eb.or(lower.map((n) => d.equalsIgnoreCase('name', n))))
+      .execute();
+    for (const name of names) out.set(name, rows.filter((r) => r.name.toLowerCase() === name.toLowerCase()).map((r) => r.id));
+    return out;
+  }
+}

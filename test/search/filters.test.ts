@@ -1,0 +1,211 @@
+/**
+ * The filter language (issue 60) through the REST API, against an exact evaluation: a library of mixed formats,
+ * two upload moments, three uploaders, shared and private projects, labels, paths and metadata
+ * (test/helpers/filter-library.ts); every single filter and a generated set of combinations, searched and listed by
+ * each person, must answer exactly the documents they may read that match — and facet counts must equal an exact
+ * count of that list. MCP's `search` and `list_documents` (in the daemon, and `docsearch mcp` over REST) take the same
+ * `filters` and answer the same, and so do the CLI's flags on `search` and `documents list`. On SQLite here and on PostgreSQL in the `postgresql` project.
+ */
+import { describe, expect, it } from 'vitest';
+import { filtersToParams } from '../../src/core/filter-params.js';
+import { api, type Daemon, runCli } from '../helpers/daemon.js';
+import { cliEnv } from '../cli/cli-env.js';
+import { buildLibrary, combinedFilters, expected, expectedFacets, type Library, type Person, singleFilters } from '../helpers/filter-library.js';
+import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { call, callError, httpClient, stdioClient } from '../mcp/mcp-client.js';
+
+const PEOPLE: Person[] = ['alice', 'bob', 'carol'];
+
+describe('filters over REST', () => {
+  let d: Daemon;
+  let lib: Library;
+  daemonForSuite(
+    async (started) => {
+      d = started;
+      lib = await buildLibrary(d);
+    },
+    { setupTimeoutMs: 240_000 },
+  );
+
+  const searchIds = async (who: Person, filters: Record<string, unknown>, facets?: string[]) => {
+    const res = await api(d, '/api/v1/search', {
+      token: lib.users[who].apiKey,
+      body: { query: 'harbour', mode: 'keyword', group: 'document', limit: 100, filters, ...(facets ? { facets } : {}) },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return { ids: (res.body.documents as { document: { id: string } }[]).map((r) => r.document.id).sort(), body: res.body };
+  };
+
+  const listIds = async (who: Person, filters: Record<string, unknown>) => {
+    const params = new URLSearchParams([...filtersToParams(filters), ['limit', '100']]);
+    const res = await api(d, `/api/v1/documents?${params}`, { token: lib.users[who].apiKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return (res.body.documents as { id: string }[]).map((r) => r.id).sort();
+  };
+
+  const want = (who: Person, filters: Record<string, unknown>) => expected(lib, who, filters).map((doc) => doc.id).sort();
+
+  it('answers each filter exactly, for each person, in search and in the document list', async () => {
+    let nonEmpty = 0;
+    for (const filters of singleFilters(lib)) {
+      for (const who of PEOPLE) {
+        const ids = want(who, filters);
+        if (ids.length > 0) nonEmpty++;
+        expect((await searchIds(who, filters)).ids, `search ${who} ${JSON.stringify(filters)}`).toEqual(ids);
+        expect(await listIds(who, filters), `list ${who} ${JSON.stringify(filters)}`).toEqual(ids);
+      }
+    }
+    // The library is made so that filters keep something (not only empty answers).
+    expect(nonEmpty).toBeGreaterThan(60);
+  });
+
+  it('answers combinations exactly', async () => {
+    for (const filters of combinedFilters(lib, 30)) {
+      for (const who of PEOPLE) {
+        const ids = want(who, filters);
+        expect((await searchIds(who, filters)).ids, `search ${who} ${JSON.stringify(filters)}`).toEqual(ids);
+        expect(await listIds(who, filters), `list ${who} ${JSON.stringify(filters)}`).toEqual(ids);
+      }
+    }
+  });
+
+  it('counts facets over the whole filtered list, only of documents the caller may read', async () => {
+    const facets = ['type', 'project', 'uploaded_by', 'year', 'label', 'language', 'metadata.team'];
+    for (const filters of [{}, { labels: 'unpaid' }, { metadata: { team: 'ops' } }, { type: 'pdf' }]) {
+      for (const who of PEOPLE) {
+        // A page of one result: the counts still cover the whole list.
+        const res = await api(d, '/api/v1/search', {
+          token: lib.users[who].apiKey,
+          body: { query: 'harbour', mode: 'keyword', group: 'document', limit: 1, filters, facets },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const docs = expected(lib, who, filters);
+        expect(res.body.total).toEqual({ value: docs.length, relation: 'eq' });
+        const exact = expectedFacets(lib, docs);
+        for (const facet of facets) {
+          const got = Object.fromEntries((res.body.facets[facet] as { value: unknown; count: number }[]).map((v) => [facet === 'label' ? String(v.value).toLowerCase() : facet.startsWith('metadata.') ? JSON.stringify(v.value) : String(v.value), v.count]));
+          expect(got, `${who} ${JSON.stringify(filters)} ${facet}`).toEqual(exact[facet]);
+        }
+        // Eve's documents carry the same labels and teams: none of them counts for anyone else.
+        const projectIds = (res.body.facets.project as { value: string }[]).map((v) => v.value);
+        expect(projectIds).not.toContain(lib.projects.eves);
+      }
+    }
+  });
+
+  it('counts passages when not grouped: each facet sums to the total', async () => {
+    const res = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'harbour', mode: 'keyword', limit: 2, facets: ['type', 'project'] } });
+    expect(res.status).toBe(200);
+    const sum = (facet: string) => (res.body.facets[facet] as { count: number }[]).reduce((a, b) => a + b.count, 0);
+    expect(sum('type')).toBe(res.body.total.value);
+    expect(sum('project')).toBe(res.body.total.value);
+    expect((res.body.facets.project as { name: string }[]).map((p) => p.name).sort()).toEqual(['private', 'shared']);
+  });
+
+  it('refuses a bad filter with a 400 naming the field or operator', async () => {
+    const bad: [unknown, RegExp][] = [
+      [{ colour: 'red' }, /unknown field "colour" in body\.filters/],
+      [{ type: 'exe' }, /body\.filters\.type: unknown type "exe"/],
+      [{ type: ['pdf', 'zip'] }, /body\.filters\.type\.1: unknown type "zip"/],
+      [{ metadata: { year: { $foo: 1 } } }, /"\$foo".*body\.filters\.metadata\.year/],
+      [{ metadata: { year: { $in: 'x' } } }, /body\.filters\.metadata\.year\.\$in/],
+      [{ metadata: { year: { $gte: 'soon' } } }, /body\.filters\.metadata\.year\.\$gte/],
+      [{ metadata: { year: { $gte: 2020, $lte: '2021-01-01' } } }, /\$gte and \$lte must all be numbers or all be dates/],
+      [{ metadata: { year: [2020] } }, /body\.filters\.metadata\.year: must be a value/],
+      [{ metadata: { year: {} } }, /body\.filters\.metadata\.year: needs an operator/],
+      [{ uploaded_since: 'yesterday' }, /body\.filters\.uploaded_since/],
+      [{ uploaded_by: 'bob' }, /body\.filters\.uploaded_by: must be an e-mail/],
+      [{ labels: ['a,b'] }, /body\.filters\.labels\.0: must not contain a comma/],
+      [{ language: 'english' }, /body\.filters\.language: must be a language code/],
+    ];
+    for (const [filters, message] of bad) {
+      const res = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'harbour', filters } });
+      expect(res.status, JSON.stringify(filters)).toBe(400);
+      expect(res.body.error.message, JSON.stringify(filters)).toMatch(message);
+    }
+    const facet = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'harbour', facets: ['colour'] } });
+    expect(facet.status).toBe(400);
+    expect(facet.body.error.message).toMatch(/body\.facets\.0: unknown facet "colour"/);
+    for (const [query, message] of [
+      ['type=exe', /query\.type: unknown type "exe"/],
+      ['colour=red', /unknown field "colour"/],
+      ['metadata.year.$foo=1', /query\.metadata\.year\.\$foo: unknown operator "\$foo"/],
+      ['metadata=notjson', /query\.metadata: must be a JSON object/],
+      ['uploaded_before=2025-02-30', /query\.uploaded_before: is not a real date/],
+    ] as const) {
+      const res = await api(d, `/api/v1/documents?${query}`, { token: lib.users.alice.apiKey });
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.message, query).toMatch(message);
+    }
+  });
+
+  it('takes metadata as parameters of their own in a list query: text matches text and the number it spells', async () => {
+    const { users } = lib;
+    const ids = async (query: string) => ((await api(d, `/api/v1/documents?${query}&limit=100`, { token: users.alice.apiKey })).body.documents as { id: string }[]).map((x) => x.id).sort();
+    const both = [...want('alice', { metadata: { year: 2021 } }), ...want('alice', { metadata: { year: '2021' } })].sort();
+    expect(await ids('metadata.year=2021')).toEqual(both);
+    expect(await ids('metadata.year.$gte=2022')).toEqual(want('alice', { metadata: { year: { $gte: 2022 } } }));
+    expect(await ids('metadata.team=ops&metadata.team=legal')).toEqual(want('alice', { metadata: { team: { $in: ['ops', 'legal'] } } }));
+    expect(await ids('labels=unpaid,urgent')).toEqual(want('alice', { labels: ['unpaid', 'urgent'] }));
+    expect(await ids('type=pdf&type=docx')).toEqual(want('alice', { type: ['pdf', 'docx'] }));
+  });
+
+  it('answers the same filters through MCP: search and list_documents, in the daemon and over stdio', async () => {
+    const clients = [await httpClient(d, lib.users.bob.apiKey), await stdioClient(d.url, lib.users.bob.apiKey)];
+    try {
+      const filterSets = [...singleFilters(lib), ...combinedFilters(lib, 8, 61)];
+      for (const [n, client] of clients.entries()) {
+        // The daemon's /mcp takes every filter; stdio (the REST API underneath) every third, to keep the suite short.
+        for (const filters of filterSets.filter((_, i) => n === 0 || i % 3 === 0)) {
+          const ids = want('bob', filters);
+          const found = await call(client, 'search', { query: 'harbour', mode: 'keyword', group: 'document', limit: 50, filters });
+          expect((found.documents as { document_id: string }[]).map((x) => x.document_id).sort(), `mcp search ${n} ${JSON.stringify(filters)}`).toEqual(ids);
+          const listed = await call(client, 'list_documents', { limit: 100, filters });
+          expect((listed.documents as { id: string }[]).map((x) => x.id).sort(), `mcp list ${n} ${JSON.stringify(filters)}`).toEqual(ids);
+        }
+        const faceted = await call(client, 'search', { query: 'harbour', mode: 'keyword', group: 'document', limit: 1, filters: { labels: 'unpaid' }, facets: ['type', 'label'] });
+        const exact = expectedFacets(lib, expected(lib, 'bob', { labels: 'unpaid' }));
+        expect(Object.fromEntries((faceted.facets.type as { value: string; count: number }[]).map((v) => [v.value, v.count]))).toEqual(exact.type);
+        expect(await callError(client, 'search', { query: 'harbour', filters: { type: 'exe' } })).toMatch(/unknown type "exe"/);
+        expect(await callError(client, 'list_documents', { filters: { colour: 'red' } })).toMatch(/colour/);
+      }
+    } finally {
+      for (const c of clients) await c.close();
+    }
+  });
+
+  it('answers the same through the CLI: filter flags on search and documents list, --facets as a table', async () => {
+    const cli = (...args: string[]) => runCli([...args, '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: lib.users.bob.apiKey }) });
+    const e = (p: Person) => lib.users[p].email;
+    const cases: [string[], Record<string, unknown>][] = [
+      [['--type', 'pdf', '--type', 'markdown'], { type: ['pdf', 'markdown'] }],
+      [['--since', lib.between], { uploaded_since: lib.between }],
+      [['--before', lib.between, '--path-prefix', 'contracts/'], { uploaded_before: lib.between, path_prefix: 'contracts/' }],
+      [['--by', e('alice')], { uploaded_by: e('alice') }],
+      [['--label', 'unpaid', '--label', 'urgent'], { labels: ['unpaid', 'urgent'] }],
+      [['--lang', 'en'], { language: 'en' }],
+      [['--meta', 'team=ops', '--meta', 'team=legal'], { metadata: { team: { $in: ['ops', 'legal'] } } }],
+      [['--meta', 'year>=2022'], { metadata: { year: { $gte: 2022 } } }],
+      [['--meta', '!team'], { metadata: { team: { $exists: false } } }],
+    ];
+    for (const [flags, filters] of cases) {
+      const ids = want('bob', filters);
+      const found = await cli('search', 'harbour', '--mode', 'keyword', '--documents', '--all', ...flags, '--json');
+      expect(found.code, found.stderr).toBe(0);
+      expect((JSON.parse(found.stdout).documents as { document: { id: string } }[]).map((x) => x.document.id).sort(), `search ${flags.join(' ')}`).toEqual(ids);
+      const listed = await cli('documents', 'list', ...flags, '--json');
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout).documents as { id: string }[]).map((x) => x.id).sort(), `documents list ${flags.join(' ')}`).toEqual(ids);
+    }
+    const table = await cli('search', 'harbour', '--mode', 'keyword', '--documents', '--label', 'unpaid', '--facets', 'type,label');
+    expect(table.code, table.stderr).toBe(0);
+    const exact = expectedFacets(lib, expected(lib, 'bob', { labels: 'unpaid' }));
+    for (const [type, n] of Object.entries(exact.type!)) expect(table.stdout).toContain(`type\t${type}\t${n}\n`);
+    const bad = await cli('search', 'harbour', '--type', 'exe');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/unknown type "exe"/);
+    const badMeta = await cli('documents', 'list', '--meta', '=x');
+    expect(badMeta.code).not.toBe(0);
+    expect(badMeta.stderr).toMatch(/--meta "=x"/);
+  });
+});
