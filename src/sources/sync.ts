@@ -28,7 +28,7 @@ import type { DocumentType } from '../ingest/types.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { HeldDeletions, PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
-import { type Fetched, ItemError, type ListedItem, type SourceConnection, type SourceKind } from './kind.js';
+import { type Fetched, ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from './kind.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
 export interface DeletionGuard {
@@ -206,7 +206,9 @@ async function syncItem(source: SourceRecord, conn: SourceConnection, item: List
     });
   let received: Received | undefined;
   try {
-    const fetched = await conn.fetch(item);
+    const fetched = await conn.fetch(item).catch((err: unknown) => {
+      throw err instanceof ItemError || err instanceof SourceError ? err : new SourceError(`${item.path} could not be fetched from the source: ${messageOf(err)}`);
+    });
     received = await receive(fetched, item, deps);
     const current = before?.documentId ? await deps.documents.get(before.documentId) : null;
     if (current && current.sha256 === received.sha256) {
@@ -273,7 +275,7 @@ async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Prom
     stream.once('error', reject);
   });
   try {
-    const parts = fetched.body instanceof Uint8Array ? [fetched.body] : fetched.body;
+    const parts = fetched.body instanceof Uint8Array ? [fetched.body] : fromSource(fetched.body, item.path);
     for await (const part of parts) {
       const chunk = Buffer.from(part);
       size += chunk.length;
@@ -294,6 +296,21 @@ async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Prom
     stream.destroy();
     await rm(tempPath, { force: true });
     throw err;
+  }
+}
+
+const messageOf = (err: unknown) => (err as Error)?.message || String(err);
+
+/**
+ * An item's bytes as the source sends them; a source that stops midway (its server stopped, the connection cut) is
+ * the pass's error, said so: the stream's own words ("aborted", "Premature close") name no source and no item.
+ */
+async function* fromSource(body: AsyncIterable<Uint8Array>, path: string): AsyncIterable<Uint8Array> {
+  try {
+    yield* body;
+  } catch (err) {
+    if (err instanceof ItemError || err instanceof SourceError) throw err;
+    throw new SourceError(`the source stopped sending ${path} midway (the connection ended: ${messageOf(err)})`);
   }
 }
 

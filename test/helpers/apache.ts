@@ -32,6 +32,11 @@ export interface Apache {
   siteLog(): string;
   /** Makes a file or folder the server writes or reads as its own user (www-data under root). */
   own(path: string): void;
+  /** Changes `davUser`'s password at the server (WebDAV and Git): what a source holds stops working. */
+  setPassword(password: string): void;
+  /** The server stopped (every port refuses) until `resume()`, then started again as it was. */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,8 +65,10 @@ export async function startApache(): Promise<Apache> {
   own(join(dir, 'locks'));
   own(davDir);
   const davUser = { name: 'alice', password: 'correct-horse-dav' };
-  // {SHA}: Apache's own scheme for htpasswd files, written here without htpasswd.
-  writeFileSync(join(dir, 'htpasswd'), `${davUser.name}:{SHA}${createHash('sha1').update(davUser.password).digest('base64')}\n`, { mode: 0o644 });
+  // {SHA}: Apache's own scheme for htpasswd files, written here without htpasswd. Read at each request.
+  const setPassword = (password: string) =>
+    writeFileSync(join(dir, 'htpasswd'), `${davUser.name}:{SHA}${createHash('sha1').update(password).digest('base64')}\n`, { mode: 0o644 });
+  setPassword(davUser.password);
   const [davPort, sitePort, gitPort] = [await freePort(), await freePort(), await freePort()];
   const modules = ['mpm_prefork', 'authz_core', 'authn_core', 'authn_file', 'auth_basic', 'authz_user', 'dav', 'dav_fs', 'alias', 'cgi', 'env', 'mime', 'dir'];
   writeFileSync(
@@ -119,7 +126,7 @@ Listen 127.0.0.1:${gitPort}
 </VirtualHost>
 `,
   );
-  const { stop } = await spawnServer('apache2', APACHE, ['-d', dir, '-f', join(dir, 'httpd.conf'), '-DFOREGROUND'], { dir, ports: [davPort, sitePort, gitPort], log: join(dir, 'error.log') });
+  const { stop, halt, resume } = await spawnServer('apache2', APACHE, ['-d', dir, '-f', join(dir, 'httpd.conf'), '-DFOREGROUND'], { dir, ports: [davPort, sitePort, gitPort], log: join(dir, 'error.log') });
   return {
     davUrl: `http://127.0.0.1:${davPort}`,
     davUser,
@@ -130,6 +137,9 @@ Listen 127.0.0.1:${gitPort}
     gitDir,
     siteLog: () => (existsSync(join(dir, 'site-access.log')) ? readFileSync(join(dir, 'site-access.log'), 'utf8') : ''),
     own,
+    setPassword,
+    halt,
+    resume,
     stop,
   };
 }

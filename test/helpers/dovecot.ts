@@ -24,6 +24,11 @@ export interface Dovecot {
   remove(file: string): void;
   /** Every message file of a folder. */
   files(folder?: string): string[];
+  /** Changes the user's password at the server: what a source holds stops working. */
+  setPassword(password: string): void;
+  /** The server stopped (its port refuses) until `resume()`, then started again as it was. */
+  halt(): Promise<void>;
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,7 +50,9 @@ export async function startDovecot(): Promise<Dovecot> {
   const maildir = join(home, 'Maildir');
   for (const sub of ['cur', 'new', 'tmp']) mkdirSync(join(maildir, sub), { recursive: true });
   for (const d of [join(dir, 'mail'), home, maildir, join(maildir, 'cur'), join(maildir, 'new'), join(maildir, 'tmp')]) chownSync(d, mailUid, mailGid);
-  writeFileSync(join(dir, 'users'), `${user.name}:{PLAIN}${user.password}\n`, { mode: 0o644 });
+  // Read at each login (no auth cache is configured).
+  const setPassword = (password: string) => writeFileSync(join(dir, 'users'), `${user.name}:{PLAIN}${password}\n`, { mode: 0o644 });
+  setPassword(user.password);
   const port = await freePort();
   writeFileSync(
     join(dir, 'dovecot.conf'),
@@ -89,7 +96,7 @@ service imap-login {
 }
 `,
   );
-  const { stop } = await spawnServer('dovecot', DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { dir, ports: [port], log: join(dir, 'dovecot.log') });
+  const { stop, halt, resume } = await spawnServer('dovecot', DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { dir, ports: [port], log: join(dir, 'dovecot.log') });
   let n = 0;
   const folderDir = (folder = 'INBOX') => (folder === 'INBOX' ? maildir : join(maildir, `.${folder.replaceAll('/', '.')}`));
   return {
@@ -122,6 +129,9 @@ service imap-login {
       const base = folderDir(folder);
       return ['new', 'cur'].flatMap((sub) => (existsSync(join(base, sub)) ? readdirSync(join(base, sub)).map((f) => join(base, sub, f)) : []));
     },
+    setPassword,
+    halt,
+    resume,
     stop,
   };
 }

@@ -37,6 +37,8 @@ export interface Rgw {
   /** Stops only the gateway (the cluster keeps the data): the store is unreachable until `startGateway()`. */
   stopGateway(): Promise<void>;
   startGateway(): Promise<void>;
+  /** Runs `radosgw-admin` on the cluster (users, keys); its stdout. */
+  admin(...args: string[]): Promise<string>;
   /** Stops everything and removes the temp dir. */
   stop(): Promise<void>;
   /** Process ids of the monitor, the OSD and the gateway while they run. */
@@ -242,6 +244,7 @@ export async function startRgw(opts: { bucket?: string; timeoutMs?: number } = {
       createBucket,
       stopGateway: () => stopProcess(gateway),
       startGateway,
+      admin: async (...args: string[]) => (await run('radosgw-admin', ['-c', conf, ...args], { timeout: timeoutMs })).stdout,
       stop: stopAll,
       pids: () => [mon, osd, gateway].flatMap((p) => (p?.pid !== undefined && alive(p.pid) ? [p.pid] : [])),
     };

@@ -7,6 +7,7 @@
 import { expect } from 'vitest';
 import { api, type Daemon } from './daemon.js';
 import { waitFor } from './eventually.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
 export interface SourceWire {
   id: string;
@@ -187,13 +188,18 @@ export async function kindAcceptance(client: SourceClient, name: string, fx: Kin
   expect(await client.found(project, 'alphaword')).toEqual([alpha]);
 
   if (fx.badBody) {
-    // Bad credentials: a clear error on the source, and the project untouched.
+    // Bad credentials: a clear error on the source, and the project untouched — it holds an upload, which stays as
+    // it was. (A source whose credentials stop working once it holds documents: test/sources/source-faults.test.ts.)
     const other = await client.project(`${name} bad credentials`);
+    const upload = await uploadFiles(client.daemon as Daemon, client.token, [{ name: 'kept.txt', bytes: Buffer.from('An upload beside the source.\n') }], { projectId: other, query: '?wait=true' });
+    expect(upload.status, JSON.stringify(upload.body)).toBe(200);
+    const held = await client.allDocuments(other);
+    expect(held.map((x) => x.filename)).toEqual(['kept.txt']);
     await fx.seed();
     const bad = await client.add(other, { ...fx.badBody(), every: '1h' });
     const failed = await client.passAfter(other, bad.id, 0);
     expect(failed.status).toBe('error');
     expect(failed.error).toMatch(new RegExp(fx.badWord ?? 'credentials'));
-    expect(await client.allDocuments(other)).toEqual([]);
+    expect(await client.allDocuments(other)).toEqual(held);
   }
 }

@@ -12,6 +12,10 @@ export interface SpawnedServer {
   proc: ChildProcess;
   /** SIGTERM, wait for the exit, remove `dir`. */
   stop(): Promise<void>;
+  /** SIGTERM and wait for the exit, keeping `dir`: the server is gone (connections refused) until `resume()`. */
+  halt(): Promise<void>;
+  /** Starts it again as it was started, on the same ports, and waits until they accept. */
+  resume(): Promise<void>;
 }
 
 const portOpen = (port: number) =>
@@ -23,24 +27,42 @@ const portOpen = (port: number) =>
 
 /** Starts `bin` and waits (up to 20 s) until every port of `ports` on 127.0.0.1 accepts; `log` is shown if it does not. */
 export async function spawnServer(name: string, bin: string, args: string[], opts: { dir: string; ports: number[]; log: string }): Promise<SpawnedServer> {
-  const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let proc: ChildProcess;
   let stderr = '';
-  proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const stop = async () => {
+  const halt = async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
       proc.kill('SIGTERM');
       await new Promise((r) => proc.once('exit', r));
     }
+  };
+  const stop = async () => {
+    await halt();
     rmSync(opts.dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if ((await Promise.all(opts.ports.map(portOpen))).every(Boolean)) return { proc, stop };
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      const log = existsSync(opts.log) ? readFileSync(opts.log, 'utf8') : '';
-      await stop();
-      throw new Error(`${name} did not start: ${stderr}\n${log}`);
+  const launch = async () => {
+    proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    proc.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if ((await Promise.all(opts.ports.map(portOpen))).every(Boolean)) return;
+      if (proc.exitCode !== null || Date.now() > deadline) {
+        const log = existsSync(opts.log) ? readFileSync(opts.log, 'utf8') : '';
+        await stop();
+        throw new Error(`${name} did not start: ${stderr}\n${log}`);
+      }
+      await sleep(50);
     }
-    await sleep(50);
-  }
+  };
+  await launch();
+  return {
+    get proc() {
+      return proc;
+    },
+    stop,
+    halt,
+    async resume() {
+      if (proc.exitCode === null && proc.signalCode === null) throw new Error(`${name} is running`);
+      await launch();
+    },
+  };
 }

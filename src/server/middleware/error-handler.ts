@@ -3,7 +3,9 @@ import type { Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../../core/database-unavailable.js';
 import { insufficientStorage, isDiskFull } from '../../core/disk-full.js';
 import { AppError, type ErrorCode, isAppError } from '../../core/errors.js';
+import { withTheme } from '../../web/pages/layout.js';
 import { messagePage } from '../../web/pages/message.js';
+import { themeOf } from '../web/theme.js';
 import type { AppState } from '../state.js';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
@@ -106,11 +108,12 @@ export function errorHandler(): Middleware<AppState> {
         ctx.body = toWire(err, ctx.state.requestId);
       } else {
         ctx.type = 'html';
-        ctx.body = messagePage({
+        const page = messagePage({
           title: err.status === 404 ? 'Not found' : err.status >= 500 ? 'Something went wrong' : 'Request not accepted',
           message: err.expose ? err.message : `An internal error occurred (request id ${ctx.state.requestId}).`,
           user: null,
-        }).value;
+        });
+        ctx.body = withTheme(page, themeOf(ctx)).value;
       }
     }
   };

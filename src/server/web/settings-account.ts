@@ -10,11 +10,13 @@ import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext } from './session.js';
+import { setTheme, themeOf } from './theme.js';
+import { THEMES } from '../../web/pages/layout.js';
 
 type User = { id: string; email: string };
 
 function showAccount(ctx: WebContext, user: User, extra: Partial<SettingsAccountData> = {}, status = 200): void {
-  render(ctx, settingsAccountPage({ user, csrfToken: ctx.state.session!.csrfToken, minPasswordLength: MIN_PASSWORD_LENGTH, ...extra }), status);
+  render(ctx, settingsAccountPage({ user, csrfToken: ctx.state.session!.csrfToken, minPasswordLength: MIN_PASSWORD_LENGTH, theme: themeOf(ctx), ...extra }), status);
 }
 
 /** The page again with why a change was refused: 401 for a wrong password, 429 (Retry-After) once throttled. */
@@ -24,7 +26,7 @@ function refused(ctx: WebContext, user: User, form: 'password' | 'email', result
   showAccount(ctx, user, { error: { form, message: result.message }, newEmail }, status);
 }
 
-/** Settings → Account: change the password (the current one required; other sessions end) and the email. */
+/** Settings → Account: change the password (the current one required; other sessions end) and the email; the theme. */
 export function settingsAccountRoutes(router: Router<AppState>, s: Services): void {
   router.get('settings.account', '/settings/account', async (ctx) => {
     const user = await requireUser(ctx, s);
@@ -45,6 +47,17 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
     flash(ctx, ended > 0 ? `Password changed. Signed out ${plural(ended, 'other session')}.` : 'Password changed.');
     ctx.status = 303;
     ctx.redirect('/settings/account');
+  });
+
+  router.post('settings.appearance', '/settings/appearance', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const theme = THEMES.find((t) => t === formField(ctx, 'theme'));
+    if (!theme) return showAccount(ctx, user, { error: { form: 'appearance', message: 'Choose System, Light or Dark.' } }, 400);
+    setTheme(ctx, theme);
+    flash(ctx, theme === 'system' ? 'The pages now follow your system’s light or dark setting.' : `The pages are now ${theme}.`);
+    ctx.status = 303;
+    ctx.redirect('/settings/account#appearance-heading');
   });
 
   router.post('settings.account.email', '/settings/account/email', formBody(), async (ctx) => {

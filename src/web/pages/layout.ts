@@ -26,6 +26,9 @@ const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'acco
 const LIBRARY: readonly Section[] = ['documents', 'trash', 'document'];
 const ADMIN: readonly Section[] = ['admin-users', 'admin-groups', 'admin-sharing', 'admin-sources', 'audit', 'admin-mail'];
 
+/** Where the theme goes (withTheme): the page's first element. */
+const HTML_OPEN = '<html lang="en">';
+const HTML_OPEN_AT = `<!doctype html>\n${HTML_OPEN}`;
 /** Where the flash goes: right after main opens. layout() writes one of these exactly once per page. */
 const MAIN_OPEN = '<main id="main">';
 const MAIN_OPEN_WIDE = '<main id="main" class="wide">';
@@ -86,8 +89,7 @@ export function layout(data: LayoutData, body: Html): Html {
   ${link('/admin/mail', 'Mail', data.active === 'admin-mail')}
 </nav>`
         : null;
-  return html`<!doctype html>
-<html lang="en">
+  return html`${raw(HTML_OPEN_AT)}
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -103,6 +105,16 @@ ${data.script ? html`<script src="/static/${data.script}" defer></script>` : nul
 ${raw(data.wide ? MAIN_OPEN_WIDE : MAIN_OPEN)}${subnav}${body}</main>
 </body>
 </html>`;
+}
+
+/** The in-app theme (Settings → Account → Appearance): the system's, or light or dark whatever the system says. */
+export type Theme = 'system' | 'light' | 'dark';
+export const THEMES: readonly Theme[] = ['system', 'light', 'dark'];
+
+/** The page drawn in `theme` (`<html data-theme>`, which app.css's tokens follow); the system's needs nothing. */
+export function withTheme(page: Html, theme: Theme): Html {
+  if (theme === 'system' || !page.value.startsWith(HTML_OPEN_AT)) return page;
+  return raw(page.value.replace(HTML_OPEN, `<html lang="en" data-theme="${theme}">`)); // the theme is one of THEMES
 }
 
 /** The page with the header's bell: the signed-in person's notices, and how many are unread. */

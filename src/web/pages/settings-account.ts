@@ -1,19 +1,30 @@
 import { html } from '../html.js';
-import { layout } from './layout.js';
+import { layout, type Theme } from './layout.js';
+
+const THEME_CHOICES: readonly [Theme, string][] = [
+  ['system', 'System (light or dark as your device is set)'],
+  ['light', 'Light'],
+  ['dark', 'Dark'],
+];
 
 export interface SettingsAccountData {
   user: { email: string };
   csrfToken: string;
   minPasswordLength: number;
+  /** This browser's theme. */
+  theme: Theme;
   /** Which form failed, and why: its message is shown beside that form. */
-  error?: { form: 'password' | 'email'; message: string };
+  error?: { form: 'password' | 'email' | 'appearance'; message: string };
   /** The email the email form was sent with, kept after an error. */
   newEmail?: string;
 }
 
-/** Settings → Account: change the password (other sessions end) and the email, each with the current password. */
+/**
+ * Settings → Account: change the password (other sessions end) and the email, each with the current password; the
+ * theme of this browser.
+ */
 export function settingsAccountPage(d: SettingsAccountData) {
-  const error = (form: 'password' | 'email') =>
+  const error = (form: 'password' | 'email' | 'appearance') =>
     d.error?.form === form ? html`<p class="error" role="alert" id="${form}-error">${d.error.message}</p>` : null;
   return layout(
     { title: 'Account', user: d.user, csrfToken: d.csrfToken, active: 'account', wide: true },
@@ -34,13 +45,22 @@ export function settingsAccountPage(d: SettingsAccountData) {
     <button type="submit">Change password</button>
   </form>
   <h2 id="email-heading">Change email</h2>
-  <p class="muted">You log in with your email address.</p>
+  <p class="muted">You sign in with your email address.</p>
   ${error('email')}
   <form method="post" action="/settings/account/email" class="stack" aria-labelledby="email-heading">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>New email <input type="email" name="email" maxlength="254" autocomplete="email" required value="${d.newEmail ?? ''}"></label>
     <label>Current password <input type="password" name="password" autocomplete="current-password" required></label>
     <button type="submit">Change email</button>
+  </form>
+  <h2 id="appearance-heading">Appearance</h2>
+  ${error('appearance')}
+  <form method="post" action="/settings/appearance" class="stack" aria-labelledby="appearance-heading">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <fieldset><legend>Theme in this browser</legend>
+      ${THEME_CHOICES.map(([value, label]) => html`<label class="check"><input type="radio" name="theme" value="${value}"${d.theme === value ? html` checked` : null}> ${label}</label>`)}
+    </fieldset>
+    <button type="submit">Save theme</button>
   </form>
 </section>`,
   );

@@ -120,6 +120,40 @@ describe('Settings → Applications and Connected apps', () => {
     expect((await web.get('/settings/applications')).text).toContain(kept);
   });
 
+  it('the theme: Settings → Account → Appearance draws every page of this browser light or dark, or as the system says', async () => {
+    const opening = (text: string) => /^<!doctype html>\n<html lang="en"(?: data-theme="(\w+)")?>/.exec(text)?.[1] ?? 'system';
+    const theme = async () => opening((await web.get('/settings/account')).text);
+    expect(await theme()).toBe('system');
+    expect((await web.get('/settings/account')).text).toMatch(/<input type="radio" name="theme" value="system" checked>/);
+    const dark = await web.post('/settings/appearance', { _csrf: web.csrf, theme: 'dark' });
+    expect(dark.status).toBe(303);
+    expect(dark.location).toBe('/settings/account#appearance-heading');
+    const page = (await web.get('/settings/account')).text;
+    expect(opening(page)).toBe('dark');
+    expect(page).toContain('The pages are now dark.');
+    expect(page).toMatch(/<input type="radio" name="theme" value="dark" checked>/);
+    // Every page of this browser, not only the settings: the search page, and a page of an error too.
+    expect(opening((await web.get('/')).text)).toBe('dark');
+    const missing = await web.get('/documents/doc_none');
+    expect(missing.status).toBe(404);
+    expect(opening(missing.text)).toBe('dark');
+    const refused = await web.post('/settings/appearance', { theme: 'light' });
+    expect(refused.status).toBe(403);
+    expect(opening(refused.text)).toBe('dark');
+    // Another browser of the same account keeps its own.
+    expect(opening((await (await loggedIn(d, alice)).get('/')).text)).toBe('system');
+    // Refused (above: a form without the CSRF token, answered in the theme too): a theme that is not one.
+    expect(await theme()).toBe('dark');
+    const bad = await web.post('/settings/appearance', { _csrf: web.csrf, theme: 'x" onload="alert(1)' });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('Choose System, Light or Dark.');
+    expect(await theme()).toBe('dark');
+    await web.post('/settings/appearance', { _csrf: web.csrf, theme: 'light' });
+    expect(await theme()).toBe('light');
+    await web.post('/settings/appearance', { _csrf: web.csrf, theme: 'system' });
+    expect(await theme()).toBe('system');
+  });
+
   it('shows the Applications and Connected apps links in the navigation', async () => {
     const page = await web.get('/settings/keys');
     expect(page.text).toContain('href="/settings/applications"');
