@@ -109,6 +109,8 @@ export class Sharing {
     const { project } = await this.deps.access.project(actor, projectId, 'manage');
     const to = await this.resolve(actor, { email });
     if (to.id === project.userId) return project;
+    // A disabled account cannot sign in to take it: the project would be nobody's (issue 61, Low 15).
+    if ((await this.deps.users.findById(to.id))?.disabledAt != null) throw conflict(`${email} is disabled: a project cannot be given to a disabled account (enable it first, or choose someone else)`);
     const moved = await this.deps.projects.setOwner(project.id, to.id);
     if (moved === 'conflict') throw conflict(`${email} already owns a project named "${project.name}": rename one of them first`);
     await this.deps.members.remove(project.id, to.id);

@@ -244,6 +244,16 @@ describe('the audit log misses nothing: the table of audited actions, each once'
     });
   }
 
+  it('refuses to give a project to a disabled account, and records nothing (Low 15)', async () => {
+    const erin = await addUser(d);
+    done(await as(admin, `/api/v1/admin/users/${await userId(erin)}/disable`, { body: {} }));
+    const transferred = (await events('?type=project.transferred')).length;
+    const res = await as(alice, `/api/v1/projects/${w.project}/transfer`, { body: { email: erin.email } });
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.error.message).toContain(`${erin.email} is disabled`);
+    expect((await events('?type=project.transferred')).length).toBe(transferred);
+  });
+
   it('records nothing for a change that changes nothing: sharing with the same role again, uploading bytes the project has', async () => {
     ok(await as(alice, `/api/v1/projects/${w.project}/members`, { body: { email: carol.email, role: 'editor' } }), 201);
     const shared = (await events('?type=project.shared')).length;
