@@ -48,7 +48,7 @@ describeEachEngine('users', ({ handle }) => {
     expect((await users.findByEmail('ÉMILE@EXAMPLE.COM'))?.id).toBe(upper!.id);
     expect((await users.findByEmail('émile@Example.com'))?.id).toBe(lower!.id);
     expect(await users.findByEmail('nobody@example.com')).toBeNull();
-    expect(await users.findById(alice!.id)).toEqual({ id: alice!.id, email: 'Alice@Example.com', createdAt: alice!.createdAt, isAdmin: true, disabledAt: null });
+    expect(await users.findById(alice!.id)).toEqual({ id: alice!.id, email: 'Alice@Example.com', createdAt: alice!.createdAt, isAdmin: true, disabledAt: null, adminManagedBy: null });
     expect(await users.count()).toBe(3);
     // The first account is the admin; the others are not.
     expect(upper!.isAdmin).toBe(false);
@@ -92,7 +92,7 @@ describeEachEngine('sessions', ({ handle }) => {
     await sessions.create('hash-1', user.id, 10 * MIN);
     await sessions.create('hash-2', null, MIN);
     const created = now();
-    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created, onceSealed: null, signedInWith: null, clientIp: null, userAgent: null, pendingUserId: null });
+    expect(await sessions.find('hash-1')).toEqual({ idHash: 'hash-1', userId: user.id, expiresAt: now() + 10 * MIN, lastSeenAt: created, onceSealed: null, signedInWith: null, clientIp: null, userAgent: null, pendingUserId: null, provider: null, confirmedAt: created });
     now.advance(30_000);
     await sessions.touch((await sessions.find('hash-1'))!, 10 * MIN); // within the minute: not written
     expect((await sessions.find('hash-1'))?.expiresAt).toBe(now() - 30_000 + 10 * MIN);
