@@ -62,6 +62,16 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       error = `This filter could not be used (${String(issue.path[0] ?? 'query')}: ${issue.message}); showing everything instead.`;
       query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
     }
+    // The filter language's fields are checked as they are read (toFilter): a bad one is said the same way.
+    let listFilter;
+    try {
+      listFilter = toFilter(query);
+    } catch (err) {
+      if (!isAppError(err) || err.status !== 400) throw err;
+      error = `This filter could not be used (${err.message.replace(/^query\./, '')}); showing everything instead.`;
+      query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
+      listFilter = toFilter(query);
+    }
     let at;
     try {
       at = decodeListCursor(query.sort, query.cursor);
@@ -72,7 +82,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     const readable = projects.map((p) => p.id);
     // A project filter the user may not read (or that is gone) lists nothing, as an empty project would.
     const scope = query.project_id ? readable.filter((id) => id === query.project_id) : readable;
-    const [page, indexing, editable] = await Promise.all([s.documents.list(scope, toFilter(query), PAGE, at, query.sort), s.documents.countInWork(scope), editableProjects(s, user)]);
+    const [page, indexing, editable] = await Promise.all([s.documents.list(scope, listFilter, PAGE, at, query.sort), s.documents.countInWork(scope), editableProjects(s, user)]);
     const fallback = projects.find((p) => p.isDefault && p.userId === user.id) ?? projects[0]!;
     render(
       ctx,
