@@ -231,10 +231,10 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
   });
 
   it('re-indexes from the same storage configuration (docsearch reindex --storage)', async () => {
-    // A second data dir: reindex takes its lock, and finds the index only through --storage.
+    // A second data dir (--init: it holds no library yet): reindex takes its lock, and finds the index only through --storage.
     const dataDir = mkdtempSync(join(tmpdir(), 'docsearch-reindex-s3-'));
     try {
-      const res = await runCli(['reindex', '--data-dir', dataDir, '--storage', storage(), '--model-cache-dir', TEST_MODEL_CACHE], { env: rgw.env() });
+      const res = await runCli(['reindex', '--init', '--data-dir', dataDir, '--storage', storage(), '--model-cache-dir', TEST_MODEL_CACHE], { env: rgw.env() });
       expect(res.stderr).toMatch(/already built with builtin:/);
       expect(res.code).toBe(0);
     } finally {
