@@ -92,12 +92,14 @@ export class TableReader {
   }
 }
 
-/** A column value as read from Arrow: scalars as they are, a vector as its float32 array, binary as its bytes. */
+/** A column value as read from Arrow: scalars as they are, a vector as its float32 array, binary as its bytes, a list of text as JSON. */
 function cell(value: unknown): Cell {
   if (value === null || value === undefined || typeof value !== 'object') return value as Cell;
   if (value instanceof Float32Array || value instanceof Uint8Array) return value;
   const array = (value as { toArray?: () => unknown }).toArray?.();
   if (array instanceof Float32Array) return array;
+  // A list of text (labels, meta): its items in order, as one canonical string.
+  if (Array.isArray(array) && array.every((v) => v === null || typeof v === 'string')) return JSON.stringify(array);
   throw new Error(`cannot checksum a column value of type ${Object.prototype.toString.call(value)}`);
 }
 
