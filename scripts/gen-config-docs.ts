@@ -81,6 +81,7 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 | \`models/\` | the built-in model's generated ONNX graph (unless \`--model-cache-dir\` points elsewhere) |
 | \`daemon.lock\` (+ \`-journal\`) | lock: one daemon per data directory (also in shared mode, where each replica has a data directory of its own); an OS lock (SQLite's exclusive lock on the file), so it goes with the process |
 | \`daemon.pid\` | the pid of the daemon holding the lock, named when another is refused |
+| \`daemon.url\` | the public URL of the daemon holding the lock, for operator commands that print links (\`users invite\`); read only while the lock is held, removed at stop |
 | \`space-reserve\` | 8 MiB the daemon keeps aside and deletes at a start on a full disk, so the database can still open (health then reports \`storage: down\` until there is room again) |
 | \`backup.lock\` (+ \`-journal\`) | lock: one \`docsearch backup\` of this library at a time (embedded mode), held as \`daemon.lock\` is |
 | \`backup.key\` | the key \`docsearch backup\` seals an embedded library's backups with, made on the first backup (mode 0600); keep a copy apart from the backups ([operations.md](operations.md#backup-and-restore)) |
