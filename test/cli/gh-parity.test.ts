@@ -108,7 +108,7 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     const ro = await addUser(d, { scopes: 'read:documents' });
     const me = await api(d, '/api/v1/me', { token: ro.apiKey });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ id: expect.stringMatching(/^usr_/), email: ro.email, kind: 'api_key', scopes: ['read:documents'], admin: false, project_ids: null, expires_at: null });
+    expect(me.body).toEqual({ id: expect.stringMatching(/^usr_/), email: ro.email, kind: 'api_key', scopes: ['read:documents'], admin: false, admin_from: null, project_ids: null, expires_at: null });
     expect((await api(d, '/api/v1/me')).status).toBe(401);
   });
 

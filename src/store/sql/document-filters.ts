@@ -18,9 +18,12 @@ export function metadataRows(documentId: string, metadata: Record<string, unknow
   return metadataEntries(metadata).map((e, i) => ({ id: `${documentId}:${i}`, document_id: documentId, ...e }));
 }
 
-/** A document's metadata rows become those of `metadata` (inside the caller's transaction, where it has one). */
-export async function writeMetadataRows(db: Kysely<Database>, documentId: string, metadata: Record<string, unknown>): Promise<void> {
-  await db.deleteFrom('document_metadata').where('document_id', '=', documentId).execute();
+/**
+ * A document's metadata rows become those of `metadata` (inside the caller's transaction, where it has one). `fresh`:
+ * the document was just made, so it has none to delete (a statement less per upload).
+ */
+export async function writeMetadataRows(db: Kysely<Database>, documentId: string, metadata: Record<string, unknown>, fresh = false): Promise<void> {
+  if (!fresh) await db.deleteFrom('document_metadata').where('document_id', '=', documentId).execute();
   const rows = metadataRows(documentId, metadata);
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('document_metadata').values(rows.slice(i, i + 500)).execute();
 }

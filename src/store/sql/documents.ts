@@ -225,7 +225,7 @@ export class DocumentStore {
         .executeTakeFirst();
       if (!inserted) return { document: toRecord(await existing(this.db)), duplicate: true };
       // A statement of its own (the insert above may have made nothing); the ingest's markReady writes them again.
-      await writeMetadataRows(this.db, row.id, input.metadata);
+      await writeMetadataRows(this.db, row.id, input.metadata, true);
       return { document: toRecord(row), duplicate: false };
     }
     return this.db.transaction().execute(async (trx) => {
@@ -236,7 +236,7 @@ export class DocumentStore {
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { document: toRecord(await existing(trx)), duplicate: true };
       await this.jobs.insert(trx, row.id, input.userId);
-      await writeMetadataRows(trx, row.id, input.metadata);
+      await writeMetadataRows(trx, row.id, input.metadata, true);
       return { document: toRecord(row), duplicate: false };
     });
   }
