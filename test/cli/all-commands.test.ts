@@ -33,7 +33,7 @@ const EXPECTED = [
   'trash', 'trash list', 'trash restore', 'trash purge',
   'keys', 'keys list', 'keys create', 'keys revoke',
   'admin',
-  'admin users', 'admin users list', 'admin users invite', 'admin users disable', 'admin users enable', 'admin users delete', 'admin users reset-link', 'admin users set-admin',
+  'admin users', 'admin users list', 'admin users invite', 'admin users disable', 'admin users enable', 'admin users delete', 'admin users reset-link', 'admin users set-quota', 'admin users set-admin',
   'admin invitations', 'admin invitations list', 'admin invitations revoke',
   'admin groups', 'admin groups list', 'admin groups create', 'admin groups delete', 'admin groups members', 'admin groups add', 'admin groups remove',
   'admin mail', 'admin mail list', 'admin mail test', 'admin mail retry',
