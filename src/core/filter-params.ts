@@ -9,7 +9,8 @@
  *   the number, true, false or null it spells (`metadata.year=2020` finds 2020 and "2020").
  */
 import { invalidRequest } from './errors.js';
-import { type FiltersInput, METADATA_OPERATORS, type Scalar } from './filters.js';
+import type { FiltersInput, Scalar } from './filters.js';
+import { METADATA_OPERATORS } from './metadata-operators.js';
 
 /** The query parameters that are filters (besides `metadata.<key>`). */
 export const FILTER_PARAMS = ['type', 'uploaded_since', 'uploaded_before', 'path_prefix', 'uploaded_by', 'source_id', 'labels', 'language', 'metadata'] as const;

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { type DocumentType, TYPE_FILTER_NAMES } from './document-types.js';
+import { METADATA_OPERATORS } from './metadata-operators.js';
 import { MOMENT, momentOf } from './moment.js';
 import { unsafeTextProblem } from './unsafe-text.js';
 
@@ -21,7 +22,6 @@ export const MAX_METADATA_CONDITIONS = 20;
 export type Scalar = string | number | boolean | null;
 
 /** Metadata operators: `{key: value}` is `$eq`. */
-export const METADATA_OPERATORS = ['$eq', '$in', '$gt', '$gte', '$lt', '$lte', '$exists'] as const;
 
 /** A label's name: what people type, so trimmed, readable, and without commas (lists of names are comma-separated). */
 export const LabelName = z
