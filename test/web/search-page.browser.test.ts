@@ -3,14 +3,14 @@
  * and Previous, the passages view, a nonsense query answered in words, documents still being indexed; at desktop
  * and phone width, light and dark. axe-core finds no serious or critical issue on any of these states.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, CHROMIUM, CHROMIUM_ARGS, type Daemon, REPO, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { HAVE_CHROMIUM } from './browser.js';
 
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const TITLE = HAVE_CHROMIUM ? 'browser: the search page' : `browser: the search page (skipped: ${CHROMIUM} is missing — install it with \`apt-get install -y chromium\`)`;
 const ARTIFACTS = join(REPO, 'test-artifacts/web');
 const AXE = readFileSync(join(REPO, 'node_modules/axe-core/axe.min.js'), 'utf8');
