@@ -52,6 +52,7 @@ import { GroupStore } from '../store/sql/groups.js';
 import { ProjectMemberStore } from '../store/sql/project-members.js';
 import { ProjectStore } from '../store/sql/projects.js';
 import { LabelStore } from '../store/sql/labels.js';
+import { SavedSearchStore } from '../store/sql/saved-searches.js';
 import { FilterLookups } from '../store/sql/document-filters.js';
 import { SessionStore } from '../store/sql/sessions.js';
 import { SettingsStore } from '../store/sql/settings.js';
@@ -404,6 +405,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       documents,
       labels,
       labelService,
+      savedSearches: new SavedSearchStore(db, now),
       ingest,
       files,
       ...(libreOffice ? { libreOffice } : {}),
