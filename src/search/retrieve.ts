@@ -133,6 +133,8 @@ export interface RetrieveInput {
   list?: 'first-page' | 'full';
   /** The search's filters, pushed into both lists' prefilter. */
   filter?: ChunkFilter;
+  /** Documents kept out of both lists inside the chunk index (the trash), so their chunks take no place there. */
+  exclude?: ChunkSearchScope['exclude'];
 }
 
 /**
@@ -227,6 +229,7 @@ export class Retriever {
     const scope: Omit<ChunkSearchScope, 'limit'> = { projectIds: input.projectIds };
     if (input.documentIds) scope.documentIds = input.documentIds;
     if (input.filter) scope.filter = input.filter;
+    if (input.exclude?.documentIds.length) scope.exclude = input.exclude;
     const { vectorDepth } = this.opts;
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
 

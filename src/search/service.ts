@@ -136,6 +136,8 @@ export interface SearchServiceDeps {
     searchFields(projectIds: readonly string[], ids: string[]): Promise<DocumentRow[]>;
     /** The projects' documents (of `documentIds`, when given) still queued or processing. */
     countIndexing(projectIds: readonly string[], documentIds?: string[]): Promise<number>;
+    /** The projects' trashed documents and their chunks: kept out of the candidate lists (DocumentStore.trashedIn). */
+    trashedIn?(projectIds: readonly string[]): Promise<{ documentIds: string[]; rows: number }>;
     /** The languages of the projects' ready documents, most documents first (DocumentStore.languagesIn). */
     languagesIn(projectIds: readonly string[]): Promise<{ language: string }[]>;
   };
@@ -197,9 +199,19 @@ export class SearchService {
     const documents = q.documentIds ? { documentIds: q.documentIds } : {};
 
     const visible = (ids: string[]) => this.deps.documents.visibleAmong(q.scope, ids, asOf);
-    const filter = q.filters ? await this.chunkFilter(q) : undefined;
+    const [filter, exclude] = await Promise.all([q.filters ? this.chunkFilter(q) : undefined, this.deps.documents.trashedIn?.(q.scope)]);
     const retrieve = (list: 'first-page' | 'full') =>
-      this.deps.retriever.retrieve({ projectIds: q.scope, query: q.query, mode: q.mode, reranker: q.rerank ? this.deps.reranker : null, visible, list, ...documents, ...(filter ? { filter } : {}) });
+      this.deps.retriever.retrieve({
+        projectIds: q.scope,
+        query: q.query,
+        mode: q.mode,
+        reranker: q.rerank ? this.deps.reranker : null,
+        visible,
+        list,
+        ...documents,
+        ...(filter ? { filter } : {}),
+        ...(exclude ? { exclude } : {}),
+      });
     // A first page (nothing shown yet; also the web page's way back to it) reads the shorter first-page list.
     const firstPage = (cursor?.shown.length ?? 0) === 0;
     const [first, indexing] = await Promise.all([retrieve(firstPage ? 'first-page' : 'full'), this.deps.documents.countIndexing(q.scope, q.documentIds)]);

@@ -2,7 +2,8 @@
  * `docsearch documents retry|rename|move` and documents named by path or file name (#53 item 8), through the built
  * binary against a real daemon; a renamed synced document shows its new name in FILENAME; tables fit a terminal of 80
  * and of 120 columns (a real pseudo-terminal from util-linux `script`), cutting names with "…" rather than wrapping;
- * upload's progress board shows a path whole where the terminal has room for it.
+ * upload's progress board shows a path whole where the terminal has room for it; `upload --label` and
+ * `documents label DOC… add NAME… remove NAME…` (issue 60) set labels that the API and the label filter then see.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -104,5 +105,41 @@ describe('docsearch documents: retry, rename, move, names, tables that fit', () 
     const row = narrow.at(-1)!;
     expect(row, narrow.join('\n')).toMatch(/^…[^ ]*\/lighthouse-maintenance-schedule\.txt  +(ready|already uploaded)/);
     expect(row.length).toBeLessThanOrEqual(80);
+  });
+
+  it('labels documents: upload --label, documents label … add … remove …, its --json, and bad words refused', { timeout: 120_000 }, async () => {
+    const work = temp.make('labels');
+    writeFileSync(join(work, 'invoice-4711.txt'), 'Invoice 4711 for the harbour crane inspection, due in March.');
+    writeFileSync(join(work, 'invoice-4712.txt'), 'Invoice 4712 for the lighthouse lamp replacement, due in April.');
+    const up = await runCli(['upload', join(work, 'invoice-4711.txt'), join(work, 'invoice-4712.txt'), '--wait', '--label', 'Finance', '--label', 'unpaid', '--json'], { env: s.env });
+    expect(up.code, up.stderr).toBe(0);
+    const [a, b] = (JSON.parse(up.stdout).documents as { id: string }[]).map((d) => d.id);
+    const labelsOf = async (id: string) => (await api(s.d, `/api/v1/documents/${id}`, { token: s.user.apiKey })).body.labels as string[];
+    expect(await labelsOf(a!)).toEqual(['Finance', 'unpaid']);
+
+    // Both documents at once, by file name and by id; a name in another case is the label already there.
+    const changed = await runCli(['documents', 'label', 'invoice-4711.txt', b!, 'add', 'urgent,FINANCE', 'remove', 'unpaid'], { env: s.env });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toContain(`labelled invoice-4711.txt (${a}): Finance, urgent`);
+    for (const id of [a!, b!]) expect(await labelsOf(id)).toEqual(['Finance', 'urgent']);
+    const filtered = await api(s.d, '/api/v1/documents?labels=urgent', { token: s.user.apiKey });
+    expect((filtered.body.documents as { id: string }[]).map((d) => d.id).sort()).toEqual([a!, b!].sort());
+    expect((await api(s.d, '/api/v1/documents?labels=unpaid', { token: s.user.apiKey })).body.documents).toEqual([]);
+
+    const json = await runCli(['documents', 'label', a!, 'remove', 'urgent', '--json'], { env: s.env });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).documents.map((d: { id: string; labels: string[] }) => [d.id, d.labels])).toEqual([[a!, ['Finance']]]);
+    const shown = await runCli(['documents', 'label', b!], { env: s.env });
+    expect(shown.stdout).toContain(`invoice-4712.txt (${b}): Finance, urgent`);
+
+    const none = await runCli(['documents', 'label', 'add', 'x'], { env: s.env });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('name at least one document before add or remove');
+    const both = await runCli(['documents', 'label', a!, 'add', 'x', 'remove', 'X'], { env: s.env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('label "x" is both added and removed');
+    const bad = await runCli(['documents', 'label', a!, 'add', 'x'.repeat(65)], { env: s.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/labels/);
   });
 });

@@ -102,6 +102,42 @@ describe('the trash', () => {
     }
   });
 
+  it("keeps a trashed document's chunks out of the candidate lists: trashing 230 near-duplicates leaves the next page full", { timeout: 300_000 }, async () => {
+    // 230 chunks nearer the question than any kept note, more than the vector list's depth (200): before the fix they
+    // took every place in it and were dropped only after, leaving the page empty.
+    const question = 'How do lighthouse keepers ration lamp oil through the winter?';
+    const decoys = Array.from({ length: 230 }, (_, i) => `## ${question} (${i})\n\nLighthouse keepers ration lamp oil through the winter.`).join('\n\n');
+    const [decoyId] = await upload([{ name: 'lamp-oil-copies.md', text: decoys }]);
+    const kept = await upload(
+      Array.from({ length: 12 }, (_, i) => ({ name: `keeper-${i}.txt`, text: `Station ${i} log: the keepers counted the oil for the lamp through the cold months.` })),
+    );
+    const doc = await api(d, `/api/v1/documents/${decoyId}`, { token: user.apiKey });
+    expect(doc.body.chunk_count).toBeGreaterThan(200);
+    // A second project with a row of its own: a search of the first then filters inside LanceDB (the `soleScope` fast
+    // path is taken by the search of every project).
+    const other = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'lamp-other' } });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    expect((await uploadFiles(d, user.apiKey, [{ name: 'other.txt', bytes: Buffer.from('A harbour tide table.') }], { projectId: other.body.id, query: '?wait=true' })).status).toBe(200);
+    const search = async (mode: string, projectIds?: string[]) => {
+      const res = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: question, mode, limit: 10, ...(projectIds ? { project_ids: projectIds } : {}) } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.results as { document: { id: string } }[]).map((r) => r.document.id);
+    };
+    expect(await search('vector')).toContain(decoyId);
+    expect((await api(d, `/api/v1/documents/${decoyId}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    for (const projectIds of [undefined, [doc.body.project_id as string]]) {
+      for (const mode of ['vector', 'hybrid', 'keyword']) {
+        const ids = await search(mode, projectIds);
+        expect(ids, `${mode} ${projectIds ? 'one project' : 'every project'}`).toHaveLength(10);
+        expect(ids.every((id) => kept.includes(id)), mode).toBe(true);
+      }
+    }
+    const cli = await runCli(['search', '--json', '--mode', 'vector', '--limit', '10', question], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).not.toContain(decoyId);
+    expect((await api(d, `/api/v1/trash/${decoyId}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+  });
+
   it('the Trash page lists a deleted document and restores it, and the delete page says where it goes', async () => {
     const [id] = await upload([{ name: 'echidna.txt', text: 'The echidnaquill ledger.' }]);
     const web = await loggedIn(d, user);

@@ -19,7 +19,7 @@ import { type WatchReport, watchReport } from '../upload/watch-report.js';
 import { listDocuments } from './documents/list.js';
 import { elsewhereLine, foundElsewhere } from './upload-elsewhere.js';
 import { parseMetadata } from './projects/create.js';
-import { defineCommand, intOption } from './shared/command.js';
+import { collect, defineCommand, intOption } from './shared/command.js';
 import { confirmDestructive } from '../../terminal/confirm.js';
 import { defaultProject, findProject, listAllProjects, projectNotFound, resolveProject } from './shared/resolve-project.js';
 
@@ -35,6 +35,8 @@ export interface UploadOptions {
   wait: boolean;
   timeoutMs: number;
   metadata?: Record<string, unknown>;
+  /** Label names put on every document of the run. */
+  labels?: string[];
   /** Mirror one folder: send only new and changed files, each with its relative path. */
   sync: boolean;
   /** With sync: delete documents whose path is gone from the folder. */
@@ -336,11 +338,12 @@ async function reportDryRun(
   if (failedBefore.length > 0 || unreadable.length > 0) throw new CliError(failureMessage(ctx, failedBefore, files.length, unreadable), undefined, 'fix or remove those files');
 }
 
-/** The form fields every upload request of a run carries: the project (when one was named) and the metadata. */
+/** The form fields every upload request of a run carries: the project (when one was named), the metadata and the labels. */
 function uploadFields(opts: UploadOptions, project: Project | undefined): Record<string, string> {
   const fields: Record<string, string> = {};
   if (opts.project && project) fields.project_id = project.id;
   if (opts.metadata) fields.metadata = JSON.stringify(opts.metadata);
+  if (opts.labels && opts.labels.length > 0) fields.labels = JSON.stringify(opts.labels);
   return fields;
 }
 
@@ -602,6 +605,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('-w, --wait', 'wait until every file is processed (ready or failed)')
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', intOption('--timeout', 1, 86_400), 1800)
     .option('--metadata <json>', 'a JSON object stored with each document')
+    .option('--label <name>', "a label put on each document (made in the project's labels where missing); repeatable", collect, [])
     .option('--sync', 'mirror one folder: send only new and changed files (with their paths); changed ones replace their old version')
     .option('--prune', 'with --sync, delete documents whose file is gone from the folder')
     .option('--prefix <path>', 'with --sync, keep the folder\'s files below this path in the project; documents outside it are left alone', parsePrefix)
@@ -619,6 +623,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
           wait?: boolean;
           timeout: number;
           metadata?: string;
+          label: string[];
           sync?: boolean;
           prune?: boolean;
           prefix?: string;
@@ -637,6 +642,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
             wait: Boolean(flags.wait),
             timeoutMs: flags.timeout * 1000,
             metadata: parseMetadata(flags.metadata),
+            labels: flags.label,
             sync: Boolean(flags.sync),
             prune: Boolean(flags.prune),
             prefix: flags.prefix,

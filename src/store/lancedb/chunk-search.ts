@@ -26,6 +26,12 @@ export interface ChunkSearchScope {
   documentIds?: string[];
   /** The search's filters on the chunks' document fields (chunk-filter.ts), pushed into the prefilter. */
   filter?: ChunkFilter;
+  /**
+   * Documents whose chunks the search leaves out (the trash), and how many chunks they hold: kept out inside LanceDB
+   * (`document_id NOT IN (…)` in the prefilter), or, on the unfiltered path (`soleScope`), by reading that many more
+   * candidates and dropping theirs, so they never take a place in the list.
+   */
+  exclude?: { documentIds: readonly string[]; rows: number };
 }
 
 /** What the first stage returns per chunk: enough to fuse and rank documents; the rest is hydrated by id. */
@@ -59,11 +65,18 @@ export interface KeywordHit extends ChunkRef {
 
 const SOLE_SCOPE_TTL_MS = 30_000;
 
+/**
+ * The unfiltered search (`soleScope`) reads as many more candidates as the excluded documents hold chunks, up to
+ * this many; a larger trash takes the filtered path (what each costs: `npm run bench:trash`, docs/BENCHMARKS.md#trashed-chunks).
+ */
+export const MAX_EXCLUDED_OVERREAD = 1000;
+
 function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
   const parts = [inList('project_id', scope.projectIds)];
   if (scope.documentIds) parts.push(inList('document_id', scope.documentIds));
   const filter = scope.filter && chunkFilterSql(scope.filter);
   if (filter) parts.push(filter);
+  if (scope.exclude?.documentIds.length) parts.push(`NOT (${inList('document_id', scope.exclude.documentIds)})`);
   return parts.join(' AND ');
 }
 
@@ -86,20 +99,41 @@ type Hit<S extends '_distance' | '_score'> = ChunkRef & Record<S, number>;
  * for every row, and unique ids spread over many more pages than run-length document ids and small indexes
  * (bench/results/search.md#chunks-table-figures).
  */
-function hits<S extends '_distance' | '_score'>(result: ArrowTable, score: S, scale: number, scope: ReadonlySet<string>, refOf: (i: number, rowid: bigint) => RowRef): Hit<S>[] {
+function hits<S extends '_distance' | '_score'>(
+  result: ArrowTable,
+  score: S,
+  scale: number,
+  scope: Scope,
+  refOf: (i: number, rowid: bigint) => RowRef,
+): { found: Hit<S>[]; foreign: number } {
   const rowids = result.getChild('_rowid')!;
   const scores = result.getChild(score)!;
   const out: Hit<S>[] = [];
-  for (let i = 0; i < result.numRows; i++) {
+  let foreign = 0;
+  for (let i = 0; i < result.numRows && out.length < scope.limit; i++) {
     const _rowid = rowids.get(i) as bigint;
     const { project_id, document_id, chunk_index } = refOf(i, _rowid);
-    if (!scope.has(project_id)) continue;
+    if (!scope.projects.has(project_id)) {
+      foreign++;
+      continue;
+    }
+    if (scope.excluded.has(document_id)) continue;
     const hit = { id: chunkId(document_id, chunk_index), document_id, _rowid } as Hit<S>;
     hit[score] = (Number(scores.get(i)) * scale) as Hit<S>[S];
     out.push(hit);
   }
-  return out;
+  return { found: out, foreign };
 }
+
+/** What `hits` keeps: rows of these projects, not of the excluded documents, at most `limit`. */
+interface Scope {
+  projects: ReadonlySet<string>;
+  excluded: ReadonlySet<string>;
+  limit: number;
+}
+
+/** How many more candidates an unfiltered search reads, to make up for the excluded documents' chunks it drops. */
+const overread = (q: Omit<ChunkSearchScope, 'limit'>): number => q.exclude?.rows ?? 0;
 
 export interface SearchDeps {
   /** The handle searches read (see SearchHandles); undefined before the first write. */
@@ -170,17 +204,18 @@ export class ChunkSearches {
     // search's time in a large table). When the scope's projects hold every row (`soleScope`) the search runs
     // unfiltered, the same rows, and each hit's project is checked by `firstStage` (cheaper than LanceDB's
     // post-filter reading `project_id` for the 400 candidates the graph visits: bench/results/search.md#chunks-table-figures).
-    // Its fallback reads the columns with the filter.
+    // Its fallback reads the columns with the filter, applied before the search (after it, rows of other projects or
+    // excluded documents could take every place in the list and leave it empty).
     const sole = await this.soleScope(table, q);
     const exact = await this.exactScan(table, q);
     const search = (refine: boolean, columns: readonly string[] = []) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine');
-      if (!sole) query = query.where(scopeFilter(q));
-      else if (columns.length > 0) query = query.where(scopeFilter(q)).postfilter();
+      if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
       if (exact) query = query.bypassVectorIndex();
-      else query = query.ef(Math.max(this.deps.ef, q.limit));
+      const limit = sole && columns.length === 0 ? q.limit + overread(q) : q.limit;
+      if (!exact) query = query.ef(Math.max(this.deps.ef, limit));
       if (refine && !exact) query = query.refineFactor(1);
-      return query.select([...columns, '_distance']).withRowId().limit(q.limit).toArrow();
+      return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
     };
     const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
     // An exact scan answers the cosine distance of every row it reads.
@@ -236,7 +271,13 @@ export class ChunkSearches {
    * meets another project's rows anyway (added since the count) runs again with the filter (`firstStage`).
    */
   private async soleScope(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
-    return !q.documentIds && !(q.filter && chunkFilterSql(q.filter)) && q.projectIds.length > 0 && (await this.soleProjects(table, q.projectIds));
+    return (
+      !q.documentIds &&
+      !(q.filter && chunkFilterSql(q.filter)) &&
+      overread(q) <= MAX_EXCLUDED_OVERREAD &&
+      q.projectIds.length > 0 &&
+      (await this.soleProjects(table, q.projectIds))
+    );
   }
 
   /**
@@ -268,7 +309,7 @@ export class ChunkSearches {
       return query
         .select([...columns, '_score'])
         .withRowId()
-        .limit(q.limit)
+        .limit(sole && columns.length === 0 ? q.limit + overread(q) : q.limit)
         .toArrow();
     };
     return this.firstStage(table, q, sole, await search(), '_score', 1, () => search(REF_COLUMNS));
@@ -284,17 +325,17 @@ export class ChunkSearches {
    */
   private async firstStage<S extends '_distance' | '_score'>(
     table: lancedb.Table,
-    q: Omit<ChunkSearchScope, 'limit'>,
+    q: ChunkSearchScope,
     unfiltered: boolean,
     result: ArrowTable,
     score: S,
     scale: number,
     withColumns: () => Promise<ArrowTable>,
   ): Promise<Hit<S>[]> {
-    const scope = new Set(q.projectIds);
+    const scope: Scope = { projects: new Set(q.projectIds), excluded: new Set(q.exclude?.documentIds), limit: q.limit };
     const again = async () => {
       const rows = await withColumns();
-      return hits(rows, score, scale, scope, columnRefs(rows));
+      return hits(rows, score, scale, scope, columnRefs(rows)).found;
     };
     const directory = this.deps.refsOf(table);
     const rowids = result.getChild('_rowid')!;
@@ -311,8 +352,8 @@ export class ChunkSearches {
       for (let i = 0; refOf && readIds && i < read.numRows; i++) directory.remember(readIds.get(i) as bigint, refOf(i));
       if (missing.some((rowid) => !directory.has(rowid))) return again();
     }
-    const found = hits(result, score, scale, scope, (_, rowid) => directory.get(rowid)!);
-    if (unfiltered && found.length < result.numRows) {
+    const { found, foreign } = hits(result, score, scale, scope, (_, rowid) => directory.get(rowid)!);
+    if (unfiltered && foreign > 0) {
       this.sole.set(scopeKey(q.projectIds), false);
       return again();
     }

@@ -306,6 +306,17 @@ export class DocumentStore {
     return new Set(rows.map((r) => r.id));
   }
 
+  /**
+   * The trashed documents of these projects and how many chunks they hold: a search keeps them out of its candidate
+   * lists inside the chunk index (ChunkSearchScope.exclude), so their chunks take no place there. Read through the
+   * trash index (documents_trash); an empty trash is one index probe.
+   */
+  async trashedIn(projectIds: readonly string[]): Promise<{ documentIds: string[]; rows: number }> {
+    if (projectIds.length === 0) return { documentIds: [], rows: 0 };
+    const rows = await this.db.selectFrom('documents').select(['id', 'chunk_count']).where('trashed_at', 'is not', null).where('project_id', 'in', projectIds).execute();
+    return { documentIds: rows.map((r) => r.id), rows: rows.reduce((n, r) => n + r.chunk_count, 0) };
+  }
+
   /** Ready documents whose language was never recorded (made ready by a release before 019). */
   async readyWithoutLanguage(): Promise<string[]> {
     const rows = await this.db.selectFrom('documents').select('id').where('status', '=', 'ready').where('language', 'is', null).execute();

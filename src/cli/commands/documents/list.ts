@@ -50,6 +50,8 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
     headers: ['ID', 'FILENAME', 'PROJECT', 'STATUS', 'CHUNKS', 'SIZE', 'UPDATED'],
     rows: documents.map((d) => [d.id, shownName(d), names.get(d.project_id) ?? d.project_id, statusText(d), d.chunk_count, { bytes: d.size_bytes }, { time: d.updated_at ?? d.created_at ?? null }]),
     now: ctx.now(),
+    // On a narrow terminal the name is what a person reads: counts and times give way before it is cut.
+    fit: { flexible: 'FILENAME', drop: ['CHUNKS', 'SIZE', 'UPDATED', 'PROJECT'] },
   });
   const indexing = documents.filter((d) => d.status === 'queued' || d.status === 'processing').length;
   if (indexing > 0) notice(ctx.io, indexingNotice(indexing));

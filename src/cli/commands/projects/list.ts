@@ -30,6 +30,8 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
       { time: p.created_at },
     ]),
     now: ctx.now(),
+    // On a narrow terminal the name is what a person reads: counts, the owner and the date give way before it is cut.
+    fit: { flexible: 'NAME', drop: ['CHUNKS', 'SIZE', 'CREATED', 'OWNER'] },
   });
   const indexing = await indexingDocuments(ctx.http());
   if (indexing.length > 0) {
