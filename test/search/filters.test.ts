@@ -316,4 +316,33 @@ describe('filters over REST', () => {
     expect(link, home.text.slice(0, 2000)).not.toBeNull();
     expect((await page(unescape(link![1]!))).ids).toEqual(want('carol', { metadata: { team: 'ops' } }));
   });
+
+  it('filters the web Documents page by label, shows each document\'s labels, and labels a selection (editors only)', async () => {
+    const rowsOf = (page: string) => [...page.matchAll(/<tr data-document-id="([^"]+)"/g)].map((m) => m[1]!).sort();
+    const bob = await loggedIn(d, lib.users.bob);
+    const list = await bob.get('/documents?labels=unpaid');
+    expect(list.status).toBe(200);
+    expect(rowsOf(list.text)).toEqual(want('bob', { labels: 'unpaid' }));
+    expect(list.text).toMatch(/class="badge label-[a-z]+" title="Documents labelled unpaid"><bdi>unpaid<\/bdi>/);
+    expect(rowsOf((await bob.get('/documents?labels=unpaid,urgent')).text)).toEqual(want('bob', { labels: ['unpaid', 'urgent'] }));
+
+    const [first, second] = want('bob', {});
+    const labelsOf = async (id: string) => (await api(d, `/api/v1/documents/${id}`, { token: lib.users.bob.apiKey })).body.labels as string[];
+    const before = await labelsOf(first!);
+    const bulk = (who: typeof bob, action: string, labels: string) => who.submit('/documents/bulk', { _csrf: who.csrf, ids: [first!, second!], action, labels, return_to: '/documents' });
+    await bob.get('/documents');
+    const added = await bulk(bob, 'label', 'Web picked, web-two');
+    expect(added.text).toContain('Labelled 2 documents “Web picked”, “web-two”.');
+    expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked', 'web-two']));
+    expect(rowsOf((await bob.get('/documents?labels=web%20picked')).text)).toEqual([first!, second!].sort());
+    // Carol views the project: her selection holds nothing she may change.
+    const carol = await loggedIn(d, lib.users.carol);
+    await carol.get('/documents');
+    expect((await bulk(carol, 'unlabel', 'Web picked')).text).toContain('Select one or more documents first.');
+    expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked']));
+    await bob.get('/documents');
+    const removed = await bulk(bob, 'unlabel', 'web picked,WEB-TWO');
+    expect(removed.text).toContain('Took “web picked”, “WEB-TWO” off 2 documents.');
+    expect(await labelsOf(first!)).toEqual(before);
+  });
 });
