@@ -182,6 +182,28 @@ export class AccessControl {
     return keyLimit !== null && keyLimit.every((id) => own.has(id));
   }
 
+  /**
+   * Whether the actor sees a saved search: one shared with a project they read (within a key's limit), and their
+   * own — but not, through a key limited to projects, their own shared with a project outside its limit.
+   */
+  async seesSavedSearch(actor: Actor, saved: { userId: string; projectId: string | null }): Promise<boolean> {
+    const own = saved.userId === actor.userId;
+    if (saved.projectId === null) return own;
+    return (own && actor.projectLimit === null) || (await this.roleOn(actor, saved.projectId)) !== null;
+  }
+
+  /**
+   * Throws unless the actor may do `action` with a saved search (null: none of that id): `read` (use it) one they
+   * see (seesSavedSearch); `delete` their own only — a member it is shared with is refused (403). Anyone else finds
+   * none, as if it did not exist.
+   */
+  async savedSearch(actor: Actor, saved: { userId: string; projectId: string | null } | null, action: 'read' | 'delete'): Promise<void> {
+    if (!saved || !(await this.seesSavedSearch(actor, saved))) throw notFound('saved search');
+    const scope = action === 'read' ? 'read:documents' : 'write:documents';
+    if (!actor.scopes.includes(scope)) throw scopeRefused(scope);
+    if (action === 'delete' && saved.userId !== actor.userId) throw forbidden('only its author may delete a saved search');
+  }
+
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */
   requireCreate(actor: Actor): void {
     if (!actor.scopes.includes('write:documents')) throw scopeRefused('write:documents');

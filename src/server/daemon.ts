@@ -27,7 +27,7 @@ import { DocumentService } from '../documents/lifecycle.js';
 import { LabelService } from '../documents/labels.js';
 import { createExtractor } from '../ingest/extract.js';
 import { OcrEngine, type OcrEngineChoice, type OcrEngineState } from '../ingest/ocr/engine.js';
-import { resolveOcrLanguages } from '../ingest/ocr/languages.js';
+import { resolveOcrLanguages, unpackagedLanguages } from '../ingest/ocr/languages.js';
 import { describeLibreOffice, type LibreOffice, probeLibreOffice } from '../ingest/office/libreoffice.js';
 import { probeTesseract } from '../ingest/ocr/native.js';
 import { ChunkBackfill, type ChunkDeriver } from '../ingest/backfill.js';
@@ -52,6 +52,7 @@ import { GroupStore } from '../store/sql/groups.js';
 import { ProjectMemberStore } from '../store/sql/project-members.js';
 import { ProjectStore } from '../store/sql/projects.js';
 import { LabelStore } from '../store/sql/labels.js';
+import { SavedSearchStore } from '../store/sql/saved-searches.js';
 import { FilterLookups } from '../store/sql/document-filters.js';
 import { SessionStore } from '../store/sql/sessions.js';
 import { SettingsStore } from '../store/sql/settings.js';
@@ -123,8 +124,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const logStyle = opts.logStyle ?? { format: 'json' };
   const log = opts.logger ?? createLogger(config.logLevel, undefined, logStyle);
   // Settings are checked before the data directory is touched.
-  const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages);
   if (config.ocr === 'native') await probeTesseract('tesseract').catch((err: Error) => Promise.reject(new Error(`--ocr native: ${err.message}`)));
+  // A language without its npm data package may be installed for the system's Tesseract (Debian: tesseract-ocr-deu).
+  const systemData = config.ocr !== 'off' && unpackagedLanguages(config.ocrLanguages).length > 0 ? (await probeTesseract('tesseract').catch(() => undefined))?.system : undefined;
+  const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages, undefined, systemData);
   // Looked for while the stores open; the extractor and uploads need the answer.
   const libreOfficeFound = config.libreoffice === 'off' ? Promise.resolve(undefined) : findLibreOffice(log);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -402,6 +405,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       documents,
       labels,
       labelService,
+      savedSearches: new SavedSearchStore(db, now),
       ingest,
       files,
       ...(libreOffice ? { libreOffice } : {}),

@@ -17,6 +17,7 @@ import { createKey } from './api/keys/create.js';
 import { deleteKey } from './api/keys/delete.js';
 import { listKeys } from './api/keys/list.js';
 import { createLabel, deleteLabel, listLabels, updateLabel } from './api/labels/routes.js';
+import { createSavedSearch, deleteSavedSearch, getSavedSearch, listSavedSearches } from './api/saved-searches.js';
 import { me } from './api/me.js';
 import { createProject } from './api/projects/create.js';
 import { deleteProject } from './api/projects/delete.js';
@@ -58,6 +59,10 @@ export function apiRoutes(s: Services): ApiRoute[] {
     createLabel(s),
     updateLabel(s),
     deleteLabel(s),
+    listSavedSearches(s),
+    createSavedSearch(s),
+    getSavedSearch(s),
+    deleteSavedSearch(s),
     listSources(s),
     createSource(s),
     getSource(s),

@@ -23,6 +23,7 @@ import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentStore } from '../store/sql/documents.js';
 import type { LabelStore } from '../store/sql/labels.js';
+import type { SavedSearchStore } from '../store/sql/saved-searches.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { UserStore } from '../store/sql/users.js';
 import type { ServeConfig } from './config.js';
@@ -88,6 +89,8 @@ export interface Services {
   labels: LabelStore;
   /** Changing labels, their chunks kept in step. */
   labelService: LabelService;
+  /** People's named searches, some shared with a project's members. */
+  savedSearches: SavedSearchStore;
   /** Accepting uploads, deleting documents, waiting for them to settle. */
   ingest: DocumentService;
   files: FileStore;

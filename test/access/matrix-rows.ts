@@ -221,6 +221,22 @@ const REST: Record<string, Spec<RestRequest>> = {
     ok: 204,
     effect: (c) => must(!after(c, 'labels', c.t.label) && !after(c, 'document_labels', `${c.t.document}:${c.t.label}`), 'L deleted, and off D'),
   },
+  'GET /api/v1/saved-searches': restGet(
+    () => '/api/v1/saved-searches',
+    (a, t) => a.body.saved_searches.some((v: { id: string }) => v.id === t.saved),
+  ),
+  'POST /api/v1/saved-searches': {
+    request: (t, _as, m) => ({ path: '/api/v1/saved-searches', body: { name: `made ${m.next()}`, search: { query: WORD, filters: { labels: 'matrix' } }, project_id: t.project } }),
+    ok: 201,
+    effect: (c) => must(after(c, 'saved_searches', c.answer.body.id)?.project_id === c.t.project && after(c, 'saved_searches', c.answer.body.id)?.user_id === c.as.user.id, "the caller's saved search shared with P"),
+  },
+  'GET /api/v1/saved-searches/{id}': restGet((t) => `/api/v1/saved-searches/${t.saved}`),
+  'DELETE /api/v1/saved-searches/{id}': {
+    on: { saved: true },
+    request: (t) => ({ method: 'DELETE', path: `/api/v1/saved-searches/${t.saved}` }),
+    ok: 204,
+    effect: (c) => must(!after(c, 'saved_searches', c.t.saved), 'V deleted'),
+  },
   'GET /api/v1/reindex': restGet(() => '/api/v1/reindex'),
   // The index matches the embedder: nothing to do, for anyone who may start it.
   'POST /api/v1/reindex': { request: () => ({ method: 'POST', path: '/api/v1/reindex' }), ok: 200 },

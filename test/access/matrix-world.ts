@@ -56,6 +56,8 @@ export interface Target {
   group: string;
   /** L: P's label "matrix", on D ('' unless asked for). */
   label: string;
+  /** V: Alice's saved search shared with P ('' unless asked for). */
+  saved: string;
 }
 
 /** What a fresh P holds besides D. */
@@ -67,6 +69,7 @@ export interface Needs {
   account?: 'active' | 'disabled';
   group?: boolean;
   label?: boolean;
+  saved?: boolean;
 }
 
 export type Person = 'alice' | 'bob' | 'carol' | 'dan' | 'eve' | 'frank' | 'gina';
@@ -257,7 +260,7 @@ export class Matrix {
     this.connectedApp = await this.registerApp('Connected app');
     for (const person of Object.keys(this.users) as Person[]) await this.connect(this.users[person]);
     // Gina holds a grant on every P, made before she is disabled.
-    this.shared = await this.fixture({ trash: true, failed: true, source: true, key: true, label: true }, PDF);
+    this.shared = await this.fixture({ trash: true, failed: true, source: true, key: true, label: true, saved: true }, PDF);
     await admin.post(`/admin/users/${gina.id}/disable`, { _csrf: admin.csrf });
   }
 
@@ -330,7 +333,7 @@ export class Matrix {
     await share({ email: this.users.carol.email, role: 'viewer' });
     await share({ group: 'team', role: 'editor' });
     if (!this.shared) await share({ email: this.users.gina.email, role: 'viewer' });
-    const t: Target = { project, member, document: d, trashed: '', failed: '', source: '', key: '', account: '', group: '', label: '' };
+    const t: Target = { project, member, document: d, trashed: '', failed: '', source: '', key: '', account: '', group: '', label: '', saved: '' };
     if (needs.trash) {
       t.trashed = await upload('old.txt', Buffer.from(`An old ${WORD} note, deleted ${this.next()}.\n`));
       await this.ok('delete T', api(this.d, `/api/v1/documents/${t.trashed}`, { method: 'DELETE', token: alice }));
@@ -345,6 +348,10 @@ export class Matrix {
       await this.ok('label D', api(this.d, `/api/v1/documents/${d}`, { method: 'PATCH', token: alice, body: { labels: ['matrix'] } }));
       const labels = (await this.ok('labels of P', api(this.d, `/api/v1/projects/${project}/labels`, { token: alice }))).body.labels as { id: string }[];
       t.label = labels[0]!.id;
+    }
+    if (needs.saved) {
+      const search = { query: `${WORD} handbook`, filters: { labels: ['matrix'] } };
+      t.saved = (await this.ok('save V', api(this.d, '/api/v1/saved-searches', { token: alice, body: { name: `V ${this.next()}`, search, project_id: project } }))).body.id;
     }
     await this.state?.settle();
     return t;

@@ -1,7 +1,9 @@
 /**
  * The trash goes where the library goes (#53 item 7): after `docsearch backup` + `restore`, and after `docsearch
  * migrate` into another data directory, a document deleted before is still in the trash, still out of search, and
- * restored from there with its chunks (searchable again, no re-embedding) under its id.
+ * restored from there with its chunks (searchable again, no re-embedding) under its id. Labels go too (issue 60): the
+ * trashed document keeps its labels in the trash and after its restore, where the label filter finds it again, and
+ * so does a person's saved search.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +30,14 @@ describe('backup, restore and migrate carry the trash', () => {
       ], { query: '?wait=true' });
       expect(up.status, JSON.stringify(up.body)).toBe(200);
       [kept, trashed] = (up.body.documents as { id: string }[]).map((x) => x.id) as [string, string];
+      for (const [id, labels] of [[kept, ['ledger']], [trashed, ['almanac', 'Deleted']]] as const) {
+        expect((await api(d, `/api/v1/documents/${id}`, { method: 'PATCH', token: user.apiKey, body: { labels } })).status).toBe(200);
+      }
+      const saved = await api(d, '/api/v1/saved-searches', { token: user.apiKey, body: { name: 'Almanacs', search: { query: 'marsupial', mode: 'keyword', filters: { labels: 'almanac' } } } });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(201);
       expect((await api(d, `/api/v1/documents/${trashed}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+      // In the trash, out of the label's count and its filter, but still carrying its labels.
+      expect((await api(d, '/api/v1/trash', { token: user.apiKey })).body.documents[0].labels).toEqual(['almanac', 'Deleted']);
     } finally {
       await d.stop();
     }
@@ -38,13 +47,20 @@ describe('backup, restore and migrate carry the trash', () => {
   async function expectTrashCarried(dataDir: string): Promise<void> {
     const r = await startDaemon({ dataDir });
     try {
-      const search = async () =>
-        ((await api(r, '/api/v1/search', { token: user.apiKey, body: { query: 'marsupial', mode: 'keyword' } })).body.results as { document: { id: string } }[]).map((x) => x.document.id).sort();
+      const search = async (filters?: object) =>
+        ((await api(r, '/api/v1/search', { token: user.apiKey, body: { query: 'marsupial', mode: 'keyword', ...(filters ? { filters } : {}) } })).body.results as { document: { id: string } }[]).map((x) => x.document.id).sort();
       expect(await search()).toEqual([kept]);
+      expect(await search({ labels: 'almanac' })).toEqual([]);
       const trash = await api(r, '/api/v1/trash', { token: user.apiKey });
-      expect(trash.body.documents.map((x: { id: string }) => x.id)).toEqual([trashed]);
+      expect(trash.body.documents.map((x: { id: string; labels: string[] }) => [x.id, x.labels])).toEqual([[trashed, ['almanac', 'Deleted']]]);
       expect((await api(r, `/api/v1/trash/${trashed}/restore`, { method: 'POST', token: user.apiKey })).status).toBe(200);
       expect(await search()).toEqual([kept, trashed].sort());
+      expect(await search({ labels: 'almanac' })).toEqual([trashed]);
+      expect(await search({ labels: 'ledger' })).toEqual([kept]);
+      expect((await api(r, `/api/v1/documents/${trashed}`, { token: user.apiKey })).body.labels).toEqual(['almanac', 'Deleted']);
+      const saved = (await api(r, '/api/v1/saved-searches', { token: user.apiKey })).body.saved_searches as { name: string; search: object }[];
+      expect(saved.map((v) => v.name)).toEqual(['Almanacs']);
+      expect(await search((saved[0]!.search as { filters: object }).filters)).toEqual([trashed]);
     } finally {
       await r.stop();
     }

@@ -4,7 +4,9 @@
  * (test/helpers/filter-library.ts); every single filter and a generated set of combinations, searched and listed by
  * each person, must answer exactly the documents they may read that match — and facet counts must equal an exact
  * count of that list. MCP's `search` and `list_documents` (in the daemon, and `docsearch mcp` over REST) take the same
- * `filters` and answer the same, and so do the CLI's flags on `search` and `documents list`. On SQLite here and on PostgreSQL in the `postgresql` project.
+ * `filters` and answer the same, and so do the CLI's flags on `search` and `documents list`. Saved searches are each
+ * person's, shared with a project's members, and run by name (`search --saved NAME`) with the same answers. On SQLite
+ * here and on PostgreSQL in the `postgresql` project.
  */
 import { describe, expect, it } from 'vitest';
 import { filtersToParams } from '../../src/core/filter-params.js';
@@ -207,5 +209,61 @@ describe('filters over REST', () => {
     const badMeta = await cli('documents', 'list', '--meta', '=x');
     expect(badMeta.code).not.toBe(0);
     expect(badMeta.stderr).toMatch(/--meta "=x"/);
+  });
+
+  it('saves searches per person, shares them with a project\'s members only, and runs them by name from the CLI', async () => {
+    const token = (p: Person | 'eve') => lib.users[p].apiKey;
+    const saved = (who: Person | 'eve', body: unknown) => api(d, '/api/v1/saved-searches', { token: token(who), body });
+    const names = async (who: Person | 'eve') => ((await api(d, '/api/v1/saved-searches', { token: token(who) })).body.saved_searches as { name: string }[]).map((v) => v.name);
+    const unpaid = { query: 'harbour', mode: 'keyword', filters: { labels: 'unpaid' } };
+
+    const made = await saved('alice', { name: 'Unpaid invoices', search: unpaid, project_id: lib.projects.shared });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({ name: 'Unpaid invoices', project_id: lib.projects.shared, created_by: lib.users.alice.email, mine: true, search: { query: 'harbour', filters: { labels: 'unpaid' } } });
+    expect((await saved('alice', { name: 'unpaid INVOICES', search: unpaid })).status).toBe(409);
+    expect((await saved('carol', { name: 'mine', search: unpaid, project_id: lib.projects.shared })).status).toBe(403); // a viewer does not share
+    const carols = await saved('carol', { name: 'mine', search: unpaid });
+    expect(carols.status, JSON.stringify(carols.body)).toBe(201);
+    expect((await saved('eve', { name: 'x', search: unpaid, project_id: lib.projects.shared })).status).toBe(404);
+    const badType = await saved('alice', { name: 'x', search: { query: 'harbour', filters: { type: 'exe' } } });
+    expect(badType.status).toBe(400);
+    expect(badType.body.error.message).toMatch(/unknown type "exe"/);
+    const elsewhere = await saved('alice', { name: 'x', search: { query: 'harbour', project_ids: [lib.projects.private] }, project_id: lib.projects.shared });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error.message).toMatch(/search\.project_ids/);
+
+    // Each sees their own and those shared with a project they read; nobody else learns of one.
+    expect(await names('alice')).toEqual(['Unpaid invoices']);
+    expect(await names('bob')).toEqual(['Unpaid invoices']);
+    expect(await names('carol')).toEqual(['mine', 'Unpaid invoices']);
+    expect(await names('eve')).toEqual([]);
+    const one = (who: Person | 'eve', id: string, method = 'GET') => api(d, `/api/v1/saved-searches/${id}`, { token: token(who), method });
+    expect((await one('bob', made.body.id)).body.mine).toBe(false);
+    expect((await one('eve', made.body.id)).status).toBe(404);
+    expect((await one('alice', carols.body.id)).status).toBe(404);
+    expect((await one('eve', made.body.id, 'DELETE')).status).toBe(404);
+    expect((await one('bob', made.body.id, 'DELETE')).status).toBe(403);
+
+    // The CLI runs one by name (any case), the command line's filters over its own, and saves another.
+    const cli = (...args: string[]) => runCli([...args, '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: token('bob') }) });
+    const ran = async (...args: string[]) => {
+      const res = await cli('search', ...args, '--documents', '--all', '--json');
+      expect(res.code, res.stderr).toBe(0);
+      return (JSON.parse(res.stdout).documents as { document: { id: string } }[]).map((x) => x.document.id).sort();
+    };
+    expect(want('bob', { labels: 'unpaid' }).length).toBeGreaterThan(0);
+    expect(await ran('--saved', 'unpaid invoices')).toEqual(want('bob', { labels: 'unpaid' }));
+    expect(await ran('--saved', 'Unpaid invoices', '--type', 'pdf')).toEqual(want('bob', { labels: 'unpaid', type: 'pdf' }));
+    const saving = await cli('search', 'harbour', '--mode', 'keyword', '--label', 'urgent', '--save', 'urgent ones', '--share', 'shared');
+    expect(saving.code, saving.stderr).toBe(0);
+    expect(saving.stderr).toContain('saved as "urgent ones" (shared with shared\'s members)');
+    expect(await names('carol')).toEqual(['mine', 'Unpaid invoices', 'urgent ones']);
+    expect(await ran('--saved', 'URGENT ones')).toEqual(want('bob', { labels: 'urgent' }));
+    const unknown = await cli('search', '--saved', 'nothing like it');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no saved search named "nothing like it"');
+
+    expect((await one('alice', made.body.id, 'DELETE')).status).toBe(204);
+    expect(await names('bob')).toEqual(['urgent ones']);
   });
 });

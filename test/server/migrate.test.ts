@@ -2,7 +2,8 @@
  * `docsearch migrate` through the built binary on real stores: a library built by a real embedded daemon (a PDF
  * and text files ingested, an API key, an OAuth client with a grant and live tokens) is moved into shared mode
  * (PostgreSQL 15 + Ceph RGW), interrupted with SIGKILL midway and resumed, served there by a daemon that gives the
- * same search results to the same credentials, then moved back into a new data directory and checked again. A
+ * same search results to the same credentials (labels, their colours and the label filter too: issue 60), then moved
+ * back into a new data directory and checked again. A
  * copy damaged behind the migration's back (a chunk's text, an original's bytes) fails verification, naming
  * what differs, and the next run repairs it.
  */
@@ -81,6 +82,11 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
         const listed = await api(d, `/api/v1/documents?project_id=${projectId}`, { token: user.apiKey });
         return listed.body.documents.some((x: { source_id: string | null; status: string }) => x.source_id === sourceId && x.status === 'ready');
       }, 60_000, 'the source\'s document');
+      // Labels (and a recoloured one) move with the library and still filter in the index copied along.
+      const labelled = await api(d, `/api/v1/documents/${documentIds[1]}`, { method: 'PATCH', token: user.apiKey, body: { labels: ['Alpine', 'fauna'] } });
+      expect(labelled.status, JSON.stringify(labelled.body)).toBe(200);
+      const alpine = ((await api(d, `/api/v1/projects/${projectId}/labels`, { token: user.apiKey })).body.labels as { id: string; name: string }[]).find((l) => l.name === 'Alpine')!;
+      expect((await api(d, `/api/v1/projects/${projectId}/labels/${alpine.id}`, { method: 'PATCH', token: user.apiKey, body: { color: 'teal' } })).status).toBe(200);
       before = await searchAll(d, user.apiKey);
       expect(before.every((hits) => hits.length > 0 && hits.every((h) => typeof h.id === 'string' && h.id.length > 0))).toBe(true);
     } finally {
@@ -150,6 +156,20 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
     expect(again.stderr).toMatch(/already holds this library, copied and verified/);
   }, 600_000);
 
+  /** The labels put on before the move: on the document, in the vocabulary with their colour, and in search's prefilter. */
+  async function expectLabelsCarried(d: Daemon): Promise<void> {
+    expect((await api(d, `/api/v1/documents/${documentIds[1]}`, { token: user.apiKey })).body.labels).toEqual(['Alpine', 'fauna']);
+    const vocabulary = (await api(d, `/api/v1/projects/${projectId}/labels`, { token: user.apiKey })).body.labels as { name: string; color: string; document_count: number }[];
+    expect(vocabulary.map((l) => [l.name, l.document_count])).toEqual([['Alpine', 1], ['fauna', 1]]);
+    expect(vocabulary[0]!.color).toBe('teal');
+    const found = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: QUERIES[1], filters: { labels: 'alpine' }, facets: ['label'] } });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(new Set((found.body.results as { document: { id: string } }[]).map((r) => r.document.id))).toEqual(new Set([documentIds[1]]));
+    expect(found.body.facets.label.map((v: { value: string }) => v.value).sort()).toEqual(['Alpine', 'fauna']);
+    const listed = await api(d, '/api/v1/documents?labels=fauna', { token: user.apiKey });
+    expect(listed.body.documents.map((x: { id: string }) => x.id)).toEqual([documentIds[1]]);
+  }
+
   it('a daemon on the shared stores serves the same results to the same key, OAuth tokens and password', async () => {
     const d = await startDaemon({ databaseUrl, args: ['--storage', storage()], env: rgw.env(), timeoutMs: 60_000 });
     dirs.push(d.dataDir);
@@ -160,6 +180,7 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
       const source = await api(d, `/api/v1/projects/${projectId}/sources/${sourceId}`, { token: user.apiKey });
       expect(source.status).toBe(200);
       expect(source.body).toMatchObject({ kind: 'folder', last_result: { added: 1 } });
+      await expectLabelsCarried(d);
       const moved = await api(d, `/api/v1/documents?project_id=${projectId}`, { token: user.apiKey });
       expect(moved.body.documents.filter((x: { source_id: string | null }) => x.source_id === sourceId).map((x: { source_path: string }) => x.source_path)).toEqual(['lichens.txt']);
       const refreshed = await post(d, '/api/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.clientSecret! });
@@ -198,6 +219,7 @@ describe.skipIf(SKIP !== null)(`docsearch migrate between a data directory and P
     const d = await startDaemon({ dataDir: back });
     try {
       expectSameResults(await searchAll(d, user.apiKey), before);
+      await expectLabelsCarried(d);
     } finally {
       await d.stop();
     }

@@ -126,6 +126,32 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`${path}/${a.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
     expect((await call(`${path}/${a.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
   },
+  'GET /api/v1/saved-searches': async ({ call, full, other }) => {
+    await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'listed', search: { query: 'leave' } } });
+    const res = await call('/api/v1/saved-searches', { token: full.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.saved_searches.map((v: { name: string }) => v.name)).toContain('listed');
+    expect((await call('/api/v1/saved-searches', { token: other.apiKey })).body.saved_searches.map((v: { name: string }) => v.name)).not.toContain('listed');
+  },
+  'POST /api/v1/saved-searches': async ({ call, full }) => {
+    const body = { name: 'Unpaid', search: { query: 'invoice', filters: { labels: 'unpaid', type: ['pdf', 'docx'] }, facets: ['label'] } };
+    expect((await call('/api/v1/saved-searches', { token: full.apiKey, body })).status).toBe(201);
+    expect((await call('/api/v1/saved-searches', { token: full.apiKey, body: { ...body, name: 'UNPAID' } })).status).toBe(409);
+    expect((await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'x', search: { query: 'x', filters: { colour: 'red' } } } })).status).toBe(400);
+    expect((await call('/api/v1/saved-searches', { token: full.apiKey, body: { ...body, name: 'y', project_id: 'prj_missing' } })).status).toBe(404);
+  },
+  'GET /api/v1/saved-searches/{id}': async ({ call, full, other }) => {
+    const made = await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'to get', search: { query: 'leave' } } });
+    const res = await call(`/api/v1/saved-searches/${made.body.id}`, { token: full.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ name: 'to get', mine: true, project_id: null, search: { query: 'leave' } });
+    expect((await call(`/api/v1/saved-searches/${made.body.id}`, { token: other.apiKey })).status).toBe(404);
+  },
+  'DELETE /api/v1/saved-searches/{id}': async ({ call, full }) => {
+    const made = await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'to delete', search: { query: 'leave' } } });
+    expect((await call(`/api/v1/saved-searches/${made.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
+    expect((await call(`/api/v1/saved-searches/${made.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
+  },
   'POST /api/v1/projects/{id}/transfer': async ({ call, full, other }) => {
     const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to transfer' } });
     expect((await call(`/api/v1/projects/${p.body.id}/transfer`, { token: other.apiKey, body: { email: other.email } })).status).toBe(404);

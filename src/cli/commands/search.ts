@@ -12,12 +12,18 @@ import { printTable } from '../output/table.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import type { FiltersInput } from '../../core/filters.js';
 import { addFilterFlags, type FilterFlags, filtersFromFlags } from './shared/filter-flags.js';
+import { findSavedSearch, saveSearch } from './shared/saved-search.js';
 import { collect, defineCommand, intOption } from './shared/command.js';
 import { getDocuments } from './documents/get-document.js';
 import { resolveProjects } from './shared/resolve-project.js';
 
 export interface SearchOptions {
-  query: string;
+  /** The query; absent with --saved (the saved one's). */
+  query?: string;
+  /** --saved NAME: run this saved search; the command line's query, projects, filters and facets go over its own. */
+  saved?: string;
+  /** --save NAME: save this search under the name (shared with the project `share` names, when given). */
+  save?: { name: string; share?: string };
   /** Results wanted (documents, or passages); Infinity with --all. */
   limit: number;
   projects: string[];
@@ -123,20 +129,36 @@ async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, 
   return { ...res, took_ms: took, ...('documents' in res ? { documents: all as DocumentResult[] } : { results: all as SearchResult[] }) };
 }
 
+/** What a saved search brings to a run: its query, projects, mode, reranking, filters and facets (the view is the command line's). */
+function savedParts(search: Record<string, unknown>): Record<string, unknown> {
+  const keep = ['query', 'project_ids', 'mode', 'rerank', 'filters', 'facets'];
+  return Object.fromEntries(Object.entries(search).filter(([k]) => keep.includes(k)));
+}
+
 export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
-  const http = ctx.http();
+  const saved = opts.saved ? savedParts((await findSavedSearch(ctx, opts.saved)).search) : {};
   const projectIds = opts.projects.length > 0 ? (await resolveProjects(ctx, opts.projects)).map((p) => p.id) : undefined;
   const documentIds = opts.documents.length > 0 ? (await getDocuments(ctx, opts.documents)).map((d) => d.id) : undefined;
-  const body = {
-    query: opts.query,
+  const filters = saved.filters || opts.filters ? { ...(saved.filters as object | undefined), ...opts.filters } : undefined;
+  const body: Record<string, unknown> = {
+    ...saved,
+    ...(opts.query ? { query: opts.query } : {}),
     ...(projectIds ? { project_ids: projectIds } : {}),
     ...(documentIds ? { document_ids: documentIds } : {}),
     ...(opts.mode ? { mode: opts.mode } : {}),
     ...(opts.rerank ? {} : { rerank: false }),
     ...(opts.view === 'documents' ? { group: 'document' } : {}),
-    ...(opts.filters ? { filters: opts.filters } : {}),
+    ...(filters ? { filters } : {}),
     ...(opts.facets?.length ? { facets: opts.facets } : {}),
   };
+  const query = String(body.query);
+  if (opts.save) {
+    if (documentIds) throw new UsageError('--save keeps a search of projects, not of --document: leave --document out');
+    const share = opts.save.share ? (await resolveProjects(ctx, [opts.save.share]))[0]!.id : undefined;
+    const { group: _view, ...search } = body;
+    const made = await saveSearch(ctx, opts.save.name, search, share);
+    if (!opts.json) notice(ctx.io, `saved as "${made.name}"${share ? ` (shared with ${opts.save.share}'s members)` : ''}: run it again with \`docsearch search --saved ${JSON.stringify(made.name)}\``);
+  }
   const res = await fetchAll(opts, ctx, body);
   // --json prints the API response as is (one page), or the pages' results merged into the last page's response.
   if (opts.json) return 'documents' in res ? emitJson(ctx, res, 'search_documents', 'documents') : emitJson(ctx, res, 'results');
@@ -145,12 +167,12 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   const indexing = res.indexing > 0 ? `still indexing ${res.indexing} document${res.indexing === 1 ? '' : 's'}: results may be incomplete` : null;
   const shown = items(res);
   if (shown.length === 0) {
-    notice(ctx.io, `no results for "${opts.query}"${opts.filters ? ' with these filters' : ''}`);
+    notice(ctx.io, `no results for "${query}"${filters ? ' with these filters' : ''}`);
     if (indexing) notice(ctx.io, indexing);
     return;
   }
   const unit = 'documents' in res ? 'document' : 'passage';
-  if (res.weak) notice(ctx.io, `no close matches for "${opts.query}"; these are the nearest ${unit}s`);
+  if (res.weak) notice(ctx.io, `no close matches for "${query}"; these are the nearest ${unit}s`);
   const width = terminalWidth(ctx.io);
   const mark = st.enabled ? (s: string) => st.bold(st.underline(s)) : (s: string) => s;
   const write = (lines: string[]) => ctx.io.stdout.write(`${lines.join('\n')}\n`);
@@ -218,10 +240,12 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'docsearch search "notice period" --document handbook.pdf',
       'docsearch search "vpn setup" --json | jq ".results[0].document.filename"',
       'docsearch search "supplier" --type pdf --label unpaid --meta "year>=2020" --facets type,label',
+      'docsearch search "invoice" --label unpaid --save "unpaid invoices" --share finance',
+      'docsearch search --saved "unpaid invoices" --since 2026-01-01',
     ],
   }),
   )
-    .argument('<query>', 'what to look for (words or a question)')
+    .argument('[query]', 'what to look for (words or a question); with --saved, instead of the saved one')
     .option('-n, --limit <n>', 'most results to show: documents, or passages with --passages (pages through the API as needed)', intOption('--limit', 1, 100_000), 10)
     .option('--all', 'show every result (page until the last)')
     .option('-p, --project <project>', 'only this project (name or id); repeatable', collect, [])
@@ -231,14 +255,20 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
     .option('--facets <names>', 'count the whole result list by these, comma-separated (type, project, uploaded_by, year, label, language, metadata.KEY): a table after the results')
-    .action((query: string, flags: FilterFlags & { limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string }) => {
-      if (!query.trim()) throw new UsageError('the query is empty');
-      if (query.trim().length > MAX_QUERY_CHARS) throw new UsageError(`the query is ${query.trim().length} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
+    .option('--saved <name>', 'run your saved search of this name (or one shared with you); a query, projects, filters or facets given here go over its own')
+    .option('--save <name>', 'save this search (query, projects, filters, facets, mode) under a name, then run it')
+    .option('--share <project>', "with --save, share it with this project's members (you edit the project)")
+    .action((query: string | undefined, flags: FilterFlags & { saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string }) => {
+      if (query === undefined && !flags.saved) throw new UsageError('name what to look for: docsearch search QUERY, or run a saved search with --saved NAME');
+      if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
+      if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
+      if (query !== undefined && query.trim().length > MAX_QUERY_CHARS) throw new UsageError(`the query is ${query.trim().length} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
       const json = Boolean(ctx.globals().json);
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
       const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
       const filters = filtersFromFlags(flags);
       const facets = flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
-      return runF({ query, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
+      const saving = flags.save ? { save: { name: flags.save, ...(flags.share ? { share: flags.share } : {}) } } : {};
+      return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
     });
 }

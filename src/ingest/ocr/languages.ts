@@ -1,7 +1,8 @@
 /**
  * Which Tesseract languages OCR reads with, and where their trained data lies on this machine. Nothing is ever
- * downloaded: a language comes from its installed npm data package (`@tesseract.js-data/<lang>`) or from a
- * folder of `<lang>.traineddata[.gz]` files the operator provides.
+ * downloaded: a language comes from its installed npm data package (`@tesseract.js-data/<lang>`), else from the
+ * system Tesseract's own data (Debian's `tesseract-ocr-<lang>`: deu, fra, chi_sim, jpn …, which have no npm
+ * package installed with docsearch), or from a folder of `<lang>.traineddata[.gz]` files the operator provides.
  *
  * Resolving only checks and lists the files (the daemon does it at start, to refuse a bad setting early); the
  * folders each engine reads from are laid out when OCR is first needed (`stageForTesseractJs`, `stageForNative`)
@@ -40,16 +41,40 @@ const LANGUAGE_CODE = /^[a-z]{3}(_[a-z]+)*$/i;
 /** Files in tessdata folders that are not languages. */
 const NOT_LANGUAGES = new Set(['osd', 'equ']);
 
+/** The trained data a system Tesseract reads by default (`tesseract --list-langs`: its folder and languages). */
+export interface SystemTessdata {
+  dir: string;
+  languages: ReadonlySet<string>;
+}
+
 /**
- * Resolves `--ocr-languages`: `eng`, `eng+fra` (each from its installed data package), or a folder path whose
- * `.traineddata` / `.traineddata.gz` files are all used. Throws an Error that says what to install otherwise.
+ * Resolves `--ocr-languages`: `eng`, `eng+fra` (each from its installed data package, else from `system`'s data),
+ * or a folder path whose `.traineddata` / `.traineddata.gz` files are all used. Throws an Error that says what to
+ * install otherwise.
  */
-export function resolveOcrLanguages(spec: string, from: string = import.meta.url): OcrLanguages {
+export function resolveOcrLanguages(spec: string, from: string = import.meta.url, system?: SystemTessdata): OcrLanguages {
   const trimmed = spec.trim();
   if (trimmed === '') throw new Error('--ocr-languages is empty: name languages such as "eng" or "eng+fra", or a folder of .traineddata files');
   const packaged = !looksLikePath(trimmed);
-  const files = packaged ? packageLanguages(trimmed, from) : folderLanguages(resolve(trimmed));
+  const files = packaged ? packageLanguages(trimmed, from, system) : folderLanguages(resolve(trimmed));
   return { code: [...files.keys()].join('+'), files, packaged };
+}
+
+/** The language codes of `spec` (codes joined by "+") that no npm data package provides; none for a folder. */
+export function unpackagedLanguages(spec: string, from: string = import.meta.url): string[] {
+  if (looksLikePath(spec.trim())) return [];
+  const require = createRequire(from);
+  return spec
+    .split('+')
+    .map((c) => c.trim())
+    .filter((code) => {
+      try {
+        require.resolve(`@tesseract.js-data/${code}/package.json`);
+        return false;
+      } catch {
+        return true;
+      }
+    });
 }
 
 /**
@@ -106,7 +131,7 @@ function looksLikePath(spec: string): boolean {
   return spec.includes('/') || spec.includes('\\') || spec.startsWith('.');
 }
 
-function packageLanguages(spec: string, from: string): Map<string, string> {
+function packageLanguages(spec: string, from: string, system: SystemTessdata | undefined): Map<string, string> {
   const require = createRequire(from);
   const files = new Map<string, string>();
   for (const code of spec.split('+').map((c) => c.trim())) {
@@ -115,9 +140,16 @@ function packageLanguages(spec: string, from: string): Map<string, string> {
     try {
       pkg = dirname(require.resolve(`@tesseract.js-data/${code}/package.json`));
     } catch {
+      // Debian's data is plain `.traineddata`: native Tesseract reads it where it lies, tesseract.js through a
+      // `.gz`-named link (it checks the gzip magic itself).
+      const installed = system?.languages.has(code) ? join(system.dir, `${code}.traineddata`) : undefined;
+      if (installed && existsSync(installed)) {
+        files.set(code, installed);
+        continue;
+      }
       throw new Error(
-        `--ocr-languages: no trained data for "${code}": install the npm package @tesseract.js-data/${code}, ` +
-          'or give a folder of .traineddata files instead',
+        `--ocr-languages: no trained data for "${code}": install the npm package @tesseract.js-data/${code} or Tesseract's own ` +
+          `(Debian: tesseract-ocr-${code.replaceAll('_', '-').toLowerCase()}), or give a folder of .traineddata files instead`,
       );
     }
     const file = join(pkg, PACKAGE_MODELS, `${code}.traineddata.gz`);

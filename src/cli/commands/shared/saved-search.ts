@@ -1,0 +1,37 @@
+/**
+ * `docsearch search --saved NAME` and `--save NAME`: saved searches (docs/api.md#saved-searches) found by name
+ * through GET /api/v1/saved-searches — the caller's own first, then one shared with a project they read.
+ */
+import type { Context } from '../../context.js';
+import { CliError } from '../../../terminal/errors.js';
+import { terminalSafe } from '../../../core/unsafe-text.js';
+
+export interface SavedSearchRecord {
+  id: string;
+  name: string;
+  search: Record<string, unknown>;
+  project_id: string | null;
+  created_by: string;
+  mine: boolean;
+}
+
+/** The saved search of this name (any case): the caller's own, else the one shared with them; several shared ones of that name are refused, naming their authors. */
+export async function findSavedSearch(ctx: Context, name: string): Promise<SavedSearchRecord> {
+  const http = ctx.http();
+  const all = (await http.get<{ saved_searches: SavedSearchRecord[] }>('/api/v1/saved-searches')).saved_searches;
+  const named = all.filter((v) => v.name.toLowerCase() === name.toLowerCase());
+  const own = named.find((v) => v.mine);
+  if (own) return own;
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1) {
+    const lines = named.map((v) => `  ${v.id}  by ${terminalSafe(v.created_by)}`).join('\n');
+    throw new CliError(`${named.length} saved searches shared with you are named "${name}":\n${lines}`, undefined, 'ask their authors to rename one');
+  }
+  const known = all.map((v) => terminalSafe(v.name)).join(', ');
+  throw new CliError(`no saved search named "${name}" on ${http.baseUrl}`, undefined, known ? `yours and those shared with you: ${known}` : 'save one with `docsearch search QUERY --save NAME`');
+}
+
+/** Saves a search body under a name, shared with a project's members when `projectId` is given. */
+export async function saveSearch(ctx: Context, name: string, search: Record<string, unknown>, projectId?: string): Promise<SavedSearchRecord> {
+  return ctx.http().post<SavedSearchRecord>('/api/v1/saved-searches', { name, search, ...(projectId ? { project_id: projectId } : {}) });
+}

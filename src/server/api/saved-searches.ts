@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { AppError, conflict } from '../../core/errors.js';
+import { SearchBody } from '../../search/query.js';
+import type { SavedSearch } from '../../store/sql/saved-searches.js';
+import type { Services } from '../services.js';
+import { defineRoute } from './route.js';
+import { ErrorBody, IdParams, Timestamp } from './schemas.js';
+
+/**
+ * Saved searches (docs/api.md#saved-searches, an extra of docsearch): a person names a search — its query, projects,
+ * filters, facets, mode and grouping — and runs it again by name (the web sidebar, `docsearch search --saved NAME`).
+ * Each is its author's; shared with a project, its members see and run it too (over what they themselves may read:
+ * a saved search carries no access of its own). AccessControl.savedSearch decides who sees and deletes one.
+ */
+
+/** What a saved search keeps: a search body without the page (limit and cursor belong to each run). */
+export const SavedSearchBody = SearchBody.omit({ limit: true, cursor: true, document_ids: true });
+
+export const SavedSearchSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    search: z.record(z.string(), z.unknown()).describe('the search body to send to POST /search (query, project_ids, filters, facets, mode, group …)'),
+    project_id: z.string().nullable().describe("the project whose members it is shared with; null: its author's alone"),
+    created_by: z.string().describe("its author's e-mail"),
+    mine: z.boolean().describe('the caller is its author (only the author deletes it)'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'SavedSearch' });
+
+const toWire = (v: SavedSearch, userId: string) => ({
+  id: v.id,
+  name: v.name,
+  search: v.search,
+  project_id: v.projectId,
+  created_by: v.userEmail,
+  mine: v.userId === userId,
+  created_at: new Date(v.createdAt).toISOString(),
+  updated_at: new Date(v.updatedAt).toISOString(),
+});
+
+const notFoundResponse = { description: "No such saved search, or one neither the caller's nor shared with a project they read", schema: ErrorBody };
+
+export const listSavedSearches = (s: Services) =>
+  defineRoute({
+    name: 'saved_searches.list',
+    method: 'GET',
+    path: '/saved-searches',
+    scope: 'read:documents',
+    tag: 'search',
+    summary: "The caller's saved searches and those shared with projects they read, by name (theirs first where names tie).",
+    responses: { 200: { description: 'The saved searches', schema: z.object({ saved_searches: z.array(SavedSearchSchema) }) } },
+    async handler({ principal }) {
+      const candidates = await s.savedSearches.visible(principal.userId, await s.access.readable(principal));
+      const seen = [];
+      for (const v of candidates) if (await s.access.seesSavedSearch(principal, v)) seen.push(toWire(v, principal.userId));
+      return { status: 200, body: { saved_searches: seen } };
+    },
+  });
+
+export const createSavedSearch = (s: Services) =>
+  defineRoute({
+    name: 'saved_searches.create',
+    method: 'POST',
+    path: '/saved-searches',
+    scope: 'write:documents',
+    tag: 'search',
+    summary: "Save a search under a name (each of a person's names once, any case); with `project_id`, shared with that project's members (its editors and owners share).",
+    body: z.strictObject({
+      name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+      search: SavedSearchBody,
+      project_id: z.string().min(1).max(100).nullable().optional().describe('share it with this project\'s members (the caller edits the project)'),
+    }),
+    responses: {
+      201: { description: 'The saved search', schema: SavedSearchSchema },
+      400: { description: 'Invalid body: the message names the field (a filter\'s field or operator too)', schema: ErrorBody },
+      403: { description: 'Sharing with a project the caller only views', schema: ErrorBody },
+      404: { description: 'A project (of `project_id` or the search\'s `project_ids`) the caller may not read', schema: ErrorBody },
+      409: { description: 'The caller has a saved search of that name (any case)', schema: ErrorBody },
+    },
+    async handler({ body, principal }) {
+      const projectId = body.project_id ?? null;
+      if (projectId !== null) await s.access.check(principal, projectId, 'edit');
+      // A shared search names no other project: its members would learn of projects they may not read.
+      if (projectId !== null && body.search.project_ids?.some((id) => id !== projectId)) {
+        throw new AppError('invalid_request', 'body.search.project_ids: a search shared with a project may search only that project', { details: { field: 'search.project_ids' } });
+      }
+      await s.access.scope(principal, body.search.project_ids);
+      const saved = await s.savedSearches.create(principal.userId, body.name, body.search, projectId);
+      if (!saved) throw conflict(`you have a saved search named "${body.name}"`, { name: body.name });
+      return { status: 201, body: toWire(saved, principal.userId) };
+    },
+  });
+
+export const getSavedSearch = (s: Services) =>
+  defineRoute({
+    name: 'saved_searches.get',
+    method: 'GET',
+    path: '/saved-searches/:id',
+    scope: 'read:documents',
+    tag: 'search',
+    summary: 'One saved search.',
+    params: IdParams,
+    responses: { 200: { description: 'The saved search', schema: SavedSearchSchema }, 404: notFoundResponse },
+    async handler({ params, principal }) {
+      const saved = await s.savedSearches.get(params.id);
+      await s.access.savedSearch(principal, saved, 'read');
+      return { status: 200, body: toWire(saved!, principal.userId) };
+    },
+  });
+
+export const deleteSavedSearch = (s: Services) =>
+  defineRoute({
+    name: 'saved_searches.delete',
+    method: 'DELETE',
+    path: '/saved-searches/:id',
+    scope: 'write:documents',
+    tag: 'search',
+    summary: 'Delete a saved search (its author only; the members it was shared with no longer see it).',
+    params: IdParams,
+    responses: { 204: { description: 'Deleted' }, 403: { description: 'A member it is shared with (not its author)', schema: ErrorBody }, 404: notFoundResponse },
+    async handler({ params, principal }) {
+      await s.access.savedSearch(principal, await s.savedSearches.get(params.id), 'delete');
+      await s.savedSearches.delete(params.id);
+      return { status: 204 };
+    },
+  });

@@ -1,0 +1,83 @@
+import { sql } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from './database.js';
+import { dialectOf } from './dialect.js';
+
+/**
+ * Saved searches (issue 60, docs/api.md#saved-searches): a person's named search (query, scope, filters, facets,
+ * kept as the search body's JSON), each name once per person in any case; shared with a project's members when
+ * `projectId` is set. Who may see or delete one is decided by access/ (`AccessControl.savedSearch`); every method
+ * takes ids the caller checked. Only this module writes `saved_searches`.
+ */
+
+export interface SavedSearch {
+  id: string;
+  userId: string;
+  /** The author's e-mail (for the members it is shared with). */
+  userEmail: string;
+  /** Shared with this project's members; null: the author's alone. */
+  projectId: string | null;
+  name: string;
+  /** The search body (POST /search), as saved. */
+  search: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+type Row = { id: string; user_id: string; email: string; project_id: string | null; name: string; search: string; created_at: number; updated_at: number };
+
+const toSaved = (r: Row): SavedSearch => ({
+  id: r.id,
+  userId: r.user_id,
+  userEmail: r.email,
+  projectId: r.project_id,
+  name: r.name,
+  search: JSON.parse(r.search) as Record<string, unknown>,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export class SavedSearchStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: Clock,
+  ) {}
+
+  private select() {
+    return this.db.selectFrom('saved_searches as s').innerJoin('users as u', 'u.id', 's.user_id').selectAll('s').select('u.email');
+  }
+
+  /** The person's own saved searches and those shared with any of `projectIds`, by name (own first on a tie); access/ keeps those the caller sees. */
+  async visible(userId: string, projectIds: readonly string[]): Promise<SavedSearch[]> {
+    const rows = await this.select()
+      .where((eb) => (projectIds.length > 0 ? eb.or([eb('s.user_id', '=', userId), eb('s.project_id', 'in', [...projectIds])]) : eb('s.user_id', '=', userId)))
+      .orderBy(sql`lower(s.name)`)
+      .orderBy(sql`case when s.user_id = ${userId} then 0 else 1 end`)
+      .orderBy('s.id')
+      .execute();
+    return rows.map(toSaved);
+  }
+
+  async get(id: string): Promise<SavedSearch | null> {
+    const row = await this.select().where('s.id', '=', id).executeTakeFirst();
+    return row ? toSaved(row) : null;
+  }
+
+  /** A new saved search; null when the person has one of that name already (any case). */
+  async create(userId: string, name: string, search: Record<string, unknown>, projectId: string | null): Promise<SavedSearch | null> {
+    const now = this.now();
+    const id = newId('srch', now);
+    try {
+      await this.db.insertInto('saved_searches').values({ id, user_id: userId, project_id: projectId, name, search: JSON.stringify(search), created_at: now, updated_at: now }).execute();
+    } catch (err) {
+      if (dialectOf(this.db).isUniqueViolation(err)) return null;
+      throw err;
+    }
+    return this.get(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('saved_searches').where('id', '=', id).execute();
+  }
+}
