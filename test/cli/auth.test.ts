@@ -107,7 +107,7 @@ describe('docsearch login / whoami / logout', () => {
     expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(q.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     expect(q.get('scope')).toBe('read:documents write:documents manage:keys');
-    if (consent) expect(consent).toContain('docsearch');
+    expect(consent).toContain('docsearch');
     expect(landing).toContain('Logged in');
     expect(code).toBe(0);
     expect(stdout).toBe('');

@@ -67,22 +67,22 @@ describe('the CLI as a new user meets it (issue 15)', () => {
     writeFileSync(join(dir, 'fine.txt'), 'A readable file about the lighthouse keeper schedule.\n');
     // Unreadable even for root: a symbolic link that points at itself (ELOOP).
     symlinkSync('loop.txt', join(dir, 'loop.txt'));
-    if (!isRoot) {
-      writeFileSync(join(dir, 'secret.txt'), 'no access');
-      chmodSync(join(dir, 'secret.txt'), 0);
-      mkdirSync(join(dir, 'locked'));
-      writeFileSync(join(dir, 'locked/inner.txt'), 'inside');
-      chmodSync(join(dir, 'locked'), 0);
-    }
+    // Mode 000: unreadable for anyone but root (CI runs as root: there they are read like any file).
+    writeFileSync(join(dir, 'secret.txt'), 'no access');
+    chmodSync(join(dir, 'secret.txt'), 0);
+    mkdirSync(join(dir, 'locked'));
+    writeFileSync(join(dir, 'locked/inner.txt'), 'inside');
+    chmodSync(join(dir, 'locked'), 0);
     const res = await runCli(['upload', dir, '-r', '--wait'], { env, timeoutMs: 240_000 });
     expect(res.stderr).not.toContain('could not reach');
     expect(res.code).toBe(1);
     expect(res.stdout).toContain(`${join(dir, 'fine.txt')}\t`);
     expect(res.stderr).toContain(`${join(dir, 'loop.txt')}: cannot read the file (`);
-    if (!isRoot) {
-      expect(res.stderr).toContain(`${join(dir, 'secret.txt')}: cannot read the file (permission denied)`);
-      expect(res.stderr).toContain(`${join(dir, 'locked')}/: cannot read the folder (permission denied)`);
-    }
+    // Root reads a mode-000 file and folder; anyone else is refused, and told so for each.
+    expect(res.stderr.includes(`${join(dir, 'secret.txt')}: cannot read the file (permission denied)`), res.stderr).toBe(!isRoot);
+    expect(res.stderr.includes(`${join(dir, 'locked')}/: cannot read the folder (permission denied)`), res.stderr).toBe(!isRoot);
+    expect(res.stdout.includes(`${join(dir, 'secret.txt')}\t`), res.stdout).toBe(isRoot);
+    expect(res.stdout.includes(`${join(dir, 'locked/inner.txt')}\t`), res.stdout).toBe(isRoot);
     const docs = await api(d, '/api/v1/documents?limit=100', { token: user.apiKey });
     expect(docs.body.documents.map((x: { filename: string }) => x.filename)).toContain('fine.txt');
   });

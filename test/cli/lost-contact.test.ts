@@ -47,11 +47,11 @@ describe('the CLI when the server stops answering', () => {
 
   it('a server that never answered is not retried: the command fails at once, asking whether docsearch serve runs', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
-    const t0 = Date.now();
     const res = await runCli(['search', 'anything'], { env: cliEnv(null, { DOCSEARCH_URL: url, DOCSEARCH_TOKEN: `dsk_${'a'.repeat(43)}` }) });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`could not reach ${url} (ECONNREFUSED) — is \`docsearch serve\` running?`);
+    // Every retry says "lost contact" first, and a request given up after retries says for how long it asked again.
     expect(res.stderr).not.toContain('lost contact');
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(res.stderr).not.toContain('asked again');
   });
 });

@@ -114,7 +114,7 @@ describe('MCP tools', () => {
     do {
       const out: any = await call(aliceClient, 'get_document', { document_id: longId, max_chars: 700, ...(offset !== undefined ? { offset } : {}) });
       expect(out.text.length).toBeLessThanOrEqual(700);
-      if (out.next_offset !== null) expect(out.cut).toBe(true);
+      expect(out.cut, `window at ${String(offset ?? 0)}`).toBe(out.next_offset !== null);
       text += out.text;
       offset = out.next_offset ?? undefined;
       calls++;

@@ -171,7 +171,6 @@ describe('hostile requests', () => {
 
   it('an upload that stalls is ended with a 400 instead of holding the socket for the request timeout', async () => {
     const url = new URL(d.url);
-    const started = Date.now();
     const head = await new Promise<string>((resolve, reject) => {
       const sock = connect(Number(url.port), url.hostname, () => {
         sock.write(
@@ -185,8 +184,8 @@ describe('hostile requests', () => {
       sock.on('error', reject);
     });
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    // The stall's own answer: the request timeout (15 min) would answer 408, without these words.
     expect(head).toContain('the upload stalled: no data arrived for 30 s');
-    expect(Date.now() - started).toBeLessThan(40_000);
     await expect.poll(tempFiles, { timeout: 5000 }).toBe(0);
   }, 60_000);
 

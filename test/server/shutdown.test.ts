@@ -16,6 +16,9 @@ import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/da
 const exitOf = (proc: ChildProcess): Promise<number | null> =>
   proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve(proc.exitCode) : new Promise((r) => proc.once('exit', (code) => r(code)));
 
+/** What the daemon logs when in-flight requests outlast the shutdown grace (10 s) and are cut (src/server/http-server.ts). */
+const GRACE_RAN_OUT = /shutdown grace ran out|after the shutdown grace/;
+
 /** Varied prose, so that every chunk is a different text for the model. */
 function prose(bytes: number): string {
   const words = 'index vector search ranking document query model token chunk embedding lexical semantic corpus recall precision score fusion layer shard'.split(' ');
@@ -79,14 +82,13 @@ describe('graceful shutdown', () => {
       };
       const clients = Array.from({ length: 8 }, client);
       await expect.poll(() => served, { timeout: 10_000 }).toBeGreaterThan(50);
-      const t0 = Date.now();
       d.proc.kill('SIGTERM');
       const code = await exitOf(d.proc);
-      const ms = Date.now() - t0;
       stop = true;
       await Promise.all(clients);
       expect(code).toBe(0);
-      expect(ms).toBeLessThan(5000);
+      // The keep-alive connections were closed, not waited out: the grace never ran out.
+      expect(d.stdout() + d.stderr()).not.toMatch(GRACE_RAN_OUT);
       expect(servedAfterSignal).toEqual([]);
       expect(existsSync(join(d.dataDir, 'daemon.pid'))).toBe(false);
       expect(d.stderr()).not.toMatch(/Napi::Error|terminate called/);
@@ -115,11 +117,11 @@ describe('graceful shutdown', () => {
       await expect
         .poll(async () => (await api(d, '/api/v1/documents', { token: u.apiKey })).body.documents?.[0]?.status, { timeout: 30_000, interval: 100 })
         .toBe('processing');
-      const t0 = Date.now();
       d.proc.kill('SIGTERM');
       await closed;
       expect(await exitOf(d.proc)).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(5000);
+      // The waiting upload was answered at once, not held until the grace ran out.
+      expect(d.stdout() + d.stderr()).not.toMatch(GRACE_RAN_OUT);
       const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
       expect(statuses).toEqual([202]);
       expect(received).toMatch(/\r\nconnection: close\r\n/i);

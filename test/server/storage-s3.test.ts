@@ -155,8 +155,8 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
         answers.push(await api(checked, '/api/v1/health'));
         await new Promise((r) => setTimeout(r, 150));
       }
-      const seconds = (Date.now() - started) / 1000;
-      expect(seconds).toBeLessThan(5);
+      // On a loaded machine the loop may outlast the 5 s window: one more probe of each is allowed per window begun.
+      const windows = Math.ceil((Date.now() - started) / 5000);
       for (const a of answers) {
         expect(a.status).toBe(200);
         expect(a.body.components).toMatchObject({ s3: { status: 'up' }, vector_store: { status: 'up', storage: 's3' } });
@@ -166,8 +166,8 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       const tableListings = requests.filter((r) => r.method === 'GET' && r.query.includes('delimiter'));
       // At most one each when the window the check before the reset opened ends; every check asked both: 30 each.
       expect(answers.length).toBeGreaterThan(20);
-      expect(headBucket.length).toBeLessThanOrEqual(1);
-      expect(tableListings.length).toBeLessThanOrEqual(1);
+      expect(headBucket.length).toBeLessThanOrEqual(windows);
+      expect(tableListings.length).toBeLessThanOrEqual(windows);
     } finally {
       await checked.stop();
       removeDir(checked.dataDir);

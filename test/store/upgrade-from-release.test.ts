@@ -40,7 +40,9 @@ async function expectReanalysed(release: string, daemon: Daemon, then: ReturnTyp
   await untilHealth(daemon, (c) => c.search_index?.keyword === 'keyword_text', 'keyword search on the re-analysed index', 120_000);
   expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
   const { documents } = await call(daemon.url, then.users[0]!.apiKey, '/api/v1/documents?limit=100');
-  for (const d of documents as { status: string; language: string | null; filename: string }[]) if (d.status === 'ready') expect(d.language, d.filename).toMatch(/^[a-z]{2,3}$/);
+  const ready = (documents as { status: string; language: string | null; filename: string }[]).filter((d) => d.status === 'ready');
+  expect(ready.length, 'ready documents of the release').toBeGreaterThan(0);
+  for (const d of ready) expect(d.language, d.filename).toMatch(/^[a-z]{2,3}$/);
 }
 
 /** The accounts still sign in by their keys, and a new document goes in and is found. */

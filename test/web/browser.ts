@@ -26,7 +26,8 @@ export function browserSuite(args: string[] = []): { readonly d: Daemon; readonl
   afterAll(async () => {
     await suite.browser?.close();
     if (!suite.d) return;
-    expect(await suite.d.stop()).toBe(0);
+    const code = await suite.d.stop();
+    expect(code, `the daemon's exit (signal ${String(suite.d.proc.signalCode)}); its last stderr:\n${suite.d.stderr().slice(-3000)}\nstdout:\n${suite.d.stdout().slice(-3000)}`).toBe(0);
     removeDir(suite.d.dataDir);
   });
   return suite;

@@ -278,7 +278,8 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('issue #44: the first run, uploads,
       await upload(d.url, user, [{ name: 'ships-log.txt', body: long }], false);
       await page.goto(`${d.url}/documents`);
       const intro = await page.locator('main h1 + p').textContent();
-      if (intro!.includes('indexing')) expect(intro).toMatch(/^Every document in your library \(deleted ones wait in the Trash\)\. Still indexing 1 document/);
+      // 3000 lines take the worker many seconds: the page is read long before they are ready.
+      expect(intro).toMatch(/^Every document in your library \(deleted ones wait in the Trash\)\. Still indexing 1 document/);
 
       await page.goto(`${d.url}/documents/${bad!.id}/delete`);
       expect(await page.locator('main').textContent()).not.toContain('0 chunks');
