@@ -1,3 +1,4 @@
+import { shownHeading } from '../../core/passage-heading.js';
 import { citationLabel } from '../../core/citation-label.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
@@ -78,7 +79,7 @@ function cites(p: SearchPassage): string | null {
  */
 function where(p: SearchPassage, weak: boolean): Html | null {
   const cited = cites(p);
-  const heading = p.heading && p.heading !== p.citation?.sheet ? p.heading : null;
+  const heading = shownHeading(p);
   const parts = [cited ? html`<span class="page">${cited}</span>` : null, heading ? html`<bdi class="heading">${withoutDirectionalControls(heading)}</bdi>` : null].filter((x) => x !== null);
   if (!parts.length && !weak) return null;
   return html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}${weak ? html` <span class="badge weak-label">weak match</span>` : null}</p>`;
