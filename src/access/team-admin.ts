@@ -55,7 +55,7 @@ export type InviteOutcome = { email: string; ok: true; issued: Issued } | { emai
 export interface TeamAdminDeps {
   users: UserStore;
   groups: GroupStore;
-  members: Pick<ProjectMemberStore, 'removeEverywhere' | 'list' | 'remove'>;
+  members: Pick<ProjectMemberStore, 'removeEverywhere' | 'list' | 'remove' | 'countFor'>;
   projects: Pick<ProjectStore, 'ownedBy' | 'get' | 'setOwner' | 'update' | 'delete'>;
   apiKeys: Pick<ApiKeyStore, 'revokeAllOf'>;
   sessions: Pick<SessionStore, 'deleteForUser'>;
@@ -418,6 +418,11 @@ export class TeamAdmin {
     if (!group) throw conflict(`a group named "${trimmed}" exists already`);
     await this.deps.audit.record({ type: 'group.created', target: groupTarget(group) });
     return group;
+  }
+
+  /** What deleting `group` would take away, for the confirmation that asks first: its members, and the projects shared with it. */
+  async groupReach(group: Group): Promise<{ members: number; projects: number }> {
+    return { members: group.memberCount, projects: await this.deps.members.countFor(group.id) };
   }
 
   /** Deletes a group: its members lose what it was given, and keep what they hold themselves. */

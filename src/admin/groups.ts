@@ -1,5 +1,7 @@
 import { Command } from 'commander';
 import { toIso } from '../core/clock.js';
+import { groupDeletionConsequence } from '../core/group-reach.js';
+import { confirmDestructive } from '../terminal/confirm.js';
 import { type IO, writeJson } from '../terminal/io.js';
 import { examples, type LibraryFlags, libraryOptions, printRows, wantsJson, withTeamAdmin } from './operator-team.js';
 
@@ -50,13 +52,15 @@ export function groupsCommand(io: IO): Command {
     groups
       .command('delete')
       .summary('delete a group')
-      .description('Delete a group: its members lose what was shared with the group at once; what was shared with them directly stays.')
-      .argument('<name>', 'the group name'),
+      .description('Delete a group: its members lose what was shared with the group at once; what was shared with them directly stays. Asks first, naming its members and the projects shared with it (--yes does not).')
+      .argument('<name>', 'the group name')
+      .option('-y, --yes', 'do not ask for confirmation'),
   )
-    .addHelpText('after', examples('docsearch groups delete contractors'))
-    .action(async (name: string, flags: LibraryFlags) =>
+    .addHelpText('after', examples('docsearch groups delete contractors --yes'))
+    .action(async (name: string, flags: LibraryFlags & { yes?: boolean }) =>
       withTeamAdmin(io, 'groups delete', flags, async ({ team }) => {
         const group = await team.group(name);
+        await confirmDestructive(io, { action: `delete the group ${group.name}`, consequence: groupDeletionConsequence(await team.groupReach(group)) }, flags.yes);
         await team.deleteGroup(group);
         const who = group.memberCount === 0 ? 'it had no members' : `its ${group.memberCount === 1 ? 'member' : `${group.memberCount} members`} lost what was shared with it`;
         io.stderr.write(`deleted group ${group.name}; ${who}\n`);

@@ -276,7 +276,7 @@ export const OPTIONS = [
     valueName: 'key',
     check: (value) => (parseSecretsKey(value) ? null : 'must be 32 bytes as 43 base64url or 64 hex characters (e.g. `openssl rand -hex 32`)'),
     description:
-      'the key that seals authenticator-app secrets in the database (default: <data-dir>/secrets.key, made at first start). Replicas of one library must share it; keep it with your backups, which do not hold it. Prefer the environment variable',
+      'the key that seals authenticator-app secrets in the database (default: <data-dir>/secrets.key, made at first start). Replicas of one library must share it; backups carry the default one wrapped under the backup key, and restore and migrate put it in place, but one given here is yours to keep and move. Prefer the environment variable',
   },
   {
     name: 'audit-retention-days',

@@ -9,6 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalObjectStore } from '../store/objects/local.js';
 import type { ObjectStore } from '../store/objects/object-store.js';
 import { newSecretsKeyText, parseSecretsKey, SecretSealer } from '../core/sealed-secret.js';
 import type { Logger } from '../core/logger.js';
@@ -20,19 +21,13 @@ import type { ServeConfig } from './config.js';
 export const KEY_ID_SETTING = 'secrets_key_id';
 export const SECRETS_KEY_FILE = 'secrets.key';
 
-/** The key in a file; made there first when `make` and it is missing (an operator's `--secrets-key-file` never is). */
-function keyFromFile(path: string, make: boolean): Buffer {
+/** The key in a file the operator named (`--secrets-key-file`): never made here. */
+function keyFromFile(path: string): Buffer {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !make) throw new Error(`cannot read the secrets key ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    try {
-      writeFileSync(path, `${newSecretsKeyText()}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (made) {
-      if ((made as NodeJS.ErrnoException).code !== 'EEXIST') throw made; // another process made it first: read theirs
-    }
-    text = readFileSync(path, 'utf8');
+    throw new Error(`cannot read the secrets key ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const key = parseSecretsKey(text);
   if (!key) throw new Error(`${path} does not hold a secrets key (32 bytes as 43 base64url or 64 hex characters)`);
@@ -40,38 +35,68 @@ function keyFromFile(path: string, make: boolean): Buffer {
 }
 
 /**
- * The library's sealer. A key other than the recorded one is taken over only while nothing is sealed yet (a restore
- * onto a new machine before anyone set up an app); once something is, another key stops the start.
+ * Where a library keeps its key when no option gives it: `secrets.key` in the data directory, or under the storage
+ * prefix its replicas share (the same object store `backup`, `restore` and `migrate` open as the library's root).
  */
-/** The key object under the shared prefix, made by the first replica to look (a conditional PUT: one wins). */
-async function keyFromStore(store: ObjectStore): Promise<Buffer> {
-  let body = await store.get(SECRETS_KEY_FILE);
-  if (!body) {
-    const dir = mkdtempSync(join(tmpdir(), 'docsearch-key-'));
-    try {
-      writeFileSync(join(dir, 'key'), `${newSecretsKeyText()}\n`, { mode: 0o600 });
-      await store.putFileIfAbsent(SECRETS_KEY_FILE, join(dir, 'key'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    body = await store.get(SECRETS_KEY_FILE);
-  }
-  const key = body ? parseSecretsKey(body.toString('utf8')) : null;
-  if (!key) throw new Error(`${store.location}/${SECRETS_KEY_FILE} does not hold a secrets key (32 bytes as 43 base64url or 64 hex characters)`);
+export const keyPlace = (dataDir: string, shared?: ObjectStore): ObjectStore => shared ?? new LocalObjectStore(dataDir);
+
+/** The key kept at `place`, or null when there is none. */
+async function keyAt(place: ObjectStore): Promise<Buffer | null> {
+  const body = await place.get(SECRETS_KEY_FILE);
+  if (!body) return null;
+  const key = parseSecretsKey(body.toString('utf8'));
+  if (!key) throw new Error(`${place.location}/${SECRETS_KEY_FILE} does not hold a secrets key (32 bytes as 43 base64url or 64 hex characters)`);
   return key;
 }
 
+/** The library's key as its daemon finds it (an option, else its place), without making one: null when there is none yet. */
+export async function readSecretsKey(config: Pick<ServeConfig, 'secretsKey' | 'secretsKeyFile'>, place: ObjectStore): Promise<{ key: Buffer; from: 'option' | 'place' } | null> {
+  if (config.secretsKey) return { key: parseSecretsKey(config.secretsKey)!, from: 'option' };
+  if (config.secretsKeyFile) return { key: keyFromFile(config.secretsKeyFile), from: 'option' };
+  const key = await keyAt(place);
+  return key ? { key, from: 'place' } : null;
+}
+
+/**
+ * Puts `key` at `place` (mode 0600 in a data directory) unless a key is there already: a conditional write, so
+ * that of replicas starting at once one wins. Returns the key there afterwards.
+ */
+export async function placeSecretsKey(place: ObjectStore, key: Buffer): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'docsearch-key-'));
+  try {
+    writeFileSync(join(dir, 'key'), `${key.toString('base64url')}\n`, { mode: 0o600 });
+    await place.putFileIfAbsent(SECRETS_KEY_FILE, join(dir, 'key'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const there = await keyAt(place);
+  if (!there) throw new Error(`${place.location}/${SECRETS_KEY_FILE} could not be written`);
+  return there;
+}
+
+/**
+ * The library's sealer. A key other than the recorded one is taken over only while nothing is sealed yet (a restore
+ * onto a new machine before anyone set up an app); once something is, another key stops the start — and a start
+ * that stops writes nothing: no new key is made where the right one is missing, to be in the way later.
+ */
 export async function openSecretsKey(
   config: Pick<ServeConfig, 'secretsKey' | 'secretsKeyFile' | 'dataDir'>,
-  deps: { settings: Pick<SettingsStore, 'getOrCreate' | 'set'>; sealed: Pick<TwoFactorStore, 'anySealed'>; sharedStore?: ObjectStore; log: Logger },
+  deps: { settings: Pick<SettingsStore, 'get' | 'getOrCreate' | 'set'>; sealed: Pick<TwoFactorStore, 'anySealed'>; sharedStore?: ObjectStore; log: Logger },
 ): Promise<SecretSealer> {
-  const key = config.secretsKey
-    ? parseSecretsKey(config.secretsKey)!
-    : config.secretsKeyFile
-      ? keyFromFile(config.secretsKeyFile, false)
-      : deps.sharedStore
-        ? await keyFromStore(deps.sharedStore)
-        : keyFromFile(join(config.dataDir, SECRETS_KEY_FILE), true);
+  const place = keyPlace(config.dataDir, deps.sharedStore);
+  const found = await readSecretsKey(config, place);
+  let key = found?.key;
+  if (!key) {
+    const recorded = await deps.settings.get(KEY_ID_SETTING);
+    if (recorded && (await deps.sealed.anySealed())) {
+      throw new Error(
+        `there is no secrets key at ${place.location}/${SECRETS_KEY_FILE}, and this library seals authenticator-app secrets and sources' credentials with one (id ${recorded}): ` +
+          `put back the ${SECRETS_KEY_FILE} it had (\`docsearch restore\` and \`docsearch migrate\` bring it along), or give it with DOCSEARCH_SECRETS_KEY. Nothing was written. ` +
+          'If that key is lost, `docsearch users reset-2fa --all` removes every authenticator app (recovery codes and passkeys go too) so that accounts sign in with their passwords and set one up again',
+      );
+    }
+    key = await placeSecretsKey(place, parseSecretsKey(newSecretsKeyText())!);
+  }
   const sealer = new SecretSealer(key);
   const recorded = await deps.settings.getOrCreate(KEY_ID_SETTING, () => sealer.keyId);
   if (recorded === sealer.keyId) return sealer;

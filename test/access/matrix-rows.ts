@@ -709,7 +709,7 @@ const WEB: Record<string, Spec<WebRequest>> = {
     effect: (c) => must(added(c, 'groups').length === 1, 'a group'),
   }),
   'GET /admin/groups/:id': { on: { group: true }, request: (t) => ({ path: `/admin/groups/${t.group}` }), ok: 200 },
-  'POST /admin/groups/:id/delete': form((t) => `/admin/groups/${t.group}/delete`, () => ({}), {
+  'POST /admin/groups/:id/delete': form((t) => `/admin/groups/${t.group}/delete`, () => ({ confirm: 'yes' }), {
     on: { group: true },
     ok: 303,
     effect: (c) => must(!after(c, 'groups', c.t.group), 'the group deleted'),

@@ -127,7 +127,13 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     expect(await sees()).not.toContain('contracts');
     expect((await op('groups', 'remove', 'Legal', carol.email)).stderr).toBe(`${carol.email} was not in Legal\n`);
     expect((await op('groups', 'add', 'Legal', carol.email)).code).toBe(0);
-    expect((await op('groups', 'delete', 'legal')).stderr).toBe('deleted group Legal; its member lost what was shared with it\n');
+    // Not on a terminal, it does not delete without --yes, and says what would go.
+    const asked = await op('groups', 'delete', 'legal');
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain('add --yes to delete the group Legal');
+    expect(asked.stderr).toContain('The group has 1 member and is shared with 1 project: its members lose what it was given');
+    expect(await sees()).toContain('contracts');
+    expect((await op('groups', 'delete', 'legal', '--yes')).stderr).toBe('deleted group Legal; its member lost what was shared with it\n');
     expect(await sees()).not.toContain('contracts');
     expect((await op('groups', 'list')).stdout).toBe('');
     expect((await op('groups', 'members', 'Legal')).stderr).toBe('error: group "Legal" not found\n');

@@ -270,7 +270,13 @@ describe('Admin pages', () => {
     expect((await web.get('/admin/groups')).text).toMatch(/>Editors<\/a>[\s\S]*?<td class="num" data-label="Members">1<\/td>/);
     await web.get(path);
     expect(flashOf((await post(web, `${path}/members/${bobId}/remove`)).text)).toBe(`Removed ${bob.email} from Editors: they lost what was shared with it.`);
-    expect(flashOf((await post(web, `${path}/delete`)).text)).toBe('Deleted the group Editors: its members lost what was shared with it.');
+    // The group's button asks first, naming what goes; nothing is deleted until the confirmation is posted.
+    const asked = await post(web, `${path}/delete`);
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Delete the group Editors?');
+    expect(asked.text).toContain('The group has 0 members and is shared with no project: its members lose what it was given');
+    expect((await web.get(path)).status).toBe(200);
+    expect(flashOf((await post(web, `${path}/delete`, { confirm: 'yes' })).text)).toBe('Deleted the group Editors: its members lost what was shared with it.');
     expect((await web.get(path)).status).toBe(404);
 
     // A group an identity provider owns (as single sign-on will make them): shown "from <provider>", and read-only.

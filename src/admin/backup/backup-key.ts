@@ -5,8 +5,9 @@
  * characters, mode 0600, when the file named does not exist); its id (a hash of it) names it in manifests and
  * messages without giving it away. See docs/operations.md, "Backup and restore".
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { open, readFile, stat } from 'node:fs/promises';
+import { parseSecretsKey, SECRETS_KEY_BYTES, SecretSealer } from '../../core/sealed-secret.js';
 import { CliError } from '../../terminal/errors.js';
 
 export interface BackupKey {
@@ -54,4 +55,30 @@ export async function backupKeyAt(path: string, warn?: (line: string) => void): 
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new CliError(`cannot make the backup key ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, 1, 'name a file in a folder that exists: --key-file');
   }
   return { key: await readBackupKey(path, warn), created };
+}
+
+/**
+ * The library's secrets key (server/secrets-key.ts) as a backup carries it: sealed (AES-256-GCM, core/sealed-secret.ts)
+ * under a key derived from the backup key and the backup's id (HKDF-SHA256), as restic and borg keep their keys in
+ * the repository under its password. Whoever holds the repository and the backup key can restore a library whose
+ * second factors and source credentials open; the repository alone gives nothing.
+ */
+export interface WrappedSecretsKey {
+  /** The key's id (SecretSealer.keyId): what the restored library records, never the key. */
+  id: string;
+  sealed: string;
+}
+
+const wrapper = (key: BackupKey, backupId: string): SecretSealer =>
+  new SecretSealer(Buffer.from(hkdfSync('sha256', key.bytes, backupId, 'docsearch secrets key in a backup', SECRETS_KEY_BYTES)));
+
+export function wrapSecretsKey(secretsKey: Buffer, key: BackupKey, backupId: string): WrappedSecretsKey {
+  return { id: new SecretSealer(secretsKey).keyId, sealed: wrapper(key, backupId).seal(secretsKey.toString('base64url'), `secrets-key ${backupId}`) };
+}
+
+/** The secrets key, or null when `wrapped` does not open with this backup key (another key, altered). */
+export function unwrapSecretsKey(wrapped: WrappedSecretsKey, key: BackupKey, backupId: string): Buffer | null {
+  const text = wrapper(key, backupId).open(wrapped.sealed, `secrets-key ${backupId}`);
+  const secretsKey = text === null ? null : parseSecretsKey(text);
+  return secretsKey && new SecretSealer(secretsKey).keyId === wrapped.id ? secretsKey : null;
 }

@@ -31,7 +31,7 @@ import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import { applyWindowChanges } from './index-window.js';
 import { eachLimited } from '../each-limited.js';
 import { copyObject } from './copy-object.js';
-import type { BackupKey } from './backup-key.js';
+import { type BackupKey, wrapSecretsKey } from './backup-key.js';
 import { type BackedUpFile, BACKUP_FORMAT, type BackupManifest, databaseKey, isLibraryPath, manifestKey, objectKey, ownKey, sealManifest, startedKey } from './manifest.js';
 import type { RateLimit } from './rate-limit.js';
 import { listBackups, type Repository } from './repository.js';
@@ -46,6 +46,8 @@ export interface BackupSummary {
   repository: string;
   /** The backup key that sealed it. */
   key_id: string;
+  /** The id of the library's secrets key it carries (wrapped under the backup key), or null: the library had none. */
+  secrets_key_id: string | null;
   taken_at: string;
   /** The backup this one took unchanged files from, or null (the first). */
   based_on: string | null;
@@ -67,6 +69,8 @@ export interface BackupOptions {
   repository: string;
   /** Seals the manifest. */
   key: BackupKey;
+  /** The library's secrets key (server/secrets-key.ts), carried wrapped under `key`; null: it has none yet. */
+  secretsKey?: Buffer | null;
   progress: Progress;
   rate?: RateLimit;
   /** Keep only this many newest backups (this one included); absent: keep all. */
@@ -186,6 +190,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         tables,
         files,
         missing_originals: missing.sort(),
+        ...(opts.secretsKey ? { secrets_key: wrapSecretsKey(opts.secretsKey, opts.key, id) } : {}),
       };
       await repo.store.put(manifestKey(id), sealManifest(manifest, opts.key));
       progress.line(`backup ${id} complete: ${counts.copied} file(s) copied (${mb(counts.copiedBytes)}), ${counts.reused} unchanged since ${previous?.id ?? '-'} (${mb(counts.reusedBytes)})`);
@@ -195,6 +200,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         library: library.label,
         repository: opts.repository,
         key_id: opts.key.id,
+        secrets_key_id: manifest.secrets_key?.id ?? null,
         taken_at: manifest.taken_at,
         based_on: previous?.id ?? null,
         tables,

@@ -13,7 +13,9 @@ import { progressOn } from '../migrate/progress.js';
 import { databaseOption, operatorConfig } from '../operator-database.js';
 import { recordInLibrary } from '../operator-audit.js';
 import { runBackup } from './backup.js';
-import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey } from './backup-key.js';
+import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey, unwrapSecretsKey } from './backup-key.js';
+import type { BackupManifest } from './manifest.js';
+import { readSecretsKey } from '../../server/secrets-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
 import { type BackupEntry, backupExists, describeRepository, listBackups, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
 import { restoreInto } from './restore.js';
@@ -81,11 +83,13 @@ Examples:
       const progress = progressOn(io);
       let repo: Repository;
       let key: BackupKey;
+      let secrets: Awaited<ReturnType<typeof readSecretsKey>>;
       try {
         const made = await backupKeyAt(resolve(keyFile), (line) => warn(io, line));
         key = made.key;
         if (made.created) progress.line(`made the backup key ${key.path} (key ${key.id}): keep a copy of it apart from the backups, restore checks them with it (--key-file)`);
         repo = await openRepository(flags.to, io.env);
+        secrets = await readSecretsKey(config, library.root);
       } catch (err) {
         await library.close();
         throw err;
@@ -96,6 +100,7 @@ Examples:
           repo,
           repository: describeRepository(flags.to, io.env),
           key,
+          secretsKey: secrets?.key ?? null,
           progress,
           ...(rate ? { rate: new RateLimit(rate) } : {}),
           ...(keep ? { keep } : {}),
@@ -168,7 +173,7 @@ Examples:
         if (!keyId) warn(io, `backup ${manifest.id} is restored on trust (--trust-repository): ${chosen.problem}`);
         const target: RestoreTarget = shared ? await sharedTarget(shared.database, shared.storage, io.env, `backup ${manifest.id} of ${manifest.library}`) : await embeddedTarget(resolve(flags.to!));
         try {
-          const summary = await restoreInto({ repo, manifest, keyId, target, progress });
+          const summary = await restoreInto({ repo, manifest, keyId, secretsKey: carriedSecretsKey(io, manifest, keyId ? key : null), target, progress });
           // The restored library's next backups go on under the same key.
           if (!shared && keyId) {
             const kept = join(resolve(flags.to!), DEFAULT_KEY_FILE);
@@ -189,6 +194,18 @@ Examples:
         repo.close();
       }
     });
+}
+
+/** The secrets key `manifest` carries, unwrapped with the backup key that checked its seal (none: on trust). */
+function carriedSecretsKey(io: IO, manifest: BackupManifest, key: BackupKey | null): Buffer | null {
+  const wrapped = manifest.secrets_key;
+  if (!wrapped) {
+    warn(io, `backup ${manifest.id} carries no secrets key (taken before backups carried it, or of a library with none): second factors and source credentials sealed in it open only if the daemon is given the key they were sealed with (--secrets-key-file)`);
+    return null;
+  }
+  const opened = key ? unwrapSecretsKey(wrapped, key, manifest.id) : null;
+  if (!opened) warn(io, `the secrets key backup ${manifest.id} carries (id ${wrapped.id}) opens only with the backup key that sealed it, not given: give the restored daemon that secrets key (--secrets-key-file), or reset second factors and source credentials`);
+  return opened;
 }
 
 /**

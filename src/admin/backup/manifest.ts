@@ -10,7 +10,7 @@
  * its own hash, `lancedb/…`) and a key of this backup in the repository layout (repository.ts).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { BackupKey } from './backup-key.js';
+import type { BackupKey, WrappedSecretsKey } from './backup-key.js';
 
 /** The manifest format this version writes; a newer one is refused (written by a later docsearch). */
 export const BACKUP_FORMAT = 2;
@@ -42,6 +42,8 @@ export interface BackupManifest {
   files: BackedUpFile[];
   /** Originals the snapshot's documents use that the source no longer had (deleted while the backup ran). */
   missing_originals: string[];
+  /** The library's secrets key, wrapped under the backup key (backup-key.ts); absent when the library had none yet. */
+  secrets_key?: WrappedSecretsKey;
   /** The id of the key that sealed it (format 2). */
   key_id?: string;
 }

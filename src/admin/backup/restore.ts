@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { CliError } from '../../terminal/errors.js';
+import { placeSecretsKey, SECRETS_KEY_FILE } from '../../server/secrets-key.js';
 import type { Progress } from '../migrate/progress.js';
 import { latestVersions } from '../../store/lancedb/version-pins.js';
 import { LocalObjectStore, NotRegularFile } from '../../store/objects/local.js';
@@ -27,12 +28,23 @@ export interface RestoreSummary {
   verified: true;
   /** The backup key its manifest's seal was checked with; null when it was taken on trust (--trust-repository). */
   key_id: string | null;
+  /** The id of the secrets key put in place from the backup (server/secrets-key.ts), or null: none was. */
+  secrets_key_id: string | null;
   seconds: number;
 }
 
 const AGAIN = 'restore another backup (docsearch restore --list); the target is left incomplete: empty it first';
 
-export async function restoreInto(opts: { repo: Repository; manifest: BackupManifest; keyId: string | null; target: RestoreTarget; progress: Progress; now?: () => number }): Promise<RestoreSummary> {
+export async function restoreInto(opts: {
+  repo: Repository;
+  manifest: BackupManifest;
+  keyId: string | null;
+  /** The library's secrets key, unwrapped from the manifest: placed where the restored daemon looks for it. */
+  secretsKey?: Buffer | null;
+  target: RestoreTarget;
+  progress: Progress;
+  now?: () => number;
+}): Promise<RestoreSummary> {
   const now = opts.now ?? Date.now;
   const started = now();
   const { repo, manifest: m, target, progress } = opts;
@@ -67,6 +79,12 @@ export async function restoreInto(opts: { repo: Repository; manifest: BackupMani
   } finally {
     await vectors.close();
   }
+  if (opts.secretsKey) {
+    // Before the database: once that is in place a daemon may start, and it would make a key of its own.
+    const there = await placeSecretsKey(target.root, opts.secretsKey);
+    if (!there.equals(opts.secretsKey)) throw new CliError(`${target.label} already holds another ${SECRETS_KEY_FILE}`, 1, AGAIN);
+    progress.line(`the library's secrets key (id ${m.secrets_key!.id}) is in place as ${SECRETS_KEY_FILE} in ${target.label}: its second factors and source credentials open`);
+  }
   await target.placeDatabase(join(target.tmpDir, pending));
   const manifest = opts.keyId ? `its manifest's seal checked with backup key ${opts.keyId}` : 'its manifest taken on trust (--trust-repository)';
   progress.line(`restored backup ${m.id} (the library as of ${m.taken_at}) into ${target.label}: every file verified against the manifest, ${manifest}`);
@@ -79,6 +97,7 @@ export async function restoreInto(opts: { repo: Repository; manifest: BackupMani
     tables: m.tables,
     verified: true,
     key_id: opts.keyId,
+    secrets_key_id: opts.secretsKey ? m.secrets_key!.id : null,
     seconds: Math.round((now() - started) / 100) / 10,
   };
 }

@@ -13,6 +13,8 @@ import { ChunkWindowIndex } from '../../store/lancedb/chunk-windows.js';
 import { ChunkIndex } from '../../store/lancedb/chunks.js';
 import { readStoredIndex, type TableReader } from '../../store/lancedb/table-reader.js';
 import { copyTable, countKept, LIBRARY_TABLES, referencedOriginals } from '../../store/sql/library-copy.js';
+import { SecretSealer } from '../../core/sealed-secret.js';
+import { placeSecretsKey, readSecretsKey, SECRETS_KEY_FILE } from '../../server/secrets-key.js';
 import { eachLimited } from '../each-limited.js';
 import { hashingTap } from '../hashing-tap.js';
 import type { OpenedLibrary } from './libraries.js';
@@ -218,4 +220,25 @@ export async function copyIndex(ctx: CopyContext): Promise<IndexCopy> {
     }
   }
   return out;
+}
+
+/**
+ * The secrets key goes along, to where the target's daemon looks for it (server/secrets-key.ts): without it the
+ * copy's second factors and source credentials would not open, and its daemon would not start. A key the operator
+ * gives as an option (DOCSEARCH_SECRETS_KEY, DOCSEARCH_SECRETS_KEY_FILE) stays theirs to give the target's daemon.
+ * Returns its id, or null when the source has none yet.
+ */
+export async function copySecretsKey(ctx: Pick<CopyContext, 'source' | 'target' | 'progress'>, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const found = await readSecretsKey({ secretsKey: env.DOCSEARCH_SECRETS_KEY || undefined, secretsKeyFile: env.DOCSEARCH_SECRETS_KEY_FILE || undefined }, await ctx.source.root());
+  if (!found) return null;
+  const id = new SecretSealer(found.key).keyId;
+  if (found.from === 'option') {
+    ctx.progress.line(`the secrets key (id ${id}) comes from DOCSEARCH_SECRETS_KEY(_FILE): give the target's daemon the same`);
+    return id;
+  }
+  const target = await ctx.target.root();
+  const there = await placeSecretsKey(target, found.key);
+  if (there.equals(found.key)) ctx.progress.line(`secrets key (id ${id}): in place as ${SECRETS_KEY_FILE} in ${target.location}`);
+  else ctx.progress.line(`warning: ${target.location} already holds another ${SECRETS_KEY_FILE} (id ${new SecretSealer(there).keyId}): replace it with the source's (id ${id}), or the target's second factors and source credentials will not open`);
+  return id;
 }

@@ -6,7 +6,7 @@
 import { operatorAudit } from '../operator-audit.js';
 import { readStoredIndex } from '../../store/lancedb/table-reader.js';
 import { clearLeftovers, countKept, LIBRARY_TABLES, libraryBirth, referencedOriginals } from '../../store/sql/library-copy.js';
-import { copyIndex, copyOriginals, copyTables, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
+import { copyIndex, copyOriginals, copySecretsKey, copyTables, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
 import { checkDistinct, type LibrarySpec, openLibrary, type OpenedLibrary, storageLocation } from './libraries.js';
 import type { Progress } from './progress.js';
 import { type MigrationRecord, targetState, writeRecord } from './record.js';
@@ -34,6 +34,8 @@ export interface MigrationSummary {
   originals: { files: number; bytes: number; copied: number; copied_bytes: number; missing_in_source: string[]; damaged_in_source: string[] } | null;
   index: { embedder_id: string | null; dimension: number | null; chunks: IndexSummary | null; chunk_windows: IndexSummary | null } | null;
   verification: { ok: boolean; differences: string[] } | null;
+  /** The id of the secrets key the target has now (server/secrets-key.ts), or null: the source had none. */
+  secrets_key_id?: string | null;
   seconds: number;
   /** Originals' bytes plus the index rows' bytes, moved by this run. */
   bytes_moved: number;
@@ -99,6 +101,7 @@ export async function runMigration(opts: MigrateOptions): Promise<MigrationSumma
     for (const sha of problems.missing) opts.progress.line(`warning: original ${sha} is missing in the source: its documents are copied without it`);
     for (const sha of problems.damaged) opts.progress.line(`warning: original ${sha} is damaged in the source (its bytes no longer hash to their name): not copied`);
     const index = await copyIndex(ctx);
+    const secretsKeyId = await copySecretsKey(ctx, opts.env);
     const checked = await verify(source, target, { cutoff: record.cutoff, problems, progress: opts.progress });
     if (checked.ok) {
       delete record.redo;
@@ -114,6 +117,7 @@ export async function runMigration(opts: MigrateOptions): Promise<MigrationSumma
       originals: { files: originals.files, bytes: originals.bytes, copied: originals.copied, copied_bytes: originals.copiedBytes, missing_in_source: problems.missing, damaged_in_source: problems.damaged },
       index: { embedder_id: index.embedderId, dimension: index.dimension, chunks: indexSummary(index.chunks), chunk_windows: indexSummary(index.windows) },
       verification: { ok: checked.ok, differences: checked.differences },
+      secrets_key_id: secretsKeyId,
       seconds: seconds(),
       bytes_moved: originals.copiedBytes + (index.chunks?.copiedBytes ?? 0) + (index.windows?.copiedBytes ?? 0),
     };

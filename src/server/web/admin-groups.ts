@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
-import { adminGroupPage, adminGroupsPage } from '../../web/pages/admin-groups.js';
+import { adminGroupDeletePage, adminGroupPage, adminGroupsPage } from '../../web/pages/admin-groups.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
@@ -47,6 +47,11 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
     const admin = await requireAdminForm(ctx, s);
     if (!admin) return;
     const group = await s.teamAdmin.groupById(ctx.params.id!);
+    // The group page's button asks first, naming what goes; the confirmation posts `confirm=yes`.
+    if (formField(ctx, 'confirm') !== 'yes' && group.source === 'local') {
+      render(ctx, adminGroupDeletePage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, reach: await s.teamAdmin.groupReach(group) }));
+      return;
+    }
     await redirectWithOutcome(ctx, '/admin/groups', async () => {
       await s.teamAdmin.deleteGroup(group);
       s.log.info({ admin: admin.id, group: group.id }, 'group deleted on Admin → Groups');

@@ -100,6 +100,12 @@ export class ProjectMemberStore {
     return Number(res.numDeletedRows) > 0;
   }
 
+  /** How many projects a user or a group is a member of. */
+  async countFor(memberId: string): Promise<number> {
+    const row = await this.db.selectFrom('project_members').select((eb) => eb.fn.countAll<number | string>().as('n')).where('member_id', '=', memberId).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** Removes a user or a group from every project (the account or group is gone). */
   async removeEverywhere(memberId: string): Promise<void> {
     await this.db.deleteFrom('project_members').where('member_id', '=', memberId).execute();

@@ -1,5 +1,7 @@
 import { plural } from '../format.js';
 import { html } from '../html.js';
+import { groupDeletionConsequence, type GroupReach } from '../../core/group-reach.js';
+import { confirmPage } from './confirm.js';
 import { crumbs, layout } from './layout.js';
 
 export interface AdminGroupRow {
@@ -110,4 +112,19 @@ export function adminGroupPage(d: AdminGroupData) {
   }
 </section>`,
   );
+}
+
+/** Asked before a group is deleted: what its members lose, and how many projects were shared with it. */
+export function adminGroupDeletePage(d: { user: { email: string }; csrfToken: string; group: AdminGroupRow; reach: GroupReach }) {
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'admin-groups',
+    title: `Delete the group ${d.group.name}?`,
+    body: html`<p id="group-reach">${groupDeletionConsequence(d.reach)} This can't be undone.</p>`,
+    fields: { confirm: 'yes' },
+    action: `/admin/groups/${d.group.id}/delete`,
+    confirm: 'Delete group',
+    cancel: `/admin/groups/${d.group.id}`,
+  });
 }

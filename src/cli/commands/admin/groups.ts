@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminGroup } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { groupDeletionConsequence } from '../../../core/group-reach.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
@@ -37,7 +38,10 @@ export function groupsCommand(ctx: Context): Command {
       .argument('<group>', 'its name or id')
       .option('-y, --yes', 'do not ask for confirmation')
       .action(async (name: string, flags: { yes?: boolean }) => {
-        await confirmDestructive(ctx.io, { action: `delete the group ${name}`, consequence: 'Its members lose what was shared with it.' }, flags.yes);
+        if (!flags.yes) {
+          const got = await ctx.http().get<AdminGroup & { project_count: number }>(groupPath(name));
+          await confirmDestructive(ctx.io, { action: `delete the group ${got.name}`, consequence: groupDeletionConsequence({ members: got.member_count, projects: got.project_count }) }, flags.yes);
+        }
         await ctx.http().delete(groupPath(name));
         if (ctx.globals().json) return emitJson(ctx, { deleted: name });
         notice(ctx.io, `deleted group ${name}`);

@@ -66,11 +66,11 @@ export const adminGetGroup = (s: Services) =>
     tag: 'admin',
     summary: 'A group and its members. Admins only.',
     params: GroupRef,
-    responses: { 200: { description: 'The group', schema: AdminGroup.extend({ members: z.array(z.object({ id: z.string(), email: z.string() })) }) }, ...ADMIN_REFUSALS, ...missing },
+    responses: { 200: { description: 'The group', schema: AdminGroup.extend({ members: z.array(z.object({ id: z.string(), email: z.string() })), project_count: z.number().int().describe('projects shared with the group: what its members lose when it is deleted') }) }, ...ADMIN_REFUSALS, ...missing },
     async handler({ principal, params }) {
       await requireAdminCaller(s, principal);
       const group = await groupNamed(s, params.group);
-      return { status: 200, body: { ...groupToWire(group), members: await s.teamAdmin.members(group) } };
+      return { status: 200, body: { ...groupToWire(group), members: await s.teamAdmin.members(group), project_count: (await s.teamAdmin.groupReach(group)).projects } };
     },
   });
 
