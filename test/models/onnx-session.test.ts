@@ -2,6 +2,7 @@
  * OnnxSession and GraphBuilder on a tiny graph the test builds: y = table[ids] · 2, with the table either inline
  * or in an external-data file.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import onnxProto from 'onnx-proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GraphBuilder } from '../../src/models/onnx/graph-builder.js';
 import { OnnxSession } from '../../src/models/onnx/session.js';
+import { REPO } from '../helpers/daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'docsearch-onnx-session-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,4 +65,32 @@ describe('OnnxSession', () => {
       await session.close();
     }
   });
+
+  it('closed while a run is in flight, lets the run finish before ending its worker: the process lives on', () => {
+    // x · W twelve times over (W 768×768): a run of a few hundred milliseconds, closed 50 ms in. Ending the worker
+    // under the run aborted the process ("terminate called after throwing an instance of 'Napi::Error'"): the
+    // daemon's shutdown did that while a document was being embedded. In a child process, which an abort kills.
+    const N = 768;
+    const g = new GraphBuilder('slow');
+    let x = g.input('x', 'float32', [N, N]);
+    const w = g.floats('w', [N, N], Float32Array.from({ length: N * N }, (_, i) => ((i % 7) - 3) / (N * 4)));
+    for (let i = 0; i < 12; i++) x = g.op('MatMul', [x, w], {}, i === 11 ? 'y' : undefined);
+    g.output('y', 'float32', [N, N]);
+    const path = join(dir, 'slow.onnx');
+    writeFileSync(path, g.encodeWith({}).model);
+    const child = `
+      const { OnnxSession } = await import(${JSON.stringify(join(REPO, 'dist/models/onnx/session.js'))});
+      const session = await OnnxSession.open(${JSON.stringify(path)}, { intraOpThreads: 1 });
+      const x = { type: 'float32', data: new Float32Array(${N * N}).fill(1), dims: [${N}, ${N}] };
+      const run = session.run({ x }).then(() => 'finished', (err) => err.message);
+      await new Promise((r) => setTimeout(r, 50));
+      await session.close();
+      console.log('run:', await run);
+      await new Promise((r) => setTimeout(r, 1000));
+      console.log('alive');`;
+    writeFileSync(join(dir, 'close-mid-run.mjs'), child);
+    const out = spawnSync(process.execPath, [join(dir, 'close-mid-run.mjs')], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(out.stderr).not.toContain('terminate called');
+    expect({ status: out.status, signal: out.signal, stdout: out.stdout }).toEqual({ status: 0, signal: null, stdout: 'run: onnx session is closed\nalive\n' });
+  }, 150_000);
 });

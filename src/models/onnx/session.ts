@@ -65,6 +65,9 @@ type Ready = { ready: true; inputNames: string[]; outputNames: string[] } | { re
 
 let pinned = false;
 
+/** How long close() lets a run in flight finish before ending its worker anyway (a batch takes seconds). */
+const CLOSE_WAIT_MS = 30_000;
+
 /**
  * Loads onnxruntime's native addon on the main thread once, and keeps it. Node unloads an addon when the last
  * thread that loaded it exits, and onnxruntime's cannot register itself a second time in the same process
@@ -167,11 +170,34 @@ export class OnnxSession {
     });
   }
 
+  /**
+   * Ends the worker once the runs in flight have finished (at most CLOSE_WAIT_MS): a worker terminated during a run
+   * aborts the whole process (onnxruntime's finished run calls back into the thread's ended environment:
+   * "terminate called after throwing an instance of 'Napi::Error'", SIGABRT). Their callers are told now.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const running = [...this.pending.keys()];
     for (const p of this.pending.values()) p.reject(new Error('onnx session is closed'));
     this.pending.clear();
+    if (running.length > 0 && !this.failure) {
+      await new Promise<void>((resolve) => {
+        const left = new Set(running);
+        const timer = setTimeout(done, CLOSE_WAIT_MS);
+        const onMessage = (msg: Reply) => {
+          left.delete(msg.id);
+          if (left.size === 0) done();
+        };
+        function done(): void {
+          clearTimeout(timer);
+          worker.off('message', onMessage).off('exit', done);
+          resolve();
+        }
+        const worker = this.worker;
+        worker.on('message', onMessage).once('exit', done);
+      });
+    }
     await this.worker.terminate();
   }
 }
