@@ -3,27 +3,15 @@
  * every line fits the terminal by display width (a CJK character takes two columns), and a table's columns start
  * at the same terminal column on every row (#59 item 5).
  */
-import { spawn } from 'node:child_process';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { api, BIN } from '../helpers/daemon.js';
+import { api } from '../helpers/daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { type CliSuite, cliSuite } from './cli-env.js';
+import { onTerminal } from './terminal.js';
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/** What a person sees on a terminal `cols` wide (stdout and stderr together), styling removed. */
-function onTerminal(cols: number, args: string[], env: Record<string, string>): Promise<string> {
-  const cmd = `stty cols ${cols} rows 60; ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
-  return new Promise((resolve, reject) => {
-    const proc = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, ...env, COLUMNS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    proc.stderr.on('data', (b: Buffer) => (out += b.toString()));
-    proc.once('error', reject);
-    proc.once('exit', () => resolve(out.replaceAll('\r\n', '\n').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')));
-  });
-}
+/** What a person sees on a terminal `cols` wide, styling and cursor movements removed. */
+const shown = async (cols: number, args: string[], env: Record<string, string>) => (await onTerminal(cols, args, env)).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 /** A line as terminal cells: a wide character takes two (the second empty), a combining mark none. */
 function cells(line: string): string[] {
@@ -61,7 +49,7 @@ describe('CLI output with Chinese and Japanese names', () => {
     for (const cols of [80, 120]) {
       const seen = new Map<string, string[]>();
       for (const args of [['documents', 'list'], ['projects', 'list'], ['search', '图书馆'], ['search', '図書館', '--passages']]) {
-        const lines = (await onTerminal(cols, args, s.env)).split('\n').filter((l) => l.trim());
+        const lines = (await shown(cols, args, s.env)).split('\n').filter((l) => l.trim());
         const what = `${args.join(' ')} at ${cols} columns:\n${lines.join('\n')}`;
         expect(lines.length, what).toBeGreaterThan(2);
         for (const line of lines) expect(stringWidth(line), what).toBeLessThanOrEqual(cols);

@@ -5,7 +5,9 @@
  * each person, must answer exactly the documents they may read that match — and facet counts must equal an exact
  * count of that list. MCP's `search` and `list_documents` (in the daemon, and `docsearch mcp` over REST) take the same
  * `filters` and answer the same, and so do the CLI's flags on `search` and `documents list`. Saved searches are each
- * person's, shared with a project's members, and run by name (`search --saved NAME`) with the same answers. On SQLite
+ * person's, shared with a project's members, and run by name (`search --saved NAME`) with the same answers. The web
+ * search page takes the same filters in its URL, counts facets as links that narrow it, shows the filters in force as
+ * chips that remove them, and lists saved searches. On SQLite
  * here and on PostgreSQL in the `postgresql` project.
  */
 import { describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { cliEnv } from '../cli/cli-env.js';
 import { buildLibrary, combinedFilters, expected, expectedFacets, type Library, type Person, singleFilters } from '../helpers/filter-library.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { call, callError, httpClient, stdioClient } from '../mcp/mcp-client.js';
+import { loggedIn } from '../server/web-client.js';
 
 const PEOPLE: Person[] = ['alice', 'bob', 'carol'];
 
@@ -265,5 +268,81 @@ describe('filters over REST', () => {
 
     expect((await one('alice', made.body.id, 'DELETE')).status).toBe(204);
     expect(await names('bob')).toEqual(['urgent ones']);
+  });
+
+  it('answers the same on the web search page: filters in the URL, facet counts as links, chips that remove a filter, saved searches listed', async () => {
+    const web = await loggedIn(d, lib.users.carol);
+    const unescape = (x: string) => x.replaceAll('&amp;', '&').replaceAll('&quot;', '"').replaceAll('&#39;', "'");
+    /** The documents a search page and its next pages show, and its first page's HTML. */
+    const page = async (path: string) => {
+      const first = await web.get(path);
+      expect(first.status, first.text.slice(0, 500)).toBe(200);
+      const ids: string[] = [];
+      for (let res = first; ; ) {
+        ids.push(...[...res.text.matchAll(/<li class="result" data-document-id="([^"]+)"/g)].map((m) => m[1]!));
+        const next = /<a href="([^"]+)" rel="next"/.exec(res.text);
+        if (!next) break;
+        res = await web.get(unescape(next[1]!));
+      }
+      return { ids: ids.sort(), html: first.text };
+    };
+    const base = '/search?q=harbour&mode=keyword';
+    for (const filters of [{}, { labels: 'unpaid' }, { type: ['pdf', 'markdown'] }, { metadata: { team: 'ops' } }, { uploaded_since: lib.between, labels: 'urgent' }]) {
+      const params = new URLSearchParams(filtersToParams(filters));
+      expect((await page(`${base}&${params}`)).ids, `web ${params}`).toEqual(want('carol', filters));
+    }
+    // Facet counts are those of the whole filtered list, each a link to the list narrowed by its value.
+    const { html } = await page(`${base}&labels=unpaid`);
+    const exact = expectedFacets(lib, expected(lib, 'carol', { labels: 'unpaid' }));
+    const typeLinks = [...(/<div class="facet" data-facet="type">(.*?)<\/div>/s.exec(html)?.[1] ?? '').matchAll(/<a href="([^"]+)"><bdi>([^<]+)<\/bdi> <span class="count">(\d+)<\/span>/g)];
+    expect(Object.fromEntries(typeLinks.map((m) => [m[2], Number(m[3])]))).toEqual(exact.type);
+    const [, href, type] = typeLinks[0]!;
+    const narrowed = await page(unescape(href!));
+    expect(narrowed.ids).toEqual(want('carol', { labels: 'unpaid', type }));
+    // Each filter in force is a chip; its link is the search without it.
+    const chip = /<a class="chip" href="([^"]+)" aria-label="Remove the filter Type: ([^"]+)"/.exec(narrowed.html);
+    expect(chip?.[2]).toBe(type);
+    expect((await page(unescape(chip![1]!))).ids).toEqual(want('carol', { labels: 'unpaid' }));
+    // A bad filter says what is wrong, and keeps the chip to remove it.
+    const bad = await web.get(`${base}&type=exe`);
+    expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/unknown type (&quot;|")exe/);
+    expect(bad.text).toContain('aria-label="Remove the filter Type: exe"');
+    // Saved searches (hers and those shared with a project she reads) are links that run them.
+    const saved = await api(d, '/api/v1/saved-searches', { token: lib.users.bob.apiKey, body: { name: 'Web ops', search: { query: 'harbour', mode: 'keyword', filters: { metadata: { team: 'ops' } } }, project_id: lib.projects.shared } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const home = await web.get('/search');
+    const link = /<nav class="saved-searches"[^]*?<a href="([^"]+)"><bdi>Web ops<\/bdi><\/a> <span class="badge">shared<\/span>/.exec(home.text);
+    expect(link, home.text.slice(0, 2000)).not.toBeNull();
+    expect((await page(unescape(link![1]!))).ids).toEqual(want('carol', { metadata: { team: 'ops' } }));
+  });
+
+  it('filters the web Documents page by label, shows each document\'s labels, and labels a selection (editors only)', async () => {
+    const rowsOf = (page: string) => [...page.matchAll(/<tr data-document-id="([^"]+)"/g)].map((m) => m[1]!).sort();
+    const bob = await loggedIn(d, lib.users.bob);
+    const list = await bob.get('/documents?labels=unpaid');
+    expect(list.status).toBe(200);
+    expect(rowsOf(list.text)).toEqual(want('bob', { labels: 'unpaid' }));
+    expect(list.text).toMatch(/class="badge label-[a-z]+" title="Documents labelled unpaid"><bdi>unpaid<\/bdi>/);
+    expect(rowsOf((await bob.get('/documents?labels=unpaid,urgent')).text)).toEqual(want('bob', { labels: ['unpaid', 'urgent'] }));
+
+    const [first, second] = want('bob', {});
+    const labelsOf = async (id: string) => (await api(d, `/api/v1/documents/${id}`, { token: lib.users.bob.apiKey })).body.labels as string[];
+    const before = await labelsOf(first!);
+    const bulk = (who: typeof bob, action: string, labels: string) => who.submit('/documents/bulk', { _csrf: who.csrf, ids: [first!, second!], action, labels, return_to: '/documents' });
+    await bob.get('/documents');
+    const added = await bulk(bob, 'label', 'Web picked, web-two');
+    expect(added.text).toContain('Labelled 2 documents “Web picked”, “web-two”.');
+    expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked', 'web-two']));
+    expect(rowsOf((await bob.get('/documents?labels=web%20picked')).text)).toEqual([first!, second!].sort());
+    // Carol views the project: her selection holds nothing she may change.
+    const carol = await loggedIn(d, lib.users.carol);
+    await carol.get('/documents');
+    expect((await bulk(carol, 'unlabel', 'Web picked')).text).toContain('Select one or more documents first.');
+    expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked']));
+    await bob.get('/documents');
+    const removed = await bulk(bob, 'unlabel', 'web picked,WEB-TWO');
+    expect(removed.text).toContain('Took “web picked”, “WEB-TWO” off 2 documents.');
+    expect(await labelsOf(first!)).toEqual(before);
   });
 });

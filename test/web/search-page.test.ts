@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, REPO, runCli, type TestUser } from '../helpers/daemon.js';
+import { cliEnv } from '../cli/cli-env.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import type { WebClient } from '../server/web-client.js';
@@ -204,5 +205,33 @@ describe('search page', () => {
     const doc = (await web.get(`/documents/${up.body.documents[0].id}`)).text;
     expect(doc).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     expect(doc).toContain('<p class="chunk-text" dir="auto">');
+  }, 120_000);
+
+  it('a passage that is only its heading line does not show that line twice (web and CLI)', async () => {
+    // pandoc's page: "Lighthouse Keeping" (h1) opens the page and "Lamps" follows; the h1 alone makes a passage.
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'page.html', bytes: readFileSync(join(REPO, 'test/fixtures/formats/page.html')) }], { query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const docId = up.body.documents[0].id as string;
+    const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'Lighthouse Keeping', mode: 'keyword', document_ids: [docId], limit: 20 } });
+    const passages = (res.body as { results: { text: string; heading?: string }[] }).results;
+    const alone = passages.find((p) => p.heading !== undefined && p.text.trim() === p.heading.split(' > ').at(-1));
+    expect(alone, JSON.stringify(passages)).toBeDefined();
+
+    const page = (await web.get(q('Lighthouse Keeping', `&mode=keyword&view=passages`))).text;
+    const results = [...page.matchAll(/<li class="result" data-document-id="([^"]+)">([\s\S]*?)<\/li>/g)].filter((m) => m[1] === docId).map((m) => m[2]!);
+    expect(results.length).toBeGreaterThan(0);
+    for (const r of results) {
+      const heading = /<bdi class="heading">([\s\S]*?)<\/bdi>/.exec(r)?.[1] ?? null;
+      const snippet = (/<p class="snippet"[^>]*>([\s\S]*?)<\/p>/.exec(r)?.[1] ?? '').replace(/<[^>]+>/g, '').trim();
+      expect(heading, r).not.toBe(snippet);
+    }
+    const cli = await runCli(['search', 'Lighthouse Keeping', '--mode', 'keyword', '--passages', '--document', docId], { env: cliEnv(d, { DOCSEARCH_TOKEN: alice.apiKey }) });
+    expect(cli.code, cli.stderr).toBe(0);
+    // A result is its line (number, file, heading path, project, ranks), then its text: the heading-only passage's line
+    // does not name the heading its text is.
+    const lines = cli.stdout.split('\n').map((l) => l.trim());
+    const at = lines.indexOf('Lighthouse Keeping');
+    expect(at, cli.stdout).toBeGreaterThan(0);
+    expect(lines[at - 1], cli.stdout).not.toContain('Lighthouse Keeping');
   }, 120_000);
 });

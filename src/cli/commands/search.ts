@@ -1,3 +1,4 @@
+import { shownHeading } from '../../core/passage-heading.js';
 import { type Command, Option } from 'commander';
 import { citationLabel } from '../../core/citation-label.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
@@ -180,7 +181,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     const shownText = passage(p);
     return wrap(applyHighlights(shownText.text, shownText.highlights, mark), width, '   ');
   };
-  const where = (p: SearchPassage) => terminalSafe([cites(p), p.heading !== p.citation?.sheet ? p.heading : null, p.ocr ? 'OCR' : null].filter(Boolean).join(' · '));
+  const where = (p: SearchPassage) => terminalSafe([cites(p), shownHeading(p), p.ocr ? 'OCR' : null].filter(Boolean).join(' · '));
   // Not "matching": in meaning mode every passage can rank; this is how many of the document's passages the results hold.
   const hidden = 'documents' in res && !res.weak && res.documents.some((d) => d.matches > d.passages.length);
   if ('documents' in res) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Actor } from '../../access/access-control.js';
 import { AppError, conflict } from '../../core/errors.js';
 import { SearchBody } from '../../search/query.js';
 import type { SavedSearch } from '../../store/sql/saved-searches.js';
@@ -40,6 +41,13 @@ const toWire = (v: SavedSearch, userId: string) => ({
   updated_at: new Date(v.updatedAt).toISOString(),
 });
 
+/** The saved searches the actor sees (their own, those shared with projects they read), by name: the list route's and the web page's. */
+export async function savedSearchesSeen(s: Services, actor: Actor): Promise<SavedSearch[]> {
+  const seen: SavedSearch[] = [];
+  for (const v of await s.savedSearches.visible(actor.userId, await s.access.readable(actor))) if (await s.access.seesSavedSearch(actor, v)) seen.push(v);
+  return seen;
+}
+
 const notFoundResponse = { description: "No such saved search, or one neither the caller's nor shared with a project they read", schema: ErrorBody };
 
 export const listSavedSearches = (s: Services) =>
@@ -52,10 +60,7 @@ export const listSavedSearches = (s: Services) =>
     summary: "The caller's saved searches and those shared with projects they read, by name (theirs first where names tie).",
     responses: { 200: { description: 'The saved searches', schema: z.object({ saved_searches: z.array(SavedSearchSchema) }) } },
     async handler({ principal }) {
-      const candidates = await s.savedSearches.visible(principal.userId, await s.access.readable(principal));
-      const seen = [];
-      for (const v of candidates) if (await s.access.seesSavedSearch(principal, v)) seen.push(toWire(v, principal.userId));
-      return { status: 200, body: { saved_searches: seen } };
+      return { status: 200, body: { saved_searches: (await savedSearchesSeen(s, principal)).map((v) => toWire(v, principal.userId)) } };
     },
   });
 

@@ -14,6 +14,7 @@ import { documentView, queryString, editableProjects, userProjects } from './lib
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
+import { parseLabelField } from '../api/labels/names.js';
 import { render } from './render.js';
 import { requireUser, type WebContext } from './session.js';
 import { safeReturnTo } from './return-to.js';
@@ -22,7 +23,7 @@ import { safeReturnTo } from './return-to.js';
 const PAGE = 50;
 const DAY_MS = 86_400_000;
 
-const FILTER_FIELDS = ['project_id', 'type', 'status', 'filename', 'from', 'to', 'sort'] as const;
+const FILTER_FIELDS = ['project_id', 'type', 'status', 'filename', 'labels', 'from', 'to', 'sort'] as const;
 
 /** `to` names a day the person wants included: the API's `uploaded_before` is the start of the next one. */
 function dayAfter(day: string): string {
@@ -54,6 +55,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       ...(filter.type ? { type: filter.type } : {}),
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.filename ? { filename: filter.filename } : {}),
+      ...(filter.labels ? { labels: filter.labels } : {}),
       ...(filter.from ? { uploaded_since: filter.from } : {}),
       ...(filter.to ? { uploaded_before: dayAfter(filter.to) } : {}),
     });
@@ -85,6 +87,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     // A project filter the user may not read (or that is gone) lists nothing, as an empty project would.
     const scope = query.project_id ? readable.filter((id) => id === query.project_id) : readable;
     const [page, indexing, editable] = await Promise.all([s.documents.list(scope, listFilter, PAGE, at, query.sort), s.documents.countInWork(scope), editableProjects(s, user)]);
+    const labels = await s.labels.ofDocuments(page.documents.map((x) => x.id));
     const fallback = projects.find((p) => p.isDefault && p.userId === user.id) ?? projects[0]!;
     render(
       ctx,
@@ -95,6 +98,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
         projects: projects.map((p) => ({ id: p.id, name: p.name })),
         moveTargets: editable.map((p) => ({ id: p.id, name: p.name })),
         documents: page.documents.map(documentView),
+        labels: new Map([...labels].map(([id, ls]) => [id, ls.map((l) => ({ name: l.name, color: l.color }))])),
         next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next)) : null,
         first: at ? listUrl(filter) : null,
         indexing: [...indexing.values()].reduce((a, b) => a + b, 0),
@@ -138,6 +142,26 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     }
     if (action === 'delete') {
       return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo, trashDays: s.config.trashDays }));
+    }
+    if (action === 'label' || action === 'unlabel') {
+      // Labels by name (comma-separated), each made in a document's project where missing: as PATCH /documents/{id} does.
+      let names: string[];
+      try {
+        names = parseLabelField(formField(ctx, 'labels'), 'labels');
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        flash(ctx, sentence(err.message.replace(/^body\./, '')), 'error');
+        return back();
+      }
+      if (names.length === 0) {
+        flash(ctx, 'Name the labels to add or remove.', 'error');
+        return back();
+      }
+      await s.labelService.change(docs, action === 'label' ? { add: names } : { remove: names });
+      const n = docs.length === 1 ? '1 document' : `${docs.length} documents`;
+      const quoted = names.map((x) => `“${x}”`).join(', ');
+      flash(ctx, action === 'label' ? `Labelled ${n} ${quoted}.` : `Took ${quoted} off ${n}.`, 'notice');
+      return back();
     }
     if (action !== 'move' && action !== 'retry') {
       flash(ctx, 'Choose what to do with the selected documents.', 'error');

@@ -2,8 +2,10 @@ import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { relevanceFloor } from '../../search/floor.js';
 import { SEARCH_MODES, SearchBody, type SearchMode } from '../../search/query.js';
+import { filtersFromParams, filtersToParams, isFilterParam } from '../../core/filter-params.js';
+import { savedSearchesSeen } from '../api/saved-searches.js';
 import { searchQueryFor } from '../api/search.js';
-import { searchPage, type SearchView } from '../../web/pages/search.js';
+import { PAGE_FACETS, searchPage, type SearchView } from '../../web/pages/search.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { queryString, userProjects } from './library-common.js';
@@ -30,8 +32,20 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const projects = await userProjects(s, user);
   // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
   const libraryEmpty = projects.every((p) => p.documentCount === 0);
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty, floor: relevanceFloor(s.embedder.id) };
+  // The filters as GET /api/v1/documents takes them (core/filter-params.ts), kept in the page's links.
+  const filterParams = Object.entries(ctx.query)
+    .filter(([k]) => isFilterParam(k))
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? '']).filter((x) => x !== '').map((x): [string, string] => [k, x]));
+  const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null }));
+  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty, floor: relevanceFloor(s.embedder.id), filterParams, savedSearches };
   if (q.trim() === '') return render(ctx, searchPage(data));
+  let filters;
+  try {
+    filters = filtersFromParams(Object.fromEntries(filterParams.reduce((m, [k, v]) => m.set(k, [...(m.get(k) ?? []), v]), new Map<string, string[]>())));
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return render(ctx, searchPage({ ...data, error: err.message }), 400);
+  }
   const body = SearchBody.safeParse({
     query: q,
     mode,
@@ -40,6 +54,8 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     ...(projectId ? { project_ids: [projectId] } : {}),
     ...(documentId ? { document_ids: [documentId] } : {}),
     ...(cursor ? { cursor } : {}),
+    ...(filters ? { filters } : {}),
+    facets: PAGE_FACETS.map((f) => f.facet),
   });
   if (!body.success) {
     const issue = body.error.issues[0]!;
@@ -56,6 +72,17 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     const message = err.message.startsWith('body.cursor') ? 'That page link belongs to another search: search again to start from the first page.' : err.message;
     render(ctx, searchPage({ ...data, error: message }), err.status);
   }
+}
+
+/** A saved search (a POST /search body) as this page's address. */
+function savedSearchHref(search: Record<string, unknown>): string {
+  const params = new URLSearchParams({ q: String(search.query ?? '') });
+  const projects = search.project_ids as string[] | undefined;
+  if (projects?.length === 1) params.set('project', projects[0]!);
+  if (typeof search.mode === 'string' && search.mode !== 'hybrid') params.set('mode', search.mode);
+  if (search.group === 'none') params.set('view', 'passages');
+  for (const [k, v] of filtersToParams(search.filters as Parameters<typeof filtersToParams>[0])) params.append(k, v);
+  return `/search?${params.toString()}`;
 }
 
 export function searchRoutes(router: Router<AppState>, s: Services): void {

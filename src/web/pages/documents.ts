@@ -10,6 +10,8 @@ export interface DocumentsFilter {
   type: string;
   status: string;
   filename: string;
+  /** Label names, comma-separated: documents with all of them. */
+  labels: string;
   /** Dates (YYYY-MM-DD), both days included. */
   from: string;
   to: string;
@@ -24,6 +26,8 @@ export interface DocumentsPageData {
   /** The projects the user edits: where selected documents may be moved. */
   moveTargets: { id: string; name: string }[];
   documents: DocumentRow[];
+  /** Each listed document's labels (by document id), with their colours; a label links to the list filtered by it. */
+  labels?: Map<string, { name: string; color: string }[]>;
   /** Link to the next page (the same filters and a cursor), or null on the last page. */
   next: string | null;
   /** Link to the first page when this is a later one. */
@@ -77,11 +81,16 @@ const option = (value: string, label: string, current: string) => html`<option v
  * A document's row. Retry sits inside the bulk form (forms can't nest): the button posts that form, with its token,
  * to this document's retry; it shows when the document fails (app.js follows the status).
  */
-function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>, editable: ReadonlySet<string>) {
+function labelChips(labels: { name: string; color: string }[] | undefined) {
+  if (!labels?.length) return null;
+  return html`<span class="doc-labels">${labels.map((l) => html` <a href="/documents?labels=${encodeURIComponent(l.name)}" class="badge label-${l.color}" title="Documents labelled ${l.name}"><bdi>${l.name}</bdi></a>`)}</span>`;
+}
+
+function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>, editable: ReadonlySet<string>, labels?: { name: string; color: string }[]) {
   // Only documents the person may change can be picked for the bulk actions (a viewer's are read-only).
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
   <td class="pick">${editable.has(doc.projectId) ? html`<input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}">` : null}</td>
-  <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${pathLine(doc.path)}</td>
+  <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${labelChips(labels)}${pathLine(doc.path)}</td>
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
   <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
@@ -110,7 +119,7 @@ export function documentsPage(d: DocumentsPageData) {
   const f = d.filter;
   const names = new Map(d.projects.map((p) => [p.id, p.name]));
   const editable = new Set(d.moveTargets.map((p) => p.id));
-  const filtered = f.project_id || f.type || f.status || f.filename || f.from || f.to;
+  const filtered = f.project_id || f.type || f.status || f.filename || f.labels || f.from || f.to;
   // A new account's first page: nothing to filter yet, so it leads to the upload instead.
   const empty = d.documents.length === 0 && !filtered && !d.first;
   return layout(
@@ -131,6 +140,7 @@ export function documentsPage(d: DocumentsPageData) {
     <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
     <label>Type <select name="type">${option('', 'Any type', f.type)}${TYPES.map(([v, l]) => option(v, l, f.type))}</select></label>
     <label>Status <select name="status">${option('', 'Any status', f.status)}${STATUSES.map((v) => option(v, v, f.status))}</select></label>
+    <label>Labels <input type="text" name="labels" value="${f.labels}" maxlength="1000" placeholder="unpaid, urgent"></label>
     <label>Uploaded from <input type="date" name="from" value="${f.from}"></label>
     <label>to <input type="date" name="to" value="${f.to}"></label>
     <label>Sort <select name="sort">${SORTS.map(([v, l]) => option(v, l, f.sort))}</select></label>
@@ -146,18 +156,21 @@ export function documentsPage(d: DocumentsPageData) {
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.self}">
     ${editable.size === 0 ? null : html`<details class="fold" data-fold-narrow open>
-    <summary>With the selected documents: delete, move, retry</summary>
+    <summary>With the selected documents: delete, move, retry, label</summary>
     <div class="bulk-actions" role="group" aria-label="With the selected documents">
       <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
       <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
+      <label class="inline-label">Labels <input type="text" name="labels" maxlength="1000" placeholder="unpaid, urgent"></label>
+      <button type="submit" name="action" value="label" class="secondary">Add labels</button>
+      <button type="submit" name="action" value="unlabel" class="secondary">Remove labels</button>
     </div>
     </details>`}
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
-      <tbody>${d.documents.map((doc) => row(doc, names, editable))}</tbody>
+      <tbody>${d.documents.map((doc) => row(doc, names, editable, d.labels?.get(doc.id)))}</tbody>
     </table></div>
   </form>`
   }

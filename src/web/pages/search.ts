@@ -1,3 +1,4 @@
+import { shownHeading } from '../../core/passage-heading.js';
 import { citationLabel } from '../../core/citation-label.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
@@ -32,6 +33,10 @@ export interface SearchPageData {
   floor: number | null;
   /** No document in any project yet: the page says so and leads to the upload. */
   libraryEmpty?: boolean;
+  /** The filters as the URL carries them (GET /api/v1/documents' parameters: `type=pdf`, `labels=unpaid` …), in order. */
+  filterParams?: [string, string][];
+  /** The person's saved searches and those shared with them, as links. */
+  savedSearches?: { name: string; href: string; shared: boolean }[];
   error?: string;
 }
 
@@ -74,7 +79,7 @@ function cites(p: SearchPassage): string | null {
  */
 function where(p: SearchPassage, weak: boolean): Html | null {
   const cited = cites(p);
-  const heading = p.heading && p.heading !== p.citation?.sheet ? p.heading : null;
+  const heading = shownHeading(p);
   const parts = [cited ? html`<span class="page">${cited}</span>` : null, heading ? html`<bdi class="heading">${withoutDirectionalControls(heading)}</bdi>` : null].filter((x) => x !== null);
   if (!parts.length && !weak) return null;
   return html`<p class="meta">${parts.map((x, i) => (i ? html` · ${x}` : x))}${p.ocr ? html` · OCR` : null}${weak ? html` <span class="badge weak-label">weak match</span>` : null}</p>`;
@@ -118,19 +123,68 @@ function documentResult(d: DocumentResult, page: SearchPageData, weak: boolean):
 </li>`;
 }
 
-/** The search's own parameters: query, project, mode. */
-function searchParams(d: SearchPageData): URLSearchParams {
+/** The search's own parameters: query, project, mode, filters. */
+function searchParams(d: SearchPageData, filterParams: [string, string][] = d.filterParams ?? []): URLSearchParams {
   const params = new URLSearchParams({ q: d.q });
   if (d.projectId) params.set('project', d.projectId);
   if (d.mode !== 'hybrid') params.set('mode', d.mode);
+  for (const [k, v] of filterParams) params.append(k, v);
+  if (d.view !== 'documents' && !d.document) params.set('view', d.view);
   return params;
+}
+
+/** The facets the page counts, what each is called, and the filter parameters a value of it narrows to. */
+export const PAGE_FACETS: { facet: string; title: string; narrow: (value: string) => [string, string][] }[] = [
+  { facet: 'type', title: 'Type', narrow: (v) => [['type', v]] },
+  { facet: 'label', title: 'Label', narrow: (v) => [['labels', v]] },
+  { facet: 'year', title: 'Uploaded', narrow: (v) => [['uploaded_since', `${v}-01-01`], ['uploaded_before', `${Number(v) + 1}-01-01`]] },
+  { facet: 'uploaded_by', title: 'Uploaded by', narrow: (v) => [['uploaded_by', v]] },
+  { facet: 'language', title: 'Language', narrow: (v) => [['language', v]] },
+];
+
+const PARAM_TITLES: Record<string, string> = { type: 'Type', labels: 'Label', uploaded_since: 'Since', uploaded_before: 'Before', uploaded_by: 'By', language: 'Language', path_prefix: 'Path', source_id: 'Source' };
+
+/** The search narrowed by one more value: its parameters added (one that takes a single value replaces it; labels add up). */
+function narrowedHref(d: SearchPageData, add: [string, string][]): string {
+  const names = new Set(add.map(([k]) => k).filter((k) => k !== 'labels'));
+  return `/search?${searchParams(d, [...(d.filterParams ?? []).filter(([k]) => !names.has(k)), ...add]).toString()}`;
+}
+
+/** Each filter in force as a chip whose link is the search without it; the facet counts as links that narrow it. */
+function filterPanel(d: SearchPageData): Html | null {
+  const given = d.filterParams ?? [];
+  const chips = given.map(([k, v], i) => {
+    const title = PARAM_TITLES[k] ?? k;
+    const without = `/search?${searchParams(d, given.filter((_, j) => j !== i)).toString()}`;
+    return html`<li><a class="chip" href="${without}" aria-label="Remove the filter ${title}: ${v}"><bdi>${title}: ${v}</bdi> <span aria-hidden="true">×</span></a></li>`;
+  });
+  const active = new Set(given.map(([k, v]) => `${k}=${v}`));
+  const facets = d.response?.facets ?? {};
+  const groups = PAGE_FACETS.map(({ facet, title, narrow }) => {
+    const values = (facets[facet] ?? []).filter((v) => v.value !== null && !narrow(String(v.value)).every(([k, x]) => active.has(`${k}=${x}`))).slice(0, 10);
+    if (values.length === 0) return null;
+    return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3><ul>${values.map(
+      (v) => html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}"><bdi>${String(v.value)}</bdi> <span class="count">${number(v.count)}</span></a></li>`,
+    )}</ul></div>`;
+  }).filter((g) => g !== null);
+  if (chips.length === 0 && groups.length === 0) return null;
+  return html`<nav class="filter-panel" aria-label="Narrow the results">
+  ${chips.length ? html`<ul class="chips" aria-label="Filters in force">${chips}</ul>` : null}
+  ${groups.length ? html`<div class="facets">${groups}</div>` : null}
+</nav>`;
+}
+
+function savedList(d: SearchPageData): Html | null {
+  if (!d.savedSearches?.length) return null;
+  return html`<nav class="saved-searches" aria-label="Saved searches"><h2>Saved searches</h2><ul>${d.savedSearches.map(
+    (v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}</li>`,
+  )}</ul></nav>`;
 }
 
 /** The link to another page of the same search. */
 function pageHref(d: SearchPageData, cursor: string): string {
   const params = searchParams(d);
   if (d.document) params.set('document', d.document.id);
-  else if (d.view !== 'documents') params.set('view', d.view);
   params.set('cursor', cursor);
   return `/search?${params.toString()}`;
 }
@@ -138,7 +192,10 @@ function pageHref(d: SearchPageData, cursor: string): string {
 /** The same search within one document, passage by passage; without `documentId`, across the library again. */
 function documentSearchHref(d: SearchPageData, documentId?: string): string {
   const params = searchParams(d);
-  if (documentId) params.set('document', documentId);
+  if (documentId) {
+    params.delete('view');
+    params.set('document', documentId);
+  }
   return `/search?${params.toString()}`;
 }
 
@@ -185,7 +242,7 @@ function results(d: SearchPageData): Html | null {
     ? html`<p class="notice indexing" role="status">Still indexing ${plural(res.indexing, 'document', 'documents')}: results may be incomplete until ${res.indexing === 1 ? 'it is' : 'they are'} ready.</p>`
     : null;
   const back = d.document ? html`<p class="back"><a href="${documentSearchHref(d)}">Search all documents for “${d.q}”</a></p>` : null;
-  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${back}${list}${pager(d, res)}`;
+  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${back}${filterPanel(d)}${list}${pager(d, res)}`;
 }
 
 export function searchPage(d: SearchPageData) {
@@ -209,9 +266,11 @@ export function searchPage(d: SearchPageData) {
       ${(['documents', 'passages'] as const).map((v) => html`<option value="${v}"${v === d.view ? html` selected` : null}>${VIEW_LABELS[v]}</option>`)}
     </select></label>`
     }
+    ${(d.filterParams ?? []).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
     <button type="submit" class="primary">Search</button>
   </form>
-  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  ${savedList(d)}
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>${filterPanel(d)}` : null}
   ${
     d.libraryEmpty
       ? html`<p class="notice" id="empty-library" role="status">Your library is empty: there is nothing to search yet. <a href="/documents#upload">Upload documents</a> and search finds them once they are indexed.</p>`
