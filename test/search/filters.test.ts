@@ -335,10 +335,10 @@ describe('filters over REST', () => {
     expect(added.text).toContain('Labelled 2 documents “Web picked”, “web-two”.');
     expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked', 'web-two']));
     expect(rowsOf((await bob.get('/documents?labels=web%20picked')).text)).toEqual([first!, second!].sort());
-    // Carol views the project: her selection holds nothing she may change.
+    // Carol views the project: her selection holds nothing she may change, and she is told why (#61 item 9).
     const carol = await loggedIn(d, lib.users.carol);
     await carol.get('/documents');
-    expect((await bulk(carol, 'unlabel', 'Web picked')).text).toContain('Select one or more documents first.');
+    expect((await bulk(carol, 'unlabel', 'Web picked')).text).toContain('where your role is viewer: this needs editor');
     expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked']));
     await bob.get('/documents');
     const removed = await bulk(bob, 'unlabel', 'web picked,WEB-TWO');

@@ -160,7 +160,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       await s.labelService.change(docs, action === 'label' ? { add: names } : { remove: names });
       const n = docs.length === 1 ? '1 document' : `${docs.length} documents`;
       const quoted = names.map((x) => `“${x}”`).join(', ');
-      flash(ctx, action === 'label' ? `Labelled ${n} ${quoted}.` : `Took ${quoted} off ${n}.`, 'notice');
+      flash(ctx, `${action === 'label' ? `Labelled ${n} ${quoted}.` : `Took ${quoted} off ${n}.`}${refusals}`, 'notice');
       return back();
     }
     if (action !== 'move' && action !== 'retry') {
