@@ -287,6 +287,9 @@ async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Prom
     stream.once('finish', resolve);
     stream.once('error', reject);
   });
+  // Also handled when the item fails before `await written` (its source stopped midway): the stream is destroyed
+  // with a write in flight, which then fails (ERR_STREAM_DESTROYED); left unhandled, that rejection ended the daemon.
+  void written.catch(() => undefined);
   try {
     const parts = fetched.body instanceof Uint8Array ? [fetched.body] : fromSource(fetched.body, item.path);
     for await (const part of parts) {
