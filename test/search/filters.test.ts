@@ -345,4 +345,20 @@ describe('filters over REST', () => {
     expect(removed.text).toContain('Took “web picked”, “WEB-TWO” off 2 documents.');
     expect(await labelsOf(first!)).toEqual(before);
   });
+
+  it('completes filter values on TAB: types, the labels and metadata keys the caller reads, saved searches', async () => {
+    const complete = async (...words: string[]) => {
+      const res = await runCli(['__complete', ...words], { env: cliEnv(null, { DOCSEARCH_URL: d.url, DOCSEARCH_TOKEN: lib.users.carol.apiKey }) });
+      expect(res.code, res.stderr).toBe(0);
+      return res.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+    };
+    expect(await complete('search', 'x', '--type', 'p')).toEqual(expect.arrayContaining(['pdf', 'pptx']));
+    const carolsLabels = [...new Set(lib.docs.filter((doc) => [lib.projects.shared, lib.projects.carols].includes(doc.projectId)).flatMap((doc) => doc.labels.map((l) => l.toLowerCase())))].sort();
+    expect((await complete('documents', 'list', '--label', '')).map((l) => l!.toLowerCase()).sort()).toEqual(carolsLabels);
+    expect(await complete('search', 'x', '--meta', 'te')).toEqual(['team=']);
+    expect((await api(d, '/api/v1/saved-searches', { token: lib.users.carol.apiKey, body: { name: 'tab pick', search: { query: 'harbour' } } })).status).toBe(201);
+    expect((await api(d, '/api/v1/saved-searches', { token: lib.users.eve.apiKey, body: { name: 'tab hidden', search: { query: 'harbour' } } })).status).toBe(201);
+    const saved = await complete('search', '--saved', 'tab');
+    expect(saved).toEqual(['tab pick']); // not eve's
+  });
 });

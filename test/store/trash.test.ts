@@ -123,6 +123,9 @@ describeEachEngine('the trash', (suite) => {
   });
 
   it('removes what has been in the trash longer than its retention for good, on the clock it is given', async () => {
+    // What earlier tests left in the trash goes first, so the count below is this test's own.
+    t += 31 * DAY;
+    await service.purgeExpiredTrash();
     const old = await ready();
     const shared = await ready({ bytes: 900 });
     await service.delete(old, user);
@@ -132,7 +135,7 @@ describeEachEngine('the trash', (suite) => {
     await service.delete(young, user);
     expect(await service.purgeExpiredTrash()).toBe(0);
     t += 1 * DAY + 1;
-    expect(await service.purgeExpiredTrash()).toBeGreaterThanOrEqual(2);
+    expect(await service.purgeExpiredTrash()).toBe(2);
     for (const gone of [old, shared]) {
       expect(await documents.trashed(gone.id)).toBeNull();
       expect(await chunks.count(gone.id)).toBe(0);
