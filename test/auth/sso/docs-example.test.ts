@@ -19,7 +19,7 @@ describe("docs/sso.md's OpenID Connect example", () => {
   });
 
   it('names only flags serve takes', () => {
-    const known = new Set(OPTIONS.map((o) => o.name));
+    const known = new Set<string>(OPTIONS.map((o) => o.name));
     expect(flags.filter((f) => !known.has(f))).toEqual([]);
   });
 });
