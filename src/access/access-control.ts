@@ -98,12 +98,29 @@ export class AccessControl {
     return { project, role };
   }
 
-  /** The document, when the actor may do `action` with its project. */
+  /**
+   * The document, when the actor may do `action` with its project. A refusal of a document they can read names it,
+   * its project, their role and the role needed; one they cannot read stays `not_found`.
+   */
   async document(actor: Actor, documentId: string, action: ProjectAction): Promise<{ document: DocumentRecord; role: Role }> {
     const document = await this.deps.documents.get(documentId);
     if (!document) throw notFound('document');
+    const held = await this.roleOn(actor, document.projectId);
+    if (held && actor.scopes.includes(ACTION_SCOPE[action]) && !roleAllows(held, action)) throw await this.documentRefused(document, held, action);
     const role = await this.check(actor, document.projectId, action, { what: 'document' });
     return { document, role };
+  }
+
+  /** Why `document` is refused to someone who holds `role` on its project: the document, the project, the role held and the one needed. */
+  async documentRefused(document: DocumentRecord, role: Role, action: ProjectAction): Promise<AppError> {
+    const project = await this.deps.projects.get(document.projectId);
+    const needed = ACTION_ROLE[action];
+    return forbidden(`"${document.filename}" is in the project "${project?.name ?? document.projectId}", where your role is ${role}: this needs ${needed}`, {
+      role,
+      required_role: needed,
+      document_id: document.id,
+      project_id: document.projectId,
+    });
   }
 
   /**
@@ -132,12 +149,25 @@ export class AccessControl {
    * silently: a bulk form acts on what it may).
    */
   async documents(actor: Actor, ids: string[], action: ProjectAction): Promise<DocumentRecord[]> {
-    if (!actor.scopes.includes(ACTION_SCOPE[action])) return [];
+    return (await this.sortDocuments(actor, ids, action)).allowed;
+  }
+
+  /**
+   * The documents among `ids` the actor may do `action` with, and those they may read but not do it with (with the
+   * role they hold): a bulk form says which were left out and why. Unreadable or absent ones are in neither.
+   */
+  async sortDocuments(actor: Actor, ids: string[], action: ProjectAction): Promise<{ allowed: DocumentRecord[]; refused: { document: DocumentRecord; role: Role }[] }> {
+    if (!actor.scopes.includes(ACTION_SCOPE[action])) return { allowed: [], refused: [] };
     const roles = await this.roles(actor);
-    return (await this.deps.documents.getMany(ids)).filter((d) => {
+    const allowed: DocumentRecord[] = [];
+    const refused: { document: DocumentRecord; role: Role }[] = [];
+    for (const d of await this.deps.documents.getMany(ids)) {
       const role = roles.get(d.projectId);
-      return role !== undefined && roleAllows(role, action);
-    });
+      if (role === undefined) continue;
+      if (roleAllows(role, action)) allowed.push(d);
+      else refused.push({ document: d, role });
+    }
+    return { allowed, refused };
   }
 
   /**

@@ -483,7 +483,7 @@ const WEB: Record<string, Spec<WebRequest>> = {
   'POST /documents/bulk': {
     request: (t) => ({ path: '/documents/bulk', form: { ids: [t.failed], action: 'retry', return_to: '/documents' }, follow: true }),
     ok: 303,
-    shows: (a) => !says(a, 'Select one or more documents first'),
+    shows: (a) => !says(a, 'Select one or more documents first') && !says(a, 'where your role is'),
     effect: (c) => must(retried(c), 'F indexed again'),
   },
   // The confirmation's form: deletes the selected documents the person may change.

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
-import { addUser, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { SourceClient } from '../helpers/sources.js';
@@ -130,6 +130,9 @@ describe.skipIf(SKIP !== null)(`the restore drill keeps second factors and sourc
     const d = await startDaemon({ databaseUrl, args: ['--storage', storage(), '--sources-allow-private'], env: rgw.env(), timeoutMs: MINUTE });
     try {
       await expectSecretsOpen(d, 'migrated');
+      // The copy's audit log says where it came from, by the operator.
+      const moved = await api(d, '/api/v1/audit-events?type=migrate.completed', { token: user.apiKey });
+      expect(moved.body.events.map((e: { by: string; details: { from: string } }) => [e.by, e.details.from])).toEqual([['operator', restored]]);
     } finally {
       await d.stop();
     }

@@ -335,14 +335,37 @@ describe('filters over REST', () => {
     expect(added.text).toContain('Labelled 2 documents “Web picked”, “web-two”.');
     expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked', 'web-two']));
     expect(rowsOf((await bob.get('/documents?labels=web%20picked')).text)).toEqual([first!, second!].sort());
-    // Carol views the project: her selection holds nothing she may change.
+    // Carol views the project: her selection holds nothing she may change, and she is told why (#61 item 9).
     const carol = await loggedIn(d, lib.users.carol);
     await carol.get('/documents');
-    expect((await bulk(carol, 'unlabel', 'Web picked')).text).toContain('Select one or more documents first.');
+    expect((await bulk(carol, 'unlabel', 'Web picked')).text).toContain('where your role is viewer: this needs editor');
     expect(await labelsOf(first!)).toEqual(expect.arrayContaining(['Web picked']));
     await bob.get('/documents');
     const removed = await bulk(bob, 'unlabel', 'web picked,WEB-TWO');
     expect(removed.text).toContain('Took “web picked”, “WEB-TWO” off 2 documents.');
     expect(await labelsOf(first!)).toEqual(before);
+  });
+
+  it('completes filter values on TAB: types, the labels and metadata keys the caller reads, saved searches', async () => {
+    const complete = async (...words: string[]) => {
+      const res = await runCli(['__complete', ...words], { env: cliEnv(null, { DOCSEARCH_URL: d.url, DOCSEARCH_TOKEN: lib.users.carol.apiKey }) });
+      expect(res.code, res.stderr).toBe(0);
+      return res.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+    };
+    expect(await complete('search', 'x', '--type', 'p')).toEqual(expect.arrayContaining(['pdf', 'pptx']));
+    const labelsIn = (readable: boolean) => new Set(lib.docs.filter((doc) => [lib.projects.shared, lib.projects.carols].includes(doc.projectId) === readable).flatMap((doc) => doc.labels.map((l) => l.toLowerCase())));
+    expect(labelsIn(false).size).toBeGreaterThan(0);
+    const offered = (await complete('documents', 'list', '--label', '')).map((l) => l!.toLowerCase());
+    // Hers all (earlier tests may have added more to these projects' vocabularies); one only Eve's project has, not.
+    expect(offered).toEqual(expect.arrayContaining([...labelsIn(true)]));
+    expect((await api(d, `/api/v1/projects/${lib.projects.eves}/labels`, { token: lib.users.eve.apiKey, body: { name: 'eve only' } })).status).toBe(201);
+    const again = (await complete('documents', 'list', '--label', '')).map((l) => l!.toLowerCase());
+    expect(again).toEqual(expect.arrayContaining(offered));
+    expect(again).not.toContain('eve only');
+    expect(await complete('search', 'x', '--meta', 'te')).toEqual(['team=']);
+    expect((await api(d, '/api/v1/saved-searches', { token: lib.users.carol.apiKey, body: { name: 'tab pick', search: { query: 'harbour' } } })).status).toBe(201);
+    expect((await api(d, '/api/v1/saved-searches', { token: lib.users.eve.apiKey, body: { name: 'tab hidden', search: { query: 'harbour' } } })).status).toBe(201);
+    const saved = await complete('search', '--saved', 'tab');
+    expect(saved).toEqual(['tab pick']); // not eve's
   });
 });

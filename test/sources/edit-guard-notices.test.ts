@@ -212,8 +212,12 @@ describe.skipIf(apacheUnavailable() !== null || postfixUnavailable() !== null)('
     expect(row).not.toContain('memo-2.txt');
     expect((await (await loggedIn(d, owner)).get('/admin/sources')).status).toBe(403);
 
-    // Confirmed: exactly the held ones go, by the source, each with its id and URL in the audit log.
-    const confirmed = await client.sync(project, source.id, { confirm: true });
+    // Confirmed by resuming it (PATCH status active, as `sources resume` and the web do): a pass runs at once, and
+    // exactly the held ones go, by the source, each with its id and URL in the audit log.
+    const asked = Date.now();
+    const resumed = await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'PATCH', token: owner.apiKey, body: { status: 'active' } });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    const confirmed = await client.passAfter(project, source.id, asked);
     expect(confirmed.status).toBe('active');
     expect(confirmed.held_deletions).toBeNull();
     expect(confirmed.last_result).toMatchObject({ deleted: 4 });

@@ -257,4 +257,24 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('<a href="/" class="back">Back to docsearch</a>');
   });
+
+  it('a refusal of a document the person can read names it, its project, their role and the one needed; one they cannot read stays unknown', async () => {
+    const [shown] = await uploaded(archive, [{ name: 'ledger.txt', body: 'The ledger of the lighthouse keepers.\n' }]);
+    const [hidden] = await uploaded(field, [{ name: 'private.txt', body: 'Notes Bob may not read.\n' }]);
+    expect((await api(d, `/api/v1/projects/${archive}/members`, { token: alice.apiKey, body: { email: bob.email, role: 'viewer' } })).status).toBe(201);
+    const words = '"ledger.txt" is in the project "Archive", where your role is viewer: this needs editor';
+    const refused = await api(d, `/api/v1/documents/${shown}`, { method: 'DELETE', token: bob.apiKey });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'forbidden', message: words, details: { role: 'viewer', required_role: 'editor', document_id: shown } });
+    expect((await api(d, `/api/v1/documents/${hidden}`, { method: 'DELETE', token: bob.apiKey })).status).toBe(404);
+    const viewer = await loggedIn(d, bob);
+    await viewer.get('/documents');
+    await viewer.post('/documents/bulk', { _csrf: viewer.csrf, action: 'delete', ids: [shown!, hidden!], return_to: '/documents' });
+    const page = (await viewer.get('/documents')).text;
+    expect(flashOf(page)?.replaceAll('&quot;', '"')).toBe(`${words}.`);
+    expect(page).not.toContain('private.txt');
+    await viewer.post('/documents/bulk', { _csrf: viewer.csrf, action: 'delete', ids: [hidden!], return_to: '/documents' });
+    expect(flashOf((await viewer.get('/documents')).text)).toBe('Select one or more documents first.');
+    expect((await api(d, `/api/v1/documents/${shown}`, { token: alice.apiKey })).status).toBe(200);
+  });
 });

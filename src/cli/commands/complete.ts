@@ -24,6 +24,29 @@ function serverLookups(ctx: Context): Lookups {
         const { documents } = await ctx.http().get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { limit: 100 }, signal });
         return documents.map((d) => ({ value: d.id, description: `${d.path ?? d.filename} (${d.status})` }));
       }),
+    labels: () =>
+      fromServer(async (signal) => {
+        const projects = await listAllProjects(ctx.http(), signal);
+        const lists = await Promise.all(projects.map((p) => ctx.http().get<{ labels: { name: string; document_count: number }[] }>(`/api/v1/projects/${encodeURIComponent(p.id)}/labels`, { signal })));
+        // A name several projects use is one label to a filter (names match in any case): offered once, counts summed.
+        const counts = new Map<string, { name: string; n: number }>();
+        for (const l of lists.flatMap((x) => x.labels)) {
+          const seen = counts.get(l.name.toLowerCase());
+          counts.set(l.name.toLowerCase(), { name: seen?.name ?? l.name, n: (seen?.n ?? 0) + l.document_count });
+        }
+        return [...counts.values()].map((l) => ({ value: l.name, description: `label (${l.n} document${l.n === 1 ? '' : 's'})` }));
+      }),
+    metadataKeys: () =>
+      fromServer(async (signal) => {
+        const { documents } = await ctx.http().get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { limit: 100 }, signal });
+        const keys = new Set(documents.flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>)));
+        return [...keys].sort().map((k) => ({ value: `${k}=`, description: 'metadata key' }));
+      }),
+    savedSearches: () =>
+      fromServer(async (signal) => {
+        const { saved_searches } = await ctx.http().get<{ saved_searches: { name: string; mine: boolean; created_by: string }[] }>('/api/v1/saved-searches', { signal });
+        return saved_searches.map((v) => ({ value: v.name, description: v.mine ? 'saved search' : `saved search by ${v.created_by}` }));
+      }),
     keys: () =>
       fromServer(async (signal) => {
         const { keys } = await ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys', { signal });

@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { TYPE_FILTER_NAMES } from '../../core/document-types.js';
 import { JSON_FIELDS, JSON_LIST_COMMANDS, type JsonList } from '../api-types.js';
 
 /** One completion: the word and a short description (zsh and fish show it). */
@@ -15,6 +16,12 @@ export interface Lookups {
   projects(): Promise<Candidate[]>;
   documents(): Promise<Candidate[]>;
   keys(): Promise<Candidate[]>;
+  /** The labels of the projects the caller reads (`--label`). */
+  labels(): Promise<Candidate[]>;
+  /** Metadata keys of recent documents, as `key=` (`--meta`). */
+  metadataKeys(): Promise<Candidate[]>;
+  /** Saved searches' names (`--saved`). */
+  savedSearches(): Promise<Candidate[]>;
 }
 
 const visible = (c: Command) => !(c as unknown as { _hidden?: boolean })._hidden;
@@ -55,7 +62,11 @@ function jsonFields(cmd: Command, cur: string): Completion {
 /** Values an option takes: its choices, project names for --project, paths for folders and files, else a free value. */
 async function optionValues(o: Option, lookups: Lookups): Promise<Completion> {
   if (o.argChoices) return { files: false, candidates: words(o.argChoices) };
-  if (o.long === '--project') return { files: false, candidates: await lookups.projects() };
+  if (o.long === '--project' || o.long === '--share') return { files: false, candidates: await lookups.projects() };
+  if (o.long === '--type') return { files: false, candidates: Object.keys(TYPE_FILTER_NAMES).map((value) => ({ value, description: 'document type' })) };
+  if (o.long === '--label') return { files: false, candidates: await lookups.labels() };
+  if (o.long === '--meta') return { files: false, candidates: await lookups.metadataKeys() };
+  if (o.long === '--saved') return { files: false, candidates: await lookups.savedSearches() };
   if (o.long === '--config' || o.long === '--data-dir' || o.long === '--model-cache-dir') return { files: true };
   return none;
 }

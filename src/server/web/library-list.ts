@@ -7,6 +7,8 @@ import { statusCell } from '../../web/pages/project.js';
 import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from '../api/documents/query.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import type { Role } from '../../access/roles.js';
+import type { DocumentRecord } from '../../store/sql/documents.js';
 import { DOCUMENT_ID, failedOn, MAX_SELECTED, selectedIds } from './library-documents.js';
 import { documentView, queryString, editableProjects, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
@@ -131,9 +133,11 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     };
     const action = formField(ctx, 'action');
     // Delete, move and retry need an editor's role on each document's project: the others are left out, as if unselected.
-    const docs = await s.access.documents(user.actor, selectedIds(ctx), 'edit');
+    const { allowed: docs, refused } = await s.access.sortDocuments(user.actor, selectedIds(ctx), 'edit');
+    // Those the user reads but may not change are named, with the role they hold and the one it needs.
+    const refusals = refused.length === 0 ? '' : ` Left out: ${await refusedText(s, refused)}.`;
     if (docs.length === 0) {
-      flash(ctx, 'Select one or more documents first.', 'error');
+      flash(ctx, refused.length > 0 ? sentence(refusals.trim().replace(/^Left out: /, '')) : 'Select one or more documents first.', 'error');
       return back();
     }
     if (action === 'delete') {
@@ -156,7 +160,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       await s.labelService.change(docs, action === 'label' ? { add: names } : { remove: names });
       const n = docs.length === 1 ? '1 document' : `${docs.length} documents`;
       const quoted = names.map((x) => `“${x}”`).join(', ');
-      flash(ctx, action === 'label' ? `Labelled ${n} ${quoted}.` : `Took ${quoted} off ${n}.`, 'notice');
+      flash(ctx, `${action === 'label' ? `Labelled ${n} ${quoted}.` : `Took ${quoted} off ${n}.`}${refusals}`, 'notice');
       return back();
     }
     if (action !== 'move' && action !== 'retry') {
@@ -194,7 +198,14 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
             ? 'None of the selected documents has failed: nothing to retry.'
             : '';
     const problems = failed.length > 0 ? ` Not ${action === 'move' ? 'moved' : 'retried'}: ${failed.join('; ')}.` : '';
-    flash(ctx, sentence(`${what}${problems}`.trim()), done.length > 0 ? 'notice' : 'error');
+    flash(ctx, sentence(`${what}${problems}${refusals}`.trim()), done.length > 0 ? 'notice' : 'error');
     back();
   });
+}
+
+/** The refusals of the documents a bulk action left out (the first few), each naming the document, its project and the roles. */
+async function refusedText(s: Services, refused: { document: DocumentRecord; role: Role }[]): Promise<string> {
+  const SHOWN = 5;
+  const each = await Promise.all(refused.slice(0, SHOWN).map(async (r) => (await s.access.documentRefused(r.document, r.role, 'edit')).message));
+  return `${each.join('; ')}${refused.length > SHOWN ? `; and ${refused.length - SHOWN} more` : ''}`;
 }

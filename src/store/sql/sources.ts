@@ -229,7 +229,8 @@ export class SourceStore {
     const now = this.now();
     const current = await this.getById(id);
     if (!current) return null;
-    const resume = patch.status === 'active' && current.status === 'paused';
+    // A source the guard holds deletions of is paused to its owners though its row stays active (passes go on).
+    const resume = patch.status === 'active' && (current.status === 'paused' || current.heldDeletions !== null);
     await this.db
       .updateTable('sources')
       .set({

@@ -1,0 +1,25 @@
+/**
+ * docs/sso.md's OpenID Connect example is what people paste (Low 31): it must not admit every account the provider
+ * signs in, and every flag it names must be one `serve` takes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { OPTIONS } from '../../../src/server/config.js';
+import { REPO } from '../../helpers/daemon.js';
+
+describe("docs/sso.md's OpenID Connect example", () => {
+  const doc = readFileSync(join(REPO, 'docs', 'sso.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## OpenID Connect'));
+  const example = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+  const flags = [...example.matchAll(/(?<=\s)--([a-z0-9-]+)/g)].map((m) => m[1]!);
+
+  it('limits who gets an account (allowed domains or a required group)', () => {
+    expect(flags.some((f) => f === 'sso-allowed-domains' || f === 'sso-required-group'), example).toBe(true);
+  });
+
+  it('names only flags serve takes', () => {
+    const known = new Set<string>(OPTIONS.map((o) => o.name));
+    expect(flags.filter((f) => !known.has(f))).toEqual([]);
+  });
+});
