@@ -5,29 +5,14 @@
  * upload's progress board shows a path whole where the terminal has room for it; `upload --label` and
  * `documents label DOC… add NAME… remove NAME…` (issue 60) set labels that the API and the label filter then see.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { api, BIN, runCli } from '../helpers/daemon.js';
+import { api, runCli } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { type CliSuite, cliSuite } from './cli-env.js';
-
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/** The CLI on a pseudo-terminal `cols` wide: what a person sees (stdout and stderr together). */
-function onTerminal(cols: number, args: string[], env: Record<string, string>, cwd?: string): Promise<string> {
-  const cmd = `stty cols ${cols} rows 60; ${[process.execPath, BIN, ...args].map(shellQuote).join(' ')}`;
-  return new Promise((resolve, reject) => {
-    const proc = spawn('script', ['-qec', cmd, '/dev/null'], { cwd, env: { ...process.env, ...env, COLUMNS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    proc.stderr.on('data', (b: Buffer) => (out += b.toString()));
-    proc.once('error', reject);
-    proc.once('exit', () => resolve(out.replaceAll('\r\n', '\n')));
-  });
-}
+import { onTerminal } from './terminal.js';
 
 describe('docsearch documents: retry, rename, move, names, tables that fit', () => {
   let s: CliSuite;
