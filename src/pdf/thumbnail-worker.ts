@@ -50,3 +50,6 @@ port.on('message', (req: ThumbnailRequest) => {
     (err: unknown) => port.postMessage({ id: req.id, ok: false, message: err instanceof Error ? err.message : String(err) } satisfies ThumbnailReply),
   );
 });
+
+// Loaded (pdf.js and the canvas with it): the renderer counts a render's time from here.
+port.postMessage({ ready: true });

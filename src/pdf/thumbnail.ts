@@ -4,7 +4,10 @@
  * images, page-image.ts), one page per thread at a time, users served in turn, and kept in a small in-memory LRU
  * by content hash (WebP thumbnails are small: bench/results/web.md#thumbnail-figures; the same bytes always give
  * the same image).
- * A file that cannot be rendered, or takes too long, is remembered as such and not tried again.
+ * A file that cannot be rendered, or takes too long, is remembered as such and not tried again. Its time is counted
+ * from when the thread is ready: loading pdf.js and the canvas in a new thread can take seconds on a busy machine,
+ * and a plain PDF timed out by that was remembered as not drawable until a restart. A thread that does not start
+ * fails the render without remembering the file.
  */
 import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
@@ -19,6 +22,8 @@ export interface ThumbnailOptions {
    * 4 000 ms: a real first page takes well under a second; a hostile one must not hold a thread for long).
    */
   timeoutMs?: number;
+  /** Longest a new thread may take to load before the render it was started for gives up (default 30 000 ms). */
+  startTimeoutMs?: number;
   /** V8 heap limit of each thread in MB (default 128). Native canvas memory is bounded by the pixel budgets. */
   maxOldGenerationSizeMb?: number;
   /** A thread exits after this long without work (default 30 000 ms), which also returns its memory. */
@@ -44,6 +49,8 @@ interface Job {
 
 interface Slot {
   worker: Worker | undefined;
+  /** Whether the thread loaded (its `ready` message came), false when it exited or took too long first. */
+  ready: Promise<boolean> | undefined;
   idleTimer: NodeJS.Timeout | undefined;
   busy: boolean;
 }
@@ -57,6 +64,7 @@ const overloaded = (why: string): AppError =>
 export class ThumbnailRenderer {
   readonly width: number;
   private readonly timeoutMs: number;
+  private readonly startTimeoutMs: number;
   private readonly heapMb: number;
   private readonly idleMs: number;
   private readonly maxWaiting: number;
@@ -80,6 +88,7 @@ export class ThumbnailRenderer {
   constructor(opts: ThumbnailOptions = {}) {
     this.width = opts.width ?? 320;
     this.timeoutMs = opts.timeoutMs ?? 4_000;
+    this.startTimeoutMs = opts.startTimeoutMs ?? 30_000;
     this.heapMb = opts.maxOldGenerationSizeMb ?? 128;
     this.idleMs = opts.idleMs ?? 30_000;
     this.cache = new LRUCache({ max: opts.cacheEntries ?? 256 });
@@ -87,7 +96,7 @@ export class ThumbnailRenderer {
     this.maxWaitingPerOwner = opts.maxWaitingPerOwner ?? 4;
     const threads = Math.max(1, opts.threads ?? 2);
     this.perOwnerRunning = Math.max(1, threads - 1);
-    this.slots = Array.from({ length: threads }, () => ({ worker: undefined, idleTimer: undefined, busy: false }));
+    this.slots = Array.from({ length: threads }, () => ({ worker: undefined, ready: undefined, idleTimer: undefined, busy: false }));
     this.workerUrl = opts.workerUrl ?? new URL('./thumbnail-worker.js', import.meta.url);
   }
 
@@ -146,16 +155,17 @@ export class ThumbnailRenderer {
       const again = this.cache.peek(job.key); // drawn while this one waited
       if (again !== undefined) return job.resolve(again || null);
       const image = await this.draw(slot, await job.read(), job.page);
-      this.cache.set(job.key, image ?? false);
-      job.resolve(image);
+      // undefined: the thread never started, which says nothing of the file.
+      if (image !== undefined) this.cache.set(job.key, image ?? false);
+      job.resolve(image ?? null);
     } catch (err) {
       job.reject(err);
     }
   }
 
-  private thread(slot: Slot): Worker {
+  private thread(slot: Slot): { worker: Worker; ready: Promise<boolean> } {
     clearTimeout(slot.idleTimer);
-    if (!slot.worker) {
+    if (!slot.worker || !slot.ready) {
       this.started++;
       const worker = new Worker(this.workerUrl, { resourceLimits: { maxOldGenerationSizeMb: this.heapMb, maxYoungGenerationSizeMb: 32 }, stdout: true, stderr: true });
       worker.stdout.resume();
@@ -165,12 +175,31 @@ export class ThumbnailRenderer {
         if (slot.worker === worker) slot.worker = undefined;
       });
       slot.worker = worker;
+      slot.ready = new Promise<boolean>((resolve) => {
+        const settle = (ok: boolean) => {
+          clearTimeout(timer);
+          worker.off('message', onMessage).off('exit', onExit);
+          resolve(ok);
+        };
+        const onMessage = (msg: ThumbnailReply | { ready: true }) => {
+          if ('ready' in msg) settle(true);
+        };
+        const onExit = () => settle(false);
+        const timer = setTimeout(() => settle(false), this.startTimeoutMs);
+        worker.on('message', onMessage).once('exit', onExit);
+      });
     }
-    return slot.worker;
+    return { worker: slot.worker, ready: slot.ready };
   }
 
-  private draw(slot: Slot, data: Uint8Array, page: number): Promise<Uint8Array | null> {
-    const worker = this.thread(slot);
+  /** The image, null when the file cannot be drawn (in time), undefined when the thread did not start. */
+  private async draw(slot: Slot, data: Uint8Array, page: number): Promise<Uint8Array | null | undefined> {
+    const { worker, ready } = this.thread(slot);
+    if (!(await ready)) {
+      if (slot.worker === worker) slot.worker = undefined;
+      void worker.terminate();
+      return undefined;
+    }
     const id = ++this.nextId;
     return new Promise<Uint8Array | null>((resolve) => {
       const done = (image: Uint8Array | null, keep: boolean) => {
@@ -185,8 +214,8 @@ export class ThumbnailRenderer {
         }
         resolve(image);
       };
-      const onMessage = (reply: ThumbnailReply) => {
-        if (reply.id === id) done(reply.ok ? reply.image : null, true);
+      const onMessage = (reply: ThumbnailReply | { ready: true }) => {
+        if ('id' in reply && reply.id === id) done(reply.ok ? reply.image : null, true);
       };
       const onGone = () => done(null, false);
       const timer = setTimeout(() => done(null, false), this.timeoutMs);

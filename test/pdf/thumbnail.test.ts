@@ -1,7 +1,8 @@
 /**
  * The thumbnail renderer (#21), from the built dist/ (its worker script is resolved next to thumbnail.js there):
  * a real PDF's first page becomes a WebP image, drawn once per content; a file pdf.js can't read, and a render
- * that hangs, cost one answer (null, remembered) and at most a thread — never the process.
+ * that hangs, cost one answer (null, remembered) and at most a thread — never the process. A thread's loading is not
+ * counted against the file: a slow start draws the page, a thread that never starts is not held against it.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ describe('thumbnail renderer', () => {
 
   it('ends a render that takes too long with its thread, and refuses renders beyond its queue', async () => {
     const { ThumbnailRenderer } = await load();
-    const renderer = new ThumbnailRenderer({ timeoutMs: 500, threads: 1, maxWaiting: 1, workerUrl: new URL('../fixtures/ingest/hang-worker.mjs', import.meta.url) });
+    const renderer = new ThumbnailRenderer({ timeoutMs: 500, threads: 1, maxWaiting: 1, workerUrl: new URL('../fixtures/thumbnails/hang-worker.mjs', import.meta.url) });
     try {
       const pdf = async () => Buffer.from('%PDF-1.7\n');
       const started = Date.now();
@@ -53,6 +54,30 @@ describe('thumbnail renderer', () => {
       expect(renderer.started).toBe(2); // each hung render took its thread with it
       expect(await renderer.render('a', pdf)).toBeNull(); // remembered: not tried again
       expect(renderer.started).toBe(2);
+    } finally {
+      await renderer.close();
+    }
+  });
+
+  it("counts a render's time from its thread's start: a thread 5 s slow to load still draws within the 4 s budget", async () => {
+    const { ThumbnailRenderer } = await load();
+    const renderer = new ThumbnailRenderer({ width: 200, threads: 1, workerUrl: new URL('../fixtures/thumbnails/slow-start-worker.mjs', import.meta.url) });
+    try {
+      const image = await renderer.render('sha-slow', async () => makePdf([[{ lines: ['A plain first page.'] }]]));
+      expect(Buffer.from(image!).subarray(8, 12).toString()).toBe('WEBP');
+    } finally {
+      await renderer.close();
+    }
+  }, 60_000);
+
+  it('a thread that never loads fails its render without remembering the file: the next request tries again', async () => {
+    const { ThumbnailRenderer } = await load();
+    const renderer = new ThumbnailRenderer({ startTimeoutMs: 300, threads: 1, workerUrl: new URL('../fixtures/ingest/hang-worker.mjs', import.meta.url) });
+    try {
+      const pdf = async () => Buffer.from('%PDF-1.7\n');
+      expect(await renderer.render('a', pdf)).toBeNull();
+      expect(await renderer.render('a', pdf)).toBeNull();
+      expect(renderer.started).toBe(2); // tried again, on a new thread
     } finally {
       await renderer.close();
     }
