@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ForegroundGate } from '../../src/core/foreground.js';
 
 const settledWithin = async (p: Promise<unknown>, ms: number): Promise<boolean> =>
@@ -22,12 +22,20 @@ describe('ForegroundGate', () => {
   });
 
   it('never holds background work longer than its longest wait', async () => {
-    const gate = new ForegroundGate(50);
-    gate.enter(); // a search that never ends
-    const t0 = performance.now();
-    await gate.yieldToForeground();
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(45);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    // On the gate's own clock (fake timers), not the machine's: held through 49 ms, let go at 50.
+    vi.useFakeTimers();
+    try {
+      const gate = new ForegroundGate(50);
+      gate.enter(); // a search that never ends
+      let through = false;
+      void gate.yieldToForeground().then(() => (through = true));
+      await vi.advanceTimersByTimeAsync(49);
+      expect(through).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(through).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('counts a task run through run() as foreground until it settles, also when it fails', async () => {

@@ -39,10 +39,9 @@ describe.skipIf(!built)('extract (worker thread)', () => {
   it('gives up at the time limit', async () => {
     const { createExtractor } = await load();
     const extractor = createExtractor({ timeoutMs: 1000, workerUrl: fixture('hang-worker.mjs') });
-    const started = Date.now();
+    // The message says the limit ended it (a hang would end in the test's own timeout instead).
     const err = (await extractor.extract(Buffer.from('x'), 'text/plain').catch((e: unknown) => e)) as Error;
     expect(err.message).toBe('parsing took longer than 1 s — gave up');
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('reports a worker that runs out of memory', async () => {

@@ -94,13 +94,10 @@ describe('folder sources', () => {
 
     writeFileSync(join(dir, 'two.txt'), 'A second file arrives, about herons.');
     writeFileSync(join(dir, 'one.txt'), 'The first file now talks about falcons instead.');
-    const t0 = Date.now();
     await waitFor(async () => (await paths()).join() === 'one.txt,two.txt', 30_000, 'the added file');
     await waitFor(async () => (await client.found(project, 'falcons')).length === 1, 60_000, 'the changed file searchable');
     rmSync(join(dir, 'two.txt'));
     await waitFor(async () => (await paths()).join() === 'one.txt', 30_000, 'the deleted file gone');
-    // Each change was picked up by the next pass, every 2 s (plus indexing).
-    expect(Date.now() - t0).toBeLessThan(30_000);
     expect(await client.found(project, 'passwords vaults')).toEqual([]);
     const shown = await client.get(project, source.id);
     expect(shown.last_result?.failed).toBe(0);

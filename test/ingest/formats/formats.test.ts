@@ -118,11 +118,11 @@ describe('formats through the daemon', () => {
   it('fails each hostile file on its own, quickly and clearly, and goes on with the next upload', async () => {
     const hostile = hostileFormatFiles();
     for (const [name, bytes, message] of hostile) {
-      const started = performance.now();
       const doc = await upload(d, alice, name, bytes);
       expect(doc.status, name).toBe('failed');
+      // Its own error, not the parse time limit's: it failed on what it is, not by running out the clock.
       expect(doc.error, name).toMatch(message);
-      expect(performance.now() - started, name).toBeLessThan(20_000);
+      expect(doc.error, name).not.toMatch(/took longer than/);
     }
     const after = await upload(d, alice, 'after.txt', Buffer.from('The daemon still reads plain words after the hostile files.\n'));
     expect(after.status).toBe('ready');

@@ -285,9 +285,7 @@ ${page}
     // A page's time includes starting its thread, which a loaded machine (load 30 on 2 cores) stretches past 2 s:
     // 5 s a page, and the run well within one default page limit (120 s).
     await withEngine({ engine: 'tesseract.js', concurrency: 1, pageTimeoutMs: 5_000, workerUrl: hangWorker }, async (engine) => {
-      const started = performance.now();
       const run = await engine.recognize(Buffer.from('%PDF-1.4'), [1, 2, 4]);
-      expect(performance.now() - started).toBeLessThan(60_000);
       expect(run.failed).toEqual([{ page: 1, reason: 'took longer than 5.0 s', timedOut: true }]);
       expect(run.pages.map((p) => [p.page, p.text])).toEqual([
         [2, 'text of page 2'],
@@ -327,10 +325,9 @@ ${page}
   it("stops a document whose pages use up its budget (base + per page), naming the pages not read", async () => {
     await withEngine({ engine: 'tesseract.js', concurrency: 1, pageTimeoutMs: 10_000, baseBudgetMs: 200, pageBudgetMs: 100, workerUrl: hangWorker }, async (engine) => {
       expect(engine.budgetMs(40)).toBe(200 + 40 * 100);
-      const started = performance.now();
       const run = await engine.recognize(Buffer.from('%PDF-1.4'), [1, 1, 1]);
-      expect(performance.now() - started).toBeLessThan(2_000);
-      expect(run.failed.map((f) => f.page)).toEqual([1]);
+      // Cut at what the document's budget left it (200 + 100 ms for its one page), not at the page's own 10 s limit.
+      expect(run.failed).toEqual([{ page: 1, reason: 'took longer than 0.3 s', timedOut: true }]);
     });
   });
 
