@@ -522,6 +522,14 @@ const WEB: Record<string, Spec<WebRequest>> = {
     () => '/trash',
     (text, t) => text.includes(`/trash/${t.trashed}/restore`),
   ),
+  // The Undo of a delete's notice: the trashed documents named in `ids`.
+  'POST /trash/restore': {
+    on: { trash: true },
+    request: (t) => ({ path: '/trash/restore', form: { ids: [t.trashed], return_to: '/documents' }, follow: true }),
+    ok: 303,
+    shows: (a) => says(a, 'Restored “'),
+    effect: (c) => must(after(c, 'documents', c.t.trashed)?.trashed_at === null, 'T out of the trash'),
+  },
   'POST /trash/:id/restore': form((t) => `/trash/${t.trashed}/restore`, () => ({}), {
     on: { trash: true },
     ok: 303,

@@ -17,7 +17,16 @@ const GIF = Buffer.from('474946383961010001000000002c00000000010001000002', 'hex
 const REDIRECT = 'http://127.0.0.1:9/actions-cb';
 
 /** The notice or error a page shows once after a form (see session.ts flash). */
-const flashOf = (page: string) => /<p class="(?:notice|error) flash" role="(?:status|alert)">([^<]*)<\/p>/.exec(page)?.[1] ?? null;
+const flashOf = (page: string) => /<(?:p|div) class="(?:notice|error) flash" role="(?:status|alert)">([^<]*?)(?: <form|<\/p>)/.exec(page)?.[1] ?? null;
+/** The Undo form of a delete's notice: the ids it puts back and where it returns to. */
+function undoOf(page: string): { ids: string[]; returnTo: string } | null {
+  const form = /<div class="notice flash" role="status">[^<]*<form method="post" action="\/trash\/restore" class="inline">([\s\S]*?)<\/form>/.exec(page)?.[1];
+  if (!form) return null;
+  return {
+    ids: [...form.matchAll(/<input type="hidden" name="ids" value="([^"]+)">/g)].map((m) => m[1]!),
+    returnTo: /<input type="hidden" name="return_to" value="([^"]+)">/.exec(form)![1]!.replaceAll('&amp;', '&'),
+  };
+}
 
 describe('library actions: confirmations, messages, the Documents page, uploads', () => {
   let d: Daemon;
@@ -68,8 +77,24 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(done.status).toBe(303);
     expect(done.location).toBe(`/projects/${field}`);
     const after = await web.get(`/projects/${field}`);
-    expect(flashOf(after.text)).toBe('Deleted “doomed notes.txt”: the Trash keeps it for now.');
+    // The days the confirmation named, and an Undo that puts it back (issue 62: "for now", no Undo, before).
+    expect(flashOf(after.text)).toBe('Deleted “doomed notes.txt”: the Trash keeps it for 30 days.');
+    const undo = undoOf(after.text);
+    expect(undo).toEqual({ ids: [id], returnTo: `/projects/${field}` });
     expect(flashOf((await web.get(`/projects/${field}`)).text)).toBeNull(); // said once
+    expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
+    // Someone else's Undo with these ids puts back nothing and confirms nothing.
+    const bobWeb = await loggedIn(d, bob);
+    await bobWeb.get('/documents');
+    const foreign = await bobWeb.post('/trash/restore', { _csrf: bobWeb.csrf, ids: undo!.ids, return_to: '/documents' });
+    expect(foreign.status).toBe(303);
+    expect(flashOf((await bobWeb.get('/documents')).text)).toBe('Nothing to restore: those documents are no longer in the Trash.');
+    expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
+    const undone = await web.post('/trash/restore', { _csrf: web.csrf, ids: undo!.ids, return_to: undo!.returnTo });
+    expect(undone.location).toBe(`/projects/${field}`);
+    expect(flashOf((await web.get(`/projects/${field}`)).text)).toBe('Restored “doomed notes.txt”: search finds it again.');
+    expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200);
+    expect((await web.post('/documents/delete', { _csrf: web.csrf, ids: [id!], return_to: `/projects/${field}` })).status).toBe(303);
     expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
     // Another user's document: no confirmation page, and a forged confirmation deletes nothing.
     const [kept] = await uploaded(field, [{ name: 'kept.txt', body: 'Kept notes about golden eagles.\n' }]);
@@ -173,7 +198,9 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(200);
     const gone = await web.post('/documents/delete', { _csrf: web.csrf, ids: picked, return_to: '/documents?sort=name' });
     expect(gone.location).toBe('/documents?sort=name');
-    expect(flashOf((await web.get('/documents?sort=name')).text)).toBe('Deleted 2 documents: the Trash keeps them for now.');
+    const list = (await web.get('/documents?sort=name')).text;
+    expect(flashOf(list)).toBe('Deleted 2 documents: the Trash keeps them for 30 days.');
+    expect(undoOf(list)).toEqual({ ids: picked, returnTo: '/documents?sort=name' });
     for (const id of picked) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
   }, 240_000);
 

@@ -107,9 +107,14 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library pages people expect (#
     expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(1);
     await page.click('#confirm');
     await page.waitForURL(/\/documents\?type=txt$/);
-    expect(await page.locator('.flash').textContent()).toBe('Deleted 2 documents: the Trash keeps them for now.');
+    expect(await page.locator('.flash').textContent()).toBe('Deleted 2 documents: the Trash keeps them for 30 days. Undo');
     expect((await page.locator('#documents a.filename').allTextContents()).sort()).toEqual([LONG_FILE, 'marmots.txt'].sort());
     expect((await api(d, '/api/v1/documents?filename=ibex', { token: ada.apiKey })).body.documents).toHaveLength(0);
+    // Undo puts both back, on the same page of the list.
+    await page.click('.flash button:has-text("Undo")');
+    await page.waitForURL(/\/documents\?type=txt$/);
+    expect(await page.locator('.flash').textContent()).toBe('Restored 2 documents: search finds them again.');
+    expect((await page.locator('#documents a.filename').allTextContents()).sort()).toEqual([LONG_FILE, 'edelweiss.txt', 'ibex.txt', 'marmots.txt'].sort());
   }, 120_000);
 
   it('previews a scanned PDF: its first page and the text OCR read from it, marked as OCR', async () => {

@@ -139,7 +139,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       await page.waitForURL(`${docUrl}/delete`);
       await page.click('#confirm');
       await page.waitForURL(projectUrl);
-      expect(await page.locator('.flash').textContent()).toBe('Deleted “meadow-survey.pdf”: the Trash keeps it for now.');
+      expect(await page.locator('.flash').textContent()).toBe('Deleted “meadow-survey.pdf”: the Trash keeps it for 30 days. Undo');
       expect(await page.locator('#documents tbody tr').count()).toBe(2);
 
       // It leaves the results.

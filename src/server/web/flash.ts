@@ -1,3 +1,4 @@
+import { DOCUMENT_ID } from '../../core/document-id.js';
 import { isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
 import type { Flash } from '../../web/pages/layout.js';
@@ -6,13 +7,17 @@ import type { WebContext } from './session.js';
 /** One message for the next page (what a form just did), read and cleared by that page's render. */
 const FLASH_COOKIE = 'ds_flash';
 const FLASH_MAX_CHARS = 600;
+/** Documents an Undo may name (a cookie holds about 4 KB: 100 ids of 26 characters fit). */
+const FLASH_MAX_UNDO = 100;
 
 /**
  * Says what a form did on the page it redirects to ("Deleted “notes.pdf”."). A cookie rather than a query
  * parameter, so nobody can put words on someone else's page through a link.
  */
-export function flash(ctx: WebContext, text: string, kind: Flash['kind'] = 'notice'): void {
-  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(text.slice(0, FLASH_MAX_CHARS))}`;
+export function flash(ctx: WebContext, text: string, kind: Flash['kind'] = 'notice', undo: readonly string[] = []): void {
+  // The ids after "&": encodeURIComponent leaves none in the text.
+  const ids = undo.filter((id) => DOCUMENT_ID.test(id)).slice(0, FLASH_MAX_UNDO);
+  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(text.slice(0, FLASH_MAX_CHARS))}${ids.length ? `&${ids.join(',')}` : ''}`;
   ctx.cookies.set(FLASH_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: 60_000, overwrite: true });
 }
 
@@ -22,7 +27,9 @@ export function takeFlash(ctx: WebContext): Flash | null {
   if (!raw) return null;
   ctx.cookies.set(FLASH_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: '/', maxAge: 0, overwrite: true });
   try {
-    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: decodeURIComponent(raw.slice(1)).slice(0, FLASH_MAX_CHARS) };
+    const [text, ids] = raw.slice(1).split('&');
+    const undo = (ids ?? '').split(',').filter((id) => DOCUMENT_ID.test(id)).slice(0, FLASH_MAX_UNDO);
+    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: decodeURIComponent(text!).slice(0, FLASH_MAX_CHARS), ...(undo.length ? { undo } : {}) };
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { DOCUMENT_ID } from '../../core/document-id.js';
 import type Router from '@koa/router';
 import { type AppError, isAppError } from '../../core/errors.js';
 import { CITATION_UNITS, type DocumentType } from '../../ingest/types.js';
@@ -27,7 +28,6 @@ const TEXT_CHUNKS = 100;
 /** Documents one form may act on (a page of the Documents list). */
 export const MAX_SELECTED = 100;
 
-export const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 
 /** The `ids` of a form: well-formed, each once, at most a page's worth. */
 export function selectedIds(ctx: WebContext): string[] {
@@ -104,11 +104,14 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
  */
 async function deleteDocuments(ctx: WebContext, s: Services, user: WebUser, ids: string[]): Promise<void> {
   const docs = await s.access.documents(user.actor, ids, 'edit');
-  const deleted: string[] = [];
-  for (const doc of docs) if (await s.ingest.delete(doc, user.actor.userId)) deleted.push(doc.filename);
-  const kept = s.config.trashDays > 0;
-  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]}”${kept ? ': the Trash keeps it for now' : ''}.`);
-  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents${kept ? ': the Trash keeps them for now' : ''}.`);
+  const deleted: DocumentRecord[] = [];
+  for (const doc of docs) if (await s.ingest.delete(doc, user.actor.userId)) deleted.push(doc);
+  // The days the confirmation named, and an Undo while they are in the trash.
+  const days = s.config.trashDays;
+  const kept = days > 0 ? `: the Trash keeps ${deleted.length === 1 ? 'it' : 'them'} for ${days === 1 ? '1 day' : `${days} days`}` : '';
+  const undo = days > 0 ? deleted.map((d) => d.id) : [];
+  if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]!.filename}”${kept}.`, 'notice', undo);
+  else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents${kept}.`, 'notice', undo);
 }
 
 /**

@@ -7,7 +7,9 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
-import { formBody } from './form.js';
+import { formBody, formField } from './form.js';
+import { failedOn, selectedIds } from './library-documents.js';
+import { safeReturnTo } from './return-to.js';
 import { queryString, renderNotFound } from './library-common.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
@@ -68,6 +70,34 @@ export function trashRoutes(router: Router<AppState>, s: Services): void {
         first: at ? '/trash' : null,
       }),
     );
+  });
+
+  // The Undo of a delete's notice: puts back those of `ids` still in the trash of a project the user edits (others are
+  // passed over as if not named: a document one may not read is never confirmed to exist), then back to the page.
+  router.post('trash.restore.many', '/trash/restore', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const restored: string[] = [];
+    const failed: string[] = [];
+    for (const id of selectedIds(ctx)) {
+      const doc = await s.access.trashed(user.actor, id, 'edit').catch((err: unknown) => {
+        if (isAppError(err) && err.status === 404) return null;
+        throw err;
+      });
+      if (!doc) continue;
+      try {
+        restored.push((await s.ingest.restore(doc)).filename);
+      } catch (err) {
+        if (!isAppError(err) || err.status >= 500) throw err;
+        failed.push(failedOn(doc.filename, err));
+      }
+    }
+    if (failed.length > 0) flash(ctx, `${restored.length > 0 ? `Restored ${restored.length}; not` : 'Not'} restored: ${failed.join('; ')}.`, 'error');
+    else if (restored.length === 1) flash(ctx, `Restored “${restored[0]}”: search finds it again.`);
+    else if (restored.length > 1) flash(ctx, `Restored ${restored.length} documents: search finds them again.`);
+    else flash(ctx, 'Nothing to restore: those documents are no longer in the Trash.', 'error');
+    ctx.status = 303;
+    ctx.redirect(safeReturnTo(formField(ctx, 'return_to')) ?? '/documents');
   });
 
   router.post('trash.restore', '/trash/:id/restore', formBody(), async (ctx) => {

@@ -11,5 +11,6 @@ export function render(ctx: WebContext, page: Html, status = 200): void {
   ctx.type = 'html';
   const unread = ctx.state.unreadNotices;
   const shown = unread === undefined ? page : withBell(page, unread);
-  ctx.body = withTheme(message ? withFlash(shown, message) : shown, themeOf(ctx)).value;
+  const csrfToken = ctx.state.session?.csrfToken;
+  ctx.body = withTheme(message ? withFlash(shown, message, csrfToken ? { csrfToken, returnTo: ctx.originalUrl } : undefined) : shown, themeOf(ctx)).value;
 }

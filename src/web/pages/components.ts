@@ -64,7 +64,7 @@ ${section(
 ${section(
   'c-messages',
   'Messages',
-  html`<p class="notice flash" role="status">Deleted 2 documents: the Trash keeps them for 30 days. <a href="#">Undo</a></p>
+  html`<div class="notice flash" role="status">Deleted 2 documents: the Trash keeps them for 30 days. <form method="post" action="#" class="inline"><button type="submit" class="link">Undo</button></form></div>
   <p class="error flash" role="alert">That code is not right: type the code your app shows now.</p>
   <p class="notice warning">Still indexing 3 documents: results may be incomplete.</p>
   <p class="empty">No documents yet. Upload some to search them.</p>

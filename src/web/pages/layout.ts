@@ -20,6 +20,8 @@ export interface LayoutData {
 export interface Flash {
   kind: 'notice' | 'error';
   text: string;
+  /** Documents just moved to the trash: the notice offers to put them back (POST /trash/restore). */
+  undo?: readonly string[];
 }
 
 const SETTINGS: readonly Section[] = ['keys', 'applications', 'connected', 'account', 'security'];
@@ -127,9 +129,17 @@ export function withBell(page: Html, unread: number): Html {
 }
 
 /** The page with `flash` as its first words in main, announced to screen readers. */
-export function withFlash(page: Html, flash: Flash): Html {
+export function withFlash(page: Html, flash: Flash, form?: { csrfToken: string; returnTo: string }): Html {
+  const undo =
+    flash.undo?.length && form
+      ? html` <form method="post" action="/trash/restore" class="inline"><input type="hidden" name="_csrf" value="${form.csrfToken}"><input type="hidden" name="return_to" value="${form.returnTo}">${flash.undo.map((id) => html`<input type="hidden" name="ids" value="${id}">`)}<button type="submit" class="link">Undo</button></form>`
+      : null;
   const note =
-    flash.kind === 'error' ? html`<p class="error flash" role="alert">${flash.text}</p>` : html`<p class="notice flash" role="status">${flash.text}</p>`;
+    flash.kind === 'error'
+      ? html`<p class="error flash" role="alert">${flash.text}</p>`
+      : undo
+        ? html`<div class="notice flash" role="status">${flash.text}${undo}</div>`
+        : html`<p class="notice flash" role="status">${flash.text}</p>`;
   const open = page.value.includes(MAIN_OPEN) ? MAIN_OPEN : MAIN_OPEN_WIDE;
   const at = page.value.indexOf(open);
   if (at < 0) return page;
