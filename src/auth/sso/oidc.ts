@@ -31,11 +31,37 @@ export interface OidcSeams {
 }
 
 /**
- * Why a sign-in did not complete: the provider could not be reached; it refused or ended the sign-in (an error in
- * its answer, a code it would not exchange); its answer failed a check (state, nonce, issuer, audience, signature);
- * the ID token's times do not fit this server's clock (skew).
+ * Why a sign-in did not complete: the provider could not be reached; its certificate is not one this server trusts (a
+ * private CA not given to it, an expired or misnamed certificate: no retry helps); it refused or ended the sign-in (an
+ * error in its answer, a code it would not exchange); its answer failed a check (state, nonce, issuer, audience,
+ * signature); the ID token's times do not fit this server's clock (skew).
  */
-export type SsoFailure = 'unreachable' | 'denied' | 'invalid' | 'clock';
+export type SsoFailure = 'unreachable' | 'untrusted' | 'denied' | 'invalid' | 'clock';
+
+/** Node's codes for a TLS certificate it would not accept (node:tls, OpenSSL's verify results). */
+const CERTIFICATE_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A failure to reach the provider, or — when a certificate was refused somewhere in its causes — an untrusted one. */
+function unreachable(message: string, err: unknown): SsoError {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) {
+      return new SsoError('untrusted', `${message}: the provider's certificate is not trusted (${code}): ${describe(err)}`, { cause: err });
+    }
+  }
+  return new SsoError('unreachable', `${message}: ${describe(err)}`, { cause: err });
+}
 
 export class SsoError extends Error {
   override name = 'SsoError';
@@ -73,7 +99,7 @@ export class OidcSignIn {
     this.now = seams.now ?? systemClock;
   }
 
-  /** The provider's metadata, discovered now; SsoError('unreachable') when it cannot be had. */
+  /** The provider's metadata, discovered now; SsoError('unreachable' or 'untrusted') when it cannot be had. */
   async discover(): Promise<OpenIdClient.ServerMetadata> {
     const client = await openIdClient();
     try {
@@ -84,7 +110,7 @@ export class OidcSignIn {
       this.server = config.serverMetadata();
       return this.server;
     } catch (err) {
-      throw new SsoError('unreachable', `could not read the provider's configuration at ${this.settings.issuer}: ${describe(err)}`, { cause: err });
+      throw unreachable(`could not read the provider's configuration at ${this.settings.issuer}`, err);
     }
   }
 
@@ -174,7 +200,7 @@ export class OidcSignIn {
    * Asks the provider whether the person signed in as `subject` may still be here, and who they are now: with the
    * refresh token (a new ID token and userinfo), else with userinfo while the access token lasts. `ended`: the
    * provider refused (the session or grant is over there, the account gone or locked), or nothing is left to ask
-   * with. SsoError('unreachable') when it could not be asked.
+   * with. SsoError('unreachable' or 'untrusted') when it could not be asked.
    */
   async recheck(subject: string, session: ProviderSession): Promise<{ ended: true; why: string } | { ended: false; identity: ExternalIdentity }> {
     const server = this.server ?? (await this.discover());
@@ -197,7 +223,7 @@ export class OidcSignIn {
       // Userinfo's 401 (an access token revoked with the session) is the provider's no, not an outage.
       if (err instanceof client.WWWAuthenticateChallengeError) return { ended: true, why: `the provider refused the access token: ${describe(err)}` };
       const failed = failure(client, err);
-      if (failed.failure === 'unreachable') throw failed;
+      if (failed.failure === 'unreachable' || failed.failure === 'untrusted') throw failed;
       return { ended: true, why: failed.message };
     }
   }
@@ -275,5 +301,5 @@ function failure(client: Client, err: unknown): SsoError {
   const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
   if (code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED') return new SsoError('clock', `the ID token's times do not fit this server's clock: ${describe(err)}`, { cause: err });
   if (err instanceof client.ClientError && code?.startsWith('OAUTH_')) return new SsoError('invalid', `the provider's answer failed a check: ${describe(err)}`, { cause: err });
-  return new SsoError('unreachable', `could not reach the provider: ${describe(err)}`, { cause: err });
+  return unreachable('could not reach the provider', err);
 }

@@ -107,8 +107,9 @@ export function ssoRoutes(router: Router<AppState>, s: Services): void {
     } catch (err) {
       if (!(err instanceof SsoError)) throw err;
       s.log.warn({ event: 'sso.backchannel_refused', failure: err.failure, reason: err.message }, `a back-channel logout was refused: ${err.message}`);
-      ctx.status = err.failure === 'unreachable' ? 502 : 400;
-      ctx.body = { error: err.failure === 'unreachable' ? 'temporarily_unavailable' : 'invalid_request', error_description: err.message };
+      const upstream = err.failure === 'unreachable' || err.failure === 'untrusted';
+      ctx.status = upstream ? 502 : 400;
+      ctx.body = { error: upstream ? 'temporarily_unavailable' : 'invalid_request', error_description: err.message };
       return;
     }
     ctx.status = 200;
@@ -140,11 +141,13 @@ function failed(ctx: WebContext, s: Services, sso: Sso, err: unknown, returnTo: 
   const passwords = s.config.passwordLogin !== 'off';
   const message = {
     unreachable: `${sso.name} cannot be reached right now, so signing in with it does not work. Try again in a while${passwords ? ', or log in with your password' : ''}.`,
+    // Not "right now": no retry helps until the operator gives this server the provider's certificate authority.
+    untrusted: `This server does not trust ${sso.name}'s certificate, so signing in with it does not work. Tell an administrator: the server needs ${sso.name}'s certificate authority (NODE_EXTRA_CA_CERTS; the server's log names the certificate error)${passwords ? '. Meanwhile, log in with your password' : ''}.`,
     denied: `${sso.name} did not sign you in. Try again.`,
     invalid: `The answer from ${sso.name} could not be verified, so you are not signed in. Try again; if it happens again, tell an administrator (the server's log says why).`,
     clock: `The answer from ${sso.name} carries times that do not fit this server's clock, so you are not signed in. Tell an administrator: the clocks of this server and of ${sso.name} differ.`,
   }[err.failure];
-  return showError(ctx, s, message, err.failure === 'unreachable' ? 502 : err.failure === 'denied' ? 403 : 400, returnTo);
+  return showError(ctx, s, message, err.failure === 'unreachable' || err.failure === 'untrusted' ? 502 : err.failure === 'denied' ? 403 : 400, returnTo);
 }
 
 async function showError(ctx: WebContext, s: Services, error: string, status: number, returnTo?: string): Promise<void> {

@@ -191,7 +191,7 @@ describe('OpenID Connect sign-in checks (oidc-provider, private CA)', () => {
     // Node's own fetch, without the private CA: what an operator sees without NODE_EXTRA_CA_CERTS.
     const untrusted = rp({ fetch: globalThis.fetch });
     const { failure, message } = await refusal(untrusted.begin());
-    expect(failure).toBe('unreachable');
+    expect(failure).toBe('untrusted');
     expect(message).toMatch(/unable to verify the first certificate|unable to get local issuer certificate|self-signed certificate/);
   });
 

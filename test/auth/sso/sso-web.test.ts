@@ -215,6 +215,23 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
     }
   });
 
+  it("without the provider's CA: a page that says the certificate is not trusted, not that the provider is down (Low 23)", async () => {
+    // The operator left NODE_EXTRA_CA_CERTS out: every retry fails the same way, so "try again in a while" misleads.
+    const blind = await ssoDaemon(idp, [], { env: { NODE_EXTRA_CA_CERTS: undefined } });
+    try {
+      const res = await startSso(new WebClient(blind));
+      expect(res.status).toBe(502);
+      expect(res.text).toContain(`This server does not trust ${PROVIDER_NAME}&#39;s certificate`);
+      expect(res.text).toContain('NODE_EXTRA_CA_CERTS');
+      expect(res.text).not.toContain('cannot be reached right now');
+      const logged = blind.stdout().split('\n').filter((l) => l.includes('"event":"sso.failed"')).map((l) => JSON.parse(l) as { failure: string; reason: string });
+      expect(logged).toEqual([expect.objectContaining({ failure: 'untrusted', reason: expect.stringMatching(/certificate is not trusted \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN)\)/) })]);
+    } finally {
+      expect(await blind.stop()).toBe(0);
+      removeDir(blind.dataDir);
+    }
+  }, 120_000);
+
   describe('password sign-in off, allowed domains, a required group, linking by verified e-mail', () => {
     it('an empty library offers the provider, and its first sign-in is the admin', async () => {
       const page = await new WebClient(strict).get('/login');
