@@ -3,7 +3,7 @@
  * Ceph RADOS Gateway (shared mode). Same cases, same expectations: callers must not be able to tell them apart.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { LocalObjectStore } from '../../src/store/objects/local.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import type { ObjectStore } from '../../src/store/objects/object-store.js';
 import { S3ObjectStore } from '../../src/store/objects/s3.js';
+import { mountTmpfs, unmount } from '../helpers/fill-disk.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 
 const RGW_SKIP = rgwUnavailable();
@@ -199,6 +200,33 @@ describe.skipIf(RGW_SKIP !== null)(`S3ObjectStore on RGW${RGW_SKIP ? ` (skipped:
       expect(await root.probe()).toEqual({ up: true });
     } finally {
       root.close();
+    }
+  });
+});
+
+const TMPFS = mkdtempSync(join(tmpdir(), 'docsearch-objects-tmpfs-'));
+const TMPFS_SKIP = mountTmpfs(TMPFS, 8);
+afterAll(() => {
+  if (!TMPFS_SKIP) unmount(TMPFS);
+  rmSync(TMPFS, { recursive: true, force: true });
+});
+
+describe.skipIf(TMPFS_SKIP !== null)(`LocalObjectStore on another file system than the file it is given${TMPFS_SKIP ? ` (skipped: ${TMPFS_SKIP})` : ''}`, () => {
+  it('stores a file from the temp folder (no hard link across file systems), keeps its mode, and the first writer wins', async () => {
+    // A data directory on its own disk with the temp folder on another: the daemon's first start wrote its secrets
+    // key this way and stopped with EXDEV.
+    const store = new LocalObjectStore(join(TMPFS, 'data'));
+    const aside = mkdtempSync(join(tmpdir(), 'docsearch-objects-aside-'));
+    try {
+      writeFileSync(join(aside, 'first'), 'first\n', { mode: 0o600 });
+      writeFileSync(join(aside, 'second'), 'second\n', { mode: 0o600 });
+      expect(await store.putFileIfAbsent('secrets.key', join(aside, 'first'))).toBe('stored');
+      expect(await store.putFileIfAbsent('secrets.key', join(aside, 'second'))).toBe('exists');
+      expect((await store.get('secrets.key'))!.toString()).toBe('first\n');
+      expect(statSync(join(TMPFS, 'data', 'secrets.key')).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(TMPFS, 'data'))).toEqual(['secrets.key']); // no copy left aside
+    } finally {
+      rmSync(aside, { recursive: true, force: true });
     }
   });
 });

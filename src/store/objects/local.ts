@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { access, constants, link, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, copyFile, link, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ObjectInfo, ObjectStore } from './object-store.js';
@@ -51,6 +51,9 @@ export class LocalObjectStore implements ObjectStore {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'EEXIST') return 'exists';
+        // The file lies on another file system (a temp folder elsewhere than the data directory): a copy beside the
+        // destination first, linked from there, so the first writer still wins.
+        if (code === 'EXDEV') return await this.linkCopy(path, dest);
         // File systems without hard links: a rename, which callers serialise per key (DocumentService's lock).
         if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
         await rename(path, dest);
@@ -58,6 +61,21 @@ export class LocalObjectStore implements ObjectStore {
       return 'stored';
     } finally {
       await rm(path, { force: true });
+    }
+  }
+
+  private async linkCopy(path: string, dest: string): Promise<'stored' | 'exists'> {
+    const aside = `${dest}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await copyFile(path, aside, fsConstants.COPYFILE_EXCL);
+      await chmod(aside, (await stat(path)).mode & 0o777);
+      await link(aside, dest);
+      return 'stored';
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return 'exists';
+      throw err;
+    } finally {
+      await rm(aside, { force: true });
     }
   }
 
