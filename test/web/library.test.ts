@@ -241,6 +241,9 @@ describe('web library pages', () => {
     const res = await web.post(`/documents/${txtId}/delete`, { _csrf: web.csrf });
     expect(res.status).toBe(303);
     expect(res.location).toBe(`/projects/${projectId}`);
+    // The page it leads to says so, with an Undo that names the document (its id in the form, nowhere else).
+    const project = await web.get(res.location!);
+    expect(project.text).toContain(`<input type="hidden" name="ids" value="${txtId}">`);
     const search = await web.get(`/search?q=${encodeURIComponent('glacier crevasses')}`);
     expect(search.text).not.toContain(txtId);
     expect((await web.get(`/documents/${txtId}`)).status).toBe(404);
