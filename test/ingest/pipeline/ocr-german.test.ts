@@ -122,15 +122,27 @@ describe.skipIf(missing)(`a scanned German page on a server reading English by d
     expect(alone.warnings[0]).toContain('read with eng instead');
   });
 
+  it("an upload's language is the one its text is analysed in, not the detected one", { timeout: 120_000 }, async () => {
+    const text = Buffer.from('Die Mülltonnen werden jeden Dienstag geleert. Bitte stellen Sie die Tonnen rechtzeitig an die Straße.\n');
+    const up = await uploadFiles(d, user.apiKey, [{ name: 'notiz.txt', bytes: text }], { fields: { language: 'NL' }, query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    expect(up.body.documents[0]).toMatchObject({ status: 'ready', language_setting: 'nl', language: 'nl', ocr_languages: null });
+    const detected = await uploadFiles(d, user.apiKey, [{ name: 'notiz2.txt', bytes: Buffer.concat([text, Buffer.from('Danke.\n')]) }], { query: '?wait=true' });
+    expect(detected.body.documents[0]).toMatchObject({ language_setting: null, language: 'de' });
+  });
+
   it('refuses settings that are not language codes, naming the field', async () => {
+    const lang = await uploadFiles(d, user.apiKey, [{ name: 'a.txt', bytes: Buffer.from('x') }], { fields: { language: 'deutsch' } });
+    expect(lang.status).toBe(400);
+    expect(JSON.stringify(lang.body)).toContain('language');
     const bad = await uploadFiles(d, user.apiKey, [{ name: 'a.txt', bytes: Buffer.from('x') }], { fields: { ocr_languages: 'deu; rm -rf' } });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('ocr_languages');
     const p = await project(d, user, 'bad settings');
     const patch = await api(d, `/api/v1/projects/${p}`, { method: 'PATCH', token: user.apiKey, body: { ocr_languages: '../etc' } });
     expect(patch.status).toBe(400);
-    const lang = await api(d, `/api/v1/projects/${p}`, { method: 'PATCH', token: user.apiKey, body: { language: 'German' } });
-    expect(lang.status).toBe(400);
+    const projectLang = await api(d, `/api/v1/projects/${p}`, { method: 'PATCH', token: user.apiKey, body: { language: 'German' } });
+    expect(projectLang.status).toBe(400);
   });
 });
 
