@@ -285,6 +285,10 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       expect(mine.body).toEqual(keyBefore.body);
       expect((await web.get('/settings/account')).text).toContain('vera@example.org');
       expect((await usersOf(strict)).filter((u) => u.email === 'vera@example.org')).toHaveLength(1);
+      // The take-over is in the audit log, by the provider (read with an admin's key: vera's, made admin by the operator).
+      expect((await op(strict, 'users', 'set-admin', 'vera@example.org')).code).toBe(0);
+      const linked = await api(strict, '/api/v1/audit-events?type=account.linked', { token: local.apiKey });
+      expect(linked.body.events).toEqual([expect.objectContaining({ by: 'sso', target: expect.objectContaining({ type: 'account', label: 'vera@example.org' }) })]);
       // Another person at the provider claiming the same address does not get it.
       idp.accounts.set('vera2', { email: 'vera@example.org', email_verified: true, groups: ['staff'] });
       expect((await ssoSignIn(new WebClient(strict), idp, 'vera2')).status).toBe(403);
