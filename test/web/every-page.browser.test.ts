@@ -97,6 +97,7 @@ const PAGES: PageCase[] = [
   { name: 'project-as-viewer', as: 'bob', path: (w) => `/projects/${w.field}` },
   { name: 'project-delete', as: 'ada', path: (w) => `/projects/${w.finance}/delete` },
   { name: 'sources', as: 'ada', path: (w) => `/projects/${w.field}/sources` },
+  { name: 'source-add-s3', as: 'ada', path: (w) => `/projects/${w.field}/sources?kind=s3` },
   { name: 'source-remove', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/remove` },
   { name: 'source-edit', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/edit` },
   { name: 'notices', as: 'ada', path: () => '/notices' },
