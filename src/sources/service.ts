@@ -52,6 +52,11 @@ export interface SourcePatchInput {
 export class SourceService {
   constructor(private readonly deps: SourceServiceDeps) {}
 
+  /** What this server allows: the folders a folder source may be under, and the shortest schedule (for forms). */
+  policy(): { roots: readonly string[]; minEveryMs: number } {
+    return { roots: this.deps.roots, minEveryMs: this.deps.minEveryMs };
+  }
+
   kind(source: Pick<SourceRecord, 'kind'>): SourceKind {
     const kind = KINDS[source.kind as KindName];
     if (!kind) throw new SourceError(`this server does not know sources of kind ${source.kind}`);

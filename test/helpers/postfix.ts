@@ -3,7 +3,8 @@
  * taking SMTP on a free loopback port and delivering every address of every domain into one Maildir the test reads
  * (postfix's `virtual` delivery agent with a static map). Its master runs in the foreground (`master -d`) so the
  * test owns its process; as root postfix's daemons drop to the `postfix` user and the mail is written as `nobody`.
- * Nothing leaves the machine: there is no relay transport and no local delivery.
+ * Nothing leaves the machine: there is no relay transport and no local delivery. One address, REFUSED_RECIPIENT, is
+ * refused at RCPT with a permanent 5xx answer, as a mail server refuses an unknown mailbox.
  */
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import { unmet } from './requirement.js';
 import { spawnServer } from './spawned-server.js';
 
 const POSTFIX = '/usr/sbin/postfix';
+/** The one address this server refuses for good (554 at RCPT): what a mail given up looks like. */
+export const REFUSED_RECIPIENT = 'refused@example.com';
 const MASTER = '/usr/lib/postfix/sbin/master';
 
 /** One delivered message, parsed enough for the tests. */
@@ -117,6 +120,7 @@ virtual_mailbox_base = ${mail}
 virtual_uid_maps = static:65534
 virtual_gid_maps = static:65534
 smtpd_relay_restrictions = permit_mynetworks, reject
+smtpd_recipient_restrictions = check_recipient_access inline:{ { ${REFUSED_RECIPIENT} = REJECT no such mailbox here } }
 maillog_file = ${dir}/maillog
 maillog_file_prefixes = ${dir}
 `,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
 import { freePort } from '../helpers/ports.js';
-import { type Postfix, postfixUnavailable, startPostfix } from '../helpers/postfix.js';
+import { type Postfix, postfixUnavailable, REFUSED_RECIPIENT, startPostfix } from '../helpers/postfix.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { loggedIn } from '../server/web-client.js';
 
@@ -70,6 +70,23 @@ describe.skipIf(noPostfix !== null || noPostgres !== null)(`two replicas share o
     expect(audit.body.events).toHaveLength(addresses.length);
     expect(new Set(audit.body.events.map((e: { target: { id: string } }) => e.target.id)).size).toBe(addresses.length);
     expect(audit.body.events[0]).toMatchObject({ via: 'system', actor: null });
+  });
+
+  it('gives up a mail the server refuses for good, at once, and records mail.failed with its answer', async () => {
+    const queued = await api(replicas[0]!, '/api/v1/admin/mail/test', { token: admin.apiKey, body: { to: REFUSED_RECIPIENT } });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    const [failed] = await waitFor(
+      async () => {
+        const res = await api(replicas[1]!, `/api/v1/audit-events?type=mail.failed&target=${queued.body.id}`, { token: admin.apiKey });
+        return res.body.events.length > 0 ? res.body.events : null;
+      },
+      20_000,
+      'the refused mail given up',
+    );
+    expect(failed).toMatchObject({ by: 'system', target: { type: 'mail', id: queued.body.id, label: REFUSED_RECIPIENT }, details: { kind: 'test', attempts: 1 } });
+    expect(failed.details.error).toMatch(/^5\d\d .*no such mailbox here/);
+    const row = await api(replicas[0]!, '/api/v1/admin/mail?status=failed', { token: admin.apiKey });
+    expect(row.body.mail).toEqual([expect.objectContaining({ id: queued.body.id, status: 'failed', attempts: 1 })]);
   });
 });
 

@@ -10,12 +10,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_EVENT_TYPES } from '../../src/core/audit.js';
-import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { freePort } from '../helpers/ports.js';
+import { registrationResponse } from '../helpers/soft-passkey.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { loggedIn, WebClient } from './web-client.js';
 import { enrolTotp } from '../auth/two-factor/totp.js';
+import { getCode, pkce, post as oauthPost } from '../auth/oauth-flow.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -42,23 +45,17 @@ const ELSEWHERE: Record<string, string> = {
   'restore.completed': 'test/server/audit-log.test.ts',
   'mail.sent': 'test/mail/outbox.test.ts',
   'migrate.completed': 'test/admin/restore-drill.test.ts',
+  'account.linked': 'test/auth/sso/sso-web.test.ts',
+  'reindex.started': 'test/ingest/pipeline/reindex.test.ts',
+  'mail.failed': 'test/mail/outbox.test.ts',
 };
 
-/** Actions no test performs yet through a real interface (second factors in a browser, OAuth consent, operator moves). */
-const NOT_YET = new Set([
-  'passkey.added',
-  'passkey.renamed',
-  'passkey.removed',
-  'passkey_sign_in.changed',
-  'oauth_app.deleted',
-  'oauth_app.secret_rotated',
-  'oauth.consented',
-  'oauth.revoked',
-  'account.password_set',
-  'account.linked',
-  'reindex.started',
-  'mail.failed',
-]);
+/** Passkeys are offered on a host name only: the daemon's public URL is localhost, on a port chosen here. */
+const PORT = await freePort();
+const PUBLIC_URL = `http://localhost:${PORT}`;
+
+/** Actions no test performs yet through a real interface: none (a new event gets a driver here or a test elsewhere). */
+const NOT_YET = new Set<string>([]);
 
 interface WireEvent {
   id: string;
@@ -84,7 +81,7 @@ describe('the audit log misses nothing: the table of audited actions, each once'
       bob = await addUser(d);
       carol = await addUser(d);
     },
-    { args: ['--source-roots', folder] },
+    { args: ['--port', String(PORT), '--public-url', PUBLIC_URL, '--source-roots', folder] },
   );
 
   /** What the actions share as they go, in the table's order. */
@@ -112,6 +109,33 @@ describe('the audit log misses nothing: the table of audited actions, each once'
   };
   let withCodes: Awaited<ReturnType<typeof withApp>> | undefined;
 
+  /** A page script's JSON post (the passkey forms), with the client's cookies and CSRF token. */
+  const postJson = async (web: WebClient, path: string, body: unknown) => {
+    const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(d.url + path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': web.csrf, cookie }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  /** A passkey of a software authenticator (test/helpers/soft-passkey.ts) added on Settings → Security; its id. */
+  const addPasskey = async (web: WebClient, name: string, alone: boolean) => {
+    await web.get('/settings/security');
+    const options = await postJson(web, '/settings/security/passkeys/options', {});
+    ok(options, 200);
+    ok(await postJson(web, '/settings/security/passkeys', { response: registrationResponse(options.body as never, PUBLIC_URL), name, alone }), 200);
+    const page = await web.get('/settings/security');
+    return [...page.text.matchAll(/\/settings\/security\/passkeys\/([^/"]+)\/rename/g)].at(-1)![1]!;
+  };
+  const passkey: { web?: WebClient; id?: string } = {};
+  /** An application of alice's, registered on Settings → Applications (confidential: it has a secret); its id. */
+  const ownApp = async () => {
+    const web = await loggedIn(d, alice);
+    await web.get('/settings/applications');
+    expect((await web.post('/settings/applications', { _csrf: web.csrf, name: 'Audited own app', redirect_uris: 'https://app.example.com/callback' })).status).toBe(303);
+    const page = await web.get('/settings/applications');
+    return { web, id: [...page.text.matchAll(/\/settings\/applications\/([^/"]+)\/rotate/g)].at(-1)![1]! };
+  };
+  let app: Awaited<ReturnType<typeof ownApp>> | undefined;
+  const connected: { web?: WebClient; clientId?: string } = {};
+
   const DRIVERS: Record<string, () => Promise<unknown>> = {
     'totp.disabled': async () => {
       const { u, web } = await withApp();
@@ -130,6 +154,51 @@ describe('the audit log misses nothing: the table of audited actions, each once'
       expect((await web.login(withCodes!.u.email, withCodes!.u.password)).status).toBe(303);
       await web.get('/login/verify');
       expect((await web.post('/login/verify', { _csrf: web.csrf, code: withCodes!.recoveryCodes[0]!, return_to: '' })).status).toBe(303);
+    },
+    'passkey.added': async () => {
+      passkey.web = await loggedIn(d, await addUser(d));
+      passkey.id = await addPasskey(passkey.web, 'Audited laptop', false);
+    },
+    'passkey.renamed': async () => {
+      await passkey.web!.get('/settings/security');
+      expect((await passkey.web!.post(`/settings/security/passkeys/${passkey.id}/rename`, { _csrf: passkey.web!.csrf, name: 'Audited desktop' })).status).toBe(303);
+    },
+    'passkey.removed': async () => {
+      await passkey.web!.get('/settings/security');
+      expect((await passkey.web!.post(`/settings/security/passkeys/${passkey.id}/remove`, { _csrf: passkey.web!.csrf })).status).toBe(303);
+    },
+    'passkey_sign_in.changed': async () => {
+      await addPasskey(passkey.web!, 'Audited phone', false);
+      // Chosen twice: the second changes nothing and records nothing (this row's one event).
+      for (let i = 0; i < 2; i++) expect((await passkey.web!.post('/settings/security/passkey-sign-in', { _csrf: passkey.web!.csrf, sign_in: 'alone' })).status).toBe(303);
+    },
+    'oauth_app.deleted': async () => {
+      const { web, id } = await ownApp();
+      expect((await web.post(`/settings/applications/${id}/delete`, { _csrf: web.csrf })).status).toBeLessThan(400);
+    },
+    'oauth_app.secret_rotated': async () => {
+      app = await ownApp();
+      expect((await app.web.post(`/settings/applications/${app.id}/rotate`, { _csrf: app.web.csrf })).status).toBe(303);
+    },
+    'oauth.consented': async () => {
+      // A public client registered by itself (RFC 7591), then alice's consent and the code exchanged for a token.
+      const redirect = 'http://127.0.0.1:9/callback';
+      const registered = await api(d, '/api/oauth/register', { body: { client_name: 'Audited client', redirect_uris: [redirect], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] } });
+      ok(registered, 201);
+      connected.clientId = registered.body.client_id as string;
+      connected.web = await loggedIn(d, alice);
+      const { verifier, challenge } = pkce();
+      const code = await getCode(connected.web, { client_id: connected.clientId, redirect_uri: redirect, scope: 'read:documents', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+      ok(await oauthPost(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: connected.clientId, redirect_uri: redirect, code_verifier: verifier }), 200);
+    },
+    'oauth.revoked': async () => {
+      await connected.web!.get('/settings/connected');
+      expect((await connected.web!.post(`/settings/connected/${connected.clientId}/revoke`, { _csrf: connected.web!.csrf })).status).toBeLessThan(400);
+    },
+    'account.password_set': async () => {
+      const erin = await addUser(d);
+      const res = await runCli(['users', 'set-password', erin.email, '--data-dir', d.dataDir], { input: 'an operator chose this one\n', env: d.env });
+      expect(res.code, res.stderr).toBe(0);
     },
     'sign_in.succeeded': async () => (w.web = await loggedIn(d, alice)),
     'sign_in.failed': async () => {

@@ -237,14 +237,18 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       expect(mail.source_path).toBe('invoice-3@example.com.eml');
       const attachment = docs.find((x) => x.filename === 'invoice.txt') as unknown as { attached_to: string };
       expect(attachment.attached_to).toBe(mail.id);
+      // Processed first, so that a failure names the document's error rather than timing out on the search.
+      const settled = await waitFor(async () => (await client.allDocuments(project)).find((x) => x.filename === 'invoice.txt' && (x.status === 'ready' || x.status === 'failed')), 120_000, 'the attachment processed');
+      expect(settled.status, JSON.stringify(settled)).toBe('ready');
       await waitFor(async () => (await client.found(project, 'kingfishers')).length === 1, 60_000, 'the attachment searchable');
+      expect(await client.found(project, 'kingfishers')).toEqual(['invoice.txt']);
       // Moved out of INBOX into Processed, where the source still reads it: the same document.
       expect(dovecot.files('INBOX')).toEqual([]);
       expect(dovecot.files('Processed')).toHaveLength(1);
       const again = await client.sync(project, source.id);
       expect(again.last_result).toMatchObject({ deleted: 0, added: 0 });
       expect((await client.documents(project, source.id)).get('invoice-3@example.com.eml')?.id).toBe(mail.id);
-    }, 3 * MINUTE);
+    }, 5 * MINUTE);
   });
 
   describe('git', () => {

@@ -262,6 +262,81 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect((await web.get(`/documents/${id}`)).text).toContain('<dt>Path</dt><dd class="path">trip/day 2.txt</dd>');
   });
 
+  it('the Sources form: kind first with only that kind\'s fields, examples a default server accepts, a schedule picker; a failed source is one state', async () => {
+    const base = `/projects/${archive}/sources`;
+    const first = await web.get(base);
+    // Kind first: the kinds, and no form until one is chosen; folders are not offered on a server without --source-roots.
+    expect(first.text).not.toContain('id="add-form"');
+    for (const kind of ['web', 'webdav', 's3', 'git', 'imap']) expect(first.text).toContain(`href="${base}?kind=${kind}#add-source"`);
+    expect(first.text).not.toContain(`?kind=folder`);
+    expect(first.text).toContain('Not on this server: its operator allows folders with --source-roots.');
+
+    const fieldsOf = (page: string) => [...page.slice(page.indexOf('id="add-form"')).matchAll(/<(?:input|select|textarea)[^>]* name="([^"]+)"/g)].map((m) => m[1]!).sort();
+    const expected: Record<string, string[]> = {
+      web: ['max_pages', 'include', 'exclude'],
+      webdav: ['username', 'secret_password', 'include', 'exclude'],
+      s3: ['endpoint', 'region', 'access_key_id', 'secret_secret_access_key', 'include', 'exclude'],
+      git: ['branch', 'username', 'secret_password', 'include', 'exclude'],
+      imap: ['username', 'secret_password', 'move_to'],
+    };
+    const added: string[] = [];
+    for (const [kind, own] of Object.entries(expected)) {
+      const page = (await web.get(`${base}?kind=${kind}`)).text;
+      // Only that kind's fields (user name and password only for kinds that take them), the schedule as a picker.
+      expect(fieldsOf(page), kind).toEqual(['_csrf', 'kind', 'url', 'every', 'every_other', ...own].sort());
+      expect(page).toContain('<select name="every" data-schedule');
+      expect(page).toContain('e.g. 2h, 1h30m or 3d');
+      const example = /<span class="hint" id="url-hint">e\.g\. <code class="url">([^<]+)<\/code>/.exec(page)![1]!.replaceAll('&amp;', '&');
+      // The example under the URL is one this server accepts, as it is.
+      const fields: Record<string, string> = { _csrf: web.csrf, kind, url: example, every: kind === 'git' ? 'other' : '1d', every_other: '2h30m' };
+      if (kind === 'imap') Object.assign(fields, { username: 'archive@example.com', secret_password: 'imap-secret' });
+      const saved = await web.submit(base, fields);
+      expect(saved.redirectedFrom?.status, `${kind}: ${/role="alert">([^<]*)/.exec(saved.text)?.[1]}`).toBe(303);
+      expect(saved.text).toContain(`Added ${example}`);
+      const listed = (await api(d, `/api/v1/projects/${archive}/sources`, { token: alice.apiKey })).body.sources as { id: string; url: string; kind: string; every: string }[];
+      const source = listed.find((x) => x.url === example)!;
+      expect(source, kind).toMatchObject({ kind, every: kind === 'git' ? '2h30m' : '1d' });
+      added.push(source.id);
+    }
+
+    // A refused value keeps the form as it was typed (its kind, its fields), never a secret.
+    const refused = await web.post(base, { _csrf: web.csrf, kind: 's3', url: 's3://field-notes/survey/', endpoint: 'https://minio.example.com:9000', secret_secret_access_key: 'never-shown', every: 'other', every_other: '5s' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('The source was not added: every: at least');
+    expect(refused.text).toContain('<input type="hidden" name="kind" value="s3">');
+    expect(refused.text).toContain('value="https://minio.example.com:9000"');
+    expect(refused.text).toContain('<option value="other" selected>');
+    expect(refused.text).not.toContain('never-shown');
+
+    // The edit form has the same fields as its kind's add form, filled in (a secret never).
+    const imap = added[4]!;
+    const edit = (await web.get(`${base}/${imap}/edit`)).text;
+    const editForm = edit.slice(edit.indexOf('id="edit-source"'), edit.indexOf('</form>', edit.indexOf('id="edit-source"')));
+    expect([...editForm.matchAll(/<(?:input|select|textarea)[^>]* name="([^"]+)"/g)].map((m) => m[1]!).sort()).toEqual(['_csrf', 'every', 'every_other', 'move_to', 'secret_password', 'username'].sort());
+    expect(edit).toContain('value="archive@example.com"');
+    expect(edit).not.toContain('imap-secret');
+    expect(edit).toContain('<option value="1d" selected>Every day</option>');
+
+    // A source whose pass failed says so once: "Failed" and why, not "No pass has finished yet" beside it.
+    const web_ = added[0]!;
+    let card = '';
+    await expect
+      .poll(
+        async () => {
+          const page = (await web.get(base)).text;
+          card = page.slice(page.indexOf(`data-source-id="${web_}"`), page.indexOf('</li>', page.indexOf(`data-source-id="${web_}"`)));
+          return card.includes('data-status="error"');
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(true);
+    expect(card).toContain('>Failed</span>');
+    expect(card).toContain('The last pass failed:');
+    expect(card).not.toContain('No pass has finished yet');
+    expect(card).not.toContain('>error</span>');
+    for (const id of added) await api(d, `/api/v1/projects/${archive}/sources/${id}`, { token: alice.apiKey, method: 'DELETE' });
+  });
+
   it('says what is wrong with a project name in words; serves a favicon; a flash can’t be written by a link', async () => {
     await web.get('/projects');
     const blank = await web.post('/projects', { _csrf: web.csrf, name: '   ', description: '' });

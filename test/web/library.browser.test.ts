@@ -69,11 +69,20 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       // The project's Sources tab: a source added through its form is listed with its state.
       await page.click('nav.tabs >> text=Sources');
       await page.waitForURL(/\/sources$/);
+      // The kind first: only its fields, and the schedule picker (another interval typed when chosen).
+      await page.click('.kind-choices >> text=S3 bucket');
+      await page.waitForURL(/\?kind=s3/);
+      expect(await page.locator('#add-form input[name=secret_password]').count()).toBe(0);
+      expect(await page.locator('[data-schedule-other]').isHidden()).toBe(true);
+      await page.selectOption('select[name=every]', 'other');
+      expect(await page.locator('[data-schedule-other]').isVisible()).toBe(true);
+      await page.fill('input[name=every_other]', '2h');
       await page.fill('input[name=url]', 's3://field-notes-bucket/survey/');
       await page.click('button:has-text("Add source")');
       await page.waitForURL(/\/sources$/);
       await expect.poll(() => page.locator('.sources .source').count()).toBe(1);
       expect(await page.locator('.sources .source').textContent()).toContain('s3://field-notes-bucket/survey/');
+      expect(await page.locator('.sources .source').textContent()).toContain('every 2h');
       await capture(page, '03-sources');
       await page.goto(projectUrl);
 

@@ -52,7 +52,10 @@ export const startReindex = (s: Services) =>
       401: { description: 'No credential', schema: ErrorBody },
     },
     async handler() {
+      const already = s.reindex.status().running;
       const st = s.reindex.start();
+      // Only the call that starts one is an action; asking again while it runs changes nothing.
+      if (st.running && !already) await s.audit.record({ type: 'reindex.started', details: { from: st.from, to: st.to } });
       return { status: st.running ? 202 : 200, body: toWire(st) };
     },
   });

@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { KINDS } from '../../sources/kinds/index.js';
-import { sourceEditPage, sourceRemovePage, sourcesPage, type SourceRow } from '../../web/pages/sources.js';
+import { kindForm, OTHER_SCHEDULE, type SourceKindForm } from '../../web/pages/source-form.js';
+import { sourceEditPage, sourceRemovePage, sourcesPage, type SourceRow, type SourcesPageData } from '../../web/pages/sources.js';
 import { projectForSources } from '../api/sources/access.js';
 import { pausedReason, sourceStatus } from '../api/sources/wire.js';
 import type { Services } from '../services.js';
@@ -12,7 +13,7 @@ import { formBody, formField } from './form.js';
 import { renderNotFound } from './library-common.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
-import { formatEvery } from '../../sources/every.js';
+import { DEFAULT_EVERY, formatEvery } from '../../sources/every.js';
 import type { SourceRecord } from '../../store/sql/sources.js';
 
 type User = WebUser;
@@ -46,7 +47,43 @@ const lines = (text: string): string[] =>
     .map((l) => l.trim())
     .filter(Boolean);
 
-const globs = (options: Record<string, unknown>, key: string): string[] => (Array.isArray(options[key]) ? (options[key] as string[]) : []);
+/** The form's kind: its own fields (the form's description, or none for a kind the form does not know). */
+const formOf = (kind: string): SourceKindForm => kindForm(kind) ?? { kind, title: kind, about: '', example: '', fields: [], globs: true };
+
+/**
+ * The options a kind's form sets, over `options` (what the source has): an empty field unsets its option, except a
+ * secret, which stays as it is when left empty (and is never sent back to the page).
+ */
+function readKindOptions(ctx: WebContext, k: SourceKindForm, options: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...options };
+  for (const f of k.fields) {
+    if (f.secret) {
+      const value = formField(ctx, `secret_${f.name}`);
+      if (value) out[f.name] = value;
+      continue;
+    }
+    const value = formField(ctx, f.name).trim();
+    if (!value) delete out[f.name];
+    else out[f.name] = f.type === 'number' ? Number(value) : value;
+  }
+  if (k.globs) {
+    for (const key of ['include', 'exclude'] as const) {
+      const given = lines(formField(ctx, key));
+      if (given.length) out[key] = given;
+      else delete out[key];
+    }
+  }
+  return out;
+}
+
+/** The schedule picked: one of the usual, or the interval typed under "Another interval". */
+const readEvery = (ctx: WebContext): string => {
+  const picked = formField(ctx, 'every').trim();
+  return picked === OTHER_SCHEDULE ? formField(ctx, 'every_other').trim() : picked;
+};
+
+/** What a form sends back to the page: never a secret. */
+const withoutSecrets = (k: SourceKindForm, options: Record<string, unknown>) => Object.fromEntries(Object.entries(options).filter(([name]) => !k.fields.some((f) => f.secret && f.name === name)));
 
 /** The edit form of a source, as it is or as it was sent back with what was wrong. */
 async function showEdit(ctx: WebContext, s: Services, user: User, projectId: string, sid: string, extra: { error?: string; every?: string; options?: Record<string, unknown> } = {}, status = 200) {
@@ -54,26 +91,15 @@ async function showEdit(ctx: WebContext, s: Services, user: User, projectId: str
   if (!project) return;
   const source = await s.sources.get(projectId, sid).catch(() => null);
   if (!source) return renderNotFound(ctx, user, 'project');
-  const kind = s.sources.kind(source);
-  const options = extra.options ?? source.options;
   render(
     ctx,
     sourceEditPage({
       user,
       csrfToken: ctx.state.session!.csrfToken,
       project,
-      source: {
-        id: source.id,
-        kind: source.kind,
-        url: source.url,
-        every: extra.every ?? formatEvery(source.everyMs),
-        include: globs(options, 'include'),
-        exclude: globs(options, 'exclude'),
-        username: typeof options.username === 'string' ? options.username : null,
-      },
-      takesUsername: kind.urlCredentials !== null,
-      secretOptions: kind.secretOptions,
+      source: { id: source.id, kind: source.kind, url: source.url, every: extra.every ?? formatEvery(source.everyMs), options: withoutSecrets(formOf(source.kind), extra.options ?? source.options) },
       secretsSet: s.sources.secretNames(source),
+      minEveryMs: s.sources.policy().minEveryMs,
       ...(extra.error ? { error: extra.error } : {}),
     }),
     status,
@@ -93,11 +119,13 @@ async function projectOf(ctx: WebContext, s: Services, user: User) {
   }
 }
 
-async function show(ctx: WebContext, s: Services, user: User, extra: { error?: string; form?: { kind: string; url: string; every: string; username: string } } = {}, status = 200) {
+async function show(ctx: WebContext, s: Services, user: User, extra: { error?: string; kind?: string; form?: SourcesPageData['form'] } = {}, status = 200) {
   const project = await projectOf(ctx, s, user);
   if (!project) return;
   const sources = await Promise.all((await s.sources.list(project.id)).map((x) => sourceRow(s, x)));
-  render(ctx, sourcesPage({ user, csrfToken: ctx.state.session!.csrfToken, project, sources, kinds: Object.keys(KINDS), ...extra }), status);
+  const kind = extra.kind ?? (typeof ctx.query.kind === 'string' ? ctx.query.kind : undefined);
+  const page = { user, csrfToken: ctx.state.session!.csrfToken, project, sources, kinds: Object.keys(KINDS), policy: s.sources.policy() };
+  render(ctx, sourcesPage({ ...page, ...extra, ...(kind ? { kind } : {}) }), status);
 }
 
 /** The Sources tab of a project: its sources with their state, adding one, and each one's actions. */
@@ -112,16 +140,21 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const project = await projectOf(ctx, s, user);
     if (!project) return;
-    const form = { kind: formField(ctx, 'kind'), url: formField(ctx, 'url').trim(), every: formField(ctx, 'every').trim() || '1h', username: formField(ctx, 'username') };
-    const password = formField(ctx, 'password');
-    const options = { ...(form.username ? { username: form.username } : {}), ...(password ? { password } : {}) };
+    const kind = formField(ctx, 'kind');
+    const k = formOf(kind);
+    const url = formField(ctx, 'url').trim();
+    const every = readEvery(ctx) || DEFAULT_EVERY;
+    const options = readKindOptions(ctx, k, {});
     try {
-      await s.sources.create({ id: project.id, userId: user.id }, { url: form.url, every: form.every, ...(form.kind ? { kind: form.kind } : {}), ...(Object.keys(options).length ? { options } : {}) });
+      await s.sources.create({ id: project.id, userId: user.id }, { url, every, ...(kind ? { kind } : {}), ...(Object.keys(options).length ? { options } : {}) });
     } catch (err) {
-      if (isAppError(err) && err.status === 400) return show(ctx, s, user, { error: `The source was not added: ${err.message}`, form }, 400);
+      if (isAppError(err) && err.status === 400) {
+        const form = { url, every, options: withoutSecrets(k, options) };
+        return show(ctx, s, user, { error: `The source was not added: ${err.message}`, ...(kind ? { kind } : {}), form }, 400);
+      }
       throw err;
     }
-    flash(ctx, `Added ${form.url}: its first pass is under way.`);
+        flash(ctx, `Added ${url}: its first pass is under way.`);
     ctx.status = 303;
     ctx.redirect(`/projects/${project.id}/sources`);
   });
@@ -139,30 +172,15 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
     if (!project) return;
     const source = await s.sources.get(project.id, ctx.params.sid!).catch(() => null);
     if (!source) return renderNotFound(ctx, user, 'project');
-    const kind = s.sources.kind(source);
-    const options: Record<string, unknown> = { ...source.options };
-    for (const key of ['include', 'exclude'] as const) {
-      const given = lines(formField(ctx, key));
-      if (given.length) options[key] = given;
-      else delete options[key];
-    }
-    if (kind.urlCredentials) {
-      const name = formField(ctx, 'username').trim();
-      if (name) options.username = name;
-      else delete options.username;
-    }
-    for (const secret of kind.secretOptions) {
-      const value = formField(ctx, `secret_${secret}`);
-      if (value) options[secret] = value;
-    }
-    const every = formField(ctx, 'every').trim();
+    const k = formOf(source.kind);
+    const options = readKindOptions(ctx, k, source.options);
+    const every = readEvery(ctx);
     try {
       await s.sources.update(project.id, source.id, { every, options });
     } catch (err) {
       if (!isAppError(err) || err.status !== 400) throw err;
       // Sent back as typed, but never a secret.
-      const shown = Object.fromEntries(Object.entries(options).filter(([k]) => !kind.secretOptions.includes(k)));
-      return showEdit(ctx, s, user, project.id, source.id, { error: `Nothing was changed: ${err.message}`, every, options: shown }, 400);
+      return showEdit(ctx, s, user, project.id, source.id, { error: `Nothing was changed: ${err.message}`, every, options: withoutSecrets(k, options) }, 400);
     }
     flash(ctx, `Saved ${source.url}: its next pass starts now, and its documents stay.`);
     ctx.status = 303;

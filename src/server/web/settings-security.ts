@@ -234,8 +234,11 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const alone = formField(ctx, 'sign_in') === 'alone';
     if (!(await proved(ctx, s, user, 'passkey-sign-in', alone ? 'let your passkeys sign you in without your password' : 'ask for your password before your passkeys'))) return;
     if (alone && (await s.passkeys.list(user.id)).length === 0) return refused(ctx, s, user, 'passkey-sign-in', { reason: 'refused', message: 'Add a passkey first.' });
-    await s.passkeys.setSignInAlone(user.id, alone);
-    await s.audit.record({ type: 'passkey_sign_in.changed', details: { alone } });
+    // Choosing what is already set changes nothing, and records nothing.
+    if (alone !== (await s.twoFactor.status(user.id)).passkeySignIn) {
+      await s.passkeys.setSignInAlone(user.id, alone);
+      await s.audit.record({ type: 'passkey_sign_in.changed', details: { alone } });
+    }
     flash(ctx, alone ? 'Your passkeys now sign you in without your password.' : 'Your passkeys now sign you in after your password.');
     ctx.status = 303;
     ctx.redirect(PAGE);

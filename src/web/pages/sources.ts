@@ -5,6 +5,7 @@ import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
 import type { ProjectRow } from './projects.js';
 import { forRow } from './row-action.js';
+import { kindFields, kindForm, schedulePicker, SOURCE_KIND_FORMS, type SourceKindForm } from './source-form.js';
 
 /** A source as its project's Sources tab shows it. */
 export interface SourceRow {
@@ -35,9 +36,15 @@ export interface SourcesPageData {
   csrfToken: string;
   project: Pick<ProjectRow, 'id' | 'name' | 'isDefault'>;
   sources: SourceRow[];
+  /** The kinds this server has (the form offers those it knows of, in its order). */
   kinds: readonly string[];
+  /** What the server allows: the folders a folder source may be under, the shortest schedule. */
+  policy: { roots: readonly string[]; minEveryMs: number };
+  /** The kind chosen (`?kind=`): the form shows only its fields. */
+  kind?: string;
   error?: string;
-  form?: { kind: string; url: string; every: string; username: string };
+  /** The add form as it was sent (never a secret). */
+  form?: { url: string; every: string; options: Record<string, unknown> };
 }
 
 const lastPass = (r: NonNullable<SourceRow['lastResult']>) =>
@@ -49,11 +56,15 @@ const button = (action: string, label: string, csrfToken: string, opts: { cls?: 
     <button type="submit" class="${opts.cls ?? 'secondary small'}">${label}</button>
   </form>`;
 
+/** One word a source's state is, in a badge (one state: a failed source is only "Failed", with why under it). */
+const STATUS_LABEL: Record<SourceRow['status'], string> = { active: 'Up to date', syncing: 'Syncing', paused: 'Paused', error: 'Failed' };
+const STATUS_BADGE: Record<SourceRow['status'], string> = { active: 'ok', syncing: 'accent', paused: 'warn', error: 'bad' };
+
 export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   const base = `/projects/${projectId}/sources/${s.id}`;
   return html`<li class="source" data-source-id="${s.id}" data-status="${s.status}">
-  <p><strong>${s.kind}</strong> <span class="path">${s.url}</span> · every ${s.every}
-    <span class="status status-${s.status}">${s.status}</span></p>
+  <p><strong>${kindForm(s.kind)?.title ?? s.kind}</strong> <span class="path">${s.url}</span> · every ${s.every}
+    <span class="badge ${STATUS_BADGE[s.status]} status-${s.status}">${STATUS_LABEL[s.status]}</span></p>
   ${s.status === 'paused' ? html`<p class="error" role="status">Paused: ${s.pausedReason ?? 'by its owner'}</p>` : null}
   ${
     s.held
@@ -66,8 +77,10 @@ export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   }
   ${s.error ? html`<p class="error" role="status">The last pass failed: ${s.error}</p>` : null}
   ${s.reenter.length ? html`<p class="error" role="status">Enter again: ${s.reenter.join(', ')} (<a href="/projects/${projectId}/sources/${s.id}/edit">Edit</a>). The credentials were sealed under another secrets key.</p>` : null}
-  <p class="muted">${s.lastSync === null ? 'No pass has finished yet.' : html`Last pass ${formatTime(s.lastSync)}${s.lastResult ? html`: ${lastPass(s.lastResult)}` : null}.`}
-    ${s.nextSync !== null && s.status !== 'paused' ? html` Next ${formatTime(s.nextSync)}.` : null}
+  <p class="muted">${
+    s.lastSync === null ? (s.error ? null : s.status === 'syncing' ? 'Its first pass is under way.' : 'No pass has finished yet.') : html`Last pass ${formatTime(s.lastSync)}${s.lastResult ? html`: ${lastPass(s.lastResult)}` : null}.`
+  }
+    ${s.nextSync !== null && s.status !== 'paused' ? html` ${s.error ? 'Next try' : 'Next'} ${formatTime(s.nextSync)}.` : null}
     ${s.secrets.length ? html` Credentials set: ${s.secrets.join(', ')}.` : null}</p>
   ${
     s.itemErrors.count > 0
@@ -84,9 +97,44 @@ export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
 </li>`;
 }
 
+/** The kind choice, then the chosen kind's form: its URL with an example, its own fields, the schedule picker. */
+function addSource(d: SourcesPageData) {
+  const base = `/projects/${d.project.id}/sources`;
+  const offered = SOURCE_KIND_FORMS.filter((k) => d.kinds.includes(k.kind));
+  const chosen = d.kind ? offered.find((k) => k.kind === d.kind) : undefined;
+  const foldersAllowed = d.policy.roots.length > 0;
+  const example = (k: SourceKindForm) => (k.kind === 'folder' && foldersAllowed ? `file://${d.policy.roots[0]!.replace(/\/$/, '')}/docs` : k.example);
+  const f = d.form ?? { url: '', every: DEFAULT_SCHEDULE, options: {} };
+  return html`<h2 id="add-source">Add a source</h2>
+  <p id="kind-question">What does it read?</p>
+  <ul class="kind-choices" aria-labelledby="kind-question">${offered.map((k) =>
+    k.kind === 'folder' && !foldersAllowed
+      ? html`<li class="kind-choice unavailable"><strong>${k.title}</strong><span class="hint">Not on this server: its operator allows folders with --source-roots.</span></li>`
+      : html`<li class="kind-choice${k === chosen ? ' current' : ''}"><a href="${base}?kind=${k.kind}#add-source"${k === chosen ? html` aria-current="true"` : null}><strong>${k.title}</strong><span class="hint">${k.about}</span></a></li>`,
+  )}</ul>
+  ${
+    chosen
+      ? html`<form method="post" action="${base}" class="stack" aria-labelledby="add-heading" id="add-form">
+    <h3 id="add-heading">${chosen.title}</h3>
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="hidden" name="kind" value="${chosen.kind}">
+    <label>URL <input type="text" name="url" required maxlength="2000" value="${f.url}" spellcheck="false" autocomplete="off" aria-describedby="url-hint">
+      <span class="hint" id="url-hint">e.g. <code class="url">${example(chosen)}</code>${
+        chosen.kind === 'folder' ? html` (under ${d.policy.roots.join(', ')})` : null
+      }</span></label>
+    ${kindFields(chosen, f.options, null)}
+    ${schedulePicker(f.every, d.policy.minEveryMs)}
+    <p class="actions"><button type="submit" class="primary">Add source</button> <a href="${base}" class="button">Cancel</a></p>
+  </form>`
+      : null
+  }`;
+}
+
+/** The schedule a new source starts with. */
+const DEFAULT_SCHEDULE = '1h';
+
 export function sourcesPage(d: SourcesPageData) {
   const p = d.project;
-  const f = d.form ?? { kind: '', url: '', every: '1h', username: '' };
   return layout(
     { title: `${p.name}: sources`, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true },
     html`<section class="card">
@@ -98,16 +146,7 @@ export function sourcesPage(d: SourcesPageData) {
     A pass that would remove many documents at once holds those removals until you confirm (it names them), and goes on adding and changing files meanwhile.</p>
   <h2>Sources</h2>
   ${d.sources.length === 0 ? html`<p class="muted" id="no-sources">No sources yet.</p>` : html`<ul class="sources" id="sources">${d.sources.map((s) => sourceCard(p.id, s, d.csrfToken))}</ul>`}
-  <h2 id="add-source">Add a source</h2>
-  <form method="post" action="/projects/${p.id}/sources" class="stack" aria-labelledby="add-source">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>URL <input type="text" name="url" required maxlength="2000" value="${f.url}" placeholder="file:///srv/docs, https://cloud.example.com/remote.php/dav/files/me/Docs/, s3://bucket/prefix, imaps://mail.example.com/INBOX"></label>
-    <label>Kind <select name="kind"><option value="">from the URL</option>${d.kinds.map((k) => html`<option value="${k}"${f.kind === k ? html` selected` : null}>${k}</option>`)}</select></label>
-    <label>Every <input type="text" name="every" maxlength="20" value="${f.every}" placeholder="15m, 1h, 1d"></label>
-    <label>User name <input type="text" name="username" maxlength="500" value="${f.username}" autocomplete="off"></label>
-    <label>Password <input type="password" name="password" maxlength="4000" autocomplete="new-password"></label>
-    <button type="submit" class="primary">Add source</button>
-  </form>
+  ${addSource(d)}
 </section>`,
   );
 }
@@ -134,39 +173,29 @@ export interface SourceEditData {
   user: { email: string };
   csrfToken: string;
   project: Pick<ProjectRow, 'id' | 'name'>;
-  source: { id: string; kind: string; url: string; every: string; include: string[]; exclude: string[]; username: string | null };
-  /** The kind takes a user name (basic authentication). */
-  takesUsername: boolean;
-  /** The kind's secret options, and which of them are set. */
-  secretOptions: readonly string[];
+  source: { id: string; kind: string; url: string; every: string; options: Record<string, unknown> };
+  /** The secret options set. */
   secretsSet: readonly string[];
+  minEveryMs: number;
   error?: string;
 }
 
-/** Editing a source: its schedule, which paths it indexes, its credentials (blank keeps them). Its documents stay. */
+/** Editing a source: the same fields as adding one of its kind (its URL and kind stay). Its documents stay. */
 export function sourceEditPage(d: SourceEditData) {
   const s = d.source;
   const base = `/projects/${d.project.id}/sources`;
+  const k = kindForm(s.kind) ?? { kind: s.kind, title: s.kind, about: '', example: '', fields: [], globs: true };
   return layout(
     { title: `Edit ${s.url}`, user: d.user, csrfToken: d.csrfToken, active: 'projects' },
     html`<section class="card">
   ${crumbs([{ href: '/projects', label: 'Projects' }, { href: `/projects/${d.project.id}`, label: d.project.name }, { href: base, label: 'Sources' }])}
-  <h1>Edit the ${s.kind} source</h1>
-  <p class="path">${s.url}</p>
+  <h1>Edit the source</h1>
+  <p><strong>${k.title}</strong> <span class="path">${s.url}</span></p>
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <form method="post" action="${base}/${s.id}/edit" class="stack" id="edit-source">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>Every <input type="text" name="every" maxlength="20" value="${s.every}" required aria-describedby="every-hint"></label>
-    <span class="hint" id="every-hint">How often it looks for changes: 15m, 1h, 1d.</span>
-    <label>Index only <textarea name="include" rows="3" maxlength="20000" aria-describedby="include-hint">${s.include.join('\n')}</textarea></label>
-    <span class="hint" id="include-hint">One glob a line, e.g. **/*.md or docs/**; empty: every file.</span>
-    <label>Leave out <textarea name="exclude" rows="3" maxlength="20000" aria-describedby="exclude-hint">${s.exclude.join('\n')}</textarea></label>
-    <span class="hint" id="exclude-hint">One glob a line. Documents of paths left out are removed at the next pass (the deletion guard still applies).</span>
-    ${d.takesUsername ? html`<label>User name <input type="text" name="username" maxlength="500" value="${s.username ?? ''}" autocomplete="off"></label>` : null}
-    ${d.secretOptions.map(
-      (name) => html`<label>${name.replaceAll('_', ' ')} <input type="password" name="secret_${name}" maxlength="4000" autocomplete="new-password" aria-describedby="secret-${name}-hint"></label>
-    <span class="hint" id="secret-${name}-hint">${d.secretsSet.includes(name) ? 'Set, and never shown: leave it empty to keep it, or type a new one.' : 'Not set.'}</span>`,
-    )}
+    ${kindFields(k, s.options, d.secretsSet)}
+    ${schedulePicker(s.every, d.minEveryMs)}
     <p class="actions"><button type="submit" class="primary">Save</button> <a href="${base}" class="button">Cancel</a></p>
   </form>
   <p class="muted">Its documents stay: new credentials or a new schedule take effect at the next pass, which starts at once.</p>

@@ -262,3 +262,12 @@ async function pollStatus() {
   setTimeout(pollStatus, 1500);
 }
 void pollStatus();
+
+// The schedule picker (sources): "Another interval" is typed only when chosen (without script the field stays shown).
+for (const select of document.querySelectorAll('select[data-schedule]')) {
+  const other = select.form && select.form.querySelector('[data-schedule-other]');
+  if (!other) continue;
+  const sync = () => { other.hidden = select.value !== 'other'; };
+  select.addEventListener('change', () => { sync(); if (!other.hidden) other.querySelector('input').focus(); });
+  sync();
+}

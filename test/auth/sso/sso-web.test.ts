@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, runCli } from '../../helpers/daemon.js';
+import { waitFor } from '../../helpers/eventually.js';
 import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { newKeyOnPage, WebClient } from '../../server/web-client.js';
 import { PROVIDER_NAME, registerDaemons, ssoDaemon, ssoSignIn, startSso } from './sso-flow.js';
@@ -224,7 +225,10 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       expect(res.text).toContain(`This server does not trust ${PROVIDER_NAME}&#39;s certificate`);
       expect(res.text).toContain('NODE_EXTRA_CA_CERTS');
       expect(res.text).not.toContain('cannot be reached right now');
-      const logged = blind.stdout().split('\n').filter((l) => l.includes('"event":"sso.failed"')).map((l) => JSON.parse(l) as { failure: string; reason: string });
+      // The log line is written before the page is sent, but reaches this process through a pipe: wait for it.
+      const failures = () => blind.stdout().split('\n').filter((l) => l.includes('"event":"sso.failed"'));
+      await waitFor(() => failures().length > 0, 30_000, 'the sso.failed log line');
+      const logged = failures().map((l) => JSON.parse(l) as { failure: string; reason: string });
       expect(logged).toEqual([expect.objectContaining({ failure: 'untrusted', reason: expect.stringMatching(/certificate is not trusted \((UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|SELF_SIGNED_CERT_IN_CHAIN)\)/) })]);
     } finally {
       expect(await blind.stop()).toBe(0);
@@ -281,6 +285,10 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       expect(mine.body).toEqual(keyBefore.body);
       expect((await web.get('/settings/account')).text).toContain('vera@example.org');
       expect((await usersOf(strict)).filter((u) => u.email === 'vera@example.org')).toHaveLength(1);
+      // The take-over is in the audit log, by the provider (read with an admin's key: vera's, made admin by the operator).
+      expect((await op(strict, 'users', 'set-admin', 'vera@example.org')).code).toBe(0);
+      const linked = await api(strict, '/api/v1/audit-events?type=account.linked', { token: local.apiKey });
+      expect(linked.body.events).toEqual([expect.objectContaining({ by: 'sso', target: expect.objectContaining({ type: 'account', label: 'vera@example.org' }) })]);
       // Another person at the provider claiming the same address does not get it.
       idp.accounts.set('vera2', { email: 'vera@example.org', email_verified: true, groups: ['staff'] });
       expect((await ssoSignIn(new WebClient(strict), idp, 'vera2')).status).toBe(403);

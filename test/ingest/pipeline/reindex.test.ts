@@ -51,6 +51,9 @@ describe('re-index after an embedder change', () => {
 
     const started = await api(d, '/api/v1/reindex', { method: 'POST', token: user.apiKey });
     expect([200, 202]).toContain(started.status);
+    // The call that started it is in the audit log, by the person (the earlier call, with nothing to do, is not).
+    const audited = await api(d, '/api/v1/audit-events?type=reindex.started', { token: user.apiKey });
+    expect(audited.body.events).toEqual([expect.objectContaining({ by: 'user', details: { from: 'ollama:old-model', to: BUILTIN_ID } })]);
     const final = await reindexFinished(d, user.apiKey, 120_000);
     expect(final).toMatchObject({ from: BUILTIN_ID, done: doc.chunk_count, total: doc.chunk_count, progress: 1, error: null });
     expect((await storedChunks(dataDir, doc.id)).count).toBe(doc.chunk_count);
