@@ -96,6 +96,8 @@ const PAGES: PageCase[] = [
   { name: 'project-long-name', as: 'ada', path: (w) => `/projects/${w.finance}` },
   { name: 'project-as-viewer', as: 'bob', path: (w) => `/projects/${w.field}` },
   { name: 'project-delete', as: 'ada', path: (w) => `/projects/${w.finance}/delete` },
+  { name: 'project-sharing', as: 'ada', path: (w) => `/projects/${w.field}/sharing` },
+  { name: 'project-settings', as: 'ada', path: (w) => `/projects/${w.field}/settings` },
   { name: 'sources', as: 'ada', path: (w) => `/projects/${w.field}/sources` },
   { name: 'source-add-s3', as: 'ada', path: (w) => `/projects/${w.field}/sources?kind=s3` },
   { name: 'source-remove', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/remove` },
