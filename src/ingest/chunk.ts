@@ -1,7 +1,9 @@
 /**
  * Chunk stage: turns parsed blocks into passages sized in the embedder's own tokens.
  *
- * - A chunk never spans two sections (a section is a heading and the blocks under it, up to the next heading).
+ * - A chunk never spans two sections (a section is a heading and the blocks under it, up to the next heading). A
+ *   heading with nothing under it (a title straight over the next heading) is no passage of its own: it opens the
+ *   next section's first chunk.
  *   A paragraph that reads as a heading the parser did not mark (a short title line over body text: plain text, a
  *   PDF whose headings are bold rather than larger) starts a new chunk too, with nothing carried over, unless the
  *   chunk before it would hold less than an eighth of the budget.
@@ -72,13 +74,17 @@ export function* chunkStream(
   let doneChars = 0;
 
   for (const section of sections(cleanTrails(doc.blocks, doc.pages))) {
-    const headings = section[0]!.headings;
+    // The headings that open the section (more than one where titles had nothing under them): the last one's path
+    // is the section's.
+    let lead = 0;
+    while (lead < section.length && section[lead]!.kind === 'heading') lead++;
+    const headings = section[Math.max(lead, 1) - 1]!.headings;
     // The heading's own text opens the section's first chunk (so it is stored and keyword-searchable); that
-    // chunk's header then stops at the parent heading instead of repeating it.
+    // chunk's header then stops at the first heading's parent instead of repeating it.
     const opensWithHeading = section[0]!.kind === 'heading';
     const limit = Math.floor(maxTokens * MAX_HEADER_SHARE);
     const header = makeHeader(opts.title, headings, tokenizer, limit);
-    const firstHeader = opensWithHeading ? makeHeader(opts.title, headings.slice(0, -1), tokenizer, limit) : header;
+    const firstHeader = opensWithHeading ? makeHeader(opts.title, section[0]!.headings.slice(0, -1), tokenizer, limit) : header;
     const budget = maxTokens - special - tokenizer.count(header);
     const blocks = section;
     function* pieces(): Generator<Piece> {
@@ -110,7 +116,10 @@ interface EmitState {
   frontier: { block: number; end: number } | null;
 }
 
-/** Runs of blocks that share a heading path; lazy, so a huge document is not regrouped up front. */
+/**
+ * Runs of blocks that share a heading path; lazy, so a huge document is not regrouped up front. A run that is only
+ * headings so far is no section of its own: the next run joins it (a title-only passage finds nothing, issue 61).
+ */
 function* sections(blocks: Block[]): Generator<Block[]> {
   let key = '';
   let current: Block[] | undefined;
@@ -118,7 +127,7 @@ function* sections(blocks: Block[]): Generator<Block[]> {
     if (!block.text.trim()) continue;
     const k = JSON.stringify(block.headings);
     // A heading always opens a section, even when it repeats the previous heading's text.
-    if (!current || k !== key || block.kind === 'heading') {
+    if (!current || ((k !== key || block.kind === 'heading') && !current.every((b) => b.kind === 'heading'))) {
       if (current) yield current;
       current = [block];
     } else current.push(block);

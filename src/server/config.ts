@@ -234,6 +234,16 @@ export const OPTIONS = [
     check: (value) => (value.length >= 16 && /^[\x21-\x7e]+$/.test(value) ? null : 'must be at least 16 printable characters without spaces (e.g. `openssl rand -hex 32`)'),
     description: 'bearer token Prometheus must send to read /metrics (Authorization: Bearer <token>; scrape_config authorization.credentials_file); required to serve them on a non-loopback bind with --metrics auto. Prefer the environment variable',
   },
+  {
+    name: 'replica-poll',
+    kind: 'int',
+    default: 30,
+    min: 1,
+    max: 3600,
+    valueName: 'seconds',
+    description:
+      'with --database (replicas): how often an idle replica looks for jobs another replica queued, and an upload waiting with ?wait=true for a document another replica finished, when no announcement (PostgreSQL LISTEN/NOTIFY) reaches it, e.g. behind a pooler in transaction mode; the waiting upload looks six times as often (every 5 s by default)',
+  },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
   {
     name: 'secrets-key-file',

@@ -294,7 +294,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         outcomes: metrics,
       },
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.
-      { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: 30_000 } : {}) },
+      { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: config.replicaPoll * 1000 } : {}) },
     );
     // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
     const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents }), unitsDeriver(embedder), documentFieldsDeriver({ documents, labels })];
@@ -327,7 +327,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       labels: labelService,
       quotas,
       trashRetentionMs: config.trashDays * 24 * HOUR,
-      ...(database.shared ? { settlePollMs: 5_000 } : {}),
+      ...(database.shared ? { settlePollMs: (config.replicaPoll * 1000) / 6 } : {}),
     });
     cleanups.push(scheduleTrashPurge({ purge: () => ingest.purgeExpiredTrash(), leader: upkeep ? () => upkeep.isLeader() : () => true, everyMs: HOUR, log }));
     const swept = await ingest.sweepOriginals(storage.orphanMinAgeMs);

@@ -13,7 +13,7 @@ import type { HeldDeletions, SourceRecord } from '../store/sql/sources.js';
 
 /** Each person gets a notice in the bell, and (through the outbox, when `--smtp-url` is set) one e-mail per new notice. */
 export function sourceAlerts(deps: { access: Pick<AccessControl, 'managersOf'>; notices: NoticeStore; projects: Pick<ProjectStore, 'get'>; log: Logger; mailer: Pick<Mailer, 'send' | 'link'> }): SourceAlerts {
-  const tell = async (source: SourceRecord, kind: 'source.held' | 'source.failing', reason: string) => {
+  const tell = async (source: SourceRecord, kind: 'source.held' | 'source.paused' | 'source.failing', reason: string) => {
     const people = await deps.access.managersOf(source.projectId);
     const project = (await deps.projects.get(source.projectId))?.name ?? source.projectId;
     const link = `/projects/${source.projectId}/sources`;
@@ -30,6 +30,7 @@ export function sourceAlerts(deps: { access: Pick<AccessControl, 'managersOf'>; 
   };
   return {
     held: (source: SourceRecord, held: HeldDeletions) => tell(source, 'source.held', `${held.count} document${held.count === 1 ? '' : 's'} would be removed; nothing is removed until you confirm (${held.reason.split(':')[0]})`),
+    paused: (source: SourceRecord, reason: string) => tell(source, 'source.paused', `paused, ${reason}; once there is room (a higher quota, or space freed), resume it`),
     failing: (source: SourceRecord, error: string, failures: number) => tell(source, 'source.failing', `its last ${failures} passes failed: ${error}`),
   };
 }

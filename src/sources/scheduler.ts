@@ -197,6 +197,8 @@ export class SourceScheduler {
       if (outcome.pausedReason) log.warn({ event: 'source.paused', ...base, reason: outcome.pausedReason }, 'source paused: over a quota');
       if (held) log.warn({ event: 'source.paused', ...base, reason: held.reason, held: held.count }, 'the deletion guard holds this source\'s deletions');
       log.info({ event: 'source.synced', ...base, ...result, paused: held !== null }, 'source pass finished');
+      // A quota pause ends the episode's passes (a paused source runs none until resumed): told each time it pauses.
+      if (outcome.pausedReason) await this.alert(() => this.deps.alerts?.paused(source, outcome.pausedReason!), base);
       // Told once, when the guard begins holding (a hold that goes on is on the source's page and in the bell).
       if (held && source.heldDeletions === null) await this.alert(() => this.deps.alerts?.held(source, held), base);
     } catch (err) {

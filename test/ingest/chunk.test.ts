@@ -101,14 +101,28 @@ describe('chunkDocument', () => {
     for (const c of chunks.slice(1)) expect(c.embedText.startsWith('Manual\nGuide > Search\n\nSentence number')).toBe(true);
   });
 
-  it('keeps a heading with nothing under it as its own chunk', () => {
+  it('puts a heading with nothing under it at the start of the next section, not in a title-only chunk (#61 Low 24)', () => {
     const d = doc([
+      { text: 'Intro', headings: ['Intro'], kind: 'heading' },
+      { text: 'Opening words.', headings: ['Intro'], kind: 'paragraph' },
       { text: 'Appendix', headings: ['Appendix'], kind: 'heading' },
       { text: 'Appendix A', headings: ['Appendix', 'Appendix A'], kind: 'heading' },
       { text: 'Details.', headings: ['Appendix', 'Appendix A'], kind: 'paragraph' },
+      { text: 'Appendix B', headings: ['Appendix', 'Appendix B'], kind: 'heading' },
+      { text: 'B1', headings: ['Appendix', 'Appendix B', 'B1'], kind: 'heading' },
+      { text: paragraph(0, 12), headings: ['Appendix', 'Appendix B', 'B1'], kind: 'paragraph' },
+      { text: 'The end', headings: ['The end'], kind: 'heading' },
     ]);
     const chunks = chunkDocument(d, { tokenizer, maxTokens: 64, overlapTokens: 8, title: 'T' });
-    expect(chunks.map((c) => c.embedText)).toEqual(['T\n\nAppendix', 'T\nAppendix\n\nAppendix A\n\nDetails.']);
+    expect(chunks.slice(0, 3).map((c) => [c.embedText, c.headings])).toEqual([
+      ['T\n\nIntro\n\nOpening words.', ['Intro']],
+      ['T\n\nAppendix\n\nAppendix A\n\nDetails.', ['Appendix', 'Appendix A']],
+      [expect.stringMatching(/^T\nAppendix\n\nAppendix B\n\nB1\n\nSentence number 0 /), ['Appendix', 'Appendix B', 'B1']],
+    ]);
+    // Its continuations carry the whole path; a heading with nothing after it at all (the document's end) stays.
+    for (const c of chunks.slice(3, -1)) expect(c.embedText.startsWith('T\nAppendix > Appendix B > B1\n\nSentence number')).toBe(true);
+    expect(chunks.at(-1)!.text).toBe('The end');
+    expect(chunks.filter((c) => !c.text.includes('\n\n') && c.text !== 'The end' && !c.text.startsWith('Sentence'))).toEqual([]);
   });
 
   it('cuts a 144k-character line without spaces into fitting chunks that cover it all', async () => {

@@ -231,6 +231,36 @@ describe.skipIf(apacheUnavailable() !== null || postfixUnavailable() !== null)('
     expect((await events('?type=document.replaced&by=source')).filter((e) => e.details.source_id === source.id).map((e) => e.target!.label)).toEqual(['memo-5.txt']);
   }, 4 * MINUTE);
 
+  it('a source a quota pauses tells its owners and editors: a notice and one e-mail, not another while it stays unread', async () => {
+    const dir = join(root, 'capped');
+    mkdirSync(dir, { recursive: true });
+    for (const name of ['a', 'b']) writeFileSync(join(dir, `${name}.txt`), `${`Capped memo ${name} about the budget of the harbour works. `.repeat(200)}`);
+    const project = await client.project('capped memos');
+    await share(project, editor, 'editor');
+    await share(project, viewer, 'viewer');
+    const set = await api(d, `/api/v1/admin/projects/${project}`, { token: admin.apiKey, method: 'PATCH', body: { quota_bytes: 16 * 1024 } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const source = await client.add(project, { url: `file://${dir}`, every: '1h' });
+    const paused = await client.passAfter(project, source.id, 0);
+    expect(paused.status).toBe('paused');
+    expect(paused.paused_reason).toMatch(/^over the quota of the project capped memos/);
+    for (const who of [owner, editor]) {
+      const mail = await postfix.waitFor(who.email, (m) => m.subject === `Source needs attention: file://${dir} in capped memos`);
+      expect(mail.text).toContain('paused, over the quota of the project capped memos');
+      expect(mail.text).toContain(`http://docs.test.internal/projects/${project}/sources`);
+    }
+    const notices = await (await loggedIn(d, editor)).get('/notices');
+    expect(notices.text).toContain('paused, over the quota of the project capped memos');
+    // Resumed with the quota as it was: paused again, the unread notice updated, no second e-mail; the viewer none.
+    const asked = Date.now();
+    expect((await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'PATCH', token: owner.apiKey, body: { status: 'active' } })).status).toBe(200);
+    expect((await client.passAfter(project, source.id, asked)).status).toBe('paused');
+    const capped = (m: { to: string; subject: string }) => m.subject.endsWith('in capped memos');
+    expect(postfix.messages().filter((m) => capped(m) && m.to.includes(owner.email))).toHaveLength(1);
+    expect(postfix.messages().filter((m) => capped(m) && m.to.includes(editor.email))).toHaveLength(1);
+    expect(postfix.messages().filter((m) => capped(m) && m.to.includes(viewer.email))).toHaveLength(0);
+  }, 2 * MINUTE);
+
   it.skipIf(missingFile('/usr/bin/script', 'apt-get install -y bsdutils') !== null)('lists sources in 80 columns with whole ids, and --json prints the list as gh does (Low 27)', async () => {
     const listed = await cli(['sources', 'list', '--json']);
     const sources = JSON.parse(listed.stdout) as { id: string; url: string }[];

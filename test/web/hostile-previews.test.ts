@@ -41,6 +41,13 @@ describe('hostile previews', () => {
     const sampler = setInterval(() => (peak = Math.max(peak, kb(pid, 'VmRSS'))), 50);
     const thumb = (user: TestUser, id: string) => fetch(`${d.url}/api/v1/documents/${id}/thumbnail`, { headers: { authorization: `Bearer ${user.apiKey}` } });
     try {
+      // Both drawing threads started first (one per user at a time, so one user each): what is compared below is
+      // the turn order, not how long a thread takes to load pdf.js on a busy machine.
+      const warm = await Promise.all([
+        thumb(alice, await uploadPdf(d, alice, 'warm-a.pdf', makePdf([[{ lines: ['Warm-up A'] }]]))),
+        thumb(mallory, await uploadPdf(d, mallory, 'warm-m.pdf', makePdf([[{ lines: ['Warm-up M'] }]]))),
+      ]);
+      expect(warm.map((r) => r.status)).toEqual([200, 200]);
       let formsAnswered = 0;
       const flood = Array.from({ length: 17 }, (_, i) => (i % 2 ? thumb(mallory, huge) : thumb(mallory, nested).finally(() => formsAnswered++)));
       await new Promise((r) => setTimeout(r, 300));

@@ -435,7 +435,7 @@ export interface SourcesTable {
 export interface NoticesTable {
   id: string;
   user_id: string;
-  /** 'source.held', 'source.failing'. */
+  /** 'source.held', 'source.paused', 'source.failing'. */
   kind: string;
   project_id: string | null;
   /** What it is about (a source's id): one unread notice per person, kind and subject. */
