@@ -222,7 +222,14 @@ describe('web library pages', () => {
     expect(renamed.location).toBe(`/projects/${id}/settings`);
     const settings = await web.get(`/projects/${id}/settings`);
     expect(settings.text).toContain('Saved the name and description.');
-    expect(settings.text).toMatch(/<nav class="tabs" aria-label="Project"><a href="\/projects\/[^"]+" class="tab">Documents<\/a> <a href="[^"]+\/sharing" class="tab">Sharing<\/a> <a href="[^"]+\/sources" class="tab">Sources<\/a> <a href="[^"]+\/settings" class="tab current" aria-current="page">Settings<\/a><\/nav>/);
+    const tabs = /<nav class="tabs" aria-label="Project">([\s\S]*?)<\/nav>/.exec(settings.text)![1]!;
+    expect([...tabs.matchAll(/<a href="([^"]+)" class="tab( current)?"[^>]*>([^<]+)<\/a>/g)].map((m) => `${m[3]} ${m[1]!.replace(`/projects/${id}`, '')}${m[2] ? ' (current)' : ''}`)).toEqual([
+      'Documents ',
+      'Labels /labels',
+      'Sharing /sharing',
+      'Sources /sources',
+      'Settings /settings (current)',
+    ]);
     expect(settings.text).not.toContain('id="share-form"');
     const sharing = await web.get(`/projects/${id}/sharing`);
     expect(sharing.text).toContain('id="share-form"');

@@ -1,10 +1,11 @@
 /**
  * docs/sso.md's OpenID Connect example is what people paste (Low 31): it must not admit every account the provider
- * signs in, and every flag it names must be one `serve` takes.
+ * signs in, and every flag it names must be one `serve` takes; what it says of second factors is what the gate does.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { passedSecondFactor } from '../../../src/auth/web-sessions.js';
 import { OPTIONS } from '../../../src/server/config.js';
 import { REPO } from '../../helpers/daemon.js';
 
@@ -21,5 +22,12 @@ describe("docs/sso.md's OpenID Connect example", () => {
   it('names only flags serve takes', () => {
     const known = new Set<string>(OPTIONS.map((o) => o.name));
     expect(flags.filter((f) => !known.has(f))).toEqual([]);
+  });
+
+  it('says what a provider sign-in counts as for second factors, as the sign-in gate decides it', () => {
+    // server/web/session.ts signedIn asks passedSecondFactor of the session's method: a provider's sign-in passes.
+    expect(passedSecondFactor('sso')).toBe(true);
+    expect(passedSecondFactor('password')).toBe(false);
+    expect(doc).toContain('A sign-in through the provider counts as having passed a second factor');
   });
 });
