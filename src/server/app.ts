@@ -24,6 +24,7 @@ import { projectRoutes } from './web/library-projects.js';
 import { sharingRoutes } from './web/library-sharing.js';
 import { searchRoutes } from './web/library-search.js';
 import { sourceRoutes } from './web/library-sources.js';
+import { labelRoutes } from './web/library-labels.js';
 import { uploadRoutes } from './web/library-upload.js';
 import { loginRoutes } from './web/login.js';
 import { webSession } from './web/session.js';
@@ -59,6 +60,7 @@ export function mountPages(pages: Router<AppState>, s: Services, extra: NonNulla
   projectRoutes(pages, s);
   sharingRoutes(pages, s);
   sourceRoutes(pages, s);
+  labelRoutes(pages, s);
   documentListRoutes(pages, s);
   documentRoutes(pages, s);
   trashRoutes(pages, s);

@@ -470,6 +470,26 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(after(c, 'sources', c.t.source)?.every_ms === 3 * DAY, 'S runs every 3 days'),
   }),
+  // The Labels tab: viewers see P's vocabulary (L among it), editors change it.
+  'GET /projects/:id/labels': page(
+    (t) => `/projects/${t.project}/labels`,
+    (text, t) => text.includes(`data-label-id="${t.label}"`),
+  ),
+  'POST /projects/:id/labels': form((t) => `/projects/${t.project}/labels`, (_t, _as, m) => ({ name: `web ${m.next()}`, color: 'teal' }), {
+    ok: 303,
+    effect: (c) => must(added(c, 'labels').some((l) => l.project_id === c.t.project && l.color === 'teal'), 'a label of P'),
+  }),
+  'POST /projects/:id/labels/:label_id': form((t) => `/projects/${t.project}/labels/${t.label}`, () => ({ name: 'renamed', color: 'red' }), {
+    on: { label: true },
+    ok: 303,
+    effect: (c) => must(after(c, 'labels', c.t.label)?.name === 'renamed' && after(c, 'labels', c.t.label)?.color === 'red', 'L renamed and red'),
+  }),
+  'GET /projects/:id/labels/:label_id/delete': { on: { label: true }, ...page((t) => `/projects/${t.project}/labels/${t.label}/delete`) },
+  'POST /projects/:id/labels/:label_id/delete': form((t) => `/projects/${t.project}/labels/${t.label}/delete`, () => ({}), {
+    on: { label: true },
+    ok: 303,
+    effect: (c) => must(!after(c, 'labels', c.t.label) && !after(c, 'document_labels', `${c.t.document}:${c.t.label}`), 'L deleted, and off D'),
+  }),
   'GET /documents': page(
     (t) => `/documents?project_id=${t.project}`,
     (text, t) => text.includes(`/documents/${t.document}"`),
@@ -517,6 +537,12 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: async (c) => must(after(c, 'documents', c.t.document)?.project_id === (await ownDefault(c.m, c.as)), "D in the mover's project"),
   },
+  // The document page's label editor: D's labels become exactly those named.
+  'POST /documents/:id/labels': form((t) => `/documents/${t.document}/labels`, () => ({ labels: 'from the web, second' }), {
+    on: {},
+    ok: 303,
+    effect: (c) => must(added(c, 'document_labels').filter((x) => x.document_id === c.t.document).length === 2, 'D labelled twice'),
+  }),
   'POST /documents/:id/retry': form((t) => `/documents/${t.failed}/retry`, () => ({}), { ok: 303, effect: (c) => must(retried(c), 'F indexed again') }),
   'GET /trash': page(
     () => '/trash',
@@ -545,6 +571,11 @@ const WEB: Record<string, Spec<WebRequest>> = {
     () => `/search?q=${WORD}+handbook&view=passages`,
     (text, t) => text.includes(`/documents/${t.document}`),
   ),
+  // The search page's Save form, shared with P: the project's editors share, its viewers may not.
+  'POST /search/save': form(() => '/search/save', (t, _as, m) => ({ name: `web ${m.next()}`, q: `${WORD} handbook`, labels: 'matrix', share: t.project }), {
+    ok: 303,
+    effect: (c) => must(added(c, 'saved_searches').some((v) => v.project_id === c.t.project && v.user_id === c.as.user.id), "the caller's saved search shared with P"),
+  }),
   // The settings pages and forms: each person's own keys, account, applications, connected apps, second factors, sessions.
   'GET /settings': { request: () => ({ path: '/settings' }), ok: 302 },
   'GET /settings/keys': page(() => '/settings/keys'),

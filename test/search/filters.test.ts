@@ -17,7 +17,7 @@ import { cliEnv } from '../cli/cli-env.js';
 import { buildLibrary, combinedFilters, expected, expectedFacets, type Library, type Person, singleFilters } from '../helpers/filter-library.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { call, callError, httpClient, stdioClient } from '../mcp/mcp-client.js';
-import { loggedIn } from '../server/web-client.js';
+import { hiddenFields, loggedIn } from '../server/web-client.js';
 
 const PEOPLE: Person[] = ['alice', 'bob', 'carol'];
 
@@ -344,6 +344,78 @@ describe('filters over REST', () => {
     const removed = await bulk(bob, 'unlabel', 'web picked,WEB-TWO');
     expect(removed.text).toContain('Took “web picked”, “WEB-TWO” off 2 documents.');
     expect(await labelsOf(first!)).toEqual(before);
+  });
+
+  it('keeps a project\'s labels on its Labels tab, labels one document on its page, and saves a search from the page (editors change, viewers see)', async () => {
+    const shared = lib.projects.shared;
+    const bob = await loggedIn(d, lib.users.bob);
+    const carol = await loggedIn(d, lib.users.carol);
+    const vocabulary = async () => (await api(d, `/api/v1/projects/${shared}/labels`, { token: lib.users.alice.apiKey })).body.labels as { id: string; name: string; color: string; document_count: number }[];
+    const unpaid = (await vocabulary()).find((l) => l.name === 'unpaid')!;
+    // Everyone who reads the project sees its labels with their counts; only editors get the forms.
+    const tab = await carol.get(`/projects/${shared}/labels`);
+    expect(tab.status).toBe(200);
+    expect(tab.text).toContain(`<tr data-label-id="${unpaid.id}">`);
+    expect(tab.text).toContain(`${unpaid.document_count} document${unpaid.document_count === 1 ? '' : 's'}<span class="visually-hidden"> labelled unpaid</span></a>`);
+    expect(tab.text).not.toContain(`action="/projects/${shared}/labels`);
+    expect((await carol.submit(`/projects/${shared}/labels`, { _csrf: carol.csrf, name: 'Not hers' })).status).toBe(403);
+    expect((await bob.get(`/projects/${shared}/labels`)).text).toContain(`action="/projects/${shared}/labels/${unpaid.id}"`);
+    // Add, refuse a name taken in any case, rename and recolour.
+    expect((await bob.submit(`/projects/${shared}/labels`, { _csrf: bob.csrf, name: 'Web vocab', color: 'teal' })).text).toContain('Added the label “Web vocab”.');
+    const taken = await bob.submit(`/projects/${shared}/labels`, { _csrf: bob.csrf, name: 'web VOCAB', color: 'red' });
+    expect(taken.status).toBe(409);
+    expect(taken.text).toContain('has a label');
+    const made = (await vocabulary()).find((l) => l.name === 'Web vocab')!;
+    expect(made.color).toBe('teal');
+    expect((await bob.submit(`/projects/${shared}/labels/${made.id}`, { _csrf: bob.csrf, name: 'Web renamed', color: 'red' })).text).toContain('Renamed “Web vocab” to “Web renamed”');
+    expect((await vocabulary()).find((l) => l.id === made.id)).toMatchObject({ name: 'Web renamed', color: 'red', document_count: 0 });
+
+    // The document page shows a document's labels to all who read it, and edits them for editors.
+    const doc = lib.docs.find((x) => x.project === 'shared')!;
+    const labelsOf = async () => ((await api(d, `/api/v1/documents/${doc.id}`, { token: lib.users.bob.apiKey })).body.labels as string[]).sort();
+    const before = await labelsOf();
+    const page = await bob.get(`/documents/${doc.id}`);
+    expect(page.text).toContain(`action="/documents/${doc.id}/labels"`);
+    expect(page.text).toContain(`value="${before.join(', ')}"`);
+    const set = await bob.submit(`/documents/${doc.id}/labels`, { _csrf: bob.csrf, labels: [...before, 'web renamed'].join(', ') });
+    expect(set.text).toMatch(/is labelled .*“web renamed”/);
+    expect(await labelsOf()).toEqual([...before, 'Web renamed'].sort());
+    expect(set.text).toMatch(/<dd class="doc-labels" id="doc-labels">[^]*?class="badge label-red" title="Documents labelled Web renamed"/);
+    expect((await vocabulary()).find((l) => l.id === made.id)!.document_count).toBe(1);
+    expect((await searchIds('carol', { labels: 'Web renamed' })).ids).toEqual([doc.id]);
+    const hers = await carol.get(`/documents/${doc.id}`);
+    expect(hers.text).toContain('title="Documents labelled Web renamed"');
+    expect(hers.text).not.toContain(`action="/documents/${doc.id}/labels"`);
+    expect((await carol.submit(`/documents/${doc.id}/labels`, { _csrf: carol.csrf, labels: '' })).status).toBe(403);
+    // Deleting asks first, naming how many documents it comes off.
+    expect((await carol.get(`/projects/${shared}/labels/${made.id}/delete`)).status).toBe(403);
+    expect((await bob.get(`/projects/${shared}/labels/${made.id}/delete`)).text).toContain('It comes off the 1 document that carry it');
+    expect((await bob.submit(`/projects/${shared}/labels/${made.id}/delete`, { _csrf: bob.csrf })).text).toContain('Deleted the label “Web renamed”.');
+    expect(await labelsOf()).toEqual(before);
+    expect((await vocabulary()).some((l) => l.id === made.id)).toBe(false);
+
+    // "Save this search" keeps the search the page shows (its filters too) under a name; sharing offers only the projects she edits.
+    const results = await carol.get('/search?q=harbour&mode=keyword&labels=unpaid');
+    const form = /<form method="post" action="\/search\/save"[^]*?<\/form>/.exec(results.text)?.[0] ?? '';
+    expect(form).toContain(`<option value="${lib.projects.carols}">`);
+    expect(form).not.toContain(`<option value="${shared}">`);
+    const fields = hiddenFields(results.text, '/search/save');
+    expect(fields).toMatchObject({ q: 'harbour', mode: 'keyword', labels: 'unpaid' });
+    const saved = await carol.submit('/search/save', { ...fields, name: 'Carol unpaid', share: '' });
+    expect(saved.text).toContain('Saved “Carol unpaid”.');
+    const link = /<a href="([^"]+)"><bdi>Carol unpaid<\/bdi><\/a>/.exec(saved.text);
+    expect(link).not.toBeNull();
+    const run = await carol.get(link![1]!.replaceAll('&amp;', '&'));
+    const shown = [...run.text.matchAll(/<li class="result" data-document-id="([^"]+)"/g)].map((m) => m[1]!);
+    const wanted = want('carol', { labels: 'unpaid' });
+    expect(shown.length).toBe(Math.min(20, wanted.length));
+    expect(wanted).toEqual(expect.arrayContaining(shown));
+    expect((await carol.submit('/search/save', { ...fields, name: 'carol UNPAID' })).text).toContain('Not saved: you have a saved search named');
+    expect((await carol.submit('/search/save', { ...fields, name: 'Carol shares', share: shared })).status).toBe(403);
+    const mine = (await api(d, '/api/v1/saved-searches', { token: lib.users.carol.apiKey })).body.saved_searches as { id: string; name: string; search: Record<string, unknown> }[];
+    const kept = mine.find((v) => v.name === 'Carol unpaid')!;
+    expect(kept.search).toMatchObject({ query: 'harbour', mode: 'keyword', filters: { labels: 'unpaid' } });
+    expect((await api(d, `/api/v1/saved-searches/${kept.id}`, { method: 'DELETE', token: lib.users.carol.apiKey })).status).toBe(204);
   });
 
   it('completes filter values on TAB: types, the labels and metadata keys the caller reads, saved searches', async () => {

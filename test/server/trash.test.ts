@@ -102,17 +102,15 @@ describe('the trash', () => {
     }
   });
 
-  it("keeps a trashed document's chunks out of the candidate lists: trashing 230 near-duplicates leaves the next page full", { timeout: 300_000 }, async () => {
-    // 230 chunks nearer the question than any kept note, more than the vector list's depth (200): before the fix they
-    // took every place in it and were dropped only after, leaving the page empty.
+  it("keeps a trashed document's chunks out of the candidate lists: trashing 300 near-duplicate documents leaves the next page full", { timeout: 600_000 }, async () => {
+    // 300 documents nearer the question than any kept note, more than the vector list's depth (200): before the fix
+    // they took every place in it and were dropped only after, leaving the page empty.
     const question = 'How do lighthouse keepers ration lamp oil through the winter?';
-    const decoys = Array.from({ length: 230 }, (_, i) => `## ${question} (${i})\n\nLighthouse keepers ration lamp oil through the winter.`).join('\n\n');
-    const [decoyId] = await upload([{ name: 'lamp-oil-copies.md', text: decoys }]);
+    const decoyIds = await upload(Array.from({ length: 300 }, (_, i) => ({ name: `lamp-oil-${i}.md`, text: `## ${question} (${i})\n\nLighthouse keepers ration lamp oil through the winter.` })));
     const kept = await upload(
       Array.from({ length: 12 }, (_, i) => ({ name: `keeper-${i}.txt`, text: `Station ${i} log: the keepers counted the oil for the lamp through the cold months.` })),
     );
-    const doc = await api(d, `/api/v1/documents/${decoyId}`, { token: user.apiKey });
-    expect(doc.body.chunk_count).toBeGreaterThan(200);
+    const doc = await api(d, `/api/v1/documents/${decoyIds[0]}`, { token: user.apiKey });
     // A second project with a row of its own: a search of the first then filters inside LanceDB (the `soleScope` fast
     // path is taken by the search of every project).
     const other = await api(d, '/api/v1/projects', { token: user.apiKey, body: { name: 'lamp-other' } });
@@ -123,8 +121,8 @@ describe('the trash', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return (res.body.results as { document: { id: string } }[]).map((r) => r.document.id);
     };
-    expect(await search('vector')).toContain(decoyId);
-    expect((await api(d, `/api/v1/documents/${decoyId}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect((await search('vector')).every((id) => decoyIds.includes(id))).toBe(true);
+    for (const id of decoyIds) expect((await api(d, `/api/v1/documents/${id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
     for (const projectIds of [undefined, [doc.body.project_id as string]]) {
       for (const mode of ['vector', 'hybrid', 'keyword']) {
         const ids = await search(mode, projectIds);
@@ -134,8 +132,8 @@ describe('the trash', () => {
     }
     const cli = await runCli(['search', '--json', '--mode', 'vector', '--limit', '10', question], { env });
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stdout).not.toContain(decoyId);
-    expect((await api(d, `/api/v1/trash/${decoyId}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect(decoyIds.filter((id) => cli.stdout.includes(id))).toEqual([]);
+    for (const id of decoyIds) expect((await api(d, `/api/v1/trash/${id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
   });
 
   it('the Trash page lists a deleted document and restores it, and the delete page says where it goes', async () => {

@@ -45,6 +45,8 @@ interface World {
   redirect: string;
   groupId: string;
   sourceId: string;
+  /** A label of Field notes, on the PDF and the text file. */
+  labelId: string;
   bobId: string;
   inviteToken: string;
 }
@@ -71,6 +73,7 @@ const PAGES: PageCase[] = [
   { name: 'not-found-signed-out', as: 'nobody', path: () => '/setup?token=nope' },
   { name: 'search-home', as: 'ada', path: () => '/' },
   { name: 'search', as: 'ada', path: () => '/search?q=lighthouse+keeper+logbook', shot: true },
+  { name: 'search-save', as: 'ada', open: async (page, w) => { await page.goto(`${w.base}/search?q=lighthouse+keeper+logbook&labels=unpaid`); await page.click('#save-search summary'); } },
   { name: 'search-passages', as: 'ada', path: () => '/search?q=harbour+crane&view=passages' },
   { name: 'search-weak', as: 'ada', path: () => '/search?q=xyzzyplugh+frobnicate' },
   { name: 'search-none', as: 'ada', path: () => '/search?q=xyzzyplugh+frobnicate&mode=keyword' },
@@ -97,6 +100,9 @@ const PAGES: PageCase[] = [
   { name: 'project-as-viewer', as: 'bob', path: (w) => `/projects/${w.field}` },
   { name: 'project-delete', as: 'ada', path: (w) => `/projects/${w.finance}/delete` },
   { name: 'sources', as: 'ada', path: (w) => `/projects/${w.field}/sources` },
+  { name: 'labels', as: 'ada', path: (w) => `/projects/${w.field}/labels` },
+  { name: 'labels-as-viewer', as: 'bob', path: (w) => `/projects/${w.field}/labels` },
+  { name: 'label-delete', as: 'ada', path: (w) => `/projects/${w.field}/labels/${w.labelId}/delete` },
   { name: 'source-add-s3', as: 'ada', path: (w) => `/projects/${w.field}/sources?kind=s3` },
   { name: 'source-remove', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/remove` },
   { name: 'source-edit', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/edit` },
@@ -215,6 +221,9 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, lig
     w.docs = Object.fromEntries(files.map(([key], i) => [key, docs[i]!.id])) as World['docs'];
     expect(docs.map((x) => x.status)).toEqual(files.map(([key]) => (key === 'failed' ? 'failed' : 'ready')));
     expect((await api(d, `/api/v1/documents/${w.docs.long}`, { token, method: 'PATCH', body: { project_id: w.finance } })).status).toBe(200);
+    // Labels: a vocabulary with counts, chips on the documents (a long name among them).
+    for (const id of [w.docs.pdf, w.docs.txt]) expect((await api(d, `/api/v1/documents/${id}`, { token, method: 'PATCH', body: { labels: ['unpaid', 'Quarterly review of the harbour office 2026'] } })).status).toBe(200);
+    w.labelId = ((await api(d, `/api/v1/projects/${w.field}/labels`, { token })).body.labels as { id: string; name: string }[]).find((l) => l.name === 'unpaid')!.id;
     for (const gone of [docs[10]!.id, docs[11]!.id]) expect((await api(d, `/api/v1/documents/${gone}`, { token, method: 'DELETE' })).status).toBeLessThan(300);
     w.trashed = docs[10]!.id;
 

@@ -48,6 +48,26 @@ export async function savedSearchesSeen(s: Services, actor: Actor): Promise<Save
   return seen;
 }
 
+/** A saved search's name: each of a person's once (any case). */
+export const SavedSearchName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+/**
+ * Saves a search under a name for the actor (POST /saved-searches, the search page's Save form); shared with
+ * `projectId`'s members when given (the actor edits it). 403/404 for a project the actor may not share with or read,
+ * 400 for a shared search naming another project, 409 for a name the actor has.
+ */
+export async function saveSearch(s: Services, actor: Actor, name: string, search: z.infer<typeof SavedSearchBody>, projectId: string | null): Promise<SavedSearch> {
+  if (projectId !== null) await s.access.check(actor, projectId, 'edit');
+  // A shared search names no other project: its members would learn of projects they may not read.
+  if (projectId !== null && search.project_ids?.some((id) => id !== projectId)) {
+    throw new AppError('invalid_request', 'body.search.project_ids: a search shared with a project may search only that project', { details: { field: 'search.project_ids' } });
+  }
+  await s.access.scope(actor, search.project_ids);
+  const saved = await s.savedSearches.create(actor.userId, name, search, projectId);
+  if (!saved) throw conflict(`you have a saved search named "${name}"`, { name });
+  return saved;
+}
+
 const notFoundResponse = { description: "No such saved search, or one neither the caller's nor shared with a project they read", schema: ErrorBody };
 
 export const listSavedSearches = (s: Services) =>
@@ -73,7 +93,7 @@ export const createSavedSearch = (s: Services) =>
     tag: 'search',
     summary: "Save a search under a name (each of a person's names once, any case); with `project_id`, shared with that project's members (its editors and owners share).",
     body: z.strictObject({
-      name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+      name: SavedSearchName,
       search: SavedSearchBody,
       project_id: z.string().min(1).max(100).nullable().optional().describe('share it with this project\'s members (the caller edits the project)'),
     }),
@@ -85,16 +105,7 @@ export const createSavedSearch = (s: Services) =>
       409: { description: 'The caller has a saved search of that name (any case)', schema: ErrorBody },
     },
     async handler({ body, principal }) {
-      const projectId = body.project_id ?? null;
-      if (projectId !== null) await s.access.check(principal, projectId, 'edit');
-      // A shared search names no other project: its members would learn of projects they may not read.
-      if (projectId !== null && body.search.project_ids?.some((id) => id !== projectId)) {
-        throw new AppError('invalid_request', 'body.search.project_ids: a search shared with a project may search only that project', { details: { field: 'search.project_ids' } });
-      }
-      await s.access.scope(principal, body.search.project_ids);
-      const saved = await s.savedSearches.create(principal.userId, body.name, body.search, projectId);
-      if (!saved) throw conflict(`you have a saved search named "${body.name}"`, { name: body.name });
-      return { status: 201, body: toWire(saved, principal.userId) };
+      return { status: 201, body: toWire(await saveSearch(s, principal, body.name, body.search, body.project_id ?? null), principal.userId) };
     },
   });
 

@@ -57,7 +57,7 @@ export async function documentFor(ctx: WebContext, s: Services, user: WebUser, i
 async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: string, error?: string, status = 200) {
   const doc = await documentFor(ctx, s, user, id, 'read');
   if (!doc) return;
-  const [[project], role, editable, uploaders, attachments, [message], passage] = await Promise.all([
+  const [[project], role, editable, uploaders, attachments, [message], passage, labels, vocabulary] = await Promise.all([
     s.projects.names([doc.projectId]),
     s.access.roleOn(user.actor, doc.projectId),
     editableProjects(s, user),
@@ -65,6 +65,8 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     readableAttachments(s, user, doc.id),
     doc.attachedTo ? s.access.documents(user.actor, [doc.attachedTo], 'read') : [],
     openedPassage(ctx, s, user, doc),
+    s.labels.ofDocuments([doc.id]),
+    s.labels.list([doc.projectId]),
   ]);
   const cursor = queryString(ctx, 'text') || undefined;
   const page = previewPage(queryString(ctx, 'page'), doc.pages);
@@ -79,7 +81,14 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
   const data: DocumentPageData = {
     user,
     csrfToken: ctx.state.session!.csrfToken,
-    document: { ...documentView(doc), pages: doc.pages, warnings, sha256: doc.sha256 },
+    document: {
+      ...documentView(doc),
+      pages: doc.pages,
+      warnings,
+      sha256: doc.sha256,
+      language: doc.languageSetting ? { code: doc.languageSetting, set: true } : doc.language ? { code: doc.language, set: false } : null,
+      ocrLanguages: doc.ocrLanguages,
+    },
     project: { id: doc.projectId, name: project?.name ?? '' },
     role: role ?? 'viewer',
     uploadedBy: uploaders.get(doc.userId) ?? null,
@@ -93,6 +102,8 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     attachments,
     attachedTo: message ? { id: message.id, filename: message.filename } : null,
     opened: passage ? { index: passage.index, answer: passage.answer } : null,
+    labels: (labels.get(doc.id) ?? []).map((l) => ({ name: l.name, color: l.color })),
+    vocabulary: vocabulary.map((l) => l.name),
     ...(error ? { error } : {}),
   };
   render(ctx, documentPage(data), status);

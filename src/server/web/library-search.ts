@@ -3,12 +3,16 @@ import { isAppError } from '../../core/errors.js';
 import { relevanceFloor } from '../../search/floor.js';
 import { SEARCH_MODES, SearchBody, type SearchMode } from '../../search/query.js';
 import { filtersFromParams, filtersToParams, isFilterParam } from '../../core/filter-params.js';
-import { savedSearchesSeen } from '../api/saved-searches.js';
+import { SavedSearchBody, SavedSearchName, saveSearch, savedSearchesSeen } from '../api/saved-searches.js';
+import { plainMessage } from '../api/validate.js';
 import { searchQueryFor } from '../api/search.js';
 import { PAGE_FACETS, searchPage, type SearchView } from '../../web/pages/search.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { queryString, userProjects } from './library-common.js';
+import { editableProjects, queryString, userProjects } from './library-common.js';
+import { requireFormUser } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext } from './session.js';
 
@@ -39,6 +43,8 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null }));
   const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty, floor: relevanceFloor(s.embedder.id), filterParams, savedSearches };
   if (q.trim() === '') return render(ctx, searchPage(data));
+  // Where the Save form may share the search: the projects the user edits.
+  const shareable = (await editableProjects(s, user)).map((p) => ({ id: p.id, name: p.name }));
   let filters;
   try {
     filters = filtersFromParams(Object.fromEntries(filterParams.reduce((m, [k, v]) => m.set(k, [...(m.get(k) ?? []), v]), new Map<string, string[]>())));
@@ -66,7 +72,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     const page = await s.search.searchPage(await searchQueryFor(s, user.actor, body.data));
     // searchQueryFor refused a document its user may not read (a 404, as for one that does not exist).
     const [document] = documentId ? await s.access.documents(user.actor, [documentId], 'read') : [];
-    render(ctx, searchPage({ ...data, ...(document ? { document: { id: document.id, filename: document.filename } } : {}), response: page.response, start: page.start, previousCursor: page.previousCursor }));
+    render(ctx, searchPage({ ...data, shareable, ...(document ? { document: { id: document.id, filename: document.filename } } : {}), response: page.response, start: page.start, previousCursor: page.previousCursor }));
   } catch (err) {
     if (!isAppError(err) || err.status >= 500) throw err;
     const message = err.message.startsWith('body.cursor') ? 'That page link belongs to another search: search again to start from the first page.' : err.message;
@@ -85,7 +91,61 @@ function savedSearchHref(search: Record<string, unknown>): string {
   return `/search?${params.toString()}`;
 }
 
+/**
+ * The search page's "Save this search" form: the search it shows (q, project, mode, view and the filter
+ * parameters, as hidden fields) saved under a name through the same saveSearch as POST /api/v1/saved-searches,
+ * shared with a project when one is chosen; then back to the search, which lists it.
+ */
+async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
+  const user = await requireFormUser(ctx, s);
+  if (!user) return;
+  const fields = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
+  const filterParams = Object.entries(fields)
+    .filter(([k]) => isFilterParam(k))
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map(String).filter((x) => x !== '').map((x): [string, string] => [k, x]));
+  const q = formField(ctx, 'q');
+  const projectId = formField(ctx, 'project');
+  const mode = formField(ctx, 'mode') || 'hybrid';
+  const view = formField(ctx, 'view') === 'passages' ? 'passages' : 'documents';
+  const share = formField(ctx, 'share');
+  const back = new URLSearchParams({ q });
+  if (projectId) back.set('project', projectId);
+  if (mode !== 'hybrid') back.set('mode', mode);
+  for (const [k, v] of filterParams) back.append(k, v);
+  if (view === 'passages') back.set('view', view);
+  ctx.status = 303;
+  ctx.redirect(`/search?${back.toString()}`);
+  const refuse = (message: string) => flash(ctx, `Not saved: ${message}${/[.!?]$/.test(message) ? '' : '.'}`, 'error');
+  const name = SavedSearchName.safeParse(formField(ctx, 'name'));
+  if (!name.success) return refuse(`the name ${plainMessage(name.error.issues[0]!)}.`);
+  let search;
+  try {
+    const filters = filtersFromParams(Object.fromEntries(filterParams.reduce((m, [k, v]) => m.set(k, [...(m.get(k) ?? []), v]), new Map<string, string[]>())));
+    const parsed = SavedSearchBody.safeParse({
+      query: q,
+      mode,
+      group: view === 'passages' ? 'none' : 'document',
+      ...(projectId ? { project_ids: [projectId] } : {}),
+      ...(filters ? { filters } : {}),
+    });
+    if (!parsed.success) return refuse(`the search ${parsed.error.issues[0]!.path.join('.')} ${plainMessage(parsed.error.issues[0]!)}.`);
+    search = parsed.data;
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return refuse(err.message);
+  }
+  try {
+    const saved = await saveSearch(s, user.actor, name.data, search, share || null);
+    flash(ctx, `Saved “${saved.name}”${share ? ': the project’s members see it too' : ''}.`);
+  } catch (err) {
+    // A project the user may not share with or read is refused as the API refuses it (403, 404).
+    if (!isAppError(err) || (err.status !== 400 && err.status !== 409)) throw err;
+    refuse(err.message.replace(/^body\.search\./, ''));
+  }
+}
+
 export function searchRoutes(router: Router<AppState>, s: Services): void {
   router.get('home', '/', (ctx) => showSearch(ctx, s));
   router.get('search', '/search', (ctx) => showSearch(ctx, s));
+  router.post('search.save', '/search/save', formBody(), (ctx) => saveFromPage(ctx, s));
 }

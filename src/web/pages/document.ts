@@ -15,7 +15,11 @@ export interface TextPage {
 export interface DocumentPageData {
   user: { email: string };
   csrfToken: string;
-  document: DocumentRow & { pages: number | null; warnings: string[]; sha256: string };
+  /**
+   * `language`: the one its chunks are analysed in (set by its upload or project, else detected: "und" when none
+   * could be told; null before it is ready); `ocrLanguages`: what its upload or project asked OCR to read in.
+   */
+  document: DocumentRow & { pages: number | null; warnings: string[]; sha256: string; language: { code: string; set: boolean } | null; ocrLanguages: string | null };
   project: { id: string; name: string };
   /** The viewer's role on its project: a viewer sees no rename, move, retry or delete. */
   role: 'viewer' | 'editor' | 'owner';
@@ -38,6 +42,10 @@ export interface DocumentPageData {
   attachedTo: { id: string; filename: string } | null;
   /** The passage a search result opened the page at (`?chunk=K&answer=S-E`): its chunk is marked, its answer found by app.js. */
   opened: { index: number; answer: string | null } | null;
+  /** The labels it carries, with their colours (its project's vocabulary). */
+  labels: { name: string; color: string }[];
+  /** The names of its project's labels, offered while typing (editors). */
+  vocabulary?: string[];
   error?: string;
 }
 
@@ -143,10 +151,17 @@ export function documentPage(d: DocumentPageData) {
           ? html`<dt>Attachments</dt><dd><ul class="attachments">${d.attachments.map((a) => html`<li><a href="/documents/${a.id}">${a.filename}</a></li>`)}</ul></dd>`
           : null
       }
+      <dt>Labels</dt><dd class="doc-labels" id="doc-labels">${
+        d.labels.length === 0
+          ? html`<span class="muted">none</span>`
+          : d.labels.map((l) => html`<a href="/documents?labels=${encodeURIComponent(l.name)}" class="badge label-${l.color}" title="Documents labelled ${l.name}"><bdi>${l.name}</bdi></a> `)
+      }</dd>
       <dt>Type</dt><dd>${typeName(doc.contentType)}</dd>
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
       ${doc.pages !== null ? html`<dt>${d.unit === 'slide' ? 'Slides' : 'Pages'}</dt><dd>${doc.pages}</dd>` : null}
       ${d.ocr && !d.ocr.low ? html`<dt>OCR</dt><dd class="ocr-note">${d.ocr.text}</dd>` : null}
+      ${doc.language ? html`<dt>Language</dt><dd class="language">${doc.language.code === 'und' ? 'not determined' : doc.language.code}${doc.language.set ? ' (set)' : ''}</dd>` : null}
+      ${doc.ocrLanguages ? html`<dt>OCR languages</dt><dd class="ocr-languages">${doc.ocrLanguages}</dd>` : null}
       <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
       <dt>Status</dt><dd>${liveStatus(doc)} ${edits ? html`<span data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${retryForm(doc, d.csrfToken)}</span>` : null}</dd>
       <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>
@@ -164,12 +179,18 @@ export function documentPage(d: DocumentPageData) {
 /** Rename and move, for an editor or owner of its project. */
 function manageSection(d: DocumentPageData, others: DocumentPageData['projects'], movable: boolean) {
   const doc = d.document;
-  return html`<h2>Rename or move</h2>
+  return html`<h2>Rename, label or move</h2>
   <div class="manage">
   <form method="post" action="/documents/${doc.id}/rename" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label class="grow">Name <input type="text" name="filename" maxlength="255" required value="${doc.filename}"></label>
     <button type="submit" class="secondary">Rename</button>
+  </form>
+  <form method="post" action="/documents/${doc.id}/labels" class="row-form" id="labels">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label class="grow">Labels <input type="text" name="labels" maxlength="1000" value="${d.labels.map((l) => l.name).join(', ')}" aria-describedby="labels-hint"${d.vocabulary?.length ? html` list="project-labels"` : null}><span class="hint" id="labels-hint">Names separated by commas, for example “unpaid, urgent”; a new name joins the project's labels. Empty: no labels.</span></label>
+    ${d.vocabulary?.length ? html`<datalist id="project-labels">${d.vocabulary.map((n) => html`<option value="${n}"></option>`)}</datalist>` : null}
+    <button type="submit" class="secondary">Save labels</button>
   </form>
   ${
     others.length === 0

@@ -37,6 +37,8 @@ export interface SearchPageData {
   filterParams?: [string, string][];
   /** The person's saved searches and those shared with them, as links. */
   savedSearches?: { name: string; href: string; shared: boolean }[];
+  /** The projects the user edits, with which the Save form may share the search. */
+  shareable?: { id: string; name: string }[];
   error?: string;
 }
 
@@ -181,6 +183,23 @@ function savedList(d: SearchPageData): Html | null {
   )}</ul></nav>`;
 }
 
+/** "Save this search": a name, and optionally a project whose members see it too; the search itself as hidden fields. */
+function saveForm(d: SearchPageData): Html | null {
+  if (!d.response || d.document) return null;
+  const hidden = [...searchParams(d).entries()];
+  return html`<details class="save-search" id="save-search"><summary>Save this search</summary>
+  <form method="post" action="/search/save" class="row-form">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    ${hidden.map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+    <label class="grow">Name <input type="text" name="name" required maxlength="100" value="${d.q}" aria-describedby="save-name-hint"><span class="hint" id="save-name-hint">It appears under Saved searches; <code>docsearch search --saved NAME</code> runs it too.</span></label>
+    <label>Share with <select name="share"><option value="">Only me</option>${(d.shareable ?? []).map(
+      (p) => html`<option value="${p.id}">${p.name} (its members)</option>`,
+    )}</select></label>
+    <button type="submit">Save search</button>
+  </form>
+</details>`;
+}
+
 /** The link to another page of the same search. */
 function pageHref(d: SearchPageData, cursor: string): string {
   const params = searchParams(d);
@@ -242,7 +261,7 @@ function results(d: SearchPageData): Html | null {
     ? html`<p class="notice indexing" role="status">Still indexing ${plural(res.indexing, 'document', 'documents')}: results may be incomplete until ${res.indexing === 1 ? 'it is' : 'they are'} ready.</p>`
     : null;
   const back = d.document ? html`<p class="back"><a href="${documentSearchHref(d)}">Search all documents for “${d.q}”</a></p>` : null;
-  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${back}${filterPanel(d)}${list}${pager(d, res)}`;
+  return html`${indexing}${(res.warnings ?? []).map((w) => html`<p class="notice" role="status">${w}</p>`)}${summary(d, res, shown)}${back}${filterPanel(d)}${saveForm(d)}${list}${pager(d, res)}`;
 }
 
 export function searchPage(d: SearchPageData) {

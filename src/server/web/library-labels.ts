@@ -1,0 +1,154 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { isAppError } from '../../core/errors.js';
+import { LabelName } from '../../core/filters.js';
+import { LABEL_COLORS, type Label, type LabelColor } from '../../store/sql/labels.js';
+import { sentence } from '../../web/format.js';
+import { labelDeletePage, labelsPage, type LabelRow } from '../../web/pages/labels.js';
+import { parseLabelField } from '../api/labels/names.js';
+import { plainMessage } from '../api/validate.js';
+import type { Services } from '../services.js';
+import type { AppState } from '../state.js';
+import type { ProjectAction } from '../../access/roles.js';
+import { requireFormUser } from './csrf.js';
+import { flash } from './flash.js';
+import { formBody, formField } from './form.js';
+import { renderNotFound } from './library-common.js';
+import { documentFor } from './library-documents.js';
+import { render } from './render.js';
+import { requireUser, type WebContext, type WebUser } from './session.js';
+
+/**
+ * A project's Labels tab (the vocabulary of docs/api.md#labels, through the same LabelService as the REST routes):
+ * viewers see it with counts, editors add, rename, recolour and delete; and the label editor of a document's page.
+ */
+
+const Color = z.enum(LABEL_COLORS);
+
+/** The project and the user's role on it, when they may do `action`; else the not-found page (null). A 403 is thrown. */
+async function projectFor(ctx: WebContext, s: Services, user: WebUser, id: string, action: ProjectAction) {
+  if (!(await s.access.roleOn(user.actor, id))) {
+    renderNotFound(ctx, user, 'project');
+    return null;
+  }
+  return s.access.project(user.actor, id, action);
+}
+
+/** The project's label `labelId`, when the user may change it; else the not-found page (null). */
+async function labelFor(ctx: WebContext, s: Services, user: WebUser): Promise<{ projectId: string; label: Label } | null> {
+  const found = await projectFor(ctx, s, user, ctx.params.id!, 'edit');
+  if (!found) return null;
+  const label = await s.labels.get(ctx.params.label_id!);
+  if (!label || label.projectId !== found.project.id) {
+    renderNotFound(ctx, user, 'project');
+    return null;
+  }
+  return { projectId: found.project.id, label };
+}
+
+const rowOf = (l: Label & { documentCount: number }): LabelRow => ({ id: l.id, name: l.name, color: l.color, documents: l.documentCount });
+
+async function show(ctx: WebContext, s: Services, user: WebUser, extra: { error?: string; form?: { name: string; color: string } } = {}, status = 200) {
+  const found = await projectFor(ctx, s, user, ctx.params.id!, 'read');
+  if (!found) return;
+  const { project, role } = found;
+  const labels = (await s.labels.list([project.id])).map(rowOf);
+  render(
+    ctx,
+    labelsPage({ user, csrfToken: ctx.state.session!.csrfToken, project: { id: project.id, name: project.name, isDefault: project.isDefault }, role, labels, colors: LABEL_COLORS, ...extra }),
+    status,
+  );
+}
+
+/** A label form's name and colour, checked with the API's schemas: the error sentence when they don't pass. */
+function readLabelForm(ctx: WebContext): { name: string; color: LabelColor | undefined; error?: string } {
+  const raw = formField(ctx, 'name');
+  const name = LabelName.safeParse(raw);
+  const color = Color.safeParse(formField(ctx, 'color') || undefined);
+  if (!name.success) return { name: raw, color: undefined, error: `The name ${plainMessage(name.error.issues[0]!)}.` };
+  return { name: name.data, color: color.success ? color.data : undefined, ...(color.success || !formField(ctx, 'color') ? {} : { error: `Choose one of the colours: ${LABEL_COLORS.join(', ')}.` }) };
+}
+
+const back = (ctx: WebContext, to: string) => {
+  ctx.status = 303;
+  ctx.redirect(to);
+};
+
+export function labelRoutes(router: Router<AppState>, s: Services): void {
+  router.get('project.labels', '/projects/:id/labels', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (user) await show(ctx, s, user);
+  });
+
+  router.post('project.labels.add', '/projects/:id/labels', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const found = await projectFor(ctx, s, user, ctx.params.id!, 'edit');
+    if (!found) return;
+    const form = readLabelForm(ctx);
+    if (form.error) return show(ctx, s, user, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400);
+    try {
+      const label = await s.labelService.create(found.project.id, form.name, form.color);
+      flash(ctx, `Added the label “${label.name}”.`);
+    } catch (err) {
+      if (!isAppError(err) || err.status !== 409) throw err;
+      return show(ctx, s, user, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409);
+    }
+    back(ctx, `/projects/${found.project.id}/labels`);
+  });
+
+  router.post('project.labels.change', '/projects/:id/labels/:label_id', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const found = await labelFor(ctx, s, user);
+    if (!found) return;
+    const form = readLabelForm(ctx);
+    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}` }, 400);
+    try {
+      const updated = await s.labelService.update(found.label, { ...(form.name !== found.label.name ? { name: form.name } : {}), ...(form.color ? { color: form.color } : {}) });
+      flash(ctx, updated.name === found.label.name ? `Saved “${updated.name}”.` : `Renamed “${found.label.name}” to “${updated.name}”: its documents carry the new name.`);
+    } catch (err) {
+      if (!isAppError(err) || err.status !== 409) throw err;
+      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}` }, 409);
+    }
+    back(ctx, `/projects/${found.projectId}/labels`);
+  });
+
+  router.get('project.labels.delete.confirm', '/projects/:id/labels/:label_id/delete', async (ctx) => {
+    const user = await requireUser(ctx, s);
+    if (!user) return;
+    const found = await labelFor(ctx, s, user);
+    if (!found) return;
+    const counted = (await s.labels.list([found.projectId])).find((l) => l.id === found.label.id) ?? { ...found.label, documentCount: 0 };
+    render(ctx, labelDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: found.projectId, label: rowOf(counted) }));
+  });
+
+  router.post('project.labels.delete', '/projects/:id/labels/:label_id/delete', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const found = await labelFor(ctx, s, user);
+    if (!found) return;
+    await s.labelService.delete(found.label);
+    flash(ctx, `Deleted the label “${found.label.name}”.`);
+    back(ctx, `/projects/${found.projectId}/labels`);
+  });
+
+  // The document page's label editor: the labels it carries become exactly those named (as PATCH /documents/{id} `labels`).
+  router.post('document.labels', '/documents/:id/labels', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
+    if (!doc) return;
+    let names: string[];
+    try {
+      names = parseLabelField(formField(ctx, 'labels'), 'labels');
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      flash(ctx, `Labels not changed: ${sentence(err.message.replace(/^body\./, ''))}`, 'error');
+      return back(ctx, `/documents/${doc.id}#labels`);
+    }
+    await s.labelService.change([doc], { set: names });
+    flash(ctx, names.length === 0 ? `“${doc.filename}” has no labels now.` : `“${doc.filename}” is labelled ${names.map((n) => `“${n}”`).join(', ')}.`);
+    back(ctx, `/documents/${doc.id}`);
+  });
+}

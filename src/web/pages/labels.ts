@@ -1,0 +1,107 @@
+import { plural } from '../format.js';
+import { html } from '../html.js';
+import { confirmPage } from './confirm.js';
+import { crumbs, layout } from './layout.js';
+import { projectTabs } from './project-tabs.js';
+import { forRow } from './row-action.js';
+
+/** A label of the project's vocabulary as its Labels tab shows it. */
+export interface LabelRow {
+  id: string;
+  name: string;
+  color: string;
+  /** Documents carrying it (not those in the trash). */
+  documents: number;
+}
+
+export interface LabelsPageData {
+  user: { email: string };
+  csrfToken: string;
+  project: { id: string; name: string; isDefault: boolean };
+  /** The viewer's role: viewers see the labels, editors and owners change them. */
+  role: 'viewer' | 'editor' | 'owner';
+  labels: LabelRow[];
+  colors: readonly string[];
+  error?: string;
+  /** The add form as it was sent back with what was wrong. */
+  form?: { name: string; color: string };
+}
+
+const colorSelect = (colors: readonly string[], selected: string, label?: string) =>
+  html`<select name="color"${label ? html` aria-label="${label}"` : null}>${colors.map((c) => html`<option value="${c}"${c === selected ? html` selected` : null}>${c}</option>`)}</select>`;
+
+function row(d: LabelsPageData, l: LabelRow) {
+  const p = d.project;
+  const listed = `/documents?project_id=${p.id}&labels=${encodeURIComponent(l.name)}`;
+  return html`<tr data-label-id="${l.id}">
+  <td data-label="Label"><a href="${listed}" class="badge label-${l.color}" title="Documents labelled ${l.name}"><bdi>${l.name}</bdi></a></td>
+  <td class="num" data-label="Documents"><a href="${listed}">${plural(l.documents, 'document')}<span class="visually-hidden"> labelled ${l.name}</span></a></td>
+  ${
+    d.role === 'viewer'
+      ? null
+      : html`<td class="actions-cell" data-label="Change"><div class="row-actions">
+    <form method="post" action="/projects/${p.id}/labels/${l.id}" class="inline-field">
+      <input type="hidden" name="_csrf" value="${d.csrfToken}">
+      <input type="text" name="name" value="${l.name}" maxlength="64" required size="14" aria-label="New name for ${l.name}">
+      ${colorSelect(d.colors, l.color, `Colour of ${l.name}`)}
+      <button type="submit" class="small">${forRow('Save', l.name)}</button>
+    </form>
+    <a href="/projects/${p.id}/labels/${l.id}/delete" class="button danger small">${forRow('Delete…', l.name)}</a>
+  </div></td>`
+  }
+</tr>`;
+}
+
+/** A project's Labels tab: its vocabulary with counts; editors add, rename, recolour and delete labels. */
+export function labelsPage(d: LabelsPageData) {
+  const p = d.project;
+  const edits = d.role !== 'viewer';
+  const f = d.form ?? { name: '', color: d.colors[0] ?? 'gray' };
+  return layout(
+    { title: `${p.name}: labels`, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true },
+    html`<section class="card">
+  ${crumbs([{ href: '/projects', label: 'Projects' }])}
+  <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
+  ${projectTabs(p.id, 'labels', d.role)}
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  <p class="muted">Labels sort this project's documents: search and the Documents list narrow by them. ${
+    edits ? 'A document gets labels on its page, on the Documents list (several at once), or at upload; a new name joins the list here.' : 'Its editors add and change them.'
+  }</p>
+  <h2>Labels</h2>
+  ${
+    d.labels.length === 0
+      ? html`<p class="empty" id="no-labels">No labels yet.</p>`
+      : html`<div class="table-wrap"><table class="rows labels" id="labels">
+    <thead><tr><th scope="col">Label</th><th scope="col" class="num">Documents</th>${edits ? html`<th scope="col">Rename or recolour</th>` : null}</tr></thead>
+    <tbody>${d.labels.map((l) => row(d, l))}</tbody>
+  </table></div>`
+  }
+  ${
+    edits
+      ? html`<h2 id="add-label">Add a label</h2>
+  <form method="post" action="/projects/${p.id}/labels" class="row-form" aria-labelledby="add-label">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <label class="grow">Name <input type="text" name="name" maxlength="64" required value="${f.name}" aria-describedby="label-name-hint"><span class="hint" id="label-name-hint">Up to 64 characters, no commas: for example “unpaid” or “2026 audit”.</span></label>
+    <label>Colour ${colorSelect(d.colors, f.color)}</label>
+    <button type="submit" class="primary">Add label</button>
+  </form>`
+      : null
+  }
+</section>`,
+  );
+}
+
+/** Deleting a label asks first: it comes off every document that carries it. */
+export function labelDeletePage(d: { user: { email: string }; csrfToken: string; projectId: string; label: LabelRow }) {
+  const l = d.label;
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'projects',
+    title: `Delete the label “${l.name}”?`,
+    body: html`<p>${l.documents === 0 ? 'No document carries it.' : html`It comes off the ${plural(l.documents, 'document')} that carry it; the documents themselves stay.`} Search and the Documents list can no longer narrow by it.</p>`,
+    action: `/projects/${d.projectId}/labels/${l.id}/delete`,
+    confirm: 'Delete label',
+    cancel: `/projects/${d.projectId}/labels`,
+  });
+}
