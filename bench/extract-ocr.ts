@@ -154,7 +154,7 @@ export async function runOcrBench(only?: string[]): Promise<{ rows: OcrBenchRow[
           const tesseractCpuS = after.children - cpu.children;
           const cpuS = after.own - cpu.own + tesseractCpuS;
           // The stage's own text (paragraphs joined as the chunker gets them), from the pages just read.
-          const out = await applyOcr({ languages: engine.languages, recognize: async () => run }, parsed, bytes, 'application/pdf', async () => {});
+          const out = await applyOcr({ languages: engine.languages, languagesFor: async () => ({ missing: [] }), recognize: async () => run }, parsed, bytes, 'application/pdf', async () => {});
           const pages = [...new Set(out.blocks.map((b) => b.page ?? 0))].map((page) => ({ page, text: out.blocks.filter((b) => b.page === page).map((b) => b.text).join('\n\n') }));
           const chars = accuracyOf(pages, reference, paged ?? false);
           rows.push({

@@ -21,6 +21,9 @@ export interface Project {
   role?: 'viewer' | 'editor' | 'owner';
   /** Its owner of record's e-mail (null: an account since deleted). */
   owner?: string | null;
+  /** The language and OCR languages its uploads get (null: detected / the server's; absent from older servers). */
+  language?: string | null;
+  ocr_languages?: string | null;
 }
 
 /** GET /api/v1/projects/{id}/members. */
@@ -78,6 +81,7 @@ export interface DocumentRecord {
   language?: string | null;
   /** The language its upload, source or project set it to, or null (absent from servers before languages). */
   language_setting?: string | null;
+  ocr_languages?: string | null;
   /** Its labels' names (absent from servers before labels). */
   labels?: string[];
   created_at?: string;
@@ -247,14 +251,14 @@ export interface OutboxMail {
  * wire fields above; docs/cli.md lists them from here.
  */
 export const JSON_FIELDS = {
-  projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner'],
-  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'labels', 'created_at', 'updated_at'],
+  projects: ['id', 'name', 'description', 'metadata', 'is_default', 'document_count', 'chunk_count', 'size_bytes', 'created_at', 'updated_at', 'role', 'owner', 'language', 'ocr_languages'],
+  documents: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'ocr_languages', 'labels', 'created_at', 'updated_at'],
   sources: ['id', 'project_id', 'kind', 'url', 'every', 'status', 'paused_reason', 'held_deletions', 'last_sync', 'next_sync', 'last_result', 'error', 'options', 'secrets', 'secrets_to_reenter', 'item_errors', 'labels', 'created_at', 'updated_at'],
   keys: ['id', 'name', 'prefix', 'last4', 'scopes', 'project_ids', 'created_at', 'last_used_at', 'expires_at', 'expired'],
   members: ['id', 'kind', 'email', 'group', 'role'],
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
-  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'labels', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
+  trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'ocr_languages', 'labels', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;

@@ -33,6 +33,14 @@ export interface ReceivedFile {
   source?: { id: string; path: string };
 }
 
+/** What an upload sets its documents to; each unset one is the project's setting (null there too: detected / the operator's). */
+export interface UploadSettings {
+  /** The language its chunks are analysed in (ISO 639-1), rather than detected. */
+  language?: string | null;
+  /** The OCR languages ("deu+eng") its scanned pages are read in. */
+  ocrLanguages?: string | null;
+}
+
 export interface AcceptedDocument {
   document: DocumentRecord;
   duplicate: boolean;
@@ -96,12 +104,24 @@ export class DocumentService implements AttachmentSink {
    * the caller checked they may edit, with `labels` (names) on each. Bytes already in the project give back the
    * existing document with `duplicate: true` (nothing re-embedded; the labels are added to it). Temp files are consumed.
    */
-  async accept(userId: string, projectId: string, files: ReceivedFile[], metadata: Record<string, unknown>, labels: readonly string[] = []): Promise<AcceptedDocument[]> {
+  async accept(
+    userId: string,
+    projectId: string,
+    files: ReceivedFile[],
+    metadata: Record<string, unknown>,
+    labels: readonly string[] = [],
+    settings: UploadSettings = {},
+  ): Promise<AcceptedDocument[]> {
     await this.deps.quotas?.check(userId, projectId, files.reduce((n, f) => n + f.sizeBytes, 0));
+    const project = await this.deps.projects.get(projectId);
+    const set = {
+      languageSetting: settings.language ?? project?.language ?? null,
+      ocrLanguages: settings.ocrLanguages ?? project?.ocrLanguages ?? null,
+    };
     const out: AcceptedDocument[] = [];
     for (const f of files) {
       await this.purgeTrashedCopy(projectId, f.sha256);
-      out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata)));
+      out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata, set)));
     }
     // Before the jobs are announced; a duplicate (already indexed) gets them on its chunks at once.
     if (labels.length > 0 && this.deps.labels) await this.deps.labels.change(out.map((d) => d.document), { add: labels });
@@ -165,7 +185,13 @@ export class DocumentService implements AttachmentSink {
   }
 
   /** Stores one file's original and records its queued document (under the original's lock). */
-  private async place(userId: string, projectId: string, f: ReceivedFile, metadata: Record<string, unknown>): Promise<AcceptedDocument> {
+  private async place(
+    userId: string,
+    projectId: string,
+    f: ReceivedFile,
+    metadata: Record<string, unknown>,
+    set: { languageSetting: string | null; ocrLanguages: string | null },
+  ): Promise<AcceptedDocument> {
     await this.deps.files.place(f.tempPath, f.sha256);
     try {
       return await this.deps.documents.createQueued({
@@ -177,6 +203,7 @@ export class DocumentService implements AttachmentSink {
         sha256: f.sha256,
         metadata,
         path: f.path ?? null,
+        ...set,
         ...(f.source ? { sourceId: f.source.id, sourcePath: f.source.path } : {}),
       });
     } catch (err) {

@@ -6,6 +6,7 @@
  * which languages and how confident Tesseract was, and which pages OCR could not read.
  */
 import type { OcrEngine, OcrPage } from './ocr/engine.js';
+import { ocrPackageHint } from './ocr/languages.js';
 import { IMAGE_TYPES, PDF, type Block, type DocumentType, type ParsedDocument } from './types.js';
 
 const LOW_CONFIDENCE = 50;
@@ -15,11 +16,13 @@ const LOW_HINT = ' — low: is the text in a language missing from --ocr-languag
 const NO_TEXT_LAYER = /\bno (usable )?text layer\b/;
 
 /** The OCR engine as this stage uses it; absent when OCR is off. */
-export type OcrStage = Pick<OcrEngine, 'recognize' | 'languages'>;
+export type OcrStage = Pick<OcrEngine, 'recognize' | 'languages' | 'languagesFor'>;
 
 /**
  * Returns `parsed` with OCR text added (a new object; `parsed` is not changed). `progress` gets the share of
- * pages done, 0–1, after each page.
+ * pages done, 0–1, after each page. `setting` is the document's OCR languages from its upload or project ("deu+eng";
+ * null: the operator's `--ocr-languages`); a language of it not installed here is named in a warning, and the pages
+ * are read with the rest of it, or with the operator's languages when none of it is installed.
  */
 export async function applyOcr(
   ocr: OcrStage | undefined,
@@ -27,19 +30,24 @@ export async function applyOcr(
   bytes: Uint8Array,
   type: DocumentType,
   progress: (share: number) => Promise<void>,
+  setting: string | null = null,
 ): Promise<ParsedDocument> {
   const wanted = parsed.ocrPages ?? [];
   if (!ocr || (type !== PDF && !IMAGE_TYPES.has(type)) || wanted.length === 0) return parsed;
 
-  const run = await ocr.recognize(bytes, wanted, { onPage: (done, total) => progress(done / total) });
+  const asked = setting ? await ocr.languagesFor(setting) : { missing: [] };
+  const languages = asked.languages;
+  const used = languages?.code ?? ocr.languages;
+  const missed = asked.missing.map((code) => `OCR language "${code}" is not installed on this server (${ocrPackageHint(code)}): read with ${used} instead`);
+  const run = await ocr.recognize(bytes, wanted, { onPage: (done, total) => progress(done / total), ...(languages ? { languages } : {}) });
   const read = run.pages.filter((p) => p.text.trim() !== '');
   // The parser's "no text layer (scanned?)" notes are answered once OCR found text.
-  const warnings = parsed.warnings.filter((w) => read.length === 0 || !NO_TEXT_LAYER.test(w));
+  const warnings = [...parsed.warnings.filter((w) => read.length === 0 || !NO_TEXT_LAYER.test(w)), ...missed];
   if (read.length > 0) {
     const confidence = Math.round(read.reduce((sum, p) => sum + p.confidence, 0) / read.length);
     // Low confidence over whole pages usually means text in a language OCR was not told about.
     const hint = confidence < LOW_CONFIDENCE ? LOW_HINT : '';
-    warnings.push(`${OCR_NOTE}${pageList(read.map((p) => p.page))} (${ocr.languages}), mean confidence ${confidence} %${hint}`);
+    warnings.push(`${OCR_NOTE}${pageList(read.map((p) => p.page))} (${used}), mean confidence ${confidence} %${hint}`);
   }
   const blank = run.pages.filter((p) => p.text.trim() === '').map((p) => p.page);
   if (blank.length > 0) warnings.push(`OCR found no text on ${pageList(blank)}`);

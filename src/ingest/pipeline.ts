@@ -91,7 +91,7 @@ async function original(deps: PipelineDeps, doc: DocumentRecord): Promise<Buffer
 /** OCR of the pages the parser found no usable text on; the original is read again only when there are some. */
 async function ocr(deps: PipelineDeps, doc: DocumentRecord, parsed: ParsedDocument, progress: (share: number) => Promise<void>): Promise<ParsedDocument> {
   if (!deps.ocr || !parsed.ocrPages?.length) return parsed;
-  return applyOcr(deps.ocr, parsed, await original(deps, doc), doc.contentType as DocumentType, progress);
+  return applyOcr(deps.ocr, parsed, await original(deps, doc), doc.contentType as DocumentType, progress, doc.ocrLanguages);
 }
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

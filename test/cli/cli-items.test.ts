@@ -14,7 +14,7 @@ describe('small CLI defects of issue 21 (item 9) and progress in documents list'
   it('--json with a misspelt field (no "=") is an unknown field, with a suggestion', async () => {
     const res = await runCli(['projects', '--json', 'nme'], { env });
     expect(res.code).toBe(2);
-    expect(res.stderr).toBe('error: unknown JSON field "nme" (did you mean "name"?)\nhint: available fields: id, name, description, metadata, is_default, document_count, chunk_count, size_bytes, created_at, updated_at, role, owner\n');
+    expect(res.stderr).toBe('error: unknown JSON field "nme" (did you mean "name"?)\nhint: available fields: id, name, description, metadata, is_default, document_count, chunk_count, size_bytes, created_at, updated_at, role, owner, language, ocr_languages\n');
     // A search for words after --json is still a search.
     const search = await runCli(['search', '--json', 'vpn setup'], { env });
     expect(search.code, search.stderr).toBe(0);

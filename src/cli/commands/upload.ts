@@ -37,6 +37,9 @@ export interface UploadOptions {
   metadata?: Record<string, unknown>;
   /** Label names put on every document of the run. */
   labels?: string[];
+  /** The language its text is analysed in (ISO 639-1) and the OCR languages ("deu+eng"); unset: the project's. */
+  language?: string;
+  ocrLanguages?: string;
   /** Mirror one folder: send only new and changed files, each with its relative path. */
   sync: boolean;
   /** With sync: delete documents whose path is gone from the folder. */
@@ -344,6 +347,8 @@ function uploadFields(opts: UploadOptions, project: Project | undefined): Record
   if (opts.project && project) fields.project_id = project.id;
   if (opts.metadata) fields.metadata = JSON.stringify(opts.metadata);
   if (opts.labels && opts.labels.length > 0) fields.labels = JSON.stringify(opts.labels);
+  if (opts.language) fields.language = opts.language;
+  if (opts.ocrLanguages) fields.ocr_languages = opts.ocrLanguages;
   return fields;
 }
 
@@ -606,6 +611,8 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', intOption('--timeout', 1, 86_400), 1800)
     .option('--metadata <json>', 'a JSON object stored with each document')
     .option('--label <name>', "a label put on each document (made in the project's labels where missing); repeatable", collect, [])
+    .option('--language <code>', "the language the documents' text is analysed in (ISO 639-1: de, zh), rather than detected (default: the project's setting)")
+    .option('--ocr-languages <langs>', "the languages scanned pages are read in, Tesseract codes joined by + (deu, deu+eng; default: the project's setting, else the server's)")
     .option('--sync', 'mirror one folder: send only new and changed files (with their paths); changed ones replace their old version')
     .option('--prune', 'with --sync, delete documents whose file is gone from the folder')
     .option('--prefix <path>', 'with --sync, keep the folder\'s files below this path in the project; documents outside it are left alone', parsePrefix)
@@ -624,6 +631,8 @@ export function build(ctx: Context, runF: typeof run = run): Command {
           timeout: number;
           metadata?: string;
           label: string[];
+          language?: string;
+          ocrLanguages?: string;
           sync?: boolean;
           prune?: boolean;
           prefix?: string;
@@ -643,6 +652,8 @@ export function build(ctx: Context, runF: typeof run = run): Command {
             timeoutMs: flags.timeout * 1000,
             metadata: parseMetadata(flags.metadata),
             labels: flags.label,
+            language: flags.language,
+            ocrLanguages: flags.ocrLanguages,
             sync: Boolean(flags.sync),
             prune: Boolean(flags.prune),
             prefix: flags.prefix,

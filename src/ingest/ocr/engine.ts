@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Yielder } from '../../core/foreground.js';
 import { seconds } from './duration.js';
-import { stageForNative, stageForTesseractJs, type OcrLanguages, type StagedData } from './languages.js';
+import { installedOcrLanguages, stageForNative, stageForTesseractJs, type OcrLanguages, type StagedData, type SystemTessdata } from './languages.js';
 import { ToolTimeout } from '../run-tool.js';
 import { probeTesseract, recognizeNative, type NativeTesseract } from './native.js';
 import { TesseractSession } from './native-session.js';
@@ -101,6 +101,8 @@ export interface OcrRun {
 export interface RecognizeOptions {
   /** Called after each page (done of total). A rejection stops the run: pages not started are dropped. */
   onPage?: (done: number, total: number) => Promise<void> | void;
+  /** The languages this document's pages are read in (its upload's or project's setting); default the engine's. */
+  languages?: OcrLanguages;
 }
 
 export const DEFAULT_PAGE_TIMEOUT_MS = 120_000;
@@ -115,9 +117,10 @@ const TESSERACT_JS = 'tesseract.js';
 
 /** What is loaded while the engine is in use. */
 interface Loaded {
-  native?: { tesseract: NativeTesseract; data: StagedData };
-  /** tesseract.js's folder of trained data, made when tesseract.js is first needed. */
-  wasm?: StagedData;
+  /** Native Tesseract, and its folder of trained data per language code (the engine's own laid out at load). */
+  native?: { tesseract: NativeTesseract; data: Map<string, StagedData> };
+  /** tesseract.js's folder of trained data per language code, each made when tesseract.js first needs it. */
+  wasm: Map<string, StagedData>;
   nativeFailuresInRow: number;
   /** Why native Tesseract is not used (set from the start, or after it failed). */
   nativeUnusable?: string;
@@ -146,6 +149,8 @@ export class OcrEngine {
   /** Pages waiting for a thread; called with none when the engine closes. */
   private readonly waiting: ((t: OcrThread | undefined) => void)[] = [];
   private loading: Promise<Loaded> | undefined;
+  /** The system Tesseract's installed trained data (looked for when a document first names its languages). */
+  private system: Promise<SystemTessdata | undefined> | undefined;
   private loaded: Loaded | undefined;
   private busy = 0;
   /** Releases under way (threads ending, folders being removed). */
@@ -190,6 +195,18 @@ export class OcrEngine {
     return this.loaded && this.current(this.loaded);
   }
 
+  /**
+   * The languages a document's setting ("deu+eng") asks for that are installed here, and those that are not; the
+   * system Tesseract's data is looked for once.
+   */
+  async languagesFor(spec: string): Promise<{ languages?: OcrLanguages; missing: string[] }> {
+    this.system ??= probeTesseract(this.options.tesseractPath ?? 'tesseract').then(
+      (t) => t.system,
+      () => undefined,
+    );
+    return installedOcrLanguages(spec, await this.system);
+  }
+
   /** Recognises `pages` (1-based) of the PDF in `bytes`; pages come back in page order. */
   async recognize(bytes: Uint8Array, pages: number[], options: RecognizeOptions = {}): Promise<OcrRun> {
     if (this.closed) throw new Error('the OCR engine is closed');
@@ -201,6 +218,7 @@ export class OcrEngine {
     const done: OcrPage[] = [];
     const failed: OcrFailure[] = [];
     const engines = new Set<string>();
+    const languages = options.languages ?? this.options.languages;
     let next = 0;
     let finished = 0;
     let stop: unknown;
@@ -215,7 +233,7 @@ export class OcrEngine {
         } else if (timeoutsInRow >= this.maxTimeouts) {
           failed.push({ page, reason: `skipped after ${timeoutsInRow} pages in a row took too long` });
         } else {
-          const outcome = await this.page({ key, data, page }, Math.min(this.pageTimeoutMs, left), engines);
+          const outcome = await this.page({ key, data, page }, Math.min(this.pageTimeoutMs, left), engines, languages);
           if ('reason' in outcome) failed.push(outcome);
           else done.push(outcome);
           timeoutsInRow = 'reason' in outcome && outcome.timedOut ? timeoutsInRow + 1 : 0;
@@ -244,7 +262,7 @@ export class OcrEngine {
     await this.release();
   }
 
-  private async page(request: Omit<OcrPageRequest, 'id'>, timeoutMs: number, engines: Set<string>): Promise<OcrPage | OcrFailure> {
+  private async page(request: Omit<OcrPageRequest, 'id'>, timeoutMs: number, engines: Set<string>, languages: OcrLanguages): Promise<OcrPage | OcrFailure> {
     const deadline = performance.now() + timeoutMs;
     const left = () => Math.max(1, deadline - performance.now());
     this.busy++;
@@ -256,7 +274,7 @@ export class OcrEngine {
       const native = this.choice !== TESSERACT_JS && loaded.nativeUnusable === undefined ? loaded.native : undefined;
       if (!native && this.choice === 'native') return { page: request.page, reason: `native Tesseract is not usable: ${loaded.nativeUnusable}` };
       thread = await this.acquire();
-      const reply = await thread.run({ ...request, ...(native ? {} : { recognize: this.wasm(loaded) }) }, left());
+      const reply = await thread.run({ ...request, ...(native ? {} : { recognize: this.wasm(loaded, languages) }) }, left());
       if (!reply.ok) return { page: request.page, reason: short(reply.message) };
       if (reply.blank) return { page: request.page, text: '', confidence: 0, blank: true, renderMs: reply.renderMs, recognizeMs: 0 };
       if ('text' in reply) {
@@ -264,7 +282,7 @@ export class OcrEngine {
         return pageOf(request.page, reply);
       }
       if (!('image' in reply) || !native) return { page: request.page, reason: 'the OCR thread answered without a page image' };
-      return await this.readNative(request, reply, { loaded, native, thread, left, engines });
+      return await this.readNative(request, reply, { loaded, native, thread, left, engines, languages });
     } catch (err) {
       return { page: request.page, reason: short((err as Error).message), ...(err instanceof PageTimeout ? { timedOut: true } : {}) };
     } finally {
@@ -283,15 +301,17 @@ export class OcrEngine {
   private async readNative(
     request: Omit<OcrPageRequest, 'id'>,
     reply: Extract<OcrPageReply, { image: Uint8Array }>,
-    at: { loaded: Loaded; native: NonNullable<Loaded['native']>; thread: OcrThread; left: () => number; engines: Set<string> },
+    at: { loaded: Loaded; native: NonNullable<Loaded['native']>; thread: OcrThread; left: () => number; engines: Set<string>; languages: OcrLanguages },
   ): Promise<OcrPage | OcrFailure> {
-    const { loaded, native, engines } = at;
+    const { loaded, native, engines, languages } = at;
     const started = performance.now();
     try {
       let session = this.sessions.get(at.thread);
-      if (!session || session.dead || session.dpi !== reply.dpi || session.pages >= SESSION_PAGES) {
+      if (!session || session.dead || session.dpi !== reply.dpi || session.languages !== languages.code || session.pages >= SESSION_PAGES) {
         session?.end();
-        session = new TesseractSession(native.tesseract, { tessdataDir: native.data.dir, languages: this.languages, dpi: reply.dpi });
+        let data = native.data.get(languages.code);
+        if (!data) native.data.set(languages.code, (data = stageForNative(languages, native.tesseract.system)));
+        session = new TesseractSession(native.tesseract, { tessdataDir: data.dir, languages: languages.code, dpi: reply.dpi });
         this.sessions.set(at.thread, session);
       }
       const read = await session.recognize(reply.image, at.left());
@@ -306,7 +326,7 @@ export class OcrEngine {
         loaded.nativeUnusable = `${NATIVE_FAILURES} pages in a row failed, the last: ${reason}`;
         this.options.onState?.({ event: 'fallback', engine: TESSERACT_JS, reason: loaded.nativeUnusable });
       }
-      const again = await at.thread.run({ ...request, recognize: this.wasm(loaded) }, at.left());
+      const again = await at.thread.run({ ...request, recognize: this.wasm(loaded, languages) }, at.left());
       if (!again.ok) return { page: request.page, reason: `${reason}; tesseract.js: ${short(again.message)}` };
       if (!('text' in again)) return { page: request.page, reason };
       engines.add(TESSERACT_JS);
@@ -317,7 +337,7 @@ export class OcrEngine {
   /** Loads once (until released): probes native Tesseract and lays out its trained data, as the choice asks. */
   private load(): Promise<Loaded> {
     this.loading ??= (async () => {
-      const loaded: Loaded = { nativeFailuresInRow: 0 };
+      const loaded: Loaded = { nativeFailuresInRow: 0, wasm: new Map() };
       if (this.choice !== TESSERACT_JS) {
         try {
           loaded.native = await this.loadNative();
@@ -332,7 +352,7 @@ export class OcrEngine {
     return this.loading;
   }
 
-  private async loadNative(): Promise<{ tesseract: NativeTesseract; data: StagedData }> {
+  private async loadNative(): Promise<NonNullable<Loaded['native']>> {
     const tesseract = await probeTesseract(this.options.tesseractPath ?? 'tesseract');
     const data = stageForNative(this.options.languages, tesseract.system);
     try {
@@ -342,16 +362,17 @@ export class OcrEngine {
       data.dispose();
       throw err;
     }
-    return { tesseract, data };
+    return { tesseract, data: new Map([[this.languages, data]]) };
   }
 
   private current(loaded: Loaded): string {
     return loaded.native && loaded.nativeUnusable === undefined && this.choice !== TESSERACT_JS ? describeNative(loaded.native.tesseract) : TESSERACT_JS;
   }
 
-  private wasm(loaded: Loaded): NonNullable<OcrPageRequest['recognize']> {
-    loaded.wasm ??= stageForTesseractJs(this.options.languages);
-    return { languages: this.languages, langPath: loaded.wasm.dir };
+  private wasm(loaded: Loaded, languages: OcrLanguages): NonNullable<OcrPageRequest['recognize']> {
+    let data = loaded.wasm.get(languages.code);
+    if (!data) loaded.wasm.set(languages.code, (data = stageForTesseractJs(languages)));
+    return { languages: languages.code, langPath: data.dir };
   }
 
   /** Ends the threads and removes the folders made for this load; the next page loads again. */
@@ -371,8 +392,8 @@ export class OcrEngine {
     try {
       await Promise.all(threads.map((t) => t.end()));
       const loaded = await loading?.catch(() => undefined);
-      loaded?.native?.data.dispose();
-      loaded?.wasm?.dispose();
+      for (const data of loaded?.native?.data.values() ?? []) data.dispose();
+      for (const data of loaded?.wasm.values() ?? []) data.dispose();
     } finally {
       this.releasing--;
     }

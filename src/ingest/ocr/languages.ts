@@ -60,6 +60,34 @@ export function resolveOcrLanguages(spec: string, from: string = import.meta.url
   return { code: [...files.keys()].join('+'), files, packaged };
 }
 
+/**
+ * A document's OCR languages (its upload's or project's setting, codes joined by "+"): those installed here, and
+ * the codes that are not (`missing`), which the document's warnings name — never read silently in another
+ * language. `languages` is undefined when none is installed.
+ */
+export function installedOcrLanguages(spec: string, system: SystemTessdata | undefined, from: string = import.meta.url): { languages?: OcrLanguages; missing: string[] } {
+  const files = new Map<string, string>();
+  const missing: string[] = [];
+  for (const code of splitCodes(spec)) {
+    try {
+      for (const [c, file] of packageLanguages(code, from, system)) files.set(c, file);
+    } catch {
+      missing.push(code);
+    }
+  }
+  return { ...(files.size > 0 ? { languages: { code: [...files.keys()].join('+'), files, packaged: true } } : {}), missing };
+}
+
+/** A setting of OCR languages ("deu", "deu+eng"): Tesseract codes joined by "+"; a folder is the operator's alone. */
+export const OCR_LANGUAGES_SETTING = /^[a-z]{3}(_[a-z]+)*(\+[a-z]{3}(_[a-z]+)*){0,7}$/;
+
+/** What a missing language's note says to install. */
+export function ocrPackageHint(code: string): string {
+  return `Debian: tesseract-ocr-${code.replaceAll('_', '-').toLowerCase()}, or the npm package @tesseract.js-data/${code}`;
+}
+
+const splitCodes = (spec: string): string[] => [...new Set(spec.split('+').map((c) => c.trim()).filter((c) => c !== ''))];
+
 /** The language codes of `spec` (codes joined by "+") that no npm data package provides; none for a folder. */
 export function unpackagedLanguages(spec: string, from: string = import.meta.url): string[] {
   if (looksLikePath(spec.trim())) return [];

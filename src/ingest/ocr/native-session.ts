@@ -35,6 +35,8 @@ interface Pending {
 
 export class TesseractSession {
   readonly dpi: number;
+  /** Tesseract's language argument it reads with ("deu+eng"). */
+  readonly languages: string;
   /** Pages read so far. */
   pages = 0;
   dead = false;
@@ -50,6 +52,7 @@ export class TesseractSession {
 
   constructor(native: NativeTesseract, options: { tessdataDir: string; languages: string; dpi: number }) {
     this.dpi = options.dpi;
+    this.languages = options.languages;
     this.dir = mkdtempSync(join(tmpdir(), 'docsearch-ocr-pages-'));
     this.image = join(this.dir, 'page.pnm');
     this.sentinel = join(this.dir, 'sentinel.pbm');

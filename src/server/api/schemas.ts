@@ -45,8 +45,13 @@ export const Project = z
     updated_at: Timestamp,
     role: z.enum(ROLES).describe("the caller's role on the project: viewer, editor or owner (docs/permissions.md)"),
     owner: z.string().nullable().describe("the e-mail of the project's owner of record (null when that account is gone)"),
+    language: z.string().nullable().describe('the language its uploads are analysed in (ISO 639-1), or null: detected per chunk (docs/search.md#languages)'),
+    ocr_languages: z.string().nullable().describe('the OCR languages its uploads\' scanned pages are read in (Tesseract codes, "deu+eng"), or null: the server\'s --ocr-languages'),
   })
   .meta({ id: 'Project' });
+
+/** A language setting: an ISO 639-1 code (de, zh). */
+export const LANGUAGE_SETTING = /^[a-z]{2}$/;
 
 export const ScopeSchema = z.enum(SCOPES);
 

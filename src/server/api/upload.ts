@@ -9,12 +9,14 @@ import { documentsToWire, UploadedDocument } from './documents/wire.js';
 import { parseLabelField } from './labels/names.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, LANGUAGE_SETTING } from './schemas.js';
+import { OCR_LANGUAGES_SETTING } from '../../ingest/ocr/languages.js';
+import type { UploadSettings } from '../../documents/lifecycle.js';
 
 const MAX_WAIT_S = 600;
 
 /** Form fields besides `file`. */
-export const UPLOAD_FIELDS = ['project_id', 'metadata', 'paths', 'labels'] as const;
+export const UPLOAD_FIELDS = ['project_id', 'metadata', 'paths', 'labels', 'language', 'ocr_languages'] as const;
 
 const UploadQuery = z.strictObject({
   wait: z.enum(['true', 'false', '1', '0']).optional().describe('block until every document is ready or failed'),
@@ -34,6 +36,15 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The upload's `language` and `ocr_languages` fields (absent or empty: the project's settings). */
+function parseSettings(fields: Partial<Record<(typeof UPLOAD_FIELDS)[number], string>>): UploadSettings {
+  const language = fields.language?.trim().toLowerCase() || undefined;
+  const ocr = fields.ocr_languages?.trim() || undefined;
+  if (language !== undefined && !LANGUAGE_SETTING.test(language)) throw invalidRequest(`language: "${language}" is not an ISO 639-1 language code (such as de, zh)`);
+  if (ocr !== undefined && !OCR_LANGUAGES_SETTING.test(ocr)) throw invalidRequest(`ocr_languages: "${ocr}" is not Tesseract language codes joined by "+" (such as deu, deu+eng, chi_sim)`);
+  return { ...(language ? { language } : {}), ...(ocr ? { ocrLanguages: ocr } : {}) };
+}
+
 export const upload = (s: Services) =>
   defineRoute({
     name: 'upload',
@@ -42,7 +53,9 @@ export const upload = (s: Services) =>
     scope: 'write:documents',
     tag: 'documents',
     summary:
-      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`, `paths`, `labels`). The type comes from the bytes; ' +
+      'Upload documents (multipart/form-data: `file` repeatable, `project_id`, `metadata`, `paths`, `labels`, `language`, `ocr_languages`). The type comes from the bytes; ' +
+        '`language` (ISO 639-1) sets the language its text is analysed in instead of detecting it, `ocr_languages` (Tesseract codes, "deu+eng") the ' +
+        'languages its scanned pages are read in (a language not installed is named in the document\'s warnings); each unset one is the project\'s. ' +
       'the same bytes already in the project return that document with `duplicate: true` (and `labels` added to it). `labels`: label names, ' +
       'comma-separated or a JSON array, put on every file (made in the project\'s vocabulary where missing; an extra of docsearch). `paths` is a JSON array with one ' +
       'relative path (or null) per file, in order: new bytes at a path that already holds a document replace it, and the old ' +
@@ -71,9 +84,10 @@ export const upload = (s: Services) =>
         const metadata = parseMetadata(received.fields.metadata);
         const labels = parseLabelField(received.fields.labels, 'labels');
         const paths = parsePaths(received.fields.paths, received.files.length);
+        const settings = parseSettings(received.fields);
         const projectId = await s.access.uploadTarget(principal, received.fields.project_id);
         const files = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
-        const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata, labels);
+        const accepted = await s.ingest.accept(principal.userId, projectId, files, metadata, labels, settings);
         temps.length = 0;
         const dup = new Map(accepted.map((a) => [a.document.id, a.duplicate]));
         // A duplicate is the document someone uploaded before: its own uploader.

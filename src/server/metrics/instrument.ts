@@ -47,6 +47,7 @@ export function timedPassages(embedder: Embedder, metrics: Pick<DaemonMetrics, '
 export function timedOcr(ocr: OcrStage, metrics: Pick<DaemonMetrics, 'ocrPage'>): OcrStage {
   return {
     languages: ocr.languages,
+    languagesFor: (spec) => ocr.languagesFor(spec),
     async recognize(...args: Parameters<OcrStage['recognize']>) {
       const run = await ocr.recognize(...args);
       for (const page of run.pages) metrics.ocrPage(page.text.trim() === '' ? 'blank' : 'read', (page.renderMs + page.recognizeMs) / 1000);

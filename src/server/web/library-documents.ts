@@ -81,7 +81,14 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
   const data: DocumentPageData = {
     user,
     csrfToken: ctx.state.session!.csrfToken,
-    document: { ...documentView(doc), pages: doc.pages, warnings, sha256: doc.sha256 },
+    document: {
+      ...documentView(doc),
+      pages: doc.pages,
+      warnings,
+      sha256: doc.sha256,
+      language: doc.languageSetting ? { code: doc.languageSetting, set: true } : doc.language ? { code: doc.language, set: false } : null,
+      ocrLanguages: doc.ocrLanguages,
+    },
     project: { id: doc.projectId, name: project?.name ?? '' },
     role: role ?? 'viewer',
     uploadedBy: uploaders.get(doc.userId) ?? null,

@@ -48,6 +48,8 @@ export interface DocumentRecord {
   language: string | null;
   /** The language its upload, source or project set it to (its chunks are analysed in it), or null: detected. */
   languageSetting: string | null;
+  /** The OCR languages its upload or project set ("deu+eng"), or null: the operator's `--ocr-languages`. */
+  ocrLanguages: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -60,6 +62,7 @@ export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filenam
   sourceId?: string | null;
   sourcePath?: string | null;
   languageSetting?: string | null;
+  ocrLanguages?: string | null;
 };
 
 /** New bytes for a document that keeps its id (a source's item changed): see DocumentStore.replaceContent. */
@@ -151,6 +154,7 @@ const toRecord = (r: Row): DocumentRecord => ({
   trashedBy: r.trashed_by,
   language: r.language ?? null,
   languageSetting: r.language_setting ?? null,
+  ocrLanguages: r.ocr_languages ?? null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -211,6 +215,7 @@ export class DocumentStore {
       trashed_by: null,
       language: null,
       language_setting: input.languageSetting ?? null,
+      ocr_languages: input.ocrLanguages ?? null,
       created_at: now,
       updated_at: now,
     };

@@ -13,6 +13,8 @@ export interface Project {
   isDefault: boolean;
   /** The language its documents are set to (ISO 639-1), or null: each chunk's is detected. */
   language: string | null;
+  /** The OCR languages its uploads are read in ("deu+eng"), or null: the operator's `--ocr-languages`. */
+  ocrLanguages: string | null;
   documentCount: number;
   chunkCount: number;
   sizeBytes: number;
@@ -24,6 +26,7 @@ export interface ProjectPatch {
   name?: string;
   description?: string;
   language?: string | null;
+  ocrLanguages?: string | null;
   metadata?: Record<string, unknown>;
 }
 
@@ -52,6 +55,7 @@ export class ProjectStore {
         'p.metadata',
         'p.is_default',
         'p.language',
+        'p.ocr_languages',
         'p.created_at',
         'p.updated_at',
         (eb) => eb.selectFrom('documents as d').select((e) => e.fn.countAll<number>().as('n')).whereRef('d.project_id', '=', 'p.id').where('d.trashed_at', 'is', null).as('document_count'),
@@ -69,6 +73,7 @@ export class ProjectStore {
       metadata: JSON.parse(r.metadata) as Record<string, unknown>,
       isDefault: r.is_default === 1,
       language: r.language ?? null,
+      ocrLanguages: r.ocr_languages ?? null,
       documentCount: Number(r.document_count ?? 0),
       chunkCount: Number(r.chunk_count ?? 0),
       sizeBytes: Number(r.size_bytes ?? 0),
@@ -158,9 +163,10 @@ export class ProjectStore {
 
   /** Applies a patch; 'conflict' when its owner already has a project of the new name, null when not found. */
   async update(id: string, patch: ProjectPatch): Promise<Project | null | 'conflict'> {
-    const set: { name?: string; description?: string; metadata?: string; language?: string | null; updated_at: number } = { updated_at: this.now() };
+    const set: { name?: string; description?: string; metadata?: string; language?: string | null; ocr_languages?: string | null; updated_at: number } = { updated_at: this.now() };
     if (patch.name !== undefined) set.name = patch.name;
     if (patch.language !== undefined) set.language = patch.language;
+    if (patch.ocrLanguages !== undefined) set.ocr_languages = patch.ocrLanguages;
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.metadata !== undefined) set.metadata = JSON.stringify(patch.metadata);
     try {

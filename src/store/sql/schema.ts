@@ -260,6 +260,8 @@ export interface ProjectsTable {
   language: string | null;
   /** An admin's limit on the bytes of the project's live documents (025); null: none. */
   quota_bytes: number | null;
+  /** The OCR languages its uploads are read in ("deu+eng", 028); null: the operator's `--ocr-languages`. */
+  ocr_languages: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -299,6 +301,8 @@ export interface DocumentsTable {
   /** The language most of its chunks are in (null: not ready yet, or ready before 019), and the one it is set to (019). */
   language: string | null;
   language_setting: string | null;
+  /** The OCR languages its upload or project set ("deu+eng", 028); null: the operator's `--ocr-languages`. */
+  ocr_languages: string | null;
   created_at: number;
   updated_at: number;
 }

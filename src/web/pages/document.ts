@@ -15,7 +15,11 @@ export interface TextPage {
 export interface DocumentPageData {
   user: { email: string };
   csrfToken: string;
-  document: DocumentRow & { pages: number | null; warnings: string[]; sha256: string };
+  /**
+   * `language`: the one its chunks are analysed in (set by its upload or project, else detected: "und" when none
+   * could be told; null before it is ready); `ocrLanguages`: what its upload or project asked OCR to read in.
+   */
+  document: DocumentRow & { pages: number | null; warnings: string[]; sha256: string; language: { code: string; set: boolean } | null; ocrLanguages: string | null };
   project: { id: string; name: string };
   /** The viewer's role on its project: a viewer sees no rename, move, retry or delete. */
   role: 'viewer' | 'editor' | 'owner';
@@ -156,6 +160,8 @@ export function documentPage(d: DocumentPageData) {
       <dt>Size</dt><dd>${formatBytes(doc.sizeBytes)}</dd>
       ${doc.pages !== null ? html`<dt>${d.unit === 'slide' ? 'Slides' : 'Pages'}</dt><dd>${doc.pages}</dd>` : null}
       ${d.ocr && !d.ocr.low ? html`<dt>OCR</dt><dd class="ocr-note">${d.ocr.text}</dd>` : null}
+      ${doc.language ? html`<dt>Language</dt><dd class="language">${doc.language.code === 'und' ? 'not determined' : doc.language.code}${doc.language.set ? ' (set)' : ''}</dd>` : null}
+      ${doc.ocrLanguages ? html`<dt>OCR languages</dt><dd class="ocr-languages">${doc.ocrLanguages}</dd>` : null}
       <dt>Chunks</dt><dd>${doc.chunkCount}</dd>
       <dt>Status</dt><dd>${liveStatus(doc)} ${edits ? html`<span data-shown-when="failed"${doc.status === 'failed' ? null : html` hidden`}>${retryForm(doc, d.csrfToken)}</span>` : null}</dd>
       <dt>Uploaded</dt><dd>${formatTime(doc.createdAt)}</dd>

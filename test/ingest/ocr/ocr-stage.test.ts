@@ -15,6 +15,7 @@ function engine(answer: Omit<OcrRun, 'engine'>) {
   return {
     asked,
     languages: 'eng',
+    languagesFor: async () => ({ missing: [] }),
     async recognize(_bytes: Uint8Array, pages: number[], opts: { onPage?: (done: number, total: number) => Promise<void> | void } = {}) {
       asked.push(pages);
       for (let i = 1; i <= pages.length; i++) await opts.onPage?.(i, pages.length);

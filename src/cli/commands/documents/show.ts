@@ -37,6 +37,8 @@ export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
       ['size', { bytes: d.size_bytes }],
       ['pages', d.pages],
       ['chunks', d.chunk_count],
+      ['language', d.language_setting ? `${d.language_setting} (set)` : (d.language ?? undefined)],
+      ['OCR languages', d.ocr_languages ?? undefined],
       ['sha256', d.sha256],
       ['warnings', d.warnings?.length ? d.warnings.join('; ') : undefined],
       ['error', d.error],

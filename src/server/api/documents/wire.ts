@@ -50,6 +50,10 @@ export const DocumentSchema = z
       .string()
       .nullable()
       .describe('the language its upload, source or project set it to (its chunks are analysed in it rather than detected), or null'),
+    ocr_languages: z
+      .string()
+      .nullable()
+      .describe('the OCR languages its upload or project set for its scanned pages (Tesseract codes, "deu+eng"), or null: the server\'s --ocr-languages. What read it is in `warnings`\' OCR note; a language not installed there is a warning of its own'),
     labels: z.array(z.string()).describe('its labels\' names, from its project\'s vocabulary (GET /projects/{id}/labels), sorted (an extra of docsearch: docs/api.md#labels)'),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -81,6 +85,7 @@ export const documentToWire = (d: DocumentRecord, uploadedBy: string | null, lab
   source_path: d.sourcePath,
   language: d.language,
   language_setting: d.languageSetting,
+  ocr_languages: d.ocrLanguages,
   labels: [...labels],
   created_at: toIso(d.createdAt),
   updated_at: toIso(d.updatedAt),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Metadata, readableText } from '../schemas.js';
+import { OCR_LANGUAGES_SETTING } from '../../../ingest/ocr/languages.js';
+import { LANGUAGE_SETTING, Metadata, readableText } from '../schemas.js';
 
 export const ProjectName = z
   .string()
@@ -12,3 +13,9 @@ export const ProjectDescription = z.string().max(2000);
 
 /** Metadata is a small JSON object: bounded so a project row stays a row. */
 export const ProjectMetadata = Metadata.refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON');
+
+/** The language a project's uploads are analysed in: ISO 639-1. */
+export const ProjectLanguage = z.string().regex(LANGUAGE_SETTING, 'must be an ISO 639-1 language code (such as de, zh)');
+
+/** The OCR languages a project's uploads are read in: Tesseract codes joined by "+". */
+export const ProjectOcrLanguages = z.string().regex(OCR_LANGUAGES_SETTING, 'must be Tesseract language codes joined by "+" (such as deu, deu+eng, chi_sim)');

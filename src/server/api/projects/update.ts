@@ -3,7 +3,7 @@ import { conflict, invalidRequest, notFound } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams, Project } from '../schemas.js';
-import { ProjectDescription, ProjectMetadata, ProjectName } from './fields.js';
+import { ProjectDescription, ProjectLanguage, ProjectMetadata, ProjectName, ProjectOcrLanguages } from './fields.js';
 import { oneProjectToWire } from './wire.js';
 
 export const updateProject = (s: Services) =>
@@ -13,9 +13,16 @@ export const updateProject = (s: Services) =>
     path: '/projects/:id',
     scope: 'write:documents',
     tag: 'projects',
-    summary: 'Rename a project or change its description or metadata (metadata is replaced whole). Owners only.',
+    summary:
+      'Rename a project or change its description, metadata (replaced whole), or the language and OCR languages its uploads get from now on (null: detected / the server\'s --ocr-languages). Owners only.',
     params: IdParams,
-    body: z.strictObject({ name: ProjectName.optional(), description: ProjectDescription.optional(), metadata: ProjectMetadata.optional() }),
+    body: z.strictObject({
+      name: ProjectName.optional(),
+      description: ProjectDescription.optional(),
+      metadata: ProjectMetadata.optional(),
+      language: ProjectLanguage.nullable().optional(),
+      ocr_languages: ProjectOcrLanguages.nullable().optional(),
+    }),
     responses: {
       200: { description: 'Updated', schema: Project },
       400: { description: 'Invalid body', schema: ErrorBody },
@@ -24,9 +31,10 @@ export const updateProject = (s: Services) =>
       409: { description: 'Name taken', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
-      if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (name, description or metadata)');
+      if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (name, description, metadata, language or ocr_languages)');
       await s.access.check(principal, params.id, 'manage');
-      const result = await s.projects.update(params.id, body);
+      const { ocr_languages: ocrLanguages, ...rest } = body;
+      const result = await s.projects.update(params.id, { ...rest, ...(ocrLanguages !== undefined ? { ocrLanguages } : {}) });
       if (result === 'conflict') throw conflict(`its owner already has a project named "${body.name}"`);
       if (!result) throw notFound('project');
       return { status: 200, body: await oneProjectToWire(s, principal, result) };

@@ -18,6 +18,8 @@ export const projectToWire = (p: Project, role: Role, owner: string | null, mine
   updated_at: toIso(p.updatedAt),
   role,
   owner,
+  language: p.language,
+  ocr_languages: p.ocrLanguages,
 });
 
 /** Projects as the caller sees them: each with their role on it and its owner's e-mail. */
