@@ -3,7 +3,7 @@
  *
  * - A chunk never spans two sections (a section is a heading and the blocks under it, up to the next heading). A
  *   heading with nothing under it (a title straight over the next heading) is no passage of its own: it opens the
- *   next section's first chunk.
+ *   next section's first chunk on the same page, chapter or slide.
  *   A paragraph that reads as a heading the parser did not mark (a short title line over body text: plain text, a
  *   PDF whose headings are bold rather than larger) starts a new chunk too, with nothing carried over, unless the
  *   chunk before it would hold less than an eighth of the budget.
@@ -118,7 +118,8 @@ interface EmitState {
 
 /**
  * Runs of blocks that share a heading path; lazy, so a huge document is not regrouped up front. A run that is only
- * headings so far is no section of its own: the next run joins it (a title-only passage finds nothing, issue 61).
+ * headings so far is no section of its own: the next run on the same page joins it (a title-only passage finds
+ * nothing, issue 61).
  */
 function* sections(blocks: Block[]): Generator<Block[]> {
   let key = '';
@@ -127,7 +128,10 @@ function* sections(blocks: Block[]): Generator<Block[]> {
     if (!block.text.trim()) continue;
     const k = JSON.stringify(block.headings);
     // A heading always opens a section, even when it repeats the previous heading's text.
-    if (!current || ((k !== key || block.kind === 'heading') && !current.every((b) => b.kind === 'heading'))) {
+    // A title-only run joins the next one on its own page, chapter or slide only: a cover page's title is no reason
+    // to cite two chapters.
+    const joins = current !== undefined && current.every((b) => b.kind === 'heading') && current.at(-1)!.page === block.page;
+    if (!current || ((k !== key || block.kind === 'heading') && !joins)) {
       if (current) yield current;
       current = [block];
     } else current.push(block);

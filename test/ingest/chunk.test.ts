@@ -125,6 +125,19 @@ describe('chunkDocument', () => {
     expect(chunks.filter((c) => !c.text.includes('\n\n') && c.text !== 'The end' && !c.text.startsWith('Sentence'))).toEqual([]);
   });
 
+  it('keeps a title alone on its page or chapter (a cover) apart from the next one, so a passage cites one chapter', () => {
+    const d = doc([
+      { text: 'Tales of the Coast', headings: ['Tales of the Coast'], kind: 'heading', page: 1 },
+      { text: 'The Wreck', headings: ['The Wreck'], kind: 'heading', page: 2 },
+      { text: 'The schooner ran aground.', headings: ['The Wreck'], kind: 'paragraph', page: 2 },
+    ]);
+    const chunks = chunkDocument(d, { tokenizer, maxTokens: 64, overlapTokens: 8, title: 'T' });
+    expect(chunks.map((c) => [c.text, c.pageStart, c.pageEnd])).toEqual([
+      ['Tales of the Coast', 1, 1],
+      ['The Wreck\n\nThe schooner ran aground.', 2, 2],
+    ]);
+  });
+
   it('cuts a 144k-character line without spaces into fitting chunks that cover it all', async () => {
     const line = Array.from({ length: 9000 }, (_, i) => `.c${i}{color:#${(i * 2654435761 % 0xffffff).toString(16)}}`).join('');
     const d = doc([{ text: line, headings: [], kind: 'paragraph' }]);
