@@ -407,6 +407,8 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(after(c, 'projects', c.t.project)?.description === 'changed', 'P changed'),
   }),
+  'GET /projects/:id/sharing': page((t) => `/projects/${t.project}/sharing`, (text) => text.includes('id="share-form"')),
+  'GET /projects/:id/settings': page((t) => `/projects/${t.project}/settings`, (text, t) => text.includes(`action="/projects/${t.project}/edit"`)),
   'GET /projects/:id/delete': page((t) => `/projects/${t.project}/delete`),
   'POST /projects/:id/delete': form((t) => `/projects/${t.project}/delete`, () => ({}), {
     on: {},

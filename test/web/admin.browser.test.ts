@@ -103,8 +103,10 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Admin: invite, group, share, disab
       expect(await page.locator('table.members').textContent()).toContain(CAROL);
       await capture(page, 'admin-03-group');
 
-      // … and shares the handbook with the group, as viewer, in the project's Share section.
+      // … and shares the handbook with the group, as viewer, on the project's Sharing tab.
       await page.goto(`${d.url}/projects/${handbookId}`);
+      await page.click('nav.tabs >> text=Sharing');
+      await page.waitForURL(/\/sharing$/);
       await page.fill('#share-form input[name=member]', 'group:team');
       await page.selectOption('#share-form select[name=role]', 'viewer');
       await page.click('#share-form button:has-text("Share")');

@@ -218,6 +218,22 @@ describe('web library pages', () => {
     await web.get(`/projects/${id}`);
     const renamed = await web.post(`/projects/${id}/edit`, { _csrf: web.csrf, name: 'Scratch pad', description: 'Throwaway notes' });
     expect(renamed.status).toBe(303);
+    // The project's tabs, one URL each: renaming happens on Settings and comes back there.
+    expect(renamed.location).toBe(`/projects/${id}/settings`);
+    const settings = await web.get(`/projects/${id}/settings`);
+    expect(settings.text).toContain('Saved the name and description.');
+    const tabs = /<nav class="tabs" aria-label="Project">([\s\S]*?)<\/nav>/.exec(settings.text)![1]!;
+    expect([...tabs.matchAll(/<a href="([^"]+)" class="tab( current)?"[^>]*>([^<]+)<\/a>/g)].map((m) => `${m[3]} ${m[1]!.replace(`/projects/${id}`, '')}${m[2] ? ' (current)' : ''}`)).toEqual([
+      'Documents ',
+      'Labels /labels',
+      'Sharing /sharing',
+      'Sources /sources',
+      'Settings /settings (current)',
+    ]);
+    expect(settings.text).not.toContain('id="share-form"');
+    const sharing = await web.get(`/projects/${id}/sharing`);
+    expect(sharing.text).toContain('id="share-form"');
+    expect(sharing.text).not.toContain(`action="/projects/${id}/edit"`);
     const page = await web.get(`/projects/${id}`);
     expect(page.text).toContain('<h1>Scratch pad');
     expect(page.text).toContain('Throwaway notes');
@@ -228,7 +244,7 @@ describe('web library pages', () => {
 
     const list = await api(d, '/api/v1/projects', { token: alice.apiKey });
     const def = list.body.projects.find((p: { is_default: boolean }) => p.is_default);
-    const defPage = await web.get(`/projects/${def.id}`);
+    const defPage = await web.get(`/projects/${def.id}/settings`);
     expect(defPage.text).toContain('The default project can’t be deleted.');
     expect((await web.post(`/projects/${def.id}/delete`, { _csrf: web.csrf })).status).toBe(409);
     expect((await api(d, `/api/v1/projects/${def.id}`, { token: alice.apiKey })).status).toBe(200);

@@ -9,6 +9,7 @@ import type { AppState } from '../state.js';
 import type { ProjectAction } from '../../access/roles.js';
 import { documentView, projectRows, renderNotFound, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
+import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
@@ -45,8 +46,9 @@ async function projectFor(ctx: WebContext, s: Services, user: WebUser, id: strin
   return (await s.access.project(user.actor, id, action)).project;
 }
 
-async function showProject(ctx: WebContext, s: Services, user: WebUser, id: string, extra: { error?: string } = {}, status = 200) {
-  const project = await projectFor(ctx, s, user, id, 'read');
+async function showProject(ctx: WebContext, s: Services, user: WebUser, id: string, extra: { error?: string; tab?: 'documents' | 'sharing' | 'settings' } = {}, status = 200) {
+  // Sharing and settings are the owners' (403 for others, as their forms are).
+  const project = await projectFor(ctx, s, user, id, extra.tab === 'sharing' || extra.tab === 'settings' ? 'manage' : 'read');
   if (!project) return;
   const { documents, hasMore } = await s.documents.list([project.id], {}, DOCUMENTS_SHOWN);
   const indexing = await s.documents.countInWork([project.id]);
@@ -95,17 +97,26 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (user) await showProject(ctx, s, user, ctx.params.id!);
   });
 
+  // The project's Sharing and Settings tabs (owners), one URL each.
+  for (const tab of ['sharing', 'settings'] as const) {
+    router.get(`project.${tab}`, `/projects/:id/${tab}`, async (ctx) => {
+      const user = await requireUser(ctx, s);
+      if (user) await showProject(ctx, s, user, ctx.params.id!, { tab });
+    });
+  }
+
   router.post('project.edit', '/projects/:id/edit', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const form = readProjectForm(ctx);
-    if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error }, 400);
+    if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error, tab: 'settings' }, 400);
     if (!(await projectFor(ctx, s, user, ctx.params.id!, 'manage'))) return;
     const result = await s.projects.update(ctx.params.id!, { name: form.name, description: form.description });
-    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.` }, 409);
+    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.`, tab: 'settings' }, 409);
     if (!result) return renderNotFound(ctx, user, 'project');
+    flash(ctx, 'Saved the name and description.');
     ctx.status = 303;
-    ctx.redirect(`/projects/${result.id}`);
+    ctx.redirect(`/projects/${result.id}/settings`);
   });
 
   router.get('project.delete.confirm', '/projects/:id/delete', async (ctx) => {
@@ -113,7 +124,7 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const project = await projectFor(ctx, s, user, ctx.params.id!, 'manage');
     if (!project) return;
-    if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.' }, 409);
+    if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.', tab: 'settings' }, 409);
     render(ctx, projectDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, project: (await projectRows(s, user, [project]))[0]! }));
   });
 
@@ -122,7 +133,7 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const project = await projectFor(ctx, s, user, ctx.params.id!, 'manage');
     if (!project) return;
-    if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.' }, 409);
+    if (project.isDefault) return showProject(ctx, s, user, project.id, { error: 'The default project can’t be deleted.', tab: 'settings' }, 409);
     await s.projectRemoval.remove(project.id);
     ctx.status = 303;
     ctx.redirect('/projects');

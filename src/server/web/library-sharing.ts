@@ -13,13 +13,13 @@ import type { WebContext, WebUser } from './session.js';
 const shareTarget = (member: string) => (/^group:/i.test(member) ? { group: member.slice('group:'.length).trim() } : { email: member.trim() });
 
 /**
- * Runs a sharing change for the project page's Share section, and goes back there with what happened. A project the
+ * Runs a sharing change for the project's Sharing tab, and goes back there with what happened. A project the
  * user may not read is the not-found page, a role short the "not allowed" page; what the form got wrong (an unknown
  * address, the owner of record) is said on the project page.
  */
 async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>): Promise<void> {
   if (!(await s.access.roleOn(user.actor, projectId))) return renderNotFound(ctx, user, 'project');
-  await redirectWithOutcome(ctx, `/projects/${projectId}#share`, work);
+  await redirectWithOutcome(ctx, `/projects/${projectId}/sharing`, work);
 }
 
 /** The Share section's forms: share or change a role, stop sharing, hand the project to another owner of record. */

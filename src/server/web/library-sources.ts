@@ -124,7 +124,8 @@ async function show(ctx: WebContext, s: Services, user: User, extra: { error?: s
   if (!project) return;
   const sources = await Promise.all((await s.sources.list(project.id)).map((x) => sourceRow(s, x)));
   const kind = extra.kind ?? (typeof ctx.query.kind === 'string' ? ctx.query.kind : undefined);
-  const page = { user, csrfToken: ctx.state.session!.csrfToken, project, sources, kinds: Object.keys(KINDS), policy: s.sources.policy() };
+  const role = (await s.access.roleOn(user.actor, project.id)) === 'owner' ? ('owner' as const) : ('editor' as const);
+  const page = { user, csrfToken: ctx.state.session!.csrfToken, project, role, sources, kinds: Object.keys(KINDS), policy: s.sources.policy() };
   render(ctx, sourcesPage({ ...page, ...extra, ...(kind ? { kind } : {}) }), status);
 }
 

@@ -105,7 +105,7 @@ function emptyLibrary(d: DocumentsPageData) {
   return html`<p id="no-documents">Your library is empty. Upload documents (PDF, Word, OpenDocument, slides, spreadsheets, e-books, e-mail, images, text) here: they go into your
     <a href="/projects/${u.projectId}" class="project-name">${u.projectName}</a> project, and search finds them once they are indexed.
     More projects can be made under <a href="/projects">Projects</a>.</p>
-  <h2 id="upload-heading">Upload your first documents</h2>
+  <h2 id="upload-heading" data-after-first="Upload more documents">Upload your first documents</h2>
   ${uploadForm(u.projectId, u.limits, d.csrfToken)}
   ${documentsTable(u.projectId, [], d.csrfToken, 'owner')}`;
 }
@@ -158,7 +158,6 @@ export function documentsPage(d: DocumentsPageData) {
     ${editable.size === 0 ? null : html`<details class="fold" data-fold-narrow open>
     <summary>With the selected documents: delete, move, retry, label</summary>
     <div class="bulk-actions" role="group" aria-label="With the selected documents">
-      <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
       <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
@@ -167,7 +166,8 @@ export function documentsPage(d: DocumentsPageData) {
       <button type="submit" name="action" value="label" class="secondary">Add labels</button>
       <button type="submit" name="action" value="unlabel" class="secondary">Remove labels</button>
     </div>
-    </details>`}
+    </details>
+    <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>`}
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
       <tbody>${d.documents.map((doc) => row(doc, names, editable, d.labels?.get(doc.id)))}</tbody>

@@ -2,7 +2,7 @@ import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { crumbs, layout } from './layout.js';
-import { projectTabs } from './project-tabs.js';
+import { projectTabs, type ProjectTab } from './project-tabs.js';
 import { indexingNote, type ProjectRow } from './projects.js';
 import { forRow } from './row-action.js';
 
@@ -47,6 +47,8 @@ export interface ProjectPageData {
   /** True when the project has more documents than the page lists. */
   more: boolean;
   limits: { maxFileMb: number; maxFiles: number };
+  /** The tab shown (one URL each): documents (the project page), sharing or settings (owners). */
+  tab?: Exclude<ProjectTab, 'sources'>;
   error?: string;
   notice?: string;
 }
@@ -131,30 +133,34 @@ export function documentsTable(projectId: string, documents: DocumentRow[], csrf
 
 export function projectPage(d: ProjectPageData) {
   const p = d.project;
+  const tab = d.tab ?? 'documents';
+  const title = tab === 'sharing' ? `${p.name}: sharing` : tab === 'settings' ? `${p.name}: settings` : p.name;
   return layout(
-    { title: p.name, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true, script: 'project.js' },
+    { title, user: d.user, csrfToken: d.csrfToken, active: 'projects', wide: true, ...(tab === 'documents' ? { script: 'project.js' as const } : {}) },
     html`<section class="card">
   ${crumbs([{ href: '/projects', label: 'Projects' }])}
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
   ${p.description ? html`<p>${p.description}</p>` : null}
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
-  ${projectTabs(p.id, 'documents', p.role)}
-  <p class="role-note">Your role: <strong class="role role-${p.role}">${p.role}</strong>${p.sharedBy ? html` · shared with you by ${p.sharedBy}` : null}</p>
+  ${projectTabs(p.id, tab, p.role)}
+  ${tab === 'documents' ? html`<p class="role-note">Your role: <strong class="role role-${p.role}">${p.role}</strong>${p.sharedBy ? html` · shared with you by ${p.sharedBy}` : null}</p>` : null}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
+  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken) : documentsTab(d)}
+</section>`,
+  );
+}
 
-  ${p.role === 'viewer' ? null : html`<h2 id="upload-heading">Upload</h2>
+/** The Documents tab: upload (editors and owners) and the project's documents. */
+function documentsTab(d: ProjectPageData) {
+  const p = d.project;
+  return html`${p.role === 'viewer' ? null : html`<h2 id="upload-heading">Upload</h2>
   ${uploadForm(p.id, d.limits, d.csrfToken)}`}
 
   <h2>Documents</h2>
   ${d.documents.length === 0 ? html`<p class="muted" id="no-documents">No documents yet${p.role === 'viewer' ? '' : ': upload some above'}.</p>` : null}
   ${documentsTable(p.id, d.documents, d.csrfToken, p.role)}
-  ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}
-
-  ${d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : null}
-  ${p.role === 'owner' ? projectSettings(p, d.csrfToken) : null}
-</section>`,
-  );
+  ${d.more ? html`<p class="muted">Showing the first ${plural(d.documents.length, 'document')}: <a href="/documents?project_id=${p.id}">page through all of them under Documents</a>.</p>` : null}`;
 }
 
 const ROLE_HELP = 'Viewers search and read; editors also upload, rename, move, retry and delete documents; owners also share, rename, delete and transfer the project.';
@@ -184,8 +190,8 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
       <button type="submit" class="danger small">${forRow('Remove', name)}</button></form>`}</td>
 </tr>`;
   });
-  return html`<h2 id="share">Share</h2>
-  <p class="muted">${ROLE_HELP}</p>
+  return html`<h2 id="share">Who it is shared with</h2>
+  <p class="muted">Your role: <strong class="role role-${p.role}">${p.role}</strong>. ${ROLE_HELP}</p>
   <div class="scroll"><table class="members rows" aria-label="Members">
     <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${rows}</tbody>
@@ -195,7 +201,7 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
       <span class="hint" id="share-hint">A person's e-mail, or group:name for a group (e.g. group:editors).</span></label>
     <datalist id="share-suggestions">${suggestions.map((v) => html`<option value="${v}"></option>`)}</datalist>
     <label>Role ${roleSelect('viewer', 'Role')}</label>
-    <button type="submit">Share</button>
+    <button type="submit" class="primary">Share</button>
   </form>
   <details><summary>Transfer this project</summary>
     <form method="post" action="/projects/${p.id}/transfer" class="stack">${csrf}
@@ -207,17 +213,18 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
 }
 
 function projectSettings(p: ProjectRow, csrfToken: string) {
-  return html`<h2>Project settings</h2>
+  return html`<h2>Name and description</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
     <input type="hidden" name="_csrf" value="${csrfToken}">
     <label>Name <input type="text" name="name" maxlength="100" required value="${p.name}"></label>
     <label>Description <textarea name="description" rows="2" maxlength="2000">${p.description}</textarea></label>
-    <button type="submit" class="secondary">Save</button>
+    <p class="actions"><button type="submit" class="primary">Save</button></p>
   </form>
+  <h2>Delete the project</h2>
   ${
     p.isDefault
       ? html`<p class="muted">The default project can’t be deleted.</p>`
-      : html`<p><a href="/projects/${p.id}/delete" class="danger-link">Delete this project…</a></p>`
+      : html`<p>Its documents go with it, and search stops finding them at once.</p><p><a href="/projects/${p.id}/delete" class="button danger">Delete this project…</a></p>`
   }`;
 }
 
@@ -236,6 +243,6 @@ export function projectDeletePage(d: { user: { email: string }; csrfToken: strin
     and this can't be undone.</p>`,
     action: `/projects/${p.id}/delete`,
     confirm: 'Delete project and its documents',
-    cancel: `/projects/${p.id}`,
+    cancel: `/projects/${p.id}/settings`,
   });
 }

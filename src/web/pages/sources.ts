@@ -35,6 +35,8 @@ export interface SourcesPageData {
   user: { email: string };
   csrfToken: string;
   project: Pick<ProjectRow, 'id' | 'name' | 'isDefault'>;
+  /** The user's role on the project (an owner's tabs include Sharing and Settings). */
+  role?: 'editor' | 'owner';
   sources: SourceRow[];
   /** The kinds this server has (the form offers those it knows of, in its order). */
   kinds: readonly string[];
@@ -140,7 +142,7 @@ export function sourcesPage(d: SourcesPageData) {
     html`<section class="card">
   ${crumbs([{ href: '/projects', label: 'Projects' }])}
   <h1>${p.name}${p.isDefault ? html` <span class="badge">default</span>` : null}</h1>
-  ${projectTabs(p.id, 'sources')}
+  ${projectTabs(p.id, 'sources', d.role ?? 'owner')}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <p class="muted">Sources keep this project current: each is looked at on its schedule, new and changed items are indexed, and deleted ones removed.
     A pass that would remove many documents at once holds those removals until you confirm (it names them), and goes on adding and changing files meanwhile.</p>

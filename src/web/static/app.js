@@ -51,6 +51,15 @@ if (all && all.form) {
 // (open without script, and on wider screens).
 if (matchMedia('(max-width: 640px)').matches) for (const fold of document.querySelectorAll('details[data-fold-narrow]')) fold.open = false;
 
+// The Documents page's bulk actions unfold once a document is picked, and fold when none is (open without script).
+const bulk = document.getElementById('bulk');
+const bulkFold = bulk && bulk.querySelector('details.fold');
+if (bulkFold) {
+  const picked = () => bulk.querySelectorAll('input[type=checkbox][name=ids]:checked').length;
+  bulkFold.open = picked() > 0;
+  bulk.addEventListener('change', () => { bulkFold.open = picked() > 0; });
+}
+
 // The document page's preview: Prev and Next swap the page image in place (without script they load the page).
 const preview = document.getElementById('preview');
 if (preview) {

@@ -141,6 +141,9 @@
         tbody.append(fresh);
         table.hidden = false;
         document.getElementById('no-documents')?.remove();
+        // "Upload your first documents" no longer, once there are some.
+        const heading = document.getElementById('upload-heading');
+        if (heading?.dataset.afterFirst) heading.textContent = heading.dataset.afterFirst;
       } else if (tr.dataset.status !== d.status || tr.dataset.progress !== String(d.progress)) {
         // Only the changing cells, so focus on the row's delete button survives an update.
         // The actions too when Retry comes or goes with a failure.
