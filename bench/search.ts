@@ -45,6 +45,7 @@ import { cpuMs, ingestThroughApi, modelOnly, closeModel, percentile, vmHwmMb, vm
 import { available, chunkAbstract, readCorpus, readSplit, rng } from './scifact.js';
 import { linkTree } from './library-copy.js';
 import { runShared, type SharedResult } from './shared-library.js';
+import { type FilteredResult, runFiltered, SELECTIVITIES } from './filtered-library.js';
 import { VectorCache } from './vector-cache.js';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -63,8 +64,13 @@ const { values: argv } = parseArgs({
     ingest: { type: 'string', default: '200' },
     write: { type: 'boolean', default: false },
     shared: { type: 'string', default: '' },
+    filtered: { type: 'string', default: '' },
   },
 });
+/** `--filtered 100000`: the filtered library's size (bench/filtered-library.ts); none by default. */
+const FILTERED = argv.filtered ? Number(argv.filtered.replaceAll('_', '')) : 0;
+/** SciFact chunks the filtered library is made of (embedded once into the vector cache), replicated to its size. */
+const FILTERED_SOURCE = 1024;
 const SIZES = argv.chunks.split(',').filter(Boolean).map((s) => Number(s.replaceAll('_', '')));
 /** `--shared 1000000`: the shared library's size (bench/shared-library.ts); none by default. */
 const SHARED = argv.shared ? Number(argv.shared.replaceAll('_', '')) : 0;
@@ -625,6 +631,29 @@ function sharedSection(r: SharedResult, load: [number, number]): string {
   ].join('\n');
 }
 
+function filteredSection(r: FilteredResult, load: [number, number]): string {
+  const f = (x: number, digits = 1) => x.toFixed(digits);
+  const n = (x: number) => x.toLocaleString('en');
+  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const ratio = (p50: number) => `**${f(p50 / r.unfiltered.p50, 2)}×**`;
+  return [
+    `\`npm run bench:search -- --chunks '' --filtered ${r.chunks}\` (bench/filtered-library.ts): ${n(r.chunks)} chunks, ten a document, whose ` +
+      `documents are 1 % PDF, 9 % Markdown, 40 % HTML, 50 % text, spread over the table; \`type\` filters keep 1, 10 and 50 % of the rows. ` +
+      `Over HTTP, one client, limit 10, hybrid, \`--reranker none\`, ${r.queries} SciFact test queries each new to the daemon, the five conditions ` +
+      `interleaved query by query; facets \`type\`, \`label\`, \`year\`. Recall@10 of the vector search (in process, the daemon's code) against an ` +
+      `exact scan of the filtered rows, 100 queries. ${new Date().toISOString().slice(0, 10)}, ${cpu}, ${availableParallelism()} cores, load ${f(load[0])} → ${f(load[1])}.`,
+    '',
+    '| search | rows it keeps | vector search | p50 ms | p95 ms | p50 / unfiltered | recall@10 |',
+    '|---|---|---|---|---|---|---|',
+    `| unfiltered | ${n(r.chunks)} | HNSW | ${f(r.unfiltered.p50)} | ${f(r.unfiltered.p95)} | 1.00× | ${f(r.unfiltered.recall10, 3)} |`,
+    `| unfiltered + facets | ${n(r.chunks)} | HNSW | ${f(r.facets.p50)} | ${f(r.facets.p95)} | ${ratio(r.facets.p50)} | — |`,
+    ...r.filtered.map(
+      (x) =>
+        `| ${x.percent} % (\`type=${SELECTIVITIES.find((s) => s.percent === x.percent)!.types.join(',')}\`) + facets | ${n(x.rows)} | ${x.exact ? 'exact scan' : 'HNSW, prefiltered'} | ${f(x.p50)} | ${f(x.p95)} | ${ratio(x.p50)} | ${f(x.recall10, 3)} |`,
+    ),
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   if (!available()) {
     log('skipped: ../shared/eval/scifact is missing');
@@ -633,6 +662,25 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!;
   const embedder = new BuiltinEmbedder({ modelCacheDir: join(CACHE, 'models') });
   const cache = VectorCache.open(join(CACHE, 'vectors-builtin.bin'), embedder.id, 384);
+  if (FILTERED) {
+    const chunks = readCorpus()
+      .flatMap((x) => chunkAbstract(x, embedder.tokenizer, embedder.maxTokens, 32))
+      .slice(0, FILTERED_SOURCE);
+    const vectors = await cache.embed(embedder, chunks.map((c) => c.embedText), 'passage', (done, total) => process.stderr.write(`\r  embedding source chunks: ${done} of ${total}   `));
+    process.stderr.write('\n');
+    const source = chunks.map((c, i) => ({ text: c.text, embedText: c.embedText, vector: vectors[i]! }));
+    const qv = await cache.embed(embedder, readSplit('test').map((q) => q.text), 'query');
+    const r = await runFiltered(LIBRARIES, FILTERED, source, embedder.id, readSplit('test').map((q, i) => ({ text: q.text, vector: qv[i]! })));
+    const text = filteredSection(r, [load0, loadavg()[0]!]);
+    process.stdout.write(`\n${text}\n`);
+    const bm = join(REPO, 'docs/BENCHMARKS.md');
+    if (argv.write) writeFileSync(bm, readFileSync(bm, 'utf8').replace(/## Filtered search\n[\s\S]*?(?=\n## |$)/, `## Filtered search\n\n${text}\n`));
+    if (SIZES.length === 0 && !SHARED) {
+      await embedder.close();
+      await closeModel();
+      return;
+    }
+  }
   const source = sourceChunks(embedder, cache);
   if (source.length < 1000) throw new Error(`only ${source.length} embedded chunks cached: run npm run bench:quality first`);
   log(`${source.length} embedded source chunks, ${source.filter((s) => s.windows.length).length} with windows`);
