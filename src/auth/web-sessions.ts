@@ -34,10 +34,10 @@ export interface WebSession {
 
 /**
  * Whether a session's sign-in passed a second factor (a passkey alone is one: something held, and a PIN or
- * biometric). A sign-in through the identity provider counts as one: the provider asks its own factors, and asking
- * docsearch's after it would send the person round (docs/sso.md).
+ * biometric). An OpenID Connect sign-in passed one when the provider says so ('sso+mfa', from its `amr`); a trusted
+ * header's proxy is taken at its word (docs/sso.md#second-factors).
  */
-const AS_STRONG = new Set(['passkey', 'sso', 'trusted-header']);
+const AS_STRONG = new Set(['passkey', 'trusted-header']);
 export const passedSecondFactor = (signedInWith: string | null | undefined): boolean => !!signedInWith && (signedInWith.includes('+') || AS_STRONG.has(signedInWith));
 
 /** One of a user's sessions, listed for them; `handle` names it in forms (a prefix of the stored hash, never the cookie). */

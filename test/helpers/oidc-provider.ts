@@ -31,6 +31,8 @@ export interface TestIdp {
   ca: PrivateCa;
   /** Login name → the claims the provider gives for it (sub is the login name). */
   accounts: Map<string, TestAccount>;
+  /** Login name → the authentication methods (RFC 8176 `amr`) its sign-ins report, as a provider that asked them. */
+  amr: Map<string, string[]>;
   /** Registers the relying parties: a new provider instance (sign-ins at the old one are forgotten). */
   setClients(clients: TestClient[]): void;
   /** Stops accepting connections, as a provider that is down; `up` takes them again on the same port. */
@@ -69,6 +71,7 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
   const port = (server.address() as AddressInfo).port;
   const issuer = `https://127.0.0.1:${port}`;
   const accounts = new Map<string, TestAccount>();
+  const amr = new Map<string, string[]>();
   const caFetch = fetchTrusting(ca.ca);
   /** The provider's cookies of each login's browser. */
   const jars = new Map<string, Map<string, string>>();
@@ -85,13 +88,15 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
     issuer,
     ca,
     accounts,
+    amr,
     fetch: caFetch,
     setClients(clients) {
       provider = new Provider(issuer, {
         clients: clients.map((c) => ({ token_endpoint_auth_method: opts.clientAuthMethods?.[0] ?? 'client_secret_basic', ...c })),
         ...(opts.clientAuthMethods ? { clientAuthMethods: opts.clientAuthMethods } : {}),
         findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...accounts.get(id) }) }),
-        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+        // amr with openid's claims, so the ID token carries it whenever the sign-in reported it (as Keycloak's does).
+        claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
         cookies: { keys: ['docsearch-test-provider-cookies'] },
         features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
         ...(opts.refreshTokens ? { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token') } : {}),
@@ -103,6 +108,15 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
         // An ID token lives an hour (the expiry test moves docsearch's clock past it).
         ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 3600, IdToken: 3600 },
       });
+      // The development sign-in finishes with the account alone; a provider that asked more factors says which in the
+      // interaction's result (`login.amr`), which the ID token then carries.
+      const Interaction = (provider as unknown as { Interaction: { prototype: { save(ttl: number): Promise<unknown>; result?: { login?: { accountId: string; amr?: string[] } } } } }).Interaction;
+      const save = Interaction.prototype.save;
+      Interaction.prototype.save = function (this: typeof Interaction.prototype, ttl: number) {
+        const login = this.result?.login;
+        if (login && amr.has(login.accountId)) login.amr = amr.get(login.accountId);
+        return save.call(this, ttl);
+      };
       // Its errors are answers to the client (what the tests look at); the logs would only be noise.
       provider.on('server_error', () => {});
     },

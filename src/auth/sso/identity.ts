@@ -33,6 +33,12 @@ export interface ProviderSession {
 
 export const TRUSTED_HEADER_PROVIDER = 'trusted-header';
 
+/**
+ * Whether the provider says it asked more than one factor (RFC 8176 `amr`): `mfa`, or two or more methods named.
+ * `acr` values are each provider's own vocabulary, so they are not read.
+ */
+export const providerMfa = (session: Pick<ProviderSession, 'amr'> | undefined): boolean => !!session && (session.amr.includes('mfa') || new Set(session.amr).size >= 2);
+
 /** A claim's value at a dotted path (`realm_access.roles`); a name that is itself a key wins over a path. */
 function claimAt(claims: Record<string, unknown>, path: string): unknown {
   if (path in claims) return claims[path];

@@ -72,8 +72,9 @@ function confirmPassword(ctx: WebContext, s: Services, user: WebUser): Promise<A
  * After a first factor was set up from this session: it passed that factor now, and the sessions a password alone
  * opened end. Returns how many ended.
  */
-async function secured(ctx: WebContext, s: Services, user: WebUser, signedInWith: 'password+totp' | 'password+passkey'): Promise<number> {
-  if (!user.secondFactor) await s.webSessions.upgrade(ctx.state.session!, signedInWith);
+async function secured(ctx: WebContext, s: Services, user: WebUser, factor: 'totp' | 'passkey'): Promise<number> {
+  // The session has the factor now, after the provider's sign-in or the password that opened it.
+  if (!user.secondFactor) await s.webSessions.upgrade(ctx.state.session!, `${ctx.state.session!.signedInWith === 'sso' ? 'sso' : 'password'}+${factor}`);
   return s.webSessions.endOthers(user.id, ctx.state.session!);
 }
 
@@ -123,7 +124,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
       const message = result.reason === 'throttled' ? throttledMessage(result.retryAfterMs ?? 0) : 'That code is not right: type the code your app shows now.';
       return refused(ctx, s, user, 'totp', { reason: result.reason, message, ...(result.retryAfterMs ? { retryAfterMs: result.retryAfterMs } : {}) });
     }
-    const ended = await secured(ctx, s, user, 'password+totp');
+    const ended = await secured(ctx, s, user, 'totp');
     await s.audit.record({ type: 'totp.enabled', details: { sessions_ended: ended } });
     if (result.recoveryCodes) await s.audit.record({ type: 'recovery_codes.generated', details: { count: result.recoveryCodes.length } });
     flash(ctx, `Authenticator app on.${ended ? ` Signed out ${plural(ended, 'other session')}.` : ''}`);
@@ -175,7 +176,7 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const first = !(await s.twoFactor.hasSecondFactor(user.id));
     const outcome = await s.passkeys.register(rp, user, body.response as never, challenge, name);
     if (!outcome.ok) throw new AppError('invalid_request', outcome.message);
-    const ended = first ? await secured(ctx, s, user, 'password+passkey') : 0;
+    const ended = first ? await secured(ctx, s, user, 'passkey') : 0;
     await s.audit.record({ type: 'passkey.added', target: { type: 'passkey', id: outcome.value.id, label: outcome.value.name }, details: { sessions_ended: ended } });
     // A passkey signs in on its own unless the person chose otherwise (GitHub's default): `alone` from the form.
     const alone = body.alone !== false;

@@ -14,7 +14,7 @@ import type { Services } from '../services.js';
 import { startUserSession, type WebContext } from './session.js';
 
 /** How a session was signed in (stored on it; `+` joins the factors). */
-export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 'password+passkey' | 'passkey' | 'sso' | 'trusted-header' | 'setup' | 'invite';
+export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 'password+passkey' | 'passkey' | 'sso' | 'sso+mfa' | 'trusted-header' | 'setup' | 'invite';
 
 /** Where the second step of a password sign-in asks for its code or passkey. */
 export const SECOND_STEP_PATH = '/login/verify';

@@ -6,6 +6,7 @@
  * Signing out ends the provider's session too, where it offers RP-initiated logout.
  */
 import type Router from '@koa/router';
+import { providerMfa } from '../../auth/sso/identity.js';
 import { type OidcSignIn, SsoError } from '../../auth/sso/oidc.js';
 import { openTransaction, sealTransaction, TRANSACTION_TTL_MS } from '../../auth/sso/transaction.js';
 import { notFound } from '../../core/errors.js';
@@ -88,10 +89,12 @@ export function ssoRoutes(router: Router<AppState>, s: Services): void {
         linked: outcome.linked,
         // "missing" is the first thing to look for when groups do not arrive (docs/sso.md, troubleshooting).
         groups_claim: identity.groups === null ? 'missing' : identity.groups.length,
+        amr: identity.session?.amr,
       },
       `signed in through ${sso.name}`,
     );
-    await completeSignIn(ctx, s, outcome.user, 'sso', { provider: providerLink(sso, identity) });
+    // With MFA at the provider the sign-in passed a second factor; without, --require-2fa asks for one here.
+    await completeSignIn(ctx, s, outcome.user, providerMfa(identity.session) ? 'sso+mfa' : 'sso', { provider: providerLink(sso, identity) });
     ctx.redirect(transaction.returnTo ?? '/');
   });
 

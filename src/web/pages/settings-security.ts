@@ -52,6 +52,9 @@ const METHODS: Record<string, string> = {
   'password+recovery': 'password and recovery code',
   'password+passkey': 'password and passkey',
   passkey: 'passkey',
+  'sso+mfa': 'identity provider, with its MFA',
+  'sso+totp': 'identity provider and authenticator code',
+  'sso+passkey': 'identity provider and passkey',
   setup: 'setup link',
   invite: 'invitation link',
 };

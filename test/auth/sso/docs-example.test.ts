@@ -25,9 +25,10 @@ describe("docs/sso.md's OpenID Connect example", () => {
   });
 
   it('says what a provider sign-in counts as for second factors, as the sign-in gate decides it', () => {
-    // server/web/session.ts signedIn asks passedSecondFactor of the session's method: a provider's sign-in passes.
-    expect(passedSecondFactor('sso')).toBe(true);
-    expect(passedSecondFactor('password')).toBe(false);
-    expect(doc).toContain('A sign-in through the provider counts as having passed a second factor');
+    // server/web/session.ts signedIn asks passedSecondFactor of the session's method (provider-state.test.ts signs in).
+    expect(passedSecondFactor('sso+mfa')).toBe(true);
+    expect(passedSecondFactor('sso')).toBe(false);
+    expect(passedSecondFactor('trusted-header')).toBe(true);
+    expect(doc).toContain('A sign-in through the provider passed a second factor when the provider says it asked more than one');
   });
 });

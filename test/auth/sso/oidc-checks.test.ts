@@ -6,6 +6,7 @@
  * issuer and audience cases) a second real provider or client plays it, with the test standing in for a network
  * that carries one party's answer to the other.
  */
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OidcSignIn, type OidcSeams, SsoError } from '../../../src/auth/sso/oidc.js';
 import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
@@ -106,6 +107,31 @@ describe('OpenID Connect sign-in checks (oidc-provider, private CA)', () => {
     const { failure, message } = await refusal(hijacked.complete(transaction, back.search));
     expect(failure).toBe('invalid');
     expect(message).toMatch(/"iss"/);
+  });
+
+  it("refuses a logout token that names our issuer and the provider's key but is signed by another key", async () => {
+    // The provider's real key id and algorithm, from an ID token it issued in a sign-in.
+    const { url, transaction } = await rp().begin();
+    const back = await idp.signIn(url, 'alice');
+    const ours = (await (await idp.fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { token_endpoint: string };
+    let idToken = '';
+    const watched = rp({
+      fetch: async (input, init) => {
+        const res = await idp.fetch(input, init);
+        if (String(input) === ours.token_endpoint) idToken = ((await res.clone().json()) as { id_token: string }).id_token;
+        return res;
+      },
+    });
+    await watched.complete(transaction, back.search);
+    const { alg, kid } = decodeProtectedHeader(idToken);
+    // A logout token as the provider would send it (an ID token is trusted through TLS from the token endpoint; a
+    // logout token arrives from anyone, so its signature is what counts), signed by a key the provider never published.
+    const { privateKey } = await generateKeyPair(alg!, { extractable: true });
+    const claims = { iss: idp.issuer, aud: CLIENT.client_id, sub: decodeJwt(idToken).sub, jti: 'forged-1', events: { 'http://schemas.openid.net/event/backchannel-logout': {} } };
+    const forged = await new SignJWT(claims).setProtectedHeader({ alg: alg!, kid: kid!, typ: 'logout+jwt' }).setIssuedAt().sign(privateKey);
+    const { failure, message } = await refusal(rp().verifyLogoutToken(forged));
+    expect(failure).toBe('invalid');
+    expect(message).toMatch(/signature verification failed/);
   });
 
   it('refuses an ID token issued to another client (its audience)', async () => {

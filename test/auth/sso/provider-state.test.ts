@@ -12,6 +12,7 @@ import { OidcSignIn, SsoError } from '../../../src/auth/sso/oidc.js';
 import { addUser, api, type Daemon, removeDir, runCli, type TestUser } from '../../helpers/daemon.js';
 import { waitFor } from '../../helpers/eventually.js';
 import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
+import { enrolTotp } from '../two-factor/totp.js';
 import { loggedIn, WebClient } from '../../server/web-client.js';
 import { CLIENT_ID, CLIENT_SECRET, PROVIDER_NAME, ssoDaemon, ssoSignIn } from './sso-flow.js';
 
@@ -26,16 +27,18 @@ interface WireEvent {
 describe('provider-managed state, back-channel logout and the re-check', () => {
   let idp: TestIdp;
   let d: Daemon;
+  /** With --require-2fa all: the provider's MFA, or a factor set up here. */
+  let strict: Daemon;
   let admin: TestUser;
 
   beforeAll(async () => {
     idp = await startIdp({ refreshTokens: true });
-    d = await ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']);
+    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
     idp.setClients([
       {
         client_id: CLIENT_ID,
         client_secret: CLIENT_SECRET,
-        redirect_uris: [`${d.url}/login/sso/callback`, 'http://127.0.0.1:9/cb'],
+        redirect_uris: [`${d.url}/login/sso/callback`, `${strict.url}/login/sso/callback`, 'http://127.0.0.1:9/cb'],
         post_logout_redirect_uris: [`${d.url}/login`],
         backchannel_logout_uri: `${d.url}/login/sso/backchannel-logout`,
         backchannel_logout_session_required: true,
@@ -46,9 +49,10 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     admin = await addUser(d);
   }, 180_000);
   afterAll(async () => {
-    if (d) {
-      expect(await d.stop()).toBe(0);
-      removeDir(d.dataDir);
+    for (const daemon of [d, strict]) {
+      if (!daemon) continue;
+      expect(await daemon.stop()).toBe(0);
+      removeDir(daemon.dataDir);
     }
     await idp?.stop();
   });
@@ -106,6 +110,25 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     const before = (await events('?by=sso')).length;
     expect((await ssoSignIn(new WebClient(d), idp, 'pia')).status).toBe(302);
     expect((await events('?by=sso')).length).toBe(before);
+  });
+
+  it("--require-2fa takes the provider's MFA (amr) as the second factor; without it, a factor is set up here first", async () => {
+    idp.accounts.set('max', { email: 'max@example.org', email_verified: true });
+    idp.amr.set('max', ['pwd', 'otp', 'mfa']);
+    idp.accounts.set('paul', { email: 'paul@example.org', email_verified: true });
+    const withMfa = new WebClient(strict);
+    expect((await ssoSignIn(withMfa, idp, 'max')).status).toBe(302);
+    expect((await withMfa.get('/projects')).status).toBe(200);
+    const without = new WebClient(strict);
+    expect((await ssoSignIn(without, idp, 'paul')).status).toBe(302);
+    const sent = await without.get('/projects');
+    expect(sent.status).toBe(302);
+    expect(sent.location).toBe(`/settings/security?return_to=${encodeURIComponent('/projects')}`);
+    expect((await withMfa.get('/settings/security')).text).toContain('with identity provider, with its MFA');
+    // Paul sets up an authenticator app here; the session has its second factor then, and every page opens.
+    await enrolTotp(without);
+    expect((await without.get('/projects')).status).toBe(200);
+    expect((await without.get('/settings/security')).text).toContain('with identity provider and authenticator code');
   });
 
   it('ends the session at once when the provider sends a back-channel logout, and refuses a forged one', async () => {
