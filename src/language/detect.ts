@@ -65,8 +65,15 @@ function byScript(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * `DOCSEARCH_ANALYSIS=english`: every chunk and query is analysed as English, without detection — a benchmark's
+ * baseline (bench:languages `--english`: what the per-language analysis costs a search), not a setting to run with.
+ */
+const ENGLISH_ONLY = process.env.DOCSEARCH_ANALYSIS === 'english';
+
 /** The language of a chunk's text (ISO 639-1), or null when it cannot be told (no letters, or no detection). */
 export function detectLanguage(text: string): string | null {
+  if (ENGLISH_ONLY) return 'en';
   // From the middle: a text's start is where headings, names and commands in another language are.
   const from = Math.max(0, Math.floor((text.length - SAMPLE_CHARS) / 2));
   const sample = text.length > SAMPLE_CHARS ? text.slice(from, from + SAMPLE_CHARS) : text;
@@ -99,6 +106,7 @@ const MAX_QUERY_LANGUAGES = 16;
  * else English.
  */
 export async function queryLanguages(query: string, library: () => Promise<readonly string[]>): Promise<{ languages: string[]; own: string | null }> {
+  if (ENGLISH_ONLY) return { languages: ['en'], own: null };
   const own = reliableLanguage(query);
   if (own) return { languages: [own], own };
   const held = (await library()).slice(0, MAX_QUERY_LANGUAGES);

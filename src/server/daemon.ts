@@ -14,6 +14,7 @@ import { PasskeyService, relyingPartyOf } from '../auth/passkeys.js';
 import { TwoFactorService } from '../auth/two-factor.js';
 import type { TwoFactorPolicy } from '../auth/two-factor-policy.js';
 import { ANALYSIS_VERSION } from '../language/analyse.js';
+import { modelReach, UNREAD_NOTE } from '../language/model-reach.js';
 import { AuditTrail } from '../store/audit-trail.js';
 import { AuditEventStore } from '../store/sql/audit-events.js';
 import { PasskeyStore } from '../store/sql/passkeys.js';
@@ -63,7 +64,7 @@ import { UPLOAD_FIELDS } from './api/upload.js';
 import { createApp } from './app.js';
 import { redactConfig, type ServeConfig } from './config.js';
 import { lockDataDir, recordDaemonUrl } from './data-dir-lock.js';
-import { REMOTE_PROBE_REUSE_MS, sharedProbe } from './health.js';
+import { REMOTE_PROBE_REUSE_MS, reusedFor, sharedProbe } from './health.js';
 import { serveHttp } from './http-server.js';
 import { createLogger, type Logger, type LogStyle } from '../core/logger.js';
 import { describeAccess, metricsAccess } from './metrics/access.js';
@@ -377,6 +378,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     await users.markAdminsManagedBy(sso?.accounts.policy.adminGroup ? sso.name : null, sso?.providers ?? []);
 
     const databaseProbe = async () => ({ status: await database.probe().then(() => 'up' as const, () => 'down' as const), engine: database.engine });
+    const libraryReach = reusedFor(60_000, async () => modelReach(await documents.languagesIn('all'), embedder.languages));
     const services: Services = {
       config,
       version: VERSION,
@@ -425,9 +427,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         mail: async () => ({ status: 'up', configured: mailer.enabled }),
         database: database.shared ? sharedProbe(databaseProbe, REMOTE_PROBE_REUSE_MS) : databaseProbe,
         ...storage.probes,
+        // `languages`: those the model reads (null: unknown or many); `note` when most documents are in others.
         embedder: async () => {
           const st = embedder.status();
-          return { status: st.error && !st.loaded ? 'down' : 'up', loaded: st.loaded, id: st.id, dimension: st.dimension };
+          const reach = await libraryReach();
+          return {
+            status: st.error && !st.loaded ? 'down' : 'up',
+            loaded: st.loaded,
+            id: st.id,
+            dimension: st.dimension,
+            languages: embedder.languages ?? null,
+            ...(reach.mostlyUnread ? { note: UNREAD_NOTE } : {}),
+          };
         },
         queue: async () => ({ status: worker.alive() ? 'up' : 'down' }),
         storage: async () => {

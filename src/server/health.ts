@@ -63,3 +63,18 @@ export function sharedProbe(probe: HealthProbe, maxAgeMs: number, now: () => num
     return running;
   };
 }
+
+/** `compute`'s answer, computed again once it is older than `maxAgeMs` (callers meanwhile share it; a failure is not kept). */
+export function reusedFor<T>(maxAgeMs: number, compute: () => Promise<T>, now: () => number = Date.now): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (last && now() - last.at < maxAgeMs) return last.value;
+    const value = compute();
+    const entry = { at: now(), value };
+    last = entry;
+    value.catch(() => {
+      if (last === entry) last = undefined;
+    });
+    return value;
+  };
+}

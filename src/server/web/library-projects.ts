@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { modelReach } from '../../language/model-reach.js';
 import type { z } from 'zod';
 import { ProjectDescription, ProjectName } from '../api/projects/fields.js';
 import { plainMessage } from '../api/validate.js';
@@ -55,6 +56,7 @@ async function showProject(ctx: WebContext, s: Services, user: WebUser, id: stri
   const [row] = await projectRows(s, user, [project], indexing);
   const members = row!.role === 'owner' ? await s.sharing.members(user.actor, project.id) : null;
   const suggestions = members ? await s.sharing.suggestions(user.actor) : [];
+  const languages = await s.documents.languagesIn([project.id]);
   render(
     ctx,
     projectPage({
@@ -65,6 +67,7 @@ async function showProject(ctx: WebContext, s: Services, user: WebUser, id: stri
       suggestions,
       documents: documents.map(documentView),
       more: hasMore,
+      languages: { documents: languages, model: { id: s.embedder.id, languages: s.embedder.languages ?? null }, ...modelReach(languages, s.embedder.languages) },
       limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
       ...extra,
     }),

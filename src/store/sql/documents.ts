@@ -337,14 +337,15 @@ export class DocumentStore {
 
   /**
    * The languages the ready documents of these projects are in, most documents first: what a short query is read as
-   * (search/service.ts). A team reading thousands of projects gets one grouped count.
+   * (search/service.ts). A team reading thousands of projects gets one grouped count. `'all'`: the whole library
+   * (health's note on the languages the model reads).
    */
-  async languagesIn(projectIds: readonly string[]): Promise<{ language: string; documents: number }[]> {
-    if (projectIds.length === 0) return [];
+  async languagesIn(projectIds: readonly string[] | 'all'): Promise<{ language: string; documents: number }[]> {
+    if (projectIds !== 'all' && projectIds.length === 0) return [];
     const rows = await this.db
       .selectFrom('documents')
       .select(['language', (eb) => eb.fn.countAll<number>().as('n')])
-      .where(dialectOf(this.db).inValues('project_id', projectIds))
+      .$if(projectIds !== 'all', (q) => q.where(dialectOf(this.db).inValues('project_id', projectIds as readonly string[])))
       .where('status', '=', 'ready')
       .where('trashed_at', 'is', null)
       .where('language', 'is not', null)

@@ -46,6 +46,11 @@ export interface ProjectPageData {
   documents: DocumentRow[];
   /** True when the project has more documents than the page lists. */
   more: boolean;
+  /**
+   * Its ready documents' languages beside those the embedding model reads (null: unknown or many), and how many of
+   * the documents are in languages it does not read (language/model-reach.ts).
+   */
+  languages?: { documents: { language: string; documents: number }[]; model: { id: string; languages: readonly string[] | null }; unread: string[]; unreadShare: number; mostlyUnread: boolean };
   limits: { maxFileMb: number; maxFiles: number };
   /** The tab shown (one URL each): documents (the project page), sharing or settings (owners). */
   tab?: Exclude<ProjectTab, 'sources'>;
@@ -131,6 +136,17 @@ export function documentsTable(projectId: string, documents: DocumentRow[], csrf
   </table></div>`;
 }
 
+/** "Languages: de 12 · en 3 — the search model (builtin:…) reads en", and a note when most documents are in others. */
+function languagesNote(l: NonNullable<ProjectPageData['languages']>) {
+  const reads = l.model.languages ? `reads ${l.model.languages.join(', ')}` : 'reads many languages';
+  return html`<p class="languages muted">Languages: ${l.documents.map((d) => `${d.language} ${d.documents}`).join(' · ')} — the search model (${l.model.id}) ${reads}</p>
+  ${
+    l.mostlyUnread
+      ? html`<p class="notice warning languages-note" role="note">${Math.round(l.unreadShare * 100)} % of these documents are in languages the search model does not read (${l.unread.join(', ')}): search finds them by their words, not their meaning. A multilingual model served by Ollama (such as bge-m3) reads them — see the models guide (docs/models.md#languages).</p>`
+      : null
+  }`;
+}
+
 export function projectPage(d: ProjectPageData) {
   const p = d.project;
   const tab = d.tab ?? 'documents';
@@ -144,6 +160,7 @@ export function projectPage(d: ProjectPageData) {
   <p class="muted"><span id="project-summary">${projectSummary(p)}</span> · <a href="/search?project=${p.id}">Search this project</a></p>
   ${projectTabs(p.id, tab, p.role)}
   ${tab === 'documents' ? html`<p class="role-note">Your role: <strong class="role role-${p.role}">${p.role}</strong>${p.sharedBy ? html` · shared with you by ${p.sharedBy}` : null}</p>` : null}
+  ${tab === 'documents' && d.languages && d.languages.documents.length > 0 ? languagesNote(d.languages) : null}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
   ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken) : documentsTab(d)}
