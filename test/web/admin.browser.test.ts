@@ -112,6 +112,12 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Admin: invite, group, share, disab
       await page.click('#share-form button:has-text("Share")');
       await page.waitForSelector('.flash');
       expect(await page.locator('.flash').textContent()).toBe('Shared with the group team as viewer.');
+      // A member's Change sits beside its role select, not under it (#62 Low).
+      const row = page.locator('table.members tr', { hasText: 'group: team' });
+      const select = (await row.locator('select[name=role]').boundingBox())!;
+      const change = (await row.locator('button:has-text("Change")').boundingBox())!;
+      expect(Math.abs(select.y + select.height / 2 - (change.y + change.height / 2))).toBeLessThan(4);
+      expect(change.x).toBeGreaterThan(select.x + select.width);
 
       // Carol sees it under "Shared with me", and finds its document in web search.
       await carol.goto(`${d.url}/projects`);

@@ -105,7 +105,7 @@ const PAGES: PageCase[] = [
   { name: 'labels', as: 'ada', path: (w) => `/projects/${w.field}/labels` },
   { name: 'labels-as-viewer', as: 'bob', path: (w) => `/projects/${w.field}/labels` },
   { name: 'label-delete', as: 'ada', path: (w) => `/projects/${w.field}/labels/${w.labelId}/delete` },
-  { name: 'source-add-s3', as: 'ada', path: (w) => `/projects/${w.field}/sources?kind=s3` },
+  { name: 'source-add-s3', as: 'ada', shot: true, path: (w) => `/projects/${w.field}/sources?kind=s3` },
   { name: 'source-remove', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/remove` },
   { name: 'source-edit', as: 'ada', path: (w) => `/projects/${w.field}/sources/${w.sourceId}/edit` },
   { name: 'notices', as: 'ada', path: () => '/notices' },
