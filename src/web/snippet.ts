@@ -27,15 +27,24 @@ export function readableTimes(text: string): Html {
 }
 
 /**
- * Where the excerpt may start past the heading its chunk opens with: the heading is said once, above the snippet
- * (the result's "p. 3 · Library loans" line), not again as the snippet's first words.
+ * Where the excerpt may start past the headings its chunk opens with: they are said once, above the snippet (the
+ * result's "p. 3 · Library loans" line), not again as the snippet's first words. A chunk may open with more than one
+ * line of its heading path (a title with nothing under it opens the next section: "Lighthouse Keeping", "Lamps").
  */
 function pastHeading(text: string, start: number, heading: string | undefined): number {
-  const last = heading?.split(' > ').at(-1)?.trim();
-  if (!last || !text.startsWith(last, start)) return start;
-  const after = start + last.length;
-  const gap = /^[ \t]*\r?\n\s*|^[ \t]*[:.—–-]?[ \t]+/.exec(text.slice(after, after + 20));
-  return gap ? after + gap[0].length : start;
+  const path = heading?.split(' > ').map((h) => h.trim()) ?? [];
+  let at = start;
+  for (let from = 0; ; ) {
+    const next = path.findIndex((h, i) => i >= from && h !== '' && text.startsWith(h, at) && gapAfter(text, at + h.length) !== null);
+    if (next < 0) return at;
+    at += path[next]!.length + gapAfter(text, at + path[next]!.length)!;
+    from = next + 1;
+  }
+}
+
+/** The length of what separates a heading from the text after it (a line break, or a colon or dash and spaces). */
+function gapAfter(text: string, at: number): number | null {
+  return /^[ \t]*\r?\n\s*|^[ \t]*[:.—–-]?[ \t]+/.exec(text.slice(at, at + 20))?.[0].length ?? null;
 }
 
 export function snippet(p: { text: string; snippet?: string; highlights: readonly TextRange[]; heading?: string }, query: string, max = EXCERPT_CHARS): Html {

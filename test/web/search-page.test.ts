@@ -207,31 +207,43 @@ describe('search page', () => {
     expect(doc).toContain('<p class="chunk-text" dir="auto">');
   }, 120_000);
 
-  it('a passage that is only its heading line does not show that line twice (web and CLI)', async () => {
-    // pandoc's page: "Lighthouse Keeping" (h1) opens the page and "Lamps" follows; the h1 alone makes a passage.
+  it('a passage does not show its heading lines twice: not as its snippet’s first words, nor a heading-only passage’s (web and CLI)', async () => {
+    // pandoc's page: "Lighthouse Keeping" (h1) opens the page and "Lamps" (h2) follows at once: one passage opens with
+    // both lines, which its heading path already says.
     const up = await uploadFiles(d, alice.apiKey, [{ name: 'page.html', bytes: readFileSync(join(REPO, 'test/fixtures/formats/page.html')) }], { query: '?wait=true' });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     const docId = up.body.documents[0].id as string;
-    const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'Lighthouse Keeping', mode: 'keyword', document_ids: [docId], limit: 20 } });
-    const passages = (res.body as { results: { text: string; heading?: string }[] }).results;
-    const alone = passages.find((p) => p.heading !== undefined && p.text.trim() === p.heading.split(' > ').at(-1));
-    expect(alone, JSON.stringify(passages)).toBeDefined();
+    const shown = async (query: string, id: string) => {
+      const page = (await web.get(q(query, `&mode=keyword&view=passages`))).text;
+      return [...page.matchAll(/<li class="result" data-document-id="([^"]+)">([\s\S]*?)<\/li>/g)]
+        .filter((m) => m[1] === id)
+        .map((m) => ({
+          html: m[2]!,
+          heading: /<bdi class="heading">([\s\S]*?)<\/bdi>/.exec(m[2]!)?.[1] ?? null,
+          snippet: (/<p class="snippet"[^>]*>([\s\S]*?)<\/p>/.exec(m[2]!)?.[1] ?? '').replace(/<[^>]+>/g, '').trim(),
+        }));
+    };
+    const lamps = (await shown('Lighthouse Keeping lamps', docId)).filter((r) => r.heading === 'Lighthouse Keeping &gt; Lamps');
+    expect(lamps.length).toBeGreaterThan(0);
+    for (const r of lamps) expect(r.snippet, r.html).not.toMatch(/^(Lighthouse Keeping|Lamps)\b/);
 
-    const page = (await web.get(q('Lighthouse Keeping', `&mode=keyword&view=passages`))).text;
-    const results = [...page.matchAll(/<li class="result" data-document-id="([^"]+)">([\s\S]*?)<\/li>/g)].filter((m) => m[1] === docId).map((m) => m[2]!);
-    expect(results.length).toBeGreaterThan(0);
-    for (const r of results) {
-      const heading = /<bdi class="heading">([\s\S]*?)<\/bdi>/.exec(r)?.[1] ?? null;
-      const snippet = (/<p class="snippet"[^>]*>([\s\S]*?)<\/p>/.exec(r)?.[1] ?? '').replace(/<[^>]+>/g, '').trim();
-      expect(heading, r).not.toBe(snippet);
-    }
-    const cli = await runCli(['search', 'Lighthouse Keeping', '--mode', 'keyword', '--passages', '--document', docId], { env: cliEnv(d, { DOCSEARCH_TOKEN: alice.apiKey }) });
+    // A heading with nothing after it at all (the document's last line) is a passage of its own: said once.
+    const md = await uploadFiles(d, alice.apiKey, [{ name: 'errata.md', bytes: Buffer.from('# Tide tables\n\nThe tides turn twice a day at the harbour mouth.\n\n# Errata quokkafish\n') }], { query: '?wait=true' });
+    expect(md.status, JSON.stringify(md.body)).toBe(200);
+    const mdId = md.body.documents[0].id as string;
+    const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'Errata quokkafish', mode: 'keyword', document_ids: [mdId], limit: 20 } });
+    const passages = (res.body as { results: { text: string; heading?: string }[] }).results;
+    expect(passages.find((p) => p.heading === 'Errata quokkafish' && p.text.trim() === 'Errata quokkafish'), JSON.stringify(passages)).toBeDefined();
+    const alone = await shown('Errata quokkafish', mdId);
+    expect(alone.length).toBeGreaterThan(0);
+    for (const r of alone) expect(r.heading, r.html).not.toBe(r.snippet);
+    const cli = await runCli(['search', 'Errata quokkafish', '--mode', 'keyword', '--passages', '--document', mdId], { env: cliEnv(d, { DOCSEARCH_TOKEN: alice.apiKey }) });
     expect(cli.code, cli.stderr).toBe(0);
     // A result is its line (number, file, heading path, project, ranks), then its text: the heading-only passage's line
     // does not name the heading its text is.
     const lines = cli.stdout.split('\n').map((l) => l.trim());
-    const at = lines.indexOf('Lighthouse Keeping');
+    const at = lines.indexOf('Errata quokkafish');
     expect(at, cli.stdout).toBeGreaterThan(0);
-    expect(lines[at - 1], cli.stdout).not.toContain('Lighthouse Keeping');
+    expect(lines[at - 1], cli.stdout).not.toContain('Errata quokkafish');
   }, 120_000);
 });

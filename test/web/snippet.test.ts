@@ -20,6 +20,14 @@ describe('search result snippets', () => {
     expect(out).not.toContain('loans\n');
   });
 
+  it('does not repeat the heading lines a chunk opens with when a title with nothing under it opens the next section', () => {
+    const chunk = 'Lighthouse Keeping\n\nLamps\n\nThe keeper polishes the Fresnel lens and trims the wick before dusk falls.';
+    const out = snippet({ text: chunk, highlights: [], heading: 'Lighthouse Keeping > Lamps' }, 'keeper lamps').value;
+    expect(out).toMatch(/^The <mark>keeper<\/mark> polishes/);
+    // Lines of the path in order only: a chunk opening with its section's line and then its title's keeps the second.
+    expect(snippet({ text: 'Lamps\n\nLighthouse Keeping\n\nThe wick.', highlights: [], heading: 'Lighthouse Keeping > Lamps' }, 'wick').value).toMatch(/^Lighthouse Keeping\n\nThe <mark>wick/);
+  });
+
   it('shows an e-mail’s ISO date as a time people read (#61 Low 25)', () => {
     const out = snippet({ text: 'From: Harbour Office · Date: 2026-03-03T09:00:00.000Z · the crane is back.', highlights: [] }, 'crane').value;
     expect(out).toContain('<time datetime="2026-03-03T09:00:00.000Z">2026-03-03 09:00 UTC</time>');
