@@ -94,6 +94,15 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       // Its original opens in the browser too, not as a download.
       const photo = await page.request.get(`${suite.d.url}/documents/${image}/file`);
       expect([photo.headers()['content-type'], photo.headers()['content-disposition']?.split(';')[0]]).toEqual(['image/jpeg', 'inline']);
+      // The hostile HTML, the e-mail and the Markdown are served as downloads that may load and run nothing, were a
+      // browser to show them anyway: only the viewer shows them, as text.
+      for (const id of [page1, mail, markdown]) {
+        const original = await page.request.get(`${suite.d.url}/documents/${id}/file`);
+        expect(original.status()).toBe(200);
+        expect(original.headers()['content-disposition']?.split(';')[0], id).toBe('attachment');
+        expect(original.headers()['content-security-policy'], id).toMatch(/^default-src 'none';/);
+        expect(original.headers()['x-content-type-options'], id).toBe('nosniff');
+      }
       await page.goto(`${suite.d.url}/documents/${image}`);
       await page.click('a.view');
       await page.waitForURL(`${suite.d.url}/documents/${image}/view`);
