@@ -162,7 +162,7 @@ describe('upload → parse → chunk → embed → index', () => {
     const meta = await uploadFiles(d, alice.apiKey, file, { metadata: '[1,2]' });
     expect(meta.body.error).toMatchObject({ code: 'invalid_request', message: 'metadata: must be a JSON object' });
     const unknown = await uploadFiles(d, alice.apiKey, file, { fields: { color: 'red' } });
-    expect(unknown.body.error.message).toBe('unknown form field "color" (expected: file, project_id, metadata, paths, labels)');
+    expect(unknown.body.error.message).toBe('unknown form field "color" (expected: file, project_id, metadata, paths, labels, language, ocr_languages)');
     const many = await uploadFiles(d, alice.apiKey, ['1', '2', '3', '4'].map((n) => ({ name: `${n}.txt`, bytes: Buffer.from(`file ${n}\n`) })));
     expect(many.status).toBe(400);
     expect(many.body.error.message).toBe('at most 3 files per upload');
