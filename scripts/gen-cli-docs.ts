@@ -9,7 +9,7 @@ import { Command, type Option } from 'commander';
 import { JSON_FIELDS, JSON_LIST_COMMANDS } from '../src/cli/api-types.js';
 import { registerClientCommands } from '../src/cli/commands/index.js';
 import { EXIT_CODE_TABLE } from '../src/terminal/errors.js';
-import { CLIENT_ENVIRONMENT } from '../src/cli/environment.js';
+import { BENCHMARK_ENVIRONMENT, CLIENT_ENVIRONMENT } from '../src/cli/environment.js';
 import { OPERATOR_COMMANDS, serverVariables } from '../src/main.js';
 import { optionHelp } from '../src/server/config.js';
 
@@ -64,6 +64,7 @@ const environment = () =>
     '|---|---|---|',
     ...CLIENT_ENVIRONMENT.map((v) => `| \`${v.name}\` | client | ${prose(v.description)} |`),
     ...serverVariables(optionHelp()).map((v) => `| \`${v.env}\` | \`serve\` (\`${v.flag.split(' ')[0]}\`) | ${prose(v.description)}${v.defaultText === undefined ? '' : ` (default ${prose(v.defaultText)})`} |`),
+    ...BENCHMARK_ENVIRONMENT.map((v) => `| \`${v.name}\` | \`serve\`, for benchmarks only | ${prose(v.description)} |`),
     '',
   ].join('\n');
 

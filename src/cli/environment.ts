@@ -21,6 +21,17 @@ export const CLIENT_ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'COLUMNS', description: 'the width search results are wrapped to when stdout is not a terminal (default 80)' },
 ];
 
+/**
+ * Variables that change what the server computes only to measure it against a baseline (no flag, no config-file key):
+ * never set for a library.
+ */
+export const BENCHMARK_ENVIRONMENT: readonly EnvironmentVariable[] = [
+  {
+    name: 'DOCSEARCH_ANALYSIS',
+    description: 'english: the server analyses every chunk and query as English, without detecting languages (the baseline of `npm run bench:languages -- --english`)',
+  },
+];
+
 /** The server's variables as its declarations describe them (flag, variable, description, default). */
 export interface ServerVariable {
   env: string;
@@ -48,6 +59,7 @@ export function environmentHelp(server: readonly ServerVariable[] | undefined): 
           ...rows(server.map((v) => [v.env, `${v.description} (${v.flag}${v.defaultText === undefined ? '' : `; default ${v.defaultText}`})`])),
         ]
       : ['The server: not installed here (docsearch-cli is the client only); `docsearch help environment` of the full docsearch package lists its variables.']),
+    ...(server ? ['', 'For benchmarks only (never for a library):', ...rows(BENCHMARK_ENVIRONMENT.map((v) => [v.name, v.description]))] : []),
     '',
   ].join('\n');
 }

@@ -27,7 +27,7 @@ describe('docsearch completion', () => {
 
   it('bash: completes commands, subcommands, per-command and global options', { timeout: 60_000 }, () => {
     expect(bashComplete(['docsearch', 'pro'])).toBe('projects');
-    expect(bashComplete(['docsearch', 'projects', ''])).toBe('list create show rename share unshare members transfer delete');
+    expect(bashComplete(['docsearch', 'projects', ''])).toBe('list create show rename settings share unshare members transfer delete');
     expect(bashComplete(['docsearch', 'upload', '--w'])).toBe('--wait --watch');
     expect(bashComplete(['docsearch', 'keys', 'revoke', '--y'])).toBe('--yes');
     expect(bashComplete(['docsearch', '--ser'])).toBe('--server');

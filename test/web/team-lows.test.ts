@@ -63,7 +63,7 @@ describe('team Lows through the pages', () => {
     expect((await runCli(['groups', 'create', 'editors', '--data-dir', d.dataDir], { env: d.env })).code).toBe(0);
     const project = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Handbook' } })).body.id as string;
     const web = await loggedIn(d, alice);
-    const page = await web.get(`/projects/${project}`);
+    const page = await web.get(`/projects/${project}/sharing`);
     expect(page.text).toContain('<option value="group:editors">');
     const res = await web.submit(`/projects/${project}/members`, { _csrf: web.csrf, member: 'editors', role: 'editor' });
     expect(res.text).toContain('to share with the group editors, write group:editors');
