@@ -30,6 +30,7 @@ import { UserStore } from '../src/store/sql/users.js';
 import { addUser, api, removeDir, startDaemon, waitPreloaded } from '../test/helpers/daemon.js';
 import { percentile } from './ingest-api.js';
 import { linkTree } from './library-copy.js';
+import { indexWrittenLibrary } from './library-index.js';
 import { rng } from './scifact.js';
 
 const CHUNKS_PER_DOCUMENT = 10;
@@ -169,13 +170,7 @@ async function populate(dataDir: string, email: string, source: FilteredSource[]
   }
   await flush();
   const writeSeconds = (performance.now() - t0) / 1000;
-  log('  building the indexes (full-text, scalar, vector)');
-  await chunks.optimize();
-  await chunks.close();
-  const vectorIndexed = await ChunkIndex.open(store, { embedderId });
-  await vectorIndexed.optimize();
-  await vectorIndexed.close();
-  store.close();
+  await indexWrittenLibrary(store, chunks, embedderId, log);
   await sqlite.close();
   return { userId: user.id, projectId: project.id, rows: counts, writeSeconds };
 }

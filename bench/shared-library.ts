@@ -28,6 +28,7 @@ import { UserStore } from '../src/store/sql/users.js';
 import { api, removeDir, startDaemon, waitPreloaded } from '../test/helpers/daemon.js';
 import { percentile } from './ingest-api.js';
 import { linkTree } from './library-copy.js';
+import { indexWrittenLibrary } from './library-index.js';
 import { rng } from './scifact.js';
 import { RecordedAudit } from '../test/helpers/audit.js';
 
@@ -150,14 +151,7 @@ async function populate(dataDir: string, source: SharedSource[], size: number, e
   }
   await flush();
   const writeSeconds = (performance.now() - t0) / 1000;
-  log('  building the indexes (full-text, scalar, vector)');
-  await chunks.optimize();
-  await chunks.close();
-  // The vector index is what the daemon's own upkeep would build (ChunkIndex's defaults), on the rows just written.
-  const vectorIndexed = await ChunkIndex.open(store, { embedderId });
-  await vectorIndexed.optimize();
-  await vectorIndexed.close();
-  store.close();
+  await indexWrittenLibrary(store, chunks, embedderId, log);
   const keys = new ApiKeyService(new ApiKeyStore(sqlite.db, now), now, new RecordedAudit());
   const readerKey = (await keys.issue(userIds[0]!, 'bench reader')).key;
   const ownKey = (await keys.issue(userIds[1]!, 'bench own')).key;
