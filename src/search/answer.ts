@@ -10,6 +10,7 @@
  */
 import type { SentenceWindow } from '../ingest/sentence-windows.js';
 import type { UnitKind } from '../store/lancedb/unit-vectors.js';
+import { analysedWords } from '../language/analyse.js';
 import { stem, type Term, wordSpans } from './terms.js';
 
 /** Weight of the query-term share against the cosine (0..1) of meaning. */
@@ -32,32 +33,29 @@ export interface AnswerChoice {
  * `context`'s (the header the chunk was embedded under: its document's title, its heading path) count for every unit.
  * Undefined only when the text has no units (it is blank).
  */
-export function chooseAnswer(text: string, units: readonly AnswerUnit[], terms: readonly Term[], meaning?: readonly number[], context?: string | null): AnswerChoice | undefined {
+export function chooseAnswer(
+  text: string,
+  units: readonly AnswerUnit[],
+  terms: readonly Term[] | QueryWords,
+  meaning?: readonly number[],
+  context?: string | null,
+): AnswerChoice | undefined {
   if (units.length === 0) return undefined;
-  const stems = new Set(terms.map((t) => t.stem));
-  const exact = new Set(terms.map((t) => t.text));
-  const matching = (word: string): string | undefined => {
-    const w = word.toLowerCase();
-    const s = stem(w);
-    return exact.has(w) || stems.has(s) ? s : undefined;
-  };
+  const matcher = Array.isArray(terms) ? englishWords(terms as readonly Term[]) : (terms as QueryWords);
   const found = units.map(() => ({ distinct: new Set<string>(), hits: 0 }));
-  if (stems.size > 0) {
+  if (matcher.count > 0) {
     let u = 0;
-    for (const { word, start } of wordSpans(text)) {
+    for (const { key, start } of matcher.find(text)) {
       while (u < units.length && start >= units[u]!.end) u++;
       if (u === units.length) break;
       if (start < units[u]!.start) continue;
-      const s = matching(word);
-      if (s) {
-        found[u]!.distinct.add(s);
-        found[u]!.hits++;
-      }
+      found[u]!.distinct.add(key);
+      found[u]!.hits++;
     }
   }
   // The terms each unit's context holds: the chunk's header (title, heading path) for all of them, and each heading
   // line for the units after it.
-  const everywhere = context ? wordSpans(context).map((w) => matching(w.word)).filter((s): s is string => s !== undefined) : [];
+  const everywhere = context && matcher.count > 0 ? matcher.find(context).map((w) => w.key) : [];
   const headed = units.map(() => new Set<string>(everywhere));
   let over = new Set<string>();
   units.forEach((u, i) => {
@@ -71,7 +69,7 @@ export function chooseAnswer(text: string, units: readonly AnswerUnit[], terms: 
   units.forEach((u, i) => {
     if (answers && u.kind === 'heading') return;
     const distinct = new Set([...found[i]!.distinct, ...headed[i]!]);
-    const share = stems.size ? distinct.size / stems.size : 0;
+    const share = matcher.count ? distinct.size / matcher.count : 0;
     // With meaning, only a unit holding more than half the query's words gains by them: a word or two in common is
     // what filler around an answer has too (an office handbook says "office" everywhere), and it outweighed meaning.
     const key = withMeaning ? [meaning[i]! + TERM_WEIGHT * Math.max(0, 2 * share - 1), 0] : [share, found[i]!.hits];
@@ -81,6 +79,57 @@ export function chooseAnswer(text: string, units: readonly AnswerUnit[], terms: 
     }
   });
   return { unit: units[best]!, index: best };
+}
+
+/**
+ * The query's words as an answer looks for them in a text: how many distinct ones the query has, and the words of a
+ * text that are one of them (its offset and which one: a key per query word).
+ */
+export interface QueryWords {
+  count: number;
+  find(text: string): { start: number; key: string }[];
+}
+
+/** English: a word matches a query term by its surface form or its light stem (terms.ts). */
+function englishWords(terms: readonly Term[]): QueryWords {
+  const stems = new Set(terms.map((t) => t.stem));
+  const exact = new Set(terms.map((t) => t.text));
+  return {
+    count: stems.size,
+    find: (text) =>
+      wordSpans(text).flatMap(({ word, start }) => {
+        const w = word.toLowerCase();
+        const s = stem(w);
+        return exact.has(w) || stems.has(s) ? [{ start, key: s }] : [];
+      }),
+  };
+}
+
+/**
+ * Any other language: the query's and the text's words as the keyword index reads them in the text's language
+ * (language/analyse.ts: its stems, compound parts, umlaut spellings, Chinese and Japanese words), so "Fahrrädern"
+ * answers "Fahrrad" and 借阅 is found inside 借阅规则's text. A text word holds the first query word one of its
+ * forms is a form of.
+ */
+export function analysedQueryWords(query: string, language: string): QueryWords {
+  const owner = new Map<string, string>();
+  let count = 0;
+  for (const w of analysedWords(query, language)) {
+    if (w.forms.every((f) => owner.has(f))) continue;
+    const key = String(count++);
+    for (const f of w.forms) if (!owner.has(f)) owner.set(f, key);
+  }
+  return {
+    count,
+    find: (text) =>
+      analysedWords(text, language).flatMap((w) => {
+        for (const f of w.forms) {
+          const key = owner.get(f);
+          if (key !== undefined) return [{ start: w.start, key }];
+        }
+        return [];
+      }),
+  };
 }
 
 /**

@@ -220,9 +220,14 @@ export class Retriever {
    */
   private fusionFor(language: string | null): Fusion {
     const fusion = this.opts.fusion;
-    const reads = this.deps.embedder.languages;
-    if (!language || !reads || reads.includes(language) || fusion.method !== 'convex') return fusion;
+    if (this.reads(language) || fusion.method !== 'convex') return fusion;
     return { ...fusion, ...UNREAD_LANGUAGE_FUSION };
+  }
+
+  /** False when the embedder is known not to read `language` (a text in it has vectors little better than chance). */
+  reads(language: string | null | undefined): boolean {
+    const reads = this.deps.embedder.languages;
+    return !language || !reads || reads.includes(language);
   }
 
   async retrieve(input: RetrieveInput): Promise<Retrieval> {

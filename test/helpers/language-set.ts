@@ -28,6 +28,8 @@ export interface SetQuery {
   q: string;
   /** The id of the document that answers it. */
   doc: string;
+  /** Words of the sentence that answers it (paraphrase questions of some languages): the answer shown must hold them. */
+  answer?: string;
 }
 
 export interface LanguageSet {

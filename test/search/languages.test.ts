@@ -63,6 +63,41 @@ describe('search in every language', () => {
     expect(share, misses.join('; ')).toBeGreaterThanOrEqual(0.9);
   });
 
+  it('shows the sentence that answers a German, Russian, Chinese or Japanese question as the answer', async () => {
+    /** The answer shown for `q` in its document's result (hybrid, top 5), or null when the document is not found. */
+    const shown = async (q: string, doc: string): Promise<string | null> => {
+      const res = await api(d, '/api/v1/search', { token, body: { query: q, mode: 'hybrid', limit: 5 } });
+      return (res.body.results as { document: { filename: string }; snippet: string }[]).find((r) => r.document.filename === `${doc}.md`)?.snippet ?? null;
+    };
+    // Questions in the words of their answer, inflected or segmented otherwise: English stems found 6 of 12 (no
+    // Chinese or Japanese one: the question was one "word").
+    const worded: [string, string, string][] = [
+      ['de-library', 'Um wie viele Wochen kann man die Leihfrist verlängern?', 'Leihfrist'],
+      ['de-homeoffice', 'Welche Pauschale zahlt das Unternehmen für den häuslichen Arbeitsplatz?', 'Pauschale von 300 Euro'],
+      ['de-sick', 'Wann muss ich eine ärztliche Bescheinigung vorlegen?', 'spätestens am vierten Tag'],
+      ['ru-pass', 'Сколько стоит восстановление пропуска?', 'пятьсот рублей'],
+      ['ru-kitchen', 'Когда освобождают холодильник от продуктов?', 'Каждую пятницу'],
+      ['ru-library', 'Кто возмещает стоимость утерянной книги?', 'возмещает её стоимость'],
+      ['zh-library', '图书馆的开放时间是什么？', '开放时间为周一至周五'],
+      ['zh-password', '密码多长时间更换一次？', '每九十天'],
+      ['zh-visitor', '访客证离开时交给谁？', '交还前台'],
+      ['ja-library', '延長の手続きはいつまでにしますか？', '返却期限の前日まで'],
+      ['ja-earthquake', '避難場所はどこですか？', '中央公園'],
+      ['ja-expenses', '経費精算システムでいつまでに申請しますか？', '翌月五日まで'],
+    ];
+    for (const [doc, q, answer] of worded) expect(await shown(q, doc), q).toContain(answer);
+    // The set's questions in other words (paraphrase, with `answer`): only meaning bridges most of them, and the
+    // built-in model reads English. Measured: 24 of 40 shown right (12 with English stems and the model's meaning).
+    const asked = set.queries.filter((q) => q.answer !== undefined && ['de', 'ru', 'zh', 'ja'].includes(q.language));
+    expect(asked.length).toBe(40);
+    const wrong: string[] = [];
+    for (const q of asked) {
+      const snippet = await shown(q.q, q.doc);
+      if (snippet !== null && !snippet.includes(q.answer!)) wrong.push(`${q.q} → "${snippet}" (not "${q.answer}")`);
+    }
+    expect(wrong.length, wrong.join('\n')).toBeLessThanOrEqual(18);
+  });
+
   it('finds 图书馆, 借阅 and 十九天 in the Chinese document, and marks them', async () => {
     for (const q of ['图书馆', '借阅', '十九天']) {
       const res = await api(d, '/api/v1/search', { token, body: { query: q, mode: 'keyword', limit: 1 } });
