@@ -55,15 +55,22 @@ export function fold(form: string): string {
  * of the analysis' time (bench:languages). Emptied when full rather than kept in order: a simple bound.
  */
 const FORM_CACHE_MAX = 200_000;
-const formCache = new Map<string, string[]>();
+/** By language, then word: a key made of both was built for every word read, and was most of a highlight's time. */
+const formCache = new Map<string | null, Map<string, string[]>>();
+let formCacheSize = 0;
 
 function cached(language: string | null, word: string, compute: (word: string, language: string | null) => string[]): string[] {
-  const key = `${language ?? ''}\u0000${word}`;
-  let forms = formCache.get(key);
+  let words = formCache.get(language);
+  if (!words) formCache.set(language, (words = new Map()));
+  let forms = words.get(word);
   if (!forms) {
-    if (formCache.size >= FORM_CACHE_MAX) formCache.clear();
+    if (formCacheSize >= FORM_CACHE_MAX) {
+      for (const m of formCache.values()) m.clear();
+      formCacheSize = 0;
+    }
     forms = compute(word, language);
-    formCache.set(key, forms);
+    words.set(word, forms);
+    formCacheSize++;
   }
   return forms;
 }
@@ -237,11 +244,20 @@ function cjLanguages(languages: readonly (string | null)[], run: string): (strin
   return out.length > 0 ? out : ['ja'];
 }
 
-/** The words of `text` in `language` with their forms and offsets (highlights). */
+/** The words of `text` in `language` with their forms and offsets. */
 export function analysedWords(text: string, language: string | null): AnalysedWord[] {
   const out: AnalysedWord[] = [];
-  analyse(text, [language], 'index', (start, end, forms) => out.push({ start, end, forms: [...forms] }), () => {});
+  eachAnalysedWord(text, language, (start, end, forms) => out.push({ start, end, forms: [...forms] }));
   return out;
+}
+
+/**
+ * Each word of `text` in `language` with its offsets and forms, as `analysedWords` lists them but without keeping
+ * them (highlights look at every word of every shown chunk: a list of them per chunk was a visible share of a search).
+ * `forms` is valid only during the call.
+ */
+export function eachAnalysedWord(text: string, language: string | null, onWord: (start: number, end: number, forms: readonly string[]) => void): void {
+  analyse(text, [language], 'index', onWord, () => {});
 }
 
 /** What the keyword index holds for a chunk: its forms in its language, space-separated, in text order. */
