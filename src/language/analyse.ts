@@ -55,18 +55,25 @@ export function fold(form: string): string {
  * of the analysis' time (bench:languages). Emptied when full rather than kept in order: a simple bound.
  */
 const FORM_CACHE_MAX = 200_000;
-/** By language, then word: a key made of both was built for every word read, and was most of a highlight's time. */
-const formCache = new Map<string | null, Map<string, string[]>>();
+type FormsOf = (word: string, language: string | null) => string[];
+/**
+ * By what computes the forms (a query's word has more than the index's), then language, then word: a key string made
+ * of them was built for every word read, and was most of a highlight's time.
+ */
+const formCache = new Map<FormsOf, Map<string | null, Map<string, string[]>>>();
 let formCacheSize = 0;
 
-function cached(language: string | null, word: string, compute: (word: string, language: string | null) => string[]): string[] {
-  let words = formCache.get(language);
-  if (!words) formCache.set(language, (words = new Map()));
+function cached(language: string | null, word: string, compute: FormsOf): string[] {
+  let byLanguage = formCache.get(compute);
+  if (!byLanguage) formCache.set(compute, (byLanguage = new Map()));
+  let words = byLanguage.get(language);
+  if (!words) byLanguage.set(language, (words = new Map()));
   let forms = words.get(word);
   if (!forms) {
     if (formCacheSize >= FORM_CACHE_MAX) {
-      for (const m of formCache.values()) m.clear();
+      formCache.clear();
       formCacheSize = 0;
+      formCache.set(compute, (byLanguage = new Map([[language, (words = new Map())]])));
     }
     forms = compute(word, language);
     words.set(word, forms);
