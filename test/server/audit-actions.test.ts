@@ -85,7 +85,7 @@ describe('the audit log misses nothing: the table of audited actions, each once'
   );
 
   /** What the actions share as they go, in the table's order. */
-  const w: { project?: string; other?: string; keyId?: string; docA?: string; docB?: string; label?: string; source?: string; group?: string; invitation?: string; web?: WebClient } = {};
+  const w: { project?: string; other?: string; keyId?: string; docA?: string; docB?: string; label?: string; saved?: string; source?: string; group?: string; invitation?: string; web?: WebClient } = {};
   const ok = (res: { status: number; body: unknown }, status: number) => expect(res.status, JSON.stringify(res.body)).toBe(status);
   const done = (res: { status: number; body: unknown }) => expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
   const as = (u: TestUser, path: string, opts: { method?: string; body?: unknown } = {}) => api(d, path, { token: u.apiKey, ...opts });
@@ -292,6 +292,13 @@ describe('the audit log misses nothing: the table of audited actions, each once'
     },
     'label.changed': async () => ok(await as(alice, `/api/v1/projects/${w.project}/labels/${w.label}`, { method: 'PATCH', body: { name: 'meeting minutes' } }), 200),
     'label.deleted': async () => ok(await as(alice, `/api/v1/projects/${w.project}/labels/${w.label}`, { method: 'DELETE' }), 204),
+    'saved_search.created': async () => {
+      const res = await as(alice, '/api/v1/saved-searches', { body: { name: 'my minutes', search: { query: 'minutes' } } });
+      ok(res, 201);
+      w.saved = res.body.id;
+    },
+    'saved_search.shared': async () => ok(await as(alice, '/api/v1/saved-searches', { body: { name: 'team minutes', search: { query: 'minutes', project_ids: [w.project] }, project_id: w.project } }), 201),
+    'saved_search.deleted': async () => ok(await as(alice, `/api/v1/saved-searches/${w.saved}`, { method: 'DELETE' }), 204),
     'document.restored': async () => done(await as(alice, `/api/v1/trash/${w.docA}/restore`, { body: {} })),
     'document.purged': async () => {
       ok(await as(alice, `/api/v1/documents/${w.docA}`, { method: 'DELETE' }), 204);

@@ -65,6 +65,10 @@ export async function saveSearch(s: Services, actor: Actor, name: string, search
   await s.access.scope(actor, search.project_ids);
   const saved = await s.savedSearches.create(actor.userId, name, search, projectId);
   if (!saved) throw conflict(`you have a saved search named "${name}"`, { name });
+  const target = { type: 'saved_search', id: saved.id, label: saved.name };
+  await s.audit.record({ type: 'saved_search.created', target, details: { project_id: projectId } });
+  // Shared, its name and query reach the project's members: that is an event of its own, as sharing a project is.
+  if (projectId !== null) await s.audit.record({ type: 'saved_search.shared', target, details: { project_id: projectId } });
   return saved;
 }
 
@@ -137,8 +141,10 @@ export const deleteSavedSearch = (s: Services) =>
     params: IdParams,
     responses: { 204: { description: 'Deleted' }, 403: { description: 'A member it is shared with (not its author)', schema: ErrorBody }, 404: notFoundResponse },
     async handler({ params, principal }) {
-      await s.access.savedSearch(principal, await s.savedSearches.get(params.id), 'delete');
+      const saved = await s.savedSearches.get(params.id);
+      await s.access.savedSearch(principal, saved, 'delete');
       await s.savedSearches.delete(params.id);
+      await s.audit.record({ type: 'saved_search.deleted', target: { type: 'saved_search', id: saved!.id, label: saved!.name }, details: { project_id: saved!.projectId } });
       return { status: 204 };
     },
   });

@@ -1,6 +1,7 @@
 /**
  * Signing in and out: the password form, its second step (a code, or a passkey) for accounts that have a second
- * factor, and a passkey alone for accounts that chose it. Each method ends in `completeSignIn` (sign-in.ts), which an
+ * factor — after a password, or after the provider's sign-in without MFA (sso.ts) —, and a passkey alone for
+ * accounts that chose it. Each method ends in `completeSignIn` (sign-in.ts), which an
  * identity provider's callback can call too.
  */
 import type Router from '@koa/router';
@@ -15,17 +16,15 @@ import { flash } from './flash.js';
 import { endSession, ensureSession, type WebContext } from './session.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
 import { render } from './render.js';
-import { safeReturnTo } from './return-to.js';
+import { safeReturnTo, withReturn } from './return-to.js';
 import { afterSignOut, ssoLoginOptions } from './sso.js';
-import { awaitSecondFactor, completeSignIn, recordRefusal, SECOND_STEP_PATH } from './sign-in.js';
+import { awaitSecondFactor, completeSecondStep, completeSignIn, recordRefusal, SECOND_STEP_PATH } from './sign-in.js';
 
 /** The server's passkey relying party, or null when it cannot offer passkeys (see relyingPartyOf). */
 export function relyingParty(s: Services): RelyingParty | null {
   const rp = s.relyingParty();
   return 'unavailable' in rp ? null : rp;
 }
-
-const withReturn = (path: string, returnTo: string | null | undefined): string => (returnTo ? `${path}?return_to=${encodeURIComponent(returnTo)}` : path);
 
 /** Why a refused sign-in step is refused, in the page's words, and its status. */
 function refusalPage(reason: 'invalid' | 'throttled' | 'disabled', retryAfterMs: number | undefined, wrong: string): { error: string; status: number } {
@@ -74,7 +73,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo, passkeys: relyingParty(s) !== null, ...ssoLoginOptions(s) }), status);
     }
     if (await s.twoFactor.hasSecondFactor(result.user.id)) {
-      await awaitSecondFactor(ctx, s, result.user);
+      await awaitSecondFactor(ctx, s, result.user, 'password');
       ctx.status = 303;
       return ctx.redirect(withReturn(SECOND_STEP_PATH, returnTo));
     }
@@ -102,7 +101,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
       return showSecondStep(ctx, s, user, returnTo, error, status);
     }
-    await completeSignIn(ctx, s, user, result.method === 'totp' ? 'password+totp' : 'password+recovery');
+    await completeSecondStep(ctx, s, user, result.method === 'totp' ? 'totp' : 'recovery');
     if (result.method === 'recovery') {
       const left = result.recoveryCodesLeft ?? 0;
       await s.audit.record({ type: 'recovery_code.used', details: { left } });
@@ -140,7 +139,8 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
       await recordRefusal(s, { step: 'passkey', reason: 'invalid', ...(pending ? { user: pending } : {}) });
       throw new AppError('unauthorized', outcome.message);
     }
-    await completeSignIn(ctx, s, outcome.value.user, pending ? 'password+passkey' : 'passkey');
+    if (pending) await completeSecondStep(ctx, s, outcome.value.user, 'passkey');
+    else await completeSignIn(ctx, s, outcome.value.user, 'passkey');
     ctx.body = { redirect: returnTo ?? '/' };
   });
 

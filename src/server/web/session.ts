@@ -51,7 +51,8 @@ export async function ensureSession(ctx: WebContext, s: Services): Promise<WebSe
 
 /**
  * Replaces the session with a fresh one (no session fixation): signed in as `userId` (how: `signedInWith`, see
- * WebSession), or, with `pending`, still anonymous and owing that account's second factor.
+ * WebSession), or, with `pending`, still anonymous and owing that account's second factor (`signedInWith` is then the
+ * first step it passed).
  */
 export async function startUserSession(
   ctx: WebContext,
@@ -62,7 +63,7 @@ export async function startUserSession(
 ): Promise<WebSession> {
   if (ctx.state.session) await s.webSessions.end(ctx.state.session.id);
   const session = opts.pending
-    ? await s.webSessions.start(null, { pendingUserId: userId, seen: seenFrom(ctx) })
+    ? await s.webSessions.start(null, { pendingUserId: userId, signedInWith, seen: seenFrom(ctx), ...(opts.provider ? { provider: opts.provider } : {}) })
     : await s.webSessions.start(userId, { signedInWith, seen: seenFrom(ctx), ...(opts.provider ? { provider: opts.provider } : {}) });
   setCookie(ctx, session);
   ctx.state.session = session;
@@ -133,8 +134,8 @@ export async function signedIn(ctx: WebContext, s: Services, opts: { enrolling?:
   let mustEnrol = false;
   if (!passed) {
     const hasFactor = await s.twoFactor.hasSecondFactor(user.id);
-    // A provider's sign-in without MFA is not asked for a factor set up here (docs/sso.md#second-factors).
-    if (hasFactor && session.signedInWith !== 'sso') {
+    // Opened before the factor was set up (in another session), or before a provider's sign-in without MFA asked it.
+    if (hasFactor) {
       await endSession(ctx, s);
       return { reason: 'second_factor', to: `/login?return_to=${back}` };
     }

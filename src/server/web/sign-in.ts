@@ -14,9 +14,13 @@ import type { Services } from '../services.js';
 import { startUserSession, type WebContext } from './session.js';
 
 /** How a session was signed in (stored on it; `+` joins the factors). */
-export type SignInMethod = 'password' | 'password+totp' | 'password+recovery' | 'password+passkey' | 'passkey' | 'sso' | 'sso+mfa' | 'trusted-header' | 'setup' | 'invite';
+export type SignInMethod = `${FirstStep}+${LocalFactor}` | 'password' | 'passkey' | 'sso' | 'sso+mfa' | 'trusted-header' | 'setup' | 'invite';
 
-/** Where the second step of a password sign-in asks for its code or passkey. */
+/** What proved who it was before the account's own second factor was asked: a password, or the provider's sign-in without MFA. */
+type FirstStep = 'password' | 'sso';
+type LocalFactor = 'totp' | 'recovery' | 'passkey';
+
+/** Where the second step of a sign-in asks for its code or passkey. */
 export const SECOND_STEP_PATH = '/login/verify';
 
 export async function completeSignIn(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, method: SignInMethod, opts: { provider?: Omit<ProviderLink, 'checkedAt'> | undefined } = {}): Promise<void> {
@@ -48,9 +52,21 @@ async function noticeNewBrowser(ctx: WebContext, s: Services, user: Pick<User, '
   await s.mailer.send(signInNoticeMail({ to: user.email, publicUrl: s.publicUrl(), browser: deviceOf(userAgent), ip: ctx.ip || null, at: s.now() }));
 }
 
-/** The password was right and the account has a second factor: the session waits (5 minutes) for it. */
-export async function awaitSecondFactor(ctx: WebContext, s: Services, user: Pick<User, 'id'>): Promise<void> {
-  await startUserSession(ctx, s, user.id, 'password', { pending: true });
+/**
+ * The first step passed and the account has a second factor set up here: the session waits (5 minutes) for it. After
+ * the provider's sign-in (without MFA there) the pending session keeps the provider link, for the session it becomes.
+ */
+export async function awaitSecondFactor(ctx: WebContext, s: Services, user: Pick<User, 'id'>, first: FirstStep, opts: { provider?: Omit<ProviderLink, 'checkedAt'> | undefined } = {}): Promise<void> {
+  await startUserSession(ctx, s, user.id, first, { pending: true, ...opts });
+}
+
+/** The pending account passed its own second factor: signed in with both steps (and the provider link the first left). */
+export async function completeSecondStep(ctx: WebContext, s: Services, user: Pick<User, 'id' | 'email'>, factor: LocalFactor): Promise<void> {
+  const pending = ctx.state.session;
+  const first: FirstStep = pending?.signedInWith === 'sso' ? 'sso' : 'password';
+  const link = pending?.provider;
+  const provider = link ? { provider: link.provider, subject: link.subject, sid: link.sid, tokensSealed: link.tokensSealed } : undefined;
+  await completeSignIn(ctx, s, user, `${first}+${factor}`, { provider });
 }
 
 /**

@@ -54,6 +54,7 @@ const METHODS: Record<string, string> = {
   passkey: 'passkey',
   'sso+mfa': 'identity provider, with its MFA',
   'sso+totp': 'identity provider and authenticator code',
+  'sso+recovery': 'identity provider and recovery code',
   'sso+passkey': 'identity provider and passkey',
   setup: 'setup link',
   invite: 'invitation link',

@@ -4,7 +4,8 @@
  * - an admin flag set by `--sso-admin-group` is marked "from the provider" (Admin → Users, `users list`) and cannot
  *   be changed here (web, operator command: a clear refusal); every change a sign-in makes is audited `by: sso`;
  * - a back-channel logout from the provider ends the session at once; a forged logout token is refused;
- * - the periodic re-check (`--sso-recheck`) takes the provider's groups anew, and ends a session the provider ended.
+ * - the periodic re-check (`--sso-recheck`) takes the provider's groups anew, and ends a session the provider ended;
+ * - a linked account's own second factor is asked after a provider sign-in without MFA, and not after one with it.
  * The relying party's own calls (re-check, logout token) are also run in-process, where the clock is a seam.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { OidcSignIn, SsoError } from '../../../src/auth/sso/oidc.js';
 import { addUser, api, type Daemon, removeDir, runCli, type TestUser } from '../../helpers/daemon.js';
 import { waitFor } from '../../helpers/eventually.js';
 import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
-import { enrolTotp } from '../two-factor/totp.js';
+import { enrolTotp, totpCode } from '../two-factor/totp.js';
 import { loggedIn, WebClient } from '../../server/web-client.js';
 import { CLIENT_ID, CLIENT_SECRET, PROVIDER_NAME, ssoDaemon, ssoSignIn } from './sso-flow.js';
 
@@ -33,7 +34,7 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
 
   beforeAll(async () => {
     idp = await startIdp({ refreshTokens: true });
-    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
+    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1', '--sso-link-accounts']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
     idp.setClients([
       {
         client_id: CLIENT_ID,
@@ -129,6 +130,48 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     await enrolTotp(without);
     expect((await without.get('/projects')).status).toBe(200);
     expect((await without.get('/settings/security')).text).toContain('with identity provider and authenticator code');
+  });
+
+  it("asks a linked account's own factor (code or recovery code) after a provider sign-in without MFA, not after one with MFA", async () => {
+    const lena = await addUser(d, { email: 'lena@example.org' });
+    const { secret, recoveryCodes } = await enrolTotp(await loggedIn(d, lena));
+    idp.accounts.set('lena', { email: 'lena@example.org', email_verified: true });
+
+    // The provider says it asked two factors: the account's own is not asked again.
+    idp.amr.set('lena', ['pwd', 'otp']);
+    const withMfa = new WebClient(d);
+    expect((await ssoSignIn(withMfa, idp, 'lena', '/projects')).location).toBe('/projects');
+    expect((await withMfa.get('/projects')).status).toBe(200);
+    idp.amr.delete('lena');
+
+    // Without MFA there, the provider's sign-in stands for a password: the second step asks first. A recovery code
+    // does there what it does after a password.
+    const recovered = new WebClient(d);
+    expect((await ssoSignIn(recovered, idp, 'lena')).location).toBe('/login/verify');
+    expect((await recovered.get('/projects')).status).toBe(302);
+    await recovered.get('/login/verify');
+    expect((await recovered.post('/login/verify', { _csrf: recovered.csrf, code: recoveryCodes[0]!, return_to: '' })).location).toBe('/');
+    expect((await recovered.get('/settings/security')).text).toContain('with identity provider and recovery code');
+
+    // And the code, back to where the person was going.
+    const web = new WebClient(d);
+    const toVerify = `/login/verify?return_to=${encodeURIComponent('/projects')}`;
+    expect((await ssoSignIn(web, idp, 'lena', '/projects')).location).toBe(toVerify);
+    expect((await web.get(toVerify)).text).toContain('name="code"');
+    expect((await web.post('/login/verify', { _csrf: web.csrf, code: '000000', return_to: '/projects' })).status).toBe(401);
+    expect((await web.post('/login/verify', { _csrf: web.csrf, code: totpCode(secret, 1), return_to: '/projects' })).location).toBe('/projects');
+    expect((await web.get('/projects')).status).toBe(200);
+    expect((await web.get('/settings/security')).text).toContain('with identity provider and authenticator code');
+
+    const methods = (await events('?type=sign_in.succeeded')).filter((e) => e.actor?.email === 'lena@example.org').map((e) => e.details.method);
+    expect(methods.filter((m) => String(m).startsWith('sso')).sort()).toEqual(['sso+mfa', 'sso+recovery', 'sso+totp']);
+    expect((await events(`?type=account.linked&target=lena@example.org`)).length).toBe(1);
+
+    // The session the second step made still follows the provider: its back-channel logout ends it at once.
+    await idp.endSession('lena');
+    expect((await web.get('/projects')).status).toBe(302);
+    const ended = (await events('?type=session.ended&by=sso')).filter((e) => e.actor?.email === 'lena@example.org');
+    expect(ended.map((e) => e.details.reason)).toEqual(['back-channel logout']);
   });
 
   it('ends the session at once when the provider sends a back-channel logout, and refuses a forged one', async () => {
