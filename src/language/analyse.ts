@@ -13,13 +13,19 @@ import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
 import { withoutParticle } from './korean.js';
 import { HAN, type ScriptClass, scriptSegments, WORD_RUN } from './scripts.js';
-import { wordRules } from './stemmers.js';
+import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
 
 /**
  * The analysis chunks' `keyword_text` was written with. A library whose rows were written with an older one is
  * re-analysed in the background (language-backfill.ts); raise it whenever a change here changes any form.
  */
 export const ANALYSIS_VERSION = 1;
+
+/**
+ * The languages whose words the analysis knows (a Snowball stemmer, or a segmenter for a script written without
+ * spaces); any other is analysed as words cut at spaces, kept as they are.
+ */
+export const ANALYSED_LANGUAGES: readonly string[] = [...new Set([...STEMMED_LANGUAGES, 'zh', 'ja', 'ko', 'th', 'lo', 'km', 'my'])].sort();
 
 /** Longest form kept: the index's tokenizer drops longer tokens (chunk-schema.ts), and so must a query. */
 export const MAX_FORM_CHARS = 64;
