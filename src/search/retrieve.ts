@@ -115,6 +115,8 @@ export interface Retrieval {
   queryVector?: Float32Array;
   /** The query's keyword forms in the languages it was read in (language/analyse.ts): what highlights look for. */
   forms: string[];
+  /** The query's own language, when it could be told (its script, or tinyld sure of it); else null. */
+  queryLanguage: string | null;
 }
 
 export interface RetrieveInput {
@@ -317,7 +319,7 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms };
+    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms, queryLanguage: read.own };
     if (reranked) out.reranked = reranked;
     if (vector) out.queryVector = vector;
     return out;
