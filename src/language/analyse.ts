@@ -13,13 +13,19 @@ import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
 import { withoutParticle } from './korean.js';
 import { HAN, type ScriptClass, scriptSegments, WORD_RUN } from './scripts.js';
-import { wordRules } from './stemmers.js';
+import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
 
 /**
  * The analysis chunks' `keyword_text` was written with. A library whose rows were written with an older one is
  * re-analysed in the background (language-backfill.ts); raise it whenever a change here changes any form.
  */
 export const ANALYSIS_VERSION = 1;
+
+/**
+ * The languages whose words the analysis knows (a Snowball stemmer, or a segmenter for a script written without
+ * spaces); any other is analysed as words cut at spaces, kept as they are.
+ */
+export const ANALYSED_LANGUAGES: readonly string[] = [...new Set([...STEMMED_LANGUAGES, 'zh', 'ja', 'ko', 'th', 'lo', 'km', 'my'])].sort();
 
 /** Longest form kept: the index's tokenizer drops longer tokens (chunk-schema.ts), and so must a query. */
 export const MAX_FORM_CHARS = 64;
@@ -55,15 +61,29 @@ export function fold(form: string): string {
  * of the analysis' time (bench:languages). Emptied when full rather than kept in order: a simple bound.
  */
 const FORM_CACHE_MAX = 200_000;
-const formCache = new Map<string, string[]>();
+type FormsOf = (word: string, language: string | null) => string[];
+/**
+ * By what computes the forms (a query's word has more than the index's), then language, then word: a key string made
+ * of them was built for every word read, and was most of a highlight's time.
+ */
+const formCache = new Map<FormsOf, Map<string | null, Map<string, string[]>>>();
+let formCacheSize = 0;
 
-function cached(language: string | null, word: string, compute: (word: string, language: string | null) => string[]): string[] {
-  const key = `${language ?? ''}\u0000${word}`;
-  let forms = formCache.get(key);
+function cached(language: string | null, word: string, compute: FormsOf): string[] {
+  let byLanguage = formCache.get(compute);
+  if (!byLanguage) formCache.set(compute, (byLanguage = new Map()));
+  let words = byLanguage.get(language);
+  if (!words) byLanguage.set(language, (words = new Map()));
+  let forms = words.get(word);
   if (!forms) {
-    if (formCache.size >= FORM_CACHE_MAX) formCache.clear();
+    if (formCacheSize >= FORM_CACHE_MAX) {
+      formCache.clear();
+      formCacheSize = 0;
+      formCache.set(compute, (byLanguage = new Map([[language, (words = new Map())]])));
+    }
     forms = compute(word, language);
-    formCache.set(key, forms);
+    words.set(word, forms);
+    formCacheSize++;
   }
   return forms;
 }
@@ -237,11 +257,20 @@ function cjLanguages(languages: readonly (string | null)[], run: string): (strin
   return out.length > 0 ? out : ['ja'];
 }
 
-/** The words of `text` in `language` with their forms and offsets (highlights). */
+/** The words of `text` in `language` with their forms and offsets. */
 export function analysedWords(text: string, language: string | null): AnalysedWord[] {
   const out: AnalysedWord[] = [];
-  analyse(text, [language], 'index', (start, end, forms) => out.push({ start, end, forms: [...forms] }), () => {});
+  eachAnalysedWord(text, language, (start, end, forms) => out.push({ start, end, forms: [...forms] }));
   return out;
+}
+
+/**
+ * Each word of `text` in `language` with its offsets and forms, as `analysedWords` lists them but without keeping
+ * them (highlights look at every word of every shown chunk: a list of them per chunk was a visible share of a search).
+ * `forms` is valid only during the call.
+ */
+export function eachAnalysedWord(text: string, language: string | null, onWord: (start: number, end: number, forms: readonly string[]) => void): void {
+  analyse(text, [language], 'index', onWord, () => {});
 }
 
 /** What the keyword index holds for a chunk: its forms in its language, space-separated, in text order. */

@@ -2,7 +2,7 @@
  * Highlights of one result: sorted, non-overlapping [start, end) UTF-16 ranges into the result's
  * `text`. Its answer (answer.ts) comes as one range, and query-term occurrences outside it as word ranges.
  */
-import { analysedWords } from '../language/analyse.js';
+import { eachAnalysedWord } from '../language/analyse.js';
 import type { SentenceWindow } from '../ingest/sentence-windows.js';
 import { stem, type Term, wordSpans } from './terms.js';
 
@@ -29,7 +29,15 @@ export function termRanges(text: string, terms: Term[], analysed?: QueryFormsIn)
 
 function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
   const out: Range[] = [];
-  for (const w of analysedWords(text, analysed.language)) if (w.forms.some((f) => analysed.forms.has(f))) out.push([w.start, w.end]);
+  const { forms } = analysed;
+  eachAnalysedWord(text, analysed.language, (start, end, wordForms) => {
+    for (const f of wordForms) {
+      if (forms.has(f)) {
+        out.push([start, end]);
+        return;
+      }
+    }
+  });
   return out;
 }
 

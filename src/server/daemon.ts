@@ -411,6 +411,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ingest,
       files,
       ...(libreOffice ? { libreOffice } : {}),
+      ...(ocr ? { ocr: { languages: ocr.languages, installed: () => ocr.installedLanguages() } } : {}),
       reindex,
       search: search.service,
       thumbnails,

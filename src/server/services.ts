@@ -98,6 +98,8 @@ export interface Services {
   extractor: Extractor;
   /** Converts legacy .doc, .xls and .ppt, when it was found at start and --libreoffice is not off. */
   libreOffice?: LibreOffice;
+  /** OCR of scans, when --ocr is not off: the operator's languages and those installed (the project Settings tab). */
+  ocr?: { languages: string; installed(): Promise<string[]> };
   reindex: Reindexer;
   /** POST /api/v1/search: retrieval, reranking, hydration, highlights. */
   search: SearchService;

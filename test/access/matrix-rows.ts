@@ -407,6 +407,11 @@ const WEB: Record<string, Spec<WebRequest>> = {
     ok: 303,
     effect: (c) => must(after(c, 'projects', c.t.project)?.description === 'changed', 'P changed'),
   }),
+  'POST /projects/:id/languages': form((t) => `/projects/${t.project}/languages`, () => ({ language: 'de', ocr_languages: ['eng'] }), {
+    on: {},
+    ok: 303,
+    effect: (c) => must(after(c, 'projects', c.t.project)?.language === 'de' && after(c, 'projects', c.t.project)?.ocr_languages === 'eng', 'P language de, OCR eng'),
+  }),
   'GET /projects/:id/sharing': page((t) => `/projects/${t.project}/sharing`, (text) => text.includes('id="share-form"')),
   'GET /projects/:id/settings': page((t) => `/projects/${t.project}/settings`, (text, t) => text.includes(`action="/projects/${t.project}/edit"`)),
   'GET /projects/:id/delete': page((t) => `/projects/${t.project}/delete`),

@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { waitFor } from '../helpers/eventually.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { call, httpClient } from '../mcp/mcp-client.js';
 import { cliEnv } from '../cli/cli-env.js';
@@ -65,6 +66,8 @@ describe('answer snippets', () => {
           expect((res.body as { documents: { status: string }[] }).documents.every((doc) => doc.status === 'ready'), JSON.stringify(res.body)).toBe(true);
         }
       }
+      // Questions are asked once the keyword index holds every chunk: the same ranking on every run.
+      await waitFor(async () => /^docsearch_index_unindexed_rows\{index="fts"\} 0$/m.test(await (await fetch(`${d.url}/metrics`)).text()), 120_000, 'the keyword index to hold every chunk');
       web = await loggedIn(d, user);
     },
     { timeoutMs: 60_000, setupTimeoutMs: 300_000 },
@@ -85,11 +88,14 @@ describe('answer snippets', () => {
   }
 
   /**
-   * #58 asks for at least 95 % on each surface; this guards 93 %. Measured: 3 or 4 of the 76 missed (96.1 or 94.7 %),
-   * which of them moving between runs and machines (keyword scores move as the index settles after the uploads; the
-   * CI machine, another CPU, missed one more): "machine room" (the kitchen rules rank first), "heating check-up" and
-   * "coffee maker … limescale" (the pooled unit vectors prefer a neighbouring sentence), once the hostel's arrival
-   * time. 95 % on every run needs better answer meaning; until then the bound flags a regression, not this margin.
+   * #58 asks for at least 95 % on each surface; this guards 93 %. Measured once the keyword index holds every chunk
+   * (before, which result ranked first moved between runs): the same 3 of the 76 missed on the web and MCP (96.1 %),
+   * two runs alike — "machine room" (the kitchen rules rank first: "espresso machine" is the only keyword match),
+   * "heating check-up" and "coffee maker … limescale" (the pooled unit vectors prefer a neighbouring sentence by 0.02;
+   * separate sentence passes would choose the answer, at a search-time model pass). Four questions are answered by
+   * less than 0.006 of score (rowing fees 0.002, the hostel's arrival 0.003, the library fine, the puppy's lead): the
+   * drift of the model's output between CPUs (upgrade-from-release: 0.0067) can turn them, so 95 % is not a bound a
+   * CI machine holds; the bound flags a regression, not this margin.
    */
   const atLeast93 = (missed: string[]) => expect(missed.length, missed.join('\n')).toBeLessThanOrEqual(Math.floor(QUESTIONS.length * 0.07));
 

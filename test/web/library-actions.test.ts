@@ -379,4 +379,41 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(flashOf((await viewer.get('/documents')).text)).toBe('Select one or more documents first.');
     expect((await api(d, `/api/v1/documents/${shown}`, { token: alice.apiKey })).status).toBe(200);
   });
+  it('the Settings tab sets the language and OCR languages new uploads get, through the same checks as PATCH /projects/{id}', async () => {
+    const project = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Handbuch' } })).body.id as string;
+    const settings = (await web.get(`/projects/${project}/settings`)).text;
+    expect(settings).toContain(`<form method="post" action="/projects/${project}/languages"`);
+    expect(settings).toContain('<option value="">Detected for each passage</option>');
+    expect(settings).toContain('<option value="de">German (de)</option>');
+    // The installed packs are offered (eng always; deu is in .ci/run's PACKAGES), none ticked: the server's default.
+    for (const code of ['eng', 'deu']) expect(settings).toContain(`<input type="checkbox" name="ocr_languages" value="${code}"> ${code}</label>`);
+    expect(settings).toContain('None ticked: the server’s default (eng).');
+
+    const saved = await web.post(`/projects/${project}/languages`, { _csrf: web.csrf, language: 'de', ocr_languages: ['deu', 'eng'] });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe(`/projects/${project}/settings#languages`);
+    expect((await api(d, `/api/v1/projects/${project}`, { token: alice.apiKey })).body).toMatchObject({ language: 'de', ocr_languages: 'deu+eng' });
+    const shown = (await web.get(`/projects/${project}/settings`)).text;
+    expect(flashOf(shown)).toBe('Saved the languages: new uploads get them.');
+    expect(shown).toContain('<option value="de" selected>German (de)</option>');
+    expect(shown).toContain('<input type="checkbox" name="ocr_languages" value="deu" checked> deu</label>');
+    // A new upload gets them.
+    const [doc] = await uploaded(project, [{ name: 'fahrraeder.txt', body: 'Die Fahrräder stehen im Keller.\n' }]);
+    expect((await api(d, `/api/v1/documents/${doc}`, { token: alice.apiKey })).body).toMatchObject({ language: 'de', ocr_languages: 'deu+eng' });
+
+    // A pack the setting names but this server lacks is named, with what to install.
+    expect((await api(d, `/api/v1/projects/${project}`, { method: 'PATCH', token: alice.apiKey, body: { ocr_languages: 'deu+tha' } })).status).toBe(200);
+    const missing = (await web.get(`/projects/${project}/settings`)).text;
+    expect(missing).toContain('<input type="checkbox" name="ocr_languages" value="tha" checked> tha — not installed on this server</label>');
+    expect(missing).toContain('OCR language “tha” is not installed on this server (Debian: tesseract-ocr-tha, or the npm package @tesseract.js-data/tha)');
+
+    // The API's own checks refuse a bad value in words, and change nothing.
+    const bad = await web.post(`/projects/${project}/languages`, { _csrf: web.csrf, language: 'German', ocr_languages: ['deu'] });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('Document language must be an ISO 639-1 language code (such as de, zh).');
+    expect((await api(d, `/api/v1/projects/${project}`, { token: alice.apiKey })).body).toMatchObject({ language: 'de', ocr_languages: 'deu+tha' });
+    // Nothing chosen clears both: detected, and the server's OCR languages.
+    expect((await web.post(`/projects/${project}/languages`, { _csrf: web.csrf, language: '' })).status).toBe(303);
+    expect((await api(d, `/api/v1/projects/${project}`, { token: alice.apiKey })).body).toMatchObject({ language: null, ocr_languages: null });
+  });
 });

@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Yielder } from '../../core/foreground.js';
 import { seconds } from './duration.js';
-import { installedOcrLanguages, stageForNative, stageForTesseractJs, type OcrLanguages, type StagedData, type SystemTessdata } from './languages.js';
+import { installedOcrCodes, installedOcrLanguages, stageForNative, stageForTesseractJs, type OcrLanguages, type StagedData, type SystemTessdata } from './languages.js';
 import { ToolTimeout } from '../run-tool.js';
 import { probeTesseract, recognizeNative, type NativeTesseract } from './native.js';
 import { TesseractSession } from './native-session.js';
@@ -200,11 +200,20 @@ export class OcrEngine {
    * system Tesseract's data is looked for once.
    */
   async languagesFor(spec: string): Promise<{ languages?: OcrLanguages; missing: string[] }> {
+    return installedOcrLanguages(spec, await this.systemData());
+  }
+
+  /** Every language installed here (what a project's setting may name without a warning). */
+  async installedLanguages(): Promise<string[]> {
+    return installedOcrCodes(await this.systemData());
+  }
+
+  private systemData(): Promise<SystemTessdata | undefined> {
     this.system ??= probeTesseract(this.options.tesseractPath ?? 'tesseract').then(
       (t) => t.system,
       () => undefined,
     );
-    return installedOcrLanguages(spec, await this.system);
+    return this.system;
   }
 
   /** Recognises `pages` (1-based) of the PDF in `bytes`; pages come back in page order. */

@@ -12,6 +12,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 export interface OcrLanguages {
@@ -76,6 +77,22 @@ export function installedOcrLanguages(spec: string, system: SystemTessdata | und
     }
   }
   return { ...(files.size > 0 ? { languages: { code: [...files.keys()].join('+'), files, packaged: true } } : {}), missing };
+}
+
+/**
+ * Every language this server can read scans in: those with an installed data package (`@tesseract.js-data/<code>`
+ * in any node_modules folder above `from`) and those in the system Tesseract's data, sorted.
+ */
+export function installedOcrCodes(system: SystemTessdata | undefined, from: string = import.meta.url): string[] {
+  const codes = new Set<string>([...(system?.languages ?? [])].filter((c) => LANGUAGE_CODE.test(c) && !NOT_LANGUAGES.has(c)));
+  for (let dir = dirname(fileURLToPath(from)); ; dir = dirname(dir)) {
+    const scope = join(dir, 'node_modules', '@tesseract.js-data');
+    if (existsSync(scope)) {
+      for (const code of readdirSync(scope)) if (LANGUAGE_CODE.test(code) && existsSync(join(scope, code, PACKAGE_MODELS, `${code}.traineddata.gz`))) codes.add(code);
+    }
+    if (dirname(dir) === dir) break;
+  }
+  return [...codes].sort();
 }
 
 /** A setting of OCR languages ("deu", "deu+eng"): Tesseract codes joined by "+"; a folder is the operator's alone. */

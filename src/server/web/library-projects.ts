@@ -1,9 +1,11 @@
 import type Router from '@koa/router';
 import { modelReach } from '../../language/model-reach.js';
-import type { z } from 'zod';
-import { ProjectDescription, ProjectName } from '../api/projects/fields.js';
+import { z } from 'zod';
+import { languagePatch, ProjectDescription, ProjectLanguageSettings, ProjectName } from '../api/projects/fields.js';
+import { ANALYSED_LANGUAGES } from '../../language/analyse.js';
+import { ocrPackageHint } from '../../ingest/ocr/languages.js';
 import { plainMessage } from '../api/validate.js';
-import { documentRow, projectDeletePage, projectPage, projectSummary } from '../../web/pages/project.js';
+import { documentRow, projectDeletePage, projectPage, projectSummary, type LanguageSettingsView } from '../../web/pages/project.js';
 import { projectsPage } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -11,7 +13,7 @@ import type { ProjectAction } from '../../access/roles.js';
 import { documentView, projectRows, renderNotFound, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
-import { formBody, formField } from './form.js';
+import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
 
@@ -57,6 +59,7 @@ async function showProject(ctx: WebContext, s: Services, user: WebUser, id: stri
   const members = row!.role === 'owner' ? await s.sharing.members(user.actor, project.id) : null;
   const suggestions = members ? await s.sharing.suggestions(user.actor) : [];
   const languages = await s.documents.languagesIn([project.id]);
+  const languageSettings = extra.tab === 'settings' ? await languageSettingsView(s, project) : undefined;
   render(
     ctx,
     projectPage({
@@ -69,10 +72,28 @@ async function showProject(ctx: WebContext, s: Services, user: WebUser, id: stri
       more: hasMore,
       languages: { documents: languages, model: { id: s.embedder.id, languages: s.embedder.languages ?? null }, ...modelReach(languages, s.embedder.languages) },
       limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
+      ...(languageSettings ? { languageSettings } : {}),
       ...extra,
     }),
     status,
   );
+}
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** The Settings tab's Languages form: the project's settings, the languages analysed, the OCR languages installed. */
+async function languageSettingsView(s: Services, project: { language: string | null; ocrLanguages: string | null }): Promise<LanguageSettingsView> {
+  const codes = new Set([...ANALYSED_LANGUAGES, ...(project.language ? [project.language] : [])]);
+  const languages = [...codes].map((code) => ({ code, name: languageNames.of(code) ?? code })).sort((a, b) => a.name.localeCompare(b.name, 'en'));
+  const installed = s.ocr ? await s.ocr.installed() : [];
+  const missing = s.ocr ? (project.ocrLanguages?.split('+') ?? []).filter((c) => !installed.includes(c)) : [];
+  return {
+    language: project.language,
+    languages,
+    ocrLanguages: project.ocrLanguages,
+    ocr: s.ocr ? { default: s.ocr.languages, installed } : null,
+    missing: missing.map((code) => ({ code, install: ocrPackageHint(code) })),
+  };
 }
 
 /** Projects list, create, project page (rename, describe, delete with a confirmation), and its live status feed. */
@@ -120,6 +141,27 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     flash(ctx, 'Saved the name and description.');
     ctx.status = 303;
     ctx.redirect(`/projects/${result.id}/settings`);
+  });
+
+  // The Languages form posts what PATCH /api/v1/projects/{id} takes (its schema checks it): the document language
+  // ('' detects it) and the OCR languages ticked (none: the server's); OCR's are left alone when OCR is off.
+  router.post('project.languages', '/projects/:id/languages', formBody(), async (ctx) => {
+    const user = await requireFormUser(ctx, s);
+    if (!user) return;
+    const ticked = formFields(ctx, 'ocr_languages');
+    const parsed = z
+      .object(ProjectLanguageSettings)
+      .safeParse({ language: formField(ctx, 'language') || null, ...(s.ocr ? { ocr_languages: ticked.length > 0 ? ticked.join('+') : null } : {}) });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return showProject(ctx, s, user, ctx.params.id!, { error: `${issue.path[0] === 'language' ? 'Document language' : 'OCR languages'} ${plainMessage(issue)}.`, tab: 'settings' }, 400);
+    }
+    if (!(await projectFor(ctx, s, user, ctx.params.id!, 'manage'))) return;
+    const result = await s.projects.update(ctx.params.id!, languagePatch(parsed.data));
+    if (!result || result === 'conflict') return renderNotFound(ctx, user, 'project');
+    flash(ctx, 'Saved the languages: new uploads get them.');
+    ctx.status = 303;
+    ctx.redirect(`/projects/${result.id}/settings#languages`);
   });
 
   router.get('project.delete.confirm', '/projects/:id/delete', async (ctx) => {

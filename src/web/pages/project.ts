@@ -52,10 +52,25 @@ export interface ProjectPageData {
    */
   languages?: { documents: { language: string; documents: number }[]; model: { id: string; languages: readonly string[] | null }; unread: string[]; unreadShare: number; mostlyUnread: boolean };
   limits: { maxFileMb: number; maxFiles: number };
+  /** The Settings tab's Languages form: the project's settings and what may be chosen. */
+  languageSettings?: LanguageSettingsView;
   /** The tab shown (one URL each): documents (the project page), sharing or settings (owners). */
   tab?: Exclude<ProjectTab, 'sources'>;
   error?: string;
   notice?: string;
+}
+
+export interface LanguageSettingsView {
+  /** The project's document language (ISO 639-1), or null: each passage's is detected. */
+  language: string | null;
+  /** Languages offered, by name. */
+  languages: { code: string; name: string }[];
+  /** Its OCR languages ("deu+eng"), or null: the server's. */
+  ocrLanguages: string | null;
+  /** The server's OCR: its default languages and those installed; null when OCR is off. */
+  ocr: { default: string; installed: string[] } | null;
+  /** The setting's OCR languages not installed here, each with what to install. */
+  missing: { code: string; install: string }[];
 }
 
 /** "3 documents · 9 chunks · 13 KiB · still indexing 1 document": on the page, and in the feed project.js polls. */
@@ -163,7 +178,7 @@ export function projectPage(d: ProjectPageData) {
   ${tab === 'documents' && d.languages && d.languages.documents.length > 0 ? languagesNote(d.languages) : null}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
-  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken) : documentsTab(d)}
+  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken, d.languageSettings) : documentsTab(d)}
 </section>`,
   );
 }
@@ -229,7 +244,35 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
   </details>`;
 }
 
-function projectSettings(p: ProjectRow, csrfToken: string) {
+/**
+ * The language new uploads are analysed in and the languages their scans are read in; an OCR language the setting
+ * names that is not installed here is named with its package (its pages would be read in others).
+ */
+function languageSettings(projectId: string, csrfToken: string, v: LanguageSettingsView) {
+  const chosen = v.ocrLanguages?.split('+') ?? [];
+  const ocrBox = (code: string, note = '') =>
+    html`<label class="check"><input type="checkbox" name="ocr_languages" value="${code}"${chosen.includes(code) ? html` checked` : null}> ${code}${note}</label>`;
+  return html`<h2 id="languages">Languages</h2>
+  <form method="post" action="/projects/${projectId}/languages" class="stack" id="languages-form">
+    <input type="hidden" name="_csrf" value="${csrfToken}">
+    <label>Document language <select name="language" aria-describedby="language-hint">
+      <option value="">Detected for each passage</option>
+      ${v.languages.map((l) => html`<option value="${l.code}"${l.code === v.language ? html` selected` : null}>${l.name} (${l.code})</option>`)}
+    </select><span class="hint" id="language-hint">Keyword search reads new uploads’ words in this language (stems, compounds, word breaks). An upload may name its own.</span></label>
+    ${
+      v.ocr
+        ? html`<fieldset aria-describedby="ocr-hint"><legend>OCR languages</legend>
+      ${v.ocr.installed.map((code) => ocrBox(code))}${v.missing.map((m) => ocrBox(m.code, ' — not installed on this server'))}
+      <p class="hint" id="ocr-hint">Scanned pages of new uploads are read in these. None ticked: the server’s default (${v.ocr.default}).</p>
+    </fieldset>
+    ${v.missing.map((m) => html`<p class="notice warning" role="note">OCR language “${m.code}” is not installed on this server (${m.install}): scans are read in the others ticked, or in ${v.ocr!.default}.</p>`)}`
+        : html`<p class="muted">OCR is off on this server (--ocr off): scans are not read.</p>`
+    }
+    <p class="actions"><button type="submit" class="secondary">Save languages</button></p>
+  </form>`;
+}
+
+function projectSettings(p: ProjectRow, csrfToken: string, languages: LanguageSettingsView | undefined) {
   return html`<h2>Name and description</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
     <input type="hidden" name="_csrf" value="${csrfToken}">
@@ -237,6 +280,7 @@ function projectSettings(p: ProjectRow, csrfToken: string) {
     <label>Description <textarea name="description" rows="2" maxlength="2000">${p.description}</textarea></label>
     <p class="actions"><button type="submit" class="primary">Save</button></p>
   </form>
+  ${languages ? languageSettings(p.id, csrfToken, languages) : null}
   <h2>Delete the project</h2>
   ${
     p.isDefault

@@ -19,3 +19,17 @@ export const ProjectLanguage = z.string().regex(LANGUAGE_SETTING, 'must be an IS
 
 /** The OCR languages a project's uploads are read in: Tesseract codes joined by "+". */
 export const ProjectOcrLanguages = z.string().regex(OCR_LANGUAGES_SETTING, 'must be Tesseract language codes joined by "+" (such as deu, deu+eng, chi_sim)');
+
+/**
+ * The language settings a project's uploads get from now on (null clears one: detected / the server's
+ * --ocr-languages): the fields of PATCH /projects/{id} and of the web Settings tab's Languages form alike.
+ */
+export const ProjectLanguageSettings = {
+  language: ProjectLanguage.nullable().optional(),
+  ocr_languages: ProjectOcrLanguages.nullable().optional(),
+};
+
+/** The store's patch for those fields (an absent one is left as it is). */
+export function languagePatch(body: { language?: string | null | undefined; ocr_languages?: string | null | undefined }): { language?: string | null; ocrLanguages?: string | null } {
+  return { ...(body.language !== undefined ? { language: body.language } : {}), ...(body.ocr_languages !== undefined ? { ocrLanguages: body.ocr_languages } : {}) };
+}

@@ -3,7 +3,7 @@ import { conflict, invalidRequest, notFound } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams, Project } from '../schemas.js';
-import { ProjectDescription, ProjectLanguage, ProjectMetadata, ProjectName, ProjectOcrLanguages } from './fields.js';
+import { languagePatch, ProjectDescription, ProjectLanguageSettings, ProjectMetadata, ProjectName } from './fields.js';
 import { oneProjectToWire } from './wire.js';
 
 export const updateProject = (s: Services) =>
@@ -20,8 +20,7 @@ export const updateProject = (s: Services) =>
       name: ProjectName.optional(),
       description: ProjectDescription.optional(),
       metadata: ProjectMetadata.optional(),
-      language: ProjectLanguage.nullable().optional(),
-      ocr_languages: ProjectOcrLanguages.nullable().optional(),
+      ...ProjectLanguageSettings,
     }),
     responses: {
       200: { description: 'Updated', schema: Project },
@@ -33,8 +32,8 @@ export const updateProject = (s: Services) =>
     async handler({ params, body, principal }) {
       if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (name, description, metadata, language or ocr_languages)');
       await s.access.check(principal, params.id, 'manage');
-      const { ocr_languages: ocrLanguages, ...rest } = body;
-      const result = await s.projects.update(params.id, { ...rest, ...(ocrLanguages !== undefined ? { ocrLanguages } : {}) });
+      const { language, ocr_languages, ...rest } = body;
+      const result = await s.projects.update(params.id, { ...rest, ...languagePatch({ language, ocr_languages }) });
       if (result === 'conflict') throw conflict(`its owner already has a project named "${body.name}"`);
       if (!result) throw notFound('project');
       return { status: 200, body: await oneProjectToWire(s, principal, result) };
