@@ -93,6 +93,20 @@ export class ProviderAccounts {
     return { ...found, user: { ...user, isAdmin: admin, adminManagedBy: managedBy } };
   }
 
+  /**
+   * Links a signed-in account to the person who just signed in at the provider (Settings → Security: both proofs
+   * at once, the session here and the sign-in there). Refused when either is linked to someone else already.
+   */
+  async linkSignedIn(user: Pick<User, 'id' | 'email'>, identity: ExternalIdentity): Promise<{ ok: true; already: boolean } | { ok: false; message: string }> {
+    const { source } = this.policy;
+    const link = await this.deps.identities.find(identity.provider, identity.subject);
+    if (link) return link.userId === user.id ? { ok: true, already: true } : { ok: false, message: `That ${source} account is linked to another account here: it was not linked to yours.` };
+    if (await this.deps.identities.linked(user.id, identity.provider)) return { ok: false, message: `Your account is linked to another ${source} account already.` };
+    if (!(await this.deps.identities.link(user.id, identity.provider, identity.subject))) return this.linkSignedIn(user, identity);
+    await this.deps.audit.record({ type: 'account.linked', actor: { id: user.id, email: user.email }, by: 'user', target: { type: 'account', id: user.id, label: user.email }, details: { provider: source, subject: identity.subject, how: 'settings' } });
+    return { ok: true, already: false };
+  }
+
   /** Whether the account is linked at this provider (signing out of docsearch signs out there too). */
   linked(userId: string, provider: string): Promise<boolean> {
     return this.deps.identities.linked(userId, provider);
