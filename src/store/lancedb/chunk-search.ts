@@ -80,6 +80,9 @@ function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
   return parts.join(' AND ');
 }
 
+/** Whether a search narrows by the documents' fields (type, labels, …), beyond its projects and documents. */
+const filtered = (q: Pick<ChunkSearchScope, 'filter'>): boolean => !!q.filter && !!chunkFilterSql(q.filter);
+
 /** How long the count of a filtered scope's rows is kept (it decides between the vector index and an exact scan). */
 const FILTERED_COUNT_TTL_MS = 30_000;
 
@@ -132,6 +135,24 @@ interface Scope {
   limit: number;
 }
 
+/**
+ * Whether a filtered vector search scans its `rows` exactly rather than walk the HNSW index of a table of
+ * `tableRows`: when they are few in number and in share. A walk that the filter leaves only a small share of the
+ * graph's nodes could end before it met the nearest of them; a scan costs in proportion to its rows, and past ~2 % of a
+ * 100k table the walk (refined) costs less at a recall@10 of 1.000 (docs/BENCHMARKS.md#filtered-search).
+ */
+export function scansExactly(rows: number, tableRows: number, limits: { exactBelow: number; exactShare: number }): boolean {
+  return rows <= limits.exactBelow && rows <= limits.exactShare * tableRows;
+}
+
+/**
+ * How many times the limit a filtered walk takes from the index to re-rank by exact distance: at least
+ * REFINED_CANDIDATES. The index's 8-bit distances cannot order close neighbours (recall@10 0.96 at 50 % unrefined,
+ * 1.000 refined: docs/BENCHMARKS.md#filtered-search).
+ */
+const REFINED_CANDIDATES = 20;
+const refineFactor = (limit: number): number => Math.max(1, Math.ceil(REFINED_CANDIDATES / limit));
+
 /** How many more candidates an unfiltered search reads, to make up for the excluded documents' chunks it drops. */
 const overread = (q: Omit<ChunkSearchScope, 'limit'>): number => q.exclude?.rows ?? 0;
 
@@ -143,10 +164,11 @@ export interface SearchDeps {
   /** HNSW candidate list size (AnnOptions.ef). */
   ef: number;
   /**
-   * A filtered search whose scope holds at most this many rows scans them exactly instead of walking the vector
-   * index (AnnOptions.exactBelow): a graph walk that may visit only a few of its nodes loses recall.
+   * A filtered search whose scope holds at most this many rows, and at most `exactShare` of the table's, scans them
+   * exactly instead of walking the vector index (AnnOptions.exactBelow, see `scansExactly`).
    */
   exactBelow: number;
+  exactShare: number;
   log: TableLog | undefined;
   /** The column keyword search reads (ChunkIndex.keywordColumn). */
   keywordColumn: () => KeywordColumn;
@@ -214,7 +236,7 @@ export class ChunkSearches {
       if (exact) query = query.bypassVectorIndex();
       const limit = sole && columns.length === 0 ? q.limit + overread(q) : q.limit;
       if (!exact) query = query.ef(Math.max(this.deps.ef, limit));
-      if (refine && !exact) query = query.refineFactor(1);
+      if (refine && !exact) query = query.refineFactor(refineFactor(limit));
       return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
     };
     const resolve = (rows: ArrowTable, refine: boolean, scale: number) => this.firstStage(table, q, sole, rows, '_distance', scale, () => search(refine, REF_COLUMNS));
@@ -228,27 +250,28 @@ export class ChunkSearches {
     // exact. A search whose version moved under it (an index built, rows added) runs again, refined.
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
-    if (coverage === 'part') return resolve(await search(true), true, 1);
+    // A filtered search (walking the index: `exactScan`) is refined too, for its recall.
+    if (coverage === 'part' || (coverage === 'all' && filtered(q))) return resolve(await search(true), true, 1);
     const rows = await search(false);
     if ((await table.version()) !== version) return resolve(await search(true), true, 1);
     return resolve(rows, false, coverage === 'all' ? 0.5 : 1);
   }
 
   /**
-   * Whether a filtered search scans its rows exactly: when they are few (at most `exactBelow`), the vector index's
-   * walk, which skips the rows the filter leaves out, could end before it met the nearest of them
-   * (docs/BENCHMARKS.md#filtered-search); a scan of that few rows costs about as much as the walk. The count comes from
-   * the scalar indexes and is kept FILTERED_COUNT_TTL_MS.
+   * Whether a filtered search scans its rows exactly (`scansExactly`). The counts come from the scalar indexes and
+   * are kept FILTERED_COUNT_TTL_MS.
    */
   private async exactScan(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
-    if (!q.filter || !chunkFilterSql(q.filter)) return false;
-    const where = scopeFilter(q);
-    let rows = this.filteredRows.get(where);
-    if (rows === undefined) {
-      rows = await table.countRows(where);
-      this.filteredRows.set(where, rows);
-    }
-    return rows <= this.deps.exactBelow;
+    if (!filtered(q)) return false;
+    const count = async (where: string): Promise<number> => {
+      let rows = this.filteredRows.get(where);
+      if (rows === undefined) {
+        rows = await (where === '' ? table.countRows() : table.countRows(where));
+        this.filteredRows.set(where, rows);
+      }
+      return rows;
+    };
+    return scansExactly(await count(scopeFilter(q)), await count(''), this.deps);
   }
 
   /**
@@ -273,7 +296,7 @@ export class ChunkSearches {
   private async soleScope(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
     return (
       !q.documentIds &&
-      !(q.filter && chunkFilterSql(q.filter)) &&
+      !filtered(q) &&
       overread(q) <= MAX_EXCLUDED_OVERREAD &&
       q.projectIds.length > 0 &&
       (await this.soleProjects(table, q.projectIds))

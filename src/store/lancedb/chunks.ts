@@ -54,10 +54,16 @@ export interface AnnOptions {
    */
   ef: number;
   /**
-   * A filtered search whose rows number at most this scans them exactly rather than walk the HNSW index, whose
-   * recall falls when the filter leaves few of its nodes (docs/BENCHMARKS.md#filtered-search). Default 20,000.
+   * A filtered search whose rows number at most this, and at most `exactShare` of the table's, scans them exactly
+   * rather than walk the HNSW index, whose recall falls when the filter leaves few of its nodes
+   * (docs/BENCHMARKS.md#filtered-search). Default 20,000.
    */
   exactBelow: number;
+  /**
+   * See `exactBelow`: past this share of the table's rows a filtered search walks the index (re-ranking its
+   * candidates by exact distance), which then costs less than a scan and keeps its recall. Default 0.02.
+   */
+  exactShare: number;
 }
 
 /** What the daemon is configured with: the embedder, and the keyword analysis ingestion writes (ANALYSIS_VERSION). */
@@ -67,7 +73,7 @@ export interface ConfiguredIndex {
   keywordAnalysis?: number;
 }
 
-export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000 };
+export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000, exactShare: 0.02 };
 
 /**
  * How long a chunks table of `rows` waits between background optimizes: 1 s per 20k rows, at least 5 s, at most
@@ -105,7 +111,7 @@ export class ChunkIndex extends OwnedRowsTable {
   ) {
     super(opts, 'chunks', store.shared);
     this.handles = new SearchHandles(store, () => ({ table: this.table, commits: this.commits, refreshes: this.refreshes, committedVersion: this.committedVersion }), this.log, this.kind);
-    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, exactBelow: ann.exactBelow, log: this.log, keywordColumn: () => this.keywordColumn() });
+    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, exactBelow: ann.exactBelow, exactShare: ann.exactShare, log: this.log, keywordColumn: () => this.keywordColumn() });
     const shared = store.shared;
     if (shared) {
       const follow = () => void this.discover().catch((err: unknown) => this.log?.warn({ err }, 'could not re-read the chunk index info; trying again later'));

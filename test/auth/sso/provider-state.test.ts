@@ -5,7 +5,8 @@
  *   be changed here (web, operator command: a clear refusal); every change a sign-in makes is audited `by: sso`;
  * - a back-channel logout from the provider ends the session at once; a forged logout token is refused;
  * - the periodic re-check (`--sso-recheck`) takes the provider's groups anew, and ends a session the provider ended;
- * - a linked account's own second factor is asked after a provider sign-in without MFA, and not after one with it.
+ * - an account the operator lets the provider take over (`users allow-sso-link`) is linked at its next sign-in, and its
+ *   own second factor is asked after a provider sign-in without MFA, not after one with it.
  * The relying party's own calls (re-check, logout token) are also run in-process, where the clock is a seam.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
 
   beforeAll(async () => {
     idp = await startIdp({ refreshTokens: true });
-    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1', '--sso-link-accounts']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
+    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
     idp.setClients([
       {
         client_id: CLIENT_ID,
@@ -136,6 +137,14 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     const lena = await addUser(d, { email: 'lena@example.org' });
     const { secret, recoveryCodes } = await enrolTotp(await loggedIn(d, lena));
     idp.accounts.set('lena', { email: 'lena@example.org', email_verified: true });
+
+    // Without --sso-link-accounts the provider may not take her account over, until it is allowed for this account.
+    const taken = await ssoSignIn(new WebClient(d), idp, 'lena');
+    expect(taken.status).toBe(403);
+    expect(taken.text).toContain('may not take it over');
+    const allowed = await op('users', 'allow-sso-link', 'lena@example.org');
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect((await events('?type=account.link_offered&target=lena@example.org')).map((e) => e.by)).toEqual(['operator']);
 
     // The provider says it asked two factors: the account's own is not asked again.
     idp.amr.set('lena', ['pwd', 'otp']);

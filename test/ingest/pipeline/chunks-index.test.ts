@@ -5,7 +5,8 @@ import * as lancedb from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForegroundGate } from '../../../src/core/foreground.js';
 import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
-import { ChunkIndex } from '../../../src/store/lancedb/chunks.js';
+import { scansExactly } from '../../../src/store/lancedb/chunk-search.js';
+import { ChunkIndex, DEFAULT_ANN } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
 /** The chunks table on a real LanceDB in a fresh directory. Vectors are synthetic: this tests the store, not a model. */
@@ -207,6 +208,16 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
   });
 });
 
+describe('a filtered vector search scans exactly', () => {
+  it('only when its rows are few in number and in share of the table (docs/BENCHMARKS.md#filtered-search)', () => {
+    const at = (rows: number, table: number) => scansExactly(rows, table, DEFAULT_ANN);
+    // 100k chunks: 1 % scanned; 10 % and 50 % walk the index (cheaper there, and refined to a recall@10 of 1.000).
+    expect([at(1_000, 100_000), at(2_000, 100_000), at(10_000, 100_000), at(50_000, 100_000)]).toEqual([true, true, false, false]);
+    // 1M chunks: 1 % (10k rows) scanned, where a walk would meet few of its rows in the graph; never past 20k rows.
+    expect([at(10_000, 1_000_000), at(20_000, 1_000_000), at(20_001, 1_000_000), at(25_000, 10_000_000)]).toEqual([true, true, false, false]);
+  });
+});
+
 describe('ChunkIndex with its HNSW vector index', () => {
   // A small threshold so the ANN path runs on a few hundred rows; 16-dim random vectors stand in for a model's.
   const DIM = 16;
@@ -260,6 +271,31 @@ describe('ChunkIndex with its HNSW vector index', () => {
     await index.add(rows('u1', 'd4', 5), model);
     await index.optimize();
     expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 358 });
+    await index.close();
+  });
+
+  it('scans a filter that keeps few rows exactly, and walks the index refined for one that keeps many', async () => {
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 300 } });
+    // 600 rows: 6 PDFs (1 %: at most 2 % of the table, scanned) and 300 HTML (50 %: walked), spread over the table.
+    const all = rows('u1', 'd1', 600).map((r, i) => ({ ...r, content_type: i % 100 === 7 ? 'application/pdf' : i % 2 ? 'text/html' : 'text/plain' }));
+    await index.add(all, model);
+    await index.optimize();
+    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 600 });
+    const query = randomUnit();
+    const cosineDistance = (v: Float32Array) => 1 - v.reduce((a, x, i) => a + x * query[i]!, 0);
+    const nearest = (type: string, k: number) =>
+      all
+        .filter((r) => r.content_type === type)
+        .map((r) => ({ id: r.id, d: cosineDistance(r.vector) }))
+        .sort((a, b) => a.d - b.d)
+        .slice(0, k);
+    for (const [type, k] of [['application/pdf', 6], ['text/html', 10]] as const) {
+      const got = await index.vectorSearch({ projectIds: ['p-u1'], vector: query, limit: 10, filter: { contentTypes: [type] } });
+      const want = nearest(type, k);
+      expect(got.map((h) => h.id)).toEqual(want.map((w) => w.id));
+      // Exact cosine distances: scanned, or refined (the index's own 8-bit distances are off in the second digit).
+      got.forEach((h, i) => expect(h._distance).toBeCloseTo(want[i]!.d, 5));
+    }
     await index.close();
   });
 
