@@ -33,6 +33,7 @@ import { UserStore } from '../src/store/sql/users.js';
 import { addUser, api, removeDir, startDaemon, waitPreloaded } from '../test/helpers/daemon.js';
 import { cpuMs, percentile } from './ingest-api.js';
 import { linkTree } from './library-copy.js';
+import { knobTable } from './filtered-knobs.js';
 import { indexWrittenLibrary } from './library-index.js';
 import { rng } from './scifact.js';
 
@@ -220,7 +221,8 @@ export async function runFiltered(
   source: FilteredSource[],
   embedderId: string,
   queries: { text: string; vector: Float32Array }[],
-): Promise<FilteredResult> {
+  knobs = false,
+): Promise<FilteredResult | string> {
   const dir = join(libraries, `filtered-${size}-v${LIBRARY_VERSION}`);
   if (!existsSync(join(dir, 'meta.json'))) {
     mkdirSync(libraries, { recursive: true });
@@ -239,8 +241,21 @@ export async function runFiltered(
   const dataDir = mkdtempSync(join(libraries, '.run-filtered-'));
   try {
     linkTree(join(dir, 'data'), dataDir);
-    log('filtered library: recall@10 of each filter against an exact scan of its rows');
     const vectors = queries.slice(0, 100).map((q) => q.vector);
+    if (knobs) {
+      log('filtered library: the vector search knobs at shares of 1 to 50 %');
+      const store = await VectorStore.open(join(dataDir, 'lancedb'));
+      const chunks = await ChunkIndex.open(store, { embedderId });
+      const table = await store.connection.openTable(chunks.indexInfo()!.table);
+      try {
+        return await knobTable(table, meta.projectId, vectors);
+      } finally {
+        table.close();
+        await chunks.close();
+        store.close();
+      }
+    }
+    log('filtered library: recall@10 of each filter against an exact scan of its rows');
     const unfilteredRecall = await recall(dataDir, embedderId, meta.projectId, null, vectors);
     const recalls: Awaited<ReturnType<typeof recall>>[] = [];
     for (const s of SELECTIVITIES) recalls.push(await recall(dataDir, embedderId, meta.projectId, s.types, vectors));

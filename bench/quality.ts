@@ -17,7 +17,7 @@
  * the section of docs/BENCHMARKS.md (the default's) is left as it is.
  *
  * Vectors are cached by content under bench/.cache/ (vector-cache.ts), and the built LanceDB index under
- * bench/.cache/scifact-<key>/ keyed by corpus + model + chunker code, so reruns take seconds.
+ * bench/.cache/scifact-<key>/ keyed by corpus + model + chunker and analysis code, so reruns take seconds.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -84,8 +84,9 @@ export interface Built {
 /** The SciFact chunks table (vectors and answer units), built once per corpus + model + chunker code. */
 export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<string>): Promise<Built> {
   const corpusStat = statSync(join(SCIFACT, 'corpus.jsonl'));
-  const code = ['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/write.ts', 'src/store/lancedb/chunks.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts'].map((f) => readFileSync(join(REPO, f), 'utf8'));
-  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...code, ...(only ? [[...only].sort().join(',')] : [])]);
+  const code = ['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/write.ts', 'src/store/lancedb/chunks.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts', ...readdirSync(join(REPO, 'src/language')).map((f) => `src/language/${f}`)].map((f) => readFileSync(join(REPO, f), 'utf8'));
+  // The keyword analysis (src/language, and DOCSEARCH_ANALYSIS=english) writes keyword_text, so it keys the index too.
+  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), process.env.DOCSEARCH_ANALYSIS ?? '', ...code, ...(only ? [[...only].sort().join(',')] : [])]);
   const dir = join(CACHE, `scifact-${key}`);
   const done = join(dir, 'COMPLETE');
   if (!existsSync(done)) {

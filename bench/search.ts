@@ -65,6 +65,8 @@ const { values: argv } = parseArgs({
     write: { type: 'boolean', default: false },
     shared: { type: 'string', default: '' },
     filtered: { type: 'string', default: '' },
+    /** With --filtered: the vector search knobs' table instead (bench/filtered-knobs.ts). */
+    knobs: { type: 'boolean', default: false },
   },
 });
 /** `--filtered 100000`: the filtered library's size (bench/filtered-library.ts); none by default. */
@@ -671,11 +673,11 @@ async function main(): Promise<void> {
     process.stderr.write('\n');
     const source = chunks.map((c, i) => ({ text: c.text, embedText: c.embedText, vector: vectors[i]! }));
     const qv = await cache.embed(embedder, readSplit('test').map((q) => q.text), 'query');
-    const r = await runFiltered(LIBRARIES, FILTERED, source, embedder.id, readSplit('test').map((q, i) => ({ text: q.text, vector: qv[i]! })));
-    const text = filteredSection(r, [load0, loadavg()[0]!]);
+    const r = await runFiltered(LIBRARIES, FILTERED, source, embedder.id, readSplit('test').map((q, i) => ({ text: q.text, vector: qv[i]! })), argv.knobs);
+    const text = typeof r === 'string' ? `${r}\n\nload ${loadavg()[0]!.toFixed(1)}` : filteredSection(r, [load0, loadavg()[0]!]);
     process.stdout.write(`\n${text}\n`);
     const bm = join(REPO, 'docs/BENCHMARKS.md');
-    if (argv.write) writeFileSync(bm, readFileSync(bm, 'utf8').replace(/## Filtered search\n[\s\S]*?(?=\n## |$)/, `## Filtered search\n\n${text}\n`));
+    if (argv.write && typeof r !== 'string') writeFileSync(bm, readFileSync(bm, 'utf8').replace(/## Filtered search\n[\s\S]*?(?=\n## |$)/, `## Filtered search\n\n${text}\n`));
     if (SIZES.length === 0 && !SHARED) {
       await embedder.close();
       await closeModel();

@@ -3,8 +3,8 @@
  * or a trusted-header proxy) is here. Decided at every such sign-in:
  * - who may: a required group, and for a first sign-in the allowed e-mail domains (a verified e-mail only);
  * - which account: the one linked to the person's subject at the provider; else, at a first sign-in, a new account,
- *   or the local account with the same e-mail when the operator allows linking and the provider vouches for the
- *   e-mail (`email_verified`) — never through an unverified one, which anybody could have typed at the provider;
+ *   or the local account with the same e-mail when the operator allows linking (every account, or this one: an offer
+ *   that the link then uses up) and the provider vouches for the e-mail (`email_verified`) — never through an unverified one, which anybody could have typed at the provider;
  * - their groups: the provider's groups, made here as groups of its source (read-only in docsearch, so sharing can
  *   use them), joined and left to match the claim — losing a group there loses what it was given here at once;
  * - whether they are an admin, when an admin group is mapped: the flag is then the provider's (marked on the
@@ -93,6 +93,20 @@ export class ProviderAccounts {
     return { ...found, user: { ...user, isAdmin: admin, adminManagedBy: managedBy } };
   }
 
+  /**
+   * Links a signed-in account to the person who just signed in at the provider (Settings → Security: both proofs
+   * at once, the session here and the sign-in there). Refused when either is linked to someone else already.
+   */
+  async linkSignedIn(user: Pick<User, 'id' | 'email'>, identity: ExternalIdentity): Promise<{ ok: true; already: boolean } | { ok: false; message: string }> {
+    const { source } = this.policy;
+    const link = await this.deps.identities.find(identity.provider, identity.subject);
+    if (link) return link.userId === user.id ? { ok: true, already: true } : { ok: false, message: `That ${source} account is linked to another account here: it was not linked to yours.` };
+    if (await this.deps.identities.linked(user.id, identity.provider)) return { ok: false, message: `Your account is linked to another ${source} account already.` };
+    if (!(await this.deps.identities.link(user.id, identity.provider, identity.subject))) return this.linkSignedIn(user, identity);
+    await this.deps.audit.record({ type: 'account.linked', actor: { id: user.id, email: user.email }, by: 'user', target: { type: 'account', id: user.id, label: user.email }, details: { provider: source, subject: identity.subject, how: 'settings' } });
+    return { ok: true, already: false };
+  }
+
   /** Whether the account is linked at this provider (signing out of docsearch signs out there too). */
   linked(userId: string, provider: string): Promise<boolean> {
     return this.deps.identities.linked(userId, provider);
@@ -125,10 +139,13 @@ export class ProviderAccounts {
       // A sign-in of the same person at the same moment may have made this account, and linked it in the same
       // transaction, since the lookup above: then it is theirs, not one to refuse as taken.
       if (await this.deps.identities.find(identity.provider, identity.subject)) return this.account(identity);
-      if (!this.policy.linkAccounts || !identity.emailVerified || (await this.deps.identities.linked(existing.id, identity.provider))) {
+      // Linking is the operator's choice for every account (--sso-link-accounts), or for this one (`users allow-sso-link`).
+      const offered = this.policy.linkAccounts || (await this.deps.users.providerLinkOffered(existing.id)) !== null;
+      if (!offered || !identity.emailVerified || (await this.deps.identities.linked(existing.id, identity.provider))) {
         return refused('taken', `An account with the e-mail ${email} exists here already, and signing in through ${this.policy.source} may not take it over. Sign in with its password, or ask an administrator.`);
       }
       if (!(await this.deps.identities.link(existing.id, identity.provider, identity.subject))) return this.account(identity);
+      await this.deps.users.offerProviderLink(existing.id, null);
       const { passwordHash: _, ...user } = existing;
       return { ok: true, user, created: false, linked: true };
     }

@@ -158,6 +158,15 @@ export class TeamAdmin {
     return { quotaBytes, usage: usage.get(projectId) ?? { documents: 0, bytes: 0, chunks: 0 } };
   }
 
+  /**
+   * Lets the identity provider take this local account over at its next sign-in with the same verified e-mail (the
+   * per-account form of --sso-link-accounts); the person keeps their password, and their own factors are still asked.
+   */
+  async allowProviderLink(user: User): Promise<void> {
+    await this.deps.users.offerProviderLink(user.id, this.deps.now());
+    await this.deps.audit.record({ type: 'account.link_offered', target: accountTarget(user), details: {} });
+  }
+
   async setAdmin(user: User, admin: boolean): Promise<void> {
     // The provider sets it again at the next sign-in: a change here would be undone silently (issue 61).
     if (user.adminManagedBy !== null) {

@@ -252,6 +252,24 @@ function addOffboardingCommands(users: Command, io: IO): void {
 
   libraryOptions(
     users
+      .command('allow-sso-link')
+      .summary("let the identity provider's next sign-in with this e-mail take the account over")
+      .description(
+        "Let the OpenID Connect provider's next sign-in with this account's e-mail (verified there) link to this local account, as --sso-link-accounts does for every account: the person then signs in through the provider to the account they have, with its projects, password and second factors.",
+      )
+      .argument('<email>', 'the account e-mail'),
+  )
+    .addHelpText('after', examples('docsearch users allow-sso-link alice@example.com'))
+    .action(async (email: string, flags: LibraryFlags) => {
+      await withTeamAdmin(io, 'users allow-sso-link', flags, async ({ team }) => {
+        const user = await team.user(email);
+        await team.allowProviderLink(user);
+        io.stderr.write(`${user.email}: the identity provider's next sign-in with this e-mail (verified there) links to this account\n`);
+      });
+    });
+
+  libraryOptions(
+    users
       .command('set-admin')
       .summary('make an account an admin, or (--off) not')
       .description('Make an account an administrator (the Admin pages: users, groups, the sharing policy), or with --off take that away. The last active admin stays one.')

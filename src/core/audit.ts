@@ -36,6 +36,7 @@ export const AUDIT_EVENT_TYPES = [
   'oauth.revoked',
   'account.created',
   'account.linked',
+  'account.link_offered',
   'account.invited',
   'account.invite_revoked',
   'password_reset.requested',

@@ -268,6 +268,15 @@ export const OPTIONS = [
   },
   { name: 'sources-delete-guard-percent', kind: 'int', default: 10, min: 0, max: 100, valueName: 'n', description: 'a source pass that would delete more than this share (%) of its documents, and more than --sources-delete-guard-count of them, pauses the source until an owner confirms' },
   { name: 'sources-delete-guard-count', kind: 'int', default: 5, min: 0, max: 1000000, valueName: 'n', description: 'see --sources-delete-guard-percent' },
+  {
+    name: 'source-timeout',
+    kind: 'int',
+    default: 60,
+    min: 1,
+    max: 3600,
+    valueName: 'seconds',
+    description: 'how long a source\'s server may stay silent during a request (WebDAV, S3, web site, IMAP, git over http) before the pass fails with an error saying so; the source is tried again at its next run',
+  },
   { name: 'sources-min-interval', kind: 'int', default: 60, min: 1, max: 86400, valueName: 'seconds', description: 'the shortest schedule (`every`) a source may have' },
   {
     name: 'require-2fa',

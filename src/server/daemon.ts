@@ -352,7 +352,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const notices = new NoticeStore(db, now);
     const roots = sourceRoots(config);
     const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000, audit });
-    const reach = new Reach(config.sourcesAllowPrivate);
+    const reach = new Reach(config.sourcesAllowPrivate, config.sourceTimeout * 1000);
     const scheduler = new SourceScheduler({
       service: sources,
       store: sourceStore,

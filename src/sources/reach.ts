@@ -7,6 +7,10 @@
  * between the check and the connect cannot happen). The agents do it for libraries that speak HTTP through Node's
  * agents (WebDAV, S3, the web crawler), so a redirect to another host is checked when it connects; the others
  * (IMAP, git) connect to the address `resolve` returns.
+ *
+ * Every connection is also bounded in time (`--source-timeout`): a server that accepts it and then says nothing fails
+ * the request after that many seconds of silence, never hanging the source's pass. The agents destroy a socket idle
+ * that long; the kinds that open their own connections (IMAP, git) give their clients `timeoutMs`.
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { type AgentOptions, type ClientRequestArgs, Agent as HttpAgent } from 'node:http';
@@ -15,6 +19,9 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { refusedAddress } from '../auth/oauth/refused-address.js';
+
+/** `--source-timeout`'s default: a minute of silence. */
+export const DEFAULT_SOURCE_TIMEOUT_MS = 60_000;
 
 export class ReachError extends Error {
   override name = 'ReachError';
@@ -35,20 +42,39 @@ export class Reach {
   readonly httpAgent: HttpAgent;
   readonly httpsAgent: HttpsAgent;
 
-  constructor(readonly allowPrivate: boolean) {
+  /**
+   * `timeoutMs`: how long a connection may stay silent while a request waits on it. The agents' `timeout` keeps it
+   * on every socket, a reused keep-alive one too (Node sets a socket's timeout to the agent's as it hands it out).
+   */
+  constructor(
+    readonly allowPrivate: boolean,
+    readonly timeoutMs = DEFAULT_SOURCE_TIMEOUT_MS,
+  ) {
     const guard = this;
-    const options: AgentOptions = { keepAlive: true, maxSockets: 8, lookup: this.lookup };
+    const options: AgentOptions = { keepAlive: true, maxSockets: 8, lookup: this.lookup, timeout: timeoutMs };
     // An IP literal never reaches `lookup` (Node connects to it directly), so the agents check it themselves.
     this.httpAgent = new (class extends HttpAgent {
       override createConnection(opts: ClientRequestArgs, cb?: Created) {
-        return guard.literal(opts, cb) ? undefined : super.createConnection(opts, cb);
+        return guard.literal(opts, cb) ? undefined : guard.bounded(super.createConnection(opts, cb));
       }
     })(options);
     this.httpsAgent = new (class extends HttpsAgent {
       override createConnection(opts: ClientRequestArgs, cb?: Created) {
-        return guard.literal(opts, cb) ? undefined : super.createConnection(opts, cb);
+        return guard.literal(opts, cb) ? undefined : guard.bounded(super.createConnection(opts, cb));
       }
     })(options);
+  }
+
+  /** What a request that timed out says: the clients put it in their own errors. */
+  silence(): string {
+    return `the server sent nothing for ${this.timeoutMs / 1000} s (--source-timeout)`;
+  }
+
+  /** Node only reports an idle socket ('timeout'); a request in flight on it would wait on forever: it is destroyed. */
+  private bounded<T extends Duplex | null | undefined>(socket: T): T {
+    // With no 'error' listener (none is expected between requests) the error would be thrown: then it goes quietly.
+    socket?.on('timeout', () => socket.destroy(socket.listenerCount('error') > 0 ? new ReachError(this.silence()) : undefined));
+    return socket;
   }
 
   /** The reason a host may not be reached, for a message. */

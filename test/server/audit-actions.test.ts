@@ -46,6 +46,7 @@ const ELSEWHERE: Record<string, string> = {
   'mail.sent': 'test/mail/outbox.test.ts',
   'migrate.completed': 'test/admin/restore-drill.test.ts',
   'account.linked': 'test/auth/sso/sso-web.test.ts',
+  'account.link_offered': 'test/auth/sso/provider-state.test.ts',
   'reindex.started': 'test/ingest/pipeline/reindex.test.ts',
   'mail.failed': 'test/mail/outbox.test.ts',
 };

@@ -13,6 +13,8 @@ export interface OidcTransaction {
   nonce: string;
   verifier: string;
   returnTo?: string;
+  /** Not a sign-in: the signed-in account (its id) asked to be linked to whoever signs in at the provider. */
+  linkTo?: string;
   startedAt: number;
 }
 

@@ -6,7 +6,6 @@
  */
 import type Router from '@koa/router';
 import { throttledMessage } from '../../auth/accounts.js';
-import type { RelyingParty } from '../../auth/passkeys.js';
 import { AppError } from '../../core/errors.js';
 import { loginPage, secondStepPage } from '../../web/pages/login.js';
 import type { Services } from '../services.js';
@@ -16,15 +15,10 @@ import { flash } from './flash.js';
 import { endSession, ensureSession, type WebContext } from './session.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
 import { render } from './render.js';
+import { relyingParty } from './relying-party.js';
 import { safeReturnTo, withReturn } from './return-to.js';
 import { afterSignOut, ssoLoginOptions } from './sso.js';
 import { awaitSecondFactor, completeSecondStep, completeSignIn, recordRefusal, SECOND_STEP_PATH } from './sign-in.js';
-
-/** The server's passkey relying party, or null when it cannot offer passkeys (see relyingPartyOf). */
-export function relyingParty(s: Services): RelyingParty | null {
-  const rp = s.relyingParty();
-  return 'unavailable' in rp ? null : rp;
-}
 
 /** Why a refused sign-in step is refused, in the page's words, and its status. */
 function refusalPage(reason: 'invalid' | 'throttled' | 'disabled', retryAfterMs: number | undefined, wrong: string): { error: string; status: number } {

@@ -20,7 +20,7 @@ import { checkCsrf, requireFormUser } from './csrf.js';
 import { requireRecentProof, requireRecentProofJson } from './sudo.js';
 import { flash } from './flash.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
-import { relyingParty } from './login.js';
+import { relyingParty } from './relying-party.js';
 import { render } from './render.js';
 import { safeReturnTo } from './return-to.js';
 import { redirectWithOnce, requireUser, signedIn, takeOnce, type WebContext, type WebUser } from './session.js';
@@ -50,10 +50,17 @@ async function show(ctx: WebContext, s: Services, user: WebUser, extra: Partial<
       passkeys: passkeys.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt, lastUsedAt: p.lastUsedAt, backedUp: p.backedUp })),
       passkeySignIn: factors.passkeySignIn,
       sessions,
+      provider: await linkedProvider(s, user.id),
       ...extra,
     }),
     status,
   );
+}
+
+/** The OpenID Connect provider (when the server has one, and it answers) and whether the account is linked there. */
+async function linkedProvider(s: Services, userId: string): Promise<SettingsSecurityData['provider']> {
+  const server = s.sso?.oidc ? await s.sso.oidc.metadata() : null;
+  return server ? { name: s.sso!.name, linked: await s.sso!.accounts.linked(userId, server.issuer) } : undefined;
 }
 
 /** The page again with why a form was refused: 401 for a wrong password, 429 (Retry-After) once throttled. */

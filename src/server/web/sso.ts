@@ -6,7 +6,7 @@
  * Signing out ends the provider's session too, where it offers RP-initiated logout.
  */
 import type Router from '@koa/router';
-import { providerMfa } from '../../auth/sso/identity.js';
+import { type ExternalIdentity, providerMfa } from '../../auth/sso/identity.js';
 import { type OidcSignIn, SsoError } from '../../auth/sso/oidc.js';
 import { openTransaction, sealTransaction, TRANSACTION_TTL_MS } from '../../auth/sso/transaction.js';
 import { notFound } from '../../core/errors.js';
@@ -15,7 +15,9 @@ import type { SsoSignIn } from '../../web/pages/sso-sign-in.js';
 import type { Services } from '../services.js';
 import { SSO_CALLBACK_PATH, type Sso } from '../sso.js';
 import type { AppState } from '../state.js';
-import { checkCsrf } from './csrf.js';
+import { checkCsrf, requireFormUser } from './csrf.js';
+import { flash } from './flash.js';
+import { requireRecentProof } from './sudo.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { safeReturnTo, withReturn } from './return-to.js';
@@ -28,6 +30,7 @@ export const SSO_START_PATH = '/login/sso';
 export const SSO_BACKCHANNEL_PATH = '/login/sso/backchannel-logout';
 /** The sealed transaction (auth/sso/transaction.ts), sent back only to the callback. */
 const TRANSACTION_COOKIE = 'ds_sso';
+const SETTINGS_SECURITY = '/settings/security';
 
 /** What the login page offers besides (or instead of) the password form. */
 export function ssoLoginOptions(s: Services): { sso?: SsoSignIn } {
@@ -38,15 +41,21 @@ export function ssoLoginOptions(s: Services): { sso?: SsoSignIn } {
 export function ssoRoutes(router: Router<AppState>, s: Services): void {
   router.post('login.sso', SSO_START_PATH, formBody(), async (ctx) => {
     const { sso, oidc } = configured(s);
+    // Settings → Security's "Link": the signed-in person goes to sign in at the provider, to link the two.
+    const linking = formField(ctx, 'link') === 'yes' ? await requireFormUser(ctx, s) : undefined;
+    if (linking === null) return;
+    // A link lets whoever holds the provider account in: a session left open is not proof enough (sudo mode).
+    if (linking && !(await requireRecentProof(ctx, s, linking, `link your account with ${sso.name}`, SETTINGS_SECURITY))) return;
     const session = checkCsrf(ctx, s);
-    const returnTo = safeReturnTo(formField(ctx, 'return_to'));
+    const returnTo = linking ? SETTINGS_SECURITY : safeReturnTo(formField(ctx, 'return_to'));
     let begun: Awaited<ReturnType<OidcSignIn['begin']>>;
     try {
       begun = await oidc.begin(returnTo);
     } catch (err) {
       return failed(ctx, s, sso, err, returnTo);
     }
-    ctx.cookies.set(TRANSACTION_COOKIE, sealTransaction(session.id, begun.transaction), {
+    const transaction = linking ? { ...begun.transaction, linkTo: linking.id } : begun.transaction;
+    ctx.cookies.set(TRANSACTION_COOKIE, sealTransaction(session.id, transaction), {
       httpOnly: true,
       // Lax: the provider's redirect back is a top-level GET from its site, which Lax cookies go along with.
       sameSite: 'lax',
@@ -75,6 +84,7 @@ export function ssoRoutes(router: Router<AppState>, s: Services): void {
     } catch (err) {
       return failed(ctx, s, sso, err, transaction.returnTo);
     }
+    if (transaction.linkTo) return linkSignedIn(ctx, s, sso, transaction.linkTo, identity);
     const outcome = await sso.accounts.signIn(identity);
     if (!outcome.ok) {
       s.log.info({ event: 'sso.refused', reason: outcome.reason, provider: identity.provider }, `a sign-in through ${sso.name} was refused: ${outcome.reason}`);
@@ -138,6 +148,16 @@ export async function afterSignOut(s: Services, userId: string | null | undefine
   const server = await oidc.metadata();
   if (!server?.end_session_endpoint || !(await s.sso!.accounts.linked(userId, server.issuer))) return '/login';
   return (await oidc.signOutUrl(server, `${s.publicUrl()}/login`)).href;
+}
+
+/** The end of Settings → Security's "Link": the same account still signed in here, linked to who signed in there. */
+async function linkSignedIn(ctx: WebContext, s: Services, sso: Sso, userId: string, identity: ExternalIdentity): Promise<void> {
+  const user = ctx.state.session?.userId === userId ? await s.accounts.findUser(userId) : null;
+  if (!user || user.disabledAt !== null) return showError(ctx, s, 'Sign in here first, then link your account from Settings → Security.', 400);
+  const linked = await sso.accounts.linkSignedIn(user, identity);
+  if (linked.ok) flash(ctx, linked.already ? `Your account was linked with ${sso.name} already.` : `Your account is linked with ${sso.name}: you can sign in with it from now on.`);
+  else flash(ctx, linked.message, 'error');
+  ctx.redirect(SETTINGS_SECURITY);
 }
 
 function configured(s: Services): { sso: Sso; oidc: OidcSignIn } {

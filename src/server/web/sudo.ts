@@ -15,7 +15,7 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf, requireFormUser } from './csrf.js';
 import { formBody, formField, jsonBody, jsonFields } from './form.js';
-import { relyingParty } from './login.js';
+import { relyingParty } from './relying-party.js';
 import { render } from './render.js';
 import { safeReturnTo } from './return-to.js';
 import { signedIn, type WebContext, type WebUser } from './session.js';

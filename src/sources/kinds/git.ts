@@ -89,6 +89,9 @@ class GitConnection implements SourceConnection {
       ['http.followRedirects', 'false'],
       ['protocol.file.allow', 'never'],
       ['core.hooksPath', '/dev/null'],
+      // --source-timeout: curl gives up on a transfer slower than 1 byte/s for that long (a server that says nothing).
+      ['http.lowSpeedLimit', '1'],
+      ['http.lowSpeedTime', String(Math.ceil(this.reach.timeoutMs / 1000))],
     ];
     let remote = this.url.href;
     if (this.url.protocol === 'git:') {
@@ -112,7 +115,9 @@ class GitConnection implements SourceConnection {
     const r = await this.git(['fetch', '--quiet', '--no-tags', '--depth=1', remote, `+${ref}:${HEAD_REF}`], env);
     if (r.code !== 0) {
       const said = r.stderr.trim();
-      if (/Authentication failed|401|403|could not read Username/i.test(said)) throw new SourceError(`the repository refused the credentials: check username and password (an access token) (${said.split('\n').pop()})`);
+      if (/Operation too slow/.test(said)) throw new SourceError(`the repository could not be fetched: ${this.reach.silence()}`);
+      // Word bounds: a port such as 40133 in curl's message is no HTTP status.
+      if (/Authentication failed|\b40[13]\b|could not read Username/i.test(said)) throw new SourceError(`the repository refused the credentials: check username and password (an access token) (${said.split('\n').pop()})`);
       if (/couldn't find remote ref/i.test(said)) throw new SourceError(`the repository has no branch ${this.options.branch ?? '(its HEAD)'}`);
       throw new SourceError(`the repository could not be fetched: ${said.split('\n').slice(-2).join(' ') || `exit code ${r.code}`}`);
     }

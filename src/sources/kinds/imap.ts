@@ -12,7 +12,11 @@
 import type { ImapFlow } from 'imapflow';
 import { z } from 'zod';
 import { ItemError, type ListedItem, type ListRequest, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
+import type { Reach } from '../reach.js';
 import { secret, username } from './options.js';
+
+/** imapflow's codes for a server that stopped answering (the connect, its greeting, STARTTLS, a command). */
+const IMAP_TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT']);
 
 const Options = z.strictObject({
   username,
@@ -35,8 +39,9 @@ function parseVersion(version: string): { folder: string; uid: number } {
   return { folder: folder!, uid: Number(uid) };
 }
 
-function sourceError(err: unknown, where: string): SourceError {
+function sourceError(err: unknown, where: string, reach: Reach): SourceError {
   const e = err as { authenticationFailed?: boolean; responseText?: string; message?: string; code?: string };
+  if (e.code !== undefined && IMAP_TIMEOUTS.has(e.code)) return new SourceError(`the mailbox ${where} could not be read: ${reach.silence()}`);
   if (e.authenticationFailed) return new SourceError(`the mail server refused the credentials: check username and password (${e.responseText ?? 'authentication failed'})`);
   return new SourceError(`the mailbox ${where} could not be read: ${e.responseText ?? e.message ?? e.code ?? String(err)}`);
 }
@@ -47,6 +52,7 @@ class ImapConnection implements SourceConnection {
     private readonly folder: string,
     private readonly moveTo: string | undefined,
     private readonly where: string,
+    private readonly reach: Reach,
   ) {}
 
   async list(request: ListRequest) {
@@ -62,7 +68,7 @@ class ImapConnection implements SourceConnection {
         lock = await this.client.getMailboxLock(folder);
       } catch (err) {
         if (folder === this.moveTo) continue; // not made yet: nothing moved so far
-        throw sourceError(err, `${this.where} (${folder})`);
+        throw sourceError(err, `${this.where} (${folder})`, this.reach);
       }
       try {
         const box = this.client.mailbox;
@@ -140,8 +146,9 @@ export const imap: SourceKind = {
       servername: host,
       auth: { user: o.username, pass: setup.secrets.password ?? '' },
       logger: QUIET,
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
+      connectionTimeout: env.reach.timeoutMs,
+      greetingTimeout: env.reach.timeoutMs,
+      socketTimeout: env.reach.timeoutMs,
       tls: { servername: host },
     });
     // A socket error after the connection is up would otherwise be thrown as an unhandled 'error' event.
@@ -149,10 +156,10 @@ export const imap: SourceKind = {
     try {
       await client.connect();
     } catch (err) {
-      throw sourceError(err, where);
+      throw sourceError(err, where, env.reach);
     }
     // The folder processed mail goes to is made once; it may exist already.
     if (o.move_to) await client.mailboxCreate(o.move_to).catch(() => undefined);
-    return new ImapConnection(client, folder, o.move_to, where);
+    return new ImapConnection(client, folder, o.move_to, where, env.reach);
   },
 };

@@ -69,7 +69,7 @@ export const s3: SourceKind = {
         : { credentials: { accessKeyId: '', secretAccessKey: '' }, signer: { sign: async (request: unknown) => request as never } }),
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { httpAgent: env.reach.httpAgent, httpsAgent: env.reach.httpsAgent, connectionTimeout: 10_000, socketTimeout: 120_000 },
+      requestHandler: { httpAgent: env.reach.httpAgent, httpsAgent: env.reach.httpsAgent, connectionTimeout: env.reach.timeoutMs },
       logger: QUIET,
     });
     return new S3Connection(sdk, client, location(setup.url));

@@ -92,7 +92,7 @@ class WebConnection implements SourceConnection {
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const agent = url.protocol === 'https:' ? this.reach.httpsAgent : this.reach.httpAgent;
     return new Promise((resolve, reject) => {
-      const req = request(url, { agent, headers: { 'user-agent': USER_AGENT, accept: '*/*', ...headers }, signal: this.signal, timeout: 30_000 }, (res) => {
+      const req = request(url, { agent, headers: { 'user-agent': USER_AGENT, accept: '*/*', ...headers }, signal: this.signal, timeout: this.reach.timeoutMs }, (res) => {
         const parts: Buffer[] = [];
         let size = 0;
         res.on('data', (b: Buffer) => {
@@ -105,7 +105,7 @@ class WebConnection implements SourceConnection {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts), url }));
         res.on('error', reject);
       });
-      req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
+      req.on('timeout', () => req.destroy(new Error(this.reach.silence())));
       req.on('error', reject);
       req.end();
     });

@@ -124,6 +124,20 @@ export class UserStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
+  /**
+   * Lets the identity provider take this local account over at its next sign-in with the same verified e-mail (an
+   * operator's or admin's offer, `at`), or takes the offer back (null: once linked).
+   */
+  async offerProviderLink(id: string, at: number | null): Promise<void> {
+    await this.db.updateTable('users').set({ link_offered_at: at }).where('id', '=', id).execute();
+  }
+
+  /** When the provider was last offered this account (offerProviderLink), or null. */
+  async providerLinkOffered(id: string): Promise<number | null> {
+    const row = await this.db.selectFrom('users').select('link_offered_at').where('id', '=', id).executeTakeFirst();
+    return row?.link_offered_at == null ? null : Number(row.link_offered_at);
+  }
+
   /** Names the provider that sets this account's admin flag from now on (null: it is set here again). */
   async setAdminManagedBy(id: string, provider: string | null): Promise<void> {
     await this.db.updateTable('users').set({ admin_managed_by: provider }).where('id', '=', id).execute();

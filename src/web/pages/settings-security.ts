@@ -42,6 +42,8 @@ export interface SettingsSecurityData {
   passkeys: SecurityPasskey[];
   passkeySignIn: boolean;
   sessions: SecuritySession[];
+  /** The OpenID Connect provider this server signs in with, and whether this account is linked to it. */
+  provider?: { name: string; linked: boolean } | undefined;
   /** Which form failed, and why. */
   error?: { form: 'totp' | 'totp-disable' | 'recovery' | 'passkey' | 'passkey-sign-in'; message: string };
 }
@@ -119,6 +121,21 @@ function recoverySection(d: SettingsSecurityData) {
   <form method="post" action="/settings/security/recovery-codes" aria-labelledby="recovery-heading">
     ${hidden(d)}<button type="submit">Make new codes</button>
   </form>`;
+}
+
+/** Linking the account to the identity provider: signing in there proves the other half (docs/sso.md). */
+function providerSection(d: SettingsSecurityData) {
+  if (!d.provider) return null;
+  const { name, linked } = d.provider;
+  return html`<h2 id="provider-heading">${name}</h2>
+  ${
+    linked
+      ? html`<p id="provider-linked">Your account is linked with ${name}: you can sign in with it.</p>`
+      : html`<p>Sign in with ${name} as well as here: link your account, by signing in there once.</p>
+  <form method="post" action="/login/sso" aria-labelledby="provider-heading">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}"><input type="hidden" name="link" value="yes"><button type="submit" id="provider-link">Link with ${name}</button>
+  </form>`
+  }`;
 }
 
 function passkeySection(d: SettingsSecurityData) {
@@ -204,6 +221,7 @@ export function settingsSecurityPage(d: SettingsSecurityData) {
   <h2 id="totp-heading">Authenticator app</h2>
   ${totpSection(d)}
   ${recoverySection(d)}
+  ${providerSection(d)}
   ${sessionsSection(d)}
 </section>`,
   );

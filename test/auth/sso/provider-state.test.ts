@@ -5,7 +5,9 @@
  *   be changed here (web, operator command: a clear refusal); every change a sign-in makes is audited `by: sso`;
  * - a back-channel logout from the provider ends the session at once; a forged logout token is refused;
  * - the periodic re-check (`--sso-recheck`) takes the provider's groups anew, and ends a session the provider ended;
- * - a linked account's own second factor is asked after a provider sign-in without MFA, and not after one with it.
+ * - an account the operator lets the provider take over (`users allow-sso-link`) is linked at its next sign-in, and its
+ *   own second factor is asked after a provider sign-in without MFA, not after one with it; a person links their own
+ *   account from Settings → Security by signing in at the provider (both proofs).
  * The relying party's own calls (re-check, logout token) are also run in-process, where the clock is a seam.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,7 @@ import { addUser, api, type Daemon, removeDir, runCli, type TestUser } from '../
 import { waitFor } from '../../helpers/eventually.js';
 import { startIdp, type TestIdp } from '../../helpers/oidc-provider.js';
 import { enrolTotp, totpCode } from '../two-factor/totp.js';
-import { loggedIn, WebClient } from '../../server/web-client.js';
+import { hiddenFields, loggedIn, WebClient } from '../../server/web-client.js';
 import { CLIENT_ID, CLIENT_SECRET, PROVIDER_NAME, ssoDaemon, ssoSignIn } from './sso-flow.js';
 
 interface WireEvent {
@@ -34,7 +36,7 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
 
   beforeAll(async () => {
     idp = await startIdp({ refreshTokens: true });
-    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1', '--sso-link-accounts']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
+    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
     idp.setClients([
       {
         client_id: CLIENT_ID,
@@ -137,6 +139,14 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     const { secret, recoveryCodes } = await enrolTotp(await loggedIn(d, lena));
     idp.accounts.set('lena', { email: 'lena@example.org', email_verified: true });
 
+    // Without --sso-link-accounts the provider may not take her account over, until it is allowed for this account.
+    const taken = await ssoSignIn(new WebClient(d), idp, 'lena');
+    expect(taken.status).toBe(403);
+    expect(taken.text).toContain('may not take it over');
+    const allowed = await op('users', 'allow-sso-link', 'lena@example.org');
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect((await events('?type=account.link_offered&target=lena@example.org')).map((e) => e.by)).toEqual(['operator']);
+
     // The provider says it asked two factors: the account's own is not asked again.
     idp.amr.set('lena', ['pwd', 'otp']);
     const withMfa = new WebClient(d);
@@ -172,6 +182,39 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     expect((await web.get('/projects')).status).toBe(302);
     const ended = (await events('?type=session.ended&by=sso')).filter((e) => e.actor?.email === 'lena@example.org');
     expect(ended.map((e) => e.details.reason)).toEqual(['back-channel logout']);
+  });
+
+  it('links a signed-in account from Settings → Security by a sign-in at the provider, and refuses a provider account linked elsewhere', async () => {
+    idp.accounts.set('nico-idp', { email: 'nico.home@example.net', email_verified: false });
+    const nico = await addUser(d, { email: 'nico@example.org' });
+    /** Settings → Security's "Link with …" posted by `web`, and the provider's sign-in as `login`: where it ends. */
+    const link = async (web: WebClient, login: string) => {
+      const page = await web.get('/settings/security');
+      expect(page.text).toContain(`Link with ${PROVIDER_NAME}`);
+      const away = await web.post('/login/sso', hiddenFields(page.text, '/login/sso'));
+      expect(away.location?.startsWith(idp.issuer), away.text.slice(0, 300)).toBe(true);
+      const back = await idp.signIn(away.location!, login);
+      return web.get(back.pathname + back.search);
+    };
+    const web = await loggedIn(d, nico);
+    const done = await link(web, 'nico-idp');
+    expect(done.location).toBe('/settings/security');
+    const page = await web.get('/settings/security');
+    expect(page.text).toContain(`Your account is linked with ${PROVIDER_NAME}`);
+    expect(page.text).not.toContain(`Link with ${PROVIDER_NAME}`);
+    // The provider now signs in to Nico's account (another e-mail there, not even verified: the two proofs linked it).
+    const viaProvider = new WebClient(d);
+    expect((await ssoSignIn(viaProvider, idp, 'nico-idp')).status).toBe(302);
+    expect((await viaProvider.get('/settings/security')).text).toContain('nico@example.org');
+    const linked = await events('?type=account.linked&target=nico@example.org');
+    expect(linked.map((e) => [e.by, e.details.how])).toEqual([['user', 'settings']]);
+
+    // Another account cannot take the same provider account.
+    const omar = await addUser(d, { email: 'omar@example.org' });
+    const other = await loggedIn(d, omar);
+    expect((await link(other, 'nico-idp')).location).toBe('/settings/security');
+    expect((await other.get('/settings/security')).text).toContain('linked to another account here');
+    expect((await events('?type=account.linked&target=omar@example.org')).length).toBe(0);
   });
 
   it('ends the session at once when the provider sends a back-channel logout, and refuses a forged one', async () => {
