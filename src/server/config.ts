@@ -322,6 +322,13 @@ export const OPTIONS = [
   { name: 'sso-allowed-domains', kind: 'string', valueName: 'domains', description: 'e-mail domains (comma-separated) whose people get an account at their first sign-in through the provider, with a verified e-mail; unset: anyone the provider signs in' },
   { name: 'sso-required-group', kind: 'string', valueName: 'group', description: 'a provider group a person must be in to sign in through the provider (checked at every sign-in)' },
   { name: 'sso-admin-group', kind: 'string', valueName: 'group', description: 'the provider group whose members are admins here; set at every sign-in through the provider' },
+  {
+    name: 'sso-mfa-acr',
+    kind: 'string',
+    valueName: 'values',
+    description:
+      "`acr` values (comma-separated, each provider's own names) that say the provider asked more than one factor: a sign-in bringing one counts as a second factor for --require-2fa, as an `amr` naming mfa does; unset: acr is not read",
+  },
   { name: 'sso-link-accounts', kind: 'bool', default: false, description: 'let a first sign-in through the provider take over the local account with the same e-mail, when the provider says the e-mail is verified; off: such a sign-in is refused' },
   {
     name: 'sso-recheck',

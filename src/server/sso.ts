@@ -22,6 +22,8 @@ export interface Sso {
   /** Seals a sign-in's tokens at the provider for its session row (the periodic re-check asks with them). */
   sealTokens(subject: string, session: ProviderSession): string | null;
   openTokens(subject: string, sealed: string | null): ProviderSession | null;
+  /** `acr` values that mean the provider asked more than one factor (--sso-mfa-acr, as given: they are case-sensitive). */
+  mfaAcr: string[];
 }
 
 /** Where the provider sends people back: <public-url> + this is the redirect URI registered there. */
@@ -76,6 +78,7 @@ export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Lo
     oidc,
     accounts,
     providers,
+    mfaAcr: (config.ssoMfaAcr ?? '').split(',').map((v) => v.trim()).filter(Boolean),
     sealTokens: (subject, session) =>
       session.refreshToken || session.accessToken ? deps.sealer.seal(JSON.stringify({ r: session.refreshToken, a: session.accessToken, e: session.accessTokenExpiresAt }), context(subject)) : null,
     openTokens(subject, sealed) {

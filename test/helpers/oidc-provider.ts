@@ -33,6 +33,8 @@ export interface TestIdp {
   accounts: Map<string, TestAccount>;
   /** Login name → the authentication methods (RFC 8176 `amr`) its sign-ins report, as a provider that asked them. */
   amr: Map<string, string[]>;
+  /** Login name → the authentication context class (`acr`) its sign-ins report, in the provider's own words. */
+  acr: Map<string, string>;
   /** Registers the relying parties: a new provider instance (sign-ins at the old one are forgotten). */
   setClients(clients: TestClient[]): void;
   /** Stops accepting connections, as a provider that is down; `up` takes them again on the same port. */
@@ -72,6 +74,7 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
   const issuer = `https://127.0.0.1:${port}`;
   const accounts = new Map<string, TestAccount>();
   const amr = new Map<string, string[]>();
+  const acr = new Map<string, string>();
   const caFetch = fetchTrusting(ca.ca);
   /** The provider's cookies of each login's browser. */
   const jars = new Map<string, Map<string, string>>();
@@ -89,6 +92,7 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
     ca,
     accounts,
     amr,
+    acr,
     fetch: caFetch,
     setClients(clients) {
       provider = new Provider(issuer, {
@@ -96,7 +100,7 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
         ...(opts.clientAuthMethods ? { clientAuthMethods: opts.clientAuthMethods } : {}),
         findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...accounts.get(id) }) }),
         // amr with openid's claims, so the ID token carries it whenever the sign-in reported it (as Keycloak's does).
-        claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+        claims: { openid: ['sub', 'amr', 'acr'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
         cookies: { keys: ['docsearch-test-provider-cookies'] },
         features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
         ...(opts.refreshTokens ? { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token') } : {}),
@@ -110,11 +114,12 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
       });
       // The development sign-in finishes with the account alone; a provider that asked more factors says which in the
       // interaction's result (`login.amr`), which the ID token then carries.
-      const Interaction = (provider as unknown as { Interaction: { prototype: { save(ttl: number): Promise<unknown>; result?: { login?: { accountId: string; amr?: string[] } } } } }).Interaction;
+      const Interaction = (provider as unknown as { Interaction: { prototype: { save(ttl: number): Promise<unknown>; result?: { login?: { accountId: string; amr?: string[]; acr?: string } } } } }).Interaction;
       const save = Interaction.prototype.save;
       Interaction.prototype.save = function (this: typeof Interaction.prototype, ttl: number) {
         const login = this.result?.login;
         if (login && amr.has(login.accountId)) login.amr = amr.get(login.accountId);
+        if (login && acr.has(login.accountId)) login.acr = acr.get(login.accountId);
         return save.call(this, ttl);
       };
       // Its errors are answers to the client (what the tests look at); the logs would only be noise.

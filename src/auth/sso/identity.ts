@@ -34,10 +34,11 @@ export interface ProviderSession {
 export const TRUSTED_HEADER_PROVIDER = 'trusted-header';
 
 /**
- * Whether the provider says it asked more than one factor (RFC 8176 `amr`): `mfa`, or two or more methods named.
- * `acr` values are each provider's own vocabulary, so they are not read.
+ * Whether the provider says it asked more than one factor: its `amr` (RFC 8176) names `mfa`, or two or more methods;
+ * or its `acr` is one the operator names as multi-factor (`--sso-mfa-acr`: acr values are each provider's own).
  */
-export const providerMfa = (session: Pick<ProviderSession, 'amr'> | undefined): boolean => !!session && (session.amr.includes('mfa') || new Set(session.amr).size >= 2);
+export const providerMfa = (session: Pick<ProviderSession, 'amr' | 'acr'> | undefined, mfaAcr: readonly string[] = []): boolean =>
+  !!session && (session.amr.includes('mfa') || new Set(session.amr).size >= 2 || (session.acr !== null && mfaAcr.includes(session.acr)));
 
 /** A claim's value at a dotted path (`realm_access.roles`); a name that is itself a key wins over a path. */
 function claimAt(claims: Record<string, unknown>, path: string): unknown {

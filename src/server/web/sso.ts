@@ -100,10 +100,11 @@ export function ssoRoutes(router: Router<AppState>, s: Services): void {
         // "missing" is the first thing to look for when groups do not arrive (docs/sso.md, troubleshooting).
         groups_claim: identity.groups === null ? 'missing' : identity.groups.length,
         amr: identity.session?.amr,
+        acr: identity.session?.acr,
       },
       `signed in through ${sso.name}`,
     );
-    const mfa = providerMfa(identity.session);
+    const mfa = providerMfa(identity.session, sso.mfaAcr);
     const provider = providerLink(sso, identity);
     // Without MFA at the provider, its sign-in stands for a password only: a factor the account set up here is asked
     // next, as after a password (docs/sso.md#second-factors).

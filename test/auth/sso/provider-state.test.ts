@@ -36,7 +36,7 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
 
   beforeAll(async () => {
     idp = await startIdp({ refreshTokens: true });
-    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']), ssoDaemon(idp, ['--require-2fa', 'all'])]);
+    [d, strict] = await Promise.all([ssoDaemon(idp, ['--sso-admin-group', 'docs-admins', '--sso-recheck', '1']), ssoDaemon(idp, ['--require-2fa', 'all', '--sso-mfa-acr', 'urn:example:loa:mfa, gold'])]);
     idp.setClients([
       {
         client_id: CLIENT_ID,
@@ -115,7 +115,7 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     expect((await events('?by=sso')).length).toBe(before);
   });
 
-  it("--require-2fa takes the provider's MFA (amr) as the second factor; without it, a factor is set up here first", async () => {
+  it("--require-2fa takes the provider's MFA (amr, or an acr named by --sso-mfa-acr) as the second factor; without it, a factor is set up here first", async () => {
     idp.accounts.set('max', { email: 'max@example.org', email_verified: true });
     idp.amr.set('max', ['pwd', 'otp', 'mfa']);
     idp.accounts.set('paul', { email: 'paul@example.org', email_verified: true });
@@ -128,6 +128,17 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     expect(sent.status).toBe(302);
     expect(sent.location).toBe(`/settings/security?return_to=${encodeURIComponent('/projects')}`);
     expect((await withMfa.get('/settings/security')).text).toContain('with identity provider, with its MFA');
+    // An acr the operator names as multi-factor (--sso-mfa-acr) counts too; another provider's acr does not.
+    idp.accounts.set('ada', { email: 'ada@example.org', email_verified: true });
+    idp.acr.set('ada', 'urn:example:loa:mfa');
+    const byAcr = new WebClient(strict);
+    expect((await ssoSignIn(byAcr, idp, 'ada')).status).toBe(302);
+    expect((await byAcr.get('/projects')).status).toBe(200);
+    idp.accounts.set('lee', { email: 'lee@example.org', email_verified: true });
+    idp.acr.set('lee', 'urn:example:loa:pwd');
+    const otherAcr = new WebClient(strict);
+    expect((await ssoSignIn(otherAcr, idp, 'lee')).status).toBe(302);
+    expect((await otherAcr.get('/projects')).status).toBe(302);
     // Paul sets up an authenticator app here; the session has its second factor then, and every page opens.
     await enrolTotp(without);
     expect((await without.get('/projects')).status).toBe(200);
