@@ -40,11 +40,11 @@ describe('the languages the embedding model reads, beside the documents\'', () =
 
     const de = await web.get(`/projects/${german}`);
     expect(de.status).toBe(200);
-    expect(de.text).toMatch(/Languages: de 3 — the search model \(builtin:all-MiniLM-L6-v2(-int8)?\) reads en/);
-    expect(de.text).toMatch(/class="notice warning languages-note"[^>]*>100 % of these documents are in languages the search model does not read \(de\)/);
+    expect(de.text).toMatch(/Languages: German \(de\) 3 — the search model \(builtin:all-MiniLM-L6-v2(-int8)?\) reads English \(en\)/);
+    expect(de.text).toMatch(/class="notice warning languages-note"[^>]*>100 % of these documents are in languages the search model does not read \(German\)/);
 
     const en = await web.get(`/projects/${english}`);
-    expect(en.text).toMatch(/Languages: en 1 — the search model \(builtin:all-MiniLM-L6-v2(-int8)?\) reads en/);
+    expect(en.text).toMatch(/Languages: English \(en\) 1 — the search model \(builtin:all-MiniLM-L6-v2(-int8)?\) reads English \(en\)/);
     expect(en.text).not.toContain('languages-note');
 
     // Three German documents to one English: the library is mostly in a language the model does not read.
