@@ -136,7 +136,7 @@ function sentences(text: string, start: number, end: number): UnitSpan[] {
   const flat = text.slice(start, end).replace(/\n/g, ' ');
   const out: UnitSpan[] = [];
   let open: UnitSpan | undefined;
-  for (const [s, e] of splitSentences(flat)) {
+  for (const [s, e] of joinDateOrdinals(flat, splitSentences(flat))) {
     if (open) open.end = start + e;
     else open = { start: start + s, end: start + e, kind: 'sentence' };
     if (words(text.slice(open.start, open.end)) >= MIN_WORDS) {
@@ -149,6 +149,25 @@ function sentences(text: string, start: number, end: number): UnitSpan[] {
     const last = out.at(-1);
     if (last) last.end = open.end;
     else out.push(open);
+  }
+  return out;
+}
+
+/**
+ * A day written as an ordinal before its month ("bis zum 31. März", "den 1. maj", "do 5. května"): ICU ends a sentence
+ * at the day's dot when a capital follows, so the month would open the next unit. The months are those of the
+ * languages that write ordinals with a dot (German, Danish, Norwegian, Swedish dates, Czech, Slovak, Finnish, …).
+ */
+const MONTH_AFTER_ORDINAL =
+  /^(?:jan(?:uar|uary|vier|uari)?|jänner|feb(?:ruar|ruary|ruari)?|märz|marts|mars|mar(?:ch|s)?|apr(?:il)?|mai|maj|may|jun[ie]?|jul[iy]?|aug(?:ust[ia]?)?|sep(?:tember)?|okt(?:ober)?|oct(?:ober)?|nov(?:ember)?|de[cz](?:ember)?|desember|ledna|února|března|dubna|května|června|července|srpna|září|října|listopadu|prosince|januára|februára|marca|apríla|mája|júna|júla|augusta|septembra|októbra|novembra|decembra|tammikuuta|helmikuuta|maaliskuuta|huhtikuuta|toukokuuta|kesäkuuta|heinäkuuta|elokuuta|syyskuuta|lokakuuta|marraskuuta|joulukuuta)\b/iu;
+const ENDS_WITH_DAY = /(?:^|\s)\d{1,2}\.$/u;
+
+function joinDateOrdinals(text: string, spans: [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const span of spans) {
+    const last = out.at(-1);
+    if (last && ENDS_WITH_DAY.test(text.slice(last[0], last[1])) && MONTH_AFTER_ORDINAL.test(text.slice(span[0], span[1]))) last[1] = span[1];
+    else out.push([...span]);
   }
   return out;
 }

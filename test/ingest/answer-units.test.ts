@@ -50,6 +50,18 @@ describe('answer units', () => {
     ]);
   });
 
+  it('keeps a day written as an ordinal with its month ("31. März"), and still ends a sentence after a number', () => {
+    expect(shown('Die Frist läuft bis zum 31. März des Jahres. Danach wird nichts mehr erstattet.')).toEqual([
+      ['sentence', 'Die Frist läuft bis zum 31. März des Jahres.'],
+      ['sentence', 'Danach wird nichts mehr erstattet.'],
+    ]);
+    expect(shown('Der Antrag ist am 1. Mai zu stellen, spätestens am 15. Juni. Später geht es nicht mehr.').map(([k]) => k)).toEqual(['sentence', 'sentence']);
+    expect(shown('The crew counted the boats in the harbour: 12. Many more were out at sea that day.')).toEqual([
+      ['sentence', 'The crew counted the boats in the harbour: 12.'],
+      ['sentence', 'Many more were out at sea that day.'],
+    ]);
+  });
+
   it('cuts an overlong unit, also one without spaces', () => {
     const han = '我'.repeat(1000);
     const units = answerUnits(han);
