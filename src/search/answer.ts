@@ -41,7 +41,7 @@ export function chooseAnswer(
   context?: string | null,
 ): AnswerChoice | undefined {
   if (units.length === 0) return undefined;
-  const matcher = Array.isArray(terms) ? englishWords(terms as readonly Term[]) : (terms as QueryWords);
+  const matcher = 'count' in terms ? terms : englishWords(terms);
   const found = units.map(() => ({ distinct: new Set<string>(), hits: 0 }));
   if (matcher.count > 0) {
     let u = 0;

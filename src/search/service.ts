@@ -16,6 +16,7 @@ import { decodeUnits } from '../store/lancedb/unit-vectors.js';
 import { type CursorCodec, type CursorState, searchDigest } from './cursor.js';
 import { type DocumentGroup, groupByDocument } from './group.js';
 import { analysedQueryWords, chooseAnswer, type QueryWords, scoresFromWindows } from './answer.js';
+import { HAN, KANA } from '../language/scripts.js';
 import { highlights, type Range } from './highlights.js';
 import { cutPage, type PageCut } from './page.js';
 import type { FacetCounter, FacetUnit, FacetValue } from './facets.js';
@@ -158,9 +159,6 @@ export interface SearchServiceDeps {
   /** Counts facets (without it, none are counted). */
   facets?: FacetCounter;
 }
-
-/** A question in Chinese or Japanese characters (Han alone may be either). */
-const CJ_QUESTION = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 /** A weak answer (nothing matched) shows at most this many of the nearest results, on one page. */
 export const WEAK_RESULTS = 5;
@@ -363,7 +361,7 @@ export class SearchService {
     // language could not be told) by English stems and meaning, as before. Han alone does not tell Chinese from
     // Japanese: such a question is read in the chunk's language of the two.
     const own = queryLanguage && queryLanguage !== 'en' ? queryLanguage : null;
-    const cj = own === null && CJ_QUESTION.test(query);
+    const cj = own === null && (HAN.test(query) || KANA.test(query));
     const readAs = (language: string | null): string | null =>
       language && language !== 'en' && (language === own || (cj && (language === 'zh' || language === 'ja'))) ? language : null;
     const readers = new Map<string, QueryWords>();

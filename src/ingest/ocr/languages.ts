@@ -12,7 +12,6 @@ import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 export interface OcrLanguages {
@@ -85,12 +84,11 @@ export function installedOcrLanguages(spec: string, system: SystemTessdata | und
  */
 export function installedOcrCodes(system: SystemTessdata | undefined, from: string = import.meta.url): string[] {
   const codes = new Set<string>([...(system?.languages ?? [])].filter((c) => LANGUAGE_CODE.test(c) && !NOT_LANGUAGES.has(c)));
-  for (let dir = dirname(fileURLToPath(from)); ; dir = dirname(dir)) {
-    const scope = join(dir, 'node_modules', '@tesseract.js-data');
-    if (existsSync(scope)) {
-      for (const code of readdirSync(scope)) if (LANGUAGE_CODE.test(code) && existsSync(join(scope, code, PACKAGE_MODELS, `${code}.traineddata.gz`))) codes.add(code);
-    }
-    if (dirname(dir) === dir) break;
+  // The folders require.resolve looks in, as packageLanguages finds one language's package.
+  for (const dir of createRequire(from).resolve.paths('@tesseract.js-data') ?? []) {
+    const scope = join(dir, '@tesseract.js-data');
+    if (!existsSync(scope)) continue;
+    for (const code of readdirSync(scope)) if (LANGUAGE_CODE.test(code) && existsSync(join(scope, code, PACKAGE_MODELS, `${code}.traineddata.gz`))) codes.add(code);
   }
   return [...codes].sort();
 }
