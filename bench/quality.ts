@@ -25,6 +25,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type EmbeddedChunk, embedWithUnits } from '../src/ingest/unit-vectors.js';
 import { toRows } from '../src/ingest/write.js';
+import { mostCommonLanguage } from '../src/language/detect.js';
 import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from '../src/models/builtin/minilm-embedder.js';
 import { createEmbedder } from '../src/models/registry.js';
 import { relevanceFloor } from '../src/search/floor.js';
@@ -119,6 +120,26 @@ export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<
   const counts = JSON.parse(readFileSync(done, 'utf8')) as { chunks: number };
   const store = await VectorStore.open(dir);
   return { store, dir, chunks: await ChunkIndex.open(store, { embedderId: embedder.id }), chunkCount: counts.chunks };
+}
+
+/**
+ * The languages the library's abstracts are in, most first, each abstract's being its chunks' most common (as
+ * ingestion sets a document's, and as DocumentStore.languagesIn counts them for the daemon's searches).
+ */
+async function libraryLanguages(built: Built): Promise<{ language: string; documents: number }[]> {
+  const table = await built.store.connection.openTable(built.chunks.indexInfo()!.table);
+  const perDocument = new Map<string, Map<string | null, number>>();
+  for (const row of (await table.query().select(['document_id', 'language']).toArray()) as { document_id: string; language: string | null }[]) {
+    const counts = perDocument.get(row.document_id) ?? new Map<string | null, number>();
+    counts.set(row.language, (counts.get(row.language) ?? 0) + 1);
+    perDocument.set(row.document_id, counts);
+  }
+  const documents = new Map<string, number>();
+  for (const counts of perDocument.values()) {
+    const language = mostCommonLanguage(counts);
+    if (language) documents.set(language, (documents.get(language) ?? 0) + 1);
+  }
+  return [...documents].map(([language, n]) => ({ language, documents: n })).sort((a, b) => b.documents - a.documents || (a.language < b.language ? -1 : 1));
 }
 
 /** The builtin reranker's sentence windows beside the chunks (only when it is evaluated), rebuilt when their code changes. */
@@ -312,7 +333,11 @@ async function main(): Promise<void> {
   const qv = await vectors.embed(embedder, allQ, 'query');
   allQ.forEach((q, i) => qcache.set(embedder.id, q, qv[i]!));
   // The daemon's defaults; only the reranker's deadline is lifted, so a busy machine cannot turn a run into fused order.
-  const retriever = new Retriever({ chunks: built.chunks, embedder, cache: qcache }, { ...DEFAULT_RETRIEVE, rerankTimeoutMs: 600_000 });
+  // As the daemon does: a query whose language cannot be told is read in the languages the library's documents are in.
+  const held = await libraryLanguages(built);
+  log(`library languages (documents): ${held.slice(0, 8).map((l) => `${l.language} ${l.documents}`).join(', ')}${held.length > 8 ? ', …' : ''}`);
+  const deps = { chunks: built.chunks, embedder, cache: qcache, libraryLanguages: async () => held.map((l) => l.language) };
+  const retriever = new Retriever(deps, { ...DEFAULT_RETRIEVE, rerankTimeoutMs: 600_000 });
   const builtin = windows ? (p: BuiltinRerankParams) => new BuiltinReranker(embedder, windows.windows, p) : null;
 
   if (tuning) await tune(built, retriever, train, builtin);
@@ -322,10 +347,10 @@ async function main(): Promise<void> {
     rows.push([mode === 'hybrid' ? 'hybrid (the default)' : mode, await evaluate(retriever, test, mode, null)]);
     log(`${rows.at(-1)![0]}: ${rows.at(-1)![1].ndcg10.toFixed(4)}`);
   }
-  const floorless = new Retriever({ chunks: built.chunks, embedder, cache: qcache }, { ...DEFAULT_RETRIEVE, floor: null });
+  const floorless = new Retriever(deps, { ...DEFAULT_RETRIEVE, floor: null });
   rows.push(['hybrid without the relevance floor', await evaluate(floorless, test, 'hybrid', null)]);
   log(`${rows.at(-1)![0]}: ${rows.at(-1)![1].ndcg10.toFixed(4)}`);
-  const rrf = new Retriever({ chunks: built.chunks, embedder, cache: qcache }, { ...DEFAULT_RETRIEVE, fusion: PREVIOUS_FUSION });
+  const rrf = new Retriever(deps, { ...DEFAULT_RETRIEVE, fusion: PREVIOUS_FUSION });
   rows.push(['hybrid with rank fusion (RRF k 60, the previous default)', await evaluate(rrf, test, 'hybrid', null)]);
   log(`${rows.at(-1)![0]}: ${rows.at(-1)![1].ndcg10.toFixed(4)}`);
   if (builtin) {

@@ -102,6 +102,19 @@ describe('languages', () => {
     expect((await queryLanguages('図書館', async () => ['zh', 'ja'])).languages).toEqual(['zh', 'ja']);
     expect(await queryLanguages('家で仕事をしていい日は週に何日ですか？', async () => ['zh'])).toEqual({ languages: ['ja'], own: 'ja' });
   });
+
+  it("reads an English claim dense in jargon as English when its function words say so, whatever the n-grams say", () => {
+    // SciFact test claims tinyld is sure are Berber, Hungarian, Latin, Greek (32 of 300 were told so): told as a
+    // language the model does not read, their fusion leaned on keywords and SciFact's nDCG@10 fell 0.0016.
+    expect(reliableLanguage('TNFAIP3 is a tumor suppressor in glioblastoma.')).toBe('en');
+    expect(reliableLanguage('Autophagy declines in aged organisms.')).not.toBe('hu');
+    expect(reliableLanguage('Deletion of αvβ8 does not result in a spontaneous inflammatory phenotype.')).toBe('en');
+    expect(reliableLanguage('Crossover hot spots are not found within gene promoters in Saccharomyces cerevisiae.')).toBe('en');
+    // A question in another language keeps its own, even with a word English shares ("was", "in").
+    expect(reliableLanguage('Was passiert mit Rädern, die wochenlang im Hof stehen?')).toBe('de');
+    expect(reliableLanguage('Combien de jours de congé ai-je par an ?')).toBe('fr');
+    expect(reliableLanguage('¿Cuántos días de vacaciones tengo al año?')).toBe('es');
+  });
 });
 
 describe('highlights in every script', () => {
