@@ -13,7 +13,7 @@
  * filtered with the same facets — the conditions interleaved query by query, so the machine's drift falls on all
  * alike. p50/p95 of each and its ratio to the unfiltered p50 (target ≤ 1.2×), and the daemon's CPU time a search
  * (/proc: the load of a shared machine stretches wall time, not CPU time). In process: recall@10 of the vector
- * search the daemon runs (ChunkIndex.vectorSearch with the filter: HNSW with the prefilter, refined, or an exact scan of
+ * search the daemon runs (ChunkIndex.vectorSearch with the filter: HNSW with the prefilter, its head re-ranked, or an exact scan of
  * the filtered rows when they are few: `scansExactly`) against an exact scan of the filtered set.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

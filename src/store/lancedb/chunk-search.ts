@@ -146,12 +146,34 @@ export function scansExactly(rows: number, tableRows: number, limits: { exactBel
 }
 
 /**
- * How many times the limit a filtered walk takes from the index to re-rank by exact distance: at least
- * REFINED_CANDIDATES. The index's 8-bit distances cannot order close neighbours (recall@10 0.96 at 50 % unrefined,
- * 1.000 refined: docs/BENCHMARKS.md#filtered-search).
+ * How many of a walk's nearest candidates are re-ranked by exact distance, at least: the index's 8-bit distances
+ * cannot order close neighbours (recall@10 0.96 at 50 % unrefined, 0.996–1.000 with its 20 nearest re-ranked:
+ * docs/BENCHMARKS.md#filtered-search). A search of a partly indexed table has LanceDB refine this many times the
+ * limit (`refineFactor`); a filtered walk re-ranks its head itself (`rerankHead`).
  */
 const REFINED_CANDIDATES = 20;
 const refineFactor = (limit: number): number => Math.max(1, Math.ceil(REFINED_CANDIDATES / limit));
+
+/**
+ * The candidate list (ef) of a filtered walk: half the unfiltered one's, never below its limit. A prefiltered walk
+ * keeps going until ef rows that pass the filter are in its list, so at a 10 % filter it visits ten times the nodes
+ * an unfiltered one would for the same ef; halving it halved the walk's cost for a recall@10 left at 0.996–1.000
+ * once its head is re-ranked (bench/results/search.md#filtered-search-2026-11-27).
+ */
+const filteredEf = (ef: number, limit: number): number => Math.max(limit, Math.ceil(ef / 2));
+
+/** Cosine distance of two vectors (1 − cos; 0 = same direction). */
+function cosineDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
+}
 
 /** How many more candidates an unfiltered search reads, to make up for the excluded documents' chunks it drops. */
 const overread = (q: Omit<ChunkSearchScope, 'limit'>): number => q.exclude?.rows ?? 0;
@@ -230,12 +252,12 @@ export class ChunkSearches {
     // excluded documents could take every place in the list and leave it empty).
     const sole = await this.soleScope(table, q);
     const exact = await this.exactScan(table, q);
-    const search = (refine: boolean, columns: readonly string[] = []) => {
+    const search = (refine: boolean, columns: readonly string[] = [], ef = this.deps.ef) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine');
       if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
       if (exact) query = query.bypassVectorIndex();
       const limit = sole && columns.length === 0 ? q.limit + overread(q) : q.limit;
-      if (!exact) query = query.ef(Math.max(this.deps.ef, limit));
+      if (!exact) query = query.ef(Math.max(ef, limit));
       if (refine && !exact) query = query.refineFactor(refineFactor(limit));
       return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
     };
@@ -250,11 +272,46 @@ export class ChunkSearches {
     // exact. A search whose version moved under it (an index built, rows added) runs again, refined.
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
-    // A filtered search (walking the index: `exactScan`) is refined too, for its recall.
-    if (coverage === 'part' || (coverage === 'all' && filtered(q))) return resolve(await search(true), true, 1);
+    if (coverage === 'part') return resolve(await search(true), true, 1);
+    // A filtered search walking the index (`exactScan`) walks a shorter list (`filteredEf`) and re-ranks its head by
+    // exact distance, for its recall: LanceDB's refine would re-read every candidate's vector, ~1.5× the cost
+    // (bench/results/search.md#filtered-search-2026-11-27).
+    if (coverage === 'all' && filtered(q)) {
+      const walked = await resolve(await search(false, [], filteredEf(this.deps.ef, q.limit)), false, 0.5);
+      return (await this.rerankHead(table, version, q.vector, walked)) ?? resolve(await search(true), true, 1);
+    }
     const rows = await search(false);
     if ((await table.version()) !== version) return resolve(await search(true), true, 1);
     return resolve(rows, false, coverage === 'all' ? 0.5 : 1);
+  }
+
+  /**
+   * `hits` nearest first, the REFINED_CANDIDATES nearest by the index's distance re-ranked by their exact cosine
+   * distance to `vector` (their vectors taken by row address). Undefined when the table moved past `version` (a row
+   * address may name another row by then) or a row is not found: the caller searches again, refined by LanceDB.
+   */
+  private async rerankHead(table: lancedb.Table, version: number, vector: Float32Array | number[], found: VectorHit[]): Promise<VectorHit[] | undefined> {
+    const sorted = [...found].sort((a, b) => a._distance - b._distance);
+    const head = sorted.slice(0, REFINED_CANDIDATES);
+    if (head.length === 0) return sorted;
+    if (head.some((h) => h._rowid === undefined)) return undefined;
+    const read = await table
+      .takeRowIds(head.map((h) => h._rowid!))
+      .select(['vector'])
+      .withRowId()
+      .toArrow()
+      .catch(() => null);
+    if (!read || (await table.version()) !== version) return undefined;
+    const rowids = read.getChild('_rowid')!;
+    const vectors = read.getChild('vector')!;
+    const exact = new Map<bigint, number>();
+    for (let i = 0; i < read.numRows; i++) exact.set(rowids.get(i) as bigint, cosineDistance(vectors.get(i)!.toArray() as Float32Array, vector));
+    for (const h of head) {
+      const d = exact.get(h._rowid!);
+      if (d === undefined) return undefined;
+      h._distance = d;
+    }
+    return sorted.sort((a, b) => a._distance - b._distance);
   }
 
   /**

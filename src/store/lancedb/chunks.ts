@@ -61,7 +61,7 @@ export interface AnnOptions {
   exactBelow: number;
   /**
    * See `exactBelow`: past this share of the table's rows a filtered search walks the index (re-ranking its
-   * candidates by exact distance), which then costs less than a scan and keeps its recall. Default 0.02.
+   * nearest candidates by exact distance), which then costs less than a scan and keeps its recall. Default 0.02.
    */
   exactShare: number;
 }

@@ -274,7 +274,7 @@ describe('ChunkIndex with its HNSW vector index', () => {
     await index.close();
   });
 
-  it('scans a filter that keeps few rows exactly, and walks the index refined for one that keeps many', async () => {
+  it('scans a filter that keeps few rows exactly, and walks the index for one that keeps many, its head re-ranked', async () => {
     const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 300 } });
     // 600 rows: 6 PDFs (1 %: at most 2 % of the table, scanned) and 300 HTML (50 %: walked), spread over the table.
     const all = rows('u1', 'd1', 600).map((r, i) => ({ ...r, content_type: i % 100 === 7 ? 'application/pdf' : i % 2 ? 'text/html' : 'text/plain' }));
@@ -293,9 +293,16 @@ describe('ChunkIndex with its HNSW vector index', () => {
       const got = await index.vectorSearch({ projectIds: ['p-u1'], vector: query, limit: 10, filter: { contentTypes: [type] } });
       const want = nearest(type, k);
       expect(got.map((h) => h.id)).toEqual(want.map((w) => w.id));
-      // Exact cosine distances: scanned, or refined (the index's own 8-bit distances are off in the second digit).
+      // Exact cosine distances: scanned, or re-ranked (the index's own 8-bit distances are off in the second digit).
       got.forEach((h, i) => expect(h._distance).toBeCloseTo(want[i]!.d, 5));
     }
+    // A deeper walk: its 20 nearest re-ranked by exact distance, the rest as the index ordered them, nearest first.
+    const deep = await index.vectorSearch({ projectIds: ['p-u1'], vector: query, limit: 60, filter: { contentTypes: ['text/html'] } });
+    expect(deep).toHaveLength(60);
+    const want = nearest('text/html', 20);
+    expect(deep.slice(0, 20).map((h) => h.id)).toEqual(want.map((w) => w.id));
+    deep.slice(0, 20).forEach((h, i) => expect(h._distance).toBeCloseTo(want[i]!.d, 5));
+    expect(deep.map((h) => h._distance)).toEqual(deep.map((h) => h._distance).sort((a, b) => a - b));
     await index.close();
   });
 
