@@ -1,5 +1,5 @@
 /**
- * npm run bench:search [-- --chunks 10000,100000,1000000] [--ingest 200] [--write]
+ * npm run bench:search [-- --chunks 10000,100000,1000000] [--ingest 200] [--skip-probe] [--write]
  *
  * Search at scale, over HTTP against a real daemon (the built binary). The library is SciFact's really-embedded
  * chunks (from the bench/.cache vector cache that `bench:quality` fills) replicated with small perturbations —
@@ -75,6 +75,8 @@ const { values: argv } = parseArgs({
     chunks: { type: 'string', default: '10000,100000,1000000' },
     ingest: { type: 'string', default: '200' },
     write: { type: 'boolean', default: false },
+    /** No recall probe (its exact scans take ~1 CPU-s a query at a million rows): latency only. */
+    'skip-probe': { type: 'boolean', default: false },
     shared: { type: 'string', default: '' },
     filtered: { type: 'string', default: '' },
     /** With --filtered: the vector search knobs' table instead (bench/filtered-knobs.ts). */
@@ -570,7 +572,7 @@ async function ingestPhases(d: Daemon, token: string, size: number, n: number, q
 interface SizeResult {
   meta: LibraryMeta;
   diskMiB: number;
-  probe: Probe;
+  probe: Probe | null;
   /** From the daemon listening to its search indexes preloaded. */
   preloadSeconds: number;
   /** Rows the background backfill had pending when the measurement began, and wrote while it ran (both 0: nothing to do). */
@@ -595,7 +597,7 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
     const test = readSplit('test').map((q) => q.text);
     const train = readSplit('train').map((q) => q.text);
     log(`${size.toLocaleString('en')} chunks: recall and in-process query costs`);
-    const probed = await probe(dataDir, rows.dir, await ownProjects(dataDir, meta.userId), embedder.id, test.map((text, i) => ({ text, vector: queryVectors[i]! })));
+    const probed = argv['skip-probe'] ? null : await probe(dataDir, rows.dir, await ownProjects(dataDir, meta.userId), embedder.id, test.map((text, i) => ({ text, vector: queryVectors[i]! })));
     log(JSON.stringify(probed));
     const d = await startDaemon({ dataDir, args: ['--reranker', 'builtin', '--log-level', 'warn'], timeoutMs: 120_000 });
     try {
@@ -652,8 +654,10 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
   const build = (b: Build | undefined) => (b ? `${f(b.seconds, 0)} s (${f(b.cpuSeconds, 0)} CPU-s, peak ${Math.round(b.peakMiB)} MiB)` : '—');
   const indexes = results.map(
     ([size, r]) =>
-      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ${f(Math.round(r.probe.simLost10 * 1e4) / 1e4 || 0, 4)} | ` +
-      `${f(r.probe.vectorMs)} / ${f(r.probe.keywordMs)} / ${f(r.probe.hydrateMs)} |`,
+      `| ${n(size)} | ${build(r.meta.indexes)} | ${build(r.meta.vector)} | ${f(r.diskMiB / 1024, 2)} GiB | ` +
+      (r.probe
+        ? `${f(r.probe.recall10, 3)} / ${f(r.probe.recall100, 3)} | ${f(Math.round(r.probe.simLost10 * 1e4) / 1e4 || 0, 4)} | ${f(r.probe.vectorMs)} / ${f(r.probe.keywordMs)} / ${f(r.probe.hydrateMs)} |`
+        : 'not probed (--skip-probe) | | |'),
   );
   const ingest = results.flatMap(([size, r]) => {
     if (!r.ingest) return [];
