@@ -107,6 +107,9 @@ describe('languages', () => {
   it('tells no language for a text tinyld is unsure of and whose words say nothing, rather than a guess', () => {
     // The web test's CSV of ship names was Romanian, its slides Greek: the project page said "Greek (el) 2".
     expect(detectLanguage('vessel,berth,cargo\nAurora,north,timber\nBorealis,south,grain\nCassiopeia,east,"copper ore, refined"')).toBe(null);
+    // A spreadsheet row as chunks hold it, and a Markdown table: tinyld read the middle dot as Greek, the pipe as Hindi.
+    expect(detectLanguage('vessel: Aurora · berth: north · cargo: timber\nvessel: Borealis · berth: south · cargo: grain')).toBe(null);
+    expect(detectLanguage('Season report\nvessel | berth | cargo | arrived\nAurora | north | timber | Monday\nBorealis | south | grain | the 2nd')).toBe('en');
     // Unsure, with an English function word: English (tinyld said Finnish).
     expect(detectLanguage('Edelweiss grows on limestone ledges.')).toBe('en');
     expect(detectLanguage('The glacier tongue retreated forty metres.')).toBe('en');
