@@ -25,6 +25,8 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type EmbeddedChunk, embedWithUnits } from '../src/ingest/unit-vectors.js';
 import { toRows } from '../src/ingest/write.js';
+import { chunkId } from '../src/store/lancedb/chunk-schema.js';
+import { mostCommonLanguage } from '../src/language/detect.js';
 import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from '../src/models/builtin/minilm-embedder.js';
 import { createEmbedder } from '../src/models/registry.js';
 import { relevanceFloor } from '../src/search/floor.js';
@@ -84,9 +86,13 @@ export interface Built {
 /** The SciFact chunks table (vectors and answer units), built once per corpus + model + chunker code. */
 export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<string>): Promise<Built> {
   const corpusStat = statSync(join(SCIFACT, 'corpus.jsonl'));
-  const code = ['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/write.ts', 'src/store/lancedb/chunks.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts', ...readdirSync(join(REPO, 'src/language')).map((f) => `src/language/${f}`)].map((f) => readFileSync(join(REPO, f), 'utf8'));
+  const read = (files: string[]) => files.map((f) => readFileSync(join(REPO, f), 'utf8'));
+  // What the vectors and answer units depend on: the chunks' texts and the model.
+  const embedCode = read(['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts']);
+  const embedKey = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...embedCode, ...(only ? [[...only].sort().join(',')] : [])]);
   // The keyword analysis (src/language, and DOCSEARCH_ANALYSIS=english) writes keyword_text, so it keys the index too.
-  const key = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), process.env.DOCSEARCH_ANALYSIS ?? '', ...code, ...(only ? [[...only].sort().join(',')] : [])]);
+  const code = read(['src/ingest/write.ts', 'src/store/lancedb/chunks.ts', ...readdirSync(join(REPO, 'src/language')).map((f) => `src/language/${f}`)]);
+  const key = sha([embedKey, process.env.DOCSEARCH_ANALYSIS ?? '', ...code]);
   const dir = join(CACHE, `scifact-${key}`);
   const done = join(dir, 'COMPLETE');
   if (!existsSync(done)) {
@@ -96,9 +102,17 @@ export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<
     const perDoc = docs.map((d) => chunkAbstract(d, embedder.tokenizer, embedder.maxTokens, OVERLAP_TOKENS));
     const all = perDoc.flat();
     log(`chunked ${docs.length} abstracts into ${all.length} chunks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    // Vectors and answer units from one pass per chunk, as ingestion makes them.
+    // Vectors and answer units from one pass per chunk, as ingestion makes them — or, where another build has the
+    // same chunks and model (only the keyword analysis differs), its vectors and units: a change of analysis costs
+    // seconds, not an embedding of the corpus.
+    const reused = await embeddedElsewhere(embedKey);
     const embedded: EmbeddedChunk[] = [];
-    for (let i = 0; i < all.length; i += 256) {
+    const taken = reused ? docs.flatMap((d, di) => perDoc[di]!.map((c) => reused.get(chunkId(d.id, c.index)))) : [];
+    if (reused && taken.every((e, i) => e?.text === all[i]!.text)) {
+      embedded.push(...taken.map((e) => ({ vector: e!.vector, units: e!.units })));
+      log(`  vectors and units of ${all.length} chunks taken from ${reused.from} (same chunks and model)`);
+    }
+    for (let i = embedded.length; i < all.length; i += 256) {
       embedded.push(...(await embedWithUnits(embedder, all.slice(i, i + 256), { kind: 'passage' })));
       log(`  embedded chunks ${embedded.length}/${all.length}`);
     }
@@ -113,12 +127,49 @@ export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<
     });
     for (let i = 0; i < rows.length; i += 2000) await chunks.add(rows.slice(i, i + 2000), embedder);
     await chunks.optimize();
-    writeFileSync(done, JSON.stringify({ chunks: rows.length }));
+    writeFileSync(done, JSON.stringify({ chunks: rows.length, embedKey }));
     store.close();
   }
   const counts = JSON.parse(readFileSync(done, 'utf8')) as { chunks: number };
   const store = await VectorStore.open(dir);
   return { store, dir, chunks: await ChunkIndex.open(store, { embedderId: embedder.id }), chunkCount: counts.chunks };
+}
+
+/** The vectors and units of a complete build of the same chunks and model (its COMPLETE names `embedKey`), by chunk id. */
+async function embeddedElsewhere(embedKey: string): Promise<(Map<string, EmbeddedChunk & { text: string }> & { from: string }) | null> {
+  for (const name of readdirSync(CACHE).filter((n) => n.startsWith('scifact-'))) {
+    const done = join(CACHE, name, 'COMPLETE');
+    if (!existsSync(done) || (JSON.parse(readFileSync(done, 'utf8')) as { embedKey?: string }).embedKey !== embedKey) continue;
+    const store = await VectorStore.open(join(CACHE, name));
+    try {
+      const table = await store.connection.openTable((await store.connection.tableNames()).find((t) => t.startsWith('chunks'))!);
+      const rows = (await table.query().select(['id', 'text', 'vector', 'units']).toArray()) as { id: string; text: string; vector: Iterable<number>; units: Uint8Array }[];
+      return Object.assign(new Map(rows.map((r) => [r.id, { text: r.text, vector: Float32Array.from(r.vector), units: Uint8Array.from(r.units) }])), { from: name });
+    } finally {
+      store.close();
+    }
+  }
+  return null;
+}
+
+/**
+ * The languages the library's abstracts are in, most first, each abstract's being its chunks' most common (as
+ * ingestion sets a document's, and as DocumentStore.languagesIn counts them for the daemon's searches).
+ */
+async function libraryLanguages(built: Built): Promise<{ language: string; documents: number }[]> {
+  const table = await built.store.connection.openTable(built.chunks.indexInfo()!.table);
+  const perDocument = new Map<string, Map<string | null, number>>();
+  for (const row of (await table.query().select(['document_id', 'language']).toArray()) as { document_id: string; language: string | null }[]) {
+    const counts = perDocument.get(row.document_id) ?? new Map<string | null, number>();
+    counts.set(row.language, (counts.get(row.language) ?? 0) + 1);
+    perDocument.set(row.document_id, counts);
+  }
+  const documents = new Map<string, number>();
+  for (const counts of perDocument.values()) {
+    const language = mostCommonLanguage(counts);
+    if (language) documents.set(language, (documents.get(language) ?? 0) + 1);
+  }
+  return [...documents].map(([language, n]) => ({ language, documents: n })).sort((a, b) => b.documents - a.documents || (a.language < b.language ? -1 : 1));
 }
 
 /** The builtin reranker's sentence windows beside the chunks (only when it is evaluated), rebuilt when their code changes. */
@@ -312,7 +363,11 @@ async function main(): Promise<void> {
   const qv = await vectors.embed(embedder, allQ, 'query');
   allQ.forEach((q, i) => qcache.set(embedder.id, q, qv[i]!));
   // The daemon's defaults; only the reranker's deadline is lifted, so a busy machine cannot turn a run into fused order.
-  const retriever = new Retriever({ chunks: built.chunks, embedder, cache: qcache }, { ...DEFAULT_RETRIEVE, rerankTimeoutMs: 600_000 });
+  // As the daemon does: a query whose language cannot be told is read in the languages the library's documents are in.
+  const held = await libraryLanguages(built);
+  log(`library languages (documents): ${held.slice(0, 8).map((l) => `${l.language} ${l.documents}`).join(', ')}${held.length > 8 ? ', …' : ''}`);
+  const deps = { chunks: built.chunks, embedder, cache: qcache, libraryLanguages: async () => held.map((l) => l.language) };
+  const retriever = new Retriever(deps, { ...DEFAULT_RETRIEVE, rerankTimeoutMs: 600_000 });
   const builtin = windows ? (p: BuiltinRerankParams) => new BuiltinReranker(embedder, windows.windows, p) : null;
 
   if (tuning) await tune(built, retriever, train, builtin);
@@ -322,10 +377,10 @@ async function main(): Promise<void> {
     rows.push([mode === 'hybrid' ? 'hybrid (the default)' : mode, await evaluate(retriever, test, mode, null)]);
     log(`${rows.at(-1)![0]}: ${rows.at(-1)![1].ndcg10.toFixed(4)}`);
   }
-  const floorless = new Retriever({ chunks: built.chunks, embedder, cache: qcache }, { ...DEFAULT_RETRIEVE, floor: null });
+  const floorless = new Retriever(deps, { ...DEFAULT_RETRIEVE, floor: null });
   rows.push(['hybrid without the relevance floor', await evaluate(floorless, test, 'hybrid', null)]);
   log(`${rows.at(-1)![0]}: ${rows.at(-1)![1].ndcg10.toFixed(4)}`);
-  const rrf = new Retriever({ chunks: built.chunks, embedder, cache: qcache }, { ...DEFAULT_RETRIEVE, fusion: PREVIOUS_FUSION });
+  const rrf = new Retriever(deps, { ...DEFAULT_RETRIEVE, fusion: PREVIOUS_FUSION });
   rows.push(['hybrid with rank fusion (RRF k 60, the previous default)', await evaluate(rrf, test, 'hybrid', null)]);
   log(`${rows.at(-1)![0]}: ${rows.at(-1)![1].ndcg10.toFixed(4)}`);
   if (builtin) {

@@ -3,8 +3,13 @@
  *
  * Search at scale, over HTTP against a real daemon (the built binary). The library is SciFact's really-embedded
  * chunks (from the bench/.cache vector cache that `bench:quality` fills) replicated with small perturbations —
- * Gaussian noise on each vector then re-normalised, and a varied text — written straight into a data dir through
- * the product's stores.
+ * Gaussian noise on each vector then re-normalised — written straight into a data dir through the product's stores.
+ * A copy's text is its chunk's sentences with about half of them swapped for sentences of other abstracts, so no two
+ * rows repeat a text (a cache keyed by text, or a keyword index, meets what a real library gives it). Each row
+ * carries what an ingest writes: language and keyword forms (analysed per sentence, joined), answer units with
+ * vectors, the document's filter fields — so the daemon's background backfill has nothing to do during the
+ * measurement. The unit vectors are stand-ins (each source sentence's is its chunk's vector with noise, kept with the
+ * sentence): the same bytes and the same work per search as pooled ones; this bench does not judge answers.
  *
  * Libraries are built once and kept under bench/.cache/search/: the rows with their full-text and scalar indexes
  * in one folder, and beside it the vector index the current code of src/store/lancedb/chunks.ts builds (made again
@@ -28,9 +33,14 @@ import type * as lancedb from '@lancedb/lancedb';
 import { parseArgs } from 'node:util';
 import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
 import { windowTexts, sentenceWindows } from '../src/ingest/sentence-windows.js';
+import { answerUnits } from '../src/ingest/answer-units.js';
+import { documentFields } from '../src/ingest/write.js';
+import { analyseText, ANALYSIS_VERSION } from '../src/language/analyse.js';
+import { detectLanguage } from '../src/language/detect.js';
+import { encodeUnits, type UnitSpan } from '../src/store/lancedb/unit-vectors.js';
 import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
-import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';
+import type { ChunkWrite } from '../src/store/lancedb/chunk-schema.js';
 import { ChunkIndex, chunkOptimizeGapMs } from '../src/store/lancedb/chunks.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { inList, lit } from '../src/store/lancedb/owned-table.js';
@@ -52,10 +62,12 @@ const REPO = resolve(import.meta.dirname, '..');
 const CACHE = join(REPO, 'bench/.cache');
 const LIBRARIES = join(CACHE, 'search');
 /** Bump when the way libraries are generated changes: kept libraries of another version are not reused. */
-const LIBRARY_VERSION = 2;
+const LIBRARY_VERSION = 3;
 /** Sizes above this get no sentence windows (see the header). */
 const MAX_WINDOWED = 100_000;
 const MODEL_SAMPLE = 300;
+/** SciFact chunks a library is made of (see sourceChunks). */
+const SOURCE_CHUNKS = 3000;
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 const { values: argv } = parseArgs({
@@ -101,10 +113,86 @@ interface SourceChunk {
   windows: { start: number; end: number; vector: Float32Array }[];
 }
 
-function sourceChunks(embedder: BuiltinEmbedder, cache: VectorCache): SourceChunk[] {
+/** A source chunk's answer unit, as copies reuse it: its text, kind, stand-in vector, and keyword forms by language. */
+interface SourceUnit {
+  text: string;
+  kind: UnitSpan['kind'];
+  vector: Float32Array;
+  forms: Map<string | null, string>;
+}
+
+/** What a row of a copy is made of, per source chunk: its language, its header's forms, its units. */
+interface SourceParts {
+  text: string;
+  spans: UnitSpan[];
+  language: string | null;
+  header: string;
+  headerForms: string;
+  units: SourceUnit[];
+}
+
+function sourceParts(source: SourceChunk[], rand: () => number): SourceParts[] {
+  return source.map((s) => {
+    const language = detectLanguage(s.text);
+    const header = s.embedText.endsWith(s.text) ? s.embedText.slice(0, s.embedText.length - s.text.length) : '';
+    const spans = answerUnits(s.text);
+    const units = spans.map((u) => ({ text: s.text.slice(u.start, u.end), kind: u.kind, vector: perturb(s.vector, 0.02, rand), forms: new Map<string | null, string>() }));
+    return { text: s.text, spans, language, header, headerForms: analyseText(header, language), units };
+  });
+}
+
+const formsOf = (u: SourceUnit, language: string | null): string => {
+  let f = u.forms.get(language);
+  if (f === undefined) u.forms.set(language, (f = analyseText(u.text, language)));
+  return f;
+};
+
+/**
+ * A row's text, search text, keyword forms and encoded units: copy 0 is the chunk itself; a copy swaps each of its
+ * units, with probability ½, for a random unit of the whole source (another abstract's sentence, mostly).
+ */
+function rowText(parts: SourceParts[], at: number, copy: number, pool: SourceUnit[], rand: () => number): { text: string; search_text: string; keyword_text: string; language: string | null; units: Uint8Array; vectors: Float32Array[] } {
+  const p = parts[at]!;
+  const chosen = copy === 0 ? p.units : p.units.map((u) => (rand() < 0.5 ? pool[Math.floor(rand() * pool.length)]! : u));
+  let spans: UnitSpan[] = [];
+  let text = '';
+  if (copy === 0) [text, spans] = [p.text, p.spans];
+  else {
+    for (const u of chosen) {
+      if (text) text += ' ';
+      spans.push({ start: text.length, end: text.length + u.text.length, kind: u.kind });
+      text += u.text;
+    }
+  }
+  const keyword = [p.headerForms, ...chosen.map((u) => formsOf(u, p.language))].filter(Boolean).join(' ');
+  const vectors = chosen.map((u) => u.vector);
+  return { text, search_text: p.header + text, keyword_text: keyword, language: p.language, units: encodeUnits(spans, vectors, p.header.trim()), vectors };
+}
+
+/** The mean of `vectors`, to unit length. */
+function normalised(vectors: Float32Array[]): Float32Array {
+  const out = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) for (let k = 0; k < out.length; k++) out[k]! += v[k]!;
+  let n = 0;
+  for (let k = 0; k < out.length; k++) n += out[k]! * out[k]!;
+  n = Math.sqrt(n);
+  for (let k = 0; k < out.length; k++) out[k] = out[k]! / n;
+  return out;
+}
+
+/**
+ * The first SOURCE_CHUNKS chunks of SciFact's corpus, embedded (once: the vector cache keeps them). Copies vary
+ * their text and vector (rowText), so a library needs no more sources to avoid repeats.
+ */
+async function sourceChunks(embedder: BuiltinEmbedder, cache: VectorCache): Promise<SourceChunk[]> {
+  const chunks = readCorpus()
+    .flatMap((d) => chunkAbstract(d, embedder.tokenizer, embedder.maxTokens, 32).map((c) => ({ d, c })))
+    .slice(0, SOURCE_CHUNKS);
+  await cache.embed(embedder, chunks.map(({ c }) => c.embedText), 'passage', (done, total) => process.stderr.write(`\r  embedding source chunks: ${done} of ${total}   `));
+  process.stderr.write('\n');
   const out: SourceChunk[] = [];
-  for (const d of readCorpus()) {
-    for (const c of chunkAbstract(d, embedder.tokenizer, embedder.maxTokens, 32)) {
+  for (const { d, c } of chunks) {
+    {
       const vector = cache.get('passage', c.embedText);
       if (!vector) continue;
       const spans = sentenceWindows(c.text);
@@ -175,14 +263,17 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
   const documents = new DocumentStore(sqlite.db, jobs, now);
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   // The vector index is built on its own (vectorIndexed), so a change to its parameters reuses these rows.
-  const chunks = await ChunkIndex.open(store, { embedderId }, { ann: { minRows: Number.POSITIVE_INFINITY } });
+  const chunks = await ChunkIndex.open(store, { embedderId, keywordAnalysis: ANALYSIS_VERSION }, { ann: { minRows: Number.POSITIVE_INFINITY } });
   const windowed = size <= MAX_WINDOWED;
   const windows = await ChunkWindowIndex.open(store, 384);
   const rand = rng(42);
-  let rows: ChunkRow[] = [];
+  const parts = sourceParts(source, rand);
+  const pool = parts.flatMap((p) => p.units.filter((u) => u.kind !== 'heading'));
+  let rows: ChunkWrite[] = [];
   let wrows: WindowRow[] = [];
   let windowCount = 0;
   const docIds = new Map<string, string>();
+  let fields: ReturnType<typeof documentFields> | undefined;
   const flush = async () => {
     await chunks.add(rows, { id: embedderId, dimension: 384 });
     if (wrows.length) await windows.add(wrows);
@@ -212,27 +303,32 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
       // Ready at once, so the daemon's worker has nothing to do during the measurement (the queue holds one job at
       // a time: a claim scans the pending jobs, and a hundred thousand of them would make this quadratic).
       const job = (await jobs.claim('bench', 60_000))!;
-      await documents.markReady(job.documentId, job, { chunkCount: 1, pages: null, warnings: [], embedderId });
+      await documents.markReady(job.documentId, job, { chunkCount: 1, pages: null, warnings: [], embedderId, language: parts[i % source.length]!.language });
+      fields = documentFields(document, [], {});
     }
-    // Copies get a varied text (a copy marker) and a vector nudged off the original.
-    const text = copy === 0 ? s.text : `${s.text} [copy ${copy}]`;
+    // Copies get a varied text (sentences of other abstracts swapped in) and a vector nudged off the original.
     const id = `${documentId}:${i}`;
+    const { vectors: unitVectors, ...row } = rowText(parts, i % source.length, copy, pool, rand);
+    // A copy's vector is its units' mean (theirs are their chunks' with noise): a blend of the abstracts it borrows from.
+    const blended = copy === 0 || unitVectors.length === 0 ? s.vector : normalised(unitVectors);
     rows.push({
+      ...fields!,
+      ...row,
       id,
       user_id: user.id,
       project_id: project.id,
       document_id: documentId,
       chunk_index: i,
-      text,
-      search_text: copy === 0 ? s.embedText : `${s.embedText} [copy ${copy}]`,
       heading: null,
       page_start: null,
       page_end: null,
-      vector: copy === 0 ? s.vector : perturb(s.vector, 0.01, rand),
+      vector: copy === 0 ? s.vector : blended,
     });
     if (windowed) {
+      // A copy's text is as long as its chunk's give or take a sentence: its windows keep their spans, within it.
+      const length = rows[rows.length - 1]!.text.length;
       s.windows.forEach((w, wi) =>
-        wrows.push({ chunk_id: id, user_id: user.id, project_id: project.id, document_id: documentId!, window_index: wi, start: w.start, end: w.end, vector: copy === 0 ? w.vector : perturb(w.vector, 0.01, rand) }),
+        wrows.push({ chunk_id: id, user_id: user.id, project_id: project.id, document_id: documentId!, window_index: wi, start: Math.min(w.start, length), end: Math.min(w.end, length), vector: copy === 0 ? w.vector : perturb(w.vector, 0.01, rand) }),
       );
     }
     if (rows.length >= 5000) await flush();
@@ -252,7 +348,7 @@ async function populate(dataDir: string, email: string, source: SourceChunk[], s
 /** The kept rows of a size (built when missing): the data dir and what it holds. */
 async function rowsLibrary(source: SourceChunk[], size: number, embedderId: string): Promise<{ dir: string; meta: LibraryMeta }> {
   const lancedbVersion = (JSON.parse(readFileSync(join(REPO, 'node_modules/@lancedb/lancedb/package.json'), 'utf8')) as { version: string }).version;
-  const key = hash(String(LIBRARY_VERSION), String(size), lancedbVersion, ...source.map((s) => new Uint8Array(s.vector.buffer)), String(size <= MAX_WINDOWED ? source.filter((s) => s.windows.length).length : 0));
+  const key = hash(String(LIBRARY_VERSION), String(ANALYSIS_VERSION), String(size), lancedbVersion, ...source.map((s) => new Uint8Array(s.vector.buffer)), String(size <= MAX_WINDOWED ? source.filter((s) => s.windows.length).length : 0));
   const dir = join(LIBRARIES, `${size}-${key}`);
   if (existsSync(join(dir, 'meta.json'))) return { dir, meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as LibraryMeta };
   mkdirSync(LIBRARIES, { recursive: true });
@@ -477,6 +573,9 @@ interface SizeResult {
   probe: Probe;
   /** From the daemon listening to its search indexes preloaded. */
   preloadSeconds: number;
+  /** Rows the background backfill had pending when the measurement began, and wrote while it ran (both 0: nothing to do). */
+  backfillPending: number;
+  backfilled: number;
   rssIdleMb: number;
   rssPeakMb: number;
   fusion: { single: Measured; multi: Measured };
@@ -504,6 +603,14 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
       // Searches are measured once the startup preload is over: until then they share the CPU with it.
       const preloadSeconds = await waitPreloaded(d);
       log(`indexes preloaded ${preloadSeconds.toFixed(1)} s after the daemon listened`);
+      // The rows carry what an ingest writes, so the background backfill finds nothing to do (said in the results).
+      const backfill = async (): Promise<{ pending: number; done: number }> => {
+        const c = ((await (await fetch(`${d.url}/api/v1/health`)).json()) as { components?: { backfill?: { derivers?: Record<string, { pending: number; done: number }> } } }).components;
+        const all = Object.values(c?.backfill?.derivers ?? {});
+        return { pending: all.reduce((a, x) => a + (x.pending ?? 0), 0), done: all.reduce((a, x) => a + (x.done ?? 0), 0) };
+      };
+      const backfillAtStart = await backfill();
+      log(`backfill at start: ${JSON.stringify(backfillAtStart)}`);
       await measure(d, token, train.slice(700, 720), true, 1); // warm-up: model, tables, caches
       const rssIdleMb = vmRssMb(d.proc.pid!);
       // Distinct query sets per run, so the query-vector cache never hides the embedding cost.
@@ -513,6 +620,7 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
         : undefined;
       const rssPeakMb = vmHwmMb(d.proc.pid!);
       const listed = await listings(d, token);
+      const backfilled = (await backfill()).done;
       await d.stop();
       let ingest: IngestResult | undefined;
       if (INGEST > 0) {
@@ -523,7 +631,7 @@ async function runSize(size: number, source: SourceChunk[], embedder: BuiltinEmb
           await plain.stop();
         }
       }
-      const out: SizeResult = { meta, diskMiB, probe: probed, preloadSeconds, rssIdleMb, rssPeakMb, fusion, listings: listed, ...(rerank ? { rerank } : {}), ...(ingest ? { ingest } : {}) };
+      const out: SizeResult = { meta, diskMiB, probe: probed, preloadSeconds, backfillPending: backfillAtStart.pending, backfilled, rssIdleMb, rssPeakMb, fusion, listings: listed, ...(rerank ? { rerank } : {}), ...(ingest ? { ingest } : {}) };
       log(JSON.stringify({ size, ...out, meta: undefined }));
       return out;
     } finally {
@@ -561,7 +669,9 @@ function section(results: [number, SizeResult][], load: [number, number]): strin
     `\`npm run bench:search -- --chunks ${results.map(([s]) => s).join(',')}\`, ${new Date().toISOString().slice(0, 10)}, ${machine}; load average ` +
       `${f(load[0])} at the start, ${f(load[1])} at the end. Real daemon over HTTP (Node's fetch, one request at a time per client on a kept-alive connection), limit 10, hybrid mode; ` +
       `every query is new to the daemon (its query-vector cache never hits), so each includes one query embedding. Library: SciFact chunks ` +
-      `replicated with vector noise (σ=0.01, re-normalised) and a text marker. "CPU ms/query" is the daemon's CPU time (all threads) per query ` +
+      `(${SOURCE_CHUNKS.toLocaleString('en')}) replicated, each copy's text with about half its sentences swapped for other abstracts' and its vector their blend, ` +
+      `rows written with what an ingest stores (keyword forms, answer units with vectors, filter fields): the background backfill had ` +
+      `${results.map(([, r]) => `${n(r.backfillPending)} rows pending and wrote ${n(r.backfilled)}`).join('; ')}. "CPU ms/query" is the daemon's CPU time (all threads) per query ` +
       `under 8 clients: with ${availableParallelism()} cores, ${availableParallelism()} × 1000 / CPU ms is the most queries per second the daemon ` +
       `could serve. RSS: after start and warm-up / peak over the searches (the built-in model loaded, \`--reranker builtin\`). ` +
       `Measured once the daemon's health says its search indexes are preloaded (after ${results.map(([size, r]) => `${f(r.preloadSeconds)} s at ${n(size)} chunks`).join(', ')}).`,
@@ -684,7 +794,7 @@ async function main(): Promise<void> {
       return;
     }
   }
-  const source = sourceChunks(embedder, cache);
+  const source = await sourceChunks(embedder, cache);
   if (source.length < 1000) throw new Error(`only ${source.length} embedded chunks cached: run npm run bench:quality first`);
   log(`${source.length} embedded source chunks, ${source.filter((s) => s.windows.length).length} with windows`);
   const queryVectors = await cache.embed(embedder, readSplit('test').map((q) => q.text), 'query');

@@ -15,6 +15,14 @@ import { stem, type Term, wordSpans } from './terms.js';
 
 /** Weight of the query-term share against the cosine (0..1) of meaning. */
 export const TERM_WEIGHT = 0.5;
+/** The share of the query's terms a unit must hold past which they count with meaning (see chooseAnswer). */
+export const TERM_FLOOR = 0.5;
+
+/** How terms weigh against meaning: TERM_WEIGHT and TERM_FLOOR unless a bench tries others. */
+export interface AnswerWeights {
+  weight: number;
+  floor: number;
+}
 
 /** A unit as answers see it: its span and, when known, its kind (a heading is never the answer). */
 export interface AnswerUnit extends SentenceWindow {
@@ -39,6 +47,7 @@ export function chooseAnswer(
   terms: readonly Term[] | QueryWords,
   meaning?: readonly number[],
   context?: string | null,
+  weights: AnswerWeights = { weight: TERM_WEIGHT, floor: TERM_FLOOR },
 ): AnswerChoice | undefined {
   if (units.length === 0) return undefined;
   const matcher = 'count' in terms ? terms : englishWords(terms);
@@ -72,7 +81,7 @@ export function chooseAnswer(
     const share = matcher.count ? distinct.size / matcher.count : 0;
     // With meaning, only a unit holding more than half the query's words gains by them: a word or two in common is
     // what filler around an answer has too (an office handbook says "office" everywhere), and it outweighed meaning.
-    const key = withMeaning ? [meaning[i]! + TERM_WEIGHT * Math.max(0, 2 * share - 1), 0] : [share, found[i]!.hits];
+    const key = withMeaning ? [meaning[i]! + weights.weight * Math.max(0, (share - weights.floor) / (1 - weights.floor)), 0] : [share, found[i]!.hits];
     if (best < 0 || key[0]! > bestKey[0]! || (key[0] === bestKey[0] && key[1]! > bestKey[1]!)) {
       best = i;
       bestKey = key;
