@@ -104,6 +104,17 @@ describe('languages', () => {
     expect(detectLanguage('Книги из библиотеки выдаются сотрудникам по служебному пропуску: the card of the employee.')).toBe('ru');
   });
 
+  it('tells no language for a text tinyld is unsure of and whose words say nothing, rather than a guess', () => {
+    // The web test's CSV of ship names was Romanian, its slides Greek: the project page said "Greek (el) 2".
+    expect(detectLanguage('vessel,berth,cargo\nAurora,north,timber\nBorealis,south,grain\nCassiopeia,east,"copper ore, refined"')).toBe(null);
+    // A spreadsheet row as chunks hold it, and a Markdown table: tinyld read the middle dot as Greek, the pipe as Hindi.
+    expect(detectLanguage('vessel: Aurora · berth: north · cargo: timber\nvessel: Borealis · berth: south · cargo: grain')).toBe(null);
+    expect(detectLanguage('Season report\nvessel | berth | cargo | arrived\nAurora | north | timber | Monday\nBorealis | south | grain | the 2nd')).toBe('en');
+    // Unsure, with an English function word: English (tinyld said Finnish).
+    expect(detectLanguage('Edelweiss grows on limestone ledges.')).toBe('en');
+    expect(detectLanguage('The glacier tongue retreated forty metres.')).toBe('en');
+  });
+
   it('reads a short or ambiguous query in the languages the library holds, a clear one in its own', async () => {
     expect(reliableLanguage('Wie viele Urlaubstage habe ich im Jahr?')).toBe('de');
     expect(reliableLanguage('Buecher')).toBe(null);

@@ -154,14 +154,6 @@ export function scansExactly(rows: number, tableRows: number, limits: { exactBel
 const REFINED_CANDIDATES = 20;
 const refineFactor = (limit: number): number => Math.max(1, Math.ceil(REFINED_CANDIDATES / limit));
 
-/**
- * The candidate list (ef) of a filtered walk: half the unfiltered one's, never below its limit. A prefiltered walk
- * keeps going until ef rows that pass the filter are in its list, so at a 10 % filter it visits ten times the nodes
- * an unfiltered one would for the same ef; halving it halved the walk's cost for a recall@10 left at 0.996–1.000
- * once its head is re-ranked (bench/results/search.md#filtered-search-2026-11-27).
- */
-const filteredEf = (ef: number, limit: number): number => Math.max(limit, Math.ceil(ef / 2));
-
 /** Cosine distance of two vectors (1 − cos; 0 = same direction). */
 function cosineDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let dot = 0;
@@ -252,12 +244,12 @@ export class ChunkSearches {
     // excluded documents could take every place in the list and leave it empty).
     const sole = await this.soleScope(table, q);
     const exact = await this.exactScan(table, q);
-    const search = (refine: boolean, columns: readonly string[] = [], ef = this.deps.ef) => {
+    const search = (refine: boolean, columns: readonly string[] = []) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine');
       if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
       if (exact) query = query.bypassVectorIndex();
       const limit = sole && columns.length === 0 ? q.limit + overread(q) : q.limit;
-      if (!exact) query = query.ef(Math.max(ef, limit));
+      if (!exact) query = query.ef(Math.max(this.deps.ef, limit));
       if (refine && !exact) query = query.refineFactor(refineFactor(limit));
       return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
     };
@@ -273,11 +265,11 @@ export class ChunkSearches {
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
     if (coverage === 'part') return resolve(await search(true), true, 1);
-    // A filtered search walking the index (`exactScan`) walks a shorter list (`filteredEf`) and re-ranks its head by
-    // exact distance, for its recall: LanceDB's refine would re-read every candidate's vector, ~1.5× the cost
-    // (bench/results/search.md#filtered-search-2026-11-27).
+    // A filtered search walking the index (`exactScan`) re-ranks its head by exact distance, for its recall: LanceDB's
+    // refine would re-read every candidate's vector, ~1.5× the cost. Its ef stays the unfiltered one's: half of it
+    // cost recall@10 at a million chunks (0.972 → 0.951 at 10 %; bench/results/search.md#filtered-search-2026-11-27).
     if (coverage === 'all' && filtered(q)) {
-      const walked = await resolve(await search(false, [], filteredEf(this.deps.ef, q.limit)), false, 0.5);
+      const walked = await resolve(await search(false), false, 0.5);
       return (await this.rerankHead(table, version, q.vector, walked)) ?? resolve(await search(true), true, 1);
     }
     const rows = await search(false);
