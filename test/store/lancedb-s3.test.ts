@@ -75,6 +75,24 @@ describe.skipIf(SKIP !== null)(`LanceDB on S3 (Ceph RGW)${SKIP ? ` (skipped: ${S
     return { url, a, b };
   }
 
+  it("replicas opening an older release's table at once add its new columns once, and each opens it", async () => {
+    // Found in a CI run: both replicas of the upgrade test read the schema of the handle each had opened before the
+    // other's upgrade, so the second added `placement` again, and LanceDB refused ("already exists"): it did not start.
+    const url = library();
+    const coordination = { locks: new LocalLocks(), events: new LocalEvents(), funnelCommits: true };
+    const first = await replica(url, coordination);
+    await first.index.add([row('u1', 'd1', 0, 'penguins swim in cold water', unit(1, 0, 0, 0))], EMBEDDER);
+    await suite.close(first);
+    const older = await rawTable(url);
+    await older.dropColumns(['placement', 'units']);
+    older.close();
+    const both = await Promise.all([replica(url, coordination), replica(url, coordination)]);
+    for (const { index } of both) expect(await index.count()).toBe(1);
+    const upgraded = await rawTable(url);
+    expect((await upgraded.schema()).fields.map((f) => f.name)).toEqual(expect.arrayContaining(['placement', 'units']));
+    upgraded.close();
+  });
+
   it("lets a replica see another's new rows once the consistency interval has passed, with no event", async () => {
     const { a, b } = await writerAndReader(1);
     await a.index.add([row('u1', 'd2', 0, 'second')], EMBEDDER);

@@ -136,11 +136,13 @@ export class ChunkIndex extends OwnedRowsTable {
       const names = await store.connection.tableNames();
       if (names.includes(info.table)) {
         const table = (index.table = await store.connection.openTable(info.table));
-        // Tables made before these columns and indexes existed; replicas starting together upgrade one at a time.
+        // Tables made before these columns and indexes existed; replicas starting together upgrade one at a time,
+        // each reading the table as the one before it left it (`table` checked out again under the commit lock: the
+        // handle opened before it would show the old schema, and adding a column again is refused).
         await index.commit(async () => {
           await ensureColumns(table);
           await ensureScalarIndexes(table);
-        });
+        }, table);
         index.rows = await index.table.countRows();
         if (await index.behindOnIndexes(index.table)) index.optimizeSoon();
       } else index.info = null; // the table was removed by hand: start over
