@@ -157,15 +157,8 @@ async function embeddedElsewhere(embedKey: string): Promise<(Map<string, Embedde
  * ingestion sets a document's, and as DocumentStore.languagesIn counts them for the daemon's searches).
  */
 async function libraryLanguages(built: Built): Promise<{ language: string; documents: number }[]> {
-  const table = await built.store.connection.openTable(built.chunks.indexInfo()!.table);
-  const perDocument = new Map<string, Map<string | null, number>>();
-  for (const row of (await table.query().select(['document_id', 'language']).toArray()) as { document_id: string; language: string | null }[]) {
-    const counts = perDocument.get(row.document_id) ?? new Map<string | null, number>();
-    counts.set(row.language, (counts.get(row.language) ?? 0) + 1);
-    perDocument.set(row.document_id, counts);
-  }
   const documents = new Map<string, number>();
-  for (const counts of perDocument.values()) {
+  for (const counts of (await built.chunks.languageTally()).values()) {
     const language = mostCommonLanguage(counts);
     if (language) documents.set(language, (documents.get(language) ?? 0) + 1);
   }

@@ -47,7 +47,17 @@ function wordsOnly(text: string): string {
 }
 
 /** Counts of Latin letters and of the script classes that name a language by themselves, over letters only. */
-function scriptShares(text: string): { letters: number; latin: number; han: number; kana: number; hangul: number; thai: number; icu: number } {
+interface ScriptShares {
+  letters: number;
+  latin: number;
+  han: number;
+  kana: number;
+  hangul: number;
+  thai: number;
+  icu: number;
+}
+
+function scriptShares(text: string): ScriptShares {
   const s = { letters: 0, latin: 0, han: 0, kana: 0, hangul: 0, thai: 0, icu: 0 };
   for (const ch of text) {
     if (!/\p{L}/u.test(ch)) continue;
@@ -65,8 +75,7 @@ function scriptShares(text: string): { letters: number; latin: number; han: numb
 }
 
 /** ISO 639-1 language of a text by its script alone, or undefined when the script says nothing (Latin, Cyrillic, ...). */
-function byScript(text: string): string | undefined {
-  const s = scriptShares(text);
+function byScript(text: string, s: ScriptShares): string | undefined {
   if (s.letters === 0) return undefined;
   const cjk = s.han + s.kana;
   // Japanese mixes kana into nearly every sentence; Chinese never does.
@@ -93,11 +102,12 @@ export function detectLanguage(text: string): string | null {
   // From the middle: a text's start is where headings, names and commands in another language are.
   const from = Math.max(0, Math.floor((text.length - SAMPLE_CHARS) / 2));
   const sample = text.length > SAMPLE_CHARS ? text.slice(from, from + SAMPLE_CHARS) : text;
-  const script = byScript(sample);
+  const shares = scriptShares(sample);
+  const script = byScript(sample, shares);
   if (script) return script;
   const [best] = detector().detectAll(wordsOnly(sample));
   if (!best) return null;
-  const words = functionWords(sample, best.lang);
+  const words = functionWords(sample, best.lang, shares);
   if (!words) return best.lang;
   // A verdict tinyld is not sure of (a table row of names, a one-line note) stands only with the told language's
   // function words behind it: without any, the text's language is not told rather than guessed (Greek for a CSV of
@@ -112,14 +122,15 @@ export function detectLanguage(text: string): string | null {
  * make it English, as many leave it untold). Null for a short or ambiguous query ("Buecher", "mot de passe").
  */
 export function reliableLanguage(query: string, minWords = 3): string | null {
-  const script = byScript(query);
+  const shares = scriptShares(query);
+  const script = byScript(query, shares);
   // Han alone is Chinese or Japanese kanji (図書館, 領収書): the library's languages decide.
   if (script === 'zh') return null;
   if (script) return script;
   if ((query.match(/[\p{L}\p{N}]+/gu) ?? []).length < minWords) return null;
   const [best] = loadedDetector()?.detectAll(wordsOnly(query)) ?? [];
   if (!best || best.accuracy < RELIABLE) return null;
-  const words = functionWords(query, best.lang);
+  const words = functionWords(query, best.lang, shares);
   if (!words || words.en < words.theirs || words.en === 0) return best.lang;
   return words.en > words.theirs ? 'en' : null;
 }
@@ -134,9 +145,8 @@ export function reliableLanguage(query: string, minWords = 3): string | null {
  * English; fewer leave the verdict ("Wie lange darf ich ein Buch … behalten?" has none). Undefined for text told
  * English and for other scripts, which keep their verdict.
  */
-function functionWords(text: string, told: string): { en: number; theirs: number } | undefined {
+function functionWords(text: string, told: string, shares: ScriptShares): { en: number; theirs: number } | undefined {
   if (told === 'en') return undefined;
-  const shares = scriptShares(text);
   if (shares.latin < LATIN_TEXT * shares.letters) return undefined;
   const english = wordRules('en').stopWords;
   const own = wordRules(told).stopWords;
