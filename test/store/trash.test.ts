@@ -8,6 +8,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CompiledQuery, type QueryId, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DocumentService } from '../../src/documents/lifecycle.js';
 import { LocalEvents, LocalLocks } from '../../src/store/coordination.js';
@@ -101,6 +102,26 @@ describeEachEngine('the trash', (suite) => {
     expect(await listed(doc.id)).toBe(true);
     expect((await projects.get(project))!.documentCount).toBe(before);
     await expect(service.restore(doc)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("reads a project's trash through the trash index, not through all its documents (every search asks)", async () => {
+    const kept = await ready();
+    const gone = await ready();
+    expect(await service.delete(gone, user)).toBe(true);
+    const db = suite.handle().db;
+    const asked: { node: RootOperationNode; queryId: QueryId }[] = [];
+    const watched = db.withPlugin({ transformQuery: (q) => (asked.push(q), q.node), transformResult: async (r) => r.result });
+    const trashed = await new DocumentStore(watched, new JobStore(watched, now), now).trashedIn([project]);
+    expect(trashed.documentIds).toContain(gone.id);
+    expect(trashed.documentIds).not.toContain(kept.id);
+    expect(asked).toHaveLength(1);
+    // SQLite picks an index by rules, not statistics, and took the project's index (documents_project_counts) over
+    // the trash's; PostgreSQL weighs both by its statistics.
+    if (suite.engine === 'sqlite') {
+      const query = db.getExecutor().compileQuery(asked[0]!.node, asked[0]!.queryId);
+      const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]));
+      expect(plan.rows.map((r) => r.detail)).toEqual([expect.stringMatching(/USING INDEX documents_trash\b/)]);
+    }
   });
 
   it("takes a message's attachments with it and brings back only those that went with it", async () => {

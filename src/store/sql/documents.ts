@@ -313,12 +313,18 @@ export class DocumentStore {
 
   /**
    * The trashed documents of these projects and how many chunks they hold: a search keeps them out of its candidate
-   * lists inside the chunk index (ChunkSearchScope.exclude), so their chunks take no place there. Read through the
-   * trash index (documents_trash); an empty trash is one index probe.
+   * lists inside the chunk index (ChunkSearchScope.exclude), so their chunks take no place there. Every search asks,
+   * so it reads the trash index (documents_trash): an empty trash is one probe. Left to itself, SQLite took the
+   * project index and walked all the project's documents (70 ms a search at 100,000 documents).
    */
   async trashedIn(projectIds: readonly string[]): Promise<{ documentIds: string[]; rows: number }> {
     if (projectIds.length === 0) return { documentIds: [], rows: 0 };
-    const rows = await this.db.selectFrom('documents').select(['id', 'chunk_count']).where('trashed_at', 'is not', null).where('project_id', 'in', projectIds).execute();
+    const rows = await this.db
+      .selectFrom('documents')
+      .select(['id', 'chunk_count'])
+      .where('trashed_at', 'is not', null)
+      .where(dialectOf(this.db).withoutIndex('project_id'), 'in', projectIds)
+      .execute();
     return { documentIds: rows.map((r) => r.id), rows: rows.reduce((n, r) => n + r.chunk_count, 0) };
   }
 
