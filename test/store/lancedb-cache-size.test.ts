@@ -1,5 +1,7 @@
 // The decoded-index cache is sized for the library a store opens (issue #22: at 1,000,000 chunks the HNSW index
-// no longer fit the fixed 256 MiB cap, so every search read and decoded it again: 317 ms a vector search).
+// no longer fit the fixed 256 MiB cap, so every search read and decoded it again: 317 ms a vector search; issue #58:
+// at twice the indexes' size on disk it still fell short by a few per cent, and every other hybrid search decoded
+// the vector index again: ~1 s).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +18,16 @@ describe('index cache size', () => {
     dir = mkdtempSync(join(tmpdir(), 'docsearch-cache-size-'));
     const db = await lancedb.connect(dir);
     const words = ['protein', 'cell', 'tumour', 'gene', 'signal', 'receptor', 'membrane', 'kinase', 'pathway', 'dose'];
-    const rows = Array.from({ length: 3000 }, (_, i) => ({ id: `c${i}`, text: Array.from({ length: 40 }, (_, j) => `${words[(i * 7 + j * 3) % 10]}${(i * j) % 997}`).join(' ') }));
+    // Vectors of the built-in model's dimension, in the index the chunk table uses (ChunkIndex).
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      id: `c${i}`,
+      text: Array.from({ length: 40 }, (_, j) => `${words[(i * 7 + j * 3) % 10]}${(i * j) % 997}`).join(' '),
+      vector: Array.from({ length: 384 }, random),
+    }));
     const table = await db.createTable('chunks', rows);
+    await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine', numPartitions: 1 }) });
     await table.createIndex('text', { config: lancedb.Index.fts() });
     await table.createIndex('id', { config: lancedb.Index.btree() });
     stored = (await table.listIndices()).reduce((sum, i) => sum + Number(i.sizeBytes ?? 0), 0);
@@ -36,15 +46,34 @@ describe('index cache size', () => {
     }
   });
 
-  it('gives indexes that need more than the least cap twice their size on disk', async () => {
+  it('gives indexes that need more than the least cap three times their size on disk', async () => {
     const db = await lancedb.connect(dir);
     try {
       const small = await sizedCache(db, { indexBytes: 0, metadataBytes: MiB });
       expect(small.indexBytes).toBe(Math.ceil(cacheNeeded(stored) / MiB) * MiB);
-      expect(small.indexBytes).toBeGreaterThanOrEqual(2 * stored);
+      expect(small.indexBytes).toBeGreaterThanOrEqual(3 * stored);
       expect(small.metadataBytes).toBe(MiB);
       expect(await sizedCache(db)).toEqual(DEFAULT_CACHE); // a small library keeps the default
     } finally {
+      db.close();
+    }
+  });
+
+  it('has room for the vector index decoded, and a fifth more for what searches read beside it', async () => {
+    // The vector index is most of a large library's indexes (at a million chunks 502 of 660 MiB on disk) and takes
+    // 2.3 times its size decoded at any size (measured in bench/results/search.md#the-index-cache). Measured here in a
+    // session without a limit, loaded as the daemon's preload loads it.
+    const session = new lancedb.Session(BigInt(1024 * MiB), BigInt(64 * MiB));
+    const db = await lancedb.connect(dir, { session });
+    const table = await db.openTable('chunks');
+    try {
+      const vector = (await table.listIndices()).find((i) => i.indexType === 'IvfHnswSq')!;
+      await table.prewarmIndex(vector.name);
+      const decoded = Number(session.sizeBytes());
+      expect(decoded).toBeGreaterThan(2 * Number(vector.sizeBytes));
+      expect(decoded * 1.2).toBeLessThanOrEqual(cacheNeeded(Number(vector.sizeBytes)));
+    } finally {
+      table.close();
       db.close();
     }
   });

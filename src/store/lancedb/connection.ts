@@ -29,11 +29,13 @@ export interface CacheSizes {
 export const DEFAULT_CACHE: CacheSizes = { indexBytes: 256 * MiB, metadataBytes: 64 * MiB };
 
 /**
- * Decoded, an index takes about twice the memory of its files, and a cache smaller than an index keeps none of it:
- * every search read and decoded the whole index again (at a million chunks: bench/results/search.md). So the cap is twice
- * the indexes' size on disk.
+ * A cache smaller than the indexes decoded keeps none of the vector index for long: every search read and decoded it
+ * again (at a million chunks: bench/results/search.md). Decoded, the HNSW-SQ index takes 2.3 times its files at any
+ * size, and full-text and scalar indexes up to twice theirs in a large library. At twice, a million chunks' indexes
+ * (1,355 MiB decoded) overflowed the cap (1,320) and every other hybrid search decoded the vector index again (~1 s).
+ * Three times leaves room for the posting lists queries read and the entries an optimize supersedes.
  */
-const DECODED_PER_STORED_BYTE = 2;
+const DECODED_PER_STORED_BYTE = 3;
 
 /**
  * The caches for the tables a connection holds now: the default, or more when their live indexes need it.
