@@ -146,6 +146,17 @@ export function scansExactly(rows: number, tableRows: number, limits: { exactBel
 }
 
 /**
+ * The candidate list (ef) of a filtered search that walks the vector index over `rows` rows (`scansExactly` false):
+ * half the unfiltered one's when the filter keeps at most `exactBelow` rows — a walk that gathers its candidates among
+ * so few rows finds the same nearest with half the list (at 100,000 chunks, 2–20 % of them: recall@10 1.000 at ef 200
+ * and 400, for up to ~4 CPU-ms less a search) — and the whole of it past that (a million chunks, 10 %: ef 200 cost
+ * recall@10 0.972 → 0.951; bench/results/search.md#filtered-search-2026-11-28). Never below the list's depth.
+ */
+export function walkEf(rows: number, limit: number, limits: { ef: number; exactBelow: number }): number {
+  return Math.max(limit, rows <= limits.exactBelow ? Math.ceil(limits.ef / 2) : limits.ef);
+}
+
+/**
  * How many of a walk's nearest candidates are re-ranked by exact distance, at least: the index's 8-bit distances
  * cannot order close neighbours (recall@10 0.96 at 50 % unrefined, 0.996–1.000 with its 20 nearest re-ranked:
  * docs/BENCHMARKS.md#filtered-search). A search of a partly indexed table has LanceDB refine this many times the
@@ -193,7 +204,7 @@ export class ChunkSearches {
   private readonly sole = new LRUCache<string, boolean>({ max: 256, ttl: SOLE_SCOPE_TTL_MS });
   /** Per table handle: how much of its last-asked version the vector index covers (see `vectorCoverage`). */
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
-  /** Rows of a filtered scope, by its predicate: whether a search of it scans exactly (see `exactScan`). */
+  /** Rows of a filtered scope, by its predicate: whether a search of it scans exactly (see `filteredRowCount`). */
   private readonly filteredRows = new LRUCache<string, number>({ max: 256, ttl: FILTERED_COUNT_TTL_MS });
 
   constructor(private readonly deps: SearchDeps) {}
@@ -243,13 +254,14 @@ export class ChunkSearches {
     // Its fallback reads the columns with the filter, applied before the search (after it, rows of other projects or
     // excluded documents could take every place in the list and leave it empty).
     const sole = await this.soleScope(table, q);
-    const exact = await this.exactScan(table, q);
+    const counted = await this.filteredRowCount(table, q);
+    const exact = counted !== undefined && scansExactly(counted.scope, counted.table, this.deps);
     const search = (refine: boolean, columns: readonly string[] = []) => {
       let query = table.vectorSearch(q.vector).distanceType('cosine');
       if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
       if (exact) query = query.bypassVectorIndex();
       const limit = sole && columns.length === 0 ? q.limit + overread(q) : q.limit;
-      if (!exact) query = query.ef(Math.max(this.deps.ef, limit));
+      if (!exact) query = query.ef(counted === undefined ? Math.max(this.deps.ef, limit) : walkEf(counted.scope, limit, this.deps));
       if (refine && !exact) query = query.refineFactor(refineFactor(limit));
       return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
     };
@@ -265,9 +277,8 @@ export class ChunkSearches {
     const version = await table.version();
     const coverage = await this.vectorCoverage(table, version);
     if (coverage === 'part') return resolve(await search(true), true, 1);
-    // A filtered search walking the index (`exactScan`) re-ranks its head by exact distance, for its recall: LanceDB's
-    // refine would re-read every candidate's vector, ~1.5× the cost. Its ef stays the unfiltered one's: half of it
-    // cost recall@10 at a million chunks (0.972 → 0.951 at 10 %; bench/results/search.md#filtered-search-2026-11-27).
+    // A filtered search walking the index (not `scansExactly`) re-ranks its head by exact distance, for its recall:
+    // LanceDB's refine would re-read every candidate's vector, ~1.5× the cost. Its ef is `walkEf`'s.
     if (coverage === 'all' && filtered(q)) {
       const walked = await resolve(await search(false), false, 0.5);
       return (await this.rerankHead(table, version, q.vector, walked)) ?? resolve(await search(true), true, 1);
@@ -307,11 +318,12 @@ export class ChunkSearches {
   }
 
   /**
-   * Whether a filtered search scans its rows exactly (`scansExactly`). The counts come from the scalar indexes and
-   * are kept FILTERED_COUNT_TTL_MS.
+   * The rows a filtered search's scope keeps and the table's (undefined unfiltered), which decide whether it scans
+   * them exactly (`scansExactly`) and its walk's ef (`walkEf`). The counts come from the scalar indexes and are kept
+   * FILTERED_COUNT_TTL_MS.
    */
-  private async exactScan(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
-    if (!filtered(q)) return false;
+  private async filteredRowCount(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<{ scope: number; table: number } | undefined> {
+    if (!filtered(q)) return undefined;
     const count = async (where: string): Promise<number> => {
       let rows = this.filteredRows.get(where);
       if (rows === undefined) {
@@ -320,7 +332,7 @@ export class ChunkSearches {
       }
       return rows;
     };
-    return scansExactly(await count(scopeFilter(q)), await count(''), this.deps);
+    return { scope: await count(scopeFilter(q)), table: await count('') };
   }
 
   /**

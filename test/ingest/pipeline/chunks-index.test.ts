@@ -5,7 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForegroundGate } from '../../../src/core/foreground.js';
 import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
-import { scansExactly } from '../../../src/store/lancedb/chunk-search.js';
+import { scansExactly, walkEf } from '../../../src/store/lancedb/chunk-search.js';
 import { ChunkIndex, DEFAULT_ANN } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
@@ -215,6 +215,14 @@ describe('a filtered vector search scans exactly', () => {
     expect([at(1_000, 100_000), at(2_000, 100_000), at(10_000, 100_000), at(50_000, 100_000)]).toEqual([true, true, false, false]);
     // 1M chunks: 1 % (10k rows) scanned, where a walk would meet few of its rows in the graph; never past 20k rows.
     expect([at(10_000, 1_000_000), at(20_000, 1_000_000), at(20_001, 1_000_000), at(25_000, 10_000_000)]).toEqual([true, true, false, false]);
+  });
+
+  it('and walks the index with half the candidate list only over few rows (bench/results/search.md#filtered-search-2026-11-28)', () => {
+    const ef = (rows: number, limit = 200) => walkEf(rows, limit, DEFAULT_ANN);
+    // 100k chunks, 10 % and 20 %: ef 200 as deep as ef 400 in recall; a million chunks, 10 % (100k rows): ef 400.
+    expect([ef(10_000), ef(20_000), ef(50_000), ef(100_000)]).toEqual([200, 200, 400, 400]);
+    // Never shallower than the list asked for.
+    expect([ef(10_000, 300), ef(100_000, 500)]).toEqual([300, 500]);
   });
 });
 
