@@ -22,8 +22,12 @@
  *
  * Cost, in CPU time of this process (the model's worker threads included) over the same 256 SciFact chunks: a plain
  * pass per chunk (its vector only), the pass with its units pooled, and the separate passes over the units.
- * `--tune` prints SciFact TRAIN hit rates by TERM_WEIGHT and TERM_FLOOR (chosen on train; test's printed beside, not chosen on). Rewrites the
- * "Answer snippets" section of docs/BENCHMARKS.md.
+ * `--tune` prints SciFact TRAIN hit rates by TERM_WEIGHT and TERM_FLOOR (chosen on train; test's printed beside, not chosen on).
+ * `--variants` prints them (today's weights), and how often the chosen unit itself holds the answer (as MCP's snippet
+ * shows it), for ways of pooling the units' vectors (UnitPooling: tokens of context either side, share of the chunk's
+ * mean taken away), each from a pass of its own over the cases' chunks. Both need
+ * `--judged-only` (the corpus then holds train's judged abstracts too) and stop after the SciFact figures.
+ * Otherwise rewrites the "Answer snippets" section of docs/BENCHMARKS.md.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -33,7 +37,7 @@ import { chunkDocument } from '../src/ingest/chunk.js';
 import type { Chunk } from '../src/ingest/types.js';
 import { splitSentences } from '../src/ingest/sentences.js';
 import { DOCX, type DocumentType, PDF, TXT } from '../src/ingest/types.js';
-import { BuiltinEmbedder } from '../src/models/builtin/minilm-embedder.js';
+import { BuiltinEmbedder, UNIT_CENTRE, UNIT_WIDEN, type UnitPooling } from '../src/models/builtin/minilm-embedder.js';
 import { createEmbedder } from '../src/models/registry.js';
 import { dot } from '../src/models/vector-math.js';
 import { answerUnits } from '../src/ingest/answer-units.js';
@@ -89,13 +93,15 @@ function centredExcerpt(text: string, query: string): TextRange {
   return [start, start + max];
 }
 
-async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: VectorCache, weights: AnswerWeights[] = [{ weight: TERM_WEIGHT, floor: TERM_FLOOR }]): Promise<{ hits: Record<Method, number>; byWeight: number[] }> {
+async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: VectorCache, weights: AnswerWeights[] = [{ weight: TERM_WEIGHT, floor: TERM_FLOOR }]): Promise<{ hits: Record<Method, number>; byWeight: number[]; unitHits: number }> {
   const units = cases.map((c) => answerUnits(c.text));
   const unitTexts = cases.map((c, i) => units[i]!.map((u) => c.text.slice(u.start, u.end)));
   const queryVecs = await vectors.embed(embedder, cases.map((c) => c.query), 'query');
   const flat = await vectors.embed(embedder, unitTexts.flat(), 'passage', (d, t) => log(`  embedded sentences ${d}/${t}`));
   const hits: Record<Method, number> = { centred: 0, terms: 0, separate: 0, late: 0 };
   const byWeight = weights.map(() => 0);
+  // The chosen unit itself (MCP's snippet) holds an answer sentence or lies within one: stricter than the excerpt.
+  let unitHits = 0;
   const holds = (c: Case, [s, e]: TextRange) => c.answers.some((a) => c.text.slice(s, e).includes(a));
   let k = 0;
   cases.forEach((c, i) => {
@@ -110,13 +116,16 @@ async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: Vec
     const context = stored.context;
     if (holds(c, shown(chooseAnswer(c.text, units[i]!, terms, undefined, context)))) hits.terms++;
     if (holds(c, shown(chooseAnswer(c.text, units[i]!, terms, separate, context)))) hits.separate++;
+    const today = chooseAnswer(c.text, units[i]!, terms, late, context);
+    const unit = today ? c.text.slice(today.unit.start, today.unit.end) : '';
+    if (unit && c.answers.some((a) => a.includes(unit) || unit.includes(a))) unitHits++;
     weights.forEach((w, wi) => {
       const choice = w.weight === 0 ? chooseAnswer(c.text, units[i]!, [], late) : chooseAnswer(c.text, units[i]!, terms, late, context, w);
       if (holds(c, shown(choice))) byWeight[wi]!++;
     });
   });
   hits.late = byWeight[weights.findIndex((w) => w.weight === TERM_WEIGHT && w.floor === TERM_FLOOR)] ?? 0;
-  return { hits, byWeight };
+  return { hits, byWeight, unitHits };
 }
 
 /** SciFact claims of a split with rationale sentences: their judged abstracts among the first 10 results. */
@@ -233,6 +242,27 @@ async function costPerChunk(embedder: BuiltinEmbedder, chunks: readonly { text: 
   };
 }
 
+/** SciFact train and test hit rates with the units pooled each of several ways (today's marked), today's weights. */
+async function poolingVariants(chunks: Awaited<ReturnType<typeof buildChunks>>['chunks'], retriever: Retriever, embedder: BuiltinEmbedder, vectors: VectorCache): Promise<void> {
+  const rows = await chunks.rowsWhere('true', ['text', 'search_text'], 1_000_000);
+  const embedTextOf = new Map(rows.map((r) => [r.text as string, r.search_text as string]));
+  const splits = { train: (await scifactCases('train', retriever)).cases, test: (await scifactCases('test', retriever)).cases };
+  const texts = [...new Set([...splits.train, ...splits.test].map((c) => c.text))];
+  const grid: UnitPooling[] = [0, 1, 2].flatMap((widen) => [0, 0.25, 0.5].map((centre) => ({ widen, centre })));
+  for (const pooling of grid) {
+    const variant = new BuiltinEmbedder({ modelCacheDir: join(CACHE, 'models'), precision: embedder.precision, unitPooling: pooling });
+    const embedded = await embedWithUnits(variant, texts.map((text) => ({ text, embedText: embedTextOf.get(text)! })), { kind: 'passage' });
+    await variant.close();
+    const unitsOf = new Map(texts.map((t, i) => [t, embedded[i]!.units]));
+    const share = async (cases: Case[]) => {
+      const scored = await scoreCases(cases.map((c) => ({ ...c, units: unitsOf.get(c.text)! })), embedder, vectors);
+      return `${pct(scored.hits.late, cases.length)} (the unit itself ${pct(scored.unitHits, cases.length)})`;
+    };
+    const today = pooling.widen === UNIT_WIDEN && pooling.centre === UNIT_CENTRE ? ' (today)' : '';
+    log(`widen ${pooling.widen}, centre ${pooling.centre}${today}: train ${await share(splits.train)} of ${splits.train.length}, test ${await share(splits.test)} of ${splits.test.length}`);
+  }
+}
+
 async function main(): Promise<void> {
   if (!available()) {
     log(`skipped: ${SCIFACT} is not there (the shared eval data is needed)`);
@@ -248,8 +278,9 @@ async function main(): Promise<void> {
   // the whole corpus, so its figures are not the full run's.
   const judgedOnly = process.argv.includes('--judged-only');
   const tune = process.argv.includes('--tune');
+  const variants = process.argv.includes('--variants');
   // Tuning reads the train claims' judged abstracts too (with --judged-only they must be in the corpus).
-  const built = await buildChunks(embedder, judgedOnly ? new Set([...judgedAbstracts('test'), ...(tune ? judgedAbstracts('train') : [])]) : undefined);
+  const built = await buildChunks(embedder, judgedOnly ? new Set([...judgedAbstracts('test'), ...(tune || variants ? judgedAbstracts('train') : [])]) : undefined);
   const retriever = new Retriever({ chunks: built.chunks, embedder, cache: new QueryVectorCache(10_000) }, DEFAULT_RETRIEVE);
 
   const weights: AnswerWeights[] = [{ weight: 0, floor: 0 }, ...[0, 0.25, 0.5, 0.67].flatMap((floor) => [0.1, 0.25, 0.5, 1, 2].map((weight) => ({ weight, floor })))];
@@ -261,6 +292,10 @@ async function main(): Promise<void> {
     log(`  terms only: ${pct(hits.terms, train.cases.length)}; meaning + w × terms past f: ${weights.map((w, i) => `${label(w)} ${pct(byWeight[i]!, train.cases.length)}`).join(', ')}`);
   }
 
+  if (variants) {
+    await poolingVariants(built.chunks, retriever, embedder, vectors);
+    return;
+  }
   const test = await scifactCases('test', retriever);
   const scifact = await scoreCases(test.cases, embedder, vectors, tune ? weights : undefined);
   log(`SciFact test: ${test.cases.length} cases; ${JSON.stringify(scifact.hits)}`);

@@ -2,7 +2,7 @@
 // looked up by must meet for the word forms a reader takes as the same word. The daemon-level test of the same is
 // test/search/languages.test.ts.
 import { describe, expect, it } from 'vitest';
-import { analysedWords, analyseText, fold, queryForms } from '../../src/language/analyse.js';
+import { analysedWords, analyseQuery, analyseText, fold, queryForms } from '../../src/language/analyse.js';
 import { detectLanguage, queryLanguages, reliableLanguage } from '../../src/language/detect.js';
 import { compoundParts } from '../../src/language/german.js';
 import { termRanges } from '../../src/search/highlights.js';
@@ -76,6 +76,16 @@ describe('keyword analysis', () => {
   it('segments Thai through ICU', () => {
     expect(analyseText('ห้องสมุดเปิดทุกวันจันทร์', 'th').split(' ')).toEqual(expect.arrayContaining(['ห้อง', 'สมุด', 'จันทร์']));
     expect(meets('ห้องสมุด', 'ห้องสมุดเปิดทุกวันจันทร์', 'th')).toBe(true);
+  });
+
+  it("gives a query's forms once each, or its words' own forms twice where a compound part or bigram weighs once", () => {
+    // LanceDB reads a repeated term's postings again; only the weights' ratio matters to the fused score.
+    const en = analyseQuery('Vitamin D deficiency and bone density in elderly women', ['en']);
+    expect(en.text.split(' ')).toEqual(en.forms);
+    const de = analyseQuery('Zahnbürste', ['de']);
+    const count = (f: string) => de.text.split(' ').filter((t) => t === f).length;
+    expect(de.forms.filter((f) => f.endsWith('~'))).not.toEqual([]);
+    for (const f of de.forms) expect(count(f), f).toBe(f.endsWith('~') ? 1 : 2);
   });
 
   it('keeps English as LanceDB read it: stems, stop words dropped, codes split at their dashes', () => {

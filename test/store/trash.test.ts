@@ -8,7 +8,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledQuery, type QueryId, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DocumentService } from '../../src/documents/lifecycle.js';
 import { LocalEvents, LocalLocks } from '../../src/store/coordination.js';
@@ -22,6 +21,7 @@ import { ProjectStore } from '../../src/store/sql/projects.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { RecordedAudit } from '../helpers/audit.js';
 import { removeDir } from '../helpers/daemon.js';
+import { sqlitePlans } from '../helpers/query-plans.js';
 import { describeEachEngine } from '../helpers/store-dialects.js';
 
 const DAY = 24 * 3600_000;
@@ -109,19 +109,13 @@ describeEachEngine('the trash', (suite) => {
     const gone = await ready();
     expect(await service.delete(gone, user)).toBe(true);
     const db = suite.handle().db;
-    const asked: { node: RootOperationNode; queryId: QueryId }[] = [];
-    const watched = db.withPlugin({ transformQuery: (q) => (asked.push(q), q.node), transformResult: async (r) => r.result });
-    const trashed = await new DocumentStore(watched, new JobStore(watched, now), now).trashedIn([project]);
+    let trashed: { documentIds: string[] } = { documentIds: [] };
+    const plans = await sqlitePlans(db, async (watched) => (trashed = await new DocumentStore(watched, new JobStore(watched, now), now).trashedIn([project])));
     expect(trashed.documentIds).toContain(gone.id);
     expect(trashed.documentIds).not.toContain(kept.id);
-    expect(asked).toHaveLength(1);
-    // SQLite picks an index by rules, not statistics, and took the project's index (documents_project_counts) over
-    // the trash's; PostgreSQL weighs both by its statistics.
-    if (suite.engine === 'sqlite') {
-      const query = db.getExecutor().compileQuery(asked[0]!.node, asked[0]!.queryId);
-      const plan = await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]));
-      expect(plan.rows.map((r) => r.detail)).toEqual([expect.stringMatching(/USING INDEX documents_trash\b/)]);
-    }
+    // SQLite took the project's index (documents_project_counts) over the trash's; PostgreSQL weighs both by its
+    // statistics.
+    if (plans) expect(plans).toEqual([[expect.stringMatching(/USING INDEX documents_trash\b/)]]);
   });
 
   it("takes a message's attachments with it and brings back only those that went with it", async () => {

@@ -39,6 +39,8 @@ export interface BuiltinEmbedderOptions {
   precision?: BertPrecision;
   /** How int8 weights are stored; default: what suits this CPU (int8-storage.ts). Both give the same vectors. */
   int8Storage?: Int8Storage;
+  /** How units are pooled (default UNIT_WIDEN and UNIT_CENTRE); bench:snippets --variants compares others. */
+  unitPooling?: UnitPooling;
   /** The passage session closes after this long without a passage batch (default 60 s). */
   passageIdleMs?: number;
   /**
@@ -78,23 +80,59 @@ interface RunOutput {
 }
 
 /**
- * The mean of the states of the content tokens overlapping [start, end), L2-normalised; null when none does.
- * `states` is one row's [seq, H] (position 0 is [CLS]); `offsets` the content tokens' spans, in order.
+ * How a unit's vector is pooled from its chunk's token states: the mean of the unit's own tokens (UNIT_WIDEN tokens of
+ * context either side, less UNIT_CENTRE × the mean of all the chunk's content tokens). Context and centring choose
+ * SciFact's rationale sentences more often but the answer set's exact unit (MCP's snippet) less often, so both stay 0
+ * (`npm run bench:snippets -- --judged-only --variants`; docs/search.md#answers).
  */
-function poolSpan(states: Float32Array, offsets: readonly [number, number][], start: number, end: number, H: number): Float32Array | null {
-  const sum = new Float32Array(H);
-  let n = 0;
+export const UNIT_WIDEN = 0;
+export const UNIT_CENTRE = 0;
+
+export interface UnitPooling {
+  /** Tokens of context taken either side of a unit's own. */
+  widen: number;
+  /** How much of the chunk's mean token state is taken away. */
+  centre: number;
+}
+
+/** The mean of one row's content-token states (position 0 is [CLS], content token t at t + 1); zeros unless centring. */
+function contentMean(states: Float32Array, tokens: number, H: number, centre: number): Float32Array {
+  const mean = new Float32Array(H);
+  if (centre === 0) return mean;
+  for (let t = 1; t <= tokens; t++) for (let h = 0; h < H; h++) mean[h]! += states[t * H + h]!;
+  for (let h = 0; h < H; h++) mean[h] = mean[h]! / Math.max(1, tokens);
+  return mean;
+}
+
+/**
+ * A unit's vector (see UNIT_WIDEN), L2-normalised; null when no content token overlaps [start, end).
+ * `states` is one row's [seq, H]; `offsets` the content tokens' spans, in order; `mean` their states' mean.
+ */
+function poolSpan(states: Float32Array, offsets: readonly [number, number][], [start, end]: readonly [number, number], mean: Float32Array, pooling: UnitPooling, H: number): Float32Array | null {
+  let first = -1;
+  let last = -1;
   for (let t = 0; t < offsets.length; t++) {
     const [ts, te] = offsets[t]!;
     if (te <= start || ts === te) continue;
     if (ts >= end) break;
+    if (first < 0) first = t;
+    last = t;
+  }
+  if (first < 0) return null;
+  const sum = new Float32Array(H);
+  let n = 0;
+  for (let t = Math.max(0, first - pooling.widen); t <= Math.min(offsets.length - 1, last + pooling.widen); t++) {
+    const [ts, te] = offsets[t]!;
+    if (ts === te) continue;
     const at = (t + 1) * H;
     for (let h = 0; h < H; h++) sum[h]! += states[at + h]!;
     n++;
   }
-  if (n === 0) return null;
   let norm = 0;
-  for (let h = 0; h < H; h++) norm += sum[h]! * sum[h]!;
+  for (let h = 0; h < H; h++) {
+    sum[h] = sum[h]! / n - pooling.centre * mean[h]!;
+    norm += sum[h]! * sum[h]!;
+  }
   norm = Math.sqrt(norm) || 1;
   for (let h = 0; h < H; h++) sum[h] = sum[h]! / norm;
   return sum;
@@ -206,8 +244,8 @@ export class BuiltinEmbedder implements Embedder {
 
   /**
    * Each text's vector, and each of its units' from the same forward pass: the text's last hidden states averaged
-   * over the tokens that overlap the unit, L2-normalised (late chunking: Günther et al., "Late Chunking", Jina AI
-   * 2024). A unit wholly past the tokens the model keeps gets null.
+   * over the tokens that overlap the unit (poolSpan), L2-normalised (late chunking: Günther et al., "Late Chunking",
+   * Jina AI 2024). A unit wholly past the tokens the model keeps gets null.
    */
   async embedUnits(items: TextWithUnits[], opts: EmbedOptions): Promise<UnitVectors[]> {
     if (items.length === 0) return [];
@@ -252,7 +290,9 @@ export class BuiltinEmbedder implements Embedder {
       // Content token t of this row sits at sequence position t + 1 (after [CLS]).
       const states = out.tokens.subarray(row * out.seqLen * H, (row + 1) * out.seqLen * H);
       const spans = offsets[row]!;
-      item.done(vector, item.units.map(([start, end]) => poolSpan(states, spans, start, end, H)));
+      const pooling = this.options.unitPooling ?? { widen: UNIT_WIDEN, centre: UNIT_CENTRE };
+      const mean = contentMean(states, spans.length, H, pooling.centre);
+      item.done(vector, item.units.map((span) => poolSpan(states, spans, span, mean, pooling, H)));
     });
   }
 

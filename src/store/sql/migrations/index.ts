@@ -24,6 +24,7 @@ import * as m022 from './022-labels-filters.js';
 import * as m023 from './023-session-confirmed.js';
 import * as m025 from './025-quotas.js';
 import * as m028 from './028-ocr-languages.js';
+import * as m029 from './029-project-counts.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '023-session-confirmed': m023,
   '025-quotas': m025,
   '028-ocr-languages': m028,
+  '029-project-counts': m029,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */
