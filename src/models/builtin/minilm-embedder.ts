@@ -284,13 +284,13 @@ export class BuiltinEmbedder implements Embedder {
 
   private deliver(batch: TextItem[], out: RunOutput, offsets: [number, number][][]): void {
     const H = this.dimension;
+    const pooling = this.options.unitPooling ?? { widen: UNIT_WIDEN, centre: UNIT_CENTRE };
     batch.forEach((item, row) => {
       const vector = out.vectors.slice(row * H, (row + 1) * H);
       if (!item.units || !out.tokens) return item.done(vector);
       // Content token t of this row sits at sequence position t + 1 (after [CLS]).
       const states = out.tokens.subarray(row * out.seqLen * H, (row + 1) * out.seqLen * H);
       const spans = offsets[row]!;
-      const pooling = this.options.unitPooling ?? { widen: UNIT_WIDEN, centre: UNIT_CENTRE };
       const mean = contentMean(states, spans.length, H, pooling.centre);
       item.done(vector, item.units.map((span) => poolSpan(states, spans, span, mean, pooling, H)));
     });
