@@ -190,6 +190,9 @@ const mimes = (types: string[]) => types.map((t) => TYPES.find(([name]) => name 
 async function recall(dataDir: string, embedderId: string, projectId: string, types: string[] | null, vectors: Float32Array[]): Promise<{ recall10: number; rows: number; exact: boolean; vectorCpuMs: number }> {
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   const chunks = await ChunkIndex.open(store, { embedderId });
+  // As the daemon at start (its preload): the indexes read and the row directory scanned, so that neither one-off
+  // read lands in the CPU time of the searches measured (the directory of a million rows is seconds of it).
+  await chunks.prewarm();
   const table = await store.connection.openTable(chunks.indexInfo()!.table);
   const filter = types ? { contentTypes: mimes(types) } : undefined;
   const where = [inList('project_id', [projectId]), ...(filter ? [chunkFilterSql(filter)!] : [])].join(' AND ');
