@@ -37,12 +37,14 @@ export function groupsCommand(io: IO): Command {
       .summary('make a group')
       .description('Make a group. Names are unique (ignoring case), 1–100 characters, without ":" or "/". Prints its id on stdout.')
       .argument('<name>', 'the group name')
-      .option('--description <text>', 'what the group is'),
+      .option('--description <text>', 'what the group is')
+      .option('--json', 'print {group: {id, name, description}} on stdout and no notices on stderr'),
   )
     .addHelpText('after', examples('docsearch groups create legal --description "Legal team"'))
-    .action(async (name: string, flags: LibraryFlags & { description?: string }) =>
+    .action(async (name: string, flags: LibraryFlags & { description?: string }, cmd: Command) =>
       withTeamAdmin(io, 'groups create', flags, async ({ team }) => {
         const group = await team.createGroup(name, flags.description);
+        if (wantsJson(cmd)) return writeJson(io, { group: { id: group.id, name: group.name, description: group.description } });
         io.stderr.write(`created group ${group.name}\n`);
         io.stdout.write(`${group.id}\n`);
       }),

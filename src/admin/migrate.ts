@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { CliError, UsageError } from '../terminal/errors.js';
 import { type IO, writeJson } from '../terminal/io.js';
+import { wantsJson } from './operator-team.js';
 import { checkSpec } from './migrate/libraries.js';
 import { progressOn } from './migrate/progress.js';
 import { type MigrationSummary, runMigration } from './migrate/run.js';
@@ -71,8 +72,7 @@ Examples:
 `,
     )
     .action(async (flags: Flags, cmd: Command) => {
-      // `--json` is also the program's global flag, and commander gives it to the program wherever it stands.
-      const json = !!cmd.optsWithGlobals<Flags>().json;
+      const json = wantsJson(cmd);
       const batchRows = Number(flags.batchRows);
       if (!Number.isInteger(batchRows) || batchRows < 1) throw new UsageError(`--batch-rows must be a positive integer, got ${JSON.stringify(flags.batchRows)}`);
       const source = checkSpec('source', { dataDir: flags.from, database: flags.fromDatabase, storage: flags.fromStorage }, io.env);

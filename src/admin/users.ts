@@ -3,14 +3,13 @@ import { Command, Option } from 'commander';
 import { AccountService } from '../auth/accounts.js';
 import { ApiKeyService } from '../auth/api-keys.js';
 import { parseScopes, SCOPES } from '../auth/scopes.js';
-import { systemClock } from '../core/clock.js';
+import { systemClock, toIso } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { EXPIRES_FORMS, type KeyExpiry, parseExpires } from '../core/key-expiry.js';
 import { CliError, UsageError } from '../terminal/errors.js';
 import { canPrompt, type IO, readStdin, writeJson } from '../terminal/io.js';
 import { confirmDestructive } from '../terminal/confirm.js';
 import { endedSummary } from '../access/team-admin.js';
-import { toIso } from '../core/clock.js';
 import type { ServeConfig } from '../server/config.js';
 import { runningDaemonUrl } from '../server/data-dir-lock.js';
 import { ApiKeyStore } from '../store/sql/api-keys.js';
@@ -56,6 +55,7 @@ export function usersCommand(io: IO): Command {
     .addOption(new Option('--scopes <scopes>', `scopes of that key, comma or space separated (${SCOPES.join(', ')})`).default(SCOPES.join(',')))
     .option('--key-name <name>', 'name of that key', 'provisioned')
     .addOption(new Option('--key-expires <when>', `when that key expires: ${EXPIRES_FORMS}`).default('never'))
+    .option('--json', 'print {user, api_key} on stdout (api_key null without --api-key) and no notices on stderr')
     .addHelpText(
       'after',
       `
@@ -63,10 +63,12 @@ Examples:
   $ docsearch users add alice@example.com
   $ echo "$CI_PASSWORD" | docsearch users add ci@example.com --api-key --scopes write:documents,read:documents
   $ echo "$CI_PASSWORD" | docsearch users add ci@example.com --api-key --key-expires 90d
+  $ echo "$CI_PASSWORD" | docsearch users add ci@example.com --api-key --json | jq -r .api_key.key
   $ DOCSEARCH_DATABASE_URL=postgres://docsearch@db.internal/docsearch docsearch users add bob@example.com
 `,
     )
-    .action(async (email: string, flags: { dataDir?: string; database?: string; init?: boolean; apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }) => {
+    .action(async (email: string, flags: { dataDir?: string; database?: string; init?: boolean; apiKey?: boolean; scopes: string; keyName: string; keyExpires: string }, cmd: Command) => {
+      const json = wantsJson(cmd);
       const { scopes, unknown } = parseScopes(flags.scopes);
       if (unknown.length > 0 || scopes.length === 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ') || '(none given)'}`, `valid scopes: ${SCOPES.join(', ')}`);
       let expires: KeyExpiry;
@@ -88,9 +90,13 @@ Examples:
         if (flags.apiKey) keys.expiresAtFor(expires);
         const user = await accounts.createUser(email, password);
         await audit.record({ type: 'account.created', target: { type: 'account', id: user.id, label: user.email }, details: { how: 'docsearch users add' } });
+        const issued = flags.apiKey ? await keys.issue(user.id, flags.keyName, { scopes, expires }) : null;
+        if (json) {
+          const apiKey = issued && { id: issued.record.id, name: issued.record.name, scopes: issued.record.scopes, expires_at: issued.record.expiresAt === null ? null : toIso(issued.record.expiresAt), key: issued.key };
+          return writeJson(io, { user: { id: user.id, email: user.email }, api_key: apiKey });
+        }
         io.stderr.write(`created account ${user.email} (${user.id}) in ${database.shared ? database.location : config.dataDir}\n`);
-        if (flags.apiKey) {
-          const issued = await keys.issue(user.id, flags.keyName, { scopes, expires });
+        if (issued) {
           const until = issued.record.expiresAt === null ? '' : `, expires ${toIso(issued.record.expiresAt)}`;
           io.stderr.write(`API key (${scopes.join(' ')}${until}) — shown once, store it now:\n`);
           io.stdout.write(`${issued.key}\n`);
@@ -178,19 +184,22 @@ function addOffboardingCommands(users: Command, io: IO): void {
         "Make an invitation: a link that works once, for 7 days, where the person chooses a password and is signed in. Prints the link on stdout (it is shown only this once; only its hash is kept). The link starts with the server's public URL.",
       )
       .argument('<email>', 'the new account’s e-mail')
-      .option('--public-url <url>', 'the URL people reach the server at (env DOCSEARCH_PUBLIC_URL; default: the configured one, else http://<host>:<port>)'),
+      .option('--public-url <url>', 'the URL people reach the server at (env DOCSEARCH_PUBLIC_URL; default: the configured one, else http://<host>:<port>)')
+      .option('--json', 'print {email, url, expires_at} on stdout and no notices on stderr'),
   )
     .addHelpText('after', examples('docsearch users invite bob@example.com --public-url https://docs.example.com'))
-    .action(async (email: string, flags: LibraryFlags & { publicUrl?: string }) => {
+    .action(async (email: string, flags: LibraryFlags & { publicUrl?: string }, cmd: Command) => {
       await withTeamAdmin(
         io,
         'users invite',
         flags,
         async ({ team, config }) => {
           const base = invitationBase(io, config, flags.publicUrl);
-          const { token } = await team.invite(email, null);
+          const { token, expiresAt } = await team.invite(email, null);
+          const url = `${base}/invite?token=${token}`;
+          if (wantsJson(cmd)) return writeJson(io, { email: email.trim(), url, expires_at: toIso(expiresAt) });
           io.stderr.write(`invited ${email.trim()}: send them this link; it works once, for 7 days, and is not shown again\n`);
-          io.stdout.write(`${base}/invite?token=${token}\n`);
+          io.stdout.write(`${url}\n`);
         },
         { 'public-url': flags.publicUrl },
       );

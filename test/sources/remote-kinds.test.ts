@@ -240,7 +240,13 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       // Processed first, so that a failure names the document's error rather than timing out on the search.
       const settled = await waitFor(async () => (await client.allDocuments(project)).find((x) => x.filename === 'invoice.txt' && (x.status === 'ready' || x.status === 'failed')), 120_000, 'the attachment processed');
       expect(settled.status, JSON.stringify(settled)).toBe('ready');
-      await waitFor(async () => (await client.found(project, 'kingfishers')).length === 1, 60_000, 'the attachment searchable');
+      // Once seen to time out in a full CI run (and never alone): a timeout then says what the search found and what
+      // state both documents were in, to tell a stale view of the index from a search finding too much.
+      let found: string[] = [];
+      await waitFor(async () => (found = await client.found(project, 'kingfishers')).length === 1, 60_000, 'the attachment searchable').catch(async (err: Error) => {
+        const states = (await client.allDocuments(project)).map((x) => ({ filename: x.filename, status: x.status, language: (x as { language?: string }).language, chunks: (x as { chunk_count?: number }).chunk_count }));
+        throw new Error(`${err.message}; the search found ${JSON.stringify(found)}; the documents: ${JSON.stringify(states)}`);
+      });
       expect(await client.found(project, 'kingfishers')).toEqual(['invoice.txt']);
       // Moved out of INBOX into Processed, where the source still reads it: the same document.
       expect(dovecot.files('INBOX')).toEqual([]);

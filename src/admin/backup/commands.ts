@@ -21,8 +21,8 @@ import { type BackupEntry, backupExists, describeRepository, listBackups, openRe
 import { restoreInto } from './restore.js';
 import { embeddedTarget, type RestoreTarget, sharedTarget } from './restore-target.js';
 import { openEmbeddedLibrary, openSharedLibrary, type RunningLibrary } from './running-library.js';
+import { wantsJson } from '../operator-team.js';
 
-const jsonWanted = (cmd: Command): boolean => !!cmd.optsWithGlobals<{ json?: boolean }>().json;
 
 export const BACKUP_SUMMARY = 'copy a running library into a backup (directory or s3://), incrementally';
 export const RESTORE_SUMMARY = 'restore a backup into an empty data directory or shared-mode database and storage, verified';
@@ -109,7 +109,7 @@ Examples:
           type: 'backup.created',
           details: { backup: summary.id, repository: summary.repository, files: summary.files.total, copied: summary.files.copied },
         });
-        if (jsonWanted(cmd)) writeJson(io, summary);
+        if (wantsJson(cmd)) writeJson(io, summary);
       } finally {
         repo.close();
         await library.close();
@@ -149,7 +149,7 @@ Examples:
 `,
     )
     .action(async (flags: { from: string; backup?: string; to?: string; database?: string; storage?: string; list?: boolean; keyFile?: string; trustRepository?: boolean }, cmd: Command) => {
-      const json = jsonWanted(cmd);
+      const json = wantsJson(cmd);
       const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined);
       const key = keyFile ? await readBackupKey(resolve(keyFile), (line) => warn(io, line)) : null;
       const repo = await openRepository(flags.from, io.env);

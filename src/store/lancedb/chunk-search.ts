@@ -4,9 +4,9 @@
  *
  * Scope: every search takes its project ids and filters on them inside LanceDB (`project_id IN (…)`, a bitmap
  * index), never as a post-filter in the caller. The one exception is a search whose projects hold every row of the
- * table (one person's library, or a team reading everything: `soleScope`): the filter is skipped there, and each
- * hit is rechecked — its project read from the row directory or the row itself (`hits`) — and the search runs again
- * with the filter should a row of another project turn up (`firstStage`). Hydration (`getMany`) checks each row's
+ * table (one person's library, or a team reading everything: `soleScope`): the project filter is skipped there (a
+ * search's own filters stay in the prefilter), and each hit is rechecked — its project read from the row directory or
+ * the row itself (`hits`) — and the search runs again with it should a row of another project turn up (`firstStage`). Hydration (`getMany`) checks each row's
  * project too.
  */
 import { createHash } from 'node:crypto';
@@ -71,8 +71,13 @@ const SOLE_SCOPE_TTL_MS = 30_000;
  */
 export const MAX_EXCLUDED_OVERREAD = 1000;
 
-function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
-  const parts = [inList('project_id', scope.projectIds)];
+/**
+ * A search's prefilter: its projects, documents, filters and excluded documents. Without `projects` (a search whose
+ * projects hold every row: `soleScope`) the projects are left out, which spares LanceDB a bitmap of every row to
+ * intersect with the filter's (bench/results/search.md#filtered-search-2026-11-28-later); empty when nothing is left.
+ */
+function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>, projects = true): string {
+  const parts = projects ? [inList('project_id', scope.projectIds)] : [];
   if (scope.documentIds) parts.push(inList('document_id', scope.documentIds));
   const filter = scope.filter && chunkFilterSql(scope.filter);
   if (filter) parts.push(filter);
@@ -82,6 +87,17 @@ function scopeFilter(scope: Omit<ChunkSearchScope, 'limit'>): string {
 
 /** Whether a search narrows by the documents' fields (type, labels, …), beyond its projects and documents. */
 const filtered = (q: Pick<ChunkSearchScope, 'filter'>): boolean => !!q.filter && !!chunkFilterSql(q.filter);
+
+/**
+ * A first-stage search's prefilter, and how many more candidates than asked it reads: its whole scope, or, when its
+ * projects hold every row (`sole`), the scope without them — an unfiltered search then runs with no prefilter at all
+ * and reads as many more candidates as the excluded documents hold chunks (`overread`), a filtered one with its filters
+ * and excluded documents.
+ */
+function prefilter(q: Omit<ChunkSearchScope, 'limit'>, sole: boolean): { where: string; more: number } {
+  if (!sole) return { where: scopeFilter(q), more: 0 };
+  return filtered(q) ? { where: scopeFilter(q, false), more: 0 } : { where: '', more: overread(q) };
+}
 
 /** How long the count of a filtered scope's rows is kept (it decides between the vector index and an exact scan). */
 const FILTERED_COUNT_TTL_MS = 30_000;
@@ -249,7 +265,8 @@ export class ChunkSearches {
     if (!table) return [];
     // Filtering before the graph search passes over every row of the scope in each search (most of a vector
     // search's time in a large table). When the scope's projects hold every row (`soleScope`) the search runs
-    // unfiltered, the same rows, and each hit's project is checked by `firstStage` (cheaper than LanceDB's
+    // without them (unfiltered, or with its filters alone: `prefilter`), the same rows, and each hit's project is
+    // checked by `firstStage` (cheaper than LanceDB's
     // post-filter reading `project_id` for the 400 candidates the graph visits: bench/results/search.md#chunks-table-figures).
     // Its fallback reads the columns with the filter, applied before the search (after it, rows of other projects or
     // excluded documents could take every place in the list and leave it empty).
@@ -257,10 +274,11 @@ export class ChunkSearches {
     const counted = await this.filteredRowCount(table, q);
     const exact = counted !== undefined && scansExactly(counted.scope, counted.table, this.deps);
     const search = (refine: boolean, columns: readonly string[] = []) => {
+      const { where, more } = prefilter(q, sole && columns.length === 0);
       let query = table.vectorSearch(q.vector).distanceType('cosine');
-      if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
+      if (where) query = query.where(where);
       if (exact) query = query.bypassVectorIndex();
-      const limit = sole && columns.length === 0 ? q.limit + overread(q) : q.limit;
+      const limit = q.limit + more;
       if (!exact) query = query.ef(counted === undefined ? Math.max(this.deps.ef, limit) : walkEf(counted.scope, limit, this.deps));
       if (refine && !exact) query = query.refineFactor(refineFactor(limit));
       return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
@@ -351,14 +369,14 @@ export class ChunkSearches {
 
   /**
    * Whether a search's projects hold every row of the table (one person's library, or someone who reads every
-   * project): it may then run without its filter, each hit's project checked as it is named (`hits`). A search that
-   * meets another project's rows anyway (added since the count) runs again with the filter (`firstStage`).
+   * project): it may then run without its projects in the prefilter (`prefilter`), each hit's project checked as it is
+   * named (`hits`). A search that meets another project's rows anyway (added since the count) runs again with them
+   * (`firstStage`).
    */
   private async soleScope(table: lancedb.Table, q: Omit<ChunkSearchScope, 'limit'>): Promise<boolean> {
     return (
       !q.documentIds &&
-      !filtered(q) &&
-      overread(q) <= MAX_EXCLUDED_OVERREAD &&
+      (filtered(q) || overread(q) <= MAX_EXCLUDED_OVERREAD) &&
       q.projectIds.length > 0 &&
       (await this.soleProjects(table, q.projectIds))
     );
@@ -388,12 +406,13 @@ export class ChunkSearches {
     // (bench/results/search.md#chunks-table-figures).
     const sole = await this.soleScope(table, q);
     const search = (columns: readonly string[] = []) => {
+      const { where, more } = prefilter(q, sole && columns.length === 0);
       let query = table.query().fullTextSearch(text, { columns: column });
-      if (!sole || columns.length > 0) query = query.where(scopeFilter(q));
+      if (where) query = query.where(where);
       return query
         .select([...columns, '_score'])
         .withRowId()
-        .limit(sole && columns.length === 0 ? q.limit + overread(q) : q.limit)
+        .limit(q.limit + more)
         .toArrow();
     };
     return this.firstStage(table, q, sole, await search(), '_score', 1, () => search(REF_COLUMNS));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ForegroundGate } from '../../../src/core/foreground.js';
 import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
 import { scansExactly, walkEf } from '../../../src/store/lancedb/chunk-search.js';
@@ -118,6 +118,43 @@ describe('ChunkIndex (LanceDB chunks table)', () => {
       const words = await index.keywordSearch({ projectIds: ['p1'], query: 'note', limit: 50 });
       expect(words.map((h) => h.id).sort()).toEqual(mine.map((r) => r.id).sort());
       expect((await index.keywordSearch({ projectIds: ['p9'], query: 'note', limit: 50 })).map((h) => h.id)).toEqual(['x3:0']);
+    }
+  });
+
+  it("a filtered search whose projects hold every row prefilters on its filters alone, and never meets another project's rows added since", async () => {
+    const pdf = (r: ChunkRow) => ({ ...r, content_type: 'application/pdf' });
+    const mine = Array.from({ length: 20 }, (_, i) => {
+      const r = row('u1', 'p1', `d${i}`, 0, `note ${i}`, unit(1, i / 10, (i % 3) / 5, 0.1));
+      return i % 2 ? pdf(r) : { ...r, content_type: 'text/plain' };
+    });
+    await index.add(mine, EMBEDDER);
+    const q = unit(1, 0, 0, 0.1);
+    const pdfs = mine.filter((r) => r.content_type === 'application/pdf');
+    const exact = pdfs
+      .map((r) => ({ id: r.id, d: 1 - r.vector.reduce((sum, x, k) => sum + x * q[k]!, 0) }))
+      .sort((a, b) => a.d - b.d)
+      .slice(0, 5)
+      .map((x) => x.id);
+    const filter = { contentTypes: ['application/pdf'] };
+    const search = async () => ({
+      vector: (await index.vectorSearch({ projectIds: ['p1'], vector: q, limit: 5, filter })).map((h) => h.id),
+      keyword: (await index.keywordSearch({ projectIds: ['p1'], query: 'note', limit: 50, filter })).map((h) => h.id).sort(),
+    });
+    // What each LanceDB query of the two searches was filtered by (vector and keyword queries share `where`).
+    const where = vi.spyOn(Object.getPrototypeOf(lancedb.VectorQuery.prototype) as { where(predicate: string): unknown }, 'where');
+    try {
+      expect(await search()).toEqual({ vector: exact, keyword: pdfs.map((r) => r.id).sort() });
+      const predicates = where.mock.calls.map(([p]) => p);
+      expect(predicates).toHaveLength(2);
+      for (const p of predicates) expect(p).toContain('content_type');
+      for (const p of predicates) expect(p).not.toContain('project_id');
+      // p1 held every row a moment ago; p9's PDF, added since, is nearer than any of p1's and holds the word.
+      await index.add([pdf(row('u2', 'p9', 'x1', 0, 'note theirs', unit(1, 0, 0, 0.1)))], EMBEDDER);
+      where.mockClear();
+      expect(await search()).toEqual({ vector: exact, keyword: pdfs.map((r) => r.id).sort() });
+      expect(where.mock.calls.filter(([p]) => p.includes('project_id')).length).toBeGreaterThan(0);
+    } finally {
+      where.mockRestore();
     }
   });
 
