@@ -23,9 +23,11 @@
  * Cost, in CPU time of this process (the model's worker threads included) over the same 256 SciFact chunks: a plain
  * pass per chunk (its vector only), the pass with its units pooled, and the separate passes over the units.
  * `--tune` prints SciFact TRAIN hit rates by TERM_WEIGHT and TERM_FLOOR (chosen on train; test's printed beside, not chosen on).
- * `--variants` prints them (today's weights), and how often the chosen unit itself holds the answer (as MCP's snippet
- * shows it), for ways of pooling the units' vectors (UnitPooling: tokens of context either side, share of the chunk's
- * mean taken away), each from a pass of its own over the cases' chunks. Both need
+ * `--variants` prints them (today's weights, and those best on train for each way), and how often the chosen unit itself
+ * holds the answer (as MCP's snippet shows it), for ways of pooling the units' vectors (UnitPooling: tokens of context
+ * before and after, share of the chunk's mean taken away), each from a pass of its own over the cases' chunks, each with
+ * the choice-time adjustments of ADJUSTMENTS; beside each, the answer set's misses (answerSetMisses: the 76 questions of
+ * test/search/answer-snippets.test.ts, offline) and its right answers won by less than 0.01. Both need
  * `--judged-only` (the corpus then holds train's judged abstracts too) and stop after the SciFact figures.
  * Otherwise rewrites the "Answer snippets" section of docs/BENCHMARKS.md.
  */
@@ -37,11 +39,11 @@ import { chunkDocument } from '../src/ingest/chunk.js';
 import type { Chunk } from '../src/ingest/types.js';
 import { splitSentences } from '../src/ingest/sentences.js';
 import { DOCX, type DocumentType, PDF, TXT } from '../src/ingest/types.js';
-import { BuiltinEmbedder, UNIT_CENTRE, UNIT_WIDEN, type UnitPooling } from '../src/models/builtin/minilm-embedder.js';
+import { BuiltinEmbedder, UNIT_POOLING, type UnitPooling } from '../src/models/builtin/minilm-embedder.js';
 import { createEmbedder } from '../src/models/registry.js';
 import { dot } from '../src/models/vector-math.js';
 import { answerUnits } from '../src/ingest/answer-units.js';
-import { embedWithUnits } from '../src/ingest/unit-vectors.js';
+import { type EmbeddedChunk, embedWithUnits } from '../src/ingest/unit-vectors.js';
 import { type AnswerWeights, chooseAnswer, TERM_FLOOR, TERM_WEIGHT } from '../src/search/answer.js';
 import { decodeUnits } from '../src/store/lancedb/unit-vectors.js';
 import { QueryVectorCache } from '../src/search/query-cache.js';
@@ -73,7 +75,33 @@ interface Case {
   text: string;
   units: Uint8Array;
   answers: string[];
+  /** The chunk's vector (--variants' distinctness adjustment reads it). */
+  vector?: Float32Array;
 }
+
+/**
+ * A way of adjusting the units' cosines before the choice, tried by --variants with each pooling (none ships): a prior
+ * on the unit's length (log of its characters / 100: short units' pooled vectors are means of few tokens), a share of
+ * its best neighbour's cosine (context without mixing it into the vector), or less a share of its cosine to the chunk's
+ * own vector (what sets it apart from the chunk's topic). `toChunk` gives each unit's cosine to the chunk's vector.
+ */
+interface Adjustment {
+  name: string;
+  apply(meaning: number[], units: readonly SentenceWindow[], toChunk: () => number[]): number[];
+}
+
+const ADJUSTMENTS: Adjustment[] = [
+  { name: 'none', apply: (m) => m },
+  ...[-0.03, 0.03, 0.06, 0.1].map((l): Adjustment => ({ name: `length ${l}`, apply: (m, u) => m.map((x, i) => x + l * Math.log((u[i]!.end - u[i]!.start) / 100)) })),
+  ...[0.1, 0.2].map((b): Adjustment => ({ name: `neighbour ${b}`, apply: (m) => m.map((x, i) => x + b * Math.max(m[i - 1] ?? 0, m[i + 1] ?? 0, 0)) })),
+  ...[0.2].map((g): Adjustment => ({
+    name: `distinct ${g}`,
+    apply: (m, _u, toChunk) => {
+      const c = toChunk();
+      return m.map((x, i) => x - g * c[i]!);
+    },
+  })),
+];
 
 /** The rule before answers: the window with most distinct query terms (earliest), the excerpt centred on it. */
 function centredExcerpt(text: string, query: string): TextRange {
@@ -93,7 +121,7 @@ function centredExcerpt(text: string, query: string): TextRange {
   return [start, start + max];
 }
 
-async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: VectorCache, weights: AnswerWeights[] = [{ weight: TERM_WEIGHT, floor: TERM_FLOOR }]): Promise<{ hits: Record<Method, number>; byWeight: number[]; unitHits: number }> {
+async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: VectorCache, weights: AnswerWeights[] = [{ weight: TERM_WEIGHT, floor: TERM_FLOOR }], adjust: Adjustment = ADJUSTMENTS[0]!): Promise<{ hits: Record<Method, number>; byWeight: number[]; unitHits: number }> {
   const units = cases.map((c) => answerUnits(c.text));
   const unitTexts = cases.map((c, i) => units[i]!.map((u) => c.text.slice(u.start, u.end)));
   const queryVecs = await vectors.embed(embedder, cases.map((c) => c.query), 'query');
@@ -108,7 +136,7 @@ async function scoreCases(cases: Case[], embedder: BuiltinEmbedder, vectors: Vec
     const separate = unitTexts[i]!.map(() => dot(queryVecs[i]!, flat[k++]!));
     const stored = decodeUnits(c.units)!;
     if (stored.units.length !== units[i]!.length) throw new Error('the stored units are not the ones answer-units.ts cuts now: rebuild the bench index');
-    const late = stored.scores(queryVecs[i]!);
+    const late = adjust.apply(stored.scores(queryVecs[i]!), stored.units, () => stored.scores(c.vector!));
     const terms = queryTerms(c.query);
     const shown = (choice: ReturnType<typeof chooseAnswer>) => excerptRange(c.text, choice ? [choice.unit.start, choice.unit.end] : undefined);
     if (holds(c, centredExcerpt(c.text, c.query))) hits.centred++;
@@ -242,24 +270,115 @@ async function costPerChunk(embedder: BuiltinEmbedder, chunks: readonly { text: 
   };
 }
 
-/** SciFact train and test hit rates with the units pooled each of several ways (today's marked), today's weights. */
-async function poolingVariants(chunks: Awaited<ReturnType<typeof buildChunks>>['chunks'], retriever: Retriever, embedder: BuiltinEmbedder, vectors: VectorCache): Promise<void> {
+/** A question of the answer set (test/search/answer-snippets.test.ts): its document's chunks, the answer it must show. */
+interface AnswerSetCase {
+  question: string;
+  answer: string;
+  /** Indexes into the set's chunks: its document's. */
+  chunks: number[];
+}
+
+/**
+ * The answer set's documents, parsed (the daemon's parse worker, dist/) and chunked as an upload is, and its 76
+ * questions. Which chunk a question's search shows first does not depend on how units are pooled; it is taken here as
+ * the chunk of its document that holds the answer (of two, the one whose vector is nearer the question's): misses
+ * here are the units' choice alone (the test's "machine room", a keyword rank of another document, is not one).
+ */
+async function answerSet(embedder: BuiltinEmbedder): Promise<{ chunks: Chunk[]; cases: AnswerSetCase[] }> {
+  const { ANSWER_DOCUMENTS, STRUCTURED_DOCUMENTS } = await import('../test/search/answer-documents.js');
+  const { sniffType } = await import('../src/ingest/sniff.js');
+  const { createExtractor } = (await import(join(REPO, 'dist/ingest/extract.js'))) as typeof import('../src/ingest/extract.js');
+  const files = [
+    ...ANSWER_DOCUMENTS.map((d, i) => ({ name: `doc-${i + 1}.txt`, body: `${d.before} ${d.answer} ${d.after}`, questions: [{ question: d.question, answer: d.answer }] })),
+    ...STRUCTURED_DOCUMENTS.map((d) => ({ name: d.name, body: d.body, questions: d.questions })),
+  ];
+  const extractor = createExtractor({ timeoutMs: 60_000 });
+  const chunks: Chunk[] = [];
+  const cases: AnswerSetCase[] = [];
+  try {
+    for (const f of files) {
+      const bytes = new Uint8Array(Buffer.from(f.body));
+      const parsed = await extractor.extract(bytes, sniffType(bytes, f.name) as DocumentType, { filename: f.name });
+      const own = chunkDocument(parsed, { tokenizer: embedder.tokenizer, maxTokens: embedder.maxTokens, overlapTokens: 32, title: parsed.title ?? f.name });
+      const at = chunks.push(...own) - own.length;
+      for (const q of f.questions) cases.push({ ...q, chunks: own.map((_, i) => at + i) });
+    }
+  } finally {
+    await extractor.close();
+  }
+  return { chunks, cases };
+}
+
+/** Whitespace collapsed, as the answer-set test reads what a surface shows. */
+const collapse = (s: string) => s.replace(/\s+/g, ' ');
+
+/**
+ * The answer set's misses with units pooled one way: MCP's (the chosen unit alone must hold the answer) and the web's
+ * and CLI's (the 320-character excerpt opening with it), and how many right answers won by less than 0.01.
+ */
+async function answerSetMisses(set: Awaited<ReturnType<typeof answerSet>>, embedded: EmbeddedChunk[], embedder: BuiltinEmbedder, vectors: VectorCache, weights: AnswerWeights, adjust: Adjustment): Promise<{ mcp: string[]; web: number; close: string[] }> {
+  const queryVecs = await vectors.embed(embedder, set.cases.map((c) => c.question), 'query');
+  const out = { mcp: [] as string[], web: 0, close: [] as string[] };
+  set.cases.forEach((c, i) => {
+    const q = queryVecs[i]!;
+    const holding = c.chunks.filter((k) => collapse(set.chunks[k]!.text).includes(c.answer));
+    const top = (holding.length ? holding : c.chunks).reduce((a, b) => (dot(q, embedded[b]!.vector) > dot(q, embedded[a]!.vector) ? b : a));
+    const text = set.chunks[top]!.text;
+    const stored = decodeUnits(embedded[top]!.units)!;
+    const meaning = adjust.apply(stored.scores(q), stored.units, () => stored.scores(embedded[top]!.vector));
+    const choice = chooseAnswer(text, stored.units, queryTerms(c.question), meaning, stored.context, weights);
+    const unit: TextRange | undefined = choice ? [choice.unit.start, choice.unit.end] : undefined;
+    const [s, e] = excerptRange(text, unit);
+    if (!collapse(text.slice(s, e)).includes(c.answer)) out.web++;
+    if (!unit || !collapse(text.slice(...unit)).includes(c.answer)) out.mcp.push(c.question);
+    else if (choice!.margin < 0.01) out.close.push(`${c.question} (${choice!.margin.toFixed(3)})`);
+  });
+  return out;
+}
+
+/**
+ * SciFact train and test hit rates with the units pooled each of several ways (today's marked), with today's weights
+ * and with the weights best on train for that way; and the answer set's misses (answerSetMisses) with each.
+ */
+async function poolingVariants(chunks: Awaited<ReturnType<typeof buildChunks>>['chunks'], retriever: Retriever, embedder: BuiltinEmbedder, vectors: VectorCache, weights: AnswerWeights[]): Promise<void> {
   const rows = await chunks.rowsWhere('true', ['text', 'search_text'], 1_000_000);
   const embedTextOf = new Map(rows.map((r) => [r.text as string, r.search_text as string]));
   const splits = { train: (await scifactCases('train', retriever)).cases, test: (await scifactCases('test', retriever)).cases };
   const texts = [...new Set([...splits.train, ...splits.test].map((c) => c.text))];
-  const grid: UnitPooling[] = [0, 1, 2].flatMap((widen) => [0, 0.25, 0.5].map((centre) => ({ widen, centre })));
+  const set = await answerSet(embedder);
+  log(`${texts.length} SciFact chunks and ${set.chunks.length} of the answer set's (${set.cases.length} questions) a way`);
+  const grid: UnitPooling[] = [
+    UNIT_POOLING,
+    ...[0.25, 0.5].map((centre) => ({ before: 0, after: 0, centre })),
+    ...[0, 0.5].flatMap((centre) => [{ before: 0, after: 2, centre }, { before: 2, after: 0, centre }, { before: 2, after: 2, centre }]),
+  ];
+  const today = weights.findIndex((w) => w.weight === TERM_WEIGHT && w.floor === TERM_FLOOR);
   for (const pooling of grid) {
     const variant = new BuiltinEmbedder({ modelCacheDir: join(CACHE, 'models'), precision: embedder.precision, unitPooling: pooling });
-    const embedded = await embedWithUnits(variant, texts.map((text) => ({ text, embedText: embedTextOf.get(text)! })), { kind: 'passage' });
+    const inputs = [...texts.map((text) => ({ text, embedText: embedTextOf.get(text)! })), ...set.chunks];
+    const embedded = await embedWithUnits(variant, inputs, { kind: 'passage' });
     await variant.close();
-    const unitsOf = new Map(texts.map((t, i) => [t, embedded[i]!.units]));
-    const share = async (cases: Case[]) => {
-      const scored = await scoreCases(cases.map((c) => ({ ...c, units: unitsOf.get(c.text)! })), embedder, vectors);
-      return `${pct(scored.hits.late, cases.length)} (the unit itself ${pct(scored.unitHits, cases.length)})`;
-    };
-    const today = pooling.widen === UNIT_WIDEN && pooling.centre === UNIT_CENTRE ? ' (today)' : '';
-    log(`widen ${pooling.widen}, centre ${pooling.centre}${today}: train ${await share(splits.train)} of ${splits.train.length}, test ${await share(splits.test)} of ${splits.test.length}`);
+    const of = new Map(texts.map((t, i) => [t, embedded[i]!]));
+    const name = `before ${pooling.before}, after ${pooling.after}, centre ${pooling.centre}${pooling === UNIT_POOLING ? ' (today)' : ''}`;
+    for (const adjust of ADJUSTMENTS) {
+      // Today's weights, and (without an adjustment) the weights best on train for this pooling.
+      const ws = adjust === ADJUSTMENTS[0] ? weights : [weights[today]!];
+      const score = (cases: Case[]) => scoreCases(cases.map((c) => ({ ...c, units: of.get(c.text)!.units, vector: of.get(c.text)!.vector })), embedder, vectors, ws, adjust);
+      const train = await score(splits.train);
+      const test = await score(splits.test);
+      const at = ws.indexOf(weights[today]!);
+      const best = train.byWeight.indexOf(Math.max(...train.byWeight));
+      for (const wi of best === at ? [at] : [at, best]) {
+        const w = ws[wi]!;
+        const misses = await answerSetMisses(set, embedded.slice(texts.length), embedder, vectors, w, adjust);
+        log(
+          `${name}; adjustment ${adjust.name}; w=${w.weight}/f=${w.floor}${wi === best && best !== at ? ' (best on train)' : ''}: train ${pct(train.byWeight[wi]!, splits.train.length)} of ${splits.train.length}, ` +
+            `test ${pct(test.byWeight[wi]!, splits.test.length)} of ${splits.test.length} (the unit itself, today's weights: train ${pct(train.unitHits, splits.train.length)}, test ${pct(test.unitHits, splits.test.length)}); ` +
+            `answer set: MCP misses ${misses.mcp.length}, web ${misses.web} of ${set.cases.length}, right by < 0.01: ${misses.close.length}` +
+            `${misses.mcp.length ? `\n    missed: ${misses.mcp.join('; ')}` : ''}${misses.close.length ? `\n    close: ${misses.close.join('; ')}` : ''}`,
+        );
+      }
+    }
   }
 }
 
@@ -293,7 +412,7 @@ async function main(): Promise<void> {
   }
 
   if (variants) {
-    await poolingVariants(built.chunks, retriever, embedder, vectors);
+    await poolingVariants(built.chunks, retriever, embedder, vectors, weights);
     return;
   }
   const test = await scifactCases('test', retriever);

@@ -33,6 +33,11 @@ export interface AnswerChoice {
   unit: AnswerUnit;
   /** Its index among the units. */
   index: number;
+  /**
+   * How far its score is ahead of the next candidate's (Infinity when it had none): a margin below the model's drift
+   * between CPUs (~0.007) may turn on another machine. Benches and tests read it; the search does not.
+   */
+  margin: number;
 }
 
 /**
@@ -75,6 +80,7 @@ export function chooseAnswer(
   const withMeaning = meaning !== undefined && meaning.length === units.length;
   let best = -1;
   let bestKey = [-Infinity, -Infinity];
+  let runnerUp = -Infinity;
   units.forEach((u, i) => {
     if (answers && u.kind === 'heading') return;
     const distinct = new Set([...found[i]!.distinct, ...headed[i]!]);
@@ -83,11 +89,12 @@ export function chooseAnswer(
     // what filler around an answer has too (an office handbook says "office" everywhere), and it outweighed meaning.
     const key = withMeaning ? [meaning[i]! + weights.weight * Math.max(0, (share - weights.floor) / (1 - weights.floor)), 0] : [share, found[i]!.hits];
     if (best < 0 || key[0]! > bestKey[0]! || (key[0] === bestKey[0] && key[1]! > bestKey[1]!)) {
+      runnerUp = bestKey[0]!;
       best = i;
       bestKey = key;
-    }
+    } else runnerUp = Math.max(runnerUp, key[0]!);
   });
-  return { unit: units[best]!, index: best };
+  return { unit: units[best]!, index: best, margin: bestKey[0]! - runnerUp };
 }
 
 /**

@@ -67,6 +67,16 @@ describe('highlights', () => {
     expect(both!.index).toBe(1);
   });
 
+  it('tells by how much the chosen unit won: its score less the next best unit\'s', () => {
+    const scores = windows.map((_, i) => [0.42, 0.3, 0.4][i] ?? 0);
+    expect(chooseAnswer(text, windows, [], scores)!.margin).toBeCloseTo(0.02, 10);
+    // Terms count in the score: the unit holding the query's words wins by its cosine plus TERM_WEIGHT.
+    const won = chooseAnswer(text, windows, queryTerms('statin cholesterol'), scores);
+    expect(won!.index).toBe(1);
+    expect(won!.margin).toBeCloseTo(0.3 + 0.5 - 0.42, 10);
+    expect(chooseAnswer(text, windows.slice(0, 1), [], [0.1])!.margin).toBe(Infinity);
+  });
+
   it('takes the builtin reranker\'s window scores for the units inside each window', () => {
     expect(scoresFromWindows(windows, windows.map((w, i) => ({ ...w, score: i })))).toEqual([0, 1, 2]);
     expect(scoresFromWindows(windows, [{ start: 0, end: 5, score: 1 }])).toBeUndefined();

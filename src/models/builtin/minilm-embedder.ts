@@ -39,7 +39,7 @@ export interface BuiltinEmbedderOptions {
   precision?: BertPrecision;
   /** How int8 weights are stored; default: what suits this CPU (int8-storage.ts). Both give the same vectors. */
   int8Storage?: Int8Storage;
-  /** How units are pooled (default UNIT_WIDEN and UNIT_CENTRE); bench:snippets --variants compares others. */
+  /** How units are pooled (default UNIT_POOLING); bench:snippets --variants compares others. */
   unitPooling?: UnitPooling;
   /** The passage session closes after this long without a passage batch (default 60 s). */
   passageIdleMs?: number;
@@ -80,17 +80,18 @@ interface RunOutput {
 }
 
 /**
- * How a unit's vector is pooled from its chunk's token states: the mean of the unit's own tokens (UNIT_WIDEN tokens of
- * context either side, less UNIT_CENTRE × the mean of all the chunk's content tokens). Context and centring choose
- * SciFact's rationale sentences more often but the answer set's exact unit (MCP's snippet) less often, so both stay 0
+ * How a unit's vector is pooled from its chunk's token states: the mean of the unit's own tokens (with `before` and
+ * `after` tokens of context, less `centre` × the mean of all the chunk's content tokens). Context and centring choose
+ * SciFact's rationale sentences more often but the answer set's exact unit (MCP's snippet) less often, so all stay 0
  * (`npm run bench:snippets -- --judged-only --variants`; docs/search.md#answers).
  */
-export const UNIT_WIDEN = 0;
-export const UNIT_CENTRE = 0;
+export const UNIT_POOLING: UnitPooling = { before: 0, after: 0, centre: 0 };
 
 export interface UnitPooling {
-  /** Tokens of context taken either side of a unit's own. */
-  widen: number;
+  /** Tokens of context taken before a unit's own. */
+  before: number;
+  /** Tokens of context taken after them. */
+  after: number;
   /** How much of the chunk's mean token state is taken away. */
   centre: number;
 }
@@ -105,7 +106,7 @@ function contentMean(states: Float32Array, tokens: number, H: number, centre: nu
 }
 
 /**
- * A unit's vector (see UNIT_WIDEN), L2-normalised; null when no content token overlaps [start, end).
+ * A unit's vector (see UNIT_POOLING), L2-normalised; null when no content token overlaps [start, end).
  * `states` is one row's [seq, H]; `offsets` the content tokens' spans, in order; `mean` their states' mean.
  */
 function poolSpan(states: Float32Array, offsets: readonly [number, number][], [start, end]: readonly [number, number], mean: Float32Array, pooling: UnitPooling, H: number): Float32Array | null {
@@ -121,7 +122,7 @@ function poolSpan(states: Float32Array, offsets: readonly [number, number][], [s
   if (first < 0) return null;
   const sum = new Float32Array(H);
   let n = 0;
-  for (let t = Math.max(0, first - pooling.widen); t <= Math.min(offsets.length - 1, last + pooling.widen); t++) {
+  for (let t = Math.max(0, first - pooling.before); t <= Math.min(offsets.length - 1, last + pooling.after); t++) {
     const [ts, te] = offsets[t]!;
     if (ts === te) continue;
     const at = (t + 1) * H;
@@ -284,7 +285,7 @@ export class BuiltinEmbedder implements Embedder {
 
   private deliver(batch: TextItem[], out: RunOutput, offsets: [number, number][][]): void {
     const H = this.dimension;
-    const pooling = this.options.unitPooling ?? { widen: UNIT_WIDEN, centre: UNIT_CENTRE };
+    const pooling = this.options.unitPooling ?? UNIT_POOLING;
     batch.forEach((item, row) => {
       const vector = out.vectors.slice(row * H, (row + 1) * H);
       if (!item.units || !out.tokens) return item.done(vector);
