@@ -14,6 +14,9 @@
  *   CPU-second are set against one core's peak at the clock measured here (a chain of dependent multiplies, 3
  *   cycles each); see peakPerCycle() for the peaks assumed.
  *
+ * `--batch 1,8` runs each variant at each batch size (texts per forward pass; default the embedder's own) and adds
+ * the CPU of mixed-length passages and of queries arriving 8 at once, where batching could save or cost padding.
+ *
  * `--write` replaces the "## Embedding" section of docs/BENCHMARKS.md with the results; `--spin` turns on
  * onnxruntime's busy-waiting (off in the daemon); `--variants fp32,int8` picks variants, where `int8` is the storage this
  * CPU gets (int8-storage.ts) and `int8:signed` or `int8:unsigned` names one (see Int8Storage).
@@ -125,6 +128,8 @@ const arg = (name: string): string | undefined => {
 };
 const spinWait = process.argv.includes('--spin');
 const texts = Array.from({ length: PASSAGES }, (_, i) => passage(i, 260));
+/** Passages of 20–260 words, as a real document's chunks vary (the queue groups similar lengths into a batch). */
+const mixed = Array.from({ length: PASSAGES }, (_, i) => passage(20_000 + i, 20 + ((i * 37) % 241)));
 
 /** `fp32`, `int8` (this CPU's storage) or `int8:<storage>`. */
 type Variant = string;
@@ -134,18 +139,22 @@ const parseVariant = (v: Variant): { precision: BertPrecision; int8Storage?: Int
   return precision === 'int8' ? { precision, int8Storage: storage ?? int8StorageForThisCpu() } : { precision };
 };
 /** The column heading: `int8` with the storage it ran on. */
-const label = (v: Variant): string => {
+const label = (v: Variant, batch?: number): string => {
   const { precision, int8Storage } = parseVariant(v);
-  return int8Storage ? `${precision} (${int8Storage})` : precision;
+  return `${int8Storage ? `${precision} (${int8Storage})` : precision}${batch ? ` ×${batch}` : ''}`;
 };
 
 interface VariantResult {
   variant: Variant;
+  batch: number | undefined;
   precision: BertPrecision;
   graphBuilt: boolean;
   initS: number;
   passagesPerSecond: number;
   perCpuSecond: number;
+  mixedPerCpuSecond: number;
+  /** CPU ms per query when queries come 8 at once, each its own embed() call. */
+  concurrentQueryCpuMs: number;
   p50: number;
   p95: number;
   peakRssMb: number;
@@ -154,9 +163,9 @@ interface VariantResult {
 }
 
 /** One variant, in this process (the child's side of `--child <precision>`). */
-async function measure(variant: Variant): Promise<VariantResult> {
+async function measure(variant: Variant, batch: number | undefined): Promise<VariantResult> {
   const { precision, int8Storage } = parseVariant(variant);
-  const embedder = new BuiltinEmbedder({ modelCacheDir: CACHE, precision, ...(int8Storage ? { int8Storage } : {}), spinWait });
+  const embedder = new BuiltinEmbedder({ modelCacheDir: CACHE, precision, ...(int8Storage ? { int8Storage } : {}), ...(batch ? { batchSize: batch } : {}), spinWait });
   const t0 = performance.now();
   await embedder.init();
   const initS = (performance.now() - t0) / 1000;
@@ -180,13 +189,26 @@ async function measure(variant: Variant): Promise<VariantResult> {
     latencies.push(performance.now() - s);
   }
   latencies.sort((a, b) => a - b);
+
+  const cpuSeconds = (c: NodeJS.CpuUsage): number => (c.user + c.system) / 1e6;
+  const m0 = process.cpuUsage();
+  await embedder.embed(mixed, { kind: 'passage' });
+  const mixedPerCpuSecond = PASSAGES / cpuSeconds(process.cpuUsage(m0));
+  const q0 = process.cpuUsage();
+  for (let i = 0; i < QUERIES; i += 8) {
+    await Promise.all(Array.from({ length: 8 }, (_, j) => embedder.embed([passage(30_000 + i + j, 4 + ((i + j) % 13))], { kind: 'query' })));
+  }
+  const concurrentQueryCpuMs = (cpuSeconds(process.cpuUsage(q0)) * 1000) / (Math.ceil(QUERIES / 8) * 8);
   const result: VariantResult = {
     variant,
+    batch,
     precision,
     graphBuilt: embedder.graphBuilt ?? false,
     initS,
     passagesPerSecond: PASSAGES / passageSeconds,
-    perCpuSecond: PASSAGES / ((cpuUsed.user + cpuUsed.system) / 1e6),
+    perCpuSecond: PASSAGES / cpuSeconds(cpuUsed),
+    mixedPerCpuSecond,
+    concurrentQueryCpuMs,
     p50: pct(latencies, 50),
     p95: pct(latencies, 95),
     peakRssMb: peakRssMb(),
@@ -196,8 +218,8 @@ async function measure(variant: Variant): Promise<VariantResult> {
   return result;
 }
 
-function runChild(variant: Variant): VariantResult {
-  const out = execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--child', variant, ...(spinWait ? ['--spin'] : [])], {
+function runChild(variant: Variant, batch: number | undefined): VariantResult {
+  const out = execFileSync(process.execPath, [...process.execArgv, import.meta.filename, '--child', variant, ...(batch ? ['--batch', String(batch)] : []), ...(spinWait ? ['--spin'] : [])], {
     encoding: 'utf8',
     maxBuffer: 256 << 20,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -207,7 +229,8 @@ function runChild(variant: Variant): VariantResult {
 
 const child = arg('--child');
 if (child) {
-  process.stdout.write(JSON.stringify(await measure(child)));
+  const batch = arg('--batch');
+  process.stdout.write(JSON.stringify(await measure(child, batch ? Number(batch) : undefined)));
 } else {
   await main();
 }
@@ -218,10 +241,13 @@ async function main(): Promise<void> {
   const ghz = measuredGhz();
   const peak = peakPerCycle(machine);
   const variants = (arg('--variants') ?? 'fp32,int8').split(',');
-  const results = variants.map((v) => {
-    process.stderr.write(`measuring ${v}…\n`);
-    return runChild(v);
-  });
+  const batches = arg('--batch')?.split(',').map(Number) ?? [undefined];
+  const results = variants.flatMap((v) =>
+    batches.map((b) => {
+      process.stderr.write(`measuring ${v}${b ? ` batch ${b}` : ''}…\n`);
+      return runChild(v, b);
+    }),
+  );
   const fp32 = results.find((r) => r.precision === 'fp32');
   const cos = (a: number[], b: number[]): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
@@ -235,6 +261,8 @@ async function main(): Promise<void> {
   row('passages per CPU-second (uncontended lower bound)', results.map((r) => r.perCpuSecond.toFixed(1)));
   row(`  × ${machine.cores} cores (uncontended upper bound)`, results.map((r) => (r.perCpuSecond * machine.cores).toFixed(1)));
   if (fp32) row('speed-up over fp32 (per CPU-second)', results.map((r) => `${(r.perCpuSecond / fp32.perCpuSecond).toFixed(2)}×`));
+  row('mixed-length passages (20–260 words) per CPU-second', results.map((r) => r.mixedPerCpuSecond.toFixed(1)));
+  row('CPU ms per query, 8 arriving at once', results.map((r) => r.concurrentQueryCpuMs.toFixed(1)));
   row('query latency p50 / p95 (ms)', results.map((r) => `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}`));
   row('peak RSS of the process (MiB)', results.map((r) => r.peakRssMb.toFixed(0)));
   if (fp32) {
@@ -269,7 +297,7 @@ async function main(): Promise<void> {
     `(${machine.avx512 ? 'AVX-512' : machine.avx2 ? 'AVX2' : 'no AVX2'}${machine.vnni ? ', VNNI' : ''}), Node ${process.versions.node}, ` +
     `onnxruntime-node 1.22.0, spin-wait ${spinWait ? 'on' : 'off'}; 1-min load average at start ${load.toFixed(1)}, at end ${loadavg()[0]!.toFixed(1)}`;
   const width = Math.max(...rowNames.map((r) => r.length));
-  process.stdout.write(`\n${machineLine}\n\n${'metric'.padEnd(width)}  ${results.map((r) => label(r.variant).padStart(16)).join('  ')}\n`);
+  process.stdout.write(`\n${machineLine}\n\n${'metric'.padEnd(width)}  ${results.map((r) => label(r.variant, r.batch).padStart(16)).join('  ')}\n`);
   for (const name of rowNames) process.stdout.write(`${name.padEnd(width)}  ${cells.get(name)!.map((v) => v.padStart(16)).join('  ')}\n`);
 
   if (process.argv.includes('--write')) {
@@ -280,11 +308,11 @@ async function main(): Promise<void> {
       `\`npm run bench:embed\` (built-in all-MiniLM-L6-v2, onnxruntime in worker threads, ${machine.cores} intra-op threads for passages),`,
       `${new Date().toISOString().slice(0, 10)}, ${machineLine}.`,
       '',
-      `| metric | ${results.map((r) => label(r.variant)).join(' | ')} |`,
+      `| metric | ${results.map((r) => label(r.variant, r.batch)).join(' | ')} |`,
       `|---|${results.map(() => '---:').join('|')}|`,
       ...rowNames.map((n) => `| ${n.trim()} | ${cells.get(n)!.join(' | ')} |`),
       '',
-      `${PASSAGES} passages of 256 tokens in the embedder's micro-batches (8), ${QUERIES} queries of 6–13 words, after a warm-up batch;`,
+      `${PASSAGES} passages of 256 tokens one a forward pass (the embedder's default; ×N: N a pass), ${QUERIES} queries of 6–13 words, after a warm-up batch;`,
       'each variant in a process of its own. Work per passage: 6.04 GFLOP, of which 5.44 G in the dense layers (int8 in the',
       'int8 variant) and 0.60 GFLOP in attention\'s products (fp32 in both). One core\'s peak at the measured clock:',
       `${peak.fp32} FLOP (fp32) and ${peak.int8} int8 operations a cycle (see peakPerCycle() in bench/embed.ts for why).`,

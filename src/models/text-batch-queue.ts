@@ -5,11 +5,11 @@
  * - `high` (search queries) runs on its own (`run(batch, 'high')`, the embedder gives it its own session),
  *   so a query never waits behind a batch of passages;
  * - `low` (passages) runs one batch at a time. The waiting requests take turns (round-robin) giving each
- *   batch its first text, so a huge document's thousands of passages cannot keep a one-page upload waiting; the
- *   other seats go to the waiting texts of about that length, whoever they belong to (the turn's own first, then
- *   the oldest request's): many small documents share one forward pass, with little padding.
+ *   batch its first text, so a huge document's thousands of passages cannot keep a one-page upload waiting; with a
+ *   batch size above 1 (the built-in model runs one text a pass: minilm-embedder.ts), the other seats go to the
+ *   waiting texts of about that length, whoever they belong to (the turn's own first, then the oldest request's).
  *
- * One batch in flight per lane bounds memory (a 16×256 batch's activations, not a whole upload's).
+ * One batch in flight per lane bounds memory (a batch's activations, not a whole upload's).
  * `maxPending` bounds queued texts; beyond it callers get a transient error and the ingest queue retries later.
  */
 import type { Yielder } from '../core/foreground.js';
@@ -133,6 +133,8 @@ export class TextBatchQueue<T extends BatchItem> {
     const turn = waiting[lane.turn++ % waiting.length]!;
     const seed = turn.left.shift()!;
     const picked = [{ request: turn, item: seed }];
+    // One text a pass (the built-in model's default): no seats to fill, and no sort of every waiting text per pass.
+    if (this.batchSize === 1) return picked;
     // The other seats: waiting texts of about the seed's length (a batch costs its longest text times its size),
     // and among those the turn's own first, then the oldest request's, so documents finish one after another
     // instead of all together at the end.

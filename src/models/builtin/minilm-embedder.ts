@@ -44,8 +44,9 @@ export interface BuiltinEmbedderOptions {
   /** The passage session closes after this long without a passage batch (default 60 s). */
   passageIdleMs?: number;
   /**
-   * Texts per forward pass. 8 and 16 cost the same CPU per passage on 2 cores, but 8 holds less activation memory;
-   * 64 was slower and used far more (docs/models.md).
+   * Texts per forward pass (default 1). int8 activations are quantised with one scale per tensor per pass
+   * (bert-graph.ts), so with more than one a text's vector depends on its batch mates and their padding (up to 0.01
+   * per component); one text a pass also cost less CPU per passage than 8, padding or not (docs/models.md).
    */
   batchSize?: number;
   /** onnxruntime intra-op threads; default: every core. */
@@ -167,7 +168,7 @@ export class BuiltinEmbedder implements Embedder {
     this.precision = options.precision ?? DEFAULT_BUILTIN_PRECISION;
     this.id = BUILTIN_EMBEDDER_IDS[this.precision];
     this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, this.maxTokens);
-    this.batchSize = options.batchSize ?? 8;
+    this.batchSize = options.batchSize ?? 1;
     this.queue = new TextBatchQueue<TextItem>(PROVIDER, options.maxQueuedTexts ?? 50_000, this.batchSize, (batch, lane) => this.runBatch(batch, lane), options.background);
   }
 
