@@ -5,11 +5,12 @@
  * - `high` (search queries) runs on its own (`run(batch, 'high')`, the embedder gives it its own session),
  *   so a query never waits behind a batch of passages;
  * - `low` (passages) runs one batch at a time. The waiting requests take turns (round-robin) giving each
- *   batch its first text, so a huge document's thousands of passages cannot keep a one-page upload waiting; with a
- *   batch size above 1 (the built-in model runs one text a pass: minilm-embedder.ts), the other seats go to the
- *   waiting texts of about that length, whoever they belong to (the turn's own first, then the oldest request's).
+ *   batch its first text, so a huge document's thousands of passages cannot keep a one-page upload waiting; the
+ *   other seats go to the waiting texts of about that length, whoever they belong to (the turn's own first, then
+ *   the oldest request's): many small documents share one forward pass, with little padding.
  *
- * One batch in flight per lane bounds memory (a batch's activations, not a whole upload's).
+ * A lane's batches hold at most its batch size (the built-in model runs one query a pass: minilm-embedder.ts).
+ * One batch in flight per lane bounds memory (a 16×256 batch's activations, not a whole upload's).
  * `maxPending` bounds queued texts; beyond it callers get a transient error and the ingest queue retries later.
  */
 import type { Yielder } from '../core/foreground.js';
@@ -52,7 +53,8 @@ export class TextBatchQueue<T extends BatchItem> {
   constructor(
     private readonly provider: string,
     private readonly maxPending: number,
-    private readonly batchSize: number,
+    /** Texts a batch holds at most: one figure for both lanes, or one for each. */
+    private readonly batchSize: number | Record<Priority, number>,
     private readonly run: (batch: T[], priority: Priority) => Promise<void>,
     /** Passage batches wait for a moment without a search in flight (see core/foreground.ts). */
     private readonly background?: Yielder,
@@ -92,7 +94,7 @@ export class TextBatchQueue<T extends BatchItem> {
   private start(priority: Priority): void {
     const lane = this.lanes[priority];
     // Picked only now: texts that arrived during the wait can share the batch.
-    const picked = this.pick(lane);
+    const picked = this.pick(lane, typeof this.batchSize === 'number' ? this.batchSize : this.batchSize[priority]);
     if (picked.length === 0) {
       lane.running = false;
       return;
@@ -127,14 +129,13 @@ export class TextBatchQueue<T extends BatchItem> {
       });
   }
 
-  private pick(lane: Lane<T>): { request: Request<T>; item: T }[] {
+  private pick(lane: Lane<T>, batchSize: number): { request: Request<T>; item: T }[] {
     const waiting = lane.requests.filter((r) => r.left.length > 0);
     if (waiting.length === 0) return [];
     const turn = waiting[lane.turn++ % waiting.length]!;
     const seed = turn.left.shift()!;
     const picked = [{ request: turn, item: seed }];
-    // One text a pass (the built-in model's default): no seats to fill, and no sort of every waiting text per pass.
-    if (this.batchSize === 1) return picked;
+    if (batchSize === 1) return picked;
     // The other seats: waiting texts of about the seed's length (a batch costs its longest text times its size),
     // and among those the turn's own first, then the oldest request's, so documents finish one after another
     // instead of all together at the end.
@@ -150,7 +151,7 @@ export class TextBatchQueue<T extends BatchItem> {
     let longest = seed.size;
     let total = seed.size;
     for (const c of candidates) {
-      if (chosen.length === this.batchSize - 1) break;
+      if (chosen.length === batchSize - 1) break;
       const rows = chosen.length + 2;
       const padded = rows * Math.max(longest, c.item.size);
       if (padded - (total + c.item.size) > MAX_PADDING * padded) continue;

@@ -49,7 +49,7 @@ describe('builtin embedder', () => {
     expect(embedder.status()).toEqual({ loaded: true, id: 'builtin:all-MiniLM-L6-v2', dimension: 384 });
   });
 
-  it('matches the reference engine (cosine ≥ 0.999) on every fixed sentence', async () => {
+  it('matches the reference engine (cosine ≥ 0.999) on every fixed sentence, batched with padding', async () => {
     const texts = reference.sentences.map((s) => s.text);
     expect(texts.some((t) => embedder.tokenizer.count(t) > 256)).toBe(true);
     expect(texts.some((t) => /[^\x00-\x7f]/.test(t))).toBe(true);
@@ -61,7 +61,7 @@ describe('builtin embedder', () => {
     });
   });
 
-  it('gives the same vector alone as beside a longer text', async () => {
+  it('gives the same vector alone as in a padded batch', async () => {
     const [alone] = await embedder.embed(['How do I reset my password?'], { kind: 'query' });
     const batch = await embedder.embed([reference.sentences[9]!.text, 'How do I reset my password?'], { kind: 'passage' });
     expect(cosine(alone!, batch[1]!)).toBeGreaterThan(0.99999);
@@ -145,33 +145,23 @@ describe('builtin embedder, int8', () => {
     expect(await paraphraseMargin(int8)).toBeGreaterThan(0.5);
   });
 
-  // int8 activations are quantised with one scale per tensor per forward pass, so a text sharing a pass with others
-  // (or with their padding) got another vector: the same document uploaded alone or among others, the same query
-  // ranked differently when other searches ran at the same moment. Each text now has a pass of its own.
-  const maxDiff = (a: Float32Array, b: Float32Array): number => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
-
-  it('gives a passage and its units the same vectors alone as among other texts of other lengths', async () => {
-    const target = 'The library charges a fine of twenty cents a day for each book returned late. After thirty days the book counts as lost and its price is billed to the card holder, who may not borrow again until the bill is paid.';
-    const units: [number, number][] = [[0, Math.floor(target.length / 2)], [Math.floor(target.length / 2), target.length]];
-    const [alone] = await int8.embedUnits([{ text: target, units }], { kind: 'passage' });
-    // Texts around the target's length (so the queue puts them in its pass) and others much shorter and longer.
-    const mates = [0.8, 0.9, 0.95, 1.05, 1.1, 1.2, 0.3, 2].map((f, i) => `${i} ${'clinical study of gene expression in patients. '.repeat(8)}`.slice(0, Math.round(target.length * f)));
-    const together = await int8.embedUnits([...mates.map((text) => ({ text, units: [[0, 10]] as [number, number][] })), { text: target, units }], { kind: 'passage' });
-    const mine = together[mates.length]!;
-    expect(maxDiff(alone!.vector, mine.vector)).toBeLessThanOrEqual(1e-6);
-    mine.units.forEach((u, i) => expect(maxDiff(alone!.units[i]!, u!), `unit ${i}`).toBeLessThanOrEqual(1e-6));
+  it('gives a passage nearly the same vector alone as in a padded batch (activations are quantised per pass: measured 0.999)', async () => {
+    const [alone] = await int8.embed(['How do I reset my password?'], { kind: 'query' });
+    const batch = await int8.embed([reference.sentences[9]!.text, 'How do I reset my password?'], { kind: 'passage' });
+    expect(cosine(alone!, batch[1]!)).toBeGreaterThan(0.998);
   });
 
+  // A query sharing a pass with concurrent searches' queries got a vector that depended on them (one activation
+  // scale per tensor per pass: up to 0.0099 a component measured), so the same search ranked differently under load.
+  // Queries have a pass each (QUERIES_A_PASS).
   it('gives a query the same vector whether other searches embed theirs at the same moment or not', async () => {
+    const maxDiff = (a: Float32Array, b: Float32Array): number => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]!)), 0);
     // Of nearly one length, so the queue would seat them in one pass; the first runs alone either way.
     const queries = ['How do I reset my password?', 'rowing club fees for students', 'late fines at the library?', 'when may puppies go outside', 'hostel arrival after midnight'];
     const alone: Float32Array[] = [];
     for (const q of queries) alone.push((await int8.embed([q], { kind: 'query' }))[0]!);
     const concurrent = await Promise.all(queries.map((q) => int8.embed([q], { kind: 'query' })));
     concurrent.forEach(([v], i) => expect(maxDiff(alone[i]!, v!), queries[i]).toBeLessThanOrEqual(1e-6));
-    // A query's text embedded as a passage is the same text through the same model.
-    const asPassage = await int8.embed(queries, { kind: 'passage' });
-    asPassage.forEach((v, i) => expect(maxDiff(alone[i]!, v), queries[i]).toBeLessThanOrEqual(1e-6));
   });
 
   it('stores weights signed where the CPU multiplies u8×s8 without saturating, unsigned elsewhere, and either gives the model its vectors', async () => {
@@ -227,7 +217,7 @@ describe('builtin embedder scheduling', () => {
       await e.init();
       const passages = Array.from({ length: 32 }, (_, i) => `passage ${i} ${'vectors and ranking in search engines '.repeat(40)}`);
       // CPU, not wall-clock gaps (the shared CI's other jobs stretch those): the main thread (tid = pid) spends
-      // little of the CPU the batch costs; 32 forward passes of 256 tokens run on the worker's threads.
+      // little of the CPU the batch costs; two 16×256 forward passes run on the worker's threads.
       const main = cpuMsOf('self', process.pid);
       const all = cpuMsOf('self');
       await e.embed(passages, { kind: 'passage' });

@@ -29,6 +29,13 @@ export const BUILTIN_EMBEDDER_ID = 'builtin:all-MiniLM-L6-v2';
 export const BUILTIN_EMBEDDER_IDS: Record<BertPrecision, string> = { fp32: BUILTIN_EMBEDDER_ID, int8: `${BUILTIN_EMBEDDER_ID}-int8` };
 /** The precision `builtin` means: int8 measured about as accurate as fp32 on SciFact at nearly twice the passages per CPU-second (docs/BENCHMARKS.md#embedding). */
 export const DEFAULT_BUILTIN_PRECISION: BertPrecision = 'int8';
+/**
+ * Queries a forward pass: one. int8 activations are quantised with one scale per tensor per pass (bert-graph.ts), so
+ * a text sharing a pass gets a vector that depends on the others (up to 0.01 a component): a query batched with
+ * concurrent searches would rank differently than alone. Alone, it costs no more CPU (bench/results/embedding-determinism.md).
+ */
+const QUERIES_A_PASS = 1;
+
 /** How long the passage session stays open without a passage batch (then it closes and gives its memory back). */
 export const DEFAULT_PASSAGE_IDLE_MS = 60_000;
 
@@ -44,9 +51,9 @@ export interface BuiltinEmbedderOptions {
   /** The passage session closes after this long without a passage batch (default 60 s). */
   passageIdleMs?: number;
   /**
-   * Texts per forward pass (default 1). int8 activations are quantised with one scale per tensor per pass
-   * (bert-graph.ts), so with more than one a text's vector depends on its batch mates and their padding (up to 0.01
-   * per component); one text a pass also cost less CPU per passage than 8, padding or not (docs/models.md).
+   * Passages per forward pass (default 8; a query always has a pass of its own, see QUERIES_A_PASS). 8 and 16 cost
+   * the same CPU per passage on 2 cores, but 8 holds less activation memory; 64 was slower and used far more
+   * (docs/models.md).
    */
   batchSize?: number;
   /** onnxruntime intra-op threads; default: every core. */
@@ -148,7 +155,6 @@ export class BuiltinEmbedder implements Embedder {
   /** all-MiniLM-L6-v2 was trained on English pairs; its WordPiece vocabulary is English. */
   readonly languages = ['en'] as const;
   readonly tokenizer: WordPieceTokenizer;
-  private readonly batchSize: number;
   private readonly queue: TextBatchQueue<TextItem>;
   /** The passage session while open (or opening); see passageSession(). */
   private passage: Promise<OnnxSession> | undefined;
@@ -168,8 +174,8 @@ export class BuiltinEmbedder implements Embedder {
     this.precision = options.precision ?? DEFAULT_BUILTIN_PRECISION;
     this.id = BUILTIN_EMBEDDER_IDS[this.precision];
     this.tokenizer = WordPieceTokenizer.fromFile(minilm.tokenizerPath, this.maxTokens);
-    this.batchSize = options.batchSize ?? 1;
-    this.queue = new TextBatchQueue<TextItem>(PROVIDER, options.maxQueuedTexts ?? 50_000, this.batchSize, (batch, lane) => this.runBatch(batch, lane), options.background);
+    const batchSizes = { low: options.batchSize ?? 8, high: QUERIES_A_PASS };
+    this.queue = new TextBatchQueue<TextItem>(PROVIDER, options.maxQueuedTexts ?? 50_000, batchSizes, (batch, lane) => this.runBatch(batch, lane), options.background);
   }
 
   init(): Promise<void> {
