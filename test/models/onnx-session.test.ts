@@ -67,14 +67,15 @@ describe('OnnxSession', () => {
   });
 
   it('closed while a run is in flight, lets the run finish before ending its worker: the process lives on', () => {
-    // x · W twelve times over (W 768×768): a run of a few hundred milliseconds, closed 50 ms in. Ending the worker
-    // under the run aborted the process ("terminate called after throwing an instance of 'Napi::Error'"): the
+    // x · W 48 times over (W 1024×1024, 103 GFLOP): ~450 ms on one AVX-512 core, closed 50 ms in. (Twelve of
+    // 768×768 took 46 ms there, and the run had resolved before the close: a CI run failed so.) Ending the
+    // worker under the run aborted the process ("terminate called after throwing an instance of 'Napi::Error'"): the
     // daemon's shutdown did that while a document was being embedded. In a child process, which an abort kills.
-    const N = 768;
+    const N = 1024;
     const g = new GraphBuilder('slow');
     let x = g.input('x', 'float32', [N, N]);
     const w = g.floats('w', [N, N], Float32Array.from({ length: N * N }, (_, i) => ((i % 7) - 3) / (N * 4)));
-    for (let i = 0; i < 12; i++) x = g.op('MatMul', [x, w], {}, i === 11 ? 'y' : undefined);
+    for (let i = 0; i < 48; i++) x = g.op('MatMul', [x, w], {}, i === 47 ? 'y' : undefined);
     g.output('y', 'float32', [N, N]);
     const path = join(dir, 'slow.onnx');
     writeFileSync(path, g.encodeWith({}).model);
