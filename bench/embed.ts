@@ -14,8 +14,9 @@
  *   CPU-second are set against one core's peak at the clock measured here (a chain of dependent multiplies, 3
  *   cycles each); see peakPerCycle() for the peaks assumed.
  *
- * `--batch 1,8` runs each variant at each batch size (texts per forward pass; default the embedder's own) and adds
- * the CPU of mixed-length passages and of queries arriving 8 at once, where batching could save or cost padding.
+ * `--batch 1,8` runs each variant at each batch size (passages per forward pass; default the embedder's own) and adds
+ * the CPU of mixed-length passages, where batching could save or cost padding, and of queries arriving 8 at once
+ * (since cd748c5 a query always has a pass of its own, whatever the batch size: the two figures compare nothing).
  *
  * `--write` replaces the "## Embedding" section of docs/BENCHMARKS.md with the results; `--spin` turns on
  * onnxruntime's busy-waiting (off in the daemon); `--variants fp32,int8` picks variants, where `int8` is the storage this
