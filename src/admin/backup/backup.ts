@@ -80,9 +80,13 @@ export interface BackupOptions {
   afterSnapshot?: () => Promise<void>;
 }
 
-/** A sortable id: the time, and a few random characters for two backups in one second. */
-function newId(now: number): string {
-  return `${new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+/**
+ * A sortable id: the second, then its milliseconds (3 hex digits) and 3 random ones. The ids sort as the backups were
+ * taken, which is how restore finds the newest; with 6 random characters two backups in one second sorted by chance.
+ */
+export function newBackupId(now: number): string {
+  const ms = (now % 1000).toString(16).padStart(3, '0');
+  return `${new Date(now).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${ms}${randomBytes(2).toString('hex').slice(0, 3)}`;
 }
 
 /** Every key under `prefix` (for a table: its files, as paths relative to `lancedb/`). */
@@ -96,7 +100,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
   const now = opts.now ?? Date.now;
   const started = now();
   const { library, repo, progress } = opts;
-  const id = newId(started);
+  const id = newBackupId(started);
   // Its database snapshot: a backup killed midway leaves it, and the next one removes it (core/scratch-folder.ts).
   const { path: work, abandoned } = await scratchFolder('backup');
   const release = await library.lockBackups();

@@ -57,7 +57,7 @@ export const startedKey = (id: string): string => `backups/${id}/started.json`;
 export const objectKey = (path: string): string => `objects/${path}`;
 export const ownKey = (id: string, path: string): string => `backups/${id}/${path}`;
 
-/** A backup's id: when it started (UTC, to the second), and 6 random hex characters. */
+/** A backup's id: when it started (UTC, to the second), and 6 hex characters (its milliseconds, then random ones). */
 export const BACKUP_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
 
 const SHA256 = /^[0-9a-f]{64}$/;
