@@ -7,7 +7,7 @@ import { type IO, writeJson } from '../terminal/io.js';
 import { OAuthClientStore } from '../store/sql/oauth-clients.js';
 import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 import { operatorAudit } from './operator-audit.js';
-import { wantsJson } from './operator-team.js';
+import { wantsJson } from './json-flag.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { CliError, UsageError } from '../terminal/errors.js';
 import { type IO, writeJson } from '../terminal/io.js';
-import { wantsJson } from './operator-team.js';
+import { wantsJson } from './json-flag.js';
 import { checkSpec } from './migrate/libraries.js';
 import { progressOn } from './migrate/progress.js';
 import { type MigrationSummary, runMigration } from './migrate/run.js';

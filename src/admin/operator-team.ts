@@ -49,9 +49,6 @@ export async function withTeamAdmin(io: IO, command: string, flags: LibraryFlags
   }
 }
 
-/** Whether `--json` was given: it is also the program's global flag, which commander may hand to the program instead. */
-export const wantsJson = (cmd: Command): boolean => Boolean(cmd.optsWithGlobals<{ json?: boolean }>().json);
-
 /**
  * Rows for an operator: under a header with aligned columns on a terminal; tab-separated without a header through a
  * pipe. Stored text is printed with control characters replaced, so a name cannot drive the terminal.

@@ -19,7 +19,8 @@ import { SessionStore } from '../store/sql/sessions.js';
 import { SetupTokenStore } from '../store/sql/setup-tokens.js';
 import { UserStore } from '../store/sql/users.js';
 import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
-import { count, examples, type LibraryFlags, libraryOptions, printRows, wantsJson, withTeamAdmin } from './operator-team.js';
+import { count, examples, type LibraryFlags, libraryOptions, printRows, withTeamAdmin } from './operator-team.js';
+import { wantsJson } from './json-flag.js';
 import { operatorAudit } from './operator-audit.js';
 import { resetTwoFactorCommand } from './users-two-factor.js';
 

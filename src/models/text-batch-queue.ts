@@ -49,16 +49,19 @@ export class TextBatchQueue<T extends BatchItem> {
     low: { requests: [], running: false, turn: 0 },
   };
   private pending = 0;
+  private readonly batchSizes: Record<Priority, number>;
 
   constructor(
     private readonly provider: string,
     private readonly maxPending: number,
     /** Texts a batch holds at most: one figure for both lanes, or one for each. */
-    private readonly batchSize: number | Record<Priority, number>,
+    batchSize: number | Record<Priority, number>,
     private readonly run: (batch: T[], priority: Priority) => Promise<void>,
     /** Passage batches wait for a moment without a search in flight (see core/foreground.ts). */
     private readonly background?: Yielder,
-  ) {}
+  ) {
+    this.batchSizes = typeof batchSize === 'number' ? { high: batchSize, low: batchSize } : batchSize;
+  }
 
   /** Texts waiting or running in either lane. */
   get queued(): number {
@@ -94,7 +97,7 @@ export class TextBatchQueue<T extends BatchItem> {
   private start(priority: Priority): void {
     const lane = this.lanes[priority];
     // Picked only now: texts that arrived during the wait can share the batch.
-    const picked = this.pick(lane, typeof this.batchSize === 'number' ? this.batchSize : this.batchSize[priority]);
+    const picked = this.pick(lane, this.batchSizes[priority]);
     if (picked.length === 0) {
       lane.running = false;
       return;
@@ -135,6 +138,7 @@ export class TextBatchQueue<T extends BatchItem> {
     const turn = waiting[lane.turn++ % waiting.length]!;
     const seed = turn.left.shift()!;
     const picked = [{ request: turn, item: seed }];
+    // One text a pass: no seats to fill, and no sort of every waiting text.
     if (batchSize === 1) return picked;
     // The other seats: waiting texts of about the seed's length (a batch costs its longest text times its size),
     // and among those the turn's own first, then the oldest request's, so documents finish one after another

@@ -21,7 +21,7 @@ import { type BackupEntry, backupExists, describeRepository, listBackups, openRe
 import { restoreInto } from './restore.js';
 import { embeddedTarget, type RestoreTarget, sharedTarget } from './restore-target.js';
 import { openEmbeddedLibrary, openSharedLibrary, type RunningLibrary } from './running-library.js';
-import { wantsJson } from '../operator-team.js';
+import { wantsJson } from '../json-flag.js';
 
 
 export const BACKUP_SUMMARY = 'copy a running library into a backup (directory or s3://), incrementally';
