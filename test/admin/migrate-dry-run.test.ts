@@ -50,7 +50,7 @@ describe.skipIf(SKIP !== null)(`migrate --dry-run while the daemon serves the so
       let stderr = '';
       proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
       proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      proc.once('exit', (code) => resolve({ code, stdout, stderr }));
+      proc.once('close', (code) => resolve({ code, stdout, stderr }));
     });
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout);

@@ -51,7 +51,7 @@ describe('docsearch restore refuses what it cannot vouch for', () => {
       const proc = spawn('prlimit', [`--fsize=${FSIZE_LIMIT}`, process.execPath, BIN, 'restore', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       proc.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      proc.once('exit', (code, signal) => resolve({ code, signal, stderr }));
+      proc.once('close', (code, signal) => resolve({ code, signal, stderr }));
     });
   /** A copy of the repository to tamper with. */
   const copyOfRepo = () => {

@@ -215,7 +215,7 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
       proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
       await expect.poll(() => out, { timeout: 60_000 }).toContain(`Delete the account ${kim.email}? This cannot be undone.`);
       proc.stdin.write(`${answer}\r`);
-      const code = await new Promise<number | null>((r) => proc.once('exit', r));
+      const code = await new Promise<number | null>((r) => proc.once('close', r));
       return { code, out };
     };
     const no = await ask('n');

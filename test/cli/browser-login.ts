@@ -29,7 +29,7 @@ export async function startCliLogin(d: Daemon, env: Record<string, string>, extr
   let stderr = '';
   let stdout = '';
   proc.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  const exited = new Promise<number | null>((res) => proc.once('exit', (c) => res(c)));
+  const exited = new Promise<number | null>((res) => proc.once('close', (c) => res(c)));
   const authorizeUrl = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`no URL printed:\n${stderr}`)), 20_000);
     proc.stderr.on('data', (b: Buffer) => {

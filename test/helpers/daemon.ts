@@ -22,6 +22,12 @@ export interface Daemon {
   proc: ChildProcess;
   stdout: () => string;
   stderr: () => string;
+  /**
+   * Waits for a stdout line that holds `match` (a string, a pattern or a test) and returns it. The logger writes
+   * asynchronously and its lines reach this process through a pipe, so a line can arrive after the response to the
+   * request it describes: a test that reads the log right after a response races it (a clean-clone CI run failed so).
+   */
+  logLine(match: string | RegExp | ((line: string) => boolean), timeoutMs?: number): Promise<string>;
   /** SIGTERM and wait; resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -66,7 +72,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
   let err = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+  // 'close', not 'exit': a process can exit before its last output has come through the pipes.
+  const exited = new Promise<number | null>((res) => proc.once('close', (code) => res(code)));
 
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`daemon did not start in time.\nstderr:\n${err}\nstdout:\n${out}`)), opts.timeoutMs ?? 30_000);
@@ -96,6 +103,10 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Daemon> {
     proc,
     stdout: () => out,
     stderr: () => err,
+    logLine: (match, timeoutMs = 15_000) => {
+      const test = typeof match === 'string' ? (l: string) => l.includes(match) : match instanceof RegExp ? (l: string) => match.test(l) : match;
+      return waitFor(() => out.split('\n').find(test), timeoutMs, `a log line matching ${String(match)}`, { intervalMs: 20 });
+    },
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       proc.kill(signal);
@@ -147,7 +158,8 @@ export function runCli(
       proc.kill('SIGKILL');
       rej(new Error(`docsearch ${args.join(' ')} timed out\nstderr:\n${stderr}`));
     }, opts.timeoutMs ?? 60_000);
-    proc.once('exit', (code) => {
+    // 'close' (the pipes drained), not 'exit': the command's last lines can come after its exit.
+    proc.once('close', (code) => {
       clearTimeout(timer);
       res({ code, stdout, stderr });
     });

@@ -166,7 +166,7 @@ async function startReplica(
     running: () => replica.daemon.proc.exitCode === null && replica.daemon.proc.signalCode === null,
     async kill9() {
       if (!replica.running()) return;
-      const exited = new Promise((r) => replica.daemon.proc.once('exit', r));
+      const exited = new Promise((r) => replica.daemon.proc.once('close', r));
       replica.daemon.proc.kill('SIGKILL');
       await exited;
     },

@@ -111,14 +111,8 @@ describe('API error model, credentials and request ids', () => {
     }
 
     // The daemon's access log line for that request carries the same id, status and path.
-    await new Promise((r) => setTimeout(r, 300));
-    const lines = d
-      .stdout()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const line = lines.find((l) => l.req_id === 'ci-run-42.step_7' && l.msg === 'request');
-    expect(line).toMatchObject({ method: 'GET', path: '/api/v1/projects', status: 401 });
+    const line = await d.logLine((l) => l.includes('"req_id":"ci-run-42.step_7"') && l.includes('"msg":"request"'));
+    expect(JSON.parse(line)).toMatchObject({ method: 'GET', path: '/api/v1/projects', status: 401 });
   });
 
   it('a passing health check writes no access-log line at the default level (a load balancer sends several a second); a failing one does', async () => {
@@ -126,7 +120,8 @@ describe('API error model, credentials and request ids', () => {
     expect(checks.map((c) => c.status)).toEqual([200, 200]);
     // Another path under the same prefix is logged as any request is.
     expect((await api(d, '/api/v1/healthz', { headers: { 'x-request-id': 'not-health-1' } })).status).toBe(404);
-    await new Promise((r) => setTimeout(r, 300));
+    // Lines are written in order: once the later request's line is here, the checks' would be too.
+    await d.logLine('"req_id":"not-health-1"');
     const logged = d
       .stdout()
       .split('\n')

@@ -134,7 +134,7 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
     } finally {
       db.close();
     }
-    expect(daemon.stdout()).toMatch(/"event":"ingest.disk_full"/);
+    await daemon.logLine('"event":"ingest.disk_full"');
   }, 180_000);
 
   it('starts on a disk that is still full, reports degraded, and recovers once space returns', async () => {

@@ -65,8 +65,7 @@ describe('GET|HEAD /api/v1/health', () => {
     expect(back.status).toBe(200);
     expect(back.body.status).toBe('ok');
     // A passing check is logged only at debug (api-errors.test.ts); a failing one is in the access log.
-    await new Promise((r) => setTimeout(r, 300));
-    const lines = d.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines.find((l) => l.req_id === 'degraded-check' && l.msg === 'request')).toMatchObject({ path: '/api/v1/health', status: 503 });
+    const line = await d.logLine((l) => l.includes('"req_id":"degraded-check"') && l.includes('"msg":"request"'));
+    expect(JSON.parse(line)).toMatchObject({ path: '/api/v1/health', status: 503 });
   });
 });

@@ -46,7 +46,7 @@ describe('daemon lifecycle', () => {
       );
       if (!signalled) d.proc.kill('SIGTERM');
       // Wait for the exit without signalling again: a second SIGTERM would skip the graceful path.
-      const code = d.proc.exitCode ?? d.proc.signalCode ?? (await new Promise((r) => d.proc.once('exit', (c, sig) => r(c ?? sig))));
+      const code = d.proc.exitCode ?? d.proc.signalCode ?? (await new Promise((r) => d.proc.once('close', (c, sig) => r(c ?? sig))));
       expect(code).toBe(0);
       expect(d.stderr()).toContain('received SIGTERM, finishing in-flight requests');
       expect(inFlightAtSignal).toBeGreaterThan(0);

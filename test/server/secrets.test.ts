@@ -87,7 +87,8 @@ describe.each([
 
     const out = await again.post('/logout', { _csrf: again.csrf });
     expect(out.status).toBe(302);
-    await new Promise((r) => setTimeout(r, 300)); // let pino's async stdout flush
+    // The last request's log line (JSON or text) closes the scenario: every line before it is here too.
+    await d.logLine((l) => (l.includes('"msg":"request"') && l.includes('"path":"/logout"')) || l.includes('POST /logout 302'));
   });
 
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/da
  */
 
 const exitOf = (proc: ChildProcess): Promise<number | null> =>
-  proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve(proc.exitCode) : new Promise((r) => proc.once('exit', (code) => r(code)));
+  proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve(proc.exitCode) : new Promise((r) => proc.once('close', (code) => r(code)));
 
 /** What the daemon logs when in-flight requests outlast the shutdown grace (10 s) and are cut (src/server/http-server.ts). */
 const GRACE_RAN_OUT = /shutdown grace ran out|after the shutdown grace/;
@@ -168,12 +168,8 @@ describe('graceful shutdown', () => {
         await expect
           .poll(async () => (await api(again!, `/api/v1/documents/${id}`, { token: u.apiKey })).body.status, { timeout: 240_000, interval: 500 })
           .toBe('ready');
-        const ingested = again
-          .stdout()
-          .split('\n')
-          .filter((l) => l.includes('"event":"document.ingested"'))
-          .map((l) => JSON.parse(l) as { document_id: string; attempts: number });
-        expect(ingested.find((e) => e.document_id === id)?.attempts).toBe(1);
+        const ingested = await again.logLine((l) => l.includes('"event":"document.ingested"') && l.includes(`"document_id":"${id}"`));
+        expect((JSON.parse(ingested) as { attempts: number }).attempts).toBe(1);
         expect(await again.stop()).toBe(0);
       } finally {
         await again?.stop();

@@ -41,7 +41,7 @@ async function serveOnTerminal(env: Record<string, string | undefined>): Promise
   let out = '';
   proc.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   proc.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((r) => proc.once('exit', r));
+  const exited = new Promise<number | null>((r) => proc.once('close', r));
   const screen = () => out.replaceAll('\r\n', '\n');
   const t: Partial<OnTerminal> = { proc, screen, dataDir, exited };
   started.push(t as OnTerminal);

@@ -77,7 +77,7 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
       expect(res.location).toBe('/');
     }
      // Rita is in no group at all: the log says the claim was missing (docs/sso.md, troubleshooting).
-    expect(d.stdout()).toMatch(/"event":"sso\.signed_in".*"groups_claim":"missing"/);
+    await d.logLine(/"event":"sso\.signed_in".*"groups_claim":"missing"/);
   });
 
   it('refuses a person the provider gives no e-mail, saying which claim is missing', async () => {

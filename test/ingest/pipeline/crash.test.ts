@@ -64,6 +64,6 @@ describe('crash recovery', () => {
     const onDisk = storedFiles(dataDir);
     expect(onDisk.temp).toEqual([]);
     expect(onDisk.originals.sort()).toEqual(all.map((x) => x.sha256).sort());
-    expect(d.stdout()).toContain('"event":"ingest.recovered"');
+    await d.logLine('"event":"ingest.recovered"');
   }, 300_000);
 });

@@ -76,6 +76,7 @@ for (const setup of SETUPS) {
       expect(values, `progress seen: ${values.join(', ')}`).toEqual([...values].sort((a, b) => a - b));
       expect(values.at(-1)).toBe(1);
       // The engine loaded on this first scanned page, and says which Tesseract it is.
+      await d.logLine('"event":"ocr.loaded"');
       const loaded = d.stdout().split('\n').filter((l) => l.includes('"event":"ocr.loaded"')).map((l) => JSON.parse(l) as { engine: string; native_unusable?: string });
       expect(loaded.map((e) => e.engine)).toEqual([setup.native ? expect.stringMatching(/^tesseract \d+\.\d+/) : 'tesseract.js']);
       // `auto` without Tesseract on the PATH says why it fell back; the others say nothing.

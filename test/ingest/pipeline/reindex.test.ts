@@ -66,7 +66,7 @@ describe('re-index after an embedder change', () => {
       'the held document to be ingested',
     );
     expect(resumed.chunk_count).toBeGreaterThan(0);
-    expect(d.stdout()).toContain('"event":"reindex.finished"');
+    await d.logLine('"event":"reindex.finished"');
   }, 300_000);
 
   it('docsearch reindex re-embeds a stopped data dir and refuses to run beside a daemon', async () => {
