@@ -179,10 +179,11 @@ export function walkEf(rows: number, limit: number, limits: { ef: number; exactB
  * index unfiltered, LanceDB dropping the candidates its predicate leaves out (its post-filter), or undefined to walk it
  * with the predicate as a prefilter (`ef`: that walk's, `walkEf`). A prefilter costs a test of every row id of the table before the walk (~1 CPU-ms
  * at 100k rows, 8–10 at a million) and a walk that passes over the rows it leaves out; from POSTFILTER_SHARE of the
- * table up an unfiltered walk for `limit ÷ share` candidates, with a margin, costs less at the same recall@10 — its ef
- * the prefiltered walk's over the share, so it gathers as many candidates that pass (a million chunks, 50 %: 15.2 →
- * 6.6 CPU-ms, 0.837 → 0.833; 100k: 5.5 → 5.5, 0.998 → 0.998); below it the candidates to gather grow faster than the
- * walk saves (20 %: 6.3 → 8.5; bench/results/search.md#filtered-search-2026-11-28-post-filter).
+ * table up an unfiltered walk for `limit ÷ share` candidates, with a margin, costs as much or less at the same
+ * recall@10 — its ef the prefiltered walk's over the share, so it gathers as many candidates that pass (a million
+ * chunks, 50 %: the daemon's vector search 16.1 → 8.4 CPU-ms, recall@10 0.882 → 0.883; 100k: even, 7.0–7.7 either
+ * way, 0.999); below it the candidates to gather grow faster than the walk saves (100k, 20 %: 6.3 → 8.5 CPU-ms;
+ * bench/results/search.md#filtered-search-2026-11-28-post-filter).
  */
 export function postFilter(rows: number, tableRows: number, limit: number, ef: number): { limit: number; ef: number } | undefined {
   const share = rows / tableRows;
