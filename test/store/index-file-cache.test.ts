@@ -88,7 +88,9 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
   it("checks for other replicas' commits, with no event, in the background of a search past the interval", async () => {
     const url = library();
     const writer = await fill(url, 200);
-    const cached = await replica(url, { dir: join(suite.dir, 'recheck'), maxBytes: 256 * MiB }, 1);
+    // 5 s between checks: the writer's commit and the first search after it must fall within one interval, and on a
+    // loaded 2-core machine that commit alone took more than a second (an interval of 1 s failed there).
+    const cached = await replica(url, { dir: join(suite.dir, 'recheck'), maxBytes: 256 * MiB }, 5);
     const found = async () => (await cached.index.keywordSearch({ projectIds: ['p'], query: 'item777', limit: 5 })).map((h) => h.id);
     expect(await found()).toEqual([]);
     await writer.index.add(rows('d7', 1, 777), EMBEDDER);
@@ -96,7 +98,7 @@ describe.skipIf(SKIP !== null)(`the index file cache on S3 (Ceph RGW)${SKIP ? ` 
     // Within the interval: the view it has, and no request about versions.
     expect(await found()).toEqual([]);
     expect(versionLists()).toEqual([]);
-    await sleep(1100);
+    await sleep(5100);
     // Past it: this search answers from the view it has, and starts a check that later searches see the end of.
     expect(await found()).toEqual([]);
     expect(await eventually(async () => (await found()).length === 1, 5000)).toBe(true);

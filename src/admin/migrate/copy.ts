@@ -204,6 +204,8 @@ export async function copyIndex(ctx: CopyContext): Promise<IndexCopy> {
     const chunks = await ChunkIndex.open(toStore, { embedderId: embedder.id });
     try {
       out.chunks = await copyIndexTable(ctx, 'chunks', from.chunks, { addBatches: (b) => chunks.addBatches(b, embedder), deleteDocuments: (ids) => chunks.deleteDocuments(ids), optimize: () => chunks.optimize() }, present.chunks, ctx.redo?.documents);
+      // No row copied makes no table: the source has one all the same (an empty one records its embedder too).
+      await chunks.create(embedder);
       // The rows carry keyword_text as the source analysed it: the target's keyword search reads that column too
       // (not search_text until a background pass re-analyses rows that need nothing).
       if (from.info.keywordAnalysis !== undefined) await chunks.completeKeywordAnalysis(from.info.keywordAnalysis);

@@ -376,6 +376,15 @@ export class ChunkIndex extends OwnedRowsTable {
    * stored, nothing embedded. Makes the table and writes the index info (`embedder`'s id and dimension) on first
    * use, as `add` does; rows of another dimension are refused.
    */
+  /**
+   * Makes the table (and the index info naming it and the embedder) if there is none yet, empty: a copy of a library
+   * whose table holds no rows — its documents still queued, or all purged — records the embedder as the source does
+   * (admin/migrate/copy.ts), or verification finds the info missing.
+   */
+  create(embedder: { id: string; dimension: number }): Promise<void> {
+    return this.serial(async () => void (await this.ensureTable(embedder, false)));
+  }
+
   addBatches(batches: RecordBatch[], embedder: { id: string; dimension: number }): Promise<void> {
     return this.serial(async () => {
       if (batches.every((b) => b.numRows === 0)) return;
