@@ -28,6 +28,7 @@ import { toRows } from '../src/ingest/write.js';
 import { chunkId } from '../src/store/lancedb/chunk-schema.js';
 import { mostCommonLanguage } from '../src/language/detect.js';
 import { BuiltinEmbedder, DEFAULT_BUILTIN_PRECISION } from '../src/models/builtin/minilm-embedder.js';
+import { GRAPH_REVISION } from '../src/models/builtin/graph-cache.js';
 import { createEmbedder } from '../src/models/registry.js';
 import { relevanceFloor } from '../src/search/floor.js';
 import { groupByDocument } from '../src/search/group.js';
@@ -87,9 +88,9 @@ export interface Built {
 export async function buildChunks(embedder: BuiltinEmbedder, only?: ReadonlySet<string>): Promise<Built> {
   const corpusStat = statSync(join(SCIFACT, 'corpus.jsonl'));
   const read = (files: string[]) => files.map((f) => readFileSync(join(REPO, f), 'utf8'));
-  // What the vectors and answer units depend on: the chunks' texts and the model.
+  // What the vectors and answer units depend on: the chunks' texts and the model (its id and graph revision).
   const embedCode = read(['src/ingest/chunk.ts', 'src/ingest/sentences.ts', 'src/ingest/answer-units.ts', 'src/ingest/sentence-windows.ts', 'src/ingest/unit-vectors.ts', 'src/store/lancedb/unit-vectors.ts', 'src/models/builtin/minilm-embedder.ts']);
-  const embedKey = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(OVERLAP_TOKENS), ...embedCode, ...(only ? [[...only].sort().join(',')] : [])]);
+  const embedKey = sha([String(corpusStat.size), String(corpusStat.mtimeMs), embedder.id, String(GRAPH_REVISION), String(OVERLAP_TOKENS), ...embedCode, ...(only ? [[...only].sort().join(',')] : [])]);
   // The keyword analysis (src/language, and DOCSEARCH_ANALYSIS=english) writes keyword_text, so it keys the index too.
   const code = read(['src/ingest/write.ts', 'src/store/lancedb/chunks.ts', ...readdirSync(join(REPO, 'src/language')).map((f) => `src/language/${f}`)]);
   const key = sha([embedKey, process.env.DOCSEARCH_ANALYSIS ?? '', ...code]);

@@ -1,11 +1,13 @@
 /**
- * Content-addressed cache of embedded texts for the benches: sha1(model id + kind + text) → vector, in an
- * append-only binary file under bench/.cache/. Keyed by content, so a chunker change re-embeds only the
- * texts that changed and a rerun embeds nothing.
+ * Content-addressed cache of embedded texts for the benches: sha1(model id + built-in graph revision + kind + text)
+ * → vector, in an append-only binary file under bench/.cache/. Keyed by content, so a chunker change re-embeds only
+ * the texts that changed and a rerun embeds nothing; a new graph (GRAPH_REVISION) computes other vectors under the
+ * same model id, so it keys them too.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { GRAPH_REVISION } from '../src/models/builtin/graph-cache.js';
 import type { EmbedKind, Embedder } from '../src/models/embedder.js';
 
 const KEY_BYTES = 20;
@@ -41,7 +43,7 @@ export class VectorCache {
   }
 
   private key(kind: EmbedKind, text: string): string {
-    return createHash('sha1').update(`${this.modelId}\0${kind}\0${text}`).digest('hex');
+    return createHash('sha1').update(`${this.modelId}\0g${GRAPH_REVISION}\0${kind}\0${text}`).digest('hex');
   }
 
   get(kind: EmbedKind, text: string): Float32Array | undefined {

@@ -18,13 +18,17 @@
  * - The word table (30522 × 384, half of all weights) stays fp16 as shipped; only the gathered rows are
  *   widened (exact: every value came from fp16).
  * - `int8`: the four dense layers of each block run as integer matrix products — weights quantised here,
- *   symmetric per output column; activations quantised per pass by onnxruntime (DynamicQuantizeLinear /
- *   DynamicQuantizeMatMul: u8, one scale per tensor) — through QAttention for the QKV projection and
- *   DynamicQuantizeMatMul for the others. Everything else (embeddings, softmax, LayerNorm, GELU) stays fp32.
- *   One scale per tensor means a few outlier channels (BERT has them: up to 14× the median channel's range)
- *   set the step for all; so each input channel above the median range is first divided by
- *   s = √(range / median range) and its weight row multiplied by s (SmoothQuant, Xiao et al. 2023, with the
- *   median as the reference), the ranges measured once by calibration.ts. That halves the error against fp32.
+ *   symmetric per output column. Activations are quantised in the graph so that a text's vector depends on its own
+ *   tokens only, never on the texts or padding sharing its pass (one scale per tensor per pass, DynamicQuantizeMatMul,
+ *   moved a passage's unit vectors by up to 0.009 with its batch mates: bench/results/embedding-determinism.md):
+ *   for the output and feed-forward products a token (row) at a time — s = max|x_row| / 127, u8 = round(x / s) + 128
+ *   (QuantizeLinear along the rows), onnxruntime's u8×s8 MatMulIntegerToFloat (× the weight's column scales), then
+ *   × s; for the QKV projection (QAttention takes one input scale) with one constant scale from calibration. So the
+ *   int8 layers run on [tokens, hidden] rows, attention on [batch, seq, hidden]. Everything else (embeddings,
+ *   softmax, LayerNorm, GELU) stays fp32. A few outlier channels (BERT has them: up to 14× the median channel's
+ *   range) would set the step for all; so each input channel above the median range is first divided by
+ *   s = √(range / median range) and its weight row multiplied by s (SmoothQuant, Xiao et al. 2023, with the median
+ *   as the reference), the ranges measured once by calibration.ts.
  */
 import { type EncodedGraph, type ExternalData, GraphBuilder } from '../onnx/graph-builder.js';
 import type { Fp32Tensor } from './safetensors.js';
@@ -57,7 +61,7 @@ export const probeOutput = (key: string): string => `range.${key}`;
 export interface BertGraphOptions {
   precision?: BertPrecision;
   int8Storage?: Int8Storage;
-  /** For int8: the calibrated activation ranges (without them the activations are not smoothed). */
+  /** For int8 (required): the calibrated activation ranges, for smoothing and the QKV input's scale. */
   activationRanges?: ActivationRanges;
   /** For calibration: an fp32 graph that also outputs every dense layer's input (`probeOutput(key)`). */
   probes?: boolean;
@@ -66,6 +70,8 @@ export interface BertGraphOptions {
 }
 
 const MS = 'com.microsoft';
+/** How far below zero a GELU's output goes (its least value, at x ≈ −0.75, is −0.16997). */
+const GELU_DEPTH = 0.17;
 const INT32 = 6;
 const FLOAT = 1;
 
@@ -94,6 +100,7 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
   const heads = config.num_attention_heads;
   if (H % heads !== 0) throw new Error('bert: hidden_size must be divisible by num_attention_heads');
   const int8 = options.precision === 'int8';
+  if (int8 && !options.activationRanges) throw new Error('bert: the int8 graph needs calibrated activation ranges');
   const unsigned = options.int8Storage === 'unsigned';
   const eps = { float: config.layer_norm_eps };
   const g = new GraphBuilder('bert');
@@ -121,29 +128,60 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     return [g.tensor(`${name}_q`, 'uint8', [K, N], u), scales, g.tensor(`${name}_zero`, 'uint8', [N], new Uint8Array(N).fill(128))];
   };
   /**
-   * The int8 path's input: `x` divided per channel by the smoothing factors of `key`, whose weight rows
-   * ([K, N] `m`, changed in place) are multiplied by them instead; `x` itself without calibration.
+   * The int8 path's input: `x` divided per channel by the smoothing factors of `key`, whose weight rows ([K, N] `m`,
+   * changed in place) are multiplied by them instead; with the calibrated max |value| of the smoothed input.
    */
-  const smoothed = (x: string, key: string, m: Float32Array, K: number, N: number): string => {
+  const smoothed = (x: string, key: string, m: Float32Array, K: number, N: number): { x: string; max: number } => {
     const range = options.activationRanges?.get(key);
-    if (!range) return x;
-    if (range.length !== K) throw new Error(`bert: activation range ${key} has ${range.length} channels, expected ${K}`);
+    if (range?.length !== K) throw new Error(`bert: activation range ${key} has ${range?.length ?? 0} channels, expected ${K}`);
     const s = smoothingFactors(range);
     for (let k = 0; k < K; k++) for (let n = 0; n < N; n++) m[k * N + n] = m[k * N + n]! * s[k]!;
-    return g.op('Mul', [x, g.floats(`${key}.smooth`, [K], Float32Array.from(s, (v) => 1 / v))]);
+    return { x: g.op('Mul', [x, g.floats(`${key}.smooth`, [K], Float32Array.from(s, (v) => 1 / v))]), max: Math.max(...range.map((r, k) => r / s[k]!)) };
   };
   const probe = (x: string, key: string, dim: number): void => {
     if (!options.probes) return;
     g.op('Identity', [x], {}, probeOutput(key));
     g.output(probeOutput(key), 'float32', ['batch', 'seq', dim]);
   };
+  /** A constant made once per name (several layers share them). */
+  const constants = new Map<string, string>();
+  const constant = (name: string, make: () => string): string => {
+    let c = constants.get(name);
+    if (!c) constants.set(name, (c = make()));
+    return c;
+  };
+  const u8 = (value: number): string => constant(`u8_${value}`, () => g.tensor(`u8_${value}`, 'uint8', [], new Uint8Array([value])));
+  /** Per row (token) zero points, all `zero`, made once for the graph from the first row scales' shape. */
+  const rowZeros = (zero: number, perRow: string): string => constant(`row_zeros_${zero}`, () => g.op('Expand', [u8(zero), g.op('Shape', [perRow])]));
+  /**
+   * `x` [tokens, K] quantised a row (token) at a time, so a token's integers and scale depend on its own values only,
+   * never on its batch mates or their padding. Symmetric: s = max|x_row| / 127, q = round(x / s) + 128. A GELU's
+   * output (≥ −0.17) gets most of the 256 steps for its positive side instead: zero point 32,
+   * s = max(max x_row / 223, 0.17 / 32): against symmetric, cosine to fp32 over the fixed test sentences min 0.9917 →
+   * 0.9933, mean 0.9972 → 0.9975.
+   * Returns q [tokens, K] (u8), s [tokens, 1] and the zero point.
+   */
+  const rowQuantized = (x: string, gelu = false): { q: string; scale: string; zero: number } => {
+    const zero = gelu ? 32 : 128;
+    const reduce = { axes: { ints: [1] }, keepdims: { int: 1 } };
+    const max = g.op('ReduceMax', [gelu ? x : g.op('Abs', [x])], reduce);
+    const step = constant(`step_${zero}`, () => g.scalar(`step_${zero}`, 1 / (255 - zero)));
+    const least = constant(`least_${zero}`, () => g.scalar(`least_${zero}`, gelu ? GELU_DEPTH / zero : 1e-20));
+    const scale = g.op('Max', [g.op('Mul', [max, step]), least]);
+    const perRow = g.op('Reshape', [scale, constant('flat', () => g.ints('flat', [-1]))]);
+    return { q: g.op('QuantizeLinear', [x, perRow, rowZeros(zero, perRow)], { axis: { int: 0 } }), scale, zero };
+  };
+  /** A row-quantised input times an int8 [K, N] weight, in float: (q − zero)·W × the weight's column scales × s. */
+  const int8Product = ({ q, scale, zero }: { q: string; scale: string; zero: number }, name: string, m: Float32Array, K: number, N: number): string => {
+    const [wq, wScale, wZero] = int8Weight(name, m, K, N);
+    const one = constant('one', () => g.scalar('one', 1));
+    return g.op('Mul', [g.domainOp(MS, 'MatMulIntegerToFloat', [q, wq, one, wScale, u8(zero), ...(wZero ? [wZero] : [])]), scale]);
+  };
   const matmul = (x: string, prefix: string, key: string, inp: number, out: number): string => {
     probe(x, key, inp);
     const m = transposed(prefix);
     if (!int8) return g.op('MatMul', [x, g.floats(`${prefix}.weight_t`, [inp, out], m)]);
-    const input = smoothed(x, key, m, inp, out);
-    const [q, scale, zero] = int8Weight(`${prefix}.weight`, m, inp, out);
-    return g.domainOp(MS, 'DynamicQuantizeMatMul', zero ? [input, q, scale, zero] : [input, q, scale]);
+    return int8Product(rowQuantized(smoothed(x, key, m, inp, out).x, key.endsWith('.ffn2')), `${prefix}.weight`, m, inp, out);
   };
 
   const ids = g.input('input_ids', 'int64', ['batch', 'seq']);
@@ -171,6 +209,10 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
 
   // Attention's 2-D mask_index: int32 [batch, seq], 1 = attend, 0 = padding.
   const maskIndex = g.op('Cast', [mask], { to: { int: INT32 } });
+  /** The shape [batch, seq, n], and [tokens, n]: int8 layers run on [tokens, hidden] rows, attention on [batch, seq, hidden]. */
+  const shapeOf = (n: number): string => constant(`shape_${n}`, () => g.op('Concat', [g.op('Shape', [ids]), g.ints(`dim_${n}`, [n])], { axis: { int: 0 } }));
+  const tokensOf = (n: number): string => constant(`tokens_${n}`, () => g.ints(`tokens_${n}`, [-1, n]));
+  if (int8) x = g.op('Reshape', [x, tokensOf(H)]);
 
   for (let l = 0; l < config.num_hidden_layers; l++) {
     const p = `encoder.layer.${l}`;
@@ -184,11 +226,16 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     let attn: string;
     probe(x, `${l}.qkv`, H);
     if (int8) {
+      // QAttention takes one input scale per tensor: a constant one here, from the calibrated range, so the
+      // projection does not depend on batch mates either (values past the range saturate). Per row, the projection
+      // would leave QAttention for fp32 MultiHeadAttention, whose transposes of Q, K and V cost more than the
+      // projection itself (onnxruntime's profiler: 108–113 ms against QAttention's 93–95 a pass of 8 × 256 tokens).
       const input = smoothed(x, `${l}.qkv`, qkv, H, 3 * H);
-      const [xq, xScale, xZero] = g.multiOp('', 'DynamicQuantizeLinear', [input], 3) as [string, string, string];
+      const xScale = g.scalar(`${p}.attention.input_scale`, input.max / 127);
+      const xq = g.op('Reshape', [g.op('QuantizeLinear', [input.x, xScale, u8(128)]), shapeOf(H)]);
       const [q, scale, zero] = int8Weight(`${p}.attention.qkv`, qkv, H, 3 * H);
-      const inputs = [xq, q, bias, xScale, scale, maskIndex, xZero, ...(zero ? [zero] : [])];
-      attn = g.domainOp(MS, 'QAttention', inputs, { num_heads: { int: heads } });
+      const inputs = [xq, q, bias, xScale, scale, maskIndex, u8(128), ...(zero ? [zero] : [])];
+      attn = g.op('Reshape', [g.domainOp(MS, 'QAttention', inputs, { num_heads: { int: heads } }), tokensOf(H)]);
     } else {
       attn = g.domainOp(MS, 'Attention', [x, g.floats(`${p}.attention.qkv_t`, [H, 3 * H], qkv), bias, maskIndex], { num_heads: { int: heads } });
     }
@@ -209,6 +256,7 @@ export function buildBertGraph(weights: Map<string, Fp32Tensor>, config: BertCon
     );
   }
 
+  if (int8) x = g.op('Reshape', [x, shapeOf(H)]);
   // Mean over the unmasked tokens, then x / max(‖x‖, 1e-12), as sentence-transformers' Pooling + Normalize do.
   // (At opset 17 ReduceSum takes its axes as an input, ReduceL2 still as an attribute.)
   const maskF = g.op('Cast', [mask], { to: { int: FLOAT } });

@@ -24,7 +24,7 @@ import { calibrationSequences, measureActivationRanges } from './calibration.js'
 import { readSafetensors } from './safetensors.js';
 
 /** Bump whenever buildBertGraph's output changes: old cached files are then ignored, not reused. */
-export const GRAPH_REVISION = 5;
+export const GRAPH_REVISION = 6;
 
 const ROLE = 'docsearch-bert-graph';
 

@@ -30,9 +30,9 @@ export const BUILTIN_EMBEDDER_IDS: Record<BertPrecision, string> = { fp32: BUILT
 /** The precision `builtin` means: int8 measured about as accurate as fp32 on SciFact at nearly twice the passages per CPU-second (docs/BENCHMARKS.md#embedding). */
 export const DEFAULT_BUILTIN_PRECISION: BertPrecision = 'int8';
 /**
- * Queries a forward pass: one. int8 activations are quantised with one scale per tensor per pass (bert-graph.ts), so
- * a text sharing a pass gets a vector that depends on the others (up to 0.01 a component): a query batched with
- * concurrent searches would rank differently than alone. Alone, it costs no more CPU (bench/results/embedding-determinism.md).
+ * Queries a forward pass: one. Alone, a query costs no more CPU than batched with concurrent searches', and its pass
+ * ends sooner (bench/results/embedding-determinism.md). (Its vector is the same either way: int8 activations are
+ * quantised a token at a time, bert-graph.ts.)
  */
 const QUERIES_A_PASS = 1;
 
