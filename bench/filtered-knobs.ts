@@ -6,9 +6,7 @@
  * prefiltered HNSW walk (ef 400), and the walk refined (its candidates re-ranked by exact distance) — at shares of the
  * table from 1 to 50 % (2, 5 and 20 % add an `uploaded_at` range to a `type` filter). Each: recall@10 against the exact
  * scan and CPU ms a query (LanceDB's threads included). What decides `exactShare` and the refine
- * (src/store/lancedb/chunk-search.ts `scansExactly`); the post-filtered walk (an unfiltered walk for 1.5 × depth ÷
- * share candidates at an ef of 400 ÷ share, LanceDB dropping those the filter leaves out) at every share, what decides
- * where `postFilter` takes over from the prefiltered walk (both unrefined here; the daemon re-ranks either's head). 9 % and 10 % lie either side of LanceDB's own switch: a filter
+ * (src/store/lancedb/chunk-search.ts `scansExactly`). 9 % and 10 % lie either side of LanceDB's own switch: a filter
  * that keeps under a tenth of the index's rows is answered by a flat scan of its 8-bit codes, not by the walk.
  */
 import type * as lancedb from '@lancedb/lancedb';
@@ -18,7 +16,7 @@ import { inList } from '../src/store/lancedb/owned-table.js';
 
 const DEPTH = DEFAULT_RETRIEVE.vectorDepth;
 const PDF_MARKDOWN = `content_type IN ('application/pdf', 'text/markdown')`;
-const KNOBS = ['exact scan', `walk, ef ${DEFAULT_ANN.ef}`, 'walk, refined', 'post-filtered walk'] as const;
+const KNOBS = ['exact scan', `walk, ef ${DEFAULT_ANN.ef}`, 'walk, refined'] as const;
 
 /** The knobs' table: one row a share of the table, each cell CPU ms a query and recall@10. */
 export async function knobTable(table: lancedb.Table, projectId: string, vectors: Float32Array[]): Promise<string> {
@@ -37,14 +35,11 @@ export async function knobTable(table: lancedb.Table, projectId: string, vectors
   for (const [name, filter] of filters) {
     const where = `${inList('project_id', [projectId])} AND ${filter}`;
     const rows = await table.countRows(where);
-    const share = rows / (await table.countRows());
-    const post = { limit: Math.ceil((DEPTH * 1.5) / share), ef: Math.ceil(DEFAULT_ANN.ef / share) };
     const run = async (knob: (typeof KNOBS)[number], v: Float32Array): Promise<string[]> => {
       let q = table.vectorSearch(v).distanceType('cosine').where(where);
-      q = knob === 'exact scan' ? q.bypassVectorIndex() : knob === 'post-filtered walk' ? q.postfilter().ef(Math.max(post.ef, post.limit)) : q.ef(DEFAULT_ANN.ef);
+      q = knob === 'exact scan' ? q.bypassVectorIndex() : q.ef(DEFAULT_ANN.ef);
       if (knob === 'walk, refined') q = q.refineFactor(1);
-      const limit = knob === 'post-filtered walk' ? post.limit : DEPTH;
-      const found = (await q.select(['id', '_distance']).limit(limit).toArray()) as { id: string; _distance: number }[];
+      const found = (await q.select(['id', '_distance']).limit(DEPTH).toArray()) as { id: string; _distance: number }[];
       return found.sort((a, b) => a._distance - b._distance).slice(0, 10).map((r) => r.id);
     };
     const truth: string[][] = [];

@@ -13,9 +13,8 @@
  * filtered with the same facets — the conditions interleaved query by query, so the machine's drift falls on all
  * alike. p50/p95 of each and its ratio to the unfiltered p50 (target ≤ 1.2×), and the daemon's CPU time a search
  * (/proc: the load of a shared machine stretches wall time, not CPU time). In process: recall@10 of the vector
- * search the daemon runs (ChunkIndex.vectorSearch with the filter: HNSW with the prefilter or, for a filter that keeps much of the
- * table, post-filtered (`postFilter`), its head re-ranked, or an exact scan of the filtered rows when they are few:
- * `scansExactly`) against an exact scan of the filtered set.
+ * search the daemon runs (ChunkIndex.vectorSearch with the filter: HNSW with the prefilter, its head re-ranked, or an exact scan of
+ * the filtered rows when they are few: `scansExactly`) against an exact scan of the filtered set.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +22,7 @@ import { DEFAULT_RETRIEVE } from '../src/search/retrieve.js';
 import { ChunkIndex, DEFAULT_ANN } from '../src/store/lancedb/chunks.js';
 import type { ChunkWrite } from '../src/store/lancedb/chunk-schema.js';
 import { chunkFilterSql } from '../src/store/lancedb/chunk-filter.js';
-import { postFilter, scansExactly, walkEf } from '../src/store/lancedb/chunk-search.js';
+import { scansExactly } from '../src/store/lancedb/chunk-search.js';
 import { VectorStore } from '../src/store/lancedb/connection.js';
 import { inList } from '../src/store/lancedb/owned-table.js';
 import { DocumentStore } from '../src/store/sql/documents.js';
@@ -86,7 +85,7 @@ export interface FilteredResult {
   queries: number;
   unfiltered: Timing & { recall10: number; vectorCpuMs: number };
   facets: Timing;
-  filtered: (Timing & { percent: number; rows: number; how: string; recall10: number; vectorCpuMs: number; facetTotal: number })[];
+  filtered: (Timing & { percent: number; rows: number; exact: boolean; recall10: number; vectorCpuMs: number; facetTotal: number })[];
 }
 
 /** The type of document `doc`: by a hash of its position, so each type's documents lie all over the table. */
@@ -188,7 +187,7 @@ const mimes = (types: string[]) => types.map((t) => TYPES.find(([name]) => name 
  * Recall@10 of the daemon's vector search (with the filter, as deep as the daemon asks: DEFAULT_RETRIEVE.vectorDepth)
  * against an exact scan of the filtered rows, and its CPU time in this process (LanceDB's threads included).
  */
-async function recall(dataDir: string, embedderId: string, projectId: string, types: string[] | null, vectors: Float32Array[]): Promise<{ recall10: number; rows: number; how: string; vectorCpuMs: number }> {
+async function recall(dataDir: string, embedderId: string, projectId: string, types: string[] | null, vectors: Float32Array[]): Promise<{ recall10: number; rows: number; exact: boolean; vectorCpuMs: number }> {
   const store = await VectorStore.open(join(dataDir, 'lancedb'));
   const chunks = await ChunkIndex.open(store, { embedderId });
   // As the daemon at start (its preload): the indexes read and the row directory scanned, so that neither one-off
@@ -215,13 +214,7 @@ async function recall(dataDir: string, embedderId: string, projectId: string, ty
   table.close();
   await chunks.close();
   store.close();
-  const depth = DEFAULT_RETRIEVE.vectorDepth;
-  const how = !filter
-    ? 'HNSW'
-    : scansExactly(rows, total, DEFAULT_ANN)
-      ? 'exact scan'
-      : `HNSW, ${postFilter(rows, total, depth, walkEf(rows, depth, DEFAULT_ANN)) ? 'post-filtered' : 'prefiltered'}, head re-ranked`;
-  return { recall10: hits / (10 * vectors.length), rows, how, vectorCpuMs: cpu / vectors.length };
+  return { recall10: hits / (10 * vectors.length), rows, exact: filter !== undefined && scansExactly(rows, total, DEFAULT_ANN), vectorCpuMs: cpu / vectors.length };
 }
 
 /** Builds (once) and measures the filtered library. */
@@ -307,7 +300,7 @@ export async function runFiltered(
         queries: texts.length,
         unfiltered: { ...timing('unfiltered'), recall10: unfilteredRecall.recall10, vectorCpuMs: unfilteredRecall.vectorCpuMs },
         facets: timing('facets'),
-        filtered: SELECTIVITIES.map((s, i) => ({ percent: s.percent, ...timing(`${s.percent}%`), rows: recalls[i]!.rows, how: recalls[i]!.how, recall10: recalls[i]!.recall10, vectorCpuMs: recalls[i]!.vectorCpuMs, facetTotal: totals.get(`${s.percent}%`) ?? 0 })),
+        filtered: SELECTIVITIES.map((s, i) => ({ percent: s.percent, ...timing(`${s.percent}%`), rows: recalls[i]!.rows, exact: recalls[i]!.exact, recall10: recalls[i]!.recall10, vectorCpuMs: recalls[i]!.vectorCpuMs, facetTotal: totals.get(`${s.percent}%`) ?? 0 })),
       };
     } finally {
       await d.stop();

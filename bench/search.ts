@@ -766,7 +766,7 @@ function filteredSection(r: FilteredResult, load: [number, number]): string {
     `| unfiltered + facets | ${n(r.chunks)} | HNSW | ${f(r.facets.p50)} | ${f(r.facets.p95)} | ${ratio(r.facets.p50)} | ${cpuOf(r.facets)} | — | — |`,
     ...r.filtered.map(
       (x) =>
-        `| ${x.percent} % (\`type=${SELECTIVITIES.find((s) => s.percent === x.percent)!.types.join(',')}\`) + facets | ${n(x.rows)} | ${x.how} | ${f(x.p50)} | ${f(x.p95)} | ${ratio(x.p50)} | ${cpuOf(x)} | ${f(x.vectorCpuMs)} | ${f(x.recall10, 3)} |`,
+        `| ${x.percent} % (\`type=${SELECTIVITIES.find((s) => s.percent === x.percent)!.types.join(',')}\`) + facets | ${n(x.rows)} | ${x.exact ? 'exact scan' : 'HNSW, prefiltered, head re-ranked'} | ${f(x.p50)} | ${f(x.p95)} | ${ratio(x.p50)} | ${cpuOf(x)} | ${f(x.vectorCpuMs)} | ${f(x.recall10, 3)} |`,
     ),
   ].join('\n');
 }

@@ -7,9 +7,7 @@
  * table (one person's library, or a team reading everything: `soleScope`): the project filter is skipped there (a
  * search's own filters stay in the prefilter), and each hit is rechecked — its project read from the row directory or
  * the row itself (`hits`) — and the search runs again with it should a row of another project turn up (`firstStage`). Hydration (`getMany`) checks each row's
- * project too. A vector search whose filter keeps most of the table (`postFilter`) has LanceDB apply its whole
- * predicate, projects included, to the candidates of an unfiltered walk instead, and runs again prefiltered should
- * fewer than its list's depth pass.
+ * project too.
  */
 import { createHash } from 'node:crypto';
 import type * as lancedb from '@lancedb/lancedb';
@@ -175,27 +173,6 @@ export function walkEf(rows: number, limit: number, limits: { ef: number; exactB
 }
 
 /**
- * How a filtered vector search that keeps `rows` of the table's `tableRows` (`scansExactly` false) walks the HNSW
- * index unfiltered, LanceDB dropping the candidates its predicate leaves out (its post-filter), or undefined to walk it
- * with the predicate as a prefilter (`ef`: that walk's, `walkEf`). A prefilter costs a test of every row id of the table before the walk (~1 CPU-ms
- * at 100k rows, 8–10 at a million) and a walk that passes over the rows it leaves out; from POSTFILTER_SHARE of the
- * table up an unfiltered walk for `limit ÷ share` candidates, with a margin, costs as much or less at the same
- * recall@10 — its ef the prefiltered walk's over the share, so it gathers as many candidates that pass (a million
- * chunks, 50 %: the daemon's vector search 16.1 → 8.4 CPU-ms, recall@10 0.882 → 0.883; 100k: even, 7.0–7.7 either
- * way, 0.999); below it the candidates to gather grow faster than the walk saves (100k, 20 %: 6.3 → 8.5 CPU-ms;
- * bench/results/search.md#filtered-search-2026-11-28-post-filter).
- */
-export function postFilter(rows: number, tableRows: number, limit: number, ef: number): { limit: number; ef: number } | undefined {
-  const share = rows / tableRows;
-  if (share < POSTFILTER_SHARE) return undefined;
-  const candidates = Math.ceil((limit * POSTFILTER_MARGIN) / share);
-  return { limit: candidates, ef: Math.max(candidates, Math.ceil(ef / share)) };
-}
-const POSTFILTER_SHARE = 0.3;
-/** How many more candidates than `limit ÷ share` a post-filtered walk reads: at 1.2×, 10–14 of 100 queries came up short at 40–50 %; at 1.5×, none. */
-const POSTFILTER_MARGIN = 1.5;
-
-/**
  * How many of a walk's nearest candidates are re-ranked by exact distance, at least: the index's 8-bit distances
  * cannot order close neighbours (recall@10 0.96 at 50 % unrefined, 0.996–1.000 with its 20 nearest re-ranked:
  * docs/BENCHMARKS.md#filtered-search). A search of a partly indexed table has LanceDB refine this many times the
@@ -296,14 +273,13 @@ export class ChunkSearches {
     const sole = await this.soleScope(table, q);
     const counted = await this.filteredRowCount(table, q);
     const exact = counted !== undefined && scansExactly(counted.scope, counted.table, this.deps);
-    const search = (refine: boolean, columns: readonly string[] = [], post?: { limit: number; ef: number }) => {
+    const search = (refine: boolean, columns: readonly string[] = []) => {
       const { where, more } = prefilter(q, sole && columns.length === 0);
       let query = table.vectorSearch(q.vector).distanceType('cosine');
       if (where) query = query.where(where);
-      if (post) query = query.postfilter();
       if (exact) query = query.bypassVectorIndex();
-      const limit = post?.limit ?? q.limit + more;
-      if (!exact) query = query.ef(post?.ef ?? (counted === undefined ? Math.max(this.deps.ef, limit) : walkEf(counted.scope, limit, this.deps)));
+      const limit = q.limit + more;
+      if (!exact) query = query.ef(counted === undefined ? Math.max(this.deps.ef, limit) : walkEf(counted.scope, limit, this.deps));
       if (refine && !exact) query = query.refineFactor(refineFactor(limit));
       return query.select([...columns, '_distance']).withRowId().limit(limit).toArrow();
     };
@@ -320,14 +296,9 @@ export class ChunkSearches {
     const coverage = await this.vectorCoverage(table, version);
     if (coverage === 'part') return resolve(await search(true), true, 1);
     // A filtered search walking the index (not `scansExactly`) re-ranks its head by exact distance, for its recall:
-    // LanceDB's refine would re-read every candidate's vector, ~1.5× the cost. Its ef is `walkEf`'s, or its walk
-    // `postFilter`'s; a post-filtered walk that leaves fewer than the list's depth (the filter's rows lie away from
-    // the query) walks again prefiltered, so that no row the filter keeps is missed for want of candidates.
-    if (coverage === 'all' && counted !== undefined) {
-      const post = postFilter(counted.scope, counted.table, q.limit, walkEf(counted.scope, q.limit, this.deps));
-      const short = (found: VectorHit[]) => found.length < Math.min(q.limit, counted.scope);
-      let walked = post && (await resolve(await search(false, [], post), false, 0.5));
-      if (!walked || short(walked)) walked = await resolve(await search(false), false, 0.5);
+    // LanceDB's refine would re-read every candidate's vector, ~1.5× the cost. Its ef is `walkEf`'s.
+    if (coverage === 'all' && filtered(q)) {
+      const walked = await resolve(await search(false), false, 0.5);
       return (await this.rerankHead(table, version, q.vector, walked)) ?? resolve(await search(true), true, 1);
     }
     const rows = await search(false);

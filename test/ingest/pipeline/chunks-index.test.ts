@@ -5,7 +5,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ForegroundGate } from '../../../src/core/foreground.js';
 import type { ChunkRow } from '../../../src/store/lancedb/chunk-schema.js';
-import { postFilter, scansExactly, walkEf } from '../../../src/store/lancedb/chunk-search.js';
+import { scansExactly, walkEf } from '../../../src/store/lancedb/chunk-search.js';
 import { ChunkIndex, DEFAULT_ANN } from '../../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../../src/store/lancedb/connection.js';
 
@@ -261,18 +261,6 @@ describe('a filtered vector search scans exactly', () => {
     // Never shallower than the list asked for.
     expect([ef(10_000, 300), ef(100_000, 500)]).toEqual([300, 500]);
   });
-
-  it('and post-filters an unfiltered walk only for a filter that keeps much of the table (bench/results/search.md#filtered-search-2026-11-28-post-filter)', () => {
-    const post = (rows: number, table = 100_000) => postFilter(rows, table, 200, walkEf(rows, 200, DEFAULT_ANN));
-    // 10 % and 20 % walk with the prefilter; 30 % and 50 % read 1.5 × 200 ÷ share candidates, at an ef of 400 ÷ share.
-    expect([post(10_000), post(20_000), post(29_999)]).toEqual([undefined, undefined, undefined]);
-    expect([post(30_000), post(50_000), post(500_000, 1_000_000), post(100_000)]).toEqual([
-      { limit: 1000, ef: 1334 },
-      { limit: 600, ef: 800 },
-      { limit: 600, ef: 800 },
-      { limit: 300, ef: 400 },
-    ]);
-  });
 });
 
 describe('ChunkIndex with its HNSW vector index', () => {
@@ -360,57 +348,6 @@ describe('ChunkIndex with its HNSW vector index', () => {
     expect(deep.slice(0, 20).map((h) => h.id)).toEqual(want.map((w) => w.id));
     deep.slice(0, 20).forEach((h, i) => expect(h._distance).toBeCloseTo(want[i]!.d, 5));
     expect(deep.map((h) => h._distance)).toEqual(deep.map((h) => h._distance).sort((a, b) => a - b));
-    await index.close();
-  });
-
-  it("post-filters a walk for a filter that keeps most rows: the exact nearest, never another project's row or an excluded document's, prefiltered again when too few pass", async () => {
-    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { ann: { minRows: 300 } });
-    // u1: 600 rows of 30 documents, every other document HTML (300 rows), a tenth of the others PDF (30 rows), and a
-    // tight cluster of 100 plain rows; u2: 100 HTML rows. u1's HTML: 280 of the table's 800 rows once one of its
-    // documents is excluded (35 %: post-filtered); u1's PDFs: 30 rows (3.75 %: walked prefiltered).
-    const type = (doc: number) => (doc % 2 ? 'text/html' : doc % 10 === 0 ? 'application/pdf' : 'text/plain');
-    const mine = rows('u1', 'd', 600).map((r, i) => ({ ...r, document_id: `d${i % 30}`, id: `d${i % 30}:${i}`, content_type: type(i % 30) }));
-    const centre = randomUnit();
-    const cluster = rows('u1', 'c1', 100).map((r) => ({ ...r, content_type: 'text/plain', vector: unit(...centre.map((x) => x + rand() / 100)) }));
-    const theirs = rows('u2', 'x1', 100).map((r) => ({ ...r, content_type: 'text/html' }));
-    await index.add([...mine, ...cluster, ...theirs], model);
-    await index.optimize();
-    expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 800 });
-    const cosineDistance = (v: Float32Array, q: Float32Array) => 1 - v.reduce((a, x, i) => a + x * q[i]!, 0);
-    const nearest = (of: typeof mine, q: Float32Array, k: number) =>
-      of
-        .map((r) => ({ id: r.id, d: cosineDistance(r.vector, q) }))
-        .sort((a, b) => a.d - b.d)
-        .slice(0, k)
-        .map((x) => x.id);
-    const html = { contentTypes: ['text/html'] };
-    const htmlRows = mine.filter((r) => r.content_type === 'text/html');
-    const post = vi.spyOn(lancedb.VectorQuery.prototype, 'postfilter');
-    const where = vi.spyOn(Object.getPrototypeOf(lancedb.VectorQuery.prototype) as { where(predicate: string): unknown }, 'where');
-    try {
-      // The query is one of u2's rows, so theirs are the nearest the unfiltered walk meets; the excluded document
-      // holds u1's nearest HTML row.
-      const query = theirs[3]!.vector;
-      const excluded = nearest(htmlRows, query, 1)[0]!.split(':')[0]!;
-      const exclude = { documentIds: [excluded], rows: 20 };
-      const got = await index.vectorSearch({ projectIds: ['p-u1'], vector: query, limit: 10, filter: html, exclude });
-      expect(got.map((h) => h.id)).toEqual(nearest(htmlRows.filter((r) => r.document_id !== excluded), query, 10));
-      expect([post.mock.calls.length, where.mock.calls.length]).toEqual([1, 1]); // one walk, post-filtered
-      // A query in the plain cluster: the walk's candidates are all plain, none passes, and it walks again prefiltered.
-      post.mockClear();
-      where.mockClear();
-      const inCluster = await index.vectorSearch({ projectIds: ['p-u1'], vector: centre, limit: 10, filter: html, exclude });
-      expect(inCluster.map((h) => h.id)).toEqual(nearest(htmlRows.filter((r) => r.document_id !== excluded), centre, 10));
-      expect([post.mock.calls.length, where.mock.calls.length]).toEqual([1, 2]);
-      // A filter that keeps few rows walks prefiltered.
-      post.mockClear();
-      const pdf = await index.vectorSearch({ projectIds: ['p-u1'], vector: query, limit: 10, filter: { contentTypes: ['application/pdf'] } });
-      expect(pdf.map((h) => h.id)).toEqual(nearest(mine.filter((r) => r.content_type === 'application/pdf'), query, 10));
-      expect(post).not.toHaveBeenCalled();
-    } finally {
-      post.mockRestore();
-      where.mockRestore();
-    }
     await index.close();
   });
 
