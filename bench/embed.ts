@@ -313,7 +313,7 @@ async function main(): Promise<void> {
       `|---|${results.map(() => '---:').join('|')}|`,
       ...rowNames.map((n) => `| ${n.trim()} | ${cells.get(n)!.join(' | ')} |`),
       '',
-      `${PASSAGES} passages of 256 tokens one a forward pass (the embedder's default; ×N: N a pass), ${QUERIES} queries of 6–13 words, after a warm-up batch;`,
+      `${PASSAGES} passages of 256 tokens in the embedder's passes (8 a pass by default; ×N: N a pass), ${QUERIES} queries of 6–13 words, after a warm-up batch;`,
       'each variant in a process of its own. Work per passage: 6.04 GFLOP, of which 5.44 G in the dense layers (int8 in the',
       'int8 variant) and 0.60 GFLOP in attention\'s products (fp32 in both). One core\'s peak at the measured clock:',
       `${peak.fp32} FLOP (fp32) and ${peak.int8} int8 operations a cycle (see peakPerCycle() in bench/embed.ts for why).`,
