@@ -6,7 +6,6 @@
  * originals when no document references them any more) — and waiting for documents to settle (`?wait=true`).
  */
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import type { Clock } from '../core/clock.js';
 import type { AuditLog } from '../core/audit.js';
 import { conflict, notFound } from '../core/errors.js';
@@ -223,8 +222,7 @@ export class DocumentService implements AttachmentSink {
     let queued = false;
     for (const a of attachments) {
       const sha256 = createHash('sha256').update(a.bytes).digest('hex');
-      const tempPath = this.deps.files.tempFile().path;
-      await writeFile(tempPath, a.bytes, { mode: 0o600 });
+      const tempPath = await this.deps.files.tempFileOf(a.bytes);
       const path = message.path === null ? null : `${message.path}/${a.filename}`;
       await this.purgeTrashedCopy(message.projectId, sha256);
       const { document, duplicate } = await this.deps.locks.withLock(originalLock(sha256), async () => {

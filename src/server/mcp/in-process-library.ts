@@ -90,18 +90,14 @@ export class InProcessLibrary implements Library {
       const projectId = await s.access.uploadTarget(principal, note.project_id);
       const bytes = Buffer.from(note.text, 'utf8');
       if (bytes.length > s.config.maxUploadMb * 1024 * 1024) throw new AppError('payload_too_large', `the note is larger than the server's upload limit (${s.config.maxUploadMb} MiB)`);
-      const temp = s.files.tempFile();
+      const tempPath = await s.files.tempFileOf(bytes);
       try {
-        await new Promise<void>((resolve, reject) => {
-          temp.stream.once('error', reject);
-          temp.stream.end(bytes, () => resolve());
-        });
         const sha256 = createHash('sha256').update(bytes).digest('hex');
-        const [accepted] = await s.ingest.accept(principal.userId, projectId, [{ tempPath: temp.path, filename: note.filename, contentType: TXT, sizeBytes: bytes.length, sha256 }], {});
+        const [accepted] = await s.ingest.accept(principal.userId, projectId, [{ tempPath, filename: note.filename, contentType: TXT, sizeBytes: bytes.length, sha256 }], {});
         const { documents } = await s.ingest.waitSettled([accepted!.document.id], NOTE_WAIT_MS);
         return { ...(await oneDocumentToWire(s, documents[0] ?? accepted!.document)), ...(accepted!.duplicate ? { duplicate: true } : {}) };
       } finally {
-        await rm(temp.path, { force: true });
+        await rm(tempPath, { force: true });
       }
     } catch (err) {
       throw asLibraryError(err);

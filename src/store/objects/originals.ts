@@ -49,6 +49,16 @@ export class FileStore {
     return { path, stream: createWriteStream(path, { mode: 0o600 }) };
   }
 
+  /** A fresh temp file holding `bytes` (through tempFile's stream: a second writer to the path would race its open). */
+  async tempFileOf(bytes: Uint8Array): Promise<string> {
+    const { path, stream } = this.tempFile();
+    await new Promise<void>((resolve, reject) => {
+      stream.once('error', reject);
+      stream.end(bytes, () => resolve());
+    });
+    return path;
+  }
+
   /** Stores a received temp file under its hash (dropping it when those bytes are already stored). Call under the hash's lock (DocumentService). */
   async place(tempPath: string, sha256: string): Promise<void> {
     // Linked before the store consumes the temp file.

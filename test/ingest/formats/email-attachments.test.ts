@@ -5,7 +5,7 @@
  * warning; From/To/Cc/Date/Subject are the message's metadata. Running the message's job again makes no second copy;
  * `upload --sync --prune` of a folder holding the message leaves its attachments; deleting the message deletes them.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -163,5 +163,48 @@ describe('e-mail attachments are documents of their own, linked to the message',
     const dots = await uploadFiles(d, alice.apiKey, [{ name: '..', bytes: Buffer.from('A note about the pilot boat roster for the spring tides.') }], { projectId: odd, query: '?wait=true' });
     expect(dots.status, JSON.stringify(dots.body)).toBe(200);
     expect(dots.body.documents[0].filename).toBe('upload-1');
+  });
+
+  it('stores each attachment whole and keeps no file open after it: 40 text attachments, each its own bytes, ready with its text', { timeout: 300_000 }, async () => {
+    // Seen in CI: a text attachment ready with 0 chunks. Its temp file was also opened by a write stream that nothing
+    // used, and that stream's open, when it came after the bytes were written, truncated them; each such stream also
+    // held a file descriptor for the daemon's lifetime. The descriptors are what this counts, as the truncation
+    // needs a busy thread pool to show.
+    const notes = Array.from({ length: 40 }, (_, i) => `Ledger note ${i}: the pilot boat logged ${i * 7 + 3} crossings of the bar in week ${i + 1}.`);
+    const eml = [
+      'From: Harbour Master <master@port.example>',
+      'To: pilots@port.example',
+      'Subject: Forty ledger notes',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'The ledger notes for the season, one a week.',
+      ...notes.flatMap((text, i) => [`--b`, `Content-Type: text/plain; name="note-${i}.txt"`, `Content-Disposition: attachment; filename="note-${i}.txt"`, '', text]),
+      '--b--',
+      '',
+    ].join('\r\n');
+    const ledger = await project('ledger');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'ledger.eml', bytes: Buffer.from(eml) }], { projectId: ledger, query: '?wait=true&wait_timeout=300' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const docs = await settled(ledger, 41);
+    for (const [i, text] of notes.entries()) {
+      const doc = docs.find((x) => x.filename === `note-${i}.txt`);
+      expect(doc, `note-${i}.txt`).toMatchObject({ status: 'ready', attached_to: up.body.documents[0].id });
+      expect(doc.chunk_count, `note-${i}.txt`).toBeGreaterThan(0);
+      const file = await fetch(`${d.url}/api/v1/documents/${doc.id}/file`, { headers: { authorization: `Bearer ${alice.apiKey}` } });
+      expect(file.status).toBe(200);
+      expect(Buffer.from(await file.arrayBuffer()).toString('utf8').trimEnd(), `note-${i}.txt`).toBe(text);
+    }
+    const open = readdirSync(`/proc/${d.proc.pid}/fd`).flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/${d.proc.pid}/fd/${fd}`)];
+      } catch {
+        return []; // closed meanwhile
+      }
+    });
+    expect(open.filter((target) => target.startsWith(join(d.dataDir, 'files')))).toEqual([]);
   });
 });
