@@ -145,8 +145,8 @@ export class AccessControl {
   }
 
   /**
-   * The documents among `ids` the actor may do `action` with (the others, unreadable or absent, are left out
-   * silently: a bulk form acts on what it may).
+   * The documents among `ids` the actor may do `action` with, in the order of `ids` (the others, unreadable or
+   * absent, are left out silently: a bulk form acts on what it may).
    */
   async documents(actor: Actor, ids: string[], action: ProjectAction): Promise<DocumentRecord[]> {
     return (await this.sortDocuments(actor, ids, action)).allowed;
@@ -161,7 +161,10 @@ export class AccessControl {
     const roles = await this.roles(actor);
     const allowed: DocumentRecord[] = [];
     const refused: { document: DocumentRecord; role: Role }[] = [];
-    for (const d of await this.deps.documents.getMany(ids)) {
+    // The store answers in its own order; what is done and said follows the order asked.
+    const order = new Map(ids.map((id, i) => [id, i] as const));
+    const found = (await this.deps.documents.getMany(ids)).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    for (const d of found) {
       const role = roles.get(d.projectId);
       if (role === undefined) continue;
       if (roleAllows(role, action)) allowed.push(d);
