@@ -81,7 +81,7 @@ try {
   const stages = [...stages1].map(([k, v]) => `${k} ${(((v - (stages0.get(k) ?? 0)) * 1000) / claims.length).toFixed(2)}`).join(', ');
   console.log(`${ingest.documents} abstracts (${ingest.chunks} chunks) through the API; ${claims.length} SciFact test claims, hybrid, limit 10, one client`);
   console.log(`machine: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, load ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log(`daemon CPU per search: ${daemonMs.toFixed(2)} ms (main thread ${split('main').toFixed(2)}, LanceDB ${split('lancedb').toFixed(2)}, rest ${(daemonMs - split('main') - split('lancedb') - split('model')).toFixed(2)})`);
+  console.log(`daemon CPU per search: ${daemonMs.toFixed(2)} ms (main thread ${split('main').toFixed(2)}, LanceDB ${split('lancedb').toFixed(2)}, rest, the query's embedding among it, ${(daemonMs - split('main') - split('lancedb') - split('model')).toFixed(2)})`);
   console.log(`model CPU per query embedding: ${modelMs.toFixed(2)} ms`);
   console.log(`ratio: ${(daemonMs / modelMs).toFixed(2)}× (bar: 4×)`);
   console.log(`wall p50 ${percentile(wall, 50).toFixed(1)} ms, p95 ${percentile(wall, 95).toFixed(1)} ms; stage ms per search (wall, /metrics): ${stages}`);
