@@ -18,6 +18,24 @@ import { uploadFiles } from '../pipeline/helpers.js';
 
 const EML = readFileSync(join(REPO, 'test/fixtures/formats/with-attachments.eml'));
 
+/** A multipart message from the harbour master: its subject, its text, then each attachment part (lines, boundary "b"). */
+const harbourMail = (subject: string, body: string, parts: string[]): string =>
+  [
+    'From: Harbour Master <master@port.example>',
+    'To: pilots@port.example',
+    `Subject: ${subject}`,
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    body,
+    ...parts,
+    '--b--',
+    '',
+  ].join('\r\n');
+
 describe('e-mail attachments are documents of their own, linked to the message', () => {
   let d: Daemon;
   let alice: TestUser;
@@ -127,22 +145,10 @@ describe('e-mail attachments are documents of their own, linked to the message',
     // The security probe's minor item: such names made paths like `mail/odd.eml/..`, and a rename to `..` was accepted.
     const part = (name: string, type: string, file: string) =>
       [`--b`, `Content-Type: ${type}; name="${name}"`, `Content-Disposition: attachment; filename="${name}"`, 'Content-Transfer-Encoding: base64', '', readFileSync(join(REPO, 'test/fixtures/formats', file)).toString('base64').replace(/.{76}/g, '$&\r\n'), ''].join('\r\n');
-    const eml = [
-      'From: Harbour Master <master@port.example>',
-      'To: pilots@port.example',
-      'Subject: Odd names',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b"',
-      '',
-      '--b',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      'Two papers on the pilot boat roster, attached.',
+    const eml = harbourMail('Odd names', 'Two papers on the pilot boat roster, attached.', [
       part('..', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'report.docx'),
       part('.', 'application/rtf', 'memo.rtf'),
-      '--b--',
-      '',
-    ].join('\r\n');
+    ]);
     const odd = await project('odd names');
     const up = await uploadFiles(d, alice.apiKey, [{ name: 'odd.eml', bytes: Buffer.from(eml) }], { projectId: odd, query: '?wait=true&wait_timeout=300', fields: { paths: JSON.stringify(['mail/odd.eml']) } });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
@@ -171,21 +177,11 @@ describe('e-mail attachments are documents of their own, linked to the message',
     // held a file descriptor for the daemon's lifetime. The descriptors are what this counts, as the truncation
     // needs a busy thread pool to show.
     const notes = Array.from({ length: 40 }, (_, i) => `Ledger note ${i}: the pilot boat logged ${i * 7 + 3} crossings of the bar in week ${i + 1}.`);
-    const eml = [
-      'From: Harbour Master <master@port.example>',
-      'To: pilots@port.example',
-      'Subject: Forty ledger notes',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b"',
-      '',
-      '--b',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
+    const eml = harbourMail(
+      'Forty ledger notes',
       'The ledger notes for the season, one a week.',
-      ...notes.flatMap((text, i) => [`--b`, `Content-Type: text/plain; name="note-${i}.txt"`, `Content-Disposition: attachment; filename="note-${i}.txt"`, '', text]),
-      '--b--',
-      '',
-    ].join('\r\n');
+      notes.map((text, i) => [`--b`, `Content-Type: text/plain; name="note-${i}.txt"`, `Content-Disposition: attachment; filename="note-${i}.txt"`, '', text].join('\r\n')),
+    );
     const ledger = await project('ledger');
     const up = await uploadFiles(d, alice.apiKey, [{ name: 'ledger.eml', bytes: Buffer.from(eml) }], { projectId: ledger, query: '?wait=true&wait_timeout=300' });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
