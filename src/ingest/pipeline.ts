@@ -18,7 +18,7 @@ import type { DocumentRecord } from '../store/sql/documents.js';
 import { chunkStream } from './chunk.js';
 import { embedChunks } from './embed.js';
 import type { Extractor } from './extract.js';
-import { type FileStore, MissingOriginal } from '../store/objects/originals.js';
+import { DamagedOriginal, type FileStore, MissingOriginal } from '../store/objects/originals.js';
 import { mostCommonLanguage } from '../language/detect.js';
 import { applyOcr, type OcrStage } from './ocr-stage.js';
 import { ParseError } from './parsers/errors.js';
@@ -78,12 +78,13 @@ async function parse(deps: PipelineDeps, doc: DocumentRecord): Promise<ParsedDoc
   return deps.extractor.extract(await original(deps, doc), doc.contentType as DocumentType, { filename: doc.filename });
 }
 
-/** A missing original fails the document; a store that cannot answer right now (object storage down) is retried. */
+/** A missing or damaged original fails the document; a store that cannot answer right now (object storage down) is retried. */
 async function original(deps: PipelineDeps, doc: DocumentRecord): Promise<Buffer> {
   try {
     return await deps.files.read(doc.sha256);
   } catch (err) {
     if (err instanceof MissingOriginal) throw new ParseError('the uploaded file is missing from the file store', { cause: err });
+    if (err instanceof DamagedOriginal) throw new ParseError('the stored file is damaged (its bytes no longer match the SHA-256 they were stored under): delete this document and upload the file again', { cause: err });
     throw err;
   }
 }

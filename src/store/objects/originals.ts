@@ -4,7 +4,7 @@
  * document references it. Uploads are received into a local temp folder first, hashed, then placed, so a crash
  * never leaves a half-written original under its hash.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,6 +23,11 @@ function keyOf(sha256: string): string {
 /** The store answered, and has no such original: reading again will not help. */
 export class MissingOriginal extends Error {
   override name = 'MissingOriginal';
+}
+
+/** The store holds an original under the hash, but its bytes are not the ones hashed: damaged since they were placed. */
+export class DamagedOriginal extends Error {
+  override name = 'DamagedOriginal';
 }
 
 export class FileStore {
@@ -71,12 +76,17 @@ export class FileStore {
     }
   }
 
-  /** The whole original; MissingOriginal when it is not stored (any other error: the store failed, try again). */
+  /**
+   * The whole original, checked against its hash; MissingOriginal when it is not stored, DamagedOriginal when its
+   * bytes are not those hashed (any other error: the store failed, try again). Read whole, hashing it costs little
+   * beside what the reader does with it, and bytes changed under their name (a disk, a store, a writer that cut them
+   * short) would otherwise be indexed or shown as if they were the file.
+   */
   async read(sha256: string): Promise<Buffer> {
     const local = await this.recent?.read(sha256);
-    if (local) return local;
-    const bytes = await this.objects.get(keyOf(sha256));
+    const bytes = local ?? (await this.objects.get(keyOf(sha256)));
     if (!bytes) throw new MissingOriginal(`original ${sha256} is not in ${this.objects.location}`);
+    if (createHash('sha256').update(bytes).digest('hex') !== sha256) throw new DamagedOriginal(`original ${sha256} in ${this.objects.location} does not match its hash`);
     return bytes;
   }
 

@@ -1,0 +1,54 @@
+/**
+ * A stored original is checked against the hash it is stored under whenever it is read whole: bytes changed since
+ * they were placed (a disk, an object store, or a writer that cut them short, as an e-mail's attachments once were)
+ * fail their document with a clear error instead of being indexed as if they were the file. Deleting the document and
+ * uploading the file again then indexes it.
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { daemonForSuite } from '../../helpers/suite-daemon.js';
+import { uploadFiles, waitFor } from './helpers.js';
+
+describe('a damaged original', () => {
+  let d: Daemon;
+  let alice: TestUser;
+  daemonForSuite(async (started) => {
+    d = started;
+    alice = await addUser(d);
+  });
+
+  it('fails its document when it is read again, naming the damage; deleted and uploaded again, the file is indexed', async () => {
+    const text = Buffer.from('The lighthouse keeper logs the fog signal every hour between dusk and dawn.\n');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'log.txt', bytes: text }], { query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const doc = up.body.documents[0];
+    expect(doc).toMatchObject({ status: 'ready' });
+
+    // Cut short on disk, then processed again (as a retry after a failure does).
+    const stored = join(d.dataDir, 'files', doc.sha256.slice(0, 2), doc.sha256);
+    chmodSync(stored, 0o600);
+    writeFileSync(stored, text.subarray(0, 20));
+    const db = new BetterSqlite3(join(d.dataDir, 'docsearch.db'));
+    try {
+      db.prepare("UPDATE documents SET status = 'failed', error = 'test' WHERE id = ?").run(doc.id);
+      db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(doc.id);
+    } finally {
+      db.close();
+    }
+    expect((await api(d, `/api/v1/documents/${doc.id}/retry`, { method: 'POST', token: alice.apiKey })).status).toBe(202);
+    const settled = await waitFor(async () => {
+      const now = (await api(d, `/api/v1/documents/${doc.id}`, { token: alice.apiKey })).body;
+      return (now.status === 'ready' || now.status === 'failed') && now;
+    }, 120_000, 'the document processed again');
+    expect(settled.status, JSON.stringify(settled)).toBe('failed');
+    expect(settled.error).toMatch(/^the stored file is damaged .*: delete this document and upload the file again$/);
+
+    expect((await api(d, `/api/v1/documents/${doc.id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    const again = await uploadFiles(d, alice.apiKey, [{ name: 'log.txt', bytes: text }], { query: '?wait=true' });
+    expect(again.body.documents[0]).toMatchObject({ status: 'ready', sha256: doc.sha256 });
+    expect(again.body.documents[0].chunk_count).toBeGreaterThan(0);
+  });
+});
