@@ -244,14 +244,17 @@ describe('builtin embedder scheduling', () => {
   });
 
   it('answers a query while a passage batch is running, without waiting for it', async () => {
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 16 });
+    // Asked once the batch has started (not after a fixed wait, which a loaded machine can stretch past the batch).
+    let started!: () => void;
+    const batchStarted = new Promise<void>((r) => (started = r));
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 16, onRun: (lane) => lane === 'background' && started() });
     try {
       await e.init();
       await e.embed(['warm the query session'], { kind: 'query' });
       const passages = Array.from({ length: 16 }, (_, i) => `passage ${i} ${'text '.repeat(240)}`);
       let passagesDone = 0;
       const p = e.embed(passages, { kind: 'passage' }).then(() => (passagesDone = performance.now()));
-      await new Promise((r) => setTimeout(r, 50)); // the one 16×256 batch is in the model now
+      await batchStarted; // the one 16×256 batch is on its way into the model
       const q = await e.embed(['a query'], { kind: 'query' }).then(() => performance.now());
       await p;
       expect(q).toBeLessThan(passagesDone);
