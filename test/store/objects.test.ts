@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore, MissingOriginal } from '../../src/store/objects/originals.js';
+import { DamagedOriginal, FileStore, MissingOriginal } from '../../src/store/objects/originals.js';
 import { LocalObjectStore } from '../../src/store/objects/local.js';
 import { parseS3Location } from '../../src/store/objects/location.js';
 import type { ObjectStore } from '../../src/store/objects/object-store.js';
@@ -118,17 +118,19 @@ function contract(name: string, setup: () => Promise<{ store: ObjectStore; teard
       await expect(store.get('')).rejects.toThrow(/invalid object key/);
     });
 
-    it('holds originals by hash (FileStore): a missing one is MissingOriginal; the sweep sees only old, unreferenced ones', async () => {
+    it('holds originals by hash (FileStore): a missing one is MissingOriginal, one not matching its hash DamagedOriginal; the sweep sees only old, unreferenced ones', async () => {
       const files = new FileStore(store, join(tmp, 'receiving'));
       await files.init();
       const bytes = Buffer.from('an original');
       const sha = createHash('sha256').update(bytes).digest('hex');
-      const { path, stream } = files.tempFile();
-      await new Promise<void>((resolve, reject) => stream.end(bytes, () => resolve()).once('error', reject));
-      await files.place(path, sha);
+      await files.place(await files.tempFileOf(bytes), sha);
       expect((await files.read(sha)).equals(bytes)).toBe(true);
       expect((await files.stat(sha))!.size).toBe(bytes.length);
       await expect(files.read('0'.repeat(64))).rejects.toBeInstanceOf(MissingOriginal);
+      await files.place(await files.tempFileOf(Buffer.from('other bytes')), 'f'.repeat(64));
+      await expect(files.read('f'.repeat(64))).rejects.toBeInstanceOf(DamagedOriginal);
+      // A temp file that could not be written is an error, not a path to place (its folder is gone here).
+      await expect(new FileStore(store, join(tmp, 'no-such-folder')).tempFileOf(bytes)).rejects.toMatchObject({ code: 'ENOENT' });
       const soon = Date.now() + 60_000;
       expect(await files.unreferenced(new Set(), soon)).toContain(sha);
       expect(await files.unreferenced(new Set([sha]), soon)).not.toContain(sha);

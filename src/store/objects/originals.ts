@@ -59,7 +59,8 @@ export class FileStore {
     const { path, stream } = this.tempFile();
     await new Promise<void>((resolve, reject) => {
       stream.once('error', reject);
-      stream.end(bytes, () => resolve());
+      // end's callback gets the write's error, if any, as well as 'error' does.
+      stream.end(bytes, (err?: Error | null) => (err ? reject(err) : resolve()));
     });
     return path;
   }
