@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import PostalMime from 'postal-mime';
 import { decodeText } from '../../ingest/parsers/text-encoding.js';
 import { CITATION_UNITS, CSV, type DocumentType, EML, HTML, JPEG, MARKDOWN, ODP, ODS, PDF, PNG, PPT, PPTX, TSV, WEBP, XLS, XLSX } from '../../ingest/types.js';
+import { DamagedOriginal, MissingOriginal } from '../../store/objects/originals.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import { type OpenedPassage, type ViewBody, type ViewSheet, viewPage } from '../../web/pages/view.js';
 import { cursorAt, documentText } from '../api/documents/text.js';
@@ -24,6 +25,16 @@ const MAX_RENDERED_BYTES = 10 * 1024 * 1024;
 /** Rows of a sheet the viewer shows at once: the first ones, or those around the passage opened. */
 const SHEET_ROWS = 2_000;
 
+/** The original's bytes, or null when the store has none intact (missing, or damaged since): the viewer then shows its indexed text. */
+async function intactOriginal(s: Services, doc: DocumentRecord): Promise<Uint8Array | null> {
+  try {
+    return new Uint8Array(await s.files.read(doc.sha256));
+  } catch (err) {
+    if (err instanceof MissingOriginal || err instanceof DamagedOriginal) return null;
+    throw err;
+  }
+}
+
 const list = (v: unknown): string => (Array.isArray(v) ? v.filter((x) => typeof x === 'string').join(', ') : typeof v === 'string' ? v : '');
 
 /**
@@ -32,7 +43,9 @@ const list = (v: unknown): string => (Array.isArray(v) ? v.filter((x) => typeof 
  * the passage are kept.
  */
 async function sheetBody(s: Services, doc: DocumentRecord, passage: OpenedPassage | null): Promise<ViewBody | null> {
-  const parsed = await s.extractor.extract(new Uint8Array(await s.files.read(doc.sha256)), doc.contentType as DocumentType, { cells: true }).catch(() => null);
+  const bytes = await intactOriginal(s, doc);
+  if (!bytes) return null;
+  const parsed = await s.extractor.extract(bytes, doc.contentType as DocumentType, { cells: true }).catch(() => null);
   if (!parsed) return null;
   const sheets = new Map<string | null, ViewSheet>();
   const [from, to] = passage?.rows ?? [0, 0];
@@ -55,12 +68,12 @@ async function sheetBody(s: Services, doc: DocumentRecord, passage: OpenedPassag
   return sheets.size ? { kind: 'sheet', sheets: [...sheets.values()] } : null;
 }
 
-/** What the viewer shows of `doc`: rendered from its original for images, HTML, Markdown, e-mail and sheets; else its text. */
+/** What the viewer shows of `doc`: rendered from its original for images, HTML, Markdown, e-mail and sheets; else (or without an intact original) its text. */
 async function viewBody(s: Services, user: WebUser, doc: DocumentRecord, passage: OpenedPassage | null): Promise<ViewBody> {
   if (VIEWABLE_IMAGES.has(doc.contentType)) return { kind: 'image' };
   const small = doc.sizeBytes <= MAX_RENDERED_BYTES;
-  if ([HTML, MARKDOWN, EML].includes(doc.contentType) && small) {
-    const bytes = new Uint8Array(await s.files.read(doc.sha256));
+  const bytes = [HTML, MARKDOWN, EML].includes(doc.contentType) && small ? await intactOriginal(s, doc) : null;
+  if (bytes) {
     if (doc.contentType === EML) {
       const mail = await PostalMime.parse(bytes, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 });
       const email = (doc.metadata.email ?? {}) as Record<string, unknown>;

@@ -2,7 +2,8 @@
  * A stored original is checked against the hash it is stored under whenever it is read whole: bytes changed since
  * they were placed (a disk, an object store, or a writer that cut them short, as an e-mail's attachments once were)
  * fail their document with a clear error instead of being indexed as if they were the file. Deleting the document and
- * uploading the file again then indexes it.
+ * uploading the file again then indexes it. The viewer, which renders some types from their original, shows such a
+ * document's indexed text instead.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
+import { loggedIn } from '../../web/library-client.js';
 import { uploadFiles, waitFor } from './helpers.js';
 
 describe('a damaged original', () => {
@@ -50,5 +52,19 @@ describe('a damaged original', () => {
     const again = await uploadFiles(d, alice.apiKey, [{ name: 'log.txt', bytes: text }], { query: '?wait=true' });
     expect(again.body.documents[0]).toMatchObject({ status: 'ready', sha256: doc.sha256 });
     expect(again.body.documents[0].chunk_count).toBeGreaterThan(0);
+  });
+
+  it('is shown in the viewer as its indexed text, not rendered from the damaged bytes (nor a server error)', async () => {
+    const html = Buffer.from('<html><body><h1>Tide table</h1><p>High water at the north pier is at seven minutes past six.</p></body></html>');
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'tides.html', bytes: html }], { query: '?wait=true' });
+    const doc = up.body.documents[0];
+    expect(doc).toMatchObject({ status: 'ready' });
+    const stored = join(d.dataDir, 'files', doc.sha256.slice(0, 2), doc.sha256);
+    chmodSync(stored, 0o600);
+    writeFileSync(stored, '<html><body><p>Something else entirely.</p></body></html>');
+    const page = await (await loggedIn(d, alice)).get(`/documents/${doc.id}/view`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('seven minutes past six');
+    expect(page.text).not.toContain('Something else entirely');
   });
 });
