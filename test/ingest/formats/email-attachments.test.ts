@@ -8,13 +8,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, runCli, type TestUser } from '../../helpers/daemon.js';
 import { waitFor } from '../../helpers/eventually.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { cliEnv } from '../../cli/cli-env.js';
-import { uploadFiles } from '../pipeline/helpers.js';
+import { processAgain, uploadFiles } from '../pipeline/helpers.js';
 
 const EML = readFileSync(join(REPO, 'test/fixtures/formats/with-attachments.eml'));
 
@@ -94,14 +93,7 @@ describe('e-mail attachments are documents of their own, linked to the message',
     expect(await search('lock gates close at the turn of the tide', inbox)).toContain('survey.eml');
 
     // The message's job runs again (as after a crash): the attachments it finds stored are the same documents.
-    const db = new BetterSqlite3(join(d.dataDir, 'docsearch.db'));
-    try {
-      db.prepare("UPDATE documents SET status = 'failed', error = 'test' WHERE id = ?").run(message.id);
-      db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(message.id);
-    } finally {
-      db.close();
-    }
-    expect((await api(d, `/api/v1/documents/${message.id}/retry`, { method: 'POST', token: alice.apiKey })).status).toBe(202);
+    await processAgain(d, alice.apiKey, message.id);
     await waitFor(async () => (await api(d, `/api/v1/documents/${message.id}`, { token: alice.apiKey })).body.status === 'ready', 300_000, 'the message ready again');
     const after = await settled(inbox, 3);
     expect(after.map((x) => x.id).sort()).toEqual(docs.map((x) => x.id).sort());
@@ -194,13 +186,18 @@ describe('e-mail attachments are documents of their own, linked to the message',
       expect(file.status).toBe(200);
       expect(Buffer.from(await file.arrayBuffer()).toString('utf8').trimEnd(), `note-${i}.txt`).toBe(text);
     }
-    const open = readdirSync(`/proc/${d.proc.pid}/fd`).flatMap((fd) => {
-      try {
-        return [readlinkSync(`/proc/${d.proc.pid}/fd/${fd}`)];
-      } catch {
-        return []; // closed meanwhile
-      }
-    });
-    expect(open.filter((target) => target.startsWith(join(d.dataDir, 'files')))).toEqual([]);
+    // The downloads' own descriptors close just after their responses end: the count is read until it settles.
+    const openUnderFiles = () =>
+      readdirSync(`/proc/${d.proc.pid}/fd`).flatMap((fd) => {
+        try {
+          const target = readlinkSync(`/proc/${d.proc.pid}/fd/${fd}`);
+          return target.startsWith(join(d.dataDir, 'files')) ? [target] : [];
+        } catch {
+          return []; // closed meanwhile
+        }
+      });
+    let open: string[] = [];
+    await waitFor(() => (open = openUnderFiles()).length === 0, 10_000, 'no descriptor under files/').catch(() => undefined);
+    expect(open).toEqual([]);
   });
 });

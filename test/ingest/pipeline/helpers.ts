@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, REPO, type Daemon } from '../../helpers/daemon.js';
@@ -104,6 +105,22 @@ export function storedFiles(dataDir: string): { originals: string[]; temp: strin
     else if (/^[0-9a-f]{2}$/.test(e)) originals.push(...readdirSync(join(root, e)));
   }
   return { originals, temp };
+}
+
+/**
+ * Runs a ready document's job again, as after a crash (embedded daemons: its SQLite database is written directly):
+ * marks it and its job failed, then asks for a retry, which must be accepted.
+ */
+export async function processAgain(d: Daemon, token: string, documentId: string): Promise<void> {
+  const db = new BetterSqlite3(join(d.dataDir, 'docsearch.db'));
+  try {
+    db.prepare("UPDATE documents SET status = 'failed', error = 'test' WHERE id = ?").run(documentId);
+    db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(documentId);
+  } finally {
+    db.close();
+  }
+  const res = await api(d, `/api/v1/documents/${documentId}/retry`, { method: 'POST', token });
+  if (res.status !== 202) throw new Error(`retry: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 /** The one polling loop (helpers/eventually.ts), here too for the pipeline tests and the helpers built on them. */

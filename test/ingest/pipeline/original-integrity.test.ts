@@ -3,16 +3,16 @@
  * they were placed (a disk, an object store, or a writer that cut them short, as an e-mail's attachments once were)
  * fail their document with a clear error instead of being indexed as if they were the file. Deleting the document and
  * uploading the file again then indexes it. The viewer, which renders some types from their original, shows such a
- * document's indexed text instead.
+ * document's indexed text instead, and its thumbnail is a 404 that says why.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { loggedIn } from '../../web/library-client.js';
-import { uploadFiles, waitFor } from './helpers.js';
+import { makePdf } from './fixtures.js';
+import { processAgain, uploadFiles, waitFor } from './helpers.js';
 
 describe('a damaged original', () => {
   let d: Daemon;
@@ -33,14 +33,7 @@ describe('a damaged original', () => {
     const stored = join(d.dataDir, 'files', doc.sha256.slice(0, 2), doc.sha256);
     chmodSync(stored, 0o600);
     writeFileSync(stored, text.subarray(0, 20));
-    const db = new BetterSqlite3(join(d.dataDir, 'docsearch.db'));
-    try {
-      db.prepare("UPDATE documents SET status = 'failed', error = 'test' WHERE id = ?").run(doc.id);
-      db.prepare("UPDATE jobs SET state = 'failed' WHERE document_id = ?").run(doc.id);
-    } finally {
-      db.close();
-    }
-    expect((await api(d, `/api/v1/documents/${doc.id}/retry`, { method: 'POST', token: alice.apiKey })).status).toBe(202);
+    await processAgain(d, alice.apiKey, doc.id);
     const settled = await waitFor(async () => {
       const now = (await api(d, `/api/v1/documents/${doc.id}`, { token: alice.apiKey })).body;
       return (now.status === 'ready' || now.status === 'failed') && now;
@@ -66,5 +59,18 @@ describe('a damaged original', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('seven minutes past six');
     expect(page.text).not.toContain('Something else entirely');
+  });
+
+  it("has no thumbnail, and its 404 says the stored file is damaged (not a server error)", async () => {
+    const pdf = makePdf([['Pilotage fees are paid at the harbour office before departure.']]);
+    const up = await uploadFiles(d, alice.apiKey, [{ name: 'fees.pdf', bytes: pdf }], { query: '?wait=true' });
+    const doc = up.body.documents[0];
+    expect(doc).toMatchObject({ status: 'ready' });
+    const stored = join(d.dataDir, 'files', doc.sha256.slice(0, 2), doc.sha256);
+    chmodSync(stored, 0o600);
+    writeFileSync(stored, pdf.subarray(0, pdf.length - 10));
+    const res = await api(d, `/api/v1/documents/${doc.id}/thumbnail`, { token: alice.apiKey });
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toBe('the stored file of this PDF is missing or damaged: no page can be drawn');
   });
 });

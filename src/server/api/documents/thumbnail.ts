@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../../core/errors.js';
 import { imageThumbnail } from '../../../ingest/image-thumbnail.js';
 import { IMAGE_TYPES, PDF } from '../../../ingest/types.js';
+import { DamagedOriginal, MissingOriginal } from '../../../store/objects/originals.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
@@ -16,8 +17,8 @@ export const hasThumbnail = (contentType: string): boolean => contentType === PD
 
 /**
  * Answers with a page (the first by default) of a PDF or an image (a scan) as a WebP image; 404 when the actor may
- * not read the document, it is neither, has no such page, or its page cannot be drawn. Shared by the API route and
- * the document page, like the original.
+ * not read the document, it is neither, has no such page, its stored file is missing or damaged, or its page cannot be
+ * drawn. Shared by the API route and the document page, like the original.
  */
 export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, documentId: string, page = 1): Promise<void> {
   const { document: doc } = await s.access.document(actor, documentId, 'read');
@@ -26,9 +27,13 @@ export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, doc
   if (!hasThumbnail(doc.contentType)) throw new AppError('not_found', 'only PDFs and images have a thumbnail');
   const noun = image ? 'image' : 'PDF';
   if (doc.pages !== null && page > doc.pages) throw new AppError('not_found', `this ${noun} has ${doc.pages} page${doc.pages === 1 ? '' : 's'}: there is no page ${page}`);
-  const webp = image
-    ? await imageThumbnail(doc.sha256, () => s.files.read(doc.sha256), page, s.thumbnails.width)
-    : await s.thumbnails.render(doc.sha256, () => s.files.read(doc.sha256), { owner: actor.userId, page });
+  // An original the store no longer holds intact is this document's problem, said so (other storage errors stay 5xx).
+  const read = () =>
+    s.files.read(doc.sha256).catch((err: unknown) => {
+      if (err instanceof MissingOriginal || err instanceof DamagedOriginal) throw new AppError('not_found', `the stored file of this ${noun} is missing or damaged: no page can be drawn`);
+      throw err;
+    });
+  const webp = image ? await imageThumbnail(doc.sha256, read, page, s.thumbnails.width) : await s.thumbnails.render(doc.sha256, read, { owner: actor.userId, page });
   if (!webp) throw new AppError('not_found', `${page === 1 ? 'the first page' : `page ${page}`} of this ${noun} could not be drawn`);
   ctx.status = 200;
   ctx.type = 'image/webp';
@@ -50,7 +55,7 @@ export const getDocumentThumbnail = (s: Services) =>
     query: ThumbnailQuery,
     responses: {
       200: { description: 'The image', media: ['image/webp'] },
-      404: { description: 'Not found, neither a PDF nor an image, no such page, or the page could not be drawn', schema: ErrorBody },
+      404: { description: 'Not found, neither a PDF nor an image, no such page, its stored file missing or damaged, or the page could not be drawn', schema: ErrorBody },
       503: { description: 'Too many thumbnails being drawn at once; try again', schema: ErrorBody },
     },
     async handler({ params, query, principal, ctx }) {
