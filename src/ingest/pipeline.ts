@@ -83,8 +83,8 @@ async function original(deps: PipelineDeps, doc: DocumentRecord): Promise<Buffer
   try {
     return await deps.files.read(doc.sha256);
   } catch (err) {
-    if (err instanceof MissingOriginal) throw new ParseError('the uploaded file is missing from the file store', { cause: err });
     if (err instanceof DamagedOriginal) throw new ParseError('the stored file is damaged (its bytes no longer match the SHA-256 they were stored under): delete this document and upload the file again', { cause: err });
+    if (err instanceof MissingOriginal) throw new ParseError('the uploaded file is missing from the file store', { cause: err });
     throw err;
   }
 }

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import PostalMime from 'postal-mime';
 import { decodeText } from '../../ingest/parsers/text-encoding.js';
 import { CITATION_UNITS, CSV, type DocumentType, EML, HTML, JPEG, MARKDOWN, ODP, ODS, PDF, PNG, PPT, PPTX, TSV, WEBP, XLS, XLSX } from '../../ingest/types.js';
-import { DamagedOriginal, MissingOriginal } from '../../store/objects/originals.js';
+import { MissingOriginal } from '../../store/objects/originals.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import { type OpenedPassage, type ViewBody, type ViewSheet, viewPage } from '../../web/pages/view.js';
 import { cursorAt, documentText } from '../api/documents/text.js';
@@ -30,7 +30,7 @@ async function intactOriginal(s: Services, doc: DocumentRecord): Promise<Uint8Ar
   try {
     return new Uint8Array(await s.files.read(doc.sha256));
   } catch (err) {
-    if (err instanceof MissingOriginal || err instanceof DamagedOriginal) return null;
+    if (err instanceof MissingOriginal) return null;
     throw err;
   }
 }

@@ -20,13 +20,13 @@ function keyOf(sha256: string): string {
   return `${sha256.slice(0, 2)}/${sha256}`;
 }
 
-/** The store answered, and has no such original: reading again will not help. */
+/** The store answered, and holds no intact original of that hash (none, or DamagedOriginal): reading again will not help. */
 export class MissingOriginal extends Error {
   override name = 'MissingOriginal';
 }
 
-/** The store holds an original under the hash, but its bytes are not the ones hashed: damaged since they were placed. */
-export class DamagedOriginal extends Error {
+/** The store holds bytes under the hash, but not the ones hashed: the original was damaged since it was placed. */
+export class DamagedOriginal extends MissingOriginal {
   override name = 'DamagedOriginal';
 }
 

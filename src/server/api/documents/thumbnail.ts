@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../../core/errors.js';
 import { imageThumbnail } from '../../../ingest/image-thumbnail.js';
 import { IMAGE_TYPES, PDF } from '../../../ingest/types.js';
-import { DamagedOriginal, MissingOriginal } from '../../../store/objects/originals.js';
+import { MissingOriginal } from '../../../store/objects/originals.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
@@ -30,7 +30,7 @@ export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, doc
   // An original the store no longer holds intact is this document's problem, said so (other storage errors stay 5xx).
   const read = () =>
     s.files.read(doc.sha256).catch((err: unknown) => {
-      if (err instanceof MissingOriginal || err instanceof DamagedOriginal) throw new AppError('not_found', `the stored file of this ${noun} is missing or damaged: no page can be drawn`);
+      if (err instanceof MissingOriginal) throw new AppError('not_found', `the stored file of this ${noun} is missing or damaged: no page can be drawn`);
       throw err;
     });
   const webp = image ? await imageThumbnail(doc.sha256, read, page, s.thumbnails.width) : await s.thumbnails.render(doc.sha256, read, { owner: actor.userId, page });
