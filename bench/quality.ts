@@ -39,7 +39,6 @@ import type { CandidateReranker } from '../src/search/rerank/stage.js';
 import { windowRows } from '../src/search/rerank/window-writes.js';
 import { DEFAULT_RETRIEVE, type Fusion, rankFirstStage, type RetrieveOptions, Retriever } from '../src/search/retrieve.js';
 import { sentenceWindows } from '../src/ingest/sentence-windows.js';
-import { keywordQuery } from '../src/search/terms.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
 import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';
 import type { KeywordHit, VectorHit } from '../src/store/lancedb/chunk-search.js';
@@ -231,13 +230,16 @@ export interface Lists {
   keyword: KeywordHit[];
 }
 
-/** Both first-stage lists of each query, read once (deeper than the defaults), for tuning fusion and floor offline. */
+/** Both first-stage lists of each query as a search reads them (its keyword input, its order), read once and deeper than the defaults, for tuning fusion and floor offline. */
 export async function readLists(built: Built, retriever: Retriever, queries: Query[], depth: { vector: number; keyword: number }): Promise<Lists[]> {
   const out: Lists[] = [];
   for (const query of queries) {
     const vector = await built.chunks.vectorSearch({ projectIds: [PROJECT], limit: depth.vector, vector: await retriever.queryVector(query.text) });
-    const terms = keywordQuery(query.text);
-    const keyword = terms ? await built.chunks.keywordSearch({ projectIds: [PROJECT], limit: depth.keyword, query: terms }) : [];
+    const { query: words, forms } = await retriever.keywordInput(query.text, [PROJECT]);
+    const keyword = words || forms ? await built.chunks.keywordSearch({ projectIds: [PROJECT], limit: depth.keyword, query: words, forms }) : [];
+    // Ties in the retriever's order (by id), so a tuned ranking is the daemon's.
+    vector.sort((a, b) => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    keyword.sort((a, b) => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     out.push({ query, vector, keyword });
   }
   return out;

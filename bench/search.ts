@@ -36,9 +36,9 @@ import { windowTexts, sentenceWindows } from '../src/ingest/sentence-windows.js'
 import { answerUnits } from '../src/ingest/answer-units.js';
 import { documentFields } from '../src/ingest/write.js';
 import { analyseText, ANALYSIS_VERSION } from '../src/language/analyse.js';
-import { detectLanguage } from '../src/language/detect.js';
+import { detectLanguage, queryLanguages } from '../src/language/detect.js';
 import { encodeUnits, type UnitSpan } from '../src/store/lancedb/unit-vectors.js';
-import { keywordQuery } from '../src/search/terms.js';
+import { keywordInput } from '../src/search/retrieve.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
 import type { ChunkWrite } from '../src/store/lancedb/chunk-schema.js';
 import { ChunkIndex, chunkOptimizeGapMs } from '../src/store/lancedb/chunks.js';
@@ -447,7 +447,9 @@ async function probe(dataDir: string, rowsDir: string, projectIds: string[], emb
   for (const [i, q] of queries.entries()) {
     let ann: { id: string; _distance: number; _rowid?: bigint }[] = [];
     vectorMs += await cpu(async () => (ann = await chunks.vectorSearch({ projectIds, limit: 100, vector: q.vector })));
-    keywordMs += await cpu(() => chunks.keywordSearch({ projectIds, limit: 100, query: keywordQuery(q.text) }));
+    // As a search asks it: the claim's forms in the languages it is read in (the library's are English).
+    const { query, forms } = keywordInput(q.text, (await queryLanguages(q.text, async () => ['en'])).languages);
+    keywordMs += await cpu(() => chunks.keywordSearch({ projectIds, limit: 100, query, forms }));
     hydrateMs += await cpu(() => chunks.getMany(projectIds, ann.slice(0, 20)));
     const top = (k: number) => new Set(ann.slice(0, k).map((x) => x.id));
     const [a10, a100] = [top(10), top(100)];

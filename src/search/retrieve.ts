@@ -12,7 +12,7 @@
  * keyword search to 1,000 is the largest cost of a search. Later pages read the full list; the cursor remembers
  * what was shown (cursor.ts), so the switch neither repeats nor skips a result.
  */
-import { analyseQuery } from '../language/analyse.js';
+import { type AnalysedQuery, analyseQuery } from '../language/analyse.js';
 import { queryLanguages } from '../language/detect.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ShownChunk } from '../store/lancedb/chunk-schema.js';
@@ -177,6 +177,15 @@ export function rankFirstStage(
   return { ranked: weak ? all : matches, weak };
 }
 
+/** A keyword search's input (the index's words and forms) and the analysed query it came from (highlights read its forms). */
+export type KeywordInput = Required<KeywordQuery> & { analysed: AnalysedQuery };
+
+/** What the keyword list is asked for a query read in `languages`: its words as typed and its analysed forms. */
+export function keywordInput(query: string, languages: readonly (string | null)[]): KeywordInput {
+  const analysed = analyseQuery(query, languages);
+  return { query: keywordQuery(query), forms: analysed.text, analysed };
+}
+
 export class Retriever {
   private readonly floor: number | null;
 
@@ -232,6 +241,17 @@ export class Retriever {
     return !language || !reads || reads.includes(language);
   }
 
+  /**
+   * What the keyword list is asked for a query searched in these projects: its words, and its forms in the languages
+   * it is read in (language/detect.ts). Benches that read keyword lists themselves ask through it, so that they read the
+   * lists a search reads (without `forms` the index matches only words that are their own stem).
+   */
+  async keywordInput(query: string, projectIds: readonly string[]): Promise<KeywordInput & { own: string | null }> {
+    const library = this.deps.libraryLanguages;
+    const read = await queryLanguages(query, async () => (library ? library(projectIds) : []));
+    return { ...keywordInput(query, read.languages), own: read.own };
+  }
+
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
     const scope: Omit<ChunkSearchScope, 'limit'> = { projectIds: input.projectIds };
     if (input.documentIds) scope.documentIds = input.documentIds;
@@ -240,14 +260,13 @@ export class Retriever {
     const { vectorDepth } = this.opts;
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
 
-    const keywords = input.mode === 'vector' ? '' : keywordQuery(input.query);
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
     const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
-    const library = this.deps.libraryLanguages;
-    const read = await queryLanguages(input.query, async () => (library ? library(input.projectIds) : []));
-    const analysed = analyseQuery(input.query, read.languages);
-    const forms = input.mode === 'vector' ? '' : analysed.text;
-    const fusion = this.fusionFor(read.own);
+    const asked = await this.keywordInput(input.query, input.projectIds);
+    const { analysed } = asked;
+    const keywords = input.mode === 'vector' ? '' : asked.query;
+    const forms = input.mode === 'vector' ? '' : asked.forms;
+    const fusion = this.fusionFor(asked.own);
     // The vector list starts once the query is embedded, beside the keyword list rather than after it: at a
     // million chunks the keyword list outlasts the embedding, and the two searches overlap (stage times:
     // docs/BENCHMARKS.md#search-latency).
@@ -319,7 +338,7 @@ export class Retriever {
         warnings.push(`reranker "${reranker.id}" failed (${why}); results are in first-stage (fused) order`);
       }
     }
-    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms, queryLanguage: read.own };
+    const out: Retrieval = { ranked, weak, complete, keywordsCut, loaded, warnings, forms: analysed.forms, queryLanguage: asked.own };
     if (reranked) out.reranked = reranked;
     if (vector) out.queryVector = vector;
     return out;
