@@ -214,7 +214,7 @@ async function evaluate(retriever: Retriever, queries: Query[], mode: SearchMode
   let weakOrEmpty = 0;
   const t0 = performance.now();
   for (const q of queries) {
-    const { ranked, weak, warnings } = await retriever.retrieve({ projectIds: [PROJECT], query: q.text, mode, reranker, list: 'first-page' });
+    const { ranked, weak, warnings } = await retriever.retrieve({ projectIds: [PROJECT], asker: USER, query: q.text, mode, reranker, list: 'first-page' });
     if (warnings.length) throw new Error(`query ${q.id}: ${warnings.join('; ')}`);
     if (weak || ranked.length === 0) weakOrEmpty++;
     const docs = groupByDocument(ranked, 1).map((g) => g.documentId);
@@ -234,7 +234,7 @@ export interface Lists {
 export async function readLists(built: Built, retriever: Retriever, queries: Query[], depth: { vector: number; keyword: number }): Promise<Lists[]> {
   const out: Lists[] = [];
   for (const query of queries) {
-    const vector = await built.chunks.vectorSearch({ projectIds: [PROJECT], limit: depth.vector, vector: await retriever.queryVector(query.text) });
+    const vector = await built.chunks.vectorSearch({ projectIds: [PROJECT], limit: depth.vector, vector: await retriever.queryVector(query.text, USER) });
     const { query: words, forms } = await retriever.keywordInput(query.text, [PROJECT]);
     const keyword = words || forms ? await built.chunks.keywordSearch({ projectIds: [PROJECT], limit: depth.keyword, query: words, forms }) : [];
     // Ties in the retriever's order (by id), so a tuned ranking is the daemon's.
@@ -357,7 +357,7 @@ async function main(): Promise<void> {
   const qcache = new QueryVectorCache(10_000);
   const allQ = [...test.map((q) => q.text), ...train.map((q) => q.text), ...check.map((q) => q.text), ...calibration];
   const qv = await vectors.embed(embedder, allQ, 'query');
-  allQ.forEach((q, i) => qcache.set(embedder.id, q, qv[i]!));
+  allQ.forEach((q, i) => qcache.set(embedder.id, USER, q, qv[i]!));
   // The daemon's defaults; only the reranker's deadline is lifted, so a busy machine cannot turn a run into fused order.
   // As the daemon does: a query whose language cannot be told is read in the languages the library's documents are in.
   const held = await libraryLanguages(built);

@@ -179,7 +179,7 @@ async function scifactCases(split: 'train' | 'test', retriever: Retriever): Prom
   const cases: Case[] = [];
   let unaligned = 0;
   for (const claim of claims) {
-    const { ranked } = await retriever.retrieve({ projectIds: [PROJECT], query: claim.text, mode: 'hybrid', reranker: null, list: 'first-page' });
+    const { ranked } = await retriever.retrieve({ projectIds: [PROJECT], asker: 'bench', query: claim.text, mode: 'hybrid', reranker: null, list: 'first-page' });
     const top = ranked.slice(0, 10);
     const rows = await retriever.hydrate([PROJECT], top);
     const seen = new Set<string>();

@@ -122,6 +122,8 @@ export interface Retrieval {
 export interface RetrieveInput {
   /** The projects searched (the caller may read each). */
   projectIds: string[];
+  /** Who searches (a user id): the query-vector cache reuses only their own queries' vectors. */
+  asker: string;
   query: string;
   mode: SearchMode;
   documentIds?: string[];
@@ -213,14 +215,15 @@ export class Retriever {
     return this.deps.embedder.id;
   }
 
-  async queryVector(query: string): Promise<Float32Array> {
+  /** The query's vector, from `asker`'s own cached ones when it is there (query-cache.ts). */
+  async queryVector(query: string, asker: string): Promise<Float32Array> {
     const { embedder, cache } = this.deps;
-    const hit = cache?.get(embedder.id, query);
+    const hit = cache?.get(embedder.id, asker, query);
     if (hit) return hit;
     const started = performance.now();
     const [v] = await embedder.embed([query], { kind: 'query' });
     this.deps.timings?.stage('embed', (performance.now() - started) / 1000);
-    cache?.set(embedder.id, query, v!);
+    cache?.set(embedder.id, asker, query, v!);
     return v!;
   }
 
@@ -261,7 +264,7 @@ export class Retriever {
     const keywordDepth = input.list === 'first-page' ? Math.min(this.opts.firstPageKeywordDepth, this.opts.keywordDepth) : this.opts.keywordDepth;
 
     const needVector = input.mode !== 'keyword' || input.reranker !== null;
-    const vectorP = needVector ? this.queryVector(input.query) : Promise.resolve(undefined);
+    const vectorP = needVector ? this.queryVector(input.query, input.asker) : Promise.resolve(undefined);
     const asked = await this.keywordInput(input.query, input.projectIds);
     const { analysed } = asked;
     const keywords = input.mode === 'vector' ? '' : asked.query;

@@ -204,6 +204,7 @@ export class SearchService {
     const retrieve = (list: 'first-page' | 'full') =>
       this.deps.retriever.retrieve({
         projectIds: q.scope,
+        asker: q.userId,
         query: q.query,
         mode: q.mode,
         reranker: q.rerank ? this.deps.reranker : null,

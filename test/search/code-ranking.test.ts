@@ -90,7 +90,7 @@ describe('code queries over look-alike records', () => {
   async function misses(sample: typeof records, phrase: (code: string) => string) {
     const out: string[] = [];
     for (const r of sample) {
-      const { ranked } = await retriever.retrieve({ projectIds: [PROJECT], query: phrase(r.code), mode: 'hybrid', reranker: null, list: 'first-page' });
+      const { ranked } = await retriever.retrieve({ projectIds: [PROJECT], asker: 'test', query: phrase(r.code), mode: 'hybrid', reranker: null, list: 'first-page' });
       const at = ranked.findIndex((x) => x.chunk.document_id === r.id);
       if (at !== 0) out.push(`${r.code} at #${at + 1} (first: ${records.find((x) => x.id === ranked[0]?.chunk.document_id)?.code})`);
     }

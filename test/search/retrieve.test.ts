@@ -55,7 +55,7 @@ function setup(vector: string[], keyword: string[], opts: Partial<RetrieveOption
   return { retriever, calls };
 }
 
-const base = { projectIds: ['p'], reranker: null };
+const base = { projectIds: ['p'], asker: 'u1', reranker: null };
 
 describe('retriever', () => {
   it('fuses vector and keyword lists in hybrid mode, sending keyword search only plain terms', async () => {
@@ -236,11 +236,12 @@ describe('query vector cache', () => {
   it('evicts the least recently used entry', () => {
     const c = new QueryVectorCache(2);
     const v = new Float32Array(1);
-    c.set('m', 'a', v);
-    c.set('m', 'b', v);
-    c.get('m', 'a');
-    c.set('m', 'c', v);
-    expect([c.get('m', 'a'), c.get('m', 'b'), c.get('m', 'c')].map(Boolean)).toEqual([true, false, true]);
-    expect(c.get('other-model', 'a')).toBeUndefined();
+    c.set('m', 'u1', 'a', v);
+    c.set('m', 'u1', 'b', v);
+    c.get('m', 'u1', 'a');
+    c.set('m', 'u1', 'c', v);
+    expect([c.get('m', 'u1', 'a'), c.get('m', 'u1', 'b'), c.get('m', 'u1', 'c')].map(Boolean)).toEqual([true, false, true]);
+    expect(c.get('other-model', 'u1', 'a')).toBeUndefined();
+    expect(c.get('m', 'u2', 'a')).toBeUndefined();
   });
 });

@@ -3,7 +3,8 @@
  * reranker on, every kind of search — hybrid, vector, keyword (with and without reranking), grouped, a second page,
  * MCP's tool, the web page — is counted by the built-in model's own forward passes (`docsearch_model_texts_total`):
  * one query text for each new query that needs a vector, none for one it has seen, none in the background lane. The
- * answers still come from meaning: the units' vectors were stored at ingest, from the chunk's own pass.
+ * answers still come from meaning: the units' vectors were stored at ingest, from the chunk's own pass. A query "seen"
+ * is one the same person asked: another's words are embedded again.
  */
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
@@ -71,5 +72,22 @@ describe('model passes per search', () => {
     // New queries needing a vector: docs 0–2's, the paged one's, the reranked keyword search's, MCP's and the web page's.
     expect(after.query - before.query).toBe(7);
     expect(after.background).toBe(before.background);
+  });
+
+  it("never answers one person's query from the vector another's left (a hit would tell them someone asked it)", async () => {
+    const other = await addUser(d);
+    const query = 'when does the acquisition of the harbour company close';
+    const ask = async (token: string) => {
+      const before = (await modelTexts(d)).query;
+      const res = await api(d, '/api/v1/search', { token, body: { query, limit: 1 } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (await modelTexts(d)).query - before;
+    };
+    expect(await ask(other.apiKey)).toBe(1);
+    // The same words from someone else: embedded again (a shared cache answered this from the other's vector).
+    expect(await ask(user.apiKey)).toBe(1);
+    // Each person's own repeat is still served from the cache.
+    expect(await ask(user.apiKey)).toBe(0);
+    expect(await ask(other.apiKey)).toBe(0);
   });
 });
