@@ -37,7 +37,7 @@ import type { SearchMode } from '../src/search/query.js';
 import { BuiltinReranker, DEFAULT_BUILTIN_PARAMS, type BuiltinRerankParams } from '../src/search/rerank/builtin.js';
 import type { CandidateReranker } from '../src/search/rerank/stage.js';
 import { windowRows } from '../src/search/rerank/window-writes.js';
-import { DEFAULT_RETRIEVE, type Fusion, rankFirstStage, type RetrieveOptions, Retriever } from '../src/search/retrieve.js';
+import { bestMatchFirst, DEFAULT_RETRIEVE, type Fusion, nearestFirst, rankFirstStage, type RetrieveOptions, Retriever } from '../src/search/retrieve.js';
 import { sentenceWindows } from '../src/ingest/sentence-windows.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
 import type { ChunkRow } from '../src/store/lancedb/chunk-schema.js';
@@ -237,9 +237,9 @@ export async function readLists(built: Built, retriever: Retriever, queries: Que
     const vector = await built.chunks.vectorSearch({ projectIds: [PROJECT], limit: depth.vector, vector: await retriever.queryVector(query.text, USER) });
     const { query: words, forms } = await retriever.keywordInput(query.text, [PROJECT]);
     const keyword = words || forms ? await built.chunks.keywordSearch({ projectIds: [PROJECT], limit: depth.keyword, query: words, forms }) : [];
-    // Ties in the retriever's order (by id), so a tuned ranking is the daemon's.
-    vector.sort((a, b) => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    keyword.sort((a, b) => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // In the retriever's order (ties by id), so a tuned ranking is the daemon's.
+    vector.sort(nearestFirst);
+    keyword.sort(bestMatchFirst);
     out.push({ query, vector, keyword });
   }
   return out;

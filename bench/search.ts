@@ -36,7 +36,7 @@ import { windowTexts, sentenceWindows } from '../src/ingest/sentence-windows.js'
 import { answerUnits } from '../src/ingest/answer-units.js';
 import { documentFields } from '../src/ingest/write.js';
 import { analyseText, ANALYSIS_VERSION } from '../src/language/analyse.js';
-import { detectLanguage, queryLanguages } from '../src/language/detect.js';
+import { detectLanguage } from '../src/language/detect.js';
 import { encodeUnits, type UnitSpan } from '../src/store/lancedb/unit-vectors.js';
 import { keywordInput } from '../src/search/retrieve.js';
 import { ChunkWindowIndex, type WindowRow } from '../src/store/lancedb/chunk-windows.js';
@@ -448,7 +448,7 @@ async function probe(dataDir: string, rowsDir: string, projectIds: string[], emb
     let ann: { id: string; _distance: number; _rowid?: bigint }[] = [];
     vectorMs += await cpu(async () => (ann = await chunks.vectorSearch({ projectIds, limit: 100, vector: q.vector })));
     // As a search asks it: the claim's forms in the languages it is read in (the library's are English).
-    const { query, forms } = keywordInput(q.text, (await queryLanguages(q.text, async () => ['en'])).languages);
+    const { query, forms } = await keywordInput(q.text, async () => ['en']);
     keywordMs += await cpu(() => chunks.keywordSearch({ projectIds, limit: 100, query, forms }));
     hydrateMs += await cpu(() => chunks.getMany(projectIds, ann.slice(0, 20)));
     const top = (k: number) => new Set(ann.slice(0, k).map((x) => x.id));

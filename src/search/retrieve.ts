@@ -179,14 +179,29 @@ export function rankFirstStage(
   return { ranked: weak ? all : matches, weak };
 }
 
-/** A keyword search's input (the index's words and forms) and the analysed query it came from (highlights read its forms). */
-export type KeywordInput = Required<KeywordQuery> & { analysed: AnalysedQuery };
+/**
+ * A keyword search's input (the index's words and forms), the analysed query it came from (highlights read its forms)
+ * and the query's own language, when it could be told.
+ */
+export type KeywordInput = Required<KeywordQuery> & { analysed: AnalysedQuery; own: string | null };
 
-/** What the keyword list is asked for a query read in `languages`: its words as typed and its analysed forms. */
-export function keywordInput(query: string, languages: readonly (string | null)[]): KeywordInput {
-  const analysed = analyseQuery(query, languages);
-  return { query: keywordQuery(query), forms: analysed.text, analysed };
+/**
+ * What the keyword list is asked for a query: its words as typed, and its forms in the languages it is read in
+ * (language/detect.ts; `library` is asked for the searched library's languages only when the query's own cannot be
+ * told). Benches that read keyword lists themselves ask through it, so that they read the lists a search reads
+ * (without `forms` the index matches only words that are their own stem).
+ */
+export async function keywordInput(query: string, library: () => Promise<readonly string[]>): Promise<KeywordInput> {
+  const read = await queryLanguages(query, library);
+  const analysed = analyseQuery(query, read.languages);
+  return { query: keywordQuery(query), forms: analysed.text, analysed, own: read.own };
 }
+
+/** The vector list's order: nearest first, equal distances by id (the index returns ties in no fixed order). */
+export const nearestFirst = (a: VectorHit, b: VectorHit): number => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The keyword list's order: best BM25 first, equal scores by id. */
+export const bestMatchFirst = (a: KeywordHit, b: KeywordHit): number => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export class Retriever {
   private readonly floor: number | null;
@@ -244,15 +259,10 @@ export class Retriever {
     return !language || !reads || reads.includes(language);
   }
 
-  /**
-   * What the keyword list is asked for a query searched in these projects: its words, and its forms in the languages
-   * it is read in (language/detect.ts). Benches that read keyword lists themselves ask through it, so that they read the
-   * lists a search reads (without `forms` the index matches only words that are their own stem).
-   */
-  async keywordInput(query: string, projectIds: readonly string[]): Promise<KeywordInput & { own: string | null }> {
+  /** What the keyword list is asked for a query searched in these projects (`keywordInput`, with their languages). */
+  keywordInput(query: string, projectIds: readonly string[]): Promise<KeywordInput> {
     const library = this.deps.libraryLanguages;
-    const read = await queryLanguages(query, async () => (library ? library(projectIds) : []));
-    return { ...keywordInput(query, read.languages), own: read.own };
+    return keywordInput(query, async () => (library ? library(projectIds) : []));
   }
 
   async retrieve(input: RetrieveInput): Promise<Retrieval> {
@@ -281,8 +291,8 @@ export class Retriever {
     ]);
 
     // Equal scores come back from the index in no fixed order: order them by id, so every page ranks alike.
-    vectorAll.sort((a, b) => a._distance - b._distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    keywordAll.sort((a, b) => b._score - a._score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    vectorAll.sort(nearestFirst);
+    keywordAll.sort(bestMatchFirst);
     const visible = input.visible;
     const shown = visible ? await timed('visibility', () => visible([...new Set([...vectorAll, ...keywordAll].map((h) => h.document_id))])) : null;
     const vectorHits = shown ? vectorAll.filter((h) => shown.has(h.document_id)) : vectorAll;
