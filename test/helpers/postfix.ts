@@ -6,7 +6,7 @@
  * Nothing leaves the machine: there is no relay transport and no local delivery. One address, REFUSED_RECIPIENT, is
  * refused at RCPT with a permanent 5xx answer, as a mail server refuses an unknown mailbox.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -35,9 +35,9 @@ export interface Postfix {
   port: number;
   /** smtp://127.0.0.1:<port> */
   url: string;
-  /** Every message delivered so far. */
+  /** Every message delivered so far, in the order delivered. */
   messages(): Delivered[];
-  /** Waits until a message to `to` (and matching `match`, when given) arrives; returns it. */
+  /** Waits until a message to `to` (and matching `match`, when given) arrives; returns the first delivered. */
   waitFor(to: string, match?: (m: Delivered) => boolean, timeoutMs?: number): Promise<Delivered>;
   /** The instance's log (postfix's maillog). */
   log(): string;
@@ -129,8 +129,14 @@ maillog_file_prefixes = ${dir}
   execFileSync(POSTFIX, ['-c', conf, 'check'], { stdio: 'pipe' });
   const { stop } = await spawnServer('postfix', MASTER, ['-c', conf, '-d'], { dir, ports: [port], log: join(dir, 'maillog') });
   const inbox = join(mail, 'inbox');
+  // In the order they were delivered: a Maildir name sorts by its second only (then by inode), so two mails of one
+  // second came back in either order, and a test waiting for "the" mail to an address took whichever sorted first.
   const messages = () =>
-    ['new', 'cur'].flatMap((sub) => (existsSync(join(inbox, sub)) ? readdirSync(join(inbox, sub)).sort().map((f) => parse(join(inbox, sub, f))) : []));
+    ['new', 'cur']
+      .flatMap((sub) => (existsSync(join(inbox, sub)) ? readdirSync(join(inbox, sub)).map((f) => join(inbox, sub, f)) : []))
+      .map((file) => ({ file, at: statSync(file).mtimeMs }))
+      .sort((a, b) => a.at - b.at || a.file.localeCompare(b.file))
+      .map(({ file }) => parse(file));
   return {
     port,
     url: `smtp://127.0.0.1:${port}`,
