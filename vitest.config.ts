@@ -1,5 +1,22 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { postgresUnavailable } from './test/helpers/postgres.js';
+
+/**
+ * A run's temporary files (daemons' data folders, CLI homes, the servers' folders, packed and installed packages: over
+ * a GB a run) go under one folder, removed when the run ends, so that runs do not fill the machine's temp folder. The
+ * caches meant to outlive a run (the model graph, PostgreSQL's initdb output) stay in the machine's own
+ * (DOCSEARCH_TEST_CACHE). Open to every account, as /tmp is: servers that run as their own account (PostgreSQL) reach
+ * their folders under it.
+ */
+const machineTmp = tmpdir();
+const runTmp = mkdtempSync(join(machineTmp, 'docsearch-run-'));
+chmodSync(runTmp, 0o1777);
+process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+const runEnv = { TMPDIR: runTmp, DOCSEARCH_TEST_CACHE: machineTmp };
+Object.assign(process.env, runEnv);
 
 /**
  * The API suites that run a second time with every daemon on PostgreSQL (shared mode's relational store): the
@@ -41,6 +58,7 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     reporters: ['default'],
+    env: runEnv,
     projects: [
       { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },
       ...(noPostgres
@@ -51,7 +69,7 @@ export default defineConfig({
               test: {
                 name: 'postgresql',
                 include: API_SUITES_ON_POSTGRES,
-                env: { DOCSEARCH_TEST_ENGINE: 'postgresql' },
+                env: { ...runEnv, DOCSEARCH_TEST_ENGINE: 'postgresql' },
                 globalSetup: ['test/helpers/postgres-global.ts'],
               },
             },

@@ -19,7 +19,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_SCHEMA } from '../../src/store/sql/migrations/index.js';
 import { cliEnv } from '../cli/cli-env.js';
-import { addUser, api, BIN, type Daemon, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, BIN, type Daemon, removeDir, REPO, runCli, startDaemon, TEST_MODEL_CACHE, type TestUser } from '../helpers/daemon.js';
 import { documentedDataDir } from '../helpers/documented-data-dir.js';
 import { readmeUnit, serveFlags } from '../helpers/documented-unit.js';
 import { type LoadBalancer, startHaproxy } from '../helpers/haproxy.js';
@@ -145,7 +145,7 @@ describe.skipIf(SKIP !== null)(`two replicas as the docs run them (PostgreSQL + 
     expect(await r1.daemon!.stop()).toBe(0);
     await db.query('INSERT INTO kysely_migration (name, timestamp) VALUES ($1, $2)', [NEWER_MIGRATION, new Date().toISOString()]);
     try {
-      const old = await runCli(['serve', '--model-cache-dir', join(tmpdir(), 'docsearch-test-models'), ...unitFlags(r1.port)], { env, timeoutMs: 2 * MINUTE });
+      const old = await runCli(['serve', '--model-cache-dir', TEST_MODEL_CACHE, ...unitFlags(r1.port)], { env, timeoutMs: 2 * MINUTE });
       expect(old.code, old.stderr).toBe(3);
       expect(old.stderr).toMatch(/this library was written by a newer docsearch/);
       const search = await api(r0.daemon!, '/api/v1/search', { token: then.users[0]!.apiKey, body: { query: 'paid annual leave', limit: 3 } });

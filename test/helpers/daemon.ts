@@ -7,8 +7,8 @@ import { createTestDatabase } from './postgres.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO, 'bin/docsearch');
-/** Shared across tests so the built-in model graph is built once per machine, not per daemon. */
-export const TEST_MODEL_CACHE = join(tmpdir(), 'docsearch-test-models');
+/** Shared across tests and runs so the built-in model graph is built once per machine, not per daemon (vitest.config.ts). */
+export const TEST_MODEL_CACHE = join(process.env.DOCSEARCH_TEST_CACHE ?? tmpdir(), 'docsearch-test-models');
 
 export interface Daemon {
   url: string;

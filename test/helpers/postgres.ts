@@ -53,10 +53,10 @@ function ownedDir(prefix: string): string {
   return dir;
 }
 
-/** initdb's output, made once per machine (concurrent callers each make one; the first rename wins). */
+/** initdb's output, made once per machine (concurrent callers each make one; the first rename wins), outside a run's temporary folder (vitest.config.ts). */
 function template(): string {
   const as = runAs();
-  const path = join(tmpdir(), `docsearch-test-pg15-template-${as?.uid ?? process.getuid?.() ?? 'user'}`);
+  const path = join(process.env.DOCSEARCH_TEST_CACHE ?? tmpdir(), `docsearch-test-pg15-template-${as?.uid ?? process.getuid?.() ?? 'user'}`);
   if (existsSync(join(path, 'PG_VERSION'))) return path;
   const work = ownedDir('docsearch-test-pg-initdb-');
   const data = join(work, 'data');

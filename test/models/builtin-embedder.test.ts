@@ -13,7 +13,7 @@ import { BuiltinEmbedder } from '../../src/models/builtin/minilm-embedder.js';
 import { dot } from '../../src/models/vector-math.js';
 import { cosine } from '../helpers/cosine.js';
 import { cpuMsOf } from '../helpers/cpu-time.js';
-import { TEST_MODEL_CACHE_DIR } from './model-cache-dir.js';
+import { TEST_MODEL_CACHE } from '../helpers/daemon.js';
 
 interface Reference {
   sentences: { text: string; vector: number[] }[];
@@ -32,8 +32,8 @@ let embedder: BuiltinEmbedder;
 let int8: BuiltinEmbedder;
 
 beforeAll(async () => {
-  embedder = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, precision: 'fp32' });
-  int8 = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, precision: 'int8' });
+  embedder = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'fp32' });
+  int8 = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'int8' });
   await Promise.all([embedder.init(), int8.init()]);
 }, 300_000);
 
@@ -102,11 +102,11 @@ describe('builtin embedder', () => {
 
   it('caches the graph under the sha256 of the weights (+ builder revision) and reuses it', async () => {
     const sha = createHash('sha256').update(readFileSync(minilm.weightsPath)).digest('hex');
-    const path = join(TEST_MODEL_CACHE_DIR, `${sha}.g${GRAPH_REVISION}.fp32.onnx`);
+    const path = join(TEST_MODEL_CACHE, `${sha}.g${GRAPH_REVISION}.fp32.onnx`);
     expect(embedder.graphPath).toBe(path);
     expect(statSync(weightsFileOf(path)).size).toBeGreaterThan(40e6); // the tensors live beside the graph
     const before = statSync(path).mtimeMs;
-    const second = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    const second = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE });
     try {
       await second.init();
       expect(second.graphBuilt).toBe(false);
@@ -117,7 +117,7 @@ describe('builtin embedder', () => {
   });
 
   it('fails clearly after close', async () => {
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE });
     await e.close();
     await expect(e.embed(['x'], { kind: 'query' })).rejects.toThrow(/closed/);
     expect(e.status().loaded).toBe(false);
@@ -157,7 +157,7 @@ describe('builtin embedder, int8', () => {
     // Near the target's length, so the queue seats all 8 in one pass (the queue caps padding at 10 %); some are longer.
     const mates = [0.96, 0.97, 0.98, 0.99, 1.02, 1.03, 1.05].map((f, i) => `${i} ${'clinical study of gene expression in patients. '.repeat(8)}`.slice(0, Math.round(target.length * f)));
     const runs: number[] = [];
-    const counted = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, precision: 'int8', onRun: (_, texts) => runs.push(texts) });
+    const counted = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'int8', onRun: (_, texts) => runs.push(texts) });
     const together = await counted.embedUnits([...mates.map((text) => ({ text, units: [[0, 10]] as [number, number][] })), { text: target, units }], { kind: 'passage' }).finally(() => counted.close());
     expect(runs).toEqual([8]);
     const mine = together[mates.length]!;
@@ -182,7 +182,7 @@ describe('builtin embedder, int8', () => {
   it('stores weights signed where the CPU multiplies u8×s8 without saturating, unsigned elsewhere, and either gives the model its vectors', async () => {
     const chosen = int8StorageForThisCpu();
     expect(int8.graphPath).toMatch(chosen === 'signed' ? /\.int8s\.onnx$/ : /\.int8u\.onnx$/);
-    const other = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, precision: 'int8', int8Storage: chosen === 'signed' ? 'unsigned' : 'signed' });
+    const other = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'int8', int8Storage: chosen === 'signed' ? 'unsigned' : 'signed' });
     try {
       const texts = reference.sentences.map((s) => s.text);
       const [a, b] = await Promise.all([int8.embed(texts, { kind: 'passage' }), other.embed(texts, { kind: 'passage' })]);
@@ -206,7 +206,7 @@ describe('builtin embedder, int8', () => {
 
 describe('builtin embedder passage session', () => {
   it('opens with the first passage batch, closes after the idle time, and opens again for the next', async () => {
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, precision: 'int8', passageIdleMs: 300 });
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'int8', passageIdleMs: 300 });
     try {
       await e.init();
       expect(e.status().loaded).toBe(true);
@@ -227,7 +227,7 @@ describe('builtin embedder passage session', () => {
 
 describe('builtin embedder scheduling', () => {
   it('keeps the event loop responsive while a large batch runs (inference is off the main thread)', async () => {
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE });
     try {
       await e.init();
       const passages = Array.from({ length: 32 }, (_, i) => `passage ${i} ${'vectors and ranking in search engines '.repeat(40)}`);
@@ -247,7 +247,7 @@ describe('builtin embedder scheduling', () => {
     // Asked once the batch has started (not after a fixed wait, which a loaded machine can stretch past the batch).
     let started!: () => void;
     const batchStarted = new Promise<void>((r) => (started = r));
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 16, onRun: (lane) => lane === 'background' && started() });
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, batchSize: 16, onRun: (lane) => lane === 'background' && started() });
     try {
       await e.init();
       await e.embed(['warm the query session'], { kind: 'query' });
@@ -264,7 +264,7 @@ describe('builtin embedder scheduling', () => {
   });
 
   it('lets a query overtake queued passages', async () => {
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR, batchSize: 4 });
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, batchSize: 4 });
     try {
       await e.init();
       const order: string[] = [];

@@ -9,12 +9,12 @@ import { OnnxReranker } from '../../src/models/onnx-reranker.js';
 import { OpenAIEmbedder } from '../../src/models/openai-embedder.js';
 import { createEmbedder, createReranker, type ModelConfig } from '../../src/models/registry.js';
 import type { Reranker } from '../../src/models/reranker.js';
-import { TEST_MODEL_CACHE_DIR } from './model-cache-dir.js';
+import { TEST_MODEL_CACHE } from '../helpers/daemon.js';
 
 const base: ModelConfig = {
   embedder: 'builtin',
   reranker: 'none',
-  modelCacheDir: TEST_MODEL_CACHE_DIR,
+  modelCacheDir: TEST_MODEL_CACHE,
   ollamaHost: 'http://127.0.0.1:11434',
   openaiBaseUrl: 'https://api.openai.com',
 };

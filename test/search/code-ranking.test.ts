@@ -17,7 +17,7 @@ import { DEFAULT_RETRIEVE, Retriever } from '../../src/search/retrieve.js';
 import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { rng } from '../helpers/rng.js';
-import { TEST_MODEL_CACHE_DIR } from '../models/model-cache-dir.js';
+import { TEST_MODEL_CACHE } from '../helpers/daemon.js';
 
 const PROJECT = 'p';
 const random = rng(49);
@@ -69,7 +69,7 @@ describe('code queries over look-alike records', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'docsearch-codes-'));
-    embedder = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE_DIR });
+    embedder = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE });
     await embedder.init();
     store = await VectorStore.open(dir);
     chunks = await ChunkIndex.open(store, { embedderId: embedder.id });

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEX_FORMAT } from '../../src/store/lancedb/chunk-index-info.js';
 import { KNOWN_SCHEMA } from '../../src/store/sql/migrations/index.js';
 import { chunkRows, localIndex } from '../helpers/chunk-rows.js';
-import { type Daemon, removeDir, runCli, startDaemon, untilHealth } from '../helpers/daemon.js';
+import { type Daemon, removeDir, runCli, startDaemon, TEST_MODEL_CACHE, untilHealth } from '../helpers/daemon.js';
 import { PG_BIN, type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { expectReleaseAnswers, FIXTURES, loadSharedFixture, PREFIX, recorded, RELEASES } from '../helpers/release-fixture.js';
@@ -117,7 +117,7 @@ function digestDir(dir: string): Record<string, string> {
 
 /** `serve` (to its exit, since it is refused) on the data dir; the daemon helper's flags. */
 const serveOnce = (dataDir: string, env: Record<string, string> = {}, args: string[] = []) =>
-  runCli(['serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', join(tmpdir(), 'docsearch-test-models'), ...args], { env, timeoutMs: 120_000 });
+  runCli(['serve', '--port', '0', '--data-dir', dataDir, '--model-cache-dir', TEST_MODEL_CACHE, ...args], { env, timeoutMs: 120_000 });
 
 /** A migration as the next release would name it. */
 const NEWER_MIGRATION = `${String(KNOWN_SCHEMA + 1).padStart(3, '0')}-from-a-newer-release`;
