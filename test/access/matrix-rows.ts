@@ -187,15 +187,21 @@ const REST: Record<string, Spec<RestRequest>> = {
     ok: 204,
     effect: (c) => must(!after(c, 'documents', c.t.trashed), 'T purged'),
   },
-  // Filtered by D's label, with facets: their counts name P exactly when the results show D, so no count holds a
-  // document the caller may not read.
+  // Filtered by D's label, with facets: their counts name P exactly when the results show D, and every facet counts
+  // exactly the results shown (one page holds the whole list), so no count holds a document the caller may not read.
   'POST /api/v1/search': {
     request: () => ({ path: '/api/v1/search', body: { query: `${WORD} handbook`, limit: 50, filters: { labels: ['matrix'] }, facets: ['project', 'label', 'type'] } }),
     ok: 200,
     shows: (a, t) => {
-      const shows = a.body.results.some((r: { document: { id: string } }) => r.document.id === t.document);
+      const results = a.body.results as { document: { id: string } }[];
+      const shows = results.some((r) => r.document.id === t.document);
       const counted = a.body.facets.project.some((v: { value: string }) => v.value === t.project);
       must(counted === shows, `facets that name P (${counted}) exactly when the results show D (${shows})`);
+      must(a.body.total.relation === 'eq' && a.body.total.value === results.length, `one page holds the whole list (total ${JSON.stringify(a.body.total)}, ${results.length} shown)`);
+      const sum = (facet: string) => (a.body.facets[facet] as { count: number }[]).reduce((n, v) => n + v.count, 0);
+      for (const facet of ['project', 'type']) must(sum(facet) === results.length, `the ${facet} counts (${sum(facet)}) add up to the ${results.length} results shown`);
+      const labelled = (a.body.facets.label as { value: string; count: number }[]).find((v) => String(v.value).toLowerCase() === 'matrix')?.count ?? 0;
+      must(labelled === results.length, `the "matrix" label counts ${labelled} of the ${results.length} results shown, all labelled so`);
       return shows;
     },
   },

@@ -27,14 +27,14 @@ export interface DocSpec {
   path: string | null;
   /** Uploaded in the first or second batch (uploaded_since / uploaded_before split them). */
   batch: 1 | 2;
+  /** The language its text is written in: what the daemon must detect, and what the `language` filter is checked against. */
+  language: string;
 }
 
 export interface LibraryDoc extends DocSpec {
   id: string;
   projectId: string;
   createdAt: number;
-  /** As the daemon told it (most of its chunks' language). */
-  language: string;
 }
 
 const text = (title: string, extra: string) =>
@@ -76,6 +76,7 @@ export function librarySpecs(): DocSpec[] {
     metadata,
     path,
     batch,
+    language: 'en',
   });
   return [
     d('tide-table.pdf', 'pdf', 'alice', 'shared', 1, ['unpaid'], { team: 'ops', year: 2019, date: '2024-06-01' }, 'contracts/2024/tide-table.pdf'),
@@ -89,6 +90,25 @@ export function librarySpecs(): DocSpec[] {
     d('carol-list.txt', 'txt', 'carol', 'carols', 2, ['urgent', 'paid'], { team: 'dev', date: '2023-12-31' }, null),
     d('eve-secret.pdf', 'pdf', 'eve', 'eves', 1, ['unpaid', 'urgent'], { team: 'ops', year: 2020 }, 'contracts/2025/eve-secret.pdf'),
     d('eve-memo.txt', 'txt', 'eve', 'eves', 2, ['paid'], { team: 'dev', year: 2021 }, 'contracts/2024/eve-memo.txt'),
+    // Two in other languages, which name the harbour office as the others do (the searches ask for "harbour").
+    {
+      ...d('hafenordnung.txt', 'txt', 'bob', 'shared', 2, ['urgent'], { team: 'ops', year: 2024 }, 'manuals/hafenordnung.txt'),
+      bytes: Buffer.from(
+        'Hafenordnung\n\nDer Hafenmeister führt das Verzeichnis aller Schiffe, die im Hafen anlegen. Jedes Schiff meldet sich bei der Ankunft ' +
+          'im Hafenbüro, dem Harbour Office, und zahlt dort die Liegegebühren. Die Liegeplätze werden am Morgen vergeben, und die Lotsen ' +
+          'begleiten große Schiffe durch die enge Einfahrt.\n',
+      ),
+      language: 'de',
+    },
+    {
+      ...d('capitainerie.md', 'markdown', 'alice', 'private', 1, [], { team: 'legal' }, null),
+      bytes: Buffer.from(
+        '# Règlement de la capitainerie\n\nLe maître de port tient le registre des navires qui accostent dans le port. Chaque navire se ' +
+          "présente à son arrivée au bureau du port, le Harbour Office, et y paie les droits de quai. Les places sont attribuées le matin, et " +
+          'les pilotes accompagnent les grands navires dans le chenal étroit.\n',
+      ),
+      language: 'fr',
+    },
   ];
 }
 
@@ -133,7 +153,9 @@ export async function buildLibrary(d: Daemon, specs: DocSpec[] = librarySpecs())
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const doc = res.body.documents[0];
       expect(doc.status, JSON.stringify(doc)).toBe('ready');
-      docs.push({ ...spec, id: doc.id, projectId: doc.project_id, createdAt: Date.parse(doc.created_at), language: doc.language });
+      // The language filter and facet are checked against the language the text is written in, not the daemon's word.
+      expect(doc.language, spec.name).toBe(spec.language);
+      docs.push({ ...spec, id: doc.id, projectId: doc.project_id, createdAt: Date.parse(doc.created_at) });
     }
   }
   return { users, projects, docs, between };
@@ -235,6 +257,7 @@ export function singleFilters(lib: Library): Record<string, unknown>[] {
     { metadata: { 'nested.level': 'deep' } },
     { metadata: { nested: { $exists: true } } },
     { language: 'en' },
+    { language: 'de' },
     { language: ['DE', 'fr'] },
   ];
 }

@@ -140,13 +140,21 @@ describe('answer snippets', () => {
     }
   }, 300_000);
 
-  it('highlights point at the answer, never the whole chunk', async () => {
+  /**
+   * The snippet is marked whole in every result (a client finds it by the ranges). The answer sentence itself, the
+   * oracle here, is marked in at least 15 of the 20 top results: 17 measured (the three misses of the plain set
+   * above), with a margin for the close calls the bound above allows for.
+   */
+  it('highlights mark the answer sentence, never the whole chunk', async () => {
+    const unmarked: string[] = [];
+    const covers = (ranges: [number, number][], at: number, length: number) => at >= 0 && ranges.some(([s, e]) => s <= at && e >= at + length);
     for (const doc of ANSWER_DOCUMENTS) {
       const res = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: doc.question, limit: 1 } });
       const top = (res.body as { results: { text: string; snippet: string; highlights: [number, number][] }[] }).results[0]!;
       expect(top.highlights).not.toContainEqual([0, top.text.length]);
-      const at = top.text.indexOf(top.snippet);
-      expect(top.highlights.some(([s, e]) => s <= at && e >= at + top.snippet.length)).toBe(true);
+      expect(covers(top.highlights, top.text.indexOf(top.snippet), top.snippet.length), doc.question).toBe(true);
+      if (!covers(top.highlights, top.text.indexOf(doc.answer), doc.answer.length)) unmarked.push(`${doc.question} → ${top.snippet}`);
     }
+    expect(ANSWER_DOCUMENTS.length - unmarked.length, unmarked.join('\n')).toBeGreaterThanOrEqual(15);
   });
 });

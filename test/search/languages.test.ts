@@ -90,12 +90,14 @@ describe('search in every language', () => {
     // built-in model reads English. Measured: 23 of 40 shown right (12 with English stems and the model’s meaning).
     const asked = set.queries.filter((q) => q.answer !== undefined && ['de', 'ru', 'zh', 'ja'].includes(q.language));
     expect(asked.length).toBe(40);
+    // A question whose document is not among the top five counts as not shown.
     const wrong: string[] = [];
     for (const q of asked) {
       const snippet = await shown(q.q, q.doc);
-      if (snippet !== null && !snippet.includes(q.answer!)) wrong.push(`${q.q} → "${snippet}" (not "${q.answer}")`);
+      if (snippet === null) wrong.push(`${q.q} → ${q.doc} not in the top 5`);
+      else if (!snippet.includes(q.answer!)) wrong.push(`${q.q} → "${snippet}" (not "${q.answer}")`);
     }
-    expect(wrong.length, wrong.join('\n')).toBeLessThanOrEqual(20);
+    expect(asked.length - wrong.length, wrong.join('\n')).toBeGreaterThanOrEqual(20);
   });
 
   it('finds 图书馆, 借阅 and 十九天 in the Chinese document, and marks them', async () => {

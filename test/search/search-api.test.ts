@@ -115,6 +115,8 @@ describe('search API (builtin reranker)', () => {
     for (const r of inP2.body.results) expect(r.project.id).toBe(aliceProject2);
 
     const byDoc = await search(d, alice.apiKey, { query: 'planets', document_ids: [docs.alicePdf], limit: 100 });
+    expect(byDoc.status).toBe(200);
+    expect(byDoc.body.results.length).toBeGreaterThan(0);
     for (const r of byDoc.body.results) expect(r.document.id).toBe(docs.alicePdf);
 
     // Not "no results": a filter that cannot match is a mistake to report (#49).

@@ -90,6 +90,8 @@ describe('a first page reads a shorter keyword list', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.next_cursor).toBeNull();
     expect(res.body.total).toEqual({ value: 3, relation: 'eq' });
+    // The page holds all three ledgers (`total` counts the groups; a page could still leave one out).
+    expect(res.body.documents.map((doc: { document: { id: string } }) => doc.document.id).sort()).toEqual([...matching.keys()].sort());
     for (const doc of res.body.documents) expect(doc.matches).toBe(matching.get(doc.document.id)!.size);
   });
 

@@ -141,6 +141,7 @@ describe('search pages, counts and the relevance floor', () => {
     expect(res.body.total).toEqual({ value: 5, relation: 'eq' });
     const grouped = await search(alice.apiKey, { query: 'xyzzyplugh frobnicate', group: 'document', limit: 3 });
     expect(grouped.body).toMatchObject({ weak: true, total: { value: 3, relation: 'eq' }, next_cursor: null });
+    expect(grouped.body.documents).toHaveLength(3);
     // Nothing matched, so no document claims matching passages beyond those it shows (the manual has several near ones).
     for (const doc of grouped.body.documents) expect(doc.matches).toBe(doc.passages.length);
     const manual = await search(alice.apiKey, { query: 'xyzzyplugh frobnicate', group: 'document', passages_per_document: 1, document_ids: [docIds['manual.txt']] });
