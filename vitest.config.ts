@@ -9,13 +9,19 @@ import { postgresUnavailable } from './test/helpers/postgres.js';
  * a GB a run) go under one folder, removed when the run ends, so that runs do not fill the machine's temp folder. The
  * caches meant to outlive a run (the model graph, PostgreSQL's initdb output) stay in the machine's own
  * (DOCSEARCH_TEST_CACHE). Open to every account, as /tmp is: servers that run as their own account (PostgreSQL) reach
- * their folders under it.
+ * their folders under it. The config is read more than once in a run (vitest's projects): the first reading makes the
+ * folder, the others (and any process started with the environment it sets) find it in DOCSEARCH_TEST_RUN_TMP.
  */
-const machineTmp = tmpdir();
-const runTmp = mkdtempSync(join(machineTmp, 'docsearch-run-'));
-chmodSync(runTmp, 0o1777);
-process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
-const runEnv = { TMPDIR: runTmp, DOCSEARCH_TEST_CACHE: machineTmp };
+const made = process.env.DOCSEARCH_TEST_RUN_TMP;
+const machineTmp = process.env.DOCSEARCH_TEST_CACHE ?? tmpdir();
+const runTmp = made ?? mkdtempSync(join(machineTmp, 'docsearch-run-'));
+if (!made) {
+  chmodSync(runTmp, 0o1777);
+  // DOCSEARCH_TEST_KEEP_TMP=1 keeps it, to look into a failed test's data folder.
+  if (process.env.DOCSEARCH_TEST_KEEP_TMP) process.on('exit', () => process.stderr.write(`the run's temporary files are kept in ${runTmp}\n`));
+  else process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+}
+const runEnv = { TMPDIR: runTmp, DOCSEARCH_TEST_CACHE: machineTmp, DOCSEARCH_TEST_RUN_TMP: runTmp };
 Object.assign(process.env, runEnv);
 
 /**
