@@ -17,6 +17,11 @@ describe('backup, restore and migrate carry the trash', () => {
   let user: TestUser;
   let kept: string;
   let trashed: string;
+  let projectId: string;
+
+  /** The project's labels and how many documents (out of the trash) carry each. */
+  const labelCounts = async (d: Daemon) =>
+    Object.fromEntries(((await api(d, `/api/v1/projects/${projectId}/labels`, { token: user.apiKey })).body.labels as { name: string; document_count: number }[]).map((l) => [l.name, l.document_count]));
 
   beforeAll(async () => {
     const d = await startDaemon();
@@ -30,6 +35,7 @@ describe('backup, restore and migrate carry the trash', () => {
       ], { query: '?wait=true' });
       expect(up.status, JSON.stringify(up.body)).toBe(200);
       [kept, trashed] = (up.body.documents as { id: string }[]).map((x) => x.id) as [string, string];
+      projectId = (up.body.documents as { project_id: string }[])[0]!.project_id;
       for (const [id, labels] of [[kept, ['ledger']], [trashed, ['almanac', 'Deleted']]] as const) {
         expect((await api(d, `/api/v1/documents/${id}`, { method: 'PATCH', token: user.apiKey, body: { labels } })).status).toBe(200);
       }
@@ -38,6 +44,7 @@ describe('backup, restore and migrate carry the trash', () => {
       expect((await api(d, `/api/v1/documents/${trashed}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
       // In the trash, out of the label's count and its filter, but still carrying its labels.
       expect((await api(d, '/api/v1/trash', { token: user.apiKey })).body.documents[0].labels).toEqual(['almanac', 'Deleted']);
+      expect(await labelCounts(d)).toEqual({ ledger: 1, almanac: 0, Deleted: 0 });
     } finally {
       await d.stop();
     }
@@ -51,15 +58,18 @@ describe('backup, restore and migrate carry the trash', () => {
         ((await api(r, '/api/v1/search', { token: user.apiKey, body: { query: 'marsupial', mode: 'keyword', ...(filters ? { filters } : {}) } })).body.results as { document: { id: string } }[]).map((x) => x.document.id).sort();
       expect(await search()).toEqual([kept]);
       expect(await search({ labels: 'almanac' })).toEqual([]);
+      expect(await labelCounts(r)).toEqual({ ledger: 1, almanac: 0, Deleted: 0 });
       const trash = await api(r, '/api/v1/trash', { token: user.apiKey });
       expect(trash.body.documents.map((x: { id: string; labels: string[] }) => [x.id, x.labels])).toEqual([[trashed, ['almanac', 'Deleted']]]);
       expect((await api(r, `/api/v1/trash/${trashed}/restore`, { method: 'POST', token: user.apiKey })).status).toBe(200);
       expect(await search()).toEqual([kept, trashed].sort());
       expect(await search({ labels: 'almanac' })).toEqual([trashed]);
       expect(await search({ labels: 'ledger' })).toEqual([kept]);
+      expect(await labelCounts(r)).toEqual({ ledger: 1, almanac: 1, Deleted: 1 });
       expect((await api(r, `/api/v1/documents/${trashed}`, { token: user.apiKey })).body.labels).toEqual(['almanac', 'Deleted']);
       const saved = (await api(r, '/api/v1/saved-searches', { token: user.apiKey })).body.saved_searches as { name: string; search: object }[];
       expect(saved.map((v) => v.name)).toEqual(['Almanacs']);
+      expect(saved[0]!.search).toMatchObject({ query: 'marsupial', mode: 'keyword', filters: { labels: 'almanac' } });
       expect(await search((saved[0]!.search as { filters: object }).filters)).toEqual([trashed]);
     } finally {
       await r.stop();

@@ -61,8 +61,11 @@ describe('docsearch completion', () => {
     await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(mute.address() as AddressInfo).port}`;
+      const started = performance.now();
       const res = await runCli(['__complete', 'search', '--project', ''], { env: cliEnv(null, { DOCSEARCH_URL: url, DOCSEARCH_TOKEN: `dsk_${'a'.repeat(43)}` }), timeoutMs: 50_000 });
       expect(res).toMatchObject({ code: 0, stdout: '', stderr: '' });
+      // By itself: the process start and the lookup's 1.5 s, with room for a busy machine, far from the test's limit.
+      expect(performance.now() - started).toBeLessThan(10_000);
       expect(asked).toEqual(['GET /api/v1/projects?limit=100 HTTP/1.1']);
     } finally {
       for (const s of held) s.destroy();

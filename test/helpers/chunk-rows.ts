@@ -33,6 +33,25 @@ export async function chunkRows(open: () => Promise<VectorStore>): Promise<Map<s
   }
 }
 
+/** Every chunk row's vector and stored answer units (null: none yet), by chunk id, read as `chunkRows` reads. */
+export async function chunkUnits(open: () => Promise<VectorStore>): Promise<Map<string, { vector: Float32Array; units: Uint8Array | null }>> {
+  const { readStoredIndex } = (await import(join(REPO, 'dist/store/lancedb/table-reader.js'))) as typeof import('../../src/store/lancedb/table-reader.js');
+  const store = await open();
+  try {
+    const out = new Map<string, { vector: Float32Array; units: Uint8Array | null }>();
+    const { chunks } = await readStoredIndex(store);
+    for await (const batch of chunks!.scan(['id', 'vector', 'units'])) {
+      for (const proxy of batch.toArray()) {
+        const { id, vector, units } = proxy.toJSON() as { id: string; vector: Iterable<number>; units: Uint8Array | null };
+        out.set(id, { vector: Float32Array.from(vector), units: units ? new Uint8Array(units) : null });
+      }
+    }
+    return out;
+  } finally {
+    await store.close();
+  }
+}
+
 export const localIndex = (dataDir: string) => async () => {
   const { VectorStore } = (await import(join(REPO, 'dist/store/lancedb/connection.js'))) as ConnectionModule;
   return VectorStore.open(join(dataDir, 'lancedb'));

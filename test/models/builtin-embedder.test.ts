@@ -162,7 +162,12 @@ describe('builtin embedder, int8', () => {
     expect(runs).toEqual([8]);
     const mine = together[mates.length]!;
     expect(maxDiff(alone!.vector, mine.vector)).toBeLessThanOrEqual(1e-6);
-    mine.units.forEach((u, i) => expect(maxDiff(alone!.units[i]!, u!), `unit ${i}`).toBeLessThanOrEqual(1e-6));
+    expect(alone!.units).toHaveLength(units.length);
+    expect(mine.units).toHaveLength(units.length);
+    mine.units.forEach((u, i) => {
+      expect(u, `unit ${i}`).not.toBeNull();
+      expect(maxDiff(alone!.units[i]!, u!), `unit ${i}`).toBeLessThanOrEqual(1e-6);
+    });
   });
 
   // A query sharing a pass with concurrent searches' queries got a vector that depended on them (up to 0.0099 a

@@ -104,7 +104,7 @@ describeEachEngine('the trash', (suite) => {
     await expect(service.restore(doc)).rejects.toMatchObject({ status: 404 });
   });
 
-  it("reads a project's trash through the trash index, not through all its documents (every search asks)", async () => {
+  it("reads a project's trash; on SQLite through the trash index, not through all its documents (every search asks)", async () => {
     const kept = await ready();
     const gone = await ready();
     expect(await service.delete(gone, user)).toBe(true);

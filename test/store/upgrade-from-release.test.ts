@@ -21,7 +21,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEX_FORMAT } from '../../src/store/lancedb/chunk-index-info.js';
 import { KNOWN_SCHEMA } from '../../src/store/sql/migrations/index.js';
-import { chunkRows, localIndex } from '../helpers/chunk-rows.js';
+import { decodeUnits } from '../../src/store/lancedb/unit-vectors.js';
+import { chunkRows, chunkUnits, localIndex } from '../helpers/chunk-rows.js';
 import { type Daemon, removeDir, runCli, startDaemon, TEST_MODEL_CACHE, untilHealth } from '../helpers/daemon.js';
 import { PG_BIN, type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
@@ -104,6 +105,25 @@ async function backfillAcrossRestart(first: Daemon, start: () => Promise<Daemon>
   return { daemon, pending: off.pending! };
 }
 
+/**
+ * Every chunk has its answer units, each (but a rare one past the tokens the model reads) with a vector near its
+ * chunk's: the backfill wrote what a search scores, not spans alone or empty vectors (which score 0 against anything).
+ */
+function expectUnitsMeanTheirChunks(rows: Map<string, { vector: Float32Array; units: Uint8Array | null }>): void {
+  expect(rows.size).toBeGreaterThan(0);
+  let units = 0;
+  let near = 0;
+  for (const [id, row] of rows) {
+    const stored = row.units ? decodeUnits(row.units) : null;
+    expect(stored?.scored, `${id} has scored units`).toBe(true);
+    for (const score of stored!.scores(row.vector)) {
+      units++;
+      if (score > 0.3) near++;
+    }
+  }
+  expect(near / units, `${near} of ${units} units near their chunk`).toBeGreaterThanOrEqual(0.95);
+}
+
 /** Every file of a directory by path with its sha256. */
 function digestDir(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -163,6 +183,7 @@ describe.each(EXPECTED_RELEASES)('a library written by docsearch %s', (release) 
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
       expect(Number.parseInt(appliedSqlite(dataDir).at(-1)!, 10)).toBe(KNOWN_SCHEMA);
+      expectUnitsMeanTheirChunks(await chunkUnits(localIndex(dataDir)));
       // Nothing was embedded again: every chunk the release stored is there with its fields and vector, bit for bit.
       const pristine = mkdtempSync(join(tmpdir(), `docsearch-upgrade-${release}-pristine-`));
       try {

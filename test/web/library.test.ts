@@ -94,7 +94,7 @@ describe('web library pages', () => {
     const marked = new RegExp(`<li class="chunk" id="chunk-${chunk}" data-answer="([^"]+)">`).exec(opened.text);
     expect(marked, `chunk ${chunk} carries the answer`).not.toBeNull();
     expect(Number(end)).toBeGreaterThan(Number(start));
-    expect(marked![1]).toMatch(/marmot/i);
+    expect(marked![1]).toBe('The marmot colonies hibernate under the scree slopes.');
     expect(opened.text).toMatch(/<figure class="preview" id="preview" data-page="2"/);
     expect(first).toMatch(/<mark>marmot<\/mark>/i);
     expect(first).toContain(`Field notes &lt;img src=x onerror=alert(1)&gt;`);

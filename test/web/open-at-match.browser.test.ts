@@ -18,7 +18,7 @@ const filler = (n: number, what: string) => Array.from({ length: n }, (_, i) => 
 const ANSWER = (what: string) => `The ${what} logged the narwhalite beacon relit at dawn.`;
 
 /** Documents with one answer sentence deep inside, each under its own rare word. */
-function fixtures(): { name: string; bytes: Buffer; query: string; answer: string }[] {
+function fixtures(): { name: string; bytes: Buffer; query: string; answer: string; marked?: string }[] {
   const html = `<!doctype html><html><body><h1>Harbour log</h1>${filler(60, 'log').map((p, i) => `<p>${p}</p>${i === 45 ? `<p>${ANSWER('harbour master')}</p>` : ''}`).join('\n')}</body></html>`;
   const md = `# Tide book\n\n${filler(60, 'tide book').map((p, i) => `${p}\n\n${i === 45 ? `Some **words** first. ${ANSWER('tide warden')}\n\n` : ''}`).join('')}`;
   const eml = [
@@ -36,7 +36,8 @@ function fixtures(): { name: string; bytes: Buffer; query: string; answer: strin
   const pdf = makePdf([1, 2, 3, 4].map((page) => [{ lines: page === 3 ? [...filler(12, 'survey'), ANSWER('keeper')] : filler(30, 'survey') }]));
   return [
     { name: 'harbour.html', bytes: Buffer.from(html), query: 'narwhalite beacon harbour master', answer: ANSWER('harbour master') },
-    { name: 'tides.md', bytes: Buffer.from(md), query: 'narwhalite beacon tide warden', answer: ANSWER('tide warden') },
+    // "Some words first." is too short to stand alone (answer-units.ts): it is the start of the answer's unit.
+    { name: 'tides.md', bytes: Buffer.from(md), query: 'narwhalite beacon tide warden', answer: ANSWER('tide warden'), marked: `Some words first. ${ANSWER('tide warden')}` },
     { name: 'beacon.eml', bytes: Buffer.from(eml), query: 'narwhalite beacon night watch', answer: ANSWER('night watch') },
     { name: 'manual.docx', bytes: docx, query: 'narwhalite beacon lamp keeper', answer: ANSWER('lamp keeper') },
     { name: 'berths.csv', bytes: Buffer.from(csv), query: 'quasarlute saffron crates', answer: 'Quasarlute' },
@@ -90,7 +91,11 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('"Open at this passage" lands on th
       expect(new URL(page.url()).pathname).toMatch(doc.name.endsWith('.pdf') ? /^\/documents\/doc_\w+$/ : /^\/documents\/doc_\w+\/view$/);
       const light = await page.evaluate<any>(MARKED);
       expect(light, 'a marked answer').not.toBeNull();
-      expect(light.text).toContain(doc.answer);
+      // The answer's unit, no more (a CSV row's cells are the row: its answer is one of them). Compared by letters and
+      // digits: a mark ends at a text node, and the spaces between inline elements stay outside them.
+      const letters = (text: string) => text.replace(/[^\p{L}\p{N}]/gu, '').toLowerCase();
+      if (doc.name.endsWith('.csv')) expect(light.text).toContain(doc.answer);
+      else expect(letters(light.text)).toBe(letters(doc.marked ?? doc.answer));
       // Scrolled there: the page moved, and the mark is inside the window.
       expect(light.scrolled).toBeGreaterThan(100);
       expect(light.top).toBeGreaterThanOrEqual(0);
