@@ -150,6 +150,11 @@ describe('docsearch projects share / unshare / members / transfer, keys --projec
       query: '?wait=true',
     });
     expect(up.body.documents[0].status).toBe('ready');
+    // A matching text in her default project, which her own key finds and the limited key must not.
+    const other = await uploadFiles(d, alice.apiKey, [{ name: 'q3-draft.txt', bytes: Buffer.from('Third quarter revenue draft: up by about ten percent.\n') }], { query: '?wait=true' });
+    expect(other.body.documents[0].status).toBe('ready');
+    const own = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'revenue in the third quarter' } });
+    expect(own.body.results.map((r: { document: { filename: string } }) => r.document.filename)).toEqual(expect.arrayContaining(['q3-draft.txt', 'q3.txt']));
 
     const created = await cli(['keys', 'create', '--name', 'reports-only', '--project', 'reports', '--scopes', 'read:documents']);
     expect(created.code, created.stderr).toBe(0);

@@ -95,8 +95,11 @@ describe.skipIf(SKIP !== null)(`a team library on two replicas behind haproxy${S
     } finally {
       await mcp.close();
     }
-    // A viewer reads, and changes nothing.
+    // A viewer reads, and changes nothing: the document is still there, as it was, on the other replica too.
     expect((await api(at(r(1).url), `/api/v1/documents/${doc}`, { method: 'DELETE', token: bob.apiKey })).status).toBe(403);
+    const still = await api(at(r(0).url), `/api/v1/documents/${doc}`, { token: alice.apiKey });
+    expect(still.status).toBe(200);
+    expect(still.body.trashed_at ?? null).toBeNull();
 
     // Unshared on replica 0: the next request on replica 1 already sees it (nothing about access is cached).
     const members = await api(at(r(0).url), `/api/v1/projects/${project.body.id}/members`, { token: alice.apiKey });

@@ -153,6 +153,7 @@ export async function kindAcceptance(client: SourceClient, name: string, fx: Kin
   expect([...docs.values()].every((d) => d.status === 'ready')).toBe(true);
   expect(await client.found(project, 'alphaword')).toEqual([alpha]);
   expect(await client.found(project, 'betaword')).toEqual([beta]);
+  expect(await client.found(project, 'gammaword')).toEqual([gamma]);
 
   // An unchanged pass fetches nothing and changes nothing.
   const still = await client.sync(project, source.id);

@@ -4,7 +4,7 @@
  * and its confirmation, removal with and without the documents, another user's project, metrics, and sources kept
  * across a restart.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,9 +15,17 @@ import { kindAcceptance, SourceClient } from '../helpers/sources.js';
 import { loggedIn } from '../server/web-client.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
-/** What the database holds of the sources: the SQLite file's bytes, or the PostgreSQL table's rows. */
+/**
+ * What the database holds of the sources: the SQLite file's bytes and its write-ahead log's (a row just written is
+ * there until a checkpoint), or the PostgreSQL table's rows.
+ */
 async function storedSources(d: Daemon): Promise<string> {
-  if (!d.databaseUrl) return readFileSync(join(d.dataDir, 'docsearch.db')).toString('latin1');
+  if (!d.databaseUrl) {
+    return ['docsearch.db', 'docsearch.db-wal']
+      .filter((file) => existsSync(join(d.dataDir, file)))
+      .map((file) => readFileSync(join(d.dataDir, file)).toString('latin1'))
+      .join('\n');
+  }
   const db = new pg.Client({ connectionString: d.databaseUrl });
   await db.connect();
   try {
@@ -186,9 +194,19 @@ describe('folder sources', () => {
       ['POST', `/projects/${project}/sources/${source.id}/sync`],
       ['POST', `/projects/${project}/sources`],
     ] as const) {
-      const res = await api(d, `/api/v1${path}`, { method, token: other.apiKey, ...(method === 'GET' || method === 'DELETE' ? {} : { body: method === 'PATCH' ? { every: '2h' } : method === 'POST' && path.endsWith('sources') ? { url: 'file:///tmp' } : {} }) });
+      const ask = (p: string) => api(d, `/api/v1${p}`, { method, token: other.apiKey, ...(method === 'GET' || method === 'DELETE' ? {} : { body: method === 'PATCH' ? { every: '2h' } : method === 'POST' && p.endsWith('sources') ? { url: 'file:///tmp' } : {} }) });
+      const res = await ask(path);
       expect(res.status, `${method} ${path}`).toBe(404);
+      // The same answer as for a project and source that do not exist: nothing tells them apart.
+      const [noProject, noSource] = ['prj_000000000ZZZZZZZZZZZZ', 'src_000000000ZZZZZZZZZZZZ'];
+      const none = await ask(path.replace(project, noProject).replace(source.id, noSource));
+      const said = (body: { error: { code: string; message: string } }) => ({ code: body.error.code, message: body.error.message });
+      expect(JSON.parse(JSON.stringify(said(res.body)).replaceAll(project, noProject).replaceAll(source.id, noSource)), `${method} ${path}`).toEqual(said(none.body));
     }
+    // And nothing was done: the source is as its owner made it, and no other was added to the project.
+    const after = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey });
+    expect((after.body.sources as { id: string }[]).map((x) => x.id)).toEqual([source.id]);
+    expect((await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { token: user.apiKey })).body).toMatchObject({ id: source.id, every: source.every, status: source.status });
   });
 
   it("seals credentials under the library's own secrets key when the operator names none, and never shows them", async () => {
@@ -198,7 +216,13 @@ describe('folder sources', () => {
     expect(JSON.stringify(res.body)).not.toContain('hunter2');
     expect(res.body.secrets).toEqual(['password']);
     expect(statSync(join(d.dataDir, 'secrets.key')).mode & 0o777).toBe(0o600);
+    expect(await storedSources(d)).toContain(res.body.id as string);
     expect(await storedSources(d)).not.toContain('hunter2hunter2');
+    // Nor shown by a read, the list or the log.
+    const one = await api(d, `/api/v1/projects/${project}/sources/${res.body.id}`, { token: user.apiKey });
+    const list = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey });
+    expect([one.status, list.status]).toEqual([200, 200]);
+    for (const text of [JSON.stringify(one.body), JSON.stringify(list.body), d.stdout(), d.stderr()]) expect(text).not.toContain('hunter2');
   });
 
   it('counts passes and items in /metrics, and shows paused sources', async () => {

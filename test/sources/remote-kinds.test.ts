@@ -87,14 +87,24 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       expect(source.secrets).toEqual(['password']);
       await client.passAfter(project, source.id, 0);
       await client.settled(project, source.id, 1);
+      // A pass refused for a wrong password given in the URL, in this test: the log below has seen one.
+      const wrongUrl = new URL(u.href);
+      wrongUrl.password = 'wrong password';
+      const refused = await client.add(project, { kind: 'webdav', url: wrongUrl.href, every: '1h' });
+      const failed = await client.passAfter(project, refused.id, 0);
+      expect(failed.status).toBe('error');
+      expect(failed.error).toMatch(/refused the credentials \(HTTP 401\)/);
       const listed = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey });
+      expect(listed.status).toBe(200);
+      expect((listed.body.sources as { id: string }[]).map((x) => x.id).sort()).toEqual([source.id, refused.id].sort());
       expect(JSON.stringify(listed.body)).not.toContain(apache.davUser.password);
+      expect(JSON.stringify(listed.body)).not.toContain('wrong password');
       // Neither the database nor the log holds the password.
       for (const file of ['docsearch.db', 'docsearch.db-wal']) expect(existsSync(join(d.dataDir, file)) && readFileSync(join(d.dataDir, file)).includes(apache.davUser.password), file).toBe(false);
       const basic = Buffer.from(`${apache.davUser.name}:${apache.davUser.password}`).toString('base64');
       const wrong = Buffer.from(`${apache.davUser.name}:wrong password`).toString('base64');
-      // Nor the log (stdout and stderr), even the failed pass of the acceptance above with the wrong password.
-      for (const secret of [apache.davUser.password, basic, 'wrong password', wrong]) expect(`${d.stdout()}${d.stderr()}`).not.toContain(secret);
+      // Nor the log (stdout and stderr), even the failed pass with the wrong password.
+      for (const secret of [apache.davUser.password, basic, 'wrong password', 'wrong%20password', wrong]) expect(`${d.stdout()}${d.stderr()}`).not.toContain(secret);
       // A new schedule keeps the password; new options without it keep it too.
       const patched = await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'PATCH', token: user.apiKey, body: { every: '2h', options: { username: apache.davUser.name, include: ['**/*.txt'] } } });
       expect(patched.status).toBe(200);

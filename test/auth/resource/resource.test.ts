@@ -85,12 +85,18 @@ describe('resource indicators', () => {
     const mismatch = await refresh(first.body.refresh_token, { resource: `${d.url}/api/v1` });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error).toBe('invalid_target');
+    // Refused for the resource it is bound to, not as an unknown token: the binding held.
+    const boundElsewhere = async (token: string) => {
+      const res = await api(d, '/api/v1/projects', { token });
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toBe(`this access token was issued for another resource (${mcp})`);
+    };
     const plain = await refresh(first.body.refresh_token);
     expect(plain.status).toBe(200);
-    expect((await api(d, '/api/v1/projects', { token: plain.body.access_token })).status).toBe(401);
+    await boundElsewhere(plain.body.access_token);
     const named = await refresh(plain.body.refresh_token, { resource: mcp });
     expect(named.status).toBe(200);
-    expect((await api(d, '/api/v1/projects', { token: named.body.access_token })).status).toBe(401);
+    await boundElsewhere(named.body.access_token);
 
     const rest = await exchange(await codeFor());
     const again = await refresh(rest.body.refresh_token);
