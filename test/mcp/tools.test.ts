@@ -163,8 +163,11 @@ describe('MCP tools', () => {
   });
 
   it("one user never sees another's documents", async () => {
+    // Alice's search finds her document; Bob's, the same words, nothing.
+    const hers = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'lighthouse beacon violet', mode: 'keyword' } });
+    expect((hers.body.results as { document: { id: string } }[]).map((r) => r.document.id)).toContain(pdfId);
     const out = await call(bobClient, 'search', { query: 'lighthouse beacon violet', mode: 'keyword' });
-    expect(out.results ?? []).toEqual([]);
+    expect(out.results).toEqual([]);
     expect(await callError(bobClient, 'get_document', { document_id: pdfId })).toBe(`no document "${pdfId}" that this user may read: search or list_documents gives their ids (not_found)`);
     expect((await call(bobClient, 'list_documents', {})).documents).toEqual([]);
     expect((await bobClient.listResources()).resources).toEqual([]);

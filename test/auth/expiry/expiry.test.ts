@@ -118,8 +118,11 @@ describe('code and token lifetimes (injected clock)', () => {
     const c = await code();
     const tokens = await exchange(c);
     t += 11 * MIN;
+    // Within its hour, the access token still works until the reuse is seen.
+    expect((await call(tokens.access_token)).status).toBe(200);
     expect(await rejection(exchange(c))).toEqual({ error: 'invalid_grant', description: 'authorization code has already been used; the tokens issued from it are revoked' });
     expect(await rejection(refresh(tokens.refresh_token))).toEqual({ error: 'invalid_grant', description: 'refresh token has been revoked' });
+    expect((await call(tokens.access_token)).status).toBe(401);
   });
 
   it('consumes a code once under concurrent exchanges', async () => {
@@ -132,9 +135,15 @@ describe('code and token lifetimes (injected clock)', () => {
 
   it('purges expired tokens but keeps used codes long enough to detect reuse', async () => {
     const c = await code();
-    await exchange(c);
+    const tokens = await exchange(c);
+    const stored = () => sqlite.db.selectFrom('oauth_tokens').select(['expires_at']).execute();
     t += 2 * 3600_000;
+    expect((await stored()).some((r) => Number(r.expires_at) < t)).toBe(true);
     await oauth.purgeExpired();
+    // The expired access tokens are gone; the refresh token (30 days) is kept.
+    expect((await stored()).filter((r) => Number(r.expires_at) < t)).toEqual([]);
+    expect((await stored()).length).toBeGreaterThan(0);
+    expect((await refresh(tokens.refresh_token)).access_token).toMatch(/^[0-9a-f]{64}$/);
     expect((await rejection(exchange(c))).description).toBe('authorization code has already been used; the tokens issued from it are revoked');
     t += 2 * 24 * 3600_000;
     await oauth.purgeExpired();

@@ -91,6 +91,12 @@ describe('interop with oauth4webapi', () => {
     expect((await api(d, '/api/v1/projects', { token: fresh.access_token })).status).toBe(200);
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, post, fresh.refresh_token!, HTTP));
     expect((await api(d, '/api/v1/projects', { token: fresh.access_token })).status).toBe(401);
+    // The revoked refresh token no longer refreshes.
+    const refused = await oauth
+      .processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, post, fresh.refresh_token!, HTTP))
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(oauth.ResponseBodyError);
+    expect((refused as oauth.ResponseBodyError).error).toBe('invalid_grant');
   });
 
   it('completes the flow as the public CLI client (none + PKCE, loopback redirect on any port)', async () => {

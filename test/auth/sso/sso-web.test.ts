@@ -115,10 +115,15 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
     const again = new WebClient(d);
     const second = await startSso(again);
     const answer = await idp.signIn(second.location!, 'sam');
+    // The browser's cookies as they were while the sign-in waited: a replay brings them back with the answer.
+    const waiting = new Map(again.cookies);
     expect((await again.get(answer.pathname + answer.search)).status).toBe(302);
-    again.cookies.delete('ds_session');
-    await again.get('/login');
-    expect((await again.get(answer.pathname + answer.search)).status).toBe(400);
+    expect((await again.get('/projects')).status).toBe(200);
+    const replay = new WebClient(d);
+    for (const [name, value] of waiting) replay.cookies.set(name, value);
+    const replayed = await replay.get(answer.pathname + answer.search);
+    expect(replayed.status).toBe(400);
+    expect((await replay.get('/projects')).status).toBe(302);
   });
 
   it('refuses an ID token whose nonce was changed on the way, with a page saying so', async () => {
@@ -171,12 +176,25 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
     expect(again.text).toContain('This account is disabled');
   });
 
-  it('a local account with the same e-mail is not taken over unless the operator allows it', async () => {
+  it('a local account with the same e-mail is not taken over unless the operator allows it, and then only by a verified e-mail', async () => {
     const local = await addUser(d, { email: 'lou@example.org' });
     idp.accounts.set('lou', { email: local.email, email_verified: true });
     const res = await ssoSignIn(new WebClient(d), idp, 'lou');
     expect(res.status).toBe(403);
     expect(res.text).toContain('exists here already');
+    // Allowed for this account: an e-mail the provider has not verified still may not take it over (anyone can
+    // claim an address there); the same person verified then does, into the same account.
+    const allowed = await op(d, 'users', 'allow-sso-link', local.email);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    idp.accounts.set('lou', { email: local.email, email_verified: false });
+    const unverified = await ssoSignIn(new WebClient(d), idp, 'lou');
+    expect(unverified.status).toBe(403);
+    expect(unverified.text).toContain('may not take it over');
+    idp.accounts.set('lou', { email: local.email, email_verified: true });
+    const web = new WebClient(d);
+    expect((await ssoSignIn(web, idp, 'lou')).status).toBe(302);
+    expect((await web.get('/settings/account')).text).toContain(local.email);
+    expect((await usersOf(d)).filter((u) => u.email === local.email)).toHaveLength(1);
   });
 
   it('break-glass: the operator sets a password on an account the provider made, and it logs in with it', async () => {

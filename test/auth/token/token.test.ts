@@ -218,6 +218,10 @@ describe('token endpoint', () => {
 
     expect((await post(d, '/api/oauth/revoke', { token: refreshed.body.refresh_token, token_type_hint: 'refresh_token' }, { basic: [app.clientId, app.clientSecret!] })).status).toBe(200);
     expect((await api(d, '/api/v1/projects', { token: refreshed.body.access_token })).status).toBe(401);
+    // The refresh token itself no longer refreshes.
+    const again = await post(d, TOKEN, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, ...auth });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
 
     expect((await post(d, '/api/oauth/revoke', { token: 'f'.repeat(64), ...auth })).status).toBe(200);
     const b = await exchange(app, await codeFor(app));
