@@ -240,11 +240,17 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     const ended = (await events('?type=session.ended&by=sso')).find((e) => e.actor?.email === 'bo@example.org');
     expect(ended?.details).toMatchObject({ reason: 'back-channel logout', sessions: 1, provider: PROVIDER_NAME });
 
-    // Not signed by the provider: 400, nothing ended.
+    // Not signed by the provider: 400, nothing ended (pia, whom it names, stays signed in).
+    idp.accounts.set('pia', { email: 'pia@example.org', email_verified: true, groups: ['engineering'] });
+    const pia = new WebClient(d);
+    expect((await ssoSignIn(pia, idp, 'pia')).status).toBe(302);
+    expect((await pia.get('/projects')).status).toBe(200);
     const forged = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: idp.issuer, aud: CLIENT_ID, sub: 'pia', iat: Math.floor(Date.now() / 1000), jti: 'x', events: { 'http://schemas.openid.net/event/backchannel-logout': {} } })).toString('base64url')}.`;
     const res = await fetch(`${d.url}/login/sso/backchannel-logout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ logout_token: forged }) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+    expect((await pia.get('/projects')).status).toBe(200);
+    expect((await events('?type=session.ended&by=sso')).filter((e) => e.actor?.email === 'pia@example.org')).toEqual([]);
   });
 
   it('takes the provider’s groups anew at the re-check, without a new sign-in', async () => {
@@ -298,13 +304,36 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     });
 
     it("checks a logout token: the provider's signature, our audience, the logout event", async () => {
-      const signIn = rp();
-      const bad = await signIn.verifyLogoutToken('not.a.token').then(
-        () => null,
-        (e: unknown) => e,
+      const refusal = async (signIn: OidcSignIn, token: string) => {
+        const err = await signIn.verifyLogoutToken(token).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err, token).toBeInstanceOf(SsoError);
+        expect((err as SsoError).failure).toBe('invalid');
+        return (err as SsoError).message;
+      };
+      expect(await refusal(rp(), 'not.a.token')).toMatch(/failed a check/);
+      // Tokens signed with a key the provider publishes here (its jwks_uri answered with this test's key): a good one
+      // is taken, and each one that breaks one rule is refused for that rule.
+      const { SignJWT, exportJWK, generateKeyPair } = await import('jose');
+      const { publicKey, privateKey } = await generateKeyPair('ES256');
+      const jwk = { ...(await exportJWK(publicKey)), kid: 'test', alg: 'ES256', use: 'sig' };
+      const jwksUri = ((await (await idp.fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string }).jwks_uri;
+      const ourKeys: typeof fetch = async (input, init) => (String(input instanceof Request ? input.url : input) === jwksUri ? Response.json({ keys: [jwk] }) : idp.fetch(input, init));
+      const signIn = new OidcSignIn(
+        { issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: 'openid email profile groups', groupsClaim: 'groups', redirectUri: () => REDIRECT },
+        { fetch: ourKeys },
       );
-      expect(bad).toBeInstanceOf(SsoError);
-      expect((bad as SsoError).failure).toBe('invalid');
+      const event = { 'http://schemas.openid.net/event/backchannel-logout': {} };
+      const sign = (claims: Record<string, unknown>, audience: string = CLIENT_ID) =>
+        new SignJWT({ jti: `j-${Math.random()}`, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'test' }).setIssuer(idp.issuer).setAudience(audience).setIssuedAt().sign(privateKey);
+      expect(await signIn.verifyLogoutToken(await sign({ sub: 'pia', events: event }))).toMatchObject({ sub: 'pia', sid: null });
+      expect(await refusal(signIn, await sign({ sub: 'pia', events: event }, 'another-client'))).toMatch(/failed a check.*aud/i);
+      expect(await refusal(signIn, await sign({ sub: 'pia' }))).toMatch(/failed a check.*events/i);
+      expect(await refusal(signIn, await sign({ sub: 'pia', events: {} }))).toMatch(/no back-channel logout event/);
+      expect(await refusal(signIn, await sign({ sub: 'pia', events: event, nonce: 'n' }))).toMatch(/has a nonce/);
+      expect(await refusal(signIn, await sign({ events: event }))).toMatch(/neither a person \(sub\) nor a session \(sid\)/);
     });
   });
 });
