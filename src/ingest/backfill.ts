@@ -16,6 +16,7 @@
  */
 import type { Yielder } from '../core/foreground.js';
 import type { Lease, Locks } from '../store/coordination.js';
+import { lit } from '../store/lancedb/owned-table.js';
 
 export const BACKFILL_LEASE = 'chunk-backfill';
 
@@ -261,12 +262,33 @@ export class ChunkBackfill {
           values.map((v, i) => ({ ...v, id: rows[i]!.id })),
           d.writes,
         );
+        // A row written again meanwhile with other content (a document re-processed in place keeps its chunk ids)
+        // now holds values derived from the old: the write cannot be conditional (ChunkIndex.writeColumns), so the
+        // rows are read back, and those whose read columns changed are made pending again, to be derived anew.
+        const stale = await this.changedSince(rows, d);
+        if (stale.length > 0) {
+          await this.deps.chunks.writeColumns(stale.map((id) => ({ id, ...Object.fromEntries(d.writes.map((c) => [c, null])) })), d.writes);
+          // They come back as pending: not a sign of a broken deriver.
+          last.delete(d.name);
+          this.deps.log.info({ event: 'backfill.rederive', deriver: d.name, rows: stale.length }, 'rows written again during a batch are derived again');
+        }
         delete s.error;
         s.done += written;
         s.pending = Math.max(0, (s.pending ?? rows.length) - rows.length);
         if (written > 0) this.deps.onWritten?.(d.name, written);
       }
     }
+  }
+
+  /** The ids among `rows` (as read for `d`) whose columns `d` reads hold something else now; deleted rows are not. */
+  private async changedSince(rows: readonly Record<string, unknown>[], d: ChunkDeriver): Promise<string[]> {
+    const ids = rows.map((r) => r.id as string);
+    const now = await this.deps.chunks.rowsWhere(`id IN (${ids.map(lit).join(', ')})`, ['id', ...d.reads], ids.length);
+    const byId = new Map(now.map((r) => [r.id as string, r]));
+    return rows.flatMap((r) => {
+      const current = byId.get(r.id as string);
+      return current && d.reads.some((c) => !sameValue(current[c], r[c])) ? [r.id as string] : [];
+    });
   }
 
   private async completed(d: ChunkDeriver): Promise<void> {
@@ -286,4 +308,10 @@ export class ChunkBackfill {
     await this.deps.background?.yieldToForeground();
     return !this.stopping;
   }
+}
+
+/** Two column values alike: strings and numbers as they are, anything else (Arrow lists, buffers) by its JSON. */
+function sameValue(a: unknown, b: unknown): boolean {
+  const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+  return a === b || json(a) === json(b);
 }

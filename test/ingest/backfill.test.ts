@@ -148,10 +148,11 @@ describe('chunk backfill', () => {
       before: async () => {
         if (once) return;
         once = true;
-        // Meanwhile doc0 goes, and doc1 is written again (an ingestion retry).
+        // Meanwhile doc0 goes, and doc1 is written again with another text (a re-processing): the rows read before
+        // it, with the old text, must not be written back over it.
         await index.deleteDocument('doc0');
         await index.deleteDocument('doc1');
-        await index.add(rows('doc1', 50, 50).map((r) => ({ ...r, placement: null })), EMBEDDER);
+        await index.add(rows('doc1', 50, 50).map((r) => ({ ...r, text: `${r.text} Written again.`, placement: null })), EMBEDDER);
       },
     });
     const backfill = new ChunkBackfill({ chunks: index, derivers: [deriver], log: silent });
@@ -160,8 +161,14 @@ describe('chunk backfill', () => {
     await backfill.stop();
     expect(await index.count()).toBe(50);
     expect(await index.count('doc0')).toBe(0);
-    expect((await index.documentChunks('doc1')).map((c) => c.chunk_index)).toEqual(Array.from({ length: 50 }, (_, i) => 50 + i));
+    const doc1 = await index.documentChunks('doc1');
+    expect(doc1.map((c) => c.chunk_index)).toEqual(Array.from({ length: 50 }, (_, i) => 50 + i));
     expect(await index.countWhere('placement IS NULL')).toBe(0);
+    // The new text, with a placement derived from it.
+    for (const c of doc1) {
+      expect(c.text.endsWith(' Written again.'), c.id).toBe(true);
+      expect(JSON.parse(c.placement!).length, c.id).toBe(c.text.length);
+    }
   });
 
   it('runs on the one holder of the lease; another shows the rows pending meanwhile', async () => {

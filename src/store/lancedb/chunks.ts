@@ -463,8 +463,9 @@ export class ChunkIndex extends OwnedRowsTable {
 
   /**
    * Writes `columns` of existing rows by id (each of `rows` has `id` and those columns): for the backfill, whose
-   * values are a function of each row's other columns, so a row written again meanwhile (ingestion's retry, with the
-   * same text) gets the same values it was given. A row deleted since it was read stays deleted (ids not in the
+   * values are a function of each row's other columns, so a row written again meanwhile with the same text
+   * (ingestion's retry) gets the same values it was given; one written again with other text is read back and made
+   * pending again by the backfill (ingest/backfill.ts). A row deleted since it was read stays deleted (ids not in the
    * table are ignored). LanceDB rewrites the rows it changes: the indexes take them in again at the next optimize
    * (they are scanned meanwhile). Returns how many rows were written.
    *
