@@ -104,7 +104,7 @@ export async function underLoad<T>(d: Daemon, token: string, during: () => Promi
 }
 
 /** The documents of a backup's database snapshot (a SQLite file), and each one's status at the backup's moment. */
-function snapshotStatuses(file: string): Map<string, string> {
+export function snapshotStatuses(file: string): Map<string, string> {
   const db = new Database(file, { readonly: true });
   try {
     return new Map((db.prepare('SELECT id, status FROM documents').all() as { id: string; status: string }[]).map((r) => [r.id, r.status]));

@@ -16,7 +16,7 @@ import { type Topology, startTopology, topologyUnavailable } from '../helpers/to
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { s3Index } from '../helpers/chunk-rows.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
-import { documents, expectIncremental, expectRestoredAsOfBackup, heldSha256s, settled, underLoad } from './backup-compare.js';
+import { documents, expectIncremental, expectRestoredAsOfBackup, heldSha256s, settled, snapshotStatuses, underLoad } from './backup-compare.js';
 
 const SKIP = topologyUnavailable();
 const MINUTE = 60_000;
@@ -182,9 +182,14 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
     expect(wrongBackup.stderr).toMatch(/holds an unfinished restore of backup/);
     const resumed = await cli(['restore', '--from', repo, '--storage', target.storage, '--json'], { DOCSEARCH_DATABASE_URL: target.database });
     expect(resumed.code, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stdout) as { id: string; verified: boolean };
+    expect(summary.verified).toBe(true);
     const d = await startOn(target);
     try {
-      expect((await documents(d, user.apiKey)).size).toBeGreaterThan(PDFS.length);
+      // Whole: every document of the backup it restored, no fewer.
+      const got = await documents(d, user.apiKey);
+      expect(got.size).toBeGreaterThan(PDFS.length);
+      expect(new Set(got.keys())).toEqual(new Set(snapshotStatuses(await snapshotFile(summary.id)).keys()));
     } finally {
       await d.stop();
     }

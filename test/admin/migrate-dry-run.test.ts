@@ -43,7 +43,8 @@ describe.skipIf(SKIP !== null)(`migrate --dry-run while the daemon serves the so
     const trace = join(work, 'trace');
     const before = listing(d.dataDir);
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const proc = spawn(STRACE, ['-f', '-qq', '-y', '-o', trace, '-e', `trace=${TRACED}`, process.execPath, BIN, 'migrate', '--from', d.dataDir, '--to', target, '--dry-run', '--json'], {
+      // -ff: a file a thread, so no call is split into "<unfinished ...>" and "resumed" halves the pattern below misses.
+      const proc = spawn(STRACE, ['-ff', '-qq', '-y', '-o', trace, '-e', `trace=${TRACED}`, process.execPath, BIN, 'migrate', '--from', d.dataDir, '--to', target, '--dry-run', '--json'], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -58,9 +59,12 @@ describe.skipIf(SKIP !== null)(`migrate --dry-run while the daemon serves the so
     expect(Object.fromEntries((summary.tables as { name: string; rows: number }[]).map((t) => [t.name, t.rows]))).toMatchObject({ users: 1, documents: 1 });
     expect(existsSync(target), 'the target is not made').toBe(false);
 
-    const calls = readFileSync(trace, 'utf8')
-      .split('\n')
-      .map((line) => /^\d+\s+(\w+)\((.*)\)\s+=\s+(-?\d+)/.exec(line))
+    const traced = readdirSync(work).filter((f) => f.startsWith('trace.'));
+    expect(traced.length, 'a trace file a thread').toBeGreaterThan(1);
+    const lines = traced.flatMap((f) => readFileSync(join(work, f), 'utf8').split('\n'));
+    expect(lines.filter((line) => /<unfinished \.\.\.>|resumed>/.test(line)), 'no call split in two').toEqual([]);
+    const calls = lines
+      .map((line) => /^(?:\d+\s+)?(\w+)\((.*)\)\s+=\s+(-?\d+)/.exec(line))
       .filter((m): m is RegExpExecArray => m !== null && m[3] !== '-1' && m[2]!.includes(d.dataDir));
     expect(calls.length, 'the trace saw the dry run read the data directory').toBeGreaterThan(0);
     const changes = calls.filter(([, name, args]) => {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILTIN_EMBEDDER_IDS, DEFAULT_BUILTIN_PRECISION } from '../../../src/models/builtin/minilm-embedder.js';
+import { chunkRows, localIndex } from '../../helpers/chunk-rows.js';
 import { addUser, api, type Daemon, removeDir, startDaemon } from '../../helpers/daemon.js';
 import { prose } from './fixtures.js';
 import { reindexFinished, storedChunks, uploadFiles, waitFor } from './helpers.js';
@@ -32,6 +33,9 @@ describe(`switching the built-in model from ${other} to the default (${DEFAULT_B
     const search = () => api(d!, '/api/v1/search', { token: user.apiKey, body: { query: 'zeppelin hangar in winter', mode: 'vector' } });
     expect((await search()).status).toBe(200);
     await d.stop();
+    const vectorsOf = async () => new Map([...(await chunkRows(localIndex(dataDir)))].filter(([, row]) => row.document_id === doc.id).map(([id, row]) => [id, row.vector]));
+    const before = await vectorsOf();
+    expect(before.size).toBe(doc.chunk_count);
 
     d = await startDaemon({ dataDir, args: ['--embedder', 'builtin'] });
     expect((await api(d, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: true, running: false, from: fromId, to: toId });
@@ -47,6 +51,10 @@ describe(`switching the built-in model from ${other} to the default (${DEFAULT_B
     expect(final).toMatchObject({ from: toId, to: toId, done: doc.chunk_count, total: doc.chunk_count, error: null });
     expect(JSON.parse(readFileSync(join(dataDir, 'lancedb', 'chunks-index.json'), 'utf8')).embedderId).toBe(toId);
     expect((await storedChunks(dataDir, doc.id)).count).toBe(doc.chunk_count);
+    // Embedded again, each chunk: its vector is the other precision's now, not the one it had.
+    const after = await vectorsOf();
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    for (const [id, v] of after) expect(Math.max(...v.map((x, i) => Math.abs(x - before.get(id)![i]!))), id).toBeGreaterThan(1e-4);
     const found = await search();
     expect(found.status).toBe(200);
     expect(found.body.results[0].text).toContain('zeppelin hangar');
