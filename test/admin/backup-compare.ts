@@ -103,11 +103,15 @@ export async function underLoad<T>(d: Daemon, token: string, during: () => Promi
   }
 }
 
-/** The documents of a backup's database snapshot (a SQLite file), and each one's status at the backup's moment. */
-export function snapshotStatuses(file: string): Map<string, string> {
+/**
+ * The documents of a backup's database snapshot (a SQLite file), and each one's status at the backup's moment;
+ * `outOfTrash`: only those not in the trash (what the document list shows).
+ */
+export function snapshotStatuses(file: string, opts: { outOfTrash?: boolean } = {}): Map<string, string> {
   const db = new Database(file, { readonly: true });
   try {
-    return new Map((db.prepare('SELECT id, status FROM documents').all() as { id: string; status: string }[]).map((r) => [r.id, r.status]));
+    const sql = `SELECT id, status FROM documents${opts.outOfTrash ? ' WHERE trashed_at IS NULL' : ''}`;
+    return new Map((db.prepare(sql).all() as { id: string; status: string }[]).map((r) => [r.id, r.status]));
   } finally {
     db.close();
   }
