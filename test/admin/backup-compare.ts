@@ -63,9 +63,10 @@ export const settled = (d: Daemon, token: string) =>
 
 /**
  * Runs `during` while 4 clients upload notes and 2 search through `d`; returns what it returned, once the load has
- * stopped, and checks that uploads went on while it ran.
+ * stopped, and checks that uploads went on while it ran. `readyBefore` gets the documents ready just before `during`
+ * began: a backup taken then must hold every one (an oracle of its own, not the backup's snapshot).
  */
-export async function underLoad<T>(d: Daemon, token: string, during: () => Promise<T>): Promise<T> {
+export async function underLoad<T>(d: Daemon, token: string, during: () => Promise<T>, readyBefore?: Set<string>): Promise<T> {
   let stop = false;
   let uploaded = 0;
   let searched = 0;
@@ -92,6 +93,7 @@ export async function underLoad<T>(d: Daemon, token: string, during: () => Promi
     // The backup's snapshot must hold a document of the load that is ready (the comparison needs one), however
     // slowly a busy machine ingests: wait for the first one.
     await waitFor(async () => (await api(d, `/api/v1/documents/${firstLoadDoc}`, { token })).body.status === 'ready', 120_000, 'a load upload ready');
+    if (readyBefore) for (const [id, doc] of await documents(d, token)) if (doc.status === 'ready') readyBefore.add(id);
     const atStart = uploaded;
     const out = await during();
     expect(uploaded - atStart, 'uploads went on during the backup').toBeGreaterThan(0);
@@ -128,10 +130,13 @@ export interface Library {
  * (the source by deleting what it took in later or was still working on, the copy what it finished after the
  * restore), and compares every query's results.
  */
-export async function expectRestoredAsOfBackup(source: Library, restored: Library, token: string, snapshotFile: string, least: number): Promise<void> {
+export async function expectRestoredAsOfBackup(source: Library, restored: Library, token: string, snapshotFile: string, least: number, readyBefore: ReadonlySet<string>): Promise<void> {
   const [src, got] = [await documents(source.daemon, token), await documents(restored.daemon, token)];
   const snapshot = snapshotStatuses(snapshotFile);
   expect(new Set(got.keys()), 'the restored library holds the documents of the snapshot').toEqual(new Set(snapshot.keys()));
+  // Every document ready before the backup began is in it, ready: what was committed is not lost.
+  expect(readyBefore.size).toBeGreaterThan(least);
+  for (const id of readyBefore) expect(snapshot.get(id), `${id}, ready before the backup`).toBe('ready');
   expect(got.size, 'uploads after the backup moment are not in it').toBeLessThan(src.size);
   const ready = new Set([...snapshot].filter(([, status]) => status === 'ready').map(([id]) => id));
   expect(ready.size).toBeGreaterThan(least);

@@ -74,11 +74,12 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
   });
 
   it('backs up into s3:// while 4 clients upload and 2 search; the restore into a new database and prefix equals the source at the backup moment', async () => {
+    const readyBefore = new Set<string>();
     // Shared mode has no data dir to keep the key in: it is named, or the backup is refused before it starts.
     const keyless = await cli(['backup', '--storage', topo.storage, '--to', repo], { DOCSEARCH_BACKUP_KEY_FILE: '' });
     expect(keyless.code).toBe(2);
     expect(keyless.stderr).toMatch(/a shared-mode backup is sealed with a key you keep: name its file with --key-file/);
-    const res = await underLoad(lb, user.apiKey, () => backup());
+    const res = await underLoad(lb, user.apiKey, () => backup(), readyBefore);
     expect(res.code, res.stderr).toBe(0);
     first = JSON.parse(res.stdout);
     expect(first).toMatchObject({ based_on: null, files: { reused: 0 }, originals: { missing: [] } });
@@ -96,7 +97,7 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
     try {
       await settled(r, user.apiKey);
       const source = topo.replicas[0]!.daemon;
-      await expectRestoredAsOfBackup({ daemon: source, index: s3Index(topo.storage, topo.rgw.env()) }, { daemon: r, index: s3Index(target.storage, topo.rgw.env()) }, user.apiKey, await snapshotFile(first.id), PDFS.length);
+      await expectRestoredAsOfBackup({ daemon: source, index: s3Index(topo.storage, topo.rgw.env()) }, { daemon: r, index: s3Index(target.storage, topo.rgw.env()) }, user.apiKey, await snapshotFile(first.id), PDFS.length, readyBefore);
     } finally {
       await r.stop();
     }

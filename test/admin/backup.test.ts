@@ -53,7 +53,8 @@ describe('docsearch backup and restore of a running embedded library', () => {
   });
 
   it('backs up while 4 clients upload and 2 search; the restore equals the source at the backup moment', async () => {
-    const res = await underLoad(d, user.apiKey, () => cli(['backup', '--data-dir', d.dataDir, '--to', repo, '--json']));
+    const readyBefore = new Set<string>();
+    const res = await underLoad(d, user.apiKey, () => cli(['backup', '--data-dir', d.dataDir, '--to', repo, '--json']), readyBefore);
     expect(res.code, res.stderr).toBe(0);
     first = JSON.parse(res.stdout);
     expect(first).toMatchObject({ based_on: null, files: { reused: 0 }, originals: { missing: [] } });
@@ -80,7 +81,7 @@ describe('docsearch backup and restore of a running embedded library', () => {
       const source = await api(r, `/api/v1/projects/${projectId}/sources/${sourceId}`, { token: user.apiKey });
       expect(source.status).toBe(200);
       expect(source.body).toMatchObject({ kind: 'folder', every: '1d' });
-      await expectRestoredAsOfBackup({ daemon: d, index: localIndex(d.dataDir) }, { daemon: r, index: localIndex(target) }, user.apiKey, snapshot, PDFS.length);
+      await expectRestoredAsOfBackup({ daemon: d, index: localIndex(d.dataDir) }, { daemon: r, index: localIndex(target) }, user.apiKey, snapshot, PDFS.length, readyBefore);
     } finally {
       await r.stop();
     }
