@@ -204,6 +204,9 @@ describe('oauth-client process* (every rejection, then success)', () => {
     const v = (q: string) => () => validateAuthorizationResponse(new URLSearchParams(q), 'S1');
     expect(v('code=c&state=S2')).toThrow('the redirect\'s "state" does not match this login attempt');
     expect(v('code=c')).toThrow('the redirect\'s "state" does not match this login attempt');
+    // An error from a redirect of another login attempt (or none) is not believed either: state comes first.
+    expect(v('error=access_denied&state=S2')).toThrow('the redirect\'s "state" does not match this login attempt');
+    expect(v('error=access_denied')).toThrow('the redirect\'s "state" does not match this login attempt');
     expect(v('error=access_denied&error_description=the+user+said+no&state=S1')).toThrow('authorization failed: access_denied: the user said no');
     expect(v('state=S1')).toThrow('"redirect" query "code" parameter must be a non-empty string');
     expect(v('code=c0de&state=S1')()).toBe('c0de');

@@ -66,7 +66,9 @@ describe('terminal output shows controls and bidi overrides, never obeys them', 
 
     // An error whose words come from the server, quoting what was asked for.
     const missing = await runCli(['documents', 'show', `doc_${OSC_TITLE}`], { env });
-    expect(missing.code).not.toBe(0);
+    expect(missing.code).toBe(1);
     expect(missing.stderr).not.toMatch(ACTING);
+    // It does quote it, escaped: the hostile text reached the message.
+    expect(missing.stderr).toContain('\\x1b]0;pwned');
   }, 300_000);
 });

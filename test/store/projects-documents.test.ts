@@ -50,7 +50,7 @@ describeEachEngine('projects', (suite) => {
     expect(await documents.countBySha('a'.repeat(64))).toBe(0); // documents went with it
   });
 
-  it("counts a project's documents from the index of those outside the trash, not from each document's row", async () => {
+  it("counts a project's documents; on SQLite from the index of those outside the trash, not from each document's row", async () => {
     const { db } = suite.handle();
     const userId = await newUser(suite, 'project-counts@example.com');
     const project = (await new ProjectStore(db, now).create(userId, { name: 'Counted' }))!;

@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { addUser, type TestUser } from '../helpers/daemon.js';
 import { makeDocx, makePdf, para } from '../ingest/build-fixtures.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { ARTIFACTS, axeViolations, browserSuite, browserTitle, HAVE_CHROMIUM, watchCsp } from './browser.js';
 
 const XSS = '<img src=x onerror=alert(1)>';
@@ -196,8 +197,12 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the library as a person uses it'),
       await page.click('button[type=submit]');
       await page.waitForURL(/\/projects$/);
       expect(await page.locator('a.project-name').allTextContents()).toEqual(['default']);
+      // A note of his own, so the search runs (an empty library shows no search at all) and finds his, not Ada's.
+      const own = await uploadFiles(d, bob.apiKey, [{ name: 'bob-glacier.txt', bytes: Buffer.from('Bob walked along the glacier and counted the crevasses on the ice.\n') }], { query: '?wait=true' });
+      expect(own.body.documents[0].status).toBe('ready');
       await page.goto(`${d.url}/search?q=${encodeURIComponent('glacier crevasses')}`);
-      expect(await page.locator('li.result').count()).toBe(0);
+      expect(await page.locator('#empty-library').count()).toBe(0);
+      expect(await page.locator('li.result a.filename').allTextContents()).toEqual(['bob-glacier.txt']);
 
       // Ada's project and a document of hers: 404 pages for Bob.
       const ada = await browser.newContext();
