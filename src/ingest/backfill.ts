@@ -16,7 +16,7 @@
  */
 import type { Yielder } from '../core/foreground.js';
 import type { Lease, Locks } from '../store/coordination.js';
-import { lit } from '../store/lancedb/owned-table.js';
+import { inList } from '../store/lancedb/owned-table.js';
 
 export const BACKFILL_LEASE = 'chunk-backfill';
 
@@ -283,7 +283,7 @@ export class ChunkBackfill {
   /** The ids among `rows` (as read for `d`) whose columns `d` reads hold something else now; deleted rows are not. */
   private async changedSince(rows: readonly Record<string, unknown>[], d: ChunkDeriver): Promise<string[]> {
     const ids = rows.map((r) => r.id as string);
-    const now = await this.deps.chunks.rowsWhere(`id IN (${ids.map(lit).join(', ')})`, ['id', ...d.reads], ids.length);
+    const now = await this.deps.chunks.rowsWhere(inList('id', ids), ['id', ...d.reads], ids.length);
     const byId = new Map(now.map((r) => [r.id as string, r]));
     return rows.flatMap((r) => {
       const current = byId.get(r.id as string);
