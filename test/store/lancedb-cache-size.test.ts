@@ -78,15 +78,50 @@ describe('index cache size', () => {
     }
   });
 
-  it('opens a store with the sized cache unless one is given', async () => {
+  it('opens a store with the sized cache unless one is given, and LanceDB keeps the indexes in the cache so sized', async () => {
     const sized = await VectorStore.open(dir);
     const given = await VectorStore.open(dir, { indexBytes: 512 * MiB, metadataBytes: 64 * MiB });
+    const none = await VectorStore.open(dir, { indexBytes: 0, metadataBytes: 64 * MiB });
+    const stores = { sized, given, none };
     try {
       expect(sized.indexCacheBytes).toBe(DEFAULT_CACHE.indexBytes);
       expect(given.indexCacheBytes).toBe(512 * MiB);
+      expect(none.indexCacheBytes).toBe(0);
+
+      // In effect, not only read back: the same vector search three times on each store's own connection, counting
+      // what LanceDB loaded from the index files each time (its plan's metrics). A cache keeps what the first search
+      // decoded; a cache of no bytes keeps nothing, so every search reads the index again.
+      const query = Array.from({ length: 384 }, (_, i) => Math.sin(i));
+      const loads: Record<string, number[]> = {};
+      for (const [name, store] of Object.entries(stores)) {
+        const table = await store.connection.openTable('chunks');
+        try {
+          loads[name] = [];
+          for (let i = 0; i < 3; i++) {
+            const plan = await table.query().nearestTo(query).limit(5).analyzePlan();
+            const counts = [...plan.matchAll(/\b(?:indices|parts)_loaded=(\d+)/g)].map((m) => Number(m[1]));
+            expect(counts.length, plan).toBeGreaterThan(0);
+            loads[name].push(counts.reduce((a, b) => a + b, 0));
+          }
+        } finally {
+          table.close();
+        }
+      }
+      const first = loads.sized![0]!;
+      expect(first).toBeGreaterThan(0);
+      expect(loads).toMatchObject({ sized: [first, 0, 0], given: [first, 0, 0] });
+      // Without a cache each search loads all the first one did (and the index's own metadata again).
+      expect(Math.min(...loads.none!), JSON.stringify(loads)).toBeGreaterThanOrEqual(first);
+
+      // And what the daemon tells when a library outgrows its cache is figured against that same size.
+      const table = await sized.connection.openTable('chunks');
+      const indices = await table.listIndices();
+      table.close();
+      expect(sized.cacheShortfall(indices)).toBeNull();
+      expect(given.cacheShortfall(indices)).toBeNull();
+      expect(none.cacheShortfall(indices)).toEqual({ neededMiB: Math.ceil(cacheNeeded(stored) / MiB), cacheMiB: 0 });
     } finally {
-      await sized.close();
-      await given.close();
+      for (const store of Object.values(stores)) await store.close();
     }
   });
 });

@@ -90,38 +90,81 @@ describe('LanceDB version pruning', () => {
   }, 120_000);
 
   it('prunes only versions superseded before the window began, never the one a search may still read', async () => {
+    // The product's own pass (OwnedRowsTable.optimize: compact, then prune by PruneHorizon) on a chunks table, and
+    // what it left read back from disk through a connection of the test's own. The window is long enough that the
+    // pass ends well inside it after the last write, even on a loaded machine.
+    const keepMs = 5000;
     const dir = tempDir();
-    const db = await lancedb.connect(dir);
-    const table = await db.createTable('t', [{ id: 0 }]);
-    await new Promise((r) => setTimeout(r, 50));
-    await table.add([{ id: 1 }]);
-    await new Promise((r) => setTimeout(r, 50));
-    await table.add([{ id: 2 }]);
-    const versions = (await table.listVersions()).map((v) => v.timestamp.getTime());
-    expect(versions).toHaveLength(3);
-    const [, second, third] = versions as [number, number, number];
+    const store = await VectorStore.open(dir);
+    const index = await ChunkIndex.open(store, { embedderId: EMBEDDER.id }, { keepSupersededMs: keepMs });
+    const reader = await lancedb.connect(dir);
+    const versionsOnDisk = () => readdirSync(join(dir, 'chunks.lance', '_versions')).filter((f) => f.endsWith('.manifest'));
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      // The first versions: the table made, its indexes, the first rows.
+      await index.add(doc('u1', 'd0', 40), EMBEDDER);
+      const table = await reader.openTable('chunks');
+      const early = (await table.listVersions()).map((v) => v.version);
+      const first = early[0]!;
+      expect(first).toBe(1);
+      // Well before the next: past the prune's margin for the round trip (PRUNE_MARGIN_MS, a second).
+      await sleep(1500);
+      // The version a search that starts now reads, current until the next write.
+      await index.add(doc('u2', 'd1', 40), EMBEDDER);
+      await table.checkoutLatest();
+      const held = await table.version();
+      // Written long before the window began (past its margin too): a plain `now − keepMs` cutoff would take it.
+      await sleep(keepMs + 1500);
+      // Superseded only now: a search that began a moment ago may still be reading it.
+      await index.add(doc('u1', 'd2', 40), EMBEDDER);
+      const supersededAt = Date.now();
+      await table.checkoutLatest();
+      const latest = await table.version();
+      const manifestsBefore = versionsOnDisk().length;
+      expect(manifestsBefore).toBeGreaterThanOrEqual(early.length + 2);
 
-    const listed = (keepMs: number) => {
+      await index.optimize(); // compacts, then prunes (the first pass of this process: it lists the versions once)
+      const passEnded = Date.now();
+      await index.close(); // no background pass after this one
+      await store.close();
+      // Otherwise the held version was superseded longer ago than the window by the time the pass pruned, and
+      // could go by the rule.
+      expect(passEnded - supersededAt, 'the pass ended inside the window of the last write').toBeLessThan(keepMs);
+
+      await table.checkoutLatest();
+      const listed = (await table.listVersions()).map((v) => v.version);
+      // The first versions are gone: not listed, no manifest on disk, no longer checked out.
+      for (const v of early) expect(listed).not.toContain(v);
+      expect(versionsOnDisk()).toHaveLength(listed.length);
+      expect(versionsOnDisk().length).toBeLessThan(manifestsBefore);
+      await expect(table.checkout(first)).rejects.toThrow();
+      // The one a search may still read is there, with its rows; and what came after it.
+      expect(listed).toEqual(expect.arrayContaining([held, latest]));
+      await table.checkout(held);
+      expect(await table.countRows()).toBe(80);
+      await table.checkout(latest);
+      expect(await table.countRows()).toBe(120);
+      await table.checkoutLatest();
+      expect(await table.countRows()).toBe(120);
+      table.close();
+    } finally {
+      await index.close();
+      await store.close();
+      reader.close();
+    }
+
+    // The rule, on its own: with the horizon between the 2nd and 3rd versions, the 2nd was current then, so a search
+    // may read it still; only what is older goes, however recently the 2nd itself was superseded.
+    const [second, third] = [10_000, 10_050];
+    const listedAt = (keepMs: number) => {
       const horizon = new PruneHorizon(keepMs);
-      horizon.learn(versions.map((t) => new Date(t)));
+      horizon.learn([new Date(second - 50), new Date(second), new Date(third)]);
       return horizon;
     };
-    // Everything younger than the window: nothing is older than the cutoff.
-    expect(listed(60_000).cutoff(third + 1000)).toBe(0);
-    // The horizon falls between the 2nd and 3rd versions: the 2nd was current then, so a search may read it
-    // still; only what is older goes, however recently the 2nd itself was superseded.
-    const horizon = listed(1000);
+    expect(listedAt(60_000).cutoff(third + 1000)).toBe(0); // everything younger than the window
+    const horizon = listedAt(1000);
     expect(horizon.cutoff(second + 1010)).toBe(second);
-    // Asked again later, never below what it answered before.
-    expect(horizon.cutoff(second + 1020)).toBe(second);
-
-    // Handed to LanceDB as an age, the cutoff moves by however long the call takes: a second's margin.
-    await table.optimize({ cleanupOlderThan: new Date(horizon.cutoff(second + 1010) - 1000) });
-    expect((await table.listVersions()).map((v) => v.timestamp.getTime())).toEqual(expect.arrayContaining([second, third]));
-    await table.checkout(2); // the version a search that began before the window may hold: still readable
-    expect(await table.countRows()).toBe(2);
-    await table.checkoutLatest();
-    db.close();
+    expect(horizon.cutoff(second + 1020)).toBe(second); // asked again later, never below what it answered before
   }, 60_000);
 
   it('takes a pass that committed as a mark: its start once its end is out of the window, never a version before', () => {

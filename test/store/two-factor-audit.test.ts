@@ -52,7 +52,22 @@ describeEachEngine('second factors', ({ handle }) => {
     expect(await new TwoFactorStore(handle().db, now).hasSecondFactor(user.id)).toBe(true);
     await passkeys.used(added!.id, 5);
     expect(await passkeys.byCredentialId('cred-1')).toMatchObject({ counter: 5, lastUsedAt: T0 });
+    // Another account (a real one, with a passkey of its own) cannot remove it: it is still there, read back, and the
+    // other account's own passkey is not touched either.
+    const other = (await users.create('pk-other@example.com', 'h'))!;
+    const theirs = await passkeys.add({ userId: other.id, credentialId: 'cred-2', publicKey: 'pk2', counter: 0, transports: [], name: 'Phone', backedUp: false });
+    expect(await passkeys.remove(other.id, added!.id)).toBe(false);
     expect(await passkeys.remove('usr_someone_else', added!.id)).toBe(false);
+    expect((await passkeys.list(user.id)).map((p) => p.id)).toEqual([added!.id]);
+    expect(await passkeys.byCredentialId('cred-1')).toMatchObject({ id: added!.id, userId: user.id, counter: 5 });
+    expect(await new TwoFactorStore(handle().db, now).hasSecondFactor(user.id)).toBe(true);
+    expect((await passkeys.list(other.id)).map((p) => p.id)).toEqual([theirs!.id]);
+    // Its owner can: gone, as read back the same ways.
+    expect(await passkeys.remove(user.id, added!.id)).toBe(true);
+    expect(await passkeys.list(user.id)).toEqual([]);
+    expect(await passkeys.byCredentialId('cred-1')).toBeNull();
+    expect(await new TwoFactorStore(handle().db, now).hasSecondFactor(user.id)).toBe(false);
+    expect((await passkeys.list(other.id)).map((p) => p.id)).toEqual([theirs!.id]);
     expect(await users.passkeySignIn(user.id)).toBe(false);
     await users.setPasskeySignIn(user.id, true);
     expect(await users.passkeySignIn(user.id)).toBe(true);

@@ -162,13 +162,45 @@ describe('two-factor sign-in with an authenticator app', () => {
 
   it('never shows or logs the key, a code or a recovery code', async () => {
     const user = await addUser(d);
-    const { secret, recoveryCodes } = await enrolTotp(await loggedIn(d, user));
-    const { web } = await passwordStep(d, user);
-    const last = await codeStep(web, recoveryCodes[0]!);
+    // Set up as enrolTotp does, keeping every code typed: a wrong one first, then the one that turns it on.
+    const web = await loggedIn(d, user);
+    await web.get('/settings/security');
+    await web.post('/settings/security/totp/start', { _csrf: web.csrf });
+    const secret = /id="totp-secret">([A-Z2-7]+)</.exec((await web.get('/settings/security')).text)![1]!;
+    const valid = (s: string) => [-1, 0, 1, 2].some((step) => totpCode(secret, step) === s);
+    // Wrong codes of no pattern a log would hold anyway, and never one the server would take.
+    const wrongCodes = ['402917', '583164', '736021'].filter((c) => !valid(c)).slice(0, 2);
+    expect(wrongCodes).toHaveLength(2);
+    const wrongEnrol = await web.post('/settings/security/totp', { _csrf: web.csrf, code: wrongCodes[0]! });
+    expect(wrongEnrol.status).toBe(401);
+    const enrolCode = totpCode(secret);
+    const on = await web.submit('/settings/security/totp', { _csrf: web.csrf, code: enrolCode });
+    expect(on.redirectedFrom?.status).toBe(303);
+    const recoveryCodes = [...on.text.matchAll(/<li><code>([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]!);
+    expect(recoveryCodes).toHaveLength(10);
+
+    // A sign-in with a wrong code, then the next code; another with a recovery code.
+    const first = await passwordStep(d, user);
+    const wrongSignIn = await codeStep(first.web, wrongCodes[1]!);
+    expect(wrongSignIn.status).toBe(401);
+    const signInCode = totpCode(secret, 1);
+    expect((await codeStep(first.web, signInCode)).status).toBe(303);
+    const second = await passwordStep(d, user);
+    const last = await codeStep(second.web, recoveryCodes[0]!);
+    expect(last.status).toBe(303);
+    // Six digits as a code would be shown or logged (`value="123456"`, `"code":"123456"`, `code=123456`), not inside a
+    // token, a longer number or the fraction of a duration (`12.402917`), which a page or a line may hold by chance.
+    const shown = (code: string) => new RegExp(`(?<![0-9A-Za-z.])${code}(?![0-9A-Za-z])`);
+    // The pages that answered a code do not echo it back.
+    for (const [page, code] of [[wrongEnrol.text, wrongCodes[0]!], [on.text, enrolCode], [wrongSignIn.text, wrongCodes[1]!]] as const) expect(page).not.toMatch(shown(code));
+
     // That last request's access-log line closes what this test logged (lines come in order, through a pipe).
     await d.logLine(`"req_id":"${last.headers.get('x-request-id')}"`);
     const logs = d.stdout() + d.stderr();
     for (const value of [secret, recoveryCodes[0]!, recoveryCodes[1]!]) expect(logs).not.toContain(value);
+    // Every one-time code typed, right or wrong.
+    const codes = { enrolCode, signInCode, wrongEnrol: wrongCodes[0]!, wrongSignIn: wrongCodes[1]! };
+    for (const [what, code] of Object.entries(codes)) expect(logs, `${what} ${code} in the log`).not.toMatch(shown(code));
     expect(logs).toContain('"event":"audit.totp.enabled"');
   });
 
