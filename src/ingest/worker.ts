@@ -23,7 +23,7 @@
  * A full disk (SQLite or LanceDB out of space) is nobody's document's fault: the job goes back to the queue
  * without counting an attempt, the loops back off (1 s doubling to 5 s) and retry, and `outOfSpace()` is true
  * meanwhile (health), so ingestion resumes by itself within seconds of space returning. An unreachable
- * database (PostgreSQL restarting) is waited out the same way.
+ * database (PostgreSQL restarting) or object store (S3 away or answering 5xx) is waited out the same way.
  *
  * A job handed back either way is marked `released`: its next run clears whatever an earlier run wrote.
  */
@@ -37,6 +37,7 @@ import type { Logger } from '../core/logger.js';
 import type { Events } from '../store/coordination.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
+import { isStorageUnavailable } from '../store/objects/object-store.js';
 import { type Job, type JobStore, LeaseLost } from '../store/sql/jobs.js';
 import { isParseError } from './parsers/errors.js';
 import { DocumentGone, type PipelineDeps, type PipelineResult, runPipeline } from './pipeline.js';
@@ -99,6 +100,12 @@ export interface IngestWorkerDeps {
   };
 }
 
+/**
+ * A full disk, an unreachable database or object store: waited out (the job goes back to the queue once a loop gets
+ * through again), never counted as one of a document's attempts, so an outage however long fails no document.
+ */
+const waitedOut = (err: unknown): boolean => isDiskFull(err) || isDatabaseUnavailable(err) || isStorageUnavailable(err);
+
 export class IngestWorker {
   readonly owner = `w_${randomBytes(6).toString('hex')}`;
   private readonly opts: Required<IngestWorkerOptions>;
@@ -114,6 +121,8 @@ export class IngestWorker {
   private diskFullSince: number | undefined;
   /** Set while the database cannot be reached; cleared the same way. */
   private databaseDownSince: number | undefined;
+  /** Set while the object store (originals, in shared mode S3) cannot be reached; cleared the same way. */
+  private storageDownSince: number | undefined;
   private unsubscribe: (() => void) | undefined;
   private recovered = false;
   /** Jobs running now, by job id. */
@@ -146,7 +155,7 @@ export class IngestWorker {
   async start(): Promise<void> {
     this.unsubscribe = this.deps.events?.subscribe('jobs', () => this.notify());
     await this.recover().catch((err: unknown) => {
-      if (!isDiskFull(err) && !isDatabaseUnavailable(err)) throw err; // retried by the loops once they can write
+      if (!waitedOut(err)) throw err; // retried by the loops once they can write
     });
     for (let i = 0; i < this.opts.concurrency; i++) {
       this.loops.push(
@@ -239,7 +248,13 @@ export class IngestWorker {
         await this.loop();
         return;
       } catch (err) {
-        if (isDatabaseUnavailable(err)) {
+        // The store first: its errors are socket errors underneath too, which would read as the database.
+        if (isStorageUnavailable(err)) {
+          if (this.storageDownSince === undefined) {
+            this.storageDownSince = this.deps.now();
+            this.deps.log.error({ event: 'ingest.storage_unavailable', err }, 'the file store cannot be reached: ingestion paused until it is back');
+          }
+        } else if (isDatabaseUnavailable(err)) {
           if (this.databaseDownSince === undefined) {
             this.databaseDownSince = this.deps.now();
             this.deps.log.error({ event: 'ingest.database_unavailable', err }, 'the database cannot be reached: ingestion paused until it is back');
@@ -259,7 +274,7 @@ export class IngestWorker {
           this.announce('');
         }
       } catch (err) {
-        if (!isDiskFull(err) && !isDatabaseUnavailable(err)) throw err;
+        if (!waitedOut(err)) throw err;
       }
     }
   }
@@ -298,6 +313,10 @@ export class IngestWorker {
     if (this.databaseDownSince !== undefined) {
       this.deps.log.info({ event: 'ingest.database_back', paused_ms: this.deps.now() - this.databaseDownSince }, 'the database is back: ingestion resumed');
       this.databaseDownSince = undefined;
+    }
+    if (this.storageDownSince !== undefined) {
+      this.deps.log.info({ event: 'ingest.storage_back', paused_ms: this.deps.now() - this.storageDownSince }, 'the file store is back: ingestion resumed');
+      this.storageDownSince = undefined;
     }
   }
 
@@ -362,8 +381,8 @@ export class IngestWorker {
           log.info({ event: 'ingest.released', document_id: doc.id, job_id: job.id }, 'shutting down: document handed back to the queue');
           return;
         }
-        // Not an attempt: supervise() requeues the job once it can write (and reach the database) again.
-        if (isDiskFull(err) || isDatabaseUnavailable(err)) throw err;
+        // Not an attempt: supervise() requeues the job once it can write (and reach the database and the store) again.
+        if (waitedOut(err)) throw err;
         await this.handleFailure(job, doc.id, err, started);
         return;
       }

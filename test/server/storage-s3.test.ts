@@ -202,29 +202,48 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
   });
 
   it('retries, never fails, documents whose originals the store cannot serve for a while', async () => {
-    // One document at a time, so the later ones read their originals while the gateway is stopped.
-    const slow = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/one-worker`, '--ingest-workers', '1'], env: rgw.env(), timeoutMs: 60_000 });
+    // One document at a time, so the later ones read their originals while the gateway is stopped; through a relay
+    // that logs the store's requests, so the test knows that some did (else it would prove nothing: a fast machine
+    // can ingest a few small documents before the gateway stops).
+    const log = await logS3Requests(rgw.endpoint);
+    const slow = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/one-worker`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    let down = false;
     try {
       const owner = await addUser(slow);
-      const files = Array.from({ length: 4 }, (_, i) => ({ name: `outage-${i}.txt`, bytes: Buffer.from(`${prose(`outage-${i}`, 40)}\n`) }));
-      const up = await uploadFiles(slow, owner.apiKey, files);
-      expect(up.status).toBe(202);
+      const files = Array.from({ length: 30 }, (_, i) => ({ name: `outage-${i}.txt`, bytes: Buffer.from(`${prose(`outage-${i}`, 40)}\n`) }));
+      for (let i = 0; i < files.length; i += 15) expect((await uploadFiles(slow, owner.apiKey, files.slice(i, i + 15))).status).toBe(202); // at most 20 a request
       // Without the replica's own copies, as on a replica that did not receive them.
       for (const name of readdirSync(join(slow.dataDir, 'cache', 'originals'))) rmSync(join(slow.dataDir, 'cache', 'originals', name));
       await rgw.stopGateway();
-      await new Promise((r) => setTimeout(r, 3000));
+      down = true;
+      const before = log.requests().length;
+      const originalReads = () => log.requests().slice(before).filter((r) => r.method === 'GET' && r.path.includes('/one-worker/files/'));
+      // The store is asked for an original while it is away (the relay cannot reach it: each such read fails),
+      // and asked again: the worker retries rather than giving up on the first failure.
+      await waitFor(async () => originalReads().length >= 2 || undefined, 60_000, 'originals read while the store is away');
+      const during = await api(slow, '/api/v1/documents?limit=50', { token: owner.apiKey });
+      const statuses = (during.body.documents as { status: string }[]).map((x) => x.status);
+      expect(statuses).not.toContain('failed');
+      expect(statuses.filter((x) => x !== 'ready').length, 'documents still waiting for the store').toBeGreaterThan(0);
+      // The operator is told what is away: the store, not the database (its errors are socket errors too).
+      await slow.logLine(/"event":"ingest\.storage_unavailable"/, 30_000);
       await rgw.startGateway();
+      down = false;
       const settled = await waitFor(async () => {
-        const list = await api(slow, '/api/v1/documents?limit=10', { token: owner.apiKey });
+        const list = await api(slow, '/api/v1/documents?limit=50', { token: owner.apiKey });
         const docs = list.body.documents as { status: string; error: string | null }[];
         return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
-      }, 120_000, 'every document settled');
+      }, 180_000, 'every document settled');
       expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
+      await slow.logLine(/"event":"ingest\.storage_back"/, 30_000);
+      expect(slow.stdout()).not.toMatch(/"event":"ingest\.(database_unavailable|failed)"/);
     } finally {
+      if (down) await rgw.startGateway();
       await slow.stop();
       removeDir(slow.dataDir);
+      await log.close();
     }
-  });
+  }, 300_000);
 
   it('never writes the secret key to its output', () => {
     expect(d.stdout() + d.stderr()).not.toContain(rgw.secretAccessKey);

@@ -3,6 +3,26 @@
  * embedded mode, an S3 bucket prefix in shared mode; callers never know which. Keys are relative, '/'-separated.
  */
 import type { Readable } from 'node:stream';
+import { AppError } from '../../core/errors.js';
+
+/**
+ * The store did not answer, or answered that it is down or overloaded (a 5xx): a 503 for an API caller, and for the
+ * ingest worker a pause until the store is back, not a failed attempt (isStorageUnavailable).
+ */
+export class StorageUnavailable extends AppError {
+  constructor(cause: unknown) {
+    super('service_unavailable', 'file storage is unavailable; try again shortly', { cause, expose: true, headers: { 'Retry-After': '5' } });
+    this.name = 'StorageUnavailable';
+  }
+}
+
+/** Whether `err`, or an error it was caused by, is the object store being away (StorageUnavailable). */
+export function isStorageUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof StorageUnavailable) return true;
+  }
+  return false;
+}
 
 export interface ObjectInfo {
   size: number;

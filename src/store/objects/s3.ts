@@ -7,9 +7,8 @@ import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { AppError } from '../../core/errors.js';
 import { describeS3, type S3Location } from './location.js';
-import type { ObjectInfo, ObjectStore } from './object-store.js';
+import { type ObjectInfo, type ObjectStore, StorageUnavailable } from './object-store.js';
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 
@@ -38,8 +37,7 @@ function unavailable(err: unknown): boolean {
 }
 
 function unavailableOr(err: unknown): unknown {
-  if (!unavailable(err)) return err;
-  return new AppError('service_unavailable', 'file storage is unavailable; try again shortly', { cause: err, expose: true, headers: { 'Retry-After': '5' } });
+  return unavailable(err) ? new StorageUnavailable(err) : err;
 }
 
 export class S3ObjectStore implements ObjectStore {
