@@ -1,6 +1,7 @@
 /**
- * Every page, held to the design system (docs/design.md): each is opened once and drawn at 1280×800 and 390×844, in
- * light and dark, and fails on anything past its container, a table too wide at 1280 px, a word broken in a table
+ * Every page, held to the design system (docs/design.md): each is opened once, must answer the status it is meant to
+ * (200 unless its case says) at the URL asked for (no redirect to the sign-in page or elsewhere unless its case names
+ * the target), and is drawn at 1280×800 and 390×844, in light and dark, and fails on anything past its container, a table too wide at 1280 px, a word broken in a table
  * cell, a wrapped time, a target under 24 px, an unreadable placeholder, two primary actions, rows whose actions do
  * not name them, "Log in" for "Sign in", or a serious or critical axe-core finding (contrast included).
  *
@@ -56,11 +57,22 @@ type Who = 'ada' | 'bob' | 'nobody' | 'carol-pending';
 /**
  * One page or state: who looks, and where (or how to get there). `shot`: it is among the screenshots in docs/. The
  * name is the screenshot's and the failure's.
+ *
+ * A page with a `path` is asked for by the tab and must answer `status` (200 unless said) and stay where it was asked
+ * for (`lands`, the path and query of a documented redirect's target, otherwise): a 500, a 404 or a redirect to the
+ * sign-in page fails it before its drawing is judged.
  */
 interface PageCase {
   name: string;
   as: Who;
   path?: (w: World) => string;
+  /** The HTTP status the page is meant to answer; 200 unless said. */
+  status?: number;
+  /** Where the page is meant to redirect to (path and query); the page asked for unless said. */
+  lands?: (w: World) => string;
+  /** What a person does on the page once it is loaded, before it is judged (opening a fold; no navigation). */
+  then?: (page: Page) => Promise<void>;
+  /** Instead of a path: a page drawn without a request of its own (so with no status or URL of its own to check). */
   open?: (page: Page, w: World) => Promise<void>;
   shot?: boolean;
 }
@@ -70,10 +82,10 @@ const PAGES: PageCase[] = [
   { name: 'forgot-password', as: 'nobody', path: () => '/forgot-password' },
   { name: 'sign-in-second-step', as: 'carol-pending', path: () => '/login/verify' },
   { name: 'invitation', as: 'nobody', path: (w) => `/invite?token=${w.inviteToken}` },
-  { name: 'not-found-signed-out', as: 'nobody', path: () => '/setup?token=nope' },
+  { name: 'not-found-signed-out', as: 'nobody', path: () => '/setup?token=nope', status: 404 },
   { name: 'search-home', as: 'ada', path: () => '/' },
   { name: 'search', as: 'ada', path: () => '/search?q=lighthouse+keeper+logbook', shot: true },
-  { name: 'search-save', as: 'ada', open: async (page, w) => { await page.goto(`${w.base}/search?q=lighthouse+keeper+logbook&labels=unpaid`); await page.click('#save-search summary'); } },
+  { name: 'search-save', as: 'ada', path: () => '/search?q=lighthouse+keeper+logbook&labels=unpaid', then: (page) => page.click('#save-search summary') },
   { name: 'search-passages', as: 'ada', path: () => '/search?q=harbour+crane&view=passages' },
   { name: 'search-weak', as: 'ada', path: () => '/search?q=xyzzyplugh+frobnicate' },
   { name: 'search-none', as: 'ada', path: () => '/search?q=xyzzyplugh+frobnicate&mode=keyword' },
@@ -118,7 +130,7 @@ const PAGES: PageCase[] = [
   { name: 'connected-revoke', as: 'ada', path: (w) => `/settings/connected/${w.clientId}/revoke` },
   { name: 'settings-account', as: 'ada', path: () => '/settings/account' },
   { name: 'settings-security', as: 'ada', path: () => '/settings/security', shot: true },
-  { name: 'settings-security-rename', as: 'ada', open: async (page, w) => { await page.goto(`${w.base}/settings/security`); await page.click('#passkeys summary'); } },
+  { name: 'settings-security-rename', as: 'ada', path: () => '/settings/security', then: (page) => page.click('#passkeys summary') },
   { name: 'confirm-access', as: 'ada', path: () => '/settings/confirm?return_to=/settings/security' },
   { name: 'consent', as: 'ada', path: (w) => authorizePath({ client_id: w.clientId, redirect_uri: w.redirect, response_type: 'code', state: 'x' }) },
   { name: 'admin-users', as: 'ada', path: () => '/admin/users', shot: true },
@@ -129,9 +141,20 @@ const PAGES: PageCase[] = [
   { name: 'admin-audit', as: 'ada', path: () => '/admin/audit', shot: true },
   { name: 'admin-sources', as: 'ada', path: () => '/admin/sources' },
   { name: 'admin-mail', as: 'ada', path: () => '/admin/mail' },
-  { name: 'not-found', as: 'ada', path: () => '/documents/doc_000000000000000000000' },
-  // The gallery as the daemon would serve it (its stylesheet from /static, under the pages' CSP).
-  { name: 'components', as: 'ada', open: (page) => page.setContent(componentsPage().value, { waitUntil: 'load' }) },
+  { name: 'not-found', as: 'ada', path: () => '/documents/doc_000000000000000000000', status: 404 },
+  // The gallery as the daemon would serve it (its stylesheet from /static, under the pages' CSP). No route serves it: it
+  // is set as the content of Ada's tab, still at the daemon's origin from the page before, so there is no status or
+  // URL of its own to check; what is checked is that the daemon's stylesheet reached it (unstyled, the rules prove
+  // nothing).
+  {
+    name: 'components',
+    as: 'ada',
+    open: async (page, w) => {
+      expect(new URL(page.url()).origin, 'the tab is at the daemon, where /static/app.css resolves').toBe(w.base);
+      await page.setContent(componentsPage().value, { waitUntil: 'load' });
+      expect(await page.evaluate<boolean>(`[...document.styleSheets].some((s) => s.href === ${JSON.stringify(`${w.base}/static/app.css`)} && s.cssRules.length > 0)`)).toBe(true);
+    },
+  },
 ];
 
 describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, light and dark, holds the design system'), () => {
@@ -285,7 +308,21 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, lig
       await page.setViewportSize(SIZES.desk);
       await page.emulateMedia({ colorScheme: 'light' });
       if (c.open) await c.open(page, w);
-      else await page.goto(base + c.path!(w));
+      else {
+        const asked = base + c.path!(w);
+        const res = await page.goto(asked);
+        const hops: string[] = [];
+        for (let r = res?.request().redirectedFrom(); r; r = r.redirectedFrom()) hops.unshift(r.url());
+        const trail = `${c.name}: ${[...hops, page.url()].join(' → ')}`;
+        expect(res, trail).not.toBeNull();
+        expect(res!.status(), trail).toBe(c.status ?? 200);
+        const meant = new URL(c.lands ? base + c.lands(w) : asked).href;
+        expect(page.url(), trail).toBe(meant);
+        if (c.then) {
+          await c.then(page);
+          expect(page.url(), `${c.name}: still where it was after what a person did on it`).toBe(meant);
+        }
+      }
       const problems: string[] = [];
       for (const scheme of ['light', 'dark'] as const) {
         await page.emulateMedia({ colorScheme: scheme });
