@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getCode, post } from '../auth/oauth-flow.js';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
@@ -261,6 +264,55 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     const id = ((await res.json()) as { documents: { id: string }[] }).documents[0]!.id;
     expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).body.path).toBe('trip/day 2.txt');
     expect((await web.get(`/documents/${id}`)).text).toContain('<dt>Path</dt><dd class="path">trip/day 2.txt</dd>');
+  });
+
+  it('refuses a form upload without its token before any file arrives, not after the whole body', async () => {
+    // A forged form post of a large file (a page elsewhere, the person's cookie): the token field comes first in the
+    // form, so the refusal needs none of the file. The client sends the field, the file's head and 64 KiB of the
+    // 200 MiB it declares, then waits: the 403 must come while the rest is still unsent.
+    await web.get(`/projects/${archive}`);
+    const boundary = `----forged${Date.now()}`;
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\nnot-the-token\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+    );
+    const declared = head.length + 200 * 1024 * 1024;
+    const tmpBefore = readdirSync(join(d.dataDir, 'files', 'tmp')).sort();
+    const req = request(`${d.url}/projects/${archive}/upload`, {
+      method: 'POST',
+      headers: {
+        accept: 'text/html',
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(declared),
+        cookie: [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
+    });
+    req.on('error', () => undefined); // the server closes the connection once it has answered
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer in 10 s: the server waits for the rest of the body')), 10_000);
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+    });
+    req.write(head);
+    req.write(Buffer.alloc(64 * 1024, 'a'));
+    try {
+      const res = await answer;
+      expect(res.status).toBe(403);
+      expect(res.body).toContain('the form expired or did not come from this site');
+    } finally {
+      req.destroy();
+    }
+    expect(readdirSync(join(d.dataDir, 'files', 'tmp')).sort()).toEqual(tmpBefore);
+    const listed = await api(d, `/api/v1/documents?project_id=${archive}&limit=100`, { token: alice.apiKey });
+    expect(listed.body.documents.map((x: { filename: string }) => x.filename)).not.toContain('big.txt');
   });
 
   it('the Sources form: kind first with only that kind\'s fields, examples a default server accepts, a schedule picker; a failed source is one state', async () => {

@@ -37,11 +37,14 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
         fields: ['_csrf', 'paths'],
         partial: !script,
         legacyOffice: legacyOffice(s),
+        // The form's token field precedes its file inputs: a request without a good one is refused before any file
+        // is received, not after the whole upload.
+        ...(header ? {} : { beforeFiles: (fields: Readonly<Record<string, string>>) => void checkCsrf(ctx, s, fields._csrf ?? '') }),
       });
     } catch (err) {
       // The bare form gets its project page back with the reason, when the whole body was read (else the
-      // error handler answers and closes the connection).
-      if (script || !isAppError(err) || err.status >= 500 || !ctx.req.complete) throw err;
+      // error handler answers and closes the connection). A refused token is a 403 either way.
+      if (script || !isAppError(err) || err.status >= 500 || err.code === 'forbidden' || !ctx.req.complete) throw err;
       // The form posted with nothing chosen in either picker: say what to do, not what the API expects.
       const why = err.message.startsWith('no file:') ? 'choose one or more files or a folder first.' : sentence(err.message);
       flash(ctx, `Nothing was uploaded: ${why}`, 'error');

@@ -49,6 +49,11 @@ export interface ReceiveLimits {
   partial?: boolean;
   /** Legacy .doc, .xls and .ppt are taken (LibreOffice converts them); otherwise refused with what to install. */
   legacyOffice?: LegacyOffice;
+  /**
+   * Called with the fields read so far when the first file part begins; what it throws ends the read there (no file
+   * is written, the rest of the body is not waited for). The web form's CSRF check: its token field comes first.
+   */
+  beforeFiles?: (fields: Readonly<Record<string, string>>) => void;
 }
 
 /** Whether this server takes legacy Office files, for ReceiveLimits. */
@@ -150,6 +155,15 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
       bb.on('file', (name, stream, info) => {
         const index = slots.length;
         slots.push(undefined);
+        if (index === 0 && limits.beforeFiles && !ended) {
+          try {
+            limits.beforeFiles(fields);
+          } catch (err) {
+            stream.resume();
+            abort(err);
+            return;
+          }
+        }
         // busboy ends a part cut off by the end of the body with an error on its stream ("Unexpected end of file").
         stream.on('error', (err: Error) => abort(malformed(err)));
         const filename = cleanFilename(info.filename, index);
