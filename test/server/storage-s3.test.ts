@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, removeDir, runCli, startDaemon, TEST_MODEL_CACHE, type TestUser } from '../helpers/daemon.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
-import { logS3Requests } from '../helpers/s3-request-log.js';
+import { logS3Requests, type S3Request } from '../helpers/s3-request-log.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
 import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -241,6 +241,42 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       if (down) await rgw.startGateway();
       await slow.stop();
       removeDir(slow.dataDir);
+      await log.close();
+    }
+  }, 300_000);
+
+  it('waits out a store that answers 503 (overloaded) for originals: no attempt counted, no document failed', async () => {
+    const log = await logS3Requests(rgw.endpoint);
+    const busy = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/overloaded`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    try {
+      const owner = await addUser(busy);
+      const originalRead = (r: S3Request) => r.method === 'GET' && r.path.includes('/overloaded/files/');
+      log.refuse(originalRead);
+      const files = Array.from({ length: 6 }, (_, i) => ({ name: `busy-${i}.txt`, bytes: Buffer.from(`${prose(`busy-${i}`, 40)}\n`) }));
+      expect((await uploadFiles(busy, owner.apiKey, files)).status).toBe(202);
+      // Without the replica's own copies, so the originals are read from the store.
+      for (const name of readdirSync(join(busy.dataDir, 'cache', 'originals'))) rmSync(join(busy.dataDir, 'cache', 'originals', name));
+      await busy.logLine(/"event":"ingest\.storage_unavailable"/, 60_000);
+      // And asked again after the pause began: waited out, not given up on.
+      const refusedThen = log.requests().filter((r) => r.refused).length;
+      await waitFor(async () => log.requests().filter((r) => r.refused).length > refusedThen || undefined, 30_000, 'the store asked again while it answers 503');
+      const during = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
+      expect((during.body.documents as { status: string }[]).map((x) => x.status)).not.toContain('failed');
+      log.refuse(undefined);
+      const settled = await waitFor(async () => {
+        const list = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
+        const docs = list.body.documents as { status: string; error: string | null }[];
+        return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
+      }, 120_000, 'every document settled');
+      expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
+      await busy.logLine(/"event":"ingest\.storage_back"/, 30_000);
+      // A 503 is the store's state, not the document's: before, each one counted as an attempt (ingest.failed, retried
+      // with a backoff, failed for good after the fifth).
+      expect(busy.stdout()).not.toMatch(/"event":"ingest\.failed"/);
+    } finally {
+      log.refuse(undefined);
+      await busy.stop();
+      removeDir(busy.dataDir);
       await log.close();
     }
   }, 300_000);
