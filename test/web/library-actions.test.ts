@@ -313,6 +313,10 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(readdirSync(join(d.dataDir, 'files', 'tmp')).sort()).toEqual(tmpBefore);
     const listed = await api(d, `/api/v1/documents?project_id=${archive}&limit=100`, { token: alice.apiKey });
     expect(listed.body.documents.map((x: { filename: string }) => x.filename)).not.toContain('big.txt');
+    // A forged form with no file at all is refused as such too, not answered with the page's "choose files first".
+    const empty = await uploadAs(web, archive, [], { csrf: 'not-the-token', via: 'field', accept: 'text/html' });
+    expect(empty.status).toBe(403);
+    expect(String(empty.body)).toContain('the form expired or did not come from this site');
   });
 
   it('the Sources form: kind first with only that kind\'s fields, examples a default server accepts, a schedule picker; a failed source is one state', async () => {

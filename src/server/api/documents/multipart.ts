@@ -50,8 +50,9 @@ export interface ReceiveLimits {
   /** Legacy .doc, .xls and .ppt are taken (LibreOffice converts them); otherwise refused with what to install. */
   legacyOffice?: LegacyOffice;
   /**
-   * Called with the fields read so far when the first file part begins; what it throws ends the read there (no file
-   * is written, the rest of the body is not waited for). The web form's CSRF check: its token field comes first.
+   * Called with the fields read so far when the first file part begins (or with all of them, once read, when the
+   * body holds none); what it throws ends the read there (no file is written, the rest of the body is not waited
+   * for). The web form's CSRF check: its token field comes first.
    */
   beforeFiles?: (fields: Readonly<Record<string, string>>) => void;
 }
@@ -272,6 +273,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
     });
     req.setTimeout(0); // the body is in: a ?wait=true answer may take minutes
     if (failure) throw failure;
+    if (slots.length === 0) limits.beforeFiles?.(fields);
     const received = slots.filter((r) => r !== undefined);
     if (received.length === 0) throw invalidRequest('no file: send one or more files in multipart field "file"');
 
