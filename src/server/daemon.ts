@@ -219,8 +219,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const audit = new AuditTrail({ store: auditEvents, users, log, now });
     const settings = new SettingsStore(db);
     const twoFactorStore = new TwoFactorStore(db, now);
-    // One key seals every secret the server reads back: authenticator apps' seeds and sources' credentials.
-    const sealed = { anySealed: async () => (await twoFactorStore.anySealed()) || (await sourceStore.anySealed()) };
+    // One key seals every secret the server reads back: authenticator apps' seeds, sources' credentials and the
+    // bodies of mail not sent yet. (Web sessions' sealed values are a session's own: a new key ends what they hold.)
+    const outbox = new MailOutboxStore(db, now);
+    const sealed = { anySealed: async () => (await twoFactorStore.anySealed()) || (await sourceStore.anySealed()) || (await outbox.anySealed()) };
     const sealer = await openSecretsKey(config, { settings, sealed, ...(storage.shared ? { sharedStore: storage.shared } : {}), log });
     const passkeyStore = new PasskeyStore(db, now);
     const accounts = new AccountService(users, projects, new SetupTokenStore(db, now), attempts);
@@ -234,7 +236,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const sharing = new Sharing({ access, members, projects, users, groups, settings, audit });
     let publicUrl = config.publicUrl?.replace(/\/+$/, '') ?? '';
     const mailer = new Mailer({ db, enabled: config.smtpUrl !== undefined, sealer, events, now, publicUrl: () => publicUrl });
-    const outbox = new MailOutboxStore(db, now);
     const teamAdmin = openTeamAdmin(db, now, audit, mailer);
     const twoFactor = new TwoFactorService({
       store: twoFactorStore,

@@ -90,7 +90,7 @@ export async function openSecretsKey(
     const recorded = await deps.settings.get(KEY_ID_SETTING);
     if (recorded && (await deps.sealed.anySealed())) {
       throw new Error(
-        `there is no secrets key at ${place.location}/${SECRETS_KEY_FILE}, and this library seals authenticator-app secrets and sources' credentials with one (id ${recorded}): ` +
+        `there is no secrets key at ${place.location}/${SECRETS_KEY_FILE}, and this library seals authenticator-app secrets, sources' credentials and unsent mail with one (id ${recorded}): ` +
           `put back the ${SECRETS_KEY_FILE} it had (\`docsearch restore\` and \`docsearch migrate\` bring it along), or give it with DOCSEARCH_SECRETS_KEY. Nothing was written. ` +
           'If that key is lost, `docsearch users reset-2fa --all` removes every authenticator app (recovery codes and passkeys go too) so that accounts sign in with their passwords and set one up again',
       );
@@ -102,7 +102,7 @@ export async function openSecretsKey(
   if (recorded === sealer.keyId) return sealer;
   if (await deps.sealed.anySealed()) {
     throw new Error(
-      `this library seals authenticator-app secrets and sources' credentials with another secrets key (id ${recorded}; this one is ${sealer.keyId}): ` +
+      `this library seals authenticator-app secrets, sources' credentials and unsent mail with another secrets key (id ${recorded}; this one is ${sealer.keyId}): ` +
         `give every replica the same DOCSEARCH_SECRETS_KEY, or copy ${SECRETS_KEY_FILE} from where the library this one was restored or moved from kept it (its data directory, or its storage prefix). ` +
         'If that key is lost, `docsearch users reset-2fa --all` removes every authenticator app (recovery codes and passkeys go too) so that accounts sign in with their passwords and set one up again',
     );

@@ -73,6 +73,11 @@ export class MailOutboxStore {
     private readonly now: Clock,
   ) {}
 
+  /** Whether a mail still waits to be sent with its body sealed under the library's secrets key. */
+  async anySealed(): Promise<boolean> {
+    return (await this.db.selectFrom('mail_outbox').select('id').where('body_sealed', 'is not', null).limit(1).executeTakeFirst()) !== undefined;
+  }
+
   /** Ids of rows due now, oldest first (not yet claimed by anyone whose claim still runs). */
   async due(limit: number): Promise<string[]> {
     const now = this.now();

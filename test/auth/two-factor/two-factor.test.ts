@@ -10,6 +10,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
+import { freePort } from '../../helpers/ports.js';
 import { WebClient } from '../../server/web-client.js';
 import { browserLogin } from '../../cli/browser-login.js';
 import { cliEnv } from '../../cli/cli-env.js';
@@ -337,7 +338,7 @@ describe('the secrets key', () => {
         (started) => started.stop().then(() => 'started'),
         (err: Error) => err.message,
       );
-      expect(refused).toContain("this library seals authenticator-app secrets and sources' credentials with another secrets key");
+      expect(refused).toContain("this library seals authenticator-app secrets, sources' credentials and unsent mail with another secrets key");
       expect(refused).not.toContain(other);
       const again = await startDaemon({ dataDir: d.dataDir, databaseUrl: d.databaseUrl });
       try {
@@ -345,6 +346,37 @@ describe('the secrets key', () => {
         await web.login(user.email, user.password);
         await web.get('/login/verify');
         expect((await web.post('/login/verify', { _csrf: web.csrf, code: totpCode(secret, 1), return_to: '' })).status).toBe(303);
+      } finally {
+        expect(await again.stop()).toBe(0);
+      }
+    } finally {
+      await d.stop();
+      removeDir(d.dataDir);
+    }
+  });
+  it('refuses another key while only unsent mail is sealed under the first (no authenticator app, no source)', async () => {
+    // Mail waits sealed while the SMTP server does not answer; a new key would leave it unreadable, to be given up.
+    const port = await freePort();
+    const smtp = ['--smtp-url', `smtp://127.0.0.1:${port}`];
+    const d = await startDaemon({ args: smtp });
+    try {
+      const admin = await addUser(d); // the first account is the admin
+      const queued = await api(d, '/api/v1/admin/mail/test', { token: admin.apiKey, body: {} });
+      expect(queued.status).toBe(202);
+      expect(await d.stop()).toBe(0);
+      const other = randomBytes(32).toString('hex');
+      const refused = await startDaemon({ dataDir: d.dataDir, databaseUrl: d.databaseUrl, args: [...smtp, '--secrets-key', other] }).then(
+        (started) => started.stop().then(() => 'started'),
+        (err: Error) => err.message,
+      );
+      expect(refused).toContain("this library seals authenticator-app secrets, sources' credentials and unsent mail with another secrets key");
+      // With its own key the mail is still there to send, not given up as sealed under another.
+      const again = await startDaemon({ dataDir: d.dataDir, databaseUrl: d.databaseUrl, args: smtp });
+      try {
+        const mail = (await api(again, '/api/v1/admin/mail', { token: admin.apiKey })).body.mail as { id: string; status: string; last_error: string | null }[];
+        const kept = mail.find((m) => m.id === queued.body.id);
+        expect(kept?.status).toBe('queued');
+        expect(kept?.last_error ?? '').not.toMatch(/another secrets key/);
       } finally {
         expect(await again.stop()).toBe(0);
       }
