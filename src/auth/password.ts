@@ -12,7 +12,16 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, OPTIONS);
 }
 
+/**
+ * Whether `password` matches `passwordHash`. A stored value that is no Argon2 hash ('!': an account made by the
+ * identity provider, or deleted) matches nothing, and costs what an unknown account's check costs: refused at once,
+ * it would tell which e-mails have such an account.
+ */
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  if (!passwordHash.startsWith('$argon2')) {
+    await verify(await unknownUserHash(), password).catch(() => false);
+    return false;
+  }
   try {
     return await verify(passwordHash, password);
   } catch {
