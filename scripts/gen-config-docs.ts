@@ -88,7 +88,7 @@ read the same \`--data-dir\`, \`--database\`, environment and config file as \`s
 | \`cache/\` | shared mode: the copy of the index's tables (\`cache/tables\`) or the cache of its files (\`cache/index\`), and copies of the originals this replica received lately (\`cache/originals\`); safe to delete while the daemon is stopped |
 | \`tmp/\` | shared mode: uploads on their way to the object store |
 | \`sources/\` | a scratch folder per source: a Git source's clone (\`sources/<id>/repo.git\`, made again when missing) and the pages a web source's pass downloaded (gone when the pass ends); a removed source's folder goes at the next start |
-| \`secrets.key\` | the key that seals authenticator-app secrets and sources' credentials in the database (made at first start; with \`--storage s3://…\` it is under the shared prefix instead, and \`--secrets-key\` or \`--secrets-key-file\` replaces either). Not in backups: keep it with them ([security.md](security.md#the-secrets-key)) |
+| \`secrets.key\` | the key that seals authenticator-app secrets and sources' credentials in the database (made at first start; with \`--storage s3://…\` it is under the shared prefix instead, and \`--secrets-key\` or \`--secrets-key-file\` replaces either). Backups carry it, wrapped under the backup key ([security.md](security.md#the-secrets-key)) |
 
 Everything here is its owner's alone: every operator command (\`serve\`, \`users\`, \`clients\`, \`reindex\`, \`migrate\`,
 \`backup\`, \`restore\`) runs with a umask of 077, so each folder it creates is 0700 and each file 0600 — the database,
