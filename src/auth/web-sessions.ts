@@ -30,6 +30,8 @@ export interface WebSession {
   provider?: ProviderLink | null;
   /** When its person last proved who they are: the sign-in, or a confirmation in sudo mode (server/web/sudo.ts). */
   confirmedAt?: number | null;
+  /** Its expiry moved on as it was loaded (the sliding lifetime): its cookie is sent again with the new one. */
+  renewed?: boolean;
 }
 
 /**
@@ -109,8 +111,8 @@ export class WebSessionService {
     if (!id || id.length > 100) return null;
     const row = await this.store.find(sha256Hex(id));
     if (!row) return null;
-    await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, row.userId ? seen : undefined);
-    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId, provider: row.provider, confirmedAt: row.confirmedAt };
+    const renewed = await this.store.touch(row, row.userId ? SESSION_TTL_MS : ANONYMOUS_SESSION_TTL_MS, row.userId ? seen : undefined);
+    return { id, userId: row.userId, csrfToken: csrfFor(id), onceSealed: row.onceSealed, signedInWith: row.signedInWith, pendingUserId: row.pendingUserId, provider: row.provider, confirmedAt: row.confirmedAt, renewed };
   }
 
   /** Claims the session's re-check for this caller (see SessionStore.claimProviderCheck). */

@@ -1,6 +1,8 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { addUser, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
@@ -117,6 +119,37 @@ describe('first-run setup link, login and logout', () => {
     expect(after.location).toBe('/login?return_to=%2Fsettings%2Fkeys');
   });
 
+  it('gives the signed-in cookie HttpOnly, SameSite=Lax and 7 days, and sends it again as the session slides', async () => {
+    const web = new WebClient(d);
+    await web.get('/login');
+    const res = await web.post('/login', { _csrf: web.csrf, email: EMAIL, password: PASSWORD, return_to: '' });
+    expect(res.status).toBe(302);
+    const sessionCookie = (r: { headers: Headers }) => r.headers.getSetCookie().filter((l) => l.startsWith('ds_session='));
+    const expiresIn = (line: string) => Date.parse(/;\s*expires=([^;]+)/i.exec(line)?.[1] ?? '') - Date.now();
+    const WEEK = 7 * 24 * 3600_000;
+    const [set] = sessionCookie(res);
+    expect(set).toMatch(/;\s*httponly/i);
+    expect(set).toMatch(/;\s*samesite=lax/i);
+    expect(set).toMatch(/;\s*path=\//i);
+    expect(set).not.toMatch(/;\s*secure/i); // plain http here: a browser would drop a Secure cookie
+    expect(Math.abs(expiresIn(set!) - WEEK)).toBeLessThan(60_000);
+    const id = web.sessionCookie!;
+    // Used again within the minute: nothing moves, no cookie is sent.
+    const soon = await web.get('/settings/keys');
+    expect(soon.status).toBe(200);
+    expect(sessionCookie(soon)).toEqual([]);
+    // Used after more than the minute (its last use moved back in the database): the expiry moves on, and the
+    // browser is given the same session with the new one — before, it kept the first, and dropped the cookie a week
+    // after the sign-in however busy the person was.
+    await moveLastSeenBack(d, 2 * 3600_000);
+    const later = await web.get('/settings/keys');
+    expect(later.status).toBe(200);
+    const [again] = sessionCookie(later);
+    expect(again).toMatch(new RegExp(`^ds_session=${id};`));
+    expect(again).toMatch(/;\s*httponly/i);
+    expect(Math.abs(expiresIn(again!) - WEEK)).toBeLessThan(60_000);
+  });
+
   it('does not follow a return_to that leaves the site', async () => {
     const web = new WebClient(d);
     await web.get('/login');
@@ -168,3 +201,24 @@ describe('login throttling', () => {
     expect((await web.get('/settings/keys')).status).toBe(302);
   });
 });
+
+/** Moves every session's last use back by `ms` in the daemon's database (SQLite or PostgreSQL). */
+async function moveLastSeenBack(d: Daemon, ms: number): Promise<void> {
+  const statement = `update sessions set last_seen_at = last_seen_at - ${Math.round(ms)}`;
+  if (d.databaseUrl) {
+    const client = new pg.Client({ connectionString: d.databaseUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(join(d.dataDir, 'docsearch.db'));
+  try {
+    db.prepare(statement).run();
+  } finally {
+    db.close();
+  }
+}

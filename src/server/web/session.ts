@@ -19,6 +19,9 @@ export type WebContext = Context & { state: AppState };
 export function webSession(s: Services): Middleware<AppState> {
   return async (ctx, next) => {
     ctx.state.session = await s.webSessions.load(ctx.cookies.get(SESSION_COOKIE), seenFrom(ctx));
+    // A signed-in session slides (7 days from its last use): so does its cookie, or the browser would drop it 7 days
+    // after the sign-in however busy the person is.
+    if (ctx.state.session?.renewed && ctx.state.session.userId) setCookie(ctx, ctx.state.session);
     await next();
     // A secret a form left for the next page is shown there or nowhere: the first page after it drops it.
     const session = ctx.state.session;

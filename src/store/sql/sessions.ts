@@ -177,17 +177,18 @@ export class SessionStore {
 
   /**
    * Sliding expiry, written at most once a minute per session to spare the disk. `session` is the row the request
-   * found: seen within the minute, no statement is sent at all.
+   * found: seen within the minute, no statement is sent at all. True when this call moved the expiry.
    */
-  async touch(session: Pick<SessionRow, 'idHash' | 'lastSeenAt'>, ttlMs: number, seen?: SeenFrom): Promise<void> {
+  async touch(session: Pick<SessionRow, 'idHash' | 'lastSeenAt'>, ttlMs: number, seen?: SeenFrom): Promise<boolean> {
     const now = this.now();
-    if (session.lastSeenAt >= now - TOUCH_INTERVAL_MS) return;
-    await this.db
+    if (session.lastSeenAt >= now - TOUCH_INTERVAL_MS) return false;
+    const res = await this.db
       .updateTable('sessions')
       .set({ last_seen_at: now, expires_at: now + ttlMs, ...(seen ? { client_ip: seen.clientIp, user_agent: seen.userAgent?.slice(0, MAX_USER_AGENT) ?? null } : {}) })
       .where('id_hash', '=', session.idHash)
       .where('last_seen_at', '<', now - TOUCH_INTERVAL_MS)
-      .execute();
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 
   async setOnce(idHash: string, sealed: string): Promise<void> {
