@@ -3,7 +3,8 @@
  * a real OpenID Provider (oidc-provider, private CA) and the built daemon:
  * - an admin flag set by `--sso-admin-group` is marked "from the provider" (Admin → Users, `users list`) and cannot
  *   be changed here (web, operator command: a clear refusal); every change a sign-in makes is audited `by: sso`;
- * - a back-channel logout from the provider ends the session at once; a forged logout token is refused;
+ * - a back-channel logout from the provider ends the session at once; a forged logout token, or one issued more than
+ *   10 minutes ago, is refused and the session stays;
  * - the periodic re-check (`--sso-recheck`) takes the provider's groups anew, and ends a session the provider ended;
  * - an account the operator lets the provider take over (`users allow-sso-link`) is linked at its next sign-in, and its
  *   own second factor is asked after a provider sign-in without MFA, not after one with it; a person links their own
@@ -253,6 +254,53 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
     expect((await events('?type=session.ended&by=sso')).filter((e) => e.actor?.email === 'pia@example.org')).toEqual([]);
   });
 
+  it('refuses a logout token the provider signed more than 10 minutes ago, keeping the session; takes one of 9 minutes', async () => {
+    // Signed with the provider's own key: oidc-provider's development keystore, which this test provider serves (its
+    // jwks_uri publishes the same key, checked here), so the daemon's check of the signature passes.
+    const { SignJWT, importJWK } = await import('jose');
+    const keystore = (await import('oidc-provider/lib/consts/dev_keystore.js' as string)) as { default: { keys: ({ kid: string; alg: string; n: string } & Record<string, unknown>)[] } };
+    const key = keystore.default.keys.find((k) => k.alg === 'RS256')!;
+    const discovery = (await (await idp.fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+    const published = ((await (await idp.fetch(discovery.jwks_uri)).json()) as { keys: { kid: string; n?: string }[] }).keys;
+    expect(published.find((k) => k.kid === key.kid)?.n, 'the provider publishes the key the tokens are signed with').toBe(key.n);
+    const privateKey = await importJWK(key, 'RS256');
+    const now = Math.floor(Date.now() / 1000);
+    /** A logout token for `sub` as the provider sends one, but issued `minutesAgo`; it expires well in the future. */
+    const logoutToken = (sub: string, minutesAgo: number) =>
+      new SignJWT({ sub, jti: `age-${minutesAgo}-${Math.random()}`, events: { 'http://schemas.openid.net/event/backchannel-logout': {} } })
+        .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'logout+jwt' })
+        .setIssuer(idp.issuer)
+        .setAudience(CLIENT_ID)
+        .setIssuedAt(now - minutesAgo * 60)
+        .setExpirationTime(now + 5 * 60)
+        .sign(privateKey);
+    const post = (token: string) =>
+      fetch(`${d.url}/login/sso/backchannel-logout`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ logout_token: token }) });
+    const endedFor = async (email: string) => (await events('?type=session.ended&by=sso')).filter((e) => e.actor?.email === email);
+
+    idp.accounts.set('ivo', { email: 'ivo@example.org', email_verified: true });
+    const ivo = new WebClient(d);
+    expect((await ssoSignIn(ivo, idp, 'ivo')).status).toBe(302);
+    expect((await ivo.get('/projects')).status).toBe(200);
+
+    // 11 minutes old: refused for its age alone (400), and Ivo stays signed in.
+    const old = await post(await logoutToken('ivo', 11));
+    expect(old.status).toBe(400);
+    const refusal = (await old.json()) as { error: string; error_description: string };
+    expect(refusal.error).toBe('invalid_request');
+    expect(refusal.error_description).toMatch(/"iat" claim timestamp check failed \(too far in the past\)/);
+    expect((await ivo.get('/projects')).status).toBe(200);
+    expect(await endedFor('ivo@example.org')).toEqual([]);
+
+    // 9 minutes old, otherwise the same: taken, and Ivo's session ends at once.
+    const recent = await post(await logoutToken('ivo', 9));
+    expect(recent.status, await recent.clone().text()).toBe(200);
+    const after = await ivo.get('/projects');
+    expect(after.status).toBe(302);
+    expect(after.location).toMatch(/^\/login/);
+    expect((await endedFor('ivo@example.org')).map((e) => e.details)).toEqual([expect.objectContaining({ reason: 'back-channel logout', sessions: 1 })]);
+  });
+
   it('takes the provider’s groups anew at the re-check, without a new sign-in', async () => {
     const project = (await api(d, '/api/v1/projects', { token: admin.apiKey, body: { name: 'Runbooks' } })).body.id as string;
     expect((await api(d, `/api/v1/projects/${project}/members`, { token: admin.apiKey, body: { group: 'engineering', role: 'viewer' } })).status).toBe(201);
@@ -334,6 +382,25 @@ describe('provider-managed state, back-channel logout and the re-check', () => {
       expect(await refusal(signIn, await sign({ sub: 'pia', events: {} }))).toMatch(/no back-channel logout event/);
       expect(await refusal(signIn, await sign({ sub: 'pia', events: event, nonce: 'n' }))).toMatch(/has a nonce/);
       expect(await refusal(signIn, await sign({ events: event }))).toMatch(/neither a person \(sub\) nor a session \(sid\)/);
+
+      // At most 10 minutes old (by iat), on the relying party's clock, with its 30 seconds of tolerance: a token
+      // issued at a fixed time is taken 9 minutes later and refused 11 minutes later; its exp would still allow it.
+      const issued = Math.floor(Date.now() / 1000);
+      const dated = await new SignJWT({ jti: 'j-dated', sub: 'pia', events: event })
+        .setProtectedHeader({ alg: 'ES256', kid: 'test' })
+        .setIssuer(idp.issuer)
+        .setAudience(CLIENT_ID)
+        .setIssuedAt(issued)
+        .setExpirationTime(issued + 3600)
+        .sign(privateKey);
+      const at = (minutesLater: number) =>
+        new OidcSignIn(
+          { issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scopes: 'openid email profile groups', groupsClaim: 'groups', redirectUri: () => REDIRECT },
+          { fetch: ourKeys, now: () => (issued + minutesLater * 60) * 1000 },
+        );
+      expect(await at(9).verifyLogoutToken(dated)).toMatchObject({ sub: 'pia' });
+      expect(await at(10).verifyLogoutToken(dated)).toMatchObject({ sub: 'pia' });
+      expect(await refusal(at(11), dated)).toMatch(/failed a check.*"iat" claim timestamp check failed \(too far in the past\)/);
     });
   });
 });
