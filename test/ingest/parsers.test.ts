@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseDocx } from '../../src/ingest/parsers/docx.js';
 import { ParseError } from '../../src/ingest/parsers/errors.js';
 import { parse as parsePdf } from '../../src/ingest/parsers/pdf.js';
+import { decodeText } from '../../src/ingest/parsers/text-encoding.js';
 import { parse as parseTxt } from '../../src/ingest/parsers/txt.js';
 import { makeDocx, makePdf, makeZip, para, table } from './build-fixtures.js';
 
@@ -39,6 +40,24 @@ describe('TXT parser', () => {
       expect(doc.blocks.map((b) => b.text).join('\n')).toBe(expected);
     });
   }
+
+  it('reads UTF-16 without a BOM in scripts whose letters have no zero byte (Cyrillic, Devanagari)', async () => {
+    for (const text of ['Однажды в студёную зимнюю пору я из лесу вышел; был сильный мороз.', 'हिन्दी विकिपीडिया एक मुक्त ज्ञानकोश है जिसे कोई भी संपादित कर सकता है।']) {
+      const doc = await parseTxt(Buffer.from(text, 'utf16le'));
+      expect(doc.blocks.map((b) => b.text).join('\n')).toBe(text);
+    }
+  });
+
+  it('reads ASCII that is mostly spaces as the ASCII it is, not as UTF-16 (a fixed-width report, deeply indented code)', async () => {
+    const report = Array.from({ length: 60 }, (_, i) => `${`item${i}`.padEnd(40)}${'qty'.padEnd(30)}${i % 10}`).join('\n');
+    const code = Array.from({ length: 60 }, (_, i) => `${' '.repeat(48)}call(step${i});`).join('\n');
+    for (const [text, words] of [[report, ['item7', 'qty']], [code, ['call(step7);']]] as const) {
+      expect(decodeText(Buffer.from(text))?.encoding).toBe('utf-8');
+      const read = (await parseTxt(Buffer.from(text))).blocks.map((b) => b.text).join('\n');
+      for (const w of words) expect(read).toContain(w);
+      expect(read).not.toMatch(/[\u2000-\u20ff\u3400-\u9fff]/);
+    }
+  });
 
   it('decodes EBCDIC (cp500) text', async () => {
     // "Hello, World!" in cp500, line break as NEL (0x15).

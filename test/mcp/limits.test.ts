@@ -7,8 +7,7 @@
  * - a resource read returns at most 100,000 characters and, when the text is longer, says where it was cut, from
  *   where get_document reads on to the end.
  * The long texts are words 20 spaces apart (kept as they are: a line's inner spaces are text), so that passages of 256
- * tokens are thousands of characters long and a million characters are a few hundred passages. (Not many more spaces:
- * an ASCII text nine tenths spaces is taken for UTF-16 by src/ingest/parsers/text-encoding.ts.)
+ * tokens are thousands of characters long and a million characters are a few hundred passages.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

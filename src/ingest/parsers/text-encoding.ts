@@ -154,22 +154,26 @@ function utf16Parity(sample: Uint8Array): 'utf-16le' | 'utf-16be' | null {
 
 /**
  * UTF-16 without a BOM in a non-Latin script has no zero bytes (Cyrillic is 04xx), but its high bytes take only a
- * handful of values while the low bytes vary. Accepted only when the decoded text is clean.
+ * handful of values while the low bytes vary. Single-byte text that is mostly spaces (a fixed-width report, deeply
+ * indented code) has a handful of values on both sides, spaces on each: in UTF-16 the low bytes carry the letters,
+ * so a low side as concentrated as that is not UTF-16 (read as such it became "瑩浥‰†††"). Accepted only when the
+ * decoded text is clean.
  */
 function utf16HighBytes(sample: Uint8Array): 'utf-16le' | 'utf-16be' | null {
   if (sample.length < 16) return null;
+  const top3 = (counts: Map<number, number>) => [...counts.values()].sort((a, b) => b - a).slice(0, 3).reduce((a, b) => a + b, 0);
   for (const [parity, encoding] of [[1, 'utf-16le'], [0, 'utf-16be']] as const) {
     const high = new Map<number, number>();
-    const low = new Set<number>();
+    const low = new Map<number, number>();
     let n = 0;
     for (let i = 0; i + 1 < sample.length; i += 2) {
       const h = sample[i + parity]!;
+      const l = sample[i + 1 - parity]!;
       high.set(h, (high.get(h) ?? 0) + 1);
-      low.add(sample[i + 1 - parity]!);
+      low.set(l, (low.get(l) ?? 0) + 1);
       n++;
     }
-    const top = [...high.values()].sort((a, b) => b - a).slice(0, 3).reduce((a, b) => a + b, 0);
-    if (top / n < 0.9 || low.size < 8) continue;
+    if (top3(high) / n < 0.9 || low.size < 8 || top3(low) / n > 0.6) continue;
     const text = new TextDecoder(encoding).decode(sample.subarray(0, sample.length - (sample.length % 2)));
     if (!text.includes('\uFFFD') && !isBinary(text)) return encoding;
   }
