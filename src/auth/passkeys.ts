@@ -131,7 +131,9 @@ export class PasskeyService {
     if (forUserId === null && !(await this.deps.users.passkeySignIn(user.id))) {
       return { ok: false, message: 'This account uses its passkey after the password: sign in with your email and password first.' };
     }
-    await this.deps.store.used(passkey.id, verified.authenticationInfo.newCounter);
+    if (!(await this.deps.store.used(passkey.id, passkey.counter, verified.authenticationInfo.newCounter))) {
+      return { ok: false, message: 'The passkey was not accepted: it signed in somewhere else at the same moment. Try again.' };
+    }
     return { ok: true, value: { user, passkey } };
   }
 

@@ -50,8 +50,12 @@ describeEachEngine('second factors', ({ handle }) => {
     expect(added).toMatchObject({ name: 'Laptop', transports: ['internal'] });
     expect(await passkeys.add({ userId: user.id, credentialId: 'cred-1', publicKey: 'pk', counter: 0, transports: [], name: 'Again', backedUp: false })).toBeNull();
     expect(await new TwoFactorStore(handle().db, now).hasSecondFactor(user.id)).toBe(true);
-    await passkeys.used(added!.id, 5);
+    expect(await passkeys.used(added!.id, 0, 5)).toBe(true);
     expect(await passkeys.byCredentialId('cred-1')).toMatchObject({ counter: 5, lastUsedAt: T0 });
+    // A second sign-in verified against the counter before that one (they ran at once) writes nothing: the counter
+    // never goes back.
+    expect(await passkeys.used(added!.id, 0, 3)).toBe(false);
+    expect(await passkeys.byCredentialId('cred-1')).toMatchObject({ counter: 5 });
     // Another account (a real one, with a passkey of its own) cannot remove it: it is still there, read back, and the
     // other account's own passkey is not touched either.
     const other = (await users.create('pk-other@example.com', 'h'))!;

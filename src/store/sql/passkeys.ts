@@ -73,11 +73,14 @@ export class PasskeyStore {
   }
 
   /**
-   * After a sign-in with it: the authenticator's new signature counter and the time. A counter that does not move
-   * forward (a cloned authenticator) is the verifier's to refuse, before this.
+   * After a sign-in with it: the authenticator's new signature counter and the time, if the stored counter is still
+   * the one the sign-in was verified against (`from`). A counter that does not move forward (a cloned authenticator)
+   * is the verifier's to refuse, before this; two sign-ins verified at once against the same counter are this
+   * check's: the second finds it moved and gets false (written unconditionally, it could put the counter back).
    */
-  async used(id: string, counter: number): Promise<void> {
-    await this.db.updateTable('passkeys').set({ counter, last_used_at: this.now() }).where('id', '=', id).execute();
+  async used(id: string, from: number, counter: number): Promise<boolean> {
+    const res = await this.db.updateTable('passkeys').set({ counter, last_used_at: this.now() }).where('id', '=', id).where('counter', '=', from).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 
   async rename(userId: string, id: string, name: string): Promise<PasskeyRecord | null> {
