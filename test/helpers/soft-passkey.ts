@@ -4,7 +4,7 @@
  * a P-256 key of its own. The browser tests use Chromium's virtual authenticator instead; this is for the HTTP-level
  * suites (the permission matrix) that must register a real passkey to act on it.
  */
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isoCBOR } from '@simplewebauthn/server/helpers';
 
 const b64url = (b: Uint8Array | Buffer) => Buffer.from(b).toString('base64url');
@@ -43,4 +43,67 @@ export function registrationResponse(options: { challenge: string; rp: { id?: st
     clientExtensionResults: {},
     authenticatorAttachment: 'platform',
   };
+}
+
+const sha256 = (b: string | Uint8Array) => createHash('sha256').update(b).digest();
+
+/**
+ * A software passkey that registers and signs in (`registrationResponse` registers only, its key thrown away): a P-256
+ * key kept here, "none" attestation, assertions signed as WebAuthn §6.3.3 says (authenticator data, then the hash of
+ * the client data; DER signature). Each assertion carries the next signature counter, or the one a test asks for (as
+ * a cloned authenticator's would).
+ */
+export class SigningPasskey {
+  private readonly key = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  private readonly id = randomBytes(16);
+  private count = 0;
+
+  constructor(private readonly origin: string) {}
+
+  private rpIdHash(rpId: string | undefined): Buffer {
+    return sha256(rpId ?? new URL(this.origin).hostname);
+  }
+
+  register(options: { challenge: string; rp: { id?: string } }): Record<string, unknown> {
+    const jwk = this.key.publicKey.export({ format: 'jwk' });
+    const cose = isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+        [-3, Buffer.from(jwk.y!, 'base64url')],
+      ]),
+    );
+    // Flags: user present, user verified, attested credential data; the counter starts at 0.
+    const authData = Buffer.concat([this.rpIdHash(options.rp.id), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), Buffer.from([0, this.id.length]), this.id, Buffer.from(cose)]);
+    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
+    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
+    return {
+      id: b64url(this.id),
+      rawId: b64url(this.id),
+      type: 'public-key',
+      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+    };
+  }
+
+  /** An assertion for `options` with the next counter, or with `count`. */
+  assert(options: { challenge: string; rpId?: string }, count = this.count + 1): Record<string, unknown> {
+    this.count = count;
+    const counter = Buffer.alloc(4);
+    counter.writeUInt32BE(count);
+    const authenticatorData = Buffer.concat([this.rpIdHash(options.rpId), Buffer.from([0x05]), counter]); // user present and verified
+    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
+    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), this.key.privateKey);
+    return {
+      id: b64url(this.id),
+      rawId: b64url(this.id),
+      type: 'public-key',
+      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authenticatorData), signature: b64url(signature) },
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+    };
+  }
 }

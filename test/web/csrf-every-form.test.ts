@@ -30,10 +30,8 @@
  * the pages as the browser would.
  */
 import Router from '@koa/router';
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthProvider } from '../../src/auth/oauth/provider.js';
 import { mountPages } from '../../src/server/app.js';
@@ -49,6 +47,7 @@ import { registerDaemons, ssoDaemon } from '../auth/sso/sso-flow.js';
 import { enrolTotp } from '../auth/two-factor/totp.js';
 import { addUser, api, type Daemon, removeDir } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
+import { SigningPasskey } from '../helpers/soft-passkey.js';
 import { startIdp, type TestIdp } from '../helpers/oidc-provider.js';
 import { loggedIn, WebClient } from '../server/web-client.js';
 
@@ -254,65 +253,7 @@ async function challenge(d: Daemon, web: WebClient, token: string, verify: strin
   return 'waiting';
 }
 
-const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
-const sha256 = (b: string | Uint8Array) => createHash('sha256').update(b).digest();
 
-/**
- * A software passkey that registers and signs in (test/helpers/soft-passkey.ts registers only, its key thrown away):
- * a P-256 key kept here, "none" attestation, assertions signed as WebAuthn §6.3.3 says (authenticator data, then
- * the hash of the client data; DER signature).
- */
-class SoftPasskey {
-  private readonly key = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  private readonly id = randomBytes(16);
-  private count = 0;
-
-  constructor(private readonly origin: string) {}
-
-  private rpIdHash(rpId: string | undefined): Buffer {
-    return sha256(rpId ?? new URL(this.origin).hostname);
-  }
-
-  register(options: { challenge: string; rp: { id?: string } }): Record<string, unknown> {
-    const jwk = this.key.publicKey.export({ format: 'jwk' });
-    const cose = isoCBOR.encode(
-      new Map<number, number | Uint8Array>([
-        [1, 2],
-        [3, -7],
-        [-1, 1],
-        [-2, Buffer.from(jwk.x!, 'base64url')],
-        [-3, Buffer.from(jwk.y!, 'base64url')],
-      ]),
-    );
-    const authData = Buffer.concat([this.rpIdHash(options.rp.id), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), Buffer.from([0, this.id.length]), this.id, Buffer.from(cose)]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    return {
-      id: b64url(this.id),
-      rawId: b64url(this.id),
-      type: 'public-key',
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
-      clientExtensionResults: {},
-      authenticatorAttachment: 'platform',
-    };
-  }
-
-  assert(options: { challenge: string; rpId?: string }): Record<string, unknown> {
-    const counter = Buffer.alloc(4);
-    counter.writeUInt32BE(++this.count);
-    const authenticatorData = Buffer.concat([this.rpIdHash(options.rpId), Buffer.from([0x05]), counter]); // user present and verified
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), this.key.privateKey);
-    return {
-      id: b64url(this.id),
-      rawId: b64url(this.id),
-      type: 'public-key',
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authenticatorData), signature: b64url(signature) },
-      clientExtensionResults: {},
-      authenticatorAttachment: 'platform',
-    };
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The routes the permission matrix has a request for
@@ -443,8 +384,8 @@ async function person(m: Matrix, what: string): Promise<Person> {
 }
 
 /** A passkey registered through Settings → Security (signing in alone, the default). */
-async function withPasskey(m: Matrix, p: Person): Promise<SoftPasskey> {
-  const key = new SoftPasskey(m.publicUrl);
+async function withPasskey(m: Matrix, p: Person): Promise<SigningPasskey> {
+  const key = new SigningPasskey(m.publicUrl);
   await p.web.get('/settings/security');
   const token = p.web.csrf;
   const options = await postJson(m.d, p.web, '/settings/security/passkeys/options', {}, { 'x-csrf-token': token });

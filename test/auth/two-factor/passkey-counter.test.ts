@@ -6,72 +6,14 @@
  * after a password — signs nobody in and leaves the stored counter as it was; the next higher counter from the same
  * key is taken, so the refusals were for the counter alone.
  */
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows, type StateReader, stateReader } from '../../access/matrix-state.js';
 import { addUser, type Daemon, removeDir, startDaemon, type TestUser } from '../../helpers/daemon.js';
 import { freePort } from '../../helpers/ports.js';
+import { SigningPasskey } from '../../helpers/soft-passkey.js';
 import { loggedIn, WebClient } from '../../server/web-client.js';
 
-const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
-const sha256 = (b: string | Uint8Array) => createHash('sha256').update(b).digest();
 
-/**
- * A software passkey (P-256, "none" attestation) whose every assertion carries the signature counter the test asks
- * for, as a cloned authenticator's would; assertions are signed as WebAuthn §6.3.3 says.
- */
-class CountingPasskey {
-  private readonly key = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  private readonly id = randomBytes(16);
-
-  constructor(private readonly origin: string) {}
-
-  private rpIdHash(rpId: string | undefined): Buffer {
-    return sha256(rpId ?? new URL(this.origin).hostname);
-  }
-
-  register(options: { challenge: string; rp: { id?: string } }): Record<string, unknown> {
-    const jwk = this.key.publicKey.export({ format: 'jwk' });
-    const cose = isoCBOR.encode(
-      new Map<number, number | Uint8Array>([
-        [1, 2],
-        [3, -7],
-        [-1, 1],
-        [-2, Buffer.from(jwk.x!, 'base64url')],
-        [-3, Buffer.from(jwk.y!, 'base64url')],
-      ]),
-    );
-    // Flags: user present, user verified, attested credential data; the counter starts at 0.
-    const authData = Buffer.concat([this.rpIdHash(options.rp.id), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), Buffer.from([0, this.id.length]), this.id, Buffer.from(cose)]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    return {
-      id: b64url(this.id),
-      rawId: b64url(this.id),
-      type: 'public-key',
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
-      clientExtensionResults: {},
-      authenticatorAttachment: 'platform',
-    };
-  }
-
-  assert(options: { challenge: string; rpId?: string }, count: number): Record<string, unknown> {
-    const counter = Buffer.alloc(4);
-    counter.writeUInt32BE(count);
-    const authenticatorData = Buffer.concat([this.rpIdHash(options.rpId), Buffer.from([0x05]), counter]); // user present and verified
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), this.key.privateKey);
-    return {
-      id: b64url(this.id),
-      rawId: b64url(this.id),
-      type: 'public-key',
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authenticatorData), signature: b64url(signature) },
-      clientExtensionResults: {},
-      authenticatorAttachment: 'platform',
-    };
-  }
-}
 
 interface Answer {
   status: number;
@@ -109,7 +51,7 @@ describe('passkey signature counters', () => {
   let state: StateReader;
   let publicUrl: string;
   let alice: TestUser;
-  let key: CountingPasskey;
+  let key: SigningPasskey;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -118,7 +60,7 @@ describe('passkey signature counters', () => {
     state = await stateReader(d);
     alice = await addUser(d);
     // Alice registers the passkey from Settings → Security (it signs in alone, the default).
-    key = new CountingPasskey(publicUrl);
+    key = new SigningPasskey(publicUrl);
     const web = await loggedIn(d, alice);
     await web.get('/settings/security');
     const options = await postJson(d, web, '/settings/security/passkeys/options', {}, web.csrf);
