@@ -5,12 +5,14 @@
  * messages `pg` and its pool use for a lost or unobtainable connection. Wrapped errors are followed through `cause`.
  * SQLite never raises these: an embedded database is always reachable.
  */
+import { errorCauses } from './error-causes.js';
+
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 const SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 const MESSAGE = /connection terminated|timeout exceeded when trying to connect|not queryable|the database system is (?:starting up|shutting down)/i;
 
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of errorCauses(err)) {
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
     if (typeof message === 'string' && MESSAGE.test(message)) return true;

@@ -3,13 +3,14 @@
  * SQLITE_FULL ("database or disk is full"), and LanceDB's Rust I/O errors, which only carry the OS
  * message ("No space left on device (os error 28)"). Wrapped errors are followed through `cause`.
  */
+import { errorCauses } from './error-causes.js';
 import { AppError } from './errors.js';
 
 const CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 const MESSAGE = /no space left on device|disk quota exceeded|database or disk is full|os error (?:28|122)\b/i;
 
 export function isDiskFull(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of errorCauses(err)) {
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && CODES.has(code)) return true;
     if (typeof message === 'string' && MESSAGE.test(message)) return true;

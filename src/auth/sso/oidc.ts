@@ -1,5 +1,6 @@
 import type * as OpenIdClient from 'openid-client';
 import { type Clock, systemClock } from '../../core/clock.js';
+import { errorCauses } from '../../core/error-causes.js';
 import { type ExternalIdentity, identityFromClaims, type ProviderSession } from './identity.js';
 import type { OidcTransaction } from './transaction.js';
 
@@ -54,7 +55,7 @@ const CERTIFICATE_CODES = new Set([
 
 /** A failure to reach the provider, or — when a certificate was refused somewhere in its causes — an untrusted one. */
 function unreachable(message: string, err: unknown): SsoError {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 6; e = e.cause, depth++) {
+  for (const e of errorCauses(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) {
       return new SsoError('untrusted', `${message}: the provider's certificate is not trusted (${code}): ${describe(err)}`, { cause: err });

@@ -3,6 +3,7 @@
  * embedded mode, an S3 bucket prefix in shared mode; callers never know which. Keys are relative, '/'-separated.
  */
 import type { Readable } from 'node:stream';
+import { errorCauses } from '../../core/error-causes.js';
 import { AppError } from '../../core/errors.js';
 
 /**
@@ -18,9 +19,7 @@ export class StorageUnavailable extends AppError {
 
 /** Whether `err`, or an error it was caused by, is the object store being away (StorageUnavailable). */
 export function isStorageUnavailable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof StorageUnavailable) return true;
-  }
+  for (const e of errorCauses(err)) if (e instanceof StorageUnavailable) return true;
   return false;
 }
 
