@@ -262,12 +262,11 @@ export class TeamAdmin {
     if (opts.group) this.local(opts.group);
     const token = randomUrlToken(32);
     const mailer = opts.send ? this.deps.mailer : undefined;
-    const expiresAt = this.deps.now() + INVITE_TTL_MS;
     let mailed = false;
-    const id = await this.deps.invites.create(sha256Hex(token), address, by?.id ?? null, INVITE_TTL_MS, { admin: opts.admin ?? false, groupId: opts.group?.id ?? null }, async (trx) => {
+    const { id, expiresAt } = await this.deps.invites.create(sha256Hex(token), address, by?.id ?? null, INVITE_TTL_MS, { admin: opts.admin ?? false, groupId: opts.group?.id ?? null }, async (trx, until) => {
       if (!mailer?.enabled) return;
       const publicUrl = mailer.link('');
-      mailed = (await mailer.queue(trx, inviteMail({ to: address, link: mailer.link(`/invite?token=${token}`), publicUrl, by: by?.email ?? null, expiresAt, admin: opts.admin ?? false, group: opts.group?.name ?? null }))) !== null;
+      mailed = (await mailer.queue(trx, inviteMail({ to: address, link: mailer.link(`/invite?token=${token}`), publicUrl, by: by?.email ?? null, expiresAt: until, admin: opts.admin ?? false, group: opts.group?.name ?? null }))) !== null;
     });
     if (mailed) mailer!.wake();
     await this.deps.audit.record({ type: 'account.invited', target: { type: 'invitation', id, label: address }, details: { email: address, admin: opts.admin ?? false, group: opts.group?.name ?? null, mailed } });
@@ -360,11 +359,10 @@ export class TeamAdmin {
 
   private async issueReset(user: User, by: string | null, ttlMs: number, mailer: Mailer | undefined, byAdmin: boolean): Promise<Issued> {
     const token = randomUrlToken(32);
-    const expiresAt = this.deps.now() + ttlMs;
     let mailed = false;
-    await this.deps.resets.create(sha256Hex(token), user.id, by, ttlMs, async (trx) => {
+    const expiresAt = await this.deps.resets.create(sha256Hex(token), user.id, by, ttlMs, async (trx, until) => {
       if (!mailer?.enabled) return;
-      mailed = (await mailer.queue(trx, passwordResetMail({ to: user.email, link: mailer.link(`/reset-password?token=${token}`), publicUrl: mailer.link(''), byAdmin, expiresAt }))) !== null;
+      mailed = (await mailer.queue(trx, passwordResetMail({ to: user.email, link: mailer.link(`/reset-password?token=${token}`), publicUrl: mailer.link(''), byAdmin, expiresAt: until }))) !== null;
     });
     if (mailed) mailer!.wake();
     return { id: sha256Hex(token).slice(0, 16), token, expiresAt, mailed };

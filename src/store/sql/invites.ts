@@ -31,9 +31,9 @@ export class InviteStore {
 
   /**
    * Records an invitation for `email`; earlier unused ones for the same address stop working. `also` runs in the same
-   * transaction (the mail that carries the link is queued there).
+   * transaction (the mail that carries the link is queued there) and is told the stored end, which is also returned.
    */
-  async create(tokenHash: string, email: string, by: string | null, ttlMs: number, grant: InviteGrant = { admin: false, groupId: null }, also?: (trx: Db) => Promise<unknown>): Promise<string> {
+  async create(tokenHash: string, email: string, by: string | null, ttlMs: number, grant: InviteGrant = { admin: false, groupId: null }, also?: (trx: Db, expiresAt: number) => Promise<unknown>): Promise<{ id: string; expiresAt: number }> {
     const now = this.now();
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('invites').where('used_at', 'is', null).where((eb) => eb.or([eb('email', '=', email), eb('expires_at', '<=', now)])).execute();
@@ -41,9 +41,9 @@ export class InviteStore {
         .insertInto('invites')
         .values({ token_hash: tokenHash, email, created_by: by, created_at: now, expires_at: now + ttlMs, used_at: null, is_admin: grant.admin ? 1 : 0, group_id: grant.groupId })
         .execute();
-      await also?.(trx);
+      await also?.(trx, now + ttlMs);
     });
-    return inviteId(tokenHash);
+    return { id: inviteId(tokenHash), expiresAt: now + ttlMs };
   }
 
   /** The address an unused, unexpired invitation is for; null otherwise. */

@@ -10,15 +10,17 @@ export class PasswordResetStore {
 
   /**
    * Records a link for the account; its earlier unused ones stop working. `also` runs in the same transaction (the
-   * mail that carries the link is queued there, so there is never a link without its mail, nor a mail without a link).
+   * mail that carries the link is queued there, so there is never a link without its mail, nor a mail without a link)
+   * and is told the stored end, which is also returned: what the mail and the caller show is what is kept.
    */
-  async create(tokenHash: string, userId: string, by: string | null, ttlMs: number, also?: (trx: Db) => Promise<unknown>): Promise<void> {
+  async create(tokenHash: string, userId: string, by: string | null, ttlMs: number, also?: (trx: Db, expiresAt: number) => Promise<unknown>): Promise<number> {
     const now = this.now();
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('password_resets').where('user_id', '=', userId).where('used_at', 'is', null).execute();
       await trx.insertInto('password_resets').values({ token_hash: tokenHash, user_id: userId, created_by: by, created_at: now, expires_at: now + ttlMs, used_at: null }).execute();
-      await also?.(trx);
+      await also?.(trx, now + ttlMs);
     });
+    return now + ttlMs;
   }
 
   /** The account an unused, unexpired link is for; null otherwise. */
