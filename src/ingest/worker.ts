@@ -102,9 +102,33 @@ export interface IngestWorkerDeps {
 
 /**
  * A full disk, an unreachable database or object store: waited out (the job goes back to the queue once a loop gets
- * through again), never counted as one of a document's attempts, so an outage however long fails no document.
+ * through again), never counted as one of a document's attempts, so an outage however long fails no document. Each
+ * is logged once as it begins and once as it ends. The store comes first: its errors are socket errors underneath
+ * too, which would read as the database.
  */
-const waitedOut = (err: unknown): boolean => isDiskFull(err) || isDatabaseUnavailable(err) || isStorageUnavailable(err);
+const PAUSES = [
+  {
+    kind: 'storage',
+    is: isStorageUnavailable,
+    begins: ['ingest.storage_unavailable', 'the file store cannot be reached: ingestion paused until it is back'],
+    ends: ['ingest.storage_back', 'the file store is back: ingestion resumed'],
+  },
+  {
+    kind: 'database',
+    is: isDatabaseUnavailable,
+    begins: ['ingest.database_unavailable', 'the database cannot be reached: ingestion paused until it is back'],
+    ends: ['ingest.database_back', 'the database is back: ingestion resumed'],
+  },
+  {
+    kind: 'disk',
+    is: isDiskFull,
+    begins: ['ingest.disk_full', 'out of disk space: ingestion paused until space is freed'],
+    ends: ['ingest.disk_space_back', 'disk space is back: ingestion resumed'],
+  },
+] as const;
+type PauseKind = (typeof PAUSES)[number]['kind'];
+
+const waitedOut = (err: unknown): boolean => PAUSES.some((p) => p.is(err));
 
 export class IngestWorker {
   readonly owner = `w_${randomBytes(6).toString('hex')}`;
@@ -117,12 +141,11 @@ export class IngestWorker {
   private pendingWakes = 0;
   private crashed: Error | undefined;
   private lastReclaim = 0;
-  /** Set by a write that failed for lack of space; cleared once a loop gets through a job or an empty queue. */
-  private diskFullSince: number | undefined;
-  /** Set while the database cannot be reached; cleared the same way. */
-  private databaseDownSince: number | undefined;
-  /** Set while the object store (originals, in shared mode S3) cannot be reached; cleared the same way. */
-  private storageDownSince: number | undefined;
+  /**
+   * When each pause (PAUSES: the disk full, the database or the object store away) began; cleared once a loop gets
+   * through a job or an empty queue.
+   */
+  private readonly pausedSince = new Map<PauseKind, number>();
   private unsubscribe: (() => void) | undefined;
   private recovered = false;
   /** Jobs running now, by job id. */
@@ -186,7 +209,7 @@ export class IngestWorker {
 
   /** True while ingestion waits for disk space (health probe `storage`). */
   outOfSpace(): boolean {
-    return this.diskFullSince !== undefined;
+    return this.pausedSince.has('disk');
   }
 
   /** Up while every loop runs (health probe `queue`). */
@@ -248,23 +271,12 @@ export class IngestWorker {
         await this.loop();
         return;
       } catch (err) {
-        // The store first: its errors are socket errors underneath too, which would read as the database.
-        if (isStorageUnavailable(err)) {
-          if (this.storageDownSince === undefined) {
-            this.storageDownSince = this.deps.now();
-            this.deps.log.error({ event: 'ingest.storage_unavailable', err }, 'the file store cannot be reached: ingestion paused until it is back');
-          }
-        } else if (isDatabaseUnavailable(err)) {
-          if (this.databaseDownSince === undefined) {
-            this.databaseDownSince = this.deps.now();
-            this.deps.log.error({ event: 'ingest.database_unavailable', err }, 'the database cannot be reached: ingestion paused until it is back');
-          }
-        } else if (isDiskFull(err)) {
-          if (this.diskFullSince === undefined) {
-            this.diskFullSince = this.deps.now();
-            this.deps.log.error({ event: 'ingest.disk_full', err }, 'out of disk space: ingestion paused until space is freed');
-          }
-        } else throw err;
+        const pause = PAUSES.find((p) => p.is(err));
+        if (!pause) throw err;
+        if (!this.pausedSince.has(pause.kind)) {
+          this.pausedSince.set(pause.kind, this.deps.now());
+          this.deps.log.error({ event: pause.begins[0], err }, pause.begins[1]);
+        }
       }
       await this.sleep(wait);
       try {
@@ -306,17 +318,11 @@ export class IngestWorker {
 
   /** A loop got through a job or an empty queue: whatever paused ingestion is over. */
   private resumed(): void {
-    if (this.diskFullSince !== undefined) {
-      this.deps.log.info({ event: 'ingest.disk_space_back', paused_ms: this.deps.now() - this.diskFullSince }, 'disk space is back: ingestion resumed');
-      this.diskFullSince = undefined;
-    }
-    if (this.databaseDownSince !== undefined) {
-      this.deps.log.info({ event: 'ingest.database_back', paused_ms: this.deps.now() - this.databaseDownSince }, 'the database is back: ingestion resumed');
-      this.databaseDownSince = undefined;
-    }
-    if (this.storageDownSince !== undefined) {
-      this.deps.log.info({ event: 'ingest.storage_back', paused_ms: this.deps.now() - this.storageDownSince }, 'the file store is back: ingestion resumed');
-      this.storageDownSince = undefined;
+    for (const pause of PAUSES) {
+      const since = this.pausedSince.get(pause.kind);
+      if (since === undefined) continue;
+      this.deps.log.info({ event: pause.ends[0], paused_ms: this.deps.now() - since }, pause.ends[1]);
+      this.pausedSince.delete(pause.kind);
     }
   }
 
