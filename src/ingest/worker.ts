@@ -282,7 +282,8 @@ export class IngestWorker {
       try {
         const requeued = await this.deps.documents.requeueIdleLeases(this.owner, [...this.running.keys()]);
         if (requeued > 0) {
-          this.deps.log.info({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the full disk or the lost database are queued again');
+          // Each probe of a pause that goes on claims a job and hands it back: its begin and end are logged (PAUSES).
+          this.deps.log.debug({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the pause are queued again');
           this.announce('');
         }
       } catch (err) {

@@ -281,6 +281,40 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   }, 300_000);
 
+  it("waits out a store that refuses LanceDB's writes of the chunks (503): no attempt counted, no document failed", async () => {
+    // The chunks table lives in the same store: LanceDB reports its failures in its own words (an object_store retry
+    // error), which were taken for a document's fault: each counted as an attempt, the fifth failed the document.
+    const log = await logS3Requests(rgw.endpoint);
+    const busy = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/chunk-writes`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    try {
+      const owner = await addUser(busy);
+      const chunkWrite = (r: S3Request) => r.method !== 'GET' && r.method !== 'HEAD' && r.path.includes('/chunk-writes/lancedb/');
+      log.refuse(chunkWrite);
+      const files = Array.from({ length: 3 }, (_, i) => ({ name: `write-${i}.txt`, bytes: Buffer.from(`${prose(`write-${i}`, 40)}\n`) }));
+      expect((await uploadFiles(busy, owner.apiKey, files)).status).toBe(202);
+      await busy.logLine(/"event":"ingest\.storage_unavailable"/, 60_000);
+      const refusedThen = log.requests().filter((r) => r.refused).length;
+      await waitFor(async () => log.requests().filter((r) => r.refused).length > refusedThen || undefined, 30_000, 'the chunk writes tried again while the store answers 503');
+      const during = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
+      expect((during.body.documents as { status: string }[]).map((x) => x.status)).not.toContain('failed');
+      expect(busy.stdout()).not.toMatch(/"event":"ingest\.failed"/);
+      log.refuse(undefined);
+      const settled = await waitFor(async () => {
+        const list = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
+        const docs = list.body.documents as { status: string; error: string | null }[];
+        return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
+      }, 120_000, 'every document settled');
+      expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
+      await busy.logLine(/"event":"ingest\.storage_back"/, 30_000);
+      expect(busy.stdout()).not.toMatch(/"event":"ingest\.(failed|database_unavailable)"/);
+    } finally {
+      log.refuse(undefined);
+      await busy.stop();
+      removeDir(busy.dataDir);
+      await log.close();
+    }
+  }, 300_000);
+
   it('never writes the secret key to its output', () => {
     expect(d.stdout() + d.stderr()).not.toContain(rgw.secretAccessKey);
   });

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../../core/database-unavailable.js';
 import { insufficientStorage, isDiskFull } from '../../core/disk-full.js';
 import { AppError, type ErrorCode, isAppError } from '../../core/errors.js';
+import { isStorageUnavailable, StorageUnavailable } from '../../store/objects/object-store.js';
 import { withTheme } from '../../web/pages/layout.js';
 import { messagePage } from '../../web/pages/message.js';
 import { themeOf } from '../web/theme.js';
@@ -24,11 +25,13 @@ const CODE_FOR_STATUS: Record<number, ErrorCode> = {
 /**
  * Normalises anything thrown below into an AppError. Errors from libraries that carry an HTTP
  * status (koa-body's 400/413/415) keep it; a full disk is a 507; a database that cannot be reached (PostgreSQL
- * restarting) is a 503; everything else is an unexposed 500.
+ * restarting) or an object store that is away (LanceDB's own report of it included) is a 503; everything else is an unexposed 500.
  */
 export function toAppError(err: unknown, contentEncoding = ''): AppError {
   if (isAppError(err)) return err.code === 'internal_error' && isDiskFull(err.cause) ? insufficientStorage(err) : err;
   if (isDiskFull(err)) return insufficientStorage(err);
+  // The store first: LanceDB's store errors are socket errors underneath too, which would read as the database.
+  if (isStorageUnavailable(err)) return new StorageUnavailable(err);
   if (isDatabaseUnavailable(err)) return new AppError('service_unavailable', 'the database cannot be reached right now; try again shortly', { cause: err, expose: true });
   const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; name?: string; code?: string };
   // zlib under the body parsers: a body whose bytes do not match its Content-Encoding.

@@ -17,9 +17,21 @@ export class StorageUnavailable extends AppError {
   }
 }
 
-/** Whether `err`, or an error it was caused by, is the object store being away (StorageUnavailable). */
+/**
+ * LanceDB on S3 reporting that same store away in its own words, once its object_store client has spent its retries:
+ * no connection, or a 5xx (the Display form "Generic S3 error: Error performing PUT … - HTTP error: error sending
+ * request" / "- Server returned non-2xx status code: 503", or the Debug form `store: "S3"` … `HttpError { kind:
+ * Connect`). A 4xx (a refused key, a missing object) is the request's fault, and is not matched.
+ */
+const LANCE_STORE_AWAY = /(?:Generic S3 error|store: "S3")[\s\S]*?(?:HTTP error: error sending request|non-2xx status code: 5\d\d|HttpError \{ kind: (?:Connect|Timeout)|status: 5\d\d)/;
+
+/** Whether `err`, or an error it was caused by, is the object store being away (StorageUnavailable, or LanceDB's). */
 export function isStorageUnavailable(err: unknown): boolean {
-  for (const e of errorCauses(err)) if (e instanceof StorageUnavailable) return true;
+  for (const e of errorCauses(err)) {
+    if (e instanceof StorageUnavailable) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && LANCE_STORE_AWAY.test(message)) return true;
+  }
   return false;
 }
 
