@@ -3,7 +3,9 @@
  * binary against a real daemon; a renamed synced document shows its new name in FILENAME; tables fit a terminal of 80
  * and of 120 columns (a real pseudo-terminal from util-linux `script`), cutting names with "…" rather than wrapping;
  * upload's progress board shows a path whole where the terminal has room for it; `upload --label` and
- * `documents label DOC… add NAME… remove NAME…` (issue 60) set labels that the API and the label filter then see.
+ * `documents label DOC… add NAME… remove NAME…` (issue 60) set labels that the API and the label filter then see;
+ * refused words change nothing; a renamed label stays on its documents under its new name, and a moved document
+ * keeps its labels' names in its new project, where search's label filter finds it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -125,6 +127,48 @@ describe('docsearch documents: retry, rename, move, names, tables that fit', () 
     expect(both.stderr).toContain('label "x" is both added and removed');
     const bad = await runCli(['documents', 'label', a!, 'add', 'x'.repeat(65)], { env: s.env });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/labels/);
+    expect(bad.stderr).toMatch(/labels.*64 characters/);
+    // Refused words change nothing: the documents keep their labels, and no name joined the vocabulary.
+    expect(await labelsOf(a!)).toEqual(['Finance']);
+    expect(await labelsOf(b!)).toEqual(['Finance', 'urgent']);
+    const project = (await api(s.d, `/api/v1/documents/${a}`, { token: s.user.apiKey })).body.project_id as string;
+    const vocabulary = async (projectId: string) =>
+      Object.fromEntries(((await api(s.d, `/api/v1/projects/${projectId}/labels`, { token: s.user.apiKey })).body.labels as { name: string; document_count: number }[]).map((l) => [l.name, l.document_count]));
+    expect(Object.keys(await vocabulary(project)).some((name) => name.toLowerCase() === 'x' || name.length > 64)).toBe(false);
+    // Removing a label a document lacks does nothing.
+    const lacking = await runCli(['documents', 'label', a!, 'remove', 'urgent'], { env: s.env });
+    expect(lacking.code, lacking.stderr).toBe(0);
+    expect(await labelsOf(a!)).toEqual(['Finance']);
+
+    /** The documents a keyword search of `query` finds with these filters, in these projects. */
+    const found = async (query: string, filters: object, projectIds?: string[]) => {
+      const res = await api(s.d, '/api/v1/search', { token: s.user.apiKey, body: { query, mode: 'keyword', filters, ...(projectIds ? { project_ids: projectIds } : {}) } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return [...new Set((res.body.results as { document: { id: string } }[]).map((r) => r.document.id))].sort();
+    };
+    // A renamed label: the documents carrying it keep it under its new name, in lists, the CLI and search (api.md#labels).
+    const urgent = ((await api(s.d, `/api/v1/projects/${project}/labels`, { token: s.user.apiKey })).body.labels as { id: string; name: string }[]).find((l) => l.name === 'urgent')!;
+    expect((await api(s.d, `/api/v1/projects/${project}/labels/${urgent.id}`, { method: 'PATCH', token: s.user.apiKey, body: { name: 'Overdue' } })).status).toBe(200);
+    expect(await labelsOf(b!)).toEqual(['Finance', 'Overdue']);
+    expect((await runCli(['documents', 'label', b!], { env: s.env })).stdout).toContain(`invoice-4712.txt (${b}): Finance, Overdue`);
+    expect(((await api(s.d, '/api/v1/documents?labels=overdue', { token: s.user.apiKey })).body.documents as { id: string }[]).map((x) => x.id)).toEqual([b!]);
+    expect((await api(s.d, '/api/v1/documents?labels=urgent', { token: s.user.apiKey })).body.documents).toEqual([]);
+    expect(await found('invoice', { labels: 'overdue' })).toEqual([b!]);
+    expect(await found('invoice', { labels: 'urgent' })).toEqual([]);
+
+    // A moved document keeps its labels' names in its new project (made in its vocabulary), and search finds it
+    // there by them at once; it leaves the old project's counts.
+    expect((await runCli(['projects', 'create', 'ledgers'], { env: s.env })).code).toBe(0);
+    const movedTo = await runCli(['documents', 'move', b!, '--to', 'ledgers'], { env: s.env });
+    expect(movedTo.code, movedTo.stderr).toBe(0);
+    const ledgers = (await api(s.d, `/api/v1/documents/${b}`, { token: s.user.apiKey })).body.project_id as string;
+    expect(ledgers).not.toBe(project);
+    expect(await labelsOf(b!)).toEqual(['Finance', 'Overdue']);
+    expect(await vocabulary(ledgers)).toEqual({ Finance: 1, Overdue: 1 });
+    expect(await vocabulary(project)).toMatchObject({ Finance: 1, Overdue: 0 });
+    expect(await found('invoice', { labels: 'overdue' }, [ledgers])).toEqual([b!]);
+    expect(await found('invoice', { labels: ['finance', 'overdue'] })).toEqual([b!]);
+    expect(await found('invoice', { labels: 'finance' }, [project])).toEqual([a!]);
+    expect(await found('invoice', { labels: 'finance' }, [ledgers])).toEqual([b!]);
   });
 });

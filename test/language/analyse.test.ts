@@ -25,10 +25,36 @@ describe('keyword analysis', () => {
     expect(forms).not.toContain('我在图书馆借书');
   });
 
+  it('adds bigrams where a query and a document are segmented differently: a word inside a longer one meets it', () => {
+    // jieba reads 图书馆 whole in the text and 图书 whole in the query: only the text's bigram 图书 meets it.
+    const text = '我在图书馆借书。';
+    expect(analyseText(text, 'zh').split(' ')).not.toContain('图书馆借书');
+    expect(queryForms('图书', ['zh'])).toEqual(['图书']);
+    expect(meets('图书', text, 'zh')).toBe(true);
+    expect(meets('书馆', text, 'zh')).toBe(true);
+    expect(meets('書館', '社内図書館は本社ビル三階にあり', 'ja')).toBe(true);
+  });
+
+  it('reads Traditional Chinese as Simplified, in a text and in a query alike (OpenCC)', () => {
+    const traditional = '本館圖書館的開放時間為週一至週五，借閱期限為十九天。';
+    const simplified = '本馆图书馆的开放时间为周一至周五，借阅期限为十九天。';
+    expect(detectLanguage(traditional)).toBe('zh');
+    expect(analyseText(traditional, 'zh')).toBe(analyseText(simplified, 'zh'));
+    for (const q of ['图书馆', '借阅', '开放时间']) expect(meets(q, traditional, 'zh'), q).toBe(true);
+    for (const q of ['圖書館', '借閱', '開放時間']) expect(meets(q, simplified, 'zh'), q).toBe(true);
+  });
+
+  it('reads an Arabic word with its article as the word without it (Snowball stems them apart)', () => {
+    const text = 'يغطي التأمين الصحي جميع الموظفين';
+    expect(meets('تأمين', text, 'ar')).toBe(true);
+    expect(meets('التأمين', 'تأمين السيارات إلزامي', 'ar')).toBe(true);
+  });
+
   it('segments Japanese through ICU, folds half-width katakana, and adds bigrams', () => {
     const text = '社内図書館は本社ビル三階にあり、三十五歳以上の方はバリウム検査が追加されます。';
     expect(meets('図書館', text, 'ja')).toBe(true);
     expect(meets('ﾊﾞﾘｳﾑ検査', text, 'ja')).toBe(true);
+    expect(analyseText(text, 'ja').split(' ')).toEqual(expect.arrayContaining(['図書', '書館', '図書館']));
     // Lone kana (particles, endings) are not forms.
     expect(analyseText(text, 'ja').split(' ')).not.toContain('は');
   });

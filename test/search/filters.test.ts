@@ -5,18 +5,22 @@
  * each person, must answer exactly the documents they may read that match — and facet counts must equal an exact
  * count of that list. MCP's `search` and `list_documents` (in the daemon, and `docsearch mcp` over REST) take the same
  * `filters` and answer the same, and so do the CLI's flags on `search` and `documents list`. Saved searches are each
- * person's, shared with a project's members, and run by name (`search --saved NAME`) with the same answers. The web
- * search page takes the same filters in its URL, counts facets as links that narrow it, shows the filters in force as
- * chips that remove them, and lists saved searches. On SQLite
+ * person's, shared with a project's members (a key limited to projects sees only those of its projects and its user's
+ * own unshared ones), and run by name (`search --saved NAME`) with the same answers. The web search page takes the
+ * same filters in its URL, counts facets as links that narrow it (a label's adds to the labels asked), shows the
+ * filters in force as chips that remove them, and lists saved searches, each run over the projects it was saved with.
+ * The `language` filter reads each passage's language in search and the document's in the list. On SQLite
  * here and on PostgreSQL in the `postgresql` project.
  */
 import { describe, expect, it } from 'vitest';
+import { typeFilterName } from '../../src/core/document-types.js';
 import { filtersToParams } from '../../src/core/filter-params.js';
 import { api, type Daemon, runCli } from '../helpers/daemon.js';
 import { cliEnv } from '../cli/cli-env.js';
 import { buildLibrary, combinedFilters, expected, expectedFacets, type Library, type Person, singleFilters } from '../helpers/filter-library.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { call, callError, httpClient, stdioClient } from '../mcp/mcp-client.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { hiddenFields, loggedIn } from '../server/web-client.js';
 
 const PEOPLE: Person[] = ['alice', 'bob', 'carol'];
@@ -98,13 +102,86 @@ describe('filters over REST', () => {
     }
   });
 
-  it('counts passages when not grouped: each facet sums to the total', async () => {
+  it('counts passages when not grouped: each facet sums to the total, and counts what the whole list holds', async () => {
     const res = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'harbour', mode: 'keyword', limit: 2, facets: ['type', 'project'] } });
     expect(res.status).toBe(200);
     const sum = (facet: string) => (res.body.facets[facet] as { count: number }[]).reduce((a, b) => a + b.count, 0);
     expect(sum('type')).toBe(res.body.total.value);
     expect(sum('project')).toBe(res.body.total.value);
     expect((res.body.facets.project as { name: string }[]).map((p) => p.name).sort()).toEqual(['private', 'shared']);
+    // The whole list's passages, read in one page: per value, the facet counts exactly its passages.
+    expect(res.body.total.relation).toBe('eq');
+    const all = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'harbour', mode: 'keyword', limit: 100 } });
+    const passages = all.body.results as { document: { content_type: string }; project: { id: string } }[];
+    expect(passages.length).toBe(res.body.total.value);
+    const tally = (values: string[]) => values.reduce<Record<string, number>>((out, v) => ({ ...out, [v]: (out[v] ?? 0) + 1 }), {});
+    const counted = (facet: string) => Object.fromEntries((res.body.facets[facet] as { value: string; count: number }[]).map((v) => [v.value, v.count]));
+    expect(counted('type')).toEqual(tally(passages.map((p) => typeFilterName(p.document.content_type))));
+    expect(counted('project')).toEqual(tally(passages.map((p) => p.project.id)));
+  });
+
+  it("counts a weak answer's facets over the few results it shows", async () => {
+    const res = await api(d, '/api/v1/search', { token: lib.users.alice.apiKey, body: { query: 'xyzzyplugh frobnicate', mode: 'hybrid', limit: 10, facets: ['type', 'project'] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.weak).toBe(true);
+    const shown = res.body.results as { document: { content_type: string }; project: { id: string } }[];
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThanOrEqual(5);
+    const tally = (values: string[]) => values.reduce<Record<string, number>>((out, v) => ({ ...out, [v]: (out[v] ?? 0) + 1 }), {});
+    const counted = (facet: string) => Object.fromEntries((res.body.facets[facet] as { value: string; count: number }[]).map((v) => [v.value, v.count]));
+    expect(counted('type')).toEqual(tally(shown.map((p) => typeFilterName(p.document.content_type))));
+    expect(counted('project')).toEqual(tally(shown.map((p) => p.project.id)));
+  });
+
+  it("filters search by each passage's own language and the list by the document's (most of its passages')", async () => {
+    // Eve's own project, which no one else reads: a document of two German sections and one English one.
+    const de1 =
+      'Die Schleusenwärterin öffnet das Obertor erst, wenn das Wasser in der Kammer den Pegel des Oberwassers erreicht hat. ' +
+      'Jedes Boot wartet am Leitwerk, bis das Signal auf Grün springt, und die Besatzung hält die Leinen bereit. Bei Hochwasser bleibt ' +
+      'die Schleuse geschlossen, und die Wärterin trägt die Sperrung in das Schleusenbuch ein. Die Gebühren werden im Schleusenhaus bezahlt, ' +
+      'bar oder mit Karte, und für Sportboote gilt im Winter ein eigener Tarif mit verkürzten Öffnungszeiten an den Wochenenden.';
+    const de2 =
+      'Im Frühjahr wird die Kammer trockengelegt, damit Taucher die Tore und die Dichtungen prüfen können. Währenddessen ' +
+      'fahren die Schiffe über den alten Kanal, der schmaler und langsamer ist, und die Lotsen begleiten jedes größere Fahrzeug. ' +
+      'Die Wärterin meldet den Zustand der Tore an das Wasserstraßenamt, das über die Reparaturen entscheidet und die Kosten trägt. ' +
+      'Anlieger werden eine Woche vorher durch Aushang am Schleusenhaus und in der Gemeindezeitung informiert.';
+    const en =
+      'The lock keeper opens the upper gate only when the water in the chamber has reached the level upstream. Every boat waits ' +
+      'at the guide wall until the signal turns green, and its crew keeps the lines ready. In a flood the lock stays shut, and the keeper ' +
+      'writes the closure into the lock book. Fees are paid at the lock house, in cash or by card, and small craft have a winter rate ' +
+      'with shorter opening hours at weekends.';
+    const bytes = Buffer.from(`# Schleusenordnung\n\n${de1}\n\n# Frühjahrsprüfung\n\n${de2}\n\n# Lock rules\n\n${en}\n`);
+    const up = await uploadFiles(d, lib.users.eve.apiKey, [{ name: 'schleuse.md', bytes }], { projectId: lib.projects.eves, query: '?wait=true' });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const doc = up.body.documents[0] as { id: string; language: string; chunk_count: number };
+    expect(doc.language).toBe('de');
+    const passages = async (language: string) => {
+      const res = await api(d, '/api/v1/search', { token: lib.users.eve.apiKey, body: { query: 'Schleuse lock keeper Wärterin gate', mode: 'keyword', limit: 100, project_ids: [lib.projects.eves], filters: { language } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.results as { document: { id: string }; text: string }[]).filter((r) => r.document.id === doc.id).map((r) => r.text);
+    };
+    const english = await passages('en');
+    expect(english.length, JSON.stringify(english)).toBe(1);
+    expect(english[0]).toContain('The lock keeper opens the upper gate');
+    const german = await passages('de');
+    expect(german.length).toBeGreaterThan(0);
+    expect(german.every((t) => !t.includes('The lock keeper'))).toBe(true);
+    const listed = async (language: string) => ((await api(d, `/api/v1/documents?project_id=${lib.projects.eves}&language=${language}`, { token: lib.users.eve.apiKey })).body.documents as { id: string }[]).map((x) => x.id);
+    expect(await listed('de')).toContain(doc.id);
+    expect(await listed('en')).not.toContain(doc.id);
+
+    // `und`: a text whose language none could tell, in search, the list and the facet alike.
+    const table = await uploadFiles(d, lib.users.eve.apiKey, [{ name: 'berths.csv', bytes: Buffer.from('vessel,berth,cargo\nAurora,north,timber\nBorealis,south,grain\nCassiopeia,east,"copper ore, refined"\n') }], { projectId: lib.projects.eves, query: '?wait=true' });
+    expect(table.status, JSON.stringify(table.body)).toBe(200);
+    const csv = table.body.documents[0] as { id: string; language: string };
+    expect(csv.language).toBe('und');
+    const undetermined = await api(d, '/api/v1/search', { token: lib.users.eve.apiKey, body: { query: 'Borealis grain', mode: 'keyword', group: 'document', project_ids: [lib.projects.eves], filters: { language: 'und' }, facets: ['language'] } });
+    expect(undetermined.status, JSON.stringify(undetermined.body)).toBe(200);
+    expect((undetermined.body.documents as { document: { id: string } }[]).map((x) => x.document.id)).toEqual([csv.id]);
+    expect(undetermined.body.facets.language).toEqual([{ value: 'und', count: 1 }]);
+    const inEnglish = await api(d, '/api/v1/search', { token: lib.users.eve.apiKey, body: { query: 'Borealis grain', mode: 'keyword', project_ids: [lib.projects.eves], filters: { language: 'en' } } });
+    expect(inEnglish.body.results).toEqual([]);
+    expect(await listed('und')).toEqual([csv.id]);
   });
 
   it('refuses a bad filter with a 400 naming the field or operator', async () => {
@@ -252,6 +329,30 @@ describe('filters over REST', () => {
     expect((await one('eve', made.body.id, 'DELETE')).status).toBe(404);
     expect((await one('bob', made.body.id, 'DELETE')).status).toBe(403);
 
+    // A key limited to projects sees those shared with its projects and its user's own unshared ones (api.md#saved-searches):
+    // not one shared with a project outside its limit, its user's own included.
+    const keyOf = async (who: Person, projectIds: string[]) => {
+      const res = await api(d, '/api/v1/keys', { token: token(who), body: { name: `saved ${projectIds.join(' ')}`, project_ids: projectIds } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.key as string;
+    };
+    const namesThrough = async (key: string) => ((await api(d, '/api/v1/saved-searches', { token: key })).body.saved_searches as { name: string }[]).map((v) => v.name);
+    const carolsOnly = await keyOf('carol', [lib.projects.carols]);
+    expect(await namesThrough(carolsOnly)).toEqual(['mine']);
+    expect((await api(d, `/api/v1/saved-searches/${made.body.id}`, { token: carolsOnly })).status).toBe(404);
+    expect((await api(d, `/api/v1/saved-searches/${carols.body.id}`, { token: carolsOnly })).status).toBe(200);
+    // Run through that key, her search reads only what the key reaches: it carries no access of its own.
+    const viaKey = await runCli(['search', '--saved', 'mine', '--documents', '--all', '--json', '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: carolsOnly }) });
+    expect(viaKey.code, viaKey.stderr).toBe(0);
+    const inCarols = want('carol', { labels: 'unpaid' }).filter((id) => lib.docs.find((x) => x.id === id)!.projectId === lib.projects.carols);
+    expect(inCarols.length).toBeGreaterThan(0);
+    expect(inCarols.length).toBeLessThan(want('carol', { labels: 'unpaid' }).length);
+    expect((JSON.parse(viaKey.stdout).documents as { document: { id: string } }[]).map((x) => x.document.id).sort()).toEqual(inCarols);
+    expect(await namesThrough(await keyOf('carol', [lib.projects.shared]))).toEqual(['mine', 'Unpaid invoices']);
+    const alicePrivate = await keyOf('alice', [lib.projects.private]);
+    expect(await namesThrough(alicePrivate)).toEqual([]);
+    expect((await api(d, `/api/v1/saved-searches/${made.body.id}`, { token: alicePrivate })).status).toBe(404);
+
     // The CLI runs one by name (any case), the command line's filters over its own, and saves another.
     const cli = (...args: string[]) => runCli([...args, '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: token('bob') }) });
     const ran = async (...args: string[]) => {
@@ -308,6 +409,22 @@ describe('filters over REST', () => {
     const chip = /<a class="chip" href="([^"]+)" aria-label="Remove the filter Type: ([^"]+)"/.exec(narrowed.html);
     expect(chip?.[2]).toBe(type);
     expect((await page(unescape(chip![1]!))).ids).toEqual(want('carol', { labels: 'unpaid' }));
+    // A label's link adds to the labels asked (the label in force is no link); another facet's replaces its filter.
+    const facetLinks = (page: string, facet: string) =>
+      [...(new RegExp(`<div class="facet" data-facet="${facet}">(.*?)</div>`, 's').exec(page)?.[1] ?? '').matchAll(/<a href="([^"]+)"><bdi>([^<]+)<\/bdi> <span class="count">(\d+)<\/span>/g)].map((m) => ({ href: unescape(m[1]!), value: m[2]!, count: Number(m[3]) }));
+    const labelLinks = facetLinks(html, 'label');
+    const { unpaid: _inForce, ...others } = exact.label!;
+    expect(Object.keys(others).length).toBeGreaterThan(0);
+    expect(Object.fromEntries(labelLinks.map((l) => [l.value.toLowerCase(), l.count]))).toEqual(others);
+    const both = await page(labelLinks[0]!.href);
+    expect(both.ids).toEqual(want('carol', { labels: ['unpaid', labelLinks[0]!.value] }));
+    expect(both.ids.length).toBeLessThan(want('carol', { labels: 'unpaid' }).length);
+    expect(both.html).toContain('aria-label="Remove the filter Label: unpaid"');
+    expect(both.html).toContain(`aria-label="Remove the filter Label: ${labelLinks[0]!.value}"`);
+    const languageLinks = facetLinks((await page(base)).html, 'language');
+    expect(Object.fromEntries(languageLinks.map((l) => [l.value, l.count]))).toEqual(expectedFacets(lib, expected(lib, 'carol', {})).language);
+    const german = languageLinks.find((l) => l.value === 'de')!;
+    expect((await page(german.href)).ids).toEqual(want('carol', { language: 'de' }));
     // A bad filter says what is wrong, and keeps the chip to remove it.
     const bad = await web.get(`${base}&type=exe`);
     expect(bad.status).toBe(400);
@@ -320,6 +437,34 @@ describe('filters over REST', () => {
     const link = /<nav class="saved-searches"[^]*?<a href="([^"]+)"><bdi>Web ops<\/bdi><\/a> <span class="badge">shared<\/span>/.exec(home.text);
     expect(link, home.text.slice(0, 2000)).not.toBeNull();
     expect((await page(unescape(link![1]!))).ids).toEqual(want('carol', { metadata: { team: 'ops' } }));
+
+    // A saved search of several projects (`search --project A --project C --save`) runs on the web over those
+    // projects only, and the page's links (a facet's, a chip's) keep them.
+    const eve = lib.users.eve;
+    const made = async (name: string) => (await api(d, '/api/v1/projects', { token: eve.apiKey, body: { name } })).body.id as string;
+    const [eveTwo, eveThree] = [await made('eve-two'), await made('eve-three')];
+    const other = await uploadFiles(d, eve.apiKey, [{ name: 'elsewhere.txt', bytes: Buffer.from('The harbour ferry timetable for the winter, kept apart.') }], { projectId: eveTwo, query: '?wait=true' });
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    const saving = await runCli(['search', 'harbour', '--mode', 'keyword', '--project', 'eves', '--project', 'eve-three', '--save', 'two of three', '--json', '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: eve.apiKey }) });
+    expect(saving.code, saving.stderr).toBe(0);
+    const scoped = await api(d, '/api/v1/search', { token: eve.apiKey, body: { query: 'harbour', mode: 'keyword', group: 'document', limit: 100, project_ids: [lib.projects.eves, eveThree] } });
+    const inScope = (scoped.body.documents as { document: { id: string } }[]).map((x) => x.document.id).sort();
+    expect(inScope.length).toBeGreaterThan(0);
+    expect(inScope).not.toContain(other.body.documents[0].id);
+    const eveWeb = await loggedIn(d, eve);
+    const eveHome = await eveWeb.get('/search');
+    const eveLink = /<a href="([^"]+)"><bdi>two of three<\/bdi><\/a>/.exec(eveHome.text);
+    expect(eveLink, eveHome.text.slice(0, 2000)).not.toBeNull();
+    const ran = await eveWeb.get(unescape(eveLink![1]!));
+    expect(ran.status).toBe(200);
+    expect([...ran.text.matchAll(/<li class="result" data-document-id="([^"]+)"/g)].map((m) => m[1]!).sort()).toEqual(inScope);
+    const typeLink = /<div class="facet" data-facet="type">.*?<a href="([^"]+)">/s.exec(ran.text);
+    expect(typeLink).not.toBeNull();
+    const narrowedProjects = new URLSearchParams(unescape(typeLink![1]!).split('?')[1]).getAll('project').sort();
+    expect(narrowedProjects).toEqual([lib.projects.eves, eveThree].sort());
+    // Saved again from that page, it keeps both projects.
+    const saveForm = /<form method="post" action="\/search\/save"[^]*?<\/form>/.exec(ran.text)?.[0] ?? '';
+    expect([...saveForm.matchAll(/<input type="hidden" name="project" value="([^"]+)">/g)].map((m) => m[1]).sort()).toEqual([lib.projects.eves, eveThree].sort());
   });
 
   it('filters the web Documents page by label, shows each document\'s labels, and labels a selection (editors only)', async () => {
@@ -392,6 +537,13 @@ describe('filters over REST', () => {
     expect(hers.text).toContain('title="Documents labelled Web renamed"');
     expect(hers.text).not.toContain(`action="/documents/${doc.id}/labels"`);
     expect((await carol.submit(`/documents/${doc.id}/labels`, { _csrf: carol.csrf, labels: '' })).status).toBe(403);
+    // Nor through the API: refused, with the document's labels and the vocabulary as they were.
+    for (const labels of [[], { add: ['carol was here'] }, { remove: ['web renamed'] }]) {
+      const refused = await api(d, `/api/v1/documents/${doc.id}`, { method: 'PATCH', token: lib.users.carol.apiKey, body: { labels } });
+      expect(refused.status, JSON.stringify(labels)).toBe(403);
+    }
+    expect(await labelsOf()).toEqual([...before, 'Web renamed'].sort());
+    expect((await vocabulary()).some((l) => l.name === 'carol was here')).toBe(false);
     // Deleting asks first, naming how many documents it comes off.
     expect((await carol.get(`/projects/${shared}/labels/${made.id}/delete`)).status).toBe(403);
     expect((await bob.get(`/projects/${shared}/labels/${made.id}/delete`)).text).toContain('It comes off the 1 document that carry it');

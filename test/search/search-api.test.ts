@@ -180,6 +180,32 @@ describe('search API (builtin reranker)', () => {
     }
   });
 
+  it('skips keyword search for a query of no content words (stop words, emoji): hybrid answers from vectors alone', async () => {
+    for (const query of ['the of and to is', '🍅🌞💧']) {
+      const keyword = await search(d, alice.apiKey, { query, mode: 'keyword' });
+      expect(keyword.status).toBe(200);
+      expect(keyword.body.results, query).toEqual([]);
+      const hybrid = await search(d, alice.apiKey, { query, mode: 'hybrid' });
+      expect(hybrid.status).toBe(200);
+      expect(hybrid.body.results.length, query).toBeGreaterThan(0);
+      for (const r of hybrid.body.results as { scores: Record<string, unknown> }[]) {
+        expect(r.scores.keyword, query).toBeUndefined();
+        expect(r.scores.vector, query).toBeDefined();
+      }
+    }
+  });
+
+  it('reads query-language syntax as plain words: quotes, OR, *, field: and the like find what their words find', async () => {
+    const ids = async (query: string) =>
+      ((await search(d, alice.apiKey, { query, mode: 'keyword', limit: 20 })).body.results as { document: { id: string } }[]).map((r) => r.document.id);
+    const plain = await ids('tomatoes water sunlight');
+    expect(plain[0]).toBe(docs.aliceGarden);
+    // Their word tokens are those three and stop words ("or", "and"): the same answer, in the same order.
+    for (const query of ['"tomatoes" OR (water* AND ~sunlight)', '+tomatoes -water "sunlight', 'tomatoes:water || sunlight*']) {
+      expect(await ids(query), query).toEqual(plain);
+    }
+  });
+
   it('answers an empty library with an empty list', async () => {
     const res = await search(d, carol.apiKey, { query: 'tomatoes' });
     expect(res.status).toBe(200);

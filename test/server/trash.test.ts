@@ -1,6 +1,6 @@
 /**
- * The trash through the built daemon (#53 item 7): a deleted document is out of search at once and back, under the
- * same id, at once after a restore; a bulk delete of 50 on the web is restored whole; `upload --sync --prune`
+ * The trash through the built daemon (#53 item 7): a deleted document is out of search, lists and counts at once and
+ * back, under the same id, at once after a restore; a bulk delete of 50 on the web is restored whole; `upload --sync --prune`
  * deletions land in the trash; the CLI lists, restores and purges; the web's Trash page restores.
  * Retention and its purge on a moved clock: test/store/trash.test.ts.
  */
@@ -45,12 +45,24 @@ describe('the trash', () => {
     return ids;
   }
 
-  it('delete → not found by search → restore → found again, the same id', async () => {
+  /** Whether the documents list has `id`, and its project's document count. */
+  async function listedAndCounted(id: string, projectId: string): Promise<{ listed: boolean; count: number }> {
+    const list = await api(d, `/api/v1/documents?project_id=${projectId}&limit=100`, { token: user.apiKey });
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    const project = await api(d, `/api/v1/projects/${projectId}`, { token: user.apiKey });
+    return { listed: (list.body.documents as { id: string }[]).some((x) => x.id === id), count: project.body.document_count as number };
+  }
+
+  it('delete → not found by search, lists or counts → restore → found again, the same id', async () => {
     const [id] = await upload([{ name: 'quokka.txt', text: 'The quokkafern grows on the north slope.' }]);
+    const projectId = (await api(d, `/api/v1/documents/${id}`, { token: user.apiKey })).body.project_id as string;
+    const before = await listedAndCounted(id!, projectId);
+    expect(before.listed).toBe(true);
     expect(await found('quokkafern')).toEqual([id]);
     expect((await api(d, `/api/v1/documents/${id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
     expect(await found('quokkafern')).toEqual([]);
     expect((await api(d, `/api/v1/documents/${id}`, { token: user.apiKey })).status).toBe(404);
+    expect(await listedAndCounted(id!, projectId)).toEqual({ listed: false, count: before.count - 1 });
     const trash = await api(d, '/api/v1/trash', { token: user.apiKey });
     expect(trash.body.documents).toEqual([expect.objectContaining({ id, filename: 'quokka.txt', trashed_by: user.email, chunk_count: 1 })]);
     expect(Date.parse(trash.body.documents[0].purge_at) - Date.parse(trash.body.documents[0].trashed_at)).toBe(30 * 24 * 3600_000);
@@ -58,6 +70,7 @@ describe('the trash', () => {
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.id).toBe(id);
     expect(await found('quokkafern')).toEqual([id]);
+    expect(await listedAndCounted(id!, projectId)).toEqual(before);
     expect((await api(d, '/api/v1/trash', { token: user.apiKey })).body.documents).toEqual([]);
     expect((await api(d, `/api/v1/trash/${id}/restore`, { method: 'POST', token: user.apiKey })).status).toBe(404);
   });
@@ -89,7 +102,11 @@ describe('the trash', () => {
       rmSync(join(dir, 'notes', 'n1.txt'));
       const pruned = await runCli(['upload', dir, '--sync', '--prune', '--project', 'synced', '--wait', '--max-delete', '2'], { env, timeoutMs: 200_000 });
       expect(pruned.code, pruned.stderr).toBe(0);
-      expect(await found('platypod')).toHaveLength(2);
+      // The two kept notes, and only they, are listed and found; the two pruned are in the trash.
+      const synced = ((await api(d, '/api/v1/projects', { token: user.apiKey })).body.projects as { id: string; name: string }[]).find((p) => p.name === 'synced')!;
+      const listed = (await api(d, `/api/v1/documents?project_id=${synced.id}&limit=100`, { token: user.apiKey })).body.documents as { id: string; path: string }[];
+      expect(listed.map((x) => x.path).sort()).toEqual(['notes/n2.txt', 'notes/n3.txt']);
+      expect((await found('platypod')).sort()).toEqual(listed.map((x) => x.id).sort());
       const trash = JSON.parse((await runCli(['trash', 'list', '--project', 'synced', '--json'], { env })).stdout).documents as { id: string; path: string }[];
       expect(trash.map((x) => x.path).sort()).toEqual(['notes/n0.txt', 'notes/n1.txt']);
       const purge = await runCli(['trash', 'purge', 'notes/n0.txt', trash.find((x) => x.path === 'notes/n1.txt')!.id, '--yes'], { env });
@@ -152,7 +169,8 @@ describe('the trash', () => {
     await web.post(`/documents/${id}/delete`, { _csrf: web.csrf });
     const page = await web.get('/trash');
     expect(page.status).toBe(200);
-    expect(page.text).toContain('echidna.txt');
+    // Listed as an entry with its Restore form, not only named by the delete's notice this page also shows.
+    expect(page.text).toContain(`action="/trash/${id}/restore"`);
     const restored = await web.post(`/trash/${id}/restore`, { _csrf: web.csrf });
     expect(restored.status).toBe(303);
     expect(restored.location).toBe(`/documents/${id}`);

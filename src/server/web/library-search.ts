@@ -12,7 +12,7 @@ import type { AppState } from '../state.js';
 import { editableProjects, queryString, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
-import { formBody, formField } from './form.js';
+import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext } from './session.js';
 
@@ -31,7 +31,9 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const mode: SearchMode = (SEARCH_MODES as readonly string[]).includes(modeParam) ? (modeParam as SearchMode) : 'hybrid';
   const documentId = queryString(ctx, 'document');
   const view: SearchView = documentId || queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
-  const projectId = queryString(ctx, 'project');
+  // `project` once, or repeated (a saved search of several projects); an empty one is "all projects".
+  const projectIds = [...new Set([ctx.query.project ?? []].flat().filter((id) => id !== ''))];
+  const projectId = projectIds.length === 1 ? projectIds[0]! : '';
   const cursor = queryString(ctx, 'cursor');
   const projects = await userProjects(s, user);
   // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
@@ -41,7 +43,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     .filter(([k]) => isFilterParam(k))
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? '']).filter((x) => x !== '').map((x): [string, string] => [k, x]));
   const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null }));
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, projects, libraryEmpty, floor: relevanceFloor(s.embedder.id), filterParams, savedSearches };
+  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, ...(projectIds.length > 1 ? { projectIds } : {}), projects, libraryEmpty, floor: relevanceFloor(s.embedder.id), filterParams, savedSearches };
   if (q.trim() === '') return render(ctx, searchPage(data));
   // Where the Save form may share the search: the projects the user edits.
   const shareable = (await editableProjects(s, user)).map((p) => ({ id: p.id, name: p.name }));
@@ -57,7 +59,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     mode,
     limit: RESULTS_PER_PAGE,
     group: view === 'documents' ? 'document' : 'none',
-    ...(projectId ? { project_ids: [projectId] } : {}),
+    ...(projectIds.length > 0 ? { project_ids: projectIds } : {}),
     ...(documentId ? { document_ids: [documentId] } : {}),
     ...(cursor ? { cursor } : {}),
     ...(filters ? { filters } : {}),
@@ -83,8 +85,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
 /** A saved search (a POST /search body) as this page's address. */
 function savedSearchHref(search: Record<string, unknown>): string {
   const params = new URLSearchParams({ q: String(search.query ?? '') });
-  const projects = search.project_ids as string[] | undefined;
-  if (projects?.length === 1) params.set('project', projects[0]!);
+  for (const id of (search.project_ids as string[] | undefined) ?? []) params.append('project', id);
   if (typeof search.mode === 'string' && search.mode !== 'hybrid') params.set('mode', search.mode);
   if (search.group === 'none') params.set('view', 'passages');
   for (const [k, v] of filtersToParams(search.filters as Parameters<typeof filtersToParams>[0])) params.append(k, v);
@@ -104,12 +105,12 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
     .filter(([k]) => isFilterParam(k))
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map(String).filter((x) => x !== '').map((x): [string, string] => [k, x]));
   const q = formField(ctx, 'q');
-  const projectId = formField(ctx, 'project');
+  const projectIds = [...new Set(formFields(ctx, 'project').filter((id) => id !== ''))];
   const mode = formField(ctx, 'mode') || 'hybrid';
   const view = formField(ctx, 'view') === 'passages' ? 'passages' : 'documents';
   const share = formField(ctx, 'share');
   const back = new URLSearchParams({ q });
-  if (projectId) back.set('project', projectId);
+  for (const id of projectIds) back.append('project', id);
   if (mode !== 'hybrid') back.set('mode', mode);
   for (const [k, v] of filterParams) back.append(k, v);
   if (view === 'passages') back.set('view', view);
@@ -125,7 +126,7 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
       query: q,
       mode,
       group: view === 'passages' ? 'none' : 'document',
-      ...(projectId ? { project_ids: [projectId] } : {}),
+      ...(projectIds.length > 0 ? { project_ids: projectIds } : {}),
       ...(filters ? { filters } : {}),
     });
     if (!parsed.success) return refuse(`the search ${parsed.error.issues[0]!.path.join('.')} ${plainMessage(parsed.error.issues[0]!)}.`);

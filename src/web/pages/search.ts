@@ -19,8 +19,10 @@ export interface SearchPageData {
   q: string;
   mode: SearchMode;
   view: SearchView;
-  /** The project filter ('' for all projects). */
+  /** The project filter ('' for all projects, or for several: `projectIds`). */
   projectId: string;
+  /** The projects searched when the address names several (a saved search of several projects); each kept in the page's links. */
+  projectIds?: string[];
   projects: { id: string; name: string }[];
   /** The one document searched (`document=`: the passages of a grouped result beyond the few it shows). */
   document?: { id: string; filename: string };
@@ -125,10 +127,13 @@ function documentResult(d: DocumentResult, page: SearchPageData, weak: boolean):
 </li>`;
 }
 
+/** The projects the search is narrowed to: one, several, or none (all). */
+const searchedProjects = (d: Pick<SearchPageData, 'projectId' | 'projectIds'>): string[] => (d.projectIds?.length ? d.projectIds : d.projectId ? [d.projectId] : []);
+
 /** The search's own parameters: query, project, mode, filters. */
 function searchParams(d: SearchPageData, filterParams: [string, string][] = d.filterParams ?? []): URLSearchParams {
   const params = new URLSearchParams({ q: d.q });
-  if (d.projectId) params.set('project', d.projectId);
+  for (const id of searchedProjects(d)) params.append('project', id);
   if (d.mode !== 'hybrid') params.set('mode', d.mode);
   for (const [k, v] of filterParams) params.append(k, v);
   if (d.view !== 'documents' && !d.document) params.set('view', d.view);
@@ -271,9 +276,9 @@ export function searchPage(d: SearchPageData) {
   <h1>Search your library</h1>
   <form method="get" action="/search" class="search" role="search">
     <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="${MAX_QUERY_CHARS}" required autofocus></label>
-    <label>Project <select name="project">
+    <label>Project <select name="project"${(d.projectIds?.length ?? 0) > 1 ? html` multiple` : null}>
       <option value="">All projects</option>
-      ${d.projects.map((p) => html`<option value="${p.id}"${p.id === d.projectId ? html` selected` : null}>${p.name}</option>`)}
+      ${d.projects.map((p) => html`<option value="${p.id}"${searchedProjects(d).includes(p.id) ? html` selected` : null}>${p.name}</option>`)}
     </select></label>
     <label>Mode <select name="mode">
       ${SEARCH_MODES.map((m) => html`<option value="${m}"${m === d.mode ? html` selected` : null}>${MODE_LABELS[m]}</option>`)}
