@@ -59,7 +59,11 @@ export class SourceClient {
     const before = Date.now();
     const res = await api(this.daemon as Daemon, `/api/v1/projects/${projectId}/sources/${id}/sync`, { token: this.token, body: opts.confirm ? { confirm: true } : {} });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    return this.passAfter(projectId, id, before, opts.timeoutMs);
+    // The request itself moves `updated_at`: a source in error would look like a pass that failed after it. Only a
+    // write after the request's own counts.
+    const requested = Date.parse(String(res.body.updated_at));
+    expect(requested, 'the sync answer carries updated_at').not.toBeNaN();
+    return this.passAfter(projectId, id, Math.max(before, requested + 1), opts.timeoutMs);
   }
 
   /** Waits until a pass has ended (finished, paused or failed) after `since` (epoch ms) and the source is idle. */
