@@ -16,7 +16,10 @@ import type { Mailer } from './mailer.js';
 import { type MailTransport, permanentFailure } from './smtp-transport.js';
 
 export const MAIL_LOCK = 'mail';
-/** Attempts before a mail is given up on: with the backoff below, about seven hours of trying. */
+/**
+ * Attempts before a mail is given up on: with the backoff below, eleven waits between them (30 s, 1, 2, 4 … 32 min,
+ * then an hour four times), about five hours of trying (docs/mail.md).
+ */
 export const MAX_ATTEMPTS = 12;
 const RETRY_BASE_MS = 30_000;
 const RETRY_MAX_MS = 3600_000;

@@ -304,7 +304,7 @@ export const OPTIONS = [
     min: 0,
     max: 36500,
     valueName: 'n',
-    description: 'days the audit log keeps an event (docs/operations.md#audit-log); older ones are removed hourly. 0 keeps them for ever',
+    description: 'days the audit log keeps an event (docs/operations.md#audit-log); older ones are removed at start and hourly. 0 keeps them for ever',
   },
   {
     name: 'oidc-issuer',

@@ -506,15 +506,23 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       cleanups.push(() => sender.stop());
     }
 
-    const maintenance = setInterval(() => {
-      webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed'));
-      oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed'));
-      attempts.purgeStale(now() - 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'login attempt purge failed'));
-      outbox.purgeBefore(now() - OUTBOX_KEEP_MS).catch((err: unknown) => log.warn({ err }, 'mail outbox purge failed'));
-      if (config.auditRetentionDays > 0) auditEvents.purgeBefore(now() - config.auditRetentionDays * 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'audit log purge failed'));
-    }, HOUR);
+    // Expired sessions and tokens, stale sign-in attempts, old outbox mail and audit events: once now, then hourly
+    // (a daemon restarted more often than hourly would otherwise never purge). The stores close after a pass ends.
+    const maintain = (): Promise<unknown> =>
+      Promise.all([
+        webSessions.purgeExpired().catch((err: unknown) => log.warn({ err }, 'session purge failed')),
+        oauth.purgeExpired().catch((err: unknown) => log.warn({ err }, 'oauth token purge failed')),
+        attempts.purgeStale(now() - 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'login attempt purge failed')),
+        outbox.purgeBefore(now() - OUTBOX_KEEP_MS).catch((err: unknown) => log.warn({ err }, 'mail outbox purge failed')),
+        config.auditRetentionDays > 0 ? auditEvents.purgeBefore(now() - config.auditRetentionDays * 24 * HOUR).catch((err: unknown) => log.warn({ err }, 'audit log purge failed')) : undefined,
+      ]);
+    let purging = maintain();
+    const maintenance = setInterval(() => (purging = maintain()), HOUR);
     maintenance.unref();
-    cleanups.push(() => clearInterval(maintenance));
+    cleanups.push(async () => {
+      clearInterval(maintenance);
+      await purging;
+    });
 
     // `ingest_owner` is what the jobs this process leases carry as lease_owner (which replica holds which job).
     log.info({ url: boundUrl, dataDir: config.dataDir, database: database.location, version: VERSION, ingest_owner: worker.owner, config: redactConfig(config), metrics: describeAccess(metricsAccess(config)) }, 'listening');

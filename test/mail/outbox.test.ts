@@ -1,10 +1,14 @@
 /**
  * The mail outbox through a real MTA (Debian's postfix on loopback, delivering into a Maildir this test reads):
  * two replicas on one PostgreSQL database send each mail once, and mail queued while the mail server is down is
- * kept (its failure shown to admins) and sent once it is back. Links and bodies are the features' tests' business
- * (test/mail/password-reset.test.ts, invitations); here a test mail is enough.
+ * kept (its failure shown to admins) and sent once it is back; a mail that keeps failing is tried again as
+ * docs/mail.md says (30 s doubling, at most an hour apart) and given up at its 12th failure, never to be sent; and
+ * sent and given-up mail older than 30 days leaves the outbox when the daemon starts. Links and bodies are the
+ * features' tests' business (test/mail/password-reset.test.ts, invitations); here a test mail is enough.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
@@ -147,5 +151,210 @@ describe.skipIf(noPostfix !== null)(`mail server down${noPostfix ? ` (skipped: $
     const sent = await waitFor(async () => (await api(daemon, '/api/v1/admin/mail?status=sent', { token: admin.apiKey })).body.mail[0], 10_000, 'marked sent');
     expect(sent).toMatchObject({ id: queued.body.id, status: 'sent', attempts: 2, last_error: null });
     expect(postfix.messages()).toHaveLength(1);
+  });
+});
+
+/** The waits docs/mail.md promises after each failed attempt: 30 s, then 1, 2, 4 … minutes, at most an hour apart. */
+const BACKOFF_S = [30, 60, 120, 240, 480, 960, 1920, 3600, 3600, 3600, 3600];
+/** "12 failed attempts (about five hours), gives the mail up" (docs/mail.md). */
+const GIVE_UP_AT = 12;
+/** Between the request that causes an attempt and the test reading its outcome, and the sender's clock reading. */
+const SLACK_MS = 3000;
+
+interface WireMail {
+  id: string;
+  status: 'queued' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+}
+
+describe.skipIf(noPostfix !== null)(`a mail the server never takes${noPostfix ? ` (skipped: ${noPostfix})` : ''}`, () => {
+  let daemon: Daemon;
+  let postfix: Postfix | undefined;
+  let port: number;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    port = await freePort();
+    daemon = await startDaemon({ args: ['--smtp-url', `smtp://127.0.0.1:${port}`] });
+    admin = await addUser(daemon, { email: 'root@example.com' });
+  });
+
+  afterAll(async () => {
+    await daemon?.stop();
+    if (daemon) removeDir(daemon.dataDir);
+    await postfix?.stop();
+  });
+
+  const mailById = async (id: string): Promise<WireMail | undefined> =>
+    ((await api(daemon, '/api/v1/admin/mail?limit=200', { token: admin.apiKey })).body.mail as WireMail[]).find((m) => m.id === id);
+  const retry = async (): Promise<unknown> => {
+    const res = await api(daemon, '/api/v1/admin/mail/retry', { method: 'POST', token: admin.apiKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+
+  it('backs off 30 s, 1, 2 … 32 min, then an hour, gives the mail up at its 12th failure, and never sends it after', async () => {
+    // Each attempt is caused by a request (the first by queueing, the others by "retry now"), so it happens within
+    // [before, after]; its next attempt must then be its documented wait later.
+    let before = Date.now();
+    const queued = await api(daemon, '/api/v1/admin/mail/test', { token: admin.apiKey, body: { to: 'never@example.com' } });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    const id: string = queued.body.id;
+    for (let attempt = 1; attempt <= GIVE_UP_AT; attempt++) {
+      if (attempt > 1) {
+        before = Date.now();
+        expect(await retry(), 'retry now counts the waiting mail').toEqual({ queued: 1 });
+      }
+      const mail = await waitFor(
+        async () => {
+          const m = await mailById(id);
+          return m && m.attempts >= attempt ? m : null;
+        },
+        10_000,
+        `attempt ${attempt} recorded`,
+      );
+      const after = Date.now();
+      expect(mail.attempts, 'one attempt for each request').toBe(attempt);
+      expect(mail.last_error).toMatch(/ECONNREFUSED|connect/i);
+      if (attempt < GIVE_UP_AT) {
+        const waitMs = BACKOFF_S[attempt - 1]! * 1000;
+        expect(mail.status, `still waiting after ${attempt} failures`).toBe('queued');
+        const next = Date.parse(mail.next_attempt_at!);
+        expect(next, `after failure ${attempt} the next try is ${waitMs / 1000} s later (no earlier)`).toBeGreaterThanOrEqual(before + waitMs - SLACK_MS);
+        expect(next, `after failure ${attempt} the next try is ${waitMs / 1000} s later (no later)`).toBeLessThanOrEqual(after + waitMs + SLACK_MS);
+      } else {
+        expect(mail, 'given up at the 12th failure').toMatchObject({ status: 'failed', attempts: GIVE_UP_AT, next_attempt_at: null });
+      }
+    }
+
+    // The log says each deferral with its wait, then the giving up once, as an error.
+    const failedLine = JSON.parse(await daemon.logLine((l) => l.includes('"event":"mail.failed"') && l.includes(id)));
+    expect(failedLine).toMatchObject({ level: 50, mail_id: id, kind: 'test', attempts: GIVE_UP_AT });
+    expect(failedLine.error).toMatch(/ECONNREFUSED|connect/i);
+    const lines = daemon.stdout().split('\n').filter((l) => l.includes(id) && l.includes('"event":"mail.'));
+    const events = lines.map((l) => JSON.parse(l) as { event: string; attempts: number; retry_in_ms?: number });
+    expect(events.filter((e) => e.event === 'mail.deferred').map((e) => [e.attempts, e.retry_in_ms])).toEqual(BACKOFF_S.map((s, i) => [i + 1, s * 1000]));
+    expect(events.filter((e) => e.event !== 'mail.deferred').map((e) => e.event)).toEqual(['mail.failed']);
+
+    // The audit log holds it, by the system, with the last answer.
+    const [audited, ...more] = await waitFor(
+      async () => {
+        const res = await api(daemon, `/api/v1/audit-events?type=mail.failed&target=${id}`, { token: admin.apiKey });
+        return res.body.events.length > 0 ? res.body.events : null;
+      },
+      10_000,
+      'mail.failed in the audit log',
+    );
+    expect(more).toEqual([]);
+    expect(audited).toMatchObject({ by: 'system', target: { type: 'mail', id, label: 'never@example.com' }, details: { kind: 'test', attempts: GIVE_UP_AT } });
+    expect(audited.details.error).toMatch(/ECONNREFUSED|connect/i);
+
+    // Admin → Mail shows it given up after 12 tries, with nothing left to retry.
+    const page = (await (await loggedIn(daemon, admin)).get('/admin/mail')).text;
+    const row = new RegExp(`<tr data-mail-id="${id}">[\\s\\S]*?</tr>`).exec(page)?.[0] ?? '';
+    expect(row).toContain('given up');
+    expect(row).toContain(`<td class="num" data-label="Tries">${GIVE_UP_AT}</td>`);
+    expect(page).toContain('0 waiting, 0 sent, 1 given up');
+    expect(page).not.toContain('Retry waiting mail now');
+
+    // A 13th "retry now" finds nothing to retry, and leaves the mail as it was.
+    expect(await retry()).toEqual({ queued: 0 });
+    expect(await mailById(id)).toMatchObject({ status: 'failed', attempts: GIVE_UP_AT, next_attempt_at: null });
+
+    // The mail server comes back: "retry now" still finds nothing, and a mail queued after it is sent while the
+    // given-up one is not (the sender has drained the outbox once the later mail is marked sent).
+    postfix = await startPostfix({ port });
+    expect(await retry()).toEqual({ queued: 0 });
+    const later = await api(daemon, '/api/v1/admin/mail/test', { token: admin.apiKey, body: { to: 'later@example.com' } });
+    expect(later.status, JSON.stringify(later.body)).toBe(202);
+    await postfix.waitFor('later@example.com');
+    await waitFor(async () => (await mailById(later.body.id))?.status === 'sent', 10_000, 'the later mail marked sent');
+    expect(await mailById(id)).toMatchObject({ status: 'failed', attempts: GIVE_UP_AT, next_attempt_at: null });
+    expect(postfix.messages().map((m) => m.to)).toEqual(['later@example.com']);
+  });
+});
+
+const DAY = 24 * 3600_000;
+
+function withDb<T>(dataDir: string, f: (db: Database.Database) => T): T {
+  const db = new Database(join(dataDir, 'docsearch.db'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    return f(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe.skipIf(noPostfix !== null)(`the outbox keeps 30 days${noPostfix ? ` (skipped: ${noPostfix})` : ''}`, () => {
+  let daemon: Daemon | undefined;
+  let postfix: Postfix | undefined;
+  let dataDir: string | undefined;
+
+  afterAll(async () => {
+    await daemon?.stop();
+    if (dataDir) removeDir(dataDir);
+    await postfix?.stop();
+  });
+
+  it('drops sent and given-up mail older than 30 days as the daemon starts, keeping younger mail and queued mail', async () => {
+    postfix = await startPostfix();
+    const smtpUrl = postfix.url;
+    daemon = await startDaemon({ args: ['--smtp-url', smtpUrl] });
+    dataDir = daemon.dataDir;
+    const admin = await addUser(daemon, { email: 'root@example.com' });
+    const queue = async (to: string): Promise<string> => {
+      const res = await api(daemon!, '/api/v1/admin/mail/test', { token: admin.apiKey, body: { to } });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      return res.body.id as string;
+    };
+    const outbox = async () => (await api(daemon!, '/api/v1/admin/mail?limit=200', { token: admin.apiKey })).body as { counts: Record<string, number>; mail: WireMail[] };
+
+    const sentOld = await queue('old@example.com');
+    const sentYoung = await queue('young@example.com');
+    const failedOld = await queue(REFUSED_RECIPIENT);
+    const failedYoung = await queue(REFUSED_RECIPIENT);
+    await waitFor(
+      async () => {
+        const { counts } = await outbox();
+        return counts.sent === 2 && counts.failed === 2;
+      },
+      20_000,
+      'two mails sent and two given up',
+    );
+    // With the mail server gone, the next mail stays queued, waiting to be tried again.
+    await postfix.stop();
+    postfix = undefined;
+    const queuedOld = await queue('waiting@example.com');
+    await waitFor(async () => (await outbox()).mail.find((m) => m.id === queuedOld && m.attempts === 1), 20_000, 'the waiting mail tried once');
+    await daemon.stop();
+
+    // A month on, as it were: one mail of each state made 31 days ago, the others 29 days ago.
+    const now = Date.now();
+    const ages: [string, number][] = [
+      [sentOld, 31],
+      [failedOld, 31],
+      [queuedOld, 31],
+      [sentYoung, 29],
+      [failedYoung, 29],
+    ];
+    withDb(dataDir, (db) => {
+      const age = db.prepare('update mail_outbox set created_at = @at, sent_at = case when sent_at is null then null else @at end where id = @id');
+      for (const [id, days] of ages) expect(age.run({ id, at: now - days * DAY }).changes, id).toBe(1);
+    });
+
+    daemon = await startDaemon({ dataDir, args: ['--smtp-url', smtpUrl] });
+    // Purged at start, not an hour later: well within this wait.
+    const left = await waitFor(
+      async () => {
+        const { mail } = await outbox();
+        return mail.some((m) => m.id === sentOld || m.id === failedOld) ? null : mail;
+      },
+      10_000,
+      'sent and given-up mail older than 30 days purged',
+    );
+    expect(Object.fromEntries(left.map((m) => [m.id, m.status]))).toEqual({ [sentYoung]: 'sent', [failedYoung]: 'failed', [queuedOld]: 'queued' });
   });
 });

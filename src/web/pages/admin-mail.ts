@@ -40,7 +40,7 @@ export function adminMailPage(d: AdminMailData) {
   <h1>Mail</h1>
   ${
     d.configured
-      ? html`<p>${d.counts.queued} waiting, ${d.counts.sent} sent, ${d.counts.failed} given up (the last 30 days). A mail that cannot be sent is tried again, backing off, for about seven hours.</p>
+      ? html`<p>${d.counts.queued} waiting, ${d.counts.sent} sent, ${d.counts.failed} given up (the last 30 days). A mail that cannot be sent is tried again, backing off, for about five hours.</p>
   <div class="row-form">
     <form method="post" action="/admin/mail/test" class="inline">${csrf}<button type="submit">Send me a test mail</button></form>
     ${d.counts.queued > 0 ? html`<form method="post" action="/admin/mail/retry" class="inline">${csrf}<button type="submit">Retry waiting mail now</button></form>` : null}
