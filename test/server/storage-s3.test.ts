@@ -231,12 +231,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       await slow.logLine(/"event":"ingest\.storage_unavailable"/, 30_000);
       await rgw.startGateway();
       down = false;
-      const settled = await waitFor(async () => {
-        const list = await api(slow, '/api/v1/documents?limit=50', { token: owner.apiKey });
-        const docs = list.body.documents as { status: string; error: string | null }[];
-        return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
-      }, 180_000, 'every document settled');
-      expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
+      expect(await settled(slow, owner.apiKey, 180_000)).toEqual(files.map(() => ['ready', null]));
       await slow.logLine(/"event":"ingest\.storage_back"/, 30_000);
       expect(slow.stdout()).not.toMatch(/"event":"ingest\.(database_unavailable|failed)"/);
     } finally {
@@ -247,17 +242,28 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   }, 300_000);
 
-  it('waits out a store that answers 503 (overloaded) for originals: no attempt counted, no document failed', async () => {
+  /** The documents once none is waiting: each one's status and error. */
+  const settled = (daemon: Daemon, token: string, timeoutMs: number) =>
+    waitFor(async () => {
+      const docs = (await api(daemon, '/api/v1/documents?limit=50', { token })).body.documents as { status: string; error: string | null }[];
+      return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs.map((x) => [x.status, x.error]) : undefined;
+    }, timeoutMs, 'every document settled');
+
+  /**
+   * A daemon whose store answers the requests `refused` picks with 503 SlowDown, as an overloaded S3 does: it pauses
+   * ingest (logged once), asks the store again, fails no document, and once the store answers makes each one ready. A
+   * 503 is the store's state, not the document's: before, each counted as an attempt (ingest.failed, retried with a
+   * backoff, failed for good after the fifth).
+   */
+  async function waitsOutOverload(prefix: string, refused: (r: S3Request) => boolean, prepare: (daemon: Daemon) => void = () => undefined): Promise<void> {
     const log = await logS3Requests(rgw.endpoint);
-    const busy = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/overloaded`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    const busy = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/${prefix}`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
     try {
       const owner = await addUser(busy);
-      const originalRead = (r: S3Request) => r.method === 'GET' && r.path.includes('/overloaded/files/');
-      log.refuse(originalRead);
-      const files = Array.from({ length: 6 }, (_, i) => ({ name: `busy-${i}.txt`, bytes: Buffer.from(`${prose(`busy-${i}`, 40)}\n`) }));
+      log.refuse(refused);
+      const files = Array.from({ length: 4 }, (_, i) => ({ name: `${prefix}-${i}.txt`, bytes: Buffer.from(`${prose(`${prefix}-${i}`, 40)}\n`) }));
       expect((await uploadFiles(busy, owner.apiKey, files)).status).toBe(202);
-      // Without the replica's own copies, so the originals are read from the store.
-      for (const name of readdirSync(join(busy.dataDir, 'cache', 'originals'))) rmSync(join(busy.dataDir, 'cache', 'originals', name));
+      prepare(busy);
       await busy.logLine(/"event":"ingest\.storage_unavailable"/, 60_000);
       // And asked again after the pause began: waited out, not given up on.
       const refusedThen = log.requests().filter((r) => r.refused).length;
@@ -265,48 +271,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       const during = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
       expect((during.body.documents as { status: string }[]).map((x) => x.status)).not.toContain('failed');
       log.refuse(undefined);
-      const settled = await waitFor(async () => {
-        const list = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
-        const docs = list.body.documents as { status: string; error: string | null }[];
-        return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
-      }, 120_000, 'every document settled');
-      expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
-      await busy.logLine(/"event":"ingest\.storage_back"/, 30_000);
-      // A 503 is the store's state, not the document's: before, each one counted as an attempt (ingest.failed, retried
-      // with a backoff, failed for good after the fifth).
-      expect(busy.stdout()).not.toMatch(/"event":"ingest\.failed"/);
-    } finally {
-      log.refuse(undefined);
-      await busy.stop();
-      removeDir(busy.dataDir);
-      await log.close();
-    }
-  }, 300_000);
-
-  it("waits out a store that refuses LanceDB's writes of the chunks (503): no attempt counted, no document failed", async () => {
-    // The chunks table lives in the same store: LanceDB reports its failures in its own words (an object_store retry
-    // error), which were taken for a document's fault: each counted as an attempt, the fifth failed the document.
-    const log = await logS3Requests(rgw.endpoint);
-    const busy = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/chunk-writes`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
-    try {
-      const owner = await addUser(busy);
-      const chunkWrite = (r: S3Request) => r.method !== 'GET' && r.method !== 'HEAD' && r.path.includes('/chunk-writes/lancedb/');
-      log.refuse(chunkWrite);
-      const files = Array.from({ length: 3 }, (_, i) => ({ name: `write-${i}.txt`, bytes: Buffer.from(`${prose(`write-${i}`, 40)}\n`) }));
-      expect((await uploadFiles(busy, owner.apiKey, files)).status).toBe(202);
-      await busy.logLine(/"event":"ingest\.storage_unavailable"/, 60_000);
-      const refusedThen = log.requests().filter((r) => r.refused).length;
-      await waitFor(async () => log.requests().filter((r) => r.refused).length > refusedThen || undefined, 30_000, 'the chunk writes tried again while the store answers 503');
-      const during = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
-      expect((during.body.documents as { status: string }[]).map((x) => x.status)).not.toContain('failed');
-      expect(busy.stdout()).not.toMatch(/"event":"ingest\.failed"/);
-      log.refuse(undefined);
-      const settled = await waitFor(async () => {
-        const list = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
-        const docs = list.body.documents as { status: string; error: string | null }[];
-        return docs.every((x) => x.status === 'ready' || x.status === 'failed') ? docs : undefined;
-      }, 120_000, 'every document settled');
-      expect(settled.map((x) => [x.status, x.error])).toEqual(files.map(() => ['ready', null]));
+      expect(await settled(busy, owner.apiKey, 120_000)).toEqual(files.map(() => ['ready', null]));
       await busy.logLine(/"event":"ingest\.storage_back"/, 30_000);
       expect(busy.stdout()).not.toMatch(/"event":"ingest\.(failed|database_unavailable)"/);
     } finally {
@@ -315,6 +280,20 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       removeDir(busy.dataDir);
       await log.close();
     }
+  }
+
+  it('waits out a store that answers 503 (overloaded) for originals: no attempt counted, no document failed', async () => {
+    // Without the replica's own copies, so the originals are read from the store.
+    const withoutCopies = (busy: Daemon) => {
+      for (const name of readdirSync(join(busy.dataDir, 'cache', 'originals'))) rmSync(join(busy.dataDir, 'cache', 'originals', name));
+    };
+    await waitsOutOverload('overloaded', (r) => r.method === 'GET' && r.path.includes('/overloaded/files/'), withoutCopies);
+  }, 300_000);
+
+  it("waits out a store that refuses LanceDB's writes of the chunks (503): no attempt counted, no document failed", async () => {
+    // The chunks table lives in the same store, and LanceDB reports its failures in its own words (an object_store
+    // retry error): they were taken for the document's fault.
+    await waitsOutOverload('chunk-writes', (r) => r.method !== 'GET' && r.method !== 'HEAD' && r.path.includes('/chunk-writes/lancedb/'));
   }, 300_000);
 
   it('never writes the secret key to its output', () => {
