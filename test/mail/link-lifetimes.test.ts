@@ -7,12 +7,11 @@
  * nothing is done), five seconds ahead the same link still works, once.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Postfix, postfixUnavailable, startPostfix } from '../helpers/postfix.js';
 import { WebClient } from '../server/web-client.js';
+import { withLibraryDb } from '../helpers/library-db.js';
 
 const HOUR = 3600_000;
 const noPostfix = postfixUnavailable();
@@ -31,22 +30,13 @@ const hashOf = (link: string) => createHash('sha256').update(tokenOf(link)).dige
 const pathOf = (link: string) => `${new URL(link).pathname}${new URL(link).search}`;
 const h1 = (page: string) => /<h1>([^<]*)/.exec(page)?.[1]?.trim() ?? '';
 
-function withDb<T>(d: Daemon, f: (db: Database.Database) => T): T {
-  const db = new Database(join(d.dataDir, 'docsearch.db'));
-  try {
-    db.pragma('busy_timeout = 5000');
-    return f(db);
-  } finally {
-    db.close();
-  }
-}
 
 const rowOf = (d: Daemon, table: LinkTable, link: string) =>
-  withDb(d, (db) => db.prepare(`select created_at, expires_at, created_by, used_at from ${table} where token_hash = ?`).get(hashOf(link)) as LinkRow | undefined);
+  withLibraryDb(d.dataDir, (db) => db.prepare(`select created_at, expires_at, created_by, used_at from ${table} where token_hash = ?`).get(hashOf(link)) as LinkRow | undefined);
 
 /** Moves a link's expiry (as if time had passed); the link itself stays as it was made, unused. */
 function expireAt(d: Daemon, table: LinkTable, link: string, at: number): void {
-  expect(withDb(d, (db) => db.prepare(`update ${table} set expires_at = ? where token_hash = ?`).run(at, hashOf(link)).changes)).toBe(1);
+  expect(withLibraryDb(d.dataDir, (db) => db.prepare(`update ${table} set expires_at = ? where token_hash = ?`).run(at, hashOf(link)).changes)).toBe(1);
 }
 
 /** The stored link: made within [before, after] (the request that made it), expiring exactly `ttl` later. */

@@ -7,8 +7,6 @@
  * features' tests' business (test/mail/password-reset.test.ts, invitations); here a test mail is enough.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
@@ -16,6 +14,7 @@ import { freePort } from '../helpers/ports.js';
 import { type Postfix, postfixUnavailable, REFUSED_RECIPIENT, startPostfix } from '../helpers/postfix.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { loggedIn } from '../server/web-client.js';
+import { withLibraryDb } from '../helpers/library-db.js';
 
 const noPostfix = postfixUnavailable();
 const noPostgres = postgresUnavailable();
@@ -278,15 +277,6 @@ describe.skipIf(noPostfix !== null)(`a mail the server never takes${noPostfix ? 
 
 const DAY = 24 * 3600_000;
 
-function withDb<T>(dataDir: string, f: (db: Database.Database) => T): T {
-  const db = new Database(join(dataDir, 'docsearch.db'));
-  try {
-    db.pragma('busy_timeout = 5000');
-    return f(db);
-  } finally {
-    db.close();
-  }
-}
 
 describe.skipIf(noPostfix !== null)(`the outbox keeps 30 days${noPostfix ? ` (skipped: ${noPostfix})` : ''}`, () => {
   let daemon: Daemon | undefined;
@@ -340,7 +330,7 @@ describe.skipIf(noPostfix !== null)(`the outbox keeps 30 days${noPostfix ? ` (sk
       [sentYoung, 29],
       [failedYoung, 29],
     ];
-    withDb(dataDir, (db) => {
+    withLibraryDb(dataDir, (db) => {
       const age = db.prepare('update mail_outbox set created_at = @at, sent_at = case when sent_at is null then null else @at end where id = @id');
       for (const [id, days] of ages) expect(age.run({ id, at: now - days * DAY }).changes, id).toBe(1);
     });

@@ -9,7 +9,6 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Apache, apacheUnavailable, startApache } from '../../helpers/apache.js';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../../helpers/daemon.js';
@@ -19,21 +18,13 @@ import { registrationResponse } from '../../helpers/soft-passkey.js';
 import { SourceClient } from '../../helpers/sources.js';
 import { WebClient } from '../../server/web-client.js';
 import { enrolTotp } from './totp.js';
+import { withLibraryDb } from '../../helpers/library-db.js';
 
 const MINUTE = 60_000;
 const noApache = apacheUnavailable();
 
-function withDb<T>(dataDir: string, f: (db: Database.Database) => T): T {
-  const db = new Database(join(dataDir, 'docsearch.db'));
-  try {
-    db.pragma('busy_timeout = 5000');
-    return f(db);
-  } finally {
-    db.close();
-  }
-}
-const count = (dataDir: string, table: string) => withDb(dataDir, (db) => Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n));
-const recordedKeyId = (dataDir: string) => withDb(dataDir, (db) => (db.prepare("select value from settings where key = 'secrets_key_id'").get() as { value: string } | undefined)?.value ?? null);
+const count = (dataDir: string, table: string) => withLibraryDb(dataDir, (db) => Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n));
+const recordedKeyId = (dataDir: string) => withLibraryDb(dataDir, (db) => (db.prepare("select value from settings where key = 'secrets_key_id'").get() as { value: string } | undefined)?.value ?? null);
 
 /** Signs in with the password: 302 is signed in, 303 to /login/verify is the second step. */
 async function passwordStep(d: Daemon, user: TestUser): Promise<{ web: WebClient; status: number; location: string | null }> {
