@@ -7,8 +7,8 @@
  * refuses of a repository someone else wrote to.)
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
@@ -109,6 +109,14 @@ describe('docsearch backup and restore of a running embedded library', () => {
     expect(k.removed_backups.sort()).toEqual([first.id, s.id].sort());
     const list = await cli(['restore', '--from', repo, '--list', '--json', '--key-file', keyFile]);
     expect(JSON.parse(list.stdout)).toMatchObject([{ id: k.id, status: 'complete', key_id: first.key_id }]);
+    // What is left in the repository is exactly what the kept backup lists: the files only older ones used are gone.
+    const filesUnder = (dir: string) => readdirSync(join(repo, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(repo, join(e.parentPath, e.name)));
+    const keptKeys = new Set(manifest(k.id).files.map((f) => f.key));
+    // (A backup's own files, such as its index info, are under backups/<id>/, the shared ones under objects/.)
+    expect(new Set(filesUnder('objects'))).toEqual(new Set([...keptKeys].filter((key) => key.startsWith('objects/'))));
+    for (const key of keptKeys) expect(statSync(join(repo, key)).isFile(), key).toBe(true);
+    expect([...before.files, ...after.files].filter((f) => !keptKeys.has(f.key)).length, 'the older backups had files the kept one does not list').toBeGreaterThan(0);
+    expect(filesUnder('backups').filter((f) => !f.startsWith(`backups/${k.id}/`)), 'nothing of the removed backups is left').toEqual([]);
   }, 600_000);
 
   it('a backup killed midway leaves nothing restore accepts; the next run cleans up and completes', async () => {
@@ -163,6 +171,9 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const full = await cli(['restore', '--from', repo, '--to', busy, '--key-file', keyFile]);
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/is not empty/);
+    // Refused, and left as it was: nothing added to it, its file untouched.
+    expect(readdirSync(busy)).toEqual(['something']);
+    expect(readFileSync(join(busy, 'something'), 'utf8')).toBe('x');
 
     const id = JSON.parse((await cli(['restore', '--from', repo, '--list', '--json'])).stdout)[0].id as string;
     const m = JSON.parse(readFileSync(join(repo, 'backups', id!, 'manifest.json'), 'utf8'));
@@ -178,9 +189,11 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const manifestPath = join(repo, 'backups', id!, 'manifest.json');
     const text = readFileSync(manifestPath, 'utf8');
     writeFileSync(manifestPath, JSON.stringify({ ...m, format: 99 }));
-    const newer = await cli(['restore', '--from', repo, '--backup', id!, '--to', join(tmp('newer'), 'data'), '--key-file', keyFile]);
+    const newerTarget = join(tmp('newer'), 'data');
+    const newer = await cli(['restore', '--from', repo, '--backup', id!, '--to', newerTarget, '--key-file', keyFile]);
     writeFileSync(manifestPath, text);
     expect(newer.code).toBe(1);
     expect(newer.stderr).toMatch(/backup format 99; this version reads format 2/);
+    expect(existsSync(newerTarget), 'nothing was written').toBe(false);
   }, 300_000);
 });

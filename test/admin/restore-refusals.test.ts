@@ -7,7 +7,7 @@
  * The backup key is passed as DOCSEARCH_BACKUP_KEY_FILE.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,45 @@ describe('docsearch restore refuses what it cannot vouch for', () => {
     expect(res.stderr).toMatch(/--key-file/);
     expect(existsSync(target)).toBe(false);
     expect(statSync(join(d.dataDir, 'backup.key')).mode & 0o777, 'the key backup made is its owner’s alone').toBe(0o600);
+  }, 300_000);
+
+  it('sealed with another key than the one given, or with none given: --list says which; restore refuses, naming the key; on --trust-repository it restores, without the secrets key and saying so', async () => {
+    const [older, newest] = ids as [string, string];
+    const sealedWith = readManifest(newest).key_id as string;
+    expect(readManifest(newest).secrets_key, 'the backup carries the secrets key the daemon made').toBeTruthy();
+    // Any file of at least 32 characters is a key (docs/operations.md): here one that sealed nothing.
+    const otherKey = join(dirs.make('other-key'), 'backup.key');
+    writeFileSync(otherKey, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+    const withOther = (args: string[]) => runCli(['restore', ...args, '--key-file', otherKey], { env, timeoutMs: 240_000 });
+    const noKey = (args: string[]) => runCli(['restore', ...args], { env: { DOCSEARCH_BACKUP_KEY_FILE: '' }, timeoutMs: 240_000 });
+
+    const listed = JSON.parse((await withOther(['--from', repo, '--list', '--json'])).stdout) as { id: string; status: string; complete: boolean; key_id: string }[];
+    expect(listed.map((b) => [b.id, b.status, b.complete, b.key_id])).toEqual([
+      [older, 'other-key', false, sealedWith],
+      [newest, 'other-key', false, sealedWith],
+    ]);
+    expect((await withOther(['--from', repo, '--list'])).stdout).toMatch(new RegExp(`^${newest}  other key +taken at \\S+  \\d+ files  it is sealed with backup key ${sealedWith}, not with the key given \\(${otherKey}, key [0-9a-f]{16}\\)$`, 'm'));
+    const unchecked = await noKey(['--from', repo, '--list']);
+    expect(unchecked.stdout).toMatch(new RegExp(`^${newest}  sealed +taken at \\S+  \\d+ files  with key ${sealedWith}, not checked \\(no --key-file\\)$`, 'm'));
+    expect(JSON.parse((await noKey(['--from', repo, '--list', '--json'])).stdout).map((b: { status: string }) => b.status)).toEqual(['unchecked', 'unchecked']);
+
+    const target = join(dirs.make('other-key-target'), 'data');
+    const refused = await withOther(['--from', repo, '--to', target]);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain(`backup ${newest} in ${repo} cannot be checked: it is sealed with backup key ${sealedWith}, not with the key given (${otherKey}`);
+    expect(refused.stderr).toContain('--trust-repository');
+    expect(existsSync(target), 'nothing was written').toBe(false);
+
+    // The key lost: --trust-repository restores it, files still checked; its secrets key, wrapped under the lost key, does not open.
+    const trusted = await withOther(['--from', repo, '--to', target, '--trust-repository', '--json']);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(JSON.parse(trusted.stdout)).toMatchObject({ id: newest, verified: true, key_id: null, secrets_key_id: null });
+    expect(trusted.stderr).toContain(`backup ${newest} is restored on trust (--trust-repository)`);
+    expect(trusted.stderr).toMatch(/the secrets key backup \S+ carries \(id \S+\) opens only with the backup key that sealed it, not given/);
+    expect(existsSync(join(target, 'docsearch.db'))).toBe(true);
+    // Neither the key that checked nothing nor a secrets key is put in place.
+    expect(existsSync(join(target, 'backup.key'))).toBe(false);
+    expect(existsSync(join(target, 'secrets.key'))).toBe(false);
   }, 300_000);
 
   it('a sealed manifest altered by whoever can write the repository is refused, and what it added is not placed', async () => {

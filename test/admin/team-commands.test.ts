@@ -56,6 +56,9 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     expect(last.code).toBe(1);
     expect(last.stderr).toBe('error: this is the only active admin: make another account an admin first\n');
     expect((await op('users', 'disable', alice.email)).stderr).toBe('error: this is the only active admin: make another account an admin first\n');
+    // Both refused, nothing changed: Alice is still an active admin, and her key still works.
+    expect(rows((await op('users', 'list')).stdout)[0]!.slice(1, 4)).toEqual([alice.email, 'yes', 'no']);
+    expect((await api(d, '/api/v1/me', { token: alice.apiKey })).body).toMatchObject({ email: alice.email, admin: true });
     expect((await op('users', 'set-admin', bob.email)).stderr).toBe(`${bob.email} is now an admin\n`);
     expect(rows((await op('users', 'list')).stdout)[1]![2]).toBe('yes');
     expect((await op('users', 'set-admin', bob.email, '--off')).stderr).toBe(`${bob.email} is no longer an admin\n`);
@@ -86,6 +89,15 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const unknown = await op('users', 'disable', 'nobody@example.com');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('error: account nobody@example.com not found\n');
+
+    // Each action is in the audit log once, by the operator (docs/operations.md, "Administration"); the refused ones
+    // recorded nothing.
+    const changes = async (email: string) =>
+      ((await api(d, `/api/v1/audit-events?type=account.&target=${encodeURIComponent(email)}&limit=200`, { token: alice.apiKey })).body.events as { type: string }[]).filter((e) => e.type !== 'account.created');
+    expect(await changes(alice.email)).toEqual([]);
+    const bobs = await changes(bob.email);
+    expect(bobs.map((e) => e.type).sort()).toEqual(['account.admin_changed', 'account.admin_changed', 'account.disabled', 'account.enabled']);
+    for (const e of bobs) expect(e, e.type).toMatchObject({ by: 'operator', via: 'operator', actor: null });
   });
 
   it.skipIf(skip !== null)('users invite prints a one-time link at the public URL', async () => {

@@ -8,6 +8,7 @@ import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUse
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { ENGINES, newPostgresDatabase } from '../helpers/store-dialects.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { WebClient } from '../server/web-client.js';
 import { cliEnv } from './cli-env.js';
 
 describe.each(ENGINES)('docsearch admin … over the admin API (%s)', (engine) => {
@@ -64,29 +65,65 @@ describe.each(ENGINES)('docsearch admin … over the admin API (%s)', (engine) =
     expect((await cli(admin.apiKey, 'admin', 'invitations', 'revoke', 'dan@example.com')).code).toBe(0);
     expect((await fetch(links[1]!)).status).toBe(404);
     expect((await fetch(links[0]!)).status).toBe(200);
+    // Carol's link makes her account, in the group the invitation named.
+    const carol = new WebClient(d);
+    await carol.get(links[0]!);
+    const joined = await carol.post('/invite', { _csrf: carol.csrf, token: new URL(links[0]!).searchParams.get('token')!, password: 'carol chose this password', password2: 'carol chose this password' });
+    expect(joined.status, joined.text.slice(0, 300)).toBe(303);
+    const members = JSON.parse((await cli(admin.apiKey, 'admin', 'groups', 'members', 'editors', '--json')).stdout).members as { email: string }[];
+    expect(members.map((m) => m.email)).toEqual(['carol@example.com']);
     const again = await cli(admin.apiKey, 'admin', 'users', 'invite', 'bob@example.com');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('not invited bob@example.com: an account with the e-mail bob@example.com exists already');
+    // Exit 1 when any address was refused, after inviting the rest (docs/cli.md), with --json too.
+    const invitedEmails = async () => (JSON.parse((await cli(admin.apiKey, 'admin', 'invitations', '--json')).stdout).invitations as { email: string }[]).map((i) => i.email).sort();
+    const mixed = await cli(admin.apiKey, 'admin', 'users', 'invite', 'bob@example.com, erin@example.com');
+    expect(mixed.code, mixed.stderr).toBe(1);
+    expect(mixed.stderr).toContain('not invited bob@example.com: an account with the e-mail bob@example.com exists already');
+    expect(mixed.stdout).toMatch(new RegExp(`^${d.url}/invite\\?token=[\\w-]+\n$`));
+    expect(await invitedEmails()).toEqual(['erin@example.com']);
+    const mixedJson = await cli(admin.apiKey, 'admin', 'users', 'invite', 'bob@example.com', 'fay@example.com', '--json');
+    expect(mixedJson.code, mixedJson.stderr).toBe(1);
+    const report = JSON.parse(mixedJson.stdout) as { invitations: { email: string }[]; refused: { email: string }[] };
+    expect([report.invitations.map((i) => i.email), report.refused.map((r) => r.email)]).toEqual([['fay@example.com'], ['bob@example.com']]);
+    expect(await invitedEmails()).toEqual(['erin@example.com', 'fay@example.com']);
+    const listedUsers = async () => JSON.parse((await cli(admin.apiKey, 'admin', 'users', 'list', '--json')).stdout).users as { email: string; admin: boolean; disabled: boolean }[];
+    const bobNow = async () => (await listedUsers()).find((u) => u.email === 'bob@example.com');
 
     expect((await cli(admin.apiKey, 'admin', 'users', 'disable', 'bob@example.com')).stderr).toContain('disabled bob@example.com; ended 0 web session(s), revoked 1 API key(s)');
     expect((await api(d, '/api/v1/projects', { token: bob.apiKey })).status).toBe(401);
+    expect((await new WebClient(d).login(bob.email, bob.password)).status).toBe(403);
+    expect(await bobNow()).toMatchObject({ disabled: true });
     expect((await cli(admin.apiKey, 'admin', 'users', 'enable', 'bob@example.com')).code).toBe(0);
+    expect(await bobNow()).toMatchObject({ disabled: false });
+    const bobWeb = new WebClient(d);
+    expect((await bobWeb.login(bob.email, bob.password)).status).toBe(302);
     const reset = await cli(admin.apiKey, 'admin', 'users', 'reset-link', 'bob@example.com');
     expect(reset.stdout).toMatch(new RegExp(`^${d.url}/reset-password\\?token=`));
     expect((await fetch(reset.stdout.trim())).status).toBe(200);
     expect((await cli(admin.apiKey, 'admin', 'users', 'set-admin', 'bob@example.com')).stderr).toContain('bob@example.com is now an admin');
+    expect(await bobNow()).toMatchObject({ admin: true });
     expect((await cli(admin.apiKey, 'admin', 'users', 'set-admin', 'bob@example.com', '--off')).code).toBe(0);
+    expect(await bobNow()).toMatchObject({ admin: false });
     const refused = await cli(admin.apiKey, 'admin', 'users', 'delete', 'bob@example.com', '--yes');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('transfer them to another account');
+    // Nothing was done: the account and its web session are there.
+    expect(await bobNow(), 'the refused delete left the account').toMatchObject({ disabled: false });
+    expect((await bobWeb.get('/documents')).status).toBe(200);
     const deleted = await cli(admin.apiKey, 'admin', 'users', 'delete', 'bob@example.com', '--transfer-to', 'root@example.com', '--yes');
     expect(deleted.code, deleted.stderr).toBe(0);
+    expect(await bobNow()).toBeUndefined();
+    expect((await bobWeb.get('/documents')).location).toBe('/login?return_to=%2Fdocuments');
+    // His project, with his document, is root's now.
+    const rootsProjects = (await api(d, '/api/v1/projects?limit=100', { token: admin.apiKey })).body.projects as { owner: string; document_count: number }[];
+    expect(rootsProjects.filter((p) => p.document_count > 0)).toEqual([expect.objectContaining({ owner: 'root@example.com', document_count: 1 })]);
 
     // Each action once, with the admin as its actor, through the key it used.
     const audit = (await api(d, '/api/v1/audit-events?limit=200', { token: admin.apiKey })).body.events as { type: string; actor: { email: string } | null; via: string }[];
     const mine = audit.filter((e) => e.actor?.email === 'root@example.com' && e.via === 'api_key').map((e) => e.type);
     for (const type of ['group.created', 'account.invite_revoked', 'account.disabled', 'account.enabled', 'password_reset.link_made', 'account.deleted']) expect(mine.filter((t) => t === type), type).toHaveLength(1);
-    expect(mine.filter((t) => t === 'account.invited')).toHaveLength(2);
+    expect(mine.filter((t) => t === 'account.invited')).toHaveLength(4);
     expect(mine.filter((t) => t === 'account.admin_changed')).toHaveLength(2);
   });
 });

@@ -79,30 +79,45 @@ async function expectUsersAndUploads(daemon: Daemon, users: FixtureUser[]): Prom
   }
 }
 
-/** The units backfill as health and /metrics show it. */
-async function backfillState(daemon: Daemon): Promise<{ state: string; pending: number | null; gauge: number; written: number }> {
-  const health = (await (await fetch(`${daemon.url}/api/v1/health`)).json()) as { components: { backfill: { state: string; derivers: { units: { pending: number | null } } } } };
+/** What a release stores beside each chunk that 0.2.0 did not: each is a deriver of the background backfill. */
+const DERIVERS = ['units', 'language', 'filters'] as const;
+
+/** The backfill as health and /metrics show it, per deriver. */
+async function backfillState(daemon: Daemon): Promise<{ state: string; derivers: Record<string, { pending: number | null; gauge: number; written: number }> }> {
+  const health = (await (await fetch(`${daemon.url}/api/v1/health`)).json()) as { components: { backfill: { state: string; derivers: Record<string, { pending: number | null }> } } };
   const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
-  const sample = (name: string) => Number(new RegExp(`^${name}\\{deriver="units"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+  const sample = (name: string, deriver: string) => Number(new RegExp(`^${name}\\{deriver="${deriver}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? NaN);
   const b = health.components.backfill;
-  return { state: b.state, pending: b.derivers.units.pending, gauge: sample('docsearch_backfill_pending_rows'), written: sample('docsearch_backfill_rows_total') };
+  const derivers = Object.fromEntries(
+    DERIVERS.map((d) => [d, { pending: b.derivers[d]?.pending ?? null, gauge: sample('docsearch_backfill_pending_rows', d), written: sample('docsearch_backfill_rows_total', d) }]),
+  );
+  return { state: b.state, derivers };
+}
+
+/** The chunk rows the release stored: the chunk counts of its documents as it answered them (an oracle of its own, not today's count). */
+function releaseChunks(then: ReturnType<typeof recorded>): number {
+  const docs = new Map(Object.values(then.documents).flat().map((d) => [d.id as string, d.chunk_count as number]));
+  return [...docs.values()].reduce((n, c) => n + c, 0);
 }
 
 /**
- * Started with the backfill off, the library searches at once, and health and /metrics show its `pending` chunks
- * without units; restarted with it on, every one gets its units in the background: the count this daemon wrote is
- * what was pending. Returns the daemon (running) and that count.
+ * Started with the backfill off, the library searches at once, and health and /metrics show, for every deriver, as
+ * pending every chunk the release stored; restarted with it on, every one is brought up to date in the background:
+ * the count this daemon wrote is that many, per deriver. Returns the daemon (running).
  */
-async function backfillAcrossRestart(first: Daemon, start: () => Promise<Daemon>): Promise<{ daemon: Daemon; pending: number }> {
-  await untilHealth(first, (c) => c.backfill?.derivers?.units?.pending !== null && c.backfill?.derivers?.units?.pending !== undefined, 'the backfill counted');
+async function backfillAcrossRestart(first: Daemon, stored: number, start: () => Promise<Daemon>): Promise<{ daemon: Daemon }> {
+  expect(stored).toBeGreaterThan(0);
+  await untilHealth(first, (c) => DERIVERS.every((d) => typeof c.backfill?.derivers?.[d]?.pending === 'number'), 'the backfill counted');
   const off = await backfillState(first);
-  expect(off).toMatchObject({ state: 'off', gauge: off.pending, written: 0 });
-  expect(off.pending).toBeGreaterThan(0);
+  expect(off.state).toBe('off');
+  for (const d of DERIVERS) expect(off.derivers[d], `${d}, off`).toEqual({ pending: stored, gauge: stored, written: 0 });
   expect(await first.stop()).toBe(0);
   const daemon = await start();
   await untilHealth(daemon, (c) => c.backfill?.state === 'done', 'the backfill done', 120_000);
-  expect(await backfillState(daemon)).toMatchObject({ state: 'done', pending: 0, gauge: 0, written: off.pending });
-  return { daemon, pending: off.pending! };
+  const done = await backfillState(daemon);
+  expect(done.state).toBe('done');
+  for (const d of DERIVERS) expect(done.derivers[d], `${d}, done`).toEqual({ pending: 0, gauge: 0, written: stored });
+  return { daemon };
 }
 
 /**
@@ -178,7 +193,7 @@ describe.each(EXPECTED_RELEASES)('a library written by docsearch %s', (release) 
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work; the chunks get their units in the background, across a restart', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000, args: ['--backfill', 'off'] });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
-      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 }))).daemon;
+      daemon = (await backfillAcrossRestart(daemon, releaseChunks(then), () => startDaemon({ dataDir, databaseUrl: '', timeoutMs: 120_000 }))).daemon;
       await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);
@@ -189,7 +204,7 @@ describe.each(EXPECTED_RELEASES)('a library written by docsearch %s', (release) 
       try {
         cpSync(join(FIXTURES, release, 'embedded/data/lancedb'), join(pristine, 'lancedb'), { recursive: true });
         const [stored, upgraded] = [await chunkRows(localIndex(pristine)), await chunkRows(localIndex(dataDir))];
-        expect(stored.size).toBeGreaterThan(0);
+        expect(stored.size, 'the index holds the chunks the release said it had').toBe(releaseChunks(then));
         for (const [id, row] of stored) expect(upgraded.get(id), id).toEqual(row);
       } finally {
         removeDir(pristine);
@@ -326,7 +341,7 @@ describe.each(EXPECTED_RELEASES)('a library written by docsearch %s', (release) 
     it('opens with today’s daemon, migrates, and answers the same searches; its users and a new upload work; the chunks get their units in the background, across a restart', async () => {
       daemon = await startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage(), '--backfill', 'off'], timeoutMs: 120_000 });
       expectReleaseAnswers(release, await observe(daemon.url, then.users), then);
-      daemon = (await backfillAcrossRestart(daemon, () => startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 }))).daemon;
+      daemon = (await backfillAcrossRestart(daemon, releaseChunks(then), () => startDaemon({ dataDir, databaseUrl, env, args: ['--storage', storage()], timeoutMs: 120_000 }))).daemon;
       await expectReanalysed(release, daemon, then);
       await expectUsersAndUploads(daemon, then.users);
       expect(await daemon.stop()).toBe(0);

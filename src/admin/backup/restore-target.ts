@@ -21,7 +21,8 @@ import type { ObjectStore } from '../../store/objects/object-store.js';
 import { sqlitePath } from '../../store/sql/database.js';
 import { openDatabase } from '../../store/sql/open-database.js';
 import { redactDatabaseUrl } from '../../store/sql/database-url.js';
-import { clearLeftovers, copyTable, LIBRARY_TABLES, libraryContents, MIGRATION_SETTING, readSetting, tableDigest, writeSetting } from '../../store/sql/library-copy.js';
+import { clearLeftovers, copyTable, hasLibrarySchema, LIBRARY_TABLES, libraryContents, MIGRATION_SETTING, readSetting, tableDigest, writeSetting } from '../../store/sql/library-copy.js';
+import { migrate } from '../../store/sql/migrations/index.js';
 import { openSqlite } from '../../store/sql/sqlite.js';
 
 export interface RestoreTarget {
@@ -79,7 +80,8 @@ export async function sharedTarget(database: string, storage: string, env: NodeJ
     throw err;
   }
   const label = `${redactDatabaseUrl(database)} + ${describeS3(loc)}`;
-  const handle = await openDatabase({ url: database, dataDir: '' }).catch((err: unknown) => {
+  // Not migrated yet: a target that is refused is left as it was, an empty database without a schema made in it.
+  const handle = await openDatabase({ url: database, dataDir: '', migrate: false }).catch((err: unknown) => {
     throw new CliError(`could not open the database ${redactDatabaseUrl(database)}: ${(err as Error).message}`);
   });
   const closers: (() => Promise<void> | void)[] = [() => handle.close()];
@@ -94,13 +96,14 @@ export async function sharedTarget(database: string, storage: string, env: NodeJ
     const root = await S3ObjectStore.connect(loc);
     closers.push(() => root.close());
 
-    const text = await readSetting(handle.db, MIGRATION_SETTING);
+    const schema = await hasLibrarySchema(handle.db);
+    const text = schema ? await readSetting(handle.db, MIGRATION_SETTING) : null;
     const record = text ? (JSON.parse(text) as Partial<RestoreRecord>) : null;
     if (record && !(record.command === 'restore' && record.source?.library === backup)) {
       throw new CliError(`${handle.location} holds ${record.command === 'restore' ? `an unfinished restore of ${record.source?.library}` : 'a library being migrated into it'}`, 1, 'restore into an empty database and storage');
     }
     if (!record) {
-      const held = await libraryContents(handle.db);
+      const held = schema ? await libraryContents(handle.db) : { users: 0, documents: 0, clients: 0 };
       if (held.users + held.documents + held.clients > 0) {
         throw new CliError(`${handle.location} already holds a library (${held.users} account(s), ${held.documents} document(s), ${held.clients} application(s))`, 1, 'restore into an empty database; nothing was changed');
       }
@@ -110,6 +113,11 @@ export async function sharedTarget(database: string, storage: string, env: NodeJ
           throw new CliError(`${describeS3(loc)} already holds an index or originals (${key})`, 1, 'restore into an empty prefix; nothing was changed');
         }
       }
+    }
+    await migrate(handle.db).catch((err: unknown) => {
+      throw new CliError(`could not bring the database ${handle.location} to this version's schema: ${(err as Error).message}`);
+    });
+    if (!record) {
       await clearLeftovers(handle.db);
       await writeSetting(handle.db, MIGRATION_SETTING, JSON.stringify({ command: 'restore', source: { library: backup }, state: 'copying', startedAt: Date.now() } satisfies RestoreRecord));
     }

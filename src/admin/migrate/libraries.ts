@@ -109,6 +109,22 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     if (side === 'source' && sqlite && !existsSync(sqlitePath(spec.dataDir!))) {
       throw new CliError(`${spec.dataDir} holds no docsearch library (there is no docsearch.db in it)`, 1, 'pass the --data-dir the daemon ran with, or --from-database for a shared-mode library');
     }
+    let root: Promise<ObjectStore> | undefined;
+    const rootStore = () =>
+      (root ??= (async () => {
+        if (!spec.storage) return new LocalObjectStore(spec.dataDir!);
+        const { S3ObjectStore } = await import('../../store/objects/s3.js');
+        const store = await S3ObjectStore.connect(parseS3Location(spec.storage, env));
+        closers.push(() => store.close());
+        return store;
+      })());
+    // A target without a library whose storage holds an index or originals is refused before anything is made in it
+    // (its database file or schema): "nothing was changed" must hold. targetState() checks again, under the lock.
+    const refuseTakenStorage = async () => {
+      const taken = await storedKey(await rootStore());
+      if (taken) throw new CliError(`the target storage ${storageLocation(spec, env)} already holds an index or originals (${taken})`, 1, 'copy into empty storage; nothing was changed');
+    };
+    if (side === 'target' && !opts.dryRun && sqlite && !existsSync(sqlitePath(spec.dataDir!)) && existsSync(spec.dataDir!)) await refuseTakenStorage();
     const readOnly = side === 'source' && opts.dryRun;
     const dirInUse = spec.dataDir && (sqlite || !spec.storage) && !readOnly;
     if (dirInUse) {
@@ -128,6 +144,7 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     }
     let schema = database ? await hasLibrarySchema(database.db) : false;
     if (side === 'source' && !schema) throw new CliError(`${databaseLocation(spec)} holds no docsearch library (it has none of its tables)`);
+    if (side === 'target' && database && !schema && !sqlite && !opts.dryRun) await refuseTakenStorage();
     if (database && !opts.dryRun) {
       await migrate(database.db).catch((err: unknown) => {
         throw new CliError(`could not bring the ${side} database ${databaseLocation(spec)} to this version's schema: ${(err as Error).message}`);
@@ -142,21 +159,13 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
       closers.push(() => rmSync(dir, { recursive: true, force: true }));
       return (workDir = dir);
     };
-    let root: Promise<ObjectStore> | undefined;
     let storage: Promise<Storage> | undefined;
     return {
       spec,
       label,
       database,
       schema,
-      root: () =>
-        (root ??= (async () => {
-          if (!spec.storage) return new LocalObjectStore(spec.dataDir!);
-          const { S3ObjectStore } = await import('../../store/objects/s3.js');
-          const store = await S3ObjectStore.connect(parseS3Location(spec.storage, env));
-          closers.push(() => store.close());
-          return store;
-        })()),
+      root: rootStore,
       storage: () =>
         (storage ??= (async () => {
           if (!database) throw new Error('the target database was not opened');
@@ -175,6 +184,14 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     await close();
     throw err;
   }
+}
+
+/** The first key of an index or an original in `root` (not a temp file), or null. */
+async function storedKey(root: ObjectStore): Promise<string | null> {
+  for (const prefix of ['lancedb/', 'files/']) {
+    for await (const key of root.list(prefix)) if (!key.startsWith('files/tmp/')) return key;
+  }
+  return null;
 }
 
 function lockDir(side: Side, dir: string): () => void {

@@ -46,9 +46,12 @@ async function invite(ctx: Context, emails: string[], flags: { admin?: boolean; 
   const addresses = emails.flatMap((e) => e.split(/[\s,;]+/)).filter(Boolean);
   const body = { emails: addresses, admin: Boolean(flags.admin), send: flags.mail, ...(flags.group ? { group: flags.group } : {}) };
   const res = await ctx.http().post<{ invitations: (IssuedLink & { email: string; id: string })[]; refused: { email: string; error: string }[] }>('/api/v1/admin/invitations', body);
-  if (ctx.globals().json) return emitJson(ctx, res);
-  for (const i of res.invitations) showLink(ctx, `invited ${i.email}`, i);
-  for (const r of res.refused) ctx.io.stderr.write(`not invited ${r.email}: ${r.error}\n`);
+  if (ctx.globals().json) await emitJson(ctx, res);
+  else {
+    for (const i of res.invitations) showLink(ctx, `invited ${i.email}`, i);
+    for (const r of res.refused) ctx.io.stderr.write(`not invited ${r.email}: ${r.error}\n`);
+  }
+  // Exit 1 whenever an address was refused, --json or not: a script sees it without parsing `refused`.
   if (res.refused.length > 0) throw new CliError(`${res.refused.length} of ${addresses.length} address${addresses.length === 1 ? '' : 'es'} not invited`);
 }
 
