@@ -25,11 +25,13 @@ export function classifyOllamaError(call: RemoteCallOptions, model: string, err:
   }
   const answer = responseStatus(err);
   if (!answer) return undefined;
-  if (answer.status === 404 || /not found|try pulling/i.test(answer.message)) {
+  // Ollama's own words for it (`model "x" not found, try pulling it first`); a bare 404 ("404 page not found": an
+  // Ollama too old for the endpoint, another server at that address) is not about a model, and pulling would not help.
+  if (/\bmodel\b.*\bnot found\b|try pulling/i.test(answer.message)) {
     return new ModelError('ollama', `model ${model} not pulled — run \`ollama pull ${model}\``, {
       transient: false,
       cause: err,
     });
   }
-  return classifyRemoteError(call, new HttpStatusError(answer.status, answer.message));
+  return classifyRemoteError(call, new HttpStatusError(answer.status, answer.message.trim()));
 }

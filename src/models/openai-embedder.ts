@@ -43,17 +43,18 @@ export class OpenAIEmbedder extends RemoteEmbedder {
     return callWithRetries(this.call, async (fetchFn) => {
       const answer = (await postJson(fetchFn, this.url, { model: this.opts.model, input: texts }, headers)) as EmbeddingsAnswer;
       if (!Array.isArray(answer.data)) throw this.malformed('no `data` array');
-      const out = new Array<number[]>(texts.length);
+      // Filled, not sparse: `some` and `map` skip the holes a sparse array would keep for inputs no item named.
+      const out = new Array<number[] | undefined>(texts.length).fill(undefined);
       answer.data.forEach((item, pos) => {
         // `index` is optional in some servers' answers; fall back to the position.
         const index = typeof item.index === 'number' ? item.index : pos;
         if (!Array.isArray(item.embedding) || index < 0 || index >= texts.length) throw this.malformed(`bad item ${pos}`);
         out[index] = item.embedding as number[];
       });
-      if (out.some((v) => v === undefined) || answer.data.length !== texts.length) {
-        throw this.malformed(`${answer.data.length} embeddings for ${texts.length} inputs`);
-      }
-      return out;
+      if (answer.data.length !== texts.length) throw this.malformed(`${answer.data.length} embeddings for ${texts.length} inputs`);
+      const missing = out.indexOf(undefined);
+      if (missing >= 0) throw this.malformed(`no embedding for input ${missing} (an \`index\` repeats)`);
+      return out as number[][];
     });
   }
 

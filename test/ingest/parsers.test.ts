@@ -2,7 +2,10 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseDocx } from '../../src/ingest/parsers/docx.js';
 import { ParseError } from '../../src/ingest/parsers/errors.js';
+import { parse as parseEmail } from '../../src/ingest/parsers/email.js';
+import { parse as parseImage } from '../../src/ingest/parsers/image.js';
 import { parse as parsePdf } from '../../src/ingest/parsers/pdf.js';
+import { parse as parseRtf } from '../../src/ingest/parsers/rtf.js';
 import { decodeText } from '../../src/ingest/parsers/text-encoding.js';
 import { parse as parseTxt } from '../../src/ingest/parsers/txt.js';
 import { makeDocx, makePdf, makeZip, para, table } from './build-fixtures.js';
@@ -65,6 +68,46 @@ describe('TXT parser', () => {
       0xe3, 0x88, 0x89, 0xa2, 0x40, 0x89, 0xa2, 0x40, 0x81, 0x40, 0xa3, 0x85, 0xa2, 0xa3, 0x4b]);
     const doc = await parseTxt(bytes);
     expect(doc.blocks[0]!.text).toBe('Hello, World!\nThis is a test.');
+  });
+
+  // The rest of docs/ingest.md's TXT order: UTF-32 BOMs, EBCDIC's other code page, the CJK multi-byte encodings
+  // chardet names, a Latin-2 code page, and control characters without a NUL.
+  const more: [string, string, Buffer][] = [
+    ['UTF-32LE with BOM', 'Größe — 日本語', Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), iconv.encode('Größe — 日本語', 'utf-32le')])],
+    ['UTF-32BE with BOM', 'Größe — 日本語', Buffer.concat([Buffer.from([0, 0, 0xfe, 0xff]), iconv.encode('Größe — 日本語', 'utf-32be')])],
+    ['EUC-JP', '日本語のテキストです。東京は日本の首都です。大阪は商業の町です。', iconv.encode('日本語のテキストです。東京は日本の首都です。大阪は商業の町です。', 'euc-jp')],
+    ['GB18030', '维基百科是一个自由的百科全书，任何人都可以编辑。北京是中国的首都。', iconv.encode('维基百科是一个自由的百科全书，任何人都可以编辑。北京是中国的首都。', 'gb18030')],
+    ['ISO-8859-2', 'Zażółć gęślą jaźń. Łódź leży w środkowej Polsce, a Kraków na południu kraju.', iconv.encode('Zażółć gęślą jaźń. Łódź leży w środkowej Polsce, a Kraków na południu kraju.', 'iso-8859-2')],
+  ];
+  for (const [name, expected, bytes] of more) {
+    it(`decodes ${name}`, async () => {
+      expect((await parseTxt(bytes)).blocks.map((b) => b.text).join('\n')).toBe(expected);
+    });
+  }
+
+  it('tells EBCDIC cp037 from cp500 by their punctuation (they differ in ! [ ] ^ |)', async () => {
+    // iconv-lite has no EBCDIC: the bytes by hand (letters and space are the same in both; "!" is 0x5A in cp037, 0x4F in cp500).
+    const text = 'Stop now! Hello there! Watch out! It works! Done!';
+    const ebcdic = (bang: number) =>
+      Buffer.from(Array.from(text, (c) => {
+        if (c === ' ') return 0x40;
+        if (c === '!') return bang;
+        const lower = c.toLowerCase();
+        const upper = c === lower ? 0 : 0x40;
+        const i = lower.charCodeAt(0) - 97;
+        return upper + (i < 9 ? 0x81 + i : i < 18 ? 0x91 + i - 9 : 0xa2 + i - 18);
+      }));
+    expect((await parseTxt(ebcdic(0x5a))).blocks[0]!.text).toBe(text);
+    expect((await parseTxt(ebcdic(0x4f))).blocks[0]!.text).toBe(text);
+  });
+
+  it('calls text with more than 5 % control characters binary, with no NUL in it', async () => {
+    const words = 'plain words in a line\n'.repeat(20);
+    const dirty = Buffer.from(Array.from(words, (c, i) => (i % 10 === 0 ? '\x07' : c)).join(''), 'latin1');
+    expect(dirty.includes(0)).toBe(false);
+    expect((await failure(parseTxt(dirty))).message).toBe('binary file, not text');
+    const few = Buffer.from(Array.from(words, (c, i) => (i % 40 === 0 ? '\x07' : c)).join(''), 'latin1');
+    expect((await parseTxt(few)).blocks.length).toBeGreaterThan(0);
   });
 
   it('rejects binary junk', async () => {
@@ -209,5 +252,62 @@ describe('DOCX parser', () => {
     const doc = await parseDocx(makeDocx(''));
     expect(doc.blocks).toEqual([]);
     expect(doc.warnings).toEqual(['no text found (empty document?)']);
+  });
+});
+
+/**
+ * The bounds docs/ingest.md ("Formats") gives their own message: RTF groups deeper than 1,000, images of more than 500
+ * pages. (The other bounds are in test/ingest/formats/hostile-files.ts, through the daemon.)
+ */
+describe('RTF and image bounds', () => {
+  it('reads RTF nested 1,000 groups deep, and refuses one group deeper', async () => {
+    const nested = (depth: number) => Buffer.from(`{\\rtf1\\ansi ${'{'.repeat(depth - 1)}deep words\\par ${'}'.repeat(depth - 1)}}`, 'latin1');
+    expect((await parseRtf(nested(1_000))).blocks.map((b) => b.text)).toEqual(['deep words']);
+    expect((await failure(parseRtf(nested(1_001)))).message).toBe('the RTF document nests groups more than 1000 deep — refused (a hostile or broken file)');
+    // A million: refused as quickly, not a stack overflow.
+    expect((await failure(parseRtf(nested(1_000_000)))).message).toMatch(/nests groups more than 1000 deep/);
+  });
+
+  it('reads a multi-page TIFF page by page, and refuses one of more than 500 pages', async () => {
+    const three = await parseImage(tiff(3), { type: 'image/tiff' });
+    expect(three).toMatchObject({ pages: 3, ocrPages: [1, 2, 3], blocks: [] });
+    expect((await parseImage(tiff(500), { type: 'image/tiff' })).pages).toBe(500);
+    expect((await failure(parseImage(tiff(501), { type: 'image/tiff' }))).message).toBe('the TIFF image has 501 pages — more than 500');
+  });
+});
+
+/** A little-endian TIFF of `pages` 1 × 1 8-bit gray pages, every page's one strip the same byte. */
+function tiff(pages: number): Buffer {
+  const tags: [tag: number, value: number][] = [[256, 1], [257, 1], [258, 8], [259, 1], [262, 1], [273, 8], [277, 1], [278, 1], [279, 1]];
+  const ifdSize = 2 + tags.length * 12 + 4;
+  const out = Buffer.alloc(8 + 4 + pages * ifdSize);
+  out.write('II', 0, 'latin1');
+  out.writeUInt16LE(42, 2);
+  out.writeUInt32LE(12, 4);
+  out[8] = 0x80; // the pixel
+  for (let p = 0; p < pages; p++) {
+    const at = 12 + p * ifdSize;
+    out.writeUInt16LE(tags.length, at);
+    tags.forEach(([tag, value], i) => {
+      const e = at + 2 + i * 12;
+      out.writeUInt16LE(tag, e);
+      out.writeUInt16LE(tag === 273 || tag === 279 ? 4 : 3, e + 2); // LONG for the strip's offset and size, SHORT else
+      out.writeUInt32LE(1, e + 4);
+      if (tag === 273 || tag === 279) out.writeUInt32LE(value, e + 8);
+      else out.writeUInt16LE(value, e + 8);
+    });
+    out.writeUInt32LE(p + 1 < pages ? at + ifdSize : 0, at + 2 + tags.length * 12);
+  }
+  return out;
+}
+
+describe('E-mail parser', () => {
+  it('makes at most 100 attachments documents and names the rest in its warning (docs/ingest.md, Formats)', async () => {
+    const part = (i: number) => `--B\nContent-Type: text/plain; name="a${i}.txt"\nContent-Disposition: attachment; filename="a${i}.txt"\n\nattachment number ${i}\n`;
+    const eml = `From: a@example.org\nSubject: many\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: text/plain\n\nThe body.\n${Array.from({ length: 103 }, (_, i) => part(i + 1)).join('')}--B--\n`;
+    const doc = await parseEmail(Buffer.from(eml));
+    expect(doc.attachments?.map((a) => a.filename)).toEqual(Array.from({ length: 100 }, (_, i) => `a${i + 1}.txt`));
+    expect(Buffer.from(doc.attachments![99]!.bytes).toString().trim()).toBe('attachment number 100');
+    expect(doc.warnings).toEqual(['attachments not indexed (not a type docsearch reads, or more than 100): a101.txt, a102.txt, a103.txt']);
   });
 });

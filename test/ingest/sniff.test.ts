@@ -30,6 +30,9 @@ describe('sniffType', () => {
     expect(sniffType(Buffer.from('plain words\n'), 'x.pdf')).toBe('text/plain');
     expect(sniffType(Buffer.from('текст по-русски', 'utf16le'))).toBe('text/plain');
     expect(sniffType(iconv.encode('Однажды в студёную зимнюю пору', 'koi8-r'))).toBe('text/plain');
+    // UTF-32 with its BOM, either byte order (docs/ingest.md: BOM UTF-8/16/32).
+    expect(sniffType(Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), iconv.encode('words of a text file', 'utf-32le')]))).toBe('text/plain');
+    expect(sniffType(Buffer.concat([Buffer.from([0, 0, 0xfe, 0xff]), iconv.encode('words of a text file', 'utf-32be')]))).toBe('text/plain');
     // A head cut in the middle of a UTF-8 character is still text.
     expect(sniffType(Buffer.from('ééé', 'utf8').subarray(0, 5))).toBe('text/plain');
   });

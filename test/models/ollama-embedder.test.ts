@@ -65,6 +65,16 @@ describe('ollama embedder', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('does not blame the model for a 404 that is not about a model (an Ollama without /api/embed, a wrong host)', async () => {
+    // What Go's http.NotFound answers: Ollama before /api/embed existed, or another server at that address.
+    server.handle((_req, res) => res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found\n'));
+    const err = await make(server.url).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} answered HTTP 404: 404 page not found`);
+    expect((err as ModelError).transient).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('retries 5xx with backoff, then fails transiently', async () => {
     server.handle((_req, res) => json(res, 500, { error: 'llama runner process has terminated' }));
     const err = await make(server.url).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
@@ -86,6 +96,42 @@ describe('ollama embedder', () => {
     const err = await make(server.url, { timeoutMs: 150, retries: 0 }).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
     expect((err as ModelError).message).toBe(`Ollama at ${server.url} did not answer within 150 ms`);
     expect((err as ModelError).transient).toBe(true);
+  });
+
+  it('sends 32 texts per request by default (docs/models.md)', async () => {
+    server.handle((req, res) => json(res, 200, { embeddings: (req.body as { input: string[] }).input.map(() => [1, 0]) }));
+    const texts = Array.from({ length: 33 }, (_, i) => `text ${i}`);
+    expect(await make(server.url).embed(texts, { kind: 'passage' })).toHaveLength(33);
+    expect(server.requests.map((r) => (r.body as { input: string[] }).input)).toEqual([texts.slice(0, 32), texts.slice(32)]);
+  });
+
+  it('refuses vectors whose dimension changed from the one it learned (a model swapped under the same name)', async () => {
+    let dim = 4;
+    server.handle((req, res) => json(res, 200, { embeddings: (req.body as { input: string[] }).input.map(() => Array.from({ length: dim }, () => 1)) }));
+    const e = make(server.url);
+    await e.init();
+    expect(e.dimension).toBe(4);
+    dim = 3;
+    const err = await e.embed(['a'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).message).toBe('ollama:nomic-embed-text changed dimension from 4 to 3');
+    expect((err as ModelError).transient).toBe(false);
+    // Not retried (a model does not change back by itself), and the learned dimension stands.
+    expect(server.requests).toHaveLength(2);
+    expect(e.dimension).toBe(4);
+    expect(e.status()).toMatchObject({ dimension: 4, error: 'ollama:nomic-embed-text changed dimension from 4 to 3' });
+  });
+
+  it('refuses ragged, empty or non-numeric vectors as malformed (not transient)', async () => {
+    for (const embeddings of [[[1, 0], [1]], [[], []], [[1, 'x'], [0, 1]]]) {
+      server.handle((_req, res) => json(res, 200, { embeddings }));
+      const e = make(server.url);
+      const err = await e.embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
+      expect(err, JSON.stringify(embeddings)).toBeInstanceOf(ModelError);
+      expect((err as ModelError).message).toBe('ollama:nomic-embed-text returned malformed vectors');
+      expect((err as ModelError).transient).toBe(false);
+      expect(e.dimension).toBe(0);
+    }
   });
 
   it('rejects an answer with the wrong number of vectors', async () => {

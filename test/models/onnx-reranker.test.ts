@@ -27,6 +27,26 @@ function tinyCrossEncoder(): Uint8Array {
   return g.encode(17);
 }
 
+/**
+ * docs/models.md's other shape: no `token_type_ids` input, and two logits (not relevant, relevant) per pair. Every
+ * token counts (there is no segment to tell the passage by): logit₀ = −s/2 and logit₁ = s/2 + 1, so the score
+ * logit₁ − logit₀ is s + 1, and reading either logit alone gives another number.
+ */
+function twoLogitCrossEncoder(): Uint8Array {
+  const g = new GraphBuilder('tiny-two-logit-cross-encoder');
+  const ids = g.input('input_ids', 'int64', ['batch', 'seq']);
+  const mask = g.input('attention_mask', 'int64', ['batch', 'seq']);
+  const table = g.floats('token_weight', [VOCAB.length], Float32Array.from(VOCAB, (t) => WEIGHT[t] ?? 0));
+  const w = g.op('Gather', [table, ids], { axis: { int: 0 } });
+  const sum = g.op('ReduceSum', [g.op('Mul', [w, g.op('Cast', [mask], { to: { int: 1 } })]), g.ints('seq_axis', [1])], { keepdims: { int: 1 } });
+  const half = g.op('Mul', [sum, g.floats('half', [1], Float32Array.of(0.5))]);
+  const notRelevant = g.op('Neg', [half]);
+  const relevant = g.op('Add', [half, g.floats('one', [1], Float32Array.of(1))]);
+  g.op('Concat', [notRelevant, relevant], { axis: { int: 1 } }, 'logits');
+  g.output('logits', 'float32', ['batch', 2]);
+  return g.encode(17);
+}
+
 const special = (content: string, id: number) => ({
   id,
   content,
@@ -100,12 +120,27 @@ describe('onnx cross-encoder reranker', () => {
   it('cuts an over-long passage to the token limit', async () => {
     const short = new OnnxReranker({ dir, maxTokens: 8 });
     try {
-      // [CLS] query [SEP] + passage + [SEP] must fit in 8 tokens: only the first 5 passage words survive.
+      // [CLS] query [SEP] + passage + [SEP] must fit in 8 tokens: at most 4 passage tokens, all "very" (1 each), survive
+      // (a limit off by one would let a fifth "very" in).
       const [score] = await short.rerank('query', ['very very very very very relevant relevant relevant']);
-      expect(score).toBeLessThanOrEqual(5);
+      expect(score).toBeLessThanOrEqual(4);
       expect(score).toBeGreaterThan(0);
     } finally {
       await short.close();
+    }
+  });
+
+  it('scores a [batch, 2] model as logit₁ − logit₀, and reads a model that declares no token_type_ids input', async () => {
+    const two = await mkdtemp(join(tmpdir(), 'docsearch-onnx-two-'));
+    await writeFile(join(two, 'model.onnx'), twoLogitCrossEncoder());
+    await writeFile(join(two, 'tokenizer.json'), JSON.stringify(TOKENIZER));
+    const r = new OnnxReranker({ dir: two });
+    try {
+      // "query" and the special tokens weigh 0: s is the passage's weight.
+      expect(await r.rerank('query', ['the doc', 'relevant doc', 'noise noise', 'very relevant'])).toEqual([1, 3, -1, 4]);
+    } finally {
+      await r.close();
+      await rm(two, { recursive: true, force: true });
     }
   });
 

@@ -90,9 +90,36 @@ describe('openai-compatible embedder', () => {
     expect((err as ModelError).transient).toBe(true);
   });
 
-  it('rejects a malformed answer', async () => {
+  it('rejects a malformed answer (not transient, not retried)', async () => {
     server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [1] }] }));
     const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
     expect((err as ModelError).message).toBe(`${server.url}/v1/embeddings returned a malformed embeddings answer: 1 embeddings for 2 inputs`);
+    expect((err as ModelError).transient).toBe(false);
+    expect(server.requests).toHaveLength(1);
+    // Two items for the same input leave the other without a vector (a server that numbers every item 0).
+    server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [1, 0] }, { index: 0, embedding: [0, 1] }] }));
+    const twice = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect(twice).toBeInstanceOf(ModelError);
+    expect((twice as ModelError).message).toBe(`${server.url}/v1/embeddings returned a malformed embeddings answer: no embedding for input 1 (an \`index\` repeats)`);
+    expect((twice as ModelError).transient).toBe(false);
+  });
+
+  it('sends 64 texts per request by default (docs/models.md)', async () => {
+    server.handle((req, res) => json(res, 200, { data: (req.body as { input: string[] }).input.map((_t, index) => ({ index, embedding: [1, 0] })) }));
+    const texts = Array.from({ length: 65 }, (_, i) => `text ${i}`);
+    expect(await make(server.url).embed(texts, { kind: 'passage' })).toHaveLength(65);
+    expect(server.requests.map((r) => (r.body as { input: string[] }).input)).toEqual([texts.slice(0, 64), texts.slice(64)]);
+  });
+
+  it('refuses vectors of another dimension than the first answer’s', async () => {
+    let dim = 3;
+    server.handle((req, res) => json(res, 200, { data: (req.body as { input: string[] }).input.map((_t, index) => ({ index, embedding: Array.from({ length: dim }, () => 1) })) }));
+    const e = make(server.url);
+    await e.embed(['a'], { kind: 'query' });
+    dim = 5;
+    const err = await e.embed(['b'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe('openai:text-embedding-3-small changed dimension from 3 to 5');
+    expect((err as ModelError).transient).toBe(false);
+    expect(e.dimension).toBe(3);
   });
 });

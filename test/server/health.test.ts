@@ -16,8 +16,22 @@ describe('GET|HEAD /api/v1/health', () => {
     expect(res.body.status).toBe('ok');
     expect(res.body.version).toMatch(/^\d+\.\d+\.\d+/);
     // The database component names its engine (the suite also runs with the daemon on PostgreSQL).
-    expect(res.body.components).toMatchObject({ database: { status: 'up', engine: d.databaseUrl ? 'postgresql' : 'sqlite' }, vector_store: { status: 'up' } });
-    for (const c of Object.values(res.body.components) as { status: string }[]) expect(c.status).toBe('up');
+    expect(res.body.components).toMatchObject({ database: { status: 'up', engine: d.databaseUrl ? 'postgresql' : 'sqlite' }, vector_store: { status: 'up', engine: 'lancedb', storage: 'local' } });
+    // The components the docs name (architecture.md, models.md, search.md, ingest.md, operations.md, RELIABILITY.md),
+    // all of them: a probe that went missing would otherwise leave health "ok" without it.
+    expect(Object.keys(res.body.components).sort()).toEqual(
+      ['backfill', 'database', 'embedder', 'legacy_office', 'mail', 'queue', 'reranker', 'search_index', 'storage', 'vector_store'],
+    );
+    for (const [name, c] of Object.entries(res.body.components) as [string, { status: string }][]) expect(c.status, name).toBe('up');
+    // What each says beside up/down (models.md: the model's id, dimension and languages; search.md: the reranker's id).
+    await expect.poll(async () => (await api(d, '/api/v1/health')).body.components.embedder, { timeout: 30_000 }).toMatchObject({
+      loaded: true,
+      id: expect.stringMatching(/^builtin:all-MiniLM-L6-v2/),
+      dimension: 384,
+      languages: ['en'],
+    });
+    expect(res.body.components.reranker).toMatchObject({ id: expect.any(String) });
+    expect(res.body.components.legacy_office).toHaveProperty('converter');
   });
 
   it('says when the search indexes are preloaded', async () => {

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, metricsAccess } from '../../src/server/metrics/access.js';
-import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 
 /** The samples of a text exposition, by `name{labels}` as written (labels in the order the daemon writes them). */
@@ -26,6 +28,17 @@ function sum(all: Map<string, number>, name: string, labels: Record<string, stri
     if (Object.entries(labels).every(([k, v]) => have[k] === v)) total += value;
   }
   return total;
+}
+
+/** The table under "## The metrics" in docs/operations.md: each docsearch_ metric's type and label names. */
+function documentedMetrics(): Map<string, { type: string; labels: string[] }> {
+  const doc = readFileSync(join(REPO, 'docs/operations.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## The metrics'), doc.indexOf('## Alerts'));
+  const out = new Map<string, { type: string; labels: string[] }>();
+  for (const m of section.matchAll(/^\| `(docsearch_\w+)` \| (\w+) \| ([^|]*) \|/gm)) {
+    out.set(m[1]!, { type: m[2]!, labels: [...m[3]!.matchAll(/`(\w+)`/g)].map((l) => l[1]!) });
+  }
+  return out;
 }
 
 async function scrape(d: Daemon, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> {
@@ -105,6 +118,34 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     expect(sum(all, 'process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(sum(all, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(res.text).toMatch(/^docsearch_info\{version="[^"]+",database="(?:sqlite|postgresql)",storage="local",embedder="builtin:[^"]+"\} 1$/m);
+  });
+
+  it('exposes exactly the metrics docs/operations.md lists, each with its documented type and labels', async () => {
+    const documented = documentedMetrics();
+    expect(documented.size).toBeGreaterThan(20);
+    // A search, so the search and query-embedding series exist whichever tests ran before.
+    expect((await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'roman aqueduct arches' } })).status).toBe(200);
+    const res = await scrape(d);
+    const types = new Map([...res.text.matchAll(/^# TYPE (docsearch_\w+) (\w+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect([...types.keys()].sort(), 'metrics served against metrics documented').toEqual([...documented.keys()].sort());
+    const labelsSeen = new Map<string, Set<string>>();
+    for (const key of samples(res.text).keys()) {
+      const [, base, labels] = /^(\w+)(?:\{(.*)\})?$/.exec(key)!;
+      const family = types.has(base!) ? base! : base!.replace(/_(?:bucket|sum|count)$/, '');
+      if (!types.has(family)) continue;
+      const names = [...(labels ?? '').matchAll(/(\w+)="/g)].map((l) => l[1]!).filter((n) => n !== 'le');
+      labelsSeen.set(family, new Set([...(labelsSeen.get(family) ?? []), ...names]));
+    }
+    for (const [name, doc] of documented) {
+      expect(types.get(name), name).toBe(doc.type);
+      // A labelled metric shows its labels once it has a series; every one seen here is one the table names.
+      const seen = labelsSeen.get(name);
+      if (seen && (seen.size > 0 || doc.labels.length === 0)) expect([...seen].sort(), `${name}'s labels`).toEqual([...doc.labels].sort());
+    }
+    // The series this daemon has had the occasion to create carry their labels (so the check above was made).
+    for (const name of ['docsearch_http_request_duration_seconds', 'docsearch_search_stage_duration_seconds', 'docsearch_embed_duration_seconds', 'docsearch_documents_ingested_total', 'docsearch_ocr_pages_total', 'docsearch_jobs', 'docsearch_info']) {
+      expect(labelsSeen.get(name)?.size ?? 0, name).toBeGreaterThan(0);
+    }
   });
 
   it('an unknown path is counted as unmatched, not by its path', async () => {

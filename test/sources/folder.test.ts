@@ -241,6 +241,11 @@ describe('folder sources', () => {
     expect(text).toMatch(/^docsearch_source_items_total\{kind="folder",action="added"\} [1-9]\d*$/m);
     expect(text).toMatch(/^docsearch_sources\{state="paused"\} [1-9]\d*$/m);
     expect(text).toMatch(/^docsearch_source_item_errors 0$/m);
+    // Every pass is timed too (docs/operations.md): one observation per pass counted, whatever its outcome.
+    const value = (series: RegExp) => Number(series.exec(text)?.[1] ?? NaN);
+    const passes = ['ok', 'paused', 'error'].reduce((n, outcome) => n + (value(new RegExp(`^docsearch_source_passes_total\\{kind="folder",outcome="${outcome}"\\} (\\d+)$`, 'm')) || 0), 0);
+    expect(passes).toBeGreaterThanOrEqual(2);
+    expect(value(/^docsearch_source_pass_duration_seconds_count\{kind="folder"\} (\d+)$/m)).toBe(passes);
   }, 3 * MINUTE);
 
   it('shows an item it cannot read (its type) on the source, goes on with the others, and tries it again next pass', async () => {

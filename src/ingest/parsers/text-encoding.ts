@@ -69,6 +69,9 @@ function fromBom(bytes: Uint8Array): DecodedText | null {
   if (b0 === 0xff && b1 === 0xfe && b2 === 0 && b3 === 0) {
     return { text: iconv.decode(Buffer.from(bytes.subarray(4)), 'utf-32le'), encoding: 'utf-32le' };
   }
+  if (b0 === 0 && b1 === 0 && b2 === 0xfe && b3 === 0xff) {
+    return { text: iconv.decode(Buffer.from(bytes.subarray(4)), 'utf-32be'), encoding: 'utf-32be' };
+  }
   if (b0 === 0xff && b1 === 0xfe) {
     return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'utf-16le' };
   }

@@ -83,6 +83,16 @@ for (const setup of SETUPS) {
       const fellBack = 'missing' in setup || ((setup.args as readonly string[]).includes('auto') && !installed);
       expect(loaded[0]!.native_unusable ?? 'nothing').toMatch(fellBack ? /tesseract is not installed/ : /^nothing$/);
 
+      // Metrics (docs/operations.md): each page read counted by its outcome, and timed.
+      const metrics = await (await fetch(`${d.url}/metrics`)).text();
+      const sample = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
+      const ocrLines = metrics.split('\n').filter((l) => l.startsWith('docsearch_ocr_pages_total')).join('\n');
+      expect(sample('docsearch_ocr_pages_total{outcome="read"}'), ocrLines).toBe(2);
+      expect(sample('docsearch_ocr_pages_total{outcome="blank"}')).toBe(0);
+      expect(sample('docsearch_ocr_pages_total{outcome="failed"}')).toBe(0);
+      expect(sample('docsearch_ocr_page_duration_seconds_count')).toBe(2);
+      expect(sample('docsearch_ocr_page_duration_seconds_sum')).toBeGreaterThan(0);
+
       const stored = await storedChunks(d.dataDir, doc.id);
       expect(stored.rows.length).toBe(doc.chunk_count);
       expect(stored.rows.every((r) => r.ocr === true)).toBe(true);

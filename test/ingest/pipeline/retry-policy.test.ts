@@ -62,5 +62,11 @@ describe('retrying a document whose failure may go away', () => {
     const starts = failures.map((f) => Date.parse(f.time));
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!, `between attempts ${i} and ${i + 1}`).toBeGreaterThanOrEqual(5 * 2 ** (i - 1) * 1000 - 500);
     expect(calls.length).toBeGreaterThanOrEqual(5);
+
+    // Metrics (docs/operations.md): the four attempts queued again with a backoff, and the one document failed for good.
+    const metrics = await (await fetch(`${d.url}/metrics`)).text();
+    expect(metrics).toMatch(/^docsearch_ingest_retries_total 4$/m);
+    expect(metrics).toMatch(/^docsearch_documents_ingested_total\{outcome="failed"\} 1$/m);
+    expect(metrics).toMatch(/^docsearch_documents_ingested_total\{outcome="ready"\} 0$/m);
   }, 200_000);
 });
