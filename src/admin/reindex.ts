@@ -72,7 +72,9 @@ Examples:
       }
       const embedder = createEmbedder(config);
       try {
-        const chunks = await ChunkIndex.open(storage.vectors, { embedderId: embedder.id });
+        // Its dimension first (a remote model learns it from a probe): a model changed behind the same id needs it too.
+        await embedder.init();
+        const chunks = await ChunkIndex.open(storage.vectors, { embedderId: embedder.id, dimension: () => embedder.dimension });
         const from = chunks.indexInfo()?.embedderId;
         if (!chunks.reindexRequired()) {
           notice(io, from ? `the index is already built with ${from}: nothing to do` : 'nothing is indexed yet: nothing to do');

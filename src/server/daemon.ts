@@ -167,7 +167,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const foreground = new ForegroundGate();
     const embedder = createEmbedder({ ...config, background: foreground, onModelRun: (lane, texts) => metrics.modelRan(lane, texts) });
     cleanups.push(() => embedder.close());
-    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id, keywordAnalysis: ANALYSIS_VERSION }, { log, background: foreground });
+    const chunks = await ChunkIndex.open(vectors, { embedderId: embedder.id, dimension: () => embedder.dimension, keywordAnalysis: ANALYSIS_VERSION }, { log, background: foreground });
     cleanups.push(() => chunks.close());
     // Searches work while the indexes load, only slower: health says when the preload (and the sweep after it) is over.
     let preload: 'running' | 'done' | 'failed' = 'running';

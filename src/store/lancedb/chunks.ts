@@ -69,8 +69,19 @@ export interface AnnOptions {
 /** What the daemon is configured with: the embedder, and the keyword analysis ingestion writes (ANALYSIS_VERSION). */
 export interface ConfiguredIndex {
   embedderId: string;
+  /**
+   * The embedder's dimension once known (a remote one learns it from its first answer; 0 before): a model that
+   * changed behind the same id (re-pulled, re-created) makes vectors of another size, and is another embedder.
+   */
+  dimension?: () => number;
   /** Absent: this process writes no keyword_text (a tool that only copies or counts rows). */
   keywordAnalysis?: number;
+}
+
+/** Whether the stored vectors come from another embedder than the configured one: another id, or another size. */
+function madeByAnother(info: IndexInfo, configured: ConfiguredIndex): boolean {
+  const dimension = configured.dimension?.() ?? 0;
+  return info.embedderId !== configured.embedderId || (dimension > 0 && info.dimension !== dimension);
 }
 
 export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000, exactShare: 0.02 };
@@ -148,7 +159,7 @@ export class ChunkIndex extends OwnedRowsTable {
       } else index.info = null; // the table was removed by hand: start over
     }
     // Shared mode keeps it: another replica may be writing it with the embedder it was made with.
-    if (!store.shared && index.info && index.info.embedderId !== configured.embedderId && (await index.count()) === 0) {
+    if (!store.shared && index.info && madeByAnother(index.info, configured) && (await index.count()) === 0) {
       await index.store.connection.dropTable(index.info.table);
       index.table = undefined;
       index.info = null;
@@ -192,7 +203,7 @@ export class ChunkIndex extends OwnedRowsTable {
 
   /** True when stored vectors come from another embedder than the configured one: search must wait (409). */
   reindexRequired(): boolean {
-    return this.info !== null && this.info.embedderId !== this.configured.embedderId;
+    return this.info !== null && madeByAnother(this.info, this.configured);
   }
 
   private async saveInfo(info: IndexInfo): Promise<void> {
@@ -524,7 +535,7 @@ export class ChunkIndex extends OwnedRowsTable {
       // Another replica may have switched the index since this one last looked (shared mode: the caller holds
       // the re-index lease now, so nobody else is rebuilding): nothing is left to do then.
       const current = await readIndexInfo(this.store);
-      if (current?.embedderId === embedder.id) {
+      if (current && !madeByAnother(current, { embedderId: embedder.id, dimension: () => embedder.dimension })) {
         await this.follow(current);
         return { chunks: 0 };
       }

@@ -14,10 +14,10 @@ const BUILTIN_ID = BUILTIN_EMBEDDER_IDS[DEFAULT_BUILTIN_PRECISION];
  * rewriting the index record (chunks-index.json) to name another model, as an index from an earlier
  * configuration would.
  */
-function pretendBuiltWith(dataDir: string, embedderId: string): void {
+function pretendBuiltWith(dataDir: string, embedderId: string, dimension?: number): void {
   const path = join(dataDir, 'lancedb', 'chunks-index.json');
-  const info = JSON.parse(readFileSync(path, 'utf8')) as { embedderId: string };
-  writeFileSync(path, JSON.stringify({ ...info, embedderId }));
+  const info = JSON.parse(readFileSync(path, 'utf8')) as { embedderId: string; dimension: number };
+  writeFileSync(path, JSON.stringify({ ...info, embedderId, ...(dimension ? { dimension } : {}) }));
 }
 
 describe('re-index after an embedder change', () => {
@@ -67,6 +67,43 @@ describe('re-index after an embedder change', () => {
     );
     expect(resumed.chunk_count).toBeGreaterThan(0);
     await d.logLine('"event":"reindex.finished"');
+  }, 300_000);
+
+  /**
+   * A model changed behind the same id (an Ollama tag re-pulled or re-created, another model served under the name)
+   * makes vectors of another size: it is another embedder. Before, the id alone was compared: every upload failed after
+   * five attempts ("vector of length 384, index expects 768") and nothing said a re-index would mend it.
+   */
+  it('counts a model whose vectors changed size under the same id as an embedder change: uploads wait, search 409, re-index mends', async () => {
+    const own = await startDaemon();
+    try {
+      const user = await addUser(own);
+      const first = await uploadFiles(own, user.apiKey, [{ name: 'dim.txt', bytes: Buffer.from(prose('ri-dim', 40)) }], { query: '?wait=true' });
+      expect(first.body.documents[0].status).toBe('ready');
+      await own.stop();
+      pretendBuiltWith(own.dataDir, BUILTIN_ID, 768);
+      const again = await startDaemon({ dataDir: own.dataDir });
+      try {
+        expect((await api(again, '/api/v1/reindex', { token: user.apiKey })).body).toMatchObject({ required: true, from: BUILTIN_ID, to: BUILTIN_ID });
+        const search = await api(again, '/api/v1/search', { token: user.apiKey, body: { query: 'anything', limit: 3 } });
+        expect(search.status).toBe(409);
+        const held = await uploadFiles(again, user.apiKey, [{ name: 'held.txt', bytes: Buffer.from(prose('ri-dim-held', 20)) }], { query: '?wait=true&wait_timeout=2' });
+        expect(held.body.documents[0].status).toBe('queued');
+        expect((await api(again, '/api/v1/reindex', { method: 'POST', token: user.apiKey })).status).toBeLessThan(300);
+        expect(await reindexFinished(again, user.apiKey, 120_000)).toMatchObject({ required: false, error: null });
+        expect(JSON.parse(readFileSync(join(own.dataDir, 'lancedb', 'chunks-index.json'), 'utf8'))).toMatchObject({ embedderId: BUILTIN_ID, dimension: 384 });
+        const ready = await waitFor(async () => {
+          const got = await api(again, `/api/v1/documents/${held.body.documents[0].id}`, { token: user.apiKey });
+          return got.body.status === 'ready' || got.body.status === 'failed' ? got.body : undefined;
+        }, 60_000, 'the held document ingested');
+        expect([ready.status, ready.error]).toEqual(['ready', null]);
+        expect((await api(again, '/api/v1/search', { token: user.apiKey, body: { query: 'anything', limit: 3 } })).status).toBe(200);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      removeDir(own.dataDir);
+    }
   }, 300_000);
 
   it('docsearch reindex re-embeds a stopped data dir and refuses to run beside a daemon', async () => {
