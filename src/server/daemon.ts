@@ -254,6 +254,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       metadataAllowPrivate: config.clientMetadataAllowPrivate,
       attempts,
       audit,
+      log,
     });
     const reindex = new Reindexer({ chunks, embedder, documents, locks, log, now, onSwitched: () => backfill.nudge() });
     const search = await openSearch({

@@ -417,7 +417,12 @@ describe('OpenAPI document and real responses', () => {
     const full = await addUser(d);
     const readOnly = await api(d, '/api/v1/keys', { token: full.apiKey, body: { name: 'read only', scopes: ['read:documents'] } });
     const writeOnly = await api(d, '/api/v1/keys', { token: full.apiKey, body: { name: 'write only', scopes: ['write:documents'] } });
-    const res = await api(d, '/api/v1/openapi.json');
+    // The spec: every endpoint under /api/v1 requires authentication (health is the one it leaves open).
+    const anon = await api(d, '/api/v1/openapi.json');
+    expect(anon.status).toBe(401);
+    expect(anon.body.error.code).toBe('unauthorized');
+    expect(anon.headers.get('www-authenticate')).toBe('Bearer realm="docsearch"');
+    const res = await api(d, '/api/v1/openapi.json', { token: full.apiKey });
     expect(res.status).toBe(200);
     doc = res.body;
     for (const template of Object.keys(doc.paths ?? {})) matchers.push({ template, re: matcherFor(template) });

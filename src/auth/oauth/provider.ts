@@ -1,5 +1,6 @@
 import type { AuditLog } from '../../core/audit.js';
 import type { Clock } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
 import type { LoginAttemptStore } from '../../store/sql/login-attempts.js';
 import type { OAuthClientRecord } from '../../store/sql/oauth-clients.js';
 import type { OAuthStoreSet } from '../../store/sql/oauth-transaction.js';
@@ -10,7 +11,7 @@ import type { AuthorizationRequest } from './authorize/request.js';
 import { ClientMetadataFetcher } from './client-metadata-fetch.js';
 import { appTarget, ClientService } from './clients.js';
 import { issueAuthorizationCode } from './codes.js';
-import { AccessDenied, type OAuthError, toOAuthWire } from './errors.js';
+import { AccessDenied, type OAuthError, ServerError, toOAuthWire } from './errors.js';
 import { USED_CODE_RETENTION_MS } from './lifetimes.js';
 import type { RegistrationPolicy } from './metadata.js';
 import { handleRegistrationRequest, SELF_REGISTERED_UNUSED_TTL_MS, takeRegistrationSlot } from './registration.js';
@@ -42,6 +43,8 @@ export interface OAuthProviderOptions {
   attempts?: LoginAttemptStore;
   /** Where registrations, consents and revocations are recorded. */
   audit: AuditLog;
+  /** Where an approval that failed inside is logged (the browser is sent server_error, without the cause). */
+  log?: Logger;
 }
 
 export class OAuthProvider {
@@ -88,12 +91,21 @@ export class OAuthProvider {
     return handleRegistrationRequest(this.clients, body, ownerUserId);
   }
 
-  /** The user approved: a fresh code, and where to send the browser. */
+  /**
+   * The user approved: a fresh code, and where to send the browser. A failure inside sends it back with
+   * server_error (the spec's code; RFC 6749 §4.1.2.1: a 500 cannot reach the client through a redirect), to the
+   * redirect URI the success would have gone to.
+   */
   async approve(req: AuthorizationRequest, userId: string): Promise<string> {
-    await this.clients.record(req.client);
-    const code = await issueAuthorizationCode(this.stores.codes, this.now(), req, userId);
-    await this.opts.audit.record({ type: 'oauth.consented', target: appTarget(req.client), details: { scopes: req.scopes, resource: req.resource, registration: req.client.registration } });
-    return withQuery(req.redirectUri, { code, state: req.state });
+    try {
+      await this.clients.record(req.client);
+      const code = await issueAuthorizationCode(this.stores.codes, this.now(), req, userId);
+      await this.opts.audit.record({ type: 'oauth.consented', target: appTarget(req.client), details: { scopes: req.scopes, resource: req.resource, registration: req.client.registration } });
+      return withQuery(req.redirectUri, { code, state: req.state });
+    } catch (err) {
+      this.opts.log?.error({ err, client_id: req.client.id }, 'issuing an authorization code failed');
+      return this.errorRedirect(new ServerError(err), req.redirectUri, req.state);
+    }
   }
 
   deny(req: AuthorizationRequest): string {

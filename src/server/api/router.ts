@@ -51,7 +51,8 @@ export function apiRouter(s: Services, routes: ApiRoute[]): Router<AppState> {
     stack.push(handle(route));
     router.register(route.path, [route.method], stack, { name: route.name });
   }
-  router.get('openapi', '/openapi.json', (ctx) => {
+  // The spec: every endpoint under /api/v1 requires authentication; the API's description too (any credential).
+  router.get('openapi', '/openapi.json', bearer(s.bearerResolvers, 'authenticated'), (ctx) => {
     ctx.body = buildOpenApi(routes, { version: s.version, serverUrl: s.publicUrl() });
   });
   return router;

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/store/sql/open-database.js';
 import { addUser, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { WebClient } from '../../server/web-client.js';
@@ -177,6 +179,34 @@ describe('authorize endpoint', () => {
       expect(res.location).toBeNull();
       expect(res.text).toContain('<code class="oauth-error">invalid_redirect_uri</code>');
     }
+  });
+
+  it('redirects server_error with error_description and state when the code cannot be issued', async () => {
+    const consent = await web.get(authorizePath(base()));
+    expect(consent.status).toBe(200);
+    // The codes' table gone underneath the daemon (SQLite file or PostgreSQL): issuing the code fails inside.
+    const rename = async (from: string, to: string) => {
+      const handle = await openDatabase({ url: d.databaseUrl, dataDir: d.dataDir, migrate: false });
+      try {
+        await sql`ALTER TABLE ${sql.table(from)} RENAME TO ${sql.table(to)}`.execute(handle.db);
+      } finally {
+        await handle.close();
+      }
+    };
+    await rename('oauth_codes', 'oauth_codes_away');
+    let res;
+    try {
+      res = await web.post('/oauth/consent', { ...consentFields(consent.text), decision: 'approve' });
+    } finally {
+      await rename('oauth_codes_away', 'oauth_codes');
+    }
+    expect(res.status).toBe(303);
+    const loc = new URL(res.location!);
+    expect(loc.origin + loc.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(loc.searchParams)).toEqual({ error: 'server_error', error_description: 'internal server error', state: 'xyz' });
+    // Mended, the same request gets its code.
+    const { redirect } = await decide(web, base(), 'approve');
+    expect(redirect.searchParams.get('code')).toMatch(/^[0-9A-Za-z]{64}$/);
   });
 
   it('refuses repeated parameters with an error page', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
+import { uploadFiles } from '../../ingest/pipeline/helpers.js';
 import type { WebClient } from '../../server/web-client.js';
 import { addClient, getCode, HEX64, loggedIn, pkce, post, type RegisteredClient } from '../oauth-flow.js';
 
@@ -43,6 +44,22 @@ describe('token endpoint', () => {
     const projects = await api(d, '/api/v1/projects', { token: res.body.access_token });
     expect(projects.status).toBe(200);
     expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual(['default']);
+    // The spec's step 3: the access token is the Bearer credential of the spec's upload and search too.
+    const marker = 'Quokkas nap beside the lighthouse of Tauranga.';
+    const files = [
+      { name: 'quokka.txt', bytes: Buffer.from(`${marker}\n`) },
+      { name: 'wombat.txt', bytes: Buffer.from('Wombats dig burrows far from any lighthouse.\n') },
+    ];
+    const up = await uploadFiles(d, res.body.access_token, files, { query: '?wait=true' });
+    expect(up.status).toBe(200);
+    expect(up.body.documents).toMatchObject([
+      { filename: 'quokka.txt', status: 'ready' },
+      { filename: 'wombat.txt', status: 'ready' },
+    ]);
+    const found = await api(d, '/api/v1/search', { token: res.body.access_token, body: { query: 'quokkas lighthouse', limit: 1 } });
+    expect(found.status).toBe(200);
+    expect(found.body.results).toHaveLength(1);
+    expect(found.body.results[0].text).toContain(marker);
   });
 
   it('accepts form-encoded bodies with client_secret_post and with HTTP Basic', async () => {
@@ -78,13 +95,21 @@ describe('token endpoint', () => {
     expect((await exchange(app, code)).status).toBe(200);
   });
 
-  it('refuses a redirect_uri that differs from the authorization request', async () => {
+  it('refuses a redirect_uri that differs from the authorization request (invalid_grant) or is not registered (invalid_redirect_uri)', async () => {
     const code = await codeFor(app);
     const res = await exchange(app, code, { redirect_uri: 'https://app.example.com/cb' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_grant', error_description: 'redirect_uri does not match the one in the authorization request' });
     const missing = await exchange(app, code, { redirect_uri: undefined });
     expect(missing.body).toEqual({ error: 'invalid_request', error_description: 'missing required parameter: redirect_uri' });
+    // The spec's error table: a redirect URI that differs from the registered one is invalid_redirect_uri.
+    for (const unregistered of ['https://evil.example/cb', 'http://127.0.0.1:10/callback', `${REDIRECT}/extra`]) {
+      const res = await exchange(app, code, { redirect_uri: unregistered });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'invalid_redirect_uri', error_description: 'redirect_uri is not registered for this client' });
+    }
+    // None of that consumed the code.
+    expect((await exchange(app, code)).status).toBe(200);
   });
 
   it('answers a wrong or missing client secret with 401 invalid_client', async () => {
@@ -125,6 +150,13 @@ describe('token endpoint', () => {
     expect(await repeated.json()).toEqual({ error: 'invalid_request', error_description: 'parameter code must not be repeated' });
     const unknownCode = await exchange(app, 'x'.repeat(64));
     expect(unknownCode.body).toEqual({ error: 'invalid_grant', error_description: 'authorization code is invalid' });
+    // The spec's Content-Type: application/json, with a charset as many clients send it, is read as JSON.
+    const withCharset = await fetch(d.url + TOKEN, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ grant_type: 'authorization_code', code: 'x'.repeat(64), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT }),
+    });
+    expect(await withCharset.json()).toEqual({ error: 'invalid_grant', error_description: 'authorization code is invalid' });
   });
 
   it('honours PKCE for confidential clients: wrong or missing verifier is invalid_grant', async () => {

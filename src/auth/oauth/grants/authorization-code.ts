@@ -1,7 +1,8 @@
 import { newId } from '../../../core/ids.js';
 import { sha256Hex } from '../../../core/secrets.js';
-import { InvalidGrant, InvalidRequest, InvalidTarget } from '../errors.js';
+import { InvalidGrant, InvalidRedirectUri, InvalidRequest, InvalidTarget } from '../errors.js';
 import { isPkceValue, verifyS256 } from '../pkce.js';
+import { redirectUriAllowed } from '../redirect-uri.js';
 import { issueTokenPair } from '../tokens.js';
 import type { Grant } from './grant.js';
 
@@ -10,7 +11,8 @@ import type { Grant } from './grant.js';
  * - code is present (invalid_request) and known (invalid_grant);
  * - a code already exchanged fails invalid_grant and revokes the grant it produced, i.e. every
  *   token issued from it (RFC 6749 §4.1.2, RFC 9700 §4.5);
- * - the code is younger than 10 minutes, was issued to this client and for this redirect_uri;
+ * - the code is younger than 10 minutes, was issued to this client and for this redirect_uri: a redirect_uri the
+ *   client never registered is invalid_redirect_uri (the spec's code), a registered other one invalid_grant;
  * - when the authorize request carried a code_challenge, code_verifier is required and must hash
  *   (S256) to it; a verifier without a challenge is refused (RFC 9700 §4.8.2, PKCE downgrade);
  * - a `resource`, when sent, equals the one the authorization request named (RFC 8707; invalid_target); the
@@ -41,6 +43,9 @@ export const authorizationCodeGrant: Grant = {
       if (record.expiresAt <= at) return new InvalidGrant('authorization code has expired');
       if (record.clientId !== client.id) return new InvalidGrant('authorization code was issued to another client');
       if (redirectUri === undefined) return new InvalidRequest('missing required parameter: redirect_uri');
+      // The spec's error table: a URI the client never registered is invalid_redirect_uri; a registered one other
+      // than the authorization request's is invalid_grant (RFC 6749 §5.2).
+      if (!redirectUriAllowed(client, redirectUri)) return new InvalidRedirectUri('redirect_uri is not registered for this client');
       if (redirectUri !== record.redirectUri) return new InvalidGrant('redirect_uri does not match the one in the authorization request');
       if (record.codeChallenge !== null) {
         if (verifier === undefined) return new InvalidGrant('code_verifier is required: the authorization request used PKCE');
