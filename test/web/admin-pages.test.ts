@@ -81,7 +81,12 @@ describe('Admin pages', () => {
       expect(res.status, path).toBe(403);
       expect(h1(res.text), path).toBe('Admins only');
     }
-    expect((await api(d, '/api/v1/me', { token: admin.apiKey })).status).toBe(200); // nothing was done to the admin
+    // Nothing was done: the admin is still an enabled admin, no one was invited, no group made, the policy as it was.
+    const me = await api(d, '/api/v1/me', { token: admin.apiKey });
+    expect(me.status).toBe(200);
+    expect(me.body.admin).toBe(true);
+    expect((await web.get('/admin/users')).text).not.toContain('mallory@example.com');
+    expect((await web.get('/admin/groups')).text).not.toContain('mallory');
     expect((await web.get('/admin/sharing')).text).toMatch(/value="anyone" checked/);
 
     // The admin sees the link; the Admin pages' forms check CSRF like every other.

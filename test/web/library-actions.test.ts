@@ -436,6 +436,76 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(flashOf((await viewer.get('/documents')).text)).toBe('Select one or more documents first.');
     expect((await api(d, `/api/v1/documents/${shown}`, { token: alice.apiKey })).status).toBe(200);
   });
+  it('a refused rename or labels form keeps what was typed and names the label at fault; nothing changes; a label or source gone is named', async () => {
+    const [id] = await uploaded(archive, [{ name: 'minutes.txt', body: 'Minutes of the harbour board.\n' }]);
+    expect((await api(d, `/api/v1/documents/${id}`, { method: 'PATCH', token: alice.apiKey, body: { labels: ['board'] } })).status).toBe(200);
+    const field = (page: string, name: string) => new RegExp(`<input type="text" name="${name}"[^>]* value="([^"]*)"`).exec(page)?.[1];
+    await web.get(`/documents/${id}`);
+    // A name with a slash: refused in words, the typed name still in the field to correct (it was reset before).
+    const renamed = await web.post(`/documents/${id}/rename`, { _csrf: web.csrf, filename: 'Q1/Q2 minutes — Hafen.txt' });
+    expect(renamed.status).toBe(400);
+    expect(renamed.text).toContain('<p class="error" role="alert">The name must not contain / or \\.</p>');
+    expect(field(renamed.text, 'filename')).toBe('Q1/Q2 minutes — Hafen.txt');
+    // A label past 64 characters: the label is named (the API's "labels.1" before), and the list typed stays.
+    const long = 'Protokoll der Hafenbehörde über die Sitzung vom dritten März zweitausendsechsundzwanzig';
+    const typed = `board, ${long}, zoll`;
+    const labelled = await web.post(`/documents/${id}/labels`, { _csrf: web.csrf, labels: typed });
+    expect(labelled.status).toBe(400);
+    expect(labelled.text).toContain(`<p class="error" role="alert">Labels not changed: The label “${long}” must be at most 64 characters.</p>`);
+    expect(field(labelled.text, 'labels')).toBe(typed);
+    const doc = (await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).body;
+    expect({ filename: doc.filename, labels: doc.labels }).toEqual({ filename: 'minutes.txt', labels: ['board'] });
+    // The Documents page's bulk labels say the same.
+    await web.get('/documents');
+    const bulk = await web.submit('/documents/bulk', { _csrf: web.csrf, action: 'label', ids: [id!], labels: long, return_to: '/documents' });
+    expect(flashOf(bulk.text)).toBe(`The label “${long}” must be at most 64 characters.`);
+    // A label's rename refused on the Labels tab keeps the name typed in that label's row.
+    const board = ((await api(d, `/api/v1/projects/${archive}/labels`, { token: alice.apiKey })).body.labels as { id: string; name: string }[]).find((l) => l.name === 'board')!;
+    await web.get(`/projects/${archive}/labels`);
+    const refused = await web.post(`/projects/${archive}/labels/${board.id}`, { _csrf: web.csrf, name: 'board, minutes', color: 'red' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('“board” not changed: The name must not contain a comma.');
+    expect(refused.text).toContain(`<input type="text" name="name" value="board, minutes" maxlength="64" required size="14" aria-label="New name for board">`);
+    // A label or source gone since the page was loaded (another tab) is named as such, not as a missing project.
+    expect((await api(d, `/api/v1/projects/${archive}/labels/${board.id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    const goneLabel = await web.get(`/projects/${archive}/labels/${board.id}/delete`);
+    expect(goneLabel.status).toBe(404);
+    expect(goneLabel.text).toContain('There is no such label in this project (deleted already?).');
+    const goneSource = await web.get(`/projects/${archive}/sources/src_000000000ZZZZZZZZZZZZ/edit`);
+    expect(goneSource.status).toBe(404);
+    expect(goneSource.text).toContain('There is no such source in this project (deleted already?).');
+  });
+
+  it('a refused project rename on Settings keeps the name and description typed, and changes nothing', async () => {
+    const before = (await api(d, `/api/v1/projects/${archive}`, { token: alice.apiKey })).body;
+    const description = 'Letters of the harbour master, 1890–1920: ledgers, logs and the Hafenamt’s replies.';
+    await web.get(`/projects/${archive}/settings`);
+    const taken = await web.post(`/projects/${archive}/edit`, { _csrf: web.csrf, name: 'Field notes', description });
+    expect(taken.status).toBe(409);
+    expect(taken.text).toContain('<p class="error" role="alert">Its owner already has a project named “Field notes”.</p>');
+    expect(taken.text).toContain('<input type="text" name="name" maxlength="100" required value="Field notes">');
+    expect(taken.text).toContain(`<textarea name="description" rows="2" maxlength="2000">${description}</textarea>`);
+    const blank = await web.post(`/projects/${archive}/edit`, { _csrf: web.csrf, name: '  ', description });
+    expect(blank.status).toBe(400);
+    expect(blank.text).toContain(`<textarea name="description" rows="2" maxlength="2000">${description}</textarea>`);
+    const after = (await api(d, `/api/v1/projects/${archive}`, { token: alice.apiKey })).body;
+    expect({ name: after.name, description: after.description }).toEqual({ name: before.name, description: before.description });
+  });
+
+  it('a delete confirmed again after the documents went says nothing was deleted, instead of nothing at all', async () => {
+    const ids = await uploaded(archive, [
+      { name: 'twice-a.txt', body: 'First of two notes about tides.\n' },
+      { name: 'twice-b.txt', body: 'Second of two notes about tides.\n' },
+    ]);
+    await web.get('/documents');
+    expect((await web.submit('/documents/delete', { _csrf: web.csrf, ids, return_to: '/documents' })).text).toContain('Deleted 2 documents');
+    // The same confirmation posted again (another tab, Back and resubmit): the documents are in the Trash.
+    const again = await web.submit('/documents/delete', { _csrf: web.csrf, ids, return_to: '/documents' });
+    expect(again.redirectedFrom?.location).toBe('/documents');
+    expect(flashOf(again.text)).toBe('Nothing was deleted: those documents are not in your library, or already in the Trash.');
+    for (const id of ids) expect((await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey })).status).toBe(404);
+  });
+
   it('the Settings tab sets the language and OCR languages new uploads get, through the same checks as PATCH /projects/{id}', async () => {
     const project = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Handbuch' } })).body.id as string;
     const settings = (await web.get(`/projects/${project}/settings`)).text;

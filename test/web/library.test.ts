@@ -160,7 +160,11 @@ describe('web library pages', () => {
     expect((await other.post(`/projects/${projectId}/delete`, { _csrf: csrf })).status).toBe(404);
     expect((await other.post(`/projects/${projectId}/edit`, { _csrf: csrf, name: 'mine now', description: '' })).status).toBe(404);
     expect((await uploadAs(other, projectId, [{ name: 'x.txt', body: 'intruder text\n' }])).status).toBe(404);
+    // None of it happened: the document and the project are there, the project keeps its name and holds no upload of Bob's.
     expect((await api(d, `/api/v1/documents/${pdfId}`, { token: alice.apiKey })).body.status).toBe('ready');
+    expect((await api(d, `/api/v1/projects/${projectId}`, { token: alice.apiKey })).body.name).toBe(`Field notes ${XSS}`);
+    const names = (await api(d, `/api/v1/documents?project_id=${projectId}`, { token: alice.apiKey })).body.documents.map((x: { filename: string }) => x.filename);
+    expect(names).not.toContain('x.txt');
   });
 
   it('refuses every new form and the upload call without the CSRF token (403), changing nothing', async () => {

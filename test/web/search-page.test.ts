@@ -150,6 +150,27 @@ describe('search page', () => {
     expect(other.text).toContain('That page link belongs to another search');
   });
 
+  it('a saved search whose project is gone says so in words, and a filter it cannot use is named plainly', async () => {
+    const doomed = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Short-lived' } })).body.id as string;
+    await web.get(q(WORD, `&project=${doomed}`));
+    const saved = await web.submit('/search/save', { _csrf: web.csrf, name: 'In the short-lived project', q: WORD, project: doomed });
+    expect(saved.text).toContain('Saved “In the short-lived project”.');
+    expect((await api(d, `/api/v1/projects/${doomed}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    // Its link under Saved searches still names the project: the page says what happened, not `project "prj_…" not found`.
+    const link = [...(await web.get('/search')).text.matchAll(/href="(\/search\?[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&')).find((h) => h.includes(doomed))!;
+    expect(link).toBeDefined();
+    const opened = await web.get(link);
+    expect(opened.status).toBe(404);
+    expect(opened.text).toContain(
+      '<p class="error" role="alert">The project this search is limited to is not in your library any more (deleted, or no longer shared with you). Choose a project above, or search all of them.</p>',
+    );
+    expect(opened.text).not.toContain(`project &quot;${doomed}&quot;`);
+    // A filter the search cannot take is named as the filter, with the rule in words.
+    const long = await web.get(q(WORD, `&labels=${'x'.repeat(65)}`));
+    expect(long.status).toBe(400);
+    expect(long.text).toContain('<p class="error" role="alert">The labels filter must be at most 64 characters.</p>');
+  });
+
   it('says how many documents are still being indexed', async () => {
     const long = Array.from({ length: 400 }, (_, i) => `Line ${i + 1} of the inventory lists one more jar of preserved samples.`).join('\n');
     const up = await uploadFiles(d, alice.apiKey, [{ name: 'inventory.txt', bytes: txt(long) }]);

@@ -83,7 +83,7 @@ describe('team Lows through the pages', () => {
     expect(res.text).toContain(`You signed in with a recovery code: ${recoveryCodes.length - 1} are left`);
   });
 
-  it('Low 30: the key form limits a key to the projects ticked', async () => {
+  it('Low 30: the key form limits a key to the projects ticked; a refused one makes no key and keeps what was chosen', async () => {
     const web = await loggedIn(d, alice);
     const project = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'Only this one' } })).body.id as string;
     const page = await web.get('/settings/keys');
@@ -92,8 +92,18 @@ describe('team Lows through the pages', () => {
     const key = /id="new-key" readonly value="(dsk_[0-9A-Za-z]+)"/.exec(made.text)![1]!;
     expect((await api(d, '/api/v1/me', { token: key })).body.project_ids).toEqual([project]);
     expect(made.text).toContain('Only this one');
-    // A project the person may not read is refused, not ignored.
-    const forged = await web.post('/settings/keys', { _csrf: web.csrf, name: 'forged', scopes: ['read:documents'], expires: '30', projects: ['prj_000000000ZZZZZZZZZZZZ'] });
+    // A project the person may not read is refused, not ignored: no key is made, and the form comes back as it was
+    // sent (the scope left out stays out: re-ticking every scope made the next try a broader key than chosen).
+    const forged = await web.post('/settings/keys', { _csrf: web.csrf, name: 'forged', scopes: ['read:documents'], expires: '90', projects: [project, 'prj_000000000ZZZZZZZZZZZZ'] });
     expect(forged.status).toBe(400);
+    expect(forged.text).toContain('<p class="error" role="alert">A project you ticked is not one you may read: reload the page and tick again.</p>');
+    expect(forged.text).toContain('name="name" maxlength="100" placeholder="e.g. CI uploads" value="forged">');
+    expect(forged.text).toContain('<input type="checkbox" name="scopes" value="read:documents" checked>');
+    expect(forged.text).toContain('<input type="checkbox" name="scopes" value="write:documents">');
+    expect(forged.text).toContain(`<input type="checkbox" name="projects" value="${project}" checked>`);
+    expect(forged.text).toContain('<option value="90" selected>');
+    const keys = (await api(d, '/api/v1/keys', { token: alice.apiKey })).body.keys as { name: string | null }[];
+    expect(keys.map((k) => k.name)).not.toContain('forged');
+    expect(keys.map((k) => k.name)).toContain('limited');
   });
 });

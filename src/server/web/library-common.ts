@@ -70,8 +70,9 @@ export async function readableAttachments(s: Services, user: WebUser, id: string
   return (await s.access.documents(user.actor, await s.documents.attachmentsOf(id), 'read')).map((a) => ({ id: a.id, filename: a.filename }));
 }
 
-export function renderNotFound(ctx: WebContext, user: { email: string }, what: 'project' | 'document' | 'API key' | 'application' | 'connected app'): void {
-  const where = what === 'project' || what === 'document' ? 'in your library' : 'in your account';
+export function renderNotFound(ctx: WebContext, user: { email: string }, what: 'project' | 'document' | 'label' | 'source' | 'API key' | 'application' | 'connected app'): void {
+  // A label or source gone (deleted in another tab) is not a project gone: the page said "no such project" for both.
+  const where = what === 'project' || what === 'document' ? 'in your library' : what === 'label' || what === 'source' ? 'in this project (deleted already?)' : 'in your account';
   render(ctx, messagePage({ title: 'Not found', message: `There is no such ${what} ${where}.`, user, csrfToken: ctx.state.session?.csrfToken }), 404);
 }
 

@@ -54,7 +54,8 @@ export async function documentFor(ctx: WebContext, s: Services, user: WebUser, i
   }
 }
 
-async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: string, error?: string, status = 200) {
+/** The document page; `typed`: what a refused form held, kept in its field. */
+export async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: string, error?: string, status = 200, typed?: DocumentPageData['typed']) {
   const doc = await documentFor(ctx, s, user, id, 'read');
   if (!doc) return;
   const [[project], role, editable, uploaders, attachments, [message], passage, labels, vocabulary] = await Promise.all([
@@ -105,6 +106,7 @@ async function showDocument(ctx: WebContext, s: Services, user: WebUser, id: str
     labels: (labels.get(doc.id) ?? []).map((l) => ({ name: l.name, color: l.color })),
     vocabulary: vocabulary.map((l) => l.name),
     ...(error ? { error } : {}),
+    ...(typed ? { typed } : {}),
   };
   render(ctx, documentPage(data), status);
 }
@@ -123,6 +125,8 @@ async function deleteDocuments(ctx: WebContext, s: Services, user: WebUser, ids:
   const undo = days > 0 ? deleted.map((d) => d.id) : [];
   if (deleted.length === 1) flash(ctx, `Deleted “${deleted[0]!.filename}”${kept}.`, 'notice', undo);
   else if (deleted.length > 1) flash(ctx, `Deleted ${deleted.length} documents${kept}.`, 'notice', undo);
+  // A confirmation posted again (another tab, Back and resubmit) finds nothing left: say so, not nothing.
+  else flash(ctx, `Nothing was deleted: ${ids.length === 1 ? 'that document is' : 'those documents are'} not in your library, or already in the Trash.`, 'error');
 }
 
 /**
@@ -180,7 +184,7 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const name = DocumentFilename.safeParse(formField(ctx, 'filename'));
-    if (!name.success) return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400);
+    if (!name.success) return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400, { filename: formField(ctx, 'filename') });
     const found = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!found) return;
     const doc = await s.ingest.rename(found, name.data);

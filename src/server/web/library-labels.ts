@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { isAppError } from '../../core/errors.js';
-import { LabelName } from '../../core/filters.js';
+import { LabelName, MAX_FILTER_VALUES } from '../../core/filters.js';
 import { LABEL_COLORS, type Label, type LabelColor } from '../../store/sql/labels.js';
 import { sentence } from '../../web/format.js';
 import { labelDeletePage, labelsPage, type LabelRow } from '../../web/pages/labels.js';
@@ -14,7 +14,7 @@ import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { renderNotFound } from './library-common.js';
-import { documentFor } from './library-documents.js';
+import { documentFor, showDocument } from './library-documents.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
 
@@ -40,7 +40,7 @@ async function labelFor(ctx: WebContext, s: Services, user: WebUser): Promise<{ 
   if (!found) return null;
   const label = await s.labels.get(ctx.params.label_id!);
   if (!label || label.projectId !== found.project.id) {
-    renderNotFound(ctx, user, 'project');
+    renderNotFound(ctx, user, 'label');
     return null;
   }
   return { projectId: found.project.id, label };
@@ -48,7 +48,7 @@ async function labelFor(ctx: WebContext, s: Services, user: WebUser): Promise<{ 
 
 const rowOf = (l: Label & { documentCount: number }): LabelRow => ({ id: l.id, name: l.name, color: l.color, documents: l.documentCount });
 
-async function show(ctx: WebContext, s: Services, user: WebUser, extra: { error?: string; form?: { name: string; color: string } } = {}, status = 200) {
+async function show(ctx: WebContext, s: Services, user: WebUser, extra: { error?: string; form?: { name: string; color: string }; editing?: { id: string; name: string } } = {}, status = 200) {
   const found = await projectFor(ctx, s, user, ctx.params.id!, 'read');
   if (!found) return;
   const { project, role } = found;
@@ -67,6 +67,22 @@ function readLabelForm(ctx: WebContext): { name: string; color: LabelColor | und
   const color = Color.safeParse(formField(ctx, 'color') || undefined);
   if (!name.success) return { name: raw, color: undefined, error: `The name ${plainMessage(name.error.issues[0]!)}.` };
   return { name: name.data, color: color.success ? color.data : undefined, ...(color.success || !formField(ctx, 'color') ? {} : { error: `Choose one of the colours: ${LABEL_COLORS.join(', ')}.` }) };
+}
+
+/**
+ * Why a labels field (the document page's, the Documents page's bulk one) was refused, naming the label at fault (the API's own message says
+ * "labels.3: …", which a person who typed names separated by commas cannot map back).
+ */
+export function labelFieldProblem(raw: string, message: string): string {
+  if (!raw.trim().startsWith('[')) {
+    const names = raw.split(',').filter((n) => n.trim() !== '');
+    if (names.length > MAX_FILTER_VALUES) return `A document carries at most ${MAX_FILTER_VALUES} labels: ${names.length} were given.`;
+    for (const n of names) {
+      const r = LabelName.safeParse(n);
+      if (!r.success) return `The label “${n.trim()}” ${plainMessage(r.error.issues[0]!)}.`;
+    }
+  }
+  return sentence(message.replace(/^body\./, ''));
 }
 
 const back = (ctx: WebContext, to: string) => {
@@ -103,13 +119,14 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const found = await labelFor(ctx, s, user);
     if (!found) return;
     const form = readLabelForm(ctx);
-    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}` }, 400);
+    const editing = { id: found.label.id, name: formField(ctx, 'name') };
+    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400);
     try {
       const updated = await s.labelService.update(found.label, { ...(form.name !== found.label.name ? { name: form.name } : {}), ...(form.color ? { color: form.color } : {}) });
       flash(ctx, updated.name === found.label.name ? `Saved “${updated.name}”.` : `Renamed “${found.label.name}” to “${updated.name}”: its documents carry the new name.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}` }, 409);
+      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409);
     }
     back(ctx, `/projects/${found.projectId}/labels`);
   });
@@ -140,12 +157,13 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!doc) return;
     let names: string[];
+    const typed = formField(ctx, 'labels');
     try {
-      names = parseLabelField(formField(ctx, 'labels'), 'labels');
+      names = parseLabelField(typed, 'labels');
     } catch (err) {
       if (!isAppError(err)) throw err;
-      flash(ctx, `Labels not changed: ${sentence(err.message.replace(/^body\./, ''))}`, 'error');
-      return back(ctx, `/documents/${doc.id}#labels`);
+      // The page again, with what was typed still in the field to correct (a redirect lost it).
+      return showDocument(ctx, s, user, doc.id, `Labels not changed: ${labelFieldProblem(typed, err.message)}`, 400, { labels: typed });
     }
     await s.labelService.change([doc], { set: names });
     flash(ctx, names.length === 0 ? `“${doc.filename}” has no labels now.` : `“${doc.filename}” is labelled ${names.map((n) => `“${n}”`).join(', ')}.`);

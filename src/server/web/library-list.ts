@@ -11,6 +11,7 @@ import type { Role } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import { DOCUMENT_ID } from '../../core/document-id.js';
 import { failedOn, MAX_SELECTED, selectedIds } from './library-documents.js';
+import { labelFieldProblem } from './library-labels.js';
 import { documentView, queryString, editableProjects, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
@@ -151,7 +152,7 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
         names = parseLabelField(formField(ctx, 'labels'), 'labels');
       } catch (err) {
         if (!isAppError(err)) throw err;
-        flash(ctx, sentence(err.message.replace(/^body\./, '')), 'error');
+        flash(ctx, labelFieldProblem(formField(ctx, 'labels'), err.message), 'error');
         return back();
       }
       if (names.length === 0) {

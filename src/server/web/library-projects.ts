@@ -49,7 +49,7 @@ async function projectFor(ctx: WebContext, s: Services, user: WebUser, id: strin
   return (await s.access.project(user.actor, id, action)).project;
 }
 
-async function showProject(ctx: WebContext, s: Services, user: WebUser, id: string, extra: { error?: string; tab?: 'documents' | 'sharing' | 'settings' } = {}, status = 200) {
+async function showProject(ctx: WebContext, s: Services, user: WebUser, id: string, extra: { error?: string; tab?: 'documents' | 'sharing' | 'settings'; form?: { name: string; description: string } } = {}, status = 200) {
   // Sharing and settings are the owners' (403 for others, as their forms are).
   const project = await projectFor(ctx, s, user, id, extra.tab === 'sharing' || extra.tab === 'settings' ? 'manage' : 'read');
   if (!project) return;
@@ -133,10 +133,11 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const form = readProjectForm(ctx);
-    if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error, tab: 'settings' }, 400);
+    const typed = { name: formField(ctx, 'name'), description: formField(ctx, 'description') };
+    if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error, tab: 'settings', form: typed }, 400);
     if (!(await projectFor(ctx, s, user, ctx.params.id!, 'manage'))) return;
     const result = await s.projects.update(ctx.params.id!, { name: form.name, description: form.description });
-    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.`, tab: 'settings' }, 409);
+    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.`, tab: 'settings', form: typed }, 409);
     if (!result) return renderNotFound(ctx, user, 'project');
     flash(ctx, 'Saved the name and description.');
     ctx.status = 303;

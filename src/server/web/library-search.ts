@@ -45,6 +45,14 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null }));
   const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, ...(projectIds.length > 1 ? { projectIds } : {}), projects, libraryEmpty, floor: relevanceFloor(s.embedder.id), filterParams, savedSearches };
   if (q.trim() === '') return render(ctx, searchPage(data));
+  // A saved search or a bookmark may name a project since deleted or no longer shared: say so in words (the
+  // search's own refusal names its id, which the person never saw).
+  const readable = new Set(await s.access.readable(user.actor));
+  const gone = projectIds.filter((id) => !readable.has(id));
+  if (gone.length > 0) {
+    const which = projectIds.length === 1 ? 'The project this search is limited to is' : `${gone.length === 1 ? 'One' : gone.length} of the projects this search is limited to ${gone.length === 1 ? 'is' : 'are'}`;
+    return render(ctx, searchPage({ ...data, error: `${which} not in your library any more (deleted, or no longer shared with you). Choose a project above, or search all of them.` }), 404);
+  }
   // Where the Save form may share the search: the projects the user edits.
   const shareable = (await editableProjects(s, user)).map((p) => ({ id: p.id, name: p.name }));
   let filters;
@@ -68,7 +76,11 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   if (!body.success) {
     const issue = body.error.issues[0]!;
     if (issue.path[0] === 'document_ids') return render(ctx, searchPage({ ...data, error: `document "${documentId}" not found` }), 404);
-    return render(ctx, searchPage({ ...data, error: `The search ${issue.path.join('.') === 'query' ? 'text' : issue.path.join('.')} ${issue.message}.` }), 400);
+    // In words: "The labels filter must be at most 64 characters.", not "The search filters.labels Too big: expected…".
+    const field = issue.path.filter((p): p is string => typeof p === 'string');
+    const what = field.join('.') === 'query' ? 'The search text' : field[0] === 'filters' && field.length > 1 ? `The ${field.slice(1).join('.')} filter` : `The search ${field.join('.')}`;
+    const said = plainMessage(issue).replace(/\.$/, '');
+    return render(ctx, searchPage({ ...data, error: `${what}${/^(must|is) /.test(said) ? ' ' : ': '}${said}.` }), 400);
   }
   try {
     const page = await s.search.searchPage(await searchQueryFor(s, user.actor, body.data));

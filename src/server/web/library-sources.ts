@@ -90,7 +90,7 @@ async function showEdit(ctx: WebContext, s: Services, user: User, projectId: str
   const project = await projectOf(ctx, s, user);
   if (!project) return;
   const source = await s.sources.get(projectId, sid).catch(() => null);
-  if (!source) return renderNotFound(ctx, user, 'project');
+  if (!source) return renderNotFound(ctx, user, 'source');
   render(
     ctx,
     sourceEditPage({
@@ -172,7 +172,7 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
     const project = await projectOf(ctx, s, user);
     if (!project) return;
     const source = await s.sources.get(project.id, ctx.params.sid!).catch(() => null);
-    if (!source) return renderNotFound(ctx, user, 'project');
+    if (!source) return renderNotFound(ctx, user, 'source');
     const k = formOf(source.kind);
     const options = readKindOptions(ctx, k, source.options);
     const every = readEvery(ctx);
@@ -194,7 +194,7 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
     const project = await projectOf(ctx, s, user);
     if (!project) return;
     const source = await s.sources.get(project.id, ctx.params.sid!).catch(() => null);
-    if (!source) return renderNotFound(ctx, user, 'project');
+    if (!source) return renderNotFound(ctx, user, 'source');
     const documents = (await s.documents.ofSource(source.id)).length;
     render(ctx, sourceRemovePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: project.id, source, documents }));
   });
@@ -209,7 +209,7 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
         flash(ctx, await run(project.id, ctx.params.sid!, ctx));
       } catch (err) {
         if (!isAppError(err) || err.status >= 500) throw err;
-        if (err.code === 'not_found') return renderNotFound(ctx, user, 'project');
+        if (err.code === 'not_found') return renderNotFound(ctx, user, 'source');
         flash(ctx, err.message, 'error');
       }
       ctx.status = 303;

@@ -3,7 +3,7 @@ import { isScope, type Scope } from '../../auth/scopes.js';
 import { toIso } from '../../core/clock.js';
 import { html } from '../../web/html.js';
 import { confirmPage } from '../../web/pages/confirm.js';
-import { DEFAULT_EXPIRY, EXPIRY_CHOICES, keyLabel, settingsKeysPage } from '../../web/pages/settings-keys.js';
+import { DEFAULT_EXPIRY, EXPIRY_CHOICES, keyLabel, settingsKeysPage, type SettingsKeysData } from '../../web/pages/settings-keys.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
@@ -16,7 +16,7 @@ import { render } from './render.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
 import { requireRecentProof } from './sudo.js';
 
-async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { newKey?: { key: string; name: string | null }; error?: string } = {}) {
+async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { newKey?: { key: string; name: string | null }; error?: string; form?: SettingsKeysData['form'] } = {}) {
   const keys = await s.apiKeys.list(user.id);
   const readable = (await Promise.all((await s.access.readable(user.actor)).map((id) => s.projects.get(id)))).filter((p) => p !== null);
   const names = new Map(readable.map((p) => [p.id, p.name]));
@@ -47,11 +47,13 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
     if (!user || !(await requireRecentProof(ctx, s, user, 'make a new API key', '/settings/keys'))) return;
     const name = formField(ctx, 'name').trim().slice(0, 100) || null;
     const scopes = formFields(ctx, 'scopes').filter(isScope) as Scope[];
-    if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.' });
+    // A refusal shows the form as it was sent: re-ticking every scope (the default) would make a key broader than chosen.
+    const form = { name: formField(ctx, 'name'), scopes, projects: formFields(ctx, 'projects'), expires: formField(ctx, 'expires') };
+    if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.', form });
     const unsafe = name === null ? undefined : unsafeTextProblem(name);
-    if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.` });
+    if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.`, form });
     const choice = EXPIRY_CHOICES.find((c) => c.value === (formField(ctx, 'expires') || DEFAULT_EXPIRY));
-    if (!choice) return showKeys(ctx, s, user, { error: 'Choose when the key expires.' });
+    if (!choice) return showKeys(ctx, s, user, { error: 'Choose when the key expires.', form });
     // Ticked projects limit the key; each must be one the person may read (a forged id is refused, not ignored).
     const ticked = formFields(ctx, 'projects');
     let projectIds: string[] | null = null;
@@ -60,7 +62,7 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
         projectIds = await s.access.scope(user.actor, ticked);
       } catch (err) {
         if (!isAppError(err) || err.status !== 404) throw err;
-        return showKeys(ctx, s, user, { error: 'A project you ticked is not one you may read: reload the page and tick again.' });
+        return showKeys(ctx, s, user, { error: 'A project you ticked is not one you may read: reload the page and tick again.', form });
       }
     }
     const issued = await s.apiKeys.issue(user.id, name, { scopes, projectIds, expires: choice.days === null ? 'never' : { days: choice.days } });

@@ -47,6 +47,8 @@ export interface DocumentPageData {
   /** The names of its project's labels, offered while typing (editors). */
   vocabulary?: string[];
   error?: string;
+  /** What the person typed into a form that was refused: shown again in its field, not the saved value. */
+  typed?: { filename?: string; labels?: string };
 }
 
 const PDF = 'application/pdf';
@@ -183,12 +185,12 @@ function manageSection(d: DocumentPageData, others: DocumentPageData['projects']
   <div class="manage">
   <form method="post" action="/documents/${doc.id}/rename" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label class="grow">Name <input type="text" name="filename" maxlength="255" required value="${doc.filename}"></label>
+    <label class="grow">Name <input type="text" name="filename" maxlength="255" required value="${d.typed?.filename ?? doc.filename}"></label>
     <button type="submit" class="secondary">Rename</button>
   </form>
   <form method="post" action="/documents/${doc.id}/labels" class="row-form" id="labels">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label class="grow">Labels <input type="text" name="labels" maxlength="1000" value="${d.labels.map((l) => l.name).join(', ')}" aria-describedby="labels-hint"${d.vocabulary?.length ? html` list="project-labels"` : null}><span class="hint" id="labels-hint">Names separated by commas, for example “unpaid, urgent”; a new name joins the project's labels. Empty: no labels.</span></label>
+    <label class="grow">Labels <input type="text" name="labels" maxlength="1000" value="${d.typed?.labels ?? d.labels.map((l) => l.name).join(', ')}" aria-describedby="labels-hint"${d.vocabulary?.length ? html` list="project-labels"` : null}><span class="hint" id="labels-hint">Names separated by commas, for example “unpaid, urgent”; a new name joins the project's labels. Empty: no labels.</span></label>
     ${d.vocabulary?.length ? html`<datalist id="project-labels">${d.vocabulary.map((n) => html`<option value="${n}"></option>`)}</datalist>` : null}
     <button type="submit" class="secondary">Save labels</button>
   </form>

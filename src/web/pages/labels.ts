@@ -25,6 +25,8 @@ export interface LabelsPageData {
   error?: string;
   /** The add form as it was sent back with what was wrong. */
   form?: { name: string; color: string };
+  /** A label's row form as it was sent back refused: the name typed stays in its field. */
+  editing?: { id: string; name: string };
 }
 
 const colorSelect = (colors: readonly string[], selected: string, label?: string) =>
@@ -42,7 +44,7 @@ function row(d: LabelsPageData, l: LabelRow) {
       : html`<td class="actions-cell" data-label="Change"><div class="row-actions">
     <form method="post" action="/projects/${p.id}/labels/${l.id}" class="inline-field">
       <input type="hidden" name="_csrf" value="${d.csrfToken}">
-      <input type="text" name="name" value="${l.name}" maxlength="64" required size="14" aria-label="New name for ${l.name}">
+      <input type="text" name="name" value="${d.editing?.id === l.id ? d.editing.name : l.name}" maxlength="64" required size="14" aria-label="New name for ${l.name}">
       ${colorSelect(d.colors, l.color, `Colour of ${l.name}`)}
       <button type="submit" class="small">${forRow('Save', l.name)}</button>
     </form>

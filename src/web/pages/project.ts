@@ -58,6 +58,8 @@ export interface ProjectPageData {
   tab?: Exclude<ProjectTab, 'sources'>;
   error?: string;
   notice?: string;
+  /** The Settings tab's name and description as they were sent, refused: shown again to correct, not the saved ones. */
+  form?: { name: string; description: string };
 }
 
 export interface LanguageSettingsView {
@@ -182,7 +184,7 @@ export function projectPage(d: ProjectPageData) {
   ${tab === 'documents' && d.languages && d.languages.documents.length > 0 ? languagesNote(d.languages) : null}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
-  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken, d.languageSettings) : documentsTab(d)}
+  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken, d.languageSettings, d.form) : documentsTab(d)}
 </section>`,
   );
 }
@@ -276,12 +278,12 @@ function languageSettings(projectId: string, csrfToken: string, v: LanguageSetti
   </form>`;
 }
 
-function projectSettings(p: ProjectRow, csrfToken: string, languages: LanguageSettingsView | undefined) {
+function projectSettings(p: ProjectRow, csrfToken: string, languages: LanguageSettingsView | undefined, form?: { name: string; description: string }) {
   return html`<h2>Name and description</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
     <input type="hidden" name="_csrf" value="${csrfToken}">
-    <label>Name <input type="text" name="name" maxlength="100" required value="${p.name}"></label>
-    <label>Description <textarea name="description" rows="2" maxlength="2000">${p.description}</textarea></label>
+    <label>Name <input type="text" name="name" maxlength="100" required value="${form?.name ?? p.name}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="2000">${form?.description ?? p.description}</textarea></label>
     <p class="actions"><button type="submit" class="primary">Save</button></p>
   </form>
   ${languages ? languageSettings(p.id, csrfToken, languages) : null}

@@ -48,6 +48,8 @@ export interface SettingsKeysData {
   /** The projects a key may be limited to: every one the person may read. */
   projects: { id: string; name: string }[];
   error?: string;
+  /** The form as it was sent when refused: its name, scopes, projects and expiry come back as chosen, not the defaults. */
+  form?: { name: string; scopes: string[]; projects: string[]; expires: string };
 }
 
 /** How a key is named where its secret can't be: prefix…last 4. */
@@ -94,20 +96,20 @@ export function settingsKeysPage(d: SettingsKeysData) {
   ${fresh}
   <form method="post" action="/settings/keys" class="stack">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>Name (optional) <input type="text" name="name" maxlength="100" placeholder="e.g. CI uploads"></label>
+    <label>Name (optional) <input type="text" name="name" maxlength="100" placeholder="e.g. CI uploads"${d.form?.name ? html` value="${d.form.name}"` : null}></label>
     <fieldset><legend>Scopes</legend>
-      ${SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}" checked> <code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</label>`)}
+      ${SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${!d.form || d.form.scopes.includes(s) ? html` checked` : null}> <code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</label>`)}
     </fieldset>
     ${
       d.projects.length > 0
         ? html`<fieldset aria-describedby="projects-help"><legend>Projects</legend>
       <p class="hint" id="projects-help">Leave all unticked for a key that reaches every project you may read (now and later); tick some to limit the key to them.</p>
-      ${d.projects.map((p) => html`<label class="check"><input type="checkbox" name="projects" value="${p.id}"> ${p.name}</label>`)}
+      ${d.projects.map((p) => html`<label class="check"><input type="checkbox" name="projects" value="${p.id}"${d.form?.projects.includes(p.id) ? html` checked` : null}> ${p.name}</label>`)}
     </fieldset>`
         : null
     }
     <label>Expiration <select name="expires" aria-describedby="expires-help">
-      ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${c.value === DEFAULT_EXPIRY ? html` selected` : null}>${c.label}</option>`)}
+      ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}"${c.value === (d.form?.expires || DEFAULT_EXPIRY) ? html` selected` : null}>${c.label}</option>`)}
     </select></label>
     <p class="muted" id="expires-help">An expired key gets <code>401</code> saying when it expired; it stays listed here until you revoke it.</p>
     <button type="submit" class="primary">Generate new API key</button>
