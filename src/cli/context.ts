@@ -9,6 +9,17 @@ import { ApiClient } from './http.js';
 import { RETRY_POLICY } from './request-retry.js';
 import { type IO, notice, warn } from '../terminal/io.js';
 
+/** How long a request waits for the server's answer by default: past any search, listing or delete a healthy server makes. */
+export const DEFAULT_TIMEOUT_S = 120;
+
+/** DOCSEARCH_TIMEOUT in milliseconds (seconds in the variable; 0: no limit). */
+function answerWithinMs(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_TIMEOUT_S * 1000;
+  const s = Number(raw);
+  if (!Number.isFinite(s) || s < 0) throw new UsageError(`DOCSEARCH_TIMEOUT must be a number of seconds, not "${raw}"`, `e.g. DOCSEARCH_TIMEOUT=30 (0: no limit; default ${DEFAULT_TIMEOUT_S})`);
+  return s * 1000;
+}
+
 /**
  * The address `docsearch serve` listens on by default. Duplicated from DEFAULT_PORT in
  * src/server/config.ts on purpose: cli/ talks HTTP only and imports nothing from server/.
@@ -139,6 +150,7 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
         userAgent: `docsearch-cli/${VERSION}`,
         unreachableHint: source === 'saved default' ? savedServerHint(url) : undefined,
         retry: { policy: RETRY_POLICY, notify: (event, line) => (event === 'lost' ? warn(io, line) : notice(io, line)) },
+        answerWithinMs: answerWithinMs(io.env.DOCSEARCH_TIMEOUT),
       });
     }),
     ...overrides,

@@ -13,6 +13,7 @@ export const CLIENT_ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'DOCSEARCH_TOKEN', description: 'an API key or access token to use instead of the stored login (CI); --token wins over it' },
   { name: 'DOCSEARCH_CREDENTIALS', description: 'where logins are kept: auto (the OS keychain, else a 0600 file), keychain, or file' },
   { name: 'XDG_CONFIG_HOME', description: 'the folder of client.json and credentials.json (default: ~/.config), under docsearch/' },
+  { name: 'DOCSEARCH_TIMEOUT', description: "seconds a request waits for the server's answer before it fails as unanswered (default 120; 0: no limit); the file transfers of docsearch upload are not limited" },
   { name: 'CI', description: 'when set, nothing prompts: deletes need --yes and login needs --with-token' },
   { name: 'NO_COLOR', description: 'no colour or emphasis (https://no-color.org)' },
   { name: 'FORCE_COLOR', description: 'colour and emphasis even through a pipe (non-empty, not 0); so does CLICOLOR_FORCE' },

@@ -2,7 +2,7 @@ import { credentialShapeProblem, PASTE_HINT } from './auth/credential-shape.js';
 import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from '../terminal/errors.js';
 import { refusalText } from '../core/refusal-text.js';
 import { Contact, type RetryPolicy } from './request-retry.js';
-import { networkError } from './unreachable.js';
+import { networkError, UnreachableError } from './unreachable.js';
 
 export { isTransient, networkError, UnreachableError } from './unreachable.js';
 
@@ -39,6 +39,12 @@ export interface ApiClientOptions {
   unreachableHint?: string;
   /** Ask again what may be asked again when contact is lost (request-retry.ts), telling `notify`; absent: never. */
   retry?: { policy: RetryPolicy; notify: Notify };
+  /**
+   * How long a request waits for the server's whole answer before it counts as unanswered (DOCSEARCH_TIMEOUT); absent
+   * or 0: as long as the HTTP stack does (five minutes to the first byte). Uploads' streamed requests are not limited:
+   * sending their files may rightly take longer.
+   */
+  answerWithinMs?: number;
 }
 
 interface ErrorBody {
@@ -105,7 +111,57 @@ export class ApiClient {
     return this.replayable(method, opts) ? this.retrying(() => this.sendOnce(method, path, opts), opts.signal) : this.sendOnce(method, path, opts);
   }
 
+  /**
+   * The request's deadline (answerWithinMs) joined to the caller's signal; `expired` tells a deadline passed from the
+   * caller's own abort (Ctrl-C), which stays an AbortError; `done` clears both (no timer or listener outlives the
+   * request, so a long `--watch` gathers none on its signal).
+   */
+  private deadline(opts: RequestOptions): { opts: RequestOptions; expired: () => boolean; done: () => void } {
+    const ms = this.opts.answerWithinMs;
+    const streamed = opts.body !== undefined && typeof opts.body === 'object' && opts.body !== null && Symbol.asyncIterator in opts.body;
+    if (!ms || streamed) return { opts, expired: () => false, done: () => {} };
+    const ac = new AbortController();
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      ac.abort(new DOMException('no answer in time', 'TimeoutError'));
+    }, ms);
+    const relay = () => ac.abort(opts.signal!.reason);
+    if (opts.signal?.aborted) relay();
+    else opts.signal?.addEventListener('abort', relay, { once: true });
+    return {
+      opts: { ...opts, signal: ac.signal },
+      expired: () => late && !opts.signal?.aborted,
+      done: () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', relay);
+      },
+    };
+  }
+
+  /** A server that took the connection and did not answer in time (hung, overloaded, a proxy holding the request). */
+  private noAnswer(method: string, path: string): UnreachableError {
+    const s = Math.round(this.opts.answerWithinMs! / 1000);
+    return new UnreachableError(
+      `${this.baseUrl} did not answer ${method} ${path} within ${s} s`,
+      `no answer within ${s} s`,
+      'the server may be hung or overloaded; DOCSEARCH_TIMEOUT sets how many seconds to wait (0: no limit)',
+    );
+  }
+
   private async sendOnce(method: string, path: string, opts: RequestOptions): Promise<Response> {
+    const d = this.deadline(opts);
+    try {
+      return await this.sendWithin(method, path, d.opts);
+    } catch (err) {
+      throw d.expired() ? this.noAnswer(method, path) : err;
+    } finally {
+      // The caller reads the body: the deadline is for the answer to begin.
+      d.done();
+    }
+  }
+
+  private async sendWithin(method: string, path: string, opts: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.opts.userAgent, ...opts.headers };
     if (!opts.anonymous) {
       if (!this.opts.token) throw new AuthRequiredError();
@@ -181,15 +237,21 @@ export class ApiClient {
   }
 
   private async jsonOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
-    const res = await this.sendOnce(method, path, opts);
-    if (res.status === 204) return undefined as T;
+    // One deadline for the answer's head and its body: a server may stall midway as well as before it.
+    const d = this.deadline(opts);
+    let res: Response;
     let text: string;
     try {
+      res = await this.sendWithin(method, path, d.opts);
+      if (res.status === 204) return undefined as T;
       text = await res.text();
     } catch (err) {
+      if (d.expired()) throw this.noAnswer(method, path);
       // The connection went while the answer came (a replica killed mid-response).
-      if ((err as Error).name === 'AbortError') throw err;
+      if (err instanceof CliError || (err as Error).name === 'AbortError') throw err;
       throw networkError(this.baseUrl, err, this.opts.unreachableHint);
+    } finally {
+      d.done();
     }
     if (!text) return undefined as T;
     try {
@@ -238,7 +300,8 @@ export async function apiErrorFrom(res: Response, what: string): Promise<CliErro
   const hint =
     res.status === 403 ? 'this credential lacks a scope: log in again, or create an API key with the scopes you need'
     : res.status === 429 ? `slow down and retry${res.headers.get('retry-after') ? ` in ${res.headers.get('retry-after')} s` : ''}`
-    : res.status >= 500 ? 'the server failed; its log has details under the request id'
+    // A proxy's own page carries no request id: pointing to one that is not there would send the person looking for it.
+    : res.status >= 500 ? (requestId ? 'the server failed; its log has details under the request id' : 'the server failed without saying why (no docsearch error, no request id): a proxy in front of it, or its log, may say more')
     : undefined;
   return new ApiError(`${what}: ${message}${suffix}`, res.status, e?.code ?? `http_${res.status}`, requestId, hint);
 }

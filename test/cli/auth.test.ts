@@ -77,6 +77,9 @@ describe('docsearch login / whoami / logout', () => {
     const out = await runCli(['logout'], { env });
     expect(out.code).toBe(0);
     expect(out.stderr).toContain(`Logged out of ${d.url}. The API key itself still works`);
+    // Forgotten on this machine: the key is no longer in the file.
+    expect(JSON.parse(readFileSync(file, 'utf8')).servers).toEqual({});
+    expect(readFileSync(file, 'utf8')).not.toContain(user.apiKey);
     expect((await runCli(['whoami'], { env })).code).toBe(4);
     // Forgetting locally did not revoke the key.
     expect((await api(d, '/api/v1/projects', { token: user.apiKey })).status).toBe(200);

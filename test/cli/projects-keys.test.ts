@@ -70,14 +70,47 @@ describe('docsearch projects / keys against a daemon', () => {
 
   it('a missing project is exit 1 with the same message from every command', async () => {
     const expected = `error: project "nope" not found on ${d.url}\nhint: see your projects with \`docsearch projects list\`\n`;
-    for (const args of [['projects', 'show', 'nope'], ['search', 'x', '--project', 'nope'], ['documents', 'list', '--project', 'nope']]) {
+    const keys = async () => (await api(d, '/api/v1/keys', { token: user.apiKey })).body.keys.length as number;
+    const keysBefore = await keys();
+    for (const args of [
+      ['projects', 'show', 'nope'],
+      ['projects', 'rename', 'nope', 'other'],
+      ['projects', 'delete', 'nope', '--yes'],
+      ['projects', 'members', 'nope'],
+      ['projects', 'share', 'nope', 'someone@example.com'],
+      ['projects', 'settings', 'nope'],
+      ['search', 'x', '--project', 'nope', '--json'],
+      ['documents', 'list', '--project', 'nope'],
+      ['keys', 'create', '--project', 'nope'],
+      ['trash', 'list', '--project', 'nope'],
+      ['sources', 'list', '--project', 'nope'],
+    ]) {
       const res = await cli(args);
       expect(res.code, args.join(' ')).toBe(1);
       expect(res.stderr, args.join(' ')).toBe(expected);
+      expect(res.stdout, args.join(' ')).toBe('');
     }
+    // The same error; the hint offers what upload can do about it.
     const upload = await cli(['upload', 'README.md', '--project', 'nope']);
     expect(upload.code).toBe(1);
-    expect(upload.stderr).toContain(`error: project "nope" not found on ${d.url}\n`);
+    expect(upload.stderr).toBe(`error: project "nope" not found on ${d.url}\nhint: create it with \`docsearch projects create "nope"\`, or pass --create-project\n`);
+    // Nothing was made on the way (keys create --project nope minted no key).
+    expect(await keys()).toBe(keysBefore);
+  });
+
+  it('sources add and edit refuse a secret given with --option (docs: never taken from the command line): exit 2, its value never echoed, nothing added', async () => {
+    const hint = (key: string) => `hint: give it on stdin instead: printf '%s\\n' "$SECRET" | docsearch sources … --secret ${key}\n`;
+    const add = await cli(['sources', 'add', 'default', 'https://dav.example.com/files/', '--kind', 'webdav', '--option', 'username=al', '--option', 'password=hunter2']);
+    expect(add.code).toBe(2);
+    expect(add.stdout).toBe('');
+    expect(add.stderr).toBe(`error: --option password=…: a secret is never taken from the command line\n${hint('password')}`);
+    const s3 = await cli(['sources', 'add', 'default', 's3://bucket/docs/', '--option', 'access_key_id=AKIA1', '--option', 'secret_access_key=wJalr']);
+    expect(s3.code).toBe(2);
+    expect(s3.stderr).toBe(`error: --option secret_access_key=…: a secret is never taken from the command line\n${hint('secret_access_key')}`);
+    const edit = await cli(['sources', 'edit', 'src_anything', '--option', 'password=hunter2']);
+    expect(edit.code).toBe(2);
+    expect(`${add.stderr}${s3.stderr}${edit.stderr}`).not.toMatch(/hunter2|wJalr/);
+    expect(JSON.parse((await cli(['sources', 'list', '--json'])).stdout)).toEqual([]);
   });
 
   it('a typo in a verb is a usage error with a suggestion, not "too many arguments"', async () => {

@@ -70,6 +70,32 @@ describe('upload --wait rides through interruptions (issue 44)', () => {
     expect(stderr).toContain('hint: follow them with `docsearch documents list --status processing`');
   });
 
+  it('a daemon that goes silent mid-wait (stopped, holding its connections): --timeout still ends the wait on time', { timeout: 120_000 }, async () => {
+    const d = await startDaemon();
+    daemons.push(d);
+    const user = await addUser(d);
+    const file = bigFile('silent.txt');
+    const cli = spawn(process.execPath, [BIN, 'upload', file, '--wait', '--timeout', '10'], { env: { ...process.env, ...cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey }) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    cli.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((res) => cli.once('exit', res));
+    await until('uploaded', () => stderr.includes('uploaded as doc_'));
+    const started = Date.now();
+    const id = /uploaded as (doc_\w+)/.exec(stderr)![1];
+    // SIGSTOP: the port stays open and the kernel takes connections, but nothing answers them.
+    d.proc.kill('SIGSTOP');
+    try {
+      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('still waiting'), 45_000))]);
+      expect(code, stderr).toBe(1);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(stderr).toMatch(/warning: lost contact with http:\/\/127\.0\.0\.1:\d+ \(no answer\); the file still processing is already on the server/);
+      expect(stderr).toMatch(new RegExp(`error: gave up waiting after 10 s \\(${d.url.replace(/[.:/]/g, '\\$&')} has not answered for ([5-9]|1\\d) s\\); still processing on the server:\\n  ${file.replace(/[.]/g, '\\.')} \\(${id}\\)\\n`));
+    } finally {
+      cli.kill('SIGKILL');
+      d.proc.kill('SIGCONT');
+    }
+  });
+
   // `script` (util-linux) gives the CLI a pseudo-terminal: ^C typed into it is the terminal's interrupt, as a person's is.
   it.skipIf(missingFile('/usr/bin/script', 'apt-get install -y bsdutils') !== null)('Ctrl-C during the wait, in a terminal: names the documents still processing on the server, exit 130', { timeout: 120_000 }, async () => {
     const d = await startDaemon();

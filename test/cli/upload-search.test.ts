@@ -66,6 +66,8 @@ describe('docsearch upload / search / documents', () => {
   it('upload --recursive --wait --json: every file ready and searchable; search --json is the API response', async () => {
     const res = await run(['upload', join(work, 'docs'), '--recursive', '--project', 'handbook', '--wait', '--json', '--metadata', '{"source":"test"}']);
     expect(res.code).toBe(0);
+    // --json leaves out the progress lines and the summary: stdout is the one document, stderr holds nothing here.
+    expect(res.stderr).toBe('');
     const out = JSON.parse(res.stdout);
     expect(out.failed).toEqual([]);
     expect(out.documents.map((x: { filename: string; status: string }) => [x.filename, x.status])).toEqual([

@@ -143,6 +143,9 @@ const pause = (ms: number, signal: AbortSignal) =>
 const stillProcessing = (outcomes: Outcome[], pending: Set<number>): string =>
   [...pending].map((i) => `  ${outcomes[i]!.file.path} (${outcomes[i]!.document!.id})`).join('\n');
 
+/** Why a poll failed when the server held it past the wait's deadline. */
+const NO_ANSWER = 'no answer';
+
 const FOLLOW_HINT = 'follow them with `docsearch documents list --status processing` (or `docsearch documents show ID`)';
 
 /**
@@ -155,6 +158,7 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
   const deadline = ctx.now() + timeoutMs;
   const pending = new Set(outcomes.flatMap((o, i) => (o.document && !settled(o.document) ? [i] : [])));
   let lostSince: number | undefined;
+  let askedAt = ctx.now();
   let backoff = POLL_MS;
   while (pending.size > 0) {
     const interrupted = () =>
@@ -169,7 +173,16 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
     try {
       for (const i of [...pending]) {
         // Not asked again by the client: this loop rides through lost contact itself, saying what is on the server.
-        const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: interrupt, retry: false });
+        // A server that holds the request without answering (hung, stopped) must not outlast --timeout.
+        // (The timer is held here and read in the catch: AbortSignal.any holds its sources weakly, and a timer only it
+        // knew could be collected before it fired.)
+        askedAt = ctx.now();
+        const late = AbortSignal.timeout(Math.max(deadline - askedAt, 1000));
+        const poll = AbortSignal.any([interrupt, late]);
+        const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: poll, retry: false }).catch((err: unknown) => {
+          if (interrupt.aborted || !late.aborted) throw err;
+          throw new UnreachableError(`${http.baseUrl} did not answer`, NO_ANSWER);
+        });
         outcomes[i]!.document = { ...outcomes[i]!.document!, ...d };
         report.processing(i, d);
         if (settled(d)) pending.delete(i);
@@ -182,7 +195,8 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
       if (!isTransient(err)) throw err;
       const why = err instanceof UnreachableError ? err.why : `${(err as ApiError).status}`;
       if (lostSince === undefined) {
-        lostSince = ctx.now();
+        // A request held unanswered: the server has been silent since it was asked.
+        lostSince = err instanceof UnreachableError && err.why === NO_ANSWER ? askedAt : ctx.now();
         report.note(
           `warning: lost contact with ${http.baseUrl} (${why}); ${pending.size === 1 ? 'the file still processing is' : `the ${pending.size} files still processing are`} already on the server. Retrying for up to ${RETRY_FOR_MS / 1000} s…`,
         );

@@ -13,15 +13,28 @@ export interface WhoamiOptions {
   json: boolean;
 }
 
+/** How long whoami waits for the server before it shows what this machine knows, as `auth status` does. */
+const ANSWER_WITHIN_MS = 10_000;
+
 /** The account behind the credential (GET /api/v1/me); null with the reason when the server cannot be reached. */
-async function account(ctx: Context): Promise<{ me: Me } | { offline: string }> {
+async function account(ctx: Context, server: string): Promise<{ me: Me } | { offline: string }> {
+  // A server that accepts the connection and never answers (a hung daemon, a proxy holding the request) is down too:
+  // without a deadline whoami would wait for the HTTP stack's own five minutes.
+  const deadline = AbortSignal.timeout(ANSWER_WITHIN_MS);
+  let me: Me;
   try {
-    return { me: await ctx.http().get<Me>('/api/v1/me') };
+    me = await ctx.http().get<Me>('/api/v1/me', { signal: deadline });
   } catch (err) {
+    if (deadline.aborted) return { offline: `${server} did not answer within ${ANSWER_WITHIN_MS / 1000} s` };
     // Rejected credentials (exit 4) and API errors are answers; anything else means the server was not reached.
     if (err instanceof AuthRequiredError || err instanceof ApiError || !(err instanceof CliError)) throw err;
     return { offline: err.message };
   }
+  // "verified" must mean a docsearch server named the account: another service's JSON at this path is not that.
+  if (typeof me?.id !== 'string' || typeof me.email !== 'string') {
+    throw new CliError(`GET /api/v1/me: ${server} answered without an account`, undefined, `is ${server} a docsearch server?`);
+  }
+  return { me };
 }
 
 /**
@@ -32,7 +45,7 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
   const server = ctx.server();
   const resolved = await resolveCredential(ctx.session());
   if (!resolved) throw new AuthRequiredError(`not logged in to ${server.url}`);
-  const answer = await account(ctx);
+  const answer = await account(ctx, server.url);
   // Read again: asking /me may have renewed a browser login.
   const after = (await resolveCredential(ctx.session()))!.credential;
   const method = credentialMethod(after);

@@ -18,11 +18,19 @@ export interface AddOptions {
   json: boolean;
 }
 
+/**
+ * The kinds' secret options (their `secretOptions` in src/sources/kinds/, which cli/ may not import): never taken from
+ * the command line, where shell history and the process list keep them.
+ */
+const SECRET_OPTIONS = new Set(['password', 'secret_access_key']);
+
 /** `--option key=value`: a value that parses as JSON (true, 3, ["a"]) is taken as such, anything else as text. */
 export function parseOption(raw: string, into: Record<string, unknown>): Record<string, unknown> {
   const eq = raw.indexOf('=');
   if (eq <= 0) throw new UsageError(`--option ${raw}: expected key=value`, 'e.g. --option region=eu-west-1');
   const key = raw.slice(0, eq);
+  // The message names the option, never its value.
+  if (SECRET_OPTIONS.has(key)) throw new UsageError(`--option ${key}=…: a secret is never taken from the command line`, `give it on stdin instead: printf '%s\\n' "$SECRET" | docsearch sources … --secret ${key}`);
   const text = raw.slice(eq + 1);
   let value: unknown = text;
   try {
