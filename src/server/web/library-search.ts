@@ -47,7 +47,7 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   if (q.trim() === '') return render(ctx, searchPage(data));
   // A saved search or a bookmark may name a project since deleted or no longer shared: say so in words (the
   // search's own refusal names its id, which the person never saw).
-  const readable = new Set(await s.access.readable(user.actor));
+  const readable = projectIds.length > 0 ? new Set(await s.access.readable(user.actor)) : new Set<string>();
   const gone = projectIds.filter((id) => !readable.has(id));
   if (gone.length > 0) {
     const which = projectIds.length === 1 ? 'The project this search is limited to is' : `${gone.length === 1 ? 'One' : gone.length} of the projects this search is limited to ${gone.length === 1 ? 'is' : 'are'}`;
