@@ -69,17 +69,27 @@ type FormsOf = (word: string, language: string | null) => string[];
 const formCache = new Map<FormsOf, Map<string | null, Map<string, string[]>>>();
 let formCacheSize = 0;
 
+/** The words map last looked up, and for what: a text's words are read in one language by one `compute`. */
+let last: { compute: FormsOf; language: string | null; words: Map<string, string[]> } | undefined;
+
 function cached(language: string | null, word: string, compute: FormsOf): string[] {
-  let byLanguage = formCache.get(compute);
-  if (!byLanguage) formCache.set(compute, (byLanguage = new Map()));
-  let words = byLanguage.get(language);
-  if (!words) byLanguage.set(language, (words = new Map()));
+  let words: Map<string, string[]>;
+  if (last?.compute === compute && last.language === language) words = last.words;
+  else {
+    let byLanguage = formCache.get(compute);
+    if (!byLanguage) formCache.set(compute, (byLanguage = new Map()));
+    let found = byLanguage.get(language);
+    if (!found) byLanguage.set(language, (found = new Map()));
+    words = found;
+    last = { compute, language, words };
+  }
   let forms = words.get(word);
   if (!forms) {
     if (formCacheSize >= FORM_CACHE_MAX) {
       formCache.clear();
       formCacheSize = 0;
-      formCache.set(compute, (byLanguage = new Map([[language, (words = new Map())]])));
+      formCache.set(compute, new Map([[language, (words = new Map())]]));
+      last = { compute, language, words };
     }
     forms = compute(word, language);
     words.set(word, forms);
@@ -180,13 +190,15 @@ type OnWord = (start: number, end: number, forms: readonly string[]) => void;
  */
 function analyse(text: string, languages: readonly (string | null)[], side: Side, onWord: OnWord, extra: (form: string) => void): void {
   const compute = side === 'query' ? spacedQueryForms : spacedForms;
+  const one = languages.length === 1 ? languages[0]! : undefined;
   for (const m of text.matchAll(WORD_RUN)) {
     const raw = m[0];
-    const norm = ASCII.test(raw) ? raw.toLowerCase() : raw.normalize('NFKC').toLowerCase();
+    const ascii = ASCII.test(raw);
+    const norm = ascii ? raw.toLowerCase() : raw.normalize('NFKC').toLowerCase();
     // The common case, one word of a spaced script: its forms straight from the cache.
-    if (!UNSPACED_RUN.test(norm)) {
-      if (languages.length === 1) {
-        const forms = cached(languages[0]!, norm, compute);
+    if (ascii || !UNSPACED_RUN.test(norm)) {
+      if (one !== undefined) {
+        const forms = cached(one, norm, compute);
         if (forms.length > 0) onWord(m.index, m.index + raw.length, forms);
       } else {
         const forms = new Set<string>();

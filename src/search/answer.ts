@@ -11,7 +11,7 @@
 import type { SentenceWindow } from '../ingest/sentence-windows.js';
 import type { UnitKind } from '../store/lancedb/unit-vectors.js';
 import { analysedWords } from '../language/analyse.js';
-import { stem, type Term, wordSpans } from './terms.js';
+import { type Term, TermMatcher } from './terms.js';
 
 /** Weight of the query-term share against the cosine (0..1) of meaning. */
 export const TERM_WEIGHT = 0.5;
@@ -55,7 +55,7 @@ export function chooseAnswer(
   weights: AnswerWeights = { weight: TERM_WEIGHT, floor: TERM_FLOOR },
 ): AnswerChoice | undefined {
   if (units.length === 0) return undefined;
-  const matcher = 'count' in terms ? terms : englishWords(terms);
+  const matcher = 'count' in terms ? terms : new TermMatcher(terms);
   const found = units.map(() => ({ distinct: new Set<string>(), hits: 0 }));
   if (matcher.count > 0) {
     let u = 0;
@@ -99,26 +99,12 @@ export function chooseAnswer(
 
 /**
  * The query's words as an answer looks for them in a text: how many distinct ones the query has, and the words of a
- * text that are one of them (its offset and which one: a key per query word).
+ * text that are one of them (its offset and which one: a key per query word). In English (a TermMatcher, terms.ts) a
+ * word matches a query term by its surface form or its light stem.
  */
 export interface QueryWords {
   count: number;
   find(text: string): { start: number; key: string }[];
-}
-
-/** English: a word matches a query term by its surface form or its light stem (terms.ts). */
-function englishWords(terms: readonly Term[]): QueryWords {
-  const stems = new Set(terms.map((t) => t.stem));
-  const exact = new Set(terms.map((t) => t.text));
-  return {
-    count: stems.size,
-    find: (text) =>
-      wordSpans(text).flatMap(({ word, start }) => {
-        const w = word.toLowerCase();
-        const s = stem(w);
-        return exact.has(w) || stems.has(s) ? [{ start, key: s }] : [];
-      }),
-  };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { eachAnalysedWord } from '../language/analyse.js';
 import type { SentenceWindow } from '../ingest/sentence-windows.js';
-import { stem, type Term, wordSpans } from './terms.js';
+import { type Term, TermMatcher, wordSpans } from './terms.js';
 
 export type Range = [number, number];
 
@@ -19,12 +19,13 @@ export interface QueryFormsIn {
 }
 
 /**
- * Word ranges in `text` whose word (or its stem) is one of `terms`, or whose forms meet the query's `analysed` forms.
- * Ranges may overlap (mergeRanges joins them).
+ * Word ranges in `text` whose word (or its stem) is one of `terms` (a search's matcher, whose matches its answers
+ * read too), or whose forms meet the query's `analysed` forms. Ranges may overlap (mergeRanges joins them).
  */
-export function termRanges(text: string, terms: Term[], analysed?: QueryFormsIn): Range[] {
+export function termRanges(text: string, terms: readonly Term[] | TermMatcher, analysed?: QueryFormsIn): Range[] {
   const out = analysed && analysed.forms.size > 0 ? analysedRanges(text, analysed) : [];
-  return terms.length === 0 ? out : [...termRangesTyped(text, terms), ...out];
+  const matcher = terms instanceof TermMatcher ? terms : new TermMatcher(terms);
+  return matcher.count === 0 ? out : [...termRangesTyped(text, matcher), ...out];
 }
 
 function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
@@ -41,20 +42,18 @@ function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
   return out;
 }
 
-function termRangesTyped(text: string, terms: Term[]): Range[] {
-  const exact = new Set(terms.map((t) => t.text));
-  const stems = new Set(terms.map((t) => t.stem));
-  // Unspaced scripts (CJK): such a term may sit inside a longer run. Picked once, not per word: testing every term
-  // against this regex for every word of every shown passage was a visible share of a search's main thread.
-  const inner = [...exact].filter((t) => t.length >= 2 && /[^\p{Script=Latin}\p{N}]/u.test(t));
-  const out: Range[] = [];
-  for (const { word, start, end } of wordSpans(text)) {
+function termRangesTyped(text: string, matcher: TermMatcher): Range[] {
+  const out: Range[] = matcher.find(text).map((m) => [m.start, m.end]);
+  // Unspaced scripts (CJK): a term may sit inside a longer run. Picked once, not per word: testing every term against
+  // this regex for every word of every shown passage was a visible share of a search's main thread.
+  const inner = [...new Set(matcher.terms.map((t) => t.text))].filter((t) => t.length >= 2 && /[^\p{Script=Latin}\p{N}]/u.test(t));
+  if (inner.length === 0) return out;
+  const matched = new Set(out.map(([start]) => start));
+  for (const { word, start } of wordSpans(text)) {
+    if (matched.has(start)) continue;
     const w = word.toLowerCase();
-    if (exact.has(w) || stems.has(stem(w))) out.push([start, end]);
-    else {
-      for (const t of inner) {
-        for (let i = w.indexOf(t); i >= 0; i = w.indexOf(t, i + t.length)) out.push([start + i, start + i + t.length]);
-      }
+    for (const t of inner) {
+      for (let i = w.indexOf(t); i >= 0; i = w.indexOf(t, i + t.length)) out.push([start + i, start + i + t.length]);
     }
   }
   return out;
@@ -73,7 +72,7 @@ export function mergeRanges(ranges: Range[]): Range[] {
 }
 
 /** The answer's range (answer.ts) and the query terms' ranges, merged. */
-export function highlights(text: string, answer: SentenceWindow | undefined, terms: Term[], analysed?: QueryFormsIn): Range[] {
+export function highlights(text: string, answer: SentenceWindow | undefined, terms: readonly Term[] | TermMatcher, analysed?: QueryFormsIn): Range[] {
   const ranges = termRanges(text, terms, analysed);
   return mergeRanges(answer ? [[answer.start, answer.end], ...ranges] : ranges);
 }

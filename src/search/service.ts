@@ -26,7 +26,7 @@ import type { CandidateReranker } from './rerank/stage.js';
 import type { RankedChunk, Retrieval, Retriever, ScoreSources } from './retrieve.js';
 import { citation, type Citation } from './citation.js';
 import type { SentenceWindow } from '../ingest/sentence-windows.js';
-import { queryTerms, type Term } from './terms.js';
+import { queryTerms, TermMatcher } from './terms.js';
 import type { SearchTimings } from './timings.js';
 
 export interface SearchPassage {
@@ -318,7 +318,7 @@ export class SearchService {
     const rows = await this.deps.retriever.hydrate(q.scope, shown, retrieval.loaded);
     const projectIds = [...new Set([...rows.values()].map((c) => c.project_id))];
     const projects = new Map((await this.deps.projects.names(projectIds)).map((p) => [p.id, p]));
-    const terms = queryTerms(q.query);
+    const terms = new TermMatcher(queryTerms(q.query));
     const answers = this.answers(q.query, retrieval.queryLanguage, terms, shown, rows, retrieval.queryVector);
     return (r) => {
       const chunk = rows.get(r.chunk.id);
@@ -351,7 +351,7 @@ export class SearchService {
   private answers(
     query: string,
     queryLanguage: string | null,
-    terms: Term[],
+    terms: TermMatcher,
     shown: RankedChunk[],
     rows: Map<string, ShownChunk>,
     queryVector: Float32Array | undefined,

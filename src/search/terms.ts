@@ -48,6 +48,51 @@ export function wordSpans(text: string): { word: string; start: number; end: num
   return out;
 }
 
+/** A word of a text that is one of a query's terms: where it lies, and the term it is (its light stem). */
+export interface TermMatch {
+  start: number;
+  end: number;
+  key: string;
+}
+
+/**
+ * Finds the words of texts that are one of `terms`, by surface form or light stem. A search makes one: a shown chunk's
+ * answer (answer.ts) and highlights (highlights.ts) read the same matches, found once per text (each pass over a
+ * chunk's words was a visible share of a search's main thread).
+ */
+export class TermMatcher {
+  private readonly exact: ReadonlySet<string>;
+  private readonly stems: ReadonlySet<string>;
+  private readonly found = new Map<string, TermMatch[]>();
+
+  constructor(readonly terms: readonly Term[]) {
+    this.exact = new Set(terms.map((t) => t.text));
+    this.stems = new Set(terms.map((t) => t.stem));
+  }
+
+  /** How many distinct terms (by stem) the query has. */
+  get count(): number {
+    return this.stems.size;
+  }
+
+  /** The words of `text` that are one of the terms, in text order; `key` is the term's stem. */
+  find(text: string): TermMatch[] {
+    let out = this.found.get(text);
+    if (!out) {
+      out = [];
+      if (this.stems.size > 0) {
+        for (const m of text.matchAll(WORD)) {
+          const w = m[0].toLowerCase();
+          const s = stem(w);
+          if (this.exact.has(w) || this.stems.has(s)) out.push({ start: m.index, end: m.index + m[0].length, key: s });
+        }
+      }
+      this.found.set(text, out);
+    }
+    return out;
+  }
+}
+
 /** Distinct content terms of a query, in first-seen order, stop words dropped. */
 export function queryTerms(query: string): Term[] {
   const seen = new Set<string>();
