@@ -5,10 +5,11 @@
  * The libraries are made by the operator's `users add --init`: no daemon is needed to be refused.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/daemon.js';
+import { FIXTURES, RELEASES } from '../helpers/release-fixture.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 /**
@@ -66,6 +67,18 @@ describe('docsearch migrate refuses a target that is not empty, and leaves it as
     expect(digestDir(copy)).toEqual(before);
     const users = await runCli(['users', 'list', '--json', '--data-dir', copy]);
     expect(JSON.parse(users.stdout).users.map((u: { email: string }) => u.email)).toEqual(['ann@example.com']);
+  });
+
+  it.each(RELEASES)("a data directory holding a library of release %s: refused before its schema is brought up to this version's", async (release) => {
+    const old = join(dirs.make(`release-${release}`), 'data');
+    cpSync(join(FIXTURES, release, 'embedded', 'data'), old, { recursive: true });
+    const before = digestDir(old);
+    const res = await migrate(source, old);
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toMatch(new RegExp(`error: the target database ${old} already holds a library \\(\\d+ account\\(s\\)`));
+    expect(res.stderr).toContain('nothing was changed');
+    // Its schema too: the release that made it still opens it (a migrated database is refused by older releases).
+    expect(digestDir(old)).toEqual(before);
   });
 
   it('a data directory whose storage holds originals (its database gone): no database or lock is made in it', async () => {

@@ -17,7 +17,7 @@ import type { ObjectStore } from '../../store/objects/object-store.js';
 import { type DatabaseHandle, sqlitePath } from '../../store/sql/database.js';
 import { openDatabase } from '../../store/sql/open-database.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../../store/sql/database-url.js';
-import { hasLibrarySchema } from '../../store/sql/library-copy.js';
+import { hasLibrarySchema, libraryContents, MIGRATION_SETTING, readSetting } from '../../store/sql/library-copy.js';
 import { migrate } from '../../store/sql/migrations/index.js';
 import { advisoryLockHolders } from '../../store/sql/pg-locks.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
@@ -145,6 +145,10 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     let schema = database ? await hasLibrarySchema(database.db) : false;
     if (side === 'source' && !schema) throw new CliError(`${databaseLocation(spec)} holds no docsearch library (it has none of its tables)`);
     if (side === 'target' && database && !schema && !sqlite && !opts.dryRun) await refuseTakenStorage();
+    // A target holding a library is refused before its schema is brought up to this version's: an older release's
+    // database would no longer open in that release. One holding this command's unfinished copy (its record) is
+    // resumed or refused by targetState.
+    if (side === 'target' && database && schema && !opts.dryRun && (await readSetting(database.db, MIGRATION_SETTING)) === null) await refuseHeldLibrary(database.db, label);
     if (database && !opts.dryRun) {
       await migrate(database.db).catch((err: unknown) => {
         throw new CliError(`could not bring the ${side} database ${databaseLocation(spec)} to this version's schema: ${(err as Error).message}`);
@@ -202,6 +206,18 @@ function lockDir(side: Side, dir: string): () => void {
       `${(err as Error).message.replace(/; stop it or pick another --data-dir$/, '')}: stop it first`,
       1,
       side === 'source' ? 'a library must not change while it is copied' : 'nothing may use the target while a library is copied into it',
+    );
+  }
+}
+
+/** Refuses a target database that holds a library: accounts, documents or applications. */
+export async function refuseHeldLibrary(db: DatabaseHandle['db'], label: string): Promise<void> {
+  const held = await libraryContents(db);
+  if (held.users + held.documents + held.clients > 0) {
+    throw new CliError(
+      `the target database ${label} already holds a library (${held.users} account(s), ${held.documents} document(s), ${held.clients} application(s))`,
+      1,
+      'copy into an empty database; nothing was changed',
     );
   }
 }

@@ -4,8 +4,8 @@
  * It is how a second run tells a resumption of the same migration from a target that holds something else.
  */
 import { CliError } from '../../terminal/errors.js';
-import { libraryContents, MIGRATION_SETTING, readSetting, writeSetting } from '../../store/sql/library-copy.js';
-import type { OpenedLibrary } from './libraries.js';
+import { MIGRATION_SETTING, readSetting, writeSetting } from '../../store/sql/library-copy.js';
+import { type OpenedLibrary, refuseHeldLibrary } from './libraries.js';
 
 /** What the last verification found different: copied again by the next run. */
 export interface Redo {
@@ -66,16 +66,7 @@ export async function targetState(target: OpenedLibrary, source: MigrationRecord
     }
     return { kind: record.state === 'verified' ? 'done' : 'resume', record };
   }
-  if (target.database && target.schema) {
-    const held = await libraryContents(target.database.db);
-    if (held.users + held.documents + held.clients > 0) {
-      throw new CliError(
-        `the target database ${target.label} already holds a library (${held.users} account(s), ${held.documents} document(s), ${held.clients} application(s))`,
-        1,
-        'copy into an empty database; nothing was changed',
-      );
-    }
-  }
+  if (target.database && target.schema) await refuseHeldLibrary(target.database.db, target.label);
   const stored = (await firstKey(target, 'lancedb/')) ?? (await firstKey(target, 'files/'));
   if (stored) throw new CliError(`the target storage ${storage} already holds an index or originals (${stored})`, 1, 'copy into empty storage; nothing was changed');
   return { kind: 'fresh' };
