@@ -23,6 +23,7 @@ const HOSTILE = `<!DOCTYPE html>
 <img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" alt="inline dot" onerror="window.pwned = 'onerror'">
 <p onmouseover="window.pwned = 'handler'">Tide tables are posted weekly.</p>
 <a href="https://example.org/more">More about the harbour</a>
+<p><a href="/about">About the office</a> · <a href="tides.html">Tides</a></p>
 </body></html>`;
 
 const EMAIL = [
@@ -108,14 +109,19 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       await page.waitForURL(`${suite.d.url}/documents/${image}/view`);
 
       await page.goto(`${suite.d.url}/documents/${page1}/view`);
-      expect(await page.locator('article.rendered h1').textContent()).toBe('Harbour report');
+      // Its heading sits under the page's one h1, the document's name.
+      expect(await page.locator('h1').allTextContents()).toEqual(['report.html']);
+      expect(await page.locator('article.rendered h2').textContent()).toBe('Harbour report');
       expect(await page.locator('article.rendered').textContent()).toContain('Tide tables are posted weekly.');
       expect(await page.locator('article.rendered').textContent()).not.toContain('Harbour office');
       await page.hover('article.rendered p:nth-of-type(2)');
       expect(await page.locator('article.rendered script, article.rendered [onmouseover], article.rendered [onerror]').count()).toBe(0);
       // Only the inline (data:) image stays; the remote one is gone whole.
       expect(await page.locator('article.rendered img').evaluateAll((els) => els.map((el) => el.getAttribute('alt')))).toEqual(['inline dot']);
-      expect(await page.locator('article.rendered a').getAttribute('rel')).toBe('noopener noreferrer nofollow');
+      expect(await page.locator('article.rendered a[href]').getAttribute('rel')).toBe('noopener noreferrer nofollow');
+      // Its own site's relative links would lead into docsearch here: they stay as text, the absolute one a link.
+      expect(await page.locator('article.rendered a[href]').evaluateAll((els) => els.map((el) => el.getAttribute('href')))).toEqual(['https://example.org/more']);
+      expect(await page.locator('article.rendered').textContent()).toContain('About the office · Tides');
       expect(await axeViolations(page)).toEqual([]);
 
       await page.goto(`${suite.d.url}/documents/${mail}/view`);
@@ -128,7 +134,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('the viewer shows every format, saf
       expect(await page.evaluate('window.pwned')).toBeUndefined();
 
       await page.goto(`${suite.d.url}/documents/${markdown}/view`);
-      expect(await page.locator('article.rendered h1').textContent()).toBe('Tide log');
+      expect(await page.locator('article.rendered h2').textContent()).toBe('Tide log');
       expect(await page.locator('article.rendered em').textContent()).toBe('spring');
       expect(await page.locator('article.rendered').textContent()).not.toContain('Tides of the harbour'); // front matter is no text
       expect(await page.locator('article.rendered strong').textContent()).toBe('dawn');
