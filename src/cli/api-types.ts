@@ -5,6 +5,7 @@
 import type { WireSearchEnvelope } from '../mcp/library.js';
 
 import type { CitationFields } from '../core/citation-label.js';
+import { shape } from './wire-shape.js';
 
 export interface Project {
   id: string;
@@ -281,3 +282,36 @@ export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string
 
 /** Every field name any list command knows: decides whether the word after `--json` is a field list. */
 export const ALL_JSON_FIELDS: ReadonlySet<string> = new Set(Object.values(JSON_FIELDS).flat());
+
+/*
+ * What the CLI relies on in each answer (wire-shape.ts), checked before it reads one: the fields it cannot do
+ * without, so that another service's JSON is named as such. Not the whole of each type (newer servers add fields,
+ * older ones lack optional ones).
+ */
+export const PROJECT = shape<Project>({ id: 'string', name: 'string' });
+export const PROJECT_PAGE = shape<{ projects: Project[]; next_cursor: string | null }>({ projects: [PROJECT.fields] });
+export const MEMBER = shape<ProjectMember>({ id: 'string', kind: 'string', role: 'string' });
+export const MEMBER_LIST = shape<{ members: ProjectMember[] }>({ members: [MEMBER.fields] });
+export const DOCUMENT = shape<DocumentRecord>({ id: 'string', filename: 'string', project_id: 'string', status: 'string' });
+export const DOCUMENT_PAGE = shape<{ documents: DocumentRecord[]; next_cursor?: string | null }>({ documents: [DOCUMENT.fields] });
+export const TRASH_PAGE = shape<{ documents: TrashEntry[]; next_cursor: string | null }>({ documents: [{ ...DOCUMENT.fields, trashed_at: 'string' }] });
+export const SOURCE = shape<Source>({ id: 'string', project_id: 'string', kind: 'string', url: 'string', status: 'string' });
+export const SOURCE_LIST = shape<{ sources: Source[] }>({ sources: [SOURCE.fields] });
+export const KEY = shape<ApiKey>({ id: 'string', prefix: 'string', last4: 'string', scopes: ['string'] });
+export const KEY_LIST = shape<{ keys: ApiKey[] }>({ keys: [KEY.fields] });
+export const CREATED_KEY = shape<ApiKey & { key: string }>({ ...KEY.fields, key: 'string' });
+export const ME = shape<Me>({ id: 'string', email: 'string', scopes: ['string'] });
+export const LABEL_LIST = shape<{ labels: { name: string; document_count: number }[] }>({ labels: [{ name: 'string', document_count: 'number' }] });
+const PASSAGE = { text: 'string', highlights: [['number']] } as const;
+const HIT_OF = { document: { id: 'string', filename: 'string' }, project: { id: 'string', name: 'string' } } as const;
+/** A search's answer: passages (`results`), or with group "document" the documents (`documents`). */
+export const SEARCH_PASSAGES = shape<WireSearchEnvelope & { results: SearchResult[] }>({ results: [{ ...PASSAGE, ...HIT_OF }], total: { value: 'number' } });
+export const SEARCH_DOCUMENTS = shape<WireSearchEnvelope & { documents: DocumentResult[] }>({ documents: [{ ...HIT_OF, passages: [PASSAGE] }], total: { value: 'number' } });
+export const ADMIN_USER = shape<AdminUser>({ id: 'string', email: 'string', two_factor: { passkeys: 'number' }, usage: { documents: 'number', bytes: 'number' }, quota: 'object' });
+export const ADMIN_USER_LIST = shape<{ users: AdminUser[] }>({ users: [ADMIN_USER.fields] });
+export const ISSUED_LINK = shape<IssuedLink>({ mailed: 'boolean', expires_at: 'string' });
+export const INVITATION = shape<Invitation>({ id: 'string', email: 'string' });
+export const INVITATION_LIST = shape<{ invitations: Invitation[] }>({ invitations: [INVITATION.fields] });
+export const ADMIN_GROUP = shape<AdminGroup>({ id: 'string', name: 'string', member_count: 'number' });
+export const ADMIN_GROUP_LIST = shape<{ groups: AdminGroup[] }>({ groups: [ADMIN_GROUP.fields] });
+export const OUTBOX_MAIL = shape<OutboxMail>({ id: 'string', to: 'string', status: 'string' });

@@ -3,6 +3,7 @@ import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from '../terminal/e
 import { refusalText } from '../core/refusal-text.js';
 import { Contact, type RetryPolicy } from './request-retry.js';
 import { networkError, UnreachableError } from './unreachable.js';
+import { asShaped, notDocsearch, type WireShape } from './wire-shape.js';
 
 export { isTransient, networkError, UnreachableError } from './unreachable.js';
 
@@ -23,6 +24,11 @@ export interface RequestOptions {
    */
   retry?: boolean;
 }
+
+/** A request whose answer is read: `shape` says what of it the caller relies on, and types it. */
+export type Shaped<T> = RequestOptions & { shape: WireShape<T> };
+/** A request whose answer may be read (the implementation side of the overloads). */
+type Read = RequestOptions & { shape?: WireShape<unknown> };
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
@@ -91,7 +97,7 @@ export class ApiClient {
     return this.contact ? this.contact.retrying(attempt, signal) : attempt();
   }
 
-  /** Whether `send` asks again by itself. */
+  /** Whether `answer` asks again by itself. */
   private replayable(method: string, opts: RequestOptions): boolean {
     const streamed = opts.body !== undefined && typeof opts.body === 'object' && opts.body !== null && Symbol.asyncIterator in opts.body;
     return !streamed && (opts.retry ?? IDEMPOTENT.has(method));
@@ -101,14 +107,6 @@ export class ApiClient {
     const u = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
     return u.toString();
-  }
-
-  /**
-   * Sends the request and returns the raw Response on 2xx; throws a CliError otherwise. One that may be asked again
-   * is, until its answer comes (its body is the caller's to read: a download cut off midway is not asked again).
-   */
-  send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-    return this.replayable(method, opts) ? this.retrying(() => this.sendOnce(method, path, opts), opts.signal) : this.sendOnce(method, path, opts);
   }
 
   /**
@@ -147,18 +145,6 @@ export class ApiClient {
       `no answer within ${s} s`,
       'the server may be hung or overloaded; DOCSEARCH_TIMEOUT sets how many seconds to wait (0: no limit)',
     );
-  }
-
-  private async sendOnce(method: string, path: string, opts: RequestOptions): Promise<Response> {
-    const d = this.deadline(opts);
-    try {
-      return await this.sendWithin(method, path, d.opts);
-    } catch (err) {
-      throw d.expired() ? this.noAnswer(method, path) : err;
-    } finally {
-      // The caller reads the body: the deadline is for the answer to begin.
-      d.done();
-    }
   }
 
   private async sendWithin(method: string, path: string, opts: RequestOptions): Promise<Response> {
@@ -221,30 +207,43 @@ export class ApiClient {
     );
   }
 
-  /** The request's JSON answer; one that may be asked again is, until its answer has come whole. */
-  json<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    if (!this.replayable(method, opts)) return this.jsonOnce<T>(method, path, opts);
+  /**
+   * The request's JSON answer as `opts.shape` says (what the caller reads of it: a server that answers otherwise is
+   * said not to answer like docsearch); without a shape, `unknown`, for a caller that does not read it. One that may
+   * be asked again is, until its answer has come whole.
+   */
+  json<T>(method: string, path: string, opts: Shaped<T>): Promise<T>;
+  json(method: string, path: string, opts?: RequestOptions): Promise<unknown>;
+  async json(method: string, path: string, opts: Read = {}): Promise<unknown> {
+    return (await this.answer(method, path, opts)).body;
+  }
+
+  /** As `json`, with the answer's status (201: made; 200: changed). */
+  answer<T>(method: string, path: string, opts: Shaped<T>): Promise<{ status: number; body: T }>;
+  answer(method: string, path: string, opts?: RequestOptions): Promise<{ status: number; body: unknown }>;
+  answer(method: string, path: string, opts: Read = {}): Promise<{ status: number; body: unknown }> {
+    if (!this.replayable(method, opts)) return this.answerOnce(method, path, opts);
     let attempts = 0;
     return this.retrying(async () => {
       try {
-        return await this.jsonOnce<T>(method, path, opts);
+        return await this.answerOnce(method, path, opts);
       } catch (err) {
-        // A DELETE asked again after a failure in flight finds the thing gone: the first one deleted it.
-        if (++attempts > 1 && method === 'DELETE' && err instanceof ApiError && err.status === 404) return undefined as T;
+        // A DELETE asked again after a failure in flight finds the thing gone: the first one deleted it (what it
+        // answered is lost: one whose answer is read says the thing is gone rather than make one up).
+        if (++attempts > 1 && method === 'DELETE' && !opts.shape && err instanceof ApiError && err.status === 404) return { status: 204, body: undefined };
         throw err;
       }
     }, opts.signal);
   }
 
-  private async jsonOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
+  private async answerOnce(method: string, path: string, opts: Read): Promise<{ status: number; body: unknown }> {
     // One deadline for the answer's head and its body: a server may stall midway as well as before it.
     const d = this.deadline(opts);
     let res: Response;
     let text: string;
     try {
       res = await this.sendWithin(method, path, d.opts);
-      if (res.status === 204) return undefined as T;
-      text = await res.text();
+      text = res.status === 204 ? '' : await res.text();
     } catch (err) {
       if (d.expired()) throw this.noAnswer(method, path);
       // The connection went while the answer came (a replica killed mid-response).
@@ -253,25 +252,39 @@ export class ApiClient {
     } finally {
       d.done();
     }
-    if (!text) return undefined as T;
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      throw new CliError(`${method} ${path}: the server answered with something that is not JSON`, undefined, `is ${this.baseUrl} a docsearch server?`);
+    const request = `${method} ${path}`;
+    if (!text) {
+      if (opts.shape) throw notDocsearch(request, this.baseUrl, 'an empty answer');
+      return { status: res.status, body: undefined };
     }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw notDocsearch(request, this.baseUrl, 'the answer is not JSON');
+    }
+    return { status: res.status, body: opts.shape ? asShaped(body, opts.shape, request, this.baseUrl) : body };
   }
 
-  get<T>(path: string, opts?: RequestOptions) {
-    return this.json<T>('GET', path, opts);
+  get<T>(path: string, opts: Shaped<T>): Promise<T>;
+  get(path: string, opts?: RequestOptions): Promise<unknown>;
+  get(path: string, opts?: Read) {
+    return this.json('GET', path, opts);
   }
-  post<T>(path: string, json?: unknown, opts?: RequestOptions) {
-    return this.json<T>('POST', path, { ...opts, json });
+  post<T>(path: string, json: unknown, opts: Shaped<T>): Promise<T>;
+  post(path: string, json?: unknown, opts?: RequestOptions): Promise<unknown>;
+  post(path: string, json?: unknown, opts?: Read) {
+    return this.json('POST', path, { ...opts, json });
   }
-  patch<T>(path: string, json?: unknown, opts?: RequestOptions) {
-    return this.json<T>('PATCH', path, { ...opts, json });
+  patch<T>(path: string, json: unknown, opts: Shaped<T>): Promise<T>;
+  patch(path: string, json?: unknown, opts?: RequestOptions): Promise<unknown>;
+  patch(path: string, json?: unknown, opts?: Read) {
+    return this.json('PATCH', path, { ...opts, json });
   }
-  delete<T = void>(path: string, opts?: RequestOptions) {
-    return this.json<T>('DELETE', path, opts);
+  delete<T>(path: string, opts: Shaped<T>): Promise<T>;
+  delete(path: string, opts?: RequestOptions): Promise<unknown>;
+  delete(path: string, opts?: Read) {
+    return this.json('DELETE', path, opts);
   }
 }
 

@@ -57,7 +57,7 @@ describe('the CLI against a server that answers oddly', () => {
     const res = await runCli(['whoami', '--json'], { env: env(other) });
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toBe(`error: GET /api/v1/me: ${other} answered without an account\nhint: is ${other} a docsearch server?\n`);
+    expect(res.stderr).toBe(`error: GET /api/v1/me: ${other} did not answer as a docsearch server does (no "id")\nhint: is ${other} a docsearch server? A proxy or another service may be answering at that address\n`);
   });
 
   it('search against a server that takes the connection and never answers fails after DOCSEARCH_TIMEOUT, exit 1, nothing on stdout', { timeout: 60_000 }, async () => {

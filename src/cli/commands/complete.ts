@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { ApiKey, DocumentRecord } from '../api-types.js';
+import { type ApiKey, DOCUMENT_PAGE, KEY_LIST, LABEL_LIST } from '../api-types.js';
+import { SAVED_SEARCH_LIST } from './shared/saved-search.js';
 import { type Candidate, complete, type Lookups } from '../completion/complete.js';
 import type { Context } from '../context.js';
 import { maskedKey } from './keys/list.js';
@@ -21,13 +22,13 @@ function serverLookups(ctx: Context): Lookups {
     documents: () =>
       fromServer(async (signal) => {
         // The newest page is enough to pick from; `documents list` shows the rest.
-        const { documents } = await ctx.http().get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { limit: 100 }, signal });
+        const { documents } = await ctx.http().get('/api/v1/documents', { query: { limit: 100 }, signal, shape: DOCUMENT_PAGE });
         return documents.map((d) => ({ value: d.id, description: `${d.path ?? d.filename} (${d.status})` }));
       }),
     labels: () =>
       fromServer(async (signal) => {
         const projects = await listAllProjects(ctx.http(), signal);
-        const lists = await Promise.all(projects.map((p) => ctx.http().get<{ labels: { name: string; document_count: number }[] }>(`/api/v1/projects/${encodeURIComponent(p.id)}/labels`, { signal })));
+        const lists = await Promise.all(projects.map((p) => ctx.http().get(`/api/v1/projects/${encodeURIComponent(p.id)}/labels`, { signal, shape: LABEL_LIST })));
         // A name several projects use is one label to a filter (names match in any case): offered once, counts summed.
         const counts = new Map<string, { name: string; n: number }>();
         for (const l of lists.flatMap((x) => x.labels)) {
@@ -38,18 +39,18 @@ function serverLookups(ctx: Context): Lookups {
       }),
     metadataKeys: () =>
       fromServer(async (signal) => {
-        const { documents } = await ctx.http().get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { limit: 100 }, signal });
+        const { documents } = await ctx.http().get('/api/v1/documents', { query: { limit: 100 }, signal, shape: DOCUMENT_PAGE });
         const keys = new Set(documents.flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>)));
         return [...keys].sort().map((k) => ({ value: `${k}=`, description: 'metadata key' }));
       }),
     savedSearches: () =>
       fromServer(async (signal) => {
-        const { saved_searches } = await ctx.http().get<{ saved_searches: { name: string; mine: boolean; created_by: string }[] }>('/api/v1/saved-searches', { signal });
+        const { saved_searches } = await ctx.http().get('/api/v1/saved-searches', { signal, shape: SAVED_SEARCH_LIST });
         return saved_searches.map((v) => ({ value: v.name, description: v.mine ? 'saved search' : `saved search by ${v.created_by}` }));
       }),
     keys: () =>
       fromServer(async (signal) => {
-        const { keys } = await ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys', { signal });
+        const { keys } = await ctx.http().get('/api/v1/keys', { signal, shape: KEY_LIST });
         // A name two keys share cannot pick one (`keys revoke` refuses it): offer those keys by id.
         const shared = (k: ApiKey) => keys.filter((o) => o.name === k.name).length > 1;
         return keys.map((k) => ({ value: k.name && !shared(k) ? k.name : k.id, description: `API key ${maskedKey(k)}` }));

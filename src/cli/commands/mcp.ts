@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { VERSION } from '../../core/version.js';
+import { ME } from '../api-types.js';
 import type { Context } from '../context.js';
 import { defineCommand } from './shared/command.js';
 
@@ -27,7 +28,7 @@ export function build(ctx: Context): Command {
     // The server and the credential are tried before serving: an unreachable server or an unusable credential
     // ends the command with the reason on standard error (the client's MCP log), so the client shows the server
     // as failed at once, not as connected with every tool failing. The credential's scopes decide the tools.
-    const { scopes } = await ctx.http().get<{ scopes: string[] }>('/api/v1/me');
+    const { scopes } = await ctx.http().get('/api/v1/me', { shape: ME });
     const report = (err: unknown) => ctx.io.stderr.write(`docsearch mcp: ${(err as Error)?.stack ?? String(err)}\n`);
     const server = createMcpServer(new HttpLibrary(ctx.http()), { version: VERSION, scopes, report });
     const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);

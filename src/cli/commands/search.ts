@@ -4,7 +4,8 @@ import { citationLabel } from '../../core/citation-label.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
-import type { DocumentResult, SearchDocument, SearchPassage, SearchResponse, SearchResult } from '../api-types.js';
+import { type DocumentResult, SEARCH_DOCUMENTS, SEARCH_PASSAGES, type SearchDocument, type SearchPassage, type SearchResponse, type SearchResult } from '../api-types.js';
+import type { WireShape } from '../wire-shape.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../terminal/errors.js';
 import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal/io.js';
@@ -117,10 +118,11 @@ async function fetchAll(opts: SearchOptions, ctx: Context, body: Record<string, 
   let took = 0;
   let pages = 0;
   let cursor: string | null = null;
+  const shape: WireShape<SearchResponse> = body.group === 'document' ? SEARCH_DOCUMENTS : SEARCH_PASSAGES;
   do {
     const limit = Math.min(MAX_SEARCH_LIMIT, opts.limit - all.length);
     // A search changes nothing: asked again when it fails in flight.
-    res = await http.post<SearchResponse>('/api/v1/search', { ...body, limit, ...(cursor ? { cursor } : {}) }, { retry: true });
+    res = await http.post('/api/v1/search', { ...body, limit, ...(cursor ? { cursor } : {}) }, { retry: true, shape });
     pages++;
     took += res.took_ms;
     all.push(...items(res));

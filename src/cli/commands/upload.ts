@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
-import type { DocumentRecord, Project } from '../api-types.js';
+import { DOCUMENT, DOCUMENT_PAGE, type DocumentRecord, type Project } from '../api-types.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, InterruptedError, UsageError } from '../../terminal/errors.js';
 import { type ApiClient, isTransient, UnreachableError } from '../http.js';
@@ -72,7 +72,8 @@ async function postBatch(
   const all = withPaths ? { ...fields, paths: JSON.stringify(files.map((f) => f.rel)) } : fields;
   const res = await http.retrying(() => {
     const mp = multipartBody(all, files, onProgress);
-    return http.json<{ documents: DocumentRecord[] }>('POST', '/api/v1/upload', {
+    return http.json('POST', '/api/v1/upload', {
+      shape: DOCUMENT_PAGE,
       body: mp.body,
       headers: { 'content-type': mp.contentType, 'content-length': String(mp.contentLength) },
       signal,
@@ -179,7 +180,7 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
         askedAt = ctx.now();
         const late = AbortSignal.timeout(Math.max(deadline - askedAt, 1000));
         const poll = AbortSignal.any([interrupt, late]);
-        const d = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: poll, retry: false }).catch((err: unknown) => {
+        const d = await http.get(`/api/v1/documents/${encodeURIComponent(outcomes[i]!.document!.id)}`, { signal: poll, retry: false, shape: DOCUMENT }).catch((err: unknown) => {
           if (interrupt.aborted || !late.aborted) throw err;
           throw new UnreachableError(`${http.baseUrl} did not answer`, NO_ANSWER);
         });
@@ -435,7 +436,7 @@ async function reportSettled(http: ApiClient, pending: { path: string; id: strin
     for (const p of left) {
       let doc: DocumentRecord;
       try {
-        doc = await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(p.id)}`, { signal });
+        doc = await http.get(`/api/v1/documents/${encodeURIComponent(p.id)}`, { signal, shape: DOCUMENT });
       } catch (err) {
         // Deleted meanwhile: nothing to say; the server away: ask again next round.
         if (!(err instanceof ApiError && err.status === 404)) next.push(p);

@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
-import type { AdminGroup } from '../../api-types.js';
+import { ADMIN_GROUP, ADMIN_GROUP_LIST, type AdminGroup } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { groupDeletionConsequence } from '../../../core/group-reach.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { printTable } from '../../output/table.js';
+import { shape } from '../../wire-shape.js';
 import { addDefaultSubcommand, defineCommand } from '../shared/command.js';
+
+const GROUP_TO_DELETE = shape<AdminGroup & { project_count: number }>({ ...ADMIN_GROUP.fields, project_count: 'number' });
+const GROUP_MEMBERS = shape<AdminGroup & { members: { id: string; email: string }[] }>({ ...ADMIN_GROUP.fields, members: [{ id: 'string', email: 'string' }] });
 
 const groupPath = (ref: string): string => `/api/v1/admin/groups/${encodeURIComponent(ref.trim())}`;
 
@@ -18,7 +22,7 @@ export function groupsCommand(ctx: Context): Command {
   addDefaultSubcommand(
     group,
     defineCommand('list', { summary: 'list every group, local and from the identity provider', examples: ['docsearch admin groups list'] }).action(async () => {
-      const { groups } = await ctx.http().get<{ groups: AdminGroup[] }>('/api/v1/admin/groups');
+      const { groups } = await ctx.http().get('/api/v1/admin/groups', { shape: ADMIN_GROUP_LIST });
       if (ctx.globals().json) return emitJson(ctx, { groups });
       printTable(ctx.io, { headers: ['NAME', 'MEMBERS', 'SOURCE', 'DESCRIPTION'], rows: groups.map((g) => [g.name, g.member_count, g.source, g.description]), now: ctx.now() });
     }),
@@ -28,7 +32,7 @@ export function groupsCommand(ctx: Context): Command {
       .argument('<name>', 'the group’s name')
       .option('--description <text>', 'what it is for', '')
       .action(async (name: string, flags: { description: string }) => {
-        const made = await ctx.http().post<AdminGroup>('/api/v1/admin/groups', { name, description: flags.description });
+        const made = await ctx.http().post('/api/v1/admin/groups', { name, description: flags.description }, { shape: ADMIN_GROUP });
         if (ctx.globals().json) return emitJson(ctx, made);
         notice(ctx.io, `created group ${made.name}`);
       }),
@@ -39,7 +43,7 @@ export function groupsCommand(ctx: Context): Command {
       .option('-y, --yes', 'do not ask for confirmation')
       .action(async (name: string, flags: { yes?: boolean }) => {
         if (!flags.yes) {
-          const got = await ctx.http().get<AdminGroup & { project_count: number }>(groupPath(name));
+          const got = await ctx.http().get(groupPath(name), { shape: GROUP_TO_DELETE });
           await confirmDestructive(ctx.io, { action: `delete the group ${got.name}`, consequence: groupDeletionConsequence({ members: got.member_count, projects: got.project_count }) }, flags.yes);
         }
         await ctx.http().delete(groupPath(name));
@@ -51,7 +55,7 @@ export function groupsCommand(ctx: Context): Command {
     defineCommand('members', { summary: "list a group's members", examples: ['docsearch admin groups members editors'] })
       .argument('<group>', 'its name or id')
       .action(async (name: string) => {
-        const got = await ctx.http().get<AdminGroup & { members: { id: string; email: string }[] }>(groupPath(name));
+        const got = await ctx.http().get(groupPath(name), { shape: GROUP_MEMBERS });
         if (ctx.globals().json) return emitJson(ctx, got);
         printTable(ctx.io, { headers: ['ID', 'EMAIL'], rows: got.members.map((m) => [m.id, m.email]), now: ctx.now() });
       }),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invitation } from '../../api-types.js';
+import { INVITATION_LIST } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
@@ -15,7 +15,7 @@ export function invitationsCommand(ctx: Context): Command {
   addDefaultSubcommand(
     group,
     defineCommand('list', { summary: 'list open invitations, who made them and when they expire', examples: ['docsearch admin invitations list --json'] }).action(async () => {
-      const { invitations } = await ctx.http().get<{ invitations: Invitation[] }>('/api/v1/admin/invitations');
+      const { invitations } = await ctx.http().get('/api/v1/admin/invitations', { shape: INVITATION_LIST });
       if (ctx.globals().json) return emitJson(ctx, { invitations });
       printTable(ctx.io, {
         headers: ['ID', 'EMAIL', 'GIVES', 'MADE BY', 'MADE', 'EXPIRES'],
@@ -31,7 +31,7 @@ export function invitationsCommand(ctx: Context): Command {
         const http = ctx.http();
         let id = ref.trim();
         if (!id.startsWith('inv_')) {
-          const { invitations } = await http.get<{ invitations: Invitation[] }>('/api/v1/admin/invitations');
+          const { invitations } = await http.get('/api/v1/admin/invitations', { shape: INVITATION_LIST });
           const found = invitations.find((i) => i.email.toLowerCase() === id.toLowerCase());
           if (!found) throw new CliError(`no open invitation for ${id}`, undefined, 'see them with `docsearch admin invitations`');
           id = found.id;

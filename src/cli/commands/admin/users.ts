@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AdminUser, IssuedLink } from '../../api-types.js';
+import { ADMIN_USER, ADMIN_USER_LIST, type AdminUser, ISSUED_LINK, type IssuedLink } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { formatBytes, parseByteSize } from '../../../core/bytes.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
@@ -7,7 +7,21 @@ import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { printTable } from '../../output/table.js';
+import { shape } from '../../wire-shape.js';
 import { addDefaultSubcommand, defineCommand } from '../shared/command.js';
+
+const DISABLED_USER = shape<{ user: AdminUser; sessions_ended: number; keys_revoked: number; grants_revoked: number }>({
+  user: ADMIN_USER.fields,
+  sessions_ended: 'number',
+  keys_revoked: 'number',
+  grants_revoked: 'number',
+});
+const ENABLED_USER = shape<{ user: AdminUser }>({ user: ADMIN_USER.fields });
+const DELETED_USER = shape<{ transferred: number; removed: number }>({ transferred: 'number', removed: 'number' });
+const INVITED = shape<{ invitations: (IssuedLink & { email: string; id: string })[]; refused: { email: string; error: string }[] }>({
+  invitations: [{ ...ISSUED_LINK.fields, email: 'string', id: 'string' }],
+  refused: [{ email: 'string', error: 'string' }],
+});
 
 /** An account in a path: its id or its e-mail, as the admin API takes it. */
 export const userPath = (ref: string): string => `/api/v1/admin/users/${encodeURIComponent(ref.trim())}`;
@@ -15,7 +29,7 @@ export const userPath = (ref: string): string => `/api/v1/admin/users/${encodeUR
 const twoFactor = (u: AdminUser): string => [u.two_factor.totp ? 'app' : null, u.two_factor.passkeys > 0 ? `${u.two_factor.passkeys} passkey${u.two_factor.passkeys === 1 ? '' : 's'}` : null].filter(Boolean).join(', ') || 'none';
 
 async function list(ctx: Context): Promise<void> {
-  const { users } = await ctx.http().get<{ users: AdminUser[] }>('/api/v1/admin/users');
+  const { users } = await ctx.http().get('/api/v1/admin/users', { shape: ADMIN_USER_LIST });
   if (ctx.globals().json) return emitJson(ctx, { users });
   printTable(ctx.io, {
     headers: ['EMAIL', 'ADMIN', 'KIND', '2FA', 'LAST SIGN-IN', 'DOCUMENTS', 'SIZE', 'QUOTA', 'DISABLED'],
@@ -45,7 +59,7 @@ function showLink(ctx: Context, what: string, issued: IssuedLink): void {
 async function invite(ctx: Context, emails: string[], flags: { admin?: boolean; group?: string; mail: boolean }): Promise<void> {
   const addresses = emails.flatMap((e) => e.split(/[\s,;]+/)).filter(Boolean);
   const body = { emails: addresses, admin: Boolean(flags.admin), send: flags.mail, ...(flags.group ? { group: flags.group } : {}) };
-  const res = await ctx.http().post<{ invitations: (IssuedLink & { email: string; id: string })[]; refused: { email: string; error: string }[] }>('/api/v1/admin/invitations', body);
+  const res = await ctx.http().post('/api/v1/admin/invitations', body, { shape: INVITED });
   if (ctx.globals().json) await emitJson(ctx, res);
   else {
     for (const i of res.invitations) showLink(ctx, `invited ${i.email}`, i);
@@ -87,7 +101,7 @@ export function usersCommand(ctx: Context): Command {
     })
       .argument('<user>', 'the account: e-mail or id')
       .action(async (user: string) => {
-        const res = await ctx.http().post<{ user: AdminUser; sessions_ended: number; keys_revoked: number; grants_revoked: number }>(`${userPath(user)}/disable`);
+        const res = await ctx.http().post(`${userPath(user)}/disable`, undefined, { shape: DISABLED_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
         notice(ctx.io, `disabled ${res.user.email}; ended ${res.sessions_ended} web session(s), revoked ${res.keys_revoked} API key(s) and ${res.grants_revoked} connected app(s)`);
       }),
@@ -96,7 +110,7 @@ export function usersCommand(ctx: Context): Command {
     defineCommand('enable', { summary: 'let a disabled account sign in again', examples: ['docsearch admin users enable bob@example.com'] })
       .argument('<user>', 'the account: e-mail or id')
       .action(async (user: string) => {
-        const res = await ctx.http().post<{ user: AdminUser }>(`${userPath(user)}/enable`);
+        const res = await ctx.http().post(`${userPath(user)}/enable`, undefined, { shape: ENABLED_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
         notice(ctx.io, `enabled ${res.user.email}: they can sign in again`);
       }),
@@ -114,7 +128,7 @@ export function usersCommand(ctx: Context): Command {
       .action(async (user: string, flags: { transferTo?: string; yes?: boolean }) => {
         await confirmDestructive(ctx.io, { action: `delete the account ${user}${flags.transferTo ? ` and hand its projects to ${flags.transferTo}` : ''}`, consequence: 'This cannot be undone.' }, flags.yes);
         const query = flags.transferTo ? `?transfer_to=${encodeURIComponent(flags.transferTo)}` : '';
-        const res = await ctx.http().delete<{ transferred: number; removed: number }>(`${userPath(user)}${query}`);
+        const res = await ctx.http().delete(`${userPath(user)}${query}`, { shape: DELETED_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
         notice(ctx.io, `deleted ${user}; ${res.transferred} project(s) handed on, ${res.removed} empty project(s) deleted`);
       }),
@@ -129,7 +143,7 @@ export function usersCommand(ctx: Context): Command {
       .argument('<user>', 'the account: e-mail or id')
       .option('--no-mail', 'print the link instead of mailing it')
       .action(async (user: string, flags: { mail: boolean }) => {
-        const res = await ctx.http().post<IssuedLink>(`${userPath(user)}/reset-link`, { send: flags.mail });
+        const res = await ctx.http().post(`${userPath(user)}/reset-link`, { send: flags.mail }, { shape: ISSUED_LINK });
         if (ctx.globals().json) return emitJson(ctx, res);
         showLink(ctx, `reset link for ${user}`, res);
       }),
@@ -147,7 +161,7 @@ export function usersCommand(ctx: Context): Command {
       .action(async (user: string, size: string | undefined, flags: { default?: boolean }) => {
         const bytes = flags.default ? null : size === undefined ? undefined : parseByteSize(size);
         if (bytes === undefined || (bytes === null && !flags.default)) throw new CliError(size === undefined ? 'give a size (500MiB, 2GB) or --default' : `"${size}" is not a size such as 500MiB or 2GB`);
-        const res = await ctx.http().patch<AdminUser>(userPath(user), { quota_bytes: bytes });
+        const res = await ctx.http().patch(userPath(user), { quota_bytes: bytes }, { shape: ADMIN_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
         const limit = res.quota.limit_bytes === null ? 'no quota' : `a quota of ${formatBytes(res.quota.limit_bytes)}`;
         notice(ctx.io, `${res.email} has ${limit}${res.quota.own ? '' : ' (the server default)'}; its uploads hold ${formatBytes(res.usage.bytes)}`);
@@ -161,7 +175,7 @@ export function usersCommand(ctx: Context): Command {
       .argument('<user>', 'the account: e-mail or id')
       .option('--off', 'take admin away instead')
       .action(async (user: string, flags: { off?: boolean }) => {
-        const res = await ctx.http().patch<AdminUser>(userPath(user), { admin: !flags.off });
+        const res = await ctx.http().patch(userPath(user), { admin: !flags.off }, { shape: ADMIN_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
         notice(ctx.io, res.admin ? `${res.email} is now an admin` : `${res.email} is no longer an admin`);
       }),

@@ -14,7 +14,7 @@ import {
 } from '../../auth/oauth-client.js';
 import { credentialShapeProblem, PASTE_HINT } from '../../auth/credential-shape.js';
 import { toStored } from '../../auth/session.js';
-import type { Me } from '../../api-types.js';
+import { ME, PROJECT_PAGE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import type { StoredCredential } from '../../credentials.js';
@@ -40,7 +40,7 @@ const clientWith = (ctx: Context, server: string, token: string) =>
 async function verifyToken(ctx: Context, server: string, token: string): Promise<void> {
   const client = clientWith(ctx, server, token);
   try {
-    await client.get('/api/v1/projects', { query: { limit: 1 } });
+    await client.get('/api/v1/projects', { query: { limit: 1 }, shape: PROJECT_PAGE });
   } catch (err) {
     if (err instanceof AuthRequiredError) throw new AuthRequiredError(`${server} rejected the token`, 'check that you pasted the whole key (dsk_…) and that it was not revoked');
     // A write-only key cannot list projects, yet it is a valid credential.
@@ -53,7 +53,7 @@ async function verifyToken(ctx: Context, server: string, token: string): Promise
 async function accountEmail(ctx: Context, server: string, token: string): Promise<string | null> {
   const client = clientWith(ctx, server, token);
   try {
-    return (await client.get<Me>('/api/v1/me')).email;
+    return (await client.get('/api/v1/me', { shape: ME })).email;
   } catch (err) {
     if (err instanceof CliError) return null;
     throw err;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { VERSION } from '../../../core/version.js';
-import type { Me } from '../../api-types.js';
+import { ME } from '../../api-types.js';
 import { bearerToken, checkShape, credentialMethod, resolveCredential } from '../../auth/session.js';
 import type { Context } from '../../context.js';
 import type { StoredCredential } from '../../credentials.js';
@@ -33,7 +33,7 @@ async function check(ctx: Context, server: string, source: string, credential: S
   const client = new ApiClient({ baseUrl: server, token, fetch: ctx.fetch, userAgent: `docsearch-cli/${VERSION}` });
   const base = { server, active, source, method: credentialMethod(credential) };
   try {
-    const me = await client.get<Me>('/api/v1/me', { signal: AbortSignal.timeout(10_000) });
+    const me = await client.get('/api/v1/me', { signal: AbortSignal.timeout(10_000), shape: ME });
     return { ...base, account: me.email, scopes: me.scopes, status: 'ok', detail: null };
   } catch (err) {
     if (!(err instanceof CliError)) throw err;

@@ -1,4 +1,4 @@
-import type { DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, DOCUMENT_PAGE, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError } from '../../../terminal/errors.js';
 
@@ -17,7 +17,7 @@ const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 async function byName(ctx: Context, name: string): Promise<DocumentRecord | null> {
   const http = ctx.http();
   const list = async (query: Record<string, string>) =>
-    (await http.get<{ documents: DocumentRecord[] }>('/api/v1/documents', { query: { ...query, limit: 100 } })).documents;
+    (await http.get('/api/v1/documents', { query: { ...query, limit: 100 }, shape: DOCUMENT_PAGE })).documents;
   let found = await list({ path: name });
   if (found.length === 0) found = (await list({ filename: name })).filter((d) => d.filename === name);
   if (found.length <= 1) return found[0] ?? null;
@@ -34,7 +34,7 @@ export async function getDocuments(ctx: Context, refs: string[]): Promise<Docume
   const lookup = async (ref: string): Promise<DocumentRecord | null> => {
     if (!DOCUMENT_ID.test(ref)) return byName(ctx, ref);
     try {
-      return await http.get<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(ref)}`);
+      return await http.get(`/api/v1/documents/${encodeURIComponent(ref)}`, { shape: DOCUMENT });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return null;
       throw err;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice, writeOut } from '../../../terminal/io.js';
 import { UsageError } from '../../../terminal/errors.js';
@@ -49,7 +49,7 @@ export async function run(opts: LabelOptions, ctx: Context): Promise<void> {
   const out: DocumentRecord[] = [];
   for (const d of docs) {
     const after = changing
-      ? await ctx.http().patch<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(d.id)}`, { labels: { add: change.add, remove: change.remove } })
+      ? await ctx.http().patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { labels: { add: change.add, remove: change.remove } }, { shape: DOCUMENT })
       : d;
     out.push(after);
     if (opts.json) continue;

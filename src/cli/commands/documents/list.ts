@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { DocumentRecord, Project } from '../../api-types.js';
+import { DOCUMENT_PAGE, type DocumentRecord, type Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../../terminal/errors.js';
 import type { ApiClient } from '../../http.js';
@@ -32,7 +32,7 @@ export async function listDocuments(http: ApiClient, query: { project_id?: strin
   const documents: DocumentRecord[] = [];
   let cursor: string | undefined;
   do {
-    const page = await http.get<{ documents: DocumentRecord[]; next_cursor?: string | null }>('/api/v1/documents', { query: { ...query, limit: 100, cursor } });
+    const page = await http.get('/api/v1/documents', { query: { ...query, limit: 100, cursor }, shape: DOCUMENT_PAGE });
     documents.push(...page.documents);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
@@ -19,7 +19,7 @@ export async function run(opts: MoveOptions, ctx: Context): Promise<void> {
   const docs = await getDocuments(ctx, [...new Set(opts.refs)]);
   const moved: DocumentRecord[] = [];
   for (const d of docs) {
-    moved.push(await http.patch<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(d.id)}`, { project_id: project.id }));
+    moved.push(await http.patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { project_id: project.id }, { shape: DOCUMENT }));
     if (!opts.json) notice(ctx.io, `moved ${d.path ?? d.filename} (${d.id}) to ${project.name}`);
   }
   if (opts.json) return emitJson(ctx, { documents: moved }, 'documents');

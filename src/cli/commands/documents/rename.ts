@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
@@ -14,7 +14,7 @@ export interface RenameOptions {
 
 export async function run(opts: RenameOptions, ctx: Context): Promise<void> {
   const [d] = (await getDocuments(ctx, [opts.ref])) as [DocumentRecord];
-  const renamed = await ctx.http().patch<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(d.id)}`, { filename: opts.name });
+  const renamed = await ctx.http().patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { filename: opts.name }, { shape: DOCUMENT });
   if (opts.json) return emitJson(ctx, renamed);
   notice(ctx.io, `renamed ${d.filename} to ${renamed.filename} (${d.id}); search results show the new name at once`);
 }

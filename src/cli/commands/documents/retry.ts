@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
@@ -21,7 +21,7 @@ export async function run(opts: RetryOptions, ctx: Context): Promise<void> {
   }
   const queued: DocumentRecord[] = [];
   for (const d of docs) {
-    queued.push(await http.post<DocumentRecord>(`/api/v1/documents/${encodeURIComponent(d.id)}/retry`, {}));
+    queued.push(await http.post(`/api/v1/documents/${encodeURIComponent(d.id)}/retry`, {}, { shape: DOCUMENT }));
     if (!opts.json) notice(ctx.io, `queued ${d.path ?? d.filename} (${d.id}) again`);
   }
   if (opts.json) return emitJson(ctx, { documents: queued }, 'documents');

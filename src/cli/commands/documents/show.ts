@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DocumentRecord, Project } from '../../api-types.js';
+import { type DocumentRecord, PROJECT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../../terminal/errors.js';
 import { emitJson } from '../../output/json.js';
@@ -18,7 +18,7 @@ export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
   if (opts.json) return emitJson(ctx, d);
   const project = await ctx
     .http()
-    .get<Project>(`/api/v1/projects/${encodeURIComponent(d.project_id)}`)
+    .get(`/api/v1/projects/${encodeURIComponent(d.project_id)}`, { shape: PROJECT })
     .catch((err: unknown) => {
       // A key that may not read projects still shows the document, with the project's id alone.
       if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return undefined;

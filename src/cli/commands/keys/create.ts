@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { EXPIRES_FORMS, type KeyExpiry, parseExpires } from '../../../core/key-expiry.js';
-import type { ApiKey } from '../../api-types.js';
+import { CREATED_KEY } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice, writeOut } from '../../../terminal/io.js';
@@ -41,7 +41,7 @@ function parseScopes(value: string): string[] {
 export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const limit = opts.projects?.length ? await resolveProjects(ctx, opts.projects) : undefined;
   const body = { ...(opts.name ? { name: opts.name } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}), ...(limit ? { project_ids: limit.map((p) => p.id) } : {}), ...expiryBody(opts.expires) };
-  const created = await keyRequest(ctx, () => ctx.http().post<ApiKey & { key: string }>('/api/v1/keys', body));
+  const created = await keyRequest(ctx, () => ctx.http().post('/api/v1/keys', body, { shape: CREATED_KEY }));
   if (opts.json) return emitJson(ctx, created);
   const only = limit ? `, only for ${limit.map((p) => p.name).join(', ')}` : '';
   const until = created.expires_at ? `, expires ${created.expires_at}` : '';

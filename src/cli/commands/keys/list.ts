@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApiKey } from '../../api-types.js';
+import { type ApiKey, KEY_LIST } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 
@@ -16,7 +16,7 @@ export interface ListOptions {
 export const maskedKey = (k: Pick<ApiKey, 'prefix' | 'last4'>): string => `${k.prefix}…${k.last4}`;
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
-  const { keys } = await keyRequest(ctx, () => ctx.http().get<{ keys: ApiKey[] }>('/api/v1/keys'));
+  const { keys } = await keyRequest(ctx, () => ctx.http().get('/api/v1/keys', { shape: KEY_LIST }));
   if (opts.json) return emitJson(ctx, { keys }, 'keys');
   // A limit is shown by project name; an id no longer readable (unshared since) stays an id.
   const names = keys.some((k) => k.project_ids) ? new Map((await listAllProjects(ctx.http())).map((p) => [p.id, p.name])) : new Map<string, string>();

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApiKey } from '../../api-types.js';
+import { type ApiKey, KEY_LIST } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
@@ -28,7 +28,7 @@ export function pickKey(keys: ApiKey[], ref: string): ApiKey {
 
 export async function run(opts: RevokeOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
-  const { keys } = await keyRequest(ctx, () => http.get<{ keys: ApiKey[] }>('/api/v1/keys'));
+  const { keys } = await keyRequest(ctx, () => http.get('/api/v1/keys', { shape: KEY_LIST }));
   const key = pickKey(keys, opts.id);
   await confirmDestructive(ctx.io, { action: `revoke API key ${key.name ?? key.id} (${maskedKey(key)})`, consequence: 'Anything using it stops working.' }, opts.yes);
   await keyRequest(ctx, () => http.delete(`/api/v1/keys/${encodeURIComponent(key.id)}`));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Project } from '../../api-types.js';
+import { PROJECT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { UsageError } from '../../../terminal/errors.js';
@@ -28,7 +28,7 @@ export function parseMetadata(raw: string | undefined): Record<string, unknown> 
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<void> {
   const body = { name: opts.name, ...(opts.description !== undefined ? { description: opts.description } : {}), ...(opts.metadata ? { metadata: opts.metadata } : {}) };
-  const project = await ctx.http().post<Project>('/api/v1/projects', body);
+  const project = await ctx.http().post('/api/v1/projects', body, { shape: PROJECT });
   if (opts.json) return emitJson(ctx, project);
   notice(ctx.io, `created project ${project.name}`);
   writeOut(ctx.io, project.id);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ProjectMember } from '../../api-types.js';
+import { MEMBER_LIST, type ProjectMember } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { printTable } from '../../output/table.js';
@@ -17,7 +17,7 @@ export const memberLabel = (m: Pick<ProjectMember, 'kind' | 'email' | 'group'>):
 
 /** A project's members, its owner of record first (GET …/members: owners only). */
 export async function listMembers(ctx: Context, projectId: string): Promise<ProjectMember[]> {
-  return (await ctx.http().get<{ members: ProjectMember[] }>(`/api/v1/projects/${encodeURIComponent(projectId)}/members`)).members;
+  return (await ctx.http().get(`/api/v1/projects/${encodeURIComponent(projectId)}/members`, { shape: MEMBER_LIST })).members;
 }
 
 export interface MembersOptions {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Project } from '../../api-types.js';
+import { PROJECT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
@@ -14,7 +14,7 @@ export interface RenameOptions {
 
 export async function run(opts: RenameOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  const updated = await ctx.http().patch<Project>(`/api/v1/projects/${encodeURIComponent(p.id)}`, { name: opts.name });
+  const updated = await ctx.http().patch(`/api/v1/projects/${encodeURIComponent(p.id)}`, { name: opts.name }, { shape: PROJECT });
   if (opts.json) return emitJson(ctx, updated);
   notice(ctx.io, `renamed project ${p.name} to ${updated.name}`);
 }

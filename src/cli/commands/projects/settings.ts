@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Project } from '../../api-types.js';
+import { PROJECT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { UsageError } from '../../../terminal/errors.js';
@@ -22,7 +22,7 @@ export async function run(opts: SettingsOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
   const body = { language: value(opts.language), ocr_languages: value(opts.ocrLanguages) };
   if (body.language === undefined && body.ocr_languages === undefined) throw new UsageError('nothing to change: give --language or --ocr-languages');
-  const updated = await ctx.http().patch<Project>(`/api/v1/projects/${encodeURIComponent(p.id)}`, body);
+  const updated = await ctx.http().patch(`/api/v1/projects/${encodeURIComponent(p.id)}`, body, { shape: PROJECT });
   if (opts.json) return emitJson(ctx, updated);
   notice(ctx.io, `project ${updated.name}: language ${updated.language ?? 'detected per chunk'}, OCR languages ${updated.ocr_languages ?? "the server's"} (for uploads from now on)`);
 }

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import type { ProjectMember } from '../../api-types.js';
+import { MEMBER } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
@@ -16,8 +16,8 @@ export interface ShareOptions {
 
 export async function run(opts: ShareOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  const res = await ctx.http().send('POST', `/api/v1/projects/${encodeURIComponent(p.id)}/members`, { json: { ...shareTarget(opts.member), role: opts.role } });
-  const member = (await res.json()) as ProjectMember;
+  const res = await ctx.http().answer('POST', `/api/v1/projects/${encodeURIComponent(p.id)}/members`, { json: { ...shareTarget(opts.member), role: opts.role }, shape: MEMBER });
+  const member = res.body;
   if (opts.json) return emitJson(ctx, member);
   notice(ctx.io, res.status === 201 ? `shared project ${p.name} with ${memberLabel(member)} as ${member.role}` : `${memberLabel(member)} is now ${member.role} of project ${p.name}`);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Project } from '../../api-types.js';
+import { PROJECT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
@@ -14,7 +14,7 @@ export interface TransferOptions {
 
 export async function run(opts: TransferOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  const moved = await ctx.http().post<Project>(`/api/v1/projects/${encodeURIComponent(p.id)}/transfer`, { email: opts.email });
+  const moved = await ctx.http().post(`/api/v1/projects/${encodeURIComponent(p.id)}/transfer`, { email: opts.email }, { shape: PROJECT });
   if (opts.json) return emitJson(ctx, moved);
   notice(ctx.io, `project ${moved.name} now belongs to ${moved.owner ?? opts.email.trim()}; its previous owner of record stays an owner until removed`);
 }

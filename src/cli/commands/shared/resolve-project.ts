@@ -1,4 +1,4 @@
-import type { Project } from '../../api-types.js';
+import { PROJECT, PROJECT_PAGE, type Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CancelledError, CliError } from '../../../terminal/errors.js';
 import type { ApiClient } from '../../http.js';
@@ -9,7 +9,7 @@ export async function listAllProjects(http: ApiClient, signal?: AbortSignal): Pr
   const all: Project[] = [];
   let cursor: string | undefined;
   do {
-    const page = await http.get<{ projects: Project[]; next_cursor: string | null }>('/api/v1/projects', { query: { limit: 100, cursor }, ...(signal ? { signal } : {}) });
+    const page = await http.get('/api/v1/projects', { query: { limit: 100, cursor }, shape: PROJECT_PAGE, ...(signal ? { signal } : {}) });
     all.push(...page.projects);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -77,7 +77,7 @@ export async function resolveProject(ctx: Context, ref: string, opts: ResolveOpt
       if (!create) throw new CancelledError();
     }
     if (create) {
-      const project = await http.post<Project>('/api/v1/projects', { name: ref });
+      const project = await http.post('/api/v1/projects', { name: ref }, { shape: PROJECT });
       notice(ctx.io, `created project ${project.name} (${project.id})`);
       return project;
     }

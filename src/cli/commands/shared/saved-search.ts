@@ -5,6 +5,7 @@
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
 import { terminalSafe } from '../../../core/unsafe-text.js';
+import { shape } from '../../wire-shape.js';
 
 export interface SavedSearchRecord {
   id: string;
@@ -15,10 +16,13 @@ export interface SavedSearchRecord {
   mine: boolean;
 }
 
+const SAVED_SEARCH = shape<SavedSearchRecord>({ id: 'string', name: 'string', search: 'object', mine: 'boolean' });
+export const SAVED_SEARCH_LIST = shape<{ saved_searches: SavedSearchRecord[] }>({ saved_searches: [SAVED_SEARCH.fields] });
+
 /** The saved search of this name (any case): the caller's own, else the one shared with them; several shared ones of that name are refused, naming their authors. */
 export async function findSavedSearch(ctx: Context, name: string): Promise<SavedSearchRecord> {
   const http = ctx.http();
-  const all = (await http.get<{ saved_searches: SavedSearchRecord[] }>('/api/v1/saved-searches')).saved_searches;
+  const all = (await http.get('/api/v1/saved-searches', { shape: SAVED_SEARCH_LIST })).saved_searches;
   const named = all.filter((v) => v.name.toLowerCase() === name.toLowerCase());
   const own = named.find((v) => v.mine);
   if (own) return own;
@@ -33,5 +37,5 @@ export async function findSavedSearch(ctx: Context, name: string): Promise<Saved
 
 /** Saves a search body under a name, shared with a project's members when `projectId` is given. */
 export async function saveSearch(ctx: Context, name: string, search: Record<string, unknown>, projectId?: string): Promise<SavedSearchRecord> {
-  return ctx.http().post<SavedSearchRecord>('/api/v1/saved-searches', { name, search, ...(projectId ? { project_id: projectId } : {}) });
+  return ctx.http().post('/api/v1/saved-searches', { name, search, ...(projectId ? { project_id: projectId } : {}) }, { shape: SAVED_SEARCH });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Source } from '../../api-types.js';
+import { SOURCE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { UsageError } from '../../../terminal/errors.js';
@@ -69,7 +69,7 @@ export async function run(opts: AddOptions, ctx: Context): Promise<void> {
     ...(opts.every ? { every: opts.every } : {}),
     ...(Object.keys(options).length ? { options } : {}),
   };
-  const source = await ctx.http().post<Source>(`/api/v1/projects/${encodeURIComponent(project.id)}/sources`, body);
+  const source = await ctx.http().post(`/api/v1/projects/${encodeURIComponent(project.id)}/sources`, body, { shape: SOURCE });
   if (opts.json) return emitJson(ctx, source);
   notice(ctx.io, `added ${source.kind} source ${source.url} to ${project.name}, every ${source.every}; its first pass is under way (docsearch sources show ${source.id})`);
   writeOut(ctx.io, source.id);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Source } from '../../api-types.js';
+import { SOURCE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { UsageError } from '../../../terminal/errors.js';
@@ -42,7 +42,7 @@ export async function run(opts: EditOptions, ctx: Context): Promise<void> {
   }
   Object.assign(options, await readSecrets(ctx, opts.secrets));
   const body = { ...(opts.every !== undefined ? { every: opts.every } : {}), ...(changesOptions ? { options } : {}) };
-  const saved = await ctx.http().patch<Source>(sourcePath(project, source), body);
+  const saved = await ctx.http().patch(sourcePath(project, source), body, { shape: SOURCE });
   if (opts.json) return emitJson(ctx, saved);
   const what = [opts.every !== undefined ? `every ${saved.every}` : null, changesOptions ? 'options' : null, opts.secrets.length ? `credentials (${opts.secrets.join(', ')})` : null].filter(Boolean).join(', ');
   notice(ctx.io, `saved ${what} of ${saved.url}: its documents stay${changesOptions ? ', and its next pass starts now' : ''} (docsearch sources show ${saved.id})`);

@@ -1,4 +1,4 @@
-import type { Project, Source } from '../../api-types.js';
+import { type Project, type Source, SOURCE_LIST } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
 import { listAllProjects, resolveProject } from '../shared/resolve-project.js';
@@ -8,7 +8,7 @@ export async function listSources(ctx: Context, projectRef?: string): Promise<{ 
   const projects = projectRef ? [await resolveProject(ctx, projectRef, { offerCreate: false })] : await listAllProjects(ctx.http());
   const out = [];
   for (const project of projects) {
-    const { sources } = await ctx.http().get<{ sources: Source[] }>(`/api/v1/projects/${encodeURIComponent(project.id)}/sources`);
+    const { sources } = await ctx.http().get(`/api/v1/projects/${encodeURIComponent(project.id)}/sources`, { shape: SOURCE_LIST });
     out.push({ project, sources });
   }
   return out;

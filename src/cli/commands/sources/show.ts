@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Source } from '../../api-types.js';
+import { SOURCE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { printFields } from '../../output/table.js';
@@ -9,7 +9,7 @@ import { findSource, sourcePath } from './find-source.js';
 
 export async function run(opts: { id: string; project?: string; json: boolean }, ctx: Context): Promise<void> {
   const found = await findSource(ctx, opts.id, opts.project);
-  const s = await ctx.http().get<Source>(sourcePath(found.project, found.source));
+  const s = await ctx.http().get(sourcePath(found.project, found.source), { shape: SOURCE });
   if (opts.json) return emitJson(ctx, s);
   const r = s.last_result;
   printFields(

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Source } from '../../api-types.js';
+import { SOURCE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
@@ -8,7 +8,7 @@ import { findSource, sourcePath } from './find-source.js';
 
 export async function run(opts: { id: string; project?: string; confirm: boolean; json: boolean }, ctx: Context): Promise<void> {
   const found = await findSource(ctx, opts.id, opts.project);
-  const s = await ctx.http().post<Source>(`${sourcePath(found.project, found.source)}/sync`, opts.confirm ? { confirm: true } : {});
+  const s = await ctx.http().post(`${sourcePath(found.project, found.source)}/sync`, opts.confirm ? { confirm: true } : {}, { shape: SOURCE });
   if (opts.json) return emitJson(ctx, s);
   notice(ctx.io, `a pass of ${s.url} is due now${opts.confirm ? ' (deletions confirmed)' : ''}: docsearch sources show ${s.id}`);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { TrashEntry } from '../../api-types.js';
+import { TRASH_PAGE, type TrashEntry } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import type { ApiClient } from '../../http.js';
 import { notice } from '../../../terminal/io.js';
@@ -19,7 +19,7 @@ export async function listTrash(http: ApiClient, projectId?: string): Promise<Tr
   const entries: TrashEntry[] = [];
   let cursor: string | undefined;
   do {
-    const page = await http.get<{ documents: TrashEntry[]; next_cursor: string | null }>('/api/v1/trash', { query: { project_id: projectId, limit: 100, cursor } });
+    const page = await http.get('/api/v1/trash', { query: { project_id: projectId, limit: 100, cursor }, shape: TRASH_PAGE });
     entries.push(...page.documents);
     cursor = page.next_cursor ?? undefined;
   } while (cursor);

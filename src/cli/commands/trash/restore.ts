@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
@@ -17,7 +17,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<void> {
   const entries = pickEntries(await listTrash(http), opts.refs);
   const restored: DocumentRecord[] = [];
   for (const e of entries) {
-    restored.push(await http.post<DocumentRecord>(`/api/v1/trash/${encodeURIComponent(e.id)}/restore`, {}));
+    restored.push(await http.post(`/api/v1/trash/${encodeURIComponent(e.id)}/restore`, {}, { shape: DOCUMENT }));
     if (!opts.json) notice(ctx.io, `restored ${e.path ?? e.filename} (${e.id}): searchable again`);
   }
   if (opts.json) return emitJson(ctx, { restored: restored.map((d) => d.id) });
