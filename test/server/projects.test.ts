@@ -146,7 +146,7 @@ describe('projects', () => {
   it('rejects a bad cursor or limit with 400', async () => {
     const bad = await api(d, '/api/v1/projects?cursor=garbage', { token: a.apiKey });
     expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ code: 'invalid_request', message: 'query.cursor: not a cursor this server issued' });
+    expect(bad.body.error).toMatchObject({ code: 'invalid_request', message: 'query.cursor: not a cursor this server issued for this list, or no longer valid; leave it out to start again from the first page' });
     for (const limit of ['0', '101', 'ten']) {
       const res = await api(d, `/api/v1/projects?limit=${limit}`, { token: a.apiKey });
       expect(res.status).toBe(400);

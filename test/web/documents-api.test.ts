@@ -114,7 +114,7 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
     const first = await list(`project_id=${field}&sort=name&limit=2`);
     const wrong = await list(`project_id=${field}&sort=size&limit=2&cursor=${first.body.next_cursor}`);
     expect(wrong.status).toBe(400);
-    expect(wrong.body.error.message).toBe('query.cursor: not a cursor this server issued for this sort order');
+    expect(wrong.body.error.message).toBe('query.cursor: not a cursor this server issued for this sort order, or no longer valid; leave it out to start again from the first page');
     expect((await list('sort=sideways')).body.error.message).toMatch(/^query\.sort: must be one of "uploaded", "-uploaded", "name"/);
   });
 

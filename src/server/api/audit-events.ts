@@ -5,7 +5,7 @@ import { toIso } from '../../core/clock.js';
 import type { AuditRecord } from '../../store/sql/audit-events.js';
 import type { Services } from '../services.js';
 import { Time } from './documents/query.js';
-import { decodeCursor, encodeCursor } from './pagination.js';
+import { decodeCursor, encodeCursor, listCursor } from './pagination.js';
 import { defineRoute } from './route.js';
 import { ErrorBody, Timestamp } from './schemas.js';
 
@@ -31,7 +31,7 @@ export const AuditEvent = z
 /** The listing's filters and page, for the API and the Admin page alike. */
 export const AuditQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(200).optional().describe('next_cursor of the previous page (with the same filters)'),
+  cursor: listCursor('aud').optional().describe('next_cursor of the previous page (with the same filters)'),
   type: z
     .string()
     .max(60)
@@ -122,7 +122,7 @@ export async function findAuditEvents(s: Services, query: z.infer<typeof AuditQu
       ...(query.client_ip ? { clientIp: query.client_ip } : {}),
       ...(query.since !== undefined ? { since: query.since } : {}),
       ...(query.until !== undefined ? { until: query.until } : {}),
-      ...(query.cursor ? { before: decodeCursor(query.cursor)! } : {}),
+      ...(query.cursor ? { before: decodeCursor(query.cursor, 'aud')! } : {}),
     },
     query.limit + 1,
   );

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { toIso } from '../../core/clock.js';
-import { invalidRequest, notFound } from '../../core/errors.js';
+import { notFound } from '../../core/errors.js';
 import type { DocumentRecord, TrashPosition } from '../../store/sql/documents.js';
 import type { Services } from '../services.js';
 import { DocumentSchema, documentToWire, oneDocumentToWire } from './documents/wire.js';
+import { cursorRefused } from './pagination.js';
 import { defineRoute } from './route.js';
 import { ErrorBody, IdParams, Timestamp } from './schemas.js';
 
@@ -34,7 +35,7 @@ function decodeTrashCursor(cursor: string | undefined): TrashPosition | undefine
   } catch {
     // answered below
   }
-  throw invalidRequest('query.cursor: not a cursor this server issued');
+  throw cursorRefused();
 }
 
 /** Trash entries on the wire: each document with who uploaded and who deleted it (one lookup for all). */

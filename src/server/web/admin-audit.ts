@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { adminAuditPage } from '../../web/pages/admin-audit.js';
 import { AuditQuery, findAuditEvents } from '../api/audit-events.js';
+import { cursorId } from '../api/pagination.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { render } from './render.js';
@@ -15,14 +16,24 @@ export function adminAuditRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     await s.access.requireAdmin(user.actor);
     const given = Object.fromEntries(FILTERS.map((k) => [k, typeof ctx.query[k] === 'string' ? (ctx.query[k] as string).trim() : '']).filter(([, v]) => v !== ''));
-    const cursor = typeof ctx.query.cursor === 'string' ? { cursor: ctx.query.cursor } : {};
+    // A page link altered or cut short starts again from the newest, saying so, as the Documents page does.
+    const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
+    const stale = cursor !== undefined && cursorId(cursor, 'aud') === undefined;
     const base = { user, csrfToken: ctx.state.session!.csrfToken, filters: given };
-    const parsed = AuditQuery.safeParse({ ...given, ...cursor });
+    const parsed = AuditQuery.safeParse({ ...given, ...(cursor && !stale ? { cursor } : {}) });
     if (!parsed.success) {
       const error = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ');
       return render(ctx, adminAuditPage({ ...base, events: [], older: null, error }), 400);
     }
     const { events, nextCursor } = await findAuditEvents(s, parsed.data);
-    render(ctx, adminAuditPage({ ...base, events, older: nextCursor ? new URLSearchParams({ ...given, cursor: nextCursor }).toString() : null }));
+    render(
+      ctx,
+      adminAuditPage({
+        ...base,
+        events,
+        older: nextCursor ? new URLSearchParams({ ...given, cursor: nextCursor }).toString() : null,
+        ...(stale ? { error: 'That page link is out of date; showing the newest events.' } : {}),
+      }),
+    );
   });
 }

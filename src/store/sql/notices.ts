@@ -63,9 +63,11 @@ export class NoticeStore {
     return Number(row.n);
   }
 
-  /** A person's notices, the newest first. */
-  async list(userId: string, limit: number): Promise<Notice[]> {
-    const rows = await this.db.selectFrom('notices').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+  /** A person's notices, the newest first; `before`: those older than this one (the next page of the bell's list). */
+  async list(userId: string, limit: number, before?: string): Promise<Notice[]> {
+    let q = this.db.selectFrom('notices').selectAll().where('user_id', '=', userId);
+    if (before) q = q.where('id', '<', before);
+    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({
       id: r.id,
       kind: r.kind,

@@ -10,18 +10,32 @@ export interface NoticeRow {
   read: boolean;
 }
 
-/** The bell's page: what needs the person (a source holding deletions or failing), the newest first. */
-export function noticesPage(d: { user: { email: string; isAdmin?: boolean }; csrfToken: string; notices: NoticeRow[] }) {
-  const unread = d.notices.filter((n) => !n.read).length;
+export interface NoticesData {
+  user: { email: string; isAdmin?: boolean };
+  csrfToken: string;
+  /** This page of them, the newest first. */
+  notices: NoticeRow[];
+  /** How many of all the person's notices are unread (on this page or not). */
+  unread: number;
+  /** The link to the next (older) page, or null on the last. */
+  older: string | null;
+  /** On an older page, the link back to the newest; else null. */
+  newest: string | null;
+  error?: string;
+}
+
+/** The bell's page: what needs the person (a source holding deletions or failing), the newest first, a page at a time. */
+export function noticesPage(d: NoticesData) {
   return layout(
     { title: 'Notices', user: d.user, csrfToken: d.csrfToken, active: 'notices' },
     html`<section class="card">
   <div class="page-head"><h1>Notices</h1>${
-    unread > 0
+    d.unread > 0
       ? html`<form method="post" action="/notices/read" class="inline"><input type="hidden" name="_csrf" value="${d.csrfToken}"><button type="submit">Mark all read</button></form>`
       : null
   }</div>
   <p class="muted">Sources of your projects that need you: deletions waiting for your confirmation, passes that keep failing. Owners and editors of a project are told, here and by e-mail when the server sends mail.</p>
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${
     d.notices.length === 0
       ? html`<p class="empty" id="no-notices">Nothing needs you.</p>`
@@ -30,6 +44,14 @@ export function noticesPage(d: { user: { email: string; isAdmin?: boolean }; csr
             html`<li data-notice-id="${n.id}"${n.read ? null : html` class="unread"`}>${n.read ? null : html`<span class="badge warn">new</span> `}${n.message}
     <span class="muted"><time datetime="${new Date(n.createdAt).toISOString()}">${formatTime(n.createdAt)}</time></span>${n.link ? html` <a href="${n.link}">Open</a>` : null}</li>`,
         )}</ul>`
+  }
+  ${
+    d.newest || d.older
+      ? html`<nav class="pager" aria-label="Pages">
+    ${d.newest ? html`<a href="${d.newest}">← Newest notices</a>` : null}
+    ${d.older ? html`<a href="${d.older}" rel="next" class="next">Older notices →</a>` : null}
+  </nav>`
+      : null
   }
 </section>`,
   );

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { invalidRequest } from '../../../core/errors.js';
 import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../../core/filter-params.js';
 import { type DocumentFilters, Filters, normalFilters } from '../../../core/filters.js';
 import { MOMENT, momentOf } from '../../../core/moment.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
-import { decodeCursor, encodeCursor } from '../pagination.js';
+import { cursorRefused, decodeCursor, encodeCursor } from '../pagination.js';
 import { parseInput } from '../validate.js';
 import { MAX_PATH_CHARS } from './paths.js';
 import { DocumentStatus } from './wire.js';
@@ -92,8 +91,8 @@ export function encodeListCursor(sort: DocumentSort, at: DocumentPosition): stri
 
 export function decodeListCursor(sort: DocumentSort, cursor: string | undefined): DocumentPosition | undefined {
   if (cursor === undefined) return undefined;
-  if (sort === 'uploaded') return { id: decodeCursor(cursor)! };
-  const bad = invalidRequest('query.cursor: not a cursor this server issued for this sort order');
+  if (sort === 'uploaded') return { id: decodeCursor(cursor, 'doc')! };
+  const bad = cursorRefused('this sort order');
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -104,6 +103,6 @@ export function decodeListCursor(sort: DocumentSort, cursor: string | undefined)
   const [, key, id] = value as [string, unknown, unknown];
   const keyOk = sort.endsWith('size') ? Number.isSafeInteger(key) : sort.endsWith('name') ? typeof key === 'string' && key.length <= 1024 : key === null;
   if (!keyOk || typeof id !== 'string') throw bad;
-  decodeCursor(encodeCursor(id)); // the id's own format check
+  decodeCursor(encodeCursor(id), 'doc'); // the id's own format check
   return key === null ? { id } : { id, key: key as string | number };
 }

@@ -1,9 +1,10 @@
 import type { Actor } from '../../../access/access-control.js';
 import { z } from 'zod';
-import { invalidRequest, notFound } from '../../../core/errors.js';
+import { notFound } from '../../../core/errors.js';
 import { CITATION_UNITS, type DocumentType } from '../../../ingest/types.js';
 import { type ChunkFields, parsePlacement } from '../../../store/lancedb/chunk-schema.js';
 import type { Services } from '../../services.js';
+import { cursorRefused } from '../pagination.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 import { DocumentStatus } from './wire.js';
@@ -75,7 +76,7 @@ export const cursorAt = (index: number) => Buffer.from(`chunk:${index}`, 'utf8')
 function decodeFrom(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   const m = /^chunk:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw invalidRequest('query.cursor: not a cursor this server issued');
+  if (!m) throw cursorRefused();
   return Number(m[1]);
 }
 

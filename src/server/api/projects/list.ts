@@ -20,7 +20,7 @@ export const listProjects = (s: Services) =>
     },
     async handler({ query, principal }) {
       await s.projects.ensureDefault(principal.userId);
-      const { projects, hasMore } = await s.projects.listAmong(await s.access.readable(principal), query.limit, decodeCursor(query.cursor));
+      const { projects, hasMore } = await s.projects.listAmong(await s.access.readable(principal), query.limit, decodeCursor(query.cursor, 'prj'));
       const last = projects.at(-1);
       return {
         status: 200,
