@@ -58,7 +58,7 @@ export function fingerprint(id: string): number {
   return h >>> 0;
 }
 
-const refused = () => invalidRequest('body.cursor: not a cursor this server issued to you');
+const refused = () => invalidRequest('body.cursor: not a cursor this server issued to you, or no longer valid; leave it out to start again from the first page');
 
 export class CursorCodec {
   private readonly key: Buffer;

@@ -161,7 +161,7 @@ describe('search pages, counts and the relevance floor', () => {
     expect(cursor).not.toContain(alice.apiKey.slice(4, 12));
     const asBob = await search(bob.apiKey, { query: WORD, mode: 'keyword', limit: 5, cursor });
     expect(asBob.status).toBe(400);
-    expect(asBob.body.error).toMatchObject({ code: 'invalid_request', message: 'body.cursor: not a cursor this server issued to you' });
+    expect(asBob.body.error).toMatchObject({ code: 'invalid_request', message: 'body.cursor: not a cursor this server issued to you, or no longer valid; leave it out to start again from the first page' });
     const other = await search(alice.apiKey, { query: 'lentils', mode: 'keyword', limit: 5, cursor });
     expect(other.status).toBe(400);
     expect(other.body.error.message).toBe(
