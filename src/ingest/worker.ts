@@ -23,7 +23,8 @@
  * A full disk (SQLite or LanceDB out of space) is nobody's document's fault: the job goes back to the queue
  * without counting an attempt, the loops back off (1 s doubling to 5 s) and retry, and `outOfSpace()` is true
  * meanwhile (health), so ingestion resumes by itself within seconds of space returning. An unreachable
- * database (PostgreSQL restarting) or object store (S3 away or answering 5xx) is waited out the same way.
+ * database (PostgreSQL restarting) or object store (S3 away or answering 5xx) is waited out the same way; while
+ * the object store is away, the loops ask it whether it is back (`storageUp`) before they claim anything.
  *
  * A job handed back either way is marked `released`: its next run clears whatever an earlier run wrote.
  */
@@ -93,6 +94,11 @@ export interface IngestWorkerDeps {
   background?: Yielder;
   /** Where jobs are announced (channel `jobs`): new ones wake the idle loops, and jobs handed back are announced. */
   events?: Events;
+  /**
+   * Whether the object store answers now: a cheap request (S3's HeadBucket), asked only while ingestion is paused for
+   * the store. Without it, claiming a job is how the worker finds out.
+   */
+  storageUp?: () => Promise<boolean>;
   /** Told each outcome this worker records (the daemon's metrics). */
   outcomes?: {
     ingested(outcome: 'ready' | 'failed', chunks?: number): void;
@@ -137,6 +143,8 @@ export class IngestWorker {
   private stopping = false;
   /** Idle loops, each waiting to be woken (or for its timer). */
   private readonly sleepers: (() => void)[] = [];
+  /** Loops backing off in a pause, each waiting for its timer (or stop()). */
+  private readonly backingOff: (() => void)[] = [];
   /** Wake-ups that found no idle loop: the next loop about to sleep claims again instead. */
   private pendingWakes = 0;
   private crashed: Error | undefined;
@@ -146,6 +154,8 @@ export class IngestWorker {
    * through a job or an empty queue.
    */
   private readonly pausedSince = new Map<PauseKind, number>();
+  /** The wait for the object store to answer again, shared by every loop paused for it (storageAnswers). */
+  private storageBack: Promise<boolean> | undefined;
   private unsubscribe: (() => void) | undefined;
   private recovered = false;
   /** Jobs running now, by job id. */
@@ -224,27 +234,33 @@ export class IngestWorker {
   async stop(graceMs = 60_000): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
-    for (const sleeper of this.sleepers.splice(0)) sleeper();
+    for (const sleeper of [...this.sleepers.splice(0), ...this.backingOff.splice(0)]) sleeper();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(this.loops), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
     clearTimeout(timer);
   }
 
-  private async sleep(ms: number): Promise<void> {
+  /**
+   * Waits `ms`, or less: an idle loop until a job is announced, a pause's backoff (`backOff`) only until the worker
+   * stops. Announced jobs do not end a backoff: the loop's own hand-back announces one, which would end it at once
+   * and run a pause's tries back to back.
+   */
+  private async sleep(ms: number, backOff = false): Promise<void> {
     if (this.stopping) return;
-    if (this.pendingWakes > 0) {
+    if (!backOff && this.pendingWakes > 0) {
       this.pendingWakes--;
       return;
     }
+    const waiting = backOff ? this.backingOff : this.sleepers;
     await new Promise<void>((resolve) => {
       const wake = () => {
         clearTimeout(timer);
-        const at = this.sleepers.indexOf(wake);
-        if (at >= 0) this.sleepers.splice(at, 1);
+        const at = waiting.indexOf(wake);
+        if (at >= 0) waiting.splice(at, 1);
         resolve();
       };
       const timer = setTimeout(wake, Math.max(10, ms));
-      this.sleepers.push(wake);
+      waiting.push(wake);
     });
   }
 
@@ -278,11 +294,12 @@ export class IngestWorker {
           this.deps.log.error({ event: pause.begins[0], err }, pause.begins[1]);
         }
       }
-      await this.sleep(wait);
+      await this.sleep(wait, true);
       try {
         const requeued = await this.deps.documents.requeueIdleLeases(this.owner, [...this.running.keys()]);
         if (requeued > 0) {
-          // Each probe of a pause that goes on claims a job and hands it back: its begin and end are logged (PAUSES).
+          // A pause that goes on hands a job back at each try (the store's at its first only: storageAnswers); the
+          // pause's begin and end are what is logged (PAUSES).
           this.deps.log.debug({ event: 'ingest.requeued', jobs: requeued }, 'jobs stopped by the pause are queued again');
           this.announce('');
         }
@@ -298,6 +315,7 @@ export class IngestWorker {
         await this.sleep(this.opts.idlePollMs);
         continue;
       }
+      if (this.pausedSince.has('storage') && !(await this.storageAnswers())) continue;
       const now = this.deps.now();
       if (now - this.lastReclaim > this.opts.leaseMs / 2) {
         this.lastReclaim = now;
@@ -315,6 +333,27 @@ export class IngestWorker {
       await this.runJob(job);
       this.resumed();
     }
+  }
+
+  /**
+   * True once the object store answers its probe (at once without one), false if the worker stops first. While
+   * ingestion is paused for the store, a job claimed would be read, parsed and embedded again only to fail at the
+   * store, its document reading `processing` meanwhile: the loops wait here instead, on one probe at a time, every 1 s
+   * doubling to 5 s. The pause itself ends as before, once a loop gets through a job or an empty queue.
+   */
+  private storageAnswers(): Promise<boolean> {
+    const up = this.deps.storageUp;
+    if (!up) return Promise.resolve(true);
+    this.storageBack ??= (async () => {
+      for (let wait = 1000; !this.stopping; wait = Math.min(wait * 2, 5000)) {
+        if (await up().catch(() => false)) return true;
+        await this.sleep(wait, true);
+      }
+      return false;
+    })().finally(() => {
+      this.storageBack = undefined;
+    });
+    return this.storageBack;
   }
 
   /** A loop got through a job or an empty queue: whatever paused ingestion is over. */

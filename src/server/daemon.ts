@@ -294,6 +294,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         labels,
         background: foreground,
         events,
+        // The store's own probe, not health's (which reuses an answer for seconds): asked only while ingestion waits for it.
+        ...(storage.shared ? { storageUp: async () => (await storage.shared!.probe()).up } : {}),
         outcomes: metrics,
       },
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.

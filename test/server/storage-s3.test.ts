@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, removeDir, runCli, startDaemon, TEST_MODEL_CACHE, type TestUser } from '../helpers/daemon.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
-import { logS3Requests, type S3Request } from '../helpers/s3-request-log.js';
+import { logS3Requests, type S3Request, type S3RequestLog } from '../helpers/s3-request-log.js';
 import { prose } from '../ingest/pipeline/fixtures.js';
 import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -27,6 +27,8 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
   const storage = () => `s3://${rgw.bucket}/library`;
   const objectKeys = async (prefix: string) =>
     ((await rgw.client().send(new ListObjectsV2Command({ Bucket: rgw.bucket, Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).sort();
+  /** The store probes (HeadBucket: the SDK sends `HEAD /<bucket>/`) among a relay's requests. */
+  const storeProbes = (log: S3RequestLog) => log.requests().filter((r) => r.method === 'HEAD' && r.path === `/${rgw.bucket}/`).length;
 
   beforeAll(async () => {
     rgw = await startRgw();
@@ -163,12 +165,10 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
         expect(a.status).toBe(200);
         expect(a.body.components).toMatchObject({ s3: { status: 'up' }, vector_store: { status: 'up', storage: 's3' } });
       }
-      const requests = log.requests();
-      const headBucket = requests.filter((r) => r.method === 'HEAD' && r.path === `/${rgw.bucket}`);
-      const tableListings = requests.filter((r) => r.method === 'GET' && r.query.includes('delimiter'));
+      const tableListings = log.requests().filter((r) => r.method === 'GET' && r.query.includes('delimiter'));
       // At most one each when the window the check before the reset opened ends; every check asked both: 30 each.
       expect(answers.length).toBeGreaterThan(20);
-      expect(headBucket.length).toBeLessThanOrEqual(windows);
+      expect(storeProbes(log)).toBeLessThanOrEqual(windows);
       expect(tableListings.length).toBeLessThanOrEqual(windows);
     } finally {
       await checked.stop();
@@ -184,6 +184,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     try {
       const owner = await addUser(first);
       const originalGets = () => log.requests().filter((r) => r.method === 'GET' && r.path.includes('/recent-originals/files/'));
+      const probesBefore = storeProbes(log);
       const shas: string[] = [];
       for (const name of ['kept-1.txt', 'kept-2.txt']) {
         const res = await uploadFiles(first, owner.apiKey, [{ name, bytes: Buffer.from(`${prose(`kept locally ${name}`, 20)}\n`) }], { query: '?wait=true&wait_timeout=60' });
@@ -191,6 +192,8 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
         shas.push(res.body.documents[0].sha256);
       }
       expect(originalGets()).toEqual([]);
+      // Ingesting with the store up asks it nothing more (the worker probes it only while it waits for it).
+      expect(storeProbes(log)).toBe(probesBefore);
       // The second upload left the first one's copy alone.
       expect(readdirSync(join(first.dataDir, 'cache', 'originals')).sort()).toEqual(shas.sort());
       // The store has it too: other replicas, and this one after a restart, read it there.
@@ -203,32 +206,47 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   });
 
-  it('retries, never fails, documents whose originals the store cannot serve for a while', async () => {
-    // One document at a time, so the later ones read their originals while the gateway is stopped; through a relay
-    // that logs the store's requests, so the test knows that some did (else it would prove nothing: a fast machine
-    // can ingest a few small documents before the gateway stops).
+  it('waits out a store that is away, taking no document up again until it answers, and fails none', async () => {
+    // One document at a time, so the later ones are still queued when the gateway stops; through a relay that logs
+    // the store's requests, so the test sees what the worker asks of the store while it is away.
     const log = await logS3Requests(rgw.endpoint);
     const slow = await startDaemon({ args: ['--storage', `s3://${rgw.bucket}/one-worker`, '--ingest-workers', '1'], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
     let down = false;
     try {
       const owner = await addUser(slow);
       const files = Array.from({ length: 30 }, (_, i) => ({ name: `outage-${i}.txt`, bytes: Buffer.from(`${prose(`outage-${i}`, 40)}\n`) }));
-      for (let i = 0; i < files.length; i += 15) expect((await uploadFiles(slow, owner.apiKey, files.slice(i, i + 15))).status).toBe(202); // at most 20 a request
-      // Without the replica's own copies, as on a replica that did not receive them.
-      for (const name of readdirSync(join(slow.dataDir, 'cache', 'originals'))) rmSync(join(slow.dataDir, 'cache', 'originals', name));
+      const shas: string[] = [];
+      for (let i = 0; i < files.length; i += 15) {
+        const res = await uploadFiles(slow, owner.apiKey, files.slice(i, i + 15)); // at most 20 a request
+        expect(res.status).toBe(202);
+        shas.push(...(res.body.documents as { sha256: string }[]).map((x) => x.sha256));
+      }
+      // Half of them without the replica's own copy, as on a replica that received only the others. Taken up while the
+      // store is away, one of those fails reading its original from the store; one of the others, once parsed and
+      // embedded, writing its chunks.
+      const copies = join(slow.dataDir, 'cache', 'originals');
+      for (const [i, sha] of shas.entries()) if (i % 2 === 1) rmSync(join(copies, sha), { force: true });
       await rgw.stopGateway();
       down = true;
-      const before = log.requests().length;
-      const originalReads = () => log.requests().slice(before).filter((r) => r.method === 'GET' && r.path.includes('/one-worker/files/'));
-      // The store is asked for an original while it is away (the relay cannot reach it: each such read fails),
-      // and asked again: the worker retries rather than giving up on the first failure.
-      await waitFor(async () => originalReads().length >= 2 || undefined, 60_000, 'originals read while the store is away');
-      const during = await api(slow, '/api/v1/documents?limit=50', { token: owner.apiKey });
-      const statuses = (during.body.documents as { status: string }[]).map((x) => x.status);
-      expect(statuses).not.toContain('failed');
-      expect(statuses.filter((x) => x !== 'ready').length, 'documents still waiting for the store').toBeGreaterThan(0);
+      const statuses = async () => ((await api(slow, '/api/v1/documents?limit=50', { token: owner.apiKey })).body.documents as { status: string }[]).map((x) => x.status);
+      const originalReads = () => log.requests().filter((r) => r.method === 'GET' && r.path.includes('/one-worker/files/')).length;
       // The operator is told what is away: the store, not the database (its errors are socket errors too).
-      await slow.logLine(/"event":"ingest\.storage_unavailable"/, 30_000);
+      await slow.logLine(/"event":"ingest\.storage_unavailable"/, 60_000);
+      // The job in hand failed at the store: from here on the worker has nothing to read, embed or write.
+      const then = { reads: originalReads(), embedded: await passagesEmbedded(slow), probes: storeProbes(log) };
+      // Else the test would prove nothing: a fast machine can ingest these small documents before the gateway stops.
+      expect((await statuses()).filter((x) => x !== 'ready').length, 'documents still waiting for the store').toBeGreaterThan(0);
+      // It is handed back, and read queued, not processing, while the store is away...
+      await waitFor(async () => !(await statuses()).includes('processing') || undefined, 15_000, 'no document processing while the store is away');
+      // ... for the whole outage (here over several of the worker's tries, each 1 s doubling to 5 s after the last):
+      // none is taken up again only to fail at the store, none is failed.
+      const seen = new Set<string>();
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 500))) for (const x of await statuses()) seen.add(x);
+      expect([...seen]).not.toContain('processing');
+      expect([...seen]).not.toContain('failed');
+      expect({ reads: originalReads(), embedded: await passagesEmbedded(slow) }, 'originals read and texts embedded while the store is away').toEqual({ reads: then.reads, embedded: then.embedded });
+      // Instead it asks the store (HeadBucket) whether it is back.
+      expect(storeProbes(log)).toBeGreaterThan(then.probes);
       await rgw.startGateway();
       down = false;
       expect(await settled(slow, owner.apiKey, 180_000)).toEqual(files.map(() => ['ready', null]));
@@ -242,6 +260,12 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   }, 300_000);
 
+  /** The passage texts the daemon's ingestion has embedded (its /metrics). */
+  const passagesEmbedded = async (daemon: Daemon): Promise<number> => {
+    const text = await (await fetch(`${daemon.url}/metrics`)).text();
+    return Number(/^docsearch_embedded_texts_total\{kind="passage"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+  };
+
   /** The documents once none is waiting: each one's status and error. */
   const settled = (daemon: Daemon, token: string, timeoutMs: number) =>
     waitFor(async () => {
@@ -251,7 +275,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
 
   /**
    * A daemon whose store answers the requests `refused` picks with 503 SlowDown, as an overloaded S3 does: it pauses
-   * ingest (logged once), asks the store again, fails no document, and once the store answers makes each one ready. A
+   * ingest (logged once), asks the store again every few seconds (not back to back), fails no document, and once the store answers makes each one ready. A
    * 503 is the store's state, not the document's: before, each counted as an attempt (ingest.failed, retried with a
    * backoff, failed for good after the fifth).
    */
@@ -265,9 +289,16 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
       expect((await uploadFiles(busy, owner.apiKey, files)).status).toBe(202);
       prepare(busy);
       await busy.logLine(/"event":"ingest\.storage_unavailable"/, 60_000);
-      // And asked again after the pause began: waited out, not given up on.
-      const refusedThen = log.requests().filter((r) => r.refused).length;
-      await waitFor(async () => log.requests().filter((r) => r.refused).length > refusedThen || undefined, 30_000, 'the store asked again while it answers 503');
+      const pausedAt = Date.now();
+      const refusedNow = () => log.requests().filter((r) => r.refused).length;
+      // The requests of the try that found the store overloaded (its own retries included).
+      const firstTry = refusedNow();
+      // And asked again after the pause began: waited out, not given up on...
+      await waitFor(async () => refusedNow() > firstTry || undefined, 30_000, 'the store asked again while it answers 503');
+      // ... but not over and over: the tries of the 10 s after the first are spaced by the worker's backoff (1 s
+      // doubling to 5 s: 3 of them), not run back to back.
+      await new Promise((r) => setTimeout(r, pausedAt + 10_000 - Date.now()));
+      expect(refusedNow() - firstTry, 'requests refused in the 10 s after the first try').toBeLessThanOrEqual(4 * firstTry);
       const during = await api(busy, '/api/v1/documents?limit=50', { token: owner.apiKey });
       expect((during.body.documents as { status: string }[]).map((x) => x.status)).not.toContain('failed');
       log.refuse(undefined);
