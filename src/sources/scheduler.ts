@@ -210,8 +210,10 @@ export class SourceScheduler {
         return;
       }
       if (!(await store.getById(source.id))) {
-        // Removed while its pass ran: a document the pass made after the removal stays, as an upload.
-        await this.deps.documents.detachSource(source.id);
+        // Removed while its pass ran (its next item could not be recorded): the removal deleted or kept the documents
+        // it found; one the pass made after that is none of them, and goes, or a removal with its documents would
+        // leave one behind as an upload.
+        for (const doc of await this.deps.documents.ofSource(source.id)) await this.deps.ingest.delete(doc);
         log.info({ event: 'source.sync_stopped', ...base }, 'source removed while its pass ran');
         return;
       }

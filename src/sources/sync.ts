@@ -3,8 +3,9 @@
  * project match, through the same document lifecycle as uploads (DocumentService):
  *
  * - a new item becomes a document (the same bytes already in the project: that document, as for an upload);
- * - a changed item replaces its document's bytes in place, keeping its id; one still being indexed waits for the
- *   next pass;
+ * - a changed item replaces its document's bytes in place, keeping its id (unless a copy of its old bytes, another
+ *   path that is the same document, still holds them: then its new bytes become a document of their own); one still
+ *   being indexed waits for the next pass;
  * - an unchanged item (same version) costs its listing entry: nothing is fetched; one whose new version has the
  *   same bytes only has its version recorded;
  * - a gone item's document is deleted (DocumentService.delete, as the REST API deletes), unless the deletion guard
@@ -99,6 +100,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     known: (path) => known.get(path)?.version,
     knownPaths: () => known.keys(),
   });
+  const state = new PassItems(known, source.pass);
   const gone: string[] = [];
   let seen: string[] = [];
   let lastPath: string | null = null;
@@ -122,6 +124,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     result.listed++;
     lastPath = item.path;
     const before = known.get(item.path);
+    state.dealtWith(item.path);
     if (before && before.version === item.version && before.error === null) {
       count('unchanged');
       seen.push(item.path);
@@ -130,7 +133,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     }
     let action: ItemAction;
     try {
-      action = await syncItem(source, conn, item, before, deps);
+      action = await syncItem(source, conn, item, before, state, listing.complete, deps);
     } catch (err) {
       if (!isQuotaExceeded(err)) throw err;
       // Past a quota: the source pauses with the reason and this item stays unrecorded, so the pass that follows
@@ -205,10 +208,63 @@ async function guardHold(items: Map<string, SourceItem>, gone: string[], deps: P
   return { reason, count: removed.length, items: listed.map((g, i) => ({ path: g.path, documentId: g.documentId, filename: docs[i]?.filename ?? null })) };
 }
 
+/**
+ * What a pass knows of the source's items as it goes: their records (as the pass began, or as it handed them off),
+ * which paths each document is (copies with the same bytes are one document: DocumentService.accept gives back the
+ * one the project holds), and which paths the pass has listed so far.
+ */
+class PassItems {
+  private readonly byDocument = new Map<string, Set<string>>();
+  private readonly documentOf = new Map<string, string>();
+  private readonly dealt = new Set<string>();
+
+  constructor(
+    readonly recorded: Map<string, SourceItem>,
+    private readonly pass: number,
+  ) {
+    for (const [path, i] of recorded) this.set(path, i.documentId);
+  }
+
+  dealtWith(path: string): void {
+    this.dealt.add(path);
+  }
+
+  /** Listed in this pass already (in this run of it, or in the run a resumed pass continues). */
+  listed(path: string): boolean {
+    return this.dealt.has(path) || this.recorded.get(path)?.seenIn === this.pass;
+  }
+
+  set(path: string, documentId: string | null): void {
+    const was = this.documentOf.get(path);
+    if (was !== undefined) this.byDocument.get(was)?.delete(path);
+    if (documentId === null) {
+      this.documentOf.delete(path);
+      return;
+    }
+    this.documentOf.set(path, documentId);
+    const paths = this.byDocument.get(documentId) ?? new Set<string>();
+    paths.add(path);
+    this.byDocument.set(documentId, paths);
+  }
+
+  /** The paths but `except` that are this document. */
+  others(documentId: string, except?: string): string[] {
+    return [...(this.byDocument.get(documentId) ?? [])].filter((path) => path !== except);
+  }
+}
+
 /** Fetches a new or changed item and makes its document match it; what it came to. */
-async function syncItem(source: SourceRecord, conn: SourceConnection, item: ListedItem, before: SourceItem | undefined, deps: PassDeps): Promise<ItemAction> {
-  const record = (fields: Partial<SourceItem>) =>
-    deps.store.putItem(source.id, {
+async function syncItem(
+  source: SourceRecord,
+  conn: SourceConnection,
+  item: ListedItem,
+  before: SourceItem | undefined,
+  state: PassItems,
+  complete: boolean,
+  deps: PassDeps,
+): Promise<ItemAction> {
+  const record = async (fields: Partial<SourceItem>) => {
+    const row: SourceItem = {
       path: item.path,
       version: item.version,
       sha256: before?.sha256 ?? null,
@@ -216,7 +272,10 @@ async function syncItem(source: SourceRecord, conn: SourceConnection, item: List
       error: null,
       seenIn: source.pass,
       ...fields,
-    });
+    };
+    await deps.store.putItem(source.id, row);
+    state.set(item.path, row.documentId);
+  };
   let received: Received | undefined;
   try {
     const fetched = await conn.fetch(item).catch((err: unknown) => {
@@ -230,7 +289,13 @@ async function syncItem(source: SourceRecord, conn: SourceConnection, item: List
       await record({ sha256: received.sha256, documentId: current.id });
       return before!.error === null ? 'unchanged' : 'changed';
     }
-    if (current && current.sourceId === source.id) {
+    // Other paths are this document too (copies of its bytes: a page at / and /index.html, a file copied). One this
+    // pass listed already (or, in a listing of changes, did not list: unchanged) holds those bytes still, so the
+    // document keeps them and these bytes become a document of their own; replaced, its text would leave the index
+    // for good. Otherwise the document follows this path, and the others are handed off: fetched when listed later
+    // in this pass, each gets the document of its bytes (this one again, when they changed alike).
+    const others = current ? state.others(current.id, item.path) : [];
+    if (current && current.sourceId === source.id && !others.some((path) => !complete || state.listed(path))) {
       const replaced = await deps.ingest.replace(current.id, { ...received, source: { id: source.id, path: item.path } }, received.metadata);
       received = undefined; // consumed
       if (replaced.outcome === 'busy') {
@@ -240,13 +305,18 @@ async function syncItem(source: SourceRecord, conn: SourceConnection, item: List
       }
       if (replaced.outcome === 'replaced') {
         await record({ sha256: replaced.document.sha256, documentId: current.id });
+        for (const path of others) {
+          const handedOff = { ...state.recorded.get(path)!, version: '', sha256: null, documentId: null };
+          await deps.store.putItem(source.id, handedOff);
+          state.recorded.set(path, handedOff);
+          state.set(path, null);
+        }
         return 'changed';
       }
       if (replaced.outcome === 'same_content') {
         // Another document of the project holds the new bytes: the item is that document now.
         await record({ sha256: null, documentId: replaced.other });
-        const items = await deps.store.items(source.id);
-        if (![...items.values()].some((i) => i.documentId === current.id)) await deleteOwn(source, current.id, deps);
+        if (state.others(current.id).length === 0) await deleteOwn(source, current.id, deps);
         return 'changed';
       }
       // Deleted meanwhile: the next pass fetches the item again and makes it anew.
@@ -256,7 +326,8 @@ async function syncItem(source: SourceRecord, conn: SourceConnection, item: List
     const [accepted] = await deps.ingest.accept(source.userId, source.projectId, [{ ...received, source: { id: source.id, path: item.path } }], received.metadata, source.labels);
     received = undefined;
     await record({ sha256: accepted!.document.sha256, documentId: accepted!.document.id });
-    return before ? 'changed' : 'added';
+    // An item that had no document (its fetch failed, or its document was deleted meanwhile) adds one.
+    return before?.documentId ? 'changed' : 'added';
   } catch (err) {
     if (received) await rm(received.tempPath, { force: true });
     if (!(err instanceof ItemError)) throw err;

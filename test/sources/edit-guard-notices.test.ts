@@ -117,6 +117,10 @@ describe.skipIf(apacheUnavailable() !== null || postfixUnavailable() !== null)('
     const shown = await client.get(project, source.id);
     expect(shown).toMatchObject({ every: '2h', secrets: ['password'], options: { username: apache.davUser.name, include: ['**/*.txt', '**/*.md'] } });
     expect(JSON.stringify(shown)).not.toContain(apache.davUser.password);
+    // Kept, not merely named: the next pass still gets in, and finds both files as they were.
+    const kept = await client.sync(project, source.id);
+    expect(kept.status, JSON.stringify(kept)).toBe('active');
+    expect(kept.last_result).toMatchObject({ listed: 2, unchanged: 2, deleted: 0 });
     // Neither password is in the log, the one the failed pass used included.
     for (const secret of [apache.davUser.password, 'an old password']) expect(`${d.stdout()}${d.stderr()}`).not.toContain(secret);
 

@@ -6,7 +6,9 @@
  * and sealed credentials are checked here too.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
@@ -25,6 +27,41 @@ function writeAt(base: string, path: string, body: string | Buffer): void {
   writeFileSync(full, body);
 }
 const SKIP = apacheUnavailable() ?? dovecotUnavailable();
+
+/**
+ * An HTTP relay in front of a server that, while `cut` is set, ends each PROPFIND answer after its third entry
+ * (`</D:response>`): a well-formed HTTP answer whose XML stops midway, as a WebDAV server that fails while it streams
+ * a listing sends it.
+ */
+async function cuttingRelay(port: number): Promise<{ port: number; cut: boolean; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const up = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      const parts: Buffer[] = [];
+      answer.on('data', (b: Buffer) => parts.push(b));
+      answer.on('end', () => {
+        let body = Buffer.concat(parts);
+        if (relay.cut && req.method === 'PROPFIND') {
+          const third = [...body.toString('utf8').matchAll(/<\/(?:[\w.-]+:)?response>/g)][2];
+          if (third) body = Buffer.from(body.toString('utf8').slice(0, third.index + third[0].length));
+        }
+        const headers = { ...answer.headers };
+        delete headers['content-length'];
+        delete headers['transfer-encoding'];
+        res.writeHead(answer.statusCode ?? 502, { ...headers, 'content-length': String(body.length) });
+        res.end(body);
+      });
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const relay = {
+    port: (server.address() as AddressInfo).port,
+    cut: false,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  return relay;
+}
+
 
 describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   const dirs = tempDirs('docsearch-remote-sources');
@@ -113,6 +150,65 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       expect(again.status).toBe('active');
       expect(again.last_result).toMatchObject({ unchanged: 1 });
     }, 3 * MINUTE);
+    it('takes names with spaces, unicode and percent signs, and removes one deleted', async () => {
+      const names = ['a note with spaces.txt', 'café ünïcode.txt', '100% done+plus #1.txt', 'sub folder/ä b.txt'];
+      names.forEach((n, i) => write(`odd/${n}`, `Note ${i} with an odd name, about ${['avocets', 'egrets', 'ibises', 'spoonbills'][i]}.`));
+      const project = await client.project('odd names');
+      const source = await client.add(project, { kind: 'webdav', url: `${apache.davUrl}/docs/odd/`, options: { username: apache.davUser.name, password: apache.davUser.password } });
+      const first = await client.passAfter(project, source.id, 0);
+      expect(first.last_result, JSON.stringify(first)).toMatchObject({ listed: 4, added: 4, failed: 0 });
+      expect([...(await client.settled(project, source.id, 4)).keys()].sort()).toEqual([...names].sort());
+      expect(await client.found(project, 'ibises')).toEqual(['100% done+plus #1.txt']);
+      expect(await client.found(project, 'spoonbills')).toEqual(['ä b.txt']);
+      rmSync(join(apache.davDir, 'docs', 'odd', 'café ünïcode.txt'));
+      const again = await client.sync(project, source.id);
+      expect(again.last_result).toMatchObject({ unchanged: 3, deleted: 1, failed: 0 });
+      expect([...(await client.documents(project, source.id)).keys()].sort()).toEqual(names.filter((n) => !n.startsWith('café')).sort());
+    }, 3 * MINUTE);
+
+    it('fails a pass whose folder listing ends early (cut after a whole entry), and removes nothing', async () => {
+      for (const w of ['one', 'two', 'three']) write(`cut/${w}.txt`, `The ${w} note about sandpipers.`);
+      const relay = await cuttingRelay(Number(new URL(apache.davUrl).port));
+      try {
+        const project = await client.project('a listing cut short');
+        const source = await client.add(project, { kind: 'webdav', url: `http://127.0.0.1:${relay.port}/docs/cut/`, options: { username: apache.davUser.name, password: apache.davUser.password } });
+        expect((await client.passAfter(project, source.id, 0)).last_result).toMatchObject({ added: 3 });
+        const kept = await client.settled(project, source.id, 3);
+        // The answer ends after the folder's own entry and two of its files, as a server that failed midway ends it.
+        relay.cut = true;
+        const cut = await client.sync(project, source.id);
+        expect(cut.status, JSON.stringify(cut)).toBe('error');
+        expect(cut.error).toMatch(/listing of http:\/\/127\.0\.0\.1:\d+\/docs\/cut\/ ended early/);
+        expect(await client.documents(project, source.id)).toEqual(kept);
+        relay.cut = false;
+        const whole = await client.sync(project, source.id);
+        expect(whole.last_result).toMatchObject({ unchanged: 3, deleted: 0 });
+      } finally {
+        await relay.close();
+      }
+    }, 3 * MINUTE);
+
+    it('passes over a file the server will not give (HTTP 403), takes the others, and takes it once it may', async () => {
+      write('guarded/open.txt', 'An open note about plovers.');
+      write('guarded/shut.txt', 'A note the server may not read, about dunlins.');
+      write('guarded/zeta.txt', 'A note listed after it, about turnstones.');
+      // Listed (PROPFIND stats it) but not readable by the server's user (www-data under root): GET answers 403.
+      const shut = join(apache.davDir, 'docs', 'guarded', 'shut.txt');
+      chmodSync(shut, 0o000);
+      const project = await client.project('a file refused');
+      const source = await client.add(project, { kind: 'webdav', url: `${apache.davUrl}/docs/guarded/`, options: { username: apache.davUser.name, password: apache.davUser.password } });
+      const first = await client.passAfter(project, source.id, 0);
+      expect(first.status, JSON.stringify(first)).toBe('active');
+      expect(first.last_result).toMatchObject({ listed: 3, added: 2, failed: 1 });
+      expect(first.item_errors).toEqual({ count: 1, items: [expect.objectContaining({ path: 'shut.txt', error: expect.stringMatching(/HTTP 403/) })] });
+      expect([...(await client.settled(project, source.id, 2)).keys()].sort()).toEqual(['open.txt', 'zeta.txt']);
+      // Readable again: the next pass takes it, and nothing else changes.
+      chmodSync(shut, 0o644);
+      const again = await client.sync(project, source.id);
+      expect(again.last_result).toMatchObject({ added: 1, unchanged: 2, failed: 0, deleted: 0 });
+      expect([...(await client.settled(project, source.id, 3)).keys()].sort()).toEqual(['open.txt', 'shut.txt', 'zeta.txt']);
+      expect(await client.found(project, 'dunlins')).toEqual(['shut.txt']);
+    }, 3 * MINUTE);
   });
 
   describe('reach', () => {
@@ -200,6 +296,49 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       // Every page asked again with its ETag: 304, nothing downloaded. (crawl/ and crawl/index.html, which page2 links
       // to, are two items with the same bytes: one document.)
       expect(again.last_result).toMatchObject({ listed: 4, unchanged: 4, added: 0, changed: 0 });
+    }, 3 * MINUTE);
+    it('keeps the one document of a page reached at two addresses (/ and /index.html) when it changes', async () => {
+      write('twin/index.html', page('Twin', 'The twin page talks about phalaropes.', '<a href="index.html">self</a> <a href="other.html">other</a>'));
+      write('twin/other.html', page('Other', 'Another page, about pratincoles.', '<a href="index.html">home</a>'));
+      const project = await client.project('one page, two addresses');
+      const source = await client.add(project, { url: `${apache.siteUrl}/twin/`, options: { delay_ms: 0 } });
+      await client.passAfter(project, source.id, 0);
+      const [twin] = (await client.allDocuments(project)).filter((x) => x.filename !== 'other.html');
+      await client.settled(project, source.id, 2);
+      write('twin/index.html', page('Twin', 'The twin page now talks about coursers instead.', '<a href="index.html">self</a> <a href="other.html">other</a>'));
+      const changed = await client.sync(project, source.id);
+      expect(changed.last_result).toMatchObject({ deleted: 0, failed: 0 });
+      // Both addresses changed alike: still one document, the same one, with the new text.
+      const docs = await client.allDocuments(project);
+      expect(docs.map((x) => x.id).sort()).toEqual([twin!.id, docs.find((x) => x.filename === 'other.html')!.id].sort());
+      expect(docs.find((x) => x.id === twin!.id)!.sha256).not.toBe(twin!.sha256);
+      await waitFor(async () => (await client.found(project, 'coursers')).length === 1, 60_000, 'the new text searchable');
+      expect(await client.found(project, 'phalaropes')).toEqual([]);
+    }, 3 * MINUTE);
+
+    it('removed with its documents while its pass runs: no document of it is left behind', async () => {
+      const pages = [1, 2, 3, 4, 5].map((i) => `p${i}.html`);
+      write('slow/index.html', page('Slow', 'The start of a slow site about rails.', pages.map((p) => `<a href="${p}">${p}</a>`).join(' ')));
+      pages.forEach((p, i) => write(`slow/${p}`, page(`Page ${i}`, `Page ${i} of the slow site, about crakes number ${i}.`)));
+      const project = await client.project('removed mid-pass');
+      // A page every 1.5 s: the pass takes some 10 s, and is removed in the middle of it.
+      const source = await client.add(project, { url: `${apache.siteUrl}/slow/`, options: { delay_ms: 1500 } });
+      await waitFor(async () => (await client.allDocuments(project)).length >= 1, 60_000, 'the pass under way');
+      const removed = await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'DELETE', token: user.apiKey });
+      expect(removed.status).toBe(204);
+      const at = apache.siteLog().length;
+      // Until the server has heard nothing of the pass for 4 s (its delay is 1.5 s): it is over.
+      let last = at;
+      await waitFor(async () => {
+        await new Promise((r) => setTimeout(r, 4000));
+        const now = apache.siteLog().length;
+        const quiet = now === last;
+        last = now;
+        return quiet;
+      }, 60_000, 'the pass over');
+      // The pass was cut by the removal (not over before it), and left nothing of the source behind.
+      expect(d.stdout().split('\n').filter((l) => l.includes('"source.sync_stopped"') && l.includes(source.id))).toHaveLength(1);
+      expect((await client.allDocuments(project)).map((x) => x.filename)).toEqual([]);
     }, 3 * MINUTE);
   });
 

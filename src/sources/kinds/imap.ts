@@ -26,6 +26,9 @@ const Options = z.strictObject({
 
 const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** UIDs whose envelopes one FETCH asks for. */
+const ENVELOPES_PER_FETCH = 1000;
+
 /** A Message-ID as a path: its bare form, without characters a path keeps apart. */
 const idPath = (messageId: string | undefined, uid: number): string => {
   const bare = (messageId ?? '').trim().replace(/^<|>$/g, '').replace(/[\s/\\]+/g, '_');
@@ -76,8 +79,11 @@ class ImapConnection implements SourceConnection {
         const uids = ((await this.client.search({ all: true }, { uid: true })) || []) as number[];
         const unseen = uids.filter((uid) => !pathOf.has(versionOf(folder, validity, uid)));
         const ids = new Map<number, string | undefined>();
-        if (unseen.length > 0) {
-          for await (const msg of this.client.fetch(unseen.join(','), { uid: true, envelope: true }, { uid: true })) ids.set(msg.uid, msg.envelope?.messageId);
+        // So many UIDs a command: the set goes on the command line as it is, and a server refuses a line past its
+        // limit (Dovecot: 64 kB, some 11,000 UIDs).
+        for (let i = 0; i < unseen.length; i += ENVELOPES_PER_FETCH) {
+          const set = unseen.slice(i, i + ENVELOPES_PER_FETCH).join(',');
+          for await (const msg of this.client.fetch(set, { uid: true, envelope: true }, { uid: true })) ids.set(msg.uid, msg.envelope?.messageId);
         }
         for (const uid of uids.sort((a, b) => a - b)) {
           const version = versionOf(folder, validity, uid);

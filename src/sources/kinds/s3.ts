@@ -110,7 +110,14 @@ class S3Connection implements SourceConnection {
       const res = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.where.bucket, Key: this.where.prefix + item.path }));
       return { body: res.Body as AsyncIterable<Uint8Array> };
     } catch (err) {
-      if ((err as { name?: string }).name === 'NoSuchKey') throw new ItemError('the object is gone');
+      const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NoSuchKey') throw new ItemError('the object is gone');
+      // The bucket was listed with these keys: an object they may not read (its own ACL, a KMS key, archived:
+      // InvalidObjectState) or a 5xx for it is that object's failure, and the others go on; refused keys are the source's.
+      const status = e.$metadata?.httpStatusCode;
+      if (status !== undefined && status !== 401 && e.name !== 'InvalidAccessKeyId' && e.name !== 'SignatureDoesNotMatch') {
+        throw new ItemError(`the bucket would not give the object (${e.name ?? 'HTTP'} ${status})`);
+      }
       throw sourceError(err, this.where.bucket);
     }
   }

@@ -22,6 +22,14 @@ function sourceError(err: unknown, url: string): SourceError {
   return new SourceError(`the WebDAV folder ${url} could not be read: ${cause?.message ?? (err as Error).message ?? String(err)}`);
 }
 
+const safeDecode = (href: string): string | null => {
+  try {
+    return decodeURIComponent(href);
+  } catch {
+    return null;
+  }
+};
+
 export const webdav: SourceKind = {
   name: 'webdav',
   schemes: ['webdav:', 'webdavs:'],
@@ -38,28 +46,71 @@ export const webdav: SourceKind = {
     // webdav(s):// is how some clients name it; the requests are HTTP(S).
     const url = new URL(setup.url.href.replace(/^webdav(s?):/, 'http$1:'));
     // Loaded on first use: the client adds ~20 MiB to a daemon that may never have a WebDAV source.
-    const { createClient } = await import('webdav');
+    const { createClient, parseXML, prepareFileFromProps } = await import('webdav');
     const client = createClient(url.href, {
       ...(o.username ? { username: o.username, password: setup.secrets.password ?? '' } : {}),
       httpAgent: env.reach.httpAgent,
       httpsAgent: env.reach.httpsAgent,
     });
-    return new WebDavConnection(client, url.href);
+    return new WebDavConnection(client, url, { parseXML, prepareFileFromProps });
   },
 };
 
+/** The client's own reading of a PROPFIND answer. */
+interface DavParsing {
+  parseXML: typeof import('webdav').parseXML;
+  prepareFileFromProps: typeof import('webdav').prepareFileFromProps;
+}
+
+/** A multistatus answer read as the client reads it (parseXML makes `response` a list). */
+interface Multistatus {
+  multistatus: { response: { href: string; propstat: { prop: Parameters<DavParsing['prepareFileFromProps']>[0] } }[] };
+}
+
 class WebDavConnection implements SourceConnection {
+  private readonly url: string;
+  /** The source folder's path on the server, decoded, with a trailing slash. */
+  private readonly base: string;
+
   constructor(
     private readonly client: WebDAVClient,
-    private readonly url: string,
-  ) {}
+    url: URL,
+    private readonly dav: DavParsing,
+  ) {
+    this.url = url.href;
+    this.base = decodeURIComponent(url.pathname).replace(/\/*$/, '/');
+  }
 
+  /**
+   * A folder's entries (paths from the source folder, with a leading slash), one PROPFIND of depth 1. Asked for
+   * here rather than through getDirectoryContents to see the answer whole: XML cut after an entry's end (a server
+   * that failed while it streamed the listing) still parses, as the entries before the cut, and taken for the
+   * whole folder it would delete what followed.
+   */
   private async folder(path: string): Promise<FileStat[]> {
+    const where = path === '/' ? this.url : `${this.url} (${path})`;
+    let xml: string;
     try {
-      return (await this.client.getDirectoryContents(path)) as FileStat[];
+      const res = await this.client.customRequest(path.replace(/\/*$/, '/'), { method: 'PROPFIND', headers: { Accept: 'text/plain,application/xml', Depth: '1' } });
+      xml = await res.text();
     } catch (err) {
-      throw sourceError(err, path === '/' ? this.url : `${this.url} (${path})`);
+      throw sourceError(err, where);
     }
+    if (!/<\/(?:[\w.-]+:)?multistatus>\s*$/.test(xml)) throw new SourceError(`the WebDAV server's listing of ${where} ended early: nothing was decided from it`);
+    let parsed: Multistatus;
+    try {
+      parsed = (await this.dav.parseXML(xml)) as unknown as Multistatus;
+    } catch (err) {
+      throw new SourceError(`the WebDAV server's listing of ${where} is not valid XML: ${(err as Error).message}`);
+    }
+    const self = `${this.base}${path.replace(/^\/+/, '')}`.replace(/\/*$/, '/');
+    const entries: FileStat[] = [];
+    for (const r of parsed.multistatus.response) {
+      const at = safeDecode(r.href.replace(/^https?:\/\/[^/]+/, ''));
+      if (at === null || !at.startsWith(this.base) || at.replace(/\/*$/, '/') === self) continue;
+      entries.push(this.dav.prepareFileFromProps(r.propstat.prop, `/${at.slice(this.base.length).replace(/\/+$/, '')}`) as FileStat);
+    }
+    return entries;
   }
 
   async list() {
@@ -81,7 +132,11 @@ class WebDavConnection implements SourceConnection {
       const buffer = (await this.client.getFileContents(`/${item.path}`, { format: 'binary' })) as ArrayBuffer;
       return { body: new Uint8Array(buffer) };
     } catch (err) {
-      if (statusOf(err) === 404) throw new ItemError('the file is gone');
+      const status = statusOf(err);
+      if (status === 404) throw new ItemError('the file is gone');
+      // The folder was listed with these credentials: a file the server will not give (403 on its permissions, 423
+      // locked on Nextcloud, a 5xx of its own) is that file's failure, and the others go on; 401 is the source's.
+      if (status !== undefined && status !== 401) throw new ItemError(`the WebDAV server would not give the file (HTTP ${status})`);
       throw sourceError(err, this.url);
     }
   }

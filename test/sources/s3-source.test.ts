@@ -1,0 +1,82 @@
+/**
+ * The `s3` kind against Ceph's RGW (test/helpers/rgw.ts): a listing longer than one ListObjectsV2 page (1000 keys)
+ * read to its end, keys with spaces, unicode and percent signs, and an object the source's keys may not read (its
+ * own ACL: another user put it in the bucket) failing alone while the others go on. One RGW and one daemon for the
+ * file. (The server stopped, mid-pass, and keys that stop working: test/sources/source-faults.test.ts.)
+ */
+import { CreateBucketCommand, DeleteObjectCommand, PutBucketAclCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, removeDir, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
+import { SourceClient } from '../helpers/sources.js';
+
+const MINUTE = 60_000;
+const SKIP = rgwUnavailable();
+
+describe.skipIf(SKIP !== null)(`s3 sources against RGW${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  let rgw: Rgw;
+  let d: Daemon;
+  let client: SourceClient;
+  const owner = { id: 'S3SOURCEOWNER0000001', secret: 's3-source-owner-secret-00000000000000000' };
+  const other = { id: 'S3SOURCEOTHER0000001', secret: 's3-source-other-secret-00000000000000000' };
+  const s3 = (keys: { id: string; secret: string }) =>
+    new S3Client({ endpoint: rgw.endpoint, region: rgw.region, forcePathStyle: true, credentials: { accessKeyId: keys.id, secretAccessKey: keys.secret }, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  const put = (c: S3Client, bucket: string, key: string, body: string) => c.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+  const body = (bucket: string, prefix = '') => ({ url: `s3://${bucket}/${prefix}`, options: { endpoint: rgw.endpoint, region: rgw.region, access_key_id: owner.id, secret_access_key: owner.secret } });
+
+  beforeAll(async () => {
+    rgw = await startRgw();
+    await rgw.admin('user', 'create', '--uid=s3owner', '--display-name=owner', `--access-key=${owner.id}`, `--secret-key=${owner.secret}`);
+    await rgw.admin('user', 'create', '--uid=s3other', '--display-name=other', `--access-key=${other.id}`, `--secret-key=${other.secret}`);
+    d = await startDaemon({ args: ['--sources-allow-private', '--sources-min-interval', '1'] });
+    client = new SourceClient(d, (await addUser(d)).apiKey);
+  }, 3 * MINUTE);
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    await rgw?.stop();
+  });
+
+  it('reads a listing of more than one page to its end, and keys with spaces, unicode and percent signs', async () => {
+    const c = s3(owner);
+    await c.send(new CreateBucketCommand({ Bucket: 'paged' }));
+    // 1,050 keys (two pages of at most 1000); only the few the include glob names become documents.
+    const names = Array.from({ length: 1050 }, (_, i) => `docs/filler-${String(i).padStart(4, '0')}.bin`);
+    for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((k) => put(c, 'paged', k, 'x')));
+    const odd = { 'docs/a note with spaces.txt': 'Spaces in the name, about avocets.', 'docs/zz-café ünïcode.txt': 'Unicode in the name, about egrets.', 'docs/zz-100% done+plus.txt': 'A percent sign in the name, about ibises.' };
+    for (const [k, v] of Object.entries(odd)) await put(c, 'paged', k, v);
+    const project = await client.project('paged bucket');
+    const source = await client.add(project, { ...body('paged', 'docs/'), options: { ...body('paged').options, include: ['*.txt'] } });
+    const first = await client.passAfter(project, source.id, 0, 3 * MINUTE);
+    expect(first.status, JSON.stringify(first)).toBe('active');
+    expect(first.last_result).toMatchObject({ listed: 3, added: 3, failed: 0 });
+    expect([...(await client.settled(project, source.id, 3)).keys()].sort()).toEqual(Object.keys(odd).map((k) => k.slice('docs/'.length)).sort());
+    expect(await client.found(project, 'ibises')).toEqual(['zz-100% done+plus.txt']);
+    // Every key is listed again; the one after the first page's end, deleted, is gone (the rest unchanged).
+    await c.send(new DeleteObjectCommand({ Bucket: 'paged', Key: 'docs/zz-café ünïcode.txt' }));
+    const again = await client.sync(project, source.id, { timeoutMs: 3 * MINUTE });
+    expect(again.last_result).toMatchObject({ listed: 2, unchanged: 2, deleted: 1 });
+    expect([...(await client.documents(project, source.id)).keys()].sort()).toEqual(['a note with spaces.txt', 'zz-100% done+plus.txt']);
+  }, 6 * MINUTE);
+
+  it("passes over an object the source's keys may not read, takes the others, and deletes nothing", async () => {
+    const c = s3(owner);
+    await c.send(new CreateBucketCommand({ Bucket: 'shared-bucket' }));
+    await c.send(new PutBucketAclCommand({ Bucket: 'shared-bucket', GrantFullControl: 'id=s3owner', GrantWrite: 'id=s3other' }));
+    await put(c, 'shared-bucket', 'open.txt', 'An open note about plovers.');
+    await put(c, 'shared-bucket', 'zeta.txt', 'A note listed after it, about turnstones.');
+    // Put by another user with its default (private) ACL: listed to the bucket's owner, but not readable by them.
+    await put(s3(other), 'shared-bucket', 'other.txt', 'A note of another user, about dunlins.');
+    const project = await client.project('an object refused');
+    const source = await client.add(project, body('shared-bucket'));
+    const first = await client.passAfter(project, source.id, 0);
+    expect(first.status, JSON.stringify(first)).toBe('active');
+    expect(first.last_result).toMatchObject({ listed: 3, added: 2, failed: 1 });
+    expect(first.item_errors).toEqual({ count: 1, items: [expect.objectContaining({ path: 'other.txt', error: expect.stringMatching(/AccessDenied/) })] });
+    expect([...(await client.settled(project, source.id, 2)).keys()].sort()).toEqual(['open.txt', 'zeta.txt']);
+    // Still refused on the next pass: nothing else changes, nothing is removed.
+    const again = await client.sync(project, source.id);
+    expect(again.last_result).toMatchObject({ unchanged: 2, failed: 1, deleted: 0 });
+    expect((await client.documents(project, source.id)).size).toBe(2);
+  }, 3 * MINUTE);
+});
