@@ -72,16 +72,24 @@ function escapePdf(s: string): string {
   return s.replace(/[\\()]/g, (c) => `\\${c}`);
 }
 
+/** An entry already deflated, whose header may give any size (a zip bomb that lies about its size). */
+export interface DeflatedEntry {
+  deflated: Buffer;
+  crc: number;
+  declaredSize: number;
+}
+
 /** A zip archive (deflated entries) from name → content. */
-export function makeZip(files: Record<string, string | Buffer>): Buffer {
+export function makeZip(files: Record<string, string | Buffer | DeflatedEntry>): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const [name, content] of Object.entries(files)) {
     const data = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-    const packed = deflateRawSync(data);
+    const packed = Buffer.isBuffer(data) ? deflateRawSync(data) : data.deflated;
     const nameBuf = Buffer.from(name, 'utf8');
-    const crc = crc32(data);
+    const crc = Buffer.isBuffer(data) ? crc32(data) : data.crc;
+    const size = Buffer.isBuffer(data) ? data.length : data.declaredSize;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
@@ -89,7 +97,7 @@ export function makeZip(files: Record<string, string | Buffer>): Buffer {
     local.writeUInt16LE(8, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(size, 22);
     local.writeUInt16LE(nameBuf.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -99,7 +107,7 @@ export function makeZip(files: Record<string, string | Buffer>): Buffer {
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(nameBuf.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBuf, packed);

@@ -30,6 +30,23 @@ describe.skipIf(!built)('extract (worker thread)', () => {
     expect(txt.blocks[0]!.text).toBe('Hello from text.');
   });
 
+  it('reads a CSV cell of 48 MiB, quoted or not, within the worker’s heap (it ran out of memory)', async () => {
+    const { createExtractor } = await load();
+    const extractor = createExtractor({ concurrency: 1 });
+    try {
+      // Appended character by character (unquoted), or collapsed with a regex match per word (quoted), each ran
+      // the 512 MB worker out of memory: "the file could not be parsed (out of memory)".
+      const words = await extractor.extract(Buffer.from(`notes\n"${'word '.repeat(9 * 1024 * 1024)}"\n`), 'text/csv');
+      expect(words.blocks).toHaveLength(1);
+      expect(words.blocks[0]!.text).toHaveLength('notes: '.length + 9 * 1024 * 1024 * 5 - 1);
+      expect(words.blocks[0]!.text.startsWith('notes: word word')).toBe(true);
+      const letters = await extractor.extract(Buffer.from(`id,blob\n7,${'a'.repeat(48 * 1024 * 1024)}\n`), 'text/csv');
+      expect(letters.blocks[0]!.text).toHaveLength('id: 7 · blob: '.length + 48 * 1024 * 1024);
+    } finally {
+      await extractor.close();
+    }
+  }, 60_000);
+
   it('passes a parser’s ParseError through unchanged', async () => {
     const { createExtractor } = await load();
     const err = await createExtractor().extract(Buffer.alloc(64, 1), 'text/plain').catch((e: unknown) => e as Error);

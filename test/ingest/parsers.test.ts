@@ -1,5 +1,7 @@
+import { crc32, deflateRawSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse as parseCsv, records } from '../../src/ingest/parsers/csv.js';
 import { parse as parseDocx } from '../../src/ingest/parsers/docx.js';
 import { ParseError } from '../../src/ingest/parsers/errors.js';
 import { parse as parseEmail } from '../../src/ingest/parsers/email.js';
@@ -48,6 +50,20 @@ describe('TXT parser', () => {
     for (const text of ['Однажды в студёную зимнюю пору я из лесу вышел; был сильный мороз.', 'हिन्दी विकिपीडिया एक मुक्त ज्ञानकोश है जिसे कोई भी संपादित कर सकता है।']) {
       const doc = await parseTxt(Buffer.from(text, 'utf16le'));
       expect(doc.blocks.map((b) => b.text).join('\n')).toBe(text);
+    }
+  });
+
+  it('reads Chinese and Korean UTF-16 without a BOM (with a space, digit or line break), either byte order; the legacy CJK code pages stay themselves', async () => {
+    // Han and Hangul spread their high bytes over dozens of values: such files were refused as binary.
+    const zh = '东京是日本的首都，也是世界上人口最多的城市之一。2024年，东京的人口超过一千四百万。维基百科是一个自由的百科全书，任何人都可以编辑。';
+    const ko = '대한민국의 수도는 서울이다. 한강이 도시를 가로지른다. 서울의 인구는 약 천만 명이며, 나라의 정치와 경제의 중심지이다.';
+    for (const [text, encoding] of [[zh, 'utf-16le'], [ko, 'utf-16le'], [`${zh}\n${zh}`, 'utf-16be'], [ko, 'utf-16be']] as const) {
+      const bytes = iconv.encode(text, encoding);
+      expect(decodeText(bytes)?.encoding, `${encoding}: ${text}`).toBe(encoding);
+      expect((await parseTxt(bytes)).blocks.map((b) => b.text).join('\n')).toBe(text);
+    }
+    for (const [text, encoding, detected] of [[zh, 'gb18030', 'GB18030'], [ko, 'euc-kr', 'EUC-KR'], [`${zh}\n${ko}`, 'utf-8', 'utf-8']] as const) {
+      expect(decodeText(iconv.encode(text, encoding))?.encoding, encoding).toBe(detected);
     }
   });
 
@@ -131,6 +147,33 @@ describe('TXT parser', () => {
   it('does not take a block of "#" comment lines for headings', async () => {
     const doc = await parseTxt(Buffer.from('# Licensed to you\n# under the terms\n# of a licence\n\nBody text.'));
     expect(doc.blocks.every((b) => b.kind === 'paragraph')).toBe(true);
+  });
+
+  it('cuts closing "#"s and padding off a heading, keeps a "#" inside it, and leaves "#word" a paragraph', async () => {
+    const doc = await parseTxt(Buffer.from('## Tides ##   \n\n### C# and F#\t\n\n#hashtag\n\n#   Spaced out   #\n'));
+    expect(doc.blocks.map((b) => [b.kind, b.text])).toEqual([
+      ['heading', 'Tides'],
+      ['heading', 'C# and F'],
+      ['paragraph', '#hashtag'],
+      ['heading', 'Spaced out'],
+    ]);
+  });
+});
+
+describe('CSV parser', () => {
+  it('reads RFC 4180 quoting: separators, doubled quotes and line breaks inside quotes; CRLF and LF rows', () => {
+    const text = 'a,"b, c","say ""hi""",d"e\r\n"two\nlines",,x\n"open';
+    expect([...records(text, ',')]).toEqual([
+      ['a', 'b, c', 'say "hi"', 'd"e'],
+      ['two\nlines', '', 'x'],
+      ['open'],
+    ]);
+    expect([...records('1;2\t3;"4;5"', ';')]).toEqual([['1', '2\t3', '4;5']]);
+  });
+
+  it('names cells by the header row and takes the semicolon when the first line has more of them', async () => {
+    const doc = await parseCsv(Buffer.from('vessel;cargo\nAurora;"timber; oak"\n'));
+    expect(doc.blocks).toEqual([{ text: 'vessel: Aurora · cargo: timber; oak', page: 2, headings: [], kind: 'table' }]);
   });
 });
 
@@ -246,6 +289,15 @@ describe('DOCX parser', () => {
     expect(err.message).toMatch(/would expand to more than .* possible zip bomb/);
     expect((await failure(parseDocx(big, { zipLimits: { maxEntries: 2 } }))).message).toMatch(/too many parts/);
     expect((await failure(parseDocx(big, { zipLimits: { maxXml: 500 } }))).message).toMatch(/text parts expand to more than 0 MB of XML — too large to parse/);
+    // A part that lies about its size, whatever its name: mammoth's JSZip would inflate it whole first and then say
+    // "damaged (Bug : uncompressed data size mismatch)".
+    const spaces = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const liar = makeZip({
+      '_rels/.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/main.bin"/></Relationships>',
+      'word/document.xml': '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>',
+      'word/main.bin': { deflated: deflateRawSync(spaces), crc: crc32(spaces), declaredSize: 100 },
+    });
+    expect((await failure(parseDocx(liar))).message).toBe('the Word document is damaged or truncated (a part inflates past the size the archive gives it — a possible zip bomb)');
   });
 
   it('warns when a document has no text', async () => {

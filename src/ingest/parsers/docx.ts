@@ -3,7 +3,8 @@
  * `transformDocument` hook hands it over. Walking that model keeps headings (Heading 1..6 → heading path),
  * list items, tables (one "cell | cell" line per row) and footnotes/endnotes (after the body).
  *
- * A .docx is a ZIP, so it is checked with yauzl before mammoth (which inflates with JSZip, unbounded) ever sees it.
+ * A .docx is a ZIP, so it is checked with yauzl, every entry inflated once, before mammoth (which inflates with
+ * JSZip, unbounded) ever sees it.
  */
 import mammoth from 'mammoth';
 import type { Block, BlockKind, ParsedDocument, ParseOptions } from '../types.js';
@@ -15,9 +16,10 @@ export interface DocxOptions extends ParseOptions {
 }
 
 export const NO_TEXT = 'no text found (empty document?)';
+const TOO_DEEP = 'the Word document nests tables or other elements too deep to read — refused (a hostile or broken file)';
 
 /** Parts read here when mammoth yields nothing (ruby-only text) or skips them (altChunk HTML). */
-const WORD = { noun: 'the Word document', keep: /^word\/(document\.xml|[^/]+\.x?html?)$/i };
+const WORD = { noun: 'the Word document', keep: /^word\/(document\.xml|[^/]+\.x?html?)$/i, inflatesItself: true };
 
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -42,6 +44,8 @@ export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<
       },
     );
   } catch (err) {
+    // mammoth reads the XML tree recursively: tables nested thousands deep exhaust the stack.
+    if (err instanceof RangeError && /call stack/i.test(err.message)) throw new ParseError(TOO_DEEP, { cause: err });
     throw new ParseError(`the Word document is damaged (${shortReason(err)})`, { cause: err });
   }
   if (!model) throw new ParseError('the Word document is damaged: no document body');

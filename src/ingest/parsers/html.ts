@@ -43,7 +43,9 @@ export function htmlBlocks(html: string, options: { page?: number; xhtml?: boole
   const stack: boolean[] = []; // whether each open element started a skipped subtree
 
   const flush = (): void => {
-    const body = (pre > 0 ? text : text.replace(/[ \t\r\n\f]+/g, ' ')).replace(/^\s+|\s+$/g, '');
+    // A single space is left as it is (a match per word ran a paragraph of millions of words out of memory), and
+    // trim() rather than /^\s+|\s+$/, which retries from every character of a long run of no-break spaces.
+    const body = (pre > 0 ? text : text.replace(/[ \t\r\n\f]{2,}|[\t\r\n\f]/g, ' ')).trim();
     text = '';
     if (!body) return;
     if (heading > 0) {

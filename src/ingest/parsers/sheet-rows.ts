@@ -35,7 +35,9 @@ export class SheetRows {
 
   /** `cells[i]` is column i's displayed value ('' for an empty cell). */
   add(row: number, cells: string[]): void {
-    const values = cells.map((c) => c.replace(/\s+/g, ' ').trim());
+    // Only runs that are not already one space are replaced: a match per word ran a cell of millions of words
+    // out of memory.
+    const values = cells.map((c) => c.replace(/\s{2,}|[^\S ]/g, ' ').trim());
     if (!values.some((v) => v)) return;
     if (!this.header) {
       this.header = values;

@@ -84,7 +84,7 @@ function fromBom(bytes: Uint8Array): DecodedText | null {
 function detect(bytes: Uint8Array, partial: boolean): DecodedText | null {
   const sample = bytes.subarray(0, SAMPLE_BYTES);
 
-  const utf16 = utf16Parity(sample) ?? utf16HighBytes(sample);
+  const utf16 = utf16Parity(sample) ?? utf16HighBytes(sample) ?? utf16Cjk(sample);
   if (utf16 !== null) {
     const even = bytes.length % 2 === 0 ? bytes : bytes.subarray(0, bytes.length - 1);
     return { text: new TextDecoder(utf16).decode(even), encoding: utf16 };
@@ -179,6 +179,30 @@ function utf16HighBytes(sample: Uint8Array): 'utf-16le' | 'utf-16be' | null {
     if (top3(high) / n < 0.9 || low.size < 8 || top3(low) / n > 0.6) continue;
     const text = new TextDecoder(encoding).decode(sample.subarray(0, sample.length - (sample.length % 2)));
     if (!text.includes('\uFFFD') && !isBinary(text)) return encoding;
+  }
+  return null;
+}
+
+/** Letters of the scripts whose UTF-16 high bytes spread over dozens of values (Chinese, Korean, Japanese). */
+const CJK_LETTER = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+const TEXT_CHAR = /[\p{L}\p{N}\p{P}\p{Zs}\t\n\r]/gu;
+
+/**
+ * UTF-16 without a BOM in Chinese or Korean, with a line break, space or digit here and there: too few zero bytes
+ * for utf16Parity and too many high bytes for utf16HighBytes (such files were refused as binary). It has zero bytes
+ * (no legacy single- or multi-byte text has any; on either parity, as 一 is U+4E00), and one byte order's decoding
+ * is at least half CJK letters and nearly all letters, digits, punctuation and spaces, without an unpaired surrogate.
+ */
+function utf16Cjk(sample: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  // Below 128 bytes, random bytes pass now and then.
+  if (sample.length < 128 || !sample.includes(0)) return null;
+  for (const encoding of ['utf-16le', 'utf-16be'] as const) {
+    // A head cut mid-pair may end in half a surrogate pair.
+    const text = new TextDecoder(encoding).decode(sample.subarray(0, sample.length - (sample.length % 2))).replace(/\uFFFD$/, '');
+    if (text.includes('\uFFFD')) continue;
+    const cjk = text.match(CJK_LETTER)?.length ?? 0;
+    const plain = text.match(TEXT_CHAR)?.length ?? 0;
+    if (cjk / text.length >= 0.5 && plain / text.length >= 0.95) return encoding;
   }
   return null;
 }

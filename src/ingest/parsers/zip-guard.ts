@@ -1,9 +1,11 @@
 /**
  * Zip-bomb guard for every ZIP-based format (DOCX, PPTX, XLSX, ODF, EPUB), run before any parser sees the
- * archive. JSZip (inside mammoth) inflates whatever the archive claims, so the limits are checked here on the
- * central directory, and the XML parts are inflated once through yauzl, which stops a stream that grows past its
- * declared size. The parts a parser reads are handed back inflated, so the parsers never open the ZIP themselves.
- * Messages name the format ("the EPUB is damaged or truncated (…)").
+ * archive. The limits are checked here on the central directory, and the XML parts are inflated once through
+ * yauzl, which stops a stream that grows past its declared size. The parts a parser reads are handed back
+ * inflated, so the parsers never open the ZIP themselves — except mammoth (DOCX), whose JSZip inflates any part a
+ * relationship names, whatever its extension, and checks its size only once it is all in memory: for that format
+ * (`inflatesItself`) every entry is inflated here first. Messages name the format ("the EPUB is damaged or
+ * truncated (…)").
  */
 import yauzl from 'yauzl';
 import { ParseError } from './errors.js';
@@ -38,6 +40,11 @@ export interface ZipFormat {
   noun: string;
   /** Parts handed back inflated, by name. */
   keep: RegExp;
+  /**
+   * The parser opens the archive again with a library that trusts each entry's declared size (mammoth's JSZip):
+   * every entry, not only the XML parts, is proven to inflate to no more than it declares.
+   */
+  inflatesItself?: boolean;
 }
 
 export interface ZipContents {
@@ -69,7 +76,7 @@ export async function readZip(buffer: Buffer, format: ZipFormat, limits: Partial
     if (zip.entryCount > l.maxEntries) {
       throw new ParseError(`${Noun} has too many parts (${zip.entryCount}) — refused as a possible zip bomb`);
     }
-    const xmlParts: yauzl.Entry[] = [];
+    const inflated: yauzl.Entry[] = [];
     let total = 0;
     let xml = 0;
     await eachEntry(zip, (entry) => {
@@ -86,8 +93,9 @@ export async function readZip(buffer: Buffer, format: ZipFormat, limits: Partial
         throw new ParseError(`${Noun} is compressed suspiciously well — refused as a possible zip bomb`);
       }
       names.add(entry.fileName);
-      if (/\.(xml|rels|html?|xhtml|opf|ncx)$/i.test(entry.fileName)) {
-        xmlParts.push(entry);
+      const isXml = /\.(xml|rels|html?|xhtml|opf|ncx)$/i.test(entry.fileName);
+      if (isXml || format.inflatesItself) inflated.push(entry);
+      if (isXml) {
         xml += entry.uncompressedSize;
         if (xml > l.maxXml) {
           throw new ParseError(
@@ -96,7 +104,7 @@ export async function readZip(buffer: Buffer, format: ZipFormat, limits: Partial
         }
       }
     });
-    for (const entry of xmlParts) {
+    for (const entry of inflated) {
       const content = await drain(zip, entry, format.keep.test(entry.fileName));
       if (content) kept.set(entry.fileName, content);
     }
@@ -143,5 +151,6 @@ function drain(zip: yauzl.ZipFile, entry: yauzl.Entry, keep: boolean): Promise<B
 function reason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/end of central directory/i.test(message)) return 'the zip directory at its end is missing';
+  if (/too many bytes in the stream/i.test(message)) return 'a part inflates past the size the archive gives it — a possible zip bomb';
   return message.split(/[\n.]/)[0]!.slice(0, 120);
 }
