@@ -91,7 +91,7 @@ export function* chunkStream(
       for (let i = 0; i < blocks.length; i++) {
         const block = blocks[i]!;
         // Reported piece by piece: one long paragraph (a text file without line breaks) still moves the progress.
-        for (const [start, end, tokens] of splitToFit(block.text, budget, countedSpecials, tokenizer)) {
+        for (const [start, end, tokens] of splitBlock(block.text, budget, countedSpecials, tokenizer)) {
           yield { block: i, start, end, tokens, page: block.page };
           opts.onProgress?.(doneChars + end, totalChars);
         }
@@ -311,14 +311,55 @@ function place(text: string, parts: Part[], blocks: Block[], state: EmitState): 
 }
 
 /**
+ * A block longer than this many characters per token of budget is split window by window (`splitBlock`). No piece of
+ * a chunk's budget is that long in any text the tokenizer reads (its longest tokens are ~20 characters).
+ */
+const WINDOW_CHARS_PER_TOKEN = 8;
+
+/**
+ * `splitToFit` for a block of any length, lazily: a long one (a text file without line breaks, a base64 blob) is
+ * taken a window at a time, each ending at its last sentence end or whitespace (or, with neither, at its length), so
+ * every tokenizer call reads a bounded text and the pieces come as the chunker pulls them. Split whole, an 8 MB line
+ * of base64 held the daemon's main thread for minutes: tokenising it costs ~8 µs a character, several times over.
+ */
+function* splitBlock(text: string, budget: number, specials: number, tokenizer: TokenCounter): Generator<[number, number, number]> {
+  const size = budget * WINDOW_CHARS_PER_TOKEN;
+  for (let start = 0; start < text.length; ) {
+    const end = windowEnd(text, start, size);
+    for (const [s, e, n] of splitToFit(text.slice(start, end), budget, specials, tokenizer, end - start < text.length)) yield [start + s, start + e, n];
+    start = end;
+  }
+}
+
+/**
+ * Where a window of at most `size` characters from `start` ends: where its last sentence starts (the one the window
+ * may cut), else after its last whitespace, in its second half; with neither, at its length.
+ */
+function windowEnd(text: string, start: number, size: number): number {
+  if (text.length - start <= size) return text.length;
+  const window = text.slice(start, start + size);
+  const half = Math.floor(size / 2);
+  let cut = splitSentences(window).findLast(([s]) => s >= half)?.[0] ?? -1;
+  if (cut < 0) {
+    const space = window.search(/\s\S*$/);
+    if (space >= half) cut = space + 1;
+  }
+  if (cut < 0) cut = size;
+  // Never between the halves of a surrogate pair.
+  if (isLowSurrogate(text.charCodeAt(start + cut))) cut--;
+  return start + cut;
+}
+
+/**
  * Splits `text` into [start, end, tokens] ranges of at most `budget` tokens each. A short block is counted whole
  * first, as it most likely fits; a longer one is counted sentence by sentence, and rejoined when they fit together
  * after all: sentences end at whitespace or punctuation, where the tokenizer splits anyway, so their counts add up
  * to the whole's and a block is tokenised once, not twice.
  */
-function splitToFit(text: string, budget: number, specials: number, tokenizer: TokenCounter): [number, number, number][] {
+function splitToFit(text: string, budget: number, specials: number, tokenizer: TokenCounter, windowed = false): [number, number, number][] {
   if (text.search(/\S/) < 0) return [];
-  if (text.length <= budget * LIKELY_FITS_CHARS_PER_TOKEN) {
+  // A window of a longer block (splitBlock) is never one piece: its sentences are, as the whole block's would be.
+  if (!windowed && text.length <= budget * LIKELY_FITS_CHARS_PER_TOKEN) {
     const whole = tokenizer.count(text);
     if (whole <= budget) return [[0, text.length, whole]];
   }
@@ -332,7 +373,7 @@ function splitToFit(text: string, budget: number, specials: number, tokenizer: T
     if (n <= budget) out.push([s, e, n]);
     else for (const [ws, we, wn] of splitWords(sentence, budget, tokenizer)) out.push([s + ws, s + we, wn]);
   }
-  return out.length > 1 && total <= budget ? [[0, text.length, total]] : out;
+  return !windowed && out.length > 1 && total <= budget ? [[0, text.length, total]] : out;
 }
 
 /** Word-boundary pieces for one overlong sentence; single words beyond the budget are cut at token boundaries. */

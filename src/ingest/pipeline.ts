@@ -72,6 +72,11 @@ export const PROGRESS = { parsed: 0.1, ocr: 0.2, written: 0.95 } as const;
 
 /** Chunks per slice: 4 micro-batches of the built-in model, and a short enough hold of the event loop while chunking. */
 export const SLICE = 64;
+/**
+ * A slice ends sooner once chunking it has held the event loop this long: text the tokenizer reads slowly (a base64
+ * blob, ~8 µs a character) took seconds a slice.
+ */
+const SLICE_HOLD_MS = 50;
 
 /** Its own function so the original's bytes are garbage once parsed (an async function keeps its locals). */
 async function parse(deps: PipelineDeps, doc: DocumentRecord): Promise<ParsedDocument> {
@@ -136,7 +141,7 @@ export async function runPipeline(deps: PipelineDeps, doc: DocumentRecord, hooks
     for (;;) {
       t = performance.now();
       const slice: Chunk[] = [];
-      while (slice.length < SLICE) {
+      while (slice.length < SLICE && (slice.length === 0 || since(t) < SLICE_HOLD_MS)) {
         const next = chunks.next();
         if (next.done) break;
         slice.push(next.value);

@@ -93,6 +93,31 @@ describe('odd and hostile inputs through the daemon', () => {
     expect(await text(d, alice, page.id)).toMatch(/spacer(\u00a0)+gif/);
   }, 120_000);
 
+  it('keeps answering while it chunks a text file of one 1 MB base64 line (its tokenising held the main thread)', async () => {
+    // Base64 tokenises at ~8 µs a character, several times over while a block too long for a chunk is split: split
+    // whole, 1 MB held the daemon's only JavaScript thread for seconds at a time (3–5 s measured), and no request was answered meanwhile.
+    const blob = Buffer.from(Array.from({ length: 750_000 }, (_, i) => (i * 7919 + (i >> 7)) % 256)).toString('base64');
+    const res = await uploadFiles(d, alice.apiKey, [{ name: 'blob.txt', bytes: Buffer.from(`An attachment, encoded:\n\n${blob}\n`) }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = res.body.documents[0].id as string;
+    let slowest = 0;
+    let processing = 0;
+    const until = Date.now() + 25_000;
+    while (Date.now() < until) {
+      const started = performance.now();
+      const doc = await api(d, `/api/v1/documents/${id}`, { token: alice.apiKey });
+      slowest = Math.max(slowest, performance.now() - started);
+      expect(doc.status).toBe(200);
+      if (doc.body.status === 'processing') processing++;
+      if (doc.body.status === 'ready' || doc.body.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(processing, 'the document was seen being processed').toBeGreaterThan(0);
+    expect(slowest, `the slowest answer while it was chunked took ${Math.round(slowest)} ms`).toBeLessThan(1000);
+    // Not left to embed its thousand chunks behind the next tests.
+    expect((await api(d, `/api/v1/documents/${id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+  }, 60_000);
+
   it('reads a file by its bytes when its name lies, and refuses what no name makes readable', async () => {
     const docx = await upload(d, alice, 'minutes.pdf', makeDocx(para('The harbour board met on Tuesday.')));
     expect(docx).toMatchObject({ status: 'ready', content_type: DOCX });
