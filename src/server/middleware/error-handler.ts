@@ -70,11 +70,17 @@ export function toWire(err: AppError, requestId: string) {
 const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 2000;
 
-/** Reads and discards a body nobody started reading, if it is small; true when it was read to its end. */
+/**
+ * Reads and discards the rest of a small body, whether or not its reading had begun (a form upload refused at its
+ * first file part stops reading there); true when it was read to its end. Answered and closed with some of it still
+ * coming, the client meets a closed socket while it writes (EPIPE) instead of the answer.
+ */
 function drainSmallUnreadBody(req: IncomingMessage): Promise<boolean> {
   const declared = Number(req.headers['content-length']);
   // A client waiting for `100 Continue` sends nothing; one that streams (no length) or sends a lot is cut off.
-  if (req.destroyed || req.readableFlowing !== null || req.headers.expect || !(declared <= DRAIN_MAX_BYTES)) return Promise.resolve(false);
+  if (req.destroyed || req.headers.expect || !(declared <= DRAIN_MAX_BYTES)) return Promise.resolve(false);
+  if (req.readableEnded) return Promise.resolve(true);
+  req.unpipe();
   return new Promise((resolve) => {
     const finish = (drained: boolean) => {
       clearTimeout(timer);
