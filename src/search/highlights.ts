@@ -44,9 +44,7 @@ function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
 
 function termRangesTyped(text: string, matcher: TermMatcher): Range[] {
   const out: Range[] = matcher.find(text).map((m) => [m.start, m.end]);
-  // Unspaced scripts (CJK): a term may sit inside a longer run. Picked once, not per word: testing every term against
-  // this regex for every word of every shown passage was a visible share of a search's main thread.
-  const inner = [...new Set(matcher.terms.map((t) => t.text))].filter((t) => t.length >= 2 && /[^\p{Script=Latin}\p{N}]/u.test(t));
+  const { inner } = matcher;
   if (inner.length === 0) return out;
   const matched = new Set(out.map(([start]) => start));
   for (const { word, start } of wordSpans(text)) {

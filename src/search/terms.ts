@@ -64,10 +64,16 @@ export class TermMatcher {
   private readonly exact: ReadonlySet<string>;
   private readonly stems: ReadonlySet<string>;
   private readonly found = new Map<string, TermMatch[]>();
+  /**
+   * The terms of unspaced scripts (CJK), which may sit inside a longer run: highlights look for them inside words
+   * (found once, not for every word of every shown passage).
+   */
+  readonly inner: readonly string[];
 
   constructor(readonly terms: readonly Term[]) {
     this.exact = new Set(terms.map((t) => t.text));
     this.stems = new Set(terms.map((t) => t.stem));
+    this.inner = [...this.exact].filter((t) => t.length >= 2 && /[^\p{Script=Latin}\p{N}]/u.test(t));
   }
 
   /** How many distinct terms (by stem) the query has. */
