@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, metricsAccess } from '../../src/server/metrics/access.js';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
+import { waitFor } from '../helpers/eventually.js';
 
 /** The samples of a text exposition, by `name{labels}` as written (labels in the order the daemon writes them). */
 function samples(text: string): Map<string, number> {
@@ -118,6 +119,18 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     expect(sum(all, 'process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(sum(all, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(res.text).toMatch(/^docsearch_info\{version="[^"]+",database="(?:sqlite|postgresql)",storage="local",embedder="builtin:[^"]+"\} 1$/m);
+
+    // A table this small has no vector index: once two searches in a row met its version, its vectors are held in
+    // memory (every chunk's) and answer the flat scans.
+    const chunks = sum(all, 'docsearch_chunks_ingested_total');
+    await waitFor(
+      async () => {
+        expect((await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'moon tides' } })).status).toBe(200);
+        return sum(samples((await scrape(d)).text), 'docsearch_index_memory_vector_rows') === chunks;
+      },
+      30_000,
+      'the vectors to be held in memory',
+    );
   });
 
   it('exposes exactly the metrics docs/operations.md lists, each with its documented type and labels', async () => {

@@ -25,6 +25,8 @@ export interface IndexSnapshot {
   version: number | null;
   /** Rows written since each index last took them in (searched by a flat scan meanwhile). */
   unindexed: { fts: number; vector: number } | null;
+  /** Rows whose vectors this replica holds in memory for flat scans (memory-vectors.ts); 0 when none. */
+  vectorsInMemory: number;
 }
 
 export interface SourcesSnapshot {
@@ -195,6 +197,15 @@ export class DaemonMetrics {
           if (!i) return;
           this.set({ index: 'fts' }, i.unindexed?.fts ?? 0);
           this.set({ index: 'vector' }, i.unindexed?.vector ?? 0);
+        },
+      });
+      new Gauge({
+        name: 'docsearch_index_memory_vector_rows',
+        help: 'Chunk rows whose vectors this replica holds in memory to answer flat scans (a table without a vector index); 0 when none',
+        registers,
+        async collect() {
+          const i = await index();
+          if (i) this.set(i.vectorsInMemory);
         },
       });
       new Gauge({

@@ -15,6 +15,7 @@ import type { Table as ArrowTable } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import { type ChunkFilter, chunkFilterSql } from './chunk-filter.js';
 import { chunkId, KEYWORD_COLUMN, type KeywordColumn, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
+import { MemoryVectors } from './memory-vectors.js';
 import { inList, lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
 
@@ -241,8 +242,16 @@ export class ChunkSearches {
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
   /** Rows of a filtered scope, by its predicate: whether a search of it scans exactly (see `filteredRowCount`). */
   private readonly filteredRows = new LRUCache<string, number>({ max: 256, ttl: FILTERED_COUNT_TTL_MS });
+  private readonly memory: MemoryVectors;
 
-  constructor(private readonly deps: SearchDeps) {}
+  constructor(private readonly deps: SearchDeps) {
+    this.memory = new MemoryVectors(deps.log);
+  }
+
+  /** The version and rows of `table` whose vectors are held in memory (memory-vectors.ts), if any. */
+  vectorsInMemory(table: lancedb.Table): { version: number; rows: number } | undefined {
+    return this.memory.held(table);
+  }
 
   /**
    * The chunks among `refs` in these projects (any order; other projects' and deleted chunks are absent). Rows are
@@ -281,6 +290,17 @@ export class ChunkSearches {
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     const table = q.limit > 0 ? await this.deps.table() : undefined;
     if (!table) return [];
+    // A table without a vector index is scanned whole; an unfiltered scan of it is answered from its vectors in
+    // memory once they are held (memory-vectors.ts).
+    let version: number | undefined;
+    if (!filtered(q)) {
+      version = await table.version();
+      if ((await this.vectorCoverage(table, version)) !== 'none') this.memory.forget(table);
+      else {
+        const held = this.memory.search(table, version, q.vector, q);
+        if (held) return held;
+      }
+    }
     // Filtering before the graph search passes over every row of the scope in each search (most of a vector
     // search's time in a large table). When the scope's projects hold every row (`soleScope`) the search runs
     // without them (unfiltered, or with its filters alone: `prefilter`), the same rows, and each hit's project is
@@ -310,7 +330,7 @@ export class ChunkSearches {
     // both answered: when the index holds every row of the version searched, halving its distance gives the cosine
     // distance closely enough (bench/results/search.md#chunks-table-figures); with no index every distance is
     // exact. A search whose version moved under it (an index built, rows added) runs again, refined.
-    const version = await table.version();
+    version ??= await table.version();
     const coverage = await this.vectorCoverage(table, version);
     if (coverage === 'part') return resolve(await search(true), true, 1);
     // A filtered search walking the index (not `scansExactly`) re-ranks its head by exact distance, for its recall:
