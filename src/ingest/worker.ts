@@ -99,6 +99,11 @@ export interface IngestWorkerDeps {
    * the store. Without it, claiming a job is how the worker finds out.
    */
   storageUp?: () => Promise<boolean>;
+  /**
+   * Free bytes on the data directory's disk (statfs), asked only while ingestion is paused for a full disk. Without
+   * it, claiming a job is how the worker finds out.
+   */
+  diskFree?: () => Promise<number>;
   /** Told each outcome this worker records (the daemon's metrics). */
   outcomes?: {
     ingested(outcome: 'ready' | 'failed', chunks?: number): void;
@@ -136,6 +141,11 @@ type PauseKind = (typeof PAUSES)[number]['kind'];
 
 const waitedOut = (err: unknown): boolean => PAUSES.some((p) => p.is(err));
 
+/** How much more free space than at the last full-disk failure makes a try worth it (diskFreed). */
+const DISK_FREED_BYTES = 1024 * 1024;
+/** The longest a full-disk pause waits for statfs to show more space before trying again anyway. */
+const MAX_DISK_WAIT_MS = 5 * 60_000;
+
 export class IngestWorker {
   readonly owner = `w_${randomBytes(6).toString('hex')}`;
   private readonly opts: Required<IngestWorkerOptions>;
@@ -156,6 +166,9 @@ export class IngestWorker {
   private readonly pausedSince = new Map<PauseKind, number>();
   /** The wait for the object store to answer again, shared by every loop paused for it (storageAnswers). */
   private storageBack: Promise<boolean> | undefined;
+  /** Free bytes on the disk when a try last met it full (diskFreed), and the wait for more, shared by every loop. */
+  private freeWhenFull: number | undefined;
+  private diskBack: Promise<boolean> | undefined;
   private unsubscribe: (() => void) | undefined;
   private recovered = false;
   /** Jobs running now, by job id. */
@@ -293,6 +306,7 @@ export class IngestWorker {
           this.pausedSince.set(pause.kind, this.deps.now());
           this.deps.log.error({ event: pause.begins[0], err }, pause.begins[1]);
         }
+        if (pause.kind === 'disk') this.freeWhenFull = await this.deps.diskFree?.().catch(() => undefined);
       }
       await this.sleep(wait, true);
       try {
@@ -316,6 +330,7 @@ export class IngestWorker {
         continue;
       }
       if (this.pausedSince.has('storage') && !(await this.storageAnswers())) continue;
+      if (this.pausedSince.has('disk') && !(await this.diskFreed())) continue;
       const now = this.deps.now();
       if (now - this.lastReclaim > this.opts.leaseMs / 2) {
         this.lastReclaim = now;
@@ -356,8 +371,33 @@ export class IngestWorker {
     return this.storageBack;
   }
 
+  /**
+   * True once the disk has more free space than when a try last met it full (DISK_FREED_BYTES more), or after
+   * MAX_DISK_WAIT_MS (a quota statfs does not see); false if the worker stops first. As for the store
+   * (`storageAnswers`): a job claimed on a disk as full as before would be read, parsed and embedded again only to
+   * fail at the disk, every 1–5 s. Asked every 1 s doubling to 5 s, by one loop for all.
+   */
+  private diskFreed(): Promise<boolean> {
+    const free = this.deps.diskFree;
+    const full = this.freeWhenFull;
+    if (!free || full === undefined) return Promise.resolve(true);
+    this.diskBack ??= (async () => {
+      const since = this.deps.now();
+      for (let wait = 1000; !this.stopping; wait = Math.min(wait * 2, 5000)) {
+        const now = await free().catch(() => undefined);
+        if (now === undefined || now >= full + DISK_FREED_BYTES || this.deps.now() - since >= MAX_DISK_WAIT_MS) return true;
+        await this.sleep(wait, true);
+      }
+      return false;
+    })().finally(() => {
+      this.diskBack = undefined;
+    });
+    return this.diskBack;
+  }
+
   /** A loop got through a job or an empty queue: whatever paused ingestion is over. */
   private resumed(): void {
+    this.freeWhenFull = undefined;
     for (const pause of PAUSES) {
       const since = this.pausedSince.get(pause.kind);
       if (since === undefined) continue;

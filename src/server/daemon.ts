@@ -296,6 +296,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         events,
         // The store's own probe, not health's (which reuses an answer for seconds): asked only while ingestion waits for it.
         ...(storage.shared ? { storageUp: async () => (await storage.shared!.probe()).up } : {}),
+        diskFree: () => freeBytes(config.dataDir),
         outcomes: metrics,
       },
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.

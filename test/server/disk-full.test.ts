@@ -55,6 +55,12 @@ async function statuses(d: Daemon, key: string): Promise<string[]> {
   return (res.body.documents as { status: string }[]).map((x) => x.status);
 }
 
+/** Passages the daemon has embedded since it started (/metrics). */
+async function embeddedTexts(d: Daemon): Promise<number> {
+  const text = await (await fetch(`${d.url}/metrics`)).text();
+  return Number(/^docsearch_embedded_texts_total\{kind="passage"\} (\d+)$/m.exec(text)?.[1] ?? 'NaN');
+}
+
 describe.skipIf(skipReason !== null)('a full disk', () => {
   const dataDir = join(mnt, 'data');
   let daemon: Daemon;
@@ -110,7 +116,11 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
         return h.status === 503 ? h : undefined;
       }, 10_000, 'health to report the full disk', { intervalMs: 250 });
       expect(health.body.components.storage.status).toBe('down');
-      await new Promise((r) => setTimeout(r, 4000)); // the worker meets the full disk, backs off and retries
+      await new Promise((r) => setTimeout(r, 4000)); // the worker meets the full disk and backs off
+      // While the disk stays as full, nothing is taken up again only to fail at the disk: no text is embedded again.
+      const embedded0 = await embeddedTexts(daemon);
+      await new Promise((r) => setTimeout(r, 10_000));
+      expect(await embeddedTexts(daemon), 'texts embedded again while the disk stayed full').toBe(embedded0);
       expect(daemon.proc.exitCode).toBeNull();
       const st = await statuses(daemon, user.apiKey);
       expect(st.filter((s) => s === 'failed')).toEqual([]);
