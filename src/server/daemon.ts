@@ -192,7 +192,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         queue: async () => ({ states: await jobs.queueStats() }),
         index: async () => {
           const state = await chunks.indexState();
-          return { version: state?.version ?? null, unindexed: state?.unindexed ?? null, vectorsInMemory: state?.vectorsInMemory ?? 0 };
+          return { version: state?.version ?? null, unindexed: state?.unindexed ?? null, rowsInMemory: state?.rowsInMemory ?? 0 };
         },
         upkeepLeader: upkeep ? () => upkeep.isLeader() : () => true,
         sources: () => sourceStore.stats(),

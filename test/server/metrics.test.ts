@@ -120,16 +120,16 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     expect(sum(all, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     expect(res.text).toMatch(/^docsearch_info\{version="[^"]+",database="(?:sqlite|postgresql)",storage="local",embedder="builtin:[^"]+"\} 1$/m);
 
-    // A table this small has no vector index: once two searches in a row met its version, its vectors are held in
-    // memory (every chunk's) and answer the flat scans.
+    // A table this small has no vector index: once two searches in a row met its version, it is held in memory (every
+    // chunk) and answers the flat scans and takes.
     const chunks = sum(all, 'docsearch_chunks_ingested_total');
     await waitFor(
       async () => {
         expect((await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'moon tides' } })).status).toBe(200);
-        return sum(samples((await scrape(d)).text), 'docsearch_index_memory_vector_rows') === chunks;
+        return sum(samples((await scrape(d)).text), 'docsearch_index_memory_rows') === chunks;
       },
       30_000,
-      'the vectors to be held in memory',
+      'the table to be held in memory',
     );
   });
 

@@ -25,8 +25,8 @@ export interface IndexSnapshot {
   version: number | null;
   /** Rows written since each index last took them in (searched by a flat scan meanwhile). */
   unindexed: { fts: number; vector: number } | null;
-  /** Rows whose vectors this replica holds in memory for flat scans (memory-vectors.ts); 0 when none. */
-  vectorsInMemory: number;
+  /** Chunk rows this replica holds in memory (memory-copy.ts); 0 when none. */
+  rowsInMemory: number;
 }
 
 export interface SourcesSnapshot {
@@ -200,12 +200,12 @@ export class DaemonMetrics {
         },
       });
       new Gauge({
-        name: 'docsearch_index_memory_vector_rows',
-        help: 'Chunk rows whose vectors this replica holds in memory to answer flat scans (a table without a vector index); 0 when none',
+        name: 'docsearch_index_memory_rows',
+        help: 'Chunk rows this replica holds in memory to answer vector searches and takes (a table without a vector index); 0 when none',
         registers,
         async collect() {
           const i = await index();
-          if (i) this.set(i.vectorsInMemory);
+          if (i) this.set(i.rowsInMemory);
         },
       });
       new Gauge({

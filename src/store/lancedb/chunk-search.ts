@@ -14,8 +14,8 @@ import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import { type ChunkFilter, chunkFilterSql } from './chunk-filter.js';
-import { chunkId, KEYWORD_COLUMN, type KeywordColumn, SHOWN_FIELDS, type ShownChunk, toShown, VECTOR_INDEX } from './chunk-schema.js';
-import { MemoryVectors } from './memory-vectors.js';
+import { chunkId, KEYWORD_COLUMN, type KeywordColumn, SHOWN_FIELDS, SHOWN_TAKEN, type ShownChunk, shownRows, toShown, VECTOR_INDEX } from './chunk-schema.js';
+import { MemoryCopies } from './memory-copy.js';
 import { inList, lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
 
@@ -198,25 +198,6 @@ function cosineDistance(a: ArrayLike<number>, b: ArrayLike<number>): number {
 /** How many more candidates an unfiltered search reads, to make up for the excluded documents' chunks it drops. */
 const overread = (q: Omit<ChunkSearchScope, 'limit'>): number => q.exclude?.rows ?? 0;
 
-/**
- * What a take by row address reads of a shown chunk: SHOWN_FIELDS but its id, which is rebuilt from its document and
- * index (`chunkId`) — a take reads a page of each column for every row, and the unique ids spread over the most pages
- * (10 rows: ~0.4 CPU-ms of ~1.7) — read column-wise (row proxies cost as much again).
- */
-const SHOWN_TAKEN = [...SHOWN_FIELDS.filter((f) => f !== 'id'), 'chunk_index'];
-
-function shownRows(result: ArrowTable): ShownChunk[] {
-  const columns = Object.fromEntries(SHOWN_TAKEN.map((c) => [c, result.getChild(c)!]));
-  const out: ShownChunk[] = [];
-  for (let i = 0; i < result.numRows; i++) {
-    const r: Record<string, unknown> = {};
-    for (const c of SHOWN_TAKEN) r[c] = columns[c]!.get(i);
-    r.id = chunkId(r.document_id as string, Number(r.chunk_index));
-    out.push(toShown(r));
-  }
-  return out;
-}
-
 export interface SearchDeps {
   /** The handle searches read (see SearchHandles); undefined before the first write. */
   table: () => Promise<lancedb.Table | undefined>;
@@ -242,14 +223,14 @@ export class ChunkSearches {
   private readonly coverage = new WeakMap<lancedb.Table, { version: number; coverage: 'all' | 'part' | 'none' }>();
   /** Rows of a filtered scope, by its predicate: whether a search of it scans exactly (see `filteredRowCount`). */
   private readonly filteredRows = new LRUCache<string, number>({ max: 256, ttl: FILTERED_COUNT_TTL_MS });
-  private readonly memory: MemoryVectors;
+  private readonly memory: MemoryCopies;
 
   constructor(private readonly deps: SearchDeps) {
-    this.memory = new MemoryVectors(deps.log);
+    this.memory = new MemoryCopies(deps.log);
   }
 
-  /** The version and rows of `table` whose vectors are held in memory (memory-vectors.ts), if any. */
-  vectorsInMemory(table: lancedb.Table): { version: number; rows: number } | undefined {
+  /** The version and rows of `table` held in memory (memory-copy.ts), if any. */
+  inMemory(table: lancedb.Table): { version: number; rows: number } | undefined {
     return this.memory.held(table);
   }
 
@@ -265,11 +246,16 @@ export class ChunkSearches {
     const scope = new Set(projectIds);
     const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
     const found = new Map<string, ShownChunk>();
-    if (addressed.length > 0) {
-      for (const row of shownRows(await table.takeRowIds(addressed).select([...SHOWN_TAKEN]).toArrow())) {
-        if (scope.has(row.project_id) && wanted.has(row.id)) found.set(row.id, row);
-      }
-    }
+    const keep = (row: ShownChunk) => {
+      if (scope.has(row.project_id) && wanted.has(row.id)) found.set(row.id, row);
+    };
+    // Rows the table's copy in memory holds (memory-copy.ts) are not taken again.
+    const taken = addressed.filter((address) => {
+      const held = this.memory.row(table, address);
+      if (held) keep(held);
+      return !held;
+    });
+    if (taken.length > 0) for (const row of shownRows(await table.takeRowIds(taken).select([...SHOWN_TAKEN]).toArrow())) keep(row);
     const rest = [...wanted].filter((id) => !found.has(id));
     if (rest.length > 0) {
       const rows = await table
@@ -290,8 +276,8 @@ export class ChunkSearches {
   async vectorSearch(q: ChunkSearchScope & { vector: Float32Array | number[] }): Promise<VectorHit[]> {
     const table = q.limit > 0 ? await this.deps.table() : undefined;
     if (!table) return [];
-    // A table without a vector index is scanned whole; an unfiltered scan of it is answered from its vectors in
-    // memory once they are held (memory-vectors.ts).
+    // A table without a vector index is scanned whole; an unfiltered scan of it is answered from its copy in memory
+    // once one is held (memory-copy.ts).
     let version: number | undefined;
     if (!filtered(q)) {
       version = await table.version();

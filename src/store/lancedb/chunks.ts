@@ -337,13 +337,13 @@ export class ChunkIndex extends OwnedRowsTable {
    * The table's version and the rows each index has not taken in yet, as this handle sees them (metrics, read at
    * each scrape): index statistics come from the manifest, no rows are read. Null before the first write.
    */
-  async indexState(): Promise<{ version: number; unindexed: { fts: number; vector: number }; vectorsInMemory: number } | null> {
+  async indexState(): Promise<{ version: number; unindexed: { fts: number; vector: number }; rowsInMemory: number } | null> {
     const table = this.table;
     if (!table) return null;
-    const held = await this.vectorsInMemory();
+    const held = await this.inMemory();
     const [version, fts, vector] = await Promise.all([table.version(), table.indexStats(keywordIndexName(this.keywordColumn())), table.indexStats(VECTOR_INDEX)]);
     // No vector index yet (a small table): every row is searched by a flat scan, which is what it is built for.
-    return { version, unindexed: { fts: fts?.numUnindexedRows ?? 0, vector: vector ? vector.numUnindexedRows : 0 }, vectorsInMemory: held?.rows ?? 0 };
+    return { version, unindexed: { fts: fts?.numUnindexedRows ?? 0, vector: vector ? vector.numUnindexedRows : 0 }, rowsInMemory: held?.rows ?? 0 };
   }
 
   /** The HNSW index's state (null when there is none yet: the table is small or not optimized since). */
@@ -512,10 +512,10 @@ export class ChunkIndex extends OwnedRowsTable {
     return this.searches.getMany(projectIds, refs);
   }
 
-  /** The version and rows of the table searches read whose vectors are held in memory (memory-vectors.ts), if any. */
-  async vectorsInMemory(): Promise<{ version: number; rows: number } | undefined> {
+  /** The version and rows of the table searches read that are held in memory (memory-copy.ts), if any. */
+  async inMemory(): Promise<{ version: number; rows: number } | undefined> {
     const table = await this.handles.table();
-    return table && this.searches.vectorsInMemory(table);
+    return table && this.searches.inMemory(table);
   }
 
   /** Nearest chunks to `vector` within the scope (see ChunkSearches.vectorSearch). */

@@ -1,8 +1,9 @@
 /**
- * A chunks table without a vector index answers its unfiltered vector searches from its vectors held in memory
- * (memory-vectors.ts) once two searches in a row met its version: the same list an exact scan gives — every row of the
- * scope, nearest first by 1 − cos — within any set of projects and documents, with the trash left out, and after the
- * table moved (rows added, deleted, moved to another project) only from a copy of the version searched.
+ * A chunks table without a vector index answers its unfiltered vector searches, and the takes of the rows a search
+ * shows, from a copy of it in memory (memory-copy.ts) once two searches in a row met its version: the same list an
+ * exact scan gives — every row of the scope, nearest first by 1 − cos — within any set of projects and documents, with
+ * the trash left out, the rows' columns as they are at their addresses, and after the table moved (rows added, deleted,
+ * moved to another project) only from a copy of the version searched.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,11 +25,11 @@ function row(doc: number, chunk: number, vector: Float32Array, project: string):
   return { id, user_id: 'u', project_id: project, document_id: `d${doc}`, chunk_index: chunk, text: id, search_text: id, heading: null, page_start: null, page_end: null, vector };
 }
 
-describe('vectors in memory', () => {
+describe('a small table in memory', () => {
   let dir: string;
   let store: VectorStore;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'docsearch-memory-vectors-'));
+    dir = mkdtempSync(join(tmpdir(), 'docsearch-memory-copy-'));
     store = await VectorStore.open(dir);
   });
   afterEach(() => {
@@ -36,7 +37,7 @@ describe('vectors in memory', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answer a small table exactly, within the scope, from the version searched only', async () => {
+  it('answers exactly, within the scope, from the version searched only', async () => {
     const index = await ChunkIndex.open(store, { embedderId: model.id }, { ann: { minRows: 10_000 } });
     // 300 documents of 3 chunks in three projects; vectors not of unit length (cosine, not dot product).
     const rows = Array.from({ length: 900 }, (_, i) => row(Math.floor(i / 3), i % 3, randomVector(), ['a', 'b', 'c'][Math.floor(i / 3) % 3]!));
@@ -77,8 +78,10 @@ describe('vectors in memory', () => {
           const want = exact(vector, scope, limit);
           expect(hits.map((h) => h.id)).toEqual(want.map((w) => w.id));
           hits.forEach((h, i) => expect(Math.abs(h._distance - want[i]!.distance)).toBeLessThan(1e-5));
-          // A hit's row address takes its row (hydration reads the shown rows by it).
-          if (hits.length > 0) expect((await index.getMany(scope.projectIds, hits.slice(0, 3))).map((c) => c.id).sort()).toEqual(hits.slice(0, 3).map((h) => h.id).sort());
+          // A hit's row address takes its row, as it is now (hydration reads the shown rows by it).
+          const taken = await index.getMany(scope.projectIds, hits.slice(0, 3));
+          expect(taken.map((c) => c.id).sort()).toEqual(hits.slice(0, 3).map((h) => h.id).sort());
+          for (const c of taken) expect([c.text, c.project_id, c.document_id]).toEqual([c.id, live.get(c.id)!.project_id, live.get(c.id)!.document_id]);
         }
       }
     };
@@ -86,17 +89,17 @@ describe('vectors in memory', () => {
     const held = async () => {
       await waitFor(async () => {
         await index.vectorSearch({ vector: randomVector(), limit: 5, projectIds: ['a'] });
-        return (await index.vectorsInMemory())?.rows === live.size;
-      }, 20_000, 'the vectors to be held in memory');
-      return (await index.vectorsInMemory())!.version;
+        return (await index.inMemory())?.rows === live.size;
+      }, 20_000, 'the table to be held in memory');
+      return (await index.inMemory())!.version;
     };
 
     // Before the copy is held, LanceDB's scan answers; after, the copy: the same lists.
-    expect(await index.vectorsInMemory()).toBeUndefined();
+    expect(await index.inMemory()).toBeUndefined();
     await checkAll();
     const first = await held();
     await checkAll();
-    expect((await index.vectorsInMemory())?.version).toBe(first);
+    expect((await index.inMemory())?.version).toBe(first);
 
     // The table moves: rows deleted, a document moved to another project, rows added. Searches of the new version
     // are answered by LanceDB until its copy is read (at most one read every few seconds), and then by the copy.
@@ -114,15 +117,15 @@ describe('vectors in memory', () => {
     await index.close();
   }, 60_000);
 
-  it('are not held once the table has a vector index', async () => {
+  it('is not held once the table has a vector index', async () => {
     const index = await ChunkIndex.open(store, { embedderId: model.id }, { ann: { minRows: 200 } });
     await index.add(Array.from({ length: 300 }, (_, i) => row(i, 0, randomVector(), 'p')), model);
     for (let i = 0; i < 3; i++) await index.vectorSearch({ vector: randomVector(), limit: 5, projectIds: ['p'] });
-    await waitFor(async () => (await index.vectorsInMemory()) !== undefined, 20_000, 'the vectors to be held in memory');
+    await waitFor(async () => (await index.inMemory()) !== undefined, 20_000, 'the table to be held in memory');
     await index.optimize();
     expect(await index.vectorIndex()).toEqual({ segments: 1, indexedRows: 300 });
     await index.vectorSearch({ vector: randomVector(), limit: 5, projectIds: ['p'] });
-    expect(await index.vectorsInMemory()).toBeUndefined();
+    expect(await index.inMemory()).toBeUndefined();
     await index.close();
   }, 60_000);
 });

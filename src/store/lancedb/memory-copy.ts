@@ -1,21 +1,24 @@
 /**
- * The vectors of a chunks table without a vector index, held in memory for the flat scan that answers its vector
- * searches. Such a table is small (the index is built from `AnnOptions.minRows`), and LanceDB's scan of it costs a
- * fixed overhead on top of the dot products: 2.8 CPU-ms for 2,106 rows of 384 dimensions, against ~0.7 here — a tenth
- * of a whole search (#58; bench/results/search.md#search-cost-ab-2026-11-29-vectors-in-memory). The answer is the same: the exact cosine distance
- * (1 − cos) of every row of the version searched within the scope, nearest first.
+ * A chunks table without a vector index, held in memory: the flat scan that answers its vector searches, and the take
+ * of the rows a search shows. Such a table is small (the vector index is built from `AnnOptions.minRows`), and LanceDB
+ * costs a fixed overhead on top of the work there: its scan of 2,106 rows of 384 dimensions 2.8 CPU-ms against ~0.7
+ * here, its take of 10 shown rows ~1.3 against a lookup — together a sixth of a whole search (#58;
+ * bench/results/search.md#search-cost-ab-2026-11-29-a-small-table-in-memory). The answers are the same: the exact cosine
+ * distance (1 − cos) of every row of the version searched within the scope, nearest first; a row's columns by its address.
  *
  * What is held is one version of the table, read whole in the background once two searches in a row have met that
  * version (a table being written to moves on before a copy would serve), at most one read at a time and one every
- * RELOAD_GAP_MS. A search of any other version goes to LanceDB, as does a filtered one (chunk-filter.ts: its columns
- * are not held). Row addresses stay true for as long as the table exists (row-refs.ts), so a hit's `_rowid` is a take's.
+ * RELOAD_GAP_MS. A vector search of any other version goes to LanceDB, as does a filtered one (chunk-filter.ts: those
+ * columns are not held). A row's address names the same row for as long as the table exists (row-refs.ts), so the
+ * copy's rows answer takes by address whatever version the search read; a row deleted since is left out by the search's
+ * visibility check, as it is when LanceDB takes it.
  */
 import type * as lancedb from '@lancedb/lancedb';
-import { chunkId } from './chunk-schema.js';
-import { columnRefs, REF_COLUMNS } from './row-refs.js';
+import { SHOWN_TAKEN, type ShownChunk, shownRows } from './chunk-schema.js';
 
-/** At most this many bytes of vectors are held: a table past it without an index searches through LanceDB. */
-export const MAX_MEMORY_VECTOR_BYTES = 64 * 1024 * 1024;
+/** At most this many rows, and bytes of vectors, are held: a larger table without an index is read from LanceDB. */
+const MAX_ROWS = 20_000;
+const MAX_VECTOR_BYTES = 64 * 1024 * 1024;
 
 /** A read of a newer version starts at most this often (each reads the whole table). */
 const RELOAD_GAP_MS = 5_000;
@@ -34,7 +37,7 @@ export interface MemoryScope {
   limit: number;
 }
 
-/** One version's rows: vectors row after row, with each row's address, project, document and chunk index. */
+/** One version's rows: vectors row after row, each row's address, project and document, and its shown columns. */
 interface Held {
   version: number;
   dimension: number;
@@ -46,7 +49,9 @@ interface Held {
   /** Per row: the index in `names` of its project and of its document. */
   projects: Int32Array;
   documents: Int32Array;
-  chunkIndexes: Int32Array;
+  shown: ShownChunk[];
+  /** Each row's shown columns by its address. */
+  byAddress: Map<bigint, ShownChunk>;
   names: string[];
   nameIds: Map<string, number>;
 }
@@ -59,7 +64,7 @@ interface TableState {
   lastReadAt: number;
 }
 
-export class MemoryVectors {
+export class MemoryCopies {
   private readonly tables = new WeakMap<lancedb.Table, TableState>();
 
   constructor(private readonly log?: { warn(obj: object, msg: string): void }) {}
@@ -83,12 +88,17 @@ export class MemoryVectors {
         .then((h) => {
           if (h) done.held = h;
         })
-        .catch((err: unknown) => this.log?.warn({ err }, 'could not read the chunk vectors into memory; searches scan them in LanceDB'))
+        .catch((err: unknown) => this.log?.warn({ err }, 'could not read the chunk table into memory; searches read it in LanceDB'))
         .finally(() => {
           done.reading = false;
         });
     }
     return undefined;
+  }
+
+  /** The shown columns of the row at `address`, when the copy of `table` holds it. */
+  row(table: lancedb.Table, address: bigint): ShownChunk | undefined {
+    return this.tables.get(table)?.held?.byAddress.get(address);
   }
 
   /** Drops what is held of `table` (it has a vector index now, or is gone). */
@@ -103,25 +113,27 @@ export class MemoryVectors {
   }
 }
 
-/** Every row of `version` of `table`, or undefined when the table moved meanwhile or its vectors would be too large. */
+/** Every row of `version` of `table`, or undefined when the table moved meanwhile or is too large to hold. */
 async function read(table: lancedb.Table, version: number, dimension: number): Promise<Held | undefined> {
-  if ((await table.countRows()) * dimension * 4 > MAX_MEMORY_VECTOR_BYTES) return undefined;
+  const count = await table.countRows();
+  if (count > MAX_ROWS || count * dimension * 4 > MAX_VECTOR_BYTES) return undefined;
   const result = await table
     .query()
-    .select(['vector', ...REF_COLUMNS])
+    .select(['vector', ...SHOWN_TAKEN])
     .withRowId()
     .toArrow();
   // The rows read are those of the version asked only if the table has not moved since it was asked.
   if ((await table.version()) !== version) return undefined;
   const column = result.getChild('vector')!;
   const rowidColumn = result.getChild('_rowid')!;
-  const refOf = columnRefs(result);
+  const all = shownRows(result);
   const vectors = new Float32Array(result.numRows * dimension);
   const inverseNorms = new Float64Array(result.numRows);
   const rowids: bigint[] = [];
   const projects = new Int32Array(result.numRows);
   const documents = new Int32Array(result.numRows);
-  const chunkIndexes = new Int32Array(result.numRows);
+  const shown: ShownChunk[] = [];
+  const byAddress = new Map<bigint, ShownChunk>();
   const names: string[] = [];
   const nameIds = new Map<string, number>();
   const nameOf = (id: string) => {
@@ -131,6 +143,10 @@ async function read(table: lancedb.Table, version: number, dimension: number): P
   };
   let rows = 0;
   for (let i = 0; i < result.numRows; i++) {
+    const rowid = rowidColumn.get(i) as bigint;
+    // Shared by every search that shows it: frozen, so that none can change it for the others.
+    const row = Object.freeze(all[i]!);
+    byAddress.set(rowid, row);
     const v = column.get(i)?.toArray() as Float32Array | undefined;
     // A row without a vector of this dimension is one no vector search finds.
     if (!v || v.length !== dimension) continue;
@@ -138,14 +154,13 @@ async function read(table: lancedb.Table, version: number, dimension: number): P
     let norm = 0;
     for (let k = 0; k < dimension; k++) norm += v[k]! * v[k]!;
     inverseNorms[rows] = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-    const ref = refOf(i);
-    rowids.push(rowidColumn.get(i) as bigint);
-    projects[rows] = nameOf(ref.project_id);
-    documents[rows] = nameOf(ref.document_id);
-    chunkIndexes[rows] = ref.chunk_index;
+    rowids.push(rowid);
+    projects[rows] = nameOf(row.project_id);
+    documents[rows] = nameOf(row.document_id);
+    shown.push(row);
     rows++;
   }
-  return { version, dimension, rows, vectors, inverseNorms, rowids, projects, documents, chunkIndexes, names, nameIds };
+  return { version, dimension, rows, vectors, inverseNorms, rowids, projects, documents, shown, byAddress, names, nameIds };
 }
 
 /** The scope's `limit` nearest rows of `held` to `vector`, nearest first. */
@@ -225,8 +240,8 @@ function nearest(held: Held, vector: Float32Array | number[], scope: MemoryScope
   const out: MemoryHit[] = [];
   for (let i = 0; i < size; i++) {
     const r = heapRows[i]!;
-    const documentId = names[held.documents[r]!]!;
-    out.push({ id: chunkId(documentId, held.chunkIndexes[r]!), document_id: documentId, _rowid: held.rowids[r]!, _distance: heapDistances[i]! });
+    const row = held.shown[r]!;
+    out.push({ id: row.id, document_id: row.document_id, _rowid: held.rowids[r]!, _distance: heapDistances[i]! });
   }
   return out.sort((x, y) => x._distance - y._distance);
 }
