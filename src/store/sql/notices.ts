@@ -26,6 +26,16 @@ export interface NewNotice {
 const KEPT = 200;
 
 /**
+ * Where a page of a person's notices ends: the time its last notice was last told and its id. Lists go by the time
+ * last told, newest first, as telling again moves a notice to the top; the id orders notices told in the same
+ * millisecond, and stays the notice's own however often it is told.
+ */
+export interface NoticePosition {
+  at: number;
+  id: string;
+}
+
+/**
  * What the web's bell shows each person (`notices`, migration 019): a source of theirs that holds deletions or keeps
  * failing. One unread notice per person, kind and subject: telling again updates it rather than piling up.
  */
@@ -54,7 +64,7 @@ export class NoticeStore {
   }
 
   private async trim(userId: string): Promise<void> {
-    const old = await this.db.selectFrom('notices').select('id').where('user_id', '=', userId).orderBy('id', 'desc').offset(KEPT).limit(1000).execute();
+    const old = await this.db.selectFrom('notices').select('id').where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').offset(KEPT).limit(1000).execute();
     if (old.length) await this.db.deleteFrom('notices').where('id', 'in', old.map((o) => o.id)).where('read_at', 'is not', null).execute();
   }
 
@@ -63,11 +73,11 @@ export class NoticeStore {
     return Number(row.n);
   }
 
-  /** A person's notices, the newest first; `before`: those older than this one (the next page of the bell's list). */
-  async list(userId: string, limit: number, before?: string): Promise<Notice[]> {
+  /** A person's notices, the last told first; `after`: those after this position (the next page of the bell's list). */
+  async list(userId: string, limit: number, after?: NoticePosition): Promise<Notice[]> {
     let q = this.db.selectFrom('notices').selectAll().where('user_id', '=', userId);
-    if (before) q = q.where('id', '<', before);
-    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+    if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.at, after.id)));
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({
       id: r.id,
       kind: r.kind,
@@ -80,13 +90,19 @@ export class NoticeStore {
     }));
   }
 
-  /** Marks a person's notices read: these, or all of them. How many were unread. */
-  async markRead(userId: string, ids: readonly string[] | 'all'): Promise<number> {
+  /** How many of a person's notices were told (or told again) after `at`: those a list begun then has not shown. */
+  async toldSince(userId: string, at: number): Promise<number> {
+    const row = await this.db.selectFrom('notices').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).where('created_at', '>', at).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * Marks a person's notices read: all of them, or those last told at `through` or before (the newest a page showed:
+   * one told again since is news the person has not seen). How many were unread.
+   */
+  async markRead(userId: string, through?: number): Promise<number> {
     let q = this.db.updateTable('notices').set({ read_at: this.now() }).where('user_id', '=', userId).where('read_at', 'is', null);
-    if (ids !== 'all') {
-      if (ids.length === 0) return 0;
-      q = q.where('id', 'in', [...ids]);
-    }
+    if (through !== undefined) q = q.where('created_at', '<=', through);
     return Number((await q.executeTakeFirst()).numUpdatedRows);
   }
 }
