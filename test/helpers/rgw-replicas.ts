@@ -87,7 +87,9 @@ export function rgwReplicas(opts: { log?: boolean; asReplica?: boolean; embedder
         ...shared,
         ...(fileCache ? { fileCache: { ...fileCache, credentials: loc.credentials! } } : {}),
       });
-      const index = await ChunkIndex.open(store, { embedderId: opts.embedderId });
+      // What these replicas test is what LanceDB reads through the copy and the file cache: a small table held in
+      // memory (memory-copy.ts) would answer the vector scans and takes itself.
+      const index = await ChunkIndex.open(store, { embedderId: opts.embedderId }, { ann: { memoryRows: 0 } });
       const handle = {
         store,
         index,

@@ -211,6 +211,8 @@ export interface SearchDeps {
    */
   exactBelow: number;
   exactShare: number;
+  /** A table without a vector index of at most this many rows is held in memory (AnnOptions.memoryRows). */
+  memoryRows: number;
   log: TableLog | undefined;
   /** The column keyword search reads (ChunkIndex.keywordColumn). */
   keywordColumn: () => KeywordColumn;
@@ -226,7 +228,7 @@ export class ChunkSearches {
   private readonly memory: MemoryCopies;
 
   constructor(private readonly deps: SearchDeps) {
-    this.memory = new MemoryCopies(deps.log);
+    this.memory = new MemoryCopies(deps.memoryRows, deps.log);
   }
 
   /** The version and rows of `table` held in memory (memory-copy.ts), if any. */
@@ -279,7 +281,7 @@ export class ChunkSearches {
     // A table without a vector index is scanned whole; an unfiltered scan of it is answered from its copy in memory
     // once one is held (memory-copy.ts).
     let version: number | undefined;
-    if (!filtered(q)) {
+    if (!filtered(q) && this.deps.memoryRows > 0) {
       version = await table.version();
       if ((await this.vectorCoverage(table, version)) !== 'none') this.memory.forget(table);
       else {

@@ -64,6 +64,11 @@ export interface AnnOptions {
    * nearest candidates by exact distance), which then costs less than a scan and keeps its recall. Default 0.02.
    */
   exactShare: number;
+  /**
+   * A table without a vector index of at most this many rows is held in memory for its flat scans and takes
+   * (memory-copy.ts); 0 never. Default 20,000.
+   */
+  memoryRows: number;
 }
 
 /** What the daemon is configured with: the embedder, and the keyword analysis ingestion writes (ANALYSIS_VERSION). */
@@ -84,7 +89,7 @@ function madeByAnother(info: IndexInfo, configured: ConfiguredIndex): boolean {
   return info.embedderId !== configured.embedderId || (dimension > 0 && info.dimension !== dimension);
 }
 
-export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000, exactShare: 0.02 };
+export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000, exactShare: 0.02, memoryRows: 20_000 };
 
 /**
  * How long a chunks table of `rows` waits between background optimizes: 1 s per 20k rows, at least 5 s, at most
@@ -122,7 +127,7 @@ export class ChunkIndex extends OwnedRowsTable {
   ) {
     super(opts, 'chunks', store.shared);
     this.handles = new SearchHandles(store, () => ({ table: this.table, commits: this.commits, refreshes: this.refreshes, committedVersion: this.committedVersion }), this.log, this.kind);
-    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, exactBelow: ann.exactBelow, exactShare: ann.exactShare, log: this.log, keywordColumn: () => this.keywordColumn() });
+    this.searches = new ChunkSearches({ table: () => this.handles.table(), refsOf: (table) => this.refsOf(table), ef: ann.ef, exactBelow: ann.exactBelow, exactShare: ann.exactShare, memoryRows: ann.memoryRows, log: this.log, keywordColumn: () => this.keywordColumn() });
     const shared = store.shared;
     if (shared) {
       const follow = () => void this.discover().catch((err: unknown) => this.log?.warn({ err }, 'could not re-read the chunk index info; trying again later'));

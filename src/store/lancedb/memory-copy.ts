@@ -16,8 +16,7 @@
 import type * as lancedb from '@lancedb/lancedb';
 import { SHOWN_TAKEN, type ShownChunk, shownRows } from './chunk-schema.js';
 
-/** At most this many rows, and bytes of vectors, are held: a larger table without an index is read from LanceDB. */
-const MAX_ROWS = 20_000;
+/** At most this many bytes of vectors are held (and `maxRows` rows): a larger table is read from LanceDB. */
 const MAX_VECTOR_BYTES = 64 * 1024 * 1024;
 
 /** A read of a newer version starts at most this often (each reads the whole table). */
@@ -67,7 +66,10 @@ interface TableState {
 export class MemoryCopies {
   private readonly tables = new WeakMap<lancedb.Table, TableState>();
 
-  constructor(private readonly log?: { warn(obj: object, msg: string): void }) {}
+  constructor(
+    private readonly maxRows: number,
+    private readonly log?: { warn(obj: object, msg: string): void },
+  ) {}
 
   /**
    * The nearest rows of `version` of `table` within the scope, or undefined when that version is not held (the caller
@@ -84,7 +86,7 @@ export class MemoryCopies {
       state.reading = true;
       state.lastReadAt = performance.now();
       const done = state;
-      read(table, version, vector.length)
+      read(table, version, vector.length, this.maxRows)
         .then((h) => {
           if (h) done.held = h;
         })
@@ -114,9 +116,9 @@ export class MemoryCopies {
 }
 
 /** Every row of `version` of `table`, or undefined when the table moved meanwhile or is too large to hold. */
-async function read(table: lancedb.Table, version: number, dimension: number): Promise<Held | undefined> {
+async function read(table: lancedb.Table, version: number, dimension: number, maxRows: number): Promise<Held | undefined> {
   const count = await table.countRows();
-  if (count > MAX_ROWS || count * dimension * 4 > MAX_VECTOR_BYTES) return undefined;
+  if (count > maxRows || count * dimension * 4 > MAX_VECTOR_BYTES) return undefined;
   const result = await table
     .query()
     .select(['vector', ...SHOWN_TAKEN])
