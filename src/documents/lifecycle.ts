@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { AuditLog } from '../core/audit.js';
 import { conflict, notFound } from '../core/errors.js';
+import { metadataEntries, metaList } from '../core/metadata-entries.js';
 import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord, DocumentStore, ReplaceOutcome } from '../store/sql/documents.js';
@@ -328,6 +329,15 @@ export class DocumentService implements AttachmentSink {
   }
 
   /** Takes a document out of the trash (the caller checked it may): searchable again at once, under its id. */
+  /**
+   * A source's document follows its file renamed or moved (DocumentStore.follow); its chunks get the metadata it has
+   * then, which the filters read there.
+   */
+  async follow(id: string, to: Parameters<DocumentStore['follow']>[1]): Promise<void> {
+    const metadata = await this.deps.documents.follow(id, to);
+    if (metadata) await this.deps.chunks.setDocumentFields([id], { meta: metaList(metadataEntries(metadata)) });
+  }
+
   async restore(doc: Pick<DocumentRecord, 'id'>): Promise<DocumentRecord> {
     const restored = await this.deps.documents.restore(doc.id);
     switch (restored.outcome) {

@@ -6,6 +6,10 @@
  * - a changed item replaces its document's bytes in place, keeping its id (unless a copy of its old bytes, another
  *   path that is the same document, still holds them: then its new bytes become a document of their own); one still
  *   being indexed waits for the next pass;
+ * - an item whose bytes another document of the source holds is that document (a file renamed or moved, two files
+ *   that swapped names: one the pass put in the trash as no path was it any more comes back), and the pass ends by
+ *   making each document a path left follow a path it still is (its name, source path and the source's metadata),
+ *   keeping its id and its index;
  * - an unchanged item (same version) costs its listing entry: nothing is fetched; one whose new version has the
  *   same bytes only has its version recorded;
  * - a gone item's document is deleted (DocumentService.delete, as the REST API deletes), unless the deletion guard
@@ -139,6 +143,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
       // Past a quota: the source pauses with the reason and this item stays unrecorded, so the pass that follows
       // the owner's confirmation (once the quota is raised or space freed) fetches it and the rest again.
       await flush();
+      await followPaths(source, state, deps);
       result.ms = deps.now() - started;
       return { result, cursor: source.cursor, held: source.heldDeletions, pausedReason: err.message };
     }
@@ -159,6 +164,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
       if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
       const documentId = items.get(path)?.documentId;
       await store.deleteItems(source.id, [path]);
+      state.set(path, null);
       if (documentId) {
         const left = (paths.get(documentId) ?? 1) - 1;
         paths.set(documentId, left);
@@ -167,6 +173,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
       count('deleted');
     }
   }
+  await followPaths(source, state, deps);
   result.ms = deps.now() - started;
   // Held deletions keep the cursor where it was: a delta listing then lists the same deletions again (its other
   // changes are known by then, and cost their listing entry), and the pass once confirmed finds them.
@@ -211,12 +218,16 @@ async function guardHold(items: Map<string, SourceItem>, gone: string[], deps: P
 /**
  * What a pass knows of the source's items as it goes: their records (as the pass began, or as it handed them off),
  * which paths each document is (copies with the same bytes are one document: DocumentService.accept gives back the
- * one the project holds), and which paths the pass has listed so far.
+ * one the project holds), which paths the pass has listed so far, which documents a path left in it, which it put in
+ * the trash as no path was them any more, and the name and metadata of each item it fetched.
  */
 class PassItems {
   private readonly byDocument = new Map<string, Set<string>>();
   private readonly documentOf = new Map<string, string>();
   private readonly dealt = new Set<string>();
+  readonly moved = new Set<string>();
+  readonly dropped = new Set<string>();
+  readonly fetched = new Map<string, Pick<Received, 'filename' | 'metadata'>>();
 
   constructor(
     readonly recorded: Map<string, SourceItem>,
@@ -236,6 +247,8 @@ class PassItems {
 
   set(path: string, documentId: string | null): void {
     const was = this.documentOf.get(path);
+    // Only a document a path left can have lost the path it is shown under.
+    if (was !== undefined && was !== documentId) this.moved.add(was);
     if (was !== undefined) this.byDocument.get(was)?.delete(path);
     if (documentId === null) {
       this.documentOf.delete(path);
@@ -282,6 +295,7 @@ async function syncItem(
       throw err instanceof ItemError || err instanceof SourceError ? err : new SourceError(`${item.path} could not be fetched from the source: ${messageOf(err)}`);
     });
     received = await receive(fetched, item, deps);
+    state.fetched.set(item.path, { filename: received.filename, metadata: received.metadata });
     const current = before?.documentId ? await deps.documents.get(before.documentId) : null;
     if (current && current.sha256 === received.sha256) {
       // New version, same bytes (a touched file, a re-upload): only the version is recorded.
@@ -316,12 +330,22 @@ async function syncItem(
       if (replaced.outcome === 'same_content') {
         // Another document of the project holds the new bytes: the item is that document now.
         await record({ sha256: null, documentId: replaced.other });
-        if (state.others(current.id).length === 0) await deleteOwn(source, current.id, deps);
+        if (state.others(current.id).length === 0 && (await deleteOwn(source, current.id, deps))) state.dropped.add(current.id);
         return 'changed';
       }
       // Deleted meanwhile: the next pass fetches the item again and makes it anew.
       await record({ version: '', documentId: null, sha256: null });
       return 'deferred';
+    }
+    // Bytes of a document this pass put in the trash (two files that swapped names, the first of them listed): it
+    // comes back, indexed as it was, rather than being indexed anew. In the trash, a pass cut off here leaves nothing.
+    const dropped = state.dropped.size > 0 ? await deps.documents.trashedCopy(source.projectId, received.sha256) : null;
+    const restored = dropped && state.dropped.has(dropped) ? await deps.ingest.restore({ id: dropped }).catch(() => null) : null;
+    if (restored) {
+      await rm(received.tempPath, { force: true });
+      received = undefined;
+      await record({ sha256: restored.sha256, documentId: restored.id });
+      return before?.documentId ? 'changed' : 'added';
     }
     const [accepted] = await deps.ingest.accept(source.userId, source.projectId, [{ ...received, source: { id: source.id, path: item.path } }], received.metadata, source.labels);
     received = undefined;
@@ -337,6 +361,33 @@ async function syncItem(
   }
 }
 
+/** A document's name when its kind gives none: the path's last part. */
+const defaultName = (path: string) => posix.basename(path) || 'index';
+
+/**
+ * The documents a path left in this pass (a file renamed or moved with its bytes, files that swapped names, a copy
+ * gone): one whose source path is not one of its paths any more follows one that is, preferring a path fetched in
+ * this pass (whose name and metadata are known), so it shows the file as it is named now, and keeps its id and index.
+ */
+async function followPaths(source: SourceRecord, state: PassItems, deps: PassDeps): Promise<void> {
+  for (const id of state.moved) {
+    if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
+    const paths = state.others(id).sort();
+    // No path is it: it went with its last one.
+    if (paths.length === 0) continue;
+    const doc = await deps.documents.get(id);
+    if (!doc || doc.sourceId !== source.id || (doc.sourcePath !== null && paths.includes(doc.sourcePath))) continue;
+    const to = paths.find((path) => state.fetched.has(path)) ?? paths[0]!;
+    const fetched = state.fetched.get(to);
+    // Not fetched in this pass: a name the kind took from the path becomes the new path's; one it took from the
+    // bytes (a message's subject) is the same for the same bytes.
+    const filename = fetched?.filename ?? (doc.sourcePath !== null && doc.filename === defaultName(doc.sourcePath) ? defaultName(to) : doc.filename);
+    const metadata = fetched && Object.keys(fetched.metadata).length > 0 ? { metadata: fetched.metadata } : {};
+    await deps.ingest.follow(id, { filename, sourcePath: to, ...metadata });
+  }
+  state.moved.clear();
+}
+
 interface Received {
   tempPath: string;
   filename: string;
@@ -348,7 +399,7 @@ interface Received {
 
 /** Streams an item's bytes to the file store's temp folder (hashed, counted, capped) and decides its type. */
 async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Promise<Received> {
-  const filename = fetched.filename ?? (posix.basename(item.path) || 'index');
+  const filename = fetched.filename ?? defaultName(item.path);
   const { path: tempPath, stream } = deps.files.tempFile();
   const hash = createHash('sha256');
   const head: Buffer[] = [];
@@ -401,8 +452,8 @@ async function* fromSource(body: AsyncIterable<Uint8Array>, path: string): Async
   }
 }
 
-/** Deletes a document the source made (uploads beside it are never touched), as the REST API deletes. */
-async function deleteOwn(source: SourceRecord, documentId: string, deps: PassDeps): Promise<void> {
+/** Deletes a document the source made (uploads beside it are never touched), as the REST API deletes; whether it did. */
+async function deleteOwn(source: SourceRecord, documentId: string, deps: PassDeps): Promise<boolean> {
   const doc = await deps.documents.get(documentId);
-  if (doc && doc.sourceId === source.id) await deps.ingest.delete(doc);
+  return doc !== null && doc.sourceId === source.id && (await deps.ingest.delete(doc));
 }

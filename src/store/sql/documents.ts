@@ -450,6 +450,26 @@ export class DocumentStore {
   }
 
   /**
+   * A source's document follows its file renamed or moved (same bytes, so nothing is indexed again): its name and
+   * source path, and the source's metadata keys (a page's URL) merged over what its parse added. The metadata it has
+   * then, when it changed (its chunks carry it for filters: DocumentService.follow).
+   */
+  async follow(id: string, to: { filename: string; sourcePath: string; metadata?: Record<string, unknown> }): Promise<Record<string, unknown> | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const doc = await trx.selectFrom('documents').select('metadata').where('id', '=', id).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
+      if (!doc) return null;
+      const metadata = to.metadata ? { ...(JSON.parse(doc.metadata) as Record<string, unknown>), ...to.metadata } : null;
+      await trx
+        .updateTable('documents')
+        .set({ filename: to.filename, source_path: to.sourcePath, ...(metadata ? { metadata: JSON.stringify(metadata) } : {}), updated_at: this.now() })
+        .where('id', '=', id)
+        .execute();
+      if (metadata) await writeMetadataRows(trx, id, metadata);
+      return metadata && JSON.stringify(metadata) !== doc.metadata ? metadata : null;
+    });
+  }
+
+  /**
    * Moves a settled (ready or failed) document to another project, in one transaction with
    * its checks: a document being indexed stays (the worker writes its chunks under the project it read), and
    * a project holds each content, and each sync path, once. The caller moves the chunks.
