@@ -47,6 +47,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/access/access-mutations.test.ts',
   'test/server/api-errors.test.ts',
   'test/sources/folder.test.ts',
+  'test/sources/renames.test.ts',
   'test/server/audit-log.test.ts',
   'test/auth/two-factor/two-factor.test.ts',
   'test/auth/sso/sso-web.test.ts',
