@@ -228,8 +228,8 @@ export function toShown(r: Record<string, unknown>): ShownChunk {
  */
 export const SHOWN_TAKEN = [...SHOWN_FIELDS.filter((f) => f !== 'id'), 'chunk_index'];
 
-/** The shown chunks of a result that read SHOWN_TAKEN. */
-export function shownRows(result: ArrowTable): ShownChunk[] {
+/** The shown chunks of a result (a table or a record batch) that read SHOWN_TAKEN. */
+export function shownRows(result: Pick<ArrowTable, 'numRows' | 'getChild'>): ShownChunk[] {
   const columns = Object.fromEntries(SHOWN_TAKEN.map((c) => [c, result.getChild(c)!]));
   const out: ShownChunk[] = [];
   for (let i = 0; i < result.numRows; i++) {

@@ -66,7 +66,7 @@ export interface AnnOptions {
   exactShare: number;
   /**
    * A table without a vector index of at most this many rows is held in memory for its flat scans and takes
-   * (memory-copy.ts); 0 never. Default 20,000.
+   * (memory-copy.ts); 0 never. Default 10,000, the table the vector index is built from (`minRows`).
    */
   memoryRows: number;
 }
@@ -89,7 +89,7 @@ function madeByAnother(info: IndexInfo, configured: ConfiguredIndex): boolean {
   return info.embedderId !== configured.embedderId || (dimension > 0 && info.dimension !== dimension);
 }
 
-export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000, exactShare: 0.02, memoryRows: 20_000 };
+export const DEFAULT_ANN: AnnOptions = { minRows: 10_000, maxSegments: 16, ef: 400, exactBelow: 20_000, exactShare: 0.02, memoryRows: 10_000 };
 
 /**
  * How long a chunks table of `rows` waits between background optimizes: 1 s per 20k rows, at least 5 s, at most
