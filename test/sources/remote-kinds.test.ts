@@ -5,12 +5,12 @@
  * on 127.0.0.1) and one of each server for the whole file. Each kind passes the issue's acceptance; the reach rules
  * and sealed credentials are checked here too.
  */
-import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitWorkTree } from '../helpers/git-work.js';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
 import { type Dovecot, dovecotUnavailable, startDovecot } from '../helpers/dovecot.js';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
@@ -408,20 +408,12 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
 
   describe('git', () => {
     let work: string;
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
-    const commit = (message: string) => {
-      git('add', '-A');
-      git('commit', '--quiet', '--allow-empty', '-m', message);
-      git('push', '--quiet', 'origin', 'HEAD:main');
-    };
+    let git: (...args: string[]) => string;
+    let commit: (message: string) => void;
 
     beforeAll(() => {
-      const bare = join(apache.gitDir, 'private', 'docs.git');
-      mkdirSync(join(apache.gitDir, 'private'), { recursive: true });
-      execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
       work = dirs.make('git-work');
-      git('init', '--quiet', '--initial-branch=main');
-      git('remote', 'add', 'origin', bare);
+      ({ git, commit } = gitWorkTree(apache.gitDir, 'docs', work));
     });
 
     it('passes the acceptance of a kind against git http-backend, incremental by commit diff', async () => {

@@ -7,10 +7,10 @@
  * commit's changes: a rename is a file deleted and one added), and a page of a web site moved (its URL in the
  * document's metadata follows too).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitWorkTree } from '../helpers/git-work.js';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
 import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
@@ -254,19 +254,8 @@ describe('files renamed or moved on a source', () => {
     }, 3 * MINUTE);
 
     it('Git: a commit renaming a file into another folder and swapping two (the diff lists deletions and additions)', async () => {
-      const bare = join(apache.gitDir, 'private', 'renames.git');
-      mkdirSync(join(apache.gitDir, 'private'), { recursive: true });
-      execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
       const work = dirs.make('git-work');
-      const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
-      const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8', env });
-      git('init', '--quiet', '--initial-branch=main');
-      git('remote', 'add', 'origin', bare);
-      const commit = (message: string) => {
-        git('add', '-A');
-        git('commit', '--quiet', '-m', message);
-        git('push', '--quiet', 'origin', 'HEAD:main');
-      };
+      const { git, commit } = gitWorkTree(apache.gitDir, 'renames', work);
       write(work, FILES);
       commit('three notes');
       const { project, source, docs } = await withSource('git renames', { url: `${apache.gitUrl}/private/renames.git`, options: { branch: 'main', username: apache.davUser.name, password: apache.davUser.password } }, 3);

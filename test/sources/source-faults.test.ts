@@ -7,11 +7,11 @@
  * source that already holds documents (a clear error, nothing removed; the new ones entered, it goes on). Not one
  * document is lost.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gitWorkTree } from '../helpers/git-work.js';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Dovecot, dovecotUnavailable, startDovecot } from '../helpers/dovecot.js';
@@ -227,23 +227,15 @@ describe.skipIf(SKIP !== null)(`sources whose servers go away${SKIP ? ` (skipped
   }, SCENARIO);
 
   it('Git over smart HTTP (git http-backend) stopped between passes and mid-pass, and a password that stops working', async () => {
-    const bare = join(apache.gitDir, 'private', 'faults.git');
-    mkdirSync(join(apache.gitDir, 'private'), { recursive: true });
-    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
     const work = dirs.make('git-work');
-    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: work, encoding: 'utf8', env });
-    git('init', '--quiet', '--initial-branch=main');
-    git('remote', 'add', 'origin', bare);
+    const { commit } = gitWorkTree(apache.gitDir, 'faults', work);
     let password = apache.davUser.password;
     await faults({
       name: 'git',
       port: Number(new URL(apache.gitUrl).port),
       write: async (items) => {
         for (const [name, body] of Object.entries(items)) writeFileSync(join(work, `${name}.txt`), body);
-        git('add', '-A');
-        git('commit', '--quiet', '-m', `write ${Object.keys(items).join(' ')}`);
-        git('push', '--quiet', 'origin', 'HEAD:main');
+        commit(`write ${Object.keys(items).join(' ')}`);
       },
       body: (port) => ({ url: `http://127.0.0.1:${port}/private/faults.git`, options: { branch: 'main', username: apache.davUser.name, password } }),
       docName: (item) => `${item}.txt`,
