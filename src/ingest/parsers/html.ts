@@ -35,6 +35,9 @@ export function htmlBlocks(html: string, options: { page?: number; xhtml?: boole
   let title: string | undefined;
   let titleText: string | null = null;
   let text = '';
+  // Whether `text` has more than white space: asked at every table cell, and text.trim() there made a row of
+  // 100,000 cells quadratic (1 MB: 48 s).
+  let hasText = false;
   let kind: BlockKind = 'paragraph';
   let heading = 0;
   let skipDepth = 0;
@@ -47,6 +50,7 @@ export function htmlBlocks(html: string, options: { page?: number; xhtml?: boole
     // trim() rather than /^\s+|\s+$/, which retries from every character of a long run of no-break spaces.
     const body = (pre > 0 ? text : text.replace(/[ \t\r\n\f]{2,}|[\t\r\n\f]/g, ' ')).trim();
     text = '';
+    hasText = false;
     if (!body) return;
     if (heading > 0) {
       path.length = Math.min(path.length, heading - 1);
@@ -78,15 +82,19 @@ export function htmlBlocks(html: string, options: { page?: number; xhtml?: boole
           kind = name === 'li' || name === 'dt' || name === 'dd' ? 'list' : name === 'tr' ? 'table' : 'paragraph';
         } else if (name === 'br') {
           text += '\n';
-        } else if ((name === 'td' || name === 'th') && text.trim() !== '') {
+        } else if ((name === 'td' || name === 'th') && hasText) {
           text += ' | ';
         } else if (name === 'img' && attrs.alt) {
           text += ` ${attrs.alt} `;
+          hasText ||= attrs.alt.trim() !== '';
         }
       },
       ontext(data) {
         if (titleText !== null) titleText += data;
-        else if (skipDepth === 0) text += data;
+        else if (skipDepth === 0) {
+          text += data;
+          hasText ||= data.trim() !== '';
+        }
       },
       onclosetag(name) {
         if (name === 'title' && titleText !== null) {

@@ -1,7 +1,8 @@
 /**
  * Markdown (.md, .markdown) through mdast-util-from-markdown (CommonMark, the micromark tokenizer) with YAML front
  * matter: headings make the heading trail, front matter gives the title and stays out of the text, code blocks are
- * kept as text, links keep their words (not their addresses), inline HTML is reduced to its text.
+ * kept as text, links keep their words (not their addresses), inline HTML is reduced to its text. A file nested or
+ * packed with delimiters past what micromark reads in reasonable time (markdown-guard.ts) is read as plain text.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { frontmatterFromMarkdown } from 'mdast-util-frontmatter';
@@ -10,7 +11,9 @@ import { parse as parseYaml } from 'yaml';
 import type { Block, BlockKind, ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
 import { htmlBlocks } from './html.js';
+import { markdownSegments, markdownTooComplex, withoutContainerMarkers } from './markdown-guard.js';
 import { decodeText } from './text-encoding.js';
+import { fromText } from './txt.js';
 
 interface Node {
   type: string;
@@ -23,7 +26,12 @@ interface Node {
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
   const decoded = decodeText(bytes);
   if (decoded === null) throw new ParseError('the Markdown file could not be read: it is not text');
-  const tree = fromMarkdown(decoded.text, { extensions: [frontmatter(['yaml', 'toml'])], mdastExtensions: [frontmatterFromMarkdown(['yaml', 'toml'])] }) as Node;
+  const tooComplex = markdownTooComplex(decoded.text);
+  if (tooComplex) {
+    const doc = fromText(withoutContainerMarkers(decoded.text));
+    doc.warnings.unshift(`the Markdown was read as plain text: ${tooComplex}`);
+    return doc;
+  }
   const blocks: Block[] = [];
   const path: string[] = [];
   const warnings: string[] = [];
@@ -68,7 +76,11 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
         for (const child of node.children ?? []) visit(child, kind);
     }
   };
-  visit(tree, 'paragraph');
+  markdownSegments(decoded.text).forEach((segment, i) => {
+    // Front matter opens the file only: a later piece that starts at a thematic break (`---`) is not front matter.
+    const options = i === 0 ? { extensions: [frontmatter(['yaml', 'toml'])], mdastExtensions: [frontmatterFromMarkdown(['yaml', 'toml'])] } : {};
+    visit(fromMarkdown(segment, options) as Node, 'paragraph');
+  });
   const doc: ParsedDocument = { blocks, warnings: blocks.length ? warnings : [...warnings, 'no text found (empty file?)'] };
   const chosen = title ?? firstHeading;
   if (chosen !== undefined) doc.title = chosen;

@@ -2,7 +2,8 @@
  * PDF text with pdf.js, opened by pdf/load.ts on this thread: extract.ts already gives every parse its own
  * worker thread with a time and memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
  * rest of the document is kept. Pages without a usable text layer are listed in `ocrPages` and give no
- * blocks (the OCR stage reads them).
+ * blocks (the OCR stage reads them). A page tree that loops, where pdf.js gives up, is cut where it loops
+ * (pdf-page-tree.ts) and the file read again.
  */
 import { Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
@@ -12,12 +13,39 @@ import { ParseError } from './errors.js';
 import { toBlocks, type LaidOutPage } from './pdf-blocks.js';
 import { layoutRuns, type Paragraph, type TextRun } from './pdf-layout.js';
 import { markSoftHyphens, unmarkSoftHyphens } from './pdf-soft-hyphen.js';
+import { cutPageTreeLoops, PAGE_TREE_LOOP } from './pdf-page-tree.js';
 import { checkStreams } from './pdf-stream-guard.js';
 
 export const ENCRYPTED = 'encrypted PDF — not supported';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
+const TREE_LOOP = 'its page tree loops back on itself';
+
+/** What one reading gave, and whether pdf.js met a loop in the page tree on the way. */
+type Reading = ParsedDocument & { pageTreeLoop?: boolean };
 
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
+  let first: Reading;
+  try {
+    first = await readPdf(bytes);
+  } catch (err) {
+    const cut = err instanceof ParseError && PAGE_TREE_LOOP.test(errorMessage(err.cause)) ? cutPageTreeLoops(bytes) : undefined;
+    if (!cut) throw err;
+    return repaired(await readPdf(cut));
+  }
+  const cut = first.pageTreeLoop ? cutPageTreeLoops(bytes) : undefined;
+  if (cut) return repaired(await readPdf(cut));
+  // A loop that cannot be cut here (its nodes are compressed): the pages pdf.js could reach, the rest named.
+  const { pageTreeLoop: _, ...doc } = first;
+  return doc;
+}
+
+function repaired(doc: Reading): ParsedDocument {
+  const { pageTreeLoop: _, ...out } = doc;
+  out.warnings.push(`${TREE_LOOP}: each page it lists was read once, in order`);
+  return out;
+}
+
+async function readPdf(bytes: Uint8Array): Promise<Reading> {
   const head = latin1(bytes.subarray(0, 1024));
   if (!head.includes('%PDF-')) throw new ParseError('not a PDF file (no %PDF header)');
   // pdf.js inflates streams into ArrayBuffers, which the worker's heap limit does not cover.
@@ -86,13 +114,14 @@ function pdfjsWarnings(): WarningLog {
   };
 }
 
-async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): Promise<ParsedDocument> {
+async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): Promise<Reading> {
   const warnings: string[] = [];
   const damagedPages: number[] = [];
   const laidOut: LaidOutPage[] = [];
   const ocrPages: number[] = [];
   const badPages: number[] = [];
   let firstError = '';
+  let pageTreeLoop = false;
   for (let n = 1; n <= pdf.numPages; n++) {
     let runs: TextRun[][];
     log.take();
@@ -101,6 +130,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
     } catch (err) {
       badPages.push(n);
       firstError ||= errorMessage(err);
+      pageTreeLoop ||= PAGE_TREE_LOOP.test(errorMessage(err));
       continue;
     }
     if (log.take().some((w) => PAGE_DAMAGE.test(w))) damagedPages.push(n);
@@ -111,7 +141,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
     laidOut.push({ page: n, paragraphs: runs.flatMap((group): Paragraph[] => layoutRuns(group)) });
   }
   if (badPages.length === pdf.numPages) {
-    throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, firstError)}`);
+    throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, firstError)}`, { cause: firstError });
   }
   if (badPages.length) {
     const reason = damageReason(bytes, firstError);
@@ -131,8 +161,9 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
     warnings.push(`${ocrPages.length} of ${pdf.numPages} pages have no usable text layer (scanned?): ${pageList(ocrPages)}`);
   }
 
-  const doc: ParsedDocument = { pages: pdf.numPages, blocks, warnings };
+  const doc: Reading = { pages: pdf.numPages, blocks, warnings };
   if (ocrPages.length) doc.ocrPages = ocrPages;
+  if (pageTreeLoop) doc.pageTreeLoop = true;
   const title = (await metaTitle(pdf)) ?? firstHeading;
   if (title) doc.title = title;
   return doc;
@@ -259,6 +290,7 @@ function cleanText(text: string): string {
 function damageReason(bytes: Uint8Array, message: string): string {
   const tail = latin1(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes('%%EOF')) return 'the file ends early (an interrupted upload or download?)';
+  if (PAGE_TREE_LOOP.test(message)) return TREE_LOOP;
   if (/xref|Invalid PDF structure|Invalid Root reference|trailer/i.test(message)) return 'its cross-reference table is broken';
   if (/stream|compression|flate|filter|decode/i.test(message)) return 'a content stream cannot be decoded';
   if (/TypeError|RangeError|undefined|null|is not a function|Cannot read/i.test(message)) {

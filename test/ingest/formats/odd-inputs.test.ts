@@ -2,13 +2,15 @@
  * Odd and hostile inputs through the real upload API of a daemon (dist/) with a 10 s parse limit: each ends as its
  * own document — ready with its text, or failed with a reason a person can act on — quickly, in bounded memory,
  * and the daemon goes on reading the next upload. hostile-files.ts has one bomb per format; these are the inputs
- * found to break a parser (a zip entry lying about its size, lines of 200,000 spaces) and the odd-but-valid ones
+ * found to break a parser (a zip entry lying about its size, lines of 200,000 spaces, Markdown nested 100,000 deep,
+ * a PDF page tree that loops, table cells that each looked back over the whole text) and the odd-but-valid ones
  * around them (a file whose name lies, files of only whitespace, broken MIME, a PDF without a usable xref).
  */
 import { readFileSync } from 'node:fs';
 import { createDeflateRaw, crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, type TestUser } from '../../helpers/daemon.js';
+import { join } from 'node:path';
+import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { uploadFiles } from '../pipeline/helpers.js';
 import { type DeflatedEntry, makeDocx, makePdf, makeZip, para } from '../build-fixtures.js';
@@ -20,6 +22,25 @@ async function upload(d: Daemon, user: TestUser, name: string, bytes: Buffer): P
   const res = await uploadFiles(d, user.apiKey, [{ name, bytes }], { query: '?wait=true&wait_timeout=120' });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.documents[0];
+}
+
+/**
+ * `pdf` with `objects` replaced by an incremental update (new versions of the objects, an xref section for them and
+ * a trailer pointing back to the previous one), as a PDF editor saves a change.
+ */
+function withObjects(pdf: Buffer, objects: Record<number, string>): Buffer {
+  const original = pdf.toString('latin1');
+  const prev = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(original)![1];
+  const trailer = /trailer\s*<<([\s\S]*?)>>\s*startxref/.exec(original)![1]!;
+  let out = original.endsWith('\n') ? original : `${original}\n`;
+  let xref = 'xref\n';
+  for (const [num, body] of Object.entries(objects)) {
+    xref += `${num} 1\n${String(out.length).padStart(10, '0')} 00000 n \n`;
+    out += `${num} 0 obj\n${body}\nendobj\n`;
+  }
+  const size = Math.max(Number(/\/Size\s+(\d+)/.exec(trailer)![1]), ...Object.keys(objects).map((n) => Number(n) + 1));
+  const kept = trailer.replace(/\/(Size|Prev)\s+\d+/g, '');
+  return Buffer.from(`${out}${xref}trailer\n<<${kept} /Size ${size} /Prev ${prev} >>\nstartxref\n${out.length}\n%%EOF\n`, 'latin1');
 }
 
 async function text(d: Daemon, user: TestUser, id: string): Promise<string> {
@@ -117,6 +138,92 @@ describe('odd and hostile inputs through the daemon', () => {
     // Not left to embed its thousand chunks behind the next tests.
     expect((await api(d, `/api/v1/documents/${id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
   }, 60_000);
+
+  it('reads Markdown nested 100,000 deep or packed with delimiters as plain text within the parse limit', async () => {
+    // micromark's cost grows with the square of the nesting and of a paragraph's delimiters: each of these held a
+    // parse slot until the limit (10 s here, 50 s by default) and failed, while the uploads behind it waited.
+    const hostile: [name: string, body: string, note: RegExp, sentence: string][] = [
+      ['quotes.md', `${'>'.repeat(100_000)} The tide gauge at the quay reads four metres.\n`, /more than 100 deep/, 'The tide gauge at the quay reads four metres.'],
+      ['items.md', `${'- '.repeat(50_000)}The dredger works the channel at night.\n`, /more than 100 deep/, 'The dredger works the channel at night.'],
+      ['stars.md', `# Birds\n\n${'*'.repeat(15_000)} Gulls follow the trawler home. ${'*'.repeat(15_000)}\n`, /too many emphasis, link or code delimiters/, 'Gulls follow the trawler home.'],
+      ['links.md', `${'[a]('.repeat(25_000)}\n\nThe harbour light turns every ten seconds.\n`, /too many emphasis, link or code delimiters/, 'The harbour light turns every ten seconds.'],
+    ];
+    const docs = await Promise.all(hostile.map(([name, body]) => upload(d, alice, name, Buffer.from(body))));
+    for (const [doc, [name, , note, sentence]] of docs.map((doc, i) => [doc, hostile[i]!] as const)) {
+      expect(doc, `${name}: ${doc.error}`).toMatchObject({ status: 'ready', content_type: 'text/markdown', error: null });
+      expect(doc.warnings, name).toEqual([expect.stringMatching(/^the Markdown was read as plain text: /)]);
+      expect(doc.warnings[0], name).toMatch(note);
+      const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: sentence, limit: 3 } });
+      const hit = res.body.results.find((r: any) => r.document.id === doc.id);
+      expect(hit?.text, `${name}: ${JSON.stringify(res.body).slice(0, 500)}`).toContain(sentence);
+      // The markers that nested it are gone from its text; the words are all there.
+      if (name === 'quotes.md') expect(hit.text).toBe(sentence);
+    }
+  }, 120_000);
+
+  it('reads a 20,000-line list with sublists as Markdown within the parse limit (it took 39 s)', async () => {
+    const lines = Array.from({ length: 10_000 }, (_, i) => `- berth ${i}\n  - vessel ${i}\n`).join('');
+    const doc = await upload(d, alice, 'berths.md', Buffer.from(`# Berth list\n\n${lines}\nThe list ends with the harbour office.\n`));
+    expect(doc, doc.error).toMatchObject({ status: 'ready', content_type: 'text/markdown', error: null, warnings: [] });
+    const first = await text(d, alice, doc.id);
+    expect(first).toContain('berth 0\\n\\nvessel 0\\n\\nberth 1');
+    expect(first).not.toMatch(/- (berth|vessel)/);
+    const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'list ends harbour office', limit: 3 } });
+    const hit = res.body.results.find((r: any) => r.document.id === doc.id);
+    expect(hit?.text, JSON.stringify(res.body).slice(0, 500)).toMatch(/vessel 9999\n\nThe list ends with the harbour office\.$/);
+  }, 120_000);
+
+  it('reads each page of a PDF whose page tree loops once, in order, on its own page (pages were lost)', async () => {
+    // groff's three pages, as its root /Pages (object 2) lists them: objects 3, 12 and 14; fonts inherited from it.
+    const gpl = readFileSync(join(REPO, 'test/fixtures/extract/groff-gropdf.pdf'));
+    const pages = (kids: string, count: number, parent = '') =>
+      `<< /Type /Pages /Count ${count} /Kids [${kids}] ${parent}/MediaBox [0 0 595 842] /Resources << /Font << /F36 5 0 R /F5 9 0 R >> /ProcSet [/PDF /Text] >> >>`;
+    const loops: Record<string, Buffer> = {
+      // A section (17) holding page 1 lists the root among its kids: page 1 was skipped.
+      'section-loop.pdf': withObjects(gpl, { 2: pages('17 0 R 12 0 R 14 0 R', 3), 17: pages('2 0 R 3 0 R', 1, '/Parent 2 0 R ') }),
+      // The root lists itself after page 1: pages 2 and 3 were lost, and the document said it had 2.
+      'self-loop.pdf': withObjects(gpl, { 2: pages('3 0 R 2 0 R 12 0 R 14 0 R', 3) }),
+      // ... or before page 1: the whole document failed.
+      'first-loop.pdf': withObjects(gpl, { 2: pages('2 0 R 3 0 R 12 0 R 14 0 R', 3) }),
+    };
+    const onPage = [
+      [1, 'The GNU General Public License, an excerpt'],
+      [2, 'To \\"propagate\\" a work means to do anything with it'],
+      [3, 'Conveying under any other circumstances is permitted solely'],
+    ] as const;
+    for (const [name, bytes] of Object.entries(loops)) {
+      const doc = await upload(d, alice, name, bytes);
+      expect(doc, `${name}: ${doc.error}`).toMatchObject({ status: 'ready', content_type: 'application/pdf', pages: 3, error: null });
+      expect(doc.warnings, name).toEqual(['its page tree loops back on itself: each page it lists was read once, in order']);
+      const res = await api(d, `/api/v1/documents/${doc.id}/text`, { token: alice.apiKey });
+      expect(res.body.pages.map((p: any) => p.page), name).toEqual([1, 2, 3]);
+      for (const [page, words] of onPage) {
+        const chunks = res.body.pages.flatMap((p: any) => p.chunks).filter((c: any) => JSON.stringify(c.text).includes(words));
+        expect(chunks.length, `${name}: "${words}"`).toBeGreaterThan(0);
+        for (const c of chunks) expect([c.page_start, c.page_end], `${name}: "${words}"`).toSatisfy(([a, b]: number[]) => a! <= page && page <= b!);
+      }
+    }
+    const hit = (await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'convey covered work aggregate other parts', limit: 10 } })).body.results.find(
+      (r: any) => r.document.filename === 'section-loop.pdf',
+    );
+    expect(hit?.citation).toMatchObject({ unit: 'page', start: 3, end: 3 });
+  }, 120_000);
+
+  it('reads 2 MB of blank table cells in HTML or empty rows in RTF within the parse limit (each looked back over the text)', async () => {
+    // Each cell asked whether the text so far had any (HTML: a trim of it), each row cut a trailing separator (RTF:
+    // a regex on it): 2 MB of blank cells took 38 s in HTML, 2.5 MB of empty rows about 20 s in RTF.
+    const blank = ' '.repeat(100);
+    const sentence = 'The harbour office keeps the tide tables.';
+    const files: [string, string, string][] = [
+      ['cells.html', 'text/html', `<!DOCTYPE html><html><body><table><tr>${`<td>${blank}`.repeat(20_000)}<td>${sentence}</table>`],
+      ['cells.rtf', 'application/rtf', `{\\rtf1 ${`\\intbl\\row${blank}`.repeat(25_000)}${sentence}\\par}`],
+    ];
+    for (const [name, type, body] of files) {
+      const doc = await upload(d, alice, name, Buffer.from(body, 'latin1'));
+      expect(doc, `${name}: ${doc.error}`).toMatchObject({ status: 'ready', content_type: type, error: null });
+      expect(await text(d, alice, doc.id), name).toContain(sentence);
+    }
+  }, 120_000);
 
   it('reads a file by its bytes when its name lies, and refuses what no name makes readable', async () => {
     const docx = await upload(d, alice, 'minutes.pdf', makeDocx(para('The harbour board met on Tuesday.')));
