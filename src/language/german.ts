@@ -30,10 +30,14 @@ function lexicon(): Map<string, number> {
     words.forEach((w, i) => {
       const seen = ranks!.get(w);
       if (w.length >= MIN_PART && (seen === undefined || i + 1 < seen)) ranks!.set(w, i + 1);
+      longestPart = Math.max(longestPart, w.length);
     });
   }
   return ranks;
 }
+
+/** The longest word of the lexicon: no part is longer, so none is looked for (see compoundParts). */
+let longestPart = 0;
 
 /** german2's transliteration: written-out umlauts become umlauts (lower-case input). */
 export function germanUmlauts(word: string): string {
@@ -54,7 +58,9 @@ export function compoundParts(word: string): string[] {
   best[word.length] = { parts: [], logSum: 0 };
   for (let i = word.length - MIN_PART; i >= 0; i--) {
     let choice: { parts: string[]; logSum: number } | null = null;
-    for (let j = i + MIN_PART; j <= word.length; j++) {
+    // Parts no longer than the lexicon's longest word: every slice up to the word's end made a long word (a
+    // 2,000-character query read as German) cost seconds of the main thread, growing with the cube of its length.
+    for (let j = i + MIN_PART; j <= Math.min(word.length, i + longestPart); j++) {
       const part = word.slice(i, j);
       const rank = known.get(part);
       if (rank === undefined) continue;

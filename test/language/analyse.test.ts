@@ -78,6 +78,16 @@ describe('keyword analysis', () => {
     expect(analyseText('Wie viele Urlaubstage habe ich im Jahr?', 'de').split(' ')).not.toContain('ich');
   });
 
+  it('splits a long word without seconds of work: a 2,000-character query read as German took ~2 s of the main thread', () => {
+    compoundParts('fahrradfahrer'); // the lexicon loaded
+    const started = performance.now();
+    expect(analyseQuery('a'.repeat(2000), ['de']).forms.length).toBeGreaterThanOrEqual(0);
+    expect(compoundParts(`fahrrad${'x'.repeat(3000)}fahrer`)).toEqual([]);
+    // Bounded by the lexicon's longest word now (~10 ms here); every slice of the word cost ~2.4 s at 2,000 characters.
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(compoundParts('donaudampfschifffahrtsgesellschaft').length).toBeGreaterThan(1);
+  });
+
   it("gives a word the same forms whichever side read it first (the form cache once mixed a query's with the index's)", () => {
     // Each word here is read by this test alone: one side first, then the other.
     expect(analyseText('Wörterbuch', 'de')).toBe('worterbuch wort~ buch~');
