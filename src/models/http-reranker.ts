@@ -21,9 +21,12 @@ interface RerankAnswer {
   results?: { index?: unknown; relevance_score?: unknown }[];
 }
 
+/** The endpoint a reranker URL names: its path as given when it ends in /rerank, else the path + /v1/rerank; a query string kept. */
 export function rerankUrl(url: string): string {
-  const u = url.replace(/\/+$/, '');
-  return /\/rerank$/.test(u) ? u : `${u}/v1/rerank`;
+  const u = new URL(url);
+  const path = u.pathname.replace(/\/+$/, '');
+  u.pathname = /\/rerank$/.test(path) ? path : `${path}/v1/rerank`;
+  return u.toString();
 }
 
 export class HttpReranker implements Reranker {

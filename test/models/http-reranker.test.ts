@@ -47,6 +47,13 @@ describe('http (Cohere/Jina) reranker', () => {
     expect(server.requests[0]!.path).toBe('/rerank');
   });
 
+  it('keeps a query string after the endpoint path (an api-version): it was appended to, /rerank?api-version=2/v1/rerank', async () => {
+    server.handle((_req, res) => json(res, 200, { results: [{ index: 0, relevance_score: 0.5 }] }));
+    expect(await make(`${server.url}/v1/rerank?api-version=2`).rerank('q', ['a'])).toEqual([0.5]);
+    expect(await make(`${server.url}/?api-version=3`).rerank('q', ['a'])).toEqual([0.5]);
+    expect(server.requests.map((r) => r.path)).toEqual(['/v1/rerank?api-version=2', '/v1/rerank?api-version=3']);
+  });
+
   it('reports an unreachable endpoint (transient)', async () => {
     const base = await closedPortUrl();
     const err = await make(base, { retries: 0 }).rerank('q', ['a']).catch((x: unknown) => x);
