@@ -99,7 +99,9 @@ describe('notices told again', () => {
     expect(last.text).toContain('href="/notices" class="bell">Notices</a>');
   }, 4 * MINUTE);
 
-  it.skipIf(process.env.DOCSEARCH_TEST_ENGINE === 'postgresql')(
+  // Writes its 110 older notices into the daemon's SQLite file: this file is not among the suites run on PostgreSQL
+  // (vitest.config.ts), and a run against PostgreSQL fails here rather than skip.
+  it(
     'a notice told again between two page loads moves to the first page: the older page neither repeats nor holds it, and says so',
     async () => {
       const o = await owner();
