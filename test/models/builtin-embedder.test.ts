@@ -210,6 +210,23 @@ describe('builtin embedder, int8', () => {
 });
 
 describe('builtin embedder passage session', () => {
+  it('replaces a query session whose worker died: the searches after it are answered', async () => {
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'int8' });
+    try {
+      await e.init();
+      const [before] = await e.embed(['when is the library open'], { kind: 'query' });
+      // A worker that dies (an uncaught error or out of memory in its thread) is played by ending its thread.
+      await (e as unknown as { querySession: { worker: { terminate(): Promise<number> } } }).querySession.worker.terminate();
+      await vi.waitFor(() => expect(e.status().loaded).toBe(false));
+      const [after] = await e.embed(['when is the library open'], { kind: 'query' });
+      expect(dot(before!, after!)).toBeGreaterThan(0.9999);
+      expect(e.status()).toMatchObject({ loaded: true });
+      expect(e.status().error).toBeUndefined();
+    } finally {
+      await e.close();
+    }
+  }, 120_000);
+
   it('opens with the first passage batch, closes after the idle time, and opens again for the next', async () => {
     const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, precision: 'int8', passageIdleMs: 300 });
     try {

@@ -163,6 +163,7 @@ export class BuiltinEmbedder implements Embedder {
   private passageRuns = 0;
   /** Queries get a session of their own, so one never waits for a passage batch to finish. */
   private querySession: OnnxSession | undefined;
+  private queryReopen: Promise<void> | undefined;
   private loading: Promise<void> | undefined;
   private lastError: string | undefined;
   private closed = false;
@@ -195,10 +196,35 @@ export class BuiltinEmbedder implements Embedder {
     });
     this.graphBuilt = graph.built;
     this.graphPath = graph.path;
+    this.querySession = await this.openQuerySession();
+    this.lastError = undefined;
+  }
+
+  private openQuerySession(): Promise<OnnxSession> {
     // A query is a few dozen tokens. Two threads end it sooner, so the vector search that waits for it starts sooner
     // at the same CPU (the A/B: bench/results/search.md); more would not help products of ~24 rows.
-    this.querySession = await OnnxSession.open(graph.path, { intraOpThreads: Math.min(2, availableParallelism()), lean: true, ...this.spin() });
-    this.lastError = undefined;
+    return OnnxSession.open(this.graphPath!, { intraOpThreads: Math.min(2, availableParallelism()), lean: true, ...this.spin() });
+  }
+
+  /**
+   * The query session; one whose worker died is replaced first, as the passage session is, so that one crash does not
+   * fail every later search. Concurrent batches share the one reopening.
+   */
+  private async liveQuerySession(): Promise<OnnxSession | undefined> {
+    const dead = this.querySession;
+    if (!dead?.error || this.closed) return dead;
+    this.queryReopen ??= this.openQuerySession()
+      .then((fresh) => {
+        this.querySession = fresh;
+        void dead.close();
+        if (this.closed) void fresh.close();
+      })
+      .catch((err: unknown) => {
+        throw new ModelError(PROVIDER, `built-in model failed to load: ${err instanceof Error ? err.message : String(err)}`, { transient: false, cause: err });
+      })
+      .finally(() => (this.queryReopen = undefined));
+    await this.queryReopen;
+    return this.querySession;
   }
 
   private spin(): { spinWait?: boolean } {
@@ -270,7 +296,7 @@ export class BuiltinEmbedder implements Embedder {
     const inputs = encoded.map((e) => e.ids);
     const deliver = (out: RunOutput) => this.deliver(batch, out, encoded.map((e) => e.offsets));
     this.options.onRun?.(lane === 'high' ? 'query' : 'background', batch.length);
-    if (lane === 'high') return deliver(await this.run(inputs, this.querySession, pooled));
+    if (lane === 'high') return deliver(await this.run(inputs, await this.liveQuerySession(), pooled));
     this.passageRuns++;
     try {
       const session = await this.passageSession().catch((err: unknown) => {
@@ -350,6 +376,7 @@ export class BuiltinEmbedder implements Embedder {
     this.closed = true;
     clearTimeout(this.passageIdle);
     await this.loading?.catch(() => undefined);
+    await this.queryReopen?.catch(() => undefined);
     await this.passage?.then((session) => session.close(), () => undefined);
     await this.querySession?.close();
   }
