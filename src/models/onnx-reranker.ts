@@ -52,6 +52,12 @@ export class OnnxReranker implements Reranker {
   }
 
   private load(): Promise<Loaded> {
+    // A session whose worker died is not reused: the next call opens a fresh one, as the built-in model's are.
+    if (this.loaded?.session.error) {
+      void this.loaded.session.close();
+      this.loaded = undefined;
+      this.loading = undefined;
+    }
     this.loading ??= this.open().catch((err: unknown) => {
       this.loading = undefined;
       this.lastError = err instanceof Error ? err.message : String(err);
@@ -167,8 +173,10 @@ export class OnnxReranker implements Reranker {
   }
 
   status(): ModelStatus {
-    const s: ModelStatus = { loaded: this.loaded !== undefined, id: this.id, dimension: 0 };
-    if (this.lastError) s.error = this.lastError;
+    const crashed = this.loaded?.session.error;
+    const s: ModelStatus = { loaded: this.loaded !== undefined && !crashed, id: this.id, dimension: 0 };
+    const error = this.lastError ?? crashed?.message;
+    if (error) s.error = error;
     return s;
   }
 

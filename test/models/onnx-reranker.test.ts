@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../src/models/errors.js';
 import { GraphBuilder } from '../../src/models/onnx/graph-builder.js';
 import { OnnxReranker } from '../../src/models/onnx-reranker.js';
@@ -111,6 +111,20 @@ describe('onnx cross-encoder reranker', () => {
     const scores = await reranker.rerank('relevant query', ['the doc', 'relevant doc', 'noise noise', 'very relevant', 'RELEVANT']);
     expect(scores).toEqual([0, 2, -2, 3, 2]);
     expect(reranker.status()).toEqual({ loaded: true, id: `onnx:${dir}`, dimension: 0 });
+  });
+
+  it('opens a fresh session when its worker died: the reranks after it are scored', async () => {
+    const r = new OnnxReranker({ dir });
+    try {
+      expect(await r.rerank('relevant query', ['relevant doc'])).toEqual([2]);
+      // A worker that dies (an uncaught error or out of memory in its thread) is played by ending its thread.
+      await (r as unknown as { loaded: { session: { worker: { terminate(): Promise<number> } } } }).loaded.session.worker.terminate();
+      await vi.waitFor(() => expect(r.status().loaded).toBe(false));
+      expect(await r.rerank('relevant query', ['relevant doc'])).toEqual([2]);
+      expect(r.status()).toEqual({ loaded: true, id: `onnx:${dir}`, dimension: 0 });
+    } finally {
+      await r.close();
+    }
   });
 
   it('returns [] for no passages', async () => {
