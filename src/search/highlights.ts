@@ -49,15 +49,35 @@ function termRangesTyped(text: string, matcher: TermMatcher): Range[] {
   const matched = new Set(out.map(([start]) => start));
   for (const { word, start } of wordSpans(text)) {
     if (matched.has(start)) continue;
-    const w = word.toLowerCase();
+    const { lower, at } = lowerWithOffsets(word);
     for (const t of inner) {
-      for (let i = w.indexOf(t); i >= 0; i = w.indexOf(t, i + t.length)) out.push([start + i, start + i + t.length]);
+      for (let i = lower.indexOf(t); i >= 0; i = lower.indexOf(t, i + t.length)) out.push([start + at[i]!, start + at[i + t.length]!]);
     }
   }
   return out;
 }
 
-/** Merges the sentence range and the term ranges into sorted, non-overlapping ranges. */
+/**
+ * `word` lower-cased, and for each offset of the result the offset in `word` it came from: a few letters change length
+ * when lower-cased ('İ' becomes two code units), and a match's offsets must stay the text's.
+ */
+function lowerWithOffsets(word: string): { lower: string; at: number[] } {
+  const lower = word.toLowerCase();
+  if (lower.length === word.length) return { lower, at: Array.from({ length: word.length + 1 }, (_, i) => i) };
+  let out = '';
+  const at: number[] = [];
+  for (let i = 0; i < word.length; ) {
+    const ch = String.fromCodePoint(word.codePointAt(i)!);
+    const lc = ch.toLowerCase();
+    for (let k = 0; k < lc.length; k++) at.push(i);
+    out += lc;
+    i += ch.length;
+  }
+  at.push(word.length);
+  return { lower: out, at };
+}
+
+/** Merges ranges into sorted, non-overlapping ones (ranges that touch are joined). */
 export function mergeRanges(ranges: Range[]): Range[] {
   const sorted = ranges.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   const out: Range[] = [];
@@ -69,8 +89,13 @@ export function mergeRanges(ranges: Range[]): Range[] {
   return out;
 }
 
-/** The answer's range (answer.ts) and the query terms' ranges, merged. */
+/**
+ * The answer's range (answer.ts), whole, and the query terms' ranges outside it: the snippet's range is one of the
+ * highlights, even where a term touches it or runs across its edge (unbroken CJK text).
+ */
 export function highlights(text: string, answer: SentenceWindow | undefined, terms: readonly Term[] | TermMatcher, analysed?: QueryFormsIn): Range[] {
   const ranges = termRanges(text, terms, analysed);
-  return mergeRanges(answer ? [[answer.start, answer.end], ...ranges] : ranges);
+  if (!answer) return mergeRanges(ranges);
+  const outside = mergeRanges(ranges.flatMap(([s, e]): Range[] => [[s, Math.min(e, answer.start)], [Math.max(s, answer.end), e]]));
+  return [...outside, [answer.start, answer.end] as Range].sort((a, b) => a[0] - b[0]);
 }

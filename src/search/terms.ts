@@ -16,7 +16,7 @@ const STOP_WORDS = new Set(
 // Marks (\p{M}) belong to their word: Thai and Devanagari vowel signs, Arabic harakat, combining accents.
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}]+)?/gu;
 /** Scripts written without spaces: a run of them is one "word" to the regex but not to a reader. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 export interface Term {
   /** Lowercased surface form. */
@@ -65,15 +65,16 @@ export class TermMatcher {
   private readonly stems: ReadonlySet<string>;
   private readonly found = new Map<string, TermMatch[]>();
   /**
-   * The terms of unspaced scripts (CJK), which may sit inside a longer run: highlights look for them inside words
-   * (found once, not for every word of every shown passage).
+   * The terms of unspaced scripts (CJK, Thai …; Korean, whose particles join the word), which may sit inside a longer
+   * run: highlights look for them inside words (found once, not for every word of every shown passage). A term of a
+   * spaced script (Cyrillic, Greek, Arabic …) is a whole word: "он" is not marked inside "Телефон".
    */
   readonly inner: readonly string[];
 
   constructor(readonly terms: readonly Term[]) {
     this.exact = new Set(terms.map((t) => t.text));
     this.stems = new Set(terms.map((t) => t.stem));
-    this.inner = [...this.exact].filter((t) => t.length >= 2 && /[^\p{Script=Latin}\p{N}]/u.test(t));
+    this.inner = [...this.exact].filter((t) => t.length >= 2 && UNSPACED.test(t));
   }
 
   /** How many distinct terms (by stem) the query has. */

@@ -101,6 +101,29 @@ describe('highlights', () => {
     expect(mergeRanges([[5, 8], [0, 2], [1, 3], [8, 9], [10, 10]])).toEqual([[0, 3], [5, 9]]);
   });
 
+  it('keeps the answer\'s range whole, one of the highlights, where a term touches it or runs across its edge', () => {
+    // Unbroken Japanese: the next sentence opens with the query's term, right after the answer's 。
+    const ja = '東京は日本の首都で、とても大きな都市です。東京タワーは高い。';
+    const answer = { start: 0, end: 21 };
+    expect(highlights(ja, answer, queryTerms('東京'))).toEqual([[0, 21], [21, 23]]);
+    // A term crossing the answer's end is marked outside it only.
+    expect(highlights('abc 私は東京都に住む', { start: 0, end: 7 }, queryTerms('東京都'))).toEqual([[0, 7], [7, 9]]);
+  });
+
+  it('marks a term of a spaced script (Cyrillic, Greek, Arabic) as a whole word only, never inside a longer one', () => {
+    const ru = 'Телефон зазвонил на стадионе во время матча. Он сказал правду.';
+    expect(mark(ru, termRanges(ru, queryTerms('он сказал')))).toEqual(['Он', 'сказал']);
+    const el = 'Ο φίλος του είπε την αλήθεια. Του το είπε.';
+    expect(mark(el, termRanges(el, queryTerms('το')))).toEqual(['το']);
+    // Korean particles join the word: a term is still found inside it, as in Chinese and Japanese.
+    expect(mark('도서관에서 책을 빌렸다', termRanges('도서관에서 책을 빌렸다', queryTerms('도서관')))).toEqual(['도서관']);
+  });
+
+  it('marks a term inside a word at its own offsets where a letter before it lengthens when lower-cased (İ)', () => {
+    const text = 'The guide mentions İstanbul東京 once.';
+    expect(mark(text, termRanges(text, queryTerms('東京')))).toEqual(['東京']);
+  });
+
   it('returns no ranges when nothing matches', () => {
     expect(highlights(text, undefined, queryTerms('🧬'))).toEqual([]);
   });
