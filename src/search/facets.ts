@@ -9,6 +9,7 @@
  */
 import { typeFilterName } from '../core/document-types.js';
 import type { Scalar } from '../core/filters.js';
+import { UNDETERMINED } from '../store/lancedb/chunk-filter.js';
 import type { FacetFields, FilterLookups } from '../store/sql/document-filters.js';
 import type { LabelStore } from '../store/sql/labels.js';
 
@@ -21,13 +22,15 @@ export interface FacetValue {
   color?: string;
 }
 
-/** One result of the list: its document and its passages' chunks (one, or a document's listed passages). */
+/** One result of the list: its document and its passages' chunks (one, or every passage of the document in the list). */
 export interface FacetUnit {
   documentId: string;
   chunks: { id: string; _rowid?: bigint }[];
 }
 
 export interface FacetDeps {
+  /** Each passage's own language (its chunk's), which the `language` filter reads. */
+  chunks: { languagesOf(projectIds: readonly string[], refs: FacetUnit['chunks']): Promise<Map<string, string | null>> };
   lookups: Pick<FilterLookups, 'facetFields' | 'metadataOf'>;
   labels: Pick<LabelStore, 'ofDocuments'>;
   users: { emails(ids: readonly string[]): Promise<Map<string, string>> };
@@ -42,15 +45,17 @@ const yearOf = (ms: number) => new Date(ms).getUTCFullYear();
 export class FacetCounter {
   constructor(private readonly deps: FacetDeps) {}
 
-  async count(units: readonly FacetUnit[], facets: readonly string[]): Promise<Record<string, FacetValue[]>> {
+  /** `projectIds`: the searched scope, which every unit's chunks lie in. */
+  async count(projectIds: readonly string[], units: readonly FacetUnit[], facets: readonly string[]): Promise<Record<string, FacetValue[]>> {
     const out: Record<string, FacetValue[]> = {};
     if (facets.length === 0) return out;
     const ids = [...new Set(units.map((u) => u.documentId))];
     const metaKeys = facets.filter((f) => f.startsWith('metadata.')).map((f) => f.slice('metadata.'.length));
-    const [fields, labels, metadata] = await Promise.all([
+    const [fields, labels, metadata, languages] = await Promise.all([
       this.deps.lookups.facetFields(ids),
       facets.includes('label') ? this.deps.labels.ofDocuments(ids) : undefined,
       metaKeys.length > 0 ? this.deps.lookups.metadataOf(ids, metaKeys) : undefined,
+      facets.includes('language') ? this.deps.chunks.languagesOf(projectIds, units.flatMap((u) => u.chunks)) : undefined,
     ]);
     const [emails, projects] = await Promise.all([
       facets.includes('uploaded_by') ? this.deps.users.emails([...new Set([...fields.values()].map((f) => f.userId))]) : undefined,
@@ -71,7 +76,8 @@ export class FacetCounter {
         case 'year':
           return [yearOf(f.createdAt)];
         case 'language':
-          return [f.language];
+          // Its passages' own languages, as the filter matches them (a document's is what most of its chunks are in).
+          return [...new Set(unit.chunks.flatMap((c) => (languages?.has(c.id) ? [languages.get(c.id) ?? UNDETERMINED] : [])))];
         case 'label':
           // One value per name (any case), as the filter matches names.
           return [...new Map((labels?.get(unit.documentId) ?? []).map((l) => [l.name.toLowerCase(), l.name])).values()];

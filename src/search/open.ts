@@ -92,7 +92,7 @@ export async function openSearch(deps: {
     documents: deps.documents,
     projects: deps.projects,
     filters: new FilterResolver({ lookups: deps.lookups, labels: deps.labels }),
-    facets: new FacetCounter({ lookups: deps.lookups, labels: deps.labels, users: deps.users, projects: deps.projects }),
+    facets: new FacetCounter({ chunks: deps.chunks, lookups: deps.lookups, labels: deps.labels, users: deps.users, projects: deps.projects }),
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),
     reindexRequired: () => deps.chunks.reindexRequired(),
     ...(deps.foreground ? { foreground: deps.foreground } : {}),

@@ -281,11 +281,14 @@ export class SearchService {
   /** The facets asked, counted over the whole list in the response's unit (the list `total` counts). */
   private async facets(q: SearchQuery, cut: { groups: DocumentGroup[] | null; length: number }, ranked: RankedChunk[]): Promise<Record<string, FacetValue[]> | undefined> {
     if (!q.facets?.length || !this.deps.facets) return undefined;
+    // A document counts under the values of all its passages in the list (its language facet), not only those shown.
+    const passagesOf = new Map<string, RankedChunk['chunk'][]>();
+    if (cut.groups) for (const r of ranked) passagesOf.set(r.chunk.document_id, [...(passagesOf.get(r.chunk.document_id) ?? []), r.chunk]);
     const units: FacetUnit[] = cut.groups
-      ? cut.groups.slice(0, cut.length).map((g) => ({ documentId: g.documentId, chunks: g.passages.map((p) => p.chunk) }))
+      ? cut.groups.slice(0, cut.length).map((g) => ({ documentId: g.documentId, chunks: passagesOf.get(g.documentId) ?? g.passages.map((p) => p.chunk) }))
       : ranked.slice(0, cut.length).map((r) => ({ documentId: r.chunk.document_id, chunks: [r.chunk] }));
     const started = performance.now();
-    const counts = await this.deps.facets.count(units, q.facets);
+    const counts = await this.deps.facets.count(q.scope, units, q.facets);
     this.deps.timings?.stage('facets', (performance.now() - started) / 1000);
     return counts;
   }

@@ -166,6 +166,18 @@ describe('filters over REST', () => {
     const german = await passages('de');
     expect(german.length).toBeGreaterThan(0);
     expect(german.every((t) => !t.includes('The lock keeper'))).toBe(true);
+    // The language facet counts what the filter of each value returns: passages by their own language, and a document
+    // (grouped) under each language of its passages in the list.
+    const counted = async (body: Record<string, unknown>) => {
+      const res = await api(d, '/api/v1/search', { token: lib.users.eve.apiKey, body: { query: 'Schleuse lock keeper Wärterin gate', mode: 'keyword', limit: 100, project_ids: [lib.projects.eves], document_ids: [doc.id], facets: ['language'], ...body } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return Object.fromEntries((res.body.facets.language as { value: string; count: number }[]).map((v) => [v.value, v.count]));
+    };
+    expect(await counted({})).toEqual({ de: german.length, en: 1 });
+    expect(await counted({ filters: { language: 'en' } })).toEqual({ en: 1 });
+    expect(await counted({ filters: { language: 'de' } })).toEqual({ de: german.length });
+    expect(await counted({ group: 'document' })).toEqual({ de: 1, en: 1 });
+    expect(await counted({ group: 'document', filters: { language: 'en' } })).toEqual({ en: 1 });
     const listed = async (language: string) => ((await api(d, `/api/v1/documents?project_id=${lib.projects.eves}&language=${language}`, { token: lib.users.eve.apiKey })).body.documents as { id: string }[]).map((x) => x.id);
     expect(await listed('de')).toContain(doc.id);
     expect(await listed('en')).not.toContain(doc.id);

@@ -241,6 +241,19 @@ export function shownRows(result: Pick<ArrowTable, 'numRows' | 'getChild'>): Sho
   return out;
 }
 
+/** What a take reads for a chunk's language (`languageRows`): its id rebuilt as for shown chunks. */
+export const LANGUAGE_TAKEN = ['project_id', 'document_id', 'chunk_index', 'language'] as const;
+
+/** The chunks' languages of a result that read LANGUAGE_TAKEN. */
+export function languageRows(result: Pick<ArrowTable, 'numRows' | 'getChild'>): { id: string; project_id: string; language: string | null }[] {
+  const [project, document, index, language] = LANGUAGE_TAKEN.map((c) => result.getChild(c)!);
+  return Array.from({ length: result.numRows }, (_, i) => ({
+    id: chunkId(document!.get(i) as string, Number(index!.get(i))),
+    project_id: project!.get(i) as string,
+    language: (language!.get(i) as string | null) ?? null,
+  }));
+}
+
 /** A list column's value as read (an Arrow vector, or null). */
 const listOf = (v: unknown): string[] | null => (v == null ? null : [...(v as Iterable<string>)]);
 

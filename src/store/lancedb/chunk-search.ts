@@ -14,7 +14,7 @@ import type * as lancedb from '@lancedb/lancedb';
 import type { Table as ArrowTable } from 'apache-arrow';
 import { LRUCache } from 'lru-cache';
 import { type ChunkFilter, chunkFilterSql } from './chunk-filter.js';
-import { chunkId, KEYWORD_COLUMN, type KeywordColumn, SHOWN_FIELDS, SHOWN_TAKEN, type ShownChunk, shownRows, toShown, VECTOR_INDEX } from './chunk-schema.js';
+import { chunkId, KEYWORD_COLUMN, type KeywordColumn, LANGUAGE_TAKEN, languageRows, SHOWN_FIELDS, SHOWN_TAKEN, type ShownChunk, shownRows, toShown, VECTOR_INDEX } from './chunk-schema.js';
 import { MemoryCopies } from './memory-copy.js';
 import { inList, lit, type TableLog } from './owned-table.js';
 import { columnRefs, REF_COLUMNS, type RowRef, type RowRefs } from './row-refs.js';
@@ -242,33 +242,57 @@ export class ChunkSearches {
    * a row that moved since (compaction) is looked up by id.
    */
   async getMany(projectIds: readonly string[], refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<ShownChunk[]> {
+    return [...(await this.take(projectIds, refs, SHOWN_TAKEN, shownRows, (row) => row)).values()];
+  }
+
+  /**
+   * The language of each chunk among `refs` in these projects (its `language` column, null where none could be told),
+   * by id: a search's language facet, which counts passages by their own language as its filter does. Two columns
+   * taken rather than the shown ones: the facet reads the whole result list.
+   */
+  async languagesOf(projectIds: readonly string[], refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<Map<string, string | null>> {
+    const rows = await this.take(projectIds, refs, LANGUAGE_TAKEN, languageRows, (row) => ({ id: row.id, project_id: row.project_id, language: row.language ?? null }));
+    return new Map([...rows].map(([id, row]) => [id, row.language]));
+  }
+
+  /**
+   * `refs`' rows in these projects, by id: from the table's copy in memory where it holds them, else taken by address
+   * (`columns` decoded by `decode`), else (moved since: compaction) looked up by id.
+   */
+  private async take<T extends { id: string; project_id: string }>(
+    projectIds: readonly string[],
+    refs: Pick<ChunkRef, 'id' | '_rowid'>[],
+    columns: readonly string[],
+    decode: (result: ArrowTable) => T[],
+    held: (row: ShownChunk) => T,
+  ): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
     const table = refs.length === 0 ? undefined : await this.deps.table();
-    if (!table) return [];
+    if (!table) return found;
     const wanted = new Set(refs.map((r) => r.id));
     const scope = new Set(projectIds);
-    const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
-    const found = new Map<string, ShownChunk>();
-    const keep = (row: ShownChunk) => {
+    const keep = (row: T) => {
       if (scope.has(row.project_id) && wanted.has(row.id)) found.set(row.id, row);
     };
+    const addressed = refs.flatMap((r) => (r._rowid === undefined ? [] : [r._rowid]));
     // Rows the table's copy in memory holds (memory-copy.ts) are not taken again.
     const taken = addressed.filter((address) => {
-      const held = this.memory.row(table, address);
-      if (held) keep(held);
-      return !held;
+      const row = this.memory.row(table, address);
+      if (row) keep(held(row));
+      return !row;
     });
-    if (taken.length > 0) for (const row of shownRows(await table.takeRowIds(taken).select([...SHOWN_TAKEN]).toArrow())) keep(row);
+    if (taken.length > 0) for (const row of decode(await table.takeRowIds(taken).select([...columns]).toArrow())) keep(row);
     const rest = [...wanted].filter((id) => !found.has(id));
     if (rest.length > 0) {
       const rows = await table
         .query()
         .where(`${inList('project_id', projectIds)} AND id IN (${rest.map(lit).join(', ')})`)
-        .select([...SHOWN_FIELDS])
+        .select([...columns])
         .limit(rest.length)
-        .toArray();
-      for (const r of rows) found.set(r.id as string, toShown(r as Record<string, unknown>));
+        .toArrow();
+      for (const row of decode(rows)) found.set(row.id, row);
     }
-    return [...found.values()];
+    return found;
   }
 
   /**

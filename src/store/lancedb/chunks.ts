@@ -517,6 +517,11 @@ export class ChunkIndex extends OwnedRowsTable {
     return this.searches.getMany(projectIds, refs);
   }
 
+  /** The language of each of the user's chunks among `refs` (see ChunkSearches.languagesOf). */
+  languagesOf(projectIds: readonly string[], refs: Pick<ChunkRef, 'id' | '_rowid'>[]): Promise<Map<string, string | null>> {
+    return this.searches.languagesOf(projectIds, refs);
+  }
+
   /** The version and rows of the table searches read that are held in memory (memory-copy.ts), if any. */
   async inMemory(): Promise<{ version: number; rows: number } | undefined> {
     const table = await this.handles.table();
