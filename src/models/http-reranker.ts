@@ -17,8 +17,13 @@ export interface HttpRerankerOptions extends RemoteTuning {
   apiKey?: string;
 }
 
+interface RerankResult {
+  index?: unknown;
+  relevance_score?: unknown;
+}
+
 interface RerankAnswer {
-  results?: { index?: unknown; relevance_score?: unknown }[];
+  results?: unknown;
 }
 
 /** The endpoint a reranker URL names: its path as given when it ends in /rerank, else the path + /v1/rerank; a query string kept. */
@@ -64,14 +69,15 @@ export class HttpReranker implements Reranker {
     return this.health.track(
       () =>
         callWithRetries(call, async (fetchFn) => {
-          const answer = (await postJson(fetchFn, this.url, body, headers)) as RerankAnswer;
-          if (!Array.isArray(answer.results)) throw this.malformed('no `results` array');
+          const answer = (await postJson(fetchFn, this.url, body, headers)) as RerankAnswer | null;
+          if (!Array.isArray(answer?.results)) throw this.malformed('no `results` array');
           const out = new Array<number>(passages.length).fill(Number.NEGATIVE_INFINITY);
-          for (const r of answer.results) {
-            if (typeof r.index !== 'number' || typeof r.relevance_score !== 'number' || r.index < 0 || r.index >= passages.length) {
+          for (const r of answer.results as unknown[]) {
+            const { index, relevance_score: score } = (r ?? {}) as RerankResult;
+            if (typeof index !== 'number' || typeof score !== 'number' || !Number.isInteger(index) || !Number.isFinite(score) || index < 0 || index >= passages.length) {
               throw this.malformed('a result lacks a valid `index` or `relevance_score`');
             }
-            out[r.index] = r.relevance_score;
+            out[index] = score;
           }
           return out;
         }),

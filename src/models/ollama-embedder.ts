@@ -7,7 +7,7 @@ import { Ollama } from 'ollama';
 import type { ModelError } from './errors.js';
 import { callOptions, callWithRetries, type RemoteCallOptions } from './remote-call.js';
 import { RemoteEmbedder, type RemoteEmbedderTuning } from './remote-embedder.js';
-import { classifyOllamaError } from './ollama-errors.js';
+import { classifyOllamaError, ollamaSaid } from './ollama-errors.js';
 
 export interface OllamaEmbedderOptions extends RemoteEmbedderTuning {
   model: string;
@@ -19,7 +19,7 @@ export class OllamaEmbedder extends RemoteEmbedder {
   private readonly call: RemoteCallOptions;
 
   constructor(private readonly opts: OllamaEmbedderOptions) {
-    super(`ollama:${opts.model}`, 'ollama', opts, 32);
+    super(`ollama:${opts.model}`, 'ollama', `Ollama at ${opts.host}`, opts, 32);
     this.call = callOptions(
       { service: 'Ollama', provider: 'ollama', location: opts.host },
       opts,
@@ -27,13 +27,16 @@ export class OllamaEmbedder extends RemoteEmbedder {
     );
   }
 
-  protected request(texts: string[]): Promise<number[][]> {
+  protected request(texts: string[]): Promise<unknown[]> {
     return callWithRetries(
       this.call,
       async (fetchFn) => {
         const client = new Ollama({ host: this.opts.host, fetch: fetchFn });
-        const res = await client.embed({ model: this.opts.model, input: texts, truncate: true });
-        return res.embeddings;
+        // Typed by the client, but it is whatever JSON the server sent: `{}`, or an `{error}` with HTTP 200.
+        const res = (await client.embed({ model: this.opts.model, input: texts, truncate: true })) as unknown;
+        const embeddings = (res as { embeddings?: unknown } | null)?.embeddings;
+        if (!Array.isArray(embeddings)) throw this.malformed(`no \`embeddings\` list${ollamaSaid(res)}`);
+        return embeddings;
       },
       (err): ModelError | undefined => classifyOllamaError(this.call, this.opts.model, err),
     );

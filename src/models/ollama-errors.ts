@@ -35,3 +35,9 @@ export function classifyOllamaError(call: RemoteCallOptions, model: string, err:
   }
   return classifyRemoteError(call, new HttpStatusError(answer.status, answer.message.trim()));
 }
+
+/** An answer's own `error` text, when a server sent one with HTTP 200 instead of what was asked: for messages. */
+export function ollamaSaid(answer: unknown): string {
+  const said = (answer as { error?: unknown } | null)?.error;
+  return typeof said === 'string' ? ` (it said: ${said.slice(0, 300)})` : '';
+}

@@ -13,7 +13,7 @@ import { Ollama, type GenerateResponse, type Logprob } from 'ollama';
 import { CallHealth } from './call-health.js';
 import type { ModelStatus } from './embedder.js';
 import { ModelError } from './errors.js';
-import { classifyOllamaError } from './ollama-errors.js';
+import { classifyOllamaError, ollamaSaid } from './ollama-errors.js';
 import { callOptions, callWithRetries, type RemoteCallOptions, type RemoteTuning } from './remote-call.js';
 import type { RerankOptions, Reranker } from './reranker.js';
 
@@ -46,22 +46,34 @@ export class OllamaReranker implements Reranker {
   }
 
   async rerank(query: string, passages: string[], opts: RerankOptions = {}): Promise<number[]> {
+    // The first failure fails the call: its siblings in flight are aborted and no further passage is sent, as when the
+    // caller aborts (a failing server gets no more load, and nothing runs on for an answer that is thrown away).
+    const failed = new AbortController();
+    const signal = opts.signal ? AbortSignal.any([opts.signal, failed.signal]) : failed.signal;
     const call: RemoteCallOptions = callOptions(
       { service: 'Ollama', provider: 'ollama', location: this.opts.host },
       this.opts,
-      { timeoutMs: 60_000, retries: 1, retryBaseDelayMs: 300 }, opts.signal,
+      { timeoutMs: 60_000, retries: 1, retryBaseDelayMs: 300 },
+      signal,
     );
     const scores = new Array<number>(passages.length);
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < passages.length) {
-        const i = next++;
-        scores[i] = await this.score(call, query, passages[i]!);
+      try {
+        while (next < passages.length && !signal.aborted) {
+          const i = next++;
+          scores[i] = await this.score(call, query, passages[i]!);
+        }
+      } catch (err) {
+        failed.abort(err);
+        throw err;
       }
     };
     const lanes = Math.min(this.opts.concurrency ?? 4, passages.length);
     return this.health.track(async () => {
       await Promise.all(Array.from({ length: lanes }, worker));
+      // A caller's abort between two requests ends the workers without an error: the scores are incomplete.
+      signal.throwIfAborted();
       return scores;
     }, opts.signal);
   }
@@ -92,17 +104,25 @@ export class OllamaReranker implements Reranker {
       format: SCORE_SCHEMA,
       options: { temperature: 0, num_predict: 16 },
     });
-    return parseScore(res.response ?? '', this.opts.model);
+    return parseScore(res.response, this.opts.model);
   }
 
   private generate(
     call: RemoteCallOptions,
     req: { prompt: string; logprobs?: boolean; top_logprobs?: number; format?: object; options: Record<string, number> },
-  ): Promise<GenerateResponse> {
+  ): Promise<GenerateResponse & { response: string }> {
     return callWithRetries(
       call,
-      (fetchFn) =>
-        new Ollama({ host: this.opts.host, fetch: fetchFn }).generate({ model: this.opts.model, stream: false, ...req }),
+      async (fetchFn) => {
+        // Typed by the client, but it is whatever JSON the server sent: `{}`, or an `{error}` with HTTP 200.
+        const res = (await new Ollama({ host: this.opts.host, fetch: fetchFn }).generate({ model: this.opts.model, stream: false, ...req })) as unknown;
+        if (typeof (res as { response?: unknown } | null)?.response !== 'string') {
+          throw new ModelError('ollama', `Ollama at ${this.opts.host} sent a malformed /api/generate answer: no \`response\` text${ollamaSaid(res)}`, {
+            transient: false,
+          });
+        }
+        return res as GenerateResponse & { response: string };
+      },
       (err) => classifyOllamaError(call, this.opts.model, err),
     );
   }
@@ -121,6 +141,7 @@ export function yesProbability(first: Logprob): number {
   let yes = 0;
   let no = 0;
   for (const c of candidates) {
+    if (typeof c?.token !== 'string' || typeof c.logprob !== 'number') continue;
     const word = c.token.trim().toLowerCase();
     if (word === 'yes') yes += Math.exp(c.logprob);
     else if (word === 'no') no += Math.exp(c.logprob);

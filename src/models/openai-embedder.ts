@@ -3,7 +3,6 @@
  * POST <base>/v1/embeddings {model, input: string[]} → {data: [{index, embedding}]}. The key is
  * optional because local servers usually run without one.
  */
-import { ModelError } from './errors.js';
 import { callOptions, callWithRetries, postJson, type RemoteCallOptions } from './remote-call.js';
 import { RemoteEmbedder, type RemoteEmbedderTuning } from './remote-embedder.js';
 
@@ -14,14 +13,22 @@ export interface OpenAIEmbedderOptions extends RemoteEmbedderTuning {
   apiKey?: string;
 }
 
-interface EmbeddingsAnswer {
-  data?: { index?: unknown; embedding?: unknown }[];
+interface EmbeddingsItem {
+  index?: unknown;
+  embedding?: unknown;
 }
 
-/** `<base>/v1/embeddings`, whether or not the operator already wrote the /v1. */
+interface EmbeddingsAnswer {
+  data?: unknown;
+}
+
+/** `<base>/v1/embeddings`, whether or not the operator already wrote the /v1; a path prefix and a query string kept. */
 export function embeddingsUrl(baseUrl: string): string {
-  const base = baseUrl.replace(/\/+$/, '');
-  return /\/v1$/.test(base) ? `${base}/embeddings` : `${base}/v1/embeddings`;
+  const u = new URL(baseUrl);
+  const path = u.pathname.replace(/\/+$/, '');
+  u.pathname = /\/v1$/.test(path) ? `${path}/embeddings` : `${path}/v1/embeddings`;
+  u.hash = '';
+  return u.toString();
 }
 
 export class OpenAIEmbedder extends RemoteEmbedder {
@@ -29,8 +36,9 @@ export class OpenAIEmbedder extends RemoteEmbedder {
   private readonly url: string;
 
   constructor(private readonly opts: OpenAIEmbedderOptions) {
-    super(`openai:${opts.model}`, 'openai', opts, 64);
-    this.url = embeddingsUrl(opts.baseUrl);
+    const url = embeddingsUrl(opts.baseUrl);
+    super(`openai:${opts.model}`, 'openai', `OpenAI-compatible embeddings endpoint at ${url}`, opts, 64);
+    this.url = url;
     this.call = callOptions(
       { service: 'OpenAI-compatible embeddings endpoint', provider: 'openai', location: this.url },
       opts,
@@ -38,27 +46,25 @@ export class OpenAIEmbedder extends RemoteEmbedder {
     );
   }
 
-  protected request(texts: string[]): Promise<number[][]> {
+  protected request(texts: string[]): Promise<unknown[]> {
     const headers: Record<string, string> = this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {};
     return callWithRetries(this.call, async (fetchFn) => {
-      const answer = (await postJson(fetchFn, this.url, { model: this.opts.model, input: texts }, headers)) as EmbeddingsAnswer;
-      if (!Array.isArray(answer.data)) throw this.malformed('no `data` array');
+      const answer = (await postJson(fetchFn, this.url, { model: this.opts.model, input: texts }, headers)) as EmbeddingsAnswer | null;
+      if (!Array.isArray(answer?.data)) throw this.malformed('no `data` array');
+      const data: unknown[] = answer.data;
       // Filled, not sparse: `some` and `map` skip the holes a sparse array would keep for inputs no item named.
-      const out = new Array<number[] | undefined>(texts.length).fill(undefined);
-      answer.data.forEach((item, pos) => {
+      const out = new Array<unknown>(texts.length).fill(undefined);
+      data.forEach((item, pos) => {
+        const { index: given, embedding } = (item ?? {}) as EmbeddingsItem;
         // `index` is optional in some servers' answers; fall back to the position.
-        const index = typeof item.index === 'number' ? item.index : pos;
-        if (!Array.isArray(item.embedding) || index < 0 || index >= texts.length) throw this.malformed(`bad item ${pos}`);
-        out[index] = item.embedding as number[];
+        const index = typeof given === 'number' ? given : pos;
+        if (!Array.isArray(embedding) || !Number.isInteger(index) || index < 0 || index >= texts.length) throw this.malformed(`bad item ${pos}`);
+        out[index] = embedding;
       });
-      if (answer.data.length !== texts.length) throw this.malformed(`${answer.data.length} embeddings for ${texts.length} inputs`);
+      if (data.length !== texts.length) throw this.malformed(`${data.length} embeddings for ${texts.length} inputs`);
       const missing = out.indexOf(undefined);
       if (missing >= 0) throw this.malformed(`no embedding for input ${missing} (an \`index\` repeats)`);
-      return out as number[][];
+      return out;
     });
-  }
-
-  private malformed(why: string): ModelError {
-    return new ModelError('openai', `${this.url} returned a malformed embeddings answer: ${why}`, { transient: false });
   }
 }

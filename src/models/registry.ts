@@ -29,7 +29,7 @@ export interface ModelConfig {
   reranker: string;
   /** Where the built-in model's ONNX graph is cached. */
   modelCacheDir: string;
-  /** Ollama server for `ollama:` embedders and rerankers, e.g. http://127.0.0.1:11434 */
+  /** Ollama server for `ollama:` embedders and rerankers, e.g. http://127.0.0.1:11434; a path (a reverse proxy's prefix) is kept. */
   ollamaHost: string;
   /** OpenAI-compatible server for `openai:` embedders, e.g. https://api.openai.com */
   openaiBaseUrl: string;
@@ -84,7 +84,23 @@ function assertHttpUrl(option: string, value: string): URL {
     throw invalid(option, `must be an http(s) URL (got ${JSON.stringify(value)})`);
   }
   if (url.username || url.password) throw invalid(option, 'must not carry credentials; use the API key option');
+  if (url.port === '0') throw invalid(option, `must name a port from 1 to 65535 (got ${JSON.stringify(value)})`);
   return url;
+}
+
+/** The Ollama server's base URL: its path kept (an Ollama behind a reverse proxy at https://host/ollama/), no trailing slash. */
+function ollamaBase(cfg: ModelConfig): string {
+  const url = assertHttpUrl('ollamaHost', cfg.ollamaHost);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The model named after `#` in an `http:` reranker spec, percent-decoded. */
+function fragmentModel(url: URL): string {
+  try {
+    return decodeURIComponent(url.hash.slice(1));
+  } catch {
+    throw invalid('reranker', `has a model name after # that is not valid percent-encoding (got ${JSON.stringify(url.hash.slice(1))}); write % as %25`);
+  }
 }
 
 function assertTimeout(cfg: ModelConfig): void {
@@ -125,7 +141,7 @@ export function createEmbedder(cfg: ModelConfig): Embedder {
     }
     case 'ollama':
       if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');
-      return new OllamaEmbedder({ model: rest, host: assertHttpUrl('ollamaHost', cfg.ollamaHost).origin, ...remote(cfg) });
+      return new OllamaEmbedder({ model: rest, host: ollamaBase(cfg), ...remote(cfg) });
     case 'openai':
       if (!rest) throw invalid('embedder', 'needs a model name: openai:<model>, e.g. openai:text-embedding-3-small');
       assertHttpUrl('openaiBaseUrl', cfg.openaiBaseUrl);
@@ -156,10 +172,10 @@ export function createReranker(cfg: ModelConfig, deps: RerankerDeps = {}): Reran
       throw invalid('reranker', 'is builtin, but no builtin reranker was registered with the model registry');
     case 'ollama':
       if (!rest) throw invalid('reranker', 'needs a model name: ollama:<model>, e.g. ollama:qwen2.5:1.5b');
-      return new OllamaReranker({ model: rest, host: assertHttpUrl('ollamaHost', cfg.ollamaHost).origin, ...remote(cfg) });
+      return new OllamaReranker({ model: rest, host: ollamaBase(cfg), ...remote(cfg) });
     case 'http': {
       const url = assertHttpUrl('reranker', rest);
-      const model = decodeURIComponent(url.hash.slice(1));
+      const model = fragmentModel(url);
       url.hash = '';
       return new HttpReranker({
         url: url.href,

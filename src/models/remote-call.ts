@@ -112,6 +112,8 @@ export function classifyRemoteError(opts: RemoteCallOptions, err: unknown): Mode
       cause: err,
     });
   }
+  const tls = tlsFailure(err);
+  if (tls) return new ModelError(provider, `${service} at ${location}: ${tls}`, { transient: false, cause: err });
   if (isConnectionError(err)) {
     return new ModelError(provider, `${service} not reachable at ${location}`, { transient: true, cause: err });
   }
@@ -119,11 +121,50 @@ export function classifyRemoteError(opts: RemoteCallOptions, err: unknown): Mode
   return new ModelError(provider, `${service} at ${location} failed: ${message}`, { transient: false, cause: err });
 }
 
-/** undici reports refused/reset/DNS failures as `TypeError: fetch failed` with the socket error as cause. */
+/** The socket or TLS error code under undici's `TypeError: fetch failed` (its cause), or on the error itself. */
+function errorCode(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  const code = cause?.code ?? (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * What to tell the operator when the TLS handshake failed: the server was reached, so "not reachable" would send
+ * them to the network. OpenSSL's verification codes (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT,
+ * SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_VERIFY_LEAF_SIGNATURE, …), Node's host name check, and OpenSSL's own
+ * ERR_SSL_* (e.g. a plain-http server behind an https:// URL).
+ */
+function tlsFailure(err: unknown): string | undefined {
+  const code = errorCode(err);
+  if (!code) return undefined;
+  if (/^ERR_SSL_(WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST)$/.test(code)) {
+    return `the TLS handshake failed (${code}) — is it serving https on that port? If it speaks plain http, use an http:// URL`;
+  }
+  // OpenSSL's own ERR_SSL_* messages are long internal strings; the code says it (e.g. a client certificate required).
+  if (code.startsWith('ERR_SSL_')) return `the TLS handshake failed (${code})`;
+  const message = (err as { cause?: { message?: unknown } }).cause?.message;
+  const detail = typeof message === 'string' ? message.trim() : '';
+  const named = `${code}${detail && detail !== code ? `: ${detail}` : ''}`;
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return `its TLS certificate is not valid now (${named}) — renew the server's certificate, or check this machine's clock`;
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') {
+    return `its TLS certificate is not for this host name (${named}) — use a URL with a name the certificate lists`;
+  }
+  if (/CERT|^UNABLE_TO_|^INVALID_CA$|^PATH_LENGTH_EXCEEDED$|^INVALID_PURPOSE$/.test(code)) {
+    return (
+      `its TLS certificate is not trusted (${named}) — give the server a certificate from a public CA, ` +
+      "or start docsearch with NODE_EXTRA_CA_CERTS set to the PEM file of the CA that signed it"
+    );
+  }
+  return undefined;
+}
+
+/** undici reports refused/reset/DNS failures as `TypeError: fetch failed` with the socket error as cause; a TLS failure is not one. */
 export function isConnectionError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const cause = (err as { cause?: { code?: string } }).cause;
-  const code = cause?.code ?? (err as { code?: string }).code;
+  if (!(err instanceof Error) || tlsFailure(err)) return false;
+  const code = errorCode(err);
   if (code && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPIPE|UND_ERR_SOCKET)$/.test(code)) {
     return true;
   }

@@ -37,6 +37,8 @@ export abstract class RemoteEmbedder implements Embedder {
   protected constructor(
     readonly id: string,
     protected readonly provider: string,
+    /** The service and where it is, for messages: `Ollama at http://…`. */
+    private readonly source: string,
     tuning: RemoteEmbedderTuning,
     defaultBatchSize: number,
   ) {
@@ -46,8 +48,8 @@ export abstract class RemoteEmbedder implements Embedder {
     this.queue = new BatchQueue(provider, tuning.maxQueuedTexts ?? 50_000);
   }
 
-  /** One request to the service: raw vectors, one per text, in order. */
-  protected abstract request(texts: string[]): Promise<number[][]>;
+  /** One request to the service: its vectors, one per text, in order, as they came (checked here). */
+  protected abstract request(texts: string[]): Promise<unknown[]>;
 
   get dimension(): number {
     return this.dim;
@@ -62,31 +64,41 @@ export abstract class RemoteEmbedder implements Embedder {
     if (this.closed) throw new ModelError(this.provider, 'embedder is closed', { transient: false });
     const out: Float32Array[] = [];
     const batches: Promise<Float32Array[]>[] = [];
+    // Once one batch failed the call has failed: its queued siblings are not sent (a failing server gets no more load).
+    const failed = new AbortController();
     for (let i = 0; i < texts.length; i += this.batchSize) {
       const batch = texts.slice(i, i + this.batchSize);
-      batches.push(this.queue.push(opts.kind === 'query' || opts.foreground ? 'high' : 'low', batch.length, () => this.embedBatch(batch)));
+      const task = (): Promise<Float32Array[]> => (failed.signal.aborted ? Promise.reject(failed.signal.reason) : this.embedBatch(batch));
+      batches.push(
+        this.queue.push(opts.kind === 'query' || opts.foreground ? 'high' : 'low', batch.length, task).catch((err: unknown) => {
+          failed.abort(err);
+          throw err;
+        }),
+      );
     }
     for (const vectors of await Promise.all(batches)) out.push(...vectors);
     return out;
   }
 
+  /** A ModelError for an answer that is not what the service documents. */
+  protected malformed(why: string): ModelError {
+    return new ModelError(this.provider, `${this.source} sent a malformed embeddings answer: ${why}`, { transient: false });
+  }
+
   private async embedBatch(texts: string[]): Promise<Float32Array[]> {
     const raw = await this.health.track(async () => {
       const raw = await this.request(texts);
-      if (raw.length !== texts.length) {
-        throw new ModelError(this.provider, `${this.id} returned ${raw.length} vectors for ${texts.length} texts`, {
-          transient: false,
-        });
-      }
-      const dim = raw[0]?.length ?? 0;
-      if (dim === 0 || raw.some((v) => v.length !== dim || v.some((x) => typeof x !== 'number'))) {
-        throw new ModelError(this.provider, `${this.id} returned malformed vectors`, { transient: false });
+      if (raw.length !== texts.length) throw this.malformed(`${raw.length} vectors for ${texts.length} texts`);
+      const dim = Array.isArray(raw[0]) ? raw[0].length : 0;
+      const bad = raw.findIndex((v) => !Array.isArray(v) || v.length !== dim || v.some((x: unknown) => !Number.isFinite(x)));
+      if (dim === 0 || bad >= 0) {
+        throw this.malformed(dim === 0 ? 'vector 0 is empty or not a list' : `vector ${bad} is not a list of ${dim} finite numbers`);
       }
       if (this.dim !== 0 && dim !== this.dim) {
         throw new ModelError(this.provider, `${this.id} changed dimension from ${this.dim} to ${dim}`, { transient: false });
       }
       this.dim = dim;
-      return raw;
+      return raw as number[][];
     });
     return raw.map((v) => toUnitVector(v));
   }

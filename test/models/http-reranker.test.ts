@@ -84,19 +84,41 @@ describe('http (Cohere/Jina) reranker', () => {
     expect((err as ModelError).transient).toBe(true);
   });
 
-  it('stops at once when the caller aborts', async () => {
-    server.handle(never);
+  it('stops at once when the caller aborts: the request is closed, not left to its timeout', async () => {
+    let closedEarly = 0;
+    server.handle((_req, res) => {
+      res.on('close', () => {
+        if (!res.writableFinished) closedEarly++;
+      });
+    });
     const ac = new AbortController();
+    const started = Date.now();
     const pending = make(server.url, { timeoutMs: 5_000 }).rerank('q', ['a'], { signal: ac.signal });
     setTimeout(() => ac.abort(new Error('client went away')), 50);
+    // The error alone proves little: after the timeout the caller's abort reason is thrown all the same.
     await expect(pending).rejects.toThrow('client went away');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closedEarly).toBe(1);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('rejects a malformed answer', async () => {
-    server.handle((_req, res) => json(res, 200, { results: [{ index: 7, relevance_score: 1 }] }));
-    const err = await make(server.url).rerank('q', ['a']).catch((x: unknown) => x);
-    expect((err as ModelError).message).toBe(
-      `${server.url}/v1/rerank returned a malformed rerank answer: a result lacks a valid \`index\` or \`relevance_score\``,
-    );
+    const why = 'a result lacks a valid `index` or `relevance_score`';
+    const cases: [string, string][] = [
+      ['{"results":[{"index":7,"relevance_score":1}]}', why],
+      // These were TypeErrors (reading `index` of null, `results` of null).
+      ['{"results":[null]}', why],
+      ['null', 'no `results` array'],
+      ['{"results":[{"index":0.5,"relevance_score":1}]}', why],
+      ['{"results":[{"index":0,"relevance_score":1e999}]}', why],
+    ];
+    for (const [body, message] of cases) {
+      server.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+      const err = await make(server.url).rerank('q', ['a']).catch((x: unknown) => x);
+      expect(err, body).toBeInstanceOf(ModelError);
+      expect((err as ModelError).message, body).toBe(`${server.url}/v1/rerank returned a malformed rerank answer: ${message}`);
+      expect((err as ModelError).transient).toBe(false);
+    }
   });
 });

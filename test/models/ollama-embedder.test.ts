@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/models/errors.js';
 import { OllamaEmbedder } from '../../src/models/ollama-embedder.js';
+import { createEmbedder } from '../../src/models/registry.js';
 import { closedPortUrl, json, never, startWireServer, type WireServer } from './wire-server.js';
 
 let server: WireServer;
@@ -122,22 +123,83 @@ describe('ollama embedder', () => {
     expect(e.status()).toMatchObject({ dimension: 4, error: 'ollama:nomic-embed-text changed dimension from 4 to 3' });
   });
 
-  it('refuses ragged, empty or non-numeric vectors as malformed (not transient)', async () => {
-    for (const embeddings of [[[1, 0], [1]], [[], []], [[1, 'x'], [0, 1]]]) {
+  it('refuses ragged, empty, non-numeric or non-list vectors as malformed, naming the server (not transient)', async () => {
+    const cases: [unknown, string][] = [
+      [[[1, 0], [1]], 'vector 1 is not a list of 2 finite numbers'],
+      [[[], []], 'vector 0 is empty or not a list'],
+      [[[1, 'x'], [0, 1]], 'vector 0 is not a list of 2 finite numbers'],
+      // Strings have a length too: they failed with a TypeError (`v.some is not a function`).
+      [['ab', 'cd'], 'vector 0 is empty or not a list'],
+      [[[1, 0], 'cd'], 'vector 1 is not a list of 2 finite numbers'],
+      [[null, [1, 0]], 'vector 0 is empty or not a list'],
+    ];
+    for (const [embeddings, why] of cases) {
       server.handle((_req, res) => json(res, 200, { embeddings }));
       const e = make(server.url);
       const err = await e.embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
       expect(err, JSON.stringify(embeddings)).toBeInstanceOf(ModelError);
-      expect((err as ModelError).message).toBe('ollama:nomic-embed-text returned malformed vectors');
+      expect((err as ModelError).message).toBe(`Ollama at ${server.url} sent a malformed embeddings answer: ${why}`);
       expect((err as ModelError).transient).toBe(false);
       expect(e.dimension).toBe(0);
     }
+    // A number too large for a double (JSON has no Infinity) would make every component of the unit vector NaN.
+    server.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"embeddings":[[1e999,0],[1,0]]}'));
+    const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} sent a malformed embeddings answer: vector 0 is not a list of 2 finite numbers`);
   });
 
   it('rejects an answer with the wrong number of vectors', async () => {
     server.handle((_req, res) => json(res, 200, { embeddings: [[1, 0]] }));
     const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
-    expect((err as ModelError).message).toBe('ollama:nomic-embed-text returned 1 vectors for 2 texts');
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} sent a malformed embeddings answer: 1 vectors for 2 texts`);
     expect((err as ModelError).transient).toBe(false);
+  });
+
+  it('says what was wrong when a 200 answer has no `embeddings` (it was a TypeError)', async () => {
+    for (const [answer, said] of [
+      [{}, ''],
+      [{ error: 'failed to load model' }, ' (it said: failed to load model)'],
+      [null, ''],
+    ] as const) {
+      server.handle((_req, res) => json(res, 200, answer));
+      const e = make(server.url);
+      const err = await e.embed(['a'], { kind: 'passage' }).catch((x: unknown) => x);
+      expect(err, JSON.stringify(answer)).toBeInstanceOf(ModelError);
+      expect((err as ModelError).message).toBe(`Ollama at ${server.url} sent a malformed embeddings answer: no \`embeddings\` list${said}`);
+      expect((err as ModelError).transient).toBe(false);
+      expect(server.requests).toHaveLength(1);
+      expect(e.status()).toMatchObject({ loaded: false, error: (err as Error).message });
+    }
+  });
+
+  it("sends none of a call's other batches once one failed (a failing server gets no more load)", async () => {
+    server.handle((req, res) =>
+      server.requests.length === 2
+        ? json(res, 400, { error: 'input length exceeds the context length' })
+        : json(res, 200, { embeddings: (req.body as { input: string[] }).input.map(() => [1, 0]) }),
+    );
+    const e = make(server.url, { batchSize: 1 });
+    const err = await e.embed(['1', '2', '3', '4', '5'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} answered HTTP 400: input length exceeds the context length`);
+    // Give batches that would still be sent time to arrive.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.requests.map((r) => (r.body as { input: string[] }).input)).toEqual([['1'], ['2']]);
+    // The embedder is not poisoned: the next call runs.
+    server.handle((req, res) => json(res, 200, { embeddings: (req.body as { input: string[] }).input.map(() => [1, 0]) }));
+    expect(await e.embed(['6', '7'], { kind: 'passage' })).toHaveLength(2);
+  });
+
+  it('keeps the path of an ollamaHost behind a reverse proxy (https://host/ollama/ → /ollama/api/embed)', async () => {
+    server.handle((req, res) => json(res, 200, { embeddings: (req.body as { input: string[] }).input.map(() => [1, 0]) }));
+    const e = createEmbedder({
+      embedder: 'ollama:nomic-embed-text',
+      reranker: 'none',
+      modelCacheDir: '',
+      ollamaHost: `${server.url}/ollama/`,
+      openaiBaseUrl: 'https://api.openai.com',
+      retries: 0,
+    });
+    await e.init();
+    expect(server.requests.map((r) => r.path)).toEqual(['/ollama/api/embed']);
   });
 });

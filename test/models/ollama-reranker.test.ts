@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/models/errors.js';
 import { OllamaReranker } from '../../src/models/ollama-reranker.js';
+import { createReranker } from '../../src/models/registry.js';
 import { closedPortUrl, json, never, startWireServer, type WireServer } from './wire-server.js';
 
 let server: WireServer;
@@ -109,5 +110,73 @@ describe('ollama reranker', () => {
     const err = await make(server.url, { timeoutMs: 150, retries: 0 }).rerank('q', ['a']).catch((x: unknown) => x);
     expect((err as ModelError).message).toBe(`Ollama at ${server.url} did not answer within 150 ms`);
     expect((err as ModelError).transient).toBe(true);
+  });
+
+  /** Answers each passage after `ms` (a `fail` passage at once with a 400); counts requests the client gave up on. */
+  const slowServer = (ms: number) => {
+    const seen = { closedEarly: 0, answered: 0 };
+    server.handle((req, res) => {
+      res.on('close', () => {
+        if (!res.writableFinished) seen.closedEarly++;
+      });
+      if ((req.body as GenerateBody).prompt.includes('Document: fail')) return json(res, 400, { error: 'prompt too long' });
+      setTimeout(() => {
+        if (res.destroyed) return;
+        seen.answered++;
+        json(res, 200, { response: 'yes', done: true, logprobs: [{ token: 'yes', logprob: 0, top_logprobs: [{ token: 'yes', logprob: 0 }] }] });
+      }, ms);
+    });
+    return seen;
+  };
+
+  it("aborts a call's other requests once one failed, and sends no more (a failing server gets no more load)", async () => {
+    const seen = slowServer(300);
+    const err = await make(server.url, { concurrency: 2 }).rerank('q', ['fail', 'a', 'b', 'c', 'd', 'e']).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} answered HTTP 400: prompt too long`);
+    // Long enough for the sibling in flight to finish and the next passages to be sent, were they not stopped.
+    await new Promise((r) => setTimeout(r, 700));
+    expect(server.requests).toHaveLength(2);
+    expect(seen).toEqual({ closedEarly: 1, answered: 0 });
+  });
+
+  it('aborts the requests in flight and sends no more when the caller aborts (a search past its deadline)', async () => {
+    const seen = slowServer(1_000);
+    const ac = new AbortController();
+    const started = Date.now();
+    const pending = make(server.url, { concurrency: 2 }).rerank('q', ['a', 'b', 'c', 'd', 'e'], { signal: ac.signal });
+    setTimeout(() => ac.abort(new Error('deadline passed')), 100);
+    await expect(pending).rejects.toThrow('deadline passed');
+    expect(Date.now() - started).toBeLessThan(900);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(server.requests).toHaveLength(2);
+    expect(seen).toEqual({ closedEarly: 2, answered: 0 });
+  });
+
+  it('says what was wrong when a 200 answer has no `response` (an {error} or {}), and keeps asking for log-probabilities', async () => {
+    server.handle((_req, res) => json(res, 200, { error: 'model runner stopped' }));
+    const r = make(server.url);
+    const err = await r.rerank('q', ['a']).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(ModelError);
+    expect((err as ModelError).message).toBe(`Ollama at ${server.url} sent a malformed /api/generate answer: no \`response\` text (it said: model runner stopped)`);
+    expect((err as ModelError).transient).toBe(false);
+    expect(server.requests).toHaveLength(1);
+    // A broken answer says nothing about log-probabilities: the next call still asks for them.
+    server.handle((_req, res) => json(res, 200, { response: 'yes', done: true, logprobs: [{ token: 'yes', logprob: 0, top_logprobs: [{ token: 'yes', logprob: 0 }] }] }));
+    expect(await r.rerank('q', ['a'])).toEqual([1]);
+    expect((server.requests[0]!.body as GenerateBody).logprobs).toBe(true);
+  });
+
+  it('keeps the path of an ollamaHost behind a reverse proxy (https://host/ollama/ → /ollama/api/generate)', async () => {
+    server.handle((_req, res) => json(res, 200, { response: 'yes', done: true, logprobs: [{ token: 'yes', logprob: 0, top_logprobs: [] }] }));
+    const r = createReranker({
+      embedder: 'builtin',
+      reranker: 'ollama:qwen2.5:1.5b',
+      modelCacheDir: '',
+      ollamaHost: `${server.url}/ollama/`,
+      openaiBaseUrl: 'https://api.openai.com',
+      retries: 0,
+    })!;
+    expect(await r.rerank('q', ['a'])).toEqual([1]);
+    expect(server.requests.map((x) => x.path)).toEqual(['/ollama/api/generate']);
   });
 });

@@ -14,6 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+const where = (): string => `OpenAI-compatible embeddings endpoint at ${server.url}/v1/embeddings`;
+
 const make = (baseUrl: string, extra: Partial<ConstructorParameters<typeof OpenAIEmbedder>[0]> = {}) =>
   new OpenAIEmbedder({ model: 'text-embedding-3-small', baseUrl, retries: 2, retryBaseDelayMs: 1, timeoutMs: 2_000, ...extra });
 
@@ -93,14 +95,14 @@ describe('openai-compatible embedder', () => {
   it('rejects a malformed answer (not transient, not retried)', async () => {
     server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [1] }] }));
     const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
-    expect((err as ModelError).message).toBe(`${server.url}/v1/embeddings returned a malformed embeddings answer: 1 embeddings for 2 inputs`);
+    expect((err as ModelError).message).toBe(`${where()} sent a malformed embeddings answer: 1 embeddings for 2 inputs`);
     expect((err as ModelError).transient).toBe(false);
     expect(server.requests).toHaveLength(1);
     // Two items for the same input leave the other without a vector (a server that numbers every item 0).
     server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [1, 0] }, { index: 0, embedding: [0, 1] }] }));
     const twice = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
     expect(twice).toBeInstanceOf(ModelError);
-    expect((twice as ModelError).message).toBe(`${server.url}/v1/embeddings returned a malformed embeddings answer: no embedding for input 1 (an \`index\` repeats)`);
+    expect((twice as ModelError).message).toBe(`${where()} sent a malformed embeddings answer: no embedding for input 1 (an \`index\` repeats)`);
     expect((twice as ModelError).transient).toBe(false);
   });
 
@@ -121,5 +123,43 @@ describe('openai-compatible embedder', () => {
     expect((err as ModelError).message).toBe('openai:text-embedding-3-small changed dimension from 3 to 5');
     expect((err as ModelError).transient).toBe(false);
     expect(e.dimension).toBe(3);
+  });
+
+  it('says what was wrong with an answer that is not the documented shape (they were TypeErrors)', async () => {
+    const cases: [string, string][] = [
+      ['null', 'no `data` array'],
+      ['{"data":{"0":[1,0]}}', 'no `data` array'],
+      ['{"data":[null,{"index":1,"embedding":[1,0]}]}', 'bad item 0'],
+      ['{"data":[{"index":0.5,"embedding":[1,0]},{"index":1,"embedding":[1,0]}]}', 'bad item 0'],
+      ['{"data":[{"index":0,"embedding":"AACAPwAAAAA="},{"index":1,"embedding":[1,0]}]}', 'bad item 0'],
+      ['{"data":[{"index":0,"embedding":[1,0]},{"index":1,"embedding":["1","0"]}]}', 'vector 1 is not a list of 2 finite numbers'],
+      ['{"data":[{"index":0,"embedding":[1e999,0]},{"index":1,"embedding":[1,0]}]}', 'vector 0 is not a list of 2 finite numbers'],
+    ];
+    for (const [body, why] of cases) {
+      server.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+      const err = await make(server.url).embed(['a', 'b'], { kind: 'passage' }).catch((x: unknown) => x);
+      expect(err, body).toBeInstanceOf(ModelError);
+      expect((err as ModelError).message, body).toBe(`${where()} sent a malformed embeddings answer: ${why}`);
+      expect((err as ModelError).transient).toBe(false);
+    }
+  });
+
+  it('keeps a base URL\'s path prefix and query string: /openai?api-version=2 → /openai/v1/embeddings?api-version=2', async () => {
+    server.handle((_req, res) => json(res, 200, { data: [{ index: 0, embedding: [1, 0] }] }));
+    await make(`${server.url}/openai?api-version=2`).embed(['x'], { kind: 'query' });
+    await make(`${server.url}/proxy/v1/`).embed(['x'], { kind: 'query' });
+    expect(server.requests.map((r) => r.path)).toEqual(['/openai/v1/embeddings?api-version=2', '/proxy/v1/embeddings']);
+  });
+
+  it("sends none of a call's other batches once one failed", async () => {
+    server.handle((req, res) =>
+      server.requests.length === 2
+        ? json(res, 400, { error: { message: 'maximum context length exceeded', type: 'invalid_request_error' } })
+        : json(res, 200, { data: (req.body as { input: string[] }).input.map((_t, index) => ({ index, embedding: [1, 0] })) }),
+    );
+    const err = await make(server.url, { batchSize: 2 }).embed(['1', '2', '3', '4', '5', '6', '7'], { kind: 'passage' }).catch((x: unknown) => x);
+    expect((err as ModelError).message).toBe(`${where()} answered HTTP 400: maximum context length exceeded`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.requests).toHaveLength(2);
   });
 });

@@ -113,4 +113,23 @@ describe('model registry', () => {
       '"timeoutMs" must be a positive number of milliseconds (got 0)',
     );
   });
+
+  it('rejects malformed URLs in specs as configuration errors (a bad % in the model name was a URIError)', () => {
+    expect(invalid(() => createReranker({ ...base, reranker: 'http:https://api.jina.ai/v1/rerank#50%' })).message).toBe(
+      '"reranker" has a model name after # that is not valid percent-encoding (got "50%"); write % as %25',
+    );
+    expect(createReranker({ ...base, reranker: 'http:https://api.jina.ai/v1/rerank#50%25' })!.id).toBe('http:https://api.jina.ai/v1/rerank#50%');
+    for (const url of ['http://', 'https://:443/rerank', 'http://host:99999/rerank', 'http://host:port/rerank', 'ftp://host/rerank', '']) {
+      expect(invalid(() => createReranker({ ...base, reranker: `http:${url}` })).message).toBe(`"reranker" must be an http(s) URL (got ${JSON.stringify(url)})`);
+    }
+    expect(invalid(() => createReranker({ ...base, reranker: 'http:http://host:0/rerank' })).message).toBe(
+      '"reranker" must name a port from 1 to 65535 (got "http://host:0/rerank")',
+    );
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'ollama:m', ollamaHost: 'http://:11434' })).message).toBe(
+      '"ollamaHost" must be an http(s) URL (got "http://:11434")',
+    );
+    expect(invalid(() => createEmbedder({ ...base, embedder: 'openai:m', openaiBaseUrl: 'https://api.openai.com:0' })).details).toEqual({
+      option: 'openaiBaseUrl',
+    });
+  });
 });

