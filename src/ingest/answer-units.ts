@@ -17,6 +17,7 @@
  * always something a person reads at a glance.
  */
 import type { UnitKind, UnitSpan } from '../store/lancedb/unit-vectors.js';
+import { boundaryAfter } from '../core/code-points.js';
 import { splitSentences } from './sentences.js';
 
 /** A unit longer than this is cut (at line breaks, then words) into pieces of at most UNIT_PIECE_CHARS. */
@@ -198,15 +199,21 @@ function pieces(text: string, start: number, end: number, kind: UnitKind): UnitS
       open = at + m[0].length;
     }
   }
-  // No place to cut at all (a run without spaces): at the target length.
-  if (out.length === 0 && end - start > MAX_UNIT_CHARS) {
-    for (let at = start + Math.ceil(target); at < end; at += Math.ceil(target)) {
-      // Never between the halves of a surrogate pair.
-      const cut = /[\udc00-\udfff]/.test(text.charAt(at)) ? at + 1 : at;
-      out.push({ start: open, end: cut, kind });
-      open = cut;
-    }
-  }
   out.push({ start: open, end, kind });
+  // A part with no place to cut (a run without spaces, after a few words or alone): at near-equal lengths.
+  return out.flatMap((p) => (p.end - p.start > MAX_UNIT_CHARS ? evenParts(text, p) : [p]));
+}
+
+/** A unit without white space in near-equal parts of at most UNIT_PIECE_CHARS, whole characters each. */
+function evenParts(text: string, u: UnitSpan): UnitSpan[] {
+  const step = Math.ceil((u.end - u.start) / Math.ceil((u.end - u.start) / UNIT_PIECE_CHARS));
+  const out: UnitSpan[] = [];
+  let open = u.start;
+  for (let at = u.start + step; at < u.end; at += step) {
+    const cut = boundaryAfter(text, at);
+    out.push({ start: open, end: cut, kind: u.kind });
+    open = cut;
+  }
+  out.push({ start: open, end: u.end, kind: u.kind });
   return out;
 }

@@ -17,6 +17,7 @@
  *   before, what separates it from that text, and where its pages start, so the text can be rebuilt exactly.
  */
 import { cleanTrails, sentenceLike } from './heading-trail.js';
+import { boundaryAfter, boundaryBefore } from '../core/code-points.js';
 import { splitSentences } from './sentences.js';
 import type { ChunkPlacement } from '../store/lancedb/chunk-schema.js';
 import type { Block, Chunk, ParsedDocument, TokenCounter } from './types.js';
@@ -345,9 +346,7 @@ function windowEnd(text: string, start: number, size: number): number {
     if (space >= half) cut = space + 1;
   }
   if (cut < 0) cut = size;
-  // Never between the halves of a surrogate pair.
-  if (isLowSurrogate(text.charCodeAt(start + cut))) cut--;
-  return start + cut;
+  return boundaryBefore(text, start + cut);
 }
 
 /**
@@ -424,15 +423,9 @@ function fitRange(text: string, start: number, end: number, budget: number, toke
     out.push([start, end, n]);
     return;
   }
-  let mid = start + Math.floor((end - start) / 2);
-  // Never cut a surrogate pair in half.
-  if (isLowSurrogate(text.charCodeAt(mid))) mid++;
+  const mid = boundaryAfter(text, start + Math.floor((end - start) / 2));
   fitRange(text, start, mid, budget, tokenizer, out);
   fitRange(text, mid, end, budget, tokenizer, out);
-}
-
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
 }
 
 /** The longest prefix of `text` (cut at a token boundary) that counts at most `limit` tokens. */

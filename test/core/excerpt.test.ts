@@ -37,6 +37,15 @@ describe('the excerpt of a search result', () => {
     expect(excerptRange(text, long, EXCERPT_CHARS)).toEqual(long);
   });
 
+  it('ends between characters where no space is near: never inside an emoji', () => {
+    const emoji = `Intro. ${'😀'.repeat(300)}`;
+    const { start, end } = excerpt(emoji, 'Intro.', [[0, 6]]);
+    expect(start).toBe(0);
+    // encodeURIComponent throws on a lone half of a pair.
+    expect(() => encodeURIComponent(emoji.slice(start, end))).not.toThrow();
+    expect(end).toBe(319);
+  });
+
   it('is the same window in the CLI and on the web page', () => {
     const highlights: TextRange[] = [word('Lead-in'), sentence];
     const { start, end } = excerpt(text, answer, highlights, 160);

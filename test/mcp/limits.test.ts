@@ -127,6 +127,26 @@ describe('MCP size limits', () => {
     }
   });
 
+  it('cuts a passage between characters, never inside an emoji, and marks a highlight across the cut up to it', async () => {
+    // Words 20 spaces apart to 1,950 characters, then a sentence that crosses character 2,000, whose emoji straddles
+    // it (its two UTF-16 halves at 1,999 and 2,000).
+    const head = spaced(1950);
+    const crossing = `${' '.repeat(2)}Puffins ${'x'.repeat(39)}😀 nest on the cliff ledges every spring.`;
+    const text = `${head}${crossing}`;
+    expect(text.codePointAt(1999)).toBe(0x1f600);
+    const out = await call(http, 'add_document', { filename: 'puffins.txt', text });
+    expect(out.document.status, JSON.stringify(out.document)).toBe('ready');
+    const found = await call(http, 'search', { query: 'puffins nest cliff ledges spring', mode: 'keyword', document_ids: [out.document.id], limit: 5 });
+    const p = (found.results as (Passage & { snippet: string })[]).find((r) => r.text_cut)!;
+    expect(p, JSON.stringify(found.results)).toBeDefined();
+    // The emoji is left out whole: no lone half, which strict UTF-8 clients refuse.
+    expect(p.text).toBe(text.slice(0, 1999));
+    // The answer sentence runs past the cut: its highlight is marked up to it, not dropped.
+    const answerAt = text.indexOf('Puffins');
+    expect(p.highlights.some(([start, end]) => start <= answerAt && end === 1999), JSON.stringify(p.highlights)).toBe(true);
+    for (const [start, end] of p.highlights) expect(start < end && end <= p.text.length).toBe(true);
+  });
+
   it('add_document takes a note of exactly 1,000,000 characters and refuses one character more, saying why', async () => {
     const atLimit = spaced(MAX_NOTE_CHARS);
     expect(atLimit.length).toBe(MAX_NOTE_CHARS);

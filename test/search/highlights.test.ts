@@ -91,6 +91,14 @@ describe('highlights', () => {
     const pieces = answerUnits(line);
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.map((u) => line.slice(u.start, u.end)).join(' ')).toBe(line);
+    // A few words, then a run without spaces: the run is cut too, between characters.
+    const run = `${'w '.repeat(200)}${'x'.repeat(1000)}${'😀'.repeat(500)}`;
+    const cut = answerUnits(run);
+    for (const u of cut) {
+      expect(u.end - u.start).toBeLessThanOrEqual(MAX_UNIT_CHARS);
+      expect(() => encodeURIComponent(run.slice(u.start, u.end))).not.toThrow();
+    }
+    expect(cut.map((u) => run.slice(u.start, u.end)).join('').replaceAll(' ', '')).toBe(run.replaceAll(' ', ''));
     const a = chooseAnswer(list, units, queryTerms('item 17'));
     expect(list.slice(a!.unit.start, a!.unit.end)).toContain('item 17 costs 51 euros');
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cutUnits } from '../../core/code-points.js';
 import { Facets, Filters, type FiltersInput } from '../../core/filters.js';
 import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
@@ -67,13 +68,15 @@ const output = {
 };
 
 function passage(p: WirePassage): z.infer<typeof Passage> {
-  const cut = p.text.length > MAX_PASSAGE_CHARS;
+  const text = cutUnits(p.text, MAX_PASSAGE_CHARS);
+  const cut = text.length < p.text.length;
   return {
     chunk_id: p.chunk_id,
     snippet: p.snippet,
-    text: cut ? p.text.slice(0, MAX_PASSAGE_CHARS) : p.text,
+    text,
     ...(cut ? { text_cut: true } : {}),
-    highlights: cut ? p.highlights.filter(([, end]) => end <= MAX_PASSAGE_CHARS) : p.highlights,
+    // A highlight across the cut is marked up to it.
+    highlights: cut ? p.highlights.flatMap(([start, end]): [number, number][] => (start < text.length ? [[start, Math.min(end, text.length)]] : [])) : p.highlights,
     score: p.score,
     ...(p.page_start !== undefined ? { page_start: p.page_start } : {}),
     ...(p.page_end !== undefined ? { page_end: p.page_end } : {}),

@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename, extname } from 'node:path';
 import busboy from 'busboy';
+import { cutUnits } from '../../../core/code-points.js';
 import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
@@ -76,13 +77,6 @@ const DISK_FULL_DRAIN_MS = 2000;
 export const maxRequestBytes = (limits: ReceiveLimits): number =>
   limits.maxFiles * (limits.maxFileBytes + PART_OVERHEAD_BYTES) + limits.fields.length * (MAX_FIELD_BYTES + PART_OVERHEAD_BYTES);
 
-/** Cuts to at most `max` UTF-16 units without splitting a surrogate pair. */
-function cutAt(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const cut = s.slice(0, max);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
-
 /** A name safe to show and store: no path, no control characters, bounded length (keeping a short extension). */
 export function cleanFilename(raw: string | undefined, index: number): string {
   // eslint-disable-next-line no-control-regex
@@ -90,8 +84,8 @@ export function cleanFilename(raw: string | undefined, index: number): string {
   // `.` and `..` name no file (and would be a path segment of an e-mail's attachments).
   if (!name || name === '.' || name === '..') return `upload-${index + 1}`;
   const ext = extname(name);
-  if (name.length <= MAX_FILENAME || ext.length > 16) return cutAt(name, MAX_FILENAME);
-  return cutAt(name.slice(0, -ext.length), MAX_FILENAME - ext.length) + ext;
+  if (name.length <= MAX_FILENAME || ext.length > 16) return cutUnits(name, MAX_FILENAME);
+  return cutUnits(name.slice(0, -ext.length), MAX_FILENAME - ext.length) + ext;
 }
 
 const mib = (bytes: number): string => `${Math.round((bytes / 1048576) * 10) / 10} MiB`;
