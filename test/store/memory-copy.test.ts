@@ -43,6 +43,8 @@ describe('a small table in memory', () => {
     const rows = Array.from({ length: 900 }, (_, i) => row(Math.floor(i / 3), i % 3, randomVector(), ['a', 'b', 'c'][Math.floor(i / 3) % 3]!));
     await index.add(rows, model);
     const live = new Map(rows.map((r) => [r.id, r]));
+    /** Languages the background fill wrote (writeColumns), by chunk id. */
+    const languages = new Map<string, string>();
     const cosineDistance = (a: Float32Array, b: Float32Array) => {
       let dot = 0;
       let na = 0;
@@ -81,7 +83,7 @@ describe('a small table in memory', () => {
           // A hit's row address takes its row, as it is now (hydration reads the shown rows by it).
           const taken = await index.getMany(scope.projectIds, hits.slice(0, 3));
           expect(taken.map((c) => c.id).sort()).toEqual(hits.slice(0, 3).map((h) => h.id).sort());
-          for (const c of taken) expect([c.text, c.project_id, c.document_id]).toEqual([c.id, live.get(c.id)!.project_id, live.get(c.id)!.document_id]);
+          for (const c of taken) expect([c.text, c.project_id, c.document_id, c.language]).toEqual([c.id, live.get(c.id)!.project_id, live.get(c.id)!.document_id, languages.get(c.id)]);
         }
       }
     };
@@ -107,6 +109,11 @@ describe('a small table in memory', () => {
     for (const id of ['d3:0', 'd3:1', 'd3:2', 'd4:0', 'd4:1', 'd4:2']) live.delete(id);
     await index.moveDocument('d7', 'c');
     for (const c of [0, 1, 2]) live.get(`d7:${c}`)!.project_id = 'c';
+    // The background fill writes a column of rows in place (their language): a take must read the new value, whatever
+    // address LanceDB writes the row at.
+    const filled = [...live.keys()].filter((_, i) => i % 7 === 0);
+    await index.writeColumns(filled.map((id) => ({ id, language: 'de' })), ['language']);
+    for (const id of filled) languages.set(id, 'de');
     const added = Array.from({ length: 30 }, (_, i) => row(1000 + Math.floor(i / 3), i % 3, randomVector(), 'b'));
     await index.add(added, model);
     for (const r of added) live.set(r.id, r);
