@@ -9,7 +9,7 @@
  * uploads stay in the projects they were uploaded to, and its own projects go to the account named, or the delete
  * is refused while they hold anything.
  */
-import type { AccountService } from '../auth/accounts.js';
+import { type AccountService, validEmail } from '../auth/accounts.js';
 import { checkPasswordStrength, hashPassword } from '../auth/password.js';
 import type { Mailer } from '../mail/mailer.js';
 import { inviteMail, passwordResetMail } from '../mail/messages.js';
@@ -254,10 +254,9 @@ export class TeamAdmin {
    * transaction that records it. `by` is the admin (null: the operator).
    */
   async invite(email: string, by: Pick<User, 'id' | 'email'> | null, opts: { admin?: boolean; group?: Group | null; send?: boolean } = {}): Promise<Issued> {
-    const address = email.trim();
-    const unsafe = unsafeTextProblem(address);
+    const unsafe = unsafeTextProblem(email.trim());
     if (unsafe) throw invalidRequest(`an email address ${unsafe}`);
-    if (!/^[^\s@]+@[^\s@]+$/.test(address) || address.length > 254) throw invalidRequest(`"${address}" is not an email address`);
+    const address = validEmail(email);
     if (await this.deps.users.findByEmail(address)) throw conflict(`an account with the e-mail ${address} exists already`);
     if (opts.group) this.local(opts.group);
     const token = randomUrlToken(32);

@@ -3,8 +3,8 @@
  * lease (an advisory lock on PostgreSQL, which ends with its connection, so a killed sender frees it at once); the
  * others look again every poll. The sender still claims each row before sending it (store/sql/mail-outbox.ts), so
  * even two senders at once would not send a mail twice. A failed attempt is tried again later, backing off
- * (30 s doubling, up to an hour); a mail server's final "no" (5xx), or MAX_ATTEMPTS failures, gives the mail up:
- * it shows as failed to admins (Admin → Mail, the admin API, health) and in the audit log.
+ * (30 s doubling, up to an hour); the recipient's final "no" (a 5xx to RCPT TO: permanentFailure), or MAX_ATTEMPTS
+ * failures, gives the mail up: it shows as failed to admins (Admin → Mail, the admin API, health) and in the audit log.
  */
 import { randomBytes } from 'node:crypto';
 import type { AuditLog } from '../core/audit.js';
@@ -125,7 +125,7 @@ export class OutboxSender {
       return;
     }
     try {
-      const { messageId } = await transport.send({ to: row.to, subject: row.subject, text: body.text });
+      const { messageId } = await transport.send({ id: row.id, to: row.to, subject: row.subject, text: body.text });
       await store.markSent(row.id, this.owner, messageId);
       log.info({ event: 'mail.sent', mail_id: row.id, kind: row.kind, attempts: row.attempts + 1 }, `sent a mail (${row.kind})`);
       await audit.record({ type: 'mail.sent', target, details: { kind: row.kind, subject: row.subject, attempts: row.attempts + 1 } });

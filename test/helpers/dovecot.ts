@@ -17,6 +17,8 @@ const DOVECOT = '/usr/sbin/dovecot';
 export interface Dovecot {
   host: string;
   port: number;
+  /** With `saslPort`: where a mail server asks Dovecot to check a login (postfix's `smtpd_sasl_type = dovecot`). */
+  saslPort: number | undefined;
   user: { name: string; password: string };
   /** Delivers a message (RFC 5322 text) into a folder (INBOX by default); returns its maildir file. */
   deliver(message: string, folder?: string): string;
@@ -36,7 +38,8 @@ export function dovecotUnavailable(): string | null {
   return existsSync(DOVECOT) && existsSync('/usr/lib/dovecot/imap') ? null : unmet('Dovecot is not installed (Debian: apt-get install dovecot-imapd)');
 }
 
-export async function startDovecot(): Promise<Dovecot> {
+/** `saslPort`: also answer a mail server's SASL questions on a loopback port (an SMTP relay's logins, test/mail). */
+export async function startDovecot(opts: { saslPort?: boolean } = {}): Promise<Dovecot> {
   const reason = dovecotUnavailable();
   if (reason) throw new Error(reason);
   const dir = mkdtempSync(join(tmpdir(), 'docsearch-dovecot-'));
@@ -54,6 +57,8 @@ export async function startDovecot(): Promise<Dovecot> {
   const setPassword = (password: string) => writeFileSync(join(dir, 'users'), `${user.name}:{PLAIN}${password}\n`, { mode: 0o644 });
   setPassword(user.password);
   const port = await freePort();
+  const saslPort = opts.saslPort ? await freePort() : undefined;
+  const sasl = saslPort === undefined ? '' : `service auth {\n  inet_listener sasl {\n    address = 127.0.0.1\n    port = ${saslPort}\n  }\n}\n`;
   writeFileSync(
     join(dir, 'dovecot.conf'),
     `base_dir = ${dir}/run
@@ -94,14 +99,16 @@ service anvil {
 service imap-login {
   chroot =
 }
-`,
+${sasl}`,
   );
-  const { stop, halt, resume } = await spawnServer('dovecot', DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { dir, ports: [port], log: join(dir, 'dovecot.log') });
+  const ports = saslPort === undefined ? [port] : [port, saslPort];
+  const { stop, halt, resume } = await spawnServer('dovecot', DOVECOT, ['-F', '-c', join(dir, 'dovecot.conf')], { dir, ports, log: join(dir, 'dovecot.log') });
   let n = 0;
   const folderDir = (folder = 'INBOX') => (folder === 'INBOX' ? maildir : join(maildir, `.${folder.replaceAll('/', '.')}`));
   return {
     host: '127.0.0.1',
     port,
+    saslPort,
     user,
     deliver(message, folder) {
       const base = folderDir(folder);

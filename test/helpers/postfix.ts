@@ -16,7 +16,7 @@ import { unmet } from './requirement.js';
 import { spawnServer } from './spawned-server.js';
 
 const POSTFIX = '/usr/sbin/postfix';
-/** The one address this server refuses for good (554 at RCPT): what a mail given up looks like. */
+/** The one address this server refuses for good (550 5.1.1 at RCPT, as for an unknown mailbox): what a mail given up looks like. */
 export const REFUSED_RECIPIENT = 'refused@example.com';
 const MASTER = '/usr/lib/postfix/sbin/master';
 
@@ -63,8 +63,11 @@ function parse(file: string): Delivered {
   return { file, to: header('To'), from: header('From'), subject: header('Subject'), text: body, raw };
 }
 
-/** Starts an instance; on `port` when given (a test that had the mail server down on that port first). */
-export async function startPostfix(opts: { port?: number } = {}): Promise<Postfix> {
+/**
+ * Starts an instance; on `port` when given (a test that had the mail server down on that port first); `settings`
+ * replace or add main.cf parameters (a relay set up to refuse something).
+ */
+export async function startPostfix(opts: { port?: number; settings?: Record<string, string> } = {}): Promise<Postfix> {
   const reason = postfixUnavailable();
   if (reason) throw new Error(reason);
   const dir = mkdtempSync(join(tmpdir(), 'docsearch-postfix-'));
@@ -99,32 +102,32 @@ scache unix - - n - 1 scache
 postlog unix-dgram n - n - 1 postlogd
 `,
   );
-  writeFileSync(
-    join(conf, 'main.cf'),
-    `compatibility_level = 3.6
-queue_directory = ${dir}/queue
-data_directory = ${dir}/data
-mail_owner = postfix
-setgid_group = postdrop
-inet_interfaces = 127.0.0.1
-inet_protocols = ipv4
-myhostname = mail.test.internal
-mydestination =
-mynetworks = 127.0.0.0/8
-local_transport = error:no local delivery here
-alias_maps =
-alias_database =
-virtual_mailbox_domains = static:any
-virtual_mailbox_maps = static:inbox/
-virtual_mailbox_base = ${mail}
-virtual_uid_maps = static:65534
-virtual_gid_maps = static:65534
-smtpd_relay_restrictions = permit_mynetworks, reject
-smtpd_recipient_restrictions = check_recipient_access inline:{ { ${REFUSED_RECIPIENT} = REJECT no such mailbox here } }
-maillog_file = ${dir}/maillog
-maillog_file_prefixes = ${dir}
-`,
-  );
+  const main: Record<string, string> = {
+    compatibility_level: '3.6',
+    queue_directory: `${dir}/queue`,
+    data_directory: `${dir}/data`,
+    mail_owner: 'postfix',
+    setgid_group: 'postdrop',
+    inet_interfaces: '127.0.0.1',
+    inet_protocols: 'ipv4',
+    myhostname: 'mail.test.internal',
+    mydestination: '',
+    mynetworks: '127.0.0.0/8',
+    local_transport: 'error:no local delivery here',
+    alias_maps: '',
+    alias_database: '',
+    virtual_mailbox_domains: 'static:any',
+    virtual_mailbox_maps: 'static:inbox/',
+    virtual_mailbox_base: mail,
+    virtual_uid_maps: 'static:65534',
+    virtual_gid_maps: 'static:65534',
+    smtpd_relay_restrictions: 'permit_mynetworks, reject',
+    smtpd_recipient_restrictions: `check_recipient_access inline:{ { ${REFUSED_RECIPIENT} = 550 5.1.1 no such mailbox here } }`,
+    maillog_file: `${dir}/maillog`,
+    maillog_file_prefixes: dir,
+    ...opts.settings,
+  };
+  writeFileSync(join(conf, 'main.cf'), Object.entries(main).map(([k, v]) => `${k} = ${v}\n`).join(''));
   // `postfix check` makes the queue directories with their owners and modes.
   execFileSync(POSTFIX, ['-c', conf, 'check'], { stdio: 'pipe' });
   const { stop } = await spawnServer('postfix', MASTER, ['-c', conf, '-d'], { dir, ports: [port], log: join(dir, 'maillog') });

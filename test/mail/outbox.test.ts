@@ -87,7 +87,7 @@ describe.skipIf(noPostfix !== null || noPostgres !== null)(`two replicas share o
       'the refused mail given up',
     );
     expect(failed).toMatchObject({ by: 'system', target: { type: 'mail', id: queued.body.id, label: REFUSED_RECIPIENT }, details: { kind: 'test', attempts: 1 } });
-    expect(failed.details.error).toMatch(/^5\d\d .*no such mailbox here/);
+    expect(failed.details.error).toMatch(/^550 5\.1\.1 .*no such mailbox here/);
     const row = await api(replicas[0]!, '/api/v1/admin/mail?status=failed', { token: admin.apiKey });
     expect(row.body.mail).toEqual([expect.objectContaining({ id: queued.body.id, status: 'failed', attempts: 1 })]);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isEmailAddress } from '../../../auth/accounts.js';
 import { toIso } from '../../../core/clock.js';
 import { AppError } from '../../../core/errors.js';
 import { testMail } from '../../../mail/messages.js';
@@ -67,7 +68,7 @@ export const adminTestMail = (s: Services) =>
     scope: 'write:documents',
     tag: 'admin',
     summary: "Queue a test mail to the admin's own address (or `to`), to see that mail from this server arrives. 409 without a mail server (--smtp-url). Admins only.",
-    body: z.strictObject({ to: z.string().trim().min(3).max(254).optional() }).default({}),
+    body: z.strictObject({ to: z.string().trim().max(254).refine(isEmailAddress, 'is not an email address').optional() }).default({}),
     responses: { 202: { description: 'Queued', schema: OutboxMail }, ...ADMIN_REFUSALS, 409: { description: 'No mail server is configured', schema: ErrorBody } },
     async handler({ principal, body }) {
       const admin = await requireAdminCaller(s, principal);
