@@ -100,8 +100,10 @@ export const MAX_SEGMENT_LINES = 100;
 /**
  * `text` cut into pieces of about MAX_SEGMENT_LINES lines, which micromark reads in about linear time: between
  * top-level blocks after a blank line, or inside a long list or quote before an item or quote line (the rest reads
- * as a list or quote of its own, which gives the same blocks). Nothing is cut inside a fenced code block or front
- * matter. What a cut loses: a reference link whose definition is in another piece keeps its brackets.
+ * as a list or quote of its own, which gives the same blocks). Nothing is cut inside front matter, a fenced code
+ * block or an HTML block that blank lines do not end (a comment, `<pre>`, `<script>`, `<style>`: the rest of one cut
+ * read as text); one indented in a list item ends with the item. The parser resolves a reference link whose
+ * definition is in another piece.
  */
 export function markdownSegments(text: string): string[] {
   const segments: string[] = [];
@@ -110,22 +112,38 @@ export function markdownSegments(text: string): string[] {
   let blank = false; // the line before was blank
   let fence: string | undefined = /^(---|\+\+\+)\r?$/.exec(text.slice(0, text.indexOf('\n') >>> 0))?.[1];
   let first = fence !== undefined;
+  let html: RegExp | undefined; // the end of the open HTML block
+  let indent = 0; // of the open code block's or HTML block's first line
+  let list = false; // since an item line, until a paragraph after a blank line
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     let i = start;
     while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
     const line = text.slice(i, Math.min(end, i + 64));
+    // A line indented less than an indented block's first ends the list item holding it, and the block with it:
+    // else a fence never closed in a list item kept everything after it in one piece (a long list: a minute).
+    if (i < end && i - start < indent) fence = html = undefined;
     if (first) first = false; // the front matter's opening line
     else if (fence !== undefined) {
       const close = /^(`{3,}|~{3,}|---|\+\+\+)/.exec(line)?.[1];
       if (close && close[0] === fence[0] && close.length >= fence.length) fence = undefined;
-    } else if (/^(`{3,}|~{3,})/.test(line)) {
-      fence = /^(`{3,}|~{3,})/.exec(line)![1];
-    } else if (i < end && lines >= MAX_SEGMENT_LINES && (text[i] === '>' || listMarker(text, i, end) > 0 || (i === start && blank))) {
-      segments.push(text.slice(segmentStart, start));
-      segmentStart = start;
-      lines = 0;
+    } else if (html !== undefined) {
+      if (html.test(text.slice(i, end))) html = undefined;
+    } else {
+      const marker = listMarker(text, i, end);
+      // An item line in a paragraph outside a list ("in\n2019. After") may be the paragraph's text: not cut before.
+      const item = marker > 0 && (blank || list || interruptsParagraph(text, i, end, marker));
+      if (i < end && lines >= MAX_SEGMENT_LINES && (text[i] === '>' || item || (i === start && blank))) {
+        segments.push(text.slice(segmentStart, start));
+        segmentStart = start;
+        lines = 0;
+      }
+      if (marker > 0) list = true;
+      else if (i === start && i < end && blank) list = false;
+      fence = /^(`{3,}|~{3,})/.exec(line)?.[1];
+      html = fence === undefined ? htmlBlockEnd(text.slice(i, end)) : undefined;
+      indent = i - start;
     }
     lines++;
     blank = i >= end;
@@ -150,6 +168,25 @@ export function withoutContainerMarkers(text: string): string {
       return line.slice(i);
     })
     .join('\n');
+}
+
+/**
+ * The end of the HTML block that `line` opens when it is of a kind that blank lines do not end (CommonMark's kinds 1
+ * to 5) and it does not end on the same line, else undefined.
+ */
+function htmlBlockEnd(line: string): RegExp | undefined {
+  const open = /^<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![a-z]))/i.exec(line);
+  if (!open) return undefined;
+  const end = open[1] ? /<\/(pre|script|style|textarea)>/i : open[2] ? /-->/ : open[3] ? /\?>/ : open[4] ? /\]\]>/ : />/;
+  return end.test(line.slice(open[0].length)) ? undefined : end;
+}
+
+/**
+ * Whether the list item opening at `i` with a marker `marker` long can interrupt a paragraph (CommonMark): it has
+ * text, and is a bullet or numbered 1. Else the line goes on the paragraph before it.
+ */
+function interruptsParagraph(text: string, i: number, end: number, marker: number): boolean {
+  return text.slice(i + marker, end).trim() !== '' && (/[-*+]/.test(text[i]!) || Number(text.slice(i, i + marker - 1)) === 1);
 }
 
 /** Length of the list marker ("-", "*", "+", "1.", "1)") at `i` when a space, a tab or the line's end follows it. */

@@ -20,6 +20,8 @@ interface Node {
   value?: string;
   depth?: number;
   alt?: string | null;
+  identifier?: string;
+  label?: string | null;
   children?: Node[];
 }
 
@@ -76,11 +78,24 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
         for (const child of node.children ?? []) visit(child, kind);
     }
   };
-  markdownSegments(decoded.text).forEach((segment, i) => {
-    // Front matter opens the file only: a later piece that starts at a thematic break (`---`) is not front matter.
-    const options = i === 0 ? { extensions: [frontmatter(['yaml', 'toml'])], mdastExtensions: [frontmatterFromMarkdown(['yaml', 'toml'])] } : {};
-    visit(fromMarkdown(segment, options) as Node, 'paragraph');
-  });
+  const segments = markdownSegments(decoded.text);
+  // Front matter opens the file only: a later piece that starts at a thematic break (`---`) is not front matter.
+  const read = (segment: string, i: number): Node =>
+    fromMarkdown(segment, i === 0 ? { extensions: [frontmatter(['yaml', 'toml'])], mdastExtensions: [frontmatterFromMarkdown(['yaml', 'toml'])] } : {}) as Node;
+  const trees = segments.map(read);
+  // A reference link resolves against definitions anywhere in the file (usually at its end): a piece where one stayed
+  // text is read again after the definitions of the labels its brackets hold (only those: the cost stays linear).
+  const defined = new Map(trees.length > 1 ? trees.flatMap(definitionLabels) : []);
+  if (defined.size) {
+    trees.forEach((tree, i) => {
+      const wanted = new Set(bracketed(tree).flatMap((text) => defined.get(identifier(text)) ?? []));
+      if (wanted.size === 0) return;
+      const definitions = [...wanted].map((label) => `[${label}]: #`).join('\n');
+      // After the first piece, whose front matter must open it; before the others, where no block is open yet.
+      trees[i] = read(i === 0 ? `${segments[0]}\n\n${definitions}\n` : `${definitions}\n\n${segments[i]}`, i);
+    });
+  }
+  for (const tree of trees) visit(tree, 'paragraph');
   const doc: ParsedDocument = { blocks, warnings: blocks.length ? warnings : [...warnings, 'no text found (empty file?)'] };
   const chosen = title ?? firstHeading;
   if (chosen !== undefined) doc.title = chosen;
@@ -103,6 +118,23 @@ function inline(node: Node): string {
     default:
       return (node.children ?? []).map(inline).join('');
   }
+}
+
+/** The definitions in `node`: identifier and label (whitespace collapsed: a label may span lines). */
+function definitionLabels(node: Node): [string, string][] {
+  if (node.type === 'definition') return [[node.identifier ?? '', (node.label ?? '').replace(/\s+/g, ' ')]];
+  return (node.children ?? []).flatMap(definitionLabels);
+}
+
+/** What stands in brackets in the text of `node`: where a reference link without its definition is left. */
+function bracketed(node: Node): string[] {
+  if (node.type !== 'text') return (node.children ?? []).flatMap(bracketed);
+  return [...(node.value ?? '').matchAll(/\[([^[\]]+)\]/g)].map((m) => m[1]!);
+}
+
+/** A label as CommonMark matches it (and mdast gives a definition's `identifier`): whitespace collapsed, case folded. */
+function identifier(label: string): string {
+  return label.replace(/[\t\n\r ]+/g, ' ').trim().toLowerCase().toUpperCase().toLowerCase();
 }
 
 function frontMatterTitle(source: string, warnings: string[]): string | undefined {

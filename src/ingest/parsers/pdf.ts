@@ -34,7 +34,8 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   }
   const cut = first.pageTreeLoop ? cutPageTreeLoops(bytes) : undefined;
   if (cut) return repaired(await readPdf(cut));
-  // A loop that cannot be cut here (its nodes are compressed): the pages pdf.js could reach, the rest named.
+  // A loop that cannot be cut here (its nodes in an object stream not Flate-compressed, or no trailer to update):
+  // the pages pdf.js could reach, the rest named.
   const { pageTreeLoop: _, ...doc } = first;
   return doc;
 }

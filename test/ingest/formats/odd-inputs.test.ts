@@ -7,7 +7,7 @@
  * around them (a file whose name lies, files of only whitespace, broken MIME, a PDF without a usable xref).
  */
 import { readFileSync } from 'node:fs';
-import { createDeflateRaw, crc32 } from 'node:zlib';
+import { createDeflateRaw, crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
@@ -26,21 +26,51 @@ async function upload(d: Daemon, user: TestUser, name: string, bytes: Buffer): P
 
 /**
  * `pdf` with `objects` replaced by an incremental update (new versions of the objects, an xref section for them and
- * a trailer pointing back to the previous one), as a PDF editor saves a change.
+ * a trailer pointing back to the previous one), as a PDF editor saves a change. `compressed`: the objects in a
+ * Flate object stream and the section a cross-reference stream, as PDF 1.5 writers save them (qpdf
+ * --object-streams=generate).
  */
-function withObjects(pdf: Buffer, objects: Record<number, string>): Buffer {
+function withObjects(pdf: Buffer, objects: Record<number, string>, compressed = false): Buffer {
   const original = pdf.toString('latin1');
   const prev = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(original)![1];
   const trailer = /trailer\s*<<([\s\S]*?)>>\s*startxref/.exec(original)![1]!;
   let out = original.endsWith('\n') ? original : `${original}\n`;
-  let xref = 'xref\n';
-  for (const [num, body] of Object.entries(objects)) {
-    xref += `${num} 1\n${String(out.length).padStart(10, '0')} 00000 n \n`;
-    out += `${num} 0 obj\n${body}\nendobj\n`;
-  }
   const size = Math.max(Number(/\/Size\s+(\d+)/.exec(trailer)![1]), ...Object.keys(objects).map((n) => Number(n) + 1));
   const kept = trailer.replace(/\/(Size|Prev)\s+\d+/g, '');
-  return Buffer.from(`${out}${xref}trailer\n<<${kept} /Size ${size} /Prev ${prev} >>\nstartxref\n${out.length}\n%%EOF\n`, 'latin1');
+  if (!compressed) {
+    let xref = 'xref\n';
+    for (const [num, body] of Object.entries(objects)) {
+      xref += `${num} 1\n${String(out.length).padStart(10, '0')} 00000 n \n`;
+      out += `${num} 0 obj\n${body}\nendobj\n`;
+    }
+    return Buffer.from(`${out}${xref}trailer\n<<${kept} /Size ${size} /Prev ${prev} >>\nstartxref\n${out.length}\n%%EOF\n`, 'latin1');
+  }
+  const [stream, xrefStream] = [size, size + 1];
+  let header = '';
+  let bodies = '';
+  for (const [num, body] of Object.entries(objects)) {
+    header += `${num} ${bodies.length} `;
+    bodies += `${body}\n`;
+  }
+  const data = deflateSync(Buffer.from(header + bodies, 'latin1')).toString('latin1');
+  // Cross-reference stream rows: type 2 (in object stream `stream`, at its index) or 1 (at an offset), 1 + 4 + 2 bytes.
+  const rows: [num: number, type: number, field: number, index: number][] = Object.keys(objects).map((num, i) => [Number(num), 2, stream, i]);
+  rows.push([stream, 1, out.length, 0]);
+  out += `${stream} 0 obj\n<< /Type /ObjStm /N ${rows.length - 1} /First ${header.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n${data}\nendstream\nendobj\n`;
+  rows.push([xrefStream, 1, out.length, 0]);
+  const table = Buffer.concat(
+    rows.map(([, type, field, index]) => {
+      const row = Buffer.alloc(7, type);
+      row.writeUInt32BE(field, 1);
+      row.writeUInt16BE(index, 5);
+      return row;
+    }),
+  ).toString('latin1');
+  const index = rows.map(([num]) => `${num} 1`).join(' ');
+  return Buffer.from(
+    `${out}${xrefStream} 0 obj\n<<${kept} /Type /XRef /Size ${xrefStream + 1} /Prev ${prev} /W [1 4 2] /Index [${index}] /Length ${table.length} >>\nstream\n${table}\nendstream\nendobj\nstartxref\n${out.length}\n%%EOF\n`,
+    'latin1',
+  );
 }
 
 async function text(d: Daemon, user: TestUser, id: string): Promise<string> {
@@ -178,14 +208,23 @@ describe('odd and hostile inputs through the daemon', () => {
     const gpl = readFileSync(join(REPO, 'test/fixtures/extract/groff-gropdf.pdf'));
     const pages = (kids: string, count: number, parent = '') =>
       `<< /Type /Pages /Count ${count} /Kids [${kids}] ${parent}/MediaBox [0 0 595 842] /Resources << /Font << /F36 5 0 R /F5 9 0 R >> /ProcSet [/PDF /Text] >> >>`;
-    const loops: Record<string, Buffer> = {
+    const trees: Record<string, Record<number, string>> = {
       // A section (17) holding page 1 lists the root among its kids: page 1 was skipped.
-      'section-loop.pdf': withObjects(gpl, { 2: pages('17 0 R 12 0 R 14 0 R', 3), 17: pages('2 0 R 3 0 R', 1, '/Parent 2 0 R ') }),
+      'section-loop': { 2: pages('17 0 R 12 0 R 14 0 R', 3), 17: pages('2 0 R 3 0 R', 1, '/Parent 2 0 R ') },
       // The root lists itself after page 1: pages 2 and 3 were lost, and the document said it had 2.
-      'self-loop.pdf': withObjects(gpl, { 2: pages('3 0 R 2 0 R 12 0 R 14 0 R', 3) }),
+      'self-loop': { 2: pages('3 0 R 2 0 R 12 0 R 14 0 R', 3) },
       // ... or before page 1: the whole document failed.
-      'first-loop.pdf': withObjects(gpl, { 2: pages('2 0 R 3 0 R 12 0 R 14 0 R', 3) }),
+      'first-loop': { 2: pages('2 0 R 3 0 R 12 0 R 14 0 R', 3) },
     };
+    // Each as plain objects, and in an object stream with the catalog (1), where they cannot be blanked in place:
+    // there the same pages were lost, and first-loop failed.
+    const catalog = '<< /Type /Catalog /Pages 2 0 R >>';
+    const loops: Record<string, Buffer> = Object.fromEntries(
+      Object.entries(trees).flatMap(([name, objects]) => [
+        [`${name}.pdf`, withObjects(gpl, objects)],
+        [`${name}-objstm.pdf`, withObjects(gpl, { 1: catalog, ...objects }, true)],
+      ]),
+    );
     const onPage = [
       [1, 'The GNU General Public License, an excerpt'],
       [2, 'To \\"propagate\\" a work means to do anything with it'],
@@ -207,6 +246,22 @@ describe('odd and hostile inputs through the daemon', () => {
       (r: any) => r.document.filename === 'section-loop.pdf',
     );
     expect(hit?.citation).toMatchObject({ unit: 'page', start: 3, end: 3 });
+  }, 120_000);
+
+  it('reads a long list after a code block or comment left open in a list item within the parse limit (one piece: a minute)', async () => {
+    // The block ends with its list item, but the pieces waited for its closing line, and read the rest as one.
+    const lines = Array.from({ length: 5_000 }, (_, i) => `- berth ${i}\n  - vessel ${i}\n`).join('');
+    const files = { 'open-fence.md': '- Berths\n  ```\n  berth = vessel\n', 'open-comment.md': '- Berths\n  <!-- berth = vessel\n' };
+    const docs = await Promise.all(Object.entries(files).map(([name, open]) => upload(d, alice, name, Buffer.from(`${open}\nThe list follows.\n\n${lines}\nThe list ends with the lock keeper.\n`))));
+    for (const doc of docs) {
+      expect(doc, `${doc.filename}: ${doc.error}`).toMatchObject({ status: 'ready', content_type: 'text/markdown', error: null });
+      const body = await text(d, alice, doc.id);
+      expect(body, doc.filename).toContain('The list follows.');
+      expect(body, doc.filename).toContain('berth 0\\n\\nvessel 0\\n\\nberth 1');
+      const res = await api(d, '/api/v1/search', { token: alice.apiKey, body: { query: 'list ends lock keeper', limit: 10 } });
+      const hit = res.body.results.find((r: any) => r.document.id === doc.id);
+      expect(hit?.text, `${doc.filename}: ${JSON.stringify(res.body).slice(0, 500)}`).toMatch(/vessel 4999\n\nThe list ends with the lock keeper\.$/);
+    }
   }, 120_000);
 
   it('reads 2 MB of blank table cells in HTML or empty rows in RTF within the parse limit (each looked back over the text)', async () => {
