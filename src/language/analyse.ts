@@ -12,12 +12,13 @@
 import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
 import { withoutParticle } from './korean.js';
-import { HAN, type ScriptClass, scriptSegments, WORD_RUN } from './scripts.js';
+import { HAN, INVISIBLE, type ScriptClass, scriptSegments, visible, WORD_RUN } from './scripts.js';
 import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
 
 /**
- * The analysis chunks' `keyword_text` was written with. A library whose rows were written with an older one is
- * re-analysed in the background (language-backfill.ts); raise it whenever a change here changes any form.
+ * The analysis chunks' `keyword_text` was written with. A library stored before `keyword_text` existed is analysed in
+ * the background (language-backfill.ts); rows written with an earlier version are not analysed again but at a
+ * re-index, so a change here must leave a query meeting the forms stored before it (docs/search.md#languages).
  */
 export const ANALYSIS_VERSION = 1;
 
@@ -44,10 +45,11 @@ function icuWords(text: string, locale: string): { segment: string; index: numbe
   return [...s.segment(text)].filter((x) => x.isWordLike);
 }
 
-const FOLDED_SCRIPTS = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{M}\p{N}]+$/u;
+/** Scripts whose marks a reader may leave out: accents, and Hebrew's vowel points and cantillation (שָׁלוֹם is שלום). */
+const FOLDED_SCRIPTS = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Hebrew}\p{M}\p{N}]+$/u;
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
 
-/** A form without diacritics (Latin, Greek and Cyrillic letters only: elsewhere marks are letters' vowels). */
+/** A form without diacritics (Latin, Greek, Cyrillic and Hebrew letters only: elsewhere marks are letters' vowels). */
 export function fold(form: string): string {
   if (/^[\x00-\x7f]*$/.test(form) || !FOLDED_SCRIPTS.test(form)) return form;
   return form
@@ -129,6 +131,7 @@ function spacedQueryForms(word: string, language: string | null): string[] {
 }
 
 function spacedWordForms(word: string, language: string | null, side: Side): string[] {
+  if (INVISIBLE.test(word)) return visibleForms(word, language, side);
   if (/^\p{N}+$/u.test(word)) return [word];
   if (word.length < 2) return [];
   const rules = wordRules(language);
@@ -154,6 +157,17 @@ function spacedWordForms(word: string, language: string | null, side: Side): str
     const bare = language === 'ar' ? ARABIC_ARTICLE.exec(word) : null;
     if (bare && word.length - bare[0].length >= 3) add(word.slice(bare[0].length), 'word');
   }
+  return [...out];
+}
+
+/**
+ * A word with invisible characters in it (scripts.ts `INVISIBLE`) has the forms of the word without them, so it meets
+ * a query typed without them, and one typed with them, alike. A ZWNJ also parts what is written apart as often
+ * (کتاب‌ها, کتاب ها): each part's forms are the word's too, as when it stood apart.
+ */
+function visibleForms(word: string, language: string | null, side: Side): string[] {
+  const out = new Set(spacedWordForms(visible(word), language, side));
+  if (word.includes('\u200c')) for (const part of word.split('\u200c')) for (const f of spacedWordForms(visible(part), language, side)) out.add(f);
   return [...out];
 }
 

@@ -3,8 +3,24 @@
  * words need a segmenter, the rest split at spaces and punctuation.
  */
 
-/** A word-ish run: letters, combining marks (Thai vowels, Devanagari signs, Arabic harakat) and digits. */
-export const WORD_RUN = /[\p{L}\p{M}\p{N}]+/gu;
+/**
+ * Characters that change how a word is drawn, not which word it is: the soft hyphen, ZWNJ (Persian writes می‌خواهم
+ * with it, and as often without), ZWJ (Sinhala's conjuncts: ශ්‍රී) and the word joiner. Typed or left out alike.
+ */
+export const INVISIBLE = /[\u00ad\u200c\u200d\u2060]/;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
+
+/** `word` without its invisible characters. */
+export function visible(word: string): string {
+  return word.replace(INVISIBLE_ALL, '');
+}
+
+/**
+ * A word-ish run: letters, combining marks (Thai vowels, Devanagari signs, Arabic harakat, Hebrew points) and digits,
+ * with the invisible characters inside it: a Persian word with its ZWNJ or a Sinhala conjunct with its ZWJ is one
+ * run, not two.
+ */
+export const WORD_RUN = new RegExp(`[\\p{L}\\p{M}\\p{N}]+(?:${INVISIBLE.source}+[\\p{L}\\p{M}\\p{N}]+)*`, 'gu');
 
 /** Chinese characters and Japanese kana (kana marks a run as Japanese). */
 export const HAN = /\p{Script=Han}/u;

@@ -48,6 +48,20 @@ export interface WordRules {
   stopWords: ReadonlySet<string>;
 }
 
+/**
+ * Lists of @orama/stopwords written in a code page and read back as Latin-1, and that code page: 147 of its 507
+ * Lithuanian words ("ði" for ši, "á" for į) and 15 of its 133 Serbian ("bi\xe6e" for biće) were never met in text,
+ * so never dropped, nor counted as the language's by detection.
+ */
+const MISREAD: Record<string, string> = { lithuanian: 'windows-1257', serbian: 'windows-1250' };
+
+/** A stop word as its list meant it: one read as Latin-1 (every character below U+0100, some above U+007F) decoded again. */
+function repaired(word: string, name: string): string {
+  const encoding = MISREAD[name];
+  if (!encoding || !/^[\x00-\xff]*[\x80-\xff][\x00-\xff]*$/.test(word)) return word;
+  return new TextDecoder(encoding).decode(Buffer.from(word, 'latin1'));
+}
+
 const PLAIN: WordRules = { stem: (w) => w, stopWords: new Set() };
 const loaded = new Map<string, WordRules>();
 
@@ -59,7 +73,7 @@ export function wordRules(language: string | null): WordRules {
   if (!rules) {
     const { stemmer } = require(`@orama/stemmers/${name}`) as { stemmer: (w: string) => string };
     const { stopwords } = require(`@orama/stopwords/${name}`) as { stopwords: string[] };
-    rules = { stem: stemmer, stopWords: new Set(stopwords.map((w) => w.normalize('NFKC').toLowerCase())) };
+    rules = { stem: stemmer, stopWords: new Set(stopwords.map((w) => repaired(w, name).normalize('NFKC').toLowerCase())) };
     loaded.set(name, rules);
   }
   return rules;

@@ -101,6 +101,21 @@ describe('keyword analysis', () => {
     for (const q of ['библиотека', 'книга', 'книгу', 'удаленная']) expect(meets(q, text, 'ru'), q).toBe(true);
   });
 
+  it('drops Lithuanian and Serbian stop words spelled with their own letters (Orama lists them as read in Latin-1: "ði", "bi\\xe6e")', () => {
+    expect(analyseText('Ši knyga grąžinama į biblioteką, šis terminas galioja visiems', 'lt')).toBe('knyg grąžin grazin bibliotek termin gal vis');
+    const serbian = analyseText('Sutra će biti teško, ali većina će doći', 'sr').split(' ');
+    expect(serbian).not.toContain('većin');
+    expect(serbian).not.toContain('doć');
+  });
+
+  it('reads a word with a soft hyphen or a word joiner in it as the word (web pages hyphenate long German words so)', () => {
+    const text = 'Das Fahr\u00adrad steht im Hof.';
+    expect(meets('Fahrrad', text, 'de')).toBe(true);
+    expect(meets('Bücher', 'Die Bü\u2060cher sind ausgeliehen.', 'de')).toBe(true);
+    const ranges = termRanges(text, queryTerms('Fahrrad'), { forms: new Set(queryForms('Fahrrad', ['de'])), language: 'de' });
+    expect(ranges.map(([s, e]) => text.slice(s, e))).toEqual(['Fahr\u00adrad']);
+  });
+
   it('keeps diacritics and adds the form without them', () => {
     expect(analyseText('Le télétravail est ouvert', 'fr').split(' ')).toEqual(expect.arrayContaining(['télétravail', 'teletravail']));
     expect(meets('teletravail', 'Le télétravail est ouvert', 'fr')).toBe(true);

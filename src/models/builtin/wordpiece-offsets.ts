@@ -23,15 +23,23 @@ interface Normalised {
 function normalise(text: string): Normalised {
   const chars: string[] = [];
   const spans: [number, number][] = [];
+  // Lower-cased as a whole, as the tokenizer does: a capital sigma that ends a word is ς there and σ on its own
+  // (ΟΔΥΣΣΕΥΣ → οδυσσευς), and a token "ς" matched against "σ" sent the walk to the next ς in the text, every later
+  // offset with it. Each code point's share of `lower` is as long as its own lower case (İ → i̇ alike both ways).
+  const lower = text.toLowerCase();
   let i = 0;
+  let at = 0;
   for (const ch of text) {
     const start = i;
     i += ch.length;
+    const own = ch.toLowerCase();
+    const lowered = lower.slice(at, at + own.length);
+    at += own.length;
     const cp = ch.codePointAt(0)!;
     let out: string;
     if (WHITESPACE.test(ch)) out = ' ';
     else if (cp === 0 || cp === 0xfffd || CONTROL.test(ch)) out = '';
-    else out = ch.toLowerCase().normalize('NFD').replace(MARK, '');
+    else out = lowered.normalize('NFD').replace(MARK, '');
     for (const c of out) {
       chars.push(c);
       spans.push([start, i]);
