@@ -12,7 +12,7 @@
 import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
 import { withoutParticle } from './korean.js';
-import { HAN, INVISIBLE, type ScriptClass, scriptSegments, visible, WORD_RUN } from './scripts.js';
+import { HAN, INVISIBLE, type ScriptClass, scriptSegments, UNSPACED, visible, WORD_RUN } from './scripts.js';
 import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
 
 /**
@@ -193,7 +193,6 @@ function cjWords(run: string, language: string | null): { segment: string; index
 
 /** Text of ASCII only: no normalisation changes it but case. */
 const ASCII = /^[\x00-\x7f]*$/;
-const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 type OnWord = (start: number, end: number, forms: readonly string[]) => void;
 
@@ -210,7 +209,7 @@ function analyse(text: string, languages: readonly (string | null)[], side: Side
     const ascii = ASCII.test(raw);
     const norm = ascii ? raw.toLowerCase() : raw.normalize('NFKC').toLowerCase();
     // The common case, one word of a spaced script: its forms straight from the cache.
-    if (ascii || !UNSPACED_RUN.test(norm)) {
+    if (ascii || !UNSPACED.test(norm)) {
       if (one !== undefined) {
         const forms = cached(one, norm, compute);
         if (forms.length > 0) onWord(m.index, m.index + raw.length, forms);

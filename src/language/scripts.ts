@@ -40,7 +40,8 @@ export function scriptClass(ch: string): ScriptClass {
 }
 
 /** Any character of a script written without spaces. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** A letter of a script written without spaces between words (or, in Korean, with particles joined to them). */
+export const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** A word run cut where its script class changes ("RC0150号" → "RC0150", "号"); marks stay with their letter. */
 export function scriptSegments(run: string): { text: string; script: ScriptClass; offset: number }[] {

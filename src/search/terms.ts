@@ -3,6 +3,7 @@
  * to word tokens (letters and digits of any script), so no character of it ever reaches a query
  * language — LanceDB's full-text search sees plain space-separated words.
  */
+import { UNSPACED } from '../language/scripts.js';
 
 /** Common English function words: they match everywhere, so they neither retrieve nor highlight. */
 const STOP_WORDS = new Set(
@@ -15,8 +16,6 @@ const STOP_WORDS = new Set(
 
 // Marks (\p{M}) belong to their word: Thai and Devanagari vowel signs, Arabic harakat, combining accents.
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}]+)?/gu;
-/** Scripts written without spaces: a run of them is one "word" to the regex but not to a reader. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 export interface Term {
   /** Lowercased surface form. */
