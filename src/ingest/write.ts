@@ -7,7 +7,7 @@
  * earlier attempt left before writing (pipeline.ts), so a document never ends up with duplicate chunks.
  */
 import type { Yielder } from '../core/foreground.js';
-import { analyseText } from '../language/analyse.js';
+import { ANALYSIS_VERSION, analyseText } from '../language/analyse.js';
 import { detectLanguage } from '../language/detect.js';
 import { metadataEntries, metaList } from '../core/metadata-entries.js';
 import { type ChunkWrite, chunkId, type DocumentFields } from '../store/lancedb/chunk-schema.js';
@@ -30,9 +30,9 @@ export interface WriteTarget {
  * A chunk's language (set, or detected from its text) and its keyword forms in it (language/analyse.ts): the
  * title and headings of `search_text` are analysed with the text, as they are searched with it.
  */
-export function keywordFields(text: string, searchText: string, language: string | null | undefined): { language: string | null; keyword_text: string } {
+export function keywordFields(text: string, searchText: string, language: string | null | undefined): { language: string | null; keyword_text: string; keyword_analysis: number } {
   const lang = language ?? detectLanguage(text);
-  return { language: lang, keyword_text: analyseText(searchText, lang) };
+  return { language: lang, keyword_text: analyseText(searchText, lang), keyword_analysis: ANALYSIS_VERSION };
 }
 
 /**

@@ -16,11 +16,12 @@ import { HAN, INVISIBLE, type ScriptClass, scriptSegments, UNSPACED, visible, WO
 import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
 
 /**
- * The analysis chunks' `keyword_text` was written with. A library stored before `keyword_text` existed is analysed in
- * the background (language-backfill.ts); rows written with an earlier version are not analysed again but at a
- * re-index, so a change here must leave a query meeting the forms stored before it (docs/search.md#languages).
+ * The analysis (here and language detection) chunks' `language` and `keyword_text` were written with, recorded in each
+ * row (`keyword_analysis`). Rows written with an earlier one whose text the change may read otherwise are analysed
+ * again in the background (language-backfill.ts `REANALYSED`): raise it, and say there which rows, whenever a change
+ * changes any form or verdict.
  */
-export const ANALYSIS_VERSION = 1;
+export const ANALYSIS_VERSION = 2;
 
 /**
  * The languages whose words the analysis knows (a Snowball stemmer, or a segmenter for a script written without

@@ -6,6 +6,7 @@
  * than franc on questions and on short chunks.
  */
 import { createRequire } from 'node:module';
+import { FUNCTION_WORDS } from './function-words.js';
 import { HAN, HANGUL, ICU_SEGMENTED, KANA } from './scripts.js';
 import { wordRules } from './stemmers.js';
 
@@ -112,14 +113,15 @@ export function detectLanguage(text: string): string | null {
   // A verdict tinyld is not sure of (a table row of names, a one-line note) stands only with the told language's
   // function words behind it: without any, the text's language is not told rather than guessed (Greek for a CSV of
   // ship names).
-  if (best.accuracy < RELIABLE) return words.theirs > words.en ? best.lang : words.en > 0 ? 'en' : null;
-  return words.en > words.theirs ? 'en' : best.lang;
+  if (best.accuracy < RELIABLE) return words.theirs > words.en ? words.language : words.en > 0 ? 'en' : null;
+  return words.en > words.theirs ? 'en' : words.language;
 }
 
 /**
  * The language of a query when it can be told with confidence: by script, or a detection tinyld is sure of on a
  * query of at least `minWords` words, unless its function words say otherwise (`functionWords`: more English ones
- * make it English, as many leave it untold). Null for a short or ambiguous query ("Buecher", "mot de passe").
+ * make it English, as many leave it untold, as do as many Slovene ones as Serbian). Null for a short or ambiguous
+ * query ("Buecher", "mot de passe").
  */
 export function reliableLanguage(query: string, minWords = 3): string | null {
   const shares = scriptShares(query);
@@ -131,32 +133,54 @@ export function reliableLanguage(query: string, minWords = 3): string | null {
   const [best] = loadedDetector()?.detectAll(wordsOnly(query)) ?? [];
   if (!best || best.accuracy < RELIABLE) return null;
   const words = functionWords(query, best.lang, shares);
-  if (!words || words.en < words.theirs || words.en === 0) return best.lang;
+  if (!words) return best.lang;
+  if (words.tied) return null;
+  if (words.en < words.theirs || words.en === 0) return words.language;
   return words.en > words.theirs ? 'en' : null;
 }
 
 /**
  * The evidence tinyld's n-grams lack, for Latin-script text it tells as a language other than English: how many of
- * its words are English stop words, and how many the told language's. English dense in names and jargon reads to
- * the n-grams as anything: "TNFAIP3 is a tumor suppressor in glioblastoma." as Berber, "Autophagy declines in aged
- * organisms." as Hungarian (32 of SciFact's 300 test claims, tinyld sure of each; 514 of its 5,183 abstracts). A
- * chunk is then analysed without English stems, and a query searched with the keyword-leaning fusion of a language
- * the model does not read (search/retrieve.ts). More English stop words than the told language's make the text
- * English; fewer leave the verdict ("Wie lange darf ich ein Buch … behalten?" has none). Undefined for text told
- * English and for other scripts, which keep their verdict.
+ * its words are English function words, and how many the told language's (`functionWordsOf`). English dense in
+ * names and jargon reads to the n-grams as anything: "TNFAIP3 is a tumor suppressor in glioblastoma." as Berber,
+ * "Autophagy declines in aged organisms." as Hungarian (32 of SciFact's 300 test claims, tinyld sure of each; 514
+ * of its 5,183 abstracts). A chunk is then analysed without English stems, and a query searched with the
+ * keyword-leaning fusion of a language the model does not read (search/retrieve.ts). More English function words
+ * than the told language's make the text English; fewer leave the verdict ("Wie lange darf ich ein Buch …
+ * behalten?" has none). `language` is the told language, or Slovene where its function words outnumber the told
+ * language's and Croatian's: tinyld has no model of Slovene, and tells it as Serbian, Slovak, Czech or Lithuanian.
+ * `tied`: text told Serbian with as many of Slovene's function words as of Serbian's (and Croatian's), which a
+ * query's few words often are ("Kako spremenim geslo za dostop do sistema?"): a query's language is then not told.
+ * Undefined for text told English and for other scripts, which keep their verdict.
  */
-function functionWords(text: string, told: string, shares: ScriptShares): { en: number; theirs: number } | undefined {
+function functionWords(text: string, told: string, shares: ScriptShares): { language: string; en: number; theirs: number; tied: boolean } | undefined {
   if (told === 'en') return undefined;
   if (shares.latin < LATIN_TEXT * shares.letters) return undefined;
-  const english = wordRules('en').stopWords;
-  const own = wordRules(told).stopWords;
-  const counts = { en: 0, theirs: 0 };
+  const english = functionWordsOf('en');
+  const own = functionWordsOf(told);
+  const slovene = functionWordsOf('sl');
+  const croatian = functionWordsOf('hr');
+  const counts = { en: 0, theirs: 0, sl: 0, hr: 0 };
   for (const w of text.match(/[\p{L}\p{N}]+/gu) ?? []) {
     const word = w.normalize('NFKC').toLowerCase();
     if (english.has(word)) counts.en++;
     if (own.has(word)) counts.theirs++;
+    if (slovene.has(word)) counts.sl++;
+    if (croatian.has(word)) counts.hr++;
   }
-  return counts;
+  // Only against a list: a told language without one (Icelandic, Berber) would be Slovene at its first "in". Croatian
+  // shares most of Slovene's function words, and tinyld tells it as Serbian, Esperanto or Dutch too.
+  if (own.size > 0 && counts.sl > counts.theirs && counts.sl > counts.hr) return { language: 'sl', en: counts.en, theirs: counts.sl, tied: false };
+  return { language: told, en: counts.en, theirs: counts.theirs, tied: told === 'sr' && counts.sl > 0 && counts.sl >= counts.theirs };
+}
+
+const functionWordSets = new Map<string, ReadonlySet<string>>();
+
+/** A language's function words: its stop words (stemmers.ts) and function-words.ts's; none for a language with neither. */
+function functionWordsOf(language: string): ReadonlySet<string> {
+  let words = functionWordSets.get(language);
+  if (!words) functionWordSets.set(language, (words = new Set([...wordRules(language).stopWords, ...(FUNCTION_WORDS[language]?.split(' ') ?? [])])));
+  return words;
 }
 
 /** At most this many of the library's languages are tried on an ambiguous query (those of the most documents). */

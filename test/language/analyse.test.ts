@@ -1,6 +1,7 @@
 // Keyword analysis per language (src/language/analyse.ts): what the index holds for a text and what a query is
 // looked up by must meet for the word forms a reader takes as the same word. The daemon-level test of the same is
 // test/search/languages.test.ts.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { analysedWords, analyseQuery, analyseText, fold, queryForms } from '../../src/language/analyse.js';
 import { detectLanguage, queryLanguages, reliableLanguage } from '../../src/language/detect.js';
@@ -163,6 +164,23 @@ describe('languages', () => {
     // Text of other languages keeps its own, English words among it or not.
     expect(detectLanguage('Die Bibliothek ist in the building B. Bücher können für neunzehn Tage ausgeliehen werden, danach wird eine Gebühr fällig.')).toBe('de');
     expect(detectLanguage('Книги из библиотеки выдаются сотрудникам по служебному пропуску: the card of the employee.')).toBe('ru');
+  });
+
+  it('tells Polish, Czech, Slovak and Slovene by their own function words, and Croatian (told Serbian) not as Slovene', () => {
+    // An English "a", "i", "to" or "do" outweighed the none these languages had: Debian's Polish pages were English.
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/language-detection/${name}`, import.meta.url), 'utf8');
+    expect(detectLanguage(fixture('pl-apropos.txt'))).toBe('pl');
+    expect(detectLanguage(fixture('cs-gpasswd.txt').slice(0, 700))).toBe('cs');
+    expect(detectLanguage(fixture('sk-adduser.txt'))).toBe('sk');
+    // tinyld has no Slovene: it told this page Lithuanian, Serbian or English by the part read.
+    expect(detectLanguage(fixture('sl-run-parts.txt'))).toBe('sl');
+    // Debian's Croatian peekfd(1): Croatian shares most of Slovene's function words.
+    const croatian =
+      'peekfd se prikvači pokrenutom procesu i presreće svako čitanje i pisanje u deskriptore datoteka. Možete specificirati željene brojeve deskriptora datoteka ili napraviti "dump" od svih naredbi za čitanje i pisanje. Ne obrađuje podatke o pročitanim ili zapisanim bajtovima nakon primitka. Ne pokazivati zaglavlja koja označavaju izvor primljenih (dumped) bajtova. Također spremi (dump) zatražene aktivnosti nad deskriptorima datoteke iz svih novih potomaka koji su stvoreni. Uklanja duplicirane zapise čitanja/pisanja na izlazu. To je korisno ako rabite tty s echo.';
+    expect(detectLanguage(croatian)).toBe('sr');
+    // Queries alike: a Polish question with "do" in it was read as English; a Slovene one is not read as Serbian.
+    expect(reliableLanguage('Jak zmienić hasło do konta w systemie?')).toBe('pl');
+    expect(reliableLanguage('Kako spremenim geslo za dostop do sistema?')).toBe(null);
   });
 
   it('tells no language for a text tinyld is unsure of and whose words say nothing, rather than a guess', () => {

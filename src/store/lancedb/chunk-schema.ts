@@ -46,6 +46,11 @@ export interface ChunkRow {
    * keyword index holds, space-separated. Null in rows written before it was recorded. Optional when writing.
    */
   keyword_text?: string | null;
+  /**
+   * The version of the analysis `language` and `keyword_text` were written with (ANALYSIS_VERSION); null in rows written
+   * before it was recorded (version 1, or none). Optional when writing.
+   */
+  keyword_analysis?: number | null;
   vector: Float32Array;
 }
 
@@ -96,13 +101,13 @@ export function parsePlacement(json: string | null | undefined): ChunkPlacement 
   return Number.isInteger(p.overlap) && typeof p.separator === 'string' && Array.isArray(p.page_starts) ? p : null;
 }
 
-export type ChunkFields = Omit<ChunkRow, 'vector' | 'units'>;
+export type ChunkFields = Omit<ChunkRow, 'vector' | 'units' | 'keyword_analysis'>;
 
 /** What a search result shows of a chunk (and a reranker reads): no vector, no indexed text, no position; its units. */
 export type ShownChunk = Omit<ChunkFields, 'search_text' | 'chunk_index' | 'keyword_text'> & { units: Uint8Array | null };
 
 /** Columns a chunks table may lack, with the value their rows have (see ensureColumns), and the SQL that says it. */
-export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null, units: null, content_type: null, uploaded_at: null, path: null, source_id: null, labels: null, meta: null };
+export const CHUNK_COLUMN_DEFAULTS = { ocr: false, placement: null, language: null, keyword_text: null, units: null, content_type: null, uploaded_at: null, path: null, source_id: null, labels: null, meta: null, keyword_analysis: null };
 const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = {
   ocr: 'false',
   placement: 'CAST(NULL AS STRING)',
@@ -115,6 +120,7 @@ const DEFAULT_SQL: Record<keyof typeof CHUNK_COLUMN_DEFAULTS, string> = {
   source_id: 'CAST(NULL AS STRING)',
   labels: "arrow_cast(NULL, 'List(Utf8)')",
   meta: "arrow_cast(NULL, 'List(Utf8)')",
+  keyword_analysis: 'CAST(NULL AS INT)',
 };
 export const VECTOR_INDEX = 'vector_idx';
 
@@ -183,6 +189,7 @@ export function chunkSchema(dimension: number): Schema {
     new Field('source_id', new Utf8(), true),
     new Field('labels', new List(new Field('item', new Utf8(), true)), true),
     new Field('meta', new List(new Field('item', new Utf8(), true)), true),
+    new Field('keyword_analysis', new Int32(), true),
   ]);
 }
 

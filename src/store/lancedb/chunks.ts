@@ -190,6 +190,11 @@ export class ChunkIndex extends OwnedRowsTable {
    * first, if this table lacks it), and the index on `search_text` is dropped. Shared mode: the other replicas follow
    * the index info. Nothing to do when the info already says so.
    */
+  /** The analysis version the index info records every row's `keyword_text` complete in (undefined: none yet). */
+  keywordAnalysis(): number | undefined {
+    return this.info?.keywordAnalysis;
+  }
+
   completeKeywordAnalysis(version: number): Promise<void> {
     return this.serial(async () => {
       const table = this.table;

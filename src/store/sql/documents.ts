@@ -334,10 +334,14 @@ export class DocumentStore {
     return rows.map((r) => r.id);
   }
 
-  /** Records documents' languages (`UNDETERMINED` where none could be told), leaving those recorded meanwhile. */
-  async setLanguages(languages: ReadonlyMap<string, string>): Promise<void> {
+  /**
+   * Records documents' languages (`UNDETERMINED` where none could be told), leaving those recorded meanwhile; with
+   * `replace`, those of ready documents whatever they were (their chunks were analysed again).
+   */
+  async setLanguages(languages: ReadonlyMap<string, string>, opts: { replace?: boolean } = {}): Promise<void> {
     for (const [id, language] of languages) {
-      await this.db.updateTable('documents').set({ language }).where('id', '=', id).where('language', 'is', null).execute();
+      const row = this.db.updateTable('documents').set({ language }).where('id', '=', id);
+      await (opts.replace ? row.where('status', '=', 'ready') : row.where('language', 'is', null)).execute();
     }
   }
 

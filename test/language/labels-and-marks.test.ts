@@ -1,7 +1,8 @@
 /**
- * Invisible marks through a real daemon (built binary, built-in model), on real text
- * (test/fixtures/invisible-marks/): a Persian word with its ZWNJ, a Sinhala conjunct with its ZWJ and a Hebrew
- * word with its points are found by a query typed without them (and with them), and marked whole.
+ * Language labels and invisible marks through a real daemon (built binary, built-in model), on real text
+ * (test/fixtures/language-detection/): Debian's Polish, Czech, Slovak and Slovene translations are labelled so, not
+ * English; a Persian word with its ZWNJ, a Sinhala conjunct with its ZWJ and a Hebrew word with its points are found
+ * by a query typed without them (and with them), and marked whole.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,9 +12,9 @@ import { waitFor } from '../helpers/eventually.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
-const FIXTURES = join(REPO, 'test/fixtures/invisible-marks');
+const FIXTURES = join(REPO, 'test/fixtures/language-detection');
 
-describe('invisible marks', () => {
+describe('language labels and invisible marks', () => {
   let d: Daemon;
   let token: string;
   daemonForSuite(
@@ -44,6 +45,25 @@ describe('invisible marks', () => {
     if (!hit) return { filename: undefined, marked: [] };
     return { filename: hit.document.filename, marked: hit.highlights.map(([s, e]) => hit.text.slice(s, e)).filter((t) => t !== hit.snippet) };
   };
+
+  it('labels Polish, Czech, Slovak and Slovene documents and passages so, not English', async () => {
+    const docs = (await api(d, '/api/v1/documents?limit=100', { token })).body.documents as { filename: string; language: string }[];
+    const language = Object.fromEntries(docs.map((doc) => [doc.filename, doc.language]));
+    expect({ pl: language['pl-apropos.txt'], cs: language['cs-gpasswd.txt'], sk: language['sk-adduser.txt'], sl: language['sl-run-parts.txt'] }).toEqual({
+      pl: 'pl',
+      cs: 'cs',
+      sk: 'sk',
+      sl: 'sl',
+    });
+    // The language filter and facet read each passage's own label.
+    const res = await api(d, '/api/v1/search', { token, body: { query: 'skupina', mode: 'keyword', limit: 10, filters: { language: 'cs' }, facets: ['language'] } });
+    expect(res.status).toBe(200);
+    expect((res.body.results as { document: { filename: string } }[]).map((r) => r.document.filename)).toContain('cs-gpasswd.txt');
+    const all = await api(d, '/api/v1/search', { token, body: { query: 'apropos skupina používateľ datoteke', mode: 'keyword', limit: 50, facets: ['language'] } });
+    const facet = (all.body.facets.language as { value: string }[]).map((f) => f.value);
+    expect(facet).toEqual(expect.arrayContaining(['pl', 'cs', 'sk', 'sl']));
+    expect(facet).not.toContain('en');
+  });
 
   it('finds a Persian word written with its ZWNJ by a query without it, and with it, and marks the word whole', async () => {
     for (const query of ['نمیشود', 'نمی\u200cشود']) {
