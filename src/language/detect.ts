@@ -6,7 +6,7 @@
  * than franc on questions and on short chunks.
  */
 import { createRequire } from 'node:module';
-import { FUNCTION_WORDS } from './function-words.js';
+import { functionWordsFrom } from './function-words.js';
 import { HAN, HANGUL, ICU_SEGMENTED, KANA } from './scripts.js';
 import { wordRules } from './stemmers.js';
 
@@ -179,7 +179,7 @@ const functionWordSets = new Map<string, ReadonlySet<string>>();
 /** A language's function words: its stop words (stemmers.ts) and function-words.ts's; none for a language with neither. */
 function functionWordsOf(language: string): ReadonlySet<string> {
   let words = functionWordSets.get(language);
-  if (!words) functionWordSets.set(language, (words = new Set([...wordRules(language).stopWords, ...(FUNCTION_WORDS[language]?.split(' ') ?? [])])));
+  if (!words) functionWordSets.set(language, (words = new Set([...wordRules(language).stopWords, ...functionWordsFrom(language)])));
   return words;
 }
 
