@@ -5,7 +5,7 @@ import { SearchBody } from '../../search/query.js';
 import type { SavedSearch } from '../../store/sql/saved-searches.js';
 import type { Services } from '../services.js';
 import { defineRoute } from './route.js';
-import { ErrorBody, IdParams, Timestamp } from './schemas.js';
+import { ErrorBody, IdParams, readableText, Timestamp } from './schemas.js';
 
 /**
  * Saved searches (docs/api.md#saved-searches, an extra of docsearch): a person names a search — its query, projects,
@@ -49,7 +49,7 @@ export async function savedSearchesSeen(s: Services, actor: Actor): Promise<Save
 }
 
 /** A saved search's name: each of a person's once (any case). */
-export const SavedSearchName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+export const SavedSearchName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').superRefine(readableText);
 
 /**
  * Saves a search under a name for the actor (POST /saved-searches, the search page's Save form); shared with

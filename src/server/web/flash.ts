@@ -1,3 +1,4 @@
+import { cutUnits } from '../../core/code-points.js';
 import { DOCUMENT_ID } from '../../core/document-id.js';
 import { isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
@@ -17,7 +18,10 @@ const FLASH_MAX_UNDO = 100;
 export function flash(ctx: WebContext, text: string, kind: Flash['kind'] = 'notice', undo: readonly string[] = []): void {
   // The ids after "&": encodeURIComponent leaves none in the text.
   const ids = undo.filter((id) => DOCUMENT_ID.test(id)).slice(0, FLASH_MAX_UNDO);
-  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(text.slice(0, FLASH_MAX_CHARS))}${ids.length ? `&${ids.join(',')}` : ''}`;
+  // Cut between characters (a lone half of an emoji made encodeURIComponent throw: a 500 after the form's work was
+  // done, and an invitation's one-time link lost), and saying so.
+  const shown = text.length > FLASH_MAX_CHARS ? `${cutUnits(text, FLASH_MAX_CHARS - 1)}…` : text;
+  const value = `${kind === 'error' ? 'e' : 'n'}${encodeURIComponent(shown)}${ids.length ? `&${ids.join(',')}` : ''}`;
   ctx.cookies.set(FLASH_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: '/', maxAge: 60_000, overwrite: true });
 }
 

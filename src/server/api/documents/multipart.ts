@@ -77,10 +77,15 @@ const DISK_FULL_DRAIN_MS = 2000;
 export const maxRequestBytes = (limits: ReceiveLimits): number =>
   limits.maxFiles * (limits.maxFileBytes + PART_OVERHEAD_BYTES) + limits.fields.length * (MAX_FIELD_BYTES + PART_OVERHEAD_BYTES);
 
-/** A name safe to show and store: no path, no control characters, bounded length (keeping a short extension). */
+/**
+ * A name safe to show and store: no path, no control characters, bounded length (keeping a short extension). Browsers
+ * write a file name's `"` as %22 and its line breaks as %0D and %0A in a form's multipart body (WHATWG HTML, "multipart/
+ * form-data encoding algorithm"): read back, so `Report "final".txt` is stored as such.
+ */
 export function cleanFilename(raw: string | undefined, index: number): string {
+  const unescaped = (raw ?? '').replace(/%22/gi, '"').replace(/%0[ad]/gi, '');
   // eslint-disable-next-line no-control-regex
-  const name = basename((raw ?? '').replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const name = basename(unescaped.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
   // `.` and `..` name no file (and would be a path segment of an e-mail's attachments).
   if (!name || name === '.' || name === '..') return `upload-${index + 1}`;
   const ext = extname(name);
