@@ -40,10 +40,17 @@ export function sharingRoutes(router: Router<AppState>, s: Services): void {
   router.post('project.members.remove', '/projects/:id/members/:member_id/remove', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
-    await change(ctx, s, user, ctx.params.id!, async () => {
-      await s.sharing.unshare(user.actor, ctx.params.id!, ctx.params.member_id!);
-      return 'No longer shared with them: what they uploaded stays.';
+    const projectId = ctx.params.id!;
+    let left = false;
+    await change(ctx, s, user, projectId, async () => {
+      await s.sharing.unshare(user.actor, projectId, ctx.params.member_id!);
+      // A copy of the actor: access decisions are kept per actor for the request, and this one changed.
+      if (ctx.params.member_id !== user.actor.userId || (await s.access.roleOn({ ...user.actor }, projectId))) return 'No longer shared with them: what they uploaded stays.';
+      left = true;
+      return 'You left the project: what you uploaded in it stays.';
     });
+    // Who removed themselves reads the project no more: its Sharing tab would be "no such project".
+    if (left) ctx.redirect('/projects');
   });
 
   router.post('project.transfer', '/projects/:id/transfer', formBody(), async (ctx) => {
