@@ -152,7 +152,7 @@ Examples:
       const json = wantsJson(cmd);
       const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined);
       const key = keyFile ? await readBackupKey(resolve(keyFile), (line) => warn(io, line)) : null;
-      const repo = await openRepository(flags.from, io.env);
+      const repo = await openRepository(flags.from, io.env, { create: false });
       const where = describeRepository(flags.from, io.env);
       try {
         if (flags.list) {

@@ -5,7 +5,7 @@
  * database snapshot and manifest under `backups/<id>/`, a note that it started first and the manifest last
  * (manifest.ts has the layout).
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError, UsageError } from '../../terminal/errors.js';
@@ -22,7 +22,8 @@ export interface Repository {
   close(): void;
 }
 
-export async function openRepository(location: string, env: NodeJS.ProcessEnv): Promise<Repository> {
+/** A missing directory is made for a backup; to read (`create: false`, restore) it is an error, and nothing is made. */
+export async function openRepository(location: string, env: NodeJS.ProcessEnv, opts = { create: true }): Promise<Repository> {
   if (location.startsWith('s3://')) {
     let loc;
     try {
@@ -38,7 +39,8 @@ export async function openRepository(location: string, env: NodeJS.ProcessEnv): 
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new UsageError(`unsupported backup location "${location}": a directory or s3://bucket/prefix`);
   const dir = resolve(location);
   const tmpDir = join(dir, 'tmp');
-  await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+  if (opts.create) await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+  else if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new CliError(`no backup repository at ${dir}`, undefined, 'check the --from path');
   // Regular files only: whoever can write the repository must not make a restore read a device, a FIFO or a link.
   return { store: new LocalObjectStore(dir, { regularFilesOnly: true }), tmpDir, close: () => undefined };
 }

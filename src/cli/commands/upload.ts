@@ -15,11 +15,12 @@ import { multipartBody } from '../upload/multipart.js';
 import { type Outcome, type Reporter, reporter, settled } from '../upload/reporter.js';
 import { watchFolder } from '../upload/watch.js';
 import { defaultMaxDelete, HashCache, movedAway, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
+import { collectLabel, parseLanguage, parseOcrLanguages } from '../upload/setting-flags.js';
 import { type WatchReport, watchReport } from '../upload/watch-report.js';
 import { listDocuments } from './documents/list.js';
 import { elsewhereLine, foundElsewhere } from './upload-elsewhere.js';
 import { parseMetadata } from './projects/create.js';
-import { collect, defineCommand, intOption } from './shared/command.js';
+import { defineCommand, intOption } from './shared/command.js';
 import { confirmDestructive } from '../../terminal/confirm.js';
 import { defaultProject, findProject, listAllProjects, projectNotFound, resolveProject } from './shared/resolve-project.js';
 
@@ -625,9 +626,9 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('-w, --wait', 'wait until every file is processed (ready or failed)')
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', intOption('--timeout', 1, 86_400), 1800)
     .option('--metadata <json>', 'a JSON object stored with each document')
-    .option('--label <name>', "a label put on each document (made in the project's labels where missing); repeatable", collect, [])
-    .option('--language <code>', "the language the documents' text is analysed in (ISO 639-1: de, zh), rather than detected (default: the project's setting)")
-    .option('--ocr-languages <langs>', "the languages scanned pages are read in, Tesseract codes joined by + (deu, deu+eng; default: the project's setting, else the server's)")
+    .option('--label <name>', "a label put on each document (made in the project's labels where missing); repeatable", collectLabel, [])
+    .option('--language <code>', "the language the documents' text is analysed in (ISO 639-1: de, zh), rather than detected (default: the project's setting)", parseLanguage)
+    .option('--ocr-languages <langs>', "the languages scanned pages are read in, Tesseract codes joined by + (deu, deu+eng; default: the project's setting, else the server's)", parseOcrLanguages)
     .option('--sync', 'mirror one folder: send only new and changed files (with their paths); changed ones replace their old version')
     .option('--prune', 'with --sync, delete documents whose file is gone from the folder')
     .option('--prefix <path>', 'with --sync, keep the folder\'s files below this path in the project; documents outside it are left alone', parsePrefix)

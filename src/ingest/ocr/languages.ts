@@ -93,8 +93,7 @@ export function installedOcrCodes(system: SystemTessdata | undefined, from: stri
   return [...codes].sort();
 }
 
-/** A setting of OCR languages ("deu", "deu+eng"): Tesseract codes joined by "+"; a folder is the operator's alone. */
-export const OCR_LANGUAGES_SETTING = /^[a-z]{3}(_[a-z]+)*(\+[a-z]{3}(_[a-z]+)*){0,7}$/;
+export { OCR_LANGUAGES_SETTING } from '../../core/language-settings.js';
 
 /** What a missing language's note says to install. */
 export function ocrPackageHint(code: string): string {

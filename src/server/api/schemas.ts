@@ -50,8 +50,7 @@ export const Project = z
   })
   .meta({ id: 'Project' });
 
-/** A language setting: an ISO 639-1 code (de, zh). */
-export const LANGUAGE_SETTING = /^[a-z]{2}$/;
+export { LANGUAGE_SETTING } from '../../core/language-settings.js';
 
 export const ScopeSchema = z.enum(SCOPES);
 

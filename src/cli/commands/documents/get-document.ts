@@ -1,6 +1,7 @@
-import { DOCUMENT, DOCUMENT_PAGE, type DocumentRecord } from '../../api-types.js';
+import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError } from '../../../terminal/errors.js';
+import { listDocuments } from './list.js';
 
 /** The one error for documents that do not exist, naming each id (like projectNotFound): exit 1. */
 export function documentsNotFound(ids: string[], baseUrl: string): CliError {
@@ -13,13 +14,12 @@ const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 /**
  * The document a name means: the one uploaded from that path (`upload --sync`), else the one of that file name; a
  * name several documents share is refused, listing them, so nothing is done by guess. Null when none has it.
+ * Every page is read: `filename` matches names that contain it, so an exact match can lie past the first page.
  */
 async function byName(ctx: Context, name: string): Promise<DocumentRecord | null> {
   const http = ctx.http();
-  const list = async (query: Record<string, string>) =>
-    (await http.get('/api/v1/documents', { query: { ...query, limit: 100 }, shape: DOCUMENT_PAGE })).documents;
-  let found = await list({ path: name });
-  if (found.length === 0) found = (await list({ filename: name })).filter((d) => d.filename === name);
+  let found = await listDocuments(http, { path: name });
+  if (found.length === 0) found = (await listDocuments(http, { filename: name })).filter((d) => d.filename === name);
   if (found.length <= 1) return found[0] ?? null;
   const lines = found.map((d) => `  ${d.id}  ${d.path ?? d.filename}`).join('\n');
   throw new CliError(`${found.length} documents are named "${name}":\n${lines}`, undefined, 'name one by its id');

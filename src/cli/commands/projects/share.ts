@@ -5,18 +5,30 @@ import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
-import { memberLabel, ROLES, shareTarget } from './members.js';
+import { listMembers, memberLabel, ROLES, shareTarget } from './members.js';
 
 export interface ShareOptions {
   project: string;
   member: string;
-  role: (typeof ROLES)[number];
+  /** Unset: a new member becomes a viewer, an existing one keeps their role. */
+  role?: (typeof ROLES)[number];
   json: boolean;
 }
 
 export async function run(opts: ShareOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
-  const res = await ctx.http().answer('POST', `/api/v1/projects/${encodeURIComponent(p.id)}/members`, { json: { ...shareTarget(opts.member), role: opts.role }, shape: MEMBER });
+  const target = shareTarget(opts.member);
+  if (!opts.role) {
+    // Sharing again without --role must not quietly demote an editor or owner to the default viewer.
+    // The server matches e-mails and group names ignoring case, and so does this.
+    const named = ('group' in target ? `group:${target.group}` : target.email).toLowerCase();
+    const existing = (await listMembers(ctx, p.id)).find((m) => memberLabel(m).toLowerCase() === named);
+    if (existing) {
+      if (opts.json) return emitJson(ctx, existing);
+      return notice(ctx.io, `${memberLabel(existing)} is already ${existing.role} of project ${p.name}; role unchanged (give --role to change it)`);
+    }
+  }
+  const res = await ctx.http().answer('POST', `/api/v1/projects/${encodeURIComponent(p.id)}/members`, { json: { ...target, role: opts.role ?? 'viewer' }, shape: MEMBER });
   const member = res.body;
   if (opts.json) return emitJson(ctx, member);
   notice(ctx.io, res.status === 201 ? `shared project ${p.name} with ${memberLabel(member)} as ${member.role}` : `${memberLabel(member)} is now ${member.role} of project ${p.name}`);
@@ -31,6 +43,6 @@ export function build(ctx: Context, runF: typeof run = run): Command {
   })
     .argument('<project>', 'project name or id')
     .argument('<member>', 'an e-mail, or group:NAME')
-    .addOption(new Option('--role <role>', 'the role to give').choices(ROLES).default('viewer'))
-    .action((project: string, member: string, flags: { role: ShareOptions['role'] }) => runF({ project, member, role: flags.role, json: Boolean(ctx.globals().json) }, ctx));
+    .addOption(new Option('--role <role>', 'the role to give; without it someone new becomes a viewer and a member keeps theirs').choices(ROLES))
+    .action((project: string, member: string, flags: { role?: ShareOptions['role'] }) => runF({ project, member, role: flags.role, json: Boolean(ctx.globals().json) }, ctx));
 }

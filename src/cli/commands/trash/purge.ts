@@ -38,10 +38,12 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     examples: ['docsearch trash purge doc_0m1abc2de3FgHiJkLmNoPq --yes', 'docsearch trash purge --all --yes'],
   })
     .argument('[documents...]', 'ids, sync paths or file names of documents in the trash')
-    .option('--all', 'everything in the trash you may purge')
+    .option('--all', 'everything in the trash you may purge (instead of naming documents)')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((refs: string[], flags: { all?: boolean; yes?: boolean }) => {
       if (!flags.all && refs.length === 0) throw new UsageError('name the documents to purge, or give --all');
+      // Both at once is ambiguous, and guessing wrong deletes for good: refuse rather than let --all win.
+      if (flags.all && refs.length > 0) throw new UsageError('--all purges the whole trash, so it cannot be combined with document names', 'name the documents, or give --all alone');
       return runF({ refs, all: Boolean(flags.all), yes: Boolean(flags.yes), json: Boolean(ctx.globals().json) }, ctx);
     });
 }
