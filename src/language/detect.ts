@@ -130,6 +130,10 @@ export function reliableLanguage(query: string, minWords = 3): string | null {
   if (script === 'zh') return null;
   if (script) return script;
   if ((query.match(/[\p{L}\p{N}]+/gu) ?? []).length < minWords) return null;
+  // Mostly Latin letters with a word of another alphabet ("photosynthesis chlorophyll التمثيل"): tinyld's n-grams
+  // read the whole query as the other alphabet's language, and its Latin words lost their stems. Read it in the
+  // library's languages instead.
+  if (shares.latin < LATIN_TEXT * shares.letters && shares.latin * 2 >= shares.letters) return null;
   const [best] = loadedDetector()?.detectAll(wordsOnly(query)) ?? [];
   if (!best || best.accuracy < RELIABLE) return null;
   const words = functionWords(query, best.lang, shares);

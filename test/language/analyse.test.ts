@@ -202,6 +202,12 @@ describe('languages', () => {
     // Han alone may be Chinese or Japanese: read as what the library holds.
     expect((await queryLanguages('図書館', async () => ['zh', 'ja'])).languages).toEqual(['zh', 'ja']);
     expect(await queryLanguages('家で仕事をしていい日は週に何日ですか？', async () => ['zh'])).toEqual({ languages: ['ja'], own: 'ja' });
+    // Mostly Latin letters and a word of another alphabet: read in the library's languages, its English words stemmed
+    // (tinyld told it Arabic, and the keyword search found nothing); mostly Cyrillic with a Latin name keeps Russian.
+    expect(reliableLanguage('photosynthesis chlorophyll leaves التمثيل')).toBe(null);
+    expect(await queryLanguages('photosynthesis chlorophyll leaves التمثيل', async () => ['en', 'ar'])).toEqual({ languages: ['en', 'ar'], own: null });
+    expect(analyseQuery('photosynthesis chlorophyll leaves التمثيل', ['en', 'ar']).forms).toContain('photosynthesi');
+    expect(reliableLanguage('Как настроить доступ к VPN на рабочем ноутбуке?')).toBe('ru');
   });
 
   it("reads an English claim dense in jargon as English when its function words say so, whatever the n-grams say", () => {
