@@ -28,7 +28,7 @@ const resetLink = (page: string) => /id="reset-link" readonly value="([^"]+)"/.e
 const rowOf = (page: string, attr: string, id: string) => new RegExp(`<tr ${attr}="${id}">[\\s\\S]*?</tr>`).exec(page)?.[0] ?? '';
 const userId = (page: string, email: string) => new RegExp(`<tr data-user-id="(usr_\\w+)">\\s*<td>${email.replace(/[.]/g, '\\.')}`).exec(page)?.[1];
 
-const ADMIN_GETS = ['/admin', '/admin/users', '/admin/groups', '/admin/sharing'];
+const ADMIN_GETS = ['/admin', '/admin/users', '/admin/groups', '/admin/sharing', '/admin/mail', '/admin/sources', '/admin/audit'];
 
 describe('Admin pages', () => {
   let d: Daemon;
@@ -270,7 +270,11 @@ describe('Admin pages', () => {
     await web.get(path);
     expect(flashOf((await post(web, `${path}/members`, { email: bob.email })).text)).toBe(`Added ${bob.email} to Editors.`);
     expect(flashOf((await post(web, `${path}/members`, { email: bob.email })).text)).toBe(`${bob.email} was in Editors already.`);
-    expect(flashOf((await post(web, `${path}/members`, { email: 'nobody@example.com' })).text)).toBe('Account nobody@example.com not found.');
+    // Refused, the group page again with the address as typed.
+    const unknown = await post(web, `${path}/members`, { email: 'nobody@example.com' });
+    expect(unknown.status).toBe(404);
+    expect(errorOf(unknown.text)).toBe('Account nobody@example.com not found.');
+    expect(unknown.text).toContain('name="email" value="nobody@example.com"');
     const bobId = new RegExp(`<tr data-user-id="(usr_\\w+)">\\s*<td>${bob.email.replace('.', '\\.')}`).exec(web.lastPage)![1]!;
     expect((await web.get('/admin/groups')).text).toMatch(/>Editors<\/a>[\s\S]*?<td class="num" data-label="Members">1<\/td>/);
     await web.get(path);
@@ -299,7 +303,7 @@ describe('Admin pages', () => {
     expect(sso.text).not.toContain('action="/admin/groups/grp_sso/members"');
     expect(sso.text).not.toContain('action="/admin/groups/grp_sso/delete"');
     const refused = 'The group "Staff" comes from keycloak: change its members there.';
-    expect(flashOf((await post(web, '/admin/groups/grp_sso/members', { email: admin.email })).text)).toBe(refused);
+    expect(errorOf((await post(web, '/admin/groups/grp_sso/members', { email: admin.email })).text)).toBe(refused);
     await web.get('/admin/groups/grp_sso');
     expect(flashOf((await post(web, `/admin/groups/grp_sso/members/${bobId}/remove`)).text)).toBe(refused);
     await web.get('/admin/groups/grp_sso');

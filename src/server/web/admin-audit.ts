@@ -4,17 +4,16 @@ import { AuditQuery, findAuditEvents } from '../api/audit-events.js';
 import { cursorId } from '../api/pagination.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { requireAdmin } from './admin-common.js';
 import { render } from './render.js';
-import { requireUser } from './session.js';
 
 const FILTERS = ['type', 'actor', 'target', 'client_ip', 'since', 'until'] as const;
 
 /** Admin → Audit log (`/admin/audit`): what `GET /api/v1/audit-events` lists (same filters, same check), as a page. */
 export function adminAuditRoutes(router: Router<AppState>, s: Services): void {
   router.get('admin.audit', '/admin/audit', async (ctx) => {
-    const user = await requireUser(ctx, s);
+    const user = await requireAdmin(ctx, s);
     if (!user) return;
-    await s.access.requireAdmin(user.actor);
     const given = Object.fromEntries(FILTERS.map((k) => [k, typeof ctx.query[k] === 'string' ? (ctx.query[k] as string).trim() : '']).filter(([, v]) => v !== ''));
     // A page link altered or cut short starts again from the newest, saying so, as the Documents page does.
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;

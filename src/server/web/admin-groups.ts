@@ -63,11 +63,17 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
     const admin = await requireAdminForm(ctx, s);
     if (!admin) return;
     const group = await s.teamAdmin.groupById(ctx.params.id!);
-    await redirectWithOutcome(ctx, `/admin/groups/${group.id}`, async () => {
-      const user = await s.teamAdmin.user(formField(ctx, 'email'));
-      const added = await s.teamAdmin.addToGroup(group, user);
-      return added ? `Added ${user.email} to ${group.name}.` : `${user.email} was in ${group.name} already.`;
-    });
+    const email = formField(ctx, 'email');
+    await redirectWithOutcome(
+      ctx,
+      `/admin/groups/${group.id}`,
+      async () => {
+        const user = await s.teamAdmin.user(email);
+        const added = await s.teamAdmin.addToGroup(group, user);
+        return added ? `Added ${user.email} to ${group.name}.` : `${user.email} was in ${group.name} already.`;
+      },
+      async (error, status) => render(ctx, adminGroupPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, members: await s.teamAdmin.members(group), error, email }), status),
+    );
   });
 
   router.post('admin.group.members.remove', '/admin/groups/:id/members/:user_id/remove', formBody(), async (ctx) => {

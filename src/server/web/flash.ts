@@ -1,6 +1,6 @@
 import { cutUnits } from '../../core/code-points.js';
 import { DOCUMENT_ID } from '../../core/document-id.js';
-import { isAppError } from '../../core/errors.js';
+import { type AppError, isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
 import type { Flash } from '../../web/pages/layout.js';
 import type { WebContext } from './session.js';
@@ -41,13 +41,23 @@ export function takeFlash(ctx: WebContext): Flash | null {
 
 /**
  * Runs a form's change and goes back to `to` (303) saying what happened: `work`'s sentence, or the refusal (an
- * AppError under 500) as an error. Anything else is thrown on.
+ * AppError under 500) as an error. Anything else is thrown on. With `showRefusal`, a refusal is that page instead,
+ * rendered with the form as it was typed (a redirect would empty the form).
  */
-export async function redirectWithOutcome(ctx: WebContext, to: string | { done: string; refused: string }, work: () => Promise<string>): Promise<void> {
+export async function redirectWithOutcome(
+  ctx: WebContext,
+  to: string | { done: string; refused: string },
+  work: () => Promise<string>,
+  showRefusal?: (error: string, status: number) => Promise<void>,
+): Promise<void> {
   let where = typeof to === 'string' ? to : to.done;
   try {
     flash(ctx, await work());
   } catch (err) {
+    if (showRefusal) {
+      const refusal = refused(err);
+      return showRefusal(sentence(refusal.message), refusal.status);
+    }
     flashRefusal(ctx, err);
     if (typeof to !== 'string') where = to.refused;
   }
@@ -56,10 +66,15 @@ export async function redirectWithOutcome(ctx: WebContext, to: string | { done: 
 }
 
 /**
- * A refusal (an AppError under 500) as the next page's error message; anything else is thrown on, and so is a role or
- * right short (403): that is the "not allowed" page, as on every other page.
+ * A refusal: an AppError under 500. Anything else is thrown on, and so is a role or right short (403): that is the
+ * "not allowed" page, as on every other page.
  */
-export function flashRefusal(ctx: WebContext, err: unknown): void {
+function refused(err: unknown): AppError {
   if (!isAppError(err) || err.status >= 500 || err.status === 403) throw err;
-  flash(ctx, sentence(err.message), 'error');
+  return err;
+}
+
+/** A refusal (see `refused`) as the next page's error message. */
+export function flashRefusal(ctx: WebContext, err: unknown): void {
+  flash(ctx, sentence(refused(err).message), 'error');
 }

@@ -5,7 +5,7 @@ import { languagePatch, ProjectDescription, ProjectLanguageSettings, ProjectName
 import { ANALYSED_LANGUAGES } from '../../language/analyse.js';
 import { ocrPackageHint } from '../../ingest/ocr/languages.js';
 import { plainMessage } from '../api/validate.js';
-import { documentRow, projectDeletePage, projectPage, projectSummary, type LanguageSettingsView } from '../../web/pages/project.js';
+import { documentRow, projectDeletePage, projectPage, projectSummary, type LanguageSettingsView, type SharingTyped } from '../../web/pages/project.js';
 import { projectsPage } from '../../web/pages/projects.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -49,7 +49,14 @@ async function projectFor(ctx: WebContext, s: Services, user: WebUser, id: strin
   return (await s.access.project(user.actor, id, action)).project;
 }
 
-async function showProject(ctx: WebContext, s: Services, user: WebUser, id: string, extra: { error?: string; tab?: 'documents' | 'sharing' | 'settings'; form?: { name: string; description: string } } = {}, status = 200) {
+export async function showProject(
+  ctx: WebContext,
+  s: Services,
+  user: WebUser,
+  id: string,
+  extra: { error?: string; tab?: 'documents' | 'sharing' | 'settings'; form?: { name: string; description: string }; sharing?: SharingTyped } = {},
+  status = 200,
+) {
   // Sharing and settings are the owners' (403 for others, as their forms are).
   const project = await projectFor(ctx, s, user, id, extra.tab === 'sharing' || extra.tab === 'settings' ? 'manage' : 'read');
   if (!project) return;

@@ -1,12 +1,14 @@
 import type Router from '@koa/router';
 import { isRole } from '../../access/roles.js';
 import { invalidRequest } from '../../core/errors.js';
+import type { SharingTyped } from '../../web/pages/project.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
 import { redirectWithOutcome } from './flash.js';
 import { formBody, formField } from './form.js';
 import { renderNotFound } from './library-common.js';
+import { showProject } from './library-projects.js';
 import type { WebContext, WebUser } from './session.js';
 
 /** "group:Team" names a group; anything else an e-mail address. */
@@ -15,11 +17,11 @@ const shareTarget = (member: string) => (/^group:/i.test(member) ? { group: memb
 /**
  * Runs a sharing change for the project's Sharing tab, and goes back there with what happened. A project the
  * user may not read is the not-found page, a role short the "not allowed" page; what the form got wrong (an unknown
- * address, the owner of record) is said on the project page.
+ * address, the owner of record) is said on the project page, with the `typed` form as it was sent.
  */
-async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>): Promise<void> {
+async function change(ctx: WebContext, s: Services, user: WebUser, projectId: string, work: () => Promise<string>, typed?: SharingTyped): Promise<void> {
   if (!(await s.access.roleOn(user.actor, projectId))) return renderNotFound(ctx, user, 'project');
-  await redirectWithOutcome(ctx, `/projects/${projectId}/sharing`, work);
+  await redirectWithOutcome(ctx, `/projects/${projectId}/sharing`, work, typed && ((error, status) => showProject(ctx, s, user, projectId, { error, tab: 'sharing', sharing: typed }, status)));
 }
 
 /** The Share section's forms: share or change a role, stop sharing, hand the project to another owner of record. */
@@ -34,7 +36,7 @@ export function sharingRoutes(router: Router<AppState>, s: Services): void {
       const { member: m, created } = await s.sharing.share(user.actor, ctx.params.id!, shareTarget(member), role);
       if (created) return `Shared with ${m.email ?? `the group ${m.group}`} as ${role}.`;
       return `${m.email ?? `The group ${m.group}`} is now ${role === 'viewer' ? 'a' : 'an'} ${role}.`;
-    });
+    }, { member, role });
   });
 
   router.post('project.members.remove', '/projects/:id/members/:member_id/remove', formBody(), async (ctx) => {
@@ -56,9 +58,10 @@ export function sharingRoutes(router: Router<AppState>, s: Services): void {
   router.post('project.transfer', '/projects/:id/transfer', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
+    const email = formField(ctx, 'email');
     await change(ctx, s, user, ctx.params.id!, async () => {
-      const project = await s.sharing.transfer(user.actor, ctx.params.id!, formField(ctx, 'email'));
-      return `“${project.name}” now belongs to ${formField(ctx, 'email').trim()}; you stay an owner until you remove yourself.`;
-    });
+      const project = await s.sharing.transfer(user.actor, ctx.params.id!, email);
+      return `“${project.name}” now belongs to ${email.trim()}; you stay an owner until you remove yourself.`;
+    }, { email });
   });
 }

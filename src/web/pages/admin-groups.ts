@@ -65,6 +65,9 @@ export interface AdminGroupData {
   csrfToken: string;
   group: AdminGroupRow;
   members: { id: string; email: string }[];
+  /** Why Add a person was refused, and the address as it was typed. */
+  error?: string;
+  email?: string;
 }
 
 /** One group: its members, and (for a local group) the forms that add, remove and delete. */
@@ -88,6 +91,7 @@ export function adminGroupPage(d: AdminGroupData) {
   ${crumbs([{ href: '/admin/groups', label: 'Groups' }])}
   <h1>${g.name}${fromProvider(g)}</h1>
   ${g.description ? html`<p>${g.description}</p>` : null}
+  ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${local ? null : html`<p class="muted" id="read-only">This group comes from ${g.source}: its members are changed there, and it is read-only here.</p>`}
   <h2>Members</h2>
   <p class="muted">${plural(d.members.length, 'member')}</p>
@@ -102,7 +106,7 @@ export function adminGroupPage(d: AdminGroupData) {
   ${
     local
       ? html`<form method="post" action="/admin/groups/${g.id}/members" class="stack" id="add-member">${csrf}
-    <label>Add a person (e-mail) <input type="email" name="email" required maxlength="254" autocomplete="off"></label>
+    <label>Add a person (e-mail) <input type="email" name="email" value="${d.email}" required maxlength="254" autocomplete="off"></label>
     <button type="submit" class="primary">Add to group</button>
   </form>
   <h2>Delete this group</h2>

@@ -60,7 +60,11 @@ export interface ProjectPageData {
   notice?: string;
   /** The Settings tab's name and description as they were sent, refused: shown again to correct, not the saved ones. */
   form?: { name: string; description: string };
+  /** The Sharing tab's share or transfer form as it was sent, refused: shown again to correct. */
+  sharing?: SharingTyped;
 }
+
+export type SharingTyped = { member: string; role: string } | { email: string };
 
 export interface LanguageSettingsView {
   /** The project's document language (ISO 639-1), or null: each passage's is detected. */
@@ -184,7 +188,7 @@ export function projectPage(d: ProjectPageData) {
   ${tab === 'documents' && d.languages && d.languages.documents.length > 0 ? languagesNote(d.languages) : null}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   ${d.notice ? html`<p class="notice" role="status">${d.notice}</p>` : null}
-  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? []) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken, d.languageSettings, d.form) : documentsTab(d)}
+  ${tab === 'sharing' && d.members ? shareSection(p, d.members, d.csrfToken, d.suggestions ?? [], d.sharing) : tab === 'settings' && p.role === 'owner' ? projectSettings(p, d.csrfToken, d.languageSettings, d.form) : documentsTab(d)}
 </section>`,
   );
 }
@@ -203,14 +207,16 @@ function documentsTab(d: ProjectPageData) {
 
 const ROLE_HELP = 'Viewers search and read; editors also upload, rename, move, retry and delete documents; owners also share, rename, delete and transfer the project.';
 
-function roleSelect(selected: MemberView['role'], label: string) {
+function roleSelect(selected: string, label: string) {
   return html`<select name="role" aria-label="${label}">${(['viewer', 'editor', 'owner'] as const).map(
     (r) => html`<option value="${r}"${r === selected ? html` selected` : null}>${r}</option>`,
   )}</select>`;
 }
 
 /** Who the project is shared with, and the forms that change it (owners only). */
-function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, suggestions: readonly string[]) {
+function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, suggestions: readonly string[], typed?: SharingTyped) {
+  const share = typed && 'member' in typed ? typed : { member: '', role: 'viewer' };
+  const transferTo = typed && 'email' in typed ? typed.email : null;
   const csrf = html`<input type="hidden" name="_csrf" value="${csrfToken}">`;
   const rows = members.map((m) => {
     const name = m.kind === 'user' ? m.email! : `group: ${m.group!}`;
@@ -235,15 +241,15 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
     <tbody>${rows}</tbody>
   </table></div>
   <form method="post" action="/projects/${p.id}/members" class="stack" id="share-form">${csrf}
-    <label>Share with <input type="text" name="member" required maxlength="254" list="share-suggestions" autocomplete="off" aria-describedby="share-hint">
+    <label>Share with <input type="text" name="member" value="${share.member}" required maxlength="254" list="share-suggestions" autocomplete="off" aria-describedby="share-hint">
       <span class="hint" id="share-hint">A person's e-mail, or group:name for a group (e.g. group:editors).</span></label>
     <datalist id="share-suggestions">${suggestions.map((v) => html`<option value="${v}"></option>`)}</datalist>
-    <label>Role ${roleSelect('viewer', 'Role')}</label>
+    <label>Role ${roleSelect(share.role, 'Role')}</label>
     <button type="submit" class="primary">Share</button>
   </form>
-  <details><summary>Transfer this project</summary>
+  <details${transferTo === null ? null : html` open`}><summary>Transfer this project</summary>
     <form method="post" action="/projects/${p.id}/transfer" class="stack">${csrf}
-      <label>New owner of record (e-mail) <input type="email" name="email" required maxlength="254"></label>
+      <label>New owner of record (e-mail) <input type="email" name="email" value="${transferTo}" required maxlength="254"></label>
       <p class="muted">You stay an owner until you remove yourself.</p>
       <button type="submit" class="secondary">Transfer</button>
     </form>

@@ -108,7 +108,7 @@ function recoverySection(d: SettingsSecurityData) {
     ? html`<div class="notice recovery-codes" role="status">
   <p><strong>Save these recovery codes now.</strong> Each signs you in once, with your password, when you have neither your passkey nor your app. They will not be shown again.</p>
   <ol id="recovery-codes" class="codes">${d.newRecoveryCodes.map((c) => html`<li><code>${c}</code></li>`)}</ol>
-  <div class="actions"><a href="${codesFile(d.newRecoveryCodes)}" download="docsearch-recovery-codes.txt" class="button" id="download-codes">Download</a><button type="button" data-print>Print</button>${
+  <div class="actions"><a href="${codesFile(d.newRecoveryCodes)}" download="docsearch-recovery-codes.txt" class="button" id="download-codes">Download</a><button type="button" data-print data-js hidden>Print</button>${
     d.returnTo ? html`<a href="${d.returnTo}" class="button primary">Continue</a>` : null
   }</div>
 </div>`

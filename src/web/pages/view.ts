@@ -116,7 +116,7 @@ function sheetTable(sheet: ViewSheet, i: number, p: OpenedPassage | null): Html 
   <h2 id="${id}">${sheet.name ?? 'Rows'}</h2>
   <div class="table-wrap" data-may-scroll tabindex="0" role="region" aria-labelledby="${id}">
   <table class="sheet-table" data-sortable>
-    <thead><tr><th scope="col" class="num">Row</th>${sheet.columns.map((c, k) => html`<th scope="col"><button type="button" class="sort" data-column="${k + 1}">${c || `Column ${k + 1}`}</button></th>`)}</tr></thead>
+    <thead><tr><th scope="col" class="num">Row</th>${sheet.columns.map((c, k) => html`<th scope="col"><button type="button" class="sort" data-column="${k + 1}" data-js disabled>${c || `Column ${k + 1}`}</button></th>`)}</tr></thead>
     <tbody>${sheet.rows.map((r) => {
       const opened = here && r.row === here.row;
       const inPassage = here?.rows && r.row >= here.rows[0] && r.row <= here.rows[1];

@@ -1,5 +1,8 @@
 // What every page's forms get from script (each works without it). Served as a file so the CSP can forbid inline script.
 
+// Controls only script makes work (Copy, Print, sort) come hidden or disabled.
+for (const c of document.querySelectorAll('[data-js]')) c.hidden = c.disabled = false;
+
 // Copy buttons: <button class="copy" data-copy-target="input-id">.
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button.copy') : null;
@@ -37,7 +40,7 @@ document.addEventListener('keydown', (event) => {
 const all = document.getElementById('select-all');
 if (all && all.form) {
   const boxes = () => [...all.form.querySelectorAll('input[type=checkbox][name=ids]')];
-  all.closest('label').hidden = false;
+  all.closest('label').hidden = !boxes().length; // none for a viewer
   all.addEventListener('change', () => boxes().forEach((b) => { b.checked = all.checked; }));
   all.form.addEventListener('change', (event) => {
     if (event.target === all) return;
