@@ -49,12 +49,6 @@ export function commandWord(argv: string[]): string | undefined {
   return words[0] === 'help' || words[0] === '__complete' ? words[1] : words[0];
 }
 
-/** Every command and verb name (`projects`, `list` …): a word after --json that is one is not a field. */
-function commandNames(cmd: Command, out = new Set<string>()): Set<string> {
-  for (const c of cmd.commands) commandNames(c, out.add(c.name()));
-  return out;
-}
-
 /**
  * Builds the commander program (client commands from cli/, the operator commands `parts` gives) and runs argv.
  * Returns the exit code; the launcher sets it. The only place errors become exit codes.
@@ -88,7 +82,7 @@ export async function runProgram(argv: string[], io: IO, parts: ProgramParts): P
       await runComplete(program, argv.slice(1), ctx);
       return EXIT.ok;
     }
-    await program.parseAsync(splitJsonFields(argv, commandNames(program)), { from: 'user' });
+    await program.parseAsync(splitJsonFields(argv, program), { from: 'user' });
     return pending ? await pending : EXIT.ok;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -90,11 +90,22 @@ describe.each(ENGINES)('docsearch admin … over the admin API (%s)', (engine) =
     const listedUsers = async () => JSON.parse((await cli(admin.apiKey, 'admin', 'users', 'list', '--json')).stdout).users as { email: string; admin: boolean; disabled: boolean }[];
     const bobNow = async () => (await listedUsers()).find((u) => u.email === 'bob@example.com');
 
-    expect((await cli(admin.apiKey, 'admin', 'users', 'disable', 'bob@example.com')).stderr).toContain('disabled bob@example.com; ended 0 web session(s), revoked 1 API key(s)');
+    // Disabling revokes the account's keys for good, so it asks as other destructive commands do: without a
+    // terminal --yes is required, and the refusal says what would follow; nothing is done.
+    const unasked = await cli(admin.apiKey, 'admin', 'users', 'disable', 'bob@example.com');
+    expect(unasked.code, unasked.stderr).toBe(2);
+    expect(unasked.stderr).toContain('not on a terminal, so not asking: add --yes to disable the account bob@example.com');
+    expect(unasked.stderr).toContain('its API keys and connected apps are revoked for good (enabling it again does not bring them back)');
+    expect(await bobNow()).toMatchObject({ disabled: false });
+    expect((await api(d, '/api/v1/projects', { token: bob.apiKey })).status).toBe(200);
+    expect((await cli(admin.apiKey, 'admin', 'users', 'disable', 'bob@example.com', '--yes')).stderr).toContain('disabled bob@example.com; ended 0 web session(s), revoked 1 API key(s)');
     expect((await api(d, '/api/v1/projects', { token: bob.apiKey })).status).toBe(401);
     expect((await new WebClient(d).login(bob.email, bob.password)).status).toBe(403);
     expect(await bobNow()).toMatchObject({ disabled: true });
-    expect((await cli(admin.apiKey, 'admin', 'users', 'enable', 'bob@example.com')).code).toBe(0);
+    const enabled = await cli(admin.apiKey, 'admin', 'users', 'enable', 'bob@example.com');
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stderr).toContain('the API keys and connected apps revoked when it was disabled stay revoked');
+    expect((await api(d, '/api/v1/projects', { token: bob.apiKey })).status, 'his old key stays revoked').toBe(401);
     expect(await bobNow()).toMatchObject({ disabled: false });
     const bobWeb = new WebClient(d);
     expect((await bobWeb.login(bob.email, bob.password)).status).toBe(302);

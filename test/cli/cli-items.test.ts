@@ -1,9 +1,14 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
 import { cliEnv, cliSuite, unusedUrl } from './cli-env.js';
+
+const run = promisify(execFile);
 
 describe('small CLI defects of issue 21 (item 9) and progress in documents list', () => {
   let d: Daemon;
@@ -18,6 +23,25 @@ describe('small CLI defects of issue 21 (item 9) and progress in documents list'
     // A search for words after --json is still a search.
     const search = await runCli(['search', '--json', 'vpn setup'], { env });
     expect(search.code, search.stderr).toBe(0);
+  });
+
+  it('--json takes the next word as fields only when it is one of the command\'s own, and never a positional the command still lacks', async () => {
+    // `status` is a field of documents, not of search's results: it is what to look for.
+    const search = await runCli(['search', '--json', 'status'], { env });
+    expect(search.code, search.stderr).toBe(0);
+    expect(JSON.parse(search.stdout)).toHaveProperty('results');
+    // `pages` is a field of documents, but upload still lacks its paths: it is the folder to upload.
+    const cwd = mkdtempSync(join(tmpdir(), 'docsearch-json-word-'));
+    mkdirSync(join(cwd, 'pages'));
+    writeFileSync(join(cwd, 'pages', 'about.txt'), 'About this site.\n');
+    const bin = fileURLToPath(new URL('../../bin/docsearch', import.meta.url));
+    const upload = await run(process.execPath, [bin, 'upload', '--json', 'pages', '--dry-run'], { cwd, env: { ...process.env, ...env } }).catch((e: { code: number; stderr: string; stdout: string }) => e);
+    expect(upload.stderr).toBe('');
+    expect(JSON.parse(upload.stdout).would_upload).toEqual(['pages/about.txt']);
+    // A command's own field still is one once its positional is given (else a second query word: a usage error).
+    const fields = await runCli(['search', 'about', '--json', 'score'], { env });
+    expect(fields.code, fields.stderr).toBe(0);
+    expect(JSON.parse(fields.stdout)).toHaveProperty('results');
   });
 
   it('documents delete names every unknown id and deletes nothing; show names it too', async () => {

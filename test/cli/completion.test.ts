@@ -4,8 +4,9 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, REPO, runCli } from '../helpers/daemon.js';
-import { cliEnv } from './cli-env.js';
+import { api, BIN, REPO, runCli } from '../helpers/daemon.js';
+import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { type CliSuite, cliEnv, cliSuite } from './cli-env.js';
 
 const FILES = { bash: 'completions/docsearch.bash', zsh: 'completions/_docsearch', fish: 'completions/docsearch.fish' } as const;
 
@@ -77,5 +78,38 @@ describe('docsearch completion', () => {
     const res = await runCli(['completion', 'powershell'], { env: cliEnv(null) });
     expect(res.code).toBe(2);
     expect(res.stderr).toBe("error: command-argument value 'powershell' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.\n");
+  });
+});
+
+describe('docsearch completion: values a real daemon holds', () => {
+  let s: CliSuite;
+  cliSuite((suite) => (s = suite), { timeoutMs: 60_000 });
+
+  it('documents: the newest are offered, past the first page of the oldest', { timeout: 120_000 }, async () => {
+    // One more than a lookup's page (100): the API lists oldest first unless asked, which left the newest out.
+    const files = Array.from({ length: 101 }, (_, i) => ({ name: `note-${String(i).padStart(3, '0')}.txt`, bytes: Buffer.from(`Note number ${i}.`) }));
+    let newest = '';
+    for (let i = 0; i < files.length; i += 20) {
+      const up = await uploadFiles(s.d, s.user.apiKey, files.slice(i, i + 20));
+      expect(up.status, JSON.stringify(up.body).slice(0, 300)).toBeLessThan(300);
+      newest = (up.body.documents as { id: string }[]).at(-1)!.id;
+    }
+    const res = await runCli(['__complete', 'documents', 'show', ''], { env: s.env });
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(res.stdout.split('\n').filter(Boolean)).toHaveLength(100);
+    expect(res.stdout).toContain(`${newest}\tnote-100.txt`);
+  });
+
+  it('--label: the labels of every project, asked a few projects at a time (no listener warning at 11 projects)', { timeout: 120_000 }, async () => {
+    for (let i = 0; i < 11; i++) {
+      const project = await api(s.d, '/api/v1/projects', { token: s.user.apiKey, body: { name: `shelf-${i}` } });
+      expect(project.status, JSON.stringify(project.body)).toBe(201);
+      const label = await api(s.d, `/api/v1/projects/${project.body.id}/labels`, { token: s.user.apiKey, body: { name: `tag-${i}` } });
+      expect(label.status, JSON.stringify(label.body)).toBe(201);
+    }
+    const res = await runCli(['__complete', 'search', '--label', ''], { env: s.env });
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `tag-${i}`).sort());
   });
 });

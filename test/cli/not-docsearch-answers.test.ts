@@ -38,6 +38,8 @@ function docsearchAnswer(method: string, path: string): unknown {
     ['GET', /^\/api\/v1\/me$/, { id: USR, email: 'ann@example.com', kind: 'api_key', scopes: ['read:documents', 'write:documents'], expires_at: null }],
     ['GET', /^\/api\/v1\/projects$/, { projects: [project], next_cursor: null }],
     ['GET', /^\/api\/v1\/projects\/[^/]+\/sources$/, { sources: [source] }],
+    // `projects share` reads the members first, to keep an existing member's role when no --role is given.
+    ['GET', /^\/api\/v1\/projects\/[^/]+\/members$/, { members: [] }],
     ['GET', /^\/api\/v1\/documents\/[^/]+$/, document],
     ['GET', /^\/api\/v1\/documents$/, { documents: [document], next_cursor: null }],
     ['GET', /^\/api\/v1\/trash$/, { documents: [{ ...document, trashed_at: AT, trashed_by: null, purge_at: AT }], next_cursor: null }],
@@ -86,7 +88,7 @@ const COMMANDS: { argv: string[]; request: string; first: string; input?: string
   { argv: ['upload', NOTES, '--project', 'handbook'], request: 'POST /api/v1/upload', first: 'documents', says: 'uploading 1 file to project handbook on' },
   { argv: ['admin', 'users', 'list'], request: 'GET /api/v1/admin/users', first: 'users' },
   { argv: ['admin', 'users', 'invite', 'bob@example.com'], request: 'POST /api/v1/admin/invitations', first: 'invitations' },
-  { argv: ['admin', 'users', 'disable', USR], request: `POST /api/v1/admin/users/${USR}/disable`, first: 'user' },
+  { argv: ['admin', 'users', 'disable', USR, '--yes'], request: `POST /api/v1/admin/users/${USR}/disable`, first: 'user' },
   { argv: ['admin', 'users', 'enable', USR], request: `POST /api/v1/admin/users/${USR}/enable`, first: 'user' },
   { argv: ['admin', 'users', 'delete', USR, '--yes'], request: `DELETE /api/v1/admin/users/${USR}`, first: 'transferred' },
   { argv: ['admin', 'users', 'reset-link', USR], request: `POST /api/v1/admin/users/${USR}/reset-link`, first: 'mailed' },

@@ -9,6 +9,23 @@ import { listAllProjects } from './shared/resolve-project.js';
 /** A TAB must never hang: values come from the server within this time, or not at all. */
 const LOOKUP_TIMEOUT_MS = 1500;
 
+/** Requests one lookup keeps in flight: a library of many projects is not asked all at once, on one abort signal. */
+const LOOKUP_CONCURRENCY = 4;
+
+/** `fn` over `items`, in order, at most `limit` at a time. */
+async function mapBounded<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** Asks the server the CLI would talk to; nothing on any error (no login, server down, slow). */
 function fromServer(ask: (signal: AbortSignal) => Promise<Candidate[]>): Promise<Candidate[]> {
   const timeout = new Promise<Candidate[]>((resolve) => setTimeout(() => resolve([]), LOOKUP_TIMEOUT_MS).unref());
@@ -21,14 +38,14 @@ function serverLookups(ctx: Context): Lookups {
     projects: () => fromServer(async (signal) => (await listAllProjects(ctx.http(), signal)).map((p) => ({ value: p.name, description: 'project' }))),
     documents: () =>
       fromServer(async (signal) => {
-        // The newest page is enough to pick from; `documents list` shows the rest.
-        const { documents } = await ctx.http().get('/api/v1/documents', { query: { limit: 100 }, signal, shape: DOCUMENT_PAGE });
+        // The newest page is enough to pick from (the API lists oldest first unless asked); `documents list` shows the rest.
+        const { documents } = await ctx.http().get('/api/v1/documents', { query: { limit: 100, sort: '-uploaded' }, signal, shape: DOCUMENT_PAGE });
         return documents.map((d) => ({ value: d.id, description: `${d.path ?? d.filename} (${d.status})` }));
       }),
     labels: () =>
       fromServer(async (signal) => {
         const projects = await listAllProjects(ctx.http(), signal);
-        const lists = await Promise.all(projects.map((p) => ctx.http().get(`/api/v1/projects/${encodeURIComponent(p.id)}/labels`, { signal, shape: LABEL_LIST })));
+        const lists = await mapBounded(projects, LOOKUP_CONCURRENCY, (p) => ctx.http().get(`/api/v1/projects/${encodeURIComponent(p.id)}/labels`, { signal, shape: LABEL_LIST }));
         // A name several projects use is one label to a filter (names match in any case): offered once, counts summed.
         const counts = new Map<string, { name: string; n: number }>();
         for (const l of lists.flatMap((x) => x.labels)) {
@@ -39,7 +56,7 @@ function serverLookups(ctx: Context): Lookups {
       }),
     metadataKeys: () =>
       fromServer(async (signal) => {
-        const { documents } = await ctx.http().get('/api/v1/documents', { query: { limit: 100 }, signal, shape: DOCUMENT_PAGE });
+        const { documents } = await ctx.http().get('/api/v1/documents', { query: { limit: 100, sort: '-uploaded' }, signal, shape: DOCUMENT_PAGE });
         const keys = new Set(documents.flatMap((d) => Object.keys((d.metadata ?? {}) as Record<string, unknown>)));
         return [...keys].sort().map((k) => ({ value: `${k}=`, description: 'metadata key' }));
       }),

@@ -26,23 +26,23 @@ export interface Lookups {
 
 const visible = (c: Command) => !(c as unknown as { _hidden?: boolean })._hidden;
 const oneLine = (s: string) => s.split('\n')[0]!.trim();
-const takesValue = (o: Option) => o.required || o.optional;
+export const takesValue = (o: Option) => o.required || o.optional;
 const none: Completion = { files: false, candidates: [] };
 const words = (values: readonly string[], description = ''): Candidate[] => values.map((value) => ({ value, description }));
 
 /** Options of `cmd` and of every command above it (global flags), plus --help. */
-function optionsInScope(cmd: Command): Option[] {
+export function optionsInScope(cmd: Command): Option[] {
   const out: Option[] = [];
   for (let c: Command | null = cmd; c; c = c.parent) out.push(...c.options.filter((o) => !o.hidden));
   return out;
 }
 
-function findOption(cmd: Command, word: string): Option | undefined {
+export function findOption(cmd: Command, word: string): Option | undefined {
   return optionsInScope(cmd).find((o) => o.long === word || o.short === word);
 }
 
 /** The command path below the root (`projects list`); a group stands for its default verb (`projects` lists). */
-function commandPath(cmd: Command): string {
+export function commandPath(cmd: Command): string {
   const names: string[] = [];
   for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
   const fallback = (cmd as unknown as { _defaultCommandName?: string })._defaultCommandName;

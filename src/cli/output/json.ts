@@ -1,33 +1,69 @@
-import { ALL_JSON_FIELDS, type JsonList, JSON_FIELDS } from '../api-types.js';
+import type { Command } from 'commander';
+import { ALL_JSON_FIELDS, type JsonList, JSON_FIELDS, JSON_LIST_COMMANDS } from '../api-types.js';
+import { commandPath, findOption, takesValue } from '../completion/complete.js';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import { writeJson } from '../../terminal/io.js';
 import { closest } from '../commands/shared/suggest.js';
 
+/** The command `argv` names, leaving out the word at `skip`, and how many positional words it was given. */
+function commandOf(root: Command, argv: string[], skip: number): { cmd: Command; positionals: number } {
+  let cmd = root;
+  let positionals = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (i === skip) continue;
+    if (a === '--') return { cmd, positionals: positionals + argv.length - i - 1 };
+    if (a.startsWith('-')) {
+      const o = findOption(cmd, a.split('=')[0]!);
+      if (o && takesValue(o) && !a.includes('=') && i + 1 !== skip) i++;
+      continue;
+    }
+    const sub = positionals === 0 ? cmd.commands.find((c) => c.name() === a || c.aliases().includes(a)) : undefined;
+    if (sub) cmd = sub;
+    else positionals++;
+  }
+  return { cmd, positionals };
+}
+
+/** The fields a command's `--json` list has (`search` both of its views); any known field for a command without a list. */
+function fieldsOf(cmd: Command): ReadonlySet<string> {
+  const path = commandPath(cmd);
+  const lists = (Object.keys(JSON_LIST_COMMANDS) as JsonList[]).filter((l) => JSON_LIST_COMMANDS[l].command.split(' --')[0] === path);
+  return lists.length > 0 ? new Set(lists.flatMap((l) => JSON_FIELDS[l])) : ALL_JSON_FIELDS;
+}
+
 /**
- * Known field names, several comma-separated words that look like them, or one word a typo away from a field
- * (`--json nme`) that is not a command name (`--json projects show x`): a misspelt field gets the unknown-field
- * error, not "unknown command".
+ * Whether the word after the `--json` at `at` is a field list: never when the command still lacks a positional
+ * argument (`upload --json pages --dry-run` uploads `pages`) or the word is a subcommand; else the command's own
+ * field names, several comma-separated words that look like them, or one word a typo away from one of its fields
+ * (`--json nme`), so a misspelt field gets the unknown-field error, and `search --json status` searches for "status".
  */
-const isFieldList = (word: string, commands: ReadonlySet<string>): boolean => {
+function takesFields(root: Command, argv: string[], at: number): boolean {
+  const word = argv[at + 1]!;
+  const { cmd, positionals } = commandOf(root, argv, at + 1);
+  // A `[query]` counts: search without one fails, while a list (`[documents...]`) may be empty.
+  const wanted = cmd.registeredArguments.filter((arg) => arg.required || !arg.variadic).length;
+  if (positionals < wanted || cmd.commands.some((c) => c.name() === word)) return false;
+  const fields = fieldsOf(cmd);
   const parts = word.split(',').map((f) => f.trim());
-  if (parts.every((f) => ALL_JSON_FIELDS.has(f))) return true;
+  if (parts.every((f) => fields.has(f))) return true;
   if (!parts.every((f) => /^[a-z][a-z0-9_]*$/.test(f))) return false;
-  return parts.length > 1 || (!commands.has(word) && closest(word, [...ALL_JSON_FIELDS]) !== undefined);
-};
+  return parts.length > 1 || closest(word, [...fields]) !== undefined;
+}
 
 /**
  * `--json a,b` (gh's `--json fields`) becomes `--json --json-fields a,b` before commander parses argv, so `--json`
- * stays a plain flag: the word after it is taken as fields only when it is a field list (see isFieldList), so
+ * stays a plain flag: the word after it is taken as fields only when it is a field list (see takesFields), so
  * `search --json "vpn setup"` still searches for "vpn setup".
  */
-export function splitJsonFields(argv: string[], commands: ReadonlySet<string>): string[] {
+export function splitJsonFields(argv: string[], root: Command): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const next = argv[i + 1];
     if (a.startsWith('--json=')) out.push('--json', '--json-fields', a.slice('--json='.length));
-    else if (a === '--json' && next !== undefined && isFieldList(next, commands)) {
+    else if (a === '--json' && next !== undefined && takesFields(root, argv, i)) {
       out.push('--json', '--json-fields', next);
       i++;
     } else out.push(a);

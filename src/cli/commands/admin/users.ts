@@ -17,6 +17,8 @@ const DISABLED_USER = shape<{ user: AdminUser; sessions_ended: number; keys_revo
   grants_revoked: 'number',
 });
 const ENABLED_USER = shape<{ user: AdminUser }>({ user: ADMIN_USER.fields });
+/** Said before a disable and in its help: what `enable` does not undo. */
+const DISABLE_CONSEQUENCE = 'It is signed out everywhere, and its API keys and connected apps are revoked for good (enabling it again does not bring them back).';
 const DELETED_USER = shape<{ transferred: number; removed: number }>({ transferred: 'number', removed: 'number' });
 const INVITED = shape<{ invitations: (IssuedLink & { email: string; id: string })[]; refused: { email: string; error: string }[] }>({
   invitations: [{ ...ISSUED_LINK.fields, email: 'string', id: 'string' }],
@@ -97,22 +99,29 @@ export function usersCommand(ctx: Context): Command {
   group.addCommand(
     defineCommand('disable', {
       summary: 'stop an account signing in, ending its sessions, keys and connected apps at once',
-      examples: ['docsearch admin users disable bob@example.com'],
+      description: `Stop an account signing in. ${DISABLE_CONSEQUENCE} Asks first on a terminal; elsewhere --yes is required.`,
+      examples: ['docsearch admin users disable bob@example.com', 'docsearch admin users disable bob@example.com --yes'],
     })
       .argument('<user>', 'the account: e-mail or id')
-      .action(async (user: string) => {
+      .option('-y, --yes', 'do not ask for confirmation')
+      .action(async (user: string, flags: { yes?: boolean }) => {
+        await confirmDestructive(ctx.io, { action: `disable the account ${user}`, consequence: DISABLE_CONSEQUENCE }, flags.yes);
         const res = await ctx.http().post(`${userPath(user)}/disable`, undefined, { shape: DISABLED_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
         notice(ctx.io, `disabled ${res.user.email}; ended ${res.sessions_ended} web session(s), revoked ${res.keys_revoked} API key(s) and ${res.grants_revoked} connected app(s)`);
       }),
   );
   group.addCommand(
-    defineCommand('enable', { summary: 'let a disabled account sign in again', examples: ['docsearch admin users enable bob@example.com'] })
+    defineCommand('enable', {
+      summary: 'let a disabled account sign in again',
+      description: 'Let a disabled account sign in again. Its API keys and connected apps were revoked when it was disabled and stay revoked: it makes new ones.',
+      examples: ['docsearch admin users enable bob@example.com'],
+    })
       .argument('<user>', 'the account: e-mail or id')
       .action(async (user: string) => {
         const res = await ctx.http().post(`${userPath(user)}/enable`, undefined, { shape: ENABLED_USER });
         if (ctx.globals().json) return emitJson(ctx, res);
-        notice(ctx.io, `enabled ${res.user.email}: they can sign in again`);
+        notice(ctx.io, `enabled ${res.user.email}: they can sign in again; the API keys and connected apps revoked when it was disabled stay revoked (they make new ones)`);
       }),
   );
   group.addCommand(

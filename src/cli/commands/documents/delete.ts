@@ -4,6 +4,7 @@ import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
+import { eachDocument, failIfAny } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface DeleteOptions {
@@ -18,11 +19,15 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
   const docs = await getDocuments(ctx, [...new Set(opts.ids)]);
   const names = docs.map((d) => d.filename).join(', ');
   await confirmDestructive(ctx.io, { action: `delete ${docs.length === 1 ? 'document' : `${docs.length} documents`} ${names}`, consequence: 'They leave search at once and wait in the trash (`docsearch trash`) until the server empties it.' }, opts.yes);
-  for (const d of docs) {
-    await http.delete(`/api/v1/documents/${encodeURIComponent(d.id)}`);
-    if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id}): restore it with \`docsearch trash restore ${d.id}\``);
-  }
-  if (opts.json) return emitJson(ctx, { deleted: docs.map((d) => d.id) });
+  const outcome = await eachDocument(
+    docs,
+    async (d) => (await http.delete(`/api/v1/documents/${encodeURIComponent(d.id)}`), d.id),
+    (d) => {
+      if (!opts.json) notice(ctx.io, `deleted ${d.filename} (${d.id}): restore it with \`docsearch trash restore ${d.id}\``);
+    },
+  );
+  if (opts.json) await emitJson(ctx, { deleted: outcome.done, failed: outcome.failed });
+  failIfAny(ctx, outcome, docs.length);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
+import { DOCUMENT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice, writeOut } from '../../../terminal/io.js';
 import { UsageError } from '../../../terminal/errors.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
+import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface LabelOptions {
@@ -46,19 +47,19 @@ export async function run(opts: LabelOptions, ctx: Context): Promise<void> {
   const change = parseLabelWords(opts.words);
   const docs = await getDocuments(ctx, [...new Set(change.refs)]);
   const changing = change.add.length > 0 || change.remove.length > 0;
-  const out: DocumentRecord[] = [];
-  for (const d of docs) {
-    const after = changing
-      ? await ctx.http().patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { labels: { add: change.add, remove: change.remove } }, { shape: DOCUMENT })
-      : d;
-    out.push(after);
-    if (opts.json) continue;
-    const labels = after.labels ?? [];
-    const line = `${after.path ?? after.filename} (${after.id}): ${labels.length > 0 ? labels.join(', ') : 'no labels'}`;
-    if (changing) notice(ctx.io, `labelled ${line}`);
-    else writeOut(ctx.io, line);
-  }
-  if (opts.json) return emitJson(ctx, { documents: out }, 'documents');
+  const outcome = await eachDocument(
+    docs,
+    async (d) => (changing ? ctx.http().patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { labels: { add: change.add, remove: change.remove } }, { shape: DOCUMENT }) : d),
+    (_, after) => {
+      if (opts.json) return;
+      const labels = after.labels ?? [];
+      const line = `${nameOf(after)} (${after.id}): ${labels.length > 0 ? labels.join(', ') : 'no labels'}`;
+      if (changing) notice(ctx.io, `labelled ${line}`);
+      else writeOut(ctx.io, line);
+    },
+  );
+  if (opts.json) await emitJson(ctx, { documents: outcome.done, failed: outcome.failed }, 'documents');
+  failIfAny(ctx, outcome, docs.length);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
+import { DOCUMENT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
+import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface MoveOptions {
@@ -17,12 +18,15 @@ export async function run(opts: MoveOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const project = await resolveProject(ctx, opts.to);
   const docs = await getDocuments(ctx, [...new Set(opts.refs)]);
-  const moved: DocumentRecord[] = [];
-  for (const d of docs) {
-    moved.push(await http.patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { project_id: project.id }, { shape: DOCUMENT }));
-    if (!opts.json) notice(ctx.io, `moved ${d.path ?? d.filename} (${d.id}) to ${project.name}`);
-  }
-  if (opts.json) return emitJson(ctx, { documents: moved }, 'documents');
+  const outcome = await eachDocument(
+    docs,
+    (d) => http.patch(`/api/v1/documents/${encodeURIComponent(d.id)}`, { project_id: project.id }, { shape: DOCUMENT }),
+    (d) => {
+      if (!opts.json) notice(ctx.io, `moved ${nameOf(d)} (${d.id}) to ${project.name}`);
+    },
+  );
+  if (opts.json) await emitJson(ctx, { documents: outcome.done, failed: outcome.failed }, 'documents');
+  failIfAny(ctx, outcome, docs.length);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
+import { DOCUMENT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
+import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface RetryOptions {
@@ -19,12 +20,15 @@ export async function run(opts: RetryOptions, ctx: Context): Promise<void> {
   if (notFailed.length > 0) {
     throw new CliError(`only a failed document can be retried: ${notFailed.map((d) => `${d.filename} is ${d.status}`).join(', ')}`, undefined, 'see which failed with `docsearch documents list --status failed`');
   }
-  const queued: DocumentRecord[] = [];
-  for (const d of docs) {
-    queued.push(await http.post(`/api/v1/documents/${encodeURIComponent(d.id)}/retry`, {}, { shape: DOCUMENT }));
-    if (!opts.json) notice(ctx.io, `queued ${d.path ?? d.filename} (${d.id}) again`);
-  }
-  if (opts.json) return emitJson(ctx, { documents: queued }, 'documents');
+  const outcome = await eachDocument(
+    docs,
+    (d) => http.post(`/api/v1/documents/${encodeURIComponent(d.id)}/retry`, {}, { shape: DOCUMENT }),
+    (d) => {
+      if (!opts.json) notice(ctx.io, `queued ${nameOf(d)} (${d.id}) again`);
+    },
+  );
+  if (opts.json) await emitJson(ctx, { documents: outcome.done, failed: outcome.failed }, 'documents');
+  failIfAny(ctx, outcome, docs.length);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -5,6 +5,7 @@ import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
+import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
 import { listTrash } from './list.js';
 import { pickEntries } from './pick-entries.js';
 
@@ -19,14 +20,18 @@ export async function run(opts: PurgeOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const trash = await listTrash(http);
   const entries = opts.all ? trash : pickEntries(trash, opts.refs);
-  if (entries.length === 0) return opts.json ? emitJson(ctx, { purged: [] }) : notice(ctx.io, 'the trash is empty');
-  const names = entries.map((e) => e.path ?? e.filename).join(', ');
+  if (entries.length === 0) return opts.json ? emitJson(ctx, { purged: [], failed: [] }) : notice(ctx.io, 'the trash is empty');
+  const names = entries.map(nameOf).join(', ');
   await confirmDestructive(ctx.io, { action: `delete ${entries.length === 1 ? 'document' : `${entries.length} documents`} ${names} for good`, consequence: 'They cannot be restored afterwards.' }, opts.yes);
-  for (const e of entries) {
-    await http.delete(`/api/v1/trash/${encodeURIComponent(e.id)}`);
-    if (!opts.json) notice(ctx.io, `deleted ${e.path ?? e.filename} (${e.id}) for good`);
-  }
-  if (opts.json) return emitJson(ctx, { purged: entries.map((e) => e.id) });
+  const outcome = await eachDocument(
+    entries,
+    async (e) => (await http.delete(`/api/v1/trash/${encodeURIComponent(e.id)}`), e.id),
+    (e) => {
+      if (!opts.json) notice(ctx.io, `deleted ${nameOf(e)} (${e.id}) for good`);
+    },
+  );
+  if (opts.json) await emitJson(ctx, { purged: outcome.done, failed: outcome.failed });
+  failIfAny(ctx, outcome, entries.length);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
+import { DOCUMENT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
+import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
 import { listTrash } from './list.js';
 import { pickEntries } from './pick-entries.js';
 
@@ -15,12 +16,15 @@ export interface RestoreOptions {
 export async function run(opts: RestoreOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const entries = pickEntries(await listTrash(http), opts.refs);
-  const restored: DocumentRecord[] = [];
-  for (const e of entries) {
-    restored.push(await http.post(`/api/v1/trash/${encodeURIComponent(e.id)}/restore`, {}, { shape: DOCUMENT }));
-    if (!opts.json) notice(ctx.io, `restored ${e.path ?? e.filename} (${e.id}): searchable again`);
-  }
-  if (opts.json) return emitJson(ctx, { restored: restored.map((d) => d.id) });
+  const outcome = await eachDocument(
+    entries,
+    async (e) => (await http.post(`/api/v1/trash/${encodeURIComponent(e.id)}/restore`, {}, { shape: DOCUMENT })).id,
+    (e) => {
+      if (!opts.json) notice(ctx.io, `restored ${nameOf(e)} (${e.id}): searchable again`);
+    },
+  );
+  if (opts.json) await emitJson(ctx, { restored: outcome.done, failed: outcome.failed });
+  failIfAny(ctx, outcome, entries.length);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

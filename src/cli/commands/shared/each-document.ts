@@ -1,0 +1,62 @@
+import type { Context } from '../../context.js';
+import { ApiError, CliError } from '../../../terminal/errors.js';
+import { terminalWidth } from '../../../terminal/io.js';
+import { count } from '../../output/plural.js';
+import { wrap } from '../../output/wrap.js';
+
+/** A document (or trash entry) a command acts on, as its report names it. */
+export interface Named {
+  id: string;
+  filename: string;
+  path?: string | null;
+}
+
+/** One the server refused: in `--json` output's `failed`, and in the error that ends the command. */
+export interface Failure {
+  id: string;
+  name: string;
+  error: string;
+}
+
+export const nameOf = (d: Named): string => d.path ?? d.filename;
+
+/** What a pass over several documents did: each result, and each refusal (with the error itself, for failIfAny). */
+export interface Outcome<R> {
+  done: R[];
+  failed: Failure[];
+  errors: ApiError[];
+}
+
+/**
+ * Does `act` to each document in turn, going on past one the server refuses, so one refusal neither leaves the rest
+ * untried nor hides what was already done; `said` tells of each done one as it happens. Any other error (the
+ * server gone, the login refused) would fail every document alike, so it stops the command at once.
+ */
+export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) => Promise<R>, said: (d: D, r: R) => void): Promise<Outcome<R>> {
+  const out: Outcome<R> = { done: [], failed: [], errors: [] };
+  for (const d of docs) {
+    try {
+      const r = await act(d);
+      out.done.push(r);
+      said(d, r);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      out.failed.push({ id: d.id, name: nameOf(d), error: err.message });
+      out.errors.push(err);
+    }
+  }
+  return out;
+}
+
+/**
+ * Ends a command that went through several documents: exit 1 naming each refused one, after what was done was said.
+ * One document alone fails with the server's error as it came, hint included.
+ */
+export function failIfAny(ctx: Context, outcome: Outcome<unknown>, total: number): void {
+  const { failed, errors } = outcome;
+  if (failed.length === 0) return;
+  if (total === 1) throw errors[0]!;
+  const width = terminalWidth(ctx.io);
+  const lines = [`${failed.length} of ${count(total, 'document')} failed:`, ...failed.flatMap((f) => wrap(`${f.name} (${f.id}): ${f.error}`, width, '  ', '    '))];
+  throw new CliError(lines.join('\n'));
+}
