@@ -9,11 +9,10 @@ import { z } from 'zod';
 import { type DocumentType, TYPE_FILTER_NAMES } from './document-types.js';
 import { METADATA_OPERATORS } from './metadata-operators.js';
 import { MOMENT, momentOf } from './moment.js';
-import { unsafeTextProblem } from './unsafe-text.js';
+import { labelTextProblem, MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
 
 /** Values one field may list (types, uploaders, labels, a metadata `$in` …). */
-export const MAX_FILTER_VALUES = 100;
-export const MAX_LABEL_CHARS = 64;
+export { MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
 /** Longer metadata values are kept, but not as filter values (docs/api.md#filters). */
 export const MAX_METADATA_VALUE_CHARS = 256;
 export const MAX_METADATA_KEY_CHARS = 128;
@@ -30,7 +29,7 @@ export const LabelName = z
   .min(1)
   .max(MAX_LABEL_CHARS)
   .superRefine((value, ctx) => {
-    const problem = unsafeTextProblem(value) ?? (value.includes(',') ? 'must not contain a comma' : undefined);
+    const problem = labelTextProblem(value);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 

@@ -1,11 +1,11 @@
 import { InvalidArgumentError } from 'commander';
-import { LabelName, MAX_FILTER_VALUES } from '../../core/filters.js';
+import { labelNameProblem, MAX_FILTER_VALUES } from '../../core/label-name.js';
 import { LANGUAGE_SETTING, OCR_LANGUAGES_SETTING } from '../../core/language-settings.js';
 
 /*
  * upload's --language, --ocr-languages and --label, checked as they are parsed: the server refuses a bad value for
  * the whole request, and each batch would be sent, refused and then re-sent file by file before the run said why.
- * The rules are the server's (core/language-settings.ts, core/filters.ts LabelName).
+ * The rules are the server's (core/language-settings.ts, core/label-name.ts).
  */
 
 export function parseLanguage(value: string): string {
@@ -22,8 +22,9 @@ export function parseOcrLanguages(value: string): string {
 
 /** Collects --label like `collect`, refusing a name the server would refuse, and more names than it takes. */
 export function collectLabel(value: string, previous: string[] = []): string[] {
-  const parsed = LabelName.safeParse(value);
-  if (!parsed.success) throw new InvalidArgumentError(`--label: ${parsed.error.issues[0]?.message ?? 'not a label name'} (one label per --label)`);
+  const name = value.trim();
+  const problem = labelNameProblem(name);
+  if (problem) throw new InvalidArgumentError(`--label: ${problem} (one label per --label)`);
   if (previous.length >= MAX_FILTER_VALUES) throw new InvalidArgumentError(`--label: at most ${MAX_FILTER_VALUES} labels`);
-  return [...previous, parsed.data];
+  return [...previous, name];
 }

@@ -1,6 +1,5 @@
-// What every page's forms get from script (each works without it). Served as a file so the CSP can forbid inline script.
+// What pages get from script (each works without it). A file, so the CSP can forbid inline script.
 
-// Controls only script makes work (Copy, Print, sort) come hidden or disabled.
 for (const c of document.querySelectorAll('[data-js]')) c.hidden = c.disabled = false;
 
 // Copy buttons: <button class="copy" data-copy-target="input-id">.
@@ -40,7 +39,7 @@ document.addEventListener('keydown', (event) => {
 const all = document.getElementById('select-all');
 if (all && all.form) {
   const boxes = () => [...all.form.querySelectorAll('input[type=checkbox][name=ids]')];
-  all.closest('label').hidden = !boxes().length; // none for a viewer
+  all.closest('label').hidden = !boxes().length;
   all.addEventListener('change', () => boxes().forEach((b) => { b.checked = all.checked; }));
   all.form.addEventListener('change', (event) => {
     if (event.target === all) return;
