@@ -50,20 +50,21 @@ function termRangesTyped(text: string, matcher: TermMatcher): Range[] {
   for (const { word, start } of wordSpans(text)) {
     if (matched.has(start)) continue;
     const { lower, at } = lowerWithOffsets(word);
+    const offset = (i: number) => start + (at ? at[i]! : i);
     for (const t of inner) {
-      for (let i = lower.indexOf(t); i >= 0; i = lower.indexOf(t, i + t.length)) out.push([start + at[i]!, start + at[i + t.length]!]);
+      for (let i = lower.indexOf(t); i >= 0; i = lower.indexOf(t, i + t.length)) out.push([offset(i), offset(i + t.length)]);
     }
   }
   return out;
 }
 
 /**
- * `word` lower-cased, and for each offset of the result the offset in `word` it came from: a few letters change length
- * when lower-cased ('İ' becomes two code units), and a match's offsets must stay the text's.
+ * `word` lower-cased, and where a letter changed length when lower-cased ('İ' becomes two code units), for each offset
+ * of the result the offset in `word` it came from (a match's offsets must stay the text's); none when none did.
  */
-function lowerWithOffsets(word: string): { lower: string; at: number[] } {
+function lowerWithOffsets(word: string): { lower: string; at?: number[] } {
   const lower = word.toLowerCase();
-  if (lower.length === word.length) return { lower, at: Array.from({ length: word.length + 1 }, (_, i) => i) };
+  if (lower.length === word.length) return { lower };
   let out = '';
   const at: number[] = [];
   for (let i = 0; i < word.length; ) {
