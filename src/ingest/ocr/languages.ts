@@ -93,8 +93,6 @@ export function installedOcrCodes(system: SystemTessdata | undefined, from: stri
   return [...codes].sort();
 }
 
-export { OCR_LANGUAGES_SETTING } from '../../core/language-settings.js';
-
 /** What a missing language's note says to install. */
 export function ocrPackageHint(code: string): string {
   return `Debian: tesseract-ocr-${code.replaceAll('_', '-').toLowerCase()}, or the npm package @tesseract.js-data/${code}`;

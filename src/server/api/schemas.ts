@@ -50,8 +50,6 @@ export const Project = z
   })
   .meta({ id: 'Project' });
 
-export { LANGUAGE_SETTING } from '../../core/language-settings.js';
-
 export const ScopeSchema = z.enum(SCOPES);
 
 export const ApiKey = z

@@ -9,8 +9,8 @@ import { documentsToWire, UploadedDocument } from './documents/wire.js';
 import { parseLabelField } from './labels/names.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
-import { ErrorBody, LANGUAGE_SETTING } from './schemas.js';
-import { OCR_LANGUAGES_SETTING } from '../../ingest/ocr/languages.js';
+import { ErrorBody } from './schemas.js';
+import { LANGUAGE_SETTING, OCR_LANGUAGES_SETTING } from '../../core/language-settings.js';
 import type { UploadSettings } from '../../documents/lifecycle.js';
 
 const MAX_WAIT_S = 600;

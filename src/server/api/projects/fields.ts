@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { OCR_LANGUAGES_SETTING } from '../../../ingest/ocr/languages.js';
-import { LANGUAGE_SETTING, Metadata, readableText } from '../schemas.js';
+import { LANGUAGE_SETTING, OCR_LANGUAGES_SETTING } from '../../../core/language-settings.js';
+import { Metadata, readableText } from '../schemas.js';
 
 export const ProjectName = z
   .string()
