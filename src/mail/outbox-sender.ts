@@ -25,6 +25,9 @@ const RETRY_BASE_MS = 30_000;
 const RETRY_MAX_MS = 3600_000;
 /** How long a claim on a row lasts: longer than one SMTP exchange with its timeouts. */
 const CLAIM_MS = 120_000;
+/** Recording a sent mail is tried again after 0.5 s, doubling up to 5 s, for as long as the database refuses. */
+const RECORD_RETRY_MS = 500;
+const RECORD_RETRY_MAX_MS = 5000;
 
 /** When the attempt after `attempts` failed ones is due. */
 export const retryDelay = (attempts: number): number => Math.min(RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS);
@@ -85,15 +88,20 @@ export class OutboxSender {
         this.deps.log.warn({ err }, 'the mail sender could not read the outbox; trying again');
       }
       if (this.woken || this.stopped) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(50, wakeAt - this.deps.now()));
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
+      await this.sleep(wakeAt - this.deps.now());
     }
+  }
+
+  /** Waits `ms`, or until woken (a new mail, stop). */
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(50, ms));
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeUp = undefined;
   }
 
   /** Sends every due row while the lease holds; returns when to look again. */
@@ -124,11 +132,9 @@ export class OutboxSender {
       await audit.record({ type: 'mail.failed', target, details: { kind: row.kind, subject: row.subject, attempts: row.attempts + 1, error: 'sealed under another secrets key' } });
       return;
     }
+    let messageId: string | null;
     try {
-      const { messageId } = await transport.send({ id: row.id, to: row.to, subject: row.subject, text: body.text });
-      await store.markSent(row.id, this.owner, messageId);
-      log.info({ event: 'mail.sent', mail_id: row.id, kind: row.kind, attempts: row.attempts + 1 }, `sent a mail (${row.kind})`);
-      await audit.record({ type: 'mail.sent', target, details: { kind: row.kind, subject: row.subject, attempts: row.attempts + 1 } });
+      ({ messageId } = await transport.send({ id: row.id, to: row.to, subject: row.subject, text: body.text }));
     } catch (err) {
       const message = mailError(err);
       const attempts = row.attempts + 1;
@@ -139,6 +145,33 @@ export class OutboxSender {
         await audit.record({ type: 'mail.failed', target, details: { kind: row.kind, subject: row.subject, attempts, error: message } });
       } else {
         log.warn({ event: 'mail.deferred', mail_id: row.id, kind: row.kind, attempts, error: message, retry_in_ms: retryDelay(attempts) }, 'could not send a mail; it is tried again later');
+      }
+      return;
+    }
+    if (!(await this.recordSent(row.id, messageId))) return;
+    log.info({ event: 'mail.sent', mail_id: row.id, kind: row.kind, attempts: row.attempts + 1 }, `sent a mail (${row.kind})`);
+    await audit.record({ type: 'mail.sent', target, details: { kind: row.kind, subject: row.subject, attempts: row.attempts + 1 } });
+  }
+
+  /**
+   * Records a mail the mail server took as sent, trying again while the database refuses (an outage, a full disk):
+   * recorded as a failed attempt, or left claimed, it would be sent a second time. Only stopping, or another sender
+   * having taken the row over, ends the trying; the mail is then sent again under the same Message-ID (docs/mail.md).
+   */
+  private async recordSent(id: string, messageId: string | null): Promise<boolean> {
+    const { store, log } = this.deps;
+    for (let wait = RECORD_RETRY_MS; ; wait = Math.min(wait * 2, RECORD_RETRY_MAX_MS)) {
+      try {
+        if (await store.markSent(id, this.owner, messageId)) return true;
+        log.warn({ event: 'mail.taken_over', mail_id: id }, 'a sent mail was claimed by another sender before it could be recorded: it may be sent again');
+        return false;
+      } catch (err) {
+        if (this.stopped) {
+          log.error({ err, event: 'mail.unrecorded', mail_id: id }, 'a sent mail could not be recorded as sent before stopping: it is sent again once its claim ends');
+          return false;
+        }
+        log.warn({ err, event: 'mail.unrecorded', mail_id: id, retry_in_ms: wait }, 'a sent mail could not be recorded as sent yet; trying again');
+        await this.sleep(wait);
       }
     }
   }
