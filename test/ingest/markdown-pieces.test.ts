@@ -53,9 +53,11 @@ describe('long Markdown through the daemon reads as a short file does', () => {
   }
 
   it('keeps the words of reference links whose definitions are in another piece, and not the definitions', async () => {
-    const links = 'Read the [tide tables][tides], the [harbour map] and the [pilot notes][] before ![the chart of the bay][chart] sailing.\n\n';
-    const definitions = '[tides]: https://example.org/tides\n[Harbour  Map]: https://example.org/map "The map"\n[pilot notes]: <https://example.org/pilot>\n[chart]: chart.png\n';
-    const sentence = 'Read the tide tables, the harbour map and the pilot notes before the chart of the bay sailing.';
+    // Labels with emphasis are split across text nodes: [*tidal* streams] and [**slack** water][] kept their brackets.
+    const links = 'Read the [tide tables][tides], the [harbour map], the [*tidal* streams], [**slack** water][] and the [pilot notes][] before ![the chart of the bay][chart] sailing.\n\n';
+    const definitions =
+      '[tides]: https://example.org/tides\n[Harbour  Map]: https://example.org/map "The map"\n[*tidal* streams]: https://example.org/streams\n[**Slack** water]: https://example.org/slack\n[pilot notes]: <https://example.org/pilot>\n[chart]: chart.png\n';
+    const sentence = 'Read the tide tables, the harbour map, the tidal streams, slack water and the pilot notes before the chart of the bay sailing.';
     const texts = await chunkTexts({ 'short.md': links + definitions, 'long.md': `# Sailing\n\n${links}${filler}\n${definitions}`, 'first.md': `${definitions}\n${filler}\n${links}` });
     expect(texts['short.md']).toContain(sentence);
     for (const name of ['long.md', 'first.md']) {

@@ -83,12 +83,15 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   const read = (segment: string, i: number): Node =>
     fromMarkdown(segment, i === 0 ? { extensions: [frontmatter(['yaml', 'toml'])], mdastExtensions: [frontmatterFromMarkdown(['yaml', 'toml'])] } : {}) as Node;
   const trees = segments.map(read);
-  // A reference link resolves against definitions anywhere in the file (usually at its end): a piece where one stayed
-  // text is read again after the definitions of the labels its brackets hold (only those: the cost stays linear).
+  // A reference link resolves against definitions anywhere in the file (usually at its end): a piece whose brackets
+  // hold a label defined in another piece is read again after those definitions (only those: the cost stays linear).
+  // Brackets are looked for in the piece's source, not its text nodes: a label with emphasis ([*tide* tables]) is
+  // split across nodes there, and a definition's label is its source.
   const defined = new Map(trees.length > 1 ? trees.flatMap(definitionLabels) : []);
   if (defined.size) {
     trees.forEach((tree, i) => {
-      const wanted = new Set(bracketed(tree).flatMap((text) => defined.get(identifier(text)) ?? []));
+      const own = new Set(definitionLabels(tree).map(([id]) => id));
+      const wanted = new Set(bracketed(segments[i]!).flatMap((text) => (own.has(identifier(text)) ? [] : (defined.get(identifier(text)) ?? []))));
       if (wanted.size === 0) return;
       const definitions = [...wanted].map((label) => `[${label}]: #`).join('\n');
       // After the first piece, whose front matter must open it; before the others, where no block is open yet.
@@ -126,10 +129,9 @@ function definitionLabels(node: Node): [string, string][] {
   return (node.children ?? []).flatMap(definitionLabels);
 }
 
-/** What stands in brackets in the text of `node`: where a reference link without its definition is left. */
-function bracketed(node: Node): string[] {
-  if (node.type !== 'text') return (node.children ?? []).flatMap(bracketed);
-  return [...(node.value ?? '').matchAll(/\[([^[\]]+)\]/g)].map((m) => m[1]!);
+/** What stands in brackets in `source`: where a reference link's label may be. */
+function bracketed(source: string): string[] {
+  return [...source.matchAll(/\[([^[\]]+)\]/g)].map((m) => m[1]!);
 }
 
 /** A label as CommonMark matches it (and mdast gives a definition's `identifier`): whitespace collapsed, case folded. */
