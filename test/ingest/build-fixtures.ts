@@ -176,7 +176,7 @@ function escapeXml(s: string): string {
 }
 
 /** A PDF from numbered object bodies (object 1 the catalog), with a correct xref. */
-function assemblePdf(objects: (string | Buffer)[]): Buffer {
+export function assemblePdf(objects: (string | Buffer)[]): Buffer {
   const parts: Buffer[] = [Buffer.from('%PDF-1.7\n', 'latin1')];
   let length = parts[0]!.length;
   const offsets: number[] = [];

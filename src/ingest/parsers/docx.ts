@@ -51,9 +51,10 @@ export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<
   if (!model) throw new ParseError('the Word document is damaged: no document body');
   const doc = new Walker(model).run();
   // mammoth skips w:ruby runs entirely; a document made only of them would otherwise come out empty.
-  if (doc.blocks.length === 0) doc.blocks.push(...rawXmlBlocks(parts.get('word/document.xml')));
+  // Blocks are added one by one here: a spread of 200,000 items overflows the call stack.
+  if (doc.blocks.length === 0) for (const b of rawXmlBlocks(parts.get('word/document.xml'))) doc.blocks.push(b);
   // altChunk parts (imported HTML) are invisible to mammoth.
-  for (const [name, content] of parts) if (/\.x?html?$/i.test(name)) doc.blocks.push(...htmlBlocks(content));
+  for (const [name, content] of parts) if (/\.x?html?$/i.test(name)) for (const b of htmlBlocks(content)) doc.blocks.push(b);
   if (doc.blocks.length === 0) doc.warnings.push(NO_TEXT);
   return doc;
 }
@@ -166,7 +167,7 @@ class Walker {
     for (const child of cell.children ?? []) {
       if (child.type === 'table') {
         const nested = new Walker({ type: 'document', children: [child] });
-        parts.push(...nested.run().blocks.map((b) => b.text));
+        for (const b of nested.run().blocks) parts.push(b.text);
       } else {
         parts.push(this.inlineText(child));
       }

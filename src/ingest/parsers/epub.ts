@@ -59,7 +59,8 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
     const chapterBlocks = htmlBlocks(xhtml.toString('utf8'), { page: chapter + 1, xhtml: true }).blocks;
     if (chapterBlocks.length === 0) continue; // a cover image or an empty title page is not a chapter to cite
     chapter++;
-    blocks.push(...chapterBlocks);
+    // one by one: a spread of 200,000 items overflows the call stack
+    for (const b of chapterBlocks) blocks.push(b);
   }
   const doc: ParsedDocument = { blocks, warnings: blocks.length ? [] : ['no text found (an EPUB of images only?)'] };
   if (title.trim()) doc.title = title.replace(/\s+/g, ' ').trim();

@@ -62,7 +62,8 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
           sheet?.add(row, Array.from(cells, (c) => c ?? ''));
         }
       } else if (name === 'table:table' && sheet) {
-        blocks.push(...sheet.finish());
+        // one by one: a spread of 200,000 items overflows the call stack
+        for (const b of sheet.finish()) blocks.push(b);
         sheet = undefined;
       }
     },

@@ -137,7 +137,7 @@ function rowCut(region: TextRun[]): TextRun[][] | undefined {
     bottom = Math.max(bottom, bottomOf(r));
   }
   if (!gaps.length) return undefined;
-  const widest = Math.max(...gaps.map((g) => g.size));
+  const widest = gaps.reduce((max, g) => Math.max(max, g.size), 0);
   const parts: TextRun[][] = [];
   let start = 0;
   for (const g of gaps) {
@@ -227,10 +227,11 @@ function assembleLine(runs: TextRun[]): Line {
   }
   return {
     text: text.replace(/\s+/g, ' ').trim(),
-    x0: Math.min(...runs.map((r) => r.x0)),
-    x1: Math.max(...runs.map((r) => r.x1)),
-    y: Math.max(...runs.map((r) => r.y)),
-    size: Math.max(...runs.map((r) => r.size)),
+    // Folded, not spread: a line can hold more runs than a call takes arguments.
+    x0: runs.reduce((min, r) => Math.min(min, r.x0), Infinity),
+    x1: runs.reduce((max, r) => Math.max(max, r.x1), -Infinity),
+    y: runs.reduce((max, r) => Math.max(max, r.y), -Infinity),
+    size: runs.reduce((max, r) => Math.max(max, r.size), -Infinity),
   };
 }
 

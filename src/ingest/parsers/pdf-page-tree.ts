@@ -65,8 +65,9 @@ export function cutPageTreeLoops(bytes: Uint8Array): Uint8Array | undefined {
     const kids = node && /\/Kids\s*\[([^\]]*)\]/.exec(node.dict);
     if (!node || !kids) continue;
     const start = node.at + kids.index + kids[0].indexOf('[') + 1;
-    const refs = [...kids[1]!.matchAll(REF)].map((r) => ({ num: Number(r[1]), in: node, at: start + r.index, length: r[0].length }));
-    stack.push(...refs.reverse());
+    const refs = [...kids[1]!.matchAll(REF)];
+    // Last kid first, so the first is walked first; one push each: a spread of a /Kids of some 500,000 overflows the stack.
+    for (let i = refs.length - 1; i >= 0; i--) stack.push({ num: Number(refs[i]![1]), in: node, at: start + refs[i]!.index, length: refs[i]![0].length });
   }
   if (blanks.length === 0) return undefined;
   const out = new Uint8Array(bytes);
@@ -127,6 +128,8 @@ function withUpdate(bytes: Uint8Array, text: string, objects: Map<number, Buffer
     xref += `${num} 1\n${String(bytes.length + body.length).padStart(10, '0')} 00000 n \n`;
     body += `${num} 0 obj\n${object.toString('latin1')}\nendobj\n`;
   }
-  const update = `${body}${xref}trailer\n<< /Size ${Math.max(size, ...[...objects.keys()].map((n) => n + 1))} ${rootRef} ${info} /Prev ${prev} >>\nstartxref\n${bytes.length + body.length}\n%%EOF\n`;
+  let newSize = size;
+  for (const num of objects.keys()) newSize = Math.max(newSize, num + 1);
+  const update = `${body}${xref}trailer\n<< /Size ${newSize} ${rootRef} ${info} /Prev ${prev} >>\nstartxref\n${bytes.length + body.length}\n%%EOF\n`;
   return Buffer.concat([bytes, Buffer.from(update, 'latin1')]);
 }

@@ -60,7 +60,10 @@ export function markSoftHyphens(bytes: Uint8Array): Uint8Array {
   const root = [...text.matchAll(/\/Root\s+(\d+\s+\d+\s+R)/g)].pop()?.[1];
   if (!objects.length || !prev || !root) return new Uint8Array(bytes);
   const info = [...text.matchAll(/\/Info\s+(\d+\s+\d+\s+R)/g)].pop()?.[1];
-  const size = Math.max(...[...text.matchAll(/\/Size\s+(\d+)/g)].map((s) => Number(s[1])), ...objects.map((o) => Number(o.num) + 1));
+  // Folded, not spread: a file can hold any number of either.
+  let size = 0;
+  for (const s of text.matchAll(/\/Size\s+(\d+)/g)) size = Math.max(size, Number(s[1]));
+  for (const o of objects) size = Math.max(size, Number(o.num) + 1);
 
   let update = '\n';
   const offsets: number[] = [];

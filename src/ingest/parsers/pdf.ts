@@ -3,7 +3,7 @@
  * worker thread with a time and memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
  * rest of the document is kept. Pages without a usable text layer are listed in `ocrPages` and give no
  * blocks (the OCR stage reads them). A page tree that loops, where pdf.js gives up, is cut where it loops
- * (pdf-page-tree.ts) and the file read again.
+ * (pdf-page-tree.ts) and the file read again; the reading that read more pages is kept.
  */
 import { Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
@@ -20,8 +20,11 @@ export const ENCRYPTED = 'encrypted PDF — not supported';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
 const TREE_LOOP = 'its page tree loops back on itself';
 
-/** What one reading gave, and whether pdf.js met a loop in the page tree on the way. */
-type Reading = ParsedDocument & { pageTreeLoop?: boolean };
+/**
+ * What one reading gave: how many distinct pages it read (a page the tree lists twice counts once), and whether
+ * pdf.js met a loop in the page tree on the way.
+ */
+type Reading = ParsedDocument & { read: number; pageTreeLoop?: boolean };
 
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
   let first: Reading;
@@ -33,17 +36,39 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
     return repaired(await readPdf(cut));
   }
   const cut = first.pageTreeLoop ? cutPageTreeLoops(bytes) : undefined;
-  if (cut) return repaired(await readPdf(cut));
   // A loop that cannot be cut here (its nodes in an object stream not Flate-compressed, or no trailer to update):
   // the pages pdf.js could reach, the rest named.
-  const { pageTreeLoop: _, ...doc } = first;
+  return cut ? betterOf(first, cut) : finished(first);
+}
+
+/**
+ * The reading of the file with its loops cut, unless that read fewer pages than the first reading or failed (the
+ * cut sees the tree as pdf-page-tree.ts walks it, which can differ from how pdf.js reads it): then the first one,
+ * which says why.
+ */
+async function betterOf(first: Reading, cut: Uint8Array): Promise<ParsedDocument> {
+  let outcome: string;
+  try {
+    const second = await readPdf(cut);
+    if (second.read >= first.read) return repaired(second);
+    outcome = `gave fewer pages (${second.read} of ${first.read})`;
+  } catch (err) {
+    outcome = `failed (${err instanceof ParseError ? err.message : damageReason(cut, errorMessage(err))})`;
+  }
+  const doc = finished(first);
+  doc.warnings.push(`${TREE_LOOP}: reading it with the loop cut ${outcome}, so the pages read before are kept`);
   return doc;
 }
 
-function repaired(doc: Reading): ParsedDocument {
-  const { pageTreeLoop: _, ...out } = doc;
-  out.warnings.push(`${TREE_LOOP}: each page it lists was read once, in order`);
-  return out;
+function repaired(reading: Reading): ParsedDocument {
+  const doc = finished(reading);
+  doc.warnings.push(`${TREE_LOOP}: each page it lists was read once, in order`);
+  return doc;
+}
+
+function finished(reading: Reading): ParsedDocument {
+  const { pageTreeLoop: _, read: __, ...doc } = reading;
+  return doc;
 }
 
 async function readPdf(bytes: Uint8Array): Promise<Reading> {
@@ -123,11 +148,14 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
   const badPages: number[] = [];
   let firstError = '';
   let pageTreeLoop = false;
+  const read = new Set<string>();
   for (let n = 1; n <= pdf.numPages; n++) {
     let runs: TextRun[][];
     log.take();
     try {
-      runs = await pageRuns(pdf, n);
+      const page = await pdf.getPage(n);
+      runs = await pageRuns(page);
+      read.add(page.ref ? `${page.ref.num} ${page.ref.gen}` : `#${n}`);
     } catch (err) {
       badPages.push(n);
       firstError ||= errorMessage(err);
@@ -162,7 +190,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
     warnings.push(`${ocrPages.length} of ${pdf.numPages} pages have no usable text layer (scanned?): ${pageList(ocrPages)}`);
   }
 
-  const doc: Reading = { pages: pdf.numPages, blocks, warnings };
+  const doc: Reading = { pages: pdf.numPages, blocks, warnings, read: read.size };
   if (ocrPages.length) doc.ocrPages = ocrPages;
   if (pageTreeLoop) doc.pageTreeLoop = true;
   const title = (await metaTitle(pdf)) ?? firstHeading;
@@ -171,8 +199,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
 }
 
 /** A page's text runs, grouped by writing direction (upright first), in points of its rotated viewport. */
-async function pageRuns(pdf: PDFDocumentProxy, n: number): Promise<TextRun[][]> {
-  const page = await pdf.getPage(n);
+async function pageRuns(page: PDFPageProxy): Promise<TextRun[][]> {
   try {
     const viewport = page.getViewport({ scale: 1 });
     const content = await page.getTextContent();
@@ -192,7 +219,8 @@ async function pageRuns(pdf: PDFDocumentProxy, n: number): Promise<TextRun[][]> 
       else groups.set(degrees, [run]);
     }
     const upright = groups.get(0) ?? [];
-    upright.push(...(await annotationRuns(page, viewport.transform)));
+    // One by one: a spread of a page's thousands of annotations would overflow the call stack.
+    for (const run of await annotationRuns(page, viewport.transform)) upright.push(run);
     if (upright.length) groups.set(0, upright);
     return [...groups.entries()].sort(([a], [b]) => (a === 0 ? -1 : b === 0 ? 1 : a - b)).map(([, runs]) => runs);
   } finally {

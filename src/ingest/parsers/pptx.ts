@@ -30,10 +30,11 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
     const xml = parts.get(part);
     const slide: Slide = { title: [], body: [], notes: [] };
     if (!xml) return slide;
-    for (const shape of shapes(xml)) (shape.title ? slide.title : slide.body).push(...shape.paragraphs);
+    // one by one: a spread of 200,000 items overflows the call stack
+    for (const shape of shapes(xml)) for (const p of shape.paragraphs) (shape.title ? slide.title : slide.body).push(p);
     const notesPart = [...relationships(parts, part, NOUN).values()].find((t) => /notesSlides\//.test(t));
     const notes = notesPart ? parts.get(notesPart) : undefined;
-    if (notes) for (const shape of shapes(notes)) if (shape.placeholder === 'body') slide.notes.push(...shape.paragraphs);
+    if (notes) for (const shape of shapes(notes)) if (shape.placeholder === 'body') for (const p of shape.paragraphs) slide.notes.push(p);
     return slide;
   });
   return slideBlocks(slides, coreTitle(parts.get('docProps/core.xml')));

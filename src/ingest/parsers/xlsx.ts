@@ -34,7 +34,8 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions & { zipLimits?
   const blocks: Block[] = [];
   for (const sheet of sheets) {
     const xml = sheet.part ? parts.get(sheet.part) : undefined;
-    if (xml) blocks.push(...readSheet(xml, sheet.name, strings, dateStyles, budget, opts.cells));
+    // one by one: a spread of 200,000 items overflows the call stack
+    if (xml) for (const b of readSheet(xml, sheet.name, strings, dateStyles, budget, opts.cells)) blocks.push(b);
   }
   const doc: ParsedDocument = { blocks, warnings: blocks.length ? [] : ['no text found (empty workbook?)'] };
   return doc;
