@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { resetSecondFactors } from '../auth/two-factor.js';
 import { systemClock } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
+import { confirmDestructive } from '../terminal/confirm.js';
 import { CliError, UsageError } from '../terminal/errors.js';
 import type { IO } from '../terminal/io.js';
 import { PasskeyStore } from '../store/sql/passkeys.js';
@@ -13,6 +14,9 @@ import { KEY_ID_SETTING } from '../server/secrets-key.js';
 import { operatorAudit } from './operator-audit.js';
 import { databaseOption, initOption, openOperatorDatabase, operatorConfig } from './operator-database.js';
 
+/** Said before a reset: what cannot be brought back. */
+const RESET_CONSEQUENCE = 'Authenticator apps, recovery codes and passkeys are deleted for good and web sessions end; the password alone signs in until a new one is set up.';
+
 /**
  * `docsearch users reset-2fa <email>`: for someone who lost their authenticator app, their passkeys and their
  * recovery codes. Removes every second factor of the account and ends its web sessions; its password alone signs it
@@ -23,10 +27,11 @@ export function resetTwoFactorCommand(io: IO): Command {
   return new Command('reset-2fa')
     .summary("remove an account's second factors (authenticator app, recovery codes, passkeys)")
     .description(
-      "Remove every second factor of an account (its authenticator app, recovery codes and passkeys) and end its web sessions, for someone who lost them: the password alone signs the account in again until it sets one up (at once where --require-2fa asks for one). API keys and connected apps keep working. With --all instead of an e-mail, every account's, for a library whose secrets key is lost.",
+      "Remove every second factor of an account (its authenticator app, recovery codes and passkeys) and end its web sessions, for someone who lost them: the password alone signs the account in again until it sets one up (at once where --require-2fa asks for one). API keys and connected apps keep working. With --all instead of an e-mail, every account's, for a library whose secrets key is lost. Asks first on a terminal; elsewhere --yes is required.",
     )
     .argument('[email]', 'the account email')
     .option('--all', "every account's second factors (and the record of the secrets key they were sealed with)")
+    .option('-y, --yes', 'do not ask for confirmation')
     .option('--data-dir <dir>', 'data directory of the daemon (env DOCSEARCH_DATA_DIR)')
     .addOption(databaseOption())
     .addOption(initOption())
@@ -35,10 +40,10 @@ export function resetTwoFactorCommand(io: IO): Command {
       `
 Examples:
   $ docsearch users reset-2fa alice@example.com
-  $ docsearch users reset-2fa --all --data-dir /var/lib/docsearch
+  $ docsearch users reset-2fa --all --data-dir /var/lib/docsearch --yes
 `,
     )
-    .action(async (email: string | undefined, flags: { all?: boolean; dataDir?: string; database?: string; init?: boolean }) => {
+    .action(async (email: string | undefined, flags: { all?: boolean; yes?: boolean; dataDir?: string; database?: string; init?: boolean }) => {
       if (!!email === !!flags.all) throw new UsageError('name one account by its e-mail, or give --all', 'docsearch users reset-2fa <email>');
       const config = operatorConfig(io, 'users reset-2fa', { 'data-dir': flags.dataDir, database: flags.database });
       const database = await openOperatorDatabase(config, { init: flags.init });
@@ -53,8 +58,11 @@ Examples:
         if (email) {
           const user = await users.findByEmail(email.trim());
           if (!user) throw new CliError(`no account has the email ${email.trim()}`);
+          // Nothing to lose, nothing to ask: the loop below says there was nothing to reset.
+          if (await stores.store.hasSecondFactor(user.id)) await confirmDestructive(io, { action: `remove the second factors of ${user.email}`, consequence: RESET_CONSEQUENCE }, flags.yes);
           targets = [user];
         } else {
+          await confirmDestructive(io, { action: "remove every account's second factors", consequence: RESET_CONSEQUENCE }, flags.yes);
           targets = await users.list();
         }
         for (const user of targets) {

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { AccountService } from '../auth/accounts.js';
 import { ApiKeyService } from '../auth/api-keys.js';
 import { parseScopes, SCOPES } from '../auth/scopes.js';
+import { DISABLE_CONSEQUENCE } from '../core/account-disable.js';
 import { systemClock, toIso } from '../core/clock.js';
 import { isAppError } from '../core/errors.js';
 import { EXPIRES_FORMS, type KeyExpiry, parseExpires } from '../core/key-expiry.js';
@@ -210,13 +211,17 @@ function addOffboardingCommands(users: Command, io: IO): void {
     users
       .command('disable')
       .summary('stop an account signing in, and end what it has open')
-      .description('Disable an account: it can no longer sign in, and its web sessions, API keys and connected apps end at once, on every replica. Its projects and documents stay; enable it again with `users enable`.')
-      .argument('<email>', 'the account e-mail'),
+      .description(
+        `Disable an account: it can no longer sign in, and its web sessions, API keys and connected apps end at once, on every replica. ${DISABLE_CONSEQUENCE} Its projects and documents stay; enable it again with \`users enable\`. Asks first on a terminal; elsewhere --yes is required.`,
+      )
+      .argument('<email>', 'the account e-mail')
+      .option('-y, --yes', 'do not ask for confirmation'),
   )
-    .addHelpText('after', examples('docsearch users disable bob@example.com'))
-    .action(async (email: string, flags: LibraryFlags) =>
+    .addHelpText('after', examples('docsearch users disable bob@example.com', 'docsearch users disable bob@example.com --yes'))
+    .action(async (email: string, flags: LibraryFlags & { yes?: boolean }) =>
       withTeamAdmin(io, 'users disable', flags, async ({ team }) => {
         const user = await team.user(email);
+        await confirmDestructive(io, { action: `disable the account ${user.email}`, consequence: DISABLE_CONSEQUENCE }, flags.yes);
         const ended = await team.disable(user);
         io.stderr.write(`disabled ${user.email}; ${endedSummary(ended)}\n`);
       }),

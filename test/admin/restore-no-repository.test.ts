@@ -18,7 +18,7 @@ describe('docsearch restore from a repository that does not exist', () => {
     for (const args of [['--list'], ['--to', join(parent, 'restored')]]) {
       const res = await runCli(['restore', '--from', typo, ...args]);
       expect(res.code, res.stderr).toBe(1);
-      expect(res.stderr).toContain(`no backup repository at ${typo}`);
+      expect(res.stderr).toContain(`no backup found at ${typo}: there is no such directory`);
       expect(existsSync(typo)).toBe(false);
       expect(readdirSync(parent)).toEqual([]);
     }

@@ -55,7 +55,7 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const last = await op('users', 'set-admin', alice.email, '--off');
     expect(last.code).toBe(1);
     expect(last.stderr).toBe('error: this is the only active admin: make another account an admin first\n');
-    expect((await op('users', 'disable', alice.email)).stderr).toBe('error: this is the only active admin: make another account an admin first\n');
+    expect((await op('users', 'disable', alice.email, '--yes')).stderr).toBe('error: this is the only active admin: make another account an admin first\n');
     // Both refused, nothing changed: Alice is still an active admin, and her key still works.
     expect(rows((await op('users', 'list')).stdout)[0]!.slice(1, 4)).toEqual([alice.email, 'yes', 'no']);
     expect((await api(d, '/api/v1/me', { token: alice.apiKey })).body).toMatchObject({ email: alice.email, admin: true });
@@ -70,7 +70,7 @@ describe.each(ENGINES)('operator commands users … and groups … (%s)', (engin
     const code = await getCode(web, { client_id: client.clientId, redirect_uri: REDIRECT, scope: 'read:documents', state: 's' });
     const tokens = (await post(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: client.clientId, client_secret: client.clientSecret!, redirect_uri: REDIRECT })).body;
     expect((await api(d, '/api/v1/projects', { token: tokens.access_token })).status).toBe(200);
-    const disabled = await op('users', 'disable', bob.email.toUpperCase());
+    const disabled = await op('users', 'disable', bob.email.toUpperCase(), '--yes');
     expect(disabled.code, disabled.stderr).toBe(0);
     expect(disabled.stderr).toBe(`disabled ${bob.email}; ended 1 web session, revoked 1 API key and 1 connected app\n`);
     expect((await api(d, '/api/v1/projects', { token: bob.apiKey })).status).toBe(401);

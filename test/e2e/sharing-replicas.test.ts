@@ -135,7 +135,7 @@ describe.skipIf(SKIP !== null)(`a team library on two replicas behind haproxy${S
       expect((await web.get(`${replica.url}/projects`)).status).toBe(200);
     }
 
-    const disabled = await operator('users', 'disable', bob.email);
+    const disabled = await operator('users', 'disable', bob.email, '--yes');
     expect(disabled.stderr).toMatch(/disabled/);
     for (const replica of topo.replicas) {
       for (const credential of credentials) expect((await api(at(replica.url), '/api/v1/projects', { token: credential })).status).toBe(401);

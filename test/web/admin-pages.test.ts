@@ -149,8 +149,8 @@ describe('Admin pages', () => {
 
     // An address with an account already is refused; so is one that is not an address.
     await web.get('/admin/users');
-    expect(flashOf((await post(web, '/admin/users/invite', { email: bob.email })).text)).toBe(`An account with the e-mail ${bob.email} exists already.`);
-    expect(flashOf((await post(web, '/admin/users/invite', { email: 'not an address' })).text)).toBe('"not an address" is not an email address.');
+    expect(errorOf((await post(web, '/admin/users/invite', { email: bob.email })).text)).toBe(`An account with the e-mail ${bob.email} exists already.`);
+    expect(errorOf((await post(web, '/admin/users/invite', { email: 'not an address' })).text)).toBe('"not an address" is not an email address.');
 
     // Expired: a week later (moved back in the database) the link gets the same page, and makes no account.
     const late = inviteLink((await post(web, '/admin/users/invite', { email: 'erin@example.com' })).text)!;
@@ -354,7 +354,7 @@ describe('Admin pages', () => {
     const page = (await web.get('/admin/users')).text;
     const groupId = /<option value="(grp_\w+)">auditors<\/option>/.exec(page)![1]!;
     const made = await post(web, '/admin/users/invite', { email: `ivy@example.com\njack@example.com, ${bob.email}`, role: 'admin', group: groupId });
-    expect(flashOf(made.text)).toBe(`Not invited: ${bob.email}: an account with the e-mail ${bob.email} exists already.`);
+    expect(errorOf(made.text)).toBe(`Not invited: ${bob.email}: an account with the e-mail ${bob.email} exists already.`);
     const ivyLink = /id="invite-link" readonly value="([^"]+)"/.exec(made.text)![1]!;
     const jackLink = /id="invite-link-2" readonly value="([^"]+)"/.exec(made.text)![1]!;
     expect(made.text).toContain('Invitation link for ivy@example.com');

@@ -476,7 +476,8 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     // The Documents page's bulk labels say the same.
     await web.get('/documents');
     const bulk = await web.submit('/documents/bulk', { _csrf: web.csrf, action: 'label', ids: [id!], labels: long, return_to: '/documents' });
-    expect(flashOf(bulk.text)).toBe(`The label “${long}” must be at most 64 characters.`);
+    expect(bulk.status).toBe(400);
+    expect(bulk.text).toContain(`<p class="error" role="alert">The label “${long}” must be at most 64 characters.</p>`);
     // A label's rename refused on the Labels tab keeps the name typed in that label's row.
     const board = ((await api(d, `/api/v1/projects/${archive}/labels`, { token: alice.apiKey })).body.labels as { id: string; name: string }[]).find((l) => l.name === 'board')!;
     await web.get(`/projects/${archive}/labels`);

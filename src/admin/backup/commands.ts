@@ -17,7 +17,7 @@ import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey, unwrapSecrets
 import type { BackupManifest } from './manifest.js';
 import { readSecretsKey } from '../../server/secrets-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
-import { type BackupEntry, backupExists, describeRepository, listBackups, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
+import { type BackupEntry, backupExists, describeRepository, listBackups, noBackupAt, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
 import { restoreInto } from './restore.js';
 import { embeddedTarget, type RestoreTarget, sharedTarget } from './restore-target.js';
 import { openEmbeddedLibrary, openSharedLibrary, type RunningLibrary } from './running-library.js';
@@ -157,6 +157,7 @@ Examples:
       try {
         if (flags.list) {
           const backups = await listBackups(repo, key);
+          if (backups.length === 0) throw noBackupAt(where);
           if (json) writeJson(io, backups.map(listed));
           else for (const b of backups) io.stdout.write(`${b.id}  ${listLine(b)}\n`);
           return;
@@ -221,7 +222,7 @@ async function chooseBackup(repo: Repository, where: string, key: BackupKey | nu
   }
   const all = await listBackups(repo, key);
   const newest = all.at(-1);
-  if (!newest) throw new CliError(`${where} holds no backup`, 1, 'run `docsearch backup` first');
+  if (!newest) throw noBackupAt(where);
   if (restorable(newest, trust)) return newest;
   const why = refusal(newest, where);
   const older = all.filter((b) => restorable(b, trust)).at(-1);

@@ -22,6 +22,10 @@ export interface Repository {
   close(): void;
 }
 
+/** What `restore` says of an address where it finds no backup: a typo in --from, or a backup that never ran there. */
+export const noBackupAt = (where: string, why?: string): CliError =>
+  new CliError(`no backup found at ${where}${why ? `: ${why}` : ''}`, 1, 'check --from: it is the directory or s3://bucket/prefix that `docsearch backup --to` wrote (it holds backups/<id>/…); nothing was changed');
+
 /** A missing directory is made for a backup; to read (`create: false`, restore) it is an error, and nothing is made. */
 export async function openRepository(location: string, env: NodeJS.ProcessEnv, opts = { create: true }): Promise<Repository> {
   if (location.startsWith('s3://')) {
@@ -40,7 +44,7 @@ export async function openRepository(location: string, env: NodeJS.ProcessEnv, o
   const dir = resolve(location);
   const tmpDir = join(dir, 'tmp');
   if (opts.create) await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-  else if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new CliError(`no backup repository at ${dir}`, undefined, 'check the --from path');
+  else if (!(await stat(dir).catch(() => null))?.isDirectory()) throw noBackupAt(dir, 'there is no such directory');
   // Regular files only: whoever can write the repository must not make a restore read a device, a FIFO or a link.
   return { store: new LocalObjectStore(dir, { regularFilesOnly: true }), tmpDir, close: () => undefined };
 }
@@ -59,9 +63,14 @@ export interface BackupEntry {
 /** Every backup in the repository, complete or not, oldest first (ids sort by time); `key` checks the seals. */
 export async function listBackups(repo: Repository, key: BackupKey | null): Promise<BackupEntry[]> {
   const ids = new Set<string>();
-  for await (const k of repo.store.list('backups/')) {
-    const parts = k.split('/');
-    if (parts.length >= 3) ids.add(parts[1]!);
+  try {
+    for await (const k of repo.store.list('backups/')) {
+      const parts = k.split('/');
+      if (parts.length >= 3) ids.add(parts[1]!);
+    }
+  } catch (err) {
+    if ((err as { name?: unknown }).name === 'NoSuchBucket') throw noBackupAt(repo.store.location, 'there is no such bucket');
+    throw err;
   }
   const out: BackupEntry[] = [];
   for (const id of [...ids].sort()) out.push(await readBackup(repo, id, key));

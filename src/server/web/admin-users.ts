@@ -3,11 +3,11 @@ import { endedSummary, type InviteOutcome } from '../../access/team-admin.js';
 import { LOCAL_GROUPS } from '../../store/sql/groups.js';
 import { invalidRequest, isAppError } from '../../core/errors.js';
 import { plural, sentence } from '../../web/format.js';
-import { adminUserDeletePage, adminUsersPage } from '../../web/pages/admin-users.js';
+import { type AdminUsersData, adminUserDeletePage, adminUsersPage, type InviteTyped } from '../../web/pages/admin-users.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
-import { flash, flashRefusal, redirectWithOutcome } from './flash.js';
+import { flash, redirectWithOutcome, refused } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { redirectWithOnce, takeOnce, type WebContext, type WebUser } from './session.js';
@@ -23,6 +23,28 @@ async function showDeleteConfirm(ctx: WebContext, s: Services, admin: WebUser, t
   render(ctx, adminUserDeletePage({ user: admin, csrfToken: ctx.state.session!.csrfToken, target, projects, ...extra }), status);
 }
 
+async function showUsers(ctx: WebContext, s: Services, admin: WebUser, extra: Pick<AdminUsersData, 'newLinks' | 'invite'>, status = 200) {
+  const [users, invites, groups] = await Promise.all([s.teamAdmin.listUsers(), s.teamAdmin.openInvites(), s.teamAdmin.listGroups()]);
+  const [overview, quotas] = await Promise.all([s.teamAdmin.overview(users), s.teamAdmin.userQuotas(users)]);
+  const groupNames = new Map(groups.map((g) => [g.id, g.name]));
+  render(
+    ctx,
+    adminUsersPage({
+      user: admin,
+      csrfToken: ctx.state.session!.csrfToken,
+      users: users.map((u) => {
+        const o = overview.get(u.id);
+        return { ...u, lastSignInAt: o?.lastSignInAt ?? null, providers: o?.providers ?? [], twoFactor: { totp: o?.totp ?? false, passkeys: o?.passkeys ?? 0 }, usage: o?.usage ?? { documents: 0, bytes: 0 }, quotaBytes: s.quotas.userQuota(quotas.get(u.id) ?? null) };
+      }),
+      invites: invites.map((i) => ({ ...i, group: i.groupId === null ? null : (groupNames.get(i.groupId) ?? null), by: i.createdBy?.email ?? null })),
+      groups: groups.filter((g) => g.source === LOCAL_GROUPS).map((g) => ({ id: g.id, name: g.name })),
+      canMail: s.mailer.enabled,
+      ...extra,
+    }),
+    status,
+  );
+}
+
 /** Admin → Users: the accounts, invitations, disable and enable, admin or not, delete (handing projects on). */
 export function adminUserRoutes(router: Router<AppState>, s: Services): void {
   router.get('admin', '/admin', async (ctx) => {
@@ -33,24 +55,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const admin = await requireAdmin(ctx, s);
     if (!admin) return;
     const fresh = await takeOnce(ctx, s, 'links');
-    const [users, invites, groups] = await Promise.all([s.teamAdmin.listUsers(), s.teamAdmin.openInvites(), s.teamAdmin.listGroups()]);
-    const [overview, quotas] = await Promise.all([s.teamAdmin.overview(users), s.teamAdmin.userQuotas(users)]);
-    const groupNames = new Map(groups.map((g) => [g.id, g.name]));
-    render(
-      ctx,
-      adminUsersPage({
-        user: admin,
-        csrfToken: ctx.state.session!.csrfToken,
-        users: users.map((u) => {
-          const o = overview.get(u.id);
-          return { ...u, lastSignInAt: o?.lastSignInAt ?? null, providers: o?.providers ?? [], twoFactor: { totp: o?.totp ?? false, passkeys: o?.passkeys ?? 0 }, usage: o?.usage ?? { documents: 0, bytes: 0 }, quotaBytes: s.quotas.userQuota(quotas.get(u.id) ?? null) };
-        }),
-        invites: invites.map((i) => ({ ...i, group: i.groupId === null ? null : (groupNames.get(i.groupId) ?? null), by: i.createdBy?.email ?? null })),
-        groups: groups.filter((g) => g.source === LOCAL_GROUPS).map((g) => ({ id: g.id, name: g.name })),
-        canMail: s.mailer.enabled,
-        ...(fresh ? { newLinks: fresh.links } : {}),
-      }),
-    );
+    await showUsers(ctx, s, admin, fresh ? { newLinks: fresh.links } : {});
   });
 
   router.post('admin.users.invite', '/admin/users/invite', formBody(), async (ctx) => {
@@ -59,22 +64,25 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     // One address per line, or separated by commas or semicolons (not spaces: "not an address" is refused whole).
     const emails = formField(ctx, 'email').split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
     const send = formField(ctx, 'send') === 'on';
+    // A refusal is the page again with the form as sent (a redirect emptied it), less the addresses that were invited.
+    const typed = (error: string, email: string): InviteTyped => ({ error, email, role: formField(ctx, 'role'), group: formField(ctx, 'group'), send });
     let outcomes: InviteOutcome[];
     try {
       const groupId = formField(ctx, 'group');
       const group = groupId ? await s.teamAdmin.groupById(groupId) : null;
       outcomes = await s.teamAdmin.inviteMany(emails, admin, { admin: formField(ctx, 'role') === 'admin', group, send });
     } catch (err) {
-      flashRefusal(ctx, err);
-      ctx.status = 303;
-      return ctx.redirect('/admin/users#invite');
+      const refusal = refused(err);
+      return showUsers(ctx, s, admin, { invite: typed(sentence(refusal.message), formField(ctx, 'email')) }, refusal.status);
     }
     const made = outcomes.flatMap((o) => (o.ok ? [o] : []));
-    const refused = outcomes.flatMap((o) => (o.ok ? [] : [outcomes.length === 1 ? sentence(o.error) : `${o.email}: ${o.error}`]));
+    const notInvited = outcomes.flatMap((o) => (o.ok ? [] : [o]));
+    const why = notInvited.map((o) => (outcomes.length === 1 ? sentence(o.error) : `${o.email}: ${o.error}`));
     const mailed = made.filter((o) => o.issued.mailed).map((o) => o.email);
-    const said = [mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null, refused.length > 0 ? (outcomes.length === 1 ? refused[0] : `Not invited: ${refused.join('; ')}.`) : null].filter(Boolean).join(' ');
-    if (said) flash(ctx, said, refused.length > 0 ? 'error' : 'notice');
+    const said = [mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null, why.length > 0 ? (outcomes.length === 1 ? why[0] : `Not invited: ${why.join('; ')}.`) : null].filter(Boolean).join(' ');
     const links = made.filter((o) => !o.issued.mailed).map((o, i) => ({ id: i === 0 ? 'invite-link' : `invite-link-${i + 1}`, label: `Invitation link for ${o.email}`, link: `${s.publicUrl()}/invite?token=${o.issued.token}` }));
+    if (notInvited.length > 0) return showUsers(ctx, s, admin, { invite: typed(said, notInvited.map((o) => o.email).join('\n')), newLinks: links }, made.length > 0 ? 200 : 400);
+    if (said) flash(ctx, said);
     if (links.length > 0) return redirectWithOnce(ctx, s, { kind: 'links', links }, '/admin/users#invite');
     ctx.status = 303;
     ctx.redirect('/admin/users#invite');

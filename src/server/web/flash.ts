@@ -69,7 +69,7 @@ export async function redirectWithOutcome(
  * A refusal: an AppError under 500. Anything else is thrown on, and so is a role or right short (403): that is the
  * "not allowed" page, as on every other page.
  */
-function refused(err: unknown): AppError {
+export function refused(err: unknown): AppError {
   if (!isAppError(err) || err.status >= 500 || err.status === 403) throw err;
   return err;
 }

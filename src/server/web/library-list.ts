@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
 import { documentsDeletePage } from '../../web/pages/document.js';
-import { type DocumentsFilter, documentsPage } from '../../web/pages/documents.js';
+import { type DocumentsFilter, documentsPage, type DocumentsPageData } from '../../web/pages/documents.js';
 import { statusCell } from '../../web/pages/project.js';
 import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from '../api/documents/query.js';
 import type { Services } from '../services.js';
@@ -18,7 +18,7 @@ import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { parseLabelField } from '../api/labels/names.js';
 import { render } from './render.js';
-import { requireUser, type WebContext } from './session.js';
+import { requireUser, type WebContext, type WebUser } from './session.js';
 import { safeReturnTo } from './return-to.js';
 
 /** Documents per page of the list. */
@@ -41,78 +41,87 @@ function listUrl(filter: DocumentsFilter, cursor?: string): string {
   return q ? `/documents?${q}` : '/documents';
 }
 
+/**
+ * The Documents page with the filters and page `param` reads (the address's query). `extra`: a refused label change,
+ * said, with the selection and labels typed kept in the form.
+ */
+async function showDocuments(ctx: WebContext, s: Services, user: WebUser, param: (name: string) => string, extra: Pick<DocumentsPageData, 'error' | 'bulk'> = {}, status = 200): Promise<void> {
+  const filter = Object.fromEntries(FILTER_FIELDS.map((k) => [k, param(k).trim()])) as unknown as DocumentsFilter;
+  filter.sort ||= '-uploaded';
+  const cursor = param('cursor') || undefined;
+  const parsed = DocumentListQuery.safeParse({
+    limit: PAGE,
+    sort: filter.sort,
+    ...(cursor ? { cursor } : {}),
+    ...(filter.project_id ? { project_id: filter.project_id } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.filename ? { filename: filter.filename } : {}),
+    ...(filter.labels ? { labels: filter.labels } : {}),
+    ...(filter.from ? { uploaded_since: filter.from } : {}),
+    ...(filter.to ? { uploaded_before: dayAfter(filter.to) } : {}),
+  });
+  let error: string | undefined;
+  let query = parsed.data;
+  if (!query) {
+    const issue = parsed.error!.issues[0]!;
+    error = `This filter could not be used (${String(issue.path[0] ?? 'query')}: ${issue.message}); showing everything instead.`;
+    query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
+  }
+  // The filter language's fields are checked as they are read (toFilter): a bad one is said the same way.
+  let listFilter;
+  try {
+    listFilter = toFilter(query);
+  } catch (err) {
+    if (!isAppError(err) || err.status !== 400) throw err;
+    error = `This filter could not be used (${err.message.replace(/^query\./, '')}); showing everything instead.`;
+    query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
+    listFilter = toFilter(query);
+  }
+  let at;
+  try {
+    at = decodeListCursor(query.sort, query.cursor);
+  } catch {
+    error = 'That page link is out of date; showing the first page.';
+  }
+  const projects = await userProjects(s, user);
+  const readable = projects.map((p) => p.id);
+  // A project filter the user may not read (or that is gone) lists nothing, as an empty project would.
+  const scope = query.project_id ? readable.filter((id) => id === query.project_id) : readable;
+  const [page, indexing, editable] = await Promise.all([s.documents.list(scope, listFilter, PAGE, at, query.sort), s.documents.countInWork(scope), editableProjects(s, user)]);
+  const labels = await s.labels.ofDocuments(page.documents.map((x) => x.id));
+  const fallback = projects.find((p) => p.isDefault && p.userId === user.id) ?? projects[0]!;
+  render(
+    ctx,
+    documentsPage({
+      user,
+      csrfToken: ctx.state.session!.csrfToken,
+      filter,
+      projects: projects.map((p) => ({ id: p.id, name: p.name })),
+      moveTargets: editable.map((p) => ({ id: p.id, name: p.name })),
+      documents: page.documents.map(documentView),
+      labels: new Map([...labels].map(([id, ls]) => [id, ls.map((l) => ({ name: l.name, color: l.color }))])),
+      next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next)) : null,
+      first: at ? listUrl(filter) : null,
+      indexing: [...indexing.values()].reduce((a, b) => a + b, 0),
+      self: listUrl(filter, at ? query.cursor : undefined),
+      upload: {
+        projectId: fallback.id,
+        projectName: fallback.name,
+        limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
+      },
+      ...(error ? { error } : {}),
+      ...extra,
+    }),
+    status,
+  );
+}
+
 /** The Documents page (every document, filtered, sorted, paged) and what its form does with a selection. */
 export function documentListRoutes(router: Router<AppState>, s: Services): void {
   router.get('documents', '/documents', async (ctx) => {
     const user = await requireUser(ctx, s);
-    if (!user) return;
-    const filter = Object.fromEntries(FILTER_FIELDS.map((k) => [k, queryString(ctx, k).trim()])) as unknown as DocumentsFilter;
-    filter.sort ||= '-uploaded';
-    const cursor = queryString(ctx, 'cursor') || undefined;
-    const parsed = DocumentListQuery.safeParse({
-      limit: PAGE,
-      sort: filter.sort,
-      ...(cursor ? { cursor } : {}),
-      ...(filter.project_id ? { project_id: filter.project_id } : {}),
-      ...(filter.type ? { type: filter.type } : {}),
-      ...(filter.status ? { status: filter.status } : {}),
-      ...(filter.filename ? { filename: filter.filename } : {}),
-      ...(filter.labels ? { labels: filter.labels } : {}),
-      ...(filter.from ? { uploaded_since: filter.from } : {}),
-      ...(filter.to ? { uploaded_before: dayAfter(filter.to) } : {}),
-    });
-    let error: string | undefined;
-    let query = parsed.data;
-    if (!query) {
-      const issue = parsed.error!.issues[0]!;
-      error = `This filter could not be used (${String(issue.path[0] ?? 'query')}: ${issue.message}); showing everything instead.`;
-      query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
-    }
-    // The filter language's fields are checked as they are read (toFilter): a bad one is said the same way.
-    let listFilter;
-    try {
-      listFilter = toFilter(query);
-    } catch (err) {
-      if (!isAppError(err) || err.status !== 400) throw err;
-      error = `This filter could not be used (${err.message.replace(/^query\./, '')}); showing everything instead.`;
-      query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
-      listFilter = toFilter(query);
-    }
-    let at;
-    try {
-      at = decodeListCursor(query.sort, query.cursor);
-    } catch {
-      error = 'That page link is out of date; showing the first page.';
-    }
-    const projects = await userProjects(s, user);
-    const readable = projects.map((p) => p.id);
-    // A project filter the user may not read (or that is gone) lists nothing, as an empty project would.
-    const scope = query.project_id ? readable.filter((id) => id === query.project_id) : readable;
-    const [page, indexing, editable] = await Promise.all([s.documents.list(scope, listFilter, PAGE, at, query.sort), s.documents.countInWork(scope), editableProjects(s, user)]);
-    const labels = await s.labels.ofDocuments(page.documents.map((x) => x.id));
-    const fallback = projects.find((p) => p.isDefault && p.userId === user.id) ?? projects[0]!;
-    render(
-      ctx,
-      documentsPage({
-        user,
-        csrfToken: ctx.state.session!.csrfToken,
-        filter,
-        projects: projects.map((p) => ({ id: p.id, name: p.name })),
-        moveTargets: editable.map((p) => ({ id: p.id, name: p.name })),
-        documents: page.documents.map(documentView),
-        labels: new Map([...labels].map(([id, ls]) => [id, ls.map((l) => ({ name: l.name, color: l.color }))])),
-        next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next)) : null,
-        first: at ? listUrl(filter) : null,
-        indexing: [...indexing.values()].reduce((a, b) => a + b, 0),
-        self: listUrl(filter, at ? query.cursor : undefined),
-        upload: {
-          projectId: fallback.id,
-          projectName: fallback.name,
-          limits: { maxFileMb: s.config.maxUploadMb, maxFiles: s.config.maxFiles },
-        },
-        ...(error ? { error } : {}),
-      }),
-    );
+    if (user) await showDocuments(ctx, s, user, (k) => queryString(ctx, k));
   });
 
   // Every page's live status (app.js): the state of the documents named, those the user may read; the others absent.
@@ -147,18 +156,18 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
     }
     if (action === 'label' || action === 'unlabel') {
       // Labels by name (comma-separated), each made in a document's project where missing: as PATCH /documents/{id} does.
+      // Refused: the list again, the documents still selected and the labels as typed (a redirect lost both).
+      const typed = formField(ctx, 'labels');
+      const list = new URL(returnTo, 'http://list.invalid').searchParams;
+      const refuse = (error: string) => showDocuments(ctx, s, user, (k) => list.get(k) ?? '', { error, bulk: { ids: selectedIds(ctx), labels: typed } }, 400);
       let names: string[];
       try {
-        names = parseLabelField(formField(ctx, 'labels'), 'labels');
+        names = parseLabelField(typed, 'labels');
       } catch (err) {
         if (!isAppError(err)) throw err;
-        flash(ctx, labelFieldProblem(formField(ctx, 'labels'), err.message), 'error');
-        return back();
+        return refuse(labelFieldProblem(typed, err.message));
       }
-      if (names.length === 0) {
-        flash(ctx, 'Name the labels to add or remove.', 'error');
-        return back();
-      }
+      if (names.length === 0) return refuse('Name the labels to add or remove.');
       await s.labelService.change(docs, action === 'label' ? { add: names } : { remove: names });
       const n = docs.length === 1 ? '1 document' : `${docs.length} documents`;
       const quoted = names.map((x) => `“${x}”`).join(', ');

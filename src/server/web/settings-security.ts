@@ -63,11 +63,21 @@ async function linkedProvider(s: Services, userId: string): Promise<SettingsSecu
   return server ? { name: s.sso!.name, linked: await s.sso!.accounts.linked(userId, server.issuer) } : undefined;
 }
 
-/** The page again with why a form was refused: 401 for a wrong password, 429 (Retry-After) once throttled. */
-async function refused(ctx: WebContext, s: Services, user: WebUser, form: NonNullable<SettingsSecurityData['error']>['form'], result: { reason: string; message: string; retryAfterMs?: number }): Promise<void> {
+/**
+ * The page again with why a form was refused: 401 for a wrong password, 429 (Retry-After) once throttled. `typed`:
+ * what the form held, kept in its field.
+ */
+async function refused(
+  ctx: WebContext,
+  s: Services,
+  user: WebUser,
+  form: NonNullable<SettingsSecurityData['error']>['form'],
+  result: { reason: string; message: string; retryAfterMs?: number },
+  typed: Pick<SettingsSecurityData, 'renaming'> = {},
+): Promise<void> {
   if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
   const status = result.reason === 'throttled' ? 429 : result.reason === 'invalid' ? 401 : 400;
-  await show(ctx, s, user, { error: { form, message: result.message } }, status);
+  await show(ctx, s, user, { error: { form, message: result.message }, ...typed }, status);
 }
 
 /** The current password, before a factor is turned off or codes replaced. */
@@ -208,10 +218,11 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const name = formField(ctx, 'name');
+    const typed = { renaming: { id: ctx.params.id!, name } };
     const unsafe = unsafeTextProblem(name);
-    if (unsafe) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: `The name ${unsafe}.` });
+    if (unsafe) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: `The name ${unsafe}.` }, typed);
     const renamed = await s.passkeys.rename(user.id, ctx.params.id!, name);
-    if (!renamed) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: 'No such passkey, or no name given.' });
+    if (!renamed) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: 'No such passkey, or no name given.' }, typed);
     await s.audit.record({ type: 'passkey.renamed', target: { type: 'passkey', id: renamed.id, label: renamed.name } });
     flash(ctx, `Renamed the passkey to “${renamed.name}”.`);
     ctx.status = 303;

@@ -46,6 +46,16 @@ export interface AdminUsersData {
   canMail: boolean;
   /** Links just made (invitations, a reset link) that did not go out by mail: shown this once. */
   newLinks?: { id: string; label: string; link: string }[];
+  /** An invitation refused: why, and the form as it was sent, less the addresses that were invited. */
+  invite?: InviteTyped;
+}
+
+export interface InviteTyped {
+  error: string;
+  email: string;
+  role: string;
+  group: string;
+  send: boolean;
 }
 
 /** A one-button form for a row's action. */
@@ -116,6 +126,7 @@ const freshLinks = (links: readonly { id: string; label: string; link: string }[
 export function adminUsersPage(d: AdminUsersData) {
   const resets = (d.newLinks ?? []).filter((l) => l.id.startsWith('reset-'));
   const invites = (d.newLinks ?? []).filter((l) => !l.id.startsWith('reset-'));
+  const typed = d.invite;
   return layout(
     { title: 'Users', user: d.user, csrfToken: d.csrfToken, active: 'admin-users', wide: true },
     html`<section class="card">
@@ -128,17 +139,18 @@ export function adminUsersPage(d: AdminUsersData) {
   </table></div>
   <h2 id="invite">Invite people</h2>
   ${freshLinks(invites)}
+  ${typed ? html`<p class="error" role="alert">${typed.error}</p>` : null}
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>E-mail addresses <textarea name="email" required rows="3" maxlength="20000" autocomplete="off" aria-describedby="invite-hint"></textarea>
+    <label>E-mail addresses <textarea name="email" required rows="3" maxlength="20000" autocomplete="off" aria-describedby="invite-hint">${typed?.email ?? ''}</textarea>
       <span class="hint" id="invite-hint">One or more, one per line or separated by commas. Each gets a link that makes their account, once, within 7 days.</span></label>
-    <label>Role <select name="role"><option value="member" selected>member</option><option value="admin">admin</option></select></label>
+    <label>Role <select name="role">${['member', 'admin'].map((r) => html`<option value="${r}"${(typed?.role === 'admin' ? 'admin' : 'member') === r ? html` selected` : null}>${r}</option>`)}</select></label>
     ${
       d.groups.length > 0
-        ? html`<label>Group <select name="group"><option value="" selected>none</option>${d.groups.map((g) => html`<option value="${g.id}">${g.name}</option>`)}</select></label>`
+        ? html`<label>Group <select name="group">${[{ id: '', name: 'none' }, ...d.groups].map((g) => html`<option value="${g.id}"${(typed?.group ?? '') === g.id ? html` selected` : null}>${g.name}</option>`)}</select></label>`
         : null
     }
-    ${d.canMail ? html`<label class="check"><input type="checkbox" name="send" value="on" checked> Send the links by mail</label>` : html`<p class="hint">This server sends no mail (no --smtp-url): the links are shown here, once, for you to send.</p>`}
+    ${d.canMail ? html`<label class="check"><input type="checkbox" name="send" value="on"${typed && !typed.send ? null : html` checked`}> Send the links by mail</label>` : html`<p class="hint">This server sends no mail (no --smtp-url): the links are shown here, once, for you to send.</p>`}
     <button type="submit" class="primary">Invite</button>
   </form>
   <h2>Open invitations</h2>

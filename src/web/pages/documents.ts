@@ -39,6 +39,8 @@ export interface DocumentsPageData {
   /** Where the empty library's upload area puts files: the default project. */
   upload: { projectId: string; projectName: string; limits: { maxFileMb: number; maxFiles: number } };
   error?: string;
+  /** A refused label change: the documents that were selected and the labels as typed, kept in the form. */
+  bulk?: { ids: readonly string[]; labels: string };
 }
 
 const TYPES: [string, string][] = [
@@ -86,10 +88,10 @@ function labelChips(labels: { name: string; color: string }[] | undefined) {
   return html`<span class="doc-labels">${labels.map((l) => html` <a href="/documents?labels=${encodeURIComponent(l.name)}" class="badge label-${l.color}" title="Documents labelled ${l.name}"><bdi>${l.name}</bdi></a>`)}</span>`;
 }
 
-function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>, editable: ReadonlySet<string>, labels?: { name: string; color: string }[]) {
+function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>, editable: ReadonlySet<string>, labels: { name: string; color: string }[] | undefined, picked: boolean) {
   // Only documents the person may change can be picked for the bulk actions (a viewer's are read-only).
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
-  <td class="pick">${editable.has(doc.projectId) ? html`<input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}">` : null}</td>
+  <td class="pick">${editable.has(doc.projectId) ? html`<input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}"${picked ? html` checked` : null}>` : null}</td>
   <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${labelChips(labels)}${pathLine(doc.path)}</td>
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
@@ -162,7 +164,7 @@ export function documentsPage(d: DocumentsPageData) {
       <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
-      <label class="inline-label">Labels <input type="text" name="labels" maxlength="1000" placeholder="unpaid, urgent"></label>
+      <label class="inline-label">Labels <input type="text" name="labels" maxlength="1000" placeholder="unpaid, urgent" value="${d.bulk?.labels ?? ''}"></label>
       <button type="submit" name="action" value="label" class="secondary">Add labels</button>
       <button type="submit" name="action" value="unlabel" class="secondary">Remove labels</button>
     </div>
@@ -170,7 +172,7 @@ export function documentsPage(d: DocumentsPageData) {
     <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>`}
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
-      <tbody>${d.documents.map((doc) => row(doc, names, editable, d.labels?.get(doc.id)))}</tbody>
+      <tbody>${d.documents.map((doc) => row(doc, names, editable, d.labels?.get(doc.id), d.bulk?.ids.includes(doc.id) ?? false))}</tbody>
     </table></div>
   </form>`
   }

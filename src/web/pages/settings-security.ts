@@ -46,6 +46,8 @@ export interface SettingsSecurityData {
   provider?: { name: string; linked: boolean } | undefined;
   /** Which form failed, and why. */
   error?: { form: 'totp' | 'totp-disable' | 'recovery' | 'passkey' | 'passkey-sign-in'; message: string };
+  /** A passkey's refused Rename: its field is shown open, with the name as it was typed. */
+  renaming?: { id: string; name: string };
 }
 
 const METHODS: Record<string, string> = {
@@ -140,16 +142,17 @@ function providerSection(d: SettingsSecurityData) {
 
 function passkeySection(d: SettingsSecurityData) {
   const error = (form: 'passkey' | 'passkey-sign-in') => (d.error?.form === form ? html`<p class="error" role="alert">${d.error.message}</p>` : null);
-  const rows = d.passkeys.map(
-    (p) => html`<tr>
+  const rows = d.passkeys.map((p) => {
+    const typed = d.renaming?.id === p.id ? d.renaming.name : null;
+    return html`<tr>
   <td>${p.name}${p.backedUp ? html` <span class="badge">synced</span>` : null}</td>
   <td data-label="Added">${when(p.createdAt)}</td>
   <td data-label="Last used">${when(p.lastUsedAt)}</td>
   <td class="actions-cell"><div class="row-actions">
-    <details class="rename"><summary class="button small">${forRow('Rename', p.name)}</summary>
+    <details class="rename"${typed === null ? null : html` open`}><summary class="button small">${forRow('Rename', p.name)}</summary>
       <form method="post" action="/settings/security/passkeys/${p.id}/rename" class="inline-field">
         ${hidden(d)}<label class="visually-hidden" for="rename-${p.id}">New name for ${p.name}</label>
-        <input id="rename-${p.id}" type="text" name="name" maxlength="100" required value="${p.name}">
+        <input id="rename-${p.id}" type="text" name="name" maxlength="100" required value="${typed ?? p.name}">
         <button type="submit" class="small">${forRow('Save', p.name)}</button>
       </form>
     </details>
@@ -157,8 +160,8 @@ function passkeySection(d: SettingsSecurityData) {
       ${hidden(d)}<button type="submit" class="danger small">${forRow('Remove', p.name)}</button>
     </form>
   </div></td>
-</tr>`,
-  );
+</tr>`;
+  });
   return html`<h2 id="passkeys-heading">Passkeys</h2>
   <p class="muted">A passkey signs you in with your fingerprint, face or screen lock, and cannot be phished.</p>
   ${d.passkeysUnavailable ? html`<p class="muted">Passkeys are not available on this server: ${d.passkeysUnavailable}.</p>` : null}

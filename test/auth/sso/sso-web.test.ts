@@ -169,7 +169,7 @@ describe('sign-in with an OpenID Provider (web pages)', () => {
     const key = newKeyOnPage(created.text);
     expect(key).toMatch(/^dsk_/);
     expect((await api(d, '/api/v1/projects', { token: key! })).status).toBe(200);
-    expect((await op(d, 'users', 'disable', 'kim@example.org')).code).toBe(0);
+    expect((await op(d, 'users', 'disable', 'kim@example.org', '--yes')).code).toBe(0);
     expect((await api(d, '/api/v1/projects', { token: key! })).status).toBe(401);
     const again = await ssoSignIn(new WebClient(d), idp, 'kim');
     expect(again.status).toBe(403);

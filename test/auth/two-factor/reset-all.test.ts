@@ -113,7 +113,7 @@ describe(`users reset-2fa --all, for a library whose secrets key is lost${noApac
       expect(existsSync(keyFile)).toBe(false);
       expect(recordedKeyId(dataDir)).toBe(lostKeyId);
 
-      const reset = await runCli(['users', 'reset-2fa', '--all', '--data-dir', dataDir], { env: d.env });
+      const reset = await runCli(['users', 'reset-2fa', '--all', '--yes', '--data-dir', dataDir], { env: d.env });
       expect(reset.code, reset.stderr).toBe(0);
       expect(reset.stderr).toContain(`reset ${alice.email}: removed authenticator app, 10 recovery codes, 1 passkey;`);
       expect(reset.stderr).toContain(`reset ${bob.email}: removed authenticator app, 10 recovery codes;`);

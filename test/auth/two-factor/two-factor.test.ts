@@ -219,7 +219,7 @@ describe('two-factor sign-in with an authenticator app', () => {
     const user = await addUser(d);
     const web = await loggedIn(d, user);
     await enrolTotp(web);
-    const reset = await runCli(['users', 'reset-2fa', user.email, '--data-dir', d.dataDir], { env: d.env });
+    const reset = await runCli(['users', 'reset-2fa', user.email, '--yes', '--data-dir', d.dataDir], { env: d.env });
     expect(reset.code, reset.stderr).toBe(0);
     expect(reset.stderr).toContain(`reset ${user.email}: removed authenticator app, 10 recovery codes; signed out 1 web session`);
     expect((await web.get('/settings/keys')).location).toMatch(/^\/login/);

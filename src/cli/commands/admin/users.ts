@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ADMIN_USER, ADMIN_USER_LIST, type AdminUser, ISSUED_LINK, type IssuedLink } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { DISABLE_CONSEQUENCE } from '../../../core/account-disable.js';
 import { formatBytes, parseByteSize } from '../../../core/bytes.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
 import { CliError } from '../../../terminal/errors.js';
@@ -17,8 +18,6 @@ const DISABLED_USER = shape<{ user: AdminUser; sessions_ended: number; keys_revo
   grants_revoked: 'number',
 });
 const ENABLED_USER = shape<{ user: AdminUser }>({ user: ADMIN_USER.fields });
-/** Said before a disable and in its help: what `enable` does not undo. */
-const DISABLE_CONSEQUENCE = 'It is signed out everywhere, and its API keys and connected apps are revoked for good (enabling it again does not bring them back).';
 const DELETED_USER = shape<{ transferred: number; removed: number }>({ transferred: 'number', removed: 'number' });
 const INVITED = shape<{ invitations: (IssuedLink & { email: string; id: string })[]; refused: { email: string; error: string }[] }>({
   invitations: [{ ...ISSUED_LINK.fields, email: 'string', id: 'string' }],
