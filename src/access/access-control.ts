@@ -227,14 +227,14 @@ export class AccessControl {
 
   /**
    * Throws unless the actor may do `action` with a saved search (null: none of that id): `read` (use it) one they
-   * see (seesSavedSearch); `delete` their own only — a member it is shared with is refused (403). Anyone else finds
-   * none, as if it did not exist.
+   * see (seesSavedSearch); `rename` and `delete` their own only — a member it is shared with is refused (403). Anyone
+   * else finds none, as if it did not exist.
    */
-  async savedSearch(actor: Actor, saved: { userId: string; projectId: string | null } | null, action: 'read' | 'delete'): Promise<void> {
+  async savedSearch(actor: Actor, saved: { userId: string; projectId: string | null } | null, action: 'read' | 'rename' | 'delete'): Promise<void> {
     if (!saved || !(await this.seesSavedSearch(actor, saved))) throw notFound('saved search');
     const scope = action === 'read' ? 'read:documents' : 'write:documents';
     if (!actor.scopes.includes(scope)) throw scopeRefused(scope);
-    if (action === 'delete' && saved.userId !== actor.userId) throw forbidden('only its author may delete a saved search');
+    if (action !== 'read' && saved.userId !== actor.userId) throw forbidden(`only its author may ${action} a saved search`);
   }
 
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */

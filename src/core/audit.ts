@@ -70,6 +70,7 @@ export const AUDIT_EVENT_TYPES = [
   'label.deleted',
   'saved_search.created',
   'saved_search.shared',
+  'saved_search.renamed',
   'saved_search.deleted',
   'document.restored',
   'document.purged',

@@ -17,7 +17,7 @@ import { createKey } from './api/keys/create.js';
 import { deleteKey } from './api/keys/delete.js';
 import { listKeys } from './api/keys/list.js';
 import { createLabel, deleteLabel, listLabels, updateLabel } from './api/labels/routes.js';
-import { createSavedSearch, deleteSavedSearch, getSavedSearch, listSavedSearches } from './api/saved-searches.js';
+import { createSavedSearch, deleteSavedSearch, getSavedSearch, listSavedSearches, renameSavedSearch } from './api/saved-searches.js';
 import { me } from './api/me.js';
 import { createProject } from './api/projects/create.js';
 import { deleteProject } from './api/projects/delete.js';
@@ -62,6 +62,7 @@ export function apiRoutes(s: Services): ApiRoute[] {
     listSavedSearches(s),
     createSavedSearch(s),
     getSavedSearch(s),
+    renameSavedSearch(s),
     deleteSavedSearch(s),
     listSources(s),
     createSource(s),

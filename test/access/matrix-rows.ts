@@ -243,6 +243,12 @@ const REST: Record<string, Spec<RestRequest>> = {
     ok: 204,
     effect: (c) => must(!after(c, 'saved_searches', c.t.saved), 'V deleted'),
   },
+  'PATCH /api/v1/saved-searches/{id}': {
+    on: { saved: true },
+    request: (t, _as, m) => ({ method: 'PATCH', path: `/api/v1/saved-searches/${t.saved}`, body: { name: `renamed ${m.next()}` } }),
+    ok: 200,
+    effect: (c) => must(after(c, 'saved_searches', c.t.saved)?.name === c.answer.body.name, 'V renamed'),
+  },
   'GET /api/v1/reindex': restGet(() => '/api/v1/reindex'),
   // The index matches the embedder: nothing to do, for anyone who may start it.
   'POST /api/v1/reindex': { request: () => ({ method: 'POST', path: '/api/v1/reindex' }), ok: 200 },
@@ -588,6 +594,18 @@ const WEB: Record<string, Spec<WebRequest>> = {
   'POST /search/save': form(() => '/search/save', (t, _as, m) => ({ name: `web ${m.next()}`, q: `${WORD} handbook`, labels: 'matrix', share: t.project }), {
     ok: 303,
     effect: (c) => must(added(c, 'saved_searches').some((v) => v.project_id === c.t.project && v.user_id === c.as.user.id), "the caller's saved search shared with P"),
+  }),
+  // The sidebar's Rename and Delete of a saved search: V is Alice's, shared with P; its members see it, only she changes it.
+  'POST /search/saved/:id/rename': form((t) => `/search/saved/${t.saved}/rename`, (_t, _as, m) => ({ name: `web renamed ${m.next()}` }), {
+    on: { saved: true },
+    ok: 303,
+    effect: (c) => must(String(after(c, 'saved_searches', c.t.saved)?.name).startsWith('web renamed'), 'V renamed'),
+  }),
+  'GET /search/saved/:id/delete': { on: { saved: true }, ...page((t) => `/search/saved/${t.saved}/delete`) },
+  'POST /search/saved/:id/delete': form((t) => `/search/saved/${t.saved}/delete`, () => ({}), {
+    on: { saved: true },
+    ok: 303,
+    effect: (c) => must(!after(c, 'saved_searches', c.t.saved), 'V deleted'),
   }),
   // The settings pages and forms: each person's own keys, account, applications, connected apps, second factors, sessions.
   'GET /settings': { request: () => ({ path: '/settings' }), ok: 302 },

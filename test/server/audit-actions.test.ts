@@ -299,6 +299,7 @@ describe('the audit log misses nothing: the table of audited actions, each once'
       w.saved = res.body.id;
     },
     'saved_search.shared': async () => ok(await as(alice, '/api/v1/saved-searches', { body: { name: 'team minutes', search: { query: 'minutes', project_ids: [w.project] }, project_id: w.project } }), 201),
+    'saved_search.renamed': async () => ok(await as(alice, `/api/v1/saved-searches/${w.saved}`, { method: 'PATCH', body: { name: 'minutes kept' } }), 200),
     'saved_search.deleted': async () => ok(await as(alice, `/api/v1/saved-searches/${w.saved}`, { method: 'DELETE' }), 204),
     'document.restored': async () => done(await as(alice, `/api/v1/trash/${w.docA}/restore`, { body: {} })),
     'document.purged': async () => {

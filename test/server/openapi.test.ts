@@ -147,6 +147,15 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect(res.body).toMatchObject({ name: 'to get', mine: true, project_id: null, search: { query: 'leave' } });
     expect((await call(`/api/v1/saved-searches/${made.body.id}`, { token: other.apiKey })).status).toBe(404);
   },
+  'PATCH /api/v1/saved-searches/{id}': async ({ call, full, other }) => {
+    const made = await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'to rename', search: { query: 'leave' } } });
+    await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'kept name', search: { query: 'leave' } } });
+    const renamed = await call(`/api/v1/saved-searches/${made.body.id}`, { method: 'PATCH', token: full.apiKey, body: { name: 'renamed' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe('renamed');
+    expect((await call(`/api/v1/saved-searches/${made.body.id}`, { method: 'PATCH', token: full.apiKey, body: { name: 'KEPT NAME' } })).status).toBe(409);
+    expect((await call(`/api/v1/saved-searches/${made.body.id}`, { method: 'PATCH', token: other.apiKey, body: { name: 'mine now' } })).status).toBe(404);
+  },
   'DELETE /api/v1/saved-searches/{id}': async ({ call, full }) => {
     const made = await call('/api/v1/saved-searches', { token: full.apiKey, body: { name: 'to delete', search: { query: 'leave' } } });
     expect((await call(`/api/v1/saved-searches/${made.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);

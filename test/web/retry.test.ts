@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { loggedIn } from './library-client.js';
+import { hashedVector } from '../helpers/hashed-vectors.js';
 
 /**
  * Retrying a failed document (#21), end to end: the failure has to be one that can go away, so the daemon
@@ -12,17 +13,7 @@ import { loggedIn } from './library-client.js';
  */
 const DIM = 16;
 
-/** The mock's vectors: hashed words, normalised (a stand-in for a remote model, not a product path). */
-function vector(text: string): number[] {
-  const v = new Array<number>(DIM).fill(0);
-  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    let h = 0;
-    for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-    v[h % DIM]! += 1;
-  }
-  const n = Math.hypot(...v) || 1;
-  return v.map((x) => x / n);
-}
+const vector = (text: string) => hashedVector(text, DIM);
 
 describe('retrying a failed document', () => {
   let d: Daemon;

@@ -11,7 +11,7 @@ import { ErrorBody, IdParams, readableText, Timestamp } from './schemas.js';
  * Saved searches (docs/api.md#saved-searches, an extra of docsearch): a person names a search — its query, projects,
  * filters, facets, mode and grouping — and runs it again by name (the web sidebar, `docsearch search --saved NAME`).
  * Each is its author's; shared with a project, its members see and run it too (over what they themselves may read:
- * a saved search carries no access of its own). AccessControl.savedSearch decides who sees and deletes one.
+ * a saved search carries no access of its own). AccessControl.savedSearch decides who sees, renames and deletes one.
  */
 
 /** What a saved search keeps: a search body without the page (limit and cursor belong to each run). */
@@ -24,7 +24,7 @@ export const SavedSearchSchema = z
     search: z.record(z.string(), z.unknown()).describe('the search body to send to POST /search (query, project_ids, filters, facets, mode, group …)'),
     project_id: z.string().nullable().describe("the project whose members it is shared with; null: its author's alone"),
     created_by: z.string().describe("its author's e-mail"),
-    mine: z.boolean().describe('the caller is its author (only the author deletes it)'),
+    mine: z.boolean().describe('the caller is its author (only the author renames and deletes it)'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -70,6 +70,30 @@ export async function saveSearch(s: Services, actor: Actor, name: string, search
   // Shared, its name and query reach the project's members: that is an event of its own, as sharing a project is.
   if (projectId !== null) await s.audit.record({ type: 'saved_search.shared', target, details: { project_id: projectId } });
   return saved;
+}
+
+/**
+ * Renames the actor's saved search `id` (PATCH /saved-searches/{id}, the web sidebar's Rename): its author only (403 for
+ * a member it is shared with, 404 for one the actor does not see), 409 for a name the author has (any case). The same
+ * name again changes nothing and records nothing.
+ */
+export async function renameSaved(s: Services, actor: Actor, id: string, name: string): Promise<SavedSearch> {
+  const saved = await s.savedSearches.get(id);
+  await s.access.savedSearch(actor, saved, 'rename');
+  if (saved!.name === name) return saved!;
+  const renamed = await s.savedSearches.rename(id, name);
+  if (!renamed) throw conflict(`you have a saved search named "${name}"`, { name });
+  await s.audit.record({ type: 'saved_search.renamed', target: { type: 'saved_search', id, label: renamed.name }, details: { project_id: renamed.projectId, from_name: saved!.name } });
+  return renamed;
+}
+
+/** Deletes the actor's saved search `id` (DELETE /saved-searches/{id}, the web sidebar's Delete): its author only, as renameSaved. */
+export async function deleteSaved(s: Services, actor: Actor, id: string): Promise<SavedSearch> {
+  const saved = await s.savedSearches.get(id);
+  await s.access.savedSearch(actor, saved, 'delete');
+  await s.savedSearches.delete(id);
+  await s.audit.record({ type: 'saved_search.deleted', target: { type: 'saved_search', id, label: saved!.name }, details: { project_id: saved!.projectId } });
+  return saved!;
 }
 
 const notFoundResponse = { description: "No such saved search, or one neither the caller's nor shared with a project they read", schema: ErrorBody };
@@ -141,10 +165,29 @@ export const deleteSavedSearch = (s: Services) =>
     params: IdParams,
     responses: { 204: { description: 'Deleted' }, 403: { description: 'A member it is shared with (not its author)', schema: ErrorBody }, 404: notFoundResponse },
     async handler({ params, principal }) {
-      const saved = await s.savedSearches.get(params.id);
-      await s.access.savedSearch(principal, saved, 'delete');
-      await s.savedSearches.delete(params.id);
-      await s.audit.record({ type: 'saved_search.deleted', target: { type: 'saved_search', id: saved!.id, label: saved!.name }, details: { project_id: saved!.projectId } });
+      await deleteSaved(s, principal, params.id);
       return { status: 204 };
+    },
+  });
+
+export const renameSavedSearch = (s: Services) =>
+  defineRoute({
+    name: 'saved_searches.rename',
+    method: 'PATCH',
+    path: '/saved-searches/:id',
+    scope: 'write:documents',
+    tag: 'search',
+    summary: "Rename a saved search (its author only; each of a person's names once, any case). Its search is unchanged.",
+    params: IdParams,
+    body: z.strictObject({ name: SavedSearchName }),
+    responses: {
+      200: { description: 'The saved search, renamed', schema: SavedSearchSchema },
+      400: { description: 'Invalid name', schema: ErrorBody },
+      403: { description: 'A member it is shared with (not its author)', schema: ErrorBody },
+      404: notFoundResponse,
+      409: { description: 'The author has another saved search of that name (any case)', schema: ErrorBody },
+    },
+    async handler({ params, body, principal }) {
+      return { status: 200, body: toWire(await renameSaved(s, principal, params.id, body.name), principal.userId) };
     },
   });

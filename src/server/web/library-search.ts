@@ -1,20 +1,22 @@
 import type Router from '@koa/router';
-import { isAppError } from '../../core/errors.js';
+import type { ParsedUrlQuery } from 'node:querystring';
+import { AppError, isAppError } from '../../core/errors.js';
 import { relevanceFloor } from '../../search/floor.js';
 import { SEARCH_MODES, SearchBody, type SearchMode } from '../../search/query.js';
 import { filtersFromParams, filtersToParams, isFilterParam } from '../../core/filter-params.js';
-import { SavedSearchBody, SavedSearchName, saveSearch, savedSearchesSeen } from '../api/saved-searches.js';
+import { deleteSaved, renameSaved, SavedSearchBody, SavedSearchName, saveSearch, savedSearchesSeen } from '../api/saved-searches.js';
 import { plainMessage } from '../api/validate.js';
 import { searchQueryFor } from '../api/search.js';
-import { PAGE_FACETS, searchPage, type SearchView } from '../../web/pages/search.js';
+import { PAGE_FACETS, savedSearchDeletePage, searchPage, type SearchPageData, type SearchView } from '../../web/pages/search.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { editableProjects, queryString, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
-import { flash } from './flash.js';
+import { flash, redirectWithOutcome } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
-import { requireUser, type WebContext } from './session.js';
+import { safeReturnTo } from './return-to.js';
+import { requireUser, type WebContext, type WebUser } from './session.js';
 
 const RESULTS_PER_PAGE = 20;
 
@@ -25,26 +27,48 @@ const RESULTS_PER_PAGE = 20;
  */
 async function showSearch(ctx: WebContext, s: Services): Promise<void> {
   const user = await requireUser(ctx, s);
-  if (!user) return;
-  const q = queryString(ctx, 'q');
-  const modeParam = queryString(ctx, 'mode');
+  if (user) await renderSearch(ctx, s, user, ctx.query);
+}
+
+/**
+ * The search page for the address's `query`: the request's own, or the page a sidebar form was sent from, shown again
+ * with its refusal (`renaming`, answered with the refusal's `status`).
+ */
+async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: ParsedUrlQuery, renaming?: SearchPageData['renaming'], status = 200): Promise<void> {
+  const param = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
+  const q = param('q');
+  const modeParam = param('mode');
   const mode: SearchMode = (SEARCH_MODES as readonly string[]).includes(modeParam) ? (modeParam as SearchMode) : 'hybrid';
-  const documentId = queryString(ctx, 'document');
-  const view: SearchView = documentId || queryString(ctx, 'view') === 'passages' ? 'passages' : 'documents';
+  const documentId = param('document');
+  const view: SearchView = documentId || param('view') === 'passages' ? 'passages' : 'documents';
   // `project` once, or repeated (a saved search of several projects); an empty one is "all projects".
-  const projectIds = [...new Set([ctx.query.project ?? []].flat().filter((id) => id !== ''))];
+  const projectIds = [...new Set([query.project ?? []].flat().filter((id) => id !== ''))];
   const projectId = projectIds.length === 1 ? projectIds[0]! : '';
-  const cursor = queryString(ctx, 'cursor');
+  const cursor = param('cursor');
   const projects = await userProjects(s, user);
   // Nothing uploaded yet (documents still in work count: they are coming): the page says so rather than "no matches".
   const libraryEmpty = projects.every((p) => p.documentCount === 0);
   // The filters as GET /api/v1/documents takes them (core/filter-params.ts), kept in the page's links.
-  const filterParams = Object.entries(ctx.query)
+  const filterParams = Object.entries(query)
     .filter(([k]) => isFilterParam(k))
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? '']).filter((x) => x !== '').map((x): [string, string] => [k, x]));
-  const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null }));
-  const data = { user, csrfToken: ctx.state.session!.csrfToken, q, mode, view, projectId, ...(projectIds.length > 1 ? { projectIds } : {}), projects, libraryEmpty, floor: relevanceFloor(s.embedder.id), filterParams, savedSearches };
-  if (q.trim() === '') return render(ctx, searchPage(data));
+  const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ id: v.id, name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null, mine: v.userId === user.id }));
+  const data = {
+    user,
+    csrfToken: ctx.state.session!.csrfToken,
+    q,
+    mode,
+    view,
+    projectId,
+    ...(projectIds.length > 1 ? { projectIds } : {}),
+    projects,
+    libraryEmpty,
+    floor: relevanceFloor(s.embedder.id),
+    filterParams,
+    savedSearches,
+    ...(renaming ? { renaming } : {}),
+  };
+  if (q.trim() === '') return render(ctx, searchPage(data), status);
   // A saved search or a bookmark may name a project since deleted or no longer shared: say so in words (the
   // search's own refusal names its id, which the person never saw).
   const readable = projectIds.length > 0 ? new Set(await s.access.readable(user.actor)) : new Set<string>();
@@ -86,11 +110,25 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
     const page = await s.search.searchPage(await searchQueryFor(s, user.actor, body.data));
     // searchQueryFor refused a document its user may not read (a 404, as for one that does not exist).
     const [document] = documentId ? await s.access.documents(user.actor, [documentId], 'read') : [];
-    render(ctx, searchPage({ ...data, shareable, ...(document ? { document: { id: document.id, filename: document.filename } } : {}), response: page.response, start: page.start, previousCursor: page.previousCursor }));
+    render(
+      ctx,
+      searchPage({ ...data, shareable, ...(document ? { document: { id: document.id, filename: document.filename } } : {}), response: page.response, start: page.start, previousCursor: page.previousCursor }),
+      status,
+    );
   } catch (err) {
-    if (!isAppError(err) || err.status >= 500) throw err;
-    const message = err.message.startsWith('body.cursor') ? 'That page link belongs to another search: search again to start from the first page.' : err.message;
-    render(ctx, searchPage({ ...data, error: message }), err.status);
+    if (isAppError(err) && err.status < 500) {
+      const message = err.message.startsWith('body.cursor') ? 'That page link belongs to another search: search again to start from the first page.' : err.message;
+      return render(ctx, searchPage({ ...data, error: message }), err.status);
+    }
+    // The search page again, not the bare error page: the query, filters and saved searches stay, to try again.
+    // What failed is logged (with the request id) and never shown.
+    const failed = isAppError(err) ? err : null;
+    if (failed?.logLevel === 'warn') ctx.state.log?.warn({ code: failed.code, msg: failed.message }, 'search failed');
+    else ctx.state.log?.error({ err: failed?.cause ?? err }, 'search failed');
+    const failedWith = failed?.status ?? 500;
+    for (const [k, v] of Object.entries(failed?.headers ?? {})) ctx.set(k, v);
+    const why = failedWith === 503 ? 'a service it needs is unavailable or busy right now' : 'an error on the server stopped it';
+    render(ctx, searchPage({ ...data, error: `The search failed: ${why}. Try again in a moment; if it keeps failing, give your administrator the request id ${ctx.state.requestId}.` }), failedWith);
   }
 }
 
@@ -157,8 +195,69 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
   }
 }
 
+/** The search page a sidebar form was sent from (its `back` field), to go back to; else the empty search page. */
+function searchAddress(back: string): string {
+  const to = safeReturnTo(back);
+  return to && /^\/search(\?|$)/.test(to) ? to : '/search';
+}
+
+const queryOf = (address: string): ParsedUrlQuery => {
+  const query: ParsedUrlQuery = {};
+  for (const [k, v] of new URL(address, 'http://page').searchParams) {
+    const had = query[k];
+    query[k] = had === undefined ? v : [had, v].flat();
+  }
+  return query;
+};
+
+/**
+ * The sidebar's Rename: its author's saved search under a new name (renameSaved, as PATCH /api/v1/saved-searches/{id}),
+ * back to the page it was sent from. A name refused (empty, too long, one they have) is that page again with the name
+ * as typed; one the user does not see, or does not own, is the not-found or not-allowed page, as the API's 404 and 403.
+ */
+async function renameFromPage(ctx: WebContext, s: Services): Promise<void> {
+  const user = await requireFormUser(ctx, s);
+  if (!user) return;
+  const saved = await s.savedSearches.get(ctx.params.id!);
+  await s.access.savedSearch(user.actor, saved, 'rename');
+  const back = searchAddress(formField(ctx, 'back'));
+  const typed = formField(ctx, 'name');
+  await redirectWithOutcome(
+    ctx,
+    back,
+    async () => {
+      const name = SavedSearchName.safeParse(typed);
+      if (!name.success) throw new AppError('invalid_request', `the name ${plainMessage(name.error.issues[0]!)}`);
+      const renamed = await renameSaved(s, user.actor, saved!.id, name.data);
+      return renamed.name === saved!.name ? `“${renamed.name}” keeps its name.` : `Renamed “${saved!.name}” to “${renamed.name}”.`;
+    },
+    (error, status) => renderSearch(ctx, s, user, queryOf(back), { id: saved!.id, name: typed, error: `“${saved!.name}” not renamed: ${error}` }, status),
+  );
+}
+
+/** The sidebar's Delete… asks first (a page of its own, as every destructive web action); the saved search's author only. */
+async function confirmDelete(ctx: WebContext, s: Services): Promise<void> {
+  const user = await requireUser(ctx, s);
+  if (!user) return;
+  const saved = await s.savedSearches.get(ctx.params.id!);
+  await s.access.savedSearch(user.actor, saved, 'delete');
+  render(ctx, savedSearchDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, saved: { id: saved!.id, name: saved!.name, shared: saved!.projectId !== null }, back: searchAddress(queryString(ctx, 'back')) }));
+}
+
+async function deleteFromPage(ctx: WebContext, s: Services): Promise<void> {
+  const user = await requireFormUser(ctx, s);
+  if (!user) return;
+  const deleted = await deleteSaved(s, user.actor, ctx.params.id!);
+  flash(ctx, `Deleted the saved search “${deleted.name}”.`);
+  ctx.status = 303;
+  ctx.redirect(searchAddress(formField(ctx, 'back')));
+}
+
 export function searchRoutes(router: Router<AppState>, s: Services): void {
   router.get('home', '/', (ctx) => showSearch(ctx, s));
   router.get('search', '/search', (ctx) => showSearch(ctx, s));
   router.post('search.save', '/search/save', formBody(), (ctx) => saveFromPage(ctx, s));
+  router.post('search.saved.rename', '/search/saved/:id/rename', formBody(), (ctx) => renameFromPage(ctx, s));
+  router.get('search.saved.delete.confirm', '/search/saved/:id/delete', (ctx) => confirmDelete(ctx, s));
+  router.post('search.saved.delete', '/search/saved/:id/delete', formBody(), (ctx) => deleteFromPage(ctx, s));
 }

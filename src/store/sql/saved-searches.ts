@@ -77,6 +77,17 @@ export class SavedSearchStore {
     return this.get(id);
   }
 
+  /** The saved search under a new name; null when its author has another of that name (any case). */
+  async rename(id: string, name: string): Promise<SavedSearch | null> {
+    try {
+      await this.db.updateTable('saved_searches').set({ name, updated_at: this.now() }).where('id', '=', id).execute();
+    } catch (err) {
+      if (dialectOf(this.db).isUniqueViolation(err)) return null;
+      throw err;
+    }
+    return this.get(id);
+  }
+
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('saved_searches').where('id', '=', id).execute();
   }

@@ -8,7 +8,9 @@ import { pageSpan } from '../format.js';
 import { displayName, withoutDirectionalControls } from '../display-text.js';
 import { type Html, html } from '../html.js';
 import { snippet, weakPassage } from '../snippet.js';
+import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 /** How results are shown: one entry per document (the default) or every passage in rank order. */
 export type SearchView = 'documents' | 'passages';
@@ -37,8 +39,10 @@ export interface SearchPageData {
   libraryEmpty?: boolean;
   /** The filters as the URL carries them (GET /api/v1/documents' parameters: `type=pdf`, `labels=unpaid` …), in order. */
   filterParams?: [string, string][];
-  /** The person's saved searches and those shared with them, as links. */
-  savedSearches?: { name: string; href: string; shared: boolean }[];
+  /** The person's saved searches and those shared with them, as links; their own (`mine`) they rename and delete. */
+  savedSearches?: { id: string; name: string; href: string; shared: boolean; mine: boolean }[];
+  /** A saved search's Rename refused: the name as typed stays in its field, open, with why. */
+  renaming?: { id: string; name: string; error: string };
   /** The projects the user edits, with which the Save form may share the search. */
   shareable?: { id: string; name: string }[];
   error?: string;
@@ -181,11 +185,48 @@ function filterPanel(d: SearchPageData): Html | null {
 </nav>`;
 }
 
+/** This page's address (without its page cursor): where the sidebar's forms come back to. */
+function here(d: SearchPageData): string {
+  if (!d.q) return '/search';
+  const params = searchParams(d);
+  if (d.document) params.set('document', d.document.id);
+  return `/search?${params.toString()}`;
+}
+
+/** An own saved search's Rename (a small form, folded) and Delete… (which asks first, on a page of its own). */
+function savedActions(d: SearchPageData, v: { id: string; name: string }, back: string): Html {
+  const refused = d.renaming?.id === v.id ? d.renaming : null;
+  return html`<div class="actions"><details class="rename"${refused ? html` open` : null}><summary class="button small">${forRow('Rename', v.name)}</summary>
+    <form method="post" action="/search/saved/${v.id}/rename" class="inline-field">
+      <input type="hidden" name="_csrf" value="${d.csrfToken}"><input type="hidden" name="back" value="${back}">
+      <label class="visually-hidden" for="rename-${v.id}">New name for ${v.name}</label>
+      <input id="rename-${v.id}" type="text" name="name" maxlength="100" required value="${refused ? refused.name : v.name}">
+      <button type="submit" class="small">${forRow('Save', v.name)}</button>
+    </form>
+  </details><a href="/search/saved/${v.id}/delete?back=${encodeURIComponent(back)}" class="button danger small">${forRow('Delete…', v.name)}</a></div>`;
+}
+
 function savedList(d: SearchPageData): Html | null {
   if (!d.savedSearches?.length) return null;
+  const back = here(d);
   return html`<nav class="saved-searches" aria-label="Saved searches"><h2>Saved searches</h2><ul>${d.savedSearches.map(
-    (v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}</li>`,
-  )}</ul></nav>`;
+    (v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}${v.mine ? savedActions(d, v, back) : null}</li>`,
+  )}</ul>${d.renaming ? html`<p class="error" role="alert">${d.renaming.error}</p>` : null}</nav>`;
+}
+
+/** Deleting a saved search asks first: only the name and the search it keeps go; those it is shared with no longer see it. */
+export function savedSearchDeletePage(d: { user: { email: string }; csrfToken: string; saved: { id: string; name: string; shared: boolean }; back: string }) {
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'search',
+    title: `Delete the saved search “${d.saved.name}”?`,
+    body: html`<p>Only the name and the search it keeps go: no document changes.${d.saved.shared ? ' The members of the project it is shared with no longer see it.' : ''}</p>`,
+    action: `/search/saved/${d.saved.id}/delete`,
+    fields: { back: d.back },
+    confirm: 'Delete saved search',
+    cancel: d.back,
+  });
 }
 
 /** "Save this search": a name, and optionally a project whose members see it too; the search itself as hidden fields. */
