@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { type DocumentType, TYPE_FILTER_NAMES } from './document-types.js';
 import { METADATA_OPERATORS } from './metadata-operators.js';
-import { MOMENT, momentOf } from './moment.js';
+import { MOMENT, MOMENT_FORM, momentOf, NOT_A_REAL_DATE } from './moment.js';
 import { labelTextProblem, MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
 
 /** Values one field may list (types, uploaders, labels, a metadata `$in` …). */
@@ -57,7 +57,7 @@ const Operators = z
     if (kinds.size > 1) ctx.addIssue({ code: 'custom', message: `${bounds.join(' and ')} must all be numbers or all be dates` });
     for (const op of bounds) {
       const v = ops[op];
-      if (typeof v === 'string' && momentOf(v) === null) ctx.addIssue({ code: 'custom', path: [op], message: 'is not a real date' });
+      if (typeof v === 'string' && momentOf(v) === null) ctx.addIssue({ code: 'custom', path: [op], message: NOT_A_REAL_DATE });
     }
   });
 
@@ -80,8 +80,8 @@ const TypeName = z
 const Moment = z
   .string()
   .max(40)
-  .regex(MOMENT, 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)')
-  .refine((v) => momentOf(v) !== null, 'is not a real date');
+  .regex(MOMENT, MOMENT_FORM)
+  .refine((v) => momentOf(v) !== null, NOT_A_REAL_DATE);
 
 const LanguageCode = z
   .string()

@@ -14,5 +14,15 @@ export function momentOf(text: string): number | null {
   return Number.isNaN(ms) || new Date(Date.UTC(y, m - 1, d)).getUTCDate() !== d ? null : ms;
 }
 
+/** What the server's schemas and the CLI's flags alike say of a text that is no moment. */
+export const MOMENT_FORM = 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)';
+export const NOT_A_REAL_DATE = 'is not a real date';
+
+/** Why `text` is no moment (MOMENT_FORM, NOT_A_REAL_DATE), or undefined when it is one. */
+export function momentProblem(text: string): string | undefined {
+  if (!MOMENT.test(text)) return MOMENT_FORM;
+  return momentOf(text) === null ? NOT_A_REAL_DATE : undefined;
+}
+
 /** A moment as written (see MOMENT), or null when it is not one. */
 export const parseMoment = (text: string): number | null => (MOMENT.test(text) ? momentOf(text) : null);

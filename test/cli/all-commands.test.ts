@@ -27,6 +27,7 @@ function walk(cmd: Command, path: string[] = []): Array<{ cmd: Command; path: st
 
 const EXPECTED = [
   'login', 'logout', 'whoami', 'auth', 'auth status', 'upload', 'search',
+  'saved-searches', 'saved-searches list', 'saved-searches rename', 'saved-searches delete',
   'projects', 'projects list', 'projects create', 'projects show', 'projects rename', 'projects settings', 'projects share', 'projects unshare', 'projects members', 'projects transfer', 'projects delete',
   'documents', 'documents list', 'documents show', 'documents retry', 'documents rename', 'documents move', 'documents label', 'documents delete',
   'sources', 'sources list', 'sources add', 'sources show', 'sources edit', 'sources sync', 'sources remove',

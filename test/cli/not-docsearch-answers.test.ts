@@ -59,6 +59,8 @@ const COMMANDS: { argv: string[]; request: string; first: string; input?: string
   { argv: ['search', 'otters', '--documents'], request: 'POST /api/v1/search', first: 'documents' },
   { argv: ['search', '--saved', 'weekly'], request: 'GET /api/v1/saved-searches', first: 'saved_searches' },
   { argv: ['search', 'otters', '--save', 'weekly'], request: 'POST /api/v1/saved-searches', first: 'id' },
+  { argv: ['saved-searches', 'list'], request: 'GET /api/v1/saved-searches', first: 'saved_searches' },
+  { argv: ['saved-searches', 'rename', 'weekly', 'daily'], request: 'PATCH /api/v1/saved-searches/svs_012345678abcdefABCDEF', first: 'id' },
   { argv: ['projects', 'list'], request: 'GET /api/v1/projects', first: 'projects' },
   { argv: ['projects', 'create', 'notes'], request: 'POST /api/v1/projects', first: 'id' },
   { argv: ['projects', 'rename', 'handbook', 'manual'], request: `PATCH /api/v1/projects/${PRJ}`, first: 'id' },

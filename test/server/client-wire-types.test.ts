@@ -192,6 +192,7 @@ describe('the clients\' wire types agree with the OpenAPI document', () => {
       results: components.SearchResult!,
       search_documents: components.DocumentResult!,
       trash: components.TrashEntry!,
+      saved_searches: components.SavedSearch!,
     };
     for (const [list, schema] of Object.entries(lists)) expect([...JSON_FIELDS[list as keyof typeof JSON_FIELDS]].sort(), list).toEqual(Object.keys(resolve(schema).properties!).sort());
   });

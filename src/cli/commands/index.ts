@@ -12,6 +12,7 @@ import { documentsCommand } from './documents/index.js';
 import { keysCommand } from './keys/index.js';
 import * as mcp from './mcp.js';
 import { projectsCommand } from './projects/index.js';
+import { savedSearchesCommand } from './saved-searches/index.js';
 import * as search from './search.js';
 import { sourcesCommand } from './sources/index.js';
 import { trashCommand } from './trash/index.js';
@@ -36,7 +37,7 @@ export function registerClientCommands(program: Command, io: IO, overrides: Part
       if (action.name() !== 'completion') await loadColumns();
     });
   const ctx = createContext(io, program, overrides);
-  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), projectsCommand(ctx), documentsCommand(ctx), sourcesCommand(ctx), trashCommand(ctx), keysCommand(ctx), adminCommand(ctx), mcp.build(ctx), completion.build(ctx)];
+  const commands = [login.build(ctx), logout.build(ctx), whoami.build(ctx), authCommand(ctx), upload.build(ctx), search.build(ctx), savedSearchesCommand(ctx), projectsCommand(ctx), documentsCommand(ctx), sourcesCommand(ctx), trashCommand(ctx), keysCommand(ctx), adminCommand(ctx), mcp.build(ctx), completion.build(ctx)];
   for (const c of commands) program.addCommand(c);
   return ctx;
 }

@@ -9,7 +9,7 @@ import type { WireShape } from '../wire-shape.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../terminal/errors.js';
 import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal/io.js';
-import { emitJson } from '../output/json.js';
+import { emitJson, standsInForArgument } from '../output/json.js';
 import { printTable } from '../output/table.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import type { FiltersInput } from '../../core/filters.js';
@@ -226,7 +226,7 @@ function printFacets(ctx: Context, facets: NonNullable<SearchResponse['facets']>
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
-  return addFilterFlags(
+  const cmd = addFilterFlags(
     defineCommand('search', {
     summary: 'search your documents',
     description:
@@ -274,4 +274,6 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       const saving = flags.save ? { save: { name: flags.save, ...(flags.share ? { share: flags.share } : {}) } } : {};
       return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
     });
+  // With --saved the query is the saved one's: the word after --json may then be fields (`--saved weekly --json score`).
+  return standsInForArgument(cmd, '--saved');
 }

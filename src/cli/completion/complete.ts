@@ -20,7 +20,7 @@ export interface Lookups {
   labels(): Promise<Candidate[]>;
   /** Metadata keys of recent documents, as `key=` (`--meta`). */
   metadataKeys(): Promise<Candidate[]>;
-  /** Saved searches' names (`--saved`). */
+  /** Saved searches' names (`--saved`, `saved-searches rename|delete`). */
   savedSearches(): Promise<Candidate[]>;
 }
 
@@ -82,6 +82,7 @@ async function argumentValues(cmd: Command, positional: number, lookups: Lookups
   if (name === 'key') return { files: false, candidates: await lookups.keys() };
   // Documents are named by id, sync path or file name; ids are what completion offers (unique, and short to type).
   if (['id', 'ids', 'document', 'documents'].includes(name) && cmd.parent?.name() === 'documents') return { files: false, candidates: await lookups.documents() };
+  if ((name === 'name' || name === 'names') && cmd.parent?.name() === 'saved-searches') return { files: false, candidates: await lookups.savedSearches() };
   if (/path/.test(name)) return { files: true };
   return none;
 }

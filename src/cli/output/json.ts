@@ -6,16 +6,27 @@ import { CliError, UsageError } from '../../terminal/errors.js';
 import { writeJson } from '../../terminal/io.js';
 import { closest } from '../commands/shared/suggest.js';
 
-/** The command `argv` names, leaving out the word at `skip`, and how many positional words it was given. */
-function commandOf(root: Command, argv: string[], skip: number): { cmd: Command; positionals: number } {
+/** Options that make a command's optional argument unneeded (`search --saved NAME` takes no query): see takesFields. */
+const argumentStandIns = new WeakMap<Command, readonly string[]>();
+
+/** Marks `options` (long names) as standing in for `cmd`'s optional argument; returns `cmd`. */
+export function standsInForArgument(cmd: Command, ...options: string[]): Command {
+  argumentStandIns.set(cmd, options);
+  return cmd;
+}
+
+/** The command `argv` names, leaving out the word at `skip`, how many positional words it was given, and its options given (long names). */
+function commandOf(root: Command, argv: string[], skip: number): { cmd: Command; positionals: number; options: Set<string> } {
   let cmd = root;
   let positionals = 0;
+  const options = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (i === skip) continue;
-    if (a === '--') return { cmd, positionals: positionals + argv.length - i - 1 };
+    if (a === '--') return { cmd, positionals: positionals + argv.length - i - 1, options };
     if (a.startsWith('-')) {
       const o = findOption(cmd, a.split('=')[0]!);
+      if (o?.long) options.add(o.long);
       if (o && takesValue(o) && !a.includes('=') && i + 1 !== skip) i++;
       continue;
     }
@@ -23,7 +34,7 @@ function commandOf(root: Command, argv: string[], skip: number): { cmd: Command;
     if (sub) cmd = sub;
     else positionals++;
   }
-  return { cmd, positionals };
+  return { cmd, positionals, options };
 }
 
 /** The fields a command's `--json` list has (`search` both of its views); any known field for a command without a list. */
@@ -37,13 +48,15 @@ function fieldsOf(cmd: Command): ReadonlySet<string> {
  * Whether the word after the `--json` at `at` is a field list: never when the command still lacks a positional
  * argument (`upload --json pages --dry-run` uploads `pages`) or the word is a subcommand; else the command's own
  * field names, several comma-separated words that look like them, or one word a typo away from one of its fields
- * (`--json nme`), so a misspelt field gets the unknown-field error, and `search --json status` searches for "status".
+ * (`--json nme`), so a misspelt field gets the unknown-field error, and `search --json status` searches for "status"
+ * while `search --saved weekly --json score` keeps the score of each result.
  */
 function takesFields(root: Command, argv: string[], at: number): boolean {
   const word = argv[at + 1]!;
-  const { cmd, positionals } = commandOf(root, argv, at + 1);
-  // A `[query]` counts: search without one fails, while a list (`[documents...]`) may be empty.
-  const wanted = cmd.registeredArguments.filter((arg) => arg.required || !arg.variadic).length;
+  const { cmd, positionals, options } = commandOf(root, argv, at + 1);
+  // A `[query]` counts: search without one fails, while a list (`[documents...]`) may be empty; with --saved it needs none.
+  const standIn = argumentStandIns.get(cmd)?.some((o) => options.has(o)) ? 1 : 0;
+  const wanted = cmd.registeredArguments.filter((arg) => arg.required || !arg.variadic).length - standIn;
   if (positionals < wanted || cmd.commands.some((c) => c.name() === word)) return false;
   const fields = fieldsOf(cmd);
   const parts = word.split(',').map((f) => f.trim());

@@ -50,13 +50,13 @@ export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) =>
 
 /**
  * Ends a command that went through several documents: exit 1 naming each refused one, after what was done was said.
- * One document alone fails with the server's error as it came, hint included.
+ * One document alone fails with the server's error as it came, hint included. `noun` names other things (saved searches).
  */
-export function failIfAny(ctx: Context, outcome: Outcome<unknown>, total: number): void {
+export function failIfAny(ctx: Context, outcome: Outcome<unknown>, total: number, noun = 'document', plural = `${noun}s`): void {
   const { failed, errors } = outcome;
   if (failed.length === 0) return;
   if (total === 1) throw errors[0]!;
   const width = terminalWidth(ctx.io);
-  const lines = [`${failed.length} of ${count(total, 'document')} failed:`, ...failed.flatMap((f) => wrap(`${f.name} (${f.id}): ${f.error}`, width, '  ', '    '))];
+  const lines = [`${failed.length} of ${count(total, noun, plural)} failed:`, ...failed.flatMap((f) => wrap(`${f.name} (${f.id}): ${f.error}`, width, '  ', '    '))];
   throw new CliError(lines.join('\n'));
 }

@@ -1,13 +1,17 @@
 /**
  * The filter language (core/filters.ts, docs/api.md#filters) as command-line flags, the same on `search` and
  * `documents list`: each flag a field of `filters`, repeatable where the field takes a list, and `--meta` the
- * metadata expressions of core/filter-params.ts (`team=ops`, `year>=2020`, `reviewed`, `!draft`). The server
- * validates them and names a bad one.
+ * metadata expressions of core/filter-params.ts (`team=ops`, `year>=2020`, `reviewed`, `!draft`). A bad value is a
+ * usage error naming the flag typed: checked here where core has the rule as a plain function (days, types, labels),
+ * else by the server, whose 400 naming the filter's field (`filters.uploaded_since: …`) is said of the flag.
  */
 import type { Command } from 'commander';
+import { TYPE_FILTER_NAMES } from '../../../core/document-types.js';
 import { addMetaExpression } from '../../../core/filter-params.js';
 import type { FiltersInput } from '../../../core/filters.js';
-import { UsageError } from '../../../terminal/errors.js';
+import { labelNameProblem } from '../../../core/label-name.js';
+import { momentProblem } from '../../../core/moment.js';
+import { ApiError, UsageError } from '../../../terminal/errors.js';
 import { collect } from './command.js';
 
 export interface FilterFlags {
@@ -22,8 +26,20 @@ export interface FilterFlags {
   meta: string[];
 }
 
-/** Adds the filter flags to a command. */
+/**
+ * Adds the filter flags to a command, and wraps the action it is given so that a server's refusal of a filter is
+ * said of the flag (asFlagError), on every command with these flags alike.
+ */
 export function addFilterFlags(cmd: Command): Command {
+  const setAction = cmd.action.bind(cmd);
+  cmd.action = (fn) =>
+    setAction(async function (this: Command, ...args: unknown[]) {
+      try {
+        await fn.apply(this, args);
+      } catch (err) {
+        throw asFlagError(err, cmd.opts<FilterFlags>());
+      }
+    });
   return cmd
     .option('--type <type>', 'only documents of this type (pdf, docx, markdown, email …); repeatable: any of', collect, [])
     .option('--since <date>', 'only documents uploaded at or after this day (2026-03-31) or RFC 3339 time')
@@ -38,8 +54,45 @@ export function addFilterFlags(cmd: Command): Command {
 
 const oneOrList = (values: string[]): string | string[] | undefined => (values.length === 0 ? undefined : values.length === 1 ? values[0] : values);
 
-/** The flags as the API's `filters`; undefined when none is given. */
+/** Each filter field (core/filters.ts) and the flag that sets it. */
+const FLAGS = {
+  type: ['type', '--type'],
+  uploaded_since: ['since', '--since'],
+  uploaded_before: ['before', '--before'],
+  path_prefix: ['pathPrefix', '--path-prefix'],
+  uploaded_by: ['by', '--by'],
+  source_id: ['source', '--source'],
+  labels: ['label', '--label'],
+  language: ['lang', '--lang'],
+  metadata: ['meta', '--meta'],
+} as const satisfies Record<string, [keyof FilterFlags, string]>;
+
+const given = (f: FilterFlags, key: keyof FilterFlags): string[] => {
+  const v = f[key];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+};
+
+/** A flag and the value given to it, as a message names them: `--since "yesterday-ish"`. */
+const typed = (flag: string, value: string) => `${flag} ${JSON.stringify(value)}`;
+
+/** Refuses, as a usage error, the values whose rules core has as plain functions (the CLI loads no zod). */
+function checkLocally(f: FilterFlags): void {
+  for (const key of ['since', 'before'] as const) {
+    const value = f[key];
+    const problem = value === undefined ? undefined : momentProblem(value);
+    if (problem) throw new UsageError(`${typed(`--${key}`, value!)}: ${problem}`);
+  }
+  const type = f.type.find((t) => !(t.trim().toLowerCase() in TYPE_FILTER_NAMES));
+  if (type !== undefined) throw new UsageError(`--type: unknown type ${JSON.stringify(type)}`, `one of ${Object.keys(TYPE_FILTER_NAMES).join(', ')}`);
+  for (const label of f.label) {
+    const problem = labelNameProblem(label.trim());
+    if (problem) throw new UsageError(`${typed('--label', label)}: ${problem}${label.includes(',') ? ' (one label per --label)' : ''}`);
+  }
+}
+
+/** The flags as the API's `filters`; undefined when none is given. A value the CLI can tell is bad is a usage error. */
 export function filtersFromFlags(f: FilterFlags): FiltersInput | undefined {
+  checkLocally(f);
   const metadata: Record<string, unknown> = {};
   for (const expression of f.meta) {
     try {
@@ -61,4 +114,40 @@ export function filtersFromFlags(f: FilterFlags): FiltersInput | undefined {
   };
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
   return Object.keys(out).length > 0 ? (out as FiltersInput) : undefined;
+}
+
+/**
+ * A refusal field: a filter's field as the server names it in a search body (`filters.language.1`), a saved
+ * search's (`search.filters.…`) or a list's query (`language`), then its message.
+ */
+const FILTER_REFUSAL = new RegExp(`^(?:search\\.)?(?:filters\\.)?(${Object.keys(FLAGS).join('|')})((?:\\.[^\\s:]+)*): ([\\s\\S]*)$`);
+
+/** The metadata key of one --meta expression (its parse says it). */
+const metaKey = (expression: string): string => {
+  const one: Record<string, unknown> = {};
+  addMetaExpression(one, expression);
+  return Object.keys(one)[0]!;
+};
+
+/**
+ * The server's 400 about a filter the command line set, as a usage error naming the flag and the value typed
+ * (`--lang "english": must be a language code …`); anything else as it was. A filter the flags did not set (a
+ * saved search's own) stays the server's words.
+ */
+export function asFlagError(err: unknown, f: FilterFlags): unknown {
+  if (!(err instanceof ApiError) || err.status !== 400) return err;
+  const m = FILTER_REFUSAL.exec(err.message);
+  if (!m) return err;
+  const [, field, rest, why] = m as unknown as [string, keyof typeof FLAGS, string, string];
+  const [key, flag] = FLAGS[field];
+  const values = given(f, key);
+  if (values.length === 0) return err;
+  // The value the field's path points at: a --meta expression by its key, a list's item by its index.
+  const at = rest.split('.').filter(Boolean);
+  const value =
+    key === 'meta' ? values.find((e) => metaKey(e) === at.filter((p) => !p.startsWith('$')).join('.'))
+    : /^\d+$/.test(at[0] ?? '') ? values[Number(at[0])]
+    : values.length === 1 ? values[0]
+    : undefined;
+  return new UsageError(`${value === undefined ? flag : typed(flag, value)}: ${why}`);
 }

@@ -1,6 +1,7 @@
 /**
- * `docsearch search --saved NAME` and `--save NAME`: saved searches (docs/api.md#saved-searches) found by name
- * through GET /api/v1/saved-searches — the caller's own first, then one shared with a project they read.
+ * Saved searches (docs/api.md#saved-searches) for `docsearch search --saved NAME`, `--save NAME` and
+ * `docsearch saved-searches`: found by name through GET /api/v1/saved-searches — the caller's own first, then one
+ * shared with a project they read.
  */
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
@@ -16,13 +17,16 @@ export interface SavedSearchRecord {
   mine: boolean;
 }
 
-const SAVED_SEARCH = shape<SavedSearchRecord>({ id: 'string', name: 'string', search: 'object', mine: 'boolean' });
+export const SAVED_SEARCH = shape<SavedSearchRecord>({ id: 'string', name: 'string', search: 'object', mine: 'boolean' });
 export const SAVED_SEARCH_LIST = shape<{ saved_searches: SavedSearchRecord[] }>({ saved_searches: [SAVED_SEARCH.fields] });
 
-/** The saved search of this name (any case): the caller's own, else the one shared with them; several shared ones of that name are refused, naming their authors. */
-export async function findSavedSearch(ctx: Context, name: string): Promise<SavedSearchRecord> {
-  const http = ctx.http();
-  const all = (await http.get('/api/v1/saved-searches', { shape: SAVED_SEARCH_LIST })).saved_searches;
+/** Every saved search the caller sees: their own and those shared with projects they read. */
+export async function listSavedSearches(ctx: Context): Promise<SavedSearchRecord[]> {
+  return (await ctx.http().get('/api/v1/saved-searches', { shape: SAVED_SEARCH_LIST })).saved_searches;
+}
+
+/** The saved search of this name (any case) among `all`: the caller's own, else the one shared with them; several shared ones of that name are refused, naming their authors. */
+export function pickSavedSearch(ctx: Context, all: SavedSearchRecord[], name: string): SavedSearchRecord {
   const named = all.filter((v) => v.name.toLowerCase() === name.toLowerCase());
   const own = named.find((v) => v.mine);
   if (own) return own;
@@ -32,7 +36,18 @@ export async function findSavedSearch(ctx: Context, name: string): Promise<Saved
     throw new CliError(`${named.length} saved searches shared with you are named "${name}":\n${lines}`, undefined, 'ask their authors to rename one');
   }
   const known = all.map((v) => terminalSafe(v.name)).join(', ');
-  throw new CliError(`no saved search named "${name}" on ${http.baseUrl}`, undefined, known ? `yours and those shared with you: ${known}` : 'save one with `docsearch search QUERY --save NAME`');
+  throw new CliError(`no saved search named "${name}" on ${ctx.http().baseUrl}`, undefined, known ? `yours and those shared with you: ${known}` : 'save one with `docsearch search QUERY --save NAME`');
+}
+
+/** The saved search of this name, as `pickSavedSearch` finds it on the server. */
+export async function findSavedSearch(ctx: Context, name: string): Promise<SavedSearchRecord> {
+  return pickSavedSearch(ctx, await listSavedSearches(ctx), name);
+}
+
+/** `v` when the caller wrote it; one shared with them by someone else is refused before the server is asked (it would say 403). */
+export function authorsOnly(v: SavedSearchRecord, verb: 'rename' | 'delete'): SavedSearchRecord {
+  if (v.mine) return v;
+  throw new CliError(`"${terminalSafe(v.name)}" is ${terminalSafe(v.created_by)}'s saved search, shared with you: only its author may ${verb} it`, undefined, 'see whose each one is with `docsearch saved-searches`');
 }
 
 /** Saves a search body under a name, shared with a project's members when `projectId` is given. */
