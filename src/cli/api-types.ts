@@ -184,6 +184,10 @@ export interface Me {
   email: string;
   kind: 'api_key' | 'oauth' | 'session';
   scopes: string[];
+  /** Whether the account is an admin of this docsearch (absent from older servers). */
+  admin?: boolean;
+  /** The projects the credential is limited to (a per-project key); null: every project the account may read. */
+  project_ids?: string[] | null;
   /** When the presented credential stops working; null: never. */
   expires_at: string | null;
 }
@@ -260,6 +264,7 @@ export const JSON_FIELDS = {
   results: ['chunk_id', 'score', 'scores', 'text', 'snippet', 'highlights', 'page_start', 'page_end', 'heading', 'ocr', 'citation', 'document', 'project'],
   search_documents: ['document', 'project', 'score', 'matches', 'passages'],
   trash: ['id', 'project_id', 'filename', 'path', 'content_type', 'size_bytes', 'sha256', 'status', 'progress', 'chunk_count', 'pages', 'warnings', 'error', 'metadata', 'attached_to', 'uploaded_by', 'source_id', 'source_path', 'language', 'language_setting', 'ocr_languages', 'labels', 'trashed_at', 'trashed_by', 'purge_at', 'created_at', 'updated_at'],
+  saved_searches: ['id', 'name', 'search', 'project_id', 'created_by', 'mine', 'created_at', 'updated_at'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type JsonList = keyof typeof JSON_FIELDS;
@@ -278,6 +283,7 @@ export const JSON_LIST_COMMANDS: Record<JsonList, { command: string; key: string
   results: { command: 'search', key: 'results' },
   search_documents: { command: 'search --documents', key: 'documents' },
   trash: { command: 'trash list', key: 'documents' },
+  saved_searches: { command: 'saved-searches list', key: 'saved_searches' },
 };
 
 /** Every field name any list command knows: decides whether the word after `--json` is a field list. */
@@ -294,7 +300,7 @@ export const MEMBER = shape<ProjectMember>({ id: 'string', kind: 'string', role:
 export const MEMBER_LIST = shape<{ members: ProjectMember[] }>({ members: [MEMBER.fields] });
 export const DOCUMENT = shape<DocumentRecord>({ id: 'string', filename: 'string', project_id: 'string', status: 'string' });
 export const DOCUMENT_PAGE = shape<{ documents: DocumentRecord[]; next_cursor?: string | null }>({ documents: [DOCUMENT.fields] });
-export const TRASH_PAGE = shape<{ documents: TrashEntry[]; next_cursor: string | null }>({ documents: [{ ...DOCUMENT.fields, trashed_at: 'string' }] });
+export const TRASH_PAGE = shape<{ documents: TrashEntry[]; next_cursor: string | null; retention_days?: number }>({ documents: [{ ...DOCUMENT.fields, trashed_at: 'string' }] });
 export const SOURCE = shape<Source>({ id: 'string', project_id: 'string', kind: 'string', url: 'string', status: 'string' });
 export const SOURCE_LIST = shape<{ sources: Source[] }>({ sources: [SOURCE.fields] });
 export const KEY = shape<ApiKey>({ id: 'string', prefix: 'string', last4: 'string', scopes: ['string'] });

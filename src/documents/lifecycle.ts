@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { AuditLog } from '../core/audit.js';
-import { conflict, notFound } from '../core/errors.js';
+import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
 import { metadataEntries, metaList } from '../core/metadata-entries.js';
 import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
-import type { DocumentRecord, DocumentStore, ReplaceOutcome } from '../store/sql/documents.js';
+import { type DocumentRecord, type DocumentStore, MAX_METADATA_CHARS, type ReplaceOutcome } from '../store/sql/documents.js';
 import type { ProjectStore } from '../store/sql/projects.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { Attachment, DocumentType } from '../ingest/types.js';
@@ -125,6 +125,17 @@ export class DocumentService implements AttachmentSink {
     }
     // Before the jobs are announced; a duplicate (already indexed) gets them on its chunks at once.
     if (labels.length > 0 && this.deps.labels) await this.deps.labels.change(out.map((d) => d.document), { add: labels });
+    // A file the project had gets the upload's metadata merged over its own, as it gets its labels; not while it is
+    // still being indexed (then it keeps its own, which the answer shows).
+    if (Object.keys(metadata).length > 0) {
+      for (const accepted of out) {
+        if (!accepted.duplicate || accepted.document.status === 'queued' || accepted.document.status === 'processing') continue;
+        accepted.document = await this.mergeMetadata(accepted.document, metadata).catch((err: unknown) => {
+          if (err instanceof AppError && (err.status === 409 || err.status === 400)) return accepted.document;
+          throw err;
+        });
+      }
+    }
     const queued = out.find((d) => !d.duplicate);
     // The upload is stored either way; a worker that misses the announcement finds the job at its next poll.
     if (queued) await this.deps.events.publish('jobs', queued.document.id).catch(() => undefined);
@@ -328,7 +339,23 @@ export class DocumentService implements AttachmentSink {
     return deleted;
   }
 
-  /** Takes a document out of the trash (the caller checked it may): searchable again at once, under its id. */
+  /**
+   * Merges metadata over a settled document's (DocumentStore.mergeMetadata; 409 while it is being indexed), and gives
+   * its chunks the result, which the filters read there. One change of a document's chunks at a time, as a move.
+   */
+  async mergeMetadata(doc: Pick<DocumentRecord, 'id'>, patch: Record<string, unknown>): Promise<DocumentRecord> {
+    return this.deps.locks.withLock(`document:${doc.id}`, async () => {
+      const merged = await this.deps.documents.mergeMetadata(doc.id, patch);
+      if (merged.outcome === 'not_found') throw notFound('document');
+      if (merged.outcome === 'busy') throw conflict('the document is still being indexed: its metadata can change once it is ready');
+      if (merged.outcome === 'too_large') throw invalidRequest(`metadata: the document's would pass ${MAX_METADATA_CHARS / 1024} KiB of JSON`);
+      if (merged.changed) await this.deps.chunks.setDocumentFields([doc.id], { meta: metaList(metadataEntries(merged.metadata)) });
+      const now = await this.deps.documents.get(doc.id);
+      if (!now) throw notFound('document');
+      return now;
+    });
+  }
+
   /**
    * A source's document follows its file renamed or moved (DocumentStore.follow); its chunks get the metadata it has
    * then, which the filters read there.
@@ -338,6 +365,7 @@ export class DocumentService implements AttachmentSink {
     if (metadata) await this.deps.chunks.setDocumentFields([id], { meta: metaList(metadataEntries(metadata)) });
   }
 
+  /** Takes a document out of the trash (the caller checked it may): searchable again at once, under its id. */
   async restore(doc: Pick<DocumentRecord, 'id'>): Promise<DocumentRecord> {
     const restored = await this.deps.documents.restore(doc.id);
     switch (restored.outcome) {

@@ -57,6 +57,7 @@ describe('docsearch login / whoami / logout', () => {
     const who = await runCli(['whoami', '--json'], { env });
     expect(who.code).toBe(0);
     const info = JSON.parse(who.stdout);
+    const admin = (await api(d, '/api/v1/me', { token: user.apiKey })).body.admin as boolean;
     expect(info).toEqual({
       server: d.url,
       server_source: 'saved default',
@@ -65,13 +66,15 @@ describe('docsearch login / whoami / logout', () => {
       method: 'API key',
       credential_source: 'file',
       scopes: ['read:documents', 'write:documents'],
+      admin,
+      project_ids: null,
       expires_at: null,
     });
     expect(who.stdout).not.toContain(user.apiKey);
     expect(who.stderr).toBe('');
 
     const plain = await runCli(['whoami'], { env });
-    expect(plain.stdout).toBe(`server\t${d.url} (saved default)\naccount\t${user.email}\nauthenticated by\tAPI key from file\nscopes\tread:documents write:documents\n`);
+    expect(plain.stdout).toBe(`server\t${d.url} (saved default)\naccount\t${user.email}\nauthenticated by\tAPI key from file\nscopes\tread:documents write:documents\nadmin\t${admin ? 'yes' : 'no'}\nprojects\tevery project the account may read\n`);
     expect((await runCli(['whoami', '--show-token'], { env })).stdout).toBe(`${user.apiKey}\n`);
 
     const out = await runCli(['logout'], { env });

@@ -45,6 +45,8 @@ describe('the CLI against a server that answers oddly', () => {
       method: 'API key',
       credential_source: 'DOCSEARCH_TOKEN',
       scopes: null,
+      admin: null,
+      project_ids: null,
       expires_at: null,
     });
   });

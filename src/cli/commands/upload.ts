@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { isDeepStrictEqual } from 'node:util';
 import { type Command, InvalidArgumentError } from 'commander';
 import { DOCUMENT, DOCUMENT_PAGE, type DocumentRecord, type Project } from '../api-types.js';
 import type { Context } from '../context.js';
@@ -284,6 +285,26 @@ function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadab
   return lines.join('\n');
 }
 
+/**
+ * Files the project already held come back as that document (`duplicate: true`), which the server gives the run's
+ * labels and metadata, but not metadata while it is still being indexed (or when the server is older than that):
+ * each is said, so asking for labels or metadata never passes silently for done.
+ */
+function sayDuplicates(ctx: Context, opts: UploadOptions, outcomes: Outcome[]): void {
+  for (const { file, document: d } of outcomes) {
+    if (!d?.duplicate) continue;
+    if (opts.labels && opts.labels.length > 0) notice(ctx.io, `${file.path}: already uploaded as ${d.id}; labelled ${opts.labels.join(', ')}`);
+    const given = opts.metadata ?? {};
+    const differs = Object.keys(given).filter((k) => !isDeepStrictEqual(given[k], d.metadata?.[k]));
+    if (differs.length === 0) continue;
+    warn(
+      ctx.io,
+      `${file.path}: already uploaded as ${d.id}, which kept its own metadata (${differs.join(', ')} not changed: it is still being indexed); ` +
+        'upload the file again once it is ready',
+    );
+  }
+}
+
 /** Why nothing was sent, with the hint that fits: --recursive only where subfolders were left out. */
 function nothingToUpload(unsupported: number, subfolders: number): CliError {
   const types = `docsearch reads ${READ_FORMATS}: convert the file to one of them first`;
@@ -549,6 +570,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
     });
   }
   for (const d of removed) notice(ctx.io, `deleted ${d.path ?? d.filename} (${d.id})`);
+  sayDuplicates(ctx, opts, outcomes);
   // The summary comes before any failure, so a CI log always shows it.
   const failures = failed.length > 0 ? `, ${failed.length} failed` : '';
   const waiting = opts.wait || toSend.length === 0 ? '' : ' (still processing; add --wait to wait)';
@@ -625,7 +647,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('-r, --recursive', 'include files in subfolders')
     .option('-w, --wait', 'wait until every file is processed (ready or failed)')
     .option('--timeout <seconds>', 'with --wait, give up after this many seconds', intOption('--timeout', 1, 86_400), 1800)
-    .option('--metadata <json>', 'a JSON object stored with each document')
+    .option('--metadata <json>', 'a JSON object stored with each document (merged over the metadata of a file the project already holds)')
     .option('--label <name>', "a label put on each document (made in the project's labels where missing); repeatable", collectLabel, [])
     .option('--language <code>', "the language the documents' text is analysed in (ISO 639-1: de, zh), rather than detected (default: the project's setting)", parseLanguage)
     .option('--ocr-languages <langs>', "the languages scanned pages are read in, Tesseract codes joined by + (deu, deu+eng; default: the project's setting, else the server's)", parseOcrLanguages)

@@ -61,14 +61,21 @@ export const listTrash = (s: Services) =>
       "A message's attachments are not listed apart: they come back with it. Viewers of a project see none of its trash.",
     query: TrashQuery,
     responses: {
-      200: { description: 'A page of the trash', schema: z.object({ documents: z.array(TrashEntrySchema), next_cursor: z.string().nullable() }) },
+      200: {
+        description: 'A page of the trash',
+        schema: z.object({
+          documents: z.array(TrashEntrySchema),
+          next_cursor: z.string().nullable(),
+          retention_days: z.number().int().describe('how many days a deleted document stays here (`--trash-days`); 0: deleting removes a document for good at once (an extra of docsearch)'),
+        }),
+      },
       400: { description: 'Bad query', schema: ErrorBody },
       404: { description: 'No such project (or one the caller may not read)', schema: ErrorBody },
     },
     async handler({ query, principal }) {
       const scope = await s.access.trashScope(principal, query.project_id);
       const { documents, next } = await s.documents.listTrash(scope, query.limit, decodeTrashCursor(query.cursor));
-      return { status: 200, body: { documents: await trashToWire(s, documents), next_cursor: next ? encodeTrashCursor(next) : null } };
+      return { status: 200, body: { documents: await trashToWire(s, documents), next_cursor: next ? encodeTrashCursor(next) : null, retention_days: s.config.trashDays } };
     },
   });
 

@@ -66,6 +66,9 @@ export type NewDocument = Pick<DocumentRecord, 'userId' | 'projectId' | 'filenam
 };
 
 /** New bytes for a document that keeps its id (a source's item changed): see DocumentStore.replaceContent. */
+/** A document's metadata, as JSON, at most: an upload's form field's size (64 KiB). */
+export const MAX_METADATA_CHARS = 64 * 1024;
+
 export type NewContent = Pick<DocumentRecord, 'filename' | 'contentType' | 'sizeBytes' | 'sha256' | 'metadata' | 'sourcePath'>;
 
 export type ReplaceOutcome =
@@ -451,6 +454,42 @@ export class DocumentStore {
   async rename(id: string, filename: string): Promise<DocumentRecord | null> {
     await this.db.updateTable('documents').set({ filename, updated_at: this.now() }).where('id', '=', id).execute();
     return this.get(id);
+  }
+
+  /**
+   * Merges `patch` over a settled document's metadata (at most MAX_METADATA_CHARS of JSON, as an upload's field), with its metadata rows: a key given null is removed, any other
+   * value replaces the key's (JSON merge patch, RFC 7396, at the top level). 'busy' while it is being indexed: the
+   * worker writes the metadata it read when it started.
+   */
+  async mergeMetadata(
+    id: string,
+    patch: Record<string, unknown>,
+  ): Promise<{ outcome: 'not_found' } | { outcome: 'busy' } | { outcome: 'too_large' } | { outcome: 'merged'; metadata: Record<string, unknown>; changed: boolean }> {
+    return this.db.transaction().execute(async (trx) => {
+      const doc = await trx
+        .selectFrom('documents')
+        .select(['metadata', 'status'])
+        .where('id', '=', id)
+        .where('trashed_at', 'is', null)
+        .$if(dialectOf(this.db).lockRows, (q) => q.forUpdate())
+        .executeTakeFirst();
+      if (!doc) return { outcome: 'not_found' };
+      if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };
+      const old = JSON.parse(doc.metadata) as Record<string, unknown>;
+      // Keys keep their places (an unchanged value is no change); fromEntries, never assignment: a key may be "__proto__".
+      const metadata = Object.fromEntries([
+        ...Object.entries(old)
+          .filter(([k]) => !Object.hasOwn(patch, k) || patch[k] !== null)
+          .map(([k, v]) => [k, Object.hasOwn(patch, k) ? patch[k] : v]),
+        ...Object.entries(patch).filter(([k, v]) => v !== null && !Object.hasOwn(old, k)),
+      ]) as Record<string, unknown>;
+      const json = JSON.stringify(metadata);
+      if (json === doc.metadata) return { outcome: 'merged', metadata, changed: false };
+      if (json.length > MAX_METADATA_CHARS) return { outcome: 'too_large' };
+      await trx.updateTable('documents').set({ metadata: json, updated_at: this.now() }).where('id', '=', id).execute();
+      await writeMetadataRows(trx, id, metadata);
+      return { outcome: 'merged', metadata, changed: true };
+    });
   }
 
   /**

@@ -8,6 +8,7 @@ import { warn, writeOut } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { type Cell, printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
+import { projectNames } from '../documents/list.js';
 
 export interface WhoamiOptions {
   showToken: boolean;
@@ -35,6 +36,13 @@ async function account(ctx: Context, server: string): Promise<{ me: Me } | { off
   return { me };
 }
 
+/** Which projects the credential reaches: a per-project key's by name (the projects it may list), else all. */
+async function projectsLine(ctx: Context, ids: string[] | null): Promise<string> {
+  if (ids === null) return 'every project the account may read';
+  const names = await projectNames(ctx.http());
+  return `only ${ids.map((id) => (names.has(id) ? `${names.get(id)} (${id})` : id)).join(', ')}`;
+}
+
 /**
  * Like `gh auth status`: what the CLI knows locally (server, where the credential comes from) and what the server
  * says about it (account, scopes). With the server down it still shows the local part, warns, and exits 0.
@@ -57,6 +65,9 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
     method,
     credential_source: resolved.source,
     scopes,
+    // As /me names them; null where the server was not reached (or is older than them).
+    admin: me?.admin ?? null,
+    project_ids: me?.project_ids ?? null,
     // A browser login's access token ends on this machine's record (renewed as it goes); an API key's expiry only the server knows.
     expires_at: after.expires_at ? new Date(after.expires_at).toISOString() : (me?.expires_at ?? null),
     ...(opts.showToken ? { token: after.access_token } : {}),
@@ -71,6 +82,8 @@ export async function run(opts: WhoamiOptions, ctx: Context): Promise<void> {
       ['account', me ? me.email : 'unknown (server not reached)'],
       ['authenticated by', `${method} from ${resolved.source}`],
       ['scopes', scopes ? scopes.join(' ') : 'unknown'],
+      ...(me?.admin === undefined ? [] : [['admin', me.admin ? 'yes' : 'no'] as [string, Cell]]),
+      ...(me && me.project_ids !== undefined ? [['projects', await projectsLine(ctx, me.project_ids)] as [string, Cell]] : []),
       ...(info.expires_at ? [['expires', { time: info.expires_at }] as [string, Cell]] : []),
     ],
     ctx.now(),
@@ -81,7 +94,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('whoami', {
     summary: 'show the server, your account and how you are authenticated',
     description:
-      'Show which server commands talk to, the account you are logged in as, how you are authenticated and with which scopes. ' +
+      'Show which server commands talk to, the account you are logged in as (and whether it is an admin), how you are authenticated, with which scopes and, for a key limited to some projects, which. ' +
       'When the server cannot be reached it shows what this machine knows, warns, and still exits 0. The token is never printed unless --show-token is given.',
     examples: ['docsearch whoami', 'docsearch whoami --json', 'docsearch whoami --show-token   # prints the secret'],
   })

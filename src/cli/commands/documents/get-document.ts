@@ -12,14 +12,27 @@ export function documentsNotFound(ids: string[], baseUrl: string): CliError {
 const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 
 /**
- * The document a name means: the one uploaded from that path (`upload --sync`), else the one of that file name; a
- * name several documents share is refused, listing them, so nothing is done by guess. Null when none has it.
- * Every page is read: `filename` matches names that contain it, so an exact match can lie past the first page.
+ * The spellings of a name the server may hold: as typed composed (NFC) and decomposed (NFD). A macOS file name comes
+ * decomposed ("e" + U+0301), the same name typed elsewhere composed; the server compares them byte for byte.
+ */
+const spellings = (name: string): string[] => [...new Set([name.normalize('NFC'), name.normalize('NFD')])];
+
+/** Every document `query` finds under any spelling of `name` (in `field`), each once. */
+async function listUnder(ctx: Context, field: 'path' | 'filename', name: string): Promise<DocumentRecord[]> {
+  const pages = await Promise.all(spellings(name).map((n) => listDocuments(ctx.http(), { [field]: n })));
+  return [...new Map(pages.flat().map((d) => [d.id, d])).values()];
+}
+
+/**
+ * The document a name means: the one uploaded from that path (`upload --sync`), else the one of that file name, in
+ * either Unicode spelling; a name several documents share is refused, listing them, so nothing is done by guess.
+ * Null when none has it. Every page is read: `filename` matches names that contain it, so an exact match can lie
+ * past the first page.
  */
 async function byName(ctx: Context, name: string): Promise<DocumentRecord | null> {
-  const http = ctx.http();
-  let found = await listDocuments(http, { path: name });
-  if (found.length === 0) found = (await listDocuments(http, { filename: name })).filter((d) => d.filename === name);
+  const nfc = name.normalize('NFC');
+  let found = await listUnder(ctx, 'path', name);
+  if (found.length === 0) found = (await listUnder(ctx, 'filename', name)).filter((d) => d.filename.normalize('NFC') === nfc);
   if (found.length <= 1) return found[0] ?? null;
   const lines = found.map((d) => `  ${d.id}  ${d.path ?? d.filename}`).join('\n');
   throw new CliError(`${found.length} documents are named "${name}":\n${lines}`, undefined, 'name one by its id');

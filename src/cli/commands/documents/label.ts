@@ -28,16 +28,20 @@ const EXAMPLE = 'docsearch documents label report.pdf notes.txt add unpaid "to r
  */
 export function parseLabelWords(words: string[]): LabelChange {
   const change: LabelChange = { refs: [], add: [], remove: [] };
+  // The verbs given: `add` followed by no name must not pass for "show the labels" and exit 0 having done nothing.
+  const verbs = new Set<'add' | 'remove'>();
   let into: string[] = change.refs;
   for (const word of words) {
     if (word === 'add' || word === 'remove') {
       into = change[word];
+      verbs.add(word);
       continue;
     }
     if (into === change.refs) into.push(word);
     else into.push(...word.split(',').map((n) => n.trim()).filter((n) => n !== ''));
   }
   if (change.refs.length === 0) throw new UsageError('name at least one document before add or remove', EXAMPLE);
+  for (const verb of verbs) if (change[verb].length === 0) throw new UsageError(`${verb} needs at least one label name after it`, EXAMPLE);
   const both = change.add.filter((n) => change.remove.some((m) => m.toLowerCase() === n.toLowerCase()));
   if (both.length > 0) throw new UsageError(`label "${both[0]}" is both added and removed`, EXAMPLE);
   return change;

@@ -22,14 +22,16 @@ export function projectNotFound(ref: string, baseUrl: string, hint = 'see your p
 }
 
 /**
- * A project by exact id, else by name (case-insensitive). Names are unique per owner, but the caller may read
+ * A project by exact id, else by name (case-insensitive, either Unicode spelling). Names are unique per owner, but the caller may read
  * projects of several (shared with them): a name two of those share is refused, listing them with their owners, so
  * nothing is done to a project picked by guess.
  */
 export function findProject(projects: Project[], ref: string): Project | undefined {
   const byId = projects.find((p) => p.id === ref);
   if (byId) return byId;
-  const named = projects.filter((p) => p.name.toLowerCase() === ref.toLowerCase());
+  // In either Unicode spelling: a name typed on macOS may come decomposed ("e" + U+0301).
+  const key = (name: string) => name.normalize('NFC').toLowerCase();
+  const named = projects.filter((p) => key(p.name) === key(ref));
   if (named.length <= 1) return named[0];
   const owner = (p: Project) => (p.owner === undefined ? '' : `  owned by ${p.owner ?? 'a deleted account'}`);
   const list = named.map((p) => `  ${p.id}  ${p.name}${owner(p)}`).join('\n');

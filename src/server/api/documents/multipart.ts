@@ -78,14 +78,15 @@ export const maxRequestBytes = (limits: ReceiveLimits): number =>
   limits.maxFiles * (limits.maxFileBytes + PART_OVERHEAD_BYTES) + limits.fields.length * (MAX_FIELD_BYTES + PART_OVERHEAD_BYTES);
 
 /**
- * A name safe to show and store: no path, no control characters, bounded length (keeping a short extension). Browsers
+ * A name safe to show and store: no path, no control characters, bounded length (keeping a short extension), in NFC
+ * (macOS file names come decomposed, "e" + U+0301, and would not match the same name typed elsewhere). Browsers
  * write a file name's `"` as %22 and its line breaks as %0D and %0A in a form's multipart body (WHATWG HTML, "multipart/
  * form-data encoding algorithm"): read back, so `Report "final".txt` is stored as such.
  */
 export function cleanFilename(raw: string | undefined, index: number): string {
   const unescaped = (raw ?? '').replace(/%22/gi, '"').replace(/%0[ad]/gi, '');
   // eslint-disable-next-line no-control-regex
-  const name = basename(unescaped.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const name = basename(unescaped.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().normalize('NFC');
   // `.` and `..` name no file (and would be a path segment of an e-mail's attachments).
   if (!name || name === '.' || name === '..') return `upload-${index + 1}`;
   const ext = extname(name);

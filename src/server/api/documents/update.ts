@@ -14,9 +14,9 @@ export const updateDocument = (s: Services) =>
     scope: 'write:documents',
     tag: 'documents',
     summary:
-      'Rename a document (`filename`), move it to another project (`project_id`; the caller edits both projects), or change its `labels`. A move takes its chunks along in one ' +
+      'Rename a document (`filename`), move it to another project (`project_id`; the caller edits both projects), change its `labels`, or merge `metadata` over its own. A move takes its chunks along in one ' +
       'index commit: a search scoped to either project finds it in exactly one of them at any moment, and its labels go with it (the same names in the new project). A document still being ' +
-      'indexed can be renamed and labelled but not moved (409), and a project holds each content and each upload path once (409).',
+      'indexed can be renamed and labelled but not moved nor given metadata (409), and a project holds each content and each upload path once (409).',
     params: IdParams,
     body: z.strictObject({
       filename: DocumentFilename.optional(),
@@ -25,6 +25,10 @@ export const updateDocument = (s: Services) =>
         .union([LabelNames, z.strictObject({ add: LabelNames.optional(), remove: LabelNames.optional() })])
         .optional()
         .describe("its labels' names exactly (made in its project's vocabulary where missing), or {add, remove} to change some (an extra of docsearch: docs/api.md#labels)"),
+      metadata: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('keys merged over its metadata: a value replaces the key\'s, null removes the key (JSON merge patch, RFC 7396, at the top level)'),
     }),
     responses: {
       200: { description: 'The document as it is now', schema: DocumentSchema },
@@ -33,12 +37,14 @@ export const updateDocument = (s: Services) =>
       409: { description: 'Still being indexed, or the project already holds the same file or path', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
-      if (body.filename === undefined && body.project_id === undefined && body.labels === undefined) throw invalidRequest('body: nothing to change (filename, project_id or labels)');
-      let { document: doc } = await s.access.document(principal, params.id, 'edit');
-      if (body.project_id !== undefined) {
-        await s.access.check(principal, body.project_id, 'edit');
-        doc = await s.ingest.move(doc, body.project_id);
+      if (body.filename === undefined && body.project_id === undefined && body.labels === undefined && body.metadata === undefined) {
+        throw invalidRequest('body: nothing to change (filename, project_id, labels or metadata)');
       }
+      let { document: doc } = await s.access.document(principal, params.id, 'edit');
+      if (body.project_id !== undefined) await s.access.check(principal, body.project_id, 'edit');
+      // Before the other changes: refused while the document is indexed (409), with nothing changed yet.
+      if (body.metadata !== undefined) doc = await s.ingest.mergeMetadata(doc, body.metadata);
+      if (body.project_id !== undefined) doc = await s.ingest.move(doc, body.project_id);
       if (body.filename !== undefined) doc = await s.ingest.rename(doc, body.filename);
       if (body.labels !== undefined) {
         const labels = body.labels;
