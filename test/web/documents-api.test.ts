@@ -163,7 +163,7 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
       expect(bad.body.error.message).toBe(message);
     }
     expect((await api(d, `/api/v1/documents/${zeta.id}`, { method: 'PATCH', token: alice.apiKey, body: {} })).body.error.message).toBe(
-      'body: nothing to change (filename, project_id or labels)',
+      'body: nothing to change (filename, project_id, labels or metadata)',
     );
     const stolen = await api(d, `/api/v1/documents/${zeta.id}`, { method: 'PATCH', token: bob.apiKey, body: { filename: 'mine.txt' } });
     expect(stolen.status).toBe(404);
