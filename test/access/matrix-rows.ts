@@ -153,12 +153,18 @@ const REST: Record<string, Spec<RestRequest>> = {
   'GET /api/v1/documents/{id}/file': restGet((t) => `/api/v1/documents/${t.document}/file`),
   'GET /api/v1/documents/{id}/text': restGet((t) => `/api/v1/documents/${t.document}/text`),
   'GET /api/v1/documents/{id}/thumbnail': restGet((t) => `/api/v1/documents/${t.document}/thumbnail`),
-  // A name of its own per cell, so that each refused cell's rename would show.
+  // A name and a metadata value of its own per cell, so that each refused cell's rename or metadata change would show.
   'PATCH /api/v1/documents/{id}': {
     on: {},
-    request: (t, _as, m) => ({ method: 'PATCH', path: `/api/v1/documents/${t.document}`, body: { filename: `renamed-${m.next()}.txt` } }),
+    request: (t, _as, m) => {
+      const n = m.next();
+      return { method: 'PATCH', path: `/api/v1/documents/${t.document}`, body: { filename: `renamed-${n}.txt`, metadata: { cell: n } } };
+    },
     ok: 200,
-    effect: (c) => must(after(c, 'documents', c.t.document)?.filename.startsWith('renamed-'), 'D renamed'),
+    effect: (c) => {
+      const row = after(c, 'documents', c.t.document);
+      must(row?.filename.startsWith('renamed-') && (JSON.parse(row.metadata) as { cell?: unknown }).cell !== undefined, 'D renamed, its metadata changed');
+    },
   },
   'POST /api/v1/documents/{id}/retry': {
     request: (t) => ({ method: 'POST', path: `/api/v1/documents/${t.failed}/retry` }),
