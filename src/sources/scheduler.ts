@@ -191,7 +191,7 @@ export class SourceScheduler {
       const outcome = await runPass(source, kind, conn, { ...this.deps, mayGoOn, onItem: (action) => this.deps.metrics?.item(source.kind, action) });
       const { result, held } = outcome;
       const nextSyncAt = now() + (result.deferred > 0 ? Math.min(source.everyMs, DEFERRED_RETRY_MS) : source.everyMs);
-      await store.endPass(source.id, startedAt, { cursor: outcome.cursor, result, error: null, failures: 0, held, nextSyncAt, ...(outcome.pausedReason ? { pausedReason: outcome.pausedReason } : {}) });
+      await store.endPass(source.id, startedAt, { cursor: outcome.cursor, result, error: null, failures: 0, held, nextSyncAt, confirmed: source.confirmDeletions, ...(outcome.pausedReason ? { pausedReason: outcome.pausedReason } : {}) });
       const seconds = (performance.now() - started) / 1000;
       this.deps.metrics?.pass(source.kind, held || outcome.pausedReason ? 'paused' : 'ok', seconds);
       if (outcome.pausedReason) log.warn({ event: 'source.paused', ...base, reason: outcome.pausedReason }, 'source paused: over a quota');

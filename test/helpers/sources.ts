@@ -68,17 +68,23 @@ export class SourceClient {
 
   /** Waits until a pass has ended (finished, paused or failed) after `since` (epoch ms) and the source is idle. */
   async passAfter(projectId: string, id: string, since: number, timeoutMs = 60_000): Promise<SourceWire> {
-    return waitFor(
-      async () => {
-        const s = await this.get(projectId, id);
-        // A source the guard holds deletions of still runs passes (their end is last_sync); one paused by its owner does not.
-        const stopped = s.status === 'error' || (s.status === 'paused' && !s.held_deletions);
-        const ended = Math.max(Date.parse(s.last_sync ?? '') || 0, stopped ? Date.parse(String(s.updated_at)) : 0);
-        return s.status !== 'syncing' && ended > 0 && ended >= since ? s : undefined;
-      },
-      timeoutMs,
-      `a pass of source ${id} after ${new Date(since).toISOString()}`,
-    );
+    let seen: SourceWire | undefined;
+    try {
+      return await waitFor(
+        async () => {
+          const s = (seen = await this.get(projectId, id));
+          // A source the guard holds deletions of still runs passes (their end is last_sync); one paused by its owner does not.
+          const stopped = s.status === 'error' || (s.status === 'paused' && !s.held_deletions);
+          const ended = Math.max(Date.parse(s.last_sync ?? '') || 0, stopped ? Date.parse(String(s.updated_at)) : 0);
+          return s.status !== 'syncing' && ended > 0 && ended >= since ? s : undefined;
+        },
+        timeoutMs,
+        `a pass of source ${id} after ${new Date(since).toISOString()}`,
+      );
+    } catch (err) {
+      // The source as last seen says which way it was stuck (a CI log keeps only its tail).
+      throw new Error(`${(err as Error).message}; the source was last ${JSON.stringify(seen)}`);
+    }
   }
 
   /** The project's documents that came from the source, by source path. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
@@ -95,6 +96,8 @@ export interface PassEnd {
   /** Pauses the source with this reason (a quota reached: documents/quotas.ts), until its owner resumes it. */
   pausedReason?: string;
   nextSyncAt: number;
+  /** The pass ran with its owner's confirmation of held deletions, which it spends (a finished pass only). */
+  confirmed?: boolean;
   /** Keep the pass open: the next one continues this listing (it stopped on an error or a shutdown). */
   keepOpen?: boolean;
 }
@@ -303,13 +306,13 @@ export class SourceStore {
 
   /**
    * Records how a pass ended. A request for a pass that came in while it ran (`requested_at` after `startedAt`)
-   * makes the source due again at once instead of at `nextSyncAt`.
+   * makes the source due again at once instead of at `nextSyncAt`, and a confirmation the pass did not run with
+   * stays for the next one. Decided in the one statement, on the row as it is when written: a request another
+   * replica commits while this end is recorded is not written over with what was read before it.
    */
   async endPass(id: string, startedAt: number, end: PassEnd): Promise<void> {
     const now = this.now();
-    const current = await this.getById(id);
-    if (!current) return;
-    const requested = current.requestedAt !== null && current.requestedAt > startedAt;
+    const requested = sql<boolean>`(requested_at is not null and requested_at > ${startedAt})`;
     await this.db
       .updateTable('sources')
       .set({
@@ -318,9 +321,9 @@ export class SourceStore {
         syncing_on: null,
         error: end.error,
         failures: end.failures,
-        next_sync_at: requested ? now : end.nextSyncAt,
+        next_sync_at: sql<number>`case when ${requested} then cast(${now} as bigint) else cast(${end.nextSyncAt} as bigint) end`,
         ...(end.keepOpen ? {} : { resume_after: null }),
-        ...(end.result ? { last_result: JSON.stringify(end.result), last_sync_at: now, confirm_deletions: 0 } : {}),
+        ...(end.result ? { last_result: JSON.stringify(end.result), last_sync_at: now, ...(end.confirmed ? { confirm_deletions: 0 } : {}) } : {}),
         ...(end.held !== undefined ? { held_deletions: end.held === null ? null : JSON.stringify(end.held) } : {}),
         ...(end.pausedReason ? { status: 'paused', paused_reason: end.pausedReason } : {}),
         updated_at: now,
