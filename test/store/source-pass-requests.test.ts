@@ -2,7 +2,8 @@
  * A request for a pass (or a confirmation of held deletions) that another replica commits while this one records
  * the end of a pass is not lost. PostgreSQL only: the race is between two connections, which SQLite's one daemon
  * per data directory does not have. The request is held in an open transaction of its own until the end's write
- * waits behind it, then committed: the end must not write over it with what it read before.
+ * waits behind it, then committed: the end must not write over it with what it read before. Changes made earlier in
+ * the pass (a new schedule, a request, a confirmation) are checked on both engines.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -14,7 +15,7 @@ import { type PassResult, SourceStore } from '../../src/store/sql/sources.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { waitFor } from '../helpers/eventually.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
-import { newPostgresDatabase } from '../helpers/store-dialects.js';
+import { describeEachEngine, newPostgresDatabase } from '../helpers/store-dialects.js';
 
 const SKIP = postgresUnavailable();
 const HOUR = 3_600_000;
@@ -86,8 +87,25 @@ describe.skipIf(SKIP !== null)(`a pass's end and a request committed meanwhile, 
     expect(after.nextSyncAt).toBeLessThanOrEqual(t);
   });
 
+});
+
+describeEachEngine("a pass's end and changes made while it ran", ({ handle }) => {
+  let t = Date.UTC(2031, 0, 1);
+  const now = () => ++t;
+  let store: SourceStore;
+  let projectId: string;
+  let userId: string;
+
+  beforeAll(async () => {
+    store = new SourceStore(handle().db, now);
+    userId = (await new UserStore(handle().db, now).create('sources@example.com', 'h'))!.id;
+    projectId = (await new ProjectStore(handle().db, now).ensureDefault(userId)).id;
+  });
+
+  const create = (id: string, everyMs: number) => store.create({ id, projectId, userId, kind: 's3', url: `s3://bucket/${id}`, everyMs, options: {}, sealedSecrets: null });
+
   it('spends the confirmation a pass ran with, even when a plain request came in meanwhile', async () => {
-    await store.create({ id: 'src_confirm_spent', projectId, userId, kind: 's3', url: 's3://bucket/y', everyMs: HOUR, options: {}, sealedSecrets: null });
+    await create('src_confirm_spent', HOUR);
     await store.requestSync('src_confirm_spent', true);
     const started = (await store.beginPass('src_confirm_spent', 'replica-a', true))!;
     expect(started.confirmDeletions).toBe(true);
@@ -96,5 +114,19 @@ describe.skipIf(SKIP !== null)(`a pass's end and a request committed meanwhile, 
     const after = (await store.getById('src_confirm_spent'))!;
     expect(after.confirmDeletions).toBe(false);
     expect(after.nextSyncAt).toBeLessThanOrEqual(t);
+  });
+
+  it('counts a schedule shortened while the pass ran from its end, not the one the pass began with', async () => {
+    const DAY = 24 * HOUR;
+    await create('src_schedule', DAY);
+    const started = (await store.beginPass('src_schedule', 'replica-a', true))!;
+    expect(await store.update('src_schedule', { everyMs: HOUR })).not.toBeNull();
+    // The scheduler reckons the next pass from the schedule it read at the start: a day.
+    await store.endPass('src_schedule', started.syncingSince!, { cursor: null, result: RESULT, error: null, failures: 0, held: null, nextSyncAt: now() + DAY, confirmed: false });
+    const ended = t;
+    const after = (await store.getById('src_schedule'))!;
+    expect(after.everyMs).toBe(HOUR);
+    expect(after.nextSyncAt).toBeGreaterThan(ended);
+    expect(after.nextSyncAt).toBeLessThanOrEqual(ended + HOUR);
   });
 });

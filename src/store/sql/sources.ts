@@ -306,8 +306,8 @@ export class SourceStore {
 
   /**
    * Records how a pass ended. A request for a pass that came in while it ran (`requested_at` after `startedAt`)
-   * makes the source due again at once instead of at `nextSyncAt`, and a confirmation the pass did not run with
-   * stays for the next one. Decided in the one statement, on the row as it is when written: a request another
+   * makes the source due again at once instead of at `nextSyncAt`, a schedule shortened meanwhile counts from now,
+   * and a confirmation the pass did not run with stays for the next one. Decided in the one statement, on the row as it is when written: a request another
    * replica commits while this end is recorded is not written over with what was read before it.
    */
   async endPass(id: string, startedAt: number, end: PassEnd): Promise<void> {
@@ -321,7 +321,9 @@ export class SourceStore {
         syncing_on: null,
         error: end.error,
         failures: end.failures,
-        next_sync_at: sql<number>`case when ${requested} then cast(${now} as bigint) else cast(${end.nextSyncAt} as bigint) end`,
+        // No later than the schedule in force: the owner may have shortened it while the pass ran (`end.nextSyncAt`
+        // was reckoned from the schedule the pass began with).
+        next_sync_at: sql<number>`case when ${requested} then cast(${now} as bigint) when every_ms + ${now} < ${end.nextSyncAt} then every_ms + ${now} else cast(${end.nextSyncAt} as bigint) end`,
         ...(end.keepOpen ? {} : { resume_after: null }),
         ...(end.result ? { last_result: JSON.stringify(end.result), last_sync_at: now, ...(end.confirmed ? { confirm_deletions: 0 } : {}) } : {}),
         ...(end.held !== undefined ? { held_deletions: end.held === null ? null : JSON.stringify(end.held) } : {}),
