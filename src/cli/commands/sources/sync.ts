@@ -1,27 +1,109 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { SOURCE } from '../../api-types.js';
+import { type Source, SOURCE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { notice } from '../../../terminal/io.js';
-import { defineCommand } from '../shared/command.js';
+import { CliError } from '../../../terminal/errors.js';
+import { notice, warn } from '../../../terminal/io.js';
+import { defineCommand, intOption } from '../shared/command.js';
 import { findSource, sourcePath } from './find-source.js';
 
-export async function run(opts: { id: string; project?: string; confirm: boolean; json: boolean }, ctx: Context): Promise<void> {
+export interface SyncOptions {
+  id: string;
+  project?: string | undefined;
+  confirm: boolean;
+  wait: boolean;
+  /** With `wait`: give up after this many seconds. */
+  timeout: number;
+  json: boolean;
+}
+
+/** Between two looks at a source whose pass is awaited. */
+const POLL_MS = 500;
+
+export async function run(opts: SyncOptions, ctx: Context): Promise<void> {
   const found = await findSource(ctx, opts.id, opts.project);
-  const s = await ctx.http().post(`${sourcePath(found.project, found.source)}/sync`, opts.confirm ? { confirm: true } : {}, { shape: SOURCE });
-  if (opts.json) return emitJson(ctx, s);
-  notice(ctx.io, `a pass of ${s.url} is due now${opts.confirm ? ' (deletions confirmed)' : ''}: docsearch sources show ${s.id}`);
+  const path = sourcePath(found.project, found.source);
+  const asked = await ctx.http().post(`${path}/sync`, opts.confirm ? { confirm: true } : {}, { shape: SOURCE });
+  if (!opts.wait) {
+    if (opts.json) return emitJson(ctx, asked);
+    notice(ctx.io, `a pass of ${asked.url} is due now${opts.confirm ? ' (deletions confirmed)' : ''}: docsearch sources show ${asked.id}`);
+    return;
+  }
+  const s = await passAfter(ctx, path, asked, opts.timeout * 1000);
+  if (opts.json) emitJson(ctx, s);
+  else say(ctx, s);
+  const failed = s.status === 'error' || s.status === 'paused' ? true : (s.last_result?.failed ?? 0) > 0;
+  if (failed) throw new CliError(failure(s), undefined, `docsearch sources show ${s.id}`);
+}
+
+/**
+ * Waits for the end of a pass that began after the request (`asked`, the sync's answer: its `updated_at` is the
+ * request's time on the server, whose clock alone is compared). A pass already running when the request came in ends
+ * with the source due again at once (its `next_sync` is its end), and the pass asked for follows: that one is awaited.
+ * A source paused by its owner or a quota runs no pass: said at once.
+ */
+async function passAfter(ctx: Context, path: string, asked: Source, timeoutMs: number): Promise<Source> {
+  const requested = Date.parse(asked.updated_at);
+  if (idle(asked)) return asked;
+  notice(ctx.io, `waiting for the pass of ${asked.url} to end…`);
+  const deadline = ctx.now() + timeoutMs;
+  for (;;) {
+    const s = await ctx.http().get(path, { shape: SOURCE });
+    if (idle(s) || ended(s, requested)) return s;
+    if (ctx.now() > deadline) {
+      throw new CliError(`the pass of ${s.url} did not end within ${timeoutMs / 1000} s (status: ${s.status}); it goes on on the server`, undefined, `docsearch sources show ${s.id}`);
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+/** Paused with no pass to come: by its owner or a quota (one the deletion guard holds goes on running passes). */
+const idle = (s: Source) => s.status === 'paused' && s.held_deletions === null;
+
+/** A pass that began after `requested` has ended: the source is not running, ended after it, and not due again at once. */
+function ended(s: Source, requested: number): boolean {
+  if (s.status === 'syncing') return false;
+  // A failed pass leaves last_sync (the last finished one) as it was: its end is the source's change.
+  const end = Math.max(Date.parse(s.last_sync ?? '') || 0, s.status === 'error' ? Date.parse(s.updated_at) : 0);
+  const next = Date.parse(s.next_sync ?? '') || 0;
+  return end > requested && next > end;
+}
+
+function say(ctx: Context, s: Source): void {
+  const r = s.last_result;
+  if (s.status !== 'error' && r) {
+    notice(ctx.io, `pass of ${s.url} finished: ${r.listed} listed, ${r.added} added, ${r.changed} changed, ${r.deleted} deleted, ${r.unchanged} unchanged, ${r.failed} failed (${r.ms} ms)`);
+    if (r.deferred > 0) notice(ctx.io, `${r.deferred} changed item(s) left for the next pass: their documents were still being indexed`);
+  }
+  for (const item of s.item_errors?.items ?? []) warn(ctx.io, `item ${item.path}: ${item.error}`);
+  if (s.held_deletions) warn(ctx.io, `${s.held_deletions.count} deletion(s) held for confirmation: docsearch sources sync ${s.id} --confirm removes them`);
+}
+
+function failure(s: Source): string {
+  if (s.status === 'error') return `the pass of ${s.url} failed: ${s.error ?? 'no reason given'}`;
+  if (s.status === 'paused') return `${s.url} is paused (${s.paused_reason ?? 'no reason given'}): no pass runs until it is resumed`;
+  return `${s.last_result!.failed} item(s) of ${s.url} failed in the pass`;
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('sync', {
-    summary: 'run a source pass now (--confirm resumes a paused source and lets its deletions through)',
+    summary: 'run a source pass now (--confirm resumes a paused source and lets its deletions through; --wait waits for it)',
     description:
-      'Run a pass of a source now. While the deletion guard holds deletions, a pass still adds and changes files and keeps holding them; --confirm lets them through (and resumes a source its owner paused, which runs no pass without it).',
-    examples: ['docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq', 'docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq --confirm'],
+      'Run a pass of a source now. While the deletion guard holds deletions, a pass still adds and changes files and keeps holding them; --confirm lets them through (and resumes a source its owner paused, which runs no pass without it).\n\n' +
+      'With --wait, waits until the pass asked for has ended (after one already running, if any) and prints what it did; exits non-zero if the pass failed, an item failed in it, or the source is paused.',
+    examples: [
+      'docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq',
+      'docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq --confirm',
+      'docsearch sources sync src_0m1abc2de3FgHiJkLmNoPq --wait --json',
+    ],
   })
     .argument('<source>', 'source id')
     .option('--project <project>', 'the project it is in (default: looked for in all)')
     .option('--confirm', 'let the deletions the guard holds through (and resume a paused source)')
-    .action((id: string, flags: { project?: string; confirm?: boolean }) => runF({ id, project: flags.project, confirm: Boolean(flags.confirm), json: Boolean(ctx.globals().json) }, ctx));
+    .option('-w, --wait', 'wait until the pass has ended, and say what it did')
+    .option('--timeout <seconds>', 'with --wait, give up after this many seconds', intOption('--timeout', 1, 86_400), 1800)
+    .action((id: string, flags: { project?: string; confirm?: boolean; wait?: boolean; timeout: number }) =>
+      runF({ id, project: flags.project, confirm: Boolean(flags.confirm), wait: Boolean(flags.wait), timeout: flags.timeout, json: Boolean(ctx.globals().json) }, ctx),
+    );
 }
