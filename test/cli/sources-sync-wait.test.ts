@@ -1,5 +1,5 @@
 /**
- * `docsearch sources sync --wait`, through the real CLI against a daemon with folder sources: it returns once the pass
+ * `docsearch sources sync --wait` (and `sources add --wait`, its first pass), through the real CLI against a daemon with folder sources: it returns once the pass
  * asked for has ended — not one that was running when it asked, which may have listed the folder before the newest
  * file — says what the pass did, gives the source as `sources show --json` does, and exits 1 when the pass could not
  * take an item or the source runs no pass (paused by its owner).
@@ -21,13 +21,13 @@ interface SourceJson {
   item_errors?: { count: number; items: { path: string }[] };
 }
 
-describe('docsearch sources sync --wait', () => {
+describe('docsearch sources sync --wait and sources add --wait', () => {
   const dirs = tempDirs('docsearch-sync-wait');
   let root: string;
   let d: Daemon;
   let user: TestUser;
   let client: SourceClient;
-  let env: NodeJS.ProcessEnv;
+  let env: ReturnType<typeof cliEnv>;
 
   beforeAll(async () => {
     root = dirs.make('root');
@@ -112,5 +112,19 @@ describe('docsearch sources sync --wait', () => {
     const again = await runCli(['sources', 'sync', source.id, '--wait'], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/the source is paused: over the quota/);
+  }, 2 * MINUTE);
+  it('add --wait prints the id, then what the first pass did; the documents are there when it returns', async () => {
+    const dir = folder('added', { 'one.txt': 'A note about a knot.', 'two.md': '# Two\n\nA note about a sanderling.' });
+    await client.project('add wait');
+    const r = await runCli(['sources', 'add', 'add wait', `file://${dir}`, '--every', '1h', '--wait'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    expect(id).toMatch(/^src_/);
+    expect(r.stderr).toMatch(/finished: 2 listed, 2 added, 0 changed, 0 deleted, 0 unchanged, 0 failed/);
+    const json = await runCli(['sources', 'add', 'add wait', `file://${folder('added-json', { 'three.txt': 'A note about a turnstone.' })}`, '--wait', '--json'], { env });
+    expect(json.code, json.stderr).toBe(0);
+    const s = JSON.parse(json.stdout) as SourceJson & { project_id: string };
+    expect(s.last_result).toMatchObject({ listed: 1, added: 1, failed: 0 });
+    expect(await documentNames(s.project_id)).toEqual(expect.arrayContaining(['one.txt', 'two.md', 'three.txt']));
   }, 2 * MINUTE);
 });

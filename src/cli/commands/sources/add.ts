@@ -4,8 +4,10 @@ import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
 import { UsageError } from '../../../terminal/errors.js';
 import { canPrompt, notice, readStdin, writeOut } from '../../../terminal/io.js';
-import { collect, defineCommand } from '../shared/command.js';
+import { collect, defineCommand, intOption } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
+import { sourcePath } from './find-source.js';
+import { passAfter, reportPass } from './pass-wait.js';
 
 export interface AddOptions {
   project: string;
@@ -15,6 +17,9 @@ export interface AddOptions {
   options: Record<string, unknown>;
   /** Names of secret options whose values come from stdin (or a prompt on a terminal). */
   secrets: string[];
+  /** Wait for the first pass, and say what it did; with `timeout` seconds at most. */
+  wait?: boolean;
+  timeout?: number;
   json: boolean;
 }
 
@@ -70,6 +75,14 @@ export async function run(opts: AddOptions, ctx: Context): Promise<void> {
     ...(Object.keys(options).length ? { options } : {}),
   };
   const source = await ctx.http().post(`/api/v1/projects/${encodeURIComponent(project.id)}/sources`, body, { shape: SOURCE });
+  if (opts.wait) {
+    // The id first (a script keeps it even when the pass fails), then what the first pass did.
+    if (!opts.json) {
+      notice(ctx.io, `added ${source.kind} source ${source.url} to ${project.name}, every ${source.every}`);
+      writeOut(ctx.io, source.id);
+    }
+    return reportPass(ctx, await passAfter(ctx, sourcePath(project, source), source, (opts.timeout ?? 1800) * 1000), opts.json);
+  }
   if (opts.json) return emitJson(ctx, source);
   notice(ctx.io, `added ${source.kind} source ${source.url} to ${project.name}, every ${source.every}; its first pass is under way (docsearch sources show ${source.id})`);
   writeOut(ctx.io, source.id);
@@ -96,10 +109,12 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('--include <glob>', 'index only paths matching (repeatable)', collect)
     .option('--exclude <glob>', 'leave out paths matching (repeatable)', collect)
     .option('--secret <name>', 'a secret option (password, secret_access_key) read from stdin or a prompt (repeatable)', collect)
-    .action((project: string, url: string, flags: { kind?: string; every?: string; option?: string[]; include?: string[]; exclude?: string[]; secret?: string[] }) => {
+    .option('-w, --wait', 'wait until its first pass has ended, and say what it did (exit 1 if it failed)')
+    .option('--timeout <seconds>', 'with --wait, give up after this many seconds', intOption('--timeout', 1, 86_400), 1800)
+    .action((project: string, url: string, flags: { kind?: string; every?: string; option?: string[]; include?: string[]; exclude?: string[]; secret?: string[]; wait?: boolean; timeout: number }) => {
       let options = (flags.option ?? []).reduce<Record<string, unknown>>((acc, raw) => parseOption(raw, acc), {});
       if (flags.include) options = { ...options, include: flags.include };
       if (flags.exclude) options = { ...options, exclude: flags.exclude };
-      return runF({ project, url, kind: flags.kind, every: flags.every, options, secrets: flags.secret ?? [], json: Boolean(ctx.globals().json) }, ctx);
+      return runF({ project, url, kind: flags.kind, every: flags.every, options, secrets: flags.secret ?? [], wait: Boolean(flags.wait), timeout: flags.timeout, json: Boolean(ctx.globals().json) }, ctx);
     });
 }
