@@ -111,8 +111,9 @@ export class Sharing {
     if (to.id === project.userId) return project;
     // A disabled account cannot sign in to take it: the project would be nobody's (issue 61, Low 15).
     if ((await this.deps.users.findById(to.id))?.disabledAt != null) throw conflict(`${email} is disabled: a project cannot be given to a disabled account (enable it first, or choose someone else)`);
-    const moved = await this.deps.projects.setOwner(project.id, to.id);
+    const moved = await this.deps.projects.setOwner(project.id, to.id, project.userId);
     if (moved === 'conflict') throw conflict(`${email} already owns a project named "${project.name}": rename one of them first`);
+    if (!moved) throw conflict(`the project "${project.name}" was given to someone else meanwhile: look at its members again`);
     await this.deps.members.remove(project.id, to.id);
     await this.deps.members.upsert(project.id, { id: project.userId, kind: 'user' }, 'owner', actor.userId);
     await this.deps.audit.record({ type: 'project.transferred', target: { type: 'project', id: project.id, label: project.name }, details: { from: project.userId, to: to.id, to_email: to.email } });

@@ -28,7 +28,7 @@ import type { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import type { ProjectMemberStore } from '../store/sql/project-members.js';
 import type { Project, ProjectStore } from '../store/sql/projects.js';
 import type { SessionStore } from '../store/sql/sessions.js';
-import type { User, UserStore } from '../store/sql/users.js';
+import { LAST_ADMIN, type User, type UserStore } from '../store/sql/users.js';
 
 /** How long an invitation link works. */
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;
@@ -84,6 +84,8 @@ export interface Ended {
   grants: number;
 }
 
+const lastAdmin = () => conflict('this is the only active admin: make another account an admin first');
+
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** "ended 2 web sessions, revoked 1 API key and 1 connected app": what an offboarding ended, for people. */
@@ -123,8 +125,7 @@ export class TeamAdmin {
 
   /** Stops an account signing in to anything, and ends what it had open. The last admin stays. */
   async disable(user: User): Promise<Ended> {
-    if (user.isAdmin && user.disabledAt === null) await this.keepAnAdmin();
-    await this.deps.users.setDisabled(user.id, this.deps.now());
+    if ((await this.deps.users.setDisabled(user.id, this.deps.now(), { keepAnAdmin: true })) === LAST_ADMIN) throw lastAdmin();
     const ended = await this.endCredentials(user.id);
     await this.deps.audit.record({ type: 'account.disabled', target: accountTarget(user), details: { ...ended } });
     return ended;
@@ -172,8 +173,7 @@ export class TeamAdmin {
     if (user.adminManagedBy !== null) {
       throw conflict(`${user.email} is ${user.isAdmin ? '' : 'not '}an admin through ${user.adminManagedBy}'s admin group, which sets this at every sign-in: change their groups at ${user.adminManagedBy}`);
     }
-    if (!admin && user.isAdmin) await this.keepAnAdmin();
-    await this.deps.users.setAdmin(user.id, admin);
+    if ((await this.deps.users.setAdmin(user.id, admin, { keepAnAdmin: true })) === LAST_ADMIN) throw lastAdmin();
     await this.deps.audit.record({ type: 'account.admin_changed', target: accountTarget(user), details: { admin } });
   }
 
@@ -186,7 +186,18 @@ export class TeamAdmin {
   async delete(user: User, transferTo?: User): Promise<Ended & { transferred: number; removed: number }> {
     if (transferTo?.id === user.id) throw invalidRequest('an account cannot transfer its projects to itself');
     if (transferTo && transferTo.disabledAt !== null) throw conflict(`${transferTo.email} is disabled: transfer to an active account`);
-    if (user.isAdmin) await this.keepAnAdmin();
+    // Unmade admin first, where the rule that one stays is kept (a deleted account is no admin): two admins deleting
+    // each other at once leave one. A delete refused later on makes it an admin again.
+    if (user.isAdmin && (await this.deps.users.setAdmin(user.id, false, { keepAnAdmin: true })) === LAST_ADMIN) throw lastAdmin();
+    try {
+      return await this.deleteAccount(user, transferTo);
+    } catch (err) {
+      if (user.isAdmin) await this.deps.users.setAdmin(user.id, true);
+      throw err;
+    }
+  }
+
+  private async deleteAccount(user: User, transferTo: User | undefined): Promise<Ended & { transferred: number; removed: number }> {
     const owned = await this.ownedProjects(user);
     const holding = await this.holding(owned);
     if (!transferTo && holding.length > 0) {
@@ -202,14 +213,16 @@ export class TeamAdmin {
         removed++;
         continue;
       }
-      if ((await this.deps.projects.setOwner(p.id, transferTo!.id)) === 'conflict') {
+      let moved = await this.deps.projects.setOwner(p.id, transferTo!.id, user.id);
+      if (moved === 'conflict') {
         const renamed = `${p.name} (from ${user.email})`.slice(0, 100);
         await this.deps.projects.update(p.id, { name: renamed });
+        moved = await this.deps.projects.setOwner(p.id, transferTo!.id, user.id);
         // Both names taken: stop with the account still there, rather than leave the project to a deleted one.
-        if ((await this.deps.projects.setOwner(p.id, transferTo!.id)) === 'conflict') {
-          throw conflict(`${transferTo!.email} already has projects named "${p.name}" and "${renamed}": rename one of them, then delete again`);
-        }
+        if (moved === 'conflict') throw conflict(`${transferTo!.email} already has projects named "${p.name}" and "${renamed}": rename one of them, then delete again`);
       }
+      // Given to someone else meanwhile (by another of its owners): no longer this account's to hand on.
+      if (!moved) continue;
       await this.deps.members.remove(p.id, transferTo!.id); // an owner of record needs no row of their own
       transferred++;
     }
@@ -241,11 +254,6 @@ export class TeamAdmin {
     const now = this.deps.now();
     const [sessions, keys, grants] = await Promise.all([this.deps.sessions.deleteForUser(userId), this.deps.apiKeys.revokeAllOf(userId), this.deps.tokens.revokeAllOfUser(userId, now)]);
     return { sessions, keys, grants };
-  }
-
-  /** Refuses the change that would leave no active admin. */
-  private async keepAnAdmin(): Promise<void> {
-    if ((await this.deps.users.countAdmins()) <= 1) throw conflict('this is the only active admin: make another account an admin first');
   }
 
   /**
@@ -333,7 +341,7 @@ export class TeamAdmin {
   async resetLink(user: User, by: Pick<User, 'id' | 'email'> | null, opts: { send?: boolean } = {}): Promise<Issued> {
     if (user.disabledAt !== null) throw conflict(`${user.email} is disabled: enable the account first`);
     const mailer = opts.send ? this.deps.mailer : undefined;
-    const issued = await this.issueReset(user, by?.id ?? null, ADMIN_RESET_TTL_MS, mailer, true);
+    const issued = (await this.issueReset(user, by?.id ?? null, ADMIN_RESET_TTL_MS, mailer, true))!;
     await this.deps.audit.record({ type: 'password_reset.link_made', target: accountTarget(user), details: { mailed: issued.mailed, expires_at: new Date(issued.expiresAt).toISOString() } });
     return issued;
   }
@@ -348,21 +356,29 @@ export class TeamAdmin {
     if (!mailer?.enabled) return false;
     const user = await this.deps.users.findByEmail(email.trim().slice(0, 254));
     if (!user || user.disabledAt !== null) return true;
-    const last = await this.deps.resets.lastAskedAt(user.id);
-    if (last !== null && this.deps.now() - last < RESET_ASK_GAP_MS) return true;
     const { passwordHash: _, ...plain } = user;
     const issued = await this.issueReset(plain, null, RESET_TTL_MS, mailer, false);
+    if (!issued) return true;
     await this.deps.audit.record({ type: 'password_reset.requested', target: accountTarget(user), actor: { id: null, email: null }, details: { mailed: issued.mailed } });
     return true;
   }
 
-  private async issueReset(user: User, by: string | null, ttlMs: number, mailer: Mailer | undefined, byAdmin: boolean): Promise<Issued> {
+  /** A reset link made (and mailed, with a mailer); null when the person asked for one within RESET_ASK_GAP_MS (`byAdmin` false). */
+  private async issueReset(user: User, by: string | null, ttlMs: number, mailer: Mailer | undefined, byAdmin: boolean): Promise<Issued | null> {
     const token = randomUrlToken(32);
     let mailed = false;
-    const expiresAt = await this.deps.resets.create(sha256Hex(token), user.id, by, ttlMs, async (trx, until) => {
-      if (!mailer?.enabled) return;
-      mailed = (await mailer.queue(trx, passwordResetMail({ to: user.email, link: mailer.link(`/reset-password?token=${token}`), publicUrl: mailer.link(''), byAdmin, expiresAt: until }))) !== null;
-    });
+    const expiresAt = await this.deps.resets.create(
+      sha256Hex(token),
+      user.id,
+      by,
+      ttlMs,
+      async (trx, until) => {
+        if (!mailer?.enabled) return;
+        mailed = (await mailer.queue(trx, passwordResetMail({ to: user.email, link: mailer.link(`/reset-password?token=${token}`), publicUrl: mailer.link(''), byAdmin, expiresAt: until }))) !== null;
+      },
+      byAdmin ? {} : { askedGapMs: RESET_ASK_GAP_MS },
+    );
+    if (expiresAt === null) return null;
     if (mailed) mailer!.wake();
     return { id: sha256Hex(token).slice(0, 16), token, expiresAt, mailed };
   }

@@ -42,6 +42,15 @@ export interface FactorStatus {
   passkeySignIn: boolean;
 }
 
+/** RECOVERY_CODE_COUNT new recovery codes, as shown: "abcd-efgh-…". */
+function newCodes(): string[] {
+  return Array.from({ length: RECOVERY_CODE_COUNT }, () => {
+    let code = '';
+    for (let i = 0; i < RECOVERY_CODE_CHARS; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
+    return code.match(/.{4}/g)!.join('-');
+  });
+}
+
 /** "abcd-efgh-…" → "abcdefgh…": what a recovery code is compared as. */
 const normalizeRecovery = (code: string): string => code.toLowerCase().replace(/[^0-9a-z]/g, '');
 
@@ -128,7 +137,9 @@ export class TwoFactorService {
    * returned, to be shown once. Undefined when it has some.
    */
   async recoveryCodesIfNone(userId: string): Promise<string[] | undefined> {
-    return (await this.deps.store.recoveryCodesLeft(userId)) === 0 ? this.newRecoveryCodes(userId) : undefined;
+    if ((await this.deps.store.recoveryCodesLeft(userId)) > 0) return undefined;
+    const codes = newCodes();
+    return (await this.deps.store.addRecoveryCodesIfNone(userId, codes.map((c) => this.recoveryHash(userId, c)))) ? codes : undefined;
   }
 
   /** Turns the authenticator app off. Recovery codes go too when no passkey is left to recover with them. */
@@ -146,11 +157,7 @@ export class TwoFactorService {
 
   /** Ten new recovery codes, replacing the old ones; returned once, kept as hashes. */
   async newRecoveryCodes(userId: string): Promise<string[]> {
-    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => {
-      let code = '';
-      for (let i = 0; i < RECOVERY_CODE_CHARS; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
-      return code.match(/.{4}/g)!.join('-');
-    });
+    const codes = newCodes();
     await this.deps.store.replaceRecoveryCodes(userId, codes.map((c) => this.recoveryHash(userId, c)));
     return codes;
   }
@@ -186,7 +193,7 @@ export class TwoFactorService {
     const delta = this.totpOf(user, secret).validate({ token, timestamp: now, window: 1 });
     if (delta === null) return { ok: false, reason: 'invalid' };
     const step = Math.floor(now / 1000 / TOTP_PERIOD) + delta;
-    if (!(await this.deps.store.acceptStep(user.id, step))) return { ok: false, reason: 'invalid' };
+    if (!(await this.deps.store.acceptStep(user.id, step, sealed))) return { ok: false, reason: 'invalid' };
     return { ok: true, method: 'totp' };
   }
 

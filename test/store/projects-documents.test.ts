@@ -74,8 +74,8 @@ describeEachEngine('projects', (suite) => {
     expect(defaultId).toBe((await projects.ensureDefault(alice)).id);
     const notes = (await projects.create(alice, { name: 'notes' }))!;
     await projects.create(bob, { name: 'NOTES' });
-    expect(await projects.setOwner(notes.id, bob)).toBe('conflict'); // bob has a "notes" of his own
-    expect(await projects.setOwner(defaultId, bob)).toBe(true);
+    expect(await projects.setOwner(notes.id, bob, alice)).toBe('conflict'); // bob has a "notes" of his own
+    expect(await projects.setOwner(defaultId, bob, alice)).toBe(true);
     expect(await projects.get(defaultId)).toMatchObject({ userId: bob, isDefault: false }); // bob keeps his own default
     expect((await projects.ownedBy(alice)).map((p) => p.id)).toEqual([notes.id]);
   });

@@ -24,13 +24,13 @@ describeEachEngine('second factors', ({ handle }) => {
     expect(await store.startTotp(user.id, 'sealed-1')).toBe(true);
     expect(await store.startTotp(user.id, 'sealed-2')).toBe(true); // replaced while not yet on
     expect(await store.hasSecondFactor(user.id)).toBe(false);
-    const accepted = await Promise.all(Array.from({ length: 8 }, () => store.acceptStep(user.id, 100)));
+    const accepted = await Promise.all(Array.from({ length: 8 }, () => store.acceptStep(user.id, 100, 'sealed-2')));
     expect(accepted.filter(Boolean)).toHaveLength(1);
     expect(await store.totp(user.id)).toMatchObject({ secretSealed: 'sealed-2', enabledAt: T0, lastStep: 100 });
     expect(await store.hasSecondFactor(user.id)).toBe(true);
     expect(await store.startTotp(user.id, 'sealed-3')).toBe(false); // on: not replaced
-    expect(await store.acceptStep(user.id, 99)).toBe(false);
-    expect(await store.acceptStep(user.id, 101)).toBe(true);
+    expect(await store.acceptStep(user.id, 99, 'sealed-2')).toBe(false);
+    expect(await store.acceptStep(user.id, 101, 'sealed-2')).toBe(true);
 
     await store.replaceRecoveryCodes(user.id, ['h1', 'h2', 'h3']);
     const used = await Promise.all(Array.from({ length: 8 }, () => store.useRecoveryCode(user.id, 'h2')));

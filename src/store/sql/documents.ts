@@ -515,11 +515,13 @@ export class DocumentStore {
   /**
    * Moves a settled (ready or failed) document to another project, in one transaction with
    * its checks: a document being indexed stays (the worker writes its chunks under the project it read), and
-   * a project holds each content, and each sync path, once. The caller moves the chunks.
+   * a project holds each content, and each sync path, once. The caller moves the chunks. The row is read locked:
+   * new bytes from its source (replaceContent) or a retry committed meanwhile queue it, and it is then busy; read
+   * unlocked, the move went ahead on the status before, under a worker about to index it in the old project.
    */
   async move(id: string, projectId: string): Promise<MoveOutcome> {
     return this.db.transaction().execute(async (trx) => {
-      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is', null).executeTakeFirst();
+      const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is', null).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
       if (doc.project_id === projectId) return { outcome: 'moved', document: toRecord(doc), from: projectId };
       if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };

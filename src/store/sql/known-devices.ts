@@ -18,11 +18,12 @@ export class KnownDeviceStore {
       .where('user_id', '=', userId)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) > 0) return false;
-    await this.db
+    // New only for the one sign-in whose row this is: another from the same browser at once (another replica) made it first.
+    const made = await this.db
       .insertInto('known_devices')
       .values({ id, user_id: userId, user_agent: userAgent?.slice(0, 400) ?? null, created_at: now, last_seen_at: now })
       .onConflict((oc) => oc.doNothing())
-      .execute();
-    return true;
+      .executeTakeFirst();
+    return Number(made.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 }

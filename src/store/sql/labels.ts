@@ -176,9 +176,14 @@ export class LabelStore {
     await this.db.deleteFrom('document_labels').where(d.inValues('document_id', [...documentIds])).where(d.inValues('label_id', [...labelIds])).execute();
   }
 
-  /** A document's labels become exactly these. */
+  /**
+   * A document's labels become exactly these. The document's row is locked first, so two sets at once (two
+   * replicas) run one after the other and the last one's labels are the document's: unlocked, neither deleted what
+   * the other inserted, and the document kept both sets (or one set failed on the other's uncommitted row).
+   */
   async set(documentId: string, labelIds: readonly string[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      if (dialectOf(this.db).lockRows) await trx.selectFrom('documents').select('id').where('id', '=', documentId).forUpdate().execute();
       await trx.deleteFrom('document_labels').where('document_id', '=', documentId).execute();
       const now = this.now();
       if (labelIds.length > 0) {

@@ -180,12 +180,14 @@ export class ProjectStore {
   }
 
   /**
-   * Makes `userId` the owner of record; 'conflict' when they already own a project of this name. A default
-   * project stops being one: its new owner has their own.
+   * Makes `userId` the owner of record, taking it from `from`; 'conflict' when they already own a project of this
+   * name, false when the project is gone or `from` no longer owns it (another owner transferred it meanwhile: taken
+   * from whoever held it, the transfer wrote over theirs, and the one it went to had lost their member row to it). A
+   * default project stops being one: its new owner has their own.
    */
-  async setOwner(id: string, userId: string): Promise<boolean | 'conflict'> {
+  async setOwner(id: string, userId: string, from: string): Promise<boolean | 'conflict'> {
     try {
-      const res = await this.db.updateTable('projects').set({ user_id: userId, is_default: 0, updated_at: this.now() }).where('id', '=', id).executeTakeFirst();
+      const res = await this.db.updateTable('projects').set({ user_id: userId, is_default: 0, updated_at: this.now() }).where('id', '=', id).where('user_id', '=', from).executeTakeFirst();
       return Number(res.numUpdatedRows) === 1;
     } catch (err) {
       if (dialectOf(this.db).isUniqueViolation(err)) return 'conflict';

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
+import { dialectOf } from './dialect.js';
 
 export interface TotpRow {
   userId: string;
@@ -37,13 +38,16 @@ export class TwoFactorStore {
 
   /**
    * Records that the code of time step `step` was accepted (enabling a secret being set up): true only for the
-   * first request to present a step later than every one accepted before.
+   * first request to present a step later than every one accepted before, and only while the secret is still the
+   * one the code was checked against (`secretSealed`): a new secret set up meanwhile (another tab, another replica)
+   * is not put in force by a code of the one it replaced.
    */
-  async acceptStep(userId: string, step: number): Promise<boolean> {
+  async acceptStep(userId: string, step: number, secretSealed: string): Promise<boolean> {
     const res = await this.db
       .updateTable('totp_secrets')
       .set((eb) => ({ last_step: step, enabled_at: eb.fn.coalesce('enabled_at', eb.val(this.now())) }))
       .where('user_id', '=', userId)
+      .where('secret_sealed', '=', secretSealed)
       .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
       .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
@@ -52,6 +56,23 @@ export class TwoFactorStore {
   async removeTotp(userId: string): Promise<boolean> {
     const res = await this.db.deleteFrom('totp_secrets').where('user_id', '=', userId).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
+  }
+
+  /**
+   * The account's first recovery codes: stored, and true, only while it has none left. The account's row is locked
+   * first, so two second factors set up at once (two tabs, two replicas) store one set: checked unlocked, both found
+   * none and the second set replaced the first, whose codes had been shown as working.
+   */
+  async addRecoveryCodesIfNone(userId: string, hashes: readonly string[]): Promise<boolean> {
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('users').select('id').where('id', '=', userId).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).execute();
+      const left = await trx.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst();
+      if (left) return false;
+      await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+      await trx.insertInto('recovery_codes').values(hashes.map((code_hash) => ({ code_hash, user_id: userId, created_at: now, used_at: null }))).execute();
+      return true;
+    });
   }
 
   /** Replaces the account's recovery codes with these hashes. */

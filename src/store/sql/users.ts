@@ -20,6 +20,9 @@ export interface UserWithHash extends User {
   passwordHash: string;
 }
 
+/** A change refused because it would leave the library without an active admin. */
+export const LAST_ADMIN = 'last_admin';
+
 const COLUMNS = ['id', 'email', 'created_at', 'is_admin', 'disabled_at', 'admin_managed_by'] as const;
 
 const toUser = (r: Pick<UsersTable, (typeof COLUMNS)[number]>): User => ({
@@ -52,18 +55,28 @@ export class UserStore {
 
   /**
    * Creates a user; returns null when the email is taken (ignoring ASCII case, as the unique index compares). The
-   * first account of a library is its admin: decided in the insert itself, so two first accounts made at once can't
-   * both be.
+   * first account of a library is its admin: decided in the insert itself, and on PostgreSQL, while the library has
+   * no account, behind a lock on the table (until the transaction ends), so that two first accounts made at once on
+   * two replicas are made one after the other and only one is admin: each insert alone saw the table empty.
+   * Once there is an account there always is one (the last admin is never deleted), and no lock is taken.
    */
   async create(email: string, passwordHash: string, opts: { admin?: boolean } = {}): Promise<User | null> {
     const now = this.now();
     const id = newId('usr', now);
     const firstIsAdmin = sql<number>`(case when exists (select 1 from users where deleted_at is null) then 0 else 1 end)`;
-    const res = await this.db
-      .insertInto('users')
-      .values({ id, email, password_hash: passwordHash, created_at: now, updated_at: now, is_admin: opts.admin ? 1 : firstIsAdmin, disabled_at: null, deleted_at: null })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
+    const insert = (db: Db) =>
+      db
+        .insertInto('users')
+        .values({ id, email, password_hash: passwordHash, created_at: now, updated_at: now, is_admin: opts.admin ? 1 : firstIsAdmin, disabled_at: null, deleted_at: null })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+    const first = !opts.admin && dialectOf(this.db).lockRows && (await this.count()) === 0;
+    const alone = async (db: Db) => {
+      // Writers of the table wait; readers do not.
+      await sql`lock table users in share row exclusive mode`.execute(db);
+      return insert(db);
+    };
+    const res = first ? await (this.db.isTransaction ? alone(this.db) : this.db.transaction().execute(alone)) : await insert(this.db);
     if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return null;
     return this.findById(id);
   }
@@ -119,9 +132,36 @@ export class UserStore {
     return Number(row.n);
   }
 
-  async setAdmin(id: string, admin: boolean): Promise<boolean> {
-    const res = await this.db.updateTable('users').set({ is_admin: admin ? 1 : 0, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
+  /** Makes or unmakes an admin; with `keepAnAdmin`, 'last_admin' (and nothing changed) when unmaking it would leave no active admin. */
+  async setAdmin(id: string, admin: boolean, opts: { keepAnAdmin?: boolean } = {}): Promise<boolean | typeof LAST_ADMIN> {
+    const change = async (db: Db) => {
+      const res = await db.updateTable('users').set({ is_admin: admin ? 1 : 0, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    };
+    return opts.keepAnAdmin && !admin ? this.keepingAnAdmin(id, change) : change(this.db);
+  }
+
+  /**
+   * Runs a change that may take an active admin away (`id` unmade, disabled or deleted) only while another active
+   * admin stays: 'last_admin' otherwise, and nothing is changed. The active admins' rows are locked first, in id
+   * order, so two such changes at once (two admins unmaking each other, on two replicas) run one after the other
+   * and the second counts what the first left: counted without the lock, both saw two admins and both went ahead,
+   * leaving none.
+   */
+  private async keepingAnAdmin<T>(id: string, change: (db: Db) => Promise<T>): Promise<T | typeof LAST_ADMIN> {
+    return this.db.transaction().execute(async (trx) => {
+      const admins = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('is_admin', '=', 1)
+        .where('disabled_at', 'is', null)
+        .where('deleted_at', 'is', null)
+        .orderBy('id')
+        .$if(dialectOf(this.db).lockRows, (q) => q.forUpdate())
+        .execute();
+      if (admins.length <= 1 && admins.some((a) => a.id === id)) return LAST_ADMIN;
+      return change(trx);
+    });
   }
 
   /**
@@ -157,10 +197,16 @@ export class UserStore {
     await this.db.updateTable('users').set({ admin_managed_by: null }).where('admin_managed_by', 'is not', null).where('id', 'not in', linked).execute();
   }
 
-  /** Disables (a time) or enables (null) an account; false when there is no such live account. */
-  async setDisabled(id: string, at: number | null): Promise<boolean> {
-    const res = await this.db.updateTable('users').set({ disabled_at: at, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
+  /**
+   * Disables (a time) or enables (null) an account; false when there is no such live account. With `keepAnAdmin`,
+   * 'last_admin' (and nothing changed) when disabling it would leave no active admin.
+   */
+  async setDisabled(id: string, at: number | null, opts: { keepAnAdmin?: boolean } = {}): Promise<boolean | typeof LAST_ADMIN> {
+    const change = async (db: Db) => {
+      const res = await db.updateTable('users').set({ disabled_at: at, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    };
+    return opts.keepAnAdmin && at !== null ? this.keepingAnAdmin(id, change) : change(this.db);
   }
 
   /**

@@ -101,7 +101,7 @@ export const transferProject = (s: Services) =>
       200: { description: 'The project', schema: Project },
       400: { description: 'Invalid body', schema: ErrorBody },
       ...refusals,
-      409: { description: 'The new owner has a project of that name already', schema: ErrorBody },
+      409: { description: 'The new owner has a project of that name already, is disabled, or another owner gave the project to someone else meanwhile', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
       const project = await s.sharing.transfer(principal, params.id, body.email);
