@@ -2,8 +2,9 @@
  * PDF text with pdf.js, opened by pdf/load.ts on this thread: extract.ts already gives every parse its own
  * worker thread with a time and memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
  * rest of the document is kept. Pages without a usable text layer are listed in `ocrPages` and give no
- * blocks (the OCR stage reads them). A page tree that loops, where pdf.js gives up, is cut where it loops
- * (pdf-page-tree.ts) and the file read again; the reading that read more pages is kept.
+ * blocks (the OCR stage reads them). A page tree that loops, lists what is not a page or miscounts its pages, where
+ * pdf.js gives up or loses pages, is repaired (pdf-page-tree.ts) and the file read again; the reading that read more
+ * pages is kept.
  */
 import { Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
@@ -13,61 +14,67 @@ import { ParseError } from './errors.js';
 import { toBlocks, type LaidOutPage } from './pdf-blocks.js';
 import { layoutRuns, type Paragraph, type TextRun } from './pdf-layout.js';
 import { markSoftHyphens, unmarkSoftHyphens } from './pdf-soft-hyphen.js';
-import { cutPageTreeLoops, PAGE_TREE_LOOP } from './pdf-page-tree.js';
+import { PAGE_TREE_DAMAGE, PAGE_TREE_LOOP, repairPageTree, type PageTreeProblem, type PageTreeRepair } from './pdf-page-tree.js';
 import { checkStreams } from './pdf-stream-guard.js';
 
 export const ENCRYPTED = 'encrypted PDF — not supported';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
-const TREE_LOOP = 'its page tree loops back on itself';
+/** What each damage to the page tree is called, and what its repair let be read. */
+const TREE: Record<PageTreeProblem, [damage: string, repaired: string]> = {
+  loop: ['its page tree loops back on itself', 'each page it lists was read once, in order'],
+  entries: ['its page tree lists entries that are not pages', 'they were skipped and the pages after them read'],
+  count: ['its page tree miscounts its pages', 'every page it lists was read'],
+};
 
 /**
  * What one reading gave: how many distinct pages it read (a page the tree lists twice counts once), and whether
- * pdf.js met a loop in the page tree on the way.
+ * pdf.js lost a page to the page tree on the way.
  */
-type Reading = ParsedDocument & { read: number; pageTreeLoop?: boolean };
+type Reading = ParsedDocument & { read: number; treeDamage?: boolean };
 
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
-  let first: Reading;
+  let first: Reading | undefined;
+  let failure: unknown;
   try {
     first = await readPdf(bytes);
   } catch (err) {
-    const cut = err instanceof ParseError && PAGE_TREE_LOOP.test(errorMessage(err.cause)) ? cutPageTreeLoops(bytes) : undefined;
-    if (!cut) throw err;
-    return repaired(await readPdf(cut));
+    // Only a reading the page tree failed can be saved by repairing the tree.
+    if (!(err instanceof ParseError) || !PAGE_TREE_DAMAGE.test(errorMessage(err.cause))) throw err;
+    failure = err;
   }
-  const cut = first.pageTreeLoop ? cutPageTreeLoops(bytes) : undefined;
-  // A loop that cannot be cut here (its nodes in an object stream not Flate-compressed, or no trailer to update):
-  // the pages pdf.js could reach, the rest named.
-  return cut ? betterOf(first, cut) : finished(first);
+  // Walked even when pdf.js said nothing: a /Count too small loses pages silently.
+  const repair = repairPageTree(bytes);
+  if (!repair) {
+    if (first) return finished(first);
+    throw failure;
+  }
+  let second: Reading;
+  try {
+    second = await readPdf(repair.bytes);
+  } catch (err) {
+    // The first error names what is wrong with the file; this one, what is wrong with the repair.
+    if (!first) throw failure;
+    return kept(first, repair, `failed (${err instanceof ParseError ? err.message : damageReason(repair.bytes, errorMessage(err))})`);
+  }
+  if (!first || second.read > first.read || (second.read === first.read && !second.treeDamage)) return repaired(second, repair);
+  // The repair sees the tree as pdf-page-tree.ts reads the file, which can differ from how pdf.js reads it.
+  return kept(first, repair, second.read < first.read ? `gave fewer pages (${second.read} of ${first.read})` : 'still lost pages');
 }
 
-/**
- * The reading of the file with its loops cut, unless that read fewer pages than the first reading or failed (the
- * cut sees the tree as pdf-page-tree.ts walks it, which can differ from how pdf.js reads it): then the first one,
- * which says why.
- */
-async function betterOf(first: Reading, cut: Uint8Array): Promise<ParsedDocument> {
-  let outcome: string;
-  try {
-    const second = await readPdf(cut);
-    if (second.read >= first.read) return repaired(second);
-    outcome = `gave fewer pages (${second.read} of ${first.read})`;
-  } catch (err) {
-    outcome = `failed (${err instanceof ParseError ? err.message : damageReason(cut, errorMessage(err))})`;
-  }
+function kept(first: Reading, repair: PageTreeRepair, outcome: string): ParsedDocument {
   const doc = finished(first);
-  doc.warnings.push(`${TREE_LOOP}: reading it with the loop cut ${outcome}, so the pages read before are kept`);
+  doc.warnings.push(`${TREE[repair.problems[0]!][0]}: reading it repaired ${outcome}, so the pages read before are kept`);
   return doc;
 }
 
-function repaired(reading: Reading): ParsedDocument {
+function repaired(reading: Reading, repair: PageTreeRepair): ParsedDocument {
   const doc = finished(reading);
-  doc.warnings.push(`${TREE_LOOP}: each page it lists was read once, in order`);
+  for (const problem of repair.problems) doc.warnings.push(TREE[problem].join(': '));
   return doc;
 }
 
 function finished(reading: Reading): ParsedDocument {
-  const { pageTreeLoop: _, read: __, ...doc } = reading;
+  const { treeDamage: _, read: __, ...doc } = reading;
   return doc;
 }
 
@@ -147,7 +154,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
   const ocrPages: number[] = [];
   const badPages: number[] = [];
   let firstError = '';
-  let pageTreeLoop = false;
+  let treeDamage = false;
   const read = new Set<string>();
   for (let n = 1; n <= pdf.numPages; n++) {
     let runs: TextRun[][];
@@ -159,7 +166,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
     } catch (err) {
       badPages.push(n);
       firstError ||= errorMessage(err);
-      pageTreeLoop ||= PAGE_TREE_LOOP.test(errorMessage(err));
+      treeDamage ||= PAGE_TREE_DAMAGE.test(errorMessage(err));
       continue;
     }
     if (log.take().some((w) => PAGE_DAMAGE.test(w))) damagedPages.push(n);
@@ -169,6 +176,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
     }
     laidOut.push({ page: n, paragraphs: runs.flatMap((group): Paragraph[] => layoutRuns(group)) });
   }
+  if (pdf.numPages === 0) throw new ParseError('the PDF has no pages');
   if (badPages.length === pdf.numPages) {
     throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, firstError)}`, { cause: firstError });
   }
@@ -192,7 +200,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
 
   const doc: Reading = { pages: pdf.numPages, blocks, warnings, read: read.size };
   if (ocrPages.length) doc.ocrPages = ocrPages;
-  if (pageTreeLoop) doc.pageTreeLoop = true;
+  if (treeDamage) doc.treeDamage = true;
   const title = (await metaTitle(pdf)) ?? firstHeading;
   if (title) doc.title = title;
   return doc;
@@ -319,7 +327,10 @@ function cleanText(text: string): string {
 function damageReason(bytes: Uint8Array, message: string): string {
   const tail = latin1(bytes.subarray(Math.max(0, bytes.length - 2048)));
   if (!tail.includes('%%EOF')) return 'the file ends early (an interrupted upload or download?)';
-  if (PAGE_TREE_LOOP.test(message)) return TREE_LOOP;
+  if (PAGE_TREE_LOOP.test(message)) return TREE.loop[0];
+  if (/kid reference points to wrong type/.test(message)) return TREE.entries[0];
+  if (/kids object is not an array/.test(message)) return 'its page tree has a /Pages node without a list of pages';
+  if (/Page index \d+ not found/.test(message)) return 'its page tree lists fewer pages than it counts';
   if (/xref|Invalid PDF structure|Invalid Root reference|trailer/i.test(message)) return 'its cross-reference table is broken';
   if (/stream|compression|flate|filter|decode/i.test(message)) return 'a content stream cannot be decoded';
   if (/TypeError|RangeError|undefined|null|is not a function|Cannot read/i.test(message)) {
