@@ -1,4 +1,5 @@
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { type Command, InvalidArgumentError } from 'commander';
 import { DOCUMENT, DOCUMENT_PAGE, type DocumentRecord, type Project } from '../api-types.js';
@@ -10,12 +11,13 @@ import { emitJson } from '../output/json.js';
 import { count } from '../output/plural.js';
 import { printTable } from '../output/table.js';
 import { wrap } from '../output/wrap.js';
-import { type Collected, collectFiles, type LocalFile, READ_FORMATS } from '../upload/collect-files.js';
+import { cannotRead, type Collected, collectFiles, type LocalFile, READ_FORMATS, unreadableFile } from '../upload/collect-files.js';
+import { giveAsked, lacksAsked, sayDuplicates } from '../upload/duplicates.js';
 import { IGNORE_FILE } from '../upload/ignore-rules.js';
 import { multipartBody } from '../upload/multipart.js';
 import { type Outcome, type Reporter, reporter, settled } from '../upload/reporter.js';
 import { watchFolder } from '../upload/watch.js';
-import { defaultMaxDelete, HashCache, movedAway, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
+import { defaultMaxDelete, HashCache, movedAway, movedFields, planSync, pruned, sha256File, type SyncPlan, syncedPath } from '../upload/sync-plan.js';
 import { collectLabel, parseLanguage, parseOcrLanguages } from '../upload/setting-flags.js';
 import { type WatchReport, watchReport } from '../upload/watch-report.js';
 import { listDocuments } from './documents/list.js';
@@ -87,43 +89,82 @@ async function postBatch(
   return res.documents;
 }
 
-/** A rejection that belongs to one file (type, size, content), not to the request as a whole. */
-const isPerFileRejection = (err: unknown): err is ApiError => err instanceof ApiError && [400, 413, 415, 422].includes(err.status);
+/**
+ * A rejection that belongs to one file (type, size, content), not to the request as a whole. A quota passed (507) is
+ * the batch's sum: sent alone, the files that fit get in and the others are named, as a plain `docsearch upload` of
+ * each would have it.
+ */
+const isPerFileRejection = (err: unknown): err is ApiError => err instanceof ApiError && [400, 413, 415, 422, 507].includes(err.status);
 
-async function uploadAll(http: ApiClient, files: LocalFile[], fields: Record<string, string>, withPaths: boolean, report: Reporter, signal?: AbortSignal): Promise<Outcome[]> {
+/** The requests of a run: consecutive files sent with the same form fields, at most BATCH_SIZE in each. */
+function batches(files: LocalFile[], fieldsOf: (f: LocalFile) => Record<string, string>): Array<{ start: number; batch: LocalFile[]; fields: Record<string, string> }> {
+  const out: Array<{ start: number; batch: LocalFile[]; fields: Record<string, string> }> = [];
+  files.forEach((f, i) => {
+    const fields = fieldsOf(f);
+    const last = out.at(-1);
+    if (last && last.batch.length < BATCH_SIZE && isDeepStrictEqual(last.fields, fields)) last.batch.push(f);
+    else out.push({ start: i, batch: [f], fields });
+  });
+  return out;
+}
+
+async function uploadAll(
+  http: ApiClient,
+  files: LocalFile[],
+  fieldsOf: (f: LocalFile) => Record<string, string>,
+  withPaths: boolean,
+  report: Reporter,
+  signal?: AbortSignal,
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  for (let start = 0; start < files.length; start += BATCH_SIZE) {
-    const batch = files.slice(start, start + BATCH_SIZE);
+  for (const { start, batch, fields } of batches(files, fieldsOf)) {
     const progress = (i: number, sent: number) => report.uploading(start + i, batch[i]!.size ? sent / batch[i]!.size : 1);
-    try {
-      const docs = await postBatch(http, batch, fields, withPaths, progress, signal);
-      docs.forEach((document, i) => {
-        outcomes.push({ file: batch[i]!, document });
-        report.uploaded(start + i, outcomes.at(-1)!);
-      });
-    } catch (err) {
-      if (!isPerFileRejection(err)) throw err;
-      if (batch.length === 1) {
-        outcomes.push({ file: batch[0]!, error: err.message });
-        report.uploaded(start, outcomes.at(-1)!);
-        continue;
-      }
-      // One bad file must not sink the batch: send each alone to learn which one the server refused.
+    const settle = (i: number, outcome: Outcome) => {
+      outcomes.push(outcome);
+      report.uploaded(start + i, outcome);
+    };
+    const oneByOne = async (gone: Map<number, string>) => {
       for (let i = 0; i < batch.length; i++) {
-        let outcome: Outcome;
+        const vanished = gone.get(i);
+        if (vanished) {
+          settle(i, { file: batch[i]!, error: vanished });
+          continue;
+        }
         try {
           const [document] = await postBatch(http, [batch[i]!], fields, withPaths, (_j, sent) => progress(i, sent), signal);
-          outcome = { file: batch[i]!, document: document! };
+          settle(i, { file: batch[i]!, document: document! });
         } catch (single) {
           if (!isPerFileRejection(single)) throw single;
-          outcome = { file: batch[i]!, error: single.message };
+          settle(i, { file: batch[i]!, error: single.message });
         }
-        outcomes.push(outcome);
-        report.uploaded(start + i, outcome);
       }
+    };
+    // A file gone since it was listed fails alone (named, exit 1), not the whole run: its batch goes file by file.
+    const gone = await goneFiles(batch);
+    if (gone.size > 0) {
+      await oneByOne(gone);
+      continue;
+    }
+    try {
+      const docs = await postBatch(http, batch, fields, withPaths, progress, signal);
+      docs.forEach((document, i) => settle(i, { file: batch[i]!, document }));
+    } catch (err) {
+      if (!isPerFileRejection(err)) throw err;
+      if (batch.length === 1) settle(0, { file: batch[0]!, error: err.message });
+      // One bad file must not sink the batch: send each alone to learn which one the server refused.
+      else await oneByOne(new Map());
     }
   }
   return outcomes;
+}
+
+/** The files of a batch that cannot be read any more (index → why), looked at just before it is sent. */
+async function goneFiles(batch: LocalFile[]): Promise<Map<number, string>> {
+  const gone = new Map<number, string>();
+  for (const [i, f] of batch.entries()) {
+    await access(f.path, constants.R_OK).catch(async (err: unknown) => gone.set(i, await unreadableFile(f.path, err)));
+  }
+  return gone;
 }
 
 /** How long `--wait` keeps asking a server that stopped answering (a restart, a network blip) before giving up. */
@@ -219,12 +260,29 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
  * Hashes the folder's files (through `hashes` when a watch keeps them) and compares them with the project's
  * documents (none for a project not made yet).
  */
-async function syncPlan(ctx: Context, files: LocalFile[], projectId: string | undefined, prune: boolean, prefix: string | undefined, hashes?: HashCache): Promise<SyncPlan> {
+async function syncPlan(
+  ctx: Context,
+  files: LocalFile[],
+  projectId: string | undefined,
+  prune: boolean,
+  prefix: string | undefined,
+  hashes?: HashCache,
+): Promise<{ plan: SyncPlan; unreadable: string[] }> {
   const documents = projectId ? await listDocuments(ctx.http(), { project_id: projectId }) : [];
   const hashed = [];
-  for (const f of files) hashed.push({ ...f, rel: syncedPath(f.rel, prefix), sha256: await (hashes ? hashes.sha256(f.path) : sha256File(f.path)) });
+  // A file gone since the folder was listed (or unreadable now) is named as one that could not be read, and the
+  // rest is synced; nothing is pruned then, as when it could not be read at listing.
+  const unreadable: string[] = [];
+  for (const f of files) {
+    try {
+      hashed.push({ ...f, rel: syncedPath(f.rel, prefix), sha256: await (hashes ? hashes.sha256(f.path) : sha256File(f.path)) });
+    } catch (err) {
+      if (!(err as NodeJS.ErrnoException).syscall) throw err;
+      unreadable.push(await cannotRead(f.path, err));
+    }
+  }
   hashes?.retain(files.map((f) => f.path));
-  return planSync(hashed, documents, prune, prefix);
+  return { plan: planSync(hashed, documents, prune && unreadable.length === 0, prefix), unreadable };
 }
 
 /** Deletes documents in turn; one already gone (a sync of the same folder running at the same time got there first) counts as deleted. */
@@ -285,26 +343,6 @@ function failureMessage(ctx: Context, failed: Outcome[], total: number, unreadab
   return lines.join('\n');
 }
 
-/**
- * Files the project already held come back as that document (`duplicate: true`), which the server gives the run's
- * labels and metadata, but not metadata while it is still being indexed (or when the server is older than that):
- * each is said, so asking for labels or metadata never passes silently for done.
- */
-function sayDuplicates(ctx: Context, opts: UploadOptions, outcomes: Outcome[]): void {
-  for (const { file, document: d } of outcomes) {
-    if (!d?.duplicate) continue;
-    if (opts.labels && opts.labels.length > 0) notice(ctx.io, `${file.path}: already uploaded as ${d.id}; labelled ${opts.labels.join(', ')}`);
-    const given = opts.metadata ?? {};
-    const differs = Object.keys(given).filter((k) => !isDeepStrictEqual(given[k], d.metadata?.[k]));
-    if (differs.length === 0) continue;
-    warn(
-      ctx.io,
-      `${file.path}: already uploaded as ${d.id}, which kept its own metadata (${differs.join(', ')} not changed: it is still being indexed); ` +
-        'upload the file again once it is ready',
-    );
-  }
-}
-
 /** Why nothing was sent, with the hint that fits: --recursive only where subfolders were left out. */
 function nothingToUpload(unsupported: number, subfolders: number): CliError {
   const types = `docsearch reads ${READ_FORMATS}: convert the file to one of them first`;
@@ -329,12 +367,17 @@ async function checkFlags(opts: UploadOptions): Promise<void> {
   if (!s.isDirectory()) throw new UsageError(`--sync mirrors a folder, and ${folder} is a file`, 'upload single files without --sync, or sync the folder that holds them');
 }
 
+/** How the sync line counts the unchanged files whose documents get the labels or metadata asked (see lacksAsked). */
+const refreshNote = (n: number) => (n > 0 ? ` (${n} to be given the labels or metadata asked)` : '');
+
 /** The --dry-run report on stdout: what a real run would send and delete (unchanged files only counted). */
-function printPlan(ctx: Context, toSend: LocalFile[], plan: SyncPlan | undefined): void {
+function printPlan(ctx: Context, toSend: LocalFile[], refresh: LocalFile[], plan: SyncPlan | undefined): void {
   const rows = plan
     ? [
         ...plan.add.map((f) => ['new', f.rel, undefined]),
         ...plan.replace.map((f) => ['changed', f.rel, undefined]),
+        // Unchanged files whose documents would get the labels or metadata the run asks.
+        ...refresh.map((f) => ['update', f.rel, undefined]),
         ...plan.remove
           .map((r) => [{ pruned: 'delete', stale: 'delete old', moved: 'delete moved' }[r.reason], r.document.path ?? r.document.filename, r.document.id])
           .sort((x, y) => x[1]!.localeCompare(y[1]!)),
@@ -356,7 +399,7 @@ async function targetProject(ctx: Context, opts: UploadOptions): Promise<{ proje
 async function reportDryRun(
   ctx: Context,
   opts: UploadOptions,
-  p: { toSend: LocalFile[]; plan: SyncPlan | undefined; kept: Outcome[]; missing: boolean; projectId: string | undefined; where: string; collected: Collected },
+  p: { toSend: LocalFile[]; refresh: LocalFile[]; plan: SyncPlan | undefined; kept: Outcome[]; missing: boolean; projectId: string | undefined; where: string; collected: Collected },
 ): Promise<void> {
   const { skipped, unreadable, ignored, files } = p.collected;
   const failedBefore = p.kept.filter(isFailed);
@@ -365,6 +408,8 @@ async function reportDryRun(
       dry_run: true,
       project: p.missing ? null : (p.projectId ?? null),
       would_upload: p.toSend.map((f) => f.path),
+      // Unchanged files whose documents would get the labels or metadata asked (no bytes sent).
+      would_update: p.refresh.map((f) => f.path),
       failed: failedBefore.map(failedEntry),
       skipped,
       unreadable,
@@ -372,8 +417,9 @@ async function reportDryRun(
     });
   } else {
     if (p.missing) notice(ctx.io, `would create project ${opts.project}`);
-    printPlan(ctx, p.toSend, p.plan);
-    notice(ctx.io, `dry run: would upload ${count(p.toSend.length, 'file')} to ${p.missing ? `project ${opts.project}` : p.where}${p.plan ? ` and delete ${count(p.plan.remove.length, 'document')}` : ''}; nothing was changed`);
+    printPlan(ctx, p.toSend, p.refresh, p.plan);
+    const update = p.refresh.length > 0 ? `, give ${count(p.refresh.length, 'document')} the labels or metadata asked` : '';
+    notice(ctx.io, `dry run: would upload ${count(p.toSend.length, 'file')} to ${p.missing ? `project ${opts.project}` : p.where}${update}${p.plan ? ` and delete ${count(p.plan.remove.length, 'document')}` : ''}; nothing was changed`);
   }
   if (failedBefore.length > 0 || unreadable.length > 0) throw new CliError(failureMessage(ctx, failedBefore, files.length, unreadable), undefined, 'fix or remove those files');
 }
@@ -400,15 +446,25 @@ interface WatchTarget {
  * terminal and stops elsewhere, as `--sync` does; a later one (nobody to ask) keeps what the guard protects, says so,
  * and still sends what changed. A moved file's old document goes first (see movedAway); each change is a line.
  */
-async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget, hashes: HashCache, report: WatchReport, first: boolean, signal: AbortSignal): Promise<void> {
+async function watchPass(
+  ctx: Context,
+  opts: UploadOptions,
+  target: WatchTarget,
+  hashes: HashCache,
+  report: WatchReport,
+  pass: { first: boolean; signal: AbortSignal; again: () => void },
+): Promise<void> {
+  const { first, signal } = pass;
   const http = ctx.http();
   const { files, unreadable, ignored, outside, skipped } = await collectFiles(opts.paths, true);
-  report.unreadable(unreadable);
   report.outside(outside);
   report.skipped(skipped);
   // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
+  const listed = await syncPlan(ctx, files, target.project?.id, opts.prune && unreadable.length === 0, opts.prefix, hashes);
+  const plan = listed.plan;
+  unreadable.push(...listed.unreadable);
+  report.unreadable(unreadable);
   const prune = opts.prune && unreadable.length === 0;
-  const plan = await syncPlan(ctx, files, target.project?.id, prune, opts.prefix, hashes);
   let removals = plan.remove;
   if (first) await checkDeletes(ctx, { ...opts, prune }, plan, files.length, target.name);
   else {
@@ -427,17 +483,30 @@ async function watchPass(ctx: Context, opts: UploadOptions, target: WatchTarget,
   };
   await deleted(removals.filter((r) => r.reason === 'moved'));
   for (const f of await foundElsewhere(http, plan.add, target.project?.id)) warn(ctx.io, elsewhereLine(f));
+  const refresh = plan.unchanged.filter((u) => lacksAsked(u.document, opts)).map((u) => ({ file: u.file, document: u.document }));
+  const changed = plan.add.length + plan.replace.length;
+  const kind = (i: number) => (i < plan.add.length ? 'added' : i < changed ? 'replaced' : 'unchanged');
   const rows: Reporter = {
     uploading: () => {},
-    uploaded: (i, o) =>
-      report.change(o.error ? { kind: 'rejected', path: o.file.rel, error: o.error } : { kind: i < plan.add.length ? 'added' : 'replaced', path: o.file.rel, document: o.document! }),
+    uploaded: (i, o) => report.change(o.error ? { kind: 'rejected', path: o.file.rel, error: o.error } : { kind: kind(i), path: o.file.rel, document: o.document! }),
     processing: () => {},
     note: () => {},
     stop: () => {},
   };
-  const outcomes = await uploadAll(http, [...plan.add, ...plan.replace], target.fields, true, rows, signal);
+  const outcomes = await uploadAll(http, [...plan.add, ...plan.replace], movedFields(plan, target.fields, opts), true, rows, signal);
+  for (const o of await giveAsked(http, refresh, opts, signal)) {
+    rows.uploaded(outcomes.length, o);
+    outcomes.push(o);
+  }
+  sayDuplicates(ctx.io, opts, outcomes.map((o) => ({ path: o.file.rel, document: o.document })));
   const pending = outcomes.flatMap((o) => (o.document && !o.document.duplicate && !settled(o.document) ? [{ path: o.file.rel, id: o.document.id }] : []));
-  void reportSettled(http, pending, report, signal);
+  // A file whose bytes the project holds only as the document at another path, which this pass replaces (the same
+  // bytes were at both paths), loses that document when the new version is ready: a pass then sends the file.
+  const replacing = new Set(plan.replace.map((f) => f.rel));
+  const holders = [...new Set(plan.unchanged.filter((u) => u.document.path !== u.file.rel && replacing.has(u.document.path ?? '')).map((u) => u.document.id))];
+  void reportSettled(http, pending, report, signal)
+    .then(() => whenGone(http, holders, signal))
+    .then(() => holders.length > 0 && pass.again());
   await deleted(removals.filter((r) => r.reason !== 'moved'));
   const counts = { new: plan.add.length, changed: plan.replace.length, unchanged: plan.unchanged.length, deleted: removals.length, ignored: ignored.length };
   report.synced({ ...counts, failed: outcomes.filter(isFailed).length }, first);
@@ -471,6 +540,30 @@ async function reportSettled(http: ApiClient, pending: { path: string; id: strin
   }
 }
 
+/** How long a replaced document may linger on the server (it leaves 15 s after its new version is ready). */
+const REPLACED_GONE_MS = 60_000;
+
+/**
+ * Waits until each document is gone (404), for at most REPLACED_GONE_MS: one replaced by its new version stays a while,
+ * and until then the server answers its bytes with it. One that stays (its new version failed) ends the wait late.
+ */
+async function whenGone(http: ApiClient, ids: string[], signal: AbortSignal): Promise<void> {
+  const until = Date.now() + REPLACED_GONE_MS;
+  let left = ids;
+  while (left.length > 0 && !signal.aborted && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
+    const next: string[] = [];
+    for (const id of left) {
+      const found = await http.get(`/api/v1/documents/${encodeURIComponent(id)}`, { signal, shape: DOCUMENT }).then(
+        () => true,
+        (err: unknown) => !(err instanceof ApiError && err.status === 404),
+      );
+      if (found) next.push(id);
+    }
+    left = next;
+  }
+}
+
 /** `--sync --watch`: a first pass, then one after each burst of changes, until stopped (upload/watch.ts says when). */
 async function watchSync(parent: Context, opts: UploadOptions): Promise<void> {
   // A pass's requests are not asked again one by one: the watch retries whole passes, for as long as it runs.
@@ -484,12 +577,12 @@ async function watchSync(parent: Context, opts: UploadOptions): Promise<void> {
     baseUrl: ctx.http().baseUrl,
     where: () => (opts.project ? `project ${target?.name}` : 'your default project'),
     report,
-    pass: async (first, signal) => {
+    pass: async (first, signal, again) => {
       if (!target) {
         const { project } = await targetProject(ctx, opts);
         target = { project, name: project?.name ?? opts.project ?? 'default', fields: uploadFields(opts, project) };
       }
-      await watchPass(ctx, opts, target, hashes, report, first, signal);
+      await watchPass(ctx, opts, target, hashes, report, { first, signal, again });
     },
   });
 }
@@ -511,33 +604,44 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   const fields = uploadFields(opts, project);
 
   let plan: SyncPlan | undefined;
+  // Unchanged files whose document lacks a label or metadata value this run asks for: given them (see giveAsked).
+  let refresh: SyncPlan['unchanged'] = [];
   let toSend = files;
   if (opts.sync) {
     // A file that could not be read is not gone: pruning then would delete documents of files that still exist.
+    const listed = await syncPlan(ctx, files, project?.id, opts.prune && unreadable.length === 0, opts.prefix);
+    plan = listed.plan;
+    for (const u of listed.unreadable) notice(ctx.io, `skipped ${u}`);
+    unreadable.push(...listed.unreadable);
     const prune = opts.prune && unreadable.length === 0;
     if (opts.prune && !prune) warn(ctx.io, 'not pruning: some files or folders could not be read (listed above)');
-    plan = await syncPlan(ctx, files, project?.id, prune, opts.prefix);
+    refresh = plan.unchanged.filter((u) => lacksAsked(u.document, opts));
     toSend = [...plan.add, ...plan.replace];
-    if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged, ${plan.remove.length} to delete, ${ignored.length} ignored`);
+    if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged${refreshNote(refresh.length)}, ${plan.remove.length} to delete, ${ignored.length} ignored`);
     for (const f of await foundElsewhere(http, plan.add, project?.id)) warn(ctx.io, elsewhereLine(f));
     await checkDeletes(ctx, { ...opts, prune }, plan, files.length, projectName);
   }
   // Files of the folder whose document the project already holds: a failed one fails this run too (a re-run of an
   // unchanged folder must not turn green), and with --wait one still processing is waited for.
-  const kept: Outcome[] = (plan?.unchanged ?? []).map((u) => ({ file: u.file, document: u.document }));
+  const unchanged: Outcome[] = (plan?.unchanged ?? []).map((u) => ({ file: u.file, document: u.document }));
+  const kept = unchanged.filter((o) => !refresh.some((u) => u.file === o.file));
   const where = opts.project ? `project ${projectName}` : 'your default project';
 
-  if (opts.dryRun) return reportDryRun(ctx, opts, { toSend, plan, kept, missing, projectId: project?.id, where, collected: { files, skipped, unreadable, ignored, outside } });
+  if (opts.dryRun) return reportDryRun(ctx, opts, { toSend, refresh: refresh.map((u) => u.file), plan, kept: unchanged, missing, projectId: project?.id, where, collected: { files, skipped, unreadable, ignored, outside } });
 
   if (!opts.json && toSend.length > 0) notice(ctx.io, `uploading ${count(toSend.length, 'file')} to ${where} on ${http.baseUrl}`);
   const pendingKept = opts.wait ? kept.filter((o) => !settled(o.document!)) : [];
-  const report = reporter(ctx.io, [...toSend, ...pendingKept.map((o) => o.file)], opts);
+  const report = reporter(ctx.io, [...toSend, ...refresh.map((u) => u.file), ...pendingKept.map((o) => o.file)], opts);
   // Lost contact (a replica killed mid-upload) is said among the progress lines, not across them.
   const unroute = http.routeNotices((event, line) => (event === 'lost' ? report.note(`warning: ${line}`) : !ctx.io.quiet && report.note(line)));
   let outcomes: Outcome[] = [];
   try {
     if (plan) await deleteDocuments(http, movedAway(plan));
-    outcomes = await uploadAll(http, toSend, fields, opts.sync, report);
+    outcomes = await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, opts.sync, report);
+    for (const o of await giveAsked(http, refresh, opts)) {
+      report.uploaded(outcomes.length, o);
+      outcomes.push(o);
+    }
     if (opts.wait) {
       const interrupt = interruptSignal();
       try {
@@ -570,15 +674,16 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
     });
   }
   for (const d of removed) notice(ctx.io, `deleted ${d.path ?? d.filename} (${d.id})`);
-  sayDuplicates(ctx, opts, outcomes);
+  sayDuplicates(ctx.io, opts, outcomes.map((o) => ({ path: o.file.path, document: o.document })));
   // The summary comes before any failure, so a CI log always shows it.
   const failures = failed.length > 0 ? `, ${failed.length} failed` : '';
-  const waiting = opts.wait || toSend.length === 0 ? '' : ' (still processing; add --wait to wait)';
+  const waiting = !opts.wait && outcomes.some((o) => o.document && !settled(o.document)) ? ' (still processing; add --wait to wait)' : '';
   if (plan) {
     // Each file is counted once: a failed one under "failed", not also as added, replaced or unchanged.
     const ok = (os: Outcome[]) => os.filter((o) => !isFailed(o)).length;
-    const [added, replaced] = [ok(outcomes.slice(0, plan.add.length)), ok(outcomes.slice(plan.add.length))];
-    notice(ctx.io, `done: ${added} added, ${replaced} replaced, ${removed.length} deleted, ${ok(kept)} unchanged${failures}${waiting}`);
+    const changed = plan.add.length + plan.replace.length;
+    const [added, replaced] = [ok(outcomes.slice(0, plan.add.length)), ok(outcomes.slice(plan.add.length, changed))];
+    notice(ctx.io, `done: ${added} added, ${replaced} replaced, ${removed.length} deleted, ${ok(kept) + ok(outcomes.slice(changed))} unchanged${failures}${waiting}`);
   }
   else {
     const ok = outcomes.length - failed.length;

@@ -57,6 +57,12 @@ async function why(p: string, err: unknown): Promise<string> {
   return (err as Error).message ?? String(err);
 }
 
+/** Why a file could not be read, in a phrase: when listed, or when read later (it vanished meanwhile). */
+export const unreadableFile = async (p: string, err: unknown): Promise<string> => `cannot read the file (${await why(p, err)})`;
+
+/** The line that names a file that could not be read, with why. */
+export const cannotRead = async (p: string, err: unknown): Promise<string> => `${p}: ${await unreadableFile(p, err)}`;
+
 /** A folder being walked: the path as given, where it really is (links resolved), and its ignore rules. */
 interface Root {
   path: string;
@@ -76,7 +82,7 @@ async function addLink(root: Root, p: string, rel: string, out: Collected): Prom
     target = await realpath(p);
     isDir = (await stat(target)).isDirectory();
   } catch (err) {
-    out.unreadable.push(`${p}: cannot read the file (${await why(p, err)})`);
+    out.unreadable.push(await cannotRead(p, err));
     return;
   }
   if (target !== root.real && !target.startsWith(root.real.endsWith(sep) ? root.real : root.real + sep)) {
@@ -129,7 +135,7 @@ async function addFile(p: string, rel: string, out: Collected): Promise<void> {
     await access(p, constants.R_OK);
     size = s.size;
   } catch (err) {
-    out.unreadable.push(`${p}: cannot read the file (${await why(p, err)})`);
+    out.unreadable.push(await cannotRead(p, err));
     return;
   }
   out.files.push({ path: p, name: basename(p), rel, size });

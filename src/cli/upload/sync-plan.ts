@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { DocumentRecord } from '../api-types.js';
 import type { LocalFile } from './collect-files.js';
+import type { Asked } from './duplicates.js';
 
 /** sha256 of a file, streamed: what the server computes for an upload. */
 export async function sha256File(path: string): Promise<string> {
@@ -53,6 +54,8 @@ export interface SyncPlan {
   remove: Array<{ document: DocumentRecord; reason: 'pruned' | 'stale' | 'moved' }>;
   /** Documents the sync covers (those with a path, below the prefix): what the delete guard measures against. */
   synced: number;
+  /** A moved file's path in the project → the document its bytes had at the old path (see movedFields). */
+  moves: Map<string, DocumentRecord>;
 }
 
 /** The path a local file is kept at in the project: below `prefix` when the sync has one (`--prefix handbook`). */
@@ -71,7 +74,7 @@ export function planSync(local: HashedFile[], documents: DocumentRecord[], prune
   const atPath = new Map<string, DocumentRecord[]>();
   for (const d of documents) if (!d.attached_to && inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
   const bySha = new Map(documents.map((d) => [d.sha256, d]));
-  const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0) };
+  const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0), moves: new Map() };
   const present = new Set(local.map((f) => f.rel));
   const moved = new Set<string>();
   for (const f of local) {
@@ -82,6 +85,7 @@ export function planSync(local: HashedFile[], documents: DocumentRecord[], prune
     else if (elsewhere && !elsewhere.attached_to && prune && inScope(elsewhere.path, prefix) && !present.has(elsewhere.path)) {
       // The same bytes under a path that is gone: a renamed or moved file, sent again at its new path.
       (here.length > 0 ? plan.replace : plan.add).push(f);
+      plan.moves.set(f.rel, elsewhere);
       if (!moved.has(elsewhere.id)) plan.remove.push({ document: elsewhere, reason: 'moved' });
       moved.add(elsewhere.id);
     } else if (elsewhere) {
@@ -108,3 +112,21 @@ export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason !==
 
 /** Deleted before anything is sent: until its document is gone, the server answers a moved file's bytes with it. */
 export const movedAway = (plan: SyncPlan) => plan.remove.filter((r) => r.reason === 'moved').map((r) => r.document);
+
+/**
+ * The form fields a file is sent with: the run's, and for a moved file also the labels and metadata its old document
+ * carried (the run's own over them), which would otherwise go with that document when the move deletes it.
+ */
+export function movedFields(plan: SyncPlan, fields: Record<string, string>, asked: Asked): (f: LocalFile) => Record<string, string> {
+  return (f) => {
+    const old = plan.moves.get(f.rel);
+    if (!old) return fields;
+    const labels = [...new Set([...(old.labels ?? []), ...(asked.labels ?? [])])];
+    const metadata = { ...old.metadata, ...asked.metadata };
+    return {
+      ...fields,
+      ...(labels.length > 0 ? { labels: JSON.stringify(labels) } : {}),
+      ...(Object.keys(metadata).length > 0 ? { metadata: JSON.stringify(metadata) } : {}),
+    };
+  };
+}

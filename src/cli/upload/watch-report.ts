@@ -12,7 +12,8 @@ export interface PassCounts {
 }
 
 export type Change =
-  | { kind: 'added' | 'replaced'; path: string; document: DocumentRecord }
+  /** `unchanged`: a document given the labels or metadata the run asks, its file unchanged (said as `duplicate`). */
+  | { kind: 'added' | 'replaced' | 'unchanged'; path: string; document: DocumentRecord }
   | { kind: 'deleted'; path: string; document: DocumentRecord; reason: 'pruned' | 'stale' | 'moved' }
   | { kind: 'rejected'; path: string; error: string };
 
@@ -59,7 +60,14 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       change: (c) =>
         c.kind === 'rejected'
           ? emit('rejected', { path: c.path, error: c.error })
-          : emit(c.kind, { path: c.path, document_id: c.document.id, status: c.document.status, ...(c.kind === 'deleted' ? { reason: c.reason } : {}) }),
+          : emit(c.kind, {
+              path: c.path,
+              document_id: c.document.id,
+              status: c.document.status,
+              ...(c.kind === 'deleted' ? { reason: c.reason } : {}),
+              // What the document the project already held now carries, as `upload --json` shows it.
+              ...(c.kind !== 'deleted' && c.document.duplicate ? { duplicate: true, labels: c.document.labels, metadata: c.document.metadata } : {}),
+            }),
       settled: (path, d) => emit(d.status, { path, document_id: d.id, ...(d.status === 'failed' ? { error: d.error } : { chunk_count: d.chunk_count }) }),
       synced: (counts) => emit('synced', { counts }),
       refused: (message, hint, paths) => {
