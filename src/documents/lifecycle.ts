@@ -120,7 +120,7 @@ export class DocumentService implements AttachmentSink {
     };
     const out: AcceptedDocument[] = [];
     for (const f of files) {
-      await this.purgeTrashedCopy(projectId, f.sha256);
+      await this.purgeGoneCopy(projectId, f.sha256);
       out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata, set)));
     }
     // Before the jobs are announced; a duplicate (already indexed) gets them on its chunks at once.
@@ -188,11 +188,12 @@ export class DocumentService implements AttachmentSink {
 
   /**
    * The same bytes uploaded again after a delete are a new document, as before there was a trash (a sync re-sends a
-   * moved file's bytes under its new path): the copy in the project's trash goes for good first.
+   * moved file's bytes under its new path): the copy in the project's trash goes for good first. So does a version a
+   * newer one at its path replaced, which waits out its grace hidden: answered with it, the upload went with it.
    */
-  private async purgeTrashedCopy(projectId: string, sha256: string): Promise<void> {
-    const inTrash = await this.deps.documents.trashedCopy(projectId, sha256);
-    if (inTrash) await this.deleteById(inTrash);
+  private async purgeGoneCopy(projectId: string, sha256: string): Promise<void> {
+    const gone = await this.deps.documents.goneCopy(projectId, sha256);
+    if (gone) await this.deleteById(gone);
   }
 
   /** Stores one file's original and records its queued document (under the original's lock). */
@@ -236,7 +237,7 @@ export class DocumentService implements AttachmentSink {
       const sha256 = createHash('sha256').update(a.bytes).digest('hex');
       const tempPath = await this.deps.files.tempFileOf(a.bytes);
       const path = message.path === null ? null : `${message.path}/${a.filename}`;
-      await this.purgeTrashedCopy(message.projectId, sha256);
+      await this.purgeGoneCopy(message.projectId, sha256);
       const { document, duplicate } = await this.deps.locks.withLock(originalLock(sha256), async () => {
         await this.deps.files.place(tempPath, sha256);
         try {

@@ -875,6 +875,21 @@ export class DocumentStore {
     return { documents: page, next: rows.length > limit && last ? { trashedAt: last.trashedAt!, id: last.id } : null };
   }
 
+  /**
+   * The document of these bytes in the project when the project no longer holds them: in the trash, or hidden by a
+   * newer version at its path (deleted for good after a grace). An upload of them is a new document, not that one.
+   */
+  async goneCopy(projectId: string, sha256: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('documents')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('sha256', '=', sha256)
+      .where((eb) => eb.or([eb('trashed_at', 'is not', null), eb('replaced_by', 'is not', null)]))
+      .executeTakeFirst();
+    return row?.id ?? null;
+  }
+
   /** The document in a project's trash holding these bytes, if any (a project holds each content once, trash included). */
   async trashedCopy(projectId: string, sha256: string): Promise<string | null> {
     const row = await this.db.selectFrom('documents').select('id').where('project_id', '=', projectId).where('sha256', '=', sha256).where('trashed_at', 'is not', null).executeTakeFirst();
