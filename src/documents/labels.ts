@@ -68,7 +68,8 @@ export class LabelService {
       const ids = inProject.map((d) => d.id);
       if (change.set) {
         const wanted = (await labels.ensure(projectId, change.set)).map((l) => l.id);
-        for (const id of ids) await labels.set(id, wanted);
+        // A document moved meanwhile keeps the labels it carried over there.
+        for (const id of ids) await labels.set(id, wanted, projectId);
       }
       if (change.add?.length) await labels.add(ids, (await labels.ensure(projectId, change.add)).map((l) => l.id));
       if (change.remove?.length) {
@@ -87,12 +88,18 @@ export class LabelService {
     }
   }
 
-  /** The labels a moved document keeps: the same names in its new project's vocabulary (made where missing). */
+  /**
+   * The labels a moved document keeps: the same names in its new project's vocabulary (made where missing), with any
+   * it was given there meanwhile (LabelStore.carryOver decides in one transaction).
+   */
   async carryOver(documentId: string, toProject: string): Promise<{ ids: string[]; restore: () => Promise<void> }> {
-    const before = (await this.deps.labels.ofDocuments([documentId])).get(documentId) ?? [];
-    const ids = (await this.deps.labels.ensure(toProject, before.map((l) => l.name))).map((l) => l.id);
-    await this.deps.labels.set(documentId, ids);
-    return { ids, restore: () => this.deps.labels.set(documentId, before.map((l) => l.id)) };
+    const { ids, before } = (await this.deps.labels.carryOver(documentId, toProject)) ?? { ids: [], before: [] };
+    return {
+      ids,
+      restore: async () => {
+        await this.deps.labels.set(documentId, before);
+      },
+    };
   }
 
   /** The documents' chunks get their labels as the database has them now: one commit per set of labels. */

@@ -6,8 +6,6 @@
  * PostgreSQL: on SQLite one daemon serves a data directory through one connection, where a transaction never
  * interleaves with another. The races one daemon has with itself (two requests at once) run on both engines.
  */
-import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessControl, sessionActor } from '../../src/access/access-control.js';
 import { openTeamAdmin } from '../../src/access/open-team-admin.js';
@@ -32,7 +30,7 @@ import { SettingsStore } from '../../src/store/sql/settings.js';
 import { TwoFactorStore } from '../../src/store/sql/two-factor.js';
 import { type User, UserStore } from '../../src/store/sql/users.js';
 import { RecordedAudit } from '../helpers/audit.js';
-import { waitFor } from '../helpers/eventually.js';
+import { whileHeld } from '../helpers/held-transaction.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { describeEachEngine, newPostgresDatabase } from '../helpers/store-dialects.js';
 
@@ -156,36 +154,6 @@ describeEachEngine('changes one daemon makes at once', ({ handle }) => {
     expect(await service.verifyCode(user, shown[0]![0]!, '192.0.2.1')).toMatchObject({ ok: true, method: 'recovery', recoveryCodesLeft: 9 });
   });
 });
-
-/**
- * Runs `action` while another connection holds `statements` in an open transaction (another replica's change, made
- * as this code makes it), and commits them once `action` waits on a lock they hold, or is done without waiting.
- */
-async function whileHeld<T>(url: string, db: Db, statements: readonly [string, unknown[]][], action: () => Promise<T>): Promise<T> {
-  const other = new pg.Client({ connectionString: url });
-  await other.connect();
-  try {
-    await other.query('begin');
-    for (const [text, values] of statements) await other.query(text, values);
-    let settled = false;
-    const running = action().finally(() => (settled = true));
-    running.catch(() => undefined);
-    await waitFor(
-      async () => {
-        if (settled) return true;
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
-        return rows[0]!.n > 0;
-      },
-      10_000,
-      "the write to wait on the other replica's change, or to be done",
-      { intervalMs: 20 },
-    );
-    await other.query('commit');
-    return await running;
-  } finally {
-    await other.end();
-  }
-}
 
 describe.skipIf(SKIP !== null)(`a write and another replica's change committed meanwhile, on PostgreSQL${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let url: string;

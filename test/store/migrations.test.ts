@@ -47,7 +47,7 @@ describe('migrations on SQLite', () => {
     try {
       const { db } = handle;
       const applied = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
-      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters', '023-session-confirmed', '025-quotas', '028-ocr-languages', '029-project-counts']);
+      expect(applied.map((r) => (r as { name: string }).name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters', '023-session-confirmed', '025-quotas', '028-ocr-languages', '029-project-counts', '030-identity-per-provider']);
       const user = (await new UserStore(db, now).findByEmail('release.user@example.com'))!;
       expect(user.email).toBe('Release.User@Example.com');
       const projects = await new ProjectStore(db, now).listAmong((await new ProjectStore(db, now).ownedBy(user.id)).map((p) => p.id), 10);
@@ -101,7 +101,7 @@ describe('migrations on SQLite', () => {
     // one to sources (languages); 022 a column to sources, the labels', documents' metadata and saved searches' tables;
     // 023 one to sessions (sudo mode's last proof); 025 one to users and one to
     // projects (quotas); 028 one to documents and one to projects (OCR languages); 029 an index of the documents outside
-    // the trash (a project's counts).
+    // the trash (a project's counts); 030 makes identities_user unique (one link per account and provider).
     const append = (columns: string) => (statement: string) => statement.replace(/\)$/, `, ${columns})`);
     const added: Record<string, (statement: string) => string> = {
       api_keys: append('"project_ids" text, "expires_at" integer'),
@@ -206,7 +206,7 @@ describe.skipIf(postgresUnavailable() !== null)('migrations on PostgreSQL', () =
     const handle = await openPostgres(url);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
-      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters', '023-session-confirmed', '025-quotas', '028-ocr-languages', '029-project-counts']);
+      expect(rows.rows.map((r) => r.name)).toEqual(['001-accounts-projects', '002-documents-jobs', '003-oauth', '004-document-paths', '005-job-released', '006-job-turns', '007-job-origin', '008-document-list-indexes', '009-oauth-self-registration', '010-session-once', '011-document-attachments', '012-sharing', '013-oauth-loopback-paths', '014-sources', '015-two-factor-audit', '016-trash', '017-identities', '018-api-key-expiry', '019-team-operations', '020-mail', '021-languages', '022-labels-filters', '023-session-confirmed', '025-quotas', '028-ocr-languages', '029-project-counts', '030-identity-per-provider']);
       // The CLI's client is seeded by 003 once, not once per process.
       const clients = await handle.db.selectFrom('oauth_clients').select('id').execute();
       expect(clients).toEqual([{ id: 'docsearch-cli' }]);

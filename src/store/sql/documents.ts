@@ -517,14 +517,26 @@ export class DocumentStore {
    * its checks: a document being indexed stays (the worker writes its chunks under the project it read), and
    * a project holds each content, and each sync path, once. The caller moves the chunks. The row is read locked:
    * new bytes from its source (replaceContent) or a retry committed meanwhile queue it, and it is then busy; read
-   * unlocked, the move went ahead on the status before, under a worker about to index it in the old project.
+   * unlocked, the move went ahead on the status before, under a worker about to index it in the old project. The
+   * project it goes to is locked too (lockPlaces).
    */
   async move(id: string, projectId: string): Promise<MoveOutcome> {
+    try {
+      return await this.moveOnce(id, projectId);
+    } catch (err) {
+      // An upload of the same bytes into the project committed between the check and the move: checked again, it clashes.
+      if (!dialectOf(this.db).isUniqueViolation(err)) throw err;
+      return this.moveOnce(id, projectId);
+    }
+  }
+
+  private async moveOnce(id: string, projectId: string): Promise<MoveOutcome> {
     return this.db.transaction().execute(async (trx) => {
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is', null).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
       if (doc.project_id === projectId) return { outcome: 'moved', document: toRecord(doc), from: projectId };
       if (doc.status === 'queued' || doc.status === 'processing') return { outcome: 'busy' };
+      await this.lockPlaces(trx, projectId);
       const clash = await trx
         .selectFrom('documents')
         .select(['filename', 'sha256', 'path', 'trashed_at'])
@@ -540,6 +552,17 @@ export class DocumentStore {
       await trx.updateTable('documents').set({ project_id: projectId, updated_at: now }).where('id', '=', id).execute();
       return { outcome: 'moved', document: toRecord({ ...doc, project_id: projectId, updated_at: now }), from: doc.project_id };
     });
+  }
+
+  /**
+   * Makes moves and restores into a project wait for each other (PostgreSQL; SQLite's transactions never
+   * interleave). "A project holds each path once" is checked by reading and cannot be the schema's: an upload at a
+   * path is queued beside the version it replaces when ready, and a failed one stays beside it. Two moves or
+   * restores reading at once both found the path free, and both took it; two moves of the same bytes failed on the
+   * unique index instead of being refused. No key update: uploads into the project (a foreign key's share lock) go on.
+   */
+  private async lockPlaces(trx: Transaction<Database>, projectId: string): Promise<void> {
+    if (dialectOf(this.db).lockRows) await trx.selectFrom('projects').select('id').where('id', '=', projectId).forNoKeyUpdate().execute();
   }
 
   /** Puts a moved document back where it was (its chunks could not be moved). */
@@ -819,13 +842,14 @@ export class DocumentStore {
   /**
    * Takes a document out of the trash, with the attachments that went there with it: searchable again at once,
    * under the same id. Refused when another document now holds its path in its project (a newer version was
-   * uploaded there since).
+   * uploaded there since, or another restored or moved there: its project is locked, lockPlaces).
    */
   async restore(id: string): Promise<RestoreOutcome> {
     return this.db.transaction().execute(async (trx): Promise<RestoreOutcome> => {
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is not', null).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
       if (doc.path !== null) {
+        await this.lockPlaces(trx, doc.project_id);
         const clash = await trx
           .selectFrom('documents')
           .select('filename')

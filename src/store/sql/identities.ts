@@ -30,7 +30,11 @@ export class IdentityStore {
     return row !== undefined;
   }
 
-  /** Links the account to this subject; false when the subject is linked already (to whichever account). */
+  /**
+   * Links the account to this subject; false when the subject is linked already (to whichever account), or the
+   * account is linked at this provider already (to whichever subject): the unique indexes decide, so of two links
+   * made at once one is refused.
+   */
   async link(userId: string, provider: string, subject: string): Promise<boolean> {
     const now = this.now();
     const res = await this.db

@@ -39,8 +39,6 @@ type LabelRow = { id: string; project_id: string; name: string; color: string; c
 
 const toLabel = (r: LabelRow): Label => ({ id: r.id, projectId: r.project_id, name: r.name, color: r.color as LabelColor, createdAt: r.created_at, updatedAt: r.updated_at });
 
-const linkId = (documentId: string, labelId: string) => `${documentId}:${labelId}`;
-
 export class LabelStore {
   constructor(
     private readonly db: Db,
@@ -156,17 +154,20 @@ export class LabelStore {
     return rows.map((r) => r.label_id);
   }
 
-  /** Puts labels on documents (those already there stay). */
+  /**
+   * Puts labels on documents (those already there stay): each label on the documents of its project only, decided in
+   * the write. A document moved meanwhile (its labels carried over to its new project) is not given its old project's
+   * label, and a label deleted meanwhile is put on nothing (its link's foreign key failed the request before). The rows
+   * are share-locked first on PostgreSQL: a move in progress (DocumentStore.move, carryOver) holds a document's row,
+   * and the insert then reads the project it moved to.
+   */
   async add(documentIds: readonly string[], labelIds: readonly string[]): Promise<void> {
-    const now = this.now();
-    const rows = documentIds.flatMap((document_id) => labelIds.map((label_id) => ({ id: linkId(document_id, label_id), document_id, label_id, created_at: now })));
-    for (let i = 0; i < rows.length; i += 1000) {
-      await this.db
-        .insertInto('document_labels')
-        .values(rows.slice(i, i + 1000))
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-    }
+    if (documentIds.length === 0 || labelIds.length === 0) return;
+    const d = dialectOf(this.db);
+    await this.db.transaction().execute(async (trx) => {
+      if (d.lockRows) await trx.selectFrom('documents').select('id').where(d.inValues('id', [...documentIds])).orderBy('id').forShare().execute();
+      await linkWithinProject(trx, documentIds, labelIds, this.now());
+    });
   }
 
   /** Takes labels off documents. */
@@ -177,21 +178,62 @@ export class LabelStore {
   }
 
   /**
-   * A document's labels become exactly these. The document's row is locked first, so two sets at once (two
-   * replicas) run one after the other and the last one's labels are the document's: unlocked, neither deleted what
-   * the other inserted, and the document kept both sets (or one set failed on the other's uncommitted row).
+   * A document's labels become exactly these (those of its project: see add). The document's row is locked first, so
+   * two sets at once (two replicas) run one after the other and the last one's labels are the document's: unlocked,
+   * neither deleted what the other inserted, and the document kept both sets (or one set failed on the other's
+   * uncommitted row). With `inProject` (the project the caller read it in), false when it has moved since: its labels,
+   * carried over to its new project, stay as they are.
    */
-  async set(documentId: string, labelIds: readonly string[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      if (dialectOf(this.db).lockRows) await trx.selectFrom('documents').select('id').where('id', '=', documentId).forUpdate().execute();
+  async set(documentId: string, labelIds: readonly string[], inProject?: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const doc = await trx.selectFrom('documents').select('project_id').where('id', '=', documentId).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
+      if (!doc || (inProject !== undefined && doc.project_id !== inProject)) return false;
       await trx.deleteFrom('document_labels').where('document_id', '=', documentId).execute();
-      const now = this.now();
-      if (labelIds.length > 0) {
+      if (labelIds.length > 0) await linkWithinProject(trx, [documentId], labelIds, this.now());
+      return true;
+    });
+  }
+
+  /**
+   * A document moved to `projectId` keeps its labels: those of another project (the one it left) become the labels
+   * of the same names there, made where missing; those of its new project (added since it arrived) stay. One
+   * transaction with the document's row locked, so a label added at once is either there before (and carried) or
+   * comes after, in its new project's terms (add). Null when the document is not in that project (gone); else the ids
+   * it carries now, and those it had, to put back if the move is undone.
+   */
+  async carryOver(documentId: string, projectId: string): Promise<{ ids: string[]; before: string[] } | null> {
+    const d = dialectOf(this.db);
+    return this.db.transaction().execute(async (trx) => {
+      const doc = await trx.selectFrom('documents').select('id').where('id', '=', documentId).where('project_id', '=', projectId).$if(d.lockRows, (q) => q.forUpdate()).executeTakeFirst();
+      if (!doc) return null;
+      const had = await trx
+        .selectFrom('document_labels as dl')
+        .innerJoin('labels as l', 'l.id', 'dl.label_id')
+        .select(['l.id', 'l.project_id', 'l.name'])
+        .where('dl.document_id', '=', documentId)
+        .orderBy('l.id')
+        .execute();
+      const stale = had.filter((l) => l.project_id !== projectId);
+      if (stale.length > 0) {
+        const names = [...new Map(stale.map((l) => [l.name.toLowerCase(), l.name])).values()];
+        const now = this.now();
+        // Made where missing; a name there already (made meanwhile too) is taken as it is.
         await trx
-          .insertInto('document_labels')
-          .values([...new Set(labelIds)].map((label_id) => ({ id: linkId(documentId, label_id), document_id: documentId, label_id, created_at: now })))
+          .insertInto('labels')
+          .values(names.map((name) => ({ id: newId('lbl', now), project_id: projectId, name, color: defaultColor(name), created_at: now, updated_at: now })))
+          .onConflict((oc) => oc.doNothing())
           .execute();
+        const carried = await trx
+          .selectFrom('labels')
+          .select('id')
+          .where('project_id', '=', projectId)
+          .where((eb) => eb.or(names.map((n) => d.equalsIgnoreCase('name', n))))
+          .execute();
+        await trx.deleteFrom('document_labels').where('document_id', '=', documentId).where(d.inValues('label_id', stale.map((l) => l.id))).execute();
+        await linkWithinProject(trx, [documentId], carried.map((l) => l.id), now);
       }
+      const ids = await trx.selectFrom('document_labels').select('label_id').where('document_id', '=', documentId).orderBy('label_id').execute();
+      return { ids: ids.map((r) => r.label_id), before: had.map((l) => l.id) };
     });
   }
 
@@ -212,5 +254,35 @@ export class LabelStore {
       .execute();
     for (const name of names) out.set(name, rows.filter((r) => r.name.toLowerCase() === name.toLowerCase()).map((r) => r.id));
     return out;
+  }
+}
+
+/**
+ * Links each of `labelIds` to each of `documentIds` in its project (a label on a document of another project is no
+ * label of it), in the caller's transaction, one INSERT … SELECT per batch: the documents' projects as they are when
+ * it runs. A link's id is `<document>:<label>`, so a link made twice is one.
+ */
+async function linkWithinProject(db: Db, documentIds: readonly string[], labelIds: readonly string[], now: number): Promise<void> {
+  const d = dialectOf(db);
+  const labels = [...new Set(labelIds)];
+  // A label being deleted on another replica is waited for (the insert then finds it gone): the link's foreign key
+  // would wait too, but then fail on it.
+  if (d.lockRows) await db.selectFrom('labels').select('id').where(d.inValues('id', labels)).orderBy('id').forKeyShare().execute();
+  const perBatch = Math.max(1, Math.floor(1000 / labels.length));
+  for (let i = 0; i < documentIds.length; i += perBatch) {
+    const batch = documentIds.slice(i, i + perBatch);
+    await db
+      .insertInto('document_labels')
+      .columns(['id', 'document_id', 'label_id', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('documents as d')
+          .innerJoin('labels as l', 'l.project_id', 'd.project_id')
+          .select([sql<string>`d.id || ':' || l.id`.as('id'), 'd.id as document_id', 'l.id as label_id', sql<number>`cast(${now} as bigint)`.as('created_at')])
+          .where(d.inValues('d.id', batch))
+          .where(d.inValues('l.id', labels)),
+      )
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
   }
 }

@@ -82,17 +82,26 @@ export class ProjectMemberStore {
     });
   }
 
-  /** Gives a user or a group a role on a project, or changes it: whether the row is new. */
+  /**
+   * Gives a user or a group a role on a project, or changes it: whether the row is new. The writes decide, not a read
+   * before them: two grants at once (two requests, two replicas) are one 'created' and one 'updated' (or
+   * 'unchanged'), so the audit event and the answer's status say what each did.
+   */
   async upsert(projectId: string, member: { id: string; kind: MemberKind }, role: Role, by: string | null): Promise<'created' | 'updated' | 'unchanged'> {
-    const now = this.now();
-    const existed = await this.db.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('member_id', '=', member.id).executeTakeFirst();
-    if (existed?.role === role) return 'unchanged';
-    await this.db
-      .insertInto('project_members')
-      .values({ id: `${projectId}:${member.id}`, project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ role, updated_at: now }))
-      .execute();
-    return existed ? 'updated' : 'created';
+    const id = `${projectId}:${member.id}`;
+    for (;;) {
+      const now = this.now();
+      const inserted = await this.db
+        .insertInto('project_members')
+        .values({ id, project_id: projectId, member_id: member.id, member_kind: member.kind, role, created_by: by, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return 'created';
+      const updated = await this.db.updateTable('project_members').set({ role, updated_at: now }).where('id', '=', id).where('role', '!=', role).executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) return 'updated';
+      if (await this.db.selectFrom('project_members').select('id').where('id', '=', id).executeTakeFirst()) return 'unchanged';
+      // Removed between the two writes: grant it anew.
+    }
   }
 
   async remove(projectId: string, memberId: string): Promise<boolean> {

@@ -25,6 +25,7 @@ import * as m023 from './023-session-confirmed.js';
 import * as m025 from './025-quotas.js';
 import * as m028 from './028-ocr-languages.js';
 import * as m029 from './029-project-counts.js';
+import * as m030 from './030-identity-per-provider.js';
 import { NewerLibraryError } from '../../../core/newer-library.js';
 
 /**
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '025-quotas': m025,
   '028-ocr-languages': m028,
   '029-project-counts': m029,
+  '030-identity-per-provider': m030,
 };
 
 /** The last migration applied to a database (null: none, or no migration table yet). */
