@@ -1,7 +1,23 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from '../../src/store/sql/database.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { DatabaseHandle, Db } from '../../src/store/sql/database.js';
+import { openPostgres } from '../../src/store/sql/postgres.js';
 import { waitFor } from './eventually.js';
+import { newPostgresDatabase } from './store-dialects.js';
+
+/** A new PostgreSQL database for the describe block: opened before its tests (`use` is given it and its URL), closed after. */
+export function postgresBlock(use: (handle: DatabaseHandle, url: string) => void): void {
+  let handle: DatabaseHandle | undefined;
+  beforeAll(async () => {
+    const url = await newPostgresDatabase();
+    handle = await openPostgres(url);
+    use(handle, url);
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+}
 
 /**
  * Runs `action` while another connection holds `statements` in an open transaction (another replica's change, made

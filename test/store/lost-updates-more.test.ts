@@ -19,7 +19,7 @@ import { ChunkIndex } from '../../src/store/lancedb/chunks.js';
 import { VectorStore } from '../../src/store/lancedb/connection.js';
 import { LocalObjectStore } from '../../src/store/objects/local.js';
 import { FileStore } from '../../src/store/objects/originals.js';
-import type { DatabaseHandle, Db } from '../../src/store/sql/database.js';
+import type { Db } from '../../src/store/sql/database.js';
 import { type DocumentRecord, DocumentStore } from '../../src/store/sql/documents.js';
 import { GroupStore } from '../../src/store/sql/groups.js';
 import { IdentityStore, openNewAccountStores } from '../../src/store/sql/identities.js';
@@ -33,7 +33,7 @@ import { openSqlite } from '../../src/store/sql/sqlite.js';
 import { UserStore } from '../../src/store/sql/users.js';
 import { RecordedAudit } from '../helpers/audit.js';
 import { removeDir } from '../helpers/daemon.js';
-import { whileHeld } from '../helpers/held-transaction.js';
+import { postgresBlock, whileHeld } from '../helpers/held-transaction.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
 import { describeEachEngine, newPostgresDatabase } from '../helpers/store-dialects.js';
 
@@ -214,16 +214,10 @@ describeEachEngine('more changes one daemon makes at once', ({ engine, handle })
 
 describe.skipIf(SKIP !== null)(`more writes and another replica's change committed meanwhile, on PostgreSQL${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let url: string;
-  let handle: DatabaseHandle;
   let db: Db;
-
-  beforeAll(async () => {
-    url = await newPostgresDatabase();
-    handle = await openPostgres(url);
+  postgresBlock((handle, at) => {
+    url = at;
     db = handle.db;
-  });
-  afterAll(async () => {
-    await handle?.close();
   });
 
   const documents = () => new DocumentStore(db, new JobStore(db, now), now);

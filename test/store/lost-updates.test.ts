@@ -6,7 +6,7 @@
  * PostgreSQL: on SQLite one daemon serves a data directory through one connection, where a transaction never
  * interleaves with another. The races one daemon has with itself (two requests at once) run on both engines.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AccessControl, sessionActor } from '../../src/access/access-control.js';
 import { openTeamAdmin } from '../../src/access/open-team-admin.js';
 import { Sharing } from '../../src/access/sharing.js';
@@ -15,7 +15,7 @@ import { SecretSealer } from '../../src/core/sealed-secret.js';
 import { sha256Hex } from '../../src/core/secrets.js';
 import { Mailer } from '../../src/mail/mailer.js';
 import { LocalEvents } from '../../src/store/coordination.js';
-import type { DatabaseHandle, Db } from '../../src/store/sql/database.js';
+import type { Db } from '../../src/store/sql/database.js';
 import { DocumentStore } from '../../src/store/sql/documents.js';
 import { GroupStore } from '../../src/store/sql/groups.js';
 import { JobStore } from '../../src/store/sql/jobs.js';
@@ -23,16 +23,15 @@ import { KnownDeviceStore } from '../../src/store/sql/known-devices.js';
 import { LabelStore } from '../../src/store/sql/labels.js';
 import { LoginAttemptStore } from '../../src/store/sql/login-attempts.js';
 import { PasskeyStore } from '../../src/store/sql/passkeys.js';
-import { openPostgres } from '../../src/store/sql/postgres.js';
 import { ProjectMemberStore } from '../../src/store/sql/project-members.js';
 import { ProjectStore } from '../../src/store/sql/projects.js';
 import { SettingsStore } from '../../src/store/sql/settings.js';
 import { TwoFactorStore } from '../../src/store/sql/two-factor.js';
 import { type User, UserStore } from '../../src/store/sql/users.js';
 import { RecordedAudit } from '../helpers/audit.js';
-import { whileHeld } from '../helpers/held-transaction.js';
+import { postgresBlock, whileHeld } from '../helpers/held-transaction.js';
 import { postgresUnavailable } from '../helpers/postgres.js';
-import { describeEachEngine, newPostgresDatabase } from '../helpers/store-dialects.js';
+import { describeEachEngine } from '../helpers/store-dialects.js';
 
 const SKIP = postgresUnavailable();
 const LAST_ADMIN = 'this is the only active admin: make another account an admin first';
@@ -157,16 +156,10 @@ describeEachEngine('changes one daemon makes at once', ({ handle }) => {
 
 describe.skipIf(SKIP !== null)(`a write and another replica's change committed meanwhile, on PostgreSQL${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
   let url: string;
-  let handle: DatabaseHandle;
   let db: Db;
-
-  beforeAll(async () => {
-    url = await newPostgresDatabase();
-    handle = await openPostgres(url);
+  postgresBlock((handle, at) => {
+    url = at;
     db = handle.db;
-  });
-  afterAll(async () => {
-    await handle?.close();
   });
 
   // First of its block: the database has no account yet.
