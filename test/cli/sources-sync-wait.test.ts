@@ -51,6 +51,15 @@ describe('docsearch sources sync --wait and sources add --wait', () => {
 
   const documentNames = async (project: string) => (await client.allDocuments(project)).map((x) => x.filename);
 
+  /** A folder source of a new project, hourly, with its first pass over. */
+  async function synced(name: string, files: Record<string, string>) {
+    const dir = folder(name, files);
+    const project = await client.project(`sync wait ${name}`);
+    const source = await client.add(project, { url: `file://${dir}`, every: '1h' });
+    await client.passAfter(project, source.id, 0);
+    return { dir, project, source };
+  }
+
   it('returns after the pass it asked for, with the file written just before it, even while another pass runs', async () => {
     // Enough files that the first pass is still running when the sync is asked for.
     const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`note-${String(i).padStart(3, '0')}.txt`, `Note ${i}: about the lapwing number ${i * 7}.`]));
@@ -78,10 +87,7 @@ describe('docsearch sources sync --wait and sources add --wait', () => {
   }, 3 * MINUTE);
 
   it('exits 1 naming an item the pass could not take, after saying what it did', async () => {
-    const dir = folder('unreadable', { 'fine.txt': 'A readable note about wrens.' });
-    const project = await client.project('sync wait unreadable');
-    const source = await client.add(project, { url: `file://${dir}`, every: '1h' });
-    await client.passAfter(project, source.id, 0);
+    const { dir, source } = await synced('unreadable', { 'fine.txt': 'A readable note about wrens.' });
     writeFileSync(join(dir, 'program.bin'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 0, 0, 0, 0]));
     const r = await runCli(['sources', 'sync', source.id, '--wait'], { env });
     expect(r.code).toBe(1);
@@ -95,10 +101,7 @@ describe('docsearch sources sync --wait and sources add --wait', () => {
   }, 2 * MINUTE);
 
   it('ends when a quota pauses the pass, saying why, and exits 1; a source paused before is refused at once', async () => {
-    const dir = folder('capped', { 'small.txt': 'A small note about a godwit.' });
-    const project = await client.project('sync wait capped');
-    const source = await client.add(project, { url: `file://${dir}`, every: '1h' });
-    await client.passAfter(project, source.id, 0);
+    const { dir, project, source } = await synced('capped', { 'small.txt': 'A small note about a godwit.' });
     // The first user of the daemon is its admin: the project gets a quota the next files pass.
     const capped = await api(d, `/api/v1/admin/projects/${project}`, { token: user.apiKey, method: 'PATCH', body: { quota_bytes: 16 * 1024 } });
     expect(capped.status, JSON.stringify(capped.body)).toBe(200);

@@ -512,8 +512,11 @@ async function watchPass(
   report.synced({ ...counts, failed: outcomes.filter(isFailed).length }, first);
 }
 
-/** How often `--watch` asks after the documents a pass sent until each is ready or failed. */
+/** How often `--watch` asks after the documents a pass sent until each is ready or failed (or gone). */
 const SETTLE_POLL_MS = 1000;
+
+/** One poll's wait; it keeps no process alive (the watch ends when stopped). */
+const settlePoll = () => new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
 
 /**
  * Says each sent document's final state once the server has it (ready, or failed with the reason), while the watch
@@ -522,7 +525,7 @@ const SETTLE_POLL_MS = 1000;
 async function reportSettled(http: ApiClient, pending: { path: string; id: string }[], report: WatchReport, signal: AbortSignal): Promise<void> {
   let left = pending;
   while (left.length > 0 && !signal.aborted) {
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
+    await settlePoll();
     const next: typeof left = [];
     for (const p of left) {
       let doc: DocumentRecord;
@@ -551,7 +554,7 @@ async function whenGone(http: ApiClient, ids: string[], signal: AbortSignal): Pr
   const until = Date.now() + REPLACED_GONE_MS;
   let left = ids;
   while (left.length > 0 && !signal.aborted && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS).unref());
+    await settlePoll();
     const next: string[] = [];
     for (const id of left) {
       const found = await http.get(`/api/v1/documents/${encodeURIComponent(id)}`, { signal, shape: DOCUMENT }).then(

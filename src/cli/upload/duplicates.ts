@@ -57,13 +57,14 @@ export async function giveAsked(http: ApiClient, held: Array<{ file: LocalFile; 
     const labels = asked.labels && asked.labels.length > 0 ? { labels: { add: asked.labels } } : undefined;
     const missing = metadataNotHeld(asked, d);
     const metadata = missing.length > 0 ? { metadata: Object.fromEntries(missing.map((k) => [k, asked.metadata![k]])) } : undefined;
+    const opts = { shape: DOCUMENT, ...(signal ? { signal } : {}) };
     try {
       let document: DocumentRecord;
       try {
-        document = await http.patch(path, { ...labels, ...metadata }, { shape: DOCUMENT, ...(signal ? { signal } : {}) });
+        document = await http.patch(path, { ...labels, ...metadata }, opts);
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 409 && metadata)) throw err;
-        document = labels ? await http.patch(path, labels, { shape: DOCUMENT, ...(signal ? { signal } : {}) }) : d;
+        document = labels ? await http.patch(path, labels, opts) : d;
       }
       outcomes.push({ file, document: { ...document, duplicate: true } });
     } catch (err) {

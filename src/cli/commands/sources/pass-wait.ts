@@ -63,6 +63,5 @@ function failure(s: Source): string {
 export function reportPass(ctx: Context, s: Source, json: boolean): void {
   if (json) emitJson(ctx, s);
   else say(ctx, s);
-  const failed = s.status === 'error' || s.status === 'paused' ? true : (s.last_result?.failed ?? 0) > 0;
-  if (failed) throw new CliError(failure(s), undefined, `docsearch sources show ${s.id}`);
+  if (s.status === 'error' || s.status === 'paused' || (s.last_result?.failed ?? 0) > 0) throw new CliError(failure(s), undefined, `docsearch sources show ${s.id}`);
 }
