@@ -63,23 +63,22 @@ export class LabelService {
   async change(docs: readonly DocumentRecord[], change: { set?: readonly string[]; add?: readonly string[]; remove?: readonly string[] }): Promise<void> {
     if (docs.length === 0) return;
     const { labels } = this.deps;
-    const changed: string[] = [];
+    // A document moved since the caller read it (in the project it left) keeps its labels: not changed, not audited.
+    const changed = new Set<string>();
     for (const [projectId, inProject] of groupBy(docs, (d) => d.projectId)) {
       const ids = inProject.map((d) => d.id);
       if (change.set) {
         const wanted = (await labels.ensure(projectId, change.set)).map((l) => l.id);
-        // A document moved meanwhile keeps the labels it carried over there.
-        for (const id of ids) await labels.set(id, wanted, projectId);
+        for (const id of ids) if (await labels.set(id, wanted, projectId)) changed.add(id);
       }
-      if (change.add?.length) await labels.add(ids, (await labels.ensure(projectId, change.add)).map((l) => l.id));
+      if (change.add?.length) for (const id of await labels.add(ids, (await labels.ensure(projectId, change.add)).map((l) => l.id), projectId)) changed.add(id);
       if (change.remove?.length) {
         const byName = await labels.idsByName([projectId], change.remove);
-        await labels.remove(ids, [...byName.values()].flat());
+        for (const id of await labels.remove(ids, [...byName.values()].flat(), projectId)) changed.add(id);
       }
-      changed.push(...ids);
     }
-    await this.syncChunks(changed);
-    for (const doc of docs) {
+    await this.syncChunks([...changed]);
+    for (const doc of docs.filter((d) => changed.has(d.id))) {
       await this.deps.audit.record({
         type: 'document.labelled',
         target: { type: 'document', id: doc.id, label: doc.filename },

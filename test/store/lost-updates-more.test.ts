@@ -101,9 +101,10 @@ afterAll(() => {
 /** The label and document services on `db`, as the daemon wires them. */
 function services(db: Db) {
   const locks = new LocalLocks();
-  const labels = new LabelService({ labels: new LabelStore(db, now), chunks, locks, audit: new RecordedAudit() });
+  const audit = new RecordedAudit();
+  const labels = new LabelService({ labels: new LabelStore(db, now), chunks, locks, audit });
   const documents = new DocumentService({ documents: new DocumentStore(db, new JobStore(db, now), now), projects: new ProjectStore(db, now), files, chunks, locks, events: new LocalEvents(), now, audit: new RecordedAudit(), labels });
-  return { labels, documents };
+  return { labels, documents, audit };
 }
 
 describeEachEngine('more changes one daemon makes at once', ({ engine, handle }) => {
@@ -160,7 +161,7 @@ describeEachEngine('more changes one daemon makes at once', ({ engine, handle })
     const db = handle().db;
     const { userId, from, to } = await owner(db, 'left-behind');
     const doc = await settled(db, userId, from, 'left-behind');
-    const { labels, documents } = services(db);
+    const { labels, documents, audit } = services(db);
     await labels.change([doc], { add: ['red'] });
     await documents.move(doc, to);
     // The other requests read the document before the move, in the project it left.
@@ -168,6 +169,10 @@ describeEachEngine('more changes one daemon makes at once', ({ engine, handle })
     expect(await labelsOf(db, doc.id)).toEqual({ names: ['red'], projects: [to] });
     await labels.change([doc], { set: ['blue'] });
     expect(await labelsOf(db, doc.id)).toEqual({ names: ['red'], projects: [to] });
+    await labels.change([doc], { remove: ['red'] });
+    expect(await labelsOf(db, doc.id)).toEqual({ names: ['red'], projects: [to] });
+    // The audit log says what was done: the first add, not the three changes that did nothing.
+    expect(audit.events.filter((e) => e.type === 'document.labelled').map((e) => e.details)).toEqual([{ added: ['red'] }]);
   });
 
   it('a label of its new project put on a document while the move carries its labels over: both kept', async () => {

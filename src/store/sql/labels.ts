@@ -62,7 +62,7 @@ export class LabelStore {
           .as('document_count'),
       )
       .where('l.project_id', 'in', [...projectIds])
-      .orderBy(sql`lower(l.name)`)
+      .orderBy(sql`lower(${dialectOf(this.db).bytewise('l.name')})`)
       .orderBy('l.id')
       .execute();
     return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
@@ -159,22 +159,25 @@ export class LabelStore {
    * the write. A document moved meanwhile (its labels carried over to its new project) is not given its old project's
    * label, and a label deleted meanwhile is put on nothing (its link's foreign key failed the request before). The rows
    * are share-locked first on PostgreSQL: a move in progress (DocumentStore.move, carryOver) holds a document's row,
-   * and the insert then reads the project it moved to.
+   * and the insert then reads the project it moved to. With `inProject` (the project the caller read them in), only
+   * the documents still in it are labelled; the ones it labelled are returned, so that only they are audited.
    */
-  async add(documentIds: readonly string[], labelIds: readonly string[]): Promise<void> {
-    if (documentIds.length === 0 || labelIds.length === 0) return;
-    const d = dialectOf(this.db);
-    await this.db.transaction().execute(async (trx) => {
-      if (d.lockRows) await trx.selectFrom('documents').select('id').where(d.inValues('id', [...documentIds])).orderBy('id').forShare().execute();
-      await linkWithinProject(trx, documentIds, labelIds, this.now());
+  async add(documentIds: readonly string[], labelIds: readonly string[], inProject?: string): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const there = await documentsIn(trx, documentIds, inProject);
+      if (there.length > 0 && labelIds.length > 0) await linkWithinProject(trx, there, labelIds, this.now());
+      return there;
     });
   }
 
-  /** Takes labels off documents. */
-  async remove(documentIds: readonly string[], labelIds: readonly string[]): Promise<void> {
-    if (documentIds.length === 0 || labelIds.length === 0) return;
+  /** Takes labels off documents; with `inProject`, off those still in it. The documents it looked at (see add). */
+  async remove(documentIds: readonly string[], labelIds: readonly string[], inProject?: string): Promise<string[]> {
     const d = dialectOf(this.db);
-    await this.db.deleteFrom('document_labels').where(d.inValues('document_id', [...documentIds])).where(d.inValues('label_id', [...labelIds])).execute();
+    return this.db.transaction().execute(async (trx) => {
+      const there = await documentsIn(trx, documentIds, inProject);
+      if (there.length > 0 && labelIds.length > 0) await trx.deleteFrom('document_labels').where(d.inValues('document_id', there)).where(d.inValues('label_id', [...labelIds])).execute();
+      return there;
+    });
   }
 
   /**
@@ -255,6 +258,21 @@ export class LabelStore {
     for (const name of names) out.set(name, rows.filter((r) => r.name.toLowerCase() === name.toLowerCase()).map((r) => r.id));
     return out;
   }
+}
+
+/** Of these documents, those that exist (and are in `projectId`, when given), share-locked on PostgreSQL: see add. */
+async function documentsIn(db: Db, documentIds: readonly string[], projectId: string | undefined): Promise<string[]> {
+  if (documentIds.length === 0) return [];
+  const d = dialectOf(db);
+  const rows = await db
+    .selectFrom('documents')
+    .select('id')
+    .where(d.inValues('id', [...documentIds]))
+    .$if(projectId !== undefined, (q) => q.where('project_id', '=', projectId!))
+    .orderBy('id')
+    .$if(d.lockRows, (q) => q.forShare())
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**
