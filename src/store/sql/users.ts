@@ -127,11 +127,6 @@ export class UserStore {
     return (await this.live().select(COLUMNS).orderBy('created_at').orderBy('id').execute()).map(toUser);
   }
 
-  async countAdmins(): Promise<number> {
-    const row = await this.live().select((eb) => eb.fn.countAll<number>().as('n')).where('is_admin', '=', 1).where('disabled_at', 'is', null).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /** Makes or unmakes an admin; with `keepAnAdmin`, 'last_admin' (and nothing changed) when unmaking it would leave no active admin. */
   async setAdmin(id: string, admin: boolean, opts: { keepAnAdmin?: boolean } = {}): Promise<boolean | typeof LAST_ADMIN> {
     const change = async (db: Db) => {
