@@ -94,6 +94,14 @@ function twoFactor(db: Db) {
 }
 
 describeEachEngine('changes one daemon makes at once', ({ handle }) => {
+  it("an account's first two sign-ins at once: one of them is the first (the other, from another browser, gets its notice)", async () => {
+    const db = handle().db;
+    const users = new UserStore(db, now);
+    const userId = (await users.create('first-sign-ins@example.com', 'h'))!.id;
+    const before = await Promise.all([users.signedIn(userId), users.signedIn(userId)]);
+    expect(before.filter((b) => b === null)).toHaveLength(1);
+  });
+
   it('two admins unmaking each other at once leave one admin (each counted two)', async () => {
     const db = handle().db;
     const [a, b] = await twoAdmins(db, 'unmake');
@@ -264,6 +272,12 @@ describe.skipIf(SKIP !== null)(`a write and another replica's change committed m
       [coOwner, 'owner'],
       [editor, 'editor'],
     ]);
+  });
+
+  it("an account's first sign-in on another replica, committed while this one signs in: this one is not the first", async () => {
+    const userId = (await new UserStore(db, now).create('first-elsewhere@example.com', 'h'))!.id;
+    const other: [string, unknown[]][] = [['update users set last_sign_in_at = $1 where id = $2', [now(), userId]]];
+    expect(await whileHeld(url, db, other, () => new UserStore(db, now).signedIn(userId))).not.toBeNull();
   });
 
   it('a sign-in from a new browser made on two replicas at once is new for one of them only (one notice mail)', async () => {

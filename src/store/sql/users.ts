@@ -219,11 +219,17 @@ export class UserStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
-  /** Records a sign-in (Admin → Users' "last sign-in"); the time it had before, null for a first sign-in. */
+  /**
+   * Records a sign-in (Admin → Users' "last sign-in"); the time it had before, null for a first sign-in. Read and
+   * written in one transaction with the row locked, so of two sign-ins at once only one is the first (both read null
+   * before, and a second browser's sign-in went without its notice).
+   */
   async signedIn(id: string): Promise<number | null> {
-    const before = await this.db.selectFrom('users').select('last_sign_in_at').where('id', '=', id).executeTakeFirst();
-    await this.db.updateTable('users').set({ last_sign_in_at: this.now() }).where('id', '=', id).execute();
-    return before?.last_sign_in_at == null ? null : Number(before.last_sign_in_at);
+    return this.db.transaction().execute(async (trx) => {
+      const before = await trx.selectFrom('users').select('last_sign_in_at').where('id', '=', id).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
+      await trx.updateTable('users').set({ last_sign_in_at: this.now() }).where('id', '=', id).execute();
+      return before?.last_sign_in_at == null ? null : Number(before.last_sign_in_at);
+    });
   }
 
   /** Whether a passkey alone signs the account in (passwordless), rather than being a second factor after the password. */
