@@ -32,6 +32,7 @@ async function sourceRow(s: Services, x: SourceRecord): Promise<SourceRow> {
     error: x.error,
     lastSync: x.lastSyncAt,
     nextSync: x.status === 'paused' ? null : x.nextSyncAt,
+    due: x.syncingSince === null && x.nextSyncAt <= s.now(),
     lastResult: x.lastResult,
     secrets: s.sources.secretNames(x),
     itemErrors: await s.sources.itemErrors(x.id, ITEM_ERRORS_SHOWN),

@@ -18,6 +18,8 @@ export interface SourceRow {
   error: string | null;
   lastSync: number | null;
   nextSync: number | null;
+  /** Its pass is due and has not started (waiting for a free pass, or for the scheduler to wake). */
+  due: boolean;
   lastResult: { listed: number; added: number; changed: number; deleted: number; unchanged: number; failed: number } | null;
   /** Names of the secret options set (never their values). */
   secrets: string[];
@@ -64,9 +66,11 @@ const STATUS_BADGE: Record<SourceRow['status'], string> = { active: 'ok', syncin
 
 export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   const base = `/projects/${projectId}/sources/${s.id}`;
+  // A pass asked for (Sync now) or due by its schedule is not "Up to date" until it has run.
+  const due = s.due && s.status === 'active';
   return html`<li class="source" data-source-id="${s.id}" data-status="${s.status}">
   <p><strong>${kindForm(s.kind)?.title ?? s.kind}</strong> <span class="path">${s.url}</span> · every ${s.every}
-    <span class="badge ${STATUS_BADGE[s.status]} status-${s.status}">${STATUS_LABEL[s.status]}</span></p>
+    <span class="badge ${STATUS_BADGE[s.status]} status-${s.status}">${due ? 'Pass due' : STATUS_LABEL[s.status]}</span></p>
   ${s.status === 'paused' ? html`<p class="error" role="status">Paused: ${s.pausedReason ?? 'by its owner'}</p>` : null}
   ${
     s.held
@@ -82,7 +86,7 @@ export function sourceCard(projectId: string, s: SourceRow, csrfToken: string) {
   <p class="muted">${
     s.lastSync === null ? (s.error ? null : s.status === 'syncing' ? 'Its first pass is under way.' : 'No pass has finished yet.') : html`Last pass ${formatTime(s.lastSync)}${s.lastResult ? html`: ${lastPass(s.lastResult)}` : null}.`
   }
-    ${s.nextSync !== null && s.status !== 'paused' ? html` ${s.error ? 'Next try' : 'Next'} ${formatTime(s.nextSync)}.` : null}
+    ${due ? ' Its next pass is due: it starts as soon as the server can run it.' : s.nextSync !== null && s.status !== 'paused' ? html` ${s.error ? 'Next try' : 'Next'} ${formatTime(s.nextSync)}.` : null}
     ${s.secrets.length ? html` Credentials set: ${s.secrets.join(', ')}.` : null}</p>
   ${
     s.itemErrors.count > 0
