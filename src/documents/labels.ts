@@ -91,14 +91,25 @@ export class LabelService {
    * The labels a moved document keeps: the same names in its new project's vocabulary (made where missing), with any
    * it was given there meanwhile (LabelStore.carryOver decides in one transaction).
    */
-  async carryOver(documentId: string, toProject: string): Promise<{ ids: string[]; restore: () => Promise<void> }> {
-    const { ids, before } = (await this.deps.labels.carryOver(documentId, toProject)) ?? { ids: [], before: [] };
+  async carryOver(documentId: string, toProject: string): Promise<{ restore: () => Promise<void> }> {
+    const { before } = (await this.deps.labels.carryOver(documentId, toProject)) ?? { before: [] };
     return {
-      ids,
       restore: async () => {
         await this.deps.labels.set(documentId, before);
       },
     };
+  }
+
+  /**
+   * Runs `write` (a moved document's chunks written to their new project) with the document's labels as the database
+   * has them now, read under the lock the chunks' label writes share: a label added meanwhile is either read here or
+   * written by its own change after, never overwritten by labels read before it.
+   */
+  async withCurrentLabels(documentId: string, write: (labels: string[]) => Promise<void>): Promise<void> {
+    await this.deps.locks.withLock(CHUNK_LABELS_LOCK, async () => {
+      const now = await this.deps.labels.ofDocuments([documentId]);
+      await write((now.get(documentId) ?? []).map((l) => l.id).sort());
+    });
   }
 
   /** The documents' chunks get their labels as the database has them now: one commit per set of labels. */

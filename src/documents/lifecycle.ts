@@ -299,7 +299,9 @@ export class DocumentService implements AttachmentSink {
       // Labels are a project's: the moved document keeps the same names in its new project.
       const carried = await this.deps.labels?.carryOver(id, projectId);
       try {
-        await this.deps.chunks.moveDocument(id, projectId, carried ? { labels: carried.ids } : {});
+        const labels = this.deps.labels;
+        if (labels) await labels.withCurrentLabels(id, (ids) => this.deps.chunks.moveDocument(id, projectId, { labels: ids }));
+        else await this.deps.chunks.moveDocument(id, projectId);
       } catch (err) {
         await this.deps.documents.unmove(id, moved.from);
         await carried?.restore();

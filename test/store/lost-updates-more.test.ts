@@ -6,6 +6,7 @@
  * on SQLite one daemon serves a data directory through one connection, where a transaction never interleaves.
  */
 import { mkdtempSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,12 +99,12 @@ afterAll(() => {
   removeDir(dir);
 });
 
-/** The label and document services on `db`, as the daemon wires them. */
-function services(db: Db) {
+/** The label and document services on `db`, as the daemon wires them (the documents' chunks through `chunkIndex`). */
+function services(db: Db, chunkIndex: ChunkIndex = chunks) {
   const locks = new LocalLocks();
   const audit = new RecordedAudit();
   const labels = new LabelService({ labels: new LabelStore(db, now), chunks, locks, audit });
-  const documents = new DocumentService({ documents: new DocumentStore(db, new JobStore(db, now), now), projects: new ProjectStore(db, now), files, chunks, locks, events: new LocalEvents(), now, audit: new RecordedAudit(), labels });
+  const documents = new DocumentService({ documents: new DocumentStore(db, new JobStore(db, now), now), projects: new ProjectStore(db, now), files, chunks: chunkIndex, locks, events: new LocalEvents(), now, audit: new RecordedAudit(), labels });
   return { labels, documents, audit };
 }
 
@@ -188,6 +189,41 @@ describeEachEngine('more changes one daemon makes at once', ({ engine, handle })
     expect(await new DocumentStore(db, new JobStore(db, now), now).move(doc.id, to)).toMatchObject({ outcome: 'moved' });
     await Promise.all([labels.carryOver(doc.id, to), store.add([doc.id], [green!.id])]);
     expect(await labelsOf(db, doc.id)).toEqual({ names: ['green', 'red'], projects: [to] });
+  });
+
+  it("a label put on a document while its chunks move to its new project: the chunks carry it too", async () => {
+    const db = handle().db;
+    const { userId, from, to } = await owner(db, 'chunks-moving');
+    const doc = await settled(db, userId, from, 'chunks-moving');
+    await chunks.add(
+      [{ id: `${doc.id}:0`, user_id: userId, project_id: from, document_id: doc.id, chunk_index: 0, text: 'moving', search_text: 'moving', heading: null, page_start: null, page_end: null, ocr: false, placement: '{}', vector: Float32Array.from([1, 0, 0, 0]) }],
+      { id: 'test', dimension: 4 },
+    );
+    // Just before the move writes the chunks, a request that read the document in its new project adds a label
+    // there; its own chunk write runs at once (before: then the move's write put back the labels it had read) or waits
+    // for the move's (given a second to run at once, it did not).
+    let racing: Promise<void> | undefined;
+    const moving = new Proxy(chunks, {
+      get(target, prop) {
+        if (prop === 'moveDocument')
+          return async (...args: Parameters<ChunkIndex['moveDocument']>) => {
+            racing = labels.change([{ ...doc, projectId: to }], { add: ['green'] });
+            await Promise.race([racing, sleep(1000)]);
+            return target.moveDocument(...args);
+          };
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { labels, documents } = services(db, moving);
+    await labels.change([doc], { add: ['red'] });
+    await documents.move(doc, to);
+    await racing;
+    const inDb = (await new LabelStore(db, now).ofDocuments([doc.id])).get(doc.id) ?? [];
+    expect(inDb.map((l) => l.name).sort()).toEqual(['green', 'red']);
+    const [row] = await chunks.rowsWhere(`document_id = '${doc.id}'`, ['project_id', 'labels'], 10);
+    expect(row?.project_id).toBe(to);
+    expect(Array.from(row?.labels as Iterable<string>).sort()).toEqual(inDb.map((l) => l.id).sort());
   });
 
   it('an upgrade of a library where an account was linked twice at one provider keeps the link last signed in with', async () => {

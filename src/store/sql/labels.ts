@@ -62,7 +62,7 @@ export class LabelStore {
           .as('document_count'),
       )
       .where('l.project_id', 'in', [...projectIds])
-      .orderBy(sql`lower(${dialectOf(this.db).bytewise('l.name')})`)
+      .orderBy(sql`lower(l.name)`)
       .orderBy('l.id')
       .execute();
     return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
@@ -202,9 +202,9 @@ export class LabelStore {
    * of the same names there, made where missing; those of its new project (added since it arrived) stay. One
    * transaction with the document's row locked, so a label added at once is either there before (and carried) or
    * comes after, in its new project's terms (add). Null when the document is not in that project (gone); else the ids
-   * it carries now, and those it had, to put back if the move is undone.
+   * it had, to put back if the move is undone. (The moved chunks read its labels anew: LabelService.withCurrentLabels.)
    */
-  async carryOver(documentId: string, projectId: string): Promise<{ ids: string[]; before: string[] } | null> {
+  async carryOver(documentId: string, projectId: string): Promise<{ before: string[] } | null> {
     const d = dialectOf(this.db);
     return this.db.transaction().execute(async (trx) => {
       const doc = await trx.selectFrom('documents').select('id').where('id', '=', documentId).where('project_id', '=', projectId).$if(d.lockRows, (q) => q.forUpdate()).executeTakeFirst();
@@ -235,8 +235,7 @@ export class LabelStore {
         await trx.deleteFrom('document_labels').where('document_id', '=', documentId).where(d.inValues('label_id', stale.map((l) => l.id))).execute();
         await linkWithinProject(trx, [documentId], carried.map((l) => l.id), now);
       }
-      const ids = await trx.selectFrom('document_labels').select('label_id').where('document_id', '=', documentId).orderBy('label_id').execute();
-      return { ids: ids.map((r) => r.label_id), before: had.map((l) => l.id) };
+      return { before: had.map((l) => l.id) };
     });
   }
 
