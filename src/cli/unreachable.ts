@@ -16,6 +16,7 @@ export function networkError(baseUrl: string, err: unknown, hint = 'check --serv
 /** No answer from the server (refused, reset, timed out): what a caller may retry, unlike an answer it did not like. */
 export class UnreachableError extends CliError {
   override name = 'UnreachableError';
+  override readonly code = 'unreachable';
   constructor(
     message: string,
     /** The network cause in a word or two (ECONNREFUSED). */

@@ -70,6 +70,7 @@ export const notDocsearch = (request: string, server: string, why: string): NotD
 /** An answer that is not docsearch's: the server was reached (not offline), but is likely not docsearch. */
 export class NotDocsearchError extends CliError {
   override name = 'NotDocsearchError';
+  override readonly code = 'not_docsearch';
   constructor(message: string, hint: string) {
     super(message, EXIT.error, hint);
   }

@@ -20,13 +20,25 @@ export class CliError extends Error {
     message: string,
     readonly exitCode: number = EXIT.error,
     readonly hint?: string,
+    /** What went wrong in a word: `error.code` in the `--json` of a command stopped partway (see errorJson). */
+    readonly code: string = 'error',
   ) {
     super(message);
   }
 }
 
+/**
+ * What stopped a command partway, for its `--json` document (`"error": {code, message}`, docs/cli.md): scripts
+ * branch on the code; the message is the one stderr shows.
+ */
+export function errorJson(err: unknown): { code: string; message: string } {
+  if (err instanceof CliError) return { code: err.code, message: err.message };
+  return { code: 'error', message: err instanceof Error ? err.message : String(err) };
+}
+
 export class UsageError extends CliError {
   override name = 'UsageError';
+  override readonly code = 'usage';
   constructor(message: string, hint?: string) {
     super(message, EXIT.usage, hint);
   }
@@ -36,6 +48,7 @@ export const LOGIN_HINT = 'run `docsearch login` (or set DOCSEARCH_TOKEN to an A
 
 export class AuthRequiredError extends CliError {
   override name = 'AuthRequiredError';
+  override readonly code = 'unauthenticated';
   constructor(message = 'not logged in', hint = LOGIN_HINT) {
     super(message, EXIT.auth, hint);
   }
@@ -44,6 +57,7 @@ export class AuthRequiredError extends CliError {
 /** The user answered "no" to a confirmation or pressed Ctrl-C at a prompt. */
 export class CancelledError extends CliError {
   override name = 'CancelledError';
+  override readonly code = 'cancelled';
   constructor(message = 'cancelled') {
     super(message, EXIT.error);
   }
@@ -52,6 +66,7 @@ export class CancelledError extends CliError {
 /** Ctrl-C while waiting on the server: says what goes on there without the CLI (printed without "error:"). */
 export class InterruptedError extends CliError {
   override name = 'InterruptedError';
+  override readonly code = 'interrupted';
   constructor(message: string, hint?: string) {
     super(message, EXIT.interrupted, hint);
   }
@@ -63,10 +78,10 @@ export class ApiError extends CliError {
   constructor(
     message: string,
     readonly status: number,
-    readonly code: string,
+    code: string,
     readonly requestId: string | undefined,
     hint?: string,
   ) {
-    super(message, EXIT.error, hint);
+    super(message, EXIT.error, hint, code);
   }
 }

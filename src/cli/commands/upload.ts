@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { type Command, InvalidArgumentError } from 'commander';
 import { DOCUMENT, DOCUMENT_PAGE, type DocumentRecord, type Project } from '../api-types.js';
 import type { Context } from '../context.js';
-import { ApiError, CliError, InterruptedError, UsageError } from '../../terminal/errors.js';
+import { ApiError, CliError, errorJson, InterruptedError, UsageError } from '../../terminal/errors.js';
 import { type ApiClient, isTransient, UnreachableError } from '../http.js';
 import { canPrompt, interruptSignal, notice, terminalWidth, warn } from '../../terminal/io.js';
 import { emitJson } from '../output/json.js';
@@ -108,15 +108,16 @@ function batches(files: LocalFile[], fieldsOf: (f: LocalFile) => Record<string, 
   return out;
 }
 
+/** Sends `files` batch by batch, each file's fate pushed to `outcomes` as it settles (a run stopped later still reports it). */
 async function uploadAll(
   http: ApiClient,
   files: LocalFile[],
   fieldsOf: (f: LocalFile) => Record<string, string>,
   withPaths: boolean,
   report: Reporter,
+  outcomes: Outcome[],
   signal?: AbortSignal,
-): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
+): Promise<void> {
   for (const { start, batch, fields } of batches(files, fieldsOf)) {
     const progress = (i: number, sent: number) => report.uploading(start + i, batch[i]!.size ? sent / batch[i]!.size : 1);
     const settle = (i: number, outcome: Outcome) => {
@@ -155,7 +156,6 @@ async function uploadAll(
       else await oneByOne(new Map());
     }
   }
-  return outcomes;
 }
 
 /** The files of a batch that cannot be read any more (index → why), looked at just before it is sent. */
@@ -210,7 +210,7 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
     if (interrupt.aborted) throw interrupted();
     if (ctx.now() > deadline) {
       const unreachable = lostSince === undefined ? '' : ` (${http.baseUrl} has not answered for ${Math.round((ctx.now() - lostSince) / 1000)} s)`;
-      throw new CliError(`gave up waiting after ${Math.round(timeoutMs / 1000)} s${unreachable}; still processing on the server:\n${stillProcessing(outcomes, pending)}`, undefined, `${FOLLOW_HINT}, or raise --timeout`);
+      throw new CliError(`gave up waiting after ${Math.round(timeoutMs / 1000)} s${unreachable}; still processing on the server:\n${stillProcessing(outcomes, pending)}`, undefined, `${FOLLOW_HINT}, or raise --timeout`, 'timeout');
     }
     await pause(lostSince === undefined ? POLL_MS : backoff, interrupt);
     if (interrupt.aborted) throw interrupted();
@@ -249,6 +249,7 @@ async function waitForProcessing(ctx: Context, outcomes: Outcome[], report: Repo
           `could not reach ${http.baseUrl} for ${Math.round((ctx.now() - lostSince) / 1000)} s while waiting (${why}). The server had accepted the files; still processing there when it stopped answering:\n${stillProcessing(outcomes, pending)}`,
           undefined,
           `once the server is back, ${FOLLOW_HINT}`,
+          'unreachable',
         );
       }
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
@@ -285,12 +286,16 @@ async function syncPlan(
   return { plan: planSync(hashed, documents, prune && unreadable.length === 0, prefix), unreadable };
 }
 
-/** Deletes documents in turn; one already gone (a sync of the same folder running at the same time got there first) counts as deleted. */
-async function deleteDocuments(http: ApiClient, documents: DocumentRecord[], signal?: AbortSignal): Promise<void> {
+/**
+ * Deletes documents in turn, each added to `deleted` once gone (a run stopped later still reports it); one already
+ * gone (a sync of the same folder running at the same time got there first) counts as deleted.
+ */
+async function deleteDocuments(http: ApiClient, documents: DocumentRecord[], deleted: Set<string>, signal?: AbortSignal): Promise<void> {
   for (const document of documents) {
     await http.delete(`/api/v1/documents/${encodeURIComponent(document.id)}`, { signal }).catch((err: unknown) => {
       if (!(err instanceof ApiError && err.status === 404)) throw err;
     });
+    deleted.add(document.id);
   }
 }
 
@@ -477,7 +482,7 @@ async function watchPass(
   }
   const deleted = async (rs: SyncPlan['remove']) => {
     for (const r of rs) {
-      await deleteDocuments(http, [r.document], signal);
+      await deleteDocuments(http, [r.document], new Set(), signal);
       report.change({ kind: 'deleted', path: r.document.path ?? r.document.filename, document: r.document, reason: r.reason });
     }
   };
@@ -493,11 +498,12 @@ async function watchPass(
     note: () => {},
     stop: () => {},
   };
-  const outcomes = await uploadAll(http, [...plan.add, ...plan.replace], movedFields(plan, target.fields, opts), true, rows, signal);
-  for (const o of await giveAsked(http, refresh, opts, signal)) {
+  const outcomes: Outcome[] = [];
+  await uploadAll(http, [...plan.add, ...plan.replace], movedFields(plan, target.fields, opts), true, rows, outcomes, signal);
+  await giveAsked(http, refresh, opts, (o) => {
     rows.uploaded(outcomes.length, o);
     outcomes.push(o);
-  }
+  }, signal);
   sayDuplicates(ctx.io, opts, outcomes.map((o) => ({ path: o.file.rel, document: o.document })));
   const pending = outcomes.flatMap((o) => (o.document && !o.document.duplicate && !settled(o.document) ? [{ path: o.file.rel, id: o.document.id }] : []));
   // A file whose bytes the project holds only as the document at another path, which this pass replaces (the same
@@ -637,14 +643,17 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   const report = reporter(ctx.io, [...toSend, ...refresh.map((u) => u.file), ...pendingKept.map((o) => o.file)], opts);
   // Lost contact (a replica killed mid-upload) is said among the progress lines, not across them.
   const unroute = http.routeNotices((event, line) => (event === 'lost' ? report.note(`warning: ${line}`) : !ctx.io.quiet && report.note(line)));
-  let outcomes: Outcome[] = [];
+  const outcomes: Outcome[] = [];
+  const deleted = new Set<string>();
+  // What stopped the run partway (the server gone, the key revoked, a 500): --json still gets what was done.
+  let stopped: unknown;
   try {
-    if (plan) await deleteDocuments(http, movedAway(plan));
-    outcomes = await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, opts.sync, report);
-    for (const o of await giveAsked(http, refresh, opts)) {
+    if (plan) await deleteDocuments(http, movedAway(plan), deleted);
+    await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, opts.sync, report, outcomes);
+    await giveAsked(http, refresh, opts, (o) => {
       report.uploaded(outcomes.length, o);
       outcomes.push(o);
-    }
+    });
     if (opts.wait) {
       const interrupt = interruptSignal();
       try {
@@ -653,12 +662,15 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
         interrupt.dispose();
       }
     }
+    await deleteDocuments(http, (plan?.remove ?? []).filter((r) => r.reason !== 'moved').map((r) => r.document), deleted);
+  } catch (err) {
+    if (!opts.json) throw err;
+    stopped = err;
   } finally {
     unroute();
     report.stop();
   }
-  const removed = (plan?.remove ?? []).map((r) => r.document);
-  await deleteDocuments(http, (plan?.remove ?? []).filter((r) => r.reason !== 'moved').map((r) => r.document));
+  const removed = (plan?.remove ?? []).map((r) => r.document).filter((d) => deleted.has(d.id));
 
   const failed = [...outcomes, ...kept].filter(isFailed);
   if (opts.json) {
@@ -668,7 +680,9 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
       skipped,
       unreadable,
       ...(plan ? { sync: syncSummary(plan, removed, failed.length, ignored) } : {}),
+      ...(stopped === undefined ? {} : { error: errorJson(stopped) }),
     });
+    if (stopped !== undefined) throw stopped;
   } else if (outcomes.length > 0) {
     printTable(ctx.io, {
       headers: ['FILE', 'DOCUMENT', 'STATUS', 'CHUNKS'],

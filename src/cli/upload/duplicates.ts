@@ -47,11 +47,10 @@ export function sayDuplicates(io: IO, asked: Asked, sent: Array<{ path: string; 
  * Gives documents the project already holds what the run asks of them — its labels added, its metadata merged — with
  * `PATCH /api/v1/documents/{id}`, not by sending their unchanged bytes again (a folder given a new label is not
  * uploaded anew). The server refuses metadata while a document is being indexed (409): its labels are still given,
- * and sayDuplicates says which metadata it kept. Each comes back as a plain upload of the file would (`duplicate`);
- * one the server refuses otherwise fails alone.
+ * and sayDuplicates says which metadata it kept. Each comes back as a plain upload of the file would (`duplicate`),
+ * to `settle` as it is done (a run stopped later still reports it); one the server refuses otherwise fails alone.
  */
-export async function giveAsked(http: ApiClient, held: Array<{ file: LocalFile; document: DocumentRecord }>, asked: Asked, signal?: AbortSignal): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
+export async function giveAsked(http: ApiClient, held: Array<{ file: LocalFile; document: DocumentRecord }>, asked: Asked, settle: (o: Outcome) => void, signal?: AbortSignal): Promise<void> {
   for (const { file, document: d } of held) {
     const path = `/api/v1/documents/${encodeURIComponent(d.id)}`;
     const labels = asked.labels && asked.labels.length > 0 ? { labels: { add: asked.labels } } : undefined;
@@ -66,11 +65,10 @@ export async function giveAsked(http: ApiClient, held: Array<{ file: LocalFile; 
         if (!(err instanceof ApiError && err.status === 409 && metadata)) throw err;
         document = labels ? await http.patch(path, labels, opts) : d;
       }
-      outcomes.push({ file, document: { ...document, duplicate: true } });
+      settle({ file, document: { ...document, duplicate: true } });
     } catch (err) {
       if (!(err instanceof ApiError) || err.status === 401) throw err;
-      outcomes.push({ file, error: err.message });
+      settle({ file, error: err.message });
     }
   }
-  return outcomes;
 }

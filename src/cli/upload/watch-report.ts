@@ -1,4 +1,5 @@
 import type { DocumentRecord } from '../api-types.js';
+import { errorJson } from '../../terminal/errors.js';
 import { type IO, notice, warn } from '../../terminal/io.js';
 
 /** What one pass of `upload --sync --watch` did, in the words of the `sync` summary of `--sync`. */
@@ -43,14 +44,19 @@ export interface WatchReport {
   outside(lines: string[]): void;
   /** Files a pass does not send, with why: an unsupported type, not a regular file (each said once). */
   skipped(lines: string[]): void;
-  stopped(folder: string, signal: NodeJS.Signals): void;
+  /** The watch ended: stopped by a signal, or by an error retrying cannot fix (which ends the command after this). */
+  stopped(folder: string, by: { signal: NodeJS.Signals } | { error: unknown }): void;
 }
 
 export function watchReport(io: IO, json: boolean, now: () => number = Date.now): WatchReport {
   const said = new Set<string>();
   const fresh = (lines: string[]) => lines.filter((l) => !said.has(l) && said.add(l));
   if (json) {
-    const emit = (event: string, data: Record<string, unknown> = {}) => io.stdout.write(`${JSON.stringify({ event, time: new Date(now()).toISOString(), ...data })}\n`);
+    let began = false;
+    const emit = (event: string, data: Record<string, unknown> = {}) => {
+      began = true;
+      io.stdout.write(`${JSON.stringify({ event, time: new Date(now()).toISOString(), ...data })}\n`);
+    };
     const emitFresh = (event: string) => (lines: string[]) => {
       const news = fresh(lines);
       if (news.length > 0) emit(event, { paths: news });
@@ -84,7 +90,11 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       unreadable: emitFresh('unreadable'),
       outside: emitFresh('skipped'),
       skipped: emitFresh('skipped'),
-      stopped: (folder, signal) => emit('stopped', { folder, signal }),
+      // An error before any line (a project not found) leaves stdout empty, as every command failing before its work does.
+      stopped: (folder, by) => {
+        if ('signal' in by) emit('stopped', { folder, signal: by.signal });
+        else if (began) emit('stopped', { folder, error: errorJson(by.error) });
+      },
     };
   }
   const say = (line: string) => notice(io, line);
@@ -110,7 +120,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
     unreadable: skippedOnce,
     outside: skippedOnce,
     skipped: skippedOnce,
-    // After Ctrl-C the interruption's own line says it (exit 130).
-    stopped: (folder, signal) => signal !== 'SIGINT' && say(`stopped watching ${folder}`),
+    // After Ctrl-C the interruption's own line says it (exit 130), after an error the error's.
+    stopped: (folder, by) => 'signal' in by && by.signal !== 'SIGINT' && say(`stopped watching ${folder}`),
   };
 }

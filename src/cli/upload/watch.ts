@@ -63,7 +63,7 @@ export async function watchFolder(o: WatchOptions): Promise<void> {
   const maxDelayMs = o.maxDelayMs ?? MAX_DELAY_MS;
   const stop = new AbortController();
   let stoppedBy: NodeJS.Signals | undefined;
-  let failure: CliError | undefined;
+  let failure: unknown;
   let wakeUp: (() => void) | undefined;
   const wake = () => {
     wakeUp?.();
@@ -146,7 +146,10 @@ export async function watchFolder(o: WatchOptions): Promise<void> {
       } catch (err) {
         if (stop.signal.aborted) break;
         const kind = classify(err, first);
-        if (kind === 'fatal') throw err;
+        if (kind === 'fatal') {
+          failure ??= err;
+          break;
+        }
         if (kind === 'lost' && !lost) o.report.lost(o.baseUrl, err instanceof UnreachableError ? err.why : String((err as ApiError).status));
         if (kind === 'local') o.report.retrying((err as Error).message);
         lost ||= kind === 'lost';
@@ -161,7 +164,10 @@ export async function watchFolder(o: WatchOptions): Promise<void> {
     process.off('SIGTERM', onTerm);
     await watcher.close();
   }
-  if (failure) throw failure;
-  if (stoppedBy) o.report.stopped(o.folder, stoppedBy);
+  if (failure !== undefined) {
+    o.report.stopped(o.folder, { error: failure });
+    throw failure;
+  }
+  if (stoppedBy) o.report.stopped(o.folder, { signal: stoppedBy });
   if (stoppedBy === 'SIGINT') throw new InterruptedError(`stopped watching ${o.folder}`);
 }

@@ -7,7 +7,7 @@ import { ApiError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
-import { eachDocument, failIfAny } from '../shared/each-document.js';
+import { eachDocument, failIfAny, outcomeJson } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface DeleteOptions {
@@ -54,7 +54,7 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
       else notice(ctx.io, `deleted ${d.filename} (${d.id}): restore it with \`docsearch trash restore ${d.id}\``);
     },
   );
-  if (opts.json) await emitJson(ctx, { deleted: outcome.done, failed: outcome.failed, retention_days: days ?? null });
+  if (opts.json) await emitJson(ctx, { deleted: outcome.done, retention_days: days ?? null, ...outcomeJson(outcome) });
   failIfAny(ctx, outcome, docs.length);
 }
 

@@ -5,7 +5,7 @@ import { notice, writeOut } from '../../../terminal/io.js';
 import { UsageError } from '../../../terminal/errors.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
-import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
+import { eachDocument, failIfAny, nameOf, outcomeJson } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface LabelOptions {
@@ -62,7 +62,7 @@ export async function run(opts: LabelOptions, ctx: Context): Promise<void> {
       else writeOut(ctx.io, line);
     },
   );
-  if (opts.json) await emitJson(ctx, { documents: outcome.done, failed: outcome.failed }, 'documents');
+  if (opts.json) await emitJson(ctx, { documents: outcome.done, ...outcomeJson(outcome) }, 'documents');
   failIfAny(ctx, outcome, docs.length);
 }
 

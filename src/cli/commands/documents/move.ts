@@ -5,7 +5,7 @@ import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
-import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
+import { eachDocument, failIfAny, nameOf, outcomeJson } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface MoveOptions {
@@ -25,7 +25,7 @@ export async function run(opts: MoveOptions, ctx: Context): Promise<void> {
       if (!opts.json) notice(ctx.io, `moved ${nameOf(d)} (${d.id}) to ${project.name}`);
     },
   );
-  if (opts.json) await emitJson(ctx, { documents: outcome.done, failed: outcome.failed }, 'documents');
+  if (opts.json) await emitJson(ctx, { documents: outcome.done, ...outcomeJson(outcome) }, 'documents');
   failIfAny(ctx, outcome, docs.length);
 }
 

@@ -5,7 +5,7 @@ import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
-import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
+import { eachDocument, failIfAny, nameOf, outcomeJson } from '../shared/each-document.js';
 import { getDocuments } from './get-document.js';
 
 export interface RetryOptions {
@@ -27,7 +27,7 @@ export async function run(opts: RetryOptions, ctx: Context): Promise<void> {
       if (!opts.json) notice(ctx.io, `queued ${nameOf(d)} (${d.id}) again`);
     },
   );
-  if (opts.json) await emitJson(ctx, { documents: outcome.done, failed: outcome.failed }, 'documents');
+  if (opts.json) await emitJson(ctx, { documents: outcome.done, ...outcomeJson(outcome) }, 'documents');
   failIfAny(ctx, outcome, docs.length);
 }
 

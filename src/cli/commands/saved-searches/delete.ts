@@ -4,7 +4,7 @@ import { notice } from '../../../terminal/io.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
-import { eachDocument, failIfAny } from '../shared/each-document.js';
+import { eachDocument, failIfAny, outcomeJson } from '../shared/each-document.js';
 import { authorsOnly, listSavedSearches, pickSavedSearch } from '../shared/saved-search.js';
 
 export interface DeleteOptions {
@@ -28,7 +28,7 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
       if (!opts.json) notice(ctx.io, `deleted saved search "${v.filename}"`);
     },
   );
-  if (opts.json) await emitJson(ctx, { deleted: outcome.done, failed: outcome.failed });
+  if (opts.json) await emitJson(ctx, { deleted: outcome.done, ...outcomeJson(outcome) });
   failIfAny(ctx, outcome, searches.length, 'saved search', 'saved searches');
 }
 

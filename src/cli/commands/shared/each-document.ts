@@ -1,8 +1,9 @@
 import type { Context } from '../../context.js';
-import { ApiError, CliError } from '../../../terminal/errors.js';
+import { ApiError, CliError, errorJson } from '../../../terminal/errors.js';
 import { terminalWidth } from '../../../terminal/io.js';
 import { count } from '../../output/plural.js';
 import { wrap } from '../../output/wrap.js';
+import { isTransient } from '../../unreachable.js';
 
 /** A document (or trash entry) a command acts on, as its report names it. */
 export interface Named {
@@ -20,17 +21,22 @@ export interface Failure {
 
 export const nameOf = (d: Named): string => d.path ?? d.filename;
 
-/** What a pass over several documents did: each result, and each refusal (with the error itself, for failIfAny). */
+/**
+ * What a pass over several documents did: each result, each refusal (with the error itself, for failIfAny), and the
+ * error that stopped it before the rest were tried, if one did.
+ */
 export interface Outcome<R> {
   done: R[];
   failed: Failure[];
   errors: ApiError[];
+  stopped?: unknown;
 }
 
 /**
  * Does `act` to each document in turn, going on past one the server refuses, so one refusal neither leaves the rest
  * untried nor hides what was already done; `said` tells of each done one as it happens. Any other error (the
- * server gone, the login refused) would fail every document alike, so it stops the command at once.
+ * server gone even after the client asked again, the login refused) would fail every document alike, so it stops
+ * the pass; what was done is still reported (outcomeJson) before failIfAny ends the command with it.
  */
 export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) => Promise<R>, said: (d: D, r: R) => void): Promise<Outcome<R>> {
   const out: Outcome<R> = { done: [], failed: [], errors: [] };
@@ -40,7 +46,7 @@ export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) =>
       out.done.push(r);
       said(d, r);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof ApiError) || isTransient(err)) return { ...out, stopped: err };
       out.failed.push({ id: d.id, name: nameOf(d), error: err.message });
       out.errors.push(err);
     }
@@ -48,12 +54,18 @@ export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) =>
   return out;
 }
 
+/** The `failed` list of a pass's `--json`, and `error` when something stopped it (docs/cli.md, "When a command fails"). */
+export const outcomeJson = (o: Outcome<unknown>): { failed: Failure[]; error?: { code: string; message: string } } =>
+  o.stopped === undefined ? { failed: o.failed } : { failed: o.failed, error: errorJson(o.stopped) };
+
 /**
- * Ends a command that went through several documents: exit 1 naming each refused one, after what was done was said.
+ * Ends a command that went through several documents: with the error that stopped it, else exit 1 naming each refused
+ * one, after what was done was said.
  * One document alone fails with the server's error as it came, hint included. `noun` names other things (saved searches).
  */
 export function failIfAny(ctx: Context, outcome: Outcome<unknown>, total: number, noun = 'document', plural = `${noun}s`): void {
   const { failed, errors } = outcome;
+  if (outcome.stopped !== undefined) throw outcome.stopped;
   if (failed.length === 0) return;
   if (total === 1) throw errors[0]!;
   const width = terminalWidth(ctx.io);

@@ -7,7 +7,7 @@ import { canPrompt, notice, readStdin, writeOut } from '../../../terminal/io.js'
 import { collect, defineCommand, intOption } from '../shared/command.js';
 import { resolveProject } from '../shared/resolve-project.js';
 import { sourcePath } from './find-source.js';
-import { passAfter, reportPass } from './pass-wait.js';
+import { waitForPass } from './pass-wait.js';
 
 export interface AddOptions {
   project: string;
@@ -81,7 +81,7 @@ export async function run(opts: AddOptions, ctx: Context): Promise<void> {
       notice(ctx.io, `added ${source.kind} source ${source.url} to ${project.name}, every ${source.every}`);
       writeOut(ctx.io, source.id);
     }
-    return reportPass(ctx, await passAfter(ctx, sourcePath(project, source), source, (opts.timeout ?? 1800) * 1000), opts.json);
+    return waitForPass(ctx, sourcePath(project, source), source, (opts.timeout ?? 1800) * 1000, opts.json);
   }
   if (opts.json) return emitJson(ctx, source);
   notice(ctx.io, `added ${source.kind} source ${source.url} to ${project.name}, every ${source.every}; its first pass is under way (docsearch sources show ${source.id})`);

@@ -16,16 +16,17 @@ const POLL_MS = 500;
  * request came in ends with the source due again at once (its `next_sync` is its end), and the pass asked for
  * follows: that one is awaited. A source paused by its owner or a quota runs no pass: said at once.
  */
-export async function passAfter(ctx: Context, path: string, asked: Source, timeoutMs: number): Promise<Source> {
+async function passAfter(ctx: Context, path: string, asked: Source, timeoutMs: number, seen: (s: Source) => void): Promise<Source> {
   const requested = Date.parse(asked.updated_at);
   if (idle(asked)) return asked;
   notice(ctx.io, `waiting for the pass of ${asked.url} to end…`);
   const deadline = ctx.now() + timeoutMs;
   for (;;) {
     const s = await ctx.http().get(path, { shape: SOURCE });
+    seen(s);
     if (idle(s) || ended(s, requested)) return s;
     if (ctx.now() > deadline) {
-      throw new CliError(`the pass of ${s.url} did not end within ${timeoutMs / 1000} s (status: ${s.status}); it goes on on the server`, undefined, `docsearch sources show ${s.id}`);
+      throw new CliError(`the pass of ${s.url} did not end within ${timeoutMs / 1000} s (status: ${s.status}); it goes on on the server`, undefined, `docsearch sources show ${s.id}`, 'timeout');
     }
     await sleep(POLL_MS);
   }
@@ -59,9 +60,21 @@ function failure(s: Source): string {
   return `${s.last_result!.failed} item(s) of ${s.url} failed in the pass`;
 }
 
-/** Prints the source as it is after the pass (`--json`) or what the pass did; throws (exit 1) when it failed. */
-export function reportPass(ctx: Context, s: Source, json: boolean): void {
-  if (json) emitJson(ctx, s);
+/**
+ * Waits for the pass asked for (see passAfter), then prints the source as it is after it (`--json`) or what it did;
+ * throws (exit 1) when it failed. A wait stopped before the pass ended (--timeout, the server gone) still prints, with
+ * `--json`, the source as last seen (its id, `status: syncing`): the source and its pass exist on the server.
+ */
+export async function waitForPass(ctx: Context, path: string, asked: Source, timeoutMs: number, json: boolean): Promise<void> {
+  let last = asked;
+  let s: Source;
+  try {
+    s = await passAfter(ctx, path, asked, timeoutMs, (seen) => (last = seen));
+  } catch (err) {
+    if (json) await emitJson(ctx, last);
+    throw err;
+  }
+  if (json) await emitJson(ctx, s);
   else say(ctx, s);
   if (s.status === 'error' || s.status === 'paused' || (s.last_result?.failed ?? 0) > 0) throw new CliError(failure(s), undefined, `docsearch sources show ${s.id}`);
 }

@@ -5,7 +5,7 @@ import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand, intOption } from '../shared/command.js';
 import { findSource, sourcePath } from './find-source.js';
-import { passAfter, reportPass } from './pass-wait.js';
+import { waitForPass } from './pass-wait.js';
 
 export interface SyncOptions {
   id: string;
@@ -26,7 +26,7 @@ export async function run(opts: SyncOptions, ctx: Context): Promise<void> {
     notice(ctx.io, `a pass of ${asked.url} is due now${opts.confirm ? ' (deletions confirmed)' : ''}: docsearch sources show ${asked.id}`);
     return;
   }
-  reportPass(ctx, await passAfter(ctx, path, asked, opts.timeout * 1000), opts.json);
+  await waitForPass(ctx, path, asked, opts.timeout * 1000, opts.json);
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -5,7 +5,7 @@ import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
 import { confirmDestructive } from '../../../terminal/confirm.js';
-import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
+import { eachDocument, failIfAny, nameOf, outcomeJson } from '../shared/each-document.js';
 import { listTrash } from './list.js';
 import { pickEntries } from './pick-entries.js';
 
@@ -30,7 +30,7 @@ export async function run(opts: PurgeOptions, ctx: Context): Promise<void> {
       if (!opts.json) notice(ctx.io, `deleted ${nameOf(e)} (${e.id}) for good`);
     },
   );
-  if (opts.json) await emitJson(ctx, { purged: outcome.done, failed: outcome.failed });
+  if (opts.json) await emitJson(ctx, { purged: outcome.done, ...outcomeJson(outcome) });
   failIfAny(ctx, outcome, entries.length);
 }
 

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
 import { defineCommand } from '../shared/command.js';
-import { eachDocument, failIfAny, nameOf } from '../shared/each-document.js';
+import { eachDocument, failIfAny, nameOf, outcomeJson } from '../shared/each-document.js';
 import { listTrash } from './list.js';
 import { pickEntries } from './pick-entries.js';
 
@@ -23,7 +23,7 @@ export async function run(opts: RestoreOptions, ctx: Context): Promise<void> {
       if (!opts.json) notice(ctx.io, `restored ${nameOf(e)} (${e.id}): searchable again`);
     },
   );
-  if (opts.json) await emitJson(ctx, { restored: outcome.done, failed: outcome.failed });
+  if (opts.json) await emitJson(ctx, { restored: outcome.done, ...outcomeJson(outcome) });
   failIfAny(ctx, outcome, entries.length);
 }
 
