@@ -53,6 +53,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/audit-log.test.ts',
   'test/auth/two-factor/two-factor.test.ts',
   'test/auth/sso/sso-web.test.ts',
+  'test/server/hostile-strings.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

@@ -15,6 +15,7 @@
  */
 import { validEmail } from '../auth/accounts.js';
 import type { AuditEvent, AuditLog } from '../core/audit.js';
+import { bytesProblem, unstorableProblem } from '../core/storable-text.js';
 import type { ExternalIdentity } from '../auth/sso/identity.js';
 import type { Group, GroupStore } from '../store/sql/groups.js';
 import type { NewAccountStores } from '../store/sql/identities.js';
@@ -54,9 +55,10 @@ export class ProviderAccounts {
   ) {}
 
   async signIn(identity: ExternalIdentity): Promise<ProviderSignIn> {
-    const outcome = await this.decide(identity);
+    const unusable = subjectProblem(identity.subject);
+    const outcome = unusable ? refused('not-allowed', `${this.policy.source} sent a subject (the sub claim) that ${unusable}: nobody can sign in with it here.`) : await this.decide(identity);
     if (!outcome.ok) {
-      const link = await this.deps.identities.find(identity.provider, identity.subject);
+      const link = unusable ? null : await this.deps.identities.find(identity.provider, identity.subject);
       const user = link ? await this.deps.users.findById(link.userId) : null;
       await this.deps.audit.record({
         type: 'sign_in.failed',
@@ -99,6 +101,8 @@ export class ProviderAccounts {
    */
   async linkSignedIn(user: Pick<User, 'id' | 'email'>, identity: ExternalIdentity): Promise<{ ok: true; already: boolean } | { ok: false; message: string }> {
     const { source } = this.policy;
+    const unusable = subjectProblem(identity.subject);
+    if (unusable) return { ok: false, message: `${source} sent a subject (the sub claim) that ${unusable}: it cannot be linked here.` };
     const link = await this.deps.identities.find(identity.provider, identity.subject);
     if (link) return link.userId === user.id ? { ok: true, already: true } : { ok: false, message: `That ${source} account is linked to another account here: it was not linked to yours.` };
     if (await this.deps.identities.linked(user.id, identity.provider)) return { ok: false, message: `Your account is linked to another ${source} account already.` };
@@ -202,6 +206,15 @@ export class ProviderAccounts {
 
 /** Rolls a new account back: its subject was linked to another account while it was being made. */
 class LinkedMeanwhile extends Error {}
+
+/**
+ * What a provider's subject may be at most: the (provider, subject) indexes of links and sessions hold ~2,704 bytes
+ * on PostgreSQL (OpenID Connect's subjects are 255 ASCII characters at most).
+ */
+const MAX_SUBJECT_BYTES = 1024;
+
+/** Why a subject cannot key a link here (PostgreSQL could neither store nor index it, SQLite could), or undefined. */
+const subjectProblem = (subject: string): string | undefined => unstorableProblem(subject) ?? bytesProblem(subject, MAX_SUBJECT_BYTES);
 
 function refused(reason: Exclude<ProviderSignIn, { ok: true }>['reason'], message: string): ProviderSignIn {
   return { ok: false, reason, message };

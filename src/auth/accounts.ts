@@ -1,4 +1,5 @@
 import { domainToASCII } from 'node:url';
+import { cutUnits } from '../core/code-points.js';
 import { AppError, invalidRequest } from '../core/errors.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import type { LoginAttemptStore, ThrottlePolicy } from '../store/sql/login-attempts.js';
@@ -92,7 +93,8 @@ export class AccountService {
    * minutes. A success gives its attempt back. Unknown emails cost the same time as known ones.
    */
   async login(email: string, password: string, clientIp: string): Promise<LoginResult> {
-    const [byEmail, byAddress] = [`email:${email.trim().toLowerCase()}`, `ip:${clientIp}`];
+    // Cut to what an address can be (254): the key is a primary key, and PostgreSQL's index holds ~2,704 bytes.
+    const [byEmail, byAddress] = [`email:${cutUnits(email.trim().toLowerCase(), 254)}`, `ip:${clientIp}`];
     const locking: string[] = [];
     const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE, locking);
     if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };

@@ -12,6 +12,7 @@
  * Progress: 0.1 parsed, OCR by pages 0.1 → 0.2, then up to 0.95 by the share of the text written, 1.0 with the ready status (set by
  * the worker). The pipeline owns no state: the worker passes everything in and decides what a failure means.
  */
+import { storableValue } from '../core/storable-text.js';
 import type { Embedder } from '../models/embedder.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord } from '../store/sql/documents.js';
@@ -80,7 +81,10 @@ const SLICE_HOLD_MS = 50;
 
 /** Its own function so the original's bytes are garbage once parsed (an async function keeps its locals). */
 async function parse(deps: PipelineDeps, doc: DocumentRecord): Promise<ParsedDocument> {
-  return deps.extractor.extract(await original(deps, doc), doc.contentType as DocumentType, { filename: doc.filename });
+  const parsed = await deps.extractor.extract(await original(deps, doc), doc.contentType as DocumentType, { filename: doc.filename });
+  // What a file says about itself (an e-mail's Subject decoding to a NUL) is stored in SQL, where PostgreSQL refuses
+  // a NUL that SQLite keeps: cleaned, so the document is ready on either engine. Its text goes to LanceDB as it is.
+  return parsed.metadata ? { ...parsed, metadata: storableValue(parsed.metadata) as Record<string, unknown> } : parsed;
 }
 
 /** A missing or damaged original fails the document; a store that cannot answer right now (object storage down) is retried. */

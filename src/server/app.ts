@@ -12,6 +12,7 @@ import type { Services } from './services.js';
 import type { AppState } from './state.js';
 import { forwardedOnlyFromProxies } from './trusted-proxies.js';
 import { adminGroupRoutes } from './web/admin-groups.js';
+import { storableAddress } from './web/storable-address.js';
 import { adminSharingRoutes } from './web/admin-sharing.js';
 import { adminUserRoutes } from './web/admin-users.js';
 import { inviteRoutes } from './web/invite.js';
@@ -122,7 +123,8 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.use(mcp.routes());
   app.use(scrape.routes());
   // /api/v1 ends at the API router: the pages' allowedMethods must not answer for it (it would drop Allow).
-  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : sessions(ctx, next)));
+  app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : storableAddress(ctx, next)));
+  app.use(sessions);
   const headerSignIn = trustedHeaderSignIn(s);
   if (headerSignIn) app.use(headerSignIn);
   app.use(pages.routes());

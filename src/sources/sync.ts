@@ -26,6 +26,7 @@ import { rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import type { Clock } from '../core/clock.js';
+import { bytesProblem, MAX_PATH_BYTES, unstorableProblem } from '../core/storable-text.js';
 import type { DocumentService } from '../documents/lifecycle.js';
 import { fileType, type LegacyOffice } from '../ingest/file-type.js';
 import { SNIFF_BYTES } from '../ingest/sniff.js';
@@ -123,8 +124,9 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
       if (known.has(item.path)) gone.push(item.path);
       continue;
     }
-    // A path with a newline cannot be an item's key (store/sql/sources.ts): such a file is passed over.
-    if (!item.path || item.path.includes('\n') || !wanted(item.path)) continue;
+    // A path with a newline cannot be an item's key (store/sql/sources.ts), nor one PostgreSQL cannot store or index
+    // (a NUL, a lone surrogate, past MAX_PATH_BYTES) a document's: such a file is passed over, on either engine.
+    if (!item.path || item.path.includes('\n') || unstorableProblem(item.path) || bytesProblem(item.path, MAX_PATH_BYTES) || !wanted(item.path)) continue;
     result.listed++;
     lastPath = item.path;
     const before = known.get(item.path);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unstorableProblem } from '../../core/storable-text.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
 import type { Library } from '../library.js';
 import { MAX_NOTE_CHARS } from '../limits.js';
@@ -41,6 +42,11 @@ export const addDocumentTool: ToolDefinition = {
         .string()
         .max(MAX_NOTE_CHARS)
         .regex(/\S/, 'must not be empty or only whitespace: there would be nothing to search')
+        // A NUL makes the note a binary file, which fails; a lone surrogate is no text: refused before it is saved.
+        .superRefine((value, ctx) => {
+          const problem = unstorableProblem(value);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
         .describe(`the content, plain text or Markdown (at most ${MAX_NOTE_CHARS.toLocaleString('en')} characters)`),
       project_id: z.string().min(1).max(100).optional().describe('the project to add it to (an id from list_projects; default: the default project)'),
     },

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { invalidRequest } from '../../core/errors.js';
+import { firstUnstorable } from '../../core/storable-text.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import type { Services } from '../services.js';
 import { legacyOffice, receiveMultipart } from './documents/multipart.js';
@@ -33,6 +34,8 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('metadata: must be a JSON object');
   if (tooDeep(value)) throw invalidRequest(`metadata: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const unstorable = firstUnstorable(value, 'metadata');
+  if (unstorable) throw invalidRequest(`${unstorable.path}: ${unstorable.problem}`);
   return value as Record<string, unknown>;
 }
 

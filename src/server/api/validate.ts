@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { invalidRequest } from '../../core/errors.js';
+import { firstUnstorable } from '../../core/storable-text.js';
 
 /** zod's own wording ("Too small: expected string to have >=1 characters") in plain words; custom messages are kept. */
 export function plainMessage(issue: z.core.$ZodIssue): string {
@@ -42,8 +43,17 @@ function describe(where: string, issue: z.core.$ZodIssue): string {
   return `${path}: ${plainMessage(issue)}`;
 }
 
-/** Parses input at the edge; the 400 names the offending field, and every issue is in details. */
+/**
+ * Parses input at the edge; the 400 names the offending field, and every issue is in details. A NUL or a lone
+ * surrogate anywhere is refused first, whatever the field: PostgreSQL cannot store them and SQLite can, so the two
+ * engines would answer differently (REST and MCP both come through here).
+ */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body' | 'query' | 'params'): T {
+  const unstorable = firstUnstorable(value, where);
+  if (unstorable) {
+    const message = `${unstorable.path}: ${unstorable.problem}`;
+    throw invalidRequest(message, [{ path: unstorable.path, message }]);
+  }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   // An unknown field is usually a misspelt one: name it first, before the "required" issue it causes.

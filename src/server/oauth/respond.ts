@@ -1,6 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { InvalidRequest, type OAuthError, toOAuthError, toOAuthWire } from '../../auth/oauth/errors.js';
+import { firstUnstorable } from '../../core/storable-text.js';
 import type { AppState } from '../state.js';
 
 type Ctx = Context & { state: AppState };
@@ -50,6 +51,9 @@ export function oauthBody(opts: { jsonOnly?: boolean; limit?: string; error?: (d
       const tooLarge = (err as { status?: number }).status === 413;
       return sendOAuthError(ctx, error(tooLarge ? `the request body is larger than ${limit}` : type === JSON_TYPE ? 'the request body is not valid JSON' : 'the request body could not be parsed'));
     }
+    // PostgreSQL fails on a NUL (a 500) where SQLite finds no such client: refused alike, naming the field.
+    const unstorable = firstUnstorable(requestBody(ctx));
+    if (unstorable) return sendOAuthError(ctx, error(`${unstorable.path || 'the request body'}: ${unstorable.problem}`));
     await next();
   };
 }

@@ -1,5 +1,7 @@
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
+import { invalidRequest } from '../../core/errors.js';
+import { firstUnstorable } from '../../core/storable-text.js';
 import type { WebContext } from './session.js';
 
 /**
@@ -8,10 +10,24 @@ import type { WebContext } from './session.js';
  */
 const MAX_REPEATS = 1000;
 
+/**
+ * Parsed bodies refuse a NUL or a lone surrogate in any field, before a form's own checks: PostgreSQL cannot store
+ * them and SQLite can, and no browser sends them (a hostile client does). The 400 page names the field.
+ */
+function storableOnly(parse: Middleware): Middleware {
+  return async (ctx, next) => {
+    await parse(ctx, async () => undefined);
+    const body = (ctx.request as { body?: unknown }).body;
+    const unstorable = firstUnstorable(body);
+    if (unstorable) throw invalidRequest(`${unstorable.path || 'the form'}: ${unstorable.problem}`);
+    return next();
+  };
+}
+
 /** Parses an urlencoded form (small, no files). */
 export function formBody(): Middleware {
   const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb', queryString: { arrayLimit: MAX_REPEATS } });
-  return parse as unknown as Middleware;
+  return storableOnly(parse as unknown as Middleware);
 }
 
 export function formField(ctx: WebContext, name: string): string {
@@ -29,7 +45,7 @@ export function formFields(ctx: WebContext, name: string): string[] {
 /** Parses a small JSON body (a page script's WebAuthn answer); nothing else is accepted. */
 export function jsonBody(): Middleware {
   const parse = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: '64kb', jsonStrict: true });
-  return parse as unknown as Middleware;
+  return storableOnly(parse as unknown as Middleware);
 }
 
 /** The parsed JSON body, or an empty object. */

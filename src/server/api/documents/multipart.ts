@@ -13,6 +13,7 @@ import busboy from 'busboy';
 import { cutUnits } from '../../../core/code-points.js';
 import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
+import { unstorableProblem } from '../../../core/storable-text.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../store/objects/originals.js';
 import type { Services } from '../../services.js';
@@ -249,10 +250,13 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         stream.pipe(out, { end: false });
       });
       bb.on('field', (name, value, info) => {
+        // Raw, as sent (a NUL in `project_id`); JSON fields are checked again once parsed, for their escaped ones.
+        const unstorable = unstorableProblem(value);
         if (name === 'file') fail(invalidRequest('a "file" part has an empty or missing filename: send filename="<name>" in its Content-Disposition'));
         else if (!limits.fields.includes(name)) fail(invalidRequest(`unknown form field "${name}" (expected: file, ${limits.fields.join(', ')})`));
         else if (info.valueTruncated) fail(invalidRequest(`form field "${name}" is longer than ${MAX_FIELD_BYTES} bytes`));
         else if (name in fields) fail(invalidRequest(`form field "${name}" is given more than once`));
+        else if (unstorable) fail(invalidRequest(`${name}: ${unstorable}`));
         else fields[name] = value;
       });
       bb.on('filesLimit', () => fail(invalidRequest(`at most ${limits.maxFiles} files per upload`)));

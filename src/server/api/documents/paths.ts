@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../../core/errors.js';
+import { bytesProblem, MAX_PATH_BYTES } from '../../../core/storable-text.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 
 export const MAX_PATH_CHARS = 1024;
@@ -9,7 +10,7 @@ function checkPath(p: unknown, i: number): string | null {
   const bad = (why: string) => invalidRequest(`paths[${i}]: ${why}`);
   if (typeof p !== 'string') throw bad('must be a string or null');
   if (p.length === 0 || p.length > MAX_PATH_CHARS) throw bad(`must be 1 to ${MAX_PATH_CHARS} characters`);
-  const unsafe = unsafeTextProblem(p);
+  const unsafe = unsafeTextProblem(p) ?? bytesProblem(p, MAX_PATH_BYTES);
   if (unsafe) throw bad(unsafe);
   if (p.includes('\\')) throw bad('must not contain backslashes (use / between folders)');
   if (p.startsWith('/') || p.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) {
