@@ -10,6 +10,7 @@ import type { Clock } from '../core/clock.js';
 import type { AuditLog } from '../core/audit.js';
 import { AppError, conflict, invalidRequest, notFound } from '../core/errors.js';
 import { metadataEntries, metaList } from '../core/metadata-entries.js';
+import { bytesProblem, MAX_PATH_BYTES } from '../core/storable-text.js';
 import type { Events, Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import { type DocumentRecord, type DocumentStore, MAX_METADATA_CHARS, type ReplaceOutcome } from '../store/sql/documents.js';
@@ -18,7 +19,8 @@ import type { FileStore } from '../store/objects/originals.js';
 import type { Attachment, DocumentType } from '../ingest/types.js';
 import type { AttachmentSink } from '../ingest/worker.js';
 import type { LabelService } from './labels.js';
-import type { Quotas } from './quotas.js';
+import type { QuotaTerms } from '../store/sql/quotas.js';
+import { isQuotaExceeded, type Quotas } from './quotas.js';
 
 /** A file streamed to the file store's temp folder, hashed and typed. */
 export interface ReceivedFile {
@@ -70,8 +72,11 @@ export interface DocumentServiceDeps {
   trashRetentionMs?: number;
   /** Labels: set at upload, carried over to a moved document's new project. */
   labels?: LabelService;
-  /** Refuses an upload past an account's or a project's quota (documents/quotas.ts), before anything is stored. */
-  quotas?: Pick<Quotas, 'check'>;
+  /**
+   * Holds every write that adds live bytes to the accounts' and projects' quotas (documents/quotas.ts): an upload is
+   * refused before anything of it is stored, a restore, a move or a new version is refused, an attachment not kept.
+   */
+  quotas?: Pick<Quotas, 'check' | 'defaultUserBytes'>;
 }
 
 /** The trash keeps a deleted document this long unless told otherwise. */
@@ -102,7 +107,8 @@ export class DocumentService implements AttachmentSink {
   /**
    * Stores each file under its hash and queues a document for it, in order, uploaded by `userId` into a project
    * the caller checked they may edit, with `labels` (names) on each. Bytes already in the project give back the
-   * existing document with `duplicate: true` (nothing re-embedded; the labels are added to it). Temp files are consumed.
+   * existing document with `duplicate: true` (nothing re-embedded; the labels are added to it) and add nothing to
+   * a quota. Past a quota nothing of the upload is kept (`quota_exceeded`). Temp files are consumed.
    */
   async accept(
     userId: string,
@@ -112,16 +118,32 @@ export class DocumentService implements AttachmentSink {
     labels: readonly string[] = [],
     settings: UploadSettings = {},
   ): Promise<AcceptedDocument[]> {
-    await this.deps.quotas?.check(userId, projectId, files.reduce((n, f) => n + f.sizeBytes, 0));
+    // Under a quota, what each file adds (bytes the project holds, or an earlier file of the upload, add nothing).
+    let adds = files.map((f) => f.sizeBytes);
+    const limited =
+      (await this.deps.quotas?.check(userId, projectId, async () => {
+        const held = await this.deps.documents.liveShas(projectId, files.map((f) => f.sha256));
+        adds = files.map((f, i) => (held.has(f.sha256) || files.findIndex((g) => g.sha256 === f.sha256) < i ? 0 : f.sizeBytes));
+        return adds.reduce((n, b) => n + b, 0);
+      })) === true;
+    const after = adds.map((_, i) => adds.slice(i + 1).reduce((n, b) => n + b, 0));
     const project = await this.deps.projects.get(projectId);
     const set = {
       languageSetting: settings.language ?? project?.language ?? null,
       ocrLanguages: settings.ocrLanguages ?? project?.ocrLanguages ?? null,
     };
     const out: AcceptedDocument[] = [];
-    for (const f of files) {
-      await this.purgeGoneCopy(projectId, f.sha256);
-      out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata, set)));
+    try {
+      for (const [i, f] of files.entries()) {
+        await this.purgeGoneCopy(projectId, f.sha256);
+        // Each write decides again, its file and the ones after it, so two uploads at once cannot pass a quota together.
+        const quota = limited ? { ...this.quotaTerms!, bytes: f.sizeBytes + after[i]! } : undefined;
+        out.push(await this.deps.locks.withLock(originalLock(f.sha256), () => this.place(userId, projectId, f, metadata, set, quota)));
+      }
+    } catch (err) {
+      // Another write took the room after the check above: what this upload stored goes again, so it is refused whole.
+      if (isQuotaExceeded(err)) for (const d of out) if (!d.duplicate) await this.deleteById(d.document.id);
+      throw err;
     }
     // Before the jobs are announced; a duplicate (already indexed) gets them on its chunks at once.
     if (labels.length > 0 && this.deps.labels) await this.deps.labels.change(out.map((d) => d.document), { add: labels });
@@ -169,7 +191,7 @@ export class DocumentService implements AttachmentSink {
           sha256: f.sha256,
           metadata,
           sourcePath: f.source?.path ?? null,
-        });
+        }, this.quotaTerms);
         return replaced;
       } finally {
         if (replaced?.outcome !== 'replaced' && (await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
@@ -203,6 +225,7 @@ export class DocumentService implements AttachmentSink {
     f: ReceivedFile,
     metadata: Record<string, unknown>,
     set: { languageSetting: string | null; ocrLanguages: string | null },
+    quota: (QuotaTerms & { bytes: number }) | undefined,
   ): Promise<AcceptedDocument> {
     await this.deps.files.place(f.tempPath, f.sha256);
     try {
@@ -217,7 +240,7 @@ export class DocumentService implements AttachmentSink {
         path: f.path ?? null,
         ...set,
         ...(f.source ? { sourceId: f.source.id, sourcePath: f.source.path } : {}),
-      });
+      }, quota);
     } catch (err) {
       if ((await this.deps.documents.countBySha(f.sha256)) === 0) await this.deps.files.remove(f.sha256);
       throw err;
@@ -229,16 +252,20 @@ export class DocumentService implements AttachmentSink {
    * `<message path>/<attachment name>` when the message has a path (so `upload --sync` finds them under it and
    * leaves them to it). Bytes the project already holds as an attachment (this job run before, or an earlier
    * version of the message) are linked to this message instead of stored twice; bytes it holds as a document
-   * uploaded by itself stay that document.
+   * uploaded by itself stay that document. One that would pass a quota is not kept: the warnings returned say so.
    */
-  async acceptAttachments(message: DocumentRecord, attachments: Attachment[]): Promise<void> {
+  async acceptAttachments(message: DocumentRecord, attachments: Attachment[]): Promise<string[]> {
     let queued = false;
+    const warnings: string[] = [];
     for (const a of attachments) {
       const sha256 = createHash('sha256').update(a.bytes).digest('hex');
       const tempPath = await this.deps.files.tempFileOf(a.bytes);
-      const path = message.path === null ? null : `${message.path}/${a.filename}`;
+      const under = message.path === null ? null : `${message.path}/${a.filename}`;
+      // A message at a path near the limit: its attachment's would pass what the path index holds, so it has none.
+      const path = under !== null && bytesProblem(under, MAX_PATH_BYTES) ? null : under;
       await this.purgeGoneCopy(message.projectId, sha256);
-      const { document, duplicate } = await this.deps.locks.withLock(originalLock(sha256), async () => {
+      const quota = this.quotaTerms && { ...this.quotaTerms, bytes: a.bytes.byteLength };
+      const made = await this.deps.locks.withLock(originalLock(sha256), async () => {
         await this.deps.files.place(tempPath, sha256);
         try {
           return await this.deps.documents.createQueued({
@@ -251,16 +278,21 @@ export class DocumentService implements AttachmentSink {
             metadata: {},
             path,
             attachedTo: message.id,
-          });
+          }, quota);
         } catch (err) {
           if ((await this.deps.documents.countBySha(sha256)) === 0) await this.deps.files.remove(sha256);
-          throw err;
+          if (!isQuotaExceeded(err)) throw err;
+          warnings.push(`the attachment ${a.filename} was not kept: ${err.message}`);
+          return null;
         }
       });
+      if (!made) continue;
+      const { document, duplicate } = made;
       if (duplicate && document.attachedTo !== message.id) await this.deps.documents.relinkAttachment(document.id, message.id, path);
       queued ||= !duplicate;
     }
     if (queued) await this.deps.events.publish('jobs', message.id).catch(() => undefined);
+    return warnings;
   }
 
   /** Deletes the documents attached to a message (the message itself was deleted, or is being). */
@@ -284,7 +316,11 @@ export class DocumentService implements AttachmentSink {
   async move(doc: Pick<DocumentRecord, 'id'>, projectId: string): Promise<DocumentRecord> {
     const id = doc.id;
     return this.deps.locks.withLock(`document:${id}`, async () => {
-      const moved = await this.deps.documents.move(id, projectId);
+      // A version of these bytes a newer one replaced there waits out its grace hidden: it goes now, as for an upload.
+      const record = await this.deps.documents.get(id);
+      const gone = record && record.projectId !== projectId && (await this.deps.documents.goneCopy(projectId, record.sha256));
+      if (gone && !(await this.deps.documents.trashed(gone))) await this.deleteById(gone);
+      const moved = await this.deps.documents.move(id, projectId, this.quotaTerms);
       switch (moved.outcome) {
         case 'not_found':
           throw notFound('document');
@@ -368,14 +404,19 @@ export class DocumentService implements AttachmentSink {
     if (metadata) await this.deps.chunks.setDocumentFields([id], { meta: metaList(metadataEntries(metadata)) });
   }
 
-  /** Takes a document out of the trash (the caller checked it may): searchable again at once, under its id. */
+  /**
+   * Takes a document out of the trash (the caller checked it may): searchable again at once, under its id. Refused
+   * (409) when it, or an attachment coming back with it, would take a path in use, and (507) past a quota.
+   */
   async restore(doc: Pick<DocumentRecord, 'id'>): Promise<DocumentRecord> {
-    const restored = await this.deps.documents.restore(doc.id);
+    const restored = await this.deps.documents.restore(doc.id, this.quotaTerms);
     switch (restored.outcome) {
       case 'not_found':
         throw notFound('document');
       case 'same_path':
-        throw conflict(`another document is at its path now ("${restored.other}"): delete or move that one first`);
+        throw conflict(
+          `another document is at ${restored.attachment === undefined ? 'its path' : `the path of its attachment "${restored.attachment}"`} now ("${restored.other}"): delete or move that one first`,
+        );
     }
     const d = restored.document;
     await this.deps.audit.record({ type: 'document.restored', target: { type: 'document', id: d.id, label: d.filename }, details: { project: d.projectId } });
@@ -413,6 +454,11 @@ export class DocumentService implements AttachmentSink {
   /** When a document in the trash is removed for good unless restored. */
   purgeAt(doc: Pick<DocumentRecord, 'trashedAt'>): number {
     return (doc.trashedAt ?? this.deps.now()) + this.retentionMs;
+  }
+
+  /** What the store's writes hold to (claimQuota), or undefined: no quotas here. */
+  private get quotaTerms(): QuotaTerms | undefined {
+    return this.deps.quotas ? { defaultUserBytes: this.deps.quotas.defaultUserBytes } : undefined;
   }
 
   private get retentionMs(): number {

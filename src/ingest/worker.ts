@@ -47,8 +47,11 @@ import { ChunkWriter } from './write.js';
 
 /** Makes documents of the files a document carries (an e-mail's attachments), linked to it (DocumentService). */
 export interface AttachmentSink {
-  /** Stores each file and queues a document for it; running it again for the same files makes no new documents. */
-  acceptAttachments(carrier: DocumentRecord, files: Attachment[]): Promise<void>;
+  /**
+   * Stores each file and queues a document for it; running it again for the same files makes no new documents.
+   * Returns warnings for the carrier: the files not kept (past a quota).
+   */
+  acceptAttachments(carrier: DocumentRecord, files: Attachment[]): Promise<string[]>;
   /** Deletes the documents attached to `carrier` (it was deleted while they were being made). */
   removeAttachments(carrier: DocumentRecord): Promise<void>;
 }
@@ -473,11 +476,11 @@ export class IngestWorker {
         return;
       }
       // Before the message is ready, so a run cut off in between makes them on its retry (which makes no duplicates).
-      if (result.attachments.length > 0) await this.deps.attachments?.acceptAttachments(doc, result.attachments);
+      const notKept = result.attachments.length > 0 ? ((await this.deps.attachments?.acceptAttachments(doc, result.attachments)) ?? []) : [];
       const kept = await documents.markReady(doc.id, job, {
         chunkCount: result.chunkCount,
         pages: result.pages,
-        warnings: result.warnings,
+        warnings: [...result.warnings, ...notKept],
         embedderId: this.deps.pipeline.embedder.id,
         language: result.language,
         // What the uploader gave wins over what the file says.

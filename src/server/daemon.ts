@@ -93,7 +93,6 @@ import { MailOutboxStore } from '../store/sql/mail-outbox.js';
 import { KnownDeviceStore } from '../store/sql/known-devices.js';
 import { Quotas } from '../documents/quotas.js';
 import { QuotaStore } from '../store/sql/quotas.js';
-import { AccountOverviewStore } from '../store/sql/account-overview.js';
 import { parseByteSize } from '../core/bytes.js';
 
 export interface DaemonOptions {
@@ -319,7 +318,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     cleanups.push(events.subscribe('index_changed', () => backfill.nudge()));
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
-    const quotas = new Quotas({ store: new QuotaStore(db), usage: new AccountOverviewStore(db), defaultUserBytes: config.quotaDefault === undefined ? null : parseByteSize(config.quotaDefault) });
+    const quotas = new Quotas({ store: new QuotaStore(db), defaultUserBytes: config.quotaDefault === undefined ? null : parseByteSize(config.quotaDefault) });
     const labelService = new LabelService({ labels, chunks: search.chunkWrites, locks, audit });
     const ingest = new DocumentService({
       documents,

@@ -91,7 +91,8 @@ export const restoreFromTrash = (s: Services) =>
     responses: {
       200: { description: 'Restored', schema: DocumentSchema },
       404: { description: 'Not in the trash (or in the trash of a project the caller does not edit)', schema: ErrorBody },
-      409: { description: 'Another document holds its path now', schema: ErrorBody },
+      409: { description: 'Another document holds its path now, or the path of an attachment that would come back with it', schema: ErrorBody },
+      507: { description: 'What it brings back would pass its uploader\'s or its project\'s quota (`quota_exceeded`): it stays in the trash', schema: ErrorBody },
     },
     async handler({ params, principal }) {
       const doc = await s.access.trashed(principal, params.id, 'edit');

@@ -73,7 +73,7 @@ export const upload = (s: Services) =>
       404: { description: 'Project not found', schema: ErrorBody },
       413: { description: 'A file is larger than the limit', schema: ErrorBody },
       415: { description: 'Not multipart, or a file of a type docsearch does not read (accepted, by their bytes: PDF, DOCX, ODT, RTF, EPUB, PPTX, ODP, XLSX, ODS, CSV, TSV, TXT, Markdown, HTML, EML, PNG, JPEG, TIFF, WebP; legacy DOC, XLS and PPT when the server has LibreOffice, else refused saying what to install; an encrypted Office file is refused)', schema: ErrorBody },
-      507: { description: 'The server is out of disk space: nothing was stored', schema: ErrorBody },
+      507: { description: 'The server is out of disk space (`insufficient_storage`), or the upload would pass a quota (`quota_exceeded`): nothing was stored', schema: ErrorBody },
     },
     async handler({ query, principal, ctx }) {
       const received = await receiveMultipart(ctx.req, s.files, {

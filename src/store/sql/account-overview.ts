@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Db } from './database.js';
+import type { Database } from './schema.js';
 
 /** What an admin checks about an account daily (Admin → Users, `GET /api/v1/admin/users`). */
 export interface AccountOverview {
@@ -46,16 +48,21 @@ export class AccountOverviewStore {
   }
 
   /** What the live documents uploaded by each account (`user_id`) or held by each project (`project_id`) add up to. */
-  async usageOf(by: 'user_id' | 'project_id', ids: readonly string[]): Promise<Map<string, Usage>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('documents')
-      .select((eb) => [by, eb.fn.countAll<number>().as('documents'), eb.fn.sum<number>('size_bytes').as('bytes'), eb.fn.sum<number>('chunk_count').as('chunks')])
-      .where(by, 'in', [...new Set(ids)])
-      .where('replaced_by', 'is', null)
-      .where('trashed_at', 'is', null)
-      .groupBy(by)
-      .execute();
-    return new Map(rows.map((r) => [String((r as Record<string, unknown>)[by]), { documents: Number(r.documents), bytes: Number(r.bytes ?? 0), chunks: Number(r.chunks ?? 0) }]));
+  usageOf(by: 'user_id' | 'project_id', ids: readonly string[]): Promise<Map<string, Usage>> {
+    return liveUsage(this.db, by, ids);
   }
+}
+
+/** AccountOverviewStore.usageOf on any handle: a quota's check reads it in the transaction of the write it allows (quotas.ts). */
+export async function liveUsage(db: Kysely<Database>, by: 'user_id' | 'project_id', ids: readonly string[]): Promise<Map<string, Usage>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('documents')
+    .select((eb) => [by, eb.fn.countAll<number>().as('documents'), eb.fn.sum<number>('size_bytes').as('bytes'), eb.fn.sum<number>('chunk_count').as('chunks')])
+    .where(by, 'in', [...new Set(ids)])
+    .where('replaced_by', 'is', null)
+    .where('trashed_at', 'is', null)
+    .groupBy(by)
+    .execute();
+  return new Map(rows.map((r) => [String((r as Record<string, unknown>)[by]), { documents: Number(r.documents), bytes: Number(r.bytes ?? 0), chunks: Number(r.chunks ?? 0) }]));
 }

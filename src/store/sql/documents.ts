@@ -6,6 +6,7 @@ import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
 import { matchesFilters, writeMetadataRows } from './document-filters.js';
 import type { JobLease, JobStore } from './jobs.js';
+import { claimQuota, type QuotaTerms, type QuotaWording, UPLOAD_WORDING } from './quotas.js';
 import type { Database } from './schema.js';
 
 /** The documents table: one row per uploaded file in a project. Only this module writes it. */
@@ -121,7 +122,12 @@ export type MoveOutcome =
   | { outcome: 'not_found' | 'busy' }
   | { outcome: 'same_content' | 'same_path'; other: string; inTrash: boolean };
 
-export type RestoreOutcome = { outcome: 'restored'; document: DocumentRecord } | { outcome: 'not_found' } | { outcome: 'same_path'; other: string };
+/** `same_path`: `other` holds the path of the document, or of `attachment`, one of the attachments that would come back with it. */
+export type RestoreOutcome = { outcome: 'restored'; document: DocumentRecord } | { outcome: 'not_found' } | { outcome: 'same_path'; other: string; attachment?: string };
+
+const MOVE_WORDING: QuotaWording = { adds: 'the moved document', kept: 'it stays where it was' };
+const RESTORE_WORDING: QuotaWording = { adds: 'what the restore brings back', kept: 'it stays in the trash' };
+const REPLACE_WORDING: QuotaWording = { adds: 'the new version adds', kept: 'the document keeps its old version' };
 
 /** Where a page of the trash ended: the last entry's time in the trash and id (newest first). */
 export interface TrashPosition {
@@ -192,9 +198,11 @@ export class DocumentStore {
    * Returns the existing document instead (`duplicate: true`) when the project already holds these bytes (in its
    * trash too: DocumentService.accept removes that copy first); the
    * insert itself decides (the unique index on project and hash), so two processes accepting the same bytes at
-   * once make one document, and the other gets it as the duplicate.
+   * once make one document, and the other gets it as the duplicate. With `quota`, new bytes must fit the quotas
+   * (claimQuota: `quota.bytes` is this file's and those of the rest of its upload), decided in the transaction
+   * that inserts them; a duplicate adds nothing and fits.
    */
-  async createQueued(input: NewDocument): Promise<{ document: DocumentRecord; duplicate: boolean }> {
+  async createQueued(input: NewDocument, quota?: QuotaTerms & { bytes: number }): Promise<{ document: DocumentRecord; duplicate: boolean }> {
     const now = this.now();
     const row: Row = {
       id: newId('doc', now),
@@ -224,7 +232,7 @@ export class DocumentStore {
     };
     const existing = (db: Db | Transaction<Database>) =>
       db.selectFrom('documents').selectAll().where('project_id', '=', input.projectId).where('sha256', '=', input.sha256).executeTakeFirstOrThrow();
-    if (dialectOf(this.db).writesInWith) {
+    if (dialectOf(this.db).writesInWith && !quota) {
       // One statement on PostgreSQL: the document, its job and the owner's turn, or nothing when the bytes are there.
       const inserted = await this.jobs
         .queueWith(this.db.with('queued', (db) => db.insertInto('documents').values(row).onConflict((oc) => oc.columns(['project_id', 'sha256']).doNothing()).returning(['id', 'user_id'])))
@@ -237,6 +245,11 @@ export class DocumentStore {
       return { document: toRecord(row), duplicate: false };
     }
     return this.db.transaction().execute(async (trx) => {
+      if (quota) {
+        const had = await trx.selectFrom('documents').selectAll().where('project_id', '=', input.projectId).where('sha256', '=', input.sha256).executeTakeFirst();
+        if (had) return { document: toRecord(had), duplicate: true };
+        await claimQuota(trx, [{ userId: input.userId, projectId: input.projectId, bytes: quota.bytes }], quota.defaultUserBytes, UPLOAD_WORDING);
+      }
       const inserted = await trx
         .insertInto('documents')
         .values(row)
@@ -518,19 +531,20 @@ export class DocumentStore {
    * a project holds each content, and each sync path, once. The caller moves the chunks. The row is read locked:
    * new bytes from its source (replaceContent) or a retry committed meanwhile queue it, and it is then busy; read
    * unlocked, the move went ahead on the status before, under a worker about to index it in the old project. The
-   * project it goes to is locked too (lockPlaces).
+   * project it goes to is locked too (lockPlaces). With `quota`, the document must fit the project's quota
+   * (claimQuota); its uploader's does not change: it counts what they uploaded, wherever it went.
    */
-  async move(id: string, projectId: string): Promise<MoveOutcome> {
+  async move(id: string, projectId: string, quota?: QuotaTerms): Promise<MoveOutcome> {
     try {
-      return await this.moveOnce(id, projectId);
+      return await this.moveOnce(id, projectId, quota);
     } catch (err) {
       // An upload of the same bytes into the project committed between the check and the move: checked again, it clashes.
       if (!dialectOf(this.db).isUniqueViolation(err)) throw err;
-      return this.moveOnce(id, projectId);
+      return this.moveOnce(id, projectId, quota);
     }
   }
 
-  private async moveOnce(id: string, projectId: string): Promise<MoveOutcome> {
+  private async moveOnce(id: string, projectId: string, quota: QuotaTerms | undefined): Promise<MoveOutcome> {
     return this.db.transaction().execute(async (trx) => {
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is', null).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
@@ -541,13 +555,16 @@ export class DocumentStore {
         .selectFrom('documents')
         .select(['filename', 'sha256', 'path', 'trashed_at'])
         .where('project_id', '=', projectId)
-        .where('replaced_by', 'is', null)
-        // The same bytes in the other project's trash clash too (a project holds each content once); a path only in use.
+        // The same bytes in the other project's trash, or in a version replaced there and not yet removed, clash too
+        // (a project holds each content once: the unique index says so); a path only in use.
         .where((eb) =>
-          doc.path === null ? eb('sha256', '=', doc.sha256) : eb.or([eb('sha256', '=', doc.sha256), eb.and([eb('path', '=', doc.path), eb('trashed_at', 'is', null)])]),
+          doc.path === null
+            ? eb('sha256', '=', doc.sha256)
+            : eb.or([eb('sha256', '=', doc.sha256), eb.and([eb('path', '=', doc.path), eb('trashed_at', 'is', null), eb('replaced_by', 'is', null)])]),
         )
         .executeTakeFirst();
       if (clash) return { outcome: clash.sha256 === doc.sha256 ? 'same_content' : 'same_path', other: clash.filename, inTrash: clash.trashed_at !== null };
+      if (quota) await claimQuota(trx, [{ userId: null, projectId, bytes: doc.size_bytes }], quota.defaultUserBytes, MOVE_WORDING);
       const now = this.now();
       await trx.updateTable('documents').set({ project_id: projectId, updated_at: now }).where('id', '=', id).execute();
       return { outcome: 'moved', document: toRecord({ ...doc, project_id: projectId, updated_at: now }), from: doc.project_id };
@@ -780,9 +797,10 @@ export class DocumentStore {
    * name, type, size, hash and metadata, and its job run again as `released` (JobStore.rerun), so the worker's run first removes
    * the chunks of the old bytes. Search stops showing it at once (it is no longer ready) and shows the new version
    * once it is. A document being indexed is `busy` (its worker holds the job); bytes another document of the project
-   * holds are `same_content` (a project holds each content once).
+   * holds are `same_content` (a project holds each content once). With `quota`, what the new bytes add over the old
+   * must fit the quotas (claimQuota).
    */
-  async replaceContent(id: string, content: NewContent): Promise<ReplaceOutcome> {
+  async replaceContent(id: string, content: NewContent, quota?: QuotaTerms): Promise<ReplaceOutcome> {
     return this.db.transaction().execute(async (trx) => {
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
       if (!doc || doc.replaced_by !== null) return { outcome: 'gone' };
@@ -795,6 +813,7 @@ export class DocumentStore {
         .where('id', '!=', id)
         .executeTakeFirst();
       if (clash) return { outcome: 'same_content', other: clash.id };
+      if (quota) await claimQuota(trx, [{ userId: doc.user_id, projectId: doc.project_id, bytes: content.sizeBytes - doc.size_bytes }], quota.defaultUserBytes, REPLACE_WORDING);
       const now = this.now();
       const set = {
         filename: content.filename,
@@ -841,25 +860,31 @@ export class DocumentStore {
 
   /**
    * Takes a document out of the trash, with the attachments that went there with it: searchable again at once,
-   * under the same id. Refused when another document now holds its path in its project (a newer version was
-   * uploaded there since, or another restored or moved there: its project is locked, lockPlaces).
+   * under the same id. Refused when another document now holds its path, or one of those attachments' paths, in its
+   * project (a newer version was uploaded there since, or another restored or moved there: the projects are locked,
+   * lockPlaces), and, with `quota`, when what comes back would pass a quota (claimQuota).
    */
-  async restore(id: string): Promise<RestoreOutcome> {
+  async restore(id: string, quota?: QuotaTerms): Promise<RestoreOutcome> {
     return this.db.transaction().execute(async (trx): Promise<RestoreOutcome> => {
       const doc = await trx.selectFrom('documents').selectAll().where('id', '=', id).where('trashed_at', 'is not', null).executeTakeFirst();
       if (!doc) return { outcome: 'not_found' };
-      if (doc.path !== null) {
-        await this.lockPlaces(trx, doc.project_id);
+      const attachments = await trx.selectFrom('documents').selectAll().where('attached_to', '=', id).where('trashed_at', '=', doc.trashed_at).execute();
+      const back = [doc, ...attachments];
+      if (quota) await claimQuota(trx, back.map((d) => ({ userId: d.user_id, projectId: d.project_id, bytes: d.size_bytes })), quota.defaultUserBytes, RESTORE_WORDING);
+      const placed = back.filter((d) => d.path !== null);
+      // An attachment stays in the project it was made in when its message moves: each project is locked, in id order.
+      for (const projectId of [...new Set(placed.map((d) => d.project_id))].sort()) await this.lockPlaces(trx, projectId);
+      for (const d of placed) {
+        // Live documents only: what comes back is in the trash until this commits.
         const clash = await trx
           .selectFrom('documents')
           .select('filename')
-          .where('project_id', '=', doc.project_id)
-          .where('path', '=', doc.path)
-          .where('id', '!=', id)
+          .where('project_id', '=', d.project_id)
+          .where('path', '=', d.path)
           .where('trashed_at', 'is', null)
           .where('replaced_by', 'is', null)
           .executeTakeFirst();
-        if (clash) return { outcome: 'same_path', other: clash.filename };
+        if (clash) return { outcome: 'same_path', other: clash.filename, ...(d.id === id ? {} : { attachment: d.filename }) };
       }
       await trx.updateTable('documents').set({ trashed_at: null, trashed_by: null }).where('id', '=', id).execute();
       await trx.updateTable('documents').set({ trashed_at: null, trashed_by: null }).where('attached_to', '=', id).where('trashed_at', '=', doc.trashed_at).execute();
@@ -912,6 +937,20 @@ export class DocumentStore {
       .where((eb) => eb.or([eb('trashed_at', 'is not', null), eb('replaced_by', 'is not', null)]))
       .executeTakeFirst();
     return row?.id ?? null;
+  }
+
+  /** Which of these hashes the project holds in a live document: an upload of them is a duplicate and adds nothing. */
+  async liveShas(projectId: string, sha256s: readonly string[]): Promise<Set<string>> {
+    if (sha256s.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('documents')
+      .select('sha256')
+      .where('project_id', '=', projectId)
+      .where('sha256', 'in', [...new Set(sha256s)])
+      .where('trashed_at', 'is', null)
+      .where('replaced_by', 'is', null)
+      .execute();
+    return new Set(rows.map((r) => r.sha256));
   }
 
   /** The document in a project's trash holding these bytes, if any (a project holds each content once, trash included). */

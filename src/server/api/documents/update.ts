@@ -35,6 +35,7 @@ export const updateDocument = (s: Services) =>
       403: { description: 'A viewer of either project', schema: ErrorBody },
       404: { description: 'No such document, or no such project (also one the caller may not read)', schema: ErrorBody },
       409: { description: 'Still being indexed, or the project already holds the same file or path', schema: ErrorBody },
+      507: { description: 'A move that would pass the other project\'s quota (`quota_exceeded`): it stays where it was', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
       if (body.filename === undefined && body.project_id === undefined && body.labels === undefined && body.metadata === undefined) {
