@@ -54,6 +54,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/auth/two-factor/two-factor.test.ts',
   'test/auth/sso/sso-web.test.ts',
   'test/server/hostile-strings.test.ts',
+  'test/server/paging-order.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

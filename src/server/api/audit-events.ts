@@ -5,7 +5,7 @@ import { toIso } from '../../core/clock.js';
 import type { AuditRecord } from '../../store/sql/audit-events.js';
 import type { Services } from '../services.js';
 import { Time } from './documents/query.js';
-import { decodeCursor, encodeCursor, listCursor } from './pagination.js';
+import { cursorIn, decodeCursor, encodeCursor, listCursor } from './pagination.js';
 import { defineRoute } from './route.js';
 import { ErrorBody, Timestamp } from './schemas.js';
 
@@ -89,6 +89,7 @@ export const listAuditEvents = (s: Services) =>
     async handler({ query, principal, ctx }) {
       await s.access.requireAdmin(principal);
       if (query.format === 'jsonl') {
+        auditBefore(query); // a cursor of other filters is refused before the stream begins
         ctx.status = 200;
         ctx.type = 'application/x-ndjson';
         ctx.set('Content-Disposition', 'attachment; filename="audit-events.jsonl"');
@@ -122,10 +123,19 @@ export async function findAuditEvents(s: Services, query: z.infer<typeof AuditQu
       ...(query.client_ip ? { clientIp: query.client_ip } : {}),
       ...(query.since !== undefined ? { since: query.since } : {}),
       ...(query.until !== undefined ? { until: query.until } : {}),
-      ...(query.cursor ? { before: decodeCursor(query.cursor, 'aud')! } : {}),
+      ...(query.cursor ? { before: auditBefore(query)! } : {}),
     },
     query.limit + 1,
   );
   const page = events.slice(0, query.limit);
-  return { events: page, nextCursor: events.length > query.limit ? encodeCursor(page.at(-1)!.id) : null };
+  return { events: page, nextCursor: events.length > query.limit ? encodeCursor(page.at(-1)!.id, auditScope(query)) : null };
 }
+
+/** What an audit cursor belongs to: the log under these filters (any admin's: it is one log). */
+const auditScope = (q: z.infer<typeof AuditQuery>) => ['audit-events', q.type, q.actor, q.by, q.target, q.client_ip, q.since, q.until].map((v) => v ?? null);
+
+/** Whether the query's cursor is one issued for these filters (the Admin page starts again, saying so, when not). */
+export const auditCursorFits = (query: z.infer<typeof AuditQuery>): boolean => query.cursor === undefined || cursorIn(query.cursor, 'aud', auditScope(query)) !== undefined;
+
+/** Where the query's cursor says the previous page ended; a 400 when it is not one issued for these filters. */
+const auditBefore = (query: z.infer<typeof AuditQuery>) => decodeCursor(query.cursor, 'aud', auditScope(query));

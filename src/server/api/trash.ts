@@ -4,7 +4,7 @@ import { notFound } from '../../core/errors.js';
 import type { DocumentRecord, TrashPosition } from '../../store/sql/documents.js';
 import type { Services } from '../services.js';
 import { DocumentSchema, documentToWire, oneDocumentToWire } from './documents/wire.js';
-import { cursorRefused } from './pagination.js';
+import { type CursorScope, cursorRefused, isListId, scopeDigest } from './pagination.js';
 import { defineRoute } from './route.js';
 import { ErrorBody, IdParams, Timestamp } from './schemas.js';
 
@@ -25,13 +25,18 @@ const TrashQuery = z.strictObject({
   project_id: z.string().min(1).max(100).optional().describe('only this project\'s trash'),
 });
 
-const encodeTrashCursor = (at: TrashPosition) => Buffer.from(JSON.stringify([at.trashedAt, at.id]), 'utf8').toString('base64url');
+/** What a trash cursor belongs to: whose trash, and of which project (or all they edit). */
+const trashScope = (userId: string, projectId: string | undefined) => ['trash', userId, projectId ?? null];
 
-function decodeTrashCursor(cursor: string | undefined): TrashPosition | undefined {
+const encodeTrashCursor = (at: TrashPosition, scope: CursorScope) => Buffer.from(JSON.stringify([at.trashedAt, at.id, scopeDigest(scope)]), 'utf8').toString('base64url');
+
+function decodeTrashCursor(cursor: string | undefined, scope: CursorScope): TrashPosition | undefined {
   if (cursor === undefined) return undefined;
   try {
     const [trashedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (Number.isSafeInteger(trashedAt) && typeof id === 'string' && /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/.test(id)) return { trashedAt: trashedAt as number, id };
+    const at = { trashedAt: trashedAt as number, id: id as string };
+    // Encoded again, exactly: the same place in the same person's trash of the same project.
+    if (Number.isSafeInteger(trashedAt) && isListId(id, 'doc') && encodeTrashCursor(at, scope) === cursor) return at;
   } catch {
     // answered below
   }
@@ -74,8 +79,9 @@ export const listTrash = (s: Services) =>
     },
     async handler({ query, principal }) {
       const scope = await s.access.trashScope(principal, query.project_id);
-      const { documents, next } = await s.documents.listTrash(scope, query.limit, decodeTrashCursor(query.cursor));
-      return { status: 200, body: { documents: await trashToWire(s, documents), next_cursor: next ? encodeTrashCursor(next) : null, retention_days: s.config.trashDays } };
+      const list = trashScope(principal.userId, query.project_id);
+      const { documents, next } = await s.documents.listTrash(scope, query.limit, decodeTrashCursor(query.cursor, list));
+      return { status: 200, body: { documents: await trashToWire(s, documents), next_cursor: next ? encodeTrashCursor(next, list) : null, retention_days: s.config.trashDays } };
     },
   });
 

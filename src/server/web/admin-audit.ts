@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import { adminAuditPage } from '../../web/pages/admin-audit.js';
-import { AuditQuery, findAuditEvents } from '../api/audit-events.js';
-import { cursorId } from '../api/pagination.js';
+import { AuditQuery, auditCursorFits, findAuditEvents } from '../api/audit-events.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin } from './admin-common.js';
@@ -15,16 +14,16 @@ export function adminAuditRoutes(router: Router<AppState>, s: Services): void {
     const user = await requireAdmin(ctx, s);
     if (!user) return;
     const given = Object.fromEntries(FILTERS.map((k) => [k, typeof ctx.query[k] === 'string' ? (ctx.query[k] as string).trim() : '']).filter(([, v]) => v !== ''));
-    // A page link altered or cut short starts again from the newest, saying so, as the Documents page does.
+    // A page link altered, cut short or of other filters starts again from the newest, saying so, as the Documents page does.
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
-    const stale = cursor !== undefined && cursorId(cursor, 'aud') === undefined;
     const base = { user, csrfToken: ctx.state.session!.csrfToken, filters: given };
-    const parsed = AuditQuery.safeParse({ ...given, ...(cursor && !stale ? { cursor } : {}) });
+    const parsed = AuditQuery.safeParse(given);
     if (!parsed.success) {
       const error = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ');
       return render(ctx, adminAuditPage({ ...base, events: [], older: null, error }), 400);
     }
-    const { events, nextCursor } = await findAuditEvents(s, parsed.data);
+    const stale = cursor !== undefined && !auditCursorFits({ ...parsed.data, cursor });
+    const { events, nextCursor } = await findAuditEvents(s, { ...parsed.data, ...(cursor && !stale ? { cursor } : {}) });
     render(
       ctx,
       adminAuditPage({

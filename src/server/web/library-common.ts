@@ -84,7 +84,7 @@ export async function openedPassage(ctx: WebContext, s: Services, user: WebUser,
   const raw = queryString(ctx, 'chunk');
   if (!/^\d{1,9}$/.test(raw)) return null;
   const index = Number(raw);
-  const text = await documentText(s, user.actor, doc.id, 1, cursorAt(index));
+  const text = await documentText(s, user.actor, doc.id, 1, cursorAt(doc, index));
   const chunk = text.pages[0]?.chunks[0];
   if (!chunk || chunk.index !== index) return null;
   const m = /^(\d{1,9})-(\d{1,9})$/.exec(queryString(ctx, 'answer'));

@@ -4,7 +4,7 @@ import { sentence } from '../../web/format.js';
 import { documentsDeletePage } from '../../web/pages/document.js';
 import { type DocumentsFilter, documentsPage, type DocumentsPageData } from '../../web/pages/documents.js';
 import { statusCell } from '../../web/pages/project.js';
-import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from '../api/documents/query.js';
+import { decodeListCursor, DocumentListQuery, encodeListCursor, listScope, toFilter } from '../api/documents/query.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import type { Role } from '../../access/roles.js';
@@ -78,9 +78,10 @@ async function showDocuments(ctx: WebContext, s: Services, user: WebUser, param:
     query = DocumentListQuery.parse({ limit: PAGE, sort: '-uploaded' });
     listFilter = toFilter(query);
   }
+  const list = listScope(user.id, query.sort, listFilter);
   let at;
   try {
-    at = decodeListCursor(query.sort, query.cursor);
+    at = decodeListCursor(query.sort, query.cursor, list);
   } catch {
     error = 'That page link is out of date; showing the first page.';
   }
@@ -101,7 +102,7 @@ async function showDocuments(ctx: WebContext, s: Services, user: WebUser, param:
       moveTargets: editable.map((p) => ({ id: p.id, name: p.name })),
       documents: page.documents.map(documentView),
       labels: new Map([...labels].map(([id, ls]) => [id, ls.map((l) => ({ name: l.name, color: l.color }))])),
-      next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next)) : null,
+      next: page.next ? listUrl(filter, encodeListCursor(query.sort, page.next, list)) : null,
       first: at ? listUrl(filter) : null,
       indexing: [...indexing.values()].reduce((a, b) => a + b, 0),
       self: listUrl(filter, at ? query.cursor : undefined),

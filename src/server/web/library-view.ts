@@ -98,7 +98,7 @@ async function viewBody(s: Services, user: WebUser, doc: DocumentRecord, passage
     if (sheet) return sheet;
   }
   // From the opened passage's page on, when it lies past the first window.
-  const cursor = passage && passage.index >= TEXT_CHUNKS ? cursorAt(passage.index) : undefined;
+  const cursor = passage && passage.index >= TEXT_CHUNKS ? cursorAt(doc, passage.index) : undefined;
   const t = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor);
   // Each chunk's new text (past what the chunk before already held), under the page, slide or rows it starts on.
   const pages = t.pages.map((p) => ({

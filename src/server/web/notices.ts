@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { noticesPage } from '../../web/pages/notices.js';
 import type { NoticePosition } from '../../store/sql/notices.js';
-import { cursorId, encodeCursor } from '../api/pagination.js';
+import { isListId } from '../api/pagination.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireFormUser } from './csrf.js';
@@ -35,7 +35,7 @@ function decodeNoticeCursor(cursor: string): NoticeCursor | undefined {
   }
   if (!Array.isArray(value) || value.length !== 3) return undefined;
   const [at, id, since] = value as unknown[];
-  if (!isTime(at) || !isTime(since) || typeof id !== 'string' || cursorId(encodeCursor(id), 'ntc') === undefined) return undefined;
+  if (!isTime(at) || !isTime(since) || !isListId(id, 'ntc')) return undefined;
   return { at, id, since };
 }
 

@@ -52,6 +52,13 @@ export interface SqlDialect {
    */
   uniqueIndexIgnoringCase(index: string, table: string, leading: string[], column: string): RawBuilder<unknown>;
   /**
+   * A text column ordered and compared by its code points, as SQLite's BINARY collation does: on PostgreSQL under
+   * the "C" collation, whatever the database's locale, so a sorted list reads the same on both engines; `lower()`
+   * of it folds ASCII only on both. For small lists and ones sorted anyway: an index in the database's collation
+   * cannot order it.
+   */
+  bytewise(column: string): RawBuilder<string>;
+  /**
    * The column, in a form the planner will not pick an index for. SQLite's unary `+` does that (see
    * DocumentStore.getMany); PostgreSQL's planner weighs indexes by statistics and needs no hint.
    */
@@ -78,6 +85,7 @@ const SQLITE: SqlDialect = {
   // Raw text, so that sqlite_master keeps the very statement released migrations wrote.
   uniqueIndexIgnoringCase: (index, table, leading, column) =>
     sql.raw(`CREATE UNIQUE INDEX ${index} ON ${table} (${[...leading, `${column} COLLATE NOCASE`].join(', ')})`),
+  bytewise: (column) => sql<string>`${sql.ref(column)}`,
   withoutIndex: (column) => sql<string>`+${sql.ref(column)}`,
   inValues: (column, values) => sql<boolean>`${sql.ref(column)} in (select value from json_each(${JSON.stringify(values)}))`,
   isUniqueViolation: (err) => {
@@ -98,6 +106,7 @@ const POSTGRES: SqlDialect = {
   equalsIgnoreCase: (column, value) => sql<boolean>`lower(${sql.ref(column)} COLLATE "C") = lower(cast(${value} as text) COLLATE "C")`,
   uniqueIndexIgnoringCase: (index, table, leading, column) =>
     sql.raw(`CREATE UNIQUE INDEX ${index} ON ${table} (${[...leading, `(lower(${column} COLLATE "C"))`].join(', ')})`),
+  bytewise: (column) => sql<string>`${sql.ref(column)} COLLATE "C"`,
   withoutIndex: (column) => sql.ref(column),
   inValues: (column, values) => sql<boolean>`${sql.ref(column)} = any(cast(${values} as text[]))`,
   // SQLSTATE 23505 unique_violation.

@@ -409,7 +409,9 @@ export class DocumentStore {
   ): Promise<{ documents: DocumentRecord[]; hasMore: boolean; next: DocumentPosition | null }> {
     if (projectIds.length === 0) return { documents: [], hasMore: false, next: null };
     const { column, desc } = SORTS[sort];
-    const key = column === 'name' ? sql<string | number>`lower(filename)` : column === 'size' ? sql<string | number>`size_bytes` : null;
+    // Names by their code points with ASCII case folded, as SQLite does: PostgreSQL's lower() and collation would
+    // fold and order accents and other scripts by the database's locale, another order than SQLite's.
+    const key = column === 'name' ? sql<string | number>`lower(${dialectOf(this.db).bytewise('filename')})` : column === 'size' ? sql<string | number>`size_bytes` : null;
     const dir = desc ? 'desc' : 'asc';
     // The sort value comes back from the database, so the next page compares with exactly what it ordered by.
     let q = this.db

@@ -48,7 +48,7 @@ export class GroupStore {
   }
 
   async list(): Promise<Group[]> {
-    return (await this.query().orderBy('g.name').execute()).map((r) => toGroup({ ...r, member_count: r.member_count ?? 0 }));
+    return (await this.query().orderBy(dialectOf(this.db).bytewise('g.name')).execute()).map((r) => toGroup({ ...r, member_count: r.member_count ?? 0 }));
   }
 
   async get(id: string): Promise<Group | null> {
@@ -111,7 +111,7 @@ export class GroupStore {
   async groupsOf(userId: string): Promise<Group[]> {
     const rows = await this.query()
       .where((eb) => eb.exists(eb.selectFrom('group_members as mine').select('mine.group_id').whereRef('mine.group_id', '=', 'g.id').where('mine.user_id', '=', userId)))
-      .orderBy('g.name')
+      .orderBy(dialectOf(this.db).bytewise('g.name'))
       .execute();
     return rows.map((r) => toGroup({ ...r, member_count: r.member_count ?? 0 }));
   }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import { compareNames } from '../../core/name-order.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
 
@@ -62,7 +63,7 @@ export class LabelStore {
           .as('document_count'),
       )
       .where('l.project_id', 'in', [...projectIds])
-      .orderBy(sql`lower(l.name)`)
+      .orderBy(sql`lower(${dialectOf(this.db).bytewise('l.name')})`)
       .orderBy('l.id')
       .execute();
     return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
@@ -144,7 +145,7 @@ export class LabelStore {
       list.push(toLabel(r));
       out.set(r.document_id, list);
     }
-    for (const list of out.values()) list.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || (a.id < b.id ? -1 : 1));
+    for (const list of out.values()) list.sort((a, b) => compareNames(a.name, b.name) || (a.id < b.id ? -1 : 1));
     return out;
   }
 

@@ -52,7 +52,7 @@ export class SavedSearchStore {
   async visible(userId: string, projectIds: readonly string[]): Promise<SavedSearch[]> {
     const rows = await this.select()
       .where((eb) => (projectIds.length > 0 ? eb.or([eb('s.user_id', '=', userId), eb('s.project_id', 'in', [...projectIds])]) : eb('s.user_id', '=', userId)))
-      .orderBy(sql`lower(s.name)`)
+      .orderBy(sql`lower(${dialectOf(this.db).bytewise('s.name')})`)
       .orderBy(sql`case when s.user_id = ${userId} then 0 else 1 end`)
       .orderBy('s.id')
       .execute();

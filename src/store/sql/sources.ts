@@ -212,7 +212,7 @@ export class SourceStore {
       .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'p.user_id').on('u.deleted_at', 'is', null))
       .selectAll('s')
       .select(['p.name as project_name', 'u.email as owner_email'])
-      .orderBy('p.name')
+      .orderBy(dialectOf(this.db).bytewise('p.name'))
       .orderBy('s.id')
       .execute();
     return rows.map((r) => ({ ...toRecord(r), projectName: r.project_name, ownerEmail: r.owner_email }));

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody } from '../schemas.js';
-import { decodeListCursor, DocumentListQuery, encodeListCursor, toFilter } from './query.js';
+import { decodeListCursor, DocumentListQuery, encodeListCursor, listScope, toFilter } from './query.js';
 import { DocumentSchema, documentsToWire } from './wire.js';
 
 export const listDocuments = (s: Services) =>
@@ -23,7 +23,9 @@ export const listDocuments = (s: Services) =>
     },
     async handler({ query, principal }) {
       const scope = await s.access.scope(principal, query.project_id ? [query.project_id] : undefined);
-      const { documents, next } = await s.documents.list(scope, toFilter(query), query.limit, decodeListCursor(query.sort, query.cursor), query.sort);
-      return { status: 200, body: { documents: await documentsToWire(s, documents), next_cursor: next ? encodeListCursor(query.sort, next) : null } };
+      const filter = toFilter(query);
+      const list = listScope(principal.userId, query.sort, filter);
+      const { documents, next } = await s.documents.list(scope, filter, query.limit, decodeListCursor(query.sort, query.cursor, list), query.sort);
+      return { status: 200, body: { documents: await documentsToWire(s, documents), next_cursor: next ? encodeListCursor(query.sort, next, list) : null } };
     },
   });

@@ -3,7 +3,7 @@ import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../../core/f
 import { type DocumentFilters, Filters, normalFilters } from '../../../core/filters.js';
 import { MOMENT, momentOf } from '../../../core/moment.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
-import { cursorRefused, decodeCursor, encodeCursor } from '../pagination.js';
+import { type CursorScope, cursorRefused, decodeCursor, encodeCursor, isListId, scopeDigest } from '../pagination.js';
 import { parseInput } from '../validate.js';
 import { MAX_PATH_CHARS } from './paths.js';
 import { DocumentStatus } from './wire.js';
@@ -31,9 +31,15 @@ export const Time = z
 const Param = z.union([z.string(), z.array(z.string())]);
 const filterParam = (name: string) => Param.optional().describe(`${(Filters.shape as Record<string, z.ZodType>)[name]!.description ?? ''}; lists comma-separated or repeated (docs/api.md#filters)`);
 
+/**
+ * The longest cursor this list issues: a name order's holds the last name, up to 255 UTF-16 units of at most 3 bytes
+ * each in its JSON (`"` and `\` take 2), with the order, the id and its list's digest: 819 bytes, 1,092 in base64url.
+ */
+const MAX_LIST_CURSOR = 1100;
+
 const LIST_PARAMS = {
   limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(400).optional().describe('next_cursor of the previous page (with the same sort)'),
+  cursor: z.string().max(MAX_LIST_CURSOR).optional().describe('next_cursor of the previous page (with the same filters and sort)'),
   project_id: z.string().min(1).max(100).optional(),
   status: DocumentStatus.optional(),
   path: z.string().min(1).max(MAX_PATH_CHARS).optional().describe('only documents uploaded from this relative path'),
@@ -46,7 +52,7 @@ const LIST_PARAMS = {
   sort: z
     .enum(DOCUMENT_SORTS)
     .default('uploaded')
-    .describe('uploaded (oldest first, the default), name (case-insensitive) or size; a leading - reverses'),
+    .describe('uploaded (oldest first, the default), name (ignoring A–Z case; other characters by code point) or size; a leading - reverses'),
 };
 
 export const DocumentListQuery = z
@@ -80,18 +86,22 @@ export function toFilter(q: DocumentListQuery): DocumentFilter {
   };
 }
 
+/** What a document list's cursor belongs to: whose list, in which order, under which filters (as toFilter reads them). */
+export const listScope = (userId: string, sort: DocumentSort, filter: DocumentFilter): CursorScope => ['documents', userId, sort, filter];
+
 /**
  * Cursors are opaque. In upload order (the default) a cursor is the last id, as for every other list; in any
- * other order it also carries the order and the last sort value, and is refused under a different order.
+ * other order it also carries the order and the last sort value, and is refused under a different order. Both carry
+ * their list's digest (pagination.ts): one of other filters or another person is refused too.
  */
-export function encodeListCursor(sort: DocumentSort, at: DocumentPosition): string {
-  if (sort === 'uploaded') return encodeCursor(at.id);
-  return Buffer.from(JSON.stringify([sort, at.key ?? null, at.id]), 'utf8').toString('base64url');
+export function encodeListCursor(sort: DocumentSort, at: DocumentPosition, scope: CursorScope): string {
+  if (sort === 'uploaded') return encodeCursor(at.id, scope);
+  return Buffer.from(JSON.stringify([sort, at.key ?? null, at.id, scopeDigest(scope)]), 'utf8').toString('base64url');
 }
 
-export function decodeListCursor(sort: DocumentSort, cursor: string | undefined): DocumentPosition | undefined {
+export function decodeListCursor(sort: DocumentSort, cursor: string | undefined, scope: CursorScope): DocumentPosition | undefined {
   if (cursor === undefined) return undefined;
-  if (sort === 'uploaded') return { id: decodeCursor(cursor, 'doc')! };
+  if (sort === 'uploaded') return { id: decodeCursor(cursor, 'doc', scope)! };
   const bad = cursorRefused('this sort order');
   let value: unknown;
   try {
@@ -99,10 +109,10 @@ export function decodeListCursor(sort: DocumentSort, cursor: string | undefined)
   } catch {
     throw bad;
   }
-  if (!Array.isArray(value) || value.length !== 3 || value[0] !== sort) throw bad;
-  const [, key, id] = value as [string, unknown, unknown];
+  if (!Array.isArray(value) || value.length !== 4 || value[0] !== sort) throw bad;
+  const [, key, id, digest] = value as [string, unknown, unknown, unknown];
   const keyOk = sort.endsWith('size') ? Number.isSafeInteger(key) : sort.endsWith('name') ? typeof key === 'string' && key.length <= 1024 : key === null;
-  if (!keyOk || typeof id !== 'string') throw bad;
-  decodeCursor(encodeCursor(id), 'doc'); // the id's own format check
+  if (!keyOk || !isListId(id, 'doc')) throw bad;
+  if (digest !== scopeDigest(scope)) throw cursorRefused();
   return key === null ? { id } : { id, key: key as string | number };
 }

@@ -4,7 +4,8 @@ import { notFound } from '../../../core/errors.js';
 import { CITATION_UNITS, type DocumentType } from '../../../ingest/types.js';
 import { type ChunkFields, parsePlacement } from '../../../store/lancedb/chunk-schema.js';
 import type { Services } from '../../services.js';
-import { cursorRefused } from '../pagination.js';
+import type { DocumentRecord } from '../../../store/sql/documents.js';
+import { cursorRefused, scopeDigest } from '../pagination.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 import { DocumentStatus } from './wire.js';
@@ -70,13 +71,16 @@ export function pagesOf(chunks: ChunkFields[]): TextPage[] {
   return pages;
 }
 
-/** The cursor of the text from chunk `index` on (the document page's and viewer's links into a long text). */
-export const cursorAt = (index: number) => Buffer.from(`chunk:${index}`, 'utf8').toString('base64url');
+/** What a text cursor belongs to: the document as it was indexed (indexed again, its chunks are others). */
+type TextOf = Pick<DocumentRecord, 'id' | 'readyAt'>;
 
-function decodeFrom(cursor: string | undefined): number {
+/** The cursor of the text from chunk `index` on (the document page's and viewer's links into a long text). */
+export const cursorAt = (doc: TextOf, index: number) => Buffer.from(`chunk:${index}.${scopeDigest(['text', doc.id, doc.readyAt])}`, 'utf8').toString('base64url');
+
+function decodeFrom(doc: TextOf, cursor: string | undefined): number {
   if (cursor === undefined) return 0;
-  const m = /^chunk:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw cursorRefused();
+  const m = /^chunk:(\d{1,9})\./.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m || cursorAt(doc, Number(m[1])) !== cursor) throw cursorRefused();
   return Number(m[1]);
 }
 
@@ -89,11 +93,11 @@ export async function documentText(s: Services, actor: Actor, id: string, limit:
   // Chunks of a document still being written are not what search sees yet (it shows only ready documents).
   const all = doc.status === 'ready' ? await s.chunks.documentChunks(doc.id) : [];
   const reaching = cursor === undefined && fromPage !== undefined ? all.find((c) => (c.page_end ?? c.page_start ?? 0) >= fromPage) : undefined;
-  const from = reaching ? reaching.chunk_index : decodeFrom(cursor);
+  const from = reaching ? reaching.chunk_index : decodeFrom(doc, cursor);
   const page = all.filter((c) => c.chunk_index >= from).slice(0, limit + 1);
   const more = page.length > limit;
   const unit = CITATION_UNITS[doc.contentType as DocumentType] ?? null;
-  return { document_id: doc.id, status: doc.status, unit, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? cursorAt(page[limit]!.chunk_index) : null };
+  return { document_id: doc.id, status: doc.status, unit, pages: pagesOf(page.slice(0, limit)), next_cursor: more ? cursorAt(doc, page[limit]!.chunk_index) : null };
 }
 
 export const getDocumentText = (s: Services) =>

@@ -20,11 +20,12 @@ export const listProjects = (s: Services) =>
     },
     async handler({ query, principal }) {
       await s.projects.ensureDefault(principal.userId);
-      const { projects, hasMore } = await s.projects.listAmong(await s.access.readable(principal), query.limit, decodeCursor(query.cursor, 'prj'));
+      const scope = ['projects', principal.userId];
+      const { projects, hasMore } = await s.projects.listAmong(await s.access.readable(principal), query.limit, decodeCursor(query.cursor, 'prj', scope));
       const last = projects.at(-1);
       return {
         status: 200,
-        body: { projects: await projectsToWire(s, principal, projects), next_cursor: hasMore && last ? encodeCursor(last.id) : null },
+        body: { projects: await projectsToWire(s, principal, projects), next_cursor: hasMore && last ? encodeCursor(last.id, scope) : null },
       };
     },
   });
