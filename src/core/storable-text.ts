@@ -42,7 +42,7 @@ export function firstUnstorable(value: unknown, where = ''): { path: string; pro
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 
 /** Text from a document's bytes made storable: NULs left out, a lone surrogate shown as U+FFFD (as UTF-8 would). */
-const storableText = (text: string): string => text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\ufffd'));
+export const storableText = (text: string): string => text.replace(UNSTORABLE_ALL, (c) => (c === '\u0000' ? '' : '\ufffd'));
 
 /** `value` (a document's metadata as its file gives it: JSON-shaped) with every string, keys too, made storable. */
 export function storableValue(value: unknown): unknown {

@@ -2,6 +2,7 @@ import { type QueryCreator, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { DocumentFilters } from '../../core/filters.js';
 import { newId } from '../../core/ids.js';
+import { storableText } from '../../core/storable-text.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
 import { matchesFilters, writeMetadataRows } from './document-filters.js';
@@ -728,8 +729,12 @@ export class DocumentStore {
     });
   }
 
-  /** Marks a document failed (permanently) and fails its job together. */
-  async markFailed(id: string, job: JobLease, error: string, warnings?: string[]): Promise<void> {
+  /**
+   * Marks a document failed (permanently) and fails its job together. The error may quote the file (a parser's
+   * message): stored without NULs, which PostgreSQL refuses, so the failure is recorded on either engine.
+   */
+  async markFailed(id: string, job: JobLease, failure: string, warnings?: string[]): Promise<void> {
+    const error = storableText(failure);
     await this.db.transaction().execute(async (trx) => {
       const set: Partial<Row> = { status: 'failed', progress: 0, chunk_count: 0, error, updated_at: this.now() };
       if (warnings) set.warnings = JSON.stringify(warnings);
@@ -739,7 +744,8 @@ export class DocumentStore {
   }
 
   /** A transient failure: the document waits in the queue again and its job runs after `runAfter`. */
-  async requeue(id: string, job: JobLease, error: string, runAfter: number): Promise<void> {
+  async requeue(id: string, job: JobLease, failure: string, runAfter: number): Promise<void> {
+    const error = storableText(failure); // as markFailed
     await this.db.transaction().execute(async (trx) => {
       await trx.updateTable('documents').set({ status: 'queued', progress: 0, updated_at: this.now() }).where('id', '=', id).execute();
       await this.jobs.retryLater(job, error, runAfter, trx);
