@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
+import { storableText } from '../../core/storable-text.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
@@ -319,7 +320,8 @@ export class SourceStore {
         cursor: end.cursor,
         syncing_since: null,
         syncing_on: null,
-        error: end.error,
+        // A server's own words may carry a NUL, which PostgreSQL refuses (store/sql/documents.ts markFailed).
+        error: end.error === null ? null : storableText(end.error),
         failures: end.failures,
         // No later than the schedule in force: the owner may have shortened it while the pass ran (`end.nextSyncAt`
         // was reckoned from the schedule the pass began with).
@@ -342,7 +344,7 @@ export class SourceStore {
 
   /** Writes what a pass learnt of one item (listed in pass `seenIn`). */
   async putItem(sourceId: string, item: SourceItem): Promise<void> {
-    const values = { version: item.version, sha256: item.sha256, document_id: item.documentId, error: item.error, seen_in: item.seenIn, updated_at: this.now() };
+    const values = { version: item.version, sha256: item.sha256, document_id: item.documentId, error: item.error === null ? null : storableText(item.error), seen_in: item.seenIn, updated_at: this.now() };
     await this.db
       .insertInto('source_items')
       .values({ id: itemKey(sourceId, item.path), source_id: sourceId, path: item.path, ...values })
