@@ -12,6 +12,7 @@ import type { Scalar } from '../core/filters.js';
 import { UNDETERMINED } from '../store/lancedb/chunk-filter.js';
 import type { FacetFields, FilterLookups } from '../store/sql/document-filters.js';
 import type { LabelStore } from '../store/sql/labels.js';
+import { compareNames } from '../core/name-order.js';
 
 export interface FacetValue {
   value: Scalar;
@@ -99,7 +100,8 @@ export class FacetCounter {
         }
       }
       out[facet] = [...counts.values()]
-        .sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)))
+        // Ties in the order names sort everywhere (core/name-order.ts), not by the host's locale: the 100 kept are the same on any host.
+        .sort((a, b) => b.count - a.count || compareNames(String(a.value), String(b.value)))
         .slice(0, MAX_FACET_VALUES)
         .map((e) => ({
           ...e,

@@ -36,6 +36,7 @@ import type { FileStore } from '../store/objects/originals.js';
 import type { HeldDeletions, PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
 import { isQuotaExceeded } from '../documents/quotas.js';
 import { type Fetched, ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from './kind.js';
+import { compareNames } from '../core/name-order.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
 export interface DeletionGuard {
@@ -211,7 +212,7 @@ async function guardHold(items: Map<string, SourceItem>, gone: string[], deps: P
   const named = gone
     .map((path) => ({ path, documentId: items.get(path)?.documentId ?? null }))
     .filter((g): g is { path: string; documentId: string } => g.documentId !== null && removedSet.has(g.documentId))
-    .sort((a, b) => a.path.localeCompare(b.path));
+    .sort((a, b) => compareNames(a.path, b.path)); // the first HELD_LISTED alike on every host
   const listed = named.slice(0, HELD_LISTED);
   const docs = await Promise.all(listed.map((g) => deps.documents.get(g.documentId)));
   return { reason, count: removed.length, items: listed.map((g, i) => ({ path: g.path, documentId: g.documentId, filename: docs[i]?.filename ?? null })) };

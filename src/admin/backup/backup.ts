@@ -181,7 +181,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
       const local = new (await import('../../store/objects/local.js')).LocalObjectStore(work);
       const database = await copyObject(local, 'docsearch.db', repo.store, databaseKey(id), { tmpDir: repo.tmpDir });
       if (!database) throw new CliError('the database snapshot vanished before it was stored');
-      files.sort((a, b) => a.path.localeCompare(b.path));
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)); // by code unit: the manifest reads the same from any host
       const manifest: Omit<BackupManifest, 'key_id'> = {
         format: BACKUP_FORMAT,
         id,

@@ -15,6 +15,7 @@ import { isAppError } from '../../core/errors.js';
 import { render } from './render.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
 import { requireRecentProof } from './sudo.js';
+import { compareNames } from '../../core/name-order.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { newKey?: { key: string; name: string | null }; error?: string; form?: SettingsKeysData['form'] } = {}) {
   const keys = await s.apiKeys.list(user.id);
@@ -26,7 +27,7 @@ async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { ne
       user,
       csrfToken: ctx.state.session!.csrfToken,
       now: s.now(),
-      projects: readable.map((p) => ({ id: p.id, name: p.name })).sort((a, b) => a.name.localeCompare(b.name)),
+      projects: readable.map((p) => ({ id: p.id, name: p.name })).sort((a, b) => compareNames(a.name, b.name)),
       keys: keys.map((k) => ({ ...k, projectNames: k.projectIds ? k.projectIds.map((id) => names.get(id) ?? id) : null, createdAt: toIso(k.createdAt), lastUsedAt: k.lastUsedAt === null ? null : toIso(k.lastUsedAt), expired: s.apiKeys.expired(k) })),
       ...extra,
     }),
