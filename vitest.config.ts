@@ -53,8 +53,9 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/audit-log.test.ts',
   'test/auth/two-factor/two-factor.test.ts',
   'test/auth/sso/sso-web.test.ts',
-  'test/server/hostile-strings.test.ts',
   'test/server/paging-order.test.ts',
+  'test/server/hostile-strings.test.ts',
+  'test/search/moments.test.ts',
 ];
 
 const noPostgres = postgresUnavailable();

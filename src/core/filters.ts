@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { type DocumentType, TYPE_FILTER_NAMES } from './document-types.js';
 import { METADATA_OPERATORS } from './metadata-operators.js';
-import { MOMENT, MOMENT_FORM, momentOf, NOT_A_REAL_DATE } from './moment.js';
+import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from './moment.js';
 import { labelTextProblem, MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
 
 /** Values one field may list (types, uploaders, labels, a metadata `$in` …). */
@@ -44,10 +44,10 @@ const Operators = z
   .strictObject({
     $eq: ScalarSchema.optional().describe('equal to this value'),
     $in: z.array(ScalarSchema).min(1).max(MAX_FILTER_VALUES).optional().describe('equal to one of these values'),
-    $gt: Bound.optional().describe('greater than this number, or after this date'),
+    $gt: Bound.optional().describe('greater than this number, or after this date (a day: from the next one)'),
     $gte: Bound.optional().describe('at least this number, or at or after this date'),
     $lt: Bound.optional().describe('less than this number, or before this date'),
-    $lte: Bound.optional().describe('at most this number, or at or before this date'),
+    $lte: Bound.optional().describe('at most this number, or at or before this date (a day: to its end)'),
     $exists: z.boolean().optional().describe('true: the document has the key; false: it has not'),
   })
   .superRefine((ops, ctx) => {
@@ -57,7 +57,8 @@ const Operators = z
     if (kinds.size > 1) ctx.addIssue({ code: 'custom', message: `${bounds.join(' and ')} must all be numbers or all be dates` });
     for (const op of bounds) {
       const v = ops[op];
-      if (typeof v === 'string' && momentOf(v) === null) ctx.addIssue({ code: 'custom', path: [op], message: NOT_A_REAL_DATE });
+      const problem = typeof v === 'string' && MOMENT.test(v) ? momentProblem(v) : undefined;
+      if (problem) ctx.addIssue({ code: 'custom', path: [op], message: problem });
     }
   });
 
@@ -77,11 +78,15 @@ const TypeName = z
     if (!(name.toLowerCase() in TYPE_FILTER_NAMES)) ctx.addIssue({ code: 'custom', message: `unknown type "${name}": one of ${Object.keys(TYPE_FILTER_NAMES).join(', ')}` });
   });
 
+/** The pattern (MOMENT_FORM, in the OpenAPI document too), then whether the day and time are real. */
 const Moment = z
   .string()
   .max(40)
   .regex(MOMENT, MOMENT_FORM)
-  .refine((v) => momentOf(v) !== null, NOT_A_REAL_DATE);
+  .superRefine((v, ctx) => {
+    const problem = MOMENT.test(v) ? momentProblem(v) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 const LanguageCode = z
   .string()
@@ -149,9 +154,14 @@ function metadataConditions(key: string, c: z.output<typeof Condition>): Metadat
   const bounds = (['$gt', '$gte', '$lt', '$lte'] as const).filter((op) => c[op] !== undefined);
   if (bounds.length > 0) {
     const kind = typeof c[bounds[0]!] === 'number' ? 'number' : 'moment';
-    const at = (v: number | string) => (typeof v === 'number' ? v : momentOf(v)!);
+    // A date bound takes in what it names (core/moment.ts momentSpan): `$lte: "2025-01-31"` the whole of that day.
+    const at = (op: (typeof bounds)[number], v: number | string) => {
+      if (typeof v === 'number') return v;
+      const span = momentSpan(v)!;
+      return op === '$gte' || op === '$lt' ? span.from : span.to - 1;
+    };
     const range: MetadataCondition = { key, op: 'range', kind };
-    for (const op of bounds) range[op.slice(1) as 'gt' | 'gte' | 'lt' | 'lte'] = at(c[op]!);
+    for (const op of bounds) range[op.slice(1) as 'gt' | 'gte' | 'lt' | 'lte'] = at(op, c[op]!);
     out.push(range);
   }
   if (c.$exists !== undefined) out.push({ key, op: 'exists', exists: c.$exists });
@@ -164,8 +174,8 @@ export function normalFilters(f: FiltersBody | undefined): DocumentFilters | und
   const out: DocumentFilters = {};
   const types = list(f.type);
   if (types) out.contentTypes = [...new Set(types.map((t) => TYPE_FILTER_NAMES[t.toLowerCase()]!))];
-  if (f.uploaded_since !== undefined) out.uploadedFrom = momentOf(f.uploaded_since)!;
-  if (f.uploaded_before !== undefined) out.uploadedBefore = momentOf(f.uploaded_before)!;
+  if (f.uploaded_since !== undefined) out.uploadedFrom = momentSpan(f.uploaded_since)!.from;
+  if (f.uploaded_before !== undefined) out.uploadedBefore = momentSpan(f.uploaded_before)!.from;
   if (f.path_prefix !== undefined) out.pathPrefix = f.path_prefix;
   const by = list(f.uploaded_by);
   if (by) out.uploadedBy = [...new Set(by.map((e) => e.toLowerCase()))];

@@ -7,7 +7,7 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 }
 
-/** `2026-11-22 12:30 UTC` from epoch milliseconds. */
+/** `2026-11-22 12:30 UTC` from epoch milliseconds: every page shows times in UTC, the zone a day typed in a filter is read in. */
 export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 }

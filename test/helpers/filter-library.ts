@@ -192,8 +192,10 @@ function metadataHolds(metadata: Record<string, unknown>, key: string, c: unknow
     const byNumber = typeof ops[bounds[0]!] === 'number';
     const comparable = (values ?? []).flatMap((v) => (byNumber ? (typeof v === 'number' ? [v] : []) : typeof v === 'string' && DATE.test(v) ? [momentOf(v)] : []));
     const at = (b: unknown) => (byNumber ? (b as number) : momentOf(b as string));
+    // A day as an upper bound of "at or before" / lower of "after" is the whole day (docs/api.md#filters).
+    const end = (b: unknown) => (byNumber || (b as string).length > 10 ? at(b) : at(b) + 86_399_999);
     const inRange = (x: number) =>
-      (ops.$gt === undefined || x > at(ops.$gt)) && (ops.$gte === undefined || x >= at(ops.$gte)) && (ops.$lt === undefined || x < at(ops.$lt)) && (ops.$lte === undefined || x <= at(ops.$lte));
+      (ops.$gt === undefined || x > end(ops.$gt)) && (ops.$gte === undefined || x >= at(ops.$gte)) && (ops.$lt === undefined || x < at(ops.$lt)) && (ops.$lte === undefined || x <= end(ops.$lte));
     if (!comparable.some(inRange)) return false;
   }
   return true;

@@ -1,5 +1,7 @@
 import type Router from '@koa/router';
+import { toIso } from '../../core/clock.js';
 import { isAppError } from '../../core/errors.js';
+import { MOMENT, momentSpan } from '../../core/moment.js';
 import { sentence } from '../../web/format.js';
 import { documentsDeletePage } from '../../web/pages/document.js';
 import { type DocumentsFilter, documentsPage, type DocumentsPageData } from '../../web/pages/documents.js';
@@ -23,14 +25,19 @@ import { safeReturnTo } from './return-to.js';
 
 /** Documents per page of the list. */
 const PAGE = 50;
-const DAY_MS = 86_400_000;
 
 const FILTER_FIELDS = ['project_id', 'type', 'status', 'filename', 'labels', 'from', 'to', 'sort'] as const;
 
-/** `to` names a day the person wants included: the API's `uploaded_before` is the start of the next one. */
-function dayAfter(day: string): string {
-  const ms = Date.parse(`${day}T00:00:00Z`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(ms) ? new Date(ms + DAY_MS).toISOString() : day;
+/**
+ * `to` names a day (or time) the person wants included: the API's `uploaded_before` is the moment after it (none
+ * after 9999-12-31, the last day a moment is written in). One that is no real moment goes as typed, to be refused in
+ * the list's words.
+ */
+function uploadedTo(to: string): { uploaded_before?: string } {
+  const span = momentSpan(to);
+  if (!span) return { uploaded_before: to };
+  const after = toIso(span.to);
+  return MOMENT.test(after) ? { uploaded_before: after } : {};
 }
 
 function listUrl(filter: DocumentsFilter, cursor?: string): string {
@@ -59,7 +66,7 @@ async function showDocuments(ctx: WebContext, s: Services, user: WebUser, param:
     ...(filter.filename ? { filename: filter.filename } : {}),
     ...(filter.labels ? { labels: filter.labels } : {}),
     ...(filter.from ? { uploaded_since: filter.from } : {}),
-    ...(filter.to ? { uploaded_before: dayAfter(filter.to) } : {}),
+    ...(filter.to ? uploadedTo(filter.to) : {}),
   });
   let error: string | undefined;
   let query = parsed.data;

@@ -1,4 +1,5 @@
 import { isGrantScope, SCOPE_DESCRIPTIONS } from '../../auth/scopes.js';
+import { formatTime } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 import { forRow } from './row-action.js';
@@ -17,7 +18,7 @@ export interface SettingsConnectedData {
   apps: ConnectedRow[];
 }
 
-const day = (iso: string) => html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
+const day = (iso: string) => html`<time datetime="${iso}">${formatTime(Date.parse(iso))}</time>`;
 
 /** Applications the user granted access to, what each may do, and a revoke button. */
 export function settingsConnectedPage(d: SettingsConnectedData) {

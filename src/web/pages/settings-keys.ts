@@ -55,7 +55,7 @@ export interface SettingsKeysData {
 /** How a key is named where its secret can't be: prefix…last 4. */
 export const keyLabel = (k: Pick<KeyRow, 'prefix' | 'last4'>): string => `${k.prefix}…${k.last4}`;
 
-const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>` : 'never');
+const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${formatTime(Date.parse(iso))}</time>` : 'never');
 
 /** "Expired", "in 3 days", "in 5 hours" or "No expiration", with the exact moment beside it for a key that expires. */
 function expiry({ expiresAt: at, expired }: Pick<KeyRow, 'expiresAt' | 'expired'>, now: number) {

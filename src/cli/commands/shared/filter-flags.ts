@@ -42,8 +42,8 @@ export function addFilterFlags(cmd: Command): Command {
     });
   return cmd
     .option('--type <type>', 'only documents of this type (pdf, docx, markdown, email …); repeatable: any of', collect, [])
-    .option('--since <date>', 'only documents uploaded at or after this day (2026-03-31) or RFC 3339 time')
-    .option('--before <date>', 'only documents uploaded before this day or time')
+    .option('--since <date>', 'only documents uploaded at or after this day (2026-03-31, from 00:00 UTC) or RFC 3339 time')
+    .option('--before <date>', 'only documents uploaded before this day (its 00:00 UTC) or time')
     .option('--path-prefix <prefix>', 'only documents whose upload or sync path starts with this (contracts/)')
     .option('--by <email>', 'only documents this person uploaded; repeatable: any of', collect, [])
     .option('--source <id>', 'only documents this source keeps current; repeatable: any of', collect, [])

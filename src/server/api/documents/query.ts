@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../../core/filter-params.js';
 import { type DocumentFilters, Filters, normalFilters } from '../../../core/filters.js';
-import { MOMENT, momentOf } from '../../../core/moment.js';
+import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from '../../../core/moment.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
 import { type CursorScope, cursorRefused, decodeCursor, encodeCursor, isListId, scopeDigest } from '../pagination.js';
 import { parseInput } from '../validate.js';
@@ -14,18 +14,21 @@ import { DocumentStatus } from './wire.js';
  * parameters of the same names (core/filter-params.ts).
  */
 
-/** A time as RFC 3339, or a day (YYYY-MM-DD, 00:00 UTC); epoch milliseconds after parsing. */
+/**
+ * A time as RFC 3339, or a day (YYYY-MM-DD, 00:00 UTC); after parsing, the first whole millisecond at or after it,
+ * which "at or after" and "before" bounds compare with (core/moment.ts momentSpan).
+ */
 export const Time = z
   .string()
   .max(40)
-  .regex(MOMENT, 'must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)')
+  .regex(MOMENT, MOMENT_FORM)
   .transform((v, ctx) => {
-    const ms = momentOf(v);
-    if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: 'is not a real date' });
+    const problem = momentProblem(v);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem });
       return z.NEVER;
     }
-    return ms;
+    return momentSpan(v)!.from;
   });
 
 const Param = z.union([z.string(), z.array(z.string())]);
