@@ -6,7 +6,7 @@ import { sentence } from '../../web/format.js';
 import { type DocumentPageData, documentPage, documentsDeletePage } from '../../web/pages/document.js';
 import { DocumentFilename } from '../api/documents/wire.js';
 import { sendOriginal } from '../api/documents/file.js';
-import { documentText } from '../api/documents/text.js';
+import { cursorAt, documentText } from '../api/documents/text.js';
 import { hasThumbnail, sendThumbnail, ThumbnailQuery } from '../api/documents/thumbnail.js';
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
@@ -69,7 +69,9 @@ export async function showDocument(ctx: WebContext, s: Services, user: WebUser, 
     s.labels.ofDocuments([doc.id]),
     s.labels.list([doc.projectId]),
   ]);
-  const cursor = queryString(ctx, 'text') || undefined;
+  // `text` is a window's cursor (its next link), or a chunk's index (app.js, opening a passage past the first window).
+  const at = queryString(ctx, 'text');
+  const cursor = /^\d{1,9}$/.test(at) ? cursorAt(doc, Number(at)) : at || undefined;
   const page = previewPage(queryString(ctx, 'page'), doc.pages);
   // A result links here at its page (`?page=N#chunk-K`): the text shown starts there, so its chunk is on the page.
   const fromPage = queryString(ctx, 'page') && page > 1 ? page : undefined;

@@ -211,8 +211,8 @@ function showMatch() {
   }
   const url = new URL(location.href);
   if (!document.getElementById('text') || url.searchParams.has('text')) return;
-  // The text's cursor (GET /api/v1/documents/{id}/text): base64url of "chunk:K".
-  url.searchParams.set('text', btoa(`chunk:${m[1]}`).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  // The text from chunk K on: the page makes the text's cursor for it.
+  url.searchParams.set('text', m[1]);
   location.replace(url.toString());
 }
 showMatch();
