@@ -20,6 +20,7 @@ import { SourceClient } from '../helpers/sources.js';
 import { newPostgresDatabase } from '../helpers/store-dialects.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { harbourMail } from '../helpers/harbour-mail.js';
 
 const ENGINES = [
   { engine: 'sqlite', skip: null },
@@ -45,26 +46,14 @@ function seeded(seed: number): () => number {
 /** An e-mail whose one attachment is `attachment` as note.txt (base64). */
 const mailWith = (subject: string, attachment: Buffer) =>
   Buffer.from(
-    [
-      'From: Harbour Master <master@port.example>',
-      'To: pilots@port.example',
-      `Subject: ${subject}`,
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="b"',
-      '',
-      '--b',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      `The tide tables for ${subject}.`,
+    harbourMail(subject, `The tide tables for ${subject}.`, [
       '--b',
       'Content-Type: text/plain; charset=utf-8',
       'Content-Disposition: attachment; filename="note.txt"',
       'Content-Transfer-Encoding: base64',
       '',
       ...(attachment.toString('base64').match(/.{1,76}/g) ?? []),
-      '--b--',
-      '',
-    ].join('\r\n'),
+    ]),
   );
 
 describe.each(ENGINES)('quotas across the lifecycle ($engine)', ({ engine, skip }) => {

@@ -14,26 +14,9 @@ import { waitFor } from '../../helpers/eventually.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { cliEnv } from '../../cli/cli-env.js';
 import { processAgain, uploadFiles } from '../pipeline/helpers.js';
+import { harbourMail } from '../../helpers/harbour-mail.js';
 
 const EML = readFileSync(join(REPO, 'test/fixtures/formats/with-attachments.eml'));
-
-/** A multipart message from the harbour master: its subject, its text, then each attachment part (lines, boundary "b"). */
-const harbourMail = (subject: string, body: string, parts: string[]): string =>
-  [
-    'From: Harbour Master <master@port.example>',
-    'To: pilots@port.example',
-    `Subject: ${subject}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="b"',
-    '',
-    '--b',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    body,
-    ...parts,
-    '--b--',
-    '',
-  ].join('\r\n');
 
 describe('e-mail attachments are documents of their own, linked to the message', () => {
   let d: Daemon;
