@@ -187,7 +187,7 @@ export class AccessControl {
 
   /**
    * Where an upload goes: the named project (the actor must edit it), or else the user's own default project —
-   * for a key limited to projects, its only project, and without one a clear error.
+   * for a key limited to projects, the one of them the user may edit (none: refused as a viewer is; two or more: name one).
    */
   async uploadTarget(actor: Actor, projectId?: string): Promise<string> {
     if (projectId) {
@@ -197,6 +197,7 @@ export class AccessControl {
     if (actor.projectLimit) {
       const editable = [...(await this.roles(actor))].filter(([, role]) => roleAllows(role, 'edit')).map(([id]) => id);
       if (editable.length === 1) return editable[0]!;
+      if (editable.length === 0) throw forbidden('this key is limited to projects where your role is viewer: uploading needs editor', { role: 'viewer', required_role: 'editor' });
       throw new AppError('invalid_request', 'this key is limited to projects: name one with project_id', { details: { project_ids: actor.projectLimit } });
     }
     const id = await this.deps.projects.defaultId(actor.userId);

@@ -33,12 +33,20 @@ describeEachEngine('sharing', (suite) => {
     expect(await members.upsert(handbook.id, { id: bob.id, kind: 'user' }, 'editor', alice.id)).toBe('created');
     expect(await members.upsert(budget.id, { id: team.id, kind: 'group' }, 'editor', alice.id)).toBe('created');
     expect(await members.upsert(budget.id, { id: team.id, kind: 'group' }, 'owner', alice.id)).toBe('updated');
+    // The higher grant is the user's own on handbook and the group's on plans, given second on both and first on
+    // minutes: the highest wins whatever order the grants come in (a first-one-wins mutation passed handbook alone).
+    const plans = (await projects.create(alice.id, { name: 'plans' }))!;
+    const minutes = (await projects.create(alice.id, { name: 'minutes' }))!;
+    expect(await members.upsert(plans.id, { id: bob.id, kind: 'user' }, 'viewer', alice.id)).toBe('created');
+    expect(await members.upsert(plans.id, { id: team.id, kind: 'group' }, 'editor', alice.id)).toBe('created');
+    expect(await members.upsert(minutes.id, { id: team.id, kind: 'group' }, 'editor', alice.id)).toBe('created');
+    expect(await members.upsert(minutes.id, { id: bob.id, kind: 'user' }, 'viewer', alice.id)).toBe('created');
 
     const bobs = effectiveRoles(await members.grantsOf(bob.id), null);
-    expect(Object.fromEntries(bobs)).toEqual({ [handbook.id]: 'editor', [budget.id]: 'owner' });
+    expect(Object.fromEntries(bobs)).toEqual({ [handbook.id]: 'editor', [budget.id]: 'owner', [plans.id]: 'editor', [minutes.id]: 'editor' });
     expect(bobs.has(secret.id)).toBe(false);
     const alices = effectiveRoles(await members.grantsOf(alice.id), null);
-    expect(Object.fromEntries(alices)).toEqual({ [handbook.id]: 'owner', [budget.id]: 'owner', [secret.id]: 'owner' });
+    expect(Object.fromEntries(alices)).toEqual({ [handbook.id]: 'owner', [budget.id]: 'owner', [secret.id]: 'owner', [plans.id]: 'owner', [minutes.id]: 'owner' });
     // A key limited to one project sees that one only, and an empty limit nothing.
     expect([...effectiveRoles(await members.grantsOf(bob.id), [budget.id]).keys()]).toEqual([budget.id]);
     expect(effectiveRoles(await members.grantsOf(bob.id), []).size).toBe(0);
@@ -51,12 +59,12 @@ describeEachEngine('sharing', (suite) => {
 
     // Leaving the group takes its grants away at the next read; the direct grant stays.
     expect(await groups.removeMember(team.id, bob.id)).toBe(true);
-    expect(Object.fromEntries(effectiveRoles(await members.grantsOf(bob.id), null))).toEqual({ [handbook.id]: 'editor' });
+    expect(Object.fromEntries(effectiveRoles(await members.grantsOf(bob.id), null))).toEqual({ [handbook.id]: 'editor', [plans.id]: 'viewer', [minutes.id]: 'viewer' });
     // A deleted group's rows go with removeEverywhere; a deleted project's with the project.
     await members.removeEverywhere(team.id);
     expect(await groups.delete(team.id)).toBe(true);
     expect((await members.list(budget.id)).length).toBe(0);
-    expect(await projects.delete(handbook.id)).toBe(true);
+    for (const p of [handbook, plans, minutes]) expect(await projects.delete(p.id)).toBe(true);
     expect(await members.grantsOf(bob.id)).toEqual([]);
   });
 });
