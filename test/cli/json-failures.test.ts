@@ -1,7 +1,8 @@
 /**
  * What `--json` leaves on stdout when a command fails (docs/cli.md, "When a command fails"): a command stopped after
- * it began its work prints its usual JSON document of what it did, with `error: {code, message}`, and exits with the
- * error's code; one that failed before its work prints nothing on stdout. Driven through the built CLI against a real
+ * it began its work prints its usual JSON document of what it did, with `error: {code, message}` (kept when `--json`
+ * selects fields), and exits with the error's code; one that failed before its work prints nothing on stdout. Without
+ * `--json` the same run says on stderr how far it got and which items are left, to run again. Driven through the built CLI against a real
  * daemon, failing the way they fail in use: the API key revoked through REST mid-run, a real 500 (the daemon's upload
  * folder made unusable), the daemon killed, nothing listening, a malformed URL. A relay in front of the daemon holds
  * one chosen request while the test does that, so the failure comes at a known point of the run.
@@ -198,6 +199,142 @@ describe('--json when a command fails partway', () => {
     } finally {
       await r.close();
     }
+  });
+
+  /** Three uploaded documents of a new project, their ids in the order `documents delete` takes them. */
+  async function threeDocuments(tag: string): Promise<string[]> {
+    const up = await runCli(['upload', textFolder(join(dirs.make(tag), 'notes'), 3, tag), '--project', `stop-${tag}`, '--create-project', '--json'], { env: s.env });
+    expect(up.code, up.stderr).toBe(0);
+    return (JSON.parse(up.stdout) as UploadJson).documents.map((d) => d.id);
+  }
+
+  /** Runs the CLI through a relay whose `nth` DELETE under `under` waits while the key it runs with is revoked. */
+  async function revokedAtDelete(argv: string[], nth: number, under = '/api/v1/documents/'): ReturnType<typeof runCli> {
+    const k = await key(`revoked at delete ${nth}`);
+    const r = await relay(s.d.url);
+    try {
+      const held = r.hold((req) => req.method === 'DELETE' && req.url!.startsWith(under), nth);
+      const run = runCli(argv, { env: { ...s.env, DOCSEARCH_URL: r.url, DOCSEARCH_TOKEN: k.key } });
+      await held.reached;
+      await revoke(k.id);
+      held.release();
+      return await run;
+    } finally {
+      await r.close();
+    }
+  }
+
+  it('documents delete without --json: the key revoked before the second delete — stderr says 1 of 3 done and names the two left, then the error; exit 4', { timeout: MINUTE }, async () => {
+    const ids = await threeDocuments('text-delete');
+    const res = await revokedAtDelete(['documents', 'delete', ...ids, '--yes'], 2);
+    expect(res.code, res.stderr).toBe(4);
+    expect(res.stdout).toBe('');
+    const lines = res.stderr.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('stopped'));
+    expect(lines[at]).toBe(`stopped with 1 of 3 documents done; not done: ${ids[1]} ${ids[2]}`);
+    expect(lines[at + 1]).toMatch(/^error: DELETE \/api\/v1\/documents\/\S+: /);
+    // The list is what the command takes again: the rest is deleted with it.
+    const again = await runCli(['documents', 'delete', ...lines[at]!.split('not done: ')[1]!.split(' '), '--yes'], { env: s.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(await Promise.all(ids.map(documentStatus))).toEqual([404, 404, 404]);
+  });
+
+  it('documents delete without --json: one refused, then the key revoked — the refused one is named with its reason among those not done', { timeout: MINUTE }, async () => {
+    const ids = await threeDocuments('text-refused');
+    const k = await key('revoked after a refusal');
+    const r = await relay(s.d.url);
+    try {
+      const isDelete = (req: IncomingMessage) => req.method === 'DELETE' && req.url!.startsWith('/api/v1/documents/');
+      // The second hold counts the requests the first lets by: its 2nd is the third delete.
+      const [first, third] = [r.hold(isDelete, 1), r.hold(isDelete, 2)];
+      const run = runCli(['documents', 'delete', ...ids, '--yes'], { env: { ...s.env, DOCSEARCH_URL: r.url, DOCSEARCH_TOKEN: k.key } });
+      await first.reached;
+      // Deleted elsewhere once the command looked it up: the server refuses that one (404), and the command goes on.
+      expect((await api(s.d, `/api/v1/documents/${ids[1]}`, { method: 'DELETE', token: s.user.apiKey })).status).toBe(204);
+      first.release();
+      await third.reached;
+      await revoke(k.id);
+      third.release();
+      const res = await run;
+      expect(res.code, res.stderr).toBe(4);
+      const lines = res.stderr.trimEnd().split('\n');
+      const at = lines.findIndex((l) => l.startsWith('stopped'));
+      expect(lines[at]).toBe(`stopped with 1 of 3 documents done, 1 failed; not done: ${ids[1]} ${ids[2]}`);
+      expect(lines[at + 1]).toMatch(new RegExp(`^  text-refused-01\\.txt \\(${ids[1]}\\): \\S`));
+      expect(lines[at + 2]).toMatch(/^error: DELETE /);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('saved-searches delete without --json: the ones left are named as the command takes them, by name', { timeout: MINUTE }, async () => {
+    const names = ['stop one', 'stop two', 'stop three'];
+    for (const name of names) expect((await api(s.d, '/api/v1/saved-searches', { token: s.user.apiKey, body: { name, search: { query: 'heron' } } })).status).toBe(201);
+    const res = await revokedAtDelete(['saved-searches', 'delete', ...names, '--yes'], 2, '/api/v1/saved-searches/');
+    expect(res.code, res.stderr).toBe(4);
+    expect(res.stderr).toContain(`\nstopped with 1 of 3 saved searches done; not done: 'stop two' 'stop three'\nerror: `);
+  });
+
+  it('--json with fields keeps the error of a stopped run; asking for error is allowed on a complete one (null)', { timeout: MINUTE }, async () => {
+    const ids = await threeDocuments('fields');
+    const res = await revokedAtDelete(['documents', 'delete', ...ids, '--yes', '--json', 'deleted,failed'], 2);
+    expect(res.code, res.stderr).toBe(4);
+    const out = JSON.parse(res.stdout) as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(['deleted', 'error', 'failed']);
+    expect(out).toMatchObject({ deleted: [ids[0]], failed: [], error: { code: 'unauthenticated' } });
+    const rest = await runCli(['documents', 'delete', ids[1]!, ids[2]!, '--yes', '--json', 'deleted,error'], { env: s.env });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(JSON.parse(rest.stdout)).toEqual({ deleted: [ids[1], ids[2]], error: null });
+  });
+
+  it('upload without --json: a 500 on the second batch — the table of what got in on stdout, the files not sent on stderr to upload again; exit 1', { timeout: 2 * MINUTE }, async () => {
+    const folder = textFolder(join(dirs.make('text-broken'), 'notes'), 24, 'unsent');
+    const r = await relay(s.d.url);
+    const spool = join(s.d.dataDir, 'files', 'tmp');
+    let res: Awaited<ReturnType<typeof runCli>>;
+    try {
+      const held = r.hold(isUpload, 2);
+      const run = runCli(['upload', folder, '--project', 'text-500', '--create-project'], { env: { ...s.env, DOCSEARCH_URL: r.url } });
+      await held.reached;
+      rmSync(spool, { recursive: true, force: true });
+      writeFileSync(spool, 'not a folder');
+      held.release();
+      res = await run;
+    } finally {
+      rmSync(spool, { force: true });
+      mkdirSync(spool, { recursive: true, mode: 0o700 });
+      await r.close();
+    }
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stdout.trimEnd().split('\n')).toHaveLength(20);
+    const stopped = res.stderr.split('\n').find((l) => l.startsWith('stopped'))!;
+    const left = Array.from({ length: 4 }, (_, i) => join(folder, `unsent-${String(20 + i).padStart(2, '0')}.txt`));
+    expect(stopped).toBe(`stopped with 20 of 24 files done; not done: ${left.join(' ')}`);
+    expect(res.stderr).toMatch(/\nerror: POST \/api\/v1\/upload: .*\(request \S+\)\n/);
+    const again = await runCli(['upload', ...stopped.split('not done: ')[1]!.split(' '), '--project', 'text-500', '--json'], { env: s.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect((JSON.parse(again.stdout) as UploadJson).documents.map((d) => d.file)).toEqual(left);
+  });
+
+  it('upload --sync without --json: the key revoked before the second batch — what is left, and that the same command finishes it; exit 4', { timeout: 2 * MINUTE }, async () => {
+    const folder = textFolder(join(dirs.make('text-sync'), 'notes'), 22, 'synced');
+    const k = await key('revoked mid-sync');
+    const r = await relay(s.d.url);
+    try {
+      const held = r.hold(isUpload, 2);
+      const run = runCli(['upload', folder, '--project', 'text-sync', '--create-project', '--sync'], { env: { ...s.env, DOCSEARCH_URL: r.url, DOCSEARCH_TOKEN: k.key } });
+      await held.reached;
+      await revoke(k.id);
+      held.release();
+      const res = await run;
+      expect(res.code, res.stderr).toBe(4);
+      expect(res.stderr).toContain('\nstopped with 20 of 22 files done; not done: 2 files not sent (the same command again finishes the sync)\nerror: ');
+    } finally {
+      await r.close();
+    }
+    const again = await runCli(['upload', folder, '--project', 'text-sync', '--sync'], { env: s.env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('sync: 2 new, 0 changed, 20 unchanged');
   });
 
   it('sources add --wait: the key revoked while waiting — stdout still holds the new source; exit 4', { timeout: 2 * MINUTE }, async () => {

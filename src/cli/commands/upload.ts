@@ -9,6 +9,7 @@ import { type ApiClient, isTransient, UnreachableError } from '../http.js';
 import { canPrompt, interruptSignal, notice, terminalWidth, warn } from '../../terminal/io.js';
 import { emitJson } from '../output/json.js';
 import { count } from '../output/plural.js';
+import { sayStopped } from '../output/stopped.js';
 import { printTable } from '../output/table.js';
 import { wrap } from '../output/wrap.js';
 import { cannotRead, type Collected, collectFiles, type LocalFile, READ_FORMATS, unreadableFile } from '../upload/collect-files.js';
@@ -664,7 +665,6 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
     }
     await deleteDocuments(http, (plan?.remove ?? []).filter((r) => r.reason !== 'moved').map((r) => r.document), deleted);
   } catch (err) {
-    if (!opts.json) throw err;
     stopped = err;
   } finally {
     unroute();
@@ -692,6 +692,10 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   }
   for (const d of removed) notice(ctx.io, `deleted ${d.path ?? d.filename} (${d.id})`);
   sayDuplicates(ctx.io, opts, outcomes.map((o) => ({ path: o.file.path, document: o.document })));
+  if (stopped !== undefined) {
+    sayUploadStopped(ctx, opts, { sent: [...toSend, ...refresh.map((u) => u.file)], outcomes, deletesLeft: (plan?.remove.length ?? 0) - removed.length });
+    throw stopped;
+  }
   // The summary comes before any failure, so a CI log always shows it.
   const failures = failed.length > 0 ? `, ${failed.length} failed` : '';
   const waiting = !opts.wait && outcomes.some((o) => o.document && !settled(o.document)) ? ' (still processing; add --wait to wait)' : '';
@@ -714,6 +718,26 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
       `${opts.sync ? 'fix those files (or remove them from the folder) and sync again' : 'fix those files and upload them again'}${withDoc ? `; \`docsearch documents show ${withDoc.document!.id}\` has details` : ''}`,
     );
   }
+}
+
+/**
+ * The `stopped with…` line of a run stopped partway (output/stopped.ts): of the files it meant to send, those the
+ * server took; the ones it did not, by path to upload again, or for a sync, what the same command again would finish.
+ * A wait stopped after every file was taken names what is still processing itself, so it gets no line.
+ */
+function sayUploadStopped(ctx: Context, opts: UploadOptions, run: { sent: LocalFile[]; outcomes: Outcome[]; deletesLeft: number }): void {
+  const taken = new Set(run.outcomes.filter((o) => o.document).map((o) => o.file));
+  const notSent = run.sent.filter((f) => !taken.has(f));
+  if (notSent.length === 0 && run.deletesLeft === 0) return;
+  const failed = run.outcomes.filter(isFailed);
+  const left = [notSent.length > 0 ? `${count(notSent.length, 'file')} not sent` : '', run.deletesLeft > 0 ? `${count(run.deletesLeft, 'document')} not deleted` : ''].filter(Boolean);
+  sayStopped(ctx.io, {
+    done: run.outcomes.length - failed.length,
+    total: run.sent.length,
+    noun: 'file',
+    failed: failed.map((o) => `${o.file.path}: ${o.error ?? o.document?.error ?? 'failed'}${o.document ? ` (document ${o.document.id})` : ''}`),
+    notDone: opts.sync ? `${left.join(', ')} (the same command again finishes the sync)` : notSent.map((f) => f.path),
+  });
 }
 
 /** The `sync` object of --json: the paths of each kind, and their counts (`removed`: null in a dry run, the planned deletes). */

@@ -90,10 +90,17 @@ function pick(item: unknown, fields: string[]): unknown {
   return Object.fromEntries(fields.map((f) => [f, o[f] ?? null]));
 }
 
+/** What stopped a command partway (`{code, message}`; a document's or source's own `error` is a string or null). */
+const stopError = (data: unknown): unknown => {
+  const e = (data as Record<string, unknown>).error;
+  return e !== null && typeof e === 'object' ? e : undefined;
+};
+
 /**
  * Writes a command's JSON output: the whole document, or with `--json a,b` only those fields of each item of
  * its list (`list` names its fields in JSON_FIELDS, `key` its property when that differs; commands without a list
- * select from the object itself), then `--jq EXPR` over it
+ * select from the object itself, where `error` may always be asked for and is kept, asked or not, when something
+ * stopped the command partway, so a script selecting fields still tells a partial run), then `--jq EXPR` over it
  * (real jq, compiled to WebAssembly; strings print raw like `jq -r`, as gh does).
  */
 export async function emitJson(ctx: Context, data: unknown, list?: JsonList, key: string | undefined = list): Promise<void> {
@@ -101,7 +108,7 @@ export async function emitJson(ctx: Context, data: unknown, list?: JsonList, key
   const fields = g.jsonFields?.split(',').map((f) => f.trim()).filter(Boolean);
   let out = data;
   if (fields) {
-    const known: readonly string[] = list ? JSON_FIELDS[list] : Object.keys(data as object);
+    const known: readonly string[] = list ? JSON_FIELDS[list] : [...new Set([...Object.keys(data as object), 'error'])];
     const unknown = fields.filter((f) => !known.includes(f));
     if (unknown.length > 0) {
       const guess = unknown.length === 1 ? closest(unknown[0]!, [...known]) : undefined;
@@ -111,7 +118,7 @@ export async function emitJson(ctx: Context, data: unknown, list?: JsonList, key
       ? data.map((i) => pick(i, fields))
       : key
         ? { ...(data as object), [key]: ((data as Record<string, unknown[]>)[key] ?? []).map((i) => pick(i, fields)) }
-        : pick(data, fields);
+        : { ...(pick(data, fields) as object), ...(stopError(data) ? { error: stopError(data) } : {}) };
   }
   if (g.jq === undefined) return writeJson(ctx.io, out);
   const { default: jqReady } = await import('jq-web');

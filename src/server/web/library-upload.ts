@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import { rm } from 'node:fs/promises';
-import { isAppError } from '../../core/errors.js';
+import { invalidRequest, isAppError } from '../../core/errors.js';
 import type { AcceptedDocument, ReceivedFile } from '../../documents/lifecycle.js';
 import { isQuotaExceeded } from '../../documents/quotas.js';
 import { plural, sentence } from '../../web/format.js';
 import { legacyOffice, receiveMultipart } from '../api/documents/multipart.js';
-import { parsePaths } from '../api/documents/paths.js';
+import { parsePaths, pathProblem } from '../api/documents/paths.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
@@ -17,7 +17,8 @@ import { requireUser } from './session.js';
  * X-CSRF-Token (and a folder's files with their `paths`), and gets JSON; without script the form posts every
  * chosen file with its `_csrf` field, and gets the project page back with what was taken and what was not:
  * a file of the wrong type is named and left out, the others are kept. A browser posting a folder sends each
- * file's path inside it as its name, which becomes the document's path. The body goes through the API's
+ * file's path inside it as its name, which becomes the document's path (one the API would refuse, past 2,048 bytes…,
+ * is refused by the file's name). The body goes through the API's
  * multipart reader, so limits and error messages match.
  */
 export function uploadRoutes(router: Router<AppState>, s: Services): void {
@@ -55,7 +56,20 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
     try {
       if (!header) checkCsrf(ctx, s, received.fields._csrf ?? '');
       const paths = received.fields.paths !== undefined ? parsePaths(received.fields.paths, received.files.length) : received.files.map((f) => f.relativePath ?? null);
-      const files: ReceivedFile[] = received.files.map((f, i) => ({ ...f, path: paths[i] ?? null }));
+      // A folder's file whose path the API would refuse (too long for the path index…) is refused alike, by name:
+      // the script's request fails with it, the form leaves it out and says why. Not kept without its path.
+      const refused = [...received.refused];
+      const files: ReceivedFile[] = [];
+      for (const [i, f] of received.files.entries()) {
+        const problem = paths[i] ? pathProblem(paths[i]) : undefined;
+        const message = `"${f.filename}": its path in the folder ${problem}`;
+        if (!problem) files.push({ ...f, path: paths[i] ?? null });
+        else if (script) throw invalidRequest(message);
+        else {
+          refused.push({ filename: f.filename, message });
+          await rm(f.tempPath, { force: true });
+        }
+      }
       let accepted: AcceptedDocument[];
       try {
         accepted = await s.ingest.accept(user.id, projectId, files, {});
@@ -76,9 +90,9 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
       const parts = [
         fresh > 0 ? `Uploaded ${plural(fresh, 'file')}; ${fresh === 1 ? 'it is' : 'they are'} being indexed.` : '',
         accepted.length > fresh ? `${accepted.length - fresh} already in this project.` : '',
-        received.refused.length > 0 ? `Not uploaded: ${received.refused.map((r) => r.message).join('; ')}.` : '',
+        refused.length > 0 ? `Not uploaded: ${refused.map((r) => r.message).join('; ')}.` : '',
       ];
-      flash(ctx, parts.filter((p) => p).join(' '), received.refused.length > 0 ? 'error' : 'notice');
+      flash(ctx, parts.filter((p) => p).join(' '), refused.length > 0 ? 'error' : 'notice');
       ctx.status = 303;
       ctx.redirect(back);
     } finally {

@@ -29,7 +29,7 @@ export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
     },
   );
   if (opts.json) await emitJson(ctx, { deleted: outcome.done, ...outcomeJson(outcome) });
-  failIfAny(ctx, outcome, searches.length, 'saved search', 'saved searches');
+  failIfAny(ctx, outcome, searches.length, 'saved search', 'saved searches', 'name');
 }
 
 export function build(ctx: Context, runF: typeof run = run): Command {

@@ -2,6 +2,7 @@ import type { Context } from '../../context.js';
 import { ApiError, CliError, errorJson } from '../../../terminal/errors.js';
 import { terminalWidth } from '../../../terminal/io.js';
 import { count } from '../../output/plural.js';
+import { sayStopped } from '../../output/stopped.js';
 import { wrap } from '../../output/wrap.js';
 import { isTransient } from '../../unreachable.js';
 
@@ -30,6 +31,8 @@ export interface Outcome<R> {
   failed: Failure[];
   errors: ApiError[];
   stopped?: unknown;
+  /** When stopped: the one it stopped at and those after it, none of them tried to the end. */
+  notTried: Named[];
 }
 
 /**
@@ -39,14 +42,14 @@ export interface Outcome<R> {
  * the pass; what was done is still reported (outcomeJson) before failIfAny ends the command with it.
  */
 export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) => Promise<R>, said: (d: D, r: R) => void): Promise<Outcome<R>> {
-  const out: Outcome<R> = { done: [], failed: [], errors: [] };
-  for (const d of docs) {
+  const out: Outcome<R> = { done: [], failed: [], errors: [], notTried: [] };
+  for (const [i, d] of docs.entries()) {
     try {
       const r = await act(d);
       out.done.push(r);
       said(d, r);
     } catch (err) {
-      if (!(err instanceof ApiError) || isTransient(err)) return { ...out, stopped: err };
+      if (!(err instanceof ApiError) || isTransient(err)) return { ...out, stopped: err, notTried: docs.slice(i) };
       out.failed.push({ id: d.id, name: nameOf(d), error: err.message });
       out.errors.push(err);
     }
@@ -59,16 +62,23 @@ export const outcomeJson = (o: Outcome<unknown>): { failed: Failure[]; error?: {
   o.stopped === undefined ? { failed: o.failed } : { failed: o.failed, error: errorJson(o.stopped) };
 
 /**
- * Ends a command that went through several documents: with the error that stopped it, else exit 1 naming each refused
- * one, after what was done was said.
- * One document alone fails with the server's error as it came, hint included. `noun` names other things (saved searches).
+ * Ends a command that went through several documents: with the error that stopped it (after the `stopped with…` line
+ * naming the ones not done), else exit 1 naming each refused one, after what was done was said.
+ * One document alone fails with the server's error as it came, hint included. `noun` names other things (saved searches),
+ * and `by` how the command is given them again (saved searches by name).
  */
-export function failIfAny(ctx: Context, outcome: Outcome<unknown>, total: number, noun = 'document', plural = `${noun}s`): void {
+export function failIfAny(ctx: Context, outcome: Outcome<unknown>, total: number, noun = 'document', plural = `${noun}s`, by: 'id' | 'name' = 'id'): void {
   const { failed, errors } = outcome;
-  if (outcome.stopped !== undefined) throw outcome.stopped;
+  const said = (f: Failure) => `${f.name} (${f.id}): ${f.error}`;
+  if (outcome.stopped !== undefined) {
+    const notDone = [...failed.map((f) => (by === 'id' ? f.id : f.name)), ...outcome.notTried.map((d) => (by === 'id' ? d.id : nameOf(d)))];
+    // One alone needs no count: its error says it all.
+    if (total > 1) sayStopped(ctx.io, { done: outcome.done.length, total, noun, plural, failed: failed.map(said), notDone });
+    throw outcome.stopped;
+  }
   if (failed.length === 0) return;
   if (total === 1) throw errors[0]!;
   const width = terminalWidth(ctx.io);
-  const lines = [`${failed.length} of ${count(total, noun, plural)} failed:`, ...failed.flatMap((f) => wrap(`${f.name} (${f.id}): ${f.error}`, width, '  ', '    '))];
+  const lines = [`${failed.length} of ${count(total, noun, plural)} failed:`, ...failed.flatMap((f) => wrap(said(f), width, '  ', '    '))];
   throw new CliError(lines.join('\n'));
 }

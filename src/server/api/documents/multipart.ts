@@ -20,7 +20,6 @@ import type { Services } from '../../services.js';
 import { fileType, type LegacyOffice } from '../../../ingest/file-type.js';
 import { SNIFF_BYTES } from '../../../ingest/sniff.js';
 import type { DocumentType } from '../../../ingest/types.js';
-import { isRelativePath } from './paths.js';
 
 export interface ReceivedPart {
   tempPath: string;
@@ -28,7 +27,10 @@ export interface ReceivedPart {
   contentType: DocumentType;
   sizeBytes: number;
   sha256: string;
-  /** The name as sent, when it is a relative path (a browser posting a folder sends "folder/sub/file.txt"). */
+  /**
+   * The name as sent, when it holds a `/` (a browser posting a folder sends "folder/sub/file.txt"): unchecked, so a
+   * path that cannot be a document's (paths.ts, pathProblem) is refused by its reader, not taken as no path.
+   */
   relativePath?: string;
 }
 
@@ -240,7 +242,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
                   sizeBytes: size,
                   sha256: hash.digest('hex'),
                   head: Buffer.concat(headParts),
-                  ...(info.filename && isRelativePath(info.filename) ? { relativePath: info.filename } : {}),
+                  ...(info.filename?.includes('/') ? { relativePath: info.filename } : {}),
                 };
                 done();
               });

@@ -4,28 +4,26 @@ import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 
 export const MAX_PATH_CHARS = 1024;
 
-/** One upload path: relative, `/`-separated, no `.`/`..` segments, control or bidi formatting characters. */
+/**
+ * Why an upload path cannot be a document's, or undefined: it must be relative, `/`-separated, without `.`/`..`
+ * segments, control or bidi formatting characters, and fit what the path index holds.
+ */
+export function pathProblem(p: string): string | undefined {
+  if (p.length === 0 || p.length > MAX_PATH_CHARS) return `must be 1 to ${MAX_PATH_CHARS} characters`;
+  const unsafe = unsafeTextProblem(p) ?? bytesProblem(p, MAX_PATH_BYTES);
+  if (unsafe) return unsafe;
+  if (p.includes('\\')) return 'must not contain backslashes (use / between folders)';
+  if (p.startsWith('/') || p.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) return `must be a relative path like "guides/setup.md" (got "${p}")`;
+  return undefined;
+}
+
 function checkPath(p: unknown, i: number): string | null {
   if (p === null) return null;
   const bad = (why: string) => invalidRequest(`paths[${i}]: ${why}`);
   if (typeof p !== 'string') throw bad('must be a string or null');
-  if (p.length === 0 || p.length > MAX_PATH_CHARS) throw bad(`must be 1 to ${MAX_PATH_CHARS} characters`);
-  const unsafe = unsafeTextProblem(p) ?? bytesProblem(p, MAX_PATH_BYTES);
-  if (unsafe) throw bad(unsafe);
-  if (p.includes('\\')) throw bad('must not contain backslashes (use / between folders)');
-  if (p.startsWith('/') || p.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) {
-    throw bad(`must be a relative path like "guides/setup.md" (got "${p}")`);
-  }
+  const problem = pathProblem(p);
+  if (problem) throw bad(problem);
   return p;
-}
-
-/** True for a path `paths` accepts (see checkPath). */
-export function isRelativePath(p: string): boolean {
-  try {
-    return checkPath(p, 0) !== null && p.includes('/');
-  } catch {
-    return false;
-  }
 }
 
 /**
