@@ -12,6 +12,8 @@
  *   keeping its id and its index;
  * - an unchanged item (same version) costs its listing entry: nothing is fetched; one whose new version has the
  *   same bytes only has its version recorded;
+ * - an item whose path no document may have (a line break, a NUL, a lone surrogate, past MAX_PATH_BYTES) is passed
+ *   over, and recorded as an item error under a path it can be shown at, so its owner learns of it;
  * - a gone item's document is deleted (DocumentService.delete, as the REST API deletes), unless the deletion guard
  *   holds the deletions instead: a pass that would delete more than `guard.percent` % of the source's documents and
  *   more than `guard.count` of them, or every one of them (a source that suddenly lists nothing: an expired
@@ -26,7 +28,7 @@ import { rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import type { Clock } from '../core/clock.js';
-import { bytesProblem, MAX_PATH_BYTES, unstorableProblem } from '../core/storable-text.js';
+import { bytesProblem, MAX_PATH_BYTES, storableText, unstorableProblem } from '../core/storable-text.js';
 import type { DocumentService } from '../documents/lifecycle.js';
 import { fileType, type LegacyOffice } from '../ingest/file-type.js';
 import { SNIFF_BYTES } from '../ingest/sniff.js';
@@ -104,7 +106,9 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     cursor: source.cursor,
     resumeAfter: kind.resumable ? source.resumeAfter : null,
     known: (path) => known.get(path)?.version,
-    knownPaths: () => known.keys(),
+    // A passed-over item's record is under the path it is shown at, which no page has: a crawler visits the path
+    // it was listed at (below), so it keeps finding the item while the site has it.
+    knownPaths: () => [...known].map(([path, i]) => (i.error?.startsWith(PASSED_OVER) ? i.version : path)).filter((path) => path !== ''),
   });
   const state = new PassItems(known, source.pass);
   const gone: string[] = [];
@@ -122,13 +126,29 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
     if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
     // A recorded item that is gone is gone, whatever the globs say now.
     if (item.deleted) {
-      if (known.has(item.path)) gone.push(item.path);
+      const path = recordedPath(item.path);
+      if (known.has(path)) gone.push(path);
       continue;
     }
-    // A path with a newline cannot be an item's key (store/sql/sources.ts), nor one PostgreSQL cannot store or index
-    // (a NUL, a lone surrogate, past MAX_PATH_BYTES) a document's: such a file is passed over, on either engine.
-    if (!item.path || item.path.includes('\n') || unstorableProblem(item.path) || bytesProblem(item.path, MAX_PATH_BYTES) || !wanted(item.path)) continue;
+    if (!item.path || !wanted(item.path)) continue;
     result.listed++;
+    const problem = pathProblem(item.path);
+    if (problem !== undefined) {
+      // Passed over, on either engine, and said so among the item errors: recorded under a path both can store, so
+      // it is listed until the file is gone or renamed (then, as any recorded item, it is gone).
+      const shown = recordedPath(item.path);
+      const error = `${PASSED_OVER}its path ${problem}`;
+      // Never fetched, so no version to keep: the version holds the path it was listed at, where both engines can
+      // store it (no index on it), for knownPaths above.
+      const version = unstorableProblem(item.path) ? '' : item.path;
+      state.dealtWith(shown);
+      const before = known.get(shown);
+      if (before?.version === version && before.error === error) seen.push(shown);
+      else await store.putItem(source.id, { path: shown, version, sha256: null, documentId: null, error, seenIn: source.pass });
+      count('failed');
+      if (due()) await flush();
+      continue;
+    }
     lastPath = item.path;
     const before = known.get(item.path);
     state.dealtWith(item.path);
@@ -181,6 +201,35 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
   // Held deletions keep the cursor where it was: a delta listing then lists the same deletions again (its other
   // changes are known by then, and cost their listing entry), and the pass once confirmed finds them.
   return { result, cursor: held === null ? listing.cursor() : source.cursor, held };
+}
+
+/** How a passed-over item's error begins (its path cannot be an item's or a document's). */
+const PASSED_OVER = 'passed over: ';
+
+/**
+ * Why a listed path cannot be an item's or a document's path, or undefined: a line break cannot be in an item's key
+ * (store/sql/sources.ts), and PostgreSQL can neither store a NUL or a lone surrogate nor index past MAX_PATH_BYTES.
+ */
+function pathProblem(path: string): string | undefined {
+  return path.includes('\n') ? 'has a line break' : (unstorableProblem(path) ?? bytesProblem(path, MAX_PATH_BYTES));
+}
+
+/** The bytes of a shown path's start and end, when the path is too long: together under MAX_PATH_BYTES. */
+const SHOWN_END_BYTES = 1000;
+
+/**
+ * The path an item is recorded under: its own, or for one passed over a form both engines store and the owner can
+ * read — each line break, NUL or lone surrogate shown as U+FFFD, and a path too long as its start … its end.
+ */
+function recordedPath(path: string): string {
+  if (pathProblem(path) === undefined) return path;
+  const shown = storableText(path.replace(/[\n\u0000]/g, '\ufffd'));
+  const bytes = Buffer.from(shown);
+  if (bytes.length <= MAX_PATH_BYTES) return shown;
+  // A cut inside a character decodes to U+FFFD: each part is cut back to a whole one.
+  const start = bytes.subarray(0, SHOWN_END_BYTES).toString().replace(/\ufffd+$/, '');
+  const end = bytes.subarray(bytes.length - SHOWN_END_BYTES).toString().replace(/^\ufffd+/, '');
+  return `${start}…${end}`;
 }
 
 /** How many held documents a source names (the count says how many there are in all). */

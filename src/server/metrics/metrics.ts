@@ -232,7 +232,7 @@ export class DaemonMetrics {
       });
       new Gauge({
         name: 'docsearch_source_item_errors',
-        help: "Items of sources whose last fetch failed (shown on each source; retried at its next pass)",
+        help: "Items of sources whose last fetch failed or that were passed over for their path (shown on each source; retried at its next pass)",
         registers,
         async collect() {
           const x = await read();

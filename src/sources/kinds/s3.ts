@@ -38,7 +38,8 @@ function sourceError(err: unknown, bucket: string): SourceError {
     return new SourceError(`the bucket ${bucket} refused the credentials (${e.name ?? 'HTTP ' + status}): check access_key_id and secret_access_key`);
   }
   if (e.name === 'NoSuchBucket' || status === 404) return new SourceError(`there is no bucket ${bucket} at this endpoint`);
-  return new SourceError(`the bucket ${bucket} could not be listed: ${e.message ?? e.name ?? String(err)}`);
+  // An answer the SDK cannot read (a redirect, which it does not follow) is an "UnknownError": its status says more.
+  return new SourceError(`the bucket ${bucket} could not be listed: ${e.message ?? e.name ?? String(err)}${status ? ` (HTTP ${status})` : ''}`);
 }
 
 export const s3: SourceKind = {

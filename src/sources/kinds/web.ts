@@ -54,6 +54,8 @@ interface Answer {
 
 class WebConnection implements SourceConnection {
   private readonly bodies = new Map<string, string>();
+  /** Pages this pass could not download, with why (larger than the limit): each an error on its item. */
+  private readonly refused = new Map<string, ItemError>();
   private lastRequest = 0;
   private delayMs: number;
   private readonly bodyDir: string;
@@ -216,6 +218,13 @@ class WebConnection implements SourceConnection {
           res = await self.get(url, conditional);
         } catch (err) {
           if (self.signal.aborted) throw err;
+          // Too large: listed with no version (nothing was downloaded), so the pass asks for it and records why.
+          if (err instanceof ItemError) {
+            self.refused.set(path, err);
+            listed++;
+            yield { path, version: '' };
+            continue;
+          }
           // Unreachable for now: a known page stays as it was, a new one waits for the next pass.
           if (before) {
             listed++;
@@ -251,6 +260,8 @@ class WebConnection implements SourceConnection {
   }
 
   async fetch(item: ListedItem) {
+    const refused = this.refused.get(item.path);
+    if (refused) throw refused;
     const file = this.bodies.get(item.path);
     if (!file) throw new ItemError('the page was not downloaded in this pass');
     const url = this.urlOf(item.path);

@@ -91,7 +91,10 @@ class WebDavConnection implements SourceConnection {
     const where = path === '/' ? this.url : `${this.url} (${path})`;
     let xml: string;
     try {
-      const res = await this.client.customRequest(path.replace(/\/*$/, '/'), { method: 'PROPFIND', headers: { Accept: 'text/plain,application/xml', Depth: '1' } });
+      // The top folder at the source's own URL, with its slash: joined to that URL, "/" loses it, and a server that
+      // redirects a folder's address to its slashed form (Apache) costs a second request each pass.
+      const top = path === '/' ? { url: this.url.replace(/\/*$/, '/') } : {};
+      const res = await this.client.customRequest(path.replace(/\/*$/, '/'), { method: 'PROPFIND', headers: { Accept: 'text/plain,application/xml', Depth: '1' }, ...top });
       xml = await res.text();
     } catch (err) {
       throw sourceError(err, where);
@@ -121,7 +124,9 @@ class WebDavConnection implements SourceConnection {
       for (const e of [...entries].sort((a, b) => (a.filename < b.filename ? -1 : 1))) {
         const path = e.filename.replace(/^\/+/, '');
         if (e.type === 'directory') yield* walk(await self.folder(e.filename));
-        else yield { path, version: e.etag ? `etag:${e.etag}` : `${e.lastmod}:${e.size}` };
+        // ETags compared weakly, as If-None-Match compares them (RFC 9110 8.8.3.2): Apache marks a file's weak for
+        // the second after it was written and strong after, which is no change.
+        else yield { path, version: e.etag ? `etag:${e.etag.replace(/^W\//, '')}` : `${e.lastmod}:${e.size}` };
       }
     }
     return { complete: true, items: walk(top), cursor: () => null };

@@ -14,7 +14,7 @@ export const getSource = (s: Services) =>
     path: '/projects/:id/sources/:sid',
     scope: 'read:documents',
     tag: 'sources',
-    summary: `One source, with the items whose last fetch failed (the latest ${ITEM_ERRORS_SHOWN}).`,
+    summary: `One source, with the items whose last fetch failed or that were passed over for their path (the latest ${ITEM_ERRORS_SHOWN}).`,
     params: SourceParams,
     responses: { 200: { description: 'The source', schema: SourceSchema }, 404: { description: 'Not found', schema: ErrorBody } },
     async handler({ params, principal }) {

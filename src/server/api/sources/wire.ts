@@ -60,7 +60,7 @@ export const SourceSchema = z
     item_errors: z
       .object({ count: z.number().int(), items: z.array(z.object({ path: z.string(), error: z.string(), at: Timestamp })) })
       .optional()
-      .describe('items whose last fetch failed (one source only)'),
+      .describe('items whose last fetch failed, or that were passed over for their path (one source only)'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

@@ -1,0 +1,42 @@
+/**
+ * A source's schedule on a daemon with the default settings (docs/sources.md "A pass"): every hour when none is
+ * given, and no shorter than --sources-min-interval (60 s by default), on adding and on changing it alike.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { SourceClient } from '../helpers/sources.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+
+describe('source schedules under the default settings', () => {
+  const dirs = tempDirs('docsearch-schedules');
+  let root: string;
+  let d: Daemon;
+  let user: TestUser;
+  let client: SourceClient;
+
+  beforeAll(async () => {
+    root = dirs.make('root');
+    d = await startDaemon({ args: ['--source-roots', root] });
+    user = await addUser(d);
+    client = new SourceClient(d, user.apiKey);
+  }, 120_000);
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    dirs.removeAll();
+  });
+
+  it('is hourly unless given, and at least a minute', async () => {
+    const project = await client.project('schedules');
+    const sources = `/api/v1/projects/${project}/sources`;
+    const added = await client.add(project, { url: `file://${root}` });
+    expect(added.every).toBe('1h');
+    const short = await api(d, sources, { token: user.apiKey, body: { url: `file://${root}`, every: '59s' } });
+    expect(short.status).toBe(400);
+    expect(short.body.error.message).toBe('every: at least 1m on this server');
+    const edited = await api(d, `${sources}/${added.id}`, { method: 'PATCH', token: user.apiKey, body: { every: '30s' } });
+    expect(edited.status).toBe(400);
+    expect(edited.body.error.message).toBe('every: at least 1m on this server');
+    expect((await client.add(project, { url: `file://${root}`, every: '1m' })).every).toBe('1m');
+  });
+});
