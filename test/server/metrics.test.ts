@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { isLoopbackHost, metricsAccess } from '../../src/server/metrics/access.j
 import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { waitFor } from '../helpers/eventually.js';
+import { prometheusMissing } from '../helpers/prometheus.js';
 
 /** The samples of a text exposition, by `name{labels}` as written (labels in the order the daemon writes them). */
 function samples(text: string): Map<string, number> {
@@ -159,6 +161,20 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     for (const name of ['docsearch_http_request_duration_seconds', 'docsearch_search_stage_duration_seconds', 'docsearch_embed_duration_seconds', 'docsearch_documents_ingested_total', 'docsearch_ocr_pages_total', 'docsearch_jobs', 'docsearch_info']) {
       expect(labelsSeen.get(name)?.size ?? 0, name).toBeGreaterThan(0);
     }
+  });
+
+  /**
+   * Prometheus' own linter (promtool, from the Debian package the Prometheus test uses) on a scrape: nothing to say of
+   * docsearch's metrics (units in the name, `_total` on counters only, help on each). prom-client's Node gauges
+   * named `…_total` are its own, and left as dashboards know them.
+   */
+  it("promtool check metrics finds nothing in docsearch's own metrics", async (t) => {
+    const missing = prometheusMissing();
+    if (missing) return t.skip(missing);
+    expect((await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'roman aqueduct arches' } })).status).toBe(200);
+    const lint = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: (await scrape(d)).text, encoding: 'utf8' });
+    const said = `${lint.stdout}${lint.stderr}`.split('\n').filter((l) => l.trim() !== '');
+    expect(said.filter((l) => !/^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(l))).toEqual([]);
   });
 
   it('an unknown path is counted as unmatched, not by its path', async () => {
