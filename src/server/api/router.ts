@@ -1,33 +1,13 @@
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
 import type { Middleware } from 'koa';
 import type { Principal } from '../../auth/principal.js';
-import { AppError } from '../../core/errors.js';
 import { bearer } from '../middleware/bearer.js';
 import { buildOpenApi } from '../openapi.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
-import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
+import { jsonBody } from './json-body.js';
 import type { ApiRoute } from './route.js';
 import { parseInput } from './validate.js';
-
-const JSON_LIMIT = '1mb';
-
-function jsonBody(): Middleware {
-  const parse = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_LIMIT, jsonStrict: true });
-  return async (ctx, next) => {
-    const type = ctx.request.type;
-    if (ctx.request.length === 0 || (!ctx.request.length && !ctx.get('transfer-encoding'))) {
-      (ctx.request as { body?: unknown }).body = {};
-      return next();
-    }
-    if (type !== 'application/json') throw new AppError('unsupported_media_type', 'request body must be application/json');
-    // koa-body bundles its own copy of the koa types; the runtime objects are the same.
-    await (parse as unknown as Middleware)(ctx, async () => undefined);
-    if (tooDeep((ctx.request as { body?: unknown }).body)) throw new AppError('invalid_request', `request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
-    return next();
-  };
-}
 
 function handle(route: ApiRoute): Middleware<AppState> {
   return async (ctx) => {
@@ -38,16 +18,22 @@ function handle(route: ApiRoute): Middleware<AppState> {
     ctx.status = result.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
     if (result.body !== undefined) ctx.body = result.body;
+    // An answer a cache may keep (an ETag, no no-store) is the fetching credential's: a browser must not hand it to another.
+    const caching = ctx.response.get('Cache-Control');
+    if (caching && !/no-store/.test(caching)) ctx.vary('Authorization');
+    // A client holding that ETag (If-None-Match) is told it is current rather than sent the bytes again; `fresh` is GET/HEAD 2xx only.
+    if (ctx.response.get('ETag') && ctx.fresh) ctx.status = 304;
   };
 }
 
 /** Mounts the declared routes under /api/v1 with their scope checks, body parsing and validation. */
 export function apiRouter(s: Services, routes: ApiRoute[]): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/api/v1' });
+  // Case-sensitive: `/API/V1/…` is no API path (errors there would be web pages, and a 405 would lose its Allow).
+  const router = new Router<AppState>({ prefix: '/api/v1', sensitive: true });
   for (const route of routes) {
     const stack: Middleware<AppState>[] = [];
     if (route.scope) stack.push(bearer(s.bearerResolvers, route.scope, route.credentials, route.tokensWith));
-    if (!route.rawBody && ['POST', 'PATCH', 'PUT'].includes(route.method)) stack.push(jsonBody() as Middleware<AppState>);
+    if (!route.rawBody && ['POST', 'PATCH', 'PUT'].includes(route.method)) stack.push(jsonBody(route.method) as Middleware<AppState>);
     stack.push(handle(route));
     router.register(route.path, [route.method], stack, { name: route.name });
   }

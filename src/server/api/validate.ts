@@ -33,9 +33,21 @@ function closest(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return inner ? { ...inner, path: [...issue.path, ...inner.path] } : issue;
 }
 
-function describe(where: string, issue: z.core.$ZodIssue): string {
+/**
+ * A query parameter sent more than once where one value is taken (`?limit=1&limit=2`) arrives as an array; say so,
+ * rather than "must be a number" of a value the caller wrote as one.
+ */
+function repeated(where: string, issue: z.core.$ZodIssue, input: unknown): number | null {
+  if (where !== 'query' || issue.path.length !== 1 || !['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code)) return null;
+  const value = (input as Record<PropertyKey, unknown>)[issue.path[0]!];
+  return Array.isArray(value) ? value.length : null;
+}
+
+function describe(where: string, issue: z.core.$ZodIssue, input: unknown): string {
+  const times = repeated(where, issue, input);
   issue = closest(issue);
   const path = [where, ...issue.path.map(String)].join('.');
+  if (times !== null) return `${path}: is given ${times} times; send it once`;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
     return `unknown field${issue.keys.length > 1 ? 's' : ''} ${keys} in ${path}`;
@@ -59,7 +71,7 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body
   // An unknown field is usually a misspelt one: name it first, before the "required" issue it causes.
   const issues = [...result.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
   throw invalidRequest(
-    describe(where, issues[0]!),
-    issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: describe(where, i) })),
+    describe(where, issues[0]!, value),
+    issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: describe(where, i, value) })),
   );
 }

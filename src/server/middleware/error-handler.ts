@@ -103,6 +103,8 @@ export function errorHandler(): Middleware<AppState> {
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found', `no route for ${ctx.method} ${ctx.path}`);
       // allowedMethods() answers 405 with an Allow header and no body; give it the error body too.
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+      // allowedMethods() answers OPTIONS with a 200 and an empty text/plain body; it has no content: 204.
+      if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '' && ctx.response.get('Allow')) ctx.status = 204;
     } catch (thrown) {
       const err = toAppError(thrown, ctx.get('content-encoding'));
       // A small body refused before it was read is drained, so the client gets the answer rather than a
