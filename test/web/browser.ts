@@ -50,11 +50,15 @@ export function watchCsp(page: Page, sink: string[]): Page {
   return page;
 }
 
-/** axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only. */
-export async function axeViolations(page: Page): Promise<string[]> {
+/**
+ * axe-core in the page (evaluate runs outside the page's CSP); serious and critical violations only, unless `every`.
+ * `only`: axe's runOnly (tags such as wcag2aa, or rule ids), so a check can be held to a standard or to one rule.
+ */
+export async function axeViolations(page: Page, opts: { only?: { type: 'tag' | 'rule'; values: readonly string[] }; every?: boolean } = {}): Promise<string[]> {
   if (await page.evaluate<boolean>(`typeof window.axe === 'undefined'`)) await page.evaluate(AXE);
+  const options = JSON.stringify({ resultTypes: ['violations'], ...(opts.only ? { runOnly: opts.only } : {}) });
   const found = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) })))`,
+    `axe.run(document, ${options}).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ') + (n.failureSummary ? ' [' + n.failureSummary.split('\\n').slice(1, 2).join('').trim() + ']' : '')) })))`,
   );
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+  return found.filter((v) => opts.every || v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
 }

@@ -126,7 +126,7 @@ export function viewRoutes(router: Router<AppState>, s: Services): void {
       viewPage({
         user,
         csrfToken: ctx.state.session!.csrfToken,
-        document: { id: doc.id, filename: doc.filename, contentType: doc.contentType },
+        document: { id: doc.id, filename: doc.filename, contentType: doc.contentType, language: doc.languageSetting ?? doc.language },
         project: project ?? { id: doc.projectId, name: 'its project' },
         body,
         passage,

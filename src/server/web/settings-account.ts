@@ -10,13 +10,14 @@ import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { requireUser, type WebContext } from './session.js';
+import { setShortcut, shortcutOn } from './search-shortcut.js';
 import { setTheme, themeOf } from './theme.js';
 import { THEMES } from '../../web/pages/layout.js';
 
 type User = { id: string; email: string };
 
 function showAccount(ctx: WebContext, user: User, extra: Partial<SettingsAccountData> = {}, status = 200): void {
-  render(ctx, settingsAccountPage({ user, csrfToken: ctx.state.session!.csrfToken, minPasswordLength: MIN_PASSWORD_LENGTH, theme: themeOf(ctx), ...extra }), status);
+  render(ctx, settingsAccountPage({ user, csrfToken: ctx.state.session!.csrfToken, minPasswordLength: MIN_PASSWORD_LENGTH, theme: themeOf(ctx), shortcut: shortcutOn(ctx), ...extra }), status);
 }
 
 /** The page again with why a change was refused: 401 for a wrong password, 429 (Retry-After) once throttled. */
@@ -55,7 +56,11 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
     const theme = THEMES.find((t) => t === formField(ctx, 'theme'));
     if (!theme) return showAccount(ctx, user, { error: { form: 'appearance', message: 'Choose System, Light or Dark.' } }, 400);
     setTheme(ctx, theme);
-    flash(ctx, theme === 'system' ? 'The pages now follow your system’s light or dark setting.' : `The pages are now ${theme}.`);
+    // Only a form that asks says which: one that sends the theme alone keeps the shortcut as it was.
+    const shortcut = formField(ctx, 'shortcut');
+    if (shortcut === 'on' || shortcut === 'off') setShortcut(ctx, shortcut === 'on');
+    const said = shortcut === 'off' ? ' Pressing / no longer goes to the search box.' : shortcut === 'on' ? ' Pressing / goes to the search box.' : '';
+    flash(ctx, `${theme === 'system' ? 'The pages now follow your system’s light or dark setting.' : `The pages are now ${theme}.`}${said}`);
     ctx.status = 303;
     ctx.redirect('/settings/account#appearance-heading');
   });

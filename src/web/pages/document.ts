@@ -1,8 +1,9 @@
 import { type CitationUnit, citationLabel, unitCount, unitHeading } from '../../core/citation-label.js';
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { withoutDirectionalControls } from '../display-text.js';
-import { html } from '../html.js';
+import { type Html, html } from '../html.js';
 import { confirmPage } from './confirm.js';
+import { contentLang } from './content-language.js';
 import { crumbs, layout } from './layout.js';
 import { type DocumentRow, liveStatus, retryForm } from './project.js';
 
@@ -53,14 +54,14 @@ export interface DocumentPageData {
 
 const PDF = 'application/pdf';
 
-function chunk(c: TextPage['chunks'][number], unit: CitationUnit, opened: DocumentPageData['opened']) {
+function chunk(c: TextPage['chunks'][number], unit: CitationUnit, opened: DocumentPageData['opened'], lang: Html | null) {
   const where = c.page_start !== null && c.page_end !== null && c.page_end !== c.page_start ? citationLabel({ unit, start: c.page_start, end: c.page_end }) : null;
   const answer = opened?.index === c.index ? opened.answer : null;
   return html`<li class="chunk" id="chunk-${c.index}"${answer ? html` data-answer="${answer}"` : null}>
   <p class="chunk-meta muted">Chunk ${c.index + 1}${where ? html` · ${where}` : null}${c.heading ? html` · <bdi class="heading">${withoutDirectionalControls(c.heading)}</bdi>` : null}${
     c.ocr ? html` · <span class="badge ocr" title="Recognised by OCR from the page image">OCR</span>` : null
   }</p>
-  <p class="chunk-text" dir="auto">${withoutDirectionalControls(c.text)}</p>
+  <p class="chunk-text" dir="auto"${lang}>${withoutDirectionalControls(c.text)}</p>
 </li>`;
 }
 
@@ -89,7 +90,7 @@ function textSection(d: DocumentPageData) {
       : t.pages.map(
           (p) => html`<section class="text-page"${p.page !== null ? html` data-page="${p.page}"` : null}>
   ${p.page !== null ? html`<h3>${unitHeading(d.unit ?? 'page', p.page)}</h3>` : null}
-  <ol class="chunks">${p.chunks.map((c) => chunk(c, d.unit ?? 'page', d.opened))}</ol>
+  <ol class="chunks">${p.chunks.map((c) => chunk(c, d.unit ?? 'page', d.opened, contentLang(doc.language?.code)))}</ol>
 </section>`,
         )
   }

@@ -41,10 +41,14 @@ const ACCOUNT_OPEN = '<div class="account">';
 const link = (href: string, label: string, current: boolean) =>
   html`<a href="${href}"${current ? html` class="active" aria-current="page"` : null}>${label}</a>`;
 
-/** The header's search box, on every page but search itself (which has its own); `/` focuses it (app.js). */
+/** The `/` key's shortcut, on the search box it focuses (app.js focuses the box that carries it). */
+export const SLASH_SHORTCUT = raw('aria-keyshortcuts="/"');
+const SHORTCUT_HINT = 'Search (press /)';
+
+/** The header's search box, on every page but search itself (which has its own). */
 const headerSearch = html`<form method="get" action="/search" role="search" class="site-search">
   <label for="site-search" class="visually-hidden">Search your library</label>
-  <input type="search" id="site-search" name="q" maxlength="${MAX_QUERY_CHARS}" placeholder="Search (press /)" aria-keyshortcuts="/" required>
+  <input type="search" id="site-search" name="q" maxlength="${MAX_QUERY_CHARS}" placeholder="${SHORTCUT_HINT}" ${SLASH_SHORTCUT} required>
 </form>`;
 
 export function layout(data: LayoutData, body: Html): Html {
@@ -117,6 +121,15 @@ export const THEMES: readonly Theme[] = ['system', 'light', 'dark'];
 export function withTheme(page: Html, theme: Theme): Html {
   if (theme === 'system' || !page.value.startsWith(HTML_OPEN_AT)) return page;
   return raw(page.value.replace(HTML_OPEN, `<html lang="en" data-theme="${theme}">`)); // the theme is one of THEMES
+}
+
+/**
+ * The page without the `/` shortcut, turned off in this browser (Settings → Account): a shortcut of one character key
+ * must be one a person can turn off (WCAG 2.1.4; speech input types slashes, a stray key press moves the focus). No
+ * box carries it, so app.js has none to focus, and the header's box no longer offers it.
+ */
+export function withoutShortcut(page: Html): Html {
+  return raw(page.value.replaceAll(` ${SLASH_SHORTCUT.value}`, '').replace(`placeholder="${SHORTCUT_HINT}"`, 'placeholder="Search"')); // markup we wrote
 }
 
 /** The page with the header's bell: the signed-in person's notices, and how many are unread. */

@@ -9,7 +9,7 @@ import { displayName, withoutDirectionalControls } from '../display-text.js';
 import { type Html, html } from '../html.js';
 import { snippet, weakPassage } from '../snippet.js';
 import { confirmPage } from './confirm.js';
-import { layout } from './layout.js';
+import { layout, SLASH_SHORTCUT } from './layout.js';
 import { forRow } from './row-action.js';
 
 /** How results are shown: one entry per document (the default) or every passage in rank order. */
@@ -316,7 +316,7 @@ export function searchPage(d: SearchPageData) {
     html`<section class="card">
   <h1>Search your library</h1>
   <form method="get" action="/search" class="search" role="search">
-    <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="${MAX_QUERY_CHARS}" required autofocus></label>
+    <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="${MAX_QUERY_CHARS}" ${SLASH_SHORTCUT} required autofocus></label>
     <label>Project <select name="project"${(d.projectIds?.length ?? 0) > 1 ? html` multiple` : null}>
       <option value="">All projects</option>
       ${d.projects.map((p) => html`<option value="${p.id}"${searchedProjects(d).includes(p.id) ? html` selected` : null}>${p.name}</option>`)}

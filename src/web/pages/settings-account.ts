@@ -7,12 +7,20 @@ const THEME_CHOICES: readonly [Theme, string][] = [
   ['dark', 'Dark'],
 ];
 
+/** The `/` shortcut: off for speech input, or for a person who presses keys by accident. */
+const SHORTCUT_CHOICES: readonly ['on' | 'off', string][] = [
+  ['on', 'On: pressing / goes to the search box'],
+  ['off', 'Off: / does nothing outside a text field'],
+];
+
 export interface SettingsAccountData {
   user: { email: string };
   csrfToken: string;
   minPasswordLength: number;
   /** This browser's theme. */
   theme: Theme;
+  /** Whether `/` goes to the search box in this browser. */
+  shortcut: boolean;
   /** Which form failed, and why: its message is shown beside that form. */
   error?: { form: 'password' | 'email' | 'appearance'; message: string };
   /** The email the email form was sent with, kept after an error. */
@@ -21,7 +29,7 @@ export interface SettingsAccountData {
 
 /**
  * Settings → Account: change the password (other sessions end) and the email, each with the current password; the
- * theme of this browser.
+ * theme of this browser, and whether `/` goes to the search box in it.
  */
 export function settingsAccountPage(d: SettingsAccountData) {
   const error = (form: 'password' | 'email' | 'appearance') =>
@@ -60,7 +68,10 @@ export function settingsAccountPage(d: SettingsAccountData) {
     <fieldset><legend>Theme in this browser</legend>
       ${THEME_CHOICES.map(([value, label]) => html`<label class="check"><input type="radio" name="theme" value="${value}"${d.theme === value ? html` checked` : null}> ${label}</label>`)}
     </fieldset>
-    <button type="submit">Save theme</button>
+    <fieldset><legend>Keyboard shortcut in this browser</legend>
+      ${SHORTCUT_CHOICES.map(([value, label]) => html`<label class="check"><input type="radio" name="shortcut" value="${value}"${d.shortcut === (value === 'on') ? html` checked` : null}> ${label}</label>`)}
+    </fieldset>
+    <button type="submit">Save appearance</button>
   </form>
 </section>`,
   );

@@ -3,6 +3,7 @@ import { withoutDirectionalControls } from '../display-text.js';
 import { formatTime } from '../format.js';
 import { type Html, html } from '../html.js';
 import { markdownHtml, safeHtml } from '../sanitize.js';
+import { contentLang } from './content-language.js';
 import { crumbs, layout } from './layout.js';
 
 /** A chunk as the text viewers show it: its index, and its text past what the chunks before already showed. */
@@ -64,7 +65,8 @@ export interface OpenedPassage {
 export interface ViewPageData {
   user: { email: string };
   csrfToken: string;
-  document: { id: string; filename: string; contentType: string };
+  /** `language`: what its text is in (set or detected; "und" or null when not known). */
+  document: { id: string; filename: string; contentType: string; language: string | null };
   project: { id: string; name: string };
   body: ViewBody;
   passage: OpenedPassage | null;
@@ -77,15 +79,15 @@ const seek = (p: OpenedPassage | null) => (p ? html` data-passage="${p.text}"${p
  * The passage quoted above a document drawn from its own markup: where the page opens without script, and what stays
  * when app.js cannot find its words in the drawing (then it marks the answer here).
  */
-function passageQuote(p: OpenedPassage | null): Html | null {
+function passageQuote(p: OpenedPassage | null, lang: Html | null): Html | null {
   if (!p) return null;
   return html`<aside class="passage-quote" id="passage" aria-label="The passage you opened"${seek(p)}>
   <p class="muted">The passage you opened:</p>
-  <p class="chunk-text" dir="auto">${withoutDirectionalControls(p.text)}</p>
+  <p class="chunk-text" dir="auto"${lang}>${withoutDirectionalControls(p.text)}</p>
 </aside>`;
 }
 
-function emailBody(b: Extract<ViewBody, { kind: 'email' }>, p: OpenedPassage | null): Html {
+function emailBody(b: Extract<ViewBody, { kind: 'email' }>, p: OpenedPassage | null, lang: Html | null): Html {
   const h = b.headers;
   const row = (label: string, value: string) => (value ? html`<dt>${label}</dt><dd>${withoutDirectionalControls(value)}</dd>` : null);
   const date =
@@ -94,8 +96,8 @@ function emailBody(b: Extract<ViewBody, { kind: 'email' }>, p: OpenedPassage | n
       : row('Date', b.dateText);
   return html`<dl class="facts email-headers">${row('From', h.from)}${row('To', h.to)}${row('Cc', h.cc)}${date}${row('Subject', h.subject)}</dl>
   ${b.attachments.length ? html`<p class="attachments">Attachments: ${b.attachments.map((a, i) => html`${i ? ', ' : ''}<a href="/documents/${a.id}">${a.filename}</a>`)}</p>` : null}
-  ${passageQuote(p)}
-  ${b.html !== null ? html`<article class="rendered document">${safeHtml(b.html)}</article>` : html`<pre class="plain document">${b.text}</pre>`}`;
+  ${passageQuote(p, lang)}
+  ${b.html !== null ? html`<article class="rendered document"${lang}>${safeHtml(b.html)}</article>` : html`<pre class="plain document"${lang}>${b.text}</pre>`}`;
 }
 
 /** A chunk's text in a text viewer, marked as the passage when it is the one opened. */
@@ -109,14 +111,14 @@ function chunkText(c: ViewChunk, p: OpenedPassage | null): Html {
  * A sheet as a table: sortable by any column (app.js; the buttons in its header), the opened row marked and scrolled
  * to, the other rows of its passage tinted. Wide sheets scroll inside their card.
  */
-function sheetTable(sheet: ViewSheet, i: number, p: OpenedPassage | null): Html {
+function sheetTable(sheet: ViewSheet, i: number, p: OpenedPassage | null, lang: Html | null): Html {
   const here = p && p.sheet !== undefined && (p.sheet ?? null) === sheet.name ? p : null;
   const id = `sheet-${i + 1}`;
   return html`<section class="sheet" aria-labelledby="${id}">
   <h2 id="${id}">${sheet.name ?? 'Rows'}</h2>
   <div class="table-wrap" data-may-scroll tabindex="0" role="region" aria-labelledby="${id}">
-  <table class="sheet-table" data-sortable>
-    <thead><tr><th scope="col" class="num">Row</th>${sheet.columns.map((c, k) => html`<th scope="col"><button type="button" class="sort" data-column="${k + 1}" data-js disabled>${c || `Column ${k + 1}`}</button></th>`)}</tr></thead>
+  <table class="sheet-table" data-sortable${lang}>
+    <thead><tr><th scope="col" class="num" lang="en">Row</th>${sheet.columns.map((c, k) => html`<th scope="col"><button type="button" class="sort" data-column="${k + 1}" data-js disabled>${c || `Column ${k + 1}`}</button></th>`)}</tr></thead>
     <tbody>${sheet.rows.map((r) => {
       const opened = here && r.row === here.row;
       const inPassage = here?.rows && r.row >= here.rows[0] && r.row <= here.rows[1];
@@ -131,29 +133,30 @@ function sheetTable(sheet: ViewSheet, i: number, p: OpenedPassage | null): Html 
 }
 
 function body(b: ViewBody, doc: ViewPageData['document'], p: OpenedPassage | null): Html {
+  const lang = contentLang(doc.language);
   switch (b.kind) {
     case 'image':
       return html`<p><img src="/documents/${doc.id}/file" alt="${doc.filename}" class="full-size"></p>`;
     case 'html':
-      return html`${passageQuote(p)}<article class="rendered document">${safeHtml(b.html)}</article>`;
+      return html`${passageQuote(p, lang)}<article class="rendered document"${lang}>${safeHtml(b.html)}</article>`;
     case 'markdown':
-      return html`${passageQuote(p)}<article class="rendered document">${markdownHtml(b.markdown)}</article>`;
+      return html`${passageQuote(p, lang)}<article class="rendered document"${lang}>${markdownHtml(b.markdown)}</article>`;
     case 'email':
-      return emailBody(b, p);
+      return emailBody(b, p, lang);
     case 'sheet':
-      return html`${b.sheets.map((sheet, i) => sheetTable(sheet, i, p))}`;
+      return html`${b.sheets.map((sheet, i) => sheetTable(sheet, i, p, lang))}`;
     case 'slides':
       return html`<ol class="slides">${b.pages.map(
         (s) => html`<li class="slide"${s.page !== null ? html` id="slide-${s.page}"` : null}${p && s.chunks.some((c) => c.index === p.index) ? html` data-opened` : null}>
   <p class="slide-number">${s.page !== null ? unitHeading('slide', s.page) : 'Notes'}</p>
-  <div class="slide-body" dir="auto">${s.chunks.map((c) => chunkText(c, p))}</div>
+  <div class="slide-body" dir="auto"${lang}>${s.chunks.map((c) => chunkText(c, p))}</div>
 </li>`,
       )}</ol>${b.next ? html`<p><a href="/documents/${doc.id}?text=${b.next}#text-heading" class="more">The rest of the slides…</a></p>` : null}`;
     case 'text':
       return b.pages.length === 0
         ? html`<p class="muted">No text to show: the document is not indexed yet, or none was found in it.</p>`
         : html`${b.pages.map(
-            (pg) => html`<section class="text-page"${pg.page !== null ? html` id="page-${pg.page}"` : null}>${pg.page !== null ? html`<h2>${unitHeading(b.unit ?? 'page', pg.page)}</h2>` : null}<pre class="plain" dir="auto">${pg.chunks.map((c) => chunkText(c, p))}</pre></section>`,
+            (pg) => html`<section class="text-page"${pg.page !== null ? html` id="page-${pg.page}"` : null}>${pg.page !== null ? html`<h2>${unitHeading(b.unit ?? 'page', pg.page)}</h2>` : null}<pre class="plain" dir="auto"${lang}>${pg.chunks.map((c) => chunkText(c, p))}</pre></section>`,
           )}
           ${b.next ? html`<p><a href="/documents/${doc.id}?text=${b.next}#text-heading" class="more">The rest of the text…</a></p>` : null}`;
   }

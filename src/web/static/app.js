@@ -23,12 +23,12 @@ document.addEventListener('click', (event) => {
   if (event.target instanceof Element && event.target.closest('button[data-print]')) window.print();
 });
 
-// "/" focuses search from anywhere (the page's own search box, else the header's), unless the user is typing.
+// "/" focuses search from anywhere (the box that says so; none once turned off in Settings), unless the user is typing.
 document.addEventListener('keydown', (event) => {
   if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
   const target = event.target instanceof Element ? event.target : null;
   if (target && target.closest('input, textarea, select, [contenteditable]')) return;
-  const box = document.querySelector('main input[type=search]') || document.getElementById('site-search');
+  const box = document.querySelector('[aria-keyshortcuts="/"]');
   if (!box) return;
   event.preventDefault();
   box.focus();

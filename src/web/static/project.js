@@ -145,10 +145,10 @@
         const heading = document.getElementById('upload-heading');
         if (heading?.dataset.afterFirst) heading.textContent = heading.dataset.afterFirst;
       } else if (tr.dataset.status !== d.status || tr.dataset.progress !== String(d.progress)) {
-        // Only the changing cells, so focus on the row's delete button survives an update.
-        // The actions too when Retry comes or goes with a failure.
+        // Only the changing cells' contents, so focus on the row's delete button survives an update and the status
+        // cell stays the live region that announces it. The actions too when Retry comes or goes with a failure.
         const cells = ['status-cell', 'chunks', ...(d.status === 'failed' || tr.dataset.status === 'failed' ? ['actions-cell'] : [])];
-        for (const cls of cells) tr.querySelector(`.${cls}`).replaceWith(fresh.querySelector(`.${cls}`));
+        for (const cls of cells) tr.querySelector(`.${cls}`).replaceChildren(...fresh.querySelector(`.${cls}`).childNodes);
         tr.dataset.status = d.status;
         tr.dataset.progress = String(d.progress);
       }
