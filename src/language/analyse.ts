@@ -2,8 +2,10 @@
  * Keyword analysis per language, the same for a chunk at ingest and a query at search time: the text is cut into
  * words by script (jieba for Chinese, ICU for Japanese, Thai, Lao, Khmer and Burmese, spaces and punctuation for the
  * rest), normalised (NFKC, lower case), and each word becomes its forms for the language: stop words dropped, the
- * Snowball stem, the stem without diacritics as an added form, German umlaut spellings and compound parts, Korean
- * words without their particle. Runs of Chinese and Japanese characters add their character bigrams, which meet
+ * Snowball stem, the stem without diacritics and the stem of the Latin word without them as added forms, German umlaut
+ * spellings and compound parts, Korean words without their particle. Words joined by a hyphen, dot, apostrophe,
+ * underscore or digit group are also read written together (e-mail as email, 1,500 as 1500), and camelCase words as
+ * their parts too (joined-words.ts). Runs of Chinese and Japanese characters add their character bigrams, which meet
  * where a segmentation of the query and of the document disagree; Korean words add their syllable bigrams.
  *
  * The keyword index holds these forms (the chunks' `keyword_text`), so LanceDB's own tokenizer only splits at
@@ -11,6 +13,7 @@
  */
 import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
+import { humps, joint } from './joined-words.js';
 import { withoutParticle } from './korean.js';
 import { HAN, INVISIBLE, type ScriptClass, scriptSegments, UNSPACED, visible, WORD_RUN } from './scripts.js';
 import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
@@ -21,7 +24,7 @@ import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
  * again in the background (language-backfill.ts `REANALYSED`): raise it, and say there which rows, whenever a change
  * changes any form or verdict.
  */
-export const ANALYSIS_VERSION = 2;
+export const ANALYSIS_VERSION = 3;
 
 /**
  * The languages whose words the analysis knows (a Snowball stemmer, or a segmenter for a script written without
@@ -49,6 +52,9 @@ function icuWords(text: string, locale: string): { segment: string; index: numbe
 /** Scripts whose marks a reader may leave out: accents, and Hebrew's vowel points and cantillation (שָׁלוֹם is שלום). */
 const FOLDED_SCRIPTS = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Hebrew}\p{M}\p{N}]+$/u;
 const LIGATURES: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ł: 'l', þ: 'th', ı: 'i' };
+
+/** A word of Latin letters (with their marks, and digits). */
+const LATIN_WORD = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
 
 /** A form without diacritics (Latin, Greek, Cyrillic and Hebrew letters only: elsewhere marks are letters' vowels). */
 export function fold(form: string): string {
@@ -140,7 +146,12 @@ function spacedWordForms(word: string, language: string | null, side: Side): str
   const out = new Set<string>();
   const add = (w: string, as: 'word' | 'part' | 'both') => {
     const stem = rules.stem(w);
-    for (const f of new Set([stem, fold(stem)])) {
+    // Snowball may stem a Latin word with diacritics otherwise than without them ("résumé" whole, "resume" as
+    // "resum"; Portuguese "não" as "nã"): the stem of the word without them is a form too, so either spelling meets
+    // the other. Not in other scripts: their stemmers read both spellings alike, and Russian "новый" is no "новыи".
+    const plain = fold(w);
+    const forms = plain !== w && LATIN_WORD.test(w) ? [stem, fold(stem), rules.stem(plain)] : [stem, fold(stem)];
+    for (const f of new Set(forms)) {
       if (as !== 'part') out.add(f);
       if (as !== 'word') out.add(f + PART);
     }
@@ -192,6 +203,9 @@ function cjWords(run: string, language: string | null): { segment: string; index
   return icuWords(run, 'ja');
 }
 
+/** A joined word that keeps a joiner (joined-words.ts `joint`): a number as written (3.14, 2024-05-12) or R&D. */
+const KEPT_JOINER = /[.,&-]/;
+
 /** Text of ASCII only: no normalisation changes it but case. */
 const ASCII = /^[\x00-\x7f]*$/;
 
@@ -200,27 +214,73 @@ type OnWord = (start: number, end: number, forms: readonly string[]) => void;
 /**
  * Cuts `text` into words with their forms in each of `languages` (a word's forms are the union over them): `onWord`
  * gets each word's offsets in `text` and forms, `extra` the forms that belong to no one word (bigrams across a run's
- * words). `side`: a query's words also look for compounds they are part of (see `compoundForms`).
+ * words). Words may overlap: runs joined by a hyphen, apostrophe … are a word too, written together, and a camelCase
+ * run's parts are words inside it (joined-words.ts). `side`: a query's words also look for compounds they are part
+ * of (see `compoundForms`).
  */
 function analyse(text: string, languages: readonly (string | null)[], side: Side, onWord: OnWord, extra: (form: string) => void): void {
   const compute = side === 'query' ? spacedQueryForms : spacedForms;
   const one = languages.length === 1 ? languages[0]! : undefined;
-  for (const m of text.matchAll(WORD_RUN)) {
+  const formsOf = (word: string): readonly string[] => {
+    if (one !== undefined) return cached(one, word, compute);
+    const forms = new Set<string>();
+    for (const language of languages) for (const f of cached(language, word, compute)) forms.add(f);
+    return [...forms];
+  };
+  const spacedWord = (start: number, end: number, word: string) => {
+    const forms = formsOf(word);
+    if (forms.length > 0) onWord(start, end, forms);
+  };
+  // Runs of a spaced script joined by one character (joined-words.ts): where the last one ended, as written, and
+  // the word they make written together so far (undefined while it is one run).
+  let lastEnd = -1;
+  let lastRaw = '';
+  let lastNorm = '';
+  let joinedStart = 0;
+  let joinedEnd = 0;
+  let joined: string | undefined;
+  const endJoined = () => {
+    if (joined !== undefined && joined.length <= MAX_FORM_CHARS) {
+      // A number's kept separator (3.14, R&D) makes a form as written; the rest is a word of the language.
+      if (KEPT_JOINER.test(joined)) onWord(joinedStart, joinedEnd, [joined]);
+      else spacedWord(joinedStart, joinedEnd, joined);
+    }
+    joined = undefined;
+  };
+  // ʼ (U+02BC, a letter) is typed for an apostrophe as often as ’ (Ukrainian мʼясо, м’ясо): read alike; one code unit
+  // for one, so offsets hold.
+  const source = text.includes('\u02bc') ? text.replaceAll('\u02bc', '\u2019') : text;
+  for (const m of source.matchAll(WORD_RUN)) {
     const raw = m[0];
     const ascii = ASCII.test(raw);
     const norm = ascii ? raw.toLowerCase() : raw.normalize('NFKC').toLowerCase();
+    const end = m.index + raw.length;
     // The common case, one word of a spaced script: its forms straight from the cache.
     if (ascii || !UNSPACED.test(norm)) {
-      if (one !== undefined) {
-        const forms = cached(one, norm, compute);
-        if (forms.length > 0) onWord(m.index, m.index + raw.length, forms);
-      } else {
-        const forms = new Set<string>();
-        for (const language of languages) for (const f of cached(language, norm, compute)) forms.add(f);
-        if (forms.size > 0) onWord(m.index, m.index + raw.length, [...forms]);
+      // Most runs are one space apart: that is asked first.
+      const sep = lastEnd === m.index - 1 && source.charCodeAt(lastEnd) !== 32 ? joint(lastRaw, source[lastEnd]!, raw) : undefined;
+      if (sep === undefined) {
+        if (joined !== undefined) endJoined();
+        joinedStart = m.index;
+      } else joined = (joined ?? lastNorm) + sep + norm;
+      joinedEnd = end;
+      lastEnd = end;
+      lastRaw = raw;
+      lastNorm = norm;
+      spacedWord(m.index, end, norm);
+      // A capital inside: the parts of parseConfig are words too (the run lower-cased is one: parseconfig).
+      const starts = raw === norm ? undefined : humps(raw);
+      if (starts?.length) {
+        let from = 0;
+        for (const at of [...starts, raw.length]) {
+          spacedWord(m.index + from, m.index + at, raw.slice(from, at).normalize('NFKC').toLowerCase());
+          from = at;
+        }
       }
       continue;
     }
+    endJoined();
+    lastEnd = -1;
     // Offsets inside the run hold only when normalising kept its length; otherwise a word stands for the whole run.
     const alignedRun = norm.length === raw.length;
     for (const seg of scriptSegments(norm)) {
@@ -270,6 +330,7 @@ function analyse(text: string, languages: readonly (string | null)[], side: Side
       }
     }
   }
+  endJoined();
 }
 
 /**

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { analysedWords, analyseQuery, analyseText, fold, queryForms } from '../../src/language/analyse.js';
 import { detectLanguage, queryLanguages, reliableLanguage } from '../../src/language/detect.js';
 import { compoundParts } from '../../src/language/german.js';
-import { termRanges } from '../../src/search/highlights.js';
+import { mergeRanges, termRanges } from '../../src/search/highlights.js';
 import { queryTerms } from '../../src/search/terms.js';
 
 /** True when a query, read in `languages`, shares a form with the text analysed in `language`. */
@@ -140,8 +140,69 @@ describe('keyword analysis', () => {
     for (const f of de.forms) expect(count(f), f).toBe(f.endsWith('~') ? 1 : 2);
   });
 
-  it('keeps English as LanceDB read it: stems, stop words dropped, codes split at their dashes', () => {
-    expect(analyseText('The cells were running RC-0150 studies', 'en')).toBe('cell run rc 0150 studi');
+  it('keeps English as LanceDB read it: stems, stop words dropped, codes split at their dashes (and written together)', () => {
+    expect(analyseText('The cells were running RC-0150 studies', 'en')).toBe('cell run rc 0150 rc0150 studi');
+  });
+});
+
+describe('words written joined, apart or without their accents', () => {
+  /** The words of `text` (in `language`) whose forms meet the query's, as highlights mark them. */
+  const marked = (query: string, text: string, language: string) =>
+    mergeRanges(termRanges(text, [], { forms: new Set(queryForms(query, [language])), language })).map(([s, e]) => text.slice(s, e));
+
+  it('stems a Latin word without its accents too, where Snowball reads the two spellings apart', () => {
+    for (const [a, b, language] of [['résumé', 'resume', 'en'], ['cliché', 'cliche', 'en'], ['protégé', 'protege', 'en'], ['autorización', 'autorizacion', 'es'], ['sécurité', 'securite', 'fr']]) {
+      expect(meets(a!, b!, language!), `${a} finds ${b}`).toBe(true);
+      expect(meets(b!, a!, language!), `${b} finds ${a}`).toBe(true);
+    }
+    expect(marked('resume', 'Send your résumé today', 'en')).toEqual(['résumé']);
+    // Not in other scripts, whose stemmers read both spellings alike: "новый" stems to "нов", not also "новы".
+    expect(analyseText('новый', 'ru')).toBe('нов');
+  });
+
+  it('reads words joined by a hyphen, dot, underscore or apostrophe also written together', () => {
+    const pairs = [['e-mail', 'email'], ['Wi-Fi', 'wifi'], ['co-operate', 'cooperate'], ['COVID-19', 'covid19'], ['U.S.A.', 'USA'], ['e.g.', 'eg'], ['parse_config', 'parseconfig'], ['max-connections', 'maxconnections'], ["O'Brien", 'OBrien'], ["don't", 'dont'], ['don´t', 'dont'], ['1_000_000', '1000000']];
+    for (const [written, typed] of pairs) {
+      expect(meets(typed!, written!, 'en'), `${typed} finds ${written}`).toBe(true);
+      expect(meets(written!, typed!, 'en'), `${written} finds ${typed}`).toBe(true);
+    }
+    // The word that met is marked whole; a part still finds its own.
+    expect(marked('email', 'Write an e-mail to us', 'en')).toEqual(['e-mail']);
+    expect(marked('mail', 'Write an e-mail to us', 'en')).toEqual(['mail']);
+    expect(marked('USA', 'Made in the U.S.A. in 1950', 'en')).toEqual(['U.S.A']);
+    // Catalan's l·l and Ukrainian's apostrophe, whichever of ', ’ or ʼ is typed.
+    expect(meets('collegi', 'el col·legi', 'ca')).toBe(true);
+    for (const typed of ["м'ясо", 'м’ясо', 'мясо']) expect(meets(typed, 'свіже мʼясо', 'uk'), typed).toBe(true);
+    expect(marked("м'ясо", 'свіже мʼясо', 'uk')).toEqual(['мʼясо']);
+  });
+
+  it('reads camelCase as its words and as one, so every spelling of an identifier meets the others', () => {
+    const spellings = ['parseConfig', 'ParseConfig', 'parse_config', 'PARSE_CONFIG', 'parse-config'];
+    for (const a of spellings) for (const b of [...spellings, 'parse config', 'parseconfig']) expect(meets(b, a, 'en'), `${b} finds ${a}`).toBe(true);
+    expect(analyseText('XMLHttpRequest', 'en')).toBe('xmlhttprequest xml http request');
+    expect(marked('parse config', 'call parseConfig first', 'en')).toEqual(['parseConfig']);
+    // A lone letter or capitals are no part: iPhone, eBay, mRNA, URLs stay whole.
+    for (const word of ['iPhone', 'eBay', 'mRNA', 'URLs']) expect(analyseText(word, 'en').split(' '), word).toHaveLength(1);
+  });
+
+  it('reads digit groups as the number, and keeps a decimal point, a decimal comma or a hyphen between numbers', () => {
+    for (const written of ['1,500', '1.500', '1\u00a0500', "1'500"]) expect(meets('1500', written, 'en'), written).toBe(true);
+    expect(analyseText('1,234.56 and 1.234,56', 'en').split(' ')).toEqual(expect.arrayContaining(['1234.56', '1234,56']));
+    expect(analyseText('pi is 3.14', 'en').split(' ')).toContain('3.14');
+    expect(meets('314', 'pi is 3.14', 'en')).toBe(false);
+    expect(meets('2024-05-12', 'due on 2024-05-12', 'en')).toBe(true);
+    expect(meets('20240512', 'due on 2024-05-12', 'en')).toBe(false);
+    expect(meets('R&D', 'the R&D budget', 'en')).toBe(true);
+    expect(meets('rd', 'the R&D budget', 'en')).toBe(false);
+  });
+
+  it("keeps words apart where written together they are another word: clitics and a letter's elision", () => {
+    // "she'll" is no "shell", "we'd" no "wed", French "n'est" no "nest", "l'or" no "lor"; "manager's" meets "managers".
+    for (const [query, text, language] of [['shell', "she'll sail", 'en'], ['wed', "we'd follow", 'en'], ['nest', "le phare n'est pas ouvert", 'fr'], ['lor', "la couleur de l'or", 'fr']]) {
+      expect(meets(query!, text!, language!), `${query} in "${text}"`).toBe(false);
+    }
+    expect(meets('managers', 'the manager’s office', 'en')).toBe(true);
+    expect(meets("manager's", 'the manager’s office', 'en')).toBe(true);
   });
 });
 
