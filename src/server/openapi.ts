@@ -45,7 +45,12 @@ function sharedErrors(route: ApiRoute): Record<number, ResponseSpec> {
   }
   if (hasBody) {
     out[413] = { description: 'Request body too large', schema: ErrorBody };
-    out[415] = { description: route.rawBody ? 'Unsupported content type' : 'Request body is not application/json', schema: ErrorBody };
+    out[415] = {
+      description: route.rawBody
+        ? 'Unsupported content type'
+        : 'Request body is not UTF-8 application/json, or its Content-Encoding is not gzip, deflate or br (Accept-Patch or Accept-Encoding names what is taken)',
+      schema: ErrorBody,
+    };
   }
   return out;
 }

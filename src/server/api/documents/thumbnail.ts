@@ -55,6 +55,7 @@ export const getDocumentThumbnail = (s: Services) =>
     query: ThumbnailQuery,
     responses: {
       200: { description: 'The image', media: ['image/webp'] },
+      304: { description: 'Not modified: the ETag sent in If-None-Match is the image\'s (no body)' },
       404: { description: 'Not found, neither a PDF nor an image, no such page, its stored file missing or damaged, or the page could not be drawn', schema: ErrorBody },
       503: { description: 'Too many thumbnails being drawn at once; try again', schema: ErrorBody },
     },
