@@ -723,12 +723,14 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
 /**
  * The `stopped with…` line of a run stopped partway (output/stopped.ts): of the files it meant to send, those the
  * server took; the ones it did not, by path to upload again, or for a sync, what the same command again would finish.
- * A wait stopped after every file was taken names what is still processing itself, so it gets no line.
+ * A wait stopped after every file was taken names what is still processing itself, so it gets no line; nor does one
+ * file alone.
  */
 function sayUploadStopped(ctx: Context, opts: UploadOptions, run: { sent: LocalFile[]; outcomes: Outcome[]; deletesLeft: number }): void {
   const taken = new Set(run.outcomes.filter((o) => o.document).map((o) => o.file));
   const notSent = run.sent.filter((f) => !taken.has(f));
-  if (notSent.length === 0 && run.deletesLeft === 0) return;
+  // Nothing left, or one file alone (its error says it all, as for one document: shared/each-document.ts).
+  if ((notSent.length === 0 || run.sent.length === 1) && run.deletesLeft === 0) return;
   const failed = run.outcomes.filter(isFailed);
   const left = [notSent.length > 0 ? `${count(notSent.length, 'file')} not sent` : '', run.deletesLeft > 0 ? `${count(run.deletesLeft, 'document')} not deleted` : ''].filter(Boolean);
   sayStopped(ctx.io, {
