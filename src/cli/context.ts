@@ -6,18 +6,24 @@ import { CliConfig } from './config.js';
 import { type CredentialStore, createCredentialStore } from './credentials.js';
 import { UsageError } from '../terminal/errors.js';
 import { ApiClient } from './http.js';
-import { RETRY_POLICY } from './request-retry.js';
+import { RETRY_POLICY, type RetryPolicy } from './request-retry.js';
 import { type IO, notice, warn } from '../terminal/io.js';
 
 /** How long a request waits for the server's answer by default: past any search, listing or delete a healthy server makes. */
 export const DEFAULT_TIMEOUT_S = 120;
 
-/** DOCSEARCH_TIMEOUT in milliseconds (seconds in the variable; 0: no limit). */
-function answerWithinMs(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_TIMEOUT_S * 1000;
+/** A variable of seconds in milliseconds: `fallback` when unset, a usage error when not a number ≥ 0. */
+function secondsVar(name: string, raw: string | undefined, fallback: number, zero: string): number {
+  if (raw === undefined || raw.trim() === '') return fallback * 1000;
   const s = Number(raw);
-  if (!Number.isFinite(s) || s < 0) throw new UsageError(`DOCSEARCH_TIMEOUT must be a number of seconds, not "${raw}"`, `e.g. DOCSEARCH_TIMEOUT=30 (0: no limit; default ${DEFAULT_TIMEOUT_S})`);
+  if (!Number.isFinite(s) || s < 0) throw new UsageError(`${name} must be a number of seconds, not "${raw}"`, `e.g. ${name}=30 (0: ${zero}; default ${fallback})`);
   return s * 1000;
+}
+
+/** The retry policy with DOCSEARCH_RETRY_FOR's window; none at 0 (a script that would rather fail at once). */
+function retryPolicy(raw: string | undefined): RetryPolicy | undefined {
+  const forMs = secondsVar('DOCSEARCH_RETRY_FOR', raw, RETRY_POLICY.forMs / 1000, 'fail at once');
+  return forMs === 0 ? undefined : { ...RETRY_POLICY, forMs };
 }
 
 /**
@@ -143,14 +149,15 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
     }),
     http: once(() => {
       const { url, source } = ctx.server();
+      const policy = retryPolicy(io.env.DOCSEARCH_RETRY_FOR);
       return new ApiClient({
         baseUrl: url,
         token: sharedBearer(ctx),
         fetch: ctx.fetch,
         userAgent: `docsearch-cli/${VERSION}`,
         unreachableHint: source === 'saved default' ? savedServerHint(url) : undefined,
-        retry: { policy: RETRY_POLICY, notify: (event, line) => (event === 'lost' ? warn(io, line) : notice(io, line)) },
-        answerWithinMs: answerWithinMs(io.env.DOCSEARCH_TIMEOUT),
+        retry: policy && { policy, notify: (event, line) => (event === 'lost' ? warn(io, line) : notice(io, line)) },
+        answerWithinMs: secondsVar('DOCSEARCH_TIMEOUT', io.env.DOCSEARCH_TIMEOUT, DEFAULT_TIMEOUT_S, 'no limit'),
       });
     }),
     ...overrides,

@@ -14,6 +14,7 @@ export const CLIENT_ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'DOCSEARCH_CREDENTIALS', description: 'where logins are kept: auto (the OS keychain, else a 0600 file), keychain, or file' },
   { name: 'XDG_CONFIG_HOME', description: 'the folder of client.json and credentials.json (default: ~/.config), under docsearch/' },
   { name: 'DOCSEARCH_TIMEOUT', description: "seconds a request waits for the server's answer before it fails as unanswered (default 120; 0: no limit); the file transfers of docsearch upload are not limited" },
+  { name: 'DOCSEARCH_RETRY_FOR', description: 'seconds a request that may be sent twice is asked again once the server stops answering (502–504, a dropped connection) before it fails (default 60; 0: fail at once)' },
   { name: 'CI', description: 'when set, nothing prompts: deletes need --yes and login needs --with-token' },
   { name: 'NO_COLOR', description: 'no colour or emphasis (https://no-color.org)' },
   { name: 'FORCE_COLOR', description: 'colour and emphasis even through a pipe (non-empty, not 0); so does CLICOLOR_FORCE' },

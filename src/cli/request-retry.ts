@@ -57,7 +57,8 @@ export class Contact {
           throw err;
         }
         this.lost(err);
-        await sleep(delay, undefined, { signal }).catch(() => {
+        // The last wait ends at the window's end, not a backoff step past it: the window is what the person set.
+        await sleep(Math.min(delay, since + this.policy.forMs - now), undefined, { signal }).catch(() => {
           throw err;
         });
         delay = Math.min(delay * 2, this.policy.maxDelayMs);

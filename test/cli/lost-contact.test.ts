@@ -1,8 +1,11 @@
 /**
  * The CLI's retry policy (src/cli/request-retry.ts) beyond the upload (test/e2e/replica-operations.test.ts): a
  * long-running client, `docsearch mcp`, rides through its server restarting, as a replica behind a load balancer
- * would; and a server that never answered is not waited for: "is `docsearch serve` running?" comes at once.
+ * would; a server that never answered is not waited for: "is `docsearch serve` running?" comes at once; and
+ * DOCSEARCH_RETRY_FOR sets how long a server answering 503 is asked again (0: not at all).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addUser, type Daemon, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
 import { freePort } from '../helpers/ports.js';
@@ -53,5 +56,36 @@ describe('the CLI when the server stops answering', () => {
     // Every retry says "lost contact" first, and a request given up after retries says for how long it asked again.
     expect(res.stderr).not.toContain('lost contact');
     expect(res.stderr).not.toContain('asked again');
+  });
+
+  it('DOCSEARCH_RETRY_FOR sets the window a 503 is asked again in; 0 fails at once; a bad value is a usage error', async () => {
+    let asked = 0;
+    const lb = createServer((_req, res) => {
+      asked++;
+      res.writeHead(503, { 'content-type': 'text/html' }).end('<html><body>no backend</body></html>');
+    });
+    await new Promise<void>((resolve) => lb.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(lb.address() as AddressInfo).port}`;
+    const search = (retryFor: string) => runCli(['search', 'anything'], { env: cliEnv(null, { DOCSEARCH_URL: url, DOCSEARCH_TOKEN: `dsk_${'a'.repeat(43)}`, DOCSEARCH_RETRY_FOR: retryFor }) });
+    try {
+      const short = await search('2');
+      expect(short.code, short.stderr).toBe(1);
+      expect(short.stderr).toContain(`lost contact with ${url} (503); retrying for up to 2 s…`);
+      expect(short.stderr).toMatch(/\(asked again for [23] s\)/);
+      expect(asked).toBeGreaterThan(2);
+
+      asked = 0;
+      const none = await search('0');
+      expect(none.code, none.stderr).toBe(1);
+      expect(none.stderr).toContain('503');
+      expect(none.stderr).not.toContain('lost contact');
+      expect(asked).toBe(1);
+
+      const bad = await search('a minute');
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('DOCSEARCH_RETRY_FOR must be a number of seconds, not "a minute"');
+    } finally {
+      await new Promise<void>((resolve) => lb.close(() => resolve()));
+    }
   });
 });
