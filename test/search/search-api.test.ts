@@ -80,6 +80,8 @@ describe('search API (builtin reranker)', () => {
     const top = res.body.results[0];
     expect(top.document).toEqual({ id: docs.aliceGarden, filename: 'garden.txt', content_type: 'text/plain' });
     expect(top.project.name).toBe('default');
+    // The reranker ordered it, and its score says so (docs/search.md#response).
+    expect(top.score).toBe(top.scores.rerank);
     expect(top.text).toContain('six hours of direct sunlight');
     expect(top.highlights.length).toBeGreaterThan(0);
     for (const [s, e] of top.highlights) {
@@ -261,5 +263,8 @@ describe('search API with a reranker that fails', () => {
     const plain = await search(d, user.apiKey, { query: 'tomato sunlight', rerank: false });
     expect(plain.body.warnings).toBeUndefined();
     expect(plain.body.results.map((r: { chunk_id: string }) => r.chunk_id)).toEqual(res.body.results.map((r: { chunk_id: string }) => r.chunk_id));
+    // Health names it, down (docs/search.md#rerankers).
+    const health = await api(d, '/api/v1/health');
+    expect(health.body.components.reranker).toMatchObject({ id: expect.stringMatching(/^http:/), status: 'down' });
   });
 });

@@ -265,7 +265,9 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       if (query === undefined && !flags.saved) throw new UsageError('name what to look for: docsearch search QUERY, or run a saved search with --saved NAME');
       if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
       if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
-      if (query !== undefined && query.trim().length > MAX_QUERY_CHARS) throw new UsageError(`the query is ${query.trim().length} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
+      // Characters as the API counts them, code points: an emoji is one, not its two UTF-16 units.
+      const chars = query === undefined ? 0 : [...query.trim()].length;
+      if (chars > MAX_QUERY_CHARS) throw new UsageError(`the query is ${chars} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
       const json = Boolean(ctx.globals().json);
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
       const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
