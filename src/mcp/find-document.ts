@@ -17,9 +17,16 @@ const label = (d: WireDocument) => `"${d.path ?? d.filename}" (${d.id})`;
 export async function findDocument(library: Library, by: { filename: string } | { path: string }): Promise<WireDocument> {
   const wanted = 'filename' in by ? by.filename : by.path;
   const key = (d: WireDocument) => ('filename' in by ? d.filename : (d.path ?? ''));
-  const page = await library.listDocuments({ limit: MAX_LIST_LIMIT, ...('filename' in by ? { filename: by.filename } : { path: by.path }) });
-  let found = page.documents.filter((d) => key(d) === wanted);
-  if (found.length === 0) found = page.documents.filter((d) => key(d).toLowerCase() === wanted.toLowerCase());
+  // The list's `filename` matches part of a name, so the one named exactly can be on any page: all are read.
+  const named: WireDocument[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await library.listDocuments({ limit: MAX_LIST_LIMIT, ...('filename' in by ? { filename: by.filename } : { path: by.path }), ...(cursor ? { cursor } : {}) });
+    named.push(...page.documents.filter((d) => key(d).toLowerCase() === wanted.toLowerCase()));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  let found = named.filter((d) => key(d) === wanted);
+  if (found.length === 0) found = named;
   if (found.length === 1) return found[0]!;
   const what = 'filename' in by ? `named "${wanted}"` : `uploaded from "${wanted}"`;
   if (found.length > 1) {

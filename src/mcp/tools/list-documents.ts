@@ -26,7 +26,7 @@ export const listDocumentsTool: ToolDefinition = {
       limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`documents on this page (1–${MAX_LIST_LIMIT})`),
       cursor: z.string().min(1).max(400).optional().describe('next_cursor of the previous page, with the same filters'),
       filters: Filters.optional().describe(
-        "narrow to documents matching every field given, as search's `filters`: type, uploaded_since / uploaded_before, path_prefix, uploaded_by, source_id, labels, metadata",
+        "narrow to documents matching every field given, as search's `filters`: type, uploaded_since / uploaded_before, path_prefix, uploaded_by, source_id, labels, language, metadata",
       ),
     },
     outputSchema: output,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cutUnits } from '../../core/code-points.js';
-import { Facets, Filters, type FiltersInput } from '../../core/filters.js';
+import { FACETS, Facets, Filters, type FiltersInput } from '../../core/filters.js';
 import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
@@ -129,9 +129,10 @@ export const searchTool: ToolDefinition = {
       group: z.enum(['none', 'document']).default('none').describe('none: a flat list of passages; document: one entry per document with its best passages'),
       cursor: z.string().min(1).max(10_000).optional().describe('next_cursor of the previous page, with the same query and options'),
       filters: Filters.optional().describe(
-        'narrow to documents matching every field given: type (pdf, docx, markdown, email …), uploaded_since / uploaded_before (2026-03-31), path_prefix, uploaded_by (e-mails), source_id, labels (names: all of them), metadata ({key: value}, {key: {"$gte": 2020}}, {key: {"$exists": true}})',
+        'narrow to documents matching every field given: type (pdf, docx, markdown, email …), uploaded_since / uploaded_before (2026-03-31), path_prefix, uploaded_by (e-mails), source_id, labels (names: all of them), language (en, de …), metadata ({key: value}, {key: {"$gte": 2020}}, {key: {"$exists": true}})',
       ),
-      facets: Facets.optional().describe('count the whole result list by these: type, project, uploaded_by, year, label, metadata.<key> (answered in `facets`)'),
+      // The facet names are in no enum of the schema: this sentence is all a model learns of them.
+      facets: Facets.optional().describe(`count the whole result list by these: ${FACETS.join(', ')}, metadata.<key> (answered in \`facets\`)`),
     },
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },

@@ -4,9 +4,11 @@ import { rm } from 'node:fs/promises';
 import type { Principal } from '../../auth/principal.js';
 import { AppError, notFound } from '../../core/errors.js';
 import { refusalText } from '../../core/refusal-text.js';
-import { TXT } from '../../ingest/types.js';
+import { fileType } from '../../ingest/file-type.js';
+import { SNIFF_BYTES } from '../../ingest/sniff.js';
 import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
 import { LibraryError } from '../../mcp/library.js';
+import { legacyOffice } from '../api/documents/multipart.js';
 import { oneDocumentToWire } from '../api/documents/wire.js';
 import type { ApiRoute } from '../api/route.js';
 import { parseInput } from '../api/validate.js';
@@ -92,8 +94,11 @@ export class InProcessLibrary implements Library {
       if (bytes.length > s.config.maxUploadMb * 1024 * 1024) throw new AppError('payload_too_large', `the note is larger than the server's upload limit (${s.config.maxUploadMb} MiB)`);
       const tempPath = await s.files.tempFileOf(bytes);
       try {
+        // Typed as the upload route types a file (name and bytes): a .md note is Markdown there, so it is here.
+        const decided = await fileType({ tempPath, head: bytes.subarray(0, SNIFF_BYTES), filename: note.filename, sizeBytes: bytes.length }, legacyOffice(s));
+        if ('refused' in decided) throw new AppError('unsupported_media_type', decided.refused);
         const sha256 = createHash('sha256').update(bytes).digest('hex');
-        const [accepted] = await s.ingest.accept(principal.userId, projectId, [{ tempPath, filename: note.filename, contentType: TXT, sizeBytes: bytes.length, sha256 }], {});
+        const [accepted] = await s.ingest.accept(principal.userId, projectId, [{ tempPath, filename: note.filename, contentType: decided.type, sizeBytes: bytes.length, sha256 }], {});
         const { documents } = await s.ingest.waitSettled([accepted!.document.id], NOTE_WAIT_MS);
         return { ...(await oneDocumentToWire(s, documents[0] ?? accepted!.document)), ...(accepted!.duplicate ? { duplicate: true } : {}) };
       } finally {
