@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { MCP_PATH } from '../auth/oauth/metadata.js';
 import { withAuditContext } from '../core/audit.js';
 import { apiRouter } from './api/router.js';
 import type { ApiRoute } from './api/route.js';
 import { mcpRoutes } from './mcp/route.js';
-import { metricsRoutes } from './metrics/route.js';
+import { METRICS_PATH, metricsRoutes } from './metrics/route.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
@@ -133,11 +134,14 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
 }
 
 /**
- * The route a request matched, for metrics: its name, else its pattern (`/documents/:id`), never the raw path —
- * every id would be a time series of its own. koa-router leaves both on the context.
+ * The route a request matched, for metrics, never the raw path (every id would be a time series of its own): an API,
+ * MCP or /metrics route by its name, a page by its pattern (`/documents/:id`), as pages reuse the API's names
+ * (`search`, `projects.create`) and would be counted as its requests. koa-router leaves both on the context.
  */
-type MatchedContext = { _matchedRouteName?: string; _matchedRoute?: string | RegExp };
+type MatchedContext = { path: string; _matchedRouteName?: string; _matchedRoute?: string | RegExp };
 
 function routeOf(ctx: MatchedContext): string {
-  return ctx._matchedRouteName ?? (ctx._matchedRoute === undefined ? 'unmatched' : String(ctx._matchedRoute));
+  const named = ctx.path.startsWith('/api/v1/') || ctx.path === MCP_PATH || ctx.path === METRICS_PATH;
+  if (named && ctx._matchedRouteName) return ctx._matchedRouteName;
+  return ctx._matchedRoute === undefined ? 'unmatched' : String(ctx._matchedRoute);
 }

@@ -117,6 +117,8 @@ describe('quotas', () => {
     const paused = await client.passAfter(project, source.id, 0);
     expect(paused.status).toBe('paused');
     expect(paused.paused_reason).toMatch(/^over the quota of the project capped \(20 KiB: 12 KiB used, this upload 12 KiB\)/);
+    // The only source here: its quota pause is the pass /metrics counts as paused (docs/operations.md).
+    await expect.poll(async () => (await fetch(`${d.url}/metrics`)).text(), { timeout: 5000 }).toMatch(/^docsearch_source_passes_total\{kind="folder",outcome="paused"\} 1$/m);
     const kept = await client.documents(project, source.id);
     expect(kept.size).toBe(1);
 

@@ -194,7 +194,7 @@ describe('GET /metrics on a loopback bind (the default: open)', () => {
     const port = new URL(d.url).port;
     // A browser on a page of evil.example whose name now resolves to 127.0.0.1 sends its own host name.
     for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.nip.io:${port}`, `localhost.evil.example:${port}`]) expect(await scrapeAs(d, { host }), host).toBe(404);
-    for (const header of ['via', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'true-client-ip']) {
+    for (const header of ['via', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'true-client-ip', 'cf-connecting-ip']) {
       expect(await scrapeAs(d, { host: `127.0.0.1:${port}`, [header]: header === 'via' ? '1.1 proxy' : '203.0.113.7' }), header).toBe(404);
     }
     // Prometheus on this machine, however it names the target.

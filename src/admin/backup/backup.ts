@@ -197,7 +197,9 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
         ...(opts.secretsKey ? { secrets_key: wrapSecretsKey(opts.secretsKey, opts.key, id) } : {}),
       };
       await repo.store.put(manifestKey(id), sealManifest(manifest, opts.key));
-      progress.line(`backup ${id} complete: ${counts.copied} file(s) copied (${mb(counts.copiedBytes)}), ${counts.reused} unchanged since ${previous?.id ?? '-'} (${mb(counts.reusedBytes)})`);
+      // A first backup has nothing to be unchanged since.
+      const reused = previous ? `, ${counts.reused} unchanged since ${previous.id} (${mb(counts.reusedBytes)})` : '';
+      progress.line(`backup ${id} complete: ${counts.copied} file(s) copied (${mb(counts.copiedBytes)})${reused}`);
       const removed = opts.keep ? await applyRetention(repo, opts.key, opts.keep, progress) : [];
       return {
         id,

@@ -131,7 +131,7 @@ export class DaemonMetrics {
     this.retries = new Counter({ name: 'docsearch_ingest_retries_total', help: 'Ingest attempts that failed transiently and were queued again with a backoff', registers });
     this.sourcePasses = new Counter({
       name: 'docsearch_source_passes_total',
-      help: 'Source passes this replica ran, by kind and outcome: ok, paused (the deletion guard held deletions back) or error (the source could not be read)',
+      help: 'Source passes this replica ran, by kind and outcome: ok, paused (the deletion guard held deletions back, or a quota stopped it) or error (the source could not be read)',
       labelNames: ['kind', 'outcome'],
       registers,
     });
