@@ -1,8 +1,8 @@
 /**
  * CSV and TSV (RFC 4180: quoted fields may hold separators, quotes and line breaks). A small state machine rather
  * than a library: the format is one page of rules, and the rows go straight into sheet-rows.ts with the cell
- * budget checked as they are read. The separator is the tab for TSV; for CSV, a semicolon when the first line has
- * more of them than commas (what spreadsheets write in locales with a decimal comma).
+ * budget checked as they are read. The separator is the tab for TSV; for CSV, a semicolon when the first line with
+ * text has more of them than commas (what spreadsheets write in locales with a decimal comma).
  */
 import { TSV, type ParsedDocument, type ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
@@ -14,7 +14,8 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions = {}): Promise
   const decoded = decodeText(bytes);
   if (decoded === null) throw new ParseError(`${noun} could not be read: it is not text`);
   const text = decoded.text.replace(/^\uFEFF/, '');
-  const firstLine = text.slice(0, text.indexOf('\n') >>> 0);
+  // The first line with text: an export that opens with a blank line still names its columns with semicolons.
+  const firstLine = /^[^\n]*\S[^\n]*/m.exec(text)?.[0] ?? '';
   const separator = opts.type === TSV ? '\t' : count(firstLine, ';') > count(firstLine, ',') ? ';' : ',';
   const budget = new SheetBudget(noun);
   const sheet = new SheetRows(undefined, opts.cells);

@@ -18,8 +18,11 @@ export interface DocxOptions extends ParseOptions {
 export const NO_TEXT = 'no text found (empty document?)';
 const TOO_DEEP = 'the Word document nests tables or other elements too deep to read — refused (a hostile or broken file)';
 
-/** Parts read here when mammoth yields nothing (ruby-only text) or skips them (altChunk HTML). */
-const WORD = { noun: 'the Word document', keep: /^word\/(document\.xml|[^/]+\.x?html?)$/i, inflatesItself: true };
+/**
+ * Parts kept inflated: the XML mammoth reads (handed to it when its body must be rewritten, see `withRubyBase`) and
+ * altChunk HTML, which mammoth skips.
+ */
+const WORD = { noun: 'the Word document', keep: /\.(xml|rels|x?html?)$/i, inflatesItself: true };
 
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
@@ -33,7 +36,7 @@ export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<
   let model: MammothDocument | undefined;
   try {
     await mammoth.convertToHtml(
-      { buffer },
+      withRubyBase(buffer, parts),
       {
         transformDocument: (doc: MammothDocument) => {
           model = doc;
@@ -50,25 +53,36 @@ export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<
   }
   if (!model) throw new ParseError('the Word document is damaged: no document body');
   const doc = new Walker(model).run();
-  // mammoth skips w:ruby runs entirely; a document made only of them would otherwise come out empty.
-  // Blocks are added one by one here: a spread of 200,000 items overflows the call stack.
-  if (doc.blocks.length === 0) for (const b of rawXmlBlocks(parts.get('word/document.xml'))) doc.blocks.push(b);
-  // altChunk parts (imported HTML) are invisible to mammoth.
-  for (const [name, content] of parts) if (/\.x?html?$/i.test(name)) for (const b of htmlBlocks(content)) doc.blocks.push(b);
+  // altChunk parts (imported HTML) are invisible to mammoth. Blocks are added one by one: a spread of 200,000
+  // items overflows the call stack.
+  for (const [name, content] of parts) if (/^word\/[^/]+\.x?html?$/i.test(name)) for (const b of htmlBlocks(content)) doc.blocks.push(b);
   if (doc.blocks.length === 0) doc.warnings.push(NO_TEXT);
   return doc;
 }
 
-/** Paragraph text straight from WordprocessingML: base text of <w:t> runs, ruby readings (<w:rt>) left out. */
-function rawXmlBlocks(xml: Buffer | undefined): Block[] {
-  if (!xml) return [];
-  const source = xml.toString('utf8').replace(/<w:rt>[\s\S]*?<\/w:rt>/g, '');
-  const blocks: Block[] = [];
-  for (const p of source.matchAll(/<w:p[ >][\s\S]*?<\/w:p>/g)) {
-    const text = [...p[0].matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((m) => decodeEntities(m[1]!)).join('').trim();
-    if (text) blocks.push({ text, headings: [], kind: 'paragraph' });
-  }
-  return blocks;
+const DOCUMENT = 'word/document.xml';
+const RUBY = /<w:ruby>[\s\S]*?<w:rubyBase>([\s\S]*?)<\/w:rubyBase>[\s\S]*?<\/w:ruby>/g;
+
+/**
+ * mammoth's input, with every w:ruby (a word with its reading set above it: furigana) replaced by its base text.
+ * mammoth knows no w:ruby and drops it whole, so a Japanese sentence lost every word set with furigana. The base
+ * runs' content goes into the run that held the ruby; the reading (w:rt) goes. Without a ruby, mammoth reads the
+ * archive as uploaded; with one, it reads the parts the zip guard inflated, through its `file` input (an object
+ * that reads named parts; not in its typings).
+ */
+function withRubyBase(buffer: Buffer, parts: Map<string, Buffer>): { buffer: Buffer } {
+  const xml = parts.get(DOCUMENT);
+  if (!xml?.includes('<w:ruby>')) return { buffer };
+  const document = xml.toString('utf8').replace(RUBY, (_, base: string) => base.replace(/<\/?w:r(?:\s[^>]*)?>/g, ''));
+  const file = {
+    exists: (name: string) => parts.has(name),
+    read: async (name: string, encoding?: string) => {
+      const part = name === DOCUMENT ? Buffer.from(document, 'utf8') : parts.get(name);
+      if (!part) throw new Error(`no part ${name}`);
+      return encoding ? new TextDecoder(encoding).decode(part) : part;
+    },
+  };
+  return { file } as unknown as { buffer: Buffer };
 }
 
 /** Text of an imported HTML part: block elements become paragraphs, table rows "cell | cell" lines. */

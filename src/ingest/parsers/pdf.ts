@@ -78,9 +78,10 @@ function finished(reading: Reading): ParsedDocument {
   return doc;
 }
 
-async function readPdf(bytes: Uint8Array): Promise<Reading> {
-  const head = latin1(bytes.subarray(0, 1024));
+async function readPdf(uploaded: Uint8Array): Promise<Reading> {
+  const head = latin1(uploaded.subarray(0, 1024));
   if (!head.includes('%PDF-')) throw new ParseError('not a PDF file (no %PDF header)');
+  const bytes = withRootTrailer(uploaded);
   // pdf.js inflates streams into ArrayBuffers, which the worker's heap limit does not cover.
   checkStreams(bytes);
 
@@ -321,6 +322,23 @@ function cleanText(text: string): string {
   return text
     .replace(/[\uff01-\uff5e]/g, (c) => c.normalize('NFKC'))
     .replace(/[\p{Co}\u0000-\u0008\u000b\u000e-\u001f\u007f\ufffd]/gu, '');
+}
+
+/**
+ * A file cut off before its trailer, with no cross-reference stream naming its root either: pdf.js finds no root and
+ * reads nothing ("Invalid PDF structure"), though the catalog, the page tree and the first pages may all be there
+ * (writers that put them first, as reportlab does). A trailer naming the first catalog is appended, so pdf.js's
+ * recovery reads what survived; pages cut off are skipped with their warning, and the file still ends early. The
+ * object the cut went through is closed first: pdf.js reads an unterminated object to the end of the file, trailer
+ * and all.
+ */
+function withRootTrailer(bytes: Uint8Array): Uint8Array {
+  if (latin1(bytes.subarray(Math.max(0, bytes.length - 2048))).includes('%%EOF')) return bytes;
+  const text = latin1(bytes);
+  if (/\btrailer\b|\/Root\b/.test(text)) return bytes;
+  const catalog = /(?<!\d)(\d+)\s+(\d+)\s+obj\s*<<[^>]*?\/Type\s*\/Catalog\b/.exec(text);
+  if (!catalog) return bytes;
+  return Buffer.concat([bytes, Buffer.from(`\nendstream\nendobj\ntrailer\n<< /Root ${catalog[1]} ${catalog[2]} R >>\n`, 'latin1')]);
 }
 
 /** pdf.js messages mean little to a person; say what is wrong with the file instead where we can tell. */

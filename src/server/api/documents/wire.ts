@@ -28,7 +28,7 @@ export const DocumentSchema = z
     size_bytes: z.number().int(),
     sha256: z.string(),
     status: DocumentStatus,
-    progress: z.number().min(0).max(1).describe('parse 0.1, chunk 0.2, embed 0.2–0.9, written 1'),
+    progress: z.number().min(0).max(1).describe('0.1 parsed, 0.1 → 0.2 while scanned pages are OCR\'d, up to 0.95 by the share of the text written, 1 ready (docs/ingest.md#documents)'),
     chunk_count: z.number().int(),
     pages: z.number().int().nullable(),
     warnings: z.array(z.string()),
