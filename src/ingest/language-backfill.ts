@@ -17,6 +17,9 @@ import { keywordFields } from './write.js';
 /** A character in a Rust regex class (LanceDB's `regexp_like`), whatever it is. */
 const literal = (chars: string) => [...chars].map((c) => `\\x{${c.codePointAt(0)!.toString(16)}}`).join('');
 
+/** The characters that join word runs into one word, but the point and the digit-group spaces: between letters. */
+const LETTER_JOINERS = literal(JOINERS.replace(/[.,\u00a0\u202f\u2009]/g, ''));
+
 /**
  * The rows analysis 1 wrote (`keyword_analysis` null) that analysis 2 may read otherwise: text with the letters of
  * the languages detection tells by their own function words since (Polish, Czech, Slovak, Slovene, Croatian, Latvian,
@@ -46,18 +49,32 @@ const AF_LA_TL =
  */
 const SINCE_2 =
   'regexp_like(search_text, ' +
-  `'[\\p{L}\\p{N}][${literal(JOINERS.replace(/[.,\u00a0\u202f\u2009]/g, ''))}][\\p{L}\\p{N}]` +
+  `'[\\p{L}\\p{N}][${LETTER_JOINERS}][\\p{L}\\p{N}]` +
   `|\\p{N}[${literal('.,\u00a0\u202f\u2009')}]\\p{N}` +
   '|(?:^|[^\\p{L}\\p{N}])\\p{L}\\.\\p{L}(?:[^\\p{L}\\p{N}]|$)' +
   '|\\p{L}\\p{L}\\p{Lu}\\p{Ll}\\p{Ll}' +
   "|[\\p{Latin}&&[^\\x00-\\x7F]]|[A-Za-z]\\p{M}')";
 
 /**
- * The rows an earlier analysis wrote whose text today's (3) may read otherwise, in LanceDB SQL. Every other row is
+ * The rows analyses 1 to 3 wrote that analysis 4 may read otherwise: a letter standing alone before ++ or # (C++,
+ * C#: symbol-words.ts); a point between a letter and two, or two and one (Ph.D., M.Sc.); an ampersand in a word of
+ * three letters or more (AT&T, also att), or in a longer joined one (R&D-team); an underscore after a word of letters
+ * and digits and before digits (x86_64, now x86-64). Rare outside technical text.
+ */
+const SINCE_3 =
+  'regexp_like(search_text, ' +
+  "'(?:^|[^\\p{L}\\p{M}\\p{N}])\\p{L}(?:\\+\\+|#)(?:[^+#\\p{L}]|$)" +
+  '|(?:^|[^\\p{L}\\p{N}])(?:\\p{L}\\.\\p{L}\\p{L}|\\p{L}\\p{L}\\.\\p{L})(?:[^\\p{L}\\p{N}]|$)' +
+  `|\\p{L}\\p{L}&\\p{L}|\\p{L}&\\p{L}\\p{L}|\\p{L}&\\p{L}[${LETTER_JOINERS}]|[${LETTER_JOINERS}]\\p{L}&\\p{L}` +
+  "|\\p{L}[\\p{L}\\p{N}]*\\p{N}_\\p{N}')";
+
+/**
+ * The rows an earlier analysis wrote whose text today's (4) may read otherwise, in LanceDB SQL. Every other row is
  * analysed as before: an upgrade rewrites only these.
  */
 export const REANALYSED =
-  `(keyword_analysis IS NULL AND ((${SINCE_1}) OR (${AF_LA_TL}))) OR ((keyword_analysis IS NULL OR keyword_analysis < 3) AND ${SINCE_2})`;
+  `(keyword_analysis IS NULL AND ((${SINCE_1}) OR (${AF_LA_TL}))) OR ((keyword_analysis IS NULL OR keyword_analysis < 3) AND ${SINCE_2})` +
+  ` OR ((keyword_analysis IS NULL OR keyword_analysis < 4) AND ${SINCE_3})`;
 
 export function languageDeriver(deps: {
   chunks: Pick<ChunkIndex, 'completeKeywordAnalysis' | 'languageTally' | 'keywordAnalysis'>;

@@ -5,8 +5,9 @@
  * Snowball stem, the stem without diacritics and the stem of the Latin word without them as added forms, German umlaut
  * spellings and compound parts, Korean words without their particle. Words joined by a hyphen, dot, apostrophe,
  * underscore or digit group are also read written together (e-mail as email, 1,500 as 1500), and camelCase words as
- * their parts too (joined-words.ts). Runs of Chinese and Japanese characters add their character bigrams, which meet
- * where a segmentation of the query and of the document disagree; Korean words add their syllable bigrams.
+ * their parts too (joined-words.ts); a letter with ++ or # is a word (C++, C#: symbol-words.ts). Runs of Chinese and
+ * Japanese characters add their character bigrams, which meet where a segmentation of the query and of the document
+ * disagree; Korean words add their syllable bigrams.
  *
  * The keyword index holds these forms (the chunks' `keyword_text`), so LanceDB's own tokenizer only splits at
  * spaces; the text shown is never changed (docs/search.md#languages).
@@ -14,6 +15,7 @@
 import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
 import { humps, joint } from './joined-words.js';
+import { letterSymbols } from './symbol-words.js';
 import { withoutParticle } from './korean.js';
 import { HAN, INVISIBLE, type ScriptClass, scriptSegments, UNSPACED, visible, WORD_RUN } from './scripts.js';
 import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
@@ -24,7 +26,7 @@ import { STEMMED_LANGUAGES, wordRules } from './stemmers.js';
  * again in the background (language-backfill.ts `REANALYSED`): raise it, and say there which rows, whenever a change
  * changes any form or verdict.
  */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;
 
 /**
  * The languages whose words the analysis knows (a Snowball stemmer, or a segmenter for a script written without
@@ -206,6 +208,15 @@ function cjWords(run: string, language: string | null): { segment: string; index
 /** A joined word that keeps a joiner (joined-words.ts `joint`): a number as written (3.14, 2024-05-12) or R&D. */
 const KEPT_JOINER = /[.,&-]/;
 
+/**
+ * A word kept with its ampersand (AT&T) is also the word without it, typed so (ATT), where that has three letters or
+ * more: R&D, P&G and Q&A without theirs would be rd, pg and qa, which are other words.
+ */
+function ampersandForms(joined: string): string[] {
+  const bare = joined.replaceAll('&', '');
+  return bare !== joined && bare.length >= 3 && /^\p{L}+$/u.test(bare) ? [joined, bare] : [joined];
+}
+
 /** Text of ASCII only: no normalisation changes it but case. */
 const ASCII = /^[\x00-\x7f]*$/;
 
@@ -242,7 +253,7 @@ function analyse(text: string, languages: readonly (string | null)[], side: Side
   const endJoined = () => {
     if (joined !== undefined && joined.length <= MAX_FORM_CHARS) {
       // A number's kept separator (3.14, R&D) makes a form as written; the rest is a word of the language.
-      if (KEPT_JOINER.test(joined)) onWord(joinedStart, joinedEnd, [joined]);
+      if (KEPT_JOINER.test(joined)) onWord(joinedStart, joinedEnd, ampersandForms(joined));
       else spacedWord(joinedStart, joinedEnd, joined);
     }
     joined = undefined;
@@ -268,6 +279,9 @@ function analyse(text: string, languages: readonly (string | null)[], side: Side
       lastRaw = raw;
       lastNorm = norm;
       spacedWord(m.index, end, norm);
+      // A letter alone is no word, but with ++ or # after it one of its own (C++, C#).
+      const symbols = raw.length === 1 ? letterSymbols(source, end) : 0;
+      if (symbols > 0) onWord(m.index, end + symbols, [norm + source.slice(end, end + symbols)]);
       // A capital inside: the parts of parseConfig are words too (the run lower-cased is one: parseconfig).
       const starts = raw === norm ? undefined : humps(raw);
       if (starts?.length) {

@@ -1,9 +1,10 @@
 /**
  * Words a text writes with their parts joined by a character, or in camelCase, that a person types otherwise: e-mail
- * and email, U.S.A. and USA, O'Brien and OBrien, don't and dont, 1,500 and 1500, parse_config, parseConfig and
- * "parse config". Analysis (analyse.ts) reads word runs joined so as one word too, written together, and a camelCase
- * run as its parts too, on both sides, so each spelling meets the others — as Elasticsearch's word_delimiter_graph
- * (catenate_words, catenate_numbers, split_on_case_change) and Lucene's ClassicFilter (U.S.A.) make them meet.
+ * and email, U.S.A. and USA, Ph.D. and PhD, AT&T and ATT, x86_64 and x86-64, O'Brien and OBrien, don't and dont, 1,500
+ * and 1500, parse_config, parseConfig and "parse config". Analysis (analyse.ts) reads word runs joined so as one word
+ * too, written together, and a camelCase run as its parts too, on both sides, so each spelling meets the others — as
+ * Elasticsearch's word_delimiter_graph (catenate_words, catenate_numbers, split_on_case_change) and Lucene's
+ * ClassicFilter (U.S.A.) make them meet.
  */
 
 /** Dropped between any two runs: hyphens (ASCII, U+2010, the non-breaking U+2011) and identifiers' underscore. */
@@ -29,6 +30,16 @@ const ENDS_IN_DIGIT = /\p{N}$/u;
 const LETTER = /^\p{L}$/u;
 const LATIN_LETTER = /^\p{Script=Latin}$/u;
 const STARTS_LOWER = /^\p{Ll}/u;
+const SHORT = /^\p{L}{1,2}$/u;
+
+/**
+ * Whether a point between two runs of letters is an abbreviation's (U.S.A., e.g., Ph.D., M.Sc.): both are of two
+ * letters or fewer, and one is a single letter. Two longer words about a point are a file name, a domain, Node.js or
+ * a missed space ("end.Next"): not joined, or "tides.txt" would be a word "tidestxt" in every chunk its name heads.
+ */
+function abbreviated(before: string, after: string): boolean {
+  return SHORT.test(before) && SHORT.test(after) && (LETTER.test(before) || LETTER.test(after));
+}
 
 /**
  * How two word runs written with `sep` between them (`before` and `after` as written: case tells a name) read as one
@@ -38,12 +49,14 @@ const STARTS_LOWER = /^\p{Ll}/u;
 export function joint(before: string, sep: string, after: string): string | undefined {
   if (!JOINING.has(sep)) return undefined;
   if (ENDS_IN_DIGIT.test(before) && DIGITS.test(after)) {
+    // x86_64 is x86-64 written as an identifier: both spellings are one word, as a hyphen between numbers keeps it.
+    if (sep === '_' && !DIGITS.test(before)) return '-';
     if (sep === '_' || (after.length === 3 && before.length <= 3 && DIGITS.test(before) && DIGIT_GROUPS.includes(sep))) return '';
     if (sep === '.' || sep === ',') return sep;
     return HYPHENS.includes(sep) ? '-' : undefined;
   }
   if (HYPHENS.includes(sep)) return '';
-  if (sep === '.') return LETTER.test(before) && LETTER.test(after) ? '' : undefined;
+  if (sep === '.') return abbreviated(before, after) ? '' : undefined;
   if (sep === '&') return '&';
   if (sep === '\u00b7') return '';
   if (!APOSTROPHES.includes(sep) || DIGITS.test(after) || CLITICS.has(after.toLowerCase())) return undefined;

@@ -9,6 +9,8 @@
  *   set to English keeps English.
  * - Analysis 2: chunks with a word written joined (e-mail) or accented (résumé) are read again, and "email" and
  *   "resume" find them; Afrikaans chunks analysis 1 labelled English (analysis 2 left them) become Afrikaans.
+ * - Analysis 3: chunks with C++ or Ph.D. are read again, and "C++" and "PhD" find them; one with e-mail (which
+ *   analysis 3 read as today) is left.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -168,6 +170,48 @@ describe('analysing a stored library again after the analysis changed', () => {
       const name = nameOf.get(r.document_id as string)!;
       if (name === 'tides.txt' || name === 'notes.txt') expect(r, `${name} as it was written`).toMatchObject(written.get(r.id as string)!);
       else expect(r, name).toMatchObject({ language: name === 'kaai.txt' ? 'af' : 'en', keyword_analysis: ANALYSIS_VERSION });
+    }
+  }, 300_000);
+
+  it('reads again the chunks analysis 3 wrote with a word of a letter and symbols or an abbreviation with points', async () => {
+    const texts: Record<string, string> = {
+      'cpp.txt': 'Templates in C++ are expanded by the compiler for every type.',
+      'thesis.txt': 'Her Ph.D. thesis on tidal currents was defended at the harbour institute.',
+      'office.txt': 'Questions about the tide timetable go by e-mail to the harbour office before noon.',
+    };
+    daemon = await startDaemon();
+    dataDirs.push(daemon.dataDir);
+    const user = await addUser(daemon);
+    const up = await uploadFiles(daemon, user.apiKey, Object.entries(texts).map(([name, text]) => ({ name, bytes: Buffer.from(text) })), { query: '?wait=true', fields: { language: 'en' } });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    const nameOf = new Map<string, string>(up.body.documents.map((d: { id: string; filename: string }) => [d.id, d.filename]));
+    const dataDir = daemon.dataDir;
+    await daemon.stop();
+
+    // What analysis 3 wrote: "C++" nothing, "Ph.D." ph alone; e-mail as today.
+    const byAnalysis3: Record<string, string> = {
+      'cpp.txt': 'cpp txt templat expand compil everi type',
+      'thesis.txt': 'thesi txt ph thesi tidal current defend harbour institut',
+    };
+    const written = await rewriteRows(dataDir, (r) => {
+      const name = nameOf.get(r.document_id as string)!;
+      return { language: r.language, keyword_text: byAnalysis3[name] ?? r.keyword_text, keyword_analysis: 3 };
+    });
+    recordAnalysis(dataDir, 3);
+
+    daemon = await startDaemon({ dataDir });
+    await untilHealth(daemon, (c) => c.backfill?.state === 'done', 'the backfill done', 120_000);
+    expect(recordedAnalysis(dataDir)).toBe(ANALYSIS_VERSION);
+    for (const [query, filename] of [['C++', 'cpp.txt'], ['PhD', 'thesis.txt']]) {
+      const res = await api(daemon, '/api/v1/search', { token: user.apiKey, body: { query, mode: 'keyword', limit: 20 } });
+      expect((res.body.results as { document: { filename: string } }[]).map((r) => r.document.filename), query).toEqual([filename]);
+    }
+    await daemon.stop();
+
+    for (const r of await storedRows(dataDir)) {
+      const name = nameOf.get(r.document_id as string)!;
+      if (name === 'office.txt') expect(r, `${name} as it was written`).toMatchObject(written.get(r.id as string)!);
+      else expect(r, name).toMatchObject({ keyword_analysis: ANALYSIS_VERSION });
     }
   }, 300_000);
 });
