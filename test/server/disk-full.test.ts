@@ -4,7 +4,7 @@
  * returns, jobs are not charged an attempt, and the daemon starts on a disk that is still full.
  * Mounting needs root: the suite is skipped otherwise, with the reason.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -96,6 +96,8 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
       expect(health.status).toBe(503);
       expect(health.body.components.storage.status).toBe('down');
       expect(daemon.proc.exitCode).toBeNull();
+      // Both uploads' temp files are gone with them (docs/RELIABILITY.md).
+      await waitFor(() => (readdirSync(join(dataDir, 'files', 'tmp')).length === 0 ? true : undefined), 5_000, 'the temp files removed', { intervalMs: 100 });
     } finally {
       freeDisk();
     }
@@ -145,6 +147,8 @@ describe.skipIf(skipReason !== null)('a full disk', () => {
       db.close();
     }
     await daemon.logLine('"event":"ingest.disk_full"');
+    // The episode ends with the first job through, and says so (docs/RELIABILITY.md).
+    await daemon.logLine('"event":"ingest.disk_space_back"');
   }, 180_000);
 
   it('starts on a disk that is still full, reports degraded, and recovers once space returns', async () => {

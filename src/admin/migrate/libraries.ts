@@ -126,7 +126,8 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     };
     if (side === 'target' && !opts.dryRun && sqlite && !existsSync(sqlitePath(spec.dataDir!)) && existsSync(spec.dataDir!)) await refuseTakenStorage();
     const readOnly = side === 'source' && opts.dryRun;
-    const dirInUse = spec.dataDir && (sqlite || !spec.storage) && !readOnly;
+    // A dry run makes nothing in a target without a database, not even the lock's file: there is nothing to read there.
+    const dirInUse = spec.dataDir && (sqlite || !spec.storage) && !readOnly && !(opts.dryRun && !existsSync(sqlitePath(spec.dataDir)));
     if (dirInUse) {
       if (side === 'target' && !opts.dryRun) mkdirSync(spec.dataDir!, { recursive: true, mode: 0o700 });
       if (existsSync(spec.dataDir!)) closers.push(lockDir(side, spec.dataDir!));
