@@ -130,8 +130,12 @@ export class OAuthProvider {
     return this.stores.tokens.listConnected(userId, this.now());
   }
 
-  /** Revokes everything a user granted one application; the number of grants revoked. */
+  /**
+   * Revokes everything a user granted one application; the number of grants revoked. The codes it holds unexchanged
+   * go first: one exchanged after the revocation would be a new grant, and the app must be allowed again.
+   */
   async revokeConnected(userId: string, clientId: string): Promise<number> {
+    await this.stores.codes.deleteUnused(userId, clientId);
     const grants = await this.stores.tokens.revokeUserClient(userId, clientId, this.now());
     if (grants > 0) await this.opts.audit.record({ type: 'oauth.revoked', target: { type: 'oauth_app', id: clientId }, details: { grants } });
     return grants;

@@ -82,6 +82,11 @@ export class OAuthCodeStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  /** Deletes the codes a user's approvals gave a client that it has not exchanged yet. */
+  async deleteUnused(userId: string, clientId: string): Promise<void> {
+    await this.db.deleteFrom('oauth_codes').where('user_id', '=', userId).where('client_id', '=', clientId).where('used_at', 'is', null).execute();
+  }
+
   /**
    * Deletes codes that expired before `before`. Callers pass a time well in the past, so that a
    * late replay of a used code is still recognised as reuse (and revokes its grant).

@@ -112,8 +112,12 @@ export class OAuthTokenStore {
     await this.db.updateTable('oauth_tokens').set({ revoked_at: at }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
   }
 
-  /** Revokes every grant of a user, with their tokens (the account is disabled or deleted); how many were live. */
+  /**
+   * Revokes every grant of a user, with their tokens (the account is disabled or deleted); how many were live. The
+   * codes not exchanged yet go first: exchanged later (once the account is enabled again), each would be a live grant.
+   */
   async revokeAllOfUser(userId: string, at: number): Promise<number> {
+    await this.db.deleteFrom('oauth_codes').where('user_id', '=', userId).where('used_at', 'is', null).execute();
     const grants = await this.db.selectFrom('oauth_grants').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
     for (const g of grants) await this.revokeGrant(g.id, at);
     return grants.length;
