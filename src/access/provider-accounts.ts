@@ -54,9 +54,14 @@ export class ProviderAccounts {
     readonly policy: ProviderPolicy,
   ) {}
 
-  async signIn(identity: ExternalIdentity): Promise<ProviderSignIn> {
+  /**
+   * `recheck`: the provider asked again about a signed-in session (server/web/provider-session.ts). Its answer may
+   * say nothing of groups where the sign-in's did (userinfo without the claim the ID token carried: Entra ID's never
+   * has it): that silence leaves the groups, the admin flag and the required group as the last sign-in set them.
+   */
+  async signIn(identity: ExternalIdentity, opts: { recheck?: boolean } = {}): Promise<ProviderSignIn> {
     const unusable = subjectProblem(identity.subject);
-    const outcome = unusable ? refused('not-allowed', `${this.policy.source} sent a subject (the sub claim) that ${unusable}: nobody can sign in with it here.`) : await this.decide(identity);
+    const outcome = unusable ? refused('not-allowed', `${this.policy.source} sent a subject (the sub claim) that ${unusable}: nobody can sign in with it here.`) : await this.decide(identity, identity.groups !== null || !opts.recheck);
     if (!outcome.ok) {
       const link = unusable ? null : await this.deps.identities.find(identity.provider, identity.subject);
       const user = link ? await this.deps.users.findById(link.userId) : null;
@@ -69,9 +74,9 @@ export class ProviderAccounts {
     return outcome;
   }
 
-  private async decide(identity: ExternalIdentity): Promise<ProviderSignIn> {
+  private async decide(identity: ExternalIdentity, groupsSaid: boolean): Promise<ProviderSignIn> {
     const { requiredGroup, adminGroup, source } = this.policy;
-    if (requiredGroup && !identity.groups?.some((g) => sameName(requiredGroup, g))) {
+    if (groupsSaid && requiredGroup && !identity.groups?.some((g) => sameName(requiredGroup, g))) {
       return refused('not-allowed', `Only members of the group “${requiredGroup}” at ${source} may sign in here.`);
     }
     const found = await this.account(identity);
@@ -84,8 +89,8 @@ export class ProviderAccounts {
     if (found.created) await record({ type: 'account.created', target, details: { provider: source, subject: identity.subject } });
     if (found.linked) await record({ type: 'account.linked', target, details: { provider: source, subject: identity.subject } });
     await this.deps.identities.signedIn(identity.provider, identity.subject);
-    await this.syncGroups(user, identity.groups ?? [], record);
-    const admin = adminGroup ? (identity.groups ?? []).some((g) => sameName(adminGroup, g)) : user.isAdmin;
+    if (groupsSaid) await this.syncGroups(user, identity.groups ?? [], record);
+    const admin = adminGroup && groupsSaid ? (identity.groups ?? []).some((g) => sameName(adminGroup, g)) : user.isAdmin;
     if (admin !== user.isAdmin) {
       await this.deps.users.setAdmin(user.id, admin);
       await record({ type: 'account.admin_changed', target, details: { admin, provider: source, admin_group: adminGroup } });

@@ -36,6 +36,15 @@ export function ssoName(config: Pick<ServeConfig, 'ssoName' | 'oidcIssuer'>): st
   return config.ssoName?.trim() || (config.oidcIssuer ? new URL(config.oidcIssuer).host : 'the sign-in proxy');
 }
 
+/**
+ * How the links of `--oidc-issuer` may name it: as its discovery document does, which for a bare host may differ from
+ * the setting by the trailing slash (one URL: openid-client takes either).
+ */
+function issuerForms(issuer: string): string[] {
+  const url = new URL(issuer);
+  return url.pathname === '/' ? [url.origin, `${url.origin}/`] : [issuer];
+}
+
 /** The sign-in through the provider that the configuration asks for; null when it asks for none. */
 export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Logger; audit: AuditLog; sealer: SecretSealer; publicUrl: () => string; seams?: OidcSeams }): Sso | null {
   if (!config.oidcIssuer && !config.trustedHeaderLogin) return null;
@@ -70,7 +79,7 @@ export function openSso(config: ServeConfig, deps: { db: Db; now: Clock; log: Lo
           { now, ...deps.seams },
         )
       : null;
-  const providers = [...(config.oidcIssuer ? [config.oidcIssuer] : []), ...(config.trustedHeaderLogin ? [TRUSTED_HEADER_PROVIDER] : [])];
+  const providers = [...(config.oidcIssuer ? issuerForms(config.oidcIssuer) : []), ...(config.trustedHeaderLogin ? [TRUSTED_HEADER_PROVIDER] : [])];
   // Bound to the person at the provider: a sealed value moved to another's session does not open.
   const context = (subject: string) => `sso-tokens:${subject}`;
   return {

@@ -61,8 +61,9 @@ export interface TestIdp {
  * `clientAuthMethods`: the token endpoint's client authentication methods (default: oidc-provider's own).
  * `refreshTokens`: give clients allowed the refresh_token grant a refresh token at every sign-in (as Keycloak does),
  * not only with the offline_access scope.
+ * `groupsInIdTokenOnly`: the groups claim in the ID token and never in userinfo (as Entra ID sends it).
  */
-export async function startIdp(opts: { clientAuthMethods?: string[]; refreshTokens?: boolean } = {}): Promise<TestIdp> {
+export async function startIdp(opts: { clientAuthMethods?: string[]; refreshTokens?: boolean; groupsInIdTokenOnly?: boolean } = {}): Promise<TestIdp> {
   const ca = privateCa();
   let provider: Provider | null = null;
   const server: Server = createServer({ cert: ca.cert, key: ca.key }, (req, res) => {
@@ -98,7 +99,15 @@ export async function startIdp(opts: { clientAuthMethods?: string[]; refreshToke
       provider = new Provider(issuer, {
         clients: clients.map((c) => ({ token_endpoint_auth_method: opts.clientAuthMethods?.[0] ?? 'client_secret_basic', ...c })),
         ...(opts.clientAuthMethods ? { clientAuthMethods: opts.clientAuthMethods } : {}),
-        findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...accounts.get(id) }) }),
+        findAccount: (_ctx, id) => ({
+          accountId: id,
+          claims: (use: string) => {
+            const { groups, ...rest } = accounts.get(id) ?? {};
+            return { sub: id, ...rest, ...(groups === undefined || (opts.groupsInIdTokenOnly && use === 'userinfo') ? {} : { groups }) };
+          },
+        }),
+        // The ID token carries its scopes' claims even beside an access token (oidc-provider leaves them to userinfo).
+        ...(opts.groupsInIdTokenOnly ? { conformIdTokenClaims: false } : {}),
         // amr with openid's claims, so the ID token carries it whenever the sign-in reported it (as Keycloak's does).
         claims: { openid: ['sub', 'amr', 'acr'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
         cookies: { keys: ['docsearch-test-provider-cookies'] },

@@ -58,7 +58,7 @@ async function recheck(s: Services, session: WebSession, link: ProviderLink, use
     return 'stands';
   }
   if (answer.ended) return end(s, session, userId, answer.why);
-  const outcome = await sso.accounts.signIn(answer.identity);
+  const outcome = await sso.accounts.signIn(answer.identity, { recheck: true });
   if (!outcome.ok) return end(s, session, userId, outcome.message);
   if (outcome.user.id !== userId) return end(s, session, userId, 'the provider now names another account');
   await s.webSessions.providerChecked(session, sso.sealTokens(link.subject, answer.identity.session!), s.now());
