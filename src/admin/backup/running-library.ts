@@ -7,8 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { NewerLibraryError } from '../../core/newer-library.js';
 import { CliError } from '../../terminal/errors.js';
 import { lockFile } from '../../server/data-dir-lock.js';
+import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import { VectorStore } from '../../store/lancedb/connection.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location } from '../../store/objects/location.js';
@@ -35,7 +37,14 @@ export interface RunningLibrary {
 /** Embedded mode: the data directory a daemon runs on (or none does). */
 export async function openEmbeddedLibrary(dataDir: string): Promise<RunningLibrary> {
   if (!existsSync(sqlitePath(dataDir))) throw new CliError(`${dataDir} holds no docsearch library (there is no docsearch.db in it)`, 1, 'pass the --data-dir the daemon runs with');
+  // A library a newer docsearch wrote is refused (docs/operations.md, Upgrading) before the backup key, the backup
+  // lock or a version tag is made: opening the database refuses a newer schema, reading the index info a newer format.
+  await (await openDatabase({ dataDir, migrate: false })).close();
   const vectors = await VectorStore.open(join(dataDir, 'lancedb'));
+  await readIndexInfo(vectors).catch(async (err: unknown) => {
+    await vectors.close();
+    throw err;
+  });
   return {
     label: dataDir,
     mode: 'embedded',
@@ -62,6 +71,7 @@ export async function openSharedLibrary(database: string, storage: string, env: 
   const loc = parseS3Location(storage, env);
   const label = `${redactDatabaseUrl(database)} + ${describeS3(loc)}`;
   const handle = await openDatabase({ url: database, dataDir: '', migrate: false }).catch((err: unknown) => {
+    if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
     throw new CliError(`could not open the database ${redactDatabaseUrl(database)}: ${(err as Error).message}`);
   });
   const closers: (() => Promise<void> | void)[] = [() => handle.close()];
@@ -75,6 +85,7 @@ export async function openSharedLibrary(database: string, storage: string, env: 
     closers.push(() => root.close());
     const vectors = await VectorStore.openS3Detached(loc, root.at('lancedb'));
     closers.push(() => vectors.close());
+    await readIndexInfo(vectors); // a newer chunk index format is refused, as in embedded mode
     return {
       label,
       mode: 'shared',

@@ -4,6 +4,7 @@
  * Returns the summary `--json` prints; a verification that finds differences still returns it, with `ok` false.
  */
 import { operatorAudit } from '../operator-audit.js';
+import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import { readStoredIndex } from '../../store/lancedb/table-reader.js';
 import { clearLeftovers, countKept, LIBRARY_TABLES, libraryBirth, referencedOriginals } from '../../store/sql/library-copy.js';
 import { copyIndex, copyOriginals, copySecretsKey, copyTables, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
@@ -73,6 +74,8 @@ export async function runMigration(opts: MigrateOptions): Promise<MigrationSumma
   const source = await openLibrary('source', opts.source, opts.env, { dryRun: opts.dryRun });
   let target: OpenedLibrary | undefined;
   try {
+    // A source index of a newer format is refused before the target is made or written (docs/operations.md, Upgrading).
+    await readIndexInfo((await source.storage()).vectors);
     target = await openLibrary('target', opts.target, opts.env, { dryRun: opts.dryRun });
     const storage = storageLocation(opts.target, opts.env);
     const state = await targetState(target, { library: source.label, born: await libraryBirth(source.database!.db) }, storage);
