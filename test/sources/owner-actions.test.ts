@@ -28,7 +28,9 @@ describe('a folder source and its owner', () => {
 
   beforeAll(async () => {
     root = dirs.make('root');
-    d = await startDaemon({ args: ['--source-roots', root, '--sources-min-interval', '1', '--max-upload-mb', '1', '--sources-allow-private'] });
+    // One ingest worker: a document queued behind another is still being indexed when the next pass comes (with the
+    // default 8 a small one is taken beside the long one, and may be ready before it).
+    d = await startDaemon({ args: ['--source-roots', root, '--sources-min-interval', '1', '--max-upload-mb', '1', '--sources-allow-private', '--ingest-workers', '1'] });
     user = await addUser(d);
     client = new SourceClient(d, user.apiKey);
     env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
@@ -164,7 +166,7 @@ describe('a folder source and its owner', () => {
 
   it('leaves a changed file whose document is still being indexed to a pass within a minute, which takes it', async () => {
     const { dir, project, source } = await synced('deferred', { 'b-note.txt': 'The first text, about stints.' });
-    // A long new file listed before the changed one keeps the indexer busy, so that the change waits in its queue.
+    // A long new file listed before the changed one keeps the one worker busy, so that the change waits in the queue.
     const long = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} tells of the sanderling flock number ${i * 17} on the northern shore.`).join('\n\n');
     writeFileSync(join(dir, 'a-long.txt'), long);
     writeFileSync(join(dir, 'b-note.txt'), 'The second text, about knots.');
