@@ -21,6 +21,12 @@ function ephemeralLow(): number {
 
 const handedOut = new Set<number>();
 
+/**
+ * The ports in that span Node's fetch refuses to connect to ("bad port": the Fetch standard's port blocking list).
+ * CI once handed 10080 to radosgw, and every request of the test's own readiness check failed for its whole minute.
+ */
+const FETCH_BLOCKED = new Set([10080]);
+
 function listenable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
@@ -34,7 +40,7 @@ export async function freePort(): Promise<number> {
   const span = ephemeralLow() - FLOOR;
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = FLOOR + Math.floor(Math.random() * span);
-    if (handedOut.has(port) || !(await listenable(port))) continue;
+    if (handedOut.has(port) || FETCH_BLOCKED.has(port) || !(await listenable(port))) continue;
     handedOut.add(port);
     return port;
   }
