@@ -3,12 +3,15 @@
  * CLI did not like: the first may be asked again (request-retry.ts), the second not.
  */
 import { ApiError, CliError } from '../terminal/errors.js';
+import { blockedPortText } from '../core/fetch-blocked-ports.js';
 
 /** Describes a fetch failure ("fetch failed" says nothing) by its network cause; `hint` says how to point elsewhere. */
 export function networkError(baseUrl: string, err: unknown, hint = 'check --server or DOCSEARCH_URL'): CliError {
   const cause = (err as { cause?: { code?: string; message?: string; path?: string; syscall?: string } }).cause;
   // A file of a streamed upload that could not be read: not the server's fault.
   if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
+  // Refused by fetch itself before any connection: asking again cannot help, and "is it running?" would mislead.
+  if (cause?.message === 'bad port') return new CliError(`cannot connect to ${baseUrl}: ${blockedPortText(Number(new URL(baseUrl).port))}`, undefined, hint);
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
   return new UnreachableError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, why, hint);
 }

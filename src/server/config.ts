@@ -54,7 +54,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const DEFAULT_PORT = 7411;
 
 export const OPTIONS = [
-  { name: 'port', kind: 'int', default: DEFAULT_PORT, min: 0, max: 65535, valueName: 'n', description: 'TCP port to listen on; 0 picks any free port (the bound address is printed)' },
+  { name: 'port', kind: 'int', default: DEFAULT_PORT, min: 0, max: 65535, valueName: 'n', description: 'TCP port to listen on; 0 picks any free port (the bound address is printed). A port browsers and fetch refuse (the Fetch standard\'s blocked list: 6000, 10080, …) starts with a warning: reach it through a proxy' },
   { name: 'host', kind: 'string', default: '127.0.0.1', valueName: 'addr', description: 'interface to bind; use 0.0.0.0 only behind a TLS-terminating proxy' },
   { name: 'data-dir', kind: 'path', valueName: 'dir', description: 'where the database, index and uploaded files live (default: $XDG_DATA_HOME/docsearch, else ~/.local/share/docsearch); with --database, what this replica keeps locally' },
   {

@@ -24,6 +24,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { ForegroundGate } from '../core/foreground.js';
 import { tightenFolder } from '../core/private-files.js';
 import { VERSION } from '../core/version.js';
+import { blockedPortText, isFetchBlockedPort } from '../core/fetch-blocked-ports.js';
 import { DocumentService } from '../documents/lifecycle.js';
 import { LabelService } from '../documents/labels.js';
 import { createExtractor } from '../ingest/extract.js';
@@ -529,8 +530,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
 
     // `ingest_owner` is what the jobs this process leases carry as lease_owner (which replica holds which job).
     log.info({ url: boundUrl, dataDir: config.dataDir, database: database.location, version: VERSION, ingest_owner: worker.owner, config: redactConfig(config), metrics: describeAccess(metricsAccess(config)) }, 'listening');
+    // Not refused: behind a proxy the port is nobody's business but the proxy's (which does not block it).
+    const blockedPort = isFetchBlockedPort(address.port) ? blockedPortText(address.port) : undefined;
+    if (blockedPort) log.warn({ event: 'serve.port_blocked', port: address.port }, blockedPort);
     opts.notices.write(
       `docsearch ${VERSION} listening on ${boundUrl}\n` +
+        (blockedPort ? `warning: ${blockedPort}\n` : '') +
         (setupToken
           ? `No account exists yet. Open this one-time link to create the first one:\n  ${publicUrl}/setup?token=${setupToken}\n` +
             `(or run: docsearch users add <email> ${database.shared ? 'with the same DOCSEARCH_DATABASE_URL' : `--data-dir ${config.dataDir}`})\n` +

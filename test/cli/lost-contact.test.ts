@@ -58,6 +58,33 @@ describe('the CLI when the server stops answering', () => {
     expect(res.stderr).not.toContain('asked again');
   });
 
+  it('a daemon on a port fetch refuses (6000, 10080, …): serve warns at start, and the CLI says why instead of asking whether it runs', async () => {
+    // The high ports of the Fetch standard's list; whichever is free here.
+    let port: number | undefined;
+    for (const p of [10080, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 6566, 6000, 5060, 5061, 4190, 4045, 3659]) {
+      const free = await new Promise<boolean>((resolve) => {
+        const probe = createServer();
+        probe.once('error', () => resolve(false));
+        probe.listen(p, '127.0.0.1', () => probe.close(() => resolve(true)));
+      });
+      if (free) {
+        port = p;
+        break;
+      }
+    }
+    expect(port, 'no port of the blocked list is free here').toBeDefined();
+    const d = await startDaemon({ args: ['--port', String(port), '--host', '127.0.0.1'] });
+    daemons.push(d);
+    const advice = `browsers and the docsearch CLI refuse to connect to port ${port} (the Fetch standard's blocked ports); choose another --port, or put a proxy in front and set --public-url`;
+    expect(d.stderr()).toContain(`listening on http://127.0.0.1:${port}\nwarning: ${advice}`);
+    expect(JSON.parse(await d.logLine('"event":"serve.port_blocked"'))).toMatchObject({ level: 40, port });
+    const res = await runCli(['search', 'anything'], { env: cliEnv(null, { DOCSEARCH_URL: d.url, DOCSEARCH_TOKEN: `dsk_${'a'.repeat(43)}` }) });
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toContain(`cannot connect to ${d.url}: ${advice}`);
+    expect(res.stderr).not.toContain('is `docsearch serve` running');
+    expect(res.stderr).not.toContain('lost contact');
+  });
+
   it('DOCSEARCH_RETRY_FOR sets the window a 503 is asked again in; 0 fails at once; a bad value is a usage error', async () => {
     let asked = 0;
     const lb = createServer((_req, res) => {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { isFetchBlockedPort } from '../../src/core/fetch-blocked-ports.js';
 
 const FLOOR = 10_000;
 
@@ -21,12 +22,6 @@ function ephemeralLow(): number {
 
 const handedOut = new Set<number>();
 
-/**
- * The ports in that span Node's fetch refuses to connect to ("bad port": the Fetch standard's port blocking list).
- * CI once handed 10080 to radosgw, and every request of the test's own readiness check failed for its whole minute.
- */
-const FETCH_BLOCKED = new Set([10080]);
-
 function listenable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer();
@@ -35,12 +30,15 @@ function listenable(port: number): Promise<boolean> {
   });
 }
 
-/** A port free on 127.0.0.1 now, outside the ephemeral range, and not handed out before by this process. */
+/**
+ * A port free on 127.0.0.1 now, outside the ephemeral range, not handed out before by this process, and not one
+ * Node's fetch refuses (CI once handed 10080 to radosgw, and its readiness check failed for a whole minute).
+ */
 export async function freePort(): Promise<number> {
   const span = ephemeralLow() - FLOOR;
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = FLOOR + Math.floor(Math.random() * span);
-    if (handedOut.has(port) || FETCH_BLOCKED.has(port) || !(await listenable(port))) continue;
+    if (handedOut.has(port) || isFetchBlockedPort(port) || !(await listenable(port))) continue;
     handedOut.add(port);
     return port;
   }
