@@ -614,7 +614,6 @@ const WEB: Record<string, Spec<WebRequest>> = {
     effect: (c) => must(!after(c, 'saved_searches', c.t.saved), 'V deleted'),
   }),
   // The settings pages and forms: each person's own keys, account, applications, connected apps, second factors, sessions.
-  'GET /settings': { request: () => ({ path: '/settings' }), ok: 302 },
   'GET /settings/keys': page(() => '/settings/keys'),
   'POST /settings/keys': form(() => '/settings/keys', () => ({ name: 'web key', scopes: ['read:documents'] }), {
     ok: 303,
