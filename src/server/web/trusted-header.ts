@@ -4,8 +4,9 @@
  * Remote-Email, Remote-Groups by default). Those headers are believed only from the --trust-proxy addresses —
  * anyone else could type them — and only for the web pages: /api keeps its bearer credentials.
  *
- * A page request that names someone other than the session's person (or no session) signs them in: the account is
+ * A request that names someone other than the session's person (or no session) signs them in: the account is
  * found or made, and its groups synced, as a sign-in through OpenID Connect does (access/provider-accounts.ts).
+ * A person the proxy names but docsearch refuses ends the browser's session.
  * While the headers stay the same nothing more happens; when the proxy's groups for the person change, they are
  * synced at the next page.
  */
@@ -17,7 +18,7 @@ import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { peerMatcher } from '../trusted-proxies.js';
 import { render } from './render.js';
-import type { WebContext } from './session.js';
+import { endSession, type WebContext } from './session.js';
 import { completeSignIn } from './sign-in.js';
 
 /** Whose session it is and what the headers said when it was signed in from them (a digest: nothing to keep). */
@@ -29,15 +30,19 @@ export function trustedHeaderSignIn(s: Services): Middleware<AppState> | null {
   const sso = s.sso;
   const fromProxy = peerMatcher(config.trustProxy);
   return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path.startsWith('/api/') || ctx.path.startsWith('/static/')) return next();
+    if (ctx.path.startsWith('/api/') || ctx.path.startsWith('/static/')) return next();
     const identity = fromProxy(ctx.req.socket.remoteAddress) ? headerIdentity(ctx, config) : null;
     if (!identity) return next();
     const seen = (userId: string) => sha256Hex(JSON.stringify([userId, identity.subject, identity.email, identity.groups]));
     const session = ctx.state.session;
     if (session?.userId && ctx.cookies.get(SEEN_COOKIE) === seen(session.userId)) return next();
+    // A form too (any method): sent under a session the proxy no longer vouches for, it would act as that
+    // session's person. Followed like a page, its CSRF token is the old session's, and it is refused.
     const outcome = await sso.accounts.signIn(identity);
     if (!outcome.ok) {
       s.log.info({ event: 'sso.refused', reason: outcome.reason, provider: TRUSTED_HEADER_PROVIDER }, `a sign-in through ${sso.name} was refused: ${outcome.reason}`);
+      // The browser's earlier session (this person's, or whoever the proxy named before) ends with the refusal.
+      if (session) await endSession(ctx as WebContext, s);
       return render(ctx as WebContext, messagePage({ title: 'Not signed in', message: outcome.message }), 403);
     }
     // Another person than the session's: a new session (no fixation). The same person with new groups keeps theirs.

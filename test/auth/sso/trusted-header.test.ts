@@ -23,10 +23,19 @@ class Browser {
   constructor(private readonly d: Daemon) {}
 
   get(path: string, from: string, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.send('GET', path, from, headers);
+  }
+
+  /** A form sent as a browser sends it (url-encoded). */
+  post(path: string, from: string, headers: Record<string, string>, form: Record<string, string>): Promise<Answer> {
+    return this.send('POST', path, from, { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams(form).toString());
+  }
+
+  private send(method: string, path: string, from: string, headers: Record<string, string>, body?: string): Promise<Answer> {
     const url = new URL(path, this.d.url);
     return new Promise((resolve, reject) => {
       const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-      const req = request(url, { localAddress: from, headers: { accept: 'text/html', ...(cookie ? { cookie } : {}), ...headers } }, (res) => {
+      const req = request(url, { method, localAddress: from, headers: { accept: 'text/html', ...(cookie ? { cookie } : {}), ...headers } }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
         res.on('end', () => {
@@ -41,7 +50,7 @@ class Browser {
         });
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   }
 }
@@ -103,6 +112,27 @@ describe('trusted-header sign-in behind a forward-auth proxy', () => {
     expect(ben.status).toBe(200);
     expect(ben.body).toContain('ben@example.org');
     expect(browser.cookies.get('ds_session')).not.toBe(first);
+  });
+
+  it('a form sent under a session the proxy no longer vouches for is not acted on; a person it names but docsearch refuses ends the session', async () => {
+    const browser = new Browser(d);
+    const page = await browser.get('/settings/keys', PROXY, ann);
+    expect(page.status).toBe(200);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    // Another person at the proxy, the browser still holding ann's session and her form: no key is made for ann.
+    const sent = await browser.post('/settings/keys', PROXY, { 'Remote-User': 'ben@example.org' }, { _csrf: csrf, name: 'made-under-ben', scopes: 'read:documents' });
+    expect(sent.status).toBe(403);
+    expect((await new Browser(d).get('/settings/keys', PROXY, ann)).body).not.toContain('made-under-ben');
+
+    await browser.get('/projects', PROXY, ann);
+    const annSession = browser.cookies.get('ds_session')!;
+    // The proxy names someone docsearch refuses (no e-mail): the page is refused, and ann's session in this browser ends.
+    const refused = await browser.get('/projects', PROXY, { 'Remote-User': 'zed' });
+    expect(refused.status).toBe(403);
+    expect(browser.cookies.has('ds_session')).toBe(false);
+    const replayed = new Browser(d);
+    replayed.cookies.set('ds_session', annSession);
+    expect((await replayed.get('/projects', ELSEWHERE)).status).toBe(302);
   });
 
   it('the API keeps its bearer credentials: the headers sign nobody in there', async () => {
