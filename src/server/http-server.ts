@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../core/logger.js';
 
 export interface HttpServer {
@@ -46,6 +48,7 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
   };
   const server = createServer((req, res) => onRequest(req, res));
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, true));
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 60_000;
   server.requestTimeout = 15 * 60_000; // uploads of large files over slow links
@@ -71,4 +74,27 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * A request Node's parser refused before any handler saw it (a request line and headers over its 16 KiB, a
+ * malformed request, headers too slow): answered in the API's error shape (docs/api.md#errors) instead of Node's
+ * bare status line, so that a client learns why. Node's own choice of status is kept.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request_header_fields_too_large', 'the request line and headers are over 16 KiB together: a URL or a cookie too long?']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'the request line and headers did not arrive in time']
+        : [400, 'invalid_request', 'the request is not well-formed HTTP/1.1'];
+  const body = JSON.stringify({ error: { code, message, request_id: randomUUID() } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

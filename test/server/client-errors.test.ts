@@ -1,0 +1,51 @@
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (an over-long URL, a malformed request line) are
+ * answered in the API's error shape (docs/api.md#errors), not with Node's bare status line: a client learns why.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+
+/** Sends raw bytes and reads the whole answer (the daemon closes the connection after such an error). */
+function raw(url: string, bytes: string): Promise<{ status: number; headers: string; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(bytes));
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString()));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const split = answer.indexOf('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]), headers: answer.slice(0, split), body: answer.slice(split + 4) });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  let d: Daemon;
+  beforeAll(async () => {
+    d = await startDaemon();
+  });
+  afterAll(async () => {
+    if (!d) return;
+    expect(await d.stop()).toBe(0);
+    removeDir(d.dataDir);
+  });
+
+  it('a URL over the 16 KiB of request line and headers: 431 with a JSON error saying why', async () => {
+    const res = await raw(d.url, `GET /api/v1/documents?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(res.status).toBe(431);
+    expect(res.headers).toMatch(/content-type: application\/json/i);
+    const body = JSON.parse(res.body);
+    expect(body.error.code).toBe('request_header_fields_too_large');
+    expect(body.error.message).toContain('over 16 KiB');
+    expect(body.error.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('a malformed request line: 400 invalid_request, and the daemon serves on', async () => {
+    const res = await raw(d.url, 'GET /api/v1/health HTTP/1.1 junk\r\nHost: x\r\n\r\n');
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body).error).toMatchObject({ code: 'invalid_request', message: 'the request is not well-formed HTTP/1.1' });
+    expect((await fetch(`${d.url}/api/v1/health`)).status).toBe(200);
+  });
+});
