@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_PORT, optionHelp } from '../src/server/config.js';
+import { DEFAULT_PORT, OPTIONS, optionHelp } from '../src/server/config.js';
 
 export const CONFIG_DOC_PATH = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -14,6 +14,10 @@ const cell = (s: string) => s.replaceAll('|', '\\|');
 const prose = (s: string) => cell(s).replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 export function renderConfigurationDoc(): string {
+  // From the declarations: the hand-kept list had lost smtp-url, metrics-token and secrets-key.
+  const secrets = OPTIONS.filter((o) => 'secret' in o);
+  const wholly = secrets.filter((o) => o.secret === true).map((o) => `\`${o.name}\``);
+  const passwords = secrets.filter((o) => typeof o.secret === 'function').map((o) => `\`${o.name}\``);
   const rows = optionHelp().map((o) => {
     const key = o.flag.replace(/^--/, '').split(' ')[0]!;
     const def = o.defaultText === undefined ? '(derived, see description)' : `\`${o.defaultText}\``;
@@ -53,7 +57,7 @@ hint: see \`docsearch serve --help\`
 ${rows.join('\n')}
 
 Booleans accept \`true/false\`, \`1/0\`, \`yes/no\`, \`on/off\`. Paths are resolved against the working directory.
-Options marked secret (\`openai-api-key\`, \`reranker-api-key\`, \`oidc-client-secret\`, and the password in \`database\`) are masked in
+Options marked secret (${wholly.join(', ')}, and the password in ${passwords.join(' and ')}) are masked in
 logs and error messages; prefer passing them through the environment rather than on the command line, where other
 local users can read them in the process list. The operator commands (\`users …\`, \`groups …\`, \`clients add\`, \`reindex\`)
 read the same \`--data-dir\`, \`--database\`, environment and config file as \`serve\`.

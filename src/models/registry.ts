@@ -21,6 +21,7 @@ import type { ModelLane } from './builtin/minilm-embedder.js';
 import { OnnxReranker } from './onnx-reranker.js';
 import { OpenAIEmbedder } from './openai-embedder.js';
 import type { Reranker } from './reranker.js';
+import { type EmbedderKind, embedderSpecProblem, fragmentModel, httpUrlProblem, type RerankerKind, rerankerSpecProblem, splitSpec } from './spec.js';
 
 export interface ModelConfig {
   /** `builtin` | `builtin:fp32` | `builtin:int8` | `ollama:<model>` | `openai:<model>` */
@@ -59,48 +60,20 @@ export interface RerankerDeps {
   extraRerankers?: Record<string, RerankerFactory>;
 }
 
-const EMBEDDER_FORMS = 'builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model>';
-const BUILTIN_PRECISIONS: readonly BertPrecision[] = ['fp32', 'int8'];
-const RERANKER_FORMS = 'builtin, ollama:<model>, http:<url>, onnx:<dir> or none';
-
 function invalid(option: string, message: string): AppError {
   return new AppError('invalid_request', `"${option}" ${message}`, { details: { option } });
 }
 
-/** Splits `kind:rest` at the first colon; `rest` is '' when there is none. */
-function splitSpec(spec: string): [string, string] {
-  const at = spec.indexOf(':');
-  return at < 0 ? [spec, ''] : [spec.slice(0, at), spec.slice(at + 1)];
-}
-
 function assertHttpUrl(option: string, value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid(option, `must be an http(s) URL (got ${JSON.stringify(value)})`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalid(option, `must be an http(s) URL (got ${JSON.stringify(value)})`);
-  }
-  if (url.username || url.password) throw invalid(option, 'must not carry credentials; use the API key option');
-  if (url.port === '0') throw invalid(option, `must name a port from 1 to 65535 (got ${JSON.stringify(value)})`);
-  return url;
+  const problem = httpUrlProblem(value);
+  if (problem) throw invalid(option, problem);
+  return new URL(value);
 }
 
 /** The Ollama server's base URL: its path kept (an Ollama behind a reverse proxy at https://host/ollama/), no trailing slash. */
 function ollamaBase(cfg: ModelConfig): string {
   const url = assertHttpUrl('ollamaHost', cfg.ollamaHost);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-}
-
-/** The model named after `#` in an `http:` reranker spec, percent-decoded. */
-function fragmentModel(url: URL): string {
-  try {
-    return decodeURIComponent(url.hash.slice(1));
-  } catch {
-    throw invalid('reranker', `has a model name after # that is not valid percent-encoding (got ${JSON.stringify(url.hash.slice(1))}); write % as %25`);
-  }
 }
 
 function assertTimeout(cfg: ModelConfig): void {
@@ -129,21 +102,18 @@ export const threads = (cfg: Pick<ModelConfig, 'modelThreads'>): { intraOpThread
 export function createEmbedder(cfg: ModelConfig): Embedder {
   assertTimeout(cfg);
   const spec = String(cfg.embedder ?? '').trim();
-  const [kind, rest] = splitSpec(spec);
+  const problem = embedderSpecProblem(spec);
+  if (problem) throw invalid('embedder', problem);
+  const [kind, rest] = splitSpec(spec) as [EmbedderKind, string];
   switch (kind) {
     case 'builtin': {
       const precision = (rest || DEFAULT_BUILTIN_PRECISION) as BertPrecision;
-      if (!BUILTIN_PRECISIONS.includes(precision)) {
-        throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes a precision, not a model name`);
-      }
       if (!cfg.modelCacheDir) throw invalid('modelCacheDir', 'is required for the builtin embedder');
       return new BuiltinEmbedder({ modelCacheDir: cfg.modelCacheDir, precision, ...(cfg.background ? { background: cfg.background } : {}), ...(cfg.onModelRun ? { onRun: cfg.onModelRun } : {}), ...threads(cfg) });
     }
     case 'ollama':
-      if (!rest) throw invalid('embedder', 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text');
       return new OllamaEmbedder({ model: rest, host: ollamaBase(cfg), ...remote(cfg) });
     case 'openai':
-      if (!rest) throw invalid('embedder', 'needs a model name: openai:<model>, e.g. openai:text-embedding-3-small');
       assertHttpUrl('openaiBaseUrl', cfg.openaiBaseUrl);
       return new OpenAIEmbedder({
         model: rest,
@@ -151,8 +121,6 @@ export function createEmbedder(cfg: ModelConfig): Embedder {
         ...(cfg.openaiApiKey ? { apiKey: cfg.openaiApiKey } : {}),
         ...remote(cfg),
       });
-    default:
-      throw invalid('embedder', `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)})`);
   }
 }
 
@@ -163,18 +131,18 @@ export function createReranker(cfg: ModelConfig, deps: RerankerDeps = {}): Reran
   const [kind, rest] = splitSpec(spec);
   const extra = deps.extraRerankers?.[kind];
   if (extra) return extra(cfg);
-  switch (kind) {
+  const problem = rerankerSpecProblem(spec);
+  if (problem) throw invalid('reranker', problem);
+  switch (kind as RerankerKind) {
     case 'none':
-      if (rest) throw invalid('reranker', `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})`);
       return null;
     case 'builtin':
       // src/search owns it and the composition root registers it through `extraRerankers`.
       throw invalid('reranker', 'is builtin, but no builtin reranker was registered with the model registry');
     case 'ollama':
-      if (!rest) throw invalid('reranker', 'needs a model name: ollama:<model>, e.g. ollama:qwen2.5:1.5b');
       return new OllamaReranker({ model: rest, host: ollamaBase(cfg), ...remote(cfg) });
     case 'http': {
-      const url = assertHttpUrl('reranker', rest);
+      const url = new URL(rest);
       const model = fragmentModel(url);
       url.hash = '';
       return new HttpReranker({
@@ -185,9 +153,6 @@ export function createReranker(cfg: ModelConfig, deps: RerankerDeps = {}): Reran
       });
     }
     case 'onnx':
-      if (!rest) throw invalid('reranker', 'needs a folder: onnx:<dir> (with model.onnx and tokenizer.json)');
       return new OnnxReranker({ dir: rest, ...threads(cfg) });
-    default:
-      throw invalid('reranker', `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})`);
   }
 }

@@ -8,6 +8,7 @@ import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 import { proxyListProblem } from './trusted-proxies.js';
 import { redactSmtpUrl, smtpUrlProblem } from '../mail/smtp-url.js';
 import { parseByteSize } from '../core/bytes.js';
+import { embedderSpecProblem, httpUrlProblem, rerankerSpecProblem } from '../models/spec.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -107,8 +108,8 @@ export const OPTIONS = [
       'trust X-Forwarded-* headers from a reverse proxy (client address, https): true from any peer, or only from these addresses and CIDR ranges (comma-separated, e.g. 10.0.0.5,10.1.0.0/16), the only peers that may also send the trusted sign-in headers (--trusted-header-login)',
   },
   { name: 'proxy-hops', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'with --trust-proxy: trusted proxies in front of the daemon; the client address is the Nth X-Forwarded-For entry from the right' },
-  { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', description: 'embedding model: builtin (= builtin:int8) | builtin:fp32 | builtin:int8 | ollama:<model> | openai:<model>' },
-  { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
+  { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', check: embedderSpecProblem, description: 'embedding model: builtin (= builtin:int8) | builtin:fp32 | builtin:int8 | ollama:<model> | openai:<model>' },
+  { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', check: rerankerSpecProblem, description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
   {
     name: 'rerank-timeout',
     kind: 'int',
@@ -131,8 +132,8 @@ export const OPTIONS = [
       'giving way to uploads and searches (docs/operations.md#upgrading); off: not now (searches choose those chunks\' answers by their terms)',
   },
   { name: 'model-cache-dir', kind: 'path', valueName: 'dir', description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
-  { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', description: 'Ollama server for ollama:<model> embedders and rerankers' },
-  { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },
+  { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', check: httpUrlProblem, description: 'Ollama server for ollama:<model> embedders and rerankers' },
+  { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', check: httpUrlProblem, description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },
   { name: 'openai-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key for the OpenAI-compatible server (prefer the environment variable)' },
   { name: 'reranker-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key sent to an http:<url> reranker (prefer the environment variable)' },
   { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },

@@ -98,6 +98,7 @@ retry unix - - n - - error
 discard unix - - n - - discard
 virtual unix - n n - - virtual
 anvil unix - - n - 1 anvil
+tlsmgr unix - - n 1000? 1 tlsmgr
 scache unix - - n - 1 scache
 postlog unix-dgram n - n - 1 postlogd
 `,
