@@ -34,6 +34,34 @@ export const FAST_CHECK: HealthCheck = { interMs: 300, fall: 1, rise: 1 };
 export const DOCUMENTED_CHECK: HealthCheck = { interMs: 1000, fall: 2, rise: 2 };
 
 /**
+ * The configuration the tests run: docs/scale-out.md's, on loopback, without TLS and `forwardfor`, with `check`
+ * (test/e2e/scale-out-promises.test.ts holds the two to each other).
+ */
+export function haproxyConfig(backends: number[], port: number, check: HealthCheck): string {
+  return [
+    'global',
+    '  maxconn 2000',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 5m',
+    '  timeout server 5m',
+    '  retries 3',
+    '  option redispatch',
+    '  retry-on conn-failure',
+    'frontend fe',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend replicas',
+    'backend replicas',
+    '  balance roundrobin',
+    '  option httpchk GET /api/v1/health',
+    '  http-check expect status 200',
+    ...backends.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter ${check.interMs} fall ${check.fall} rise ${check.rise}`),
+    '',
+  ].join('\n');
+}
+
+/**
  * Debian's haproxy in front of replicas on 127.0.0.1, round robin, with an HTTP health check on
  * /api/v1/health (FAST_CHECK unless told). Requests a dead replica was holding fail (the client retries, as a
  * real one would); haproxy itself retries only connection failures, which never reached a daemon.
@@ -43,30 +71,7 @@ export async function startHaproxy(backends: number[], opts: { port?: number; ch
   const dir = mkdtempSync(join(tmpdir(), 'docsearch-haproxy-'));
   const port = opts.port ?? (await freePort());
   const cfg = join(dir, 'haproxy.cfg');
-  writeFileSync(
-    cfg,
-    [
-      'global',
-      '  maxconn 2000',
-      'defaults',
-      '  mode http',
-      '  timeout connect 2s',
-      '  timeout client 5m',
-      '  timeout server 5m',
-      '  retries 3',
-      '  option redispatch',
-      '  retry-on conn-failure',
-      'frontend fe',
-      `  bind 127.0.0.1:${port}`,
-      '  default_backend replicas',
-      'backend replicas',
-      '  balance roundrobin',
-      '  option httpchk GET /api/v1/health',
-      '  http-check expect status 200',
-      ...backends.map((p, i) => `  server r${i} 127.0.0.1:${p} check inter ${check.interMs} fall ${check.fall} rise ${check.rise}`),
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(cfg, haproxyConfig(backends, port, check));
   const proc: ChildProcess = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
