@@ -87,7 +87,8 @@ export function filtersFromParams(params: Params): FiltersInput | undefined {
       // One value as itself, so an error names the parameter (`query.type`, not `query.type.0`).
       out[name] = list.length === 1 ? list[0] : list;
     } else if ((FILTER_PARAMS as readonly string[]).includes(name)) {
-      out[name] = values.at(-1);
+      // A one-value filter sent twice stays a list, which the schema refuses ("is given 2 times"): never a guess.
+      out[name] = values.length === 1 ? values[0] : values;
     }
   }
   if (Object.keys(metadata).length > 0) out.metadata = metadata;

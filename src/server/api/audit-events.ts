@@ -4,6 +4,7 @@ import { AUDIT_BY, AUDIT_EVENT_TYPES } from '../../core/audit.js';
 import { toIso } from '../../core/clock.js';
 import type { AuditRecord } from '../../store/sql/audit-events.js';
 import type { Services } from '../services.js';
+import { requireAdminCaller } from './admin/guard.js';
 import { Time } from './documents/query.js';
 import { cursorIn, decodeCursor, encodeCursor, listCursor } from './pagination.js';
 import { defineRoute } from './route.js';
@@ -84,10 +85,11 @@ export const listAuditEvents = (s: Services) =>
         media: ['application/x-ndjson'],
       },
       400: { description: 'Bad query', schema: ErrorBody },
-      403: { description: 'The caller is not an admin', schema: ErrorBody },
+      403: { description: 'The caller is not an admin, or uses a key limited to projects', schema: ErrorBody },
     },
     async handler({ query, principal, ctx }) {
-      await s.access.requireAdmin(principal);
+      // The log is the whole library's: a key limited to projects sees nothing else, as at the admin API.
+      await requireAdminCaller(s, principal);
       if (query.format === 'jsonl') {
         auditBefore(query); // a cursor of other filters is refused before the stream begins
         ctx.status = 200;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Actor } from '../../access/access-control.js';
-import { AppError, conflict } from '../../core/errors.js';
+import { conflict, invalidRequest } from '../../core/errors.js';
 import { SearchBody } from '../../search/query.js';
 import type { SavedSearch } from '../../store/sql/saved-searches.js';
 import type { Services } from '../services.js';
@@ -60,7 +60,8 @@ export async function saveSearch(s: Services, actor: Actor, name: string, search
   if (projectId !== null) await s.access.check(actor, projectId, 'edit');
   // A shared search names no other project: its members would learn of projects they may not read.
   if (projectId !== null && search.project_ids?.some((id) => id !== projectId)) {
-    throw new AppError('invalid_request', 'body.search.project_ids: a search shared with a project may search only that project', { details: { field: 'search.project_ids' } });
+    const message = 'body.search.project_ids: a search shared with a project may search only that project';
+    throw invalidRequest(message, [{ path: 'body.search.project_ids', message }]);
   }
   await s.access.scope(actor, search.project_ids);
   const saved = await s.savedSearches.create(actor.userId, name, search, projectId);

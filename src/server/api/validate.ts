@@ -39,6 +39,8 @@ function closest(issue: z.core.$ZodIssue): z.core.$ZodIssue {
  */
 function repeated(where: string, issue: z.core.$ZodIssue, input: unknown): number | null {
   if (where !== 'query' || issue.path.length !== 1 || !['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code)) return null;
+  // A field that takes a list (`labels=a&labels=b`) failed inside the list (past 100 values), not for its repeats.
+  if (closest(issue) !== issue) return null;
   const value = (input as Record<PropertyKey, unknown>)[issue.path[0]!];
   return Array.isArray(value) ? value.length : null;
 }
