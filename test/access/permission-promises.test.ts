@@ -265,6 +265,25 @@ describe('the model of docs/permissions.md, through the daemon', () => {
     expect((await as(alice, '/api/v1/keys')).body.keys.length).toBe(keysBefore);
   });
 
+  it("an admin's application token, even with both scopes, runs nothing of the library: no admin API, no audit log", async () => {
+    const registered = await api(d, '/api/oauth/register', {
+      body: { client_name: 'Admin curious', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
+    });
+    const client = registered.body.client_id as string;
+    const { verifier, challenge } = pkce();
+    const redirect = 'http://127.0.0.1:9/callback';
+    const code = await getCode(await loggedIn(d, frank), { client_id: client, redirect_uri: redirect, scope: 'read:documents write:documents', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const bearer = (await oauthPost(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: client, redirect_uri: redirect, code_verifier: verifier })).body.access_token as string;
+    expect((await api(d, '/api/v1/projects', { token: bearer })).status).toBe(200);
+    for (const path of ['/api/v1/admin/users', '/api/v1/audit-events?limit=1']) {
+      const refused = await api(d, path, { token: bearer });
+      expect([refused.status, refused.body.error.message], path).toEqual([403, "an application's access token cannot use the admin API: use an API key, or the docsearch command (docsearch login)"]);
+    }
+    const eves = (await as(frank, '/api/v1/admin/users')).body.users.find((u: { email: string }) => u.email === eve.email).id as string;
+    expect((await api(d, `/api/v1/admin/users/${eves}/disable`, { token: bearer, method: 'POST' })).status).toBe(403);
+    expect((await as(eve, '/api/v1/me')).status).toBe(200);
+  });
+
   it("an admin's key limited to projects is refused by the admin API and the audit log; a read-only one reads both and changes nothing", async () => {
     const own = await project(frank);
     const limited = (await as(frank, '/api/v1/keys', { body: { name: 'one project', project_ids: [own] } })).body.key as string;

@@ -85,7 +85,7 @@ export const listAuditEvents = (s: Services) =>
         media: ['application/x-ndjson'],
       },
       400: { description: 'Bad query', schema: ErrorBody },
-      403: { description: 'The caller is not an admin, or uses a key limited to projects', schema: ErrorBody },
+      403: { description: "The caller is not an admin, or uses a key limited to projects or an application's token", schema: ErrorBody },
     },
     async handler({ query, principal, ctx }) {
       // The log is the whole library's: a key limited to projects sees nothing else, as at the admin API.
