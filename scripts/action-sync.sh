@@ -24,20 +24,17 @@ flag "${INPUT_FORCE:-false}" force && args+=(--force)
 if flag "${INPUT_DRY_RUN:-false}" dry-run; then args+=(--dry-run); else args+=(--wait); fi
 flag "${INPUT_CREATE_PROJECT:-false}" create-project && args+=(--create-project)
 
-# docsearch from PATH (an earlier install step), else the light client, docsearch-cli, of the version asked for:
-# the client alone (a few MB, seconds to install), not the server's ONNX, LanceDB and SQLite.
-if command -v docsearch > /dev/null; then
-  docsearch=(docsearch)
-else
-  docsearch=(npx --yes --package "docsearch-cli@${INPUT_VERSION:-latest}" docsearch)
-fi
+# docsearch from PATH, put there by an earlier step. Never fetched by name: docsearch-cli is not on the npm registry
+# yet, and whatever someone else published under that name would be run with the token.
+command -v docsearch > /dev/null ||
+  fail 'no docsearch on PATH: install the light client in an earlier step (npm install -g ./docsearch-cli-<version>.tgz, packed from the docsearch repository); it is not on the npm registry, and a package published there under its name would not be docsearch'
 
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 cd "$workspace"
 # The key goes in the environment, never on the command line; no terminal, so docsearch never prompts.
 code=0
-DOCSEARCH_URL="$INPUT_SERVER" DOCSEARCH_TOKEN="$INPUT_TOKEN" "${docsearch[@]}" "${args[@]}" < /dev/null > "$out" || code=$?
+DOCSEARCH_URL="$INPUT_SERVER" DOCSEARCH_TOKEN="$INPUT_TOKEN" docsearch "${args[@]}" < /dev/null > "$out" || code=$?
 
 # The JSON document (absent when docsearch stopped before syncing: a usage error, the delete guard) becomes outputs,
 # a summary and annotations.

@@ -17,7 +17,7 @@ export const CLIENT_ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'DOCSEARCH_RETRY_FOR', description: 'seconds a request that may be sent twice is asked again once the server stops answering (502–504, a dropped connection) before it fails (default 60; 0: fail at once)' },
   { name: 'CI', description: 'when set, nothing prompts: deletes need --yes and login needs --with-token' },
   { name: 'NO_COLOR', description: 'no colour or emphasis (https://no-color.org)' },
-  { name: 'FORCE_COLOR', description: 'colour and emphasis even through a pipe (non-empty, not 0); so does CLICOLOR_FORCE' },
+  { name: 'FORCE_COLOR', description: 'colour and emphasis even through a pipe (non-empty, not 0 or false); so does CLICOLOR_FORCE' },
   { name: 'CLICOLOR_FORCE', description: 'as FORCE_COLOR' },
   { name: 'TERM', description: 'dumb turns colour off' },
   { name: 'COLUMNS', description: 'the width search results are wrapped to when stdout is not a terminal (default 80)' },

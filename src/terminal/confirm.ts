@@ -1,5 +1,5 @@
 import { CancelledError, UsageError } from './errors.js';
-import { canPrompt, type IO } from './io.js';
+import { canPrompt, type IO, promptable } from './io.js';
 
 export interface Destructive {
   /** What will be done, as a verb phrase: "delete document a.txt". */
@@ -17,7 +17,9 @@ const capital = (s: string) => `${s[0]!.toUpperCase()}${s.slice(1)}`;
 export async function confirmDestructive(io: IO, d: Destructive, yes: boolean | undefined): Promise<void> {
   if (yes) return;
   if (!canPrompt(io)) {
-    throw new UsageError(`not on a terminal, so not asking: add --yes to ${d.action}`, d.consequence);
+    // On a terminal, CI is what stops the prompt: saying "not on a terminal" there would send the person looking elsewhere.
+    const why = promptable(io) ? 'CI is set' : 'not on a terminal';
+    throw new UsageError(`${why}, so not asking: add --yes to ${d.action}`, d.consequence);
   }
   const { confirm } = await import('@inquirer/prompts');
   let ok: boolean;

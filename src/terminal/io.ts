@@ -13,8 +13,11 @@ export interface IO {
 
 export const processIO = (): IO => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
+/** Whether a person could answer a prompt here: stdin and stderr are terminals. */
+export const promptable = (io: IO): boolean => Boolean(io.stdin.isTTY && io.stderr.isTTY);
+
 /** Prompts only where a person can answer: stdin and stderr are terminals and this is not CI. */
-export const canPrompt = (io: IO): boolean => Boolean(io.stdin.isTTY && io.stderr.isTTY) && !io.env.CI;
+export const canPrompt = (io: IO): boolean => promptable(io) && !io.env.CI;
 
 /** Whether stdout is a terminal: decides aligned tables, relative times and bold highlights. */
 export const isStdoutTTY = (io: IO): boolean => Boolean(io.stdout.isTTY);

@@ -134,7 +134,7 @@ describe('docsearch document commands say what they did', () => {
     const d = await uploaded('trashed.txt', 'Soon in the trash, for a while.');
     const asked = await runCli(['documents', 'delete', d.id], { env: s.env });
     expect(asked.code).toBe(2);
-    expect(asked.stderr.replace(/\s+/g, ' ')).toContain('wait in the trash (`docsearch trash`) for 30 days, where `docsearch trash restore` brings it back');
+    expect(asked.stderr.replace(/\s+/g, ' ')).toContain('waits in the trash (`docsearch trash`) for 30 days, where `docsearch trash restore` brings it back');
     const res = await runCli(['documents', 'delete', d.id, '--yes'], { env: s.env });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toBe(`deleted trashed.txt (${d.id}): restore it with \`docsearch trash restore ${d.id}\`\n`);

@@ -51,6 +51,9 @@ export interface WatchReport {
 export function watchReport(io: IO, json: boolean, now: () => number = Date.now): WatchReport {
   const said = new Set<string>();
   const fresh = (lines: string[]) => lines.filter((l) => !said.has(l) && said.add(l));
+  // A refusal is told by the documents it holds, not its message: that counts the synced documents, so each file the
+  // watch adds would make the same held delete "new" and say it again.
+  const freshRefusal = (paths: string[]) => fresh([`delete refused:\0${[...paths].sort().join('\0')}`]).length > 0;
   if (json) {
     let began = false;
     const emit = (event: string, data: Record<string, unknown> = {}) => {
@@ -77,7 +80,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       settled: (path, d) => emit(d.status, { path, document_id: d.id, ...(d.status === 'failed' ? { error: d.error } : { chunk_count: d.chunk_count }) }),
       synced: (counts) => emit('synced', { counts }),
       refused: (message, hint, paths) => {
-        if (fresh([message]).length === 0) return;
+        if (!freshRefusal(paths)) return;
         warn(io, `${message}: not deleting (${hint})`);
         emit('delete_refused', { message, paths });
       },
@@ -113,7 +116,7 @@ export function watchReport(io: IO, json: boolean, now: () => number = Date.now)
       if (!first && n.new + n.changed + n.deleted + n.failed === 0) return;
       say(`synced: ${n.new} added, ${n.changed} replaced, ${n.deleted} deleted, ${n.unchanged} unchanged${n.failed ? `, ${n.failed} failed` : ''}`);
     },
-    refused: (message, hint) => fresh([message]).length > 0 && warn(io, `${message}: not deleting (${hint})`),
+    refused: (message, hint, paths) => freshRefusal(paths) && warn(io, `${message}: not deleting (${hint})`),
     lost: (url, why) => warn(io, `lost contact with ${url} (${why}); retrying with backoff, changes are caught up when it answers`),
     back: (url) => say(`${url} answers again; caught up with the folder`),
     retrying: (message) => say(`${message}; trying again`),

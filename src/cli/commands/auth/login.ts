@@ -20,7 +20,7 @@ import { emitJson } from '../../output/json.js';
 import type { StoredCredential } from '../../credentials.js';
 import { AuthRequiredError, CancelledError, CliError, EXIT, UsageError } from '../../../terminal/errors.js';
 import { ApiClient, networkError } from '../../http.js';
-import { canPrompt, isStderrTTY, notice, readLine, readStdin } from '../../../terminal/io.js';
+import { canPrompt, isStderrTTY, notice, promptable, readLine, readStdin } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
 
 /** How long the browser flow waits for the redirect: the server's authorization codes live 10 minutes. */
@@ -71,7 +71,7 @@ async function browserLogin(opts: LoginOptions, ctx: Context): Promise<StoredCre
   // Nobody can open a browser for a job without a terminal (CI): say so at once instead of waiting 10 minutes (gh).
   if (!opts.noBrowser && !canPrompt(ctx.io)) {
     throw new UsageError(
-      `not on a terminal${ctx.io.env.CI ? ' (CI is set)' : ''}, so there is no browser to log in to ${opts.server} with`,
+      `${promptable(ctx.io) ? 'CI is set' : `not on a terminal${ctx.io.env.CI ? ' (CI is set)' : ''}`}, so there is no browser to log in to ${opts.server} with`,
       'pipe an API key instead: echo "$DOCSEARCH_KEY" | docsearch login --with-token (or set DOCSEARCH_TOKEN); --no-browser prints a URL to open elsewhere',
     );
   }

@@ -33,8 +33,8 @@ async function trashDays(ctx: Context): Promise<number | undefined> {
 function consequence(days: number | undefined, one: boolean): string {
   const [they, them] = one ? ['It', 'it'] : ['They', 'them'];
   if (days === 0) return `The server keeps no trash (--trash-days 0): ${they.toLowerCase()} ${one ? 'is' : 'are'} deleted for good at once and cannot be restored.`;
-  if (days === undefined) return `${they} leave${one ? 's' : ''} search at once and wait in the trash (\`docsearch trash\`) for the server's --trash-days, unless it keeps none (then ${they.toLowerCase()} ${one ? 'is' : 'are'} gone for good).`;
-  return `${they} leave${one ? 's' : ''} search at once and wait in the trash (\`docsearch trash\`) for ${count(days, 'day')}, where \`docsearch trash restore\` brings ${them} back; then ${they.toLowerCase()} ${one ? 'is' : 'are'} gone for good.`;
+  if (days === undefined) return `${they} leave${one ? 's' : ''} search at once and wait${one ? 's' : ''} in the trash (\`docsearch trash\`) for the server's --trash-days, unless it keeps none (then ${they.toLowerCase()} ${one ? 'is' : 'are'} gone for good).`;
+  return `${they} leave${one ? 's' : ''} search at once and wait${one ? 's' : ''} in the trash (\`docsearch trash\`) for ${count(days, 'day')}, where \`docsearch trash restore\` brings ${them} back; then ${they.toLowerCase()} ${one ? 'is' : 'are'} gone for good.`;
 }
 
 export async function run(opts: DeleteOptions, ctx: Context): Promise<void> {
