@@ -41,7 +41,7 @@ Highest precedence first:
    (\`~/.config/docsearch/config.json\`) when it exists. Unknown keys are an error.
 4. **Defaults** — the table below.
 
-A bad value stops the daemon before it opens anything: the message names the option and where the
+A bad value stops the daemon before it opens or makes anything: the message names the option and where the
 value came from, and the exit code is 2 (usage error), for example:
 
 \`\`\`
@@ -49,6 +49,12 @@ $ DOCSEARCH_PORT=http docsearch serve
 error: option "port" (from DOCSEARCH_PORT) must be an integer, got "http"
 hint: see \`docsearch serve --help\`
 \`\`\`
+
+Bad means a value that can never work until it is changed: malformed, naming a file, folder or OCR language that
+is not on this machine (\`--data-dir\` or \`--model-cache-dir\` through a file, \`--secrets-key-file\`,
+\`--source-roots\`, \`--reranker onnx:<dir>\`, \`--ocr-languages\`, \`--ocr native\` without Tesseract), or options
+that contradict each other. A server that does not answer (the database, the object store, a model or mail
+server) is not a bad value: the daemon exits 1, and a service manager may start it again until the server is back.
 
 ## Options
 

@@ -1,7 +1,6 @@
 import { Command, Option } from 'commander';
 import { colorEnabled, isStdoutTTY, type IO } from '../terminal/io.js';
 import { ConfigError, optionHelp, resolveConfig } from '../server/config.js';
-import { startDaemon } from '../server/daemon.js';
 import { CliError } from '../terminal/errors.js';
 import { NewerLibraryError } from '../core/newer-library.js';
 
@@ -37,6 +36,8 @@ Examples:
       if (err instanceof ConfigError) throw new CliError(err.message, 2, 'see `docsearch serve --help`');
       throw err;
     }
+    // Loaded once the configuration holds: a refused value answers without loading the server.
+    const { startDaemon } = await import('../server/daemon.js');
     let daemon;
     try {
       // auto: text for a person at a terminal, JSON for whatever reads a pipe or a file (journald, containers).

@@ -5,6 +5,7 @@
  * bound to what it belongs to (`context`, e.g. the account's id): moved to another row, it does not open.
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 export const SECRETS_KEY_BYTES = 32;
 
@@ -17,6 +18,19 @@ export function parseSecretsKey(text: string): Buffer | null {
     return key.length === SECRETS_KEY_BYTES ? key : null;
   }
   return null;
+}
+
+/** The key in a file the operator named (`--secrets-key-file`): never made here. Throws an Error saying why it cannot be used. */
+export function readSecretsKeyFile(path: string): Buffer {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read the secrets key ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const key = parseSecretsKey(text);
+  if (!key) throw new Error(`${path} does not hold a secrets key (32 bytes as 43 base64url or 64 hex characters)`);
+  return key;
 }
 
 export const newSecretsKeyText = (): string => randomBytes(SECRETS_KEY_BYTES).toString('base64url');

@@ -1,14 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { storageProblem } from '../store/objects/location.js';
 import { databaseUrlProblem, redactDatabaseUrl } from '../store/sql/database-url.js';
-import { parseSecretsKey } from '../core/sealed-secret.js';
+import { parseSecretsKey, readSecretsKeyFile } from '../core/sealed-secret.js';
 import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 import { proxyListProblem } from './trusted-proxies.js';
 import { redactSmtpUrl, smtpUrlProblem } from '../mail/smtp-url.js';
 import { parseByteSize } from '../core/bytes.js';
-import { embedderSpecProblem, httpUrlProblem, rerankerSpecProblem } from '../models/spec.js';
+import { embedderSpecProblem, httpUrlProblem, rerankerSpecProblem, splitSpec } from '../models/spec.js';
+import { nativeOcrProblem, ocrLanguagesProblem } from '../ingest/ocr/languages.js';
 
 /**
  * Every daemon option is declared once here. The declaration drives `docsearch serve --help`,
@@ -30,8 +32,13 @@ interface OptionDef<K extends Kind = Kind> {
   max?: number;
   /** Masked in logs and printed configuration: all of it (true), or the part a function masks (a URL's password). */
   secret?: boolean | ((value: string) => string);
-  /** A further check of a string value, with the environment (the storage URL takes its endpoint and keys from AWS_*): the problem (shown after the option's name), or null. */
-  check?: (value: string, env: NodeJS.ProcessEnv) => string | null;
+  /**
+   * A further check of a given string or path value, once every option is read: the problem (shown after the
+   * option's name and source), or null. It may look at the machine (a file is there, trained data is installed),
+   * so that a value that can never work stops the start before anything is opened or made; `env` because the
+   * storage URL takes its endpoint and keys from AWS_*, `config` for a value that matters only with another.
+   */
+  check?: (value: string, context: { env: NodeJS.ProcessEnv; config: Readonly<Record<string, unknown>> }) => string | null;
   /** The environment variable, when not the one derived from the name. */
   env?: string;
   valueName?: string;
@@ -50,14 +57,77 @@ function originsProblem(value: string): string | null {
   return null;
 }
 
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** `--host`: an address or a name to bind; a URL or a host:port would only fail at bind, after the library is opened. */
+function hostProblem(value: string): string | null {
+  return isIP(value) !== 0 || HOST_NAME.test(value) ? null : `${JSON.stringify(value)} is not an IP address or host name (the port is --port)`;
+}
+
+/** `--public-url`: what links and OAuth redirects start with. */
+function publicUrlProblem(value: string): string | null {
+  const problem = httpUrlProblem(value);
+  if (problem) return problem;
+  const url = new URL(value);
+  return url.search || url.hash ? 'must have no query or fragment' : null;
+}
+
+/** A folder the daemon makes if missing (`--data-dir`, `--model-cache-dir`): it, or the nearest part of it that is there, must be a folder it can write in. */
+function makeableFolderProblem(dir: string): string | null {
+  let there = dir;
+  while (!existsSync(there) && dirname(there) !== there) there = dirname(there);
+  if (!statSync(there).isDirectory()) return `${there} is not a folder`;
+  try {
+    accessSync(there, constants.W_OK | constants.X_OK);
+  } catch {
+    return `${there} is not writable by this user`;
+  }
+  return null;
+}
+
+/** `--reranker onnx:<dir>`: the folder's two files, which would otherwise be missed only at the first search. */
+function rerankerProblem(value: string): string | null {
+  const problem = rerankerSpecProblem(value);
+  const [kind, dir] = splitSpec(value.trim());
+  if (problem || kind !== 'onnx') return problem;
+  for (const file of ['model.onnx', 'tokenizer.json']) if (!existsSync(resolve(dir, file))) return `${resolve(dir, file)} is not there (onnx:<dir> needs model.onnx and tokenizer.json)`;
+  return null;
+}
+
+/** `--secrets-key-file`: read now, so that a missing or wrong key stops the start before the library is opened. */
+function secretsKeyFileProblem(path: string): string | null {
+  try {
+    readSecretsKeyFile(path);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** The trusted sign-in headers: a name no request can carry would let no one in. */
+const headerNameProblem = (value: string): string | null => (/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(value) ? null : `${JSON.stringify(value)} is not an HTTP header name`);
+
+/** `--sso-allowed-domains`: compared with what follows the @ of an e-mail address. */
+function domainsProblem(value: string): string | null {
+  // Any script's letters: a provider may give an internationalised address as it is.
+  const label = '[\\p{L}\\p{N}]([\\p{L}\\p{N}-]*[\\p{L}\\p{N}])?';
+  const domainName = new RegExp(`^(${label}\\.)*${label}$`, 'u');
+  for (const domain of value.split(',').map((d) => d.trim()).filter(Boolean)) if (!domainName.test(domain)) return `${JSON.stringify(domain)} is not a domain such as example.com`;
+  return null;
+}
+
+/** `--smtp-from`: an address, bare or after a name in angle brackets. */
+const fromProblem = (value: string): string | null =>
+  /^([^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(value.trim()) ? null : `${JSON.stringify(value)} is not an address such as docs@example.com or "Docs <docs@example.com>"`;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const DEFAULT_PORT = 7411;
 
 export const OPTIONS = [
   { name: 'port', kind: 'int', default: DEFAULT_PORT, min: 0, max: 65535, valueName: 'n', description: 'TCP port to listen on; 0 picks any free port (the bound address is printed). A port browsers and fetch refuse (the Fetch standard\'s blocked list: 6000, 10080, …) starts with a warning: reach it through a proxy' },
-  { name: 'host', kind: 'string', default: '127.0.0.1', valueName: 'addr', description: 'interface to bind; use 0.0.0.0 only behind a TLS-terminating proxy' },
-  { name: 'data-dir', kind: 'path', valueName: 'dir', description: 'where the database, index and uploaded files live (default: $XDG_DATA_HOME/docsearch, else ~/.local/share/docsearch); with --database, what this replica keeps locally' },
+  { name: 'host', kind: 'string', default: '127.0.0.1', valueName: 'addr', check: hostProblem, description: 'interface to bind; use 0.0.0.0 only behind a TLS-terminating proxy' },
+  { name: 'data-dir', kind: 'path', valueName: 'dir', check: makeableFolderProblem, description: 'where the database, index and uploaded files live (default: $XDG_DATA_HOME/docsearch, else ~/.local/share/docsearch); with --database, what this replica keeps locally' },
   {
     name: 'database',
     kind: 'string',
@@ -68,7 +138,7 @@ export const OPTIONS = [
     description:
       'PostgreSQL (15 or later) for shared mode, postgres://user:password@host:5432/db: accounts, projects, documents and the ingest queue, shared by every replica; unset: SQLite at <data-dir>/docsearch.db. The password is masked in logs; prefer the environment variable',
   },
-  { name: 'public-url', kind: 'string', valueName: 'url', description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>); links in e-mail start with it' },
+  { name: 'public-url', kind: 'string', valueName: 'url', check: publicUrlProblem, description: 'the URL people and OAuth clients reach this server at (default: http://<host>:<port>); links in e-mail start with it' },
   {
     name: 'smtp-url',
     kind: 'string',
@@ -78,7 +148,7 @@ export const OPTIONS = [
     description:
       'send e-mail (invitations, password resets, new sign-in notices, source alerts; docs/mail.md) through this mail server: smtp://user:password@mail.example.com:587 (STARTTLS when offered) or smtps://…:465; unset: no e-mail, and admins hand out links instead. The password is masked in logs; prefer the environment variable',
   },
-  { name: 'smtp-from', kind: 'string', valueName: 'address', description: 'the From of every mail, e.g. "Docs <docs@example.com>" (default: docsearch <docsearch@the public URL\'s host>)' },
+  { name: 'smtp-from', kind: 'string', valueName: 'address', check: fromProblem, description: 'the From of every mail, e.g. "Docs <docs@example.com>" (default: docsearch <docsearch@the public URL\'s host>)' },
   {
     name: 'mcp-allowed-origins',
     kind: 'string',
@@ -109,7 +179,7 @@ export const OPTIONS = [
   },
   { name: 'proxy-hops', kind: 'int', default: 1, min: 1, max: 16, valueName: 'n', description: 'with --trust-proxy: trusted proxies in front of the daemon; the client address is the Nth X-Forwarded-For entry from the right' },
   { name: 'embedder', kind: 'string', default: 'builtin', valueName: 'spec', check: embedderSpecProblem, description: 'embedding model: builtin (= builtin:int8) | builtin:fp32 | builtin:int8 | ollama:<model> | openai:<model>' },
-  { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', check: rerankerSpecProblem, description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
+  { name: 'reranker', kind: 'string', default: 'none', valueName: 'spec', check: rerankerProblem, description: 'reranker: builtin | ollama:<model> | http:<url> | onnx:<dir> | none' },
   {
     name: 'rerank-timeout',
     kind: 'int',
@@ -131,7 +201,7 @@ export const OPTIONS = [
       'on: stored chunks that lack what this release stores beside them (answer units and their vectors, after an upgrade or a re-index) get it in the background, ' +
       'giving way to uploads and searches (docs/operations.md#upgrading); off: not now (searches choose those chunks\' answers by their terms)',
   },
-  { name: 'model-cache-dir', kind: 'path', valueName: 'dir', description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
+  { name: 'model-cache-dir', kind: 'path', valueName: 'dir', check: makeableFolderProblem, description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
   { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', check: httpUrlProblem, description: 'Ollama server for ollama:<model> embedders and rerankers' },
   { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', check: httpUrlProblem, description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },
   { name: 'openai-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key for the OpenAI-compatible server (prefer the environment variable)' },
@@ -156,8 +226,8 @@ export const OPTIONS = [
     description: 'days a deleted document stays in the trash (restorable, with its chunks and original) before it is removed for good; 0: deleting removes it at once',
   },
   { name: 'parse-timeout', kind: 'int', default: 50, min: 1, max: 3600, valueName: 'seconds', description: 'time limit for parsing one file (50 s leaves room to fail a hung file within a minute of its upload)' },
-  { name: 'ocr', kind: 'enum', default: 'auto', choices: ['auto', 'native', 'tesseract.js', 'off'], valueName: 'mode', description: 'OCR of PDF pages without a usable text layer (scans), offline: auto reads them with native Tesseract when it is installed (Debian: tesseract-ocr) and with tesseract.js otherwise; native or tesseract.js uses only that one; off leaves them unsearchable, with a warning on the document' },
-  { name: 'ocr-languages', kind: 'string', default: 'eng', valueName: 'langs', description: 'OCR languages: codes joined by "+" (deu+eng), each from its npm package @tesseract.js-data/<code> or else from the data installed for the system Tesseract (Debian: tesseract-ocr-<code>), or a folder of <code>.traineddata files; native Tesseract reads a language from its own installed data when it has it; nothing is downloaded' },
+  { name: 'ocr', kind: 'enum', default: 'auto', choices: ['auto', 'native', 'tesseract.js', 'off'], valueName: 'mode', check: (mode) => (mode === 'native' ? nativeOcrProblem() : null), description: 'OCR of PDF pages without a usable text layer (scans), offline: auto reads them with native Tesseract when it is installed (Debian: tesseract-ocr) and with tesseract.js otherwise; native or tesseract.js uses only that one; off leaves them unsearchable, with a warning on the document' },
+  { name: 'ocr-languages', kind: 'string', default: 'eng', valueName: 'langs', check: (spec, { config }) => ocrLanguagesProblem(spec, String(config.ocr)), description: 'OCR languages: codes joined by "+" (deu+eng), each from its npm package @tesseract.js-data/<code> or else from the data installed for the system Tesseract (Debian: tesseract-ocr-<code>), or a folder of <code>.traineddata files; native Tesseract reads a language from its own installed data when it has it; nothing is downloaded' },
   { name: 'libreoffice', kind: 'enum', default: 'auto', choices: ['auto', 'off'], valueName: 'mode', description: 'legacy Office files (.doc, .xls, .ppt): auto converts them with LibreOffice when it is installed (Debian: libreoffice-writer-nogui, -calc-nogui, -impress-nogui), sandboxed and within --parse-timeout, and refuses them with what to install otherwise; off always refuses them' },
   {
     name: 'model-threads',
@@ -178,7 +248,7 @@ export const OPTIONS = [
       'where the index and the uploaded originals live: unset = the data dir; s3://bucket/prefix = S3 object storage that replicas share ' +
       '(endpoint, region and keys from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY; plain http only to a loopback endpoint; ' +
       'the store must honour conditional PUT, checked at start)',
-    check: storageProblem,
+    check: (value, { env }) => storageProblem(value, env),
   },
   {
     name: 'index-retention-hours',
@@ -250,6 +320,7 @@ export const OPTIONS = [
     name: 'secrets-key-file',
     kind: 'path',
     valueName: 'file',
+    check: secretsKeyFileProblem,
     description:
       'a file holding the secrets key (32 bytes as 64 hex or 43 base64url characters: `openssl rand -hex 32 > key; chmod 600 key`) that seals the credentials of sources (docs/sources.md) and authenticator-app secrets at rest: the file form of --secrets-key. Every replica needs the same key, and a restored library the key its secrets were sealed with',
   },
@@ -320,7 +391,7 @@ export const OPTIONS = [
   { name: 'oidc-scopes', kind: 'string', default: 'openid email profile', valueName: 'scopes', check: (v) => (v.split(/\s+/).includes('openid') ? null : 'must include openid'), description: 'the scopes asked for (space-separated); add the one that brings the groups claim where the provider needs one (groups)' },
   { name: 'oidc-groups-claim', kind: 'string', default: 'groups', valueName: 'claim', description: 'the claim (in the ID token or from userinfo) that lists the person\'s groups; a dotted path reaches into an object (realm_access.roles)' },
   { name: 'sso-name', kind: 'string', valueName: 'name', description: 'what the identity provider is called on the "Sign in with …" button and on the groups it brings (default: the issuer\'s host; with trusted-header sign-in alone, "the sign-in proxy")' },
-  { name: 'sso-allowed-domains', kind: 'string', valueName: 'domains', description: 'e-mail domains (comma-separated) whose people get an account at their first sign-in through the provider, with a verified e-mail; unset: anyone the provider signs in' },
+  { name: 'sso-allowed-domains', kind: 'string', valueName: 'domains', check: domainsProblem, description: 'e-mail domains (comma-separated) whose people get an account at their first sign-in through the provider, with a verified e-mail; unset: anyone the provider signs in' },
   { name: 'sso-required-group', kind: 'string', valueName: 'group', description: 'a provider group a person must be in to sign in through the provider (checked at every sign-in)' },
   { name: 'sso-admin-group', kind: 'string', valueName: 'group', description: 'the provider group whose members are admins here; set at every sign-in through the provider' },
   {
@@ -342,9 +413,9 @@ export const OPTIONS = [
   },
   { name: 'password-login', kind: 'enum', default: 'on', choices: ['on', 'off'], valueName: 'mode', description: 'off: the login page offers the identity provider alone (needs --oidc-issuer or --trusted-header-login); `docsearch users set-password` still sets passwords, for when it is turned on again' },
   { name: 'trusted-header-login', kind: 'bool', default: false, description: 'sign people in to the web pages by the headers a forward-auth proxy (Authelia, Authentik, oauth2-proxy) sets, accepted only from the --trust-proxy addresses; the API keeps its bearer credentials' },
-  { name: 'trusted-header-user', kind: 'string', default: 'Remote-User', valueName: 'header', description: 'with --trusted-header-login: the header naming the signed-in person (their stable user name at the proxy)' },
-  { name: 'trusted-header-email', kind: 'string', default: 'Remote-Email', valueName: 'header', description: 'with --trusted-header-login: the header with their e-mail (without it, a user header that is an e-mail address is used)' },
-  { name: 'trusted-header-groups', kind: 'string', default: 'Remote-Groups', valueName: 'header', description: 'with --trusted-header-login: the header listing their groups, separated by commas or |' },
+  { name: 'trusted-header-user', kind: 'string', default: 'Remote-User', valueName: 'header', check: headerNameProblem, description: 'with --trusted-header-login: the header naming the signed-in person (their stable user name at the proxy)' },
+  { name: 'trusted-header-email', kind: 'string', default: 'Remote-Email', valueName: 'header', check: headerNameProblem, description: 'with --trusted-header-login: the header with their e-mail (without it, a user header that is an e-mail address is used)' },
+  { name: 'trusted-header-groups', kind: 'string', default: 'Remote-Groups', valueName: 'header', check: headerNameProblem, description: 'with --trusted-header-login: the header listing their groups, separated by commas or |' },
 ] as const satisfies readonly OptionDef[];
 
 /** `--oidc-issuer`: an https URL without query or fragment. */
@@ -364,7 +435,8 @@ function issuerProblem(value: string): string | null {
  * Options that only make sense together, checked once all are read: a sign-in that cannot work stops the start
  * with what to set.
  */
-function combinationProblem(c: ServeConfig): string | null {
+function combinationProblem(c: ServeConfig, sourceOf: (name: string) => string | undefined): string | null {
+  if (c.secretsKey && c.secretsKeyFile) return `--secrets-key (from ${sourceOf('secrets-key')}) and --secrets-key-file (from ${sourceOf('secrets-key-file')}) both give the secrets key: give one`;
   if (c.oidcIssuer && !c.oidcClientId) return '--oidc-issuer needs --oidc-client-id (the client docsearch is registered as at the provider)';
   if (!c.oidcIssuer && c.oidcClientId) return '--oidc-client-id needs --oidc-issuer';
   if (c.passwordLogin === 'off' && !c.oidcIssuer && !c.trustedHeaderLogin) return '--password-login off needs another way to sign in: --oidc-issuer or --trusted-header-login';
@@ -374,9 +446,12 @@ function combinationProblem(c: ServeConfig): string | null {
   return null;
 }
 
-/** `--source-roots`: absolute paths, comma-separated. */
+/** `--source-roots`: absolute paths of folders that are there, comma-separated. */
 function rootsProblem(value: string): string | null {
-  for (const dir of value.split(',').map((d) => d.trim()).filter(Boolean)) if (!isAbsolute(dir)) return `${JSON.stringify(dir)} is not an absolute path`;
+  for (const dir of value.split(',').map((d) => d.trim()).filter(Boolean)) {
+    if (!isAbsolute(dir)) return `${JSON.stringify(dir)} is not an absolute path`;
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return `${dir} is not a folder`;
+  }
   return null;
 }
 
@@ -409,8 +484,8 @@ export function defaultConfigFile(env: NodeJS.ProcessEnv): string {
   return join(base, 'docsearch', 'config.json');
 }
 
-function coerce(def: OptionDef, raw: unknown, source: string, env: NodeJS.ProcessEnv): string | number | boolean {
-  const where = `option "${def.name}" (from ${source})`;
+function coerce(def: OptionDef, raw: unknown, source: string): string | number | boolean {
+  const where = optionWhere(def, source);
   switch (def.kind) {
     case 'int': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
@@ -440,12 +515,12 @@ function coerce(def: OptionDef, raw: unknown, source: string, env: NodeJS.Proces
       return resolve(raw);
     case 'string': {
       if (typeof raw !== 'string') throw new ConfigError(`${where} must be a string`);
-      const problem = def.check?.(raw, env);
-      if (problem) throw new ConfigError(`${where}: ${problem}`);
       return raw;
     }
   }
 }
+
+const optionWhere = (def: OptionDef, source: string): string => `option "${def.name}" (from ${source})`;
 
 const LEGACY_CLIENT_KEYS = new Set(['default_server']);
 
@@ -480,19 +555,23 @@ export function resolveConfig(flags: Record<string, unknown>, env: NodeJS.Proces
   const filePath = configFile ?? env.DOCSEARCH_CONFIG;
   const file = readConfigFile(filePath ? resolve(filePath) : defaultConfigFile(env), filePath !== undefined);
   const out: Record<string, unknown> = {};
+  const sources = new Map<string, string>();
   for (const def of OPTIONS as readonly OptionDef[]) {
     const flag = flags[def.name] ?? flags[camel(def.name)];
     const fromEnv = env[envName(def)];
-    let value: unknown;
-    if (flag !== undefined) value = coerce(def, flag, `--${def.name}`, env);
-    else if (fromEnv !== undefined && fromEnv !== '') value = coerce(def, fromEnv, envName(def), env);
-    else if (file[def.name] !== undefined) value = coerce(def, file[def.name], 'config file', env);
-    else value = def.default;
-    out[camel(def.name)] = value;
+    const source = flag !== undefined ? `--${def.name}` : fromEnv !== undefined && fromEnv !== '' ? envName(def) : file[def.name] !== undefined ? 'config file' : undefined;
+    out[camel(def.name)] = source === undefined ? def.default : coerce(def, flag ?? (source === 'config file' ? file[def.name] : fromEnv), source);
+    if (source !== undefined) sources.set(def.name, source);
+  }
+  // Checked once all are read: some look at another option (OCR languages matter only with OCR on).
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    const source = sources.get(def.name);
+    const problem = source === undefined ? null : def.check?.(String(out[camel(def.name)]), { env, config: out });
+    if (source && problem) throw new ConfigError(`${optionWhere(def, source)}: ${problem}`);
   }
   out.dataDir ??= defaultDataDir(env);
   out.modelCacheDir ??= join(out.dataDir as string, 'models');
-  const problem = combinationProblem(out as ServeConfig);
+  const problem = combinationProblem(out as ServeConfig, (name) => sources.get(name));
   if (problem) throw new ConfigError(problem);
   return out as ServeConfig;
 }

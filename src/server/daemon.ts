@@ -128,7 +128,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   if (config.ocr === 'native') await probeTesseract('tesseract').catch((err: Error) => Promise.reject(new Error(`--ocr native: ${err.message}`)));
   // A language without its npm data package may be installed for the system's Tesseract (Debian: tesseract-ocr-deu).
   const systemData = config.ocr !== 'off' && unpackagedLanguages(config.ocrLanguages).length > 0 ? (await probeTesseract('tesseract').catch(() => undefined))?.system : undefined;
-  const ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages, undefined, systemData);
+  let ocrLanguages;
+  try {
+    ocrLanguages = config.ocr === 'off' ? undefined : resolveOcrLanguages(config.ocrLanguages, undefined, systemData);
+  } catch (err) {
+    throw new Error(`--ocr-languages: ${(err as Error).message}`);
+  }
   // Looked for while the stores open; the extractor and uploads need the answer.
   const libreOfficeFound = config.libreoffice === 'off' ? Promise.resolve(undefined) : findLibreOffice(log);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });

@@ -6,12 +6,12 @@
  * derived from it, never the key): a replica or a restored library started with another key is refused while
  * secrets sealed under the first one exist, rather than failing every authenticator code later.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalObjectStore } from '../store/objects/local.js';
 import type { ObjectStore } from '../store/objects/object-store.js';
-import { newSecretsKeyText, parseSecretsKey, SecretSealer } from '../core/sealed-secret.js';
+import { newSecretsKeyText, parseSecretsKey, readSecretsKeyFile, SecretSealer } from '../core/sealed-secret.js';
 import type { Logger } from '../core/logger.js';
 import type { SettingsStore } from '../store/sql/settings.js';
 import type { TwoFactorStore } from '../store/sql/two-factor.js';
@@ -20,19 +20,6 @@ import type { ServeConfig } from './config.js';
 /** The settings row naming the key the library's secrets are sealed with (`users reset-2fa --all` clears it). */
 export const KEY_ID_SETTING = 'secrets_key_id';
 export const SECRETS_KEY_FILE = 'secrets.key';
-
-/** The key in a file the operator named (`--secrets-key-file`): never made here. */
-function keyFromFile(path: string): Buffer {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read the secrets key ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  const key = parseSecretsKey(text);
-  if (!key) throw new Error(`${path} does not hold a secrets key (32 bytes as 43 base64url or 64 hex characters)`);
-  return key;
-}
 
 /**
  * Where a library keeps its key when no option gives it: `secrets.key` in the data directory, or under the storage
@@ -52,7 +39,7 @@ async function keyAt(place: ObjectStore): Promise<Buffer | null> {
 /** The library's key as its daemon finds it (an option, else its place), without making one: null when there is none yet. */
 export async function readSecretsKey(config: Pick<ServeConfig, 'secretsKey' | 'secretsKeyFile'>, place: ObjectStore): Promise<{ key: Buffer; from: 'option' | 'place' } | null> {
   if (config.secretsKey) return { key: parseSecretsKey(config.secretsKey)!, from: 'option' };
-  if (config.secretsKeyFile) return { key: keyFromFile(config.secretsKeyFile), from: 'option' };
+  if (config.secretsKeyFile) return { key: readSecretsKeyFile(config.secretsKeyFile), from: 'option' };
   const key = await keyAt(place);
   return key ? { key, from: 'place' } : null;
 }

@@ -8,11 +8,13 @@
  * folders each engine reads from are laid out when OCR is first needed (`stageForTesseractJs`, `stageForNative`)
  * and removed when the engine is released.
  */
+import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { listedLanguages } from './native.js';
 
 export interface OcrLanguages {
   /** Tesseract's language argument, e.g. "eng" or "eng+fra". */
@@ -54,11 +56,36 @@ export interface SystemTessdata {
  */
 export function resolveOcrLanguages(spec: string, from: string = import.meta.url, system?: SystemTessdata): OcrLanguages {
   const trimmed = spec.trim();
-  if (trimmed === '') throw new Error('--ocr-languages is empty: name languages such as "eng" or "eng+fra", or a folder of .traineddata files');
+  if (trimmed === '') throw new Error('is empty: name languages such as "eng" or "eng+fra", or a folder of .traineddata files');
   const packaged = !looksLikePath(trimmed);
   const files = packaged ? packageLanguages(trimmed, from, system) : folderLanguages(resolve(trimmed));
   return { code: [...files.keys()].join('+'), files, packaged };
 }
+
+/**
+ * What keeps `--ocr-languages` from ever working on this machine with OCR `mode`, or null: the configuration's check
+ * before the daemon opens anything. The system Tesseract is asked for its data only when a language has no npm package.
+ */
+export function ocrLanguagesProblem(spec: string, mode: string, from: string = import.meta.url): string | null {
+  if (mode === 'off') return null;
+  const listed = unpackagedLanguages(spec, from).length > 0 ? listLangs() : undefined;
+  try {
+    resolveOcrLanguages(spec, from, listed?.status === 0 ? listedLanguages(listed.stdout) : undefined);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/** Why `--ocr native` can never work here (no Tesseract to run), or null. */
+export function nativeOcrProblem(): string | null {
+  const error = listLangs().error as NodeJS.ErrnoException | undefined;
+  if (!error) return null;
+  return error.code === 'ENOENT' ? 'tesseract is not installed (Debian: tesseract-ocr)' : `tesseract could not be run: ${error.message}`;
+}
+
+// Synchronous: configuration is read before anything starts, and this answers in tens of milliseconds.
+const listLangs = () => spawnSync('tesseract', ['--list-langs'], { encoding: 'utf8', timeout: 10_000 });
 
 /**
  * A document's OCR languages (its upload's or project's setting, codes joined by "+"): those installed here, and
@@ -175,7 +202,7 @@ function packageLanguages(spec: string, from: string, system: SystemTessdata | u
   const require = createRequire(from);
   const files = new Map<string, string>();
   for (const code of spec.split('+').map((c) => c.trim())) {
-    if (!LANGUAGE_CODE.test(code)) throw new Error(`--ocr-languages: "${code}" is not a Tesseract language code (such as eng, fra, chi_sim)`);
+    if (!LANGUAGE_CODE.test(code)) throw new Error(`"${code}" is not a Tesseract language code (such as eng, fra, chi_sim)`);
     let pkg: string;
     try {
       pkg = dirname(require.resolve(`@tesseract.js-data/${code}/package.json`));
@@ -188,19 +215,19 @@ function packageLanguages(spec: string, from: string, system: SystemTessdata | u
         continue;
       }
       throw new Error(
-        `--ocr-languages: no trained data for "${code}": install the npm package @tesseract.js-data/${code} or Tesseract's own ` +
+        `no trained data for "${code}": install the npm package @tesseract.js-data/${code} or Tesseract's own ` +
           `(Debian: tesseract-ocr-${code.replaceAll('_', '-').toLowerCase()}), or give a folder of .traineddata files instead`,
       );
     }
     const file = join(pkg, PACKAGE_MODELS, `${code}.traineddata.gz`);
-    if (!existsSync(file)) throw new Error(`--ocr-languages: the package @tesseract.js-data/${code} has no ${PACKAGE_MODELS}/${code}.traineddata.gz`);
+    if (!existsSync(file)) throw new Error(`the package @tesseract.js-data/${code} has no ${PACKAGE_MODELS}/${code}.traineddata.gz`);
     files.set(code, file);
   }
   return files;
 }
 
 function folderLanguages(dir: string): Map<string, string> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`--ocr-languages: ${dir} is not a folder`);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
   const files = new Map<string, string>();
   for (const name of readdirSync(dir).sort()) {
     const m = /^(.+)\.traineddata(\.gz)?$/.exec(name);
@@ -208,6 +235,6 @@ function folderLanguages(dir: string): Map<string, string> {
     // A language present both compressed and not: either will do, keep the first.
     if (!files.has(m[1]!)) files.set(m[1]!, join(dir, name));
   }
-  if (files.size === 0) throw new Error(`--ocr-languages: ${dir} holds no <lang>.traineddata files`);
+  if (files.size === 0) throw new Error(`${dir} holds no <lang>.traineddata files`);
   return files;
 }

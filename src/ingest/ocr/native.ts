@@ -38,13 +38,18 @@ export async function probeTesseract(path: string): Promise<NativeTesseract> {
   if (version.code !== 0 || !m) throw new Error(`${path} --version did not answer as Tesseract does${failure(version)}`);
   if (Number(m[1]) < 4) throw new Error(`${path} is Tesseract ${m[0].slice(10)}: version 4 or later is needed (LSTM models)`);
   const langs = await runTool(path, ['--list-langs'], { timeoutMs: PROBE_TIMEOUT_MS });
-  const dir = /^List of available languages in "(.+)"/m.exec(langs.stdout)?.[1];
-  const languages = langs.stdout
+  return { path, version: m[0].slice(10), system: langs.code === 0 ? listedLanguages(langs.stdout) : undefined };
+}
+
+/** The folder and languages `tesseract --list-langs` printed, if it named a folder. */
+export function listedLanguages(stdout: string): { dir: string; languages: ReadonlySet<string> } | undefined {
+  const dir = /^List of available languages in "(.+)"/m.exec(stdout)?.[1];
+  const languages = stdout
     .split('\n')
     .slice(1)
     .map((l) => l.trim())
     .filter((l) => /^[a-z]{3}(_[a-z]+)*$/i.test(l));
-  return { path, version: m[0].slice(10), system: langs.code === 0 && dir ? { dir, languages: new Set(languages) } : undefined };
+  return dir ? { dir, languages: new Set(languages) } : undefined;
 }
 
 /** The arguments for reading page images from stdin with automatic page segmentation, as a TSV word table on stdout. */

@@ -169,13 +169,13 @@ describe('OCR settings at startup', () => {
 
   it('refuses to start when a language has no installed data, saying what to install', () => {
     const res = serve(['--ocr-languages', 'eng+qqq']);
-    expect(res.status).not.toBe(0);
-    expect(res.stderr).toMatch(/could not start: --ocr-languages: no trained data for "qqq": install the npm package @tesseract\.js-data\/qqq/);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(/error: option "ocr-languages" \(from --ocr-languages\): no trained data for "qqq": install the npm package @tesseract\.js-data\/qqq/);
   });
 
   it('refuses --ocr native when native Tesseract cannot be run', () => {
     const res = serve(['--ocr', 'native'], { PATH: '/nonexistent' });
-    expect(res.status).not.toBe(0);
-    expect(res.stderr).toMatch(/could not start: --ocr native: tesseract is not installed/);
+    expect(res.status).toBe(2);
+    expect(res.stderr).toMatch(/error: option "ocr" \(from --ocr\): tesseract is not installed/);
   });
 });
