@@ -1,7 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { postgresUnavailable } from './test/helpers/postgres.js';
 
 /**
@@ -58,6 +59,34 @@ const API_SUITES_ON_POSTGRES = [
   'test/search/moments.test.ts',
 ];
 
+/**
+ * The files that took longest in the last clean-clone runs, longest first (seconds there). A clean clone has no
+ * results cache, so vitest orders files by their size, which says little about their time (the package install is
+ * 3.6 KB and two minutes): a long file that starts late leaves the other worker idle at the end. These start first
+ * (longest-first keeps the two workers' ends close); the rest keep vitest's order. With a cache, vitest's own order
+ * (longest first by the last run) already puts them there.
+ */
+const SLOWEST_FIRST = [
+  'test/admin/backup-shared.test.ts', // 233
+  'test/e2e/replicas.test.ts', // 269 before --job-lease; about 170 now
+  'test/package/full-package.test.ts', // 127
+  'test/ingest/formats/odd-inputs.test.ts', // 125
+  'test/server/storage-s3.test.ts', // 119
+  'test/e2e/replica-operations.test.ts', // 152 before --job-lease
+  'test/cli/json-failures.test.ts', // 89
+];
+
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const at = SLOWEST_FIRST.indexOf(relative(this.ctx.config.root, f.moduleId));
+      return at < 0 ? SLOWEST_FIRST.length : at;
+    };
+    // Array sort is stable: the files not listed keep vitest's order among themselves.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 const noPostgres = postgresUnavailable();
 if (noPostgres) process.stderr.write(`note: the API suites run on SQLite only: ${noPostgres}\n`);
 
@@ -70,6 +99,7 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     reporters: ['default'],
+    sequence: { sequencer: SlowestFirst },
     env: runEnv,
     projects: [
       { extends: true, test: { name: 'embedded', include: ['test/**/*.test.ts'] } },

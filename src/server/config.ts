@@ -207,6 +207,15 @@ export const OPTIONS = [
   { name: 'openai-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key for the OpenAI-compatible server (prefer the environment variable)' },
   { name: 'reranker-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key sent to an http:<url> reranker (prefer the environment variable)' },
   { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },
+  {
+    name: 'upload-idle-timeout',
+    kind: 'int',
+    default: 30,
+    min: 1,
+    max: 3600,
+    valueName: 'seconds',
+    description: 'an upload that sends nothing for this long is ended with a 400 (a stalled client would otherwise hold its connection for the 15-minute request timeout)',
+  },
   { name: 'max-files', kind: 'int', default: 20, min: 1, max: 1000, valueName: 'n', description: 'most files in one upload request' },
   {
     name: 'quota-default',
@@ -314,6 +323,26 @@ export const OPTIONS = [
     valueName: 'seconds',
     description:
       'with --database (replicas): how often an idle replica looks for jobs another replica queued, and an upload waiting with ?wait=true for a document another replica finished, when no announcement (PostgreSQL LISTEN/NOTIFY) reaches it, e.g. behind a pooler in transaction mode; the waiting upload looks six times as often (every 5 s by default)',
+  },
+  {
+    name: 'job-lease',
+    kind: 'int',
+    default: 120,
+    min: 10,
+    max: 3600,
+    valueName: 'seconds',
+    description:
+      'how long a hold on an ingest job lasts unless renewed (every eighth of it, while the job runs); with --database (replicas), the jobs of a replica that died pass to the others after this long, and the index upkeep it held within a quarter of it. Shorter recovers sooner, but a process stalled for three quarters of it gives its jobs up',
+  },
+  {
+    name: 'retry-base',
+    kind: 'int',
+    default: 5,
+    min: 1,
+    max: 3600,
+    valueName: 'seconds',
+    description:
+      'the wait before a document whose processing failed in a way that may go away (a model server down, a write that failed) is tried again; each later wait doubles, up to 10 minutes, and the fifth failure is final',
   },
   { name: 'ingest-workers', kind: 'int', default: 8, min: 1, max: 16, valueName: 'n', description: 'documents processed at once (they share embedding batches and writes)' },
   {

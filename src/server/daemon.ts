@@ -305,7 +305,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         outcomes: metrics,
       },
       // Shared mode: replicas announce jobs through NOTIFY, so the poll is only a safety net.
-      { concurrency: config.ingestWorkers, canClaim: () => !reindex.blocking, sharedQueue: database.shared, ...(database.shared ? { idlePollMs: config.replicaPoll * 1000 } : {}) },
+      {
+        concurrency: config.ingestWorkers,
+        canClaim: () => !reindex.blocking,
+        sharedQueue: database.shared,
+        leaseMs: config.jobLease * 1000,
+        heartbeatMs: (config.jobLease * 1000) / 8,
+        backoffBaseMs: config.retryBase * 1000,
+        ...(database.shared ? { idlePollMs: config.replicaPoll * 1000 } : {}),
+      },
     );
     // Stored chunks gain what ingestion writes today in the background (ingest/backfill.ts): one deriver per concern.
     const derivers: ChunkDeriver[] = [languageDeriver({ chunks, documents }), unitsDeriver(embedder), documentFieldsDeriver({ documents, labels })];

@@ -62,7 +62,7 @@ export const indexCacheDir = (dataDir: string): string => join(dataDir, 'cache',
 export const tableMirrorDir = (dataDir: string): string => join(dataDir, 'cache', 'tables');
 
 export async function openStorage(
-  config: Pick<ServeConfig, 'dataDir' | 'storage' | 'indexRetentionHours'> & { indexCacheMb?: number },
+  config: Pick<ServeConfig, 'dataDir' | 'storage' | 'indexRetentionHours'> & { indexCacheMb?: number; jobLease?: number },
   env: NodeJS.ProcessEnv,
   coordination: { locks: Locks; events: Events; log?: { warn(obj: object, msg: string): void } },
 ): Promise<Storage> {
@@ -95,6 +95,8 @@ export async function openStorage(
       ...coordination,
       keepSupersededMs: config.indexRetentionHours * HOUR,
       funnelCommits: FUNNEL_COMMITS,
+      // A daemon's --job-lease: a dead replica's upkeep is taken over within a quarter of it (30 s by default).
+      ...(config.jobLease ? { upkeepRetryMs: (config.jobLease * 1000) / 4 } : {}),
       ...(cacheMb > 0 ? { fileCache: { dir: indexCacheDir(config.dataDir), mirrorDir: tableMirrorDir(config.dataDir), maxBytes: cacheMb * MiB, credentials: loc.credentials ?? root.client.config.credentials } } : {}),
     });
     const files = new FileStore(root.at('files'), join(config.dataDir, 'tmp'), new RecentOriginals({ dir: join(config.dataDir, 'cache', 'originals') }));

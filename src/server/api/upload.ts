@@ -79,6 +79,7 @@ export const upload = (s: Services) =>
       const received = await receiveMultipart(ctx.req, s.files, {
         maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
         maxFiles: s.config.maxFiles,
+        idleMs: s.config.uploadIdleTimeout * 1000,
         fields: UPLOAD_FIELDS,
         legacyOffice: legacyOffice(s),
       });

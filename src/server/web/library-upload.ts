@@ -35,6 +35,7 @@ export function uploadRoutes(router: Router<AppState>, s: Services): void {
       received = await receiveMultipart(ctx.req, s.files, {
         maxFileBytes: s.config.maxUploadMb * 1024 * 1024,
         maxFiles: s.config.maxFiles,
+        idleMs: s.config.uploadIdleTimeout * 1000,
         fields: ['_csrf', 'paths'],
         partial: !script,
         legacyOffice: legacyOffice(s),

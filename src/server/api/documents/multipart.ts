@@ -59,6 +59,11 @@ export interface ReceiveLimits {
    * for). The web form's CSRF check: its token field comes first.
    */
   beforeFiles?: (fields: Readonly<Record<string, string>>) => void;
+  /**
+   * An upload that sends nothing for this long is ended: a stalled client must not hold a socket for the whole
+   * request timeout (--upload-idle-timeout; 30 s unless told).
+   */
+  idleMs?: number;
 }
 
 /** Whether this server takes legacy Office files, for ReceiveLimits. */
@@ -68,8 +73,6 @@ export const legacyOffice = (s: Pick<Services, 'config' | 'libreOffice'>): Legac
 const MAX_FIELD_BYTES = 64 * 1024;
 
 const MAX_FILENAME = 255;
-/** An upload that sends nothing for this long is ended: a stalled client must not hold a socket for the whole request timeout. */
-export const BODY_IDLE_MS = 30_000;
 /** Room for part headers and the boundaries around the parts a request may carry. */
 const PART_OVERHEAD_BYTES = 16 * 1024;
 
@@ -272,10 +275,14 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
           }
         });
       });
-      req.setTimeout(BODY_IDLE_MS, () => abort(invalidRequest(`the upload stalled: no data arrived for ${BODY_IDLE_MS / 1000} s`)));
+      const idleMs = limits.idleMs ?? 30_000;
+      req.setTimeout(idleMs, () => abort(invalidRequest(`the upload stalled: no data arrived for ${idleMs / 1000} s`)));
       req.on('error', () => abort(invalidRequest('the upload was interrupted')));
       req.on('aborted', () => abort(invalidRequest('the upload was interrupted')));
-      req.pipe(bb);
+      // A client gone before the handler got here (after `100 Continue`, say) fired those events already: nothing
+      // more will come, and waiting would hold the handler, and a daemon's shutdown, for good.
+      if (req.destroyed && !req.complete) abort(invalidRequest('the upload was interrupted'));
+      else req.pipe(bb);
     });
     req.setTimeout(0); // the body is in: a ?wait=true answer may take minutes
     if (failure) throw failure;
