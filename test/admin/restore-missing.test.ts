@@ -1,7 +1,7 @@
 /**
  * `docsearch restore --from` an address that holds no backup — an empty s3:// prefix, a prefix holding something else
  * (a library's storage), a bucket that does not exist, an empty or missing directory — says so, naming the address,
- * and exits 1, with `--list` (it does not list nothing and succeed) and when restoring; nothing is made.
+ * and exits 1 (2 for a directory that is not there: a usage error), with `--list` (it does not list nothing and succeed) and when restoring; nothing is made.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,11 +17,11 @@ const dirs = tempDirs('docsearch-restore-missing-backup');
 afterAll(() => dirs.removeAll());
 
 /** Every way of reading the address: each is refused alike, and the target is not made. */
-async function expectNoBackup(from: string, said: string, env: Record<string, string> = {}): Promise<void> {
+async function expectNoBackup(from: string, said: string, env: Record<string, string> = {}, code = 1): Promise<void> {
   const target = join(dirs.make('target'), 'restored');
   for (const args of [['--list'], ['--list', '--json'], ['--to', target]]) {
     const res = await runCli(['restore', '--from', from, ...args], { env });
-    expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(1);
+    expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(code);
     expect(res.stderr.split('\n')[0], args.join(' ')).toBe(`error: ${said}`);
     expect(res.stderr).toContain(HINT);
     expect(res.stdout, args.join(' ')).toBe('');
@@ -34,7 +34,8 @@ describe('restore --from a directory that holds no backup', () => {
     const empty = dirs.make('empty');
     await expectNoBackup(empty, `no backup found at ${empty}`);
     const missing = join(empty, 'bakcups');
-    await expectNoBackup(missing, `no backup found at ${missing}: there is no such directory`);
+    // A directory that is not there is a typo in --from: a usage error (exit 2).
+    await expectNoBackup(missing, `--from: there is no directory ${missing}`, {}, 2);
     expect(existsSync(missing)).toBe(false);
   });
 

@@ -1,5 +1,5 @@
 /**
- * `docsearch restore --from` a directory that does not exist (a typo) is an error naming it, and makes nothing there:
+ * `docsearch restore --from` a directory that does not exist (a typo) is a usage error (exit 2) naming it, and makes nothing there:
  * only `backup --to` creates a repository.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -17,8 +17,8 @@ describe('docsearch restore from a repository that does not exist', () => {
     const typo = join(parent, 'bakcups');
     for (const args of [['--list'], ['--to', join(parent, 'restored')]]) {
       const res = await runCli(['restore', '--from', typo, ...args]);
-      expect(res.code, res.stderr).toBe(1);
-      expect(res.stderr).toContain(`no backup found at ${typo}: there is no such directory`);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toContain(`error: --from: there is no directory ${typo}`);
       expect(existsSync(typo)).toBe(false);
       expect(readdirSync(parent)).toEqual([]);
     }

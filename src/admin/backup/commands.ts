@@ -17,8 +17,11 @@ import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey, unwrapSecrets
 import type { BackupManifest } from './manifest.js';
 import { readSecretsKey } from '../../server/secrets-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
-import { type BackupEntry, backupExists, describeRepository, listBackups, noBackupAt, openRepository, readBackup, refusal, type Repository, restorable } from './repository.js';
+import { type BackupEntry, backupExists, describeRepository, listBackups, noBackupAt, openRepository, readBackup, refusal, type Repository, repositoryLocation, restorable } from './repository.js';
 import { restoreInto } from './restore.js';
+import { directoryToMake, fileAt, within } from '../option-paths.js';
+import { databaseUrlProblem } from '../../store/sql/database-url.js';
+import { parseS3Location, type S3Location, StorageConfigError } from '../../store/objects/location.js';
 import { embeddedTarget, type RestoreTarget, sharedTarget } from './restore-target.js';
 import { openEmbeddedLibrary, openSharedLibrary, type RunningLibrary } from './running-library.js';
 import { wantsJson } from '../json-flag.js';
@@ -79,6 +82,13 @@ Examples:
       const shared = sharedPair(config.database, config.storage, '--database or DOCSEARCH_DATABASE_URL, and --storage');
       const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined) ?? (shared ? undefined : join(resolve(config.dataDir), DEFAULT_KEY_FILE));
       if (!keyFile) throw new UsageError(`a shared-mode backup is sealed with a key you keep: name its file with --key-file (or ${KEY_FILE_ENV})`, 'the file is made on first use; keep a copy apart from the backups, restore needs it');
+      // Checked before the library is opened or the key made: a location that can never work makes nothing.
+      const to = repositoryLocation('--to', flags.to, io.env, { create: true });
+      if (!shared && to.kind === 'directory' && within(to.dir, resolve(config.dataDir))) {
+        throw new UsageError(`--to: ${to.dir} is inside the data directory ${resolve(config.dataDir)}: keep the backups apart from the library they are to outlive`);
+      }
+      const keyOption = flags.keyFile ? '--key-file' : io.env[KEY_FILE_ENV] ? KEY_FILE_ENV : null;
+      if (keyOption) fileAt(keyOption, keyFile, { make: true });
       const library: RunningLibrary = shared ? await openSharedLibrary(shared.database, shared.storage, io.env) : await openEmbeddedLibrary(resolve(config.dataDir));
       const progress = progressOn(io);
       let repo: Repository;
@@ -150,40 +160,41 @@ Examples:
     )
     .action(async (flags: { from: string; backup?: string; to?: string; database?: string; storage?: string; list?: boolean; keyFile?: string; trustRepository?: boolean }, cmd: Command) => {
       const json = wantsJson(cmd);
+      // Every location is checked before the key is read or the repository opened: one that can never work makes nothing.
+      repositoryLocation('--from', flags.from, io.env, { create: false });
       const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined);
-      const key = keyFile ? await readBackupKey(resolve(keyFile), (line) => warn(io, line)) : null;
+      const keyPath = keyFile ? fileAt(flags.keyFile ? '--key-file' : KEY_FILE_ENV, keyFile, { make: false }) : null;
+      const into = flags.list ? null : restoreDestination(io, flags);
+      const key = keyPath ? await readBackupKey(keyPath, (line) => warn(io, line)) : null;
       const repo = await openRepository(flags.from, io.env, { create: false });
       const where = describeRepository(flags.from, io.env);
       try {
-        if (flags.list) {
+        if (!into) {
           const backups = await listBackups(repo, key);
           if (backups.length === 0) throw noBackupAt(where);
           if (json) writeJson(io, backups.map(listed));
           else for (const b of backups) io.stdout.write(`${b.id}  ${listLine(b)}\n`);
           return;
         }
-        // The environment's database counts only with --storage: it may be set for a daemon on this machine.
-        const shared = sharedPair(flags.database ?? (flags.storage ? io.env.DOCSEARCH_DATABASE_URL : undefined), flags.storage, '--database or DOCSEARCH_DATABASE_URL, and --storage');
-        if (shared && flags.to) throw new UsageError('restore into a data directory (--to) or a shared-mode database and storage (--database, --storage), not both');
-        if (!shared && !flags.to) throw new UsageError('name where to restore: --to <data-dir>, or --database and --storage', 'see `docsearch restore --help`');
         const chosen = await chooseBackup(repo, where, key, flags.backup, !!flags.trustRepository);
         const manifest = chosen.manifest!;
         const keyId = chosen.status === 'complete' ? key!.id : null;
         const progress = progressOn(io);
         progress.line(`restoring backup ${manifest.id} of ${manifest.library} (the library as of ${manifest.taken_at}) from ${where}`);
         if (!keyId) warn(io, `backup ${manifest.id} is restored on trust (--trust-repository): ${chosen.problem}`);
-        const target: RestoreTarget = shared ? await sharedTarget(shared.database, shared.storage, io.env, `backup ${manifest.id} of ${manifest.library}`) : await embeddedTarget(resolve(flags.to!));
+        const target: RestoreTarget =
+          into.kind === 'shared' ? await sharedTarget(into.database, into.storage, `backup ${manifest.id} of ${manifest.library}`) : await embeddedTarget(into.dir);
         try {
           const summary = await restoreInto({ repo, manifest, keyId, secretsKey: carriedSecretsKey(io, manifest, keyId ? key : null), target, progress });
           // The restored library's next backups go on under the same key.
-          if (!shared && keyId) {
-            const kept = join(resolve(flags.to!), DEFAULT_KEY_FILE);
+          if (into.kind === 'directory' && keyId) {
+            const kept = join(into.dir, DEFAULT_KEY_FILE);
             await copyFile(key!.path, kept, constants.COPYFILE_EXCL);
             await chmod(kept, 0o600);
             progress.line(`the backup key is kept as ${kept}, for the restored library's backups`);
           }
           // In the restored library: its log goes on from the backup's events with this one.
-          await recordInLibrary(shared ? { database: shared.database, dataDir: '' } : { dataDir: resolve(flags.to!) }, 'restore', {
+          await recordInLibrary(into.kind === 'shared' ? { database: into.database, dataDir: '' } : { dataDir: into.dir }, 'restore', {
             type: 'restore.completed',
             details: { backup: manifest.id, from: manifest.library, taken_at: manifest.taken_at },
           });
@@ -195,6 +206,27 @@ Examples:
         repo.close();
       }
     });
+}
+
+type Destination = { kind: 'directory'; dir: string } | { kind: 'shared'; database: string; storage: S3Location };
+
+/** Where `restore` puts the backup, its values checked: a data directory (--to), or a database and storage. */
+function restoreDestination(io: IO, flags: { to?: string; database?: string; storage?: string }): Destination {
+  // The environment's database counts only with --storage: it may be set for a daemon on this machine.
+  const shared = sharedPair(flags.database ?? (flags.storage ? io.env.DOCSEARCH_DATABASE_URL : undefined), flags.storage, '--database or DOCSEARCH_DATABASE_URL, and --storage');
+  if (shared && flags.to) throw new UsageError('restore into a data directory (--to) or a shared-mode database and storage (--database, --storage), not both');
+  if (!shared) {
+    if (!flags.to) throw new UsageError('name where to restore: --to <data-dir>, or --database and --storage', 'see `docsearch restore --help`');
+    return { kind: 'directory', dir: directoryToMake('--to', flags.to) };
+  }
+  const problem = databaseUrlProblem(shared.database);
+  if (problem) throw new UsageError(`${flags.database ? '--database' : 'DOCSEARCH_DATABASE_URL'} ${problem}`);
+  try {
+    return { kind: 'shared', database: shared.database, storage: parseS3Location(shared.storage, io.env) };
+  } catch (err) {
+    if (err instanceof StorageConfigError) throw new UsageError(`--storage: ${err.message}`);
+    throw err;
+  }
 }
 
 /** The secrets key `manifest` carries, unwrapped with the backup key that checked its seal (none: on trust). */

@@ -5,12 +5,13 @@
  * database snapshot and manifest under `backups/<id>/`, a note that it started first and the manifest last
  * (manifest.ts has the layout).
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
-import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
+import { describeS3, parseS3Location, type S3Location, StorageConfigError } from '../../store/objects/location.js';
+import { directoryToMake, existingDirectory, looksLikeUrl } from '../option-paths.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
 import type { BackupKey } from './backup-key.js';
 import { type BackupManifest, checkManifest, manifestKey, type ManifestStatus, startedKey } from './manifest.js';
@@ -22,31 +23,44 @@ export interface Repository {
   close(): void;
 }
 
+const NO_BACKUP_HINT = 'check --from: it is the directory or s3://bucket/prefix that `docsearch backup --to` wrote (it holds backups/<id>/…); nothing was changed';
+
 /** What `restore` says of an address where it finds no backup: a typo in --from, or a backup that never ran there. */
-export const noBackupAt = (where: string, why?: string): CliError =>
-  new CliError(`no backup found at ${where}${why ? `: ${why}` : ''}`, 1, 'check --from: it is the directory or s3://bucket/prefix that `docsearch backup --to` wrote (it holds backups/<id>/…); nothing was changed');
+export const noBackupAt = (where: string, why?: string): CliError => new CliError(`no backup found at ${where}${why ? `: ${why}` : ''}`, 1, NO_BACKUP_HINT);
+
+/** A repository as its option names it, checked before anything is made: an S3 prefix, or a directory. */
+export type RepositoryLocation = { kind: 's3'; s3: S3Location } | { kind: 'directory'; dir: string };
+
+/**
+ * Checks `--to` of `backup` (`create`: a missing directory is made) or `--from` of `restore` (the directory must be
+ * there: only `backup` makes a repository); a location that can never work is a usage error naming `option`. The
+ * commands call it first, before anything is made; openRepository checks again.
+ */
+export function repositoryLocation(option: string, location: string, env: NodeJS.ProcessEnv, opts: { create: boolean }): RepositoryLocation {
+  if (location.startsWith('s3://')) {
+    try {
+      return { kind: 's3', s3: parseS3Location(location, env) };
+    } catch (err) {
+      if (err instanceof StorageConfigError) throw new UsageError(`${option}: ${err.message}`);
+      throw err;
+    }
+  }
+  if (looksLikeUrl(location)) throw new UsageError(`${option}: unsupported backup location "${location}": a directory or s3://bucket/prefix`);
+  return { kind: 'directory', dir: opts.create ? directoryToMake(option, location) : existingDirectory(option, location, NO_BACKUP_HINT) };
+}
 
 /** A missing directory is made for a backup; to read (`create: false`, restore) it is an error, and nothing is made. */
 export async function openRepository(location: string, env: NodeJS.ProcessEnv, opts = { create: true }): Promise<Repository> {
-  if (location.startsWith('s3://')) {
-    let loc;
-    try {
-      loc = parseS3Location(location, env);
-    } catch (err) {
-      if (err instanceof StorageConfigError) throw new UsageError(err.message);
-      throw err;
-    }
+  const where = repositoryLocation(opts.create ? '--to' : '--from', location, env, opts);
+  if (where.kind === 's3') {
     const { S3ObjectStore } = await import('../../store/objects/s3.js');
-    const store = await S3ObjectStore.connect(loc);
+    const store = await S3ObjectStore.connect(where.s3);
     return { store, tmpDir: tmpdir(), close: () => store.close() };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) throw new UsageError(`unsupported backup location "${location}": a directory or s3://bucket/prefix`);
-  const dir = resolve(location);
-  const tmpDir = join(dir, 'tmp');
+  const tmpDir = join(where.dir, 'tmp');
   if (opts.create) await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-  else if (!(await stat(dir).catch(() => null))?.isDirectory()) throw noBackupAt(dir, 'there is no such directory');
   // Regular files only: whoever can write the repository must not make a restore read a device, a FIFO or a link.
-  return { store: new LocalObjectStore(dir, { regularFilesOnly: true }), tmpDir, close: () => undefined };
+  return { store: new LocalObjectStore(where.dir, { regularFilesOnly: true }), tmpDir, close: () => undefined };
 }
 
 export const describeRepository = (location: string, env: NodeJS.ProcessEnv): string => (location.startsWith('s3://') ? describeS3(parseS3Location(location, env)) : resolve(location));

@@ -10,13 +10,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scratchFolder } from '../../core/scratch-folder.js';
-import { CliError, UsageError } from '../../terminal/errors.js';
+import { CliError } from '../../terminal/errors.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
 import type { Lease } from '../../store/coordination.js';
 import { VectorStore } from '../../store/lancedb/connection.js';
 import { LIBRARY_LOCK } from '../../store/library-lock.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
-import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
+import { describeS3, type S3Location } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
 import { sqlitePath } from '../../store/sql/database.js';
 import { openDatabase } from '../../store/sql/open-database.js';
@@ -71,14 +71,7 @@ interface RestoreRecord {
  * An empty PostgreSQL database (its schema made here) and an empty S3 prefix, or ones a restore of this same
  * backup was interrupted in (it goes on: every step can run again). `backup` names the backup, for the record.
  */
-export async function sharedTarget(database: string, storage: string, env: NodeJS.ProcessEnv, backup: string): Promise<RestoreTarget> {
-  let loc;
-  try {
-    loc = parseS3Location(storage, env);
-  } catch (err) {
-    if (err instanceof StorageConfigError) throw new UsageError(`--storage: ${err.message}`);
-    throw err;
-  }
+export async function sharedTarget(database: string, loc: S3Location, backup: string): Promise<RestoreTarget> {
   const label = `${redactDatabaseUrl(database)} + ${describeS3(loc)}`;
   // Not migrated yet: a target that is refused is left as it was, an empty database without a schema made in it.
   const handle = await openDatabase({ url: database, dataDir: '', migrate: false }).catch((err: unknown) => {

@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import type { Lease } from '../../store/coordination.js';
 import { LIBRARY_LOCK } from '../../store/library-lock.js';
@@ -21,6 +21,7 @@ import { hasLibrarySchema, libraryContents, MIGRATION_SETTING, readSetting } fro
 import { migrate } from '../../store/sql/migrations/index.js';
 import { advisoryLockHolders } from '../../store/sql/pg-locks.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
+import { directoryToMake, existingDirectory, looksLikeUrl, within } from '../option-paths.js';
 import { openStorage, type Storage } from '../../server/storage.js';
 
 /** Where a library lives: a data directory, with its database and/or storage elsewhere (shared mode). */
@@ -51,7 +52,18 @@ export function checkSpec(side: Side, spec: LibrarySpec, env: NodeJS.ProcessEnv)
       throw err;
     }
   }
-  return { ...spec, dataDir: spec.dataDir ? resolve(spec.dataDir) : undefined };
+  return { ...spec, dataDir: spec.dataDir ? dataDirOption(side, spec.dataDir) : undefined };
+}
+
+/** `--from`'s directory must be there (a library is in it), `--to`'s may be made; neither is a URL. */
+function dataDirOption(side: Side, value: string): string {
+  const f = FLAG[side];
+  if (looksLikeUrl(value)) {
+    if (!/^postgres(ql)?:\/\//i.test(value)) throw new UsageError(`--${f} takes a data directory, not ${JSON.stringify(redactDatabaseUrl(value))}: storage goes in --${f}-storage s3://bucket/prefix, a database in --${f}-database`);
+    const problem = databaseUrlProblem(value);
+    throw new UsageError(`--${f} takes a data directory; a database URL goes in --${f}-database${problem ? `, and this one ${problem}` : ` (with --${f}-storage s3://bucket/prefix)`}`);
+  }
+  return side === 'source' ? existingDirectory(`--${f}`, value) : directoryToMake(`--${f}`, value);
 }
 
 /** The database's place, for messages and for telling two libraries apart (never a password). */
@@ -75,6 +87,10 @@ export function checkDistinct(source: LibrarySpec, target: LibrarySpec, env: Nod
   const same = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
   if (same(databaseLocation(source), databaseLocation(target))) throw new UsageError(`the source and the target are the same database (${databaseLocation(source)})`);
   if (same(storageLocation(source, env), storageLocation(target, env))) throw new UsageError(`the source and the target are the same storage (${storageLocation(source, env)})`);
+  // One library inside the other's data directory would go with it when that one is moved or removed.
+  if (source.dataDir && target.dataDir && (within(source.dataDir, target.dataDir) || within(target.dataDir, source.dataDir))) {
+    throw new UsageError(`--from ${source.dataDir} and --to ${target.dataDir} are inside one another: give each library a data directory of its own`);
+  }
 }
 
 /** A library opened for a migration, its lock held. */
