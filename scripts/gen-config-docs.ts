@@ -52,8 +52,9 @@ hint: see \`docsearch serve --help\`
 
 Bad means a value that can never work until it is changed: malformed, naming a file, folder or OCR language that
 is not on this machine (\`--data-dir\` or \`--model-cache-dir\` through a file, \`--secrets-key-file\`,
-\`--source-roots\`, \`--reranker onnx:<dir>\`, \`--ocr-languages\`, \`--ocr native\` without Tesseract), or options
-that contradict each other. A server that does not answer (the database, the object store, a model or mail
+\`--source-roots\` naming a file, \`--reranker onnx:<dir>\`, \`--ocr-languages\`, \`--ocr native\` without Tesseract), or
+options that contradict each other. A \`--source-roots\` folder that is not there yet is let be: a share may be mounted
+after the daemon starts. A server that does not answer (the database, the object store, a model or mail
 server) is not a bad value: the daemon exits 1, and a service manager may start it again until the server is back.
 
 ## Options

@@ -475,11 +475,15 @@ function combinationProblem(c: ServeConfig, sourceOf: (name: string) => string |
   return null;
 }
 
-/** `--source-roots`: absolute paths of folders that are there, comma-separated. */
+/**
+ * `--source-roots`: absolute paths, comma-separated, none of them a file. One not there yet is let be: a share
+ * mounted after the daemon starts at boot would otherwise stop it for good (exit 2 is not restarted), and a pass
+ * over a share not mounted removes nothing (the deletion guard, docs/sources.md).
+ */
 function rootsProblem(value: string): string | null {
   for (const dir of value.split(',').map((d) => d.trim()).filter(Boolean)) {
     if (!isAbsolute(dir)) return `${JSON.stringify(dir)} is not an absolute path`;
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) return `${dir} is not a folder`;
+    if (existsSync(dir) && !statSync(dir).isDirectory()) return `${dir} is not a folder`;
   }
   return null;
 }

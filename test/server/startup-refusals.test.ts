@@ -42,7 +42,7 @@ const cases: [string[], Record<string, string>, string][] = [
   [['--secrets-key-file', join(dir, 'no-key')], {}, `option "secrets-key-file" (from --secrets-key-file): cannot read the secrets key ${join(dir, 'no-key')}: ENOENT`],
   [[], { DOCSEARCH_SECRETS_KEY_FILE: notAKey }, `option "secrets-key-file" (from DOCSEARCH_SECRETS_KEY_FILE): ${notAKey} does not hold a secrets key`],
   [['--secrets-key-file', key], { DOCSEARCH_SECRETS_KEY: 'cd'.repeat(32) }, '--secrets-key (from DOCSEARCH_SECRETS_KEY) and --secrets-key-file (from --secrets-key-file) both give the secrets key: give one'],
-  [['--source-roots', `${dir},${join(dir, 'no-share')}`], {}, `option "source-roots" (from --source-roots): ${join(dir, 'no-share')} is not a folder`],
+  [['--source-roots', `${dir},${aFile}`], {}, `option "source-roots" (from --source-roots): ${aFile} is not a folder`],
   [['--trusted-header-login', '--trust-proxy', '10.0.0.5', '--trusted-header-user', 'Remote User'], {}, 'option "trusted-header-user" (from --trusted-header-user): "Remote User" is not an HTTP header name'],
   [['--sso-allowed-domains', 'example.org, @example.com'], {}, 'option "sso-allowed-domains" (from --sso-allowed-domains): "@example.com" is not a domain such as example.com'],
   // Refused so before; kept here so that the table is the whole list.
@@ -97,7 +97,8 @@ describe('serve with a value that can never work', () => {
         DOCSEARCH_OCR: 'off',
         DOCSEARCH_OCR_LANGUAGES: 'qqq',
         DOCSEARCH_SECRETS_KEY_FILE: key,
-        DOCSEARCH_SOURCE_ROOTS: dir,
+        // A share not mounted yet: started at boot before it, the daemon would otherwise stop for good.
+        DOCSEARCH_SOURCE_ROOTS: `${dir},${join(dir, 'share-mounted-later')}`,
         DOCSEARCH_TRUSTED_HEADER_USER: 'X-authentik-username',
         DOCSEARCH_SSO_ALLOWED_DOMAINS: 'example.org, bücher.example',
         DOCSEARCH_MODEL_CACHE_DIR: join(dir, 'models', 'not-yet'),
