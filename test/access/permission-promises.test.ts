@@ -246,18 +246,22 @@ describe('the model of docs/permissions.md, through the daemon', () => {
     expect((await byLimited(`/api/v1/keys/${made.body.id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
-  it("an application's OAuth token, even with both scopes, manages no keys", async () => {
+  /** An access token `who` gave a registered application (not the CLI's) for both document scopes. */
+  const appToken = async (who: TestUser, name: string): Promise<string> => {
+    const redirect = 'http://127.0.0.1:9/callback';
     const registered = await api(d, '/api/oauth/register', {
-      body: { client_name: 'Key curious', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
+      body: { client_name: name, redirect_uris: [redirect], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
     });
     const client = registered.body.client_id as string;
     const { verifier, challenge } = pkce();
-    const redirect = 'http://127.0.0.1:9/callback';
-    const web = await loggedIn(d, alice);
-    const code = await getCode(web, { client_id: client, redirect_uri: redirect, scope: 'read:documents write:documents', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const code = await getCode(await loggedIn(d, who), { client_id: client, redirect_uri: redirect, scope: 'read:documents write:documents', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
     const token = await oauthPost(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: client, redirect_uri: redirect, code_verifier: verifier });
     expect(token.body.scope).toBe('read:documents write:documents');
-    const bearer = token.body.access_token as string;
+    return token.body.access_token as string;
+  };
+
+  it("an application's OAuth token, even with both scopes, manages no keys", async () => {
+    const bearer = await appToken(alice, 'Key curious');
     expect((await api(d, '/api/v1/projects', { token: bearer })).status).toBe(200);
     const keysBefore = (await as(alice, '/api/v1/keys')).body.keys.length;
     expect((await api(d, '/api/v1/keys', { token: bearer })).status).toBe(403);
@@ -266,14 +270,7 @@ describe('the model of docs/permissions.md, through the daemon', () => {
   });
 
   it("an admin's application token, even with both scopes, runs nothing of the library: no admin API, no audit log", async () => {
-    const registered = await api(d, '/api/oauth/register', {
-      body: { client_name: 'Admin curious', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
-    });
-    const client = registered.body.client_id as string;
-    const { verifier, challenge } = pkce();
-    const redirect = 'http://127.0.0.1:9/callback';
-    const code = await getCode(await loggedIn(d, frank), { client_id: client, redirect_uri: redirect, scope: 'read:documents write:documents', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
-    const bearer = (await oauthPost(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: client, redirect_uri: redirect, code_verifier: verifier })).body.access_token as string;
+    const bearer = await appToken(frank, 'Admin curious');
     expect((await api(d, '/api/v1/projects', { token: bearer })).status).toBe(200);
     for (const path of ['/api/v1/admin/users', '/api/v1/audit-events?limit=1']) {
       const refused = await api(d, path, { token: bearer });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, runCli } from '../helpers/daemon.js';
+import { pooled } from '../helpers/pooled.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'docsearch-operator-refusals-'));
 // `migrate --to postgres://` (or s3://…) was once taken as a relative path: the folder "postgres:" here.
@@ -54,21 +55,6 @@ const cases: [string[], Record<string, string>, string][] = [
 /** Every path under `root`, sorted: what a refused command must leave as it was. */
 function tree(root: string): string[] {
   return readdirSync(root, { recursive: true, encoding: 'utf8' }).sort();
-}
-
-/** Runs `fn` over `items`, `width` at a time: the machine is shared, and each case is a Node process. */
-async function pooled<T, R>(items: T[], width: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
-    }),
-  );
-  return out;
 }
 
 describe('backup, restore and migrate with a location that can never work', () => {

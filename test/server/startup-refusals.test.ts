@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, runCli } from '../helpers/daemon.js';
+import { pooled } from '../helpers/pooled.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'docsearch-startup-refusals-'));
 afterAll(() => removeDir(dir));
@@ -51,21 +52,6 @@ const cases: [string[], Record<string, string>, string][] = [
   [['--storage', 'ftp://files.example.com/docs'], {}, 'option "storage" (from --storage): unsupported storage "ftp://…"; expected s3://bucket/prefix'],
   [['--oidc-client-id', 'docsearch'], {}, '--oidc-client-id needs --oidc-issuer'],
 ];
-
-/** Runs `fn` over `items`, `width` at a time: the machine is shared, and each case is a Node process. */
-async function pooled<T, R>(items: T[], width: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
 
 describe('serve with a value that can never work', () => {
   it('exits 2 naming the option and its source, and makes nothing', { timeout: 60_000 }, async () => {
