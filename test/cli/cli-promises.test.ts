@@ -206,7 +206,8 @@ describe('docs/cli.md promises at the terminal and in scripts', () => {
   /** Runs the CLI on a pseudo-terminal (`script`), types `answer` once `prompt` shows; what it printed and its exit code. */
   const answered = async (args: string[], prompt: string, answer: string) => {
     const cmd = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
-    const proc = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, ...s.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // CI unset: the suite's own CI=true (a clean-clone run) would stop the prompt this test answers.
+    const proc = spawn('script', ['-qefc', cmd, '/dev/null'], { env: { ...process.env, ...s.env, CI: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     proc.stdout.on('data', (b: Buffer) => (out += b.toString()));
     const exited = new Promise<number | null>((r) => proc.once('exit', r));
