@@ -10,8 +10,8 @@ export function networkError(baseUrl: string, err: unknown, hint = 'check --serv
   const cause = (err as { cause?: { code?: string; message?: string; path?: string; syscall?: string } }).cause;
   // A file of a streamed upload that could not be read: not the server's fault.
   if (cause?.path && cause.syscall) return new CliError(`cannot read ${cause.path} (${cause.code ?? cause.message})`, undefined, 'check the file\'s permissions');
-  // Refused by fetch itself before any connection: asking again cannot help, and "is it running?" would mislead.
-  if (cause?.message === 'bad port') return new CliError(`cannot connect to ${baseUrl}: ${blockedPortText(Number(new URL(baseUrl).port))}`, undefined, hint);
+  // Refused by fetch itself before any connection: "is it running?" would mislead, so say why.
+  if (cause?.message === 'bad port') return new UnreachableError(`could not reach ${baseUrl} (bad port): ${blockedPortText(Number(new URL(baseUrl).port))}`, 'bad port', hint);
   const why = cause?.code ?? cause?.message ?? (err as Error).message;
   return new UnreachableError(`could not reach ${baseUrl} (${why}) — is \`docsearch serve\` running?`, why, hint);
 }

@@ -80,7 +80,7 @@ describe('the CLI when the server stops answering', () => {
     expect(JSON.parse(await d.logLine('"event":"serve.port_blocked"'))).toMatchObject({ level: 40, port });
     const res = await runCli(['search', 'anything'], { env: cliEnv(null, { DOCSEARCH_URL: d.url, DOCSEARCH_TOKEN: `dsk_${'a'.repeat(43)}` }) });
     expect(res.code, res.stderr).toBe(1);
-    expect(res.stderr).toContain(`cannot connect to ${d.url}: ${advice}`);
+    expect(res.stderr).toContain(`could not reach ${d.url} (bad port): ${advice}`);
     expect(res.stderr).not.toContain('is `docsearch serve` running');
     expect(res.stderr).not.toContain('lost contact');
   });
