@@ -4,7 +4,7 @@
  * typo, a usage error (exit 2) naming the option, as `serve` refuses its own (server/config.ts).
  */
 import { statSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from '../terminal/errors.js';
 
 /** A value such as postgres://… or s3://…: never a path. */
@@ -60,10 +60,4 @@ export function fileAt(option: string, value: string, opts: { make: boolean }): 
     throw new UsageError(`${option}: ${blocker ? `${blocker} is not a directory` : `there is no directory ${dirname(path)} to make ${path} in`}`);
   }
   return path;
-}
-
-/** Whether `inner` is `outer` or inside it (both resolved). */
-export function within(inner: string, outer: string): boolean {
-  const rel = relative(outer, inner);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }

@@ -21,7 +21,8 @@ import { hasLibrarySchema, libraryContents, MIGRATION_SETTING, readSetting } fro
 import { migrate } from '../../store/sql/migrations/index.js';
 import { advisoryLockHolders } from '../../store/sql/pg-locks.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
-import { directoryToMake, existingDirectory, looksLikeUrl, within } from '../option-paths.js';
+import { within } from '../../core/path-within.js';
+import { directoryToMake, existingDirectory, looksLikeUrl } from '../option-paths.js';
 import { openStorage, type Storage } from '../../server/storage.js';
 
 /** Where a library lives: a data directory, with its database and/or storage elsewhere (shared mode). */

@@ -7,17 +7,12 @@
  */
 import { constants, type Dirent } from 'node:fs';
 import { open, opendir, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ItemError, type ListedItem, type SourceConnection, type SourceKind, SourceError } from '../kind.js';
 import { globOptions } from './options.js';
-
-/** `inside` is `dir` or lies under it (both real paths). */
-const within = (dir: string, inside: string): boolean => {
-  const rel = relative(dir, inside);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-};
+import { within } from '../../core/path-within.js';
 
 /** The real path of a source folder, checked against the roots; throws SourceError saying why not. */
 async function folderOf(url: URL, roots: readonly string[]): Promise<string> {
@@ -32,7 +27,7 @@ async function folderOf(url: URL, roots: readonly string[]): Promise<string> {
   }
   for (const root of roots) {
     const realRoot = await realpath(root).catch(() => null);
-    if (realRoot && within(realRoot, real)) return real;
+    if (realRoot && within(real, realRoot)) return real;
   }
   throw new SourceError(`${path} is not under a folder the server allows sources in (${roots.length ? roots.join(', ') : 'none: the operator lists them with --source-roots'})`);
 }
@@ -73,7 +68,7 @@ class FolderConnection implements SourceConnection {
         let real = full;
         if (entry.isSymbolicLink()) {
           real = await realpath(full).catch(() => '');
-          if (!real || !within(top, real)) continue; // leads out of the folder (or nowhere)
+          if (!real || !within(real, top)) continue; // leads out of the folder (or nowhere)
         }
         const st = await stat(real).catch(() => null);
         if (!st) continue; // gone since the directory was read
@@ -93,7 +88,7 @@ class FolderConnection implements SourceConnection {
     const full = join(this.top, ...item.path.split('/'));
     const real = await realpath(full).catch(() => null);
     if (!real) throw new ItemError('the file is gone');
-    if (!within(this.top, real)) throw new ItemError('the file now leads out of the source folder (a symlink): not read');
+    if (!within(real, this.top)) throw new ItemError('the file now leads out of the source folder (a symlink): not read');
     // O_NOFOLLOW: a last component swapped for a symlink since the realpath is refused, not followed.
     const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
       throw new ItemError(`the file cannot be read (${err.code ?? err.message})`);
