@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { type DocumentType, TYPE_FILTER_NAMES } from './document-types.js';
+import { FACETS } from './facet-names.js';
 import { METADATA_OPERATORS } from './metadata-operators.js';
 import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from './moment.js';
 import { labelTextProblem, MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
@@ -189,8 +190,6 @@ export function normalFilters(f: FiltersBody | undefined): DocumentFilters | und
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/** The facets a search counts (docs/api.md#facets), besides `metadata.<key>` for any metadata key. */
-export const FACETS = ['type', 'project', 'uploaded_by', 'year', 'label', 'language'] as const;
 export const MAX_FACETS = 20;
 
 export const FacetName = z

@@ -272,10 +272,16 @@ describe('filters over REST', () => {
   it('answers the same through the CLI: filter flags on search and documents list, --facets as a table', async () => {
     const cli = (...args: string[]) => runCli([...args, '--server', d.url], { env: cliEnv(null, { DOCSEARCH_TOKEN: lib.users.bob.apiKey }) });
     const e = (p: Person) => lib.users[p].email;
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.parse(today) + 86_400_000).toISOString().slice(0, 10);
     const cases: [string[], Record<string, unknown>][] = [
       [['--type', 'pdf', '--type', 'markdown'], { type: ['pdf', 'markdown'] }],
       [['--since', lib.between], { uploaded_since: lib.between }],
-      [['--before', lib.between, '--path-prefix', 'contracts/'], { uploaded_before: lib.between, path_prefix: 'contracts/' }],
+      [['--before', lib.between, '--path', 'contracts/'], { uploaded_before: lib.between, path_prefix: 'contracts/' }],
+      // #60's spelling: --until takes in the whole of the day it names (every upload was today); --path-prefix, the
+      // flag's earlier name, still works.
+      [['--until', today, '--path-prefix', 'contracts/'], { uploaded_before: tomorrow, path_prefix: 'contracts/' }],
+      [['--until', lib.between], { uploaded_before: new Date(Date.parse(lib.between) + 1).toISOString() }],
       [['--by', e('alice')], { uploaded_by: e('alice') }],
       [['--label', 'unpaid', '--label', 'urgent'], { labels: ['unpaid', 'urgent'] }],
       [['--lang', 'en'], { language: 'en' }],
@@ -300,6 +306,10 @@ describe('filters over REST', () => {
     const rows = (facet: string) => Object.fromEntries([...table.stdout.matchAll(new RegExp(`^${facet}\\t([^\\t\\n]+)\\t(\\d+)$`, 'gm'))].map((m) => [facet === 'label' ? m[1]!.toLowerCase() : m[1]!, Number(m[2])]));
     expect(rows('type'), table.stdout).toEqual(exact.type);
     expect(rows('label'), table.stdout).toEqual(exact.label);
+    // --facets alone counts by every facet but metadata's.
+    const all = await cli('search', 'harbour', '--mode', 'keyword', '--documents', '--label', 'unpaid', '--facets');
+    expect(all.code, all.stderr).toBe(0);
+    expect(new Set([...all.stdout.matchAll(/^(\w+)\t[^\t\n]+\t\d+$/gm)].map((m) => m[1])), all.stdout).toEqual(new Set(['type', 'project', 'uploaded_by', 'year', 'label', 'language']));
     const bad = await cli('search', 'harbour', '--type', 'exe');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/unknown type "exe"/);

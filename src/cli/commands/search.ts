@@ -1,6 +1,7 @@
 import { shownHeading } from '../../core/passage-heading.js';
 import { type Command, Option } from 'commander';
 import { citationLabel } from '../../core/citation-label.js';
+import { FACETS } from '../../core/facet-names.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
@@ -243,6 +244,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'docsearch search "notice period" --document handbook.pdf',
       'docsearch search "vpn setup" --json | jq ".results[0].document.filename"',
       'docsearch search "supplier" --type pdf --label unpaid --meta "year>=2020" --facets type,label',
+      'docsearch search "supplier contract" --type pdf --since 2025-01-01 --until 2025-12-31 --path contracts/ --facets',
       'docsearch search "invoice" --label unpaid --save "unpaid invoices" --share finance',
       'docsearch search --saved "unpaid invoices" --since 2026-01-01',
     ],
@@ -257,11 +259,11 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .addOption(new Option('--passages', 'list every passage in rank order (the default through a pipe)').conflicts('documents'))
     .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
-    .option('--facets <names>', 'count the whole result list by these, comma-separated (type, project, uploaded_by, year, label, language, metadata.KEY): a table after the results')
+    .option('--facets [names]', `count the whole result list by these, comma-separated (${FACETS.join(', ')}, metadata.KEY; alone, all but metadata): a table after the results`)
     .option('--saved <name>', 'run your saved search of this name (or one shared with you); a query, projects, filters or facets given here go over its own')
     .option('--save <name>', 'save this search (query, projects, filters, facets, mode) under a name, then run it')
     .option('--share <project>', "with --save, share it with this project's members (you edit the project)")
-    .action((query: string | undefined, flags: FilterFlags & { saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string }) => {
+    .action((query: string | undefined, flags: FilterFlags & { saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string | true }) => {
       if (query === undefined && !flags.saved) throw new UsageError('name what to look for: docsearch search QUERY, or run a saved search with --saved NAME');
       if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
       if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
@@ -272,7 +274,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
       const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
       const filters = filtersFromFlags(flags);
-      const facets = flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
+      const facets = flags.facets === true ? [...FACETS] : flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
       const saving = flags.save ? { save: { name: flags.save, ...(flags.share ? { share: flags.share } : {}) } } : {};
       return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
     });

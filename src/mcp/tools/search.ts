@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cutUnits } from '../../core/code-points.js';
-import { FACETS, Facets, Filters, type FiltersInput } from '../../core/filters.js';
+import { FACETS } from '../../core/facet-names.js';
+import { Facets, Filters, type FiltersInput } from '../../core/filters.js';
 import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';

@@ -20,7 +20,6 @@ export const SORTS = ['-uploaded', 'uploaded', 'name', '-name', '-size', 'size']
 export interface ListOptions {
   project?: string;
   status?: string;
-  path?: string;
   sort: string;
   json: boolean;
   /** The filter language (--type, --label, --meta …: shared/filter-flags.ts). */
@@ -42,7 +41,7 @@ export async function listDocuments(http: ApiClient, query: { project_id?: strin
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const project = opts.project ? await resolveProject(ctx, opts.project) : undefined;
-  const documents = await listDocuments(http, { project_id: project?.id, status: opts.status, path: opts.path, sort: opts.sort, ...Object.fromEntries(filtersToParams(opts.filters)) });
+  const documents = await listDocuments(http, { project_id: project?.id, status: opts.status, sort: opts.sort, ...Object.fromEntries(filtersToParams(opts.filters)) });
   if (opts.json) return emitJson(ctx, { documents }, 'documents');
   // One projects list for every row's name (none needed when --project names the one project).
   const names = project ? new Map([[project.id, project.name]]) : await projectNames(http);
@@ -97,10 +96,9 @@ export function build(ctx: Context, runF: typeof run = run): Command {
   )
     .option('-p, --project <project>', 'only this project (name or id)')
     .addOption(new Option('--status <status>', 'only documents in this state').choices(STATUSES))
-    .option('--path <path>', 'only the document uploaded from this path (upload --sync)')
     .addOption(new Option('--sort <order>', 'order: uploaded, name or size; a leading - reverses').choices(SORTS).default('-uploaded'))
-    .action((flags: FilterFlags & { project?: string; status?: string; path?: string; sort: string }) => {
+    .action((flags: FilterFlags & { project?: string; status?: string; sort: string }) => {
       const filters = filtersFromFlags(flags);
-      return runF({ project: flags.project, status: flags.status, path: flags.path, sort: flags.sort, json: Boolean(ctx.globals().json), ...(filters ? { filters } : {}) }, ctx);
+      return runF({ project: flags.project, status: flags.status, sort: flags.sort, json: Boolean(ctx.globals().json), ...(filters ? { filters } : {}) }, ctx);
     });
 }

@@ -5,19 +5,21 @@
  * usage error naming the flag typed: checked here where core has the rule as a plain function (days, types, labels),
  * else by the server, whose 400 naming the filter's field (`filters.uploaded_since: …`) is said of the flag.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { TYPE_FILTER_NAMES } from '../../../core/document-types.js';
 import { addMetaExpression } from '../../../core/filter-params.js';
 import type { FiltersInput } from '../../../core/filters.js';
 import { labelNameProblem } from '../../../core/label-name.js';
-import { momentProblem } from '../../../core/moment.js';
+import { momentProblem, momentSpan } from '../../../core/moment.js';
 import { ApiError, UsageError } from '../../../terminal/errors.js';
 import { collect } from './command.js';
 
 export interface FilterFlags {
   type: string[];
   since?: string;
+  until?: string;
   before?: string;
+  path?: string;
   pathPrefix?: string;
   by: string[];
   source: string[];
@@ -43,8 +45,11 @@ export function addFilterFlags(cmd: Command): Command {
   return cmd
     .option('--type <type>', 'only documents of this type (pdf, docx, markdown, email …); repeatable: any of', collect, [])
     .option('--since <date>', 'only documents uploaded at or after this day (2026-03-31, from 00:00 UTC) or RFC 3339 time')
+    .addOption(new Option('--until <date>', 'only documents uploaded up to and including this day (2026-03-31: the whole of it) or time').conflicts('before'))
     .option('--before <date>', 'only documents uploaded before this day (its 00:00 UTC) or time')
-    .option('--path-prefix <prefix>', 'only documents whose upload or sync path starts with this (contracts/)')
+    .addOption(new Option('--path <prefix>', 'only documents whose upload or sync path starts with this (contracts/)').conflicts('pathPrefix'))
+    // The name the flag had before #60's --path: scripts written for it keep working.
+    .addOption(new Option('--path-prefix <prefix>').hideHelp())
     .option('--by <email>', 'only documents this person uploaded; repeatable: any of', collect, [])
     .option('--source <id>', 'only documents this source keeps current; repeatable: any of', collect, [])
     .option('--label <name>', 'only documents with this label; repeatable: all of them', collect, [])
@@ -59,7 +64,7 @@ const FLAGS = {
   type: ['type', '--type'],
   uploaded_since: ['since', '--since'],
   uploaded_before: ['before', '--before'],
-  path_prefix: ['pathPrefix', '--path-prefix'],
+  path_prefix: ['path', '--path'],
   uploaded_by: ['by', '--by'],
   source_id: ['source', '--source'],
   labels: ['label', '--label'],
@@ -77,7 +82,7 @@ const typed = (flag: string, value: string) => `${flag} ${JSON.stringify(value)}
 
 /** Refuses, as a usage error, the values whose rules core has as plain functions (the CLI loads no zod). */
 function checkLocally(f: FilterFlags): void {
-  for (const key of ['since', 'before'] as const) {
+  for (const key of ['since', 'until', 'before'] as const) {
     const value = f[key];
     const problem = value === undefined ? undefined : momentProblem(value);
     if (problem) throw new UsageError(`${typed(`--${key}`, value!)}: ${problem}`);
@@ -104,8 +109,9 @@ export function filtersFromFlags(f: FilterFlags): FiltersInput | undefined {
   const out: Record<string, unknown> = {
     type: oneOrList(f.type),
     uploaded_since: f.since,
-    uploaded_before: f.before,
-    path_prefix: f.pathPrefix,
+    // --until takes in the whole of what it names (core/moment.ts): the API's bound is the first moment after it.
+    uploaded_before: f.until === undefined ? f.before : new Date(momentSpan(f.until)!.to).toISOString(),
+    path_prefix: f.path ?? f.pathPrefix,
     uploaded_by: oneOrList(f.by),
     source_id: oneOrList(f.source),
     labels: oneOrList(f.label),
