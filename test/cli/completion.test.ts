@@ -41,6 +41,10 @@ describe('docsearch completion', () => {
     expect(bashComplete(['docsearch', 'search', 'x', '--mode', 'v'])).toBe('vector');
     expect(bashComplete(['docsearch', 'documents', 'list', '--status', ''])).toBe('queued processing ready failed');
     expect(bashComplete(['docsearch', 'completion', ''])).toBe('bash zsh fish');
+    // #60: the filter flags' values — every document type, and the facets.
+    expect(bashComplete(['docsearch', 'search', 'x', '--type', 'mark'])).toBe('markdown');
+    expect(bashComplete(['docsearch', 'documents', 'list', '--type', 'ep'])).toBe('epub');
+    expect(bashComplete(['docsearch', 'search', 'x', '--facets', ''])).toBe('type project uploaded_by year label language');
   });
 
   it('operator commands complete their own flags (loaded only for them)', async () => {
@@ -111,5 +115,13 @@ describe('docsearch completion: values a real daemon holds', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(res.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `tag-${i}`).sort());
+  });
+
+  it('--meta: the metadata keys of recent documents, as key=', { timeout: 60_000 }, async () => {
+    const up = await uploadFiles(s.d, s.user.apiKey, [{ name: 'release.txt', bytes: Buffer.from('Release notes.') }], { metadata: JSON.stringify({ repo: 'docsearch', version: '1.2' }) });
+    expect(up.status, JSON.stringify(up.body)).toBeLessThan(300);
+    const res = await runCli(['__complete', 'documents', 'list', '--meta', ''], { env: s.env });
+    expect(res).toMatchObject({ code: 0, stderr: '' });
+    expect(res.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')[0])).toEqual(['repo=', 'version=']);
   });
 });

@@ -1,5 +1,6 @@
 import type { Command, Option } from 'commander';
 import { TYPE_FILTER_NAMES } from '../../core/document-types.js';
+import { FACETS } from '../../core/facet-names.js';
 import { JSON_FIELDS, JSON_LIST_COMMANDS, type JsonList } from '../api-types.js';
 
 /** One completion: the word and a short description (zsh and fish show it). */
@@ -66,6 +67,7 @@ async function optionValues(o: Option, lookups: Lookups): Promise<Completion> {
   if (o.long === '--type') return { files: false, candidates: Object.keys(TYPE_FILTER_NAMES).map((value) => ({ value, description: 'document type' })) };
   if (o.long === '--label') return { files: false, candidates: await lookups.labels() };
   if (o.long === '--meta') return { files: false, candidates: await lookups.metadataKeys() };
+  if (o.long === '--facets') return { files: false, candidates: FACETS.map((value) => ({ value, description: 'facet' })) };
   if (o.long === '--saved') return { files: false, candidates: await lookups.savedSearches() };
   if (o.long === '--config' || o.long === '--data-dir' || o.long === '--model-cache-dir') return { files: true };
   return none;
