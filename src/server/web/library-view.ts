@@ -100,10 +100,11 @@ async function viewBody(s: Services, user: WebUser, doc: DocumentRecord, passage
   // From the opened passage's page on, when it lies past the first window.
   const cursor = passage && passage.index >= TEXT_CHUNKS ? cursorAt(doc, passage.index) : undefined;
   const t = await documentText(s, user.actor, doc.id, TEXT_CHUNKS, cursor);
-  // Each chunk's new text (past what the chunk before already held), under the page, slide or rows it starts on.
+  // Each chunk's new text (past what the chunk before already held) after the space or blank line between them, under
+  // the page, slide or rows it starts on; a page's first chunk begins the page's block, without a blank line above.
   const pages = t.pages.map((p) => ({
     page: p.page,
-    chunks: p.chunks.map((c) => ({ index: c.index, text: c.placement ? c.placement.separator.trimStart() + c.text.slice(c.placement.overlap) : `${c.text}\n\n` })),
+    chunks: p.chunks.map((c, i) => ({ index: c.index, text: c.placement ? (i === 0 ? c.placement.separator.trimStart() : c.placement.separator) + c.text.slice(c.placement.overlap) : `${c.text}\n\n` })),
   }));
   return { kind: SLIDES.has(doc.contentType) ? 'slides' : 'text', unit: CITATION_UNITS[doc.contentType as DocumentType] ?? null, pages, next: t.next_cursor };
 }
