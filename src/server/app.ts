@@ -6,6 +6,7 @@ import { apiRouter } from './api/router.js';
 import type { ApiRoute } from './api/route.js';
 import { mcpRoutes } from './mcp/route.js';
 import { METRICS_PATH, metricsRoutes } from './metrics/route.js';
+import { varyOnCredential } from './middleware/caching.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestId } from './middleware/request-id.js';
 import { securityHeaders } from './middleware/security-headers.js';
@@ -57,7 +58,6 @@ export interface AppOptions {
  * permission matrix test can list them without a daemon (test/access/permission-matrix.test.ts).
  */
 export function mountPages(pages: Router<AppState>, s: Services, extra: NonNullable<AppOptions['extraRouters']>): void {
-  staticRoutes(pages);
   searchRoutes(pages, s);
   projectRoutes(pages, s);
   sharingRoutes(pages, s);
@@ -103,6 +103,8 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   metricsRoutes(scrape, s);
   const pages = new Router<AppState>();
   mountPages(pages, s, opts.extraRouters ?? []);
+  const assets = new Router<AppState>();
+  staticRoutes(assets);
 
   const sessions = webSession(s);
   // Before anything reads the client's address: a --trust-proxy list trusts X-Forwarded-* from its peers alone.
@@ -125,6 +127,13 @@ export function createApp(s: Services, opts: AppOptions): Koa<AppState> {
   app.use(scrape.routes());
   // /api/v1 ends at the API router: the pages' allowedMethods must not answer for it (it would drop Allow).
   app.use((ctx, next) => (ctx.path.startsWith('/api/v1/') ? undefined : storableAddress(ctx, next)));
+  // Before the session: an asset any cache may keep must never carry a renewed session cookie to the next person.
+  app.use(assets.routes());
+  // A page answer a browser may keep (a thumbnail, an original) is the signed-in person's: keyed by their cookie.
+  app.use(async (ctx, next) => {
+    await next();
+    varyOnCredential(ctx, 'Cookie');
+  });
   app.use(sessions);
   const headerSignIn = trustedHeaderSignIn(s);
   if (headerSignIn) app.use(headerSignIn);

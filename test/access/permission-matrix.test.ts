@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OAuthProvider } from '../../src/auth/oauth/provider.js';
 import { apiRouter } from '../../src/server/api/router.js';
 import { mountPages } from '../../src/server/app.js';
+import { staticRoutes } from '../../src/server/web/static.js';
 import { mcpRoutes } from '../../src/server/mcp/route.js';
 import { metricsRoutes } from '../../src/server/metrics/route.js';
 import { oauthRouters } from '../../src/server/oauth/index.js';
@@ -41,6 +42,9 @@ function routerRoutes(): string[] {
   const pages = new Router<AppState>();
   mountPages(pages, s, [oauthRouters({} as OAuthProvider)]);
   list(pages);
+  const assets = new Router<AppState>();
+  staticRoutes(assets);
+  list(assets);
   const mcp = new Router<AppState>();
   mcpRoutes(mcp, s, []);
   list(mcp);

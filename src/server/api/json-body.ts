@@ -52,7 +52,7 @@ const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array
  * keeps the last of two equal keys silently, while a proxy or a client library in front may keep the first: the two
  * would read different requests. Runs on text JSON.parse already accepted, so it only tracks strings and nesting.
  */
-function suspectKey(text: string): { path: string; problem: string } | null {
+export function suspectKey(text: string): { path: string; problem: string } | null {
   type Frame = { path: string; keys: Set<string> | null; key: string | null; index: number };
   const stack: Frame[] = [];
   const childPath = (f: Frame) => (f.keys ? `${f.path}.${f.key}` : `${f.path}[${f.index}]`);

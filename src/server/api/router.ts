@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Principal } from '../../auth/principal.js';
 import { bearer } from '../middleware/bearer.js';
+import { varyOnCredential } from '../middleware/caching.js';
 import { buildOpenApi } from '../openapi.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -18,11 +19,7 @@ function handle(route: ApiRoute): Middleware<AppState> {
     ctx.status = result.status;
     for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
     if (result.body !== undefined) ctx.body = result.body;
-    // An answer a cache may keep (an ETag, no no-store) is the fetching credential's: a browser must not hand it to another.
-    const caching = ctx.response.get('Cache-Control');
-    if (caching && !/no-store/.test(caching)) ctx.vary('Authorization');
-    // A client holding that ETag (If-None-Match) is told it is current rather than sent the bytes again; `fresh` is GET/HEAD 2xx only.
-    if (ctx.response.get('ETag') && ctx.fresh) ctx.status = 304;
+    varyOnCredential(ctx, 'Authorization');
   };
 }
 

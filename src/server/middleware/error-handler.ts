@@ -95,6 +95,8 @@ function drainSmallUnreadBody(req: IncomingMessage): Promise<boolean> {
   });
 }
 
+const FILE_HEADERS = ['Cache-Control', 'ETag', 'Last-Modified', 'Content-Disposition', 'Accept-Ranges'];
+
 /** The only place errors are caught, logged and rendered: JSON under /api, an HTML page elsewhere. */
 export function errorHandler(): Middleware<AppState> {
   return async (ctx, next) => {
@@ -113,6 +115,8 @@ export function errorHandler(): Middleware<AppState> {
       if (err.status >= 500 && err.logLevel === 'warn') ctx.state.log?.warn({ code: err.code, msg: err.message }, 'request refused');
       else if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
       else ctx.state.log?.debug({ code: err.code, msg: err.message }, 'request rejected');
+      // The error is not the file the handler had begun to describe: none of its caching, validators or name stays.
+      for (const h of FILE_HEADERS) ctx.remove(h);
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
       if (ctx.path.startsWith('/api/') || ctx.path.startsWith('/.well-known/') || !ctx.accepts('html')) {

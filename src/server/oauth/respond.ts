@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { InvalidRequest, type OAuthError, toOAuthError, toOAuthWire } from '../../auth/oauth/errors.js';
 import { firstUnstorable } from '../../core/storable-text.js';
+import { suspectKey } from '../api/json-body.js';
 import type { AppState } from '../state.js';
 
 type Ctx = Context & { state: AppState };
@@ -27,6 +28,7 @@ export function sendOAuthError(ctx: Ctx, thrown: unknown): void {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
+const UNPARSED = Symbol.for('unparsedBody');
 const JSON_TYPE = 'application/json';
 
 /**
@@ -39,9 +41,10 @@ export function oauthBody(opts: { jsonOnly?: boolean; limit?: string; error?: (d
   const limit = opts.limit ?? '64kb';
   const error = opts.error ?? ((description: string) => new InvalidRequest(description));
   const types = opts.jsonOnly ? [JSON_TYPE] : [JSON_TYPE, FORM];
-  const parse = koaBody({ json: true, urlencoded: !opts.jsonOnly, text: false, multipart: false, jsonStrict: true, jsonLimit: limit, formLimit: limit }) as unknown as Middleware<AppState>;
+  const parse = koaBody({ json: true, urlencoded: !opts.jsonOnly, text: false, multipart: false, jsonStrict: true, jsonLimit: limit, formLimit: limit, includeUnparsed: true }) as unknown as Middleware<AppState>;
   return async (ctx, next) => {
-    const type = ctx.request.type;
+    // Media types are case-insensitive (RFC 9110); koa's `type` is the header's text before the `;`.
+    const type = ctx.request.type.trim().toLowerCase();
     if (!types.includes(type)) {
       return sendOAuthError(ctx, error(`the request body must be ${types.join(' or ')}`));
     }
@@ -51,6 +54,11 @@ export function oauthBody(opts: { jsonOnly?: boolean; limit?: string; error?: (d
       const tooLarge = (err as { status?: number }).status === 413;
       return sendOAuthError(ctx, error(tooLarge ? `the request body is larger than ${limit}` : type === JSON_TYPE ? 'the request body is not valid JSON' : 'the request body could not be parsed'));
     }
+    // A parameter given twice is refused (RFC 6749 §3.2) in JSON as in a form, and as the API refuses it: JSON.parse
+    // would keep the last silently, where a proxy or library in front may read the first.
+    const unparsed = (requestBody(ctx) as Record<symbol, unknown> | undefined)?.[UNPARSED];
+    const repeated = type === JSON_TYPE && typeof unparsed === 'string' ? suspectKey(unparsed) : null;
+    if (repeated) return sendOAuthError(ctx, error(`${repeated.path}: ${repeated.problem}`));
     // PostgreSQL fails on a NUL (a 500) where SQLite finds no such client: refused alike, naming the field.
     const unstorable = firstUnstorable(requestBody(ctx));
     if (unstorable) return sendOAuthError(ctx, error(`${unstorable.path || 'the request body'}: ${unstorable.problem}`));

@@ -142,6 +142,8 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     checkCsrf(ctx, s);
     const userId = ctx.state.session?.userId;
     await endSession(ctx, s);
+    // On a browser people share, the thumbnails and originals it kept of this person go with the session.
+    ctx.set('Clear-Site-Data', '"cache"');
     // The person signing out did it (the request reached us through their session, not as nobody).
     if (userId) await s.audit.record({ type: 'sign_out', actor: { id: userId }, by: 'user' });
     ctx.redirect(await afterSignOut(s, userId));

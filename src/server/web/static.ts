@@ -1,9 +1,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { notModified } from '../middleware/caching.js';
 import type { AppState } from '../state.js';
 
 const ASSETS: Record<string, string> = {
@@ -24,18 +26,24 @@ function webauthnBundle(): URL {
   return pathToFileURL(join(dirname(entry), '..', 'dist', 'bundle', 'index.umd.min.js'));
 }
 
-/** The static assets the pages use, read once from the built package; the icon also where browsers ask for it. */
+/**
+ * The static assets the pages use, read once from the built package; the icon also where browsers ask for it. Their
+ * addresses carry no version, so a browser or proxy may keep them but asks each time (a 304 by their hash): after an
+ * upgrade the pages never run with the last release's script or style.
+ */
 export function staticRoutes(router: Router<AppState>): void {
-  const cache = new Map<string, Buffer>();
+  const cache = new Map<string, { body: Buffer; etag: string }>();
   const send = async (ctx: Context, file: string): Promise<void> => {
-    let body = cache.get(file);
-    if (!body) {
-      body = await readFile(file === 'simplewebauthn.js' ? webauthnBundle() : new URL(`../../web/static/${file}`, import.meta.url));
-      cache.set(file, body);
+    let asset = cache.get(file);
+    if (!asset) {
+      const body = await readFile(file === 'simplewebauthn.js' ? webauthnBundle() : new URL(`../../web/static/${file}`, import.meta.url));
+      asset = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+      cache.set(file, asset);
     }
+    ctx.set('Cache-Control', 'public, no-cache');
+    if (notModified(ctx, { etag: asset.etag })) return;
     ctx.type = ASSETS[file]!;
-    ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = body;
+    ctx.body = asset.body;
   };
   router.get('static', '/static/:file', async (ctx, next) => (ASSETS[ctx.params.file!] ? send(ctx, ctx.params.file!) : next()));
   router.get('favicon', '/favicon.ico', (ctx) => send(ctx, 'favicon.ico'));

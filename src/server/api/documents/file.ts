@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Actor } from '../../../access/access-control.js';
 import { notFound } from '../../../core/errors.js';
 import { DOCX, JPEG, PDF, PNG, TXT, WEBP } from '../../../ingest/types.js';
+import { notModified } from '../../middleware/caching.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
@@ -23,17 +24,21 @@ export function contentDisposition(kind: 'inline' | 'attachment', filename: stri
  */
 export async function sendOriginal(ctx: Context, s: Services, actor: Actor, documentId: string): Promise<void> {
   const { document: doc } = await s.access.document(actor, documentId, 'read');
+  ctx.set('Content-Disposition', contentDisposition(INLINE.has(doc.contentType) ? 'inline' : 'attachment', doc.filename));
+  // The browser may keep its copy, privately, but asks each time (access can be taken away): a large original then
+  // costs a 304, not a download. The bytes are content-addressed, so their hash is a strong ETag.
+  ctx.set('Cache-Control', 'private, no-cache');
+  // Said rather than implied: a Range header is ignored and the whole file sent (the stores stream whole objects).
+  ctx.set('Accept-Ranges', 'none');
+  if (notModified(ctx, { etag: `"${doc.sha256}"`, lastModified: new Date(doc.updatedAt) })) return;
   const original = ctx.method === 'HEAD' ? await s.files.stat(doc.sha256) : await s.files.open(doc.sha256);
   if (!original) throw notFound('document');
-  ctx.status = 200;
-  ctx.set('Content-Type', doc.contentType === TXT ? 'text/plain; charset=utf-8' : doc.contentType);
-  ctx.set('Content-Disposition', contentDisposition(INLINE.has(doc.contentType) ? 'inline' : 'attachment', doc.filename));
-  // The stored object's size: exactly the bytes that follow.
-  ctx.set('Content-Length', String(original.size));
-  ctx.set('Cache-Control', 'private, no-store');
   // The bytes are the user's, not ours: no script, no styles, no framing. object-src stays open because
   // Chromium's built-in PDF viewer is an embedded plugin that `object-src 'none'` would refuse.
   ctx.set('Content-Security-Policy', "default-src 'none'; object-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set('Content-Type', doc.contentType === TXT ? 'text/plain; charset=utf-8' : doc.contentType);
+  // The stored object's size: exactly the bytes that follow.
+  ctx.set('Content-Length', String(original.size));
   if ('body' in original) ctx.body = original.body;
 }
 
@@ -50,10 +55,11 @@ export const getDocumentFile = (s: Services) =>
     params: IdParams,
     responses: {
       200: { description: 'The original bytes', media: [PDF, DOCX, TXT] },
+      304: { description: 'Not modified: If-None-Match holds the ETag (the bytes\' SHA-256), or If-Modified-Since is not before Last-Modified (no body)' },
       404: { description: 'Not found (or a document the caller may not read)', schema: ErrorBody },
     },
     async handler({ params, principal, ctx }) {
       await sendOriginal(ctx, s, principal, params.id);
-      return { status: 200 };
+      return { status: ctx.status };
     },
   });

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../../core/errors.js';
 import { imageThumbnail } from '../../../ingest/image-thumbnail.js';
 import { IMAGE_TYPES, PDF } from '../../../ingest/types.js';
 import { MissingOriginal } from '../../../store/objects/originals.js';
+import { notModified } from '../../middleware/caching.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
@@ -27,6 +28,9 @@ export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, doc
   if (!hasThumbnail(doc.contentType)) throw new AppError('not_found', 'only PDFs and images have a thumbnail');
   const noun = image ? 'image' : 'PDF';
   if (doc.pages !== null && page > doc.pages) throw new AppError('not_found', `this ${noun} has ${doc.pages} page${doc.pages === 1 ? '' : 's'}: there is no page ${page}`);
+  // The same bytes always give the same image: the browser may keep it, privately, and a copy it holds is not drawn again.
+  ctx.set('Cache-Control', 'private, max-age=86400');
+  if (notModified(ctx, { etag: `"${doc.sha256.slice(0, 32)}-${s.thumbnails.width}${page === 1 ? '' : `-p${page}`}"` })) return;
   // An original the store no longer holds intact is this document's problem, said so (other storage errors stay 5xx).
   const read = () =>
     s.files.read(doc.sha256).catch((err: unknown) => {
@@ -35,11 +39,7 @@ export async function sendThumbnail(ctx: Context, s: Services, actor: Actor, doc
     });
   const webp = image ? await imageThumbnail(doc.sha256, read, page, s.thumbnails.width) : await s.thumbnails.render(doc.sha256, read, { owner: actor.userId, page });
   if (!webp) throw new AppError('not_found', `${page === 1 ? 'the first page' : `page ${page}`} of this ${noun} could not be drawn`);
-  ctx.status = 200;
   ctx.type = 'image/webp';
-  // The same bytes always give the same image: the browser may keep it, privately.
-  ctx.set('Cache-Control', 'private, max-age=86400');
-  ctx.set('ETag', `"${doc.sha256.slice(0, 32)}-${s.thumbnails.width}${page === 1 ? '' : `-p${page}`}"`);
   ctx.body = Buffer.from(webp.buffer, webp.byteOffset, webp.byteLength);
 }
 
@@ -61,6 +61,6 @@ export const getDocumentThumbnail = (s: Services) =>
     },
     async handler({ params, query, principal, ctx }) {
       await sendThumbnail(ctx, s, principal, params.id, query.page);
-      return { status: 200 };
+      return { status: ctx.status };
     },
   });
