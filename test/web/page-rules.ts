@@ -163,6 +163,8 @@ const RULES = String.raw`(() => {
   const said = [document.title, ...[...document.querySelectorAll('button, a, h1, h2, h3, label, legend, summary, p.flash')].map((e) => e.textContent)].join(' | ');
   const wrong = said.match(/\b(log ?in|log ?out|logged (in|out))\b/i);
   if (wrong) out.push('verbs: "' + wrong[0] + '" (say Sign in / Sign out)');
+  // A button names its action ("Delete 3 documents"), never "OK".
+  for (const b of document.querySelectorAll('button, a.button, input[type=submit]')) if (/^ok$/i.test(words(b.textContent || b.value))) out.push('verbs: a button says "' + words(b.textContent || b.value) + '" (name the action)');
 
   return [...new Set(out)].slice(0, 25);
 })()`;
