@@ -14,7 +14,9 @@ import { emitJson, standsInForArgument } from '../output/json.js';
 import { printTable } from '../output/table.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import type { FiltersInput } from '../../core/filters.js';
+import { filtersToParams } from '../../core/filter-params.js';
 import { addFilterFlags, type FilterFlags, filtersFromFlags } from './shared/filter-flags.js';
+import { openWeb } from './shared/open-web.js';
 import { findSavedSearch, saveSearch } from './shared/saved-search.js';
 import { collect, defineCommand, intOption } from './shared/command.js';
 import { getDocuments } from './documents/get-document.js';
@@ -41,6 +43,8 @@ export interface SearchOptions {
   filters?: FiltersInput;
   /** Facets to count over the whole result list (--facets), shown as a table after the results. */
   facets?: string[];
+  /** --web: open this search on the web search page instead of running it here. */
+  web?: boolean;
 }
 
 /**
@@ -139,6 +143,19 @@ function savedParts(search: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(search).filter(([k]) => keep.includes(k)));
 }
 
+/** The web search page's address for a search body: its names (q, project, document, mode, view) and the filters as GET /api/v1/documents takes them. */
+function webSearchParams(body: Record<string, unknown>): URLSearchParams {
+  const params = new URLSearchParams({ q: String(body.query) });
+  for (const id of (body.project_ids as string[] | undefined) ?? []) params.append('project', id);
+  // The page searches within one document (its passages); a second --document has no place there.
+  const [documentId] = (body.document_ids as string[] | undefined) ?? [];
+  if (documentId) params.set('document', documentId);
+  if (body.mode) params.set('mode', String(body.mode));
+  if (body.group !== 'document') params.set('view', 'passages');
+  for (const [k, v] of filtersToParams(body.filters as FiltersInput | undefined)) params.append(k, v);
+  return params;
+}
+
 export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   const saved = opts.saved ? savedParts((await findSavedSearch(ctx, opts.saved)).search) : {};
   const projectIds = opts.projects.length > 0 ? (await resolveProjects(ctx, opts.projects)).map((p) => p.id) : undefined;
@@ -163,6 +180,7 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
     const made = await saveSearch(ctx, opts.save.name, search, share);
     if (!opts.json) notice(ctx.io, `saved as "${made.name}"${share ? ` (shared with ${opts.save.share}'s members)` : ''}: run it again with \`docsearch search --saved ${JSON.stringify(made.name)}\``);
   }
+  if (opts.web) return openWeb(ctx, `search?${webSearchParams(body)}`);
   const res = await fetchAll(opts, ctx, body);
   // --json prints the API response as is (one page), or the pages' results merged into the last page's response.
   if (opts.json) return 'documents' in res ? emitJson(ctx, res, 'search_documents', 'documents') : emitJson(ctx, res, 'results');
@@ -247,6 +265,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       'docsearch search "supplier contract" --type pdf --since 2025-01-01 --until 2025-12-31 --path contracts/ --facets',
       'docsearch search "invoice" --label unpaid --save "unpaid invoices" --share finance',
       'docsearch search --saved "unpaid invoices" --since 2026-01-01',
+      'docsearch search "notice period" --project contracts --web',
     ],
   }),
   )
@@ -263,7 +282,8 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('--saved <name>', 'run your saved search of this name (or one shared with you); a query, projects, filters or facets given here go over its own')
     .option('--save <name>', 'save this search (query, projects, filters, facets, mode) under a name, then run it')
     .option('--share <project>', "with --save, share it with this project's members (you edit the project)")
-    .action((query: string | undefined, flags: FilterFlags & { saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string | true }) => {
+    .option('--web', 'open this search on the web search page instead (prints its URL when no browser opens)')
+    .action((query: string | undefined, flags: FilterFlags & { web?: boolean; saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string | true }) => {
       if (query === undefined && !flags.saved) throw new UsageError('name what to look for: docsearch search QUERY, or run a saved search with --saved NAME');
       if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
       if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
@@ -271,12 +291,13 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       const chars = query === undefined ? 0 : [...query.trim()].length;
       if (chars > MAX_QUERY_CHARS) throw new UsageError(`the query is ${chars} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
       const json = Boolean(ctx.globals().json);
-      // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape.
-      const view = flags.documents || (!flags.passages && !json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
+      // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape. --web's page is
+      // grouped unless --passages says otherwise, wherever its URL is printed.
+      const view = flags.passages ? 'passages' : flags.documents || flags.web || (!json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
       const filters = filtersFromFlags(flags);
       const facets = flags.facets === true ? [...FACETS] : flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
       const saving = flags.save ? { save: { name: flags.save, ...(flags.share ? { share: flags.share } : {}) } } : {};
-      return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
+      return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}), ...(flags.web ? { web: true } : {}) }, ctx);
     });
   // With --saved the query is the saved one's: the word after --json may then be fields (`--saved weekly --json score`).
   return standsInForArgument(cmd, '--saved');

@@ -6,15 +6,19 @@ import { emitJson } from '../../output/json.js';
 
 import { printFields } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
+import { openWeb } from '../shared/open-web.js';
 import { getDocuments } from './get-document.js';
 
 export interface ShowOptions {
   id: string;
   json: boolean;
+  /** --web: open the document's web page instead. */
+  web?: boolean;
 }
 
 export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
   const [d] = (await getDocuments(ctx, [opts.id])) as [DocumentRecord];
+  if (opts.web) return openWeb(ctx, `documents/${encodeURIComponent(d.id)}`);
   if (opts.json) return emitJson(ctx, d);
   const project = await ctx
     .http()
@@ -52,8 +56,9 @@ export async function run(opts: ShowOptions, ctx: Context): Promise<void> {
 export function build(ctx: Context, runF: typeof run = run): Command {
   return defineCommand('show', {
     summary: 'show one document, its status, warnings and error',
-    examples: ['docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents show handbook/leave.pdf', 'docsearch documents show report.pdf --json'],
+    examples: ['docsearch documents show doc_0m1abc2de3FgHiJkLmNoPq', 'docsearch documents show handbook/leave.pdf', 'docsearch documents show report.pdf --json', 'docsearch documents show report.pdf --web'],
   })
     .argument('<document>', 'id, sync path or file name')
-    .action((id: string) => runF({ id, json: Boolean(ctx.globals().json) }, ctx));
+    .option('--web', "open the document's web page instead (prints its URL when no browser opens)")
+    .action((id: string, flags: { web?: boolean }) => runF({ id, json: Boolean(ctx.globals().json), ...(flags.web ? { web: true } : {}) }, ctx));
 }

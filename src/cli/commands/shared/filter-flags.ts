@@ -49,7 +49,7 @@ export function addFilterFlags(cmd: Command): Command {
     .option('--before <date>', 'only documents uploaded before this day (its 00:00 UTC) or time')
     .addOption(new Option('--path <prefix>', 'only documents whose upload or sync path starts with this (contracts/)').conflicts('pathPrefix'))
     // The name the flag had before #60's --path: scripts written for it keep working.
-    .addOption(new Option('--path-prefix <prefix>').hideHelp())
+    .addOption(new Option('--path-prefix <prefix>', 'the earlier name of --path').hideHelp())
     .option('--by <email>', 'only documents this person uploaded; repeatable: any of', collect, [])
     .option('--source <id>', 'only documents this source keeps current; repeatable: any of', collect, [])
     .option('--label <name>', 'only documents with this label; repeatable: all of them', collect, [])
