@@ -67,13 +67,18 @@ const API_SUITES_ON_POSTGRES = [
  * (longest first by the last run) already puts them there.
  */
 const SLOWEST_FIRST = [
-  'test/admin/backup-shared.test.ts', // 233
-  'test/e2e/replicas.test.ts', // 269 before --job-lease; about 170 now
-  'test/package/full-package.test.ts', // 127
-  'test/ingest/formats/odd-inputs.test.ts', // 125
-  'test/server/storage-s3.test.ts', // 119
-  'test/e2e/replica-operations.test.ts', // 152 before --job-lease
-  'test/cli/json-failures.test.ts', // 89
+  'test/package/full-package.test.ts', // 148
+  'test/e2e/replicas.test.ts', // 148 before --replaced-grace 1; about 125 now
+  'test/server/storage-s3.test.ts', // 122
+  'test/ingest/formats/odd-inputs.test.ts', // 112
+  'test/admin/backup-shared.test.ts', // 224 before restore released the source's job leases; about 110 now
+  'test/store/upgrade-from-release.test.ts', // 90
+  'test/store/lancedb-s3.test.ts', // 88
+  'test/ingest/ocr/ocr-engine.test.ts', // 82
+  'test/store/index-file-cache.test.ts', // 80
+  'test/store/table-mirror.test.ts', // 79
+  'test/admin/team-commands.test.ts', // 76
+  'test/e2e/replica-operations.test.ts', // 70
 ];
 
 class SlowestFirst extends BaseSequencer {

@@ -68,6 +68,8 @@ export interface DocumentServiceDeps {
    * documents are announced; in shared mode announcements cross replicas, so it can be longer.
    */
   settlePollMs?: number;
+  /** How long a replaced version is kept, hidden, for the searches that began before the swap (`--replaced-grace`; default REPLACED_GRACE_MS). */
+  replacedGraceMs?: number;
   /** How long a deleted document stays in the trash (`--trash-days`); 0: deleting removes it for good at once. */
   trashRetentionMs?: number;
   /** Labels: set at upload, carried over to a moved document's new project. */
@@ -97,8 +99,10 @@ export class DocumentService implements AttachmentSink {
   private stopped = false;
   /** The pending sweep of replaced documents; `again` when a document settled after it was set. */
   private sweep: { again: boolean } | undefined;
+  private readonly replacedGraceMs: number;
 
   constructor(private readonly deps: DocumentServiceDeps) {
+    this.replacedGraceMs = deps.replacedGraceMs ?? REPLACED_GRACE_MS;
     deps.events.subscribe('document_settled', () => {
       for (const wake of this.waiters) wake();
     });
@@ -569,12 +573,12 @@ export class DocumentService implements AttachmentSink {
         .finally(() => {
           if (sweep.again) this.sweepReplacedLater();
         });
-    }, REPLACED_GRACE_MS + 100).unref();
+    }, this.replacedGraceMs + 100).unref();
   }
 
   /** Deletes documents a newer version at their path replaced more than the grace period ago (chunks, rows, unshared files). */
   private async removeReplaced(): Promise<void> {
-    for (const id of await this.deps.documents.listReplaced(this.deps.now() - REPLACED_GRACE_MS)) await this.deleteById(id);
+    for (const id of await this.deps.documents.listReplaced(this.deps.now() - this.replacedGraceMs)) await this.deleteById(id);
   }
 
   /**

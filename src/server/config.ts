@@ -335,6 +335,16 @@ export const OPTIONS = [
       'how long a hold on an ingest job lasts unless renewed (every eighth of it, while the job runs); with --database (replicas), the jobs of a replica that died pass to the others after this long, and the index upkeep it held within a quarter of it. Shorter recovers sooner, but a process stalled for three quarters of it gives its jobs up',
   },
   {
+    name: 'replaced-grace',
+    kind: 'int',
+    default: 15,
+    min: 1,
+    max: 3600,
+    valueName: 'seconds',
+    description:
+      'how long a version a newer upload (or a source) replaced at its path is kept, hidden, before it is deleted: a search that began before the swap still reads its chunks. Searches take a few seconds at most',
+  },
+  {
     name: 'retry-base',
     kind: 'int',
     default: 5,

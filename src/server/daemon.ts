@@ -346,6 +346,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       labels: labelService,
       quotas,
       trashRetentionMs: config.trashDays * 24 * HOUR,
+      replacedGraceMs: config.replacedGrace * 1000,
       ...(database.shared ? { settlePollMs: (config.replicaPoll * 1000) / 6 } : {}),
     });
     cleanups.push(scheduleTrashPurge({ purge: () => ingest.purgeExpiredTrash(), leader: upkeep ? () => upkeep.isLeader() : () => true, everyMs: HOUR, log }));

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, BIN, type Daemon, REPO, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Topology, startTopology, topologyUnavailable } from '../helpers/topology.js';
@@ -92,6 +93,16 @@ describe.skipIf(SKIP !== null)(`backup and restore of a shared-mode library (Pos
     const restored = await cli(['restore', '--from', repo, '--storage', target.storage, '--json'], { DOCSEARCH_DATABASE_URL: target.database });
     expect(restored.code, restored.stderr).toBe(0);
     expect(JSON.parse(restored.stdout)).toMatchObject({ id: first.id, verified: true });
+    // The jobs running at the backup's moment were held under the source replicas' leases: none is held in the
+    // restored library, where those would have kept its daemon off them for a whole lease (two minutes).
+    const targetDb = new pg.Client({ connectionString: target.database });
+    await targetDb.connect();
+    try {
+      const held = await targetDb.query('SELECT id, state, lease_owner FROM jobs WHERE state = $1 OR lease_owner IS NOT NULL', ['running']);
+      expect(held.rows).toEqual([]);
+    } finally {
+      await targetDb.end();
+    }
 
     const r = await startOn(target);
     try {

@@ -41,6 +41,8 @@ const UPLOADS = 60;
  * of it); the takeover is the same at any length, and at 20 s the kill tests wait seconds where they waited minutes.
  */
 const JOB_LEASE = ['--job-lease', '20'];
+/** Replaced versions leave after --replaced-grace (15 s by default): the removal is the same at 1 s. */
+const REPLACED_GRACE = ['--replaced-grace', '1'];
 /** The built-in model's precision the re-index test switches to. */
 const OTHER_PRECISION = DEFAULT_BUILTIN_PRECISION === 'int8' ? 'fp32' : 'int8';
 
@@ -54,7 +56,7 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
   const r = (i: number) => topo.replicas[i]!;
 
   beforeAll(async () => {
-    topo = await startTopology({ replicas: 3, args: JOB_LEASE });
+    topo = await startTopology({ replicas: 3, args: [...JOB_LEASE, ...REPLACED_GRACE] });
     owner = await addUser(r(0).daemon);
     db = new pg.Pool({ connectionString: topo.databaseUrl, max: 2 });
   }, 10 * MINUTE);
@@ -247,6 +249,7 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
       // Both plan the same changes and send the same files (the second copy of each is a duplicate). The run without
       // --wait deletes the pruned documents at once; the other finds them gone when it gets there.
       const [a, b] = await Promise.all([sync(r(1)), sync(r(2), false)]);
+      const synced = Date.now();
       expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).toEqual([0, 0]);
       // Whichever plans first adds all four; the other adds what it did not yet find there (the CLI's start-up
       // time decides how much the two overlap, so only the union is fixed).
@@ -255,7 +258,7 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
       expect(new Set(added.flat())).toEqual(new Set(fresh));
       expect(Math.max(...added.map((x) => x.length))).toBe(4);
 
-      // Replaced versions leave after a grace period (searches that began before the swap): then the project
+      // Replaced versions leave after --replaced-grace (searches that began before the swap): then the project
       // mirrors the folder exactly, every document ready, every chunk belonging to one of them.
       const expected = new Map<string, string>();
       for (const i of [1, 2, 3, 4, 7, 9, 10, 11, 12, 13, 14, 15, 16]) {
@@ -274,6 +277,9 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
         2 * MINUTE,
         'the replaced versions to be removed',
       );
+      // The --wait run returned once its versions were ready, so every swap had happened: gone within seconds at a
+      // grace of 1 s (at the default 15 s, the last swaps' versions would still be there).
+      expect(Date.now() - synced, 'the replaced versions gone after --replaced-grace 1').toBeLessThan(10_000);
       expect(new Map(rows.map((x) => [x.path, x.sha256]))).toEqual(expected);
       expect(rows.every((x) => x.status === 'ready' && x.replaced_by === null)).toBe(true);
       // The pruned files wait in the trash, once each, with their chunks (out of search until restored).

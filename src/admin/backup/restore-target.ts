@@ -9,6 +9,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { systemClock } from '../../core/clock.js';
 import { scratchFolder } from '../../core/scratch-folder.js';
 import { CliError } from '../../terminal/errors.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
@@ -19,6 +20,7 @@ import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, type S3Location } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
 import { sqlitePath } from '../../store/sql/database.js';
+import { JobStore } from '../../store/sql/jobs.js';
 import { openDatabase } from '../../store/sql/open-database.js';
 import { redactDatabaseUrl } from '../../store/sql/database-url.js';
 import { clearLeftovers, copyTable, hasLibrarySchema, LIBRARY_TABLES, libraryContents, MIGRATION_SETTING, readSetting, tableDigest, writeSetting } from '../../store/sql/library-copy.js';
@@ -134,6 +136,9 @@ export async function sharedTarget(database: string, loc: S3Location, backup: st
         } finally {
           await snapshot.close();
         }
+        // The jobs running at the backup's moment are held under the source's leases, which nothing here renews: they
+        // are pending again at once, where the restored replicas would wait those out (--job-lease: two minutes).
+        await new JobStore(handle.db, systemClock).recoverForeignLeases('');
         await handle.db.deleteFrom('settings').where('key', '=', MIGRATION_SETTING).execute();
       },
       close,
