@@ -33,8 +33,10 @@ async function readPassword(io: IO, command = 'users add'): Promise<string> {
     return first;
   }
   if (io.stdin.isTTY) throw new UsageError('cannot prompt for a password here', `pipe it on stdin: echo "$PASSWORD" | docsearch ${command} <email>`);
-  const text = await readStdin(io);
-  return text.replace(/\r?\n$/, '');
+  const text = (await readStdin(io)).replace(/\r?\n$/, '');
+  // Nothing piped (a script's empty variable, stdin at /dev/null) is a mistake in the call, not a short password.
+  if (text === '') throw new UsageError('no password on stdin', `pipe it: echo "$PASSWORD" | docsearch ${command} <email>; or run it on a terminal to be asked`);
+  return text;
 }
 
 /**

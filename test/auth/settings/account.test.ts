@@ -104,6 +104,12 @@ describe('Settings → Account and users set-password', () => {
     const weak = await runCli(['users', 'set-password', user.email, ...target], { input: 'short\n' });
     expect(weak.code).toBe(1);
     expect(weak.stderr).toContain('password must be at least 8 characters');
+    // Nothing on stdin (an unset variable piped in) is a usage error that says so, not a short password.
+    for (const input of ['', '\n']) {
+      const none = await runCli(['users', 'set-password', user.email, ...target], { input });
+      expect(none.code, none.stderr).toBe(2);
+      expect(none.stderr).toContain('no password on stdin');
+    }
     const unknown = await runCli(['users', 'set-password', 'nobody@example.com', ...target], { input: 'operator chose this\n' });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no account has the email nobody@example.com');
