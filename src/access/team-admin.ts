@@ -17,7 +17,9 @@ import type { AccountOverview, AccountOverviewStore, Usage } from '../store/sql/
 import type { QuotaStore } from '../store/sql/quotas.js';
 import type { PasswordResetStore } from '../store/sql/password-resets.js';
 import type { AuditLog } from '../core/audit.js';
+import { codePointCount } from '../core/code-points.js';
 import { conflict, invalidRequest, isAppError, notFound } from '../core/errors.js';
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../core/name-limits.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import { unsafeTextProblem } from '../core/unsafe-text.js';
@@ -92,8 +94,11 @@ const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 export const endedSummary = (e: Ended): string => `ended ${count(e.sessions, 'web session')}, revoked ${count(e.keys, 'API key')} and ${count(e.grants, 'connected app')}`;
 
 /** What is wrong with a group's name (a local group's, or one a provider sends), or null. */
+/** Characters counted as code points (the `u` flag), as the API counts them. */
+const GROUP_NAME = new RegExp(`^[^\\s:/][^:/]{0,${MAX_NAME_CHARS - 1}}$`, 'u');
+
 export function groupNameProblem(name: string): string | null {
-  if (!/^[^\s:/][^:/]{0,99}$/u.test(name)) return 'a group name is 1–100 characters, without ":" or "/", and does not start with a space';
+  if (!GROUP_NAME.test(name)) return `a group name is 1–${MAX_NAME_CHARS} characters, without ":" or "/", and does not start with a space`;
   const unsafe = unsafeTextProblem(name);
   return unsafe ? `a group's name ${unsafe}` : null;
 }
@@ -435,7 +440,7 @@ export class TeamAdmin {
     if (problem) throw invalidRequest(problem);
     const unsafe = unsafeTextProblem(description.trim());
     if (unsafe) throw invalidRequest(`a group's description ${unsafe}`);
-    if (description.trim().length > 2000) throw invalidRequest('a group description is at most 2,000 characters');
+    if (codePointCount(description.trim()) > MAX_DESCRIPTION_CHARS) throw invalidRequest(`a group description is at most ${MAX_DESCRIPTION_CHARS.toLocaleString('en')} characters`);
     const group = await this.deps.groups.create(trimmed, description.trim());
     if (!group) throw conflict(`a group named "${trimmed}" exists already`);
     await this.deps.audit.record({ type: 'group.created', target: groupTarget(group) });

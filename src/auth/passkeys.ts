@@ -16,6 +16,8 @@ import type {
 
 /** Loaded on first use: the verifier adds ~25 MiB to every daemon, most of whose accounts never register a passkey. */
 const webauthn = () => import('@simplewebauthn/server');
+import { cutChars } from '../core/code-points.js';
+import { MAX_NAME_CHARS } from '../core/name-limits.js';
 import type { PasskeyRecord, PasskeyStore } from '../store/sql/passkeys.js';
 import type { User, UserStore } from '../store/sql/users.js';
 
@@ -44,8 +46,6 @@ export function relyingPartyOf(publicUrl: string): RelyingParty | { unavailable:
 }
 
 export type PasskeyOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
-
-const MAX_NAME = 100;
 
 export class PasskeyService {
   constructor(
@@ -83,7 +83,7 @@ export class PasskeyService {
     }
     if (!verified.verified) return { ok: false, message: 'The passkey was not accepted.' };
     const { credential, credentialBackedUp } = verified.registrationInfo;
-    const name = nameInput.trim().slice(0, MAX_NAME) || 'Passkey';
+    const name = cutChars(nameInput.trim(), MAX_NAME_CHARS) || 'Passkey';
     const added = await this.deps.store.add({
       userId: user.id,
       credentialId: credential.id,
@@ -138,7 +138,7 @@ export class PasskeyService {
   }
 
   async rename(userId: string, id: string, nameInput: string): Promise<PasskeyRecord | null> {
-    const name = nameInput.trim().slice(0, MAX_NAME);
+    const name = cutChars(nameInput.trim(), MAX_NAME_CHARS);
     return name ? this.deps.store.rename(userId, id, name) : null;
   }
 

@@ -19,3 +19,16 @@ export const boundaryAfter = (text: string, i: number): number => (splitsPair(te
 
 /** `text` cut to at most `max` UTF-16 units, whole characters only. */
 export const cutUnits = (text: string, max: number): string => (text.length <= max ? text : text.slice(0, boundaryBefore(text, max)));
+
+/** Characters as the API counts them (zod's string bounds): code points, an emoji one, not its two UTF-16 units. */
+export const codePointCount = (text: string): number => [...text].length;
+
+/** `text` cut to at most `max` characters, counted as the API counts them. */
+export const cutChars = (text: string, max: number): string => (text.length <= max ? text : [...text].slice(0, max).join(''));
+
+/**
+ * An HTML `maxlength` for a field the API bounds at `chars` characters. Browsers count UTF-16 units, so the bound is
+ * the units that many characters may take (two each at most): the browser never refuses what the API takes, and the
+ * server's own check, in characters, says when a value is over.
+ */
+export const maxlengthFor = (chars: number): number => chars * 2;

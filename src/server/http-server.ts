@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../core/logger.js';
+import { MAX_QUERY_CHARS } from '../core/search-limits.js';
 
 export interface HttpServer {
   server: Server;
@@ -18,6 +19,12 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /** A handler still running this long after its socket was cut is logged and no longer waited for. */
 const HANDLER_WAIT_MS = 60_000;
+
+/**
+ * The request line and headers at most: Node's default 16 KiB, plus room for the web's search address, which carries
+ * a query the API takes percent-encoded (12 bytes a character at most: the four UTF-8 bytes of an emoji as %XX each).
+ */
+export const MAX_REQUEST_HEAD_BYTES = 16 * 1024 + MAX_QUERY_CHARS * 12;
 
 const declaredLength = (req: IncomingMessage): number => Number(req.headers['content-length'] ?? NaN);
 
@@ -46,7 +53,7 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
     const running = handle(req, res).finally(() => handlers.delete(running));
     handlers.add(running);
   };
-  const server = createServer((req, res) => onRequest(req, res));
+  const server = createServer({ maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, (req, res) => onRequest(req, res));
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, true));
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5000;
@@ -77,7 +84,7 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
 }
 
 /**
- * A request Node's parser refused before any handler saw it (a request line and headers over its 16 KiB, a
+ * A request Node's parser refused before any handler saw it (a request line and headers over MAX_REQUEST_HEAD_BYTES, a
  * malformed request, headers too slow): answered in the API's error shape (docs/api.md#errors) instead of Node's
  * bare status line, so that a client learns why. Node's own choice of status is kept.
  */
@@ -88,7 +95,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
   const [status, code, message] =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'request_header_fields_too_large', 'the request line and headers are over 16 KiB together: a URL or a cookie too long?']
+      ? [431, 'request_header_fields_too_large', `the request line and headers are over ${MAX_REQUEST_HEAD_BYTES.toLocaleString('en')} bytes together: a URL or a cookie too long?`]
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'request_timeout', 'the request line and headers did not arrive in time']
         : [400, 'invalid_request', 'the request is not well-formed HTTP/1.1'];

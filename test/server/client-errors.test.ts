@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { MAX_REQUEST_HEAD_BYTES } from '../../src/server/http-server.js';
 
 /** Sends raw bytes and reads the whole answer (the daemon closes the connection after such an error). */
 function raw(url: string, bytes: string): Promise<{ status: number; headers: string; body: string }> {
@@ -32,13 +33,13 @@ describe('requests the HTTP parser refuses', () => {
     removeDir(d.dataDir);
   });
 
-  it('a URL over the 16 KiB of request line and headers: 431 with a JSON error saying why', async () => {
-    const res = await raw(d.url, `GET /api/v1/documents?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  it('a URL over the limit of request line and headers: 431 with a JSON error saying why', async () => {
+    const res = await raw(d.url, `GET /api/v1/documents?q=${'a'.repeat(MAX_REQUEST_HEAD_BYTES)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(res.status).toBe(431);
     expect(res.headers).toMatch(/content-type: application\/json/i);
     const body = JSON.parse(res.body);
     expect(body.error.code).toBe('request_header_fields_too_large');
-    expect(body.error.message).toContain('over 16 KiB');
+    expect(body.error.message).toContain(`over ${MAX_REQUEST_HEAD_BYTES.toLocaleString('en')} bytes`);
     expect(body.error.request_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -484,7 +484,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     const refused = await web.post(`/projects/${archive}/labels/${board.id}`, { _csrf: web.csrf, name: 'board, minutes', color: 'red' });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('“board” not changed: The name must not contain a comma.');
-    expect(refused.text).toContain(`<input type="text" name="name" value="board, minutes" maxlength="64" required size="14" aria-label="New name for board">`);
+    expect(refused.text).toContain(`<input type="text" name="name" value="board, minutes" maxlength="128" required size="14" aria-label="New name for board">`);
     // A label or source gone since the page was loaded (another tab) is named as such, not as a missing project.
     expect((await api(d, `/api/v1/projects/${archive}/labels/${board.id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
     const goneLabel = await web.get(`/projects/${archive}/labels/${board.id}/delete`);
@@ -502,11 +502,11 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     const taken = await web.post(`/projects/${archive}/edit`, { _csrf: web.csrf, name: 'Field notes', description });
     expect(taken.status).toBe(409);
     expect(taken.text).toContain('<p class="error" role="alert">Its owner already has a project named “Field notes”.</p>');
-    expect(taken.text).toContain('<input type="text" name="name" maxlength="100" required value="Field notes">');
-    expect(taken.text).toContain(`<textarea name="description" rows="2" maxlength="2000">${description}</textarea>`);
+    expect(taken.text).toContain('<input type="text" name="name" maxlength="200" required value="Field notes">');
+    expect(taken.text).toContain(`<textarea name="description" rows="2" maxlength="4000">${description}</textarea>`);
     const blank = await web.post(`/projects/${archive}/edit`, { _csrf: web.csrf, name: '  ', description });
     expect(blank.status).toBe(400);
-    expect(blank.text).toContain(`<textarea name="description" rows="2" maxlength="2000">${description}</textarea>`);
+    expect(blank.text).toContain(`<textarea name="description" rows="2" maxlength="4000">${description}</textarea>`);
     const after = (await api(d, `/api/v1/projects/${archive}`, { token: alice.apiKey })).body;
     expect({ name: after.name, description: after.description }).toEqual({ name: before.name, description: before.description });
   });

@@ -76,7 +76,7 @@ describe('more refused forms keep what was typed', () => {
     expect(alert(renamed.text)).toMatch(/^The name /);
     const rename = new RegExp(`<details class="rename"[^>]*>(?:(?!</details>)[\\s\\S])*?/settings/security/passkeys/${id}/rename[\\s\\S]*?</details>`).exec(renamed.text)![0];
     expect(rename).toMatch(/^<details class="rename" open>/);
-    expect(decode(/name="name" maxlength="100" required value="([^"]*)"/.exec(rename)![1]!)).toBe(typed);
+    expect(decode(/name="name" maxlength="\d+" required value="([^"]*)"/.exec(rename)![1]!)).toBe(typed);
     // Nothing changed.
     expect((await web.get('/settings/security')).text).toContain(`value="Laptop"`);
   });
@@ -98,7 +98,7 @@ describe('more refused forms keep what was typed', () => {
     expect(refused.status).toBe(400);
     expect(alert(refused.text)).toBe(`The label “${long}” must be at most 64 characters.`);
     const bulk = /<form method="post" action="\/documents\/bulk"[\s\S]*?<\/form>/.exec(refused.text)![0];
-    expect(decode(/<input type="text" name="labels" maxlength="1000" placeholder="unpaid, urgent" value="([^"]*)">/.exec(bulk)![1]!)).toBe(typed);
+    expect(decode(/<input type="text" name="labels" maxlength="\d+" placeholder="unpaid, urgent" value="([^"]*)">/.exec(bulk)![1]!)).toBe(typed);
     const pick = (id: string) => new RegExp(`<input type="checkbox" name="ids" value="${id}"[^>]*>`).exec(bulk)![0];
     expect(pick(first!)).toMatch(/ checked>$/);
     expect(pick(second!)).not.toContain('checked');

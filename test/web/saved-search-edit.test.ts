@@ -54,7 +54,7 @@ describe('saved searches in the web sidebar', () => {
       const li = entry(page, name!)!;
       expect(li, name).not.toBeNull();
       expect(li).toContain(`<form method="post" action="/search/saved/${id}/rename" class="inline-field">`);
-      expect(li).toContain(`name="name" maxlength="100" required value="${name}"`);
+      expect(li).toContain(`name="name" maxlength="200" required value="${name}"`);
       expect(li).toContain(`<a href="/search/saved/${id}/delete?back=${encodeURIComponent(SEARCH).replaceAll('&', '&amp;')}" class="button danger small">Delete…`);
       // The form comes back to the search it was sent from.
       expect(hiddenFields(li, `/search/saved/${id}/rename`)).toEqual({ _csrf: web.csrf, back: SEARCH });

@@ -97,7 +97,7 @@ describe('team Lows through the pages', () => {
     const forged = await web.post('/settings/keys', { _csrf: web.csrf, name: 'forged', scopes: ['read:documents'], expires: '90', projects: [project, 'prj_000000000ZZZZZZZZZZZZ'] });
     expect(forged.status).toBe(400);
     expect(forged.text).toContain('<p class="error" role="alert">A project you ticked is not one you may read: reload the page and tick again.</p>');
-    expect(forged.text).toContain('name="name" maxlength="100" placeholder="e.g. CI uploads" value="forged">');
+    expect(forged.text).toContain('name="name" maxlength="200" placeholder="e.g. CI uploads" value="forged">');
     expect(forged.text).toContain('<input type="checkbox" name="scopes" value="read:documents" checked>');
     expect(forged.text).toContain('<input type="checkbox" name="scopes" value="write:documents">');
     expect(forged.text).toContain(`<input type="checkbox" name="projects" value="${project}" checked>`);

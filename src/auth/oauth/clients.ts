@@ -1,7 +1,9 @@
 import type { AuditLog } from '../../core/audit.js';
 import type { Clock } from '../../core/clock.js';
 import { AppError, invalidRequest, notFound } from '../../core/errors.js';
+import { codePointCount } from '../../core/code-points.js';
 import { newId } from '../../core/ids.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { bytesProblem } from '../../core/storable-text.js';
 import { randomBase62, safeEqual, sha256Hex } from '../../core/secrets.js';
 import type { ClientRegistrationKind, OAuthClientRecord, OAuthClientStore } from '../../store/sql/oauth-clients.js';
@@ -94,7 +96,7 @@ export class ClientService {
   async register(r: ClientRegistration): Promise<RegisteredClient> {
     const name = r.name.trim();
     if (!name) throw invalidRequest('the application needs a name');
-    if (name.length > 100) throw invalidRequest('the application name must be at most 100 characters');
+    if (codePointCount(name) > MAX_NAME_CHARS) throw invalidRequest(`the application name must be at most ${MAX_NAME_CHARS} characters`);
     const unsafe = unsafeTextProblem(name);
     if (unsafe) throw invalidRequest(`the application name ${unsafe}`);
     const uris = [...new Set(r.redirectUris.map((u) => u.trim()).filter(Boolean))];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Actor } from '../../access/access-control.js';
 import { conflict, invalidRequest } from '../../core/errors.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { SearchBody } from '../../search/query.js';
 import type { SavedSearch } from '../../store/sql/saved-searches.js';
 import type { Services } from '../services.js';
@@ -49,7 +50,7 @@ export async function savedSearchesSeen(s: Services, actor: Actor): Promise<Save
 }
 
 /** A saved search's name: each of a person's once (any case). */
-export const SavedSearchName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').superRefine(readableText);
+export const SavedSearchName = z.string().trim().min(1, 'must not be empty').max(MAX_NAME_CHARS, `must be at most ${MAX_NAME_CHARS} characters`).superRefine(readableText);
 
 /**
  * Saves a search under a name for the actor (POST /saved-searches, the search page's Save form); shared with

@@ -32,9 +32,9 @@ async function showSearch(ctx: WebContext, s: Services): Promise<void> {
 
 /**
  * The search page for the address's `query`: the request's own, or the page a sidebar form was sent from, shown again
- * with its refusal (`renaming`, answered with the refusal's `status`).
+ * with its refusal (`renaming`, `saving`: answered with the refusal's `status`).
  */
-async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: ParsedUrlQuery, renaming?: SearchPageData['renaming'], status = 200): Promise<void> {
+async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: ParsedUrlQuery, refused: Pick<SearchPageData, 'renaming' | 'saving'> = {}, status = 200): Promise<void> {
   const param = (name: string) => (typeof query[name] === 'string' ? query[name] : '');
   const q = param('q');
   const modeParam = param('mode');
@@ -66,7 +66,7 @@ async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: 
     floor: relevanceFloor(s.embedder.id),
     filterParams,
     savedSearches,
-    ...(renaming ? { renaming } : {}),
+    ...refused,
   };
   if (q.trim() === '') return render(ctx, searchPage(data), status);
   // A saved search or a bookmark may name a project since deleted or no longer shared: say so in words (the
@@ -166,9 +166,16 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
   if (view === 'passages') back.set('view', view);
   ctx.status = 303;
   ctx.redirect(`/search?${back.toString()}`);
-  const refuse = (message: string) => flash(ctx, `Not saved: ${message}${/[.!?]$/.test(message) ? '' : '.'}`, 'error');
-  const name = SavedSearchName.safeParse(formField(ctx, 'name'));
-  if (!name.success) return refuse(`the name ${plainMessage(name.error.issues[0]!)}.`);
+  const notSaved = (message: string) => `Not saved: ${message}${/[.!?]$/.test(message) ? '' : '.'}`;
+  const refuse = (message: string) => flash(ctx, notSaved(message), 'error');
+  const typed = formField(ctx, 'name');
+  // A name refused is the search again with the form open and the name as typed (a redirect lost it).
+  const refuseName = (message: string, status: number) => {
+    ctx.remove('Location');
+    return renderSearch(ctx, s, user, queryOf(`/search?${back.toString()}`), { saving: { name: typed, share, error: notSaved(message) } }, status);
+  };
+  const name = SavedSearchName.safeParse(typed);
+  if (!name.success) return refuseName(`the name ${plainMessage(name.error.issues[0]!)}`, 400);
   let search;
   try {
     const filters = filtersFromParams(Object.fromEntries(filterParams.reduce((m, [k, v]) => m.set(k, [...(m.get(k) ?? []), v]), new Map<string, string[]>())));
@@ -191,6 +198,7 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
   } catch (err) {
     // A project the user may not share with or read is refused as the API refuses it (403, 404).
     if (!isAppError(err) || (err.status !== 400 && err.status !== 409)) throw err;
+    if (err.status === 409) return refuseName(err.message, 409);
     refuse(err.message.replace(/^body\.search\./, ''));
   }
 }
@@ -231,7 +239,7 @@ async function renameFromPage(ctx: WebContext, s: Services): Promise<void> {
       const renamed = await renameSaved(s, user.actor, saved!.id, name.data);
       return renamed.name === saved!.name ? `“${renamed.name}” keeps its name.` : `Renamed “${saved!.name}” to “${renamed.name}”.`;
     },
-    (error, status) => renderSearch(ctx, s, user, queryOf(back), { id: saved!.id, name: typed, error: `“${saved!.name}” not renamed: ${error}` }, status),
+    (error, status) => renderSearch(ctx, s, user, queryOf(back), { renaming: { id: saved!.id, name: typed, error: `“${saved!.name}” not renamed: ${error}` } }, status),
   );
 }
 

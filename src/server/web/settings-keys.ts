@@ -13,7 +13,8 @@ import { formBody, formField, formFields } from './form.js';
 import { redirectWithOnce, requireUser, takeOnce, type WebContext, type WebUser } from './session.js';
 import { isAppError } from '../../core/errors.js';
 import { render } from './render.js';
-import { unsafeTextProblem } from '../../core/unsafe-text.js';
+import { KeyName } from '../api/keys/create.js';
+import { plainMessage } from '../api/validate.js';
 import { requireRecentProof } from './sudo.js';
 import { compareNames } from '../../core/name-order.js';
 
@@ -46,13 +47,14 @@ export function settingsKeysRoutes(router: Router<AppState>, s: Services): void 
   router.post('settings.keys.create', '/settings/keys', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user || !(await requireRecentProof(ctx, s, user, 'make a new API key', '/settings/keys'))) return;
-    const name = formField(ctx, 'name').trim().slice(0, 100) || null;
     const scopes = formFields(ctx, 'scopes').filter(isScope) as Scope[];
     // A refusal shows the form as it was sent: re-ticking every scope (the default) would make a key broader than chosen.
     const form = { name: formField(ctx, 'name'), scopes, projects: formFields(ctx, 'projects'), expires: formField(ctx, 'expires') };
     if (scopes.length === 0) return showKeys(ctx, s, user, { error: 'Choose at least one scope.', form });
-    const unsafe = name === null ? undefined : unsafeTextProblem(name);
-    if (unsafe) return showKeys(ctx, s, user, { error: `The name ${unsafe}.`, form });
+    // The API's rule (KeyName): a name too long is refused with the form kept, not cut (a cut could split an emoji).
+    const named = form.name.trim() === '' ? null : KeyName.safeParse(form.name);
+    if (named && !named.success) return showKeys(ctx, s, user, { error: `The name ${plainMessage(named.error.issues[0]!)}.`, form });
+    const name = named ? named.data : null;
     const choice = EXPIRY_CHOICES.find((c) => c.value === (formField(ctx, 'expires') || DEFAULT_EXPIRY));
     if (!choice) return showKeys(ctx, s, user, { error: 'Choose when the key expires.', form });
     // Ticked projects limit the key; each must be one the person may read (a forged id is refused, not ignored).

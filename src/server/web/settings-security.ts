@@ -11,6 +11,8 @@ import type Router from '@koa/router';
 import type { AccountChangeResult } from '../../auth/accounts.js';
 import { throttledMessage } from '../../auth/accounts.js';
 import { unsafeTextProblem } from '../../core/unsafe-text.js';
+import { codePointCount } from '../../core/code-points.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { AppError } from '../../core/errors.js';
 import { plural } from '../../web/format.js';
 import { type SettingsSecurityData, settingsSecurityPage } from '../../web/pages/settings-security.js';
@@ -221,6 +223,8 @@ export function settingsSecurityRoutes(router: Router<AppState>, s: Services): v
     const typed = { renaming: { id: ctx.params.id!, name } };
     const unsafe = unsafeTextProblem(name);
     if (unsafe) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: `The name ${unsafe}.` }, typed);
+    // Refused as typed, not cut: the field lets through what may be a character longer (maxlengthFor).
+    if (codePointCount(name.trim()) > MAX_NAME_CHARS) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: `The name must be at most ${MAX_NAME_CHARS} characters.` }, typed);
     const renamed = await s.passkeys.rename(user.id, ctx.params.id!, name);
     if (!renamed) return refused(ctx, s, user, 'passkey', { reason: 'refused', message: 'No such passkey, or no name given.' }, typed);
     await s.audit.record({ type: 'passkey.renamed', target: { type: 'passkey', id: renamed.id, label: renamed.name } });

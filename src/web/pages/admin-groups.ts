@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { plural } from '../format.js';
 import { html } from '../html.js';
 import { groupDeletionConsequence, type GroupReach } from '../../core/group-reach.js';
@@ -52,8 +54,8 @@ export function adminGroupsPage(d: AdminGroupsData) {
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <form method="post" action="/admin/groups" class="stack" aria-labelledby="new-group">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>Name <input type="text" name="name" required maxlength="100" value="${d.form?.name ?? ''}"></label>
-    <label>Description <textarea name="description" rows="2" maxlength="2000">${d.form?.description ?? ''}</textarea></label>
+    <label>Name <input type="text" name="name" required maxlength="${maxlengthFor(MAX_NAME_CHARS)}" value="${d.form?.name ?? ''}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="${maxlengthFor(MAX_DESCRIPTION_CHARS)}">${d.form?.description ?? ''}</textarea></label>
     <button type="submit" class="primary">Create group</button>
   </form>
 </section>`,

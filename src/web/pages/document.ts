@@ -1,3 +1,6 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_LABEL_LIST_CHARS } from '../../core/label-name.js';
+import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
 import { type CitationUnit, citationLabel, unitCount, unitHeading } from '../../core/citation-label.js';
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { withoutDirectionalControls } from '../display-text.js';
@@ -186,12 +189,12 @@ function manageSection(d: DocumentPageData, others: DocumentPageData['projects']
   <div class="manage">
   <form method="post" action="/documents/${doc.id}/rename" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label class="grow">Name <input type="text" name="filename" maxlength="255" required value="${d.typed?.filename ?? doc.filename}"></label>
+    <label class="grow">Name <input type="text" name="filename" maxlength="${maxlengthFor(MAX_FILENAME_CHARS)}" required value="${d.typed?.filename ?? doc.filename}"></label>
     <button type="submit" class="secondary">Rename</button>
   </form>
   <form method="post" action="/documents/${doc.id}/labels" class="row-form" id="labels">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label class="grow">Labels <input type="text" name="labels" maxlength="1000" value="${d.typed?.labels ?? d.labels.map((l) => l.name).join(', ')}" aria-describedby="labels-hint"${d.vocabulary?.length ? html` list="project-labels"` : null}><span class="hint" id="labels-hint">Names separated by commas, for example “unpaid, urgent”; a new name joins the project's labels. Empty: no labels.</span></label>
+    <label class="grow">Labels <input type="text" name="labels" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" value="${d.typed?.labels ?? d.labels.map((l) => l.name).join(', ')}" aria-describedby="labels-hint"${d.vocabulary?.length ? html` list="project-labels"` : null}><span class="hint" id="labels-hint">Names separated by commas, for example “unpaid, urgent”; a new name joins the project's labels. Empty: no labels.</span></label>
     ${d.vocabulary?.length ? html`<datalist id="project-labels">${d.vocabulary.map((n) => html`<option value="${n}"></option>`)}</datalist>` : null}
     <button type="submit" class="secondary">Save labels</button>
   </form>

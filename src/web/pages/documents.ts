@@ -1,3 +1,6 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_LABEL_LIST_CHARS } from '../../core/label-name.js';
+import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
 import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
@@ -138,11 +141,11 @@ export function documentsPage(d: DocumentsPageData) {
   <details class="fold" data-fold-narrow open>
   <summary>Filter and sort${filtered ? ' (filtered)' : ''}</summary>
   <form method="get" action="/documents" class="filters" aria-label="Filter documents">
-    <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="255"></label>
+    <label>Name contains <input type="text" name="filename" value="${f.filename}" maxlength="${maxlengthFor(MAX_FILENAME_CHARS)}"></label>
     <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
     <label>Type <select name="type">${option('', 'Any type', f.type)}${TYPES.map(([v, l]) => option(v, l, f.type))}</select></label>
     <label>Status <select name="status">${option('', 'Any status', f.status)}${STATUSES.map((v) => option(v, v, f.status))}</select></label>
-    <label>Labels <input type="text" name="labels" value="${f.labels}" maxlength="1000" placeholder="unpaid, urgent"></label>
+    <label>Labels <input type="text" name="labels" value="${f.labels}" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" placeholder="unpaid, urgent"></label>
     <label>Uploaded from <input type="date" name="from" value="${f.from}"></label>
     <label>to <input type="date" name="to" value="${f.to}"></label>
     <label>Sort <select name="sort">${SORTS.map(([v, l]) => option(v, l, f.sort))}</select></label>
@@ -164,7 +167,7 @@ export function documentsPage(d: DocumentsPageData) {
       <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
-      <label class="inline-label">Labels <input type="text" name="labels" maxlength="1000" placeholder="unpaid, urgent" value="${d.bulk?.labels ?? ''}"></label>
+      <label class="inline-label">Labels <input type="text" name="labels" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" placeholder="unpaid, urgent" value="${d.bulk?.labels ?? ''}"></label>
       <button type="submit" name="action" value="label" class="secondary">Add labels</button>
       <button type="submit" name="action" value="unlabel" class="secondary">Remove labels</button>
     </div>

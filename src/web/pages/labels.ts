@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_LABEL_CHARS } from '../../core/label-name.js';
 import { plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
@@ -44,7 +46,7 @@ function row(d: LabelsPageData, l: LabelRow) {
       : html`<td class="actions-cell" data-label="Change"><div class="row-actions">
     <form method="post" action="/projects/${p.id}/labels/${l.id}" class="inline-field">
       <input type="hidden" name="_csrf" value="${d.csrfToken}">
-      <input type="text" name="name" value="${d.editing?.id === l.id ? d.editing.name : l.name}" maxlength="64" required size="14" aria-label="New name for ${l.name}">
+      <input type="text" name="name" value="${d.editing?.id === l.id ? d.editing.name : l.name}" maxlength="${maxlengthFor(MAX_LABEL_CHARS)}" required size="14" aria-label="New name for ${l.name}">
       ${colorSelect(d.colors, l.color, `Colour of ${l.name}`)}
       <button type="submit" class="small">${forRow('Save', l.name)}</button>
     </form>
@@ -83,7 +85,7 @@ export function labelsPage(d: LabelsPageData) {
       ? html`<h2 id="add-label">Add a label</h2>
   <form method="post" action="/projects/${p.id}/labels" class="row-form" aria-labelledby="add-label">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label class="grow">Name <input type="text" name="name" maxlength="64" required value="${f.name}" aria-describedby="label-name-hint"><span class="hint" id="label-name-hint">Up to 64 characters, no commas: for example “unpaid” or “2026 audit”.</span></label>
+    <label class="grow">Name <input type="text" name="name" maxlength="${maxlengthFor(MAX_LABEL_CHARS)}" required value="${f.name}" aria-describedby="label-name-hint"><span class="hint" id="label-name-hint">Up to ${MAX_LABEL_CHARS} characters, no commas: for example “unpaid” or “2026 audit”.</span></label>
     <label>Colour ${colorSelect(d.colors, f.color)}</label>
     <button type="submit" class="primary">Add label</button>
   </form>`

@@ -1,3 +1,4 @@
+import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
@@ -48,7 +49,7 @@ const SHORTCUT_HINT = 'Search (press /)';
 /** The header's search box, on every page but search itself (which has its own). */
 const headerSearch = html`<form method="get" action="/search" role="search" class="site-search">
   <label for="site-search" class="visually-hidden">Search your library</label>
-  <input type="search" id="site-search" name="q" maxlength="${MAX_QUERY_CHARS}" placeholder="${SHORTCUT_HINT}" ${SLASH_SHORTCUT} required>
+  <input type="search" id="site-search" name="q" maxlength="${maxlengthFor(MAX_QUERY_CHARS)}" placeholder="${SHORTCUT_HINT}" ${SLASH_SHORTCUT} required>
 </form>`;
 
 export function layout(data: LayoutData, body: Html): Html {

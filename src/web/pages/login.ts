@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 import { type SsoSignIn, ssoSignIn } from './sso-sign-in.js';
@@ -37,7 +39,7 @@ export function passkeyForm(d: {
   return html`<form id="${d.id}" method="post" action="${d.action}" data-passkey="${d.ceremony}" data-options="${d.options}"${d.autofill ? html` data-autofill` : null} class="stack passkey" hidden>
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
-    ${d.nameField ? html`<label>Name <input type="text" name="name" maxlength="100" required aria-describedby="${d.id}-name-hint"><span class="hint" id="${d.id}-name-hint">Where it lives, e.g. “Work laptop” or “Phone”.</span></label>` : null}
+    ${d.nameField ? html`<label>Name <input type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required aria-describedby="${d.id}-name-hint"><span class="hint" id="${d.id}-name-hint">Where it lives, e.g. “Work laptop” or “Phone”.</span></label>` : null}
     ${d.alone !== undefined ? html`<label class="check"><input type="checkbox" name="alone"${d.alone ? html` checked` : null}> It signs me in on its own, without my password</label>` : null}
     <p class="error" role="alert" hidden></p>
     <div class="actions"><button type="submit"${d.primary ? html` class="primary"` : null}>${d.label}</button></div>

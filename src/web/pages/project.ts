@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { formatBytes, formatTime, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
@@ -288,8 +290,8 @@ function projectSettings(p: ProjectRow, csrfToken: string, languages: LanguageSe
   return html`<h2>Name and description</h2>
   <form method="post" action="/projects/${p.id}/edit" class="stack">
     <input type="hidden" name="_csrf" value="${csrfToken}">
-    <label>Name <input type="text" name="name" maxlength="100" required value="${form?.name ?? p.name}"></label>
-    <label>Description <textarea name="description" rows="2" maxlength="2000">${form?.description ?? p.description}</textarea></label>
+    <label>Name <input type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required value="${form?.name ?? p.name}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="${maxlengthFor(MAX_DESCRIPTION_CHARS)}">${form?.description ?? p.description}</textarea></label>
     <p class="actions"><button type="submit" class="primary">Save</button></p>
   </form>
   ${languages ? languageSettings(p.id, csrfToken, languages) : null}

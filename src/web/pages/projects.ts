@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { formatBytes, plural } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
@@ -66,8 +68,8 @@ export function projectsPage(d: ProjectsPageData) {
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
   <form method="post" action="/projects" class="stack">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>Name <input type="text" name="name" maxlength="100" required value="${d.form?.name ?? ''}"></label>
-    <label>Description <textarea name="description" rows="2" maxlength="2000">${d.form?.description ?? ''}</textarea></label>
+    <label>Name <input type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required value="${d.form?.name ?? ''}"></label>
+    <label>Description <textarea name="description" rows="2" maxlength="${maxlengthFor(MAX_DESCRIPTION_CHARS)}">${d.form?.description ?? ''}</textarea></label>
     <button type="submit" class="primary">Create project</button>
   </form>
 </section>`,

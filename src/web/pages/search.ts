@@ -1,5 +1,7 @@
 import { shownHeading } from '../../core/passage-heading.js';
 import { citationLabel } from '../../core/citation-label.js';
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
@@ -43,6 +45,8 @@ export interface SearchPageData {
   savedSearches?: { id: string; name: string; href: string; shared: boolean; mine: boolean }[];
   /** A saved search's Rename refused: the name as typed stays in its field, open, with why. */
   renaming?: { id: string; name: string; error: string };
+  /** Save this search refused: the form open again with the name and project as chosen, and why. */
+  saving?: { name: string; share: string; error: string };
   /** The projects the user edits, with which the Save form may share the search. */
   shareable?: { id: string; name: string }[];
   error?: string;
@@ -200,7 +204,7 @@ function savedActions(d: SearchPageData, v: { id: string; name: string }, back: 
     <form method="post" action="/search/saved/${v.id}/rename" class="inline-field">
       <input type="hidden" name="_csrf" value="${d.csrfToken}"><input type="hidden" name="back" value="${back}">
       <label class="visually-hidden" for="rename-${v.id}">New name for ${v.name}</label>
-      <input id="rename-${v.id}" type="text" name="name" maxlength="100" required value="${refused ? refused.name : v.name}">
+      <input id="rename-${v.id}" type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required value="${refused ? refused.name : v.name}">
       <button type="submit" class="small">${forRow('Save', v.name)}</button>
     </form>
   </details><a href="/search/saved/${v.id}/delete?back=${encodeURIComponent(back)}" class="button danger small">${forRow('Delete…', v.name)}</a></div>`;
@@ -233,13 +237,15 @@ export function savedSearchDeletePage(d: { user: { email: string }; csrfToken: s
 function saveForm(d: SearchPageData): Html | null {
   if (!d.response || d.document) return null;
   const hidden = [...searchParams(d).entries()];
-  return html`<details class="save-search" id="save-search"><summary>Save this search</summary>
+  const refused = d.saving;
+  return html`<details class="save-search" id="save-search"${refused ? html` open` : null}><summary>Save this search</summary>
   <form method="post" action="/search/save" class="row-form">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     ${hidden.map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
-    <label class="grow">Name <input type="text" name="name" required maxlength="100" value="${d.q}" aria-describedby="save-name-hint"><span class="hint" id="save-name-hint">It appears under Saved searches; <code>docsearch search --saved NAME</code> runs it too.</span></label>
+    <label class="grow">Name <input type="text" name="name" required maxlength="${maxlengthFor(MAX_NAME_CHARS)}" value="${refused ? refused.name : d.q}" aria-describedby="save-name-hint"${refused ? html` aria-invalid="true"` : null}><span class="hint" id="save-name-hint">It appears under Saved searches; <code>docsearch search --saved NAME</code> runs it too.</span></label>
+    ${refused ? html`<p class="error" role="alert">${refused.error}</p>` : null}
     <label>Share with <select name="share"><option value="">Only me</option>${(d.shareable ?? []).map(
-      (p) => html`<option value="${p.id}">${p.name} (its members)</option>`,
+      (p) => html`<option value="${p.id}"${refused?.share === p.id ? html` selected` : null}>${p.name} (its members)</option>`,
     )}</select></label>
     <button type="submit">Save search</button>
   </form>
@@ -316,7 +322,7 @@ export function searchPage(d: SearchPageData) {
     html`<section class="card">
   <h1>Search your library</h1>
   <form method="get" action="/search" class="search" role="search">
-    <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="${MAX_QUERY_CHARS}" ${SLASH_SHORTCUT} required autofocus></label>
+    <label class="grow">Search for <input type="search" name="q" value="${d.q}" maxlength="${maxlengthFor(MAX_QUERY_CHARS)}" ${SLASH_SHORTCUT} required autofocus></label>
     <label>Project <select name="project"${(d.projectIds?.length ?? 0) > 1 ? html` multiple` : null}>
       <option value="">All projects</option>
       ${d.projects.map((p) => html`<option value="${p.id}"${searchedProjects(d).includes(p.id) ? html` selected` : null}>${p.name}</option>`)}

@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { breakAtSeparators } from '../break-points.js';
 import { html } from '../html.js';
 import { copyRow } from './copy-row.js';
@@ -64,7 +66,7 @@ export function settingsApplicationsPage(d: SettingsApplicationsData) {
   ${issued}
   <form method="post" action="/settings/applications" class="stack">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>Name <input type="text" name="name" maxlength="100" required value="${d.form?.name ?? ''}" placeholder="e.g. My notes app"></label>
+    <label>Name <input type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required value="${d.form?.name ?? ''}" placeholder="e.g. My notes app"></label>
     <label>Redirect URIs, one per line
       <textarea name="redirect_uris" rows="3" required placeholder="https://app.example.com/oauth/callback">${d.form?.redirectUris ?? ''}</textarea>
     </label>

@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../../auth/scopes.js';
 import { DAY_MS } from '../../core/key-expiry.js';
 import { formatTime, plural } from '../format.js';
@@ -96,7 +98,7 @@ export function settingsKeysPage(d: SettingsKeysData) {
   ${fresh}
   <form method="post" action="/settings/keys" class="stack">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>Name (optional) <input type="text" name="name" maxlength="100" placeholder="e.g. CI uploads"${d.form?.name ? html` value="${d.form.name}"` : null}></label>
+    <label>Name (optional) <input type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" placeholder="e.g. CI uploads"${d.form?.name ? html` value="${d.form.name}"` : null}></label>
     <fieldset><legend>Scopes</legend>
       ${SCOPES.map((s) => html`<label class="check"><input type="checkbox" name="scopes" value="${s}"${!d.form || d.form.scopes.includes(s) ? html` checked` : null}> <code>${s}</code> — ${SCOPE_DESCRIPTIONS[s]}</label>`)}
     </fieldset>

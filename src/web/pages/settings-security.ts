@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { renderSVG } from 'uqr';
 import { deviceOf } from '../device.js';
 import { formatTime } from '../format.js';
@@ -152,7 +154,7 @@ function passkeySection(d: SettingsSecurityData) {
     <details class="rename"${typed === null ? null : html` open`}><summary class="button small">${forRow('Rename', p.name)}</summary>
       <form method="post" action="/settings/security/passkeys/${p.id}/rename" class="inline-field">
         ${hidden(d)}<label class="visually-hidden" for="rename-${p.id}">New name for ${p.name}</label>
-        <input id="rename-${p.id}" type="text" name="name" maxlength="100" required value="${typed ?? p.name}">
+        <input id="rename-${p.id}" type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required value="${typed ?? p.name}">
         <button type="submit" class="small">${forRow('Save', p.name)}</button>
       </form>
     </details>

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toIso } from '../../../core/clock.js';
 import { notFound } from '../../../core/errors.js';
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../../core/name-limits.js';
 import type { Group } from '../../../store/sql/groups.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
@@ -49,7 +50,7 @@ export const adminCreateGroup = (s: Services) =>
     scope: 'write:documents',
     tag: 'admin',
     summary: 'Make a local group. Admins only.',
-    body: z.strictObject({ name: z.string().min(1).max(100), description: z.string().max(2000).default('') }),
+    body: z.strictObject({ name: z.string().min(1).max(MAX_NAME_CHARS), description: z.string().max(MAX_DESCRIPTION_CHARS).default('') }),
     responses: { 201: { description: 'The group', schema: AdminGroup }, 400: { description: 'Invalid name', schema: ErrorBody }, ...ADMIN_REFUSALS, 409: { description: 'A group with that name exists', schema: ErrorBody } },
     async handler({ principal, body }) {
       await requireAdminCaller(s, principal);

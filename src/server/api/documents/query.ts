@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../../core/filter-params.js';
 import { type DocumentFilters, Filters, normalFilters } from '../../../core/filters.js';
 import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from '../../../core/moment.js';
+import { MAX_FILENAME_CHARS } from '../../../core/name-limits.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
 import { type CursorScope, cursorRefused, decodeCursor, encodeCursor, isListId, scopeDigest } from '../pagination.js';
 import { parseInput } from '../validate.js';
@@ -46,7 +47,7 @@ const LIST_PARAMS = {
   project_id: z.string().min(1).max(100).optional(),
   status: DocumentStatus.optional(),
   path: z.string().min(1).max(MAX_PATH_CHARS).optional().describe('only documents uploaded from this relative path'),
-  filename: z.string().min(1).max(255).optional().describe('only documents whose name contains this, any case'),
+  filename: z.string().min(1).max(MAX_FILENAME_CHARS).optional().describe('only documents whose name contains this, any case'),
   sha256: z
     .string()
     .regex(/^[0-9a-f]{64}(,[0-9a-f]{64}){0,99}$/, 'must be one to 100 lowercase hex SHA-256 digests, comma-separated')

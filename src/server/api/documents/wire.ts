@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toIso } from '../../../core/clock.js';
+import { MAX_FILENAME_CHARS } from '../../../core/name-limits.js';
 import { DOCUMENT_STATUSES, type DocumentRecord } from '../../../store/sql/documents.js';
 import type { Services } from '../../services.js';
 import { Metadata, readableText, Timestamp } from '../schemas.js';
@@ -14,7 +15,7 @@ export const DocumentFilename = z
   .string()
   .trim()
   .min(1)
-  .max(255)
+  .max(MAX_FILENAME_CHARS)
   .superRefine(readableText)
   .regex(/^[^/\\]+$/, 'must not contain / or \\')
   .refine((name) => name !== '.' && name !== '..', 'must not be "." or ".."');

@@ -3,10 +3,14 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.js';
 import { type KeyExpiry, MAX_KEY_DAYS } from '../../../core/key-expiry.js';
 import { parseMoment } from '../../../core/moment.js';
+import { MAX_NAME_CHARS } from '../../../core/name-limits.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ApiKey, ErrorBody, readableText, ScopeSchema } from '../schemas.js';
 import { keyToWire } from './wire.js';
+
+/** A key's name, as the API and the web's Settings › API keys take it. */
+export const KeyName = z.string().trim().min(1).max(MAX_NAME_CHARS).superRefine(readableText);
 
 /**
  * A new credential is minted only for an account that has the second factor the policy asks of it: the key or CLI
@@ -31,7 +35,7 @@ export const createKey = (s: Services) =>
     tag: 'keys',
     summary: 'Create an API key. The response is the only time the key is shown. A key cannot hold scopes its creator lacks. Callable with an API key, or with the CLI\'s browser login (manage:keys).',
     body: z.strictObject({
-      name: z.string().trim().min(1).max(100).superRefine(readableText).optional(),
+      name: KeyName.optional(),
       scopes: z.array(ScopeSchema).min(1).optional().describe('default: both scopes'),
       project_ids: z
         .array(z.string().min(1).max(100))

@@ -3,11 +3,14 @@ import { invalidRequest } from '../../../core/errors.js';
 import { LabelName, MAX_FILTER_VALUES } from '../../../core/filters.js';
 import { parseInput } from '../validate.js';
 
-/** A list of label names on the wire: each a LabelName, at most MAX_FILTER_VALUES, duplicates (any case) once. */
+/**
+ * A list of label names on the wire: each a LabelName, at most MAX_FILTER_VALUES, duplicates (any case) once, in the
+ * spelling given first, as the store makes a missing label (docs/api.md#labels): `Foo,foo` is `Foo`.
+ */
 export const LabelNames = z
   .array(LabelName)
   .max(MAX_FILTER_VALUES)
-  .transform((names) => [...new Map(names.map((n) => [n.toLowerCase(), n])).values()]);
+  .transform((names) => names.filter((n, i) => names.findIndex((m) => m.toLowerCase() === n.toLowerCase()) === i));
 
 /** A form field of label names: comma-separated, or a JSON array; none when absent or blank. */
 export function parseLabelField(raw: string | undefined, field: string): string[] {

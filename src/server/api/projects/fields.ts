@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../../core/name-limits.js';
 import { LANGUAGE_SETTING, OCR_LANGUAGES_SETTING } from '../../../core/language-settings.js';
 import { Metadata, readableText } from '../schemas.js';
 
@@ -6,10 +7,10 @@ export const ProjectName = z
   .string()
   .trim()
   .min(1)
-  .max(100)
+  .max(MAX_NAME_CHARS)
   .superRefine(readableText);
 
-export const ProjectDescription = z.string().max(2000);
+export const ProjectDescription = z.string().max(MAX_DESCRIPTION_CHARS);
 
 /** Metadata is a small JSON object: bounded so a project row stays a row. */
 export const ProjectMetadata = Metadata.refine((m) => JSON.stringify(m).length <= 16_384, 'must be at most 16 KiB of JSON');
