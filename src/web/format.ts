@@ -1,4 +1,5 @@
-/** How pages write sizes, times, counts and statuses for people. */
+/** How pages write sizes, times, counts, types, languages and statuses for people. */
+import { TYPE_FILTER_NAMES } from '../core/document-types.js';
 
 export { formatBytes } from '../core/bytes.js';
 
@@ -38,6 +39,18 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 export const typeName = (contentType: string): string => TYPE_NAMES[contentType] ?? contentType;
+
+/** A type as filters name it (`txt`, `eml`) as pages write it ("Text", "E-mail"). */
+export const filterTypeName = (name: string): string => {
+  const contentType = TYPE_FILTER_NAMES[name];
+  return contentType ? typeName(contentType) : name;
+};
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+/** "German" for a language code (the code itself for one Intl does not know). */
+export const languageTitle = (code: string): string => languageNames.of(code) ?? code;
+/** "German (de)" for a language code; "not determined" for und. */
+export const languageName = (code: string): string => (code === 'und' ? 'not determined' : `${languageTitle(code)} (${code})`);
 
 /** "p. 3" or "pp. 3–4" for a result's page span. */
 export function pageSpan(start?: number, end?: number): string | null {

@@ -422,14 +422,20 @@ describe('filters over REST', () => {
     // Facet counts are those of the whole filtered list, each a link to the list narrowed by its value.
     const { html } = await page(`${base}&labels=unpaid`);
     const exact = expectedFacets(lib, expected(lib, 'carol', { labels: 'unpaid' }));
+    /** The value a facet link narrows to: the last of its parameter in the link (a type's, a language's). */
+    const narrowsTo = (href: string, param: string) => new URLSearchParams(unescape(href).split('?')[1]).getAll(param).at(-1)!;
     const typeLinks = [...(/<div class="facet" data-facet="type">(.*?)<\/div>/s.exec(html)?.[1] ?? '').matchAll(/<a href="([^"]+)"><bdi>([^<]+)<\/bdi> <span class="count">(\d+)<\/span>/g)];
-    expect(Object.fromEntries(typeLinks.map((m) => [m[2], Number(m[3])]))).toEqual(exact.type);
-    const [, href, type] = typeLinks[0]!;
+    expect(Object.fromEntries(typeLinks.map((m) => [narrowsTo(m[1]!, 'type'), Number(m[3])]))).toEqual(exact.type);
+    // Types read as the Documents page writes them, not as filters name them.
+    const TYPE_SHOWN: Record<string, string> = { pdf: 'PDF', markdown: 'Markdown', txt: 'Text', html: 'HTML', docx: 'DOCX', md: 'Markdown', email: 'E-mail', eml: 'E-mail' };
+    for (const m of typeLinks) expect(m[2], m[1]).toBe(TYPE_SHOWN[narrowsTo(m[1]!, 'type')]);
+    const [, href, shownType] = typeLinks[0]!;
+    const type = narrowsTo(href!, 'type');
     const narrowed = await page(unescape(href!));
     expect(narrowed.ids).toEqual(want('carol', { labels: 'unpaid', type }));
     // Each filter in force is a chip; its link is the search without it.
     const chip = /<a class="chip" href="([^"]+)" aria-label="Remove the filter Type: ([^"]+)"/.exec(narrowed.html);
-    expect(chip?.[2]).toBe(type);
+    expect(chip?.[2]).toBe(shownType);
     expect((await page(unescape(chip![1]!))).ids).toEqual(want('carol', { labels: 'unpaid' }));
     // A label's link adds to the labels asked (the label in force is no link); another facet's replaces its filter.
     const facetLinks = (page: string, facet: string) =>
@@ -444,9 +450,13 @@ describe('filters over REST', () => {
     expect(both.html).toContain('aria-label="Remove the filter Label: unpaid"');
     expect(both.html).toContain(`aria-label="Remove the filter Label: ${labelLinks[0]!.value}"`);
     const languageLinks = facetLinks((await page(base)).html, 'language');
-    expect(Object.fromEntries(languageLinks.map((l) => [l.value, l.count]))).toEqual(expectedFacets(lib, expected(lib, 'carol', {})).language);
-    const german = languageLinks.find((l) => l.value === 'de')!;
-    expect((await page(german.href)).ids).toEqual(want('carol', { language: 'de' }));
+    expect(Object.fromEntries(languageLinks.map((l) => [narrowsTo(l.href, 'language'), l.count]))).toEqual(expectedFacets(lib, expected(lib, 'carol', {})).language);
+    // A language reads by its name, its code beside it, as on the project page.
+    const german = languageLinks.find((l) => narrowsTo(l.href, 'language') === 'de')!;
+    expect(german.value).toBe('German (de)');
+    const inGerman = await page(german.href);
+    expect(inGerman.ids).toEqual(want('carol', { language: 'de' }));
+    expect(inGerman.html).toContain('aria-label="Remove the filter Language: German (de)"');
     // A bad filter says what is wrong, and keeps the chip to remove it.
     const bad = await web.get(`${base}&type=exe`);
     expect(bad.status).toBe(400);

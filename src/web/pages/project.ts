@@ -1,6 +1,6 @@
 import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
-import { formatBytes, formatTime, plural, typeName } from '../format.js';
+import { formatBytes, formatTime, languageName, languageTitle, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
 import { crumbs, layout } from './layout.js';
@@ -160,16 +160,13 @@ export function documentsTable(projectId: string, documents: DocumentRow[], csrf
 }
 
 /** "Languages: de 12 · en 3 — the search model (builtin:…) reads en", and a note when most documents are in others. */
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
-/** "German (de)"; "not determined" for und. */
-const languageName = (code: string): string => (code === 'und' ? 'not determined' : `${languageNames.of(code) ?? code} (${code})`);
 
 function languagesNote(l: NonNullable<ProjectPageData['languages']>) {
   const reads = l.model.languages ? `reads ${l.model.languages.map(languageName).join(', ')}` : 'reads many languages';
   return html`<p class="languages muted">Languages: ${l.documents.map((d) => `${languageName(d.language)} ${d.documents}`).join(' · ')} — the search model (${l.model.id}) ${reads}</p>
   ${
     l.mostlyUnread
-      ? html`<p class="notice warning languages-note" role="note">${Math.round(l.unreadShare * 100)} % of these documents are in languages the search model does not read (${l.unread.map((c) => languageNames.of(c) ?? c).join(', ')}): search finds them by their words, not their meaning. A multilingual model served by Ollama (such as bge-m3) reads them — see the models guide (docs/models.md#languages).</p>`
+      ? html`<p class="notice warning languages-note" role="note">${Math.round(l.unreadShare * 100)} % of these documents are in languages the search model does not read (${l.unread.map(languageTitle).join(', ')}): search finds them by their words, not their meaning. A multilingual model served by Ollama (such as bge-m3) reads them — see the models guide (docs/models.md#languages).</p>`
       : null
   }`;
 }

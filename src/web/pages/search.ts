@@ -6,7 +6,7 @@ import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
 import { answerRange } from '../../core/excerpt.js';
-import { pageSpan } from '../format.js';
+import { filterTypeName, languageName, pageSpan } from '../format.js';
 import { displayName, withoutDirectionalControls } from '../display-text.js';
 import { type Html, html } from '../html.js';
 import { snippet, weakPassage } from '../snippet.js';
@@ -148,6 +148,10 @@ function searchParams(d: SearchPageData, filterParams: [string, string][] = d.fi
   return params;
 }
 
+/** How a filter's value reads on the page: a type and a language by name, as the other pages write them ("Text", "French (fr)"), else as given. */
+const SHOWN_VALUES: Record<string, (value: string) => string> = { type: filterTypeName, language: languageName };
+const shownValue = (param: string, value: string): string => SHOWN_VALUES[param]?.(value) ?? value;
+
 /** The facets the page counts, what each is called, and the filter parameters a value of it narrows to. */
 export const PAGE_FACETS: { facet: string; title: string; narrow: (value: string) => [string, string][] }[] = [
   { facet: 'type', title: 'Type', narrow: (v) => [['type', v]] },
@@ -171,7 +175,8 @@ function filterPanel(d: SearchPageData): Html | null {
   const chips = given.map(([k, v], i) => {
     const title = PARAM_TITLES[k] ?? k;
     const without = `/search?${searchParams(d, given.filter((_, j) => j !== i)).toString()}`;
-    return html`<li><a class="chip" href="${without}" aria-label="Remove the filter ${title}: ${v}"><bdi>${title}: ${v}</bdi> <span aria-hidden="true">×</span></a></li>`;
+    const shown = shownValue(k, v);
+    return html`<li><a class="chip" href="${without}" aria-label="Remove the filter ${title}: ${shown}"><bdi>${title}: ${shown}</bdi> <span aria-hidden="true">×</span></a></li>`;
   });
   const active = new Set(given.map(([k, v]) => `${k}=${v}`));
   const facets = d.response?.facets ?? {};
@@ -179,7 +184,7 @@ function filterPanel(d: SearchPageData): Html | null {
     const values = (facets[facet] ?? []).filter((v) => v.value !== null && !narrow(String(v.value)).every(([k, x]) => active.has(`${k}=${x}`))).slice(0, 10);
     if (values.length === 0) return null;
     return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3><ul>${values.map(
-      (v) => html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}"><bdi>${String(v.value)}</bdi> <span class="count">${number(v.count)}</span></a></li>`,
+      (v) => html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}"><bdi>${shownValue(facet, String(v.value))}</bdi> <span class="count">${number(v.count)}</span></a></li>`,
     )}</ul></div>`;
   }).filter((g) => g !== null);
   if (chips.length === 0 && groups.length === 0) return null;
