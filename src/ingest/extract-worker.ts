@@ -4,6 +4,7 @@
  * libraries may log to the console and throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
+import { readlinkSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { isParseError } from './parsers/errors.js';
 import { PARSERS } from './parsers/index.js';
@@ -18,6 +19,7 @@ export interface WorkerInput {
 }
 
 export type WorkerOutput =
+  | { thread: number }
   | { id: number; ok: true; doc: import('./types.js').ParsedDocument }
   | { id: number; ok: false; parseError: boolean; message: string };
 
@@ -30,6 +32,13 @@ console.debug = silent;
 console.trace = silent;
 
 const port = parentPort!;
+
+// This thread's id, so extract.ts can count the processor time the parse uses (Linux /proc; elsewhere it counts wall time).
+try {
+  port.postMessage({ thread: Number(readlinkSync('/proc/thread-self').split('/').pop()) } satisfies WorkerOutput);
+} catch {
+  // no /proc/thread-self: wall time it is
+}
 
 port.on('message', (input: WorkerInput) => {
   void (async () => {

@@ -9,6 +9,7 @@
  * pool, is retired after `maxDocumentsPerWorker` documents (a parser's leaks stay bounded) and exits after
  * `idleMs` without work.
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { convertLegacy, legacyRefusal, type LibreOffice } from './office/libreoffice.js';
@@ -17,7 +18,11 @@ import type { WorkerInput, WorkerOutput } from './extract-worker.js';
 import { CONVERTED_TO, isLegacyOffice, type DocumentType, type ParsedDocument, type ParseOptions, type ParsedType } from './types.js';
 
 export interface ExtractorOptions {
-  /** Wall-clock limit per document (default 60 000 ms). */
+  /**
+   * Time limit per document (default 60 000 ms): the time its parse works or waits, not the time it waits for a core
+   * on a busy machine (where the system tells a thread's processor time; wall time elsewhere), and at most
+   * `WALL_FACTOR` times as long in wall time.
+   */
   timeoutMs?: number;
   /** V8 old-generation heap limit per worker in MB (default 512). */
   maxOldGenerationSizeMb?: number;
@@ -40,13 +45,22 @@ const MAX_CONVERTED_BYTES = 256 * 1024 * 1024;
 
 export const OUT_OF_MEMORY = 'the file could not be parsed (out of memory)';
 const STOPPED = 'the file could not be parsed (the parser stopped without a result)';
+/**
+ * However loaded the machine, a parse ends after this many times its limit in wall time: a thread asleep in a
+ * blocking call uses neither processor nor idle time. At load 20 on 2 cores a thread gets a tenth of a core.
+ */
+export const WALL_FACTOR = 10;
+/** /proc counts a thread's processor time in USER_HZ ticks, 100 a second on every Linux architecture. */
+const TICK_MS = 10;
 
 interface PooledWorker {
   worker: Worker;
   documents: number;
+  /** Its thread id, once the worker has said it (Linux): its processor time is then counted, not wall time. */
+  thread?: number;
   idleTimer?: NodeJS.Timeout;
   /** Settles the document in progress, if any (set while the worker parses). */
-  settle?: (outcome: WorkerOutput | { failure: ParseError }) => void;
+  settle?: (outcome: Exclude<WorkerOutput, { thread: number }> | { failure: ParseError }) => void;
 }
 
 export class Extractor {
@@ -130,7 +144,10 @@ export class Extractor {
     // Whatever a parser prints is noise; drain it so it neither reaches the daemon's log nor piles up.
     worker.stdout.resume();
     worker.stderr.resume();
-    worker.on('message', (out: WorkerOutput) => pooled.settle?.(out));
+    worker.on('message', (out: WorkerOutput) => {
+      if ('thread' in out) pooled.thread = out.thread;
+      else pooled.settle?.(out);
+    });
     worker.on('error', (err: Error & { code?: string }) => {
       const failure =
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -186,11 +203,21 @@ export class Extractor {
     pooled.documents++;
 
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      // A fresh worker has not said its thread yet: its processor and idle time are then counted from its start.
+      const start = { wall: Date.now(), cpu: threadCpuMs(pooled.thread) ?? 0, elu: pooled.thread === undefined ? undefined : pooled.worker.performance.eventLoopUtilization() };
+      const check = (): void => {
+        const wall = Date.now() - start.wall;
+        const cpu = threadCpuMs(pooled.thread);
+        const spent = cpu === undefined ? wall : cpu - start.cpu + pooled.worker.performance.eventLoopUtilization(start.elu).idle;
+        if (spent < this.timeoutMs && wall < this.timeoutMs * WALL_FACTOR) {
+          timer = setTimeout(check, Math.max(100, this.timeoutMs - spent));
+          return;
+        }
         const seconds = Math.round(this.timeoutMs / 1000);
         pooled.settle?.({ failure: new ParseError(`parsing took longer than ${seconds} s — gave up`) });
         void this.discard(pooled);
-      }, this.timeoutMs);
+      };
+      let timer = setTimeout(check, this.timeoutMs);
       pooled.settle = (out) => {
         if ('id' in out && out.id !== input.id) return; // a late answer to a document already given up on
         pooled.settle = undefined;
@@ -215,6 +242,19 @@ export class Extractor {
 
 export function createExtractor(options: ExtractorOptions = {}): Extractor {
   return new Extractor(options);
+}
+
+/** A thread's processor time in ms (user and system), or undefined where /proc does not tell it. */
+function threadCpuMs(thread: number | undefined): number | undefined {
+  if (thread === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${process.pid}/task/${thread}/stat`, 'latin1');
+    // Fields after the command name, which may hold spaces: state is the first, utime the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
 }
 
 function short(message: string): string {

@@ -48,7 +48,7 @@ const READABLE: Record<string, RegExp[]> = {
 
 /** Failures a person can act on; anything else (a stack-trace fragment, "undefined") is a bug here. */
 const CLEAR_FAILURE =
-  /^(encrypted PDF — not supported|not a Word document \(\.docx\)|binary file, not text|not a PDF file|the PDF is damaged or truncated: .+|the Word document is damaged( or truncated)? \(.+\)|parsing took longer than \d+ s — gave up|the file could not be parsed \(.+\)|"[^"]+" (is an encrypted Office file or another kind of OLE2 file — not supported|is a ZIP archive that holds no document docsearch reads, or a damaged one|is not a type docsearch reads|is empty) \(accepted: [^)]+\)|"[^"]+" is an? [^,]+, which this server cannot read: .+)$/;
+  /^(the PDF is locked with a password \(encrypted\) — not supported: upload a copy saved without the password|the PDF is compressed with Brotli \(\/BrotliDecode, new in PDF 2\.0\), which docsearch cannot read yet|not a Word document \(\.docx\)|binary file, not text|not a PDF file|the PDF is damaged or truncated: .+|the Word document is damaged( or truncated)? \(.+\)|parsing took longer than \d+ s — gave up|the file could not be parsed \(.+\)|"[^"]+" (is an encrypted Office file or another kind of OLE2 file — not supported|is a ZIP archive that holds no document docsearch reads, or a damaged one|is not a type docsearch reads|is empty) \(accepted: [^)]+\)|"[^"]+" is an? [^,]+, which this server cannot read: .+)$/;
 
 interface Result {
   file: string;

@@ -1,4 +1,4 @@
-import { crc32, deflateRawSync } from 'node:zlib';
+import { brotliCompressSync, crc32, deflateRawSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseCsv, records } from '../../src/ingest/parsers/csv.js';
@@ -233,7 +233,22 @@ describe('PDF parser', () => {
     const encrypted = pdf
       .replace('/Root 1 0 R', '/Root 1 0 R /Encrypt << /Filter /Standard /V 1 /R 2 /O (0123456789abcdef0123456789abcdef) /U (fedcba9876543210fedcba9876543210) /P -44 >> /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]');
     const err = await parsePdf(Buffer.from(encrypted, 'latin1')).then(() => null, (e: unknown) => e as Error);
-    expect(err?.message).toBe('encrypted PDF — not supported');
+    // "encrypted PDF — not supported" told neither that a password locks it nor what to do.
+    expect(err?.message).toBe('the PDF is locked with a password (encrypted) — not supported: upload a copy saved without the password');
+  });
+
+  it('names Brotli compression (PDF 2.0) instead of calling the file damaged or textless', async () => {
+    // Its streams, cross-reference stream included, were read as "its cross-reference table is broken" or as pages without text.
+    const pdf = makePdf([[{ lines: [LOREM] }]]).toString('latin1');
+    const content = /<< \/Length (\d+) >>\nstream\n([\s\S]*?)\nendstream/.exec(pdf)!;
+    const squeezed = brotliCompressSync(Buffer.from(content[2]!, 'latin1')).toString('latin1');
+    const brotli = pdf.replace(content[0], `<< /Length ${squeezed.length} /Filter /BrotliDecode >>\nstream\n${squeezed}\nendstream`);
+    const doc = await parsePdf(Buffer.from(brotli, 'latin1'));
+    expect(doc.blocks).toEqual([]);
+    expect(doc.warnings).toContain('the PDF is compressed with Brotli (/BrotliDecode, new in PDF 2.0), which docsearch cannot read yet');
+    // Cut before its cross-reference table, with no catalog to find: a file pdf.js cannot open at all.
+    const cut = brotli.slice(0, brotli.indexOf('xref')).replace('/Type /Catalog', '/Type /Catalogue');
+    expect((await failure(parsePdf(Buffer.from(cut, 'latin1')))).message).toBe('the PDF is compressed with Brotli (/BrotliDecode, new in PDF 2.0), which docsearch cannot read yet');
   });
 
   it('refuses bytes without a PDF header', async () => {

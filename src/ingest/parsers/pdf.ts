@@ -17,8 +17,10 @@ import { markSoftHyphens, unmarkSoftHyphens } from './pdf-soft-hyphen.js';
 import { PAGE_TREE_DAMAGE, PAGE_TREE_LOOP, repairPageTree, type PageTreeProblem, type PageTreeRepair } from './pdf-page-tree.js';
 import { checkStreams } from './pdf-stream-guard.js';
 
-export const ENCRYPTED = 'encrypted PDF — not supported';
+export const ENCRYPTED = 'the PDF is locked with a password (encrypted) — not supported: upload a copy saved without the password';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
+/** PDF 2.0's Brotli filter: pdf.js (like poppler) cannot decode it, and reads the file as damaged or textless. */
+export const BROTLI = 'the PDF is compressed with Brotli (/BrotliDecode, new in PDF 2.0), which docsearch cannot read yet';
 /** What each damage to the page tree is called, and what its repair let be read. */
 const TREE: Record<PageTreeProblem, [damage: string, repaired: string]> = {
   loop: ['its page tree loops back on itself', 'each page it lists was read once, in order'],
@@ -106,7 +108,7 @@ async function readPdf(uploaded: Uint8Array): Promise<Reading> {
     await task.destroy().catch(() => {});
     const message = errorMessage(err);
     if (/password|encrypt/i.test(message)) throw new ParseError(ENCRYPTED, { cause: err });
-    throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, message)}`, { cause: err });
+    throw new ParseError(unreadable(bytes, message), { cause: err });
   }
 
   try {
@@ -179,7 +181,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
   }
   if (pdf.numPages === 0) throw new ParseError('the PDF has no pages');
   if (badPages.length === pdf.numPages) {
-    throw new ParseError(`the PDF is damaged or truncated: ${damageReason(bytes, firstError)}`, { cause: firstError });
+    throw new ParseError(unreadable(bytes, firstError), { cause: firstError });
   }
   if (badPages.length) {
     const reason = damageReason(bytes, firstError);
@@ -194,7 +196,7 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
 
   const { blocks, firstHeading } = toBlocks(laidOut);
   if (blocks.length === 0) {
-    warnings.push(NO_TEXT_LAYER);
+    warnings.push(usesBrotli(bytes) ? BROTLI : NO_TEXT_LAYER);
   } else if (ocrPages.length) {
     warnings.push(`${ocrPages.length} of ${pdf.numPages} pages have no usable text layer (scanned?): ${pageList(ocrPages)}`);
   }
@@ -339,6 +341,14 @@ function withRootTrailer(bytes: Uint8Array): Uint8Array {
   const catalog = /(?<!\d)(\d+)\s+(\d+)\s+obj\s*<<[^>]*?\/Type\s*\/Catalog\b/.exec(text);
   if (!catalog) return bytes;
   return Buffer.concat([bytes, Buffer.from(`\nendstream\nendobj\ntrailer\n<< /Root ${catalog[1]} ${catalog[2]} R >>\n`, 'latin1')]);
+}
+
+function unreadable(bytes: Uint8Array, message: string): string {
+  return usesBrotli(bytes) ? BROTLI : `the PDF is damaged or truncated: ${damageReason(bytes, message)}`;
+}
+
+function usesBrotli(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/BrotliDecode', 0, 'latin1');
 }
 
 /** pdf.js messages mean little to a person; say what is wrong with the file instead where we can tell. */
