@@ -1,6 +1,7 @@
 import { shownHeading } from '../../core/passage-heading.js';
 import { type Command, Option } from 'commander';
 import { citationLabel } from '../../core/citation-label.js';
+import { codePointCount } from '../../core/code-points.js';
 import { FACETS } from '../../core/facet-names.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
@@ -288,7 +289,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
       if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
       // Characters as the API counts them, code points: an emoji is one, not its two UTF-16 units.
-      const chars = query === undefined ? 0 : [...query.trim()].length;
+      const chars = query === undefined ? 0 : codePointCount(query.trim());
       if (chars > MAX_QUERY_CHARS) throw new UsageError(`the query is ${chars} characters long; at most ${MAX_QUERY_CHARS} are allowed`, 'search for the key sentence or words instead');
       const json = Boolean(ctx.globals().json);
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape. --web's page is

@@ -1,7 +1,7 @@
 import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_LABEL_LIST_CHARS } from '../../core/label-name.js';
 import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
-import { formatBytes, formatTime, typeName } from '../format.js';
+import { filterTypeName, formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 import { type DocumentRow, documentsTable, liveStatus, pathLine, uploadForm } from './project.js';
@@ -46,30 +46,11 @@ export interface DocumentsPageData {
   bulk?: { ids: readonly string[]; labels: string };
 }
 
-const TYPES: [string, string][] = [
-  ['pdf', 'PDF'],
-  ['docx', 'DOCX'],
-  ['txt', 'Text'],
-  ['md', 'Markdown'],
-  ['html', 'HTML'],
-  ['pptx', 'PPTX'],
-  ['xlsx', 'XLSX'],
-  ['odt', 'ODT'],
-  ['odp', 'ODP'],
-  ['ods', 'ODS'],
-  ['csv', 'CSV'],
-  ['tsv', 'TSV'],
-  ['rtf', 'RTF'],
-  ['epub', 'EPUB'],
-  ['eml', 'E-mail'],
-  ['png', 'PNG'],
-  ['jpeg', 'JPEG'],
-  ['tiff', 'TIFF'],
-  ['webp', 'WebP'],
-  ['doc', 'DOC'],
-  ['xls', 'XLS'],
-  ['ppt', 'PPT'],
-];
+/** The Type filter's choices: filter names, written as the pages write types (format.ts). */
+const TYPES: [string, string][] = ['pdf', 'docx', 'txt', 'md', 'html', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'csv', 'tsv', 'rtf', 'epub', 'eml', 'png', 'jpeg', 'tiff', 'webp', 'doc', 'xls', 'ppt'].map((name) => [
+  name,
+  filterTypeName(name),
+]);
 const STATUSES = ['queued', 'processing', 'ready', 'failed'];
 const SORTS: [string, string][] = [
   ['-uploaded', 'Newest first'],
