@@ -76,6 +76,23 @@ export class Sharing {
     ];
   }
 
+  /**
+   * Whom each project the actor owns is shared with, for the projects list: the people (its owner of record too, when
+   * that is someone else) and groups besides the actor. Projects the actor does not own are left out, as their members
+   * are (owners only).
+   */
+  async sharedWith(actor: Actor, projects: readonly Project[]): Promise<Map<string, { people: number; groups: number }>> {
+    const roles = await this.deps.access.roles(actor);
+    const owned = projects.filter((p) => roles.get(p.id) === 'owner');
+    const counts = new Map(owned.map((p) => [p.id, { people: p.userId === actor.userId ? 0 : 1, groups: 0 }]));
+    for (const m of await this.deps.members.listOf(owned.map((p) => p.id))) {
+      const c = counts.get(m.projectId)!;
+      if (m.kind === 'group') c.groups += 1;
+      else if (m.memberId !== actor.userId) c.people += 1;
+    }
+    return counts;
+  }
+
   /** Gives a user (by e-mail) or a group a role on the project, or changes theirs. Owners only, within the policy. */
   async share(actor: Actor, projectId: string, target: ShareTarget, role: Role): Promise<{ member: Member; created: boolean }> {
     const { project } = await this.deps.access.project(actor, projectId, 'manage');

@@ -32,11 +32,14 @@ export async function editableProjects(s: Services, user: WebUser): Promise<Proj
 }
 
 export async function projectRows(s: Services, user: WebUser, projects: Project[], indexing: Map<string, number> = new Map()): Promise<ProjectRow[]> {
-  const [roles, owners] = await Promise.all([s.access.roles(user.actor), s.users.emails(projects.map((p) => p.userId))]);
-  return projects.map((p) => projectRow(p, roles.get(p.id) ?? 'viewer', p.userId === user.id ? null : (owners.get(p.userId) ?? 'a deleted account'), indexing.get(p.id)));
+  const [roles, owners, shares] = await Promise.all([s.access.roles(user.actor), s.users.emails(projects.map((p) => p.userId)), s.sharing.sharedWith(user.actor, projects)]);
+  return projects.map((p) => ({
+    ...projectRow(p, roles.get(p.id) ?? 'viewer', p.userId === user.id ? null : (owners.get(p.userId) ?? 'a deleted account'), indexing.get(p.id)),
+    sharedWith: shares.get(p.id) ?? null,
+  }));
 }
 
-export const projectRow = (p: Project, role: Role, sharedBy: string | null, indexing = 0): ProjectRow => ({
+const projectRow = (p: Project, role: Role, sharedBy: string | null, indexing = 0): Omit<ProjectRow, 'sharedWith'> => ({
   id: p.id,
   name: p.name,
   description: p.description,

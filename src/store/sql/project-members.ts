@@ -66,13 +66,19 @@ export class ProjectMemberStore {
   }
 
   /** A project's members with their e-mails or group names (deleted users absent), oldest first. */
-  async list(projectId: string): Promise<MemberRow[]> {
+  list(projectId: string): Promise<MemberRow[]> {
+    return this.listOf([projectId]);
+  }
+
+  /** The members of several projects, as `list` gives them, oldest first. */
+  async listOf(projectIds: readonly string[]): Promise<MemberRow[]> {
+    if (projectIds.length === 0) return [];
     const rows = await this.db
       .selectFrom('project_members as m')
       .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'm.member_id').on('u.deleted_at', 'is', null))
       .leftJoin('groups as g', 'g.id', 'm.member_id')
       .select(['m.project_id', 'm.member_id', 'm.member_kind', 'm.role', 'm.created_at', 'u.email', 'g.name'])
-      .where('m.project_id', '=', projectId)
+      .where('m.project_id', 'in', [...projectIds])
       .orderBy('m.created_at')
       .orderBy('m.member_id')
       .execute();

@@ -18,7 +18,15 @@ export interface ProjectRow {
   role: 'viewer' | 'editor' | 'owner';
   /** The e-mail of its owner of record when that is someone else (a project shared with the viewer); else null. */
   sharedBy: string | null;
+  /** Whom else it is shared with, on the projects the viewer owns (owners see members); else null. */
+  sharedWith: { people: number; groups: number } | null;
 }
+
+/** "shared with 2 people and 1 group", or "not shared". */
+export const sharedWithNote = ({ people, groups }: { people: number; groups: number }): string => {
+  const parts = [people > 0 ? plural(people, 'person', 'people') : '', groups > 0 ? plural(groups, 'group') : ''].filter(Boolean);
+  return parts.length === 0 ? 'not shared' : `shared with ${parts.join(' and ')}`;
+};
 
 /** "still indexing 3 documents", or nothing when all are done. */
 export const indexingNote = (n: number): string => (n > 0 ? `still indexing ${plural(n, 'document')}` : '');
@@ -41,7 +49,9 @@ function projectsTable(projects: ProjectRow[], label: string) {
   <td><a href="/projects/${p.id}" class="project-name">${p.name}</a>${p.isDefault && !p.sharedBy ? html` <span class="badge">default</span>` : null}
     ${p.description ? html`<br><span class="muted">${p.description}</span>` : null}
     ${p.indexing > 0 ? html`<br><span class="indexing" role="status">Still indexing ${p.indexing} document${p.indexing === 1 ? '' : 's'}</span>` : null}</td>
-  <td data-label="Your role"><span class="role role-${p.role}">${p.role}</span>${p.sharedBy ? html`<br><span class="muted shared-by">shared by ${p.sharedBy}</span>` : null}</td>
+  <td data-label="Your role"><span class="role role-${p.role}">${p.role}</span>${p.sharedBy ? html`<br><span class="muted shared-by">shared by ${p.sharedBy}</span>` : null}${
+    p.sharedWith ? html`<br><a class="muted shared-with" href="/projects/${p.id}/sharing">${sharedWithNote(p.sharedWith)}</a>` : null
+  }</td>
   <td class="num" data-label="Documents">${p.documentCount}</td>
   <td class="num" data-label="Chunks">${p.chunkCount}</td>
   <td class="num" data-label="Size">${formatBytes(p.sizeBytes)}</td>
