@@ -11,6 +11,8 @@ export interface S3Request {
   /** The path without the query string. */
   path: string;
   query: string;
+  /** The Range header, when the request had one (a ranged GET). */
+  range?: string;
   /** The relay answered it with a 503 itself (`refuse`). */
   refused?: true;
 }
@@ -32,7 +34,7 @@ export async function logS3Requests(target: string): Promise<S3RequestLog> {
   let refusing: ((r: S3Request) => boolean) | undefined;
   const server: Server = createServer((req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://relay');
-    const noted: S3Request = { method: req.method ?? 'GET', path: url.pathname, query: url.search };
+    const noted: S3Request = { method: req.method ?? 'GET', path: url.pathname, query: url.search, ...(req.headers.range ? { range: req.headers.range } : {}) };
     seen.push(noted);
     if (refusing?.(noted)) {
       noted.refused = true;

@@ -7,7 +7,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, chmod, constants, copyFile, link, lstat, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ObjectInfo, ObjectStore } from './object-store.js';
+import type { ByteRange, ObjectInfo, ObjectStore } from './object-store.js';
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -97,13 +97,13 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  async open(key: string): Promise<{ body: Readable; size: number } | null> {
+  async open(key: string, range?: ByteRange): Promise<{ body: Readable; size: number } | null> {
     const handle = await this.openFile(key);
     if (!handle) return null;
     // Size and bytes from one open file: a removal meanwhile cannot make them disagree.
     try {
       const { size } = await handle.stat();
-      return { body: handle.createReadStream(), size };
+      return { body: handle.createReadStream(range), size };
     } catch (err) {
       await handle.close();
       throw err;

@@ -41,6 +41,12 @@ export interface ObjectInfo {
   modified: Date;
 }
 
+/** Bytes `start` to `end` of an object, both included (as HTTP's Range counts them). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface ObjectStore {
   /** For health and logs. */
   readonly engine: 'local' | 's3';
@@ -55,8 +61,11 @@ export interface ObjectStore {
   put(key: string, body: string | Buffer): Promise<void>;
   /** The whole object, or null when there is none. */
   get(key: string): Promise<Buffer | null>;
-  /** A stream of the object and its size, or null when there is none. The caller consumes or destroys it. */
-  open(key: string): Promise<{ body: Readable; size: number } | null>;
+  /**
+   * A stream of the object, or of `range` of it (read from the store as that range only, never the whole), and the
+   * whole object's size; null when there is none. The caller consumes or destroys the stream.
+   */
+  open(key: string, range?: ByteRange): Promise<{ body: Readable; size: number } | null>;
   head(key: string): Promise<ObjectInfo | null>;
   /** Removes the object; no error when it is already gone. */
   delete(key: string): Promise<void>;

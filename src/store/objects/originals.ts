@@ -9,7 +9,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ObjectInfo, ObjectStore } from './object-store.js';
+import type { ByteRange, ObjectInfo, ObjectStore } from './object-store.js';
 import type { RecentOriginals } from './recent-originals.js';
 
 const SHA = /^[0-9a-f]{64}$/;
@@ -91,9 +91,9 @@ export class FileStore {
     return bytes;
   }
 
-  /** The original as a stream with its size; null when it is not stored. */
-  open(sha256: string): Promise<{ body: Readable; size: number } | null> {
-    return this.objects.open(keyOf(sha256));
+  /** The original, or `range` of it, as a stream with the original's whole size; null when it is not stored. */
+  open(sha256: string, range?: ByteRange): Promise<{ body: Readable; size: number } | null> {
+    return this.objects.open(keyOf(sha256), range);
   }
 
   /** The stored original's size; null when it is not stored. */

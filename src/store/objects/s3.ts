@@ -8,7 +8,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describeS3, type S3Location } from './location.js';
-import { type ObjectInfo, type ObjectStore, StorageUnavailable } from './object-store.js';
+import { type ByteRange, type ObjectInfo, type ObjectStore, StorageUnavailable } from './object-store.js';
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 
@@ -129,15 +129,25 @@ export class S3ObjectStore implements ObjectStore {
     return Buffer.concat(parts);
   }
 
-  async open(key: string): Promise<{ body: Readable; size: number } | null> {
+  async open(key: string, range?: ByteRange): Promise<{ body: Readable; size: number } | null> {
     const Key = this.keyOf(key);
+    let res;
     try {
-      const res = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key }));
-      return { body: res.Body as Readable, size: Number(res.ContentLength ?? 0) };
+      res = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
     } catch (err) {
       if (status(err) === 404) return null;
       throw unavailableOr(err);
     }
+    const body = res.Body as Readable;
+    if (!range) return { body, size: Number(res.ContentLength ?? 0) };
+    // The whole object's size is in Content-Range. A store that sent other bytes (the whole object, ignoring Range)
+    // must not have them served as the range.
+    const asked = `bytes ${range.start}-${range.end}/`;
+    if (!res.ContentRange?.startsWith(asked)) {
+      body.destroy();
+      throw new Error(`${this.location} answered a GET of ${key} for ${asked.slice(0, -1)} with ${res.ContentRange ? `Content-Range: ${res.ContentRange}` : 'no Content-Range'}`);
+    }
+    return { body, size: Number(res.ContentRange.slice(asked.length)) };
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
