@@ -61,3 +61,21 @@ export function momentProblem(text: string): string | undefined {
 
 /** A moment as written (see MOMENT), or null when it is not one. */
 export const parseMoment = (text: string): number | null => (MOMENT.test(text) ? momentOf(text) : null);
+
+const AGO_UNITS_MS = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const;
+
+/** The relative forms a person types at a terminal, as a flag's help and errors name them. */
+export const RELATIVE_MOMENT_FORMS = 'a time ago (12h, 7d, 2w), today or yesterday (UTC days)';
+
+/**
+ * A relative moment (`12h`, `7d`, `2w` ago; `today`, `yesterday` as UTC days, as a written date is read) as the
+ * absolute moment text the filters take, at `now`; undefined for any other text. The CLI's convenience: a saved search
+ * keeps the moment it resolves to, so it is not taken there (src/cli/commands/shared/filter-flags.ts).
+ */
+export function relativeMoment(text: string, now: number): string | undefined {
+  const word = text.trim().toLowerCase();
+  if (word === 'today' || word === 'yesterday') return new Date(now - (word === 'today' ? 0 : DAY_MS)).toISOString().slice(0, 10);
+  const ago = /^(\d{1,5})([hdw])$/.exec(word);
+  return ago ? new Date(now - Number(ago[1]) * AGO_UNITS_MS[ago[2] as keyof typeof AGO_UNITS_MS]).toISOString() : undefined;
+}
+

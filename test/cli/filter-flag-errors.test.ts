@@ -13,7 +13,7 @@ const LANGUAGE = 'must be a language code (ISO 639-1: en, de, zh …; und: undet
 
 /** Each flag as typed, and the error it must get (on both commands); the first LOCAL the CLI checks itself. */
 const CASES: [string[], string][] = [
-  [['--since', 'yesterday-ish'], 'error: --since "yesterday-ish": must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z)\n'],
+  [['--since', 'yesterday-ish'], 'error: --since "yesterday-ish": must be a date (2026-03-31) or an RFC 3339 time (2026-03-31T12:00:00Z), or a time ago (12h, 7d, 2w), today or yesterday (UTC days)\n'],
   [['--before', '2026-02-31'], 'error: --before "2026-02-31": is not a real date\n'],
   [['--type', 'pdf', '--type', 'exe'], 'error: --type: unknown type "exe"\n'],
   [['--label', 'a,b'], 'error: --label "a,b": must not contain a comma (one label per --label)\n'],

@@ -6,7 +6,7 @@ import { FACETS } from '../../core/facet-names.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
-import { type DocumentResult, SEARCH_DOCUMENTS, SEARCH_PASSAGES, type SearchDocument, type SearchPassage, type SearchResponse, type SearchResult } from '../api-types.js';
+import { type DocumentResult, JSON_FIELDS, SEARCH_DOCUMENTS, SEARCH_PASSAGES, type SearchDocument, type SearchPassage, type SearchResponse, type SearchResult } from '../api-types.js';
 import type { WireShape } from '../wire-shape.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../../terminal/errors.js';
@@ -245,6 +245,15 @@ function printFacets(ctx: Context, facets: NonNullable<SearchResponse['facets']>
   });
 }
 
+/**
+ * The usage error for a query typed as several arguments (`docsearch search how long is a loan`): the quoted form to
+ * type. Under --json, a word after it that is none of the results' fields was taken as a query word: say so.
+ */
+function severalWords(words: string[], json: boolean): UsageError {
+  const fields = json ? `; after --json, only the results' fields are fields (${JSON_FIELDS.results.join(', ')}), other words are the query's` : '';
+  return new UsageError(`search takes one query, and got ${words.length} words: ${words.map((w) => JSON.stringify(w)).join(' ')}`, `quote a query of several words: docsearch search ${JSON.stringify(words.join(' '))}${fields}`);
+}
+
 export function build(ctx: Context, runF: typeof run = run): Command {
   const cmd = addFilterFlags(
     defineCommand('search', {
@@ -284,7 +293,10 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .option('--save <name>', 'save this search (query, projects, filters, facets, mode) under a name, then run it')
     .option('--share <project>', "with --save, share it with this project's members (you edit the project)")
     .option('--web', 'open this search on the web search page instead (prints its URL when no browser opens)')
-    .action((query: string | undefined, flags: FilterFlags & { web?: boolean; saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string | true }) => {
+    // Words past the query get a usage error that says how to quote them (commander's says only "too many arguments").
+    .allowExcessArguments(true)
+    .action((query: string | undefined, flags: FilterFlags & { web?: boolean; saved?: string; save?: string; share?: string; limit: number; all?: boolean; project: string[]; document: string[]; mode?: SearchOptions['mode']; rerank: boolean; passages?: boolean; documents?: boolean; facets?: string | true }, self: Command) => {
+      if (self.args.length > 1) throw severalWords(self.args, Boolean(ctx.globals().json));
       if (query === undefined && !flags.saved) throw new UsageError('name what to look for: docsearch search QUERY, or run a saved search with --saved NAME');
       if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
       if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
@@ -295,7 +307,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       // Grouped on a terminal; through a pipe and for --json the flat list, so scripts get one shape. --web's page is
       // grouped unless --passages says otherwise, wherever its URL is printed.
       const view = flags.passages ? 'passages' : flags.documents || flags.web || (!json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
-      const filters = filtersFromFlags(flags);
+      const filters = filtersFromFlags(flags, Boolean(flags.save));
       const facets = flags.facets === true ? [...FACETS] : flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
       const saving = flags.save ? { save: { name: flags.save, ...(flags.share ? { share: flags.share } : {}) } } : {};
       return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}), ...(flags.web ? { web: true } : {}) }, ctx);

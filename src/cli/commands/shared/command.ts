@@ -21,7 +21,12 @@ export function defineCommand(name: string, p: { summary: string; description?: 
 export function applyProgramSettings(cmd: Command, io: IO): void {
   cmd
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Most often a name or query typed without quotes (`projects create Q3 reports`): say how to type it.
+      outputError: (s, write) => write(s.startsWith('error: too many arguments') ? `${s}hint: a name or query of several words goes in quotes ("Q3 reports")\n` : s),
+    })
     .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true);
   for (const c of cmd.commands) applyProgramSettings(c, io);

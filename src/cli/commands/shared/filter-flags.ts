@@ -10,7 +10,7 @@ import { TYPE_FILTER_NAMES } from '../../../core/document-types.js';
 import { addMetaExpression } from '../../../core/filter-params.js';
 import type { FiltersInput } from '../../../core/filters.js';
 import { labelNameProblem } from '../../../core/label-name.js';
-import { momentProblem, momentSpan } from '../../../core/moment.js';
+import { MOMENT_FORM, momentProblem, momentSpan, RELATIVE_MOMENT_FORMS, relativeMoment } from '../../../core/moment.js';
 import { ApiError, UsageError } from '../../../terminal/errors.js';
 import { collect } from './command.js';
 
@@ -44,9 +44,9 @@ export function addFilterFlags(cmd: Command): Command {
     });
   return cmd
     .option('--type <type>', 'only documents of this type (pdf, docx, markdown, email …); repeatable: any of', collect, [])
-    .option('--since <date>', 'only documents uploaded at or after this day (2026-03-31, from 00:00 UTC) or RFC 3339 time')
-    .addOption(new Option('--until <date>', 'only documents uploaded up to and including this day (2026-03-31: the whole of it) or time').conflicts('before'))
-    .option('--before <date>', 'only documents uploaded before this day (its 00:00 UTC) or time')
+    .option('--since <date>', 'only documents uploaded at or after this day (2026-03-31, from 00:00 UTC), RFC 3339 time, time ago (7d, 2w, 12h), today or yesterday')
+    .addOption(new Option('--until <date>', 'only documents uploaded up to and including this day (2026-03-31 or yesterday: the whole of it) or time').conflicts('before'))
+    .option('--before <date>', 'only documents uploaded before this day (its 00:00 UTC), time or time ago (7d)')
     .addOption(new Option('--path <prefix>', 'only documents whose upload or sync path starts with this (contracts/)').conflicts('pathPrefix'))
     // The name the flag had before #60's --path: scripts written for it keep working.
     .addOption(new Option('--path-prefix <prefix>', 'the earlier name of --path').hideHelp())
@@ -80,12 +80,30 @@ const given = (f: FilterFlags, key: keyof FilterFlags): string[] => {
 /** A flag and the value given to it, as a message names them: `--since "yesterday-ish"`. */
 const typed = (flag: string, value: string) => `${flag} ${JSON.stringify(value)}`;
 
+const MOMENT_FLAGS = ['since', 'until', 'before'] as const;
+
+/**
+ * The flags with their relative moments (`7d`, `yesterday`) as the moments they name now; `saving` (`search --save`)
+ * refuses them, since a saved search would keep the moment, not "the last 7 days".
+ */
+function resolveMoments(f: FilterFlags, saving: boolean): FilterFlags {
+  const out = { ...f };
+  for (const key of MOMENT_FLAGS) {
+    const moment = f[key] === undefined ? undefined : relativeMoment(f[key]!, Date.now());
+    if (moment === undefined) continue;
+    if (saving) throw new UsageError(`${typed(`--${key}`, f[key]!)}: a saved search keeps its moments as written, so it would not move with the days`, `give a date (--${key} ${moment.slice(0, 10)}), or add the flag when running it: docsearch search --saved NAME --${key} ${f[key]}`);
+    out[key] = moment;
+  }
+  return out;
+}
+
 /** Refuses, as a usage error, the values whose rules core has as plain functions (the CLI loads no zod). */
 function checkLocally(f: FilterFlags): void {
-  for (const key of ['since', 'until', 'before'] as const) {
+  for (const key of MOMENT_FLAGS) {
     const value = f[key];
     const problem = value === undefined ? undefined : momentProblem(value);
-    if (problem) throw new UsageError(`${typed(`--${key}`, value!)}: ${problem}`);
+    // A text of no form gets the forms; a real form's wrong day or time ("2026-02-31") only what is wrong.
+    if (problem) throw new UsageError(`${typed(`--${key}`, value!)}: ${problem}${problem === MOMENT_FORM ? `, or ${RELATIVE_MOMENT_FORMS}` : ''}`);
   }
   const type = f.type.find((t) => !(t.trim().toLowerCase() in TYPE_FILTER_NAMES));
   if (type !== undefined) throw new UsageError(`--type: unknown type ${JSON.stringify(type)}`, `one of ${Object.keys(TYPE_FILTER_NAMES).join(', ')}`);
@@ -95,8 +113,12 @@ function checkLocally(f: FilterFlags): void {
   }
 }
 
-/** The flags as the API's `filters`; undefined when none is given. A value the CLI can tell is bad is a usage error. */
-export function filtersFromFlags(f: FilterFlags): FiltersInput | undefined {
+/**
+ * The flags as the API's `filters`; undefined when none is given. A value the CLI can tell is bad is a usage error.
+ * `saving`: the search is being saved (relative moments refused: resolveMoments).
+ */
+export function filtersFromFlags(typedFlags: FilterFlags, saving = false): FiltersInput | undefined {
+  const f = resolveMoments(typedFlags, saving);
   checkLocally(f);
   const metadata: Record<string, unknown> = {};
   for (const expression of f.meta) {
