@@ -35,6 +35,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/ingest/pipeline/upload.test.ts',
   'test/search/search-api.test.ts',
   'test/search/filters.test.ts',
+  'test/documents/list-facets.test.ts',
   'test/documents/metadata-patch.test.ts',
   'test/documents/replaced-copy-upload.test.ts',
   'test/auth/token/token.test.ts',

@@ -2,7 +2,7 @@
  * Wire shapes of /api/v1 as the CLI reads them (ARCHITECTURE.md §3). cli/ cannot import server/'s schemas, so they
  * are written here and checked against the OpenAPI document by test/server/client-wire-types.test.ts.
  */
-import type { WireSearchEnvelope } from '../mcp/library.js';
+import type { WireFacetValue, WireSearchEnvelope } from '../mcp/library.js';
 
 import type { CitationFields } from '../core/citation-label.js';
 import { shape } from './wire-shape.js';
@@ -299,7 +299,7 @@ export const PROJECT_PAGE = shape<{ projects: Project[]; next_cursor: string | n
 export const MEMBER = shape<ProjectMember>({ id: 'string', kind: 'string', role: 'string' });
 export const MEMBER_LIST = shape<{ members: ProjectMember[] }>({ members: [MEMBER.fields] });
 export const DOCUMENT = shape<DocumentRecord>({ id: 'string', filename: 'string', project_id: 'string', status: 'string' });
-export const DOCUMENT_PAGE = shape<{ documents: DocumentRecord[]; next_cursor?: string | null }>({ documents: [DOCUMENT.fields] });
+export const DOCUMENT_PAGE = shape<{ documents: DocumentRecord[]; next_cursor?: string | null; facets?: Record<string, WireFacetValue[]> }>({ documents: [DOCUMENT.fields] });
 export const TRASH_PAGE = shape<{ documents: TrashEntry[]; next_cursor: string | null; retention_days?: number }>({ documents: [{ ...DOCUMENT.fields, trashed_at: 'string' }] });
 export const SOURCE = shape<Source>({ id: 'string', project_id: 'string', kind: 'string', url: 'string', status: 'string' });
 export const SOURCE_LIST = shape<{ sources: Source[] }>({ sources: [SOURCE.fields] });

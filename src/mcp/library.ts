@@ -4,6 +4,7 @@
  * (`docsearch mcp`, stdio). Each call acts as one authenticated user; a backend enforces that user's scopes.
  * The wire types are checked against the OpenAPI document by test/server/client-wire-types.test.ts.
  */
+import { filtersToParams } from '../core/filter-params.js';
 import type { FiltersInput } from '../core/filters.js';
 
 export interface WireProject {
@@ -131,6 +132,21 @@ export interface DocumentListFilter {
   cursor?: string;
   /** The filter language (core/filters.ts): the backends send it as the list's query parameters. */
   filters?: FiltersInput;
+  /** Facets to count over the whole list (docs/api.md#facets). */
+  facets?: string[];
+}
+
+/** GET /api/v1/documents: a page, and with `facets` asked the whole list's counts. */
+export interface WireDocumentPage {
+  documents: WireDocument[];
+  next_cursor: string | null;
+  facets?: Record<string, WireFacetValue[]>;
+}
+
+/** A list's filter as GET /api/v1/documents's query parameters (the filter language's names, facets comma-joined). */
+export function documentListQuery(filter: DocumentListFilter): Record<string, string | number> {
+  const { filters, facets, ...rest } = filter;
+  return { ...rest, ...Object.fromEntries(filtersToParams(filters)), ...(facets?.length ? { facets: facets.join(',') } : {}) };
 }
 
 export interface NewNote {
@@ -143,7 +159,7 @@ export interface Library {
   search(request: WireSearchRequest): Promise<WireSearchResponse>;
   listProjects(page: { limit: number; cursor?: string }): Promise<{ projects: WireProject[]; next_cursor: string | null }>;
   getProject(id: string): Promise<WireProject>;
-  listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }>;
+  listDocuments(filter: DocumentListFilter): Promise<WireDocumentPage>;
   getDocument(id: string): Promise<WireDocument>;
   /** The document's chunks in order (GET /documents/{id}/text), `limit` at a time. */
   documentText(id: string, page: { limit: number; cursor?: string }): Promise<WireDocumentText>;

@@ -1,5 +1,5 @@
 /**
- * Facet counts of a search (docs/api.md#facets): for each facet asked, how many results of the whole list carry
+ * Facet counts of a search or of the document list (docs/api.md#facets): for each facet asked, how many results of the whole list carry
  * each value — the list `total` counts, after filters and access, in its unit (passages, or documents when grouped),
  * never only the page. A result counts once per value it has: a document under each of its labels, a passage under
  * its document's type. Where `total` is `gte` (a first-stage list stopped at its depth) the counts are of the list as
@@ -23,10 +23,13 @@ export interface FacetValue {
   color?: string;
 }
 
-/** One result of the list: its document and its passages' chunks (one, or every passage of the document in the list). */
+/**
+ * One result of the list: its document and its passages' chunks (one, or every passage of the document in the list);
+ * no chunks in the document list (GET /documents), whose `language` is the document's own, as its filter reads it.
+ */
 export interface FacetUnit {
   documentId: string;
-  chunks: { id: string; _rowid?: bigint }[];
+  chunks?: { id: string; _rowid?: bigint }[];
 }
 
 export interface FacetDeps {
@@ -46,7 +49,7 @@ const yearOf = (ms: number) => new Date(ms).getUTCFullYear();
 export class FacetCounter {
   constructor(private readonly deps: FacetDeps) {}
 
-  /** `projectIds`: the searched scope, which every unit's chunks lie in. */
+  /** `projectIds`: the searched (or listed) scope, which every unit's chunks lie in. */
   async count(projectIds: readonly string[], units: readonly FacetUnit[], facets: readonly string[]): Promise<Record<string, FacetValue[]>> {
     const out: Record<string, FacetValue[]> = {};
     if (facets.length === 0) return out;
@@ -56,7 +59,7 @@ export class FacetCounter {
       this.deps.lookups.facetFields(ids),
       facets.includes('label') ? this.deps.labels.ofDocuments(ids) : undefined,
       metaKeys.length > 0 ? this.deps.lookups.metadataOf(ids, metaKeys) : undefined,
-      facets.includes('language') ? this.deps.chunks.languagesOf(projectIds, units.flatMap((u) => u.chunks)) : undefined,
+      facets.includes('language') && units.some((u) => u.chunks) ? this.deps.chunks.languagesOf(projectIds, units.flatMap((u) => u.chunks ?? [])) : undefined,
     ]);
     const [emails, projects] = await Promise.all([
       facets.includes('uploaded_by') ? this.deps.users.emails([...new Set([...fields.values()].map((f) => f.userId))]) : undefined,
@@ -77,7 +80,9 @@ export class FacetCounter {
         case 'year':
           return [yearOf(f.createdAt)];
         case 'language':
-          // Its passages' own languages, as the filter matches them (a document's is what most of its chunks are in).
+          // Its passages' own languages, as the filter matches them (a document's is what most of its chunks are in);
+          // a listed document's own, null until it is ready.
+          if (!unit.chunks) return [f.language];
           return [...new Set(unit.chunks.flatMap((c) => (languages?.has(c.id) ? [languages.get(c.id) ?? UNDETERMINED] : [])))];
         case 'label':
           // One value per name (any case), as the filter matches names.

@@ -27,6 +27,8 @@ import type { SearchTimings } from './timings.js';
 
 export interface SearchStack {
   service: SearchService;
+  /** The facet counter search uses, which the document list counts with too. */
+  facets: FacetCounter;
   /** The chunk index the ingest pipeline and removals should write through (adds window writes when needed). */
   chunkWrites: ChunkIndex;
   /** Health of the reranker: `none` counts as up. */
@@ -86,13 +88,14 @@ export async function openSearch(deps: {
     },
     { ...DEFAULT_RETRIEVE, ...(deps.rerankTimeoutMs !== undefined ? { rerankTimeoutMs: deps.rerankTimeoutMs } : {}) },
   );
+  const facets = new FacetCounter({ chunks: deps.chunks, lookups: deps.lookups, labels: deps.labels, users: deps.users, projects: deps.projects });
   const service = new SearchService({
     retriever,
     reranker,
     documents: deps.documents,
     projects: deps.projects,
     filters: new FilterResolver({ lookups: deps.lookups, labels: deps.labels }),
-    facets: new FacetCounter({ chunks: deps.chunks, lookups: deps.lookups, labels: deps.labels, users: deps.users, projects: deps.projects }),
+    facets,
     cursors: new CursorCodec(Buffer.from(secret, 'base64url')),
     reindexRequired: () => deps.chunks.reindexRequired(),
     ...(deps.foreground ? { foreground: deps.foreground } : {}),
@@ -100,6 +103,7 @@ export async function openSearch(deps: {
   });
   return {
     service,
+    facets,
     chunkWrites: builtin && windowEmbedder ? withWindowWrites(deps.chunks, windowEmbedder, windows) : deps.chunks,
     async probe() {
       if (!model) return { status: 'up', id: 'none' };

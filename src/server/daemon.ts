@@ -433,6 +433,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ...(ocr ? { ocr: { languages: ocr.languages, installed: () => ocr.installedLanguages() } } : {}),
       reindex,
       search: search.service,
+      facets: search.facets,
       thumbnails,
       metrics,
       sources,

@@ -17,6 +17,7 @@ import type { FileStore } from '../store/objects/originals.js';
 import type { LibreOffice } from '../ingest/office/libreoffice.js';
 import type { Reindexer } from '../ingest/reindex.js';
 import type { Embedder } from '../models/embedder.js';
+import type { FacetCounter } from '../search/facets.js';
 import type { SearchService } from '../search/service.js';
 import type { SourceService } from '../sources/service.js';
 import type { ThumbnailRenderer } from '../pdf/thumbnail.js';
@@ -103,6 +104,8 @@ export interface Services {
   reindex: Reindexer;
   /** POST /api/v1/search: retrieval, reranking, hydration, highlights. */
   search: SearchService;
+  /** Facet counts, search's own counter: GET /api/v1/documents?facets= counts the whole list with it. */
+  facets: FacetCounter;
   /** First-page images of PDFs (document page, API). */
   thumbnails: ThumbnailRenderer;
   /** GET /metrics: this replica's Prometheus registry, and what hot paths report into. */

@@ -145,9 +145,22 @@ const REST: Record<string, Spec<RestRequest>> = {
     effect: (c) => must(after(c, 'documents', c.answer.body.documents[0].id)?.project_id === c.t.project, 'a document in P'),
   },
   // Filtered by D's label: a filter shows only what the caller reads.
+  // With facets, as search's row: they name P exactly when the list shows D, and count exactly the documents listed
+  // (one page holds the whole list), so no count holds a document the caller may not read.
   'GET /api/v1/documents': restGet(
-    () => '/api/v1/documents?limit=100&filename=handbook.pdf&labels=matrix',
-    (a, t) => a.body.documents.some((x: { id: string }) => x.id === t.document),
+    () => '/api/v1/documents?limit=100&filename=handbook.pdf&labels=matrix&facets=project,label,type',
+    (a, t) => {
+      const listed = a.body.documents as { id: string }[];
+      const shows = listed.some((x) => x.id === t.document);
+      const counted = a.body.facets.project.some((v: { value: string }) => v.value === t.project);
+      must(counted === shows, `facets that name P (${counted}) exactly when the list shows D (${shows})`);
+      must(a.body.next_cursor === null, 'one page holds the whole list');
+      const sum = (facet: string) => (a.body.facets[facet] as { count: number }[]).reduce((n, v) => n + v.count, 0);
+      for (const facet of ['project', 'type']) must(sum(facet) === listed.length, `the ${facet} counts (${sum(facet)}) add up to the ${listed.length} documents listed`);
+      const labelled = (a.body.facets.label as { value: string; count: number }[]).find((v) => String(v.value).toLowerCase() === 'matrix')?.count ?? 0;
+      must(labelled === listed.length, `the "matrix" label counts ${labelled} of the ${listed.length} documents listed, all labelled so`);
+      return shows;
+    },
   ),
   'GET /api/v1/documents/{id}': restGet((t) => `/api/v1/documents/${t.document}`),
   'GET /api/v1/documents/{id}/file': restGet((t) => `/api/v1/documents/${t.document}/file`),
@@ -826,7 +839,15 @@ const tool = (name: string, args: (t: Target, m: Matrix) => Record<string, unkno
 const MCP: Record<string, Spec<McpRequest>> = {
   'tool list_projects': tool('list_projects', () => ({}), { shows: (a, t) => includes(a.body, t.project) }),
   'tool search': tool('search', (t) => ({ query: `${WORD} handbook`, project_id: t.project }), { shows: (a, t) => includes(a.body, t.document) }),
-  'tool list_documents': tool('list_documents', (t) => ({ project_id: t.project }), { shows: (a, t) => includes(a.body, t.document) }),
+  // With facets: they count P's documents only, at least those listed (a refused cell answers no counts at all).
+  'tool list_documents': tool('list_documents', (t) => ({ project_id: t.project, facets: ['project'] }), {
+    shows: (a, t) => {
+      const counts = a.body.facets.project as { value: string; count: number }[];
+      must(counts.every((v) => v.value === t.project), `facets that count only P's documents (${JSON.stringify(counts)})`);
+      must((counts[0]?.count ?? 0) >= a.body.documents.length, `P's count (${counts[0]?.count}) covers the ${a.body.documents.length} documents listed`);
+      return includes(a.body, t.document);
+    },
+  }),
   'tool get_document': tool('get_document', (t) => ({ document_id: t.document })),
   'tool get_documents': tool('get_documents', (t) => ({ document_ids: [t.document] })),
   'tool add_document': tool('add_document', (t, m) => ({ project_id: t.project, filename: `mcp-${m.next()}.txt`, text: `added ${m.next()}` }), {

@@ -2,7 +2,6 @@ import { shownHeading } from '../../core/passage-heading.js';
 import { type Command, Option } from 'commander';
 import { citationLabel } from '../../core/citation-label.js';
 import { codePointCount } from '../../core/code-points.js';
-import { FACETS } from '../../core/facet-names.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
 import { EXCERPT_CHARS, excerpt } from '../../core/excerpt.js';
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../core/search-limits.js';
@@ -12,10 +11,10 @@ import type { Context } from '../context.js';
 import { UsageError } from '../../terminal/errors.js';
 import { isStdoutTTY, notice, styles, terminalWidth, warn } from '../../terminal/io.js';
 import { emitJson, standsInForArgument } from '../output/json.js';
-import { printTable } from '../output/table.js';
 import { type Field, wrap, wrapFields } from '../output/wrap.js';
 import type { FiltersInput } from '../../core/filters.js';
 import { filtersToParams } from '../../core/filter-params.js';
+import { facetsFlagHelp, facetsFromFlag, printFacets } from './shared/facets.js';
 import { addFilterFlags, type FilterFlags, filtersFromFlags } from './shared/filter-flags.js';
 import { openWeb } from './shared/open-web.js';
 import { findSavedSearch, saveSearch } from './shared/saved-search.js';
@@ -234,17 +233,6 @@ export async function run(opts: SearchOptions, ctx: Context): Promise<void> {
   if (res.facets) printFacets(ctx, res.facets);
 }
 
-/** --facets: one table, a row per facet and value, most frequent first (counts of the whole list, not the page). */
-function printFacets(ctx: Context, facets: NonNullable<SearchResponse['facets']>): void {
-  ctx.io.stdout.write('\n');
-  const shownValue = (facet: string, v: { value: unknown; name?: string }) => terminalSafe(facet === 'project' && v.name ? v.name : v.value === null ? '(none)' : String(v.value));
-  printTable(ctx.io, {
-    headers: ['FACET', 'VALUE', 'COUNT'],
-    rows: Object.entries(facets).flatMap(([facet, values]) => values.map((v) => [facet, shownValue(facet, v), v.count])),
-    now: ctx.now(),
-  });
-}
-
 /**
  * The usage error for a query typed as several arguments (`docsearch search how long is a loan`): the quoted form to
  * type. Under --json, a word after it that is none of the results' fields was taken as a query word: say so.
@@ -288,7 +276,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .addOption(new Option('--passages', 'list every passage in rank order (the default through a pipe)').conflicts('documents'))
     .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
-    .option('--facets [names]', `count the whole result list by these, comma-separated (${FACETS.join(', ')}, metadata.KEY; alone, all but metadata): a table after the results`)
+    .option('--facets [names]', facetsFlagHelp('the whole result list', 'the results'))
     .option('--saved <name>', 'run your saved search of this name (or one shared with you); a query, projects, filters or facets given here go over its own')
     .option('--save <name>', 'save this search (query, projects, filters, facets, mode) under a name, then run it')
     .option('--share <project>', "with --save, share it with this project's members (you edit the project)")
@@ -308,7 +296,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       // grouped unless --passages says otherwise, wherever its URL is printed.
       const view = flags.passages ? 'passages' : flags.documents || flags.web || (!json && isStdoutTTY(ctx.io)) ? 'documents' : 'passages';
       const filters = filtersFromFlags(flags, Boolean(flags.save));
-      const facets = flags.facets === true ? [...FACETS] : flags.facets?.split(',').map((f) => f.trim()).filter(Boolean);
+      const facets = facetsFromFlag(flags.facets);
       const saving = flags.save ? { save: { name: flags.save, ...(flags.share ? { share: flags.share } : {}) } } : {};
       return runF({ ...(query !== undefined ? { query } : {}), ...(flags.saved ? { saved: flags.saved } : {}), ...saving, limit: flags.all ? Infinity : flags.limit, projects: flags.project, documents: flags.document, mode: flags.mode, rerank: flags.rerank, view, json, ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}), ...(flags.web ? { web: true } : {}) }, ctx);
     });

@@ -1,6 +1,5 @@
-import { filtersToParams } from '../../core/filter-params.js';
-import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
-import { LibraryError } from '../../mcp/library.js';
+import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentPage, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
+import { documentListQuery, LibraryError } from '../../mcp/library.js';
 import { ApiError, AuthRequiredError, CliError } from '../../terminal/errors.js';
 import * as CLI from '../api-types.js';
 import type { ApiClient } from '../http.js';
@@ -13,7 +12,7 @@ import { NotDocsearchError, shape } from '../wire-shape.js';
 const PROJECT = shape<WireProject>(CLI.PROJECT.fields);
 const PROJECT_PAGE = shape<{ projects: WireProject[]; next_cursor: string | null }>(CLI.PROJECT_PAGE.fields);
 const DOCUMENT = shape<WireDocument>(CLI.DOCUMENT.fields);
-const DOCUMENT_PAGE = shape<{ documents: WireDocument[]; next_cursor: string | null }>(CLI.DOCUMENT_PAGE.fields);
+const DOCUMENT_PAGE = shape<WireDocumentPage>(CLI.DOCUMENT_PAGE.fields);
 const SEARCH_PASSAGES = shape<WireSearchResponse>(CLI.SEARCH_PASSAGES.fields);
 const SEARCH_DOCUMENTS = shape<WireSearchResponse>(CLI.SEARCH_DOCUMENTS.fields);
 const DOCUMENT_TEXT = shape<WireDocumentText>({ document_id: 'string', pages: [{ chunks: [{ id: 'string', text: 'string' }] }] });
@@ -55,9 +54,8 @@ export class HttpLibrary implements Library {
     return mapped(this.http.get(`/api/v1/projects/${encodeURIComponent(id)}`, { shape: PROJECT }));
   }
 
-  listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
-    const { filters, ...rest } = filter;
-    return mapped(this.http.get('/api/v1/documents', { query: { ...rest, ...Object.fromEntries(filtersToParams(filters)) }, shape: DOCUMENT_PAGE }));
+  listDocuments(filter: DocumentListFilter): Promise<WireDocumentPage> {
+    return mapped(this.http.get('/api/v1/documents', { query: documentListQuery(filter), shape: DOCUMENT_PAGE }));
   }
 
   getDocument(id: string): Promise<WireDocument> {

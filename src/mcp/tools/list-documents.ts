@@ -4,11 +4,13 @@ import type { Library } from '../library.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
 import { DocumentSummary, requireProject, summaries } from './document-summary.js';
+import { facetCounts, facetsInput } from './facet-counts.js';
 import type { ToolDefinition } from './tool.js';
 
 const output = {
   documents: z.array(DocumentSummary),
   next_cursor: z.union([z.string().min(1), z.null()]).describe('pass as `cursor` (with the same filters) for the next page; null on the last page'),
+  facets: facetCounts('the documents of the whole list'),
 };
 
 export const listDocumentsTool: ToolDefinition = {
@@ -18,7 +20,7 @@ export const listDocumentsTool: ToolDefinition = {
     title: 'List documents',
     description:
       "List the user's documents, in upload order, optionally only one project's, only those in a status, or only those whose file name " +
-      'contains some text, or only those `filters` match (type, labels, metadata, uploader, path, upload time). Use it to find a document by name, or to see what the library holds; search is better for finding by content.',
+      'contains some text, or only those `filters` match (type, labels, metadata, uploader, path, upload time); `facets` counts the whole list by type, label, year … Use it to find a document by name, or to see what the library holds; search is better for finding by content.',
     inputSchema: {
       project_id: z.string().min(1).max(100).optional().describe('only this project\'s documents (an id from list_projects)'),
       status: z.enum(['queued', 'processing', 'ready', 'failed']).optional().describe('only documents in this state (ready: searchable)'),
@@ -28,12 +30,13 @@ export const listDocumentsTool: ToolDefinition = {
       filters: Filters.optional().describe(
         "narrow to documents matching every field given, as search's `filters`: type, uploaded_since / uploaded_before, path_prefix, uploaded_by, source_id, labels, language, metadata",
       ),
+      facets: facetsInput('the whole list (every page)'),
     },
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async run(library: Library, args: Record<string, unknown>) {
-    const a = args as { project_id?: string; status?: 'queued' | 'processing' | 'ready' | 'failed'; name?: string; limit: number; cursor?: string; filters?: FiltersInput };
+    const a = args as { project_id?: string; status?: 'queued' | 'processing' | 'ready' | 'failed'; name?: string; limit: number; cursor?: string; filters?: FiltersInput; facets?: string[] };
     if (a.project_id !== undefined) await requireProject(library, a.project_id);
     const page = await library.listDocuments({
       limit: a.limit,
@@ -42,7 +45,8 @@ export const listDocumentsTool: ToolDefinition = {
       ...(a.name ? { filename: a.name } : {}),
       ...(a.cursor ? { cursor: a.cursor } : {}),
       ...(a.filters ? { filters: a.filters } : {}),
+      ...(a.facets?.length ? { facets: a.facets } : {}),
     });
-    return structured({ documents: await summaries(library, page.documents), next_cursor: page.next_cursor });
+    return structured({ documents: await summaries(library, page.documents), next_cursor: page.next_cursor, ...(page.facets ? { facets: page.facets } : {}) });
   },
 };

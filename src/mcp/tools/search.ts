@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { cutUnits } from '../../core/code-points.js';
-import { FACETS } from '../../core/facet-names.js';
-import { Facets, Filters, type FiltersInput } from '../../core/filters.js';
+import { Filters, type FiltersInput } from '../../core/filters.js';
 import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
 import { requireDocument, requireProject } from './document-summary.js';
+import { facetCounts, facetsInput } from './facet-counts.js';
 import { PAGE_MEANING } from './get-document.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -40,20 +40,7 @@ const output = {
   next_cursor: z.union([z.string().min(1), z.null()]).describe('pass as `cursor` with the same query for the next page; null on the last page'),
   indexing: z.number().int().describe('documents still being processed: results may be incomplete'),
   warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
-  facets: z
-    .record(
-      z.string(),
-      z.array(
-        z.object({
-          value: z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]).describe('what the filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a metadata value'),
-          count: z.number().int().describe('results of the whole list (not only this page) with this value'),
-          name: z.string().optional().describe("a project's name"),
-          color: z.string().optional().describe("a label's colour"),
-        }),
-      ),
-    )
-    .optional()
-    .describe('with `facets` asked: per facet, its values over the whole result list, most frequent first'),
+  facets: facetCounts('the whole result list'),
   results: z.array(z.object({ ...DocumentRef, ...Passage.shape })).optional().describe('passages, best first (group "none")'),
   documents: z
     .array(
@@ -132,8 +119,7 @@ export const searchTool: ToolDefinition = {
       filters: Filters.optional().describe(
         'narrow to documents matching every field given: type (pdf, docx, markdown, email …), uploaded_since / uploaded_before (2026-03-31), path_prefix, uploaded_by (e-mails), source_id, labels (names: all of them), language (en, de …), metadata ({key: value}, {key: {"$gte": 2020}}, {key: {"$exists": true}})',
       ),
-      // The facet names are in no enum of the schema: this sentence is all a model learns of them.
-      facets: Facets.optional().describe(`count the whole result list by these: ${FACETS.join(', ')}, metadata.<key> (answered in \`facets\`)`),
+      facets: facetsInput('the whole result list'),
     },
     outputSchema: output,
     annotations: { readOnlyHint: true, openWorldHint: false },

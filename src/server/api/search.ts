@@ -65,6 +65,16 @@ const DocumentResult = z
   })
   .meta({ id: 'DocumentResult' });
 
+/** One value of a facet and its count: search's and the document list's (GET /documents?facets=). */
+export const FacetValue = z
+  .object({
+    value: z.union([z.string(), z.number(), z.boolean(), z.null()]).describe('what a filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a language, a metadata value'),
+    count: z.number().int().describe("results of the whole list with this value: passages, or documents (a search's grouped by document, the document list)"),
+    name: z.string().optional().describe("a project's name"),
+    color: z.string().optional().describe("a label's colour"),
+  })
+  .meta({ id: 'FacetValue' });
+
 const responseFields = {
   query: z.string(),
   took_ms: z.number().int(),
@@ -79,19 +89,7 @@ const responseFields = {
   indexing: z.number().int().describe('documents in the searched scope still queued or being processed: results may be incomplete'),
   warnings: z.array(z.string()).optional().describe('e.g. the reranker failed and results are in fused order'),
   facets: z
-    .record(
-      z.string(),
-      z.array(
-        z
-          .object({
-            value: z.union([z.string(), z.number(), z.boolean(), z.null()]).describe('what a filter of the same name takes: a type name, a project id, an e-mail, a year, a label name, a metadata value'),
-            count: z.number().int().describe('results (passages, or documents when grouped) of the whole list with this value'),
-            name: z.string().optional().describe("a project's name"),
-            color: z.string().optional().describe("a label's colour"),
-          })
-          .meta({ id: 'FacetValue' }),
-      ),
-    )
+    .record(z.string(), z.array(FacetValue))
     .optional()
     .describe(
       'with `facets` asked: per facet, the values of the whole result list (the list `total` counts, never only this page), most frequent first (at most 100). A result counts once under each value it has (a document under each of its labels); where `total` is `gte` the counts, like it, are of the list as read (an extra of docsearch: docs/api.md#facets)',

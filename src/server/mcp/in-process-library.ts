@@ -1,4 +1,3 @@
-import { filtersToParams } from '../../core/filter-params.js';
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { Principal } from '../../auth/principal.js';
@@ -6,8 +5,8 @@ import { AppError, notFound } from '../../core/errors.js';
 import { refusalText } from '../../core/refusal-text.js';
 import { fileType } from '../../ingest/file-type.js';
 import { SNIFF_BYTES } from '../../ingest/sniff.js';
-import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
-import { LibraryError } from '../../mcp/library.js';
+import type { DocumentListFilter, Library, NewNote, WireDocument, WireDocumentPage, WireDocumentText, WireProject, WireSearchRequest, WireSearchResponse } from '../../mcp/library.js';
+import { documentListQuery, LibraryError } from '../../mcp/library.js';
 import { legacyOffice } from '../api/documents/multipart.js';
 import { oneDocumentToWire } from '../api/documents/wire.js';
 import type { ApiRoute } from '../api/route.js';
@@ -71,9 +70,8 @@ export class InProcessLibrary implements Library {
     return this.call('projects.get', { params: { id } });
   }
 
-  listDocuments(filter: DocumentListFilter): Promise<{ documents: WireDocument[]; next_cursor: string | null }> {
-    const { filters, ...rest } = filter;
-    return this.call('documents.list', { query: { ...rest, ...Object.fromEntries(filtersToParams(filters)) } });
+  listDocuments(filter: DocumentListFilter): Promise<WireDocumentPage> {
+    return this.call('documents.list', { query: documentListQuery(filter) });
   }
 
   getDocument(id: string): Promise<WireDocument> {

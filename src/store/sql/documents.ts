@@ -415,26 +415,12 @@ export class DocumentStore {
     const key = column === 'name' ? sql<string | number>`lower(${dialectOf(this.db).bytewise('filename')})` : column === 'size' ? sql<string | number>`size_bytes` : null;
     const dir = desc ? 'desc' : 'asc';
     // The sort value comes back from the database, so the next page compares with exactly what it ordered by.
-    let q = this.db
-      .selectFrom('documents')
+    let q = this.listed(projectIds, filter)
       .selectAll()
       .select((key ?? sql<string | number>`id`).as('sort_key'))
-      .where('project_id', 'in', [...projectIds])
-      .where('replaced_by', 'is', null)
-      .where('trashed_at', 'is', null)
       .limit(limit + 1);
     if (key) q = q.orderBy(key, dir);
     q = q.orderBy('id', dir);
-    if (filter.projectId) q = q.where('project_id', '=', filter.projectId);
-    if (filter.path !== undefined) q = q.where('path', '=', filter.path);
-    if (filter.status) q = q.where('status', '=', filter.status);
-    if (filter.sha256) q = q.where('sha256', 'in', filter.sha256);
-    if (filter.narrow) q = q.where(matchesFilters(filter.narrow, dialectOf(this.db)));
-    if (filter.filename) {
-      // Both sides through the same lower(): SQLite's folds ASCII only, and a JS-lowered pattern would miss "É".
-      const pattern = `%${filter.filename.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where(sql<boolean>`lower(filename) like lower(${pattern}) escape '\\'`);
-    }
     if (after) {
       const op = desc ? '<' : '>';
       q = q.where((eb) =>
@@ -449,6 +435,28 @@ export class DocumentStore {
     // PostgreSQL hands bigint columns back as strings: the key keeps the type it is compared as.
     const next = rows.length > limit && last ? { id: last.id, ...(key ? { key: column === 'size' ? Number(last.sort_key) : String(last.sort_key) } : {}) } : null;
     return { documents: page.map(toRecord), hasMore: rows.length > limit, next };
+  }
+
+  /** The ids of every document of a list (all its pages, in no order): what its facets count. */
+  async listIds(projectIds: readonly string[], filter: DocumentFilter): Promise<string[]> {
+    if (projectIds.length === 0) return [];
+    return (await this.listed(projectIds, filter).select('id').execute()).map((r) => r.id);
+  }
+
+  /** The documents a list holds, over all its pages: current ones of these projects, out of the trash, matching `filter`. */
+  private listed(projectIds: readonly string[], filter: DocumentFilter) {
+    let q = this.db.selectFrom('documents').where('project_id', 'in', [...projectIds]).where('replaced_by', 'is', null).where('trashed_at', 'is', null);
+    if (filter.projectId) q = q.where('project_id', '=', filter.projectId);
+    if (filter.path !== undefined) q = q.where('path', '=', filter.path);
+    if (filter.status) q = q.where('status', '=', filter.status);
+    if (filter.sha256) q = q.where('sha256', 'in', filter.sha256);
+    if (filter.narrow) q = q.where(matchesFilters(filter.narrow, dialectOf(this.db)));
+    if (filter.filename) {
+      // Both sides through the same lower(): SQLite's folds ASCII only, and a JS-lowered pattern would miss "É".
+      const pattern = `%${filter.filename.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where(sql<boolean>`lower(filename) like lower(${pattern}) escape '\\'`);
+    }
+    return q;
   }
 
   /** How many documents each of these projects still has queued or processing (projects with none are absent). */

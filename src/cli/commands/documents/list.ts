@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import type { WireFacetValue } from '../../../mcp/library.js';
 import { DOCUMENT_PAGE, type DocumentRecord, type Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../../terminal/errors.js';
@@ -10,6 +11,7 @@ import { printTable } from '../../output/table.js';
 import { defineCommand } from '../shared/command.js';
 import { filtersToParams } from '../../../core/filter-params.js';
 import type { FiltersInput } from '../../../core/filters.js';
+import { facetsFlagHelp, facetsFromFlag, printFacets } from '../shared/facets.js';
 import { addFilterFlags, type FilterFlags, filtersFromFlags } from '../shared/filter-flags.js';
 import { listAllProjects, resolveProject } from '../shared/resolve-project.js';
 
@@ -24,25 +26,36 @@ export interface ListOptions {
   json: boolean;
   /** The filter language (--type, --label, --meta …: shared/filter-flags.ts). */
   filters?: FiltersInput;
+  /** Facets to count over the whole list (--facets), shown as a table after it. */
+  facets?: string[];
 }
 
+type ListQuery = { project_id?: string; status?: string; path?: string; sort?: string; sha256?: string; [filter: string]: string | undefined };
+
 /** Every document matching the filters, following next_cursor. */
-export async function listDocuments(http: ApiClient, query: { project_id?: string; status?: string; path?: string; sort?: string; sha256?: string; [filter: string]: string | undefined }): Promise<DocumentRecord[]> {
+export async function listDocuments(http: ApiClient, query: ListQuery): Promise<DocumentRecord[]> {
+  return (await listCounted(http, query)).documents;
+}
+
+/** Every document matching the filters, and with `facets` their counts (asked of the first page: they cover every page). */
+async function listCounted(http: ApiClient, query: ListQuery, facets?: string[]): Promise<{ documents: DocumentRecord[]; facets?: Record<string, WireFacetValue[]> }> {
   const documents: DocumentRecord[] = [];
+  let counts: Record<string, WireFacetValue[]> | undefined;
   let cursor: string | undefined;
   do {
-    const page = await http.get('/api/v1/documents', { query: { ...query, limit: 100, cursor }, shape: DOCUMENT_PAGE });
+    const page = await http.get('/api/v1/documents', { query: { ...query, limit: 100, cursor, ...(facets?.length && !cursor ? { facets: facets.join(',') } : {}) }, shape: DOCUMENT_PAGE });
     documents.push(...page.documents);
+    counts ??= page.facets;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
-  return documents;
+  return { documents, ...(counts ? { facets: counts } : {}) };
 }
 
 export async function run(opts: ListOptions, ctx: Context): Promise<void> {
   const http = ctx.http();
   const project = opts.project ? await resolveProject(ctx, opts.project) : undefined;
-  const documents = await listDocuments(http, { project_id: project?.id, status: opts.status, sort: opts.sort, ...Object.fromEntries(filtersToParams(opts.filters)) });
-  if (opts.json) return emitJson(ctx, { documents }, 'documents');
+  const { documents, facets } = await listCounted(http, { project_id: project?.id, status: opts.status, sort: opts.sort, ...Object.fromEntries(filtersToParams(opts.filters)) }, opts.facets);
+  if (opts.json) return emitJson(ctx, { documents, ...(facets ? { facets } : {}) }, 'documents');
   // One projects list for every row's name (none needed when --project names the one project).
   const names = project ? new Map([[project.id, project.name]]) : await projectNames(http);
   printTable(ctx.io, {
@@ -52,6 +65,7 @@ export async function run(opts: ListOptions, ctx: Context): Promise<void> {
     // On a narrow terminal the name is what a person reads: counts and times give way before it is cut.
     fit: { flexible: 'FILENAME', drop: ['CHUNKS', 'SIZE', 'UPDATED', 'PROJECT'] },
   });
+  if (facets) printFacets(ctx, facets);
   const indexing = documents.filter((d) => d.status === 'queued' || d.status === 'processing').length;
   if (indexing > 0) notice(ctx.io, indexingNotice(indexing));
 }
@@ -90,15 +104,24 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     description:
       'List documents and their processing status (with how far along a document being processed is), newest first like the web library. ' +
       'FILENAME shows the path in the folder for documents uploaded with `upload --sync`; PROJECT the project each belongs to. ' +
-      'A line on stderr says how many are still being indexed.',
-    examples: ['docsearch documents list', 'docsearch documents list --project handbook --status failed', 'docsearch documents list --json id,path,sha256 --jq ".documents[].path"', 'docsearch documents list --label unpaid --type pdf --meta team=ops'],
+      'A line on stderr says how many are still being indexed. ' +
+      '--facets counts the whole list by type, label, year … (as `search --facets` does): a table after the documents, `facets` with --json.',
+    examples: [
+      'docsearch documents list',
+      'docsearch documents list --project handbook --status failed',
+      'docsearch documents list --json id,path,sha256 --jq ".documents[].path"',
+      'docsearch documents list --label unpaid --type pdf --meta team=ops',
+      'docsearch documents list --since 2025-01-01 --facets type,label,metadata.team',
+    ],
   }),
   )
     .option('-p, --project <project>', 'only this project (name or id)')
     .addOption(new Option('--status <status>', 'only documents in this state').choices(STATUSES))
     .addOption(new Option('--sort <order>', 'order: uploaded, name or size; a leading - reverses').choices(SORTS).default('-uploaded'))
-    .action((flags: FilterFlags & { project?: string; status?: string; sort: string }) => {
+    .option('--facets [names]', facetsFlagHelp('the whole list', 'the documents'))
+    .action((flags: FilterFlags & { project?: string; status?: string; sort: string; facets?: string | true }) => {
       const filters = filtersFromFlags(flags);
-      return runF({ project: flags.project, status: flags.status, sort: flags.sort, json: Boolean(ctx.globals().json), ...(filters ? { filters } : {}) }, ctx);
+      const facets = facetsFromFlag(flags.facets);
+      return runF({ project: flags.project, status: flags.status, sort: flags.sort, json: Boolean(ctx.globals().json), ...(filters ? { filters } : {}), ...(facets?.length ? { facets } : {}) }, ctx);
     });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../../core/filter-params.js';
-import { type DocumentFilters, Filters, normalFilters } from '../../../core/filters.js';
+import { FACETS } from '../../../core/facet-names.js';
+import { type DocumentFilters, Facets, Filters, normalFilters } from '../../../core/filters.js';
 import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from '../../../core/moment.js';
 import { MAX_FILENAME_CHARS } from '../../../core/name-limits.js';
 import { DOCUMENT_SORTS, type DocumentFilter, type DocumentPosition, type DocumentSort } from '../../../store/sql/documents.js';
@@ -57,6 +58,11 @@ const LIST_PARAMS = {
     .enum(DOCUMENT_SORTS)
     .default('uploaded')
     .describe('uploaded (oldest first, the default), name (ignoring A–Z case; other characters by code point) or size; a leading - reverses'),
+  // The names search's `facets` takes, checked by the same schema: an unknown one is a 400 naming it.
+  facets: Param.optional()
+    .describe(`count the whole list (every page, not only this one) by these: ${FACETS.join(', ')}, metadata.<key>; comma-separated or repeated (docs/api.md#facets)`)
+    .transform((v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '')))
+    .pipe(Facets.optional()),
 };
 
 export const DocumentListQuery = z
