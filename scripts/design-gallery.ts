@@ -14,8 +14,8 @@ export const GALLERY = join(REPO, 'docs/design/components.html');
 export function galleryHtml(): string {
   const css = readFileSync(join(REPO, 'src/web/static/app.css'), 'utf8');
   return componentsPage()
-    .value.replace('<link rel="stylesheet" href="/static/app.css">', `<style>\n${css}</style>`)
-    .replace('<script src="/static/app.js" defer></script>\n', '');
+    .value.replace(/<link rel="stylesheet" href="\/static\/app\.css[^"]*">/, `<style>\n${css}</style>`)
+    .replace(/<script src="\/static\/app\.js[^"]*" defer><\/script>\n/, '');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

@@ -154,6 +154,22 @@ describe('caching: private answers keyed by their credential, files revalidated,
     expect((await send(`${d.url}/settings/keys`, cookie())).headers['set-cookie']?.[0]).toMatch(/^ds_session=/);
   });
 
+  it('static assets: a page links them by their content tag, kept for good; another tag is asked about each time', async () => {
+    const page = (await send(`${d.url}/settings/keys`, cookie())).body.toString();
+    for (const file of ['app.css', 'app.js']) {
+      const linked = new RegExp(`"(/static/${file.replace('.', '\\.')}\\?v=([A-Za-z0-9_-]{22}))"`).exec(page);
+      expect(linked, `${file} is linked with its tag`).not.toBeNull();
+      const [, path, tag] = linked!;
+      const res = await send(d.url + path, {});
+      expect([res.status, res.headers['cache-control'], res.headers.etag], path).toEqual([200, 'public, max-age=31536000, immutable', `"${tag}"`]);
+      // The tag is the bytes' own: the same as the unversioned address serves.
+      expect(res.body.equals((await send(`${d.url}/static/${file}`, {})).body), path).toBe(true);
+      // A page kept from another release asks for its tag: these bytes are not those, so they are not kept for good.
+      const stale = await send(`${d.url}/static/${file}?v=AAAAAAAAAAAAAAAAAAAAAA`, {});
+      expect([stale.status, stale.headers['cache-control']], file).toEqual([200, 'public, no-cache']);
+    }
+  });
+
   it('pages and API answers are never kept; signing out clears what the browser kept of this site', async () => {
     for (const [path, credential] of [
       ['/', cookie()],

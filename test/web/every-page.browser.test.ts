@@ -19,6 +19,7 @@ import { freePort } from '../helpers/ports.js';
 import { registrationResponse } from '../helpers/soft-passkey.js';
 import { makePdf } from '../ingest/build-fixtures.js';
 import { componentsPage } from '../../src/web/pages/components.js';
+import { assetUrl } from '../../src/web/asset-url.js';
 import type { WebClient } from '../server/web-client.js';
 import { browserTitle, HAVE_CHROMIUM, watchCsp } from './browser.js';
 import { loggedIn } from './library-client.js';
@@ -152,7 +153,7 @@ const PAGES: PageCase[] = [
     open: async (page, w) => {
       expect(new URL(page.url()).origin, 'the tab is at the daemon, where /static/app.css resolves').toBe(w.base);
       await page.setContent(componentsPage().value, { waitUntil: 'load' });
-      expect(await page.evaluate<boolean>(`[...document.styleSheets].some((s) => s.href === ${JSON.stringify(`${w.base}/static/app.css`)} && s.cssRules.length > 0)`)).toBe(true);
+      expect(await page.evaluate<boolean>(`[...document.styleSheets].some((s) => s.href === ${JSON.stringify(`${w.base}${assetUrl('app.css')}`)} && s.cssRules.length > 0)`)).toBe(true);
     },
   },
 ];

@@ -1,10 +1,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { assetVersion, contentTag } from '../../web/asset-url.js';
 import { notModified } from '../middleware/caching.js';
 import type { AppState } from '../state.js';
 
@@ -27,9 +27,10 @@ function webauthnBundle(): URL {
 }
 
 /**
- * The static assets the pages use, read once from the built package; the icon also where browsers ask for it. Their
- * addresses carry no version, so a browser or proxy may keep them but asks each time (a 304 by their hash): after an
- * upgrade the pages never run with the last release's script or style.
+ * The static assets the pages use, read once from the built package; the icon also where browsers ask for it. Pages
+ * link them with their content's tag (`?v=`, web/asset-url.ts): that address is kept for good (immutable), and an
+ * upgrade links a new one. Any other address of them (none, or a tag of another release, from a page kept since) may be
+ * kept but is asked about each time (a 304 by the hash): never the last release's script or style under a new tag.
  */
 export function staticRoutes(router: Router<AppState>): void {
   const cache = new Map<string, { body: Buffer; etag: string }>();
@@ -37,10 +38,11 @@ export function staticRoutes(router: Router<AppState>): void {
     let asset = cache.get(file);
     if (!asset) {
       const body = await readFile(file === 'simplewebauthn.js' ? webauthnBundle() : new URL(`../../web/static/${file}`, import.meta.url));
-      asset = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+      asset = { body, etag: `"${contentTag(body)}"` };
       cache.set(file, asset);
     }
-    ctx.set('Cache-Control', 'public, no-cache');
+    const current = ctx.query.v !== undefined && ctx.query.v === assetVersion(file);
+    ctx.set('Cache-Control', current ? 'public, max-age=31536000, immutable' : 'public, no-cache');
     if (notModified(ctx, { etag: asset.etag })) return;
     ctx.type = ASSETS[file]!;
     ctx.body = asset.body;

@@ -1,4 +1,5 @@
 import { maxlengthFor } from '../../core/code-points.js';
+import { assetUrl } from '../asset-url.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Html, html, raw } from '../html.js';
 
@@ -102,9 +103,9 @@ export function layout(data: LayoutData, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${data.title} · docsearch</title>
 <link rel="icon" href="/favicon.ico">
-<link rel="stylesheet" href="/static/app.css">
-<script src="/static/app.js" defer></script>
-${data.script ? html`<script src="/static/${data.script}" defer></script>` : null}
+<link rel="stylesheet" href="${assetUrl('app.css')}">
+<script src="${assetUrl('app.js')}" defer></script>
+${data.script ? html`<script src="${assetUrl(data.script)}" defer></script>` : null}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
