@@ -21,6 +21,8 @@ import type { Group, GroupStore } from '../store/sql/groups.js';
 import type { NewAccountStores } from '../store/sql/identities.js';
 import type { User } from '../store/sql/users.js';
 import { groupNameProblem } from './team-admin.js';
+import { cutChars, cutUnits } from '../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../core/name-limits.js';
 
 export interface ProviderPolicy {
   /** The provider's name: the source its groups are marked with. */
@@ -68,7 +70,7 @@ export class ProviderAccounts {
       await this.deps.audit.record({
         type: 'sign_in.failed',
         actor: user ? { id: user.id, email: user.email } : { id: null, email: null },
-        details: { step: 'provider', reason: outcome.reason, provider: this.policy.source, subject: identity.subject, ...(identity.email ? { email: identity.email.slice(0, 254) } : {}) },
+        details: { step: 'provider', reason: outcome.reason, provider: this.policy.source, subject: identity.subject, ...(identity.email ? { email: cutChars(identity.email, MAX_EMAIL_CHARS) } : {}) },
       });
     }
     return outcome;
@@ -178,7 +180,7 @@ export class ProviderAccounts {
       const name = raw.trim();
       const problem = groupNameProblem(name);
       if (problem) {
-        this.deps.warn('a group from the identity provider was not synced: its name is not one docsearch takes', { group: raw.slice(0, 200), problem });
+        this.deps.warn('a group from the identity provider was not synced: its name is not one docsearch takes', { group: cutUnits(raw, 200), problem });
         continue;
       }
       const group = await this.providerGroup(name, record);

@@ -17,9 +17,9 @@ import type { AccountOverview, AccountOverviewStore, Usage } from '../store/sql/
 import type { QuotaStore } from '../store/sql/quotas.js';
 import type { PasswordResetStore } from '../store/sql/password-resets.js';
 import type { AuditLog } from '../core/audit.js';
-import { codePointCount } from '../core/code-points.js';
+import { codePointCount, cutChars } from '../core/code-points.js';
 import { conflict, invalidRequest, isAppError, notFound } from '../core/errors.js';
-import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../core/name-limits.js';
+import { MAX_DESCRIPTION_CHARS, MAX_EMAIL_CHARS, MAX_INVITES, MAX_NAME_CHARS } from '../core/name-limits.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import { unsafeTextProblem } from '../core/unsafe-text.js';
@@ -40,9 +40,6 @@ export const RESET_TTL_MS = 3600_000;
 export const ADMIN_RESET_TTL_MS = 24 * 3600_000;
 /** "Forgot password?" mails an account at most once in this long (no mailbox flooding through the form). */
 const RESET_ASK_GAP_MS = 60_000;
-/** Most addresses in one bulk invitation. */
-export const MAX_INVITES = 200;
-
 /** What an invitation or reset link became: its token (for a link to show once), and whether it went out by mail. */
 export interface Issued {
   id: string;
@@ -220,7 +217,9 @@ export class TeamAdmin {
       }
       let moved = await this.deps.projects.setOwner(p.id, transferTo!.id, user.id);
       if (moved === 'conflict') {
-        const renamed = `${p.name} (from ${user.email})`.slice(0, 100);
+        // Cut whole characters, the project's name rather than whose it was: a split emoji is no storable text.
+        const from = ` (from ${user.email})`;
+        const renamed = cutChars(`${cutChars(p.name, Math.max(1, MAX_NAME_CHARS - codePointCount(from)))}${from}`, MAX_NAME_CHARS);
         await this.deps.projects.update(p.id, { name: renamed });
         moved = await this.deps.projects.setOwner(p.id, transferTo!.id, user.id);
         // Both names taken: stop with the account still there, rather than leave the project to a deleted one.
@@ -359,7 +358,7 @@ export class TeamAdmin {
   async forgotPassword(email: string): Promise<boolean> {
     const mailer = this.deps.mailer;
     if (!mailer?.enabled) return false;
-    const user = await this.deps.users.findByEmail(email.trim().slice(0, 254));
+    const user = await this.deps.users.findByEmail(cutChars(email.trim(), MAX_EMAIL_CHARS));
     if (!user || user.disabledAt !== null) return true;
     const { passwordHash: _, ...plain } = user;
     const issued = await this.issueReset(plain, null, RESET_TTL_MS, mailer, false);

@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
-import { cutUnits } from '../core/code-points.js';
+import { codePointCount } from '../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../core/name-limits.js';
 import { AppError, invalidRequest } from '../core/errors.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import type { LoginAttemptStore, ThrottlePolicy } from '../store/sql/login-attempts.js';
@@ -25,7 +26,7 @@ export function isEmailAddress(address: string): boolean {
   const domain = address.slice(at + 1);
   // domainToASCII (WHATWG URL) turns IDN labels into punycode; it also decodes %41 and maps look-alike dots, so only
   // letters, digits, dots and hyphens go in.
-  return at > 0 && address.length <= 254 && Buffer.byteLength(local) <= 64 && LOCAL_PART.test(local) && /^[\p{L}\p{N}\p{M}.-]+$/u.test(domain) && ASCII_DOMAIN.test(domainToASCII(domain));
+  return at > 0 && codePointCount(address) <= MAX_EMAIL_CHARS && Buffer.byteLength(local) <= 64 && LOCAL_PART.test(local) && /^[\p{L}\p{N}\p{M}.-]+$/u.test(domain) && ASCII_DOMAIN.test(domainToASCII(domain));
 }
 
 /** "Too many failed attempts. Try again in 15 minutes." — the login form's words, for the account forms too. */
@@ -93,10 +94,13 @@ export class AccountService {
    * minutes. A success gives its attempt back. Unknown emails cost the same time as known ones.
    */
   async login(email: string, password: string, clientIp: string): Promise<LoginResult> {
-    // Cut to what an address can be (254): the key is a primary key, and PostgreSQL's index holds ~2,704 bytes.
-    const [byEmail, byAddress] = [`email:${cutUnits(email.trim().toLowerCase(), 254)}`, `ip:${clientIp}`];
+    const typed = email.trim().toLowerCase();
+    // Only an address is a key (no longer than a primary key may be): a password typed into the e-mail field must not
+    // be stored. No account has another name, so the client's address alone counts such an attempt.
+    const byEmail = isEmailAddress(typed) ? `email:${typed}` : null;
+    const byAddress = `ip:${clientIp}`;
     const locking: string[] = [];
-    const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE, locking);
+    const wait = await this.attempts.take(byEmail ? [byEmail, byAddress] : [byAddress], LOGIN_THROTTLE, locking);
     if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait };
     const user = await this.users.findByEmail(email.trim());
     const valid = await verifyPassword(user?.passwordHash ?? (await unknownUserHash()), password);
@@ -104,7 +108,7 @@ export class AccountService {
     if (!user || !valid) return { ok: false, reason: 'invalid', ...tried, ...(locking.length ? { locked: lockedKinds(locking) as ('email' | 'ip')[] } : {}) };
     // Said only to whoever knows the password: a disabled account is not a wrong password.
     if (user.disabledAt !== null) return { ok: false, reason: 'disabled', ...tried };
-    await this.attempts.clear(byEmail);
+    if (byEmail) await this.attempts.clear(byEmail);
     await this.attempts.refund(byAddress, LOGIN_THROTTLE);
     return { ok: true, user: withoutHash(user) };
   }

@@ -11,6 +11,7 @@ import { FACETS } from './facet-names.js';
 import { METADATA_OPERATORS } from './metadata-operators.js';
 import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from './moment.js';
 import { labelTextProblem, MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
+import { MAX_EMAIL_CHARS } from './name-limits.js';
 
 /** Values one field may list (types, uploaders, labels, a metadata `$in` …). */
 export { MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
@@ -94,7 +95,7 @@ const LanguageCode = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z]{2,3}$/, 'must be a language code (ISO 639-1: en, de, zh …; und: undetermined)');
-const Email = z.string().trim().min(3).max(320).regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
+const Email = z.string().trim().min(3).max(MAX_EMAIL_CHARS).regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
 const Id = z.string().min(1).max(100);
 
 export const Filters = z

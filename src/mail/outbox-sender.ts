@@ -14,6 +14,7 @@ import type { Events, Lease, Locks } from '../store/coordination.js';
 import type { MailOutboxStore, OutboxRow } from '../store/sql/mail-outbox.js';
 import type { Mailer } from './mailer.js';
 import { type MailTransport, permanentFailure } from './smtp-transport.js';
+import { cutUnits } from '../core/code-points.js';
 
 export const MAIL_LOCK = 'mail';
 /**
@@ -180,5 +181,5 @@ export class OutboxSender {
 /** The mail server's answer, or the connection's trouble, in one line without credentials. */
 function mailError(err: unknown): string {
   const e = err as { response?: string; code?: string; message?: string };
-  return (e.response ?? e.message ?? String(err)).replace(/\s+/g, ' ').slice(0, 300);
+  return cutUnits((e.response ?? e.message ?? String(err)).replace(/\s+/g, ' '), 300);
 }

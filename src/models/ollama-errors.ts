@@ -4,6 +4,7 @@
  */
 import { ModelError } from './errors.js';
 import { HttpStatusError, classifyRemoteError, isConnectionError, type RemoteCallOptions } from './remote-call.js';
+import { cutUnits } from '../core/code-points.js';
 
 /** The `ollama` client throws ResponseError {error, status_code}; it does not export the class. */
 function responseStatus(err: unknown): { status: number; message: string } | undefined {
@@ -39,5 +40,5 @@ export function classifyOllamaError(call: RemoteCallOptions, model: string, err:
 /** An answer's own `error` text, when a server sent one with HTTP 200 instead of what was asked: for messages. */
 export function ollamaSaid(answer: unknown): string {
   const said = (answer as { error?: unknown } | null)?.error;
-  return typeof said === 'string' ? ` (it said: ${said.slice(0, 300)})` : '';
+  return typeof said === 'string' ? ` (it said: ${cutUnits(said, 300)})` : '';
 }

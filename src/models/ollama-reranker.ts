@@ -16,6 +16,7 @@ import { ModelError } from './errors.js';
 import { classifyOllamaError, ollamaSaid } from './ollama-errors.js';
 import { callOptions, callWithRetries, type RemoteCallOptions, type RemoteTuning } from './remote-call.js';
 import type { RerankOptions, Reranker } from './reranker.js';
+import { cutUnits } from '../core/code-points.js';
 
 export interface OllamaRerankerOptions extends RemoteTuning {
   model: string;
@@ -157,7 +158,7 @@ function parseScore(text: string, model: string): number {
     score = Number(/\d+/.exec(text)?.[0]);
   }
   if (typeof score !== 'number' || !Number.isFinite(score)) {
-    throw new ModelError('ollama', `model ${model} gave no relevance score (answer: ${JSON.stringify(text.slice(0, 80))})`, {
+    throw new ModelError('ollama', `model ${model} gave no relevance score (answer: ${JSON.stringify(cutUnits(text, 80))})`, {
       transient: false,
     });
   }

@@ -5,6 +5,7 @@
  * ingest queue uses to decide whether to retry the job later.
  */
 import { ModelError } from './errors.js';
+import { cutUnits } from '../core/code-points.js';
 
 export interface RemoteCallOptions {
   /** Names the service in messages, e.g. "Ollama", "OpenAI-compatible endpoint". */
@@ -99,7 +100,7 @@ export function classifyRemoteError(opts: RemoteCallOptions, err: unknown): Mode
     });
   }
   if (err instanceof HttpStatusError) {
-    const detail = err.body ? `: ${err.body.slice(0, 300)}` : '';
+    const detail = err.body ? `: ${cutUnits(err.body, 300)}` : '';
     if (err.status === 401 || err.status === 403) {
       return new ModelError(provider, `${service} at ${location} rejected the credentials (HTTP ${err.status})${detail}`, {
         transient: false,

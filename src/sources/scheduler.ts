@@ -21,6 +21,7 @@ import type { SourceEnv } from './kind.js';
 import type { Reach } from './reach.js';
 import type { SourceService } from './service.js';
 import { type ItemAction, type PassDeps, PassStopped, runPass } from './sync.js';
+import { cutUnits } from '../core/code-points.js';
 
 export type PassOutcomeLabel = 'ok' | 'paused' | 'error';
 
@@ -249,5 +250,5 @@ export class SourceScheduler {
 /** An error as its source's owner reads it. */
 function describe(err: unknown): string {
   const message = (err as Error)?.message ?? String(err);
-  return message.length > 1000 ? `${message.slice(0, 1000)}…` : message;
+  return message.length > 1000 ? `${cutUnits(message, 1000)}…` : message;
 }

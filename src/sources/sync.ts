@@ -39,6 +39,7 @@ import type { HeldDeletions, PassResult, SourceItem, SourceRecord, SourceStore }
 import { isQuotaExceeded } from '../documents/quotas.js';
 import { type Fetched, ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from './kind.js';
 import { compareNames } from '../core/name-order.js';
+import { fitFilename } from '../core/name-limits.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
 export interface DeletionGuard {
@@ -413,8 +414,8 @@ async function syncItem(
   }
 }
 
-/** A document's name when its kind gives none: the path's last part. */
-const defaultName = (path: string) => posix.basename(path) || 'index';
+/** A document's name when its kind gives none: the path's last part, fitted as an upload's name is. */
+const defaultName = (path: string) => fitFilename(posix.basename(path) || 'index');
 
 /**
  * The documents a path left in this pass (a file renamed or moved with its bytes, files that swapped names, a copy
@@ -451,7 +452,7 @@ interface Received {
 
 /** Streams an item's bytes to the file store's temp folder (hashed, counted, capped) and decides its type. */
 async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Promise<Received> {
-  const filename = fetched.filename ?? defaultName(item.path);
+  const filename = fetched.filename !== undefined ? fitFilename(fetched.filename) : defaultName(item.path);
   const { path: tempPath, stream } = deps.files.tempFile();
   const hash = createHash('sha256');
   const head: Buffer[] = [];

@@ -41,6 +41,7 @@ export function haproxyConfig(backends: number[], port: number, check: HealthChe
   return [
     'global',
     '  maxconn 2000',
+    '  tune.bufsize 49152',
     'defaults',
     '  mode http',
     '  timeout connect 2s',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
 import { readWindow } from '../document-text.js';
 import { findDocument } from '../find-document.js';
 import { type Library, LibraryError } from '../library.js';
@@ -42,7 +43,7 @@ export const getDocumentTool: ToolDefinition = {
       'When no document has the name, the error lists the nearest names.',
     inputSchema: {
       document_id: z.string().min(1).max(100).optional().describe('the document\'s id; or give filename or path instead'),
-      filename: z.string().min(1).max(255).optional().describe('the document\'s file name exactly, e.g. "lease.pdf" (any case when only one matches)'),
+      filename: z.string().min(1).max(MAX_FILENAME_CHARS).optional().describe('the document\'s file name exactly, e.g. "lease.pdf" (any case when only one matches)'),
       path: z.string().min(1).max(1024).optional().describe('the relative path it was uploaded or synced from, e.g. "contracts/lease.pdf"'),
       page_from: z.number().int().min(1).optional().describe(`first page to read (${PAGE_MEANING})`),
       page_to: z.number().int().min(1).optional().describe('last page to read (inclusive)'),

@@ -9,6 +9,8 @@ import { Time } from './documents/query.js';
 import { cursorIn, decodeCursor, encodeCursor, listCursor } from './pagination.js';
 import { defineRoute } from './route.js';
 import { ErrorBody, Timestamp } from './schemas.js';
+import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
+import { MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 
 export const AuditEvent = z
   .object({
@@ -39,9 +41,9 @@ export const AuditQuery = z.strictObject({
     .regex(/^[a-z_]+(\.[a-z_]*)?$/, 'must be an event type (sign_in.failed) or a family ending in a dot (sign_in.)')
     .optional()
     .describe('an event type, or a family of them ending in a dot (`sign_in.`)'),
-  actor: z.string().min(1).max(254).optional().describe('the account that acted: its id (usr_…) or its e-mail as it was then'),
+  actor: z.string().min(1).max(MAX_EMAIL_CHARS).optional().describe('the account that acted: its id (usr_…) or its e-mail as it was then'),
   by: z.enum(AUDIT_BY).optional().describe('who caused it (user, admin, operator, sso, source, system, anonymous)'),
-  target: z.string().min(1).max(500).optional().describe('what it was done to: its id (a document, project, account, key, application…), or its name as it was then (a file name, an e-mail, a source URL)'),
+  target: z.string().min(1).max(MAX_SOURCE_URL_CHARS).optional().describe('what it was done to: its id (a document, project, account, key, application…), or its name as it was then (a file name, an e-mail, a source URL)'),
   client_ip: z.string().min(1).max(64).optional(),
   since: Time.optional().describe('at or after this date or time'),
   until: Time.optional().describe('before this date or time'),

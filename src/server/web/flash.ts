@@ -33,7 +33,7 @@ export function takeFlash(ctx: WebContext): Flash | null {
   try {
     const [text, ids] = raw.slice(1).split('&');
     const undo = (ids ?? '').split(',').filter((id) => DOCUMENT_ID.test(id)).slice(0, FLASH_MAX_UNDO);
-    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: decodeURIComponent(text!).slice(0, FLASH_MAX_CHARS), ...(undo.length ? { undo } : {}) };
+    return { kind: raw.startsWith('e') ? 'error' : 'notice', text: cutUnits(decodeURIComponent(text!), FLASH_MAX_CHARS), ...(undo.length ? { undo } : {}) };
   } catch {
     return null;
   }

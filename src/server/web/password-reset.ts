@@ -16,6 +16,8 @@ import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { ensureSession, type WebContext } from './session.js';
+import { cutChars } from '../../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
 
 const NOT_VALID = {
   title: 'Reset link not valid',
@@ -30,7 +32,7 @@ export function passwordResetRoutes(router: Router<AppState>, s: Services): void
 
   router.post('password.forgot.submit', '/forgot-password', formBody(), async (ctx) => {
     const session = checkCsrf(ctx, s);
-    const email = formField(ctx, 'email').trim().slice(0, 254);
+    const email = cutChars(formField(ctx, 'email').trim(), MAX_EMAIL_CHARS);
     if (s.config.passwordLogin !== 'off') await s.teamAdmin.forgotPassword(email);
     render(ctx, forgotPasswordPage({ csrfToken: session.csrfToken, canMail: s.mailer.enabled, sent: s.mailer.enabled, email }));
   });

@@ -14,6 +14,7 @@ import { SsoError } from '../../auth/sso/oidc.js';
 import type { ProviderLink, WebSession } from '../../auth/web-sessions.js';
 import type { Services } from '../services.js';
 import type { Sso } from '../sso.js';
+import { cutUnits } from '../../core/code-points.js';
 
 /** What a sign-in through OpenID Connect keeps on its session: the provider, the person, its session there, its tokens. */
 export function providerLink(sso: Sso, identity: ExternalIdentity): Omit<ProviderLink, 'checkedAt'> | undefined {
@@ -74,7 +75,7 @@ async function recordEnded(s: Services, userId: string, details: Record<string, 
 
 async function end(s: Services, session: WebSession, userId: string, why: string): Promise<'ended'> {
   await s.webSessions.end(session.id);
-  await recordEnded(s, userId, { reason: 'recheck', why: why.slice(0, 300), sessions: 1 });
+  await recordEnded(s, userId, { reason: 'recheck', why: cutUnits(why, 300), sessions: 1 });
   s.log.info({ event: 'sso.session_ended', user: userId, reason: 'recheck', why }, `a session signed in through ${s.sso!.name} ended: ${why}`);
   return 'ended';
 }

@@ -6,6 +6,7 @@
  */
 import type { User } from '../../store/sql/users.js';
 import type { ProviderLink } from '../../auth/web-sessions.js';
+import { isEmailAddress } from '../../auth/accounts.js';
 import { actingAs } from '../../core/audit.js';
 import { randomUrlToken, sha256Hex } from '../../core/secrets.js';
 import { signInNoticeMail } from '../../mail/messages.js';
@@ -78,7 +79,9 @@ export async function recordRefusal(
   refusal: { reason: string; email?: string; user?: Pick<User, 'id' | 'email'> | undefined; locked?: readonly string[] | undefined; step: 'password' | 'code' | 'passkey' },
 ): Promise<void> {
   const actor = refusal.user ? { id: refusal.user.id, email: refusal.user.email } : { id: null, email: null };
-  const details = { step: refusal.step, reason: refusal.reason, ...(refusal.email !== undefined ? { email: refusal.email.trim().slice(0, 254) } : {}) };
+  const typed = refusal.email?.trim();
+  // Kept only when it is an address: a password typed into the e-mail field must not reach the audit log.
+  const details = { step: refusal.step, reason: refusal.reason, ...(typed !== undefined && isEmailAddress(typed) ? { email: typed } : {}) };
   await s.audit.record({ type: 'sign_in.failed', actor, details });
   if (refusal.locked?.length) await s.audit.record({ type: 'sign_in.locked_out', actor, details: { ...details, locked: refusal.locked } });
 }

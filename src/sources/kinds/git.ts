@@ -17,9 +17,10 @@ import { z } from 'zod';
 import { ItemError, type ListedItem, type Listing, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import type { Reach } from '../reach.js';
 import { globOptions, secret, username } from './options.js';
+import { MAX_SOURCE_FOLDER_CHARS } from '../../core/source-limits.js';
 
 const Options = z.strictObject({
-  branch: z.string().min(1).max(250).regex(/^[^\s~^:?*[\\]+$/, 'must be a branch name').optional().describe('default: the branch the repository\'s HEAD names'),
+  branch: z.string().min(1).max(MAX_SOURCE_FOLDER_CHARS).regex(/^[^\s~^:?*[\\]+$/, 'must be a branch name').optional().describe('default: the branch the repository\'s HEAD names'),
   username: username.optional(),
   password: secret.optional().describe('a password or an access token'),
   ...globOptions,

@@ -11,9 +11,11 @@
  */
 import type { ImapFlow } from 'imapflow';
 import { z } from 'zod';
+import { cutChars } from '../../core/code-points.js';
 import { ItemError, type ListedItem, type ListRequest, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import type { Reach } from '../reach.js';
 import { secret, username } from './options.js';
+import { MAX_SOURCE_FOLDER_CHARS } from '../../core/source-limits.js';
 
 /** imapflow's codes for a server that stopped answering (the connect, its greeting, STARTTLS, a command). */
 const IMAP_TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT']);
@@ -21,7 +23,7 @@ const IMAP_TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_T
 const Options = z.strictObject({
   username,
   password: secret.optional(),
-  move_to: z.string().min(1).max(250).optional().describe('a folder to move each message to once it is indexed (read by the source as well)'),
+  move_to: z.string().min(1).max(MAX_SOURCE_FOLDER_CHARS).optional().describe('a folder to move each message to once it is indexed (read by the source as well)'),
 });
 
 const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
@@ -113,8 +115,8 @@ class ImapConnection implements SourceConnection {
         });
         if (!moved) throw new ItemError(`the message could not be moved to ${this.moveTo}`);
       }
-      const subject = (msg.envelope?.subject ?? '').replace(/[\\/\p{Cc}]+/gu, ' ').trim().slice(0, 150);
-      return { body: msg.source, filename: `${subject || 'message'}.eml`, metadata: { mailbox: folder } };
+      const subject = (msg.envelope?.subject ?? '').replace(/[\\/\p{Cc}]+/gu, ' ').trim();
+      return { body: msg.source, filename: `${cutChars(subject, 150).trimEnd() || 'message'}.eml`, metadata: { mailbox: folder } };
     } finally {
       lock.release();
     }

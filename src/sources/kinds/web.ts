@@ -21,9 +21,10 @@ import { z } from 'zod';
 import { ItemError, type ListedItem, type ListRequest, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import type { Reach } from '../reach.js';
 import { globOptions } from './options.js';
+import { MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 
 const Options = z.strictObject({
-  sitemap: z.url({ protocol: /^https?$/ }).optional().describe('the sitemap to list pages from (default: the site\'s sitemap.xml or those robots.txt names; none: a crawl)'),
+  sitemap: z.url({ protocol: /^https?$/ }).max(MAX_SOURCE_URL_CHARS).optional().describe('the sitemap to list pages from (default: the site\'s sitemap.xml or those robots.txt names; none: a crawl)'),
   max_pages: z.number().int().min(1).max(100_000).optional().describe('most pages a pass lists (default 1000)'),
   delay_ms: z.number().int().min(0).max(60_000).optional().describe('least time between two requests (default 1000; robots.txt may ask for more)'),
   ...globOptions,

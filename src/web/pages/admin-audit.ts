@@ -1,3 +1,6 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
+import { MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 import { breakAtSeparators } from '../break-points.js';
 import { deviceOf } from '../device.js';
 import { formatTime } from '../format.js';
@@ -54,8 +57,9 @@ const detailText = (details: Record<string, unknown>): string =>
 
 /** Admin → Audit log: every recorded event, newest first, with the API's filters. */
 export function adminAuditPage(d: AdminAuditData) {
-  const field = (name: keyof AdminAuditData['filters'], label: string, placeholder: string) =>
-    html`<label>${label} <input type="text" name="${name}" value="${d.filters[name] ?? ''}" placeholder="${placeholder}" maxlength="254"></label>`;
+  // A target may be a source's URL, the longest of the names a target keeps; the other filters are shorter than an e-mail.
+  const field = (name: keyof AdminAuditData['filters'], label: string, placeholder: string, chars = MAX_EMAIL_CHARS) =>
+    html`<label>${label} <input type="text" name="${name}" value="${d.filters[name] ?? ''}" placeholder="${placeholder}" maxlength="${maxlengthFor(chars)}"></label>`;
   const rows = d.events.map(
     (e) => html`<tr>
   <td data-label="When"><time datetime="${new Date(e.at).toISOString()}">${formatTime(e.at)}</time></td>
@@ -77,7 +81,7 @@ export function adminAuditPage(d: AdminAuditData) {
   <form method="get" action="/admin/audit" class="filters" role="search" aria-label="Filter the audit log">
     ${field('type', 'Event', 'sign_in. or document.deleted')}
     ${field('actor', 'Who', 'e-mail or usr_…')}
-    ${field('target', 'Target id', 'doc_…, prj_…')}
+    ${field('target', 'Target id', 'doc_…, prj_…', MAX_SOURCE_URL_CHARS)}
     ${field('client_ip', 'Address', '203.0.113.7')}
     ${field('since', 'Since', '2026-03-01')}
     ${field('until', 'Before', '2026-04-01')}

@@ -1,5 +1,5 @@
 import { maxlengthFor } from '../../core/code-points.js';
-import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
+import { MAX_DESCRIPTION_CHARS, MAX_EMAIL_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { plural } from '../format.js';
 import { html } from '../html.js';
 import { groupDeletionConsequence, type GroupReach } from '../../core/group-reach.js';
@@ -108,7 +108,7 @@ export function adminGroupPage(d: AdminGroupData) {
   ${
     local
       ? html`<form method="post" action="/admin/groups/${g.id}/members" class="stack" id="add-member">${csrf}
-    <label>Add a person (e-mail) <input type="email" name="email" value="${d.email}" required maxlength="254" autocomplete="off"></label>
+    <label>Add a person (e-mail) <input type="email" name="email" value="${d.email}" required maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" autocomplete="off"></label>
     <button type="submit" class="primary">Add to group</button>
   </form>
   <h2>Delete this group</h2>

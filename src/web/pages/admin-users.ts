@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_EMAIL_CHARS, MAX_INVITES } from '../../core/name-limits.js';
 import { formatBytes, formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
@@ -142,7 +144,7 @@ export function adminUsersPage(d: AdminUsersData) {
   ${typed ? html`<p class="error" role="alert">${typed.error}</p>` : null}
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>E-mail addresses <textarea name="email" required rows="3" maxlength="20000" autocomplete="off" aria-describedby="invite-hint">${typed?.email ?? ''}</textarea>
+    <label>E-mail addresses <textarea name="email" required rows="3" maxlength="${maxlengthFor(MAX_INVITES * (MAX_EMAIL_CHARS + 1))}" autocomplete="off" aria-describedby="invite-hint">${typed?.email ?? ''}</textarea>
       <span class="hint" id="invite-hint">One or more, one per line or separated by commas. Each gets a link that makes their account, once, within 7 days.</span></label>
     <label>Role <select name="role">${['member', 'admin'].map((r) => html`<option value="${r}"${(typed?.role === 'admin' ? 'admin' : 'member') === r ? html` selected` : null}>${r}</option>`)}</select></label>
     ${
@@ -195,7 +197,7 @@ export function adminUserDeletePage(d: AdminUserDeleteData) {
     <p>${holding.length > 0 ? 'Name the account that gets them: they become its projects, documents and all.' : 'They are empty: without an account to hand them to, they are deleted with it.'}</p>`
     }`,
     error: d.error,
-    inputs: html`<label>Hand its projects to (e-mail) <input type="email" name="transfer_to" maxlength="254" value="${d.transferTo ?? ''}" autocomplete="off"${
+    inputs: html`<label>Hand its projects to (e-mail) <input type="email" name="transfer_to" maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" value="${d.transferTo ?? ''}" autocomplete="off"${
       holding.length > 0 ? html` required` : null
     }></label>`,
     action: `/admin/users/${d.target.id}/delete`,

@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
 
@@ -23,7 +25,7 @@ export function forgotPasswordPage(d: ForgotPageData) {
       ? html`<p>Give the e-mail of your account: we mail it a link that sets a new password.</p>
   <form method="post" action="/forgot-password" class="stack">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>E-mail <input type="email" name="email" autocomplete="username" required autofocus maxlength="254"></label>
+    <label>E-mail <input type="email" name="email" autocomplete="username" required autofocus maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}"></label>
     <button type="submit" class="primary">Mail me a link</button>
   </form>
   <p><a href="/login">Back to sign-in</a></p>`

@@ -1,5 +1,5 @@
 import { maxlengthFor } from '../../core/code-points.js';
-import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
+import { MAX_DESCRIPTION_CHARS, MAX_EMAIL_CHARS, MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { formatBytes, formatTime, languageName, languageTitle, plural, typeName } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
@@ -240,7 +240,7 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
     <tbody>${rows}</tbody>
   </table></div>
   <form method="post" action="/projects/${p.id}/members" class="stack" id="share-form">${csrf}
-    <label>Share with <input type="text" name="member" value="${share.member}" required maxlength="254" list="share-suggestions" autocomplete="off" aria-describedby="share-hint">
+    <label>Share with <input type="text" name="member" value="${share.member}" required maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" list="share-suggestions" autocomplete="off" aria-describedby="share-hint">
       <span class="hint" id="share-hint">A person's e-mail, or group:name for a group (e.g. group:editors).</span></label>
     <datalist id="share-suggestions">${suggestions.map((v) => html`<option value="${v}"></option>`)}</datalist>
     <label>Role ${roleSelect(share.role, 'Role')}</label>
@@ -248,7 +248,7 @@ function shareSection(p: ProjectRow, members: MemberView[], csrfToken: string, s
   </form>
   <details${transferTo === null ? null : html` open`}><summary>Transfer this project</summary>
     <form method="post" action="/projects/${p.id}/transfer" class="stack">${csrf}
-      <label>New owner of record (e-mail) <input type="email" name="email" value="${transferTo}" required maxlength="254"></label>
+      <label>New owner of record (e-mail) <input type="email" name="email" value="${transferTo}" required maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}"></label>
       <p class="muted">You stay an owner until you remove yourself.</p>
       <button type="submit" class="secondary">Transfer</button>
     </form>

@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
 import { html } from '../html.js';
 import { layout, type Theme } from './layout.js';
 
@@ -57,7 +59,7 @@ export function settingsAccountPage(d: SettingsAccountData) {
   ${error('email')}
   <form method="post" action="/settings/account/email" class="stack" aria-labelledby="email-heading">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label>New email <input type="email" name="email" maxlength="254" autocomplete="email" required value="${d.newEmail ?? ''}"></label>
+    <label>New email <input type="email" name="email" maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" autocomplete="email" required value="${d.newEmail ?? ''}"></label>
     <label>Current password <input type="password" name="password" autocomplete="current-password" required></label>
     <button type="submit">Change email</button>
   </form>

@@ -1,3 +1,15 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import {
+  MAX_EVERY_CHARS,
+  MAX_GLOB_CHARS,
+  MAX_GLOBS,
+  MAX_S3_KEY_ID_CHARS,
+  MAX_S3_REGION_CHARS,
+  MAX_SOURCE_FOLDER_CHARS,
+  MAX_SOURCE_SECRET_CHARS,
+  MAX_SOURCE_URL_CHARS,
+  MAX_SOURCE_USERNAME_CHARS,
+} from '../../core/source-limits.js';
 import { html, type Html } from '../html.js';
 
 /** One option of a kind as its form asks for it: a label, an example or a default under it. */
@@ -7,6 +19,8 @@ export interface SourceField {
   label: string;
   hint: string;
   type: 'text' | 'password' | 'number';
+  /** The most characters its option takes (core/source-limits.ts); none for a number. */
+  max?: number;
   /** A secret: sealed at rest, never shown back; left empty on the edit form it stays as it is. */
   secret?: boolean;
   autocomplete?: string;
@@ -24,8 +38,8 @@ export interface SourceKindForm {
   globs: boolean;
 }
 
-const USER: SourceField = { name: 'username', label: 'User name', hint: '', type: 'text', autocomplete: 'off' };
-const PASSWORD: SourceField = { name: 'password', label: 'Password', hint: '', type: 'password', secret: true, autocomplete: 'new-password' };
+const USER: SourceField = { name: 'username', label: 'User name', hint: '', type: 'text', max: MAX_SOURCE_USERNAME_CHARS, autocomplete: 'off' };
+const PASSWORD: SourceField = { name: 'password', label: 'Password', hint: '', type: 'password', max: MAX_SOURCE_SECRET_CHARS, secret: true, autocomplete: 'new-password' };
 
 /** The kinds, in the order the form offers them. */
 export const SOURCE_KIND_FORMS: readonly SourceKindForm[] = [
@@ -55,10 +69,10 @@ export const SOURCE_KIND_FORMS: readonly SourceKindForm[] = [
     example: 's3://field-notes/survey/',
     globs: true,
     fields: [
-      { name: 'endpoint', label: 'Endpoint', hint: 'e.g. https://minio.example.com:9000. Empty: AWS, in the region below.', type: 'text' },
-      { name: 'region', label: 'Region', hint: 'e.g. eu-central-1. Empty: us-east-1.', type: 'text' },
-      { name: 'access_key_id', label: 'Access key ID', hint: 'e.g. AKIAIOSFODNN7EXAMPLE. Empty: a public bucket.', type: 'text', autocomplete: 'off' },
-      { name: 'secret_access_key', label: 'Secret access key', hint: 'The secret of that access key.', type: 'password', secret: true, autocomplete: 'new-password' },
+      { name: 'endpoint', label: 'Endpoint', hint: 'e.g. https://minio.example.com:9000. Empty: AWS, in the region below.', type: 'text', max: MAX_SOURCE_URL_CHARS },
+      { name: 'region', label: 'Region', hint: 'e.g. eu-central-1. Empty: us-east-1.', type: 'text', max: MAX_S3_REGION_CHARS },
+      { name: 'access_key_id', label: 'Access key ID', hint: 'e.g. AKIAIOSFODNN7EXAMPLE. Empty: a public bucket.', type: 'text', max: MAX_S3_KEY_ID_CHARS, autocomplete: 'off' },
+      { name: 'secret_access_key', label: 'Secret access key', hint: 'The secret of that access key.', type: 'password', max: MAX_SOURCE_SECRET_CHARS, secret: true, autocomplete: 'new-password' },
     ],
   },
   {
@@ -68,7 +82,7 @@ export const SOURCE_KIND_FORMS: readonly SourceKindForm[] = [
     example: 'https://git.example.com/team/handbook.git',
     globs: true,
     fields: [
-      { name: 'branch', label: 'Branch', hint: 'e.g. main. Empty: the branch the repository’s HEAD names.', type: 'text' },
+      { name: 'branch', label: 'Branch', hint: 'e.g. main. Empty: the branch the repository’s HEAD names.', type: 'text', max: MAX_SOURCE_FOLDER_CHARS },
       { ...USER, hint: 'For a private repository, e.g. me. Empty: a public one.' },
       { ...PASSWORD, hint: 'A password or an access token.' },
     ],
@@ -82,7 +96,7 @@ export const SOURCE_KIND_FORMS: readonly SourceKindForm[] = [
     fields: [
       { ...USER, hint: 'The mailbox’s sign-in name, e.g. archive@example.com.' },
       { ...PASSWORD, hint: 'The mailbox’s password or an app password.' },
-      { name: 'move_to', label: 'Then move to', hint: 'A folder each message moves to once indexed, e.g. Archive. Empty: messages stay.', type: 'text' },
+      { name: 'move_to', label: 'Then move to', hint: 'A folder each message moves to once indexed, e.g. Archive. Empty: messages stay.', type: 'text', max: MAX_SOURCE_FOLDER_CHARS },
     ],
   },
   {
@@ -122,7 +136,7 @@ export function schedulePicker(every: string, minEveryMs: number): Html {
     (s) => html`<option value="${s.every}"${s.every === every ? html` selected` : null}>${s.label}</option>`,
   )}<option value="${OTHER_SCHEDULE}"${usual ? null : html` selected`}>Another interval…</option></select>
     <span class="hint" id="every-hint">How often it looks for new, changed and deleted items.</span></label>
-  <label data-schedule-other>Another interval <input type="text" name="every_other" maxlength="20" value="${usual ? '' : every}" aria-describedby="every-other-hint">
+  <label data-schedule-other>Another interval <input type="text" name="every_other" maxlength="${maxlengthFor(MAX_EVERY_CHARS)}" value="${usual ? '' : every}" aria-describedby="every-other-hint">
     <span class="hint" id="every-other-hint">Days, hours, minutes and seconds: e.g. 2h, 1h30m or 3d (at least ${Math.round(minEveryMs / 1000)} seconds, at most 30 days).</span></label>`;
 }
 
@@ -133,18 +147,21 @@ export function kindFields(k: SourceKindForm, values: Record<string, unknown>, s
     const hint =
       f.secret && set !== null ? (set.includes(f.name) ? 'Set, and never shown: leave it empty to keep it, or type a new one.' : `Not set. ${f.hint}`) : f.hint;
     const value = f.secret ? '' : values[f.name] === undefined ? '' : String(values[f.name]);
-    return html`<label>${f.label} <input type="${f.type}" name="${f.secret ? `secret_${f.name}` : f.name}" id="${id}" maxlength="${f.secret ? 4000 : 500}"${
+    return html`<label>${f.label} <input type="${f.type}" name="${f.secret ? `secret_${f.name}` : f.name}" id="${id}"${f.max ? html` maxlength="${maxlengthFor(f.max)}"` : null}${
       f.type === 'number' ? html` min="1" inputmode="numeric"` : null
     } value="${value}"${f.autocomplete ? html` autocomplete="${f.autocomplete}"` : null} aria-describedby="${id}-hint">
     <span class="hint" id="${id}-hint">${hint}</span></label>`;
   })}${
     k.globs
-      ? html`<label>Index only <textarea name="include" rows="2" maxlength="20000" aria-describedby="include-hint">${globList(values.include)}</textarea>
+      ? html`<label>Index only <textarea name="include" rows="2" maxlength="${GLOBS_MAXLENGTH}" aria-describedby="include-hint">${globList(values.include)}</textarea>
     <span class="hint" id="include-hint">One glob a line, e.g. **/*.md or docs/**. Empty: every file.</span></label>
-  <label>Leave out <textarea name="exclude" rows="2" maxlength="20000" aria-describedby="exclude-hint">${globList(values.exclude)}</textarea>
+  <label>Leave out <textarea name="exclude" rows="2" maxlength="${GLOBS_MAXLENGTH}" aria-describedby="exclude-hint">${globList(values.exclude)}</textarea>
     <span class="hint" id="exclude-hint">One glob a line, e.g. drafts/**. Documents of paths left out are removed at the next pass (the deletion guard still applies).</span></label>`
       : null
   }`;
 }
+
+/** The include or exclude box: as many globs as a source takes, each on its line. */
+const GLOBS_MAXLENGTH = maxlengthFor(MAX_GLOBS * (MAX_GLOB_CHARS + 1));
 
 const globList = (v: unknown): string => (Array.isArray(v) ? v.join('\n') : '');

@@ -1,3 +1,5 @@
+import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 import { formatTime, plural } from '../format.js';
 import { html } from '../html.js';
 import { confirmPage } from './confirm.js';
@@ -124,7 +126,7 @@ function addSource(d: SourcesPageData) {
     <h3 id="add-heading">${chosen.title}</h3>
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="kind" value="${chosen.kind}">
-    <label>URL <input type="text" name="url" required maxlength="2000" value="${f.url}" spellcheck="false" autocomplete="off" aria-describedby="url-hint">
+    <label>URL <input type="text" name="url" required maxlength="${maxlengthFor(MAX_SOURCE_URL_CHARS)}" value="${f.url}" spellcheck="false" autocomplete="off" aria-describedby="url-hint">
       <span class="hint" id="url-hint">e.g. <code class="url">${example(chosen)}</code>${
         chosen.kind === 'folder' ? html` (under ${d.policy.roots.join(', ')})` : null
       }</span></label>

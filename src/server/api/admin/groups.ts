@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { toIso } from '../../../core/clock.js';
 import { notFound } from '../../../core/errors.js';
-import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../../core/name-limits.js';
+import { MAX_DESCRIPTION_CHARS, MAX_EMAIL_CHARS, MAX_NAME_CHARS } from '../../../core/name-limits.js';
 import type { Group } from '../../../store/sql/groups.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
@@ -101,7 +101,7 @@ export const adminAddGroupMember = (s: Services) =>
     tag: 'admin',
     summary: 'Add an account (`user`: id or e-mail) to a local group: 201 when added, 200 when it was a member already. Admins only.',
     params: GroupRef,
-    body: z.strictObject({ user: z.string().min(1).max(254) }),
+    body: z.strictObject({ user: z.string().min(1).max(MAX_EMAIL_CHARS) }),
     responses: { 200: { description: 'Already a member', schema: z.object({ added: z.boolean() }) }, 201: { description: 'Added', schema: z.object({ added: z.boolean() }) }, ...ADMIN_REFUSALS, ...missing, ...providerManaged },
     async handler({ principal, params, body }) {
       await requireAdminCaller(s, principal);
@@ -118,7 +118,7 @@ export const adminRemoveGroupMember = (s: Services) =>
     scope: 'write:documents',
     tag: 'admin',
     summary: 'Take an account out of a local group. Admins only.',
-    params: GroupRef.extend({ user: z.string().min(1).max(254) }),
+    params: GroupRef.extend({ user: z.string().min(1).max(MAX_EMAIL_CHARS) }),
     responses: { 204: { description: 'Removed' }, ...ADMIN_REFUSALS, ...missing, ...providerManaged },
     async handler({ principal, params }) {
       await requireAdminCaller(s, principal);

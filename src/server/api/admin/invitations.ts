@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { MAX_INVITES } from '../../../access/team-admin.js';
 import { toIso } from '../../../core/clock.js';
 import type { OpenInvite } from '../../../store/sql/invites.js';
 import type { Services } from '../../services.js';
@@ -7,6 +6,7 @@ import { defineRoute } from '../route.js';
 import { ErrorBody, Timestamp } from '../schemas.js';
 import { ADMIN_REFUSALS, requireAdminCaller } from './guard.js';
 import { IssuedLink, issuedToWire } from './users.js';
+import { MAX_EMAIL_CHARS, MAX_INVITES, MAX_NAME_CHARS } from '../../../core/name-limits.js';
 
 export const Invitation = z
   .object({
@@ -57,9 +57,9 @@ export const adminCreateInvitations = (s: Services) =>
     tag: 'admin',
     summary: `Invite one or more people (up to ${MAX_INVITES} addresses): each gets a one-time link, valid 7 days, that makes their account, as an admin (\`admin\`) or in a local group (\`group\`) when asked. With a mail server the links are mailed (unless \`send\` is false); otherwise each is answered once. Each address is made or refused on its own: 201 when every one was made, 207 when some were refused. Admins only.`,
     body: z.strictObject({
-      emails: z.array(z.string().max(254)).min(1).max(MAX_INVITES).describe('the addresses'),
+      emails: z.array(z.string().max(MAX_EMAIL_CHARS)).min(1).max(MAX_INVITES).describe('the addresses'),
       admin: z.boolean().default(false),
-      group: z.string().trim().min(1).max(100).optional().describe('a local group (by name) the accounts join'),
+      group: z.string().trim().min(1).max(MAX_NAME_CHARS).optional().describe('a local group (by name) the accounts join'),
       send: z.boolean().default(true).describe('mail the links when the server can send mail'),
     }),
     responses: {

@@ -8,6 +8,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, Timestamp } from '../schemas.js';
 import { ADMIN_REFUSALS, requireAdminCaller } from './guard.js';
+import { MAX_EMAIL_CHARS } from '../../../core/name-limits.js';
 
 export const OutboxMail = z
   .object({
@@ -68,7 +69,7 @@ export const adminTestMail = (s: Services) =>
     scope: 'write:documents',
     tag: 'admin',
     summary: "Queue a test mail to the admin's own address (or `to`), to see that mail from this server arrives. 409 without a mail server (--smtp-url). Admins only.",
-    body: z.strictObject({ to: z.string().trim().max(254).refine(isEmailAddress, 'is not an email address').optional() }).default({}),
+    body: z.strictObject({ to: z.string().trim().max(MAX_EMAIL_CHARS).refine(isEmailAddress, 'is not an email address').optional() }).default({}),
     responses: { 202: { description: 'Queued', schema: OutboxMail }, ...ADMIN_REFUSALS, 409: { description: 'No mail server is configured', schema: ErrorBody } },
     async handler({ principal, body }) {
       const admin = await requireAdminCaller(s, principal);

@@ -7,6 +7,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, Timestamp } from '../schemas.js';
 import { accountNamed, ADMIN_REFUSALS, requireAdminCaller } from './guard.js';
+import { MAX_EMAIL_CHARS } from '../../../core/name-limits.js';
 
 export const UsageSchema = z.object({ documents: z.number().int(), bytes: z.number().int(), chunks: z.number().int() }).meta({ id: 'Usage' });
 
@@ -48,7 +49,7 @@ export function adminUserToWire(s: Services, u: User, o: Omit<AccountOverview, '
   };
 }
 
-const Ref = z.strictObject({ user: z.string().min(1).max(254).describe('the account: its id (usr_…) or its e-mail') });
+const Ref = z.strictObject({ user: z.string().min(1).max(MAX_EMAIL_CHARS).describe('the account: its id (usr_…) or its e-mail') });
 
 const EndedSchema = z.object({ sessions_ended: z.number().int(), keys_revoked: z.number().int(), grants_revoked: z.number().int() });
 const endedToWire = (e: Ended) => ({ sessions_ended: e.sessions, keys_revoked: e.keys, grants_revoked: e.grants });
@@ -183,7 +184,7 @@ export const adminDeleteUser = (s: Services) =>
     summary:
       "Delete an account, signing it out everywhere. Its projects that hold anything go to `transfer_to`; without it the delete is refused while there are such projects (409, naming them). What it uploaded into other people's projects stays. Admins only; not their own account.",
     params: Ref,
-    query: z.strictObject({ transfer_to: z.string().min(1).max(254).optional().describe('the account (id or e-mail) that gets its projects') }),
+    query: z.strictObject({ transfer_to: z.string().min(1).max(MAX_EMAIL_CHARS).optional().describe('the account (id or e-mail) that gets its projects') }),
     responses: {
       200: { description: 'Deleted', schema: z.object({ transferred: z.number().int(), removed: z.number().int() }).extend(EndedSchema.shape) },
       ...ADMIN_REFUSALS,

@@ -8,11 +8,11 @@ import { createHash } from 'node:crypto';
 import type { WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { basename, extname } from 'node:path';
+import { basename } from 'node:path';
 import busboy from 'busboy';
-import { cutUnits } from '../../../core/code-points.js';
 import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
+import { fitFilename } from '../../../core/name-limits.js';
 import { unstorableProblem } from '../../../core/storable-text.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../store/objects/originals.js';
@@ -72,7 +72,6 @@ export const legacyOffice = (s: Pick<Services, 'config' | 'libreOffice'>): Legac
 
 const MAX_FIELD_BYTES = 64 * 1024;
 
-const MAX_FILENAME = 255;
 /** Room for part headers and the boundaries around the parts a request may carry. */
 const PART_OVERHEAD_BYTES = 16 * 1024;
 
@@ -84,7 +83,7 @@ export const maxRequestBytes = (limits: ReceiveLimits): number =>
   limits.maxFiles * (limits.maxFileBytes + PART_OVERHEAD_BYTES) + limits.fields.length * (MAX_FIELD_BYTES + PART_OVERHEAD_BYTES);
 
 /**
- * A name safe to show and store: no path, no control characters, bounded length (keeping a short extension), in NFC
+ * A name safe to show and store: no path, no control characters, no longer than a rename takes (name-limits.ts), in NFC
  * (macOS file names come decomposed, "e" + U+0301, and would not match the same name typed elsewhere). Browsers
  * write a file name's `"` as %22 and its line breaks as %0D and %0A in a form's multipart body (WHATWG HTML, "multipart/
  * form-data encoding algorithm"): read back, so `Report "final".txt` is stored as such.
@@ -95,9 +94,7 @@ export function cleanFilename(raw: string | undefined, index: number): string {
   const name = basename(unescaped.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().normalize('NFC');
   // `.` and `..` name no file (and would be a path segment of an e-mail's attachments).
   if (!name || name === '.' || name === '..') return `upload-${index + 1}`;
-  const ext = extname(name);
-  if (name.length <= MAX_FILENAME || ext.length > 16) return cutUnits(name, MAX_FILENAME);
-  return cutUnits(name.slice(0, -ext.length), MAX_FILENAME - ext.length) + ext;
+  return fitFilename(name);
 }
 
 const mib = (bytes: number): string => `${Math.round((bytes / 1048576) * 10) / 10} MiB`;

@@ -1,3 +1,4 @@
+import { codePointCount } from '../../../core/code-points.js';
 import { invalidRequest } from '../../../core/errors.js';
 import { bytesProblem, MAX_PATH_BYTES } from '../../../core/storable-text.js';
 import { unsafeTextProblem } from '../../../core/unsafe-text.js';
@@ -9,7 +10,7 @@ export const MAX_PATH_CHARS = 1024;
  * segments, control or bidi formatting characters, and fit what the path index holds.
  */
 export function pathProblem(p: string): string | undefined {
-  if (p.length === 0 || p.length > MAX_PATH_CHARS) return `must be 1 to ${MAX_PATH_CHARS} characters`;
+  if (p.length === 0 || codePointCount(p) > MAX_PATH_CHARS) return `must be 1 to ${MAX_PATH_CHARS} characters`;
   const unsafe = unsafeTextProblem(p) ?? bytesProblem(p, MAX_PATH_BYTES);
   if (unsafe) return unsafe;
   if (p.includes('\\')) return 'must not contain backslashes (use / between folders)';

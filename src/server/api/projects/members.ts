@@ -5,6 +5,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams, Project } from '../schemas.js';
 import { oneProjectToWire } from './wire.js';
+import { MAX_EMAIL_CHARS } from '../../../core/name-limits.js';
 
 export const MemberSchema = z
   .object({
@@ -52,7 +53,7 @@ export const addMember = (s: Services) =>
     params: IdParams,
     body: z
       .strictObject({
-        email: z.string().trim().min(3).max(254).optional().describe('the user to share with'),
+        email: z.string().trim().min(3).max(MAX_EMAIL_CHARS).optional().describe('the user to share with'),
         group: z.string().trim().min(1).max(100).optional().describe('or the group to share with, by name'),
         role: Role,
       })
@@ -96,7 +97,7 @@ export const transferProject = (s: Services) =>
     tag: 'sharing',
     summary: 'Make another user (`email`) the owner of record of the project. The previous one stays an owner until removed. Owners only.',
     params: IdParams,
-    body: z.strictObject({ email: z.string().trim().min(3).max(254) }),
+    body: z.strictObject({ email: z.string().trim().min(3).max(MAX_EMAIL_CHARS) }),
     responses: {
       200: { description: 'The project', schema: Project },
       400: { description: 'Invalid body', schema: ErrorBody },

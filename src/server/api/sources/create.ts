@@ -6,6 +6,7 @@ import { ErrorBody, IdParams } from '../schemas.js';
 import { projectForSources } from './access.js';
 import { LabelNames } from '../labels/names.js';
 import { Every, SourceOptions, SourceSchema, sourceToWire } from './wire.js';
+import { MAX_SOURCE_URL_CHARS } from '../../../core/source-limits.js';
 
 export const createSource = (s: Services) =>
   defineRoute({
@@ -20,7 +21,7 @@ export const createSource = (s: Services) =>
     params: IdParams,
     body: z.strictObject({
       kind: z.enum(KIND_NAMES).optional(),
-      url: z.string().min(1).max(2000),
+      url: z.string().min(1).max(MAX_SOURCE_URL_CHARS),
       every: Every.optional(),
       options: SourceOptions.optional(),
       labels: LabelNames.optional().describe('label names to put on every document it brings (made in the project\'s vocabulary where missing)'),

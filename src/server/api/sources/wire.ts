@@ -5,6 +5,7 @@ import { KIND_NAMES } from '../../../sources/kind.js';
 import type { SourceService } from '../../../sources/service.js';
 import type { SourceRecord } from '../../../store/sql/sources.js';
 import { Timestamp } from '../schemas.js';
+import { MAX_EVERY_CHARS } from '../../../core/source-limits.js';
 
 export const SOURCE_STATUSES = ['active', 'syncing', 'paused', 'error'] as const;
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
@@ -93,4 +94,4 @@ export function sourceToWire(source: SourceRecord, service: SourceService) {
 
 export const SourceParams = z.strictObject({ id: z.string().min(1).max(100), sid: z.string().min(1).max(100) });
 export const SourceOptions = z.record(z.string(), z.unknown()).describe("the kind's options (docs/sources.md); secret ones (password, secret_access_key) are sealed and never shown");
-export const Every = z.string().max(20).describe('a duration: "15m", "1h" (default), "1d"');
+export const Every = z.string().max(MAX_EVERY_CHARS).describe('a duration: "15m", "1h" (default), "1d"');
