@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { getDocument, VerbosityLevel, type PDFDocumentLoadingTask } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, VerbosityLevel, type PDFDocumentLoadingTask } from './pdfjs.js';
 
 const PDFJS_ROOT = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const asset = (folder: string): string => `${join(PDFJS_ROOT, folder)}/`;

@@ -14,7 +14,7 @@
  * and image decoders come from the pdfjs-dist package on disk, never from the network.
  */
 import { createCanvas } from '@napi-rs/canvas';
-import { ImageKind, OPS, Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { ImageKind, OPS, Util, type PDFDocumentProxy, type PDFPageProxy } from './pdfjs.js';
 import { loadPdf } from './load.js';
 
 export const DEFAULT_DPI = 300;

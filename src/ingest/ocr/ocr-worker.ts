@@ -14,7 +14,7 @@
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentProxy } from '../../pdf/pdfjs.js';
 import type tesseract from 'tesseract.js';
 import { BACKGROUND_NICE } from '../run-tool.js';
 import { imageType } from '../sniff.js';

@@ -1,7 +1,8 @@
 /**
  * Word (.docx) with mammoth. mammoth's HTML is not what we want; its document model is, and the public
  * `transformDocument` hook hands it over. Walking that model keeps headings (Heading 1..6 → heading path),
- * list items, tables (one "cell | cell" line per row) and footnotes/endnotes (after the body).
+ * list items, tables (one "cell | cell" line per row) and footnotes/endnotes (after the body). Headers and footers,
+ * which mammoth skips, are read from their parts (see `furniture`): once each, not once per page.
  *
  * A .docx is a ZIP, so it is checked with yauzl, every entry inflated once, before mammoth (which inflates with
  * JSZip, unbounded) ever sees it.
@@ -53,11 +54,42 @@ export async function parse(bytes: Uint8Array, opts: DocxOptions = {}): Promise<
   }
   if (!model) throw new ParseError('the Word document is damaged: no document body');
   const doc = new Walker(model).run();
+  // A header often names the document (its title, number, issuer): it goes first, where the first chunk holds it.
+  doc.blocks = furniture(parts, 'header').concat(doc.blocks);
   // altChunk parts (imported HTML) are invisible to mammoth. Blocks are added one by one: a spread of 200,000
   // items overflows the call stack.
   for (const [name, content] of parts) if (/^word\/[^/]+\.x?html?$/i.test(name)) for (const b of htmlBlocks(content)) doc.blocks.push(b);
+  for (const b of furniture(parts, 'footer')) doc.blocks.push(b);
   if (doc.blocks.length === 0) doc.warnings.push(NO_TEXT);
   return doc;
+}
+
+const PAGE_FIELD = /<w:instrText[^>]*>\s*(?:PAGE|NUMPAGES|SECTIONPAGES)\b|w:instr="\s*(?:PAGE|NUMPAGES|SECTIONPAGES)\b/;
+
+/**
+ * The paragraphs of the document's header or footer parts (word/header1.xml…), each distinct text once: Word keeps
+ * one part per section and kind (first page, even, odd), never one per page, and the kinds often repeat each other.
+ * A paragraph holding a page-number field ("Page 3 of 7") is page furniture and skipped, as is one without a letter.
+ * Read from the XML: a paragraph of a text box nests inside another, so paragraphs are cut at each end tag; the
+ * text box's fallback copy (mc:Fallback) is dropped.
+ */
+function furniture(parts: Map<string, Buffer>, kind: 'header' | 'footer'): Block[] {
+  const name = new RegExp(`^word/${kind}(\\d*)\\.xml$`);
+  const files = [...parts.keys()].filter((n) => name.test(n)).sort((a, b) => Number(name.exec(a)![1]) - Number(name.exec(b)![1]));
+  const seen = new Set<string>();
+  const blocks: Block[] = [];
+  for (const file of files) {
+    const xml = parts.get(file)!.toString('utf8').replace(/<mc:Fallback>[\s\S]*?<\/mc:Fallback>/g, '');
+    for (const paragraph of xml.split('</w:p>')) {
+      if (PAGE_FIELD.test(paragraph)) continue;
+      const runs = paragraph.match(/<w:t(?:\s[^>]*)?>[^<]*<\/w:t>|<w:tab\s*\/>/g) ?? [];
+      const text = decodeEntities(runs.map((r) => (r.startsWith('<w:tab') ? ' ' : r.replace(/<[^>]+>/g, ''))).join('')).replace(/\s+/g, ' ').trim();
+      if (!/\p{L}/u.test(text) || seen.has(text)) continue;
+      seen.add(text);
+      blocks.push({ text, headings: [], kind: 'paragraph' });
+    }
+  }
+  return blocks;
 }
 
 const DOCUMENT = 'word/document.xml';

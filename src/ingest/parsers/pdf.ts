@@ -1,13 +1,12 @@
 /**
  * PDF text with pdf.js, opened by pdf/load.ts on this thread: extract.ts already gives every parse its own
  * worker thread with a time and memory limit. Pages are read one at a time; a page pdf.js cannot read is a warning naming it, and the
- * rest of the document is kept. Pages without a usable text layer are listed in `ocrPages` and give no
- * blocks (the OCR stage reads them). A page tree that loops, lists what is not a page or miscounts its pages, where
+ * rest of the document is kept. Pages without a usable text layer (almost no text, or mojibake: pdf-garbled.ts) are
+ * listed in `ocrPages` and give no blocks (the OCR stage reads them). A page tree that loops, lists what is not a page or miscounts its pages, where
  * pdf.js gives up or loses pages, is repaired (pdf-page-tree.ts) and the file read again; the reading that read more
  * pages is kept.
  */
-import { Util, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
+import { Util, type PDFDocumentProxy, type PDFPageProxy, type TextItem } from '../../pdf/pdfjs.js';
 import { loadPdf } from '../../pdf/load.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
@@ -15,6 +14,7 @@ import { toBlocks, type LaidOutPage } from './pdf-blocks.js';
 import { layoutRuns, type Paragraph, type TextRun } from './pdf-layout.js';
 import { markSoftHyphens, unmarkSoftHyphens } from './pdf-soft-hyphen.js';
 import { PAGE_TREE_DAMAGE, PAGE_TREE_LOOP, repairPageTree, type PageTreeProblem, type PageTreeRepair } from './pdf-page-tree.js';
+import { isGarbled } from './pdf-garbled.js';
 import { checkStreams } from './pdf-stream-guard.js';
 
 export const ENCRYPTED = 'the PDF is locked with a password (encrypted) — not supported: upload a copy saved without the password';
@@ -161,10 +161,11 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
   const read = new Set<string>();
   for (let n = 1; n <= pdf.numPages; n++) {
     let runs: TextRun[][];
+    let raw: string;
     log.take();
     try {
       const page = await pdf.getPage(n);
-      runs = await pageRuns(page);
+      ({ runs, raw } = await pageRuns(page));
       read.add(page.ref ? `${page.ref.num} ${page.ref.gen}` : `#${n}`);
     } catch (err) {
       badPages.push(n);
@@ -173,7 +174,8 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
       continue;
     }
     if (log.take().some((w) => PAGE_DAMAGE.test(w))) damagedPages.push(n);
-    if (!hasTextLayer(runs.flat())) {
+    // Mojibake (fonts without a Unicode map) is no text layer either.
+    if (!hasTextLayer(runs.flat()) || isGarbled(raw)) {
       ocrPages.push(n);
       continue;
     }
@@ -209,15 +211,21 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
   return doc;
 }
 
-/** A page's text runs, grouped by writing direction (upright first), in points of its rotated viewport. */
-async function pageRuns(page: PDFPageProxy): Promise<TextRun[][]> {
+/**
+ * A page's text runs, grouped by writing direction (upright first), in points of its rotated viewport; and its
+ * content's text as pdf.js decoded it, before cleaning (what tells mojibake).
+ */
+async function pageRuns(page: PDFPageProxy): Promise<{ runs: TextRun[][]; raw: string }> {
   try {
     const viewport = page.getViewport({ scale: 1 });
     const content = await page.getTextContent();
     const groups = new Map<number, TextRun[]>();
+    let raw = '';
     for (const item of content.items) {
       if (!('str' in item) || !item.str) continue;
-      const text = cleanText(unmarkSoftHyphens(item.str));
+      const str = unmarkSoftHyphens(item.str);
+      raw += `${str} `;
+      const text = cleanText(str);
       if (!text.trim()) continue;
       const tx = Util.transform(viewport.transform, item.transform) as number[];
       let angle = Math.atan2(tx[1]!, tx[0]!);
@@ -233,7 +241,8 @@ async function pageRuns(page: PDFPageProxy): Promise<TextRun[][]> {
     // One by one: a spread of a page's thousands of annotations would overflow the call stack.
     for (const run of await annotationRuns(page, viewport.transform)) upright.push(run);
     if (upright.length) groups.set(0, upright);
-    return [...groups.entries()].sort(([a], [b]) => (a === 0 ? -1 : b === 0 ? 1 : a - b)).map(([, runs]) => runs);
+    const runs = [...groups.entries()].sort(([a], [b]) => (a === 0 ? -1 : b === 0 ? 1 : a - b)).map(([, group]) => group);
+    return { runs, raw };
   } finally {
     page.cleanup();
   }
@@ -300,20 +309,11 @@ function toRun(item: TextItem, text: string, tx: number[], degrees: number): Tex
   return { text, x0: x, x1: x + width, y, size, rtl: item.dir === 'rtl' };
 }
 
-/**
- * Garbage text layers come from fonts without a Unicode map: U+FFFD, private-use glyphs and control codes.
- * A page needs OCR when such characters are most of it, or when it has almost no text at all.
- */
+/** A page has almost no text (a scan with a stray caption, a page number): OCR reads it instead. */
 function hasTextLayer(runs: TextRun[]): boolean {
   let good = 0;
-  let bad = 0;
-  for (const r of runs) {
-    for (const ch of r.text) {
-      if (/[\p{L}\p{N}]/u.test(ch)) good++;
-      else if (/[\p{Co}\p{Cc}\ufffd]/u.test(ch) && ch !== '\n' && ch !== '\t') bad++;
-    }
-  }
-  return good >= 3 && bad <= good;
+  for (const r of runs) for (const ch of r.text) if (/[\p{L}\p{N}]/u.test(ch) && ++good >= 3) return true;
+  return false;
 }
 
 /**
