@@ -377,4 +377,14 @@ describe('E-mail parser', () => {
     expect(Buffer.from(doc.attachments![99]!.bytes).toString().trim()).toBe('attachment number 100');
     expect(doc.warnings).toEqual(['attachments not indexed (not a type docsearch reads, or more than 100): a101.txt, a102.txt, a103.txt']);
   });
+
+  it('names an attachment as an upload is named: 255 characters at most, its extension kept, a second one numbered within them', async () => {
+    // 300 emoji: a name cut at 255 UTF-16 units or without its extension would be refused by a rename, or typed as text.
+    const long = `${'🛶'.repeat(300)}.txt`;
+    const part = (text: string) => `--B\nContent-Type: text/plain; name="${long}"\nContent-Disposition: attachment; filename="${long}"\n\n${text}\n`;
+    const eml = `From: a@example.org\nSubject: long\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="B"\n\n--B\nContent-Type: text/plain\n\nThe body.\n${part('one')}${part('two')}--B--\n`;
+    const names = (await parseEmail(Buffer.from(eml))).attachments!.map((a) => a.filename);
+    expect(names).toEqual([`${'🛶'.repeat(251)}.txt`, `${'🛶'.repeat(247)} (2).txt`]);
+    for (const name of names) expect([...name].length).toBe(255);
+  });
 });

@@ -9,6 +9,8 @@
  */
 import { basename, extname } from 'node:path';
 import PostalMime, { type Address, type Attachment as MailAttachment } from 'postal-mime';
+import { codePointCount, cutChars } from '../../core/code-points.js';
+import { fitFilename, MAX_FILENAME_CHARS } from '../../core/name-limits.js';
 import { unsafeChar } from '../../core/unsafe-text.js';
 import { sniffCfb } from '../sniff-cfb.js';
 import { OLE2_CFB, SNIFF_BYTES, sniffType, ZIP } from '../sniff.js';
@@ -22,7 +24,6 @@ const NOUN = 'the e-mail';
 export const MAX_PARTS = 1_000;
 /** Attachments that become documents, per message; the rest are named in the warning. */
 export const MAX_ATTACHMENTS = 100;
-const MAX_FILENAME = 255;
 
 export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promise<ParsedDocument> {
   const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -95,18 +96,22 @@ async function sniff(bytes: Uint8Array, filename: string): Promise<DocumentType 
 function unique(name: string, taken: Set<string>): string {
   const ext = extname(name);
   let out = name;
-  for (let n = 2; taken.has(out.toLowerCase()); n++) out = `${name.slice(0, name.length - ext.length)} (${n})${ext}`;
+  // The number goes before the extension, within the 255 characters a name may have (the stem gives way).
+  for (let n = 2; taken.has(out.toLowerCase()); n++) {
+    const tail = ` (${n})${ext}`;
+    out = cutChars(name.slice(0, name.length - ext.length), MAX_FILENAME_CHARS - codePointCount(tail)) + tail;
+  }
   taken.add(out.toLowerCase());
   return out;
 }
 
 /**
- * The attachment's name as a document's filename: no folders, no control or bidi characters, at most 255 characters,
- * never `.` or `..` (it is also the last segment of the attachment's path, `mail/x.eml/<name>`).
+ * The attachment's name as a document's filename: no folders, no control or bidi characters, at most 255 characters
+ * with its extension kept (as an uploaded file's name), never `.` or `..` (it is also the last segment of the attachment's path, `mail/x.eml/<name>`).
  */
 function cleanName(raw: MailAttachment['filename'], index: number): string {
   const name = [...basename((raw ?? '').replaceAll('\\', '/'))].filter((c) => !unsafeChar(c)).join('').trim();
-  return name && name !== '.' && name !== '..' ? [...name].slice(0, MAX_FILENAME).join('') : `attachment-${index + 1}`;
+  return name && name !== '.' && name !== '..' ? fitFilename(name) : `attachment-${index + 1}`;
 }
 
 function addresses(list: Address[]): string {

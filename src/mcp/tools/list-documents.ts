@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Filters, type FiltersInput } from '../../core/filters.js';
+import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
 import type { Library } from '../library.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
@@ -24,7 +25,7 @@ export const listDocumentsTool: ToolDefinition = {
     inputSchema: {
       project_id: z.string().min(1).max(100).optional().describe('only this project\'s documents (an id from list_projects)'),
       status: z.enum(['queued', 'processing', 'ready', 'failed']).optional().describe('only documents in this state (ready: searchable)'),
-      name: z.string().min(1).max(255).optional().describe('part of the file name, any case'),
+      name: z.string().min(1).max(MAX_FILENAME_CHARS).optional().describe('part of the file name, any case'),
       limit: z.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).describe(`documents on this page (1–${MAX_LIST_LIMIT})`),
       cursor: z.string().min(1).max(400).optional().describe('next_cursor of the previous page, with the same filters'),
       filters: Filters.optional().describe(

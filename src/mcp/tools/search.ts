@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cutUnits } from '../../core/code-points.js';
 import { Filters, type FiltersInput } from '../../core/filters.js';
+import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { type Library, LibraryError, type WirePassage, type WireSearchResponse } from '../library.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_FILTER_IDS, MAX_PASSAGE_CHARS, MAX_SEARCH_LIMIT } from '../limits.js';
 import { structured } from '../tool-result.js';
@@ -108,7 +109,7 @@ export const searchTool: ToolDefinition = {
       'then read around a hit with get_document. Phrase the query as the answer would be written. If `weak` is true, ' +
       'nothing really matched: say so rather than rely on the passages.',
     inputSchema: {
-      query: z.string().trim().min(1).max(2000).describe('what to look for, in natural language or keywords'),
+      query: z.string().trim().min(1).max(MAX_QUERY_CHARS).describe('what to look for, in natural language or keywords'),
       project_id: z.string().min(1).max(100).optional().describe('only this project (an id from list_projects); the same as project_ids with one id'),
       project_ids: z.array(z.string().min(1).max(100)).min(1).max(MAX_FILTER_IDS).optional().describe('only these projects (ids from list_projects)'),
       document_ids: z.array(z.string().min(1).max(100)).min(1).max(MAX_FILTER_IDS).optional().describe('only these documents (ids from search or list_documents)'),

@@ -266,12 +266,26 @@ class WebConnection implements SourceConnection {
     const file = this.bodies.get(item.path);
     if (!file) throw new ItemError('the page was not downloaded in this pass');
     const url = this.urlOf(item.path);
-    const name = posix.basename(url.pathname) || 'index.html';
+    const name = nameOf(url);
     return { body: await readFile(file), filename: name, metadata: { url: url.href } };
   }
 
   async close() {
     await rm(this.bodyDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A page's name as a person reads it: its address's last segment decoded (`Caf%C3%A9.html` is `Café.html`), or as
+ * sent when it decodes to no text (a Latin-1 `%E9`) or to a folder separator.
+ */
+function nameOf(url: URL): string {
+  const segment = posix.basename(url.pathname) || 'index.html';
+  try {
+    const decoded = decodeURIComponent(segment);
+    return /[/\\]/.test(decoded) ? segment : decoded;
+  } catch {
+    return segment;
   }
 }
 
