@@ -36,6 +36,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/search/search-api.test.ts',
   'test/search/filters.test.ts',
   'test/documents/list-facets.test.ts',
+  'test/search/filter-mutants-edges.test.ts',
   'test/documents/metadata-patch.test.ts',
   'test/documents/replaced-copy-upload.test.ts',
   'test/auth/token/token.test.ts',

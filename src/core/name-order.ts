@@ -6,4 +6,5 @@ export function compareNames(a: string, b: string): number {
   return Buffer.compare(Buffer.from(foldAscii(a)), Buffer.from(foldAscii(b)));
 }
 
-const foldAscii = (name: string): string => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** A name with A–Z folded and nothing else: what "any case" means to both engines (SQLite's NOCASE, lower() under "C"). */
+export const foldAscii = (name: string): string => name.replace(/[A-Z]/g, (c) => c.toLowerCase());

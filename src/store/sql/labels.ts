@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
-import { compareNames } from '../../core/name-order.js';
+import { compareNames, foldAscii } from '../../core/name-order.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
 
@@ -248,14 +248,15 @@ export class LabelStore {
     const out = new Map(names.map((n) => [n, [] as string[]]));
     if (projectIds.length === 0 || names.length === 0) return out;
     const d = dialectOf(this.db);
-    const lower = [...new Set(names.map((n) => n.toLowerCase()))];
+    // Folded as the database folds (A–Z only): toLowerCase would also fold "Ä", and then match no row of "Ärger".
+    const folded = [...new Set(names.map(foldAscii))];
     const rows = await this.db
       .selectFrom('labels')
       .select(['id', 'name'])
       .where('project_id', 'in', [...projectIds])
-      .where((eb) => eb.or(lower.map((n) => d.equalsIgnoreCase('name', n))))
+      .where((eb) => eb.or(folded.map((n) => d.equalsIgnoreCase('name', n))))
       .execute();
-    for (const name of names) out.set(name, rows.filter((r) => r.name.toLowerCase() === name.toLowerCase()).map((r) => r.id));
+    for (const name of names) out.set(name, rows.filter((r) => foldAscii(r.name) === foldAscii(name)).map((r) => r.id));
     return out;
   }
 }
