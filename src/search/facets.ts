@@ -8,6 +8,7 @@
  * Document fields are read for the list's documents in one query each (their rows, labels, metadata).
  */
 import { typeFilterName } from '../core/document-types.js';
+import { foldAscii } from '../core/name-order.js';
 import type { Scalar } from '../core/filters.js';
 import { UNDETERMINED } from '../store/lancedb/chunk-filter.js';
 import type { FacetFields, FilterLookups } from '../store/sql/document-filters.js';
@@ -67,7 +68,7 @@ export class FacetCounter {
     ]);
     const projectNames = new Map((projects ?? []).map((p) => [p.id, p.name]));
     const colors = new Map<string, string>();
-    for (const list of labels?.values() ?? []) for (const l of list) if (!colors.has(l.name.toLowerCase())) colors.set(l.name.toLowerCase(), l.color);
+    for (const list of labels?.values() ?? []) for (const l of list) if (!colors.has(foldAscii(l.name))) colors.set(foldAscii(l.name), l.color);
 
     const valuesOf = (facet: string, unit: FacetUnit, f: FacetFields): Scalar[] => {
       switch (facet) {
@@ -86,7 +87,7 @@ export class FacetCounter {
           return [...new Set(unit.chunks.flatMap((c) => (languages?.has(c.id) ? [languages.get(c.id) ?? UNDETERMINED] : [])))];
         case 'label':
           // One value per name (any case), as the filter matches names.
-          return [...new Map((labels?.get(unit.documentId) ?? []).map((l) => [l.name.toLowerCase(), l.name])).values()];
+          return [...new Map((labels?.get(unit.documentId) ?? []).map((l) => [foldAscii(l.name), l.name])).values()];
         default:
           return (metadata?.get(unit.documentId)?.get(facet.slice('metadata.'.length)) ?? []).map((v) => JSON.parse(v) as Scalar);
       }
@@ -98,7 +99,7 @@ export class FacetCounter {
         const f = fields.get(unit.documentId);
         if (!f) continue;
         for (const value of valuesOf(facet, unit, f)) {
-          const key = facet === 'label' ? String(value).toLowerCase() : JSON.stringify(value);
+          const key = facet === 'label' ? foldAscii(String(value)) : JSON.stringify(value);
           const entry = counts.get(key) ?? { value, count: 0 };
           entry.count++;
           counts.set(key, entry);
@@ -111,7 +112,7 @@ export class FacetCounter {
         .map((e) => ({
           ...e,
           ...(facet === 'project' ? { name: projectNames.get(String(e.value)) ?? '' } : {}),
-          ...(facet === 'label' && colors.has(String(e.value).toLowerCase()) ? { color: colors.get(String(e.value).toLowerCase())! } : {}),
+          ...(facet === 'label' && colors.has(foldAscii(String(e.value))) ? { color: colors.get(foldAscii(String(e.value)))! } : {}),
         }));
     }
     return out;

@@ -22,8 +22,8 @@ type Name = 'one' | 'two' | 'three' | 'four' | 'five' | 'six' | 'plain' | 'synce
 /** Uploaded documents: their paths, metadata and labels. `synced` comes from a folder source. */
 const UPLOADS: { name: Exclude<Name, 'synced'>; path: string | null; metadata: Record<string, unknown>; labels?: string }[] = [
   { name: 'one', path: 'a_b/one.txt', metadata: { pages: 9, owner: "o'neil" }, labels: 'Ärger-Liste' },
-  { name: 'two', path: 'axb/two.txt', metadata: { pages: 10 } },
-  { name: 'three', path: 'a%b/three.txt', metadata: { pages: 100 } },
+  { name: 'two', path: 'axb/two.txt', metadata: { pages: 10 }, labels: 'ärger-liste' },
+  { name: 'three', path: 'a%b/three.txt', metadata: { pages: 100 }, labels: 'Über,über' },
   { name: 'four', path: 'A_B/four.txt', metadata: { pages: 2 } },
   { name: 'five', path: "o'hara/five.txt", metadata: { owner: "o'hara" } },
   { name: 'six', path: '\u{1F6A2}/six.txt', metadata: {} },
@@ -95,10 +95,20 @@ describe('filter edges found by mutation', () => {
     ['a source id no source has keeps nothing', { source_id: 'src_none_such' }, []],
     ['a label spelled as it is, with a capital outside ASCII', { labels: 'Ärger-Liste' }, ['one']],
     ['a label in another ASCII case', { labels: 'Ärger-LISTE' }, ['one']],
+    // Both databases fold A–Z only: "ärger-liste" is another label than "Ärger-Liste" (docs/api.md#labels).
+    ['a label differing outside A–Z is another label', { labels: 'ärger-liste' }, ['two']],
+    ['two labels differing outside A–Z, both on one document', { labels: ['Über', 'über'] }, ['three']],
   ];
 
   it.each(cases)('%s, in search and in the list', async (_what, filters, want) => {
     expect(await answers(filters)).toEqual({ search: [...want].sort(), list: [...want].sort() });
+  });
+
+  it('counts labels differing outside A–Z apart, as the store keeps them', async () => {
+    const found = await api(d, '/api/v1/search', { token: user.apiKey, body: { query: 'harbour', mode: 'keyword', group: 'document', limit: 100, facets: ['label'] } });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    const counts = Object.fromEntries((found.body.facets.label as { value: string; count: number }[]).map((v) => [v.value, v.count]));
+    expect(counts).toEqual({ 'Ärger-Liste': 1, 'ärger-liste': 1, Über: 1, über: 1 });
   });
 
   it('reads a URL\'s metadata.<key>.$in as a comma-separated list', async () => {

@@ -101,8 +101,8 @@ export class LabelStore {
     const out: Label[] = [];
     const seen = new Set<string>();
     for (const name of names) {
-      if (seen.has(name.toLowerCase())) continue;
-      seen.add(name.toLowerCase());
+      if (seen.has(foldAscii(name))) continue;
+      seen.add(foldAscii(name));
       const label = (await this.byName(projectId, name)) ?? (await this.create(projectId, name)) ?? (await this.byName(projectId, name));
       if (label) out.push(label);
     }
@@ -219,7 +219,7 @@ export class LabelStore {
         .execute();
       const stale = had.filter((l) => l.project_id !== projectId);
       if (stale.length > 0) {
-        const names = [...new Map(stale.map((l) => [l.name.toLowerCase(), l.name])).values()];
+        const names = [...new Map(stale.map((l) => [foldAscii(l.name), l.name])).values()];
         const now = this.now();
         // Made where missing; a name there already (made meanwhile too) is taken as it is.
         await trx

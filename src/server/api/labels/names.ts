@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { foldAscii } from '../../../core/name-order.js';
 import { invalidRequest } from '../../../core/errors.js';
 import { LabelName, MAX_FILTER_VALUES } from '../../../core/filters.js';
 import { parseInput } from '../validate.js';
@@ -10,7 +11,7 @@ import { parseInput } from '../validate.js';
 export const LabelNames = z
   .array(LabelName)
   .max(MAX_FILTER_VALUES)
-  .transform((names) => names.filter((n, i) => names.findIndex((m) => m.toLowerCase() === n.toLowerCase()) === i));
+  .transform((names) => names.filter((n, i) => names.findIndex((m) => foldAscii(m) === foldAscii(n)) === i));
 
 /** A form field of label names: comma-separated, or a JSON array; none when absent or blank. */
 export function parseLabelField(raw: string | undefined, field: string): string[] {
