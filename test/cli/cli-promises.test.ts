@@ -354,7 +354,7 @@ describe('search output with a reranker', () => {
       const env = cliEnv(d, { DOCSEARCH_TOKEN: (await addUser(d)).apiKey });
       const dir = mkdtempSync(join(tmpdir(), 'docsearch-reranked-'));
       writeFileSync(join(dir, 'tide.txt'), 'Tide tables list the high water times for the harbour every day.\n');
-      expect((await runCli(['upload', dir, '--wait'], { env, timeoutMs: 120_000 })).code).toBe(0);
+      expect((await runCli(['upload', join(dir, 'tide.txt'), '--wait'], { env, timeoutMs: 120_000 })).code).toBe(0);
       const plain = await runCli(['search', 'high water harbour', '--limit', '1'], { env });
       expect(plain.code, plain.stderr).toBe(0);
       expect(plain.stdout.split('\n')[0]).toMatch(/^1\. tide\.txt {2}\[default\] vector #1 · keyword #1 · reranked 0\.87$/);

@@ -91,11 +91,11 @@ describe('docsearch upload / search / documents', () => {
     const plain = await run(['search', 'expense receipts', '--limit', '1']);
     expect(plain.code).toBe(0);
     // Where the score came from (its rank in each list), not a rank-fusion value like 0.016.
-    expect(plain.stdout).toMatch(/^1\. expenses\.txt {2}\[handbook\] vector #1 · keyword #1\n {3}Expense reports/);
+    expect(plain.stdout).toMatch(/^1\. docs\/guides\/expenses\.txt {2}\[handbook\] vector #1 · keyword #1\n {3}Expense reports/);
     expect(plain.stdout).not.toContain('\x1b[');
 
     const docs = await run(['documents', 'list', '--project', 'handbook', '--status', 'ready']);
-    expect(docs.stdout.trimEnd().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(['expenses.txt', 'onboarding.md', 'vacation.txt']);
+    expect(docs.stdout.trimEnd().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(['docs/guides/expenses.txt', 'docs/onboarding.md', 'docs/vacation.txt']);
   });
 
   it('a file the server refuses and a file that fails processing: non-zero exit naming each file', async () => {
@@ -132,7 +132,7 @@ describe('docsearch upload / search / documents', () => {
     const res = await run(['search', 'where is the fire assembly point', '--project', 'handbook', '--limit', '1', '--mode', 'keyword'], { COLUMNS: '60' });
     expect(res.code).toBe(0);
     const [title, ...body] = res.stdout.trimEnd().split('\n');
-    expect(title).toMatch(/^1\. manual\.txt {2}\[handbook\] keyword #1$/);
+    expect(title).toMatch(/^1\. long\/manual\.txt {2}\[handbook\] keyword #1$/);
     expect(body.map((l) => l.trim()).join(' ')).toContain('fire assembly point is the north parking lot');
     for (const line of body) {
       expect(line.length).toBeLessThanOrEqual(60);

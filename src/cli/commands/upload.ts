@@ -62,6 +62,15 @@ export interface UploadOptions {
   json: boolean;
 }
 
+/** The path a file is kept at in the project, or none. */
+type PathOf = (f: LocalFile) => string | undefined;
+
+/** A sync's files carry their path in the project as `rel` (see syncPlan). */
+const syncedAt: PathOf = (f) => f.rel;
+
+/** A plain upload keeps a folder's files at their path in it, the folder's name first; files named directly keep none. */
+const plainAt: PathOf = (f) => f.inFolder;
+
 /**
  * One upload request, sent again (its body streamed afresh) when it fails in flight: the server takes the same bytes
  * at the same path in a project once, so the files a lost request delivered come back as the same documents.
@@ -70,11 +79,12 @@ async function postBatch(
   http: ApiClient,
   files: LocalFile[],
   fields: Record<string, string>,
-  withPaths: boolean,
+  pathOf: PathOf,
   onProgress: (i: number, sent: number) => void,
   signal?: AbortSignal,
 ): Promise<DocumentRecord[]> {
-  const all = withPaths ? { ...fields, paths: JSON.stringify(files.map((f) => f.rel)) } : fields;
+  const paths = files.map((f) => pathOf(f) ?? null);
+  const all = paths.some((p) => p !== null) ? { ...fields, paths: JSON.stringify(paths) } : fields;
   const res = await http.retrying(() => {
     const mp = multipartBody(all, files, onProgress);
     return http.json('POST', '/api/v1/upload', {
@@ -114,7 +124,7 @@ async function uploadAll(
   http: ApiClient,
   files: LocalFile[],
   fieldsOf: (f: LocalFile) => Record<string, string>,
-  withPaths: boolean,
+  pathOf: PathOf,
   report: Reporter,
   outcomes: Outcome[],
   signal?: AbortSignal,
@@ -133,7 +143,7 @@ async function uploadAll(
           continue;
         }
         try {
-          const [document] = await postBatch(http, [batch[i]!], fields, withPaths, (_j, sent) => progress(i, sent), signal);
+          const [document] = await postBatch(http, [batch[i]!], fields, pathOf, (_j, sent) => progress(i, sent), signal);
           settle(i, { file: batch[i]!, document: document! });
         } catch (single) {
           if (!isPerFileRejection(single)) throw single;
@@ -148,7 +158,7 @@ async function uploadAll(
       continue;
     }
     try {
-      const docs = await postBatch(http, batch, fields, withPaths, progress, signal);
+      const docs = await postBatch(http, batch, fields, pathOf, progress, signal);
       docs.forEach((document, i) => settle(i, { file: batch[i]!, document }));
     } catch (err) {
       if (!isPerFileRejection(err)) throw err;
@@ -373,22 +383,50 @@ async function checkFlags(opts: UploadOptions): Promise<void> {
   if (!s.isDirectory()) throw new UsageError(`--sync mirrors a folder, and ${folder} is a file`, 'upload single files without --sync, or sync the folder that holds them');
 }
 
+/**
+ * The warning of a sync (without --prefix) of a folder whose files the project holds where a plain upload of it keeps
+ * them (`notes/a.md` for `a.md`): this sync keeps them at `a.md` instead, so it would move them (with --prune), or
+ * leave their old versions at `notes/…` as they change; `--prefix notes` syncs them where they are.
+ */
+function plainlyUploaded(plan: SyncPlan, opts: UploadOptions): string | undefined {
+  if (opts.prefix !== undefined) return undefined;
+  const held = [...plan.unchanged.map((u) => ({ file: u.file, document: u.document })), ...[...plan.add, ...plan.replace].flatMap((f) => (plan.moves.has(f.rel) ? [{ file: f, document: plan.moves.get(f.rel)! }] : []))];
+  const there = held.filter((h) => h.file.inFolder !== undefined && h.file.inFolder !== h.file.rel && h.document.path === h.file.inFolder);
+  if (there.length === 0) return undefined;
+  const name = there[0]!.file.inFolder!.slice(0, -there[0]!.file.rel.length - 1);
+  return (
+    `the project holds ${count(there.length, 'file')} of ${opts.paths[0]} at ${name}/…, where a plain upload of the folder keeps them; ` +
+    `this sync keeps its files at their path below the folder (${there[0]!.file.rel}): add --prefix ${name} to sync them where they are`
+  );
+}
+
+/**
+ * A plain upload's files whose bytes the project already held at another path (a sync of the folder, another folder):
+ * the server answered with that document, which keeps its own path, so `--path` finds them there.
+ */
+function sayKeptElsewhere(ctx: Context, outcomes: Outcome[]): void {
+  for (const { file, document: d } of outcomes) {
+    const at = plainAt(file);
+    if (d?.duplicate && at !== undefined && d.path !== at) notice(ctx.io, `${file.path}: the project already holds these bytes${d.path ? ` at ${d.path}` : ' without a path'} (${d.id}), which keeps its path`);
+  }
+}
+
 /** How the sync line counts the unchanged files whose documents get the labels or metadata asked (see lacksAsked). */
 const refreshNote = (n: number) => (n > 0 ? ` (${n} to be given the labels or metadata asked)` : '');
 
 /** The --dry-run report on stdout: what a real run would send and delete (unchanged files only counted). */
 function printPlan(ctx: Context, toSend: LocalFile[], refresh: LocalFile[], plan: SyncPlan | undefined): void {
-  const rows = plan
-    ? [
-        ...plan.add.map((f) => ['new', f.rel, undefined]),
-        ...plan.replace.map((f) => ['changed', f.rel, undefined]),
-        // Unchanged files whose documents would get the labels or metadata the run asks.
-        ...refresh.map((f) => ['update', f.rel, undefined]),
-        ...plan.remove
-          .map((r) => [{ pruned: 'delete', stale: 'delete old', moved: 'delete moved' }[r.reason], r.document.path ?? r.document.filename, r.document.id])
-          .sort((x, y) => x[1]!.localeCompare(y[1]!)),
-      ]
-    : toSend.map((f) => ['upload', f.path, undefined]);
+  // A plain upload: each file as given, and the path it is kept at in the project (none for a file named directly).
+  if (!plan) return printTable(ctx.io, { headers: ['ACTION', 'FILE', 'PATH'], rows: toSend.map((f) => ['upload', f.path, plainAt(f)]), now: ctx.now() });
+  const rows = [
+    ...plan.add.map((f) => ['new', f.rel, undefined]),
+    ...plan.replace.map((f) => ['changed', f.rel, undefined]),
+    // Unchanged files whose documents would get the labels or metadata the run asks.
+    ...refresh.map((f) => ['update', f.rel, undefined]),
+    ...plan.remove
+      .map((r) => [{ pruned: 'delete', stale: 'delete old', moved: 'delete moved' }[r.reason], r.document.path ?? r.document.filename, r.document.id])
+      .sort((x, y) => x[1]!.localeCompare(y[1]!)),
+  ];
   printTable(ctx.io, { headers: ['ACTION', 'PATH', 'DOCUMENT'], rows, now: ctx.now() });
 }
 
@@ -414,6 +452,8 @@ async function reportDryRun(
       dry_run: true,
       project: p.missing ? null : (p.projectId ?? null),
       would_upload: p.toSend.map((f) => f.path),
+      // Each file's path in the project (null: none), keyed by the file as given.
+      paths: Object.fromEntries(p.toSend.map((f) => [f.path, (p.plan ? syncedAt(f) : plainAt(f)) ?? null])),
       // Unchanged files whose documents would get the labels or metadata asked (no bytes sent).
       would_update: p.refresh.map((f) => f.path),
       failed: failedBefore.map(failedEntry),
@@ -458,7 +498,7 @@ async function watchPass(
   target: WatchTarget,
   hashes: HashCache,
   report: WatchReport,
-  pass: { first: boolean; signal: AbortSignal; again: () => void },
+  pass: { first: boolean; signal: AbortSignal },
 ): Promise<void> {
   const { first, signal } = pass;
   const http = ctx.http();
@@ -472,13 +512,16 @@ async function watchPass(
   report.unreadable(unreadable);
   const prune = opts.prune && unreadable.length === 0;
   let removals = plan.remove;
+  const plain = first ? plainlyUploaded(plan, opts) : undefined;
+  if (plain) warn(ctx.io, plain);
   if (first) await checkDeletes(ctx, { ...opts, prune }, plan, files.length, target.name);
   else {
     const problem = deleteProblem({ ...opts, prune }, plan, files.length, target.name);
     if (problem) {
       report.refused(problem.message, problem.hint, pruned(plan).map((r) => r.document.path ?? r.document.filename));
-      // A moved file's old document stays too: its bytes sent again are answered with it ("already uploaded").
-      removals = removals.filter((r) => r.reason === 'stale');
+      // A moved file's old document stays too: its bytes sent again are answered with it ("already uploaded"). One
+      // whose path stays in the folder still goes (see rehomeHeldBytes): it is not what the guard protects.
+      removals = removals.filter((r) => r.reason === 'stale' || plan.rehomed.has(r.document.id));
     }
   }
   const deleted = async (rs: SyncPlan['remove']) => {
@@ -500,20 +543,14 @@ async function watchPass(
     stop: () => {},
   };
   const outcomes: Outcome[] = [];
-  await uploadAll(http, [...plan.add, ...plan.replace], movedFields(plan, target.fields, opts), true, rows, outcomes, signal);
+  await uploadAll(http, [...plan.add, ...plan.replace], movedFields(plan, target.fields, opts), syncedAt, rows, outcomes, signal);
   await giveAsked(http, refresh, opts, (o) => {
     rows.uploaded(outcomes.length, o);
     outcomes.push(o);
   }, signal);
   sayDuplicates(ctx.io, opts, outcomes.map((o) => ({ path: o.file.rel, document: o.document })));
   const pending = outcomes.flatMap((o) => (o.document && !o.document.duplicate && !settled(o.document) ? [{ path: o.file.rel, id: o.document.id }] : []));
-  // A file whose bytes the project holds only as the document at another path, which this pass replaces (the same
-  // bytes were at both paths), loses that document when the new version is ready: a pass then sends the file.
-  const replacing = new Set(plan.replace.map((f) => f.rel));
-  const holders = [...new Set(plan.unchanged.filter((u) => u.document.path !== u.file.rel && replacing.has(u.document.path ?? '')).map((u) => u.document.id))];
-  void reportSettled(http, pending, report, signal)
-    .then(() => whenGone(http, holders, signal))
-    .then(() => holders.length > 0 && pass.again());
+  void reportSettled(http, pending, report, signal);
   await deleted(removals.filter((r) => r.reason !== 'moved'));
   const counts = { new: plan.add.length, changed: plan.replace.length, unchanged: plan.unchanged.length, deleted: removals.length, ignored: ignored.length };
   report.synced({ ...counts, failed: outcomes.filter(isFailed).length }, first);
@@ -550,30 +587,6 @@ async function reportSettled(http: ApiClient, pending: { path: string; id: strin
   }
 }
 
-/** How long a replaced document may linger on the server (it leaves 15 s after its new version is ready). */
-const REPLACED_GONE_MS = 60_000;
-
-/**
- * Waits until each document is gone (404), for at most REPLACED_GONE_MS: one replaced by its new version stays a while,
- * and until then the server answers its bytes with it. One that stays (its new version failed) ends the wait late.
- */
-async function whenGone(http: ApiClient, ids: string[], signal: AbortSignal): Promise<void> {
-  const until = Date.now() + REPLACED_GONE_MS;
-  let left = ids;
-  while (left.length > 0 && !signal.aborted && Date.now() < until) {
-    await settlePoll();
-    const next: string[] = [];
-    for (const id of left) {
-      const found = await http.get(`/api/v1/documents/${encodeURIComponent(id)}`, { signal, shape: DOCUMENT }).then(
-        () => true,
-        (err: unknown) => !(err instanceof ApiError && err.status === 404),
-      );
-      if (found) next.push(id);
-    }
-    left = next;
-  }
-}
-
 /** `--sync --watch`: a first pass, then one after each burst of changes, until stopped (upload/watch.ts says when). */
 async function watchSync(parent: Context, opts: UploadOptions): Promise<void> {
   // A pass's requests are not asked again one by one: the watch retries whole passes, for as long as it runs.
@@ -587,12 +600,12 @@ async function watchSync(parent: Context, opts: UploadOptions): Promise<void> {
     baseUrl: ctx.http().baseUrl,
     where: () => (opts.project ? `project ${target?.name}` : 'your default project'),
     report,
-    pass: async (first, signal, again) => {
+    pass: async (first, signal) => {
       if (!target) {
         const { project } = await targetProject(ctx, opts);
         target = { project, name: project?.name ?? opts.project ?? 'default', fields: uploadFields(opts, project) };
       }
-      await watchPass(ctx, opts, target, hashes, report, { first, signal, again });
+      await watchPass(ctx, opts, target, hashes, report, { first, signal });
     },
   });
 }
@@ -629,6 +642,8 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
     toSend = [...plan.add, ...plan.replace];
     if (!opts.json) notice(ctx.io, `sync: ${plan.add.length} new, ${plan.replace.length} changed, ${plan.unchanged.length} unchanged${refreshNote(refresh.length)}, ${plan.remove.length} to delete, ${ignored.length} ignored`);
     for (const f of await foundElsewhere(http, plan.add, project?.id)) warn(ctx.io, elsewhereLine(f));
+    const plain = plainlyUploaded(plan, opts);
+    if (plain) warn(ctx.io, plain);
     await checkDeletes(ctx, { ...opts, prune }, plan, files.length, projectName);
   }
   // Files of the folder whose document the project already holds: a failed one fails this run too (a re-run of an
@@ -650,7 +665,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   let stopped: unknown;
   try {
     if (plan) await deleteDocuments(http, movedAway(plan), deleted);
-    await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, opts.sync, report, outcomes);
+    await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, plan ? syncedAt : plainAt, report, outcomes);
     await giveAsked(http, refresh, opts, (o) => {
       report.uploaded(outcomes.length, o);
       outcomes.push(o);
@@ -692,6 +707,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   }
   for (const d of removed) notice(ctx.io, `deleted ${d.path ?? d.filename} (${d.id})`);
   sayDuplicates(ctx.io, opts, outcomes.map((o) => ({ path: o.file.path, document: o.document })));
+  if (!plan) sayKeptElsewhere(ctx, outcomes);
   if (stopped !== undefined) {
     sayUploadStopped(ctx, opts, { sent: [...toSend, ...refresh.map((u) => u.file)], outcomes, deletesLeft: (plan?.remove.length ?? 0) - removed.length });
     throw stopped;
@@ -738,7 +754,13 @@ function sayUploadStopped(ctx: Context, opts: UploadOptions, run: { sent: LocalF
     total: run.sent.length,
     noun: 'file',
     failed: failed.map((o) => `${o.file.path}: ${o.error ?? o.document?.error ?? 'failed'}${o.document ? ` (document ${o.document.id})` : ''}`),
-    notDone: opts.sync ? `${left.join(', ')} (the same command again finishes the sync)` : notSent.map((f) => f.path),
+    // A folder's files named alone would be sent without their path: the same command again finishes, as for a sync
+    // (the files it sent come back as the same documents).
+    notDone: opts.sync
+      ? `${left.join(', ')} (the same command again finishes the sync)`
+      : notSent.some((f) => plainAt(f) !== undefined)
+        ? `${left.join(', ')} (the same command again finishes the upload)`
+        : notSent.map((f) => f.path),
   });
 }
 
@@ -769,6 +791,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     description:
       'Upload files and folders (PDF, office files, e-books, e-mail, images, text) to a project; other files are skipped with a note, unreadable ones are named and make the exit code 1 once the rest is uploaded. ' +
       `Files stream from disk, up to 20 per request. In a folder, dotfiles, node_modules/ and what its ${IGNORE_FILE} (gitignore syntax) names are left out. ` +
+      "A folder's files keep their path in the project, the folder's own name first (contracts/2024/lease.pdf), as the web's folder upload does, so new bytes there replace the old version; files named directly keep none. " +
       'With --wait, waits until each is processed and searchable. Exits non-zero if any file failed, naming each one.\n\n' +
       'With --sync the project mirrors one folder (subfolders included): each document remembers its path in the folder; unchanged files cost one hash and are not sent; ' +
       'a changed file replaces its old version, which leaves search exactly when the new one is ready (it stays if the new one fails); --prune deletes documents whose file is gone. ' +

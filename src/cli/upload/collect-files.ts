@@ -24,6 +24,11 @@ export interface LocalFile {
   name: string;
   /** `/`-separated path below the folder it was found in (its name when given as a file): `upload --sync` keys on it. */
   rel: string;
+  /**
+   * The path a plain upload keeps it at in the project, as the web's folder upload does: the folder's own name, then
+   * `rel` (`notes/day 2/a.md`). None for a file named directly, which keeps no path (as the web's single-file upload).
+   */
+  inFolder?: string;
   size: number;
 }
 
@@ -68,7 +73,12 @@ interface Root {
   path: string;
   real: string;
   rules: IgnoreRules;
+  /** The folder's own name, first in its files' paths (none for `/`). */
+  name: string;
 }
+
+/** Where a file found in `root` is kept by a plain upload (see LocalFile.inFolder). */
+const inFolder = (root: Root, rel: string) => (root.name ? `${root.name}/${rel}` : rel);
 
 /**
  * A symbolic link met while walking a folder. One to a file inside the folder (links resolved, `..` included) is
@@ -90,7 +100,7 @@ async function addLink(root: Root, p: string, rel: string, out: Collected): Prom
     out.skipped.push(line);
     out.outside.push(line);
   } else if (isDir) out.skipped.push(`${p}/: a symbolic link to a folder (folder links are not followed)`);
-  else await addFile(p, rel, out);
+  else await addFile(p, rel, out, inFolder(root, rel));
 }
 
 async function walk(root: Root, dir: string, recursive: boolean, out: Collected): Promise<void> {
@@ -115,11 +125,11 @@ async function walk(root: Root, dir: string, recursive: boolean, out: Collected)
         out.subfolders = (out.subfolders ?? 0) + 1;
       }
     } else if (e.isSymbolicLink()) await addLink(root, p, rel, out);
-    else if (e.isFile()) await addFile(p, rel, out);
+    else if (e.isFile()) await addFile(p, rel, out, inFolder(root, rel));
   }
 }
 
-async function addFile(p: string, rel: string, out: Collected): Promise<void> {
+async function addFile(p: string, rel: string, out: Collected, folderPath?: string): Promise<void> {
   if (!SUPPORTED_EXTENSIONS.has(extname(p).toLowerCase())) {
     out.skipped.push(`${p}: unsupported file type (docsearch reads ${READ_FORMATS})`);
     out.unsupported = (out.unsupported ?? 0) + 1;
@@ -138,7 +148,7 @@ async function addFile(p: string, rel: string, out: Collected): Promise<void> {
     out.unreadable.push(await cannotRead(p, err));
     return;
   }
-  out.files.push({ path: p, name: basename(p), rel, size });
+  out.files.push({ path: p, name: basename(p), rel, ...(folderPath === undefined ? {} : { inFolder: folderPath }), size });
 }
 
 /**
@@ -161,12 +171,34 @@ export async function collectFiles(paths: string[], recursive: boolean): Promise
     if (s.isDirectory()) {
       const dir = p.replace(/\/+$/, '') || '/';
       // The folder itself may be a link the user named: its links are judged against where it really is.
-      await walk({ path: dir, real: await realpath(dir), rules: await loadIgnoreRules(dir) }, dir, recursive, out);
+      // `basename(resolve('.'))` names the working folder; the root `/` has no name.
+      await walk({ path: dir, real: await realpath(dir), rules: await loadIgnoreRules(dir), name: basename(resolve(dir)) }, dir, recursive, out);
     } else await addFile(p, basename(p), out);
   }
   // The same file named twice (`a.txt ./a.txt`, or a file and its folder) is sent and reported once.
   const seen = new Set<string>();
   out.files = out.files.filter((f) => (seen.has(resolve(f.path)) ? false : (seen.add(resolve(f.path)), true)));
   out.unreadable = [...new Set(out.unreadable)];
+  refuseSharedPaths(out.files);
   return out;
+}
+
+/**
+ * Two folders that would keep different files at the same path (`a/docs/` and `b/docs/` both holding readme.md):
+ * sent together, the server refuses the request, and sent apart the later one would replace the other. A usage error
+ * before anything is sent.
+ */
+function refuseSharedPaths(files: LocalFile[]): void {
+  const at = new Map<string, LocalFile>();
+  for (const f of files) {
+    if (f.inFolder === undefined) continue;
+    const other = at.get(f.inFolder);
+    if (other) {
+      throw new UsageError(
+        `${other.path} and ${f.path} would both be kept at ${f.inFolder} in the project (a folder's files keep their path there, the folder's name first)`,
+        'upload those folders one at a time into different projects, or keep each in sync below its own path: docsearch upload FOLDER --sync --prefix NAME',
+      );
+    }
+    at.set(f.inFolder, f);
+  }
 }

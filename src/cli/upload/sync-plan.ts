@@ -45,7 +45,7 @@ export interface SyncPlan {
   /** Changed bytes at a path the project holds: the upload replaces that document once it is ready. */
   replace: HashedFile[];
   /** Nothing to send: the project holds these bytes at this path (or elsewhere); `document` is the one holding them. */
-  unchanged: Array<{ file: LocalFile; document: DocumentRecord }>;
+  unchanged: Array<{ file: HashedFile; document: DocumentRecord }>;
   /**
    * Documents to delete: paths gone from the folder (--prune), old versions whose new bytes the project already holds
    * under another path, and (--prune) documents whose file was moved: a project holds each content once, so a moved
@@ -56,6 +56,8 @@ export interface SyncPlan {
   synced: number;
   /** A moved file's path in the project → the document its bytes had at the old path (see movedFields). */
   moves: Map<string, DocumentRecord>;
+  /** Moved documents whose own path stays in the folder (see rehomeHeldBytes): no delete the guard need stop. */
+  rehomed: Set<string>;
 }
 
 /** The path a local file is kept at in the project: below `prefix` when the sync has one (`--prefix handbook`). */
@@ -66,7 +68,7 @@ const inScope = (path: string | null | undefined, prefix: string | undefined): p
 
 /**
  * Compares a folder with a project: each local file costs one hash, compared with the documents' sha256 and
- * path from the API. Documents without a path (uploaded without --sync), outside the prefix (another folder's
+ * path from the API. Documents without a path (files uploaded by name), outside the prefix (another folder's
  * sync), or attached to an e-mail (its attachments: `message.eml/report.pdf`, kept and deleted with the message), are
  * never touched. `local[].rel` is already the path in the project (see syncedPath).
  */
@@ -74,7 +76,7 @@ export function planSync(local: HashedFile[], documents: DocumentRecord[], prune
   const atPath = new Map<string, DocumentRecord[]>();
   for (const d of documents) if (!d.attached_to && inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
   const bySha = new Map(documents.map((d) => [d.sha256, d]));
-  const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0), moves: new Map() };
+  const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0), moves: new Map(), rehomed: new Set() };
   const present = new Set(local.map((f) => f.rel));
   const moved = new Set<string>();
   for (const f of local) {
@@ -97,7 +99,38 @@ export function planSync(local: HashedFile[], documents: DocumentRecord[], prune
   if (prune) {
     for (const [path, docs] of atPath) if (!present.has(path)) for (const d of docs) if (!moved.has(d.id)) plan.remove.push({ document: d, reason: 'pruned' });
   }
+  rehomeHeldBytes(plan, atPath);
   return plan;
+}
+
+/**
+ * A file whose bytes the project holds only as the document at another path (the same bytes at two paths, or a folder
+ * uploaded plainly at `notes/…` and then synced), where that document leaves in this pass (stale, pruned, or replaced
+ * by its own path's new bytes), would lose them from the project. It goes as a moved file's does: the document is
+ * deleted first and the file sent at its own path, carrying the document's labels and metadata. Repeated until no
+ * such file is left (a file sent makes its own path's old version a replacement, not a stale delete).
+ */
+function rehomeHeldBytes(plan: SyncPlan, atPath: Map<string, DocumentRecord[]>): void {
+  for (;;) {
+    const leaving = new Set(plan.remove.map((r) => r.document.id));
+    const replaced = new Set(plan.replace.map((f) => f.rel));
+    const orphan = plan.unchanged.find(
+      (u) => u.document.path !== u.file.rel && !u.document.attached_to && (leaving.has(u.document.id) || replaced.has(u.document.path ?? '')),
+    );
+    if (!orphan) return;
+    const { file, document } = orphan;
+    plan.unchanged.splice(plan.unchanged.indexOf(orphan), 1);
+    // Its own path's old versions (stale deletes so far) are now replaced by it when it is ready.
+    const here = new Set((atPath.get(file.rel) ?? []).map((d) => d.id));
+    plan.remove = plan.remove.filter((r) => !(r.reason === 'stale' && here.has(r.document.id)));
+    (here.size > 0 ? plan.replace : plan.add).push(file);
+    plan.moves.set(file.rel, document);
+    const gone = plan.remove.find((r) => r.document.id === document.id);
+    // Unless it was to be pruned, its path stays in the folder: not a delete the guard need stop.
+    if (!gone || gone.reason === 'stale') plan.rehomed.add(document.id);
+    if (gone) gone.reason = 'moved';
+    else plan.remove.push({ document, reason: 'moved' });
+  }
 }
 
 /** The default --max-delete: half of the documents the sync covers (at least 1: deleting one file is never a mass delete). */
@@ -108,7 +141,7 @@ export const defaultMaxDelete = (synced: number): number => Math.max(1, Math.flo
  * although its bytes are sent again: the same bytes in a wrong folder (another folder's files, a sync without its
  * --prefix) look like moves, and the guard must stop that.
  */
-export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason !== 'stale');
+export const pruned = (plan: SyncPlan) => plan.remove.filter((r) => r.reason !== 'stale' && !plan.rehomed.has(r.document.id));
 
 /** Deleted before anything is sent: until its document is gone, the server answers a moved file's bytes with it. */
 export const movedAway = (plan: SyncPlan) => plan.remove.filter((r) => r.reason === 'moved').map((r) => r.document);

@@ -16,10 +16,9 @@ export interface WatchOptions {
   report: WatchReport;
   /**
    * One sync pass: the folder as it is now against the project as it is now. The first may ask at, or stop on, the
-   * delete guard; later ones refuse past it and go on. `signal` ends its requests when the watch stops; `again` asks
-   * for another pass, for a change on the server the folder's events do not announce.
+   * delete guard; later ones refuse past it and go on. `signal` ends its requests when the watch stops.
    */
-  pass: (first: boolean, signal: AbortSignal, again: () => void) => Promise<void>;
+  pass: (first: boolean, signal: AbortSignal) => Promise<void>;
   /** Quiet time after the last change before a pass, and the longest a pass waits for a folder that keeps changing. */
   quietMs?: number;
   maxDelayMs?: number;
@@ -137,7 +136,7 @@ export async function watchFolder(o: WatchOptions): Promise<void> {
       }
       dirty = false;
       try {
-        await o.pass(first, stop.signal, fire);
+        await o.pass(first, stop.signal);
         if (first) o.report.watching(o.folder, o.where());
         if (lost) o.report.back(o.baseUrl);
         first = false;

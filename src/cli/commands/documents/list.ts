@@ -103,7 +103,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     summary: 'list documents and their processing status',
     description:
       'List documents and their processing status (with how far along a document being processed is), newest first like the web library. ' +
-      'FILENAME shows the path in the folder for documents uploaded with `upload --sync`; PROJECT the project each belongs to. ' +
+      'FILENAME shows the path in the folder for documents uploaded from a folder (`upload FOLDER`, `--sync`, the web\'s folder upload); PROJECT the project each belongs to. ' +
       'A line on stderr says how many are still being indexed. ' +
       '--facets counts the whole list by type, label, year … (as `search --facets` does): a table after the documents, `facets` with --json.',
     examples: [
