@@ -185,12 +185,18 @@ export async function postJson(
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  if (!res.ok) throw new HttpStatusError(res.status, errorMessage(text));
+  if (!res.ok) throw new HttpStatusError(res.status, withoutCredential(errorMessage(text), headers));
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new Error(`answer is not JSON (HTTP ${res.status})`);
   }
+}
+
+/** A service's answer without the bearer credential we sent: some servers quote the key they refuse. */
+function withoutCredential(text: string, headers: Record<string, string>): string {
+  const credential = /^Bearer (.+)$/i.exec(headers.authorization ?? '')?.[1];
+  return credential ? text.replaceAll(credential, '[redacted]') : text;
 }
 
 /** The service's own error message when it sent `{error: ...}` (OpenAI, Ollama, Cohere shapes), else the text. */

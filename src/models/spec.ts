@@ -4,6 +4,7 @@
  * and the registry checks them again as it builds. Plain functions with no provider behind them, so reading the
  * configuration loads no model code.
  */
+import { shownUrl } from '../core/shown-url.js';
 import type { BertPrecision } from './builtin/bert-graph.js';
 
 const EMBEDDER_FORMS = 'builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model>';
@@ -25,11 +26,11 @@ export function httpUrlProblem(value: string): string | null {
   try {
     url = new URL(value);
   } catch {
-    return `must be an http(s) URL (got ${JSON.stringify(value)})`;
+    return `must be an http(s) URL (got ${shownUrl(value)})`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http(s) URL (got ${JSON.stringify(value)})`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http(s) URL (got ${shownUrl(value)})`;
   if (url.username || url.password) return 'must not carry credentials; use the API key option';
-  if (url.port === '0') return `must name a port from 1 to 65535 (got ${JSON.stringify(value)})`;
+  if (url.port === '0') return `must name a port from 1 to 65535 (got ${shownUrl(value)})`;
   return null;
 }
 
@@ -47,13 +48,13 @@ export function embedderSpecProblem(raw: string): string | null {
   const [kind, rest] = splitSpec(spec);
   switch (kind) {
     case 'builtin':
-      return !rest || BUILTIN_PRECISIONS.includes(rest as BertPrecision) ? null : `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)}); builtin takes a precision, not a model name`;
+      return !rest || BUILTIN_PRECISIONS.includes(rest as BertPrecision) ? null : `must be ${EMBEDDER_FORMS} (got ${shownUrl(spec)}); builtin takes a precision, not a model name`;
     case 'ollama':
       return rest ? null : 'needs a model name: ollama:<model>, e.g. ollama:nomic-embed-text';
     case 'openai':
       return rest ? null : 'needs a model name: openai:<model>, e.g. openai:text-embedding-3-small';
     default:
-      return `must be ${EMBEDDER_FORMS} (got ${JSON.stringify(spec)})`;
+      return `must be ${EMBEDDER_FORMS} (got ${shownUrl(spec)})`;
   }
 }
 
@@ -65,7 +66,7 @@ export function rerankerSpecProblem(raw: string): string | null {
     case 'builtin':
       return null;
     case 'none':
-      return rest ? `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})` : null;
+      return rest ? `must be ${RERANKER_FORMS} (got ${shownUrl(spec)})` : null;
     case 'ollama':
       return rest ? null : 'needs a model name: ollama:<model>, e.g. ollama:qwen2.5:1.5b';
     case 'http': {
@@ -77,6 +78,6 @@ export function rerankerSpecProblem(raw: string): string | null {
     case 'onnx':
       return rest ? null : 'needs a folder: onnx:<dir> (with model.onnx and tokenizer.json)';
     default:
-      return `must be ${RERANKER_FORMS} (got ${JSON.stringify(spec)})`;
+      return `must be ${RERANKER_FORMS} (got ${shownUrl(spec)})`;
   }
 }

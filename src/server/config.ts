@@ -9,6 +9,7 @@ import { TWO_FACTOR_POLICIES } from '../auth/two-factor-policy.js';
 import { proxyListProblem } from './trusted-proxies.js';
 import { redactSmtpUrl, smtpUrlProblem } from '../mail/smtp-url.js';
 import { parseByteSize } from '../core/bytes.js';
+import { shownUrl } from '../core/shown-url.js';
 import { embedderSpecProblem, httpUrlProblem, rerankerSpecProblem, splitSpec } from '../models/spec.js';
 import { nativeOcrProblem, ocrLanguagesProblem } from '../ingest/ocr/languages.js';
 
@@ -52,7 +53,7 @@ function originsProblem(value: string): string | null {
     } catch {
       url = null;
     }
-    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, '')) return `${JSON.stringify(raw)} is not an origin such as https://app.example.com`;
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, '')) return `${shownUrl(raw)} is not an origin such as https://app.example.com`;
   }
   return null;
 }
@@ -463,9 +464,10 @@ function issuerProblem(value: string): string | null {
   try {
     url = new URL(value);
   } catch {
-    return `${JSON.stringify(value)} is not a URL`;
+    return `${shownUrl(value)} is not a URL`;
   }
   if (url.protocol !== 'https:') return 'must be an https URL (the provider signs people in: its answers must not travel in the clear)';
+  if (url.username || url.password) return 'must not carry credentials (the client secret is --oidc-client-secret)';
   if (url.search || url.hash) return 'must have no query or fragment';
   return null;
 }

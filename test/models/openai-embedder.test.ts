@@ -58,13 +58,13 @@ describe('openai-compatible embedder', () => {
     expect((err as ModelError).transient).toBe(true);
   });
 
-  it('reports a rejected key without retrying (401)', async () => {
+  it('reports a rejected key without retrying (401), without the key the server quoted', async () => {
     server.handle((_req, res) =>
       json(res, 401, { error: { message: 'Incorrect API key provided: sk-bad.', type: 'invalid_request_error' } }),
     );
     const err = await make(server.url, { apiKey: 'sk-bad' }).embed(['x'], { kind: 'query' }).catch((x: unknown) => x);
     expect((err as ModelError).message).toBe(
-      `OpenAI-compatible embeddings endpoint at ${server.url}/v1/embeddings rejected the credentials (HTTP 401): Incorrect API key provided: sk-bad.`,
+      `OpenAI-compatible embeddings endpoint at ${server.url}/v1/embeddings rejected the credentials (HTTP 401): Incorrect API key provided: [redacted].`,
     );
     expect((err as ModelError).transient).toBe(false);
     expect(server.requests).toHaveLength(1);
