@@ -23,17 +23,19 @@ describe('filter flags: relative moments', () => {
     const listed = async (...flags: string[]) => {
       const res = await runCli(['documents', 'list', ...flags, '--json', 'filename'], { env: s.env });
       expect(res.code, `${flags.join(' ')}: ${res.stderr}`).toBe(0);
-      return (JSON.parse(res.stdout) as { filename: string }[]).map((d) => d.filename);
+      return (JSON.parse(res.stdout) as { documents: { filename: string }[] }).documents.map((d) => d.filename);
     };
     for (const flags of [['--since', '1h'], ['--since', 'today'], ['--since', '2W'], ['--until', 'today'], ['--before', '0h', '--since', '1d']]) {
-      expect(await listed(...flags.slice(0, 2), ...flags.slice(2)), flags.join(' ')).toEqual(flags[0] === '--before' ? [] : ['harbour.txt']);
+      expect(await listed(...flags), flags.join(' ')).toEqual(['harbour.txt']);
     }
     for (const flags of [['--before', '1h'], ['--until', 'yesterday'], ['--before', 'today']]) expect(await listed(...flags), flags.join(' ')).toEqual([]);
-    const found = await runCli(['search', 'lock gates at high tide', '--since', '7d', '--json', 'filename'], { env: s.env });
-    expect(found.code, found.stderr).toBe(0);
-    expect((JSON.parse(found.stdout) as { filename: string }[])[0]?.filename).toBe('harbour.txt');
-    const none = await runCli(['search', 'lock gates at high tide', '--until', 'yesterday', '--json', 'filename'], { env: s.env });
-    expect(JSON.parse(none.stdout)).toEqual([]);
+    const searched = async (...flags: string[]) => {
+      const res = await runCli(['search', 'lock gates at high tide', ...flags, '--json', 'document'], { env: s.env });
+      expect(res.code, `${flags.join(' ')}: ${res.stderr}`).toBe(0);
+      return (JSON.parse(res.stdout) as { results: { document: { filename: string } }[] }).results.map((r) => r.document.filename);
+    };
+    expect(await searched('--since', '7d')).toEqual(['harbour.txt']);
+    expect(await searched('--until', 'yesterday')).toEqual([]);
   });
 
   it('search --save refuses a relative moment and saves nothing', { timeout: 60_000 }, async () => {

@@ -360,12 +360,22 @@ describe.skipIf(SKIP !== null)(`three replicas behind haproxy on PostgreSQL + RG
     const sample = files.filter((_, i) => i % 20 === 0);
     const retried = await Promise.all(sample.map((f) => uploadOne(topo.lb.url, owner.apiKey, f, projectId)));
     expect(retried.map((x) => [x.id, x.duplicate])).toEqual(sample.map((f) => [results.get(f.name)!.id, true]));
-    // Every replica searches the whole library.
+    // Every replica searches the whole library: each sees a newly ready document once it refreshes its view of the
+    // index (about a second; under a loaded CI run it has taken longer), within the visibility test's generous bound.
     const title = files[UPLOADS >> 1]!.bytes.toString().split('\n')[0]!.slice(2);
+    const wanted = results.get(files[UPLOADS >> 1]!.name)!.id;
     for (const replica of topo.replicas) {
-      const res = await api(at(replica.url), '/api/v1/search', { token: owner.apiKey, body: { query: title, limit: 5, project_ids: [projectId] } });
-      expect(res.status).toBe(200);
-      expect((res.body.results as { document: { id: string } }[]).map((x) => x.document.id)).toContain(results.get(files[UPLOADS >> 1]!.name)!.id);
+      let found: string[] = [];
+      await waitFor(
+        async () => {
+          const res = await api(at(replica.url), '/api/v1/search', { token: owner.apiKey, body: { query: title, limit: 5, project_ids: [projectId] } });
+          expect(res.status).toBe(200);
+          found = (res.body.results as { document: { id: string } }[]).map((x) => x.document.id);
+          return found.includes(wanted);
+        },
+        30_000,
+        `replica ${replica.url} to find ${wanted}`,
+      ).catch(() => expect(found).toContain(wanted));
     }
     const retries = [...results.values()].filter((x) => x.attempts > 1);
     process.stderr.write(
