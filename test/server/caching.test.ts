@@ -1,35 +1,16 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { addUser, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { withLibraryDb } from '../helpers/library-db.js';
+import { nodeRequest } from '../helpers/node-request.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { loggedIn, type WebClient } from './web-client.js';
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-/**
- * One request through node:http, as a browser or proxy revalidating its copy sends it: fetch() would add
- * `Cache-Control: no-cache` beside If-None-Match, which rightly forbids a 304.
- */
-function send(url: string, headers: Record<string, string>, method = 'GET'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject).end();
-  });
-}
+const send = nodeRequest;
 
 /**
  * What a browser two people share, or a caching proxy in front of docsearch (docs/operations.md), may keep of each

@@ -5,10 +5,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { nodeRequest } from '../helpers/node-request.js';
 import { unmet } from '../helpers/requirement.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { logS3Requests, type S3RequestLog } from '../helpers/s3-request-log.js';
@@ -23,16 +23,10 @@ interface Answer {
   body: Buffer;
 }
 
-/** One request through node:http, as a viewer or a download manager sends it (fetch would add `Cache-Control: no-cache`, which forbids a 304). */
-function send(url: string, headers: Record<string, string>, method = 'GET'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: { get: (name) => (res.headers[name] as string | undefined) ?? null }, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject).end();
-  });
+/** One request with exactly these headers (nodeRequest), its headers read as fetch's are. */
+async function send(url: string, headers: Record<string, string>, method = 'GET'): Promise<Answer> {
+  const res = await nodeRequest(url, headers, method);
+  return { ...res, headers: { get: (name) => (res.headers[name] as string | undefined) ?? null } };
 }
 
 /** Bytes that differ at every offset near each other, so a range off by one byte shows. */
