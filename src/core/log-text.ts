@@ -34,8 +34,10 @@ export function textLogLine(entry: Record<string, unknown>, color: boolean): str
   const parts: string[] = [];
   if (isRequest) parts.push(`${entry.method} ${entry.path} ${entry.status} ${entry.ms} ms`);
   else parts.push(String(entry.msg ?? ''));
-  const err = entry.err as { message?: unknown } | undefined;
+  const err = entry.err as { message?: unknown; code?: unknown } | undefined;
   if (err && typeof err.message === 'string') parts[0] += `: ${err.message}`;
+  // An error's code (a PostgreSQL 57P01, an S3 NoSuchBucket) is often what tells causes apart, and not in its message.
+  if (err && typeof err.code === 'string' && !(typeof err.message === 'string' && err.message.includes(err.code))) parts[0] += ` (${err.code})`;
   for (const [k, v] of Object.entries(entry)) {
     if (SHOWN.has(k) || (isRequest && REQUEST.includes(k))) continue;
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') parts.push(`${k}=${value(v)}`);

@@ -21,7 +21,8 @@ export function splitSpec(spec: string): [string, string] {
   return at < 0 ? [spec, ''] : [spec.slice(0, at), spec.slice(at + 1)];
 }
 
-export function httpUrlProblem(value: string): string | null {
+/** Why `value` is no http(s) URL a request may go to; `credentials` says why user:password@ is refused, for its option. */
+export function httpUrlProblem(value: string, credentials = 'must not carry credentials'): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -29,7 +30,7 @@ export function httpUrlProblem(value: string): string | null {
     return `must be an http(s) URL (got ${shownUrl(value)})`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be an http(s) URL (got ${shownUrl(value)})`;
-  if (url.username || url.password) return 'must not carry credentials; use the API key option';
+  if (url.username || url.password) return credentials;
   if (url.port === '0') return `must name a port from 1 to 65535 (got ${shownUrl(value)})`;
   return null;
 }
@@ -70,7 +71,7 @@ export function rerankerSpecProblem(raw: string): string | null {
     case 'ollama':
       return rest ? null : 'needs a model name: ollama:<model>, e.g. ollama:qwen2.5:1.5b';
     case 'http': {
-      const problem = httpUrlProblem(rest);
+      const problem = httpUrlProblem(rest, 'must not carry credentials: give the key with --reranker-api-key (DOCSEARCH_RERANKER_API_KEY)');
       if (problem) return problem;
       const url = new URL(rest);
       return fragmentModel(url) === null ? `has a model name after # that is not valid percent-encoding (got ${JSON.stringify(url.hash.slice(1))}); write % as %25` : null;

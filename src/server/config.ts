@@ -67,7 +67,7 @@ function hostProblem(value: string): string | null {
 
 /** `--public-url`: what links and OAuth redirects start with. */
 function publicUrlProblem(value: string): string | null {
-  const problem = httpUrlProblem(value);
+  const problem = httpUrlProblem(value, 'must not carry credentials: it is the address people and OAuth clients are sent to');
   if (problem) return problem;
   const url = new URL(value);
   return url.search || url.hash ? 'must have no query or fragment' : null;
@@ -203,8 +203,8 @@ export const OPTIONS = [
       'giving way to uploads and searches (docs/operations.md#upgrading); off: not now (searches choose those chunks\' answers by their terms)',
   },
   { name: 'model-cache-dir', kind: 'path', valueName: 'dir', check: makeableFolderProblem, description: 'where the built-in model graph is cached (default: <data-dir>/models)' },
-  { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', check: httpUrlProblem, description: 'Ollama server for ollama:<model> embedders and rerankers' },
-  { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', check: httpUrlProblem, description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },
+  { name: 'ollama-host', kind: 'string', default: 'http://127.0.0.1:11434', valueName: 'url', check: (v) => httpUrlProblem(v, 'must not carry credentials: docsearch sends Ollama none'), description: 'Ollama server for ollama:<model> embedders and rerankers' },
+  { name: 'openai-base-url', kind: 'string', default: 'https://api.openai.com', valueName: 'url', check: (v) => httpUrlProblem(v, 'must not carry credentials: give the key with --openai-api-key (DOCSEARCH_OPENAI_API_KEY)'), description: 'OpenAI-compatible server for openai:<model> (vLLM, TEI, LM Studio, llama.cpp)' },
   { name: 'openai-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key for the OpenAI-compatible server (prefer the environment variable)' },
   { name: 'reranker-api-key', kind: 'string', secret: true, valueName: 'key', description: 'API key sent to an http:<url> reranker (prefer the environment variable)' },
   { name: 'max-upload-mb', kind: 'int', default: 50, min: 1, max: 4096, valueName: 'n', description: 'largest file accepted by /api/v1/upload, in MiB' },

@@ -19,19 +19,26 @@ describe('text log lines', () => {
     log.child({ req_id: 'r1' }).info({ method: 'GET', path: '/api/v1/search', status: 200, ms: 12, client_ip: '127.0.0.1', user: 'usr_1' }, 'request');
     log.warn({ event: 'ocr.fallback', engine: 'tesseract.js', reason: 'no native Tesseract' }, 'OCR goes on with tesseract.js');
     log.error({ err: new Error('disk full'), document_id: 'doc_1', config: { port: 1 } }, 'ingest failed');
+    // An error's code, told after its message when the message does not say it.
+    log.error({ err: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) }, 'request failed');
+    log.error({ err: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) }, 'request failed');
+    log.debug({ code: 'not_found', error: 'project "p" not found' }, 'request rejected');
     expect((await text()).replace(/^\d\d:\d\d:\d\d /gm, 'T ')).toBe(
       'T INFO  GET /api/v1/search 200 12 ms client_ip=127.0.0.1 user=usr_1\n' +
         'T WARN  OCR goes on with tesseract.js engine=tesseract.js reason="no native Tesseract"\n' +
-        'T ERROR ingest failed: disk full document_id=doc_1\n',
+        'T ERROR ingest failed: disk full document_id=doc_1\n' +
+        'T ERROR request failed: terminating connection due to administrator command (57P01)\n' +
+        'T ERROR request failed: connect ECONNREFUSED 127.0.0.1:5432\n' +
+        'T DEBUG request rejected code=not_found error="project \\"p\\" not found"\n',
     );
   });
 
   it('redacts what JSON redacts: no secret reaches the line', async () => {
     const { log, text } = textLog();
-    log.info({ token: 'tok-SECRET-1', password: 'pw-SECRET-2', key: 'key-SECRET-3', code: 'code-SECRET-4', authorization: 'Bearer SECRET-5' }, 'signed in');
+    log.info({ token: 'tok-SECRET-1', password: 'pw-SECRET-2', secret: 'SECRET-3', code: 'unauthorized', authorization: 'Bearer SECRET-5' }, 'signed in');
     const line = await text();
     expect(line).not.toMatch(/SECRET/);
-    expect(line).toContain('token=[redacted] password=[redacted] key=[redacted] code=[redacted] authorization=[redacted]');
+    expect(line).toContain('token=[redacted] password=[redacted] secret=[redacted] code=unauthorized authorization=[redacted]');
   });
 
   it('keeps each event on one line and shows control characters instead of obeying them', async () => {

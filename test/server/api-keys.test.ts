@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/sql/open-database.js';
 import { addUser, api, type Daemon, runCli, type TestUser } from '../helpers/daemon.js';
+import { expireAt } from '../helpers/key-expiry.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { cliEnv } from '../cli/cli-env.js';
 import { newKeyOnPage, WebClient } from './web-client.js';
 
 const KEY_PATTERN = /^dsk_[0-9A-Za-z]{43}$/;
 const DAY = 86_400_000;
-
-/**
- * Moves a key's expiry to `at` in the daemon's database (SQLite file or PostgreSQL), as its passing would: the
- * daemon takes no clock from outside (the moment itself is tested on a moved clock in test/store/accounts.test.ts).
- */
-async function expireAt(d: Daemon, id: string, at: number): Promise<void> {
-  const handle = await openDatabase({ url: d.databaseUrl, dataDir: d.dataDir, migrate: false });
-  try {
-    await handle.db.updateTable('api_keys').set({ expires_at: at }).where('id', '=', id).execute();
-  } finally {
-    await handle.close();
-  }
-}
 
 const mcpCall = (d: Daemon, token: string) =>
   fetch(`${d.url}/mcp`, {

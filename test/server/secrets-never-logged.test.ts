@@ -1,9 +1,11 @@
 /**
  * No secret reaches a log, a metric, an audit event, a page or answer another person reads, or a file in the data
  * dir. One daemon at debug level, configured with secrets through the environment (the `listening` line logs its
- * configuration), sources against real servers (Apache WebDAV and Git, Dovecot IMAP) with right and wrong passwords,
- * invitations (their links carry the token), keys presented in every wrong way, MCP, metrics and health. Each
- * secret is recorded as it is made, and looked for as itself, URL- and base64-encoded, and by any 16 characters of it.
+ * configuration), sources against real servers (Apache WebDAV and Git, Dovecot IMAP, Ceph RGW for S3) with right and
+ * wrong passwords and keys, invitations (their links carry the token), keys presented in every wrong way (unknown,
+ * revoked, expired, malformed, in the query, in a path or a field their refusal quotes), a passkey registered and
+ * signing in, MCP, metrics and health. Each secret is recorded as it is made, and looked for as itself, URL- and
+ * base64-encoded, and by any 16 characters of it. The refusals' log lines still say what was refused and why.
  * The OAuth tokens and codes, password resets, the second factor and SSO: secrets.test.ts.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,18 +13,23 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Apache, apacheUnavailable, startApache } from '../helpers/apache.js';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { type Dovecot, dovecotUnavailable, startDovecot } from '../helpers/dovecot.js';
+import { expireAt } from '../helpers/key-expiry.js';
+import { freePort } from '../helpers/ports.js';
 import { unmet } from '../helpers/requirement.js';
+import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
+import { SigningPasskey } from '../helpers/soft-passkey.js';
 import { SourceClient } from '../helpers/sources.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 import { startAuthSmtpServer, type AuthSmtpServer } from './smtp-auth-server.js';
 import { WebClient } from './web-client.js';
 
-const SKIP = unmet(apacheUnavailable() ?? dovecotUnavailable());
+const SKIP = unmet(apacheUnavailable() ?? dovecotUnavailable() ?? rgwUnavailable());
 const SMTP_USER = 'mailer';
 const rand = (what: string) => `${what}-${randomBytes(12).toString('hex')}`;
 
@@ -51,6 +58,7 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
   let smtp: AuthSmtpServer;
   let apache: Apache;
   let dovecot: Dovecot;
+  let rgw: Rgw;
   let admin: TestUser;
   const record = (what: string, value: string) => {
     expect(value.length, what).toBeGreaterThanOrEqual(8);
@@ -60,7 +68,7 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
 
   beforeAll(async () => {
     const smtpPassword = record('SMTP password', rand('smtp-pw'));
-    [smtp, apache, dovecot] = await Promise.all([startAuthSmtpServer(SMTP_USER, smtpPassword), startApache(), startDovecot()]);
+    [smtp, apache, dovecot, rgw] = await Promise.all([startAuthSmtpServer(SMTP_USER, smtpPassword), startApache(), startDovecot(), startRgw()]);
     // Configuration secrets through the environment, as the docs advise.
     const env = {
       DOCSEARCH_SECRETS_KEY: record('secrets key', randomBytes(32).toString('hex')),
@@ -68,7 +76,10 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
       DOCSEARCH_OPENAI_API_KEY: record('OpenAI API key', rand('sk-openai')),
       DOCSEARCH_RERANKER_API_KEY: record('reranker API key', rand('rr-key')),
     };
-    d = await startDaemon({ env, args: ['--log-level', 'debug', '--smtp-url', smtp.url, '--sources-allow-private', '--metrics', 'on'] });
+    // A public URL on localhost: the origin and relying party a passkey is made for.
+    const port = await freePort();
+    const publicUrl = `http://localhost:${port}`;
+    d = await startDaemon({ env, args: ['--log-level', 'debug', '--smtp-url', smtp.url, '--sources-allow-private', '--metrics', 'on', '--port', String(port), '--public-url', publicUrl] });
     admin = await addUser(d);
     record('admin password', admin.password);
     record('admin API key', admin.apiKey);
@@ -100,9 +111,21 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
       ['/metrics', { authorization: `Bearer ${record('wrong metrics token', rand('wrong-metrics'))}` }],
     ];
     for (const [path, headers] of refusedBy) expect((await api(d, path, { headers })).status, `${path} ${JSON.stringify(headers)}`).toBe(401);
+    // A key that expired, presented to the API and to MCP.
+    const e = await api(d, '/api/v1/keys', { token: admin.apiKey, body: { name: 'expires soon', expires_in_days: 1 } });
+    expect(e.status).toBe(201);
+    const expired = record('expired API key', e.body.key);
+    expect((await api(d, '/api/v1/projects', { token: expired })).status).toBe(200);
+    await expireAt(d, e.body.id, Date.now() - 60_000);
+    expect((await api(d, '/api/v1/projects', { token: expired })).status).toBe(401);
+    // Secrets in a wrong place that their refusal quotes back: a key as a project id in the path (the access line
+    // logs the path), a session id as a project to search.
+    expect((await api(d, `/api/v1/projects/${revoked}`, { token: key })).status).toBe(404);
+    expect((await api(d, '/api/v1/search', { token: key, body: { query: 'x', project_ids: [web.sessionCookie] } })).status).toBe(404);
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'secrets', version: '1' } } };
     const mcpHeaders = { accept: 'application/json, text/event-stream' };
     expect((await api(d, '/mcp', { token: unknown, headers: mcpHeaders, body: initialize })).status).toBe(401);
+    expect((await api(d, '/mcp', { token: expired, headers: mcpHeaders, body: initialize })).status).toBe(401);
     // A key in a body where none belongs, refused as invalid.
     expect((await api(d, '/api/v1/projects', { token: key, body: { name: 'p', key, password: admin.password } })).status).toBe(400);
     // MCP with a good bearer.
@@ -118,6 +141,9 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
     const mailedToken = /\/invite\?token=([A-Za-z0-9_-]+)/.exec(mail)?.[1];
     expect(mailedToken, mail).toBeDefined();
     record('mailed invitation token', mailedToken!);
+    // A token as the grant type at the token endpoint, and the password grant docsearch does not offer.
+    expect((await api(d, '/api/oauth/token', { body: { grant_type: inviteToken } })).status).toBe(400);
+    expect((await api(d, '/api/oauth/token', { body: { grant_type: 'password', username: admin.email, password: admin.password } })).status).toBe(400);
     const invited = new WebClient(d);
     expect((await invited.get(`/invite?token=${record('wrong invitation token', rand('no-such-invite'))}`)).status).toBeGreaterThanOrEqual(400);
     expect((await invited.get(`/invite?token=${inviteToken}`)).status).toBe(200);
@@ -134,6 +160,10 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
     const wrongDav = record('wrong WebDAV password', rand('wrong-dav'));
     const wrongImap = record('wrong IMAP password', rand('wrong-imap'));
     const wrongGit = record('wrong Git token', rand('wrong-git'));
+    record('S3 secret access key', rgw.secretAccessKey);
+    const wrongS3 = record('wrong S3 secret access key', rand('wrong-s3'));
+    const s3 = { endpoint: rgw.endpoint, region: rgw.region, access_key_id: rgw.accessKeyId };
+    await rgw.client().send(new PutObjectCommand({ Bucket: rgw.bucket, Key: 'docs/note.txt', Body: 'A note in a bucket behind a key.\n' }));
     for (const [who, pw] of [['WebDAV', dav.password], ['wrong WebDAV', wrongDav], ['wrong Git', wrongGit]]) {
       record(`${who} basic credentials`, `${dav.name}:${pw}`);
     }
@@ -147,6 +177,7 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
       { kind: 'webdav', url: `${dav0.protocol}//${dav.name}:${encodeURIComponent(wrongDav)}@${dav0.host}${dav0.pathname}` },
       { url: `imap://${dovecot.host}:${dovecot.port}/INBOX`, options: { username: dovecot.user.name, password: wrongImap } },
       { url: `${apache.gitUrl}/private/docs.git`, options: { username: dav.name, password: wrongGit } },
+      { url: `s3://${rgw.bucket}/docs/`, options: { ...s3, secret_access_key: wrongS3 } },
     ];
     for (const body of bad) {
       const source = await sources.add(project, { ...body, every: '1h' });
@@ -156,7 +187,8 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
     }
     const good = await sources.add(project, { kind: 'webdav', url: `${apache.davUrl}/docs/`, options: { username: dav.name, password: dav.password }, every: '1h' });
     const imap = await sources.add(project, { url: `imap://${dovecot.host}:${dovecot.port}/INBOX`, options: { username: dovecot.user.name, password: dovecot.user.password }, every: '1h' });
-    for (const s of [good, imap]) {
+    const bucket = await sources.add(project, { url: `s3://${rgw.bucket}/docs/`, options: { ...s3, secret_access_key: rgw.secretAccessKey }, every: '1h' });
+    for (const s of [good, imap, bucket]) {
       const passed = await sources.passAfter(project, s.id, 0);
       expect(passed.status, JSON.stringify(passed)).not.toBe('error');
     }
@@ -165,6 +197,26 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
     const unreachable = await api(d, `/api/v1/projects/${project}/sources`, { token: key, body: { kind: 'webdav', url: `http://${dav.name}:${encodeURIComponent(wrongDav)}@169.254.169.254/dav/` } });
     expect(unreachable.status).toBe(400);
     readByOthers.set('the sources, as their project reads them', JSON.stringify((await api(d, `/api/v1/projects/${project}/sources`, { token: key })).body));
+
+    // A passkey (the software authenticator of the HTTP-level suites) added on Settings → Security, then signing in
+    // alone; its assertion replayed from another browser is refused.
+    const passkey = new SigningPasskey(publicUrl);
+    await web.get('/settings/security');
+    const creation = await web.postJson('/settings/security/passkeys/options', {});
+    expect(creation.status, creation.text).toBe(200);
+    const added = await web.postJson('/settings/security/passkeys', { response: passkey.register(JSON.parse(creation.text)), name: 'sweep key' });
+    expect(added.status, added.text).toBe(200);
+    const byPasskey = new WebClient(d);
+    await byPasskey.get('/login');
+    const request = await byPasskey.postJson('/login/passkey/options', {});
+    expect(request.status, request.text).toBe(200);
+    const assertion = passkey.assert(JSON.parse(request.text)) as { response: { signature: string } };
+    record('passkey assertion signature', assertion.response.signature);
+    expect((await byPasskey.postJson('/login/passkey', { response: assertion, return_to: '' })).status).toBe(200);
+    record('session cookie after a passkey sign-in', byPasskey.sessionCookie!);
+    const replay = new WebClient(d);
+    await replay.get('/login');
+    expect((await replay.postJson('/login/passkey', { response: assertion, return_to: '' })).status).toBeGreaterThanOrEqual(400);
 
     // What others read: the audit log (API and page), the admin's notices and mail outbox, metrics, health.
     // Pages break long words with <wbr>: read as text.
@@ -189,7 +241,7 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
       await d.stop();
       removeDir(d.dataDir);
     }
-    await Promise.all([smtp?.stop(), apache?.stop(), dovecot?.stop()]);
+    await Promise.all([smtp?.stop(), apache?.stop(), dovecot?.stop(), rgw?.stop()]);
   });
 
   /** "<secret> in <where>" for each secret (in any of its forms) `text` holds. */
@@ -198,8 +250,16 @@ describe.skipIf(SKIP !== null)(`no secret in logs, metrics, audit events, others
 
   it('the debug log on stdout and stderr holds none, and logged what it was given', () => {
     expect([...found('stdout', d.stdout()), ...found('stderr', d.stderr())]).toEqual([]);
-    // Positive controls: the scenario's refusals and the configuration were logged.
-    expect(d.stdout()).toContain('"msg":"request rejected"');
+    // Positive controls: the scenario's refusals were logged with their code and reason, the configuration too.
+    const rejected = d.stdout().split('\n').filter((l) => l.includes('"msg":"request rejected"')).map((l) => JSON.parse(l));
+    expect(rejected).toContainEqual(expect.objectContaining({ code: 'unauthorized', error: 'the credential is not valid, has expired or was revoked' }));
+    expect(rejected).toContainEqual(expect.objectContaining({ code: 'unauthorized', error: expect.stringMatching(/^the API key expired on \d{4}-\d\d-\d\d \d\d:\d\d UTC$/) }));
+    expect(rejected).toContainEqual(expect.objectContaining({ code: 'invalid_request', error: expect.stringContaining('unknown fields "key", "password"') }));
+    expect(rejected).toContainEqual(expect.objectContaining({ code: 'not_found', error: 'project "[redacted]" not found' }));
+    expect(d.stdout()).toContain('"path":"/api/v1/projects/dsk_[redacted]"');
+    const oauth = d.stdout().split('\n').filter((l) => l.includes('"msg":"oauth request rejected"')).map((l) => JSON.parse(l));
+    expect(oauth).toContainEqual(expect.objectContaining({ code: 'unsupported_grant_type', error: expect.stringMatching(/^grant_type \[redacted\] is not supported/) }));
+    expect(oauth).toContainEqual(expect.objectContaining({ code: 'unsupported_grant_type', error: expect.stringMatching(/^grant_type password is not supported/) }));
     const config = JSON.parse(d.stdout().split('\n').find((l) => l.includes('"msg":"listening"'))!).config;
     expect(config).toMatchObject({ openaiApiKey: '[redacted]', rerankerApiKey: '[redacted]', metricsToken: '[redacted]', secretsKey: '[redacted]' });
   });

@@ -51,6 +51,12 @@ const cases: [string[], Record<string, string>, string][] = [
   [[], { DOCSEARCH_DATABASE_URL: 'mysql://db.example.com/docs' }, 'option "database" (from DOCSEARCH_DATABASE_URL): must be a postgres:// or postgresql:// URL'],
   [['--storage', 'ftp://files.example.com/docs'], {}, 'option "storage" (from --storage): unsupported storage "ftp://…"; expected s3://bucket/prefix'],
   [['--oidc-client-id', 'docsearch'], {}, '--oidc-client-id needs --oidc-issuer'],
+  // A URL with user:password@ is refused, each option saying where its credential goes, if anywhere.
+  [['--public-url', 'https://ops:pw@docs.example.com'], {}, 'option "public-url" (from --public-url): must not carry credentials: it is the address people and OAuth clients are sent to'],
+  [['--ollama-host', 'http://ops:pw@127.0.0.1:11434'], {}, 'option "ollama-host" (from --ollama-host): must not carry credentials: docsearch sends Ollama none'],
+  [[], { DOCSEARCH_OPENAI_BASE_URL: 'https://ops:pw@llm.example.com' }, 'option "openai-base-url" (from DOCSEARCH_OPENAI_BASE_URL): must not carry credentials: give the key with --openai-api-key (DOCSEARCH_OPENAI_API_KEY)'],
+  [['--reranker', 'http:https://ops:pw@rerank.example.com/rerank'], {}, 'option "reranker" (from --reranker): must not carry credentials: give the key with --reranker-api-key (DOCSEARCH_RERANKER_API_KEY)'],
+  [['--oidc-issuer', 'https://ops:pw@idp.example.com', '--oidc-client-id', 'docsearch'], {}, 'option "oidc-issuer" (from --oidc-issuer): must not carry credentials (the client secret is --oidc-client-secret)'],
 ];
 
 describe('serve with a value that can never work', () => {

@@ -53,9 +53,9 @@ export class WebClient {
 
   /**
    * One request with the client's cookies, its answer's cookies kept. A form is sent urlencoded, FormData as
-   * multipart (the page script's uploads); `extra` headers go on top of the client's (`accept` is text/html).
+   * multipart (the page script's uploads), a string as it is; `extra` headers go on top of the client's (`accept` is text/html).
    */
-  async request(method: string, path: string, body?: URLSearchParams | FormData, extra: Record<string, string> = {}): Promise<PageResponse> {
+  async request(method: string, path: string, body?: URLSearchParams | FormData | string, extra: Record<string, string> = {}): Promise<PageResponse> {
     const headers: Record<string, string> = { accept: 'text/html', ...this.headers, ...extra };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (body instanceof URLSearchParams) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -74,6 +74,11 @@ export class WebClient {
     const redirect = res.status >= 300 && res.status < 400;
     if (!redirect && res.headers.get('content-type')?.includes('text/html')) this.lastPage = text;
     return { status: res.status, headers: res.headers, text, location: res.headers.get('location') };
+  }
+
+  /** A JSON POST as the pages' script sends one (the passkey ceremonies): the CSRF token in X-CSRF-Token, JSON back. */
+  postJson(path: string, body: unknown, csrf = this.csrf): Promise<PageResponse> {
+    return this.request('POST', path, JSON.stringify(body), { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf });
   }
 
   /** Logs in through the login form; returns the final response of the POST. */

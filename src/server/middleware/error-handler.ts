@@ -7,6 +7,7 @@ import { isStorageUnavailable, StorageUnavailable } from '../../store/objects/ob
 import { withTheme } from '../../web/pages/layout.js';
 import { messagePage } from '../../web/pages/message.js';
 import { themeOf } from '../web/theme.js';
+import { rejectionReason } from '../rejection-reason.js';
 import type { AppState } from '../state.js';
 
 const CODE_FOR_STATUS: Record<number, ErrorCode> = {
@@ -112,9 +113,10 @@ export function errorHandler(): Middleware<AppState> {
       // A small body refused before it was read is drained, so the client gets the answer rather than a
       // broken pipe; anything else left unread ends the connection with the answer.
       if (!ctx.req.complete && !(await drainSmallUnreadBody(ctx.req))) ctx.set('Connection', 'close');
-      if (err.status >= 500 && err.logLevel === 'warn') ctx.state.log?.warn({ code: err.code, msg: err.message }, 'request refused');
+      // `error`, not `msg`: pino writes the line's own message under `msg`, and a reader keeps only one of the two.
+      if (err.status >= 500 && err.logLevel === 'warn') ctx.state.log?.warn({ code: err.code, error: rejectionReason(ctx, err.message) }, 'request refused');
       else if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'request failed');
-      else ctx.state.log?.debug({ code: err.code, msg: err.message }, 'request rejected');
+      else ctx.state.log?.debug({ code: err.code, error: rejectionReason(ctx, err.message) }, 'request rejected');
       // The error is not the file the handler had begun to describe: none of its caching, validators or name stays.
       for (const h of FILE_HEADERS) ctx.remove(h);
       ctx.status = err.status;

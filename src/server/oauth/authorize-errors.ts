@@ -3,6 +3,7 @@ import type { AuthorizationRequest } from '../../auth/oauth/authorize/request.js
 import { AccessDenied } from '../../auth/oauth/errors.js';
 import type { OAuthProvider } from '../../auth/oauth/provider.js';
 import { oauthErrorPage } from '../../web/pages/consent.js';
+import { rejectionReason } from '../rejection-reason.js';
 import { render } from '../web/render.js';
 import type { WebContext } from '../web/session.js';
 
@@ -18,7 +19,7 @@ export function respondAuthorizeError(ctx: WebContext, oauth: OAuthProvider, out
   const client = outcome.client;
   const trusted = userId !== null && client !== null && (client.registration === 'operator' || client.userId === userId);
   if (outcome.redirectUri !== null && trusted) return ctx.redirect(oauth.errorRedirect(outcome.error, outcome.redirectUri, outcome.state));
-  ctx.state.log?.debug({ error: outcome.error.error, msg: outcome.error.description }, 'authorize request refused');
+  ctx.state.log?.debug({ code: outcome.error.error, error: rejectionReason(ctx, outcome.error.description) }, 'authorize request refused');
   const status = outcome.error.status >= 500 ? 500 : outcome.error.status === 429 ? 429 : 400;
   for (const [k, v] of Object.entries(outcome.error.headers)) if (k.toLowerCase() === 'retry-after') ctx.set(k, v);
   render(ctx, oauthErrorPage({ error: outcome.error.error, description: outcome.error.description }), status);

@@ -3,6 +3,7 @@ import { koaBody } from 'koa-body';
 import { InvalidRequest, type OAuthError, toOAuthError, toOAuthWire } from '../../auth/oauth/errors.js';
 import { firstUnstorable } from '../../core/storable-text.js';
 import { suspectKey } from '../api/json-body.js';
+import { rejectionReason } from '../rejection-reason.js';
 import type { AppState } from '../state.js';
 
 type Ctx = Context & { state: AppState };
@@ -20,7 +21,7 @@ export function noStore(ctx: Ctx): void {
 export function sendOAuthError(ctx: Ctx, thrown: unknown): void {
   const err: OAuthError = toOAuthError(thrown);
   if (err.status >= 500) ctx.state.log?.error({ err: err.cause ?? err }, 'oauth endpoint failed');
-  else ctx.state.log?.debug({ error: err.error, msg: err.description }, 'oauth request rejected');
+  else ctx.state.log?.debug({ code: err.error, error: rejectionReason(ctx, err.description) }, 'oauth request rejected');
   noStore(ctx);
   for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
   ctx.status = err.status;

@@ -123,7 +123,7 @@ async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: 
     // The search page again, not the bare error page: the query, filters and saved searches stay, to try again.
     // What failed is logged (with the request id) and never shown.
     const failed = isAppError(err) ? err : null;
-    if (failed?.logLevel === 'warn') ctx.state.log?.warn({ code: failed.code, msg: failed.message }, 'search failed');
+    if (failed?.logLevel === 'warn') ctx.state.log?.warn({ code: failed.code, error: failed.message }, 'search failed');
     else ctx.state.log?.error({ err: failed?.cause ?? err }, 'search failed');
     const failedWith = failed?.status ?? 500;
     for (const [k, v] of Object.entries(failed?.headers ?? {})) ctx.set(k, v);
