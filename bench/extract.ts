@@ -6,7 +6,8 @@
  *    that text (truth.txt);
  * 2. corpus: the PDFs of ../shared/eval/docs scored against poppler's `pdftotext` (text inside the crop box,
  *    see bboxText; skipped, with a note, when
- *    the folder or pdftotext is absent; files pdftotext cannot read either are not scored).
+ *    the folder or pdftotext is absent; files pdftotext cannot read either are not scored, nor pure XFA forms:
+ *    pdftotext reads only their "Please wait..." page, which the parser skips for the form).
  *
  * Per file and pooled: word recall and precision, split and glued words, word-bigram order, the share of
  * chunks (the real chunker, built-in model's tokenizer, 256 tokens) holding a broken word, unparsed files.
@@ -31,6 +32,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chunkDocument } from '../src/ingest/chunk.js';
+import { loadPdf } from '../src/pdf/load.js';
 import type { ParsedDocument } from '../src/ingest/types.js';
 import { loadMiniLmTokenizer } from '../test/ingest/minilm-tokenizer.js';
 import { add, bigramOrder, brokenOccurrences, hasBrokenWord, missedWords, precision, recall, score, type Score, tokens, vocabulary, withoutFurniture, ZERO } from './extract-score.js';
@@ -145,8 +147,23 @@ if (args.only === undefined || args.only === 'corpus') {
         notes.push(`${name}: not scored (pdftotext reads no text from it either)`);
         continue;
       }
+      if (await pureXfa(readFileSync(file))) {
+        notes.push(`${name}: not scored (a pure XFA form: pdftotext reads only its placeholder page)`);
+        continue;
+      }
       rows.push(await run('corpus', `pdf/${name}`, readFileSync(file), reference));
     }
+  }
+}
+
+async function pureXfa(bytes: Buffer): Promise<boolean> {
+  const task = loadPdf(new Uint8Array(bytes), { xfa: true });
+  try {
+    return (await task.promise).isPureXfa;
+  } catch {
+    return false;
+  } finally {
+    await task.destroy();
   }
 }
 

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { cutChars } from '../core/code-points.js';
 import { convertLegacy, legacyRefusal, type LibreOffice } from './office/libreoffice.js';
 import { ParseError } from './parsers/errors.js';
 import type { WorkerInput, WorkerOutput } from './extract-worker.js';
@@ -258,7 +259,7 @@ function threadCpuMs(thread: number | undefined): number | undefined {
 }
 
 function short(message: string): string {
-  return message.replace(/^(Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'unknown error';
+  return cutChars(message.replace(/^(Error:\s*)+/, '').split('\n')[0]!, 120) || 'unknown error';
 }
 
 function positive(value: number, label: string): number {

@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { basename } from 'node:path';
+import { cutChars } from '../core/code-points.js';
 import { seconds } from './ocr/duration.js';
 
 /** Nice 10, as the embedder's passage threads: a search competing for the cores gets them first. */
@@ -95,6 +96,6 @@ export function runTool(path: string, args: readonly string[], options: { input?
 export function toolFailure(res: ToolResult): string {
   const how = res.signal ? ` (killed by ${res.signal})` : res.code !== null && res.code !== 0 ? ` (exit status ${res.code})` : '';
   // The last line that says something; a tool's progress notes come before it.
-  const said = res.stderr.split('\n').map((l) => l.trim()).filter(Boolean).at(-1)?.slice(0, 200);
-  return `${how}${said ? `: ${said}` : ''}`;
+  const said = res.stderr.split('\n').map((l) => l.trim()).filter(Boolean).at(-1);
+  return `${how}${said ? `: ${cutChars(said, 200)}` : ''}`;
 }

@@ -14,6 +14,12 @@ const asset = (folder: string): string => `${join(PDFJS_ROOT, folder)}/`;
 export interface LoadOptions {
   /** pdf.js's pixel budget: an image declaring more pixels is dropped before it is decoded (default: none). */
   maxImageSize?: number;
+  /**
+   * Lay out a pure XFA form (one whose pages are only a "Please wait..." placeholder): pdf.js then gives the form's
+   * pages, as HTML, instead of the placeholder (`isPureXfa`, `allXfaHtml`). Off for renderers: the page images
+   * stay those of the PDF's own pages.
+   */
+  xfa?: boolean;
 }
 
 /**
@@ -35,6 +41,7 @@ export function loadPdf(data: Uint8Array, opts: LoadOptions = {}): PDFDocumentLo
     standardFontDataUrl: asset('standard_fonts'),
     wasmUrl: asset('wasm'),
     iccUrl: asset('iccs'),
+    enableXfa: opts.xfa ?? false,
     ...(opts.maxImageSize === undefined ? {} : { maxImageSize: opts.maxImageSize }),
   });
 }

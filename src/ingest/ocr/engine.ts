@@ -26,6 +26,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { cutChars } from '../../core/code-points.js';
 import type { Yielder } from '../../core/foreground.js';
 import { seconds } from './duration.js';
 import { installedOcrCodes, installedOcrLanguages, stageForNative, stageForTesseractJs, type OcrLanguages, type StagedData, type SystemTessdata } from './languages.js';
@@ -452,7 +453,7 @@ function pageOf(page: number, reply: Extract<OcrPageReply, { text: string }>): O
 }
 
 function short(message: string): string {
-  return message.replace(/^(Error:\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'unknown error';
+  return cutChars(message.replace(/^(Error:\s*)+/, '').split('\n')[0]!, 120) || 'unknown error';
 }
 
 function positive(value: number, label: string): number {

@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { boundaryAfter, cutChars } from '../../core/code-points.js';
 import { seconds } from './duration.js';
 import { BACKGROUND_NICE, ToolTimeout } from '../run-tool.js';
 import { type NativeTesseract, tesseractArgs, tsvText } from './native.js';
@@ -22,6 +23,8 @@ import { type NativeTesseract, tesseractArgs, tsvText } from './native.js';
 const MAX_OUTPUT_CHARS = 16 * 1024 * 1024;
 /** Tesseract's last words are what explains a failure; earlier stderr is progress notes. */
 const STDERR_KEPT = 4096;
+/** The end of what tesseract said, from a whole character on (a cut between an emoji's halves leaves half of it). */
+const keptTail = (text: string): string => (text.length <= STDERR_KEPT ? text : text.slice(boundaryAfter(text, text.length - STDERR_KEPT)));
 /** A blank 8×8 PBM. */
 const SENTINEL = Buffer.concat([Buffer.from('P4\n8 8\n', 'ascii'), Buffer.alloc(8)]);
 
@@ -72,13 +75,13 @@ export class TesseractSession {
     this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
     this.child.stdout.on('data', (chunk: string) => this.read(chunk));
-    this.child.stderr.on('data', (chunk: string) => (this.err = (this.err + chunk).slice(-STDERR_KEPT)));
+    this.child.stderr.on('data', (chunk: string) => (this.err = keptTail(this.err + chunk)));
     this.child.stdin.on('error', () => {}); // a process that died closes the pipe; 'close' explains it
     this.child.on('error', (e: NodeJS.ErrnoException) => this.fail(new Error(e.code === 'ENOENT' ? `${native.path} is not installed` : `could not run ${native.path}: ${e.message}`)));
     this.child.on('close', (code, signal) => {
       const how = signal ? ` (killed by ${signal})` : code ? ` (exit status ${code})` : ' (it ended)';
-      const said = this.err.split('\n').map((l) => l.trim()).filter((l) => l && !/^Page \d+ : /.test(l)).at(-1)?.slice(0, 200);
-      this.fail(new Error(`tesseract failed${how}${said ? `: ${said}` : ''}`));
+      const said = this.err.split('\n').map((l) => l.trim()).filter((l) => l && !/^Page \d+ : /.test(l)).at(-1);
+      this.fail(new Error(`tesseract failed${how}${said ? `: ${cutChars(said, 200)}` : ''}`));
     });
   }
 

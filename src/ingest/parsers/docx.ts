@@ -8,6 +8,7 @@
  * JSZip, unbounded) ever sees it.
  */
 import mammoth from 'mammoth';
+import { cutChars } from '../../core/code-points.js';
 import type { Block, BlockKind, ParsedDocument, ParseOptions } from '../types.js';
 import { ParseError } from './errors.js';
 import { readZip, type ZipLimits } from './zip-guard.js';
@@ -269,5 +270,5 @@ function headingLevel(node: MammothNode): number | 'title' | null {
 
 function shortReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0]!.slice(0, 160);
+  return cutChars(message.split('\n')[0]!, 160);
 }

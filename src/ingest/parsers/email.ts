@@ -33,7 +33,7 @@ export async function parse(bytes: Uint8Array, _opts: ParseOptions = {}): Promis
   try {
     mail = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer', maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 });
   } catch (err) {
-    throw new ParseError(`${NOUN} could not be read: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 120)}`, { cause: err });
+    throw new ParseError(`${NOUN} could not be read: ${cutChars((err instanceof Error ? err.message : String(err)).split('\n')[0]!, 120)}`, { cause: err });
   }
   const subject = mail.subject?.replace(/\s+/g, ' ').trim();
   const headings = subject ? [subject] : [];

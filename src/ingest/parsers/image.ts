@@ -5,6 +5,7 @@
  * document at once.
  */
 import sharp, { type Metadata } from 'sharp';
+import { cutChars } from '../../core/code-points.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
 import { TYPE_NAMES, type DocumentType } from '../types.js';
 import { ParseError } from './errors.js';
@@ -22,7 +23,7 @@ export async function parse(bytes: Uint8Array, opts: ParseOptions = {}): Promise
   try {
     meta = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch (err) {
-    throw new ParseError(`${noun} could not be read: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 120)}`, { cause: err });
+    throw new ParseError(`${noun} could not be read: ${cutChars((err instanceof Error ? err.message : String(err)).split('\n')[0]!, 120)}`, { cause: err });
   }
   const width = meta.width ?? 0;
   const height = meta.pageHeight ?? meta.height ?? 0;

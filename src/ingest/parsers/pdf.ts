@@ -4,8 +4,10 @@
  * rest of the document is kept. Pages without a usable text layer (almost no text, or mojibake: pdf-garbled.ts) are
  * listed in `ocrPages` and give no blocks (the OCR stage reads them). A page tree that loops, lists what is not a page or miscounts its pages, where
  * pdf.js gives up or loses pages, is repaired (pdf-page-tree.ts) and the file read again; the reading that read more
- * pages is kept.
+ * pages is kept. A pure XFA form's pages are only a "Please wait..." placeholder: its text is read from the form pdf.js
+ * lays out (pdf-xfa.ts), and from its pages as any PDF's where the form gives none.
  */
+import { cutChars } from '../../core/code-points.js';
 import { Util, type PDFDocumentProxy, type PDFPageProxy, type TextItem } from '../../pdf/pdfjs.js';
 import { loadPdf } from '../../pdf/load.js';
 import type { ParsedDocument, ParseOptions } from '../types.js';
@@ -16,6 +18,7 @@ import { markSoftHyphens, unmarkSoftHyphens } from './pdf-soft-hyphen.js';
 import { PAGE_TREE_DAMAGE, PAGE_TREE_LOOP, repairPageTree, type PageTreeProblem, type PageTreeRepair } from './pdf-page-tree.js';
 import { isGarbled } from './pdf-garbled.js';
 import { checkStreams } from './pdf-stream-guard.js';
+import { xfaParagraphs, type XfaNode } from './pdf-xfa.js';
 
 export const ENCRYPTED = 'the PDF is locked with a password (encrypted) — not supported: upload a copy saved without the password';
 export const NO_TEXT_LAYER = 'no text layer (scanned?)';
@@ -80,7 +83,7 @@ function finished(reading: Reading): ParsedDocument {
   return doc;
 }
 
-async function readPdf(uploaded: Uint8Array): Promise<Reading> {
+async function readPdf(uploaded: Uint8Array, xfa = true): Promise<Reading> {
   const head = latin1(uploaded.subarray(0, 1024));
   if (!head.includes('%PDF-')) throw new ParseError('not a PDF file (no %PDF header)');
   const bytes = withRootTrailer(uploaded);
@@ -90,7 +93,7 @@ async function readPdf(uploaded: Uint8Array): Promise<Reading> {
   let pdf: PDFDocumentProxy;
   // pdf.js may transfer or detach what it is given; it gets its own copy, with hyphens drawn as U+00AD marked.
   const marked = markSoftHyphens(bytes);
-  let task = loadPdf(marked);
+  let task = loadPdf(marked, { xfa });
   const warnings = pdfjsWarnings();
   try {
     try {
@@ -99,19 +102,30 @@ async function readPdf(uploaded: Uint8Array): Promise<Reading> {
       if (marked.length === bytes.length) throw err;
       // The marking update must never cost a file its text: the original bytes are tried as they are.
       await task.destroy().catch(() => {});
-      task = loadPdf(new Uint8Array(bytes));
+      task = loadPdf(new Uint8Array(bytes), { xfa });
       pdf = await task.promise;
       warnings.take(); // what the failed attempt logged is not about any page
     }
   } catch (err) {
+    // pdf.js fails the whole file when it cannot lay out its XFA form (it warns "XFA - …" first).
+    const form = xfa && warnings.take().some((w) => /\bXFA\b/.test(w));
     warnings.stop();
     await task.destroy().catch(() => {});
+    if (form) return readPdf(uploaded, false);
     const message = errorMessage(err);
     if (/password|encrypt/i.test(message)) throw new ParseError(ENCRYPTED, { cause: err });
     throw new ParseError(unreadable(bytes, message), { cause: err });
   }
 
   try {
+    if (pdf.isPureXfa) {
+      const form = await readForm(pdf);
+      if (form) return form;
+      await pdf.destroy().catch(() => {});
+      warnings.stop();
+      // A form without text (images only, or what pdf.js could not lay out) keeps what its pages say.
+      return await readPdf(uploaded, false);
+    }
     return await read(pdf, bytes, warnings);
   } finally {
     await pdf.destroy().catch(() => {});
@@ -206,6 +220,22 @@ async function read(pdf: PDFDocumentProxy, bytes: Uint8Array, log: WarningLog): 
   const doc: Reading = { pages: pdf.numPages, blocks, warnings, read: read.size };
   if (ocrPages.length) doc.ocrPages = ocrPages;
   if (treeDamage) doc.treeDamage = true;
+  const title = (await metaTitle(pdf)) ?? firstHeading;
+  if (title) doc.title = title;
+  return doc;
+}
+
+/** A pure XFA form's text, page by page as pdf.js laid it out; undefined when the form has none. */
+async function readForm(pdf: PDFDocumentProxy): Promise<Reading | undefined> {
+  const pages = ((pdf.allXfaHtml as XfaNode | null)?.children ?? []).map((page, i): LaidOutPage => ({
+    page: i + 1,
+    paragraphs: xfaParagraphs(page)
+      .map((p) => ({ ...p, lines: p.lines.map(cleanText).filter((line) => line.trim()) }))
+      .filter((p) => p.lines.length),
+  }));
+  const { blocks, firstHeading } = toBlocks(pages);
+  if (!blocks.length) return undefined;
+  const doc: Reading = { pages: pdf.numPages, blocks, warnings: [], read: pdf.numPages };
   const title = (await metaTitle(pdf)) ?? firstHeading;
   if (title) doc.title = title;
   return doc;
@@ -364,7 +394,7 @@ function damageReason(bytes: Uint8Array, message: string): string {
   if (/TypeError|RangeError|undefined|null|is not a function|Cannot read/i.test(message)) {
     return 'its internal structure cannot be read';
   }
-  return message.replace(/^(\w*(Error|Exception):\s*)+/, '').split('\n')[0]!.slice(0, 120) || 'its internal structure cannot be read';
+  return cutChars(message.replace(/^(\w*(Error|Exception):\s*)+/, '').split('\n')[0]!, 120) || 'its internal structure cannot be read';
 }
 
 async function metaTitle(pdf: PDFDocumentProxy): Promise<string | undefined> {

@@ -5,6 +5,7 @@
  * "billion laughs". Handlers are called in document order; one may throw a ParseError to stop early.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { cutChars } from '../../core/code-points.js';
 import { ParseError } from './errors.js';
 
 export interface XmlHandlers {
@@ -29,7 +30,7 @@ export function walkXml(xml: Buffer | string, noun: string, handlers: XmlHandler
     parser.write(typeof xml === 'string' ? xml : xml.toString('utf8')).close();
   } catch (err) {
     if (err instanceof ParseError) throw err;
-    throw new ParseError(`${noun} has a damaged XML part (${(err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 120)})`, { cause: err });
+    throw new ParseError(`${noun} has a damaged XML part (${cutChars((err instanceof Error ? err.message : String(err)).split('\n')[0]!, 120)})`, { cause: err });
   }
 }
 

@@ -8,6 +8,7 @@
  * truncated (…)").
  */
 import yauzl from 'yauzl';
+import { cutChars } from '../../core/code-points.js';
 import { ParseError } from './errors.js';
 
 export interface ZipLimits {
@@ -152,5 +153,5 @@ function reason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/end of central directory/i.test(message)) return 'the zip directory at its end is missing';
   if (/too many bytes in the stream/i.test(message)) return 'a part inflates past the size the archive gives it — a possible zip bomb';
-  return message.split(/[\n.]/)[0]!.slice(0, 120);
+  return cutChars(message.split(/[\n.]/)[0]!, 120);
 }
