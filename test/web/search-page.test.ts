@@ -133,7 +133,7 @@ describe('search page', () => {
     expect(page.status).toContain('These are the nearest documents, probably not what you are looking for.');
     expect(page.next).toBeNull();
     const none = read((await web.get(q('xyzzyplugh frobnicate', '&mode=keyword'))).text);
-    expect(none.status).toBe('No passages match “xyzzyplugh frobnicate”. Try other words, another mode, or all projects.');
+    expect(none.status).toBe('No passages match “xyzzyplugh frobnicate”. Try other words or another mode.');
     expect(none.ids).toEqual([]);
   });
 

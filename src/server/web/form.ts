@@ -24,9 +24,12 @@ function storableOnly(parse: Middleware): Middleware {
   };
 }
 
-/** Parses an urlencoded form (small, no files). */
+/**
+ * Parses an urlencoded form (small, no files). A field's name is kept as sent: co-body turns dots on by default, which
+ * made the search's `metadata.team=ops` an object and its saved search a refusal.
+ */
 export function formBody(): Middleware {
-  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb', queryString: { arrayLimit: MAX_REPEATS } });
+  const parse = koaBody({ json: false, urlencoded: true, text: false, multipart: false, formLimit: '64kb', queryString: { arrayLimit: MAX_REPEATS, allowDots: false } });
   return storableOnly(parse as unknown as Middleware);
 }
 

@@ -1,9 +1,11 @@
 import type Router from '@koa/router';
 import type { ParsedUrlQuery } from 'node:querystring';
+import { isDeepStrictEqual } from 'node:util';
 import { AppError, isAppError } from '../../core/errors.js';
 import { relevanceFloor } from '../../search/floor.js';
 import { SEARCH_MODES, SearchBody, type SearchMode } from '../../search/query.js';
-import { filtersFromParams, filtersToParams, isFilterParam } from '../../core/filter-params.js';
+import { FILTER_PARAMS, filtersFromParams, isFilterParam } from '../../core/filter-params.js';
+import { Filters, type FiltersInput, normalFilters } from '../../core/filters.js';
 import { deleteSaved, renameSaved, SavedSearchBody, SavedSearchName, saveSearch, savedSearchesSeen } from '../api/saved-searches.js';
 import { plainMessage } from '../api/validate.js';
 import { searchQueryFor } from '../api/search.js';
@@ -138,8 +140,49 @@ function savedSearchHref(search: Record<string, unknown>): string {
   for (const id of (search.project_ids as string[] | undefined) ?? []) params.append('project', id);
   if (typeof search.mode === 'string' && search.mode !== 'hybrid') params.set('mode', search.mode);
   if (search.group === 'none') params.set('view', 'passages');
-  for (const [k, v] of filtersToParams(search.filters as Parameters<typeof filtersToParams>[0])) params.append(k, v);
+  for (const [k, v] of pageFilterParams(search.filters as FiltersInput | undefined)) params.append(k, v);
   return `/search?${params.toString()}`;
+}
+
+/**
+ * Saved filters as the page writes its own: each value of a list its own parameter (a chip of its own, removable
+ * alone, as when it was saved), metadata as `metadata.KEY=VALUE` or `metadata.KEY.$gte=…` where that reads back as the
+ * same condition, else as its JSON (`metadata={"year":2020}`: the shorthand would also match the text "2020").
+ */
+function pageFilterParams(f: FiltersInput | undefined): [string, string][] {
+  const out: [string, string][] = [];
+  for (const name of FILTER_PARAMS) {
+    const v = f?.[name];
+    if (v === undefined) continue;
+    if (name === 'metadata') for (const [key, c] of Object.entries(v as Record<string, unknown>)) out.push(...metadataParams(key, c));
+    else for (const x of [v].flat()) out.push([name, String(x)]);
+  }
+  return out;
+}
+
+function metadataParams(key: string, c: unknown): [string, string][] {
+  const asJson: [string, string][] = [['metadata', JSON.stringify({ [key]: c })]];
+  const shorthand = new Map<string, [string, string]>();
+  const add = (name: string, x: unknown) => shorthand.set(`${name}=${String(x)}`, [name, String(x)]);
+  if (c === null || typeof c !== 'object') add(`metadata.${key}`, c);
+  else
+    for (const [op, x] of Object.entries(c)) {
+      if (op === '$eq') add(`metadata.${key}`, x);
+      else if (op === '$in' && Array.isArray(x)) for (const y of x) add(`metadata.${key}`, y);
+      else add(`metadata.${key}.${op}`, x);
+    }
+  const conditions = (f: FiltersInput | undefined) => {
+    const parsed = Filters.safeParse(f);
+    return parsed.success ? normalFilters(parsed.data)?.metadata : undefined;
+  };
+  const grouped: Record<string, string[]> = {};
+  for (const [k, v] of shorthand.values()) (grouped[k] ??= []).push(v);
+  try {
+    const read = conditions(filtersFromParams(grouped));
+    return read !== undefined && isDeepStrictEqual(read, conditions({ metadata: { [key]: c } } as FiltersInput)) ? [...shorthand.values()] : asJson;
+  } catch {
+    return asJson; // a key the shorthand cannot spell (`a.$b`)
+  }
 }
 
 /**
@@ -169,7 +212,7 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
   const notSaved = (message: string) => `Not saved: ${message}${/[.!?]$/.test(message) ? '' : '.'}`;
   const refuse = (message: string) => flash(ctx, notSaved(message), 'error');
   const typed = formField(ctx, 'name');
-  // A name refused is the search again with the form open and the name as typed (a redirect lost it).
+  // A name or a sharing refused is the search again with the form open, the name and project as chosen (a redirect lost them).
   const refuseName = (message: string, status: number) => {
     ctx.remove('Location');
     return renderSearch(ctx, s, user, queryOf(`/search?${back.toString()}`), { saving: { name: typed, share, error: notSaved(message) } }, status);
@@ -198,8 +241,9 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
   } catch (err) {
     // A project the user may not share with or read is refused as the API refuses it (403, 404).
     if (!isAppError(err) || (err.status !== 400 && err.status !== 409)) throw err;
-    if (err.status === 409) return refuseName(err.message, 409);
-    refuse(err.message.replace(/^body\.search\./, ''));
+    // A name they have (409), or a shared search over another project (400): said in the page's words, not the API's field.
+    const otherProject = err.message.startsWith('body.search.project_ids:');
+    return refuseName(otherProject ? 'a search shared with a project may search only that project: choose it alone under Project above, or keep the search to yourself' : err.message.replace(/^body\.search\./, ''), err.status);
   }
 }
 

@@ -1,6 +1,7 @@
 import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_LABEL_LIST_CHARS } from '../../core/label-name.js';
 import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
+import { foldAscii } from '../../core/name-order.js';
 import { filterTypeName, formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
@@ -46,6 +47,9 @@ export interface DocumentsPageData {
   bulk?: { ids: readonly string[]; labels: string };
 }
 
+/** Enter in the bulk Labels field submits the form's first button: this one, which labels, not "Delete selected…". */
+const ENTER_LABELS = html`<button type="submit" name="action" value="label" hidden></button>`;
+
 /** The Type filter's choices: filter names, written as the pages write types (format.ts). */
 const TYPES: [string, string][] = ['pdf', 'docx', 'txt', 'md', 'html', 'pptx', 'xlsx', 'odt', 'odp', 'ods', 'csv', 'tsv', 'rtf', 'epub', 'eml', 'png', 'jpeg', 'tiff', 'webp', 'doc', 'xls', 'ppt'].map((name) => [
   name,
@@ -64,19 +68,31 @@ const SORTS: [string, string][] = [
 const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : null}>${label}</option>`;
 
 /**
+ * The list as it is filtered and sorted, narrowed by one more label (added to the labels asked, as the search page's
+ * label facet adds; one asked already, in any case of A–Z, is not asked twice), from its first page.
+ */
+function withLabelHref(f: DocumentsFilter, name: string): string {
+  const asked = f.labels.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const labels = asked.some((n) => foldAscii(n) === foldAscii(name)) ? asked : [...asked, name];
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...f, labels: labels.join(', ') })) if (v && !(k === 'sort' && v === '-uploaded')) params.set(k, v);
+  return `/documents?${params.toString()}`;
+}
+
+function labelChips(f: DocumentsFilter, labels: { name: string; color: string }[] | undefined) {
+  if (!labels?.length) return null;
+  return html`<span class="doc-labels">${labels.map((l) => html` <a href="${withLabelHref(f, l.name)}" class="badge label-${l.color}" title="Documents labelled ${l.name}"><bdi>${l.name}</bdi></a>`)}</span>`;
+}
+
+/**
  * A document's row. Retry sits inside the bulk form (forms can't nest): the button posts that form, with its token,
  * to this document's retry; it shows when the document fails (app.js follows the status).
  */
-function labelChips(labels: { name: string; color: string }[] | undefined) {
-  if (!labels?.length) return null;
-  return html`<span class="doc-labels">${labels.map((l) => html` <a href="/documents?labels=${encodeURIComponent(l.name)}" class="badge label-${l.color}" title="Documents labelled ${l.name}"><bdi>${l.name}</bdi></a>`)}</span>`;
-}
-
-function row(doc: DocumentsPageData['documents'][number], projects: Map<string, string>, editable: ReadonlySet<string>, labels: { name: string; color: string }[] | undefined, picked: boolean) {
+function row(doc: DocumentsPageData['documents'][number], f: DocumentsFilter, projects: Map<string, string>, editable: ReadonlySet<string>, labels: { name: string; color: string }[] | undefined, picked: boolean) {
   // Only documents the person may change can be picked for the bulk actions (a viewer's are read-only).
   return html`<tr data-document-id="${doc.id}" data-status="${doc.status}">
   <td class="pick">${editable.has(doc.projectId) ? html`<input type="checkbox" name="ids" value="${doc.id}" aria-label="Select ${doc.filename}"${picked ? html` checked` : null}>` : null}</td>
-  <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${labelChips(labels)}${pathLine(doc.path)}</td>
+  <td class="name-cell"><a href="/documents/${doc.id}" class="filename">${doc.filename}</a>${labelChips(f, labels)}${pathLine(doc.path)}</td>
   <td data-label="Project"><a href="/projects/${doc.projectId}" class="project-name">${projects.get(doc.projectId) ?? ''}</a></td>
   <td data-label="Type">${typeName(doc.contentType)}</td>
   <td class="num" data-label="Size">${formatBytes(doc.sizeBytes)}</td>
@@ -105,6 +121,8 @@ export function documentsPage(d: DocumentsPageData) {
   const f = d.filter;
   const names = new Map(d.projects.map((p) => [p.id, p.name]));
   const editable = new Set(d.moveTargets.map((p) => p.id));
+  // The actions only where a row of this page can be picked: a page of documents the person only views offers none.
+  const pickable = d.documents.some((doc) => editable.has(doc.projectId));
   const filtered = f.project_id || f.type || f.status || f.filename || f.labels || f.from || f.to;
   // A new account's first page: nothing to filter yet, so it leads to the upload instead.
   const empty = d.documents.length === 0 && !filtered && !d.first;
@@ -141,9 +159,10 @@ export function documentsPage(d: DocumentsPageData) {
       : html`<form method="post" action="/documents/bulk" id="bulk" class="bulk">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.self}">
-    ${editable.size === 0 ? null : html`<details class="fold" data-fold-narrow open>
+    ${pickable ? html`<details class="fold" data-fold-narrow open>
     <summary>With the selected documents: delete, move, retry, label</summary>
     <div class="bulk-actions" role="group" aria-label="With the selected documents">
+      ${ENTER_LABELS}
       <button type="submit" name="action" value="delete" class="danger">Delete selected…</button>
       <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
@@ -153,10 +172,10 @@ export function documentsPage(d: DocumentsPageData) {
       <button type="submit" name="action" value="unlabel" class="secondary">Remove labels</button>
     </div>
     </details>
-    <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>`}
+    <label class="check" hidden><input type="checkbox" id="select-all"> Select all on this page</label>` : null}
     <div class="scroll"><table class="documents rows" id="documents">
       <thead><tr><th scope="col"><span class="visually-hidden">Select</span></th><th scope="col" class="col-name">Name</th><th scope="col">Project</th><th scope="col">Type</th><th scope="col" class="num">Size</th><th scope="col" class="col-status">Status</th><th scope="col">Uploaded</th></tr></thead>
-      <tbody>${d.documents.map((doc) => row(doc, names, editable, d.labels?.get(doc.id), d.bulk?.ids.includes(doc.id) ?? false))}</tbody>
+      <tbody>${d.documents.map((doc) => row(doc, f, names, editable, d.labels?.get(doc.id), d.bulk?.ids.includes(doc.id) ?? false))}</tbody>
     </table></div>
   </form>`
   }

@@ -2,6 +2,7 @@ import { shownHeading } from '../../core/passage-heading.js';
 import { citationLabel } from '../../core/citation-label.js';
 import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_NAME_CHARS } from '../../core/name-limits.js';
+import { foldAscii } from '../../core/name-order.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
@@ -169,23 +170,38 @@ function narrowedHref(d: SearchPageData, add: [string, string][]): string {
   return `/search?${searchParams(d, [...(d.filterParams ?? []).filter(([k]) => !names.has(k)), ...add]).toString()}`;
 }
 
+/** Values of a facet in sight before its "N more". */
+const FACET_SHOWN = 10;
+
 /** Each filter in force as a chip whose link is the search without it; the facet counts as links that narrow it. */
 function filterPanel(d: SearchPageData): Html | null {
   const given = d.filterParams ?? [];
-  const chips = given.map(([k, v], i) => {
-    const title = PARAM_TITLES[k] ?? k;
-    const without = `/search?${searchParams(d, given.filter((_, j) => j !== i)).toString()}`;
-    const shown = shownValue(k, v);
+  // The Uploaded facet's year is two parameters (its first day, the next year's): one chip, which removes both.
+  const since = given.findIndex(([k, v]) => k === 'uploaded_since' && /^\d{4}-01-01$/.test(v));
+  const year = since >= 0 ? given[since]![1].slice(0, 4) : '';
+  const before = since >= 0 ? given.findIndex(([k, v]) => k === 'uploaded_before' && v === `${Number(year) + 1}-01-01`) : -1;
+  const chips = given.flatMap(([k, v], i) => {
+    if (i === before) return [];
+    const wholeYear = i === since && before >= 0;
+    const title = wholeYear ? 'Uploaded' : (PARAM_TITLES[k] ?? k);
+    const without = `/search?${searchParams(d, given.filter((_, j) => j !== i && !(wholeYear && j === before))).toString()}`;
+    const shown = wholeYear ? year : shownValue(k, v);
     return html`<li><a class="chip" href="${without}" aria-label="Remove the filter ${title}: ${shown}"><bdi>${title}: ${shown}</bdi> <span aria-hidden="true">×</span></a></li>`;
   });
-  const active = new Set(given.map(([k, v]) => `${k}=${v}`));
+  // A label in force is matched in any case of A–Z, as the filter matches it (`labels=DRAFT` is the label "draft").
+  const key = (k: string, v: string) => `${k}=${k === 'labels' ? foldAscii(v) : v}`;
+  const active = new Set(given.map(([k, v]) => key(k, v)));
   const facets = d.response?.facets ?? {};
   const groups = PAGE_FACETS.map(({ facet, title, narrow }) => {
-    const values = (facets[facet] ?? []).filter((v) => v.value !== null && !narrow(String(v.value)).every(([k, x]) => active.has(`${k}=${x}`))).slice(0, 10);
+    const values = (facets[facet] ?? []).filter((v) => v.value !== null && !narrow(String(v.value)).every(([k, x]) => active.has(key(k, x))));
     if (values.length === 0) return null;
-    return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3><ul>${values.map(
-      (v) => html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}"><bdi>${shownValue(facet, String(v.value))}</bdi> <span class="count">${number(v.count)}</span></a></li>`,
-    )}</ul></div>`;
+    const item = (v: (typeof values)[number]) =>
+      html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}"><bdi>${shownValue(facet, String(v.value))}</bdi> <span class="count">${number(v.count)}</span></a></li>`;
+    // The most frequent few in sight; the rest folded, still each a link (none is out of reach).
+    const rest = values.slice(FACET_SHOWN);
+    return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3><ul>${values.slice(0, FACET_SHOWN).map(item)}</ul>${
+      rest.length ? html`<details class="facet-more"><summary>${number(rest.length)} more</summary><ul>${rest.map(item)}</ul></details>` : null
+    }</div>`;
   }).filter((g) => g !== null);
   if (chips.length === 0 && groups.length === 0) return null;
   return html`<nav class="filter-panel" aria-label="Narrow the results">
@@ -283,7 +299,12 @@ function summary(d: SearchPageData, res: SearchResponse, shown: number): Html {
     return html`<p class="notice weak" role="status">No close matches for “${d.q}”: nothing contains its words, and nothing is close in meaning. These are the nearest ${unit[1]}, probably not what you are looking for.</p>`;
   }
   if (shown === 0) {
-    return html`<p class="muted" role="status">${(d.start ?? 0) > 0 ? html`No more ${unit[1]}${within} for “${d.q}”.` : html`No passages${within} match “${d.q}”. Try other words, another mode, or all projects.`}</p>`;
+    if ((d.start ?? 0) > 0) return html`<p class="muted" role="status">No more ${unit[1]}${within} for “${d.q}”.</p>`;
+    // Only the ways out this search has: all projects when it is narrowed to some, fewer filters when it has any.
+    const filters = d.filterParams?.length ?? 0;
+    const ways = ['other words', 'another mode', ...(searchedProjects(d).length ? ['all projects'] : []), ...(filters ? [filters === 1 ? 'without the filter (its × below)' : 'fewer filters (each has its × below)'] : [])];
+    const tried = ways.length === 2 ? ways.join(' or ') : `${ways.slice(0, -1).join(', ')}, or ${ways.at(-1)}`;
+    return html`<p class="muted" role="status">No passages${within} match “${d.q}”${filters ? (filters === 1 ? ' with this filter' : ' with these filters') : ''}. Try ${tried}.</p>`;
   }
   const first = (d.start ?? 0) + 1;
   const last = (d.start ?? 0) + shown;
