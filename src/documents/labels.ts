@@ -30,7 +30,7 @@ export class LabelService {
   /** A new label in a project's vocabulary; 409 when it has one of that name (any case). */
   async create(projectId: string, name: string, color?: LabelColor): Promise<Label> {
     const label = await this.deps.labels.create(projectId, name, color);
-    if (!label) throw conflict(`the project has a label "${name}" already`);
+    if (!label) throw await this.taken(projectId, name);
     await this.deps.audit.record({ type: 'label.created', target: { type: 'label', id: label.id, label: label.name }, details: { project_id: projectId, color: label.color } });
     return label;
   }
@@ -39,13 +39,19 @@ export class LabelService {
   async update(label: Label, patch: { name?: string; color?: LabelColor }): Promise<Label> {
     const updated = await this.deps.labels.update(label.id, patch);
     if (updated === null) throw notFound('label');
-    if (updated === 'conflict') throw conflict(`the project has a label "${patch.name}" already`);
+    if (updated === 'conflict') throw await this.taken(label.projectId, patch.name!);
     await this.deps.audit.record({
       type: 'label.changed',
       target: { type: 'label', id: label.id, label: updated.name },
       details: { project_id: label.projectId, ...(patch.name !== undefined ? { from_name: label.name, name: updated.name } : {}), ...(patch.color !== undefined ? { color: updated.color } : {}) },
     });
     return updated;
+  }
+
+  /** The 409 for a name taken in any case of A–Z: it quotes the label as the project spells it, which is what to look for. */
+  private async taken(projectId: string, name: string) {
+    const held = await this.deps.labels.byName(projectId, name);
+    return conflict(`the project has a label "${held?.name ?? name}" already`);
   }
 
   /** Deletes a label: off every document that had it, their chunks too. */

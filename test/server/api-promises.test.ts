@@ -91,6 +91,10 @@ describe('docs/api.md, statement by statement', () => {
     refused(await as(alice, path, { body: { name: 'x'.repeat(65) } }), 400, 'body.name: must be at most 64 characters');
     expect((await as(alice, path, { body: { name: 'x'.repeat(64) } })).status).toBe(201);
     expect((await as(alice, path)).body.labels.map((l: { name: string }) => l.name)).toEqual(['alpha', 'Beta', 'x'.repeat(64), 'zeta']);
+    // A name taken in another case is refused quoting the label as the project spells it, adding or renaming.
+    refused(await as(alice, path, { body: { name: 'BETA' } }), 409, 'the project has a label "Beta" already');
+    const alpha = (await as(alice, path)).body.labels.find((l: { name: string }) => l.name === 'alpha');
+    refused(await as(alice, `${path}/${alpha.id}`, { method: 'PATCH', body: { name: 'ZETA' } }), 409, 'the project has a label "zeta" already');
 
     const up = await uploadFiles(d, alice.apiKey, [text('kept.txt', 'The kept note on lighthouse lamps.'), text('binned.txt', 'The binned note on harbour cranes.')], {
       projectId: project,
