@@ -35,6 +35,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/ingest/pipeline/upload.test.ts',
   'test/search/search-api.test.ts',
   'test/search/filters.test.ts',
+  'test/server/saved-search-access.test.ts',
   'test/documents/list-facets.test.ts',
   'test/search/filter-mutants-edges.test.ts',
   'test/documents/metadata-patch.test.ts',

@@ -218,24 +218,36 @@ export class AccessControl {
 
   /**
    * Whether the actor sees a saved search: one shared with a project they read (within a key's limit), and their
-   * own — but not, through a key limited to projects, their own shared with a project outside its limit.
+   * own — but not, through a key limited to projects, their own shared with a project outside its limit, nor their
+   * own unshared one naming such a project (its ids, query and filters are of what the key may not read).
    */
-  async seesSavedSearch(actor: Actor, saved: { userId: string; projectId: string | null }): Promise<boolean> {
+  async seesSavedSearch(actor: Actor, saved: { userId: string; projectId: string | null; search: Record<string, unknown> }): Promise<boolean> {
     const own = saved.userId === actor.userId;
-    if (saved.projectId === null) return own;
+    if (saved.projectId === null) {
+      const named = saved.search.project_ids;
+      return own && (actor.projectLimit === null || !Array.isArray(named) || named.every((id) => actor.projectLimit!.includes(id as string)));
+    }
     return (own && actor.projectLimit === null) || (await this.roleOn(actor, saved.projectId)) !== null;
   }
 
   /**
    * Throws unless the actor may do `action` with a saved search (null: none of that id): `read` (use it) one they
    * see (seesSavedSearch); `rename` and `delete` their own only — a member it is shared with is refused (403). Anyone
-   * else finds none, as if it did not exist.
+   * else finds none, as if it did not exist. Renaming one shared with a project takes the author's edit there still,
+   * as sharing it did: a new name reaches its members, and an author since made a viewer or removed may no longer
+   * put words before them (403); deleting it stays theirs.
    */
-  async savedSearch(actor: Actor, saved: { userId: string; projectId: string | null } | null, action: 'read' | 'rename' | 'delete'): Promise<void> {
+  async savedSearch(actor: Actor, saved: { userId: string; projectId: string | null; search: Record<string, unknown> } | null, action: 'read' | 'rename' | 'delete'): Promise<void> {
     if (!saved || !(await this.seesSavedSearch(actor, saved))) throw notFound('saved search');
     const scope = action === 'read' ? 'read:documents' : 'write:documents';
     if (!actor.scopes.includes(scope)) throw scopeRefused(scope);
     if (action !== 'read' && saved.userId !== actor.userId) throw forbidden(`only its author may ${action} a saved search`);
+    if (action === 'rename' && saved.projectId !== null) {
+      const role = await this.roleOn(actor, saved.projectId);
+      if (!role || !roleAllows(role, 'edit')) {
+        throw forbidden('only an editor or owner of the project a saved search is shared with may rename it, as only they may share one: delete it, or ask an owner to make you an editor again', { role, required_role: 'editor' });
+      }
+    }
   }
 
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */

@@ -13,6 +13,7 @@ import { LoginAttemptStore } from '../store/sql/login-attempts.js';
 import { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import { ProjectMemberStore } from '../store/sql/project-members.js';
 import { ProjectStore } from '../store/sql/projects.js';
+import { SavedSearchStore } from '../store/sql/saved-searches.js';
 import { SessionStore } from '../store/sql/sessions.js';
 import { SetupTokenStore } from '../store/sql/setup-tokens.js';
 import { UserStore } from '../store/sql/users.js';
@@ -33,6 +34,7 @@ export function openTeamAdmin(db: Db, now: Clock, audit: AuditLog, mailer?: Mail
     apiKeys: new ApiKeyStore(db, now),
     sessions: new SessionStore(db, now),
     tokens: new OAuthTokenStore(db),
+    savedSearches: new SavedSearchStore(db, now),
     invites: new InviteStore(db, now),
     resets: new PasswordResetStore(db, now),
     overview: new AccountOverviewStore(db),

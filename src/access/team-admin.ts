@@ -29,6 +29,7 @@ import type { InviteStore, OpenInvite } from '../store/sql/invites.js';
 import type { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
 import type { ProjectMemberStore } from '../store/sql/project-members.js';
 import type { Project, ProjectStore } from '../store/sql/projects.js';
+import type { SavedSearchStore } from '../store/sql/saved-searches.js';
 import type { SessionStore } from '../store/sql/sessions.js';
 import { LAST_ADMIN, type User, type UserStore } from '../store/sql/users.js';
 
@@ -59,6 +60,7 @@ export interface TeamAdminDeps {
   apiKeys: Pick<ApiKeyStore, 'revokeAllOf'>;
   sessions: Pick<SessionStore, 'deleteForUser'>;
   tokens: Pick<OAuthTokenStore, 'revokeAllOfUser'>;
+  savedSearches: Pick<SavedSearchStore, 'deleteAllOf'>;
   invites: InviteStore;
   resets: PasswordResetStore;
   overview: AccountOverviewStore;
@@ -233,6 +235,9 @@ export class TeamAdmin {
     const ended = await this.endCredentials(user.id);
     await this.deps.members.removeEverywhere(user.id);
     await this.deps.groups.leaveAll(user.id);
+    // The tombstone keeps the row, so nothing cascades: a deleted person's saved searches (their words, shared ones
+    // before a project's members under a deleted account) go with them.
+    await this.deps.savedSearches.deleteAllOf(user.id);
     await this.deps.users.tombstone(user.id);
     await this.deps.audit.record({ type: 'account.deleted', target: accountTarget(user), details: { ...ended, transferred, removed, transferred_to: transferTo?.email ?? null } });
     return { ...ended, transferred, removed };

@@ -3,7 +3,7 @@
  * migrate` into another data directory, a document deleted before is still in the trash, still out of search, and
  * restored from there with its chunks (searchable again, no re-embedding) under its id. Labels go too (issue 60): the
  * trashed document keeps its labels in the trash and after its restore, where the label filter finds it again, and
- * so does a person's saved search.
+ * so does a person's saved search, and one shared with the project, which its member still sees and runs.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ describe('backup, restore and migrate carry the trash', () => {
   const dirs = tempDirs('docsearch-trash-carried');
   let source: string;
   let user: TestUser;
+  let member: TestUser;
   let kept: string;
   let trashed: string;
   let projectId: string;
@@ -41,6 +42,10 @@ describe('backup, restore and migrate carry the trash', () => {
       }
       const saved = await api(d, '/api/v1/saved-searches', { token: user.apiKey, body: { name: 'Almanacs', search: { query: 'marsupial', mode: 'keyword', filters: { labels: 'almanac' } } } });
       expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+      member = await addUser(d);
+      expect((await api(d, `/api/v1/projects/${projectId}/members`, { token: user.apiKey, body: { email: member.email, role: 'viewer' } })).status).toBe(201);
+      const shared = await api(d, '/api/v1/saved-searches', { token: user.apiKey, body: { name: 'Ledgers', search: { query: 'marsupial', mode: 'keyword', filters: { labels: 'ledger' } }, project_id: projectId } });
+      expect(shared.status, JSON.stringify(shared.body)).toBe(201);
       expect((await api(d, `/api/v1/documents/${trashed}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
       // In the trash, out of the label's count and its filter, but still carrying its labels.
       expect((await api(d, '/api/v1/trash', { token: user.apiKey })).body.documents[0].labels).toEqual(['almanac', 'Deleted']);
@@ -68,9 +73,14 @@ describe('backup, restore and migrate carry the trash', () => {
       expect(await labelCounts(r)).toEqual({ ledger: 1, almanac: 1, Deleted: 1 });
       expect((await api(r, `/api/v1/documents/${trashed}`, { token: user.apiKey })).body.labels).toEqual(['almanac', 'Deleted']);
       const saved = (await api(r, '/api/v1/saved-searches', { token: user.apiKey })).body.saved_searches as { name: string; search: object }[];
-      expect(saved.map((v) => v.name)).toEqual(['Almanacs']);
+      expect(saved.map((v) => v.name)).toEqual(['Almanacs', 'Ledgers']);
       expect(saved[0]!.search).toMatchObject({ query: 'marsupial', mode: 'keyword', filters: { labels: 'almanac' } });
       expect(await search((saved[0]!.search as { filters: object }).filters)).toEqual([trashed]);
+      // Shared with the project: its member still sees it, whose it is and where, and runs it.
+      const seen = (await api(r, '/api/v1/saved-searches', { token: member.apiKey })).body.saved_searches as { name: string; project_id: string; created_by: string; mine: boolean; search: object }[];
+      expect(seen.map((v) => [v.name, v.project_id, v.created_by, v.mine])).toEqual([['Ledgers', projectId, user.email, false]]);
+      const run = await api(r, '/api/v1/search', { token: member.apiKey, body: seen[0]!.search });
+      expect((run.body.results as { document: { id: string } }[]).map((x) => x.document.id)).toEqual([kept]);
     } finally {
       await r.stop();
     }

@@ -2,9 +2,10 @@
  * `docsearch saved-searches` through the built binary against a real daemon: `list` shows each saved search's name,
  * the project it is shared with (or "only you"), its author and query, `--json` with fields; `delete` and `rename`
  * find a name as `search --saved` does (the caller's own first, any case), refuse one shared by someone else before
- * changing anything, and `delete` asks (or wants --yes off a terminal); completion offers the names. And
- * `search --saved NAME --json score` keeps the score field (the word after --json is fields once --saved stands in
- * for the query).
+ * changing anything, and `delete` asks (or wants --yes off a terminal); completion offers the names. A name as
+ * written wins over one in another case ("ärger" is not "Ärger"), several of one's own in some case are refused, and an
+ * id names one. And `search --saved NAME --json score` keeps the score field (the word after --json is fields once
+ * --saved stands in for the query).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, runCli, type TestUser } from '../helpers/daemon.js';
@@ -102,6 +103,33 @@ describe('docsearch saved-searches', () => {
     expect(json2.code, json2.stderr).toBe(0);
     expect(JSON.parse(json2.stdout)).toEqual({ deleted: [weekly.id], failed: [] });
     expect(await names(s.user.apiKey)).toEqual(['Team digest']);
+  });
+
+  it('a name is found as written before in any case: "ärger" is not "Ärger" (the server keeps both), and an id names one', { timeout: 120_000 }, async () => {
+    const save = async (name: string, query: string) => {
+      const res = await api(s.d, '/api/v1/saved-searches', { token: s.user.apiKey, body: { name, search: { query } } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as { id: string };
+    };
+    await save('Ärger', 'otters river');
+    const lower = await save('ärger', 'otters hands');
+    const ran = await runCli(['search', '--saved', 'ärger', '--json', 'score'], { env: s.env });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout).query).toBe('otters hands');
+    // Neither as written: several of hers in some case are named, not one picked behind her back.
+    const tie = await runCli(['saved-searches', 'delete', 'ÄRGER', '--yes'], { env: s.env });
+    expect(tie.code).toBe(1);
+    expect(tie.stderr).toContain('2 of your saved searches are named "ÄRGER" in some case');
+    expect(tie.stderr).toContain(lower.id);
+    const mine = async () => (await names(s.user.apiKey)).filter((n) => n.endsWith('rger')).sort();
+    expect(await mine()).toEqual(['Ärger', 'ärger'].sort());
+    const deleted = await runCli(['saved-searches', 'delete', 'ärger', '--yes'], { env: s.env });
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(await mine()).toEqual(['Ärger']);
+    const byId = await runCli(['saved-searches', 'rename', (await save('ärger', 'otters')).id, 'ärger 2'], { env: s.env });
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(await mine()).toEqual(['Ärger']);
+    expect(await names(s.user.apiKey)).toContain('ärger 2');
   });
 
   it('search --saved NAME --json score: the word after --json is the fields, not a query', { timeout: 120_000 }, async () => {

@@ -277,7 +277,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     .addOption(new Option('--documents', 'group results by document (the default on a terminal)').conflicts('passages'))
     .option('--no-rerank', "skip the server's reranker, if one is configured (faster)")
     .option('--facets [names]', facetsFlagHelp('the whole result list', 'the results'))
-    .option('--saved <name>', 'run your saved search of this name (or one shared with you); a query, projects, filters or facets given here go over its own')
+    .option('--saved <name>', 'run your saved search of this name, as written or in any case (or one shared with you; its id when names tie); a query, projects, filters or facets given here go over its own')
     .option('--save <name>', 'save this search (query, projects, filters, facets, mode) under a name, then run it')
     .option('--share <project>', "with --save, share it with this project's members (you edit the project)")
     .option('--web', 'open this search on the web search page instead (prints its URL when no browser opens)')

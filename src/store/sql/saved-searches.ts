@@ -27,13 +27,23 @@ export interface SavedSearch {
 
 type Row = { id: string; user_id: string; email: string; project_id: string | null; name: string; search: string; created_at: number; updated_at: number };
 
+/**
+ * The body a saved search runs: one shared with a project and saved without `project_ids` searches that project, not
+ * every project each member reads (a shared search may search only its project, docs/api.md#saved-searches). Read
+ * here, not only at save, so that those saved before run so too.
+ */
+function searchOf(r: Row): Record<string, unknown> {
+  const search = JSON.parse(r.search) as Record<string, unknown>;
+  return r.project_id !== null && search.project_ids === undefined ? { ...search, project_ids: [r.project_id] } : search;
+}
+
 const toSaved = (r: Row): SavedSearch => ({
   id: r.id,
   userId: r.user_id,
   userEmail: r.email,
   projectId: r.project_id,
   name: r.name,
-  search: JSON.parse(r.search) as Record<string, unknown>,
+  search: searchOf(r),
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -45,7 +55,8 @@ export class SavedSearchStore {
   ) {}
 
   private select() {
-    return this.db.selectFrom('saved_searches as s').innerJoin('users as u', 'u.id', 's.user_id').selectAll('s').select('u.email');
+    // A deleted account's are deleted with it (TeamAdmin); any left from before that are not shown either.
+    return this.db.selectFrom('saved_searches as s').innerJoin('users as u', 'u.id', 's.user_id').where('u.deleted_at', 'is', null).selectAll('s').select('u.email');
   }
 
   /** The person's own saved searches and those shared with any of `projectIds`, by name (own first on a tie); access/ keeps those the caller sees. */
@@ -90,5 +101,11 @@ export class SavedSearchStore {
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('saved_searches').where('id', '=', id).execute();
+  }
+
+  /** Deletes every saved search of a person (their account deleted); how many. */
+  async deleteAllOf(userId: string): Promise<number> {
+    const res = await this.db.deleteFrom('saved_searches').where('user_id', '=', userId).executeTakeFirst();
+    return Number(res.numDeletedRows);
   }
 }

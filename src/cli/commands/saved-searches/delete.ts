@@ -38,7 +38,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     description: 'Delete saved searches of yours, named as `search --saved` finds them (yours first, any case); one shared with you by someone else is refused. Asks first on a terminal; elsewhere --yes is required.',
     examples: ['docsearch saved-searches delete weekly', 'docsearch saved-searches delete weekly "old invoices" --yes'],
   })
-    .argument('<names...>', 'names of saved searches (any case)')
+    .argument('<names...>', 'names of saved searches (any case), or their ids')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((names: string[], flags: { yes?: boolean }) => runF({ names, yes: Boolean(flags.yes), json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -24,7 +24,7 @@ export function build(ctx: Context, runF: typeof run = run): Command {
     description: 'Rename one of your saved searches (its search stays as it was). Only its author renames one shared with a project.',
     examples: ['docsearch saved-searches rename weekly "weekly invoices"'],
   })
-    .argument('<name>', 'its name now (any case)')
+    .argument('<name>', 'its name now (any case), or its id')
     .argument('<new-name>', 'the new name')
     .action((name: string, newName: string) => runF({ name, newName, json: Boolean(ctx.globals().json) }, ctx));
 }

@@ -25,18 +25,30 @@ export async function listSavedSearches(ctx: Context): Promise<SavedSearchRecord
   return (await ctx.http().get('/api/v1/saved-searches', { shape: SAVED_SEARCH_LIST })).saved_searches;
 }
 
-/** The saved search of this name (any case) among `all`: the caller's own, else the one shared with them; several shared ones of that name are refused, naming their authors. */
+/**
+ * The saved search of this name among `all`: the name as written first (the server keeps "Ärger" and "ärger" apart:
+ * its any-case folds A–Z only), else in any case; the caller's own before one shared with them; or the one of this id
+ * (`srch_…`), which tells apart those the name alone cannot. Several of the caller's own differing beyond A–Z's case,
+ * or several shared ones, are refused, naming them.
+ */
 export function pickSavedSearch(ctx: Context, all: SavedSearchRecord[], name: string): SavedSearchRecord {
-  const named = all.filter((v) => v.name.toLowerCase() === name.toLowerCase());
-  const own = named.find((v) => v.mine);
-  if (own) return own;
+  const exact = all.filter((v) => v.name === name);
+  const named = exact.length > 0 ? exact : all.filter((v) => v.name.toLowerCase() === name.toLowerCase());
+  const own = named.filter((v) => v.mine);
+  if (own.length === 1) return own[0]!;
+  if (own.length > 1) {
+    const lines = own.map((v) => `  ${v.id}  ${terminalSafe(v.name)}`).join('\n');
+    throw new CliError(`${own.length} of your saved searches are named "${terminalSafe(name)}" in some case:\n${lines}`, undefined, 'name one exactly as it is written, or by its id');
+  }
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
     const lines = named.map((v) => `  ${v.id}  by ${terminalSafe(v.created_by)}`).join('\n');
-    throw new CliError(`${named.length} saved searches shared with you are named "${name}":\n${lines}`, undefined, 'ask their authors to rename one');
+    throw new CliError(`${named.length} saved searches shared with you are named "${terminalSafe(name)}":\n${lines}`, undefined, 'name one by its id (docsearch search --saved ID), or ask their authors to rename one');
   }
+  const byId = all.find((v) => v.id === name);
+  if (byId) return byId;
   const known = all.map((v) => terminalSafe(v.name)).join(', ');
-  throw new CliError(`no saved search named "${name}" on ${ctx.http().baseUrl}`, undefined, known ? `yours and those shared with you: ${known}` : 'save one with `docsearch search QUERY --save NAME`');
+  throw new CliError(`no saved search named "${terminalSafe(name)}" on ${ctx.http().baseUrl}`, undefined, known ? `yours and those shared with you: ${known}` : 'save one with `docsearch search QUERY --save NAME`');
 }
 
 /** The saved search of this name, as `pickSavedSearch` finds it on the server. */
