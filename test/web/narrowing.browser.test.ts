@@ -1,6 +1,7 @@
 /**
  * Labelling a selection on the Documents page from the keyboard alone, in Chromium: a document picked with Space, its
- * labels typed, Enter labels it — the form's first button is "Delete selected…", which Enter pressed before.
+ * labels typed, Enter labels it — the form's first button is "Delete selected…", which Enter pressed before. Its field
+ * and the list's label filter are found by their names, which tell them apart.
  */
 import { describe, expect, it } from 'vitest';
 import { addUser, api } from '../helpers/daemon.js';
@@ -10,7 +11,7 @@ import { browserSuite, browserTitle, HAVE_CHROMIUM, signIn } from './browser.js'
 describe.skipIf(!HAVE_CHROMIUM)(browserTitle('labelling a selection from the keyboard'), () => {
   const suite = browserSuite();
 
-  it('Enter in the Labels field of the actions on a selection labels it, and asks to delete nothing', async () => {
+  it('Enter in the labels field of the actions on a selection labels it, and asks to delete nothing', async () => {
     const { d, browser } = suite;
     const ada = await addUser(d);
     const up = await uploadFiles(d, ada.apiKey, [{ name: 'tides.txt', bytes: Buffer.from('The spring tides reach the quay twice a month.') }], { query: '?wait=true' });
@@ -23,7 +24,13 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('labelling a selection from the key
       await page.goto(`${d.url}/documents`);
       await page.focus(`input[name=ids][value="${id}"]`);
       await page.keyboard.press('Space');
-      await page.focus('.bulk-actions input[name=labels]');
+      // Two fields take label names: each has a name of its own, the filter's and the selection's.
+      const filter = page.getByRole('textbox', { name: 'With labels', exact: true });
+      const bulk = page.getByRole('textbox', { name: 'Labels to add or remove', exact: true });
+      expect([await filter.count(), await bulk.count()]).toEqual([1, 1]);
+      expect(await filter.evaluate((e) => e.closest('form')?.getAttribute('aria-label'))).toBe('Filter documents');
+      expect(await bulk.evaluate((e) => e.closest('[role=group]')?.getAttribute('aria-label'))).toBe('With the selected documents');
+      await bulk.focus();
       await page.keyboard.type('Q&A, café ☕');
       // The page is /documents before and after: the form's own answer says which button Enter pressed.
       const posted = page.waitForResponse((r) => r.url().endsWith('/documents/bulk'));

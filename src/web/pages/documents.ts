@@ -47,7 +47,7 @@ export interface DocumentsPageData {
   bulk?: { ids: readonly string[]; labels: string };
 }
 
-/** Enter in the bulk Labels field submits the form's first button: this one, which labels, not "Delete selected…". */
+/** Enter in the bulk "Labels to add or remove" field submits the form's first button: this one, which labels, not "Delete selected…". */
 const ENTER_LABELS = html`<button type="submit" name="action" value="label" hidden></button>`;
 
 /** The Type filter's choices: filter names, written as the pages write types (format.ts). */
@@ -144,7 +144,7 @@ export function documentsPage(d: DocumentsPageData) {
     <label>Project <select name="project_id">${option('', 'All projects', f.project_id)}${d.projects.map((p) => option(p.id, p.name, f.project_id))}</select></label>
     <label>Type <select name="type">${option('', 'Any type', f.type)}${TYPES.map(([v, l]) => option(v, l, f.type))}</select></label>
     <label>Status <select name="status">${option('', 'Any status', f.status)}${STATUSES.map((v) => option(v, v, f.status))}</select></label>
-    <label>Labels <input type="text" name="labels" value="${f.labels}" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" placeholder="unpaid, urgent"></label>
+    <label>With labels <input type="text" name="labels" value="${f.labels}" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" placeholder="unpaid, urgent"></label>
     <label>Uploaded from <input type="date" name="from" value="${f.from}"></label>
     <label>to <input type="date" name="to" value="${f.to}"></label>
     <label>Sort <select name="sort">${SORTS.map(([v, l]) => option(v, l, f.sort))}</select></label>
@@ -167,7 +167,7 @@ export function documentsPage(d: DocumentsPageData) {
       <label class="inline-label">Move selected to <select name="project_id">${d.moveTargets.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></label>
       <button type="submit" name="action" value="move" class="secondary">Move</button>
       <button type="submit" name="action" value="retry" class="secondary" title="Queues the selected documents that failed again">Retry selected</button>
-      <label class="inline-label">Labels <input type="text" name="labels" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" placeholder="unpaid, urgent" value="${d.bulk?.labels ?? ''}"></label>
+      <label class="inline-label">Labels to add or remove <input type="text" name="labels" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" placeholder="unpaid, urgent" value="${d.bulk?.labels ?? ''}"></label>
       <button type="submit" name="action" value="label" class="secondary">Add labels</button>
       <button type="submit" name="action" value="unlabel" class="secondary">Remove labels</button>
     </div>

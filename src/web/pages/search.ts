@@ -173,9 +173,60 @@ function narrowedHref(d: SearchPageData, add: [string, string][]): string {
 /** Values of a facet in sight before its "N more". */
 const FACET_SHOWN = 10;
 
+/** How metadata bounds read: as a person writes them (the dates among them read "after" and "before" alike). */
+const BOUNDS: Record<string, string> = { $gt: '>', $gte: '≥', $lt: '<', $lte: '≤' };
+
+/** "ops", "ops or dev", "ops, dev or qa". */
+const anyOf = (values: readonly string[]): string => (values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`);
+
+/** One metadata condition as a person reads it ("year ≥ 2020", "team: ops or dev", "has year", "no year"); null for one the filter language has not. */
+function metadataCondition(key: string, op: string, value: unknown): string | null {
+  if (!key) return null;
+  const scalar = (x: unknown) => (x === null || ['string', 'number', 'boolean'].includes(typeof x) ? String(x) : null);
+  if (op === '$eq') return scalar(value) === null ? null : `${key}: ${scalar(value)}`;
+  if (op === '$in') return Array.isArray(value) && value.length && value.every((x) => scalar(x) !== null) ? `${key}: ${anyOf(value.map(String))}` : null;
+  if (Object.hasOwn(BOUNDS, op)) return typeof value === 'string' || typeof value === 'number' ? `${key} ${BOUNDS[op]} ${value}` : null;
+  if (op === '$exists') return typeof value === 'boolean' ? (value ? `has ${key}` : `no ${key}`) : null;
+  return null;
+}
+
+/**
+ * A metadata filter as a person reads it: `metadata.year.$gte=2020` "year ≥ 2020", `metadata.team=ops` "team: ops",
+ * the JSON object (a saved search's, where the shorthand would not mean the same) each of its conditions so. Null
+ * for what is no metadata filter or none the filter language reads (the page shows its error): then as given.
+ */
+function metadataText(param: string, value: string): string | null {
+  if (param.startsWith('metadata.')) {
+    // The parameter's key and operator, as core/filter-params.ts reads them: a text value, so `$in` is comma-separated.
+    const path = param.slice('metadata.'.length);
+    const dollar = path.lastIndexOf('.$');
+    const [key, op] = dollar >= 0 ? [path.slice(0, dollar), path.slice(dollar + 1)] : [path, '$eq'];
+    const typed = op === '$in' ? value.split(',') : op === '$exists' ? ({ true: true, false: false } as Record<string, boolean>)[value] : value;
+    return metadataCondition(key, op, typed);
+  }
+  if (param !== 'metadata') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || Object.keys(parsed).length === 0) return null;
+  const read = Object.entries(parsed).flatMap(([key, c]) =>
+    c !== null && typeof c === 'object' && !Array.isArray(c) ? Object.entries(c).map(([op, x]) => metadataCondition(key, op, x)) : [metadataCondition(key, '$eq', c)],
+  );
+  return read.length && read.every((x) => x !== null) ? read.join('; ') : null;
+}
+
+/** A label in a label's colour, as the Documents list shows it. */
+const coloured = (name: string, color: string): Html => html`<span class="doc-labels"><bdi class="badge label-${color}">${name}</bdi></span>`;
+
 /** Each filter in force as a chip whose link is the search without it; the facet counts as links that narrow it. */
 function filterPanel(d: SearchPageData): Html | null {
   const given = d.filterParams ?? [];
+  const facets = d.response?.facets ?? {};
+  // A label's colour, from the label facet (a label in force is among its values when anything was found).
+  const colours = new Map((facets.label ?? []).flatMap((v) => (v.color ? [[foldAscii(String(v.value)), v.color] as const] : [])));
   // The Uploaded facet's year is two parameters (its first day, the next year's): one chip, which removes both.
   const since = given.findIndex(([k, v]) => k === 'uploaded_since' && /^\d{4}-01-01$/.test(v));
   const year = since >= 0 ? given[since]![1].slice(0, 4) : '';
@@ -186,17 +237,22 @@ function filterPanel(d: SearchPageData): Html | null {
     const title = wholeYear ? 'Uploaded' : (PARAM_TITLES[k] ?? k);
     const without = `/search?${searchParams(d, given.filter((_, j) => j !== i && !(wholeYear && j === before))).toString()}`;
     const shown = wholeYear ? year : shownValue(k, v);
-    return html`<li><a class="chip" href="${without}" aria-label="Remove the filter ${title}: ${shown}"><bdi>${title}: ${shown}</bdi> <span aria-hidden="true">×</span></a></li>`;
+    const colour = k === 'labels' ? colours.get(foldAscii(v.trim())) : undefined;
+    // The link says what it removes in the words the chip shows.
+    const text = metadataText(k, v) ?? `${title}: ${shown}`;
+    const body = colour ? html`${title}: ${coloured(shown, colour)}` : html`<bdi>${text}</bdi>`;
+    return html`<li><a class="chip" href="${without}" aria-label="Remove the filter ${text}">${body} <span aria-hidden="true">×</span></a></li>`;
   });
   // A label in force is matched in any case of A–Z, as the filter matches it (`labels=DRAFT` is the label "draft").
   const key = (k: string, v: string) => `${k}=${k === 'labels' ? foldAscii(v) : v}`;
   const active = new Set(given.map(([k, v]) => key(k, v)));
-  const facets = d.response?.facets ?? {};
   const groups = PAGE_FACETS.map(({ facet, title, narrow }) => {
     const values = (facets[facet] ?? []).filter((v) => v.value !== null && !narrow(String(v.value)).every(([k, x]) => active.has(key(k, x))));
     if (values.length === 0) return null;
-    const item = (v: (typeof values)[number]) =>
-      html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}"><bdi>${shownValue(facet, String(v.value))}</bdi> <span class="count">${number(v.count)}</span></a></li>`;
+    const item = (v: (typeof values)[number]) => {
+      const shown = shownValue(facet, String(v.value));
+      return html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}">${v.color ? coloured(shown, v.color) : html`<bdi>${shown}</bdi>`} <span class="count">${number(v.count)}</span></a></li>`;
+    };
     // The most frequent few in sight; the rest folded, still each a link (none is out of reach).
     const rest = values.slice(FACET_SHOWN);
     return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3><ul>${values.slice(0, FACET_SHOWN).map(item)}</ul>${
