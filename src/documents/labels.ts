@@ -14,9 +14,11 @@ import type { Locks } from '../store/coordination.js';
 import type { ChunkIndex } from '../store/lancedb/chunks.js';
 import type { DocumentRecord } from '../store/sql/documents.js';
 import type { Label, LabelColor, LabelStore } from '../store/sql/labels.js';
+import type { SavedSearchStore } from '../store/sql/saved-searches.js';
 
 export interface LabelServiceDeps {
   labels: LabelStore;
+  savedSearches: Pick<SavedSearchStore, 'renameLabel'>;
   chunks: Pick<ChunkIndex, 'setDocumentFields'>;
   locks: Locks;
   audit: AuditLog;
@@ -35,11 +37,15 @@ export class LabelService {
     return label;
   }
 
-  /** Renames or recolours a label (documents keep it: they carry its id); 409 when the name is taken in its project. */
+  /**
+   * Renames or recolours a label (documents keep it: they carry its id; saved searches over its project alone are
+   * given its new name); 409 when the name is taken in its project.
+   */
   async update(label: Label, patch: { name?: string; color?: LabelColor }): Promise<Label> {
     const updated = await this.deps.labels.update(label.id, patch);
     if (updated === null) throw notFound('label');
     if (updated === 'conflict') throw await this.taken(label.projectId, patch.name!);
+    if (updated.name !== label.name) await this.deps.savedSearches.renameLabel(label.projectId, label.name, updated.name);
     await this.deps.audit.record({
       type: 'label.changed',
       target: { type: 'label', id: label.id, label: updated.name },

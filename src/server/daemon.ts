@@ -333,7 +333,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const thumbnails = new ThumbnailRenderer();
     cleanups.push(() => thumbnails.close());
     const quotas = new Quotas({ store: new QuotaStore(db), defaultUserBytes: config.quotaDefault === undefined ? null : parseByteSize(config.quotaDefault) });
-    const labelService = new LabelService({ labels, chunks: search.chunkWrites, locks, audit });
+    const savedSearches = new SavedSearchStore(db, now);
+    const labelService = new LabelService({ labels, savedSearches, chunks: search.chunkWrites, locks, audit });
     const ingest = new DocumentService({
       documents,
       projects,
@@ -426,7 +427,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       documents,
       labels,
       labelService,
-      savedSearches: new SavedSearchStore(db, now),
+      savedSearches,
       ingest,
       files,
       ...(libreOffice ? { libreOffice } : {}),

@@ -4,7 +4,8 @@
  * P and saved without projects searches P for every member, not each member's whole library; an author since made a
  * viewer of P, or removed from it, no longer renames it (a new name reaches P's members) but still deletes it; a group
  * member whose group loses P no longer sees it; it goes with P, and with its author's account. A key limited to
- * projects sees none of its user's own searches that name a project outside its limit.
+ * projects sees none of its user's own searches that name a project outside its limit. A label renamed in P is
+ * renamed in the searches over P alone.
  */
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
@@ -113,6 +114,23 @@ describe('a saved search shared with a project, as its members change', () => {
     }
     expect(await listed(alice)).toEqual(['Anywhere', 'Both', 'Harbour only', 'Merger only']);
     for (const v of (await as(alice, '/api/v1/saved-searches')).body.saved_searches as { id: string }[]) expect((await as(alice, `/api/v1/saved-searches/${v.id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('follows a label renamed in its project, when it searches that project alone; one over more projects keeps the name', { timeout: 120_000 }, async () => {
+    const doc = ((await as(alice, `/api/v1/documents?project_id=${p}`)).body.documents as { id: string }[])[0]!;
+    expect((await as(alice, `/api/v1/documents/${doc.id}`, { method: 'PATCH', body: { labels: { add: ['Unpaid'] } } })).status).toBe(200);
+    const alone = await save(alice, 'Unpaid here', { query: 'otters', mode: 'keyword', filters: { labels: ['UNPAID', 'Unpaid'] } }, p);
+    const mine = (await as(alice, '/api/v1/saved-searches', { body: { name: 'Unpaid there', search: { query: 'otters', mode: 'keyword', project_ids: [p, q], filters: { labels: 'unpaid' } } } })).body;
+    const label = ((await as(alice, `/api/v1/projects/${p}/labels`)).body.labels as { id: string; name: string }[]).find((l) => l.name === 'Unpaid')!;
+    expect((await as(alice, `/api/v1/projects/${p}/labels/${label.id}`, { method: 'PATCH', body: { name: 'To pay' } })).status).toBe(200);
+
+    const after = async (id: string) => (await as(alice, `/api/v1/saved-searches/${id}`)).body.search as { filters: { labels: unknown } };
+    expect((await after(alone.id)).filters.labels).toEqual(['To pay']);
+    const run = await as(carol, '/api/v1/search', { body: (await as(carol, `/api/v1/saved-searches/${alone.id}`)).body.search });
+    expect((run.body.results as { document: { id: string } }[]).map((r) => r.document.id)).toEqual([doc.id]);
+    // Over P and Q, "unpaid" may be another project's label too: the name stays.
+    expect((await after(mine.id)).filters.labels).toBe('unpaid');
+    for (const id of [alone.id, mine.id]) expect((await as(alice, `/api/v1/saved-searches/${id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
   it('goes with its project, and with its author’s account', { timeout: 120_000 }, async () => {

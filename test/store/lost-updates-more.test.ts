@@ -25,6 +25,7 @@ import { type DocumentRecord, DocumentStore } from '../../src/store/sql/document
 import { GroupStore } from '../../src/store/sql/groups.js';
 import { IdentityStore, openNewAccountStores } from '../../src/store/sql/identities.js';
 import { JobStore } from '../../src/store/sql/jobs.js';
+import { SavedSearchStore } from '../../src/store/sql/saved-searches.js';
 import { LabelStore } from '../../src/store/sql/labels.js';
 import { migrate } from '../../src/store/sql/migrations/index.js';
 import { openPostgres } from '../../src/store/sql/postgres.js';
@@ -103,7 +104,7 @@ afterAll(() => {
 function services(db: Db, chunkIndex: ChunkIndex = chunks) {
   const locks = new LocalLocks();
   const audit = new RecordedAudit();
-  const labels = new LabelService({ labels: new LabelStore(db, now), chunks, locks, audit });
+  const labels = new LabelService({ labels: new LabelStore(db, now), savedSearches: new SavedSearchStore(db, now), chunks, locks, audit });
   const documents = new DocumentService({ documents: new DocumentStore(db, new JobStore(db, now), now), projects: new ProjectStore(db, now), files, chunks: chunkIndex, locks, events: new LocalEvents(), now, audit: new RecordedAudit(), labels });
   return { labels, documents, audit };
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import { foldAscii } from '../../core/name-order.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
 
@@ -32,7 +33,7 @@ type Row = { id: string; user_id: string; email: string; project_id: string | nu
  * every project each member reads (a shared search may search only its project, docs/api.md#saved-searches). Read
  * here, not only at save, so that those saved before run so too.
  */
-function searchOf(r: Row): Record<string, unknown> {
+function searchOf(r: Pick<Row, 'project_id' | 'search'>): Record<string, unknown> {
   const search = JSON.parse(r.search) as Record<string, unknown>;
   return r.project_id !== null && search.project_ids === undefined ? { ...search, project_ids: [r.project_id] } : search;
 }
@@ -101,6 +102,35 @@ export class SavedSearchStore {
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('saved_searches').where('id', '=', id).execute();
+  }
+
+  /**
+   * A project's label renamed: the saved searches over that project alone that ask for it by its old name (in any case
+   * of A–Z, as the filter matches names) ask for the new one, so they go on finding what they found — documents carry
+   * the label itself, searches its name. One over other projects too keeps the old name: a label of that name there
+   * still answers it. How many changed.
+   */
+  async renameLabel(projectId: string, from: string, to: string): Promise<number> {
+    const old = foldAscii(from);
+    // Shared with the project, or naming it in its body (a superset: `_` in an id matches any one character).
+    const rows = await this.db
+      .selectFrom('saved_searches')
+      .selectAll()
+      .where((eb) => eb.or([eb('project_id', '=', projectId), eb('search', 'like', `%${projectId}%`)]))
+      .execute();
+    let changed = 0;
+    for (const r of rows) {
+      const scope = searchOf(r).project_ids;
+      if (!Array.isArray(scope) || scope.length === 0 || !scope.every((id) => id === projectId)) continue;
+      const search = JSON.parse(r.search) as { filters?: { labels?: string | string[] } };
+      const asked = search.filters?.labels;
+      if (asked === undefined || ![asked].flat().some((name) => foldAscii(name) === old)) continue;
+      const renamed = [...new Set([asked].flat().map((name) => (foldAscii(name) === old ? to : name)))];
+      search.filters!.labels = typeof asked === 'string' ? renamed[0]! : renamed;
+      await this.db.updateTable('saved_searches').set({ search: JSON.stringify(search), updated_at: this.now() }).where('id', '=', r.id).execute();
+      changed++;
+    }
+    return changed;
   }
 
   /** Deletes every saved search of a person (their account deleted); how many. */
