@@ -184,7 +184,9 @@ describe.skipIf(SKIP !== null)(`MCP on three replicas behind haproxy, round robi
     const replicaOf = (x: Sent) => served.get(x.id)![0]!.replica;
     const perReplica = [0, 1, 2].map((i) => posts.filter((x) => replicaOf(x) === i).map((x) => x.rpc));
     process.stderr.write(`MCP POSTs in order: ${posts.map((x) => `${x.rpc} -> r${replicaOf(x)} (${served.get(x.id)![0]!.ms} ms)`).join(', ')}\n`);
-    for (const rpcs of perReplica) expect(rpcs.length).toBeGreaterThanOrEqual(2);
+    // Each replica served some of the session. Not a fixed share: what else goes through haproxy between two of these
+    // (the SDK's GET stream, another client) takes its turn in the rotation too (run41: 4, 4 and 1 of the 9).
+    for (const rpcs of perReplica) expect(rpcs.length).toBeGreaterThanOrEqual(1);
     // Round robin, no stickiness: consecutive requests on different replicas...
     for (let i = 1; i < posts.length; i++) expect(replicaOf(posts[i]!), `${posts[i - 1]!.rpc} then ${posts[i]!.rpc}`).not.toBe(replicaOf(posts[i - 1]!));
     // ...so the note was written on one replica and searched and read on each of the other two.
