@@ -59,6 +59,13 @@ function addCondition(metadata: Record<string, unknown>, key: string, op: (typeo
  * The filters of a URL query (parameters that are not filters are left alone), unvalidated: parse with `Filters`.
  * Undefined when there are none.
  */
+/** A `metadata.<key>[.$op]` parameter's key and operator (`$eq` when it names none). */
+export function metadataParamParts(name: string): [key: string, op: string] {
+  const path = name.slice('metadata.'.length);
+  const dollar = path.lastIndexOf('.$');
+  return dollar >= 0 ? [path.slice(0, dollar), path.slice(dollar + 1)] : [path, '$eq'];
+}
+
 export function filtersFromParams(params: Params): FiltersInput | undefined {
   const out: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
@@ -77,9 +84,7 @@ export function filtersFromParams(params: Params): FiltersInput | undefined {
         Object.assign(metadata, parsed);
       }
     } else if (name.startsWith('metadata.')) {
-      const path = name.slice('metadata.'.length);
-      const dollar = path.lastIndexOf('.$');
-      const [key, op] = dollar >= 0 ? [path.slice(0, dollar), path.slice(dollar + 1)] : [path, '$eq'];
+      const [key, op] = metadataParamParts(name);
       if (!(METADATA_OPERATORS as readonly string[]).includes(op)) throw invalidRequest(`query.${name}: unknown operator "${op}": one of ${METADATA_OPERATORS.join(', ')}`);
       for (const v of values) addCondition(metadata, key, op as (typeof METADATA_OPERATORS)[number], v, `query.${name}`);
     } else if (LISTS.has(name)) {

@@ -3,6 +3,7 @@ import { citationLabel } from '../../core/citation-label.js';
 import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { foldAscii } from '../../core/name-order.js';
+import { metadataParamParts } from '../../core/filter-params.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
@@ -197,10 +198,8 @@ function metadataCondition(key: string, op: string, value: unknown): string | nu
  */
 function metadataText(param: string, value: string): string | null {
   if (param.startsWith('metadata.')) {
-    // The parameter's key and operator, as core/filter-params.ts reads them: a text value, so `$in` is comma-separated.
-    const path = param.slice('metadata.'.length);
-    const dollar = path.lastIndexOf('.$');
-    const [key, op] = dollar >= 0 ? [path.slice(0, dollar), path.slice(dollar + 1)] : [path, '$eq'];
+    // A text value, so `$in` is comma-separated.
+    const [key, op] = metadataParamParts(param);
     const typed = op === '$in' ? value.split(',') : op === '$exists' ? ({ true: true, false: false } as Record<string, boolean>)[value] : value;
     return metadataCondition(key, op, typed);
   }
