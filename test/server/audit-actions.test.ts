@@ -110,18 +110,13 @@ describe('the audit log misses nothing: the table of audited actions, each once'
   };
   let withCodes: Awaited<ReturnType<typeof withApp>> | undefined;
 
-  /** A page script's JSON post (the passkey forms), with the client's cookies and CSRF token. */
-  const postJson = async (web: WebClient, path: string, body: unknown) => {
-    const cookie = [...web.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(d.url + path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': web.csrf, cookie }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
   /** A passkey of a software authenticator (test/helpers/soft-passkey.ts) added on Settings → Security; its id. */
   const addPasskey = async (web: WebClient, name: string, alone: boolean) => {
     await web.get('/settings/security');
-    const options = await postJson(web, '/settings/security/passkeys/options', {});
-    ok(options, 200);
-    ok(await postJson(web, '/settings/security/passkeys', { response: registrationResponse(options.body as never, PUBLIC_URL), name, alone }), 200);
+    const options = await web.postJson('/settings/security/passkeys/options', {});
+    expect(options.status, options.text).toBe(200);
+    const added = await web.postJson('/settings/security/passkeys', { response: registrationResponse(JSON.parse(options.text), PUBLIC_URL), name, alone });
+    expect(added.status, added.text).toBe(200);
     const page = await web.get('/settings/security');
     return [...page.text.matchAll(/\/settings\/security\/passkeys\/([^/"]+)\/rename/g)].at(-1)![1]!;
   };
