@@ -34,6 +34,9 @@ export interface Actor {
 /** A browser signed in as `userId`: the person themselves, with every document scope and no project limit. */
 export const sessionActor = (userId: string): Actor => ({ userId, scopes: ['read:documents', 'write:documents'], projectLimit: null });
 
+/** What access asks of a saved search. */
+type SavedSearchAccess = { userId: string; projectId: string | null; search: Record<string, unknown> };
+
 export interface AccessDeps {
   grants: Pick<ProjectMemberStore, 'grantsOf' | 'holders'>;
   projects: Pick<ProjectStore, 'get' | 'heads' | 'defaultId'>;
@@ -221,7 +224,7 @@ export class AccessControl {
    * own — but not, through a key limited to projects, their own shared with a project outside its limit, nor their
    * own unshared one naming such a project (its ids, query and filters are of what the key may not read).
    */
-  async seesSavedSearch(actor: Actor, saved: { userId: string; projectId: string | null; search: Record<string, unknown> }): Promise<boolean> {
+  async seesSavedSearch(actor: Actor, saved: SavedSearchAccess): Promise<boolean> {
     const own = saved.userId === actor.userId;
     if (saved.projectId === null) {
       const named = saved.search.project_ids;
@@ -237,17 +240,49 @@ export class AccessControl {
    * as sharing it did: a new name reaches its members, and an author since made a viewer or removed may no longer
    * put words before them (403); deleting it stays theirs.
    */
-  async savedSearch(actor: Actor, saved: { userId: string; projectId: string | null; search: Record<string, unknown> } | null, action: 'read' | 'rename' | 'delete'): Promise<void> {
-    if (!saved || !(await this.seesSavedSearch(actor, saved))) throw notFound('saved search');
+  async savedSearch(actor: Actor, saved: SavedSearchAccess | null, action: 'read' | 'rename' | 'delete'): Promise<void> {
+    const refused = await this.savedSearchRefusal(actor, saved, action);
+    if (refused) throw refused;
+  }
+
+  /** Whether the actor may do `action` with a saved search they see (a page offers only what it may). */
+  async savedSearchAllows(actor: Actor, saved: SavedSearchAccess, action: 'read' | 'rename' | 'delete'): Promise<boolean> {
+    return (await this.savedSearchRefusal(actor, saved, action)) === null;
+  }
+
+  /**
+   * Whether the actor sees this saved search only as its author: it is shared with a project they no longer read
+   * (removed, their group's grant gone). They see it to delete it, and learn nothing of that project through it — not
+   * the labels its editors renamed since (docs/api.md#saved-searches).
+   */
+  async seesSavedSearchOnlyAsAuthor(actor: Actor, saved: SavedSearchAccess): Promise<boolean> {
+    return saved.projectId !== null && saved.userId === actor.userId && (await this.roleOn(actor, saved.projectId)) === null;
+  }
+
+  /**
+   * Whether a saved search's author still reads the project it is shared with (through any grant of theirs, whatever
+   * their credential): once they do not, its members keep it but are not told who they are now (their e-mail).
+   * `authors` keeps one actor per author across a list, so each author's grants are read once.
+   */
+  async savedSearchAuthorReads(saved: SavedSearchAccess, authors: Map<string, Actor> = new Map()): Promise<boolean> {
+    if (saved.projectId === null) return true;
+    let author = authors.get(saved.userId);
+    if (!author) authors.set(saved.userId, (author = sessionActor(saved.userId)));
+    return (await this.roles(author)).has(saved.projectId);
+  }
+
+  private async savedSearchRefusal(actor: Actor, saved: SavedSearchAccess | null, action: 'read' | 'rename' | 'delete'): Promise<AppError | null> {
+    if (!saved || !(await this.seesSavedSearch(actor, saved))) return notFound('saved search');
     const scope = action === 'read' ? 'read:documents' : 'write:documents';
-    if (!actor.scopes.includes(scope)) throw scopeRefused(scope);
-    if (action !== 'read' && saved.userId !== actor.userId) throw forbidden(`only its author may ${action} a saved search`);
+    if (!actor.scopes.includes(scope)) return scopeRefused(scope);
+    if (action !== 'read' && saved.userId !== actor.userId) return forbidden(`only its author may ${action} a saved search`);
     if (action === 'rename' && saved.projectId !== null) {
       const role = await this.roleOn(actor, saved.projectId);
       if (!role || !roleAllows(role, 'edit')) {
-        throw forbidden('only an editor or owner of the project a saved search is shared with may rename it, as only they may share one: delete it, or ask an owner to make you an editor again', { role, required_role: 'editor' });
+        return forbidden('only an editor or owner of the project a saved search is shared with may rename it, as only they may share one: delete it, or ask an owner to make you an editor again', { role, required_role: 'editor' });
       }
     }
+    return null;
   }
 
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */

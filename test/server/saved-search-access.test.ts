@@ -5,12 +5,15 @@
  * viewer of P, or removed from it, no longer renames it (a new name reaches P's members) but still deletes it; a group
  * member whose group loses P no longer sees it; it goes with P, and with its author's account. A key limited to
  * projects sees none of its user's own searches that name a project outside its limit. A label renamed in P is
- * renamed in the searches over P alone.
+ * renamed in the searches over P alone; an author who has left P (themselves, or their group) still sees theirs, to
+ * delete it, without its label filters or the time of such a rename; its members keep it, without its author's
+ * e-mail (which may have changed since).
  */
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { loggedIn } from './web-client.js';
 
 describe('a saved search shared with a project, as its members change', () => {
   let d: Daemon;
@@ -28,7 +31,7 @@ describe('a saved search shared with a project, as its members change', () => {
   const save = async (user: TestUser, name: string, search: object, projectId: string) => {
     const res = await as(user, '/api/v1/saved-searches', { body: { name, search, project_id: projectId } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body as { id: string; search: Record<string, unknown> };
+    return res.body as { id: string; name: string; search: Record<string, unknown>; updated_at: string };
   };
 
   daemonForSuite(async (started) => {
@@ -54,6 +57,66 @@ describe('a saved search shared with a project, as its members change', () => {
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     expect((run.body.results as { document: { filename: string } }[]).map((r) => r.document.filename)).toEqual(['harbour.txt']);
     expect((await as(bob, `/api/v1/saved-searches/${saved.id}`, { method: 'DELETE' })).status).toBe(204);
+    // Saved with an empty list of projects, likewise (the web page reads an empty list as every project).
+    const none = await save(bob, 'Otters again', { query: 'otters', mode: 'keyword', project_ids: [] }, p);
+    expect(none.search.project_ids).toEqual([p]);
+    expect((await as(bob, `/api/v1/saved-searches/${none.id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('tells an author who has left the project nothing of it: not its labels renamed since, nor when; its members keep it', { timeout: 120_000 }, async () => {
+    // Bob is removed from P; Dan loses it when his group's grant goes (the same for access).
+    const group = await as(admin, '/api/v1/admin/groups', { body: { name: 'deckhands', description: '' } });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    const danId = ((await as(admin, '/api/v1/admin/users')).body.users as { id: string; email: string }[]).find((u) => u.email === dan.email)!.id;
+    expect((await as(admin, `/api/v1/admin/groups/${group.body.id}/members`, { body: { user: danId } })).status).toBe(201);
+    await share(p, { group: 'deckhands', role: 'editor' });
+    const doc = ((await as(alice, `/api/v1/documents?project_id=${p}`)).body.documents as { id: string }[])[0]!;
+    expect((await as(alice, `/api/v1/documents/${doc.id}`, { method: 'PATCH', body: { labels: { add: ['Arrears'] } } })).status).toBe(200);
+    const filters = { labels: ['Arrears'], type: ['txt'] };
+    const bobs = await save(bob, 'Overdue otters', { query: 'otters', mode: 'keyword', filters }, p);
+    const dans = await save(dan, 'Overdue by Dan', { query: 'otters', mode: 'keyword', filters: { labels: 'Arrears' } }, p);
+    expect((await as(alice, `/api/v1/projects/${p}/members/${await memberId(p, bob.email)}`, { method: 'DELETE' })).status).toBe(204);
+    const deckhands = ((await as(alice, `/api/v1/projects/${p}/members`)).body.members as { id: string; group?: string }[]).find((m) => m.group === 'deckhands')!.id;
+    expect((await as(alice, `/api/v1/projects/${p}/members/${deckhands}`, { method: 'DELETE' })).status).toBe(204);
+    const label = ((await as(alice, `/api/v1/projects/${p}/labels`)).body.labels as { id: string; name: string }[]).find((l) => l.name === 'Arrears')!;
+    expect((await as(alice, `/api/v1/projects/${p}/labels/${label.id}`, { method: 'PATCH', body: { name: 'Chased twice' } })).status).toBe(200);
+
+    for (const [author, saved, kept] of [
+      [bob, bobs, { query: 'otters', mode: 'keyword', project_ids: [p], filters: { type: ['txt'] } }],
+      [dan, dans, { query: 'otters', mode: 'keyword', project_ids: [p] }],
+    ] as const) {
+      const listedTo = await as(author, '/api/v1/saved-searches');
+      const one = await as(author, `/api/v1/saved-searches/${saved.id}`);
+      expect(one.status).toBe(200);
+      for (const seen of [(listedTo.body.saved_searches as { id: string }[]).find((v) => v.id === saved.id), one.body]) {
+        expect(seen).toMatchObject({ name: saved.name, mine: true, project_id: p, search: kept, updated_at: saved.updated_at });
+        expect(JSON.stringify(seen)).not.toContain('Chased');
+        expect(JSON.stringify(seen)).not.toContain('Arrears');
+      }
+      // Running it is the refusal of a project they do not read, as for any id.
+      expect((await as(author, '/api/v1/search', { body: one.body.search })).status).toBe(404);
+    }
+    // The members keep it, following the label; not who its author is now (Bob moves to another address).
+    const web = await loggedIn(d, bob);
+    await web.get('/settings/account');
+    const moved = `moved-${bob.email}`;
+    expect((await web.post('/settings/account/email', { _csrf: web.csrf, email: moved, password: bob.password })).status).toBe(303);
+    bob = { ...bob, email: moved };
+    const carols = await as(carol, `/api/v1/saved-searches/${bobs.id}`);
+    expect(carols.body.search.filters).toEqual({ labels: ['Chased twice'], type: ['txt'] });
+    expect(carols.body.created_by).toBe('a former member');
+    const carolsList = JSON.stringify((await as(carol, '/api/v1/saved-searches')).body);
+    for (const email of [moved, dan.email]) expect(carolsList).not.toContain(email);
+    expect(carolsList.match(/"created_by":"a former member"/g)).toHaveLength(2);
+    const run = await as(carol, '/api/v1/search', { body: carols.body.search });
+    expect((run.body.results as { document: { id: string } }[]).map((r) => r.document.id)).toEqual([doc.id]);
+    for (const [author, saved] of [
+      [bob, bobs],
+      [dan, dans],
+    ] as const)
+      expect((await as(author, `/api/v1/saved-searches/${saved.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await listed(carol)).toEqual([]);
+    await share(p, { email: bob.email, role: 'editor' });
   });
 
   it('an author made a viewer or removed no longer renames it (its members would read the new name); deleting stays theirs', { timeout: 120_000 }, async () => {
@@ -145,6 +208,9 @@ describe('a saved search shared with a project, as its members change', () => {
     await save(dan, 'By Dan', { query: 'otters' }, p);
     expect(await listed(carol)).toEqual(['By Dan']);
     const danId = ((await as(admin, '/api/v1/admin/users')).body.users as { id: string; email: string }[]).find((u) => u.email === dan.email)!.id;
+    // A disabled account's stays: it may be enabled again, and its members knew it.
+    expect((await as(admin, `/api/v1/admin/users/${danId}/disable`, { method: 'POST' })).status).toBe(200);
+    expect(await listed(carol)).toEqual(['By Dan']);
     const gone = await as(admin, `/api/v1/admin/users/${danId}`, { method: 'DELETE' });
     expect(gone.status, JSON.stringify(gone.body)).toBe(200);
     expect(await listed(carol)).toEqual([]);

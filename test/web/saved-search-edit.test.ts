@@ -132,4 +132,23 @@ describe('saved searches in the web sidebar', () => {
     expect(await nameOf(shared)).toBe('Shared berths');
     expect(await nameOf(own)).toBe('Private berths');
   });
+
+  it('offers an author since made a viewer of the project, or removed from it, Delete… but not Rename', async () => {
+    const id = await save(bob, 'Bob berths', { search: { query: 'berths', project_ids: [project] }, project_id: project });
+    const bobWeb = await loggedIn(d, bob);
+    const actions = async () => {
+      const li = entry((await bobWeb.get('/search')).text, 'Bob berths')!;
+      return { rename: li.includes(`/search/saved/${id}/rename`), delete: li.includes(`/search/saved/${id}/delete`) };
+    };
+    expect(await actions()).toEqual({ rename: true, delete: true });
+    expect((await as(alice, `/api/v1/projects/${project}/members`, { body: { email: bob.email, role: 'viewer' } })).status).toBeLessThan(300);
+    expect(await actions()).toEqual({ rename: false, delete: true });
+    const bobId = ((await as(alice, `/api/v1/projects/${project}/members`)).body.members as { id: string; email?: string }[]).find((m) => m.email === bob.email)!.id;
+    expect((await as(alice, `/api/v1/projects/${project}/members/${bobId}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await actions()).toEqual({ rename: false, delete: true });
+    // What it offers is what the forms do.
+    expect((await bobWeb.post(`/search/saved/${id}/rename`, { _csrf: bobWeb.csrf, name: 'Renamed', back: '/search' })).status).toBe(403);
+    const done = await bobWeb.submit(`/search/saved/${id}/delete`, hiddenFields((await bobWeb.get(`/search/saved/${id}/delete?back=%2Fsearch`)).text, `/search/saved/${id}/delete`));
+    expect(done.text).toContain('Deleted the saved search “Bob berths”.');
+  });
 });

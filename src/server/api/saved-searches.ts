@@ -18,13 +18,16 @@ import { ErrorBody, IdParams, readableText, Timestamp } from './schemas.js';
 /** What a saved search keeps: a search body without the page (limit and cursor belong to each run). */
 export const SavedSearchBody = SearchBody.omit({ limit: true, cursor: true, document_ids: true });
 
+/** `created_by` of a saved search whose author has left the project it is shared with, for its members. */
+const FORMER_MEMBER = 'a former member';
+
 export const SavedSearchSchema = z
   .object({
     id: z.string(),
     name: z.string(),
     search: z.record(z.string(), z.unknown()).describe('the search body to send to POST /search (query, project_ids, filters, facets, mode, group …)'),
     project_id: z.string().nullable().describe("the project whose members it is shared with; null: its author's alone"),
-    created_by: z.string().describe("its author's e-mail"),
+    created_by: z.string().describe(`its author's e-mail; "${FORMER_MEMBER}" to the members of the project it is shared with once its author no longer reads that project`),
     mine: z.boolean().describe('the caller is its author (only the author renames and deletes it)'),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -45,8 +48,30 @@ const toWire = (v: SavedSearch, userId: string) => ({
 /** The saved searches the actor sees (their own, those shared with projects they read), by name: the list route's and the web page's. */
 export async function savedSearchesSeen(s: Services, actor: Actor): Promise<SavedSearch[]> {
   const seen: SavedSearch[] = [];
-  for (const v of await s.savedSearches.visible(actor.userId, await s.access.readable(actor))) if (await s.access.seesSavedSearch(actor, v)) seen.push(v);
+  const authors = new Map<string, Actor>();
+  for (const v of await s.savedSearches.visible(actor.userId, await s.access.readable(actor))) if (await s.access.seesSavedSearch(actor, v)) seen.push(await asSeenBy(s, actor, v, authors));
   return seen;
+}
+
+/**
+ * A saved search the actor sees, as they may see it: its author, shared with a project they no longer read, sees it
+ * without its label filters — the project's editors rename those in it (SavedSearchStore.renameLabel), which would
+ * tell them of that project's labels since. The rest (name, query, other filters) is their own and stays as they left
+ * it. The project's members keep it, but not its author's e-mail once they have left: it may have changed since.
+ */
+async function asSeenBy(s: Services, actor: Actor, v: SavedSearch, authors?: Map<string, Actor>): Promise<SavedSearch> {
+  if (v.userId !== actor.userId) return (await s.access.savedSearchAuthorReads(v, authors)) ? v : { ...v, userEmail: FORMER_MEMBER };
+  if (!(await s.access.seesSavedSearchOnlyAsAuthor(actor, v))) return v;
+  const { filters, ...search } = v.search as { filters?: Record<string, unknown> };
+  const { labels: _labels, ...rest } = filters ?? {};
+  return { ...v, search: Object.keys(rest).length > 0 ? { ...search, filters: rest } : search };
+}
+
+/** The saved search `id`, when the actor may read it, as they may see it (404 else): GET /saved-searches/{id}'s. */
+export async function savedSearchSeen(s: Services, actor: Actor, id: string): Promise<SavedSearch> {
+  const saved = await s.savedSearches.get(id);
+  await s.access.savedSearch(actor, saved, 'read');
+  return asSeenBy(s, actor, saved!);
 }
 
 /** A saved search's name: each of a person's once (any case). */
@@ -150,9 +175,7 @@ export const getSavedSearch = (s: Services) =>
     params: IdParams,
     responses: { 200: { description: 'The saved search', schema: SavedSearchSchema }, 404: notFoundResponse },
     async handler({ params, principal }) {
-      const saved = await s.savedSearches.get(params.id);
-      await s.access.savedSearch(principal, saved, 'read');
-      return { status: 200, body: toWire(saved!, principal.userId) };
+      return { status: 200, body: toWire(await savedSearchSeen(s, principal, params.id), principal.userId) };
     },
   });
 

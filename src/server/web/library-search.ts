@@ -54,7 +54,12 @@ async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: 
   const filterParams = Object.entries(query)
     .filter(([k]) => isFilterParam(k))
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? '']).filter((x) => x !== '').map((x): [string, string] => [k, x]));
-  const savedSearches = (await savedSearchesSeen(s, user.actor)).map((v) => ({ id: v.id, name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null, mine: v.userId === user.id }));
+  // Rename and Delete… are offered as access allows them (an author since made a viewer of the project may delete, not rename).
+  const savedSearches = [];
+  for (const v of await savedSearchesSeen(s, user.actor)) {
+    const [renamable, deletable] = [await s.access.savedSearchAllows(user.actor, v, 'rename'), await s.access.savedSearchAllows(user.actor, v, 'delete')];
+    savedSearches.push({ id: v.id, name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null, renamable, deletable });
+  }
   const data = {
     user,
     csrfToken: ctx.state.session!.csrfToken,

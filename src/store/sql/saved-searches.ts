@@ -35,7 +35,9 @@ type Row = { id: string; user_id: string; email: string; project_id: string | nu
  */
 function searchOf(r: Pick<Row, 'project_id' | 'search'>): Record<string, unknown> {
   const search = JSON.parse(r.search) as Record<string, unknown>;
-  return r.project_id !== null && search.project_ids === undefined ? { ...search, project_ids: [r.project_id] } : search;
+  // An empty list too: the web page reads it as "all projects" (no `project` in the address).
+  const unscoped = search.project_ids === undefined || (Array.isArray(search.project_ids) && search.project_ids.length === 0);
+  return r.project_id !== null && unscoped ? { ...search, project_ids: [r.project_id] } : search;
 }
 
 const toSaved = (r: Row): SavedSearch => ({
@@ -127,7 +129,9 @@ export class SavedSearchStore {
       if (asked === undefined || ![asked].flat().some((name) => foldAscii(name) === old)) continue;
       const renamed = [...new Set([asked].flat().map((name) => (foldAscii(name) === old ? to : name)))];
       search.filters!.labels = typeof asked === 'string' ? renamed[0]! : renamed;
-      await this.db.updateTable('saved_searches').set({ search: JSON.stringify(search), updated_at: this.now() }).where('id', '=', r.id).execute();
+      // updated_at stays its author's last change: the time of this one would tell an author who has left the project
+      // that a label was renamed there (they are shown it without its label filters, api/saved-searches.ts).
+      await this.db.updateTable('saved_searches').set({ search: JSON.stringify(search) }).where('id', '=', r.id).execute();
       changed++;
     }
     return changed;

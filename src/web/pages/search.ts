@@ -43,8 +43,8 @@ export interface SearchPageData {
   libraryEmpty?: boolean;
   /** The filters as the URL carries them (GET /api/v1/documents' parameters: `type=pdf`, `labels=unpaid` …), in order. */
   filterParams?: [string, string][];
-  /** The person's saved searches and those shared with them, as links; their own (`mine`) they rename and delete. */
-  savedSearches?: { id: string; name: string; href: string; shared: boolean; mine: boolean }[];
+  /** The person's saved searches and those shared with them, as links; with Rename and Delete… where access allows them (their own). */
+  savedSearches?: { id: string; name: string; href: string; shared: boolean; renamable: boolean; deletable: boolean }[];
   /** A saved search's Rename refused: the name as typed stays in its field, open, with why. */
   renaming?: { id: string; name: string; error: string };
   /** Save this search refused: the form open again with the name and project as chosen, and why. */
@@ -273,24 +273,27 @@ function here(d: SearchPageData): string {
   return `/search?${params.toString()}`;
 }
 
-/** An own saved search's Rename (a small form, folded) and Delete… (which asks first, on a page of its own). */
-function savedActions(d: SearchPageData, v: { id: string; name: string }, back: string): Html {
+/** An own saved search's Rename (a small form, folded) and Delete… (which asks first, on a page of its own), each where it is allowed. */
+function savedActions(d: SearchPageData, v: { id: string; name: string; renamable: boolean; deletable: boolean }, back: string): Html | null {
+  if (!v.renamable && !v.deletable) return null;
   const refused = d.renaming?.id === v.id ? d.renaming : null;
-  return html`<div class="actions"><details class="rename"${refused ? html` open` : null}><summary class="button small">${forRow('Rename', v.name)}</summary>
+  const rename = html`<details class="rename"${refused ? html` open` : null}><summary class="button small">${forRow('Rename', v.name)}</summary>
     <form method="post" action="/search/saved/${v.id}/rename" class="inline-field">
       <input type="hidden" name="_csrf" value="${d.csrfToken}"><input type="hidden" name="back" value="${back}">
       <label class="visually-hidden" for="rename-${v.id}">New name for ${v.name}</label>
       <input id="rename-${v.id}" type="text" name="name" maxlength="${maxlengthFor(MAX_NAME_CHARS)}" required value="${refused ? refused.name : v.name}">
       <button type="submit" class="small">${forRow('Save', v.name)}</button>
     </form>
-  </details><a href="/search/saved/${v.id}/delete?back=${encodeURIComponent(back)}" class="button danger small">${forRow('Delete…', v.name)}</a></div>`;
+  </details>`;
+  const remove = html`<a href="/search/saved/${v.id}/delete?back=${encodeURIComponent(back)}" class="button danger small">${forRow('Delete…', v.name)}</a>`;
+  return html`<div class="actions">${v.renamable ? rename : null}${v.deletable ? remove : null}</div>`;
 }
 
 function savedList(d: SearchPageData): Html | null {
   if (!d.savedSearches?.length) return null;
   const back = here(d);
   return html`<nav class="saved-searches" aria-label="Saved searches"><h2>Saved searches</h2><ul>${d.savedSearches.map(
-    (v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}${v.mine ? savedActions(d, v, back) : null}</li>`,
+    (v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}${savedActions(d, v, back)}</li>`,
   )}</ul>${d.renaming ? html`<p class="error" role="alert">${d.renaming.error}</p>` : null}</nav>`;
 }
 
