@@ -106,7 +106,7 @@ export async function showDocument(ctx: WebContext, s: Services, user: WebUser, 
     attachedTo: message ? { id: message.id, filename: message.filename } : null,
     opened: passage ? { index: passage.index, answer: passage.answer } : null,
     labels: (labels.get(doc.id) ?? []).map((l) => ({ name: l.name, color: l.color })),
-    vocabulary: vocabulary.map((l) => l.name),
+    vocabulary: vocabulary.map((l) => ({ name: l.name, color: l.color })),
     ...(error ? { error } : {}),
     ...(typed ? { typed } : {}),
   };

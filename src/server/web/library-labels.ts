@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { isAppError } from '../../core/errors.js';
+import { foldAscii } from '../../core/name-order.js';
 import { LabelName, MAX_FILTER_VALUES } from '../../core/filters.js';
 import { LABEL_COLORS, type Label, type LabelColor } from '../../store/sql/labels.js';
 import { sentence } from '../../web/format.js';
@@ -12,7 +13,7 @@ import type { AppState } from '../state.js';
 import type { ProjectAction } from '../../access/roles.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
-import { formBody, formField } from './form.js';
+import { formBody, formField, formFields } from './form.js';
 import { renderNotFound } from './library-common.js';
 import { documentFor, showDocument } from './library-documents.js';
 import { render } from './render.js';
@@ -85,6 +86,27 @@ export function labelFieldProblem(raw: string, message: string): string {
   return sentence(message.replace(/^body\./, ''));
 }
 
+/**
+ * The names a document's label form sends: the ticked ones (each whole: a name such as "[draft]" is no JSON array) and
+ * the typed ones, duplicates (any case) once; or why they were refused, in words.
+ */
+function postedLabels(typed: string, ticked: string[]): string[] | string {
+  let names: string[];
+  try {
+    names = parseLabelField(typed, 'labels');
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return labelFieldProblem(typed, err.message);
+  }
+  for (const n of ticked) {
+    const r = LabelName.safeParse(n);
+    if (!r.success) return `The label “${n.trim()}” ${plainMessage(r.error.issues[0]!)}.`;
+  }
+  const all = [...ticked.map((n) => n.trim()), ...names];
+  const once = all.filter((n, i) => all.findIndex((m) => foldAscii(m) === foldAscii(n)) === i);
+  return once.length > MAX_FILTER_VALUES ? `A document carries at most ${MAX_FILTER_VALUES} labels: ${once.length} were given.` : once;
+}
+
 const back = (ctx: WebContext, to: string) => {
   ctx.status = 303;
   ctx.redirect(to);
@@ -150,21 +172,18 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     back(ctx, `/projects/${found.projectId}/labels`);
   });
 
-  // The document page's label editor: the labels it carries become exactly those named (as PATCH /documents/{id} `labels`).
+  // The document page's label editor: the labels it carries become exactly those named (as PATCH /documents/{id} `labels`):
+  // each ticked `label` (one name each) and the `labels` typed (names separated by commas or a JSON array, as scripts send).
   router.post('document.labels', '/documents/:id/labels', formBody(), async (ctx) => {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const doc = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!doc) return;
-    let names: string[];
     const typed = formField(ctx, 'labels');
-    try {
-      names = parseLabelField(typed, 'labels');
-    } catch (err) {
-      if (!isAppError(err)) throw err;
-      // The page again, with what was typed still in the field to correct (a redirect lost it).
-      return showDocument(ctx, s, user, doc.id, `Labels not changed: ${labelFieldProblem(typed, err.message)}`, 400, { labels: typed });
-    }
+    const ticked = formFields(ctx, 'label');
+    const names = postedLabels(typed, ticked);
+    // The page again, with what was ticked and typed still in the form to correct (a redirect lost it).
+    if (typeof names === 'string') return showDocument(ctx, s, user, doc.id, `Labels not changed: ${names}`, 400, { labels: typed, ticked });
     await s.labelService.change([doc], { set: names });
     flash(ctx, names.length === 0 ? `“${doc.filename}” has no labels now.` : `“${doc.filename}” is labelled ${names.map((n) => `“${n}”`).join(', ')}.`);
     back(ctx, `/documents/${doc.id}`);

@@ -48,11 +48,14 @@ export interface DocumentPageData {
   opened: { index: number; answer: string | null } | null;
   /** The labels it carries, with their colours (its project's vocabulary). */
   labels: { name: string; color: string }[];
-  /** The names of its project's labels, offered while typing (editors). */
-  vocabulary?: string[];
+  /** Its project's labels, each a box to tick (editors). */
+  vocabulary?: { name: string; color: string }[];
   error?: string;
-  /** What the person typed into a form that was refused: shown again in its field, not the saved value. */
-  typed?: { filename?: string; labels?: string };
+  /**
+   * What the person sent in a form that was refused, shown again rather than the saved value: `labels` typed in the
+   * new-labels field, `ticked` the label boxes ticked.
+   */
+  typed?: { filename?: string; labels?: string; ticked?: string[] };
 }
 
 const PDF = 'application/pdf';
@@ -192,12 +195,7 @@ function manageSection(d: DocumentPageData, others: DocumentPageData['projects']
     <label class="grow">Name <input type="text" name="filename" maxlength="${maxlengthFor(MAX_FILENAME_CHARS)}" required value="${d.typed?.filename ?? doc.filename}"></label>
     <button type="submit" class="secondary">Rename</button>
   </form>
-  <form method="post" action="/documents/${doc.id}/labels" class="row-form" id="labels">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
-    <label class="grow">Labels <input type="text" name="labels" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" value="${d.typed?.labels ?? d.labels.map((l) => l.name).join(', ')}" aria-describedby="labels-hint"${d.vocabulary?.length ? html` list="project-labels"` : null}><span class="hint" id="labels-hint">Names separated by commas, for example “unpaid, urgent”; a new name joins the project's labels. Empty: no labels.</span></label>
-    ${d.vocabulary?.length ? html`<datalist id="project-labels">${d.vocabulary.map((n) => html`<option value="${n}"></option>`)}</datalist>` : null}
-    <button type="submit" class="secondary">Save labels</button>
-  </form>
+  ${labelsForm(d)}
   ${
     others.length === 0
       ? html`<p class="muted">To move it, first <a href="/projects">create another project</a>.</p>`
@@ -209,6 +207,39 @@ function manageSection(d: DocumentPageData, others: DocumentPageData['projects']
   <p class="muted" data-hidden-when="settled"${movable ? html` hidden` : null}>It can be moved once indexing finishes.</p>`
   }
   </div>`;
+}
+
+/** Past this many labels the document does not carry, the form folds them under a summary. */
+export const FOLD_LABELS_PAST = 24;
+
+/**
+ * The labels form: each of the project's labels a box (those it carries first, ticked) and a field for new names. A
+ * datalist on one field of names separated by commas completed only the first name; boxes offer every label, by
+ * keyboard, mouse or touch, without script. The route sets exactly the ticked `label`s and the typed `labels`.
+ */
+function labelsForm(d: DocumentPageData) {
+  const carried = new Set(d.labels.map((l) => l.name));
+  const ticked = d.typed?.ticked ? new Set(d.typed.ticked) : carried;
+  const others = (d.vocabulary ?? []).filter((l) => !carried.has(l.name));
+  const chips = (labels: { name: string; color: string }[]) =>
+    html`<ul class="chips doc-labels">${labels.map(
+      (l) => html`<li><label class="check badge label-${l.color}"><input type="checkbox" name="label" value="${l.name}"${ticked.has(l.name) ? html` checked` : null}> <bdi>${l.name}</bdi></label></li>`,
+    )}</ul>`;
+  // A large vocabulary folds its other labels away, so that the form stays short (open when one of them was ticked).
+  const folded = others.length > FOLD_LABELS_PAST;
+  const any = d.labels.length + others.length > 0;
+  return html`<form method="post" action="/documents/${d.document.id}/labels" id="labels">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <fieldset aria-describedby="labels-hint"><legend>Labels</legend>
+    ${folded ? (d.labels.length > 0 ? chips(d.labels) : null) : any ? chips([...d.labels, ...others]) : null}
+    ${folded ? html`<details class="more-labels"${others.some((l) => ticked.has(l.name)) ? html` open` : null}><summary>The project's ${others.length} other labels</summary>${chips(others)}</details>` : null}
+    <div class="row-form">
+      <label class="grow">New labels <input type="text" name="labels" maxlength="${maxlengthFor(MAX_LABEL_LIST_CHARS)}" value="${d.typed?.labels ?? ''}" aria-describedby="new-labels-hint"><span class="hint" id="new-labels-hint">Names separated by commas, for example “unpaid, urgent”; a name the project lacks joins its labels.</span></label>
+      <button type="submit" class="secondary">Save labels</button>
+    </div>
+    <p class="hint" id="labels-hint">${any ? 'It carries the labels ticked and the new ones; nothing ticked or typed: no labels.' : 'The project has no labels yet; nothing typed: no labels.'}</p>
+    </fieldset>
+  </form>`;
 }
 
 /** Deleting one document, or several chosen on the Documents page: asks first, naming each. */
