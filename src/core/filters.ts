@@ -12,6 +12,7 @@ import { METADATA_OPERATORS } from './metadata-operators.js';
 import { MOMENT, MOMENT_FORM, momentProblem, momentSpan } from './moment.js';
 import { labelTextProblem, MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
 import { MAX_EMAIL_CHARS } from './name-limits.js';
+import { spellings } from './name-spellings.js';
 
 /** Values one field may list (types, uploaders, labels, a metadata `$in` …). */
 export { MAX_FILTER_VALUES, MAX_LABEL_CHARS } from './label-name.js';
@@ -24,10 +25,14 @@ export type Scalar = string | number | boolean | null;
 
 /** Metadata operators: `{key: value}` is `$eq`. */
 
-/** A label's name: what people type, so trimmed, readable, and without commas (lists of names are comma-separated). */
+/**
+ * A label's name: what people type, so trimmed, readable, without commas (lists of names are comma-separated), and
+ * composed (NFC: a name from a Mac's file or folder comes decomposed; core/name-spellings.ts).
+ */
 export const LabelName = z
   .string()
   .trim()
+  .normalize('NFC')
   .min(1)
   .max(MAX_LABEL_CHARS)
   .superRefine((value, ctx) => {
@@ -148,11 +153,17 @@ export interface DocumentFilters {
 
 const list = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : [...new Set(Array.isArray(v) ? v : [v])]);
 
+/**
+ * Text values in either Unicode spelling (core/name-spellings.ts): metadata is kept as sent or as a file had it,
+ * and "Müller" typed matches "Müller" from a Mac.
+ */
+const eitherSpelling = (values: readonly Scalar[]): Scalar[] => [...new Set(values.flatMap((v): Scalar[] => (typeof v === 'string' ? spellings(v) : [v])))];
+
 function metadataConditions(key: string, c: z.output<typeof Condition>): MetadataCondition[] {
-  if (c === null || typeof c !== 'object') return [{ key, op: 'in', values: [c] }];
+  if (c === null || typeof c !== 'object') return [{ key, op: 'in', values: eitherSpelling([c]) }];
   const out: MetadataCondition[] = [];
-  if (c.$eq !== undefined) out.push({ key, op: 'in', values: [c.$eq] });
-  if (c.$in) out.push({ key, op: 'in', values: [...new Set(c.$in)] });
+  if (c.$eq !== undefined) out.push({ key, op: 'in', values: eitherSpelling([c.$eq]) });
+  if (c.$in) out.push({ key, op: 'in', values: eitherSpelling(c.$in) });
   const bounds = (['$gt', '$gte', '$lt', '$lte'] as const).filter((op) => c[op] !== undefined);
   if (bounds.length > 0) {
     const kind = typeof c[bounds[0]!] === 'number' ? 'number' : 'moment';

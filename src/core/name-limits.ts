@@ -24,10 +24,12 @@ export const MAX_INVITES = 200;
 const EXTENSION = /\.[^.\s]{1,15}$/;
 
 /**
- * A name that came with a file (an upload's part, a source's item) cut to what a rename takes, whole characters
- * only, keeping its extension: such names are not typed here, so they are fitted, never refused.
+ * A name that came with a file (an upload's part, a source's item, an e-mail's attachment) cut to what a rename
+ * takes, whole characters only, keeping its extension: such names are not typed here, so they are fitted, never
+ * refused. Composed (NFC), as a typed name is: a Mac's file names come decomposed (core/name-spellings.ts).
  */
-export function fitFilename(name: string): string {
+export function fitFilename(given: string): string {
+  const name = given.normalize('NFC');
   if (codePointCount(name) <= MAX_FILENAME_CHARS) return name;
   const ext = EXTENSION.exec(name)?.[0] ?? '';
   return cutChars(name.slice(0, name.length - ext.length), MAX_FILENAME_CHARS - codePointCount(ext)) + ext;

@@ -6,6 +6,7 @@
  */
 import type { DocumentFilters } from '../core/filters.js';
 import { canonicalValue } from '../core/filters.js';
+import { spellings } from '../core/name-spellings.js';
 import { type ChunkFilter, type MetaPredicate, metaEntry } from '../store/lancedb/chunk-filter.js';
 import type { FilterLookups } from '../store/sql/document-filters.js';
 import type { LabelStore } from '../store/sql/labels.js';
@@ -37,7 +38,8 @@ export class FilterResolver {
         f.metadata.map(async (c): Promise<MetaPredicate> => {
           if (c.op === 'exists') return { key: c.key, present: c.exists };
           const values = c.op === 'in' ? c.values.map(canonicalValue) : await this.deps.lookups.valuesInRange(projectIds, c);
-          return { anyOf: values.map((v) => metaEntry(c.key, v)) };
+          // A key in either Unicode spelling, as the document list reads it (core/name-spellings.ts).
+          return { anyOf: spellings(c.key).flatMap((key) => values.map((v) => metaEntry(key, v))) };
         }),
       );
     }

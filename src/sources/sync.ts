@@ -434,7 +434,7 @@ async function followPaths(source: SourceRecord, state: PassItems, deps: PassDep
     const fetched = state.fetched.get(to);
     // Not fetched in this pass: a name the kind took from the path becomes the new path's; one it took from the
     // bytes (a message's subject) is the same for the same bytes.
-    const filename = fetched?.filename ?? (doc.sourcePath !== null && doc.filename === defaultName(doc.sourcePath) ? defaultName(to) : doc.filename);
+    const filename = fetched?.filename ?? (doc.sourcePath !== null && fitFilename(doc.filename) === defaultName(doc.sourcePath) ? defaultName(to) : doc.filename);
     const metadata = fetched && Object.keys(fetched.metadata).length > 0 ? { metadata: fetched.metadata } : {};
     await deps.ingest.follow(id, { filename, sourcePath: to, ...metadata });
   }

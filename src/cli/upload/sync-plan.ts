@@ -64,7 +64,22 @@ export interface SyncPlan {
 export const syncedPath = (rel: string, prefix: string | undefined): string => (prefix ? `${prefix}/${rel}` : rel);
 
 /** Whether a document belongs to the sync: it has a path, and that path lies below the prefix when there is one. */
-const inScope = (path: string | null | undefined, prefix: string | undefined): path is string => Boolean(path) && (!prefix || path!.startsWith(`${prefix}/`));
+const inScope = (path: string | null | undefined, prefix: string | undefined): path is string =>
+  Boolean(path) && (!prefix || path!.normalize('NFC').startsWith(`${prefix.normalize('NFC')}/`));
+
+/**
+ * The files, each at the path the project holds it at when that is its path in the other Unicode spelling: a folder
+ * synced from a Mac has its names decomposed (NFD), the same folder elsewhere (a git clone, a Linux copy) composed
+ * (NFC). They are one path, not a file gone and another come (which --prune would delete and send again).
+ */
+function asHeld(local: HashedFile[], held: Iterable<string>): HashedFile[] {
+  const byKey = new Map<string, string>();
+  for (const path of held) if (!byKey.has(path.normalize('NFC'))) byKey.set(path.normalize('NFC'), path);
+  return local.map((f) => {
+    const path = byKey.get(f.rel.normalize('NFC'));
+    return path !== undefined && path !== f.rel ? { ...f, rel: path } : f;
+  });
+}
 
 /**
  * Compares a folder with a project: each local file costs one hash, compared with the documents' sha256 and
@@ -72,9 +87,10 @@ const inScope = (path: string | null | undefined, prefix: string | undefined): p
  * sync), or attached to an e-mail (its attachments: `message.eml/report.pdf`, kept and deleted with the message), are
  * never touched. `local[].rel` is already the path in the project (see syncedPath).
  */
-export function planSync(local: HashedFile[], documents: DocumentRecord[], prune: boolean, prefix?: string): SyncPlan {
+export function planSync(files: HashedFile[], documents: DocumentRecord[], prune: boolean, prefix?: string): SyncPlan {
   const atPath = new Map<string, DocumentRecord[]>();
   for (const d of documents) if (!d.attached_to && inScope(d.path, prefix)) atPath.set(d.path, [...(atPath.get(d.path) ?? []), d]);
+  const local = asHeld(files, atPath.keys());
   const bySha = new Map(documents.map((d) => [d.sha256, d]));
   const plan: SyncPlan = { add: [], replace: [], unchanged: [], remove: [], synced: [...atPath.values()].reduce((n, docs) => n + docs.length, 0), moves: new Map(), rehomed: new Set() };
   const present = new Set(local.map((f) => f.rel));

@@ -74,8 +74,8 @@ export async function savedSearchSeen(s: Services, actor: Actor, id: string): Pr
   return asSeenBy(s, actor, saved!);
 }
 
-/** A saved search's name: each of a person's once (any case). */
-export const SavedSearchName = z.string().trim().min(1, 'must not be empty').max(MAX_NAME_CHARS, `must be at most ${MAX_NAME_CHARS} characters`).superRefine(readableText);
+/** A saved search's name: each of a person's once (any case), composed (NFC: core/name-spellings.ts). */
+export const SavedSearchName = z.string().trim().normalize('NFC').min(1, 'must not be empty').max(MAX_NAME_CHARS, `must be at most ${MAX_NAME_CHARS} characters`).superRefine(readableText);
 
 /**
  * Saves a search under a name for the actor (POST /saved-searches, the search page's Save form); shared with

@@ -8,6 +8,7 @@
  * labels of that name in the projects searched, metadata ranges to the values in range.
  */
 import { META_SEPARATOR } from '../../core/metadata-entries.js';
+import { spellings } from '../../core/name-spellings.js';
 import { inList, lit } from './owned-table.js';
 
 /** What a document or chunk is when no language could be told (BCP 47's "undetermined"). */
@@ -46,7 +47,8 @@ export function chunkFilterSql(f: ChunkFilter): string | null {
   if (f.contentTypes) parts.push(inList('content_type', f.contentTypes));
   if (f.uploadedFrom !== undefined) parts.push(`uploaded_at >= ${Math.trunc(f.uploadedFrom)}`);
   if (f.uploadedBefore !== undefined) parts.push(`uploaded_at < ${Math.ceil(f.uploadedBefore)}`);
-  if (f.pathPrefix !== undefined) parts.push(`starts_with(path, ${lit(f.pathPrefix)})`);
+  // Either Unicode spelling, as the document list compares paths (core/name-spellings.ts).
+  if (f.pathPrefix !== undefined) parts.push(spellings(f.pathPrefix).map((p) => `starts_with(path, ${lit(p)})`).join(' OR '));
   if (f.userIds) parts.push(inList('user_id', f.userIds));
   if (f.sourceIds) parts.push(inList('source_id', f.sourceIds));
   if (f.languages) {
@@ -58,7 +60,11 @@ export function chunkFilterSql(f: ChunkFilter): string | null {
   for (const m of f.meta ?? []) {
     if ('anyOf' in m) parts.push(m.anyOf.length === 0 ? 'false' : `array_has_any(meta, ${listLiteral(m.anyOf)})`);
     // A row written before the fields were recorded (null) matches neither: it is not known to lack the key.
-    else parts.push(m.present ? `array_has(meta, ${lit(m.key)})` : `(meta IS NOT NULL AND NOT array_has(meta, ${lit(m.key)}))`);
+    else {
+      // The key in either Unicode spelling, as the document list reads it (core/name-spellings.ts).
+      const has = spellings(m.key).map((key) => `array_has(meta, ${lit(key)})`);
+      parts.push(m.present ? has.join(' OR ') : `(meta IS NOT NULL AND NOT (${has.join(' OR ')}))`);
+    }
   }
   return parts.length > 0 ? parts.map((p) => `(${p})`).join(' AND ') : null;
 }

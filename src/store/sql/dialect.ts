@@ -1,4 +1,6 @@
 import { type CreateTableBuilder, type Expression, type Kysely, PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { spellings } from '../../core/name-spellings.js';
+import type { Database } from './schema.js';
 
 /** The two engines behind one schema: SQLite (embedded mode) and PostgreSQL (shared mode). */
 export type Engine = 'sqlite' | 'postgresql';
@@ -120,4 +122,28 @@ const POSTGRES: SqlDialect = {
  */
 export function dialectOf(db: Kysely<any>): SqlDialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? POSTGRES : SQLITE;
+}
+
+/**
+ * A name equal to `value` in any case of A–Z (equalsIgnoreCase) and in either Unicode spelling (core/name-spellings.ts):
+ * names are stored composed, but a library may hold decomposed ones written before, and those must not become twins.
+ */
+export function equalsName(d: SqlDialect, column: string, value: string): Expression<boolean> {
+  const [nfc, nfd] = spellings(value);
+  return nfd === undefined ? d.equalsIgnoreCase(column, nfc!) : sql<boolean>`(${d.equalsIgnoreCase(column, nfc!)} or ${d.equalsIgnoreCase(column, nfd)})`;
+}
+
+/**
+ * Whether `userId` has a project or saved search (other than `except`) of this name, in any case of A–Z and either
+ * spelling: their unique indexes compare bytes, and would not see a decomposed name stored before names were composed.
+ */
+export async function nameHeld(db: Kysely<Database>, table: 'projects' | 'saved_searches', userId: string, name: string, except?: string): Promise<boolean> {
+  const row = await db
+    .selectFrom(table)
+    .select('id')
+    .where('user_id', '=', userId)
+    .where(equalsName(dialectOf(db), 'name', name))
+    .$if(except !== undefined, (q) => q.where('id', '!=', except!))
+    .executeTakeFirst();
+  return row !== undefined;
 }

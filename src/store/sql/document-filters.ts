@@ -8,7 +8,8 @@
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { canonicalValue, type DocumentFilters, type MetadataCondition } from '../../core/filters.js';
 import { metadataEntries } from '../../core/metadata-entries.js';
-import { dialectOf, type SqlDialect } from './dialect.js';
+import { spellings } from '../../core/name-spellings.js';
+import { dialectOf, equalsName, type SqlDialect } from './dialect.js';
 import type { Database } from './schema.js';
 
 type DocumentsEb = ExpressionBuilder<Database, 'documents'>;
@@ -28,11 +29,18 @@ export async function writeMetadataRows(db: Kysely<Database>, documentId: string
   for (let i = 0; i < rows.length; i += 500) await db.insertInto('document_metadata').values(rows.slice(i, i + 500)).execute();
 }
 
-/** A path prefix compared exactly (LIKE folds case on SQLite, and would read `_` and `%` as wildcards). */
-const startsWith = (column: string, prefix: string) => sql<SqlBool>`substr(${sql.ref(column)}, 1, ${[...prefix].length}) = ${prefix}`;
+/**
+ * A path prefix compared exactly (LIKE folds case on SQLite, and would read `_` and `%` as wildcards), in either
+ * Unicode spelling (core/name-spellings.ts): paths are kept as sent, and a Mac sends them decomposed.
+ */
+const startsWith = (column: string, prefix: string) =>
+  sql<SqlBool>`(${sql.join(
+    spellings(prefix).map((p) => sql`substr(${sql.ref(column)}, 1, ${[...p].length}) = ${p}`),
+    sql` or `,
+  )})`;
 
 function metadataCondition(eb: DocumentsEb, c: MetadataCondition): Expression<SqlBool> {
-  const rows = eb.selectFrom('document_metadata as m').select('m.id').whereRef('m.document_id', '=', 'documents.id').where('m.key', '=', c.key);
+  const rows = eb.selectFrom('document_metadata as m').select('m.id').whereRef('m.document_id', '=', 'documents.id').where('m.key', 'in', spellings(c.key));
   if (c.op === 'exists') return c.exists ? eb.exists(rows) : eb.not(eb.exists(rows));
   if (c.op === 'in') return eb.exists(rows.where('m.value', 'in', c.values.map(canonicalValue)));
   const column = c.kind === 'number' ? 'm.number' : 'm.moment';
@@ -66,7 +74,7 @@ export function matchesFilters(f: DocumentFilters, d: SqlDialect): (eb: Document
             .innerJoin('labels as l', 'l.id', 'dl.label_id')
             .select('dl.id')
             .whereRef('dl.document_id', '=', 'documents.id')
-            .where(d.equalsIgnoreCase('l.name', name)),
+            .where(equalsName(d, 'l.name', name)),
         ),
       );
     }
@@ -113,7 +121,7 @@ export class FilterLookups {
       .innerJoin('documents as d', 'd.id', 'm.document_id')
       .select('m.value')
       .distinct()
-      .where('m.key', '=', c.key)
+      .where('m.key', 'in', spellings(c.key))
       .where('m.value', 'is not', null)
       .where(column, 'is not', null)
       .where('d.project_id', 'in', [...projectIds]);

@@ -2,6 +2,7 @@ import { type QueryCreator, sql, type Transaction } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { DocumentFilters } from '../../core/filters.js';
 import { newId } from '../../core/ids.js';
+import { spellings } from '../../core/name-spellings.js';
 import { storableText } from '../../core/storable-text.js';
 import type { Db } from './database.js';
 import { dialectOf } from './dialect.js';
@@ -447,14 +448,15 @@ export class DocumentStore {
   private listed(projectIds: readonly string[], filter: DocumentFilter) {
     let q = this.db.selectFrom('documents').where('project_id', 'in', [...projectIds]).where('replaced_by', 'is', null).where('trashed_at', 'is', null);
     if (filter.projectId) q = q.where('project_id', '=', filter.projectId);
-    if (filter.path !== undefined) q = q.where('path', '=', filter.path);
+    // Either Unicode spelling (core/name-spellings.ts): paths are kept as sent, and a Mac sends them decomposed.
+    if (filter.path !== undefined) q = q.where('path', 'in', spellings(filter.path));
     if (filter.status) q = q.where('status', '=', filter.status);
     if (filter.sha256) q = q.where('sha256', 'in', filter.sha256);
     if (filter.narrow) q = q.where(matchesFilters(filter.narrow, dialectOf(this.db)));
     if (filter.filename) {
       // Both sides through the same lower(): SQLite's folds ASCII only, and a JS-lowered pattern would miss "É".
-      const pattern = `%${filter.filename.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where(sql<boolean>`lower(filename) like lower(${pattern}) escape '\\'`);
+      const patterns = spellings(filter.filename).map((s) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      q = q.where((eb) => eb.or(patterns.map((pattern) => sql<boolean>`lower(filename) like lower(${pattern}) escape '\\'`)));
     }
     return q;
   }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, equalsName } from './dialect.js';
 import type { GroupsTable } from './schema.js';
 
 export interface Group {
@@ -57,12 +57,18 @@ export class GroupStore {
   }
 
   async findByName(name: string): Promise<Group | null> {
-    const row = await this.query().where(dialectOf(this.db).equalsIgnoreCase('g.name', name)).executeTakeFirst();
+    const row = await this.query().where(equalsName(dialectOf(this.db), 'g.name', name)).executeTakeFirst();
     return row ? toGroup({ ...row, member_count: row.member_count ?? 0 }) : null;
   }
 
-  /** Creates a group; null when the name is taken (ignoring ASCII case). */
-  async create(name: string, description = '', source = LOCAL_GROUPS): Promise<Group | null> {
+  /**
+   * Creates a group, its name composed (NFC: core/name-spellings.ts; the admin API, the operator command and SSO all
+   * come here); null when the name is taken (ignoring ASCII case, in either spelling: the unique index compares bytes,
+   * and would not see a decomposed name stored before).
+   */
+  async create(given: string, description = '', source = LOCAL_GROUPS): Promise<Group | null> {
+    const name = given.normalize('NFC');
+    if (await this.findByName(name)) return null;
     const now = this.now();
     const id = newId('grp', now);
     const res = await this.db

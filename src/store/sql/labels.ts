@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
-import { compareNames, foldAscii } from '../../core/name-order.js';
+import { compareNames } from '../../core/name-order.js';
+import { nameKey } from '../../core/name-spellings.js';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, equalsName } from './dialect.js';
 
 /**
  * Labels: each project's vocabulary (a name once per project, any case, with a colour) and the labels on its
@@ -76,12 +77,14 @@ export class LabelStore {
 
   /** The project's label of this name (any case), or null. */
   async byName(projectId: string, name: string): Promise<Label | null> {
-    const row = await this.db.selectFrom('labels').selectAll().where('project_id', '=', projectId).where(dialectOf(this.db).equalsIgnoreCase('name', name)).executeTakeFirst();
+    const row = await this.db.selectFrom('labels').selectAll().where('project_id', '=', projectId).where(equalsName(dialectOf(this.db), 'name', name)).executeTakeFirst();
     return row ? toLabel(row) : null;
   }
 
-  /** A new label; null when the project has one of that name already (any case). */
+  /** A new label; null when the project has one of that name already (any case, either spelling). */
   async create(projectId: string, name: string, color: LabelColor = defaultColor(name)): Promise<Label | null> {
+    // The unique index compares bytes: a decomposed name stored before names were composed would not stop its twin.
+    if (await this.byName(projectId, name)) return null;
     const now = this.now();
     const row: LabelRow = { id: newId('lbl', now), project_id: projectId, name, color, created_at: now, updated_at: now };
     try {
@@ -101,8 +104,8 @@ export class LabelStore {
     const out: Label[] = [];
     const seen = new Set<string>();
     for (const name of names) {
-      if (seen.has(foldAscii(name))) continue;
-      seen.add(foldAscii(name));
+      if (seen.has(nameKey(name))) continue;
+      seen.add(nameKey(name));
       const label = (await this.byName(projectId, name)) ?? (await this.create(projectId, name)) ?? (await this.byName(projectId, name));
       if (label) out.push(label);
     }
@@ -112,6 +115,12 @@ export class LabelStore {
   /** Renames or recolours a label: 'conflict' when another of its project has the name, null when it is gone. */
   async update(id: string, patch: { name?: string; color?: LabelColor }): Promise<Label | 'conflict' | null> {
     const set = { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.color !== undefined ? { color: patch.color } : {}), updated_at: this.now() };
+    if (patch.name !== undefined) {
+      // As in create: the other spelling of another label's name is that name.
+      const label = await this.get(id);
+      const held = label && (await this.byName(label.projectId, patch.name));
+      if (held && held.id !== id) return 'conflict';
+    }
     try {
       const row = await this.db.updateTable('labels').set(set).where('id', '=', id).returningAll().executeTakeFirst();
       return row ? toLabel(row) : null;
@@ -219,20 +228,26 @@ export class LabelStore {
         .execute();
       const stale = had.filter((l) => l.project_id !== projectId);
       if (stale.length > 0) {
-        const names = [...new Map(stale.map((l) => [foldAscii(l.name), l.name])).values()];
+        const names = [...new Map(stale.map((l) => [nameKey(l.name), l.name.normalize('NFC')])).values()];
         const now = this.now();
-        // Made where missing; a name there already (made meanwhile too) is taken as it is.
-        await trx
-          .insertInto('labels')
-          .values(names.map((name) => ({ id: newId('lbl', now), project_id: projectId, name, color: defaultColor(name), created_at: now, updated_at: now })))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-        const carried = await trx
-          .selectFrom('labels')
-          .select('id')
-          .where('project_id', '=', projectId)
-          .where((eb) => eb.or(names.map((n) => d.equalsIgnoreCase('name', n))))
-          .execute();
+        const named = () =>
+          trx
+            .selectFrom('labels')
+            .select(['id', 'name'])
+            .where('project_id', '=', projectId)
+            .where((eb) => eb.or(names.map((n) => equalsName(d, 'name', n))))
+            .execute();
+        // Made where missing (a name there in its other spelling is there: the index would not see it); a name made
+        // meanwhile is taken as it is.
+        const there = new Set((await named()).map((l) => nameKey(l.name)));
+        const missing = names.filter((n) => !there.has(nameKey(n)));
+        if (missing.length > 0)
+          await trx
+            .insertInto('labels')
+            .values(missing.map((name) => ({ id: newId('lbl', now), project_id: projectId, name, color: defaultColor(name), created_at: now, updated_at: now })))
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+        const carried = await named();
         await trx.deleteFrom('document_labels').where('document_id', '=', documentId).where(d.inValues('label_id', stale.map((l) => l.id))).execute();
         await linkWithinProject(trx, [documentId], carried.map((l) => l.id), now);
       }
@@ -249,14 +264,14 @@ export class LabelStore {
     if (projectIds.length === 0 || names.length === 0) return out;
     const d = dialectOf(this.db);
     // Folded as the database folds (A–Z only): toLowerCase would also fold "Ä", and then match no row of "Ärger".
-    const folded = [...new Set(names.map(foldAscii))];
+    const folded = [...new Set(names.map(nameKey))];
     const rows = await this.db
       .selectFrom('labels')
       .select(['id', 'name'])
       .where('project_id', 'in', [...projectIds])
-      .where((eb) => eb.or(folded.map((n) => d.equalsIgnoreCase('name', n))))
+      .where((eb) => eb.or(folded.map((n) => equalsName(d, 'name', n))))
       .execute();
-    for (const name of names) out.set(name, rows.filter((r) => foldAscii(r.name) === foldAscii(name)).map((r) => r.id));
+    for (const name of names) out.set(name, rows.filter((r) => nameKey(r.name) === nameKey(name)).map((r) => r.id));
     return out;
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, nameHeld } from './dialect.js';
 import type { ProjectsTable } from './schema.js';
 
 export interface Project {
@@ -125,6 +125,7 @@ export class ProjectStore {
     userId: string,
     input: { name: string; description?: string; metadata?: Record<string, unknown>; isDefault?: boolean },
   ): Promise<Project | null> {
+    if (await nameHeld(this.db, 'projects', userId, input.name)) return null;
     const now = this.now();
     const id = newId('prj', now);
     const res = await this.db
@@ -169,6 +170,10 @@ export class ProjectStore {
     if (patch.ocrLanguages !== undefined) set.ocr_languages = patch.ocrLanguages;
     if (patch.description !== undefined) set.description = patch.description;
     if (patch.metadata !== undefined) set.metadata = JSON.stringify(patch.metadata);
+    if (patch.name !== undefined) {
+      const owner = await this.db.selectFrom('projects').select('user_id').where('id', '=', id).executeTakeFirst();
+      if (owner && (await nameHeld(this.db, 'projects', owner.user_id, patch.name, id))) return 'conflict';
+    }
     try {
       const res = await this.db.updateTable('projects').set(set).where('id', '=', id).executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) return null;

@@ -3,7 +3,7 @@ import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import { foldAscii } from '../../core/name-order.js';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, nameHeld } from './dialect.js';
 
 /**
  * Saved searches (issue 60, docs/api.md#saved-searches): a person's named search (query, scope, filters, facets,
@@ -78,8 +78,9 @@ export class SavedSearchStore {
     return row ? toSaved(row) : null;
   }
 
-  /** A new saved search; null when the person has one of that name already (any case). */
+  /** A new saved search; null when the person has one of that name already (any case, either spelling). */
   async create(userId: string, name: string, search: Record<string, unknown>, projectId: string | null): Promise<SavedSearch | null> {
+    if (await nameHeld(this.db, 'saved_searches', userId, name)) return null;
     const now = this.now();
     const id = newId('srch', now);
     try {
@@ -91,8 +92,10 @@ export class SavedSearchStore {
     return this.get(id);
   }
 
-  /** The saved search under a new name; null when its author has another of that name (any case). */
+  /** The saved search under a new name; null when its author has another of that name (any case, either spelling). */
   async rename(id: string, name: string): Promise<SavedSearch | null> {
+    const author = await this.db.selectFrom('saved_searches').select('user_id').where('id', '=', id).executeTakeFirst();
+    if (author && (await nameHeld(this.db, 'saved_searches', author.user_id, name, id))) return null;
     try {
       await this.db.updateTable('saved_searches').set({ name, updated_at: this.now() }).where('id', '=', id).execute();
     } catch (err) {

@@ -27,13 +27,15 @@ export async function listSavedSearches(ctx: Context): Promise<SavedSearchRecord
 
 /**
  * The saved search of this name among `all`: the name as written first (the server keeps "Ärger" and "ärger" apart:
- * its any-case folds A–Z only), else in any case; the caller's own before one shared with them; or the one of this id
+ * its any-case folds A–Z only), else in any case and either Unicode spelling (a name pasted from a Mac's file name comes
+ * decomposed, "e" + U+0301, one typed composed); the caller's own before one shared with them; or the one of this id
  * (`srch_…`), which tells apart those the name alone cannot. Several of the caller's own differing beyond A–Z's case,
  * or several shared ones, are refused, naming them.
  */
 export function pickSavedSearch(ctx: Context, all: SavedSearchRecord[], name: string): SavedSearchRecord {
   const exact = all.filter((v) => v.name === name);
-  const named = exact.length > 0 ? exact : all.filter((v) => v.name.toLowerCase() === name.toLowerCase());
+  const key = (n: string) => n.normalize('NFC').toLowerCase();
+  const named = exact.length > 0 ? exact : all.filter((v) => key(v.name) === key(name));
   const own = named.filter((v) => v.mine);
   if (own.length === 1) return own[0]!;
   if (own.length > 1) {

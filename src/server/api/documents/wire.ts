@@ -9,11 +9,12 @@ export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
 
 /**
  * A name to show: 1–255 characters, no control or bidi formatting characters (core/unsafe-text.ts) and no folder
- * separators (the path says where it came from).
+ * separators (the path says where it came from); composed (NFC), as an uploaded file's name is (multipart.ts).
  */
 export const DocumentFilename = z
   .string()
   .trim()
+  .normalize('NFC')
   .min(1)
   .max(MAX_FILENAME_CHARS)
   .superRefine(readableText)

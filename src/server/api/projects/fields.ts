@@ -3,9 +3,11 @@ import { MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS } from '../../../core/name-limits
 import { LANGUAGE_SETTING, OCR_LANGUAGES_SETTING } from '../../../core/language-settings.js';
 import { Metadata, readableText } from '../schemas.js';
 
+/** Composed (NFC), as a keyboard types it: one pasted from a Mac's folder name comes decomposed (core/name-spellings.ts). */
 export const ProjectName = z
   .string()
   .trim()
+  .normalize('NFC')
   .min(1)
   .max(MAX_NAME_CHARS)
   .superRefine(readableText);

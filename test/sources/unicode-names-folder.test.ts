@@ -1,0 +1,60 @@
+/**
+ * A folder source over a Mac's names (docs/api.md#names): its files and folders named decomposed (NFD), the
+ * project's labels typed composed (NFC). The two spellings are one name wherever docsearch compares names.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, api, type Daemon, removeDir, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { SourceClient } from '../helpers/sources.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+
+const NFC = (s: string) => s.normalize('NFC');
+const NFD = (s: string) => s.normalize('NFD');
+
+describe('a folder source with names in NFC and NFD', () => {
+  const dirs = tempDirs('docsearch-unicode-source');
+  let root: string;
+  let d: Daemon;
+  let user: TestUser;
+  let client: SourceClient;
+  beforeAll(async () => {
+    root = dirs.make('root');
+    d = await startDaemon({ args: ['--source-roots', root, '--sources-min-interval', '1'] });
+    user = await addUser(d);
+    client = new SourceClient(d, user.apiKey);
+  }, 120_000);
+  afterAll(async () => {
+    await d?.stop();
+    if (d) removeDir(d.dataDir);
+    dirs.removeAll();
+  });
+
+  it('names from a Mac: labels given decomposed are the project label, file names are stored composed, a file renamed to its other spelling keeps its document', { timeout: 300_000 }, async () => {
+    const folder = join(root, 'mac');
+    mkdirSync(join(folder, NFD('Ordner Übersicht')), { recursive: true });
+    writeFileSync(join(folder, NFD('Ordner Übersicht'), NFD('Résumé.txt')), 'The café on the corner serves crème brûlée every morning.\n');
+    writeFileSync(join(folder, NFD('Café.txt')), 'Opening hours of the café: eight to six.\n');
+    const p = await client.project('Folder source');
+    expect((await api(d, `/api/v1/projects/${p}/labels`, { token: user.apiKey, body: { name: NFC('Entwürfe') } })).status).toBe(201);
+    const src = await client.add(p, { url: `file://${folder}`, labels: [NFD('Entwürfe')] });
+    expect(src.labels).toEqual([NFC('Entwürfe')]);
+    expect((await client.passAfter(p, src.id, 0)).last_result).toMatchObject({ added: 2 });
+    const docs = await client.settled(p, src.id, 2);
+    const shown = [...docs.values()].map((x) => x.filename).sort();
+    expect(shown).toEqual([NFC('Café.txt'), NFC('Résumé.txt')]);
+    expect([...docs.values()].map((x) => (x as unknown as { labels: string[] }).labels)).toEqual([[NFC('Entwürfe')], [NFC('Entwürfe')]]);
+    const vocabulary = (await api(d, `/api/v1/projects/${p}/labels`, { token: user.apiKey })).body.labels.map((l: { name: string }) => l.name);
+    expect(vocabulary).toEqual([NFC('Entwürfe')]);
+    expect((await client.sync(p, src.id)).last_result).toMatchObject({ added: 0, deleted: 0, unchanged: 2 });
+
+    // The same file, its name now composed (as a sync client from another system writes it): a rename on disk,
+    // which the document follows (its id, labels and index kept), not a document deleted and another made.
+    const before = docs.get(NFD('Café.txt'))!;
+    renameSync(join(folder, NFD('Café.txt')), join(folder, NFC('Café.txt')));
+    await client.sync(p, src.id);
+    const after = await client.documents(p, src.id);
+    expect([...after.keys()].sort()).toEqual([NFC('Café.txt'), NFD('Ordner Übersicht/Résumé.txt')].sort());
+    expect(after.get(NFC('Café.txt'))).toMatchObject({ id: before.id, filename: NFC('Café.txt') });
+  });
+});
