@@ -98,6 +98,11 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     const res = await call(`/api/v1/projects/${p.body.id}/labels`, { token: full.apiKey });
     expect(res.status).toBe(200);
     expect(res.body.labels).toMatchObject([{ name: 'unpaid', document_count: 0 }]);
+    await call(`/api/v1/projects/${p.body.id}/labels`, { token: full.apiKey, body: { name: 'urgent' } });
+    const page = await call(`/api/v1/projects/${p.body.id}/labels?limit=1`, { token: full.apiKey });
+    expect(page.body.next_cursor).toEqual(expect.any(String));
+    expect((await call(`/api/v1/projects/${p.body.id}/labels?cursor=${page.body.next_cursor}`, { token: full.apiKey })).body.labels).toMatchObject([{ name: 'urgent' }]);
+    expect((await call(`/api/v1/projects/${p.body.id}/labels?cursor=nope`, { token: full.apiKey })).status).toBe(400);
     expect((await call(`/api/v1/projects/${p.body.id}/labels`, { token: other.apiKey })).status).toBe(404);
   },
   'POST /api/v1/projects/{id}/labels': async ({ call, full }) => {

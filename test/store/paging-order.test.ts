@@ -85,6 +85,12 @@ function nameChecks(handle: () => DatabaseHandle): void {
       made.groups.push({ id: (await groups.create(name))!.id, name });
     }
     expect((await labels.list([lib.project])).map((l) => l.id)).toEqual(byName(made.labels).map((l) => l.id));
+    // Page by page (the Labels tab, GET /projects/{id}/labels?limit), each after the last label of the one before.
+    for (const limit of [1, 5, 100]) {
+      const paged: string[] = [];
+      for (let page = await labels.page(lib.project, limit); page; page = page.more ? await labels.page(lib.project, limit, paged.at(-1)) : null) paged.push(...page.labels.map((l) => l.id));
+      expect(paged, `${limit} a page`).toEqual(byName(made.labels).map((l) => l.id));
+    }
     // A document's labels in the same order as its project's, whatever the host's locale.
     await labels.add([lib.made[0]!.id], made.labels.map((l) => l.id));
     expect((await labels.ofDocuments([lib.made[0]!.id])).get(lib.made[0]!.id)!.map((l) => l.id)).toEqual(byName(made.labels).map((l) => l.id));

@@ -7,6 +7,8 @@ import { LABEL_COLORS, type Label, type LabelColor } from '../../store/sql/label
 import { sentence } from '../../web/format.js';
 import { labelDeletePage, labelsPage, type LabelRow } from '../../web/pages/labels.js';
 import { parseLabelField } from '../api/labels/names.js';
+import { LABEL_PAGE, labelListScope } from '../api/labels/routes.js';
+import { cursorIn, encodeCursor } from '../api/pagination.js';
 import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -14,7 +16,7 @@ import type { ProjectAction } from '../../access/roles.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
-import { renderNotFound } from './library-common.js';
+import { queryString, renderNotFound } from './library-common.js';
 import { documentFor, showDocument } from './library-documents.js';
 import { render } from './render.js';
 import { requireUser, type WebContext, type WebUser } from './session.js';
@@ -49,14 +51,47 @@ async function labelFor(ctx: WebContext, s: Services, user: WebUser): Promise<{ 
 
 const rowOf = (l: Label & { documentCount: number }): LabelRow => ({ id: l.id, name: l.name, color: l.color, documents: l.documentCount });
 
-async function show(ctx: WebContext, s: Services, user: WebUser, extra: { error?: string; form?: { name: string; color: string }; editing?: { id: string; name: string } } = {}, status = 200) {
+const tabHref = (projectId: string, cursor?: string) => `/projects/${projectId}/labels${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
+
+/** `cursor` when it is a cursor of the project's Labels tab, else undefined (the first page). */
+const tabCursor = (cursor: string, projectId: string): string | undefined => (cursor && cursorIn(cursor, 'lbl', labelListScope(projectId)) ? cursor : undefined);
+
+/** The page of the tab a form was sent from (its `cursor` field), to come back to. */
+const formCursor = (ctx: WebContext, projectId: string): string | undefined => tabCursor(formField(ctx, 'cursor'), projectId);
+
+async function show(
+  ctx: WebContext,
+  s: Services,
+  user: WebUser,
+  extra: { error?: string; form?: { name: string; color: string }; editing?: { id: string; name: string } } = {},
+  status = 200,
+  cursor: string | undefined = queryString(ctx, 'cursor') || undefined,
+) {
   const found = await projectFor(ctx, s, user, ctx.params.id!, 'read');
   if (!found) return;
   const { project, role } = found;
-  const labels = (await s.labels.list([project.id])).map(rowOf);
+  const after = cursor === undefined ? undefined : cursorIn(cursor, 'lbl', labelListScope(project.id));
+  const at = after === undefined ? null : await s.labels.page(project.id, LABEL_PAGE, after);
+  // A link from another list, or after a label deleted since: the first page, said.
+  const stale = cursor !== undefined && !at;
+  const page = at ?? (await s.labels.page(project.id, LABEL_PAGE))!;
+  const last = page.labels.at(-1);
+  const here = at ? cursor : undefined;
   render(
     ctx,
-    labelsPage({ user, csrfToken: ctx.state.session!.csrfToken, project: { id: project.id, name: project.name, isDefault: project.isDefault }, role, labels, colors: LABEL_COLORS, ...extra }),
+    labelsPage({
+      user,
+      csrfToken: ctx.state.session!.csrfToken,
+      project: { id: project.id, name: project.name, isDefault: project.isDefault },
+      role,
+      labels: page.labels.map(rowOf),
+      colors: LABEL_COLORS,
+      cursor: here,
+      next: page.more && last ? tabHref(project.id, encodeCursor(last.id, labelListScope(project.id))) : null,
+      first: here ? tabHref(project.id) : null,
+      ...(stale && !extra.error ? { error: 'That page link is out of date; showing the first page.' } : {}),
+      ...extra,
+    }),
     status,
   );
 }
@@ -124,15 +159,16 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const found = await projectFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!found) return;
     const form = readLabelForm(ctx);
-    if (form.error) return show(ctx, s, user, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400);
+    const cursor = formCursor(ctx, found.project.id);
+    if (form.error) return show(ctx, s, user, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400, cursor);
     try {
       const label = await s.labelService.create(found.project.id, form.name, form.color);
       flash(ctx, `Added the label “${label.name}”.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409);
+      return show(ctx, s, user, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409, cursor);
     }
-    back(ctx, `/projects/${found.project.id}/labels`);
+    back(ctx, tabHref(found.project.id, cursor));
   });
 
   router.post('project.labels.change', '/projects/:id/labels/:label_id', formBody(), async (ctx) => {
@@ -142,15 +178,17 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     if (!found) return;
     const form = readLabelForm(ctx);
     const editing = { id: found.label.id, name: formField(ctx, 'name') };
-    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400);
+    // Back on the page the row was on (it may be any of the tab's pages).
+    const cursor = formCursor(ctx, found.projectId);
+    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400, cursor);
     try {
       const updated = await s.labelService.update(found.label, { ...(form.name !== found.label.name ? { name: form.name } : {}), ...(form.color ? { color: form.color } : {}) });
       flash(ctx, updated.name === found.label.name ? `Saved “${updated.name}”.` : `Renamed “${found.label.name}” to “${updated.name}”: its documents carry the new name.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409);
+      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409, cursor);
     }
-    back(ctx, `/projects/${found.projectId}/labels`);
+    back(ctx, tabHref(found.projectId, cursor));
   });
 
   router.get('project.labels.delete.confirm', '/projects/:id/labels/:label_id/delete', async (ctx) => {
@@ -159,7 +197,8 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const found = await labelFor(ctx, s, user);
     if (!found) return;
     const counted = (await s.labels.list([found.projectId])).find((l) => l.id === found.label.id) ?? { ...found.label, documentCount: 0 };
-    render(ctx, labelDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: found.projectId, label: rowOf(counted) }));
+    const cursor = tabCursor(queryString(ctx, 'cursor'), found.projectId);
+    render(ctx, labelDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: found.projectId, label: rowOf(counted), cursor, back: tabHref(found.projectId, cursor) }));
   });
 
   router.post('project.labels.delete', '/projects/:id/labels/:label_id/delete', formBody(), async (ctx) => {
@@ -169,7 +208,7 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     if (!found) return;
     await s.labelService.delete(found.label);
     flash(ctx, `Deleted the label “${found.label.name}”.`);
-    back(ctx, `/projects/${found.projectId}/labels`);
+    back(ctx, tabHref(found.projectId, formCursor(ctx, found.projectId)));
   });
 
   // The document page's label editor: the labels it carries become exactly those named (as PATCH /documents/{id} `labels`):

@@ -50,7 +50,40 @@ export class LabelStore {
   /** The vocabularies of these projects, by name, each label with its document count. */
   async list(projectIds: readonly string[]): Promise<LabelWithCount[]> {
     if (projectIds.length === 0) return [];
-    const rows = await this.db
+    const rows = await this.counted()
+      .where('l.project_id', 'in', [...projectIds])
+      .orderBy(sql`lower(${dialectOf(this.db).bytewise('l.name')})`)
+      .orderBy('l.id')
+      .execute();
+    return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
+  }
+
+  /**
+   * A page of a project's vocabulary in list's order: `limit` labels after the label `afterId` (where it sorts now);
+   * `more` when there are others after them. Null when `afterId` is no label of the project (deleted since).
+   */
+  async page(projectId: string, limit: number, afterId?: string): Promise<{ labels: LabelWithCount[]; more: boolean } | null> {
+    const d = dialectOf(this.db);
+    const key = sql<string>`lower(${d.bytewise('l.name')})`;
+    let after: { id: string; key: string } | undefined;
+    if (afterId !== undefined) {
+      const row = await this.db.selectFrom('labels as l').select(['l.id', key.as('sort_key')]).where('l.id', '=', afterId).where('l.project_id', '=', projectId).executeTakeFirst();
+      if (!row) return null;
+      after = { id: row.id, key: row.sort_key };
+    }
+    const rows = await this.counted()
+      .where('l.project_id', '=', projectId)
+      .$if(after !== undefined, (q) => q.where((eb) => eb.or([eb(key, '>', after!.key), eb.and([eb(key, '=', after!.key), eb('l.id', '>', after!.id)])])))
+      .orderBy(key)
+      .orderBy('l.id')
+      .limit(limit + 1)
+      .execute();
+    return { labels: rows.slice(0, limit).map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) })), more: rows.length > limit };
+  }
+
+  /** Labels with their document counts, to narrow and order. */
+  private counted() {
+    return this.db
       .selectFrom('labels as l')
       .selectAll('l')
       .select((eb) =>
@@ -62,12 +95,7 @@ export class LabelStore {
           .where('d.trashed_at', 'is', null)
           .where('d.replaced_by', 'is', null)
           .as('document_count'),
-      )
-      .where('l.project_id', 'in', [...projectIds])
-      .orderBy(sql`lower(${dialectOf(this.db).bytewise('l.name')})`)
-      .orderBy('l.id')
-      .execute();
-    return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
+      );
   }
 
   async get(id: string): Promise<Label | null> {

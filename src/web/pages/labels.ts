@@ -22,7 +22,14 @@ export interface LabelsPageData {
   project: { id: string; name: string; isDefault: boolean };
   /** The viewer's role: viewers see the labels, editors and owners change them. */
   role: 'viewer' | 'editor' | 'owner';
+  /** This page of the vocabulary (by name); the others through `next` and `first`. */
   labels: LabelRow[];
+  /** This page's cursor (none on the first): the forms send it, to come back to this page. */
+  cursor?: string;
+  /** Link to the next page, or null on the last. */
+  next?: string | null;
+  /** Link to the first page when this is a later one. */
+  first?: string | null;
   colors: readonly string[];
   error?: string;
   /** The add form as it was sent back with what was wrong. */
@@ -33,6 +40,9 @@ export interface LabelsPageData {
 
 const colorSelect = (colors: readonly string[], selected: string, label?: string) =>
   html`<select name="color"${label ? html` aria-label="${label}"` : null}>${colors.map((c) => html`<option value="${c}"${c === selected ? html` selected` : null}>${c}</option>`)}</select>`;
+
+/** The page a form is sent from, so that it comes back to it. */
+const pageField = (d: LabelsPageData) => (d.cursor ? html`<input type="hidden" name="cursor" value="${d.cursor}">` : null);
 
 function row(d: LabelsPageData, l: LabelRow) {
   const p = d.project;
@@ -45,12 +55,12 @@ function row(d: LabelsPageData, l: LabelRow) {
       ? null
       : html`<td class="actions-cell" data-label="Change"><div class="row-actions">
     <form method="post" action="/projects/${p.id}/labels/${l.id}" class="inline-field">
-      <input type="hidden" name="_csrf" value="${d.csrfToken}">
+      <input type="hidden" name="_csrf" value="${d.csrfToken}">${pageField(d)}
       <input type="text" name="name" value="${d.editing?.id === l.id ? d.editing.name : l.name}" maxlength="${maxlengthFor(MAX_LABEL_CHARS)}" required size="14" aria-label="New name for ${l.name}">
       ${colorSelect(d.colors, l.color, `Colour of ${l.name}`)}
       <button type="submit" class="small">${forRow('Save', l.name)}</button>
     </form>
-    <a href="/projects/${p.id}/labels/${l.id}/delete" class="button danger small">${forRow('Delete…', l.name)}</a>
+    <a href="/projects/${p.id}/labels/${l.id}/delete${d.cursor ? `?cursor=${encodeURIComponent(d.cursor)}` : ''}" class="button danger small">${forRow('Delete…', l.name)}</a>
   </div></td>`
   }
 </tr>`;
@@ -73,7 +83,7 @@ export function labelsPage(d: LabelsPageData) {
   }</p>
   <h2>Labels</h2>
   ${
-    d.labels.length === 0
+    d.labels.length === 0 && !d.first
       ? html`<p class="empty" id="no-labels">No labels yet.</p>`
       : html`<div class="table-wrap"><table class="rows labels" id="labels">
     <thead><tr><th scope="col">Label</th><th scope="col" class="num">Documents</th>${edits ? html`<th scope="col">Rename or recolour</th>` : null}</tr></thead>
@@ -81,10 +91,18 @@ export function labelsPage(d: LabelsPageData) {
   </table></div>`
   }
   ${
+    d.first || d.next
+      ? html`<nav class="pager" aria-label="Pages of labels">
+    ${d.first ? html`<a href="${d.first}">← First page</a>` : null}
+    ${d.next ? html`<a href="${d.next}" rel="next" class="next">Next page →</a>` : null}
+  </nav>`
+      : null
+  }
+  ${
     edits
       ? html`<h2 id="add-label">Add a label</h2>
   <form method="post" action="/projects/${p.id}/labels" class="row-form" aria-labelledby="add-label">
-    <input type="hidden" name="_csrf" value="${d.csrfToken}">
+    <input type="hidden" name="_csrf" value="${d.csrfToken}">${pageField(d)}
     <label class="grow">Name <input type="text" name="name" maxlength="${maxlengthFor(MAX_LABEL_CHARS)}" required value="${f.name}" aria-describedby="label-name-hint"><span class="hint" id="label-name-hint">Up to ${MAX_LABEL_CHARS} characters, no commas: for example “unpaid” or “2026 audit”.</span></label>
     <label>Colour ${colorSelect(d.colors, f.color)}</label>
     <button type="submit" class="primary">Add label</button>
@@ -96,7 +114,7 @@ export function labelsPage(d: LabelsPageData) {
 }
 
 /** Deleting a label asks first: it comes off every document that carries it. */
-export function labelDeletePage(d: { user: { email: string }; csrfToken: string; projectId: string; label: LabelRow }) {
+export function labelDeletePage(d: { user: { email: string }; csrfToken: string; projectId: string; label: LabelRow; cursor: string | undefined; back: string }) {
   const l = d.label;
   return confirmPage({
     user: d.user,
@@ -105,7 +123,9 @@ export function labelDeletePage(d: { user: { email: string }; csrfToken: string;
     title: `Delete the label “${l.name}”?`,
     body: html`<p>${l.documents === 0 ? 'No document carries it.' : html`It comes off the ${plural(l.documents, 'document')} that carry it; the documents themselves stay.`} Search and the Documents list can no longer narrow by it.</p>`,
     action: `/projects/${d.projectId}/labels/${l.id}/delete`,
+    // Back to the page of the tab it was asked from, deleted or not.
+    ...(d.cursor ? { fields: { cursor: d.cursor } } : {}),
     confirm: 'Delete label',
-    cancel: `/projects/${d.projectId}/labels`,
+    cancel: d.back,
   });
 }

@@ -1,10 +1,12 @@
 import { shownHeading } from '../../core/passage-heading.js';
 import { citationLabel } from '../../core/citation-label.js';
 import { maxlengthFor } from '../../core/code-points.js';
+import { MAX_LABEL_CHARS } from '../../core/label-name.js';
 import { MAX_NAME_CHARS } from '../../core/name-limits.js';
 import { foldAscii } from '../../core/name-order.js';
 import { metadataParamParts } from '../../core/filter-params.js';
 import { MAX_QUERY_CHARS } from '../../core/search-limits.js';
+import { MAX_FACET_VALUES } from '../../search/facets.js';
 import { SEARCH_MODES, type SearchMode } from '../../search/query.js';
 import type { DocumentRef, DocumentResult, SearchPassage, SearchResponse, SearchResult } from '../../search/service.js';
 import { answerRange } from '../../core/excerpt.js';
@@ -171,8 +173,14 @@ function narrowedHref(d: SearchPageData, add: [string, string][]): string {
   return `/search?${searchParams(d, [...(d.filterParams ?? []).filter(([k]) => !names.has(k)), ...add]).toString()}`;
 }
 
-/** Values of a facet in sight before its "N more". */
-const FACET_SHOWN = 10;
+/** Values of a facet, and saved searches, in sight before their "N more". */
+const IN_SIGHT = 10;
+
+/** The first IN_SIGHT items, the rest folded under "N more": each still there without script, none out of reach. */
+const folded = (items: Html[], more: string, open = false): Html => {
+  const rest = items.slice(IN_SIGHT);
+  return html`<ul>${items.slice(0, IN_SIGHT)}</ul>${rest.length ? html`<details class="${more}"${open ? html` open` : null}><summary>${number(rest.length)} more</summary><ul>${rest}</ul></details>` : null}`;
+};
 
 /** How metadata bounds read: as a person writes them (the dates among them read "after" and "before" alike). */
 const BOUNDS: Record<string, string> = { $gt: '>', $gte: '≥', $lt: '<', $lte: '≤' };
@@ -220,6 +228,17 @@ function metadataText(param: string, value: string): string | null {
 /** A label in a label's colour, as the Documents list shows it. */
 const coloured = (name: string, color: string): Html => html`<span class="doc-labels"><bdi class="badge label-${color}">${name}</bdi></span>`;
 
+/**
+ * A facet counts its most frequent values only (MAX_FACET_VALUES): past them, a label is reached by its name, the
+ * search's own parameters kept (a form without script, as the facet's links).
+ */
+function otherLabel(d: SearchPageData): Html {
+  return html`<form method="get" action="/search" class="inline-field">${[...searchParams(d)].map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+    <label>Other label <input type="text" name="labels" required maxlength="${maxlengthFor(MAX_LABEL_CHARS)}" size="12"></label>
+    <button type="submit" class="small">Narrow</button>
+  </form>`;
+}
+
 /** Each filter in force as a chip whose link is the search without it; the facet counts as links that narrow it. */
 function filterPanel(d: SearchPageData): Html | null {
   const given = d.filterParams ?? [];
@@ -252,11 +271,8 @@ function filterPanel(d: SearchPageData): Html | null {
       const shown = shownValue(facet, String(v.value));
       return html`<li><a href="${narrowedHref(d, narrow(String(v.value)))}">${v.color ? coloured(shown, v.color) : html`<bdi>${shown}</bdi>`} <span class="count">${number(v.count)}</span></a></li>`;
     };
-    // The most frequent few in sight; the rest folded, still each a link (none is out of reach).
-    const rest = values.slice(FACET_SHOWN);
-    return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3><ul>${values.slice(0, FACET_SHOWN).map(item)}</ul>${
-      rest.length ? html`<details class="facet-more"><summary>${number(rest.length)} more</summary><ul>${rest.map(item)}</ul></details>` : null
-    }</div>`;
+    // The most frequent few in sight; the rest folded, still each a link.
+    return html`<div class="facet" data-facet="${facet}"><h3>${title}</h3>${folded(values.map(item), 'facet-more')}${facet === 'label' && (facets.label?.length ?? 0) >= MAX_FACET_VALUES ? otherLabel(d) : null}</div>`;
   }).filter((g) => g !== null);
   if (chips.length === 0 && groups.length === 0) return null;
   return html`<nav class="filter-panel" aria-label="Narrow the results">
@@ -292,9 +308,13 @@ function savedActions(d: SearchPageData, v: { id: string; name: string; renamabl
 function savedList(d: SearchPageData): Html | null {
   if (!d.savedSearches?.length) return null;
   const back = here(d);
-  return html`<nav class="saved-searches" aria-label="Saved searches"><h2>Saved searches</h2><ul>${d.savedSearches.map(
-    (v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}${savedActions(d, v, back)}</li>`,
-  )}</ul>${d.renaming ? html`<p class="error" role="alert">${d.renaming.error}</p>` : null}</nav>`;
+  // A team's hundreds would stand between the search and its results: the first few in sight (open where one's rename was refused).
+  const renaming = d.savedSearches.findIndex((v) => v.id === d.renaming?.id);
+  return html`<nav class="saved-searches" aria-label="Saved searches"><h2>Saved searches</h2>${folded(
+    d.savedSearches.map((v) => html`<li><a href="${v.href}"><bdi>${v.name}</bdi></a>${v.shared ? html` <span class="badge">shared</span>` : null}${savedActions(d, v, back)}</li>`),
+    'saved-more',
+    renaming >= IN_SIGHT,
+  )}${d.renaming ? html`<p class="error" role="alert">${d.renaming.error}</p>` : null}</nav>`;
 }
 
 /** Deleting a saved search asks first: only the name and the search it keeps go; those it is shared with no longer see it. */

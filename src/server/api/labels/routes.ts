@@ -4,6 +4,7 @@ import { LabelName } from '../../../core/filters.js';
 import { LABEL_COLORS, type Label, type LabelWithCount } from '../../../store/sql/labels.js';
 import type { Services } from '../../services.js';
 import type { Actor } from '../../../access/access-control.js';
+import { cursorRefused, decodeCursor, encodeCursor, listCursor } from '../pagination.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams, Timestamp } from '../schemas.js';
 
@@ -36,6 +37,20 @@ const labelToWire = (l: Label, documentCount: number) => ({
   updated_at: new Date(l.updatedAt).toISOString(),
 });
 
+/**
+ * Labels a page: the web's Labels tab (a team's vocabulary of 1,500, each row with its form, made a page of 2.4 MB)
+ * and the API's when a `cursor` comes without a `limit`.
+ */
+export const LABEL_PAGE = 100;
+
+const LabelListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).optional().describe(`labels per page (${LABEL_PAGE} with a cursor alone); without limit and cursor, all of them`),
+  cursor: listCursor('lbl').optional().describe('next_cursor of the previous page'),
+});
+
+/** What a project's labels cursor belongs to (pagination.ts); the web's Labels tab pages the same list. */
+export const labelListScope = (projectId: string) => ['labels', projectId];
+
 const LabelParams = z.strictObject({ id: z.string().min(1).max(100), label_id: z.string().min(1).max(100) });
 
 /** The label of a project the actor may do `action` with; a label of another project is not found. */
@@ -62,10 +77,21 @@ export const listLabels = (s: Services) =>
     tag: 'labels',
     summary: "A project's labels, by name, each with its colour and how many of its documents carry it.",
     params: IdParams,
-    responses: { 200: { description: 'The labels', schema: z.object({ labels: z.array(LabelSchema) }) }, 404: refusals[404] },
-    async handler({ params, principal }) {
+    query: LabelListQuery,
+    responses: {
+      200: { description: 'The labels (a page of them with `limit` or `cursor`)', schema: z.object({ labels: z.array(LabelSchema), next_cursor: z.string().nullable() }) },
+      400: { description: 'Bad query (a cursor of another list, or after a label deleted since)', schema: ErrorBody },
+      404: refusals[404],
+    },
+    async handler({ params, query, principal }) {
       await s.access.check(principal, params.id, 'read');
-      return { status: 200, body: { labels: (await s.labels.list([params.id])).map((l) => labelToWire(l, l.documentCount)) } };
+      // Without either, the whole vocabulary in one answer, as before pages were added (clients that read it so).
+      if (query.limit === undefined && query.cursor === undefined) return { status: 200, body: { labels: (await s.labels.list([params.id])).map((l) => labelToWire(l, l.documentCount)), next_cursor: null } };
+      const scope = labelListScope(params.id);
+      const page = await s.labels.page(params.id, query.limit ?? LABEL_PAGE, decodeCursor(query.cursor, 'lbl', scope));
+      if (!page) throw cursorRefused();
+      const last = page.labels.at(-1);
+      return { status: 200, body: { labels: page.labels.map((l) => labelToWire(l, l.documentCount)), next_cursor: page.more && last ? encodeCursor(last.id, scope) : null } };
     },
   });
 
