@@ -4,6 +4,7 @@ import { MAX_FILENAME_CHARS } from '../../core/name-limits.js';
 import { foldAscii } from '../../core/name-order.js';
 import { filterTypeName, formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
+import { listPager } from './list-pager.js';
 import { layout } from './layout.js';
 import { type DocumentRow, documentsTable, liveStatus, pathLine, uploadForm } from './project.js';
 import { forRow } from './row-action.js';
@@ -179,10 +180,7 @@ export function documentsPage(d: DocumentsPageData) {
     </table></div>
   </form>`
   }
-  <nav class="pager" aria-label="Pages">
-    ${d.first ? html`<a href="${d.first}">← First page</a>` : null}
-    ${d.next ? html`<a href="${d.next}" rel="next" class="next">Next page →</a>` : null}
-  </nav>
+  ${listPager(d.first, d.next)}
 </section>`,
   );
 }

@@ -2,6 +2,7 @@ import { maxlengthFor } from '../../core/code-points.js';
 import { MAX_LABEL_CHARS } from '../../core/label-name.js';
 import { plural } from '../format.js';
 import { html } from '../html.js';
+import { listPager } from './list-pager.js';
 import { confirmPage } from './confirm.js';
 import { crumbs, layout } from './layout.js';
 import { projectTabs } from './project-tabs.js';
@@ -90,14 +91,7 @@ export function labelsPage(d: LabelsPageData) {
     <tbody>${d.labels.map((l) => row(d, l))}</tbody>
   </table></div>`
   }
-  ${
-    d.first || d.next
-      ? html`<nav class="pager" aria-label="Pages of labels">
-    ${d.first ? html`<a href="${d.first}">← First page</a>` : null}
-    ${d.next ? html`<a href="${d.next}" rel="next" class="next">Next page →</a>` : null}
-  </nav>`
-      : null
-  }
+  ${listPager(d.first, d.next, 'Pages of labels')}
   ${
     edits
       ? html`<h2 id="add-label">Add a label</h2>

@@ -1,5 +1,6 @@
 import { formatBytes, formatTime, typeName } from '../format.js';
 import { html } from '../html.js';
+import { listPager } from './list-pager.js';
 import { confirmPage } from './confirm.js';
 import { layout } from './layout.js';
 import { pathLine } from './project.js';
@@ -63,10 +64,7 @@ export function trashPage(d: TrashPageData) {
     <tbody>${d.entries.map((e) => row(e, d.csrfToken))}</tbody>
   </table></div>`
   }
-  <nav class="pager" aria-label="Pages">
-    ${d.first ? html`<a href="${d.first}">← First page</a>` : null}
-    ${d.next ? html`<a href="${d.next}" rel="next" class="next">Next page →</a>` : null}
-  </nav>
+  ${listPager(d.first, d.next)}
 </section>`,
   );
 }
