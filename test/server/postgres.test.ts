@@ -72,7 +72,7 @@ describe.skipIf(postgresUnavailable() !== null)('daemon on PostgreSQL', () => {
 });
 
 describe.skipIf(postgresUnavailable() !== null)('ingest queue on PostgreSQL', () => {
-  it('a queued job wakes one idle worker loop, not all of them: claims stay about two per document whatever --ingest-workers is', async () => {
+  it('a queued job wakes one idle worker loop, not all of them: claims stay two or three per document whatever --ingest-workers is', async () => {
     const url = await newPostgresDatabase();
     const q = await startDaemon({ databaseUrl: url, args: ['--ingest-workers', '8'] });
     const uploads = 10;
@@ -90,11 +90,12 @@ describe.skipIf(postgresUnavailable() !== null)('ingest queue on PostgreSQL', ()
       expect(await q.stop()).toBe(0);
       removeDir(q.dataDir);
     }
-    // A claim is one statement (it reads the users' turns). Per document about two: the claim that takes the job,
-    // and the loop's look for more afterwards. Waking every idle loop for each job made it 11 per document.
+    // A claim is one statement (it reads the users' turns). Per document two or three: the claim that takes the job,
+    // the loop's look for more afterwards, and the idle loop a busy one wakes (run43 counted 32 for 10 under CI's
+    // load). Waking every idle loop for each job made it 11 per document: 5 lies between, whatever the timing.
     const claims = callsBetween(before, after, /^with "turns" as materialized/);
     expect(claims).toBeGreaterThanOrEqual(uploads);
-    expect(claims).toBeLessThanOrEqual(3 * uploads);
+    expect(claims).toBeLessThanOrEqual(5 * uploads);
   }, 120_000);
 });
 
