@@ -52,7 +52,7 @@ export class LabelStore {
     if (projectIds.length === 0) return [];
     const rows = await this.counted()
       .where('l.project_id', 'in', [...projectIds])
-      .orderBy(sql`lower(${dialectOf(this.db).bytewise('l.name')})`)
+      .orderBy(this.nameOrder())
       .orderBy('l.id')
       .execute();
     return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
@@ -63,8 +63,7 @@ export class LabelStore {
    * `more` when there are others after them. Null when `afterId` is no label of the project (deleted since).
    */
   async page(projectId: string, limit: number, afterId?: string): Promise<{ labels: LabelWithCount[]; more: boolean } | null> {
-    const d = dialectOf(this.db);
-    const key = sql<string>`lower(${d.bytewise('l.name')})`;
+    const key = this.nameOrder();
     let after: { id: string; key: string } | undefined;
     if (afterId !== undefined) {
       const row = await this.db.selectFrom('labels as l').select(['l.id', key.as('sort_key')]).where('l.id', '=', afterId).where('l.project_id', '=', projectId).executeTakeFirst();
@@ -79,6 +78,11 @@ export class LabelStore {
       .limit(limit + 1)
       .execute();
     return { labels: rows.slice(0, limit).map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) })), more: rows.length > limit };
+  }
+
+  /** The vocabulary's order: names A–Z folded, then by code point, as on both engines (then by id). */
+  private nameOrder() {
+    return sql<string>`lower(${dialectOf(this.db).bytewise('l.name')})`;
   }
 
   /** Labels with their document counts, to narrow and order. */
