@@ -36,6 +36,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/search/search-api.test.ts',
   'test/search/filters.test.ts',
   'test/server/saved-search-access.test.ts',
+  'test/web/label-find.test.ts',
   'test/server/unicode-names.test.ts',
   'test/documents/list-facets.test.ts',
   'test/search/filter-mutants-edges.test.ts',

@@ -225,12 +225,7 @@ export class AccessControl {
    * own unshared one naming such a project (its ids, query and filters are of what the key may not read).
    */
   async seesSavedSearch(actor: Actor, saved: SavedSearchAccess): Promise<boolean> {
-    const own = saved.userId === actor.userId;
-    if (saved.projectId === null) {
-      const named = saved.search.project_ids;
-      return own && (actor.projectLimit === null || !Array.isArray(named) || named.every((id) => actor.projectLimit!.includes(id as string)));
-    }
-    return (own && actor.projectLimit === null) || (await this.roleOn(actor, saved.projectId)) !== null;
+    return seesWith(await this.roles(actor), actor, saved);
   }
 
   /**
@@ -245,9 +240,13 @@ export class AccessControl {
     if (refused) throw refused;
   }
 
-  /** Whether the actor may do `action` with a saved search they see (a page offers only what it may). */
-  async savedSearchAllows(actor: Actor, saved: SavedSearchAccess, action: 'read' | 'rename' | 'delete'): Promise<boolean> {
-    return (await this.savedSearchRefusal(actor, saved, action)) === null;
+  /**
+   * Whether the actor may rename and delete each of these saved searches (a page offers only what it may), in their
+   * order: one decision per search, on grants read once, for a sidebar of hundreds.
+   */
+  async savedSearchesOffer(actor: Actor, saved: readonly SavedSearchAccess[]): Promise<{ rename: boolean; delete: boolean }[]> {
+    const roles = await this.roles(actor);
+    return saved.map((v) => ({ rename: refusalWith(roles, actor, v, 'rename') === null, delete: refusalWith(roles, actor, v, 'delete') === null }));
   }
 
   /**
@@ -272,17 +271,7 @@ export class AccessControl {
   }
 
   private async savedSearchRefusal(actor: Actor, saved: SavedSearchAccess | null, action: 'read' | 'rename' | 'delete'): Promise<AppError | null> {
-    if (!saved || !(await this.seesSavedSearch(actor, saved))) return notFound('saved search');
-    const scope = action === 'read' ? 'read:documents' : 'write:documents';
-    if (!actor.scopes.includes(scope)) return scopeRefused(scope);
-    if (action !== 'read' && saved.userId !== actor.userId) return forbidden(`only its author may ${action} a saved search`);
-    if (action === 'rename' && saved.projectId !== null) {
-      const role = await this.roleOn(actor, saved.projectId);
-      if (!role || !roleAllows(role, 'edit')) {
-        return forbidden('only an editor or owner of the project a saved search is shared with may rename it, as only they may share one: delete it, or ask an owner to make you an editor again', { role, required_role: 'editor' });
-      }
-    }
-    return null;
+    return refusalWith(await this.roles(actor), actor, saved, action);
   }
 
   /** Throws unless the actor may make a project (owned by them): a key limited to projects may not. */
@@ -310,6 +299,31 @@ export class AccessControl {
     // What the request changes from here on is an admin's doing (the audit log's `by: admin`).
     actingAsAdmin();
   }
+}
+
+/** seesSavedSearch, given the actor's roles. */
+function seesWith(roles: Map<string, Role>, actor: Actor, saved: SavedSearchAccess): boolean {
+  const own = saved.userId === actor.userId;
+  if (saved.projectId === null) {
+    const named = saved.search.project_ids;
+    return own && (actor.projectLimit === null || !Array.isArray(named) || named.every((id) => actor.projectLimit!.includes(id as string)));
+  }
+  return (own && actor.projectLimit === null) || roles.has(saved.projectId);
+}
+
+/** Why the actor may not do `action` with a saved search (AccessControl.savedSearch), given their roles; null: they may. */
+function refusalWith(roles: Map<string, Role>, actor: Actor, saved: SavedSearchAccess | null, action: 'read' | 'rename' | 'delete'): AppError | null {
+  if (!saved || !seesWith(roles, actor, saved)) return notFound('saved search');
+  const scope = action === 'read' ? 'read:documents' : 'write:documents';
+  if (!actor.scopes.includes(scope)) return scopeRefused(scope);
+  if (action !== 'read' && saved.userId !== actor.userId) return forbidden(`only its author may ${action} a saved search`);
+  if (action === 'rename' && saved.projectId !== null) {
+    const role = roles.get(saved.projectId) ?? null;
+    if (!role || !roleAllows(role, 'edit')) {
+      return forbidden('only an editor or owner of the project a saved search is shared with may rename it, as only they may share one: delete it, or ask an owner to make you an editor again', { role, required_role: 'editor' });
+    }
+  }
+  return null;
 }
 
 /** The highest role per project among `grants`, kept to `limit` when the credential has one. */

@@ -548,7 +548,7 @@ describe('filters over REST', () => {
     expect(tab.status).toBe(200);
     expect(tab.text).toContain(`<tr data-label-id="${unpaid.id}">`);
     expect(tab.text).toContain(`${unpaid.document_count} document${unpaid.document_count === 1 ? '' : 's'}<span class="visually-hidden"> labelled unpaid</span></a>`);
-    expect(tab.text).not.toContain(`action="/projects/${shared}/labels`);
+    expect(tab.text).not.toContain(`method="post" action="/projects/${shared}/labels`);
     expect((await carol.submit(`/projects/${shared}/labels`, { _csrf: carol.csrf, name: 'Not hers' })).status).toBe(403);
     expect((await bob.get(`/projects/${shared}/labels`)).text).toContain(`action="/projects/${shared}/labels/${unpaid.id}"`);
     // Add, refuse a name taken in any case, rename and recolour.

@@ -92,7 +92,7 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(204);
     expect((await call(`${path}/${member.body.id}`, { method: 'DELETE', token: full.apiKey })).status).toBe(404);
   },
-  'GET /api/v1/projects/{id}/labels': async ({ call, full, other }) => {
+  'GET /api/v1/projects/{id}/labels': async ({ d, call, full, other }) => {
     const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to list labels of' } });
     await call(`/api/v1/projects/${p.body.id}/labels`, { token: full.apiKey, body: { name: 'unpaid' } });
     const res = await call(`/api/v1/projects/${p.body.id}/labels`, { token: full.apiKey });
@@ -104,6 +104,11 @@ const EXERCISES: Record<string, (c: Ctx) => Promise<void>> = {
     expect((await call(`/api/v1/projects/${p.body.id}/labels?cursor=${page.body.next_cursor}`, { token: full.apiKey })).body.labels).toMatchObject([{ name: 'urgent' }]);
     expect((await call(`/api/v1/projects/${p.body.id}/labels?cursor=nope`, { token: full.apiKey })).status).toBe(400);
     expect((await call(`/api/v1/projects/${p.body.id}/labels`, { token: other.apiKey })).status).toBe(404);
+    // `q` finds labels by part of their name: declared, answered, and refused past a name's length.
+    const declared = (await api(d, '/api/v1/openapi.json', { token: full.apiKey })).body.paths['/api/v1/projects/{id}/labels'].get.parameters as { name: string; in: string }[];
+    expect(declared).toContainEqual(expect.objectContaining({ name: 'q', in: 'query' }));
+    expect((await call(`/api/v1/projects/${p.body.id}/labels?q=RGEN&limit=1`, { token: full.apiKey })).body).toMatchObject({ labels: [{ name: 'urgent' }], next_cursor: null });
+    expect((await call(`/api/v1/projects/${p.body.id}/labels?q=${'x'.repeat(65)}`, { token: full.apiKey })).status).toBe(400);
   },
   'POST /api/v1/projects/{id}/labels': async ({ call, full }) => {
     const p = await call('/api/v1/projects', { token: full.apiKey, body: { name: 'to label' } });

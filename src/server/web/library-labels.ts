@@ -51,13 +51,25 @@ async function labelFor(ctx: WebContext, s: Services, user: WebUser): Promise<{ 
 
 const rowOf = (l: Label & { documentCount: number }): LabelRow => ({ id: l.id, name: l.name, color: l.color, documents: l.documentCount });
 
-const tabHref = (projectId: string, cursor?: string) => `/projects/${projectId}/labels${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`;
+/** Where the tab is: which labels it finds (`q`, none: all of them), from which page on (`cursor`, none: the first). */
+type TabPlace = { match: string; cursor?: string | undefined };
 
-/** `cursor` when it is a cursor of the project's Labels tab, else undefined (the first page). */
-const tabCursor = (cursor: string, projectId: string): string | undefined => (cursor && cursorIn(cursor, 'lbl', labelListScope(projectId)) ? cursor : undefined);
+const tabHref = (projectId: string, { match, cursor }: TabPlace) => {
+  const params = new URLSearchParams({ ...(match ? { q: match } : {}), ...(cursor ? { cursor } : {}) }).toString();
+  return `/projects/${projectId}/labels${params ? `?${params}` : ''}`;
+};
 
-/** The page of the tab a form was sent from (its `cursor` field), to come back to. */
-const formCursor = (ctx: WebContext, projectId: string): string | undefined => tabCursor(formField(ctx, 'cursor'), projectId);
+/** The text a find looks for, as the API's `q` takes it (a text longer than a name finds none). */
+const matchOf = (typed: string): string => typed.trim();
+
+/** The tab's place from `q` and `cursor` (a request's, or a form's fields): a cursor of another list or find is dropped (the first page). */
+const placeOf = (q: string, cursor: string, projectId: string): TabPlace => {
+  const match = matchOf(q);
+  return { match, cursor: cursor && cursorIn(cursor, 'lbl', labelListScope(projectId, match)) ? cursor : undefined };
+};
+
+/** The page of the tab a form was sent from (its `q` and `cursor` fields), to come back to. */
+const formPlace = (ctx: WebContext, projectId: string): TabPlace => placeOf(formField(ctx, 'q'), formField(ctx, 'cursor'), projectId);
 
 async function show(
   ctx: WebContext,
@@ -65,16 +77,18 @@ async function show(
   user: WebUser,
   extra: { error?: string; form?: { name: string; color: string }; editing?: { id: string; name: string } } = {},
   status = 200,
-  cursor: string | undefined = queryString(ctx, 'cursor') || undefined,
+  place: TabPlace = { match: matchOf(queryString(ctx, 'q')), cursor: queryString(ctx, 'cursor') || undefined },
 ) {
   const found = await projectFor(ctx, s, user, ctx.params.id!, 'read');
   if (!found) return;
   const { project, role } = found;
-  const after = cursor === undefined ? undefined : cursorIn(cursor, 'lbl', labelListScope(project.id));
-  const at = after === undefined ? null : await s.labels.page(project.id, LABEL_PAGE, after);
-  // A link from another list, or after a label deleted since: the first page, said.
+  const { match, cursor } = place;
+  const scope = labelListScope(project.id, match);
+  const after = cursor === undefined ? undefined : cursorIn(cursor, 'lbl', scope);
+  const at = after === undefined ? null : await s.labels.page(project.id, LABEL_PAGE, after, match);
+  // A link from another list or find, or after a label deleted since: the first page, said.
   const stale = cursor !== undefined && !at;
-  const page = at ?? (await s.labels.page(project.id, LABEL_PAGE))!;
+  const page = at ?? (await s.labels.page(project.id, LABEL_PAGE, undefined, match))!;
   const last = page.labels.at(-1);
   const here = at ? cursor : undefined;
   render(
@@ -86,9 +100,10 @@ async function show(
       role,
       labels: page.labels.map(rowOf),
       colors: LABEL_COLORS,
+      match,
       cursor: here,
-      next: page.more && last ? tabHref(project.id, encodeCursor(last.id, labelListScope(project.id))) : null,
-      first: here ? tabHref(project.id) : null,
+      next: page.more && last ? tabHref(project.id, { match, cursor: encodeCursor(last.id, scope) }) : null,
+      first: here ? tabHref(project.id, { match }) : null,
       ...(stale && !extra.error ? { error: 'That page link is out of date; showing the first page.' } : {}),
       ...extra,
     }),
@@ -159,16 +174,16 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const found = await projectFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!found) return;
     const form = readLabelForm(ctx);
-    const cursor = formCursor(ctx, found.project.id);
-    if (form.error) return show(ctx, s, user, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400, cursor);
+    const place = formPlace(ctx, found.project.id);
+    if (form.error) return show(ctx, s, user, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400, place);
     try {
       const label = await s.labelService.create(found.project.id, form.name, form.color);
       flash(ctx, `Added the label “${label.name}”.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409, cursor);
+      return show(ctx, s, user, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409, place);
     }
-    back(ctx, tabHref(found.project.id, cursor));
+    back(ctx, tabHref(found.project.id, place));
   });
 
   router.post('project.labels.change', '/projects/:id/labels/:label_id', formBody(), async (ctx) => {
@@ -178,17 +193,17 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     if (!found) return;
     const form = readLabelForm(ctx);
     const editing = { id: found.label.id, name: formField(ctx, 'name') };
-    // Back on the page the row was on (it may be any of the tab's pages).
-    const cursor = formCursor(ctx, found.projectId);
-    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400, cursor);
+    // Back on the page the row was on (it may be any of the tab's pages, of all labels or of those a find found).
+    const place = formPlace(ctx, found.projectId);
+    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400, place);
     try {
       const updated = await s.labelService.update(found.label, { ...(form.name !== found.label.name ? { name: form.name } : {}), ...(form.color ? { color: form.color } : {}) });
       flash(ctx, updated.name === found.label.name ? `Saved “${updated.name}”.` : `Renamed “${found.label.name}” to “${updated.name}”: its documents carry the new name.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409, cursor);
+      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409, place);
     }
-    back(ctx, tabHref(found.projectId, cursor));
+    back(ctx, tabHref(found.projectId, place));
   });
 
   router.get('project.labels.delete.confirm', '/projects/:id/labels/:label_id/delete', async (ctx) => {
@@ -196,9 +211,10 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const found = await labelFor(ctx, s, user);
     if (!found) return;
-    const counted = (await s.labels.list([found.projectId])).find((l) => l.id === found.label.id) ?? { ...found.label, documentCount: 0 };
-    const cursor = tabCursor(queryString(ctx, 'cursor'), found.projectId);
-    render(ctx, labelDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: found.projectId, label: rowOf(counted), cursor, back: tabHref(found.projectId, cursor) }));
+    // This label's count alone: the vocabulary's would count every label's documents to show one.
+    const counted = (await s.labels.withCount(found.label.id)) ?? { ...found.label, documentCount: 0 };
+    const place = placeOf(queryString(ctx, 'q'), queryString(ctx, 'cursor'), found.projectId);
+    render(ctx, labelDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, projectId: found.projectId, label: rowOf(counted), place, back: tabHref(found.projectId, place) }));
   });
 
   router.post('project.labels.delete', '/projects/:id/labels/:label_id/delete', formBody(), async (ctx) => {
@@ -208,7 +224,7 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     if (!found) return;
     await s.labelService.delete(found.label);
     flash(ctx, `Deleted the label “${found.label.name}”.`);
-    back(ctx, tabHref(found.projectId, formCursor(ctx, found.projectId)));
+    back(ctx, tabHref(found.projectId, formPlace(ctx, found.projectId)));
   });
 
   // The document page's label editor: the labels it carries become exactly those named (as PATCH /documents/{id} `labels`):

@@ -55,11 +55,9 @@ async function renderSearch(ctx: WebContext, s: Services, user: WebUser, query: 
     .filter(([k]) => isFilterParam(k))
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v ?? '']).filter((x) => x !== '').map((x): [string, string] => [k, x]));
   // Rename and Delete… are offered as access allows them (an author since made a viewer of the project may delete, not rename).
-  const savedSearches = [];
-  for (const v of await savedSearchesSeen(s, user.actor)) {
-    const [renamable, deletable] = [await s.access.savedSearchAllows(user.actor, v, 'rename'), await s.access.savedSearchAllows(user.actor, v, 'delete')];
-    savedSearches.push({ id: v.id, name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null, renamable, deletable });
-  }
+  const seen = await savedSearchesSeen(s, user.actor);
+  const offered = await s.access.savedSearchesOffer(user.actor, seen);
+  const savedSearches = seen.map((v, i) => ({ id: v.id, name: v.name, href: savedSearchHref(v.search), shared: v.projectId !== null, renamable: offered[i]!.rename, deletable: offered[i]!.delete }));
   const data = {
     user,
     csrfToken: ctx.state.session!.csrfToken,

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
-import { compareNames } from '../../core/name-order.js';
-import { nameKey } from '../../core/name-spellings.js';
+import { compareNames, foldAscii } from '../../core/name-order.js';
+import { nameKey, spellings } from '../../core/name-spellings.js';
 import type { Db } from './database.js';
 import { dialectOf, equalsName } from './dialect.js';
 
@@ -47,22 +47,31 @@ export class LabelStore {
     private readonly now: Clock,
   ) {}
 
-  /** The vocabularies of these projects, by name, each label with its document count. */
-  async list(projectIds: readonly string[]): Promise<LabelWithCount[]> {
+  /** The vocabularies of these projects, by name, each label with its document count; with `match`, the labels whose name holds it (see page). */
+  async list(projectIds: readonly string[], match?: string): Promise<LabelWithCount[]> {
     if (projectIds.length === 0) return [];
     const rows = await this.counted()
       .where('l.project_id', 'in', [...projectIds])
+      .$if(Boolean(match), (q) => q.where(this.holds(match!)))
       .orderBy(this.nameOrder())
       .orderBy('l.id')
       .execute();
     return rows.map((r) => ({ ...toLabel(r), documentCount: Number(r.document_count ?? 0) }));
   }
 
+  /** One label with its document count (a label's own, not its vocabulary's: a confirmation names it); null when it is gone. */
+  async withCount(id: string): Promise<LabelWithCount | null> {
+    const row = await this.counted().where('l.id', '=', id).executeTakeFirst();
+    return row ? { ...toLabel(row), documentCount: Number(row.document_count ?? 0) } : null;
+  }
+
   /**
    * A page of a project's vocabulary in list's order: `limit` labels after the label `afterId` (where it sorts now);
-   * `more` when there are others after them. Null when `afterId` is no label of the project (deleted since).
+   * `more` when there are others after them. Null when `afterId` is no label of the project (deleted since). With
+   * `match`, of the labels whose name holds it anywhere, in any case of A–Z and either Unicode spelling (as names are
+   * compared: core/name-spellings.ts), `%` and `_` as themselves; `afterId` may be any label of the project.
    */
-  async page(projectId: string, limit: number, afterId?: string): Promise<{ labels: LabelWithCount[]; more: boolean } | null> {
+  async page(projectId: string, limit: number, afterId?: string, match?: string): Promise<{ labels: LabelWithCount[]; more: boolean } | null> {
     const key = this.nameOrder();
     let after: { id: string; key: string } | undefined;
     if (afterId !== undefined) {
@@ -72,6 +81,7 @@ export class LabelStore {
     }
     const rows = await this.counted()
       .where('l.project_id', '=', projectId)
+      .$if(Boolean(match), (q) => q.where(this.holds(match!)))
       .$if(after !== undefined, (q) => q.where((eb) => eb.or([eb(key, '>', after!.key), eb.and([eb(key, '=', after!.key), eb('l.id', '>', after!.id)])])))
       .orderBy(key)
       .orderBy('l.id')
@@ -83,6 +93,15 @@ export class LabelStore {
   /** The vocabulary's order: names A–Z folded, then by code point, as on both engines (then by id). */
   private nameOrder() {
     return sql<string>`lower(${dialectOf(this.db).bytewise('l.name')})`;
+  }
+
+  /**
+   * A name holding `text`: the folded name (nameOrder's, A–Z only on both engines) against each spelling folded the
+   * same way, LIKE's wildcards and its escape escaped. No index serves a match inside names; a vocabulary is small.
+   */
+  private holds(text: string) {
+    const patterns = spellings(text).map((s) => `%${foldAscii(s).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    return sql<boolean>`(${sql.join(patterns.map((p) => sql`${this.nameOrder()} like ${p} escape '\\'`), sql` or `)})`;
   }
 
   /** Labels with their document counts, to narrow and order. */

@@ -23,8 +23,10 @@ export interface LabelsPageData {
   project: { id: string; name: string; isDefault: boolean };
   /** The viewer's role: viewers see the labels, editors and owners change them. */
   role: 'viewer' | 'editor' | 'owner';
-  /** This page of the vocabulary (by name); the others through `next` and `first`. */
+  /** This page of the vocabulary (by name), or of the labels `match` found; the others through `next` and `first`. */
   labels: LabelRow[];
+  /** What the Find field looked for ('' or absent: every label): the links and forms keep it. */
+  match?: string;
   /** This page's cursor (none on the first): the forms send it, to come back to this page. */
   cursor?: string;
   /** Link to the next page, or null on the last. */
@@ -42,8 +44,17 @@ export interface LabelsPageData {
 const colorSelect = (colors: readonly string[], selected: string, label?: string) =>
   html`<select name="color"${label ? html` aria-label="${label}"` : null}>${colors.map((c) => html`<option value="${c}"${c === selected ? html` selected` : null}>${c}</option>`)}</select>`;
 
-/** The page a form is sent from, so that it comes back to it. */
-const pageField = (d: LabelsPageData) => (d.cursor ? html`<input type="hidden" name="cursor" value="${d.cursor}">` : null);
+/** The page a form is sent from (the labels found, which page of them), so that it comes back to it. */
+const pageField = (d: { match?: string | undefined; cursor?: string | undefined }) => [
+  d.match ? html`<input type="hidden" name="q" value="${d.match}">` : null,
+  d.cursor ? html`<input type="hidden" name="cursor" value="${d.cursor}">` : null,
+];
+
+/** The same place as an address's query. */
+const placeQuery = (d: { match?: string | undefined; cursor?: string | undefined }) => {
+  const q = new URLSearchParams({ ...(d.match ? { q: d.match } : {}), ...(d.cursor ? { cursor: d.cursor } : {}) }).toString();
+  return q ? `?${q}` : '';
+};
 
 function row(d: LabelsPageData, l: LabelRow) {
   const p = d.project;
@@ -61,7 +72,7 @@ function row(d: LabelsPageData, l: LabelRow) {
       ${colorSelect(d.colors, l.color, `Colour of ${l.name}`)}
       <button type="submit" class="small">${forRow('Save', l.name)}</button>
     </form>
-    <a href="/projects/${p.id}/labels/${l.id}/delete${d.cursor ? `?cursor=${encodeURIComponent(d.cursor)}` : ''}" class="button danger small">${forRow('Delete…', l.name)}</a>
+    <a href="/projects/${p.id}/labels/${l.id}/delete${placeQuery(d)}" class="button danger small">${forRow('Delete…', l.name)}</a>
   </div></td>`
   }
 </tr>`;
@@ -84,8 +95,16 @@ export function labelsPage(d: LabelsPageData) {
   }</p>
   <h2>Labels</h2>
   ${
+    d.labels.length > 0 || d.first || d.match
+      ? html`<form method="get" action="/projects/${p.id}/labels" class="row-form" role="search" aria-label="Find a label">
+    <label class="grow">Find a label <input type="search" name="q" value="${d.match ?? ''}" maxlength="${maxlengthFor(MAX_LABEL_CHARS)}" placeholder="part of its name"></label>
+    <button type="submit">Find</button>${d.match ? html` <a href="/projects/${p.id}/labels">All labels</a>` : null}
+  </form>`
+      : null
+  }
+  ${
     d.labels.length === 0 && !d.first
-      ? html`<p class="empty" id="no-labels">No labels yet.</p>`
+      ? html`<p class="empty" id="no-labels">${d.match ? html`No label's name holds “${d.match}”.` : 'No labels yet.'}</p>`
       : html`<div class="table-wrap"><table class="rows labels" id="labels">
     <thead><tr><th scope="col">Label</th><th scope="col" class="num">Documents</th>${edits ? html`<th scope="col">Rename or recolour</th>` : null}</tr></thead>
     <tbody>${d.labels.map((l) => row(d, l))}</tbody>
@@ -108,7 +127,7 @@ export function labelsPage(d: LabelsPageData) {
 }
 
 /** Deleting a label asks first: it comes off every document that carries it. */
-export function labelDeletePage(d: { user: { email: string }; csrfToken: string; projectId: string; label: LabelRow; cursor: string | undefined; back: string }) {
+export function labelDeletePage(d: { user: { email: string }; csrfToken: string; projectId: string; label: LabelRow; place: { match: string; cursor?: string | undefined }; back: string }) {
   const l = d.label;
   return confirmPage({
     user: d.user,
@@ -118,7 +137,7 @@ export function labelDeletePage(d: { user: { email: string }; csrfToken: string;
     body: html`<p>${l.documents === 0 ? 'No document carries it.' : html`It comes off the ${plural(l.documents, 'document')} that carry it; the documents themselves stay.`} Search and the Documents list can no longer narrow by it.</p>`,
     action: `/projects/${d.projectId}/labels/${l.id}/delete`,
     // Back to the page of the tab it was asked from, deleted or not.
-    ...(d.cursor ? { fields: { cursor: d.cursor } } : {}),
+    fields: { ...(d.place.match ? { q: d.place.match } : {}), ...(d.place.cursor ? { cursor: d.place.cursor } : {}) },
     confirm: 'Delete label',
     cancel: d.back,
   });

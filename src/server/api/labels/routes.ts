@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { notFound } from '../../../core/errors.js';
 import { LabelName } from '../../../core/filters.js';
+import { MAX_LABEL_CHARS } from '../../../core/label-name.js';
+import { nameKey } from '../../../core/name-spellings.js';
 import { LABEL_COLORS, type Label, type LabelWithCount } from '../../../store/sql/labels.js';
 import type { Services } from '../../services.js';
 import type { Actor } from '../../../access/access-control.js';
@@ -43,13 +45,20 @@ const labelToWire = (l: Label, documentCount: number) => ({
  */
 export const LABEL_PAGE = 100;
 
+/** The text a label is looked for by (`q`): no longer than a name may be. */
+const LabelMatch = z.string().trim().max(MAX_LABEL_CHARS);
+
 const LabelListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).optional().describe(`labels per page (${LABEL_PAGE} with a cursor alone); without limit and cursor, all of them`),
   cursor: listCursor('lbl').optional().describe('next_cursor of the previous page'),
+  q: LabelMatch.optional().describe('only the labels whose name holds this text, in any case of A–Z and either Unicode spelling (`%` and `_` as themselves); empty: all'),
 });
 
-/** What a project's labels cursor belongs to (pagination.ts); the web's Labels tab pages the same list. */
-export const labelListScope = (projectId: string) => ['labels', projectId];
+/**
+ * What a project's labels cursor belongs to (pagination.ts), with the text its labels were found by (folded as they
+ * are matched): the web's Labels tab pages the same list. Without one, the scope cursors had before `q` came.
+ */
+export const labelListScope = (projectId: string, match = '') => (match ? ['labels', projectId, nameKey(match)] : ['labels', projectId]);
 
 const LabelParams = z.strictObject({ id: z.string().min(1).max(100), label_id: z.string().min(1).max(100) });
 
@@ -61,7 +70,7 @@ async function labelOf(s: Services, actor: Actor, projectId: string, labelId: st
   return label;
 }
 
-const counted = async (s: Services, label: Label): Promise<LabelWithCount> => (await s.labels.list([label.projectId])).find((l) => l.id === label.id) ?? { ...label, documentCount: 0 };
+const counted = async (s: Services, label: Label): Promise<LabelWithCount> => (await s.labels.withCount(label.id)) ?? { ...label, documentCount: 0 };
 
 const refusals = {
   403: { description: 'A viewer of the project (changing labels needs an editor)', schema: ErrorBody },
@@ -79,16 +88,17 @@ export const listLabels = (s: Services) =>
     params: IdParams,
     query: LabelListQuery,
     responses: {
-      200: { description: 'The labels (a page of them with `limit` or `cursor`)', schema: z.object({ labels: z.array(LabelSchema), next_cursor: z.string().nullable() }) },
-      400: { description: 'Bad query (a cursor of another list, or after a label deleted since)', schema: ErrorBody },
+      200: { description: 'The labels (those found by `q`; a page of them with `limit` or `cursor`)', schema: z.object({ labels: z.array(LabelSchema), next_cursor: z.string().nullable() }) },
+      400: { description: 'Bad query (a cursor of another list or `q`, or after a label deleted since; `q` longer than a name)', schema: ErrorBody },
       404: refusals[404],
     },
     async handler({ params, query, principal }) {
       await s.access.check(principal, params.id, 'read');
       // Without either, the whole vocabulary in one answer, as before pages were added (clients that read it so).
-      if (query.limit === undefined && query.cursor === undefined) return { status: 200, body: { labels: (await s.labels.list([params.id])).map((l) => labelToWire(l, l.documentCount)), next_cursor: null } };
-      const scope = labelListScope(params.id);
-      const page = await s.labels.page(params.id, query.limit ?? LABEL_PAGE, decodeCursor(query.cursor, 'lbl', scope));
+      const match = query.q ?? '';
+      if (query.limit === undefined && query.cursor === undefined) return { status: 200, body: { labels: (await s.labels.list([params.id], match)).map((l) => labelToWire(l, l.documentCount)), next_cursor: null } };
+      const scope = labelListScope(params.id, match);
+      const page = await s.labels.page(params.id, query.limit ?? LABEL_PAGE, decodeCursor(query.cursor, 'lbl', scope), match);
       if (!page) throw cursorRefused();
       const last = page.labels.at(-1);
       return { status: 200, body: { labels: page.labels.map((l) => labelToWire(l, l.documentCount)), next_cursor: page.more && last ? encodeCursor(last.id, scope) : null } };
