@@ -177,35 +177,6 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   });
 
-  it('reads an original it received from its own disk, not back from the store', async () => {
-    const log = await logS3Requests(rgw.endpoint);
-    const storage = `s3://${rgw.bucket}/recent-originals`;
-    const first = await startDaemon({ args: ['--storage', storage], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
-    try {
-      const owner = await addUser(first);
-      const originalGets = () => log.requests().filter((r) => r.method === 'GET' && r.path.includes('/recent-originals/files/'));
-      const probesBefore = storeProbes(log);
-      const shas: string[] = [];
-      for (const name of ['kept-1.txt', 'kept-2.txt']) {
-        const res = await uploadFiles(first, owner.apiKey, [{ name, bytes: Buffer.from(`${prose(`kept locally ${name}`, 20)}\n`) }], { query: '?wait=true&wait_timeout=60' });
-        expect(res.body.documents[0].status).toBe('ready');
-        shas.push(res.body.documents[0].sha256);
-      }
-      expect(originalGets()).toEqual([]);
-      // Ingesting with the store up asks it nothing more (the worker probes it only while it waits for it).
-      expect(storeProbes(log)).toBe(probesBefore);
-      // The second upload left the first one's copy alone.
-      expect(readdirSync(join(first.dataDir, 'cache', 'originals')).sort()).toEqual(shas.sort());
-      // The store has it too: other replicas, and this one after a restart, read it there.
-      expect(log.requests().filter((r) => r.method === 'PUT' && r.path.includes('/recent-originals/files/'))).toHaveLength(2);
-
-    } finally {
-      await first.stop();
-      removeDir(first.dataDir);
-      await log.close();
-    }
-  });
-
   it('waits out a store that is away, taking no document up again until it answers, and fails none', async () => {
     // One document at a time, so the later ones are still queued when the gateway stops; through a relay that logs
     // the store's requests, so the test sees what the worker asks of the store while it is away.
@@ -260,6 +231,37 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   }, 300_000);
 
+  // This test and the two overload tests below each start a daemon of their own on a prefix of their own, behind a
+  // relay of their own, and most of their time is spent waiting (on the worker's backoff, a 10 s window): run
+  // together, the file takes about 20 s less. Their counts are of their own relay's requests.
+  it.concurrent('reads an original it received from its own disk, not back from the store', async () => {
+    const log = await logS3Requests(rgw.endpoint);
+    const storage = `s3://${rgw.bucket}/recent-originals`;
+    const first = await startDaemon({ args: ['--storage', storage], env: { ...rgw.env(), AWS_ENDPOINT_URL: log.endpoint }, timeoutMs: 60_000 });
+    try {
+      const owner = await addUser(first);
+      const originalGets = () => log.requests().filter((r) => r.method === 'GET' && r.path.includes('/recent-originals/files/'));
+      const probesBefore = storeProbes(log);
+      const shas: string[] = [];
+      for (const name of ['kept-1.txt', 'kept-2.txt']) {
+        const res = await uploadFiles(first, owner.apiKey, [{ name, bytes: Buffer.from(`${prose(`kept locally ${name}`, 20)}\n`) }], { query: '?wait=true&wait_timeout=60' });
+        expect(res.body.documents[0].status).toBe('ready');
+        shas.push(res.body.documents[0].sha256);
+      }
+      expect(originalGets()).toEqual([]);
+      // Ingesting with the store up asks it nothing more (the worker probes it only while it waits for it).
+      expect(storeProbes(log)).toBe(probesBefore);
+      // The second upload left the first one's copy alone.
+      expect(readdirSync(join(first.dataDir, 'cache', 'originals')).sort()).toEqual(shas.sort());
+      // The store has it too: other replicas, and this one after a restart, read it there.
+      expect(log.requests().filter((r) => r.method === 'PUT' && r.path.includes('/recent-originals/files/'))).toHaveLength(2);
+    } finally {
+      await first.stop();
+      removeDir(first.dataDir);
+      await log.close();
+    }
+  }, 120_000);
+
   /** The passage texts the daemon's ingestion has embedded (its /metrics). */
   const passagesEmbedded = async (daemon: Daemon): Promise<number> => {
     const text = await (await fetch(`${daemon.url}/metrics`)).text();
@@ -313,7 +315,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     }
   }
 
-  it('waits out a store that answers 503 (overloaded) for originals: no attempt counted, no document failed', async () => {
+  it.concurrent('waits out a store that answers 503 (overloaded) for originals: no attempt counted, no document failed', async () => {
     // Without the replica's own copies, so the originals are read from the store.
     const withoutCopies = (busy: Daemon) => {
       for (const name of readdirSync(join(busy.dataDir, 'cache', 'originals'))) rmSync(join(busy.dataDir, 'cache', 'originals', name));
@@ -321,7 +323,7 @@ describe.skipIf(SKIP !== null)(`serve --storage s3://… on Ceph RGW${SKIP ? ` (
     await waitsOutOverload('overloaded', (r) => r.method === 'GET' && r.path.includes('/overloaded/files/'), withoutCopies);
   }, 300_000);
 
-  it("waits out a store that refuses LanceDB's writes of the chunks (503): no attempt counted, no document failed", async () => {
+  it.concurrent("waits out a store that refuses LanceDB's writes of the chunks (503): no attempt counted, no document failed", async () => {
     // The chunks table lives in the same store, and LanceDB reports its failures in its own words (an object_store
     // retry error): they were taken for the document's fault.
     await waitsOutOverload('chunk-writes', (r) => r.method !== 'GET' && r.method !== 'HEAD' && r.path.includes('/chunk-writes/lancedb/'));
