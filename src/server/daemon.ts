@@ -485,8 +485,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     embedder.init().catch((err: unknown) => log.error({ err }, 'embedder failed to load'));
     await worker.start();
     // Cleanups run in reverse: the worker stops before the extractor, the embedder and the stores close.
-    // Closing the extractor at once ends a parse in progress, so the stop does not wait for it.
-    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), backfill.stop(), extractor.close()]).then(() => undefined));
+    // Closing the extractor and OCR at once ends a parse or a page in progress (its document is handed back, to be
+    // read again at the next start), so the stop does not wait for it: a page may take minutes to draw.
+    cleanups.push(() => Promise.all([worker.stop(), reindex.stop(), backfill.stop(), extractor.close(), ocr?.close()]).then(() => undefined));
     // Sources stop first (cleanups run in reverse): a pass ends at its next item, before the workers and stores close.
     await scheduler.start();
     cleanups.push(async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, removeDir, startDaemon } from '../helpers/daemon.js';
+import { makeNestedFormsPdf } from '../ingest/build-fixtures.js';
 
 /**
  * Graceful shutdown and the data-directory lock (issue #12 items 4, 5 and the shutdown half of 9; issue #15
@@ -179,6 +180,31 @@ describe('graceful shutdown', () => {
     },
     400_000,
   );
+  it('SIGTERM while OCR draws a page that takes minutes: the page is cut, exit 0 within 15 s, the document handed back', async () => {
+    // A page drawing 2^24 nested squares: OCR draws it for its image until the page's limit (120 s). A stop waited for
+    // the worker's grace (60 s) before it closed OCR, so a service manager's stop timed out behind one scan.
+    const d = await startDaemon();
+    try {
+      const u = await addUser(d);
+      const form = new FormData();
+      form.append('file', new Blob([makeNestedFormsPdf(24)], { type: 'application/pdf' }), 'nested-forms.pdf');
+      const res = await fetch(`${d.url}/api/v1/upload`, { method: 'POST', headers: { authorization: `Bearer ${u.apiKey}` }, body: form });
+      const id = ((await res.json()) as { documents: { id: string }[] }).documents[0]!.id;
+      // OCR loads at its first page: the page is being drawn from then on.
+      await d.logLine((l) => l.includes('"event":"ocr.loaded"'), 60_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      const signalled = performance.now();
+      d.proc.kill('SIGTERM');
+      expect(await exitOf(d.proc)).toBe(0);
+      expect(performance.now() - signalled, 'ms from SIGTERM to exit').toBeLessThan(15_000);
+      expect(d.stdout().split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
+      // Handed back, not failed: read again at the next start.
+      expect(jobOf(d.dataDir, id)).toEqual({ attempts: 0, state: 'pending' });
+    } finally {
+      await d.stop();
+      removeDir(d.dataDir);
+    }
+  }, 120_000);
 });
 
 describe('data directory lock', () => {
