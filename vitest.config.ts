@@ -38,6 +38,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/saved-search-access.test.ts',
   'test/web/label-find.test.ts',
   'test/server/unicode-names.test.ts',
+  'test/server/unicode-emails.test.ts',
   'test/documents/list-facets.test.ts',
   'test/search/filter-mutants-edges.test.ts',
   'test/documents/metadata-patch.test.ts',

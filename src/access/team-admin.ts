@@ -20,6 +20,7 @@ import type { AuditLog } from '../core/audit.js';
 import { codePointCount, cutChars } from '../core/code-points.js';
 import { conflict, invalidRequest, isAppError, notFound } from '../core/errors.js';
 import { MAX_DESCRIPTION_CHARS, MAX_EMAIL_CHARS, MAX_INVITES, MAX_NAME_CHARS } from '../core/name-limits.js';
+import { lowerKey } from '../core/name-spellings.js';
 import type { Clock } from '../core/clock.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import { unsafeTextProblem } from '../core/unsafe-text.js';
@@ -291,7 +292,7 @@ export class TeamAdmin {
 
   /** Invitations for many addresses at once (one per line, or separated by commas or spaces); each is made or refused on its own. */
   async inviteMany(emails: readonly string[], by: Pick<User, 'id' | 'email'> | null, opts: { admin?: boolean; group?: Group | null; send?: boolean } = {}): Promise<InviteOutcome[]> {
-    const unique = [...new Map(emails.map((e) => e.trim()).filter(Boolean).map((e) => [e.toLowerCase(), e])).values()];
+    const unique = [...new Map(emails.map((e) => e.trim()).filter(Boolean).map((e) => [lowerKey(e), e])).values()];
     if (unique.length === 0) throw invalidRequest('give at least one e-mail address');
     if (unique.length > MAX_INVITES) throw invalidRequest(`at most ${MAX_INVITES} addresses at once (got ${unique.length})`);
     const out: InviteOutcome[] = [];

@@ -2,6 +2,7 @@ import { domainToASCII } from 'node:url';
 import { codePointCount } from '../core/code-points.js';
 import { MAX_EMAIL_CHARS } from '../core/name-limits.js';
 import { AppError, invalidRequest } from '../core/errors.js';
+import { lowerKey } from '../core/name-spellings.js';
 import { randomUrlToken, sha256Hex } from '../core/secrets.js';
 import type { LoginAttemptStore, ThrottlePolicy } from '../store/sql/login-attempts.js';
 import type { ProjectStore } from '../store/sql/projects.js';
@@ -49,15 +50,24 @@ export type LoginResult =
   | { ok: true; user: User }
   | { ok: false; reason: 'invalid' | 'throttled' | 'disabled'; retryAfterMs?: number; locked?: ('email' | 'ip')[]; user?: Pick<User, 'id' | 'email'> };
 
+/**
+ * The throttle's key of an address: its case lowered as before, and either Unicode spelling one key, so that typing
+ * the other spelling (which signs in as well) gives no second budget of guesses.
+ */
+const emailThrottleKey = (email: string): string => `email:${lowerKey(email.trim())}`;
+
 /** Which of the throttle's keys an attempt locked: 'email:…' → 'email'. */
 export const lockedKinds = (keys: readonly string[]): ('email' | 'ip' | '2fa')[] => keys.map((k) => k.slice(0, k.indexOf(':')) as 'email' | 'ip' | '2fa');
 
 /** What an account change from Settings did: done, or why not (a sentence for the page). */
 export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason: 'invalid' | 'throttled' | 'refused'; message: string; retryAfterMs?: number };
 
-/** The address trimmed, or an invalid_request error saying it is not one. */
+/**
+ * The address trimmed and composed (NFC, as a keyboard types it: one pasted from a Mac may come decomposed;
+ * core/name-spellings.ts), or an invalid_request error saying it is not one.
+ */
 export function validEmail(emailInput: string): string {
-  const email = emailInput.trim();
+  const email = emailInput.trim().normalize('NFC');
   // JSON quoting shows a line break or tab as \n, \t: what was refused stays visible, in a page or a terminal.
   if (!isEmailAddress(email)) throw invalidRequest(`${JSON.stringify(email)} is not an email address`);
   return email;
@@ -94,10 +104,9 @@ export class AccountService {
    * minutes. A success gives its attempt back. Unknown emails cost the same time as known ones.
    */
   async login(email: string, password: string, clientIp: string): Promise<LoginResult> {
-    const typed = email.trim().toLowerCase();
     // Only an address is a key (no longer than a primary key may be): a password typed into the e-mail field must not
     // be stored. No account has another name, so the client's address alone counts such an attempt.
-    const byEmail = isEmailAddress(typed) ? `email:${typed}` : null;
+    const byEmail = isEmailAddress(lowerKey(email.trim())) ? emailThrottleKey(email) : null;
     const byAddress = `ip:${clientIp}`;
     const locking: string[] = [];
     const wait = await this.attempts.take(byEmail ? [byEmail, byAddress] : [byAddress], LOGIN_THROTTLE, locking);
@@ -120,7 +129,7 @@ export class AccountService {
   async checkCurrentPassword(userId: string, password: string, clientIp: string): Promise<AccountChangeResult> {
     const user = await this.users.findWithHashById(userId);
     if (!user) return { ok: false, reason: 'invalid', message: 'This account no longer exists.' };
-    const [byEmail, byAddress] = [`email:${user.email.trim().toLowerCase()}`, `ip:${clientIp}`];
+    const [byEmail, byAddress] = [emailThrottleKey(user.email), `ip:${clientIp}`];
     const wait = await this.attempts.take([byEmail, byAddress], LOGIN_THROTTLE);
     if (wait > 0) return { ok: false, reason: 'throttled', retryAfterMs: wait, message: throttledMessage(wait) };
     if (!(await verifyPassword(user.passwordHash, password))) return { ok: false, reason: 'invalid', message: 'The current password is not right.' };

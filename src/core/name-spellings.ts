@@ -11,3 +11,9 @@ export const spellings = (name: string): string[] => [...new Set([name.normalize
 
 /** A name as the stores compare it ("any case" of A–Z, either spelling): for comparing in code. */
 export const nameKey = (name: string): string => foldAscii(name.normalize('NFC'));
+
+/**
+ * A name or e-mail address as a comparison that lowers case with JavaScript (`toLowerCase`, every script) sees it,
+ * either spelling one key: the sign-in lockout's count per address, the CLI's matches in lists the server sent.
+ */
+export const lowerKey = (name: string): string => name.normalize('NFC').toLowerCase();

@@ -59,12 +59,13 @@ export class ApiKeyStore {
     private readonly now: Clock,
   ) {}
 
+  /** Stores a key, its name composed (NFC: core/name-spellings.ts), so a list shows one spelling whatever was typed. */
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
     const now = key.createdAt ?? this.now();
     const row: Row = {
       id: newId('key', now),
       user_id: key.userId,
-      name: key.name,
+      name: key.name === null ? null : key.name.normalize('NFC'),
       prefix: key.prefix,
       last4: key.last4,
       scopes: key.scopes.join(' '),

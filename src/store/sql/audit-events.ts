@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import { byOfVia } from '../../core/audit.js';
+import { spellings } from '../../core/name-spellings.js';
 import type { Db } from './database.js';
 import type { AuditEventsTable } from './schema.js';
 
@@ -58,6 +59,9 @@ const toRecord = (r: Selectable<AuditEventsTable>): AuditRecord => ({
   details: JSON.parse(r.details) as Record<string, unknown>,
 });
 
+/** A name lowered in each of its two spellings, for `lower(column) in (…)`. */
+const lowered = (name: string): string[] => [...new Set(spellings(name).map((s) => s.toLowerCase()))];
+
 /**
  * The audit log's rows: appended, listed newest first, and removed only by the retention the operator set. Nothing
  * here updates a row.
@@ -69,18 +73,21 @@ export class AuditEventStore {
     await this.db.insertInto('audit_events').values(row).execute();
   }
 
-  /** Up to `limit` events matching `filter`, newest first. */
+  /**
+   * Up to `limit` events matching `filter`, newest first. An actor's e-mail and a target's name match in any case (as
+   * `lower` sees it) and either Unicode spelling: what was recorded is what was typed then, composed or not.
+   */
   async list(filter: AuditFilter, limit: number): Promise<AuditRecord[]> {
     let q = this.db.selectFrom('audit_events').selectAll().orderBy('id', 'desc').limit(limit);
     if (filter.type?.endsWith('.')) q = q.where('type', '>=', filter.type).where('type', '<', `${filter.type.slice(0, -1)}/`);
     else if (filter.type) q = q.where('type', '=', filter.type);
     if (filter.actorId) q = q.where('actor_id', '=', filter.actorId);
-    if (filter.actorEmail) q = q.where((eb) => eb(eb.fn('lower', ['actor_email']), '=', filter.actorEmail!.toLowerCase()));
+    if (filter.actorEmail) q = q.where((eb) => eb(eb.fn('lower', ['actor_email']), 'in', lowered(filter.actorEmail!)));
     if (filter.by) q = q.where('by', '=', filter.by);
     // A target by its id, or by its name as it was then (a file name, an e-mail, a project's or source's name).
     if (filter.targetId) {
       const target = filter.targetId;
-      q = q.where((eb) => eb.or([eb('target_id', '=', target), eb(eb.fn('lower', ['target_label']), '=', target.toLowerCase())]));
+      q = q.where((eb) => eb.or([eb('target_id', '=', target), eb(eb.fn('lower', ['target_label']), 'in', lowered(target))]));
     }
     if (filter.clientIp) q = q.where('client_ip', '=', filter.clientIp);
     if (filter.since !== undefined) q = q.where('at', '>=', filter.since);

@@ -62,7 +62,7 @@ export function matchesFilters(f: DocumentFilters, d: SqlDialect): (eb: Document
     if (f.pathPrefix !== undefined) all.push(startsWith('documents.path', f.pathPrefix));
     if (f.uploadedBy) {
       const emails = f.uploadedBy;
-      all.push(eb('documents.user_id', 'in', eb.selectFrom('users').select('users.id').where((u) => u.or(emails.map((e) => d.equalsIgnoreCase('users.email', e))))));
+      all.push(eb('documents.user_id', 'in', eb.selectFrom('users').select('users.id').where((u) => u.or(emails.map((e) => equalsName(d, 'users.email', e))))));
     }
     if (f.sourceIds) all.push(eb('documents.source_id', 'in', f.sourceIds));
     if (f.languages) all.push(eb('documents.language', 'in', f.languages));
@@ -100,14 +100,14 @@ export interface FacetFields {
 export class FilterLookups {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The ids of the accounts with these e-mails (any case). */
+  /** The ids of the accounts with these e-mails (any case of A–Z, either Unicode spelling). */
   async userIds(emails: readonly string[]): Promise<string[]> {
     if (emails.length === 0) return [];
     const d = dialectOf(this.db);
     const rows = await this.db
       .selectFrom('users')
       .select('id')
-      .where((eb) => eb.or(emails.map((e) => d.equalsIgnoreCase('email', e))))
+      .where((eb) => eb.or(emails.map((e) => equalsName(d, 'email', e))))
       .execute();
     return rows.map((r) => r.id);
   }

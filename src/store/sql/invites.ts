@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
+import { dialectOf, equalsName } from './dialect.js';
 
 /** What the account an invitation makes gets. */
 export interface InviteGrant {
@@ -30,13 +31,14 @@ export class InviteStore {
   ) {}
 
   /**
-   * Records an invitation for `email`; earlier unused ones for the same address stop working. `also` runs in the same
+   * Records an invitation for `email`; earlier unused ones for the same address (any case of A–Z, either Unicode
+   * spelling, as accounts compare theirs) stop working. `also` runs in the same
    * transaction (the mail that carries the link is queued there) and is told the stored end, which is also returned.
    */
   async create(tokenHash: string, email: string, by: string | null, ttlMs: number, grant: InviteGrant = { admin: false, groupId: null }, also?: (trx: Db, expiresAt: number) => Promise<unknown>): Promise<{ id: string; expiresAt: number }> {
     const now = this.now();
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('invites').where('used_at', 'is', null).where((eb) => eb.or([eb('email', '=', email), eb('expires_at', '<=', now)])).execute();
+      await trx.deleteFrom('invites').where('used_at', 'is', null).where((eb) => eb.or([equalsName(dialectOf(trx), 'email', email), eb('expires_at', '<=', now)])).execute();
       await trx
         .insertInto('invites')
         .values({ token_hash: tokenHash, email, created_by: by, created_at: now, expires_at: now + ttlMs, used_at: null, is_admin: grant.admin ? 1 : 0, group_id: grant.groupId })

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from './database.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, equalsName } from './dialect.js';
 import type { UsersTable } from './schema.js';
 
 export interface User {
@@ -54,37 +54,64 @@ export class UserStore {
   }
 
   /**
-   * Creates a user; returns null when the email is taken (ignoring ASCII case, as the unique index compares). The
-   * first account of a library is its admin: decided in the insert itself, and on PostgreSQL, while the library has
+   * Whether a live account other than `except` has this e-mail, in any case of A–Z and either Unicode spelling: the
+   * unique index compares bytes, and would not see an address stored decomposed before addresses were composed.
+   */
+  private async emailHeld(db: Db, email: string, except?: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('users')
+      .select('id')
+      .where('deleted_at', 'is', null)
+      .where(equalsName(dialectOf(db), 'email', email))
+      .$if(except !== undefined, (q) => q.where('id', '!=', except!))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * Creates a user, its e-mail composed (NFC: core/name-spellings.ts); returns null when the email is taken (ignoring
+   * ASCII case, as the unique index compares, and in either Unicode spelling). The first account of a library is its
+   * admin: decided in the insert itself, and on PostgreSQL, while the library has
    * no account, behind a lock on the table (until the transaction ends), so that two first accounts made at once on
    * two replicas are made one after the other and only one is admin: each insert alone saw the table empty.
    * Once there is an account there always is one (the last admin is never deleted), and no lock is taken.
    */
-  async create(email: string, passwordHash: string, opts: { admin?: boolean } = {}): Promise<User | null> {
+  async create(emailInput: string, passwordHash: string, opts: { admin?: boolean } = {}): Promise<User | null> {
+    const email = emailInput.normalize('NFC');
     const now = this.now();
     const id = newId('usr', now);
     const firstIsAdmin = sql<number>`(case when exists (select 1 from users where deleted_at is null) then 0 else 1 end)`;
-    const insert = (db: Db) =>
-      db
+    // Two addresses made at once in the two spellings are both composed here, so the unique index parts them.
+    const insert = async (db: Db): Promise<boolean> => {
+      if (await this.emailHeld(db, email)) return false;
+      const res = await db
         .insertInto('users')
         .values({ id, email, password_hash: passwordHash, created_at: now, updated_at: now, is_admin: opts.admin ? 1 : firstIsAdmin, disabled_at: null, deleted_at: null })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
+      return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+    };
     const first = !opts.admin && dialectOf(this.db).lockRows && (await this.count()) === 0;
     const alone = async (db: Db) => {
       // Writers of the table wait; readers do not.
       await sql`lock table users in share row exclusive mode`.execute(db);
       return insert(db);
     };
-    const res = first ? await (this.db.isTransaction ? alone(this.db) : this.db.transaction().execute(alone)) : await insert(this.db);
-    if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+    const made = first ? await (this.db.isTransaction ? alone(this.db) : this.db.transaction().execute(alone)) : await insert(this.db);
+    if (!made) return null;
     return this.findById(id);
   }
 
+  /**
+   * The live account with this e-mail, in any case of A–Z and either Unicode spelling (core/name-spellings.ts). Two
+   * accounts made in the two spellings before addresses were composed are each found by their own.
+   */
   async findByEmail(email: string): Promise<UserWithHash | null> {
+    const d = dialectOf(this.db);
     const row = await this.live()
       .select([...COLUMNS, 'password_hash'])
-      .where(dialectOf(this.db).equalsIgnoreCase('email', email))
+      .where(equalsName(d, 'email', email))
+      .orderBy(sql`case when ${d.equalsIgnoreCase('email', email)} then 0 else 1 end`)
       .executeTakeFirst();
     return row ? { ...toUser(row), passwordHash: row.password_hash } : null;
   }
@@ -99,8 +126,13 @@ export class UserStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
-  /** Changes a user's email; 'conflict' when another account has it (ignoring ASCII case, as the unique index compares). */
-  async setEmail(id: string, email: string): Promise<boolean | 'conflict'> {
+  /**
+   * Changes a user's email, composed (NFC); 'conflict' when another account has it (ignoring ASCII case, as the unique
+   * index compares, and in either Unicode spelling).
+   */
+  async setEmail(id: string, emailInput: string): Promise<boolean | 'conflict'> {
+    const email = emailInput.normalize('NFC');
+    if (await this.emailHeld(this.db, email, id)) return 'conflict';
     try {
       const res = await this.db.updateTable('users').set({ email, updated_at: this.now() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
       return Number(res.numUpdatedRows) > 0;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { INVITATION_LIST } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { lowerKey } from '../../../core/name-spellings.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
 import { emitJson } from '../../output/json.js';
@@ -32,7 +33,7 @@ export function invitationsCommand(ctx: Context): Command {
         let id = ref.trim();
         if (!id.startsWith('inv_')) {
           const { invitations } = await http.get('/api/v1/admin/invitations', { shape: INVITATION_LIST });
-          const found = invitations.find((i) => i.email.toLowerCase() === id.toLowerCase());
+          const found = invitations.find((i) => lowerKey(i.email) === lowerKey(id));
           if (!found) throw new CliError(`no open invitation for ${id}`, undefined, 'see them with `docsearch admin invitations`');
           id = found.id;
         }

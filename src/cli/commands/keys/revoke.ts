@@ -15,11 +15,15 @@ export interface RevokeOptions {
   json: boolean;
 }
 
-/** The key an id or name means; a name two keys share is refused, listing both, so nothing is revoked by guess. */
+/**
+ * The key an id or name means; a name two keys share is refused, listing both, so nothing is revoked by guess. A name
+ * matches in its case, in either Unicode spelling (one typed on a Mac comes decomposed; a key named before names
+ * were stored composed may be either).
+ */
 export function pickKey(keys: ApiKey[], ref: string): ApiKey {
   const byId = keys.find((k) => k.id === ref);
   if (byId) return byId;
-  const named = keys.filter((k) => k.name !== null && k.name === ref);
+  const named = keys.filter((k) => k.name !== null && k.name.normalize('NFC') === ref.normalize('NFC'));
   if (named.length === 1) return named[0]!;
   if (named.length === 0) throw new CliError(`API key "${ref}" not found`, undefined, 'see your keys with `docsearch keys list`');
   const list = named.map((k) => `  ${k.id}  ${maskedKey(k)}  created ${k.created_at}`).join('\n');

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { MEMBER } from '../../api-types.js';
 import type { Context } from '../../context.js';
+import { lowerKey } from '../../../core/name-spellings.js';
 import { emitJson } from '../../output/json.js';
 import { notice } from '../../../terminal/io.js';
 import { defineCommand } from '../shared/command.js';
@@ -20,9 +21,9 @@ export async function run(opts: ShareOptions, ctx: Context): Promise<void> {
   const target = shareTarget(opts.member);
   if (!opts.role) {
     // Sharing again without --role must not quietly demote an editor or owner to the default viewer.
-    // The server matches e-mails and group names ignoring case, and so does this.
-    const named = ('group' in target ? `group:${target.group}` : target.email).toLowerCase();
-    const existing = (await listMembers(ctx, p.id)).find((m) => memberLabel(m).toLowerCase() === named);
+    // The server matches e-mails and group names ignoring case and in either Unicode spelling, and so does this.
+    const named = lowerKey('group' in target ? `group:${target.group}` : target.email);
+    const existing = (await listMembers(ctx, p.id)).find((m) => lowerKey(memberLabel(m)) === named);
     if (existing) {
       if (opts.json) return emitJson(ctx, existing);
       return notice(ctx.io, `${memberLabel(existing)} is already ${existing.role} of project ${p.name}; role unchanged (give --role to change it)`);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { lowerKey } from '../../../core/name-spellings.js';
 import { emitJson } from '../../output/json.js';
 import { CliError } from '../../../terminal/errors.js';
 import { notice } from '../../../terminal/io.js';
@@ -16,7 +17,7 @@ export interface UnshareOptions {
 export async function run(opts: UnshareOptions, ctx: Context): Promise<void> {
   const p = await resolveProject(ctx, opts.project);
   const target = shareTarget(opts.member);
-  const same = (a: string | undefined, b: string) => a !== undefined && a.toLowerCase() === b.toLowerCase();
+  const same = (a: string | undefined, b: string) => a !== undefined && lowerKey(a) === lowerKey(b);
   const member = (await listMembers(ctx, p.id)).find(
     (m) => m.id === opts.member || ('group' in target ? m.kind === 'group' && same(m.group, target.group) : m.kind === 'user' && same(m.email, target.email)),
   );
