@@ -107,23 +107,39 @@ describe.skipIf(postgresUnavailable() !== null)('round trips to PostgreSQL', () 
     try {
       const owner = await addUser(q);
       const before = await statementCalls(url);
+      const uploadsFrom = Date.now();
       for (let i = 0; i < 10; i++) {
         const res = await uploadFiles(q, owner.apiKey, [{ name: `trip-${i}.txt`, bytes: Buffer.from(prose(`trip ${i}`, 3)) }], { query: '?wait=true&wait_timeout=60' });
         expect(res.body.documents[0].status).toBe('ready');
       }
       const uploaded = await statementCalls(url);
+      const waited = (Date.now() - uploadsFrom) / 1000;
       // The key's last use is written once a minute, not on each request (was: an UPDATE per request).
-      expect(callsBetween(before, uploaded, /^update "api_keys"/)).toBeLessThanOrEqual(1);
+      // (Per minute, and per grace period below, of however long the uploads took on a loaded machine.)
+      expect(callsBetween(before, uploaded, /^update "api_keys"/)).toBeLessThanOrEqual(1 + Math.floor(waited / 60));
       // Replaced documents are swept once per grace period (15 s), not twice per settled document (was: 20). (An
       // upload's own look for a replaced or trashed copy of its bytes is one lookup, counted below, not a sweep.)
-      expect(callsBetween(before, uploaded, /"replaced_by" is not null and "replaced_at" </)).toBeLessThanOrEqual(1);
+      expect(callsBetween(before, uploaded, /"replaced_by" is not null and "replaced_at" </)).toBeLessThanOrEqual(1 + Math.floor(waited / 15));
       // A document's steps through the queue (queued, claimed, processing, ready) are one statement each, with no
       // BEGIN and COMMIT around them: 16 statements per document, the upload's wait included (was 33). Since then an
       // upload is audited (1), checked against the owner's and the project's quotas (2), and its chunks carry its
-      // labels, read before and after they are written, and its uploader (about 5): about 26 per document.
+      // labels, read before and after they are written, and its uploader (about 5).
       expect(callsBetween(before, uploaded, /^begin/i)).toBe(0);
-      const perDocument = callsBetween(before, uploaded, /./) / 10;
-      expect(perDocument).toBeLessThanOrEqual(28);
+      // How often the queue's loops look and the upload's wait reads is the scheduler's (which loop wakes, how long a
+      // document takes under load), so those are bounded apart: the idle loops' claims as in 'ingest queue on
+      // PostgreSQL' (each claim that finds nothing then reads when the next job is due), and the wait's reads, one on
+      // arrival, one when woken and one per 5 s poll. In the total (27.3 a document on a quiet machine), four more
+      // wake-ups (a claim and a look each) took it past the 28 it was held to.
+      const claims = callsBetween(before, uploaded, /^with "turns" as materialized/);
+      const idleLooks = callsBetween(before, uploaded, /^select min\("run_after"\)/);
+      const waitReads = callsBetween(before, uploaded, /^select \* from "documents" where "id" = any\(/);
+      expect(claims).toBeLessThanOrEqual(5 * 10);
+      expect(idleLooks).toBeLessThanOrEqual(claims);
+      expect(waitReads).toBeLessThanOrEqual(2 * 10 + Math.ceil(waited / 5));
+      // The rest is the same at any load: 20.3 per document (the 0.3: this count's own two and the key's one write).
+      // One statement more per document makes it 21.3.
+      const perDocument = (callsBetween(before, uploaded, /./) - claims - idleLooks - waitReads) / 10;
+      expect(perDocument).toBeLessThanOrEqual(21);
 
       // haproxy checks every replica every few hundred ms: the database is asked at most once a second.
       const started = Date.now();
