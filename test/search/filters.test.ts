@@ -587,7 +587,7 @@ describe('filters over REST', () => {
     expect((await vocabulary()).some((l) => l.name === 'carol was here')).toBe(false);
     // Deleting asks first, naming how many documents it comes off.
     expect((await carol.get(`/projects/${shared}/labels/${made.id}/delete`)).status).toBe(403);
-    expect((await bob.get(`/projects/${shared}/labels/${made.id}/delete`)).text).toContain('It comes off the 1 document that carry it');
+    expect((await bob.get(`/projects/${shared}/labels/${made.id}/delete`)).text).toContain('It comes off the 1 document that carries it');
     expect((await bob.submit(`/projects/${shared}/labels/${made.id}/delete`, { _csrf: bob.csrf })).text).toContain('Deleted the label “Web renamed”.');
     expect(await labelsOf()).toEqual(before);
     expect((await vocabulary()).some((l) => l.id === made.id)).toBe(false);

@@ -391,7 +391,7 @@ describe('folder sources', () => {
     expect((await stranger.post(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: (await stranger.get('/projects'), stranger.csrf) })).status).toBe(404);
     const confirm = await web.get(`/projects/${project}/sources/${source!.id}/remove`);
     expect(confirm.text).toContain(`Remove the source file://${dir}?`);
-    expect(confirm.text).toContain('It made 1 document: they are deleted with it');
+    expect(confirm.text).toContain('It made 1 document: that is deleted with it and leaves search at once, unless you keep it');
     const removed = await web.submit(`/projects/${project}/sources/${source!.id}/remove`, { _csrf: web.csrf, keep_documents: 'true' });
     expect(removed.text).toContain(`Removed file://${dir}; its documents stay.`);
     expect(removed.text).toContain('No sources yet.');

@@ -67,7 +67,7 @@ describe('finding a label among many, on the Labels tab and through the API', ()
     expect(page.text).toContain('1 document<span class="visually-hidden"> labelled Invoice 2024');
     // Its delete confirmation counts it alone (LabelStore.withCount), on either engine.
     const ask = await web.get(`/projects/${project}/labels/${byName.get('Invoice 2024')}/delete?q=INVOICE`);
-    expect(ask.text).toContain('It comes off the 1 document that carry it');
+    expect(ask.text).toContain('It comes off the 1 document that carries it');
     expect(hiddenFields(ask.text, `/projects/${project}/labels/${byName.get('Invoice 2024')}/delete`)).toMatchObject({ q: 'INVOICE' });
     // Both spellings of "é" (composed, decomposed), and only A–Z folded: "É" is not "é", as names compare.
     expect(await found('CAFe\u0301')).toEqual(ids('Café'));

@@ -243,6 +243,9 @@ describe('web library pages', () => {
     expect(page.text).toContain('Throwaway notes');
     const confirm = await web.get(`/projects/${id}/delete`);
     expect(confirm.text).toContain('This deletes the project. It has no documents.'); // #44: no zero counts
+    // With one document, the confirmation speaks of it, not of "them".
+    expect((await uploadAs(web, id, [{ name: 'jotting.txt', body: 'A single jotting about the tide tables.\n' }])).status).toBe(202);
+    expect((await web.get(`/projects/${id}/delete`)).text).toMatch(/<strong>1 document<\/strong>[^<]*Search stops finding it at once/);
     expect((await web.post(`/projects/${id}/delete`, { _csrf: web.csrf })).location).toBe('/projects');
     expect((await web.get(`/projects/${id}`)).status).toBe(404);
 

@@ -134,7 +134,7 @@ export function labelDeletePage(d: { user: { email: string }; csrfToken: string;
     csrfToken: d.csrfToken,
     active: 'projects',
     title: `Delete the label “${l.name}”?`,
-    body: html`<p>${l.documents === 0 ? 'No document carries it.' : html`It comes off the ${plural(l.documents, 'document')} that carry it; the documents themselves stay.`} Search and the Documents list can no longer narrow by it.</p>`,
+    body: html`<p>${l.documents === 0 ? 'No document carries it.' : html`It comes off the ${plural(l.documents, 'document')} that ${l.documents === 1 ? 'carries' : 'carry'} it; the documents themselves stay.`} Search and the Documents list can no longer narrow by it.</p>`,
     action: `/projects/${d.projectId}/labels/${l.id}/delete`,
     // Back to the page of the tab it was asked from, deleted or not.
     fields: { ...(d.place.match ? { q: d.place.match } : {}), ...(d.place.cursor ? { cursor: d.place.cursor } : {}) },

@@ -311,7 +311,7 @@ export function projectDeletePage(d: { user: { email: string }; csrfToken: strin
       p.documentCount === 0
         ? html`<p>This deletes the project. It has no documents. This can't be undone.</p>`
         : html`<p>This deletes the project and everything in it: <strong>${plural(p.documentCount, 'document')}</strong>
-    (${p.chunkCount > 0 ? `${plural(p.chunkCount, 'chunk')}, ` : ''}${formatBytes(p.sizeBytes)} of original files). Search stops finding them at once,
+    (${p.chunkCount > 0 ? `${plural(p.chunkCount, 'chunk')}, ` : ''}${formatBytes(p.sizeBytes)} of original files). Search stops finding ${p.documentCount === 1 ? 'it' : 'them'} at once,
     and this can't be undone.</p>`,
     action: `/projects/${p.id}/delete`,
     confirm: 'Delete project and its documents',

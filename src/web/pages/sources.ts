@@ -166,8 +166,11 @@ export function sourceRemovePage(d: { user: { email: string }; csrfToken: string
     csrfToken: d.csrfToken,
     active: 'projects',
     title: `Remove the source ${d.source.url}?`,
-    body: html`<p>The source stops keeping this project current. It made ${plural(d.documents, 'document')}: they are deleted with it and leave
-    search at once, unless you keep them, as if they had been uploaded.</p>
+    body: html`<p>The source stops keeping this project current. ${
+      d.documents === 1
+        ? 'It made 1 document: that is deleted with it and leaves search at once, unless you keep it, as if it had been uploaded.'
+        : `It made ${plural(d.documents, 'document')}: they are deleted with it and leave search at once, unless you keep them, as if they had been uploaded.`
+    }</p>
     <p><label><input type="checkbox" name="keep_documents" value="true" form="remove-source"> Keep its documents</label></p>`,
     action: `/projects/${d.projectId}/sources/${d.source.id}/remove`,
     formId: 'remove-source',
