@@ -12,7 +12,6 @@ import { int8StorageForThisCpu } from '../../src/models/builtin/int8-storage.js'
 import { BuiltinEmbedder } from '../../src/models/builtin/minilm-embedder.js';
 import { dot } from '../../src/models/vector-math.js';
 import { cosine } from '../helpers/cosine.js';
-import { cpuMsOf } from '../helpers/cpu-time.js';
 import { TEST_MODEL_CACHE } from '../helpers/daemon.js';
 
 interface Reference {
@@ -248,19 +247,28 @@ describe('builtin embedder passage session', () => {
 });
 
 describe('builtin embedder scheduling', () => {
-  it('keeps the event loop responsive while a large batch runs (inference is off the main thread)', async () => {
-    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE });
+  it('keeps the event loop turning while a large batch runs (inference is off the main thread)', async () => {
+    // Turns of the event loop are counted, not CPU or gaps timed: a timer chain keeps firing from the moment the
+    // 16×256 pass starts (onRun) until its vectors arrive, as it does when the pass runs in the session's worker.
+    // onnxruntime's run is a synchronous native call (onnx/session.ts): on the main thread it would let none through.
+    let turns = -1;
+    const e = new BuiltinEmbedder({ modelCacheDir: TEST_MODEL_CACHE, batchSize: 16, onRun: (lane) => lane === 'background' && (turns = 0) });
+    let timer: NodeJS.Timeout | undefined;
+    const tick = () => {
+      if (turns >= 0) turns++;
+      timer = setTimeout(tick, 0);
+    };
     try {
       await e.init();
-      const passages = Array.from({ length: 32 }, (_, i) => `passage ${i} ${'vectors and ranking in search engines '.repeat(40)}`);
-      // CPU, not wall-clock gaps (the shared CI's other jobs stretch those): the main thread (tid = pid) spends
-      // little of the CPU the batch costs; two 16×256 forward passes run on the worker's threads.
-      const main = cpuMsOf('self', process.pid);
-      const all = cpuMsOf('self');
+      await e.embed(['warm the passage session'], { kind: 'passage' });
+      turns = -1;
+      const passages = Array.from({ length: 16 }, (_, i) => `passage ${i} ${'vectors and ranking in search engines '.repeat(40)}`);
+      tick();
       await e.embed(passages, { kind: 'passage' });
-      const [mainMs, allMs] = [cpuMsOf('self', process.pid) - main, cpuMsOf('self') - all];
-      expect(mainMs, `main thread ${mainMs} ms of ${allMs} ms CPU`).toBeLessThan(allMs / 5);
+      // The main thread's share of the batch's CPU, the figure this stands for: npm run bench:embed.
+      expect(turns, 'event-loop turns during the pass').toBeGreaterThanOrEqual(10);
     } finally {
+      clearTimeout(timer);
       await e.close();
     }
   });
