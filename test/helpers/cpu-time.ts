@@ -18,11 +18,3 @@ export function cpuMsOf(pid: number | 'self', tid?: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
-
-/** CPU milliseconds this test process (all its threads) spends running `work`. */
-export async function cpuMsSpent<T>(work: () => T | Promise<T>): Promise<{ value: T; cpuMs: number }> {
-  const before = process.cpuUsage();
-  const value = await work();
-  const used = process.cpuUsage(before);
-  return { value, cpuMs: (used.user + used.system) / 1000 };
-}
