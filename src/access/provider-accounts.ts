@@ -13,6 +13,7 @@
  * made or linked, a group made, joined or left, the admin flag set) is an audit event `by: sso`; a refused sign-in
  * is a `sign_in.failed` event.
  */
+import { domainToASCII } from 'node:url';
 import { validEmail } from '../auth/accounts.js';
 import type { AuditEvent, AuditLog } from '../core/audit.js';
 import { bytesProblem, unstorableProblem } from '../core/storable-text.js';
@@ -23,11 +24,12 @@ import type { User } from '../store/sql/users.js';
 import { groupNameProblem } from './team-admin.js';
 import { cutChars, cutUnits } from '../core/code-points.js';
 import { MAX_EMAIL_CHARS } from '../core/name-limits.js';
+import { lowerKey } from '../core/name-spellings.js';
 
 export interface ProviderPolicy {
   /** The provider's name: the source its groups are marked with. */
   source: string;
-  /** Lower-case domains; empty: any. */
+  /** Domains, in any case, spelling or IDNA form (compared as DNS does); empty: any. */
   allowedDomains: readonly string[];
   requiredGroup: string | null;
   adminGroup: string | null;
@@ -48,7 +50,14 @@ export type ProviderSignIn =
   | { ok: true; user: User; created: boolean; linked: boolean }
   | { ok: false; reason: 'disabled' | 'not-allowed' | 'no-email' | 'taken'; message: string };
 
-const sameName = (a: string | null, b: string): boolean => a !== null && a.toLowerCase() === b.toLowerCase();
+/** A setting's group and a claim's, in any case and either Unicode spelling (a setting may be pasted decomposed). */
+const sameName = (a: string | null, b: string): boolean => a !== null && lowerKey(a) === lowerKey(b);
+
+/**
+ * A domain as DNS compares it: its ASCII form (IDNA: "café.example", "cafe\u0301.example", "CAFÉ.example" and
+ * "xn--caf-dma.example" are one), as the provider may send either and the operator may type either.
+ */
+const domainKey = (domain: string): string => domainToASCII(domain) || lowerKey(domain);
 
 export class ProviderAccounts {
   constructor(
@@ -140,8 +149,8 @@ export class ProviderAccounts {
       return refused('no-email', `${this.policy.source} sent “${identity.email}”, which is not an e-mail address.`);
     }
     if (this.policy.allowedDomains.length > 0) {
-      const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-      if (!identity.emailVerified || !this.policy.allowedDomains.includes(domain)) {
+      const domain = domainKey(email.slice(email.lastIndexOf('@') + 1));
+      if (!identity.emailVerified || !this.policy.allowedDomains.some((allowed) => domainKey(allowed) === domain)) {
         return refused('not-allowed', `Accounts here are for verified e-mail addresses at ${this.policy.allowedDomains.join(', ')}.`);
       }
     }

@@ -1,4 +1,5 @@
 import { distance } from 'fastest-levenshtein';
+import { lowerKey } from '../core/name-spellings.js';
 import { type Library, LibraryError, type WireDocument } from './library.js';
 import { MAX_LIST_LIMIT } from './limits.js';
 
@@ -22,10 +23,11 @@ export async function findDocument(library: Library, by: { filename: string } | 
   let cursor: string | undefined;
   do {
     const page = await library.listDocuments({ limit: MAX_LIST_LIMIT, ...('filename' in by ? { filename: by.filename } : { path: by.path }), ...(cursor ? { cursor } : {}) });
-    named.push(...page.documents.filter((d) => key(d).toLowerCase() === wanted.toLowerCase()));
+    // Either Unicode spelling (core/name-spellings.ts): a Mac's upload keeps its paths decomposed, a model writes composed.
+    named.push(...page.documents.filter((d) => lowerKey(key(d)) === lowerKey(wanted)));
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
-  let found = named.filter((d) => key(d) === wanted);
+  let found = named.filter((d) => key(d).normalize('NFC') === wanted.normalize('NFC'));
   if (found.length === 0) found = named;
   if (found.length === 1) return found[0]!;
   const what = 'filename' in by ? `named "${wanted}"` : `uploaded from "${wanted}"`;

@@ -113,7 +113,8 @@ function domainsProblem(value: string): string | null {
   // Any script's letters: a provider may give an internationalised address as it is.
   const label = '[\\p{L}\\p{N}]([\\p{L}\\p{N}-]*[\\p{L}\\p{N}])?';
   const domainName = new RegExp(`^(${label}\\.)*${label}$`, 'u');
-  for (const domain of value.split(',').map((d) => d.trim()).filter(Boolean)) if (!domainName.test(domain)) return `${JSON.stringify(domain)} is not a domain such as example.com`;
+  // Composed first: a domain pasted decomposed (a Mac's "e" + U+0301) has marks no letter class takes.
+  for (const domain of value.split(',').map((d) => d.trim()).filter(Boolean)) if (!domainName.test(domain.normalize('NFC'))) return `${JSON.stringify(domain)} is not a domain such as example.com`;
   return null;
 }
 

@@ -82,15 +82,23 @@ export class PassStopped extends Error {
 const SEEN_FLUSH = 500;
 const SEEN_FLUSH_MS = 1000;
 
-/** Include and exclude globs of a source's options, as one test on paths. */
+/**
+ * Include and exclude globs of a source's options, as one test on paths. Both composed (core/name-spellings.ts): a
+ * glob typed in a browser says "Entwürfe/**" where a Mac's share lists "Entwu\u0308rfe/…", and one pasted from a
+ * Mac the other way round.
+ */
 export function pathFilter(options: Record<string, unknown>): (path: string) => boolean {
   const globs = (key: string) => (Array.isArray(options[key]) ? (options[key] as string[]) : []);
   const include = globs('include');
   const exclude = globs('exclude');
-  const matchers = (globs: string[]) => globs.map((g) => new Minimatch(g, { dot: true }));
+  const matchers = (globs: string[]) => globs.map((g) => new Minimatch(g.normalize('NFC'), { dot: true }));
   const inc = matchers(include);
   const exc = matchers(exclude);
-  return (path) => (inc.length === 0 || inc.some((m) => m.match(path))) && !exc.some((m) => m.match(path));
+  if (inc.length === 0 && exc.length === 0) return () => true;
+  return (listed) => {
+    const path = listed.normalize('NFC');
+    return (inc.length === 0 || inc.some((m) => m.match(path))) && !exc.some((m) => m.match(path));
+  };
 }
 
 export async function runPass(source: SourceRecord, kind: SourceKind, conn: SourceConnection, deps: PassDeps): Promise<PassOutcome> {

@@ -57,4 +57,21 @@ describe('a folder source with names in NFC and NFD', () => {
     expect([...after.keys()].sort()).toEqual([NFC('Café.txt'), NFD('Ordner Übersicht/Résumé.txt')].sort());
     expect(after.get(NFC('Café.txt'))).toMatchObject({ id: before.id, filename: NFC('Café.txt') });
   });
+
+  it('include and exclude globs typed in one spelling choose the paths listed in the other', { timeout: 300_000 }, async () => {
+    const folder = join(root, 'globs');
+    mkdirSync(join(folder, NFD('Entwürfe')), { recursive: true });
+    mkdirSync(join(folder, NFC('Berichte für Q1')), { recursive: true });
+    mkdirSync(join(folder, 'other'), { recursive: true });
+    writeFileSync(join(folder, NFD('Entwürfe'), 'plan.txt'), 'The plan for the new reading room.\n');
+    writeFileSync(join(folder, NFD('Entwürfe'), NFD('Übersicht-alt.txt')), 'An old overview nobody wants indexed.\n');
+    writeFileSync(join(folder, NFC('Berichte für Q1'), NFD('März.txt')), 'The report for March.\n');
+    writeFileSync(join(folder, 'other', 'left-out.txt'), 'Not in any included folder.\n');
+    const p = await client.project('Globs');
+    // Typed composed (a browser's form), the folders decomposed; and a glob pasted decomposed over a composed folder.
+    const src = await client.add(p, { url: `file://${folder}`, options: { include: [NFC('Entwürfe/**'), NFD('Berichte für Q1/*.txt')], exclude: [NFC('**/Übersicht-*')] } });
+    expect((await client.passAfter(p, src.id, 0)).last_result).toMatchObject({ added: 2 });
+    const docs = await client.settled(p, src.id, 2);
+    expect([...docs.keys()].map(NFC).sort()).toEqual([NFC('Berichte für Q1/März.txt'), NFC('Entwürfe/plan.txt')]);
+  });
 });

@@ -55,12 +55,27 @@ export function trustedHeaderSignIn(s: Services): Middleware<AppState> | null {
   };
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header's text as the proxy wrote it: Node reads header bytes as Latin-1, and proxies send a name such as "Zoë"
+ * or "Équipe" in UTF-8. Bytes that are not UTF-8 stay as read. The user header is not decoded: it keys the accounts'
+ * links (identities), which hold it as read since trusted-header sign-in began.
+ */
+function utf8(value: string): string {
+  try {
+    return strictUtf8.decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
+}
+
 /** The person the proxy names, or null when it names nobody. */
 function headerIdentity(ctx: WebContext, config: Services['config']): ExternalIdentity | null {
   const user = ctx.get(config.trustedHeaderUser).trim();
   if (!user) return null;
-  const email = ctx.get(config.trustedHeaderEmail).trim() || (/^[^\s@]+@[^\s@]+$/.test(user) ? user : '');
-  const groups = ctx.get(config.trustedHeaderGroups);
+  const email = utf8(ctx.get(config.trustedHeaderEmail)).trim() || (/^[^\s@]+@[^\s@]+$/.test(user) ? user : '');
+  const groups = utf8(ctx.get(config.trustedHeaderGroups));
   return {
     provider: TRUSTED_HEADER_PROVIDER,
     subject: user,

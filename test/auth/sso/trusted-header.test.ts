@@ -99,6 +99,22 @@ describe('trusted-header sign-in behind a forward-auth proxy', () => {
     expect((await browser.get('/projects', ELSEWHERE, { ...ann, 'Remote-User': 'mallory' })).status).toBe(200);
   });
 
+  it("reads the proxy's e-mail and groups as UTF-8, a group in either Unicode spelling one group", async () => {
+    // Node hands header bytes over as Latin-1: a proxy's UTF-8 "Zoë" arrives as "ZoÃ«" unless read as UTF-8.
+    const utf8 = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+    const zoe = { 'Remote-User': 'zoe', 'Remote-Email': utf8('zoë@example.org'), 'Remote-Groups': utf8(`Rédaction,${'Équipe'.normalize('NFD')}`) };
+    const res = await new Browser(d).get('/projects', PROXY, zoe);
+    expect(res.status).toBe(200);
+    expect(await groupsOf('zoë@example.org')).toEqual(['Rédaction (Authelia)', 'Équipe (Authelia)']);
+    const yan = { 'Remote-User': 'yan', 'Remote-Email': 'yan@example.org', 'Remote-Groups': utf8('Équipe'.normalize('NFC')) };
+    expect((await new Browser(d).get('/projects', PROXY, yan)).status).toBe(200);
+    expect(await groupsOf('yan@example.org')).toEqual(['Équipe (Authelia)']);
+    // A proxy that sends Latin-1 (a lone byte 0xE9 is no UTF-8) is read as it was before.
+    const xia = { 'Remote-User': 'xia', 'Remote-Email': 'xia@example.org', 'Remote-Groups': 'Caf\u00e9' };
+    expect((await new Browser(d).get('/projects', PROXY, xia)).status).toBe(200);
+    expect(await groupsOf('xia@example.org')).toEqual(['Café (Authelia)']);
+  });
+
   it('follows the proxy: new groups at the next page, another person a new session', async () => {
     const browser = new Browser(d);
     await browser.get('/projects', PROXY, ann);

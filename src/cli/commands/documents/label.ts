@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { lowerKey } from '../../../core/name-spellings.js';
 import { DOCUMENT } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { notice, writeOut } from '../../../terminal/io.js';
@@ -42,7 +43,8 @@ export function parseLabelWords(words: string[]): LabelChange {
   }
   if (change.refs.length === 0) throw new UsageError('name at least one document before add or remove', EXAMPLE);
   for (const verb of verbs) if (change[verb].length === 0) throw new UsageError(`${verb} needs at least one label name after it`, EXAMPLE);
-  const both = change.add.filter((n) => change.remove.some((m) => m.toLowerCase() === n.toLowerCase()));
+  // One label in any case and either Unicode spelling (core/name-spellings.ts): a Mac's paste is decomposed.
+  const both = change.add.filter((n) => change.remove.some((m) => lowerKey(m) === lowerKey(n)));
   if (both.length > 0) throw new UsageError(`label "${both[0]}" is both added and removed`, EXAMPLE);
   return change;
 }

@@ -10,7 +10,9 @@ export function pickEntries(entries: TrashEntry[], refs: string[]): TrashEntry[]
   const out: TrashEntry[] = [];
   for (const ref of new Set(refs)) {
     const byId = entries.find((e) => e.id === ref);
-    const named = byId ? [byId] : entries.filter((e) => e.path === ref || e.filename === ref);
+    // Either Unicode spelling (core/name-spellings.ts): paths are kept as sent, decomposed from a Mac.
+    const spelled = ref.normalize('NFC');
+    const named = byId ? [byId] : entries.filter((e) => e.path?.normalize('NFC') === spelled || e.filename.normalize('NFC') === spelled);
     if (named.length === 0) missing.push(ref);
     else if (named.length > 1) {
       const list = named.map((e) => `  ${e.id}  ${e.path ?? e.filename}  deleted ${e.trashed_at}`).join('\n');
