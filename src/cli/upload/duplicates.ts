@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { lowerKey } from '../../core/name-spellings.js';
 import { DOCUMENT, type DocumentRecord } from '../api-types.js';
 import type { ApiClient } from '../http.js';
 import { ApiError } from '../../terminal/errors.js';
@@ -12,9 +13,6 @@ export interface Asked {
   metadata?: Record<string, unknown>;
 }
 
-/** Label names compare in any case and either Unicode spelling, as the server holds them once per project. */
-const labelKey = (name: string) => name.normalize('NFC').toLowerCase();
-
 /** The metadata keys of the run that the document does not hold with the same value. */
 const metadataNotHeld = (asked: Asked, d: DocumentRecord): string[] =>
   Object.entries(asked.metadata ?? {}).flatMap(([k, v]) => (isDeepStrictEqual(v, d.metadata?.[k]) ? [] : [k]));
@@ -24,8 +22,8 @@ const metadataNotHeld = (asked: Asked, d: DocumentRecord): string[] =>
  * them (giveAsked) although its file is unchanged, as a plain upload of the file would.
  */
 export function lacksAsked(d: DocumentRecord, asked: Asked): boolean {
-  const held = new Set((d.labels ?? []).map(labelKey));
-  return (asked.labels ?? []).some((l) => !held.has(labelKey(l))) || metadataNotHeld(asked, d).length > 0;
+  const held = new Set((d.labels ?? []).map(lowerKey));
+  return (asked.labels ?? []).some((l) => !held.has(lowerKey(l))) || metadataNotHeld(asked, d).length > 0;
 }
 
 /**

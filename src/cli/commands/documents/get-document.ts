@@ -1,3 +1,4 @@
+import { spellings } from '../../../core/name-spellings.js';
 import { DOCUMENT, type DocumentRecord } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError } from '../../../terminal/errors.js';
@@ -12,12 +13,9 @@ export function documentsNotFound(ids: string[], baseUrl: string): CliError {
 const DOCUMENT_ID = /^doc_[0-9a-z]{9}[0-9A-Za-z]{12}$/;
 
 /**
- * The spellings of a name the server may hold: as typed composed (NFC) and decomposed (NFD). A macOS file name comes
- * decomposed ("e" + U+0301), the same name typed elsewhere composed; the server compares them byte for byte.
+ * Every document `query` finds under either spelling of `name` (in `field`), each once: a macOS file name comes
+ * decomposed, the same name typed elsewhere composed, and the server compares paths byte for byte.
  */
-const spellings = (name: string): string[] => [...new Set([name.normalize('NFC'), name.normalize('NFD')])];
-
-/** Every document `query` finds under any spelling of `name` (in `field`), each once. */
 async function listUnder(ctx: Context, field: 'path' | 'filename', name: string): Promise<DocumentRecord[]> {
   const pages = await Promise.all(spellings(name).map((n) => listDocuments(ctx.http(), { [field]: n })));
   return [...new Map(pages.flat().map((d) => [d.id, d])).values()];

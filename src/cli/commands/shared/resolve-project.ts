@@ -1,3 +1,4 @@
+import { lowerKey } from '../../../core/name-spellings.js';
 import { PROJECT, PROJECT_PAGE, type Project } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { CancelledError, CliError } from '../../../terminal/errors.js';
@@ -30,8 +31,7 @@ export function findProject(projects: Project[], ref: string): Project | undefin
   const byId = projects.find((p) => p.id === ref);
   if (byId) return byId;
   // In either Unicode spelling: a name typed on macOS may come decomposed ("e" + U+0301).
-  const key = (name: string) => name.normalize('NFC').toLowerCase();
-  const named = projects.filter((p) => key(p.name) === key(ref));
+  const named = projects.filter((p) => lowerKey(p.name) === lowerKey(ref));
   if (named.length <= 1) return named[0];
   const owner = (p: Project) => (p.owner === undefined ? '' : `  owned by ${p.owner ?? 'a deleted account'}`);
   const list = named.map((p) => `  ${p.id}  ${p.name}${owner(p)}`).join('\n');

@@ -5,6 +5,7 @@
  */
 import type { Context } from '../../context.js';
 import { CliError } from '../../../terminal/errors.js';
+import { lowerKey } from '../../../core/name-spellings.js';
 import { terminalSafe } from '../../../core/unsafe-text.js';
 import { shape } from '../../wire-shape.js';
 
@@ -34,8 +35,7 @@ export async function listSavedSearches(ctx: Context): Promise<SavedSearchRecord
  */
 export function pickSavedSearch(ctx: Context, all: SavedSearchRecord[], name: string): SavedSearchRecord {
   const exact = all.filter((v) => v.name === name);
-  const key = (n: string) => n.normalize('NFC').toLowerCase();
-  const named = exact.length > 0 ? exact : all.filter((v) => key(v.name) === key(name));
+  const named = exact.length > 0 ? exact : all.filter((v) => lowerKey(v.name) === lowerKey(name));
   const own = named.filter((v) => v.mine);
   if (own.length === 1) return own[0]!;
   if (own.length > 1) {
