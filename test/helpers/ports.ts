@@ -31,16 +31,17 @@ function listenable(port: number): Promise<boolean> {
 }
 
 /**
- * A port free on 127.0.0.1 now, outside the ephemeral range, not handed out before by this process, and not one
- * Node's fetch refuses (CI once handed 10080 to radosgw, and its readiness check failed for a whole minute).
+ * A port free on 127.0.0.1 now, outside the ephemeral range, not handed out (or tried) before by this process, and
+ * not one Node's fetch refuses (CI once handed 10080 to radosgw, and its readiness check failed for a whole minute).
  */
 export async function freePort(): Promise<number> {
   const span = ephemeralLow() - FLOOR;
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = FLOOR + Math.floor(Math.random() * span);
-    if (handedOut.has(port) || isFetchBlockedPort(port) || !(await listenable(port))) continue;
+    if (handedOut.has(port) || isFetchBlockedPort(port)) continue;
+    // Taken before the try, so calls at once (servers started together) cannot both try it and both get it.
     handedOut.add(port);
-    return port;
+    if (await listenable(port)) return port;
   }
   throw new Error(`no free port found between ${FLOOR} and ${FLOOR + span}`);
 }

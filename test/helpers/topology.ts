@@ -84,7 +84,10 @@ export interface TopologyOptions {
   check?: HealthCheck;
 }
 
-/** Starts PostgreSQL, RGW, `replicas` daemons (one at a time: the first migrates) and haproxy. */
+/**
+ * Starts PostgreSQL and RGW together, then the `replicas` daemons together (as a service manager starts them:
+ * they migrate the library once, docs/scale-out.md), then haproxy.
+ */
 export async function startTopology(opts: TopologyOptions = {}): Promise<Topology> {
   const reason = topologyUnavailable();
   if (reason) throw new Error(reason);
@@ -94,33 +97,45 @@ export async function startTopology(opts: TopologyOptions = {}): Promise<Topolog
     for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
   };
   try {
-    const pg = await startPostgres();
-    const untrackPg = track(() => [pg.pid()]);
-    cleanups.push(async () => {
-      await pg.destroy();
-      untrackPg();
-    });
-    const rgw = await startRgw();
-    const untrackRgw = track(() => rgw.pids());
-    cleanups.push(async () => {
-      await rgw.stop();
-      untrackRgw();
-    });
+    const [pgStarted, rgwStarted] = await Promise.allSettled([startPostgres(), startRgw()]);
+    if (pgStarted.status === 'fulfilled') {
+      const pg = pgStarted.value;
+      const untrackPg = track(() => [pg.pid()]);
+      cleanups.push(async () => {
+        await pg.destroy();
+        untrackPg();
+      });
+    }
+    if (rgwStarted.status === 'fulfilled') {
+      const rgw = rgwStarted.value;
+      const untrackRgw = track(() => rgw.pids());
+      cleanups.push(async () => {
+        await rgw.stop();
+        untrackRgw();
+      });
+    }
+    if (pgStarted.status === 'rejected') throw pgStarted.reason;
+    if (rgwStarted.status === 'rejected') throw rgwStarted.reason;
+    const [pg, rgw] = [pgStarted.value, rgwStarted.value];
     const databaseUrl = await pg.createDatabase();
     const storage = `s3://${rgw.bucket}/library`;
     const env = { DOCSEARCH_DATABASE_URL: databaseUrl, ...rgw.env() };
     const lbPort = await freePort();
     const publicUrl = `http://127.0.0.1:${lbPort}`;
 
-    const replicas: Replica[] = [];
-    for (let index = 0; index < count; index++) {
-      const replica = await startReplica(index, { databaseUrl, storage, env, publicUrl, args: opts.args ?? [] });
-      replicas.push(replica);
-      cleanups.push(async () => {
-        await replica.stop();
-        removeDir(replica.dataDir);
-      });
-    }
+    // Each replica takes a port of its own (freePort never hands one out twice) and a data dir of its own.
+    const cfg = { databaseUrl, storage, env, publicUrl, args: opts.args ?? [] };
+    const started = await Promise.allSettled(Array.from({ length: count }, (_, index) => startReplica(index, cfg)));
+    const replicas = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    cleanups.push(async () => {
+      await Promise.all(
+        replicas.map(async (replica) => {
+          await replica.stop().catch(() => undefined);
+          removeDir(replica.dataDir);
+        }),
+      );
+    });
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     const lb = await startHaproxy(
       replicas.map((r) => r.port),
       { port: lbPort, ...(opts.check ? { check: opts.check } : {}) },
