@@ -4,8 +4,8 @@
  * libraries may log to the console and throw from timers; the console is silenced here and a stray throw ends this
  * worker, which the parent reports as the document's failure.
  */
-import { readlinkSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { ownThreadId } from '../core/thread-cpu.js';
 import { isParseError } from './parsers/errors.js';
 import { PARSERS } from './parsers/index.js';
 import type { ParsedType, ParseOptions } from './types.js';
@@ -34,11 +34,8 @@ console.trace = silent;
 const port = parentPort!;
 
 // This thread's id, so extract.ts can count the processor time the parse uses (Linux /proc; elsewhere it counts wall time).
-try {
-  port.postMessage({ thread: Number(readlinkSync('/proc/thread-self').split('/').pop()) } satisfies WorkerOutput);
-} catch {
-  // no /proc/thread-self: wall time it is
-}
+const thread = ownThreadId();
+if (thread !== undefined) port.postMessage({ thread } satisfies WorkerOutput);
 
 port.on('message', (input: WorkerInput) => {
   void (async () => {

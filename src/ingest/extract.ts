@@ -9,10 +9,10 @@
  * pool, is retired after `maxDocumentsPerWorker` documents (a parser's leaks stay bounded) and exits after
  * `idleMs` without work.
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { cutChars } from '../core/code-points.js';
+import { threadCpuMs } from '../core/thread-cpu.js';
 import { convertLegacy, legacyRefusal, type LibreOffice } from './office/libreoffice.js';
 import { ParseError } from './parsers/errors.js';
 import type { WorkerInput, WorkerOutput } from './extract-worker.js';
@@ -51,8 +51,6 @@ const STOPPED = 'the file could not be parsed (the parser stopped without a resu
  * blocking call uses neither processor nor idle time. At load 20 on 2 cores a thread gets a tenth of a core.
  */
 export const WALL_FACTOR = 10;
-/** /proc counts a thread's processor time in USER_HZ ticks, 100 a second on every Linux architecture. */
-const TICK_MS = 10;
 
 interface PooledWorker {
   worker: Worker;
@@ -243,19 +241,6 @@ export class Extractor {
 
 export function createExtractor(options: ExtractorOptions = {}): Extractor {
   return new Extractor(options);
-}
-
-/** A thread's processor time in ms (user and system), or undefined where /proc does not tell it. */
-function threadCpuMs(thread: number | undefined): number | undefined {
-  if (thread === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${process.pid}/task/${thread}/stat`, 'latin1');
-    // Fields after the command name, which may hold spaces: state is the first, utime the 12th, stime the 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return undefined;
-  }
 }
 
 function short(message: string): string {

@@ -56,9 +56,14 @@ export interface PageImage {
   source: 'embedded' | 'rendered';
 }
 
-export async function pageImage(doc: PDFDocumentProxy, pageNumber: number, dpi = DEFAULT_DPI): Promise<PageImage> {
+/**
+ * The page's image. `onDrawing` is told the pixels of its image at `dpi` (within MAX_PIXELS) before any of it is
+ * interpreted: the OCR engine sizes the drawing's time budget by them.
+ */
+export async function pageImage(doc: PDFDocumentProxy, pageNumber: number, dpi = DEFAULT_DPI, onDrawing?: (pixels: number) => void): Promise<PageImage> {
   const page = await doc.getPage(pageNumber);
   try {
+    onDrawing?.(drawnPixels(page, dpi));
     return await withImageBudget(async () => (await embeddedImage(page)) ?? (await renderPage(page, dpi)));
   } finally {
     page.cleanup();
@@ -153,9 +158,19 @@ async function embeddedImage(page: PDFPageProxy): Promise<PageImage | undefined>
   return undefined;
 }
 
-async function renderPage(page: PDFPageProxy, dpi: number): Promise<PageImage> {
+/** The scale a page is rendered at: `dpi`, or less for a page whose image would be over MAX_PIXELS. */
+function renderScale(page: PDFPageProxy, dpi: number): number {
   const base = page.getViewport({ scale: 1 });
-  const scale = Math.min(dpi / 72, Math.sqrt(MAX_PIXELS / Math.max(1, base.width * base.height)));
+  return Math.min(dpi / 72, Math.sqrt(MAX_PIXELS / Math.max(1, base.width * base.height)));
+}
+
+function drawnPixels(page: PDFPageProxy, dpi: number): number {
+  const { width, height } = page.getViewport({ scale: renderScale(page, dpi) });
+  return Math.ceil(width) * Math.ceil(height);
+}
+
+async function renderPage(page: PDFPageProxy, dpi: number): Promise<PageImage> {
+  const scale = renderScale(page, dpi);
   const viewport = page.getViewport({ scale });
   const width = Math.max(1, Math.ceil(viewport.width));
   const height = Math.max(1, Math.ceil(viewport.height));

@@ -26,8 +26,8 @@ describe('hostile previews', () => {
   let d: Daemon;
   let mallory: TestUser;
   let alice: TestUser;
-  // OCR off: ingesting the uploads is not what is tested here, and OCR would draw nested-forms.pdf's page for
-  // Tesseract for up to its 120 s page limit, keeping the daemon from stopping for a minute after the test.
+  // OCR off: ingesting the uploads is not what is tested here, and OCR would spend its drawing budget (and its
+  // thread's heap) on nested-forms.pdf's page while the previews are measured.
   daemonForSuite(
     async (started) => {
       d = started;

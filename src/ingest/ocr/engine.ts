@@ -14,8 +14,11 @@
  *   threads and processes. After `idleMs` without pages all of it is released (threads and processes ended,
  *   folders removed) and the next page loads it again;
  * - a page gets `pageTimeoutMs`; a page that takes longer ends its thread or process, so one hung page cannot
- *   hold a lane; after `maxTimeouts` pages in a row time out, the document's other pages are given up (a file
- *   whose every page hangs);
+ *   hold a lane. Within it, drawing a PDF page gets `drawBudgetMs(pixels)` of its thread's processor time, a base
+ *   plus a share per megapixel of the page's image: a normal page draws in well under a second
+ *   (docs/ingest.md#ocr-of-scanned-pages), a hostile one (2^24 nested form XObjects) would draw until the page's
+ *   limit, holding a lane and growing the thread's memory all along. After `maxTimeouts` pages in a row time out,
+ *   the document's other pages are given up (a file whose every page hangs);
  * - a document gets `budgetMs(pages)`: a base plus a share per page, so a 40-page scan finishes while a
  *   document of slow pages still ends.
  *
@@ -52,10 +55,20 @@ export interface OcrEngineOptions {
   pageTimeoutMs?: number;
   /** Pages in a row that may time out before the rest of the document is given up (default 3). */
   maxTimeouts?: number;
+  /**
+   * Drawing a PDF page's image may take `drawBaseMs + megapixels × drawMsPerMegapixel` of its thread's processor
+   * time (defaults 2 000 and 500 ms: 6.2 s for a Letter page at 300 dpi, 20 times what a dense one took at load 8).
+   */
+  drawBaseMs?: number;
+  drawMsPerMegapixel?: number;
   /** A document's whole budget is `baseBudgetMs + pages × pageBudgetMs` (defaults 120 000 and 30 000 ms). */
   baseBudgetMs?: number;
   pageBudgetMs?: number;
-  /** V8 old-generation heap limit per thread in MB (default 512); Tesseract's wasm memory is its own. */
+  /**
+   * V8 old-generation heap limit per thread in MB (default 256); Tesseract's wasm memory is its own. A normal
+   * page's drawing needs little heap (its images are buffers outside it); a hostile page's operator list grows until
+   * its drawing budget or this limit ends it, and with 512 MB the daemon reached 1 GB.
+   */
   maxOldGenerationSizeMb?: number;
   /** Everything loaded for OCR is released after this long without a page (default 30 000 ms). */
   idleMs?: number;
@@ -110,6 +123,9 @@ export const DEFAULT_PAGE_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_TIMEOUTS = 3;
 export const DEFAULT_BASE_BUDGET_MS = 120_000;
 export const DEFAULT_PAGE_BUDGET_MS = 30_000;
+export const DEFAULT_HEAP_MB = 256;
+export const DEFAULT_DRAW_BASE_MS = 2_000;
+export const DEFAULT_DRAW_MS_PER_MEGAPIXEL = 500;
 /** Native pages failing in a row before the engine stays with tesseract.js (until it is released). */
 export const NATIVE_FAILURES = 3;
 /** Pages one native Tesseract process reads before a fresh one takes over (whatever it may leak stays bounded). */
@@ -139,6 +155,8 @@ export class OcrEngine {
   private readonly maxTimeouts: number;
   private readonly baseBudgetMs: number;
   private readonly pageBudgetMs: number;
+  private readonly drawBaseMs: number;
+  private readonly drawMsPerMegapixel: number;
   private readonly heapMb: number;
   private readonly idleMs: number;
   private readonly dpi: number;
@@ -170,7 +188,9 @@ export class OcrEngine {
     this.maxTimeouts = positive(options.maxTimeouts ?? DEFAULT_MAX_TIMEOUTS, 'maxTimeouts');
     this.baseBudgetMs = positive(options.baseBudgetMs ?? DEFAULT_BASE_BUDGET_MS, 'baseBudgetMs');
     this.pageBudgetMs = positive(options.pageBudgetMs ?? DEFAULT_PAGE_BUDGET_MS, 'pageBudgetMs');
-    this.heapMb = positive(options.maxOldGenerationSizeMb ?? 512, 'maxOldGenerationSizeMb');
+    this.drawBaseMs = positive(options.drawBaseMs ?? DEFAULT_DRAW_BASE_MS, 'drawBaseMs');
+    this.drawMsPerMegapixel = positive(options.drawMsPerMegapixel ?? DEFAULT_DRAW_MS_PER_MEGAPIXEL, 'drawMsPerMegapixel');
+    this.heapMb = positive(options.maxOldGenerationSizeMb ?? DEFAULT_HEAP_MB, 'maxOldGenerationSizeMb');
     this.idleMs = positive(options.idleMs ?? 30_000, 'idleMs');
     this.dpi = positive(options.dpi ?? 300, 'dpi');
     this.workerUrl = options.workerUrl ?? new URL('./ocr-worker.js', import.meta.url);
@@ -180,6 +200,9 @@ export class OcrEngine {
   budgetMs(pages: number): number {
     return this.baseBudgetMs + pages * this.pageBudgetMs;
   }
+
+  /** The most processor time drawing a page whose image has `pixels` may take. */
+  readonly drawBudgetMs = (pixels: number): number => this.drawBaseMs + (pixels / 1_000_000) * this.drawMsPerMegapixel;
 
   /** Threads alive now (busy or idle). */
   get threads(): number {
@@ -284,7 +307,7 @@ export class OcrEngine {
       const native = this.choice !== TESSERACT_JS && loaded.nativeUnusable === undefined ? loaded.native : undefined;
       if (!native && this.choice === 'native') return { page: request.page, reason: `native Tesseract is not usable: ${loaded.nativeUnusable}` };
       thread = await this.acquire();
-      const reply = await thread.run({ ...request, ...(native ? {} : { recognize: this.wasm(loaded, languages) }) }, left());
+      const reply = await thread.run({ ...request, ...(native ? {} : { recognize: this.wasm(loaded, languages) }) }, left(), this.drawBudgetMs);
       if (!reply.ok) return { page: request.page, reason: short(reply.message) };
       if (reply.blank) return { page: request.page, text: '', confidence: 0, blank: true, renderMs: reply.renderMs, recognizeMs: 0 };
       if ('text' in reply) {
@@ -336,7 +359,7 @@ export class OcrEngine {
         loaded.nativeUnusable = `${NATIVE_FAILURES} pages in a row failed, the last: ${reason}`;
         this.options.onState?.({ event: 'fallback', engine: TESSERACT_JS, reason: loaded.nativeUnusable });
       }
-      const again = await at.thread.run({ ...request, recognize: this.wasm(loaded, languages) }, at.left());
+      const again = await at.thread.run({ ...request, recognize: this.wasm(loaded, languages) }, at.left(), this.drawBudgetMs);
       if (!again.ok) return { page: request.page, reason: `${reason}; tesseract.js: ${short(again.message)}` };
       if (!('text' in again)) return { page: request.page, reason };
       engines.add(TESSERACT_JS);

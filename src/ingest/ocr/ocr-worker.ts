@@ -4,7 +4,8 @@
  * back (native Tesseract reads it in a process of its own) or recognises it here with tesseract.js, which runs
  * its WebAssembly Tesseract in a thread of its own below this one (ended with this thread). A blank page is
  * answered as such, with no recognition. The engine gives this thread a heap limit and ends it when a page takes
- * too long.
+ * too long, or its drawing does: the thread says its id (so the engine counts its processor time), when it starts
+ * drawing a PDF page (with the image's size, which the drawing's budget follows) and when the drawing is done.
  *
  * The thread runs at a lower CPU priority (on Linux nice is per thread, and the thread tesseract.js starts
  * inherits it), so searches get the cores first.
@@ -16,6 +17,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PDFDocumentProxy } from '../../pdf/pdfjs.js';
 import type tesseract from 'tesseract.js';
+import { ownThreadId } from '../../core/thread-cpu.js';
 import { BACKGROUND_NICE } from '../run-tool.js';
 import { imageType } from '../sniff.js';
 import { imagePage } from './image-page.js';
@@ -43,6 +45,9 @@ export type OcrPageReply = { id: number; renderMs: number } & (
   | { ok: false; message: string }
 );
 
+/** What the thread says besides replies: its id, once; a PDF page's drawing starting (its pixels) and done. */
+export type OcrThreadNote = { thread: number } | { id: number; drawing: number } | { id: number; drawn: true };
+
 const silent = (): void => {};
 console.log = silent;
 console.info = silent;
@@ -52,6 +57,8 @@ console.debug = silent;
 const config = workerData as OcrWorkerData;
 const port = parentPort!;
 if (process.platform === 'linux') setPriority(BACKGROUND_NICE);
+const thread = ownThreadId();
+if (thread !== undefined) port.postMessage({ thread } satisfies OcrThreadNote);
 
 let recognizer: { key: string; worker: Promise<tesseract.Worker> } | undefined;
 let current: { key: string; doc: Promise<PDFDocumentProxy> } | undefined;
@@ -90,7 +97,11 @@ async function handle(request: OcrPageRequest): Promise<{ reply: OcrPageReply; t
   const worker = request.recognize ? getRecognizer(request.recognize.languages, request.recognize.langPath) : undefined;
   // An uploaded image is its own page; a PDF's page is drawn by pdf.js.
   const bytes = new Uint8Array(request.data, 0, Math.min(16, request.data.byteLength));
-  const image = imageType(bytes) ? await imagePage(new Uint8Array(request.data), request.page) : await pageImage(await getDocument(request), request.page, config.dpi);
+  const pdf = !imageType(bytes);
+  const image = pdf
+    ? await pageImage(await getDocument(request), request.page, config.dpi, (pixels) => port.postMessage({ id: request.id, drawing: pixels } satisfies OcrThreadNote))
+    : await imagePage(new Uint8Array(request.data), request.page);
+  if (pdf) port.postMessage({ id: request.id, drawn: true } satisfies OcrThreadNote);
   const rendered = performance.now();
   const renderMs = Math.round(rendered - started);
   if (isBlank(image)) return { reply: { id: request.id, ok: true, blank: true, renderMs }, transfer: [] };

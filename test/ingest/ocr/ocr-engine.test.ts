@@ -31,6 +31,7 @@ const truth = truthPages(readFileSync(join(fixtures, 'scan-300dpi.truth.txt'), '
 const dense = join(fixtures, 'scan-a4-dense-20p.pdf');
 const denseTruth = truthPages(readFileSync(join(fixtures, 'scan-a4-dense-20p.truth.txt'), 'utf8'));
 const hangWorker = new URL(`file://${join(fixtures, 'hang-page-worker.mjs')}`);
+const slowDrawingWorker = new URL(`file://${join(fixtures, 'slow-drawing-worker.mjs')}`);
 
 const load = async () => ({
   ...((await import(join(dist, 'ingest/ocr/engine.js'))) as EngineModule),
@@ -321,6 +322,27 @@ ${page}
       expect(asked).toBe(2);
     });
   });
+
+  it('gives up a drawing over its budget (processor time by its size), or a blocked one at 4 times it in wall time', async () => {
+    // Budget 0.2 s + 0.3 s for the 1-megapixel page: 0.5 s, far within the page's own 30 s limit.
+    await withEngine({ engine: 'tesseract.js', concurrency: 1, pageTimeoutMs: 30_000, drawBaseMs: 200, drawMsPerMegapixel: 300, workerUrl: slowDrawingWorker }, async (engine) => {
+      expect(engine.drawBudgetMs(8_415_000)).toBeCloseTo(200 + 8.415 * 300);
+      const skipped = { page: 1, reason: 'drawing the page took longer than its budget of 0.5 s: skipped', timedOut: true };
+      let started = performance.now();
+      const busy = await engine.recognize(Buffer.from('%PDF-1.4'), [1]);
+      const busyMs = performance.now() - started;
+      expect(busy.failed).toEqual([skipped]);
+      // Counted from the drawing's start (not the thread's), so a slow thread start on a busy machine is not in it.
+      expect(busyMs, 'ms for a drawing burning processor time').toBeLessThan(15_000);
+      started = performance.now();
+      const blocked = await engine.recognize(Buffer.from('%PDF-1.4'), [2]);
+      const blockedMs = performance.now() - started;
+      expect(blocked.failed).toEqual([{ ...skipped, page: 2 }]);
+      // Neither processor nor idle time: only the wall-time bound (4 × 0.5 s) ends it, well before the page's 30 s.
+      expect(blockedMs, 'ms for a blocked drawing').toBeGreaterThanOrEqual(2_000 - 50);
+      expect(blockedMs, 'ms for a blocked drawing').toBeLessThan(15_000);
+    });
+  }, 60_000);
 
   it("stops a document whose pages use up its budget (base + per page), naming the pages not read", async () => {
     await withEngine({ engine: 'tesseract.js', concurrency: 1, pageTimeoutMs: 10_000, baseBudgetMs: 200, pageBudgetMs: 100, workerUrl: hangWorker }, async (engine) => {
