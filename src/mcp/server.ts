@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Library } from './library.js';
 import { cleanParamErrors } from './protocol-errors.js';
 import { registerDocumentResources } from './resources.js';
-import { runTool } from './tool-result.js';
+import { runTool, toolError } from './tool-result.js';
 import { addDocumentTool } from './tools/add-document.js';
 import { getDocumentTool } from './tools/get-document.js';
 import { getDocumentsTool } from './tools/get-documents.js';
@@ -24,7 +24,7 @@ const INSTRUCTIONS =
 
 export interface McpServerOptions {
   version: string;
-  /** The caller's scopes: only the tools they allow are listed and callable. */
+  /** The caller's scopes: only the tools they allow are listed and run; another is refused naming the scope. */
   scopes: readonly string[];
   /** Called with an unexpected failure (a bug, a store down); the client only learns that the call failed. */
   report: (err: unknown) => void;
@@ -54,6 +54,14 @@ export function createMcpServer(library: Library, opts: McpServerOptions): McpSe
   const tools = toolsFor(opts.scopes);
   for (const tool of tools) {
     server.registerTool(tool.name, sdkConfig(tool), ((args: Record<string, unknown>) => runTool(() => tool.run(library, args), opts.report)) as never);
+  }
+  // A tool the credential lacks the scope for is not listed; called anyway (a client that listed the tools under
+  // another grant), it answers which scope is missing rather than "not found", which a model cannot act on.
+  for (const tool of TOOLS.filter((t) => !tools.includes(t))) {
+    const refusal = toolError(
+      `this credential lacks the ${tool.scope} scope that ${tool.name} needs: the user can give it an API key with that scope, or approve this client again with it (insufficient_scope)`,
+    );
+    server.registerTool(tool.name, { description: tool.config.description }, (() => refusal) as never);
   }
   registerDocumentResources(server.server, library, opts.report);
   // The SDK converts every tool's zod schemas to JSON Schema on each tools/list (bench/results/mcp.md), and /mcp builds a

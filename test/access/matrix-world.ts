@@ -550,9 +550,8 @@ export class Matrix {
     const client = await this.mcpClient(as.principal);
     if (typeof client === 'number') return { status: client, body: null, text: `connecting to /mcp: ${client}`, location: null };
     // A refusal's code, as the tool error's text ends with it (mcp/tool-result.ts) or the protocol error names it. A
-    // tool the credential's scopes do not allow is not listed for it, and calling it is "not found": a scope refusal.
-    const statusOf = (text: string, code?: number) =>
-      code === -32002 || /\(not_found\)$/.test(text) ? 404 : /\((forbidden|insufficient_scope)\)$/.test(text) || /^Tool \S+ not found$/.test(text) ? 403 : 500;
+    // tool the credential's scopes do not allow is not listed for it, and calling it is refused (insufficient_scope).
+    const statusOf = (text: string, code?: number) => (code === -32002 || /\(not_found\)$/.test(text) ? 404 : /\((forbidden|insufficient_scope)\)$/.test(text) ? 403 : 500);
     try {
       if ('tool' in req) {
         const res = await client.callTool({ name: req.tool, arguments: req.arguments });

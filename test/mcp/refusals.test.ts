@@ -160,6 +160,9 @@ describe('MCP refusals', () => {
     const synced = await uploadFiles(d, alice.apiKey, [{ name: 'q3.txt', bytes: Buffer.from('Quarter three figures.') }], { query: '?wait=true', fields: { paths: JSON.stringify(['reports/2026/q3.txt']) } });
     expect(synced.status).toBe(200);
     expect((await call(http, 'get_document', { path: 'reports/2026/q3.txt' })).text).toBe('Quarter three figures.');
+    // A passage found says the path its document came from.
+    const hit = await call(http, 'search', { query: 'quarter three figures', mode: 'keyword', document_ids: [synced.body.documents[0].id] });
+    expect(hit.results[0]).toMatchObject({ filename: 'q3.txt', path: 'reports/2026/q3.txt' });
     expect(await bothRefuse('get_document', { filename: 'lease-term.txt' })).toMatch(/^no document named "lease-term\.txt"; the nearest: "lease terms\.txt" \(doc_/);
     expect(await bothRefuse('get_document', { path: 'reports/2025/q3.txt' })).toMatch(/the nearest: "reports\/2026\/q3\.txt"/);
     expect(await bothRefuse('get_document', { filename: 'zzzzzzzzzzzzzzzzzzzz.pdf' })).toMatch(/nor any with a similar name/);

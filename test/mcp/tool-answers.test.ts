@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, REPO, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, type Daemon, REPO, runCli, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { getCode, loggedIn, pkce, post } from '../auth/oauth-flow.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
@@ -144,6 +144,9 @@ describe('MCP tool answers, as docs/mcp.md states them', () => {
     expect(note.document).toMatchObject({ project_id: aliceDefault, status: 'ready' });
     // Read back as the parser read it: paragraphs a blank line apart, heading marks dropped.
     expect((await call(http, 'get_document', { document_id: note.document.id })).text).toBe('Moorings\n\nMoorings are checked every Tuesday\nat noon.\n\nGales\n\nDouble the lines.');
+    // A passage found says the heading it sits under.
+    const hit = await call(http, 'search', { query: 'double the lines', mode: 'keyword', document_ids: [note.document.id] });
+    expect(hit.results[0]).toMatchObject({ document_id: note.document.id, filename: 'default note.md', heading: expect.stringMatching(/^Moorings/) });
     const refusal = await callError(bobHttp, 'add_document', { filename: 'mine.md', text: 'Bob tries to write here.', project_id: shared });
     expect(refusal).toBe('your role on this project is viewer: this needs editor (forbidden)');
     // The same words from docsearch mcp, whose add_document is an upload over the REST API.
@@ -171,6 +174,16 @@ describe('MCP tool answers, as docs/mcp.md states them', () => {
     // So the type filter finds both.
     const found = await call(http, 'search', { query: 'tide gauge pier', mode: 'keyword', filters: { type: 'markdown' } });
     expect(new Set(found.results.map((r: any) => r.document_id))).toEqual(new Set([overHttp.document.id, overStdio.document.id]));
+    // A name with a text ending keeps it, and is stored as that type; a name without one becomes a .md note.
+    for (const [given, stored, type] of [
+      ['ferry plan.markdown', 'ferry plan.markdown', 'text/markdown'],
+      ['ferry minutes.txt', 'ferry minutes.txt', 'text/plain'],
+      ['ferry log.text', 'ferry log.text', 'text/plain'],
+      ['ferry notes', 'ferry notes.md', 'text/markdown'],
+    ]) {
+      const note = await call(http, 'add_document', { filename: given, text: `The ferry to the island sails at nine (${given}).` });
+      expect(note.document, given).toMatchObject({ filename: stored, content_type: type });
+    }
   });
 
   it('answers the same calls with the same JSON over /mcp and over docsearch mcp', async () => {
@@ -184,6 +197,13 @@ describe('MCP tool answers, as docs/mcp.md states them', () => {
     const stdio = await stdioClient(d.url, alice.apiKey);
     try {
       for (const [name, args] of calls) expect(await call(stdio, name, args), name).toEqual(await call(http, name, args));
+      // The resources too: the template, the list's first page and a document read.
+      expect(await stdio.listResourceTemplates()).toEqual(await http.listResourceTemplates());
+      const listed = await http.listResources();
+      expect(listed.resources.length).toBeGreaterThan(0);
+      expect(await stdio.listResources()).toEqual(listed);
+      const uri = `docsearch://documents/${typed.get('coast.epub')}`;
+      expect(await stdio.readResource({ uri })).toEqual(await http.readResource({ uri }));
     } finally {
       await stdio.close();
     }
@@ -279,6 +299,18 @@ describe('MCP tool answers, as docs/mcp.md states them', () => {
   it('answers a resource that is unknown or not a document with a protocol error, never a tool result', async () => {
     await expect(http.readResource({ uri: 'docsearch://documents/doc_nope' })).rejects.toThrow(/^MCP error -32002: /);
     await expect(http.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/^MCP error -32602: unknown resource file:\/\/\/etc\/passwd/);
+  });
+
+  it("lists a project shared with the user's group with the group's role, editor, into which add_document writes", async () => {
+    const op = (...args: string[]) => runCli([...args, '--data-dir', d.dataDir], { env: d.env });
+    expect((await op('groups', 'create', 'harbour crew')).code).toBe(0);
+    expect((await op('groups', 'add', 'harbour crew', bob.email)).code).toBe(0);
+    const crewLog = (await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: 'crew log' } })).body.id;
+    expect((await api(d, `/api/v1/projects/${crewLog}/members`, { token: alice.apiKey, body: { group: 'harbour crew', role: 'editor' } })).status).toBe(201);
+    const { projects } = await call(bobHttp, 'list_projects', {});
+    expect(projects.find((p: any) => p.id === crewLog)).toMatchObject({ name: 'crew log', role: 'editor', owner: alice.email, document_count: 0 });
+    const note = await call(bobHttp, 'add_document', { filename: 'watch rota', text: 'Bob keeps the night watch on Fridays.', project_id: crewLog });
+    expect(note.document).toMatchObject({ project_id: crewLog, status: 'ready' });
   });
 
   it('describes to the model every filter field and facet the tools take (docs/mcp.md: the same schema as api.md)', async () => {

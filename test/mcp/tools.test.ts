@@ -28,6 +28,9 @@ const LONG = Array.from(
 
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+const SCOPE_REFUSAL =
+  'this credential lacks the write:documents scope that add_document needs: the user can give it an API key with that scope, or approve this client again with it (insufficient_scope)';
+
 describe('MCP tools', () => {
   let d: Daemon;
   let alice: TestUser;
@@ -95,6 +98,13 @@ describe('MCP tools', () => {
     expect(grouped.documents[0].passages.length).toBeGreaterThan(0);
   });
 
+  it('says weak when nothing really matched: the nearest few, flagged; keyword mode then answers nothing', async () => {
+    const nonsense = await call(aliceClient, 'search', { query: 'xyzzyplugh frobnicate' });
+    expect(nonsense.weak).toBe(true);
+    expect(nonsense.results.length).toBeGreaterThan(0);
+    expect(await call(aliceClient, 'search', { query: 'xyzzyplugh frobnicate', mode: 'keyword' })).toMatchObject({ weak: false, results: [], total: { value: 0 } });
+  });
+
   it('get_document reads one page of a PDF', async () => {
     const out = await call(aliceClient, 'get_document', { document_id: pdfId, page_from: 2, page_to: 2 });
     expect(out.text).toContain('Entry 2.5: the lamp burned 7 hours');
@@ -145,16 +155,21 @@ describe('MCP tools', () => {
 
   it('a read-only key searches, is not offered add_document and cannot call it', async () => {
     const ro = await httpClient(d, readOnlyKey);
+    let refusal = '';
     try {
       expect((await call(ro, 'search', { query: 'lighthouse keeper' })).results.length).toBeGreaterThan(0);
       expect((await ro.listTools()).tools.map((t) => t.name)).not.toContain('add_document');
-      expect(await callError(ro, 'add_document', { filename: 'x.md', text: 'not allowed' })).toMatch(/add_document not found/);
+      // Called anyway (a client that listed the tools under another grant): the refusal names the missing scope, not
+      // "not found", so the model can tell the user what to change.
+      refusal = await callError(ro, 'add_document', { filename: 'x.md', text: 'not allowed' });
+      expect(refusal).toBe(SCOPE_REFUSAL);
     } finally {
       await ro.close();
     }
     const stdio = await stdioClient(d.url, readOnlyKey);
     try {
       expect((await stdio.listTools()).tools.map((t) => t.name)).not.toContain('add_document');
+      expect(await callError(stdio, 'add_document', { filename: 'x.md', text: 'not allowed' })).toBe(refusal);
     } finally {
       await stdio.close();
     }
@@ -187,7 +202,9 @@ describe('MCP tools', () => {
   it('answers unknown tools and bad arguments with tool errors', async () => {
     expect(await callError(aliceClient, 'delete_everything', {})).toMatch(/not found/);
     expect(await callError(aliceClient, 'search', { query: '' })).toMatch(/query/);
-    expect(await callError(aliceClient, 'search', { query: 'x', limit: 1000 })).toMatch(/limit/);
+    // limit ≤ 50: at the bound taken, one past it refused naming the field.
+    expect((await call(aliceClient, 'search', { query: 'lighthouse keeper', limit: 50 })).results.length).toBeGreaterThan(0);
+    expect(await callError(aliceClient, 'search', { query: 'x', limit: 51 })).toMatch(/<=50 at limit/);
   });
 
   it('refuses a request without credentials with the resource metadata challenge', async () => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { addUser, BIN, type Daemon, REPO, runCli, type TestUser } from '../helpers/daemon.js';
+import { addUser, api, BIN, type Daemon, REPO, runCli, type TestUser } from '../helpers/daemon.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { cliEnv, unusedUrl } from '../cli/cli-env.js';
 import { call } from './mcp-client.js';
@@ -178,10 +178,23 @@ describe('the MCP transports', () => {
   });
 
   it('ends, with the troubleshooting table\'s words on standard error and nothing on standard output, when it cannot serve', async () => {
+    // The words the credential row tells the operator to look for in the client's MCP log.
+    const row = DOC.split('\n').find((l) => l.startsWith('| stdio: the server shows as failed, `not logged in`'))!;
+    const logged = [...row.split(' | ')[0]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/ …$/, ''));
+    const saysTheRow = (stderr: string) => logged.some((words) => stderr.includes(words));
     const notLoggedIn = await runCli(['mcp'], { env: cliEnv(d) });
     expect(notLoggedIn.code).not.toBe(0);
     expect(notLoggedIn.stdout).toBe('');
     expect(notLoggedIn.stderr).toContain(`not logged in to ${d.url}`);
+    expect(saysTheRow(notLoggedIn.stderr), notLoggedIn.stderr).toBe(true);
+    // A key the user revoked: the server refuses it at GET /api/v1/me.
+    const made = await api(d, '/api/v1/keys', { token: alice.apiKey, body: { name: 'revoked for mcp', scopes: ['read:documents'] } });
+    expect(made.status).toBe(201);
+    expect((await api(d, `/api/v1/keys/${made.body.id}`, { method: 'DELETE', token: alice.apiKey })).status).toBe(204);
+    const revoked = await runCli(['mcp'], { env: cliEnv(d, { DOCSEARCH_TOKEN: made.body.key }) });
+    expect(revoked.code).not.toBe(0);
+    expect(revoked.stdout).toBe('');
+    expect(saysTheRow(revoked.stderr), revoked.stderr).toBe(true);
     const url = await unusedUrl();
     const unreachable = await runCli(['mcp'], { env: cliEnv(null, { DOCSEARCH_URL: url, DOCSEARCH_TOKEN: alice.apiKey }) });
     expect(unreachable.code).not.toBe(0);
@@ -191,5 +204,6 @@ describe('the MCP transports', () => {
     expect(malformed.code).not.toBe(0);
     expect(malformed.stdout).toBe('');
     expect(malformed.stderr).toMatch(/^error: DOCSEARCH_TOKEN: /m);
+    expect(saysTheRow(malformed.stderr), malformed.stderr).toBe(true);
   });
 });
