@@ -37,7 +37,7 @@ export const addDocumentTool: ToolDefinition = {
           if (problem) ctx.addIssue({ code: 'custom', message: problem });
         })
         .regex(/^[^/\\]+$/, 'must not contain / or \\')
-        .describe('the document\'s name, e.g. "meeting-notes-2026-03-01.md" (.md is added when it has no .md or .txt ending)'),
+        .describe('the document\'s name, e.g. "meeting-notes-2026-03-01.md" (.md is added unless it ends in .md, .markdown, .txt or .text)'),
       text: z
         .string()
         .max(MAX_NOTE_CHARS)
