@@ -462,6 +462,16 @@ describe('filters over REST', () => {
     const inGerman = await page(german.href);
     expect(inGerman.ids).toEqual(want('carol', { language: 'de' }));
     expect(inGerman.html).toContain('aria-label="Remove the filter Language: German (de)"');
+    // The uploader facet: each uploader's count of the filtered list, a link that narrows to their documents.
+    const uploaderLinks = facetLinks(html, 'uploaded_by');
+    expect(Object.fromEntries(uploaderLinks.map((l) => [narrowsTo(l.href, 'uploaded_by'), l.count]))).toEqual(exact.uploaded_by);
+    expect(uploaderLinks.length).toBeGreaterThan(1);
+    const uploader = narrowsTo(uploaderLinks[0]!.href, 'uploaded_by');
+    expect(uploaderLinks[0]!.value).toBe(uploader);
+    const byOne = await page(uploaderLinks[0]!.href);
+    expect(byOne.ids).toEqual(want('carol', { labels: 'unpaid', uploaded_by: uploader }));
+    expect(byOne.ids.length).toBeLessThan(want('carol', { labels: 'unpaid' }).length);
+    expect(byOne.html).toContain(`aria-label="Remove the filter By: ${uploader}"`);
     // A bad filter says what is wrong, and keeps the chip to remove it.
     const bad = await web.get(`${base}&type=exe`);
     expect(bad.status).toBe(400);
@@ -549,6 +559,15 @@ describe('filters over REST', () => {
     expect(tab.text).toContain(`<tr data-label-id="${unpaid.id}">`);
     expect(tab.text).toContain(`${unpaid.document_count} document${unpaid.document_count === 1 ? '' : 's'}<span class="visually-hidden"> labelled unpaid</span></a>`);
     expect(tab.text).not.toContain(`method="post" action="/projects/${shared}/labels`);
+    // A label's count is a link to the Documents list narrowed by it, in its project.
+    const countLink = new RegExp(`<a href="([^"]+)">${unpaid.document_count} documents?<span class="visually-hidden"> labelled unpaid</span></a>`).exec(tab.text);
+    expect(countLink).not.toBeNull();
+    const counted = [...(await carol.get(countLink![1]!.replaceAll('&amp;', '&'))).text.matchAll(/<tr data-document-id="([^"]+)"/g)].map((m) => m[1]!).sort();
+    const inShared = want('carol', { labels: 'unpaid' }).filter((id) => lib.docs.find((x) => x.id === id)!.projectId === shared);
+    expect(inShared.length).toBeGreaterThan(0);
+    expect(inShared.length).toBeLessThan(want('carol', { labels: 'unpaid' }).length);
+    expect(counted).toEqual(inShared);
+    expect(counted).toHaveLength(unpaid.document_count);
     expect((await carol.submit(`/projects/${shared}/labels`, { _csrf: carol.csrf, name: 'Not hers' })).status).toBe(403);
     expect((await bob.get(`/projects/${shared}/labels`)).text).toContain(`action="/projects/${shared}/labels/${unpaid.id}"`);
     // Add, refuse a name taken in any case, rename and recolour.
@@ -570,6 +589,10 @@ describe('filters over REST', () => {
     expect(page.text).toContain(`value="${before.join(', ')}"`);
     const set = await bob.submit(`/documents/${doc.id}/labels`, { _csrf: bob.csrf, labels: [...before, 'web renamed'].join(', ') });
     expect(set.text).toMatch(/is labelled .*“web renamed”/);
+    expect(await labelsOf()).toEqual([...before, 'Web renamed'].sort());
+    // A script may send the names as a JSON array as well; the document then carries exactly those.
+    const asJson = await bob.submit(`/documents/${doc.id}/labels`, { _csrf: bob.csrf, labels: JSON.stringify(['WEB RENAMED', ...before]) });
+    expect(asJson.text).toMatch(/is labelled .*“WEB RENAMED”/);
     expect(await labelsOf()).toEqual([...before, 'Web renamed'].sort());
     expect(set.text).toMatch(/<dd class="doc-labels" id="doc-labels">[^]*?class="badge label-red" title="Documents labelled Web renamed"/);
     expect((await vocabulary()).find((l) => l.id === made.id)!.document_count).toBe(1);
@@ -594,6 +617,11 @@ describe('filters over REST', () => {
 
     // "Save this search" keeps the search the page shows (its filters too) under a name; sharing offers only the projects she edits.
     const results = await carol.get('/search?q=harbour&mode=keyword&labels=unpaid');
+    // Above the results, below the filters in force.
+    const at = (tag: string) => results.text.indexOf(tag);
+    expect(at('<nav class="filter-panel"')).toBeGreaterThan(0);
+    expect(at('<details class="save-search"')).toBeGreaterThan(at('<nav class="filter-panel"'));
+    expect(at('<details class="save-search"')).toBeLessThan(at('<ol class="results"'));
     const form = /<form method="post" action="\/search\/save"[^]*?<\/form>/.exec(results.text)?.[0] ?? '';
     expect(form).toContain(`<option value="${lib.projects.carols}">`);
     expect(form).not.toContain(`<option value="${shared}">`);

@@ -103,6 +103,18 @@ describe('highlights', () => {
     expect(list.slice(a!.unit.start, a!.unit.end)).toContain('item 17 costs 51 euros');
   });
 
+  it('joins an answer unit under five words to the next, in Chinese and Japanese under five characters', () => {
+    const units = (text: string) => mark(text, answerUnits(text).map((u) => [u.start, u.end]));
+    expect(units('Results. The drug reduced mortality by half in adults. No adverse events were reported in children.')).toEqual([
+      'Results. The drug reduced mortality by half in adults.',
+      'No adverse events were reported in children.',
+    ]);
+    expect(units('结果。我们明天早上去城市公园散步。好的。你要和我们一起去吗？')).toEqual(['结果。我们明天早上去城市公园散步。', '好的。你要和我们一起去吗？']);
+    expect(units('はい。図書館で本を借りる期間は十四日間です。')).toEqual(['はい。図書館で本を借りる期間は十四日間です。']);
+    // Five characters (its full stop one of them) are a unit of their own.
+    expect(units('我去散步。你要和我们一起去吗？')).toEqual(['我去散步。', '你要和我们一起去吗？']);
+  });
+
   it('merges the answer and term ranges into sorted, non-overlapping ranges', () => {
     const ranges = highlights(text, windows[1], queryTerms('cholesterol exercise'));
     expect(mark(text, ranges)).toEqual(['Statins reduce cholesterol in most adults.', 'exercise']);
