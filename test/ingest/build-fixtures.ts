@@ -214,8 +214,9 @@ export function makeHugeImagePdf(size = 16_000): Buffer {
 /**
  * Hostile (issue #44 item 13): a page drawing a form XObject that draws the next one twice, `depth` deep, the
  * last a small filled square: a few KB whose page is 2^depth squares to interpret.
+ * With `scan`, a second page follows: that scanned page's image, as it is.
  */
-export function makeNestedFormsPdf(depth = 24): Buffer {
+export function makeNestedFormsPdf(depth = 24, scan?: ScannedPage): Buffer {
   const first = 5; // object number of form 0
   const forms: Buffer[] = [];
   for (let i = 0; i < depth; i++) {
@@ -224,11 +225,44 @@ export function makeNestedFormsPdf(depth = 24): Buffer {
     const resources = i === depth - 1 ? '' : `/Resources << /XObject << /X ${next} 0 R >> >>`;
     forms.push(streamObject(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] ${resources}`, Buffer.from(body, 'latin1')));
   }
+  const page2 = first + depth; // then its content stream and its image
+  const [w, h] = scan?.mediaBox ?? [0, 0];
   return assemblePdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Pages /Kids [3 0 R${scan ? ` ${page2} 0 R` : ''}] /Count ${scan ? 2 : 1} >>`,
     `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X ${first} 0 R >> >> /Contents 4 0 R >>`,
     streamObject('', Buffer.from('q 10 0 0 10 0 0 cm /X Do Q\n', 'latin1')),
     ...forms,
+    ...(scan
+      ? [
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /XObject << /Im1 ${page2 + 2} 0 R >> >> /Contents ${page2 + 1} 0 R >>`,
+        streamObject('', Buffer.from(`q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`, 'latin1')),
+        streamObject(`/Type /XObject /Subtype /Image /Width ${scan.width} /Height ${scan.height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode`, scan.data),
+      ]
+      : []),
   ]);
+}
+
+/** A scanned page's image: 8-bit gray, Flate-compressed, and the page's size in points. */
+export interface ScannedPage {
+  width: number;
+  height: number;
+  data: Buffer;
+  mediaBox: [number, number];
+}
+
+/**
+ * Page `page` (1-based) of a scan written by Ghostscript's pdfimage8 device (test/fixtures/ocr/make-fixtures.sh):
+ * each page is one gray image XObject, in page order, whose /Length is an object of its own.
+ */
+export function scannedPage(pdf: Buffer, page: number): ScannedPage {
+  const text = pdf.toString('latin1');
+  const images = [...text.matchAll(/<<\s*\/Length (\d+) 0 R\s*\/Subtype \/Image\s*\/Width (\d+)\s*\/Height (\d+)\s*\/ColorSpace \/DeviceGray\s*\/BitsPerComponent 8\s*\/Filter \/FlateDecode\s*>>\s*stream\r?\n/g)];
+  const boxes = [...text.matchAll(/\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/g)];
+  const image = images[page - 1];
+  const box = boxes[page - 1];
+  if (!image || !box || images.length !== boxes.length) throw new Error(`no page ${page} image in this scan (${images.length} images, ${boxes.length} pages)`);
+  const length = Number(new RegExp(`(?:^|\\n)${image[1]} 0 obj\\s*(\\d+)`).exec(text)?.[1]);
+  const start = image.index + image[0].length;
+  return { width: Number(image[2]), height: Number(image[3]), data: pdf.subarray(start, start + length), mediaBox: [Number(box[1]), Number(box[2])] };
 }

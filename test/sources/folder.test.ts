@@ -1,8 +1,8 @@
 /**
  * Sources through the built daemon, with the `folder` kind (no server to start): the issue's acceptance for a kind,
  * files on disk showing up within one interval, a symlink out of the folder ignored, the roots, the deletion guard
- * and its confirmation, removal with and without the documents, another user's project, metrics, and sources kept
- * across a restart.
+ * and its confirmation, removal with and without the documents, an upload with the same bytes as a file left alone,
+ * another user's project, metrics, and sources kept across a restart.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from '../cli/cli-env.js';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
-import { kindAcceptance, SourceClient } from '../helpers/sources.js';
+import { type DocWire, kindAcceptance, SourceClient } from '../helpers/sources.js';
 import { loggedIn } from '../server/web-client.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
@@ -182,6 +182,43 @@ describe('folder sources', () => {
     expect((await api(d, `/api/v1/projects/${project}/sources/${second.id}`, { token: user.apiKey })).status).toBe(404);
   }, 3 * MINUTE);
 
+  it('never touches an upload that has the same bytes as one of its files: changed, deleted, or removed with the source', async () => {
+    // Same bytes are one document (docs/sources.md): the source's file is the upload's document, which stays the user's.
+    const text = 'An upload whose bytes a source file has too, about pelicans.';
+    const dir = folder('same-as-upload', { 'copy.txt': text, 'own.txt': 'The source\'s own file, about cormorants.' });
+    const project = await client.project('same as an upload');
+    const form = new FormData();
+    form.append('project_id', project);
+    form.append('file', new Blob([text], { type: 'text/plain' }), 'upload.txt');
+    const uploaded = await fetch(`${d.url}/api/v1/upload?wait=true`, { method: 'POST', headers: { authorization: `Bearer ${user.apiKey}` }, body: form });
+    expect(uploaded.status).toBe(200);
+    const upload = ((await uploaded.json()) as { documents: DocWire[] }).documents[0]!;
+    const source = await client.add(project, { url: `file://${dir}` });
+    await client.passAfter(project, source.id, 0);
+    await client.settled(project, source.id, 1);
+    const unchanged = (x: DocWire[]) => x.find((doc) => doc.id === upload.id);
+    expect(unchanged(await client.allDocuments(project))).toMatchObject({ filename: 'upload.txt', source_id: null, sha256: upload.sha256 });
+    // Its file changed: new bytes of the source's own; the upload keeps its bytes.
+    writeFileSync(join(dir, 'copy.txt'), 'The copy changed on disk, now about shags.');
+    await client.sync(project, source.id);
+    await client.settled(project, source.id, 2);
+    expect(unchanged(await client.allDocuments(project))).toMatchObject({ filename: 'upload.txt', source_id: null, sha256: upload.sha256 });
+    // Back to the upload's bytes, then deleted: the upload stays.
+    writeFileSync(join(dir, 'copy.txt'), text);
+    await client.sync(project, source.id);
+    // Its bytes are the upload's again: one document, the upload, as two uploads of the same bytes are.
+    expect((await client.allDocuments(project)).map((x) => [x.filename, x.source_id]).sort()).toEqual([['own.txt', source.id], ['upload.txt', null]]);
+    rmSync(join(dir, 'copy.txt'));
+    expect((await client.sync(project, source.id)).status).toBe('active');
+    expect(unchanged(await client.allDocuments(project))).toMatchObject({ filename: 'upload.txt', source_id: null });
+    // The source removed with its documents: the upload stays, the source's own file goes.
+    writeFileSync(join(dir, 'copy.txt'), text);
+    await client.sync(project, source.id);
+    expect((await api(d, `/api/v1/projects/${project}/sources/${source.id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    expect((await client.allDocuments(project)).map((x) => [x.id, x.filename])).toEqual([[upload.id, 'upload.txt']]);
+    expect(await client.found(project, 'pelicans')).toEqual(['upload.txt']);
+  }, 3 * MINUTE);
+
   it("keeps another user's sources from view and change (404)", async () => {
     const project = await client.project('private sources');
     const source = await client.add(project, { url: `file://${folder('private')}` });
@@ -332,10 +369,10 @@ describe('folder sources', () => {
     expect(await client.found(project, 'whimbrels')).toEqual([]);
   }, 3 * MINUTE);
 
-  it('is managed from the CLI: sources add, list, show, sync, remove', async () => {
+  it('is managed from the CLI: sources add, list, show, sync, remove (with its documents, or --keep-documents)', async () => {
     const dir = folder('cli', { 'cli.txt': 'A file the command line added, about otters.' });
     const env = cliEnv(d, { DOCSEARCH_TOKEN: user.apiKey });
-    await client.project('cli project');
+    const project = await client.project('cli project');
     const added = await runCli(['sources', 'add', 'cli project', `file://${dir}`, '--every', '2m', '--exclude', '**/*.tmp'], { env });
     expect(added.code, added.stderr).toBe(0);
     const id = added.stdout.trim();
@@ -359,6 +396,14 @@ describe('folder sources', () => {
     const removed = await runCli(['sources', 'remove', id, '--yes'], { env });
     expect(removed.code, removed.stderr).toBe(0);
     expect(JSON.parse((await runCli(['sources', 'list', '--project', 'cli project', '--json'], { env })).stdout)).toEqual([]);
+    expect(await client.allDocuments(project)).toEqual([]);
+    // Removed with --keep-documents: its document stays, an upload now.
+    const again = (await runCli(['sources', 'add', 'cli project', `file://${dir}`], { env })).stdout.trim();
+    await client.passAfter(project, again, 0);
+    await client.settled(project, again, 1);
+    const kept = await runCli(['sources', 'remove', again, '--keep-documents', '--yes'], { env });
+    expect(kept.code, kept.stderr).toBe(0);
+    expect((await client.allDocuments(project)).map((x) => [x.filename, x.source_id])).toEqual([['cli.txt', null]]);
   }, 3 * MINUTE);
 
   it('is managed on the project page\'s Sources tab: add, see its state, sync, pause, resume, remove', async () => {

@@ -1,7 +1,9 @@
 /**
  * How a `git` source fetches (docs/sources.md "Kinds"), against git http-backend on Apache: a shallow clone per
- * source under `<data-dir>/sources/`; a pass of the commit the last one saw lists nothing; a redirect is not
- * followed (the pass fails, the repository it points at is never read); only the http(s) and git transports.
+ * source under `<data-dir>/sources/`; a pass of the commit the last one saw lists nothing; the branch HEAD names unless
+ * the `branch` option names another, and again once new options (which replace the old) leave it out, in a pass at
+ * once; a redirect is not followed (the pass fails, the repository it points at is never read); only the http(s) and
+ * git transports.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,39 @@ describe.skipIf(SKIP !== null)(`git sources fetch${SKIP ? ` (skipped: ${SKIP})` 
     expect(execFileSync('git', ['rev-parse', '--is-shallow-repository'], { cwd: join(d.dataDir, 'sources', clones[0]!), encoding: 'utf8' }).trim()).toBe('true');
     const again = await client.sync(project, source.id);
     expect(again.last_result).toMatchObject({ listed: 0, added: 0, changed: 0, deleted: 0, unchanged: 0 });
+  });
+
+  it("reads the branch the repository's HEAD names unless the branch option names another; new options replace the old, in a pass at once", async () => {
+    // HEAD names `trunk`, not `main`: a source falling back to `main` would read the wrong files.
+    const work = dirs.make('heads');
+    const { git, commit } = gitWorkTree(apache.gitDir, 'heads', work);
+    writeFileSync(join(work, 'on-main.md'), '# Main\n\nThe main branch, about shovelers.');
+    commit('main');
+    git('checkout', '--quiet', '-b', 'trunk');
+    git('rm', '--quiet', 'on-main.md');
+    writeFileSync(join(work, 'on-trunk.md'), '# Trunk\n\nThe trunk branch, about garganeys.');
+    git('add', '-A');
+    git('commit', '--quiet', '-m', 'trunk');
+    git('push', '--quiet', 'origin', 'trunk');
+    execFileSync('git', ['symbolic-ref', 'HEAD', 'refs/heads/trunk'], { cwd: join(apache.gitDir, 'private', 'heads.git') });
+    const headsUrl = `${apache.gitUrl}/private/heads.git`;
+    const project = await client.project('git heads');
+    const byHead = await client.add(project, { url: headsUrl, options: options() });
+    await client.passAfter(project, byHead.id, 0);
+    expect([...(await client.settled(project, byHead.id, 1)).keys()]).toEqual(['on-trunk.md']);
+    // In a project of its own: bytes another source of the project has are that source's document.
+    const named = await client.project('git branch named');
+    const byName = await client.add(named, { url: headsUrl, options: { ...options(), branch: 'main' } });
+    await client.passAfter(named, byName.id, 0);
+    expect([...(await client.settled(named, byName.id, 1)).keys()]).toEqual(['on-main.md']);
+    // New options replace them all: without `branch` it reads HEAD's again, in a pass that starts at once (its next
+    // is an hour away), the password entered again with them.
+    const entered = Date.now();
+    const patched = await api(d, `/api/v1/projects/${named}/sources/${byName.id}`, { method: 'PATCH', token: user.apiKey, body: { options: options() } });
+    expect(patched.body).toMatchObject({ options: { username: apache.davUser.name }, secrets: ['password'] });
+    expect(patched.body.options).not.toHaveProperty('branch');
+    expect((await client.passAfter(named, byName.id, entered, 20_000)).last_result).toMatchObject({ added: 1, deleted: 1 });
+    expect([...(await client.settled(named, byName.id, 1)).keys()]).toEqual(['on-trunk.md']);
   });
 
   it('does not follow a redirect', async () => {

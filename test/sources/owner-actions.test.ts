@@ -137,6 +137,18 @@ describe('a folder source and its owner', () => {
     expect([...(await client.settled(project, source.id, 3)).keys()].sort()).toEqual(['a.md', 'b.txt', 'c.md']);
   }, 3 * MINUTE);
 
+  it('holds what new globs would remove when that is more than the deletion guard allows', async () => {
+    // A glob typed wrong must not empty a project: 7 of 8 left out is more than 10 % and more than 5.
+    const { project, source } = await synced('narrow-held', { ...notes(7), 'keep.md': '# Keep\n\nAbout turnstones.' });
+    const first = await client.documents(project, source.id);
+    const asked = Date.now();
+    expect((await patch(project, source.id, { options: { include: ['**/*.md'] } })).status).toBe(200);
+    const held = await client.passAfter(project, source.id, asked);
+    expect(held).toMatchObject({ status: 'paused', held_deletions: { count: 7 }, last_result: expect.objectContaining({ deleted: 0 }) });
+    expect(held.paused_reason).toMatch(/7/);
+    expect([...(await client.documents(project, source.id)).entries()].map(([path, x]) => [path, x.id]).sort()).toEqual([...first.entries()].map(([path, x]) => [path, x.id]).sort());
+  }, 3 * MINUTE);
+
   it('takes the other items when one is larger than --max-upload-mb, which is an item error until it fits', async () => {
     const big = Buffer.alloc(1024 * 1024 + 1, 'word ');
     const { dir, project, source } = await synced('large', { 'small.txt': 'A small note about terns.', 'big.txt': big }, 1);

@@ -31,10 +31,12 @@ const SKIP = apacheUnavailable() ?? dovecotUnavailable();
 /**
  * An HTTP relay in front of a server that, while `cut` is set, ends each PROPFIND answer after its third entry
  * (`</D:response>`): a well-formed HTTP answer whose XML stops midway, as a WebDAV server that fails while it streams
- * a listing sends it.
+ * a listing sends it; and answers a GET of a path in `refuse` with its status alone (a file locked, a server busy).
  */
-async function cuttingRelay(port: number): Promise<{ port: number; cut: boolean; close(): Promise<void> }> {
+async function cuttingRelay(port: number): Promise<{ port: number; cut: boolean; refuse: Map<string, number>; close(): Promise<void> }> {
   const server = createServer((req, res) => {
+    const refused = req.method === 'GET' ? relay.refuse.get(decodeURIComponent(new URL(req.url!, 'http://x').pathname)) : undefined;
+    if (refused) return void req.resume().on('end', () => res.writeHead(refused).end());
     const up = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       const parts: Buffer[] = [];
       answer.on('data', (b: Buffer) => parts.push(b));
@@ -57,6 +59,7 @@ async function cuttingRelay(port: number): Promise<{ port: number; cut: boolean;
   const relay = {
     port: (server.address() as AddressInfo).port,
     cut: false,
+    refuse: new Map<string, number>(),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return relay;
@@ -209,6 +212,29 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       expect([...(await client.settled(project, source.id, 3)).keys()].sort()).toEqual(['open.txt', 'shut.txt', 'zeta.txt']);
       expect(await client.found(project, 'dunlins')).toEqual(['shut.txt']);
     }, 3 * MINUTE);
+
+    it('passes over a file answered with 423 or a 5xx, takes the others, and takes them once the server gives them', async () => {
+      for (const w of ['open', 'locked', 'busy']) write(`answered/${w}.txt`, `The ${w} note about knots.`);
+      const relay = await cuttingRelay(Number(new URL(apache.davUrl).port));
+      relay.refuse.set('/docs/answered/locked.txt', 423).set('/docs/answered/busy.txt', 503);
+      try {
+        const project = await client.project('files answered with errors');
+        const source = await client.add(project, { kind: 'webdav', url: `http://127.0.0.1:${relay.port}/docs/answered/`, options: { username: apache.davUser.name, password: apache.davUser.password } });
+        const first = await client.passAfter(project, source.id, 0);
+        expect(first.status, JSON.stringify(first)).toBe('active');
+        expect(first.last_result).toMatchObject({ listed: 3, added: 1, failed: 2 });
+        expect(first.item_errors).toEqual({ count: 2, items: expect.arrayContaining([
+          expect.objectContaining({ path: 'locked.txt', error: expect.stringMatching(/HTTP 423/) }),
+          expect.objectContaining({ path: 'busy.txt', error: expect.stringMatching(/HTTP 503/) }),
+        ]) });
+        relay.refuse.clear();
+        const again = await client.sync(project, source.id);
+        expect(again.last_result).toMatchObject({ added: 2, unchanged: 1, failed: 0, deleted: 0 });
+        expect([...(await client.settled(project, source.id, 3)).keys()].sort()).toEqual(['busy.txt', 'locked.txt', 'open.txt']);
+      } finally {
+        await relay.close();
+      }
+    }, 3 * MINUTE);
   });
 
   describe('reach', () => {
@@ -222,6 +248,11 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
         const failed = await c.passAfter(project, loop.id, 0);
         expect(failed.status).toBe('error');
         expect(failed.error).toMatch(/127\.0\.0\.1 is a loopback address: sources may not connect to it \(.*--sources-allow-private\)/);
+        // A name is resolved and its address checked: localhost is loopback too.
+        const named = await c.add(project, { kind: 'webdav', url: `${apache.davUrl.replace('127.0.0.1', 'localhost')}/docs/` });
+        const namedFailed = await c.passAfter(project, named.id, 0);
+        expect(namedFailed.status).toBe('error');
+        expect(namedFailed.error).toMatch(/(127\.0\.0\.1|::1) \(of localhost\) is a loopback address: sources may not connect to it/);
         // Link-local (cloud metadata) is refused when the source is added (issue 61, Low 17), a name for it too.
         for (const url of ['http://169.254.169.254/latest/', 'http://[fe80::1]/x/', 'http://0.0.0.0/x/']) {
           const refused = await api(strict, `/api/v1/projects/${project}/sources`, { token: owner.apiKey, body: { kind: 'webdav', url } });
@@ -404,6 +435,15 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
       expect(again.last_result).toMatchObject({ deleted: 0, added: 0 });
       expect((await client.documents(project, source.id)).get('invoice-3@example.com.eml')?.id).toBe(mail.id);
     }, 5 * MINUTE);
+
+    it('names a message without a Message-ID by its UID: uid-N.eml', async () => {
+      // A folder of its own, so that this message is its first: UID 1.
+      dovecot.deliver('From: Scanner <scanner@example.com>\nTo: team@example.com\nSubject: Scan\nMIME-Version: 1.0\nContent-Type: text/plain\n\nA scan sent without a Message-ID, about phalaropes.\n', 'NoIds');
+      const project = await client.project('mail without ids');
+      const source = await client.add(project, { url: `imap://${dovecot.host}:${dovecot.port}/NoIds`, options: { username: dovecot.user.name, password: dovecot.user.password } });
+      await client.passAfter(project, source.id, 0);
+      expect([...(await client.settled(project, source.id, 1)).keys()]).toEqual(['uid-1.eml']);
+    }, 3 * MINUTE);
   });
 
   describe('git', () => {

@@ -1,8 +1,9 @@
 /**
  * The `s3` kind against Ceph's RGW (test/helpers/rgw.ts): a listing longer than one ListObjectsV2 page (1000 keys)
- * read to its end, keys with spaces, unicode and percent signs, and an object the source's keys may not read (its
- * own ACL: another user put it in the bucket) failing alone while the others go on. One RGW and one daemon for the
- * file. (The server stopped, mid-pass, and keys that stop working: test/sources/source-faults.test.ts.)
+ * read to its end, keys with spaces, unicode and percent signs, an object the source's keys may not read (its
+ * own ACL: another user put it in the bucket) failing alone while the others go on, and a bucket that does not exist
+ * failing the pass. One RGW and one daemon for the file. (The server stopped, mid-pass, and keys that stop working:
+ * test/sources/source-faults.test.ts.)
  */
 import { CreateBucketCommand, DeleteObjectCommand, PutBucketAclCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,4 +80,14 @@ describe.skipIf(SKIP !== null)(`s3 sources against RGW${SKIP ? ` (skipped: ${SKI
     expect(again.last_result).toMatchObject({ unchanged: 2, failed: 1, deleted: 0 });
     expect((await client.documents(project, source.id)).size).toBe(2);
   }, 3 * MINUTE);
+
+  it('fails the pass of a bucket that does not exist, saying so, and tries it again', async () => {
+    const project = await client.project('a missing bucket');
+    const source = await client.add(project, body('never-made'));
+    const failed = await client.passAfter(project, source.id, 0);
+    expect(failed).toMatchObject({ status: 'error', error: expect.stringMatching(/there is no bucket never-made at this endpoint/) });
+    // Tried again after 30 s (docs/sources.md "Errors"), not at its hourly schedule.
+    expect(Date.parse(failed.next_sync as string) - Date.now()).toBeLessThanOrEqual(30_000);
+    expect(await client.allDocuments(project)).toEqual([]);
+  });
 });

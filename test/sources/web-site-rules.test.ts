@@ -1,8 +1,9 @@
 /**
  * What docs/sources.md promises of a `web` source, against small real HTTP sites (one per scenario, so robots.txt
- * and its Crawl-delay belong to one): robots.txt's Crawl-delay followed when it asks for more than `delay_ms`, as
- * user agent "docsearch"; at most `max_pages` pages; the `sitemap` option; a page answering 404 or 410 is gone while
- * one that cannot be given for now stays as it was; a page larger than --max-upload-mb is an error on that item.
+ * and its Crawl-delay belong to one): 1 s between requests by default (`delay_ms`); robots.txt's Crawl-delay followed
+ * when it asks for more than `delay_ms`, as user agent "docsearch"; at most `max_pages` pages; the `sitemap` option,
+ * and the sitemaps robots.txt names; a page answering 404 or 410 is gone while one that cannot be given for now stays
+ * as it was; a page larger than --max-upload-mb is an error on that item.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -75,6 +76,19 @@ describe('web sources follow the site', () => {
     expect(new Set(s.requests.map((r) => r.agent))).toEqual(new Set(['docsearch']));
   }, 2 * MINUTE);
 
+  it('waits 1 s between requests when delay_ms is not given and robots.txt asks for nothing', async () => {
+    const s = await site({
+      '/docs/': html('The start page about redshanks.', ['a.html']),
+      '/docs/a.html': html('Page a about greenshanks.'),
+    });
+    const project = await client.project('default delay');
+    const source = await client.add(project, { url: `${s.url}/docs/` });
+    await client.passAfter(project, source.id, 0);
+    expect([...(await client.settled(project, source.id, 2)).keys()].sort()).toEqual(['docs/', 'docs/a.html']);
+    expect(s.requests.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < s.requests.length; i++) expect(s.requests[i]!.at - s.requests[i - 1]!.at, s.requests[i]!.path).toBeGreaterThanOrEqual(950);
+  }, 2 * MINUTE);
+
   it('lists at most max_pages pages', async () => {
     const links = ['1.html', '2.html', '3.html', '4.html'];
     const s = await site({
@@ -100,6 +114,24 @@ describe('web sources follow the site', () => {
     const source = await client.add(project, { url: `${s.url}/docs/`, options: { delay_ms: 0, sitemap: `${s.url}/maps/pages.xml` } });
     await client.passAfter(project, source.id, 0);
     expect([...(await client.settled(project, source.id, 1)).keys()]).toEqual(['docs/hidden.html']);
+  });
+
+  it('lists the pages of the sitemaps robots.txt names (linked from no page, where no sitemap.xml is)', async () => {
+    const s = await site({
+      '/maps/a.xml': { type: 'application/xml', body: '' },
+      '/maps/b.xml': { type: 'application/xml', body: '' },
+      '/docs/': html('The start page, linking to nothing.'),
+      '/docs/one.html': html('A page the first named sitemap lists, about oystercatchers.'),
+      '/docs/two.html': html('A page the second named sitemap lists, about skuas.'),
+    });
+    s.pages.set('/robots.txt', { body: `User-agent: *\nAllow: /\nSitemap: ${s.url}/maps/a.xml\nSitemap: ${s.url}/maps/b.xml\n` });
+    const map = (path: string) => `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${s.url}${path}</loc></url></urlset>`;
+    s.pages.get('/maps/a.xml')!.body = map('/docs/one.html');
+    s.pages.get('/maps/b.xml')!.body = map('/docs/two.html');
+    const project = await client.project('robots sitemaps');
+    const source = await client.add(project, { url: `${s.url}/docs/`, options: { delay_ms: 0 } });
+    await client.passAfter(project, source.id, 0);
+    expect([...(await client.settled(project, source.id, 2)).keys()].sort()).toEqual(['docs/one.html', 'docs/two.html']);
   });
 
   it('removes a page answering 404 or 410, and keeps one the site cannot give for now', async () => {
