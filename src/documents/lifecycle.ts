@@ -401,11 +401,19 @@ export class DocumentService implements AttachmentSink {
 
   /**
    * A source's document follows its file renamed or moved (DocumentStore.follow); its chunks get the metadata it has
-   * then, which the filters read there.
+   * then, which the filters read there. One that goes to another source (`sourceId`) trades the labels the old source
+   * put on for the new one's (`labels`), and its chunks get the new source for the filters.
    */
-  async follow(id: string, to: Parameters<DocumentStore['follow']>[1]): Promise<void> {
+  async follow(id: string, to: Parameters<DocumentStore['follow']>[1], labels?: { remove: readonly string[]; add: readonly string[] }): Promise<void> {
     const metadata = await this.deps.documents.follow(id, to);
-    if (metadata) await this.deps.chunks.setDocumentFields([id], { meta: metaList(metadataEntries(metadata)) });
+    const fields = { ...(metadata ? { meta: metaList(metadataEntries(metadata)) } : {}), ...(to.sourceId ? { source_id: to.sourceId } : {}) };
+    if (Object.keys(fields).length > 0) await this.deps.chunks.setDocumentFields([id], fields);
+    const doc = labels && this.deps.labels ? await this.deps.documents.get(id) : null;
+    if (doc && labels) {
+      // The new source's labels stay on when the old one had them too.
+      const remove = labels.remove.filter((name) => !labels.add.includes(name));
+      await this.deps.labels!.change([doc], { ...(remove.length > 0 ? { remove } : {}), ...(labels.add.length > 0 ? { add: labels.add } : {}) });
+    }
   }
 
   /**

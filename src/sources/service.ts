@@ -15,6 +15,7 @@ import { DEFAULT_EVERY, formatEvery, MAX_EVERY_MS, parseEvery } from './every.js
 import { KIND_NAMES, type KindName, type SourceKind, type SourceSetup, SourceError } from './kind.js';
 import { KINDS, kindOfUrl } from './kinds/index.js';
 import { neverReachable } from './reach.js';
+import { handOver } from './sync.js';
 
 export interface SourceServiceDeps {
   store: SourceStore;
@@ -224,14 +225,29 @@ export class SourceService {
     return updated ?? source;
   }
 
-  /** Removes a source; its documents go with it unless `keepDocuments`, which leaves them as uploads. */
+  /**
+   * Removes a source; its documents go with it unless `keepDocuments`, which leaves them as uploads. One another
+   * source of the project lists too (the same bytes) goes to that source instead, either way (handOver).
+   */
   async remove(projectId: string, id: string, keepDocuments: boolean): Promise<void> {
     const source = await this.get(projectId, id);
-    await this.deps.store.delete(id);
     const documents = await this.deps.documents.ofSource(id);
-    await this.deps.audit.record({ type: 'source.removed', target: sourceTarget(source), details: { project: projectId, documents: documents.length, kept_documents: keepDocuments } });
+    // Handed over while the source's items are still recorded (its removal deletes them), so none is lost to a
+    // pass of the other source in between.
+    const left: typeof documents = [];
+    for (const { id: docId, userId } of documents) {
+      const doc = await this.deps.documents.get(docId);
+      if (doc === null || doc.sourceId !== id || !(await handOver(source, doc, this.deps))) left.push({ id: docId, userId });
+    }
+    await this.deps.store.delete(id);
+    const handedOver = documents.length - left.length;
+    await this.deps.audit.record({
+      type: 'source.removed',
+      target: sourceTarget(source),
+      details: { project: projectId, documents: documents.length, kept_documents: keepDocuments, ...(handedOver > 0 ? { handed_over: handedOver } : {}) },
+    });
     if (keepDocuments) return this.deps.documents.detachSource(id);
-    for (const doc of documents) await this.deps.ingest.delete(doc);
+    for (const doc of left) await this.deps.ingest.delete(doc);
   }
 
   private every(text: string): number {

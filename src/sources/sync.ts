@@ -33,7 +33,7 @@ import type { DocumentService } from '../documents/lifecycle.js';
 import { fileType, type LegacyOffice } from '../ingest/file-type.js';
 import { SNIFF_BYTES } from '../ingest/sniff.js';
 import type { DocumentType } from '../ingest/types.js';
-import type { DocumentStore } from '../store/sql/documents.js';
+import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { FileStore } from '../store/objects/originals.js';
 import type { HeldDeletions, PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
 import { isQuotaExceeded } from '../documents/quotas.js';
@@ -187,7 +187,7 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
   // A complete listing: whatever was recorded and not listed in this pass is gone (resumed passes included).
   const items = await store.items(source.id);
   if (listing.complete) for (const [path, item] of items) if (item.seenIn !== source.pass) gone.push(path);
-  const held = gone.length > 0 && !source.confirmDeletions ? await guardHold(items, gone, deps) : null;
+  const held = gone.length > 0 && !source.confirmDeletions ? await guardHold(source, items, gone, deps) : null;
   if (held === null && gone.length > 0) {
     // How many items are each document: one of several paths with the same bytes leaves the document to the others.
     const paths = new Map<string, number>();
@@ -248,7 +248,7 @@ export const HELD_LISTED = 500;
  * The deletions of this pass held for an owner's confirmation — why, how many, which documents (their paths and
  * names) — or null when they may go ahead.
  */
-async function guardHold(items: Map<string, SourceItem>, gone: string[], deps: Pick<PassDeps, 'guard' | 'documents'>): Promise<HeldDeletions | null> {
+async function guardHold(source: SourceRecord, items: Map<string, SourceItem>, gone: string[], deps: Pick<PassDeps, 'guard' | 'documents' | 'store'>): Promise<HeldDeletions | null> {
   const { guard } = deps;
   const goneSet = new Set(gone);
   const documents = new Set<string>();
@@ -258,7 +258,9 @@ async function guardHold(items: Map<string, SourceItem>, gone: string[], deps: P
     documents.add(i.documentId);
     if (!goneSet.has(path)) kept.add(i.documentId);
   }
-  const removed = [...documents].filter((id) => !kept.has(id));
+  // One another source lists too is not removed: it is handed over (handOver), or was that source's already.
+  const removed: string[] = [];
+  for (const id of documents) if (!kept.has(id) && (await deps.store.otherItemOf(source.projectId, source.id, id)) === null) removed.push(id);
   const share = documents.size === 0 ? 0 : (removed.length / documents.size) * 100;
   const confirm = 'nothing was removed, and new and changed files still arrive; resume the source (or sync it with confirm) to remove them';
   let reason: string;
@@ -513,8 +515,31 @@ async function* fromSource(body: AsyncIterable<Uint8Array>, path: string): Async
   }
 }
 
-/** Deletes a document the source made (uploads beside it are never touched), as the REST API deletes; whether it did. */
+/**
+ * Deletes a document the source made (uploads beside it are never touched), as the REST API deletes; whether it did.
+ * One another source of the project still lists is handed over to it instead (handOver), and stays.
+ */
 async function deleteOwn(source: SourceRecord, documentId: string, deps: PassDeps): Promise<boolean> {
   const doc = await deps.documents.get(documentId);
-  return doc !== null && doc.sourceId === source.id && (await deps.ingest.delete(doc));
+  if (doc === null || doc.sourceId !== source.id) return false;
+  if (await handOver(source, doc, deps)) return false;
+  return deps.ingest.delete(doc);
+}
+
+/**
+ * A document the source made goes to another source of the project whose item records it (the same bytes: one
+ * document), when the source lets it go: its last path gone, or the source removed. It keeps its id, chunks and
+ * index; it takes that item's path (and name, when its name was its path's), and the new source's labels for the
+ * old one's. Whether it went; with no other source listing it, it is the caller's to delete or keep.
+ */
+export async function handOver(
+  source: Pick<SourceRecord, 'id' | 'projectId' | 'labels'>,
+  doc: Pick<DocumentRecord, 'id' | 'filename' | 'sourcePath'>,
+  deps: Pick<PassDeps, 'store' | 'ingest'>,
+): Promise<boolean> {
+  const other = await deps.store.otherItemOf(source.projectId, source.id, doc.id);
+  if (other === null) return false;
+  const filename = doc.sourcePath !== null && fitFilename(doc.filename) === defaultName(doc.sourcePath) ? defaultName(other.path) : doc.filename;
+  await deps.ingest.follow(doc.id, { filename, sourcePath: other.path, sourceId: other.source.id }, { remove: source.labels, add: other.source.labels });
+  return true;
 }

@@ -346,6 +346,74 @@ describe('folder sources', () => {
     expect(await client.found(project2, 'boobies')).toEqual(['a-changed.txt']);
   }, 3 * MINUTE);
 
+  // Same bytes in two sources are one document, made by the first (docs/sources.md): when that source's file goes, or
+  // the source does, the other source's file must still be found, as the same document, now that source's.
+  let pairs = 0;
+  /** Two sources of a new project listing the same bytes (the first made the document), and files only the first has. */
+  const pair = async (word: string) => {
+    const n = ++pairs;
+    const text = `The shared note, about ${word} in the estuary.`;
+    const a = folder(`hand-over-a-${n}`, { 'from-a.txt': text, 'only-a.txt': `Only the first source has this, about ${word}lings.`, 'stays-a.txt': `A third note of ${n}, about dunlins.` });
+    const b = folder(`hand-over-b-${n}`, { 'in-b.txt': text });
+    const project = await client.project(`hand over ${n}`);
+    const first = await client.add(project, { url: `file://${a}`, labels: ['from-a'] });
+    await client.passAfter(project, first.id, 0);
+    const shared = (await client.settled(project, first.id, 3)).get('from-a.txt')!;
+    const second = await client.add(project, { url: `file://${b}`, labels: ['from-b'] });
+    expect((await client.passAfter(project, second.id, 0)).last_result).toMatchObject({ added: 1, failed: 0 });
+    expect((await client.allDocuments(project)).find((x) => x.id === shared.id)).toMatchObject({ source_id: first.id, source_path: 'from-a.txt' });
+    return { a, project, first, second, shared };
+  };
+  /** The shared document is the second source's now: its id kept, the second source's path, name and labels, found. */
+  const handedOver = async ({ project, second, shared }: Awaited<ReturnType<typeof pair>>, word: string) => {
+    const doc = (await client.allDocuments(project)).find((x) => x.id === shared.id);
+    expect(doc).toMatchObject({ source_id: second.id, source_path: 'in-b.txt', filename: 'in-b.txt', sha256: shared.sha256, status: 'ready' });
+    expect((doc as unknown as { labels: string[] }).labels).toEqual(['from-b']);
+    expect(await client.found(project, word)).toEqual(['in-b.txt']);
+    // The second source's passes keep it (its item unchanged), and it stays found.
+    expect((await client.sync(project, second.id)).last_result).toMatchObject({ unchanged: 1, deleted: 0 });
+    expect(await client.found(project, word)).toEqual(['in-b.txt']);
+  };
+
+  it("hands a document two sources list over to the other when the first one's file goes; one only it lists is deleted", async () => {
+    const gone = await pair('godwits');
+    rmSync(join(gone.a, 'from-a.txt'));
+    rmSync(join(gone.a, 'only-a.txt'));
+    expect((await client.sync(gone.project, gone.first.id)).last_result).toMatchObject({ deleted: 2, unchanged: 1 });
+    await handedOver(gone, 'godwits');
+    expect(await client.found(gone.project, 'godwitslings')).toEqual([]);
+    expect((await client.allDocuments(gone.project)).map((x) => x.filename).sort()).toEqual(['in-b.txt', 'stays-a.txt']);
+  }, 3 * MINUTE);
+
+  it('hands a document two sources list over to the other when the first is removed with its documents', async () => {
+    const removed = await pair('curlews');
+    expect((await api(d, `/api/v1/projects/${removed.project}/sources/${removed.first.id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    await handedOver(removed, 'curlews');
+    expect((await client.allDocuments(removed.project)).map((x) => x.filename)).toEqual(['in-b.txt']);
+    // The audit log says so (user is the first account: an admin). docs/operations.md's source.removed row.
+    const events = await api(d, `/api/v1/audit-events?type=source.removed`, { token: user.apiKey });
+    expect(events.status).toBe(200);
+    const event = (events.body.events as { target: { id?: string }; details: Record<string, unknown> }[]).find((e) => JSON.stringify(e.target).includes(removed.first.id));
+    expect(event?.details).toMatchObject({ documents: 3, kept_documents: false, handed_over: 1 });
+  }, 3 * MINUTE);
+
+  it('hands a document two sources list over to the other when the first is removed with keep_documents', async () => {
+    const kept = await pair('whimbrels');
+    expect((await api(d, `/api/v1/projects/${kept.project}/sources/${kept.first.id}?keep_documents=true`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    await handedOver(kept, 'whimbrels');
+    expect((await client.allDocuments(kept.project)).map((x) => [x.filename, x.source_id]).sort()).toEqual([['in-b.txt', kept.second.id], ['only-a.txt', null], ['stays-a.txt', null]]);
+  }, 3 * MINUTE);
+
+  it('leaves a document two sources list, deleted by hand, deleted after both passes', async () => {
+    const byHand = await pair('plovers');
+    expect((await api(d, `/api/v1/documents/${byHand.shared.id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    rmSync(join(byHand.a, 'from-a.txt'));
+    await client.sync(byHand.project, byHand.first.id);
+    await client.sync(byHand.project, byHand.second.id);
+    expect((await client.allDocuments(byHand.project)).map((x) => x.id)).not.toContain(byHand.shared.id);
+    expect(await client.found(byHand.project, 'plovers')).toEqual([]);
+  }, 3 * MINUTE);
+
   it('takes a file changed back to its earlier bytes: the same document, its first text searchable again', async () => {
     const first = 'The first text of the note, about curlews.';
     const dir = folder('back-and-forth', { 'note.txt': first, 'other.txt': 'Another note, about godwits.' });

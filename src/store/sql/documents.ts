@@ -521,16 +521,17 @@ export class DocumentStore {
   /**
    * A source's document follows its file renamed or moved (same bytes, so nothing is indexed again): its name and
    * source path, and the source's metadata keys (a page's URL) merged over what its parse added. The metadata it has
-   * then, when it changed (its chunks carry it for filters: DocumentService.follow).
+   * then, when it changed (its chunks carry it for filters: DocumentService.follow). With `sourceId`, it goes to
+   * another source listing the same bytes (the one that made it let it go).
    */
-  async follow(id: string, to: { filename: string; sourcePath: string; metadata?: Record<string, unknown> }): Promise<Record<string, unknown> | null> {
+  async follow(id: string, to: { filename: string; sourcePath: string; sourceId?: string; metadata?: Record<string, unknown> }): Promise<Record<string, unknown> | null> {
     return this.db.transaction().execute(async (trx) => {
       const doc = await trx.selectFrom('documents').select('metadata').where('id', '=', id).$if(dialectOf(this.db).lockRows, (q) => q.forUpdate()).executeTakeFirst();
       if (!doc) return null;
       const metadata = to.metadata ? { ...(JSON.parse(doc.metadata) as Record<string, unknown>), ...to.metadata } : null;
       await trx
         .updateTable('documents')
-        .set({ filename: to.filename, source_path: to.sourcePath, ...(metadata ? { metadata: JSON.stringify(metadata) } : {}), updated_at: this.now() })
+        .set({ filename: to.filename, source_path: to.sourcePath, ...(to.sourceId ? { source_id: to.sourceId } : {}), ...(metadata ? { metadata: JSON.stringify(metadata) } : {}), updated_at: this.now() })
         .where('id', '=', id)
         .execute();
       if (metadata) await writeMetadataRows(trx, id, metadata);

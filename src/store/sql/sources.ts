@@ -342,6 +342,29 @@ export class SourceStore {
     return new Map(rows.map((r) => [r.path, toItem(r)]));
   }
 
+  /**
+   * Another source of the project whose item records the document (its lowest source id, then path), or null: the
+   * source a document two sources list goes to when the one that made it lets it go. Each source of the project is
+   * looked up through source_items_document (source_id, document_id).
+   */
+  async otherItemOf(projectId: string, sourceId: string, documentId: string): Promise<{ source: SourceRecord; path: string } | null> {
+    const row = await this.db
+      .selectFrom('source_items')
+      .innerJoin('sources', 'sources.id', 'source_items.source_id')
+      .selectAll('sources')
+      .select('source_items.path as item_path')
+      .where('sources.project_id', '=', projectId)
+      .where('sources.id', '<>', sourceId)
+      .where('source_items.document_id', '=', documentId)
+      .orderBy('sources.id')
+      .orderBy('source_items.path')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return null;
+    const { item_path, ...source } = row;
+    return { source: toRecord(source), path: item_path };
+  }
+
   /** Writes what a pass learnt of one item (listed in pass `seenIn`). */
   async putItem(sourceId: string, item: SourceItem): Promise<void> {
     const values = { version: item.version, sha256: item.sha256, document_id: item.documentId, error: item.error === null ? null : storableText(item.error), seen_in: item.seenIn, updated_at: this.now() };
