@@ -259,8 +259,9 @@ async function guardHold(source: SourceRecord, items: Map<string, SourceItem>, g
     if (!goneSet.has(path)) kept.add(i.documentId);
   }
   // One another source lists too is not removed: it is handed over (handOver), or was that source's already.
-  const removed: string[] = [];
-  for (const id of documents) if (!kept.has(id) && (await deps.store.otherItemOf(source.projectId, source.id, id)) === null) removed.push(id);
+  const candidates = [...documents].filter((id) => !kept.has(id));
+  const elsewhere = candidates.length > 0 ? await deps.store.listedElsewhere(source.projectId, source.id, candidates) : new Set<string>();
+  const removed = candidates.filter((id) => !elsewhere.has(id));
   const share = documents.size === 0 ? 0 : (removed.length / documents.size) * 100;
   const confirm = 'nothing was removed, and new and changed files still arrive; resume the source (or sync it with confirm) to remove them';
   let reason: string;

@@ -365,6 +365,28 @@ export class SourceStore {
     return { source: toRecord(source), path: item_path };
   }
 
+  /**
+   * Which of `documentIds` another source of the project lists (an item of it records the document): what the deletion
+   * guard leaves out of a pass's removals, as they are handed over (otherItemOf), in statements of SEEN_BATCH ids.
+   */
+  async listedElsewhere(projectId: string, sourceId: string, documentIds: readonly string[]): Promise<Set<string>> {
+    const d = dialectOf(this.db);
+    const out = new Set<string>();
+    for (let i = 0; i < documentIds.length; i += SEEN_BATCH) {
+      const rows = await this.db
+        .selectFrom('source_items')
+        .innerJoin('sources', 'sources.id', 'source_items.source_id')
+        .select('source_items.document_id')
+        .distinct()
+        .where('sources.project_id', '=', projectId)
+        .where('sources.id', '<>', sourceId)
+        .where(d.inValues('source_items.document_id', documentIds.slice(i, i + SEEN_BATCH)))
+        .execute();
+      for (const r of rows) if (r.document_id !== null) out.add(r.document_id);
+    }
+    return out;
+  }
+
   /** Writes what a pass learnt of one item (listed in pass `seenIn`). */
   async putItem(sourceId: string, item: SourceItem): Promise<void> {
     const values = { version: item.version, sha256: item.sha256, document_id: item.documentId, error: item.error === null ? null : storableText(item.error), seen_in: item.seenIn, updated_at: this.now() };
