@@ -1,8 +1,9 @@
 /**
  * The prose of docs/permissions.md ("The model" and the notes under its tables) that the matrix's cells do not hold,
  * through the built daemon: roles from several grants, several owners, what stays when a person leaves, moves, the
- * sharing policy reading as "unknown" (REST, the web form and the share box's suggestions), a key limited to
- * projects making and managing keys, an application's token and keys, an admin's narrowed credentials, Settings
+ * sharing policy reading as "unknown" (REST, the web form and the share box's suggestions), a search naming a project
+ * the caller may not read, a key limited to projects making and managing keys, an application's token and keys, an
+ * admin's narrowed credentials and their docsearch login, Settings
  * acting on one's own keys and sessions, one API description for every credential. Each
  * refusal that must not tell what exists is compared with the answer about something that does not exist, and a
  * disabled account's key is refused even when its revocation is undone in the database (SQLite only: the file is
@@ -119,6 +120,9 @@ describe('the model of docs/permissions.md, through the daemon', () => {
     await shared(alice, id, { email: bob.email, role: 'owner' });
     expect((await as(bob, `/api/v1/projects/${id}`, { method: 'PATCH', body: { description: 'kept by two' } })).status).toBe(200);
     expect((await share(bob, id, { email: carol.email, role: 'viewer' })).status).toBe(201);
+    // A member who reads it but is no owner is told their role and the one needed.
+    const notOwner = await as(carol, `/api/v1/projects/${id}`, { method: 'PATCH', body: { description: 'kept by three' } });
+    expect([notOwner.status, notOwner.body.error.message, notOwner.body.error.details]).toEqual([403, 'your role on this project is viewer: this needs owner', { role: 'viewer', required_role: 'owner' }]);
     const members = (await as(bob, `/api/v1/projects/${id}/members`)).body.members as { id: string; email?: string; role: string }[];
     const ofRecord = members[0]!;
     expect(ofRecord).toMatchObject({ email: alice.email, role: 'owner' });
@@ -162,6 +166,24 @@ describe('the model of docs/permissions.md, through the daemon', () => {
       message: '"ledger.txt" is in the project "Archive", where your role is viewer: this needs editor',
       details: { role: 'viewer', required_role: 'editor', document_id: inViewed, project_id: viewed },
     });
+  });
+
+  it("a search naming a project the caller may not read, or one outside its key's limit, is a 404 as for one that does not exist", async () => {
+    const hidden = await project(alice);
+    const readable = await project(bob);
+    await note(alice, hidden, 'hidden.txt');
+    const search = (token: string, ids: string[]) => api(d, '/api/v1/search', { token, body: { query: 'note', mode: 'keyword', project_ids: ids } });
+    const missing = 'prj_000000000ZZZZZZZZZZZZZZZZZ';
+    const refused = await search(bob.apiKey, [readable, hidden]);
+    expect(refused.status).toBe(404);
+    expect(same(refused, hidden)).toBe(same(await search(bob.apiKey, [readable, missing]), missing));
+
+    // Alice's own project, named through her key limited to another one: the same answer.
+    const limited = (await as(alice, '/api/v1/keys', { body: { name: 'elsewhere', project_ids: [await project(alice)] } })).body.key as string;
+    const outside = await search(limited, [hidden]);
+    expect(outside.status).toBe(404);
+    expect(same(outside, hidden)).toBe(same(await search(limited, [missing]), missing));
+    expect((await search(alice.apiKey, [hidden])).body.results.length, 'her own key finds the note').toBe(1);
   });
 
   describe('the sharing policy', () => {
@@ -217,6 +239,10 @@ describe('the model of docs/permissions.md, through the daemon', () => {
       const refused = await share(bob, id, { email: carol.email, role: 'viewer' });
       expect(refused.status).toBe(403);
       expect((await as(bob, `/api/v1/projects/${id}/members`)).body.members.map((m: { email?: string }) => m.email)).toEqual([bob.email, eve.email]);
+      // Only admins share: with anyone, and a group.
+      const franks = await project(frank);
+      expect((await share(frank, franks, { email: carol.email, role: 'viewer' })).status).toBe(201);
+      expect((await share(frank, franks, { group: 'outsiders', role: 'viewer' })).status).toBe(201);
     });
   });
 
@@ -246,19 +272,37 @@ describe('the model of docs/permissions.md, through the daemon', () => {
     expect((await byLimited(`/api/v1/keys/${made.body.id}`, { method: 'DELETE' })).status).toBe(204);
   });
 
-  /** An access token `who` gave a registered application (not the CLI's) for both document scopes. */
-  const appToken = async (who: TestUser, name: string): Promise<string> => {
+  /** An access token `who` gave a client for `scope`: by default a registered application's (not the CLI's) for both document scopes. */
+  const oauthToken = async (who: TestUser, client: string, scope = 'read:documents write:documents'): Promise<string> => {
     const redirect = 'http://127.0.0.1:9/callback';
-    const registered = await api(d, '/api/oauth/register', {
-      body: { client_name: name, redirect_uris: [redirect], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
-    });
-    const client = registered.body.client_id as string;
     const { verifier, challenge } = pkce();
-    const code = await getCode(await loggedIn(d, who), { client_id: client, redirect_uri: redirect, scope: 'read:documents write:documents', state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
+    const code = await getCode(await loggedIn(d, who), { client_id: client, redirect_uri: redirect, scope, state: 's', code_challenge: challenge, code_challenge_method: 'S256' });
     const token = await oauthPost(d, '/api/oauth/token', { grant_type: 'authorization_code', code, client_id: client, redirect_uri: redirect, code_verifier: verifier });
-    expect(token.body.scope).toBe('read:documents write:documents');
+    expect(token.body.scope).toBe(scope);
     return token.body.access_token as string;
   };
+  const appToken = async (who: TestUser, name: string): Promise<string> => {
+    const registered = await api(d, '/api/oauth/register', {
+      body: { client_name: name, redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
+    });
+    return oauthToken(who, registered.body.client_id as string);
+  };
+  /** The access token of `docsearch login` (the CLI's own client, holding manage:keys). */
+  const cliToken = (who: TestUser) => oauthToken(who, 'docsearch-cli', 'read:documents write:documents manage:keys');
+
+  it("an admin's docsearch login reads the audit log and runs the admin API; anyone else's is refused (403) both", async () => {
+    const gina = await addUser(d);
+    const login = await cliToken(frank);
+    expect((await api(d, '/api/v1/audit-events?limit=1', { token: login })).status).toBe(200);
+    const users = await api(d, '/api/v1/admin/users', { token: login });
+    expect(users.status).toBe(200);
+    const ginas = (users.body.users as { id: string; email: string }[]).find((u) => u.email === gina.email)!;
+    expect((await api(d, `/api/v1/admin/users/${ginas.id}/disable`, { token: login, method: 'POST' })).status).toBe(200);
+    expect((await as(gina, '/api/v1/me')).status).toBe(401);
+
+    const alices = await cliToken(alice);
+    for (const path of ['/api/v1/admin/users', '/api/v1/audit-events?limit=1']) expect((await api(d, path, { token: alices })).status, path).toBe(403);
+  });
 
   it("an application's OAuth token, even with both scopes, manages no keys", async () => {
     const bearer = await appToken(alice, 'Key curious');
