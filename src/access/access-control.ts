@@ -14,7 +14,7 @@
  * its existence does not leak; one they read but may not change is `forbidden` (403), naming their role.
  */
 import { actingAsAdmin } from '../core/audit.js';
-import type { Scope } from '../auth/scopes.js';
+import { KEYS_SCOPE, type Scope } from '../auth/scopes.js';
 import { AppError, notFound } from '../core/errors.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { Grant, ProjectMemberStore } from '../store/sql/project-members.js';
@@ -298,6 +298,20 @@ export class AccessControl {
     if (!(await this.isAdmin(actor.userId))) throw forbidden('only an administrator may do this');
     // What the request changes from here on is an admin's doing (the audit log's `by: admin`).
     actingAsAdmin();
+  }
+
+  /**
+   * Running the library (the admin API, the audit log): an admin (now, on every replica), through a credential not
+   * limited to some projects (such a key is for those projects' documents) and not an application's token: an admin
+   * who connects an application for their documents has not handed it the library (its consent screen asked for
+   * documents only). The docsearch CLI's own login, which holds manage:keys, is the admin's, as at the keys.
+   */
+  async requireAdminCredential(actor: Actor & { kind: 'api_key' | 'oauth' }): Promise<void> {
+    await this.requireAdmin(actor);
+    if (actor.projectLimit !== null) throw forbidden('a key limited to some projects cannot use the admin API: use a key without a project limit');
+    if (actor.kind === 'oauth' && !actor.scopes.includes(KEYS_SCOPE)) {
+      throw forbidden("an application's access token cannot use the admin API: use an API key, or the docsearch command (docsearch login)");
+    }
   }
 }
 

@@ -1,6 +1,4 @@
 import type { Principal } from '../../../auth/principal.js';
-import { KEYS_SCOPE } from '../../../auth/scopes.js';
-import { AppError } from '../../../core/errors.js';
 import type { User } from '../../../store/sql/users.js';
 import type { Services } from '../../services.js';
 import { ErrorBody } from '../schemas.js';
@@ -12,19 +10,11 @@ export const ADMIN_REFUSALS = {
 };
 
 /**
- * Every /api/v1/admin route and the audit log ask this first: the caller is an admin (now, on every replica), through a
- * credential not limited to some projects (such a key is for those projects' documents, not for running the library)
- * and not an application's token. Returns the
- * admin's account, for what the action records as made by whom.
+ * Every /api/v1/admin route and the audit log ask this first (access decides: AccessControl.requireAdminCredential).
+ * Returns the admin's account, for what the action records as made by whom.
  */
 export async function requireAdminCaller(s: Services, principal: Principal): Promise<User> {
-  await s.access.requireAdmin(principal);
-  if (principal.projectLimit !== null) throw new AppError('forbidden', 'a key limited to some projects cannot use the admin API: use a key without a project limit');
-  // An admin who connects an application for their documents has not handed it the library: its consent screen
-  // asked for documents only. The docsearch CLI's own login (which holds manage:keys) is the admin's, as at the keys.
-  if (principal.kind === 'oauth' && !principal.scopes.includes(KEYS_SCOPE)) {
-    throw new AppError('forbidden', "an application's access token cannot use the admin API: use an API key, or the docsearch command (docsearch login)");
-  }
+  await s.access.requireAdminCredential(principal);
   return s.teamAdmin.userById(principal.userId);
 }
 
