@@ -398,8 +398,12 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page passes axe-core (WCAG 2
     expect((await uploadFiles(w.d, w.ada.apiKey, backlog, { projectId: w.project })).status).toBe(202);
     const page = tabs.get('ada')!;
     await page.goto(`${w.base}/projects/${w.project}`);
+    // Asked for before the Tabs: Playwright turns Chromium's file-chooser interception on without waiting for it, so a
+    // Space pressed at once could reach Chromium first on a loaded machine (run49: no chooser in 30 s).
+    const choosing = page.waitForEvent('filechooser');
+    choosing.catch(() => undefined); // awaited below; a Tab that fails first must not leave it unhandled
     await tabTo(page, '#pick-files');
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
+    const [chooser] = await Promise.all([choosing, page.keyboard.press('Space')]);
     await chooser.setFiles({ name: 'by keyboard.txt', mimeType: 'text/plain', buffer: Buffer.from('Typed, not clicked.\n') });
     await page.waitForFunction(`document.getElementById('upload-list').textContent.includes('by keyboard.txt')`);
     const row = page.locator('#documents tr', { hasText: 'by keyboard.txt' });
