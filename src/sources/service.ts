@@ -234,9 +234,11 @@ export class SourceService {
     const documents = await this.deps.documents.ofSource(id);
     // Handed over while the source's items are still recorded (its removal deletes them), so none is lost to a
     // pass of the other source in between.
+    // One statement asks which another source lists; only those are looked at one by one.
+    const elsewhere = documents.length > 0 ? await this.deps.store.listedElsewhere(projectId, id, documents.map((d) => d.id)) : new Set<string>();
     const left: typeof documents = [];
     for (const { id: docId, userId } of documents) {
-      const doc = await this.deps.documents.get(docId);
+      const doc = elsewhere.has(docId) ? await this.deps.documents.get(docId) : null;
       if (doc === null || doc.sourceId !== id || !(await handOver(source, doc, this.deps))) left.push({ id: docId, userId });
     }
     await this.deps.store.delete(id);
