@@ -123,6 +123,12 @@ const RULES: Rule[] = [
     kept: '<form><p>Delete 3 documents?</p><button class="danger">Delete 3 documents</button> <a class="button" href="/documents">Cancel</a></form>',
   },
   {
+    rule: 'single-line fields are drawn at more than one height',
+    says: 'fields:',
+    broken: '<form class="filters"><label>Name contains <input type="text" name="q"></label><label>Project <select name="p" style="height:2rem"><option>All projects</option></select></label></form>',
+    kept: '<form class="filters"><label>Name contains <input type="text" name="q"></label><label>Project <select name="p"><option>All projects</option></select></label></form>',
+  },
+  {
     rule: 'axe-core reports a serious finding (colour contrast)',
     says: 'axe: color-contrast',
     broken: '<p style="color:#bbb;background:#fff">Ready to search</p>',

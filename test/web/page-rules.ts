@@ -166,6 +166,16 @@ const RULES = String.raw`(() => {
   // A button names its action ("Delete 3 documents"), never "OK".
   for (const b of document.querySelectorAll('button, a.button, input[type=submit]')) if (/^ok$/i.test(words(b.textContent || b.value))) out.push('verbs: a button says "' + words(b.textContent || b.value) + '" (name the action)');
 
+  // 10. Fields in a row line up: every single-line field and single select is drawn at one height, so labels above
+  //     fields aligned at their foot sit on one line (a select was 2.5 px and a date 2 px off a text field's 35.7).
+  const heights = new Map();
+  for (const f of document.querySelectorAll('input:not([type=checkbox],[type=radio],[type=file],[type=hidden]), select:not([multiple])')) {
+    if (!shown(f)) continue;
+    const h = Math.round(f.getBoundingClientRect().height * 2) / 2;
+    if (!heights.has(h)) heights.set(h, label(f) + (f.type ? '[' + f.type + ']' : ''));
+  }
+  if (heights.size > 1) out.push('fields: single-line fields of ' + heights.size + ' heights (' + [...heights].map(([h, f]) => f + ' ' + h + ' px').join(', ') + ')');
+
   return [...new Set(out)].slice(0, 25);
 })()`;
 
