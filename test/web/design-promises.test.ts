@@ -129,6 +129,12 @@ const RULES: Rule[] = [
     kept: '<form class="filters"><label>Name contains <input type="text" name="q"></label><label>Project <select name="p"><option>All projects</option></select></label></form>',
   },
   {
+    rule: "a button's, badge's or chip's words sit off its centre",
+    says: 'centred:',
+    broken: '<ul class="chips doc-labels"><li><label class="check badge label-blue" style="align-items:flex-start"><input type="checkbox" name="label" value="unpaid"> <bdi>unpaid</bdi></label></li></ul>',
+    kept: '<ul class="chips doc-labels"><li><label class="check badge label-blue"><input type="checkbox" name="label" value="unpaid"> <bdi>unpaid</bdi></label></li></ul>',
+  },
+  {
     rule: 'axe-core reports a serious finding (colour contrast)',
     says: 'axe: color-contrast',
     broken: '<p style="color:#bbb;background:#fff">Ready to search</p>',

@@ -176,6 +176,25 @@ const RULES = String.raw`(() => {
   }
   if (heights.size > 1) out.push('fields: single-line fields of ' + heights.size + ' heights (' + [...heights].map(([h, f]) => f + ' ' + h + ' px').join(', ') + ')');
 
+  // 11. The words of a button, badge or chip sit centred in it, within 1 px (visually hidden words aside): a label
+  //     chip's checkbox, aligned at the top, held its words 2 px high.
+  for (const el of document.querySelectorAll('.badge, .chip, button, a.button')) {
+    if (!shown(el)) continue;
+    const rects = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const r = node.parentElement.getBoundingClientRect();
+      if (!node.data.trim() || r.width <= 2 || r.height <= 2) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      rects.push(...[...range.getClientRects()].filter((x) => x.width > 0));
+    }
+    if (rects.length === 0) continue;
+    const box = el.getBoundingClientRect();
+    const off = (Math.min(...rects.map((x) => x.top)) + Math.max(...rects.map((x) => x.bottom)) - box.top - box.bottom) / 2;
+    if (Math.abs(off) > 1) out.push('centred: the words of ' + label(el) + ' "' + words(el.textContent).slice(0, 30) + '" sit ' + Math.abs(off).toFixed(1) + ' px ' + (off < 0 ? 'above' : 'below') + ' its centre');
+  }
+
   return [...new Set(out)].slice(0, 25);
 })()`;
 
