@@ -1,7 +1,7 @@
 /**
  * Chinese: Traditional characters read as Simplified (OpenCC's Taiwan → mainland tables, opencc-js), so 圖書館 and
  * 图书馆 are one word to search; then word segmentation by jieba (@node-rs/jieba, its dictionary shipped in the
- * package). Both load the first time a Chinese text is analysed — ~1 s and ~70 MB, which a library without Chinese
+ * package). Both load the first time a Chinese text is analysed, a cost (docs/search.md) a library without Chinese
  * never pays.
  */
 import { createRequire } from 'node:module';

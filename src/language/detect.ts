@@ -16,8 +16,8 @@ let tinyld: TinyLd | undefined;
 const detector = (): TinyLd => (tinyld ??= require('tinyld') as TinyLd);
 let loading = false;
 /**
- * The detector if loaded; else undefined, and it loads once the current work is done: a search does not wait the
- * second it takes to load (its query is read as any of the library's languages meanwhile).
+ * The detector if loaded; else undefined, and it loads once the current work is done: a search does not wait for
+ * it to load (its query is read as any of the library's languages meanwhile).
  */
 function loadedDetector(): TinyLd | undefined {
   if (!tinyld && !loading) {
