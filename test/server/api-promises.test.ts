@@ -7,7 +7,11 @@
  * `wait_timeout` ran out), its language settings from the project, the same bytes' metadata merge past 64 KiB; the
  * default page sizes (lists 50, search 10); the document list's `filename` (`%` and `_` plain), `sha256` and text
  * `limit` bounds; the list's filter parameters (a list past 100 values, a one-value filter sent twice); a source's
- * kind, schedule and `labels`; the admin routes' refusals, and the audit log's to a key limited to projects.
+ * kind, schedule and `labels`; the admin routes' refusals, and the audit log's to a key limited to projects. Since
+ * (second pass): `GET /me` for a write-only key; the lengths the page gives (names, descriptions, labels, a query,
+ * a document's name, an e-mail address) counted in code points on every route that takes them, a group's name
+ * refused as a field error, and a source's settings too; an upload's malformed language codes; facets' cap of 100
+ * values; a member's uploads through an unsharing and their account's deletion (`uploaded_by` null).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +61,11 @@ describe('docs/api.md, statement by statement', () => {
     const limited = await as(alice, '/api/v1/keys', { body: { name: 'limited', project_ids: [project], expires_in_days: 7 } });
     const mine = await as(limited.body.key, '/api/v1/me');
     expect(mine.body).toMatchObject({ email: alice.email, admin: false, project_ids: [project], expires_at: limited.body.expires_at });
+    // No scope is needed: a write-only key asks too, and reads the OpenAPI document (any valid credential).
+    const writer = (await as(alice, '/api/v1/keys', { body: { name: 'write only', scopes: ['write:documents'] } })).body.key as string;
+    const written = await as(writer, '/api/v1/me');
+    expect([written.status, written.body.scopes]).toEqual([200, ['write:documents']]);
+    expect((await as(writer, '/api/v1/openapi.json')).status).toBe(200);
   });
 
   it('GET /keys lists newest first; a key limited to projects makes keys only within its limit, finds no unlimited key and makes no project', async () => {
@@ -235,6 +244,19 @@ describe('docs/api.md, statement by statement', () => {
       ['handbook', 'mine', 'reviewed'],
       ['handbook', 'reviewed'],
     ]);
+
+    // A setting its kind refuses is a field error as any other: named under `body`, with its details, adding or changing.
+    const sourcesPath = `/api/v1/projects/${synced}/sources`;
+    for (const [path, method, body, field, message] of [
+      [sourcesPath, 'POST', { url: 'ftp://files.example/handbook' }, 'body.url', 'ftp: URLs name no kind of source; give kind (folder, webdav, s3, git, web, imap)'],
+      [sourcesPath, 'POST', { url: pathToFileURL(dir).href, every: '5s' }, 'body.every', 'at least 1m on this server'],
+      [sourcesPath, 'POST', { url: pathToFileURL(dir).href, options: { colour: 'red' } }, 'body.options', /./],
+      [`${sourcesPath}/${source.id}`, 'PATCH', { every: 'weekly' }, 'body.every', 'a duration such as "15m", "1h" or "1d"'],
+    ] as const) {
+      const res = await as(alice, path, { method, body });
+      expect([res.status, res.body.error?.message], JSON.stringify(body)).toEqual([400, typeof message === 'string' ? `${field}: ${message}` : expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}[.:]`))]);
+      expect(res.body.error.details).toEqual([{ path: expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}`)), message: res.body.error.message }]);
+    }
   });
 
   it('lists page 50 by default (projects in creation order, documents oldest first); a search answers 10 passages by default', async () => {
@@ -278,6 +300,12 @@ describe('docs/api.md, statement by statement', () => {
     const later = await uploadFiles(d, alice.apiKey, [text('drie.txt', 'De glasbak wordt op vrijdag geleegd.')], { projectId: p });
     expect(settings(later.body.documents[0])).toEqual([null, null]);
     expect(settings((await as(alice, `/api/v1/documents/${first.body.documents[0].id}`)).body)).toEqual(['nl', 'deu']);
+    // A malformed code is a 400 naming the field: an upload's multipart field by its name alone, as `paths` and `metadata`.
+    const bad = (fields: Record<string, string>) => uploadFiles(d, alice.apiKey, [text('vier.txt', 'De papierbak wordt op maandag geleegd.')], { projectId: p, fields });
+    refused(await bad({ language: 'xx1' }), 400, 'language: "xx1" is not an ISO 639-1 language code (such as de, zh)');
+    refused(await bad({ ocr_languages: 'deu eng' }), 400, 'ocr_languages: "deu eng" is not Tesseract language codes joined by "+" (such as deu, deu+eng, chi_sim)');
+    refused(await as(alice, `/api/v1/projects/${p}`, { method: 'PATCH', body: { language: 'xx1' } }), 400, 'body.language: must be an ISO 639-1 language code (such as de, zh)');
+    expect((await as(alice, `/api/v1/documents?project_id=${p}&filename=vier`)).body.documents).toEqual([]);
   });
 
   it('the same bytes again: the upload’s metadata merged over the document’s, unless the whole would pass 64 KiB: then it keeps its own, as the answer shows', async () => {
@@ -304,6 +332,123 @@ describe('docs/api.md, statement by statement', () => {
     const all = await as(admin, '/api/v1/admin/invitations', { body: { emails: ['second@example.com'], send: false } });
     expect([all.status, all.body.refused]).toEqual([201, []]);
     refused(await as(admin, '/api/v1/admin/mail/test', { body: {} }), 409, /--smtp-url/);
+  });
+
+  it('lengths at the numbers the page gives, in characters as Unicode counts them, on every route that takes the field', async () => {
+    const E = '\u{1F389}'; // one character, two UTF-16 units: a count of units would refuse half the length
+    const over = (res: { status: number; body: any }, field: string, n: number, what = `${field}: must be at most ${n} characters`) => refused(res, 400, what);
+    const kept = (res: { status: number; body: any }) => expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    // Names: 1–100, whitespace alone is none.
+    const name = E.repeat(100);
+    const made = await as(alice, '/api/v1/projects', { body: { name, description: E.repeat(2000) } });
+    kept(made);
+    over(await as(alice, '/api/v1/projects', { body: { name: name + E } }), 'body.name', 100);
+    over(await as(alice, '/api/v1/projects', { body: { name: 'long description', description: E.repeat(2001) } }), 'body.description', 2000);
+    over(await as(alice, `/api/v1/projects/${made.body.id}`, { method: 'PATCH', body: { name: name + E } }), 'body.name', 100);
+    over(await as(alice, `/api/v1/projects/${made.body.id}`, { method: 'PATCH', body: { description: E.repeat(2001) } }), 'body.description', 2000);
+    kept(await as(admin, '/api/v1/admin/groups', { body: { name, description: E.repeat(2000) } }));
+    over(await as(admin, '/api/v1/admin/groups', { body: { name: name + E, description: '' } }), 'body.name', 100);
+    over(await as(admin, '/api/v1/admin/groups', { body: { name: 'long description', description: E.repeat(2001) } }), 'body.description', 2000);
+    kept(await as(alice, '/api/v1/keys', { body: { name } }));
+    over(await as(alice, '/api/v1/keys', { body: { name: name + E } }), 'body.name', 100);
+    const saved = await as(alice, '/api/v1/saved-searches', { body: { name, search: { query: 'lamps' } } });
+    kept(saved);
+    over(await as(alice, '/api/v1/saved-searches', { body: { name: name + E, search: { query: 'lamps' } } }), 'body.name', 100);
+    over(await as(alice, `/api/v1/saved-searches/${saved.body.id}`, { method: 'PATCH', body: { name: name + E } }), 'body.name', 100);
+    for (const [user, path, body] of [
+      [alice, '/api/v1/projects', { name: '   ' }],
+      [admin, '/api/v1/admin/groups', { name: '   ', description: '' }],
+      [alice, '/api/v1/keys', { name: '   ' }],
+      [alice, '/api/v1/saved-searches', { name: '   ', search: { query: 'lamps' } }],
+    ] as const) {
+      const res = await as(user, path, { body });
+      expect([res.status, res.body.error?.message], path).toEqual([400, expect.stringMatching(/^body\.name: /)]);
+    }
+    // A group's own rule (no ":" or "/") is a field error too, with its details.
+    for (const name of ['ops:west', 'ops/west']) {
+      const res = await as(admin, '/api/v1/admin/groups', { body: { name, description: '' } });
+      const message = 'body.name: a group name is 1–100 characters, without ":" or "/", and does not start with a space';
+      refused(res, 400, message);
+      expect(res.body.error.details).toEqual([{ path: 'body.name', message }]);
+    }
+    // Label names 1–64, renamed too.
+    const labels = `/api/v1/projects/${made.body.id}/labels`;
+    const label = await as(alice, labels, { body: { name: E.repeat(64) } });
+    kept(label);
+    over(await as(alice, labels, { body: { name: E.repeat(65) } }), 'body.name', 64);
+    over(await as(alice, `${labels}/${label.body.id}`, { method: 'PATCH', body: { name: E.repeat(65) } }), 'body.name', 64);
+    // A query: 1–2,000 after trimming.
+    const query = (q: string) => as(alice, '/api/v1/search', { body: { query: q, mode: 'keyword', project_ids: [made.body.id] } });
+    kept(await query(`  ${E.repeat(2000)}  `));
+    over(await query(E.repeat(2001)), 'body.query', 2000);
+    // A document's name: a rename of 255 is kept, of 256 refused; an upload's longer name is cut to 255, its extension kept.
+    const up = await uploadFiles(d, alice.apiKey, [text(`${E.repeat(300)}.txt`, 'A note with a very long name about buoys.')], { projectId: made.body.id });
+    expect(up.status, JSON.stringify(up.body)).toBe(202);
+    expect(up.body.documents[0].filename).toBe(`${E.repeat(251)}.txt`);
+    const doc = `/api/v1/documents/${up.body.documents[0].id}`;
+    expect((await as(alice, doc, { method: 'PATCH', body: { filename: `${E.repeat(252)}.md` } })).body.filename).toBe(`${E.repeat(252)}.md`);
+    over(await as(alice, doc, { method: 'PATCH', body: { filename: `${E.repeat(253)}.md` } }), 'body.filename', 255);
+    // An e-mail address: at most 254, in every field and filter that takes one.
+    const address = (n: number) => `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(n - 197)}.org`;
+    expect([address(254).length, address(255).length]).toEqual([254, 255]);
+    const long = address(255);
+    kept(await as(admin, '/api/v1/admin/invitations', { body: { emails: [address(254)], send: false } }));
+    kept(await as(alice, `/api/v1/documents?uploaded_by=${address(254)}`));
+    kept(await as(admin, `/api/v1/audit-events?actor=${address(254)}`));
+    for (const [user, path, body, field] of [
+      [admin, '/api/v1/admin/invitations', { emails: [long], send: false }, 'body.emails.0'],
+      [alice, `/api/v1/projects/${made.body.id}/members`, { email: long, role: 'viewer' }, 'body.email'],
+      [alice, `/api/v1/projects/${made.body.id}/transfer`, { email: long }, 'body.email'],
+      [alice, `/api/v1/documents?uploaded_by=${long}`, undefined, 'query.uploaded_by'],
+      [alice, '/api/v1/search', { query: 'lamps', filters: { uploaded_by: [address(254), long] } }, 'body.filters.uploaded_by'],
+      [admin, `/api/v1/audit-events?actor=${long}`, undefined, 'query.actor'],
+      [admin, '/api/v1/admin/mail/test', { to: long }, 'body.to'],
+    ] as const) {
+      const res = await as(user, path, body ? { body } : {});
+      expect([res.status, res.body.error?.message], path).toEqual([400, expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}.*at most 254 characters`))]);
+    }
+  });
+
+  it("a member's uploads stay when the project is unshared with them; once their account is deleted, they count under uploaded_by null", async () => {
+    const erin = await addUser(d);
+    const shared = (await as(alice, '/api/v1/projects', { body: { name: 'Left behind' } })).body.id as string;
+    expect((await as(alice, `/api/v1/projects/${shared}/members`, { body: { email: erin.email, role: 'editor' } })).status).toBe(201);
+    for (const [user, name] of [[alice, 'alices.txt'], [erin, 'erins.txt']] as const) {
+      const up = await uploadFiles(d, user.apiKey, [text(name, `The ${name} note on tidal locks.`)], { projectId: shared, query: '?wait=true' });
+      expect(up.status, JSON.stringify(up.body)).toBe(200);
+    }
+    const counts = async () => {
+      const res = await as(alice, `/api/v1/documents?project_id=${shared}&facets=uploaded_by`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return Object.fromEntries((res.body.facets.uploaded_by as { value: string | null; count: number }[]).map((v) => [String(v.value), v.count]));
+    };
+    expect(await counts()).toEqual({ [alice.email]: 1, [erin.email]: 1 });
+    // Unshared: what she uploaded stays, hers still.
+    const member = ((await as(alice, `/api/v1/projects/${shared}/members`)).body.members as { id: string; email?: string }[]).find((m) => m.email === erin.email)!;
+    expect((await as(alice, `/api/v1/projects/${shared}/members/${member.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await counts()).toEqual({ [alice.email]: 1, [erin.email]: 1 });
+    const gone = await as(admin, `/api/v1/admin/users/${encodeURIComponent(erin.email)}`, { method: 'DELETE' });
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    expect(await counts()).toEqual({ [alice.email]: 1, null: 1 });
+  });
+
+  it('facets: at most 100 values, most frequent first, ties in name order; the list and search alike', async () => {
+    const tags = Array.from({ length: 120 }, (_, i) => `t${String(i).padStart(3, '0')}`);
+    const p = (await as(alice, '/api/v1/projects', { body: { name: 'Many tags' } })).body.id as string;
+    const up = await uploadFiles(d, alice.apiKey, [text('tagged.txt', 'The quayside crane inspection log.'), text('twice.txt', 'The quayside bollard inspection log.')], {
+      projectId: p,
+      query: '?wait=true',
+      metadata: JSON.stringify({ tags }),
+    });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    // One more document with the last tag: it counts 2, the most frequent, and comes first though it sorts last.
+    expect((await as(alice, `/api/v1/documents/${up.body.documents[1].id}`, { method: 'PATCH', body: { metadata: { tags: ['t119'] } } })).status).toBe(200);
+    const expected = [{ value: 't119', count: 2 }, ...tags.slice(0, 99).map((value) => ({ value, count: 1 }))];
+    const listed = await as(alice, `/api/v1/documents?project_id=${p}&facets=metadata.tags`);
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    const searched = await as(alice, '/api/v1/search', { body: { query: 'quayside inspection', mode: 'keyword', group: 'document', project_ids: [p], facets: ['metadata.tags'] } });
+    expect(searched.status, JSON.stringify(searched.body)).toBe(200);
+    expect([listed.body.facets['metadata.tags'], searched.body.facets['metadata.tags']]).toEqual([expected, expected]);
   });
 
   it("the audit log is refused to a key limited to projects, an admin's too: such a key sees nothing else", async () => {

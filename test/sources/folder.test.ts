@@ -131,7 +131,7 @@ describe('folder sources', () => {
     expect(fast.body.error.message).toMatch(/every: a duration/);
     const unknown = await api(d, `/api/v1/projects/${project}/sources`, { token: user.apiKey, body: { url: `file://${root}`, options: { colour: 'red' } } });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error.message).toMatch(/^options: .*"colour"/);
+    expect(unknown.body.error.message).toMatch(/^body\.options: .*"colour"/);
   });
 
   it('pauses a pass that would delete more than 10 % and more than 5 documents, and deletes once confirmed', async () => {

@@ -257,10 +257,10 @@ describe.skipIf(SKIP !== null)(`network sources against real servers${SKIP ? ` (
         for (const url of ['http://169.254.169.254/latest/', 'http://[fe80::1]/x/', 'http://0.0.0.0/x/']) {
           const refused = await api(strict, `/api/v1/projects/${project}/sources`, { token: owner.apiKey, body: { kind: 'webdav', url } });
           expect(refused.status, url).toBe(400);
-          expect(refused.body.error.message, url).toMatch(/^url: .* sources may never connect to it$/);
+          expect(refused.body.error.message, url).toMatch(/^body\.url: .* sources may never connect to it$/);
         }
         const endpoint = await api(strict, `/api/v1/projects/${project}/sources`, { token: owner.apiKey, body: { url: 's3://bucket/x', options: { endpoint: 'http://169.254.169.254/' } } });
-        expect(endpoint.body.error?.message).toMatch(/^options\.endpoint: 169\.254\.169\.254 is a link-local address/);
+        expect(endpoint.body.error?.message).toMatch(/^body\.options\.endpoint: 169\.254\.169\.254 is a link-local address/);
         expect(await c.allDocuments(project)).toEqual([]);
       } finally {
         await strict.stop();

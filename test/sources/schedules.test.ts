@@ -34,10 +34,10 @@ describe('source schedules under the default settings', () => {
     expect(added.every).toBe('1h');
     const short = await api(d, sources, { token: user.apiKey, body: { url: `file://${root}`, every: '59s' } });
     expect(short.status).toBe(400);
-    expect(short.body.error.message).toBe('every: at least 1m on this server');
+    expect(short.body.error.message).toBe('body.every: at least 1m on this server');
     const edited = await api(d, `${sources}/${added.id}`, { method: 'PATCH', token: user.apiKey, body: { every: '30s' } });
     expect(edited.status).toBe(400);
-    expect(edited.body.error.message).toBe('every: at least 1m on this server');
+    expect(edited.body.error.message).toBe('body.every: at least 1m on this server');
     expect((await client.add(project, { url: `file://${root}`, every: '1m' })).every).toBe('1m');
   });
 
@@ -54,6 +54,6 @@ describe('source schedules under the default settings', () => {
     expect((await client.add(project, { url: `file://${root}`, every: '30d' })).every).toBe('30d');
     const long = await api(d, sources, { token: user.apiKey, body: { url: `file://${root}`, every: '31d' } });
     expect(long.status).toBe(400);
-    expect(long.body.error.message).toBe('every: at most 30d');
+    expect(long.body.error.message).toBe('body.every: at most 30d');
   });
 });

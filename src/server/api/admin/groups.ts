@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toIso } from '../../../core/clock.js';
+import { groupNameProblem } from '../../../access/team-admin.js';
 import { notFound } from '../../../core/errors.js';
 import { MAX_DESCRIPTION_CHARS, MAX_EMAIL_CHARS, MAX_NAME_CHARS } from '../../../core/name-limits.js';
 import type { Group } from '../../../store/sql/groups.js';
@@ -50,7 +51,18 @@ export const adminCreateGroup = (s: Services) =>
     scope: 'write:documents',
     tag: 'admin',
     summary: 'Make a local group. Admins only.',
-    body: z.strictObject({ name: z.string().min(1).max(MAX_NAME_CHARS), description: z.string().max(MAX_DESCRIPTION_CHARS).default('') }),
+    body: z.strictObject({
+      // The access room's rule, checked here too so its refusal names the field as every field error does (`body.name: …`).
+      name: z
+        .string()
+        .min(1)
+        .max(MAX_NAME_CHARS)
+        .superRefine((name, ctx) => {
+          const problem = groupNameProblem(name.trim());
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      description: z.string().max(MAX_DESCRIPTION_CHARS).default(''),
+    }),
     responses: { 201: { description: 'The group', schema: AdminGroup }, 400: { description: 'Invalid name', schema: ErrorBody }, ...ADMIN_REFUSALS, 409: { description: 'A group with that name exists', schema: ErrorBody } },
     async handler({ principal, body }) {
       await requireAdminCaller(s, principal);

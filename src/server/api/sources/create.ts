@@ -4,6 +4,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 import { projectForSources } from './access.js';
+import { withBodyFieldErrors } from './field-errors.js';
 import { LabelNames } from '../labels/names.js';
 import { Every, SourceOptions, SourceSchema, sourceToWire } from './wire.js';
 import { MAX_SOURCE_URL_CHARS } from '../../../core/source-limits.js';
@@ -34,7 +35,7 @@ export const createSource = (s: Services) =>
     async handler({ params, body, principal }) {
       const project = await projectForSources(s, principal, params.id);
       // Its documents are uploaded by whoever added the source.
-      const source = await s.sources.create({ id: project.id, userId: principal.userId }, body);
+      const source = await withBodyFieldErrors(() => s.sources.create({ id: project.id, userId: principal.userId }, body));
       return { status: 201, body: sourceToWire(source, s.sources) };
     },
   });

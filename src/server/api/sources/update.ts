@@ -4,6 +4,7 @@ import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody } from '../schemas.js';
 import { projectForSources } from './access.js';
+import { withBodyFieldErrors } from './field-errors.js';
 import { LabelNames } from '../labels/names.js';
 import { Every, SourceOptions, SourceParams, SourceSchema, sourceToWire } from './wire.js';
 
@@ -29,7 +30,7 @@ export const updateSource = (s: Services) =>
       if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (every, options, status or labels)');
       const project = await projectForSources(s, principal, params.id);
       const before = await s.sources.get(project.id, params.sid);
-      const updated = await s.sources.update(project.id, params.sid, body);
+      const updated = await withBodyFieldErrors(() => s.sources.update(project.id, params.sid, body));
       if (body.labels) {
         // What it brought carries its labels as they are now.
         const lower = (names: string[]) => new Set(names.map((n) => n.toLowerCase()));
