@@ -26,11 +26,17 @@ export const systemBrowser: Browser = {
     try {
       const { default: open } = await import('open');
       const child = await open(url, { wait: false });
-      // `open` resolves once the opener is spawned; a missing opener shows up as an error event.
+      // `open` resolves once the opener is spawned; a missing opener shows up as an error event. An opener that finds
+      // no browser (xdg-open without a desktop, over SSH) exits non-zero at once; one still running after a moment
+      // has started a browser, which may keep it running.
       return await new Promise<boolean>((res) => {
-        child.once('error', () => res(false));
-        child.once('spawn', () => res(true));
-        setTimeout(() => res(child.pid !== undefined), 500);
+        const timer = setTimeout(() => res(child.pid !== undefined), 1500);
+        const settle = (opened: boolean) => {
+          clearTimeout(timer);
+          res(opened);
+        };
+        child.once('error', () => settle(false));
+        child.once('exit', (code) => settle(code === 0));
       });
     } catch {
       return false;

@@ -3,16 +3,19 @@
  * the keychain-only mode, when search's matches are emphasised and how wide they wrap, prompts on a terminal (and none
  * with CI set), --json=FIELDS, what --watch does with its ignore file, a held delete and a deleted project, --wait on
  * unchanged files still processing, reads that fail partway, a reranker's score in search output, and the GitHub
- * Action on a runner without docsearch.
+ * Action on a runner without docsearch. Second pass (the page's growth since): `upload .` and the folder's name, what
+ * `--web` carries (and where no browser opens), a plainly uploaded folder synced without --prefix, a renamed synced
+ * document, and `--json FIELDS` on the other commands over several items.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { addUser, api, BIN, REPO, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
+import { loggedIn } from '../server/web-client.js';
 import { type CliSuite, cliEnv, cliSuite } from './cli-env.js';
 import { onTerminal } from './terminal.js';
 
@@ -259,6 +262,31 @@ describe('docs/cli.md promises at the terminal and in scripts', () => {
     expect(JSON.parse(listed.stdout).documents).toEqual([{ status: 'ready' }]);
   });
 
+  it('a document that does not exist is exit 1 with the same message from every command that takes one; beside one that does, nothing is done', async () => {
+    const expected = `error: document "nope.txt" not found on ${s.d.url}\nhint: see your documents with \`docsearch documents list\`\n`;
+    expect((await runCli(['projects', 'create', 'elsewhere'], { env: s.env })).code).toBe(0);
+    for (const args of [
+      ['documents', 'show', 'nope.txt'],
+      ['documents', 'show', 'nope.txt', '--web'],
+      ['documents', 'rename', 'nope.txt', 'other.txt'],
+      ['documents', 'retry', 'nope.txt'],
+      ['documents', 'move', 'nope.txt', '--to', 'default'],
+      ['documents', 'label', 'nope.txt', 'add', 'x'],
+      ['documents', 'delete', 'nope.txt', '--yes'],
+      ['search', 'harbour', '--document', 'nope.txt', '--json'],
+      ['search', 'harbour', '--document', 'nope.txt', '--web'],
+      ['documents', 'label', docId, 'nope.txt', 'add', 'x'],
+      ['documents', 'move', docId, 'nope.txt', '--to', 'elsewhere'],
+      ['documents', 'delete', docId, 'nope.txt', '--yes'],
+    ]) {
+      const res = await runCli(args, { env: s.env });
+      expect([res.code, res.stderr, res.stdout], args.join(' ')).toEqual([1, expected, '']);
+    }
+    // The known one was neither labelled, moved nor deleted.
+    const shown = await runCli(['documents', 'show', docId, '--json', 'labels,project_id'], { env: s.env });
+    expect(JSON.parse(shown.stdout)).toEqual({ labels: [], project_id: JSON.parse((await runCli(['projects', 'show', 'default', '--json'], { env: s.env })).stdout).id });
+  });
+
   it('--max-delete without --sync --prune is a usage error, before anything is sent', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'docsearch-maxdel-'));
     writeFileSync(join(dir, 'never-sent.txt'), 'Never sent: the flags were wrong.\n');
@@ -270,6 +298,135 @@ describe('docs/cli.md promises at the terminal and in scripts', () => {
     }
     const listed = await runCli(['documents', 'list', '--json', 'filename'], { env: s.env });
     expect(JSON.parse(listed.stdout).documents.map((d: { filename: string }) => d.filename)).not.toContain('never-sent.txt');
+  });
+
+  it('upload . keeps the working folder\'s own name first in each path, as naming the folder from elsewhere does', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'docsearch-dot-')), 'field-notes');
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    writeFileSync(join(dir, 'a.txt'), 'A field note about herons.\n');
+    writeFileSync(join(dir, 'sub', 'b.txt'), 'A field note about egrets.\n');
+    const planned = async (cwd: string, folder: string) => {
+      const res = await runCli(['upload', folder, '--recursive', '--dry-run', '--json'], { env: s.env, cwd });
+      expect(res.code, res.stderr).toBe(0);
+      return Object.values(JSON.parse(res.stdout).paths as Record<string, string>).sort();
+    };
+    const want = ['field-notes/a.txt', 'field-notes/sub/b.txt'];
+    expect(await planned(dir, '.')).toEqual(want);
+    expect(await planned(join(dir, 'sub'), '..')).toEqual(want);
+    expect(await planned(tmpdir(), dir)).toEqual(want);
+  });
+
+  it('search --web carries --project, --document and --mode to the page, which searches as they say; a second --document is refused, not dropped', async () => {
+    const web = await loggedIn(s.d, s.user);
+    const opened = async (...args: string[]) => {
+      const res = await runCli(['search', 'every', '--web', '--json', ...args], { env: s.env });
+      expect(res.code, res.stderr).toBe(0);
+      const url = new URL(JSON.parse(res.stdout).url);
+      const page = await web.get(`${url.pathname}${url.search}`);
+      expect(page.status).toBe(200);
+      return { params: url.searchParams, page: page.text };
+    };
+    // "every" is in both documents of the default project: tide.txt and long.txt.
+    const project = JSON.parse((await runCli(['projects', 'show', 'default', '--json'], { env: s.env })).stdout).id;
+    const all = await opened('--project', 'default', '--mode', 'keyword');
+    expect([all.params.getAll('project'), all.params.get('mode')]).toEqual([[project], 'keyword']);
+    for (const name of ['tide.txt', 'long.txt']) expect(all.page).toContain(name);
+    const one = await opened('--project', 'default', '--document', 'tide.txt', '--mode', 'keyword');
+    expect(one.params.get('document')).toBe(docId);
+    expect(one.page).toContain('tide.txt');
+    expect(one.page).not.toContain('long.txt');
+    const two = await runCli(['search', 'every', '--web', '--document', 'tide.txt', '--document', 'long.txt'], { env: s.env });
+    expect(two.code).toBe(2);
+    expect(two.stdout).toBe('');
+    expect(two.stderr).toContain('error: --web opens the web search page, which searches within one document: got 2 --document\n');
+  });
+
+  it('--web on a terminal where no browser opens prints the URL instead of saying it opened one', async () => {
+    // No desktop, no display, and a $BROWSER that fails (an SSH session): xdg-open finds no way to open the page.
+    const headless = { DISPLAY: '', WAYLAND_DISPLAY: '', XDG_CURRENT_DESKTOP: '', DESKTOP_SESSION: '', KDE_FULL_SESSION: '', GNOME_DESKTOP_SESSION_ID: '', MATE_DESKTOP_SESSION_ID: '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/docsearch-bus', BROWSER: 'false' };
+    for (const [args, path] of [[['search', 'harbour', '--web'], '/search?q=harbour'], [['documents', 'show', docId, '--web'], `/documents/${docId}`]] as const) {
+      expect(await onTerminal(200, [...args], { ...s.env, ...headless }), args.join(' ')).toBe(`${s.d.url}${path}\n`);
+    }
+  });
+
+  it('a folder uploaded plainly, a file changed, then synced without --prefix: the new bytes go in at the sync\'s path, the old version stays at FOLDER/… until --prune', { timeout: 180_000 }, async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'docsearch-plain-then-sync-')), 'ledger');
+    mkdirSync(dir);
+    for (const n of ['a', 'b', 'c']) writeFileSync(join(dir, `${n}.txt`), `Ledger page ${n}, about the ${n}-ferry tolls.\n`);
+    const p = ['--project', 'plainsync'];
+    const cli = async (...args: string[]) => {
+      const res = await runCli(['upload', dir, ...p, '--wait', '--json', ...args], { env: s.env, timeoutMs: 120_000 });
+      expect(res.code, res.stderr).toBe(0);
+      return JSON.parse(res.stdout);
+    };
+    await cli('--create-project');
+    writeFileSync(join(dir, 'a.txt'), 'Ledger page a, second edition, about the raised ferry tolls.\n');
+    const synced = await cli('--sync');
+    expect([synced.sync.added, synced.sync.removed, synced.sync.counts]).toEqual([['a.txt'], [], expect.objectContaining({ new: 1, changed: 0, unchanged: 2, deleted: 0 })]);
+    expect(await paths('plainsync')).toEqual(['a.txt', 'ledger/a.txt', 'ledger/b.txt', 'ledger/c.txt']);
+    const pruned = await cli('--sync', '--prune', '--force');
+    expect(pruned.sync.removed).toContainEqual(expect.objectContaining({ path: 'ledger/a.txt', reason: 'pruned' }));
+    expect(await paths('plainsync')).toEqual(['a.txt', 'b.txt', 'c.txt']);
+  });
+
+  it('--sync --prune --max-delete 0: bytes moved off a replaced document whose path stays in the folder are no delete to the guard; the pass after sends nothing', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-twins-'));
+    // b.txt holds a.txt's bytes: the project keeps them once, as a.txt's document.
+    writeFileSync(join(dir, 'a.txt'), 'Twin notes about the herons of the estuary.\n');
+    writeFileSync(join(dir, 'b.txt'), 'Twin notes about the herons of the estuary.\n');
+    writeFileSync(join(dir, 'c.txt'), 'Other notes about the swifts over the town.\n');
+    const sync = async () => {
+      const res = await runCli(['upload', dir, '--sync', '--prune', '--max-delete', '0', '--project', 'twins', '--create-project', '--wait', '--json'], { env: s.env, timeoutMs: 120_000 });
+      expect(res.code, res.stderr).toBe(0);
+      return JSON.parse(res.stdout).sync;
+    };
+    await sync();
+    // a.txt's new bytes replace its document, which b.txt's bytes would go with: b.txt moves to a document of its own.
+    writeFileSync(join(dir, 'a.txt'), 'Notes about the herons, second edition.\n');
+    const edited = await sync();
+    expect([edited.added, edited.replaced, edited.removed]).toEqual([['b.txt'], ['a.txt'], [expect.objectContaining({ path: 'a.txt', reason: 'moved' })]]);
+    expect(await paths('twins')).toEqual(['a.txt', 'b.txt', 'c.txt']);
+    expect((await sync()).counts).toMatchObject({ new: 0, changed: 0, unchanged: 3, deleted: 0 });
+  });
+
+  it('documents rename keeps a synced document\'s path: the next sync finds it unchanged and sends nothing', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-renamed-'));
+    writeFileSync(join(dir, 'minutes.txt'), 'Minutes of the harbour board, about the new crane.\n');
+    const sync = async () => {
+      const res = await runCli(['upload', dir, '--sync', '--prune', '--project', 'renamed', '--create-project', '--wait', '--json'], { env: s.env, timeoutMs: 100_000 });
+      expect(res.code, res.stderr).toBe(0);
+      return JSON.parse(res.stdout).sync.counts;
+    };
+    expect(await sync()).toMatchObject({ new: 1 });
+    const [doc] = JSON.parse((await runCli(['documents', 'list', '--project', 'renamed', '--json', 'id'], { env: s.env })).stdout).documents;
+    const renamed = await runCli(['documents', 'rename', doc.id, 'Board minutes.txt'], { env: s.env });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(await sync()).toMatchObject({ new: 0, changed: 0, unchanged: 1, deleted: 0 });
+    const listed = JSON.parse((await runCli(['documents', 'list', '--project', 'renamed', '--json', 'id,filename,path'], { env: s.env })).stdout).documents;
+    expect(listed).toEqual([{ id: doc.id, filename: 'Board minutes.txt', path: 'minutes.txt' }]);
+  });
+
+  it('--json FIELDS: trash restore|purge, saved-searches delete and upload select from their object, error allowed (null); documents move|label select each document\'s fields and keep failed', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docsearch-fields-'));
+    for (const n of [1, 2]) writeFileSync(join(dir, `fields-${n}.txt`), `Fields note ${n}, about the weather vane.\n`);
+    const json = async (...args: string[]) => {
+      const res = await runCli(args, { env: s.env, timeoutMs: 100_000 });
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+      return JSON.parse(res.stdout);
+    };
+    const up = await json('upload', dir, '--project', 'fields', '--create-project', '--wait', '--json', 'documents,error');
+    expect(Object.keys(up)).toEqual(['documents', 'error']);
+    expect(up.error).toBeNull();
+    const [a, b] = (up.documents as { id: string }[]).map((d) => d.id);
+    expect(await json('documents', 'move', a!, '--to', 'default', '--json', 'id')).toEqual({ documents: [{ id: a }], failed: [] });
+    expect(await json('documents', 'label', a!, 'add', 'vane', '--json', 'labels')).toEqual({ documents: [{ labels: ['vane'] }], failed: [] });
+    await json('documents', 'delete', a!, b!, '--yes', '--json');
+    expect(await json('trash', 'restore', a!, '--json', 'restored,error')).toEqual({ restored: [a], error: null });
+    expect(await json('trash', 'purge', b!, '--yes', '--json', 'purged,error')).toEqual({ purged: [b], error: null });
+    const saved = await json('search', 'weather vane', '--save', 'vanes', '--json', 'score');
+    expect(saved.results.length).toBeGreaterThan(0);
+    const id = (await api(s.d, '/api/v1/saved-searches', { token: s.user.apiKey })).body.saved_searches.find((v: { name: string }) => v.name === 'vanes').id;
+    expect(await json('saved-searches', 'delete', 'vanes', '--yes', '--json', 'deleted,error')).toEqual({ deleted: [id], error: null });
   });
 
   describe('a listing that fails on its third page', () => {

@@ -146,10 +146,10 @@ export function waitPreloaded(daemon: Daemon, timeoutMs = 300_000): Promise<numb
 /** Runs `bin/docsearch <args>` to completion. */
 export function runCli(
   args: string[],
-  opts: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  opts: { input?: string; env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
-    const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

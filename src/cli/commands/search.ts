@@ -287,6 +287,8 @@ export function build(ctx: Context, runF: typeof run = run): Command {
       if (self.args.length > 1) throw severalWords(self.args, Boolean(ctx.globals().json));
       if (query === undefined && !flags.saved) throw new UsageError('name what to look for: docsearch search QUERY, or run a saved search with --saved NAME');
       if (flags.share && !flags.save) throw new UsageError('--share goes with --save NAME');
+      // The web page searches within one document at most: opening it for the first of several would show another search.
+      if (flags.web && flags.document.length > 1) throw new UsageError(`--web opens the web search page, which searches within one document: got ${flags.document.length} --document`, 'give --web one --document, or leave --web out to search them all here');
       if (query !== undefined && !query.trim()) throw new UsageError('the query is empty');
       // Characters as the API counts them, code points: an emoji is one, not its two UTF-16 units.
       const chars = query === undefined ? 0 : codePointCount(query.trim());
