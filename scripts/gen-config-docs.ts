@@ -54,8 +54,10 @@ Bad means a value that can never work until it is changed: malformed, naming a f
 is not on this machine (\`--data-dir\` or \`--model-cache-dir\` through a file, \`--secrets-key-file\`,
 \`--source-roots\` naming a file, \`--reranker onnx:<dir>\`, \`--ocr-languages\`, \`--ocr native\` without Tesseract), or
 options that contradict each other. A \`--source-roots\` folder that is not there yet is let be: a share may be mounted
-after the daemon starts. A server that does not answer (the database, the object store, a model or mail
-server) is not a bad value: the daemon exits 1, and a service manager may start it again until the server is back.
+after the daemon starts. A database or object store that does not answer is not a bad value: the daemon exits 1,
+and a service manager may start it again until the server is back. A model or mail server that does not answer
+does not stop it: it starts, \`/api/v1/health\` answers \`degraded\` with the embedder \`down\`, and mail waits in the
+outbox ([mail.md](mail.md)).
 
 ## Options
 

@@ -3,7 +3,7 @@
  * file as `serve`", in the same order (flag > DOCSEARCH_* > config file), and a bad value there is a usage error
  * (exit 2) naming the option and where it came from — through the real commands.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,5 +46,19 @@ describe('operator commands and the configuration', () => {
     const res = await runCli(['users', 'list'], { env: { XDG_CONFIG_HOME: join(dir, 'no-config'), DOCSEARCH_CONFIG: file } });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('error: option "embedder" (from config file): must be builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model> (got "bert")');
+  });
+
+  it('reindex stops at a malformed model option (flag or environment) with exit 2, naming it, and opens nothing', async () => {
+    // docs/models.md: the operator commands, reindex among them, check --embedder and --openai-base-url as serve does.
+    const env = { XDG_CONFIG_HOME: join(dir, 'no-config') };
+    const library = join(dir, 'reindexed');
+    const [flag, fromEnv] = await Promise.all([
+      runCli(['reindex', '--data-dir', library, '--embedder', 'bert'], { env }),
+      runCli(['reindex', '--data-dir', library, '--embedder', 'openai:text-embedding-3-small'], { env: { ...env, DOCSEARCH_OPENAI_BASE_URL: 'api.example.com/v1' } }),
+    ]);
+    expect([flag.code, fromEnv.code]).toEqual([2, 2]);
+    expect(flag.stderr).toContain('error: option "embedder" (from --embedder): must be builtin, builtin:fp32, builtin:int8, ollama:<model> or openai:<model> (got "bert")');
+    expect(fromEnv.stderr).toContain('error: option "openai-base-url" (from DOCSEARCH_OPENAI_BASE_URL): must be an http(s) URL (got "api.example.com/v1")');
+    expect(existsSync(library)).toBe(false);
   });
 });

@@ -46,10 +46,12 @@ const cases: [string[], Record<string, string>, string][] = [
   [['restore', '--from', emptyRepo, '--database', 'postgres://db.example.com/docs', '--storage', 's3://'], {}, `--storage: ${bucketName}`],
   [['migrate', '--from', join(dir, 'no-library'), '--to', join(dir, 'moved')], {}, `--from: there is no directory ${join(dir, 'no-library')}`],
   [['migrate', '--from', aFile, '--to', join(dir, 'moved')], {}, `--from: ${aFile} is not a directory`],
+  [['migrate', '--from', 'postgres://db.example.com/docs', '--to', join(dir, 'moved')], {}, '--from takes a data directory; a database URL goes in --from-database (with --from-storage s3://bucket/prefix)'],
   [['migrate', '--from', lib, '--to', 'postgres://'], {}, '--to takes a data directory; a database URL goes in --to-database, and this one names no host: "postgres://"'],
   [['migrate', '--from', lib, '--to', 's3://library/moved'], {}, '--to takes a data directory, not "s3://library/moved": storage goes in --to-storage s3://bucket/prefix, a database in --to-database'],
   [['migrate', '--from', lib, '--to', join(aFile, 'moved')], {}, `--to: ${aFile} is not a directory`],
   [['migrate', '--from', lib, '--to', join(lib, 'moved')], {}, `--from ${lib} and --to ${join(lib, 'moved')} are inside one another: give each library a data directory of its own`],
+  [['migrate', '--from', lib, '--to', dir], {}, `--from ${lib} and --to ${dir} are inside one another: give each library a data directory of its own`],
 ];
 
 /** Every path under `root`, sorted: what a refused command must leave as it was. */

@@ -122,6 +122,8 @@ describe('hostile requests', () => {
     expect(answer.head).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer.head).toMatch(/\r\nconnection: close\r\n/i);
     expect(answer.head).toContain('"code":"payload_too_large"');
+    // docs/operations.md (a proxy's body limit left to the daemon): the answer says the daemon's limits.
+    expect(answer.head).toContain('larger than an upload can be (at most 20 files of 50 MiB each)');
     await alive();
   });
 

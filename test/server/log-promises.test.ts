@@ -96,13 +96,18 @@ describe('JSON log lines (a pipe: the default)', () => {
     for (const path of ['/api/v1/health', '/metrics']) expect((await api(d, path)).status, path).toBe(200);
     const secretQuery = 'return_to=%2Fprojects%3Fshh%3Dquery-held-back';
     expect((await fetch(`${d.url}/login?${secretQuery}`)).status).toBe(200);
-    expect((await api(d, '/api/v1/projects?limit=3')).status).toBe(401);
+    const refused = await api(d, '/api/v1/projects?limit=3');
+    expect(refused.status).toBe(401);
     await d.logLine('"status":401');
     const requests = lines().filter((l) => l.msg === 'request');
     expect(requests.filter((l) => l.path === '/api/v1/health').map((l) => l.level)).toEqual([20]);
     expect(requests.filter((l) => l.path === '/metrics').map((l) => l.level)).toEqual([20]);
     expect(requests.find((l) => l.path === '/login')).toMatchObject({ level: 30, method: 'GET', status: 200 });
     expect(requests.find((l) => l.status === 401)).toMatchObject({ level: 30, path: '/api/v1/projects' });
+    // docs/operations.md#logs: the refusal itself at debug, with its code and the message its client was answered.
+    expect(lines().filter((l) => l.msg === 'request rejected' && l.req_id === refused.headers.get('x-request-id'))).toEqual([
+      expect.objectContaining({ level: 20, code: 'unauthorized', error: refused.body.error.message }),
+    ]);
     expect(d.stdout()).not.toContain('query-held-back');
     expect(d.stdout()).not.toContain('limit=3');
   });

@@ -8,8 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeDir, runCli } from '../helpers/daemon.js';
+import { api, removeDir, runCli, startDaemon } from '../helpers/daemon.js';
 import { pooled } from '../helpers/pooled.js';
+import { freePort } from '../helpers/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'docsearch-startup-refusals-'));
 afterAll(() => removeDir(dir));
@@ -98,5 +99,43 @@ describe('serve with a value that can never work', () => {
     });
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).toContain(`no library at ${join(dir, 'none')}`);
+  });
+});
+
+describe('serve with a server that does not answer', () => {
+  // docs/configuration.md: not a bad value. Exit 1, not 2: the systemd unit's RestartPreventExitStatus=2 3 would keep
+  // the daemon down for good after a database or object store came up a little after it (a boot, an outage).
+  it('a database or object store: exits 1, not 2, saying which (never its password)', async () => {
+    const [dbPort, s3Port] = [await freePort(), await freePort()];
+    const env = { XDG_CONFIG_HOME: join(dir, 'no-config') };
+    const [database, storage] = await Promise.all([
+      runCli(['serve', '--port', '0', '--data-dir', join(dir, 'away-db'), '--model-cache-dir', join(dir, 'models-away'), '--database', `postgres://ops:hunter2@127.0.0.1:${dbPort}/library`], { env }),
+      runCli(['serve', '--port', '0', '--data-dir', join(dir, 'away-s3'), '--model-cache-dir', join(dir, 'models-away'), '--storage', 's3://library/docs'], {
+        env: { ...env, AWS_ENDPOINT_URL: `http://127.0.0.1:${s3Port}`, AWS_ACCESS_KEY_ID: 'away', AWS_SECRET_ACCESS_KEY: 'away', AWS_REGION: 'us-east-1' },
+      }),
+    ]);
+    expect(database.code, database.stderr).toBe(1);
+    expect(database.stderr).toContain(`error: could not start: cannot open the PostgreSQL database postgres://ops:[redacted]@127.0.0.1:${dbPort}/library: connect ECONNREFUSED`);
+    expect(database.stderr + database.stdout).not.toContain('hunter2');
+    expect(storage.code, storage.stderr).toBe(1);
+    expect(storage.stderr).toContain(`error: could not start: could not use the object store s3://library/docs at http://127.0.0.1:${s3Port}`);
+  });
+
+  it('a model or mail server: it starts all the same, its health degraded with the embedder down', async () => {
+    const [ollamaPort, smtpPort] = [await freePort(), await freePort()];
+    const d = await startDaemon({
+      args: ['--embedder', 'ollama:nomic-embed-text', '--ollama-host', `http://127.0.0.1:${ollamaPort}`, '--smtp-url', `smtp://127.0.0.1:${smtpPort}`, '--smtp-from', 'docs@example.com', '--public-url', 'https://docs.example.com'],
+    });
+    try {
+      await d.logLine('"msg":"embedder failed to load"');
+      const health = await api(d, '/api/v1/health');
+      expect(health.status).toBe(503);
+      expect(health.body.status).toBe('degraded');
+      expect(health.body.components.embedder).toMatchObject({ status: 'down', loaded: false, id: 'ollama:nomic-embed-text' });
+      expect(health.body.components.mail).toMatchObject({ configured: true });
+    } finally {
+      expect(await d.stop()).toBe(0);
+      removeDir(d.dataDir);
+    }
   });
 });

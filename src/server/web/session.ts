@@ -108,6 +108,21 @@ export interface WebUser {
   mustEnrol: boolean;
 }
 
+/**
+ * The most bytes of `return_to` a redirect to the login page carries. The whole answer's headers must fit a proxy's
+ * buffer for them (nginx's proxy_buffer_size: 4 KiB on most machines, ~600 bytes of it our other headers; Apache's
+ * 8 KiB a field) and a client's (Node's fetch: 16 KiB): a search link of a 2,000-character query, twice
+ * percent-encoded, made a 40 KB Location the proxy answered with its own 502. An OAuth authorization request is
+ * usually far shorter, and keeps its parameters through the sign-in.
+ */
+const MAX_RETURN_TO_BYTES = 3072;
+
+/** Where the login page sends a person back to: this address, or its path alone when the whole would be too long. */
+function returnAddress(ctx: WebContext): string {
+  const whole = encodeURIComponent(ctx.originalUrl);
+  return whole.length <= MAX_RETURN_TO_BYTES ? whole : encodeURIComponent(ctx.originalUrl.split('?')[0]!);
+}
+
 /** Why a request is not let through as a signed-in person, and where it is sent instead. */
 export type Refused = { reason: 'signed_out' | 'second_factor' | 'enrol'; to: string };
 
@@ -121,7 +136,7 @@ export type Refused = { reason: 'signed_out' | 'second_factor' | 'enrol'; to: st
  *   it through (with `mustEnrol`); every other page sends it to Settings → Security and back.
  */
 export async function signedIn(ctx: WebContext, s: Services, opts: { enrolling?: boolean } = {}): Promise<WebUser | Refused> {
-  const back = encodeURIComponent(ctx.originalUrl);
+  const back = returnAddress(ctx);
   const session = ctx.state.session;
   let user = session?.userId ? await s.accounts.findUser(session.userId) : null;
   if (!session || !user || user.disabledAt !== null) return { reason: 'signed_out', to: `/login?return_to=${back}` };
