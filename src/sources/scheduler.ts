@@ -31,7 +31,7 @@ export interface SourceMetrics {
   item(kind: string, action: ItemAction): void;
 }
 
-export interface SchedulerDeps extends Omit<PassDeps, 'mayGoOn' | 'onItem'> {
+export interface SchedulerDeps extends Omit<PassDeps, 'mayGoOn' | 'holdsLock' | 'onItem'> {
   service: SourceService;
   locks: Locks;
   events: Events;
@@ -189,7 +189,7 @@ export class SourceScheduler {
     try {
       await mkdir(env.scratchDir, { recursive: true, mode: 0o700 });
       conn = await kind.connect(service.setup(source), env);
-      const outcome = await runPass(source, kind, conn, { ...this.deps, mayGoOn, onItem: (action) => this.deps.metrics?.item(source.kind, action) });
+      const outcome = await runPass(source, kind, conn, { ...this.deps, mayGoOn, holdsLock: () => lease.held(), onItem: (action) => this.deps.metrics?.item(source.kind, action) });
       const { result, held } = outcome;
       const nextSyncAt = now() + (result.deferred > 0 ? Math.min(source.everyMs, DEFERRED_RETRY_MS) : source.everyMs);
       await store.endPass(source.id, startedAt, { cursor: outcome.cursor, result, error: null, failures: 0, held, nextSyncAt, confirmed: source.confirmDeletions, ...(outcome.pausedReason ? { pausedReason: outcome.pausedReason } : {}) });

@@ -10,7 +10,7 @@ import type { SecretSealer } from '../core/sealed-secret.js';
 import type { DocumentService } from '../documents/lifecycle.js';
 import type { Events } from '../store/coordination.js';
 import type { DocumentStore } from '../store/sql/documents.js';
-import type { SourcePatch, SourceRecord, SourceStore } from '../store/sql/sources.js';
+import type { OtherItem, SourcePatch, SourceRecord, SourceStore } from '../store/sql/sources.js';
 import { DEFAULT_EVERY, formatEvery, MAX_EVERY_MS, parseEvery } from './every.js';
 import { KIND_NAMES, type KindName, type SourceKind, type SourceSetup, SourceError } from './kind.js';
 import { KINDS, kindOfUrl } from './kinds/index.js';
@@ -234,12 +234,13 @@ export class SourceService {
     const documents = await this.deps.documents.ofSource(id);
     // Handed over while the source's items are still recorded (its removal deletes them), so none is lost to a
     // pass of the other source in between.
-    // One statement asks which another source lists; only those are looked at one by one.
-    const elsewhere = documents.length > 0 ? await this.deps.store.listedElsewhere(projectId, id, documents.map((d) => d.id)) : new Set<string>();
+    // One statement asks which another source lists, and where each goes; only those are looked at one by one.
+    const elsewhere = documents.length > 0 ? await this.deps.store.otherItemsOf(projectId, id, documents.map((d) => d.id)) : new Map<string, OtherItem>();
     const left: typeof documents = [];
     for (const { id: docId, userId } of documents) {
-      const doc = elsewhere.has(docId) ? await this.deps.documents.get(docId) : null;
-      if (doc === null || doc.sourceId !== id || !(await handOver(source, doc, this.deps))) left.push({ id: docId, userId });
+      const other = elsewhere.get(docId);
+      const doc = other ? await this.deps.documents.get(docId) : null;
+      if (doc === null || doc.sourceId !== id || !(await handOver(source, doc, this.deps, other))) left.push({ id: docId, userId });
     }
     await this.deps.store.delete(id);
     const handedOver = documents.length - left.length;

@@ -9,7 +9,8 @@
  * - an item whose bytes another document of the source holds is that document (a file renamed or moved, two files
  *   that swapped names: one the pass put in the trash as no path was it any more comes back), and the pass ends by
  *   making each document a path left follow a path it still is (its name, source path and the source's metadata),
- *   keeping its id and its index;
+ *   keeping its id and its index (a path listed in the other Unicode spelling of its recorded one, the same bytes,
+ *   counts as unchanged: core/name-spellings.ts);
  * - an unchanged item (same version) costs its listing entry: nothing is fetched; one whose new version has the
  *   same bytes only has its version recorded;
  * - an item whose path no document may have (a line break, a NUL, a lone surrogate, past MAX_PATH_BYTES) is passed
@@ -21,7 +22,8 @@
  *   the passes meanwhile go on adding and changing files.
  *
  * Every item's outcome is recorded as soon as it is known, so a pass cut off anywhere (a crash, kill -9, a lost
- * lock) leaves nothing to redo twice: the next pass finds the documents made (same bytes) and the items recorded.
+ * lock) leaves nothing to redo twice: the next pass finds the documents made (same bytes) and the items recorded,
+ * and a resumable kind's listing continues after the last item recorded.
  */
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -35,11 +37,12 @@ import { SNIFF_BYTES } from '../ingest/sniff.js';
 import type { DocumentType } from '../ingest/types.js';
 import type { DocumentRecord, DocumentStore } from '../store/sql/documents.js';
 import type { FileStore } from '../store/objects/originals.js';
-import type { HeldDeletions, PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
+import type { HeldDeletions, OtherItem, PassResult, SourceItem, SourceRecord, SourceStore } from '../store/sql/sources.js';
 import { isQuotaExceeded } from '../documents/quotas.js';
 import { type Fetched, ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from './kind.js';
 import { compareNames } from '../core/name-order.js';
 import { fitFilename } from '../core/name-limits.js';
+import { spellings } from '../core/name-spellings.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
 export interface DeletionGuard {
@@ -58,6 +61,8 @@ export interface PassDeps {
   now: Clock;
   /** False once the pass must stop: the source's lock was lost, or the daemon is stopping. */
   mayGoOn(): boolean;
+  /** Whether the source's lock is still this process's: a pass stopped or failed midway may then record how far it got. */
+  holdsLock(): boolean;
   /** Told what each item came to (metrics). */
   onItem?(action: ItemAction): void;
 }
@@ -131,63 +136,86 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
   };
   const due = () => seen.length >= SEEN_FLUSH || deps.now() - flushedAt >= SEEN_FLUSH_MS;
 
-  for await (const item of listing.items) {
-    if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
-    // A recorded item that is gone is gone, whatever the globs say now.
-    if (item.deleted) {
-      const path = recordedPath(item.path);
-      if (known.has(path)) gone.push(path);
-      continue;
-    }
-    if (!item.path || !wanted(item.path)) continue;
-    result.listed++;
-    const problem = pathProblem(item.path);
-    if (problem !== undefined) {
-      // Passed over, on either engine, and said so among the item errors: recorded under a path both can store, so
-      // it is listed until the file is gone or renamed (then, as any recorded item, it is gone).
-      const shown = recordedPath(item.path);
-      const error = `${PASSED_OVER}its path ${problem}`;
-      // Never fetched, so no version to keep: the version holds the path it was listed at, where both engines can
-      // store it (no index on it), for knownPaths above.
-      const version = unstorableProblem(item.path) ? '' : item.path;
-      state.dealtWith(shown);
-      const before = known.get(shown);
-      if (before?.version === version && before.error === error) seen.push(shown);
-      else await store.putItem(source.id, { path: shown, version, sha256: null, documentId: null, error, seenIn: source.pass });
-      count('failed');
+  // A path listed in the other Unicode spelling of a recorded one that is the same document (a Mac's decomposed name
+  // written back composed): counted once the pass knows whether the recorded spelling is gone (unchanged: the file
+  // was renamed to its own name) or listed too (added: two files). The recorded paths.
+  const respelled = new Set<string>();
+  const countRespelled = () => {
+    for (let n = respelled.size; n > 0; n--) count('added');
+    respelled.clear();
+  };
+  try {
+    for await (const item of listing.items) {
+      if (!deps.mayGoOn()) throw new PassStopped('the pass was stopped');
+      // A recorded item that is gone is gone, whatever the globs say now.
+      if (item.deleted) {
+        const path = recordedPath(item.path);
+        if (known.has(path)) gone.push(path);
+        continue;
+      }
+      if (!item.path || !wanted(item.path)) continue;
+      result.listed++;
+      const problem = pathProblem(item.path);
+      if (problem !== undefined) {
+        // Passed over, on either engine, and said so among the item errors: recorded under a path both can store, so
+        // it is listed until the file is gone or renamed (then, as any recorded item, it is gone).
+        const shown = recordedPath(item.path);
+        const error = `${PASSED_OVER}its path ${problem}`;
+        // Never fetched, so no version to keep: the version holds the path it was listed at, where both engines can
+        // store it (no index on it), for knownPaths above.
+        const version = unstorableProblem(item.path) ? '' : item.path;
+        state.dealtWith(shown);
+        const before = known.get(shown);
+        if (before?.version === version && before.error === error) seen.push(shown);
+        else await store.putItem(source.id, { path: shown, version, sha256: null, documentId: null, error, seenIn: source.pass });
+        count('failed');
+        if (due()) await flush();
+        continue;
+      }
+      const before = known.get(item.path);
+      state.dealtWith(item.path);
+      if (before && before.version === item.version && before.error === null) {
+        count('unchanged');
+        seen.push(item.path);
+        lastPath = item.path;
+        if (due()) await flush();
+        continue;
+      }
+      let action: ItemAction;
+      try {
+        action = await syncItem(source, conn, item, before, state, listing.complete, deps);
+      } catch (err) {
+        if (!isQuotaExceeded(err)) throw err;
+        // Past a quota: the source pauses with the reason and this item stays unrecorded, so the pass that follows
+        // the owner's confirmation (once the quota is raised or space freed) fetches it and the rest again.
+        await flush();
+        await followPaths(source, state, deps);
+        countRespelled();
+        result.ms = deps.now() - started;
+        return { result, cursor: source.cursor, held: source.heldDeletions, pausedReason: err.message };
+      }
+      // Only now is the item recorded: a pass resumed after it does not pass it over.
+      lastPath = item.path;
+      const was = action === 'added' && before === undefined ? otherSpelling(item.path, known, state) : undefined;
+      if (was !== undefined) respelled.add(was);
+      else count(action);
       if (due()) await flush();
-      continue;
     }
-    lastPath = item.path;
-    const before = known.get(item.path);
-    state.dealtWith(item.path);
-    if (before && before.version === item.version && before.error === null) {
-      count('unchanged');
-      seen.push(item.path);
-      if (due()) await flush();
-      continue;
-    }
-    let action: ItemAction;
-    try {
-      action = await syncItem(source, conn, item, before, state, listing.complete, deps);
-    } catch (err) {
-      if (!isQuotaExceeded(err)) throw err;
-      // Past a quota: the source pauses with the reason and this item stays unrecorded, so the pass that follows
-      // the owner's confirmation (once the quota is raised or space freed) fetches it and the rest again.
-      await flush();
-      await followPaths(source, state, deps);
-      result.ms = deps.now() - started;
-      return { result, cursor: source.cursor, held: source.heldDeletions, pausedReason: err.message };
-    }
-    count(action);
-    if (due()) await flush();
+  } catch (err) {
+    // Stopped or failed midway: how far it got is recorded, so the pass that continues it lists from the item after
+    // the last one recorded (a resumable kind), not from the flush before. Not once the lock is another's.
+    if (deps.holdsLock()) await flush().catch(() => undefined);
+    throw err;
   }
   await flush();
 
   // A complete listing: whatever was recorded and not listed in this pass is gone (resumed passes included).
   const items = await store.items(source.id);
   if (listing.complete) for (const [path, item] of items) if (item.seenIn !== source.pass) gone.push(path);
-  const held = gone.length > 0 && !source.confirmDeletions ? await guardHold(source, items, gone, deps) : null;
+  // The documents no path of the source will be any more, and (one statement for them all) which another source lists.
+  const leaving = lettingGo(items, gone);
+  const others = leaving.length > 0 ? await store.otherItemsOf(source.projectId, source.id, leaving) : new Map<string, OtherItem>();
+  const held = gone.length > 0 && !source.confirmDeletions ? await guardHold(source, items, gone, others, deps) : null;
   if (held === null && gone.length > 0) {
     // How many items are each document: one of several paths with the same bytes leaves the document to the others.
     const paths = new Map<string, number>();
@@ -200,16 +228,41 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
       if (documentId) {
         const left = (paths.get(documentId) ?? 1) - 1;
         paths.set(documentId, left);
-        if (left === 0) await deleteOwn(source, documentId, deps);
+        if (left === 0) await deleteOwn(source, documentId, deps, others.get(documentId) ?? null);
       }
-      count('deleted');
+      // Its other spelling listed instead, the same document: the file is as it was.
+      count(respelled.delete(path) ? 'unchanged' : 'deleted');
     }
   }
+  countRespelled();
   await followPaths(source, state, deps);
   result.ms = deps.now() - started;
   // Held deletions keep the cursor where it was: a delta listing then lists the same deletions again (its other
   // changes are known by then, and cost their listing entry), and the pass once confirmed finds them.
   return { result, cursor: held === null ? listing.cursor() : source.cursor, held };
+}
+
+/**
+ * The recorded path that is the other Unicode spelling of a path just added and the same document (core/name-
+ * spellings.ts), and is not listed in this pass so far; undefined when there is none.
+ */
+function otherSpelling(path: string, known: Map<string, SourceItem>, state: PassItems): string | undefined {
+  const documentId = state.documentOf(path);
+  if (documentId === undefined) return undefined;
+  return spellings(path).find((other) => other !== path && known.get(other)?.documentId === documentId && !state.listed(other));
+}
+
+/** The documents whose every recorded path is gone. */
+function lettingGo(items: Map<string, SourceItem>, gone: readonly string[]): string[] {
+  const goneSet = new Set(gone);
+  const documents = new Set<string>();
+  const kept = new Set<string>();
+  for (const [path, i] of items) {
+    if (!i.documentId) continue;
+    documents.add(i.documentId);
+    if (!goneSet.has(path)) kept.add(i.documentId);
+  }
+  return [...documents].filter((id) => !kept.has(id));
 }
 
 /** How a passed-over item's error begins (its path cannot be an item's or a document's). */
@@ -248,24 +301,24 @@ export const HELD_LISTED = 500;
  * The deletions of this pass held for an owner's confirmation — why, how many, which documents (their paths and
  * names) — or null when they may go ahead.
  */
-async function guardHold(source: SourceRecord, items: Map<string, SourceItem>, gone: string[], deps: Pick<PassDeps, 'guard' | 'documents' | 'store'>): Promise<HeldDeletions | null> {
+async function guardHold(
+  source: SourceRecord,
+  items: Map<string, SourceItem>,
+  gone: string[],
+  others: Map<string, OtherItem>,
+  deps: Pick<PassDeps, 'guard' | 'documents'>,
+): Promise<HeldDeletions | null> {
   const { guard } = deps;
-  const goneSet = new Set(gone);
   const documents = new Set<string>();
-  const kept = new Set<string>();
-  for (const [path, i] of items) {
-    if (!i.documentId) continue;
-    documents.add(i.documentId);
-    if (!goneSet.has(path)) kept.add(i.documentId);
-  }
+  for (const i of items.values()) if (i.documentId) documents.add(i.documentId);
+  const candidates = lettingGo(items, gone);
+  const kept = documents.size - candidates.length;
   // One another source lists too is not removed: it is handed over (handOver), or was that source's already.
-  const candidates = [...documents].filter((id) => !kept.has(id));
-  const elsewhere = candidates.length > 0 ? await deps.store.listedElsewhere(source.projectId, source.id, candidates) : new Set<string>();
-  const removed = candidates.filter((id) => !elsewhere.has(id));
+  const removed = candidates.filter((id) => !others.has(id));
   const share = documents.size === 0 ? 0 : (removed.length / documents.size) * 100;
   const confirm = 'nothing was removed, and new and changed files still arrive; resume the source (or sync it with confirm) to remove them';
   let reason: string;
-  if (removed.length > 0 && kept.size === 0) reason = `the source no longer lists any of its ${removed.length} documents (an expired password or an unmounted share looks like this): ${confirm}`;
+  if (removed.length > 0 && kept === 0) reason = `the source no longer lists any of its ${removed.length} documents (an expired password or an unmounted share looks like this): ${confirm}`;
   else if (removed.length > guard.count && share > guard.percent) {
     reason = `this pass would remove ${removed.length} of the source's ${documents.size} documents (${Math.round(share)} %, more than ${guard.percent} % and more than ${guard.count}): ${confirm}`;
   } else return null;
@@ -287,7 +340,7 @@ async function guardHold(source: SourceRecord, items: Map<string, SourceItem>, g
  */
 class PassItems {
   private readonly byDocument = new Map<string, Set<string>>();
-  private readonly documentOf = new Map<string, string>();
+  private readonly documentOfPath = new Map<string, string>();
   private readonly dealt = new Set<string>();
   readonly moved = new Set<string>();
   readonly dropped = new Set<string>();
@@ -300,6 +353,11 @@ class PassItems {
     for (const [path, i] of recorded) this.set(path, i.documentId);
   }
 
+  /** The document a path is, as far as the pass knows. */
+  documentOf(path: string): string | undefined {
+    return this.documentOfPath.get(path);
+  }
+
   dealtWith(path: string): void {
     this.dealt.add(path);
   }
@@ -310,15 +368,15 @@ class PassItems {
   }
 
   set(path: string, documentId: string | null): void {
-    const was = this.documentOf.get(path);
+    const was = this.documentOfPath.get(path);
     // Only a document a path left can have lost the path it is shown under.
     if (was !== undefined && was !== documentId) this.moved.add(was);
     if (was !== undefined) this.byDocument.get(was)?.delete(path);
     if (documentId === null) {
-      this.documentOf.delete(path);
+      this.documentOfPath.delete(path);
       return;
     }
-    this.documentOf.set(path, documentId);
+    this.documentOfPath.set(path, documentId);
     const paths = this.byDocument.get(documentId) ?? new Set<string>();
     paths.add(path);
     this.byDocument.set(documentId, paths);
@@ -520,10 +578,10 @@ async function* fromSource(body: AsyncIterable<Uint8Array>, path: string): Async
  * Deletes a document the source made (uploads beside it are never touched), as the REST API deletes; whether it did.
  * One another source of the project still lists is handed over to it instead (handOver), and stays.
  */
-async function deleteOwn(source: SourceRecord, documentId: string, deps: PassDeps): Promise<boolean> {
+async function deleteOwn(source: SourceRecord, documentId: string, deps: PassDeps, other?: OtherItem | null): Promise<boolean> {
   const doc = await deps.documents.get(documentId);
   if (doc === null || doc.sourceId !== source.id) return false;
-  if (await handOver(source, doc, deps)) return false;
+  if (await handOver(source, doc, deps, other)) return false;
   return deps.ingest.delete(doc);
 }
 
@@ -537,8 +595,10 @@ export async function handOver(
   source: Pick<SourceRecord, 'id' | 'projectId' | 'labels'>,
   doc: Pick<DocumentRecord, 'id' | 'filename' | 'sourcePath'>,
   deps: Pick<PassDeps, 'store' | 'ingest'>,
+  /** Looked up already, for many documents at once (SourceStore.otherItemsOf); undefined: looked up here. */
+  known?: OtherItem | null,
 ): Promise<boolean> {
-  const other = await deps.store.otherItemOf(source.projectId, source.id, doc.id);
+  const other = known !== undefined ? known : await deps.store.otherItemOf(source.projectId, source.id, doc.id);
   if (other === null) return false;
   const filename = doc.sourcePath !== null && fitFilename(doc.filename) === defaultName(doc.sourcePath) ? defaultName(other.path) : doc.filename;
   await deps.ingest.follow(doc.id, { filename, sourcePath: other.path, sourceId: other.source.id }, { remove: source.labels, add: other.source.labels });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from '../cli/cli-env.js';
 import { addUser, api, type Daemon, removeDir, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
+import { callsBetween, statementCalls } from '../helpers/postgres.js';
 import { type DocWire, kindAcceptance, SourceClient } from '../helpers/sources.js';
 import { loggedIn } from '../server/web-client.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
@@ -379,7 +380,11 @@ describe('folder sources', () => {
     const gone = await pair('godwits');
     rmSync(join(gone.a, 'from-a.txt'));
     rmSync(join(gone.a, 'only-a.txt'));
+    const asked = d.databaseUrl ? await statementCalls(d.databaseUrl) : null;
     expect((await client.sync(gone.project, gone.first.id)).last_result).toMatchObject({ deleted: 2, unchanged: 1 });
+    // Which other source lists each document the pass lets go is asked once for them all (deletion guard included),
+    // not once a document: a round trip each on PostgreSQL (test/store/round-trips.test.ts).
+    if (asked) expect(callsBetween(asked, await statementCalls(d.databaseUrl!), /from "source_items" inner join "sources"/i)).toBe(1);
     await handedOver(gone, 'godwits');
     expect(await client.found(gone.project, 'godwitslings')).toEqual([]);
     expect((await client.allDocuments(gone.project)).map((x) => x.filename).sort()).toEqual(['in-b.txt', 'stays-a.txt']);
@@ -387,7 +392,10 @@ describe('folder sources', () => {
 
   it('hands a document two sources list over to the other when the first is removed with its documents', async () => {
     const removed = await pair('curlews');
+    const asked = d.databaseUrl ? await statementCalls(d.databaseUrl) : null;
     expect((await api(d, `/api/v1/projects/${removed.project}/sources/${removed.first.id}`, { method: 'DELETE', token: user.apiKey })).status).toBe(204);
+    // Which other source lists each of its documents, and its item, in one statement for them all (as a pass asks).
+    if (asked) expect(callsBetween(asked, await statementCalls(d.databaseUrl!), /from "source_items" inner join "sources"/i)).toBe(1);
     await handedOver(removed, 'curlews');
     expect((await client.allDocuments(removed.project)).map((x) => x.filename)).toEqual(['in-b.txt']);
     // The audit log says so (user is the first account: an admin). docs/operations.md's source.removed row.

@@ -2,12 +2,15 @@
  * The `s3` kind against Ceph's RGW (test/helpers/rgw.ts): a listing longer than one ListObjectsV2 page (1000 keys)
  * read to its end, keys with spaces, unicode and percent signs, an object the source's keys may not read (its
  * own ACL: another user put it in the bucket) failing alone while the others go on, and a bucket that does not exist
- * failing the pass. One RGW and one daemon for the file. (The server stopped, mid-pass, and keys that stop working:
+ * failing the pass, and a pass cut off midway continued after the last key it recorded. One RGW and one daemon for
+ * the file. (The server stopped, mid-pass, and keys that stop working:
  * test/sources/source-faults.test.ts.)
  */
 import { CreateBucketCommand, DeleteObjectCommand, PutBucketAclCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, removeDir, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { waitFor } from '../helpers/eventually.js';
+import { faultProxy } from '../helpers/fault-proxy.js';
 import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { SourceClient } from '../helpers/sources.js';
 
@@ -80,6 +83,76 @@ describe.skipIf(SKIP !== null)(`s3 sources against RGW${SKIP ? ` (skipped: ${SKI
     expect(again.last_result).toMatchObject({ unchanged: 2, failed: 1, deleted: 0 });
     expect((await client.documents(project, source.id)).size).toBe(2);
   }, 3 * MINUTE);
+
+  /** A new bucket of 20 notes of 2 kB, and a relay to RGW whose endpoint a source of it uses (its `body`). */
+  async function notesBehindRelay(bucket: string) {
+    const c = s3(owner);
+    await c.send(new CreateBucketCommand({ Bucket: bucket }));
+    const keys = Array.from({ length: 20 }, (_, i) => `note-${String(i).padStart(2, '0')}.txt`);
+    await Promise.all(keys.map((k, i) => put(c, bucket, k, `Note ${i} of twenty, about knots and sanderlings. `.repeat(40))));
+    const proxy = await faultProxy(Number(new URL(rgw.endpoint).port));
+    // The listing (one page) and a few objects come through, then the relay holds an answer midway.
+    proxy.holdAfter(16_000);
+    return { keys, proxy, body: { ...body(bucket), options: { ...body(bucket).options, endpoint: `http://127.0.0.1:${proxy.port}` } } };
+  }
+
+  it('continues a pass cut off midway after the last key it recorded, not from the first key', async () => {
+    const { keys, proxy, body: relayed } = await notesBehindRelay('resumed');
+    try {
+      const project = await client.project('a pass cut off');
+      const source = await client.add(project, relayed);
+      await waitFor(() => proxy.holding(), MINUTE, 'the pass held midway');
+      await proxy.refuse();
+      const cut = await client.passAfter(project, source.id, 0, 2 * MINUTE);
+      expect(cut.status, JSON.stringify(cut)).toBe('error');
+      const made = (await client.documents(project, source.id)).size;
+      expect(made, 'documents made before the cut').toBeGreaterThan(0);
+      expect(made).toBeLessThan(keys.length);
+      // Back: the next pass lists only the keys after the last one recorded (StartAfter), each new to it; from the
+      // first key, it would list the ones made again (unchanged).
+      await proxy.accept();
+      const resumed = await client.sync(project, source.id, { timeoutMs: 2 * MINUTE });
+      expect(resumed.status, JSON.stringify(resumed)).toBe('active');
+      expect(resumed.last_result).toMatchObject({ listed: keys.length - made, added: keys.length - made, unchanged: 0, deleted: 0, failed: 0 });
+      expect([...(await client.settled(project, source.id, keys.length)).keys()].sort()).toEqual(keys);
+      // The pass after it is a new one, from the first key.
+      expect((await client.sync(project, source.id)).last_result).toMatchObject({ listed: keys.length, unchanged: keys.length, added: 0, deleted: 0 });
+    } finally {
+      await proxy.close();
+    }
+  }, 5 * MINUTE);
+
+  it('continues a pass the daemon stopped midway after the last key it recorded, once it runs again', async () => {
+    const { keys, proxy, body: relayed } = await notesBehindRelay('stopped');
+    // A held answer ends after 2 s: the stopping daemon's pass then ends at once, as stopped (not failed).
+    const args = ['--sources-allow-private', '--sources-min-interval', '1', '--source-timeout', '2'];
+    let own = await startDaemon({ args });
+    try {
+      const key = (await addUser(own)).apiKey;
+      const first = new SourceClient(own, key);
+      const project = await first.project('a pass the daemon stopped');
+      const source = await first.add(project, relayed);
+      await waitFor(() => proxy.holding(), MINUTE, 'the pass held midway');
+      expect(await own.stop()).toBe(0);
+      expect(own.stdout()).toMatch(/source pass stopped before the end/);
+      proxy.release();
+      const restarted = Date.now();
+      own = await startDaemon({ dataDir: own.dataDir, args });
+      const again = new SourceClient(own, key);
+      // Due at once: the pass goes on from the key after the last one recorded, so every key it lists is new to it
+      // (some were made before the stop); from the first key, those would be listed again, unchanged.
+      const resumed = await again.passAfter(project, source.id, restarted, 2 * MINUTE);
+      expect(resumed.status, JSON.stringify(resumed)).toBe('active');
+      const { listed, added, unchanged } = resumed.last_result!;
+      expect({ added, unchanged, deleted: resumed.last_result!.deleted }).toEqual({ added: listed, unchanged: 0, deleted: 0 });
+      expect(listed, 'keys made before the stop are not listed again').toBeLessThan(keys.length);
+      expect([...(await again.settled(project, source.id, keys.length)).keys()].sort()).toEqual(keys);
+    } finally {
+      await own.stop();
+      removeDir(own.dataDir);
+      await proxy.close();
+    }
+  }, 5 * MINUTE);
 
   it('fails the pass of a bucket that does not exist, saying so, and tries it again', async () => {
     const project = await client.project('a missing bucket');

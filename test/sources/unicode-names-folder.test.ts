@@ -50,12 +50,25 @@ describe('a folder source with names in NFC and NFD', () => {
 
     // The same file, its name now composed (as a sync client from another system writes it): a rename on disk,
     // which the document follows (its id, labels and index kept), not a document deleted and another made.
+    // Its pass counts it unchanged, not added and deleted: the document's source_path takes the bytes listed (the
+    // path the file system has now), its name shows the same, and nothing was indexed again.
     const before = docs.get(NFD('Café.txt'))!;
     renameSync(join(folder, NFD('Café.txt')), join(folder, NFC('Café.txt')));
-    await client.sync(p, src.id);
+    expect((await client.sync(p, src.id)).last_result).toMatchObject({ listed: 2, added: 0, changed: 0, deleted: 0, unchanged: 2, failed: 0 });
     const after = await client.documents(p, src.id);
     expect([...after.keys()].sort()).toEqual([NFC('Café.txt'), NFD('Ordner Übersicht/Résumé.txt')].sort());
-    expect(after.get(NFC('Café.txt'))).toMatchObject({ id: before.id, filename: NFC('Café.txt') });
+    expect(after.get(NFC('Café.txt'))).toMatchObject({ id: before.id, filename: NFC('Café.txt'), sha256: before.sha256, status: 'ready' });
+    // And back (a Mac's sync client writing it decomposed again), in a folder name this time.
+    renameSync(join(folder, NFD('Ordner Übersicht')), join(folder, NFC('Ordner Übersicht')));
+    renameSync(join(folder, NFC('Café.txt')), join(folder, NFD('Café.txt')));
+    expect((await client.sync(p, src.id)).last_result).toMatchObject({ listed: 2, added: 0, changed: 0, deleted: 0, unchanged: 2, failed: 0 });
+    const back = await client.documents(p, src.id);
+    expect([...back.keys()].sort()).toEqual([NFD('Café.txt'), NFC('Ordner Übersicht') + '/' + NFD('Résumé.txt')].sort());
+    expect(back.get(NFD('Café.txt'))).toMatchObject({ id: before.id, filename: NFC('Café.txt') });
+    expect(back.get(NFC('Ordner Übersicht') + '/' + NFD('Résumé.txt'))!.id).toBe(docs.get(NFD('Ordner Übersicht/Résumé.txt'))!.id);
+    // Both spellings side by side (two files to the file system), the second a copy: listed too, it is added.
+    writeFileSync(join(folder, NFC('Café.txt')), 'Opening hours of the café: eight to six.\n');
+    expect((await client.sync(p, src.id)).last_result).toMatchObject({ listed: 3, added: 1, deleted: 0, unchanged: 2 });
   });
 
   it('include and exclude globs typed in one spelling choose the paths listed in the other', { timeout: 300_000 }, async () => {

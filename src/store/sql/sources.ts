@@ -75,6 +75,12 @@ export interface SourceItem {
   seenIn: number;
 }
 
+/** Another source's item that records a document: where the document goes when its own source lets it go. */
+export interface OtherItem {
+  source: SourceRecord;
+  path: string;
+}
+
 export type NewSource = Pick<SourceRecord, 'id' | 'projectId' | 'userId' | 'kind' | 'url' | 'everyMs' | 'options' | 'sealedSecrets'> & { labels?: string[] };
 
 export interface SourcePatch {
@@ -347,7 +353,7 @@ export class SourceStore {
    * source a document two sources list goes to when the one that made it lets it go. Each source of the project is
    * looked up through source_items_document (source_id, document_id).
    */
-  async otherItemOf(projectId: string, sourceId: string, documentId: string): Promise<{ source: SourceRecord; path: string } | null> {
+  async otherItemOf(projectId: string, sourceId: string, documentId: string): Promise<OtherItem | null> {
     const row = await this.db
       .selectFrom('source_items')
       .innerJoin('sources', 'sources.id', 'source_items.source_id')
@@ -366,23 +372,32 @@ export class SourceStore {
   }
 
   /**
-   * Which of `documentIds` another source of the project lists (an item of it records the document): what the deletion
-   * guard leaves out of a pass's removals, as they are handed over (otherItemOf), in statements of SEEN_BATCH ids.
+   * otherItemOf for many documents at once, in statements of SEEN_BATCH ids (a pass letting many documents go asks
+   * once, not once a document): each document another source of the project lists, with the item it goes to.
    */
-  async listedElsewhere(projectId: string, sourceId: string, documentIds: readonly string[]): Promise<Set<string>> {
+  async otherItemsOf(projectId: string, sourceId: string, documentIds: readonly string[]): Promise<Map<string, OtherItem>> {
     const d = dialectOf(this.db);
-    const out = new Set<string>();
+    const out = new Map<string, OtherItem>();
+    const sources = new Map<string, SourceRecord>();
     for (let i = 0; i < documentIds.length; i += SEEN_BATCH) {
       const rows = await this.db
         .selectFrom('source_items')
         .innerJoin('sources', 'sources.id', 'source_items.source_id')
-        .select('source_items.document_id')
-        .distinct()
+        .selectAll('sources')
+        .select(['source_items.path as item_path', 'source_items.document_id as item_document'])
         .where('sources.project_id', '=', projectId)
         .where('sources.id', '<>', sourceId)
         .where(d.inValues('source_items.document_id', documentIds.slice(i, i + SEEN_BATCH)))
+        .orderBy('sources.id')
+        .orderBy('source_items.path')
         .execute();
-      for (const r of rows) if (r.document_id !== null) out.add(r.document_id);
+      // The first row of each document is otherItemOf's (the lowest source id, then path).
+      for (const { item_path, item_document, ...source } of rows) {
+        if (item_document === null || out.has(item_document)) continue;
+        const record = sources.get(source.id) ?? toRecord(source);
+        sources.set(source.id, record);
+        out.set(item_document, { source: record, path: item_path });
+      }
     }
     return out;
   }
