@@ -63,6 +63,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/paging-order.test.ts',
   'test/server/hostile-strings.test.ts',
   'test/search/moments.test.ts',
+  'test/search/filter-probe.test.ts',
 ];
 
 /**

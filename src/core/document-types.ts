@@ -40,9 +40,10 @@ export const TYPE_NAMES: Record<DocumentType, string> = {
 
 /**
  * The names a `type` filter takes (any case): each type's name as docs/ingest.md writes it, lowercased, and the
- * other names people use for some (`md`, `jpg`, `email` …).
+ * other names people use for some (`md`, `jpg`, `email` …). Without a prototype: the names are looked up as typed, and
+ * `constructor` or `__proto__` must not be found on Object's (a 500 once, from the filter that took the function).
  */
-export const TYPE_FILTER_NAMES: Readonly<Record<string, DocumentType>> = {
+export const TYPE_FILTER_NAMES: Readonly<Record<string, DocumentType>> = Object.assign(Object.create(null) as Record<string, DocumentType>, {
   ...Object.fromEntries(DOCUMENT_TYPES.map((t) => [TYPE_NAMES[t].toLowerCase(), t])),
   md: MARKDOWN,
   htm: HTML,
@@ -50,7 +51,7 @@ export const TYPE_FILTER_NAMES: Readonly<Record<string, DocumentType>> = {
   email: EML,
   jpg: JPEG,
   tif: TIFF,
-};
+});
 
 /** A content type's filter name (`application/pdf` → `pdf`), or the content type itself for one not read here. */
 export const typeFilterName = (contentType: string): string => (contentType in TYPE_NAMES ? TYPE_NAMES[contentType as DocumentType].toLowerCase() : contentType);

@@ -39,8 +39,18 @@ const textOrSpelled = (text: string): Scalar[] => {
 
 type Operators = Partial<Record<(typeof METADATA_OPERATORS)[number], unknown>>;
 
+/**
+ * `__proto__` as a key reaches Object's prototype, shared by every object in the process, instead of a key of its own
+ * (one such URL once set `$in` on every object and ended the daemon): refused, as JSON bodies refuse it (server/api/json-body.ts).
+ */
+function refuseProto(key: string, where: string): void {
+  if (key === '__proto__') throw invalidRequest(`${where}: the key "__proto__" is not accepted`);
+}
+
 function addCondition(metadata: Record<string, unknown>, key: string, op: (typeof METADATA_OPERATORS)[number], text: string, where: string): void {
-  const current = metadata[key];
+  refuseProto(key, where);
+  // Its own conditions only: `constructor` is a key like any other, not Object's function.
+  const current = Object.hasOwn(metadata, key) ? metadata[key] : undefined;
   const ops: Operators = current !== null && typeof current === 'object' && !Array.isArray(current) ? (current as Operators) : {};
   if (op === '$eq' || op === '$in') {
     const values = op === '$in' ? text.split(',').flatMap(textOrSpelled) : textOrSpelled(text);
@@ -81,6 +91,7 @@ export function filtersFromParams(params: Params): FiltersInput | undefined {
           throw invalidRequest('query.metadata: must be a JSON object ({"team": "ops"}); or use metadata.<key>=<value>');
         }
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalidRequest('query.metadata: must be a JSON object ({"team": "ops"})');
+        for (const key of Object.keys(parsed)) refuseProto(key, 'query.metadata');
         Object.assign(metadata, parsed);
       }
     } else if (name.startsWith('metadata.')) {

@@ -73,7 +73,8 @@ export const DocumentListQuery = z
   })
   .catchall(Param)
   .superRefine((q, ctx) => {
-    const unknown = Object.keys(q).filter((k) => !(k in LIST_PARAMS) && !isFilterParam(k));
+    // Own keys only: `constructor` or `toString` is as unknown as any other name.
+    const unknown = Object.keys(q).filter((k) => !Object.hasOwn(LIST_PARAMS, k) && !isFilterParam(k));
     if (unknown.length > 0) ctx.addIssue({ code: 'unrecognized_keys', keys: unknown, message: 'unknown parameters' });
   });
 export type DocumentListQuery = z.output<typeof DocumentListQuery>;
