@@ -3,8 +3,9 @@
  * hostile or broken file fails its own document and never the daemon. Every failure comes back as a
  * ParseError with a message meant for the person who uploaded the file.
  *
- * Workers are reused: starting one loads every parser library (mammoth, the PDF stack), which cost more CPU
- * per document than embedding a short text when each document had its own worker (bench/results/ingest.md). A worker
+ * Workers are reused: a worker loads each parser library (mammoth, the PDF stack) with its first document of that
+ * type, which cost more CPU per document than embedding a short text when each document had its own worker
+ * (bench/results/ingest.md). A worker
  * that timed out, ran out of memory or crashed is discarded (never reused); a healthy one goes back to the
  * pool, is retired after `maxDocumentsPerWorker` documents (a parser's leaks stay bounded) and exits after
  * `idleMs` without work.

@@ -6,8 +6,6 @@
  * are kept (small: a few KB each), as the PDF renderer keeps its own.
  */
 import { LRUCache } from 'lru-cache';
-import sharp from 'sharp';
-import { MAX_IMAGE_PIXELS } from './parsers/image.js';
 
 /** Images decoded at once in this process; the rest wait their turn. */
 const AT_ONCE = 2;
@@ -37,6 +35,9 @@ export async function imageThumbnail(sha256: string, read: () => Promise<Uint8Ar
   if (kept !== undefined) return kept || null;
   const image = await turn(async () => {
     const bytes = await read(); // a storage error is the request's, not the image's: not remembered
+    // sharp (libvips) loads with the first image drawn, not with the route: a daemon that draws none never pays
+    // for it (docs/ingest.md).
+    const [{ default: sharp }, { MAX_IMAGE_PIXELS }] = await Promise.all([import('sharp'), import('./parsers/image.js')]);
     try {
       return await sharp(bytes, { page: page - 1, limitInputPixels: MAX_IMAGE_PIXELS })
         .rotate()

@@ -2,18 +2,15 @@
  * The language libraries load only when a text needs them (docs/search.md#languages): tinyld at the first ingest or
  * search that needs it (text whose script does not tell its language: not Japanese, not a query of two words),
  * German's word lists with the first German text, jieba and OpenCC with the first Chinese text — so a library
- * without Chinese (Japanese kanji included) never pays their ~70 MB. The daemon runs with two recorders:
- * test/helpers/record-requires.cjs for require() (the language room loads these through createRequire, which an
- * ESM hook does not see) and record-imports.mjs for imports by name.
+ * without Chinese (Japanese kanji included) never pays their ~70 MB. The daemon runs under
+ * test/helpers/record-requires.cjs, which records require() (the language room loads these through createRequire,
+ * which an ESM hook does not see) and imports by name.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { addUser, api, type Daemon, REPO } from '../helpers/daemon.js';
+import { addUser, api, type Daemon } from '../helpers/daemon.js';
 import { waitFor } from '../helpers/eventually.js';
 import { loadLanguageSet, setFiles } from '../helpers/language-set.js';
+import { recordedDaemon } from '../helpers/recorded-loads.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
@@ -22,42 +19,6 @@ const JIEBA = '@node-rs/jieba';
 const OPENCC = 'opencc-js';
 const GERMAN_WORDS = '@zxcvbn-ts/language-de';
 const LAZY = [TINYLD, JIEBA, OPENCC, GERMAN_WORDS];
-
-/**
- * A daemon's options to start under both recorders; the packages it has loaded so far; and the same once the daemon
- * has answered one more request, so a load a search deferred to after its response (detect.ts `loadedDetector`) has
- * been recorded: a check for what is not loaded could otherwise pass by reading too early.
- */
-function recordedDaemon(): { options: { env: Record<string, string> }; loaded: () => Set<string>; loadedBy: (d: Daemon) => Promise<Set<string>> } {
-  const dir = mkdtempSync(join(tmpdir(), 'docsearch-lazy-languages-'));
-  const requires = join(dir, 'requires.txt');
-  const imports = join(dir, 'imports.txt');
-  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-  const loaded = (): Set<string> => {
-    const names = new Set<string>();
-    // A file's package is the folder after its last node_modules; an import's, its bare name without a subpath.
-    for (const path of lines(requires)) {
-      const m = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-      if (m) names.add(m[1]!);
-    }
-    for (const specifier of lines(imports)) names.add(specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/'));
-    return names;
-  };
-  return {
-    options: {
-      env: {
-        NODE_OPTIONS: `--require ${join(REPO, 'test/helpers/record-requires.cjs')} --import ${pathToFileURL(join(REPO, 'test/helpers/record-imports.mjs')).href}`,
-        DOCSEARCH_TEST_REQUIRES_FILE: requires,
-        DOCSEARCH_TEST_IMPORTS_FILE: imports,
-      },
-    },
-    loaded,
-    loadedBy: async (d) => {
-      expect((await fetch(`${d.url}/api/v1/health`)).status).toBe(200);
-      return loaded();
-    },
-  };
-}
 
 const set = loadLanguageSet();
 /** One document of the evaluation set, as the in-suite language test uploads it. */
