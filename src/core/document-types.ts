@@ -2,6 +2,7 @@
  * The document types docsearch reads, by content type, and the names people know them by. Ingest decides a file's
  * type from its bytes (ingest/sniff.ts); filters (core/filters.ts) and the CLI name types by these names.
  */
+import { ownTable } from './own-table.js';
 
 /** The content types the pipeline accepts, decided from the bytes (see ingest/sniff.ts and sniff-zip.ts). */
 export const PDF = 'application/pdf';
@@ -43,7 +44,7 @@ export const TYPE_NAMES: Record<DocumentType, string> = {
  * other names people use for some (`md`, `jpg`, `email` …). Without a prototype: the names are looked up as typed, and
  * `constructor` or `__proto__` must not be found on Object's (a 500 once, from the filter that took the function).
  */
-export const TYPE_FILTER_NAMES: Readonly<Record<string, DocumentType>> = Object.assign(Object.create(null) as Record<string, DocumentType>, {
+export const TYPE_FILTER_NAMES = ownTable<Record<string, DocumentType>>({
   ...Object.fromEntries(DOCUMENT_TYPES.map((t) => [TYPE_NAMES[t].toLowerCase(), t])),
   md: MARKDOWN,
   htm: HTML,

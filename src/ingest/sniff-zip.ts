@@ -8,6 +8,7 @@
  * EPUB fails as a damaged EPUB; a ZIP of none of these formats is `null` (refused, 415).
  */
 import yauzl from 'yauzl';
+import { ownTable } from '../core/own-table.js';
 import { DOCX, EPUB, ODP, ODS, ODT, PPTX, XLSX, type DocumentType } from './types.js';
 
 /** More entries than this are not listed for naming (the parser's zip guard refuses the archive anyway). */
@@ -15,7 +16,8 @@ const MAX_NAMED_ENTRIES = 20_000;
 /** `[Content_Types].xml` and `mimetype` are small; a larger one is not read. */
 const MAX_DESCRIPTOR_BYTES = 1024 * 1024;
 
-const MIMETYPES: Record<string, DocumentType> = {
+/** Without a prototype: an archive whose `mimetype` said `constructor` got Object's function as its type (a 500). */
+const MIMETYPES = ownTable<Record<string, DocumentType>>({
   'application/epub+zip': EPUB,
   'application/vnd.oasis.opendocument.text': ODT,
   'application/vnd.oasis.opendocument.text-template': ODT,
@@ -23,7 +25,7 @@ const MIMETYPES: Record<string, DocumentType> = {
   'application/vnd.oasis.opendocument.presentation-template': ODP,
   'application/vnd.oasis.opendocument.spreadsheet': ODS,
   'application/vnd.oasis.opendocument.spreadsheet-template': ODS,
-};
+});
 
 /** Main-part content types (`…main+xml`) of the OOXML formats, macro-enabled and template variants included. */
 const MAIN_PARTS: [RegExp, DocumentType][] = [

@@ -47,8 +47,17 @@ export const filterTypeName = (name: string): string => {
 };
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
-/** "German" for a language code (the code itself for one Intl does not know). */
-export const languageTitle = (code: string): string => languageNames.of(code) ?? code;
+/**
+ * "German" for a language code (the code itself for one Intl does not know). A code that is no language tag at all
+ * (`constructor`, `1`, from a URL the search then refuses) makes Intl throw: the chip shows it as typed, not a 500.
+ */
+export const languageTitle = (code: string): string => {
+  try {
+    return languageNames.of(code) ?? code;
+  } catch {
+    return code;
+  }
+};
 /** "German (de)" for a language code; "not determined" for und. */
 export const languageName = (code: string): string => (code === 'und' ? 'not determined' : `${languageTitle(code)} (${code})`);
 

@@ -4,10 +4,12 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, invalidRequest } from '../../core/errors.js';
+import { ownTable } from '../../core/own-table.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 
 const JSON_LIMIT = 1024 * 1024;
-const DECODERS: Record<string, () => Readable & NodeJS.WritableStream> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
+/** Without a prototype: `Content-Encoding: constructor` found Object, the body was piped into `{}`, and the daemon died. */
+const DECODERS = ownTable<Record<string, () => Readable & NodeJS.WritableStream>>({ gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress });
 const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
 
 const tooLarge = () => new AppError('payload_too_large', `request body is over the ${JSON_LIMIT / 1024 / 1024} MiB limit for JSON`);

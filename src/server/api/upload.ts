@@ -8,6 +8,7 @@ import { legacyOffice, receiveMultipart } from './documents/multipart.js';
 import { parsePaths } from './documents/paths.js';
 import { documentsToWire, UploadedDocument } from './documents/wire.js';
 import { parseLabelField } from './labels/names.js';
+import { suspectKey } from './json-body.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { defineRoute } from './route.js';
 import { ErrorBody } from './schemas.js';
@@ -33,6 +34,9 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
     throw invalidRequest('metadata: must be a JSON object (could not parse it as JSON)');
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('metadata: must be a JSON object');
+  // As JSON bodies (json-body.ts): a `__proto__` key was kept where no filter, PATCH or MCP call could name it again.
+  const suspect = suspectKey(raw);
+  if (suspect) throw invalidRequest(`${suspect.path.replace(/^body/, 'metadata')}: ${suspect.problem}`);
   if (tooDeep(value)) throw invalidRequest(`metadata: nested deeper than ${MAX_JSON_DEPTH} levels`);
   const unstorable = firstUnstorable(value, 'metadata');
   if (unstorable) throw invalidRequest(`${unstorable.path}: ${unstorable.problem}`);

@@ -47,6 +47,7 @@ export function staticRoutes(router: Router<AppState>): void {
     ctx.type = ASSETS[file]!;
     ctx.body = asset.body;
   };
-  router.get('static', '/static/:file', async (ctx, next) => (ASSETS[ctx.params.file!] ? send(ctx, ctx.params.file!) : next()));
+  // Own names only: /static/constructor found Object's function, and the missing file was a 500.
+  router.get('static', '/static/:file', async (ctx, next) => (Object.hasOwn(ASSETS, ctx.params.file!) ? send(ctx, ctx.params.file!) : next()));
   router.get('favicon', '/favicon.ico', (ctx) => send(ctx, 'favicon.ico'));
 }

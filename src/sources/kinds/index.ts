@@ -1,4 +1,5 @@
 /** Every kind of source, by name, and the kind a URL names when none is given. */
+import { ownTable } from '../../core/own-table.js';
 import type { KindName, SourceKind } from '../kind.js';
 import { folder } from './folder.js';
 import { git } from './git.js';
@@ -7,7 +8,8 @@ import { s3 } from './s3.js';
 import { web } from './web.js';
 import { webdav } from './webdav.js';
 
-export const KINDS: Partial<Record<KindName, SourceKind>> = { folder, webdav, s3, git, web, imap };
+/** Without a prototype: a kind named `constructor` on the web form found Object's function (a 500), not no kind. */
+export const KINDS = ownTable<Partial<Record<KindName, SourceKind>>>({ folder, webdav, s3, git, web, imap });
 
 /**
  * The kind a URL names: by its scheme (file:, s3:, git:, imap:, imaps:); an http(s) URL is a Git repository when
