@@ -785,6 +785,7 @@ const WEB: Record<string, Spec<WebRequest>> = {
   'GET /admin/mail': page(() => '/admin/mail'),
   'POST /admin/mail/test': form(() => '/admin/mail/test', () => ({}), { ok: 303 }),
   'POST /admin/mail/retry': form(() => '/admin/mail/retry', () => ({}), { ok: 303 }),
+  'GET /admin/users/:id/disable': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/disable` }), ok: 200 },
   'GET /admin/users/:id/delete': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/delete` }), ok: 200 },
   'POST /admin/users/:id/delete': form((t) => `/admin/users/${t.account}/delete`, (_t, _as, m) => ({ transfer_to: m.users.frank.email }), {
     on: { account: 'active' },

@@ -137,7 +137,9 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('Admin: invite, group, share, disab
 
       // The admin disables her: her next page load is the login page, her key answers 401.
       await page.goto(`${d.url}/admin/users`);
-      await page.locator('tr', { hasText: CAROL }).locator('button:has-text("Disable")').click();
+      await page.locator('tr', { hasText: CAROL }).locator('a:has-text("Disable")').click();
+      await page.waitForURL(/\/admin\/users\/usr_\w+\/disable$/);
+      await page.click('button:has-text("Disable account")');
       await page.waitForSelector('.flash');
       expect(await page.locator('.flash').textContent()).toBe(`Disabled ${CAROL}: ended 1 web session, revoked 1 API key and 0 connected apps.`);
       expect(await page.locator('tr', { hasText: CAROL }).textContent()).toContain('disabled');

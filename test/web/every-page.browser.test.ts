@@ -136,6 +136,7 @@ const PAGES: PageCase[] = [
   { name: 'consent', as: 'ada', path: (w) => authorizePath({ client_id: w.clientId, redirect_uri: w.redirect, response_type: 'code', state: 'x' }) },
   { name: 'admin-users', as: 'ada', path: () => '/admin/users', shot: true },
   { name: 'admin-user-delete', as: 'ada', path: (w) => `/admin/users/${w.bobId}/delete` },
+  { name: 'admin-user-disable', as: 'ada', path: (w) => `/admin/users/${w.bobId}/disable` },
   { name: 'admin-groups', as: 'ada', path: () => '/admin/groups' },
   { name: 'admin-group', as: 'ada', path: (w) => `/admin/groups/${w.groupId}` },
   { name: 'admin-sharing', as: 'ada', path: () => '/admin/sharing' },

@@ -5,7 +5,7 @@ import { adminGroupDeletePage, adminGroupPage, adminGroupsPage } from '../../web
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
-import { redirectWithOutcome } from './flash.js';
+import { flash, redirectWithOutcome } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import type { WebContext, WebUser } from './session.js';
@@ -28,6 +28,8 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
     try {
       const group = await s.teamAdmin.createGroup(form.name, form.description);
       s.log.info({ admin: admin.id, group: group.id }, 'group created on Admin → Groups');
+      // Said as every other change here is, with what comes next.
+      flash(ctx, `Made the group ${group.name}. Add its members here, then share projects with group:${group.name} on a project's Sharing tab.`);
       ctx.status = 303;
       ctx.redirect(`/admin/groups/${group.id}`);
     } catch (err) {
@@ -72,7 +74,8 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
         const added = await s.teamAdmin.addToGroup(group, user);
         return added ? `Added ${user.email} to ${group.name}.` : `${user.email} was in ${group.name} already.`;
       },
-      async (error, status) => render(ctx, adminGroupPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, members: await s.teamAdmin.members(group), error, email }), status),
+      // Not found is the address (the group was found above): offered an invitation into the group instead.
+      async (error, status) => render(ctx, adminGroupPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, members: await s.teamAdmin.members(group), error, email, noAccount: status === 404 }), status),
     );
   });
 

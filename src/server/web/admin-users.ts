@@ -2,8 +2,11 @@ import type Router from '@koa/router';
 import { endedSummary, type InviteOutcome } from '../../access/team-admin.js';
 import { LOCAL_GROUPS } from '../../store/sql/groups.js';
 import { invalidRequest, isAppError } from '../../core/errors.js';
-import { plural, sentence } from '../../web/format.js';
-import { type AdminUsersData, adminUserDeletePage, adminUsersPage, type InviteTyped } from '../../web/pages/admin-users.js';
+import { cutChars } from '../../core/code-points.js';
+import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
+import { lowerKey } from '../../core/name-spellings.js';
+import { formatTime, plural, sentence } from '../../web/format.js';
+import { type AdminUsersData, adminUserDeletePage, adminUserDisablePage, adminUsersPage, type InviteTyped } from '../../web/pages/admin-users.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
@@ -11,6 +14,28 @@ import { flash, redirectWithOutcome, refused } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { redirectWithOnce, takeOnce, type WebContext, type WebUser } from './session.js';
+
+/**
+ * The invitation form's addresses: one per line, or separated by commas or semicolons (not spaces: "not an address"
+ * is refused whole). A comma typed for a dot ("ann@example,com") is kept inside its address, refused whole: split
+ * there, it invited "ann@example", a real-looking address nobody reads.
+ */
+function splitAddresses(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/[\r\n;]+/)) {
+    let prev: string | null = null; // the last address of this line, as typed
+    for (const piece of line.split(',')) {
+      if (prev !== null && /@[^.@\s]+$/.test(prev) && /^[^@\s]+$/.test(piece)) {
+        prev = `${prev},${piece}`;
+        out[out.length - 1] = prev.trim();
+      } else {
+        prev = piece;
+        out.push(piece.trim());
+      }
+    }
+  }
+  return out.filter(Boolean);
+}
 
 /** An admin's own account is kept from what would lock them out: disabling or deleting it is for another admin. */
 function notOnYourself(admin: WebUser, targetId: string, what: string): void {
@@ -55,21 +80,27 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const admin = await requireAdmin(ctx, s);
     if (!admin) return;
     const fresh = await takeOnce(ctx, s, 'links');
-    await showUsers(ctx, s, admin, fresh ? { newLinks: fresh.links } : {});
+    // A group page's "Invite … into <group>" fills the form in (the admin still sends it).
+    const asked = typeof ctx.query.email === 'string' ? cutChars(ctx.query.email.trim(), MAX_EMAIL_CHARS) : '';
+    const invite: InviteTyped | undefined = asked ? { error: '', email: asked, role: 'member', group: typeof ctx.query.group === 'string' ? ctx.query.group : '', send: true } : undefined;
+    await showUsers(ctx, s, admin, { ...(fresh ? { newLinks: fresh.links } : {}), ...(invite ? { invite } : {}) });
   });
 
   router.post('admin.users.invite', '/admin/users/invite', formBody(), async (ctx) => {
     const admin = await requireAdminForm(ctx, s);
     if (!admin) return;
-    // One address per line, or separated by commas or semicolons (not spaces: "not an address" is refused whole).
-    const emails = formField(ctx, 'email').split(/[\n,;]+/).map((e) => e.trim()).filter(Boolean);
+    const emails = splitAddresses(formField(ctx, 'email'));
     const send = formField(ctx, 'send') === 'on';
     // A refusal is the page again with the form as sent (a redirect emptied it), less the addresses that were invited.
     const typed = (error: string, email: string): InviteTyped => ({ error, email, role: formField(ctx, 'role'), group: formField(ctx, 'group'), send });
     let outcomes: InviteOutcome[];
+    // A new invitation for an address replaces its open one, whose link stops working: said, so the admin knows the
+    // earlier mail or link is dead.
+    let replaced: Map<string, number>;
     try {
       const groupId = formField(ctx, 'group');
       const group = groupId ? await s.teamAdmin.groupById(groupId) : null;
+      replaced = new Map((await s.teamAdmin.openInvites()).map((i) => [lowerKey(i.email), i.createdAt]));
       outcomes = await s.teamAdmin.inviteMany(emails, admin, { admin: formField(ctx, 'role') === 'admin', group, send });
     } catch (err) {
       const refusal = refused(err);
@@ -79,10 +110,20 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const notInvited = outcomes.flatMap((o) => (o.ok ? [] : [o]));
     const why = notInvited.map((o) => (outcomes.length === 1 ? sentence(o.error) : `${o.email}: ${o.error}`));
     const mailed = made.filter((o) => o.issued.mailed).map((o) => o.email);
-    const said = [mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null, why.length > 0 ? (outcomes.length === 1 ? why[0] : `Not invited: ${why.join('; ')}.`) : null].filter(Boolean).join(' ');
+    const earlier = made.flatMap((o) => {
+      const at = replaced.get(lowerKey(o.email));
+      return at === undefined ? [] : [`${o.email} (made ${formatTime(at)})`];
+    });
+    const done = [
+      mailed.length > 0 ? `Mailed an invitation to ${mailed.join(', ')}.` : null,
+      earlier.length === 1 ? `The earlier invitation for ${earlier[0]} is replaced: its link no longer works.` : null,
+      earlier.length > 1 ? `The earlier invitations for ${earlier.join(', ')} are replaced: their links no longer work.` : null,
+    ].filter(Boolean).join(' ');
+    const refusedSaid = why.length > 0 ? (outcomes.length === 1 ? why[0]! : `Not invited: ${why.join('; ')}.`) : '';
     const links = made.filter((o) => !o.issued.mailed).map((o, i) => ({ id: i === 0 ? 'invite-link' : `invite-link-${i + 1}`, label: `Invitation link for ${o.email}`, link: `${s.publicUrl()}/invite?token=${o.issued.token}` }));
-    if (notInvited.length > 0) return showUsers(ctx, s, admin, { invite: typed(said, notInvited.map((o) => o.email).join('\n')), newLinks: links }, made.length > 0 ? 200 : 400);
-    if (said) flash(ctx, said);
+    // What was done is said apart from what was refused: one red alert for both read as if nothing went out.
+    if (notInvited.length > 0) return showUsers(ctx, s, admin, { invite: { ...typed(refusedSaid, notInvited.map((o) => o.email).join('\n')), ...(done ? { done } : {}) }, newLinks: links }, made.length > 0 ? 200 : 400);
+    if (done) flash(ctx, done);
     if (links.length > 0) return redirectWithOnce(ctx, s, { kind: 'links', links }, '/admin/users#invite');
     ctx.status = 303;
     ctx.redirect('/admin/users#invite');
@@ -106,6 +147,13 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
       return `Made a link that sets a new password for ${target.email}: send it to them. It works once, for 24 hours, and signs them out everywhere.`;
     });
     if (link) await s.webSessions.stashOnce(ctx.state.session!, { kind: 'links', links: [link] });
+  });
+
+  router.get('admin.users.disable.confirm', '/admin/users/:id/disable', async (ctx) => {
+    const admin = await requireAdmin(ctx, s);
+    if (!admin) return;
+    const target = await s.teamAdmin.userById(ctx.params.id!);
+    render(ctx, adminUserDisablePage({ user: admin, csrfToken: ctx.state.session!.csrfToken, target }));
   });
 
   router.post('admin.users.disable', '/admin/users/:id/disable', formBody(), async (ctx) => {

@@ -7,6 +7,7 @@ import { messagePage } from '../../web/pages/message.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { checkCsrf } from './csrf.js';
+import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
 import { completeSignIn } from './sign-in.js';
@@ -43,6 +44,8 @@ export function inviteRoutes(router: Router<AppState>, s: Services): void {
       if (!user) return render(ctx, messagePage(NOT_VALID), 404);
       s.log.info({ user: user.id }, 'account created through an invitation');
       await completeSignIn(ctx, s, user, 'invite');
+      // The page after says the account was made (an empty search page alone did not).
+      flash(ctx, `Welcome: your account ${user.email} is made, and you are signed in.`);
       ctx.status = 303;
       ctx.redirect('/');
     } catch (err) {

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { MIN_PASSWORD_LENGTH } from '../../auth/password.js';
 import { isAppError } from '../../core/errors.js';
+import { sentence } from '../../web/format.js';
 import { messagePage } from '../../web/pages/message.js';
 import { setupPage } from '../../web/pages/setup.js';
 import type { Services } from '../services.js';
@@ -38,7 +39,7 @@ export function setupRoutes(router: Router<AppState>, s: Services): void {
       ctx.redirect('/documents'); // the library: empty, it says where to upload
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;
-      render(ctx, setupPage({ csrfToken: session.csrfToken, token, email, error: err.message, minPasswordLength: MIN_PASSWORD_LENGTH }), 400);
+      render(ctx, setupPage({ csrfToken: session.csrfToken, token, email, error: sentence(err.message), minPasswordLength: MIN_PASSWORD_LENGTH }), 400);
     }
   });
 }

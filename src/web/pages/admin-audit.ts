@@ -1,4 +1,4 @@
-import { maxlengthFor } from '../../core/code-points.js';
+import { codePointCount, maxlengthFor } from '../../core/code-points.js';
 import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
 import { MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 import { breakAtSeparators } from '../break-points.js';
@@ -6,6 +6,7 @@ import { deviceOf } from '../device.js';
 import { formatTime } from '../format.js';
 import { html } from '../html.js';
 import { layout } from './layout.js';
+import { forRow } from './row-action.js';
 
 export interface AuditRow {
   id: string;
@@ -42,9 +43,21 @@ const BY: Record<string, string> = { admin: 'admin', sso: 'identity provider', s
 /** Who did it: the account (and how, when not from the web or for themselves), the operator, or nobody signed in (a failed sign-in). */
 function who(e: AuditRow) {
   const how = BY[e.by] ?? VIA[e.via];
-  if (e.actorEmail) return html`${e.actorEmail}${how ? html` <span class="badge">${how}</span>` : null}`;
+  if (e.actorEmail) return html`<a href="/admin/audit?${new URLSearchParams({ actor: e.actorEmail }).toString()}">${forRow(e.actorEmail, '(every event by them)')}</a>${how ? html` <span class="badge">${how}</span>` : null}`;
   return how ? html`<em>${how}</em>` : html`<em>nobody signed in</em>`;
 }
+
+/**
+ * What it was done to, linked to every event about it by the name it had (the Target filter takes a name or an id;
+ * the ids are shown nowhere on the page): "what else happened to bob@…" finds his account, invitations and mail.
+ */
+const target = (e: AuditRow) => {
+  const name = e.targetLabel ?? e.targetId;
+  // A name the filter cannot take back as it is (too long, or spaces the form trims) is asked for by its id.
+  const key = name && codePointCount(name) <= MAX_SOURCE_URL_CHARS && name === name.trim() ? name : e.targetId;
+  const words = name ? breakAtSeparators(name) : null;
+  return html`${e.targetType} ${key ? html`<a href="/admin/audit?${new URLSearchParams({ target: key }).toString()}">${words}</a>` : words}`;
+};
 
 /** A hash (an upload's sha256) shortened as git shortens commits: it has no place to wrap, and the API has it whole. */
 const shortHash = (v: string): string => (/^[0-9a-f]{32,}$/.test(v) ? `${v.slice(0, 12)}…` : v);
@@ -65,7 +78,7 @@ export function adminAuditPage(d: AdminAuditData) {
   <td data-label="When"><time datetime="${new Date(e.at).toISOString()}">${formatTime(e.at)}</time></td>
   <td data-label="Event"><code>${e.type}</code></td>
   <td data-label="Who">${who(e)}</td>
-  <td data-label="What">${e.targetType ? html`${e.targetType} ${breakAtSeparators(e.targetLabel ?? e.targetId ?? '')}` : null}</td>
+  <td data-label="What">${e.targetType ? target(e) : null}</td>
   <td data-label="From">${e.clientIp ? html`<span class="nowrap">${e.clientIp}</span>` : null}${
     e.userAgent ? html`${e.clientIp ? html`<br>` : null}<span class="muted" title="${e.userAgent}">${deviceOf(e.userAgent)}</span>` : null
   }</td>
@@ -81,7 +94,7 @@ export function adminAuditPage(d: AdminAuditData) {
   <form method="get" action="/admin/audit" class="filters" role="search" aria-label="Filter the audit log">
     ${field('type', 'Event', 'sign_in. or document.deleted')}
     ${field('actor', 'Who', 'e-mail or usr_…')}
-    ${field('target', 'Target id', 'doc_…, prj_…', MAX_SOURCE_URL_CHARS)}
+    ${field('target', 'Target', 'e-mail, name or doc_…', MAX_SOURCE_URL_CHARS)}
     ${field('client_ip', 'Address', '203.0.113.7')}
     ${field('since', 'Since', '2026-03-01')}
     ${field('until', 'Before', '2026-04-01')}

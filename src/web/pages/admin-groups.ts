@@ -70,6 +70,8 @@ export interface AdminGroupData {
   /** Why Add a person was refused, and the address as it was typed. */
   error?: string;
   email?: string;
+  /** The address typed has no account: offered an invitation into this group instead. */
+  noAccount?: boolean;
 }
 
 /** One group: its members, and (for a local group) the forms that add, remove and delete. */
@@ -94,9 +96,20 @@ export function adminGroupPage(d: AdminGroupData) {
   <h1>${g.name}${fromProvider(g)}</h1>
   ${g.description ? html`<p>${g.description}</p>` : null}
   ${d.error ? html`<p class="error" role="alert">${d.error}</p>` : null}
+  ${
+    d.noAccount && d.email && local
+      ? html`<p id="invite-instead"><a href="/admin/users?${new URLSearchParams({ email: d.email, group: g.id }).toString()}#invite">Invite ${d.email} into ${g.name}</a>: they join the group as they make their account.</p>`
+      : null
+  }
   ${local ? null : html`<p class="muted" id="read-only">This group comes from ${g.source}: its members are changed there, and it is read-only here.</p>`}
   <h2>Members</h2>
-  <p class="muted">${plural(d.members.length, 'member')}</p>
+  <p class="muted" id="member-count">${
+    d.members.length > 0
+      ? plural(d.members.length, 'member')
+      : local
+        ? 'No members yet: add people below.'
+        : 'No members yet.'
+  }</p>
   ${
     d.members.length === 0
       ? null

@@ -48,12 +48,17 @@ export interface AdminUsersData {
   canMail: boolean;
   /** Links just made (invitations, a reset link) that did not go out by mail: shown this once. */
   newLinks?: { id: string; label: string; link: string }[];
-  /** An invitation refused: why, and the form as it was sent, less the addresses that were invited. */
+  /**
+ * An invitation refused: why, and the form as it was sent, less the addresses that were invited. Or, with no error,
+ * the form filled in from a link (a group page's "Invite … into this group").
+ */
   invite?: InviteTyped;
 }
 
 export interface InviteTyped {
   error: string;
+  /** What the same form did do (invitations mailed), said apart from the refusal. */
+  done?: string;
   email: string;
   role: string;
   group: string;
@@ -85,7 +90,13 @@ function userRow(u: AdminUserRow, d: AdminUsersData) {
           ? rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', u.email, { admin: 'off' })
           : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', u.email, { admin: 'on' })
     }
-    ${self ? null : u.disabledAt === null ? rowAction(`${base}/disable`, d.csrfToken, 'Disable', u.email) : rowAction(`${base}/enable`, d.csrfToken, 'Enable', u.email)}
+    ${
+      self
+        ? null
+        : u.disabledAt === null
+          ? html`<a href="${base}/disable" class="button small">${forRow('Disable', u.email)}</a>`
+          : rowAction(`${base}/enable`, d.csrfToken, 'Enable', u.email)
+    }
     ${u.disabledAt === null ? rowAction(`${base}/reset-link`, d.csrfToken, d.canMail ? 'Mail a reset link' : 'Reset link', u.email) : null}
     ${self ? null : html`<a href="${base}/delete" class="button danger small">${forRow('Delete…', u.email)}</a>`}
   </td>
@@ -141,7 +152,8 @@ export function adminUsersPage(d: AdminUsersData) {
   </table></div>
   <h2 id="invite">Invite people</h2>
   ${freshLinks(invites)}
-  ${typed ? html`<p class="error" role="alert">${typed.error}</p>` : null}
+  ${typed?.done ? html`<p class="notice" role="status" id="invite-done">${typed.done}</p>` : null}
+  ${typed?.error ? html`<p class="error" role="alert">${typed.error}</p>` : null}
   <form method="post" action="/admin/users/invite" class="stack" aria-labelledby="invite">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>E-mail addresses <textarea name="email" required rows="3" maxlength="${maxlengthFor(MAX_INVITES * (MAX_EMAIL_CHARS + 1))}" autocomplete="off" aria-describedby="invite-hint">${typed?.email ?? ''}</textarea>
@@ -202,6 +214,25 @@ export function adminUserDeletePage(d: AdminUserDeleteData) {
     }></label>`,
     action: `/admin/users/${d.target.id}/delete`,
     confirm: 'Delete account',
+    cancel: '/admin/users',
+  });
+}
+
+/**
+ * Disabling asks first: it revokes the account's API keys and connected apps for good (enabling it again does not
+ * bring them back), which one click on the wrong row did with nothing said before.
+ */
+export function adminUserDisablePage(d: { user: { email: string }; csrfToken: string; target: { id: string; email: string } }) {
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'admin-users',
+    title: `Disable ${d.target.email}?`,
+    body: html`<p id="disable-effect">They are signed out everywhere at once and can no longer sign in: their web sessions end, and their API keys
+    and connected apps are revoked for good. Enabling the account again lets them sign in, but does not bring those back. Their projects,
+    documents and shares stay as they are.</p>`,
+    action: `/admin/users/${d.target.id}/disable`,
+    confirm: 'Disable account',
     cancel: '/admin/users',
   });
 }

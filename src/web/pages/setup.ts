@@ -20,7 +20,7 @@ export function setupPage(d: SetupPageData) {
   <form method="post" action="/setup">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="token" value="${d.token}">
-    <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
+    <label>E-mail <input type="email" name="email" value="${d.email ?? ''}" autocomplete="username" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="new-password" minlength="${d.minPasswordLength}" required aria-describedby="setup-password-rule">
       <span class="hint" id="setup-password-rule">At least ${d.minPasswordLength} characters.</span></label>
     <label>Repeat the password <input type="password" name="password2" autocomplete="new-password" minlength="${d.minPasswordLength}" required></label>
