@@ -71,7 +71,8 @@ describe('projects', () => {
 
     const empty = await api(d, `/api/v1/projects/${p.id}`, { method: 'PATCH', token: a.apiKey, body: {} });
     expect(empty.status).toBe(400);
-    expect(empty.body.error).toMatchObject({ code: 'invalid_request', message: 'body: nothing to change (name, description, metadata, language or ocr_languages)' });
+    const nothing = 'body: nothing to change (name, description, metadata, language or ocr_languages)';
+    expect(empty.body.error).toMatchObject({ code: 'invalid_request', message: nothing, details: [{ path: 'body', message: nothing }] });
 
     expect((await list(a)).map((x) => x.name)).toEqual(['default', 'Staff handbook']);
 

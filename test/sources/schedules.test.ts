@@ -38,6 +38,10 @@ describe('source schedules under the default settings', () => {
     const edited = await api(d, `${sources}/${added.id}`, { method: 'PATCH', token: user.apiKey, body: { every: '30s' } });
     expect(edited.status).toBe(400);
     expect(edited.body.error.message).toBe('body.every: at least 1m on this server');
+    // A PATCH naming nothing to change is the body's error, with details as every field error (docs/api.md).
+    const nothing = 'body: nothing to change (every, options, status or labels)';
+    const empty = await api(d, `${sources}/${added.id}`, { method: 'PATCH', token: user.apiKey, body: {} });
+    expect([empty.status, empty.body.error]).toMatchObject([400, { message: nothing, details: [{ path: 'body', message: nothing }] }]);
     expect((await client.add(project, { url: `file://${root}`, every: '1m' })).every).toBe('1m');
   });
 

@@ -162,9 +162,8 @@ describe('document API: list filters and sorts, rename, move, text, thumbnail', 
       expect(bad.status).toBe(400);
       expect(bad.body.error.message).toBe(message);
     }
-    expect((await api(d, `/api/v1/documents/${zeta.id}`, { method: 'PATCH', token: alice.apiKey, body: {} })).body.error.message).toBe(
-      'body: nothing to change (filename, project_id, labels or metadata)',
-    );
+    const nothing = 'body: nothing to change (filename, project_id, labels or metadata)';
+    expect((await api(d, `/api/v1/documents/${zeta.id}`, { method: 'PATCH', token: alice.apiKey, body: {} })).body.error).toMatchObject({ message: nothing, details: [{ path: 'body', message: nothing }] });
     const stolen = await api(d, `/api/v1/documents/${zeta.id}`, { method: 'PATCH', token: bob.apiKey, body: { filename: 'mine.txt' } });
     expect(stolen.status).toBe(404);
     expect((await api(d, `/api/v1/documents/${zeta.id}`, { token: alice.apiKey })).body.filename).toBe('Snow fields.txt');

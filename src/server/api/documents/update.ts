@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { invalidRequest } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { LabelNames } from '../labels/names.js';
 import { ErrorBody, IdParams } from '../schemas.js';
 import { DocumentFilename, DocumentSchema, oneDocumentToWire } from './wire.js';
+import { nothingToChange } from '../nothing-to-change.js';
 
 export const updateDocument = (s: Services) =>
   defineRoute({
@@ -39,7 +39,7 @@ export const updateDocument = (s: Services) =>
     },
     async handler({ params, body, principal }) {
       if (body.filename === undefined && body.project_id === undefined && body.labels === undefined && body.metadata === undefined) {
-        throw invalidRequest('body: nothing to change (filename, project_id, labels or metadata)');
+        throw nothingToChange('filename, project_id, labels or metadata');
       }
       let { document: doc } = await s.access.document(principal, params.id, 'edit');
       if (body.project_id !== undefined) await s.access.check(principal, body.project_id, 'edit');

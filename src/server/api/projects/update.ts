@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { conflict, invalidRequest, notFound } from '../../../core/errors.js';
+import { conflict, notFound } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody, IdParams, Project } from '../schemas.js';
 import { languagePatch, ProjectDescription, ProjectLanguageSettings, ProjectMetadata, ProjectName } from './fields.js';
 import { oneProjectToWire } from './wire.js';
+import { nothingToChange } from '../nothing-to-change.js';
 
 export const updateProject = (s: Services) =>
   defineRoute({
@@ -30,7 +31,7 @@ export const updateProject = (s: Services) =>
       409: { description: 'Name taken', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
-      if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (name, description, metadata, language or ocr_languages)');
+      if (Object.keys(body).length === 0) throw nothingToChange('name, description, metadata, language or ocr_languages');
       await s.access.check(principal, params.id, 'manage');
       const { language, ocr_languages, ...rest } = body;
       const result = await s.projects.update(params.id, { ...rest, ...languagePatch({ language, ocr_languages }) });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { invalidRequest } from '../../../core/errors.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody } from '../schemas.js';
@@ -7,6 +6,7 @@ import { projectForSources } from './access.js';
 import { withBodyFieldErrors } from './field-errors.js';
 import { LabelNames } from '../labels/names.js';
 import { Every, SourceOptions, SourceParams, SourceSchema, sourceToWire } from './wire.js';
+import { nothingToChange } from '../nothing-to-change.js';
 
 export const updateSource = (s: Services) =>
   defineRoute({
@@ -27,7 +27,7 @@ export const updateSource = (s: Services) =>
       404: { description: 'Not found', schema: ErrorBody },
     },
     async handler({ params, body, principal }) {
-      if (Object.keys(body).length === 0) throw invalidRequest('body: nothing to change (every, options, status or labels)');
+      if (Object.keys(body).length === 0) throw nothingToChange('every, options, status or labels');
       const project = await projectForSources(s, principal, params.id);
       const before = await s.sources.get(project.id, params.sid);
       const updated = await withBodyFieldErrors(() => s.sources.update(project.id, params.sid, body));
