@@ -90,6 +90,8 @@ describe('how long one-time links work', () => {
     const page = await late.get(pathOf(link));
     expect(page.status).toBe(404);
     expect(h1(page.text)).toBe('Reset link not valid');
+    // Not a dead end: it leads to asking for a new link.
+    expect(page.text).toMatch(/<a href="\/forgot-password" class="button" id="next">Ask for a new link<\/a>/);
     await late.get('/login');
     const refused = await late.post('/reset-password', { _csrf: late.csrf, token, password: newPassword, password2: newPassword });
     expect(refused.status).toBe(404);

@@ -21,7 +21,8 @@ import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
 
 const NOT_VALID = {
   title: 'Reset link not valid',
-  message: 'This link to set a new password has been used already, has expired or is not valid. Ask for a new one on the sign-in page ("Forgot password?"), or ask an administrator of this docsearch.',
+  message: 'This link to set a new password has been used already, has expired or is not valid. Ask for a new one, or ask an administrator of this docsearch.',
+  next: { href: '/forgot-password', label: 'Ask for a new link' },
 };
 
 export function passwordResetRoutes(router: Router<AppState>, s: Services): void {
