@@ -26,3 +26,13 @@ export function redactSmtpUrl(value: string): string {
     return '[redacted]';
   }
 }
+
+/** The relay as Admin → Mail names it: scheme, host and port; never its user or password. */
+export function relayShown(value: string): string {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return '[unreadable]';
+  }
+}

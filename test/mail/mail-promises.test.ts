@@ -56,6 +56,16 @@ describe.skipIf(noPostfix !== null)(`mail through a relay${noPostfix ? ` (skippe
     ca?.remove();
   });
 
+  it('names its mail server (scheme, host and port) and its From on Admin → Mail', async () => {
+    const web = new WebClient(d);
+    expect((await web.login(admin.email, admin.password)).status).toBe(302);
+    const page = await web.get('/admin/mail');
+    expect(page.status).toBe(200);
+    const relay = /<p id="relay">([\s\S]*?)<\/p>/.exec(page.text)?.[1] ?? '';
+    expect(relay).toContain(`<code>smtp://127.0.0.1:${port}</code>`);
+    expect(relay).toContain('<code>Team Docs &lt;docs@example.org&gt;</code>');
+  });
+
   it('keeps a waiting mail sealed, sends it From --smtp-from with links under --public-url, then drops its text', async () => {
     const made = await api(d, '/api/v1/admin/invitations', { token: admin.apiKey, body: { emails: ['dora@example.com'] } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);

@@ -1,5 +1,7 @@
 import type Router from '@koa/router';
+import { defaultFrom } from '../../mail/from.js';
 import { testMail } from '../../mail/messages.js';
+import { relayShown } from '../../mail/smtp-url.js';
 import { adminMailPage } from '../../web/pages/admin-mail.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
@@ -14,7 +16,7 @@ export function adminMailRoutes(router: Router<AppState>, s: Services): void {
     const admin = await requireAdmin(ctx, s);
     if (!admin) return;
     const [counts, mail] = await Promise.all([s.outbox.counts(), s.outbox.list({ limit: 100 })]);
-    render(ctx, adminMailPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, configured: s.mailer.enabled, counts, mail }));
+    render(ctx, adminMailPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, configured: s.mailer.enabled, counts, mail, relay: s.config.smtpUrl ? relayShown(s.config.smtpUrl) : null, from: s.config.smtpFrom ?? defaultFrom(s.publicUrl()) }));
   });
 
   router.post('admin.mail.test', '/admin/mail/test', formBody(), async (ctx) => {

@@ -21,6 +21,9 @@ export interface AdminMailData {
   configured: boolean;
   counts: { queued: number; sent: number; failed: number };
   mail: OutboxRowView[];
+  /** The mail server (`--smtp-url` without its user or password) and the From of every mail, when mail is sent. */
+  relay: string | null;
+  from: string;
 }
 
 const KIND_WORDS: Record<string, string> = { invite: 'invitation', password_reset: 'password reset', sign_in_notice: 'new sign-in', source_alert: 'source alert', test: 'test' };
@@ -41,6 +44,7 @@ export function adminMailPage(d: AdminMailData) {
   ${
     d.configured
       ? html`<p>${d.counts.queued} waiting, ${d.counts.sent} sent, ${d.counts.failed} given up (the last 30 days). A mail that cannot be sent is tried again, backing off, for about five hours.</p>
+  <p id="relay">Mail goes out through <code>${d.relay}</code> (<code>--smtp-url</code>) from <code>${d.from}</code> (<code>--smtp-from</code>).</p>
   <div class="row-form">
     <form method="post" action="/admin/mail/test" class="inline">${csrf}<button type="submit">Send me a test mail</button></form>
     ${d.counts.queued > 0 ? html`<form method="post" action="/admin/mail/retry" class="inline">${csrf}<button type="submit">Retry waiting mail now</button></form>` : null}
