@@ -785,6 +785,8 @@ const WEB: Record<string, Spec<WebRequest>> = {
   'GET /admin/mail': page(() => '/admin/mail'),
   'POST /admin/mail/test': form(() => '/admin/mail/test', () => ({}), { ok: 303 }),
   'POST /admin/mail/retry': form(() => '/admin/mail/retry', () => ({}), { ok: 303 }),
+  // The confirmation is one's own; another account's goes back to the list.
+  'GET /admin/users/:id/admin': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/admin` }), ok: 302 },
   'GET /admin/users/:id/disable': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/disable` }), ok: 200 },
   'GET /admin/users/:id/delete': { on: { account: 'active' }, request: (t) => ({ path: `/admin/users/${t.account}/delete` }), ok: 200 },
   'POST /admin/users/:id/delete': form((t) => `/admin/users/${t.account}/delete`, (_t, _as, m) => ({ transfer_to: m.users.frank.email }), {

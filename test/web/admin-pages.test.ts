@@ -188,6 +188,15 @@ describe('Admin pages', () => {
     // Bob made an admin opens the Admin pages; the first admin steps down and lands outside them.
     expect(flashOf((await post(web, `/admin/users/${bobId}/admin`, { admin: 'on' })).text)).toBe(`${bob.email} is now an admin.`);
     expect((await bobWeb.get('/admin/users')).status).toBe(200);
+    // Stepping down asks first: one's own row links to a page saying what closes; another's row posts at once.
+    const list = (await web.get('/admin/users')).text;
+    expect(list).toContain(`<a href="/admin/users/${me}/admin" class="button small">`);
+    expect(list).toMatch(new RegExp(`<form method="post" action="/admin/users/${bobId}/admin"`));
+    const ask = await web.get(`/admin/users/${me}/admin`);
+    expect(ask.status).toBe(200);
+    expect(ask.text).toContain('Give up your admin rights?');
+    expect(ask.text).toMatch(/<input type="hidden" name="admin" value="off">[\s\S]*id="confirm">Remove my admin rights</);
+    expect((await web.get(`/admin/users/${bobId}/admin`)).location).toBe('/admin/users');
     const stepped = await post(web, `/admin/users/${me}/admin`, { admin: 'off' });
     expect(stepped.redirectedFrom!.location).toBe('/');
     expect(flashOf(stepped.text)).toBe(`${admin.email} is no longer an admin.`);

@@ -50,6 +50,7 @@ interface World {
   /** A label of Field notes, on the PDF and the text file. */
   labelId: string;
   bobId: string;
+  adaId: string;
   inviteToken: string;
 }
 
@@ -137,6 +138,7 @@ const PAGES: PageCase[] = [
   { name: 'admin-users', as: 'ada', path: () => '/admin/users', shot: true },
   { name: 'admin-user-delete', as: 'ada', path: (w) => `/admin/users/${w.bobId}/delete` },
   { name: 'admin-user-disable', as: 'ada', path: (w) => `/admin/users/${w.bobId}/disable` },
+  { name: 'admin-self-unadmin', as: 'ada', path: (w) => `/admin/users/${w.adaId}/admin` },
   { name: 'admin-groups', as: 'ada', path: () => '/admin/groups' },
   { name: 'admin-group', as: 'ada', path: (w) => `/admin/groups/${w.groupId}` },
   { name: 'admin-sharing', as: 'ada', path: () => '/admin/sharing' },
@@ -214,7 +216,9 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('every page at 1280 and 390 px, lig
     const token = w.ada.apiKey;
 
     w.bob = await addUser(d, { email: 'bob@example.com' });
-    w.bobId = JSON.parse((await runCli(['users', 'list', '--json', '--data-dir', d.dataDir], { env: d.env })).stdout).users.find((u: { email: string }) => u.email === 'bob@example.com').id;
+    const users = JSON.parse((await runCli(['users', 'list', '--json', '--data-dir', d.dataDir], { env: d.env })).stdout).users as { id: string; email: string }[];
+    w.bobId = users.find((u) => u.email === 'bob@example.com')!.id;
+    w.adaId = users.find((u) => u.email === 'ada@example.com')!.id;
     const projects = (await api(d, '/api/v1/projects', { token })).body.projects as { id: string; is_default: boolean }[];
     w.field = projects.find((p) => p.is_default)!.id;
     w.finance = (await api(d, '/api/v1/projects', { token, body: { name: LONG_PROJECT, description: 'Readings and notes '.repeat(20) } })).body.id;

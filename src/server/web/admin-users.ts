@@ -6,7 +6,7 @@ import { cutChars } from '../../core/code-points.js';
 import { MAX_EMAIL_CHARS } from '../../core/name-limits.js';
 import { lowerKey } from '../../core/name-spellings.js';
 import { formatTime, plural, sentence } from '../../web/format.js';
-import { type AdminUsersData, adminUserDeletePage, adminUserDisablePage, adminUsersPage, type InviteTyped } from '../../web/pages/admin-users.js';
+import { type AdminUsersData, adminSelfUnadminPage, adminUserDeletePage, adminUserDisablePage, adminUsersPage, type InviteTyped } from '../../web/pages/admin-users.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
@@ -177,6 +177,14 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
       s.log.info({ admin: admin.id, user: target.id }, 'account enabled on Admin → Users');
       return `Enabled ${target.email}: they can sign in again (their old keys and sessions stay ended).`;
     });
+  });
+
+  // Asked only of one's own account (another's admin rights are given and taken in one click, and given back as easily).
+  router.get('admin.users.admin.confirm', '/admin/users/:id/admin', async (ctx) => {
+    const admin = await requireAdmin(ctx, s);
+    if (!admin) return;
+    if (ctx.params.id !== admin.id) return ctx.redirect('/admin/users');
+    render(ctx, adminSelfUnadminPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, target: admin }));
   });
 
   router.post('admin.users.admin', '/admin/users/:id/admin', formBody(), async (ctx) => {

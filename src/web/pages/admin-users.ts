@@ -87,7 +87,9 @@ function userRow(u: AdminUserRow, d: AdminUsersData) {
       u.adminManagedBy
         ? null
         : u.isAdmin
-          ? rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', u.email, { admin: 'off' })
+          ? self
+            ? html`<a href="${base}/admin" class="button small">${forRow('Remove admin', u.email)}</a>`
+            : rowAction(`${base}/admin`, d.csrfToken, 'Remove admin', u.email, { admin: 'off' })
           : rowAction(`${base}/admin`, d.csrfToken, 'Make admin', u.email, { admin: 'on' })
     }
     ${
@@ -233,6 +235,22 @@ export function adminUserDisablePage(d: { user: { email: string }; csrfToken: st
     documents and shares stay as they are.</p>`,
     action: `/admin/users/${d.target.id}/disable`,
     confirm: 'Disable account',
+    cancel: '/admin/users',
+  });
+}
+
+/** Giving up one's own admin rights asks first: the admin pages close behind them, and only another admin reopens them. */
+export function adminSelfUnadminPage(d: { user: { email: string }; csrfToken: string; target: { id: string } }) {
+  return confirmPage({
+    user: d.user,
+    csrfToken: d.csrfToken,
+    active: 'admin-users',
+    title: 'Give up your admin rights?',
+    body: html`<p id="unadmin-effect">You will no longer manage accounts, groups, the sharing policy or mail, nor read the audit log; only
+    another admin can make you one again. Your projects, documents and shares stay as they are.</p>`,
+    action: `/admin/users/${d.target.id}/admin`,
+    fields: { admin: 'off' },
+    confirm: 'Remove my admin rights',
     cancel: '/admin/users',
   });
 }
