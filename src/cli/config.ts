@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir } from './paths.js';
+import { CliError } from '../terminal/errors.js';
 import { readJsonFile, writePrivateJson } from './private-json-file.js';
 
 /** Non-secret CLI settings. Secrets live in the CredentialStore, never here. */
@@ -26,9 +27,14 @@ export class CliConfig {
   }
 
   read(): CliSettings {
-    const parsed = readJsonFile(this.path, 'fix or delete the file, then run `docsearch login` again');
-    if (parsed && typeof parsed === 'object') return parsed as CliSettings;
-    return this.migrateLegacy();
+    const hint = 'fix or delete the file, then run `docsearch login` again';
+    const parsed = readJsonFile(this.path, hint);
+    if (parsed === undefined) return this.migrateLegacy();
+    // Checked, not cast: a number as default_server was taken for a host ("5" → http://0.0.0.5).
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CliError(`cannot read ${this.path}: not a JSON object`, undefined, hint);
+    const server = (parsed as Record<string, unknown>).default_server;
+    if (server !== undefined && typeof server !== 'string') throw new CliError(`cannot read ${this.path}: default_server is not a string (a server URL)`, undefined, hint);
+    return parsed as CliSettings; // keys of another version kept as they are
   }
 
   update(change: Partial<CliSettings>): void {

@@ -4,7 +4,7 @@ import { bearerToken, REFRESH_MARGIN_MS, resolveCredential, type SessionDeps } f
 import { type Browser, systemBrowser } from './browser.js';
 import { CliConfig } from './config.js';
 import { type CredentialStore, createCredentialStore } from './credentials.js';
-import { UsageError } from '../terminal/errors.js';
+import { CliError, UsageError } from '../terminal/errors.js';
 import { ApiClient } from './http.js';
 import { RETRY_POLICY, type RetryPolicy } from './request-retry.js';
 import { type IO, notice, warn } from '../terminal/io.js';
@@ -12,11 +12,16 @@ import { type IO, notice, warn } from '../terminal/io.js';
 /** How long a request waits for the server's answer by default: past any search, listing or delete a healthy server makes. */
 export const DEFAULT_TIMEOUT_S = 120;
 
-/** A variable of seconds in milliseconds: `fallback` when unset, a usage error when not a number ≥ 0. */
+/** The longest wait a timer holds (2^31 - 1 ms, about 24 days): Node runs a longer one after 1 ms, with a warning. */
+const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** A variable of seconds in milliseconds: `fallback` when unset, a usage error when not a number from 0 to MAX_SECONDS. */
 function secondsVar(name: string, raw: string | undefined, fallback: number, zero: string): number {
   if (raw === undefined || raw.trim() === '') return fallback * 1000;
   const s = Number(raw);
-  if (!Number.isFinite(s) || s < 0) throw new UsageError(`${name} must be a number of seconds, not "${raw}"`, `e.g. ${name}=30 (0: ${zero}; default ${fallback})`);
+  const hint = `e.g. ${name}=30 (0: ${zero}; default ${fallback})`;
+  if (!Number.isFinite(s) || s < 0) throw new UsageError(`${name} must be a number of seconds, not "${raw}"`, hint);
+  if (s > MAX_SECONDS) throw new UsageError(`${name} must be at most ${MAX_SECONDS} seconds (about 24 days), not "${raw}"`, hint);
   return s * 1000;
 }
 
@@ -68,14 +73,17 @@ export interface Context {
 /** Accepts `host:port` or a full http(s) URL; returns the origin plus path without a trailing slash. */
 export function normalizeServerUrl(raw: string): string {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
+  // Quoted in refusals without what may be a password before the host (`https://me:secret@docs…`).
+  const shown = raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1…@');
   let u: URL;
   try {
     u = new URL(withScheme);
   } catch {
-    throw new UsageError(`invalid server URL "${raw}"`, 'use e.g. --server https://docs.example.com or --server 127.0.0.1:7411');
+    throw new UsageError(`invalid server URL "${shown}"`, 'use e.g. --server https://docs.example.com or --server 127.0.0.1:7411');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`invalid server URL "${raw}": only http and https are supported`);
-  if (u.search || u.hash || u.username) throw new UsageError(`invalid server URL "${raw}": no query, fragment or credentials allowed`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`invalid server URL "${shown}": only http and https are supported`);
+  // A password without a user name (`http://:secret@host`) too: it was dropped without a word.
+  if (u.search || u.hash || u.username || u.password) throw new UsageError(`invalid server URL "${shown}": no query, fragment or credentials allowed`);
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -127,7 +135,13 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
     if (g.server) return { url: normalizeServerUrl(g.server), source: '--server' };
     if (io.env.DOCSEARCH_URL) return { url: normalizeServerUrl(io.env.DOCSEARCH_URL), source: 'DOCSEARCH_URL' };
     const saved = config().read().default_server;
-    if (saved) return { url: normalizeServerUrl(saved), source: 'saved default' };
+    if (saved) {
+      try {
+        return { url: normalizeServerUrl(saved), source: 'saved default' };
+      } catch (err) {
+        throw new CliError(`cannot read ${config().path}: default_server is an ${(err as Error).message}`, undefined, 'fix or delete the file, then run `docsearch login` again');
+      }
+    }
     return { url: DEFAULT_SERVER, source: 'built-in default' };
   });
   const ctx: Context = {

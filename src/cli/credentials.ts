@@ -36,11 +36,21 @@ const SERVICE = 'docsearch';
 /** A keychain that hangs (a locked D-Bus secret service) must not hang the CLI (gh's keyring timeout). */
 const KEYCHAIN_TIMEOUT_MS = 5_000;
 
+/** Each field of a StoredCredential of the type it must have: a refresh token of another type was sent on as one. */
+const isCredential = (c: Partial<Record<keyof StoredCredential, unknown>> | null): c is StoredCredential =>
+  c !== null &&
+  typeof c === 'object' &&
+  (c.type === 'oauth' || c.type === 'token') &&
+  typeof c.access_token === 'string' &&
+  (c.refresh_token === undefined || typeof c.refresh_token === 'string') &&
+  (c.expires_at === undefined || Number.isFinite(c.expires_at)) &&
+  (c.scope === undefined || typeof c.scope === 'string');
+
 function parseCredential(text: string | undefined | null): StoredCredential | null {
   if (!text) return null;
   try {
-    const c = JSON.parse(text) as StoredCredential;
-    return c && typeof c.access_token === 'string' && (c.type === 'oauth' || c.type === 'token') ? c : null;
+    const c = JSON.parse(text) as Partial<Record<keyof StoredCredential, unknown>> | null;
+    return isCredential(c) ? c : null;
   } catch {
     return null;
   }
@@ -113,8 +123,14 @@ export class FileStore implements CredentialStore {
   }
 
   private readAll(): Record<string, StoredCredential> {
-    const parsed = readJsonFile(this.path, 'delete the file and run `docsearch login` again') as { servers?: Record<string, StoredCredential> } | undefined;
-    return parsed?.servers ?? {};
+    const hint = 'delete the file and run `docsearch login` again';
+    const parsed = readJsonFile(this.path, hint);
+    if (parsed === undefined) return {};
+    const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+    // Checked, not cast: a login written over a file of another shape spread its characters into the servers.
+    const servers = isObject(parsed) ? (parsed.servers ?? {}) : undefined;
+    if (!isObject(servers)) throw new CliError(`cannot read ${this.path}: not a credentials file of docsearch ({"servers": {…}})`, undefined, hint);
+    return servers as Record<string, StoredCredential>;
   }
 
   private writeAll(servers: Record<string, StoredCredential>): void {

@@ -15,7 +15,12 @@ export const documentUri = (id: string) => SCHEME + encodeURIComponent(id);
 
 function idOf(uri: string): string {
   if (!uri.startsWith(SCHEME)) throw protocolError(ErrorCode.InvalidParams, `unknown resource ${uri}: documents are ${DOCUMENT_TEMPLATE}`);
-  return decodeURIComponent(uri.slice(SCHEME.length));
+  try {
+    return decodeURIComponent(uri.slice(SCHEME.length));
+  } catch {
+    // A broken %-escape is the caller's, not a failure of the server to report.
+    throw protocolError(ErrorCode.InvalidParams, `unknown resource ${uri}: its id is not valid percent-encoding`);
+  }
 }
 
 /** A library refusal as the protocol error a resource request answers with (resources have no tool-error form). */

@@ -63,6 +63,9 @@ export function createMcpServer(library: Library, opts: McpServerOptions): McpSe
     );
     server.registerTool(tool.name, { description: tool.config.description }, (() => refusal) as never);
   }
+  // The SDK looks a called tool up in a plain object: `constructor` or `toString` found Object's and answered "Tool
+  // constructor disabled", as if it were one the user could turn on. Without a prototype they are not found.
+  Object.setPrototypeOf((server as unknown as { _registeredTools: object })._registeredTools, null);
   registerDocumentResources(server.server, library, opts.report);
   // The SDK converts every tool's zod schemas to JSON Schema on each tools/list (bench/results/mcp.md), and /mcp builds a
   // server per request: the answer is the same for every caller with the same tools, so it is made by the SDK once and kept.

@@ -19,8 +19,8 @@ export function build(ctx: Context): Command {
     examples: ['docsearch mcp', 'claude mcp add docsearch -- docsearch mcp', 'DOCSEARCH_TOKEN=dsk_… docsearch mcp --server https://docs.example.com'],
   }).action(async () => {
     // Loaded here, not at start: every other command would pay for the SDK's import.
-    const [{ StdioServerTransport }, { createMcpServer }, { HttpLibrary }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    const [{ CheckedStdioTransport }, { createMcpServer }, { HttpLibrary }] = await Promise.all([
+      import('../mcp/stdio-transport.js'),
       import('../../mcp/server.js'),
       import('../mcp/http-library.js'),
     ]);
@@ -31,12 +31,11 @@ export function build(ctx: Context): Command {
     const { scopes } = await ctx.http().get('/api/v1/me', { shape: ME });
     const report = (err: unknown) => ctx.io.stderr.write(`docsearch mcp: ${(err as Error)?.stack ?? String(err)}\n`);
     const server = createMcpServer(new HttpLibrary(ctx.http()), { version: VERSION, scopes, report });
-    const transport = new StdioServerTransport(ctx.io.stdin, ctx.io.stdout);
+    const transport = new CheckedStdioTransport(ctx.io.stdin, ctx.io.stdout);
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
     await server.connect(transport);
     ctx.io.stderr.write(`docsearch mcp: serving ${url} on stdio (${scopes.join(', ')})\n`);
-    // The client ends the session by closing our stdin (MCP stdio transport); a signal ends it too.
-    ctx.io.stdin.once('end', () => void server.close());
+    // The client ends the session by closing our stdin (MCP stdio transport), once what it asked is answered; a signal ends it too.
     await closed;
   });
 }

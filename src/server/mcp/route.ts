@@ -5,9 +5,8 @@ import { MCP_PATH, protectedResourceMetadataUrl } from '../../auth/oauth/metadat
 import { mcpResource } from '../../auth/oauth/resource.js';
 import type { Principal } from '../../auth/principal.js';
 import { SCOPES } from '../../auth/scopes.js';
+import { MAX_MESSAGE_BYTES, messageRefusal } from '../../mcp/message-text.js';
 import { createMcpServer } from '../../mcp/server.js';
-import { suspectKey } from '../api/json-body.js';
-import { MAX_JSON_DEPTH, tooDeep } from '../api/json-depth.js';
 import type { ApiRoute } from '../api/route.js';
 import type { Services } from '../services.js';
 import { resolveBearer } from '../middleware/bearer.js';
@@ -15,9 +14,6 @@ import type { AppState } from '../state.js';
 import { InProcessLibrary } from './in-process-library.js';
 import { allowedOrigins } from './origin.js';
 import { BodyTooLarge, readBody } from './read-body.js';
-
-/** The largest JSON-RPC request body (add_document's notes are at most 1 M characters, ~4 MiB of UTF-8 at worst). */
-const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 type Ctx = Context & { state: AppState };
 
@@ -72,19 +68,15 @@ export function mcpRoutes(router: Router<AppState>, s: Services, routes: readonl
     let message: unknown;
     let text: string;
     try {
-      text = (await readBody(ctx.req, MAX_BODY_BYTES)).toString('utf8');
+      text = (await readBody(ctx.req, MAX_MESSAGE_BYTES)).toString('utf8');
       message = JSON.parse(text);
     } catch (err) {
-      if (err instanceof BodyTooLarge) return refuse(ctx, 413, -32600, `the request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
+      if (err instanceof BodyTooLarge) return refuse(ctx, 413, -32600, `the request body is larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`);
       return refuse(ctx, 400, -32700, 'parse error: the request body is not valid JSON');
     }
-    // As the REST API's bodies (json-body.ts): the tools' schemas drop a `__proto__` key without a word (a filter on it
-    // narrowed nothing), and a repeated key reads one way here and maybe another in a proxy in front.
-    const suspect = suspectKey(text);
-    if (suspect) return refuse(ctx, 400, -32600, `invalid request: ${suspect.path}: ${suspect.problem}`);
-    if (tooDeep(message)) return refuse(ctx, 400, -32600, `invalid request: nested deeper than ${MAX_JSON_DEPTH} levels`);
-    // JSON-RPC 2.0 §6: an empty batch is an Invalid Request (the SDK would accept it as zero notifications: an empty 202).
-    if (Array.isArray(message) && message.length === 0) return refuse(ctx, 400, -32600, 'invalid request: an empty batch');
+    // As the REST API's bodies and `docsearch mcp`'s lines: repeated keys, `__proto__`, nesting, an empty batch.
+    const refusal = messageRefusal(text, message, 'body');
+    if (refusal) return refuse(ctx, 400, refusal.code, refusal.message);
 
     const report = (err: unknown) => ctx.state.log?.error({ err }, 'mcp tool failed');
     const server = createMcpServer(new InProcessLibrary(s, routes, principal), { version: s.version, scopes: principal.scopes, report });
