@@ -371,7 +371,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
 
     const notices = new NoticeStore(db, now);
     const roots = sourceRoots(config);
-    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, minEveryMs: config.sourcesMinInterval * 1000, audit });
+    // What no folder source may read, whatever --source-roots allows.
+    const hidden = [config.dataDir, ...(config.secretsKeyFile ? [config.secretsKeyFile] : [])];
+    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, hidden, minEveryMs: config.sourcesMinInterval * 1000, audit });
     const reach = new Reach(config.sourcesAllowPrivate, config.sourceTimeout * 1000);
     const scheduler = new SourceScheduler({
       service: sources,
@@ -387,6 +389,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       events,
       reach,
       roots,
+      hidden,
       scratchRoot: join(config.dataDir, 'sources'),
       log,
       metrics: metrics.sourcesRun,

@@ -69,6 +69,8 @@ export interface SourceEnv {
   reach: Reach;
   /** Folders a `folder` source may be under (`--source-roots`). */
   roots: readonly string[];
+  /** The server's own folders (its data directory, its secrets key): no source may be, hold or lie in one. */
+  hidden: readonly string[];
   /** A folder this source's connection may keep things in between passes (a clone), on this replica. */
   scratchDir: string;
   /** The largest item fetched (`--max-upload-mb`): a kind that downloads while it lists stops there too. */
@@ -91,7 +93,7 @@ export interface SourceKind {
   /** Its listing is in path order and may continue after a path (`ListRequest.resumeAfter`). */
   resumable: boolean;
   /** Why the URL cannot name a source of this kind, or null (checked when a source is added; nothing is fetched). */
-  check(url: URL, roots: readonly string[]): Promise<string | null>;
+  check(url: URL, roots: readonly string[], hidden: readonly string[]): Promise<string | null>;
   connect(setup: SourceSetup, env: SourceEnv): Promise<SourceConnection>;
 }
 

@@ -37,6 +37,8 @@ export interface SchedulerDeps extends Omit<PassDeps, 'mayGoOn' | 'holdsLock' | 
   events: Events;
   reach: Reach;
   roots: readonly string[];
+  /** The server's own folders (SourceEnv.hidden). */
+  hidden: readonly string[];
   /** Where connections keep things between passes (`<data-dir>/sources/<id>`). */
   scratchRoot: string;
   log: Logger;
@@ -180,6 +182,7 @@ export class SourceScheduler {
     const env: SourceEnv = {
       reach: this.deps.reach,
       roots: this.deps.roots,
+      hidden: this.deps.hidden,
       scratchDir: join(this.deps.scratchRoot, source.id),
       maxItemBytes: this.deps.maxItemBytes,
       signal,

@@ -26,6 +26,8 @@ export interface SourceServiceDeps {
   sealer: SecretSealer;
   /** `--source-roots`. */
   roots: readonly string[];
+  /** The server's own folders (its data directory, its secrets key file): no folder source may be, hold or lie in one. */
+  hidden: readonly string[];
   /** The shortest schedule allowed (`--sources-min-interval`). */
   minEveryMs: number;
   /** Who added, changed, confirmed or removed which source (never a credential: only which ones changed). */
@@ -105,12 +107,12 @@ export class SourceService {
     const options = { ...input.options };
     if (url.username || url.password) {
       if (!kind.urlCredentials) throw invalidRequest(`url: a ${kind.name} source takes no credentials in its URL`);
-      if (url.username) options[kind.urlCredentials.username] ??= decodeURIComponent(url.username);
-      if (url.password) options[kind.urlCredentials.password] ??= decodeURIComponent(url.password);
+      if (url.username) options[kind.urlCredentials.username] ??= credential(url.username, 'user name');
+      if (url.password) options[kind.urlCredentials.password] ??= credential(url.password, 'password');
       url.username = '';
       url.password = '';
     }
-    const problem = await kind.check(url, this.deps.roots);
+    const problem = await kind.check(url, this.deps.roots, this.deps.hidden);
     if (problem) throw invalidRequest(`url: ${problem}`);
     const { plain, secrets } = this.splitOptions(kind, options);
     await refuseUnreachable(url, plain);
@@ -298,6 +300,15 @@ async function refuseUnreachable(url: URL, options: Record<string, unknown>): Pr
   for (const [where, host] of hosts) {
     const why = await neverReachable(host);
     if (why) throw invalidRequest(`${where}: ${why}`);
+  }
+}
+
+/** A user name or password of a URL, decoded; one that does not decode (`%E9`, `%ZZ`) is refused, never echoed. */
+function credential(encoded: string, what: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw invalidRequest(`url: its ${what} is not valid percent-encoding (UTF-8, each % followed by two hex digits)`);
   }
 }
 

@@ -154,6 +154,9 @@ export async function runPass(source: SourceRecord, kind: SourceKind, conn: Sour
         continue;
       }
       if (!item.path || !wanted(item.path)) continue;
+      // A path listed twice in one listing (a broken or hostile server) is taken once: fetched again, its other
+      // bytes made a second document that no item recorded, left in the project for good.
+      if (state.dealt.has(item.path)) continue;
       result.listed++;
       const problem = pathProblem(item.path);
       if (problem !== undefined) {
@@ -341,7 +344,7 @@ async function guardHold(
 class PassItems {
   private readonly byDocument = new Map<string, Set<string>>();
   private readonly documentOfPath = new Map<string, string>();
-  private readonly dealt = new Set<string>();
+  readonly dealt = new Set<string>();
   readonly moved = new Set<string>();
   readonly dropped = new Set<string>();
   readonly fetched = new Map<string, Pick<Received, 'filename' | 'metadata'>>();

@@ -38,7 +38,7 @@ describe.skipIf(SKIP !== null)(`an IMAP folder with ${MESSAGES} messages${SKIP ?
   it('lists every message, each by its Message-ID', async () => {
     const conn = await KINDS.imap!.connect(
       { url: new URL(`imap://${dovecot.host}:${dovecot.port}/INBOX`), options: { username: dovecot.user.name }, secrets: { password: dovecot.user.password } },
-      { reach: new Reach(true, 30_000), roots: [], scratchDir: scratch, maxItemBytes: 1 << 20, signal: abort.signal, now: systemClock },
+      { reach: new Reach(true, 30_000), roots: [], hidden: [], scratchDir: scratch, maxItemBytes: 1 << 20, signal: abort.signal, now: systemClock },
     );
     try {
       const listing = await conn.list({ cursor: null, resumeAfter: null, known: () => undefined, knownPaths: () => [] });

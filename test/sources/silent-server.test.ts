@@ -42,7 +42,7 @@ describe('a server that accepts and never answers fails the pass after --source-
 
   /** A pass's reading of the source: connect, list, and read the listing to its end. */
   async function pass(kind: SourceKind, url: string, options: Record<string, unknown> = {}, secrets: Record<string, string> = {}): Promise<void> {
-    const connection = await kind.connect({ url: new URL(url), options, secrets }, { reach, roots: [], scratchDir: join(scratch, kind.name), maxItemBytes: 1 << 20, signal: abort.signal, now: systemClock });
+    const connection = await kind.connect({ url: new URL(url), options, secrets }, { reach, roots: [], hidden: [], scratchDir: join(scratch, kind.name), maxItemBytes: 1 << 20, signal: abort.signal, now: systemClock });
     try {
       const listing = await connection.list({ cursor: null, resumeAfter: null, known: () => undefined, knownPaths: () => [] });
       for await (const item of listing.items) await connection.fetch(item);

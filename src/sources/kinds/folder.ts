@@ -14,9 +14,16 @@ import { ItemError, type ListedItem, type SourceConnection, type SourceKind, Sou
 import { globOptions } from './options.js';
 import { within } from '../../core/path-within.js';
 
-/** The real path of a source folder, checked against the roots; throws SourceError saying why not. */
-async function folderOf(url: URL, roots: readonly string[]): Promise<string> {
+/**
+ * The real path of a source folder, checked against the roots; throws SourceError saying why not. A path outside
+ * every root is refused before it is looked at: whether it exists, or is a file, would otherwise be said to anyone
+ * who may add a source (a map of the server's file system).
+ */
+async function folderOf(url: URL, roots: readonly string[], hidden: readonly string[]): Promise<string> {
   const path = fileURLToPath(url);
+  const realRoots = (await Promise.all(roots.map((root) => realpath(root).catch(() => null)))).filter((r): r is string => r !== null);
+  const notUnder = () => new SourceError(`${path} is not under a folder the server allows sources in (${roots.length ? roots.join(', ') : 'none: the operator lists them with --source-roots'})`);
+  if (!roots.some((root) => within(path, root)) && !realRoots.some((root) => within(path, root))) throw notUnder();
   let real: string;
   try {
     real = await realpath(path);
@@ -25,11 +32,15 @@ async function folderOf(url: URL, roots: readonly string[]): Promise<string> {
     if (err instanceof SourceError) throw err;
     throw new SourceError(`${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  for (const root of roots) {
-    const realRoot = await realpath(root).catch(() => null);
-    if (realRoot && within(real, realRoot)) return real;
+  // Its real path too: a symlink under a root may lead anywhere.
+  if (!realRoots.some((root) => within(real, root))) throw notUnder();
+  // A root the server's data directory lies in (a whole disk, /srv holding /srv/docsearch) would otherwise hand
+  // every user's originals, and the secrets key, to whoever adds a source there.
+  for (const own of hidden) {
+    const realOwn = await realpath(own).catch(() => own);
+    if (within(real, realOwn) || within(realOwn, real)) throw new SourceError(`${path} is, holds or lies in this server's own data: no source may read it`);
   }
-  throw new SourceError(`${path} is not under a folder the server allows sources in (${roots.length ? roots.join(', ') : 'none: the operator lists them with --source-roots'})`);
+  return real;
 }
 
 export const folder: SourceKind = {
@@ -39,17 +50,17 @@ export const folder: SourceKind = {
   secretOptions: [],
   urlCredentials: null,
   resumable: false,
-  async check(url, roots) {
+  async check(url, roots, hidden) {
     if (url.protocol !== 'file:') return 'a folder source is a file: URL, such as file:///srv/docs';
     if (url.host !== '' && url.host !== 'localhost') return 'a folder source names a folder on the server: file:///path (no host)';
     if (roots.length === 0) return 'the server allows no folder sources: its operator lists the folders they may be under with --source-roots';
-    return folderOf(url, roots).then(
+    return folderOf(url, roots, hidden).then(
       () => null,
       (err: Error) => err.message,
     );
   },
   async connect(setup, env) {
-    const top = await folderOf(setup.url, env.roots);
+    const top = await folderOf(setup.url, env.roots, env.hidden);
     return new FolderConnection(top);
   },
 };

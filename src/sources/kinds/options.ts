@@ -13,3 +13,6 @@ export const globOptions = {
 /** A user name for basic authentication (its password is a secret option). */
 export const username = z.string().min(1).max(MAX_SOURCE_USERNAME_CHARS);
 export const secret = z.string().min(1).max(MAX_SOURCE_SECRET_CHARS);
+
+/** Whether a URL option carries no user name or password: options are shown and audited as they are, never sealed. */
+export const noUserinfo = (url: string): boolean => !URL.canParse(url) || (new URL(url).username === '' && new URL(url).password === '');

@@ -10,7 +10,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import { ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
-import { globOptions, secret } from './options.js';
+import { globOptions, noUserinfo, secret } from './options.js';
 import { MAX_S3_KEY_ID_CHARS, MAX_S3_REGION_CHARS, MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 
 type Sdk = typeof import('@aws-sdk/client-s3');
@@ -18,7 +18,7 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 const QUIET = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 const Options = z.strictObject({
-  endpoint: z.url({ protocol: /^https?$/ }).max(MAX_SOURCE_URL_CHARS).optional().describe('the S3 endpoint (default: AWS in `region`)'),
+  endpoint: z.url({ protocol: /^https?$/ }).max(MAX_SOURCE_URL_CHARS).refine(noUserinfo, 'the endpoint takes no user name or password: the keys are access_key_id and secret_access_key').optional().describe('the S3 endpoint (default: AWS in `region`)'),
   region: z.string().min(1).max(MAX_S3_REGION_CHARS).optional().describe('default us-east-1'),
   access_key_id: z.string().min(1).max(MAX_S3_KEY_ID_CHARS).optional(),
   secret_access_key: secret.optional(),

@@ -20,11 +20,11 @@ import { SaxesParser } from 'saxes';
 import { z } from 'zod';
 import { ItemError, type ListedItem, type ListRequest, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import type { Reach } from '../reach.js';
-import { globOptions } from './options.js';
+import { globOptions, noUserinfo } from './options.js';
 import { MAX_SOURCE_URL_CHARS } from '../../core/source-limits.js';
 
 const Options = z.strictObject({
-  sitemap: z.url({ protocol: /^https?$/ }).max(MAX_SOURCE_URL_CHARS).optional().describe('the sitemap to list pages from (default: the site\'s sitemap.xml or those robots.txt names; none: a crawl)'),
+  sitemap: z.url({ protocol: /^https?$/ }).max(MAX_SOURCE_URL_CHARS).refine(noUserinfo, 'a sitemap URL takes no user name or password (they would be shown with the options)').optional().describe('the sitemap to list pages from (default: the site\'s sitemap.xml or those robots.txt names; none: a crawl)'),
   max_pages: z.number().int().min(1).max(100_000).optional().describe('most pages a pass lists (default 1000)'),
   delay_ms: z.number().int().min(0).max(60_000).optional().describe('least time between two requests (default 1000; robots.txt may ask for more)'),
   ...globOptions,
@@ -40,6 +40,8 @@ const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: st
 
 const USER_AGENT = 'docsearch';
 const MAX_REDIRECTS = 5;
+/** New addresses a pass may queue per page of `max_pages` (those that answer no page count too). */
+const FRONTIER_PER_PAGE = 10;
 /** Largest robots.txt or sitemap read. */
 const MAX_META_BYTES = 10 * 1024 * 1024;
 /** Links worth following: pages, and the document types the pipeline reads. */
@@ -199,7 +201,25 @@ class WebConnection implements SourceConnection {
     if (seeds?.length === 0 && !this.options.sitemap) seeds = null;
     const crawl = seeds === null;
     const max = this.options.max_pages ?? 1000;
-    const queue: URL[] = [...(seeds ?? [this.start]), ...[...request.knownPaths()].map((p) => this.urlOf(p))];
+    const known = new Set(request.knownPaths());
+    // Addresses are queued once each, and at most FRONTIER_PER_PAGE new ones (not recorded by an earlier pass) per
+    // page of max_pages: a page answering 404 is not a page listed, and a site whose pages each linked to thousands
+    // of new addresses (a link loop minting them, a hostile site) held them all in memory, and asked for them all.
+    const queued = new Set<string>();
+    let budget = max * FRONTIER_PER_PAGE;
+    const take = (url: URL): boolean => {
+      url.hash = '';
+      const path = this.pathOf(url);
+      if (queued.has(path) || !this.inScope(url)) return false;
+      if (!known.has(path)) {
+        if (budget === 0) return false;
+        budget--;
+      }
+      queued.add(path);
+      return true;
+    };
+    // Recorded pages are asked for again whatever links to them (a page may have lost its last link but still exist).
+    const queue: URL[] = [...(seeds ?? [this.start]).filter(take), ...[...known].map((p) => this.urlOf(p))];
     const seen = new Set<string>();
     const self = this;
     async function* items(): AsyncIterable<ListedItem> {
@@ -252,7 +272,7 @@ class WebConnection implements SourceConnection {
         const file = join(self.bodyDir, createHash('sha256').update(path).digest('hex'));
         await writeFile(file, res.body);
         self.bodies.set(path, file);
-        if (crawl && /html/.test(String(res.headers['content-type'] ?? ''))) for (const link of links(res.body, res.url)) queue.push(link);
+        if (crawl && /html/.test(String(res.headers['content-type'] ?? ''))) for (const link of links(res.body, res.url)) if (take(link)) queue.push(link);
         listed++;
         yield { path, version };
       }

@@ -6,8 +6,18 @@
  */
 import { z } from 'zod';
 import type { FileStat, WebDAVClient } from 'webdav';
+import { MAX_PATH_BYTES } from '../../core/storable-text.js';
 import { ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from '../kind.js';
 import { globOptions, secret, username } from './options.js';
+
+/**
+ * The largest answer to a folder's PROPFIND read (some 80,000 entries): read whole before it is parsed, an answer
+ * without end (a broken or hostile server) grew the daemon by gigabytes (3.9 GB in 45 s).
+ */
+const MAX_LISTING_BYTES = 64 * 1024 * 1024;
+
+/** A path with a `.` or `..` segment: an href decoded to one (`..%2F`) names something outside the source folder. */
+const leadsOut = (path: string): boolean => path.split('/').some((part) => part === '.' || part === '..');
 
 const Options = z.strictObject({ username: username.optional(), password: secret.optional(), ...globOptions });
 
@@ -67,6 +77,21 @@ interface Multistatus {
   multistatus: { response: { href: string; propstat: { prop: Parameters<DavParsing['prepareFileFromProps']>[0] } }[] };
 }
 
+/** An answer's body as it streams in: the client's fetch (node-fetch) gives a Node stream, which its types do not say. */
+const bodyOf = (res: unknown): AsyncIterable<Uint8Array> | null => (res as { body: AsyncIterable<Uint8Array> | null }).body;
+
+/** A listing's text, read up to MAX_LISTING_BYTES (then the answer is let go and the pass fails, saying so). */
+async function bounded(body: AsyncIterable<Uint8Array> | null, where: string): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of body ?? []) {
+    size += part.length;
+    if (size > MAX_LISTING_BYTES) throw new SourceError(`the WebDAV server's listing of ${where} is larger than ${MAX_LISTING_BYTES / 1024 / 1024} MiB: nothing was decided from it`);
+    parts.push(Buffer.from(part));
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
 class WebDavConnection implements SourceConnection {
   private readonly url: string;
   /** The source folder's path on the server, decoded, with a trailing slash. */
@@ -95,9 +120,9 @@ class WebDavConnection implements SourceConnection {
       // redirects a folder's address to its slashed form (Apache) costs a second request each pass.
       const top = path === '/' ? { url: this.url.replace(/\/*$/, '/') } : {};
       const res = await this.client.customRequest(path.replace(/\/*$/, '/'), { method: 'PROPFIND', headers: { Accept: 'text/plain,application/xml', Depth: '1' }, ...top });
-      xml = await res.text();
+      xml = await bounded(bodyOf(res), where);
     } catch (err) {
-      throw sourceError(err, where);
+      throw err instanceof SourceError ? err : sourceError(err, where);
     }
     if (!/<\/(?:[\w.-]+:)?multistatus>\s*$/.test(xml)) throw new SourceError(`the WebDAV server's listing of ${where} ended early: nothing was decided from it`);
     let parsed: Multistatus;
@@ -123,7 +148,13 @@ class WebDavConnection implements SourceConnection {
     async function* walk(entries: FileStat[]): AsyncIterable<ListedItem> {
       for (const e of [...entries].sort((a, b) => (a.filename < b.filename ? -1 : 1))) {
         const path = e.filename.replace(/^\/+/, '');
-        if (e.type === 'directory') yield* walk(await self.folder(e.filename));
+        if (e.type === 'directory') {
+          if (leadsOut(path)) continue; // not in the source folder: not walked (a file there is refused by fetch)
+          // A folder whose path no item may have (a server that lists a folder in itself, endlessly) is passed over,
+          // and said so (sync.ts), rather than walked deeper for ever.
+          if (Buffer.byteLength(path) > MAX_PATH_BYTES) yield { path, version: '' };
+          else yield* walk(await self.folder(e.filename));
+        }
         // ETags compared weakly, as If-None-Match compares them (RFC 9110 8.8.3.2): Apache marks a file's weak for
         // the second after it was written and strong after, which is no change.
         else yield { path, version: e.etag ? `etag:${e.etag.replace(/^W\//, '')}` : `${e.lastmod}:${e.size}` };
@@ -133,9 +164,12 @@ class WebDavConnection implements SourceConnection {
   }
 
   async fetch(item: ListedItem) {
+    if (leadsOut(item.path)) throw new ItemError('its path leads out of the source folder (a ".." in the listing): not fetched');
     try {
-      const buffer = (await this.client.getFileContents(`/${item.path}`, { format: 'binary' })) as ArrayBuffer;
-      return { body: new Uint8Array(buffer) };
+      // Streamed: the pass stops reading past --max-upload-mb (sync.ts). Read whole (getFileContents), a file far
+      // larger than its listing said was held in memory before it was measured.
+      const res = await this.client.customRequest(`/${item.path}`, { method: 'GET' });
+      return { body: bodyOf(res) ?? new Uint8Array() };
     } catch (err) {
       const status = statusOf(err);
       if (status === 404) throw new ItemError('the file is gone');

@@ -1,3 +1,4 @@
+import { toIso } from '../../../core/clock.js';
 import type { Services } from '../../services.js';
 import { defineRoute } from '../route.js';
 import { ErrorBody } from '../schemas.js';
@@ -21,6 +22,8 @@ export const getSource = (s: Services) =>
       const project = await projectForSources(s, principal, params.id, { reading: true });
       const source = await s.sources.get(project.id, params.sid);
       const errors = await s.sources.itemErrors(source.id, ITEM_ERRORS_SHOWN);
-      return { status: 200, body: { ...sourceToWire(source, s.sources), item_errors: errors } };
+      // `at` as every time of the API is (RFC 3339), not the store's epoch milliseconds.
+      const item_errors = { count: errors.count, items: errors.items.map((i) => ({ ...i, at: toIso(i.at) })) };
+      return { status: 200, body: { ...sourceToWire(source, s.sources), item_errors } };
     },
   });
