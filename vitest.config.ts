@@ -64,6 +64,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/server/hostile-strings.test.ts',
   'test/search/moments.test.ts',
   'test/search/filter-probe.test.ts',
+  'test/server/route-fuzz.test.ts',
 ];
 
 /**

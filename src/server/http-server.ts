@@ -55,6 +55,7 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
   };
   const server = createServer({ maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, (req, res) => onRequest(req, res));
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, true));
+  server.on('checkExpectation', refuseExpectation);
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 60_000;
@@ -104,4 +105,22 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/**
+ * An `Expect` other than 100-continue, the one expectation HTTP/1.1 defines (RFC 9110 §10.1.1): refused with a 417 in
+ * the API's error shape, where Node answers a bare status line. Before any handler: its body is never read.
+ */
+function refuseExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error: { code: 'expectation_failed', message: 'the only Expect this server meets is 100-continue: send that or none', request_id: requestId } });
+  res.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  res.end(body);
 }

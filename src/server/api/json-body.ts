@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, invalidRequest } from '../../core/errors.js';
 import { ownTable } from '../../core/own-table.js';
-import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
+import { MAX_JSON_DEPTH, suspectKey, tooDeep } from '../../core/json-checks.js';
 
 const JSON_LIMIT = 1024 * 1024;
 /** Without a prototype: `Content-Encoding: constructor` found Object, the body was piped into `{}`, and the daemon died. */
@@ -27,6 +27,9 @@ async function readBytes(req: IncomingMessage): Promise<Buffer> {
     const message = `unsupported Content-Encoding "${coding}": send ${ACCEPTED_ENCODINGS} or none`;
     throw new AppError('unsupported_media_type', message, { headers: { 'Accept-Encoding': ACCEPTED_ENCODINGS } });
   }
+  // The connection closed before the route began to read (the body cut short, or bytes after it no request): raw-body
+  // would call that a 500, "stream is not readable", and a decoder would wait for a close that came already.
+  if (!req.readable) throw invalidRequest(req.complete ? 'the connection closed before the request body was read' : 'the request body ended before its end');
   // A plain pipe: a body that does not decompress fails the decoder alone, and the request stays open for the answer.
   const source: Readable = decoder ? req.pipe(decoder()) : req;
   // A decoder never ends when the request is cut short: its close says so.
@@ -48,47 +51,6 @@ async function readBytes(req: IncomingMessage): Promise<Buffer> {
 }
 
 const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? 'a string' : typeof v === 'number' ? 'a number' : 'a boolean');
-
-/**
- * The first key that is repeated within one object, or `__proto__`, with its path (`body.metadata.owner`). JSON.parse
- * keeps the last of two equal keys silently, while a proxy or a client library in front may keep the first: the two
- * would read different requests. Runs on text JSON.parse already accepted, so it only tracks strings and nesting.
- */
-export function suspectKey(text: string): { path: string; problem: string } | null {
-  type Frame = { path: string; keys: Set<string> | null; key: string | null; index: number };
-  const stack: Frame[] = [];
-  const childPath = (f: Frame) => (f.keys ? `${f.path}.${f.key}` : `${f.path}[${f.index}]`);
-  let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      const top = stack.at(-1);
-      stack.push({ path: top ? childPath(top) : 'body', keys: c === '{' ? new Set() : null, key: null, index: 0 });
-      expectKey = c === '{';
-    } else if (c === '}' || c === ']') {
-      stack.pop();
-      expectKey = false;
-    } else if (c === ',') {
-      const top = stack.at(-1)!;
-      if (top.keys) expectKey = true;
-      else top.index++;
-    } else if (c === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      const top = stack.at(-1)!;
-      if (expectKey && top.keys) {
-        const key = JSON.parse(text.slice(i, end + 1)) as string; // "\u0061" and "a" are the same key
-        if (key === '__proto__') return { path: top.path, problem: 'the key "__proto__" is not accepted' };
-        if (top.keys.has(key)) return { path: `${top.path}.${key}`, problem: 'is given more than once; send each key once' };
-        top.keys.add(key);
-        top.key = key;
-        expectKey = false;
-      }
-      i = end;
-    }
-  }
-  return null;
-}
 
 /** The parsed JSON object of the request: UTF-8 (RFC 8259), no repeated keys, not nested too deep; a clear 400/413/415 otherwise. */
 async function readJsonObject(req: IncomingMessage): Promise<unknown> {

@@ -45,10 +45,13 @@ function repeated(where: string, issue: z.core.$ZodIssue, input: unknown): numbe
   return Array.isArray(value) ? value.length : null;
 }
 
+/** The field an issue is about, as its message names it: the closest branch's for a union (`body.labels.add`). */
+const fieldPath = (where: string, issue: z.core.$ZodIssue): string => [where, ...closest(issue).path.map(String)].join('.');
+
 function describe(where: string, issue: z.core.$ZodIssue, input: unknown): string {
   const times = repeated(where, issue, input);
+  const path = fieldPath(where, issue);
   issue = closest(issue);
-  const path = [where, ...issue.path.map(String)].join('.');
   if (times !== null) return `${path}: is given ${times} times; send it once`;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => `"${k}"`).join(', ');
@@ -74,6 +77,6 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown, where: 'body
   const issues = [...result.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
   throw invalidRequest(
     describe(where, issues[0]!, value),
-    issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: describe(where, i, value) })),
+    issues.map((i) => ({ path: fieldPath(where, i), message: describe(where, i, value) })),
   );
 }

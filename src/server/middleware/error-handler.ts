@@ -56,13 +56,28 @@ export function toAppError(err: unknown, contentEncoding = ''): AppError {
   return new AppError('internal_error', 'internal error', { cause: err, expose: false });
 }
 
+/** The field a refusal's message opens with (`query.cursor: …`), as validation words it. */
+const NAMED_FIELD = /^((?:body|query|params)(?:\.[^:\s]+)?): /;
+
+/**
+ * What an error's `details` say: the thrower's, or for a refusal whose message names a field and that gave none, that
+ * field (docs/api.md: every field error lists its issues as {path, message}). Many places refuse one field in words
+ * (a cursor, a metadata filter, a source's option); a client reading `details` must not find some of them bare.
+ */
+function detailsOf(err: AppError): unknown {
+  if (err.details !== undefined || err.code !== 'invalid_request') return err.details;
+  const field = NAMED_FIELD.exec(err.message)?.[1];
+  return field === undefined ? undefined : [{ path: field, message: err.message }];
+}
+
 /** Wire form of an /api/v1 error. 5xx bodies never carry the internal message. */
 export function toWire(err: AppError, requestId: string) {
+  const details = detailsOf(err);
   return {
     error: {
       code: err.code,
       message: err.expose ? err.message : 'internal error — see the server log for this request id',
-      ...(err.details !== undefined && err.expose ? { details: err.details } : {}),
+      ...(details !== undefined && err.expose ? { details } : {}),
       request_id: requestId,
     },
   };

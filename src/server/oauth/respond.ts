@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { InvalidRequest, type OAuthError, toOAuthError, toOAuthWire } from '../../auth/oauth/errors.js';
 import { firstUnstorable } from '../../core/storable-text.js';
-import { suspectKey } from '../api/json-body.js';
+import { suspectKey } from '../../core/json-checks.js';
 import { rejectionReason } from '../rejection-reason.js';
 import type { AppState } from '../state.js';
 
