@@ -81,6 +81,10 @@ export async function readZip(buffer: Buffer, format: ZipFormat, limits: Partial
     let total = 0;
     let xml = 0;
     await eachEntry(zip, (entry) => {
+      // yauzl cannot read such an entry, and its refusal would read as damage ("entry is encrypted, and options").
+      if (entry.isEncrypted()) {
+        throw new ParseError(`${noun} is locked with a password (its parts are encrypted) — not supported: upload a copy saved without the password`);
+      }
       total += entry.uncompressedSize;
       if (total > l.maxTotalUncompressed) {
         throw new ParseError(

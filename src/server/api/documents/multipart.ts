@@ -102,6 +102,48 @@ const mib = (bytes: number): string => `${Math.round((bytes / 1048576) * 10) / 1
 const malformed = (err: Error) => invalidRequest(`malformed multipart body: ${err.message}`);
 
 /**
+ * Counts the parts of a multipart body as busboy delimits them: each `\r\n--<boundary>` (the first one without its
+ * CRLF) up to the closing `--`. busboy drops a part without an event when it cannot read its Content-Disposition
+ * (none, not `form-data`, a `filename*` in a charset it does not know), and what follows a delimiter not followed by
+ * CRLF (`--<boundary> ` padded, or the boundary inside a file's bytes, which ends that file there): counted here,
+ * such a part fails the request instead of being answered 202 without it, or with a file cut short.
+ */
+function partCounter(contentType: string): { push: (chunk: Buffer) => void; parts: () => number } {
+  const m = /;\s*boundary\s*=\s*(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const boundary = m?.[1] ?? m?.[2];
+  if (!boundary) return { push: () => undefined, parts: () => 0 };
+  const needle = Buffer.from(`\r\n--${boundary}`);
+  const n = needle.length;
+  let pending: Buffer = Buffer.from('\r\n');
+  let parts = 0;
+  let closed = false;
+  return {
+    push(chunk) {
+      if (closed) return;
+      const buf = Buffer.concat([pending, chunk]);
+      let from = 0;
+      for (;;) {
+        const i = buf.indexOf(needle, from);
+        if (i < 0) break;
+        if (i + n + 2 > buf.length) {
+          // What follows the delimiter (a new part's CRLF, the closing "--") is in the next chunk.
+          pending = buf.subarray(i);
+          return;
+        }
+        if (buf[i + n] === 0x2d && buf[i + n + 1] === 0x2d) {
+          closed = true;
+          return;
+        }
+        parts += 1;
+        from = i + n;
+      }
+      pending = Buffer.from(buf.subarray(Math.max(from, buf.length - (n - 1))));
+    },
+    parts: () => parts,
+  };
+}
+
+/**
  * Reads the form. The first fatal problem (a malformed body, a file over the limit, a client that went away, a
  * failed write) ends the read at once: the rest of the body is not read, and the error answer closes the
  * connection (see the error handler). Temp files of the request are removed once their streams have closed.
@@ -127,6 +169,9 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
   const temps: string[] = [];
   const outs: WriteStream[] = [];
   const fields: Record<string, string> = {};
+  const delimited = partCounter(type);
+  // Parts busboy reported (a file or a field): fewer than the body delimits means it dropped one unread.
+  let reported = 0;
   let failure: AppError | undefined;
   const fail = (err: AppError) => {
     failure ??= err;
@@ -140,7 +185,8 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
           headers: req.headers,
           defParamCharset: 'utf8',
           preservePath: true, // a folder's path inside it (cleanFilename keeps the name; the web upload keeps the path)
-          limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.fields.length * 2, fieldSize: MAX_FIELD_BYTES },
+          // busboy cuts a file off when it reaches fileSize: one byte more, so a file of exactly the limit is taken.
+          limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: limits.fields.length * 2, fieldSize: MAX_FIELD_BYTES },
         });
       } catch (err) {
         reject(malformed(err as Error));
@@ -157,6 +203,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
       const writes: Promise<void>[] = [];
 
       bb.on('file', (name, stream, info) => {
+        reported += 1;
         const index = slots.length;
         slots.push(undefined);
         if (index === 0 && limits.beforeFiles && !ended) {
@@ -252,6 +299,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         stream.pipe(out, { end: false });
       });
       bb.on('field', (name, value, info) => {
+        reported += 1;
         // Raw, as sent (a NUL in `project_id`); JSON fields are checked again once parsed, for their escaped ones.
         const unstorable = unstorableProblem(value);
         if (name === 'file') fail(invalidRequest('a "file" part has an empty or missing filename: send filename="<name>" in its Content-Disposition'));
@@ -265,6 +313,13 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
       bb.on('fieldsLimit', () => fail(invalidRequest('too many form fields')));
       bb.on('error', (err: Error) => abort(malformed(err)));
       bb.on('close', () => {
+        if (delimited.parts() > reported) {
+          fail(
+            invalidRequest(
+              'a part of the form cannot be read (its Content-Disposition must be form-data with a name, a filename* in UTF-8 or ISO-8859-1, and its boundary line the boundary alone): nothing was kept',
+            ),
+          );
+        }
         void Promise.all(writes).then(() => {
           if (!ended) {
             ended = true;
@@ -279,7 +334,10 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
       // A client gone before the handler got here (after `100 Continue`, say) fired those events already: nothing
       // more will come, and waiting would hold the handler, and a daemon's shutdown, for good.
       if (req.destroyed && !req.complete) abort(invalidRequest('the upload was interrupted'));
-      else req.pipe(bb);
+      else {
+        req.on('data', delimited.push);
+        req.pipe(bb);
+      }
     });
     req.setTimeout(0); // the body is in: a ?wait=true answer may take minutes
     if (failure) throw failure;
