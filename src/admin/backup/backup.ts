@@ -20,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../../terminal/errors.js';
+import { isDiskFull } from '../../core/disk-full.js';
 import { scratchFolder } from '../../core/scratch-folder.js';
 import { VERSION } from '../../core/version.js';
 import type { Progress } from '../migrate/progress.js';
@@ -221,6 +222,13 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
     } finally {
       await unpin(library.vectors, id);
     }
+  } catch (err) {
+    if (!isDiskFull(err)) throw err;
+    throw new CliError(
+      `out of disk space while taking backup ${id}: ${(err as Error).message}`,
+      1,
+      `the backup is left incomplete, and restore never takes it: free space in ${opts.repository} (or in the system's temp folder, TMPDIR, which holds the database snapshot) and run backup again`,
+    );
   } finally {
     await release();
     await rm(work, { recursive: true, force: true });

@@ -144,7 +144,7 @@ export function restoreCommand(io: IO): Command {
     .option('--backup <id>', 'which backup (default: the newest)')
     .option('--key-file <file>', `the backup key the backups were sealed with (env ${KEY_FILE_ENV}); an embedded library's backup made it as <data-dir>/${DEFAULT_KEY_FILE}`)
     .option('--trust-repository', 'restore a backup whose seal cannot be checked: one written before backups were sealed (docsearch 0.2.0), or whose key is lost. Its files are still checked against its manifest, but a manifest rewritten by whoever could write the repository would not be noticed')
-    .option('--to <dir>', 'data directory to restore into (new or empty)')
+    .option('--to <dir>', 'data directory to restore into: new or empty, or one the same restore was interrupted in (it goes on)')
     .addOption(databaseOption())
     .addOption(storageOption('where the restored index and originals go (empty), with --database'))
     .option('--list', 'list the backups in the repository and whether each is complete')
@@ -183,10 +183,13 @@ Examples:
         const progress = progressOn(io);
         progress.line(`restoring backup ${manifest.id} of ${manifest.library} (the library as of ${manifest.taken_at}) from ${where}`);
         if (!keyId) warn(io, `backup ${manifest.id} is restored on trust (--trust-repository): ${chosen.problem}`);
+        // Named in the target's record of the restore under way: only a run of the same backup goes on with it.
+        const label = `backup ${manifest.id} of ${manifest.library}`;
+        const secretsKey = carriedSecretsKey(io, manifest, keyId ? key : null);
         const target: RestoreTarget =
-          into.kind === 'shared' ? await sharedTarget(into.database, into.storage, `backup ${manifest.id} of ${manifest.library}`) : await embeddedTarget(into.dir);
+          into.kind === 'shared' ? await sharedTarget(into.database, into.storage, label, secretsKey) : await embeddedTarget(into.dir, { label, files: manifest.files, database: manifest.database });
         try {
-          const summary = await restoreInto({ repo, manifest, keyId, secretsKey: carriedSecretsKey(io, manifest, keyId ? key : null), target, progress });
+          const summary = await restoreInto({ repo, manifest, keyId, secretsKey, target, progress });
           // The restored library's next backups go on under the same key.
           if (into.kind === 'directory' && keyId) {
             const kept = join(into.dir, DEFAULT_KEY_FILE);

@@ -150,5 +150,11 @@ function entryProblem(m: BackupManifest, id: string): string | null {
     if (seen.has(f.path)) return `lists ${f.path} twice`;
     seen.add(f.path);
   }
+  // A file where another entry needs a folder: one of the two would not be placed (a file already there is kept).
+  for (const path of seen) {
+    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) {
+      if (seen.has(path.slice(0, at))) return `lists ${path.slice(0, at)} both as a file and as the folder of ${path}`;
+    }
+  }
   return null;
 }

@@ -5,9 +5,10 @@
  * database snapshot and manifest under `backups/<id>/`, a note that it started first and the manifest last
  * (manifest.ts has the layout).
  */
+import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, type S3Location, StorageConfigError } from '../../store/objects/location.js';
@@ -46,7 +47,27 @@ export function repositoryLocation(option: string, location: string, env: NodeJS
     }
   }
   if (looksLikeUrl(location)) throw new UsageError(`${option}: unsupported backup location "${location}": a directory or s3://bucket/prefix`);
-  return { kind: 'directory', dir: opts.create ? directoryToMake(option, location) : existingDirectory(option, location, NO_BACKUP_HINT) };
+  if (!opts.create) return { kind: 'directory', dir: existingDirectory(option, location, NO_BACKUP_HINT) };
+  const dir = directoryToMake(option, location);
+  const unwritable = notWritable(dir);
+  if (unwritable) throw new UsageError(`${option}: ${dir} cannot be written: ${unwritable}`);
+  return { kind: 'directory', dir };
+}
+
+/**
+ * Why `dir` (or the nearest folder above it that is there, where it would be made) cannot be written, or null. A
+ * read-only file system otherwise surfaced as "ENOENT … mkdir" once the key was made and the library opened.
+ */
+function notWritable(dir: string): string | null {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+    return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'EROFS' ? `${at} is on a read-only file system` : code === 'EACCES' || code === 'EPERM' ? `${at} is not writable by this user` : (err as Error).message;
+  }
 }
 
 /** A missing directory is made for a backup; to read (`create: false`, restore) it is an error, and nothing is made. */

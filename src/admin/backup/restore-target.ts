@@ -3,16 +3,18 @@
  * database and S3 prefix (shared mode). Either kind takes a backup of either mode: the backup's database is a
  * SQLite file, put in place as it is, or its rows copied into PostgreSQL as `migrate` copies them. Nothing may use
  * the target meanwhile (the data-dir lock; the library lock, taken exclusively), and until the database is in
- * place no daemon serves what is there: a data directory has no database yet, and a PostgreSQL database carries a
- * record of the copy under way that the daemon refuses to serve (as during a migration).
+ * place no daemon serves what is there: the target's database carries a record of the copy under way that the
+ * daemon refuses to serve (as during a migration) — in a data directory a placeholder database holding only that
+ * record, replaced by the backup's last.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { systemClock } from '../../core/clock.js';
 import { scratchFolder } from '../../core/scratch-folder.js';
 import { CliError } from '../../terminal/errors.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
+import { readSecretsKey, SECRETS_KEY_FILE } from '../../server/secrets-key.js';
 import type { Lease } from '../../store/coordination.js';
 import { VectorStore } from '../../store/lancedb/connection.js';
 import { LIBRARY_LOCK } from '../../store/library-lock.js';
@@ -42,23 +44,121 @@ export interface RestoreTarget {
 
 const AGAIN = 'the target is left incomplete: empty it first';
 
-/** A new or empty data directory, locked as a daemon would lock it. */
-export async function embeddedTarget(dataDir: string): Promise<RestoreTarget> {
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
-    throw new CliError(`${dataDir} is not empty`, 1, 'restore into a new or empty directory; nothing was changed');
+/** What a backup puts in a target: every file and the database, to see that the target's disk can take them. */
+export interface BackupContents {
+  /** `backup <id> of <library>`: the restore record names it, so that only a run of the same backup goes on with a target. */
+  label: string;
+  files: { path: string; size: number }[];
+  database: { size: number };
+}
+
+/** Room beyond the backup's own bytes: the placeholder database (about 0.5 MB) and the index check's reads. */
+const MARGIN = 4 * 1024 * 1024;
+const MB = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MB`;
+
+/**
+ * A new or empty data directory, locked as a daemon would lock it, or one a restore of the same backup was
+ * interrupted in (it goes on). From the start it holds a database that is only a record of the restore under way,
+ * so that a daemon started on it before the restore has finished (after a kill -9, a full disk, a damaged file)
+ * refuses to serve it rather than starting a new library over the half-restored one; the backup's database
+ * replaces it last, in one rename.
+ */
+export async function embeddedTarget(dataDir: string, backup: BackupContents): Promise<RestoreTarget> {
+  const resumed = existsSync(dataDir) && readdirSync(dataDir).length > 0;
+  if (resumed) await refuseHeldDirectory(dataDir, backup.label);
+  const placed = (path: string): number => {
+    try {
+      return statSync(join(dataDir, path)).size;
+    } catch {
+      return 0;
+    }
+  };
+  // Checked before anything is made: a restore that would fill the disk fails midway, leaving it full.
+  const need = backup.files.reduce((n, f) => n + (placed(f.path) === f.size ? 0 : f.size), backup.database.size) + MARGIN;
+  const free = freeBytes(dataDir);
+  if (free !== null && free < need) {
+    throw new CliError(
+      `${dataDir} has ${MB(free)} free, and ${backup.label} needs ${MB(need)} there`,
+      1,
+      resumed ? 'free space there, then run the same restore again: it goes on where it stopped' : 'free space there, or restore into a directory on a larger disk; nothing was changed',
+    );
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const release = lockDataDir(dataDir);
-  const tmpDir = join(dataDir, 'files', 'tmp');
-  await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-  return {
-    label: dataDir,
-    root: new LocalObjectStore(dataDir),
-    tmpDir,
-    openVectors: () => VectorStore.open(join(dataDir, 'lancedb')),
-    placeDatabase: (file) => rename(file, sqlitePath(dataDir)),
-    close: async () => release(),
-  };
+  try {
+    const tmpDir = join(dataDir, 'files', 'tmp');
+    // What a run killed midway was copying: never placed, as a file is placed only once it checks out.
+    await rm(tmpDir, { recursive: true, force: true });
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    if (!resumed) await placeRestoreRecord(dataDir, tmpDir, backup.label);
+    return {
+      label: dataDir,
+      root: new LocalObjectStore(dataDir),
+      tmpDir,
+      openVectors: () => VectorStore.open(join(dataDir, 'lancedb')),
+      async placeDatabase(file) {
+        // Nothing has the placeholder open (the lock keeps daemons out): no journal of it may apply to the new file.
+        for (const suffix of ['-wal', '-shm']) await rm(`${sqlitePath(dataDir)}${suffix}`, { force: true });
+        await rename(file, sqlitePath(dataDir));
+      },
+      close: async () => release(),
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Free bytes on the file system `dir` is (or would be made) on; null when that cannot be told. */
+function freeBytes(dir: string): number | null {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(at)) {
+      try {
+        const s = statfsSync(at);
+        return s.bavail * s.bsize;
+      } catch {
+        return null;
+      }
+    }
+    if (dirname(at) === at) return null;
+  }
+}
+
+/**
+ * A target that is not empty is refused, unless it holds what a restore of the same backup left (its placeholder
+ * database with the record): then the restore goes on with it.
+ */
+async function refuseHeldDirectory(dataDir: string, label: string): Promise<void> {
+  const notEmpty = new CliError(`${dataDir} is not empty`, 1, 'restore into a new or empty directory; nothing was changed');
+  if (!existsSync(sqlitePath(dataDir))) throw notEmpty;
+  let record: Partial<RestoreRecord> | null = null;
+  const handle = await openSqlite(sqlitePath(dataDir), { migrate: false }).catch(() => null);
+  if (!handle) throw notEmpty;
+  try {
+    const text = (await hasLibrarySchema(handle.db)) ? await readSetting(handle.db, MIGRATION_SETTING) : null;
+    record = text ? (JSON.parse(text) as Partial<RestoreRecord>) : null;
+  } catch {
+    record = null;
+  } finally {
+    await handle.close();
+  }
+  if (!record || record.command !== 'restore') throw notEmpty;
+  if (record.source?.library !== label) {
+    throw new CliError(`${dataDir} holds an unfinished restore of ${String(record.source?.library)}`, 1, 'run that restore again to finish it, or restore into a new or empty directory');
+  }
+}
+
+/** The placeholder database, made aside and renamed in: a daemon finds either no database or the record, never a half-made one. */
+async function placeRestoreRecord(dataDir: string, tmpDir: string, label: string): Promise<void> {
+  const file = join(tmpDir, 'database.placeholder.sqlite');
+  const handle = await openSqlite(file);
+  try {
+    await writeSetting(handle.db, MIGRATION_SETTING, JSON.stringify({ command: 'restore', source: { library: label }, state: 'copying', startedAt: Date.now() } satisfies RestoreRecord));
+  } finally {
+    // Closing checkpoints the WAL into the file and removes it: the file alone holds the record.
+    await handle.close();
+  }
+  await rename(file, sqlitePath(dataDir));
 }
 
 /** The record a restore under way keeps in the target database (the `migration` setting the daemon checks). */
@@ -73,7 +173,7 @@ interface RestoreRecord {
  * An empty PostgreSQL database (its schema made here) and an empty S3 prefix, or ones a restore of this same
  * backup was interrupted in (it goes on: every step can run again). `backup` names the backup, for the record.
  */
-export async function sharedTarget(database: string, loc: S3Location, backup: string): Promise<RestoreTarget> {
+export async function sharedTarget(database: string, loc: S3Location, backup: string, secretsKey: Buffer | null): Promise<RestoreTarget> {
   const label = `${redactDatabaseUrl(database)} + ${describeS3(loc)}`;
   // Not migrated yet: a target that is refused is left as it was, an empty database without a schema made in it.
   const handle = await openDatabase({ url: database, dataDir: '', migrate: false }).catch((err: unknown) => {
@@ -107,6 +207,11 @@ export async function sharedTarget(database: string, loc: S3Location, backup: st
           if (key.startsWith('files/tmp/')) continue;
           throw new CliError(`${describeS3(loc)} already holds an index or originals (${key})`, 1, 'restore into an empty prefix; nothing was changed');
         }
+      }
+      // Another library's key: found only at the end (the backup's would not be placed), with everything copied.
+      const keyThere = await readSecretsKey({ secretsKey: undefined, secretsKeyFile: undefined }, root);
+      if (keyThere && !(secretsKey && keyThere.key.equals(secretsKey))) {
+        throw new CliError(`${describeS3(loc)} already holds another secrets key (${SECRETS_KEY_FILE})`, 1, 'restore into an empty prefix; nothing was changed');
       }
     }
     await migrate(handle.db).catch((err: unknown) => {

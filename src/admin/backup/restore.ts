@@ -4,6 +4,7 @@
  * backed-up version with its rows, and the database last (until it is in place the target holds no library).
  */
 import { join } from 'node:path';
+import { isDiskFull } from '../../core/disk-full.js';
 import { CliError } from '../../terminal/errors.js';
 import { placeSecretsKey, SECRETS_KEY_FILE } from '../../server/secrets-key.js';
 import type { Progress } from '../migrate/progress.js';
@@ -34,6 +35,8 @@ export interface RestoreSummary {
 }
 
 const AGAIN = 'restore another backup (docsearch restore --list); the target is left incomplete: empty it first';
+/** A disk that filled up meanwhile (restore checks the room first): the same restore goes on once there is room. */
+const FULL = 'the target is left incomplete, and no daemon serves it: free space, then run the same restore again (it goes on where it stopped)';
 
 export async function restoreInto(opts: {
   repo: Repository;
@@ -55,6 +58,7 @@ export async function restoreInto(opts: {
     } catch (err) {
       if (err instanceof ChecksumMismatch) throw new CliError(`backup ${m.id} is damaged: checksum mismatch: ${err.message}`, 1, AGAIN);
       if (err instanceof NotRegularFile) throw new CliError(`backup ${m.id} is damaged: ${err.message}`, 1, AGAIN);
+      if (isDiskFull(err)) throw new CliError(`the disk is full: ${(err as Error).message}`, 1, FULL);
       throw err;
     }
   };
