@@ -3,21 +3,17 @@
  * stops midway (a damaged file here; a kill -9 or a full disk leave the same) leaves a target no daemon serves, and
  * the same restore run again finishes it; a target whose disk cannot hold the backup, a repository on a read-only
  * or full file system are refused saying so, with nothing made that a later run could mistake for whole; a manifest
- * listing a file twice, or a file where another entry needs a folder, is refused (one of the two would be skipped);
- * a shared-mode prefix holding another library's secrets key is refused before anything is copied into it.
- * (restore-refusals.test.ts: what restore refuses of a repository someone else wrote to.)
+ * listing a file twice, or a file where another entry needs a folder, is refused (one of the two would be skipped).
+ * (restore-refusals.test.ts: what restore refuses of a repository someone else wrote to; restore-shared-refusals.test.ts:
+ * a shared-mode prefix holding another library's secrets key.)
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { mountTmpfs, unmount } from '../helpers/fill-disk.js';
-import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
-import { type Rgw, rgwUnavailable, startRgw } from '../helpers/rgw.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
 
@@ -192,64 +188,5 @@ describe('docsearch backup and restore under outages', () => {
     expect(res.stderr).toContain(`hint: the backup is left incomplete, and restore never takes it: free space in ${fullRepo}`);
     const listed = await cli(['restore', '--from', fullRepo, '--list', '--json']);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ id, status: 'incomplete', complete: false }]);
-  }, 300_000);
-});
-
-const SHARED_SKIP = postgresUnavailable() ?? rgwUnavailable();
-const PgClient = pg.Client;
-
-describe.skipIf(SHARED_SKIP !== null)(`restore into shared mode checks the prefix's secrets key first${SHARED_SKIP ? ` (skipped: ${SHARED_SKIP})` : ''}`, () => {
-  const dirs = tempDirs('docsearch-restore-probe-shared');
-  let pg: PgCluster;
-  let rgw: Rgw;
-  let repo: string;
-  let keyFile: string;
-  let secretsKey: string;
-  const putKey = (prefix: string, text: string) => rgw.client().send(new PutObjectCommand({ Bucket: rgw.bucket, Key: `${prefix}/secrets.key`, Body: text }));
-  const objects = async (prefix: string) => ((await rgw.client().send(new ListObjectsV2Command({ Bucket: rgw.bucket, Prefix: `${prefix}/` }))).Contents ?? []).map((o) => o.Key);
-  const restore = (database: string, prefix: string) =>
-    runCli(['restore', '--from', repo, '--key-file', keyFile, '--database', database, '--storage', `s3://${rgw.bucket}/${prefix}`], { env: rgw.env(), timeoutMs: 240_000 });
-
-  beforeAll(async () => {
-    [pg, rgw] = await Promise.all([startPostgres(), startRgw()]);
-    const library = join(dirs.make('library'), 'data');
-    const made = await runCli(['users', 'add', 'ann@example.com', '--data-dir', library, '--init'], { input: 'a long enough password\n' });
-    expect(made.code, made.stderr).toBe(0);
-    // The key a daemon would have made: the backup carries it.
-    secretsKey = `${randomBytes(32).toString('base64url')}\n`;
-    writeFileSync(join(library, 'secrets.key'), secretsKey, { mode: 0o600 });
-    repo = dirs.make('repo');
-    const backup = await runCli(['backup', '--data-dir', library, '--to', repo], { timeoutMs: 240_000 });
-    expect(backup.code, backup.stderr).toBe(0);
-    keyFile = join(library, 'backup.key');
-  }, 300_000);
-  afterAll(async () => {
-    await rgw?.stop();
-    await pg?.destroy();
-    dirs.removeAll();
-  });
-
-  it("a prefix holding another library's secrets key is refused before anything is copied; one holding the backup's own is restored into", async () => {
-    await putKey('other', `${randomBytes(32).toString('base64url')}\n`);
-    const database = await pg.createDatabase();
-    const refused = await restore(database, 'other');
-    expect(refused.code, refused.stderr).toBe(1);
-    expect(refused.stderr).toContain(`error: s3://${rgw.bucket}/other`);
-    expect(refused.stderr).toContain('already holds another secrets key (secrets.key)');
-    expect(refused.stderr).toContain('nothing was changed');
-    expect(await objects('other'), 'nothing was copied beside it').toEqual(['other/secrets.key']);
-    const client = new PgClient({ connectionString: database });
-    await client.connect();
-    try {
-      const { rows } = await client.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'");
-      expect(rows[0].n, 'no schema was made in the database, no record of a restore left in it').toBe(0);
-    } finally {
-      await client.end();
-    }
-
-    await putKey('same', secretsKey);
-    const restored = await restore(await pg.createDatabase(), 'same');
-    expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.stderr).toMatch(/^restored backup \S+ .* into /m);
   }, 300_000);
 });

@@ -2,11 +2,12 @@
  * What `docsearch restore` into shared mode refuses (docs/operations.md, "Restore"): it "takes an empty database (its
  * schema is made) and an empty prefix"; a database that holds a library, or a prefix that holds an index or
  * originals, is refused with "nothing was changed" — and so is `migrate` into such a prefix (docs/migrate.md) — read
- * back here: the database as pg_dump writes it (no schema made in an empty one), and the objects under the prefix.
- * The backup is of a library made by `users add --init`, taken by `docsearch backup` with no daemon running.
+ * back here: the database as pg_dump writes it (no schema made in an empty one), and the objects under the prefix;
+ * a prefix holding another library's secrets key is refused before anything is copied into it. The backup is of a library made by `users add --init`, taken by `docsearch backup` with no daemon running.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import pg from 'pg';
@@ -26,6 +27,8 @@ describe.skipIf(SKIP !== null)(`restore into shared mode refuses a target that i
   let repo: string;
   let keyFile: string;
   let library: string;
+  let secretsKey: string;
+  const putKey = (prefix: string, text: string) => rgw.client().send(new PutObjectCommand({ Bucket: rgw.bucket, Key: `${prefix}/secrets.key`, Body: text }));
 
   /** The database as pg_dump writes it, less the random key of its `\restrict` lines. */
   const dump = (url: string) => {
@@ -43,6 +46,9 @@ describe.skipIf(SKIP !== null)(`restore into shared mode refuses a target that i
     library = join(dirs.make('library'), 'data');
     const made = await runCli(['users', 'add', 'ann@example.com', '--data-dir', library, '--init'], { input: 'a long enough password\n' });
     expect(made.code, made.stderr).toBe(0);
+    // The key a daemon would have made: the backup carries it.
+    secretsKey = `${randomBytes(32).toString('base64url')}\n`;
+    writeFileSync(join(library, 'secrets.key'), secretsKey, { mode: 0o600 });
     repo = dirs.make('repo');
     const backup = await runCli(['backup', '--data-dir', library, '--to', repo], { timeoutMs: 240_000 });
     expect(backup.code, backup.stderr).toBe(0);
@@ -105,4 +111,28 @@ describe.skipIf(SKIP !== null)(`restore into shared mode refuses a target that i
       await client.end();
     }
   });
+
+  it("a prefix holding another library's secrets key is refused before anything is copied; one holding the backup's own is restored into", async () => {
+    await putKey('other', `${randomBytes(32).toString('base64url')}\n`);
+    const database = await pg.createDatabase();
+    const refused = await restore(database, 'other');
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain(`error: s3://${rgw.bucket}/other`);
+    expect(refused.stderr).toContain('already holds another secrets key (secrets.key)');
+    expect(refused.stderr).toContain('nothing was changed');
+    expect((await objects('other')).map(([key]) => key), 'nothing was copied beside it').toEqual(['other/secrets.key']);
+    const client = new pgClient({ connectionString: database });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'");
+      expect(rows[0].n, 'no schema was made in the database, no record of a restore left in it').toBe(0);
+    } finally {
+      await client.end();
+    }
+
+    await putKey('same', secretsKey);
+    const restored = await restore(await pg.createDatabase(), 'same');
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toMatch(/^restored backup \S+ .* into /m);
+  }, 300_000);
 });
