@@ -65,6 +65,7 @@ const API_SUITES_ON_POSTGRES = [
   'test/search/moments.test.ts',
   'test/search/filter-probe.test.ts',
   'test/server/route-fuzz.test.ts',
+  'test/web/group-shared-projects.test.ts',
 ];
 
 /**

@@ -144,7 +144,7 @@ export class ProviderAccounts {
     if (!identity.email) return refused('no-email', `${this.policy.source} did not say what this person's e-mail is: it must send the email claim (the email scope).`);
     let email: string;
     try {
-      email = validEmail(identity.email);
+      email = validEmail(identity.email, { vouched: true });
     } catch {
       return refused('no-email', `${this.policy.source} sent “${identity.email}”, which is not an e-mail address.`);
     }

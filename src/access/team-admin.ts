@@ -28,7 +28,7 @@ import type { ApiKeyStore } from '../store/sql/api-keys.js';
 import { type Group, type GroupStore, LOCAL_GROUPS } from '../store/sql/groups.js';
 import type { InviteStore, OpenInvite } from '../store/sql/invites.js';
 import type { OAuthTokenStore } from '../store/sql/oauth-tokens.js';
-import type { ProjectMemberStore } from '../store/sql/project-members.js';
+import type { ProjectMemberStore, Role } from '../store/sql/project-members.js';
 import type { Project, ProjectStore } from '../store/sql/projects.js';
 import type { SavedSearchStore } from '../store/sql/saved-searches.js';
 import type { SessionStore } from '../store/sql/sessions.js';
@@ -56,7 +56,7 @@ export type InviteOutcome = { email: string; ok: true; issued: Issued } | { emai
 export interface TeamAdminDeps {
   users: UserStore;
   groups: GroupStore;
-  members: Pick<ProjectMemberStore, 'removeEverywhere' | 'list' | 'remove' | 'countFor'>;
+  members: Pick<ProjectMemberStore, 'removeEverywhere' | 'list' | 'remove' | 'countFor' | 'sharedWith'>;
   projects: Pick<ProjectStore, 'ownedBy' | 'get' | 'setOwner' | 'update' | 'delete'>;
   apiKeys: Pick<ApiKeyStore, 'revokeAllOf'>;
   sessions: Pick<SessionStore, 'deleteForUser'>;
@@ -455,6 +455,11 @@ export class TeamAdmin {
   /** What deleting `group` would take away, for the confirmation that asks first: its members, and the projects shared with it. */
   async groupReach(group: Group): Promise<{ members: number; projects: number }> {
     return { members: group.memberCount, projects: await this.deps.members.countFor(group.id) };
+  }
+
+  /** The projects shared with `group`, with the role each gave it and who owns it of record (a group's admin page). */
+  groupProjects(group: Group): Promise<{ projectId: string; name: string; role: Role; ownerEmail: string | null }[]> {
+    return this.deps.members.sharedWith(group.id);
   }
 
   /** Deletes a group: its members lose what it was given, and keep what they hold themselves. */

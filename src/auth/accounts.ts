@@ -13,7 +13,8 @@ import { checkPasswordStrength, unknownUserHash, hashPassword, verifyPassword } 
 /**
  * The local part mail servers take (RFC 5321/6531): dot-separated runs of the characters RFC 5322 allows unquoted,
  * and any letter beyond ASCII; or a quoted string of visible ASCII without a quote or backslash. Hand-written: no
- * dependency checks addresses (zod's e-mail check refuses IDN and single-label domains, which work here today).
+ * dependency checks addresses (zod's e-mail check refuses IDN domains, which work here; `validEmail` refuses a
+ * single-label one but `localhost` where an address is taken).
  * Nothing that ends a header or splits a list (CR, LF, comma, semicolon, angle brackets, spaces) can pass.
  */
 const LOCAL_PART = /^(?:[\p{L}\p{N}\p{M}!#$%&'*+\-/=?^_`{|}~]+(?:\.[\p{L}\p{N}\p{M}!#$%&'*+\-/=?^_`{|}~]+)*|"[!#-[\]-~]+")$/u;
@@ -66,10 +67,16 @@ export type AccountChangeResult = { ok: true; user: User } | { ok: false; reason
  * The address trimmed and composed (NFC, as a keyboard types it: one pasted from a Mac may come decomposed;
  * core/name-spellings.ts), or an invalid_request error saying it is not one.
  */
-export function validEmail(emailInput: string): string {
+export function validEmail(emailInput: string, opts: { vouched?: boolean } = {}): string {
   const email = emailInput.trim().normalize('NFC');
   // JSON quoting shows a line break or tab as \n, \t: what was refused stays visible, in a page or a terminal.
-  if (!isEmailAddress(email)) throw invalidRequest(`${JSON.stringify(email)} is not an email address`);
+  if (!isEmailAddress(email)) throw invalidRequest(`${JSON.stringify(email)} is not an e-mail address`);
+  // Syntax alone took "carol@example" (a name nobody's mail reaches) and mailed it: an address typed for an account or
+  // a mail has a domain with a dot. `localhost` stays: mail to it is delivered on the machine itself. One an identity
+  // provider vouches for (`vouched`) is no slip of a hand: an intranet's single-label domain must not lock its people out.
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  const ascii = domainToASCII(domain);
+  if (!opts.vouched && !ascii.includes('.') && ascii !== 'localhost') throw invalidRequest(`${JSON.stringify(email)} is not an e-mail address: the domain after the @, "${domain}", has no dot (as in example.com)`);
   return email;
 }
 
@@ -93,7 +100,7 @@ export class AccountService {
     const weak = checkPasswordStrength(password);
     if (weak) throw invalidRequest(weak);
     const user = await this.users.create(email, await hashPassword(password));
-    if (!user) throw new AppError('conflict', `a user with email ${email} already exists`);
+    if (!user) throw new AppError('conflict', `an account with the e-mail ${email} already exists`);
     await this.projects.ensureDefault(user.id);
     return user;
   }
@@ -148,7 +155,7 @@ export class AccountService {
     return checked;
   }
 
-  /** Settings → Account: a new email, with the current password. */
+  /** Settings → Account: a new e-mail address, with the current password. */
   async changeEmail(userId: string, password: string, emailInput: string, clientIp: string): Promise<AccountChangeResult> {
     let email: string;
     try {
@@ -158,7 +165,7 @@ export class AccountService {
     }
     const checked = await this.checkCurrentPassword(userId, password, clientIp);
     if (!checked.ok) return checked;
-    if (email === checked.user.email) return { ok: false, reason: 'refused', message: `Your email is already ${email}.` };
+    if (email === checked.user.email) return { ok: false, reason: 'refused', message: `Your e-mail is already ${email}.` };
     const changed = await this.users.setEmail(userId, email);
     if (changed === 'conflict') return { ok: false, reason: 'refused', message: `Another account already uses ${email}.` };
     return { ok: true, user: { ...checked.user, email } };
@@ -169,7 +176,7 @@ export class AccountService {
     const weak = checkPasswordStrength(password);
     if (weak) throw invalidRequest(weak);
     const user = await this.users.findByEmail(email.trim());
-    if (!user) throw new AppError('not_found', `no account has the email ${email.trim()}`);
+    if (!user) throw new AppError('not_found', `no account has the e-mail ${email.trim()}`);
     await this.users.setPasswordHash(user.id, await hashPassword(password));
     return withoutHash(user);
   }
@@ -195,6 +202,8 @@ export class AccountService {
     if (!(await this.setupTokenValid(token))) throw invalidRequest('this setup link has already been used or is not valid');
     const weak = checkPasswordStrength(password);
     if (weak) throw invalidRequest(weak);
+    // The address is checked before the link is used up: a typo in it made the link dead, and no account.
+    validEmail(email);
     if (!(await this.setupTokens.consume(sha256Hex(token)))) throw invalidRequest('this setup link has already been used');
     return this.createUser(email, password);
   }

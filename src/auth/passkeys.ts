@@ -129,7 +129,7 @@ export class PasskeyService {
     const user = await this.deps.users.findById(passkey.userId);
     if (!user || user.disabledAt !== null) return { ok: false, message: 'This account is disabled. Ask an administrator of this docsearch to enable it.' };
     if (forUserId === null && !(await this.deps.users.passkeySignIn(user.id))) {
-      return { ok: false, message: 'This account uses its passkey after the password: sign in with your email and password first.' };
+      return { ok: false, message: 'This account uses its passkey after the password: sign in with your e-mail and password first.' };
     }
     if (!(await this.deps.store.used(passkey.id, passkey.counter, verified.authenticationInfo.newCounter))) {
       return { ok: false, message: 'The passkey was not accepted: it signed in somewhere else at the same moment. Try again.' };

@@ -56,7 +56,9 @@ export type OnceMessage =
   | { kind: 'api-key'; key: string; name: string | null }
   | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
   | { kind: 'links'; links: { id: string; label: string; link: string }[] }
-  | { kind: 'recovery-codes'; codes: string[] };
+  | { kind: 'recovery-codes'; codes: string[] }
+  /** A form's answer (a refusal, with what was typed) for its page's next GET at `path`, with the answer's status. */
+  | { kind: 'page'; path: string; status: number; html: string };
 
 /**
  * The CSRF token is derived from the session id (HMAC), so it needs no storage and changes
@@ -174,6 +176,11 @@ export class WebSessionService {
     const sealed = seal(session.id, message);
     await this.store.setOnce(sha256Hex(session.id), sealed);
     session.onceSealed = sealed;
+  }
+
+  /** What `stashOnce` left, still there: whether it is for this page is read before it is taken. */
+  peekOnce(session: WebSession): OnceMessage | null {
+    return session.onceSealed ? unseal(session.id, session.onceSealed) : null;
   }
 
   /** What `stashOnce` left, to the one page that asks for it first; it is gone after (null then). */

@@ -63,7 +63,7 @@ describe.skipIf(noPostfix !== null)(`e-mail addresses${noPostfix ? ` (skipped: $
     expect(res.status, JSON.stringify(res.body)).toBe(207);
     const refused = new Map((res.body.refused as { email: string; error: string }[]).map((r) => [r.email, r.error]));
     for (const [address, what] of NOT_ADDRESSES) {
-      expect(refused.get(address.trim()) ?? 'invited', `${what}: ${JSON.stringify(address)}`).toMatch(/is not an email address|must not contain U\+/);
+      expect(refused.get(address.trim()) ?? 'invited', `${what}: ${JSON.stringify(address)}`).toMatch(/is not an e-mail address|must not contain U\+/);
     }
     expect(res.body.invitations.map((i: { email: string }) => i.email).sort()).toEqual([...ADDRESSES].sort());
     // Each invitation made is mailed to its address, and nothing to anyone else (nodemailer lowercases the domain
@@ -91,7 +91,7 @@ describe.skipIf(noPostfix !== null)(`e-mail addresses${noPostfix ? ` (skipped: $
     for (const address of ['bob@example.com;', 'x,evil@example.com', 'Bob<bob@example.com>']) {
       const res = await runCli(['users', 'add', address, '--data-dir', d.dataDir], { input: 'correct horse battery staple\n', env: d.env });
       expect(res.code, `${address}: ${res.stderr}`).not.toBe(0);
-      expect(res.stderr).toContain(`${JSON.stringify(address)} is not an email address`);
+      expect(res.stderr).toContain(`${JSON.stringify(address)} is not an e-mail address`);
     }
     const made = await runCli(['users', 'add', 'bob+docs@example.com', '--data-dir', d.dataDir], { input: 'correct horse battery staple\n', env: d.env });
     expect(made.code, made.stderr).toBe(0);

@@ -115,7 +115,7 @@ describe('strings PostgreSQL refuses or cannot index', () => {
     // The attempt is counted under the e-mail typed: 3,000 bytes would not fit the throttle's key on PostgreSQL.
     const res = await new WebClient(d).login(`${cjk(1000)}@example.org`, 'not the password');
     expect(res.status).toBe(401);
-    expect(res.text).toContain('Wrong email or password.');
+    expect(res.text).toContain('Wrong e-mail or password.');
   });
 
   it('an MCP tool argument with a NUL is a tool error naming the field', async () => {

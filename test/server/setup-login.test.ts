@@ -79,12 +79,12 @@ describe('first-run setup link, login and logout', () => {
     const web = new WebClient(d);
     const res = await web.login(EMAIL, 'not-the-password');
     expect(res.status).toBe(401);
-    expect(res.text).toContain('Wrong email or password.');
+    expect(res.text).toContain('Wrong e-mail or password.');
     expect((await web.get('/settings/keys')).location).toBe('/login?return_to=%2Fsettings%2Fkeys');
     // An unknown email gets the very same answer (no account enumeration).
     const unknown = await new WebClient(d).login('nobody@example.com', 'not-the-password');
     expect(unknown.status).toBe(401);
-    expect(unknown.text).toContain('Wrong email or password.');
+    expect(unknown.text).toContain('Wrong e-mail or password.');
   });
 
   it('logs in, goes back to return_to, and logout ends the session only with the CSRF token', async () => {
@@ -190,7 +190,7 @@ describe('login throttling', () => {
     for (let i = 0; i < 5; i++) {
       const res = await web.login(user.email, `wrong-password-${i}`);
       expect(res.status).toBe(401);
-      expect(res.text).toContain('Wrong email or password.');
+      expect(res.text).toContain('Wrong e-mail or password.');
     }
     const locked = await web.login(user.email, user.password);
     expect(locked.status).toBe(429);

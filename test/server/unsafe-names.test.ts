@@ -87,7 +87,7 @@ describe('names that display as others', () => {
     const up = await upload(d, user, 'web-rename.txt');
     const id = up.body.documents[0].id as string;
     await web.get(`/documents/${id}`);
-    const rename = await web.post(`/documents/${id}/rename`, { _csrf: web.csrf, filename: 'a\u0085b.txt' });
+    const rename = await web.submit(`/documents/${id}/rename`, { _csrf: web.csrf, filename: 'a\u0085b.txt' });
     expect(rename.status).toBe(400);
     expect(rename.text).toContain('U+0085');
     // Settings: an API key's and an application's name.

@@ -109,7 +109,7 @@ describe.skipIf(!HAVE_CHROMIUM || noPostfix !== null)(browserTitle(`an admin's f
     await invite(`${BOB}\ncarol@example,com\n${ADA}`);
     expect.soft(await textOf(admin, '#invite-done')).toBe(`Mailed an invitation to ${BOB}.`);
     const refusal = await textOf(admin, '#invite ~ p.error');
-    expect.soft(refusal).toBe(`Not invited: carol@example,com: "carol@example,com" is not an email address; ${ADA}: an account with the e-mail ${ADA} exists already.`);
+    expect.soft(refusal).toBe(`Not invited: carol@example,com: "carol@example,com" is not an e-mail address; ${ADA}: an account with the e-mail ${ADA} exists already.`);
     expect.soft(refusal).not.toContain('Mailed');
     expect.soft(await admin.inputValue('form[action="/admin/users/invite"] [name=email]')).toBe(`carol@example,com\n${ADA}`);
     expect.soft(await openInvites()).toEqual([BOB]);

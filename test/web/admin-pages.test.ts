@@ -150,7 +150,7 @@ describe('Admin pages', () => {
     // An address with an account already is refused; so is one that is not an address.
     await web.get('/admin/users');
     expect(errorOf((await post(web, '/admin/users/invite', { email: bob.email })).text)).toBe(`An account with the e-mail ${bob.email} exists already.`);
-    expect(errorOf((await post(web, '/admin/users/invite', { email: 'not an address' })).text)).toBe('"not an address" is not an email address.');
+    expect(errorOf((await post(web, '/admin/users/invite', { email: 'not an address' })).text)).toBe('"not an address" is not an e-mail address.');
 
     // Expired: a week later (moved back in the database) the link gets the same page, and makes no account.
     const late = inviteLink((await post(web, '/admin/users/invite', { email: 'erin@example.com' })).text)!;

@@ -461,7 +461,9 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     const field = (page: string, name: string) => new RegExp(`<input type="text" name="${name}"[^>]* value="([^"]*)"`).exec(page)?.[1];
     await web.get(`/documents/${id}`);
     // A name with a slash: refused in words, the typed name still in the field to correct (it was reset before).
-    const renamed = await web.post(`/documents/${id}/rename`, { _csrf: web.csrf, filename: 'Q1/Q2 minutes — Hafen.txt' });
+    // Said after a 303 to the document's page (Post/Redirect/Get): a reload reloads it, and posts nothing.
+    const renamed = await web.submit(`/documents/${id}/rename`, { _csrf: web.csrf, filename: 'Q1/Q2 minutes — Hafen.txt' });
+    expect(renamed.redirectedFrom?.location).toBe(`/documents/${id}`);
     expect(renamed.status).toBe(400);
     expect(renamed.text).toContain('<p class="error" role="alert">The name must not contain / or \\.</p>');
     expect(field(renamed.text, 'filename')).toBe('Q1/Q2 minutes — Hafen.txt');
@@ -500,12 +502,13 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     const before = (await api(d, `/api/v1/projects/${archive}`, { token: alice.apiKey })).body;
     const description = 'Letters of the harbour master, 1890–1920: ledgers, logs and the Hafenamt’s replies.';
     await web.get(`/projects/${archive}/settings`);
-    const taken = await web.post(`/projects/${archive}/edit`, { _csrf: web.csrf, name: 'Field notes', description });
+    const taken = await web.submit(`/projects/${archive}/edit`, { _csrf: web.csrf, name: 'Field notes', description });
+    expect(taken.redirectedFrom?.location).toBe(`/projects/${archive}/settings`);
     expect(taken.status).toBe(409);
     expect(taken.text).toContain('<p class="error" role="alert">Its owner already has a project named “Field notes”.</p>');
     expect(taken.text).toContain('<input type="text" name="name" maxlength="200" required value="Field notes">');
     expect(taken.text).toContain(`<textarea name="description" rows="2" maxlength="4000">${description}</textarea>`);
-    const blank = await web.post(`/projects/${archive}/edit`, { _csrf: web.csrf, name: '  ', description });
+    const blank = await web.submit(`/projects/${archive}/edit`, { _csrf: web.csrf, name: '  ', description });
     expect(blank.status).toBe(400);
     expect(blank.text).toContain(`<textarea name="description" rows="2" maxlength="4000">${description}</textarea>`);
     const after = (await api(d, `/api/v1/projects/${archive}`, { token: alice.apiKey })).body;

@@ -56,7 +56,7 @@ describe('more refused forms keep what was typed', () => {
     // Several: the good one is invited (its link shown, once), the others stay in the field to correct.
     const mixed = await web.submit('/admin/users/invite', { _csrf: web.csrf, email: `kay@example.com\nnot an address, ${bob.email}`, role: 'member', group: '' });
     expect(mixed.status).toBe(200);
-    expect(alert(mixed.text)).toBe(`Not invited: not an address: "not an address" is not an email address; ${bob.email}: an account with the e-mail ${bob.email} exists already.`);
+    expect(alert(mixed.text)).toBe(`Not invited: not an address: "not an address" is not an e-mail address; ${bob.email}: an account with the e-mail ${bob.email} exists already.`);
     expect(mixed.text).toMatch(/id="invite-link" readonly value="http:\/\/localhost:\d+\/invite\?token=[\w-]+"/);
     expect(mixed.text).toContain('Invitation link for kay@example.com');
     const again = inviteForm(mixed.text);

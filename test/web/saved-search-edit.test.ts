@@ -78,7 +78,9 @@ describe('saved searches in the web sidebar', () => {
     expect(await nameOf(id)).toBe('Fog banks');
 
     // A name the person has (any case): 409, the search page they were on, the form open with what they typed.
-    const taken = await web.post(`/search/saved/${id}/rename`, { _csrf: csrf, name: 'LIGHTHOUSE', back: SEARCH });
+    // Said after a 303 to that page (Post/Redirect/Get): a reload reloads it, and posts nothing.
+    const taken = await web.submit(`/search/saved/${id}/rename`, { _csrf: csrf, name: 'LIGHTHOUSE', back: SEARCH });
+    expect(taken.redirectedFrom?.status).toBe(303);
     expect(taken.status).toBe(409);
     expect(taken.text).toContain('<input type="search" name="q" value="harbour"');
     expect(taken.text).toContain('<option value="keyword" selected>');
@@ -87,7 +89,7 @@ describe('saved searches in the web sidebar', () => {
     const li = entry(taken.text, 'Fog banks')!;
     expect(li).toContain('<details class="rename" open>');
     expect(li).toContain('required value="LIGHTHOUSE"');
-    const empty = await web.post(`/search/saved/${id}/rename`, { _csrf: csrf, name: '   ', back: SEARCH });
+    const empty = await web.submit(`/search/saved/${id}/rename`, { _csrf: csrf, name: '   ', back: SEARCH });
     expect(empty.status).toBe(400);
     expect(empty.text).toContain('“Fog banks” not renamed: The name must not be empty.');
     expect(await nameOf(id)).toBe('Fog banks');

@@ -157,7 +157,7 @@ describe('a project of many labels, on the web and through the API', () => {
     expect(rest).toMatch(/^<summary>2 more<\/summary>/);
     expect([...rest!.matchAll(/<bdi>(ferry \d+)<\/bdi>/g)].map((m) => m[1])).toEqual(['ferry 11', 'ferry 12']);
     const fields = hiddenFields(page.text, `/search/saved/${ids[11]}/rename`);
-    const refused = await web.post(`/search/saved/${ids[11]}/rename`, { ...fields, name: 'ferry 01' });
+    const refused = await web.submit(`/search/saved/${ids[11]}/rename`, { ...fields, name: 'ferry 01' });
     expect(refused.status).toBe(409);
     expect(refused.text).toContain('<details class="saved-more" open><summary>2 more</summary>');
     expect(refused.text).toContain('value="ferry 01"');

@@ -157,7 +157,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle('two-factor sign-in and passkeys'),
       await page.waitForSelector('text=Your passkeys now sign you in after your password.');
       await signOut(page);
       await page.click('#passkey-sign-in button[type=submit]');
-      await expect.poll(() => page.locator('#passkey-sign-in [role=alert]').textContent()).toContain('sign in with your email and password first');
+      await expect.poll(() => page.locator('#passkey-sign-in [role=alert]').textContent()).toContain('sign in with your e-mail and password first');
       await signInWithPassword(page, user);
       await page.waitForURL(/\/login\/verify/);
       await page.click('#passkey-second-factor button[type=submit]');

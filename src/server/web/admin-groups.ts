@@ -1,10 +1,12 @@
 import type Router from '@koa/router';
 import { isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
-import { adminGroupDeletePage, adminGroupPage, adminGroupsPage } from '../../web/pages/admin-groups.js';
+import type { Group } from '../../store/sql/groups.js';
+import { type AdminGroupData, adminGroupDeletePage, adminGroupPage, adminGroupsPage } from '../../web/pages/admin-groups.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
+import { answerAsPage } from './answer-as-page.js';
 import { flash, redirectWithOutcome } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
@@ -12,6 +14,13 @@ import type { WebContext, WebUser } from './session.js';
 
 async function showGroups(ctx: WebContext, s: Services, admin: WebUser, extra: { error?: string; form?: { name: string; description: string } } = {}, status = 200) {
   render(ctx, adminGroupsPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, groups: await s.teamAdmin.listGroups(), ...extra }), status);
+}
+
+/** One group's page: its members, and the projects shared with it (linked where this admin may open their Sharing tab). */
+async function showGroup(ctx: WebContext, s: Services, admin: WebUser, group: Group, extra: Pick<AdminGroupData, 'error' | 'email' | 'noAccount'> = {}, status = 200) {
+  const [members, shared, roles] = await Promise.all([s.teamAdmin.members(group), s.teamAdmin.groupProjects(group), s.access.roles(admin.actor)]);
+  const projects = shared.map((p) => ({ id: p.projectId, name: p.name, role: p.role, ownerEmail: p.ownerEmail, manage: roles.get(p.projectId) === 'owner' }));
+  render(ctx, adminGroupPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, members, projects, ...extra }), status);
 }
 
 /** Admin → Groups: make and delete groups, add and remove their members (an identity provider's are read-only). */
@@ -34,6 +43,7 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
       ctx.redirect(`/admin/groups/${group.id}`);
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;
+      answerAsPage(ctx, '/admin/groups');
       await showGroups(ctx, s, admin, { error: sentence(err.message), form }, err.status);
     }
   });
@@ -41,8 +51,7 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
   router.get('admin.group', '/admin/groups/:id', async (ctx) => {
     const admin = await requireAdmin(ctx, s);
     if (!admin) return;
-    const group = await s.teamAdmin.groupById(ctx.params.id!);
-    render(ctx, adminGroupPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, members: await s.teamAdmin.members(group) }));
+    await showGroup(ctx, s, admin, await s.teamAdmin.groupById(ctx.params.id!));
   });
 
   router.post('admin.group.delete', '/admin/groups/:id/delete', formBody(), async (ctx) => {
@@ -75,7 +84,7 @@ export function adminGroupRoutes(router: Router<AppState>, s: Services): void {
         return added ? `Added ${user.email} to ${group.name}.` : `${user.email} was in ${group.name} already.`;
       },
       // Not found is the address (the group was found above): offered an invitation into the group instead.
-      async (error, status) => render(ctx, adminGroupPage({ user: admin, csrfToken: ctx.state.session!.csrfToken, group, members: await s.teamAdmin.members(group), error, email, noAccount: status === 404 }), status),
+      async (error, status) => showGroup(ctx, s, admin, group, { error, email, noAccount: status === 404 }, status),
     );
   });
 

@@ -10,6 +10,7 @@ import { type AdminUsersData, adminSelfUnadminPage, adminUserDeletePage, adminUs
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { requireAdmin, requireAdminForm } from './admin-common.js';
+import { answerAsPage } from './answer-as-page.js';
 import { flash, redirectWithOutcome, refused } from './flash.js';
 import { formBody, formField } from './form.js';
 import { render } from './render.js';
@@ -104,6 +105,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
       outcomes = await s.teamAdmin.inviteMany(emails, admin, { admin: formField(ctx, 'role') === 'admin', group, send });
     } catch (err) {
       const refusal = refused(err);
+      answerAsPage(ctx, '/admin/users#invite');
       return showUsers(ctx, s, admin, { invite: typed(sentence(refusal.message), formField(ctx, 'email')) }, refusal.status);
     }
     const made = outcomes.flatMap((o) => (o.ok ? [o] : []));
@@ -122,7 +124,11 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     const refusedSaid = why.length > 0 ? (outcomes.length === 1 ? why[0]! : `Not invited: ${why.join('; ')}.`) : '';
     const links = made.filter((o) => !o.issued.mailed).map((o, i) => ({ id: i === 0 ? 'invite-link' : `invite-link-${i + 1}`, label: `Invitation link for ${o.email}`, link: `${s.publicUrl()}/invite?token=${o.issued.token}` }));
     // What was done is said apart from what was refused: one red alert for both read as if nothing went out.
-    if (notInvited.length > 0) return showUsers(ctx, s, admin, { invite: { ...typed(refusedSaid, notInvited.map((o) => o.email).join('\n')), ...(done ? { done } : {}) }, newLinks: links }, made.length > 0 ? 200 : 400);
+    if (notInvited.length > 0) {
+      // The links made are on that page too: a reload re-posted the form and replaced them (mailing them again).
+      answerAsPage(ctx, '/admin/users#invite');
+      return showUsers(ctx, s, admin, { invite: { ...typed(refusedSaid, notInvited.map((o) => o.email).join('\n')), ...(done ? { done } : {}) }, newLinks: links }, made.length > 0 ? 200 : 400);
+    }
     if (done) flash(ctx, done);
     if (links.length > 0) return redirectWithOnce(ctx, s, { kind: 'links', links }, '/admin/users#invite');
     ctx.status = 303;
@@ -226,6 +232,7 @@ export function adminUserRoutes(router: Router<AppState>, s: Services): void {
     } catch (err) {
       // Refused (an unknown account to hand things to, projects with documents and nobody named): said on the page.
       if (!isAppError(err) || err.status >= 500) throw err;
+      answerAsPage(ctx, `/admin/users/${target.id}/delete`);
       await showDeleteConfirm(ctx, s, admin, target.id, { transferTo, error: sentence(err.message) }, err.status);
     }
   });

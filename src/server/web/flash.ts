@@ -3,6 +3,7 @@ import { DOCUMENT_ID } from '../../core/document-id.js';
 import { type AppError, isAppError } from '../../core/errors.js';
 import { sentence } from '../../web/format.js';
 import type { Flash } from '../../web/pages/layout.js';
+import { answerAsPage } from './answer-as-page.js';
 import type { WebContext } from './session.js';
 
 /** One message for the next page (what a form just did), read and cleared by that page's render. */
@@ -42,7 +43,8 @@ export function takeFlash(ctx: WebContext): Flash | null {
 /**
  * Runs a form's change and goes back to `to` (303) saying what happened: `work`'s sentence, or the refusal (an
  * AppError under 500) as an error. Anything else is thrown on. With `showRefusal`, a refusal is that page instead,
- * rendered with the form as it was typed (a redirect would empty the form).
+ * rendered with the form as it was typed (a flash alone would empty the form), and sent after a 303 to it all the
+ * same (answer-as-page.ts), so a reload does not post the form again.
  */
 export async function redirectWithOutcome(
   ctx: WebContext,
@@ -56,6 +58,7 @@ export async function redirectWithOutcome(
   } catch (err) {
     if (showRefusal) {
       const refusal = refused(err);
+      answerAsPage(ctx, typeof to === 'string' ? to : to.refused);
       return showRefusal(sentence(refusal.message), refusal.status);
     }
     flashRefusal(ctx, err);

@@ -16,6 +16,7 @@ import type { ProjectAction } from '../../access/roles.js';
 import type { DocumentRecord } from '../../store/sql/documents.js';
 import { documentView, editableProjects, openedPassage, queryString, readableAttachments, renderNotFound } from './library-common.js';
 import { requireFormUser } from './csrf.js';
+import { answerAsPage } from './answer-as-page.js';
 import { flash, flashRefusal } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
@@ -186,7 +187,11 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const name = DocumentFilename.safeParse(formField(ctx, 'filename'));
-    if (!name.success) return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400, { filename: formField(ctx, 'filename') });
+    if (!name.success) {
+      // The document page says why with the name typed, after a 303 (a reload re-posted the form).
+      answerAsPage(ctx, `/documents/${ctx.params.id!}`);
+      return showDocument(ctx, s, user, ctx.params.id!, `The name ${plainMessage(name.error.issues[0]!)}.`, 400, { filename: formField(ctx, 'filename') });
+    }
     const found = await documentFor(ctx, s, user, ctx.params.id!, 'edit');
     if (!found) return;
     const doc = await s.ingest.rename(found, name.data);
@@ -211,6 +216,7 @@ export function documentRoutes(router: Router<AppState>, s: Services): void {
     } catch (err) {
       if (!isAppError(err) || err.status >= 500) throw err;
       if (err.status === 404 && err.message.startsWith('document')) return renderNotFound(ctx, user, 'document');
+      answerAsPage(ctx, `/documents/${ctx.params.id!}`);
       await showDocument(ctx, s, user, ctx.params.id!, `Not moved: ${sentence(err.message)}`, err.status);
     }
   });

@@ -12,6 +12,7 @@ import type { AppState } from '../state.js';
 import type { ProjectAction } from '../../access/roles.js';
 import { documentView, projectRows, renderNotFound, userProjects } from './library-common.js';
 import { requireFormUser } from './csrf.js';
+import { answerAsPage } from './answer-as-page.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
 import { render } from './render.js';
@@ -141,10 +142,18 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     if (!user) return;
     const form = readProjectForm(ctx);
     const typed = { name: formField(ctx, 'name'), description: formField(ctx, 'description') };
-    if (form.error) return showProject(ctx, s, user, ctx.params.id!, { error: form.error, tab: 'settings', form: typed }, 400);
+    // Refused, the Settings tab says why with what was typed, after a 303 (a reload re-posted the form).
+    const refusedAt = () => answerAsPage(ctx, `/projects/${ctx.params.id!}/settings`);
+    if (form.error) {
+      refusedAt();
+      return showProject(ctx, s, user, ctx.params.id!, { error: form.error, tab: 'settings', form: typed }, 400);
+    }
     if (!(await projectFor(ctx, s, user, ctx.params.id!, 'manage'))) return;
     const result = await s.projects.update(ctx.params.id!, { name: form.name, description: form.description });
-    if (result === 'conflict') return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.`, tab: 'settings', form: typed }, 409);
+    if (result === 'conflict') {
+      refusedAt();
+      return showProject(ctx, s, user, ctx.params.id!, { error: `Its owner already has a project named “${form.name}”.`, tab: 'settings', form: typed }, 409);
+    }
     if (!result) return renderNotFound(ctx, user, 'project');
     flash(ctx, 'Saved the name and description.');
     ctx.status = 303;

@@ -62,7 +62,7 @@ export function loginRoutes(router: Router<AppState>, s: Services): void {
     const result = await s.accounts.login(email, formField(ctx, 'password'), ctx.ip);
     if (!result.ok) {
       await recordRefusal(s, { step: 'password', reason: result.reason, email, user: result.user, locked: result.locked });
-      const { error, status } = refusalPage(result.reason, result.retryAfterMs, 'Wrong email or password.');
+      const { error, status } = refusalPage(result.reason, result.retryAfterMs, 'Wrong e-mail or password.');
       if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
       return render(ctx, loginPage({ csrfToken: session.csrfToken, email, error, returnTo, passkeys: relyingParty(s) !== null, ...ssoLoginOptions(s) }), status);
     }

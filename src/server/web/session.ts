@@ -8,6 +8,7 @@ import { type Actor, sessionActor } from '../../access/access-control.js';
 import { type OnceMessage, passedSecondFactor, type ProviderLink, type SeenFrom, type WebSession } from '../../auth/web-sessions.js';
 import { actingAs } from '../../core/audit.js';
 import type { Services } from '../services.js';
+import { answeredAsPage } from './answer-as-page.js';
 import type { AppState } from '../state.js';
 import { checkProviderSession } from './provider-session.js';
 
@@ -22,11 +23,35 @@ export function webSession(s: Services): Middleware<AppState> {
     // A signed-in session slides (7 days from its last use): so does its cookie, or the browser would drop it 7 days
     // after the sign-in however busy the person is.
     if (ctx.state.session?.renewed && ctx.state.session.userId) setCookie(ctx, ctx.state.session);
+    if (await sendKeptAnswer(ctx, s)) return;
     await next();
-    // A secret a form left for the next page is shown there or nowhere: the first page after it drops it.
     const session = ctx.state.session;
+    const page = answeredAsPage(ctx);
+    // A role short (403) stays the answer itself, the "not allowed" page, as everywhere else (flash.ts `refused`).
+    if (page && session && ctx.method === 'POST' && ctx.status !== 403 && typeof ctx.body === 'string' && ctx.response.is('html')) {
+      const answer = { status: ctx.status, html: ctx.body };
+      ctx.status = 303;
+      ctx.redirect(page);
+      // Kept for the address as the browser asks for it next: the Location as sent (encoded), without its fragment.
+      const path = ctx.response.get('Location').split('#')[0]!;
+      await s.webSessions.stashOnce(session, { kind: 'page', path, ...answer });
+      return;
+    }
+    // A secret a form left for the next page is shown there or nowhere: the first page after it drops it.
     if (session?.onceSealed && ctx.method === 'GET' && ctx.status === 200 && ctx.response.is('html')) await s.webSessions.takeOnce(session);
   };
+}
+
+/** The GET a form's 303 sent here (see answer-as-page.ts): the form's answer, once, with its status. */
+async function sendKeptAnswer(ctx: WebContext, s: Services): Promise<boolean> {
+  const session = ctx.state.session;
+  if (!session?.onceSealed || ctx.method !== 'GET') return false;
+  const kept = s.webSessions.peekOnce(session);
+  if (kept?.kind !== 'page' || kept.path !== ctx.originalUrl || (await s.webSessions.takeOnce(session)) === null) return false;
+  ctx.status = kept.status;
+  ctx.type = 'html';
+  ctx.body = kept.html;
+  return true;
 }
 
 /** Where a request comes from, as a session keeps it (Settings → Security lists it). */

@@ -72,7 +72,7 @@ export function settingsAccountRoutes(router: Router<AppState>, s: Services): vo
     const result = await s.accounts.changeEmail(user.id, formField(ctx, 'password'), email, ctx.ip);
     if (!result.ok) return refused(ctx, user, 'email', result, email);
     await s.audit.record({ type: 'account.email_changed', target: { type: 'account', id: user.id, label: result.user.email }, details: { from: user.email, to: result.user.email } });
-    flash(ctx, `Email changed to ${result.user.email}. Sign in with it from now on.`);
+    flash(ctx, `E-mail changed to ${result.user.email}. Sign in with it from now on.`);
     ctx.status = 303;
     ctx.redirect('/settings/account');
   });

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compareNames } from '../../core/name-order.js';
 import type { Clock } from '../../core/clock.js';
 import type { Db } from './database.js';
 import type { ProjectMembersTable } from './schema.js';
@@ -119,6 +120,24 @@ export class ProjectMemberStore {
   async countFor(memberId: string): Promise<number> {
     const row = await this.db.selectFrom('project_members').select((eb) => eb.fn.countAll<number | string>().as('n')).where('member_id', '=', memberId).executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * The projects shared with a user or a group, with the role given and each project's name and owner of record (null:
+   * a deleted account), by name (Admin → Groups → a group).
+   */
+  async sharedWith(memberId: string): Promise<{ projectId: string; name: string; role: Role; ownerEmail: string | null }[]> {
+    const rows = await this.db
+      .selectFrom('project_members as m')
+      .innerJoin('projects as p', 'p.id', 'm.project_id')
+      .leftJoin('users as u', (j) => j.onRef('u.id', '=', 'p.user_id').on('u.deleted_at', 'is', null))
+      .select(['m.project_id', 'm.role', 'p.name', 'u.email'])
+      .where('m.member_id', '=', memberId)
+      .execute();
+    // By name as both engines sort names (their collations differ: core/name-order.ts), then by id.
+    return rows
+      .map((r) => ({ projectId: r.project_id, name: r.name, role: r.role, ownerEmail: r.email }))
+      .sort((a, b) => compareNames(a.name, b.name) || (a.projectId < b.projectId ? -1 : 1));
   }
 
   /** Removes a user or a group from every project (the account or group is gone). */

@@ -72,6 +72,31 @@ export interface AdminGroupData {
   email?: string;
   /** The address typed has no account: offered an invitation into this group instead. */
   noAccount?: boolean;
+  /** The projects shared with the group, by name; `manage`: the admin owns it, so its Sharing tab opens for them. */
+  projects: { id: string; name: string; role: string; ownerEmail: string | null; manage: boolean }[];
+}
+
+/**
+ * What the group was given: each project, its role, its owner of record. An admin reads no project they are no
+ * member of (docs/permissions.md), so the Sharing tab is linked only where they own the project; elsewhere its owner
+ * is the one to ask.
+ */
+function groupProjects(g: AdminGroupRow, projects: AdminGroupData['projects']) {
+  if (projects.length === 0) {
+    return html`<p class="muted" id="no-projects">No project is shared with ${g.name} yet: a project's owner shares it on the project's Sharing tab, as <code>group:${g.name}</code> with a role.</p>`;
+  }
+  const rows = projects.map(
+    (p) => html`<tr data-project-id="${p.id}">
+  <td>${p.manage ? html`<a href="/projects/${p.id}/sharing">${p.name}</a>` : p.name}</td>
+  <td data-label="Role">${p.role}</td>
+  <td data-label="Owner">${p.ownerEmail ?? html`<span class="muted">none</span>`}</td>
+</tr>`,
+  );
+  return html`<p class="muted" id="project-count">${plural(projects.length, 'project')}: a project's owners change what it gives on its Sharing tab.</p>
+  <div class="scroll"><table class="projects rows" aria-labelledby="shared-projects">
+    <thead><tr><th scope="col">Project</th><th scope="col">Role</th><th scope="col">Owner</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
 }
 
 /** One group: its members, and (for a local group) the forms that add, remove and delete. */
@@ -123,8 +148,14 @@ export function adminGroupPage(d: AdminGroupData) {
       ? html`<form method="post" action="/admin/groups/${g.id}/members" class="stack" id="add-member">${csrf}
     <label>Add a person (e-mail) <input type="email" name="email" value="${d.email}" required maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" autocomplete="off"></label>
     <button type="submit" class="primary">Add to group</button>
-  </form>
-  <h2>Delete this group</h2>
+  </form>`
+      : null
+  }
+  <h2 id="shared-projects">Shared with this group</h2>
+  ${groupProjects(g, d.projects)}
+  ${
+    local
+      ? html`<h2>Delete this group</h2>
   <p class="muted">Its members lose what was shared with the group; what was shared with them directly stays.</p>
   <form method="post" action="/admin/groups/${g.id}/delete">${csrf}<button type="submit" class="danger">Delete group</button></form>`
       : null

@@ -57,7 +57,7 @@ export function loginPage(d: LoginPageData) {
     : html`<form method="post" action="/login">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <input type="hidden" name="return_to" value="${d.returnTo ?? ''}">
-    <label>Email <input type="email" name="email" value="${d.email ?? ''}" autocomplete="${d.passkeys ? 'username webauthn' : 'username'}" required autofocus></label>
+    <label>E-mail <input type="email" name="email" value="${d.email ?? ''}" autocomplete="${d.passkeys ? 'username webauthn' : 'username'}" required autofocus></label>
     <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
     <div class="actions"><button type="submit" class="primary">Sign in</button></div>
   </form>

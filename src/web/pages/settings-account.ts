@@ -54,14 +54,14 @@ export function settingsAccountPage(d: SettingsAccountData) {
     <label>Repeat the new password <input type="password" name="new_password_again" autocomplete="new-password" minlength="${d.minPasswordLength}" required></label>
     <button type="submit">Change password</button>
   </form>
-  <h2 id="email-heading">Change email</h2>
-  <p class="muted">You sign in with your email address.</p>
+  <h2 id="email-heading">Change e-mail</h2>
+  <p class="muted">You sign in with your e-mail address.</p>
   ${error('email')}
   <form method="post" action="/settings/account/email" class="stack" aria-labelledby="email-heading">
     <input type="hidden" name="_csrf" value="${d.csrfToken}">
     <label>New email <input type="email" name="email" maxlength="${maxlengthFor(MAX_EMAIL_CHARS)}" autocomplete="email" required value="${d.newEmail ?? ''}"></label>
     <label>Current password <input type="password" name="password" autocomplete="current-password" required></label>
-    <button type="submit">Change email</button>
+    <button type="submit">Change e-mail</button>
   </form>
   <h2 id="appearance-heading">Appearance</h2>
   ${error('appearance')}

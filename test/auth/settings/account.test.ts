@@ -82,7 +82,7 @@ describe('Settings → Account and users set-password', () => {
     expect(wrong.text).toContain('The current password is not right.');
     const invalid = await change('not an email');
     expect(invalid.status).toBe(400);
-    expect(invalid.text).toContain('&quot;not an email&quot; is not an email address.');
+    expect(invalid.text).toContain('&quot;not an email&quot; is not an e-mail address.');
     const taken = await change(other.email.toUpperCase());
     expect(taken.status).toBe(400);
     expect(taken.text).toContain(`Another account already uses ${other.email.toUpperCase()}.`);
@@ -90,7 +90,7 @@ describe('Settings → Account and users set-password', () => {
     const fresh = `renamed-${process.pid}@example.com`;
     const done = await change(fresh);
     expect(done.redirectedFrom).toMatchObject({ status: 303, location: '/settings/account' });
-    expect(done.text).toContain(`Email changed to ${fresh}. Sign in with it from now on.`);
+    expect(done.text).toContain(`E-mail changed to ${fresh}. Sign in with it from now on.`);
     expect(done.text).toContain(`<strong id="account-email">${fresh}</strong>`);
     expect((await from(ip).login(user.email, user.password)).status).toBe(401);
     expect((await from(ip).login(fresh, user.password)).status).toBe(302);
@@ -112,7 +112,7 @@ describe('Settings → Account and users set-password', () => {
     }
     const unknown = await runCli(['users', 'set-password', 'nobody@example.com', ...target], { input: 'operator chose this\n' });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('no account has the email nobody@example.com');
+    expect(unknown.stderr).toContain('no account has the e-mail nobody@example.com');
     expect((await web.get('/settings/account')).status).toBe(200);
 
     const res = await runCli(['users', 'set-password', user.email.toUpperCase(), ...target], { input: 'operator chose this\n' });
