@@ -5,10 +5,11 @@
  * database snapshot and manifest under `backups/<id>/`, a note that it started first and the manifest last
  * (manifest.ts has the layout).
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { nearestExisting } from '../../core/existing-folder.js';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, type S3Location, StorageConfigError } from '../../store/objects/location.js';
@@ -59,8 +60,7 @@ export function repositoryLocation(option: string, location: string, env: NodeJS
  * read-only file system otherwise surfaced as "ENOENT … mkdir" once the key was made and the library opened.
  */
 function notWritable(dir: string): string | null {
-  let at = dir;
-  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  const at = nearestExisting(dir);
   try {
     accessSync(at, constants.W_OK);
     return null;

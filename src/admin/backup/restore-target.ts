@@ -7,15 +7,17 @@
  * daemon refuses to serve (as during a migration) — in a data directory a placeholder database holding only that
  * record, replaced by the backup's last.
  */
-import { existsSync, readdirSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
+import { nearestExisting } from '../../core/existing-folder.js';
 import { scratchFolder } from '../../core/scratch-folder.js';
 import { CliError } from '../../terminal/errors.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
 import { readSecretsKey, SECRETS_KEY_FILE } from '../../server/secrets-key.js';
 import type { Lease } from '../../store/coordination.js';
+import { freeBytes } from '../../store/disk-space.js';
 import { VectorStore } from '../../store/lancedb/connection.js';
 import { LIBRARY_LOCK } from '../../store/library-lock.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
@@ -75,7 +77,8 @@ export async function embeddedTarget(dataDir: string, backup: BackupContents): P
   };
   // Checked before anything is made: a restore that would fill the disk fails midway, leaving it full.
   const need = backup.files.reduce((n, f) => n + (placed(f.path) === f.size ? 0 : f.size), backup.database.size) + MARGIN;
-  const free = freeBytes(dataDir);
+  // On the file system the folder is (or will be made) on; unknown, the restore goes on and says a full disk if it meets one.
+  const free = await freeBytes(nearestExisting(dataDir)).catch(() => null);
   if (free !== null && free < need) {
     throw new CliError(
       `${dataDir} has ${MB(free)} free, and ${backup.label} needs ${MB(need)} there`,
@@ -106,21 +109,6 @@ export async function embeddedTarget(dataDir: string, backup: BackupContents): P
   } catch (err) {
     release();
     throw err;
-  }
-}
-
-/** Free bytes on the file system `dir` is (or would be made) on; null when that cannot be told. */
-function freeBytes(dir: string): number | null {
-  for (let at = resolve(dir); ; at = dirname(at)) {
-    if (existsSync(at)) {
-      try {
-        const s = statfsSync(at);
-        return s.bavail * s.bsize;
-      } catch {
-        return null;
-      }
-    }
-    if (dirname(at) === at) return null;
   }
 }
 
