@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
-import { api, type Daemon } from '../helpers/daemon.js';
+import { api, type Daemon, runCli } from '../helpers/daemon.js';
 import { chunkRows, type VectorStore } from '../helpers/chunk-rows.js';
 import { expectSameResults, type Hit, searchHits } from '../helpers/same-results.js';
 import { uploadFiles, waitFor } from '../ingest/pipeline/helpers.js';
@@ -197,4 +197,15 @@ export function expectIncremental(s: any, before: ManifestFiles, after: Manifest
   expect(newOriginals).toContain(`files/${uploaded.slice(0, 2)}/${uploaded}`);
   expect(fresh.filter((f) => f.path.startsWith('files/')).map((f) => f.path).sort()).toEqual(newOriginals);
   return { fresh, newOriginals };
+}
+
+/** `n` backups of an embedded library (its daemon may run) into the directory repository `repo`: their ids, oldest first. */
+export async function takeBackups(dataDir: string, repo: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await runCli(['backup', '--data-dir', dataDir, '--to', repo, '--json'], { timeoutMs: 240_000 });
+    expect(res.code, res.stderr).toBe(0);
+    ids.push(JSON.parse(res.stdout).id as string);
+  }
+  return ids;
 }

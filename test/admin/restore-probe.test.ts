@@ -16,6 +16,7 @@ import { addUser, api, type Daemon, runCli, startDaemon, type TestUser } from '.
 import { mountTmpfs, unmount } from '../helpers/fill-disk.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { takeBackups } from './backup-compare.js';
 
 const NOTES = [
   { name: 'marmots.txt', bytes: Buffer.from('Marmots hibernate in burrows through the long alpine winter.\n') },
@@ -56,12 +57,7 @@ describe('docsearch backup and restore under outages', () => {
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     repo = join(dirs.make('repo'), 'repo');
     keyFile = join(d.dataDir, 'backup.key');
-    ids = [];
-    for (let i = 0; i < 2; i++) {
-      const res = await runCli(['backup', '--data-dir', d.dataDir, '--to', repo, '--json'], { timeoutMs: 240_000 });
-      expect(res.code, res.stderr).toBe(0);
-      ids.push(JSON.parse(res.stdout).id as string);
-    }
+    ids = await takeBackups(d.dataDir, repo, 2);
   }, 600_000);
   afterAll(async () => {
     await d?.stop();

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, BIN, type Daemon, runCli, startDaemon, type TestUser } from '../helpers/daemon.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { uploadFiles } from '../ingest/pipeline/helpers.js';
+import { takeBackups } from './backup-compare.js';
 
 const NOTES = [
   { name: 'marmots.txt', bytes: Buffer.from('Marmots hibernate in burrows through the long alpine winter.\n') },
@@ -68,12 +69,7 @@ describe('docsearch restore refuses what it cannot vouch for', () => {
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     repo = join(dirs.make('repo'), 'repo');
     env = { DOCSEARCH_BACKUP_KEY_FILE: join(d.dataDir, 'backup.key') };
-    ids = [];
-    for (let i = 0; i < 2; i++) {
-      const res = await runCli(['backup', '--data-dir', d.dataDir, '--to', repo, '--json'], { timeoutMs: 240_000 });
-      expect(res.code, res.stderr).toBe(0);
-      ids.push(JSON.parse(res.stdout).id as string);
-    }
+    ids = await takeBackups(d.dataDir, repo, 2);
   }, 600_000);
   afterAll(async () => {
     await d?.stop();
