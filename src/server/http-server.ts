@@ -26,6 +26,15 @@ const HANDLER_WAIT_MS = 60_000;
  */
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024 + MAX_QUERY_CHARS * 12;
 
+/**
+ * How long an idle keep-alive connection stays open. HTTP/1.1 gives a client no way to know that a connection it
+ * reuses is being closed at that moment: a request sent just then is lost unanswered, and a POST is not retried. So
+ * the daemon waits longer than the proxies and clients in front of it keep a connection idle (nginx's upstream
+ * `keepalive_timeout` and cloud load balancers: 60 s; undici: 4 s), and they always close first. Node's 5 s
+ * default lost requests behind a proxy and from clients whose event loop ran a second late.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
 const declaredLength = (req: IncomingMessage): number => Number(req.headers['content-length'] ?? NaN);
 
 /**
@@ -57,7 +66,7 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => onRequest(req, res, true));
   server.on('checkExpectation', refuseExpectation);
   server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 5000;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = 60_000;
   server.requestTimeout = 15 * 60_000; // uploads of large files over slow links
 
