@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import PostalMime from 'postal-mime';
 import { decodeText } from '../../ingest/parsers/text-encoding.js';
 import { CITATION_UNITS, CSV, type DocumentType, EML, HTML, JPEG, MARKDOWN, ODP, ODS, PDF, PNG, PPT, PPTX, TSV, WEBP, XLS, XLSX } from '../../ingest/types.js';
 import { MissingOriginal } from '../../store/objects/originals.js';
@@ -74,7 +73,10 @@ async function viewBody(s: Services, user: WebUser, doc: DocumentRecord, passage
   const small = doc.sizeBytes <= MAX_RENDERED_BYTES;
   const bytes = [HTML, MARKDOWN, EML].includes(doc.contentType) && small ? await intactOriginal(s, doc) : null;
   if (bytes) {
+    // Loaded with the first document shown so: a daemon that shows none does not hold them (docs/ingest.md).
+    const { markdownHtml, safeHtml } = await import('../../web/sanitize.js');
     if (doc.contentType === EML) {
+      const { default: PostalMime } = await import('postal-mime');
       const mail = await PostalMime.parse(bytes, { maxNestingDepth: 50, maxHeadersSize: 1024 * 1024 });
       const email = (doc.metadata.email ?? {}) as Record<string, unknown>;
       const attachments = await readableAttachments(s, user, doc.id);
@@ -85,13 +87,13 @@ async function viewBody(s: Services, user: WebUser, doc: DocumentRecord, passage
         headers: { from: list(email.from), to: list(email.to), cc: list(email.cc), subject: list(email.subject) },
         date: Number.isNaN(date) ? null : date,
         dateText,
-        html: mail.html ?? null,
+        html: mail.html === undefined ? null : safeHtml(mail.html),
         text: mail.text ?? '',
         attachments,
       };
     }
     const text = decodeText(bytes)?.text ?? '';
-    return doc.contentType === HTML ? { kind: 'html', html: text } : { kind: 'markdown', markdown: text };
+    return { kind: 'rendered', html: doc.contentType === HTML ? safeHtml(text) : markdownHtml(text) };
   }
   if (SHEETS.has(doc.contentType) && small && doc.status === 'ready') {
     const sheet = await sheetBody(s, doc, passage);

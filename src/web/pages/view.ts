@@ -2,7 +2,6 @@ import { type CitationUnit, unitHeading } from '../../core/citation-label.js';
 import { withoutDirectionalControls } from '../display-text.js';
 import { formatTime } from '../format.js';
 import { type Html, html } from '../html.js';
-import { markdownHtml, safeHtml } from '../sanitize.js';
 import { contentLang } from './content-language.js';
 import { crumbs, layout } from './layout.js';
 
@@ -24,16 +23,16 @@ export interface ViewSheet {
 /** What the viewer shows of a document, by its type (server/web/library-view.ts reads it). */
 export type ViewBody =
   | { kind: 'image' }
-  | { kind: 'html'; html: string }
-  | { kind: 'markdown'; markdown: string }
+  /** An HTML page or Markdown, rendered and made safe (web/sanitize.ts) by the route that read it. */
+  | { kind: 'rendered'; html: Html }
   | {
       kind: 'email';
       headers: { from: string; to: string; cc: string; subject: string };
       /** When it was sent (ms), or null when the Date header said nothing readable; `dateText` is what it said. */
       date: number | null;
       dateText: string;
-      /** The HTML body when the message has one, else its text. */
-      html: string | null;
+      /** The HTML body, made safe, when the message has one; else its text. */
+      html: Html | null;
       text: string;
       attachments: { id: string; filename: string }[];
     }
@@ -97,7 +96,7 @@ function emailBody(b: Extract<ViewBody, { kind: 'email' }>, p: OpenedPassage | n
   return html`<dl class="facts email-headers">${row('From', h.from)}${row('To', h.to)}${row('Cc', h.cc)}${date}${row('Subject', h.subject)}</dl>
   ${b.attachments.length ? html`<p class="attachments">Attachments: ${b.attachments.map((a, i) => html`${i ? ', ' : ''}<a href="/documents/${a.id}">${a.filename}</a>`)}</p>` : null}
   ${passageQuote(p, lang)}
-  ${b.html !== null ? html`<article class="rendered document"${lang}>${safeHtml(b.html)}</article>` : html`<pre class="plain document"${lang}>${b.text}</pre>`}`;
+  ${b.html !== null ? html`<article class="rendered document"${lang}>${b.html}</article>` : html`<pre class="plain document"${lang}>${b.text}</pre>`}`;
 }
 
 /** A chunk's text in a text viewer, marked as the passage when it is the one opened. */
@@ -137,10 +136,8 @@ function body(b: ViewBody, doc: ViewPageData['document'], p: OpenedPassage | nul
   switch (b.kind) {
     case 'image':
       return html`<p><img src="/documents/${doc.id}/file" alt="${doc.filename}" class="full-size"></p>`;
-    case 'html':
-      return html`${passageQuote(p, lang)}<article class="rendered document"${lang}>${safeHtml(b.html)}</article>`;
-    case 'markdown':
-      return html`${passageQuote(p, lang)}<article class="rendered document"${lang}>${markdownHtml(b.markdown)}</article>`;
+    case 'rendered':
+      return html`${passageQuote(p, lang)}<article class="rendered document"${lang}>${b.html}</article>`;
     case 'email':
       return emailBody(b, p, lang);
     case 'sheet':
