@@ -57,8 +57,11 @@ export type OnceMessage =
   | { kind: 'client-secret'; name: string; clientId: string; secret: string | null; rotated: boolean }
   | { kind: 'links'; links: { id: string; label: string; link: string }[] }
   | { kind: 'recovery-codes'; codes: string[] }
-  /** A form's answer (a refusal, with what was typed) for its page's next GET at `path`, with the answer's status. */
-  | { kind: 'page'; path: string; status: number; html: string };
+  /**
+   * A form's answer (a refusal, with what was typed) for its page's next GET at `path`, with the answer's status and,
+   * for a throttled one (429), its Retry-After.
+   */
+  | { kind: 'page'; path: string; status: number; html: string; retryAfter?: string };
 
 /**
  * The CSRF token is derived from the session id (HMAC), so it needs no storage and changes

@@ -232,7 +232,8 @@ describe('API keys', () => {
     expect((await web.get('/projects')).status).toBe(200);
     expect(newKeyOnPage((await web.get('/settings/keys')).text)).toBeNull();
 
-    const noScope = await web.post('/settings/keys', { _csrf: web.csrf, name: 'no scopes', expires: '30' });
+    const noScope = await web.submit('/settings/keys', { _csrf: web.csrf, name: 'no scopes', expires: '30' });
+    expect(noScope.redirectedFrom).toMatchObject({ status: 303, location: '/settings/keys' });
     expect(noScope.status).toBe(400);
     expect(noScope.text).toContain('Choose at least one scope.');
 
@@ -286,7 +287,7 @@ describe('API keys', () => {
     );
 
     for (const expires of ['45', 'forever']) {
-      const bad = await web.post('/settings/keys', { _csrf: web.csrf, name: 'bad lifetime', scopes: 'read:documents', expires });
+      const bad = await web.submit('/settings/keys', { _csrf: web.csrf, name: 'bad lifetime', scopes: 'read:documents', expires });
       expect(bad.status).toBe(400);
       expect(bad.text).toContain('Choose when the key expires.');
     }

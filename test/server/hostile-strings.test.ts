@@ -90,7 +90,7 @@ describe('strings PostgreSQL refuses or cannot index', () => {
   it('a web form with a NUL is a 400 naming the field', async () => {
     const web = await loggedIn(d, alice);
     await web.get('/projects');
-    const res = await web.post('/projects', { _csrf: web.csrf, name: 'web nul', description: NUL });
+    const res = await web.submit('/projects', { _csrf: web.csrf, name: 'web nul', description: NUL });
     expect(res.status).toBe(400);
     expect(res.text).toContain('description');
     expect(res.text).toContain('U+0000');

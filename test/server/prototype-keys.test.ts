@@ -77,7 +77,7 @@ describe('names on Object.prototype, from outside', () => {
     const web = await loggedIn(d, user);
     await web.get(`/projects/${projectId}/sources`);
     for (const kind of ['constructor', 'toString', '__proto__']) {
-      const res = await web.post(`/projects/${projectId}/sources`, { _csrf: web.csrf, kind, url: 'https://example.com/docs/', every: '1h' });
+      const res = await web.submit(`/projects/${projectId}/sources`, { _csrf: web.csrf, kind, url: 'https://example.com/docs/', every: '1h' });
       expect(res.status, `${kind}: ${res.text.slice(0, 300)}`).toBe(400);
       expect(res.text).toContain('The source was not added: kind: must be one of');
     }

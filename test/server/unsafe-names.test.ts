@@ -81,7 +81,7 @@ describe('names that display as others', () => {
     const web = new WebClient(d);
     expect((await web.login(user.email, user.password)).status).toBe(302);
     await web.get('/projects');
-    const project = await web.post('/projects', { _csrf: web.csrf, name: 'Bills\u202e', description: '' });
+    const project = await web.submit('/projects', { _csrf: web.csrf, name: 'Bills\u202e', description: '' });
     expect(project.status).toBe(400);
     expect(project.text).toContain('U+202E');
     const up = await upload(d, user, 'web-rename.txt');
@@ -92,11 +92,11 @@ describe('names that display as others', () => {
     expect(rename.text).toContain('U+0085');
     // Settings: an API key's and an application's name.
     await web.get('/settings/keys');
-    const key = await web.post('/settings/keys', { _csrf: web.csrf, name: 'laptop\u202e', scopes: ['read:documents'] });
+    const key = await web.submit('/settings/keys', { _csrf: web.csrf, name: 'laptop\u202e', scopes: ['read:documents'] });
     expect(key.text).toContain('U+202E');
     expect((await api(d, '/api/v1/keys', { token: user.apiKey })).body.keys.map((k: { name: string | null }) => k.name)).not.toContain('laptop\u202e');
     await web.get('/settings/applications');
-    const app = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Mail\u202eapp', redirect_uris: 'https://app.example.org/cb' });
+    const app = await web.submit('/settings/applications', { _csrf: web.csrf, name: 'Mail\u202eapp', redirect_uris: 'https://app.example.org/cb' });
     expect(app.text).toContain('U+202E');
   });
 

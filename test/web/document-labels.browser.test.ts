@@ -113,7 +113,9 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle("a document's labels: the project's
     expect((await web.post(`/documents/${id}/labels`, { _csrf: web.csrf, label: ['to do', '[draft]'], labels: 'TO DO, pier' })).status).toBe(303);
     expect(await labelsOf(id)).toEqual(['[draft]', 'pier', 'to do'].toSorted());
     const long = 'l'.repeat(65);
-    const refused = await web.post(`/documents/${id}/labels`, { _csrf: web.csrf, label: ['Q&A'], labels: `quay, ${long}` });
+    const refused = await web.submit(`/documents/${id}/labels`, { _csrf: web.csrf, label: ['Q&A'], labels: `quay, ${long}` });
+    // Shown after a 303 to the document's page (Post/Redirect/Get), its status kept.
+    expect(refused.redirectedFrom).toMatchObject({ status: 303, location: `/documents/${id}` });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain(`Labels not changed: The label “${long}” must be at most 64 characters.`);
     expect(refused.text).toContain(`<input type="checkbox" name="label" value="Q&amp;A" checked>`);
@@ -140,7 +142,7 @@ describe.skipIf(!HAVE_CHROMIUM)(browserTitle("a document's labels: the project's
     for (const n of ['berth 00', 'customs']) expect(carried).toContain(`value="${n}" checked>`);
     for (const n of names.slice(1)) expect(folded).toContain(`value="${n}">`);
     // Refused with a folded label ticked: the fold comes back open, the box ticked.
-    const refused = await web.post(`/documents/${id}/labels`, { _csrf: web.csrf, label: ['berth 07'], labels: 'l'.repeat(65) });
+    const refused = await web.submit(`/documents/${id}/labels`, { _csrf: web.csrf, label: ['berth 07'], labels: 'l'.repeat(65) });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('<details class="more-labels" open>');
     expect(refused.text).toContain('value="berth 07" checked>');

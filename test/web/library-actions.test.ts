@@ -195,7 +195,9 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(flashOf((await web.get('/documents')).text)).toBe('Select one or more documents first.');
 
     // Bulk delete asks first, naming each, then deletes exactly those.
-    const ask = await web.post('/documents/bulk', { _csrf: web.csrf, action: 'delete', ids: picked, return_to: '/documents?sort=name' });
+    // Asked at the list's address, after a 303 (Post/Redirect/Get): a reload shows the list, posting nothing.
+    const ask = await web.submit('/documents/bulk', { _csrf: web.csrf, action: 'delete', ids: picked, return_to: '/documents?sort=name' });
+    expect(ask.redirectedFrom).toMatchObject({ status: 303, location: '/documents?sort=name' });
     expect(ask.status).toBe(200);
     expect(ask.text).toContain('<h1>Delete 2 documents?</h1>');
     expect(ask.text).toContain('<li class="filename">note-50.txt</li>');
@@ -376,7 +378,9 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     }
 
     // A refused value keeps the form as it was typed (its kind, its fields), never a secret.
-    const refused = await web.post(base, { _csrf: web.csrf, kind: 's3', url: 's3://field-notes/survey/', endpoint: 'https://minio.example.com:9000', secret_secret_access_key: 'never-shown', every: 'other', every_other: '5s' });
+    // Said after a 303 to the tab with that kind chosen (Post/Redirect/Get): a reload posts nothing again.
+    const refused = await web.submit(base, { _csrf: web.csrf, kind: 's3', url: 's3://field-notes/survey/', endpoint: 'https://minio.example.com:9000', secret_secret_access_key: 'never-shown', every: 'other', every_other: '5s' });
+    expect(refused.redirectedFrom).toMatchObject({ status: 303, location: `${base}?kind=s3` });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('The source was not added: every: at least');
     expect(refused.text).toContain('<input type="hidden" name="kind" value="s3">');
@@ -392,6 +396,14 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(edit).toContain('value="archive@example.com"');
     expect(edit).not.toContain('imap-secret');
     expect(edit).toContain('<option value="1d" selected>Every day</option>');
+    // Refused, the edit form again as typed (its secret never), after a 303 to it.
+    const unsaved = await web.submit(`${base}/${imap}/edit`, { _csrf: web.csrf, every: 'other', every_other: '5s', username: 'typed@example.com', secret_password: 'typed-secret', move_to: '' });
+    expect(unsaved.redirectedFrom).toMatchObject({ status: 303, location: `${base}/${imap}/edit` });
+    expect(unsaved.status).toBe(400);
+    expect(unsaved.text).toContain('Nothing was changed: every: at least');
+    expect(unsaved.text).toContain('value="typed@example.com"');
+    expect(unsaved.text).not.toContain('typed-secret');
+    expect((await web.get(`${base}/${imap}/edit`)).text).toContain('value="archive@example.com"');
 
     // A source whose pass failed says so once: "Failed" and why, not "No pass has finished yet" beside it.
     const web_ = added[0]!;
@@ -415,10 +427,10 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
 
   it('says what is wrong with a project name in words; serves a favicon; a flash can’t be written by a link', async () => {
     await web.get('/projects');
-    const blank = await web.post('/projects', { _csrf: web.csrf, name: '   ', description: '' });
+    const blank = await web.submit('/projects', { _csrf: web.csrf, name: '   ', description: '' });
     expect(blank.status).toBe(400);
     expect(blank.text).toContain('<p class="error" role="alert">Name must not be empty.</p>');
-    const long = await web.post('/projects', { _csrf: web.csrf, name: 'x'.repeat(101), description: '' });
+    const long = await web.submit('/projects', { _csrf: web.csrf, name: 'x'.repeat(101), description: '' });
     expect(long.text).toContain('Name must be at most 100 characters.');
     const api400 = await api(d, '/api/v1/projects', { token: alice.apiKey, body: { name: ' ' } });
     expect(api400.body.error.message).toBe('body.name: must not be empty');
@@ -470,7 +482,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     // A label past 64 characters: the label is named (the API's "labels.1" before), and the list typed stays.
     const long = 'Protokoll der Hafenbehörde über die Sitzung vom dritten März zweitausendsechsundzwanzig';
     const typed = `board, ${long}, zoll`;
-    const labelled = await web.post(`/documents/${id}/labels`, { _csrf: web.csrf, labels: typed });
+    const labelled = await web.submit(`/documents/${id}/labels`, { _csrf: web.csrf, labels: typed });
     expect(labelled.status).toBe(400);
     expect(labelled.text).toContain(`<p class="error" role="alert">Labels not changed: The label “${long}” must be at most 64 characters.</p>`);
     expect(field(labelled.text, 'labels')).toBe(typed);
@@ -484,7 +496,7 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     // A label's rename refused on the Labels tab keeps the name typed in that label's row.
     const board = ((await api(d, `/api/v1/projects/${archive}/labels`, { token: alice.apiKey })).body.labels as { id: string; name: string }[]).find((l) => l.name === 'board')!;
     await web.get(`/projects/${archive}/labels`);
-    const refused = await web.post(`/projects/${archive}/labels/${board.id}`, { _csrf: web.csrf, name: 'board, minutes', color: 'red' });
+    const refused = await web.submit(`/projects/${archive}/labels/${board.id}`, { _csrf: web.csrf, name: 'board, minutes', color: 'red' });
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('“board” not changed: The name must not contain a comma.');
     expect(refused.text).toContain(`<input type="text" name="name" value="board, minutes" maxlength="128" required size="14" aria-label="New name for board">`);
@@ -558,7 +570,8 @@ describe('library actions: confirmations, messages, the Documents page, uploads'
     expect(missing).toContain('OCR language “tha” is not installed on this server (Debian: tesseract-ocr-tha, or the npm package @tesseract.js-data/tha)');
 
     // The API's own checks refuse a bad value in words, and change nothing.
-    const bad = await web.post(`/projects/${project}/languages`, { _csrf: web.csrf, language: 'German', ocr_languages: ['deu'] });
+    const bad = await web.submit(`/projects/${project}/languages`, { _csrf: web.csrf, language: 'German', ocr_languages: ['deu'] });
+    expect(bad.redirectedFrom).toMatchObject({ status: 303, location: `/projects/${project}/settings` });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('Document language must be an ISO 639-1 language code (such as de, zh).');
     expect((await api(d, `/api/v1/projects/${project}`, { token: alice.apiKey })).body).toMatchObject({ language: 'de', ocr_languages: 'deu+tha' });

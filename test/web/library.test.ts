@@ -212,10 +212,10 @@ describe('web library pages', () => {
 
   it('projects: create, rename, describe; names are unique; the default cannot be deleted; delete says what is lost', async () => {
     await web.get('/projects');
-    const dup = await web.post('/projects', { _csrf: web.csrf, name: `field NOTES ${XSS}`, description: '' });
+    const dup = await web.submit('/projects', { _csrf: web.csrf, name: `field NOTES ${XSS}`, description: '' });
     expect(dup.status).toBe(409);
     expect(dup.text).toContain('already exists');
-    const empty = await web.post('/projects', { _csrf: web.csrf, name: '   ', description: '' });
+    const empty = await web.submit('/projects', { _csrf: web.csrf, name: '   ', description: '' });
     expect(empty.status).toBe(400);
     const made = await web.post('/projects', { _csrf: web.csrf, name: 'Scratch', description: '' });
     const id = made.location!.split('/').pop()!;

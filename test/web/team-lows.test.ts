@@ -94,7 +94,7 @@ describe('team Lows through the pages', () => {
     expect(made.text).toContain('Only this one');
     // A project the person may not read is refused, not ignored: no key is made, and the form comes back as it was
     // sent (the scope left out stays out: re-ticking every scope made the next try a broader key than chosen).
-    const forged = await web.post('/settings/keys', { _csrf: web.csrf, name: 'forged', scopes: ['read:documents'], expires: '90', projects: [project, 'prj_000000000ZZZZZZZZZZZZ'] });
+    const forged = await web.submit('/settings/keys', { _csrf: web.csrf, name: 'forged', scopes: ['read:documents'], expires: '90', projects: [project, 'prj_000000000ZZZZZZZZZZZZ'] });
     expect(forged.status).toBe(400);
     expect(forged.text).toContain('<p class="error" role="alert">A project you ticked is not one you may read: reload the page and tick again.</p>');
     expect(forged.text).toContain('name="name" maxlength="200" placeholder="e.g. CI uploads" value="forged">');

@@ -107,7 +107,8 @@ describe('a project of many labels, on the web and through the API', () => {
     expect(saved.status).toBe(303);
     expect(saved.location).toBe(pages[1]);
     // Refused, the page it was sent from again, with the name typed in its row.
-    const refused = await web.post(`/projects/${project}/labels/${row.id}`, { ...fields, name: 'a, b', color: 'teal' });
+    const refused = await web.submit(`/projects/${project}/labels/${row.id}`, { ...fields, name: 'a, b', color: 'teal' });
+    expect(refused.redirectedFrom?.location).toBe(pages[1]);
     expect(refused.status).toBe(400);
     expect(rowsOf(refused.text)).toEqual(labels.slice(100).map((l) => l.id));
     expect(refused.text).toContain('value="a, b"');

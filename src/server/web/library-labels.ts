@@ -13,6 +13,7 @@ import { plainMessage } from '../api/validate.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import type { ProjectAction } from '../../access/roles.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
@@ -111,6 +112,12 @@ async function show(
   );
 }
 
+/** The tab again with why a label form was refused, after a 303 to the page it was sent from (answer-as-page.ts). */
+function refuse(ctx: WebContext, s: Services, user: WebUser, projectId: string, extra: Parameters<typeof show>[3], status: number, place: TabPlace) {
+  answerAsPage(ctx, tabHref(projectId, place));
+  return show(ctx, s, user, extra, status, place);
+}
+
 /** A label form's name and colour, checked with the API's schemas: the error sentence when they don't pass. */
 function readLabelForm(ctx: WebContext): { name: string; color: LabelColor | undefined; error?: string } {
   const raw = formField(ctx, 'name');
@@ -175,13 +182,13 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     if (!found) return;
     const form = readLabelForm(ctx);
     const place = formPlace(ctx, found.project.id);
-    if (form.error) return show(ctx, s, user, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400, place);
+    if (form.error) return refuse(ctx, s, user, found.project.id, { error: form.error, form: { name: form.name, color: formField(ctx, 'color') } }, 400, place);
     try {
       const label = await s.labelService.create(found.project.id, form.name, form.color);
       flash(ctx, `Added the label “${label.name}”.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409, place);
+      return refuse(ctx, s, user, found.project.id, { error: `${sentence(err.message)}`, form: { name: form.name, color: formField(ctx, 'color') } }, 409, place);
     }
     back(ctx, tabHref(found.project.id, place));
   });
@@ -195,13 +202,13 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const editing = { id: found.label.id, name: formField(ctx, 'name') };
     // Back on the page the row was on (it may be any of the tab's pages, of all labels or of those a find found).
     const place = formPlace(ctx, found.projectId);
-    if (form.error) return show(ctx, s, user, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400, place);
+    if (form.error) return refuse(ctx, s, user, found.projectId, { error: `“${found.label.name}” not changed: ${form.error}`, editing }, 400, place);
     try {
       const updated = await s.labelService.update(found.label, { ...(form.name !== found.label.name ? { name: form.name } : {}), ...(form.color ? { color: form.color } : {}) });
       flash(ctx, updated.name === found.label.name ? `Saved “${updated.name}”.` : `Renamed “${found.label.name}” to “${updated.name}”: its documents carry the new name.`);
     } catch (err) {
       if (!isAppError(err) || err.status !== 409) throw err;
-      return show(ctx, s, user, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409, place);
+      return refuse(ctx, s, user, found.projectId, { error: `“${found.label.name}” not renamed: ${sentence(err.message)}`, editing }, 409, place);
     }
     back(ctx, tabHref(found.projectId, place));
   });
@@ -237,8 +244,11 @@ export function labelRoutes(router: Router<AppState>, s: Services): void {
     const typed = formField(ctx, 'labels');
     const ticked = formFields(ctx, 'label');
     const names = postedLabels(typed, ticked);
-    // The page again, with what was ticked and typed still in the form to correct (a redirect lost it).
-    if (typeof names === 'string') return showDocument(ctx, s, user, doc.id, `Labels not changed: ${names}`, 400, { labels: typed, ticked });
+    // The page again, with what was ticked and typed still in the form to correct (a flash alone lost it), after a 303.
+    if (typeof names === 'string') {
+      answerAsPage(ctx, `/documents/${doc.id}`);
+      return showDocument(ctx, s, user, doc.id, `Labels not changed: ${names}`, 400, { labels: typed, ticked });
+    }
     await s.labelService.change([doc], { set: names });
     flash(ctx, names.length === 0 ? `“${doc.filename}” has no labels now.` : `“${doc.filename}” is labelled ${names.map((n) => `“${n}”`).join(', ')}.`);
     back(ctx, `/documents/${doc.id}`);

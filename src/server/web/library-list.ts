@@ -15,6 +15,7 @@ import { DOCUMENT_ID } from '../../core/document-id.js';
 import { failedOn, MAX_SELECTED, selectedIds } from './library-documents.js';
 import { labelFieldProblem } from './library-labels.js';
 import { documentView, queryString, editableProjects, userProjects } from './library-common.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
@@ -160,14 +161,19 @@ export function documentListRoutes(router: Router<AppState>, s: Services): void 
       return back();
     }
     if (action === 'delete') {
+      // The confirmation at the list's address, after a 303 (answer-as-page.ts): a reload shows the list, posting nothing.
+      answerAsPage(ctx, returnTo);
       return render(ctx, documentsDeletePage({ user, csrfToken: ctx.state.session!.csrfToken, documents: docs, returnTo, trashDays: s.config.trashDays }));
     }
     if (action === 'label' || action === 'unlabel') {
       // Labels by name (comma-separated), each made in a document's project where missing: as PATCH /documents/{id} does.
-      // Refused: the list again, the documents still selected and the labels as typed (a redirect lost both).
+      // Refused: the list again, the documents still selected and the labels as typed (a flash alone lost both), after a 303.
       const typed = formField(ctx, 'labels');
       const list = new URL(returnTo, 'http://list.invalid').searchParams;
-      const refuse = (error: string) => showDocuments(ctx, s, user, (k) => list.get(k) ?? '', { error, bulk: { ids: selectedIds(ctx), labels: typed } }, 400);
+      const refuse = (error: string) => {
+        answerAsPage(ctx, returnTo);
+        return showDocuments(ctx, s, user, (k) => list.get(k) ?? '', { error, bulk: { ids: selectedIds(ctx), labels: typed } }, 400);
+      };
       let names: string[];
       try {
         names = parseLabelField(typed, 'labels');

@@ -115,11 +115,19 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
     const user = await requireFormUser(ctx, s);
     if (!user) return;
     const form = readProjectForm(ctx);
-    if (form.error) return showProjects(ctx, s, user, { error: form.error, form }, 400);
+    // Refused, the list says why with what was typed, after a 303 to it (a reload re-posted the form).
+    const refusedAt = () => answerAsPage(ctx, '/projects');
+    if (form.error) {
+      refusedAt();
+      return showProjects(ctx, s, user, { error: form.error, form }, 400);
+    }
     s.access.requireCreate(user.actor);
     await s.projects.ensureDefault(user.id);
     const project = await s.projects.create(user.id, { name: form.name, description: form.description });
-    if (!project) return showProjects(ctx, s, user, { error: `A project named “${form.name}” already exists.`, form }, 409);
+    if (!project) {
+      refusedAt();
+      return showProjects(ctx, s, user, { error: `A project named “${form.name}” already exists.`, form }, 409);
+    }
     ctx.status = 303;
     ctx.redirect(`/projects/${project.id}`);
   });
@@ -171,6 +179,7 @@ export function projectRoutes(router: Router<AppState>, s: Services): void {
       .safeParse({ language: formField(ctx, 'language') || null, ...(s.ocr ? { ocr_languages: ticked.length > 0 ? ticked.join('+') : null } : {}) });
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
+      answerAsPage(ctx, `/projects/${ctx.params.id!}/settings`);
       return showProject(ctx, s, user, ctx.params.id!, { error: `${issue.path[0] === 'language' ? 'Document language' : 'OCR languages'} ${plainMessage(issue)}.`, tab: 'settings' }, 400);
     }
     if (!(await projectFor(ctx, s, user, ctx.params.id!, 'manage'))) return;

@@ -13,6 +13,7 @@ import { PAGE_FACETS, savedSearchDeletePage, searchPage, type SearchPageData, ty
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { editableProjects, queryString, userProjects } from './library-common.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash, redirectWithOutcome } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
@@ -215,9 +216,10 @@ async function saveFromPage(ctx: WebContext, s: Services): Promise<void> {
   const notSaved = (message: string) => `Not saved: ${message}${/[.!?]$/.test(message) ? '' : '.'}`;
   const refuse = (message: string) => flash(ctx, notSaved(message), 'error');
   const typed = formField(ctx, 'name');
-  // A name or a sharing refused is the search again with the form open, the name and project as chosen (a redirect lost them).
+  // A name or a sharing refused is the search again with the form open, the name and project as chosen (a flash alone
+  // lost them), after a 303 to that search (answer-as-page.ts).
   const refuseName = (message: string, status: number) => {
-    ctx.remove('Location');
+    answerAsPage(ctx, `/search?${back.toString()}`);
     return renderSearch(ctx, s, user, queryOf(`/search?${back.toString()}`), { saving: { name: typed, share, error: notSaved(message) } }, status);
   };
   const name = SavedSearchName.safeParse(typed);

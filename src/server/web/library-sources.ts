@@ -7,6 +7,7 @@ import { projectForSources } from '../api/sources/access.js';
 import { pausedReason, sourceStatus } from '../api/sources/wire.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
@@ -152,6 +153,8 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
     } catch (err) {
       if (isAppError(err) && err.status === 400) {
         const form = { url, every, options: withoutSecrets(k, options) };
+        // Shown after a 303 to the tab, the kind as chosen (a reload re-posted the form).
+        answerAsPage(ctx, `/projects/${project.id}/sources${kind ? `?kind=${encodeURIComponent(kind)}` : ''}`);
         return show(ctx, s, user, { error: `The source was not added: ${err.message}`, ...(kind ? { kind } : {}), form }, 400);
       }
       throw err;
@@ -181,7 +184,8 @@ export function sourceRoutes(router: Router<AppState>, s: Services): void {
       await s.sources.update(project.id, source.id, { every, options });
     } catch (err) {
       if (!isAppError(err) || err.status !== 400) throw err;
-      // Sent back as typed, but never a secret.
+      // Sent back as typed, but never a secret; after a 303 to the edit page.
+      answerAsPage(ctx, `/projects/${project.id}/sources/${source.id}/edit`);
       return showEdit(ctx, s, user, project.id, source.id, { error: `Nothing was changed: ${err.message}`, every, options: withoutSecrets(k, options) }, 400);
     }
     flash(ctx, `Saved ${source.url}: its next pass starts now, and its documents stay.`);

@@ -29,7 +29,10 @@ export function webSession(s: Services): Middleware<AppState> {
     const page = answeredAsPage(ctx);
     // A role short (403) stays the answer itself, the "not allowed" page, as everywhere else (flash.ts `refused`).
     if (page && session && ctx.method === 'POST' && ctx.status !== 403 && typeof ctx.body === 'string' && ctx.response.is('html')) {
-      const answer = { status: ctx.status, html: ctx.body };
+      const retryAfter = ctx.response.get('Retry-After');
+      const answer = { status: ctx.status, html: ctx.body, ...(retryAfter ? { retryAfter } : {}) };
+      // On a redirect, Retry-After would ask the browser to wait before following it (RFC 9110 §10.2.3): it goes with the page.
+      ctx.remove('Retry-After');
       ctx.status = 303;
       ctx.redirect(page);
       // Kept for the address as the browser asks for it next: the Location as sent (encoded), without its fragment.
@@ -49,6 +52,7 @@ async function sendKeptAnswer(ctx: WebContext, s: Services): Promise<boolean> {
   const kept = s.webSessions.peekOnce(session);
   if (kept?.kind !== 'page' || kept.path !== ctx.originalUrl || (await s.webSessions.takeOnce(session)) === null) return false;
   ctx.status = kept.status;
+  if (kept.retryAfter) ctx.set('Retry-After', kept.retryAfter);
   ctx.type = 'html';
   ctx.body = kept.html;
   return true;

@@ -5,6 +5,7 @@ import { plural } from '../../web/format.js';
 import { type SettingsAccountData, settingsAccountPage } from '../../web/pages/settings-account.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
@@ -16,7 +17,9 @@ import { THEMES } from '../../web/pages/layout.js';
 
 type User = { id: string; email: string };
 
+/** The page; a form's refusal (a status over 400) is that page after a 303 to it, so a reload posts nothing again. */
 function showAccount(ctx: WebContext, user: User, extra: Partial<SettingsAccountData> = {}, status = 200): void {
+  if (status >= 400) answerAsPage(ctx, '/settings/account');
   render(ctx, settingsAccountPage({ user, csrfToken: ctx.state.session!.csrfToken, minPasswordLength: MIN_PASSWORD_LENGTH, theme: themeOf(ctx), shortcut: shortcutOn(ctx), ...extra }), status);
 }
 

@@ -9,6 +9,7 @@ import { settingsConnectedPage } from '../../web/pages/settings-connected.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField } from './form.js';
@@ -19,6 +20,8 @@ import { requireRecentProof } from './sudo.js';
 type User = { id: string; email: string };
 
 async function showApps(ctx: WebContext, oauth: OAuthProvider, user: User, extra: Partial<SettingsApplicationsData> = {}) {
+  // A refusal (only a form has one) is the page after a 303 to it: a reload posts nothing again.
+  if (extra.error) answerAsPage(ctx, '/settings/applications');
   const apps = await oauth.clients.listOwned(user.id);
   render(
     ctx,

@@ -7,6 +7,7 @@ import { DEFAULT_EXPIRY, EXPIRY_CHOICES, keyLabel, settingsKeysPage, type Settin
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
 import { renderNotFound } from './library-common.js';
+import { answerAsPage } from './answer-as-page.js';
 import { requireFormUser } from './csrf.js';
 import { flash } from './flash.js';
 import { formBody, formField, formFields } from './form.js';
@@ -19,6 +20,8 @@ import { requireRecentProof } from './sudo.js';
 import { compareNames } from '../../core/name-order.js';
 
 async function showKeys(ctx: WebContext, s: Services, user: WebUser, extra: { newKey?: { key: string; name: string | null }; error?: string; form?: SettingsKeysData['form'] } = {}) {
+  // A refusal (only a form has one) is the page after a 303 to it: a reload posts nothing again.
+  if (extra.error) answerAsPage(ctx, '/settings/keys');
   const keys = await s.apiKeys.list(user.id);
   const readable = (await Promise.all((await s.access.readable(user.actor)).map((id) => s.projects.get(id)))).filter((p) => p !== null);
   const names = new Map(readable.map((p) => [p.id, p.name]));

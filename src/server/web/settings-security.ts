@@ -18,6 +18,7 @@ import { plural } from '../../web/format.js';
 import { type SettingsSecurityData, settingsSecurityPage } from '../../web/pages/settings-security.js';
 import type { Services } from '../services.js';
 import type { AppState } from '../state.js';
+import { answerAsPage } from './answer-as-page.js';
 import { checkCsrf, requireFormUser } from './csrf.js';
 import { requireRecentProof, requireRecentProofJson } from './sudo.js';
 import { flash } from './flash.js';
@@ -79,6 +80,9 @@ async function refused(
 ): Promise<void> {
   if (result.retryAfterMs) ctx.set('Retry-After', String(Math.ceil(result.retryAfterMs / 1000)));
   const status = result.reason === 'throttled' ? 429 : result.reason === 'invalid' ? 401 : 400;
+  // Shown after a 303 to the page (answer-as-page.ts), with the return_to it was opened with.
+  const returnTo = safeReturnTo(formField(ctx, 'return_to'));
+  answerAsPage(ctx, returnTo ? `${PAGE}?return_to=${encodeURIComponent(returnTo)}` : PAGE);
   await show(ctx, s, user, { error: { form, message: result.message }, ...typed }, status);
 }
 

@@ -28,7 +28,7 @@ describe('Settings → Account and users set-password', () => {
 
   const changePassword = async (web: WebClient, current: string, next: string, again = next) => {
     await web.get('/settings/account');
-    return web.post('/settings/account/password', { _csrf: web.csrf, current_password: current, new_password: next, new_password_again: again });
+    return web.submit('/settings/account/password', { _csrf: web.csrf, current_password: current, new_password: next, new_password_again: again });
   };
 
   it('changes the password with the current one: other sessions end, this one stays; the old password stops working', async () => {
@@ -41,8 +41,13 @@ describe('Settings → Account and users set-password', () => {
     expect((await here.get('/settings/account')).text).toContain('<h1>Account</h1>');
 
     const wrong = await changePassword(here, 'not my password', 'a brand new passphrase');
+    // Refused after a 303 to the page (Post/Redirect/Get), its status kept; the reload is the page afresh.
+    expect(wrong.redirectedFrom).toMatchObject({ status: 303, location: '/settings/account' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('The current password is not right.');
+    const reloaded = await here.get('/settings/account');
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.text).not.toContain('The current password is not right.');
     const mismatch = await changePassword(here, user.password, 'a brand new passphrase', 'a brand new passphrasE');
     expect(mismatch.status).toBe(400);
     expect(mismatch.text).toContain('The new passwords do not match.');
@@ -80,6 +85,7 @@ describe('Settings → Account and users set-password', () => {
     const wrong = await change('new-address@example.com', 'not my password');
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('The current password is not right.');
+    expect(wrong.redirectedFrom).toMatchObject({ status: 303, location: '/settings/account' });
     const invalid = await change('not an email');
     expect(invalid.status).toBe(400);
     expect(invalid.text).toContain('&quot;not an email&quot; is not an e-mail address.');
@@ -137,8 +143,10 @@ describe('Settings → Account and users set-password', () => {
     expect(locked.status).toBe(429);
     expect(locked.text).toContain('Too many failed attempts. Try again in 15 minutes.');
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    // Said on the page the 303 leads to: on a redirect it would ask the browser to wait before following it.
+    expect(locked.redirectedFrom?.headers.get('retry-after')).toBeNull();
     await web.get('/settings/account');
-    const email = await web.post('/settings/account/email', { _csrf: web.csrf, email: 'elsewhere@example.com', password: user.password });
+    const email = await web.submit('/settings/account/email', { _csrf: web.csrf, email: 'elsewhere@example.com', password: user.password });
     expect(email.status).toBe(429);
     // The same budget as the login form's.
     expect((await from(ip).login(user.email, user.password)).status).toBe(429);

@@ -57,13 +57,15 @@ describe('Settings → Applications and Connected apps', () => {
 
   it('refuses unsafe redirect URIs and forms without the CSRF token', async () => {
     await web.get('/settings/applications');
-    const http = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'http://app.example.com/cb' });
+    const http = await web.submit('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'http://app.example.com/cb' });
+    // Refused after a 303 to the page (Post/Redirect/Get), its status kept.
+    expect(http.redirectedFrom).toMatchObject({ status: 303, location: '/settings/applications' });
     expect(http.status).toBe(400);
     expect(http.text).toContain('redirect URI &quot;http://app.example.com/cb&quot; must use https (http is allowed only for 127.0.0.1, [::1] and localhost)');
-    const fragment = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'https://app.example.com/cb#x' });
+    const fragment = await web.submit('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'https://app.example.com/cb#x' });
     expect(fragment.text).toContain('must not contain a fragment (#)');
     // The value is quoted, so a sentence about it reads as one.
-    const words = await web.post('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'not a url' });
+    const words = await web.submit('/settings/applications', { _csrf: web.csrf, name: 'Bad', redirect_uris: 'not a url' });
     expect(words.status).toBe(400);
     expect(words.text).toContain('redirect URI &quot;not a url&quot; is not an absolute URL');
     const noCsrf = await web.post('/settings/applications', { name: 'Bad', redirect_uris: REDIRECT });
@@ -144,7 +146,7 @@ describe('Settings → Applications and Connected apps', () => {
     expect(opening((await (await loggedIn(d, alice)).get('/')).text)).toBe('system');
     // Refused (above: a form without the CSRF token, answered in the theme too): a theme that is not one.
     expect(await theme()).toBe('dark');
-    const bad = await web.post('/settings/appearance', { _csrf: web.csrf, theme: 'x" onload="alert(1)' });
+    const bad = await web.submit('/settings/appearance', { _csrf: web.csrf, theme: 'x" onload="alert(1)' });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('Choose System, Light or Dark.');
     expect(await theme()).toBe('dark');

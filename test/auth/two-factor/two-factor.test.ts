@@ -76,7 +76,9 @@ describe('two-factor sign-in with an authenticator app', () => {
     expect(uri).toMatch(/^otpauth:\/\/totp\/docsearch%20\(127\.0\.0\.1%3A\d+\):/);
     const secret = new URL(uri).searchParams.get('secret')!;
     // A wrong code does not turn it on.
-    const wrong = await web.post('/settings/security/totp', { _csrf: web.csrf, code: '000000' === totpCode(secret) ? '111111' : '000000' });
+    const wrong = await web.submit('/settings/security/totp', { _csrf: web.csrf, code: '000000' === totpCode(secret) ? '111111' : '000000' });
+    // Said after a 303 to the page (Post/Redirect/Get), its status kept.
+    expect(wrong.redirectedFrom).toMatchObject({ status: 303, location: '/settings/security' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('That code is not right');
     const enrolCode = totpCode(secret);
@@ -172,7 +174,7 @@ describe('two-factor sign-in with an authenticator app', () => {
     // Wrong codes of no pattern a log would hold anyway, and never one the server would take.
     const wrongCodes = ['402917', '583164', '736021'].filter((c) => !valid(c)).slice(0, 2);
     expect(wrongCodes).toHaveLength(2);
-    const wrongEnrol = await web.post('/settings/security/totp', { _csrf: web.csrf, code: wrongCodes[0]! });
+    const wrongEnrol = await web.submit('/settings/security/totp', { _csrf: web.csrf, code: wrongCodes[0]! });
     expect(wrongEnrol.status).toBe(401);
     const enrolCode = totpCode(secret);
     const on = await web.submit('/settings/security/totp', { _csrf: web.csrf, code: enrolCode });
@@ -209,7 +211,7 @@ describe('two-factor sign-in with an authenticator app', () => {
     const user = await addUser(d);
     const web = await loggedIn(d, user);
     await enrolTotp(web);
-    expect((await web.post('/settings/security/totp/disable', { _csrf: web.csrf, password: 'not it at all' })).status).toBe(401);
+    expect((await web.submit('/settings/security/totp/disable', { _csrf: web.csrf, password: 'not it at all' })).status).toBe(401);
     expect((await web.submit('/settings/security/totp/disable', { _csrf: web.csrf, password: user.password })).text).toContain('Authenticator app off.');
     const { res } = await passwordStep(d, user);
     expect(res.status).toBe(302);
@@ -319,7 +321,7 @@ describe('--require-2fa all', () => {
     expect((await web.get(cliLogin)).text).toContain('name="decision"');
     expect((await api(d, '/api/v1/keys', { token: user.apiKey, body: { name: 'now it may' } })).status).toBe(201);
     // The last factor stays while the policy asks for one.
-    const off = await web.post('/settings/security/totp/disable', { _csrf: web.csrf, password: user.password });
+    const off = await web.submit('/settings/security/totp/disable', { _csrf: web.csrf, password: user.password });
     expect(off.status).toBe(400);
     expect(off.text).toContain('set up another one before removing this one');
   });
