@@ -2,7 +2,8 @@
  * `docsearch backup` and `docsearch restore` through the built binary, on a library a real daemon serves while 4
  * clients upload and 2 search: the restored library holds the source's documents, chunks and search results as of
  * the backup's moment, and the backup key with which backup sealed it (made in the data dir on the first run);
- * a second run copies only what changed; a backup killed midway is listed as incomplete and never restored; a
+ * a second run copies only what changed; a backup killed midway is listed as incomplete and never restored, one
+ * stopped by Ctrl-C says so and cleans up after itself; a
  * damaged, newer or misplaced backup is refused, saying why. (test/admin/restore-refusals.test.ts: what restore
  * refuses of a repository someone else wrote to.)
  */
@@ -163,6 +164,41 @@ describe('docsearch backup and restore of a running embedded library', () => {
     const ok = await cli(['restore', '--from', killedRepo, '--to', target, '--key-file', keyFile, '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ id: JSON.parse(again.stdout).id, verified: true });
+  }, 600_000);
+
+  it('Ctrl-C midway stops the backup saying so, and it leaves nothing for the next run to clean up', async () => {
+    const stoppedRepo = tmp('interrupted');
+    const scratch = tmp('scratch');
+    const env = { TMPDIR: scratch };
+    const proc = spawn(process.execPath, [BIN, 'backup', '--data-dir', d.dataDir, '--to', stoppedRepo, '--max-rate', '16k'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    let stderr = '';
+    let pressed = false;
+    const code = await new Promise<number | null>((resolve) => {
+      proc.stderr.on('data', (b: Buffer) => {
+        stderr += b.toString();
+        // Once: a second Ctrl-C ends the process at once, as it should.
+        if (!pressed && /^index: /m.test(stderr)) {
+          pressed = true;
+          setTimeout(() => proc.kill('SIGINT'), 1000);
+        }
+      });
+      proc.once('close', (exit) => resolve(exit));
+    });
+    const id = /^backup (\S+) of /m.exec(stderr)![1]!;
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain(`backup ${id} was interrupted: it is left incomplete (no manifest), and restore never takes it\nhint: run backup again`);
+    expect(readdirSync(join(stoppedRepo, 'objects')).length, 'it had started copying').toBeGreaterThan(0);
+    // It took its version tag off the index, its database snapshot and its part-copied file with it.
+    expect(readdirSync(scratch).filter((n) => n.startsWith('docsearch-backup-'))).toEqual([]);
+    expect(readdirSync(join(stoppedRepo, 'tmp'))).toEqual([]);
+    const listed = await cli(['restore', '--from', stoppedRepo, '--list', '--json', '--key-file', keyFile]);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ id, status: 'incomplete' }]);
+    const again = await runCli(['backup', '--data-dir', d.dataDir, '--to', stoppedRepo, '--json'], { timeoutMs: 240_000, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toMatch(/removed the version tags a backup that did not finish left|removed the work folder/);
   }, 600_000);
 
   it('refuses a non-empty target, a damaged file and a manifest of a newer format', async () => {

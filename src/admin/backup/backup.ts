@@ -19,7 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from '../../terminal/errors.js';
+import { CliError, InterruptedError } from '../../terminal/errors.js';
 import { isDiskFull } from '../../core/disk-full.js';
 import { scratchFolder } from '../../core/scratch-folder.js';
 import { VERSION } from '../../core/version.js';
@@ -77,6 +77,8 @@ export interface BackupOptions {
   /** Keep only this many newest backups (this one included); absent: keep all. */
   keep?: number;
   now?: () => number;
+  /** Ctrl-C: the run stops between files (or midway through one), and removes its tag and work folder as it goes. */
+  signal?: AbortSignal;
   /** Test seam: runs between the database snapshot and the index pin. */
   afterSnapshot?: () => Promise<void>;
 }
@@ -154,6 +156,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
       const counts = { copied: 0, copiedBytes: 0, reused: 0, reusedBytes: 0 };
       const step = progress.step('files', wanted.length, 'files');
       await eachLimited(wanted, FILES_AT_ONCE, async (w) => {
+        opts.signal?.throwIfAborted();
         const had = w.immutable ? before.get(w.path) : undefined;
         if (had && had.key === w.key) {
           const [src, dst] = await Promise.all([library.root.head(w.path), repo.store.head(w.key)]);
@@ -164,7 +167,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
             return step.add(1);
           }
         }
-        const got = await copyObject(library.root, w.path, repo.store, w.key, { tmpDir: repo.tmpDir, ...(opts.rate ? { rate: opts.rate } : {}) });
+        const got = await copyObject(library.root, w.path, repo.store, w.key, { tmpDir: repo.tmpDir, ...(opts.rate ? { rate: opts.rate } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
         if (!got) {
           // An original whose documents were deleted while this ran; a file of another version pruned meanwhile.
           if (w.original) missing.push(w.path.slice(w.path.lastIndexOf('/') + 1));
@@ -182,6 +185,7 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
       const local = new (await import('../../store/objects/local.js')).LocalObjectStore(work);
       const database = await copyObject(local, 'docsearch.db', repo.store, databaseKey(id), { tmpDir: repo.tmpDir });
       if (!database) throw new CliError('the database snapshot vanished before it was stored');
+      opts.signal?.throwIfAborted(); // stopped before the manifest: the backup does not exist
       files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)); // by code unit: the manifest reads the same from any host
       const manifest: Omit<BackupManifest, 'key_id'> = {
         format: BACKUP_FORMAT,
@@ -223,6 +227,12 @@ export async function runBackup(opts: BackupOptions): Promise<BackupSummary> {
       await unpin(library.vectors, id);
     }
   } catch (err) {
+    if (opts.signal?.aborted) {
+      throw new InterruptedError(
+        `backup ${id} was interrupted: it is left incomplete (no manifest), and restore never takes it`,
+        'run backup again: the files this one stored are kept, and not stored twice',
+      );
+    }
     if (!isDiskFull(err)) throw err;
     throw new CliError(
       `out of disk space while taking backup ${id}: ${(err as Error).message}`,

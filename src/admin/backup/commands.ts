@@ -8,7 +8,7 @@ import { chmod, copyFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { CliError, UsageError } from '../../terminal/errors.js';
-import { type IO, warn, writeJson } from '../../terminal/io.js';
+import { interruptSignal, type IO, warn, writeJson } from '../../terminal/io.js';
 import { progressOn } from '../migrate/progress.js';
 import { databaseOption, operatorConfig } from '../operator-database.js';
 import { recordInLibrary } from '../operator-audit.js';
@@ -17,8 +17,9 @@ import { type BackupKey, backupKeyAt, KEY_FILE_ENV, readBackupKey, unwrapSecrets
 import type { BackupManifest } from './manifest.js';
 import { readSecretsKey } from '../../server/secrets-key.js';
 import { parseRate, RateLimit } from './rate-limit.js';
-import { type BackupEntry, backupExists, describeRepository, listBackups, noBackupAt, openRepository, readBackup, refusal, type Repository, repositoryLocation, restorable } from './repository.js';
+import { type BackupEntry, backupExists, describeRepository, listBackups, noBackupAt, openRepository, readBackup, refusal, refuseForeignFolder, type Repository, repositoryLocation, restorable } from './repository.js';
 import { restoreInto } from './restore.js';
+import { notWritable } from './not-writable.js';
 import { within } from '../../core/path-within.js';
 import { directoryToMake, fileAt } from '../option-paths.js';
 import { databaseUrlProblem } from '../../store/sql/database-url.js';
@@ -79,7 +80,7 @@ Examples:
       if (keep !== undefined && (!Number.isInteger(keep) || keep < 1)) throw new UsageError(`--keep must be a positive integer, got ${JSON.stringify(flags.keep)}`);
       const rate = flags.maxRate === undefined ? undefined : parseRate(flags.maxRate);
       if (rate === null) throw new UsageError(`--max-rate must be bytes a second such as 500k or 20M, got ${JSON.stringify(flags.maxRate)}`);
-      const config = operatorConfig(io, 'backup', { 'data-dir': flags.dataDir, database: flags.database, storage: flags.storage });
+      const config = withSecretsKeyHint(() => operatorConfig(io, 'backup', { 'data-dir': flags.dataDir, database: flags.database, storage: flags.storage }));
       const shared = sharedPair(config.database, config.storage, '--database or DOCSEARCH_DATABASE_URL, and --storage');
       const keyFile = flags.keyFile ?? (io.env[KEY_FILE_ENV] || undefined) ?? (shared ? undefined : join(resolve(config.dataDir), DEFAULT_KEY_FILE));
       if (!keyFile) throw new UsageError(`a shared-mode backup is sealed with a key you keep: name its file with --key-file (or ${KEY_FILE_ENV})`, 'the file is made on first use; keep a copy apart from the backups, restore needs it');
@@ -88,6 +89,7 @@ Examples:
       if (!shared && to.kind === 'directory' && within(to.dir, resolve(config.dataDir))) {
         throw new UsageError(`--to: ${to.dir} is inside the data directory ${resolve(config.dataDir)}: keep the backups apart from the library they are to outlive`);
       }
+      if (to.kind === 'directory') refuseForeignFolder('--to', to.dir, keyFile);
       const keyOption = flags.keyFile ? '--key-file' : io.env[KEY_FILE_ENV] ? KEY_FILE_ENV : null;
       if (keyOption) fileAt(keyOption, keyFile, { make: true });
       const library: RunningLibrary = shared ? await openSharedLibrary(shared.database, shared.storage, io.env) : await openEmbeddedLibrary(resolve(config.dataDir));
@@ -96,15 +98,21 @@ Examples:
       let key: BackupKey;
       let secrets: Awaited<ReturnType<typeof readSecretsKey>>;
       try {
+        // First: a secrets key that does not read stops the run before the backup key or the repository is made.
+        secrets = await readSecretsKey(config, library.root).catch((err: unknown) => {
+          if (!/does not hold a secrets key/.test((err as Error).message)) throw err;
+          throw new CliError((err as Error).message, 1, 'its daemon would refuse it too: put back the secrets.key the library was running with (every backup carries it); nothing was written');
+        });
         const made = await backupKeyAt(resolve(keyFile), (line) => warn(io, line));
         key = made.key;
         if (made.created) progress.line(`made the backup key ${key.path} (key ${key.id}): keep a copy of it apart from the backups, restore checks them with it (--key-file)`);
         repo = await openRepository(flags.to, io.env);
-        secrets = await readSecretsKey(config, library.root);
       } catch (err) {
         await library.close();
         throw err;
       }
+      // Ctrl-C stops the run between files, so that it takes its version tag off the index and its work folder with it.
+      const interrupt = interruptSignal();
       try {
         const summary = await runBackup({
           library,
@@ -113,6 +121,7 @@ Examples:
           key,
           secretsKey: secrets?.key ?? null,
           progress,
+          signal: interrupt.signal,
           ...(rate ? { rate: new RateLimit(rate) } : {}),
           ...(keep ? { keep } : {}),
         });
@@ -122,6 +131,7 @@ Examples:
         });
         if (wantsJson(cmd)) writeJson(io, summary);
       } finally {
+        interrupt.dispose();
         repo.close();
         await library.close();
       }
@@ -212,6 +222,21 @@ Examples:
     });
 }
 
+/**
+ * `backup` has no secrets-key option of its own: a refused DOCSEARCH_SECRETS_KEY(_FILE) is the daemon's setting, read
+ * here to carry the key along; `backup --help` says nothing of it.
+ */
+function withSecretsKeyHint<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof CliError && /\bsecrets-key/.test(err.message)) {
+      throw new CliError(err.message, err.exitCode, "backup reads the library's secrets key where its daemon does: set the variable as the daemon has it, or unset it to read secrets.key in the data directory (or under the storage prefix)");
+    }
+    throw err;
+  }
+}
+
 type Destination = { kind: 'directory'; dir: string } | { kind: 'shared'; database: string; storage: S3Location };
 
 /** Where `restore` puts the backup, its values checked: a data directory (--to), or a database and storage. */
@@ -221,7 +246,10 @@ function restoreDestination(io: IO, flags: { to?: string; database?: string; sto
   if (shared && flags.to) throw new UsageError('restore into a data directory (--to) or a shared-mode database and storage (--database, --storage), not both');
   if (!shared) {
     if (!flags.to) throw new UsageError('name where to restore: --to <data-dir>, or --database and --storage', 'see `docsearch restore --help`');
-    return { kind: 'directory', dir: directoryToMake('--to', flags.to) };
+    const dir = directoryToMake('--to', flags.to);
+    const unwritable = notWritable(dir);
+    if (unwritable) throw new UsageError(`--to: ${dir} cannot be written: ${unwritable}`, 'restore into a directory on a writable disk; nothing was changed');
+    return { kind: 'directory', dir };
   }
   const problem = databaseUrlProblem(shared.database);
   if (problem) throw new UsageError(`${flags.database ? '--database' : 'DOCSEARCH_DATABASE_URL'} ${problem}`);

@@ -24,14 +24,14 @@ export class ChecksumMismatch extends Error {
 /**
  * Copies `from[fromKey]` to `to[toKey]`; null when there is no such object. With `expect`, bytes that differ from
  * it (size or sha256) are not placed: ChecksumMismatch, before a byte is read when the object's size differs, and
- * as soon as more bytes come than it says. An object already at `toKey` is kept.
+ * as soon as more bytes come than it says. An object already at `toKey` is kept. `signal` (Ctrl-C) stops a copy midway.
  */
 export async function copyObject(
   from: ObjectStore,
   fromKey: string,
   to: ObjectStore,
   toKey: string,
-  opts: { tmpDir: string; rate?: RateLimit; expect?: Copied; onBytes?: (n: number) => void },
+  opts: { tmpDir: string; rate?: RateLimit; expect?: Copied; onBytes?: (n: number) => void; signal?: AbortSignal },
 ): Promise<Copied | null> {
   const src = await from.open(fromKey);
   if (!src) return null;
@@ -49,7 +49,7 @@ export async function copyObject(
     return opts.rate?.take(chunk.length);
   });
   try {
-    await pipeline(src.body, tap.stream, createWriteStream(tmp, { mode: 0o600 }));
+    await pipeline(src.body, tap.stream, createWriteStream(tmp, { mode: 0o600 }), ...(opts.signal ? [{ signal: opts.signal }] : []));
     const got = { size: tap.size(), sha256: tap.sha256() };
     if (expect && (got.size !== expect.size || got.sha256 !== expect.sha256)) throw mismatch(`${got.size} bytes hashing to ${got.sha256}`);
     await to.putFileIfAbsent(toKey, tmp);

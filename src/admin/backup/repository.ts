@@ -5,17 +5,19 @@
  * database snapshot and manifest under `backups/<id>/`, a note that it started first and the manifest last
  * (manifest.ts has the layout).
  */
-import { accessSync, constants } from 'node:fs';
+import { statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { nearestExisting } from '../../core/existing-folder.js';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, type S3Location, StorageConfigError } from '../../store/objects/location.js';
 import { directoryToMake, existingDirectory, looksLikeUrl } from '../option-paths.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
 import type { BackupKey } from './backup-key.js';
+import { entriesOf, someOf } from './folder-entries.js';
+import { notWritable } from './not-writable.js';
+import { storageUnreachable } from '../migrate/unreachable.js';
 import { type BackupManifest, checkManifest, manifestKey, type ManifestStatus, startedKey } from './manifest.js';
 
 export interface Repository {
@@ -55,19 +57,25 @@ export function repositoryLocation(option: string, location: string, env: NodeJS
   return { kind: 'directory', dir };
 }
 
+/** What a repository holds (manifest.ts), beside which an earlier run that stopped at once may have left only `tmp/`. */
+const REPOSITORY_ENTRIES = new Set(['backups', 'objects', 'tmp']);
+
 /**
- * Why `dir` (or the nearest folder above it that is there, where it would be made) cannot be written, or null. A
- * read-only file system otherwise surfaced as "ENOENT … mkdir" once the key was made and the library opened.
+ * Refuses a `--to` directory that holds other files and is not a backup repository: backups written among them would
+ * be mixed with someone else's files. New, empty (a file system's `lost+found` aside) or a repository (it has
+ * `backups/`, whatever the operator put beside it) is taken, and so is one holding the backup key (`keyFile`) beside
+ * those. `backup` calls it once, before anything is made.
  */
-function notWritable(dir: string): string | null {
-  const at = nearestExisting(dir);
-  try {
-    accessSync(at, constants.W_OK);
-    return null;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return code === 'EROFS' ? `${at} is on a read-only file system` : code === 'EACCES' || code === 'EPERM' ? `${at} is not writable by this user` : (err as Error).message;
-  }
+export function refuseForeignFolder(option: string, dir: string, keyFile: string): void {
+  const names = entriesOf(dir);
+  if (names.includes('backups') && statSync(join(dir, 'backups'), { throwIfNoEntry: false })?.isDirectory()) return;
+  // The backup key, when the operator keeps it there, was made by a first run that stopped before writing a backup.
+  const others = names.filter((n) => !REPOSITORY_ENTRIES.has(n) && join(dir, n) !== resolve(keyFile));
+  if (others.length === 0) return;
+  throw new UsageError(
+    `${option}: ${dir} holds other files (${someOf(others)}) and is not a backup repository (it has no backups/ folder)`,
+    'name a new or empty directory for the backups (a new folder inside this one will do), or the repository earlier backups went to; nothing was written',
+  );
 }
 
 /** A missing directory is made for a backup; to read (`create: false`, restore) it is an error, and nothing is made. */
@@ -105,7 +113,7 @@ export async function listBackups(repo: Repository, key: BackupKey | null): Prom
     }
   } catch (err) {
     if ((err as { name?: unknown }).name === 'NoSuchBucket') throw noBackupAt(repo.store.location, 'there is no such bucket');
-    throw err;
+    throw repo.store.engine === 's3' ? storageUnreachable('the repository', repo.store.location, err) : err;
   }
   const out: BackupEntry[] = [];
   for (const id of [...ids].sort()) out.push(await readBackup(repo, id, key));

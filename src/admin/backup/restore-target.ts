@@ -7,13 +7,14 @@
  * daemon refuses to serve (as during a migration) — in a data directory a placeholder database holding only that
  * record, replaced by the backup's last.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock } from '../../core/clock.js';
 import { nearestExisting } from '../../core/existing-folder.js';
 import { scratchFolder } from '../../core/scratch-folder.js';
 import { CliError } from '../../terminal/errors.js';
+import { entriesOf, someOf } from './folder-entries.js';
 import { lockDataDir } from '../../server/data-dir-lock.js';
 import { readSecretsKey, SECRETS_KEY_FILE } from '../../server/secrets-key.js';
 import type { Lease } from '../../store/coordination.js';
@@ -23,13 +24,14 @@ import { LIBRARY_LOCK } from '../../store/library-lock.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, type S3Location } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
-import { sqlitePath } from '../../store/sql/database.js';
+import { type DatabaseHandle, sqlitePath } from '../../store/sql/database.js';
 import { JobStore } from '../../store/sql/jobs.js';
 import { openDatabase } from '../../store/sql/open-database.js';
 import { redactDatabaseUrl } from '../../store/sql/database-url.js';
 import { clearLeftovers, copyTable, hasLibrarySchema, LIBRARY_TABLES, libraryContents, MIGRATION_SETTING, readSetting, tableDigest, writeSetting } from '../../store/sql/library-copy.js';
 import { migrate } from '../../store/sql/migrations/index.js';
 import { openSqlite } from '../../store/sql/sqlite.js';
+import { databaseUnreachable, storageUnreachable } from '../migrate/unreachable.js';
 
 export interface RestoreTarget {
   label: string;
@@ -66,8 +68,10 @@ const MB = (n: number): string => `${(n / (1024 * 1024)).toFixed(1)} MB`;
  * replaces it last, in one rename.
  */
 export async function embeddedTarget(dataDir: string, backup: BackupContents): Promise<RestoreTarget> {
-  const resumed = existsSync(dataDir) && readdirSync(dataDir).length > 0;
-  if (resumed) await refuseHeldDirectory(dataDir, backup.label);
+  // A fresh mount point holds only `lost+found`: empty, as far as a restore is concerned.
+  const held = entriesOf(dataDir);
+  const resumed = held.length > 0;
+  if (resumed) await refuseHeldDirectory(dataDir, held, backup.label);
   const placed = (path: string): number => {
     try {
       return statSync(join(dataDir, path)).size;
@@ -116,8 +120,8 @@ export async function embeddedTarget(dataDir: string, backup: BackupContents): P
  * A target that is not empty is refused, unless it holds what a restore of the same backup left (its placeholder
  * database with the record): then the restore goes on with it.
  */
-async function refuseHeldDirectory(dataDir: string, label: string): Promise<void> {
-  const notEmpty = new CliError(`${dataDir} is not empty`, 1, 'restore into a new or empty directory; nothing was changed');
+async function refuseHeldDirectory(dataDir: string, held: string[], label: string): Promise<void> {
+  const notEmpty = new CliError(`${dataDir} is not empty (it holds ${someOf(held)})`, 1, 'restore into a new or empty directory; nothing was changed');
   if (!existsSync(sqlitePath(dataDir))) throw notEmpty;
   let record: Partial<RestoreRecord> | null = null;
   const handle = await openSqlite(sqlitePath(dataDir), { migrate: false }).catch(() => null);
@@ -165,7 +169,7 @@ export async function sharedTarget(database: string, loc: S3Location, backup: st
   const label = `${redactDatabaseUrl(database)} + ${describeS3(loc)}`;
   // Not migrated yet: a target that is refused is left as it was, an empty database without a schema made in it.
   const handle = await openDatabase({ url: database, dataDir: '', migrate: false }).catch((err: unknown) => {
-    throw new CliError(`could not open the database ${redactDatabaseUrl(database)}: ${(err as Error).message}`);
+    throw databaseUnreachable('the database', redactDatabaseUrl(database), '--database (or DOCSEARCH_DATABASE_URL)', err);
   });
   const closers: (() => Promise<void> | void)[] = [() => handle.close()];
   const close = async () => {
@@ -185,23 +189,7 @@ export async function sharedTarget(database: string, loc: S3Location, backup: st
     if (record && !(record.command === 'restore' && record.source?.library === backup)) {
       throw new CliError(`${handle.location} holds ${record.command === 'restore' ? `an unfinished restore of ${record.source?.library}` : 'a library being migrated into it'}`, 1, 'restore into an empty database and storage');
     }
-    if (!record) {
-      const held = schema ? await libraryContents(handle.db) : { users: 0, documents: 0, clients: 0 };
-      if (held.users + held.documents + held.clients > 0) {
-        throw new CliError(`${handle.location} already holds a library (${held.users} account(s), ${held.documents} document(s), ${held.clients} application(s))`, 1, 'restore into an empty database; nothing was changed');
-      }
-      for (const prefix of ['lancedb/', 'files/']) {
-        for await (const key of root.list(prefix)) {
-          if (key.startsWith('files/tmp/')) continue;
-          throw new CliError(`${describeS3(loc)} already holds an index or originals (${key})`, 1, 'restore into an empty prefix; nothing was changed');
-        }
-      }
-      // Another library's key: found only at the end (the backup's would not be placed), with everything copied.
-      const keyThere = await readSecretsKey({ secretsKey: undefined, secretsKeyFile: undefined }, root);
-      if (keyThere && !(secretsKey && keyThere.key.equals(secretsKey))) {
-        throw new CliError(`${describeS3(loc)} already holds another secrets key (${SECRETS_KEY_FILE})`, 1, 'restore into an empty prefix; nothing was changed');
-      }
-    }
+    if (!record) await refuseTakenTarget(handle, root, loc, secretsKey);
     await migrate(handle.db).catch((err: unknown) => {
       throw new CliError(`could not bring the database ${handle.location} to this version's schema: ${(err as Error).message}`);
     });
@@ -239,5 +227,31 @@ export async function sharedTarget(database: string, loc: S3Location, backup: st
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/**
+ * Refuses a shared-mode target that is not empty: a database holding a library, a prefix holding an index, originals
+ * or another library's secrets key. Keys the store refuses are said as such (the S3 SDK's own text may be "UnknownError").
+ */
+async function refuseTakenTarget(handle: DatabaseHandle, root: ObjectStore, loc: S3Location, secretsKey: Buffer | null): Promise<void> {
+  const schema = await hasLibrarySchema(handle.db);
+  const held = schema ? await libraryContents(handle.db) : { users: 0, documents: 0, clients: 0 };
+  if (held.users + held.documents + held.clients > 0) {
+    throw new CliError(`${handle.location} already holds a library (${held.users} account(s), ${held.documents} document(s), ${held.clients} application(s))`, 1, 'restore into an empty database; nothing was changed');
+  }
+  const taken = await (async () => {
+    for (const prefix of ['lancedb/', 'files/']) {
+      for await (const key of root.list(prefix)) if (!key.startsWith('files/tmp/')) return key;
+    }
+    return null;
+  })().catch((err: unknown) => {
+    throw storageUnreachable('the storage', describeS3(loc), err);
+  });
+  if (taken) throw new CliError(`${describeS3(loc)} already holds an index or originals (${taken})`, 1, 'restore into an empty prefix; nothing was changed');
+  // Another library's key: found only at the end (the backup's would not be placed), with everything copied.
+  const keyThere = await readSecretsKey({ secretsKey: undefined, secretsKeyFile: undefined }, root);
+  if (keyThere && !(secretsKey && keyThere.key.equals(secretsKey))) {
+    throw new CliError(`${describeS3(loc)} already holds another secrets key (${SECRETS_KEY_FILE})`, 1, 'restore into an empty prefix; nothing was changed');
   }
 }

@@ -7,7 +7,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { NewerLibraryError } from '../../core/newer-library.js';
 import { CliError } from '../../terminal/errors.js';
 import { lockFile } from '../../server/data-dir-lock.js';
 import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
@@ -20,6 +19,7 @@ import { openDatabase } from '../../store/sql/open-database.js';
 import { redactDatabaseUrl } from '../../store/sql/database-url.js';
 import { hasLibrarySchema } from '../../store/sql/library-copy.js';
 import { snapshotPostgres, snapshotSqlite } from '../../store/sql/snapshot.js';
+import { databaseUnreachable } from '../migrate/unreachable.js';
 
 export interface RunningLibrary {
   label: string;
@@ -71,8 +71,7 @@ export async function openSharedLibrary(database: string, storage: string, env: 
   const loc = parseS3Location(storage, env);
   const label = `${redactDatabaseUrl(database)} + ${describeS3(loc)}`;
   const handle = await openDatabase({ url: database, dataDir: '', migrate: false }).catch((err: unknown) => {
-    if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
-    throw new CliError(`could not open the database ${redactDatabaseUrl(database)}: ${(err as Error).message}`);
+    throw databaseUnreachable('the database', redactDatabaseUrl(database), '--database (or DOCSEARCH_DATABASE_URL)', err);
   });
   const closers: (() => Promise<void> | void)[] = [() => handle.close()];
   const close = async () => {

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { CliError, UsageError } from '../../terminal/errors.js';
 import type { Lease } from '../../store/coordination.js';
 import { LIBRARY_LOCK } from '../../store/library-lock.js';
-import { NewerLibraryError } from '../../core/newer-library.js';
 import { LocalObjectStore } from '../../store/objects/local.js';
 import { describeS3, parseS3Location, StorageConfigError } from '../../store/objects/location.js';
 import type { ObjectStore } from '../../store/objects/object-store.js';
@@ -24,6 +23,8 @@ import { lockDataDir } from '../../server/data-dir-lock.js';
 import { within } from '../../core/path-within.js';
 import { directoryToMake, existingDirectory, looksLikeUrl } from '../option-paths.js';
 import { openStorage, type Storage } from '../../server/storage.js';
+import { databaseUnreachable, storageUnreachable } from './unreachable.js';
+import { notWritable } from '../backup/not-writable.js';
 
 /** Where a library lives: a data directory, with its database and/or storage elsewhere (shared mode). */
 export interface LibrarySpec {
@@ -64,7 +65,11 @@ function dataDirOption(side: Side, value: string): string {
     const problem = databaseUrlProblem(value);
     throw new UsageError(`--${f} takes a data directory; a database URL goes in --${f}-database${problem ? `, and this one ${problem}` : ` (with --${f}-storage s3://bucket/prefix)`}`);
   }
-  return side === 'source' ? existingDirectory(`--${f}`, value) : directoryToMake(`--${f}`, value);
+  if (side === 'source') return existingDirectory(`--${f}`, value);
+  const dir = directoryToMake(`--${f}`, value);
+  const unwritable = notWritable(dir);
+  if (unwritable) throw new UsageError(`--${f}: ${dir} cannot be written: ${unwritable}`, 'copy into a directory on a writable disk; nothing was changed');
+  return dir;
 }
 
 /** The database's place, for messages and for telling two libraries apart (never a password). */
@@ -138,7 +143,9 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     // A target without a library whose storage holds an index or originals is refused before anything is made in it
     // (its database file or schema): "nothing was changed" must hold. targetState() checks again, under the lock.
     const refuseTakenStorage = async () => {
-      const taken = await storedKey(await rootStore());
+      const taken = await storedKey(await rootStore()).catch((err: unknown) => {
+        throw storageUnreachable(`the ${side} storage`, storageLocation(spec, env), err);
+      });
       if (taken) throw new CliError(`the target storage ${storageLocation(spec, env)} already holds an index or originals (${taken})`, 1, 'copy into empty storage; nothing was changed');
     };
     if (side === 'target' && !opts.dryRun && sqlite && !existsSync(sqlitePath(spec.dataDir!)) && existsSync(spec.dataDir!)) await refuseTakenStorage();
@@ -153,8 +160,7 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
     let database: DatabaseHandle | null = null;
     if (!makesNothing) {
       database = await openDatabase({ url: spec.database, dataDir: spec.dataDir ?? '', migrate: false }).catch((err: unknown) => {
-        if (err instanceof NewerLibraryError) throw err; // its own exit code (main.ts)
-        throw new CliError(`could not open the ${side} database ${databaseLocation(spec)}: ${(err as Error).message}`);
+        throw databaseUnreachable(`the ${side} database`, databaseLocation(spec), `--${FLAG[side]}-database (or DOCSEARCH_${FLAG[side].toUpperCase()}_DATABASE_URL)`, err);
       });
       const db = database;
       closers.push(() => db.close());
@@ -193,7 +199,7 @@ export async function openLibrary(side: Side, spec: LibrarySpec, env: NodeJS.Pro
           if (!database) throw new Error('the target database was not opened');
           const opened = await openStorage({ dataDir: ownWorkDir(), storage: spec.storage, indexRetentionHours: 1 }, env, { locks: database.locks, events: database.events }).catch(
             (err: unknown) => {
-              throw new CliError(`could not open the ${side} storage ${storageLocation(spec, env)}: ${(err as Error).message}`);
+              throw storageUnreachable(`the ${side} storage`, storageLocation(spec, env), err);
             },
           );
           // Closers run last first: the storage closes before the database its shared tables hold locks in.

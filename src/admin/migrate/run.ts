@@ -7,8 +7,9 @@ import { operatorAudit } from '../operator-audit.js';
 import { readIndexInfo } from '../../store/lancedb/chunk-index-info.js';
 import { readStoredIndex } from '../../store/lancedb/table-reader.js';
 import { clearLeftovers, countKept, LIBRARY_TABLES, libraryBirth, referencedOriginals } from '../../store/sql/library-copy.js';
-import { copyIndex, copyOriginals, copySecretsKey, copyTables, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
-import { checkDistinct, type LibrarySpec, openLibrary, type OpenedLibrary, storageLocation } from './libraries.js';
+import { copyIndex, copyOriginals, copySecretsKey, copyTables, type CopyContext, type IndexCopy, type OriginalsCount, type SourceProblems, type TableCount } from './copy.js';
+import { checkDistinct, databaseLocation, type LibrarySpec, openLibrary, type OpenedLibrary, storageLocation } from './libraries.js';
+import { CliError } from '../../terminal/errors.js';
 import type { Progress } from './progress.js';
 import { type MigrationRecord, targetState, writeRecord } from './record.js';
 import { verify } from './verify.js';
@@ -98,34 +99,69 @@ export async function runMigration(opts: MigrateOptions): Promise<MigrationSumma
       await writeRecord(target, record);
     }
     const ctx = { source, target, cutoff: record.cutoff, batchRows: opts.batchRows, progress: opts.progress, redo: record.redo };
-    const tables: TableCount[] = await copyTables(ctx);
-    const problems: SourceProblems = { missing: [], damaged: [] };
-    const originals: OriginalsCount = await copyOriginals(ctx, problems);
-    for (const sha of problems.missing) opts.progress.line(`warning: original ${sha} is missing in the source: its documents are copied without it`);
-    for (const sha of problems.damaged) opts.progress.line(`warning: original ${sha} is damaged in the source (its bytes no longer hash to their name): not copied`);
-    const index = await copyIndex(ctx);
-    const secretsKeyId = await copySecretsKey(ctx, opts.env);
-    const checked = await verify(source, target, { cutoff: record.cutoff, problems, progress: opts.progress });
-    if (checked.ok) {
-      delete record.redo;
-      await writeRecord(target, { ...record, state: 'verified', verifiedAt: now() });
-      // In the copy, once it is verified (a later run finds it done and leaves it as it is).
-      await operatorAudit(target.database!.db, 'migrate').record({ type: 'migrate.completed', details: { from: source.label, to: target.label, originals: originals.files, chunks: index.chunks?.rows ?? null } });
-    } else await writeRecord(target, { ...record, redo: checked.redo });
-    return {
-      ...base,
-      target_state: targetState_,
-      cutoff: new Date(record.cutoff).toISOString(),
-      tables,
-      originals: { files: originals.files, bytes: originals.bytes, copied: originals.copied, copied_bytes: originals.copiedBytes, missing_in_source: problems.missing, damaged_in_source: problems.damaged },
-      index: { embedder_id: index.embedderId, dimension: index.dimension, chunks: indexSummary(index.chunks), chunk_windows: indexSummary(index.windows) },
-      verification: { ok: checked.ok, differences: checked.differences },
-      secrets_key_id: secretsKeyId,
-      seconds: seconds(),
-      bytes_moved: originals.copiedBytes + (index.chunks?.copiedBytes ?? 0) + (index.windows?.copiedBytes ?? 0),
-    };
+    try {
+      return await copyAndVerify(ctx, source, target, record, opts, { base, targetState_, seconds });
+    } catch (err) {
+      throw stoppedMidway(err, opts.source, opts.target);
+    }
   } finally {
     await target?.close();
     await source.close();
   }
+}
+
+/** The copy into a target that holds its record, and the check: from here on a failure leaves a copy to go on with. */
+async function copyAndVerify(
+  ctx: CopyContext,
+  source: OpenedLibrary,
+  target: OpenedLibrary,
+  record: MigrationRecord,
+  opts: MigrateOptions,
+  at: { base: Omit<MigrationSummary, 'target_state' | 'cutoff' | 'seconds'>; targetState_: 'fresh' | 'resumed'; seconds: () => number },
+): Promise<MigrationSummary> {
+  const { base, targetState_, seconds } = at;
+  const now = opts.now ?? Date.now;
+  const tables: TableCount[] = await copyTables(ctx);
+  const problems: SourceProblems = { missing: [], damaged: [] };
+  const originals: OriginalsCount = await copyOriginals(ctx, problems);
+  for (const sha of problems.missing) opts.progress.line(`warning: original ${sha} is missing in the source: its documents are copied without it`);
+  for (const sha of problems.damaged) opts.progress.line(`warning: original ${sha} is damaged in the source (its bytes no longer hash to their name): not copied`);
+  const index = await copyIndex(ctx);
+  const secretsKeyId = await copySecretsKey(ctx, opts.env);
+  const checked = await verify(source, target, { cutoff: record.cutoff, problems, progress: opts.progress });
+  if (checked.ok) {
+    delete record.redo;
+    await writeRecord(target, { ...record, state: 'verified', verifiedAt: now() });
+    // In the copy, once it is verified (a later run finds it done and leaves it as it is).
+    await operatorAudit(target.database!.db, 'migrate').record({ type: 'migrate.completed', details: { from: source.label, to: target.label, originals: originals.files, chunks: index.chunks?.rows ?? null } });
+  } else await writeRecord(target, { ...record, redo: checked.redo });
+  return {
+    ...base,
+    target_state: targetState_,
+    cutoff: new Date(record.cutoff).toISOString(),
+    tables,
+    originals: { files: originals.files, bytes: originals.bytes, copied: originals.copied, copied_bytes: originals.copiedBytes, missing_in_source: problems.missing, damaged_in_source: problems.damaged },
+    index: { embedder_id: index.embedderId, dimension: index.dimension, chunks: indexSummary(index.chunks), chunk_windows: indexSummary(index.windows) },
+    verification: { ok: checked.ok, differences: checked.differences },
+    secrets_key_id: secretsKeyId,
+    seconds: seconds(),
+    bytes_moved: originals.copiedBytes + (index.chunks?.copiedBytes ?? 0) + (index.windows?.copiedBytes ?? 0),
+  };
+}
+
+/** A PostgreSQL server that stopped answering, or ended the session (57P01 admin shutdown…; class 08, connection exceptions). */
+const CONNECTION_LOST = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|57P0\d|08...)$/;
+
+/**
+ * A copy that failed once the target holds the record of it: said as such, with the way on (the same command goes on
+ * where it stopped). A lost database connection names the database: the driver's own words name only an address.
+ */
+function stoppedMidway(err: unknown, source: LibrarySpec, target: LibrarySpec): unknown {
+  if (err instanceof CliError) return err;
+  const e = err as { code?: string; message?: string };
+  const lost = (e.code && CONNECTION_LOST.test(e.code)) || /Connection terminated/i.test(e.message ?? '');
+  const databases = [source, target].filter((s) => s.database);
+  const which = databases.length === 1 ? `the ${databases[0] === source ? 'source' : 'target'} database ${databaseLocation(databases[0]!)}` : 'a database';
+  const what = lost ? `the connection to ${which} was lost (${e.message ?? e.code})` : (e.message ?? String(err));
+  return new CliError(`the copy stopped midway: ${what}`, 1, `the target keeps what was copied: run the same command again${lost ? ' once the database answers' : ''}, and it goes on where it stopped`);
 }
