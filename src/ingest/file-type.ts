@@ -6,7 +6,7 @@
 import { legacyRefusal } from './office/libreoffice.js';
 import { sniffCfb } from './sniff-cfb.js';
 import { OLE2_CFB, sniffType, ZIP } from './sniff.js';
-import { sniffZip } from './sniff-zip.js';
+import { sniffZip, zipRefusal } from './sniff-zip.js';
 import { acceptedTypes, type DocumentType, isLegacyOffice } from './types.js';
 
 /** Whether this server takes legacy .doc, .xls and .ppt: LibreOffice converts them, is missing, or is turned off. */
@@ -26,7 +26,7 @@ export async function fileType(f: StoredFile, legacyOffice: LegacyOffice | undef
   const sniffed = head === ZIP ? await sniffZip(f.tempPath, f.head) : head === OLE2_CFB ? await sniffCfb(f.tempPath) : head;
   if (sniffed === null) {
     if (head === OLE2_CFB) return { refused: `"${f.filename}" is an encrypted Office file or another kind of OLE2 file — not supported (accepted: ${accepted})` };
-    if (head === ZIP) return { refused: `"${f.filename}" is a ZIP archive that holds no document docsearch reads, or a damaged one (accepted: ${accepted})` };
+    if (head === ZIP) return { refused: `"${f.filename}" ${await zipRefusal(f.tempPath)} (accepted: ${accepted})` };
     return { refused: `"${f.filename}" ${f.sizeBytes === 0 ? 'is empty' : 'is not a type docsearch reads'} (accepted: ${accepted})` };
   }
   if (isLegacyOffice(sniffed) && legacyOffice !== 'converted') return { refused: `"${f.filename}" is ${legacyRefusal(sniffed, legacyOffice === 'off')}` };

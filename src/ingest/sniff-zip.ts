@@ -8,7 +8,10 @@
  * EPUB fails as a damaged EPUB; a ZIP of none of these formats is `null` (refused, 415).
  */
 import yauzl from 'yauzl';
+import { cutChars } from '../core/code-points.js';
 import { ownTable } from '../core/own-table.js';
+import { printable } from '../core/unsafe-text.js';
+import { DEFAULT_ZIP_LIMITS } from './parsers/zip-guard.js';
 import { DOCX, EPUB, ODP, ODS, ODT, PPTX, XLSX, type DocumentType } from './types.js';
 
 /** More entries than this are not listed for naming (the parser's zip guard refuses the archive anyway). */
@@ -77,6 +80,48 @@ export async function sniffZip(source: string | Buffer, head: Uint8Array): Promi
     return null;
   } catch {
     return fromHead(Buffer.from(head.buffer, head.byteOffset, head.byteLength));
+  } finally {
+    zip.close();
+  }
+}
+
+/**
+ * Why a ZIP that names no format (sniffZip: null) is refused, as the words after its file name: more entries than the
+ * zip guard opens (the limit said), none, folders only, or the files it holds — docsearch reads ZIP-based formats,
+ * it does not unpack archives — or damaged. "Holds no document", said of all of these, sent people looking for the
+ * wrong fault.
+ */
+export async function zipRefusal(source: string | Buffer): Promise<string> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await open(source);
+  } catch (err) {
+    return `is a damaged ZIP archive (${cutChars(printable(err instanceof Error ? err.message : String(err)), 100)})`;
+  }
+  try {
+    const max = DEFAULT_ZIP_LIMITS.maxEntries;
+    const count = (n: number) => n.toLocaleString('en-US');
+    if (zip.entryCount > max) return `is a ZIP archive of ${count(zip.entryCount)} entries, more than the ${count(max)} docsearch opens`;
+    if (zip.entryCount === 0) return 'is an empty ZIP archive';
+    const files: string[] = [];
+    let folders = 0;
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith('/')) folders++;
+        else files.push(entry.fileName);
+        zip.readEntry();
+      });
+      zip.once('end', () => resolve());
+      zip.once('error', reject);
+      zip.readEntry();
+    });
+    if (files.length === 0) return `is a ZIP archive of folders only (${count(folders)}), with no file in it`;
+    const named = files.slice(0, 3).map((f) => `"${cutChars(printable(f), 60)}"`).join(', ');
+    const more = files.length > 3 ? ` and ${count(files.length - 3)} more` : '';
+    const held = `${count(files.length)} file${files.length === 1 ? '' : 's'} (${named}${more})`;
+    return `is a ZIP archive of ${held}, ${files.length === 1 ? 'not' : 'none of them'} the parts of a DOCX, XLSX, PPTX, ODF or EPUB document: docsearch does not unpack archives, upload the files in it instead`;
+  } catch (err) {
+    return `is a damaged ZIP archive (${cutChars(printable(err instanceof Error ? err.message : String(err)), 100)})`;
   } finally {
     zip.close();
   }

@@ -11,7 +11,7 @@ import { basename, extname } from 'node:path';
 import PostalMime, { type Address, type Attachment as MailAttachment } from 'postal-mime';
 import { codePointCount, cutChars } from '../../core/code-points.js';
 import { fitFilename, MAX_FILENAME_CHARS } from '../../core/name-limits.js';
-import { unsafeChar } from '../../core/unsafe-text.js';
+import { readableName } from '../../core/unsafe-text.js';
 import { sniffCfb } from '../sniff-cfb.js';
 import { OLE2_CFB, SNIFF_BYTES, sniffType, ZIP } from '../sniff.js';
 import { sniffZip } from '../sniff-zip.js';
@@ -106,11 +106,11 @@ function unique(name: string, taken: Set<string>): string {
 }
 
 /**
- * The attachment's name as a document's filename: no folders, no control or bidi characters, at most 255 characters
+ * The attachment's name as a document's filename: no folders, none of the characters a name refuses (controls, bidi, invisible), at most 255 characters
  * with its extension kept (as an uploaded file's name), never `.` or `..` (it is also the last segment of the attachment's path, `mail/x.eml/<name>`).
  */
 function cleanName(raw: MailAttachment['filename'], index: number): string {
-  const name = [...basename((raw ?? '').replaceAll('\\', '/'))].filter((c) => !unsafeChar(c)).join('').trim();
+  const name = readableName(basename((raw ?? '').replaceAll('\\', '/'))).trim();
   return name && name !== '.' && name !== '..' ? fitFilename(name) : `attachment-${index + 1}`;
 }
 

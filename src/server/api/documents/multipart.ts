@@ -14,7 +14,7 @@ import { insufficientStorage, isDiskFull } from '../../../core/disk-full.js';
 import { AppError, invalidRequest } from '../../../core/errors.js';
 import { fitFilename } from '../../../core/name-limits.js';
 import { unstorableProblem } from '../../../core/storable-text.js';
-import { unsafeTextProblem } from '../../../core/unsafe-text.js';
+import { nameTextProblem } from '../../../core/unsafe-text.js';
 import type { FileStore } from '../../../store/objects/originals.js';
 import type { Services } from '../../services.js';
 import { fileType, type LegacyOffice } from '../../../ingest/file-type.js';
@@ -96,6 +96,8 @@ export function cleanFilename(raw: string | undefined, index: number): string {
   if (!name || name === '.' || name === '..') return `upload-${index + 1}`;
   return fitFilename(name);
 }
+
+const fieldRefused = (path: string, message: string): AppError => invalidRequest(message, [{ path, message }]);
 
 const mib = (bytes: number): string => `${Math.round((bytes / 1048576) * 10) / 10} MiB`;
 
@@ -219,7 +221,7 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         stream.on('error', (err: Error) => abort(malformed(err)));
         const filename = cleanFilename(info.filename, index);
         // A name that could display as another is refused, not cleaned: the sender learns which character.
-        const unsafe = unsafeTextProblem(info.filename ?? '');
+        const unsafe = nameTextProblem(info.filename ?? '');
         if (unsafe) fail(invalidRequest(`file ${index + 1} ("${filename}"): its filename ${unsafe}`));
         if (ended) {
           stream.resume(); // parts busboy had buffered when the read ended: no temp file for them
@@ -304,9 +306,10 @@ export async function receiveMultipart(req: IncomingMessage, files: FileStore, l
         const unstorable = unstorableProblem(value);
         if (name === 'file') fail(invalidRequest('a "file" part has an empty or missing filename: send filename="<name>" in its Content-Disposition'));
         else if (!limits.fields.includes(name)) fail(invalidRequest(`unknown form field "${name}" (expected: file, ${limits.fields.join(', ')})`));
-        else if (info.valueTruncated) fail(invalidRequest(`form field "${name}" is longer than ${MAX_FIELD_BYTES} bytes`));
-        else if (name in fields) fail(invalidRequest(`form field "${name}" is given more than once`));
-        else if (unstorable) fail(invalidRequest(`${name}: ${unstorable}`));
+        // A known field's refusal names it in `details` too, as a JSON body's does.
+        else if (info.valueTruncated) fail(fieldRefused(name, `form field "${name}" is longer than ${MAX_FIELD_BYTES} bytes`));
+        else if (name in fields) fail(fieldRefused(name, `form field "${name}" is given more than once`));
+        else if (unstorable) fail(fieldRefused(name, `${name}: ${unstorable}`));
         else fields[name] = value;
       });
       bb.on('filesLimit', () => fail(invalidRequest(`at most ${limits.maxFiles} files per upload`)));

@@ -3,12 +3,13 @@ import { toIso } from '../../../core/clock.js';
 import { MAX_FILENAME_CHARS } from '../../../core/name-limits.js';
 import { DOCUMENT_STATUSES, type DocumentRecord } from '../../../store/sql/documents.js';
 import type { Services } from '../../services.js';
-import { Metadata, readableText, Timestamp } from '../schemas.js';
+import { nameTextProblem } from '../../../core/unsafe-text.js';
+import { Metadata, Timestamp } from '../schemas.js';
 
 export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
 
 /**
- * A name to show: 1–255 characters, no control or bidi formatting characters (core/unsafe-text.ts) and no folder
+ * A name to show: 1–255 characters, no control, bidi formatting or invisible characters (core/unsafe-text.ts) and no folder
  * separators (the path says where it came from); composed (NFC), as an uploaded file's name is (multipart.ts).
  */
 export const DocumentFilename = z
@@ -17,7 +18,10 @@ export const DocumentFilename = z
   .normalize('NFC')
   .min(1)
   .max(MAX_FILENAME_CHARS)
-  .superRefine(readableText)
+  .superRefine((value, ctx) => {
+    const problem = nameTextProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
   .regex(/^[^/\\]+$/, 'must not contain / or \\')
   .refine((name) => name !== '.' && name !== '..', 'must not be "." or ".."');
 
