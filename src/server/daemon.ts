@@ -373,8 +373,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const roots = sourceRoots(config);
     // What no folder source may read, whatever --source-roots allows.
     const hidden = [config.dataDir, ...(config.secretsKeyFile ? [config.secretsKeyFile] : [])];
-    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, hidden, minEveryMs: config.sourcesMinInterval * 1000, audit });
     const reach = new Reach(config.sourcesAllowPrivate, config.sourceTimeout * 1000);
+    // Known before listening when given (a pass may run before): no source may read the daemon itself.
+    reach.ownServer({ host: config.host, port: config.port, publicUrl: config.publicUrl ?? null });
+    const sources = new SourceService({ store: sourceStore, documents, ingest, events, sealer, roots, hidden, minEveryMs: config.sourcesMinInterval * 1000, audit, reach });
     const scheduler = new SourceScheduler({
       service: sources,
       store: sourceStore,
@@ -522,6 +524,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const boundUrl = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
     publicUrl ||= boundUrl;
+    reach.ownServer({ host: address.address, port: address.port, publicUrl });
     // Operator commands on this data directory print links that must reach this daemon (`users invite`).
     recordDaemonUrl(config.dataDir, publicUrl);
     if (config.smtpUrl) {

@@ -8,6 +8,11 @@
  * agents (WebDAV, S3, the web crawler), so a redirect to another host is checked when it connects; the others
  * (IMAP, git) connect to the address `resolve` returns.
  *
+ * Nor may a source read the daemon itself (`ownServer`): its port on a loopback address, on the address it is bound to
+ * (every address of the machine when bound to all of them), and its public URL (by name, and by every address that
+ * name has, at its port: a proxy there relays to the daemon) are refused whatever the operator allows. Otherwise a
+ * source could index what the daemon serves to its own machine without credentials (`/metrics`) or any page of it.
+ *
  * Every connection is also bounded in time (`--source-timeout`): a server that accepts it and then says nothing fails
  * the request after that many seconds of silence, never hanging the source's pass. The agents destroy a socket idle
  * that long; the kinds that open their own connections (IMAP, git) give their clients `timeoutMs`.
@@ -16,6 +21,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { type AgentOptions, type ClientRequestArgs, Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { refusedAddress } from '../auth/oauth/refused-address.js';
@@ -34,9 +40,40 @@ export interface Address {
   family: number;
 }
 
+/** Where the daemon listens and is published: the one server every source is kept from. */
+export interface OwnServer {
+  /** The address it is bound to (`127.0.0.1`, `0.0.0.0`, `::`) and its port. */
+  host: string;
+  port: number;
+  /** `--public-url`, or the bound URL without one. */
+  publicUrl: string | null;
+}
+
+/** An IP in one spelling: IPv4-mapped IPv6 as IPv4, IPv6 compressed and lower case. */
+function canonicalIp(ip: string): string {
+  const bare = ip.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped) return mapped[1]!;
+  return isIP(bare) === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare;
+}
+
+const isLoopback = (ip: string): boolean => ip.startsWith('127.') || ip === '::1';
+const isWildcard = (ip: string): boolean => ip === '0.0.0.0' || ip === '::';
+/** Every address of this machine's interfaces (a daemon bound to all of them answers on each). */
+const machineAddresses = (): Set<string> => new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => canonicalIp(i.address))));
+
+/** The port a URL connects to: its own, or its scheme's. */
+export function portOf(url: URL): number {
+  if (url.port) return Number(url.port);
+  const defaults: Record<string, number> = { 'http:': 80, 'webdav:': 80, 'https:': 443, 'webdavs:': 443, 'git:': 9418, 'imap:': 143, 'imaps:': 993 };
+  return defaults[url.protocol] ?? 0;
+}
+
 const lookupAll = promisify((host: string, cb: (err: NodeJS.ErrnoException | null, addresses: Address[]) => void) =>
   dnsLookup(host, { all: true, verbatim: true }, cb),
 );
+
+const canonicalIpOrName = (host: string): string => (isIP(host.replace(/^\[(.*)\]$/, '$1')) ? canonicalIp(host) : host);
 
 export class Reach {
   readonly httpAgent: HttpAgent;
@@ -52,17 +89,87 @@ export class Reach {
   ) {
     const guard = this;
     const options: AgentOptions = { keepAlive: true, maxSockets: 8, lookup: this.lookup, timeout: timeoutMs };
-    // An IP literal never reaches `lookup` (Node connects to it directly), so the agents check it themselves.
+    // An IP literal never reaches `lookup` (Node connects to it directly), so the agents check it themselves; a name
+    // is checked by a lookup that knows the port (the daemon itself is an address and a port).
     this.httpAgent = new (class extends HttpAgent {
       override createConnection(opts: ClientRequestArgs, cb?: Created) {
-        return guard.literal(opts, cb) ? undefined : guard.bounded(super.createConnection(opts, cb));
+        return guard.connectChecked(opts, 80, cb, (checked) => super.createConnection(checked));
       }
     })(options);
     this.httpsAgent = new (class extends HttpsAgent {
       override createConnection(opts: ClientRequestArgs, cb?: Created) {
-        return guard.literal(opts, cb) ? undefined : guard.bounded(super.createConnection(opts, cb));
+        return guard.connectChecked(opts, 443, cb, (checked) => super.createConnection(checked));
       }
     })(options);
+  }
+
+  private own: { port: number; bound: string; publicHost: string | null; publicPort: number } | null = null;
+
+  /** Where the daemon listens and is published, once it does: from then on no source may connect there. */
+  ownServer(own: OwnServer): void {
+    const published = own.publicUrl && URL.canParse(own.publicUrl) ? new URL(own.publicUrl) : null;
+    this.own = {
+      port: own.port,
+      bound: canonicalIp(own.host),
+      publicHost: published ? published.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase() : null,
+      publicPort: published ? portOf(published) : 0,
+    };
+  }
+
+  /**
+   * Why `host` (as a URL names it), reached at `addresses` on `port`, is the daemon itself, or null: its port on
+   * loopback, on its bound address (or any of the machine's when bound to all), or its public URL's host and port.
+   */
+  async ownRefusal(host: string, addresses: readonly Address[], port: number): Promise<string | null> {
+    const own = this.own;
+    if (!own) return null;
+    const name = host.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+    const refuse = (what: string) => `${what}${port ? `, port ${port},` : ''} is this server itself: sources may not read from the server they run in (its pages, its API, its /metrics)`;
+    const ips = addresses.map((a) => canonicalIp(a.address));
+    if (own.publicHost !== null && port === own.publicPort && canonicalIpOrName(name) === canonicalIpOrName(own.publicHost)) return refuse(`${host} (this server's public URL)`);
+    if (port === own.port) {
+      const machine = isWildcard(own.bound) ? machineAddresses() : null;
+      const hit = ips.find((ip) => isLoopback(ip) || ip === own.bound || machine?.has(ip));
+      if (hit !== undefined) return refuse(`${hit}${hit === name ? '' : ` (of ${host})`}`);
+    }
+    if (own.publicHost !== null && port === own.publicPort) {
+      // The public URL's addresses at its port: a proxy there relays to the daemon, under whatever name reached it.
+      const published = isIP(own.publicHost) ? [canonicalIp(own.publicHost)] : await lookupAll(own.publicHost).then((list) => list.map((a) => canonicalIp(a.address)), () => [] as string[]);
+      const hit = ips.find((ip) => published.includes(ip));
+      if (hit !== undefined) return refuse(`${hit}${hit === name ? '' : ` (of ${host})`} (the address of this server's public URL)`);
+    }
+    return null;
+  }
+
+  /** Why a source at `host`:`port` would read this daemon itself, or null (checked when a source is added). */
+  async itself(host: string, port: number): Promise<string | null> {
+    const bare = host.replace(/^\[(.*)\]$/, '$1');
+    const addresses = isIP(bare) ? [{ address: bare, family: isIP(bare) }] : await lookupAll(bare).catch(() => [] as Address[]);
+    return this.ownRefusal(bare, addresses, port);
+  }
+
+  /**
+   * An agent's connection, checked: an IP literal here (Node connects to it without a lookup), a name by the lookup
+   * given with the port. The socket goes through `cb` once checked.
+   */
+  private connectChecked(opts: ClientRequestArgs, defaultPort: number, cb: Created | undefined, create: (opts: ClientRequestArgs) => Duplex | null | undefined): Duplex | null | undefined {
+    const port = Number(opts.port) || defaultPort;
+    const host = String(opts.host ?? opts.hostname ?? '').replace(/^\[(.*)\]$/, '$1');
+    if (!isIP(host)) return this.bounded(create({ ...opts, lookup: this.lookupAt(port) } as ClientRequestArgs));
+    this.resolve(host, port).then(
+      () => {
+        let socket: Duplex | null | undefined;
+        try {
+          socket = this.bounded(create(opts));
+        } catch (err) {
+          cb?.(err as Error, undefined as never);
+          return;
+        }
+        cb?.(null, socket as Duplex);
+      },
+      (err: Error) => cb?.(err, undefined as never),
+    );
+    return undefined;
   }
 
   /** What a request that timed out says: the clients put it in their own errors. */
@@ -85,18 +192,11 @@ export class Reach {
     return `${address}${address === host ? '' : ` (of ${host})`} is ${why}: sources may not connect to it${allow}`;
   }
 
-  /** True (and the connection refused through `cb`) when `opts.host` is an IP literal that may not be reached. */
-  private literal(opts: ClientRequestArgs, cb: Created | undefined): boolean {
-    const host = String(opts.host ?? '').replace(/^\[(.*)\]$/, '$1');
-    if (!isIP(host)) return false;
-    const why = this.refusal(host, host);
-    if (!why) return false;
-    process.nextTick(() => cb?.(new ReachError(why), undefined as never));
-    return true;
-  }
-
-  /** The address to connect to for `host` (a name or an IP literal), after checking every address it has. */
-  async resolve(host: string): Promise<Address> {
+  /**
+   * The address to connect to for `host` (a name or an IP literal), after checking every address it has, and, given
+   * the port, that it is not the daemon itself.
+   */
+  async resolve(host: string, port?: number): Promise<Address> {
     const bare = host.replace(/^\[(.*)\]$/, '$1');
     let addresses: Address[];
     if (isIP(bare)) addresses = [{ address: bare, family: isIP(bare) }];
@@ -113,19 +213,30 @@ export class Reach {
       const why = this.refusal(a.address, bare);
       if (why) throw new ReachError(why);
     }
+    if (port !== undefined) {
+      const own = await this.ownRefusal(bare, addresses, port);
+      if (own) throw new ReachError(own);
+    }
     return addresses[0]!;
   }
 
   /** For Node's agents and sockets: `resolve`, in the callback form they call. */
-  readonly lookup: LookupFunction = (host, options, callback) => {
-    this.resolve(host).then(
+  readonly lookup: LookupFunction = (host, options, callback) => this.lookupAt(undefined)(host, options, callback);
+
+  /** `lookup` for connections to `port`. */
+  lookupAt(port: number | undefined): LookupFunction {
+    return (host, options, callback) => this.resolveFor(host, port, options, callback);
+  }
+
+  private resolveFor(host: string, port: number | undefined, options: Parameters<LookupFunction>[1], callback: Parameters<LookupFunction>[2]): void {
+    this.resolve(host, port).then(
       (a) => {
         if ((options as { all?: boolean }).all) (callback as (e: null, a: Address[]) => void)(null, [a]);
         else callback(null, a.address, a.family);
       },
       (err: Error) => callback(err as NodeJS.ErrnoException, '', 0),
     );
-  };
+  }
 
   close(): void {
     this.httpAgent.destroy();

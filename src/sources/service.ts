@@ -14,7 +14,7 @@ import type { OtherItem, SourcePatch, SourceRecord, SourceStore } from '../store
 import { DEFAULT_EVERY, formatEvery, MAX_EVERY_MS, parseEvery } from './every.js';
 import { KIND_NAMES, type KindName, type SourceKind, type SourceSetup, SourceError } from './kind.js';
 import { KINDS, kindOfUrl } from './kinds/index.js';
-import { neverReachable } from './reach.js';
+import { neverReachable, portOf, type Reach } from './reach.js';
 import { handOver } from './sync.js';
 
 export interface SourceServiceDeps {
@@ -30,6 +30,8 @@ export interface SourceServiceDeps {
   hidden: readonly string[];
   /** The shortest schedule allowed (`--sources-min-interval`). */
   minEveryMs: number;
+  /** Where sources may connect: a source aimed at the daemon itself is refused when it is added. */
+  reach: Reach;
   /** Who added, changed, confirmed or removed which source (never a credential: only which ones changed). */
   audit: AuditLog;
 }
@@ -115,7 +117,7 @@ export class SourceService {
     const problem = await kind.check(url, this.deps.roots, this.deps.hidden);
     if (problem) throw invalidRequest(`url: ${problem}`);
     const { plain, secrets } = this.splitOptions(kind, options);
-    await refuseUnreachable(url, plain);
+    await refuseUnreachable(url, plain, this.deps.reach);
     const id = newId('src');
     const source = await this.deps.store.create({
       id,
@@ -291,14 +293,17 @@ export class SourceService {
   }
 }
 
-/** A source aimed where none may connect (cloud metadata, link-local): refused when it is added (reach.ts). */
-async function refuseUnreachable(url: URL, options: Record<string, unknown>): Promise<void> {
-  const hosts: [string, string][] = [];
+/**
+ * A source aimed where none may connect (cloud metadata, link-local) or at the daemon itself: refused when it is
+ * added (reach.ts), as each of its connections is later.
+ */
+async function refuseUnreachable(url: URL, options: Record<string, unknown>, reach: Reach): Promise<void> {
+  const hosts: [string, URL][] = [];
   // An s3:// URL names a bucket, not a host: its endpoint option is where it connects.
-  if (url.protocol !== 'file:' && url.protocol !== 's3:' && url.hostname) hosts.push(['url', url.hostname]);
-  if (typeof options.endpoint === 'string') hosts.push(['options.endpoint', new URL(options.endpoint).hostname]);
-  for (const [where, host] of hosts) {
-    const why = await neverReachable(host);
+  if (url.protocol !== 'file:' && url.protocol !== 's3:' && url.hostname) hosts.push(['url', url]);
+  if (typeof options.endpoint === 'string') hosts.push(['options.endpoint', new URL(options.endpoint)]);
+  for (const [where, at] of hosts) {
+    const why = (await neverReachable(at.hostname)) ?? (await reach.itself(at.hostname, portOf(at)));
     if (why) throw invalidRequest(`${where}: ${why}`);
   }
 }

@@ -28,6 +28,9 @@ const Options = z.strictObject({
 
 /** The fetched head, in the clone. */
 const HEAD_REF = 'refs/docsearch/head';
+/** How much of what git says on stderr is kept (its last lines are the error shown). */
+const MAX_STDERR_CHARS = 64 * 1024;
+
 /** Regular files (not symlinks, not submodules). */
 const FILE_MODES = new Set(['100644', '100755']);
 
@@ -47,13 +50,14 @@ class GitConnection implements SourceConnection {
     scratchDir: string,
     private readonly reach: Reach,
     private readonly signal: AbortSignal,
+    private readonly maxItemBytes: number,
   ) {
     this.repo = join(scratchDir, 'repo.git');
   }
 
-  /** Runs git in the clone with the source's settings only (no system or user config, no prompts, no hooks). */
-  private git(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-    const env: Record<string, string> = {
+  /** The environment git runs in: the source's settings only (no system or user config, no prompts, no hooks). */
+  private env(extraEnv: Record<string, string> = {}): Record<string, string> {
+    return {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: this.repo,
       GIT_CONFIG_NOSYSTEM: '1',
@@ -64,12 +68,18 @@ class GitConnection implements SourceConnection {
       LC_ALL: 'C',
       ...extraEnv,
     };
+  }
+
+  /** Runs git in the clone (`env`). */
+  private git(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
+    const env = this.env(extraEnv);
     return new Promise((resolve, reject) => {
       const child = spawn('git', args, { cwd: existsSync(this.repo) ? this.repo : undefined, env, stdio: ['ignore', 'pipe', 'pipe'], signal: this.signal });
       const out: Buffer[] = [];
       let err = '';
       child.stdout.on('data', (b: Buffer) => out.push(b));
-      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      // Only its end is ever shown: a server that sends remote messages without end would otherwise grow it so.
+      child.stderr.on('data', (b: Buffer) => (err = (err + b.toString()).slice(-MAX_STDERR_CHARS)));
       child.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT' ? new SourceError('git is not installed on the server (Debian: apt-get install git)') : e));
       child.once('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: err, code }));
     });
@@ -84,8 +94,8 @@ class GitConnection implements SourceConnection {
   /** Fetches the branch's head into the clone: the remote is reached at the address the reach check approved. */
   private async fetchHead(): Promise<string> {
     if (!existsSync(join(this.repo, 'HEAD'))) await this.ok(['init', '--bare', '--quiet', this.repo]);
-    const { address } = await this.reach.resolve(this.url.hostname);
     const port = this.url.port || (this.url.protocol === 'https:' ? '443' : this.url.protocol === 'http:' ? '80' : '9418');
+    const { address } = await this.reach.resolve(this.url.hostname, Number(port));
     const config: [string, string][] = [
       ['http.followRedirects', 'false'],
       ['protocol.file.allow', 'never'],
@@ -153,9 +163,29 @@ class GitConnection implements SourceConnection {
 
   async fetch(item: ListedItem) {
     const blob = item.version.replace(/^blob:/, '');
-    const r = await this.git(['cat-file', 'blob', blob]);
-    if (r.code !== 0) throw new ItemError(`the file's blob ${blob} is not in the fetched commit`);
-    return { body: r.stdout };
+    // Its size first, and its bytes streamed: read whole, a blob of 200 MB (zeros, some kilobytes in the pack) was
+    // held in the daemon's memory twice over before it was measured against --max-upload-mb.
+    const sized = await this.git(['cat-file', '-s', blob]);
+    if (sized.code !== 0) throw new ItemError(`the file's blob ${blob} is not in the fetched commit`);
+    const size = Number(sized.stdout.toString().trim());
+    if (size > this.maxItemBytes) throw new ItemError(`larger than ${Math.round(this.maxItemBytes / 1024 / 1024)} MiB (--max-upload-mb)`);
+    return { body: this.blobBytes(blob) };
+  }
+
+  /** A blob's bytes as git writes them; an error when git fails midway. */
+  private async *blobBytes(blob: string): AsyncIterable<Uint8Array> {
+    const child = spawn('git', ['cat-file', 'blob', blob], { cwd: this.repo, env: this.env(), stdio: ['ignore', 'pipe', 'ignore'], signal: this.signal });
+    const exited = new Promise<number | null>((resolve) => {
+      child.once('error', () => resolve(-1));
+      child.once('close', resolve);
+    });
+    try {
+      yield* child.stdout as AsyncIterable<Buffer>;
+      if ((await exited) !== 0) throw new ItemError(`the file's blob ${blob} could not be read from the clone`);
+    } finally {
+      // Left before its end (past --max-upload-mb, the pass stopped): git goes too.
+      if (child.exitCode === null) child.kill();
+    }
   }
 
   async close() {}
@@ -173,6 +203,6 @@ export const git: SourceKind = {
     return null;
   },
   async connect(setup, env) {
-    return new GitConnection(setup.url, setup.options as z.infer<typeof Options>, setup.secrets, env.scratchDir, env.reach, env.signal);
+    return new GitConnection(setup.url, setup.options as z.infer<typeof Options>, setup.secrets, env.scratchDir, env.reach, env.signal, env.maxItemBytes);
   },
 };

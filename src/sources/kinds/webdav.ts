@@ -16,6 +16,13 @@ import { globOptions, secret, username } from './options.js';
  */
 const MAX_LISTING_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The most entries (files and folders) one pass lists: each folder's answer is bounded above, the whole tree is by
+ * this. A server listing an endlessly wide tree (every folder holding thousands more) would otherwise keep a pass
+ * asking for ever, holding each level's entries as it walks down.
+ */
+export const MAX_PASS_ENTRIES = 150_000;
+
 /** A path with a `.` or `..` segment: an href decoded to one (`..%2F`) names something outside the source folder. */
 const leadsOut = (path: string): boolean => path.split('/').some((part) => part === '.' || part === '..');
 
@@ -92,10 +99,19 @@ async function bounded(body: AsyncIterable<Uint8Array> | null, where: string): P
   return Buffer.concat(parts).toString('utf8');
 }
 
+/** A folder's entry as the walk keeps it: its path from the source folder (leading slash), and a file's version. */
+interface Entry {
+  name: string;
+  dir: boolean;
+  version: string;
+}
+
 class WebDavConnection implements SourceConnection {
   private readonly url: string;
   /** The source folder's path on the server, decoded, with a trailing slash. */
   private readonly base: string;
+  /** Entries this pass's listing has read so far (MAX_PASS_ENTRIES). */
+  private listed = 0;
 
   constructor(
     private readonly client: WebDAVClient,
@@ -112,7 +128,7 @@ class WebDavConnection implements SourceConnection {
    * that failed while it streamed the listing) still parses, as the entries before the cut, and taken for the
    * whole folder it would delete what followed.
    */
-  private async folder(path: string): Promise<FileStat[]> {
+  private async folder(path: string): Promise<Entry[]> {
     const where = path === '/' ? this.url : `${this.url} (${path})`;
     let xml: string;
     try {
@@ -132,32 +148,38 @@ class WebDavConnection implements SourceConnection {
       throw new SourceError(`the WebDAV server's listing of ${where} is not valid XML: ${(err as Error).message}`);
     }
     const self = `${this.base}${path.replace(/^\/+/, '')}`.replace(/\/*$/, '/');
-    const entries: FileStat[] = [];
+    const entries: Entry[] = [];
+    this.listed += parsed.multistatus.response.length;
+    if (this.listed > MAX_PASS_ENTRIES) {
+      throw new SourceError(`the WebDAV folder ${this.url} lists more than ${MAX_PASS_ENTRIES.toLocaleString('en')} entries (files and folders) in one pass: the pass stops there, and nothing is removed for it`);
+    }
     for (const r of parsed.multistatus.response) {
       const at = safeDecode(r.href.replace(/^https?:\/\/[^/]+/, ''));
       if (at === null || !at.startsWith(this.base) || at.replace(/\/*$/, '/') === self) continue;
-      entries.push(this.dav.prepareFileFromProps(r.propstat.prop, `/${at.slice(this.base.length).replace(/\/+$/, '')}`) as FileStat);
+      const e = this.dav.prepareFileFromProps(r.propstat.prop, `/${at.slice(this.base.length).replace(/\/+$/, '')}`) as FileStat;
+      // Kept as little as the walk needs: it holds every level's entries on its way down, up to MAX_PASS_ENTRIES.
+      // ETags compared weakly, as If-None-Match compares them (RFC 9110 8.8.3.2): Apache marks a file's weak for
+      // the second after it was written and strong after, which is no change.
+      entries.push(e.type === 'directory' ? { name: e.filename, dir: true, version: '' } : { name: e.filename, dir: false, version: e.etag ? `etag:${e.etag.replace(/^W\//, '')}` : `${e.lastmod}:${e.size}` });
     }
-    return entries;
+    return entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
   async list() {
+    this.listed = 0;
     // The top folder is read here: refused credentials fail the pass before anything is decided.
     const top = await this.folder('/');
     const self = this;
-    async function* walk(entries: FileStat[]): AsyncIterable<ListedItem> {
-      for (const e of [...entries].sort((a, b) => (a.filename < b.filename ? -1 : 1))) {
-        const path = e.filename.replace(/^\/+/, '');
-        if (e.type === 'directory') {
+    async function* walk(entries: Entry[]): AsyncIterable<ListedItem> {
+      for (const e of entries) {
+        const path = e.name.replace(/^\/+/, '');
+        if (e.dir) {
           if (leadsOut(path)) continue; // not in the source folder: not walked (a file there is refused by fetch)
           // A folder whose path no item may have (a server that lists a folder in itself, endlessly) is passed over,
           // and said so (sync.ts), rather than walked deeper for ever.
           if (Buffer.byteLength(path) > MAX_PATH_BYTES) yield { path, version: '' };
-          else yield* walk(await self.folder(e.filename));
-        }
-        // ETags compared weakly, as If-None-Match compares them (RFC 9110 8.8.3.2): Apache marks a file's weak for
-        // the second after it was written and strong after, which is no change.
-        else yield { path, version: e.etag ? `etag:${e.etag.replace(/^W\//, '')}` : `${e.lastmod}:${e.size}` };
+          else yield* walk(await self.folder(e.name));
+        } else yield { path, version: e.version };
       }
     }
     return { complete: true, items: walk(top), cursor: () => null };
