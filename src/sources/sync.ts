@@ -42,6 +42,7 @@ import { isQuotaExceeded } from '../documents/quotas.js';
 import { type Fetched, ItemError, type ListedItem, type SourceConnection, SourceError, type SourceKind } from './kind.js';
 import { compareNames } from '../core/name-order.js';
 import { fitFilename } from '../core/name-limits.js';
+import { readableName } from '../core/unsafe-text.js';
 import { spellings } from '../core/name-spellings.js';
 
 /** A pass that would delete more than `percent` % of the source's documents and more than `count` of them pauses instead. */
@@ -487,7 +488,11 @@ async function syncItem(
 }
 
 /** A document's name when its kind gives none: the path's last part, fitted as an upload's name is. */
-const defaultName = (path: string) => fitFilename(posix.basename(path) || 'index');
+/**
+ * A document's name from its item's path: without the characters an upload's name is refused for (an invisible or
+ * bidirectional one, a line break, a control), as nobody can be told of a refusal here (docs/api.md#names).
+ */
+const defaultName = (path: string) => fitFilename(readableName(posix.basename(path)) || 'index');
 
 /**
  * The documents a path left in this pass (a file renamed or moved with its bytes, files that swapped names, a copy
@@ -524,7 +529,8 @@ interface Received {
 
 /** Streams an item's bytes to the file store's temp folder (hashed, counted, capped) and decides its type. */
 async function receive(fetched: Fetched, item: ListedItem, deps: PassDeps): Promise<Received> {
-  const filename = fetched.filename !== undefined ? fitFilename(fetched.filename) : defaultName(item.path);
+  const given = fetched.filename !== undefined ? readableName(fetched.filename) : '';
+  const filename = given !== '' ? fitFilename(given) : defaultName(item.path);
   const { path: tempPath, stream } = deps.files.tempFile();
   const hash = createHash('sha256');
   const head: Buffer[] = [];

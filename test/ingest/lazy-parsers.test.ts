@@ -17,6 +17,8 @@ import { uploadFiles } from './pipeline/helpers.js';
 const OCR = ['tesseract.js', 'pdfjs-dist', '@napi-rs/canvas', 'sharp'];
 /** What the office parsers load: mammoth (.docx), yauzl (every zip: OOXML, OpenDocument, EPUB), saxes (their XML). */
 const OFFICE = ['mammoth', 'yauzl', 'saxes'];
+/** What the daemon's own thread needs only to show a document (Markdown, HTML, an e-mail) or to read a web page. */
+const VIEWING = ['micromark', 'sanitize-html', 'postal-mime', 'htmlparser2'];
 
 /** `name on thread N (script)` for each of `names` one of `threads` has loaded. */
 const loadedOn = (threads: RecordedThread[], names: string[]): string[] =>
@@ -55,6 +57,8 @@ describe('what the daemon loads, and when', () => {
     // …and no thread of OCR or of PDF thumbnails, nor any of these on any thread.
     expect(threads.map((t) => t.script).filter((script) => /\/dist\/(ingest\/ocr|pdf)\//.test(script))).toEqual([]);
     expect(loadedOn(threads, OCR)).toEqual([]);
+    // Nor, on its own thread, what only a page showing a document, an e-mail or a web source's pass needs.
+    expect(loadedOn(threads.slice(0, 1), VIEWING)).toEqual([]);
   });
 
   it('a parse worker given only text and Markdown loads no pdf.js, sharp or office library; nothing loads sharp', { timeout: 120_000 }, async () => {

@@ -87,4 +87,17 @@ describe('a folder source with names in NFC and NFD', () => {
     const docs = await client.settled(p, src.id, 2);
     expect([...docs.keys()].map(NFC).sort()).toEqual([NFC('Berichte für Q1/März.txt'), NFC('Entwürfe/plan.txt')]);
   });
+
+  it('names a person cannot read as they are (invisible, bidirectional, line-breaking, control characters) are shown without those characters; the path keeps them', { timeout: 300_000 }, async () => {
+    // An upload or a rename with these is refused (docs/api.md#names); a source's file has no one to tell.
+    const folder = join(root, 'unreadable');
+    mkdirSync(folder, { recursive: true });
+    const names = { 'in\u200bvoice.txt': 'invoice.txt', 'bill\u202efdp.txt': 'billfdp.txt', 'line\u2028break.txt': 'linebreak.txt', 'bell\u0007\u0085.txt': 'bell.txt', '\ufeff.txt': '.txt' };
+    for (const name of Object.keys(names)) writeFileSync(join(folder, name), `The file once named ${JSON.stringify(name)}.\n`);
+    const p = await client.project('Unreadable names');
+    const src = await client.add(p, { url: `file://${folder}` });
+    expect((await client.passAfter(p, src.id, 0)).last_result).toMatchObject({ added: 5 });
+    const docs = await client.settled(p, src.id, 5);
+    expect(Object.fromEntries([...docs].map(([path, doc]) => [path, doc.filename]))).toEqual(names);
+  });
 });

@@ -14,7 +14,6 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { extname, join, posix } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Parser } from 'htmlparser2';
 import { createRequire } from 'node:module';
 import { SaxesParser } from 'saxes';
 import { z } from 'zod';
@@ -272,7 +271,7 @@ class WebConnection implements SourceConnection {
         const file = join(self.bodyDir, createHash('sha256').update(path).digest('hex'));
         await writeFile(file, res.body);
         self.bodies.set(path, file);
-        if (crawl && /html/.test(String(res.headers['content-type'] ?? ''))) for (const link of links(res.body, res.url)) if (take(link)) queue.push(link);
+        if (crawl && /html/.test(String(res.headers['content-type'] ?? ''))) for (const link of await links(res.body, res.url)) if (take(link)) queue.push(link);
         listed++;
         yield { path, version };
       }
@@ -310,7 +309,9 @@ function nameOf(url: URL): string {
 }
 
 /** The links of an HTML page worth following: pages and documents, resolved against the page. */
-function links(body: Buffer, base: URL): URL[] {
+async function links(body: Buffer, base: URL): Promise<URL[]> {
+  // Loaded with the first page crawled: a daemon with no web source does not hold it (docs/ingest.md).
+  const { Parser } = await import('htmlparser2');
   const out: URL[] = [];
   const parser = new Parser({
     onopentag(name, attrs) {
