@@ -35,6 +35,9 @@ export const MAX_REQUEST_HEAD_BYTES = 16 * 1024 + MAX_QUERY_CHARS * 12;
  */
 export const KEEP_ALIVE_MS = 65_000;
 
+/** How long a connection whose request body was left unread stays open once answered, if nothing more arrives. */
+const UNREAD_BODY_LINGER_MS = 5000;
+
 const declaredLength = (req: IncomingMessage): number => Number(req.headers['content-length'] ?? NaN);
 
 /**
@@ -54,6 +57,13 @@ export function serveHttp(handle: Handler, opts: { maxBodyBytes: number }): Http
     }
     if (continueFirst && !(declaredLength(req) > opts.maxBodyBytes)) res.writeContinue();
     inFlight.add(res);
+    // A body left unread (a refusal answered on the headers, or part way): Node discards what still comes, and the
+    // connection ends after UNREAD_BODY_LINGER_MS of silence rather than the keep-alive's minute. Not at once: closing a
+    // socket with unread bytes resets it, which can lose the answer on its way.
+    const socket = req.socket; // req's goes once a route destroys the request
+    res.once('finish', () => {
+      if (!req.complete && !socket.destroyed) socket.setTimeout(UNREAD_BODY_LINGER_MS);
+    });
     res.once('close', () => {
       inFlight.delete(res);
       // The socket of a finished keep-alive response is idle now: close it while draining.

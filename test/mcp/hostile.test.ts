@@ -195,7 +195,8 @@ function streamUntilAnswered(opts: { declaredLength?: number; limitBytes: number
       const [head = '', body = ''] = got.split('\r\n\r\n', 2);
       resolve({ head, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: chunked || /transfer-encoding: chunked/i.test(head) ? body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n$/, '') : body, sentBeforeAnswer: answered?.sent ?? sent, answerMs: (answered?.at ?? NaN) - t0, closedAfterMs: closedAt - (answered?.at ?? t0) });
     };
-    // Far past the keep-alive timeout (5 s): only a daemon that holds the connection open meets it.
+    // Far past the 5 s a connection whose body was left unread stays open (http-server.ts): only a daemon that holds it
+    // open meets it (the keep-alive timeout of an idle one is 65 s).
     const timer = setTimeout(() => finish(Number.POSITIVE_INFINITY), 45_000);
     sock.on('data', (data: Buffer) => {
       got += data.toString('latin1');
@@ -273,8 +274,8 @@ describe('/mcp under hostile input', () => {
     // Answered on the header: what arrived first is at most what the sockets buffer, nowhere near the 512 MiB declared.
     expect(res.sentBeforeAnswer).toBeLessThan(64 * 1024 * 1024);
     expect(res.answerMs).toBeGreaterThan(0); // answered while the connection was open
-    // The daemon does not hold the connection open for the rest: it ends it by the keep-alive timeout (5 s) at the
-    // latest. (Not at once: closing a socket with unread bytes resets it, which can lose the 413 on its way.)
+    // The daemon does not hold the connection open for the rest: it ends it after 5 s of silence. (Not at once:
+    // closing a socket with unread bytes resets it, which can lose the 413 on its way.)
     expect(res.closedAfterMs).toBeLessThan(Number.POSITIVE_INFINITY);
   });
 
@@ -285,8 +286,8 @@ describe('/mcp under hostile input', () => {
     // The limit is 5 MiB: the answer comes once about that much arrived (plus what the sockets buffer), not at the end.
     expect(res.sentBeforeAnswer).toBeLessThan(64 * 1024 * 1024);
     expect(res.answerMs).toBeGreaterThan(0); // answered while the connection was open
-    // The daemon does not hold the connection open for the rest: it ends it by the keep-alive timeout (5 s) at the
-    // latest. (Not at once: closing a socket with unread bytes resets it, which can lose the 413 on its way.)
+    // The daemon does not hold the connection open for the rest: it ends it after 5 s of silence. (Not at once:
+    // closing a socket with unread bytes resets it, which can lose the 413 on its way.)
     expect(res.closedAfterMs).toBeLessThan(Number.POSITIVE_INFINITY);
   });
 
