@@ -17,6 +17,7 @@
  * the request after that many seconds of silence, never hanging the source's pass. The agents destroy a socket idle
  * that long; the kinds that open their own connections (IMAP, git) give their clients `timeoutMs`.
  */
+import ipaddr from 'ipaddr.js';
 import { lookup as dnsLookup } from 'node:dns';
 import { type AgentOptions, type ClientRequestArgs, Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -52,9 +53,7 @@ export interface OwnServer {
 /** An IP in one spelling: IPv4-mapped IPv6 as IPv4, IPv6 compressed and lower case. */
 function canonicalIp(ip: string): string {
   const bare = ip.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return mapped[1]!;
-  return isIP(bare) === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare;
+  return isIP(bare) ? ipaddr.process(bare).toString() : bare;
 }
 
 const isLoopback = (ip: string): boolean => ip.startsWith('127.') || ip === '::1';

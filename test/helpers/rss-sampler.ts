@@ -4,7 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 
-export const rssMiB = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+/** A process's memory from /proc in MiB, rounded: resident now (VmRSS) or its peak so far (VmHWM). */
+export const memoryMiB = (pid: number, field: 'VmRSS' | 'VmHWM'): number =>
+  Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+
+export const rssMiB = (pid: number): number => memoryMiB(pid, 'VmRSS');
 
 export function rssSampler(pid: number): { stop(): { before: number; peak: number } } {
   const before = rssMiB(pid);

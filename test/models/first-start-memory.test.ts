@@ -5,14 +5,12 @@
  * and idle stay near a restart's. Both are measured in this run, on this machine: absolute figures differ between
  * machines (the CI machine's restart alone peaks near 250 MiB), and docs/BENCHMARKS.md keeps this machine's.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { removeDir, startDaemon, untilHealth } from '../helpers/daemon.js';
-
-const mib = (pid: number, field: 'VmRSS' | 'VmHWM'): number =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+import { memoryMiB } from '../helpers/rss-sampler.js';
 
 /** What a first start may hold above a restart: noise is a few MiB; the in-thread build held 160–270 more. */
 const MARGIN_MIB = 40;
@@ -26,7 +24,7 @@ describe('first start memory', () => {
       const d = await startDaemon({ dataDir, args: ['--model-cache-dir', cache] });
       try {
         await untilHealth(d, (c) => c.embedder?.loaded === true, 'the model loaded', 300_000);
-        return { peak: mib(d.proc.pid!, 'VmHWM'), idle: mib(d.proc.pid!, 'VmRSS') };
+        return { peak: memoryMiB(d.proc.pid!, 'VmHWM'), idle: memoryMiB(d.proc.pid!, 'VmRSS') };
       } finally {
         expect(await d.stop()).toBe(0);
       }

@@ -58,6 +58,8 @@ describe('a source aimed at the daemon itself', () => {
     ['its /metrics on 127.0.0.1', () => ({ url: `http://127.0.0.1:${port}/metrics` }), () => `127.0.0.1, port ${port},`],
     ['its health on localhost', () => ({ url: `http://localhost:${port}/api/v1/health` }), () => `(of localhost), port ${port},`],
     ['its pages on [::1]', () => ({ url: `http://[::1]:${port}/` }), () => `::1, port ${port},`],
+    // The URL parser writes [::ffff:127.0.0.1] as [::ffff:7f00:1]: the address it names is 127.0.0.1.
+    ['its /metrics on IPv4-mapped IPv6', () => ({ url: `http://[::ffff:127.0.0.1]:${port}/metrics` }), () => `127.0.0.1 (of ::ffff:7f00:1), port ${port},`],
     ['its public URL', () => ({ url: `http://127.0.0.1:${proxyPort}/metrics` }), () => `this server's public URL), port ${proxyPort},`],
     ['its public URL by another name', () => ({ url: `http://localhost:${proxyPort}/` }), () => `(the address of this server's public URL)`],
     ['as a WebDAV folder', () => ({ kind: 'webdav', url: `http://127.0.0.1:${port}/remote.php/dav/files/a/` }), () => `port ${port},`],

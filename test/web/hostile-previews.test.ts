@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addUser, type Daemon, type TestUser } from '../helpers/daemon.js';
 import { cpuMsOf } from '../helpers/cpu-time.js';
+import { memoryMiB, rssSampler } from '../helpers/rss-sampler.js';
 import { daemonForSuite } from '../helpers/suite-daemon.js';
 import { makeHugeImagePdf, makeNestedFormsPdf, makePdf } from '../ingest/build-fixtures.js';
 
@@ -19,8 +19,6 @@ async function uploadPdf(d: Daemon, user: TestUser, name: string, bytes: Buffer)
   expect(res.status).toBe(202);
   return ((await res.json()) as { documents: { id: string }[] }).documents[0]!.id;
 }
-
-const kb = (pid: number, field: 'VmRSS' | 'VmHWM'): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 
 describe('hostile previews', () => {
   let d: Daemon;
@@ -42,8 +40,7 @@ describe('hostile previews', () => {
     const nested = await uploadPdf(d, mallory, 'nested-forms.pdf', makeNestedFormsPdf(24));
     const mine = await uploadPdf(d, alice, 'report.pdf', makePdf([[{ lines: ['Quarterly report', 'A plain first page.'] }]]));
     const pid = d.proc.pid!;
-    let peak = 0;
-    const sampler = setInterval(() => (peak = Math.max(peak, kb(pid, 'VmRSS'))), 50);
+    const sampler = rssSampler(pid);
     const thumb = (user: TestUser, id: string) => fetch(`${d.url}/api/v1/documents/${id}/thumbnail`, { headers: { authorization: `Bearer ${user.apiKey}` } });
     try {
       // Both drawing threads started first (one per user at a time, so one user each): what is compared below is
@@ -76,12 +73,12 @@ describe('hostile previews', () => {
       const cpu = cpuMsOf(pid);
       expect((await thumb(mallory, nested)).status).toBe(404);
       expect(cpuMsOf(pid) - cpu, 'daemon CPU ms for the repeated ask').toBeLessThan(1000);
-      const hwm = kb(pid, 'VmHWM');
-      console.log(`alice's first thumbnail: ${Math.round(ms)} ms; daemon RSS peak sampled ${Math.round(peak / 1024)} MiB, VmHWM ${Math.round(hwm / 1024)} MiB`);
-      expect(hwm).toBeLessThan(1024 * 1024);
+      const hwm = memoryMiB(pid, 'VmHWM');
+      console.log(`alice's first thumbnail: ${Math.round(ms)} ms; daemon RSS peak sampled ${sampler.stop().peak} MiB, VmHWM ${hwm} MiB`);
+      expect(hwm).toBeLessThan(1024);
       expect(d.stderr()).not.toMatch(/"level":50[^\n]*thumbnails/);
     } finally {
-      clearInterval(sampler);
+      sampler.stop();
     }
   }, 120_000);
 });

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/store/sql/open-database.js';
 import { addUser, api, type Daemon } from '../../helpers/daemon.js';
+import { rssMiB } from '../../helpers/rss-sampler.js';
 import { selfSigned } from '../../helpers/self-signed.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import type { WebClient } from '../../server/web-client.js';
@@ -90,7 +90,6 @@ afterAll(async () => {
   tls.remove();
 });
 
-const rssKb = (d: Daemon): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.proc.pid}/status`, 'utf8'))![1]);
 
 /** The authorize path for a client_id, with a fresh PKCE challenge. */
 function authorizeFor(clientId: string): string {
@@ -183,10 +182,10 @@ describe('client ID metadata documents (private addresses allowed)', () => {
   });
 
   it('cuts off a 50 MB document at 64 KiB without buffering it, and stays up', async () => {
-    const before = rssKb(d);
+    const before = rssMiB(d.proc.pid!);
     const page = await open(web, `${base}/huge.json`);
     expect(page.text).toContain(`the client metadata document at ${base}/huge.json could not be fetched: it is larger than 64 KiB`);
-    expect(rssKb(d) - before).toBeLessThan(20 * 1024);
+    expect(rssMiB(d.proc.pid!) - before).toBeLessThan(20);
     expect((await api(d, '/api/v1/health')).status).toBe(200);
   });
 

@@ -11,12 +11,12 @@ import { constants, createDeflateRaw, crc32, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
+import { rssSampler } from '../../helpers/rss-sampler.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { uploadFiles } from '../pipeline/helpers.js';
 import { type DeflatedEntry, makeDocx, makePdf, makeZip, para } from '../build-fixtures.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 async function upload(d: Daemon, user: TestUser, name: string, bytes: Buffer): Promise<any> {
   const res = await uploadFiles(d, user.apiKey, [{ name, bytes }], { query: '?wait=true&wait_timeout=120' });
@@ -115,12 +115,10 @@ describe('odd and hostile inputs through the daemon', () => {
       'word/main.bin': { ...(await deflatedSpaces(1024)), declaredSize: 1000 },
     });
     expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
-    const pid = d.proc.pid!;
-    const before = rssMiB(pid);
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 25);
-    const doc = await upload(d, alice, 'bomb.docx', bomb).finally(() => clearInterval(sampler));
-    expect(peak - before, `daemon RSS ${Math.round(before)} → peak ${Math.round(peak)} MiB`).toBeLessThan(300);
+    const sampler = rssSampler(d.proc.pid!);
+    const doc = await upload(d, alice, 'bomb.docx', bomb);
+    const { before, peak } = sampler.stop();
+    expect(peak - before, `daemon RSS ${before} → peak ${peak} MiB`).toBeLessThan(300);
     expect(doc).toMatchObject({ status: 'failed', content_type: DOCX });
     expect(doc.error).toBe('the Word document is damaged or truncated (a part inflates past the size the archive gives it — a possible zip bomb)');
     // The same package with an honest main part is read: relationships that name a non-.xml part still work.

@@ -12,6 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { addUser, api, type Daemon, REPO, SHARED, type TestUser } from '../../helpers/daemon.js';
+import { memoryMiB } from '../../helpers/rss-sampler.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { storedChunks, uploadFiles } from './helpers.js';
 
@@ -29,7 +30,6 @@ interface Row {
   seconds: number;
 }
 
-const vmHwmKb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 // Scanned files are OCR'd page by page (minutes for a long scan on a busy machine): wait as long as the API allows.
 const WAIT_S = Number(process.env.DOCSEARCH_EVAL_WAIT_S ?? 600);
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -44,7 +44,7 @@ describe('eval docs robustness', () => {
 
   /** Rewrites docs/INGEST-ROBUSTNESS.md with the rows so far (a long run leaves a useful partial table). */
   function writeTable(rows: Row[], total: number, healthChecks: number, healthFailures: number): number {
-    const peakMb = Math.round(vmHwmKb(d.proc.pid!) / 1024);
+    const peakMb = memoryMiB(d.proc.pid!, 'VmHWM');
     const partial = rows.length < total ? ` (partial: ${rows.length} of ${total} files so far)` : '';
 
     const counts = rows.reduce<Record<string, number>>((acc, r) => ((acc[r.status] = (acc[r.status] ?? 0) + 1), acc), {});

@@ -11,10 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { makeNestedFormsPdf, scannedPage } from '../build-fixtures.js';
 import { cpuMsOf } from '../../helpers/cpu-time.js';
 import { addUser, api, type Daemon, REPO, type TestUser } from '../../helpers/daemon.js';
+import { memoryMiB } from '../../helpers/rss-sampler.js';
 import { daemonForSuite } from '../../helpers/suite-daemon.js';
 import { uploadFiles, waitFor } from './helpers.js';
-
-const hwmKb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 
 describe('OCR of a page that cannot be drawn in reason', () => {
   let d: Daemon;
@@ -37,9 +36,9 @@ describe('OCR of a page that cannot be drawn in reason', () => {
       return ['ready', 'failed'].includes(r.body.status) && r.body;
     }, 200_000, 'nested-forms.pdf to be processed');
     const spent = cpuMsOf(pid) - cpu;
-    const hwm = hwmKb(pid);
+    const hwm = memoryMiB(pid, 'VmHWM');
     const ingested = JSON.parse(await d.logLine((l) => l.includes('"event":"document.ingested"') && l.includes(id))) as { ocr_ms: number };
-    console.log(`nested forms: OCR ${ingested.ocr_ms} ms, daemon CPU ${spent} ms, VmHWM ${Math.round(hwm / 1024)} MiB`);
+    console.log(`nested forms: OCR ${ingested.ocr_ms} ms, daemon CPU ${spent} ms, VmHWM ${hwm} MiB`);
     // The document is still read (ready, not failed); only page 1 is skipped, saying why, and page 2 is read.
     expect(doc).toMatchObject({ status: 'ready', pages: 2, error: null });
     expect(doc.warnings).toEqual([
@@ -54,6 +53,6 @@ describe('OCR of a page that cannot be drawn in reason', () => {
     // 620–680 MB, and at most 4× its 6.2 s budget in wall time on a loaded machine.
     expect(ingested.ocr_ms).toBeLessThan(80_000);
     expect(spent, 'daemon CPU ms while the page was drawn').toBeLessThan(60_000);
-    expect(hwm, 'daemon VmHWM kB').toBeLessThan(880 * 1024);
+    expect(hwm, 'daemon VmHWM MiB').toBeLessThan(880);
   }, 240_000);
 });
