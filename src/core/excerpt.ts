@@ -3,7 +3,7 @@
  * query) first and whole, then what follows it, up to EXCERPT_CHARS and cut at a word boundary. The CLI's search
  * output and the web page's result snippet both take it from here, so the two show the same window of the same hit.
  */
-import { boundaryAfter, boundaryBefore } from './code-points.js';
+import { graphemeAfter, graphemeBefore } from './code-points.js';
 
 /** A [start, end) range of UTF-16 units, as the search API's highlights are. */
 export type TextRange = [number, number];
@@ -39,8 +39,8 @@ function snap(text: string, i: number, dir: -1 | 1): number {
     if (j <= 0 || j >= text.length) return Math.max(0, Math.min(text.length, j));
     if (/\s/.test(text[j]!)) return dir === 1 ? j + 1 : j;
   }
-  // No space near: a character boundary.
-  return dir === 1 ? boundaryAfter(text, i) : boundaryBefore(text, i);
+  // No space near: between graphemes (a cut inside one shows a letter without its accent, half a family emoji).
+  return dir === 1 ? graphemeAfter(text, i) : graphemeBefore(text, i);
 }
 
 /**

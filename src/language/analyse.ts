@@ -12,6 +12,7 @@
  * The keyword index holds these forms (the chunks' `keyword_text`), so LanceDB's own tokenizer only splits at
  * spaces; the text shown is never changed (docs/search.md#languages).
  */
+import { boundaryBefore } from '../core/code-points.js';
 import { chineseWords, simplified } from './chinese.js';
 import { compoundParts, germanUmlauts } from './german.js';
 import { humps, joint } from './joined-words.js';
@@ -37,6 +38,14 @@ export const ANALYSED_LANGUAGES: readonly string[] = [...new Set([...STEMMED_LAN
 /** Longest form kept: the index's tokenizer drops longer tokens (chunk-schema.ts), and so must a query. */
 export const MAX_FORM_CHARS = 64;
 
+/**
+ * Longest word of a spaced script analysed: its forms would be longer than MAX_FORM_CHARS, but for a German compound's
+ * parts, hence twice that. A longer run of letters (a hostile upload; base64 of letters alone) is no word, and cost
+ * Snowball and compound splitting its length squared: 200,000 Arabic letters 18 s of the daemon's CPU, 340,000 German
+ * ones all its heap.
+ */
+const LONGEST_WORD = 2 * MAX_FORM_CHARS;
+
 /** A word of a text, where it lies (UTF-16 offsets into the text as given), and its forms. */
 export interface AnalysedWord {
   start: number;
@@ -45,10 +54,28 @@ export interface AnalysedWord {
 }
 
 const segmenters = new Map<string, Intl.Segmenter>();
+
+/**
+ * Code units ICU segments at once. V8's Intl.Segmenter copies its whole input into each segment it yields, so one
+ * run of Japanese or Thai cost its length squared: 10,000 characters 0.6 s, 50,000 20 s and gigabytes.
+ */
+const ICU_WINDOW = 256;
+
+/** The words of `text` by ICU's word break for `locale`, their offsets into `text`. */
 function icuWords(text: string, locale: string): { segment: string; index: number }[] {
   let s = segmenters.get(locale);
   if (!s) segmenters.set(locale, (s = new Intl.Segmenter(locale, { granularity: 'word' })));
-  return [...s.segment(text)].filter((x) => x.isWordLike);
+  const out: { segment: string; index: number }[] = [];
+  for (let from = 0; from < text.length; ) {
+    const to = boundaryBefore(text, Math.min(text.length, from + ICU_WINDOW));
+    const segments = [...s.segment(text.slice(from, to))];
+    // The window's last word may go on past it: it is read again at the head of the next window (unless it is the
+    // window's only one, a word longer than the window, cut there).
+    const next = to < text.length && segments.length > 1 ? from + segments.pop()!.index : to;
+    for (const x of segments) if (x.isWordLike) out.push({ segment: x.segment, index: from + x.index });
+    from = next;
+  }
+  return out;
 }
 
 /** Scripts whose marks a reader may leave out: accents, and Hebrew's vowel points and cantillation (שָׁלוֹם is שלום). */
@@ -239,6 +266,7 @@ function analyse(text: string, languages: readonly (string | null)[], side: Side
     return [...forms];
   };
   const spacedWord = (start: number, end: number, word: string) => {
+    if (word.length > LONGEST_WORD && visible(word).length > LONGEST_WORD) return;
     const forms = formsOf(word);
     if (forms.length > 0) onWord(start, end, forms);
   };
@@ -313,7 +341,7 @@ function analyse(text: string, languages: readonly (string | null)[], side: Side
       };
       const script: ScriptClass = seg.script;
       if (script === 'spaced') {
-        for (const language of languages) word(0, seg.text.length, cached(language, seg.text, compute));
+        if (seg.text.length <= LONGEST_WORD || visible(seg.text).length <= LONGEST_WORD) for (const language of languages) word(0, seg.text.length, cached(language, seg.text, compute));
       } else if (script === 'cj') {
         const runForms = new Set<string>();
         const readAs = cjLanguages(languages, seg.text);

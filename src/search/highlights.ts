@@ -2,6 +2,7 @@
  * Highlights of one result: sorted, non-overlapping [start, end) UTF-16 ranges into the result's
  * `text`. Its answer (answer.ts) comes as one range, and query-term occurrences outside it as word ranges.
  */
+import { graphemeAfter, graphemeBefore } from '../core/code-points.js';
 import { eachAnalysedWord } from '../language/analyse.js';
 import type { SentenceWindow } from '../ingest/sentence-windows.js';
 import { type Term, TermMatcher, wordSpans } from './terms.js';
@@ -20,12 +21,15 @@ export interface QueryFormsIn {
 
 /**
  * Word ranges in `text` whose word (or its stem) is one of `terms` (a search's matcher, whose matches its answers
- * read too), or whose forms meet the query's `analysed` forms. Ranges may overlap (mergeRanges joins them).
+ * read too), or whose forms meet the query's `analysed` forms. Ranges may overlap (mergeRanges joins them). Each
+ * holds whole graphemes: a term found inside a run (Thai สว in สวัสดี, whose ว takes the vowel after it) or a word
+ * opening with a stray combining mark takes the rest of the grapheme it would split.
  */
 export function termRanges(text: string, terms: readonly Term[] | TermMatcher, analysed?: QueryFormsIn): Range[] {
   const out = analysed && analysed.forms.size > 0 ? analysedRanges(text, analysed) : [];
   const matcher = terms instanceof TermMatcher ? terms : new TermMatcher(terms);
-  return matcher.count === 0 ? out : [...termRangesTyped(text, matcher), ...out];
+  const ranges = matcher.count === 0 ? out : [...termRangesTyped(text, matcher), ...out];
+  return ranges.map(([s, e]) => [graphemeBefore(text, s), graphemeAfter(text, e)]);
 }
 
 function analysedRanges(text: string, analysed: QueryFormsIn): Range[] {
