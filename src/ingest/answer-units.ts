@@ -17,7 +17,7 @@
  * always something a person reads at a glance.
  */
 import type { UnitKind, UnitSpan } from '../store/lancedb/unit-vectors.js';
-import { boundaryAfter } from '../core/code-points.js';
+import { graphemeAfter } from '../core/code-points.js';
 import { splitSentences } from './sentences.js';
 
 /** A unit longer than this is cut (at line breaks, then words) into pieces of at most UNIT_PIECE_CHARS. */
@@ -204,13 +204,17 @@ function pieces(text: string, start: number, end: number, kind: UnitKind): UnitS
   return out.flatMap((p) => (p.end - p.start > MAX_UNIT_CHARS ? evenParts(text, p) : [p]));
 }
 
-/** A unit without white space in near-equal parts of at most UNIT_PIECE_CHARS, whole characters each. */
+/**
+ * A unit without white space in near-equal parts of about UNIT_PIECE_CHARS, whole graphemes each: a part is a snippet
+ * people read, and a cut inside a grapheme shows a Thai consonant without its vowel sign, half a family emoji.
+ */
 function evenParts(text: string, u: UnitSpan): UnitSpan[] {
   const step = Math.ceil((u.end - u.start) / Math.ceil((u.end - u.start) / UNIT_PIECE_CHARS));
   const out: UnitSpan[] = [];
   let open = u.start;
   for (let at = u.start + step; at < u.end; at += step) {
-    const cut = boundaryAfter(text, at);
+    const cut = Math.min(u.end, graphemeAfter(text, at));
+    if (cut <= open) continue;
     out.push({ start: open, end: cut, kind: u.kind });
     open = cut;
   }

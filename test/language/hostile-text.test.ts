@@ -166,10 +166,12 @@ describe('hostile text in every language', () => {
       const between = boundaries(THAI_RUN);
       expect(passage!.text.length).toBeGreaterThan(1990);
       expect(between.has(passage!.text.length), `cut at ${passage!.text.length}`).toBe(true);
-      // The terms' ranges; the answer's is its unit's, which ingest cuts (answer-units.ts) at code points still.
+      // The terms' ranges, and the answer's: its unit, a part of the run that ingest cut between graphemes.
       const terms = passage!.highlights.filter(([s, e]) => passage!.text.slice(s, e) !== passage!.snippet);
       expect(terms.length).toBeGreaterThan(0);
-      for (const [s, e] of terms) expect([between.has(s), between.has(e)], `${s}-${e}`).toEqual([true, true]);
+      for (const [s, e] of passage!.highlights) expect([between.has(s), between.has(e)], `${s}-${e}`).toEqual([true, true]);
+      const at = passage!.text.indexOf(passage!.snippet);
+      expect([between.has(at), between.has(at + passage!.snippet.length)], passage!.snippet).toEqual([true, true]);
     } finally {
       await mcp.close();
     }
