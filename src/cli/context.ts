@@ -7,6 +7,7 @@ import { type CredentialStore, createCredentialStore } from './credentials.js';
 import { CliError, UsageError } from '../terminal/errors.js';
 import { ApiClient } from './http.js';
 import { RETRY_POLICY, type RetryPolicy } from './request-retry.js';
+import { UNREACHABLE_HINT } from './unreachable.js';
 import { type IO, notice, warn } from '../terminal/io.js';
 
 /** How long a request waits for the server's answer by default: past any search, listing or delete a healthy server makes. */
@@ -94,6 +95,15 @@ export function normalizeServerUrl(raw: string): string {
 const savedServerHint = (url: string) =>
   `${url} is the server you last logged in to (saved by \`docsearch login\`); if it moved, log in at its new address with \`docsearch login --server URL\`, or pass --server URL (or set DOCSEARCH_URL)`;
 
+/**
+ * The client connects directly (Node's fetch reads no proxy variables): one who set them, behind a proxy, is told so
+ * when the server cannot be reached, rather than left wondering why they did nothing.
+ */
+function proxyIgnored(env: NodeJS.ProcessEnv): string {
+  const set = ([['HTTPS_PROXY', env.HTTPS_PROXY ?? env.https_proxy], ['HTTP_PROXY', env.HTTP_PROXY ?? env.http_proxy]] as const).find(([, v]) => v);
+  return set ? `; docsearch connects directly, without a proxy (it does not read ${set[0]})` : '';
+}
+
 function once<T>(make: () => T): () => T {
   let made = false;
   let value: T;
@@ -169,7 +179,7 @@ export function createContext(io: IO, program: Command, overrides: Partial<Conte
         token: sharedBearer(ctx),
         fetch: ctx.fetch,
         userAgent: `docsearch-cli/${VERSION}`,
-        unreachableHint: source === 'saved default' ? savedServerHint(url) : undefined,
+        unreachableHint: `${source === 'saved default' ? savedServerHint(url) : UNREACHABLE_HINT}${proxyIgnored(io.env)}`,
         retry: policy && { policy, notify: (event, line) => (event === 'lost' ? warn(io, line) : notice(io, line)) },
         answerWithinMs: secondsVar('DOCSEARCH_TIMEOUT', io.env.DOCSEARCH_TIMEOUT, DEFAULT_TIMEOUT_S, 'no limit'),
       });

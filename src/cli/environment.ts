@@ -20,6 +20,8 @@ export const CLIENT_ENVIRONMENT: readonly EnvironmentVariable[] = [
   { name: 'FORCE_COLOR', description: 'colour and emphasis even through a pipe (non-empty, not 0 or false); so does CLICOLOR_FORCE' },
   { name: 'CLICOLOR_FORCE', description: 'as FORCE_COLOR' },
   { name: 'TERM', description: 'dumb turns colour off' },
+  { name: 'HTTPS_PROXY', description: 'not used: the client connects to the server directly (nor are HTTP_PROXY and NO_PROXY); a server that cannot be reached while one is set says so in the hint' },
+  { name: 'HTTP_PROXY', description: 'as HTTPS_PROXY: not used' },
   { name: 'COLUMNS', description: 'the width search results are wrapped to when stdout is not a terminal (default 80)' },
 ];
 

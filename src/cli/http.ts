@@ -2,8 +2,9 @@ import { credentialShapeProblem, PASTE_HINT } from './auth/credential-shape.js';
 import { ApiError, AuthRequiredError, CliError, LOGIN_HINT } from '../terminal/errors.js';
 import { refusalText } from '../core/refusal-text.js';
 import { Contact, type RetryPolicy } from './request-retry.js';
-import { networkError, UnreachableError } from './unreachable.js';
+import { cutOff, networkError, UnreachableError } from './unreachable.js';
 import { asShaped, notDocsearch, type WireShape } from './wire-shape.js';
+import { boundedText, TooLongAnswer } from './bounded-answer.js';
 
 export { isTransient, networkError, UnreachableError } from './unreachable.js';
 
@@ -176,10 +177,14 @@ export class ApiClient {
       if ((err as Error).name === 'AbortError') throw err;
       throw networkError(this.baseUrl, err, this.opts.unreachableHint);
     }
-    if (![502, 503, 504].includes(res.status)) this.contact?.answeredNow();
+    // The server answered: an address that never answered is not asked again, one that did is (request-retry.ts).
+    // Contact counts as regained only once a whole answer has come (answerOnce): a server that sends the head of
+    // each answer and then drops the connection is still lost, said once.
+    if (![502, 503, 504].includes(res.status)) this.contact?.heard();
     if (res.ok) return res;
-    if (res.status === 404 && (await this.isNoRoute(res.clone()))) throw this.wrongServerUrl(path);
-    throw await apiErrorFrom(res, `${method} ${path}`);
+    const error = res.status === 404 && (await this.isNoRoute(res.clone())) ? this.wrongServerUrl(path) : await apiErrorFrom(res, `${method} ${path}`);
+    if (![502, 503, 504].includes(res.status)) this.contact?.answeredNow();
+    throw error;
   }
 
   /**
@@ -187,7 +192,7 @@ export class ApiClient {
    * proxy, another site). Either way the base URL is wrong, not the id asked for.
    */
   private async isNoRoute(res: Response): Promise<boolean> {
-    const text = await res.text().catch(() => '');
+    const text = await boundedText(res).catch(() => '');
     try {
       const body = JSON.parse(text) as ErrorBody;
       const message = typeof body.error === 'object' ? body.error.message : undefined;
@@ -239,19 +244,22 @@ export class ApiClient {
   private async answerOnce(method: string, path: string, opts: Read): Promise<{ status: number; body: unknown }> {
     // One deadline for the answer's head and its body: a server may stall midway as well as before it.
     const d = this.deadline(opts);
-    let res: Response;
+    let res: Response | undefined;
     let text: string;
     try {
       res = await this.sendWithin(method, path, d.opts);
-      text = res.status === 204 ? '' : await res.text();
+      text = res.status === 204 ? '' : await boundedText(res);
     } catch (err) {
       if (d.expired()) throw this.noAnswer(method, path);
-      // The connection went while the answer came (a replica killed mid-response).
+      if (err instanceof TooLongAnswer) throw notDocsearch(`${method} ${path}`, this.baseUrl, err.message);
       if (err instanceof CliError || (err as Error).name === 'AbortError') throw err;
+      // The connection went while the answer came (a replica killed mid-response).
+      if (res) throw cutOff(this.baseUrl, `${method} ${path}`, err);
       throw networkError(this.baseUrl, err, this.opts.unreachableHint);
     } finally {
       d.done();
     }
+    if (![502, 503, 504].includes(res.status)) this.contact?.answeredNow();
     const request = `${method} ${path}`;
     if (!text) {
       if (opts.shape) throw notDocsearch(request, this.baseUrl, 'an empty answer');
@@ -290,7 +298,7 @@ export class ApiClient {
 
 /** Builds the CliError for a non-2xx response from its `{error:{code,message,request_id}}` body. */
 export async function apiErrorFrom(res: Response, what: string): Promise<CliError> {
-  const text = await res.text().catch(() => '');
+  const text = await boundedText(res).catch(() => '');
   let body: ErrorBody = {};
   try {
     body = JSON.parse(text) as ErrorBody;

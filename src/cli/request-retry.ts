@@ -66,7 +66,12 @@ export class Contact {
     }
   }
 
-  /** A request that is not retried got an answer: what the server said, whatever it was. */
+  /** The head of an answer came: the address is a server's, though its answer may yet be cut off. */
+  heard(): void {
+    this.answered = true;
+  }
+
+  /** A request got its whole answer: what the server said, whatever it was. */
   answeredNow(): void {
     this.answered = true;
     if (this.lostSince === undefined) return;

@@ -11,7 +11,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<readonly [number, string]> = [
   [EXIT.usage, 'usage error (bad flags or arguments; a confirmation needed: `--yes`, or `--force` past the delete guard of `upload --sync --prune`; `login` without a terminal)'],
   [EXIT.newerLibrary, '`serve` or an operator command refused a library written by a newer docsearch (upgrade docsearch; nothing in the library was changed)'],
   [EXIT.auth, 'authentication needed (run `docsearch login`, or set DOCSEARCH_TOKEN), or a credential that is not a valid key'],
-  [EXIT.interrupted, 'interrupted (Ctrl-C) while waiting or watching; what the server already accepted goes on there'],
+  [EXIT.interrupted, 'interrupted (Ctrl-C) while uploading, waiting, watching or acting on several documents; what the server already accepted goes on there, and `--json` still prints what was done'],
 ];
 
 export class CliError extends Error {

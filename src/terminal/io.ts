@@ -22,8 +22,14 @@ export const canPrompt = (io: IO): boolean => promptable(io) && !io.env.CI;
 /** Whether stdout is a terminal: decides aligned tables, relative times and bold highlights. */
 export const isStdoutTTY = (io: IO): boolean => Boolean(io.stdout.isTTY);
 
-/** Progress bars only where they can be redrawn: stderr is a terminal. */
+/** Whether stderr is a terminal: a browser may be opened for the person there. */
 export const isStderrTTY = (io: IO): boolean => Boolean(io.stderr.isTTY);
+
+/**
+ * Progress bars only where they can be redrawn: stderr is a terminal that moves its cursor (TERM=dumb — Emacs's shell,
+ * some CI consoles — prints the escape sequences as they are).
+ */
+export const canRedraw = (io: IO): boolean => isStderrTTY(io) && io.env.TERM !== 'dumb';
 
 /**
  * Whether to style a stream: FORCE_COLOR / CLICOLOR_FORCE (non-empty, not "0") force it on even through a pipe;

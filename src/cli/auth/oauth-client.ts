@@ -4,6 +4,7 @@
  * Public client with PKCE S256 (RFC 7636) and a loopback redirect (RFC 8252 §7.3).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { boundedText, TooLongAnswer } from '../bounded-answer.js';
 
 /** The built-in public client every docsearch server registers for this CLI. */
 export const CLI_CLIENT_ID = 'docsearch-cli';
@@ -56,7 +57,11 @@ function assertString(value: unknown, label: string): asserts value is string {
 }
 
 async function readJson(res: Response, what: string): Promise<Record<string, unknown>> {
-  const text = await res.text();
+  // An endless answer is no JSON object: said as one (below), not read until memory runs out.
+  const text = await boundedText(res).catch((err: unknown) => {
+    if (err instanceof TooLongAnswer) return '';
+    throw err;
+  });
   try {
     const body = JSON.parse(text) as unknown;
     if (body && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;

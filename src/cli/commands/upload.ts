@@ -130,6 +130,7 @@ async function uploadAll(
   signal?: AbortSignal,
 ): Promise<void> {
   for (const { start, batch, fields } of batches(files, fieldsOf)) {
+    signal?.throwIfAborted();
     const progress = (i: number, sent: number) => report.uploading(start + i, batch[i]!.size ? sent / batch[i]!.size : 1);
     const settle = (i: number, outcome: Outcome) => {
       outcomes.push(outcome);
@@ -661,27 +662,26 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<void> {
   const unroute = http.routeNotices((event, line) => (event === 'lost' ? report.note(`warning: ${line}`) : !ctx.io.quiet && report.note(line)));
   const outcomes: Outcome[] = [];
   const deleted = new Set<string>();
-  // What stopped the run partway (the server gone, the key revoked, a 500): --json still gets what was done.
+  // What stopped the run partway (the server gone, the key revoked, a 500, Ctrl-C): --json still gets what was done.
   let stopped: unknown;
+  // Ctrl-C stops the run where it is (a batch in flight is abandoned) and still reports what the server took, exit
+  // 130; a second Ctrl-C ends the process at once.
+  const interrupt = interruptSignal();
   try {
-    if (plan) await deleteDocuments(http, movedAway(plan), deleted);
-    await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, plan ? syncedAt : plainAt, report, outcomes);
+    if (plan) await deleteDocuments(http, movedAway(plan), deleted, interrupt.signal);
+    await uploadAll(http, toSend, plan ? movedFields(plan, fields, opts) : () => fields, plan ? syncedAt : plainAt, report, outcomes, interrupt.signal);
+    interrupt.signal.throwIfAborted();
     await giveAsked(http, refresh, opts, (o) => {
       report.uploaded(outcomes.length, o);
       outcomes.push(o);
     });
-    if (opts.wait) {
-      const interrupt = interruptSignal();
-      try {
-        await waitForProcessing(ctx, [...outcomes, ...pendingKept], report, opts.timeoutMs, interrupt.signal);
-      } finally {
-        interrupt.dispose();
-      }
-    }
-    await deleteDocuments(http, (plan?.remove ?? []).filter((r) => r.reason !== 'moved').map((r) => r.document), deleted);
+    if (opts.wait) await waitForProcessing(ctx, [...outcomes, ...pendingKept], report, opts.timeoutMs, interrupt.signal);
+    interrupt.signal.throwIfAborted();
+    await deleteDocuments(http, (plan?.remove ?? []).filter((r) => r.reason !== 'moved').map((r) => r.document), deleted, interrupt.signal);
   } catch (err) {
-    stopped = err;
+    stopped = interrupt.signal.aborted && (err as Error).name === 'AbortError' ? new InterruptedError('interrupted (Ctrl-C)', 'what the server took goes on there; the same command again sends the rest') : err;
   } finally {
+    interrupt.dispose();
     unroute();
     report.stop();
   }

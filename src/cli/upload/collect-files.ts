@@ -164,6 +164,10 @@ export async function collectFiles(paths: string[], recursive: boolean): Promise
       s = await stat(p);
     } catch (err) {
       const reason = await why(p, err);
+      // `-` is stdin to many tools; here it is a missing file named `-`, so say what upload takes instead.
+      if (reason === 'it disappeared' && p === '-') {
+        throw new UsageError('upload does not read stdin (`-`): it takes files and folders', 'save the input to a file and upload that; for a list of paths, `xargs -d \'\\n\' docsearch upload < list.txt`');
+      }
       if (reason === 'it disappeared') throw new UsageError(`cannot read ${p}: no such file or folder`);
       out.unreadable.push(`${p}: cannot read (${reason})`);
       continue;

@@ -1,6 +1,6 @@
 import type { DocumentRecord } from '../api-types.js';
 import { terminalSafe } from '../../core/unsafe-text.js';
-import { type IO, isStderrTTY, notice } from '../../terminal/io.js';
+import { canRedraw, type IO, notice } from '../../terminal/io.js';
 import { count } from '../output/plural.js';
 import { ProgressBoard } from '../output/progress.js';
 import type { LocalFile } from './collect-files.js';
@@ -26,7 +26,7 @@ export const settled = (d: DocumentRecord) => d.status === 'ready' || d.status =
 
 /** `files` are the rows: the files sent, then (for a sync with --wait) unchanged ones still processing. */
 export function reporter(io: IO, files: LocalFile[], opts: { wait: boolean; json: boolean }): Reporter {
-  if (isStderrTTY(io) && !opts.json) {
+  if (canRedraw(io) && !opts.json) {
     const board = new ProgressBoard(io, files.map((f) => f.path));
     const processing = (i: number, d: DocumentRecord) => {
       if (d.status === 'ready') board.update(i, 'done', 1, `ready (${count(d.chunk_count ?? 0, 'chunk')})`);

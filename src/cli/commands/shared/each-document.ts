@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
-import { ApiError, CliError, errorJson } from '../../../terminal/errors.js';
-import { terminalWidth } from '../../../terminal/io.js';
+import { ApiError, CliError, errorJson, InterruptedError } from '../../../terminal/errors.js';
+import { interruptSignal, terminalWidth } from '../../../terminal/io.js';
 import { count } from '../../output/plural.js';
 import { sayStopped } from '../../output/stopped.js';
 import { wrap } from '../../output/wrap.js';
@@ -43,18 +43,26 @@ export interface Outcome<R> {
  */
 export async function eachDocument<D extends Named, R>(docs: D[], act: (d: D) => Promise<R>, said: (d: D, r: R) => void): Promise<Outcome<R>> {
   const out: Outcome<R> = { done: [], failed: [], errors: [], notTried: [] };
-  for (const [i, d] of docs.entries()) {
-    try {
-      const r = await act(d);
-      out.done.push(r);
-      said(d, r);
-    } catch (err) {
-      if (!(err instanceof ApiError) || isTransient(err)) return { ...out, stopped: err, notTried: docs.slice(i) };
-      out.failed.push({ id: d.id, name: nameOf(d), error: err.message });
-      out.errors.push(err);
+  // Ctrl-C stops the pass once the request in flight is answered, so what was done is reported (exit 130); a second
+  // Ctrl-C ends the process at once.
+  const interrupt = interruptSignal();
+  try {
+    for (const [i, d] of docs.entries()) {
+      if (interrupt.signal.aborted) return { ...out, stopped: new InterruptedError('interrupted (Ctrl-C)'), notTried: docs.slice(i) };
+      try {
+        const r = await act(d);
+        out.done.push(r);
+        said(d, r);
+      } catch (err) {
+        if (!(err instanceof ApiError) || isTransient(err)) return { ...out, stopped: err, notTried: docs.slice(i) };
+        out.failed.push({ id: d.id, name: nameOf(d), error: err.message });
+        out.errors.push(err);
+      }
     }
+    return out;
+  } finally {
+    interrupt.dispose();
   }
-  return out;
 }
 
 /** The `failed` list of a pass's `--json`, and `error` when something stopped it (docs/cli.md, "When a command fails"). */

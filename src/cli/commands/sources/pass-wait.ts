@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Source, SOURCE } from '../../api-types.js';
 import type { Context } from '../../context.js';
 import { emitJson } from '../../output/json.js';
-import { CliError } from '../../../terminal/errors.js';
-import { notice, warn } from '../../../terminal/io.js';
+import { CliError, InterruptedError } from '../../../terminal/errors.js';
+import { interruptSignal, notice, warn } from '../../../terminal/io.js';
 
 /** `--wait` of `sources add` and `sources sync`: the pass asked for, awaited and told. */
 
@@ -16,19 +16,19 @@ const POLL_MS = 500;
  * request came in ends with the source due again at once (its `next_sync` is its end), and the pass asked for
  * follows: that one is awaited. A source paused by its owner or a quota runs no pass: said at once.
  */
-async function passAfter(ctx: Context, path: string, asked: Source, timeoutMs: number, seen: (s: Source) => void): Promise<Source> {
+async function passAfter(ctx: Context, path: string, asked: Source, timeoutMs: number, seen: (s: Source) => void, signal: AbortSignal): Promise<Source> {
   const requested = Date.parse(asked.updated_at);
   if (idle(asked)) return asked;
   notice(ctx.io, `waiting for the pass of ${asked.url} to end…`);
   const deadline = ctx.now() + timeoutMs;
   for (;;) {
-    const s = await ctx.http().get(path, { shape: SOURCE });
+    const s = await ctx.http().get(path, { shape: SOURCE, signal });
     seen(s);
     if (idle(s) || ended(s, requested)) return s;
     if (ctx.now() > deadline) {
       throw new CliError(`the pass of ${s.url} did not end within ${timeoutMs / 1000} s (status: ${s.status}); it goes on on the server`, undefined, `docsearch sources show ${s.id}`, 'timeout');
     }
-    await sleep(POLL_MS);
+    await sleep(POLL_MS, undefined, { signal });
   }
 }
 
@@ -62,17 +62,22 @@ function failure(s: Source): string {
 
 /**
  * Waits for the pass asked for (see passAfter), then prints the source as it is after it (`--json`) or what it did;
- * throws (exit 1) when it failed. A wait stopped before the pass ended (--timeout, the server gone) still prints, with
+ * throws (exit 1) when it failed. A wait stopped before the pass ended (--timeout, the server gone, Ctrl-C) still prints, with
  * `--json`, the source as last seen (its id, `status: syncing`): the source and its pass exist on the server.
  */
 export async function waitForPass(ctx: Context, path: string, asked: Source, timeoutMs: number, json: boolean): Promise<void> {
   let last = asked;
   let s: Source;
+  // Ctrl-C ends the wait, not the pass: the source as last seen is still printed (exit 130).
+  const interrupt = interruptSignal();
   try {
-    s = await passAfter(ctx, path, asked, timeoutMs, (seen) => (last = seen));
+    s = await passAfter(ctx, path, asked, timeoutMs, (seen) => (last = seen), interrupt.signal);
   } catch (err) {
+    const stopped = interrupt.signal.aborted && (err as Error).name === 'AbortError' ? new InterruptedError(`stopped waiting; the pass of ${last.url} goes on on the server`, `docsearch sources show ${last.id}`) : err;
     if (json) await emitJson(ctx, last);
-    throw err;
+    throw stopped;
+  } finally {
+    interrupt.dispose();
   }
   if (json) await emitJson(ctx, s);
   else say(ctx, s);
